@@ -1,0 +1,89 @@
+import { builder } from '../builder.ts';
+import { InputLimitError, NotFoundError } from '../schema/errors.ts';
+import { isUuid } from '../schema/ids.ts';
+import { parseScopes } from './keys.ts';
+import { createApiKey, revokeApiKey } from './store.ts';
+
+builder.prismaObject('Tenant', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.prismaObject('ApiKey', {
+  description: 'An API key. The secret is shown once, when the key is created, and never again.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    prefix: t.exposeString('prefix'),
+    scopes: t.exposeStringList('scopes'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
+    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
+    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const CreatedApiKey = builder.objectRef<{ token: string; id: string }>('CreatedApiKey').implement({
+  fields: (t) => ({
+    token: t.exposeString('token', { description: 'The full key. Store it now: it cannot be shown again.' }),
+    key: t.prismaField({
+      type: 'ApiKey',
+      resolve: (query, parent, _args, ctx) => ctx.services.db.prisma.apiKey.findUniqueOrThrow({ ...query, where: { id: parent.id } }),
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  viewer: t.prismaField({
+    type: 'Tenant',
+    description: 'The tenant that owns the API key of this request.',
+    resolve: (query, _root, _args, ctx) =>
+      ctx.services.db.prisma.tenant.findUniqueOrThrow({ ...query, where: { id: ctx.viewer!.tenantId } }),
+  }),
+  apiKeys: t.prismaField({
+    type: ['ApiKey'],
+    authScopes: { admin: true },
+    resolve: (query, _root, _args, ctx) =>
+      ctx.services.db.prisma.apiKey.findMany({ ...query, where: { tenantId: ctx.viewer!.tenantId }, orderBy: { createdAt: 'asc' } }),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createApiKey: t.field({
+    type: CreatedApiKey,
+    authScopes: { admin: true },
+    errors: { types: [InputLimitError] },
+    args: {
+      name: t.arg.string({ required: true }),
+      scopes: t.arg.stringList({ required: true }),
+      expiresAt: t.arg({ type: 'DateTime' }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const scopes = parseScopes(args.scopes);
+      if ('invalid' in scopes) {
+        throw new InputLimitError([
+          { field: 'scopes', limit: 'read | write | admin', actual: scopes.invalid.join(','), message: `unknown scopes: ${scopes.invalid.join(', ')}` },
+        ]);
+      }
+      if (!scopes.length) throw new InputLimitError([{ field: 'scopes', limit: 'at least 1', actual: '0', message: 'a key needs at least one scope' }]);
+      if (args.name.length < 1 || args.name.length > 200) {
+        throw new InputLimitError([{ field: 'name', limit: '1..200 characters', actual: String(args.name.length), message: 'name must have 1 to 200 characters' }]);
+      }
+      return createApiKey(ctx.services.db.prisma, { tenantId: ctx.viewer!.tenantId, name: args.name, scopes, expiresAt: args.expiresAt });
+    },
+  }),
+  revokeApiKey: t.prismaField({
+    type: 'ApiKey',
+    authScopes: { admin: true },
+    errors: { types: [NotFoundError] },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_query, _root, { id }, ctx) => {
+      const key = isUuid(id) ? await revokeApiKey(ctx.services.db.prisma, ctx.viewer!.tenantId, String(id)) : null;
+      if (!key) throw new NotFoundError('ApiKey', String(id));
+      return key;
+    },
+  }),
+}));

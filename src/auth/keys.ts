@@ -1,0 +1,81 @@
+// API keys: `epk_<prefix>_<secret>`. The prefix finds the row; only a hash of the secret is stored.
+// Secrets are 256 random bits, so a fast hash is enough (no password stretching needed).
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const SCOPES = ['read', 'write', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+const TOKEN_PATTERN = /^epk_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
+
+export interface GeneratedKey {
+  token: string;
+  prefix: string;
+  secretHash: string;
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export function generateApiKey(): GeneratedKey {
+  const prefix = randomBytes(8).toString('hex').slice(0, 12);
+  const secret = randomBytes(32).toString('base64url');
+  return { token: `epk_${prefix}_${secret}`, prefix, secretHash: hashSecret(secret) };
+}
+
+export function parseToken(token: string): { prefix: string; secret: string } | null {
+  const m = TOKEN_PATTERN.exec(token);
+  return m ? { prefix: m[1]!, secret: m[2]! } : null;
+}
+
+export function secretMatches(secret: string, storedHash: string): boolean {
+  const a = Buffer.from(hashSecret(secret), 'hex');
+  const b = Buffer.from(storedHash, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** admin implies write implies read. */
+export function grantsScope(held: readonly string[], wanted: Scope): boolean {
+  const rank = (s: string) => SCOPES.indexOf(s as Scope);
+  return held.some((s) => rank(s) >= rank(wanted));
+}
+
+export function parseScopes(input: readonly string[]): Scope[] | { invalid: string[] } {
+  const invalid = input.filter((s) => !SCOPES.includes(s as Scope));
+  if (invalid.length) return { invalid };
+  return [...new Set(input)] as Scope[];
+}
+
+/** Reads `Authorization: Bearer <token>` (or a bare token, as WebSocket clients often send). */
+export function tokenFromHeader(header: string | null | undefined): string | null {
+  if (!header) return null;
+  const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1]! : header.trim() || null;
+}
+
+export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired';
+
+export interface StoredKey {
+  id: string;
+  tenantId: string;
+  secretHash: string;
+  scopes: string[];
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** Decides whether a presented secret opens a stored key at `now`. */
+export function checkKey(key: StoredKey | null, secret: string, now: Date): AuthFailure | null {
+  if (!key || !secretMatches(secret, key.secretHash)) return 'unknown';
+  if (key.revokedAt) return 'revoked';
+  if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return 'expired';
+  return null;
+}
+
+export const AUTH_FAILURE_MESSAGES: Record<AuthFailure, string> = {
+  missing: 'Authentication required: send "Authorization: Bearer <api key>" (WebSocket: {"authorization": "Bearer <api key>"} in connection_init).',
+  malformed: 'The API key is malformed: expected epk_<12 chars>_<43 chars>.',
+  unknown: 'The API key is not valid.',
+  revoked: 'The API key has been revoked.',
+  expired: 'The API key has expired.',
+};

@@ -1,0 +1,63 @@
+// Tenants and API keys in the database.
+import type { Db } from '../db/client.ts';
+import { checkKey, generateApiKey, parseToken, type AuthFailure, type Scope } from './keys.ts';
+
+export interface Viewer {
+  tenantId: string;
+  keyId: string;
+  scopes: string[];
+}
+
+export type AuthResult = { viewer: Viewer } | { failure: AuthFailure };
+
+/** Bounds how often a busy key rewrites its `last_used_at` row. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export async function authenticate(db: Db, token: string | null, now = new Date()): Promise<AuthResult> {
+  if (!token) return { failure: 'missing' };
+  const parsed = parseToken(token);
+  if (!parsed) return { failure: 'malformed' };
+  const key = await db.apiKey.findUnique({ where: { prefix: parsed.prefix } });
+  const failure = checkKey(key, parsed.secret, now);
+  if (failure || !key) return { failure: failure ?? 'unknown' };
+  if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    await db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } });
+  }
+  return { viewer: { tenantId: key.tenantId, keyId: key.id, scopes: key.scopes } };
+}
+
+export async function createTenant(db: Db, name: string) {
+  return db.tenant.create({ data: { name } });
+}
+
+export interface CreatedKey {
+  id: string;
+  token: string;
+  tenantId: string;
+  scopes: Scope[];
+}
+
+export async function createApiKey(
+  db: Db,
+  input: { tenantId: string; name: string; scopes: Scope[]; expiresAt?: Date | null },
+): Promise<CreatedKey> {
+  const generated = generateApiKey();
+  const row = await db.apiKey.create({
+    data: {
+      tenantId: input.tenantId,
+      name: input.name,
+      prefix: generated.prefix,
+      secretHash: generated.secretHash,
+      scopes: input.scopes,
+      expiresAt: input.expiresAt ?? null,
+    },
+  });
+  return { id: row.id, token: generated.token, tenantId: row.tenantId, scopes: input.scopes };
+}
+
+export async function revokeApiKey(db: Db, tenantId: string, id: string, now = new Date()) {
+  const key = await db.apiKey.findFirst({ where: { id, tenantId } });
+  if (!key) return null;
+  if (key.revokedAt) return key;
+  return db.apiKey.update({ where: { id }, data: { revokedAt: now } });
+}

@@ -1,0 +1,110 @@
+// The only module that reads the environment. Every variable is parsed and checked here, and a bad
+// one produces one line naming the variable, what it must be, and what it was.
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const booleanString = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const postgresUrl = z
+  .string()
+  .refine((v) => /^postgres(ql)?:\/\/[^/\s]+\/[^\s]*$/.test(v) && URL.canParse(v), {
+    message: 'must be a postgres:// or postgresql:// URL with a host and a database, e.g. postgresql://user:pass@localhost:5432/episodic',
+  });
+
+const port = (what: string) =>
+  z.coerce.number({ message: `must be ${what}` }).int(`must be ${what}`).min(0, `must be ${what}`).max(65535, `must be ${what}`);
+
+const commaList = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: port('an integer port between 0 and 65535').default(4000),
+  DATABASE_URL: postgresUrl.optional(),
+  EPISODIC_DATA_DIR: z.string().min(1).default('.episodic'),
+  EMBEDDED_PG_PORT: port('an integer port between 1 and 65535').min(1).default(54329),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  GRAPHIQL: booleanString.optional(),
+  INTROSPECTION: booleanString.optional(),
+  REDACT_KEYS: commaList.optional(),
+  GROUP_COMMIT_WINDOW_MS: z.coerce.number().min(0).max(1000).default(2),
+  GROUP_COMMIT_MAX_ROWS: z.coerce.number().int().min(1).max(50_000).default(2_000),
+  MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  REDIS_URL: z.string().url().optional(),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config {
+  env: Env['NODE_ENV'];
+  isProduction: boolean;
+  host: string;
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  embeddedPgPort: number;
+  dbPoolMax: number;
+  logLevel: Env['LOG_LEVEL'];
+  graphiql: boolean;
+  introspection: boolean;
+  redactKeys: string[] | undefined;
+  groupCommit: { windowMs: number; maxRows: number };
+  maxBodyBytes: number;
+  shutdownTimeoutMs: number;
+  redisUrl: string | undefined;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('; '));
+    this.name = 'ConfigError';
+  }
+}
+
+/** Empty strings count as unset, as in most deployment tools. */
+function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
+}
+
+function describeIssue(issue: z.core.$ZodIssue, env: Record<string, string>): string {
+  const name = String(issue.path[0] ?? 'environment');
+  const given = env[name];
+  const shown = name === 'DATABASE_URL' || name === 'REDIS_URL' ? redactUrl(given) : given;
+  return `${name} ${issue.message}${given === undefined ? '' : ` (got "${shown}")`}`;
+}
+
+/** Hides the password of a connection URL in messages and logs. */
+export function redactUrl(url: string | undefined): string | undefined {
+  if (!url) return url;
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+}
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const env = withoutEmpty(source);
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => describeIssue(i, env)));
+  const e = parsed.data;
+  const isProduction = e.NODE_ENV === 'production';
+  return Object.freeze({
+    env: e.NODE_ENV,
+    isProduction,
+    host: e.HOST,
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: resolve(e.EPISODIC_DATA_DIR),
+    embeddedPgPort: e.EMBEDDED_PG_PORT,
+    dbPoolMax: e.DB_POOL_MAX,
+    logLevel: e.LOG_LEVEL,
+    graphiql: e.GRAPHIQL ?? !isProduction,
+    introspection: e.INTROSPECTION ?? !isProduction,
+    redactKeys: e.REDACT_KEYS,
+    groupCommit: { windowMs: e.GROUP_COMMIT_WINDOW_MS, maxRows: e.GROUP_COMMIT_MAX_ROWS },
+    maxBodyBytes: e.MAX_BODY_BYTES,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    redisUrl: e.REDIS_URL,
+  });
+}

@@ -1,0 +1,41 @@
+// One pg pool per process, shared by Prisma (through the driver adapter) and the raw-SQL hot paths.
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaClient } from '../generated/prisma/client.ts';
+
+export type Db = PrismaClient;
+
+export interface Database {
+  pool: pg.Pool;
+  prisma: PrismaClient;
+  close(): Promise<void>;
+}
+
+export function createDatabase(url: string, poolMax: number): Database {
+  const pool = new pg.Pool({ connectionString: url, max: poolMax, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
+  // A dropped connection must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    pool,
+    prisma,
+    async close() {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+/** Turns a connection failure into one readable line (no stack trace). */
+export function describeConnectionError(err: unknown, url: string): string {
+  const e = err as { code?: string; message?: string };
+  let where = url;
+  try {
+    const u = new URL(url);
+    where = `${u.hostname}:${u.port || 5432}${u.pathname}`;
+  } catch {
+    // keep the raw string
+  }
+  const reason = e.code ? `${e.code}: ${e.message ?? ''}` : (e.message ?? String(err));
+  return `cannot connect to PostgreSQL at ${where} (${reason.trim()})`;
+}

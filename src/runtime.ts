@@ -1,0 +1,61 @@
+// Opens the database the configuration asks for (embedded by default), migrates it, and builds the
+// services. Shared by the server, the CLI and the tests.
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { createDatabase, describeConnectionError, type Database } from './db/client.ts';
+import { startEmbeddedPostgres } from './db/embedded.ts';
+import { migrate } from './db/migrate.ts';
+import type { Services } from './services.ts';
+
+/** A start-up failure with a message meant for the operator, printed as one line. */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+export interface Runtime {
+  services: Services;
+  close(): Promise<void>;
+}
+
+async function connect(url: string, poolMax: number): Promise<Database> {
+  const db = createDatabase(url, poolMax);
+  try {
+    await db.pool.query('SELECT 1');
+    return db;
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw new StartupError(describeConnectionError(err, url));
+  }
+}
+
+export async function openRuntime(config: Config, log: Logger): Promise<Runtime> {
+  let stopEmbedded: (() => Promise<void>) | undefined;
+  let url = config.databaseUrl;
+  if (!url) {
+    const embedded = await startEmbeddedPostgres({
+      dataDir: config.dataDir,
+      port: config.embeddedPgPort,
+      database: 'episodic',
+      log: (line) => log.info(line),
+    }).catch((err: Error) => {
+      throw new StartupError(err.message);
+    });
+    log.info({ dataDir: config.dataDir, port: config.embeddedPgPort }, 'embedded PostgreSQL started');
+    url = embedded.url;
+    stopEmbedded = embedded.stop;
+  }
+  const db = await connect(url, config.dbPoolMax).catch(async (err) => {
+    await stopEmbedded?.();
+    throw err;
+  });
+  const applied = await migrate(db.pool);
+  if (applied.length) log.info({ applied }, 'migrations applied');
+  const services: Services = { config, db, log };
+  return {
+    services,
+    async close() {
+      await db.close();
+      await stopEmbedded?.();
+    },
+  };
+}

@@ -1,0 +1,18 @@
+// What every resolver sees, over HTTP and WebSocket alike.
+import type { Logger } from 'pino';
+import type { Viewer } from '../auth/store.ts';
+import type { AuthFailure } from '../auth/keys.ts';
+import type { Services } from '../services.ts';
+
+export interface Context {
+  requestId: string;
+  log: Logger;
+  viewer: Viewer | null;
+  authFailure: AuthFailure | null;
+  services: Services;
+}
+
+/** Context after scope auth has run: the viewer is known. */
+export interface AuthedContext extends Context {
+  viewer: Viewer;
+}

@@ -1,0 +1,10 @@
+// Imports every module's types (they register themselves on the builder) and builds the schema.
+import { assertValidSchema } from 'graphql';
+import { builder } from '../builder.ts';
+import './base.ts';
+import '../auth/graphql.ts';
+import '../episodes/graphql.ts';
+
+export const schema = builder.toSchema({ sortSchema: true });
+// Fail at start-up, not on the first request.
+assertValidSchema(schema);
