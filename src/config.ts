@@ -108,3 +108,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
   });
 }
+
+/** Tests use this server instead of starting an embedded one when it is set. */
+export function testDatabaseUrl(source: NodeJS.ProcessEnv = process.env): string | undefined {
+  return source.TEST_DATABASE_URL || undefined;
+}
+
+/** Tests that need Redis run only where one is configured. */
+export function testRedisUrl(source: NodeJS.ProcessEnv = process.env): string | undefined {
+  return source.REDIS_URL || undefined;
+}

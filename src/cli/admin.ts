@@ -1,0 +1,59 @@
+// Operator commands that work on the server's database directly: creating tenants and keys
+// before any key exists, and rotating keys.
+import type { Scope } from '../auth/keys.ts';
+import { parseScopes } from '../auth/keys.ts';
+import { createApiKey, createTenant, revokeApiKey } from '../auth/store.ts';
+import type { Services } from '../services.ts';
+import { CliError } from './errors.ts';
+
+async function findTenant(services: Services, nameOrId: string) {
+  const { prisma } = services.db;
+  const byName = await prisma.tenant.findUnique({ where: { name: nameOrId } });
+  if (byName) return byName;
+  const byId = /^[0-9a-f-]{36}$/i.test(nameOrId) ? await prisma.tenant.findUnique({ where: { id: nameOrId } }) : null;
+  if (!byId) throw new CliError(`no tenant named or with id "${nameOrId}"`, 2);
+  return byId;
+}
+
+export async function tenantCreate(services: Services, name: string) {
+  if (await services.db.prisma.tenant.findUnique({ where: { name } })) throw new CliError(`tenant "${name}" already exists`, 2);
+  const tenant = await createTenant(services.db.prisma, name);
+  return { id: tenant.id, name: tenant.name };
+}
+
+export async function tenantList(services: Services) {
+  const tenants = await services.db.prisma.tenant.findMany({ orderBy: { createdAt: 'asc' } });
+  return tenants.map((t) => ({ id: t.id, name: t.name, createdAt: t.createdAt.toISOString() }));
+}
+
+export async function keyCreate(services: Services, opts: { tenant: string; name: string; scopes: string; expiresAt?: string }) {
+  const tenant = await findTenant(services, opts.tenant);
+  const scopes = parseScopes(opts.scopes.split(',').map((s) => s.trim()).filter(Boolean));
+  if ('invalid' in scopes) throw new CliError(`unknown scopes: ${scopes.invalid.join(', ')} (use read, write, admin)`, 2);
+  if (!scopes.length) throw new CliError('--scopes needs at least one of read, write, admin', 2);
+  const expiresAt = opts.expiresAt ? new Date(opts.expiresAt) : null;
+  if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new CliError(`--expires must be an ISO date, got "${opts.expiresAt}"`, 2);
+  const key = await createApiKey(services.db.prisma, { tenantId: tenant.id, name: opts.name, scopes: scopes as Scope[], expiresAt });
+  return { id: key.id, tenant: tenant.name, scopes: key.scopes, token: key.token };
+}
+
+export async function keyList(services: Services, tenantName: string) {
+  const tenant = await findTenant(services, tenantName);
+  const keys = await services.db.prisma.apiKey.findMany({ where: { tenantId: tenant.id }, orderBy: { createdAt: 'asc' } });
+  return keys.map((k) => ({
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    scopes: k.scopes,
+    expiresAt: k.expiresAt?.toISOString() ?? null,
+    revokedAt: k.revokedAt?.toISOString() ?? null,
+    lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+  }));
+}
+
+export async function keyRevoke(services: Services, tenantName: string, id: string) {
+  const tenant = await findTenant(services, tenantName);
+  const key = await revokeApiKey(services.db.prisma, tenant.id, id);
+  if (!key) throw new CliError(`no key ${id} in tenant ${tenant.name}`, 2);
+  return { id: key.id, revokedAt: key.revokedAt?.toISOString() };
+}

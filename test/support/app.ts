@@ -1,0 +1,85 @@
+// A real server on a free port over a fresh database, with a tenant and keys of each scope.
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { createApiKey, createTenant } from '../../src/auth/store.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/log.ts';
+import { createApp, type App } from '../../src/server.ts';
+import type { Services } from '../../src/services.ts';
+import { createMigratedDatabase, type MigratedDatabase } from './db.ts';
+
+export interface GraphQLResponse<T = any> {
+  data?: T;
+  errors?: Array<{ message: string; extensions?: Record<string, unknown>; path?: string[] }>;
+}
+
+export interface TenantKeys {
+  tenantId: string;
+  admin: string;
+  write: string;
+  read: string;
+}
+
+export interface TestApp {
+  app: App;
+  url: string;
+  services: Services;
+  database: MigratedDatabase;
+  keys: TenantKeys;
+  addTenant(name: string): Promise<TenantKeys>;
+  gql<T = any>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<GraphQLResponse<T>>;
+  wsClient(token?: string | null): Client;
+  stop(): Promise<void>;
+}
+
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createMigratedDatabase();
+  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: database.url, LOG_LEVEL: 'silent', SHUTDOWN_TIMEOUT_MS: '2000', ...env });
+  const services: Services = { config, db: database.db, log: createLogger(config.logLevel) };
+  const app = createApp(services);
+  await app.start();
+  const url = app.url();
+  const wsClients: Client[] = [];
+
+  async function addTenant(name: string): Promise<TenantKeys> {
+    const tenant = await createTenant(database.db.prisma, name);
+    const key = (scope: 'admin' | 'write' | 'read') =>
+      createApiKey(database.db.prisma, { tenantId: tenant.id, name: scope, scopes: [scope] }).then((k) => k.token);
+    return { tenantId: tenant.id, admin: await key('admin'), write: await key('write'), read: await key('read') };
+  }
+  const keys = await addTenant('tenant-a');
+
+  return {
+    app,
+    url,
+    services,
+    database,
+    keys,
+    addTenant,
+    async gql(query, variables, token = keys.admin) {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify({ query, variables }),
+      });
+      return (await res.json()) as GraphQLResponse;
+    },
+    wsClient(token = keys.admin) {
+      const client = createClient({
+        url: url.replace(/^http/, 'ws'),
+        webSocketImpl: WebSocket,
+        retryAttempts: 0,
+        lazy: false,
+        connectionParams: token ? { authorization: `Bearer ${token}` } : {},
+        onNonLazyError: () => undefined,
+      });
+      wsClients.push(client);
+      return client;
+    },
+    async stop() {
+      await Promise.all(wsClients.map((c) => c.dispose()));
+      await app.stop();
+      await database.drop();
+    },
+  };
+}

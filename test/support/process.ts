@@ -1,0 +1,45 @@
+// Runs the real server entry point (`npm start`'s command) as a child process.
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface ServerProcess {
+  child: ChildProcess;
+  output(): string;
+  stderr(): string;
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  exited(): Promise<number | null>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function startServerProcess(env: Record<string, string>): ServerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (err += d));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => out,
+    stderr: () => err,
+    waitFor(pattern, timeoutMs = 60_000) {
+      return new Promise((resolve, reject) => {
+        const started = Date.now();
+        const poll = setInterval(() => {
+          if (pattern.test(out)) return clearInterval(poll), resolve();
+          if (child.exitCode !== null || Date.now() - started > timeoutMs) {
+            clearInterval(poll);
+            reject(new Error(`server did not print ${pattern}; stdout: ${out.slice(-2000)} stderr: ${err.slice(-2000)}`));
+          }
+        }, 50);
+      });
+    },
+    exited: () => exit,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      return exit;
+    },
+  };
+}
