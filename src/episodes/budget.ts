@@ -1,0 +1,92 @@
+/**
+ * Episode budgets, enforced by the server rather than advised.
+ *
+ * Semantics:
+ * - A limit of null is unlimited. A resource is exhausted once usage >= limit, so
+ *   `maxSteps: 3` permits exactly three steps and `maxTokens: 100` stops the episode at 100 tokens.
+ * - Steps are admitted one at a time, in order; each adds one step and its tokens. The step that
+ *   reaches or crosses a limit is still admitted (its work already happened and the journal must
+ *   show it); every step after it is refused with reason 'budget_exhausted', and the caller stops
+ *   the episode with budget_exhausted{resource}.
+ * - Wall time is the episode's elapsed time when the batch arrives and does not advance within a
+ *   batch. A batch arriving when a resource is already exhausted (wall time ran out between
+ *   calls, or an earlier step crossed a limit) admits nothing: no step of it crossed the budget.
+ * - When several resources are exhausted at once, the one reported is the first of
+ *   BUDGET_RESOURCES: wall_time, tokens, steps. Wall time comes first because its exhaustion is
+ *   always a hard failure (seed 004: the converge hook is never offered for max_wall_ms), so it
+ *   must not be masked by a resource whose exhaustion may converge.
+ */
+
+export const BUDGET_RESOURCES = ['wall_time', 'tokens', 'steps'] as const;
+export type BudgetResource = (typeof BUDGET_RESOURCES)[number];
+
+/** What happens when a budget runs out (seed 004 handle_budget_exhausted). */
+export type BudgetExhaustedPolicy = 'fail' | 'converge';
+
+export interface Budget {
+  maxTokens: number | null;
+  maxSteps: number | null;
+  maxWallMs: number | null;
+}
+
+export interface Usage {
+  tokens: number;
+  steps: number;
+  wallMs: number;
+}
+
+export interface StepAdmission {
+  /** Length of the admitted prefix of the batch. */
+  admitted: number;
+  exhausted: BudgetResource | null;
+  /** Usage including only the admitted steps, with wallMs = the batch's elapsed wall time. */
+  usageAfter: Usage;
+}
+
+export function budgetLimit(budget: Budget, resource: BudgetResource): number | null {
+  if (resource === 'wall_time') return budget.maxWallMs;
+  if (resource === 'tokens') return budget.maxTokens;
+  return budget.maxSteps;
+}
+
+export function usageOf(usage: Usage, resource: BudgetResource): number {
+  if (resource === 'wall_time') return usage.wallMs;
+  if (resource === 'tokens') return usage.tokens;
+  return usage.steps;
+}
+
+export function exhaustedResource(budget: Budget, usage: Usage): BudgetResource | null {
+  for (const resource of BUDGET_RESOURCES) {
+    const limit = budgetLimit(budget, resource);
+    if (limit !== null && usageOf(usage, resource) >= limit) return resource;
+  }
+  return null;
+}
+
+/**
+ * Which prefix of a batch of steps fits the budget.
+ * @param stepsTokens tokens of each step in batch order (0 when a step reports none)
+ * @param nowWallMs the episode's elapsed wall time (ms since it started) when the batch arrived
+ */
+export function planStepAdmission(
+  budget: Budget,
+  usageBefore: Usage,
+  stepsTokens: readonly number[],
+  nowWallMs: number,
+): StepAdmission {
+  let usage: Usage = { ...usageBefore, wallMs: nowWallMs };
+  const exhaustedOnArrival = exhaustedResource(budget, usage);
+  if (exhaustedOnArrival !== null) return { admitted: 0, exhausted: exhaustedOnArrival, usageAfter: usage };
+
+  for (const [index, tokens] of stepsTokens.entries()) {
+    usage = { ...usage, steps: usage.steps + 1, tokens: usage.tokens + tokens };
+    const exhausted = exhaustedResource(budget, usage);
+    if (exhausted !== null) return { admitted: index + 1, exhausted, usageAfter: usage };
+  }
+  return { admitted: stepsTokens.length, exhausted: null, usageAfter: usage };
+}
+
+/** The episode's policy, except that wall-time exhaustion always fails (seed 004). */
+export function resolveExhaustionPolicy(policy: BudgetExhaustedPolicy, resource: BudgetResource): BudgetExhaustedPolicy {
+  return resource === 'wall_time' ? 'fail' : policy;
+}

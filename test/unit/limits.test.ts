@@ -1,0 +1,438 @@
+import { describe, expect, it } from 'vitest';
+import {
+  LIMITS,
+  charCount,
+  checkEpisodeSize,
+  checkStepBatchSize,
+  checkStepCount,
+  exceedsJsonDepth,
+  findNul,
+  jsonBytes,
+  utf8Bytes,
+  validateEpisodeInput,
+  validateGoalSpec,
+  validateOutcome,
+  validateStep,
+  type JsonValue,
+  type StartEpisodeInput,
+  type StepInput,
+} from '../../src/episodes/limits.ts';
+
+const KB = 1024;
+const MB = 1024 * 1024;
+const NUL = '\u0000';
+
+function episodeInput(overrides: Partial<StartEpisodeInput> = {}): StartEpisodeInput {
+  return {
+    taskDescription: 'Fix the failing login test',
+    taskType: 'debugging',
+    context: { language: 'typescript', framework: 'vitest', complexity: 'moderate', domain: 'web', tags: ['auth', 'tests'] },
+    mode: 'live',
+    budget: { maxTokens: 10_000, maxSteps: 50, maxWallMs: 60_000 },
+    onBudgetExhausted: 'converge',
+    ...overrides,
+  };
+}
+
+function step(overrides: Partial<StepInput> = {}): StepInput {
+  return { kind: 'tool_call', tool: 'shell', action: 'npm test', ...overrides };
+}
+
+/** A JSON object whose JSON text is exactly `bytes` long (ASCII). */
+function jsonOfBytes(bytes: number): JsonValue {
+  return { d: 'x'.repeat(bytes - '{"d":""}'.length) };
+}
+
+function nested(depth: number): JsonValue {
+  let value: JsonValue = 1;
+  for (let level = 0; level < depth; level += 1) value = [value];
+  return value;
+}
+
+const fields = (violations: { field: string }[]): string[] => violations.map((v) => v.field);
+
+describe('LIMITS', () => {
+  it('carries the seed 003 limits', () => {
+    expect(LIMITS).toMatchObject({
+      descriptionBytes: 10_240,
+      maxSteps: 1000,
+      observationBytes: 10_240,
+      parametersBytes: 1_048_576,
+      episodeBytes: 10_485_760,
+      goalSpecBytes: 65_536,
+      taskTypeChars: 100,
+      tagCount: 32,
+      tagChars: 64,
+      stepsPerCall: 1000,
+    });
+  });
+});
+
+describe('measuring', () => {
+  it('utf8Bytes counts bytes, not UTF-16 units', () => {
+    expect(utf8Bytes('abc')).toBe(3);
+    expect(utf8Bytes('é')).toBe(2);
+    expect(utf8Bytes('€')).toBe(3);
+    expect(utf8Bytes('😀')).toBe(4);
+  });
+
+  it('jsonBytes measures the JSON text, and 0 for undefined', () => {
+    expect(jsonBytes({ a: 'é' })).toBe(10); // {"a":""} is 8 bytes, é is 2
+    expect(jsonBytes(null)).toBe(4);
+    expect(jsonBytes(undefined)).toBe(0);
+  });
+
+  it('charCount counts code points', () => {
+    expect(charCount('😀a')).toBe(2);
+    expect(charCount('')).toBe(0);
+  });
+});
+
+describe('validateEpisodeInput', () => {
+  it('accepts a complete valid input and a minimal one', () => {
+    expect(validateEpisodeInput(episodeInput())).toEqual([]);
+    expect(
+      validateEpisodeInput({
+        taskDescription: 'x',
+        taskType: 't',
+        context: { complexity: 'simple', tags: [] },
+        mode: 'dry_run',
+        budget: {},
+        onBudgetExhausted: 'fail',
+      }),
+    ).toEqual([]);
+  });
+
+  it('description: exactly 10 KB passes, one byte more fails', () => {
+    expect(validateEpisodeInput(episodeInput({ taskDescription: 'a'.repeat(10 * KB) }))).toEqual([]);
+    expect(validateEpisodeInput(episodeInput({ taskDescription: 'a'.repeat(10 * KB + 1) }))).toEqual([
+      {
+        field: 'input.taskDescription',
+        limit: 10 * KB,
+        actual: 10 * KB + 1,
+        message: 'input.taskDescription is 10241 bytes; the limit is 10240 bytes',
+      },
+    ]);
+  });
+
+  it('description: multi-byte characters count in bytes', () => {
+    expect(validateEpisodeInput(episodeInput({ taskDescription: 'é'.repeat(5 * KB) }))).toEqual([]);
+    const tooBig = validateEpisodeInput(episodeInput({ taskDescription: 'é'.repeat(5 * KB + 1) }));
+    expect(tooBig).toMatchObject([{ field: 'input.taskDescription', actual: 10 * KB + 2 }]);
+    expect(validateEpisodeInput(episodeInput({ taskDescription: '😀'.repeat(2561) }))).toMatchObject([{ actual: 10_244 }]);
+  });
+
+  it('description: must not be blank or hold NUL', () => {
+    expect(validateEpisodeInput(episodeInput({ taskDescription: '  \n' }))).toEqual([
+      { field: 'input.taskDescription', limit: 'non-empty', message: 'input.taskDescription must not be empty' },
+    ]);
+    expect(validateEpisodeInput(episodeInput({ taskDescription: `a${NUL}b` }))).toMatchObject([
+      { field: 'input.taskDescription', limit: 'no NUL characters' },
+    ]);
+  });
+
+  it('taskType: 100 characters pass (even 4-byte ones), 101 fail', () => {
+    expect(validateEpisodeInput(episodeInput({ taskType: '😀'.repeat(100) }))).toEqual([]);
+    expect(validateEpisodeInput(episodeInput({ taskType: 'a'.repeat(101) }))).toMatchObject([
+      { field: 'input.taskType', limit: 100, actual: 101, message: 'input.taskType is 101 characters; the limit is 100 characters' },
+    ]);
+    expect(fields(validateEpisodeInput(episodeInput({ taskType: 'a\tb' })))).toEqual(['input.taskType']);
+  });
+
+  it('tags: 32 pass, 33 fail; each tag up to 64 characters, not blank', () => {
+    const tags = (n: number): string[] => Array.from({ length: n }, (_, i) => `t${i}`);
+    expect(validateEpisodeInput(episodeInput({ context: { complexity: 'simple', tags: tags(32) } }))).toEqual([]);
+    expect(validateEpisodeInput(episodeInput({ context: { complexity: 'simple', tags: tags(33) } }))).toMatchObject([
+      { field: 'input.context.tags', limit: 32, actual: 33 },
+    ]);
+    const badTags = ['ok', 'a'.repeat(64), 'a'.repeat(65), ' '];
+    expect(fields(validateEpisodeInput(episodeInput({ context: { complexity: 'simple', tags: badTags } })))).toEqual([
+      'input.context.tags.2',
+      'input.context.tags.3',
+    ]);
+  });
+
+  it('context fields are bounded and non-blank when present', () => {
+    const context = { complexity: 'complex' as const, tags: [], language: 'a'.repeat(101), framework: '', domain: 'x'.repeat(100) };
+    expect(fields(validateEpisodeInput(episodeInput({ context })))).toEqual(['input.context.language', 'input.context.framework']);
+  });
+
+  it('goal spec problems are reported at their nested path', () => {
+    const goalSpec = { criteria: ['tests pass', `no${NUL}regressions`] };
+    expect(fields(validateEpisodeInput(episodeInput({ goalSpec })))).toEqual(['input.goalSpec.criteria.1']);
+    expect(validateEpisodeInput(episodeInput({ goalSpec: null }))).toEqual([]);
+  });
+
+  it('identifiers: non-blank, bounded, no control characters', () => {
+    const violations = validateEpisodeInput(
+      episodeInput({
+        agent: '',
+        dedupeKey: 'k'.repeat(257),
+        parentEpisodeId: 'p'.repeat(128),
+        workItemId: 'w'.repeat(129),
+        leaseId: 'lease\n1',
+      }),
+    );
+    expect(fields(violations)).toEqual(['input.agent', 'input.dedupeKey', 'input.workItemId', 'input.leaseId']);
+    expect(violations[3]).toMatchObject({ limit: 'no control characters' });
+  });
+
+  it('maxAttempts is an integer from 1 to 100', () => {
+    for (const ok of [1, 100]) expect(validateEpisodeInput(episodeInput({ maxAttempts: ok }))).toEqual([]);
+    for (const bad of [0, 101, 1.5]) {
+      expect(validateEpisodeInput(episodeInput({ maxAttempts: bad }))).toMatchObject([
+        { field: 'input.maxAttempts', limit: 'integer from 1 to 100', actual: bad },
+      ]);
+    }
+  });
+
+  it('budget: positive integers, maxSteps at most 1000', () => {
+    expect(validateEpisodeInput(episodeInput({ budget: { maxSteps: 1000, maxTokens: 1, maxWallMs: 1 } }))).toEqual([]);
+    const violations = validateEpisodeInput(episodeInput({ budget: { maxSteps: 1001, maxTokens: 0, maxWallMs: Number.NaN } }));
+    expect(violations).toEqual([
+      expect.objectContaining({ field: 'input.budget.maxTokens', limit: 'integer >= 1', actual: 0 }),
+      expect.objectContaining({ field: 'input.budget.maxSteps', limit: 'integer from 1 to 1000', actual: 1001 }),
+      { field: 'input.budget.maxWallMs', limit: 'integer >= 1', message: 'input.budget.maxWallMs must be an integer >= 1, got NaN' },
+    ]);
+  });
+
+  it('metadata: 64 KB of JSON passes, one byte more fails; NUL in a key fails', () => {
+    expect(validateEpisodeInput(episodeInput({ metadata: jsonOfBytes(64 * KB) as { d: string } }))).toEqual([]);
+    expect(validateEpisodeInput(episodeInput({ metadata: jsonOfBytes(64 * KB + 1) as { d: string } }))).toMatchObject([
+      { field: 'input.metadata', limit: 64 * KB, actual: 64 * KB + 1 },
+    ]);
+    expect(validateEpisodeInput(episodeInput({ metadata: { nested: { [`k${NUL}`]: 1 } } }))).toMatchObject([
+      { field: 'input.metadata.nested', message: 'input.metadata.nested has a key that contains a NUL character (U+0000), which cannot be stored' },
+    ]);
+  });
+
+  it('reports every violation at once and honours a custom root field', () => {
+    const violations = validateEpisodeInput(episodeInput({ taskDescription: '', taskType: '', maxAttempts: 0 }), 'args');
+    expect(fields(violations)).toEqual(['args.taskDescription', 'args.taskType', 'args.maxAttempts']);
+  });
+});
+
+describe('validateGoalSpec', () => {
+  it('text: exactly 64 KB passes, one byte more fails, multi-byte counted in bytes', () => {
+    expect(validateGoalSpec('a'.repeat(64 * KB))).toEqual([]);
+    expect(validateGoalSpec('a'.repeat(64 * KB + 1))).toMatchObject([{ field: 'input.goalSpec', limit: 64 * KB, actual: 64 * KB + 1 }]);
+    expect(validateGoalSpec('€'.repeat(21_846))).toMatchObject([{ actual: 65_538 }]);
+  });
+
+  it('text: refuses NUL anywhere', () => {
+    expect(validateGoalSpec(`done when${NUL}`)).toEqual([
+      { field: 'input.goalSpec', limit: 'no NUL characters', message: 'input.goalSpec contains a NUL character (U+0000), which cannot be stored' },
+    ]);
+  });
+
+  it('JSON: exactly 64 KB passes, one byte more fails', () => {
+    expect(validateGoalSpec(jsonOfBytes(64 * KB))).toEqual([]);
+    expect(validateGoalSpec(jsonOfBytes(64 * KB + 1))).toMatchObject([{ limit: 64 * KB, actual: 64 * KB + 1 }]);
+  });
+
+  it('JSON: finds NUL in nested strings and keys', () => {
+    expect(validateGoalSpec({ steps: [{ check: 'ok' }, { check: `x${NUL}` }] }, 'spec')).toMatchObject([
+      { field: 'spec.steps.1.check', limit: 'no NUL characters' },
+    ]);
+    expect(validateGoalSpec([{ [NUL]: true }])).toMatchObject([{ field: 'input.goalSpec.0' }]);
+  });
+
+  it('JSON: a literal backslash-u0000 text is not a NUL', () => {
+    expect(validateGoalSpec({ note: '\\u0000 is how JSON escapes NUL' })).toEqual([]);
+  });
+
+  it('JSON: scalars are fine', () => {
+    expect(validateGoalSpec(42)).toEqual([]);
+    expect(validateGoalSpec(true)).toEqual([]);
+  });
+
+  it('JSON: 64 levels of nesting pass, 65 fail, and absurd depth answers instead of throwing', () => {
+    expect(validateGoalSpec(nested(64))).toEqual([]);
+    expect(validateGoalSpec(nested(65))).toMatchObject([{ field: 'input.goalSpec', limit: 64 }]);
+    expect(validateGoalSpec(nested(100_000))).toMatchObject([{ limit: 64 }]);
+  });
+});
+
+describe('validateStep', () => {
+  it('accepts a full valid step', () => {
+    const full: StepInput = {
+      kind: 'tool_call',
+      tool: 'http.get',
+      action: 'fetch the page',
+      parameters: { url: 'https://example.com', headers: { accept: 'text/html' } },
+      result: { kind: 'success', output: '<html>' },
+      observation: 'Got 200',
+      latencyMs: 0,
+      tokens: 0,
+      cost: 0.0012,
+      sideEffectKey: 'fetch-1',
+      worldBefore: { page: null },
+      worldAfter: { page: 'loaded' },
+      metadata: { attempt: 1 },
+    };
+    expect(validateStep(full, 0)).toEqual([]);
+  });
+
+  it('observation: exactly 10 KB passes, one byte more fails, at the step index', () => {
+    expect(validateStep(step({ observation: 'o'.repeat(10 * KB) }), 3)).toEqual([]);
+    expect(validateStep(step({ observation: 'o'.repeat(10 * KB + 1) }), 3)).toEqual([
+      {
+        field: 'input.steps.3.observation',
+        limit: 10 * KB,
+        actual: 10 * KB + 1,
+        message: 'input.steps.3.observation is 10241 bytes; the limit is 10240 bytes',
+      },
+    ]);
+  });
+
+  it('observation: 4-byte characters count as 4', () => {
+    expect(validateStep(step({ observation: '😀'.repeat(2560) }), 0)).toEqual([]);
+    expect(validateStep(step({ observation: '😀'.repeat(2561) }), 0)).toMatchObject([{ actual: 10_244 }]);
+  });
+
+  it('parameters: exactly 1 MB of JSON passes, one byte more fails', () => {
+    expect(validateStep(step({ parameters: jsonOfBytes(MB) }), 0)).toEqual([]);
+    expect(validateStep(step({ parameters: jsonOfBytes(MB + 1) }), 7)).toMatchObject([
+      { field: 'input.steps.7.parameters', limit: MB, actual: MB + 1 },
+    ]);
+  });
+
+  it('parameters: multi-byte characters count in bytes', () => {
+    const parameters = { d: 'é'.repeat((MB - 8) / 2 + 1) };
+    expect(validateStep(step({ parameters }), 0)).toMatchObject([{ actual: MB + 2 }]);
+  });
+
+  it('parameters: NUL is reported at its nested path', () => {
+    expect(fields(validateStep(step({ parameters: { argv: ['ls', `-la${NUL}`] } }), 2))).toEqual(['input.steps.2.parameters.argv.1']);
+  });
+
+  it('kind: snake_case, non-blank, at most 64 characters', () => {
+    for (const kind of ['tool_call', 'llm_call', 'approval_requested', 'x1']) expect(validateStep(step({ kind }), 0)).toEqual([]);
+    expect(validateStep(step({ kind: 'ToolCall' }), 0)).toMatchObject([{ field: 'input.steps.0.kind', limit: 'snake_case' }]);
+    expect(validateStep(step({ kind: 'tool-call' }), 0)).toMatchObject([{ limit: 'snake_case' }]);
+    expect(validateStep(step({ kind: '' }), 0)).toMatchObject([{ limit: 'non-empty' }]);
+    expect(validateStep(step({ kind: 'k'.repeat(64) }), 0)).toEqual([]);
+    expect(validateStep(step({ kind: 'k'.repeat(65) }), 0)).toMatchObject([{ limit: 64, actual: 65 }]);
+  });
+
+  it('result: error needs a message and a clean class; output is bounded by 1 MB', () => {
+    expect(validateStep(step({ result: { kind: 'timeout' } }), 0)).toEqual([]);
+    expect(validateStep(step({ result: { kind: 'error', message: 'ENOENT', errorClass: 'io' } }), 0)).toEqual([]);
+    expect(fields(validateStep(step({ result: { kind: 'error', message: ' ', errorClass: 'a\u0001' } }), 1))).toEqual([
+      'input.steps.1.result.message',
+      'input.steps.1.result.errorClass',
+    ]);
+    expect(validateStep(step({ result: { kind: 'success', output: 'x'.repeat(MB) } }), 0)).toEqual([]);
+    expect(validateStep(step({ result: { kind: 'success', output: 'x'.repeat(MB + 1) } }), 0)).toMatchObject([
+      { field: 'input.steps.0.result.output', limit: MB },
+    ]);
+  });
+
+  it('numbers: latency and tokens are integers >= 0, cost a finite number >= 0', () => {
+    const violations = validateStep(step({ latencyMs: -1, tokens: 1.5, cost: Number.POSITIVE_INFINITY }), 0);
+    expect(fields(violations)).toEqual(['input.steps.0.latencyMs', 'input.steps.0.tokens', 'input.steps.0.cost']);
+    expect(violations[2]).not.toHaveProperty('actual');
+    expect(validateStep(step({ cost: -0.01 }), 0)).toMatchObject([{ field: 'input.steps.0.cost', actual: -0.01 }]);
+  });
+
+  it('sideEffectKey: up to 256 characters', () => {
+    expect(validateStep(step({ sideEffectKey: 's'.repeat(256) }), 0)).toEqual([]);
+    expect(validateStep(step({ sideEffectKey: 's'.repeat(257) }), 0)).toMatchObject([{ field: 'input.steps.0.sideEffectKey' }]);
+  });
+
+  it('world state and metadata are bounded and depth-checked', () => {
+    expect(fields(validateStep(step({ worldBefore: nested(65), worldAfter: jsonOfBytes(MB + 1), metadata: jsonOfBytes(64 * KB + 1) as { d: string } }), 0))).toEqual([
+      'input.steps.0.worldBefore',
+      'input.steps.0.worldAfter',
+      'input.steps.0.metadata',
+    ]);
+  });
+
+  it('tool and action are bounded', () => {
+    expect(fields(validateStep(step({ tool: 't'.repeat(201), action: 'a'.repeat(4 * KB + 1) }), 0))).toEqual([
+      'input.steps.0.tool',
+      'input.steps.0.action',
+    ]);
+    expect(validateStep(step({ tool: 't'.repeat(200), action: 'a'.repeat(4 * KB) }), 0)).toEqual([]);
+  });
+
+  it('uses the given list path', () => {
+    expect(fields(validateStep(step({ kind: '' }), 0, 'input.batch'))).toEqual(['input.batch.0.kind']);
+  });
+});
+
+describe('checkStepBatchSize', () => {
+  it('1000 steps per call pass, 1001 fail', () => {
+    expect(checkStepBatchSize(1000)).toEqual([]);
+    expect(checkStepBatchSize(1001)).toEqual([
+      { field: 'input.steps', limit: 1000, actual: 1001, message: 'input.steps has 1001 steps in one call; the limit is 1000' },
+    ]);
+  });
+});
+
+describe('checkStepCount', () => {
+  it('an episode may reach 1000 steps but not 1001', () => {
+    expect(checkStepCount(999, 1)).toEqual([]);
+    expect(checkStepCount(1000, 1)).toMatchObject([{ field: 'input.steps', limit: 1000, actual: 1001 }]);
+    expect(checkStepCount(0, 1001, 'input.step')).toMatchObject([{ field: 'input.step' }]);
+  });
+});
+
+describe('checkEpisodeSize', () => {
+  it('exactly 10 MB passes, one byte more fails', () => {
+    expect(checkEpisodeSize(10 * MB - 100, 100)).toEqual([]);
+    expect(checkEpisodeSize(10 * MB - 100, 101)).toEqual([
+      {
+        field: 'input',
+        limit: 10 * MB,
+        actual: 10 * MB + 1,
+        message: 'input would grow the episode to 10485761 bytes; the limit is 10485760 bytes',
+      },
+    ]);
+    expect(checkEpisodeSize(10 * MB, 1, 'input.steps')).toMatchObject([{ field: 'input.steps' }]);
+  });
+});
+
+describe('validateOutcome', () => {
+  it('accepts valid outcomes of each kind', () => {
+    expect(validateOutcome({ kind: 'success', verdict: 'done', artifacts: ['src/a.ts'] })).toEqual([]);
+    expect(validateOutcome({ kind: 'partial', verdict: 'half', completed: ['a'], failed: [] })).toEqual([]);
+    expect(validateOutcome({ kind: 'failure', reason: 'broken' })).toEqual([]);
+  });
+
+  it('bounds lists to 1000 items of 1 KB each', () => {
+    const items = (n: number): string[] => Array.from({ length: n }, () => 'f');
+    expect(validateOutcome({ kind: 'success', verdict: 'v', artifacts: items(1000) })).toEqual([]);
+    expect(validateOutcome({ kind: 'success', verdict: 'v', artifacts: items(1001) })).toMatchObject([
+      { field: 'input.outcome.artifacts', limit: 1000, actual: 1001 },
+    ]);
+    const outcome = { kind: 'partial' as const, verdict: 'v', completed: ['c'.repeat(KB)], failed: ['f', 'f'.repeat(KB + 1)] };
+    expect(fields(validateOutcome(outcome))).toEqual(['input.outcome.failed.1']);
+  });
+
+  it('requires a verdict or reason and bounds the details', () => {
+    expect(fields(validateOutcome({ kind: 'success', verdict: '', artifacts: [] }))).toEqual(['input.outcome.verdict']);
+    expect(fields(validateOutcome({ kind: 'failure', reason: '', details: 'd'.repeat(10 * KB + 1) }, 'out'))).toEqual([
+      'out.reason',
+      'out.details',
+    ]);
+  });
+});
+
+describe('findNul', () => {
+  it('returns null for clean values and the first path in document order', () => {
+    expect(findNul({ a: ['b', { c: 'd' }] }, 'x')).toBeNull();
+    expect(findNul({ a: [NUL, 'ok'], b: NUL }, 'x')).toEqual({ path: 'x.a.0', inKey: false });
+    expect(findNul({ a: { [NUL]: 1 } }, 'x')).toEqual({ path: 'x.a', inKey: true });
+    expect(findNul(NUL, 'x')).toEqual({ path: 'x', inKey: false });
+  });
+});
+
+describe('exceedsJsonDepth', () => {
+  it('counts array and object levels; scalars have depth 0', () => {
+    expect(exceedsJsonDepth(1, 0)).toBe(false);
+    expect(exceedsJsonDepth([], 0)).toBe(true);
+    expect(exceedsJsonDepth({ a: [{}] }, 3)).toBe(false);
+    expect(exceedsJsonDepth({ a: [{ b: [] }] }, 3)).toBe(true);
+  });
+});

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import {
+  EPISODE_ACTIONS,
+  EPISODE_STATUSES,
+  allowedActions,
+  checkTransition,
+  isEpisodeStatus,
+  isTerminal,
+  type EpisodeAction,
+  type EpisodeStatus,
+} from '../../src/episodes/status.ts';
+
+// The expected machine, written out independently of the implementation's table.
+const LEGAL: Record<EpisodeStatus, Partial<Record<EpisodeAction, EpisodeStatus>>> = {
+  running: {
+    block: 'blocked',
+    complete: 'completed',
+    fail: 'failed',
+    cancel: 'cancelled',
+    escalate: 'escalated',
+    logSteps: 'running',
+    checkpoint: 'running',
+    critique: 'running',
+  },
+  blocked: { resume: 'running', fail: 'failed', cancel: 'cancelled', escalate: 'escalated', critique: 'blocked' },
+  completed: { critique: 'completed' },
+  failed: {},
+  cancelled: {},
+  escalated: {},
+};
+
+const ALL_PAIRS = EPISODE_STATUSES.flatMap((status) => EPISODE_ACTIONS.map((action) => [status, action] as const));
+const LEGAL_PAIRS = ALL_PAIRS.filter(([status, action]) => LEGAL[status][action] !== undefined);
+const ILLEGAL_PAIRS = ALL_PAIRS.filter(([status, action]) => LEGAL[status][action] === undefined);
+
+describe('checkTransition', () => {
+  it('covers 6 statuses x 9 actions, 14 of them legal', () => {
+    expect(ALL_PAIRS).toHaveLength(54);
+    expect(LEGAL_PAIRS).toHaveLength(14);
+    expect(ILLEGAL_PAIRS).toHaveLength(40);
+  });
+
+  it.each(LEGAL_PAIRS)('%s --%s--> allowed', (status, action) => {
+    expect(checkTransition(status, action)).toEqual({ ok: true, to: LEGAL[status][action] });
+  });
+
+  it.each(ILLEGAL_PAIRS)('%s --%s--> refused', (status, action) => {
+    const result = checkTransition(status, action);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.from).toBe(status);
+    expect(result.action).toBe(action);
+    expect(result.message).toContain(action);
+    expect(result.message).toContain(status);
+  });
+
+  it('names the allowed actions in the refusal', () => {
+    const result = checkTransition('blocked', 'complete');
+    expect(result).toMatchObject({ ok: false, allowed: ['resume', 'fail', 'cancel', 'escalate', 'critique'] });
+    expect(result.ok === false && result.message).toBe(
+      'Cannot complete an episode that is blocked (allowed: resume, fail, cancel, escalate, critique)',
+    );
+  });
+
+  it('says a final status has no exits', () => {
+    const result = checkTransition('failed', 'resume');
+    expect(result).toMatchObject({ ok: false, allowed: [] });
+    expect(result.ok === false && result.message).toBe('Cannot resume an episode that is failed (it is final)');
+  });
+
+  it('keeps steps and checkpoints to running episodes only', () => {
+    for (const status of EPISODE_STATUSES.filter((s) => s !== 'running')) {
+      expect(checkTransition(status, 'logSteps').ok).toBe(false);
+      expect(checkTransition(status, 'checkpoint').ok).toBe(false);
+    }
+  });
+});
+
+describe('allowedActions', () => {
+  it.each(EPISODE_STATUSES)('lists exactly the legal actions of %s', (status) => {
+    expect(allowedActions(status)).toEqual(EPISODE_ACTIONS.filter((action) => LEGAL[status][action] !== undefined));
+  });
+});
+
+describe('isTerminal', () => {
+  it.each([
+    ['running', false],
+    ['blocked', false],
+    ['completed', true],
+    ['failed', true],
+    ['cancelled', true],
+    ['escalated', true],
+  ] as const)('%s -> %s', (status, terminal) => {
+    expect(isTerminal(status)).toBe(terminal);
+  });
+
+  it('no action leads out of a terminal status', () => {
+    for (const [status, action] of ALL_PAIRS.filter(([s]) => isTerminal(s))) {
+      const result = checkTransition(status, action);
+      if (result.ok) expect(result.to).toBe(status);
+    }
+  });
+});
+
+describe('isEpisodeStatus', () => {
+  it('accepts every status and nothing else', () => {
+    for (const status of EPISODE_STATUSES) expect(isEpisodeStatus(status)).toBe(true);
+    expect(isEpisodeStatus('RUNNING')).toBe(false);
+    expect(isEpisodeStatus('paused')).toBe(false);
+    expect(isEpisodeStatus('')).toBe(false);
+  });
+});
