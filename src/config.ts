@@ -32,6 +32,8 @@ const EnvSchema = z.object({
   REDACT_KEYS: commaList.optional(),
   GROUP_COMMIT_WINDOW_MS: z.coerce.number().min(0).max(1000).default(2),
   GROUP_COMMIT_MAX_ROWS: z.coerce.number().int().min(1).max(50_000).default(2_000),
+  INGEST_MAX_PENDING_ROWS: z.coerce.number().int().min(1).default(50_000),
+  JOB_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   REDIS_URL: z.string().url().optional(),
@@ -53,6 +55,8 @@ export interface Config {
   introspection: boolean;
   redactKeys: string[] | undefined;
   groupCommit: { windowMs: number; maxRows: number };
+  ingestMaxPendingRows: number;
+  jobPollSeconds: number;
   maxBodyBytes: number;
   shutdownTimeoutMs: number;
   redisUrl: string | undefined;
@@ -103,6 +107,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     introspection: e.INTROSPECTION ?? !isProduction,
     redactKeys: e.REDACT_KEYS,
     groupCommit: { windowMs: e.GROUP_COMMIT_WINDOW_MS, maxRows: e.GROUP_COMMIT_MAX_ROWS },
+    ingestMaxPendingRows: e.INGEST_MAX_PENDING_ROWS,
+    jobPollSeconds: e.JOB_POLL_SECONDS,
     maxBodyBytes: e.MAX_BODY_BYTES,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,

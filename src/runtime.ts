@@ -5,7 +5,7 @@ import type { Config } from './config.ts';
 import { createDatabase, describeConnectionError, type Database } from './db/client.ts';
 import { startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
-import type { Services } from './services.ts';
+import { createServices, stopServices, type Services } from './services.ts';
 
 /** A start-up failure with a message meant for the operator, printed as one line. */
 export class StartupError extends Error {
@@ -50,10 +50,11 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   });
   const applied = await migrate(db.pool);
   if (applied.length) log.info({ applied }, 'migrations applied');
-  const services: Services = { config, db, log };
+  const services = await createServices(config, db, log);
   return {
     services,
     async close() {
+      await stopServices(services);
       await db.close();
       await stopEmbedded?.();
     },

@@ -1,10 +1,34 @@
-// The long-lived parts a request needs, created once per process in main.ts (or per test).
+// The long-lived parts a request needs, created once per process (or per test server).
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
+import { startDeadlineWorkers } from './episodes/deadlines.ts';
+import { startJobQueue, type JobQueue } from './jobs/queue.ts';
+import { DEFAULT_REDACTED_KEYS } from './steps/redact.ts';
+import { StepIngestor } from './steps/ingest.ts';
+import { createWriter, type Writer } from './write.ts';
 
 export interface Services {
   config: Config;
   db: Database;
   log: Logger;
+  writer: Writer;
+  ingest: StepIngestor;
+  jobs: JobQueue;
+  redactKeys: readonly string[];
+}
+
+export async function createServices(config: Config, db: Database, log: Logger): Promise<Services> {
+  const redactKeys = config.redactKeys ?? DEFAULT_REDACTED_KEYS;
+  const writer = createWriter(db.pool, redactKeys);
+  const ingest = new StepIngestor(db.pool, writer, { ...config.groupCommit, maxPendingRows: config.ingestMaxPendingRows });
+  const jobs = await startJobQueue(db.pool, log);
+  await startDeadlineWorkers(jobs, db.pool, writer, log, config.jobPollSeconds);
+  return { config, db, log, writer, ingest, jobs, redactKeys };
+}
+
+/** Answers every accepted write, then stops background work. The caller closes the database. */
+export async function stopServices(services: Services): Promise<void> {
+  await services.ingest.drain();
+  await services.jobs.stop({ graceful: true, wait: true, timeout: 5_000 });
 }

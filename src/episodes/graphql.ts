@@ -1,18 +1,166 @@
+// Episode types, queries and lifecycle mutations. Resolvers translate and delegate to the store.
 import { builder } from '../builder.ts';
-import { NotFoundError } from '../schema/errors.ts';
+import { scheduleDeadline } from './deadlines.ts';
+import { canContinue, isSuccessful, type StopReason } from './stop-reason.ts';
+import {
+  IdempotencyConflictError,
+  IllegalTransitionError,
+  InputLimitError,
+  LeaseError,
+  NotFoundError,
+  throwIfViolations,
+} from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
+import { validateEpisodeInput, validateGoalSpec, type JsonValue } from './limits.ts';
+import { toOutcome, toStartEpisodeInput, type GqlOutcomeInput, type GqlStartEpisodeInput } from './inputs.ts';
+import * as store from './store.ts';
+import type { Outcome } from './outcome.ts';
+import type { LeaseCharge } from '../leases/rules.ts';
+import { episodeWhere, EpisodeFilterInput } from './filter.ts';
+import { EpisodeStatusEnum, OutcomeKindEnum } from './enums.ts';
+
+const ComplexityEnum = builder.enumType('Complexity', { values: ['SIMPLE', 'MODERATE', 'COMPLEX'] as const });
+const ModeEnum = builder.enumType('EpisodeMode', { values: ['LIVE', 'DRY_RUN'] as const });
+const PolicyEnum = builder.enumType('BudgetExhaustedPolicy', {
+  description: 'What the server does when a token or step budget runs out (wall time always fails).',
+  values: ['FAIL', 'CONVERGE'] as const,
+});
+
+// ---- output types ----
+
+const TaskContext = builder.objectRef<{ language: string | null; framework: string | null; complexity: string; domain: string | null; tags: string[] }>('TaskContext').implement({
+  fields: (t) => ({
+    language: t.exposeString('language', { nullable: true }),
+    framework: t.exposeString('framework', { nullable: true }),
+    complexity: t.field({ type: ComplexityEnum, resolve: (c) => c.complexity.toUpperCase() as 'MODERATE' }),
+    domain: t.exposeString('domain', { nullable: true }),
+    tags: t.exposeStringList('tags'),
+  }),
+});
+
+interface BudgetLine {
+  resource: string;
+  used: number;
+  limit: number | null;
+}
+
+const BudgetLineRef = builder.objectRef<BudgetLine>('BudgetUsage').implement({
+  description: 'One budgeted resource: how much is used against its limit (null limit = unlimited).',
+  fields: (t) => ({
+    resource: t.exposeString('resource', { description: 'tokens, steps or wall_time' }),
+    used: t.exposeFloat('used'),
+    limit: t.exposeFloat('limit', { nullable: true }),
+    remaining: t.float({ nullable: true, resolve: (b) => (b.limit === null ? null : Math.max(0, b.limit - b.used)) }),
+    fraction: t.float({ nullable: true, description: 'used / limit, for progress bars', resolve: (b) => (b.limit ? b.used / b.limit : null) }),
+  }),
+});
+
+const StopReasonRef = builder.objectRef<StopReason>('StopReason').implement({
+  description: 'Why the episode stopped (seed 000 outcome kinds).',
+  fields: (t) => ({
+    kind: t.string({ resolve: (r) => r.kind, description: 'completed, budget_exhausted, max_episodes, blocked, escalated, error, cancelled, failed' }),
+    resource: t.string({ nullable: true, resolve: (r) => ('resource' in r ? r.resource : null) }),
+    reason: t.string({ nullable: true, resolve: (r) => ('reason' in r ? (r.reason ?? null) : 'message' in r ? r.message : null) }),
+    recoverable: t.boolean({ nullable: true, resolve: (r) => ('recoverable' in r ? r.recoverable : null) }),
+    isSuccessful: t.boolean({ resolve: (r) => isSuccessful(r) }),
+    canContinue: t.boolean({ resolve: (r) => canContinue(r) }),
+  }),
+});
+
+const OutcomeRef = builder.objectRef<Outcome>('Outcome').implement({
+  fields: (t) => ({
+    kind: t.field({ type: OutcomeKindEnum, resolve: (o) => o.kind.toUpperCase() as 'SUCCESS' }),
+    verdict: t.string({ nullable: true, resolve: (o) => ('verdict' in o ? o.verdict : null) }),
+    artifacts: t.stringList({ nullable: true, resolve: (o) => ('artifacts' in o ? o.artifacts : null) }),
+    completed: t.stringList({ nullable: true, resolve: (o) => ('completed' in o ? o.completed : null) }),
+    failed: t.stringList({ nullable: true, resolve: (o) => ('failed' in o ? o.failed : null) }),
+    reason: t.string({ nullable: true, resolve: (o) => ('reason' in o ? o.reason : null) }),
+    details: t.string({ nullable: true, resolve: (o) => ('details' in o ? (o.details ?? null) : null) }),
+  }),
+});
+
+interface Critique {
+  verdict: string;
+  score: number | null;
+  feedback: string | null;
+  virtueScores: Array<{ name: string; score: number }>;
+}
+
+const VirtueScoreRef = builder.objectRef<{ name: string; score: number }>('VirtueScore').implement({
+  fields: (t) => ({ name: t.exposeString('name'), score: t.exposeFloat('score') }),
+});
+
+const CritiqueRef = builder.objectRef<Critique>('Critique').implement({
+  description: 'The critic result of seed 002: verdict, score, feedback and named virtue scores.',
+  fields: (t) => ({
+    verdict: t.exposeString('verdict'),
+    score: t.exposeFloat('score', { nullable: true }),
+    feedback: t.exposeString('feedback', { nullable: true }),
+    virtueScores: t.field({ type: [VirtueScoreRef], resolve: (c) => c.virtueScores }),
+  }),
+});
+
+const num = (v: bigint | number | null) => (v === null ? null : Number(v));
+
+builder.prismaObject('Checkpoint', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    stepNumber: t.exposeInt('stepNumber', { description: 'Steps journaled when the checkpoint was saved.' }),
+    label: t.exposeString('label', { nullable: true }),
+    state: t.expose('state', { type: 'JSON' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
 
 builder.prismaObject('Episode', {
   fields: (t) => ({
     id: t.exposeID('id'),
+    episodeNumber: t.exposeInt('episodeNumber', { nullable: true, description: 'Monotonic per work item, from 1.' }),
+    agent: t.exposeString('agent', { nullable: true }),
     taskDescription: t.exposeString('taskDescription'),
     taskType: t.exposeString('taskType'),
-    status: t.exposeString('status'),
+    context: t.field({ type: TaskContext, select: { language: true, framework: true, complexity: true, domain: true, tags: true }, resolve: (e) => e }),
+    goalSpec: t.expose('goalSpec', { type: 'JSON', nullable: true }),
+    dedupeKey: t.exposeString('dedupeKey', { nullable: true }),
+    attempt: t.exposeInt('attempt'),
+    maxAttempts: t.exposeInt('maxAttempts'),
+    mode: t.field({ type: ModeEnum, select: { mode: true }, resolve: (e) => e.mode.toUpperCase() as 'LIVE' }),
+    status: t.field({ type: EpisodeStatusEnum, select: { status: true }, resolve: (e) => e.status.toUpperCase() as 'RUNNING' }),
+    phase: t.exposeString('phase', { nullable: true }),
+    onBudgetExhausted: t.field({ type: PolicyEnum, select: { onBudgetExhausted: true }, resolve: (e) => e.onBudgetExhausted.toUpperCase() as 'FAIL' }),
+    budgetUsage: t.field({
+      type: [BudgetLineRef],
+      description: 'Usage against budget for tokens, steps and wall time.',
+      select: { usedTokens: true, maxTokens: true, stepCount: true, maxSteps: true, maxWallMs: true, startedAt: true, endedAt: true },
+      resolve: (e) => [
+        { resource: 'tokens', used: Number(e.usedTokens), limit: num(e.maxTokens) },
+        { resource: 'steps', used: e.stepCount, limit: e.maxSteps },
+        { resource: 'wall_time', used: (e.endedAt ?? new Date()).getTime() - e.startedAt.getTime(), limit: num(e.maxWallMs) },
+      ],
+    }),
+    stepCount: t.exposeInt('stepCount'),
+    usedTokens: t.field({ type: 'BigInt', select: { usedTokens: true }, resolve: (e) => e.usedTokens }),
+    usedToolCalls: t.exposeInt('usedToolCalls'),
+    usedCost: t.exposeFloat('usedCost'),
+    outcome: t.field({ type: OutcomeRef, nullable: true, select: { outcome: true }, resolve: (e) => e.outcome as Outcome | null }),
+    stopReason: t.field({ type: StopReasonRef, nullable: true, select: { stopReason: true }, resolve: (e) => e.stopReason as StopReason | null }),
+    blockedReason: t.exposeString('blockedReason', { nullable: true }),
+    approvalRequest: t.expose('approvalRequest', { type: 'JSON', nullable: true }),
+    critique: t.field({ type: CritiqueRef, nullable: true, select: { critique: true }, resolve: (e) => e.critique as Critique | null }),
+    metadata: t.expose('metadata', { type: 'JSON' }),
     startedAt: t.expose('startedAt', { type: 'DateTime' }),
+    deadlineAt: t.expose('deadlineAt', { type: 'DateTime', nullable: true }),
     endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true }),
-    tenant: t.relation('tenant'),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    steps: t.relatedConnection('steps', { cursor: 'id', defaultSize: 50, maxSize: 1000, query: { orderBy: { stepNumber: 'asc' } } }),
+    checkpoints: t.relation('checkpoints', { query: { orderBy: { createdAt: 'asc' } } }),
+    workItem: t.relation('workItem', { nullable: true }),
+    lease: t.relation('lease', { nullable: true }),
+    parentEpisode: t.relation('parentEpisode', { nullable: true }),
   }),
 });
+
+// ---- queries ----
 
 builder.queryFields((t) => ({
   episode: t.prismaField({
@@ -20,9 +168,7 @@ builder.queryFields((t) => ({
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, { id }, ctx) => {
-      const episode = isUuid(id)
-        ? await ctx.services.db.prisma.episode.findFirst({ ...query, where: { id, tenantId: ctx.viewer!.tenantId } })
-        : null;
+      const episode = isUuid(id) ? await ctx.services.db.prisma.episode.findFirst({ ...query, where: { id, tenantId: ctx.viewer!.tenantId } }) : null;
       if (!episode) throw new NotFoundError('Episode', String(id));
       return episode;
     },
@@ -32,11 +178,236 @@ builder.queryFields((t) => ({
     cursor: 'id',
     defaultSize: 20,
     maxSize: 100,
-    resolve: (query, _root, _args, ctx) =>
+    args: { filter: t.arg({ type: EpisodeFilterInput }) },
+    resolve: (query, _root, args, ctx) =>
       ctx.services.db.prisma.episode.findMany({
         ...query,
-        where: { tenantId: ctx.viewer!.tenantId },
+        where: episodeWhere(ctx.viewer!.tenantId, args.filter ?? null),
         orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
       }),
   }),
 }));
+
+// ---- mutations ----
+
+const EpisodePayload = builder.objectRef<{ episodeId: string }>('EpisodePayload').implement({
+  fields: (t) => ({ episode: episodeField(t) }),
+});
+
+export function episodeField(t: any) {
+  return t.prismaField({
+    type: 'Episode',
+    resolve: (query: object, parent: { episodeId: string }, _args: unknown, ctx: any) =>
+      ctx.services.db.prisma.episode.findUniqueOrThrow({ ...query, where: { id: parent.episodeId } }),
+  });
+}
+
+const StartEpisodePayload = builder.objectRef<{ episodeId: string; deduplicated: boolean }>('StartEpisodePayload').implement({
+  fields: (t) => ({
+    episode: episodeField(t),
+    deduplicated: t.exposeBoolean('deduplicated', { description: 'True when dedupeKey matched an earlier start with the same input.' }),
+  }),
+});
+
+const LeaseChargeRef = builder.objectRef<LeaseCharge>('LeaseCharge').implement({
+  description: 'What the finished episode cost its lease (seed 000: charged after each episode).',
+  fields: (t) => ({
+    ok: t.exposeBoolean('ok', { description: 'False when the charge overdrew the lease.' }),
+    exhausted: t.exposeString('exhausted', { nullable: true }),
+    remainingEpisodes: t.float({ nullable: true, resolve: (c) => c.remaining.episodes }),
+    remainingToolCalls: t.float({ nullable: true, resolve: (c) => c.remaining.toolCalls }),
+    remainingTokens: t.float({ nullable: true, resolve: (c) => c.remaining.tokens }),
+    remainingWallMs: t.float({ nullable: true, resolve: (c) => c.remaining.wallMs }),
+  }),
+});
+
+const FinishPayload = builder.objectRef<{ episodeId: string; leaseCharge: LeaseCharge | null }>('FinishEpisodePayload').implement({
+  fields: (t) => ({
+    episode: episodeField(t),
+    leaseCharge: t.field({ type: LeaseChargeRef, nullable: true, resolve: (p) => p.leaseCharge }),
+  }),
+});
+
+const TaskContextInput = builder.inputType('TaskContextInput', {
+  fields: (t) => ({
+    language: t.string(),
+    framework: t.string(),
+    complexity: t.field({ type: ComplexityEnum, defaultValue: 'MODERATE' }),
+    domain: t.string(),
+    tags: t.stringList({ defaultValue: [] }),
+  }),
+});
+
+const BudgetInput = builder.inputType('BudgetInput', {
+  description: 'Limits the server enforces; omitted means unlimited.',
+  fields: (t) => ({ maxTokens: t.int(), maxSteps: t.int(), maxWallMs: t.int() }),
+});
+
+const StartEpisodeInput = builder.inputType('StartEpisodeInput', {
+  fields: (t) => ({
+    taskDescription: t.string({ required: true }),
+    taskType: t.string({ required: true }),
+    context: t.field({ type: TaskContextInput }),
+    goalSpec: t.field({ type: 'JSON', description: 'Text or JSON, at most 64 KB, no NUL bytes.' }),
+    agent: t.string(),
+    dedupeKey: t.string({ description: 'Repeating a start with the same key returns the same episode.' }),
+    maxAttempts: t.int(),
+    mode: t.field({ type: ModeEnum, defaultValue: 'LIVE' }),
+    budget: t.field({ type: BudgetInput }),
+    onBudgetExhausted: t.field({ type: PolicyEnum, defaultValue: 'FAIL' }),
+    metadata: t.field({ type: 'JSON' }),
+    parentEpisodeId: t.id(),
+    workItemId: t.id(),
+    leaseId: t.id({ description: 'The lease this episode runs under; its work item is implied.' }),
+    episodeNumber: t.int({ description: 'Requested number (a restarted loop); must exceed the last one issued.' }),
+  }),
+});
+
+const OutcomeInput = builder.inputType('OutcomeInput', {
+  description: 'success {verdict, artifacts} | partial {verdict, completed, failed} | failure {reason, details}',
+  fields: (t) => ({
+    kind: t.field({ type: OutcomeKindEnum, required: true }),
+    verdict: t.string(),
+    artifacts: t.stringList(),
+    completed: t.stringList(),
+    failed: t.stringList(),
+    reason: t.string(),
+    details: t.string(),
+  }),
+});
+
+const VirtueScoreInput = builder.inputType('VirtueScoreInput', {
+  fields: (t) => ({ name: t.string({ required: true }), score: t.float({ required: true }) }),
+});
+
+const transitionErrors = [NotFoundError, IllegalTransitionError, InputLimitError];
+
+function textLimit(field: string, value: string | null | undefined, max: number) {
+  if (value != null && Buffer.byteLength(value) > max) {
+    throw new InputLimitError([{ field, limit: `${max} bytes`, actual: String(Buffer.byteLength(value)), message: `${field} is longer than ${max} bytes` }]);
+  }
+  if (value != null && value.includes('\u0000')) throw new InputLimitError([{ field, limit: 'no NUL bytes', actual: null, message: `${field} must not contain NUL bytes` }]);
+}
+
+function jsonLimit(field: string, value: unknown) {
+  throwIfViolations(value == null ? [] : validateGoalSpec(value as JsonValue, field));
+}
+
+builder.mutationFields((t) => ({
+  startEpisode: t.field({
+    type: StartEpisodePayload,
+    errors: { types: [InputLimitError, IdempotencyConflictError, NotFoundError, LeaseError] },
+    args: { input: t.arg({ type: StartEpisodeInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const domain = toStartEpisodeInput(input as GqlStartEpisodeInput);
+      throwIfViolations(validateEpisodeInput(domain));
+      const { services, viewer } = ctx;
+      const result = await services.writer.run(viewer!.tenantId, (w) => store.startEpisode(w, domain));
+      if (result.deadlineAt && !result.deduplicated) {
+        await scheduleDeadline(services.jobs, { tenantId: viewer!.tenantId, episodeId: result.episodeId }, result.deadlineAt);
+      }
+      return result;
+    },
+  }),
+  blockEpisode: t.field({
+    type: EpisodePayload,
+    errors: { types: transitionErrors },
+    args: { episodeId: t.arg.id({ required: true }), reason: t.arg.string({ required: true }), approvalRequest: t.arg({ type: 'JSON' }) },
+    resolve: async (_root, args, ctx) => {
+      textLimit('reason', args.reason, 10 * 1024);
+      jsonLimit('approvalRequest', args.approvalRequest);
+      const episodeId = String(args.episodeId);
+      await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => store.blockEpisode(w, episodeId, args.reason, (args.approvalRequest ?? null) as JsonValue));
+      return { episodeId };
+    },
+  }),
+  resumeEpisode: t.field({
+    type: EpisodePayload,
+    errors: { types: transitionErrors },
+    args: {
+      episodeId: t.arg.id({ required: true }),
+      approved: t.arg.boolean({ required: true, description: 'The approval decision; journaled as an approval_resolved step.' }),
+      decidedBy: t.arg.string(),
+      comment: t.arg.string(),
+    },
+    resolve: async (_root, args, ctx) => {
+      textLimit('decidedBy', args.decidedBy, 256);
+      textLimit('comment', args.comment, 10 * 1024);
+      const episodeId = String(args.episodeId);
+      await ctx.services.writer.run(ctx.viewer!.tenantId, (w) =>
+        store.resumeEpisode(w, episodeId, { approved: args.approved, decidedBy: args.decidedBy ?? null, comment: args.comment ?? null }),
+      );
+      return { episodeId };
+    },
+  }),
+  saveCheckpoint: t.field({
+    type: EpisodePayload,
+    errors: { types: transitionErrors },
+    args: { episodeId: t.arg.id({ required: true }), label: t.arg.string(), state: t.arg({ type: 'JSON', required: true }) },
+    resolve: async (_root, args, ctx) => {
+      textLimit('label', args.label, 256);
+      const episodeId = String(args.episodeId);
+      await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => store.saveCheckpoint(w, episodeId, args.label ?? null, args.state as JsonValue));
+      return { episodeId };
+    },
+  }),
+  recordCritique: t.field({
+    type: EpisodePayload,
+    errors: { types: transitionErrors },
+    args: {
+      episodeId: t.arg.id({ required: true }),
+      verdict: t.arg.string({ required: true }),
+      score: t.arg.float(),
+      feedback: t.arg.string(),
+      virtueScores: t.arg({ type: [VirtueScoreInput] }),
+    },
+    resolve: async (_root, args, ctx) => {
+      textLimit('verdict', args.verdict, 10 * 1024);
+      textLimit('feedback', args.feedback, 10 * 1024);
+      const scores = args.virtueScores ?? [];
+      const bad = [args.score, ...scores.map((s) => s.score)].some((s) => s != null && !(s >= 0 && s <= 1));
+      if (bad) throw new InputLimitError([{ field: 'score', limit: '0..1', actual: null, message: 'scores must be between 0 and 1' }]);
+      if (scores.length > 32) throw new InputLimitError([{ field: 'virtueScores', limit: '32 items', actual: String(scores.length), message: 'at most 32 virtue scores' }]);
+      scores.forEach((s, i) => textLimit(`virtueScores.${i}.name`, s.name, 100));
+      const episodeId = String(args.episodeId);
+      await ctx.services.writer.run(ctx.viewer!.tenantId, (w) =>
+        store.recordCritique(w, episodeId, { verdict: args.verdict, score: args.score ?? null, feedback: args.feedback ?? null, virtueScores: scores }),
+      );
+      return { episodeId };
+    },
+  }),
+  completeEpisode: t.field({
+    type: FinishPayload,
+    errors: { types: transitionErrors },
+    args: { episodeId: t.arg.id({ required: true }), outcome: t.arg({ type: OutcomeInput, required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const episodeId = String(args.episodeId);
+      const leaseCharge = await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => store.completeEpisode(w, episodeId, toOutcome(args.outcome as GqlOutcomeInput)));
+      return { episodeId, leaseCharge };
+    },
+  }),
+  failEpisode: endMutation(t, 'fail'),
+  cancelEpisode: endMutation(t, 'cancel'),
+  escalateEpisode: endMutation(t, 'escalate'),
+}));
+
+function endMutation(t: any, action: 'fail' | 'cancel' | 'escalate') {
+  return t.field({
+    type: FinishPayload,
+    errors: { types: transitionErrors },
+    args: {
+      episodeId: t.arg.id({ required: true }),
+      reason: t.arg.string({ required: action !== 'cancel' }),
+      ...(action === 'fail' ? { recoverable: t.arg.boolean({ defaultValue: false }) } : {}),
+    },
+    resolve: async (_root: unknown, args: { episodeId: string; reason?: string | null; recoverable?: boolean }, ctx: any) => {
+      textLimit('reason', args.reason, 10 * 1024);
+      const episodeId = String(args.episodeId);
+      const leaseCharge = await ctx.services.writer.run(ctx.viewer!.tenantId, (w: store.WriteContext) =>
+        store.endEpisode(w, episodeId, action, args.reason ?? '', args.recoverable ?? false),
+      );
+      return { episodeId, leaseCharge };
+    },
+  });
+}
+

@@ -1,7 +1,7 @@
 // Root types and the shared Error interface. Root-type auth scopes apply to every field, so no
 // operation can be added without a scope: reads need `read`, writes `write`.
 import { builder } from '../builder.ts';
-import { DomainError, InputLimitError, NotFoundError, type LimitViolation } from './errors.ts';
+import { DomainError, IdempotencyConflictError, IllegalTransitionError, InputLimitError, LeaseError, NotFoundError, type LimitViolation } from './errors.ts';
 import { addScalars } from './scalars.ts';
 
 addScalars(builder);
@@ -37,4 +37,32 @@ builder.objectType(InputLimitError, {
   interfaces: [ErrorInterface],
   isTypeOf: (v) => v instanceof InputLimitError,
   fields: (t) => ({ violations: t.field({ type: [LimitViolationRef], resolve: (e) => e.violations }) }),
+});
+
+builder.objectType(IllegalTransitionError, {
+  name: 'IllegalTransitionError',
+  description: 'The episode is not in a state that allows this action. Nothing changed.',
+  interfaces: [ErrorInterface],
+  isTypeOf: (v) => v instanceof IllegalTransitionError,
+  fields: (t) => ({ from: t.exposeString('from'), action: t.exposeString('action'), allowed: t.exposeStringList('allowed') }),
+});
+
+builder.objectType(IdempotencyConflictError, {
+  name: 'IdempotencyConflictError',
+  description: 'The dedupeKey was used before with different input.',
+  interfaces: [ErrorInterface],
+  isTypeOf: (v) => v instanceof IdempotencyConflictError,
+  fields: (t) => ({ dedupeKey: t.exposeString('dedupeKey'), existingEpisodeId: t.exposeID('existingEpisodeId') }),
+});
+
+builder.objectType(LeaseError, {
+  name: 'LeaseError',
+  description: 'The lease does not allow this: revoked, expired, exhausted, or a child lease that would widen its parent.',
+  interfaces: [ErrorInterface],
+  isTypeOf: (v) => v instanceof LeaseError,
+  fields: (t) => ({
+    leaseId: t.exposeID('leaseId'),
+    rule: t.exposeString('rule'),
+    violations: t.field({ type: [LimitViolationRef], resolve: (e) => e.violations }),
+  }),
 });

@@ -4,6 +4,8 @@ import { builder } from '../builder.ts';
 import './base.ts';
 import '../auth/graphql.ts';
 import '../episodes/graphql.ts';
+import '../steps/graphql.ts';
+import '../leases/graphql.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });
 // Fail at start-up, not on the first request.

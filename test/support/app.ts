@@ -5,7 +5,7 @@ import { createApiKey, createTenant } from '../../src/auth/store.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { createApp, type App } from '../../src/server.ts';
-import type { Services } from '../../src/services.ts';
+import { createServices, stopServices, type Services } from '../../src/services.ts';
 import { createMigratedDatabase, type MigratedDatabase } from './db.ts';
 
 export interface GraphQLResponse<T = any> {
@@ -34,8 +34,8 @@ export interface TestApp {
 
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const database = await createMigratedDatabase();
-  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: database.url, LOG_LEVEL: 'silent', SHUTDOWN_TIMEOUT_MS: '2000', ...env });
-  const services: Services = { config, db: database.db, log: createLogger(config.logLevel) };
+  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: database.url, LOG_LEVEL: 'silent', SHUTDOWN_TIMEOUT_MS: '2000', JOB_POLL_SECONDS: '0.5', ...env });
+  const services: Services = await createServices(config, database.db, createLogger(config.logLevel));
   const app = createApp(services);
   await app.start();
   const url = app.url();
@@ -79,6 +79,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     async stop() {
       await Promise.all(wsClients.map((c) => c.dispose()));
       await app.stop();
+      await stopServices(services);
       await database.drop();
     },
   };

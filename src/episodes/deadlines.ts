@@ -1,0 +1,57 @@
+// Wall time is enforced even when the agent goes silent: each episode with a wall-time budget gets
+// a job due at its deadline, and a periodic sweep catches any deadline whose job was lost.
+import type { Logger } from 'pino';
+import type pg from 'pg';
+import type { JobQueue } from '../jobs/queue.ts';
+import { stopForBudget } from '../steps/apply.ts';
+import type { Writer } from '../write.ts';
+import { lockEpisode } from './row.ts';
+
+export const DEADLINE_JOB = 'episode-deadline';
+export const DEADLINE_SWEEP_JOB = 'episode-deadline-sweep';
+const SWEEP_LIMIT = 500;
+
+interface DeadlineJob {
+  tenantId: string;
+  episodeId: string;
+}
+
+/** Stops the episode with budget_exhausted{wall_time} if it is still live and past its deadline. */
+export async function enforceDeadline(writer: Writer, job: DeadlineJob): Promise<boolean> {
+  return writer.run(job.tenantId, async (ctx) => {
+    const ep = await lockEpisode(ctx.client, ctx.tenantId, job.episodeId);
+    if (ep.status !== 'running' && ep.status !== 'blocked') return false;
+    if (ep.budget.maxWallMs === null || ctx.now.getTime() - ep.startedAt.getTime() < ep.budget.maxWallMs) return false;
+    await stopForBudget(ctx.client, ep, 'wall_time', ctx.now, ctx.events);
+    return true;
+  });
+}
+
+export async function sweepDeadlines(pool: pg.Pool, writer: Writer): Promise<number> {
+  const { rows } = await pool.query<DeadlineJob>(
+    `SELECT tenant_id AS "tenantId", id AS "episodeId" FROM episodes
+      WHERE status IN ('running', 'blocked') AND deadline_at <= now() ORDER BY deadline_at LIMIT ${SWEEP_LIMIT}`,
+  );
+  let stopped = 0;
+  for (const job of rows) stopped += (await enforceDeadline(writer, job)) ? 1 : 0;
+  return stopped;
+}
+
+export async function scheduleDeadline(queue: JobQueue, job: DeadlineJob, deadlineAt: Date) {
+  await queue.send(DEADLINE_JOB, job, { startAfter: deadlineAt, singletonKey: job.episodeId });
+}
+
+export async function startDeadlineWorkers(queue: JobQueue, pool: pg.Pool, writer: Writer, log: Logger, pollSeconds: number) {
+  await queue.createQueue(DEADLINE_JOB);
+  await queue.createQueue(DEADLINE_SWEEP_JOB);
+  await queue.work<DeadlineJob>(DEADLINE_JOB, { pollingIntervalSeconds: pollSeconds, batchSize: 20 }, async (jobs) => {
+    for (const job of jobs) {
+      if (await enforceDeadline(writer, job.data)) log.info({ episodeId: job.data.episodeId }, 'episode stopped at its wall-time deadline');
+    }
+  });
+  await queue.work(DEADLINE_SWEEP_JOB, { pollingIntervalSeconds: pollSeconds }, async () => {
+    const stopped = await sweepDeadlines(pool, writer);
+    if (stopped) log.info({ stopped }, 'deadline sweep stopped overdue episodes');
+  });
+  await queue.schedule(DEADLINE_SWEEP_JOB, '* * * * *');
+}

@@ -1,0 +1,41 @@
+// Every way an episode ends goes through here: status, stop reason, outcome, end time, the lease
+// charge and the ledger event, in the caller's transaction.
+import type pg from 'pg';
+import { contentHash } from '../ledger/hash.ts';
+import type { NewLedgerEvent } from '../ledger/store.ts';
+import { chargeEpisodeToLease } from '../leases/store.ts';
+import type { LeaseCharge } from '../leases/rules.ts';
+import type { Outcome } from './outcome.ts';
+import type { EpisodeRow } from './row.ts';
+import type { EpisodeStatus } from './status.ts';
+import type { StopReason } from './stop-reason.ts';
+
+export interface EpisodeEnding {
+  status: EpisodeStatus;
+  stopReason: StopReason;
+  outcome: Outcome | null;
+  eventType: string;
+}
+
+export async function finishEpisode(
+  client: pg.PoolClient,
+  ep: EpisodeRow,
+  ending: EpisodeEnding,
+  now: Date,
+  events: NewLedgerEvent[],
+): Promise<LeaseCharge | null> {
+  await client.query(
+    `UPDATE episodes SET status = $2, stop_reason = $3, outcome = $4, outcome_kind = $5, ended_at = $6, updated_at = $6,
+            blocked_reason = NULL WHERE id = $1`,
+    [ep.id, ending.status, JSON.stringify(ending.stopReason), ending.outcome ? JSON.stringify(ending.outcome) : null, ending.outcome?.kind ?? null, now],
+  );
+  const usage = { steps: ep.stepCount, tokens: ep.usedTokens, toolCalls: ep.usedToolCalls, wallMs: now.getTime() - ep.startedAt.getTime() };
+  events.push({
+    type: ending.eventType,
+    episodeId: ep.id,
+    workItemId: ep.workItemId,
+    payload: { status: ending.status, stopReason: ending.stopReason, outcomeHash: ending.outcome ? contentHash(ending.outcome) : null, usage },
+  });
+  if (!ep.leaseId) return null;
+  return chargeEpisodeToLease(client, ep.tenantId, ep.leaseId, { episodes: 1, toolCalls: usage.toolCalls, tokens: usage.tokens, wallMs: usage.wallMs }, events);
+}

@@ -1,0 +1,102 @@
+// GraphQL input shapes (enums in UPPER_CASE) to the domain's shapes, and back for enums.
+import type { Outcome } from './outcome.ts';
+import type { JsonObject, JsonValue, StartEpisodeInput, StepInput } from './limits.ts';
+
+export const lower = <T extends string>(v: string) => v.toLowerCase() as T;
+
+export interface GqlStartEpisodeInput {
+  taskDescription: string;
+  taskType: string;
+  context?: { language?: string | null; framework?: string | null; complexity?: string | null; domain?: string | null; tags?: string[] | null } | null;
+  goalSpec?: unknown;
+  agent?: string | null;
+  dedupeKey?: string | null;
+  maxAttempts?: number | null;
+  mode?: string | null;
+  budget?: { maxTokens?: number | null; maxSteps?: number | null; maxWallMs?: number | null } | null;
+  onBudgetExhausted?: string | null;
+  metadata?: unknown;
+  parentEpisodeId?: string | number | null;
+  workItemId?: string | number | null;
+  leaseId?: string | number | null;
+  episodeNumber?: number | null;
+}
+
+const idOrNull = (v: string | number | null | undefined) => (v == null ? null : String(v));
+
+export function toStartEpisodeInput(i: GqlStartEpisodeInput): StartEpisodeInput & { episodeNumber: number | null } {
+  const c = i.context ?? {};
+  return {
+    taskDescription: i.taskDescription,
+    taskType: i.taskType,
+    context: { language: c.language ?? null, framework: c.framework ?? null, complexity: lower(c.complexity ?? 'MODERATE'), domain: c.domain ?? null, tags: c.tags ?? [] },
+    goalSpec: (i.goalSpec ?? null) as JsonValue,
+    agent: i.agent ?? null,
+    dedupeKey: i.dedupeKey ?? null,
+    maxAttempts: i.maxAttempts ?? null,
+    mode: lower(i.mode ?? 'LIVE'),
+    budget: { maxTokens: i.budget?.maxTokens ?? null, maxSteps: i.budget?.maxSteps ?? null, maxWallMs: i.budget?.maxWallMs ?? null },
+    onBudgetExhausted: lower(i.onBudgetExhausted ?? 'FAIL'),
+    metadata: (i.metadata ?? null) as JsonObject | null,
+    parentEpisodeId: idOrNull(i.parentEpisodeId),
+    workItemId: idOrNull(i.workItemId),
+    leaseId: idOrNull(i.leaseId),
+    episodeNumber: i.episodeNumber ?? null,
+  };
+}
+
+export interface GqlStepInput {
+  kind?: string | null;
+  tool?: string | null;
+  action?: string | null;
+  parameters?: unknown;
+  result?: { kind: string; output?: string | null; message?: string | null; errorClass?: string | null } | null;
+  observation?: string | null;
+  latencyMs?: number | null;
+  tokens?: number | null;
+  cost?: number | null;
+  sideEffectKey?: string | null;
+  worldBefore?: unknown;
+  worldAfter?: unknown;
+  metadata?: unknown;
+}
+
+function toStepResult(r: NonNullable<GqlStepInput['result']>): StepInput['result'] {
+  if (r.kind === 'SUCCESS') return { kind: 'success', output: r.output ?? null };
+  if (r.kind === 'ERROR') return { kind: 'error', message: r.message ?? '', errorClass: r.errorClass ?? null };
+  return { kind: 'timeout' };
+}
+
+export function toStepInput(s: GqlStepInput): StepInput {
+  return {
+    kind: s.kind ?? 'tool_call',
+    tool: s.tool ?? null,
+    action: s.action ?? null,
+    parameters: (s.parameters ?? null) as JsonValue,
+    result: s.result ? toStepResult(s.result) : null,
+    observation: s.observation ?? null,
+    latencyMs: s.latencyMs ?? null,
+    tokens: s.tokens ?? null,
+    cost: s.cost ?? null,
+    sideEffectKey: s.sideEffectKey ?? null,
+    worldBefore: (s.worldBefore ?? null) as JsonValue,
+    worldAfter: (s.worldAfter ?? null) as JsonValue,
+    metadata: (s.metadata ?? null) as JsonObject | null,
+  };
+}
+
+export interface GqlOutcomeInput {
+  kind: string;
+  verdict?: string | null;
+  artifacts?: string[] | null;
+  completed?: string[] | null;
+  failed?: string[] | null;
+  reason?: string | null;
+  details?: string | null;
+}
+
+export function toOutcome(o: GqlOutcomeInput): Outcome {
+  if (o.kind === 'SUCCESS') return { kind: 'success', verdict: o.verdict ?? '', artifacts: o.artifacts ?? [] };
+  if (o.kind === 'PARTIAL') return { kind: 'partial', verdict: o.verdict ?? '', completed: o.completed ?? [], failed: o.failed ?? [] };
+  return o.details == null ? { kind: 'failure', reason: o.reason ?? '' } : { kind: 'failure', reason: o.reason ?? '', details: o.details };
+}

@@ -1,0 +1,59 @@
+// The columns the lifecycle decides on, read under a row lock.
+import type pg from 'pg';
+import type { Budget } from './budget.ts';
+import type { EpisodeStatus } from './status.ts';
+import { NotFoundError } from '../schema/errors.ts';
+import { isUuid } from '../schema/ids.ts';
+
+export interface EpisodeRow {
+  id: string;
+  tenantId: string;
+  status: EpisodeStatus;
+  workItemId: string | null;
+  leaseId: string | null;
+  stepCount: number;
+  usedTokens: number;
+  usedToolCalls: number;
+  sizeBytes: number;
+  budget: Budget;
+  onBudgetExhausted: 'fail' | 'converge';
+  startedAt: Date;
+}
+
+const COLUMNS = `id, tenant_id, status, work_item_id, lease_id, step_count, used_tokens::float8 AS used_tokens,
+  used_tool_calls, size_bytes::float8 AS size_bytes, max_tokens::float8 AS max_tokens, max_steps,
+  max_wall_ms::float8 AS max_wall_ms, on_budget_exhausted, started_at`;
+
+export function toEpisodeRow(r: any): EpisodeRow {
+  return {
+    id: r.id,
+    tenantId: r.tenant_id,
+    status: r.status,
+    workItemId: r.work_item_id,
+    leaseId: r.lease_id,
+    stepCount: r.step_count,
+    usedTokens: r.used_tokens,
+    usedToolCalls: r.used_tool_calls,
+    sizeBytes: r.size_bytes,
+    budget: { maxTokens: r.max_tokens, maxSteps: r.max_steps, maxWallMs: r.max_wall_ms },
+    onBudgetExhausted: r.on_budget_exhausted,
+    startedAt: r.started_at,
+  };
+}
+
+/** Locks the episodes (in id order, so concurrent writers cannot deadlock) and returns them by id. */
+export async function lockEpisodes(client: pg.PoolClient, tenantId: string, ids: string[]): Promise<Map<string, EpisodeRow>> {
+  const valid = [...new Set(ids.filter(isUuid))].sort();
+  if (!valid.length) return new Map();
+  const { rows } = await client.query(
+    `SELECT ${COLUMNS} FROM episodes WHERE tenant_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`,
+    [tenantId, valid],
+  );
+  return new Map(rows.map((r) => [r.id as string, toEpisodeRow(r)]));
+}
+
+export async function lockEpisode(client: pg.PoolClient, tenantId: string, id: string): Promise<EpisodeRow> {
+  const row = (await lockEpisodes(client, tenantId, [id])).get(id);
+  if (!row) throw new NotFoundError('Episode', id);
+  return row;
+}

@@ -1,0 +1,228 @@
+// Episode lifecycle writes. Each runs in one transaction with its ledger events, so a change and
+// its event commit together or not at all.
+import type pg from 'pg';
+import { contentHash } from '../ledger/hash.ts';
+import type { NewLedgerEvent } from '../ledger/store.ts';
+import { lockLease } from '../leases/store.ts';
+import { checkLeaseUsable, nextEpisodeNumber, remainingLeaseBudget } from '../leases/rules.ts';
+import { IdempotencyConflictError, IllegalTransitionError, InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../schema/errors.ts';
+import { isUuid } from '../schema/ids.ts';
+import { prepareStep, stepContentHash } from '../steps/prepare.ts';
+import { insertSteps } from '../steps/store.ts';
+import { finishEpisode } from './finish.ts';
+import { checkEpisodeSize, jsonBytes, validateOutcome, type JsonValue, type StartEpisodeInput } from './limits.ts';
+import type { Outcome } from './outcome.ts';
+import { lockEpisode, type EpisodeRow } from './row.ts';
+import { checkTransition, type EpisodeAction } from './status.ts';
+import type { StopReason } from './stop-reason.ts';
+
+export interface WriteContext {
+  client: pg.PoolClient;
+  tenantId: string;
+  now: Date;
+  events: NewLedgerEvent[];
+  redactKeys: readonly string[];
+}
+
+export interface StartResult {
+  episodeId: string;
+  deduplicated: boolean;
+  deadlineAt: Date | null;
+}
+
+const minOrNull = (a: number | null | undefined, b: number | null) => (a == null ? b : b == null ? a : Math.min(a, b));
+
+/** The fields that decide whether a repeated dedupeKey means the same request. */
+function startInputHash(input: StartEpisodeInput): string {
+  const { dedupeKey: _ignored, ...rest } = input;
+  return contentHash(JSON.parse(JSON.stringify(rest)));
+}
+
+async function findByDedupeKey(client: pg.PoolClient, tenantId: string, key: string) {
+  const { rows } = await client.query('SELECT id, input_hash, deadline_at FROM episodes WHERE tenant_id = $1 AND dedupe_key = $2', [tenantId, key]);
+  return rows[0] as { id: string; input_hash: string; deadline_at: Date | null } | undefined;
+}
+
+function sameRequestOrConflict(key: string, existing: { id: string; input_hash: string; deadline_at: Date | null }, inputHash: string): StartResult {
+  if (existing.input_hash !== inputHash) throw new IdempotencyConflictError(key, existing.id);
+  return { episodeId: existing.id, deduplicated: true, deadlineAt: existing.deadline_at };
+}
+
+interface Placement {
+  workItemId: string | null;
+  leaseId: string | null;
+  episodeNumber: number | null;
+  budget: { maxTokens: number | null; maxWallMs: number | null };
+}
+
+/** Work item and lease checks: the lease must be usable and have episodes left; numbers are monotonic. */
+async function placeEpisode(ctx: WriteContext, input: StartEpisodeInput & { episodeNumber?: number | null }): Promise<Placement> {
+  const { client, tenantId, now } = ctx;
+  let workItemId = input.workItemId ?? null;
+  let budget = { maxTokens: input.budget.maxTokens ?? null, maxWallMs: input.budget.maxWallMs ?? null };
+  if (input.leaseId) {
+    const lease = await lockLease(client, tenantId, input.leaseId);
+    const unusable = checkLeaseUsable(lease.lease, now.getTime());
+    if (unusable.length) throw new LeaseError(lease.id, unusable[0]!.rule, unusable[0]!.message);
+    if (workItemId && workItemId !== lease.workItemId) throw new LeaseError(lease.id, 'wrong_work_item', `lease ${lease.id} was issued for work item ${lease.workItemId}, not ${workItemId}`);
+    const remaining = remainingLeaseBudget(lease.lease);
+    const empty = (['episodes', 'toolCalls', 'tokens', 'wallMs'] as const).find((k) => remaining[k] !== null && remaining[k]! <= 0);
+    if (empty) throw new LeaseError(lease.id, 'exhausted', `lease ${lease.id} has no ${empty} left`);
+    workItemId = lease.workItemId;
+    // An episode cannot spend more than its lease has left.
+    budget = { maxTokens: minOrNull(budget.maxTokens, remaining.tokens), maxWallMs: minOrNull(budget.maxWallMs, remaining.wallMs) };
+  }
+  if (!workItemId) return { workItemId: null, leaseId: null, episodeNumber: null, budget };
+  if (!isUuid(workItemId)) throw new NotFoundError('WorkItem', workItemId);
+  const { rows } = await client.query('SELECT last_episode_number FROM work_items WHERE tenant_id = $1 AND id = $2 FOR UPDATE', [tenantId, workItemId]);
+  if (!rows.length) throw new NotFoundError('WorkItem', workItemId);
+  const next = nextEpisodeNumber(rows[0].last_episode_number, input.episodeNumber);
+  if (!next.ok) throw new InputLimitError([{ field: 'input.episodeNumber', limit: `> ${next.lastIssued}`, actual: String(next.requested), message: next.message }]);
+  await client.query('UPDATE work_items SET last_episode_number = $2, updated_at = $3 WHERE id = $1', [workItemId, next.episodeNumber, now]);
+  return { workItemId, leaseId: input.leaseId ?? null, episodeNumber: next.episodeNumber, budget };
+}
+
+export async function startEpisode(ctx: WriteContext, input: StartEpisodeInput & { episodeNumber?: number | null }): Promise<StartResult> {
+  const { client, tenantId, now } = ctx;
+  const inputHash = startInputHash(input);
+  if (input.dedupeKey) {
+    const existing = await findByDedupeKey(client, tenantId, input.dedupeKey);
+    if (existing) return sameRequestOrConflict(input.dedupeKey, existing, inputHash);
+  }
+  if (input.parentEpisodeId) {
+    const parent = isUuid(input.parentEpisodeId) && (await client.query('SELECT 1 FROM episodes WHERE tenant_id = $1 AND id = $2', [tenantId, input.parentEpisodeId])).rowCount;
+    if (!parent) throw new NotFoundError('Episode', input.parentEpisodeId);
+  }
+  const place = await placeEpisode(ctx, input);
+  const deadlineAt = place.budget.maxWallMs ? new Date(now.getTime() + place.budget.maxWallMs) : null;
+  const { context: c } = input;
+  const { rows } = await client.query(
+    `INSERT INTO episodes (tenant_id, work_item_id, lease_id, parent_episode_id, episode_number, agent, task_description, task_type,
+       language, framework, complexity, domain, tags, goal_spec, dedupe_key, input_hash, max_attempts, mode, on_budget_exhausted,
+       max_tokens, max_steps, max_wall_ms, metadata, started_at, deadline_at, updated_at)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$24)
+     ON CONFLICT (tenant_id, dedupe_key) DO NOTHING RETURNING id`,
+    [tenantId, place.workItemId, place.leaseId, input.parentEpisodeId ?? null, place.episodeNumber, input.agent ?? null,
+     input.taskDescription, input.taskType, c.language ?? null, c.framework ?? null, c.complexity, c.domain ?? null, c.tags,
+     input.goalSpec == null ? null : JSON.stringify(input.goalSpec), input.dedupeKey ?? null, inputHash, input.maxAttempts ?? 1,
+     input.mode, input.onBudgetExhausted, place.budget.maxTokens, input.budget.maxSteps ?? null, place.budget.maxWallMs,
+     JSON.stringify(input.metadata ?? {}), now, deadlineAt],
+  );
+  if (!rows.length) {
+    // A concurrent start with the same dedupeKey committed first.
+    const existing = await findByDedupeKey(client, tenantId, input.dedupeKey!);
+    return sameRequestOrConflict(input.dedupeKey!, existing!, inputHash);
+  }
+  const episodeId = rows[0].id as string;
+  ctx.events.push({
+    type: 'episode.started',
+    episodeId,
+    workItemId: place.workItemId,
+    payload: { inputHash, taskType: input.taskType, episodeNumber: place.episodeNumber, leaseId: place.leaseId, budget: { ...place.budget, maxSteps: input.budget.maxSteps ?? null } },
+  });
+  return { episodeId, deduplicated: false, deadlineAt };
+}
+
+function requireTransition(ep: EpisodeRow, action: EpisodeAction) {
+  const check = checkTransition(ep.status, action);
+  if (!check.ok) throw new IllegalTransitionError(check.from, check.action, check.allowed, check.message);
+  return check.to;
+}
+
+/** Journals an approval step (seed 004 resumes from the journal: approval_requested + approval_resolved). */
+async function journalStep(ctx: WriteContext, ep: EpisodeRow, kind: string, parameters: JsonValue) {
+  const step = prepareStep({ kind, parameters }, ctx.redactKeys);
+  const stepNumber = ep.stepCount + 1;
+  const hash = stepContentHash(ep.id, stepNumber, step);
+  await insertSteps(ctx.client, [{ tenantId: ctx.tenantId, episodeId: ep.id, stepNumber, step, contentHash: hash }]);
+  await ctx.client.query('UPDATE episodes SET step_count = $2, size_bytes = size_bytes + $3 WHERE id = $1', [ep.id, stepNumber, step.sizeBytes]);
+  ep.stepCount = stepNumber;
+  ctx.events.push({ type: 'steps.logged', episodeId: ep.id, workItemId: ep.workItemId, payload: { steps: [{ n: stepNumber, hash }] } });
+}
+
+export async function blockEpisode(ctx: WriteContext, episodeId: string, reason: string, approvalRequest: JsonValue | null) {
+  const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
+  requireTransition(ep, 'block');
+  if (approvalRequest !== null) await journalStep(ctx, ep, 'approval_requested', { reason, request: approvalRequest });
+  const stop: StopReason = { kind: 'blocked', reason };
+  await ctx.client.query(
+    `UPDATE episodes SET status = 'blocked', blocked_reason = $2, approval_request = $3, stop_reason = $4, updated_at = $5 WHERE id = $1`,
+    [ep.id, reason, approvalRequest === null ? null : JSON.stringify(approvalRequest), JSON.stringify(stop), ctx.now],
+  );
+  ctx.events.push({ type: 'episode.blocked', episodeId: ep.id, workItemId: ep.workItemId, payload: { reason, approvalRequested: approvalRequest !== null } });
+}
+
+export async function resumeEpisode(ctx: WriteContext, episodeId: string, decision: { approved: boolean; decidedBy: string | null; comment: string | null }) {
+  const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
+  requireTransition(ep, 'resume');
+  await journalStep(ctx, ep, 'approval_resolved', { approved: decision.approved, decidedBy: decision.decidedBy, comment: decision.comment });
+  await ctx.client.query(
+    `UPDATE episodes SET status = 'running', blocked_reason = NULL, stop_reason = NULL, updated_at = $2 WHERE id = $1`,
+    [ep.id, ctx.now],
+  );
+  ctx.events.push({ type: 'episode.resumed', episodeId: ep.id, workItemId: ep.workItemId, payload: decision });
+}
+
+export async function saveCheckpoint(ctx: WriteContext, episodeId: string, label: string | null, state: JsonValue): Promise<string> {
+  const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
+  requireTransition(ep, 'checkpoint');
+  throwIfViolations(checkEpisodeSize(ep.sizeBytes, jsonBytes(state), 'input.state'));
+  const { rows } = await ctx.client.query(
+    'INSERT INTO checkpoints (tenant_id, episode_id, step_number, label, state, created_at) VALUES ($1,$2,$3,$4,$5,$6) RETURNING id',
+    [ctx.tenantId, ep.id, ep.stepCount, label, JSON.stringify(state), ctx.now],
+  );
+  await ctx.client.query('UPDATE episodes SET size_bytes = size_bytes + $2, updated_at = $3 WHERE id = $1', [ep.id, jsonBytes(state), ctx.now]);
+  ctx.events.push({ type: 'checkpoint.saved', episodeId: ep.id, workItemId: ep.workItemId, payload: { checkpointId: rows[0].id, stepNumber: ep.stepCount, label, stateHash: contentHash(state) } });
+  return rows[0].id;
+}
+
+export interface CritiqueInput {
+  verdict: string;
+  score: number | null;
+  feedback: string | null;
+  virtueScores: Array<{ name: string; score: number }>;
+}
+
+export async function recordCritique(ctx: WriteContext, episodeId: string, critique: CritiqueInput) {
+  const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
+  requireTransition(ep, 'critique');
+  await ctx.client.query('UPDATE episodes SET critique = $2, updated_at = $3 WHERE id = $1', [ep.id, JSON.stringify(critique), ctx.now]);
+  ctx.events.push({ type: 'critique.recorded', episodeId: ep.id, workItemId: ep.workItemId, payload: { critiqueHash: contentHash(critique), score: critique.score } });
+}
+
+export async function completeEpisode(ctx: WriteContext, episodeId: string, outcome: Outcome) {
+  throwIfViolations(validateOutcome(outcome));
+  const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
+  requireTransition(ep, 'complete');
+  throwIfViolations(checkEpisodeSize(ep.sizeBytes, jsonBytes(outcome), 'input.outcome'));
+  const failed = outcome.kind === 'failure';
+  return finishEpisode(
+    ctx.client,
+    ep,
+    {
+      status: failed ? 'failed' : 'completed',
+      stopReason: failed ? { kind: 'failed', reason: outcome.reason } : { kind: 'completed' },
+      outcome,
+      eventType: failed ? 'episode.failed' : 'episode.completed',
+    },
+    ctx.now,
+    ctx.events,
+  );
+}
+
+type Ending = 'fail' | 'cancel' | 'escalate';
+
+const ENDINGS: Record<Ending, { status: 'failed' | 'cancelled' | 'escalated'; eventType: string }> = {
+  fail: { status: 'failed', eventType: 'episode.failed' },
+  cancel: { status: 'cancelled', eventType: 'episode.cancelled' },
+  escalate: { status: 'escalated', eventType: 'episode.escalated' },
+};
+
+export async function endEpisode(ctx: WriteContext, episodeId: string, action: Ending, reason: string, recoverable = false) {
+  const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
+  requireTransition(ep, action);
+  const stopReason: StopReason =
+    action === 'fail' ? { kind: 'error', message: reason, recoverable } : action === 'cancel' ? { kind: 'cancelled', reason } : { kind: 'escalated', reason };
+  const outcome: Outcome | null = action === 'fail' ? { kind: 'failure', reason, details: recoverable ? 'recoverable' : undefined } : null;
+  return finishEpisode(ctx.client, ep, { status: ENDINGS[action].status, stopReason, outcome: outcome && JSON.parse(JSON.stringify(outcome)), eventType: ENDINGS[action].eventType }, ctx.now, ctx.events);
+}

@@ -1,0 +1,37 @@
+// The PostgreSQL-backed job queue (pg-boss), shared by every server process: any process may run
+// any job, and jobs survive restarts.
+import PgBoss from 'pg-boss';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+
+export type JobQueue = PgBoss;
+
+const QUEUE_SETUP_LOCK_KEY = 72_707_369_003;
+
+export async function startJobQueue(pool: pg.Pool, log: Logger): Promise<JobQueue> {
+  const boss = new PgBoss({
+    db: { executeSql: (text, values) => pool.query(text, values) },
+    schema: 'pgboss',
+    // Expired or failed jobs are retried; completed ones are kept a day for inspection.
+    retryLimit: 3,
+    retryDelay: 2,
+    retryBackoff: true,
+    deleteAfterDays: 1,
+  });
+  boss.on('error', (err) => log.error({ err }, 'job queue error'));
+  // pg-boss creates its schema on first start; serialise that across processes starting at once.
+  const lock = await pool.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [QUEUE_SETUP_LOCK_KEY]);
+    await boss.start();
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock($1)', [QUEUE_SETUP_LOCK_KEY]).catch(() => undefined);
+    lock.release();
+  }
+  return boss;
+}
+
+/** Runs an SQL statement of pg-boss on the caller's transaction, so a job commits with its cause. */
+export function inTransaction(client: pg.PoolClient) {
+  return { executeSql: (text: string, values: unknown[]) => client.query(text, values) };
+}

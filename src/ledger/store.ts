@@ -1,0 +1,62 @@
+// Appends events to a tenant's chain inside the caller's transaction. The head row is locked for
+// the rest of the transaction, so seq is assigned in commit order and the chain never forks.
+import type pg from 'pg';
+import { chainHash, GENESIS_HASH, type StoredLedgerEvent } from './hash.ts';
+
+export interface NewLedgerEvent {
+  type: string;
+  episodeId?: string | null;
+  workItemId?: string | null;
+  payload: unknown;
+}
+
+async function lockHead(client: pg.PoolClient, tenantId: string): Promise<{ seq: number; hash: string }> {
+  const select = 'SELECT seq::text AS seq, hash FROM ledger_heads WHERE tenant_id = $1 FOR UPDATE';
+  let { rows } = await client.query<{ seq: string; hash: string }>(select, [tenantId]);
+  if (!rows.length) {
+    await client.query('INSERT INTO ledger_heads (tenant_id, seq, hash) VALUES ($1, 0, $2) ON CONFLICT DO NOTHING', [tenantId, GENESIS_HASH]);
+    ({ rows } = await client.query<{ seq: string; hash: string }>(select, [tenantId]));
+  }
+  return { seq: Number(rows[0]!.seq), hash: rows[0]!.hash };
+}
+
+/** Chains and inserts the events; returns them as stored. */
+export async function appendEvents(client: pg.PoolClient, tenantId: string, events: NewLedgerEvent[]): Promise<StoredLedgerEvent[]> {
+  if (!events.length) return [];
+  const head = await lockHead(client, tenantId);
+  const createdAt = new Date().toISOString();
+  let prevHash = head.hash;
+  const stored = events.map((e, i): StoredLedgerEvent => {
+    const entry = {
+      tenantId,
+      seq: head.seq + 1 + i,
+      type: e.type,
+      episodeId: e.episodeId ?? null,
+      workItemId: e.workItemId ?? null,
+      payload: e.payload,
+      createdAt,
+    };
+    const hash = chainHash(prevHash, entry);
+    const event = { ...entry, prevHash, hash };
+    prevHash = hash;
+    return event;
+  });
+  await client.query(
+    `INSERT INTO ledger_events (tenant_id, seq, type, episode_id, work_item_id, payload, prev_hash, hash, created_at)
+     SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::uuid[], $5::uuid[], $6::jsonb[], $7::text[], $8::text[], $9::timestamptz[])`,
+    [
+      tenantId,
+      stored.map((e) => e.seq),
+      stored.map((e) => e.type),
+      stored.map((e) => e.episodeId),
+      stored.map((e) => e.workItemId),
+      stored.map((e) => JSON.stringify(e.payload)),
+      stored.map((e) => e.prevHash),
+      stored.map((e) => e.hash),
+      stored.map((e) => e.createdAt),
+    ],
+  );
+  const last = stored[stored.length - 1]!;
+  await client.query('UPDATE ledger_heads SET seq = $2, hash = $3 WHERE tenant_id = $1', [tenantId, last.seq, last.hash]);
+  return stored;
+}

@@ -1,0 +1,198 @@
+// Applies a batch of logSteps requests (possibly from many callers) in one transaction:
+// contiguous numbering under the episode row lock, side-effect-key deduplication, the step limit,
+// enforced budgets, one multi-row insert, and one ledger event per request.
+import type pg from 'pg';
+import { exhaustedResource, type BudgetResource } from '../episodes/budget.ts';
+import { finishEpisode } from '../episodes/finish.ts';
+import { LIMITS } from '../episodes/limits.ts';
+import { budgetFailureOutcome, convergeOutcome, type StepDigest } from '../episodes/outcome.ts';
+import { lockEpisodes, type EpisodeRow } from '../episodes/row.ts';
+import { checkTransition } from '../episodes/status.ts';
+import type { NewLedgerEvent } from '../ledger/store.ts';
+import { IllegalTransitionError, NotFoundError } from '../schema/errors.ts';
+import { stepContentHash, type PreparedStep } from './prepare.ts';
+import { findKeyedSteps, insertSteps, type StepRowToInsert } from './store.ts';
+
+export interface StepBatchRequest {
+  episodeId: string;
+  steps: PreparedStep[];
+}
+
+export type RejectReason = 'budget_exhausted' | 'step_limit' | 'episode_size_limit';
+
+export type StepItemResult =
+  | { status: 'accepted'; stepId: string; stepNumber: number }
+  | { status: 'duplicate'; stepId: string; stepNumber: number }
+  | { status: 'rejected'; reason: RejectReason; message: string };
+
+export type StepBatchOutcome =
+  | { ok: true; episodeId: string; items: StepItemResult[]; exhausted: BudgetResource | null }
+  | { ok: false; error: NotFoundError | IllegalTransitionError };
+
+interface Planned {
+  request: StepBatchRequest;
+  ep: EpisodeRow;
+  items: Array<StepItemResult | { status: 'pending'; row: StepRowToInsert }>;
+  exhausted: BudgetResource | null;
+  addedCost: number;
+}
+
+const REJECT_MESSAGES: Record<RejectReason, string> = {
+  budget_exhausted: 'refused: the episode budget was exhausted by an earlier step',
+  step_limit: `refused: an episode holds at most ${LIMITS.maxSteps} steps`,
+  episode_size_limit: `refused: an episode holds at most ${LIMITS.episodeBytes} bytes`,
+};
+
+const rejected = (reason: RejectReason): StepItemResult => ({ status: 'rejected', reason, message: REJECT_MESSAGES[reason] });
+
+function keyOf(episodeId: string, key: string) {
+  return `${episodeId}\u0000${key}`;
+}
+
+/** Decides every item of one request against the (locked) episode, mutating the row's usage. */
+function planRequest(
+  tenantId: string,
+  request: StepBatchRequest,
+  ep: EpisodeRow,
+  keyed: Map<string, { id: string; stepNumber: number } | 'pending'>,
+  now: Date,
+): Planned {
+  const planned: Planned = { request, ep, items: [], exhausted: null, addedCost: 0 };
+  const usage = () => ({ tokens: ep.usedTokens, steps: ep.stepCount, wallMs: now.getTime() - ep.startedAt.getTime() });
+  // Wall time that ran out between calls: nothing in this batch crossed the budget.
+  planned.exhausted = ep.budget.maxWallMs !== null && usage().wallMs >= ep.budget.maxWallMs ? 'wall_time' : null;
+  for (const step of request.steps) {
+    const key = step.sideEffectKey ? keyOf(ep.id, step.sideEffectKey) : null;
+    const seen = key ? keyed.get(key) : undefined;
+    if (seen && seen !== 'pending') {
+      planned.items.push({ status: 'duplicate', ...seen, stepId: seen.id });
+      continue;
+    }
+    if (seen === 'pending') {
+      // Same key twice in one batch: the second refers to the first, resolved after insert.
+      planned.items.push({ status: 'duplicate', stepId: key!, stepNumber: -1 });
+      continue;
+    }
+    if (planned.exhausted) planned.items.push(rejected('budget_exhausted'));
+    else if (ep.stepCount >= LIMITS.maxSteps) planned.items.push(rejected('step_limit'));
+    else if (ep.sizeBytes + step.sizeBytes > LIMITS.episodeBytes) planned.items.push(rejected('episode_size_limit'));
+    else {
+      ep.stepCount += 1;
+      ep.usedTokens += step.tokens;
+      ep.usedToolCalls += step.kind === 'tool_call' ? 1 : 0;
+      ep.sizeBytes += step.sizeBytes;
+      planned.addedCost += step.cost;
+      const row = { tenantId, episodeId: ep.id, stepNumber: ep.stepCount, step, contentHash: stepContentHash(ep.id, ep.stepCount, step) };
+      planned.items.push({ status: 'pending', row });
+      if (key) keyed.set(key, 'pending');
+      planned.exhausted = exhaustedResource(ep.budget, usage());
+    }
+  }
+  return planned;
+}
+
+async function stepDigests(client: pg.PoolClient, episodeId: string): Promise<StepDigest[]> {
+  const { rows } = await client.query(
+    'SELECT step_number, kind, tool, action, result_kind FROM steps WHERE episode_id = $1 ORDER BY step_number',
+    [episodeId],
+  );
+  return rows.map((r: any) => ({ stepNumber: r.step_number, kind: r.kind, tool: r.tool, action: r.action, result: r.result_kind }));
+}
+
+/** Stops an episode whose budget ran out, by its policy (wall time always fails: seed 004). */
+export async function stopForBudget(client: pg.PoolClient, ep: EpisodeRow, resource: BudgetResource, now: Date, events: NewLedgerEvent[]) {
+  const usage = { tokens: ep.usedTokens, steps: ep.stepCount, wallMs: now.getTime() - ep.startedAt.getTime() };
+  const converge = ep.onBudgetExhausted === 'converge' && resource !== 'wall_time';
+  const outcome = converge
+    ? convergeOutcome({ resource, budget: ep.budget, usage, steps: await stepDigests(client, ep.id) })
+    : budgetFailureOutcome({ resource, budget: ep.budget, usage });
+  events.push({ type: 'episode.budget_exhausted', episodeId: ep.id, workItemId: ep.workItemId, payload: { resource, policy: converge ? 'converge' : 'fail', usage } });
+  await finishEpisode(
+    client,
+    ep,
+    { status: converge ? 'completed' : 'failed', stopReason: { kind: 'budget_exhausted', resource }, outcome, eventType: converge ? 'episode.completed' : 'episode.failed' },
+    now,
+    events,
+  );
+}
+
+function validateRequest(request: StepBatchRequest, ep: EpisodeRow | undefined): NotFoundError | IllegalTransitionError | null {
+  if (!ep) return new NotFoundError('Episode', request.episodeId);
+  const check = checkTransition(ep.status, 'logSteps');
+  return check.ok ? null : new IllegalTransitionError(check.from, check.action, check.allowed, check.message);
+}
+
+export async function applyStepBatch(client: pg.PoolClient, tenantId: string, requests: StepBatchRequest[], now: Date, events: NewLedgerEvent[]): Promise<StepBatchOutcome[]> {
+  const episodes = await lockEpisodes(client, tenantId, requests.map((r) => r.episodeId));
+  const pairs = requests.flatMap((r) => r.steps.filter((s) => s.sideEffectKey).map((s) => ({ episodeId: r.episodeId, key: s.sideEffectKey! })));
+  const keyed = new Map<string, { id: string; stepNumber: number } | 'pending'>(
+    (await findKeyedSteps(client, pairs)).map((s) => [keyOf(s.episodeId, s.sideEffectKey), { id: s.id, stepNumber: s.stepNumber }]),
+  );
+  const plans: Array<Planned | { error: NotFoundError | IllegalTransitionError }> = requests.map((request) => {
+    const ep = episodes.get(request.episodeId);
+    const error = validateRequest(request, ep);
+    // A request after one that exhausted the same episode sees it as no longer running.
+    if (error || !ep) return { error: error! };
+    return planRequest(tenantId, request, ep, keyed, now);
+  });
+
+  const toInsert = plans.flatMap((p) => ('items' in p ? p.items.flatMap((i) => (i.status === 'pending' ? [i.row] : [])) : []));
+  const ids = await insertSteps(client, toInsert);
+  const idByNumber = new Map(toInsert.map((r, i) => [`${r.episodeId}:${r.stepNumber}`, ids[i]!]));
+  const firstByKey = new Map(toInsert.filter((r) => r.step.sideEffectKey).map((r) => [keyOf(r.episodeId, r.step.sideEffectKey!), r]));
+
+  await updateUsage(client, plans.filter((p): p is Planned => 'items' in p));
+  const finished = new Set<string>();
+  const outcomes: StepBatchOutcome[] = [];
+  for (const plan of plans) {
+    if (!('items' in plan)) {
+      outcomes.push({ ok: false, error: plan.error });
+      continue;
+    }
+    const items = plan.items.map((i): StepItemResult => {
+      if (i.status === 'pending') return { status: 'accepted', stepId: idByNumber.get(`${i.row.episodeId}:${i.row.stepNumber}`)!, stepNumber: i.row.stepNumber };
+      if (i.status === 'duplicate' && i.stepNumber === -1) {
+        const first = firstByKey.get(i.stepId)!;
+        return { status: 'duplicate', stepId: idByNumber.get(`${first.episodeId}:${first.stepNumber}`)!, stepNumber: first.stepNumber };
+      }
+      return i;
+    });
+    const accepted = plan.items.flatMap((i) => (i.status === 'pending' ? [{ n: i.row.stepNumber, hash: i.row.contentHash }] : []));
+    if (accepted.length) {
+      events.push({ type: 'steps.logged', episodeId: plan.ep.id, workItemId: plan.ep.workItemId, payload: { steps: accepted } });
+    }
+    if (plan.exhausted && !finished.has(plan.ep.id)) {
+      finished.add(plan.ep.id);
+      await stopForBudget(client, plan.ep, plan.exhausted, now, events);
+      plan.ep.status = 'failed';
+    }
+    outcomes.push({ ok: true, episodeId: plan.ep.id, items, exhausted: plan.exhausted });
+  }
+  return outcomes;
+}
+
+async function updateUsage(client: pg.PoolClient, plans: Planned[]) {
+  // Several requests may touch one episode: the row object holds the final usage, cost adds up.
+  const byEpisode = new Map<string, { ep: EpisodeRow; cost: number }>();
+  for (const p of plans) {
+    const entry = byEpisode.get(p.ep.id) ?? { ep: p.ep, cost: 0 };
+    entry.cost += p.addedCost;
+    byEpisode.set(p.ep.id, entry);
+  }
+  const list = [...byEpisode.values()];
+  if (!list.length) return;
+  await client.query(
+    `UPDATE episodes e SET step_count = u.step_count, used_tokens = u.used_tokens, used_tool_calls = u.used_tool_calls,
+            used_cost = e.used_cost + u.cost, size_bytes = u.size_bytes, updated_at = now()
+       FROM unnest($1::uuid[], $2::int[], $3::int8[], $4::int[], $5::float8[], $6::int8[]) AS u(id, step_count, used_tokens, used_tool_calls, cost, size_bytes)
+      WHERE e.id = u.id`,
+    [
+      list.map((x) => x.ep.id),
+      list.map((x) => x.ep.stepCount),
+      list.map((x) => Math.round(x.ep.usedTokens)),
+      list.map((x) => x.ep.usedToolCalls),
+      list.map((x) => x.cost),
+      list.map((x) => Math.round(x.ep.sizeBytes)),
+    ],
+  );
+}

@@ -1,0 +1,124 @@
+// Group commit for step writes: concurrent logStep/logSteps calls of a tenant wait a short window,
+// then share one transaction (one multi-row insert, one chain-head lock). Each caller is answered
+// only after that commit. While a batch commits, the next one gathers.
+import type pg from 'pg';
+import { withTransaction } from '../db/tx.ts';
+import { appendEvents, type NewLedgerEvent } from '../ledger/store.ts';
+import type { Writer } from '../write.ts';
+import { applyStepBatch, type StepBatchOutcome, type StepBatchRequest } from './apply.ts';
+
+interface Pending {
+  request: StepBatchRequest;
+  resolve(outcome: StepBatchOutcome): void;
+  reject(err: unknown): void;
+}
+
+interface TenantQueue {
+  pending: Pending[];
+  timer: NodeJS.Timeout | null;
+  flushing: Promise<void> | null;
+}
+
+export interface IngestOptions {
+  windowMs: number;
+  maxRows: number;
+  /** Rows waiting beyond this are refused at once (backpressure) instead of queueing without bound. */
+  maxPendingRows: number;
+}
+
+export class OverloadedError extends Error {
+  override name = 'OverloadedError';
+}
+
+export class StepIngestor {
+  private readonly queues = new Map<string, TenantQueue>();
+  private pendingRows = 0;
+  readonly stats = { batches: 0, requests: 0, rows: 0, lastBatchRequests: 0 };
+
+  constructor(private readonly pool: pg.Pool, private readonly writer: Writer, private readonly opts: IngestOptions) {}
+
+  submit(tenantId: string, request: StepBatchRequest): Promise<StepBatchOutcome> {
+    if (this.pendingRows + request.steps.length > this.opts.maxPendingRows) {
+      return Promise.reject(new OverloadedError(`ingestion is overloaded (${this.pendingRows} steps waiting); retry shortly`));
+    }
+    this.pendingRows += request.steps.length;
+    return new Promise((resolve, reject) => {
+      const queue = this.queueOf(tenantId);
+      queue.pending.push({ request, resolve, reject });
+      this.schedule(tenantId, queue);
+    });
+  }
+
+  /** Answers everything accepted so far (graceful shutdown). */
+  async drain(): Promise<void> {
+    while ([...this.queues.values()].some((q) => q.pending.length || q.flushing)) {
+      for (const [tenantId, q] of this.queues) {
+        if (q.timer) clearTimeout(q.timer), (q.timer = null);
+        if (!q.flushing && q.pending.length) this.startFlush(tenantId, q);
+      }
+      await Promise.all([...this.queues.values()].map((q) => q.flushing));
+    }
+  }
+
+  private queueOf(tenantId: string): TenantQueue {
+    let q = this.queues.get(tenantId);
+    if (!q) this.queues.set(tenantId, (q = { pending: [], timer: null, flushing: null }));
+    return q;
+  }
+
+  private schedule(tenantId: string, q: TenantQueue) {
+    if (q.flushing || q.timer) return;
+    const rows = q.pending.reduce((n, p) => n + p.request.steps.length, 0);
+    if (rows >= this.opts.maxRows || this.opts.windowMs === 0) return this.startFlush(tenantId, q);
+    q.timer = setTimeout(() => {
+      q.timer = null;
+      this.startFlush(tenantId, q);
+    }, this.opts.windowMs);
+  }
+
+  private takeBatch(q: TenantQueue): Pending[] {
+    let rows = 0;
+    let n = 0;
+    while (n < q.pending.length && (n === 0 || rows + q.pending[n]!.request.steps.length <= this.opts.maxRows)) {
+      rows += q.pending[n]!.request.steps.length;
+      n += 1;
+    }
+    return q.pending.splice(0, n);
+  }
+
+  private startFlush(tenantId: string, q: TenantQueue) {
+    const batch = this.takeBatch(q);
+    if (!batch.length) return;
+    q.flushing = this.flush(tenantId, batch).finally(() => {
+      q.flushing = null;
+      if (q.pending.length) this.schedule(tenantId, q);
+    });
+  }
+
+  private async flush(tenantId: string, batch: Pending[]) {
+    const rows = batch.reduce((n, p) => n + p.request.steps.length, 0);
+    try {
+      const outcomes = await this.commit(tenantId, batch.map((p) => p.request));
+      batch.forEach((p, i) => p.resolve(outcomes[i]!));
+      Object.assign(this.stats, { batches: this.stats.batches + 1, requests: this.stats.requests + batch.length, rows: this.stats.rows + rows, lastBatchRequests: batch.length });
+    } catch (err) {
+      // One bad request must not fail its neighbours: retry each alone.
+      if (batch.length === 1) batch[0]!.reject(err);
+      else await Promise.all(batch.map((p) => this.commit(tenantId, [p.request]).then(([o]) => p.resolve(o!), p.reject)));
+    } finally {
+      this.pendingRows -= rows;
+    }
+  }
+
+  private async commit(tenantId: string, requests: StepBatchRequest[]): Promise<StepBatchOutcome[]> {
+    const events: NewLedgerEvent[] = [];
+    let stored: Awaited<ReturnType<typeof appendEvents>> = [];
+    const outcomes = await withTransaction(this.pool, async (client) => {
+      const result = await applyStepBatch(client, tenantId, requests, new Date(), events);
+      stored = await appendEvents(client, tenantId, events);
+      return result;
+    });
+    this.writer.committed(tenantId, stored);
+    return outcomes;
+  }
+}
