@@ -30,6 +30,7 @@ const EnvSchema = z.object({
   GRAPHIQL: booleanString.optional(),
   INTROSPECTION: booleanString.optional(),
   REDACT_KEYS: commaList.optional(),
+  GROUP_COMMIT: booleanString.default(true),
   GROUP_COMMIT_WINDOW_MS: z.coerce.number().min(0).max(1000).default(2),
   GROUP_COMMIT_MAX_ROWS: z.coerce.number().int().min(1).max(50_000).default(2_000),
   INGEST_MAX_PENDING_ROWS: z.coerce.number().int().min(1).default(50_000),
@@ -54,7 +55,8 @@ export interface Config {
   graphiql: boolean;
   introspection: boolean;
   redactKeys: string[] | undefined;
-  groupCommit: { windowMs: number; maxRows: number };
+  /** enabled=false gives every step call its own transaction (the benchmark's naive baseline). */
+  groupCommit: { enabled: boolean; windowMs: number; maxRows: number };
   ingestMaxPendingRows: number;
   jobPollSeconds: number;
   maxBodyBytes: number;
@@ -106,13 +108,18 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     graphiql: e.GRAPHIQL ?? !isProduction,
     introspection: e.INTROSPECTION ?? !isProduction,
     redactKeys: e.REDACT_KEYS,
-    groupCommit: { windowMs: e.GROUP_COMMIT_WINDOW_MS, maxRows: e.GROUP_COMMIT_MAX_ROWS },
+    groupCommit: { enabled: e.GROUP_COMMIT, windowMs: e.GROUP_COMMIT_WINDOW_MS, maxRows: e.GROUP_COMMIT_MAX_ROWS },
     ingestMaxPendingRows: e.INGEST_MAX_PENDING_ROWS,
     jobPollSeconds: e.JOB_POLL_SECONDS,
     maxBodyBytes: e.MAX_BODY_BYTES,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,
   });
+}
+
+/** Benchmarks use this server instead of starting an embedded one when it is set. */
+export function benchDatabaseUrl(source: NodeJS.ProcessEnv = process.env): string | undefined {
+  return source.BENCH_DATABASE_URL || undefined;
 }
 
 /** Tests use this server instead of starting an embedded one when it is set. */

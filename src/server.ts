@@ -30,7 +30,7 @@ export interface App {
 function contextFactory(services: Services) {
   return async (initial: YogaInitialContext & { wsAuth?: AuthResult }): Promise<Context> => {
     const requestId = requestScope.getStore()?.requestId ?? randomUUID();
-    const auth = initial.wsAuth ?? (await authenticate(services.db.prisma, tokenFromHeader(initial.request.headers.get('authorization'))));
+    const auth = initial.wsAuth ?? (await authenticate(services.db.pool, tokenFromHeader(initial.request.headers.get('authorization'))));
     return {
       requestId,
       log: services.log.child({ requestId }),
@@ -107,7 +107,7 @@ export function createApp(services: Services): App {
       onConnect: async (ctx) => {
         const params = ctx.connectionParams ?? {};
         const header = (params.authorization ?? params.Authorization ?? params.apiKey) as string | undefined;
-        const auth = await authenticate(services.db.prisma, tokenFromHeader(header));
+        const auth = await authenticate(services.db.pool, tokenFromHeader(header));
         ctx.extra.auth = auth;
         // Refuse at once: a socket with a bad key never gets to subscribe (4403 Forbidden).
         return 'viewer' in auth;

@@ -41,9 +41,13 @@ export async function appendEvents(client: pg.PoolClient, tenantId: string, even
     prevHash = hash;
     return event;
   });
+  const last = stored[stored.length - 1]!;
+  // One round trip: the events and the new head.
   await client.query(
-    `INSERT INTO ledger_events (tenant_id, seq, type, episode_id, work_item_id, payload, prev_hash, hash, created_at)
-     SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::uuid[], $5::uuid[], $6::jsonb[], $7::text[], $8::text[], $9::timestamptz[])`,
+    `WITH inserted AS (
+       INSERT INTO ledger_events (tenant_id, seq, type, episode_id, work_item_id, payload, prev_hash, hash, created_at)
+       SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::uuid[], $5::uuid[], $6::jsonb[], $7::text[], $8::text[], $9::timestamptz[]))
+     UPDATE ledger_heads SET seq = $10, hash = $11 WHERE tenant_id = $1`,
     [
       tenantId,
       stored.map((e) => e.seq),
@@ -54,9 +58,9 @@ export async function appendEvents(client: pg.PoolClient, tenantId: string, even
       stored.map((e) => e.prevHash),
       stored.map((e) => e.hash),
       stored.map((e) => e.createdAt),
+      last.seq,
+      last.hash,
     ],
   );
-  const last = stored[stored.length - 1]!;
-  await client.query('UPDATE ledger_heads SET seq = $2, hash = $3 WHERE tenant_id = $1', [tenantId, last.seq, last.hash]);
   return stored;
 }

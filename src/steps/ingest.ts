@@ -16,10 +16,18 @@ interface Pending {
 interface TenantQueue {
   pending: Pending[];
   timer: NodeJS.Timeout | null;
-  flushing: Promise<void> | null;
+  flushing: Set<Promise<void>>;
 }
 
+/**
+ * Batches of one tenant in flight at once. They overlap their step inserts and serialise only on
+ * the chain head at the end, so a commit's round trips hide behind the next batch's work.
+ */
+const MAX_CONCURRENT_FLUSHES = 3;
+
 export interface IngestOptions {
+  /** false: every request commits alone, with no coalescing (the naive baseline). */
+  enabled: boolean;
   windowMs: number;
   maxRows: number;
   /** Rows waiting beyond this are refused at once (backpressure) instead of queueing without bound. */
@@ -41,6 +49,7 @@ export class StepIngestor {
     if (this.pendingRows + request.steps.length > this.opts.maxPendingRows) {
       return Promise.reject(new OverloadedError(`ingestion is overloaded (${this.pendingRows} steps waiting); retry shortly`));
     }
+    if (!this.opts.enabled) return this.commit(tenantId, [request]).then(([outcome]) => outcome!);
     this.pendingRows += request.steps.length;
     return new Promise((resolve, reject) => {
       const queue = this.queueOf(tenantId);
@@ -51,23 +60,23 @@ export class StepIngestor {
 
   /** Answers everything accepted so far (graceful shutdown). */
   async drain(): Promise<void> {
-    while ([...this.queues.values()].some((q) => q.pending.length || q.flushing)) {
+    while ([...this.queues.values()].some((q) => q.pending.length || q.flushing.size)) {
       for (const [tenantId, q] of this.queues) {
         if (q.timer) clearTimeout(q.timer), (q.timer = null);
-        if (!q.flushing && q.pending.length) this.startFlush(tenantId, q);
+        while (q.pending.length && q.flushing.size < MAX_CONCURRENT_FLUSHES) this.startFlush(tenantId, q);
       }
-      await Promise.all([...this.queues.values()].map((q) => q.flushing));
+      await Promise.all([...this.queues.values()].flatMap((q) => [...q.flushing]));
     }
   }
 
   private queueOf(tenantId: string): TenantQueue {
     let q = this.queues.get(tenantId);
-    if (!q) this.queues.set(tenantId, (q = { pending: [], timer: null, flushing: null }));
+    if (!q) this.queues.set(tenantId, (q = { pending: [], timer: null, flushing: new Set() }));
     return q;
   }
 
   private schedule(tenantId: string, q: TenantQueue) {
-    if (q.flushing || q.timer) return;
+    if (q.flushing.size >= MAX_CONCURRENT_FLUSHES || q.timer || !q.pending.length) return;
     const rows = q.pending.reduce((n, p) => n + p.request.steps.length, 0);
     if (rows >= this.opts.maxRows || this.opts.windowMs === 0) return this.startFlush(tenantId, q);
     q.timer = setTimeout(() => {
@@ -89,10 +98,11 @@ export class StepIngestor {
   private startFlush(tenantId: string, q: TenantQueue) {
     const batch = this.takeBatch(q);
     if (!batch.length) return;
-    q.flushing = this.flush(tenantId, batch).finally(() => {
-      q.flushing = null;
-      if (q.pending.length) this.schedule(tenantId, q);
+    const flushing: Promise<void> = this.flush(tenantId, batch).finally(() => {
+      q.flushing.delete(flushing);
+      this.schedule(tenantId, q);
     });
+    q.flushing.add(flushing);
   }
 
   private async flush(tenantId: string, batch: Pending[]) {

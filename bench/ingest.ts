@@ -1,0 +1,131 @@
+// Step ingestion benchmark (issue 3). All figures come from one run on one database:
+//   A. raw pg: INSERT ... SELECT FROM unnest(...) of 100-row batches from 4 connections (baseline)
+//   B. logSteps through GraphQL over HTTP, batches of 100 from 4 concurrent clients
+//   C. logStep (one step per call) from 32 concurrent clients, group commit on
+//   D. the same load as C with group commit off: one transaction per step (our SQL, no coalescing)
+//   E. the same load as C through a naive Prisma ORM path: one transaction and one INSERT per step
+// Run: npm run bench:ingest   (BENCH_STEPS=20000 to change the size; BENCH_DATABASE_URL to use a server)
+
+import { performance } from 'node:perf_hooks';
+import { openBenchDatabase, startBenchServer, gql, fmt, runLoad, summarize, type BenchServer } from './support.ts';
+
+const TOTAL = Number(process.argv[2] ?? 20_000);
+const SINGLE_TOTAL = Math.round(TOTAL / 4);
+const EPISODE_STEPS = 1000;
+
+function makeStep(i: number) {
+  return {
+    kind: 'tool_call',
+    tool: ['bash', 'editor', 'search', 'http'][i % 4],
+    action: `action ${i}`,
+    parameters: { path: `src/file_${i % 50}.ts`, line: i, flags: ['-n', '--color'], token: 'secret-value' },
+    result: { kind: 'SUCCESS', output: `ok ${i}` },
+    observation: `observed output of step ${i}`,
+    latencyMs: 10 + (i % 90),
+    tokens: 20 + (i % 30),
+  };
+}
+
+async function startEpisodes(server: BenchServer, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const data = await gql(server, 'mutation($i: StartEpisodeInput!) { startEpisode(input: $i) { ... on StartEpisodePayload { episode { id } } } }', {
+      i: { taskDescription: `bench episode ${i}`, taskType: 'code' },
+    });
+    ids.push(data.startEpisode.episode.id);
+  }
+  return ids;
+}
+
+async function runClients(clients: number, work: (client: number) => Promise<number[]>) {
+  const started = performance.now();
+  const latencies = (await Promise.all(Array.from({ length: clients }, (_, c) => work(c)))).flat();
+  return { seconds: (performance.now() - started) / 1000, ...summarize(latencies) };
+}
+
+async function rawUnnest(pool: import('pg').Pool, tenantId: string, episodeIds: string[]) {
+  const batches = TOTAL / 100;
+  return runClients(4, async (client) => {
+    const lat: number[] = [];
+    for (let b = client; b < batches; b += 4) {
+      const episodeId = episodeIds[Math.floor((b * 100) / EPISODE_STEPS)]!;
+      const rows = Array.from({ length: 100 }, (_, k) => ({ n: ((b * 100) % EPISODE_STEPS) + k + 1, s: makeStep(b * 100 + k) }));
+      const t0 = performance.now();
+      await pool.query(
+        `INSERT INTO steps (tenant_id, episode_id, step_number, kind, tool, action, parameters, result_kind, result, observation, latency_ms, tokens, content_hash, size_bytes)
+         SELECT $1, $2, * FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::text[], $9::jsonb[], $10::text[], $11::int[], $12::int[], $13::text[], $14::int[])`,
+        [tenantId, episodeId, rows.map((r) => r.n), rows.map((r) => r.s.kind), rows.map((r) => r.s.tool), rows.map((r) => r.s.action),
+         rows.map((r) => JSON.stringify(r.s.parameters)), rows.map(() => 'success'), rows.map((r) => JSON.stringify({ output: r.s.result.output })),
+         rows.map((r) => r.s.observation), rows.map((r) => r.s.latencyMs), rows.map((r) => r.s.tokens), rows.map(() => 'x'), rows.map(() => 300)],
+      );
+      lat.push(performance.now() - t0);
+    }
+    return lat;
+  });
+}
+
+const LOG_STEPS = 'mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { __typename ... on LogStepsPayload { accepted } } }';
+const LOG_STEP = 'mutation($e: ID!, $s: StepInput!) { logStep(episodeId: $e, step: $s) { __typename ... on LogStepPayload { result { status } } } }';
+
+async function graphqlBatches(server: BenchServer) {
+  const episodes = await startEpisodes(server, Math.ceil(TOTAL / EPISODE_STEPS));
+  const batches = TOTAL / 100;
+  const clients = Array.from({ length: 4 }, (_, c) => {
+    const calls = [];
+    for (let b = c; b < batches; b += 4) {
+      calls.push({ e: episodes[Math.floor((b * 100) / EPISODE_STEPS)], s: Array.from({ length: 100 }, (_, k) => makeStep(b * 100 + k)) });
+    }
+    return calls;
+  });
+  return runLoad({ url: server.url, token: server.token, query: LOG_STEPS, clients, check: { path: ['logSteps', 'accepted'], equals: 100 } });
+}
+
+async function graphqlSingles(server: BenchServer, clientCount: number, total = SINGLE_TOTAL) {
+  const perClient = Math.ceil(total / clientCount);
+  const episodes = await startEpisodes(server, clientCount);
+  const clients = episodes.map((e) => Array.from({ length: perClient }, (_, i) => ({ e, s: makeStep(i) })));
+  return runLoad({ url: server.url, token: server.token, query: LOG_STEP, clients, check: { path: ['logStep', 'result', 'status'], equals: 'ACCEPTED' } });
+}
+
+async function main() {
+  const bench = await openBenchDatabase();
+  try {
+    const grouped = await startBenchServer(bench.url);
+    const naive = await startBenchServer(bench.url, { GROUP_COMMIT: 'false' });
+    const orm = await startBenchServer(bench.url, {}, true);
+    // Warm both paths (JIT, connections, prepared plans) before measuring.
+    await graphqlSingles(grouped, 4, 400);
+    await graphqlSingles(naive, 4, 400);
+    await graphqlSingles(orm, 4, 400);
+
+    const rawEpisodes = await startEpisodes(grouped, TOTAL / EPISODE_STEPS);
+    const a = await rawUnnest(bench.db.pool, grouped.tenantId, rawEpisodes);
+    const b = await graphqlBatches(grouped);
+    const c = await graphqlSingles(grouped, 32);
+    const d = await graphqlSingles(naive, 32);
+    const e = await graphqlSingles(orm, 32);
+    const SINGLE = 32 * Math.ceil(SINGLE_TOTAL / 32);
+    const rate = (n: number, r: { seconds: number }) => n / r.seconds;
+    const rows = [
+      ['A raw pg UNNEST, 100/batch, 4 connections', rate(TOTAL, a), a],
+      ['B logSteps via GraphQL, 100/batch, 4 clients', rate(TOTAL, b), b],
+      ['C logStep via GraphQL, 32 clients, group commit', rate(SINGLE, c), c],
+      ['D logStep via GraphQL, 32 clients, one transaction per step (our SQL)', rate(SINGLE, d), d],
+      ['E logStep via GraphQL, 32 clients, naive Prisma ORM, one INSERT per step', rate(SINGLE, e), e],
+    ] as const;
+    console.log(`\nsteps: ${TOTAL} batched, ${SINGLE_TOTAL} single; node ${process.version}\n`);
+    console.log('| path | steps/s | p50 ms | p99 ms |\n| --- | ---: | ---: | ---: |');
+    for (const [name, r, s] of rows) console.log(`| ${name} | ${fmt(r)} | ${fmt(s.p50, 1)} | ${fmt(s.p99, 1)} |`);
+    console.log(`\nB/A (logSteps vs raw UNNEST): ${fmt(rate(TOTAL, b) / rate(TOTAL, a), 2)} (target >= 0.5)`);
+    console.log(`C/E (group commit vs naive ORM one-INSERT-per-step): ${fmt(rate(SINGLE, c) / rate(SINGLE, e), 2)} (target >= 5)`);
+    console.log(`C/D (group commit vs our SQL without coalescing): ${fmt(rate(SINGLE, c) / rate(SINGLE, d), 2)}`);
+    await grouped.stop();
+    await naive.stop();
+    await orm.stop();
+  } finally {
+    await bench.close();
+  }
+}
+
+await main();
+
