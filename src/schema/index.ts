@@ -6,6 +6,7 @@ import '../auth/graphql.ts';
 import '../episodes/graphql.ts';
 import '../steps/graphql.ts';
 import '../leases/graphql.ts';
+import '../ledger/graphql.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });
 // Fail at start-up, not on the first request.

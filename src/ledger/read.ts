@@ -1,0 +1,45 @@
+// Reads a tenant's ledger in seq order, as the exact values that were hashed.
+import type pg from 'pg';
+import type { StoredLedgerEvent } from './hash.ts';
+
+export interface LedgerFilter {
+  episodeId?: string | null;
+  workItemId?: string | null;
+  types?: string[] | null;
+}
+
+function toEvent(r: any): StoredLedgerEvent {
+  return {
+    tenantId: r.tenant_id,
+    seq: Number(r.seq),
+    type: r.type,
+    episodeId: r.episode_id,
+    workItemId: r.work_item_id,
+    payload: r.payload,
+    createdAt: (r.created_at as Date).toISOString(),
+    prevHash: r.prev_hash,
+    hash: r.hash,
+  };
+}
+
+/** Events with seq > afterSeq (and <= toSeq), oldest first, at most `limit`. */
+export async function readEvents(
+  db: pg.Pool | pg.PoolClient,
+  tenantId: string,
+  opts: { afterSeq: number; limit: number; toSeq?: number | null; filter?: LedgerFilter | null },
+): Promise<StoredLedgerEvent[]> {
+  const f = opts.filter ?? {};
+  const { rows } = await db.query(
+    `SELECT tenant_id, seq, type, episode_id, work_item_id, payload, prev_hash, hash, created_at FROM ledger_events
+      WHERE tenant_id = $1 AND seq > $2 AND ($3::bigint IS NULL OR seq <= $3)
+        AND ($4::uuid IS NULL OR episode_id = $4) AND ($5::uuid IS NULL OR work_item_id = $5) AND ($6::text[] IS NULL OR type = ANY($6))
+      ORDER BY seq LIMIT $7`,
+    [tenantId, opts.afterSeq, opts.toSeq ?? null, f.episodeId ?? null, f.workItemId ?? null, f.types?.length ? f.types : null, opts.limit],
+  );
+  return rows.map(toEvent);
+}
+
+export async function readHead(db: pg.Pool | pg.PoolClient, tenantId: string): Promise<{ seq: number; hash: string | null }> {
+  const { rows } = await db.query('SELECT seq, hash FROM ledger_heads WHERE tenant_id = $1', [tenantId]);
+  return rows.length ? { seq: Number(rows[0].seq), hash: rows[0].hash } : { seq: 0, hash: null };
+}
