@@ -65,7 +65,7 @@ export interface BenchServer {
 }
 
 export async function startBenchServer(databaseUrl: string, env: Record<string, string> = {}, naive = false): Promise<BenchServer> {
-  const config = loadConfig({ NODE_ENV: 'production', PORT: String(await freePort()), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', DB_POOL_MAX: '20', ...env });
+  const config = loadConfig({ NODE_ENV: 'production', PORT: String(await freePort()), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', DB_POOL_MAX: '20', LEDGER_SIGNING_KEY: randomBytes(32).toString('hex'), ...env });
   const db = createDatabase(databaseUrl, config.dbPoolMax);
   const services = await createServices(config, db, createLogger(config.logLevel));
   // The naive ORM baseline replaces the group-commit ingestor (same API, same checks before it).

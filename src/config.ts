@@ -35,6 +35,9 @@ const EnvSchema = z.object({
   GROUP_COMMIT_MAX_ROWS: z.coerce.number().int().min(1).max(50_000).default(2_000),
   INGEST_MAX_PENDING_ROWS: z.coerce.number().int().min(1).default(50_000),
   JOB_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
+  LEDGER_SIGNING_KEY: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits (an Ed25519 private key)').optional(),
+  CHECKPOINT_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
+  CHECKPOINT_EVERY_EVENTS: z.coerce.number().int().min(1).default(1_000),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   REDIS_URL: z.string().url().optional(),
@@ -59,6 +62,8 @@ export interface Config {
   groupCommit: { enabled: boolean; windowMs: number; maxRows: number };
   ingestMaxPendingRows: number;
   jobPollSeconds: number;
+  /** Signed checkpoints: at least every intervalMs and every everyEvents events. */
+  ledger: { signingKey: string | undefined; intervalMs: number; everyEvents: number };
   maxBodyBytes: number;
   shutdownTimeoutMs: number;
   redisUrl: string | undefined;
@@ -111,6 +116,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     groupCommit: { enabled: e.GROUP_COMMIT, windowMs: e.GROUP_COMMIT_WINDOW_MS, maxRows: e.GROUP_COMMIT_MAX_ROWS },
     ingestMaxPendingRows: e.INGEST_MAX_PENDING_ROWS,
     jobPollSeconds: e.JOB_POLL_SECONDS,
+    ledger: { signingKey: e.LEDGER_SIGNING_KEY, intervalMs: e.CHECKPOINT_INTERVAL_MS, everyEvents: e.CHECKPOINT_EVERY_EVENTS },
     maxBodyBytes: e.MAX_BODY_BYTES,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,

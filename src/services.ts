@@ -7,6 +7,8 @@ import { startJobQueue, type JobQueue } from './jobs/queue.ts';
 import { DEFAULT_REDACTED_KEYS } from './steps/redact.ts';
 import { StepIngestor } from './steps/ingest.ts';
 import { createWriter, type Writer } from './write.ts';
+import { CheckpointPublisher, TreeCache } from './ledger/checkpoints.ts';
+import { loadSigner } from './ledger/signer.ts';
 
 export interface Services {
   config: Config;
@@ -16,6 +18,7 @@ export interface Services {
   ingest: StepIngestor;
   jobs: JobQueue;
   redactKeys: readonly string[];
+  checkpoints: CheckpointPublisher;
 }
 
 export async function createServices(config: Config, db: Database, log: Logger): Promise<Services> {
@@ -24,11 +27,16 @@ export async function createServices(config: Config, db: Database, log: Logger):
   const ingest = new StepIngestor(db.pool, writer, { ...config.groupCommit, maxPendingRows: config.ingestMaxPendingRows });
   const jobs = await startJobQueue(db.pool, log);
   await startDeadlineWorkers(jobs, db.pool, writer, log, config.jobPollSeconds);
-  return { config, db, log, writer, ingest, jobs, redactKeys };
+  const signer = await loadSigner(config.ledger.signingKey, config.dataDir);
+  const checkpoints = new CheckpointPublisher(db.pool, new TreeCache(db.pool), signer, log, config.ledger);
+  writer.onCommit((tenantId, events) => checkpoints.committed(tenantId, events.length));
+  checkpoints.start();
+  return { config, db, log, writer, ingest, jobs, redactKeys, checkpoints };
 }
 
 /** Answers every accepted write, then stops background work. The caller closes the database. */
 export async function stopServices(services: Services): Promise<void> {
   await services.ingest.drain();
+  services.checkpoints.stop();
   await services.jobs.stop({ graceful: true, wait: true, timeout: 5_000 });
 }

@@ -5,6 +5,7 @@ import { createLogger } from '../log.ts';
 import { openRuntime, StartupError } from '../runtime.ts';
 import { keyCreate, keyList, keyRevoke, tenantCreate, tenantList } from './admin.ts';
 import { CliError } from './errors.ts';
+import { verifyFile, VERIFY_FAILED_EXIT } from './verify.ts';
 
 const HELP = `Usage: episodic <command> [options]
 
@@ -17,11 +18,15 @@ stop a running embedded server first, or point DATABASE_URL at it):
   keys list --tenant <name|id>                  list keys (never their secrets)
   keys revoke --tenant <name|id> <key id>       revoke a key at once
 
+Offline (no server, no database):
+  verify <file> [--public-key <hex>]            check a proof bundle (episodeProofBundle) or an exported
+                                                range of ledger events (JSON array or JSON lines)
+
 Options:
   --json      machine-readable output
   -h, --help  this help
 
-Exit codes: 0 success, 1 runtime failure, 2 usage error or not found.`;
+Exit codes: 0 success, 1 runtime failure, 2 usage error or not found, 3 verification failed.`;
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -30,6 +35,7 @@ const OPTIONS = {
   scopes: { type: 'string' },
   name: { type: 'string' },
   expires: { type: 'string' },
+  'public-key': { type: 'string' },
 } as const;
 
 function need<T>(value: T | undefined, what: string): T {
@@ -41,6 +47,7 @@ async function run(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const [group, action, arg] = positionals;
   if (values.help || !group) return HELP;
+  if (group === 'verify') return verifyCommand(need(action, 'file to verify'), values['public-key']);
   const config = loadConfig();
   const log = createLogger('warn');
   const runtime = await openRuntime(config, log);
@@ -65,6 +72,15 @@ async function run(argv: string[]): Promise<unknown> {
   }
 }
 
+async function verifyCommand(path: string, publicKey: string | undefined) {
+  const result = await verifyFile(path, publicKey);
+  if (!result.ok) {
+    const first = result.problems[0];
+    throw Object.assign(new CliError(`NOT VERIFIED (${result.kind}): ${first ? `seq ${first.seq ?? '?'}: ${first.problem}: ${first.reason}` : 'unknown problem'}`, VERIFY_FAILED_EXIT), { details: result });
+  }
+  return result;
+}
+
 function print(result: unknown, json: boolean) {
   if (typeof result === 'string') return console.log(result);
   if (json) return console.log(JSON.stringify(result, null, 2));
@@ -79,6 +95,7 @@ run(argv)
   .catch((err: unknown) => {
     const code = err instanceof CliError ? err.exitCode : err instanceof TypeError && /parseArgs|Unknown option/i.test(String((err as any).code ?? err.message)) ? 2 : 1;
     const message = err instanceof ConfigError ? `invalid configuration: ${err.problems.join('; ')}` : err instanceof StartupError || err instanceof CliError ? err.message : (err as Error).message;
+    if (json && (err as { details?: unknown }).details) console.log(JSON.stringify((err as { details: unknown }).details, null, 2));
     process.stderr.write(`episodic: ${message}\n`);
     process.exit(code);
   });

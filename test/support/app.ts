@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 // A real server on a free port over a fresh database, with a tenant and keys of each scope.
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
@@ -34,7 +35,7 @@ export interface TestApp {
 
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const database = await createMigratedDatabase();
-  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: database.url, LOG_LEVEL: 'silent', SHUTDOWN_TIMEOUT_MS: '2000', JOB_POLL_SECONDS: '0.5', ...env });
+  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: database.url, LOG_LEVEL: 'silent', SHUTDOWN_TIMEOUT_MS: '2000', JOB_POLL_SECONDS: '0.5', LEDGER_SIGNING_KEY: randomBytes(32).toString('hex'), ...env });
   const services: Services = await createServices(config, database.db, createLogger(config.logLevel));
   const app = createApp(services);
   await app.start();
