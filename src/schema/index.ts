@@ -7,6 +7,7 @@ import '../episodes/graphql.ts';
 import '../steps/graphql.ts';
 import '../leases/graphql.ts';
 import '../ledger/graphql.ts';
+import '../ledger/queries.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });
 // Fail at start-up, not on the first request.
