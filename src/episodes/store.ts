@@ -10,7 +10,7 @@ import { isUuid } from '../schema/ids.ts';
 import { prepareStep, stepContentHash } from '../steps/prepare.ts';
 import { insertSteps } from '../steps/store.ts';
 import { finishEpisode } from './finish.ts';
-import { checkEpisodeSize, jsonBytes, validateOutcome, type JsonValue, type StartEpisodeInput } from './limits.ts';
+import { checkEpisodeSize, checkStepCount, jsonBytes, LIMITS, validateOutcome, type JsonValue, type StartEpisodeInput } from './limits.ts';
 import type { Outcome } from './outcome.ts';
 import { lockEpisode, type EpisodeRow } from './row.ts';
 import { checkTransition, type EpisodeAction } from './status.ts';
@@ -66,6 +66,15 @@ async function placeEpisode(ctx: WriteContext, input: StartEpisodeInput & { epis
     if (unusable.length) throw new LeaseError(lease.id, unusable[0]!.rule, unusable[0]!.message);
     if (workItemId && workItemId !== lease.workItemId) throw new LeaseError(lease.id, 'wrong_work_item', `lease ${lease.id} was issued for work item ${lease.workItemId}, not ${workItemId}`);
     const remaining = remainingLeaseBudget(lease.lease);
+    if (remaining.episodes !== null) {
+      // The lease is charged when an episode ends, so episodes still live hold their episode now:
+      // otherwise a lease of one episode could run any number of them at once.
+      const { rows: live } = await client.query(
+        `SELECT count(*)::int AS n FROM episodes WHERE work_item_id = $1 AND lease_id = $2 AND status IN ('running', 'blocked')`,
+        [lease.workItemId, lease.id],
+      );
+      remaining.episodes -= live[0].n;
+    }
     const empty = (['episodes', 'toolCalls', 'tokens', 'wallMs'] as const).find((k) => remaining[k] !== null && remaining[k]! <= 0);
     if (empty) throw new LeaseError(lease.id, 'exhausted', `lease ${lease.id} has no ${empty} left`);
     workItemId = lease.workItemId;
@@ -86,6 +95,9 @@ export async function startEpisode(ctx: WriteContext, input: StartEpisodeInput &
   const { client, tenantId, now } = ctx;
   const inputHash = startInputHash(input);
   if (input.dedupeKey) {
+    // Concurrent starts with one key queue here, so a repeat sees the first start's committed row
+    // before it places anything (a repeat must not move the work item's episode number).
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`episode-dedupe:${tenantId}:${input.dedupeKey}`]);
     const existing = await findByDedupeKey(client, tenantId, input.dedupeKey);
     if (existing) return sameRequestOrConflict(input.dedupeKey, existing, inputHash);
   }
@@ -143,6 +155,14 @@ async function journalStep(ctx: WriteContext, ep: EpisodeRow, kind: string, para
 export async function blockEpisode(ctx: WriteContext, episodeId: string, reason: string, approvalRequest: JsonValue | null) {
   const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
   requireTransition(ep, 'block');
+  // The journal keeps room for the approval steps (request, and the resolution on resume), so
+  // they never take an episode past LIMITS.maxSteps and a blocked episode can always resume.
+  const room = approvalRequest !== null ? 2 : 1;
+  const field = approvalRequest !== null ? 'approvalRequest' : 'episodeId';
+  throwIfViolations(checkStepCount(ep.stepCount, room, field).map((v) => ({
+    ...v,
+    message: `${field}: blocking journals ${room} approval step(s) but the episode holds ${ep.stepCount} of ${LIMITS.maxSteps} steps`,
+  })));
   if (approvalRequest !== null) await journalStep(ctx, ep, 'approval_requested', { reason, request: approvalRequest });
   const stop: StopReason = { kind: 'blocked', reason };
   await ctx.client.query(

@@ -80,7 +80,7 @@ function checkText(field: string, value: string | null | undefined, maxChars: nu
 
 function checkBudget(b: Record<string, number | null | undefined>) {
   for (const [k, v] of Object.entries(b)) {
-    if (v != null && v < 0) throw new InputLimitError([{ field: `input.budget.${k}`, limit: '>= 0', actual: String(v), message: `budget.${k} must not be negative` }]);
+    if (v != null && v < 0) throw new InputLimitError([{ field: `budget.${k}`, limit: '>= 0', actual: String(v), message: `budget.${k} must not be negative` }]);
   }
 }
 

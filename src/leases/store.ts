@@ -92,7 +92,7 @@ export async function issueLease(client: pg.PoolClient, tenantId: string, input:
     const violations = checkChildLease(parent.lease, { budget: input.budget, scope: input.scope, expiresAtMs: input.expiresAt.getTime() }, now.getTime());
     if (violations.length) {
       throw new LeaseError(parent.id, violations[0]!.rule, violations.map((v) => v.message).join('; '),
-        violations.map((v) => ({ field: `input.${v.field}`, limit: v.rule, actual: null, message: v.message })));
+        violations.map((v) => ({ field: v.field, limit: v.rule, actual: null, message: v.message })));
     }
   }
   const b = input.budget;

@@ -7,7 +7,8 @@ export interface NewLedgerEvent {
   type: string;
   episodeId?: string | null;
   workItemId?: string | null;
-  payload: unknown;
+  /** A value, or a function of the chain head just before this event (run receipts name it). */
+  payload: unknown | ((head: { seq: number; hash: string }) => unknown);
 }
 
 async function lockHead(client: pg.PoolClient, tenantId: string): Promise<{ seq: number; hash: string }> {
@@ -33,7 +34,7 @@ export async function appendEvents(client: pg.PoolClient, tenantId: string, even
       type: e.type,
       episodeId: e.episodeId ?? null,
       workItemId: e.workItemId ?? null,
-      payload: e.payload,
+      payload: typeof e.payload === 'function' ? e.payload({ seq: head.seq + i, hash: prevHash }) : e.payload,
       createdAt,
     };
     const hash = chainHash(prevHash, entry);

@@ -9,7 +9,7 @@ import { verifyTreeHead, type SignedTreeHead } from './signed-head.ts';
 import { fromHex } from './hash.ts';
 import { stepContentHash, type PreparedStep } from '../steps/prepare.ts';
 
-const PAGE = 5_000;
+const PAGE = 20_000;
 
 export interface RangeReport extends ChainReport {
   stepsChecked: number;

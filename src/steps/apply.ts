@@ -59,8 +59,9 @@ function planRequest(
 ): Planned {
   const planned: Planned = { request, ep, items: [], exhausted: null, addedCost: 0 };
   const usage = () => ({ tokens: ep.usedTokens, steps: ep.stepCount, wallMs: now.getTime() - ep.startedAt.getTime() });
-  // Wall time that ran out between calls: nothing in this batch crossed the budget.
-  planned.exhausted = ep.budget.maxWallMs !== null && usage().wallMs >= ep.budget.maxWallMs ? 'wall_time' : null;
+  // A budget already used up on arrival (wall time that ran out between calls, or steps taken
+  // by the approval journal): nothing in this batch crossed the budget, so nothing is admitted.
+  planned.exhausted = exhaustedResource(ep.budget, usage());
   for (const step of request.steps) {
     const key = step.sideEffectKey ? keyOf(ep.id, step.sideEffectKey) : null;
     const seen = key ? keyed.get(key) : undefined;
@@ -99,10 +100,15 @@ async function stepDigests(client: pg.PoolClient, episodeId: string): Promise<St
   return rows.map((r: any) => ({ stepNumber: r.step_number, kind: r.kind, tool: r.tool, action: r.action, result: r.result_kind }));
 }
 
+/** converge completes the episode (as partial), fail fails it; wall time always fails (seed 004). */
+function statusAfterBudgetStop(ep: EpisodeRow, resource: BudgetResource): 'completed' | 'failed' {
+  return ep.onBudgetExhausted === 'converge' && resource !== 'wall_time' ? 'completed' : 'failed';
+}
+
 /** Stops an episode whose budget ran out, by its policy (wall time always fails: seed 004). */
 export async function stopForBudget(client: pg.PoolClient, ep: EpisodeRow, resource: BudgetResource, now: Date, events: NewLedgerEvent[]) {
   const usage = { tokens: ep.usedTokens, steps: ep.stepCount, wallMs: now.getTime() - ep.startedAt.getTime() };
-  const converge = ep.onBudgetExhausted === 'converge' && resource !== 'wall_time';
+  const converge = statusAfterBudgetStop(ep, resource) === 'completed';
   const outcome = converge
     ? convergeOutcome({ resource, budget: ep.budget, usage, steps: await stepDigests(client, ep.id) })
     : budgetFailureOutcome({ resource, budget: ep.budget, usage });
@@ -131,9 +137,12 @@ export async function applyStepBatch(client: pg.PoolClient, tenantId: string, re
   const plans: Array<Planned | { error: NotFoundError | IllegalTransitionError }> = requests.map((request) => {
     const ep = episodes.get(request.episodeId);
     const error = validateRequest(request, ep);
-    // A request after one that exhausted the same episode sees it as no longer running.
     if (error || !ep) return { error: error! };
-    return planRequest(tenantId, request, ep, keyed, now);
+    const plan = planRequest(tenantId, request, ep, keyed, now);
+    // The episode stops below, in this transaction: a later request of the batch for the same
+    // episode is refused as it would be in a later call, instead of slipping past the budget.
+    if (plan.exhausted) ep.status = statusAfterBudgetStop(ep, plan.exhausted);
+    return plan;
   });
 
   const toInsert = plans.flatMap((p) => ('items' in p ? p.items.flatMap((i) => (i.status === 'pending' ? [i.row] : [])) : []));
@@ -164,7 +173,6 @@ export async function applyStepBatch(client: pg.PoolClient, tenantId: string, re
     if (plan.exhausted && !finished.has(plan.ep.id)) {
       finished.add(plan.ep.id);
       await stopForBudget(client, plan.ep, plan.exhausted, now, events);
-      plan.ep.status = 'failed';
     }
     outcomes.push({ ok: true, episodeId: plan.ep.id, items, exhausted: plan.exhausted });
   }

@@ -106,9 +106,11 @@ const LogStepPayload = builder.objectRef<LogResult>('LogStepPayload').implement(
   }),
 });
 
-async function logSteps(ctx: Context, episodeId: string, raw: GqlStepInput[], listField: string): Promise<LogResult> {
+/** @param single logStep: violations name the `step` argument (step.observation), not steps.0.observation */
+async function logSteps(ctx: Context, episodeId: string, raw: GqlStepInput[], single: boolean): Promise<LogResult> {
   const steps = raw.map(toStepInput);
-  throwIfViolations([...checkStepBatchSize(steps.length, listField), ...steps.flatMap((s, i) => validateStep(s, i, listField))]);
+  const violations = [...checkStepBatchSize(steps.length, 'steps'), ...steps.flatMap((s, i) => validateStep(s, i, 'steps'))];
+  throwIfViolations(single ? violations.map((v) => ({ ...v, field: v.field.replace(/^steps\.0\./, 'step.'), message: v.message.replace(/^steps\.0\./, 'step.') })) : violations);
   if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
   const prepared = steps.map((s) => prepareStep(s, ctx.services.redactKeys));
   const outcome = await ctx.services.ingest.submit(ctx.viewer!.tenantId, { episodeId, steps: prepared });
@@ -124,15 +126,12 @@ builder.mutationFields((t) => ({
     description: 'Journals many steps in one call; one result per step (accepted, duplicate, or rejected with the reason).',
     errors,
     args: { episodeId: t.arg.id({ required: true }), steps: t.arg({ type: [StepInput], required: true }) },
-    resolve: (_root, args, ctx) => logSteps(ctx, String(args.episodeId), args.steps as GqlStepInput[], 'steps'),
+    resolve: (_root, args, ctx) => logSteps(ctx, String(args.episodeId), args.steps as GqlStepInput[], false),
   }),
   logStep: t.field({
     type: LogStepPayload,
     errors,
     args: { episodeId: t.arg.id({ required: true }), step: t.arg({ type: StepInput, required: true }) },
-    resolve: async (_root, args, ctx) => {
-      const result = await logSteps(ctx, String(args.episodeId), [args.step as GqlStepInput], 'steps');
-      return result;
-    },
+    resolve: (_root, args, ctx) => logSteps(ctx, String(args.episodeId), [args.step as GqlStepInput], true),
   }),
 }));
