@@ -9,6 +9,7 @@ import type { Outcome } from './outcome.ts';
 import type { EpisodeRow } from './row.ts';
 import type { EpisodeStatus } from './status.ts';
 import type { StopReason } from './stop-reason.ts';
+import { buildRunReceipt } from './receipts.ts';
 
 export interface EpisodeEnding {
   status: EpisodeStatus;
@@ -36,6 +37,13 @@ export async function finishEpisode(
     workItemId: ep.workItemId,
     payload: { status: ending.status, stopReason: ending.stopReason, outcomeHash: ending.outcome ? contentHash(ending.outcome) : null, usage },
   });
+  if (ep.contextPackHash) await appendRunReceipt(client, ep, usage, events);
   if (!ep.leaseId) return null;
   return chargeEpisodeToLease(client, ep.tenantId, ep.leaseId, { episodes: 1, toolCalls: usage.toolCalls, tokens: usage.tokens, wallMs: usage.wallMs }, events);
+}
+
+async function appendRunReceipt(client: pg.PoolClient, ep: EpisodeRow, usage: { steps: number; tokens: number; toolCalls: number; wallMs: number }, events: NewLedgerEvent[]) {
+  const { rows } = await client.query('SELECT count(*)::int AS n FROM pack_misses WHERE episode_id = $1', [ep.id]);
+  const input = { contextPackHash: ep.contextPackHash!, manifestHash: ep.manifestHash, packMisses: rows[0].n as number, usage };
+  events.push({ type: 'run.receipt', episodeId: ep.id, workItemId: ep.workItemId, payload: (head: { seq: number; hash: string }) => buildRunReceipt(input, head) });
 }

@@ -260,6 +260,30 @@ const StartEpisodeInput = builder.inputType('StartEpisodeInput', {
     workItemId: t.id(),
     leaseId: t.id({ description: 'The lease this episode runs under; its work item is implied.' }),
     episodeNumber: t.int({ description: 'Requested number (a restarted loop); must exceed the last one issued.' }),
+    contextPack: t.field({ type: ContextPackInput, description: 'The context pack the agent runs with; the episode ends with a run receipt.' }),
+  }),
+});
+
+const ContextPackInput = builder.inputType('ContextPackInput', {
+  fields: (t) => ({
+    packHash: t.string({ required: true, description: 'BLAKE3 of the pack: 64 lowercase hex digits.' }),
+    manifestHash: t.string({ description: 'BLAKE3 of the pack manifest, if any.' }),
+  }),
+});
+
+const HASH_HEX = /^[0-9a-f]{64}$/;
+
+function checkHash(field: string, value: string | null | undefined) {
+  if (value != null && !HASH_HEX.test(value)) {
+    throw new InputLimitError([{ field, limit: '64 lowercase hex digits', actual: String(value.length), message: `${field} must be a BLAKE3 hash in lowercase hex` }]);
+  }
+}
+
+const PackMissPayload = builder.objectRef<{ episodeId: string; defectRecorded: boolean; occurrences: number }>('RecordPackMissPayload').implement({
+  fields: (t) => ({
+    episode: episodeField(t),
+    defectRecorded: t.exposeBoolean('defectRecorded', { description: 'True only for the first miss of this stable id in the episode.' }),
+    occurrences: t.exposeInt('occurrences'),
   }),
 });
 
@@ -301,8 +325,11 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => {
       const domain = toStartEpisodeInput(input as GqlStartEpisodeInput);
       throwIfViolations(validateEpisodeInput(domain));
+      checkHash('input.contextPack.packHash', input.contextPack?.packHash);
+      checkHash('input.contextPack.manifestHash', input.contextPack?.manifestHash);
+      const contextPack = input.contextPack ? { packHash: input.contextPack.packHash, manifestHash: input.contextPack.manifestHash ?? null } : null;
       const { services, viewer } = ctx;
-      const result = await services.writer.run(viewer!.tenantId, (w) => store.startEpisode(w, domain));
+      const result = await services.writer.run(viewer!.tenantId, (w) => store.startEpisode(w, { ...domain, contextPack }));
       if (result.deadlineAt && !result.deduplicated) {
         await scheduleDeadline(services.jobs, { tenantId: viewer!.tenantId, episodeId: result.episodeId }, result.deadlineAt);
       }
@@ -384,6 +411,22 @@ builder.mutationFields((t) => ({
       const episodeId = String(args.episodeId);
       const leaseCharge = await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => store.completeEpisode(w, episodeId, toOutcome(args.outcome as GqlOutcomeInput)));
       return { episodeId, leaseCharge };
+    },
+  }),
+  recordPackMiss: t.field({
+    type: PackMissPayload,
+    description: 'Records that the agent needed something its context pack lacked (seed 000); the first miss of a stable id is a defect record.',
+    errors: { types: [NotFoundError, InputLimitError] },
+    args: { episodeId: t.arg.id({ required: true }), stableId: t.arg.string({ required: true }), reason: t.arg.string({ required: true }), packHash: t.arg.string() },
+    resolve: async (_root, args, ctx) => {
+      textLimit('stableId', args.stableId, 256);
+      textLimit('reason', args.reason, 10 * 1024);
+      checkHash('packHash', args.packHash);
+      const episodeId = String(args.episodeId);
+      const result = await ctx.services.writer.run(ctx.viewer!.tenantId, (w) =>
+        store.recordPackMiss(w, episodeId, { stableId: args.stableId, reason: args.reason, packHash: args.packHash ?? null }),
+      );
+      return { episodeId, ...result };
     },
   }),
   failEpisode: endMutation(t, 'fail'),

@@ -18,11 +18,13 @@ export interface EpisodeRow {
   budget: Budget;
   onBudgetExhausted: 'fail' | 'converge';
   startedAt: Date;
+  contextPackHash: string | null;
+  manifestHash: string | null;
 }
 
 const COLUMNS = `id, tenant_id, status, work_item_id, lease_id, step_count, used_tokens::float8 AS used_tokens,
   used_tool_calls, size_bytes::float8 AS size_bytes, max_tokens::float8 AS max_tokens, max_steps,
-  max_wall_ms::float8 AS max_wall_ms, on_budget_exhausted, started_at`;
+  max_wall_ms::float8 AS max_wall_ms, on_budget_exhausted, started_at, context_pack_hash, manifest_hash`;
 
 export function toEpisodeRow(r: any): EpisodeRow {
   return {
@@ -38,6 +40,8 @@ export function toEpisodeRow(r: any): EpisodeRow {
     budget: { maxTokens: r.max_tokens, maxSteps: r.max_steps, maxWallMs: r.max_wall_ms },
     onBudgetExhausted: r.on_budget_exhausted,
     startedAt: r.started_at,
+    contextPackHash: r.context_pack_hash,
+    manifestHash: r.manifest_hash,
   };
 }
 

@@ -91,7 +91,14 @@ async function placeEpisode(ctx: WriteContext, input: StartEpisodeInput & { epis
   return { workItemId, leaseId: input.leaseId ?? null, episodeNumber: next.episodeNumber, budget };
 }
 
-export async function startEpisode(ctx: WriteContext, input: StartEpisodeInput & { episodeNumber?: number | null }): Promise<StartResult> {
+export interface ContextPack {
+  packHash: string;
+  manifestHash: string | null;
+}
+
+export type StartInput = StartEpisodeInput & { episodeNumber?: number | null; contextPack?: ContextPack | null };
+
+export async function startEpisode(ctx: WriteContext, input: StartInput): Promise<StartResult> {
   const { client, tenantId, now } = ctx;
   const inputHash = startInputHash(input);
   if (input.dedupeKey) {
@@ -111,14 +118,14 @@ export async function startEpisode(ctx: WriteContext, input: StartEpisodeInput &
   const { rows } = await client.query(
     `INSERT INTO episodes (tenant_id, work_item_id, lease_id, parent_episode_id, episode_number, agent, task_description, task_type,
        language, framework, complexity, domain, tags, goal_spec, dedupe_key, input_hash, max_attempts, mode, on_budget_exhausted,
-       max_tokens, max_steps, max_wall_ms, metadata, started_at, deadline_at, updated_at)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$24)
+       max_tokens, max_steps, max_wall_ms, metadata, started_at, deadline_at, updated_at, context_pack_hash, manifest_hash)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$24,$26,$27)
      ON CONFLICT (tenant_id, dedupe_key) DO NOTHING RETURNING id`,
     [tenantId, place.workItemId, place.leaseId, input.parentEpisodeId ?? null, place.episodeNumber, input.agent ?? null,
      input.taskDescription, input.taskType, c.language ?? null, c.framework ?? null, c.complexity, c.domain ?? null, c.tags,
      input.goalSpec == null ? null : JSON.stringify(input.goalSpec), input.dedupeKey ?? null, inputHash, input.maxAttempts ?? 1,
      input.mode, input.onBudgetExhausted, place.budget.maxTokens, input.budget.maxSteps ?? null, place.budget.maxWallMs,
-     JSON.stringify(input.metadata ?? {}), now, deadlineAt],
+     JSON.stringify(input.metadata ?? {}), now, deadlineAt, input.contextPack?.packHash ?? null, input.contextPack?.manifestHash ?? null],
   );
   if (!rows.length) {
     // A concurrent start with the same dedupeKey committed first.
@@ -130,7 +137,14 @@ export async function startEpisode(ctx: WriteContext, input: StartEpisodeInput &
     type: 'episode.started',
     episodeId,
     workItemId: place.workItemId,
-    payload: { inputHash, taskType: input.taskType, episodeNumber: place.episodeNumber, leaseId: place.leaseId, budget: { ...place.budget, maxSteps: input.budget.maxSteps ?? null } },
+    payload: {
+      inputHash,
+      taskType: input.taskType,
+      episodeNumber: place.episodeNumber,
+      leaseId: place.leaseId,
+      budget: { ...place.budget, maxSteps: input.budget.maxSteps ?? null },
+      contextPack: input.contextPack ?? null,
+    },
   });
   return { episodeId, deduplicated: false, deadlineAt };
 }
@@ -245,4 +259,24 @@ export async function endEpisode(ctx: WriteContext, episodeId: string, action: E
     action === 'fail' ? { kind: 'error', message: reason, recoverable } : action === 'cancel' ? { kind: 'cancelled', reason } : { kind: 'escalated', reason };
   const outcome: Outcome | null = action === 'fail' ? { kind: 'failure', reason, details: recoverable ? 'recoverable' : undefined } : null;
   return finishEpisode(ctx.client, ep, { status: ENDINGS[action].status, stopReason, outcome: outcome && JSON.parse(JSON.stringify(outcome)), eventType: ENDINGS[action].eventType }, ctx.now, ctx.events);
+}
+
+/** Seed 000 record_pack_miss: every miss is counted; only the first miss of a stable id is a defect record. */
+export async function recordPackMiss(ctx: WriteContext, episodeId: string, miss: { stableId: string; reason: string; packHash: string | null }) {
+  const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
+  const { rows } = await ctx.client.query(
+    `INSERT INTO pack_misses (tenant_id, episode_id, stable_id, reason, pack_hash, first_at, last_at) VALUES ($1,$2,$3,$4,$5,$6,$6)
+     ON CONFLICT (episode_id, stable_id) DO UPDATE SET occurrences = pack_misses.occurrences + 1, last_at = EXCLUDED.last_at
+     RETURNING id, occurrences`,
+    [ctx.tenantId, ep.id, miss.stableId, miss.reason, miss.packHash ?? ep.contextPackHash, ctx.now],
+  );
+  const { id, occurrences } = rows[0] as { id: string; occurrences: number };
+  const defect = occurrences === 1;
+  ctx.events.push({
+    type: defect ? 'defect.recorded' : 'pack.missed',
+    episodeId: ep.id,
+    workItemId: ep.workItemId,
+    payload: { defectId: id, stableId: miss.stableId, reason: miss.reason, packHash: miss.packHash ?? ep.contextPackHash, occurrences },
+  });
+  return { defectRecorded: defect, occurrences };
 }
