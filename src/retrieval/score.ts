@@ -1,0 +1,226 @@
+/**
+ * Episode retrieval scoring. Two formulas live here:
+ *
+ * - seed003Score: seed 003's in-memory keyword ranking, as its code computes it
+ *   (d-o-hub/rust-self-learning-memory memory-core/src/memory/retrieval/scoring.rs and context.rs).
+ *   It is the baseline the benchmark compares against, so it keeps that code's quirks: reward is
+ *   the raw total (not normalised), context saturates at 0.4, description words must be longer than
+ *   3 characters, and similarity divides by all query words.
+ * - relevanceScore: our ranking, which the SQL in the episode store mirrors term by term. Text
+ *   similarity arrives as numbers computed by PostgreSQL, never as strings.
+ *
+ * docs/LEARNING.md gives both formulas and the weights' rationale.
+ */
+import { clamp, compareText, type ContextFacts } from '../learning/facts.ts';
+
+export interface RetrievalQuery {
+  description: string;
+  taskType: string | null;
+  context: ContextFacts;
+}
+
+// ---- seed 003 baseline ----
+
+export interface Seed003Episode {
+  id: string;
+  description: string;
+  context: ContextFacts;
+  /** Reward.total, unnormalised, as seed 003 uses it; null when the episode has no reward. */
+  rewardTotal: number | null;
+}
+
+export const SEED003 = {
+  reward: 0.3,
+  description: 0.3,
+  contextCap: 0.4,
+  domain: 0.4,
+  language: 0.3,
+  framework: 0.2,
+  perSharedTag: 0.1,
+  /** seed 003 keeps words with `len() > 3`; we count code points, not UTF-8 bytes. */
+  minWordChars: 4,
+} as const;
+
+interface QueryWords {
+  all: string[];
+  long: string[];
+}
+
+function queryWords(description: string): QueryWords {
+  const all = description.toLowerCase().split(/\s+/).filter((word) => word !== '');
+  return { all, long: all.filter((word) => Array.from(word).length >= SEED003.minWordChars) };
+}
+
+/** seed 003 is_relevant_episode: the candidate filter applied before scoring. */
+export function seed003Matches(query: RetrievalQuery, episode: Seed003Episode): boolean {
+  const description = episode.description.toLowerCase();
+  const tags = new Set(query.context.tags);
+  return (
+    sameValue(query.context.domain, episode.context.domain) ||
+    sameValue(query.context.language, episode.context.language) ||
+    sameValue(query.context.framework, episode.context.framework) ||
+    episode.context.tags.some((tag) => tags.has(tag)) ||
+    queryWords(query.description).long.some((word) => description.includes(word))
+  );
+}
+
+/** seed 003 calculate_relevance_score. */
+export function seed003Score(query: RetrievalQuery, episode: Seed003Episode): number {
+  const reward = episode.rewardTotal === null ? 0 : SEED003.reward * episode.rewardTotal;
+  const queryTags = new Set(query.context.tags);
+  const sharedTags = episode.context.tags.filter((tag) => queryTags.has(tag)).length;
+  const context =
+    (sameValue(query.context.domain, episode.context.domain) ? SEED003.domain : 0) +
+    (sameValue(query.context.language, episode.context.language) ? SEED003.language : 0) +
+    (sameValue(query.context.framework, episode.context.framework) ? SEED003.framework : 0) +
+    SEED003.perSharedTag * sharedTags;
+  const words = queryWords(query.description);
+  const description = episode.description.toLowerCase();
+  const matched = words.long.filter((word) => description.includes(word)).length;
+  const similarity = words.all.length === 0 ? 0 : matched / words.all.length;
+  return reward + Math.min(SEED003.contextCap, context) + SEED003.description * similarity;
+}
+
+/** seed 003's in-memory scan: filter, score, best first (ties by id, which seed 003 leaves unordered). */
+export function rankBySeed003(
+  query: RetrievalQuery,
+  episodes: Iterable<Seed003Episode>,
+  limit: number,
+): Array<{ id: string; score: number }> {
+  const scored: Array<{ id: string; score: number }> = [];
+  for (const episode of episodes) {
+    if (seed003Matches(query, episode)) scored.push({ id: episode.id, score: seed003Score(query, episode) });
+  }
+  return scored.sort((a, b) => b.score - a.score || compareText(a.id, b.id)).slice(0, Math.max(0, limit));
+}
+
+// seed 003's domain is a required string; ours is optional, and two missing values are no match.
+function sameValue(a: string | null, b: string | null): boolean {
+  return a !== null && a === b;
+}
+
+// ---- our ranking ----
+
+export const RELEVANCE_WEIGHTS = {
+  contextMatch: 0.35,
+  reward: 0.2,
+  similarity: 0.3,
+  recency: 0.05,
+  /** Applied to a signed credit: a debited episode loses up to this much. */
+  feedback: 0.1,
+} as const;
+
+/** Shares of contextMatch; fields the query leaves empty drop out and the rest are rescaled. */
+export const CONTEXT_FIELD_WEIGHTS = {
+  domain: 0.3,
+  taskType: 0.2,
+  language: 0.25,
+  framework: 0.15,
+  tags: 0.1,
+} as const;
+
+export const RECENCY_HALF_LIFE_DAYS = 30;
+
+export interface ContextSide {
+  taskType: string | null;
+  context: ContextFacts;
+}
+
+export interface RankingCandidate extends ContextSide {
+  /** Reward.normalized; null counts as 0. */
+  rewardNormalized: number | null;
+  /** Full-text rank in [0, 1]: SQL ts_rank_cd(document, query, 32), i.e. rank / (rank + 1). */
+  textRank: number;
+  /** pg_trgm similarity of the descriptions, in [0, 1]. */
+  trigramSimilarity: number;
+  /** Days since the episode ended; negative (clock skew) counts as 0. */
+  ageDays: number;
+  /** Retrieval-feedback credit in [-1, 1]; 0 when none. */
+  feedbackCredit: number;
+}
+
+export interface RelevanceBreakdown {
+  /** Each component in [0, 1], except feedback in [-1, 1]. */
+  contextMatch: number;
+  reward: number;
+  similarity: number;
+  recency: number;
+  feedback: number;
+  /** Σ RELEVANCE_WEIGHTS × component, in [-0.1, 1]. */
+  total: number;
+}
+
+export function relevanceScore(query: ContextSide, candidate: RankingCandidate): RelevanceBreakdown {
+  const components = {
+    contextMatch: contextMatch(query, candidate),
+    reward: clamp(candidate.rewardNormalized ?? 0, 0, 1),
+    // Either signal alone is evidence: full text needs words a dictionary can split, trigrams do not.
+    similarity: Math.max(clamp(candidate.textRank, 0, 1), clamp(candidate.trigramSimilarity, 0, 1)),
+    recency: recencyWeight(candidate.ageDays),
+    feedback: clamp(candidate.feedbackCredit, -1, 1),
+  };
+  const total =
+    RELEVANCE_WEIGHTS.contextMatch * components.contextMatch +
+    RELEVANCE_WEIGHTS.reward * components.reward +
+    RELEVANCE_WEIGHTS.similarity * components.similarity +
+    RELEVANCE_WEIGHTS.recency * components.recency +
+    RELEVANCE_WEIGHTS.feedback * components.feedback;
+  return { ...components, total };
+}
+
+/**
+ * Weighted share of the query's context that the candidate matches, in [0, 1]. Values compare
+ * exactly; tags score |query tags ∩ candidate tags| / |query tags|. 0 when the query gives no context.
+ */
+export function contextMatch(query: ContextSide, candidate: ContextSide): number {
+  const queryTags = new Set(query.context.tags);
+  const candidateTags = new Set(candidate.context.tags);
+  const terms: Array<[weight: number, specified: boolean, score: number]> = [
+    fieldTerm(CONTEXT_FIELD_WEIGHTS.domain, query.context.domain, candidate.context.domain),
+    fieldTerm(CONTEXT_FIELD_WEIGHTS.taskType, query.taskType, candidate.taskType),
+    fieldTerm(CONTEXT_FIELD_WEIGHTS.language, query.context.language, candidate.context.language),
+    fieldTerm(CONTEXT_FIELD_WEIGHTS.framework, query.context.framework, candidate.context.framework),
+    [CONTEXT_FIELD_WEIGHTS.tags, queryTags.size > 0, [...queryTags].filter((tag) => candidateTags.has(tag)).length / Math.max(1, queryTags.size)],
+  ];
+  const specified = terms.filter(([, isSpecified]) => isSpecified);
+  const weight = specified.reduce((sum, [termWeight]) => sum + termWeight, 0);
+  if (weight === 0) return 0;
+  return specified.reduce((sum, [termWeight, , score]) => sum + termWeight * score, 0) / weight;
+}
+
+function fieldTerm(weight: number, queryValue: string | null, candidateValue: string | null): [number, boolean, number] {
+  return [weight, queryValue !== null, sameValue(queryValue, candidateValue) ? 1 : 0];
+}
+
+/** 2^(-ageDays / RECENCY_HALF_LIFE_DAYS): 1 for a fresh episode, 0.5 after 30 days. */
+export function recencyWeight(ageDays: number): number {
+  return Math.pow(2, -Math.max(0, ageDays) / RECENCY_HALF_LIFE_DAYS);
+}
+
+// ---- evaluation ----
+
+/**
+ * NDCG@k with exponential gain: DCG = Σ_{i=1..k} (2^rel_i − 1) / log2(i + 1), divided by the DCG of
+ * the ideal order of all judged relevances. Unjudged ids have relevance 0; an id repeated in the
+ * ranking gains only at its first position. 0 when nothing is relevant or k <= 0.
+ */
+export function ndcgAtK(
+  rankedIds: readonly string[],
+  relevanceById: ReadonlyMap<string, number> | Readonly<Record<string, number>>,
+  k: number,
+): number {
+  const relevance = relevanceById instanceof Map ? relevanceById : new Map(Object.entries(relevanceById));
+  const seen = new Set<string>();
+  const gains = rankedIds.slice(0, Math.max(0, k)).map((id) => {
+    const first = !seen.has(id);
+    seen.add(id);
+    return first ? (relevance.get(id) ?? 0) : 0;
+  });
+  const ideal = [...relevance.values()].sort((a, b) => b - a).slice(0, Math.max(0, k));
+  const idealDcg = dcg(ideal);
+  return idealDcg === 0 ? 0 : dcg(gains) / idealDcg;
+}
+
+function dcg(relevances: readonly number[]): number {
+  return relevances.reduce((sum, rel, index) => sum + (Math.pow(2, Math.max(0, rel)) - 1) / Math.log2(index + 2), 0);
+}
