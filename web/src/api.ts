@@ -1,0 +1,80 @@
+// The monitor's link to the service: GraphQL over HTTP for queries, one graphql-ws socket for
+// every subscription. The API key lives in sessionStorage only (gone when the tab closes).
+import { createClient, type Client } from 'graphql-ws/client';
+
+const KEY = 'episodic.apiKey';
+export const storedKey = () => sessionStorage.getItem(KEY);
+export const storeKey = (key: string) => sessionStorage.setItem(KEY, key);
+export const forgetKey = () => sessionStorage.removeItem(KEY);
+
+export type LinkStatus = 'connecting' | 'live' | 'reconnecting' | 'refused';
+
+export interface Api {
+  query<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
+  /**
+   * Follows a subscription until the returned function is called. `variables` is sent again as
+   * the same object on every resubscribe (graphql-ws does so after a reconnect), so a caller keeps
+   * its cursor in it. A stream the server ends (or fails) is resubscribed after a pause.
+   */
+  follow<T>(query: string, variables: Record<string, unknown>, onData: (data: T) => void): () => void;
+  close(): void;
+}
+
+const FORBIDDEN = 4403;
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const backoff = (retries: number) => Math.min(10_000, 500 * 2 ** retries);
+
+export function createApi(apiKey: string, onStatus: (status: LinkStatus) => void): Api {
+  const authorization = `Bearer ${apiKey}`;
+  const ws: Client = createClient({
+    url: `${location.origin.replace(/^http/, 'ws')}/graphql`,
+    connectionParams: { authorization },
+    retryAttempts: Infinity,
+    retryWait: (retries) => pause(backoff(retries)),
+    shouldRetry: (event) => (event as CloseEvent | null)?.code !== FORBIDDEN,
+    on: {
+      connecting: (isRetry) => onStatus(isRetry ? 'reconnecting' : 'connecting'),
+      connected: () => onStatus('live'),
+      closed: (event) => onStatus((event as CloseEvent | null)?.code === FORBIDDEN ? 'refused' : 'reconnecting'),
+    },
+  });
+
+  return {
+    async query<T>(query: string, variables?: Record<string, unknown>): Promise<T> {
+      const res = await fetch('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization },
+        body: JSON.stringify({ query, variables }),
+      });
+      const body = (await res.json()) as { data?: T; errors?: Array<{ message: string }> };
+      if (body.errors?.length) throw new Error(body.errors.map((e) => e.message).join('; '));
+      if (!body.data) throw new Error(`HTTP ${res.status}`);
+      return body.data;
+    },
+    follow<T>(query: string, variables: Record<string, unknown>, onData: (data: T) => void) {
+      let stopped = false;
+      let retries = 0;
+      let unsubscribe = () => {};
+      const restart = () => {
+        if (!stopped) void pause(backoff(retries++)).then(start);
+      };
+      const start = () => {
+        if (stopped) return;
+        unsubscribe = ws.subscribe<T>({ query, variables }, {
+          next: (message) => {
+            retries = 0;
+            if (message.data) onData(message.data as T);
+          },
+          error: restart,
+          complete: restart,
+        });
+      };
+      start();
+      return () => {
+        stopped = true;
+        unsubscribe();
+      };
+    },
+    close: () => void ws.dispose(),
+  };
+}

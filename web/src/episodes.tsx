@@ -1,0 +1,117 @@
+// The episode list: filters (status, task type, domain, tags, text) and cursor paging; reloaded
+// when the ledger shows an episode changed.
+import { useEffect, useState } from 'preact/hooks';
+import type { Api } from './api.ts';
+import { num, time } from './format.tsx';
+
+const STATUSES = ['RUNNING', 'BLOCKED', 'COMPLETED', 'FAILED', 'CANCELLED', 'ESCALATED'];
+const PAGE_SIZE = 15;
+const QUERY = `query Episodes($filter: EpisodeFilter, $first: Int, $after: String) {
+  episodes(filter: $filter, first: $first, after: $after) {
+    edges { node { id taskDescription taskType status stepCount usedTokens startedAt context { domain tags } } }
+    pageInfo { hasNextPage endCursor } } }`;
+
+interface Row {
+  id: string;
+  taskDescription: string;
+  taskType: string;
+  status: string;
+  stepCount: number;
+  usedTokens: string;
+  startedAt: string;
+  context: { domain: string | null; tags: string[] } | null;
+}
+interface Page {
+  rows: Row[];
+  hasNextPage: boolean;
+  endCursor: string | null;
+}
+interface Filter {
+  status?: string[];
+  taskType?: string;
+  domain?: string;
+  tags?: string[];
+  text?: string;
+}
+
+function readFilter(form: HTMLFormElement): Filter {
+  const data = new FormData(form);
+  const text = (name: string) => String(data.get(name) ?? '').trim() || undefined;
+  const tags = text('tags')?.split(',').map((t) => t.trim()).filter(Boolean);
+  const status = data.getAll('status').map(String);
+  return { status: status.length ? status : undefined, taskType: text('taskType'), domain: text('domain'), tags: tags?.length ? tags : undefined, text: text('text') };
+}
+
+/** `changed` moves whenever the ledger reports an episode event: the page reloads shortly after. */
+export function EpisodeList({ api, changed }: { api: Api; changed: string | undefined }) {
+  const [filter, setFilter] = useState<Filter>({});
+  const [cursors, setCursors] = useState<Array<string | null>>([null]);
+  const [page, setPage] = useState<Page | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const after = cursors[cursors.length - 1] ?? null;
+
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      api
+        .query<{ episodes: { edges: Array<{ node: Row }>; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }>(QUERY, { filter, first: PAGE_SIZE, after })
+        .then(({ episodes }) => {
+          setPage({ rows: episodes.edges.map((e) => e.node), ...episodes.pageInfo });
+          setError(null);
+        })
+        .catch((err: Error) => setError(err.message));
+    }, changed ? 250 : 0);
+    return () => clearTimeout(timer);
+  }, [api, filter, after, changed]);
+
+  const apply = (event: Event) => {
+    event.preventDefault();
+    setFilter(readFilter(event.currentTarget as HTMLFormElement));
+    setCursors([null]);
+  };
+
+  return (
+    <section class="episodes">
+      <form class="filters" onSubmit={apply}>
+        <fieldset>
+          {STATUSES.map((s) => (
+            <label key={s}>
+              <input type="checkbox" name="status" value={s} /> {s.toLowerCase()}
+            </label>
+          ))}
+        </fieldset>
+        <input name="taskType" placeholder="task type" />
+        <input name="domain" placeholder="domain" />
+        <input name="tags" placeholder="tags (a, b)" />
+        <input name="text" type="search" placeholder="search descriptions" />
+        <button>Filter</button>
+      </form>
+      {error && <p class="alert">{error}</p>}
+      <table class="list">
+        <thead>
+          <tr><th>Task</th><th>Type</th><th>Status</th><th>Steps</th><th>Tokens</th><th>Started</th></tr>
+        </thead>
+        <tbody>
+          {page?.rows.map((r) => (
+            <tr key={r.id} data-episode={r.id}>
+              <td>
+                <a href={`#/episodes/${r.id}`}>{r.taskDescription}</a>
+                <div class="tags">{[r.context?.domain, ...(r.context?.tags ?? [])].filter(Boolean).map((t) => <span class="tag" key={t}>{t}</span>)}</div>
+              </td>
+              <td>{r.taskType}</td>
+              <td><span class={`status ${r.status}`}>{r.status}</span></td>
+              <td class="num">{r.stepCount}</td>
+              <td class="num">{num(r.usedTokens)}</td>
+              <td>{time(r.startedAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {page && !page.rows.length && <p class="muted">No episodes match.</p>}
+      <nav class="pager">
+        <button disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>← Newer</button>
+        <span class="muted">page {cursors.length}</span>
+        <button disabled={!page?.hasNextPage} onClick={() => page?.endCursor && setCursors([...cursors, page.endCursor])}>Older →</button>
+      </nav>
+    </section>
+  );
+}

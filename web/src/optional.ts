@@ -1,0 +1,65 @@
+// Episode fields the schema may not have yet (the learning results). Their selections are built
+// from introspection, so the page shows whatever shape they take and leaves them out when the
+// schema lacks them or the server answers no introspection.
+
+export const OPTIONAL_FIELDS = ['reward', 'reflection', 'patterns'] as const;
+const MAX_DEPTH = 2;
+/** Nested types not worth expanding inside a learning result. */
+const OPAQUE = /^Episode$|Connection$/;
+
+interface TypeRef {
+  kind: string;
+  name: string | null;
+  ofType: TypeRef | null;
+}
+interface Field {
+  name: string;
+  args: Array<{ type: { kind: string } }>;
+  type: TypeRef;
+}
+type Types = Map<string, Field[]>;
+/** Api.query: a GraphQL request answering its data or throwing. */
+export type Query = <T>(query: string, variables?: Record<string, unknown>) => Promise<T>;
+
+const REF = 'kind name ofType { kind name ofType { kind name ofType { kind name } } }';
+const TYPE = `fields { name args { type { kind } } type { ${REF} } }`;
+
+function named(t: TypeRef): TypeRef {
+  while (t.ofType) t = t.ofType;
+  return t;
+}
+
+async function load(query: Query, names: string[], into: Types): Promise<void> {
+  const params = names.map((_, i) => `$n${i}: String!`).join(', ');
+  const fields = names.map((_, i) => `t${i}: __type(name: $n${i}) { ${TYPE} }`).join(' ');
+  const data = await query<Record<string, { fields: Field[] | null } | null>>(`query Types(${params}) { ${fields} }`, Object.fromEntries(names.map((n, i) => [`n${i}`, n])));
+  names.forEach((name, i) => into.set(name, data[`t${i}`]?.fields ?? []));
+}
+
+function select(field: Field, types: Types, depth: number): string | null {
+  if (field.args.some((a) => a.type.kind === 'NON_NULL')) return null;
+  const t = named(field.type);
+  if (t.kind === 'SCALAR' || t.kind === 'ENUM') return field.name;
+  if (t.kind !== 'OBJECT' || depth === 0 || OPAQUE.test(t.name ?? '')) return null;
+  const inner = (types.get(t.name!) ?? []).map((f) => select(f, types, depth - 1)).filter(Boolean);
+  return inner.length ? `${field.name} { ${inner.join(' ')} }` : null;
+}
+
+/** A selection of the optional fields present on Episode ('' when none is, or introspection is off). */
+export async function optionalEpisodeSelection(query: Query): Promise<string> {
+  const types: Types = new Map();
+  try {
+    await load(query, ['Episode'], types);
+    const present = types.get('Episode')!.filter((f) => (OPTIONAL_FIELDS as readonly string[]).includes(f.name));
+    let frontier = present.map((f) => named(f.type));
+    for (let depth = 0; depth < MAX_DEPTH && frontier.length; depth++) {
+      const wanted = [...new Set(frontier.filter((t) => t.kind === 'OBJECT' && !OPAQUE.test(t.name!) && !types.has(t.name!)).map((t) => t.name!))];
+      if (!wanted.length) break;
+      await load(query, wanted, types);
+      frontier = wanted.flatMap((name) => types.get(name)!.map((f) => named(f.type)));
+    }
+    return present.map((f) => select(f, types, MAX_DEPTH)).filter(Boolean).join(' ');
+  } catch {
+    return '';
+  }
+}
