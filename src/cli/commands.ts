@@ -1,0 +1,21 @@
+// The commands that talk to a running server, by name.
+import { keysCommand } from './api-keys.ts';
+import { completeCommand, listCommand, showCommand, startCommand } from './episode-commands.ts';
+import { exportCommand, tailCommand } from './ledger-commands.ts';
+import { logCommand } from './log.ts';
+import type { RemoteCommand } from './remote.ts';
+
+export const REMOTE_COMMANDS: Record<string, RemoteCommand> = Object.fromEntries(
+  [startCommand, logCommand, completeCommand, showCommand, listCommand, tailCommand, exportCommand, keysCommand].map((c) => [c.name, c]),
+);
+
+/** The remote command argv asks for; `keys` goes to the database instead when --tenant is given. */
+export function remoteCommandFor(argv: string[]): RemoteCommand | undefined {
+  const name = argv.find((a, i) => !a.startsWith('-') && !['--url', '--key'].includes(argv[i - 1] ?? ''));
+  if (!name || (name === 'keys' && argv.some((a) => a === '--tenant' || a.startsWith('--tenant=')))) return undefined;
+  return REMOTE_COMMANDS[name];
+}
+
+export function remoteCommandsHelp(): string {
+  return Object.values(REMOTE_COMMANDS).map((c) => `  ${c.name.padEnd(10)}  ${c.summary}`).join('\n');
+}

@@ -1,0 +1,171 @@
+// episodic start | complete | show | list: the episode lifecycle from a shell.
+import type { Complexity, Episode, OutcomeInput, OutcomeKind, Step, StartEpisodeInput } from '../client/types.ts';
+import { failOnErrorResult, intOption, listOption, usage, type Output, type RemoteCommand } from './remote.ts';
+
+const START_HELP = `Usage: episodic start <task description...> [options]
+Opens an episode and prints its id.
+  --type <taskType>            task type (default: general)
+  --tag <tag>                  a tag; repeat or comma-separate (--tag a --tag b,c)
+  --language, --framework, --domain <value>
+  --complexity <simple|moderate|complex>
+  --agent <name>               who runs the episode
+  --goal <text>                goal spec
+  --max-tokens, --max-steps, --max-wall-ms <n>
+                               budget enforced by the server
+  --on-budget-exhausted <fail|converge>
+  --lease <id>                 run under a lease (its work item is implied)
+  --work-item <id>             attach to a work item
+  --dedupe-key <key>           repeating a start with the same key returns the same episode
+Example: id=$(episodic start "Fix the flaky test" --type bugfix --tag ci --max-steps 50)`;
+
+const COMPLETE_HELP = `Usage: episodic complete <episodeId> --outcome success|partial|failure [options]
+Ends an episode with its outcome; the lease, if any, is charged.
+  --verdict <text>             success/partial: what was achieved
+  --artifact <a>               success: produced artifacts (repeatable)
+  --completed <x>, --failed <y>
+                               partial: what succeeded / failed (repeatable)
+  --reason <text>              failure: the reason (required for failure)
+  --details <text>             failure: details`;
+
+const SHOW_HELP = `Usage: episodic show <episodeId> [--steps]
+Prints an episode: status, stop reason, outcome, budget usage, critique; --steps adds the journal.`;
+
+const LIST_HELP = `Usage: episodic list [filters]
+Lists episodes, newest first.
+  --status <s,...>             running, blocked, completed, failed, cancelled, escalated
+  --type <taskType>  --agent <name>  --tag <tag> (repeatable)  --language <l>  --domain <d>
+  --outcome <success|partial|failure>  --text <words>  --work-item <id>
+  --first <n>                  page size (default 20)
+  --after <cursor>             next page (the cursor printed at the end)`;
+
+const upper = <T extends string>(v: string | undefined) => v?.toUpperCase() as T | undefined;
+
+function budgetOf(v: Record<string, any>, help: string): StartEpisodeInput['budget'] {
+  const budget = {
+    maxTokens: intOption(v['max-tokens'], '--max-tokens', help, 1),
+    maxSteps: intOption(v['max-steps'], '--max-steps', help, 1),
+    maxWallMs: intOption(v['max-wall-ms'], '--max-wall-ms', help, 1),
+  };
+  return Object.values(budget).some((x) => x !== undefined) ? budget : undefined;
+}
+
+export const startCommand: RemoteCommand = {
+  name: 'start',
+  summary: 'open an episode and print its id',
+  help: START_HELP,
+  options: {
+    type: { type: 'string' }, tag: { type: 'string', multiple: true }, language: { type: 'string' }, framework: { type: 'string' }, domain: { type: 'string' },
+    complexity: { type: 'string' }, agent: { type: 'string' }, goal: { type: 'string' }, 'max-tokens': { type: 'string' }, 'max-steps': { type: 'string' },
+    'max-wall-ms': { type: 'string' }, 'on-budget-exhausted': { type: 'string' }, lease: { type: 'string' }, 'work-item': { type: 'string' }, 'dedupe-key': { type: 'string' },
+  },
+  async run({ values: v, positionals, client }) {
+    const taskDescription = positionals.join(' ').trim();
+    if (!taskDescription) throw usage('missing the task description', START_HELP);
+    if (v.complexity && !['simple', 'moderate', 'complex'].includes(v.complexity)) throw usage('--complexity must be simple, moderate or complex', START_HELP);
+    if (v['on-budget-exhausted'] && !['fail', 'converge'].includes(v['on-budget-exhausted'])) throw usage('--on-budget-exhausted must be fail or converge', START_HELP);
+    const result = failOnErrorResult(await client.startEpisode({
+      taskDescription,
+      taskType: v.type ?? 'general',
+      agent: v.agent,
+      goalSpec: v.goal,
+      context: { tags: listOption(v.tag) ?? [], language: v.language, framework: v.framework, domain: v.domain, complexity: upper<Complexity>(v.complexity) },
+      budget: budgetOf(v, START_HELP),
+      onBudgetExhausted: upper<'FAIL' | 'CONVERGE'>(v['on-budget-exhausted']),
+      leaseId: v.lease,
+      workItemId: v['work-item'],
+      dedupeKey: v['dedupe-key'],
+    }));
+    const e = result.episode;
+    return { text: e.id, json: { id: e.id, episodeNumber: e.episodeNumber, status: e.status, deduplicated: result.deduplicated } };
+  },
+};
+
+function outcomeOf(v: Record<string, any>): OutcomeInput {
+  const kind = upper<OutcomeKind>(v.outcome);
+  if (!kind || !['SUCCESS', 'PARTIAL', 'FAILURE'].includes(kind)) throw usage('--outcome must be success, partial or failure', COMPLETE_HELP);
+  if (kind === 'SUCCESS') return { kind, verdict: v.verdict ?? 'done', artifacts: listOption(v.artifact) ?? [] };
+  if (kind === 'PARTIAL') return { kind, verdict: v.verdict ?? 'partly done', completed: listOption(v.completed) ?? [], failed: listOption(v.failed) ?? [] };
+  if (!v.reason) throw usage('--outcome failure needs --reason', COMPLETE_HELP);
+  return { kind, reason: v.reason, details: v.details };
+}
+
+export const completeCommand: RemoteCommand = {
+  name: 'complete',
+  summary: 'end an episode with an outcome',
+  help: COMPLETE_HELP,
+  options: {
+    outcome: { type: 'string' }, verdict: { type: 'string' }, artifact: { type: 'string', multiple: true }, completed: { type: 'string', multiple: true },
+    failed: { type: 'string', multiple: true }, reason: { type: 'string' }, details: { type: 'string' },
+  },
+  async run({ values, positionals, client }) {
+    const id = positionals[0];
+    if (!id) throw usage('missing the episode id', COMPLETE_HELP);
+    const result = failOnErrorResult(await client.completeEpisode(id, outcomeOf(values)));
+    const { episode, leaseCharge } = result;
+    const charge = leaseCharge ? `\nlease charged: ${leaseCharge.ok ? 'ok' : 'overdrawn'}${leaseCharge.exhausted ? `, ${leaseCharge.exhausted} exhausted` : ''}` : '';
+    return { text: `${episode.id} ${episode.status} (${episode.outcome?.kind})${charge}`, json: { episode, leaseCharge } };
+  },
+};
+
+function describe(e: Episode): string {
+  const usage = e.budgetUsage.map((b) => `${b.resource} ${b.used}${b.limit === null ? '' : `/${b.limit}`}`).join(', ');
+  const lines = [
+    `episode   ${e.id}${e.episodeNumber ? ` (#${e.episodeNumber})` : ''}`,
+    `task      ${e.taskType}: ${e.taskDescription}`,
+    `status    ${e.status}${e.phase ? ` / ${e.phase}` : ''}${e.stopReason ? `, stop ${e.stopReason.kind}${e.stopReason.resource ? `{${e.stopReason.resource}}` : ''}${e.stopReason.reason ? `: ${e.stopReason.reason}` : ''}` : ''}`,
+    `started   ${e.startedAt}${e.endedAt ? `, ended ${e.endedAt}` : ''}`,
+    `steps     ${e.stepCount}, tokens ${e.usedTokens}, tool calls ${e.usedToolCalls}${usage ? ` (${usage})` : ''}`,
+  ];
+  if (e.context?.tags.length) lines.push(`tags      ${e.context.tags.join(', ')}`);
+  if (e.outcome) lines.push(`outcome   ${e.outcome.kind}: ${e.outcome.verdict ?? e.outcome.reason ?? ''}`);
+  if (e.critique) lines.push(`critique  ${e.critique.verdict}${e.critique.score === null ? '' : ` (${e.critique.score})`}`);
+  return lines.join('\n');
+}
+
+export const showCommand: RemoteCommand = {
+  name: 'show',
+  summary: 'print an episode',
+  help: SHOW_HELP,
+  options: { steps: { type: 'boolean' } },
+  async run({ values, positionals, client }): Promise<Output> {
+    const id = positionals[0];
+    if (!id) throw usage('missing the episode id', SHOW_HELP);
+    const episode = failOnErrorResult(await client.episode(id));
+    let steps: Step[] | undefined;
+    if (values.steps) {
+      steps = [];
+      for (let after: string | undefined; ; ) {
+        const page = failOnErrorResult(await client.episodeSteps(id, { first: 100, after }));
+        steps.push(...page.edges.map((e) => e.node));
+        if (!page.pageInfo.hasNextPage) break;
+        after = page.pageInfo.endCursor ?? undefined;
+      }
+    }
+    const journal = steps?.map((s) => `  #${s.stepNumber} ${s.kind} ${s.tool ?? ''} ${s.action ?? ''} ${s.resultKind ?? ''}`.trimEnd()).join('\n');
+    return { text: journal ? `${describe(episode)}\n${journal}` : describe(episode), json: steps ? { ...episode, steps } : episode };
+  },
+};
+
+export const listCommand: RemoteCommand = {
+  name: 'list',
+  summary: 'list episodes (filters, pages)',
+  help: LIST_HELP,
+  options: {
+    status: { type: 'string' }, type: { type: 'string' }, agent: { type: 'string' }, tag: { type: 'string', multiple: true }, language: { type: 'string' },
+    domain: { type: 'string' }, outcome: { type: 'string' }, text: { type: 'string' }, 'work-item': { type: 'string' }, first: { type: 'string' }, after: { type: 'string' },
+  },
+  async run({ values: v, client }) {
+    const page = await client.episodes({
+      filter: {
+        status: listOption(v.status)?.map((s) => s.toUpperCase() as Episode['status']),
+        taskType: v.type, agent: v.agent, tags: listOption(v.tag), language: v.language, domain: v.domain,
+        outcome: upper<OutcomeKind>(v.outcome), text: v.text, workItemId: v['work-item'],
+      },
+      first: intOption(v.first, '--first', LIST_HELP, 1) ?? 20,
+      after: v.after,
+    });
+    const rows = page.edges.map(({ node: e }) => `${e.id}  ${e.status.padEnd(9)} ${String(e.stepCount).padStart(4)} steps  ${e.taskType}: ${e.taskDescription.slice(0, 60)}`);
+    const more = page.pageInfo.hasNextPage ? `\nmore: --after ${page.pageInfo.endCursor}` : '';
+    return { text: (rows.join('\n') || 'no episodes') + more, json: { episodes: page.edges.map((e) => e.node), pageInfo: page.pageInfo } };
+  },
+};

@@ -1,0 +1,123 @@
+// episodic tail | export: the ledger from a shell. tail streams live events over graphql-ws,
+// resuming after reconnects and verifying the chain as it goes; export writes a range as JSON
+// lines (or an episode's proof bundle) that `episodic verify` checks offline.
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import type { EpisodicError } from '../client/errors.ts';
+import type { LedgerEvent } from '../client/types.ts';
+import { failOnErrorResult, intOption, listOption, usage, type RemoteCommand } from './remote.ts';
+
+const TAIL_HELP = `Usage: episodic tail [--after <seq>] [--verify] [filters]
+Streams ledger events as they are written, one per line (JSON lines with --json), until Ctrl-C.
+Reconnects by itself and resumes after the last event shown; nothing is shown twice.
+  --after <seq>       start after this seq (default: the current head, i.e. only new events;
+                      --after 0 replays the whole ledger first)
+  --verify            check the hash chain of every event as it arrives (exit 3 on a break)
+  --episode <id>, --work-item <id>, --type <type> (repeatable)
+                      only these events (filtered streams check each event's own hash)
+  --count <n>         exit after n events
+On exit it prints the last seq to stderr: resume with --after <seq>.`;
+
+const EXPORT_HELP = `Usage: episodic export [--after <seq>] [--to <seq>] [--output <file>]
+       episodic export --episode <id> [--output <file>]
+Writes ledger events as JSON lines (seq order) to stdout or a file; check them with
+\`episodic verify <file>\`. With --episode, writes the episode's proof bundle (its events with
+inclusion proofs against a signed checkpoint) instead.`;
+
+/** Capped exponential backoff for reconnects: 0.5 s, 1 s, 2 s, ... at most 10 s. */
+const backoff = (retries: number) => new Promise<void>((r) => setTimeout(r, Math.min(500 * 2 ** retries, 10_000) + Math.random() * 250));
+
+function line(e: LedgerEvent): string {
+  return `${e.seq}\t${e.type}\t${e.episodeId ?? e.workItemId ?? '-'}\t${e.hash.slice(0, 16)}`;
+}
+
+export const tailCommand: RemoteCommand = {
+  name: 'tail',
+  summary: 'stream live ledger events (resumable, --verify)',
+  help: TAIL_HELP,
+  options: { after: { type: 'string' }, verify: { type: 'boolean' }, episode: { type: 'string' }, 'work-item': { type: 'string' }, type: { type: 'string', multiple: true }, count: { type: 'string' } },
+  async run({ values: v, json, client }) {
+    const count = intOption(v.count, '--count', TAIL_HELP, 1);
+    const types = listOption(v.type);
+    const filter = v.episode || v['work-item'] || types ? { episodeId: v.episode, workItemId: v['work-item'], types } : undefined;
+    let afterSeq = intOption(v.after, '--after', TAIL_HELP);
+    let prevHash: string | undefined;
+    if (afterSeq === undefined) {
+      const head = await client.ledgerHead();
+      afterSeq = Number(head.seq);
+      prevHash = head.hash ?? undefined;
+    }
+    let seen = 0;
+    let failure: EpisodicError | undefined;
+    const sub = client.subscribeLedger({
+      afterSeq,
+      prevHash,
+      filter,
+      verify: Boolean(v.verify),
+      retryWait: backoff,
+      onConnected: ({ reconnect, afterSeq: at }) =>
+        process.stderr.write(reconnect ? `episodic: reconnected, resuming after seq ${at}\n` : `episodic: following the ledger after seq ${at} (Ctrl-C to stop)\n`),
+      onEvent: (event) => {
+        process.stdout.write(`${json ? JSON.stringify(event) : line(event)}\n`);
+        if (count && ++seen >= count) void sub.close();
+      },
+      onError: (err) => (failure = err),
+    });
+    const stop = () => void sub.close();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    await sub.done;
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    process.stderr.write(`episodic: stopped after seq ${sub.lastSeq} (resume with --after ${sub.lastSeq})\n`);
+    if (failure) throw failure;
+    return undefined;
+  },
+};
+
+async function write(out: Writable, text: string): Promise<void> {
+  if (!out.write(text)) await once(out, 'drain');
+}
+
+export const exportCommand: RemoteCommand = {
+  name: 'export',
+  summary: 'write ledger events (or an episode proof bundle) for `verify`',
+  help: EXPORT_HELP,
+  options: { after: { type: 'string' }, to: { type: 'string' }, output: { type: 'string', short: 'o' }, episode: { type: 'string' } },
+  async run({ values: v, client }) {
+    const file = v.output as string | undefined;
+    const out: Writable = file ? createWriteStream(file) : process.stdout;
+    let count = 0;
+    let first: number | null = null;
+    let last: number | null = null;
+    try {
+      if (v.episode) {
+        const result = failOnErrorResult(await client.episodeProofBundle(v.episode));
+        await write(out, `${JSON.stringify(result.bundle)}\n`);
+        count = result.eventCount;
+      } else {
+        const to = intOption(v.to, '--to', EXPORT_HELP, 1);
+        let after = intOption(v.after, '--after', EXPORT_HELP) ?? 0;
+        if (to !== undefined && to <= after) throw usage('--to must be greater than --after', EXPORT_HELP);
+        for (;;) {
+          const page = failOnErrorResult(await client.ledgerEvents({ after, first: to === undefined ? 500 : Math.min(500, to - after) }));
+          for (const event of page.events) await write(out, `${JSON.stringify(event)}\n`);
+          count += page.events.length;
+          first ??= page.events[0]?.seq ?? null;
+          last = page.events.at(-1)?.seq ?? last;
+          after = last ?? after;
+          if (!page.pageInfo.hasNextPage || (to !== undefined && after >= to) || !page.events.length) break;
+        }
+      }
+    } finally {
+      if (file) {
+        out.end();
+        await once(out, 'finish');
+      }
+    }
+    if (!file) return undefined;
+    const range = first === null ? '' : ` (seq ${first}..${last})`;
+    return { text: `exported ${count} events${range} to ${file}`, json: { file, count, firstSeq: first, lastSeq: last } };
+  },
+};

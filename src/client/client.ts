@@ -1,0 +1,101 @@
+// createEpisodicClient: typed methods over the API. Mutations and queries return the typed union
+// results (branch on __typename, or unwrap()); transport and GraphQL failures throw EpisodicError.
+import { logStepsBatched, type BatchedLogSteps, type LogStepsOptions } from './batch.ts';
+import { DOCUMENTS } from './documents.ts';
+import type { EpisodicError } from './errors.ts';
+import { toLedgerEvent, type RawLedgerEvent } from './events.ts';
+import { subscribeLedger, type LedgerSubscription, type SubscribeLedgerOptions } from './ledger-stream.ts';
+import { createTransport, type FetchLike } from './transport.ts';
+import type * as T from './types.ts';
+import { watchEpisode, watchSteps, type StepsLogged } from './watch.ts';
+import type { WebSocketImpl } from './ws.ts';
+
+export interface EpisodicClientOptions {
+  /** The GraphQL endpoint, e.g. http://localhost:4000/graphql (subscriptions use ws:// on the same path). */
+  url: string;
+  apiKey?: string;
+  fetch?: FetchLike;
+  /** A WebSocket class for subscriptions; default: the global one, else the `ws` package. */
+  webSocketImpl?: WebSocketImpl;
+  timeoutMs?: number;
+  headers?: Record<string, string>;
+}
+
+type Page = { first?: number; after?: string };
+
+type RawPage = { __typename: 'LedgerEventConnection'; edges: Array<{ node: RawLedgerEvent }> | null; pageInfo: T.PageInfo } | T.InputLimitError;
+
+function ledgerPage(result: RawPage): T.LedgerEventsResult {
+  if (result.__typename === 'InputLimitError') return result;
+  return { __typename: 'LedgerEventConnection', events: (result.edges ?? []).map((e) => toLedgerEvent(e.node)), pageInfo: result.pageInfo };
+}
+
+export function createEpisodicClient(options: EpisodicClientOptions) {
+  const request = createTransport(options);
+  const connection = { url: options.url, apiKey: options.apiKey, webSocketImpl: options.webSocketImpl };
+
+  const logStepsOnce = (episodeId: string, steps: T.StepInput[]) => request<T.LogStepsResult>(DOCUMENTS.logSteps, { episodeId, steps });
+
+  return {
+    /** Runs any document whose root field is aliased `result` (see DOCUMENTS for examples). */
+    request,
+
+    startEpisode: (input: T.StartEpisodeInput) => request<T.StartEpisodeResult>(DOCUMENTS.startEpisode, { input }),
+    /** Journals steps in calls of at most 500 (options.batchSize), adding the answers up. */
+    logSteps: (episodeId: string, steps: readonly T.StepInput[], opts?: LogStepsOptions): Promise<BatchedLogSteps | Exclude<T.LogStepsResult, T.LogStepsPayload>> =>
+      logStepsBatched((part) => logStepsOnce(episodeId, part), steps, opts),
+    logStep: (episodeId: string, step: T.StepInput) => request<T.LogStepResult>(DOCUMENTS.logStep, { episodeId, step }),
+    /** usedRetrievals: retrievalIds (relevantEpisodes) that helped, credited on success and debited on failure. */
+    completeEpisode: (episodeId: string, outcome: T.OutcomeInput, usedRetrievals?: string[]) =>
+      request<T.FinishEpisodeResult>(DOCUMENTS.completeEpisode, { episodeId, outcome, usedRetrievals }),
+    failEpisode: (episodeId: string, reason: string, recoverable = false) => request<T.FinishEpisodeResult>(DOCUMENTS.failEpisode, { episodeId, reason, recoverable }),
+    escalateEpisode: (episodeId: string, reason: string) => request<T.FinishEpisodeResult>(DOCUMENTS.escalateEpisode, { episodeId, reason }),
+    cancelEpisode: (episodeId: string, reason?: string) => request<T.FinishEpisodeResult>(DOCUMENTS.cancelEpisode, { episodeId, reason }),
+    blockEpisode: (episodeId: string, reason: string, approvalRequest?: T.Json) => request<T.EpisodeResult>(DOCUMENTS.blockEpisode, { episodeId, reason, approvalRequest }),
+    resumeEpisode: (episodeId: string, decision: { approved: boolean; decidedBy?: string; comment?: string }) =>
+      request<T.EpisodeResult>(DOCUMENTS.resumeEpisode, { episodeId, ...decision }),
+    recordCritique: (episodeId: string, critique: { verdict: string; score?: number; feedback?: string; virtueScores?: T.VirtueScoreInput[] }) =>
+      request<T.EpisodeResult>(DOCUMENTS.recordCritique, { episodeId, ...critique }),
+    saveCheckpoint: (episodeId: string, state: T.Json, label?: string) => request<T.EpisodeResult>(DOCUMENTS.saveCheckpoint, { episodeId, state, label }),
+
+    createWorkItem: (input: { title: string; description?: string; metadata?: T.Json }) => request<T.CreateWorkItemResult>(DOCUMENTS.createWorkItem, input),
+    issueLease: (input: { workItemId: string; issuer: string; holder: string; expiresAt: string | Date; budget?: T.LeaseBudgetInput; scope?: string[]; parentLeaseId?: string }) =>
+      request<T.IssueLeaseResult>(DOCUMENTS.issueLease, { ...input, expiresAt: new Date(input.expiresAt).toISOString() }),
+    revokeLease: (id: string) => request<T.RevokeLeaseResult>(DOCUMENTS.revokeLease, { id }),
+    lease: (id: string) => request<T.LeaseQueryResult>(DOCUMENTS.lease, { id }),
+    workItem: (id: string) => request<T.WorkItemQueryResult>(DOCUMENTS.workItem, { id }),
+
+    episode: (id: string) => request<T.EpisodeQueryResult>(DOCUMENTS.episode, { id }),
+    episodeSteps: async (id: string, page: Page = {}): Promise<({ __typename: 'EpisodeStepsConnection' } & T.Connection<T.Step>) | T.NotFoundError> => {
+      const result = await request<({ __typename: 'Episode'; steps: T.Connection<T.Step> }) | T.NotFoundError>(DOCUMENTS.episodeSteps, { id, first: page.first ?? 100, after: page.after });
+      return result.__typename === 'Episode' ? { __typename: 'EpisodeStepsConnection', ...result.steps } : result;
+    },
+    episodes: (args: { filter?: T.EpisodeFilter } & Page = {}) => request<T.Connection<T.Episode>>(DOCUMENTS.episodes, { filter: args.filter, first: args.first ?? 20, after: args.after }),
+
+    /** Completed episodes most relevant to a task, best first, with the score breakdown. */
+    relevantEpisodes: (args: { task: T.RetrievalTaskInput; limit?: number; filter?: T.RelevantEpisodeFilter; includeFailures?: boolean }) =>
+      request<T.RelevantEpisodesResult>(DOCUMENTS.relevantEpisodes, args),
+    ledgerEvents: async (args: { after?: number | string; first?: number; filter?: T.LedgerEventFilter } = {}) =>
+      ledgerPage(await request<RawPage>(DOCUMENTS.ledgerEvents, { after: args.after === undefined ? undefined : String(args.after), first: args.first ?? 100, filter: args.filter })),
+    ledgerHead: () => request<T.LedgerHead>(DOCUMENTS.ledgerHead),
+    ledgerPublicKey: () => request<{ algorithm: string; keyId: string; publicKey: string }>(DOCUMENTS.ledgerPublicKey),
+    episodeProofBundle: (episodeId: string) => request<T.EpisodeProofBundleResult>(DOCUMENTS.episodeProofBundle, { episodeId }),
+    verifyLedger: (range: { fromSeq?: number | string; toSeq?: number | string } = {}) =>
+      request<T.VerifyLedgerResult>(DOCUMENTS.verifyLedger, { fromSeq: range.fromSeq === undefined ? undefined : String(range.fromSeq), toSeq: range.toSeq === undefined ? undefined : String(range.toSeq) }),
+
+    createApiKey: (input: { name: string; scopes: string[]; expiresAt?: string }) => request<T.CreateApiKeyResult>(DOCUMENTS.createApiKey, input),
+    apiKeys: () => request<T.ApiKey[]>(DOCUMENTS.apiKeys),
+    revokeApiKey: (id: string) => request<T.RevokeApiKeyResult>(DOCUMENTS.revokeApiKey, { id }),
+    viewer: () => request<{ id: string; name: string }>(DOCUMENTS.viewer),
+
+    /** Live ledger events over graphql-ws: resumed after reconnects, verified, exactly once. */
+    subscribeLedger: (opts: SubscribeLedgerOptions): LedgerSubscription => subscribeLedger(request, connection, opts),
+    /** episodeUpdated: the episode now, then again after each change. */
+    watchEpisode: (id: string, onUpdate: (episode: T.Episode) => void, onError?: (e: EpisodicError) => void) => watchEpisode(connection, id, onUpdate, onError),
+    /** stepsLogged: each batch of steps journaled for the episode (after afterSeq first, if given). */
+    watchSteps: (episodeId: string, opts: { afterSeq?: number; onBatch: (batch: StepsLogged) => void; onError?: (e: EpisodicError) => void }) =>
+      watchSteps(connection, episodeId, opts.afterSeq, opts.onBatch, opts.onError),
+  };
+}
+
+export type EpisodicClient = ReturnType<typeof createEpisodicClient>;

@@ -1,0 +1,173 @@
+// subscribeLedger: the ledgerEvents subscription over graphql-ws, resumed after every reconnect
+// from the last seq received (graphql-ws re-sends the same payload object on each retry, and
+// its afterSeq is kept current), delivered exactly once and in order, and verified as it arrives.
+import type { Client } from 'graphql-ws';
+import { verifyChain } from '../ledger/verify.ts';
+import { DOCUMENTS } from './documents.ts';
+import { EpisodicError } from './errors.ts';
+import { toLedgerEvent, type RawLedgerEvent } from './events.ts';
+import { LedgerStreamVerifier } from './stream-verifier.ts';
+import type { Request } from './transport.ts';
+import type { LedgerEvent, LedgerEventFilter } from './types.ts';
+import { createWsClient, toWsUrl, type WsOptions } from './ws.ts';
+
+export interface SubscribeLedgerOptions {
+  /** Deliver events after this seq; default 0 (the whole ledger, then live). */
+  afterSeq?: number | string;
+  filter?: LedgerEventFilter;
+  /** Check the hash chain of every event before delivering it; default true. */
+  verify?: boolean;
+  /** Trusted hash of event afterSeq; by default it is fetched (ledgerEvents) and checked. */
+  prevHash?: string;
+  /** Called once per event, in seq order; the next waits for a returned promise. */
+  onEvent: (event: LedgerEvent) => void | Promise<void>;
+  /** Called once when the stream ends on an error (verification, refusal, exhausted retries, onEvent threw). */
+  onError?: (error: EpisodicError) => void;
+  /** After each (re)connection. */
+  onConnected?: (info: { reconnect: boolean; afterSeq: number }) => void;
+  /** Reconnection attempts in a row; default Infinity. */
+  retryAttempts?: number;
+  retryWait?: (retries: number) => Promise<void>;
+}
+
+export interface LedgerSubscription {
+  /** The last seq handed to onEvent (or the starting cursor): resume with afterSeq: lastSeq. */
+  readonly lastSeq: number;
+  /** Settles when the stream ends: closed, completed by the server, or failed (see onError). */
+  readonly done: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Early ends the server asks us to resubscribe after (extensions.code). */
+const RESUMABLE = new Set(['SLOW_CONSUMER', 'INTERNAL_SERVER_ERROR']);
+const MAX_RESUBSCRIBES = 5;
+
+type Connection = Pick<WsOptions, 'url' | 'apiKey' | 'webSocketImpl'>;
+
+/** Hash of event `seq`, fetched and checked against its own content. */
+async function anchorHash(request: Request, seq: number): Promise<string> {
+  const page = await request<{ __typename: string; edges?: Array<{ node: RawLedgerEvent }>; message?: string }>(DOCUMENTS.ledgerEvents, { after: String(seq - 1), first: 1 });
+  const raw = page.edges?.[0]?.node;
+  if (!raw || Number(raw.seq) !== seq) throw new EpisodicError('input', `afterSeq ${seq} is beyond the ledger head`);
+  const event = toLedgerEvent(raw);
+  const report = verifyChain([event]);
+  if (!report.ok) throw new EpisodicError('verification', `anchor event ${seq} does not verify: ${report.problem}: ${report.reason}`, { report });
+  return event.hash;
+}
+
+function toEpisodicError(err: unknown, url: string): EpisodicError {
+  if (err instanceof EpisodicError) return err;
+  if (Array.isArray(err)) return new EpisodicError('graphql', err[0]?.message ?? 'subscription refused', { errors: err });
+  const close = err as { code?: unknown; reason?: unknown };
+  if (typeof close?.code === 'number') {
+    return new EpisodicError('transport', `${toWsUrl(url)}: socket closed (${close.code}${close.reason ? `: ${String(close.reason)}` : ''})`, { status: close.code, cause: err });
+  }
+  return new EpisodicError('transport', (err as Error)?.message ?? String(err), { cause: err });
+}
+
+export function subscribeLedger(request: Request, connection: Connection, options: SubscribeLedgerOptions): LedgerSubscription {
+  const startSeq = Number(options.afterSeq ?? 0);
+  if (!Number.isSafeInteger(startSeq) || startSeq < 0) throw new EpisodicError('input', `afterSeq must be a seq >= 0, got ${options.afterSeq}`);
+  // graphql-ws sends this very object on every (re)subscribe: afterSeq always holds the cursor.
+  const variables = { afterSeq: String(startSeq), filter: options.filter ?? null };
+  let lastSeq = startSeq; // received (and verified): the cursor of every resubscribe
+  let delivered = startSeq; // handed to onEvent: what the caller may resume after
+  let verifier: LedgerStreamVerifier | null = null;
+  let ws: Client | null = null;
+  let unsubscribe: (() => void) | null = null;
+  let closed = false;
+  let delivery: Promise<void> = Promise.resolve();
+  let settle!: () => void;
+  const done = new Promise<void>((resolve) => (settle = resolve));
+
+  async function close(): Promise<void> {
+    if (closed) return done;
+    closed = true;
+    try {
+      unsubscribe?.();
+      // graphql-ws rejects dispose() when it was waiting to reconnect: nothing is left to close then.
+      await Promise.resolve(ws?.dispose()).catch(() => undefined);
+    } finally {
+      settle();
+    }
+  }
+
+  function fail(err: unknown): void {
+    if (closed) return;
+    options.onError?.(toEpisodicError(err, connection.url));
+    void close();
+  }
+
+  function receive(raw: RawLedgerEvent): void {
+    if (closed) return;
+    const event = toLedgerEvent(raw);
+    if (event.seq <= lastSeq) return; // already delivered before a reconnect
+    if (verifier) {
+      const check = verifier.check(event);
+      if (!check.ok) {
+        const { report } = check;
+        return fail(new EpisodicError('verification', `ledger stream failed verification at seq ${report.firstBadSeq ?? event.seq}: ${report.problem}: ${report.reason}`, { report }));
+      }
+    }
+    lastSeq = event.seq;
+    variables.afterSeq = String(lastSeq);
+    delivery = delivery
+      .then(() => {
+        if (closed) return;
+        delivered = event.seq;
+        return options.onEvent(event);
+      })
+      .catch(fail);
+  }
+
+  async function start(): Promise<void> {
+    if (options.verify !== false) {
+      const filtered = options.filter != null;
+      const prevHash = options.prevHash ?? (startSeq > 0 && !filtered ? await anchorHash(request, startSeq) : undefined);
+      verifier = new LedgerStreamVerifier({ afterSeq: startSeq, prevHash, filtered });
+    }
+    if (closed) return;
+    ws = await createWsClient({
+      ...connection,
+      retryAttempts: options.retryAttempts,
+      retryWait: options.retryWait,
+      onConnected: (reconnect) => options.onConnected?.({ reconnect, afterSeq: lastSeq }),
+    });
+    subscribe(ws);
+  }
+
+  /** One subscribe; a server-side early end (slow consumer, server error) is resubscribed from our cursor. */
+  function subscribe(client: Client, resubscribes = 0): void {
+    const from = lastSeq;
+    let stale = false;
+    unsubscribe = client.subscribe<{ ledgerEvents: RawLedgerEvent }>(
+      { query: DOCUMENTS.subscribeLedger, variables },
+      {
+        next: (message) => {
+          if (stale) return;
+          const code = message.errors?.[0]?.extensions?.code;
+          if (message.errors?.length && RESUMABLE.has(String(code)) && resubscribes < MAX_RESUBSCRIBES) {
+            stale = true;
+            unsubscribe?.();
+            const again = lastSeq > from ? 0 : resubscribes + 1;
+            setTimeout(() => !closed && subscribe(client, again), 100 * 2 ** again);
+            return;
+          }
+          if (message.errors?.length) return fail(message.errors);
+          if (message.data?.ledgerEvents) receive(message.data.ledgerEvents);
+        },
+        error: (err) => !stale && fail(err),
+        complete: () => !stale && void close(),
+      },
+    );
+  }
+
+  start().catch(fail);
+  return {
+    get lastSeq() {
+      return delivered;
+    },
+    done,
+    close,
+  };
+}

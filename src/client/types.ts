@@ -1,0 +1,240 @@
+// TypeScript shapes of the API (schema.graphql), as the client's documents select them.
+// BigInt fields (seq, usedTokens, tree sizes) arrive as decimal strings; ledger events are
+// converted to numbers (LedgerEvent) because the hash chain is defined over a numeric seq.
+import type { StoredLedgerEvent } from '../ledger/hash.ts';
+import type { StopReasonKind } from '../episodes/stop-reason.ts';
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type BigIntString = string;
+export type DateTimeString = string;
+
+export type EpisodeStatus = 'RUNNING' | 'BLOCKED' | 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'ESCALATED';
+export type OutcomeKind = 'SUCCESS' | 'PARTIAL' | 'FAILURE';
+export type Complexity = 'SIMPLE' | 'MODERATE' | 'COMPLEX';
+export type StepItemStatus = 'ACCEPTED' | 'DUPLICATE' | 'REJECTED';
+
+// ---- errors (members of result unions) ----
+export interface LimitViolation { field: string | null; limit: string | null; actual: string | null; message: string | null }
+/** `notFoundId` is the id that was looked up (aliased: it would clash with Episode.id in a union selection). */
+export interface NotFoundError { __typename: 'NotFoundError'; message: string; entity: string; notFoundId: string }
+export interface InputLimitError { __typename: 'InputLimitError'; message: string; violations: LimitViolation[] }
+export interface IllegalTransitionError { __typename: 'IllegalTransitionError'; message: string; from: string; action: string; allowed: string[] }
+export interface LeaseError { __typename: 'LeaseError'; message: string; leaseId: string; rule: string; violations: LimitViolation[] | null }
+export interface IdempotencyConflictError { __typename: 'IdempotencyConflictError'; message: string; dedupeKey: string; existingEpisodeId: string }
+
+// ---- inputs ----
+export interface TaskContextInput { language?: string; framework?: string; complexity?: Complexity; domain?: string; tags?: string[] }
+export interface BudgetInput { maxSteps?: number; maxTokens?: number; maxWallMs?: number }
+export interface StartEpisodeInput {
+  taskDescription: string;
+  taskType: string;
+  agent?: string;
+  budget?: BudgetInput;
+  context?: TaskContextInput;
+  dedupeKey?: string;
+  episodeNumber?: number;
+  goalSpec?: Json;
+  leaseId?: string;
+  workItemId?: string;
+  maxAttempts?: number;
+  metadata?: Json;
+  mode?: 'LIVE' | 'DRY_RUN';
+  onBudgetExhausted?: 'FAIL' | 'CONVERGE';
+  parentEpisodeId?: string;
+}
+export interface StepResultInput { kind: 'SUCCESS' | 'ERROR' | 'TIMEOUT'; output?: string; message?: string; errorClass?: string }
+export interface StepInput {
+  kind?: string;
+  tool?: string;
+  action?: string;
+  parameters?: Json;
+  result?: StepResultInput;
+  observation?: string;
+  latencyMs?: number;
+  tokens?: number;
+  cost?: number;
+  sideEffectKey?: string;
+  worldBefore?: Json;
+  worldAfter?: Json;
+  metadata?: Json;
+}
+export interface OutcomeInput {
+  kind: OutcomeKind;
+  verdict?: string;
+  artifacts?: string[];
+  completed?: string[];
+  failed?: string[];
+  reason?: string;
+  details?: string;
+}
+export interface VirtueScoreInput { name: string; score: number }
+export interface LeaseBudgetInput { episodes?: number; toolCalls?: number; tokens?: number; wallMs?: number }
+export interface EpisodeFilter {
+  agent?: string;
+  domain?: string;
+  language?: string;
+  outcome?: OutcomeKind;
+  startedAfter?: DateTimeString;
+  startedBefore?: DateTimeString;
+  status?: EpisodeStatus[];
+  tags?: string[];
+  taskType?: string;
+  text?: string;
+  workItemId?: string;
+}
+export interface RetrievalTaskInput {
+  description: string;
+  taskType?: string;
+  context?: { language?: string; framework?: string; domain?: string; complexity?: Complexity; tags?: string[] };
+}
+export interface RelevantEpisodeFilter { agent?: string; endedAfter?: DateTimeString; minReward?: number }
+export interface LedgerEventFilter { episodeId?: string; workItemId?: string; types?: string[] }
+
+// ---- objects ----
+export interface EpisodeStopReason {
+  kind: StopReasonKind;
+  reason: string | null;
+  resource: string | null;
+  recoverable: boolean | null;
+  isSuccessful: boolean;
+  canContinue: boolean;
+}
+export interface Outcome { kind: OutcomeKind; verdict: string | null; artifacts: string[] | null; completed: string[] | null; failed: string[] | null; reason: string | null; details: string | null }
+export interface BudgetUsage { resource: string; used: number; limit: number | null; remaining: number | null; fraction: number | null }
+export interface VirtueScore { name: string; score: number }
+export interface Critique { verdict: string; score: number | null; feedback: string | null; virtueScores: VirtueScore[] }
+export interface TaskContext { language: string | null; framework: string | null; complexity: Complexity | null; domain: string | null; tags: string[] }
+export interface Checkpoint { id: string; label: string | null; state: Json; stepNumber: number; createdAt: DateTimeString }
+
+export interface Episode {
+  __typename?: 'Episode';
+  id: string;
+  status: EpisodeStatus;
+  phase: string | null;
+  episodeNumber: number | null;
+  taskDescription: string;
+  taskType: string;
+  agent: string | null;
+  dedupeKey: string | null;
+  mode: 'LIVE' | 'DRY_RUN';
+  attempt: number;
+  maxAttempts: number;
+  stepCount: number;
+  usedTokens: BigIntString;
+  usedToolCalls: number;
+  usedCost: number;
+  goalSpec: Json;
+  metadata: Json;
+  blockedReason: string | null;
+  approvalRequest: Json;
+  startedAt: DateTimeString;
+  endedAt: DateTimeString | null;
+  deadlineAt: DateTimeString | null;
+  context: TaskContext | null;
+  outcome: Outcome | null;
+  stopReason: EpisodeStopReason | null;
+  budgetUsage: BudgetUsage[];
+  critique: Critique | null;
+  checkpoints: Checkpoint[];
+  workItem: { id: string; lastEpisodeNumber: number } | null;
+  lease: { id: string } | null;
+}
+
+export interface Step {
+  id: string;
+  stepNumber: number;
+  kind: string;
+  tool: string | null;
+  action: string | null;
+  parameters: Json;
+  argsHash: string | null;
+  contentHash: string | null;
+  result: Json;
+  resultKind: string | null;
+  observation: string | null;
+  latencyMs: number | null;
+  tokens: number | null;
+  cost: number | null;
+  sideEffectKey: string | null;
+  worldBefore: Json;
+  worldAfter: Json;
+  metadata: Json;
+  createdAt: DateTimeString;
+}
+
+export interface StepItemResult { index: number; status: StepItemStatus; stepNumber: number | null; reason: string | null; message: string | null; step: { id: string; stepNumber: number } | null }
+
+export interface LeaseBudget { episodes: number | null; toolCalls: number | null; tokens: number | null; wallMs: number | null }
+export interface Lease {
+  id: string;
+  issuer: string;
+  holder: string;
+  scope: string[];
+  expiresAt: DateTimeString;
+  revokedAt: DateTimeString | null;
+  budget: LeaseBudget;
+  consumed: LeaseBudget;
+  workItem: { id: string };
+  parent: { id: string } | null;
+}
+export interface LeaseCharge {
+  ok: boolean;
+  exhausted: string | null;
+  remainingEpisodes: number | null;
+  remainingToolCalls: number | null;
+  remainingTokens: number | null;
+  remainingWallMs: number | null;
+}
+export interface WorkItem { id: string; title: string; description: string | null; lastEpisodeNumber: number; createdAt: DateTimeString }
+export interface ApiKey { id: string; name: string; prefix: string; scopes: string[]; createdAt: DateTimeString; expiresAt: DateTimeString | null; revokedAt: DateTimeString | null; lastUsedAt: DateTimeString | null }
+
+export interface SignedTreeHead { treeSize: BigIntString; rootHash: string; headHash: string; issuedAt: string; signature: string; keyId: string; tenantId: string }
+export interface LedgerHead { seq: BigIntString; hash: string | null; latestCheckpoint: SignedTreeHead | null }
+/** A ledger event as the chain hashes it: seq as a number. */
+export type LedgerEvent = StoredLedgerEvent;
+export interface LedgerVerification {
+  ok: boolean;
+  checked: number;
+  stepsChecked: number;
+  firstBadSeq: BigIntString | null;
+  problem: string | null;
+  reason: string | null;
+  checkpointTreeSize: BigIntString | null;
+}
+
+export interface PageInfo { hasNextPage: boolean; endCursor: string | null }
+export interface Connection<T> { edges: Array<{ cursor: string; node: T }>; pageInfo: PageInfo }
+
+// ---- payloads and result unions ----
+export interface StartEpisodePayload { __typename: 'StartEpisodePayload'; deduplicated: boolean; episode: Episode }
+export interface EpisodePayload { __typename: 'EpisodePayload'; episode: Episode }
+export interface FinishEpisodePayload { __typename: 'FinishEpisodePayload'; episode: Episode; leaseCharge: LeaseCharge | null }
+export interface LogStepsPayload { __typename: 'LogStepsPayload'; accepted: number; duplicates: number; rejected: number; budgetExhausted: string | null; results: StepItemResult[]; episode: Episode }
+export interface LogStepPayload { __typename: 'LogStepPayload'; budgetExhausted: string | null; result: StepItemResult; episode: Episode }
+export interface WorkItemPayload { __typename: 'WorkItemPayload'; workItem: WorkItem }
+export interface LeasePayload { __typename: 'LeasePayload'; lease: Lease }
+export interface CreatedApiKey { __typename: 'CreatedApiKey'; token: string; key: ApiKey }
+export interface LedgerEventPage { __typename: 'LedgerEventConnection'; events: LedgerEvent[]; pageInfo: PageInfo }
+export interface RelevanceScore { total: number; similarity: number; textRank: number; trigramSimilarity: number; contextMatch: number; reward: number; recency: number; feedback: number }
+export interface ScoredEpisode { episode: Episode; score: RelevanceScore }
+export interface RelevantEpisodes { __typename: 'RelevantEpisodes'; retrievalId: string; episodes: ScoredEpisode[]; warnings: ScoredEpisode[] }
+export interface EpisodeProofBundle { __typename: 'EpisodeProofBundle'; bundle: Json; eventCount: number; treeHead: SignedTreeHead }
+
+type Transition = IllegalTransitionError | InputLimitError | NotFoundError;
+export type StartEpisodeResult = StartEpisodePayload | IdempotencyConflictError | InputLimitError | LeaseError | NotFoundError;
+export type LogStepsResult = LogStepsPayload | Transition;
+export type LogStepResult = LogStepPayload | Transition;
+export type EpisodeResult = EpisodePayload | Transition;
+export type FinishEpisodeResult = FinishEpisodePayload | Transition;
+export type CreateWorkItemResult = WorkItemPayload | InputLimitError;
+export type IssueLeaseResult = LeasePayload | InputLimitError | LeaseError | NotFoundError;
+export type RevokeLeaseResult = LeasePayload | NotFoundError;
+export type CreateApiKeyResult = CreatedApiKey | InputLimitError;
+export type RevokeApiKeyResult = ({ __typename: 'ApiKey' } & ApiKey) | NotFoundError;
+export type EpisodeQueryResult = ({ __typename: 'Episode' } & Episode) | NotFoundError;
+export type LeaseQueryResult = ({ __typename: 'Lease' } & Lease) | NotFoundError;
+export type WorkItemQueryResult = ({ __typename: 'WorkItem' } & WorkItem) | NotFoundError;
+export type LedgerEventsResult = LedgerEventPage | InputLimitError;
+export type EpisodeProofBundleResult = EpisodeProofBundle | NotFoundError;
+export type RelevantEpisodesResult = RelevantEpisodes | InputLimitError;
+export type VerifyLedgerResult = ({ __typename: 'LedgerVerification' } & LedgerVerification) | InputLimitError;

@@ -1,0 +1,242 @@
+// Every `episodic` command that talks to a server, run as a child process (node bin/episodic.mjs)
+// against the test server: output, --json, and the documented exit codes
+// (0 ok, 1 runtime/server error, 2 usage, 3 verification failed, 4 not found).
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unwrap, type EpisodicClient } from '../../src/index.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { clientFor, waitFor } from './support.ts';
+
+let t: TestApp;
+let api: EpisodicClient;
+let dir: string;
+beforeAll(async () => {
+  t = await startTestApp();
+  api = clientFor(t);
+  dir = await mkdtemp(join(tmpdir(), 'episodic-cli-'));
+});
+afterAll(() => t.stop());
+
+interface Run {
+  code: number | null;
+  out: string;
+  err: string;
+}
+
+interface Spawned {
+  out(): string;
+  err(): string;
+  kill(signal: NodeJS.Signals): void;
+  exited: Promise<Run>;
+}
+
+function start(args: string[], opts: { stdin?: string; env?: Record<string, string>; auth?: boolean } = {}): Spawned {
+  const auth = opts.auth === false ? [] : ['--url', t.url, '--key', t.keys.admin];
+  const child = spawn(process.execPath, ['bin/episodic.mjs', ...args, ...auth], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', EPISODIC_DATA_DIR: join(dir, 'no-such-dir'), ...opts.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  child.stdin.end(opts.stdin ?? '');
+  const exited = new Promise<Run>((resolve) => child.once('close', (code) => resolve({ code, out, err })));
+  return { out: () => out, err: () => err, kill: (s) => child.kill(s), exited };
+}
+
+const cli = (args: string[], opts: Parameters<typeof start>[1] = {}) => start(args, opts).exited;
+const json = (r: Run) => JSON.parse(r.out);
+
+async function newEpisode(): Promise<string> {
+  const r = await cli(['start', 'Fix', 'the', 'flaky', 'test', '--type', 'bugfix', '--tag', 'ci,cli', '--max-steps', '50']);
+  expect(r).toMatchObject({ code: 0, err: '' });
+  return r.out.trim();
+}
+
+const stepLines = (n: number, key = (i: number) => `k-${i}`) =>
+  Array.from({ length: n }, (_, i) => JSON.stringify({ kind: 'tool_call', tool: 'shell', action: `cmd ${i}`, result: { kind: 'SUCCESS', output: 'ok' }, tokens: 3, sideEffectKey: key(i) })).join('\n');
+
+describe('episodic start / log / complete / show / list', () => {
+  it('start prints the id; --json prints the episode summary; usage errors exit 2', async () => {
+    const id = await newEpisode();
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(unwrap(await api.episode(id))).toMatchObject({ taskDescription: 'Fix the flaky test', taskType: 'bugfix', context: { tags: ['ci', 'cli'] } });
+    const j = await cli(['start', 'Write docs', '--type', 'docs', '--json', '--agent', 'cli-test', '--goal', 'a readme', '--complexity', 'simple']);
+    expect(j.code).toBe(0);
+    expect(json(j)).toMatchObject({ status: 'RUNNING', deduplicated: false });
+    expect((await cli(['start', '--type', 'x'])).code).toBe(2);
+    expect((await cli(['start', 'x', '--complexity', 'huge'])).code).toBe(2);
+    expect((await cli(['start', 'x', '--no-such-flag'])).code).toBe(2);
+    expect((await cli(['start', 'x', '--max-steps', '5000'])).code).toBe(2); // refused by the server: InputLimitError
+  });
+
+  it('log reads JSON lines from a file or stdin, in batches, and prints the counts', async () => {
+    const id = await newEpisode();
+    const file = join(dir, 'steps.jsonl');
+    await writeFile(file, `${stepLines(5)}\n\n`);
+    const fromFile = await cli(['log', id, file, '--batch', '2']);
+    expect(fromFile).toMatchObject({ code: 0 });
+    expect(fromFile.out).toMatch(/accepted 5, duplicate 0, rejected 0/);
+    const fromStdin = await cli(['log', id, '-', '--json'], { stdin: stepLines(7) });
+    expect(fromStdin.code).toBe(0);
+    expect(json(fromStdin)).toMatchObject({ read: 7, accepted: 2, duplicates: 5, rejected: 0, notSent: 0, status: 'RUNNING' });
+    expect(unwrap(await api.episode(id)).stepCount).toBe(7);
+
+    const bad = await cli(['log', id, '-'], { stdin: '{"kind":"tool_call"}\nnot json\n' });
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/line 2 is not JSON/);
+    expect((await cli(['log', '00000000-0000-0000-0000-000000000000', '-'], { stdin: stepLines(1) })).code).toBe(4);
+    expect((await cli(['log'])).code).toBe(2);
+  });
+
+  it('log reports steps rejected by the budget', async () => {
+    const r = await cli(['start', 'tight', '--max-steps', '2', '--json']);
+    const { id } = json(r);
+    const logged = await cli(['log', id, '-', '--json', '--batch', '3'], { stdin: stepLines(5) });
+    expect(logged.code).toBe(0);
+    expect(json(logged)).toMatchObject({ accepted: 2, rejected: 1, notSent: 2, budgetExhausted: 'steps', status: 'FAILED' });
+  });
+
+  it('complete ends an episode with an outcome; refusals exit 1, unknown ids 4, bad flags 2', async () => {
+    const id = await newEpisode();
+    const done = await cli(['complete', id, '--outcome', 'partial', '--verdict', 'half', '--completed', 'a', '--failed', 'b', '--json']);
+    expect(done.code).toBe(0);
+    expect(json(done).episode).toMatchObject({ status: 'COMPLETED', outcome: { kind: 'PARTIAL', completed: ['a'], failed: ['b'] } });
+    const again = await cli(['complete', id, '--outcome', 'success']);
+    expect(again.code).toBe(1);
+    expect(again.err).toMatch(/IllegalTransitionError/);
+    expect((await cli(['complete', '00000000-0000-0000-0000-000000000000', '--outcome', 'success'])).code).toBe(4);
+    expect((await cli(['complete', id, '--outcome', 'meh'])).code).toBe(2);
+    expect((await cli(['complete', id, '--outcome', 'failure'])).code).toBe(2);
+  });
+
+  it('show prints an episode (with --steps its journal); list filters and pages', async () => {
+    const id = await newEpisode();
+    await cli(['log', id, '-'], { stdin: stepLines(2) });
+    const shown = await cli(['show', id, '--steps']);
+    expect(shown.code).toBe(0);
+    expect(shown.out).toContain(id);
+    expect(shown.out).toMatch(/#2 tool_call shell cmd 1/);
+    expect(json(await cli(['show', id, '--steps', '--json']))).toMatchObject({ id, stepCount: 2, steps: [{ stepNumber: 1 }, { stepNumber: 2 }] });
+    expect((await cli(['show', '00000000-0000-0000-0000-000000000000'])).code).toBe(4);
+
+    const listed = json(await cli(['list', '--tag', 'cli', '--status', 'running', '--first', '2', '--json']));
+    expect(listed.episodes).toHaveLength(2);
+    expect(listed.episodes.every((e: any) => e.status === 'RUNNING' && e.context.tags.includes('cli'))).toBe(true);
+    expect(listed.pageInfo.hasNextPage).toBe(true);
+    const next = json(await cli(['list', '--tag', 'cli', '--status', 'running', '--first', '2', '--after', listed.pageInfo.endCursor, '--json']));
+    expect(next.episodes[0].id).not.toBe(listed.episodes[0].id);
+    const text = await cli(['list', '--type', 'bugfix']);
+    expect(text.out).toMatch(/RUNNING/);
+  });
+});
+
+describe('episodic tail / export / verify', () => {
+  it('tail --after 0 --verify replays and verifies the ledger; --count ends it', async () => {
+    const r = await cli(['tail', '--after', '0', '--verify', '--json', '--count', '5']);
+    expect(r.code).toBe(0);
+    const events = r.out.trim().split('\n').map((l) => JSON.parse(l));
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(r.err).toMatch(/resume with --after 5/);
+  });
+
+  it('tail follows live events from the head and exits cleanly on SIGINT, printing where to resume', async () => {
+    const tail = start(['tail', '--verify']);
+    await waitFor(() => tail.err().includes('following the ledger'), 15_000, 'tail to connect');
+    const id = await newEpisode();
+    await waitFor(() => tail.out().includes('episode.started'), 15_000, 'the live event');
+    tail.kill('SIGINT');
+    const r = await tail.exited;
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(new RegExp(`\\d+\\tepisode\\.started\\t${id}`));
+    expect(r.err).toMatch(/stopped after seq \d+ \(resume with --after \d+\)/);
+  });
+
+  it('tail --verify exits 3 when the stored chain was tampered with', async () => {
+    const other = await t.addTenant('tenant-tampered');
+    const c = clientFor(t, other.write);
+    const ep = unwrap(await c.startEpisode({ taskDescription: 'soon tampered', taskType: 'x' })).episode;
+    unwrap(await c.logStep(ep.id, { kind: 'observation', observation: 'x' }));
+    await t.services.db.pool.query(`UPDATE ledger_events SET payload = '{"forged": true}' WHERE tenant_id = $1 AND seq = 2`, [other.tenantId]);
+    const withUrl = await cli(['tail', '--after', '0', '--verify', '--count', '3', '--url', t.url], { auth: false, env: { EPISODIC_API_KEY: other.read } });
+    expect(withUrl.code).toBe(3);
+    expect(withUrl.err).toMatch(/NOT VERIFIED.*seq 2.*hash-mismatch/);
+    expect(withUrl.out.trim().split('\n')).toHaveLength(1); // seq 1 was shown, the forged seq 2 never
+  });
+
+  it('export writes JSON lines that `episodic verify` accepts, and an episode proof bundle; a tampered export fails with 3', async () => {
+    const file = join(dir, 'ledger.jsonl');
+    const r = await cli(['export', '--after', '0', '--output', file, '--json']);
+    expect(r.code).toBe(0);
+    const summary = json(r);
+    expect(summary).toMatchObject({ file, firstSeq: 1 });
+    const lines = (await readFile(file, 'utf8')).trim().split('\n');
+    expect(lines).toHaveLength(summary.count);
+    expect((await cli(['verify', file], { auth: false })).code).toBe(0);
+
+    const range = await cli(['export', '--after', '2', '--to', '4']);
+    expect(range.out.trim().split('\n').map((l) => JSON.parse(l).seq)).toEqual([3, 4]);
+
+    const tampered = join(dir, 'tampered.jsonl');
+    const events = lines.map((l) => JSON.parse(l));
+    events[1].type = 'episode.forged';
+    await writeFile(tampered, events.map((e) => JSON.stringify(e)).join('\n'));
+    const failed = await cli(['verify', tampered], { auth: false });
+    expect(failed.code).toBe(3);
+
+    const id = await newEpisode();
+    const bundleFile = join(dir, 'bundle.json');
+    expect((await cli(['export', '--episode', id, '--output', bundleFile])).code).toBe(0);
+    expect((await cli(['verify', bundleFile], { auth: false })).code).toBe(0);
+    expect((await cli(['export', '--episode', '00000000-0000-0000-0000-000000000000'])).code).toBe(4);
+  });
+});
+
+describe('episodic keys (API) and connection handling', () => {
+  it('creates, lists and revokes keys with an admin key; a write key is refused (exit 1)', async () => {
+    const created = await cli(['keys', 'create', '--scopes', 'read', '--name', 'cli-made', '--json']);
+    expect(created.code).toBe(0);
+    const { id, token } = json(created);
+    expect(token).toMatch(/^epk_/);
+    const listed = json(await cli(['keys', 'list', '--json']));
+    expect(listed.map((k: any) => k.id)).toContain(id);
+    expect(json(await cli(['keys', 'revoke', id, '--json']))).toMatchObject({ id, revokedAt: expect.any(String) });
+    const forbidden = await cli(['keys', 'list', '--url', t.url, '--key', t.keys.write], { auth: false });
+    expect(forbidden.code).toBe(1);
+    expect(forbidden.err).toMatch(/scope/);
+    expect((await cli(['keys', 'revoke', '00000000-0000-0000-0000-000000000000'])).code).toBe(4);
+    expect((await cli(['keys', 'rotate'])).code).toBe(2);
+  });
+
+  it('finds the key in EPISODIC_API_KEY, else in <EPISODIC_DATA_DIR>/admin-key; no key is a usage error', async () => {
+    const viaEnv = await cli(['list', '--json', '--url', t.url], { auth: false, env: { EPISODIC_API_KEY: t.keys.read } });
+    expect(viaEnv.code).toBe(0);
+    const dataDir = await mkdtemp(join(tmpdir(), 'episodic-key-'));
+    await writeFile(join(dataDir, 'admin-key'), `${t.keys.read}\n`);
+    expect((await cli(['list', '--url', t.url], { auth: false, env: { EPISODIC_DATA_DIR: dataDir } })).code).toBe(0);
+    expect((await cli(['list', '--url', t.url], { auth: false, env: { EPISODIC_URL: t.url } })).code).toBe(2);
+    const viaEnvUrl = await cli(['list'], { auth: false, env: { EPISODIC_URL: t.url, EPISODIC_API_KEY: t.keys.read } });
+    expect(viaEnvUrl.code).toBe(0);
+  });
+
+  it('exits 1 with one line for a bad key or an unreachable server; every command has --help', async () => {
+    const bad = await cli(['list', '--url', t.url, '--key', 'epk_aaaaaaaaaaaa_' + 'a'.repeat(43)], { auth: false });
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/check --key/);
+    const down = await cli(['show', 'x', '--url', 'http://127.0.0.1:1/graphql', '--key', 'k'], { auth: false });
+    expect(down.code).toBe(1);
+    expect(down.err.trim().split('\n')).toHaveLength(1);
+    for (const command of ['start', 'log', 'complete', 'show', 'list', 'tail', 'export', 'keys']) {
+      const help = await cli([command, '--help'], { auth: false });
+      expect(help.code).toBe(0);
+      expect(help.out).toMatch(new RegExp(`Usage: episodic ${command}`));
+      expect(help.out).toMatch(/Exit codes/);
+    }
+    const top = await cli(['--help'], { auth: false });
+    expect(top.out).toMatch(/tail\s+stream live ledger events/);
+  });
+});
