@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import { createDatabase, describeConnectionError, type Database } from './db/client.ts';
 import { startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
+import { FanOutUnavailableError } from './ledger/bus.ts';
 import { createServices, stopServices, type Services } from './services.ts';
 
 /** A start-up failure with a message meant for the operator, printed as one line. */
@@ -50,7 +51,9 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   });
   const applied = await migrate(db.pool);
   if (applied.length) log.info({ applied }, 'migrations applied');
-  const services = await createServices(config, db, log);
+  const services = await createServices(config, db, log).catch((err) => {
+    throw err instanceof FanOutUnavailableError ? new StartupError(err.message) : err;
+  });
   return {
     services,
     async close() {

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type YogaInitialContext } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { authenticate, type AuthResult } from './auth/store.ts';
 import { tokenFromHeader } from './auth/keys.ts';
 import { migrationsApplied } from './db/migrate.ts';
@@ -14,6 +14,7 @@ import { requestScope } from './log.ts';
 import type { Context } from './schema/context.ts';
 import { schema } from './schema/index.ts';
 import type { Services } from './services.ts';
+import { createStaticHandler } from './web/static.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -27,8 +28,11 @@ export interface App {
   url(): string;
 }
 
+/** What onSubscribe adds to yoga's initial context for an operation over graphql-ws. */
+type WsInitialContext = { wsAuth?: AuthResult; wsSocket?: WebSocket };
+
 function contextFactory(services: Services) {
-  return async (initial: YogaInitialContext & { wsAuth?: AuthResult }): Promise<Context> => {
+  return async (initial: YogaInitialContext & WsInitialContext): Promise<Context> => {
     const requestId = requestScope.getStore()?.requestId ?? randomUUID();
     const auth = initial.wsAuth ?? (await authenticate(services.db.pool, tokenFromHeader(initial.request.headers.get('authorization'))));
     return {
@@ -37,13 +41,14 @@ function contextFactory(services: Services) {
       viewer: 'viewer' in auth ? auth.viewer : null,
       authFailure: 'failure' in auth ? auth.failure : null,
       services,
+      wsSocket: initial.wsSocket,
     };
   };
 }
 
 function createGraphQLHandler(services: Services) {
   const { config, log } = services;
-  return createYoga<{ wsAuth?: AuthResult }>({
+  return createYoga<WsInitialContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     graphiql: config.graphiql ? { title: 'Episodic', subscriptionsProtocol: 'WS' } : false,
@@ -74,6 +79,7 @@ function createGraphQLHandler(services: Services) {
 export function createApp(services: Services): App {
   const { config, log } = services;
   const yoga = createGraphQLHandler(services);
+  const serveWeb = createStaticHandler();
   let ready = false;
 
   const httpServer = createServer((req, res) => {
@@ -86,6 +92,7 @@ export function createApp(services: Services): App {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz') return sendJson(res, 200, { status: 'alive' });
     if (path === '/readyz') return sendReadiness(res);
+    if (serveWeb(req, res)) return;
     return yoga(req, res);
   }
 
@@ -93,7 +100,9 @@ export function createApp(services: Services): App {
     try {
       const migrated = await migrationsApplied(services.db.pool);
       if (!ready || !migrated) return sendJson(res, 503, { status: 'not ready', database: 'reachable', migrations: migrated ? 'applied' : 'pending' });
-      return sendJson(res, 200, { status: 'ready', database: 'reachable', migrations: 'applied' });
+      // A reconnecting fan-out does not make the server unready: subscribers fall back to safety re-reads.
+      const fanout = services.ledgerBus.healthy ? 'connected' : 'reconnecting';
+      return sendJson(res, 200, { status: 'ready', database: 'reachable', migrations: 'applied', fanout });
     } catch (err) {
       return sendJson(res, 503, { status: 'not ready', database: 'unreachable', error: (err as Error).message });
     }
@@ -113,6 +122,9 @@ export function createApp(services: Services): App {
         return 'viewer' in auth;
       },
       onSubscribe: async (ctx, _id, params) => {
+        // graphql-ws registers the operation before this hook, so the count includes it.
+        const running = Object.keys(ctx.subscriptions).length;
+        if (running > config.subscriptions.maxPerConnection) return [tooManyOperations(config.subscriptions.maxPerConnection)];
         const requestId = randomUUID();
         const { schema: s, execute, subscribe, contextFactory: makeContext, parse, validate } = yoga.getEnveloped({
           ...ctx,
@@ -120,6 +132,7 @@ export function createApp(services: Services): App {
           socket: ctx.extra.socket,
           params,
           wsAuth: ctx.extra.auth,
+          wsSocket: ctx.extra.socket,
         } as any);
         const document = parse(params.query);
         const errors = validate(s, document);
@@ -169,6 +182,13 @@ export function createApp(services: Services): App {
       httpServer.closeAllConnections();
     },
   };
+}
+
+function tooManyOperations(max: number): GraphQLError {
+  return new GraphQLError(
+    `This connection already runs ${max} operations, the most one connection may (SUBSCRIPTIONS_PER_CONNECTION). Complete one, or open another connection.`,
+    { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', limit: max } },
+  );
 }
 
 function displayHost(host: string): string {

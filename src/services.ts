@@ -4,6 +4,9 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { startDeadlineWorkers } from './episodes/deadlines.ts';
 import { startJobQueue, type JobQueue } from './jobs/queue.ts';
+import { startLearningWorkers, type LearningJobs } from './learning/jobs.ts';
+import { createLedgerBus, type LedgerBus } from './ledger/bus.ts';
+import { LedgerReads } from './ledger/live-reads.ts';
 import { DEFAULT_REDACTED_KEYS } from './steps/redact.ts';
 import { StepIngestor } from './steps/ingest.ts';
 import { createWriter, type Writer } from './write.ts';
@@ -17,26 +20,39 @@ export interface Services {
   writer: Writer;
   ingest: StepIngestor;
   jobs: JobQueue;
+  /** Pattern extraction on the job queue. */
+  learning: LearningJobs;
   redactKeys: readonly string[];
   checkpoints: CheckpointPublisher;
+  /** Announces ledger growth to subscribers in every process. */
+  ledgerBus: LedgerBus;
+  /** Ledger reads of live subscribers (shared between subscribers woken by the same commit). */
+  ledgerReads: LedgerReads;
 }
 
 export async function createServices(config: Config, db: Database, log: Logger): Promise<Services> {
   const redactKeys = config.redactKeys ?? DEFAULT_REDACTED_KEYS;
   const writer = createWriter(db.pool, redactKeys);
   const ingest = new StepIngestor(db.pool, writer, { ...config.groupCommit, maxPendingRows: config.ingestMaxPendingRows });
+  const ledgerBus = createLedgerBus(config, db.pool, log);
+  await ledgerBus.start();
+  writer.onCommit((tenantId, events) => ledgerBus.publish(tenantId, events[events.length - 1]!.seq));
   const jobs = await startJobQueue(db.pool, log);
   await startDeadlineWorkers(jobs, db.pool, writer, log, config.jobPollSeconds);
+  const learning = await startLearningWorkers(jobs, db.pool, writer, log, { ...config.learning, pollSeconds: config.jobPollSeconds });
   const signer = await loadSigner(config.ledger.signingKey, config.dataDir);
   const checkpoints = new CheckpointPublisher(db.pool, new TreeCache(db.pool), signer, log, config.ledger);
   writer.onCommit((tenantId, events) => checkpoints.committed(tenantId, events.length));
   checkpoints.start();
-  return { config, db, log, writer, ingest, jobs, redactKeys, checkpoints };
+  return { config, db, log, writer, ingest, jobs, learning, redactKeys, checkpoints, ledgerBus, ledgerReads: new LedgerReads(db.pool) };
 }
 
 /** Answers every accepted write, then stops background work. The caller closes the database. */
 export async function stopServices(services: Services): Promise<void> {
   await services.ingest.drain();
   services.checkpoints.stop();
+  await services.learning.drain();
   await services.jobs.stop({ graceful: true, wait: true, timeout: 5_000 });
+  // Last: the writes above still announce their commits.
+  await services.ledgerBus.stop();
 }

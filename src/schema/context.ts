@@ -10,6 +10,8 @@ export interface Context {
   viewer: Viewer | null;
   authFailure: AuthFailure | null;
   services: Services;
+  /** The graphql-ws socket an operation runs on (absent over HTTP and SSE): its send buffer shows a slow consumer. */
+  wsSocket?: { readonly bufferedAmount: number };
 }
 
 /** Context after scope auth has run: the viewer is known. */

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { createApp, type App } from '../../src/server.ts';
 import { createServices, stopServices, type Services } from '../../src/services.ts';
-import { createMigratedDatabase, type MigratedDatabase } from './db.ts';
+import { attachDatabase, createMigratedDatabase, type MigratedDatabase } from './db.ts';
 
 export interface GraphQLResponse<T = any> {
   data?: T;
@@ -33,8 +33,14 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const database = await createMigratedDatabase();
+export interface TestAppOptions {
+  /** Serve another app's database, as a second server process would: own pool and services, same data and keys. */
+  shareDatabaseOf?: TestApp;
+}
+
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  const shared = options.shareDatabaseOf;
+  const database = shared ? attachDatabase(shared.database) : await createMigratedDatabase();
   const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: database.url, LOG_LEVEL: 'silent', SHUTDOWN_TIMEOUT_MS: '2000', JOB_POLL_SECONDS: '0.5', LEDGER_SIGNING_KEY: randomBytes(32).toString('hex'), ...env });
   const services: Services = await createServices(config, database.db, createLogger(config.logLevel));
   const app = createApp(services);
@@ -48,7 +54,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       createApiKey(database.db.prisma, { tenantId: tenant.id, name: scope, scopes: [scope] }).then((k) => k.token);
     return { tenantId: tenant.id, admin: await key('admin'), write: await key('write'), read: await key('read') };
   }
-  const keys = await addTenant('tenant-a');
+  const keys = shared?.keys ?? (await addTenant('tenant-a'));
 
   return {
     app,

@@ -59,3 +59,9 @@ export async function createMigratedDatabase(poolMax = 10): Promise<MigratedData
     },
   };
 }
+
+/** Another connection pool on an existing database, as a second server process has; drop() only closes it. */
+export function attachDatabase(existing: TestDatabase, poolMax = 10): MigratedDatabase {
+  const db = createDatabase(existing.url, poolMax);
+  return { name: existing.name, url: existing.url, db, drop: () => db.close() };
+}
