@@ -2,7 +2,7 @@
 // a job due at its deadline, and a periodic sweep catches any deadline whose job was lost.
 import type { Logger } from 'pino';
 import type pg from 'pg';
-import type { JobQueue } from '../jobs/queue.ts';
+import { underSetupLock, type JobQueue } from '../jobs/queue.ts';
 import { stopForBudget } from '../steps/apply.ts';
 import type { Writer } from '../write.ts';
 import { lockEpisode } from './row.ts';
@@ -42,8 +42,11 @@ export async function scheduleDeadline(queue: JobQueue, job: DeadlineJob, deadli
 }
 
 export async function startDeadlineWorkers(queue: JobQueue, pool: pg.Pool, writer: Writer, log: Logger, pollSeconds: number) {
-  await queue.createQueue(DEADLINE_JOB);
-  await queue.createQueue(DEADLINE_SWEEP_JOB);
+  await underSetupLock(pool, async () => {
+    await queue.createQueue(DEADLINE_JOB);
+    await queue.createQueue(DEADLINE_SWEEP_JOB);
+    await queue.schedule(DEADLINE_SWEEP_JOB, '* * * * *');
+  });
   await queue.work<DeadlineJob>(DEADLINE_JOB, { pollingIntervalSeconds: pollSeconds, batchSize: 20 }, async (jobs) => {
     for (const job of jobs) {
       if (await enforceDeadline(writer, job.data)) log.info({ episodeId: job.data.episodeId }, 'episode stopped at its wall-time deadline');
@@ -53,5 +56,4 @@ export async function startDeadlineWorkers(queue: JobQueue, pool: pg.Pool, write
     const stopped = await sweepDeadlines(pool, writer);
     if (stopped) log.info({ stopped }, 'deadline sweep stopped overdue episodes');
   });
-  await queue.schedule(DEADLINE_SWEEP_JOB, '* * * * *');
 }

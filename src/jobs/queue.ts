@@ -19,16 +19,23 @@ export async function startJobQueue(pool: pg.Pool, log: Logger): Promise<JobQueu
     deleteAfterDays: 1,
   });
   boss.on('error', (err) => log.error({ err }, 'job queue error'));
-  // pg-boss creates its schema on first start; serialise that across processes starting at once.
+  await underSetupLock(pool, () => boss.start());
+  return boss;
+}
+
+/**
+ * pg-boss creates its schema, queues and schedules with DDL-like statements that deadlock when
+ * several processes start at once; every such setup step runs under one advisory lock.
+ */
+export async function underSetupLock<T>(pool: pg.Pool, fn: () => Promise<T>): Promise<T> {
   const lock = await pool.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [QUEUE_SETUP_LOCK_KEY]);
-    await boss.start();
+    return await fn();
   } finally {
     await lock.query('SELECT pg_advisory_unlock($1)', [QUEUE_SETUP_LOCK_KEY]).catch(() => undefined);
     lock.release();
   }
-  return boss;
 }
 
 /** Runs an SQL statement of pg-boss on the caller's transaction, so a job commits with its cause. */
