@@ -38,6 +38,11 @@ const EnvSchema = z.object({
   LEDGER_SIGNING_KEY: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits (an Ed25519 private key)').optional(),
   CHECKPOINT_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
   CHECKPOINT_EVERY_EVENTS: z.coerce.number().int().min(1).default(1_000),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(120_000),
+  MAX_QUERY_DEPTH: z.coerce.number().int().min(1).default(15),
+  MAX_ALIASES: z.coerce.number().int().min(1).default(30),
+  MAX_TOKENS: z.coerce.number().int().min(100).default(10_000),
+  MAX_COST: z.coerce.number().int().min(100).default(500_000),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   REDIS_URL: z.string().url().optional(),
@@ -70,6 +75,10 @@ export interface Config {
   /** Signed checkpoints: at least every intervalMs and every everyEvents events. */
   ledger: { signingKey: string | undefined; intervalMs: number; everyEvents: number };
   maxBodyBytes: number;
+  /** Requests per API key and minute across all processes; 0 turns the limit off. */
+  rateLimitPerMinute: number;
+  /** GraphQL hardening (graphql-armor), tuned so ordinary relay queries pass. */
+  armor: { maxDepth: number; maxAliases: number; maxTokens: number; maxCost: number };
   shutdownTimeoutMs: number;
   /** Set: ledger fan-out across processes goes through Redis instead of PostgreSQL LISTEN/NOTIFY. */
   redisUrl: string | undefined;
@@ -134,6 +143,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     jobPollSeconds: e.JOB_POLL_SECONDS,
     ledger: { signingKey: e.LEDGER_SIGNING_KEY, intervalMs: e.CHECKPOINT_INTERVAL_MS, everyEvents: e.CHECKPOINT_EVERY_EVENTS },
     maxBodyBytes: e.MAX_BODY_BYTES,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    armor: { maxDepth: e.MAX_QUERY_DEPTH, maxAliases: e.MAX_ALIASES, maxTokens: e.MAX_TOKENS, maxCost: e.MAX_COST },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,
     subscriptions: {

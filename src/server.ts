@@ -9,12 +9,16 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { authenticate, type AuthResult } from './auth/store.ts';
 import { tokenFromHeader } from './auth/keys.ts';
+import { isUnavailable } from './db/errors.ts';
 import { migrationsApplied } from './db/migrate.ts';
 import { requestScope } from './log.ts';
 import type { Context } from './schema/context.ts';
 import { schema } from './schema/index.ts';
 import type { Services } from './services.ts';
 import { createStaticHandler } from './web/static.ts';
+import { enforceRateLimit, hardeningPlugins } from './http/hardening.ts';
+import { RateLimiter } from './auth/rate-limit.ts';
+import { metricsPlugin } from './http/metrics.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -31,10 +35,11 @@ export interface App {
 /** What onSubscribe adds to yoga's initial context for an operation over graphql-ws. */
 type WsInitialContext = { wsAuth?: AuthResult; wsSocket?: WebSocket };
 
-function contextFactory(services: Services) {
+function contextFactory(services: Services, limiter: RateLimiter | null) {
   return async (initial: YogaInitialContext & WsInitialContext): Promise<Context> => {
     const requestId = requestScope.getStore()?.requestId ?? randomUUID();
     const auth = initial.wsAuth ?? (await authenticate(services.db.pool, tokenFromHeader(initial.request.headers.get('authorization'))));
+    if ('viewer' in auth) await enforceRateLimit(limiter, auth.viewer.keyId);
     return {
       requestId,
       log: services.log.child({ requestId }),
@@ -46,14 +51,17 @@ function contextFactory(services: Services) {
   };
 }
 
-function createGraphQLHandler(services: Services) {
+function createGraphQLHandler(services: Services, openSockets: () => number) {
   const { config, log } = services;
+  const limiter = config.rateLimitPerMinute > 0 ? new RateLimiter(services.db.pool, config.rateLimitPerMinute) : null;
   return createYoga<WsInitialContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
+    maxRequestBodySize: config.maxBodyBytes,
+    plugins: [...hardeningPlugins(config), metricsPlugin(services, openSockets)],
     graphiql: config.graphiql ? { title: 'Episodic', subscriptionsProtocol: 'WS' } : false,
     landingPage: false,
-    context: contextFactory(services),
+    context: contextFactory(services, limiter),
     logging: {
       debug: (...args) => log.debug(args.map(String).join(' ')),
       info: (...args) => log.info(args.map(String).join(' ')),
@@ -65,6 +73,11 @@ function createGraphQLHandler(services: Services) {
       maskError(error, message) {
         const requestId = requestScope.getStore()?.requestId;
         const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+        // An outage is not a bug: say so, with a status and a hint a client can act on.
+        if (databaseUnavailable(original)) {
+          log.warn({ requestId, err: original }, 'database unavailable');
+          return databaseUnavailableError(requestId);
+        }
         const masked = maskError(error, message, false);
         if (masked !== error) {
           log.error({ requestId, err: original }, 'unexpected error (masked for the client)');
@@ -78,13 +91,23 @@ function createGraphQLHandler(services: Services) {
 
 export function createApp(services: Services): App {
   const { config, log } = services;
-  const yoga = createGraphQLHandler(services);
+  // Declared before yoga so the sockets gauge can read it; assigned once the HTTP server exists.
+  let wss: WebSocketServer | undefined;
+  const yoga = createGraphQLHandler(services, () => wss?.clients.size ?? 0);
   const serveWeb = createStaticHandler();
   let ready = false;
+  let stopping = false;
+  /** Responses not finished yet: at shutdown each one tells its client to close the connection. */
+  const unfinished = new Set<ServerResponse>();
 
   const httpServer = createServer((req, res) => {
     const requestId = (req.headers['x-request-id'] as string | undefined)?.slice(0, 100) || randomUUID();
     res.setHeader('x-request-id', requestId);
+    // A request read on a kept-alive connection after shutdown began is still answered, but it
+    // is the connection's last: otherwise busy clients would keep the server alive until the timeout.
+    if (stopping) res.setHeader('connection', 'close');
+    unfinished.add(res);
+    res.once('close', () => unfinished.delete(res));
     requestScope.run({ requestId }, () => void route(req, res));
   });
 
@@ -108,7 +131,7 @@ export function createApp(services: Services): App {
     }
   }
 
-  const wss = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH });
+  wss = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH });
   const ws = useServer<Record<string, unknown>, WsExtra>(
     {
       execute: (args: any) => args.rootValue.execute(args),
@@ -173,6 +196,8 @@ export function createApp(services: Services): App {
     /** Stops accepting, lets in-flight requests finish (up to the timeout), then closes sockets. */
     async stop() {
       ready = false;
+      stopping = true;
+      for (const res of unfinished) if (!res.headersSent) res.setHeader('connection', 'close');
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       httpServer.closeIdleConnections();
       await ws.dispose();
@@ -182,6 +207,23 @@ export function createApp(services: Services): App {
       httpServer.closeAllConnections();
     },
   };
+}
+
+/** Prisma's codes for a server it cannot reach, a timeout reaching it, a closed connection, an exhausted pool. */
+const PRISMA_UNAVAILABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+
+/** The database cannot be reached right now (connection refused or lost, shutting down, pool timeout). */
+function databaseUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (isUnavailable(e) || PRISMA_UNAVAILABLE.has(String((e as { code?: unknown }).code))) return true;
+  }
+  return false;
+}
+
+function databaseUnavailableError(requestId: string | undefined): GraphQLError {
+  return new GraphQLError('The database is unavailable right now; this request may not have completed. Retry shortly: steps with a sideEffectKey and starts with a dedupeKey are never stored twice.', {
+    extensions: { code: 'DATABASE_UNAVAILABLE', retryAfterMs: 1000, requestId, http: { status: 503, headers: { 'retry-after': '1' } } },
+  });
 }
 
 function tooManyOperations(max: number): GraphQLError {

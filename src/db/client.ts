@@ -13,8 +13,12 @@ export interface Database {
 
 export function createDatabase(url: string, poolMax: number): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolMax, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
-  // A dropped connection must not crash the process; the next query reconnects.
+  // A dropped connection must not crash the process; the next query reconnects. The pool only
+  // listens to its idle clients: a client checked out between two queries of a transaction
+  // (PostgreSQL restarted mid-transaction) emits 'error' with no listener, which would kill the
+  // process. Its next query fails instead, and the pool discards it on release.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     pool,

@@ -1,9 +1,11 @@
-// Every way an episode ends goes through here: status, stop reason, outcome, end time, the lease
-// charge and the ledger event, in the caller's transaction.
+// Every way an episode ends goes through here: status, stop reason, outcome, end time, the
+// experience (reward and reflection, when there is an outcome), the lease charge and the ledger
+// event, in the caller's transaction.
 import type pg from 'pg';
 import { contentHash } from '../ledger/hash.ts';
 import type { NewLedgerEvent } from '../ledger/store.ts';
 import { chargeEpisodeToLease } from '../leases/store.ts';
+import { refreshExperience } from '../learning/store.ts';
 import type { LeaseCharge } from '../leases/rules.ts';
 import type { Outcome } from './outcome.ts';
 import type { EpisodeRow } from './row.ts';
@@ -31,11 +33,18 @@ export async function finishEpisode(
     [ep.id, ending.status, JSON.stringify(ending.stopReason), ending.outcome ? JSON.stringify(ending.outcome) : null, ending.outcome?.kind ?? null, now],
   );
   const usage = { steps: ep.stepCount, tokens: ep.usedTokens, toolCalls: ep.usedToolCalls, wallMs: now.getTime() - ep.startedAt.getTime() };
+  const experience = ending.outcome ? await refreshExperience(client, ep.tenantId, ep.id, 'decide') : null;
   events.push({
     type: ending.eventType,
     episodeId: ep.id,
     workItemId: ep.workItemId,
-    payload: { status: ending.status, stopReason: ending.stopReason, outcomeHash: ending.outcome ? contentHash(ending.outcome) : null, usage },
+    payload: {
+      status: ending.status,
+      stopReason: ending.stopReason,
+      outcomeHash: ending.outcome ? contentHash(ending.outcome) : null,
+      usage,
+      ...(experience ? { experience } : {}),
+    },
   });
   if (ep.contextPackHash) await appendRunReceipt(client, ep, usage, events);
   if (!ep.leaseId) return null;

@@ -18,8 +18,10 @@ import type { Outcome } from './outcome.ts';
 import type { LeaseCharge } from '../leases/rules.ts';
 import { episodeWhere, EpisodeFilterInput } from './filter.ts';
 import { EpisodeStatusEnum, OutcomeKindEnum } from './enums.ts';
+import { ExtractPatternsModeEnum } from '../learning/enums.ts';
+import { completeAndLearn, type CompletionResult } from '../learning/complete.ts';
 
-const ComplexityEnum = builder.enumType('Complexity', { values: ['SIMPLE', 'MODERATE', 'COMPLEX'] as const });
+export const ComplexityEnum = builder.enumType('Complexity', { values: ['SIMPLE', 'MODERATE', 'COMPLEX'] as const });
 const ModeEnum = builder.enumType('EpisodeMode', { values: ['LIVE', 'DRY_RUN'] as const });
 const PolicyEnum = builder.enumType('BudgetExhaustedPolicy', {
   description: 'What the server does when a token or step budget runs out (wall time always fails).',
@@ -221,7 +223,7 @@ const LeaseChargeRef = builder.objectRef<LeaseCharge>('LeaseCharge').implement({
   }),
 });
 
-const FinishPayload = builder.objectRef<{ episodeId: string; leaseCharge: LeaseCharge | null }>('FinishEpisodePayload').implement({
+export const FinishPayload = builder.objectRef<{ episodeId: string } & Partial<CompletionResult> & { leaseCharge: LeaseCharge | null }>('FinishEpisodePayload').implement({
   fields: (t) => ({
     episode: episodeField(t),
     leaseCharge: t.field({ type: LeaseChargeRef, nullable: true, resolve: (p) => p.leaseCharge }),
@@ -406,11 +408,17 @@ builder.mutationFields((t) => ({
   completeEpisode: t.field({
     type: FinishPayload,
     errors: { types: transitionErrors },
-    args: { episodeId: t.arg.id({ required: true }), outcome: t.arg({ type: OutcomeInput, required: true }) },
+    args: {
+      episodeId: t.arg.id({ required: true }),
+      outcome: t.arg({ type: OutcomeInput, required: true }),
+      extractPatterns: t.arg({ type: ExtractPatternsModeEnum, defaultValue: 'ASYNC' }),
+      usedRetrievals: t.arg.idList({ description: 'Retrievals (relevantEpisodes / relevantPatterns retrievalId) this episode used: what they served is credited on success, debited on failure.' }),
+    },
     resolve: async (_root, args, ctx) => {
       const episodeId = String(args.episodeId);
-      const leaseCharge = await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => store.completeEpisode(w, episodeId, toOutcome(args.outcome as GqlOutcomeInput)));
-      return { episodeId, leaseCharge };
+      const options = { extractPatterns: args.extractPatterns === 'SYNC' ? ('sync' as const) : ('async' as const), usedRetrievals: (args.usedRetrievals ?? []).map(String) };
+      const result = await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => completeAndLearn(w, episodeId, toOutcome(args.outcome as GqlOutcomeInput), options));
+      return { episodeId, ...result };
     },
   }),
   recordPackMiss: t.field({

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { contentHash } from '../ledger/hash.ts';
 import type { NewLedgerEvent } from '../ledger/store.ts';
 import { lockLease } from '../leases/store.ts';
+import { refreshExperience } from '../learning/store.ts';
 import { checkLeaseUsable, nextEpisodeNumber, remainingLeaseBudget } from '../leases/rules.ts';
 import { IdempotencyConflictError, IllegalTransitionError, InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
@@ -221,7 +222,14 @@ export async function recordCritique(ctx: WriteContext, episodeId: string, criti
   const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
   requireTransition(ep, 'critique');
   await ctx.client.query('UPDATE episodes SET critique = $2, updated_at = $3 WHERE id = $1', [ep.id, JSON.stringify(critique), ctx.now]);
-  ctx.events.push({ type: 'critique.recorded', episodeId: ep.id, workItemId: ep.workItemId, payload: { critiqueHash: contentHash(critique), score: critique.score } });
+  // A critique of an episode that already ended (seed 002's critic runs afterwards) re-scores it.
+  const experience = await refreshExperience(ctx.client, ctx.tenantId, ep.id);
+  ctx.events.push({
+    type: 'critique.recorded',
+    episodeId: ep.id,
+    workItemId: ep.workItemId,
+    payload: { critiqueHash: contentHash(critique), score: critique.score, ...(experience ? { experience: { reward: experience.reward, rewardHash: experience.rewardHash, reflectionHash: experience.reflectionHash } } : {}) },
+  });
 }
 
 export async function completeEpisode(ctx: WriteContext, episodeId: string, outcome: Outcome) {

@@ -8,6 +8,8 @@ import { isUuid } from '../schema/ids.ts';
 import type { Context } from '../schema/context.ts';
 import type { StepItemResult } from './apply.ts';
 import { prepareStep } from './prepare.ts';
+import { OverloadedError } from './ingest.ts';
+import { GraphQLError } from 'graphql';
 
 builder.prismaObject('Step', {
   fields: (t) => ({
@@ -113,12 +115,20 @@ async function logSteps(ctx: Context, episodeId: string, raw: GqlStepInput[], si
   throwIfViolations(single ? violations.map((v) => ({ ...v, field: v.field.replace(/^steps\.0\./, 'step.'), message: v.message.replace(/^steps\.0\./, 'step.') })) : violations);
   if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
   const prepared = steps.map((s) => prepareStep(s, ctx.services.redactKeys));
-  const outcome = await ctx.services.ingest.submit(ctx.viewer!.tenantId, { episodeId, steps: prepared });
+  const outcome = await ctx.services.ingest.submit(ctx.viewer!.tenantId, { episodeId, steps: prepared }).catch(overloaded);
   if (!outcome.ok) throw outcome.error;
   return { episodeId, results: outcome.items.map((item, index) => ({ index, item })), exhausted: outcome.exhausted };
 }
 
 const errors = { types: [InputLimitError, NotFoundError, IllegalTransitionError] };
+
+/** Backpressure: a full ingestion buffer answers at once with a retryable error, never an unbounded queue. */
+function overloaded(err: unknown): never {
+  if (err instanceof OverloadedError) {
+    throw new GraphQLError(err.message, { extensions: { code: 'OVERLOADED', retryAfterMs: 1000, http: { status: 503, headers: { 'retry-after': '1' } } } });
+  }
+  throw err;
+}
 
 builder.mutationFields((t) => ({
   logSteps: t.field({

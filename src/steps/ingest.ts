@@ -41,7 +41,7 @@ export class OverloadedError extends Error {
 export class StepIngestor {
   private readonly queues = new Map<string, TenantQueue>();
   private pendingRows = 0;
-  readonly stats = { batches: 0, requests: 0, rows: 0, lastBatchRequests: 0 };
+  private readonly batchListeners: Array<(requests: number, rows: number) => void> = [];
 
   constructor(private readonly pool: pg.Pool, private readonly writer: Writer, private readonly opts: IngestOptions) {}
 
@@ -56,6 +56,16 @@ export class StepIngestor {
       queue.pending.push({ request, resolve, reject });
       this.schedule(tenantId, queue);
     });
+  }
+
+  /** Steps accepted and not yet committed (a gauge for /metrics). */
+  get waitingRows(): number {
+    return this.pendingRows;
+  }
+
+  /** Called after each group commit with its request and row counts (metrics). */
+  onBatch(listener: (requests: number, rows: number) => void): void {
+    this.batchListeners.push(listener);
   }
 
   /** Answers everything accepted so far (graceful shutdown). */
@@ -110,7 +120,7 @@ export class StepIngestor {
     try {
       const outcomes = await this.commit(tenantId, batch.map((p) => p.request));
       batch.forEach((p, i) => p.resolve(outcomes[i]!));
-      Object.assign(this.stats, { batches: this.stats.batches + 1, requests: this.stats.requests + batch.length, rows: this.stats.rows + rows, lastBatchRequests: batch.length });
+      for (const listener of this.batchListeners) listener(batch.length, rows);
     } catch (err) {
       // One bad request must not fail its neighbours: retry each alone.
       if (batch.length === 1) batch[0]!.reject(err);

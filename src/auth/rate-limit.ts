@@ -1,0 +1,56 @@
+// A per-key request limit that holds across server processes: counts live in PostgreSQL, one row
+// per key and minute. Each process claims a slice of the allowance at a time, so the database
+// sees one write per slice rather than one per request.
+import type pg from 'pg';
+
+const WINDOW_MS = 60_000;
+
+export interface RateDecision {
+  ok: boolean;
+  /** When refused: how long until the next window opens. */
+  retryAfterMs: number;
+}
+
+interface LocalSlice {
+  window: number;
+  remaining: number;
+}
+
+export class RateLimiter {
+  private readonly slices = new Map<string, LocalSlice>();
+  private readonly sliceSize: number;
+
+  constructor(private readonly pool: pg.Pool, private readonly perMinute: number) {
+    // Small limits are counted exactly; large ones in slices of 1% (at most 1% over-reservation per process).
+    this.sliceSize = Math.max(1, Math.floor(perMinute / 100));
+  }
+
+  async take(keyId: string, now = Date.now()): Promise<RateDecision> {
+    const window = Math.floor(now / WINDOW_MS);
+    const retryAfterMs = (window + 1) * WINDOW_MS - now;
+    const slice = this.slices.get(keyId);
+    if (slice && slice.window === window && slice.remaining > 0) {
+      slice.remaining -= 1;
+      return { ok: true, retryAfterMs: 0 };
+    }
+    const granted = await this.claim(keyId, window);
+    if (granted <= 0) return { ok: false, retryAfterMs };
+    this.slices.set(keyId, { window, remaining: granted - 1 });
+    return { ok: true, retryAfterMs: 0 };
+  }
+
+  private async claim(keyId: string, window: number): Promise<number> {
+    const { rows } = await this.pool.query<{ used: number }>(
+      `INSERT INTO rate_limit_windows (key_id, window_start, used) VALUES ($1, to_timestamp($2), $3)
+       ON CONFLICT (key_id, window_start) DO UPDATE SET used = rate_limit_windows.used + EXCLUDED.used RETURNING used`,
+      [keyId, (window * WINDOW_MS) / 1000, this.sliceSize],
+    );
+    const before = rows[0]!.used - this.sliceSize;
+    return Math.min(this.sliceSize, this.perMinute - before);
+  }
+
+  /** Drops windows older than an hour. */
+  async prune(): Promise<void> {
+    await this.pool.query(`DELETE FROM rate_limit_windows WHERE window_start < now() - interval '1 hour'`);
+  }
+}

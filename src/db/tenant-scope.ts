@@ -1,0 +1,76 @@
+// Tenant isolation in the data layer: every Prisma operation a request makes goes through a client
+// that adds `tenantId = viewer's tenant` to the model's filter (and to what it creates), for every
+// model that has a tenantId column, found from the datamodel so a new model cannot be forgotten.
+import { getDatamodel } from '../generated/pothos-types.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+
+const TENANT_MODELS: ReadonlySet<string> = new Set(
+  Object.entries(getDatamodel().datamodel.models)
+    .filter(([, model]) => model.fields.some((f) => f.name === 'tenantId'))
+    .map(([name]) => name),
+);
+
+const FILTERED = new Set([
+  'findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate', 'groupBy',
+  'update', 'updateMany', 'updateManyAndReturn', 'delete', 'deleteMany', 'upsert',
+]);
+const CREATING = new Set(['create', 'createMany', 'createManyAndReturn', 'upsert']);
+
+export class TenantScopeError extends Error {
+  override name = 'TenantScopeError';
+}
+
+function withTenant(data: unknown, tenantId: string): unknown {
+  if (Array.isArray(data)) return data.map((d) => withTenant(d, tenantId));
+  const row = data as Record<string, unknown>;
+  if (row.tenantId !== undefined && row.tenantId !== tenantId) throw new TenantScopeError('refused to write a row of another tenant');
+  return { ...row, tenantId };
+}
+
+export function isTenantModel(model: string): boolean {
+  return TENANT_MODELS.has(model);
+}
+
+export function scopeArgs(model: string, operation: string, args: any, tenantId: string): any {
+  if (!TENANT_MODELS.has(model)) return args;
+  const next = { ...args };
+  if (FILTERED.has(operation)) next.where = { ...(args?.where ?? {}), tenantId };
+  if (CREATING.has(operation)) {
+    if (operation === 'upsert') next.create = withTenant(args.create, tenantId);
+    else next.data = withTenant(args.data, tenantId);
+  }
+  return next;
+}
+
+export type ScopedPrisma = PrismaClient;
+
+/** A client whose every query on a tenant-owned model is confined to `tenantId`. */
+export function tenantScoped(prisma: PrismaClient, tenantId: string): ScopedPrisma {
+  return prisma.$extends({
+    query: {
+      $allModels: {
+        $allOperations({ model, operation, args, query }) {
+          return query(scopeArgs(model, operation, args, tenantId));
+        },
+      },
+    },
+  }) as unknown as PrismaClient;
+}
+
+/** Scoped clients are cheap to keep and costly to rebuild per request: keep the recent ones. */
+export class ScopedClients {
+  private readonly cache = new Map<string, ScopedPrisma>();
+  constructor(private readonly prisma: PrismaClient, private readonly max = 1_000) {}
+
+  for(tenantId: string): ScopedPrisma {
+    let client = this.cache.get(tenantId);
+    if (client) {
+      this.cache.delete(tenantId);
+    } else {
+      client = tenantScoped(this.prisma, tenantId);
+      if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
+    }
+    this.cache.set(tenantId, client);
+    return client;
+  }
+}

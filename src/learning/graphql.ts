@@ -1,0 +1,225 @@
+// Learning in the API: reward and reflection on Episode, what a completion learned, the Pattern
+// type with the episodes it came from, patterns(filter) and pattern(id), and on-demand extraction.
+import { builder } from '../builder.ts';
+import { episodeField, FinishPayload } from '../episodes/graphql.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
+import type { FeedbackReport } from '../retrieval/receipts.ts';
+import { InputLimitError, NotFoundError } from '../schema/errors.ts';
+import { isUuid } from '../schema/ids.ts';
+import { extractEpisodePatterns, type ExtractionReport } from './extract.ts';
+import { PATTERN_KINDS } from './patterns.ts';
+import type { Reflection } from './reflection.ts';
+import type { Reward } from './reward.ts';
+
+const upper = <T extends string>(value: string) => value.toUpperCase() as T;
+
+export const PatternKindEnum = builder.enumType('PatternKind', { values: PATTERN_KINDS.map((k) => k.toUpperCase()) as ['TOOL_SEQUENCE', 'DECISION_POINT', 'ERROR_RECOVERY', 'CONTEXT_PATTERN'] });
+export const PatternStatusEnum = builder.enumType('PatternStatus', {
+  description: 'ACTIVE: met the bar (≥ 2 occurrences, success rate ≥ 0.6); CANDIDATE: statistics kept, bar not met yet; SUPERSEDED: contradicted by newer evidence.',
+  values: ['CANDIDATE', 'ACTIVE', 'SUPERSEDED'] as const,
+});
+const LearningStateEnum = builder.enumType('LearningState', {
+  description: 'Pattern extraction of an ended episode: NONE (no candidates), PENDING, QUEUED, DONE, SKIPPED (queue full; see the ledger).',
+  values: ['NONE', 'PENDING', 'QUEUED', 'DONE', 'SKIPPED'] as const,
+});
+
+const RewardRef = builder.objectRef<Reward>('Reward').implement({
+  description: 'total = base × efficiency × complexityBonus × qualityMultiplier + learningBonus; normalized = total / 3.2 in [0, 1] (docs/LEARNING.md).',
+  fields: (t) => ({
+    total: t.exposeFloat('total'),
+    normalized: t.exposeFloat('normalized'),
+    base: t.exposeFloat('base'),
+    efficiency: t.exposeFloat('efficiency'),
+    complexityBonus: t.exposeFloat('complexityBonus'),
+    qualityMultiplier: t.exposeFloat('qualityMultiplier'),
+    learningBonus: t.exposeFloat('learningBonus'),
+  }),
+});
+
+const ReflectionRef = builder.objectRef<Reflection>('Reflection').implement({
+  description: 'Derived from the steps, outcome and critique; at most 5 items each.',
+  fields: (t) => ({
+    successes: t.exposeStringList('successes'),
+    improvements: t.exposeStringList('improvements'),
+    insights: t.exposeStringList('insights'),
+  }),
+});
+
+builder.prismaObjectFields('Episode', (t) => ({
+  reward: t.field({ type: RewardRef, nullable: true, select: { reward: true }, resolve: (e) => e.reward as Reward | null }),
+  reflection: t.field({ type: ReflectionRef, nullable: true, select: { reflection: true }, resolve: (e) => e.reflection as Reflection | null }),
+  learningState: t.field({ type: LearningStateEnum, nullable: true, select: { learningState: true }, resolve: (e) => (e.learningState ? upper<'DONE'>(e.learningState) : null) }),
+  feedbackCredit: t.exposeFloat('feedbackCredit', { description: 'Retrieval feedback in [-1, 1]; ranking adds 0.1 × credit.' }),
+}));
+
+const RejectedCounts = builder.objectRef<ExtractionReport['rejected']>('PatternRejections').implement({
+  fields: (t) => ({
+    tooFewOccurrences: t.int({ resolve: (r) => r.too_few_occurrences }),
+    lowSuccessRate: t.int({ resolve: (r) => r.low_success_rate }),
+    overEpisodeLimit: t.int({ resolve: (r) => r.over_episode_limit }),
+    superseded: t.int({ resolve: (r) => r.superseded, description: 'Passed the bar but contradicted by this episode.' }),
+  }),
+});
+
+const ExtractionRef = builder.objectRef<ExtractionReport>('PatternExtraction').implement({
+  description: 'One extraction run, as its patterns.extracted ledger event records it: candidates = kept + rejected.',
+  fields: (t) => ({
+    mode: t.string({ resolve: (r) => r.mode }),
+    candidates: t.exposeInt('candidates'),
+    kept: t.exposeInt('kept'),
+    rejected: t.field({ type: RejectedCounts, resolve: (r) => r.rejected }),
+    activated: t.exposeInt('activated'),
+    confirmed: t.exposeInt('confirmed'),
+    revived: t.exposeInt('revived'),
+    superseded: t.exposeInt('superseded'),
+    patterns: t.prismaField({
+      type: ['Pattern'],
+      description: 'The patterns kept.',
+      resolve: (query, r, _args, ctx) => ctx.services.db.prisma.pattern.findMany({ ...query, where: { id: { in: r.keptPatternIds } }, orderBy: [{ effectiveness: 'desc' }, { id: 'asc' }] }),
+    }),
+  }),
+});
+
+const FeedbackRef = builder.objectRef<FeedbackReport>('RetrievalFeedback').implement({
+  fields: (t) => ({
+    retrievalIds: t.exposeIDList('retrievalIds'),
+    target: t.exposeFloat('target', { description: '+1 success, -1 failure; credits move 0.3 of the way towards it.' }),
+    episodes: t.exposeInt('episodes', { description: 'Episodes credited or debited.' }),
+    patterns: t.exposeInt('patterns', { description: 'Patterns credited or debited.' }),
+  }),
+});
+
+builder.objectFields(FinishPayload, (t) => ({
+  extraction: t.field({ type: ExtractionRef, nullable: true, description: 'The run of extractPatterns: SYNC; null when queued.', resolve: (p) => p.extraction ?? null }),
+  feedback: t.field({ type: FeedbackRef, nullable: true, description: 'Credit given for usedRetrievals.', resolve: (p) => p.feedback ?? null }),
+}));
+
+// ---- patterns ----
+
+const PatternContext = builder.objectRef<{ domain: string | null; language: string | null; framework: string | null; tags: string[] }>('PatternContext').implement({
+  description: 'Context of the episode that first produced the pattern.',
+  fields: (t) => ({
+    domain: t.exposeString('domain', { nullable: true }),
+    language: t.exposeString('language', { nullable: true }),
+    framework: t.exposeString('framework', { nullable: true }),
+    tags: t.exposeStringList('tags'),
+  }),
+});
+
+builder.prismaObject('PatternEpisode', {
+  description: 'One observation of a pattern: the episode, whether it succeeded, its reward, and whether that run kept the pattern.',
+  fields: (t) => ({
+    episode: t.relation('episode'),
+    success: t.exposeBoolean('success'),
+    reward: t.exposeFloat('reward'),
+    kept: t.exposeBoolean('kept'),
+    observedAt: t.expose('observedAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.prismaObject('Pattern', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    key: t.exposeString('key'),
+    kind: t.field({ type: PatternKindEnum, select: { kind: true }, resolve: (p) => upper<'TOOL_SEQUENCE'>(p.kind) }),
+    signature: t.exposeStringList('signature'),
+    description: t.exposeString('description'),
+    occurrences: t.exposeInt('occurrences'),
+    successes: t.exposeInt('successes'),
+    successRate: t.exposeFloat('successRate'),
+    meanReward: t.exposeFloat('meanReward'),
+    effectiveness: t.exposeFloat('effectiveness'),
+    status: t.field({ type: PatternStatusEnum, select: { status: true }, resolve: (p) => upper<'ACTIVE'>(p.status) }),
+    supersededAt: t.expose('supersededAt', { type: 'DateTime', nullable: true }),
+    feedbackCredit: t.exposeFloat('feedbackCredit'),
+    context: t.field({
+      type: PatternContext,
+      select: { domain: true, language: true, framework: true, tags: true },
+      resolve: (p) => ({ domain: p.domain, language: p.language, framework: p.framework, tags: p.tags }),
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    episodes: t.relatedConnection('episodes', {
+      description: 'The episodes the pattern was observed in, oldest first.',
+      cursor: 'patternId_episodeId',
+      defaultSize: 20,
+      maxSize: 100,
+      query: { orderBy: [{ observedAt: 'asc' }, { episodeId: 'asc' }] },
+    }),
+  }),
+});
+
+const PatternFilter = builder.inputType('PatternFilter', {
+  fields: (t) => ({
+    kind: t.field({ type: [PatternKindEnum], description: 'Any of these kinds.' }),
+    status: t.field({ type: [PatternStatusEnum], description: 'Any of these statuses; default ACTIVE.' }),
+    minEffectiveness: t.float(),
+    episodeId: t.id({ description: 'Patterns observed in this episode.' }),
+  }),
+});
+
+function patternWhere(tenantId: string, f: { kind?: string[] | null; status?: string[] | null; minEffectiveness?: number | null; episodeId?: string | number | null } | null): Prisma.PatternWhereInput {
+  const episodeId = f?.episodeId == null ? null : String(f.episodeId);
+  return {
+    tenantId,
+    status: { in: (f?.status?.length ? f.status : ['ACTIVE']).map((s) => s.toLowerCase()) },
+    ...(f?.kind?.length ? { kind: { in: f.kind.map((k) => k.toLowerCase()) } } : {}),
+    ...(f?.minEffectiveness != null ? { effectiveness: { gte: f.minEffectiveness } } : {}),
+    // A malformed id matches nothing rather than failing the query.
+    ...(episodeId !== null ? { episodes: { some: { episodeId: isUuid(episodeId) ? episodeId : '00000000-0000-0000-0000-000000000000' } } } : {}),
+  };
+}
+
+builder.queryFields((t) => ({
+  patterns: t.prismaConnection({
+    type: 'Pattern',
+    cursor: 'id',
+    defaultSize: 20,
+    maxSize: 100,
+    description: 'Patterns of this tenant, most effective first.',
+    args: { filter: t.arg({ type: PatternFilter }) },
+    resolve: (query, _root, args, ctx) =>
+      ctx.services.db.prisma.pattern.findMany({
+        ...query,
+        where: patternWhere(ctx.viewer!.tenantId, args.filter ?? null),
+        orderBy: [{ effectiveness: 'desc' }, { id: 'asc' }],
+      }),
+  }),
+  pattern: t.prismaField({
+    type: 'Pattern',
+    errors: { types: [NotFoundError] },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, { id }, ctx) => {
+      const pattern = isUuid(id) ? await ctx.services.db.prisma.pattern.findFirst({ ...query, where: { id, tenantId: ctx.viewer!.tenantId } }) : null;
+      if (!pattern) throw new NotFoundError('Pattern', String(id));
+      return pattern;
+    },
+  }),
+}));
+
+const ExtractPayload = builder.objectRef<{ episodeId: string; extraction: ExtractionReport | null }>('ExtractEpisodePatternsPayload').implement({
+  fields: (t) => ({
+    episode: episodeField(t),
+    extraction: t.field({ type: ExtractionRef, nullable: true, description: 'null when extraction already ran for this episode.', resolve: (p) => p.extraction }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  extractEpisodePatterns: t.field({
+    type: ExtractPayload,
+    description: 'Runs pattern extraction for an ended episode now (for example one whose queued extraction was skipped).',
+    errors: { types: [NotFoundError, InputLimitError] },
+    args: { episodeId: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const episodeId = String(args.episodeId);
+      if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
+      const extraction = await ctx.services.writer.run(ctx.viewer!.tenantId, async (w) => {
+        const { rows } = await w.client.query('SELECT outcome IS NOT NULL AS ended FROM episodes WHERE tenant_id = $1 AND id = $2', [w.tenantId, episodeId]);
+        if (!rows.length) throw new NotFoundError('Episode', episodeId);
+        if (!rows[0].ended) throw new InputLimitError([{ field: 'episodeId', limit: 'an ended episode with an outcome', actual: null, message: 'the episode has no outcome yet; patterns are extracted from ended episodes' }]);
+        return extractEpisodePatterns(w, episodeId, 'sync');
+      });
+      return { episodeId, extraction };
+    },
+  }),
+}));

@@ -1,0 +1,148 @@
+// Experience at the end of an episode: loads what reward, reflection and pattern extraction read,
+// and stores the reward and reflection in the ending's own transaction (finishEpisode calls it for
+// every ending that has an outcome: complete, fail, converge, budget and deadline stops).
+import type pg from 'pg';
+import type { Complexity } from '../episodes/limits.ts';
+import type { Outcome } from '../episodes/outcome.ts';
+import type { StopReason } from '../episodes/stop-reason.ts';
+import { contentHash } from '../ledger/hash.ts';
+import type { ContextFacts, Critique, StepFacts, StepResultKind } from './facts.ts';
+import { extractCandidates, type PatternEpisode } from './patterns.ts';
+import { generateReflection, type Reflection } from './reflection.ts';
+import { computeReward, type Reward } from './reward.ts';
+
+/** none: no candidates, so no extraction runs; pending → queued → done, or skipped (queue full). */
+export type LearningState = 'none' | 'pending' | 'queued' | 'done' | 'skipped';
+
+export interface EpisodeFacts {
+  id: string;
+  tenantId: string;
+  workItemId: string | null;
+  status: string;
+  outcome: Outcome | null;
+  stopReason: StopReason | null;
+  complexity: Complexity;
+  context: ContextFacts;
+  critique: Critique | null;
+  metadata: Record<string, unknown>;
+  durationMs: number;
+  steps: StepFacts[];
+  rewardNormalized: number | null;
+  learningState: LearningState | null;
+}
+
+const EPISODE_COLUMNS = `id, tenant_id, work_item_id, status, outcome, stop_reason, complexity, domain, language, framework, tags,
+  critique, metadata, started_at, ended_at, reward_score, learning_state`;
+
+/** The episode and its steps as the learning rules see them; lock: hold the row until commit. */
+export async function loadEpisodeFacts(client: pg.PoolClient, tenantId: string, episodeId: string, lock = false): Promise<EpisodeFacts | null> {
+  const { rows } = await client.query(
+    `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`,
+    [tenantId, episodeId],
+  );
+  const r = rows[0];
+  if (!r) return null;
+  const steps = await client.query(
+    `SELECT step_number, kind, tool, result_kind, latency_ms, tokens, result->>'errorClass' AS error_class
+       FROM steps WHERE episode_id = $1 ORDER BY step_number`,
+    [episodeId],
+  );
+  const ended = (r.ended_at as Date | null) ?? new Date();
+  return {
+    id: r.id,
+    tenantId: r.tenant_id,
+    workItemId: r.work_item_id,
+    status: r.status,
+    outcome: r.outcome,
+    stopReason: r.stop_reason,
+    complexity: r.complexity,
+    context: contextOf(r),
+    critique: r.critique ? { ...r.critique, virtueScores: r.critique.virtueScores ?? [] } : null,
+    metadata: r.metadata ?? {},
+    durationMs: ended.getTime() - (r.started_at as Date).getTime(),
+    steps: steps.rows.map(toStepFacts),
+    rewardNormalized: r.reward_score,
+    learningState: r.learning_state,
+  };
+}
+
+export function contextOf(r: { domain: string | null; language: string | null; framework: string | null; tags: string[] | null }): ContextFacts {
+  return { domain: r.domain, language: r.language, framework: r.framework, tags: r.tags ?? [] };
+}
+
+function toStepFacts(r: any): StepFacts {
+  return {
+    stepNumber: r.step_number,
+    kind: r.kind,
+    tool: r.tool,
+    resultKind: (r.result_kind as StepResultKind | null) ?? null,
+    latencyMs: r.latency_ms,
+    tokens: r.tokens,
+    errorClass: r.error_class,
+  };
+}
+
+export function rewardOf(facts: EpisodeFacts, outcome: Outcome, patternsDiscovered: number): Reward {
+  return computeReward({
+    outcome,
+    complexity: facts.complexity,
+    steps: facts.steps,
+    durationMs: facts.durationMs,
+    critique: facts.critique,
+    patternsDiscovered,
+    metadata: facts.metadata,
+  });
+}
+
+export function patternEpisodeOf(facts: EpisodeFacts, outcome: Outcome, reward: number): PatternEpisode {
+  return { outcome, context: facts.context, steps: facts.steps, reward };
+}
+
+/** What the ending's ledger event says about the experience: the stored values can be checked against it. */
+export interface ExperienceSummary {
+  reward: number;
+  rewardHash: string;
+  reflectionHash: string;
+  patternCandidates: number;
+  extraction: LearningState | null;
+}
+
+/** Patterns this episode produced or confirmed: the observations its extraction kept. */
+async function patternsDiscovered(client: pg.PoolClient, episodeId: string): Promise<number> {
+  const { rows } = await client.query('SELECT count(*)::int AS n FROM pattern_episodes WHERE episode_id = $1 AND kept', [episodeId]);
+  return rows[0].n;
+}
+
+/**
+ * Computes and stores the reward (counting the patterns extraction kept so far) and the reflection
+ * of an episode that has an outcome, in the caller's transaction. Runs when the episode ends, when a
+ * critique arrives afterwards, and after pattern extraction. learningState: 'decide' sets pending or
+ * none by whether the episode has pattern candidates; a state sets it; undefined keeps it.
+ */
+export async function refreshExperience(
+  client: pg.PoolClient,
+  tenantId: string,
+  episodeId: string,
+  learningState?: LearningState | 'decide',
+): Promise<ExperienceSummary | null> {
+  const facts = await loadEpisodeFacts(client, tenantId, episodeId);
+  if (!facts?.outcome) return null;
+  const reward = rewardOf(facts, facts.outcome, await patternsDiscovered(client, episodeId));
+  const reflection: Reflection = generateReflection({
+    outcome: facts.outcome,
+    steps: facts.steps,
+    durationMs: facts.durationMs,
+    critique: facts.critique,
+    stopReason: facts.stopReason,
+  });
+  const candidates = extractCandidates(patternEpisodeOf(facts, facts.outcome, reward.normalized)).length;
+  const state = learningState === 'decide' ? (candidates > 0 ? 'pending' : 'none') : (learningState ?? facts.learningState);
+  await client.query('UPDATE episodes SET reward = $2, reward_score = $3, reflection = $4, learning_state = $5 WHERE id = $1', [
+    episodeId,
+    JSON.stringify(reward),
+    reward.normalized,
+    JSON.stringify(reflection),
+    state,
+  ]);
+  return { reward: reward.normalized, rewardHash: contentHash(reward), reflectionHash: contentHash(reflection), patternCandidates: candidates, extraction: state };
+}

@@ -1,0 +1,66 @@
+// Retrieval inputs: the API shape mapped to the domain query, and their limits. Pure.
+import type { ContextFacts } from '../learning/facts.ts';
+import { LIMITS } from '../episodes/limits.ts';
+import type { RetrievalQuery } from './score.ts';
+
+export const RETRIEVAL_LIMITS = { maxResults: 50, descriptionBytes: LIMITS.descriptionBytes, fieldChars: LIMITS.contextFieldChars, tagCount: LIMITS.tagCount, tagChars: LIMITS.tagChars } as const;
+
+export interface GqlRetrievalContext {
+  language?: string | null;
+  framework?: string | null;
+  domain?: string | null;
+  tags?: string[] | null;
+  complexity?: string | null;
+}
+
+export interface GqlRetrievalTask {
+  description: string;
+  taskType?: string | null;
+  context?: GqlRetrievalContext | null;
+}
+
+export interface Violation {
+  field: string;
+  limit: number | string;
+  actual?: number;
+  message: string;
+}
+
+/** Empty strings count as not given, as an unset field would. */
+const given = (value: string | null | undefined) => (value == null || value.trim() === '' ? null : value);
+
+export function toContextFacts(c: GqlRetrievalContext | null | undefined): ContextFacts {
+  return { domain: given(c?.domain), language: given(c?.language), framework: given(c?.framework), tags: [...new Set((c?.tags ?? []).filter((t) => t.trim() !== ''))] };
+}
+
+export function toRetrievalQuery(task: GqlRetrievalTask): RetrievalQuery {
+  return { description: task.description, taskType: given(task.taskType), context: toContextFacts(task.context) };
+}
+
+export function validateContext(c: GqlRetrievalContext | null | undefined, field: string): Violation[] {
+  const tooLong = (name: string, value: string | null | undefined, max: number): Violation[] =>
+    value != null && Array.from(value).length > max ? [{ field: `${field}.${name}`, limit: max, actual: Array.from(value).length, message: `${field}.${name} is longer than ${max} characters` }] : [];
+  const tags = c?.tags ?? [];
+  return [
+    ...tooLong('language', c?.language, RETRIEVAL_LIMITS.fieldChars),
+    ...tooLong('framework', c?.framework, RETRIEVAL_LIMITS.fieldChars),
+    ...tooLong('domain', c?.domain, RETRIEVAL_LIMITS.fieldChars),
+    ...(tags.length > RETRIEVAL_LIMITS.tagCount ? [{ field: `${field}.tags`, limit: RETRIEVAL_LIMITS.tagCount, actual: tags.length, message: `at most ${RETRIEVAL_LIMITS.tagCount} tags` }] : []),
+    ...tags.flatMap((tag, i) => tooLong(`tags.${i}`, tag, RETRIEVAL_LIMITS.tagChars)),
+  ];
+}
+
+export function validateRetrieval(task: GqlRetrievalTask, limit: number): Violation[] {
+  const bytes = Buffer.byteLength(task.description);
+  return [
+    ...(bytes > RETRIEVAL_LIMITS.descriptionBytes ? [{ field: 'task.description', limit: RETRIEVAL_LIMITS.descriptionBytes, actual: bytes, message: `task.description is ${bytes} bytes; the limit is ${RETRIEVAL_LIMITS.descriptionBytes} bytes` }] : []),
+    ...(task.description.includes('\u0000') ? [{ field: 'task.description', limit: 'no NUL bytes', message: 'task.description must not contain NUL bytes' }] : []),
+    ...(task.taskType != null && Array.from(task.taskType).length > LIMITS.taskTypeChars ? [{ field: 'task.taskType', limit: LIMITS.taskTypeChars, message: `task.taskType is longer than ${LIMITS.taskTypeChars} characters` }] : []),
+    ...validateContext(task.context, 'task.context'),
+    ...validateLimit(limit),
+  ];
+}
+
+export function validateLimit(limit: number): Violation[] {
+  return limit >= 1 && limit <= RETRIEVAL_LIMITS.maxResults ? [] : [{ field: 'limit', limit: `1..${RETRIEVAL_LIMITS.maxResults}`, actual: limit, message: `limit must be between 1 and ${RETRIEVAL_LIMITS.maxResults}` }];
+}

@@ -1,0 +1,127 @@
+// The feedback loop: completeEpisode(usedRetrievals) credits (success) or debits (failure) what the
+// used retrievals served, with a retrieval.feedback ledger event, and ranking uses the credit.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FEEDBACK_RATE } from '../../src/retrieval/receipts.ts';
+import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
+import { counts, startInput } from '../lifecycle/support.ts';
+import { FAILURE, ids, learner, ledger, ok, SUCCESS, type Learner } from './support.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.stop());
+
+async function tenant(name: string): Promise<{ keys: TenantKeys; l: Learner }> {
+  const keys = await t.addTenant(name);
+  return { keys, l: learner(t, keys) };
+}
+
+const CONTEXT = { domain: 'infra', language: 'go', tags: ['k8s'] };
+const description = 'Roll out the new ingress controller';
+
+/**
+ * Two episodes alike in everything that ranks; only the agent (a filter, not a ranking feature)
+ * tells them apart. No tool steps: the second would otherwise confirm patterns the first started,
+ * and its learning bonus would set them apart.
+ */
+async function twins(l: Learner) {
+  const make = async (agent: string) => {
+    const episode = await l.api.startOk(startInput({ taskDescription: description, taskType: 'ops', context: CONTEXT, agent }));
+    await l.completeOk(episode.id, SUCCESS, 'SYNC');
+    return episode.id as string;
+  };
+  return { a: await make('twin-a'), b: await make('twin-b') };
+}
+
+const query = { description, taskType: 'ops', context: CONTEXT };
+
+describe('feedback loop', () => {
+  it('ranks an episode credited by a used retrieval above its twin', async () => {
+    const { keys, l } = await tenant('feedback-credit');
+    const twin = await twins(l);
+    const before = await l.relevant(query);
+    expect(ids(before.episodes).sort()).toEqual([twin.a, twin.b].sort());
+    expect(Math.abs(before.episodes[0].score.total - before.episodes[1].score.total)).toBeLessThan(0.005);
+
+    // A retrieval that served only twin b, used by an episode that succeeded.
+    const served = await l.relevant(query, { filter: { agent: 'twin-b' } });
+    expect(ids(served.episodes)).toEqual([twin.b]);
+    const user = await l.api.startOk(startInput({ taskDescription: 'Tidy the changelog', taskType: 'chore' }));
+    const done = await l.completeOk(user.id, SUCCESS, 'ASYNC', [served.retrievalId]);
+    expect(done.feedback).toEqual({ retrievalIds: [served.retrievalId], target: 1, episodes: 1, patterns: 0 });
+
+    const after = (await l.relevant(query)).episodes.filter((e: any) => e.episode.id === twin.a || e.episode.id === twin.b);
+    expect(ids(after)).toEqual([twin.b, twin.a]);
+    expect(after[0].score.feedback).toBeCloseTo(FEEDBACK_RATE, 10);
+    expect(after[1].score.feedback).toBe(0);
+    expect(after[0].score.total - after[1].score.total).toBeGreaterThan(0.025);
+    expect(after[0].episode.feedbackCredit).toBeCloseTo(FEEDBACK_RATE, 10);
+
+    const [event] = await ledger(t, keys.tenantId, 'retrieval.feedback');
+    expect(event).toMatchObject({ episodeId: user.id, payload: { retrievalIds: [served.retrievalId], target: 1, episodes: 1, patterns: 0, rate: FEEDBACK_RATE, outcome: 'success' } });
+  });
+
+  it('debits on failure, so the debited twin ranks below the other', async () => {
+    const { l } = await tenant('feedback-debit');
+    const twin = await twins(l);
+    const served = await l.relevant(query, { filter: { agent: 'twin-a' } });
+    const user = await l.api.startOk(startInput({ taskDescription: 'Tidy the changelog', taskType: 'chore' }));
+    const done = await l.completeOk(user.id, FAILURE, 'ASYNC', [served.retrievalId]);
+    expect(done.feedback).toMatchObject({ target: -1, episodes: 1 });
+    const after = (await l.relevant(query)).episodes.filter((e: any) => e.episode.id === twin.a || e.episode.id === twin.b);
+    expect(ids(after)).toEqual([twin.b, twin.a]);
+    expect(after[1].score.feedback).toBeCloseTo(-FEEDBACK_RATE, 10);
+  });
+
+  it('moves the credit as a moving average that stays within [-1, 1]', async () => {
+    const { l } = await tenant('feedback-average');
+    const twin = await twins(l);
+    const served = await l.relevant(query, { filter: { agent: 'twin-a' } });
+    for (let i = 0; i < 3; i += 1) {
+      const user = await l.api.startOk(startInput({ taskDescription: `user ${i}`, taskType: 'ops' }));
+      await l.completeOk(user.id, SUCCESS, 'ASYNC', [served.retrievalId]);
+    }
+    expect((await l.episode(twin.a)).feedbackCredit).toBeCloseTo(1 - (1 - FEEDBACK_RATE) ** 3, 10);
+    const partial = await l.api.startOk(startInput({ taskDescription: 'user partial', taskType: 'ops' }));
+    const done = await l.completeOk(partial.id, { kind: 'PARTIAL', verdict: 'half', completed: ['a'], failed: ['b'] }, 'ASYNC', [served.retrievalId]);
+    expect(done.feedback.target).toBe(0);
+  });
+
+  it('credits the patterns a used pattern retrieval served', async () => {
+    const { l } = await tenant('feedback-patterns');
+    const steps = [ok('go'), ok('docker')];
+    await l.run({ context: CONTEXT, steps });
+    await l.run({ context: CONTEXT, steps });
+    const served = await l.relevantPatterns(CONTEXT, 3);
+    expect(served.patterns).toHaveLength(3);
+    const user = await l.api.startOk(startInput({ taskDescription: 'build the image', taskType: 'ops' }));
+    const done = await l.completeOk(user.id, SUCCESS, 'ASYNC', [served.retrievalId]);
+    expect(done.feedback).toMatchObject({ episodes: 0, patterns: 3 });
+    const after = await l.relevantPatterns(CONTEXT, 10);
+    const credited = after.patterns.filter((p: any) => served.patterns.some((s: any) => s.pattern.id === p.pattern.id));
+    for (const p of credited) {
+      expect(p.pattern.feedbackCredit).toBeCloseTo(FEEDBACK_RATE, 10);
+      expect(p.score.feedback).toBeCloseTo(FEEDBACK_RATE, 10);
+    }
+  });
+
+  it('refuses unknown or foreign retrieval ids and changes nothing', async () => {
+    const mine = await tenant('feedback-refuse-a');
+    const other = await tenant('feedback-refuse-b');
+    await twins(other.l);
+    const foreign = await other.l.relevant(query);
+    const user = await mine.l.api.startOk(startInput({ taskDescription: 'anything', taskType: 'ops' }));
+    const before = await counts(t, mine.keys.tenantId);
+    for (const used of [[foreign.retrievalId], ['00000000-0000-0000-0000-000000000000'], ['not-a-uuid']]) {
+      const refused = await mine.l.complete(user.id, SUCCESS, 'SYNC', used);
+      expect(refused).toMatchObject({ __typename: 'NotFoundError', entity: 'Retrieval', notFoundId: used[0] });
+    }
+    const tooMany = await mine.l.complete(user.id, SUCCESS, 'SYNC', Array.from({ length: 33 }, (_, i) => `00000000-0000-0000-0000-${String(i).padStart(12, '0')}`));
+    expect(tooMany).toMatchObject({ __typename: 'InputLimitError', violations: [{ field: 'usedRetrievals' }] });
+    expect(await counts(t, mine.keys.tenantId)).toEqual(before);
+    expect((await mine.l.episode(user.id)).status).toBe('RUNNING');
+    const { rows } = await t.services.db.pool.query('SELECT max(feedback_credit) AS credit FROM episodes WHERE tenant_id = $1', [other.keys.tenantId]);
+    expect(rows[0].credit).toBe(0);
+  });
+});

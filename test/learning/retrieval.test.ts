@@ -1,0 +1,204 @@
+// relevantEpisodes: completed episodes ranked by context match, reward, description similarity,
+// recency and feedback, in SQL over indexes, with the score breakdown, receipts, filters, tenancy,
+// non-English text and failures as warnings.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentHash } from '../../src/ledger/hash.ts';
+import { RELEVANCE_WEIGHTS } from '../../src/retrieval/score.ts';
+import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
+import { startInput } from '../lifecycle/support.ts';
+import { FAILURE, ids, learner, ledger, SUCCESS, type Learner } from './support.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.stop());
+
+async function tenant(name: string): Promise<{ keys: TenantKeys; l: Learner }> {
+  const keys = await t.addTenant(name);
+  return { keys, l: learner(t, keys) };
+}
+
+const WEB = { domain: 'web', language: 'typescript', framework: 'express', tags: ['api'] };
+const DATA = { domain: 'data', language: 'python', framework: 'pandas', tags: ['etl'] };
+
+function expectBreakdown(s: any) {
+  expect(s.similarity).toBeCloseTo(Math.max(s.textRank, s.trigramSimilarity), 6);
+  const total =
+    RELEVANCE_WEIGHTS.contextMatch * s.contextMatch +
+    RELEVANCE_WEIGHTS.reward * s.reward +
+    RELEVANCE_WEIGHTS.similarity * s.similarity +
+    RELEVANCE_WEIGHTS.recency * s.recency +
+    RELEVANCE_WEIGHTS.feedback * s.feedback;
+  expect(s.total).toBeCloseTo(total, 10);
+}
+
+describe('ranking', () => {
+  it('puts a context match above a mismatch with the same description', async () => {
+    const { l } = await tenant('rank-context');
+    const description = 'Add pagination to the orders endpoint';
+    const data = await l.run({ description, context: DATA });
+    const web = await l.run({ description, context: WEB });
+    const r = await l.relevant({ description, taskType: 'bugfix', context: WEB });
+    expect(ids(r.episodes)).toEqual([web.episode.id, data.episode.id]);
+    expect(r.episodes[0].score.contextMatch).toBe(1);
+    expect(r.episodes[1].score.contextMatch).toBeCloseTo(0.2, 10); // only the task type matches
+    for (const e of r.episodes) expectBreakdown(e.score);
+  });
+
+  it('lets the reward break a tie', async () => {
+    const { l } = await tenant('rank-reward');
+    const description = 'Rotate the TLS certificates of the gateway';
+    const weak = await l.run({ description, context: WEB, outcome: { kind: 'PARTIAL', verdict: 'half', completed: ['a'], failed: ['b', 'c'] } });
+    const strong = await l.run({ description, context: WEB, critique: { score: 1 } });
+    const r = await l.relevant({ description, context: WEB });
+    expect(ids(r.episodes)).toEqual([strong.episode.id, weak.episode.id]);
+    expect(r.episodes[0].score.reward).toBeCloseTo(strong.episode.reward.normalized, 10);
+    expect(r.episodes[1].score.reward).toBeCloseTo(weak.episode.reward.normalized, 10);
+    expect(r.episodes[0].score.contextMatch).toBe(r.episodes[1].score.contextMatch);
+  });
+
+  it('ranks by description similarity when the context is the same', async () => {
+    const { l } = await tenant('rank-text');
+    const unrelated = await l.run({ description: 'Write the quarterly marketing newsletter', context: WEB });
+    const close = await l.run({ description: 'Fix the flaky login test in the auth service', context: WEB });
+    const partly = await l.run({ description: 'Speed up the login page', context: WEB });
+    const r = await l.relevant({ description: 'flaky login test fails in the auth service', context: WEB });
+    expect(ids(r.episodes)).toEqual([close.episode.id, partly.episode.id, unrelated.episode.id]);
+    expect(r.episodes[0].score.textRank).toBeGreaterThan(0);
+    expect(r.episodes[0].score.similarity).toBeGreaterThan(r.episodes[1].score.similarity);
+    for (const e of r.episodes) expectBreakdown(e.score);
+  });
+
+  it('finds nothing when nothing matches, and never scans: a query with no text or context returns nothing', async () => {
+    const { l } = await tenant('rank-empty');
+    await l.run({ description: 'Migrate the billing database', context: DATA });
+    expect((await l.relevant({ description: 'zzqx wvvk', context: { domain: 'mobile' } })).episodes).toEqual([]);
+    expect((await l.relevant({ description: '' })).episodes).toEqual([]);
+  });
+});
+
+describe('filters', () => {
+  let l: Learner;
+  const description = 'Upgrade the Postgres driver in the ingestion service';
+  const ep: Record<string, string> = {};
+  beforeAll(async () => {
+    ({ l } = await tenant('filters'));
+    ep.good = (await l.run({ description, context: DATA, critique: { score: 1 } })).episode.id;
+    ep.poor = (await l.run({ description, context: DATA, outcome: { kind: 'PARTIAL', verdict: 'barely', completed: [], failed: ['x', 'y'] } })).episode.id;
+    ep.failed = (await l.run({ description, context: DATA, outcome: FAILURE })).episode.id;
+    const running = await l.api.startOk(startInput({ taskDescription: description, context: DATA }));
+    ep.running = running.id;
+    const cancelled = await l.api.startOk(startInput({ taskDescription: description, context: DATA }));
+    await l.api.cancel(cancelled.id);
+    ep.cancelled = cancelled.id;
+    const byAgent = await l.api.startOk(startInput({ taskDescription: description, context: DATA, agent: 'robot-7' }));
+    await l.completeOk(byAgent.id, SUCCESS);
+    ep.agent = byAgent.id;
+  });
+
+  it('returns only completed episodes; failures only as warnings when asked', async () => {
+    const plain = await l.relevant({ description, context: DATA });
+    expect(ids(plain.episodes).sort()).toEqual([ep.good, ep.poor, ep.agent].sort());
+    expect(plain.warnings).toEqual([]);
+    const warned = await l.relevant({ description, context: DATA }, { includeFailures: true });
+    expect(ids(warned.episodes).sort()).toEqual([ep.good, ep.poor, ep.agent].sort());
+    expect(ids(warned.warnings)).toEqual([ep.failed]);
+    expect(warned.warnings[0].episode.status).toBe('FAILED');
+    expectBreakdown(warned.warnings[0].score);
+  });
+
+  it('applies minReward, endedAfter, agent and limit', async () => {
+    const good = await l.episode(ep.good!);
+    const poor = await l.episode(ep.poor!);
+    const floor = (good.reward.normalized + poor.reward.normalized) / 2;
+    expect(ids((await l.relevant({ description }, { filter: { minReward: floor } })).episodes)).not.toContain(ep.poor);
+    expect((await l.relevant({ description }, { filter: { endedAfter: new Date(Date.now() + 60_000).toISOString() } })).episodes).toEqual([]);
+    expect(ids((await l.relevant({ description }, { filter: { agent: 'robot-7' } })).episodes)).toEqual([ep.agent]);
+    expect((await l.relevant({ description }, { limit: 1 })).episodes).toHaveLength(1);
+  });
+
+  it('refuses bad input with InputLimitError', async () => {
+    expect((await l.relevantRaw({ description }, { limit: 0 })).__typename).toBe('InputLimitError');
+    expect((await l.relevantRaw({ description }, { limit: 51 })).__typename).toBe('InputLimitError');
+    const long = await l.relevantRaw({ description: 'x'.repeat(10 * 1024 + 1) });
+    expect(long).toMatchObject({ __typename: 'InputLimitError', violations: [{ field: 'task.description' }] });
+    const tags = await l.relevantRaw({ description, context: { tags: Array.from({ length: 33 }, (_, i) => `t${i}`) } });
+    expect(tags).toMatchObject({ __typename: 'InputLimitError', violations: [{ field: 'task.context.tags' }] });
+  });
+});
+
+describe('non-English descriptions', () => {
+  let l: Learner;
+  const ep: Record<string, string> = {};
+  beforeAll(async () => {
+    ({ l } = await tenant('i18n'));
+    const ctx = { domain: 'backend' };
+    ep.de = (await l.run({ description: 'Datenbankmigration für die Benutzertabelle reparieren', context: ctx })).episode.id;
+    ep.de2 = (await l.run({ description: 'Rechnungen als PDF exportieren', context: ctx })).episode.id;
+    ep.ru = (await l.run({ description: 'Исправить миграцию базы данных для таблицы пользователей', context: ctx })).episode.id;
+    ep.ru2 = (await l.run({ description: 'Добавить экспорт счетов в PDF', context: ctx })).episode.id;
+    ep.ja = (await l.run({ description: 'データベースの移行スクリプトを修正する', context: ctx })).episode.id;
+    ep.ja2 = (await l.run({ description: '請求書をPDFで出力する', context: ctx })).episode.id;
+  });
+
+  it('matches German words through the simple configuration', async () => {
+    const r = await l.relevant({ description: 'Benutzertabelle: Datenbankmigration reparieren', context: { domain: 'backend' } });
+    expect(r.episodes[0].episode.id).toBe(ep.de!);
+    expect(r.episodes[0].score.textRank).toBeGreaterThan(0);
+  });
+
+  it('matches Russian words, and inflected forms by trigrams', async () => {
+    const exact = await l.relevant({ description: 'миграцию базы данных исправить' });
+    expect(exact.episodes[0].episode.id).toBe(ep.ru!);
+    expect(exact.episodes[0].score.textRank).toBeGreaterThan(0);
+    const inflected = await l.relevant({ description: 'Исправить миграции базы данных таблицы пользователя' });
+    expect(inflected.episodes[0].episode.id).toBe(ep.ru!);
+  });
+
+  it('matches Japanese, written without spaces, by trigram similarity', async () => {
+    const r = await l.relevant({ description: 'データベースの移行スクリプトを修正した' });
+    expect(r.episodes[0].episode.id).toBe(ep.ja!);
+    expect(r.episodes[0].score.textRank).toBe(0);
+    expect(r.episodes[0].score.trigramSimilarity).toBeGreaterThan(0.3);
+    expectBreakdown(r.episodes[0].score);
+  });
+});
+
+describe('tenancy and receipts', () => {
+  it('never shows one tenant the episodes of another', async () => {
+    const a = await tenant('tenancy-a');
+    const b = await tenant('tenancy-b');
+    const description = 'Shard the events table by month';
+    const mine = await a.l.run({ description, context: DATA });
+    const query = { description, context: DATA };
+    expect(ids((await a.l.relevant(query, { includeFailures: true })).episodes)).toEqual([mine.episode.id]);
+    expect(await b.l.relevant(query, { includeFailures: true })).toMatchObject({ episodes: [], warnings: [] });
+    const theirs = await b.l.run({ description, context: DATA });
+    expect(ids((await b.l.relevant(query)).episodes)).toEqual([theirs.episode.id]);
+  });
+
+  it('records each retrieval with a receipt and a retrieval.served event hashing the query and the results', async () => {
+    const { keys, l } = await tenant('receipts');
+    const description = 'Cache the product catalogue in Redis';
+    await l.run({ description, context: WEB });
+    await l.run({ description, context: WEB, outcome: FAILURE });
+    const task = { description, context: WEB };
+    const r = await l.relevant(task, { includeFailures: true, limit: 5 });
+    const [event] = await ledger(t, keys.tenantId, 'retrieval.served');
+    const { rows } = await t.services.db.pool.query('SELECT * FROM retrievals WHERE id = $1', [r.retrievalId]);
+    const served = { episodes: ids(r.episodes), warnings: ids(r.warnings), patterns: [] };
+    expect(rows[0]).toMatchObject({ tenant_id: keys.tenantId, kind: 'episodes', episode_ids: served.episodes, warning_ids: served.warnings });
+    expect(event!.payload).toEqual({
+      retrievalId: r.retrievalId,
+      kind: 'episodes',
+      queryHash: rows[0].query_hash,
+      resultsHash: contentHash(served),
+      counts: { episodes: 1, warnings: 1, patterns: 0 },
+    });
+    const query = { task: { description, taskType: null, context: { domain: 'web', language: 'typescript', framework: 'express', tags: ['api'] } }, limit: 5, includeFailures: true, filter: { minReward: null, endedAfter: null, agent: null } };
+    expect(rows[0].query_hash).toBe(contentHash(query));
+    const again = await l.relevant(task, { includeFailures: true, limit: 5 });
+    expect(again.retrievalId).not.toBe(r.retrievalId);
+  });
+});

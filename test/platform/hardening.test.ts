@@ -1,0 +1,74 @@
+// Hardening: oversized bodies, deep and wide queries, alias floods, batches, CSRF and the per-key
+// rate limit are refused with clear errors, while other keys keep working.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ MAX_BODY_BYTES: String(64 * 1024) });
+});
+afterAll(() => t.stop());
+
+async function post(body: string, token = t.keys.read, headers: Record<string, string> = {}, url = t.url) {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers }, body });
+  return { status: res.status, body: (await res.json().catch(() => null)) as any };
+}
+
+describe('hardening', () => {
+  it('refuses an oversized body with 413', async () => {
+    const res = await post(JSON.stringify({ query: '{ viewer { id } }', variables: { pad: 'x'.repeat(70 * 1024) } }), t.keys.admin);
+    expect(res.status).toBe(413);
+    expect(res.body.errors[0].extensions.code).toBe('REQUEST_ENTITY_TOO_LARGE');
+  });
+
+  it('refuses a query deeper than the limit', async () => {
+    let selection = 'id';
+    for (let i = 0; i < 14; i++) selection = `parentEpisode { ${selection} }`;
+    const res = await post(JSON.stringify({ query: `{ episodes(first: 1) { edges { node { ${selection} } } } }` }), t.keys.admin);
+    expect(res.body.errors[0].message).toMatch(/depth/i);
+  });
+
+  it('refuses an alias flood', async () => {
+    const aliases = Array.from({ length: 40 }, (_, i) => `a${i}: viewer { id }`).join(' ');
+    const res = await post(JSON.stringify({ query: `{ ${aliases} }` }), t.keys.admin);
+    expect(res.body.errors[0].message).toMatch(/alias/i);
+  });
+
+  it('refuses batched operations', async () => {
+    const res = await post(JSON.stringify([{ query: '{ viewer { id } }' }, { query: '{ viewer { id } }' }]), t.keys.admin);
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.body?.data).toBeUndefined();
+  });
+
+  it('requires the CSRF header on GET requests', async () => {
+    const url = `${t.url}?query=${encodeURIComponent('{ viewer { id } }')}`;
+    const bare = await fetch(url, { headers: { authorization: `Bearer ${t.keys.admin}`, accept: 'application/json' } });
+    expect(bare.status).toBe(403);
+    const ok = await fetch(url, { headers: { authorization: `Bearer ${t.keys.admin}`, accept: 'application/json', 'x-graphql-yoga-csrf': '1' } });
+    expect(((await ok.json()) as any).data.viewer.id).toBe(t.keys.tenantId);
+  });
+
+  it('passes an ordinary relay query over an episode and its steps', async () => {
+    const res = await post(JSON.stringify({ query: '{ episodes(first: 20) { edges { cursor node { id status budgetUsage { resource used limit } steps(first: 50) { edges { node { stepNumber tool result } } pageInfo { hasNextPage } } } } pageInfo { endCursor } } }' }), t.keys.admin);
+    expect(res.body.errors).toBeUndefined();
+  });
+
+  it('limits requests per key (across processes, counted in PostgreSQL) without affecting other keys', async () => {
+    const limitedApp = await startTestApp({ RATE_LIMIT_PER_MINUTE: '5' });
+    const other = await limitedApp.addTenant('rate-other');
+    const answers = [];
+    for (let i = 0; i < 7; i++) answers.push(await post(JSON.stringify({ query: '{ viewer { id } }' }), limitedApp.keys.write, {}, limitedApp.url));
+    const limited = answers.filter((a) => a.body.errors?.[0]?.extensions?.code === 'RATE_LIMITED');
+    expect(limited.length).toBeGreaterThanOrEqual(2);
+    expect(limited[0]!.status).toBe(429);
+    expect(limited[0]!.body.errors[0].extensions.retryAfterMs).toBeGreaterThan(0);
+    const second = await startTestApp({ RATE_LIMIT_PER_MINUTE: '5' }, { shareDatabaseOf: limitedApp });
+    try {
+      expect((await post(JSON.stringify({ query: '{ viewer { id } }' }), limitedApp.keys.write, {}, second.url)).status).toBe(429);
+      expect((await post(JSON.stringify({ query: '{ viewer { id } }' }), other.read, {}, second.url)).body.data.viewer.id).toBe(other.tenantId);
+    } finally {
+      await second.stop();
+      await limitedApp.stop();
+    }
+  });
+});
