@@ -51,7 +51,8 @@ export const builder = new SchemaBuilder<{
   },
   errors: { defaultTypes: [], directResult: true },
   prisma: {
-    client: (ctx) => ctx.services.db.prisma,
+    // Every Prisma query of a request is confined to the viewer's tenant (src/db/tenant-scope.ts).
+    client: (ctx) => ctx.db,
     dmmf: getDatamodel(),
     exposeDescriptions: true,
     filterConnectionTotalCount: true,

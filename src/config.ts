@@ -38,6 +38,7 @@ const EnvSchema = z.object({
   LEDGER_SIGNING_KEY: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits (an Ed25519 private key)').optional(),
   CHECKPOINT_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
   CHECKPOINT_EVERY_EVENTS: z.coerce.number().int().min(1).default(1_000),
+  KEY_RECHECK_MS: z.coerce.number().int().min(50).default(5_000),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(120_000),
   MAX_QUERY_DEPTH: z.coerce.number().int().min(1).default(15),
   MAX_ALIASES: z.coerce.number().int().min(1).default(30),
@@ -77,6 +78,8 @@ export interface Config {
   maxBodyBytes: number;
   /** Requests per API key and minute across all processes; 0 turns the limit off. */
   rateLimitPerMinute: number;
+  /** How often open WebSockets re-check that their API key is still valid. */
+  keyRecheckMs: number;
   /** GraphQL hardening (graphql-armor), tuned so ordinary relay queries pass. */
   armor: { maxDepth: number; maxAliases: number; maxTokens: number; maxCost: number };
   shutdownTimeoutMs: number;
@@ -144,6 +147,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     ledger: { signingKey: e.LEDGER_SIGNING_KEY, intervalMs: e.CHECKPOINT_INTERVAL_MS, everyEvents: e.CHECKPOINT_EVERY_EVENTS },
     maxBodyBytes: e.MAX_BODY_BYTES,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    keyRecheckMs: e.KEY_RECHECK_MS,
     armor: { maxDepth: e.MAX_QUERY_DEPTH, maxAliases: e.MAX_ALIASES, maxTokens: e.MAX_TOKENS, maxCost: e.MAX_COST },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,

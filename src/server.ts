@@ -19,6 +19,8 @@ import { createStaticHandler } from './web/static.ts';
 import { enforceRateLimit, hardeningPlugins } from './http/hardening.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
 import { metricsPlugin } from './http/metrics.ts';
+import { ScopedClients } from './db/tenant-scope.ts';
+import { SocketKeyWatch } from './auth/socket-keys.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -35,7 +37,11 @@ export interface App {
 /** What onSubscribe adds to yoga's initial context for an operation over graphql-ws. */
 type WsInitialContext = { wsAuth?: AuthResult; wsSocket?: WebSocket };
 
+/** No tenant has this id: a request without a viewer sees nothing even if a resolver forgot its scope. */
+const NO_TENANT = '00000000-0000-0000-0000-000000000000';
+
 function contextFactory(services: Services, limiter: RateLimiter | null) {
+  const scoped = new ScopedClients(services.db.prisma);
   return async (initial: YogaInitialContext & WsInitialContext): Promise<Context> => {
     const requestId = requestScope.getStore()?.requestId ?? randomUUID();
     const auth = initial.wsAuth ?? (await authenticate(services.db.pool, tokenFromHeader(initial.request.headers.get('authorization'))));
@@ -46,6 +52,7 @@ function contextFactory(services: Services, limiter: RateLimiter | null) {
       viewer: 'viewer' in auth ? auth.viewer : null,
       authFailure: 'failure' in auth ? auth.failure : null,
       services,
+      db: scoped.for('viewer' in auth ? auth.viewer.tenantId : NO_TENANT),
       wsSocket: initial.wsSocket,
     };
   };
@@ -132,6 +139,8 @@ export function createApp(services: Services): App {
   }
 
   wss = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH });
+  const keyWatch = new SocketKeyWatch(services.db.pool, config.keyRecheckMs);
+  keyWatch.start();
   const ws = useServer<Record<string, unknown>, WsExtra>(
     {
       execute: (args: any) => args.rootValue.execute(args),
@@ -141,6 +150,7 @@ export function createApp(services: Services): App {
         const header = (params.authorization ?? params.Authorization ?? params.apiKey) as string | undefined;
         const auth = await authenticate(services.db.pool, tokenFromHeader(header));
         ctx.extra.auth = auth;
+        if ('viewer' in auth) keyWatch.add(ctx.extra.socket, auth.viewer.keyId);
         // Refuse at once: a socket with a bad key never gets to subscribe (4403 Forbidden).
         return 'viewer' in auth;
       },
@@ -200,6 +210,7 @@ export function createApp(services: Services): App {
       for (const res of unfinished) if (!res.headersSent) res.setHeader('connection', 'close');
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       httpServer.closeIdleConnections();
+      keyWatch.stop();
       await ws.dispose();
       for (const client of wss.clients) client.terminate();
       const timeout = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());

@@ -31,7 +31,7 @@ const CreatedApiKey = builder.objectRef<{ token: string; id: string }>('CreatedA
     token: t.exposeString('token', { description: 'The full key. Store it now: it cannot be shown again.' }),
     key: t.prismaField({
       type: 'ApiKey',
-      resolve: (query, parent, _args, ctx) => ctx.services.db.prisma.apiKey.findUniqueOrThrow({ ...query, where: { id: parent.id } }),
+      resolve: (query, parent, _args, ctx) => ctx.db.apiKey.findUniqueOrThrow({ ...query, where: { id: parent.id } }),
     }),
   }),
 });
@@ -41,13 +41,13 @@ builder.queryFields((t) => ({
     type: 'Tenant',
     description: 'The tenant that owns the API key of this request.',
     resolve: (query, _root, _args, ctx) =>
-      ctx.services.db.prisma.tenant.findUniqueOrThrow({ ...query, where: { id: ctx.viewer!.tenantId } }),
+      ctx.db.tenant.findUniqueOrThrow({ ...query, where: { id: ctx.viewer!.tenantId } }),
   }),
   apiKeys: t.prismaField({
     type: ['ApiKey'],
     authScopes: { admin: true },
     resolve: (query, _root, _args, ctx) =>
-      ctx.services.db.prisma.apiKey.findMany({ ...query, where: { tenantId: ctx.viewer!.tenantId }, orderBy: { createdAt: 'asc' } }),
+      ctx.db.apiKey.findMany({ ...query, where: { tenantId: ctx.viewer!.tenantId }, orderBy: { createdAt: 'asc' } }),
   }),
 }));
 
@@ -72,7 +72,7 @@ builder.mutationFields((t) => ({
       if (args.name.length < 1 || args.name.length > 200) {
         throw new InputLimitError([{ field: 'name', limit: '1..200 characters', actual: String(args.name.length), message: 'name must have 1 to 200 characters' }]);
       }
-      return createApiKey(ctx.services.db.prisma, { tenantId: ctx.viewer!.tenantId, name: args.name, scopes, expiresAt: args.expiresAt });
+      return createApiKey(ctx.db, { tenantId: ctx.viewer!.tenantId, name: args.name, scopes, expiresAt: args.expiresAt });
     },
   }),
   revokeApiKey: t.prismaField({
@@ -81,7 +81,7 @@ builder.mutationFields((t) => ({
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_query, _root, { id }, ctx) => {
-      const key = isUuid(id) ? await revokeApiKey(ctx.services.db.prisma, ctx.viewer!.tenantId, String(id)) : null;
+      const key = isUuid(id) ? await revokeApiKey(ctx.db, ctx.viewer!.tenantId, String(id)) : null;
       if (!key) throw new NotFoundError('ApiKey', String(id));
       return key;
     },

@@ -170,7 +170,7 @@ builder.queryFields((t) => ({
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, { id }, ctx) => {
-      const episode = isUuid(id) ? await ctx.services.db.prisma.episode.findFirst({ ...query, where: { id, tenantId: ctx.viewer!.tenantId } }) : null;
+      const episode = isUuid(id) ? await ctx.db.episode.findFirst({ ...query, where: { id, tenantId: ctx.viewer!.tenantId } }) : null;
       if (!episode) throw new NotFoundError('Episode', String(id));
       return episode;
     },
@@ -182,7 +182,7 @@ builder.queryFields((t) => ({
     maxSize: 100,
     args: { filter: t.arg({ type: EpisodeFilterInput }) },
     resolve: (query, _root, args, ctx) =>
-      ctx.services.db.prisma.episode.findMany({
+      ctx.db.episode.findMany({
         ...query,
         where: episodeWhere(ctx.viewer!.tenantId, args.filter ?? null),
         orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
@@ -200,7 +200,7 @@ export function episodeField(t: any) {
   return t.prismaField({
     type: 'Episode',
     resolve: (query: object, parent: { episodeId: string }, _args: unknown, ctx: any) =>
-      ctx.services.db.prisma.episode.findUniqueOrThrow({ ...query, where: { id: parent.episodeId } }),
+      ctx.db.episode.findUniqueOrThrow({ ...query, where: { id: parent.episodeId } }),
   });
 }
 

@@ -75,7 +75,7 @@ const ExtractionRef = builder.objectRef<ExtractionReport>('PatternExtraction').i
     patterns: t.prismaField({
       type: ['Pattern'],
       description: 'The patterns kept.',
-      resolve: (query, r, _args, ctx) => ctx.services.db.prisma.pattern.findMany({ ...query, where: { id: { in: r.keptPatternIds } }, orderBy: [{ effectiveness: 'desc' }, { id: 'asc' }] }),
+      resolve: (query, r, _args, ctx) => ctx.db.pattern.findMany({ ...query, where: { id: { in: r.keptPatternIds } }, orderBy: [{ effectiveness: 'desc' }, { id: 'asc' }] }),
     }),
   }),
 });
@@ -179,7 +179,7 @@ builder.queryFields((t) => ({
     description: 'Patterns of this tenant, most effective first.',
     args: { filter: t.arg({ type: PatternFilter }) },
     resolve: (query, _root, args, ctx) =>
-      ctx.services.db.prisma.pattern.findMany({
+      ctx.db.pattern.findMany({
         ...query,
         where: patternWhere(ctx.viewer!.tenantId, args.filter ?? null),
         orderBy: [{ effectiveness: 'desc' }, { id: 'asc' }],
@@ -190,7 +190,7 @@ builder.queryFields((t) => ({
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, { id }, ctx) => {
-      const pattern = isUuid(id) ? await ctx.services.db.prisma.pattern.findFirst({ ...query, where: { id, tenantId: ctx.viewer!.tenantId } }) : null;
+      const pattern = isUuid(id) ? await ctx.db.pattern.findFirst({ ...query, where: { id, tenantId: ctx.viewer!.tenantId } }) : null;
       if (!pattern) throw new NotFoundError('Pattern', String(id));
       return pattern;
     },

@@ -61,13 +61,13 @@ const LeaseBudgetInput = builder.inputType('LeaseBudgetInput', {
 
 const WorkItemPayload = builder.objectRef<{ id: string }>('WorkItemPayload').implement({
   fields: (t) => ({
-    workItem: t.prismaField({ type: 'WorkItem', resolve: (q, p, _a, ctx) => ctx.services.db.prisma.workItem.findUniqueOrThrow({ ...q, where: { id: p.id } }) }),
+    workItem: t.prismaField({ type: 'WorkItem', resolve: (q, p, _a, ctx) => ctx.db.workItem.findUniqueOrThrow({ ...q, where: { id: p.id } }) }),
   }),
 });
 
 const LeasePayload = builder.objectRef<{ id: string }>('LeasePayload').implement({
   fields: (t) => ({
-    lease: t.prismaField({ type: 'Lease', resolve: (q, p, _a, ctx) => ctx.services.db.prisma.lease.findUniqueOrThrow({ ...q, where: { id: p.id } }) }),
+    lease: t.prismaField({ type: 'Lease', resolve: (q, p, _a, ctx) => ctx.db.lease.findUniqueOrThrow({ ...q, where: { id: p.id } }) }),
   }),
 });
 
@@ -90,7 +90,7 @@ builder.queryFields((t) => ({
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, { id }, ctx) => {
-      const item = isUuid(id) ? await ctx.services.db.prisma.workItem.findFirst({ ...query, where: { id, tenantId: ctx.viewer!.tenantId } }) : null;
+      const item = isUuid(id) ? await ctx.db.workItem.findFirst({ ...query, where: { id, tenantId: ctx.viewer!.tenantId } }) : null;
       if (!item) throw new NotFoundError('WorkItem', String(id));
       return item;
     },
@@ -100,7 +100,7 @@ builder.queryFields((t) => ({
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, { id }, ctx) => {
-      const lease = isUuid(id) ? await ctx.services.db.prisma.lease.findFirst({ ...query, where: { id, tenantId: ctx.viewer!.tenantId } }) : null;
+      const lease = isUuid(id) ? await ctx.db.lease.findFirst({ ...query, where: { id, tenantId: ctx.viewer!.tenantId } }) : null;
       if (!lease) throw new NotFoundError('Lease', String(id));
       return lease;
     },

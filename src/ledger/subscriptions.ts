@@ -45,7 +45,7 @@ function toFilter(input: FilterArg): LedgerFilter | null {
 }
 
 async function visibleEpisodeId(ctx: Context, id: string): Promise<string> {
-  const found = isUuid(id) ? await ctx.services.db.prisma.episode.findFirst({ where: { id, tenantId: ctx.viewer!.tenantId }, select: { id: true } }) : null;
+  const found = isUuid(id) ? await ctx.db.episode.findFirst({ where: { id, tenantId: ctx.viewer!.tenantId }, select: { id: true } }) : null;
   if (!found) throw episodeNotFound(id);
   return found.id;
 }
@@ -81,7 +81,7 @@ const StepsLoggedRef = builder.objectRef<StoredLedgerEvent>('StepsLoggedEvent').
     steps: t.prismaField({
       type: ['Step'],
       resolve: (query, e, _args, ctx) =>
-        ctx.services.db.prisma.step.findMany({
+        ctx.db.step.findMany({
           ...query,
           where: { tenantId: e.tenantId, episodeId: e.episodeId!, stepNumber: { in: stepNumbers(e) } },
           orderBy: { stepNumber: 'asc' },
@@ -117,7 +117,7 @@ builder.subscriptionFields((t) => ({
     },
     resolve: async (query, tick, args, ctx) => {
       unwrap(tick);
-      const episode = await ctx.services.db.prisma.episode.findFirst({ ...query, where: { id: String(args.id), tenantId: ctx.viewer!.tenantId } });
+      const episode = await ctx.db.episode.findFirst({ ...query, where: { id: String(args.id), tenantId: ctx.viewer!.tenantId } });
       if (!episode) throw episodeNotFound(String(args.id));
       return episode;
     },

@@ -51,7 +51,7 @@ const RelevanceScoreRef = builder.objectRef<ScoredEpisode>('RelevanceScore').imp
 
 const ScoredEpisodeRef = builder.objectRef<ScoredEpisode>('ScoredEpisode').implement({
   fields: (t) => ({
-    episode: t.prismaField({ type: 'Episode', resolve: (query, s, _args, ctx) => ctx.services.db.prisma.episode.findUniqueOrThrow({ ...query, where: { id: s.id } }) }),
+    episode: t.prismaField({ type: 'Episode', resolve: (query, s, _args, ctx) => ctx.db.episode.findUniqueOrThrow({ ...query, where: { id: s.id } }) }),
     score: t.field({ type: RelevanceScoreRef, resolve: (s) => s }),
   }),
 });
@@ -76,7 +76,7 @@ const PatternScoreRef = builder.objectRef<ScoredPattern['score']>('PatternScore'
 
 const ScoredPatternRef = builder.objectRef<ScoredPattern>('ScoredPattern').implement({
   fields: (t) => ({
-    pattern: t.prismaField({ type: 'Pattern', resolve: (query, s, _args, ctx) => ctx.services.db.prisma.pattern.findUniqueOrThrow({ ...query, where: { id: s.id } }) }),
+    pattern: t.prismaField({ type: 'Pattern', resolve: (query, s, _args, ctx) => ctx.db.pattern.findUniqueOrThrow({ ...query, where: { id: s.id } }) }),
     score: t.field({ type: PatternScoreRef, resolve: (s) => s.score }),
   }),
 });

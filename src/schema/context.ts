@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Viewer } from '../auth/store.ts';
 import type { AuthFailure } from '../auth/keys.ts';
 import type { Services } from '../services.ts';
+import type { ScopedPrisma } from '../db/tenant-scope.ts';
 
 export interface Context {
   requestId: string;
@@ -10,6 +11,8 @@ export interface Context {
   viewer: Viewer | null;
   authFailure: AuthFailure | null;
   services: Services;
+  /** Prisma confined to the viewer's tenant; resolvers use this, never services.db.prisma. */
+  db: ScopedPrisma;
   /** The graphql-ws socket an operation runs on (absent over HTTP and SSE): its send buffer shows a slow consumer. */
   wsSocket?: { readonly bufferedAmount: number };
 }

@@ -74,7 +74,7 @@ const StepItemResultRef = builder.objectRef<ItemResult>('StepItemResult').implem
     step: t.prismaField({
       type: 'Step',
       nullable: true,
-      resolve: (query, r, _args, ctx) => ('stepId' in r.item ? ctx.services.db.prisma.step.findUnique({ ...query, where: { id: r.item.stepId } }) : null),
+      resolve: (query, r, _args, ctx) => ('stepId' in r.item ? ctx.db.step.findUnique({ ...query, where: { id: r.item.stepId } }) : null),
     }),
     reason: t.string({ nullable: true, resolve: (r) => ('reason' in r.item ? r.item.reason : null), description: 'budget_exhausted, step_limit or episode_size_limit' }),
     message: t.string({ nullable: true, resolve: (r) => ('message' in r.item ? r.item.message : null) }),
