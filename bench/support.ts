@@ -69,7 +69,8 @@ export async function startBenchServer(databaseUrl: string, env: Record<string, 
   const db = createDatabase(databaseUrl, config.dbPoolMax);
   const services = await createServices(config, db, createLogger(config.logLevel));
   // The naive ORM baseline replaces the group-commit ingestor (same API, same checks before it).
-  if (naive) (services as { ingest: unknown }).ingest = createNaiveIngest(db);
+  // Only submit and drain change: the rest (admission checks, metrics hooks) stays the real ingestor's.
+  if (naive) (services as { ingest: unknown }).ingest = Object.assign(Object.create(services.ingest), createNaiveIngest(db));
   const app = createApp(services);
   await app.start();
   const tenant = await createTenant(db.prisma, `bench-${randomBytes(4).toString('hex')}`);
