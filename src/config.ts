@@ -46,6 +46,7 @@ const EnvSchema = z.object({
   MAX_COST: z.coerce.number().int().min(100).default(500_000),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  MAX_CONCURRENT_REQUESTS: z.coerce.number().int().min(1).default(256),
   REDIS_URL: z.string().url().optional(),
   SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).max(10_000).default(50),
   SUBSCRIPTION_MAX_BUFFERED_BYTES: z.coerce.number().int().min(0).default(4 * 1024 * 1024),
@@ -83,6 +84,8 @@ export interface Config {
   /** GraphQL hardening (graphql-armor), tuned so ordinary relay queries pass. */
   armor: { maxDepth: number; maxAliases: number; maxTokens: number; maxCost: number };
   shutdownTimeoutMs: number;
+  /** GraphQL POST requests one process works on at once; more are refused with OVERLOADED before their body is read. */
+  maxConcurrentRequests: number;
   /** Set: ledger fan-out across processes goes through Redis instead of PostgreSQL LISTEN/NOTIFY. */
   redisUrl: string | undefined;
   subscriptions: {
@@ -150,6 +153,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     keyRecheckMs: e.KEY_RECHECK_MS,
     armor: { maxDepth: e.MAX_QUERY_DEPTH, maxAliases: e.MAX_ALIASES, maxTokens: e.MAX_TOKENS, maxCost: e.MAX_COST },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    maxConcurrentRequests: e.MAX_CONCURRENT_REQUESTS,
     redisUrl: e.REDIS_URL,
     subscriptions: {
       maxPerConnection: e.SUBSCRIPTIONS_PER_CONNECTION,

@@ -16,7 +16,7 @@ import type { Context } from './schema/context.ts';
 import { schema } from './schema/index.ts';
 import type { Services } from './services.ts';
 import { createStaticHandler } from './web/static.ts';
-import { enforceRateLimit, hardeningPlugins } from './http/hardening.ts';
+import { enforceRateLimit, hardeningPlugins, withRequestErrorCode } from './http/hardening.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
 import { metricsPlugin } from './http/metrics.ts';
 import { ScopedClients } from './db/tenant-scope.ts';
@@ -85,6 +85,9 @@ function createGraphQLHandler(services: Services, openSockets: () => number) {
           log.warn({ requestId, err: original }, 'database unavailable');
           return databaseUnavailableError(requestId);
         }
+        // Refusals before any resolver ran (bad variables, query limits) get the code they lack.
+        const coded = withRequestErrorCode(error);
+        if (coded !== error) return coded as GraphQLError;
         const masked = maskError(error, message, false);
         if (masked !== error) {
           log.error({ requestId, err: original }, 'unexpected error (masked for the client)');
@@ -118,11 +121,21 @@ export function createApp(services: Services): App {
     requestScope.run({ requestId }, () => void route(req, res));
   });
 
+  /** GraphQL POSTs being worked on (SSE streams excepted): admission control under overload. */
+  let working = 0;
+
   async function route(req: IncomingMessage, res: ServerResponse) {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz') return sendJson(res, 200, { status: 'alive' });
     if (path === '/readyz') return sendReadiness(res);
     if (serveWeb(req, res)) return;
+    if (path === GRAPHQL_PATH && req.method === 'POST' && !String(req.headers.accept ?? '').includes('text/event-stream')) {
+      // Refused before the body is read: memory under overload is bounded by this many requests,
+      // not by how many clients are knocking.
+      if (working >= config.maxConcurrentRequests) return sendOverloaded(res, config.maxConcurrentRequests);
+      working += 1;
+      res.once('close', () => (working -= 1));
+    }
     return yoga(req, res);
   }
 
@@ -138,7 +151,9 @@ export function createApp(services: Services): App {
     }
   }
 
-  wss = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH });
+  // A graphql-ws message is held whole in memory like an HTTP body, so it gets the same limit
+  // (a larger one closes the socket with 1009, Message Too Big).
+  wss = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, maxPayload: config.maxBodyBytes });
   const keyWatch = new SocketKeyWatch(services.db.pool, config.keyRecheckMs);
   keyWatch.start();
   const ws = useServer<Record<string, unknown>, WsExtra>(
@@ -167,9 +182,17 @@ export function createApp(services: Services): App {
           wsAuth: ctx.extra.auth,
           wsSocket: ctx.extra.socket,
         } as any);
-        const document = parse(params.query);
-        const errors = validate(s, document);
-        if (errors.length) return errors;
+        // Parse and validation refusals (syntax, depth, aliases, cost, ...) are answered on this
+        // operation; thrown, they would close the whole socket as an internal error.
+        let document: ReturnType<typeof parse>;
+        try {
+          document = parse(params.query);
+          const errors = validate(s, document);
+          if (errors.length) return errors.map((e: GraphQLError) => withRequestErrorCode(e, 'GRAPHQL_VALIDATION_FAILED'));
+        } catch (err) {
+          if (err instanceof GraphQLError) return [withRequestErrorCode(err, 'GRAPHQL_VALIDATION_FAILED')];
+          throw err;
+        }
         const contextValue = await requestScope.run({ requestId }, () => makeContext());
         return {
           schema: s,
@@ -246,6 +269,18 @@ function tooManyOperations(max: number): GraphQLError {
 
 function displayHost(host: string): string {
   return host === '0.0.0.0' || host === '::' || host === '127.0.0.1' ? 'localhost' : host;
+}
+
+function sendOverloaded(res: ServerResponse, limit: number) {
+  res.setHeader('retry-after', '1');
+  sendJson(res, 503, {
+    errors: [
+      {
+        message: `The server is working on ${limit} requests, the most it takes at once (MAX_CONCURRENT_REQUESTS); retry shortly.`,
+        extensions: { code: 'OVERLOADED', retryAfterMs: 1000, limit },
+      },
+    ],
+  });
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown) {

@@ -2,7 +2,9 @@ import { builder } from '../builder.ts';
 import { InputLimitError, NotFoundError } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
 import { parseScopes } from './keys.ts';
-import { createApiKey, revokeApiKey } from './store.ts';
+import { createApiKeyRecorded, revokeApiKeyRecorded } from './store.ts';
+
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 builder.prismaObject('Tenant', {
   fields: (t) => ({
@@ -69,10 +71,12 @@ builder.mutationFields((t) => ({
         ]);
       }
       if (!scopes.length) throw new InputLimitError([{ field: 'scopes', limit: 'at least 1', actual: '0', message: 'a key needs at least one scope' }]);
-      if (args.name.length < 1 || args.name.length > 200) {
-        throw new InputLimitError([{ field: 'name', limit: '1..200 characters', actual: String(args.name.length), message: 'name must have 1 to 200 characters' }]);
+      if (args.name.trim().length < 1 || args.name.length > 200 || CONTROL_CHARACTER.test(args.name)) {
+        throw new InputLimitError([{ field: 'name', limit: '1..200 characters, no control characters', actual: String(args.name.length), message: 'name must have 1 to 200 characters and no control characters' }]);
       }
-      return createApiKey(ctx.db, { tenantId: ctx.viewer!.tenantId, name: args.name, scopes, expiresAt: args.expiresAt });
+      const { tenantId, keyId } = ctx.viewer!;
+      // The key and its api_key.created ledger event commit together.
+      return ctx.services.writer.run(tenantId, (w) => createApiKeyRecorded(w, { name: args.name, scopes, expiresAt: args.expiresAt }, { keyId }));
     },
   }),
   revokeApiKey: t.prismaField({
@@ -80,10 +84,12 @@ builder.mutationFields((t) => ({
     authScopes: { admin: true },
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_query, _root, { id }, ctx) => {
-      const key = isUuid(id) ? await revokeApiKey(ctx.db, ctx.viewer!.tenantId, String(id)) : null;
-      if (!key) throw new NotFoundError('ApiKey', String(id));
-      return key;
+    resolve: async (query, _root, { id }, ctx) => {
+      const { tenantId, keyId } = ctx.viewer!;
+      // The revocation and its api_key.revoked ledger event commit together.
+      const revoked = isUuid(id) ? await ctx.services.writer.run(tenantId, (w) => revokeApiKeyRecorded(w, String(id), { keyId })) : null;
+      if (!revoked) throw new NotFoundError('ApiKey', String(id));
+      return ctx.db.apiKey.findUniqueOrThrow({ ...query, where: { id: revoked.id } });
     },
   }),
 }));

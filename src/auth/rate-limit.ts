@@ -14,10 +14,14 @@ export interface RateDecision {
 interface LocalSlice {
   window: number;
   remaining: number;
+  /** The database refused a slice in this window: the allowance is used up until the next one. */
+  exhausted: boolean;
 }
 
 export class RateLimiter {
   private readonly slices = new Map<string, LocalSlice>();
+  /** The claim in flight per key: concurrent requests wait for it instead of each claiming a slice. */
+  private readonly claims = new Map<string, Promise<void>>();
   private readonly sliceSize: number;
 
   constructor(private readonly pool: pg.Pool, private readonly perMinute: number) {
@@ -28,15 +32,31 @@ export class RateLimiter {
   async take(keyId: string, now = Date.now()): Promise<RateDecision> {
     const window = Math.floor(now / WINDOW_MS);
     const retryAfterMs = (window + 1) * WINDOW_MS - now;
-    const slice = this.slices.get(keyId);
-    if (slice && slice.window === window && slice.remaining > 0) {
-      slice.remaining -= 1;
-      return { ok: true, retryAfterMs: 0 };
+    for (;;) {
+      const slice = this.slices.get(keyId);
+      if (slice?.window === window) {
+        if (slice.remaining > 0) {
+          slice.remaining -= 1;
+          return { ok: true, retryAfterMs: 0 };
+        }
+        if (slice.exhausted) return { ok: false, retryAfterMs };
+      }
+      // One claim per key at a time. Were every request of a burst to claim its own slice, 100
+      // concurrent requests would reserve 100 slices (the whole minute's allowance) and the key
+      // would be refused for the rest of the minute, having used a hundredth of it.
+      let claim = this.claims.get(keyId);
+      if (!claim) {
+        claim = this.claim(keyId, window)
+          .then((granted) => {
+            const current = this.slices.get(keyId);
+            const carried = current?.window === window ? current.remaining : 0;
+            this.slices.set(keyId, { window, remaining: carried + Math.max(0, granted), exhausted: granted <= 0 });
+          })
+          .finally(() => this.claims.delete(keyId));
+        this.claims.set(keyId, claim);
+      }
+      await claim;
     }
-    const granted = await this.claim(keyId, window);
-    if (granted <= 0) return { ok: false, retryAfterMs };
-    this.slices.set(keyId, { window, remaining: granted - 1 });
-    return { ok: true, retryAfterMs: 0 };
   }
 
   private async claim(keyId: string, window: number): Promise<number> {

@@ -1,6 +1,8 @@
 // Tenants and API keys in the database.
 import type { Db } from '../db/client.ts';
 import type pg from 'pg';
+import type { WriteContext } from '../episodes/store.ts';
+import { isUuid } from '../schema/ids.ts';
 import { checkKey, generateApiKey, parseToken, type AuthFailure, type Scope, type StoredKey } from './keys.ts';
 
 export interface Viewer {
@@ -44,6 +46,7 @@ export interface CreatedKey {
   scopes: Scope[];
 }
 
+/** Creates a key without a ledger event: first-start bootstrap (before the tenant has a chain) and test fixtures. */
 export async function createApiKey(
   db: Db,
   input: { tenantId: string; name: string; scopes: Scope[]; expiresAt?: Date | null },
@@ -62,9 +65,49 @@ export async function createApiKey(
   return { id: row.id, token: generated.token, tenantId: row.tenantId, scopes: input.scopes };
 }
 
-export async function revokeApiKey(db: Db, tenantId: string, id: string, now = new Date()) {
-  const key = await db.apiKey.findFirst({ where: { id, tenantId } });
+// ---- key administration as ledger events ----
+// Creating and revoking a key through the API (or the operator CLI) is an admin action: the row
+// and an `api_key.created` / `api_key.revoked` event commit in one transaction (Writer.run). The
+// payload names the key (id, prefix, name, scopes) and who acted, never the secret or its hash.
+
+/** Who performed an admin action: the API key of the request, or the operator CLI. */
+export type KeyActor = { keyId: string } | { operator: 'cli' };
+
+function actorPayload(actor: KeyActor) {
+  return 'keyId' in actor ? { byKeyId: actor.keyId } : { byOperator: actor.operator };
+}
+
+export async function createApiKeyRecorded(
+  w: WriteContext,
+  input: { name: string; scopes: Scope[]; expiresAt?: Date | null },
+  actor: KeyActor,
+): Promise<CreatedKey> {
+  const generated = generateApiKey();
+  const expiresAt = input.expiresAt ?? null;
+  const { rows } = await w.client.query<{ id: string }>(
+    `INSERT INTO api_keys (tenant_id, name, prefix, secret_hash, scopes, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+    [w.tenantId, input.name, generated.prefix, generated.secretHash, input.scopes, w.now, expiresAt],
+  );
+  const id = rows[0]!.id;
+  w.events.push({
+    type: 'api_key.created',
+    payload: { keyId: id, name: input.name, prefix: generated.prefix, scopes: input.scopes, expiresAt: expiresAt?.toISOString() ?? null, ...actorPayload(actor) },
+  });
+  return { id, token: generated.token, tenantId: w.tenantId, scopes: input.scopes };
+}
+
+/** Revokes a key of the writer's tenant; null when it has no such key. Revoking twice changes (and records) nothing. */
+export async function revokeApiKeyRecorded(w: WriteContext, id: string, actor: KeyActor): Promise<{ id: string; revoked: boolean } | null> {
+  if (!isUuid(id)) return null;
+  const { rows } = await w.client.query<{ id: string; prefix: string; revoked_at: Date | null }>(
+    'SELECT id, prefix, revoked_at FROM api_keys WHERE tenant_id = $1 AND id = $2 FOR UPDATE',
+    [w.tenantId, id],
+  );
+  const key = rows[0];
   if (!key) return null;
-  if (key.revokedAt) return key;
-  return db.apiKey.update({ where: { id }, data: { revokedAt: now } });
+  if (key.revoked_at) return { id: key.id, revoked: false };
+  await w.client.query('UPDATE api_keys SET revoked_at = $3 WHERE tenant_id = $1 AND id = $2', [w.tenantId, key.id, w.now]);
+  w.events.push({ type: 'api_key.revoked', payload: { keyId: key.id, prefix: key.prefix, ...actorPayload(actor) } });
+  return { id: key.id, revoked: true };
 }

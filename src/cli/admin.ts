@@ -2,7 +2,7 @@
 // before any key exists, and rotating keys.
 import type { Scope } from '../auth/keys.ts';
 import { parseScopes } from '../auth/keys.ts';
-import { createApiKey, createTenant, revokeApiKey } from '../auth/store.ts';
+import { createApiKeyRecorded, createTenant, revokeApiKeyRecorded } from '../auth/store.ts';
 import type { Services } from '../services.ts';
 import { CliError } from './errors.ts';
 
@@ -33,7 +33,8 @@ export async function keyCreate(services: Services, opts: { tenant: string; name
   if (!scopes.length) throw new CliError('--scopes needs at least one of read, write, admin', 2);
   const expiresAt = opts.expiresAt ? new Date(opts.expiresAt) : null;
   if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new CliError(`--expires must be an ISO date, got "${opts.expiresAt}"`, 2);
-  const key = await createApiKey(services.db.prisma, { tenantId: tenant.id, name: opts.name, scopes: scopes as Scope[], expiresAt });
+  // Recorded in the tenant's ledger (api_key.created), as the API does.
+  const key = await services.writer.run(tenant.id, (w) => createApiKeyRecorded(w, { name: opts.name, scopes: scopes as Scope[], expiresAt }, { operator: 'cli' }));
   return { id: key.id, tenant: tenant.name, scopes: key.scopes, token: key.token };
 }
 
@@ -53,7 +54,8 @@ export async function keyList(services: Services, tenantName: string) {
 
 export async function keyRevoke(services: Services, tenantName: string, id: string) {
   const tenant = await findTenant(services, tenantName);
-  const key = await revokeApiKey(services.db.prisma, tenant.id, id);
-  if (!key) throw new CliError(`no key ${id} in tenant ${tenant.name}`, 2);
+  const revoked = await services.writer.run(tenant.id, (w) => revokeApiKeyRecorded(w, id, { operator: 'cli' }));
+  if (!revoked) throw new CliError(`no key ${id} in tenant ${tenant.name}`, 2);
+  const key = await services.db.prisma.apiKey.findUniqueOrThrow({ where: { id: revoked.id } });
   return { id: key.id, revokedAt: key.revokedAt?.toISOString() };
 }

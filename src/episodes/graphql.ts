@@ -11,7 +11,7 @@ import {
   throwIfViolations,
 } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
-import { validateEpisodeInput, validateGoalSpec, type JsonValue } from './limits.ts';
+import { validateCheckpointState, validateEpisodeInput, validateGoalSpec, type JsonValue } from './limits.ts';
 import { toOutcome, toStartEpisodeInput, type GqlOutcomeInput, type GqlStartEpisodeInput } from './inputs.ts';
 import * as store from './store.ts';
 import type { Outcome } from './outcome.ts';
@@ -375,6 +375,7 @@ builder.mutationFields((t) => ({
     args: { episodeId: t.arg.id({ required: true }), label: t.arg.string(), state: t.arg({ type: 'JSON', required: true }) },
     resolve: async (_root, args, ctx) => {
       textLimit('label', args.label, 256);
+      throwIfViolations(validateCheckpointState(args.state as JsonValue));
       const episodeId = String(args.episodeId);
       await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => store.saveCheckpoint(w, episodeId, args.label ?? null, args.state as JsonValue));
       return { episodeId };

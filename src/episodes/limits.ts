@@ -38,11 +38,16 @@ export const LIMITS = {
   // seed 003 MAX_ARTIFACT_SIZE; a step result is the artifact it produced.
   resultOutputBytes: 1024 * 1024,
   worldStateBytes: 1024 * 1024,
+  // A checkpoint's saved state is a world state too.
+  checkpointStateBytes: 1024 * 1024,
   metadataBytes: 64 * 1024,
   // Nesting of arrays/objects in any JSON field. V8's JSON.stringify overflows its stack near
   // 4,000 levels, which JSON.parse accepts; 64 is far deeper than real tool arguments.
   jsonDepth: 64,
   maxAttempts: 100,
+  // Per step: a thousand steps at the limit still sum to a finite number (an unbounded cost
+  // summed to Infinity, which no GraphQL Float can carry, and the episode could not be read).
+  stepCost: 1e12,
   outcomeTextBytes: 10 * 1024,
   outcomeItems: 1000,
   outcomeItemBytes: 1024,
@@ -174,6 +179,11 @@ export function validateGoalSpec(spec: JsonValue, field = 'input.goalSpec'): Lim
   return jsonViolations(field, spec, LIMITS.goalSpecBytes);
 }
 
+/** A checkpoint's state: any JSON, bounded, no NUL anywhere. */
+export function validateCheckpointState(state: JsonValue, field = 'state'): LimitViolation[] {
+  return jsonViolations(field, state, LIMITS.checkpointStateBytes);
+}
+
 /** @param listField path of the step list; the step's own path is `${listField}.${index}` */
 export function validateStep(step: StepInput, index: number, listField = 'input.steps'): LimitViolation[] {
   const at = (name: string): string => `${listField}.${index}.${name}`;
@@ -186,7 +196,7 @@ export function validateStep(step: StepInput, index: number, listField = 'input.
     ...textViolations(at('observation'), step.observation, { maxBytes: LIMITS.observationBytes }),
     ...integerViolations(at('latencyMs'), step.latencyMs, 0),
     ...integerViolations(at('tokens'), step.tokens, 0),
-    ...finiteNumberViolations(at('cost'), step.cost, 0),
+    ...finiteNumberViolations(at('cost'), step.cost, 0, LIMITS.stepCost),
     ...textViolations(at('sideEffectKey'), step.sideEffectKey, identifierRule(LIMITS.keyChars)),
     ...jsonViolations(at('worldBefore'), step.worldBefore, LIMITS.worldStateBytes),
     ...jsonViolations(at('worldAfter'), step.worldAfter, LIMITS.worldStateBytes),
@@ -323,11 +333,12 @@ function integerViolations(
   return [{ field, limit: `integer ${range}`, ...finiteActual(value), message }];
 }
 
-function finiteNumberViolations(field: string, value: number | null | undefined, min: number): LimitViolation[] {
+function finiteNumberViolations(field: string, value: number | null | undefined, min: number, max = Number.MAX_VALUE): LimitViolation[] {
   if (value === undefined || value === null) return [];
-  if (Number.isFinite(value) && value >= min) return [];
-  const message = `${field} must be a finite number >= ${min}, got ${value}`;
-  return [{ field, limit: `number >= ${min}`, ...finiteActual(value), message }];
+  if (Number.isFinite(value) && value >= min && value <= max) return [];
+  const range = max === Number.MAX_VALUE ? `>= ${min}` : `from ${min} to ${max}`;
+  const message = `${field} must be a finite number ${range}, got ${value}`;
+  return [{ field, limit: `number ${range}`, ...finiteActual(value), message }];
 }
 
 // NaN and Infinity cannot travel in a GraphQL Int/Float, so they are left out of `actual`.

@@ -20,6 +20,7 @@ export function hardeningPlugins(config: Config): Array<Plugin<any>> {
   });
   return [
     ...(armor.protect().plugins as Array<Plugin<any>>),
+    useWellFormedVariables(),
     // Requests without a CORS preflight (GET, form posts) must carry this header.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
     ...(config.introspection ? [] : [useDisableIntrospection()]),
@@ -38,4 +39,72 @@ export async function enforceRateLimit(limiter: RateLimiter | null, keyId: strin
       http: { status: 429, headers: { 'retry-after': String(Math.ceil(decision.retryAfterMs / 1000)) } },
     },
   });
+}
+
+/** Where the first string (or object key) of `value` that is not valid Unicode sits, e.g. `$step.metadata.note`. */
+export function illFormedStringPath(value: unknown, path: string): string | null {
+  const pending: Array<[unknown, string]> = [[value, path]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [current, at] = next;
+    if (typeof current === 'string') {
+      if (!isWellFormed(current)) return at;
+      continue;
+    }
+    if (current === null || typeof current !== 'object') continue;
+    for (const [key, item] of Object.entries(current)) {
+      if (!isWellFormed(key)) return `${at}.${key}`;
+      pending.push([item, `${at}.${key}`]);
+    }
+  }
+  return null;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function isWellFormed(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
+
+/**
+ * Refuses variables holding a string with an unpaired UTF-16 surrogate (JSON allows "\ud800";
+ * Unicode does not). PostgreSQL rejects such a string in jsonb and silently replaces it in text,
+ * which would break the hashes the ledger recorded. graphql-js already refuses one in a literal.
+ */
+export function useWellFormedVariables(): Plugin {
+  const check = (variables: unknown): GraphQLError | null => {
+    const path = illFormedStringPath(variables ?? {}, '$');
+    if (!path) return null;
+    const field = path.replace(/^\$\./, '');
+    return new GraphQLError(`Variable "$${field}" holds a string that is not valid Unicode (an unpaired UTF-16 surrogate).`, {
+      extensions: { code: 'BAD_USER_INPUT', field, http: { status: 400 } },
+    });
+  };
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const error = check(args.variableValues);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const error = check(args.variableValues);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
+  };
+}
+
+const VARIABLE_ERROR = /^Variable "\$[_A-Za-z][_0-9A-Za-z]*" |^Too many errors processing variables/;
+/** graphql-armor's refusals (depth, aliases, directives, cost, tokens) read "Syntax Error: ... limit of N exceeded". */
+const LIMIT_ERROR = /^Syntax Error: .*\blimit of \d+ exceeded/;
+
+/**
+ * Gives a refusal that happened before any resolver ran the code it lacks: graphql-js reports a bad
+ * variable (wrong type, null for a required one) and graphql-armor a broken query limit without
+ * one. Errors from resolvers (with a path), with a code, or caused by something else are returned
+ * as they are (unexpected ones are masked). `fallback` codes any other request-level GraphQLError.
+ */
+export function withRequestErrorCode<E>(error: E, fallback?: string): E | GraphQLError {
+  if (!(error instanceof GraphQLError) || error.path || error.extensions?.code !== undefined) return error;
+  if (error.originalError && !(error.originalError instanceof GraphQLError)) return error;
+  const code = VARIABLE_ERROR.test(error.message) ? 'BAD_USER_INPUT' : LIMIT_ERROR.test(error.message) ? 'GRAPHQL_VALIDATION_FAILED' : /^Syntax Error: /.test(error.message) ? 'GRAPHQL_PARSE_FAILED' : fallback;
+  if (!code) return error;
+  return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { ...error.extensions, code } });
 }

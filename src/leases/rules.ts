@@ -179,6 +179,9 @@ function assertValidCharge(charge: LeaseUsage): void {
   }
 }
 
+/** The highest episode number a work item can issue (the column is a 32-bit integer). */
+export const MAX_EPISODE_NUMBER = 2_147_483_647;
+
 /**
  * The number for the next episode of a work item (INV-EP01/02).
  * Without `requested`, it is lastIssued + 1. A requested number (a restarted controller's
@@ -191,7 +194,13 @@ export function nextEpisodeNumber(lastIssued: number, requested?: number | null)
   if (!Number.isSafeInteger(lastIssued) || lastIssued < 0) {
     throw new RangeError(`lastIssued must be an integer >= 0, got ${lastIssued}`);
   }
-  if (requested === undefined || requested === null) return { ok: true, episodeNumber: lastIssued + 1 };
+  if (requested === undefined || requested === null) {
+    // Numbers are stored as 32-bit integers: past the last one the work item is full, said as a typed error.
+    if (lastIssued >= MAX_EPISODE_NUMBER) {
+      return { ok: false, lastIssued, requested: lastIssued + 1, message: `The work item has issued the highest episode number (${MAX_EPISODE_NUMBER}); start its episodes under a new work item` };
+    }
+    return { ok: true, episodeNumber: lastIssued + 1 };
+  }
   if (!Number.isSafeInteger(requested) || requested < 0) {
     return { ok: false, lastIssued, requested, message: `Episode number must be an integer >= 0, got ${requested}` };
   }

@@ -32,8 +32,10 @@ export async function appendEvents(client: pg.PoolClient, tenantId: string, even
       tenantId,
       seq: head.seq + 1 + i,
       type: e.type,
-      episodeId: e.episodeId ?? null,
-      workItemId: e.workItemId ?? null,
+      // Hashed as the uuid columns will hold them (lower case): an id a client sent in upper case
+      // would otherwise hash one way and read back another, and the chain would fail to verify.
+      episodeId: e.episodeId?.toLowerCase() ?? null,
+      workItemId: e.workItemId?.toLowerCase() ?? null,
       payload: typeof e.payload === 'function' ? e.payload({ seq: head.seq + i, hash: prevHash }) : e.payload,
       createdAt,
     };

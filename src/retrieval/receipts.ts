@@ -56,14 +56,15 @@ export async function creditRetrievals(ctx: WriteContext, episodeId: string, ret
   if (ids.length > MAX_USED_RETRIEVALS) {
     throw new InputLimitError([{ field: 'usedRetrievals', limit: `${MAX_USED_RETRIEVALS} items`, actual: String(ids.length), message: `at most ${MAX_USED_RETRIEVALS} retrievals per completion` }]);
   }
+  // !== undefined: an empty string is a malformed id too, not "none missing".
   const missing = ids.find((id) => !isUuid(id));
-  if (missing) throw new NotFoundError('Retrieval', missing);
+  if (missing !== undefined) throw new NotFoundError('Retrieval', missing);
   const { rows } = await ctx.client.query<{ id: string; episode_ids: string[] | null; pattern_ids: string[] | null }>(
     'SELECT id, episode_ids, pattern_ids FROM retrievals WHERE tenant_id = $1 AND id = ANY($2::uuid[])',
     [ctx.tenantId, ids],
   );
   const unknown = ids.find((id) => !rows.some((r) => r.id === id));
-  if (unknown) throw new NotFoundError('Retrieval', unknown);
+  if (unknown !== undefined) throw new NotFoundError('Retrieval', unknown);
   const target = 2 * baseReward(outcome) - 1;
   const episodes = await credit(ctx.client, 'episodes', ctx.tenantId, rows.flatMap((r) => r.episode_ids ?? []), target);
   const patterns = await credit(ctx.client, 'patterns', ctx.tenantId, rows.flatMap((r) => r.pattern_ids ?? []), target);

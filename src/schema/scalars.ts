@@ -20,9 +20,16 @@ function literalToJson(ast: ValueNode): unknown {
   }
 }
 
+/** Years 1 to 9999: what ISO 8601 writes with four digits and what PostgreSQL and Prisma read back. */
+const MIN_DATE = new Date('0001-01-01T00:00:00.000Z').getTime();
+const MAX_DATE = new Date('9999-12-31T23:59:59.999Z').getTime();
+
 function parseDateTime(value: unknown): Date {
   const date = typeof value === 'string' ? new Date(value) : null;
   if (!date || Number.isNaN(date.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 string, e.g. 2026-11-21T20:50:00.000Z');
+  if (date.getTime() < MIN_DATE || date.getTime() > MAX_DATE) {
+    throw new GraphQLError('DateTime must lie between 0001-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z');
+  }
   return date;
 }
 

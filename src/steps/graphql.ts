@@ -110,6 +110,11 @@ const LogStepPayload = builder.objectRef<LogResult>('LogStepPayload').implement(
 
 /** @param single logStep: violations name the `step` argument (step.observation), not steps.0.observation */
 async function logSteps(ctx: Context, episodeId: string, raw: GqlStepInput[], single: boolean): Promise<LogResult> {
+  try {
+    ctx.services.ingest.assertRoom(raw.length);
+  } catch (err) {
+    overloaded(err);
+  }
   const steps = raw.map(toStepInput);
   const violations = [...checkStepBatchSize(steps.length, 'steps'), ...steps.flatMap((s, i) => validateStep(s, i, 'steps'))];
   throwIfViolations(single ? violations.map((v) => ({ ...v, field: v.field.replace(/^steps\.0\./, 'step.'), message: v.message.replace(/^steps\.0\./, 'step.') })) : violations);

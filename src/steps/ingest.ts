@@ -45,9 +45,21 @@ export class StepIngestor {
 
   constructor(private readonly pool: pg.Pool, private readonly writer: Writer, private readonly opts: IngestOptions) {}
 
+  /**
+   * Throws OverloadedError when `rows` more steps would not fit the buffer now. Callers check this
+   * before they validate and hash a request, so shed work costs next to nothing; submit checks again.
+   */
+  assertRoom(rows: number): void {
+    if (this.pendingRows + rows > this.opts.maxPendingRows) {
+      throw new OverloadedError(`ingestion is overloaded (${this.pendingRows} steps waiting); retry shortly`);
+    }
+  }
+
   submit(tenantId: string, request: StepBatchRequest): Promise<StepBatchOutcome> {
-    if (this.pendingRows + request.steps.length > this.opts.maxPendingRows) {
-      return Promise.reject(new OverloadedError(`ingestion is overloaded (${this.pendingRows} steps waiting); retry shortly`));
+    try {
+      this.assertRoom(request.steps.length);
+    } catch (err) {
+      return Promise.reject(err);
     }
     if (!this.opts.enabled) return this.commit(tenantId, [request]).then(([outcome]) => outcome!);
     this.pendingRows += request.steps.length;
