@@ -374,3 +374,23 @@ describe('API key lifecycle', () => {
     expect(JSON.stringify(events)).not.toContain(created.token.split('_')[2]);
   });
 });
+
+describe('production settings', () => {
+  it('turns off introspection, GraphiQL and field suggestions with NODE_ENV=production', async () => {
+    const prod = await startTestApp({ NODE_ENV: 'production' }, { shareDatabaseOf: t });
+    try {
+      const introspection = await post(prod.url, '{ __schema { types { name } } }', {}, t.keys.admin);
+      expect(introspection.body.data ?? null).toBeNull();
+      expect(introspection.body.errors[0].message).toMatch(/introspection/i);
+      const typo = await post(prod.url, '{ viewr { id } }', {}, t.keys.admin);
+      expect(typo.body.errors[0].message).not.toMatch(/Did you mean/);
+      const page = await fetch(prod.url, { headers: { accept: 'text/html' } });
+      expect(await page.text()).not.toContain('GraphiQL');
+      // The development server of the same database answers all three.
+      expect((await post(t.url, '{ __schema { queryType { name } } }', {}, t.keys.admin)).body.data.__schema.queryType.name).toBe('Query');
+      expect((await post(t.url, '{ viewr { id } }', {}, t.keys.admin)).body.errors[0].message).toMatch(/Did you mean/);
+    } finally {
+      await prod.stop();
+    }
+  });
+});
