@@ -1,7 +1,8 @@
 // The Ed25519 key that signs tree heads: from LEDGER_SIGNING_KEY, or generated once and kept in
 // the data folder (readable only by its owner). Several processes must share one key: set it.
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fromHex, toHex } from './hash.ts';
 import { generateSigningKey, keyIdOf, publicKeyFromPrivate, signTreeHead, type SignedTreeHead, type TreeHead } from './signed-head.ts';
@@ -23,9 +24,17 @@ export async function loadSigner(configuredHex: string | undefined, dataDir: str
   if (existsSync(file)) return signerFromKey(fromHex((await readFile(file, 'utf8')).trim(), 32));
   const key = generateSigningKey();
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  await writeFile(file, `${toHex(key)}\n`, { mode: 0o600, flag: 'wx' }).catch(async (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EEXIST') throw err;
-  });
+  // Written whole under a private name, then linked into place: a process starting at the same time
+  // sees either no file or the complete key, never an empty file (link fails if the name exists).
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await writeFile(temp, `${toHex(key)}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    await link(temp, file).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
   // Another process may have written it first: use whatever is on disk.
   return signerFromKey(fromHex((await readFile(file, 'utf8')).trim(), 32));
 }
