@@ -9,7 +9,7 @@ import { overload } from './scenarios.ts';
 
 /**
  * Generous: the server idles at about 280 MiB and peaked at 500-700 MiB under this load (measured);
- * before admission control its peak grew with the number of clients (871 MiB at 600, 1.1 GiB at 1,200 in one run).
+ * before admission control its peak grew with the number of clients (832 MiB at 300, 1,087 MiB at 600 in one run).
  */
 const PEAK_RSS_BOUND_MIB = 1_024;
 
