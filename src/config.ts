@@ -39,6 +39,7 @@ const EnvSchema = z.object({
   CHECKPOINT_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
   CHECKPOINT_EVERY_EVENTS: z.coerce.number().int().min(1).default(1_000),
   KEY_RECHECK_MS: z.coerce.number().int().min(50).default(5_000),
+  KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(120_000),
   MAX_QUERY_DEPTH: z.coerce.number().int().min(1).default(15),
   MAX_ALIASES: z.coerce.number().int().min(1).default(30),
@@ -81,6 +82,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** How often open WebSockets re-check that their API key is still valid. */
   keyRecheckMs: number;
+  /** How long a key read for a request is reused before api_keys is read again. */
+  keyCacheMs: number;
   /** GraphQL hardening (graphql-armor), tuned so ordinary relay queries pass. */
   armor: { maxDepth: number; maxAliases: number; maxTokens: number; maxCost: number };
   shutdownTimeoutMs: number;
@@ -151,6 +154,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: e.MAX_BODY_BYTES,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     keyRecheckMs: e.KEY_RECHECK_MS,
+    keyCacheMs: e.KEY_CACHE_MS,
     armor: { maxDepth: e.MAX_QUERY_DEPTH, maxAliases: e.MAX_ALIASES, maxTokens: e.MAX_TOKENS, maxCost: e.MAX_COST },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     maxConcurrentRequests: e.MAX_CONCURRENT_REQUESTS,

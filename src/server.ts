@@ -7,7 +7,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type YogaInitialContext } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { authenticate, type AuthResult } from './auth/store.ts';
+import type { AuthResult } from './auth/store.ts';
 import { tokenFromHeader } from './auth/keys.ts';
 import { isUnavailable } from './db/errors.ts';
 import { migrationsApplied } from './db/migrate.ts';
@@ -44,7 +44,7 @@ function contextFactory(services: Services, limiter: RateLimiter | null) {
   const scoped = new ScopedClients(services.db.prisma);
   return async (initial: YogaInitialContext & WsInitialContext): Promise<Context> => {
     const requestId = requestScope.getStore()?.requestId ?? randomUUID();
-    const auth = initial.wsAuth ?? (await authenticate(services.db.pool, tokenFromHeader(initial.request.headers.get('authorization'))));
+    const auth = initial.wsAuth ?? (await services.keys.authenticate(tokenFromHeader(initial.request.headers.get('authorization'))));
     if ('viewer' in auth) await enforceRateLimit(limiter, auth.viewer.keyId);
     return {
       requestId,
@@ -64,7 +64,8 @@ function createGraphQLHandler(services: Services, openSockets: () => number) {
   return createYoga<WsInitialContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
-    maxRequestBodySize: config.maxBodyBytes,
+    // The limit is useBodyLimit's (in hardeningPlugins): yoga's counts every body as a stream.
+    maxRequestBodySize: false,
     plugins: [...hardeningPlugins(config), metricsPlugin(services, openSockets)],
     graphiql: config.graphiql ? { title: 'Episodic', subscriptionsProtocol: 'WS' } : false,
     landingPage: false,
@@ -163,7 +164,7 @@ export function createApp(services: Services): App {
       onConnect: async (ctx) => {
         const params = ctx.connectionParams ?? {};
         const header = (params.authorization ?? params.Authorization ?? params.apiKey) as string | undefined;
-        const auth = await authenticate(services.db.pool, tokenFromHeader(header));
+        const auth = await services.keys.authenticate(tokenFromHeader(header));
         ctx.extra.auth = auth;
         if ('viewer' in auth) keyWatch.add(ctx.extra.socket, auth.viewer.keyId);
         // Refuse at once: a socket with a bad key never gets to subscribe (4403 Forbidden).

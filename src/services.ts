@@ -5,6 +5,7 @@ import type { Database } from './db/client.ts';
 import { startDeadlineWorkers } from './episodes/deadlines.ts';
 import { startJobQueue, type JobQueue } from './jobs/queue.ts';
 import { startLearningWorkers, type LearningJobs } from './learning/jobs.ts';
+import { KeyCache } from './auth/key-cache.ts';
 import { createLedgerBus, type LedgerBus } from './ledger/bus.ts';
 import { LedgerReads } from './ledger/live-reads.ts';
 import { DEFAULT_REDACTED_KEYS } from './steps/redact.ts';
@@ -28,6 +29,8 @@ export interface Services {
   ledgerBus: LedgerBus;
   /** Ledger reads of live subscribers (shared between subscribers woken by the same commit). */
   ledgerReads: LedgerReads;
+  /** API keys of recent requests (revocations by this process forget them at commit). */
+  keys: KeyCache;
 }
 
 export async function createServices(config: Config, db: Database, log: Logger): Promise<Services> {
@@ -44,7 +47,11 @@ export async function createServices(config: Config, db: Database, log: Logger):
   const checkpoints = new CheckpointPublisher(db.pool, new TreeCache(db.pool), signer, log, config.ledger);
   writer.onCommit((tenantId, events) => checkpoints.committed(tenantId, events.length));
   checkpoints.start();
-  return { config, db, log, writer, ingest, jobs, learning, redactKeys, checkpoints, ledgerBus, ledgerReads: new LedgerReads(db.pool) };
+  const keys = new KeyCache(db.pool, config.keyCacheMs);
+  writer.onCommit((_tenantId, events) => {
+    for (const e of events) if (e.type === 'api_key.revoked') keys.forget((e.payload as { keyId: string }).keyId);
+  });
+  return { config, db, log, writer, ingest, jobs, learning, redactKeys, checkpoints, ledgerBus, ledgerReads: new LedgerReads(db.pool), keys };
 }
 
 /** Answers every accepted write, then stops background work. The caller closes the database. */

@@ -1,4 +1,4 @@
-// GraphQL hardening: depth, cost, alias, token and directive limits (graphql-armor), CSRF
+// GraphQL hardening: the body limit, depth, cost, alias, token and directive limits (graphql-armor), CSRF
 // prevention, introspection off where configured, and the per-key rate limit.
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
@@ -7,6 +7,7 @@ import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { Config } from '../config.ts';
+import { useBodyLimit } from './body-limit.ts';
 
 export function hardeningPlugins(config: Config): Array<Plugin<any>> {
   const { maxDepth, maxAliases, maxTokens, maxCost } = config.armor;
@@ -20,6 +21,7 @@ export function hardeningPlugins(config: Config): Array<Plugin<any>> {
   });
   return [
     ...(armor.protect().plugins as Array<Plugin<any>>),
+    useBodyLimit(config.maxBodyBytes),
     useWellFormedVariables(),
     // Requests without a CORS preflight (GET, form posts) must carry this header.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),

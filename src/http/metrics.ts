@@ -30,5 +30,20 @@ export function metricsPlugin(services: Services, openSockets: () => number): Pl
     requests.observe(n);
     rows.observe(r);
   });
-  return usePrometheus({ endpoint: METRICS_PATH, registry, metrics: { graphql_yoga_http_duration: true, graphql_envelop_request_duration: true, graphql_envelop_error_result: true } });
+  return usePrometheus({ endpoint: METRICS_PATH, registry, metrics: {
+      graphql_yoga_http_duration: true,
+      graphql_envelop_request: true,
+      graphql_envelop_request_duration: true,
+      graphql_envelop_error_result: true,
+      // Off: each costs work on every request (the deprecated-field counter walks every document
+      // with TypeInfo) for detail an operator of this API rarely reads; the total duration stays.
+      graphql_envelop_deprecated_field: false,
+      graphql_envelop_request_time_summary: false,
+      graphql_envelop_phase_parse: false,
+      graphql_envelop_phase_validate: false,
+      graphql_envelop_phase_context: false,
+      graphql_envelop_phase_execute: false,
+      graphql_envelop_phase_subscribe: false,
+    },
+  });
 }

@@ -1,5 +1,6 @@
 // Hardening: oversized bodies, deep and wide queries, alias floods, batches, CSRF and the per-key
 // rate limit are refused with clear errors, while other keys keep working.
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
@@ -14,11 +15,51 @@ async function post(body: string, token = t.keys.read, headers: Record<string, s
   return { status: res.status, body: (await res.json().catch(() => null)) as any };
 }
 
+/** A POST without Content-Length (chunked), so the limit has to count the body as it arrives. */
+function chunkedPost(body: string, token: string): Promise<{ status: number; body: any }> {
+  const u = new URL(t.url);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'transfer-encoding': 'chunked' } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
+      },
+    );
+    req.on('error', reject);
+    for (let i = 0; i < body.length; i += 4096) req.write(body.slice(i, i + 4096));
+    req.end();
+  });
+}
+
 describe('hardening', () => {
   it('refuses an oversized body with 413', async () => {
     const res = await post(JSON.stringify({ query: '{ viewer { id } }', variables: { pad: 'x'.repeat(70 * 1024) } }), t.keys.admin);
     expect(res.status).toBe(413);
     expect(res.body.errors[0].extensions.code).toBe('REQUEST_ENTITY_TOO_LARGE');
+  });
+
+  it('counts a chunked body: under the limit it is served, over it 413', async () => {
+    const small = await chunkedPost(JSON.stringify({ query: '{ viewer { id } }', variables: { pad: 'x'.repeat(20 * 1024) } }), t.keys.admin);
+    expect(small.status).toBe(200);
+    expect(small.body.data.viewer.id).toEqual(expect.any(String));
+    const large = await chunkedPost(JSON.stringify({ query: '{ viewer { id } }', variables: { pad: 'x'.repeat(70 * 1024) } }), t.keys.admin);
+    expect(large.status).toBe(413);
+    expect(large.body.errors[0].extensions.code).toBe('REQUEST_ENTITY_TOO_LARGE');
+  });
+
+  it('refuses a malformed Content-Length with 400', async () => {
+    const u = new URL(t.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '12, 12' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end('{"query":"{ __typename }"}'.slice(0, 12));
+    });
+    expect(status).toBe(400);
   });
 
   it('refuses a query deeper than the limit', async () => {

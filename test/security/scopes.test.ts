@@ -375,6 +375,30 @@ describe('API key lifecycle', () => {
   });
 });
 
+describe('keys kept between requests', () => {
+  it('refuses a key in use at once when this server revokes it', async () => {
+    const key = await newKey(['read']);
+    expect((await t.gql('{ viewer { id } }', {}, key.token)).data.viewer.id).toBe(t.keys.tenantId);
+    await revoke(key.id);
+    expect((await t.gql('{ viewer { id } }', {}, key.token)).errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'REVOKED' });
+  });
+
+  it('refuses a key in use within KEY_CACHE_MS when another process revokes it', async () => {
+    const keyCacheMs = 300;
+    const other = await startTestApp({ KEY_CACHE_MS: String(keyCacheMs), LEARNING_WORKERS: '0' }, { shareDatabaseOf: t });
+    try {
+      const key = await newKey(['read']);
+      expect((await other.gql('{ viewer { id } }', {}, key.token)).data.viewer.id).toBe(t.keys.tenantId);
+      const revokedAt = Date.now();
+      await revoke(key.id);
+      await waitUntil(async () => (await other.gql('{ viewer { id } }', {}, key.token)).errors?.[0]?.extensions?.reason === 'REVOKED', 'refused on the other server');
+      expect(Date.now() - revokedAt).toBeLessThan(keyCacheMs + 500);
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
 describe('production settings', () => {
   it('turns off introspection, GraphiQL and field suggestions with NODE_ENV=production', async () => {
     const prod = await startTestApp({ NODE_ENV: 'production' }, { shareDatabaseOf: t });

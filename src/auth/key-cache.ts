@@ -1,0 +1,53 @@
+// API keys read on a request are kept for a moment: reading api_keys on every request was a
+// database round trip per call, the largest single cost of a small mutation. The secret, expiry
+// and revocation are still checked on every request against the kept row. A revocation committed
+// by this process forgets the key at once; one made elsewhere (another server, the operator CLI)
+// takes effect within ttlMs.
+import type pg from 'pg';
+import { checkKey, parseToken, type StoredKey } from './keys.ts';
+import type { AuthResult } from './store.ts';
+
+/** Bounds how often a busy key rewrites its `last_used_at` row. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+type KeyRow = StoredKey & { lastUsedAt: Date | null };
+
+export class KeyCache {
+  private readonly byPrefix = new Map<string, { row: KeyRow; loadedAt: number }>();
+
+  constructor(private readonly pool: pg.Pool, private readonly ttlMs: number) {}
+
+  async authenticate(token: string | null, now = new Date()): Promise<AuthResult> {
+    if (!token) return { failure: 'missing' };
+    const parsed = parseToken(token);
+    if (!parsed) return { failure: 'malformed' };
+    const key = await this.row(parsed.prefix, now.getTime());
+    const failure = checkKey(key, parsed.secret, now);
+    if (failure || !key) return { failure: failure ?? 'unknown' };
+    if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+      key.lastUsedAt = now;
+      await this.pool.query('UPDATE api_keys SET last_used_at = $2 WHERE id = $1', [key.id, now]);
+    }
+    return { viewer: { tenantId: key.tenantId, keyId: key.id, scopes: key.scopes } };
+  }
+
+  /** Drops a key (revoked by this process) so its next request reads the row again. */
+  forget(keyId: string): void {
+    for (const [prefix, entry] of this.byPrefix) if (entry.row.id === keyId) this.byPrefix.delete(prefix);
+  }
+
+  private async row(prefix: string, nowMs: number): Promise<KeyRow | null> {
+    const cached = this.byPrefix.get(prefix);
+    if (cached && nowMs - cached.loadedAt < this.ttlMs) return cached.row;
+    const { rows } = await this.pool.query<KeyRow>(
+      `SELECT id, tenant_id AS "tenantId", secret_hash AS "secretHash", scopes, expires_at AS "expiresAt",
+              revoked_at AS "revokedAt", last_used_at AS "lastUsedAt" FROM api_keys WHERE prefix = $1`,
+      [prefix],
+    );
+    const row = rows[0] ?? null;
+    // Unknown prefixes are not kept: a flood of made-up keys must not grow this map.
+    if (row) this.byPrefix.set(prefix, { row, loadedAt: nowMs });
+    else this.byPrefix.delete(prefix);
+    return row;
+  }
+}
