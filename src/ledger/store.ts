@@ -21,10 +21,38 @@ async function lockHead(client: pg.PoolClient, tenantId: string): Promise<{ seq:
   return { seq: Number(rows[0]!.seq), hash: rows[0]!.hash };
 }
 
-/** Chains and inserts the events; returns them as stored. */
+/** The tail each tenant's latest append in this process computed: committed, or about to be. */
+const tails = new Map<string, ChainTail>();
+
+interface ChainTail {
+  seq: number;
+  hash: string;
+}
+
+/**
+ * Chains and inserts the events; returns them as stored.
+ *
+ * Optimistic first: the events are chained onto the tail this process computed last and stored
+ * with one statement that moves the head only if it still is that tail. The head's row lock is
+ * then held for that statement and the commit alone, and an append queued behind another of this
+ * process's appends is handed the lock inside PostgreSQL (its condition is re-checked against the
+ * committed head) without waiting for a round trip through Node. When the head moved elsewhere
+ * (another process, a rolled-back append), the head is locked and read, and the events re-chained.
+ */
 export async function appendEvents(client: pg.PoolClient, tenantId: string, events: NewLedgerEvent[]): Promise<StoredLedgerEvent[]> {
   if (!events.length) return [];
+  const expected = tails.get(tenantId);
+  if (expected) {
+    const stored = chainEvents(tenantId, expected, events);
+    if (await insertChained(client, tenantId, expected, stored)) return stored;
+  }
   const head = await lockHead(client, tenantId);
+  const stored = chainEvents(tenantId, head, events);
+  await insertChained(client, tenantId, head, stored);
+  return stored;
+}
+
+function chainEvents(tenantId: string, head: ChainTail, events: NewLedgerEvent[]): StoredLedgerEvent[] {
   const createdAt = new Date().toISOString();
   let prevHash = head.hash;
   const stored = events.map((e, i): StoredLedgerEvent => {
@@ -45,12 +73,19 @@ export async function appendEvents(client: pg.PoolClient, tenantId: string, even
     return event;
   });
   const last = stored[stored.length - 1]!;
-  // One round trip: the events and the new head.
-  await client.query(
-    `WITH inserted AS (
-       INSERT INTO ledger_events (tenant_id, seq, type, episode_id, work_item_id, payload, prev_hash, hash, created_at)
-       SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::uuid[], $5::uuid[], $6::jsonb[], $7::text[], $8::text[], $9::timestamptz[]))
-     UPDATE ledger_heads SET seq = $10, hash = $11 WHERE tenant_id = $1`,
+  tails.set(tenantId, { seq: last.seq, hash: last.hash });
+  return stored;
+}
+
+/** Inserts the events and moves the head, in one statement, if the head is `from`; false if it was not. */
+async function insertChained(client: pg.PoolClient, tenantId: string, from: ChainTail, stored: StoredLedgerEvent[]): Promise<boolean> {
+  const last = stored[stored.length - 1]!;
+  const { rowCount } = await client.query(
+    `WITH head AS (
+       UPDATE ledger_heads SET seq = $10, hash = $11 WHERE tenant_id = $1 AND seq = $12 AND hash = $13 RETURNING 1)
+     INSERT INTO ledger_events (tenant_id, seq, type, episode_id, work_item_id, payload, prev_hash, hash, created_at)
+     SELECT $1, u.* FROM unnest($2::bigint[], $3::text[], $4::uuid[], $5::uuid[], $6::jsonb[], $7::text[], $8::text[], $9::timestamptz[]) AS u
+      WHERE EXISTS (SELECT 1 FROM head)`,
     [
       tenantId,
       stored.map((e) => e.seq),
@@ -63,7 +98,9 @@ export async function appendEvents(client: pg.PoolClient, tenantId: string, even
       stored.map((e) => e.createdAt),
       last.seq,
       last.hash,
+      from.seq,
+      from.hash,
     ],
   );
-  return stored;
+  return rowCount === stored.length;
 }

@@ -10,7 +10,8 @@ import { lockEpisodes, type EpisodeRow } from '../episodes/row.ts';
 import { checkTransition } from '../episodes/status.ts';
 import type { NewLedgerEvent } from '../ledger/store.ts';
 import { IllegalTransitionError, NotFoundError } from '../schema/errors.ts';
-import { stepContentHash, type PreparedStep } from './prepare.ts';
+import type { StepHasher } from './hasher.ts';
+import type { PreparedStep } from './prepare.ts';
 import { findKeyedSteps, insertSteps, type StepRowToInsert } from './store.ts';
 
 export interface StepBatchRequest {
@@ -83,7 +84,8 @@ function planRequest(
       ep.usedToolCalls += step.kind === 'tool_call' ? 1 : 0;
       ep.sizeBytes += step.sizeBytes;
       planned.addedCost += step.cost;
-      const row = { tenantId, episodeId: ep.id, stepNumber: ep.stepCount, step, contentHash: stepContentHash(ep.id, ep.stepCount, step) };
+      // The content hash is filled in for the whole batch at once (see hashPending).
+      const row = { tenantId, episodeId: ep.id, stepNumber: ep.stepCount, step, contentHash: '' };
       planned.items.push({ status: 'pending', row });
       if (key) keyed.set(key, 'pending');
       planned.exhausted = exhaustedResource(ep.budget, usage());
@@ -128,7 +130,14 @@ function validateRequest(request: StepBatchRequest, ep: EpisodeRow | undefined):
   return check.ok ? null : new IllegalTransitionError(check.from, check.action, check.allowed, check.message);
 }
 
-export async function applyStepBatch(client: pg.PoolClient, tenantId: string, requests: StepBatchRequest[], now: Date, events: NewLedgerEvent[]): Promise<StepBatchOutcome[]> {
+export async function applyStepBatch(
+  client: pg.PoolClient,
+  hasher: StepHasher,
+  tenantId: string,
+  requests: StepBatchRequest[],
+  now: Date,
+  events: NewLedgerEvent[],
+): Promise<StepBatchOutcome[]> {
   const episodes = await lockEpisodes(client, tenantId, requests.map((r) => r.episodeId));
   const pairs = requests.flatMap((r) => r.steps.filter((s) => s.sideEffectKey).map((s) => ({ episodeId: r.episodeId, key: s.sideEffectKey! })));
   const keyed = new Map<string, { id: string; stepNumber: number } | 'pending'>(
@@ -146,6 +155,8 @@ export async function applyStepBatch(client: pg.PoolClient, tenantId: string, re
   });
 
   const toInsert = plans.flatMap((p) => ('items' in p ? p.items.flatMap((i) => (i.status === 'pending' ? [i.row] : [])) : []));
+  const hashes = await hasher.hash(toInsert.map((r) => ({ episodeId: r.episodeId, stepNumber: r.stepNumber, step: r.step })));
+  toInsert.forEach((row, i) => (row.contentHash = hashes[i]!));
   const ids = await insertSteps(client, toInsert);
   const idByNumber = new Map(toInsert.map((r, i) => [`${r.episodeId}:${r.stepNumber}`, ids[i]!]));
   const firstByKey = new Map(toInsert.filter((r) => r.step.sideEffectKey).map((r) => [keyOf(r.episodeId, r.step.sideEffectKey!), r]));

@@ -1,0 +1,32 @@
+// Step content hashes, computed off the event loop when a batch is large enough. RFC 8785 JSON and
+// BLAKE3 in JavaScript were the largest CPU cost of a logSteps call; on the main thread they also
+// delayed other requests and the round trips of transactions holding episode and chain-head locks.
+import { Piscina } from 'piscina';
+import { hashStepRows, type StepHashRow } from './hash-rows.ts';
+
+/** Below this many rows, hashing inline costs less than handing the rows to a thread. */
+const MIN_ROWS_FOR_THREAD = 16;
+
+export class StepHasher {
+  private pool: Piscina | null = null;
+
+  /** threads: worker threads for hashing; 0 hashes on the calling thread. */
+  constructor(private readonly threads: number) {}
+
+  async hash(rows: StepHashRow[]): Promise<string[]> {
+    if (this.threads === 0 || rows.length < MIN_ROWS_FOR_THREAD) return hashStepRows(rows);
+    // Started on first use: most processes (tests, the CLI) never log a large batch.
+    this.pool ??= new Piscina({
+      filename: new URL('./hash-worker.mjs', import.meta.url).href,
+      minThreads: this.threads,
+      maxThreads: this.threads,
+      idleTimeout: Number.POSITIVE_INFINITY,
+    });
+    return this.pool.run(rows);
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.destroy();
+    this.pool = null;
+  }
+}
