@@ -1,0 +1,89 @@
+// Appends chain optimistically onto the tail this process computed last. These cases force each
+// path against the real database: an append queued behind an uncommitted one, a tail that was
+// rolled back, and a head moved by someone else. The chain must stay gapless and valid throughout.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenant } from '../../src/auth/store.ts';
+import { readEvents, readHead } from '../../src/ledger/read.ts';
+import { appendEvents } from '../../src/ledger/store.ts';
+import { verifyChain } from '../../src/ledger/verify.ts';
+import { createMigratedDatabase, type MigratedDatabase } from '../support/db.ts';
+
+let m: MigratedDatabase;
+beforeAll(async () => {
+  m = await createMigratedDatabase();
+});
+afterAll(() => m.drop());
+
+const event = (n: string) => ({ type: 'work_item.created', workItemId: randomUUID(), payload: { title: n } });
+
+async function begin() {
+  const client = await m.db.pool.connect();
+  await client.query('BEGIN');
+  return {
+    client,
+    append: (names: string[]) => appendEvents(client, tenantId, names.map(event)),
+    commit: async () => void (await client.query('COMMIT'), client.release()),
+    rollback: async () => void (await client.query('ROLLBACK'), client.release()),
+  };
+}
+
+let tenantId: string;
+
+async function chain() {
+  const events = await readEvents(m.db.pool, tenantId, { afterSeq: 0, limit: 1000 });
+  return { events, report: verifyChain(events, { tenantId }), head: await readHead(m.db.pool, tenantId) };
+}
+
+describe('appendEvents', () => {
+  it('hands the head to an append queued behind an uncommitted one, in order', async () => {
+    tenantId = (await createTenant(m.db.prisma, `t-${randomUUID()}`)).id;
+    const a = await begin();
+    await a.append(['a1', 'a2']);
+    const b = await begin();
+    const pending = b.append(['b1']); // waits for a's row lock on the head
+    await new Promise((r) => setTimeout(r, 50));
+    await a.commit();
+    const stored = await pending;
+    await b.commit();
+    expect(stored.map((e) => e.seq)).toEqual([3]);
+    const { events, report, head } = await chain();
+    expect(report).toMatchObject({ ok: true, checked: 3 });
+    expect(events.map((e) => (e.payload as { title: string }).title)).toEqual(['a1', 'a2', 'b1']);
+    expect(head.seq).toBe(3);
+  });
+
+  it('re-chains onto the real head when the tail it built on was rolled back', async () => {
+    const a = await begin();
+    await a.append(['lost']);
+    const b = await begin();
+    const pending = b.append(['kept']);
+    await new Promise((r) => setTimeout(r, 50));
+    await a.rollback();
+    expect((await pending).map((e) => e.seq)).toEqual([4]);
+    await b.commit();
+    const { events, report } = await chain();
+    expect(report).toMatchObject({ ok: true, checked: 4 });
+    expect(events.at(-1)!.payload).toEqual({ title: 'kept' });
+  });
+
+  it('re-chains when another process moved the head past the tail this process knows', async () => {
+    // A second instance of the module has its own tails, as another server process would.
+    const otherProcess = (await import('../../src/ledger/store.ts?another-process')) as typeof import('../../src/ledger/store.ts');
+    expect(otherProcess.appendEvents).not.toBe(appendEvents);
+    const before = await chain();
+    const mine = await begin();
+    await mine.append(['mine 1']);
+    await mine.commit();
+    const theirs = await begin();
+    const [foreign] = await otherProcess.appendEvents(theirs.client, tenantId, [event('theirs')]);
+    await theirs.commit();
+    const again = await begin();
+    const stored = await again.append(['mine 2']);
+    await again.commit();
+    expect([foreign!.seq, stored[0]!.seq]).toEqual([before.head.seq + 2, before.head.seq + 3]);
+    const { events, report } = await chain();
+    expect(report).toMatchObject({ ok: true, checked: before.head.seq + 3 });
+    expect(events.slice(-3).map((e) => (e.payload as { title: string }).title)).toEqual(['mine 1', 'theirs', 'mine 2']);
+  });
+});
