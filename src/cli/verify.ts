@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { fromHex, type StoredLedgerEvent } from '../ledger/hash.ts';
 import { verifyChain, verifyProofBundle, type ProofBundle } from '../ledger/verify.ts';
+import { toLedgerEvent } from '../client/events.ts';
 import { CliError } from './errors.ts';
 
 export const VERIFY_FAILED_EXIT = 3;
@@ -23,11 +24,6 @@ function parse(text: string): unknown {
   }
 }
 
-/** Accepts the API's shapes: seq may be a decimal string (BigInt scalar). */
-function normaliseEvent(e: any): StoredLedgerEvent {
-  return { ...e, seq: Number(e.seq), episodeId: e.episodeId ?? null, workItemId: e.workItemId ?? null };
-}
-
 export interface VerifyResult {
   ok: boolean;
   kind: 'bundle' | 'range';
@@ -39,7 +35,7 @@ export interface VerifyResult {
 export async function verifyFile(path: string, publicKeyHex?: string): Promise<VerifyResult> {
   const data = parse(await readFile(path, 'utf8')) as any;
   if (data && typeof data === 'object' && !Array.isArray(data) && data.treeHead && data.proofs) {
-    const bundle: ProofBundle = { ...data, events: data.events.map(normaliseEvent) };
+    const bundle: ProofBundle = { ...data, events: data.events.map(toLedgerEvent) };
     const key = publicKeyHex ?? data.publicKey;
     if (!key) throw new CliError('the bundle names no public key: pass --public-key <hex> (from the ledgerPublicKey query)', 2);
     const report = verifyProofBundle(bundle, fromHex(key, 32));
@@ -51,7 +47,7 @@ export async function verifyFile(path: string, publicKeyHex?: string): Promise<V
       warning: publicKeyHex ? undefined : 'signature checked against the key inside the bundle; pass --public-key to check it against a key you trust',
     };
   }
-  const events: StoredLedgerEvent[] = (Array.isArray(data) ? data : data?.events ?? []).map((e: any) => normaliseEvent(e.node ?? e));
+  const events: StoredLedgerEvent[] = (Array.isArray(data) ? data : data?.events ?? []).map((e: any) => toLedgerEvent(e.node ?? e));
   if (!events.length) throw new CliError('no events found in the file', 2);
   const report = verifyChain(events, {});
   return {

@@ -69,7 +69,8 @@ describe('appendEvents', () => {
 
   it('re-chains when another process moved the head past the tail this process knows', async () => {
     // A second instance of the module has its own tails, as another server process would.
-    const otherProcess = (await import('../../src/ledger/store.ts?another-process')) as typeof import('../../src/ledger/store.ts');
+    const anotherInstance = '../../src/ledger/store.ts?another-process';
+    const otherProcess = (await import(/* @vite-ignore */ anotherInstance)) as typeof import('../../src/ledger/store.ts');
     expect(otherProcess.appendEvents).not.toBe(appendEvents);
     const before = await chain();
     const mine = await begin();
