@@ -3,6 +3,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { chunkedPost, piecesOf } from '../support/http.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -15,24 +16,6 @@ async function post(body: string, token = t.keys.read, headers: Record<string, s
   return { status: res.status, body: (await res.json().catch(() => null)) as any };
 }
 
-/** A POST without Content-Length (chunked), so the limit has to count the body as it arrives. */
-function chunkedPost(body: string, token: string): Promise<{ status: number; body: any }> {
-  const u = new URL(t.url);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'transfer-encoding': 'chunked' } },
-      (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
-      },
-    );
-    req.on('error', reject);
-    for (let i = 0; i < body.length; i += 4096) req.write(body.slice(i, i + 4096));
-    req.end();
-  });
-}
-
 describe('hardening', () => {
   it('refuses an oversized body with 413', async () => {
     const res = await post(JSON.stringify({ query: '{ viewer { id } }', variables: { pad: 'x'.repeat(70 * 1024) } }), t.keys.admin);
@@ -41,10 +24,10 @@ describe('hardening', () => {
   });
 
   it('counts a chunked body: under the limit it is served, over it 413', async () => {
-    const small = await chunkedPost(JSON.stringify({ query: '{ viewer { id } }', variables: { pad: 'x'.repeat(20 * 1024) } }), t.keys.admin);
+    const small = await chunkedPost(t.url, t.keys.admin, piecesOf(JSON.stringify({ query: '{ viewer { id } }', variables: { pad: 'x'.repeat(20 * 1024) } })));
     expect(small.status).toBe(200);
     expect(small.body.data.viewer.id).toEqual(expect.any(String));
-    const large = await chunkedPost(JSON.stringify({ query: '{ viewer { id } }', variables: { pad: 'x'.repeat(70 * 1024) } }), t.keys.admin);
+    const large = await chunkedPost(t.url, t.keys.admin, piecesOf(JSON.stringify({ query: '{ viewer { id } }', variables: { pad: 'x'.repeat(70 * 1024) } })));
     expect(large.status).toBe(413);
     expect(large.body.errors[0].extensions.code).toBe('REQUEST_ENTITY_TOO_LARGE');
   });

@@ -52,6 +52,14 @@ async function storedKeyCounts(databaseUrl: string, calls: CallRecord[]): Promis
   }
 }
 
+/** The end of every scenario: stop the load, close the watchers, kill servers still running, then release the rest in order. */
+async function tearDown(parts: { load?: StepLoad | null; watchers?: { close(): Promise<unknown> } | null; servers: EpisodicServer[]; release: Array<() => Promise<unknown>> }) {
+  parts.load?.stopIssuing();
+  await parts.watchers?.close().catch(() => undefined);
+  for (const s of parts.servers) if (s.proc.child.exitCode === null && s.proc.child.signalCode === null) await s.stop('SIGKILL').catch(() => undefined);
+  for (const release of parts.release) await release();
+}
+
 // ---------------------------------------------------------------------------------------------
 // 1. SIGKILL during heavy concurrent ingestion
 
@@ -178,8 +186,7 @@ export async function crashDuringIngest(o: CrashOptions): Promise<CrashReport> {
       afterRetry: afterRetry!,
     };
   } finally {
-    for (const s of servers) if (s.proc.child.exitCode === null && s.proc.child.signalCode === null) await s.stop('SIGKILL').catch(() => undefined);
-    await dataDir.remove();
+    await tearDown({ servers, release: [() => dataDir.remove()] });
   }
 }
 
@@ -336,11 +343,7 @@ export async function postgresRestart(o: PostgresRestartOptions = {}): Promise<P
       integrity,
     };
   } finally {
-    load?.stopIssuing();
-    await watchers?.close().catch(() => undefined);
-    for (const s of servers) if (s.proc.child.exitCode === null && s.proc.child.signalCode === null) await s.stop('SIGKILL').catch(() => undefined);
-    await postgres.close();
-    await dataDir.remove();
+    await tearDown({ load, watchers, servers, release: [() => postgres.close(), () => dataDir.remove()] });
   }
 }
 
@@ -453,9 +456,7 @@ export async function gracefulShutdown(o: ShutdownOptions): Promise<ShutdownRepo
       integrity,
     };
   } finally {
-    load?.stopIssuing();
-    for (const s of servers) if (s.proc.child.exitCode === null && s.proc.child.signalCode === null) await s.stop('SIGKILL').catch(() => undefined);
-    await dataDir.remove();
+    await tearDown({ load, servers, release: [() => dataDir.remove()] });
   }
 }
 
@@ -615,11 +616,7 @@ export async function redisOutage(o: RedisOutageOptions): Promise<RedisOutageRep
       integrity,
     };
   } finally {
-    load?.stopIssuing();
-    await watchers?.close().catch(() => undefined);
-    for (const s of servers) if (s.proc.child.exitCode === null && s.proc.child.signalCode === null) await s.stop('SIGKILL').catch(() => undefined);
-    await redis.close();
-    await dataDir.remove();
+    await tearDown({ load, watchers, servers, release: [() => redis.close(), () => dataDir.remove()] });
   }
 }
 
@@ -797,8 +794,7 @@ export async function overload(o: OverloadOptions): Promise<OverloadReport> {
       integrity,
     };
   } finally {
-    if (server && server.proc.child.exitCode === null && server.proc.child.signalCode === null) await server.stop('SIGKILL').catch(() => undefined);
-    await dataDir.remove();
+    await tearDown({ servers: server ? [server] : [], release: [() => dataDir.remove()] });
   }
 }
 

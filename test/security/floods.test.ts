@@ -3,9 +3,9 @@
 // once, while another tenant's key runs an ordinary agent workload. Every flood request is refused
 // with a clear, coded error and writes nothing; every request of the other key succeeds.
 // (test/platform/hardening.test.ts checks each limit once, alone, and the per-key rate limit.)
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
+import { chunkedPost } from '../support/http.ts';
 import { acked, post, postRaw, rawSocket, Snapshotter, waitFor, type HttpAnswer } from './support.ts';
 
 const MAX_BODY = 64 * 1024;
@@ -23,24 +23,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-/** A POST without Content-Length, streamed in chunks past the body limit. */
-function chunkedPost(url: string, token: string, bytes: number): Promise<HttpAnswer> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'transfer-encoding': 'chunked' } },
-      (res) => {
-        let body = '';
-        res.on('data', (c) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: body ? JSON.parse(body) : null, requestId: null }));
-      },
-    );
-    // The server may answer 413 and close before the whole body went out.
-    req.on('error', (err) => (/EPIPE|ECONNRESET/.test((err as NodeJS.ErrnoException).code ?? '') ? resolve({ status: 413, body: null, requestId: null }) : reject(err)));
-    req.write('{"query": "mutation { createWorkItem(title: \\"chunked\\") { __typename } }", "variables": {"pad": "');
-    for (let sent = 0; sent < bytes; sent += 8 * 1024) req.write('x'.repeat(8 * 1024));
-    req.end('"}}');
-  });
+/** A body without Content-Length, streamed past the body limit. */
+function* oversizedChunks(bytes: number): Generator<string> {
+  yield '{"query": "mutation { createWorkItem(title: \\"chunked\\") { __typename } }", "variables": {"pad": "';
+  for (let sent = 0; sent < bytes; sent += 8 * 1024) yield 'x'.repeat(8 * 1024);
+  yield '"}}';
 }
 
 let deep = 'id';
@@ -62,7 +49,7 @@ const ATTACKS: Attack[] = [
   },
   {
     name: 'oversized chunked body',
-    send: () => chunkedPost(t.url, attacker.write, 4 * MAX_BODY),
+    send: async () => ({ ...(await chunkedPost(t.url, attacker.write, oversizedChunks(4 * MAX_BODY))), requestId: null }),
     expect: { status: 413, code: 'REQUEST_ENTITY_TOO_LARGE', message: /too large/i },
   },
   {

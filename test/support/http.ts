@@ -1,0 +1,26 @@
+// A POST without Content-Length (chunked transfer encoding): the server has to count the body as it
+// arrives. The server may answer 413 and close before the whole body went out; a broken pipe is
+// reported as that 413 with no body.
+import http from 'node:http';
+
+export function chunkedPost(url: string, token: string, chunks: Iterable<string>): Promise<{ status: number; body: any }> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'transfer-encoding': 'chunked' } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
+      },
+    );
+    req.on('error', (err) => (/EPIPE|ECONNRESET/.test((err as NodeJS.ErrnoException).code ?? '') ? resolve({ status: 413, body: null }) : reject(err)));
+    for (const chunk of chunks) req.write(chunk);
+    req.end();
+  });
+}
+
+/** `text` in pieces of `size` characters. */
+export function* piecesOf(text: string, size = 8 * 1024): Generator<string> {
+  for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size);
+}
