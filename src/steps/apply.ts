@@ -12,7 +12,7 @@ import type { NewLedgerEvent } from '../ledger/store.ts';
 import { IllegalTransitionError, NotFoundError } from '../schema/errors.ts';
 import type { StepHasher } from './hasher.ts';
 import type { PreparedStep } from './prepare.ts';
-import { findKeyedSteps, insertSteps, type StepRowToInsert } from './store.ts';
+import { findKeyedSteps, insertSteps, type EpisodeUsage, type StepRowToInsert } from './store.ts';
 
 export interface StepBatchRequest {
   episodeId: string;
@@ -157,11 +157,11 @@ export async function applyStepBatch(
   const toInsert = plans.flatMap((p) => ('items' in p ? p.items.flatMap((i) => (i.status === 'pending' ? [i.row] : [])) : []));
   const hashes = await hasher.hash(toInsert.map((r) => ({ episodeId: r.episodeId, stepNumber: r.stepNumber, step: r.step })));
   toInsert.forEach((row, i) => (row.contentHash = hashes[i]!));
-  const ids = await insertSteps(client, toInsert);
+  // Nothing inserted leaves every usage as it was: the row objects change only with an accepted step.
+  const ids = await insertSteps(client, toInsert, usageOf(plans.filter((p): p is Planned => 'items' in p)));
   const idByNumber = new Map(toInsert.map((r, i) => [`${r.episodeId}:${r.stepNumber}`, ids[i]!]));
   const firstByKey = new Map(toInsert.filter((r) => r.step.sideEffectKey).map((r) => [keyOf(r.episodeId, r.step.sideEffectKey!), r]));
 
-  await updateUsage(client, plans.filter((p): p is Planned => 'items' in p));
   const finished = new Set<string>();
   const outcomes: StepBatchOutcome[] = [];
   for (const plan of plans) {
@@ -190,28 +190,13 @@ export async function applyStepBatch(
   return outcomes;
 }
 
-async function updateUsage(client: pg.PoolClient, plans: Planned[]) {
-  // Several requests may touch one episode: the row object holds the final usage, cost adds up.
-  const byEpisode = new Map<string, { ep: EpisodeRow; cost: number }>();
+/** The usage each touched episode ends the batch with (several requests may touch one episode; cost adds up). */
+function usageOf(plans: Planned[]): EpisodeUsage[] {
+  const byEpisode = new Map<string, EpisodeUsage>();
   for (const p of plans) {
-    const entry = byEpisode.get(p.ep.id) ?? { ep: p.ep, cost: 0 };
-    entry.cost += p.addedCost;
-    byEpisode.set(p.ep.id, entry);
+    const entry = byEpisode.get(p.ep.id);
+    if (entry) entry.addedCost += p.addedCost;
+    else byEpisode.set(p.ep.id, { id: p.ep.id, stepCount: p.ep.stepCount, usedTokens: p.ep.usedTokens, usedToolCalls: p.ep.usedToolCalls, sizeBytes: p.ep.sizeBytes, addedCost: p.addedCost });
   }
-  const list = [...byEpisode.values()];
-  if (!list.length) return;
-  await client.query(
-    `UPDATE episodes e SET step_count = u.step_count, used_tokens = u.used_tokens, used_tool_calls = u.used_tool_calls,
-            used_cost = e.used_cost + u.cost, size_bytes = u.size_bytes, updated_at = now()
-       FROM unnest($1::uuid[], $2::int[], $3::int8[], $4::int[], $5::float8[], $6::int8[]) AS u(id, step_count, used_tokens, used_tool_calls, cost, size_bytes)
-      WHERE e.id = u.id`,
-    [
-      list.map((x) => x.ep.id),
-      list.map((x) => x.ep.stepCount),
-      list.map((x) => Math.round(x.ep.usedTokens)),
-      list.map((x) => x.ep.usedToolCalls),
-      list.map((x) => x.cost),
-      list.map((x) => Math.round(x.ep.sizeBytes)),
-    ],
-  );
+  return [...byEpisode.values()];
 }

@@ -106,7 +106,9 @@ export class StepIngestor {
   private schedule(tenantId: string, q: TenantQueue) {
     if (q.flushing.size >= MAX_CONCURRENT_FLUSHES || q.timer || !q.pending.length) return;
     const rows = q.pending.reduce((n, p) => n + p.request.steps.length, 0);
-    if (rows >= this.opts.maxRows || this.opts.windowMs === 0) return this.startFlush(tenantId, q);
+    // With nothing of this tenant committing there is nobody to wait for: the first call goes at
+    // once, and the calls arriving while it commits gather for the window.
+    if (rows >= this.opts.maxRows || this.opts.windowMs === 0 || q.flushing.size === 0) return this.startFlush(tenantId, q);
     q.timer = setTimeout(() => {
       q.timer = null;
       this.startFlush(tenantId, q);

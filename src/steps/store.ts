@@ -12,12 +12,30 @@ export interface StepRowToInsert {
 
 const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
 
-/** Inserts the rows in one statement; returns their ids in input order. */
-export async function insertSteps(client: pg.PoolClient, rows: StepRowToInsert[]): Promise<string[]> {
+/** An episode's usage after the batch; cost is added to the stored cost. */
+export interface EpisodeUsage {
+  id: string;
+  stepCount: number;
+  usedTokens: number;
+  usedToolCalls: number;
+  sizeBytes: number;
+  addedCost: number;
+}
+
+/**
+ * Inserts the rows and sets their episodes' usage, in one statement (one round trip fewer while
+ * the episode rows are locked); returns the step ids in input order.
+ */
+export async function insertSteps(client: pg.PoolClient, rows: StepRowToInsert[], usage: EpisodeUsage[] = []): Promise<string[]> {
   if (!rows.length) return [];
   const col = <T>(f: (r: StepRowToInsert) => T) => rows.map(f);
   const { rows: inserted } = await client.query<{ id: string; ord: string }>(
-    `INSERT INTO steps (tenant_id, episode_id, step_number, kind, tool, action, parameters, args_hash, result_kind, result,
+    `WITH usage AS (
+       UPDATE episodes e SET step_count = u.step_count, used_tokens = u.used_tokens, used_tool_calls = u.used_tool_calls,
+              used_cost = e.used_cost + u.cost, size_bytes = u.size_bytes, updated_at = now()
+         FROM unnest($21::uuid[], $22::int[], $23::int8[], $24::int[], $25::float8[], $26::int8[]) AS u(id, step_count, used_tokens, used_tool_calls, cost, size_bytes)
+        WHERE e.id = u.id)
+     INSERT INTO steps (tenant_id, episode_id, step_number, kind, tool, action, parameters, args_hash, result_kind, result,
                         observation, latency_ms, tokens, cost, side_effect_key, world_before, world_after, metadata, content_hash, size_bytes)
      SELECT tenant_id, episode_id, step_number, kind, tool, action, parameters, args_hash, result_kind, result,
             observation, latency_ms, tokens, cost, side_effect_key, world_before, world_after, metadata, content_hash, size_bytes
@@ -47,6 +65,12 @@ export async function insertSteps(client: pg.PoolClient, rows: StepRowToInsert[]
       col((r) => json(r.step.metadata)),
       col((r) => r.contentHash),
       col((r) => r.step.sizeBytes),
+      usage.map((u) => u.id),
+      usage.map((u) => u.stepCount),
+      usage.map((u) => Math.round(u.usedTokens)),
+      usage.map((u) => u.usedToolCalls),
+      usage.map((u) => u.addedCost),
+      usage.map((u) => Math.round(u.sizeBytes)),
     ],
   );
   const byKey = new Map(inserted.map((r: any) => [`${r.episode_id}:${r.step_number}`, r.id as string]));
