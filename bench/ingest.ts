@@ -4,7 +4,8 @@
 //   C. logStep (one step per call) from 32 concurrent clients, group commit on
 //   D. the same load as C with group commit off: one transaction per step (our SQL, no coalescing)
 //   E. the same load as C through a naive Prisma ORM path: one transaction and one INSERT per step
-// Run: npm run bench:ingest   (BENCH_STEPS=20000 to change the size; BENCH_DATABASE_URL to use a server)
+// Run: npm run bench:ingest -- 20000   (the batched step count; BENCH_DATABASE_URL to use a server).
+// The script sets NODE_ENV=production, as a deployment would: graphql-js then skips its development checks.
 
 import { performance } from 'node:perf_hooks';
 import { openBenchDatabase, startBenchServer, gql, fmt, runLoad, summarize, type BenchServer } from './support.ts';
