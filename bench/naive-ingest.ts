@@ -2,7 +2,6 @@
 // per logStep call: one Prisma transaction that locks the episode, creates the step, updates the
 // usage and appends the chained ledger event through Prisma, one INSERT per step.
 import type { StepBatchOutcome, StepBatchRequest } from '../src/steps/apply.ts';
-import { stepContentHash } from '../src/steps/prepare.ts';
 import { chainHash, GENESIS_HASH } from '../src/ledger/hash.ts';
 import type { Database } from '../src/db/client.ts';
 
@@ -16,7 +15,7 @@ export function createNaiveIngest(db: Database) {
         let n = ep!.step_count;
         for (const step of request.steps) {
           n += 1;
-          const contentHash = stepContentHash(request.episodeId, n, step);
+          const contentHash = step.contentHash;
           const created = await tx.step.create({
             data: {
               tenantId, episodeId: request.episodeId, stepNumber: n, kind: step.kind, tool: step.tool, action: step.action,

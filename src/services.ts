@@ -21,7 +21,7 @@ export interface Services {
   log: Logger;
   writer: Writer;
   ingest: StepIngestor;
-  /** Hashes large step batches on worker threads. */
+  /** Hashes large step batches on worker threads (before they join a group commit). */
   hasher: StepHasher;
   jobs: JobQueue;
   /** Pattern extraction on the job queue. */
@@ -40,7 +40,7 @@ export async function createServices(config: Config, db: Database, log: Logger):
   const redactKeys = config.redactKeys ?? DEFAULT_REDACTED_KEYS;
   const writer = createWriter(db.pool, redactKeys);
   const hasher = new StepHasher(config.hashThreads);
-  const ingest = new StepIngestor(db.pool, writer, hasher, { ...config.groupCommit, maxPendingRows: config.ingestMaxPendingRows });
+  const ingest = new StepIngestor(db.pool, writer, { ...config.groupCommit, maxPendingRows: config.ingestMaxPendingRows });
   const ledgerBus = createLedgerBus(config, db.pool, log);
   await ledgerBus.start();
   writer.onCommit((tenantId, events) => ledgerBus.publish(tenantId, events[events.length - 1]!.seq));

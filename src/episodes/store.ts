@@ -160,7 +160,7 @@ function requireTransition(ep: EpisodeRow, action: EpisodeAction) {
 async function journalStep(ctx: WriteContext, ep: EpisodeRow, kind: string, parameters: JsonValue) {
   const step = prepareStep({ kind, parameters }, ctx.redactKeys);
   const stepNumber = ep.stepCount + 1;
-  const hash = stepContentHash(ep.id, stepNumber, step);
+  const hash = stepContentHash(ep.id, step);
   await insertSteps(ctx.client, [{ tenantId: ctx.tenantId, episodeId: ep.id, stepNumber, step, contentHash: hash }]);
   await ctx.client.query('UPDATE episodes SET step_count = $2, size_bytes = size_bytes + $3 WHERE id = $1', [ep.id, stepNumber, step.sizeBytes]);
   ep.stepCount = stepNumber;

@@ -41,7 +41,7 @@ async function checkSteps(pool: pg.Pool, events: StoredLedgerEvent[]): Promise<{
     for (const s of listed) {
       const row = byNumber.get(s.n);
       if (!row) return { checked, bad: { seq: e.seq, reason: `step ${s.n} of episode ${e.episodeId} is missing` } };
-      if (stepContentHash(e.episodeId, s.n, rowToPrepared(row)) !== s.hash) {
+      if (stepContentHash(e.episodeId, rowToPrepared(row)) !== s.hash) {
         return { checked, bad: { seq: e.seq, reason: `step ${s.n} of episode ${e.episodeId} differs from what was logged` } };
       }
       checked += 1;

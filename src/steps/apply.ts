@@ -10,13 +10,12 @@ import { lockEpisodes, type EpisodeRow } from '../episodes/row.ts';
 import { checkTransition } from '../episodes/status.ts';
 import type { NewLedgerEvent } from '../ledger/store.ts';
 import { IllegalTransitionError, NotFoundError } from '../schema/errors.ts';
-import type { StepHasher } from './hasher.ts';
-import type { PreparedStep } from './prepare.ts';
+import type { HashedStep } from './prepare.ts';
 import { findKeyedSteps, insertSteps, type EpisodeUsage, type StepRowToInsert } from './store.ts';
 
 export interface StepBatchRequest {
   episodeId: string;
-  steps: PreparedStep[];
+  steps: HashedStep[];
 }
 
 export type RejectReason = 'budget_exhausted' | 'step_limit' | 'episode_size_limit';
@@ -84,8 +83,7 @@ function planRequest(
       ep.usedToolCalls += step.kind === 'tool_call' ? 1 : 0;
       ep.sizeBytes += step.sizeBytes;
       planned.addedCost += step.cost;
-      // The content hash is filled in for the whole batch at once (see hashPending).
-      const row = { tenantId, episodeId: ep.id, stepNumber: ep.stepCount, step, contentHash: '' };
+      const row = { tenantId, episodeId: ep.id, stepNumber: ep.stepCount, step, contentHash: step.contentHash };
       planned.items.push({ status: 'pending', row });
       if (key) keyed.set(key, 'pending');
       planned.exhausted = exhaustedResource(ep.budget, usage());
@@ -132,7 +130,6 @@ function validateRequest(request: StepBatchRequest, ep: EpisodeRow | undefined):
 
 export async function applyStepBatch(
   client: pg.PoolClient,
-  hasher: StepHasher,
   tenantId: string,
   requests: StepBatchRequest[],
   now: Date,
@@ -155,8 +152,6 @@ export async function applyStepBatch(
   });
 
   const toInsert = plans.flatMap((p) => ('items' in p ? p.items.flatMap((i) => (i.status === 'pending' ? [i.row] : [])) : []));
-  const hashes = await hasher.hash(toInsert.map((r) => ({ episodeId: r.episodeId, stepNumber: r.stepNumber, step: r.step })));
-  toInsert.forEach((row, i) => (row.contentHash = hashes[i]!));
   // Nothing inserted leaves every usage as it was: the row objects change only with an accepted step.
   const ids = await insertSteps(client, toInsert, usageOf(plans.filter((p): p is Planned => 'items' in p)));
   const idByNumber = new Map(toInsert.map((r, i) => [`${r.episodeId}:${r.stepNumber}`, ids[i]!]));

@@ -120,7 +120,10 @@ async function logSteps(ctx: Context, episodeId: string, raw: GqlStepInput[], si
   throwIfViolations(single ? violations.map((v) => ({ ...v, field: v.field.replace(/^steps\.0\./, 'step.'), message: v.message.replace(/^steps\.0\./, 'step.') })) : violations);
   if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
   const prepared = steps.map((s) => prepareStep(s, ctx.services.redactKeys));
-  const outcome = await ctx.services.ingest.submit(ctx.viewer!.tenantId, { episodeId, steps: prepared }).catch(overloaded);
+  // Hashed as the uuid column holds it (lower case), before the call joins a group commit.
+  const hashes = await ctx.services.hasher.hash(prepared.map((step) => ({ episodeId: episodeId.toLowerCase(), step })));
+  const hashed = prepared.map((step, i) => ({ ...step, contentHash: hashes[i]! }));
+  const outcome = await ctx.services.ingest.submit(ctx.viewer!.tenantId, { episodeId, steps: hashed }).catch(overloaded);
   if (!outcome.ok) throw outcome.error;
   return { episodeId, results: outcome.items.map((item, index) => ({ index, item })), exhausted: outcome.exhausted };
 }

@@ -3,10 +3,9 @@ import { stepContentHash, type PreparedStep } from './prepare.ts';
 
 export interface StepHashRow {
   episodeId: string;
-  stepNumber: number;
   step: PreparedStep;
 }
 
 export function hashStepRows(rows: StepHashRow[]): string[] {
-  return rows.map((r) => stepContentHash(r.episodeId, r.stepNumber, r.step));
+  return rows.map((r) => stepContentHash(r.episodeId, r.step));
 }

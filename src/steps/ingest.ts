@@ -5,7 +5,6 @@ import type pg from 'pg';
 import { withTransaction } from '../db/tx.ts';
 import { appendEvents, type NewLedgerEvent } from '../ledger/store.ts';
 import type { Writer } from '../write.ts';
-import type { StepHasher } from './hasher.ts';
 import { applyStepBatch, type StepBatchOutcome, type StepBatchRequest } from './apply.ts';
 
 interface Pending {
@@ -44,12 +43,7 @@ export class StepIngestor {
   private pendingRows = 0;
   private readonly batchListeners: Array<(requests: number, rows: number) => void> = [];
 
-  constructor(
-    private readonly pool: pg.Pool,
-    private readonly writer: Writer,
-    private readonly hasher: StepHasher,
-    private readonly opts: IngestOptions,
-  ) {}
+  constructor(private readonly pool: pg.Pool, private readonly writer: Writer, private readonly opts: IngestOptions) {}
 
   /**
    * Throws OverloadedError when `rows` more steps would not fit the buffer now. Callers check this
@@ -154,7 +148,7 @@ export class StepIngestor {
     const events: NewLedgerEvent[] = [];
     let stored: Awaited<ReturnType<typeof appendEvents>> = [];
     const outcomes = await withTransaction(this.pool, async (client) => {
-      const result = await applyStepBatch(client, this.hasher, tenantId, requests, new Date(), events);
+      const result = await applyStepBatch(client, tenantId, requests, new Date(), events);
       stored = await appendEvents(client, tenantId, events);
       return result;
     });

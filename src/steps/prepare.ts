@@ -48,11 +48,17 @@ export function prepareStep(step: StepInput, redactKeys: readonly string[]): Pre
   };
 }
 
-/** Hash of the step as stored; the steps.logged ledger event carries it, so an edited row is detectable. */
-export function stepContentHash(episodeId: string, stepNumber: number, s: PreparedStep): string {
+/** A prepared step with its content hash. */
+export type HashedStep = PreparedStep & { contentHash: string };
+
+/**
+ * Hash of the step as stored, bound to its episode (a lowercase uuid). The steps.logged event binds
+ * it to its step number ({n, hash}), so the hash needs no number and is computed before one is
+ * assigned, off the commit path; an edited, moved or renumbered row is still detected.
+ */
+export function stepContentHash(episodeId: string, s: PreparedStep): string {
   return contentHash({
     episodeId,
-    stepNumber,
     kind: s.kind,
     tool: s.tool,
     action: s.action,

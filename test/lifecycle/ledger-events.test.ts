@@ -54,7 +54,7 @@ function rowContentHash(r: any): string {
     observation: r.observation, latencyMs: r.latency_ms, tokens: r.tokens, cost: r.cost, sideEffectKey: r.side_effect_key,
     worldBefore: r.world_before, worldAfter: r.world_after, metadata: r.metadata, sizeBytes: r.size_bytes,
   };
-  return stepContentHash(r.episode_id, r.step_number, step);
+  return stepContentHash(r.episode_id, step);
 }
 
 describe('the ledger of a lifecycle', () => {

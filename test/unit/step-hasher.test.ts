@@ -10,7 +10,6 @@ const EPISODE = '3f1d9c2e-8a4b-4c5d-9e0f-0123456789ab';
 function rows(n: number): StepHashRow[] {
   return Array.from({ length: n }, (_, i) => ({
     episodeId: EPISODE,
-    stepNumber: i + 1,
     step: prepareStep(
       { kind: i % 3 ? 'tool_call' : 'thought', tool: `tool-${i % 5}`, parameters: { path: `f${i}.ts`, token: `t${i}`, nested: { n: i, ok: i % 2 === 0 } }, observation: `saw ${i} \u00e9\u{1F600}`, tokens: i, cost: i / 7 },
       ['token'],
@@ -25,7 +24,7 @@ describe('StepHasher', () => {
   it('hashes a large batch on a thread exactly as inline, in order', async () => {
     const batch = rows(200);
     const hashes = await threaded.hash(batch);
-    expect(hashes).toEqual(batch.map((r) => stepContentHash(r.episodeId, r.stepNumber, r.step)));
+    expect(hashes).toEqual(batch.map((r) => stepContentHash(r.episodeId, r.step)));
     expect(new Set(hashes).size).toBe(200);
   });
 
