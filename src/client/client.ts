@@ -58,7 +58,9 @@ export function createEpisodicClient(options: EpisodicClientOptions) {
       request<T.EpisodeResult>(DOCUMENTS.recordCritique, { episodeId, ...critique }),
     saveCheckpoint: (episodeId: string, state: T.Json, label?: string) => request<T.EpisodeResult>(DOCUMENTS.saveCheckpoint, { episodeId, state, label }),
 
-    createWorkItem: (input: { title: string; description?: string; metadata?: T.Json }) => request<T.CreateWorkItemResult>(DOCUMENTS.createWorkItem, input),
+    createWorkItem: (input: { title: string; description?: string; metadata?: T.Json; maxEpisodes?: number }) => request<T.CreateWorkItemResult>(DOCUMENTS.createWorkItem, input),
+    /** Lets a stopped loop of episodes go on, optionally with a higher maxEpisodes. */
+    resumeWorkItem: (id: string, maxEpisodes?: number) => request<T.ResumeWorkItemResult>(DOCUMENTS.resumeWorkItem, { id, maxEpisodes }),
     issueLease: (input: { workItemId: string; issuer: string; holder: string; expiresAt: string | Date; budget?: T.LeaseBudgetInput; scope?: string[]; parentLeaseId?: string }) =>
       request<T.IssueLeaseResult>(DOCUMENTS.issueLease, { ...input, expiresAt: new Date(input.expiresAt).toISOString() }),
     revokeLease: (id: string) => request<T.RevokeLeaseResult>(DOCUMENTS.revokeLease, { id }),

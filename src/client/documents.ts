@@ -6,6 +6,7 @@ const ERROR_SELECTIONS = {
   LeaseError: '... on LeaseError { leaseId rule violations { field limit actual message } }',
   IdempotencyConflictError: '... on IdempotencyConflictError { dedupeKey existingEpisodeId }',
   NotFoundError: '... on NotFoundError { entity notFoundId: id }',
+  LoopStoppedError: '... on LoopStoppedError { workItemId stopCondition { kind reason resource recoverable isSuccessful canContinue } }',
 } as const;
 
 type ErrorName = keyof typeof ERROR_SELECTIONS;
@@ -32,20 +33,23 @@ export const STEP_FIELDS = `id stepNumber kind tool action parameters argsHash c
 export const LEDGER_EVENT_FIELDS = 'seq type episodeId workItemId payload createdAt prevHash hash tenantId';
 
 const STEP_RESULT_FIELDS = 'index status stepNumber reason message step { id stepNumber }';
-const LEASE_FIELDS = `id issuer holder scope expiresAt revokedAt budget { episodes toolCalls tokens wallMs }
-  consumed { episodes toolCalls tokens wallMs } workItem { id } parent { id }`;
-const LEASE_CHARGE_FIELDS = 'ok exhausted remainingEpisodes remainingToolCalls remainingTokens remainingWallMs';
-const WORK_ITEM_FIELDS = 'id title description lastEpisodeNumber createdAt';
+const AMOUNTS = '{ episodes toolCalls tokens wallMs }';
+const LEASE_FIELDS = `id issuer holder scope expiresAt revokedAt budget ${AMOUNTS} consumed ${AMOUNTS} reserved ${AMOUNTS} remaining ${AMOUNTS}
+  workItem { id } parent { id }`;
+const LEASE_CHARGE_FIELDS = `ok exhausted overdrawn hold ${AMOUNTS} charged ${AMOUNTS} released ${AMOUNTS}
+  remainingEpisodes remainingToolCalls remainingTokens remainingWallMs`;
+const STOP_FIELDS = 'kind reason resource recoverable isSuccessful canContinue';
+const WORK_ITEM_FIELDS = `id title description lastEpisodeNumber maxEpisodes stopCondition { ${STOP_FIELDS} } stoppedAt createdAt`;
 const API_KEY_FIELDS = 'id name prefix scopes createdAt expiresAt revokedAt lastUsedAt';
 const TREE_HEAD_FIELDS = 'treeSize rootHash headHash issuedAt signature keyId tenantId';
 
 const SCORED_EPISODE = `episode { ${EPISODE_FIELDS} } score { total similarity textRank trigramSimilarity contextMatch reward recency feedback }`;
 const EPISODE_PAYLOAD = `${TRANSITION} ... on EpisodePayload { episode { ${EPISODE_FIELDS} } }`;
-const FINISH_PAYLOAD = `${TRANSITION} ... on FinishEpisodePayload { episode { ${EPISODE_FIELDS} } leaseCharge { ${LEASE_CHARGE_FIELDS} } }`;
+const FINISH_PAYLOAD = `${TRANSITION} ... on FinishEpisodePayload { episode { ${EPISODE_FIELDS} } leaseCharge { ${LEASE_CHARGE_FIELDS} } stopCondition { ${STOP_FIELDS} } }`;
 
 export const DOCUMENTS = {
   startEpisode: `mutation StartEpisode($input: StartEpisodeInput!) { result: startEpisode(input: $input) {
-    ${errors('IdempotencyConflictError', 'InputLimitError', 'LeaseError', 'NotFoundError')}
+    ${errors('IdempotencyConflictError', 'InputLimitError', 'LeaseError', 'LoopStoppedError', 'NotFoundError')}
     ... on StartEpisodePayload { deduplicated episode { ${EPISODE_FIELDS} } } } }`,
   logSteps: `mutation LogSteps($episodeId: ID!, $steps: [StepInput!]!) { result: logSteps(episodeId: $episodeId, steps: $steps) {
     ${TRANSITION} ... on LogStepsPayload { accepted duplicates rejected budgetExhausted results { ${STEP_RESULT_FIELDS} } episode { ${EPISODE_FIELDS} } } } }`,
@@ -65,8 +69,10 @@ export const DOCUMENTS = {
     result: recordCritique(episodeId: $episodeId, verdict: $verdict, score: $score, feedback: $feedback, virtueScores: $virtueScores) { ${EPISODE_PAYLOAD} } }`,
   saveCheckpoint: `mutation SaveCheckpoint($episodeId: ID!, $label: String, $state: JSON!) {
     result: saveCheckpoint(episodeId: $episodeId, label: $label, state: $state) { ${EPISODE_PAYLOAD} } }`,
-  createWorkItem: `mutation CreateWorkItem($title: String!, $description: String, $metadata: JSON) {
-    result: createWorkItem(title: $title, description: $description, metadata: $metadata) { ${errors('InputLimitError')} ... on WorkItemPayload { workItem { ${WORK_ITEM_FIELDS} } } } }`,
+  createWorkItem: `mutation CreateWorkItem($title: String!, $description: String, $metadata: JSON, $maxEpisodes: Int) {
+    result: createWorkItem(title: $title, description: $description, metadata: $metadata, maxEpisodes: $maxEpisodes) { ${errors('InputLimitError')} ... on WorkItemPayload { workItem { ${WORK_ITEM_FIELDS} } } } }`,
+  resumeWorkItem: `mutation ResumeWorkItem($id: ID!, $maxEpisodes: Int) {
+    result: resumeWorkItem(id: $id, maxEpisodes: $maxEpisodes) { ${errors('InputLimitError', 'NotFoundError')} ... on WorkItemPayload { workItem { ${WORK_ITEM_FIELDS} } } } }`,
   issueLease: `mutation IssueLease($workItemId: ID!, $issuer: String!, $holder: String!, $expiresAt: DateTime!, $budget: LeaseBudgetInput, $scope: [String!], $parentLeaseId: ID) {
     result: issueLease(workItemId: $workItemId, issuer: $issuer, holder: $holder, expiresAt: $expiresAt, budget: $budget, scope: $scope, parentLeaseId: $parentLeaseId) {
       ${errors('InputLimitError', 'LeaseError', 'NotFoundError')} ... on LeasePayload { lease { ${LEASE_FIELDS} } } } }`,

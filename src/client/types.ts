@@ -21,10 +21,12 @@ export interface InputLimitError { __typename: 'InputLimitError'; message: strin
 export interface IllegalTransitionError { __typename: 'IllegalTransitionError'; message: string; from: string; action: string; allowed: string[] }
 export interface LeaseError { __typename: 'LeaseError'; message: string; leaseId: string; rule: string; violations: LimitViolation[] | null }
 export interface IdempotencyConflictError { __typename: 'IdempotencyConflictError'; message: string; dedupeKey: string; existingEpisodeId: string }
+/** The work item's loop of episodes has stopped (or started all its max episodes); resumeWorkItem lets it go on. */
+export interface LoopStoppedError { __typename: 'LoopStoppedError'; message: string; workItemId: string; stopCondition: EpisodeStopReason }
 
 // ---- inputs ----
 export interface TaskContextInput { language?: string; framework?: string; complexity?: Complexity; domain?: string; tags?: string[] }
-export interface BudgetInput { maxSteps?: number; maxTokens?: number; maxWallMs?: number }
+export interface BudgetInput { maxSteps?: number; maxTokens?: number; maxWallMs?: number; maxToolCalls?: number }
 export interface StartEpisodeInput {
   taskDescription: string;
   taskType: string;
@@ -173,19 +175,38 @@ export interface Lease {
   expiresAt: DateTimeString;
   revokedAt: DateTimeString | null;
   budget: LeaseBudget;
+  /** Used by ended episodes, under this lease and every lease derived from it. */
   consumed: LeaseBudget;
+  /** Held by running/blocked episodes and promised to child leases; null where unlimited. */
+  reserved: LeaseBudget;
+  /** budget - consumed - reserved, at least 0: what a new episode or child can take; null where unlimited. */
+  remaining: LeaseBudget;
   workItem: { id: string };
   parent: { id: string } | null;
 }
 export interface LeaseCharge {
   ok: boolean;
   exhausted: string | null;
+  overdrawn: string | null;
+  hold: LeaseBudget;
+  charged: LeaseBudget;
+  released: LeaseBudget;
   remainingEpisodes: number | null;
   remainingToolCalls: number | null;
   remainingTokens: number | null;
   remainingWallMs: number | null;
 }
-export interface WorkItem { id: string; title: string; description: string | null; lastEpisodeNumber: number; createdAt: DateTimeString }
+export interface WorkItem {
+  id: string;
+  title: string;
+  description: string | null;
+  lastEpisodeNumber: number;
+  maxEpisodes: number | null;
+  /** Why the loop of episodes stopped; null while it may go on. */
+  stopCondition: EpisodeStopReason | null;
+  stoppedAt: DateTimeString | null;
+  createdAt: DateTimeString;
+}
 export interface ApiKey { id: string; name: string; prefix: string; scopes: string[]; createdAt: DateTimeString; expiresAt: DateTimeString | null; revokedAt: DateTimeString | null; lastUsedAt: DateTimeString | null }
 
 export interface SignedTreeHead { treeSize: BigIntString; rootHash: string; headHash: string; issuedAt: string; signature: string; keyId: string; tenantId: string }
@@ -208,7 +229,7 @@ export interface Connection<T> { edges: Array<{ cursor: string; node: T }>; page
 // ---- payloads and result unions ----
 export interface StartEpisodePayload { __typename: 'StartEpisodePayload'; deduplicated: boolean; episode: Episode }
 export interface EpisodePayload { __typename: 'EpisodePayload'; episode: Episode }
-export interface FinishEpisodePayload { __typename: 'FinishEpisodePayload'; episode: Episode; leaseCharge: LeaseCharge | null }
+export interface FinishEpisodePayload { __typename: 'FinishEpisodePayload'; episode: Episode; leaseCharge: LeaseCharge | null; stopCondition: EpisodeStopReason | null }
 export interface LogStepsPayload { __typename: 'LogStepsPayload'; accepted: number; duplicates: number; rejected: number; budgetExhausted: string | null; results: StepItemResult[]; episode: Episode }
 export interface LogStepPayload { __typename: 'LogStepPayload'; budgetExhausted: string | null; result: StepItemResult; episode: Episode }
 export interface WorkItemPayload { __typename: 'WorkItemPayload'; workItem: WorkItem }
@@ -221,12 +242,13 @@ export interface RelevantEpisodes { __typename: 'RelevantEpisodes'; retrievalId:
 export interface EpisodeProofBundle { __typename: 'EpisodeProofBundle'; bundle: Json; eventCount: number; treeHead: SignedTreeHead }
 
 type Transition = IllegalTransitionError | InputLimitError | NotFoundError;
-export type StartEpisodeResult = StartEpisodePayload | IdempotencyConflictError | InputLimitError | LeaseError | NotFoundError;
+export type StartEpisodeResult = StartEpisodePayload | IdempotencyConflictError | InputLimitError | LeaseError | LoopStoppedError | NotFoundError;
 export type LogStepsResult = LogStepsPayload | Transition;
 export type LogStepResult = LogStepPayload | Transition;
 export type EpisodeResult = EpisodePayload | Transition;
 export type FinishEpisodeResult = FinishEpisodePayload | Transition;
 export type CreateWorkItemResult = WorkItemPayload | InputLimitError;
+export type ResumeWorkItemResult = WorkItemPayload | InputLimitError | NotFoundError;
 export type IssueLeaseResult = LeasePayload | InputLimitError | LeaseError | NotFoundError;
 export type RevokeLeaseResult = LeasePayload | NotFoundError;
 export type CreateApiKeyResult = CreatedApiKey | InputLimitError;

@@ -12,12 +12,15 @@
  *   batch. A batch arriving when a resource is already exhausted (wall time ran out between
  *   calls, or an earlier step crossed a limit) admits nothing: no step of it crossed the budget.
  * - When several resources are exhausted at once, the one reported is the first of
- *   BUDGET_RESOURCES: wall_time, tokens, steps. Wall time comes first because its exhaustion is
- *   always a hard failure (seed 004: the converge hook is never offered for max_wall_ms), so it
- *   must not be masked by a resource whose exhaustion may converge.
+ *   BUDGET_RESOURCES: wall_time, tokens, tool_calls, steps. Wall time comes first because its
+ *   exhaustion is always a hard failure (seed 004: the converge hook is never offered for
+ *   max_wall_ms), so it must not be masked by a resource whose exhaustion may converge.
+ * - Tool calls (steps of kind tool_call) have a cap because a lease budgets them (seed 000): under
+ *   a lease that limits tool calls, the episode's cap is what it holds on the lease. A caller that
+ *   does not count tool calls leaves usage.toolCalls out, and the cap is then not judged by it.
  */
 
-export const BUDGET_RESOURCES = ['wall_time', 'tokens', 'steps'] as const;
+export const BUDGET_RESOURCES = ['wall_time', 'tokens', 'tool_calls', 'steps'] as const;
 export type BudgetResource = (typeof BUDGET_RESOURCES)[number];
 
 /** What happens when a budget runs out (seed 004 handle_budget_exhausted). */
@@ -27,12 +30,15 @@ export interface Budget {
   maxTokens: number | null;
   maxSteps: number | null;
   maxWallMs: number | null;
+  maxToolCalls: number | null;
 }
 
 export interface Usage {
   tokens: number;
   steps: number;
   wallMs: number;
+  /** Tool-call steps so far; absent when the caller does not count them (then never exhausted). */
+  toolCalls?: number;
 }
 
 export interface StepAdmission {
@@ -46,18 +52,22 @@ export interface StepAdmission {
 export function budgetLimit(budget: Budget, resource: BudgetResource): number | null {
   if (resource === 'wall_time') return budget.maxWallMs;
   if (resource === 'tokens') return budget.maxTokens;
+  if (resource === 'tool_calls') return budget.maxToolCalls;
   return budget.maxSteps;
 }
 
 export function usageOf(usage: Usage, resource: BudgetResource): number {
   if (resource === 'wall_time') return usage.wallMs;
   if (resource === 'tokens') return usage.tokens;
+  if (resource === 'tool_calls') return usage.toolCalls ?? 0;
   return usage.steps;
 }
 
 export function exhaustedResource(budget: Budget, usage: Usage): BudgetResource | null {
   for (const resource of BUDGET_RESOURCES) {
     const limit = budgetLimit(budget, resource);
+    // Uncounted tool calls cannot be judged: treating them as 0 would be a guess, not a count.
+    if (resource === 'tool_calls' && usage.toolCalls === undefined) continue;
     if (limit !== null && usageOf(usage, resource) >= limit) return resource;
   }
   return null;

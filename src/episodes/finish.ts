@@ -1,12 +1,13 @@
 // Every way an episode ends goes through here: status, stop reason, outcome, end time, the
-// experience (reward and reflection, when there is an outcome), the lease charge and the ledger
-// event, in the caller's transaction.
+// experience (reward and reflection, when there is an outcome), the lease charge, the work item
+// loop's stop condition and the ledger events, in the caller's transaction.
 import type pg from 'pg';
 import { contentHash } from '../ledger/hash.ts';
 import type { NewLedgerEvent } from '../ledger/store.ts';
-import { chargeEpisodeToLease } from '../leases/store.ts';
+import { chargeEpisodeToLease, type EpisodeLeaseCharge } from '../leases/charge.ts';
+import { decideLoopStop } from '../leases/loop.ts';
+import { lockWorkItem } from '../leases/work-items.ts';
 import { refreshExperience } from '../learning/store.ts';
-import type { LeaseCharge } from '../leases/rules.ts';
 import type { Outcome } from './outcome.ts';
 import type { EpisodeRow } from './row.ts';
 import type { EpisodeStatus } from './status.ts';
@@ -18,6 +19,17 @@ export interface EpisodeEnding {
   stopReason: StopReason;
   outcome: Outcome | null;
   eventType: string;
+  /**
+   * The holon's own stop for its work item's loop, when this ending is the holon's report
+   * (loop-stop.ts); unset for the server's own stops (budget, deadline) and an operator's cancel.
+   */
+  holonStop?: StopReason | null;
+}
+
+export interface FinishResult {
+  leaseCharge: EpisodeLeaseCharge | null;
+  /** The work item loop's stop condition after this episode; null: the loop may go on (or no work item). */
+  stopCondition: StopReason | null;
 }
 
 export async function finishEpisode(
@@ -26,7 +38,9 @@ export async function finishEpisode(
   ending: EpisodeEnding,
   now: Date,
   events: NewLedgerEvent[],
-): Promise<LeaseCharge | null> {
+): Promise<FinishResult> {
+  // Lock order for everything touching a work item's leases: the work item, then its leases.
+  const item = ep.workItemId ? await lockWorkItem(client, ep.tenantId, ep.workItemId) : null;
   await client.query(
     `UPDATE episodes SET status = $2, stop_reason = $3, outcome = $4, outcome_kind = $5, ended_at = $6, updated_at = $6,
             blocked_reason = NULL WHERE id = $1`,
@@ -47,8 +61,11 @@ export async function finishEpisode(
     },
   });
   if (ep.contextPackHash) await appendRunReceipt(client, ep, usage, events);
-  if (!ep.leaseId) return null;
-  return chargeEpisodeToLease(client, ep.tenantId, ep.leaseId, { episodes: 1, toolCalls: usage.toolCalls, tokens: usage.tokens, wallMs: usage.wallMs }, events);
+  const leaseCharge = ep.leaseId ? await chargeEpisodeToLease(client, ep, now, events) : null;
+  const stopCondition = item
+    ? await decideLoopStop(client, item, { id: ep.id, leaseId: ep.leaseId, holonStop: ending.holonStop ?? null }, leaseCharge, now, events)
+    : null;
+  return { leaseCharge, stopCondition };
 }
 
 async function appendRunReceipt(client: pg.PoolClient, ep: EpisodeRow, usage: { steps: number; tokens: number; toolCalls: number; wallMs: number }, events: NewLedgerEvent[]) {

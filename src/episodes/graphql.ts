@@ -1,12 +1,14 @@
 // Episode types, queries and lifecycle mutations. Resolvers translate and delegate to the store.
 import { builder } from '../builder.ts';
 import { scheduleDeadline } from './deadlines.ts';
-import { canContinue, isSuccessful, type StopReason } from './stop-reason.ts';
+import type { StopReason } from './stop-reason.ts';
+import { StopReasonRef } from './graphql-stop.ts';
 import {
   IdempotencyConflictError,
   IllegalTransitionError,
   InputLimitError,
   LeaseError,
+  LoopStoppedError,
   NotFoundError,
   throwIfViolations,
 } from '../schema/errors.ts';
@@ -15,7 +17,8 @@ import { validateCheckpointState, validateEpisodeInput, validateGoalSpec, type J
 import { toOutcome, toStartEpisodeInput, type GqlOutcomeInput, type GqlStartEpisodeInput } from './inputs.ts';
 import * as store from './store.ts';
 import type { Outcome } from './outcome.ts';
-import type { LeaseCharge } from '../leases/rules.ts';
+import type { EpisodeLeaseCharge } from '../leases/charge.ts';
+import { LeaseChargeRef } from '../leases/graphql-types.ts';
 import { episodeWhere, EpisodeFilterInput } from './filter.ts';
 import { EpisodeStatusEnum, OutcomeKindEnum } from './enums.ts';
 import { ExtractPatternsModeEnum } from '../learning/enums.ts';
@@ -49,23 +52,11 @@ interface BudgetLine {
 const BudgetLineRef = builder.objectRef<BudgetLine>('BudgetUsage').implement({
   description: 'One budgeted resource: how much is used against its limit (null limit = unlimited).',
   fields: (t) => ({
-    resource: t.exposeString('resource', { description: 'tokens, steps or wall_time' }),
+    resource: t.exposeString('resource', { description: 'tokens, tool_calls, steps or wall_time' }),
     used: t.exposeFloat('used'),
     limit: t.exposeFloat('limit', { nullable: true }),
     remaining: t.float({ nullable: true, resolve: (b) => (b.limit === null ? null : Math.max(0, b.limit - b.used)) }),
     fraction: t.float({ nullable: true, description: 'used / limit, for progress bars', resolve: (b) => (b.limit ? b.used / b.limit : null) }),
-  }),
-});
-
-const StopReasonRef = builder.objectRef<StopReason>('StopReason').implement({
-  description: 'Why the episode stopped (seed 000 outcome kinds).',
-  fields: (t) => ({
-    kind: t.string({ resolve: (r) => r.kind, description: 'completed, budget_exhausted, max_episodes, blocked, escalated, error, cancelled, failed' }),
-    resource: t.string({ nullable: true, resolve: (r) => ('resource' in r ? r.resource : null) }),
-    reason: t.string({ nullable: true, resolve: (r) => ('reason' in r ? (r.reason ?? null) : 'message' in r ? r.message : null) }),
-    recoverable: t.boolean({ nullable: true, resolve: (r) => ('recoverable' in r ? r.recoverable : null) }),
-    isSuccessful: t.boolean({ resolve: (r) => isSuccessful(r) }),
-    canContinue: t.boolean({ resolve: (r) => canContinue(r) }),
   }),
 });
 
@@ -132,11 +123,12 @@ builder.prismaObject('Episode', {
     onBudgetExhausted: t.field({ type: PolicyEnum, select: { onBudgetExhausted: true }, resolve: (e) => e.onBudgetExhausted.toUpperCase() as 'FAIL' }),
     budgetUsage: t.field({
       type: [BudgetLineRef],
-      description: 'Usage against budget for tokens, steps and wall time.',
-      select: { usedTokens: true, maxTokens: true, stepCount: true, maxSteps: true, maxWallMs: true, startedAt: true, endedAt: true },
+      description: 'Usage against budget for tokens, tool calls, steps and wall time.',
+      select: { usedTokens: true, maxTokens: true, usedToolCalls: true, maxToolCalls: true, stepCount: true, maxSteps: true, maxWallMs: true, startedAt: true, endedAt: true },
       resolve: (e) => [
         { resource: 'tokens', used: Number(e.usedTokens), limit: num(e.maxTokens) },
         { resource: 'steps', used: e.stepCount, limit: e.maxSteps },
+        { resource: 'tool_calls', used: e.usedToolCalls, limit: e.maxToolCalls },
         { resource: 'wall_time', used: (e.endedAt ?? new Date()).getTime() - e.startedAt.getTime(), limit: num(e.maxWallMs) },
       ],
     }),
@@ -211,22 +203,18 @@ const StartEpisodePayload = builder.objectRef<{ episodeId: string; deduplicated:
   }),
 });
 
-const LeaseChargeRef = builder.objectRef<LeaseCharge>('LeaseCharge').implement({
-  description: 'What the finished episode cost its lease (seed 000: charged after each episode).',
-  fields: (t) => ({
-    ok: t.exposeBoolean('ok', { description: 'False when the charge overdrew the lease.' }),
-    exhausted: t.exposeString('exhausted', { nullable: true }),
-    remainingEpisodes: t.float({ nullable: true, resolve: (c) => c.remaining.episodes }),
-    remainingToolCalls: t.float({ nullable: true, resolve: (c) => c.remaining.toolCalls }),
-    remainingTokens: t.float({ nullable: true, resolve: (c) => c.remaining.tokens }),
-    remainingWallMs: t.float({ nullable: true, resolve: (c) => c.remaining.wallMs }),
-  }),
-});
+type FinishShape = { episodeId: string } & Partial<CompletionResult> & { leaseCharge: EpisodeLeaseCharge | null; stopCondition: StopReason | null };
 
-export const FinishPayload = builder.objectRef<{ episodeId: string } & Partial<CompletionResult> & { leaseCharge: LeaseCharge | null }>('FinishEpisodePayload').implement({
+export const FinishPayload = builder.objectRef<FinishShape>('FinishEpisodePayload').implement({
   fields: (t) => ({
     episode: episodeField(t),
     leaseCharge: t.field({ type: LeaseChargeRef, nullable: true, resolve: (p) => p.leaseCharge }),
+    stopCondition: t.field({
+      type: StopReasonRef,
+      nullable: true,
+      description: "The work item loop's stop condition after this episode (seed 000 priority: budget > the holon's stop > max episodes); null: the loop may go on, or the episode has no work item.",
+      resolve: (p) => p.stopCondition,
+    }),
   }),
 });
 
@@ -242,7 +230,12 @@ const TaskContextInput = builder.inputType('TaskContextInput', {
 
 const BudgetInput = builder.inputType('BudgetInput', {
   description: 'Limits the server enforces; omitted means unlimited.',
-  fields: (t) => ({ maxTokens: t.int(), maxSteps: t.int(), maxWallMs: t.int() }),
+  fields: (t) => ({
+    maxTokens: t.int(),
+    maxSteps: t.int(),
+    maxWallMs: t.int(),
+    maxToolCalls: t.int({ description: 'Steps of kind tool_call. Under a lease, each cap the lease limits is lowered to what the episode holds on it.' }),
+  }),
 });
 
 const StartEpisodeInput = builder.inputType('StartEpisodeInput', {
@@ -322,7 +315,7 @@ function jsonLimit(field: string, value: unknown) {
 builder.mutationFields((t) => ({
   startEpisode: t.field({
     type: StartEpisodePayload,
-    errors: { types: [InputLimitError, IdempotencyConflictError, NotFoundError, LeaseError] },
+    errors: { types: [InputLimitError, IdempotencyConflictError, NotFoundError, LeaseError, LoopStoppedError] },
     args: { input: t.arg({ type: StartEpisodeInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const domain = toStartEpisodeInput(input as GqlStartEpisodeInput);
@@ -455,10 +448,10 @@ function endMutation(t: any, action: 'fail' | 'cancel' | 'escalate') {
     resolve: async (_root: unknown, args: { episodeId: string; reason?: string | null; recoverable?: boolean }, ctx: any) => {
       textLimit('reason', args.reason, 10 * 1024);
       const episodeId = String(args.episodeId);
-      const leaseCharge = await ctx.services.writer.run(ctx.viewer!.tenantId, (w: store.WriteContext) =>
+      const result = await ctx.services.writer.run(ctx.viewer!.tenantId, (w: store.WriteContext) =>
         store.endEpisode(w, episodeId, action, args.reason ?? '', args.recoverable ?? false),
       );
-      return { episodeId, leaseCharge };
+      return { episodeId, ...result };
     },
   });
 }

@@ -13,7 +13,7 @@ export interface GqlStartEpisodeInput {
   dedupeKey?: string | null;
   maxAttempts?: number | null;
   mode?: string | null;
-  budget?: { maxTokens?: number | null; maxSteps?: number | null; maxWallMs?: number | null } | null;
+  budget?: { maxTokens?: number | null; maxSteps?: number | null; maxWallMs?: number | null; maxToolCalls?: number | null } | null;
   onBudgetExhausted?: string | null;
   metadata?: unknown;
   parentEpisodeId?: string | number | null;
@@ -35,7 +35,13 @@ export function toStartEpisodeInput(i: GqlStartEpisodeInput): StartEpisodeInput 
     dedupeKey: i.dedupeKey ?? null,
     maxAttempts: i.maxAttempts ?? null,
     mode: lower(i.mode ?? 'LIVE'),
-    budget: { maxTokens: i.budget?.maxTokens ?? null, maxSteps: i.budget?.maxSteps ?? null, maxWallMs: i.budget?.maxWallMs ?? null },
+    budget: {
+      maxTokens: i.budget?.maxTokens ?? null,
+      maxSteps: i.budget?.maxSteps ?? null,
+      maxWallMs: i.budget?.maxWallMs ?? null,
+      // Left out when unset (not null), so the dedupe input hash of a start is what it was before this field existed.
+      ...(i.budget?.maxToolCalls != null ? { maxToolCalls: i.budget.maxToolCalls } : {}),
+    },
     onBudgetExhausted: lower(i.onBudgetExhausted ?? 'FAIL'),
     metadata: (i.metadata ?? null) as JsonObject | null,
     parentEpisodeId: idOrNull(i.parentEpisodeId),

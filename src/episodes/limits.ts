@@ -75,6 +75,7 @@ export interface BudgetInput {
   maxTokens?: number | null;
   maxSteps?: number | null;
   maxWallMs?: number | null;
+  maxToolCalls?: number | null;
 }
 
 export interface StartEpisodeInput {
@@ -154,6 +155,7 @@ export function validateEpisodeInput(input: StartEpisodeInput, field = 'input'):
     ...integerViolations(at('budget.maxTokens'), input.budget.maxTokens, 1),
     ...integerViolations(at('budget.maxSteps'), input.budget.maxSteps, 1, LIMITS.maxSteps),
     ...integerViolations(at('budget.maxWallMs'), input.budget.maxWallMs, 1),
+    ...integerViolations(at('budget.maxToolCalls'), input.budget.maxToolCalls, 1),
     ...jsonViolations(at('metadata'), input.metadata, LIMITS.metadataBytes),
     ...textViolations(at('parentEpisodeId'), input.parentEpisodeId, idRule),
     ...textViolations(at('workItemId'), input.workItemId, idRule),

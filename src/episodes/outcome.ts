@@ -37,6 +37,7 @@ export const BUDGET_EXCEEDED = 'budget_exceeded';
 const RESOURCE_LABEL: Record<BudgetResource, { name: string; unit: string }> = {
   wall_time: { name: 'wall-time', unit: 'ms' },
   tokens: { name: 'token', unit: 'tokens' },
+  tool_calls: { name: 'tool-call', unit: 'tool calls' },
   steps: { name: 'step', unit: 'steps' },
 };
 

@@ -1,6 +1,7 @@
 // The columns the lifecycle decides on, read under a row lock.
 import type pg from 'pg';
 import type { Budget } from './budget.ts';
+import type { LeaseUsage } from '../leases/rules.ts';
 import type { EpisodeStatus } from './status.ts';
 import { NotFoundError } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
@@ -16,6 +17,8 @@ export interface EpisodeRow {
   usedToolCalls: number;
   sizeBytes: number;
   budget: Budget;
+  /** What the episode holds on its lease while live (released when it ends); null without a lease. */
+  leaseHold: LeaseUsage | null;
   onBudgetExhausted: 'fail' | 'converge';
   startedAt: Date;
   contextPackHash: string | null;
@@ -24,7 +27,7 @@ export interface EpisodeRow {
 
 const COLUMNS = `id, tenant_id, status, work_item_id, lease_id, step_count, used_tokens::float8 AS used_tokens,
   used_tool_calls, size_bytes::float8 AS size_bytes, max_tokens::float8 AS max_tokens, max_steps,
-  max_wall_ms::float8 AS max_wall_ms, on_budget_exhausted, started_at, context_pack_hash, manifest_hash`;
+  max_wall_ms::float8 AS max_wall_ms, max_tool_calls, lease_hold, on_budget_exhausted, started_at, context_pack_hash, manifest_hash`;
 
 export function toEpisodeRow(r: any): EpisodeRow {
   return {
@@ -37,7 +40,8 @@ export function toEpisodeRow(r: any): EpisodeRow {
     usedTokens: r.used_tokens,
     usedToolCalls: r.used_tool_calls,
     sizeBytes: r.size_bytes,
-    budget: { maxTokens: r.max_tokens, maxSteps: r.max_steps, maxWallMs: r.max_wall_ms },
+    budget: { maxTokens: r.max_tokens, maxSteps: r.max_steps, maxWallMs: r.max_wall_ms, maxToolCalls: r.max_tool_calls },
+    leaseHold: r.lease_hold,
     onBudgetExhausted: r.on_budget_exhausted,
     startedAt: r.started_at,
     contextPackHash: r.context_pack_hash,

@@ -3,14 +3,14 @@
 import type pg from 'pg';
 import { contentHash } from '../ledger/hash.ts';
 import type { NewLedgerEvent } from '../ledger/store.ts';
-import { lockLease } from '../leases/store.ts';
 import { refreshExperience } from '../learning/store.ts';
-import { checkLeaseUsable, nextEpisodeNumber, remainingLeaseBudget } from '../leases/rules.ts';
-import { IdempotencyConflictError, IllegalTransitionError, InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../schema/errors.ts';
+import { IdempotencyConflictError, IllegalTransitionError, NotFoundError, throwIfViolations } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
 import { prepareStep, stepContentHash } from '../steps/prepare.ts';
 import { insertSteps } from '../steps/store.ts';
-import { finishEpisode } from './finish.ts';
+import { finishEpisode, type FinishResult } from './finish.ts';
+import { holonStopForOutcome } from './loop-stop.ts';
+import { placeEpisode } from './placement.ts';
 import { checkEpisodeSize, checkStepCount, jsonBytes, LIMITS, validateOutcome, type JsonValue, type StartEpisodeInput } from './limits.ts';
 import type { Outcome } from './outcome.ts';
 import { lockEpisode, type EpisodeRow } from './row.ts';
@@ -31,8 +31,6 @@ export interface StartResult {
   deadlineAt: Date | null;
 }
 
-const minOrNull = (a: number | null | undefined, b: number | null) => (a == null ? b : b == null ? a : Math.min(a, b));
-
 /** The fields that decide whether a repeated dedupeKey means the same request. */
 function startInputHash(input: StartEpisodeInput): string {
   const { dedupeKey: _ignored, ...rest } = input;
@@ -47,49 +45,6 @@ async function findByDedupeKey(client: pg.PoolClient, tenantId: string, key: str
 function sameRequestOrConflict(key: string, existing: { id: string; input_hash: string; deadline_at: Date | null }, inputHash: string): StartResult {
   if (existing.input_hash !== inputHash) throw new IdempotencyConflictError(key, existing.id);
   return { episodeId: existing.id, deduplicated: true, deadlineAt: existing.deadline_at };
-}
-
-interface Placement {
-  workItemId: string | null;
-  leaseId: string | null;
-  episodeNumber: number | null;
-  budget: { maxTokens: number | null; maxWallMs: number | null };
-}
-
-/** Work item and lease checks: the lease must be usable and have episodes left; numbers are monotonic. */
-async function placeEpisode(ctx: WriteContext, input: StartEpisodeInput & { episodeNumber?: number | null }): Promise<Placement> {
-  const { client, tenantId, now } = ctx;
-  let workItemId = input.workItemId ?? null;
-  let budget = { maxTokens: input.budget.maxTokens ?? null, maxWallMs: input.budget.maxWallMs ?? null };
-  if (input.leaseId) {
-    const lease = await lockLease(client, tenantId, input.leaseId);
-    const unusable = checkLeaseUsable(lease.lease, now.getTime());
-    if (unusable.length) throw new LeaseError(lease.id, unusable[0]!.rule, unusable[0]!.message);
-    if (workItemId && workItemId !== lease.workItemId) throw new LeaseError(lease.id, 'wrong_work_item', `lease ${lease.id} was issued for work item ${lease.workItemId}, not ${workItemId}`);
-    const remaining = remainingLeaseBudget(lease.lease);
-    if (remaining.episodes !== null) {
-      // The lease is charged when an episode ends, so episodes still live hold their episode now:
-      // otherwise a lease of one episode could run any number of them at once.
-      const { rows: live } = await client.query(
-        `SELECT count(*)::int AS n FROM episodes WHERE work_item_id = $1 AND lease_id = $2 AND status IN ('running', 'blocked')`,
-        [lease.workItemId, lease.id],
-      );
-      remaining.episodes -= live[0].n;
-    }
-    const empty = (['episodes', 'toolCalls', 'tokens', 'wallMs'] as const).find((k) => remaining[k] !== null && remaining[k]! <= 0);
-    if (empty) throw new LeaseError(lease.id, 'exhausted', `lease ${lease.id} has no ${empty} left`);
-    workItemId = lease.workItemId;
-    // An episode cannot spend more than its lease has left.
-    budget = { maxTokens: minOrNull(budget.maxTokens, remaining.tokens), maxWallMs: minOrNull(budget.maxWallMs, remaining.wallMs) };
-  }
-  if (!workItemId) return { workItemId: null, leaseId: null, episodeNumber: null, budget };
-  if (!isUuid(workItemId)) throw new NotFoundError('WorkItem', workItemId);
-  const { rows } = await client.query('SELECT last_episode_number FROM work_items WHERE tenant_id = $1 AND id = $2 FOR UPDATE', [tenantId, workItemId]);
-  if (!rows.length) throw new NotFoundError('WorkItem', workItemId);
-  const next = nextEpisodeNumber(rows[0].last_episode_number, input.episodeNumber);
-  if (!next.ok) throw new InputLimitError([{ field: 'input.episodeNumber', limit: `> ${next.lastIssued}`, actual: String(next.requested), message: next.message }]);
-  await client.query('UPDATE work_items SET last_episode_number = $2, updated_at = $3 WHERE id = $1', [workItemId, next.episodeNumber, now]);
-  return { workItemId, leaseId: input.leaseId ?? null, episodeNumber: next.episodeNumber, budget };
 }
 
 export interface ContextPack {
@@ -119,14 +74,16 @@ export async function startEpisode(ctx: WriteContext, input: StartInput): Promis
   const { rows } = await client.query(
     `INSERT INTO episodes (tenant_id, work_item_id, lease_id, parent_episode_id, episode_number, agent, task_description, task_type,
        language, framework, complexity, domain, tags, goal_spec, dedupe_key, input_hash, max_attempts, mode, on_budget_exhausted,
-       max_tokens, max_steps, max_wall_ms, metadata, started_at, deadline_at, updated_at, context_pack_hash, manifest_hash)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$24,$26,$27)
+       max_tokens, max_steps, max_wall_ms, metadata, started_at, deadline_at, updated_at, context_pack_hash, manifest_hash,
+       max_tool_calls, lease_hold)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$24,$26,$27,$28,$29)
      ON CONFLICT (tenant_id, dedupe_key) DO NOTHING RETURNING id`,
     [tenantId, place.workItemId, place.leaseId, input.parentEpisodeId ?? null, place.episodeNumber, input.agent ?? null,
      input.taskDescription, input.taskType, c.language ?? null, c.framework ?? null, c.complexity, c.domain ?? null, c.tags,
      input.goalSpec == null ? null : JSON.stringify(input.goalSpec), input.dedupeKey ?? null, inputHash, input.maxAttempts ?? 1,
      input.mode, input.onBudgetExhausted, place.budget.maxTokens, input.budget.maxSteps ?? null, place.budget.maxWallMs,
-     JSON.stringify(input.metadata ?? {}), now, deadlineAt, input.contextPack?.packHash ?? null, input.contextPack?.manifestHash ?? null],
+     JSON.stringify(input.metadata ?? {}), now, deadlineAt, input.contextPack?.packHash ?? null, input.contextPack?.manifestHash ?? null,
+     place.budget.maxToolCalls, place.leaseHold === null ? null : JSON.stringify(place.leaseHold)],
   );
   if (!rows.length) {
     // A concurrent start with the same dedupeKey committed first.
@@ -144,6 +101,7 @@ export async function startEpisode(ctx: WriteContext, input: StartInput): Promis
       episodeNumber: place.episodeNumber,
       leaseId: place.leaseId,
       budget: { ...place.budget, maxSteps: input.budget.maxSteps ?? null },
+      leaseHold: place.leaseHold,
       contextPack: input.contextPack ?? null,
     },
   });
@@ -232,7 +190,7 @@ export async function recordCritique(ctx: WriteContext, episodeId: string, criti
   });
 }
 
-export async function completeEpisode(ctx: WriteContext, episodeId: string, outcome: Outcome) {
+export async function completeEpisode(ctx: WriteContext, episodeId: string, outcome: Outcome): Promise<FinishResult> {
   throwIfViolations(validateOutcome(outcome));
   const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
   requireTransition(ep, 'complete');
@@ -246,6 +204,7 @@ export async function completeEpisode(ctx: WriteContext, episodeId: string, outc
       stopReason: failed ? { kind: 'failed', reason: outcome.reason } : { kind: 'completed' },
       outcome,
       eventType: failed ? 'episode.failed' : 'episode.completed',
+      holonStop: holonStopForOutcome(outcome),
     },
     ctx.now,
     ctx.events,
@@ -260,13 +219,16 @@ const ENDINGS: Record<Ending, { status: 'failed' | 'cancelled' | 'escalated'; ev
   escalate: { status: 'escalated', eventType: 'episode.escalated' },
 };
 
-export async function endEpisode(ctx: WriteContext, episodeId: string, action: Ending, reason: string, recoverable = false) {
+export async function endEpisode(ctx: WriteContext, episodeId: string, action: Ending, reason: string, recoverable = false): Promise<FinishResult> {
   const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
   requireTransition(ep, action);
   const stopReason: StopReason =
     action === 'fail' ? { kind: 'error', message: reason, recoverable } : action === 'cancel' ? { kind: 'cancelled', reason } : { kind: 'escalated', reason };
   const outcome: Outcome | null = action === 'fail' ? { kind: 'failure', reason, details: recoverable ? 'recoverable' : undefined } : null;
-  return finishEpisode(ctx.client, ep, { status: ENDINGS[action].status, stopReason, outcome: outcome && JSON.parse(JSON.stringify(outcome)), eventType: ENDINGS[action].eventType }, ctx.now, ctx.events);
+  // fail and escalate are the holon's own stop for its loop; a cancel is an operator's, not the holon's.
+  const holonStop = action === 'cancel' ? null : stopReason;
+  const ending = { status: ENDINGS[action].status, stopReason, outcome: outcome && JSON.parse(JSON.stringify(outcome)), eventType: ENDINGS[action].eventType, holonStop };
+  return finishEpisode(ctx.client, ep, ending, ctx.now, ctx.events);
 }
 
 /** Seed 000 record_pack_miss: every miss is counted; only the first miss of a stable id is a defect record. */

@@ -1,7 +1,8 @@
 // completeEpisode with its learning: the ending (reward and reflection included, finish.ts), the
 // credit for the retrievals the agent used, and pattern extraction when asked for synchronously,
 // all in the one completing transaction. Asynchronous extraction is queued after commit (jobs.ts).
-import type { LeaseCharge } from '../leases/rules.ts';
+import type { EpisodeLeaseCharge } from '../leases/charge.ts';
+import type { StopReason } from '../episodes/stop-reason.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import { completeEpisode, type WriteContext } from '../episodes/store.ts';
 import { creditRetrievals, type FeedbackReport } from '../retrieval/receipts.ts';
@@ -13,14 +14,16 @@ export interface LearningOptions {
 }
 
 export interface CompletionResult {
-  leaseCharge: LeaseCharge | null;
+  leaseCharge: EpisodeLeaseCharge | null;
+  /** The work item loop's stop condition after this episode (null: it may go on). */
+  stopCondition: StopReason | null;
   extraction: ExtractionReport | null;
   feedback: FeedbackReport | null;
 }
 
 export async function completeAndLearn(ctx: WriteContext, episodeId: string, outcome: Outcome, options: LearningOptions): Promise<CompletionResult> {
-  const leaseCharge = await completeEpisode(ctx, episodeId, outcome);
+  const { leaseCharge, stopCondition } = await completeEpisode(ctx, episodeId, outcome);
   const feedback = await creditRetrievals(ctx, episodeId, options.usedRetrievals, outcome);
   const extraction = options.extractPatterns === 'sync' ? await extractEpisodePatterns(ctx, episodeId, 'sync') : null;
-  return { leaseCharge, extraction, feedback };
+  return { leaseCharge, stopCondition, extraction, feedback };
 }

@@ -4,6 +4,14 @@ import { InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '.
 import { isUuid } from '../schema/ids.ts';
 import { createWorkItem, issueLease, revokeLease } from './store.ts';
 import { validateGoalSpec, type JsonValue } from '../episodes/limits.ts';
+import { StopReasonRef } from '../episodes/graphql-stop.ts';
+import type { StopReason } from '../episodes/stop-reason.ts';
+import { LeaseBudgetRef } from './graphql-types.ts';
+import { resumeWorkItem } from './loop.ts';
+import { MAX_EPISODE_NUMBER } from './rules.ts';
+import { readLeaseStanding } from './tree.ts';
+import type { LeaseStanding } from './accounting.ts';
+import type { Context } from '../schema/context.ts';
 
 const num = (v: bigint | number | null) => (v === null ? null : Number(v));
 
@@ -13,6 +21,15 @@ builder.prismaObject('WorkItem', {
     title: t.exposeString('title'),
     description: t.exposeString('description', { nullable: true }),
     lastEpisodeNumber: t.exposeInt('lastEpisodeNumber', { description: 'Highest episode number issued; the next is higher.' }),
+    maxEpisodes: t.exposeInt('maxEpisodes', { nullable: true, description: 'Seed 000 max_episodes: episodes the loop may run in all; null is unlimited.' }),
+    stopCondition: t.field({
+      type: StopReasonRef,
+      nullable: true,
+      description: 'Why the loop of episodes stopped, decided by the server when an episode ended; null while it may go on. No episode starts while set.',
+      select: { stopCondition: true },
+      resolve: (w) => w.stopCondition as StopReason | null,
+    }),
+    stoppedAt: t.expose('stoppedAt', { type: 'DateTime', nullable: true }),
     metadata: t.expose('metadata', { type: 'JSON' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     leases: t.relation('leases', { query: { orderBy: { createdAt: 'asc' } } }),
@@ -20,14 +37,15 @@ builder.prismaObject('WorkItem', {
   }),
 });
 
-const LeaseBudgetRef = builder.objectRef<{ episodes: number | null; toolCalls: number | null; tokens: number | null; wallMs: number | null }>('LeaseBudget').implement({
-  fields: (t) => ({
-    episodes: t.exposeFloat('episodes', { nullable: true }),
-    toolCalls: t.exposeFloat('toolCalls', { nullable: true }),
-    tokens: t.exposeFloat('tokens', { nullable: true }),
-    wallMs: t.exposeFloat('wallMs', { nullable: true }),
-  }),
-});
+// reserved and remaining of one resolved lease come from one tree query. Keyed by the lease row
+// object, not the request: a document with several mutations must not see a standing from before
+// a later one.
+const standings = new WeakMap<object, Promise<LeaseStanding | null>>();
+
+function standing(ctx: Context, lease: { id: string }): Promise<LeaseStanding | null> {
+  if (!standings.has(lease)) standings.set(lease, readLeaseStanding(ctx.services.db.pool, ctx.viewer!.tenantId, lease.id, new Date()));
+  return standings.get(lease)!;
+}
 
 builder.prismaObject('Lease', {
   fields: (t) => ({
@@ -45,8 +63,19 @@ builder.prismaObject('Lease', {
     }),
     consumed: t.field({
       type: LeaseBudgetRef,
+      description: 'What ended episodes used, under this lease and under every lease derived from it.',
       select: { usedEpisodes: true, usedToolCalls: true, usedTokens: true, usedWallMs: true },
       resolve: (l) => ({ episodes: l.usedEpisodes, toolCalls: l.usedToolCalls, tokens: Number(l.usedTokens), wallMs: Number(l.usedWallMs) }),
+    }),
+    reserved: t.field({
+      type: LeaseBudgetRef,
+      description: 'Held but not spent yet: the holds of running and blocked episodes, and what each usable child lease may still spend. Null where unlimited.',
+      resolve: async (l, _a, ctx) => (await standing(ctx, l))!.reserved,
+    }),
+    remaining: t.field({
+      type: LeaseBudgetRef,
+      description: 'budget - consumed - reserved, at least 0: what a new episode or child lease can take. Null where unlimited.',
+      resolve: async (l, _a, ctx) => (await standing(ctx, l))!.remaining,
     }),
     workItem: t.relation('workItem'),
     parent: t.relation('parent', { nullable: true }),
@@ -76,6 +105,11 @@ function checkText(field: string, value: string | null | undefined, maxChars: nu
   if ((required && !value.trim()) || value.length > maxChars || value.includes('\u0000')) {
     throw new InputLimitError([{ field, limit: `1..${maxChars} characters, no NUL`, actual: String(value.length), message: `${field} must have 1 to ${maxChars} characters and no NUL bytes` }]);
   }
+}
+
+function checkMaxEpisodes(value: number | null | undefined) {
+  if (value == null || (value >= 1 && value <= MAX_EPISODE_NUMBER)) return;
+  throw new InputLimitError([{ field: 'maxEpisodes', limit: `1..${MAX_EPISODE_NUMBER}`, actual: String(value), message: `maxEpisodes must be between 1 and ${MAX_EPISODE_NUMBER}` }]);
 }
 
 function checkBudget(b: Record<string, number | null | undefined>) {
@@ -111,14 +145,31 @@ builder.mutationFields((t) => ({
   createWorkItem: t.field({
     type: WorkItemPayload,
     errors: { types: [InputLimitError] },
-    args: { title: t.arg.string({ required: true }), description: t.arg.string(), metadata: t.arg({ type: 'JSON' }) },
+    args: {
+      title: t.arg.string({ required: true }),
+      description: t.arg.string(),
+      metadata: t.arg({ type: 'JSON' }),
+      maxEpisodes: t.arg.int({ description: 'Seed 000 max_episodes of the loop; omitted is unlimited.' }),
+    },
     resolve: async (_root, args, ctx) => {
       checkText('title', args.title, 500, true);
       checkText('description', args.description, 10_000);
+      checkMaxEpisodes(args.maxEpisodes);
       throwIfViolations(args.metadata == null ? [] : validateGoalSpec(args.metadata as JsonValue, 'metadata'));
-      const id = await ctx.services.writer.run(ctx.viewer!.tenantId, (w) =>
-        createWorkItem(w.client, w.tenantId, { title: args.title, description: args.description ?? null, metadata: args.metadata ?? {} }, w.now, w.events),
-      );
+      const input = { title: args.title, description: args.description ?? null, metadata: args.metadata ?? {}, maxEpisodes: args.maxEpisodes ?? null };
+      const id = await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => createWorkItem(w.client, w.tenantId, input, w.now, w.events));
+      return { id };
+    },
+  }),
+  resumeWorkItem: t.field({
+    type: WorkItemPayload,
+    description: 'Lets a stopped loop of episodes go on (an operator decision, in the ledger), optionally with a higher maxEpisodes.',
+    errors: { types: [InputLimitError, NotFoundError] },
+    args: { id: t.arg.id({ required: true }), maxEpisodes: t.arg.int() },
+    resolve: async (_root, args, ctx) => {
+      checkMaxEpisodes(args.maxEpisodes);
+      const id = String(args.id);
+      await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => resumeWorkItem(w.client, w.tenantId, id, args.maxEpisodes ?? null, w.now, w.events));
       return { id };
     },
   }),

@@ -2,6 +2,13 @@
  * Lease rules (seed 000): a lease grants a holder a scope, an expiry and a budget, charged after
  * each episode. A child lease may only narrow its parent; numbers of episodes under a work item
  * are monotonic and 1-indexed (INV-EP01, INV-EP02).
+ *
+ * Accounting, per resource (src/leases/accounting.ts computes `reserved`):
+ * - consumed: what ended episodes used, charged on the episode's lease and on every ancestor;
+ * - reserved: promised but not spent yet: holds of the lease's live episodes, and what each child
+ *   lease may still spend;
+ * - remaining: budget - consumed - reserved, clamped at 0: what a new episode or child can take.
+ * A lease that is not overdrawn satisfies budget = consumed + reserved + remaining.
  */
 
 /** Lease resources in the seed's Budget order (episodes, tool calls, tokens, wall ms). */
@@ -53,17 +60,19 @@ export interface LeaseCharge {
   ok: boolean;
   /** Consumption including this charge, overdraft included: the work happened either way. */
   consumed: LeaseUsage;
-  /** What is left, clamped at 0; null for unlimited resources. */
+  /** Unreserved remaining after the charge, clamped at 0; null for unlimited resources. */
   remaining: LeaseBudget;
-  /** First resource (LEASE_RESOURCES order) with nothing left; the loop stops with budget_exhausted. */
+  /** First resource (LEASE_RESOURCES order) spent out (consumed >= budget): it will not come back. */
   exhausted: LeaseResource | null;
+  /** First resource whose consumption and the other holds no longer fit the budget; null when ok. */
+  overdrawn: LeaseResource | null;
 }
 
 export type EpisodeNumberResult =
   | { ok: true; episodeNumber: number }
   | { ok: false; lastIssued: number; requested: number; message: string };
 
-const BUDGET_KEY: Record<LeaseResource, keyof LeaseBudget> = {
+export const BUDGET_KEY: Record<LeaseResource, keyof LeaseBudget> = {
   episodes: 'episodes',
   tool_calls: 'toolCalls',
   tokens: 'tokens',
@@ -72,10 +81,13 @@ const BUDGET_KEY: Record<LeaseResource, keyof LeaseBudget> = {
 
 export const UNLIMITED_SCOPE = '*';
 
-export function remainingLeaseBudget(lease: Pick<Lease, 'budget' | 'consumed'>): LeaseBudget {
+export const NO_USAGE: LeaseUsage = { episodes: 0, toolCalls: 0, tokens: 0, wallMs: 0 };
+
+/** What a new episode or child can take: budget - consumed - reserved, clamped at 0; null is unlimited. */
+export function remainingLeaseBudget(lease: Pick<Lease, 'budget' | 'consumed'>, reserved: LeaseUsage = NO_USAGE): LeaseBudget {
   const left = (key: keyof LeaseBudget): number | null => {
     const granted = lease.budget[key];
-    return granted === null ? null : Math.max(0, granted - lease.consumed[key]);
+    return granted === null ? null : Math.max(0, granted - lease.consumed[key] - reserved[key]);
   };
   return { episodes: left('episodes'), toolCalls: left('toolCalls'), tokens: left('tokens'), wallMs: left('wallMs') };
 }
@@ -92,11 +104,15 @@ export function checkLeaseUsable(lease: Lease, nowMs: number, field = 'lease'): 
   return violations;
 }
 
-/** Everything a child lease would widen relative to its parent, at time `nowMs`. */
-export function checkChildLease(parent: Lease, child: ChildLeaseRequest, nowMs: number): LeaseViolation[] {
+/**
+ * Everything a child lease would widen relative to its parent, at time `nowMs`. The child's budget
+ * must fit what the parent has left unreserved (`parentReserved`: its live episodes' holds and its
+ * other children), since issuing the child reserves that budget on the parent.
+ */
+export function checkChildLease(parent: Lease, child: ChildLeaseRequest, nowMs: number, parentReserved: LeaseUsage = NO_USAGE): LeaseViolation[] {
   return [
     ...checkLeaseUsable(parent, nowMs, 'parent lease'),
-    ...budgetViolations(remainingLeaseBudget(parent), child.budget),
+    ...budgetViolations(remainingLeaseBudget(parent, parentReserved), child.budget),
     ...expiryViolations(parent.expiresAtMs, child.expiresAtMs),
     ...scopeViolations(parent.scope, child.scope),
   ];
@@ -149,8 +165,13 @@ function scopeViolations(parentScope: readonly string[], childScope: readonly st
   );
 }
 
-/** Deducts what one episode consumed (INV-EP03: a deduction that overdraws means budget exhausted). */
-export function chargeLease(lease: Pick<Lease, 'budget' | 'consumed'>, charge: LeaseUsage): LeaseCharge {
+/**
+ * Deducts what one episode consumed (INV-EP03: a deduction that overdraws means budget exhausted).
+ * `reservedByOthers` is what the lease still holds for other live episodes and children (this
+ * episode's own hold is released by the charge): the charge fits when consumption plus those holds
+ * stays within the budget.
+ */
+export function chargeLease(lease: Pick<Lease, 'budget' | 'consumed'>, charge: LeaseUsage, reservedByOthers: LeaseUsage = NO_USAGE): LeaseCharge {
   assertValidCharge(charge);
   const consumed: LeaseUsage = {
     episodes: lease.consumed.episodes + charge.episodes,
@@ -158,17 +179,20 @@ export function chargeLease(lease: Pick<Lease, 'budget' | 'consumed'>, charge: L
     tokens: lease.consumed.tokens + charge.tokens,
     wallMs: lease.consumed.wallMs + charge.wallMs,
   };
-  // Balance before clamping: negative means the charge overdrew the resource.
-  const balance = (resource: LeaseResource): number | null => {
-    const granted = lease.budget[BUDGET_KEY[resource]];
-    return granted === null ? null : granted - consumed[BUDGET_KEY[resource]];
+  // Balances before clamping: negative means overdrawn (with holds) or spent past the budget.
+  const balance = (resource: LeaseResource, held: LeaseUsage): number | null => {
+    const key = BUDGET_KEY[resource];
+    const granted = lease.budget[key];
+    return granted === null ? null : granted - consumed[key] - held[key];
   };
-  const balances = LEASE_RESOURCES.map((resource) => [resource, balance(resource)] as const);
+  const spentOut = (resource: LeaseResource) => (balance(resource, NO_USAGE) ?? 1) <= 0;
+  const overdrawn = LEASE_RESOURCES.find((r) => (balance(r, reservedByOthers) ?? 0) < 0) ?? null;
   return {
-    ok: balances.every(([, left]) => left === null || left >= 0),
+    ok: overdrawn === null,
     consumed,
-    remaining: remainingLeaseBudget({ budget: lease.budget, consumed }),
-    exhausted: balances.find(([, left]) => left !== null && left <= 0)?.[0] ?? null,
+    remaining: remainingLeaseBudget({ budget: lease.budget, consumed }, reservedByOthers),
+    exhausted: LEASE_RESOURCES.find(spentOut) ?? null,
+    overdrawn,
   };
 }
 

@@ -1,75 +1,15 @@
-// Leases in the database: locking, conversion to the pure rules' shape, charging.
+// Issuing and revoking leases. A child reserves its budget on its parent when issued and gives the
+// unspent part back when revoked (accounting.ts); both lock the work item first (work-items.ts).
 import type pg from 'pg';
 import type { NewLedgerEvent } from '../ledger/store.ts';
-import { LeaseError, NotFoundError } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
-import { chargeLease, checkChildLease, type Lease, type LeaseCharge, type LeaseUsage } from './rules.ts';
+import { LeaseError } from '../schema/errors.ts';
+import { addUsage, childReservation, reservedAmounts, shareOnParent, subtractUsage, type LeaseNode } from './accounting.ts';
+import { checkChildLease, remainingLeaseBudget, type LeaseBudget, type LeaseUsage } from './rules.ts';
+import { lockLease, readLease, type LeaseRow } from './row.ts';
+import { loadLeaseTree } from './tree.ts';
+import { lockWorkItem } from './work-items.ts';
 
-export interface LeaseRow {
-  id: string;
-  workItemId: string;
-  parentId: string | null;
-  lease: Lease;
-}
-
-const COLUMNS = `id, work_item_id, parent_id, scope, expires_at, revoked_at, max_episodes, max_tool_calls,
-  max_tokens::float8 AS max_tokens, max_wall_ms::float8 AS max_wall_ms, used_episodes, used_tool_calls,
-  used_tokens::float8 AS used_tokens, used_wall_ms::float8 AS used_wall_ms`;
-
-function toLeaseRow(r: any): LeaseRow {
-  return {
-    id: r.id,
-    workItemId: r.work_item_id,
-    parentId: r.parent_id,
-    lease: {
-      budget: { episodes: r.max_episodes, toolCalls: r.max_tool_calls, tokens: r.max_tokens, wallMs: r.max_wall_ms },
-      consumed: { episodes: r.used_episodes, toolCalls: r.used_tool_calls, tokens: r.used_tokens, wallMs: r.used_wall_ms },
-      scope: r.scope ?? [],
-      expiresAtMs: r.expires_at ? (r.expires_at as Date).getTime() : null,
-      revoked: r.revoked_at !== null,
-    },
-  };
-}
-
-export async function lockLease(client: pg.PoolClient, tenantId: string, id: string): Promise<LeaseRow> {
-  if (!isUuid(id)) throw new NotFoundError('Lease', id);
-  const { rows } = await client.query(`SELECT ${COLUMNS} FROM leases WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, [tenantId, id]);
-  if (!rows.length) throw new NotFoundError('Lease', id);
-  return toLeaseRow(rows[0]);
-}
-
-/** Charges one finished episode to its lease (seed 000 INV-EP03) and records an exhausted lease. */
-export async function chargeEpisodeToLease(
-  client: pg.PoolClient,
-  tenantId: string,
-  leaseId: string,
-  usage: LeaseUsage,
-  events: NewLedgerEvent[],
-): Promise<LeaseCharge> {
-  const row = await lockLease(client, tenantId, leaseId);
-  const charge = chargeLease(row.lease, usage);
-  await client.query(
-    `UPDATE leases SET used_episodes = $2, used_tool_calls = $3, used_tokens = $4, used_wall_ms = $5 WHERE id = $1`,
-    [leaseId, charge.consumed.episodes, charge.consumed.toolCalls, Math.round(charge.consumed.tokens), Math.round(charge.consumed.wallMs)],
-  );
-  events.push({ type: 'lease.charged', workItemId: row.workItemId, payload: { leaseId, charge: usage, consumed: charge.consumed, exhausted: charge.exhausted } });
-  return charge;
-}
-
-export interface WorkItemInput {
-  title: string;
-  description: string | null;
-  metadata: unknown;
-}
-
-export async function createWorkItem(client: pg.PoolClient, tenantId: string, input: WorkItemInput, now: Date, events: NewLedgerEvent[]): Promise<string> {
-  const { rows } = await client.query(
-    'INSERT INTO work_items (tenant_id, title, description, metadata, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,$5) RETURNING id',
-    [tenantId, input.title, input.description, JSON.stringify(input.metadata ?? {}), now],
-  );
-  events.push({ type: 'work_item.created', workItemId: rows[0].id, payload: { title: input.title } });
-  return rows[0].id;
-}
+export { createWorkItem, type WorkItemInput } from './work-items.ts';
 
 export interface IssueLeaseInput {
   workItemId: string;
@@ -78,41 +18,68 @@ export interface IssueLeaseInput {
   holder: string;
   scope: string[];
   expiresAt: Date;
-  budget: { episodes: number | null; toolCalls: number | null; tokens: number | null; wallMs: number | null };
+  budget: LeaseBudget;
 }
 
-/** Issues a lease; a child lease (parentLeaseId) may only narrow its parent (seed 000). */
+interface ParentReservation {
+  reserved: LeaseUsage;
+  parentRemaining: LeaseBudget;
+}
+
+/** Checks a child against what its parent has left unreserved; what it will reserve there. */
+async function reserveOnParent(client: pg.PoolClient, tenantId: string, input: IssueLeaseInput, now: Date): Promise<ParentReservation> {
+  const parent = await lockLease(client, tenantId, input.parentLeaseId!);
+  if (parent.workItemId !== input.workItemId) throw new LeaseError(parent.id, 'wrong_work_item', `parent lease ${parent.id} belongs to work item ${parent.workItemId}`);
+  const reservedBefore = reservedAmounts(await loadLeaseTree(client, tenantId, parent.id), parent.id, now.getTime());
+  const child = { budget: input.budget, scope: input.scope, expiresAtMs: input.expiresAt.getTime() };
+  const violations = checkChildLease(parent.lease, child, now.getTime(), reservedBefore);
+  if (violations.length) {
+    throw new LeaseError(parent.id, violations[0]!.rule, violations.map((v) => v.message).join('; '),
+      violations.map((v) => ({ field: v.field, limit: v.rule, actual: null, message: v.message })));
+  }
+  const reserved = childReservation(parent.lease.budget, input.budget);
+  return { reserved, parentRemaining: remainingLeaseBudget(parent.lease, addUsage(reservedBefore, reserved)) };
+}
+
+/** Issues a lease; a child lease (parentLeaseId) may only narrow its parent and reserves its budget there (seed 000). */
 export async function issueLease(client: pg.PoolClient, tenantId: string, input: IssueLeaseInput, now: Date, events: NewLedgerEvent[]): Promise<string> {
-  if (!isUuid(input.workItemId) || !(await client.query('SELECT 1 FROM work_items WHERE tenant_id = $1 AND id = $2', [tenantId, input.workItemId])).rowCount) {
-    throw new NotFoundError('WorkItem', input.workItemId);
-  }
-  if (input.parentLeaseId) {
-    const parent = await lockLease(client, tenantId, input.parentLeaseId);
-    if (parent.workItemId !== input.workItemId) throw new LeaseError(parent.id, 'wrong_work_item', `parent lease ${parent.id} belongs to work item ${parent.workItemId}`);
-    const violations = checkChildLease(parent.lease, { budget: input.budget, scope: input.scope, expiresAtMs: input.expiresAt.getTime() }, now.getTime());
-    if (violations.length) {
-      throw new LeaseError(parent.id, violations[0]!.rule, violations.map((v) => v.message).join('; '),
-        violations.map((v) => ({ field: v.field, limit: v.rule, actual: null, message: v.message })));
-    }
-  }
+  await lockWorkItem(client, tenantId, input.workItemId);
+  const onParent = input.parentLeaseId ? await reserveOnParent(client, tenantId, input, now) : null;
   const b = input.budget;
   const { rows } = await client.query(
     `INSERT INTO leases (tenant_id, work_item_id, parent_id, issuer, holder, scope, expires_at, max_episodes, max_tool_calls, max_tokens, max_wall_ms, created_at)
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) RETURNING id`,
     [tenantId, input.workItemId, input.parentLeaseId, input.issuer, input.holder, input.scope, input.expiresAt, b.episodes, b.toolCalls, b.tokens, b.wallMs, now],
   );
-  events.push({ type: 'lease.issued', workItemId: input.workItemId, payload: { leaseId: rows[0].id, parentLeaseId: input.parentLeaseId, holder: input.holder, scope: input.scope, expiresAt: input.expiresAt.toISOString(), budget: b } });
+  events.push({
+    type: 'lease.issued',
+    workItemId: input.workItemId,
+    payload: {
+      leaseId: rows[0].id, parentLeaseId: input.parentLeaseId, holder: input.holder, scope: input.scope, expiresAt: input.expiresAt.toISOString(), budget: b,
+      ...(onParent ? { reservedOnParent: onParent.reserved, parentRemaining: onParent.parentRemaining } : {}),
+    },
+  });
   return rows[0].id;
 }
 
-/** Revokes a lease and every lease derived from it. */
+const markRevoked = (nodes: LeaseNode[], ids: Set<string>): LeaseNode[] =>
+  nodes.map((n) => (ids.has(n.id) ? { ...n, lease: { ...n.lease, revoked: true } } : n));
+
+/** Revokes a lease and every lease derived from it; the unspent part of its reservation returns to its parent. */
 export async function revokeLease(client: pg.PoolClient, tenantId: string, id: string, now: Date, events: NewLedgerEvent[]): Promise<void> {
+  const found: LeaseRow = await readLease(client, tenantId, id);
+  await lockWorkItem(client, tenantId, found.workItemId);
   const lease = await lockLease(client, tenantId, id);
+  const nodes = await loadLeaseTree(client, tenantId, id);
   const { rows } = await client.query(
-    `WITH RECURSIVE tree AS (SELECT id FROM leases WHERE id = $2 AND tenant_id = $1
-                             UNION SELECT l.id FROM leases l JOIN tree t ON l.parent_id = t.id WHERE l.tenant_id = $1)
-     UPDATE leases SET revoked_at = $3 WHERE id IN (SELECT id FROM tree) AND revoked_at IS NULL RETURNING id`,
-    [tenantId, id, now],
+    `UPDATE leases SET revoked_at = $3 WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND revoked_at IS NULL RETURNING id`,
+    [tenantId, nodes.map((n) => n.id), now],
   );
-  events.push({ type: 'lease.revoked', workItemId: lease.workItemId, payload: { leaseId: id, revoked: rows.map((r: any) => r.id).sort() } });
+  const revoked = rows.map((r: any) => r.id as string).sort();
+  // What the revoked lease weighed on its parent before and after: the difference goes back. Live
+  // episodes under it keep their holds until they end, so the parent is never overdrawn by them.
+  const released = lease.parentId
+    ? subtractUsage(shareOnParent(nodes, id, now.getTime()), shareOnParent(markRevoked(nodes, new Set(revoked)), id, now.getTime()))
+    : null;
+  events.push({ type: 'lease.revoked', workItemId: lease.workItemId, payload: { leaseId: id, parentLeaseId: lease.parentId, revoked, releasedToParent: released } });
 }

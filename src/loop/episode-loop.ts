@@ -202,6 +202,11 @@ export async function runEpisodeLoop<TOutput = unknown>(
       stop = { kind: 'error', message: started.message, recoverable: false };
       break;
     }
+    if (started.__typename === 'LoopStoppedError') {
+      // The server decided the work item's loop has stopped (or started all its max episodes).
+      stop = fromApiStop(started.stopCondition) ?? { kind: 'error', message: started.message, recoverable: false };
+      break;
+    }
     const episode = unwrap(started).episode; // any other refusal is invalid input (CTR-EP01)
     number = episode.episodeNumber ?? number;
 

@@ -1,20 +1,20 @@
-// What the loop needs to know about its lease, read through the API and judged by the server's
-// own lease rules (src/leases/rules.ts).
+// What the loop needs to know about its lease, read through the API (the server applies the lease
+// rules of src/leases/rules.ts and accounting.ts).
 import type { EpisodicClient } from '../client/client.ts';
 import { EpisodicError } from '../client/errors.ts';
 import type { LeaseBudget, LeaseCharge } from '../client/types.ts';
-import { LEASE_RESOURCES, remainingLeaseBudget, type LeaseResource } from '../leases/rules.ts';
+import { LEASE_RESOURCES, type LeaseResource } from '../leases/rules.ts';
 
 const BUDGET_FIELD: Record<LeaseResource, keyof LeaseBudget> = { episodes: 'episodes', tool_calls: 'toolCalls', tokens: 'tokens', wall_time: 'wallMs' };
 
 export async function leaseRemaining(client: EpisodicClient, leaseId: string): Promise<{ workItemId: string; remaining: LeaseBudget }> {
   const lease = await client.lease(leaseId);
   if (lease.__typename !== 'Lease') throw new EpisodicError('input', `lease ${leaseId} was not found`, { result: lease as never });
-  const consumed = { episodes: lease.consumed.episodes ?? 0, toolCalls: lease.consumed.toolCalls ?? 0, tokens: lease.consumed.tokens ?? 0, wallMs: lease.consumed.wallMs ?? 0 };
-  return { workItemId: lease.workItem.id, remaining: remainingLeaseBudget({ budget: lease.budget, consumed }) };
+  // The server's remaining is what is left unreserved: other live episodes' holds are not ours to plan with.
+  return { workItemId: lease.workItem.id, remaining: lease.remaining };
 }
 
-/** The first resource (seed order) the lease has none left of; 'episodes' when only live episodes hold it. */
+/** The first resource (seed order) the lease has none left unreserved of. */
 export function exhaustedResource(remaining: LeaseBudget): LeaseResource {
   return LEASE_RESOURCES.find((r) => remaining[BUDGET_FIELD[r]] !== null && remaining[BUDGET_FIELD[r]]! <= 0) ?? 'episodes';
 }

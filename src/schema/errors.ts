@@ -1,5 +1,7 @@
 // Expected failures, returned as typed members of result unions (clients branch on __typename).
 // Everything else is unexpected and masked by yoga.
+import type { StopReason } from '../episodes/stop-reason.ts';
+
 export abstract class DomainError extends Error {}
 
 export class NotFoundError extends DomainError {
@@ -40,6 +42,14 @@ export class IdempotencyConflictError extends DomainError {
 export class LeaseError extends DomainError {
   override name = 'LeaseError';
   constructor(readonly leaseId: string, readonly rule: string, message: string, readonly violations: LimitViolation[] = []) {
+    super(message);
+  }
+}
+
+/** The work item's loop of episodes has stopped (seed 000 stop conditions): no new episode starts. */
+export class LoopStoppedError extends DomainError {
+  override name = 'LoopStoppedError';
+  constructor(readonly workItemId: string, readonly stopCondition: StopReason, message: string) {
     super(message);
   }
 }

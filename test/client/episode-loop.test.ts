@@ -125,7 +125,11 @@ describe('runEpisodeLoop', () => {
     expect(result.outcome).toMatchObject({ kind: 'error', recoverable: false, episodesExecuted: 1 });
     expect(result).toMatchObject({ isSuccessful: false, canContinue: false });
     expect(unwrap(await api.episode(result.episodes[0]!.id))).toMatchObject({ status: 'FAILED' });
-    await expect(runEpisodeLoop(api, boom, workItem.id, lease, null, result.nextEpisodeNumber, { task, strictBudgetEnforcement: true })).rejects.toThrow('tool crashed');
+    // The server stopped the work item's loop with the same error: a rerun there starts nothing.
+    const rerun = await runEpisodeLoop(api, boom, workItem.id, lease, null, result.nextEpisodeNumber, { task, strictBudgetEnforcement: true });
+    expect(rerun.outcome).toMatchObject({ kind: 'error', error: 'holon failed: tool crashed', episodesExecuted: 0 });
+    const fresh = await leaseFor(api);
+    await expect(runEpisodeLoop(api, boom, fresh.workItem.id, fresh.lease, null, 1, { task, strictBudgetEnforcement: true })).rejects.toThrow('tool crashed');
   });
 
   it('refuses invalid ids and goal specs before starting anything (CTR-EP01, CTR-EP02)', async () => {

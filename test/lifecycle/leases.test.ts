@@ -66,7 +66,8 @@ describe('episode numbers', () => {
       expect(episode.workItem.id).toBe(workItem.id);
       expect(episode.lease.id).toBe(lease.id);
       numbers.push(episode.episodeNumber);
-      await api.complete(episode.id);
+      // PARTIAL: the goal is not reached yet, so the work item's loop goes on (SUCCESS would stop it).
+      await api.complete(episode.id, { kind: 'PARTIAL', verdict: 'progress', completed: ['a'], failed: [] });
     }
     expect(numbers).toEqual([1, 2, 3]);
     expect(await api.workItem(workItem.id)).toMatchObject({ lastEpisodeNumber: 3 });
@@ -110,17 +111,21 @@ describe('lease charging', () => {
     const after = await api.lease(lease.id);
     expect(after.consumed).toMatchObject({ episodes: 1, toolCalls: 2, tokens: 300 });
     expect(after.consumed.wallMs).toBeGreaterThanOrEqual(0);
-    expect((await ledgerTypes(t, t.keys.tenantId)).slice(-2)).toEqual(['episode.completed', 'lease.charged']);
+    // SUCCESS reached the goal: the server stops the work item's loop after charging the lease.
+    expect((await ledgerTypes(t, t.keys.tenantId)).slice(-3)).toEqual(['episode.completed', 'lease.charged', 'work_item.stopped']);
   });
 
   it('charges on every ending: fail, cancel and escalate', async () => {
     const { lease } = await leaseOn({ episodes: 5 });
+    // Started together: the first ending (fail) stops the loop, but episodes already running still end and are charged.
+    const episodes = [await api.startOk(startInput({ leaseId: lease.id })), await api.startOk(startInput({ leaseId: lease.id })), await api.startOk(startInput({ leaseId: lease.id }))];
     const endings = [(id: string) => api.fail(id), (id: string) => api.cancel(id), (id: string) => api.escalate(id)];
     for (const [i, end] of endings.entries()) {
-      const episode = await api.startOk(startInput({ leaseId: lease.id }));
-      expect((await end(episode.id)).leaseCharge).toMatchObject({ ok: true, remainingEpisodes: 5 - (i + 1) });
+      const ended = await end(episodes[i]!.id);
+      expect(ended.leaseCharge).toMatchObject({ ok: true, remainingEpisodes: 2 });
+      expect(ended.charge).toMatchObject({ hold: { episodes: 1 }, charged: { episodes: 1 }, released: { episodes: 0 } });
     }
-    expect((await api.lease(lease.id)).consumed.episodes).toBe(3);
+    expect(await api.lease(lease.id)).toMatchObject({ consumed: { episodes: 3 }, reserved: { episodes: 0 }, remaining: { episodes: 2 } });
   });
 
   it('refuses a second episode under a lease of one episode with LeaseError exhausted', async () => {
@@ -154,7 +159,7 @@ describe('lease charging', () => {
     const r = await api.logStepsOk(episode.id, [step({ tokens: 100 }), step({ tokens: 100 }), step({ tokens: 100 })]);
     expect(r).toMatchObject({ accepted: 2, rejected: 1, budgetExhausted: 'tokens', episode: { status: 'FAILED' } });
     expect((await api.lease(lease.id)).consumed).toMatchObject({ episodes: 1, tokens: 200 });
-    expect(await ledgerTypes(t, t.keys.tenantId, episode.id)).toEqual(['episode.started', 'steps.logged', 'episode.budget_exhausted', 'episode.failed']);
+    expect(await ledgerTypes(t, t.keys.tenantId, episode.id)).toEqual(['episode.started', 'steps.logged', 'episode.budget_exhausted', 'episode.failed', 'work_item.stopped']);
     await expectLeaseError(() => api.start(startInput({ leaseId: lease.id })), 'exhausted');
   });
 

@@ -21,7 +21,7 @@ describe('startEpisode', () => {
         goalSpec: { done: 'tests pass' },
         maxAttempts: 3,
         mode: 'DRY_RUN',
-        budget: { maxSteps: 10, maxTokens: 5000 },
+        budget: { maxSteps: 10, maxTokens: 5000, maxToolCalls: 4 },
         onBudgetExhausted: 'CONVERGE',
         metadata: { ticket: 'ENG-1' },
       }),
@@ -46,6 +46,7 @@ describe('startEpisode', () => {
     expect(episode.budgetUsage).toEqual([
       { resource: 'tokens', used: 0, limit: 5000, remaining: 5000, fraction: 0 },
       { resource: 'steps', used: 0, limit: 10, remaining: 10, fraction: 0 },
+      { resource: 'tool_calls', used: 0, limit: 4, remaining: 4, fraction: 0 },
       expect.objectContaining({ resource: 'wall_time', limit: null, remaining: null, fraction: null }),
     ]);
     expect(await ledgerTypes(t, t.keys.tenantId, episode.id)).toEqual(['episode.started']);

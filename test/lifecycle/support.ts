@@ -9,6 +9,7 @@ const ERROR_SELECTIONS: Record<string, string> = {
   LeaseError: '... on LeaseError { leaseId rule violations { field limit actual message } }',
   IdempotencyConflictError: '... on IdempotencyConflictError { dedupeKey existingEpisodeId }',
   NotFoundError: '... on NotFoundError { entity notFoundId: id }',
+  LoopStoppedError: '... on LoopStoppedError { workItemId stopCondition { kind resource reason recoverable canContinue } }',
 };
 
 /** __typename, the message, and the fields of each error type (only members of the result union may be named). */
@@ -34,7 +35,7 @@ export const EPISODE_FIELDS = `
 const STEP_RESULT_FIELDS = `index status stepNumber reason message step { id stepNumber kind sideEffectKey parameters argsHash contentHash tokens }`;
 
 export const START = `mutation($input: StartEpisodeInput!) {
-  startEpisode(input: $input) { ${errorFields('IdempotencyConflictError', 'InputLimitError', 'LeaseError', 'NotFoundError')} ... on StartEpisodePayload { deduplicated episode { ${EPISODE_FIELDS} } } }
+  startEpisode(input: $input) { ${errorFields('IdempotencyConflictError', 'InputLimitError', 'LeaseError', 'LoopStoppedError', 'NotFoundError')} ... on StartEpisodePayload { deduplicated episode { ${EPISODE_FIELDS} } } }
 }`;
 
 export const LOG_STEPS = `mutation($id: ID!, $steps: [StepInput!]!) {
@@ -52,9 +53,13 @@ export const LOG_STEP = `mutation($id: ID!, $step: StepInput!) {
 }`;
 
 const EPISODE_PAYLOAD = `${TRANSITION_ERRORS} ... on EpisodePayload { episode { ${EPISODE_FIELDS} } }`;
+const AMOUNTS = '{ episodes toolCalls tokens wallMs }';
+const STOP_FIELDS = 'kind resource reason recoverable isSuccessful canContinue';
 const FINISH_PAYLOAD = `${TRANSITION_ERRORS} ... on FinishEpisodePayload {
   episode { ${EPISODE_FIELDS} }
   leaseCharge { ok exhausted remainingEpisodes remainingToolCalls remainingTokens remainingWallMs }
+  charge: leaseCharge { overdrawn hold ${AMOUNTS} charged ${AMOUNTS} released ${AMOUNTS} }
+  stopCondition { ${STOP_FIELDS} }
 }`;
 
 export const BLOCK = `mutation($id: ID!, $reason: String!, $approvalRequest: JSON) {
@@ -77,11 +82,16 @@ export const CANCEL = `mutation($id: ID!, $reason: String) { cancelEpisode(episo
 export const ESCALATE = `mutation($id: ID!, $reason: String!) { escalateEpisode(episodeId: $id, reason: $reason) { ${FINISH_PAYLOAD} } }`;
 
 const LEASE_FIELDS = `id issuer holder scope expiresAt revokedAt
-  budget { episodes toolCalls tokens wallMs } consumed { episodes toolCalls tokens wallMs }
+  budget ${AMOUNTS} consumed ${AMOUNTS} reserved ${AMOUNTS} remaining ${AMOUNTS}
   workItem { id } parent { id } children { id }`;
 
-export const CREATE_WORK_ITEM = `mutation($title: String!, $description: String) {
-  createWorkItem(title: $title, description: $description) { ${errorFields('InputLimitError')} ... on WorkItemPayload { workItem { id title lastEpisodeNumber } } }
+const WORK_ITEM_FIELDS = `id title lastEpisodeNumber maxEpisodes stopCondition { ${STOP_FIELDS} } stoppedAt`;
+
+export const CREATE_WORK_ITEM = `mutation($title: String!, $description: String, $maxEpisodes: Int) {
+  createWorkItem(title: $title, description: $description, maxEpisodes: $maxEpisodes) { ${errorFields('InputLimitError')} ... on WorkItemPayload { workItem { ${WORK_ITEM_FIELDS} } } }
+}`;
+export const RESUME_WORK_ITEM = `mutation($id: ID!, $maxEpisodes: Int) {
+  resumeWorkItem(id: $id, maxEpisodes: $maxEpisodes) { ${errorFields('InputLimitError', 'NotFoundError')} ... on WorkItemPayload { workItem { ${WORK_ITEM_FIELDS} } } }
 }`;
 export const ISSUE_LEASE = `mutation($workItemId: ID!, $parentLeaseId: ID, $scope: [String!], $expiresAt: DateTime!, $budget: LeaseBudgetInput, $holder: String! = "agent-1") {
   issueLease(workItemId: $workItemId, parentLeaseId: $parentLeaseId, issuer: "orchestrator", holder: $holder, scope: $scope, expiresAt: $expiresAt, budget: $budget) {
@@ -90,7 +100,7 @@ export const ISSUE_LEASE = `mutation($workItemId: ID!, $parentLeaseId: ID, $scop
 }`;
 export const REVOKE_LEASE = `mutation($id: ID!) { revokeLease(id: $id) { ${errorFields('NotFoundError')} ... on LeasePayload { lease { ${LEASE_FIELDS} } } } }`;
 export const LEASE = `query($id: ID!) { lease(id: $id) { ${errorFields('NotFoundError')} ... on Lease { ${LEASE_FIELDS} } } }`;
-export const WORK_ITEM = `query($id: ID!) { workItem(id: $id) { ${errorFields('NotFoundError')} ... on WorkItem { id title lastEpisodeNumber episodes(first: 50) { edges { node { id episodeNumber } } } } } }`;
+export const WORK_ITEM = `query($id: ID!) { workItem(id: $id) { ${errorFields('NotFoundError')} ... on WorkItem { ${WORK_ITEM_FIELDS} episodes(first: 50) { edges { node { id episodeNumber } } } } } }`;
 export const EPISODE = `query($id: ID!) { episode(id: $id) { ${errorFields('NotFoundError')} ... on Episode { ${EPISODE_FIELDS} } } }`;
 
 export type Json = any;
@@ -139,7 +149,8 @@ export function client(t: TestApp, token?: string) {
     cancel: (id: string, reason: string | null = 'not needed') => call(CANCEL, { id, reason }),
     escalate: (id: string, reason = 'needs a human') => call(ESCALATE, { id, reason }),
     episode: (id: string) => call(EPISODE, { id }),
-    createWorkItem: async (title = 'work') => (await ok(CREATE_WORK_ITEM, { title }, 'WorkItemPayload')).workItem,
+    createWorkItem: async (title = 'work', maxEpisodes: number | null = null) => (await ok(CREATE_WORK_ITEM, { title, maxEpisodes }, 'WorkItemPayload')).workItem,
+    resumeWorkItem: (id: string, maxEpisodes: number | null = null) => call(RESUME_WORK_ITEM, { id, maxEpisodes }),
     issueLease: (vars: Record<string, unknown>) => call(ISSUE_LEASE, { expiresAt: inHours(1), ...vars }),
     issueLeaseOk: async (vars: Record<string, unknown>) => (await ok(ISSUE_LEASE, { expiresAt: inHours(1), ...vars }, 'LeasePayload')).lease,
     revokeLease: (id: string) => call(REVOKE_LEASE, { id }),

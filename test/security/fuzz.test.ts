@@ -43,7 +43,7 @@ const KNOWN_CODES = new Set(['BAD_USER_INPUT', 'GRAPHQL_VALIDATION_FAILED', 'GRA
 
 /** Every mutation, in the order they are fuzzed: starts first, so later ones find episodes to act on. */
 const ORDER = [
-  'startEpisode', 'createWorkItem', 'issueLease', 'logSteps', 'logStep', 'saveCheckpoint', 'recordPackMiss', 'recordCritique',
+  'startEpisode', 'createWorkItem', 'issueLease', 'resumeWorkItem', 'logSteps', 'logStep', 'saveCheckpoint', 'recordPackMiss', 'recordCritique',
   'blockEpisode', 'resumeEpisode', 'createApiKey', 'revokeApiKey', 'revokeLease', 'completeEpisode', 'extractEpisodePatterns',
   'failEpisode', 'cancelEpisode', 'escalateEpisode',
 ];
@@ -68,6 +68,7 @@ const ID_POOLS: Record<string, Pool> = {
   'recordCritique.episodeId': 'episode',
   'recordPackMiss.episodeId': 'episode',
   'resumeEpisode.episodeId': 'episode',
+  'resumeWorkItem.id': 'workItem',
   'revokeApiKey.id': 'apiKey',
   'revokeLease.id': 'lease',
   'saveCheckpoint.episodeId': 'episode',

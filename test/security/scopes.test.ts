@@ -49,7 +49,7 @@ function value(type: GraphQLInputType, argName: string, field: string): unknown 
     case 'ID':
       if (field === 'revokeApiKey') return ids.apiKey;
       if (field === 'revokeLease' || field === 'lease') return ids.lease;
-      if (argName === 'workItemId' || field === 'workItem') return ids.workItem;
+      if (argName === 'workItemId' || field === 'workItem' || field === 'resumeWorkItem') return ids.workItem;
       return ids.episode;
     case 'String':
       return argName === 'scopes' ? 'read' : 'x';

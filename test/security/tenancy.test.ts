@@ -76,9 +76,10 @@ beforeAll(async () => {
   // with steps, a checkpoint, a pack miss, patterns, a retrieval receipt.
   a.workItem = (await ok(A.write, 'mutation { createWorkItem(title: "A billing migration") { ... on WorkItemPayload { workItem { id } } } }')).createWorkItem.workItem.id;
   const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
-  const issue = 'mutation($w: ID!, $p: ID, $e: DateTime!) { issueLease(workItemId: $w, parentLeaseId: $p, issuer: "ops", holder: "agent-a", expiresAt: $e, budget: { episodes: 20 }) { ... on LeasePayload { lease { id } } } }';
-  a.lease = (await ok(A.write, issue, { w: a.workItem, e: expiresAt })).issueLease.lease.id;
-  a.childLease = (await ok(A.write, issue, { w: a.workItem, p: a.lease, e: expiresAt })).issueLease.lease.id;
+  const issue = 'mutation($w: ID!, $p: ID, $e: DateTime!, $n: Int!) { issueLease(workItemId: $w, parentLeaseId: $p, issuer: "ops", holder: "agent-a", expiresAt: $e, budget: { episodes: $n }) { ... on LeasePayload { lease { id } } } }';
+  a.lease = (await ok(A.write, issue, { w: a.workItem, e: expiresAt, n: 20 })).issueLease.lease.id;
+  // The child reserves its episodes on the parent: it leaves the parent some to start with.
+  a.childLease = (await ok(A.write, issue, { w: a.workItem, p: a.lease, e: expiresAt, n: 5 })).issueLease.lease.id;
   a.running = await startA({ leaseId: a.lease, dedupeKey: a.dedupeKey });
   expect((await ok(A.write, LOG, { id: a.running, steps: STEPS })).logSteps.accepted).toBe(3);
   await ok(A.write, 'mutation($id: ID!) { saveCheckpoint(episodeId: $id, label: "a", state: { at: 3 }) { __typename } }', { id: a.running });
@@ -288,6 +289,9 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
     },
     resumeEpisode: async () => {
       notFound(await as(B.write, `mutation($id: ID!) { resumeEpisode(episodeId: $id, approved: true, decidedBy: "b") { ${NF} } }`, { id: a.blocked }), 'resumeEpisode', 'Episode', a.blocked);
+    },
+    resumeWorkItem: async () => {
+      notFound(await as(B.write, `mutation($id: ID!) { resumeWorkItem(id: $id, maxEpisodes: 5) { ${NF} } }`, { id: a.workItem }), 'resumeWorkItem', 'WorkItem', a.workItem);
     },
     revokeApiKey: async () => {
       for (const id of a.apiKeys) notFound(await as(B.admin, `mutation($id: ID!) { revokeApiKey(id: $id) { ${NF} } }`, { id }), 'revokeApiKey', 'ApiKey', id);

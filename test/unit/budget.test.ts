@@ -10,15 +10,16 @@ import {
   type Usage,
 } from '../../src/episodes/budget.ts';
 
-const UNLIMITED: Budget = { maxTokens: null, maxSteps: null, maxWallMs: null };
+const UNLIMITED: Budget = { maxTokens: null, maxSteps: null, maxWallMs: null, maxToolCalls: null };
 const FRESH: Usage = { tokens: 0, steps: 0, wallMs: 0 };
 
 describe('budgetLimit and usageOf', () => {
   it('map each resource to its own field', () => {
-    const budget: Budget = { maxTokens: 1, maxSteps: 2, maxWallMs: 3 };
-    const usage: Usage = { tokens: 10, steps: 20, wallMs: 30 };
-    expect(BUDGET_RESOURCES.map((r) => budgetLimit(budget, r))).toEqual([3, 1, 2]);
-    expect(BUDGET_RESOURCES.map((r) => usageOf(usage, r))).toEqual([30, 10, 20]);
+    const budget: Budget = { maxTokens: 1, maxSteps: 2, maxWallMs: 3, maxToolCalls: 4 };
+    const usage: Usage = { tokens: 10, steps: 20, wallMs: 30, toolCalls: 40 };
+    expect(BUDGET_RESOURCES).toEqual(['wall_time', 'tokens', 'tool_calls', 'steps']);
+    expect(BUDGET_RESOURCES.map((r) => budgetLimit(budget, r))).toEqual([3, 1, 4, 2]);
+    expect(BUDGET_RESOURCES.map((r) => usageOf(usage, r))).toEqual([30, 10, 40, 20]);
   });
 });
 
@@ -31,23 +32,32 @@ describe('exhaustedResource', () => {
     ['tokens', { ...UNLIMITED, maxTokens: 100 }, { ...FRESH, tokens: 99 }, { ...FRESH, tokens: 100 }],
     ['steps', { ...UNLIMITED, maxSteps: 3 }, { ...FRESH, steps: 2 }, { ...FRESH, steps: 3 }],
     ['wall_time', { ...UNLIMITED, maxWallMs: 5000 }, { ...FRESH, wallMs: 4999 }, { ...FRESH, wallMs: 5000 }],
+    ['tool_calls', { ...UNLIMITED, maxToolCalls: 2 }, { ...FRESH, toolCalls: 1 }, { ...FRESH, toolCalls: 2 }],
   ] as const)('%s: one below the limit is fine, at the limit is exhausted', (resource, budget, below, at) => {
     expect(exhaustedResource(budget, below)).toBeNull();
     expect(exhaustedResource(budget, at)).toBe(resource);
-    expect(exhaustedResource(budget, { ...at, tokens: at.tokens + 1, steps: at.steps + 1, wallMs: at.wallMs + 1 })).toBe(resource);
+    const over = { tokens: at.tokens + 1, steps: at.steps + 1, wallMs: at.wallMs + 1, toolCalls: (at.toolCalls ?? 0) + 1 };
+    expect(exhaustedResource(budget, over)).toBe(resource);
   });
 
-  it('reports wall_time before tokens before steps when several are exhausted', () => {
-    const budget: Budget = { maxTokens: 10, maxSteps: 10, maxWallMs: 10 };
-    expect(exhaustedResource(budget, { tokens: 10, steps: 10, wallMs: 10 })).toBe('wall_time');
-    expect(exhaustedResource(budget, { tokens: 10, steps: 10, wallMs: 9 })).toBe('tokens');
-    expect(exhaustedResource(budget, { tokens: 9, steps: 10, wallMs: 9 })).toBe('steps');
+  it('reports wall_time before tokens before tool_calls before steps when several are exhausted', () => {
+    const budget: Budget = { maxTokens: 10, maxSteps: 10, maxWallMs: 10, maxToolCalls: 10 };
+    expect(exhaustedResource(budget, { tokens: 10, steps: 10, wallMs: 10, toolCalls: 10 })).toBe('wall_time');
+    expect(exhaustedResource(budget, { tokens: 10, steps: 10, wallMs: 9, toolCalls: 10 })).toBe('tokens');
+    expect(exhaustedResource(budget, { tokens: 9, steps: 10, wallMs: 9, toolCalls: 10 })).toBe('tool_calls');
+    expect(exhaustedResource(budget, { tokens: 9, steps: 10, wallMs: 9, toolCalls: 9 })).toBe('steps');
+  });
+
+  it('does not judge a tool-call cap against usage that does not count tool calls', () => {
+    const budget: Budget = { ...UNLIMITED, maxToolCalls: 1 };
+    expect(exhaustedResource(budget, { tokens: 0, steps: 50, wallMs: 0 })).toBeNull();
+    expect(exhaustedResource(budget, { tokens: 0, steps: 50, wallMs: 0, toolCalls: 1 })).toBe('tool_calls');
   });
 });
 
 describe('planStepAdmission', () => {
   it('admits a whole batch that stays under every limit', () => {
-    const budget: Budget = { maxTokens: 100, maxSteps: 10, maxWallMs: 60_000 };
+    const budget: Budget = { maxTokens: 100, maxSteps: 10, maxWallMs: 60_000, maxToolCalls: null };
     expect(planStepAdmission(budget, { tokens: 10, steps: 2, wallMs: 500 }, [5, 5, 5], 1000)).toEqual({
       admitted: 3,
       exhausted: null,
@@ -111,7 +121,7 @@ describe('planStepAdmission', () => {
   });
 
   it('when tokens and steps run out on the same step, reports tokens', () => {
-    const budget: Budget = { maxTokens: 10, maxSteps: 2, maxWallMs: null };
+    const budget: Budget = { maxTokens: 10, maxSteps: 2, maxWallMs: null, maxToolCalls: null };
     expect(planStepAdmission(budget, FRESH, [5, 5, 5], 0)).toMatchObject({ admitted: 2, exhausted: 'tokens' });
   });
 

@@ -45,6 +45,11 @@ describe('remainingLeaseBudget', () => {
       }),
     ).toEqual({ episodes: 7, toolCalls: null, tokens: 0, wallMs: 0 });
   });
+
+  it('also subtracts what is reserved: the remaining is what is left unreserved', () => {
+    const lease = { budget: { episodes: 10, toolCalls: null, tokens: 100, wallMs: 5 }, consumed: { ...NO_USAGE, episodes: 3, tokens: 20 } };
+    expect(remainingLeaseBudget(lease, { episodes: 2, toolCalls: 50, tokens: 90, wallMs: 1 })).toEqual({ episodes: 5, toolCalls: null, tokens: 0, wallMs: 4 });
+  });
 });
 
 describe('isLeaseExpired and checkLeaseUsable', () => {
@@ -99,6 +104,14 @@ describe('checkChildLease', () => {
     const spent = parentLease({ consumed: { ...NO_USAGE, tokens: 10_000 } });
     const child = widestChild({ budget: { episodes: 1, toolCalls: 1, tokens: 1, wallMs: 1 } });
     expect(checkChildLease(spent, child, NOW).map((v) => v.field)).toEqual(['budget.tokens']);
+  });
+
+  it('checks the budget against what the parent has left unreserved', () => {
+    const reserved = { episodes: 5, toolCalls: 0, tokens: 5_000, wallMs: 0 };
+    const violations = checkChildLease(parentLease(), widestChild(), NOW, reserved);
+    expect(violations.map((v) => v.field)).toEqual(['budget.episodes', 'budget.tokens']);
+    expect(violations[1]!.message).toBe("Child tokens budget 6000 exceeds the parent's remaining 1000");
+    expect(checkChildLease(parentLease(), widestChild({ budget: { episodes: 1, toolCalls: 60, tokens: 1_000, wallMs: 40_000 } }), NOW, reserved)).toEqual([]);
   });
 
   it('refuses an expiry one millisecond after the parent', () => {
@@ -161,6 +174,7 @@ describe('chargeLease (INV-EP03)', () => {
       consumed: { episodes: 2, toolCalls: 50, tokens: 40, wallMs: 100 },
       remaining: { episodes: 1, toolCalls: null, tokens: 60, wallMs: 900 },
       exhausted: null,
+      overdrawn: null,
     });
   });
 
@@ -177,6 +191,16 @@ describe('chargeLease (INV-EP03)', () => {
   it('reports the first exhausted resource in seed order (episodes before tokens)', () => {
     const result = chargeLease(lease, { episodes: 2, toolCalls: 0, tokens: 500, wallMs: 0 });
     expect(result).toMatchObject({ ok: false, exhausted: 'episodes' });
+  });
+
+  it('is overdrawn when consumption and the other holds exceed the budget, though not spent out', () => {
+    const result = chargeLease(lease, { episodes: 0, toolCalls: 0, tokens: 70, wallMs: 0 }, { ...NO_USAGE, tokens: 40 });
+    expect(result).toMatchObject({ ok: false, overdrawn: 'tokens', exhausted: null, consumed: { tokens: 70 }, remaining: { tokens: 0 } });
+    expect(chargeLease(lease, { episodes: 0, toolCalls: 0, tokens: 60, wallMs: 0 }, { ...NO_USAGE, tokens: 40 })).toMatchObject({ ok: true, overdrawn: null, remaining: { tokens: 0 } });
+  });
+
+  it('reports the remaining net of the other holds', () => {
+    expect(chargeLease(lease, { episodes: 1, toolCalls: 0, tokens: 10, wallMs: 0 }, { episodes: 1, toolCalls: 0, tokens: 30, wallMs: 200 }).remaining).toEqual({ episodes: 0, toolCalls: null, tokens: 60, wallMs: 800 });
   });
 
   it('never exhausts an unlimited resource', () => {

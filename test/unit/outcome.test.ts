@@ -11,7 +11,7 @@ import {
 } from '../../src/episodes/outcome.ts';
 import type { Budget, Usage } from '../../src/episodes/budget.ts';
 
-const budget: Budget = { maxTokens: 1000, maxSteps: 5, maxWallMs: 60_000 };
+const budget: Budget = { maxTokens: 1000, maxSteps: 5, maxWallMs: 60_000, maxToolCalls: null };
 const usage: Usage = { tokens: 1200, steps: 5, wallMs: 30_000 };
 
 function digest(stepNumber: number, result: StepDigest['result'], tool: string | null = 'shell'): StepDigest {

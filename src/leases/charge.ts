@@ -1,0 +1,78 @@
+// Charging an ended episode to its lease (seed 000 INV-EP03): the episode's hold turns into what it
+// actually used, the rest is released, and the consumption is added to the lease and to every
+// ancestor, so a child's spending reaches its parent. Runs in the ending's transaction, after the
+// episode row left the running/blocked states (so the tree no longer counts its hold) and with the
+// work item locked (every lease write of a work item serialises on that row).
+import type pg from 'pg';
+import type { NewLedgerEvent } from '../ledger/store.ts';
+import type { EpisodeRow } from '../episodes/row.ts';
+import { episodeCharge, releasedHold, reservedAmounts } from './accounting.ts';
+import { chargeLease, checkLeaseUsable, NO_USAGE, type LeaseCharge, type LeaseUsage } from './rules.ts';
+import { lockLease } from './row.ts';
+import { loadLeaseTree } from './tree.ts';
+
+export interface EpisodeLeaseCharge extends LeaseCharge {
+  leaseId: string;
+  /** What the episode held while it ran. */
+  hold: LeaseUsage;
+  /** What it was charged: its usage, wall time counted up to its deadline. */
+  charged: LeaseUsage;
+  /** The unused part of the hold, available again. */
+  released: LeaseUsage;
+  /** Set when the lease can no longer start episodes: the loop cannot go on under it. */
+  leaseEnded: 'revoked' | 'expired' | null;
+}
+
+/** Ancestors of a lease, nearest first. */
+async function ancestorIds(client: pg.PoolClient, tenantId: string, leaseId: string): Promise<string[]> {
+  const { rows } = await client.query(
+    `WITH RECURSIVE chain AS (
+       SELECT parent_id AS id, 1 AS depth FROM leases WHERE tenant_id = $1 AND id = $2
+       UNION ALL
+       SELECT l.parent_id, c.depth + 1 FROM leases l JOIN chain c ON l.id = c.id WHERE l.tenant_id = $1
+     )
+     SELECT id FROM chain WHERE id IS NOT NULL ORDER BY depth`,
+    [tenantId, leaseId],
+  );
+  return rows.map((r: any) => r.id);
+}
+
+async function addConsumption(client: pg.PoolClient, ids: string[], charged: LeaseUsage) {
+  await client.query(
+    `UPDATE leases SET used_episodes = used_episodes + $2, used_tool_calls = used_tool_calls + $3,
+            used_tokens = used_tokens + $4, used_wall_ms = used_wall_ms + $5
+      WHERE id = ANY($1::uuid[])`,
+    [ids, charged.episodes, charged.toolCalls, charged.tokens, charged.wallMs],
+  );
+}
+
+export async function chargeEpisodeToLease(client: pg.PoolClient, ep: EpisodeRow, now: Date, events: NewLedgerEvent[]): Promise<EpisodeLeaseCharge> {
+  const leaseId = ep.leaseId!;
+  const row = await lockLease(client, ep.tenantId, leaseId);
+  const hold = ep.leaseHold ?? NO_USAGE;
+  const charged = episodeCharge({ toolCalls: ep.usedToolCalls, tokens: ep.usedTokens, elapsedMs: now.getTime() - ep.startedAt.getTime() }, ep.budget.maxWallMs);
+  const othersHold = reservedAmounts(await loadLeaseTree(client, ep.tenantId, leaseId), leaseId, now.getTime());
+  const charge = chargeLease(row.lease, charged, othersHold);
+  const ancestors = await ancestorIds(client, ep.tenantId, leaseId);
+  await addConsumption(client, [leaseId, ...ancestors], charged);
+  const released = releasedHold(hold, charged);
+  events.push({
+    type: 'lease.charged',
+    workItemId: row.workItemId,
+    payload: {
+      leaseId,
+      episodeId: ep.id,
+      hold,
+      charge: charged,
+      released,
+      consumed: charge.consumed,
+      remaining: charge.remaining,
+      ok: charge.ok,
+      exhausted: charge.exhausted,
+      overdrawn: charge.overdrawn,
+      ancestors,
+    },
+  });
+  const ended = checkLeaseUsable(row.lease, now.getTime())[0]?.rule;
+  return { ...charge, leaseId, hold, charged, released, leaseEnded: ended === 'revoked' || ended === 'expired' ? ended : null };
+}

@@ -1,0 +1,46 @@
+// Lease rows: the columns the rules decide on, converted to the pure rules' shape, and locking.
+import type pg from 'pg';
+import { NotFoundError } from '../schema/errors.ts';
+import { isUuid } from '../schema/ids.ts';
+import type { Lease } from './rules.ts';
+
+export interface LeaseRow {
+  id: string;
+  workItemId: string;
+  parentId: string | null;
+  lease: Lease;
+}
+
+export const LEASE_COLUMNS = `id, work_item_id, parent_id, scope, expires_at, revoked_at, max_episodes, max_tool_calls,
+  max_tokens::float8 AS max_tokens, max_wall_ms::float8 AS max_wall_ms, used_episodes, used_tool_calls,
+  used_tokens::float8 AS used_tokens, used_wall_ms::float8 AS used_wall_ms`;
+
+export function toLeaseRow(r: any): LeaseRow {
+  return {
+    id: r.id,
+    workItemId: r.work_item_id,
+    parentId: r.parent_id,
+    lease: {
+      budget: { episodes: r.max_episodes, toolCalls: r.max_tool_calls, tokens: r.max_tokens, wallMs: r.max_wall_ms },
+      consumed: { episodes: r.used_episodes, toolCalls: r.used_tool_calls, tokens: r.used_tokens, wallMs: r.used_wall_ms },
+      scope: r.scope ?? [],
+      expiresAtMs: r.expires_at ? (r.expires_at as Date).getTime() : null,
+      revoked: r.revoked_at !== null,
+    },
+  };
+}
+
+/** Reads a lease without locking it: callers learn its work item, lock that first, then lockLease. */
+export async function readLease(client: pg.PoolClient, tenantId: string, id: string): Promise<LeaseRow> {
+  if (!isUuid(id)) throw new NotFoundError('Lease', id);
+  const { rows } = await client.query(`SELECT ${LEASE_COLUMNS} FROM leases WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+  if (!rows.length) throw new NotFoundError('Lease', id);
+  return toLeaseRow(rows[0]);
+}
+
+export async function lockLease(client: pg.PoolClient, tenantId: string, id: string): Promise<LeaseRow> {
+  if (!isUuid(id)) throw new NotFoundError('Lease', id);
+  const { rows } = await client.query(`SELECT ${LEASE_COLUMNS} FROM leases WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, [tenantId, id]);
+  if (!rows.length) throw new NotFoundError('Lease', id);
+  return toLeaseRow(rows[0]);
+}

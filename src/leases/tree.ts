@@ -1,0 +1,49 @@
+// A lease with everything issued under it, and what their live episodes hold: the input of the
+// accounting rules (accounting.ts). Reservations are computed from these rows on every use instead
+// of being stored, so they cannot drift, and an expired child releases its budget the moment it
+// expires without any job having to run.
+import type pg from 'pg';
+import { leaseStanding, reservedAmounts, type LeaseNode, type LeaseStanding } from './accounting.ts';
+import type { LeaseUsage } from './rules.ts';
+import { LEASE_COLUMNS, toLeaseRow } from './row.ts';
+
+type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+
+const TREE_SQL = `
+  WITH RECURSIVE tree AS (
+    SELECT id FROM leases WHERE tenant_id = $1 AND id = $2
+    UNION ALL
+    SELECT l.id FROM leases l JOIN tree t ON l.parent_id = t.id WHERE l.tenant_id = $1
+  )
+  SELECT ${LEASE_COLUMNS}, h.held_episodes, h.held_tool_calls, h.held_tokens, h.held_wall_ms
+    FROM leases JOIN tree USING (id)
+    CROSS JOIN LATERAL (
+      SELECT coalesce(sum((e.lease_hold->>'episodes')::float8), 0) AS held_episodes,
+             coalesce(sum((e.lease_hold->>'toolCalls')::float8), 0) AS held_tool_calls,
+             coalesce(sum((e.lease_hold->>'tokens')::float8), 0) AS held_tokens,
+             coalesce(sum((e.lease_hold->>'wallMs')::float8), 0) AS held_wall_ms
+        FROM episodes e
+       -- Running and blocked episodes hold their part of the lease; an ending releases it.
+       WHERE e.lease_id = leases.id AND e.status IN ('running', 'blocked')
+    ) h`;
+
+/** The subtree rooted at lease `id` (empty when the lease does not exist in the tenant). */
+export async function loadLeaseTree(db: Queryable, tenantId: string, id: string): Promise<LeaseNode[]> {
+  const { rows } = await db.query(TREE_SQL, [tenantId, id]);
+  return rows.map((r: any) => {
+    const { id: leaseId, parentId, lease } = toLeaseRow(r);
+    const held: LeaseUsage = { episodes: r.held_episodes, toolCalls: r.held_tool_calls, tokens: r.held_tokens, wallMs: r.held_wall_ms };
+    return { id: leaseId, parentId, lease, held };
+  });
+}
+
+/** What lease `id` has reserved (holds of its live episodes and what its children may still spend). */
+export async function leaseReserved(db: Queryable, tenantId: string, id: string, now: Date): Promise<LeaseUsage> {
+  return reservedAmounts(await loadLeaseTree(db, tenantId, id), id, now.getTime());
+}
+
+/** consumed, reserved and remaining of a lease, for the API. */
+export async function readLeaseStanding(db: Queryable, tenantId: string, id: string, now: Date): Promise<LeaseStanding | null> {
+  const nodes = await loadLeaseTree(db, tenantId, id);
+  return nodes.length ? leaseStanding(nodes, id, now.getTime()) : null;
+}
