@@ -58,7 +58,7 @@ function planRequest(
   now: Date,
 ): Planned {
   const planned: Planned = { request, ep, items: [], exhausted: null, addedCost: 0 };
-  const usage = () => ({ tokens: ep.usedTokens, steps: ep.stepCount, wallMs: now.getTime() - ep.startedAt.getTime() });
+  const usage = () => ({ tokens: ep.usedTokens, steps: ep.stepCount, toolCalls: ep.usedToolCalls, wallMs: now.getTime() - ep.startedAt.getTime() });
   // A budget already used up on arrival (wall time that ran out between calls, or steps taken
   // by the approval journal): nothing in this batch crossed the budget, so nothing is admitted.
   planned.exhausted = exhaustedResource(ep.budget, usage());
@@ -107,7 +107,7 @@ function statusAfterBudgetStop(ep: EpisodeRow, resource: BudgetResource): 'compl
 
 /** Stops an episode whose budget ran out, by its policy (wall time always fails: seed 004). */
 export async function stopForBudget(client: pg.PoolClient, ep: EpisodeRow, resource: BudgetResource, now: Date, events: NewLedgerEvent[]) {
-  const usage = { tokens: ep.usedTokens, steps: ep.stepCount, wallMs: now.getTime() - ep.startedAt.getTime() };
+  const usage = { tokens: ep.usedTokens, steps: ep.stepCount, toolCalls: ep.usedToolCalls, wallMs: now.getTime() - ep.startedAt.getTime() };
   const converge = statusAfterBudgetStop(ep, resource) === 'completed';
   const outcome = converge
     ? convergeOutcome({ resource, budget: ep.budget, usage, steps: await stepDigests(client, ep.id) })
@@ -157,7 +157,7 @@ export async function applyStepBatch(
   const idByNumber = new Map(toInsert.map((r, i) => [`${r.episodeId}:${r.stepNumber}`, ids[i]!]));
   const firstByKey = new Map(toInsert.filter((r) => r.step.sideEffectKey).map((r) => [keyOf(r.episodeId, r.step.sideEffectKey!), r]));
 
-  const finished = new Set<string>();
+  const stops = new Map<string, Planned & { exhausted: BudgetResource }>();
   const outcomes: StepBatchOutcome[] = [];
   for (const plan of plans) {
     if (!('items' in plan)) {
@@ -176,13 +176,17 @@ export async function applyStepBatch(
     if (accepted.length) {
       events.push({ type: 'steps.logged', episodeId: plan.ep.id, workItemId: plan.ep.workItemId, payload: { steps: accepted } });
     }
-    if (plan.exhausted && !finished.has(plan.ep.id)) {
-      finished.add(plan.ep.id);
-      await stopForBudget(client, plan.ep, plan.exhausted, now, events);
-    }
+    if (plan.exhausted && !stops.has(plan.ep.id)) stops.set(plan.ep.id, { ...plan, exhausted: plan.exhausted });
     outcomes.push({ ok: true, episodeId: plan.ep.id, items, exhausted: plan.exhausted });
   }
+  // Ending an episode locks its work item (then its leases): two batches doing that in opposite
+  // orders could deadlock, so every batch ends its episodes in work-item order.
+  for (const plan of [...stops.values()].sort(byWorkItemThenId)) await stopForBudget(client, plan.ep, plan.exhausted, now, events);
   return outcomes;
+}
+
+function byWorkItemThenId(a: Planned, b: Planned): number {
+  return (a.ep.workItemId ?? '').localeCompare(b.ep.workItemId ?? '') || a.ep.id.localeCompare(b.ep.id);
 }
 
 /** The usage each touched episode ends the batch with (several requests may touch one episode; cost adds up). */

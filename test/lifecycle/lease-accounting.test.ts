@@ -126,10 +126,7 @@ describe('episode holds on a lease', () => {
     expect(await api.workItem(workItem.id)).toMatchObject({ stopCondition: { kind: 'budget_exhausted', resource: 'tokens' } });
   });
 
-  // Needs step ingestion to count tool calls against the episode budget: src/steps/apply.ts must pass
-  // `toolCalls: ep.usedToolCalls` in the usage it judges (planRequest and stopForBudget). That file is
-  // being reworked elsewhere; enable this test with that two-line change.
-  it.skip('stop an episode at the tool calls it holds, so tool calls cannot overdraw the lease either', async () => {
+  it('stop an episode at the tool calls it holds, so tool calls cannot overdraw the lease either', async () => {
     const { lease } = await leaseOn({ toolCalls: 5 });
     const first = await api.startOk(startInput({ leaseId: lease.id, budget: { maxToolCalls: 3 } }));
     const second = await api.startOk(startInput({ leaseId: lease.id }));
