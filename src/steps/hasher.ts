@@ -15,14 +15,28 @@ export class StepHasher {
 
   async hash(rows: StepHashRow[]): Promise<string[]> {
     if (this.threads === 0 || rows.length < MIN_ROWS_FOR_THREAD) return hashStepRows(rows);
-    // Started on first use: most processes (tests, the CLI) never log a large batch.
+    return this.threadPool().run(rows);
+  }
+
+  /**
+   * Starts the threads and waits until they answer. The server does this at start-up so that its
+   * first large calls do not wait for a thread to load; other processes (the CLI, tests) start
+   * them on first use, if ever.
+   */
+  async warm(): Promise<void> {
+    if (this.threads === 0) return;
+    const pool = this.threadPool();
+    await Promise.all(Array.from({ length: this.threads }, () => pool.run([])));
+  }
+
+  private threadPool(): Piscina {
     this.pool ??= new Piscina({
       filename: new URL('./hash-worker.mjs', import.meta.url).href,
       minThreads: this.threads,
       maxThreads: this.threads,
       idleTimeout: Number.POSITIVE_INFINITY,
     });
-    return this.pool.run(rows);
+    return this.pool;
   }
 
   async close(): Promise<void> {

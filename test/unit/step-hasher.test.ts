@@ -35,3 +35,17 @@ describe('StepHasher', () => {
     expect(await threaded.hash(batch.slice(0, 3))).toEqual(hashStepRows(batch.slice(0, 3)));
   });
 });
+
+describe('StepHasher.warm', () => {
+  it('hashes batches correctly after warming its thread; without threads warming resolves at once', async () => {
+    const warmed = new StepHasher(1);
+    try {
+      await warmed.warm();
+      const batch = rows(50);
+      expect(await warmed.hash(batch)).toEqual(hashStepRows(batch));
+    } finally {
+      await warmed.close();
+    }
+    await new StepHasher(0).warm();
+  });
+});
