@@ -123,5 +123,10 @@ export function chainHash(prevHashHex: string, e: LedgerEntry): string {
 
 /** Hex BLAKE3 of the RFC 8785 JSON of a value: step content hashes, parameter hashes. */
 export function contentHash(value: unknown): string {
-  return toHex(blake3(utf8.encode(canonicalJson(value))));
+  return canonicalTextHash(canonicalJson(value));
+}
+
+/** Hex BLAKE3 of already canonical JSON text (contentHash in two halves, for hashing on another thread). */
+export function canonicalTextHash(canonical: string): string {
+  return toHex(blake3(utf8.encode(canonical)));
 }

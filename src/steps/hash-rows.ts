@@ -1,11 +1,7 @@
-// The work a hashing thread does (and the calling thread, for small batches).
-import { stepContentHash, type PreparedStep } from './prepare.ts';
+// What a hashing thread does: BLAKE3 of canonical JSON texts. The texts are made on the calling
+// thread: strings cross to a thread far cheaper than the step objects would.
+import { canonicalTextHash } from '../ledger/hash.ts';
 
-export interface StepHashRow {
-  episodeId: string;
-  step: PreparedStep;
-}
-
-export function hashStepRows(rows: StepHashRow[]): string[] {
-  return rows.map((r) => stepContentHash(r.episodeId, r.step));
+export function hashCanonicalTexts(texts: string[]): string[] {
+  return texts.map(canonicalTextHash);
 }

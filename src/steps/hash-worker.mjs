@@ -3,6 +3,6 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { hashStepRows } = await import('./hash-rows.ts');
+const { hashCanonicalTexts } = await import('./hash-rows.ts');
 
-export default hashStepRows;
+export default hashCanonicalTexts;

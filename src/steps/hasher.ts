@@ -2,7 +2,14 @@
 // BLAKE3 in JavaScript were the largest CPU cost of a logSteps call; on the main thread they also
 // delayed other requests and the round trips of transactions holding episode and chain-head locks.
 import { Piscina } from 'piscina';
-import { hashStepRows, type StepHashRow } from './hash-rows.ts';
+import { hashCanonicalTexts } from './hash-rows.ts';
+import { stepCanonicalJson, type PreparedStep } from './prepare.ts';
+
+export interface StepHashRow {
+  /** Lowercase uuid. */
+  episodeId: string;
+  step: PreparedStep;
+}
 
 /** Below this many rows, hashing inline costs less than handing the rows to a thread. */
 const MIN_ROWS_FOR_THREAD = 16;
@@ -13,9 +20,11 @@ export class StepHasher {
   /** threads: worker threads for hashing; 0 hashes on the calling thread. */
   constructor(private readonly threads: number) {}
 
+  /** The content hashes of the steps (stepContentHash), in order. */
   async hash(rows: StepHashRow[]): Promise<string[]> {
-    if (this.threads === 0 || rows.length < MIN_ROWS_FOR_THREAD) return hashStepRows(rows);
-    return this.threadPool().run(rows);
+    const texts = rows.map((r) => stepCanonicalJson(r.episodeId, r.step));
+    if (this.threads === 0 || rows.length < MIN_ROWS_FOR_THREAD) return hashCanonicalTexts(texts);
+    return this.threadPool().run(texts);
   }
 
   /**

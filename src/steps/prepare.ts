@@ -1,6 +1,6 @@
 // Pure preparation of a step for storage: redacted parameters with a hash of the original,
 // the result split into kind and body, and the bytes it adds to its episode.
-import { contentHash } from '../ledger/hash.ts';
+import { canonicalJson, canonicalTextHash, contentHash } from '../ledger/hash.ts';
 import { jsonBytes, type StepInput } from '../episodes/limits.ts';
 import { redact } from './redact.ts';
 
@@ -57,7 +57,12 @@ export type HashedStep = PreparedStep & { contentHash: string };
  * assigned, off the commit path; an edited, moved or renumbered row is still detected.
  */
 export function stepContentHash(episodeId: string, s: PreparedStep): string {
-  return contentHash({
+  return canonicalTextHash(stepCanonicalJson(episodeId, s));
+}
+
+/** The RFC 8785 JSON that stepContentHash hashes. */
+export function stepCanonicalJson(episodeId: string, s: PreparedStep): string {
+  return canonicalJson({
     episodeId,
     kind: s.kind,
     tool: s.tool,
