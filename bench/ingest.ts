@@ -1,16 +1,16 @@
 // Step ingestion benchmark (issue 3). All figures come from one run on one database:
 //   A. raw pg: INSERT ... SELECT FROM unnest(...) of 100-row batches from 4 connections (baseline)
-//   B. logSteps through GraphQL over HTTP, batches of 100 from 4 concurrent clients
+//   B. logSteps through GraphQL over HTTP, batches of 100 from 4 concurrent clients (each its own episodes)
 //   C. logStep (one step per call) from 32 concurrent clients, group commit on
 //   D. the same load as C with group commit off: one transaction per step (our SQL, no coalescing)
 //   E. the same load as C through a naive Prisma ORM path: one transaction and one INSERT per step
-// Run: npm run bench:ingest -- 20000   (the batched step count; BENCH_DATABASE_URL to use a server).
+// Run: npm run bench:ingest -- 40000   (the batched step count, a multiple of 400; BENCH_DATABASE_URL to use a server).
 // The script sets NODE_ENV=production, as a deployment would: graphql-js then skips its development checks.
 
 import { performance } from 'node:perf_hooks';
 import { openBenchDatabase, startBenchServer, gql, fmt, runLoad, summarize, type BenchServer } from './support.ts';
 
-const TOTAL = Number(process.argv[2] ?? 20_000);
+const TOTAL = Number(process.argv[2] ?? 40_000);
 const SINGLE_TOTAL = Math.round(TOTAL / 4);
 const EPISODE_STEPS = 1000;
 
@@ -26,6 +26,19 @@ function makeStep(i: number) {
     tokens: 20 + (i % 30),
   };
 }
+
+/**
+ * Where batch b (of 100 steps) goes, in A and B alike: client b % 4 sends it, and each client
+ * journals its own episodes of EPISODE_STEPS steps one after the other, as 4 agents would.
+ */
+function placeBatch(b: number): { episode: number; firstStep: number } {
+  const client = b % 4;
+  const ofClient = Math.floor(b / 4);
+  const perEpisode = EPISODE_STEPS / 100;
+  return { episode: client + 4 * Math.floor(ofClient / perEpisode), firstStep: (ofClient % perEpisode) * 100 + 1 };
+}
+
+const EPISODES = Math.max(...Array.from({ length: TOTAL / 100 }, (_, b) => placeBatch(b).episode)) + 1;
 
 async function startEpisodes(server: BenchServer, n: number): Promise<string[]> {
   const ids: string[] = [];
@@ -49,8 +62,9 @@ async function rawUnnest(pool: import('pg').Pool, tenantId: string, episodeIds: 
   return runClients(4, async (client) => {
     const lat: number[] = [];
     for (let b = client; b < batches; b += 4) {
-      const episodeId = episodeIds[Math.floor((b * 100) / EPISODE_STEPS)]!;
-      const rows = Array.from({ length: 100 }, (_, k) => ({ n: ((b * 100) % EPISODE_STEPS) + k + 1, s: makeStep(b * 100 + k) }));
+      const { episode, firstStep } = placeBatch(b);
+      const episodeId = episodeIds[episode]!;
+      const rows = Array.from({ length: 100 }, (_, k) => ({ n: firstStep + k, s: makeStep(b * 100 + k) }));
       const t0 = performance.now();
       await pool.query(
         `INSERT INTO steps (tenant_id, episode_id, step_number, kind, tool, action, parameters, result_kind, result, observation, latency_ms, tokens, content_hash, size_bytes)
@@ -69,12 +83,12 @@ const LOG_STEPS = 'mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e
 const LOG_STEP = 'mutation($e: ID!, $s: StepInput!) { logStep(episodeId: $e, step: $s) { __typename ... on LogStepPayload { result { status } } } }';
 
 async function graphqlBatches(server: BenchServer) {
-  const episodes = await startEpisodes(server, Math.ceil(TOTAL / EPISODE_STEPS));
+  const episodes = await startEpisodes(server, EPISODES);
   const batches = TOTAL / 100;
   const clients = Array.from({ length: 4 }, (_, c) => {
     const calls = [];
     for (let b = c; b < batches; b += 4) {
-      calls.push({ e: episodes[Math.floor((b * 100) / EPISODE_STEPS)], s: Array.from({ length: 100 }, (_, k) => makeStep(b * 100 + k)) });
+      calls.push({ e: episodes[placeBatch(b).episode], s: Array.from({ length: 100 }, (_, k) => makeStep(b * 100 + k)) });
     }
     return calls;
   });
@@ -99,7 +113,7 @@ async function main() {
     await graphqlSingles(naive, 4, 400);
     await graphqlSingles(orm, 4, 400);
 
-    const rawEpisodes = await startEpisodes(grouped, TOTAL / EPISODE_STEPS);
+    const rawEpisodes = await startEpisodes(grouped, EPISODES);
     const a = await rawUnnest(bench.db.pool, grouped.tenantId, rawEpisodes);
     const b = await graphqlBatches(grouped);
     const c = await graphqlSingles(grouped, 32);
