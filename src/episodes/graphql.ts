@@ -13,7 +13,7 @@ import {
   throwIfViolations,
 } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
-import { validateCheckpointState, validateEpisodeInput, validateGoalSpec, type JsonValue } from './limits.ts';
+import { freeTextViolations, hashViolations, LIMITS, validateCheckpointState, validateCritique, validateEpisodeInput, validateGoalSpec, type JsonValue } from './limits.ts';
 import { toOutcome, toStartEpisodeInput, type GqlOutcomeInput, type GqlStartEpisodeInput } from './inputs.ts';
 import * as store from './store.ts';
 import type { Outcome } from './outcome.ts';
@@ -266,13 +266,6 @@ const ContextPackInput = builder.inputType('ContextPackInput', {
   }),
 });
 
-const HASH_HEX = /^[0-9a-f]{64}$/;
-
-function checkHash(field: string, value: string | null | undefined) {
-  if (value != null && !HASH_HEX.test(value)) {
-    throw new InputLimitError([{ field, limit: '64 lowercase hex digits', actual: String(value.length), message: `${field} must be a BLAKE3 hash in lowercase hex` }]);
-  }
-}
 
 const PackMissPayload = builder.objectRef<{ episodeId: string; defectRecorded: boolean; occurrences: number }>('RecordPackMissPayload').implement({
   fields: (t) => ({
@@ -301,17 +294,6 @@ const VirtueScoreInput = builder.inputType('VirtueScoreInput', {
 
 const transitionErrors = [NotFoundError, IllegalTransitionError, InputLimitError];
 
-function textLimit(field: string, value: string | null | undefined, max: number) {
-  if (value != null && Buffer.byteLength(value) > max) {
-    throw new InputLimitError([{ field, limit: `${max} bytes`, actual: String(Buffer.byteLength(value)), message: `${field} is longer than ${max} bytes` }]);
-  }
-  if (value != null && value.includes('\u0000')) throw new InputLimitError([{ field, limit: 'no NUL bytes', actual: null, message: `${field} must not contain NUL bytes` }]);
-}
-
-function jsonLimit(field: string, value: unknown) {
-  throwIfViolations(value == null ? [] : validateGoalSpec(value as JsonValue, field));
-}
-
 builder.mutationFields((t) => ({
   startEpisode: t.field({
     type: StartEpisodePayload,
@@ -320,8 +302,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => {
       const domain = toStartEpisodeInput(input as GqlStartEpisodeInput);
       throwIfViolations(validateEpisodeInput(domain));
-      checkHash('input.contextPack.packHash', input.contextPack?.packHash);
-      checkHash('input.contextPack.manifestHash', input.contextPack?.manifestHash);
+      throwIfViolations([...hashViolations('input.contextPack.packHash', input.contextPack?.packHash), ...hashViolations('input.contextPack.manifestHash', input.contextPack?.manifestHash)]);
       const contextPack = input.contextPack ? { packHash: input.contextPack.packHash, manifestHash: input.contextPack.manifestHash ?? null } : null;
       const { services, viewer } = ctx;
       const result = await services.writer.run(viewer!.tenantId, (w) => store.startEpisode(w, { ...domain, contextPack }));
@@ -336,8 +317,7 @@ builder.mutationFields((t) => ({
     errors: { types: transitionErrors },
     args: { episodeId: t.arg.id({ required: true }), reason: t.arg.string({ required: true }), approvalRequest: t.arg({ type: 'JSON' }) },
     resolve: async (_root, args, ctx) => {
-      textLimit('reason', args.reason, 10 * 1024);
-      jsonLimit('approvalRequest', args.approvalRequest);
+      throwIfViolations([...freeTextViolations('reason', args.reason), ...(args.approvalRequest == null ? [] : validateGoalSpec(args.approvalRequest as JsonValue, 'approvalRequest'))]);
       const episodeId = String(args.episodeId);
       await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => store.blockEpisode(w, episodeId, args.reason, (args.approvalRequest ?? null) as JsonValue));
       return { episodeId };
@@ -353,8 +333,7 @@ builder.mutationFields((t) => ({
       comment: t.arg.string(),
     },
     resolve: async (_root, args, ctx) => {
-      textLimit('decidedBy', args.decidedBy, 256);
-      textLimit('comment', args.comment, 10 * 1024);
+      throwIfViolations([...freeTextViolations('decidedBy', args.decidedBy, LIMITS.labelBytes), ...freeTextViolations('comment', args.comment)]);
       const episodeId = String(args.episodeId);
       await ctx.services.writer.run(ctx.viewer!.tenantId, (w) =>
         store.resumeEpisode(w, episodeId, { approved: args.approved, decidedBy: args.decidedBy ?? null, comment: args.comment ?? null }),
@@ -367,8 +346,7 @@ builder.mutationFields((t) => ({
     errors: { types: transitionErrors },
     args: { episodeId: t.arg.id({ required: true }), label: t.arg.string(), state: t.arg({ type: 'JSON', required: true }) },
     resolve: async (_root, args, ctx) => {
-      textLimit('label', args.label, 256);
-      throwIfViolations(validateCheckpointState(args.state as JsonValue));
+      throwIfViolations([...freeTextViolations('label', args.label, LIMITS.labelBytes), ...validateCheckpointState(args.state as JsonValue)]);
       const episodeId = String(args.episodeId);
       await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => store.saveCheckpoint(w, episodeId, args.label ?? null, args.state as JsonValue));
       return { episodeId };
@@ -385,13 +363,8 @@ builder.mutationFields((t) => ({
       virtueScores: t.arg({ type: [VirtueScoreInput] }),
     },
     resolve: async (_root, args, ctx) => {
-      textLimit('verdict', args.verdict, 10 * 1024);
-      textLimit('feedback', args.feedback, 10 * 1024);
       const scores = args.virtueScores ?? [];
-      const bad = [args.score, ...scores.map((s) => s.score)].some((s) => s != null && !(s >= 0 && s <= 1));
-      if (bad) throw new InputLimitError([{ field: 'score', limit: '0..1', actual: null, message: 'scores must be between 0 and 1' }]);
-      if (scores.length > 32) throw new InputLimitError([{ field: 'virtueScores', limit: '32 items', actual: String(scores.length), message: 'at most 32 virtue scores' }]);
-      scores.forEach((s, i) => textLimit(`virtueScores.${i}.name`, s.name, 100));
+      throwIfViolations(validateCritique({ verdict: args.verdict, score: args.score, feedback: args.feedback, virtueScores: scores }));
       const episodeId = String(args.episodeId);
       await ctx.services.writer.run(ctx.viewer!.tenantId, (w) =>
         store.recordCritique(w, episodeId, { verdict: args.verdict, score: args.score ?? null, feedback: args.feedback ?? null, virtueScores: scores }),
@@ -421,9 +394,7 @@ builder.mutationFields((t) => ({
     errors: { types: [NotFoundError, InputLimitError] },
     args: { episodeId: t.arg.id({ required: true }), stableId: t.arg.string({ required: true }), reason: t.arg.string({ required: true }), packHash: t.arg.string() },
     resolve: async (_root, args, ctx) => {
-      textLimit('stableId', args.stableId, 256);
-      textLimit('reason', args.reason, 10 * 1024);
-      checkHash('packHash', args.packHash);
+      throwIfViolations([...freeTextViolations('stableId', args.stableId, LIMITS.labelBytes), ...freeTextViolations('reason', args.reason), ...hashViolations('packHash', args.packHash)]);
       const episodeId = String(args.episodeId);
       const result = await ctx.services.writer.run(ctx.viewer!.tenantId, (w) =>
         store.recordPackMiss(w, episodeId, { stableId: args.stableId, reason: args.reason, packHash: args.packHash ?? null }),
@@ -446,7 +417,7 @@ function endMutation(t: any, action: 'fail' | 'cancel' | 'escalate') {
       ...(action === 'fail' ? { recoverable: t.arg.boolean({ defaultValue: false }) } : {}),
     },
     resolve: async (_root: unknown, args: { episodeId: string; reason?: string | null; recoverable?: boolean }, ctx: any) => {
-      textLimit('reason', args.reason, 10 * 1024);
+      throwIfViolations(freeTextViolations('reason', args.reason));
       const episodeId = String(args.episodeId);
       const result = await ctx.services.writer.run(ctx.viewer!.tenantId, (w: store.WriteContext) =>
         store.endEpisode(w, episodeId, action, args.reason ?? '', args.recoverable ?? false),

@@ -51,6 +51,11 @@ export const LIMITS = {
   outcomeTextBytes: 10 * 1024,
   outcomeItems: 1000,
   outcomeItemBytes: 1024,
+  // Free text of lifecycle calls: reasons, verdicts, feedback, comments.
+  reasonBytes: 10 * 1024,
+  labelBytes: 256,
+  virtueScores: 32,
+  virtueNameBytes: 100,
 } as const;
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -280,7 +285,7 @@ function listViolations(field: string, items: readonly string[]): LimitViolation
 
 // ---- rule primitives ----
 
-interface TextRule {
+export interface TextRule {
   maxBytes?: number;
   maxChars?: number;
   /** When present, the value must not be blank. */
@@ -296,7 +301,7 @@ function identifierRule(maxChars: number): TextRule {
 const NUL = '\u0000';
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
-function textViolations(field: string, value: string | null | undefined, rule: TextRule): LimitViolation[] {
+export function textViolations(field: string, value: string | null | undefined, rule: TextRule): LimitViolation[] {
   if (value === undefined || value === null) return [];
   if (rule.nonEmpty && value.trim() === '') {
     return [{ field, limit: 'non-empty', message: `${field} must not be empty` }];
@@ -317,7 +322,7 @@ function sizeViolations(field: string, actual: number, limit: number, unit: stri
   return [{ field, limit, actual, message: `${field} is ${actual} ${unit}; the limit is ${limit} ${unit}` }];
 }
 
-function countViolations(field: string, count: number, limit: number, what: string): LimitViolation[] {
+export function countViolations(field: string, count: number, limit: number, what: string): LimitViolation[] {
   if (count <= limit) return [];
   return [{ field, limit, actual: count, message: `${field} has ${count} ${what}; the limit is ${limit}` }];
 }
@@ -398,4 +403,45 @@ export function findNul(value: JsonValue, path: string): { path: string; inKey: 
     for (const [key, item] of entries.reverse()) pending.push([item, `${at}.${key}`]);
   }
   return null;
+}
+
+// ---- lifecycle calls other than start and steps ----
+
+const HASH_HEX = /^[0-9a-f]{64}$/;
+
+/** Free text of a lifecycle call (a reason, verdict, label): at most maxBytes of UTF-8, no NUL. */
+export function freeTextViolations(field: string, value: string | null | undefined, maxBytes: number = LIMITS.reasonBytes): LimitViolation[] {
+  return textViolations(field, value, { maxBytes });
+}
+
+/** A hash the client sends (context pack, manifest): BLAKE3 in lowercase hex. */
+export function hashViolations(field: string, value: string | null | undefined): LimitViolation[] {
+  if (value == null || HASH_HEX.test(value)) return [];
+  return [{ field, limit: '64 lowercase hex digits', actual: value.length, message: `${field} must be a BLAKE3 hash in lowercase hex` }];
+}
+
+function unitScoreViolations(field: string, score: number | null | undefined): LimitViolation[] {
+  if (score == null || (score >= 0 && score <= 1)) return [];
+  return [{ field, limit: '0..1', message: `${field} must be between 0 and 1` }];
+}
+
+export interface CritiqueInput {
+  verdict: string;
+  score?: number | null;
+  feedback?: string | null;
+  virtueScores: ReadonlyArray<{ name: string; score: number }>;
+}
+
+/** seed 002's critic result: bounded texts, scores in [0, 1], at most 32 named virtue scores. */
+export function validateCritique(c: CritiqueInput): LimitViolation[] {
+  return [
+    ...freeTextViolations('verdict', c.verdict),
+    ...freeTextViolations('feedback', c.feedback),
+    ...unitScoreViolations('score', c.score),
+    ...countViolations('virtueScores', c.virtueScores.length, LIMITS.virtueScores, 'virtue scores'),
+    ...c.virtueScores.flatMap((v, i) => [
+      ...textViolations(`virtueScores.${i}.name`, v.name, { maxBytes: LIMITS.virtueNameBytes, nonEmpty: true }),
+      ...unitScoreViolations(`virtueScores.${i}.score`, v.score),
+    ]),
+  ];
 }

@@ -3,12 +3,11 @@ import { builder } from '../builder.ts';
 import { InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
 import { createWorkItem, issueLease, revokeLease } from './store.ts';
-import { validateGoalSpec, type JsonValue } from '../episodes/limits.ts';
+import { validateLeaseInput, validateResumeWorkItem, validateWorkItem } from './limits.ts';
 import { StopReasonRef } from '../episodes/graphql-stop.ts';
 import type { StopReason } from '../episodes/stop-reason.ts';
 import { LeaseBudgetRef } from './graphql-types.ts';
 import { resumeWorkItem } from './loop.ts';
-import { MAX_EPISODE_NUMBER } from './rules.ts';
 import { readLeaseStanding } from './tree.ts';
 import type { LeaseStanding } from './accounting.ts';
 import type { Context } from '../schema/context.ts';
@@ -100,24 +99,6 @@ const LeasePayload = builder.objectRef<{ id: string }>('LeasePayload').implement
   }),
 });
 
-function checkText(field: string, value: string | null | undefined, maxChars: number, required = false) {
-  if (value == null) return;
-  if ((required && !value.trim()) || value.length > maxChars || value.includes('\u0000')) {
-    throw new InputLimitError([{ field, limit: `1..${maxChars} characters, no NUL`, actual: String(value.length), message: `${field} must have 1 to ${maxChars} characters and no NUL bytes` }]);
-  }
-}
-
-function checkMaxEpisodes(value: number | null | undefined) {
-  if (value == null || (value >= 1 && value <= MAX_EPISODE_NUMBER)) return;
-  throw new InputLimitError([{ field: 'maxEpisodes', limit: `1..${MAX_EPISODE_NUMBER}`, actual: String(value), message: `maxEpisodes must be between 1 and ${MAX_EPISODE_NUMBER}` }]);
-}
-
-function checkBudget(b: Record<string, number | null | undefined>) {
-  for (const [k, v] of Object.entries(b)) {
-    if (v != null && v < 0) throw new InputLimitError([{ field: `budget.${k}`, limit: '>= 0', actual: String(v), message: `budget.${k} must not be negative` }]);
-  }
-}
-
 builder.queryFields((t) => ({
   workItem: t.prismaField({
     type: 'WorkItem',
@@ -152,10 +133,7 @@ builder.mutationFields((t) => ({
       maxEpisodes: t.arg.int({ description: 'Seed 000 max_episodes of the loop; omitted is unlimited.' }),
     },
     resolve: async (_root, args, ctx) => {
-      checkText('title', args.title, 500, true);
-      checkText('description', args.description, 10_000);
-      checkMaxEpisodes(args.maxEpisodes);
-      throwIfViolations(args.metadata == null ? [] : validateGoalSpec(args.metadata as JsonValue, 'metadata'));
+      throwIfViolations(validateWorkItem(args));
       const input = { title: args.title, description: args.description ?? null, metadata: args.metadata ?? {}, maxEpisodes: args.maxEpisodes ?? null };
       const id = await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => createWorkItem(w.client, w.tenantId, input, w.now, w.events));
       return { id };
@@ -167,7 +145,7 @@ builder.mutationFields((t) => ({
     errors: { types: [InputLimitError, NotFoundError] },
     args: { id: t.arg.id({ required: true }), maxEpisodes: t.arg.int() },
     resolve: async (_root, args, ctx) => {
-      checkMaxEpisodes(args.maxEpisodes);
+      throwIfViolations(validateResumeWorkItem(args.maxEpisodes));
       const id = String(args.id);
       await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => resumeWorkItem(w.client, w.tenantId, id, args.maxEpisodes ?? null, w.now, w.events));
       return { id };
@@ -187,13 +165,9 @@ builder.mutationFields((t) => ({
       budget: t.arg({ type: LeaseBudgetInput }),
     },
     resolve: async (_root, args, ctx) => {
-      checkText('issuer', args.issuer, 200, true);
-      checkText('holder', args.holder, 200, true);
       const scope = args.scope ?? ['*'];
-      if (scope.length > 100) throw new InputLimitError([{ field: 'scope', limit: '100 entries', actual: String(scope.length), message: 'at most 100 scope entries' }]);
-      scope.forEach((s, i) => checkText(`scope.${i}`, s, 200, true));
       const b = args.budget ?? {};
-      checkBudget(b);
+      throwIfViolations(validateLeaseInput({ issuer: args.issuer, holder: args.holder, scope, budget: b }));
       const budget = { episodes: b.episodes ?? null, toolCalls: b.toolCalls ?? null, tokens: b.tokens ?? null, wallMs: b.wallMs ?? null };
       const id = await ctx.services.writer.run(ctx.viewer!.tenantId, (w) =>
         issueLease(w.client, w.tenantId, { workItemId: String(args.workItemId), parentLeaseId: args.parentLeaseId == null ? null : String(args.parentLeaseId), issuer: args.issuer, holder: args.holder, scope, expiresAt: args.expiresAt, budget }, w.now, w.events),
