@@ -1,17 +1,13 @@
 // Budgets are enforced, not advised: the crossing step is recorded, the episode stops with
 // budget_exhausted{resource} by its policy (fail | converge), later steps are refused, and wall
 // time is enforced by the sweeper even when the agent goes silent.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
-import { client, counts, ledgerTypes, sleep, startInput, step, stepNumbers, steps, type Client } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestApp } from '../support/app.ts';
+import { client, counts, ledgerTypes, sleep, startInput, step, stepNumbers, steps, type Client, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;
-beforeAll(async () => {
-  t = await startTestApp();
-  api = client(t);
-});
-afterAll(() => t.stop());
+useApp((app) => ([t, api] = [app, client(app)]));
 
 const usageOf = (episode: any, resource: string) => episode.budgetUsage.find((b: any) => b.resource === resource);
 

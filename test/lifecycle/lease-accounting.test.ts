@@ -2,17 +2,13 @@
 // run (so concurrent episodes cannot together overdraw it), the unused hold comes back when they
 // end, a child lease reserves its budget on its parent, what a child spends reaches every ancestor,
 // and revoking or expiring a child gives the unspent part back. The ledger tells the same story.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
-import { client, counts, inHours, sleep, startInput, step, type Client } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestApp } from '../support/app.ts';
+import { client, counts, inHours, sleep, startInput, step, type Client, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;
-beforeAll(async () => {
-  t = await startTestApp();
-  api = client(t);
-});
-afterAll(() => t.stop());
+useApp((app) => ([t, api] = [app, client(app)]));
 
 const PARTIAL = { kind: 'PARTIAL', verdict: 'progress', completed: ['a'], failed: [] };
 const AMOUNT_KEYS = ['episodes', 'toolCalls', 'tokens', 'wallMs'] as const;

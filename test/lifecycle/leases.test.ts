@@ -1,17 +1,13 @@
 // Work items and leases (seed 000): monotonic 1-indexed episode numbers across restarts, a lease
 // charged after each episode, exhausted / revoked / expired leases refusing new episodes, and child
 // leases that may only narrow their parent.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
-import { client, counts, inHours, ledgerTypes, startInput, step, type Client } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestApp } from '../support/app.ts';
+import { client, counts, inHours, ledgerTypes, startInput, step, type Client, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;
-beforeAll(async () => {
-  t = await startTestApp();
-  api = client(t);
-});
-afterAll(() => t.stop());
+useApp((app) => ([t, api] = [app, client(app)]));
 
 async function leaseOn(budget: Record<string, number> | null = null, extra: Record<string, unknown> = {}) {
   const workItem = await api.createWorkItem();

@@ -1,16 +1,12 @@
 // Input limits (seed 003, seed 000 goal spec): a violation is a typed InputLimitError naming the
 // field and the limit, and nothing is written; exactly at the limit passes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
-import { client, counts, range, startInput, step, stepNumbers, steps, type Client } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestApp } from '../support/app.ts';
+import { client, counts, range, startInput, step, stepNumbers, steps, type Client, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;
-beforeAll(async () => {
-  t = await startTestApp();
-  api = client(t);
-});
-afterAll(() => t.stop());
+useApp((app) => ([t, api] = [app, client(app)]));
 
 const KB10 = 10 * 1024;
 const MB1 = 1024 * 1024;

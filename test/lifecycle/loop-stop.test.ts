@@ -2,17 +2,13 @@
 // ends, in priority order (budget exhaustion > the holon's own stop > max episodes), records them on
 // the work item and in the ledger, refuses further starts with LoopStoppedError, and lets an
 // operator resume the loop.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
-import { client, counts, startInput, step, type Client } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestApp } from '../support/app.ts';
+import { client, counts, startInput, step, type Client, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;
-beforeAll(async () => {
-  t = await startTestApp();
-  api = client(t);
-});
-afterAll(() => t.stop());
+useApp((app) => ([t, api] = [app, client(app)]));
 
 const PARTIAL = { kind: 'PARTIAL', verdict: 'not there yet', completed: ['a'], failed: [] };
 const SUCCESS = { kind: 'SUCCESS', verdict: 'done', artifacts: [] };

@@ -1,16 +1,12 @@
 // startEpisode: what it stores, idempotent starts by dedupeKey (also under concurrency), and
 // the idempotency-conflict error.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
-import { client, counts, ledgerTypes, startInput, type Client } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestApp } from '../support/app.ts';
+import { client, counts, ledgerTypes, startInput, type Client, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;
-beforeAll(async () => {
-  t = await startTestApp();
-  api = client(t);
-});
-afterAll(() => t.stop());
+useApp((app) => ([t, api] = [app, client(app)]));
 
 describe('startEpisode', () => {
   it('opens a running episode with the context, goal spec, budget and policy it was given', async () => {

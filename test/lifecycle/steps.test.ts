@@ -1,22 +1,18 @@
 // The step journal: contiguous numbering (also under concurrent writers), side-effect keys, and
 // parameters stored redacted with a BLAKE3 hash of the original.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createDatabase } from '../../src/db/client.ts';
 import { contentHash } from '../../src/ledger/hash.ts';
 import { createLogger } from '../../src/log.ts';
 import { createApp } from '../../src/server.ts';
 import { createServices, stopServices } from '../../src/services.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
-import { client, counts, range, step, stepNumbers, steps, type Client } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import { client, counts, range, step, stepNumbers, steps, type Client, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;
-beforeAll(async () => {
-  t = await startTestApp();
-  api = client(t);
-});
-afterAll(() => t.stop());
+useApp((app) => ([t, api] = [app, client(app)]));
 
 const numbersOf = (results: any[]) => results.map((r) => r.stepNumber);
 

@@ -1,16 +1,12 @@
 // The episode status machine through the API: legal paths work and journal what they should;
 // every illegal transition is an IllegalTransitionError that changes nothing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
-import { client, counts, episodeRow, ledgerTypes, step, type Client } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestApp } from '../support/app.ts';
+import { client, counts, episodeRow, ledgerTypes, step, type Client, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;
-beforeAll(async () => {
-  t = await startTestApp();
-  api = client(t);
-});
-afterAll(() => t.stop());
+useApp((app) => ([t, api] = [app, client(app)]));
 
 const STEPS_QUERY = `query($id: ID!) { episode(id: $id) { ... on Episode { steps(first: 50) { edges { node { stepNumber kind parameters } } } } } }`;
 const journal = async (id: string) => (await api.call(STEPS_QUERY, { id })).steps.edges.map((e: any) => e.node);
