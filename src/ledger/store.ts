@@ -48,7 +48,8 @@ export async function appendEvents(client: pg.PoolClient, tenantId: string, even
   }
   const head = await lockHead(client, tenantId);
   const stored = chainEvents(tenantId, head, events);
-  await insertChained(client, tenantId, head, stored);
+  // Under the lock the head cannot have moved; if it did, nothing may be acknowledged.
+  if (!(await insertChained(client, tenantId, head, stored))) throw new Error(`ledger head of tenant ${tenantId} moved while locked`);
   return stored;
 }
 
