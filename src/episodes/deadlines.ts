@@ -2,6 +2,7 @@
 // a job due at its deadline, and a periodic sweep catches any deadline whose job was lost.
 import type { Logger } from 'pino';
 import type pg from 'pg';
+import { isUuid } from '../schema/ids.ts';
 import { underSetupLock, type JobQueue } from '../jobs/queue.ts';
 import { stopForBudget } from '../steps/apply.ts';
 import type { Writer } from '../write.ts';
@@ -25,6 +26,20 @@ export async function enforceDeadline(writer: Writer, job: DeadlineJob): Promise
     await stopForBudget(ctx.client, ep, 'wall_time', ctx.now, ctx.events);
     return true;
   });
+}
+
+/**
+ * Stops a live episode that is past its deadline, as the deadline job would; one indexed read when
+ * nothing is due. Calls that change an episode run this first (the budget is enforced, not advised).
+ */
+export async function stopIfOverdue(pool: pg.Pool, writer: Writer, tenantId: string, episodeId: string, now = new Date()): Promise<void> {
+  if (!isUuid(episodeId)) return;
+  const { rowCount } = await pool.query(
+    `SELECT 1 FROM episodes WHERE tenant_id = $1 AND id = $2 AND status IN ('running', 'blocked')
+        AND started_at + max_wall_ms * interval '1 millisecond' <= $3`,
+    [tenantId, episodeId, now],
+  );
+  if (rowCount) await enforceDeadline(writer, { tenantId, episodeId });
 }
 
 export async function sweepDeadlines(pool: pg.Pool, writer: Writer): Promise<number> {

@@ -1,6 +1,6 @@
 // Episode types, queries and lifecycle mutations. Resolvers translate and delegate to the store.
 import { builder } from '../builder.ts';
-import { scheduleDeadline } from './deadlines.ts';
+import { scheduleDeadline, stopIfOverdue } from './deadlines.ts';
 import type { StopReason } from './stop-reason.ts';
 import { StopReasonRef } from './graphql-stop.ts';
 import {
@@ -13,6 +13,7 @@ import {
   throwIfViolations,
 } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
+import type { Context } from '../schema/context.ts';
 import { freeTextViolations, hashViolations, LIMITS, validateCheckpointState, validateCritique, validateEpisodeInput, validateGoalSpec, type JsonValue } from './limits.ts';
 import { toOutcome, toStartEpisodeInput, type GqlOutcomeInput, type GqlStartEpisodeInput } from './inputs.ts';
 import * as store from './store.ts';
@@ -294,6 +295,16 @@ const VirtueScoreInput = builder.inputType('VirtueScoreInput', {
 
 const transitionErrors = [NotFoundError, IllegalTransitionError, InputLimitError];
 
+/**
+ * Runs a change of a live episode, after stopping it if its wall-time deadline has passed: the
+ * budget comes first even when the deadline job has not run yet, so a late ending finds the episode
+ * failed (budget_exhausted wall_time) and is refused as an illegal transition.
+ */
+async function changeEpisode<T>(ctx: Context, episodeId: string, change: (w: store.WriteContext) => Promise<T>): Promise<T> {
+  await stopIfOverdue(ctx.services.db.pool, ctx.services.writer, ctx.viewer!.tenantId, episodeId);
+  return ctx.services.writer.run(ctx.viewer!.tenantId, change);
+}
+
 builder.mutationFields((t) => ({
   startEpisode: t.field({
     type: StartEpisodePayload,
@@ -319,7 +330,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       throwIfViolations([...freeTextViolations('reason', args.reason), ...(args.approvalRequest == null ? [] : validateGoalSpec(args.approvalRequest as JsonValue, 'approvalRequest'))]);
       const episodeId = String(args.episodeId);
-      await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => store.blockEpisode(w, episodeId, args.reason, (args.approvalRequest ?? null) as JsonValue));
+      await changeEpisode(ctx, episodeId, (w) => store.blockEpisode(w, episodeId, args.reason, (args.approvalRequest ?? null) as JsonValue));
       return { episodeId };
     },
   }),
@@ -335,7 +346,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       throwIfViolations([...freeTextViolations('decidedBy', args.decidedBy, LIMITS.labelBytes), ...freeTextViolations('comment', args.comment)]);
       const episodeId = String(args.episodeId);
-      await ctx.services.writer.run(ctx.viewer!.tenantId, (w) =>
+      await changeEpisode(ctx, episodeId, (w) =>
         store.resumeEpisode(w, episodeId, { approved: args.approved, decidedBy: args.decidedBy ?? null, comment: args.comment ?? null }),
       );
       return { episodeId };
@@ -348,7 +359,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       throwIfViolations([...freeTextViolations('label', args.label, LIMITS.labelBytes), ...validateCheckpointState(args.state as JsonValue)]);
       const episodeId = String(args.episodeId);
-      await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => store.saveCheckpoint(w, episodeId, args.label ?? null, args.state as JsonValue));
+      await changeEpisode(ctx, episodeId, (w) => store.saveCheckpoint(w, episodeId, args.label ?? null, args.state as JsonValue));
       return { episodeId };
     },
   }),
@@ -366,7 +377,7 @@ builder.mutationFields((t) => ({
       const scores = args.virtueScores ?? [];
       throwIfViolations(validateCritique({ verdict: args.verdict, score: args.score, feedback: args.feedback, virtueScores: scores }));
       const episodeId = String(args.episodeId);
-      await ctx.services.writer.run(ctx.viewer!.tenantId, (w) =>
+      await changeEpisode(ctx, episodeId, (w) =>
         store.recordCritique(w, episodeId, { verdict: args.verdict, score: args.score ?? null, feedback: args.feedback ?? null, virtueScores: scores }),
       );
       return { episodeId };
@@ -384,7 +395,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const episodeId = String(args.episodeId);
       const options = { extractPatterns: args.extractPatterns === 'SYNC' ? ('sync' as const) : ('async' as const), usedRetrievals: (args.usedRetrievals ?? []).map(String) };
-      const result = await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => completeAndLearn(w, episodeId, toOutcome(args.outcome as GqlOutcomeInput), options));
+      const result = await changeEpisode(ctx, episodeId, (w) => completeAndLearn(w, episodeId, toOutcome(args.outcome as GqlOutcomeInput), options));
       return { episodeId, ...result };
     },
   }),
@@ -419,7 +430,7 @@ function endMutation(t: any, action: 'fail' | 'cancel' | 'escalate') {
     resolve: async (_root: unknown, args: { episodeId: string; reason?: string | null; recoverable?: boolean }, ctx: any) => {
       throwIfViolations(freeTextViolations('reason', args.reason));
       const episodeId = String(args.episodeId);
-      const result = await ctx.services.writer.run(ctx.viewer!.tenantId, (w: store.WriteContext) =>
+      const result = await changeEpisode(ctx, episodeId, (w: store.WriteContext) =>
         store.endEpisode(w, episodeId, action, args.reason ?? '', args.recoverable ?? false),
       );
       return { episodeId, ...result };

@@ -150,6 +150,21 @@ describe('wall time', () => {
     expect(seen).toMatchObject({ status: 'FAILED', blockedReason: null, stopReason: { kind: 'budget_exhausted', resource: 'wall_time' } });
   });
 
+  it('refuses a completion, block or critique that arrives after the deadline: the episode fails on wall time first', async () => {
+    // The deadline job has not run (the clock moved, not the job): each call must notice itself.
+    for (const late of [
+      (id: string) => api.complete(id),
+      (id: string) => api.block(id),
+      (id: string) => api.critique(id),
+    ]) {
+      const episode = await api.startOk(startInput({ budget: { maxWallMs: 3_600_000 } }));
+      await t.services.db.pool.query(`UPDATE episodes SET started_at = started_at - interval '2 hours' WHERE id = $1`, [episode.id]);
+      expect(await late(episode.id)).toMatchObject({ __typename: 'IllegalTransitionError', from: 'failed' });
+      expect(await api.episode(episode.id)).toMatchObject({ status: 'FAILED', outcome: { kind: 'FAILURE', reason: 'budget_exceeded' }, stopReason: { kind: 'budget_exhausted', resource: 'wall_time' } });
+      expect(await ledgerTypes(t, t.keys.tenantId, episode.id)).toEqual(['episode.started', 'episode.budget_exhausted', 'episode.failed']);
+    }
+  });
+
   it('admits nothing from a logSteps that arrives after the deadline', async () => {
     // An hour's budget whose hour has passed (the clock moved, not the deadline job): the call itself must notice.
     const episode = await api.startOk(startInput({ budget: { maxWallMs: 3_600_000 } }));
