@@ -1,18 +1,17 @@
 // runAgentEpisode (seed 002) against the real server with a fake runtime (planner + executor) and
 // fake critics: trace steps are journaled with the world state before and after, the critique is
 // recorded, and failing critics, virtue engines or executors never crash the loop.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runAgentEpisode, unwrap, type AgentRuntime, type EpisodicClient, type Json, type PlanStep, type TraceStep } from '../../src/index.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { useApp, type TestApp } from '../support/app.ts';
 import { clientFor } from './support.ts';
 
 let t: TestApp;
 let api: EpisodicClient;
-beforeAll(async () => {
-  t = await startTestApp();
+useApp((app) => {
+  t = app;
   api = clientFor(t, t.keys.write);
 });
-afterAll(() => t.stop());
 
 const task = { taskDescription: 'Walk to the furnace', taskType: 'navigation', agent: 'fake-agent' };
 

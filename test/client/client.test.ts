@@ -1,17 +1,16 @@
 // The typed client against the real server: mutations and queries return their typed union
 // members, transport and GraphQL failures throw EpisodicError, and logSteps batches big inputs.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEpisodicClient, EpisodicError, isErrorResult, unwrap, type EpisodicClient, type StepInput } from '../../src/index.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { useApp, type TestApp } from '../support/app.ts';
 import { clientFor, leaseFor } from './support.ts';
 
 let t: TestApp;
 let api: EpisodicClient;
-beforeAll(async () => {
-  t = await startTestApp();
+useApp((app) => {
+  t = app;
   api = clientFor(t);
 });
-afterAll(() => t.stop());
 
 const step = (i: number, extra: Partial<StepInput> = {}): StepInput => ({ kind: 'tool_call', tool: 'shell', action: `cmd ${i}`, result: { kind: 'SUCCESS', output: 'ok' }, tokens: 1, ...extra });
 

@@ -1,17 +1,16 @@
 // runEpisodeLoop (seed 000) against the real server with a fake holon: the holon is outside our
 // service, so a fake stands in for it; leases, charging, budgets and numbering are the server's.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EpisodicError, nextEpisodeNumber, runEpisodeLoop, unwrap, type EpisodeContext, type EpisodicClient, type Holon, type HolonEpisodeResult } from '../../src/index.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { useApp, type TestApp } from '../support/app.ts';
 import { clientFor, leaseFor } from './support.ts';
 
 let t: TestApp;
 let api: EpisodicClient;
-beforeAll(async () => {
-  t = await startTestApp();
+useApp((app) => {
+  t = app;
   api = clientFor(t, t.keys.write);
 });
-afterAll(() => t.stop());
 
 const task = { taskDescription: 'Refactor the parser', taskType: 'refactor', agent: 'fake-holon' };
 

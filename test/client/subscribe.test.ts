@@ -1,20 +1,19 @@
 // subscribeLedger against the real server: events verified as they arrive, resumed after the
 // socket is dropped with every event delivered exactly once, and a tampered stream refused.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GENESIS_HASH, chainHash } from '../../src/ledger/hash.ts';
 import WebSocket from 'ws';
 import { createEpisodicClient, EpisodicError, LedgerStreamVerifier, unwrap, type EpisodicClient, type LedgerEvent } from '../../src/index.ts';
 import { stopServices } from '../../src/services.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { startTestApp, useApp, type TestApp } from '../support/app.ts';
 import { clientFor, sleep, startProxy, waitFor } from './support.ts';
 
 let t: TestApp;
 let api: EpisodicClient;
-beforeAll(async () => {
-  t = await startTestApp();
+useApp((app) => {
+  t = app;
   api = clientFor(t);
 });
-afterAll(() => t.stop());
 
 async function episodeWithSteps(n: number): Promise<string> {
   const ep = unwrap(await api.startEpisode({ taskDescription: 'stream me', taskType: 'stream' })).episode;

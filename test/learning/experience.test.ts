@@ -1,19 +1,18 @@
 // Completion turns the journal into experience: reward (with its components and a normalised value)
 // and reflection, stored with the ending in its own transaction, for every ending that has an outcome.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/ledger/hash.ts';
 import { MAX_REWARD_TOTAL } from '../../src/learning/reward.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { useApp, type TestApp } from '../support/app.ts';
 import { startInput } from '../lifecycle/support.ts';
 import { err, FAILURE, learner, ledger, ok, type Learner } from './support.ts';
 
 let t: TestApp;
 let l: Learner;
-beforeAll(async () => {
-  t = await startTestApp();
+useApp((app) => {
+  t = app;
   l = learner(t);
 });
-afterAll(() => t.stop());
 
 function expectConsistent(reward: any) {
   expect(reward.total).toBeCloseTo(reward.base * reward.efficiency * reward.complexityBonus * reward.qualityMultiplier + reward.learningBonus, 10);

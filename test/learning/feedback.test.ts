@@ -1,21 +1,13 @@
 // The feedback loop: completeEpisode(usedRetrievals) credits (success) or debits (failure) what the
 // used retrievals served, with a retrieval.feedback ledger event, and ranking uses the credit.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FEEDBACK_RATE } from '../../src/retrieval/receipts.ts';
-import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
+import { useApp, type TestApp } from '../support/app.ts';
 import { counts, startInput } from '../lifecycle/support.ts';
-import { FAILURE, ids, learner, ledger, ok, SUCCESS, type Learner } from './support.ts';
+import { FAILURE, ids, learner, ledger, ok, SUCCESS, type Learner, learnerTenant } from './support.ts';
 
 let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.stop());
-
-async function tenant(name: string): Promise<{ keys: TenantKeys; l: Learner }> {
-  const keys = await t.addTenant(name);
-  return { keys, l: learner(t, keys) };
-}
+useApp((app) => (t = app));
 
 const CONTEXT = { domain: 'infra', language: 'go', tags: ['k8s'] };
 const description = 'Roll out the new ingress controller';
@@ -38,7 +30,7 @@ const query = { description, taskType: 'ops', context: CONTEXT };
 
 describe('feedback loop', () => {
   it('ranks an episode credited by a used retrieval above its twin', async () => {
-    const { keys, l } = await tenant('feedback-credit');
+    const { keys, l } = await learnerTenant(t, 'feedback-credit');
     const twin = await twins(l);
     const before = await l.relevant(query);
     expect(ids(before.episodes).sort()).toEqual([twin.a, twin.b].sort());
@@ -63,7 +55,7 @@ describe('feedback loop', () => {
   });
 
   it('debits on failure, so the debited twin ranks below the other', async () => {
-    const { l } = await tenant('feedback-debit');
+    const { l } = await learnerTenant(t, 'feedback-debit');
     const twin = await twins(l);
     const served = await l.relevant(query, { filter: { agent: 'twin-a' } });
     const user = await l.api.startOk(startInput({ taskDescription: 'Tidy the changelog', taskType: 'chore' }));
@@ -75,7 +67,7 @@ describe('feedback loop', () => {
   });
 
   it('moves the credit as a moving average that stays within [-1, 1]', async () => {
-    const { l } = await tenant('feedback-average');
+    const { l } = await learnerTenant(t, 'feedback-average');
     const twin = await twins(l);
     const served = await l.relevant(query, { filter: { agent: 'twin-a' } });
     for (let i = 0; i < 3; i += 1) {
@@ -89,7 +81,7 @@ describe('feedback loop', () => {
   });
 
   it('credits the patterns a used pattern retrieval served', async () => {
-    const { l } = await tenant('feedback-patterns');
+    const { l } = await learnerTenant(t, 'feedback-patterns');
     const steps = [ok('go'), ok('docker')];
     await l.run({ context: CONTEXT, steps });
     await l.run({ context: CONTEXT, steps });
@@ -107,8 +99,8 @@ describe('feedback loop', () => {
   });
 
   it('refuses unknown or foreign retrieval ids and changes nothing', async () => {
-    const mine = await tenant('feedback-refuse-a');
-    const other = await tenant('feedback-refuse-b');
+    const mine = await learnerTenant(t, 'feedback-refuse-a');
+    const other = await learnerTenant(t, 'feedback-refuse-b');
     await twins(other.l);
     const foreign = await other.l.relevant(query);
     const user = await mine.l.api.startOk(startInput({ taskDescription: 'anything', taskType: 'ops' }));

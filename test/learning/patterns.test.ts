@@ -2,14 +2,11 @@
 // two occurrences and a success rate of 0.6, at most 10 are kept per episode, patterns found again
 // are merged and contradicted ones superseded; every run leaves a patterns.extracted ledger event.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
+import { startTestApp, useApp, type TenantKeys, type TestApp } from '../support/app.ts';
 import { eventually, FAILURE, learner, ledger, ok, type Learner } from './support.ts';
 
 let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.stop());
+useApp((app) => (t = app));
 
 const WEB = { domain: 'web', language: 'typescript' };
 const DEPLOY = [ok('git'), ok('npm'), ok('shell')];

@@ -1,23 +1,15 @@
 // relevantEpisodes: completed episodes ranked by context match, reward, description similarity,
 // recency and feedback, in SQL over indexes, with the score breakdown, receipts, filters, tenancy,
 // non-English text and failures as warnings.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/ledger/hash.ts';
 import { RELEVANCE_WEIGHTS } from '../../src/retrieval/score.ts';
-import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
+import { useApp, type TestApp } from '../support/app.ts';
 import { startInput } from '../lifecycle/support.ts';
-import { FAILURE, ids, learner, ledger, SUCCESS, type Learner } from './support.ts';
+import { FAILURE, ids, learner, ledger, SUCCESS, type Learner, learnerTenant } from './support.ts';
 
 let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.stop());
-
-async function tenant(name: string): Promise<{ keys: TenantKeys; l: Learner }> {
-  const keys = await t.addTenant(name);
-  return { keys, l: learner(t, keys) };
-}
+useApp((app) => (t = app));
 
 const WEB = { domain: 'web', language: 'typescript', framework: 'express', tags: ['api'] };
 const DATA = { domain: 'data', language: 'python', framework: 'pandas', tags: ['etl'] };
@@ -35,7 +27,7 @@ function expectBreakdown(s: any) {
 
 describe('ranking', () => {
   it('puts a context match above a mismatch with the same description', async () => {
-    const { l } = await tenant('rank-context');
+    const { l } = await learnerTenant(t, 'rank-context');
     const description = 'Add pagination to the orders endpoint';
     const data = await l.run({ description, context: DATA });
     const web = await l.run({ description, context: WEB });
@@ -47,7 +39,7 @@ describe('ranking', () => {
   });
 
   it('lets the reward break a tie', async () => {
-    const { l } = await tenant('rank-reward');
+    const { l } = await learnerTenant(t, 'rank-reward');
     const description = 'Rotate the TLS certificates of the gateway';
     const weak = await l.run({ description, context: WEB, outcome: { kind: 'PARTIAL', verdict: 'half', completed: ['a'], failed: ['b', 'c'] } });
     const strong = await l.run({ description, context: WEB, critique: { score: 1 } });
@@ -59,7 +51,7 @@ describe('ranking', () => {
   });
 
   it('ranks by description similarity when the context is the same', async () => {
-    const { l } = await tenant('rank-text');
+    const { l } = await learnerTenant(t, 'rank-text');
     const unrelated = await l.run({ description: 'Write the quarterly marketing newsletter', context: WEB });
     const close = await l.run({ description: 'Fix the flaky login test in the auth service', context: WEB });
     const partly = await l.run({ description: 'Speed up the login page', context: WEB });
@@ -71,7 +63,7 @@ describe('ranking', () => {
   });
 
   it('finds nothing when nothing matches, and never scans: a query with no text or context returns nothing', async () => {
-    const { l } = await tenant('rank-empty');
+    const { l } = await learnerTenant(t, 'rank-empty');
     await l.run({ description: 'Migrate the billing database', context: DATA });
     expect((await l.relevant({ description: 'zzqx wvvk', context: { domain: 'mobile' } })).episodes).toEqual([]);
     expect((await l.relevant({ description: '' })).episodes).toEqual([]);
@@ -83,7 +75,7 @@ describe('filters', () => {
   const description = 'Upgrade the Postgres driver in the ingestion service';
   const ep: Record<string, string> = {};
   beforeAll(async () => {
-    ({ l } = await tenant('filters'));
+    ({ l } = await learnerTenant(t, 'filters'));
     ep.good = (await l.run({ description, context: DATA, critique: { score: 1 } })).episode.id;
     ep.poor = (await l.run({ description, context: DATA, outcome: { kind: 'PARTIAL', verdict: 'barely', completed: [], failed: ['x', 'y'] } })).episode.id;
     ep.failed = (await l.run({ description, context: DATA, outcome: FAILURE })).episode.id;
@@ -132,7 +124,7 @@ describe('non-English descriptions', () => {
   let l: Learner;
   const ep: Record<string, string> = {};
   beforeAll(async () => {
-    ({ l } = await tenant('i18n'));
+    ({ l } = await learnerTenant(t, 'i18n'));
     const ctx = { domain: 'backend' };
     ep.de = (await l.run({ description: 'Datenbankmigration für die Benutzertabelle reparieren', context: ctx })).episode.id;
     ep.de2 = (await l.run({ description: 'Rechnungen als PDF exportieren', context: ctx })).episode.id;
@@ -167,8 +159,8 @@ describe('non-English descriptions', () => {
 
 describe('tenancy and receipts', () => {
   it('never shows one tenant the episodes of another', async () => {
-    const a = await tenant('tenancy-a');
-    const b = await tenant('tenancy-b');
+    const a = await learnerTenant(t, 'tenancy-a');
+    const b = await learnerTenant(t, 'tenancy-b');
     const description = 'Shard the events table by month';
     const mine = await a.l.run({ description, context: DATA });
     const query = { description, context: DATA };
@@ -179,7 +171,7 @@ describe('tenancy and receipts', () => {
   });
 
   it('records each retrieval with a receipt and a retrieval.served event hashing the query and the results', async () => {
-    const { keys, l } = await tenant('receipts');
+    const { keys, l } = await learnerTenant(t, 'receipts');
     const description = 'Cache the product catalogue in Redis';
     await l.run({ description, context: WEB });
     await l.run({ description, context: WEB, outcome: FAILURE });

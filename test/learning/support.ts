@@ -60,6 +60,12 @@ export const ok = (tool: string, extra: Json = {}) => ({ kind: 'tool_call', tool
 export const err = (tool: string, errorClass = 'Boom') => ({ kind: 'tool_call', tool, action: 'run', result: { kind: 'ERROR', message: 'failed', errorClass }, latencyMs: 20, tokens: 10 });
 
 /** A GraphQL client on one tenant, with the learning documents. */
+/** A new tenant of the app, and a learner acting for it. */
+export async function learnerTenant(t: TestApp, name: string): Promise<{ keys: TenantKeys; l: Learner }> {
+  const keys = await t.addTenant(name);
+  return { keys, l: learner(t, keys) };
+}
+
 export function learner(t: TestApp, keys: TenantKeys = t.keys) {
   const api = lifecycleClient(t, keys.write);
   const reader = lifecycleClient(t, keys.read);

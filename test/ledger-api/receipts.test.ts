@@ -1,12 +1,9 @@
 // Run receipts and pack-miss defect records (seed 000), as ledger events.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { useApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.stop());
+useApp((app) => (t = app));
 
 const PACK = 'a'.repeat(64);
 const MANIFEST = 'b'.repeat(64);

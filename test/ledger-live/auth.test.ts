@@ -1,17 +1,16 @@
 // Subscriptions are refused when they are made, not at their first event, and a tenant sees only
 // its own ledger through every subscription.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/store.ts';
-import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
+import { useApp, type TenantKeys, type TestApp } from '../support/app.ts';
 import { LEDGER_EVENTS, logSteps, startEpisode, waitUntil, watch } from './support.ts';
 
 let t: TestApp;
 let b: TenantKeys;
-beforeAll(async () => {
-  t = await startTestApp();
+useApp(async (app) => {
+  t = app;
   b = await t.addTenant('tenant-b');
 });
-afterAll(() => t.stop());
 
 const EPISODE_UPDATED = 'subscription($id: ID!) { episodeUpdated(id: $id) { id stepCount } }';
 const STEPS_LOGGED = 'subscription($id: ID!) { stepsLogged(episodeId: $id, afterSeq: 0) { seq steps { id } } }';

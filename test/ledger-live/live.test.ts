@@ -1,13 +1,10 @@
 // Replay after a cursor, then live, over graphql-ws: every event exactly once, in seq order.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { useApp, type TestApp } from '../support/app.ts';
 import { LEDGER_EVENTS, logSteps, range, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
 
 let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.stop());
+useApp((app) => (t = app));
 
 describe('ledgerEvents', () => {
   it('replays the events written before subscribing, then delivers new ones live, with no gap and no duplicate', async () => {

@@ -1,14 +1,11 @@
 // A subscriber that disconnects mid-stream and resubscribes with afterSeq = the last seq it saw
 // receives every event exactly once, while writers keep writing throughout.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { expect, it } from 'vitest';
+import { useApp, type TestApp } from '../support/app.ts';
 import { LEDGER_EVENTS, logSteps, range, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
 
 let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.stop());
+useApp((app) => (t = app));
 
 it('resumes from the last seq seen without a gap or a duplicate', async () => {
   const episodes = await Promise.all([startEpisode(t), startEpisode(t), startEpisode(t)]);

@@ -1,13 +1,10 @@
 // The same subscriptions over SSE: yoga serves them on /graphql for Accept: text/event-stream.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { expect, it } from 'vitest';
+import { useApp, type TestApp } from '../support/app.ts';
 import { LEDGER_EVENTS, logSteps, range, seqsOf, sseEvents, startEpisode, storedLedger, waitUntil } from './support.ts';
 
 let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.stop());
+useApp((app) => (t = app));
 
 it('replays and then streams ledger events over SSE', async () => {
   const episode = await startEpisode(t);

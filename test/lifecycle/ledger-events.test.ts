@@ -1,17 +1,14 @@
 // Every mutation appends its ledger event in the same transaction as its change, to a per-tenant
 // hash chain with a gapless seq; a refused mutation appends nothing; steps.logged events carry
 // the content hash of each step they cover.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chainHash, GENESIS_HASH } from '../../src/ledger/hash.ts';
 import { stepContentHash, type PreparedStep } from '../../src/steps/prepare.ts';
-import { startTestApp, type TestApp, type TenantKeys } from '../support/app.ts';
+import { type TestApp, type TenantKeys , useApp } from '../support/app.ts';
 import { client, counts, range, startInput, step, steps } from './support.ts';
 
 let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.stop());
+useApp((app) => (t = app));
 
 interface EventRow {
   seq: number;

@@ -1,14 +1,11 @@
 // REDACT_KEYS replaces the list of keys whose values are redacted in stored step parameters.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { contentHash } from '../../src/ledger/hash.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { useApp, type TestApp } from '../support/app.ts';
 import { client, step } from './support.ts';
 
 let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ REDACT_KEYS: 'foo, client_secret' });
-});
-afterAll(() => t.stop());
+useApp((app) => (t = app), { REDACT_KEYS: 'foo, client_secret' });
 
 it('redacts the configured keys instead of the default list', async () => {
   const api = client(t);

@@ -1,14 +1,9 @@
 // Shared GraphQL documents and SQL probes for the lifecycle tests (issue 3). Every rule is driven
 // through the HTTP API; SQL is used only to look at what was (or was not) written.
-import { afterAll, beforeAll, expect } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { expect } from 'vitest';
+import type { TestApp } from '../support/app.ts';
 
-/** Starts a server for the test file before its tests and stops it after them; `ready` receives it. */
-export function useApp(ready: (app: TestApp) => void, env: Record<string, string> = {}): void {
-  let app: TestApp | undefined;
-  beforeAll(async () => ready((app = await startTestApp(env))));
-  afterAll(() => app?.stop());
-}
+export { useApp } from '../support/app.ts';
 
 const ERROR_SELECTIONS: Record<string, string> = {
   InputLimitError: '... on InputLimitError { violations { field limit actual message } }',

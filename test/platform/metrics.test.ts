@@ -1,12 +1,9 @@
 // /metrics: Prometheus text with yoga's request metrics and our operational gauges.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { expect, it } from 'vitest';
+import { useApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.stop());
+useApp((app) => (t = app));
 
 function value(text: string, name: string): number {
   const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));

@@ -1,12 +1,9 @@
 // The real HTTP server: health, readiness, authentication, the first types, and GraphiQL.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { useApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.stop());
+useApp((app) => (t = app));
 
 const base = () => t.url.replace('/graphql', '');
 

@@ -1,12 +1,9 @@
 // graphql-ws on the same path: authentication in connection_init, operations over a real socket.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { useApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.stop());
+useApp((app) => (t = app));
 
 function runOnce(client: ReturnType<TestApp['wsClient']>, query: string) {
   return new Promise<{ result?: any; error?: unknown }>((resolve) => {

@@ -1,13 +1,10 @@
 // Backpressure: when the ingestion buffer is full the server sheds work with a clear, retryable
 // error instead of queueing without bound; every step it accepted is stored.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { expect, it } from 'vitest';
+import { useApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ INGEST_MAX_PENDING_ROWS: '20', GROUP_COMMIT_WINDOW_MS: '300' });
-});
-afterAll(() => t.stop());
+useApp((app) => (t = app), { INGEST_MAX_PENDING_ROWS: '20', GROUP_COMMIT_WINDOW_MS: '300' });
 
 it('refuses steps beyond the buffer with OVERLOADED (503) and stores every accepted one', async () => {
   const started = await t.gql('mutation { startEpisode(input: { taskDescription: "flood", taskType: "t" }) { ... on StartEpisodePayload { episode { id } } } }');

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 // A real server on a free port over a fresh database, with a tenant and keys of each scope.
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
@@ -90,4 +91,14 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
       await database.drop();
     },
   };
+}
+
+/** Starts a server for the test file before its tests and stops it after them; `ready` receives it. */
+export function useApp(ready: (app: TestApp) => unknown, env: Record<string, string> = {}): void {
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    app = await startTestApp(env);
+    await ready(app);
+  });
+  afterAll(() => app?.stop());
 }
