@@ -119,8 +119,9 @@ async function journalStep(ctx: WriteContext, ep: EpisodeRow, kind: string, para
   const step = prepareStep({ kind, parameters }, ctx.redactKeys);
   const stepNumber = ep.stepCount + 1;
   const hash = stepContentHash(ep.id, step);
-  await insertSteps(ctx.client, [{ tenantId: ctx.tenantId, episodeId: ep.id, stepNumber, step, contentHash: hash }]);
-  await ctx.client.query('UPDATE episodes SET step_count = $2, size_bytes = size_bytes + $3 WHERE id = $1', [ep.id, stepNumber, step.sizeBytes]);
+  const usage = { id: ep.id, stepCount: stepNumber, usedTokens: ep.usedTokens, usedToolCalls: ep.usedToolCalls, sizeBytes: ep.sizeBytes + step.sizeBytes, addedCost: 0 };
+  await insertSteps(ctx.client, [{ tenantId: ctx.tenantId, episodeId: ep.id, stepNumber, step, contentHash: hash }], [usage]);
+  ep.sizeBytes = usage.sizeBytes;
   ep.stepCount = stepNumber;
   ctx.events.push({ type: 'steps.logged', episodeId: ep.id, workItemId: ep.workItemId, payload: { steps: [{ n: stepNumber, hash }] } });
 }

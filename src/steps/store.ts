@@ -26,7 +26,7 @@ export interface EpisodeUsage {
  * Inserts the rows and sets their episodes' usage, in one statement (one round trip fewer while
  * the episode rows are locked); returns the step ids in input order.
  */
-export async function insertSteps(client: pg.PoolClient, rows: StepRowToInsert[], usage: EpisodeUsage[] = []): Promise<string[]> {
+export async function insertSteps(client: pg.PoolClient, rows: StepRowToInsert[], usage: EpisodeUsage[]): Promise<string[]> {
   if (!rows.length) return [];
   const col = <T>(f: (r: StepRowToInsert) => T) => rows.map(f);
   const { rows: inserted } = await client.query<{ id: string; ord: string }>(
