@@ -7,7 +7,6 @@ import { IllegalTransitionError, InputLimitError, NotFoundError, throwIfViolatio
 import { isUuid } from '../schema/ids.ts';
 import type { Context } from '../schema/context.ts';
 import type { StepItemResult } from './apply.ts';
-import { prepareStep } from './prepare.ts';
 import { OverloadedError } from './ingest.ts';
 import { GraphQLError } from 'graphql';
 
@@ -119,11 +118,9 @@ async function logSteps(ctx: Context, episodeId: string, raw: GqlStepInput[], si
   const violations = [...checkStepBatchSize(steps.length, 'steps'), ...steps.flatMap((s, i) => validateStep(s, i, 'steps'))];
   throwIfViolations(single ? violations.map((v) => ({ ...v, field: v.field.replace(/^steps\.0\./, 'step.'), message: v.message.replace(/^steps\.0\./, 'step.') })) : violations);
   if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
-  const prepared = steps.map((s) => prepareStep(s, ctx.services.redactKeys));
-  // Hashed as the uuid column holds it (lower case), before the call joins a group commit.
-  const hashes = await ctx.services.hasher.hash(prepared.map((step) => ({ episodeId: episodeId.toLowerCase(), step })));
-  const hashed = prepared.map((step, i) => ({ ...step, contentHash: hashes[i]! }));
-  const outcome = await ctx.services.ingest.submit(ctx.viewer!.tenantId, { episodeId, steps: hashed }).catch(overloaded);
+  // Prepared and hashed before the call joins a group commit, outside its transaction.
+  const prepared = await ctx.services.hasher.prepare(episodeId, steps, ctx.services.redactKeys);
+  const outcome = await ctx.services.ingest.submit(ctx.viewer!.tenantId, { episodeId, steps: prepared }).catch(overloaded);
   if (!outcome.ok) throw outcome.error;
   return { episodeId, results: outcome.items.map((item, index) => ({ index, item })), exhausted: outcome.exhausted };
 }

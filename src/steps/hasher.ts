@@ -3,7 +3,8 @@
 // delayed other requests and the round trips of transactions holding episode and chain-head locks.
 import { Piscina } from 'piscina';
 import { hashCanonicalTexts } from './hash-rows.ts';
-import { stepCanonicalJson, type PreparedStep } from './prepare.ts';
+import { prepareStep, stepCanonicalJson, type HashedStep, type PreparedStep } from './prepare.ts';
+import type { StepInput } from '../episodes/limits.ts';
 
 export interface StepHashRow {
   /** Lowercase uuid. */
@@ -19,6 +20,14 @@ export class StepHasher {
 
   /** threads: worker threads for hashing; 0 hashes on the calling thread. */
   constructor(private readonly threads: number) {}
+
+  /** A call's validated steps, prepared for storage (redacted, sized) and hashed for its episode. */
+  async prepare(episodeId: string, steps: readonly StepInput[], redactKeys: readonly string[]): Promise<HashedStep[]> {
+    const prepared = steps.map((s) => prepareStep(s, redactKeys));
+    // Hashed as the uuid column holds it (lower case).
+    const hashes = await this.hash(prepared.map((step) => ({ episodeId: episodeId.toLowerCase(), step })));
+    return prepared.map((step, i) => ({ ...step, contentHash: hashes[i]! }));
+  }
 
   /** The content hashes of the steps (stepContentHash), in order. */
   async hash(rows: StepHashRow[]): Promise<string[]> {

@@ -32,7 +32,7 @@ describe('hardening', () => {
     expect(large.body.errors[0].extensions.code).toBe('REQUEST_ENTITY_TOO_LARGE');
   });
 
-  it('refuses a malformed Content-Length with 400', async () => {
+  it('refuses a malformed Content-Length with 400 (node\'s HTTP parser, before any GraphQL work)', async () => {
     const u = new URL(t.url);
     const status = await new Promise<number>((resolve, reject) => {
       const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '12, 12' } }, (res) => {
