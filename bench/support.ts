@@ -72,7 +72,6 @@ export async function startBenchServer(databaseUrl: string, env: Record<string, 
   // Only submit and drain change: the rest (admission checks, metrics hooks) stays the real ingestor's.
   if (naive) (services as { ingest: unknown }).ingest = Object.assign(Object.create(services.ingest), createNaiveIngest(db));
   const app = createApp(services);
-  await services.hasher.warm(); // as src/main.ts does before it listens
   await app.start();
   const tenant = await createTenant(db.prisma, `bench-${randomBytes(4).toString('hex')}`);
   const key = await createApiKey(db.prisma, { tenantId: tenant.id, name: 'bench', scopes: ['write'] });

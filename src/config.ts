@@ -34,7 +34,6 @@ const EnvSchema = z.object({
   GROUP_COMMIT_WINDOW_MS: z.coerce.number().min(0).max(1000).default(2),
   GROUP_COMMIT_MAX_ROWS: z.coerce.number().int().min(1).max(50_000).default(2_000),
   INGEST_MAX_PENDING_ROWS: z.coerce.number().int().min(1).default(50_000),
-  HASH_THREADS: z.coerce.number().int().min(0).max(64).default(1),
   JOB_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
   LEDGER_SIGNING_KEY: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits (an Ed25519 private key)').optional(),
   CHECKPOINT_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
@@ -75,8 +74,6 @@ export interface Config {
   /** enabled=false gives every step call its own transaction (the benchmark's naive baseline). */
   groupCommit: { enabled: boolean; windowMs: number; maxRows: number };
   ingestMaxPendingRows: number;
-  /** Worker threads hashing large step batches; 0 hashes on the event loop. */
-  hashThreads: number;
   jobPollSeconds: number;
   /** Signed checkpoints: at least every intervalMs and every everyEvents events. */
   ledger: { signingKey: string | undefined; intervalMs: number; everyEvents: number };
@@ -152,7 +149,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     redactKeys: e.REDACT_KEYS,
     groupCommit: { enabled: e.GROUP_COMMIT, windowMs: e.GROUP_COMMIT_WINDOW_MS, maxRows: e.GROUP_COMMIT_MAX_ROWS },
     ingestMaxPendingRows: e.INGEST_MAX_PENDING_ROWS,
-    hashThreads: e.HASH_THREADS,
     jobPollSeconds: e.JOB_POLL_SECONDS,
     ledger: { signingKey: e.LEDGER_SIGNING_KEY, intervalMs: e.CHECKPOINT_INTERVAL_MS, everyEvents: e.CHECKPOINT_EVERY_EVENTS },
     maxBodyBytes: e.MAX_BODY_BYTES,

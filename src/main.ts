@@ -34,7 +34,6 @@ async function main() {
   }
   const app = createApp(runtime.services);
   try {
-    await runtime.services.hasher.warm();
     await app.start();
   } catch (err) {
     await runtime.close();

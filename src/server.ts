@@ -19,6 +19,7 @@ import { createStaticHandler } from './web/static.ts';
 import { enforceRateLimit, hardeningPlugins, withRequestErrorCode } from './http/hardening.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
 import { metricsPlugin } from './http/metrics.ts';
+import { useCompiledStepJournal } from './http/jit.ts';
 import { ScopedClients } from './db/tenant-scope.ts';
 import { SocketKeyWatch } from './auth/socket-keys.ts';
 
@@ -66,7 +67,7 @@ function createGraphQLHandler(services: Services, openSockets: () => number) {
     graphqlEndpoint: GRAPHQL_PATH,
     // The limit is useBodyLimit's (in hardeningPlugins): yoga's counts every body as a stream.
     maxRequestBodySize: false,
-    plugins: [...hardeningPlugins(config), metricsPlugin(services, openSockets)],
+    plugins: [...hardeningPlugins(config), metricsPlugin(services, openSockets), useCompiledStepJournal()],
     graphiql: config.graphiql ? { title: 'Episodic', subscriptionsProtocol: 'WS' } : false,
     landingPage: false,
     context: contextFactory(services, limiter),

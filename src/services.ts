@@ -6,7 +6,6 @@ import { startDeadlineWorkers } from './episodes/deadlines.ts';
 import { startJobQueue, type JobQueue } from './jobs/queue.ts';
 import { startLearningWorkers, type LearningJobs } from './learning/jobs.ts';
 import { KeyCache } from './auth/key-cache.ts';
-import { StepHasher } from './steps/hasher.ts';
 import { createLedgerBus, type LedgerBus } from './ledger/bus.ts';
 import { LedgerReads } from './ledger/live-reads.ts';
 import { DEFAULT_REDACTED_KEYS } from './steps/redact.ts';
@@ -22,7 +21,6 @@ export interface Services {
   writer: Writer;
   ingest: StepIngestor;
   /** Hashes large step batches on worker threads (before they join a group commit). */
-  hasher: StepHasher;
   jobs: JobQueue;
   /** Pattern extraction on the job queue. */
   learning: LearningJobs;
@@ -39,7 +37,6 @@ export interface Services {
 export async function createServices(config: Config, db: Database, log: Logger): Promise<Services> {
   const redactKeys = config.redactKeys ?? DEFAULT_REDACTED_KEYS;
   const writer = createWriter(db.pool, redactKeys);
-  const hasher = new StepHasher(config.hashThreads);
   const ingest = new StepIngestor(db.pool, writer, { ...config.groupCommit, maxPendingRows: config.ingestMaxPendingRows });
   const ledgerBus = createLedgerBus(config, db.pool, log);
   await ledgerBus.start();
@@ -55,13 +52,12 @@ export async function createServices(config: Config, db: Database, log: Logger):
   writer.onCommit((_tenantId, events) => {
     for (const e of events) if (e.type === 'api_key.revoked') keys.forget((e.payload as { keyId: string }).keyId);
   });
-  return { config, db, log, writer, ingest, jobs, learning, redactKeys, checkpoints, ledgerBus, ledgerReads: new LedgerReads(db.pool), keys, hasher };
+  return { config, db, log, writer, ingest, jobs, learning, redactKeys, checkpoints, ledgerBus, ledgerReads: new LedgerReads(db.pool), keys };
 }
 
 /** Answers every accepted write, then stops background work. The caller closes the database. */
 export async function stopServices(services: Services): Promise<void> {
   await services.ingest.drain();
-  await services.hasher.close();
   services.checkpoints.stop();
   await services.learning.drain();
   await services.jobs.stop({ graceful: true, wait: true, timeout: 5_000 });

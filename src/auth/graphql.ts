@@ -1,10 +1,8 @@
 import { builder } from '../builder.ts';
 import { InputLimitError, NotFoundError } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
-import { parseScopes } from './keys.ts';
+import { checkKeyRequest } from './keys.ts';
 import { createApiKeyRecorded, revokeApiKeyRecorded } from './store.ts';
-
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 builder.prismaObject('Tenant', {
   fields: (t) => ({
@@ -64,16 +62,8 @@ builder.mutationFields((t) => ({
       expiresAt: t.arg({ type: 'DateTime' }),
     },
     resolve: async (_root, args, ctx) => {
-      const scopes = parseScopes(args.scopes);
-      if ('invalid' in scopes) {
-        throw new InputLimitError([
-          { field: 'scopes', limit: 'read | write | admin', actual: scopes.invalid.join(','), message: `unknown scopes: ${scopes.invalid.join(', ')}` },
-        ]);
-      }
-      if (!scopes.length) throw new InputLimitError([{ field: 'scopes', limit: 'at least 1', actual: '0', message: 'a key needs at least one scope' }]);
-      if (args.name.trim().length < 1 || args.name.length > 200 || CONTROL_CHARACTER.test(args.name)) {
-        throw new InputLimitError([{ field: 'name', limit: '1..200 characters, no control characters', actual: String(args.name.length), message: 'name must have 1 to 200 characters and no control characters' }]);
-      }
+      const { scopes, violations } = checkKeyRequest(args.name, args.scopes);
+      if (violations.length) throw new InputLimitError(violations);
       const { tenantId, keyId } = ctx.viewer!;
       // The key and its api_key.created ledger event commit together.
       return ctx.services.writer.run(tenantId, (w) => createApiKeyRecorded(w, { name: args.name, scopes, expiresAt: args.expiresAt }, { keyId }));

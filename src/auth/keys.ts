@@ -1,6 +1,7 @@
 // API keys: `epk_<prefix>_<secret>`. The prefix finds the row; only a hash of the secret is stored.
 // Secrets are 256 random bits, so a fast hash is enough (no password stretching needed).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { LimitViolation } from '../schema/errors.ts';
 
 export const SCOPES = ['read', 'write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -44,6 +45,24 @@ export function parseScopes(input: readonly string[]): Scope[] | { invalid: stri
   const invalid = input.filter((s) => !SCOPES.includes(s as Scope));
   if (invalid.length) return { invalid };
   return [...new Set(input)] as Scope[];
+}
+
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+/** A new key's name and scopes, checked alike for the API and the operator CLI: the scopes to grant, or what is wrong. */
+export function checkKeyRequest(name: string, requested: readonly string[]): { scopes: Scope[]; violations: LimitViolation[] } {
+  const violations: LimitViolation[] = [];
+  const parsed = parseScopes(requested);
+  const scopes = 'invalid' in parsed ? [] : parsed;
+  if ('invalid' in parsed) {
+    violations.push({ field: 'scopes', limit: 'read | write | admin', actual: parsed.invalid.join(','), message: `unknown scopes: ${parsed.invalid.join(', ')}` });
+  } else if (!scopes.length) {
+    violations.push({ field: 'scopes', limit: 'at least 1', actual: '0', message: 'a key needs at least one scope' });
+  }
+  if (name.trim().length < 1 || name.length > 200 || CONTROL_CHARACTER.test(name)) {
+    violations.push({ field: 'name', limit: '1..200 characters, no control characters', actual: String(name.length), message: 'name must have 1 to 200 characters and no control characters' });
+  }
+  return { scopes, violations };
 }
 
 /** Reads `Authorization: Bearer <token>` (or a bare token, as WebSocket clients often send). */

@@ -1,7 +1,6 @@
 // Operator commands that work on the server's database directly: creating tenants and keys
 // before any key exists, and rotating keys.
-import type { Scope } from '../auth/keys.ts';
-import { parseScopes } from '../auth/keys.ts';
+import { checkKeyRequest } from '../auth/keys.ts';
 import { createApiKeyRecorded, createTenant, revokeApiKeyRecorded } from '../auth/store.ts';
 import type { Services } from '../services.ts';
 import { CliError } from './errors.ts';
@@ -28,13 +27,12 @@ export async function tenantList(services: Services) {
 
 export async function keyCreate(services: Services, opts: { tenant: string; name: string; scopes: string; expiresAt?: string }) {
   const tenant = await findTenant(services, opts.tenant);
-  const scopes = parseScopes(opts.scopes.split(',').map((s) => s.trim()).filter(Boolean));
-  if ('invalid' in scopes) throw new CliError(`unknown scopes: ${scopes.invalid.join(', ')} (use read, write, admin)`, 2);
-  if (!scopes.length) throw new CliError('--scopes needs at least one of read, write, admin', 2);
+  const { scopes, violations } = checkKeyRequest(opts.name, opts.scopes.split(',').map((s) => s.trim()).filter(Boolean));
+  if (violations.length) throw new CliError(`${violations.map((v) => v.message).join('; ')} (scopes: read, write, admin)`, 2);
   const expiresAt = opts.expiresAt ? new Date(opts.expiresAt) : null;
   if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new CliError(`--expires must be an ISO date, got "${opts.expiresAt}"`, 2);
   // Recorded in the tenant's ledger (api_key.created), as the API does.
-  const key = await services.writer.run(tenant.id, (w) => createApiKeyRecorded(w, { name: opts.name, scopes: scopes as Scope[], expiresAt }, { operator: 'cli' }));
+  const key = await services.writer.run(tenant.id, (w) => createApiKeyRecorded(w, { name: opts.name, scopes, expiresAt }, { operator: 'cli' }));
   return { id: key.id, tenant: tenant.name, scopes: key.scopes, token: key.token };
 }
 

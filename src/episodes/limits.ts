@@ -9,6 +9,7 @@
  */
 import type { BudgetExhaustedPolicy } from './budget.ts';
 import type { Outcome } from './outcome.ts';
+import { isHashHex } from '../ledger/hash.ts';
 
 export const LIMITS = {
   // seed 003 (self-learning memory) limits.
@@ -407,8 +408,6 @@ export function findNul(value: JsonValue, path: string): { path: string; inKey: 
 
 // ---- lifecycle calls other than start and steps ----
 
-const HASH_HEX = /^[0-9a-f]{64}$/;
-
 /** Free text of a lifecycle call (a reason, verdict, label): at most maxBytes of UTF-8, no NUL. */
 export function freeTextViolations(field: string, value: string | null | undefined, maxBytes: number = LIMITS.reasonBytes): LimitViolation[] {
   return textViolations(field, value, { maxBytes });
@@ -416,8 +415,8 @@ export function freeTextViolations(field: string, value: string | null | undefin
 
 /** A hash the client sends (context pack, manifest): BLAKE3 in lowercase hex. */
 export function hashViolations(field: string, value: string | null | undefined): LimitViolation[] {
-  if (value == null || HASH_HEX.test(value)) return [];
-  return [{ field, limit: '64 lowercase hex digits', actual: value.length, message: `${field} must be a BLAKE3 hash in lowercase hex` }];
+  if (value == null || isHashHex(value)) return [];
+  return [{ field, limit: '64 lowercase hex digits', actual: (value as string).length, message: `${field} must be a BLAKE3 hash in lowercase hex` }];
 }
 
 function unitScoreViolations(field: string, score: number | null | undefined): LimitViolation[] {

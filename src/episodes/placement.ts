@@ -1,10 +1,10 @@
 // Where a new episode goes: its work item (a monotonic number, a loop that has not stopped) and its
 // lease (usable, with a hold on what the lease has left unreserved). Checks only; the caller writes.
-import { planEpisodeHold, reservedAmounts, type EpisodeCaps } from '../leases/accounting.ts';
+import { planEpisodeHold, type EpisodeCaps } from '../leases/accounting.ts';
 import { checkLoopOpen } from '../leases/loop.ts';
 import { lockLease, readLease, type LeaseRow } from '../leases/row.ts';
 import { BUDGET_KEY, checkLeaseUsable, nextEpisodeNumber, remainingLeaseBudget, type LeaseResource, type LeaseUsage } from '../leases/rules.ts';
-import { loadLeaseTree } from '../leases/tree.ts';
+import { leaseReserved } from '../leases/tree.ts';
 import { lockWorkItem } from '../leases/work-items.ts';
 import { InputLimitError, LeaseError } from '../schema/errors.ts';
 import type { StartEpisodeInput } from './limits.ts';
@@ -32,7 +32,7 @@ async function holdOnLease(ctx: WriteContext, leaseId: string, workItemId: strin
   const unusable = checkLeaseUsable(row.lease, ctx.now.getTime());
   if (unusable.length) throw new LeaseError(row.id, unusable[0]!.rule, unusable[0]!.message);
   if (workItemId && workItemId !== row.workItemId) throw new LeaseError(row.id, 'wrong_work_item', `lease ${row.id} was issued for work item ${row.workItemId}, not ${workItemId}`);
-  const reserved = reservedAmounts(await loadLeaseTree(ctx.client, ctx.tenantId, row.id), row.id, ctx.now.getTime());
+  const reserved = await leaseReserved(ctx.client, ctx.tenantId, row.id, ctx.now);
   const plan = planEpisodeHold(remainingLeaseBudget(row.lease, reserved), own);
   if (!plan.ok) throw exhaustedError(row, plan.resource, reserved);
   return plan;

@@ -6,10 +6,10 @@
 import type pg from 'pg';
 import type { NewLedgerEvent } from '../ledger/store.ts';
 import type { EpisodeRow } from '../episodes/row.ts';
-import { episodeCharge, releasedHold, reservedAmounts } from './accounting.ts';
+import { episodeCharge, releasedHold } from './accounting.ts';
 import { chargeLease, checkLeaseUsable, NO_USAGE, type LeaseCharge, type LeaseUsage } from './rules.ts';
 import { lockLease } from './row.ts';
-import { loadLeaseTree } from './tree.ts';
+import { leaseReserved } from './tree.ts';
 
 export interface EpisodeLeaseCharge extends LeaseCharge {
   leaseId: string;
@@ -51,7 +51,7 @@ export async function chargeEpisodeToLease(client: pg.PoolClient, ep: EpisodeRow
   const row = await lockLease(client, ep.tenantId, leaseId);
   const hold = ep.leaseHold ?? NO_USAGE;
   const charged = episodeCharge({ toolCalls: ep.usedToolCalls, tokens: ep.usedTokens, elapsedMs: now.getTime() - ep.startedAt.getTime() }, ep.budget.maxWallMs);
-  const othersHold = reservedAmounts(await loadLeaseTree(client, ep.tenantId, leaseId), leaseId, now.getTime());
+  const othersHold = await leaseReserved(client, ep.tenantId, leaseId, now);
   const charge = chargeLease(row.lease, charged, othersHold);
   const ancestors = await ancestorIds(client, ep.tenantId, leaseId);
   await addConsumption(client, [leaseId, ...ancestors], charged);

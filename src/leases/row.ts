@@ -30,17 +30,14 @@ export function toLeaseRow(r: any): LeaseRow {
   };
 }
 
-/** Reads a lease without locking it: callers learn its work item, lock that first, then lockLease. */
-export async function readLease(client: pg.PoolClient, tenantId: string, id: string): Promise<LeaseRow> {
+async function selectLease(client: pg.PoolClient, tenantId: string, id: string, lock: boolean): Promise<LeaseRow> {
   if (!isUuid(id)) throw new NotFoundError('Lease', id);
-  const { rows } = await client.query(`SELECT ${LEASE_COLUMNS} FROM leases WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+  const { rows } = await client.query(`SELECT ${LEASE_COLUMNS} FROM leases WHERE tenant_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [tenantId, id]);
   if (!rows.length) throw new NotFoundError('Lease', id);
   return toLeaseRow(rows[0]);
 }
 
-export async function lockLease(client: pg.PoolClient, tenantId: string, id: string): Promise<LeaseRow> {
-  if (!isUuid(id)) throw new NotFoundError('Lease', id);
-  const { rows } = await client.query(`SELECT ${LEASE_COLUMNS} FROM leases WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, [tenantId, id]);
-  if (!rows.length) throw new NotFoundError('Lease', id);
-  return toLeaseRow(rows[0]);
-}
+/** Reads a lease without locking it: callers learn its work item, lock that first, then lockLease. */
+export const readLease = (client: pg.PoolClient, tenantId: string, id: string) => selectLease(client, tenantId, id, false);
+
+export const lockLease = (client: pg.PoolClient, tenantId: string, id: string) => selectLease(client, tenantId, id, true);

@@ -82,11 +82,19 @@ function chainEvents(tenantId: string, head: ChainTail, events: NewLedgerEvent[]
 async function insertChained(client: pg.PoolClient, tenantId: string, from: ChainTail, stored: StoredLedgerEvent[]): Promise<boolean> {
   const last = stored[stored.length - 1]!;
   const { rowCount } = await client.query(
+    // The row is matched on the tenant alone, so an append queued behind an uncommitted one waits
+    // for its row lock and then sees the head that one committed (READ COMMITTED re-reads a row
+    // updated under it); the CASE moves it only from the expected tail. A condition on seq in the
+    // WHERE would be tested against the snapshot's older head, and never match while queued.
     `WITH head AS (
-       UPDATE ledger_heads SET seq = $10, hash = $11 WHERE tenant_id = $1 AND seq = $12 AND hash = $13 RETURNING 1)
+       UPDATE ledger_heads
+          SET seq = CASE WHEN seq = $12 AND hash = $13 THEN $10 ELSE seq END,
+              hash = CASE WHEN seq = $12 AND hash = $13 THEN $11 ELSE hash END
+        WHERE tenant_id = $1
+       RETURNING seq = $10 AND hash = $11 AS moved)
      INSERT INTO ledger_events (tenant_id, seq, type, episode_id, work_item_id, payload, prev_hash, hash, created_at)
      SELECT $1, u.* FROM unnest($2::bigint[], $3::text[], $4::uuid[], $5::uuid[], $6::jsonb[], $7::text[], $8::text[], $9::timestamptz[]) AS u
-      WHERE EXISTS (SELECT 1 FROM head)`,
+      WHERE (SELECT moved FROM head)`,
     [
       tenantId,
       stored.map((e) => e.seq),

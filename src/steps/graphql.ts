@@ -8,6 +8,7 @@ import { isUuid } from '../schema/ids.ts';
 import type { Context } from '../schema/context.ts';
 import type { StepItemResult } from './apply.ts';
 import { OverloadedError } from './ingest.ts';
+import { prepareSteps } from './prepare.ts';
 import { GraphQLError } from 'graphql';
 
 builder.prismaObject('Step', {
@@ -118,8 +119,7 @@ async function logSteps(ctx: Context, episodeId: string, raw: GqlStepInput[], si
   const violations = [...checkStepBatchSize(steps.length, 'steps'), ...steps.flatMap((s, i) => validateStep(s, i, 'steps'))];
   throwIfViolations(single ? violations.map((v) => ({ ...v, field: v.field.replace(/^steps\.0\./, 'step.'), message: v.message.replace(/^steps\.0\./, 'step.') })) : violations);
   if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
-  // Prepared and hashed before the call joins a group commit, outside its transaction.
-  const prepared = await ctx.services.hasher.prepare(episodeId, steps, ctx.services.redactKeys);
+  const prepared = prepareSteps(episodeId, steps, ctx.services.redactKeys);
   const outcome = await ctx.services.ingest.submit(ctx.viewer!.tenantId, { episodeId, steps: prepared }).catch(overloaded);
   if (!outcome.ok) throw outcome.error;
   return { episodeId, results: outcome.items.map((item, index) => ({ index, item })), exhausted: outcome.exhausted };

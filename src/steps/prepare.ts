@@ -1,6 +1,6 @@
 // Pure preparation of a step for storage: redacted parameters with a hash of the original,
 // the result split into kind and body, and the bytes it adds to its episode.
-import { canonicalJson, canonicalTextHash, contentHash } from '../ledger/hash.ts';
+import { contentHash } from '../ledger/hash.ts';
 import { jsonBytes, type StepInput } from '../episodes/limits.ts';
 import { redact } from './redact.ts';
 
@@ -52,17 +52,24 @@ export function prepareStep(step: StepInput, redactKeys: readonly string[]): Pre
 export type HashedStep = PreparedStep & { contentHash: string };
 
 /**
+ * A call's validated steps, prepared for storage and hashed for their episode. Done before the
+ * call joins a group commit, outside its transaction.
+ */
+export function prepareSteps(episodeId: string, steps: readonly StepInput[], redactKeys: readonly string[]): HashedStep[] {
+  const id = episodeId.toLowerCase(); // hashed as the uuid column holds it
+  return steps.map((s) => {
+    const step = prepareStep(s, redactKeys);
+    return { ...step, contentHash: stepContentHash(id, step) };
+  });
+}
+
+/**
  * Hash of the step as stored, bound to its episode (a lowercase uuid). The steps.logged event binds
  * it to its step number ({n, hash}), so the hash needs no number and is computed before one is
  * assigned, off the commit path; an edited, moved or renumbered row is still detected.
  */
 export function stepContentHash(episodeId: string, s: PreparedStep): string {
-  return canonicalTextHash(stepCanonicalJson(episodeId, s));
-}
-
-/** The RFC 8785 JSON that stepContentHash hashes. */
-export function stepCanonicalJson(episodeId: string, s: PreparedStep): string {
-  return canonicalJson({
+  return contentHash({
     episodeId,
     kind: s.kind,
     tool: s.tool,

@@ -30,6 +30,17 @@ async function begin() {
 
 let tenantId: string;
 
+/** The SQL texts the client sends from now on. */
+function recordQueries(client: import('pg').PoolClient): string[] {
+  const sent: string[] = [];
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (text: unknown, ...rest: unknown[]) => {
+    sent.push(String(text));
+    return query(text, ...rest);
+  };
+  return sent;
+}
+
 async function chain() {
   const events = await readEvents(m.db.pool, tenantId, { afterSeq: 0, limit: 1000 });
   return { events, report: verifyChain(events, { tenantId }), head: await readHead(m.db.pool, tenantId) };
@@ -38,19 +49,27 @@ async function chain() {
 describe('appendEvents', () => {
   it('hands the head to an append queued behind an uncommitted one, in order', async () => {
     tenantId = (await createTenant(m.db.prisma, `t-${randomUUID()}`)).id;
+    const first = await begin(); // creates the head row, which a queued UPDATE can then wait on
+    await first.append(['first']);
+    await first.commit();
     const a = await begin();
     await a.append(['a1', 'a2']);
     const b = await begin();
+    const sent = recordQueries(b.client);
     const pending = b.append(['b1']); // waits for a's row lock on the head
     await new Promise((r) => setTimeout(r, 50));
     await a.commit();
     const stored = await pending;
+    const appendSent = [...sent];
     await b.commit();
-    expect(stored.map((e) => e.seq)).toEqual([3]);
+    expect(stored.map((e) => e.seq)).toEqual([4]);
     const { events, report, head } = await chain();
-    expect(report).toMatchObject({ ok: true, checked: 3 });
-    expect(events.map((e) => (e.payload as { title: string }).title)).toEqual(['a1', 'a2', 'b1']);
-    expect(head.seq).toBe(3);
+    expect(report).toMatchObject({ ok: true, checked: 4 });
+    expect(events.map((e) => (e.payload as { title: string }).title)).toEqual(['first', 'a1', 'a2', 'b1']);
+    expect(head.seq).toBe(4);
+    // Handed over inside PostgreSQL: one statement, no second trip to lock and re-read the head.
+    expect(appendSent).toHaveLength(1);
+    expect(appendSent[0]).not.toMatch(/FOR UPDATE/);
   });
 
   it('re-chains onto the real head when the tail it built on was rolled back', async () => {
@@ -60,10 +79,10 @@ describe('appendEvents', () => {
     const pending = b.append(['kept']);
     await new Promise((r) => setTimeout(r, 50));
     await a.rollback();
-    expect((await pending).map((e) => e.seq)).toEqual([4]);
+    expect((await pending).map((e) => e.seq)).toEqual([5]);
     await b.commit();
     const { events, report } = await chain();
-    expect(report).toMatchObject({ ok: true, checked: 4 });
+    expect(report).toMatchObject({ ok: true, checked: 5 });
     expect(events.at(-1)!.payload).toEqual({ title: 'kept' });
   });
 

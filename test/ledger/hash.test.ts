@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { blake3 } from '@noble/hashes/blake3.js';
+import fc from 'fast-check';
 import {
   CHAIN_DOMAIN_TAG,
   GENESIS_HASH,
@@ -8,6 +9,7 @@ import {
   canonicalEntryBytes,
   canonicalJson,
   chainHash,
+  canonicalTextHash,
   contentHash,
   fromHex,
   hashBytes,
@@ -125,5 +127,17 @@ describe('contentHash', () => {
   it('hashes canonical JSON, independent of key order', () => {
     expect(contentHash({ b: 1, a: [1, 'x'] })).toBe(toHex(blake3(utf8.encode('{"a":[1,"x"],"b":1}'))));
     expect(contentHash({ a: [1, 'x'], b: 1 })).toBe(contentHash({ b: 1, a: [1, 'x'] }));
+  });
+
+  it('gives the bytes noble gives, for any text and size (hash-wasm computes it)', () => {
+    // Sizes across BLAKE3's 64-byte blocks and 1024-byte chunks, and every UTF-8 length.
+    const text = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 3000 }), fc.string({ unit: 'binary', maxLength: 3000 }));
+    fc.assert(
+      fc.property(text, (s) => {
+        expect(canonicalTextHash(s)).toBe(toHex(blake3(utf8.encode(s))));
+      }),
+      { numRuns: 300 },
+    );
+    expect(canonicalTextHash('abc')).toBe('6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85');
   });
 });

@@ -1,0 +1,37 @@
+// A call's steps are prepared (redacted, sized) and hashed before the group commit; the hashes are
+// the ones the ledger verifier recomputes from the stored rows (stepContentHash on the lowercase id).
+import { describe, expect, it } from 'vitest';
+import { prepareStep, prepareSteps, stepContentHash } from '../../src/steps/prepare.ts';
+
+const EPISODE = '3f1d9c2e-8a4b-4c5d-9e0f-0123456789ab';
+const steps = Array.from({ length: 30 }, (_, i) => ({
+  kind: i % 3 ? 'tool_call' : 'thought',
+  tool: `tool-${i % 5}`,
+  parameters: { path: `f${i}.ts`, token: `t${i}`, nested: { n: i, ok: i % 2 === 0 } },
+  observation: `saw ${i} \u00e9\u{1F600}`,
+  tokens: i,
+  cost: i / 7,
+}));
+
+describe('prepareSteps', () => {
+  it('redacts, sizes and hashes each step as the verifier recomputes it, in order', () => {
+    const prepared = prepareSteps(EPISODE, steps, ['token']);
+    expect(prepared.map((p) => p.parameters)).toEqual(steps.map((s) => ({ ...s.parameters, token: '[REDACTED]' })));
+    for (const [i, p] of prepared.entries()) {
+      const { contentHash, ...step } = p;
+      expect(step).toEqual(prepareStep(steps[i]!, ['token']));
+      expect(contentHash).toBe(stepContentHash(EPISODE, step));
+    }
+    expect(new Set(prepared.map((p) => p.contentHash)).size).toBe(steps.length);
+  });
+
+  it('hashes an episode id sent in upper case as the uuid column stores it', () => {
+    const upper = prepareSteps(EPISODE.toUpperCase(), steps, ['token']);
+    expect(upper.map((p) => p.contentHash)).toEqual(prepareSteps(EPISODE, steps, ['token']).map((p) => p.contentHash));
+  });
+
+  it('binds the hash to the episode', () => {
+    const other = prepareSteps('0b8e2f4a-1c3d-4e5f-8a9b-c0d1e2f3a4b5', steps.slice(0, 1), ['token']);
+    expect(other[0]!.contentHash).not.toBe(prepareSteps(EPISODE, steps.slice(0, 1), ['token'])[0]!.contentHash);
+  });
+});
