@@ -3,10 +3,10 @@
 import type pg from 'pg';
 import type { NewLedgerEvent } from '../ledger/store.ts';
 import { LeaseError } from '../schema/errors.ts';
-import { addUsage, childReservation, reservedAmounts, shareOnParent, subtractUsage, type LeaseNode } from './accounting.ts';
+import { addUsage, childReservation, shareOnParent, subtractUsage, type LeaseNode } from './accounting.ts';
 import { checkChildLease, remainingLeaseBudget, type LeaseBudget, type LeaseUsage } from './rules.ts';
 import { lockLease, readLease, type LeaseRow } from './row.ts';
-import { loadLeaseTree } from './tree.ts';
+import { leaseReserved, loadLeaseTree } from './tree.ts';
 import { lockWorkItem } from './work-items.ts';
 
 export { createWorkItem, type WorkItemInput } from './work-items.ts';
@@ -30,7 +30,7 @@ interface ParentReservation {
 async function reserveOnParent(client: pg.PoolClient, tenantId: string, input: IssueLeaseInput, now: Date): Promise<ParentReservation> {
   const parent = await lockLease(client, tenantId, input.parentLeaseId!);
   if (parent.workItemId !== input.workItemId) throw new LeaseError(parent.id, 'wrong_work_item', `parent lease ${parent.id} belongs to work item ${parent.workItemId}`);
-  const reservedBefore = reservedAmounts(await loadLeaseTree(client, tenantId, parent.id), parent.id, now.getTime());
+  const reservedBefore = await leaseReserved(client, tenantId, parent.id, now);
   const child = { budget: input.budget, scope: input.scope, expiresAtMs: input.expiresAt.getTime() };
   const violations = checkChildLease(parent.lease, child, now.getTime(), reservedBefore);
   if (violations.length) {
@@ -44,7 +44,7 @@ async function reserveOnParent(client: pg.PoolClient, tenantId: string, input: I
 /** Issues a lease; a child lease (parentLeaseId) may only narrow its parent and reserves its budget there (seed 000). */
 export async function issueLease(client: pg.PoolClient, tenantId: string, input: IssueLeaseInput, now: Date, events: NewLedgerEvent[]): Promise<string> {
   await lockWorkItem(client, tenantId, input.workItemId);
-  const onParent = input.parentLeaseId ? await reserveOnParent(client, tenantId, input, now) : null;
+  const onParent = input.parentLeaseId !== null ? await reserveOnParent(client, tenantId, input, now) : null;
   const b = input.budget;
   const { rows } = await client.query(
     `INSERT INTO leases (tenant_id, work_item_id, parent_id, issuer, holder, scope, expires_at, max_episodes, max_tool_calls, max_tokens, max_wall_ms, created_at)

@@ -51,6 +51,15 @@ describe('work items and leases', () => {
     expect(await api.start(startInput({ leaseId: missing }))).toMatchObject({ __typename: 'NotFoundError', entity: 'Lease' });
     expect(await api.lease(missing)).toMatchObject({ __typename: 'NotFoundError', entity: 'Lease' });
   });
+
+  it('answer NotFoundError for an empty or malformed parent lease id, and issue nothing', async () => {
+    const { workItem } = await leaseOn();
+    const before = await counts(t, t.keys.tenantId);
+    for (const parentLeaseId of ['', 'not-a-uuid']) {
+      expect(await api.issueLease({ workItemId: workItem.id, parentLeaseId })).toMatchObject({ __typename: 'NotFoundError', entity: 'Lease' });
+    }
+    expect(await counts(t, t.keys.tenantId)).toEqual(before);
+  });
 });
 
 describe('episode numbers', () => {
