@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { toStepInput } from '../src/episodes/inputs.ts';
 import { prepareStep, stepContentHash } from '../src/steps/prepare.ts';
 import { DEFAULT_REDACTED_KEYS } from '../src/steps/redact.ts';
-import { openBenchDatabase, startBenchServer, gql, fmt, runLoad, summarize, type BenchServer } from './support.ts';
+import { openBenchDatabase, startBenchServer, gql, fmt, measureCpu, runLoad, summarize, type BenchServer, type CpuUse } from './support.ts';
 
 const TOTAL = Number(process.argv[2] ?? 40_000);
 const SINGLE_TOTAL = Math.round(TOTAL / 4);
@@ -79,8 +79,7 @@ type StoredRow = ReturnType<typeof storedRows>[number]['rows'][number];
 const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
 
 /** A: the same rows B stores (all 20 columns), 100 per INSERT ... SELECT FROM unnest, from 4 connections. */
-async function rawUnnest(pool: import('pg').Pool, tenantId: string, episodeIds: string[]) {
-  const batches = storedRows(episodeIds);
+async function rawUnnest(pool: import('pg').Pool, tenantId: string, batches: ReturnType<typeof storedRows>) {
   return runClients(4, async (client) => {
     const lat: number[] = [];
     for (let b = client; b < batches.length; b += 4) {
@@ -160,14 +159,16 @@ async function main() {
     await graphqlSingles(naive, 4, 400);
     await graphqlSingles(orm, 4, 400);
 
-    const rawEpisodes = await startEpisodes(grouped, EPISODES);
-    const a = await rawUnnest(bench.db.pool, grouped.tenantId, rawEpisodes);
-    const a0 = await rawSubset(bench.db.pool, grouped.tenantId, await startEpisodes(grouped, EPISODES));
-    const b = await graphqlBatches(grouped);
-    const c = await graphqlSingles(grouped, 32);
-    const d = await graphqlSingles(naive, 32);
-    const e = await graphqlSingles(orm, 32);
+    const rawBatches = storedRows(await startEpisodes(grouped, EPISODES));
+    const subsetEpisodes = await startEpisodes(grouped, EPISODES);
     const SINGLE = 32 * Math.ceil(SINGLE_TOTAL / 32);
+    const measured = <T>(units: number, work: () => Promise<T>) => measureCpu(bench.url, units, work);
+    const a = await measured(TOTAL, () => rawUnnest(bench.db.pool, grouped.tenantId, rawBatches));
+    const a0 = await measured(TOTAL, () => rawSubset(bench.db.pool, grouped.tenantId, subsetEpisodes));
+    const b = await measured(TOTAL, () => graphqlBatches(grouped));
+    const c = await measured(SINGLE, () => graphqlSingles(grouped, 32));
+    const d = await measured(SINGLE, () => graphqlSingles(naive, 32));
+    const e = await measured(SINGLE, () => graphqlSingles(orm, 32));
     const rate = (n: number, r: { seconds: number }) => n / r.seconds;
     const rows = [
       ['A raw pg UNNEST of the rows B stores, 100/batch, 4 connections', rate(TOTAL, a), a],
@@ -177,10 +178,19 @@ async function main() {
       ['D logStep via GraphQL, 32 clients, one transaction per step (our SQL)', rate(SINGLE, d), d],
       ['E logStep via GraphQL, 32 clients, naive Prisma ORM, one INSERT per step', rate(SINGLE, e), e],
     ] as const;
+    const us = (v: number | null) => (v === null ? 'n/a' : fmt(v));
+    const cpuPerStep = (cpu: CpuUse) => (cpu.postgresUs === null ? null : cpu.nodeUs + cpu.postgresUs);
     console.log(`\nsteps: ${TOTAL} batched, ${SINGLE_TOTAL} single; node ${process.version}\n`);
-    console.log('| path | steps/s | p50 ms | p99 ms |\n| --- | ---: | ---: | ---: |');
-    for (const [name, r, s] of rows) console.log(`| ${name} | ${fmt(r)} | ${fmt(s.p50, 1)} | ${fmt(s.p99, 1)} |`);
+    console.log('CPU per step: this process (server and load clients) and the local PostgreSQL processes.\n');
+    console.log('| path | steps/s | p50 ms | p99 ms | node CPU us/step | postgres CPU us/step | cores busy |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+    for (const [name, r, s] of rows) {
+      console.log(`| ${name} | ${fmt(r)} | ${fmt(s.p50, 1)} | ${fmt(s.p99, 1)} | ${us(s.cpu.nodeUs)} | ${us(s.cpu.postgresUs)} | ${s.cpu.cores === null ? 'n/a' : fmt(s.cpu.cores, 2)} |`);
+    }
     console.log(`\nB/A (logSteps vs raw UNNEST of the same rows): ${fmt(rate(TOTAL, b) / rate(TOTAL, a), 2)} (target >= 0.5)`);
+    const [cpuA, cpuB] = [cpuPerStep(a.cpu), cpuPerStep(b.cpu)];
+    // Both paths share the same cores, so with the cores as busy as in A, B's rate can be at most
+    // A's rate times A's CPU per step over B's.
+    if (cpuA !== null && cpuB !== null) console.log(`B/A bound by CPU per step (A ${fmt(cpuA)} us, B ${fmt(cpuB)} us, node + postgres): ${fmt(cpuA / cpuB, 2)}`);
     console.log(`B/A0 (logSteps vs the earlier 12-column baseline): ${fmt(rate(TOTAL, b) / rate(TOTAL, a0), 2)}`);
     console.log(`C/E (group commit vs naive ORM one-INSERT-per-step): ${fmt(rate(SINGLE, c) / rate(SINGLE, e), 2)} (target >= 5)`);
     console.log(`C/D (group commit vs our SQL without coalescing): ${fmt(rate(SINGLE, c) / rate(SINGLE, d), 2)}`);

@@ -1,7 +1,9 @@
 // Shared by the benchmarks: one PostgreSQL (embedded, or BENCH_DATABASE_URL), a fresh database per
 // run, real servers on free ports, and latency percentiles.
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -131,4 +133,57 @@ export function runLoad(job: LoadJob): Promise<{ seconds: number; p50: number; p
     });
     worker.once('error', reject);
   });
+}
+
+/** CPU seconds of every local PostgreSQL process, exited backends included; null where /proc cannot tell. */
+function postgresCpuSeconds(): number | null {
+  let ticks = 0;
+  try {
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue; // exited meanwhile
+      }
+      if (!stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith('postgres')) continue;
+      // utime, stime, cutime, cstime (fields 14-17); cutime/cstime hold the backends that exited.
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    }
+  } catch {
+    return null;
+  }
+  return ticks / 100; // USER_HZ is 100 on Linux
+}
+
+export interface CpuUse {
+  /** This process (server, load-client thread and all): CPU microseconds per unit of work. */
+  nodeUs: number;
+  /** Local PostgreSQL processes, CPU microseconds per unit; null when the database is not local. */
+  postgresUs: number | null;
+  /** Cores busy on average over the run (both together). */
+  cores: number | null;
+}
+
+/** Runs `work` and reports the CPU it cost per unit (`units` steps, say), in this process and in PostgreSQL. */
+export async function measureCpu<T>(databaseUrl: string, units: number, work: () => Promise<T>): Promise<T & { cpu: CpuUse }> {
+  const local = ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(databaseUrl).hostname);
+  const node0 = process.cpuUsage();
+  const pg0 = local ? postgresCpuSeconds() : null;
+  const started = performance.now();
+  const result = await work();
+  const seconds = (performance.now() - started) / 1000;
+  const node = process.cpuUsage(node0);
+  const pg1 = pg0 === null ? null : postgresCpuSeconds();
+  const nodeSeconds = (node.user + node.system) / 1e6;
+  const pgSeconds = pg0 === null || pg1 === null ? null : pg1 - pg0;
+  return {
+    ...result,
+    cpu: {
+      nodeUs: (nodeSeconds * 1e6) / units,
+      postgresUs: pgSeconds === null ? null : (pgSeconds * 1e6) / units,
+      cores: pgSeconds === null ? null : (nodeSeconds + pgSeconds) / seconds,
+    },
+  };
 }
