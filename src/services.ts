@@ -20,7 +20,6 @@ export interface Services {
   log: Logger;
   writer: Writer;
   ingest: StepIngestor;
-  /** Hashes large step batches on worker threads (before they join a group commit). */
   jobs: JobQueue;
   /** Pattern extraction on the job queue. */
   learning: LearningJobs;

@@ -415,8 +415,10 @@ export function freeTextViolations(field: string, value: string | null | undefin
 
 /** A hash the client sends (context pack, manifest): BLAKE3 in lowercase hex. */
 export function hashViolations(field: string, value: string | null | undefined): LimitViolation[] {
-  if (value == null || isHashHex(value)) return [];
-  return [{ field, limit: '64 lowercase hex digits', actual: (value as string).length, message: `${field} must be a BLAKE3 hash in lowercase hex` }];
+  if (value == null) return [];
+  const { length } = value; // read before isHashHex narrows a failing value away
+  if (isHashHex(value)) return [];
+  return [{ field, limit: '64 lowercase hex digits', actual: length, message: `${field} must be a BLAKE3 hash in lowercase hex` }];
 }
 
 function unitScoreViolations(field: string, score: number | null | undefined): LimitViolation[] {
