@@ -230,9 +230,13 @@ describe('revoked and expired keys', () => {
     const s = rawSocket(t.url, key.token);
     await acked(s);
     s.send({ id: '1', type: 'subscribe', payload: { query: 'subscription { ledgerEvents { seq } }' } });
-    // The subscription is live: a write arrives on it.
-    await t.gql('mutation { createWorkItem(title: "seen live") { __typename } }', {}, t.keys.write);
-    await waitUntil(() => s.messages.some((m) => m.type === 'next'), 'a live event');
+    // The subscription is live: a write arrives on it. Writes repeat until one does, since a write
+    // committed before the server has started the subscription is not sent on it.
+    await waitUntil(async () => {
+      if (s.messages.some((m) => m.type === 'next')) return true;
+      await t.gql('mutation { createWorkItem(title: "seen live") { __typename } }', {}, t.keys.write);
+      return false;
+    }, 'a live event');
     const revokedAt = Date.now();
     await revoke(key.id);
     const closed = await closedWithin(s, KEY_RECHECK_MS + 500);
