@@ -4,9 +4,13 @@
 //   C. logStep (one step per call) from 32 concurrent clients, group commit on
 //   D. the same load as C with group commit off: one transaction per step (our SQL, no coalescing)
 //   E. the same load as C through a naive Prisma ORM path: one transaction and one INSERT per step
+//   F. B's load with the commit replaced by an immediate answer, nothing written: what HTTP, GraphQL
+//      and the resolver (limits, redaction, hashes) cost before any database work. With A's insert it
+//      bounds B from above on this machine (the ceiling lines).
 // Run: npm run bench:ingest -- 40000   (the batched step count, a multiple of 400; BENCH_DATABASE_URL to use a server).
 // The script sets NODE_ENV=production, as a deployment would: graphql-js then skips its development checks.
 
+import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { toStepInput } from '../src/episodes/inputs.ts';
 import { prepareStep, stepContentHash } from '../src/steps/prepare.ts';
@@ -153,11 +157,13 @@ async function main() {
   try {
     const grouped = await startBenchServer(bench.url);
     const naive = await startBenchServer(bench.url, { GROUP_COMMIT: 'false' });
-    const orm = await startBenchServer(bench.url, {}, true);
+    const orm = await startBenchServer(bench.url, {}, 'naive');
+    const floor = await startBenchServer(bench.url, {}, 'none');
     // Warm both paths (JIT, connections, prepared plans) before measuring.
     await graphqlSingles(grouped, 4, 400);
     await graphqlSingles(naive, 4, 400);
     await graphqlSingles(orm, 4, 400);
+    await graphqlSingles(floor, 4, 400);
 
     const rawBatches = storedRows(await startEpisodes(grouped, EPISODES));
     const subsetEpisodes = await startEpisodes(grouped, EPISODES);
@@ -166,6 +172,7 @@ async function main() {
     const a = await measured(TOTAL, () => rawUnnest(bench.db.pool, grouped.tenantId, rawBatches));
     const a0 = await measured(TOTAL, () => rawSubset(bench.db.pool, grouped.tenantId, subsetEpisodes));
     const b = await measured(TOTAL, () => graphqlBatches(grouped));
+    const f = await measured(TOTAL, () => graphqlBatches(floor));
     const c = await measured(SINGLE, () => graphqlSingles(grouped, 32));
     const d = await measured(SINGLE, () => graphqlSingles(naive, 32));
     const e = await measured(SINGLE, () => graphqlSingles(orm, 32));
@@ -174,6 +181,7 @@ async function main() {
       ['A raw pg UNNEST of the rows B stores, 100/batch, 4 connections', rate(TOTAL, a), a],
       ['A0 raw pg UNNEST of a 12-column subset (earlier baseline)', rate(TOTAL, a0), a0],
       ['B logSteps via GraphQL, 100/batch, 4 clients', rate(TOTAL, b), b],
+      ['F B\'s load with nothing written (HTTP, GraphQL, limits, redaction, hashes)', rate(TOTAL, f), f],
       ['C logStep via GraphQL, 32 clients, group commit', rate(SINGLE, c), c],
       ['D logStep via GraphQL, 32 clients, one transaction per step (our SQL)', rate(SINGLE, d), d],
       ['E logStep via GraphQL, 32 clients, naive Prisma ORM, one INSERT per step', rate(SINGLE, e), e],
@@ -191,12 +199,23 @@ async function main() {
     // Both paths share the same cores, so with the cores as busy as in A, B's rate can be at most
     // A's rate times A's CPU per step over B's.
     if (cpuA !== null && cpuB !== null) console.log(`B/A bound by CPU per step (A ${fmt(cpuA)} us, B ${fmt(cpuB)} us, node + postgres): ${fmt(cpuA / cpuB, 2)}`);
+    // F is B without any database work. A server doing F's work and then A's insert, and nothing
+    // else (no transaction, ledger event, locks or budgets), costs at least F's CPU plus A's per step.
+    const cpuF = cpuPerStep(f.cpu);
+    console.log(`F/A (the same calls with nothing written, against A): ${fmt(rate(TOTAL, f) / rate(TOTAL, a), 2)}`);
+    if (cpuA !== null && cpuF !== null) {
+      console.log(`B/A ceiling by CPU at A's cores busy (A ${fmt(cpuA)} us over F ${fmt(cpuF)} + A ${fmt(cpuA)} us): ${fmt(cpuA / (cpuF + cpuA), 2)}`);
+      // If B could keep every core busy (no path here does), while A keeps a.cpu.cores busy.
+      const allCores = (availableParallelism() / a.cpu.cores!) * (cpuA / (cpuF + cpuA));
+      console.log(`B/A ceiling by CPU with all ${availableParallelism()} cores fully busy: ${fmt(allCores, 2)}`);
+    }
     console.log(`B/A0 (logSteps vs the earlier 12-column baseline): ${fmt(rate(TOTAL, b) / rate(TOTAL, a0), 2)}`);
     console.log(`C/E (group commit vs naive ORM one-INSERT-per-step): ${fmt(rate(SINGLE, c) / rate(SINGLE, e), 2)} (target >= 5)`);
     console.log(`C/D (group commit vs our SQL without coalescing): ${fmt(rate(SINGLE, c) / rate(SINGLE, d), 2)}`);
     await grouped.stop();
     await naive.stop();
     await orm.stop();
+    await floor.stop();
   } finally {
     await bench.close();
   }

@@ -17,6 +17,7 @@ import { createLogger } from '../src/log.ts';
 import { createApp } from '../src/server.ts';
 import { createServices, stopServices } from '../src/services.ts';
 import { freePort } from '../test/support/ports.ts';
+import type { StepBatchOutcome, StepBatchRequest } from '../src/steps/apply.ts';
 import { createNaiveIngest } from './naive-ingest.ts';
 
 export interface BenchDatabase {
@@ -66,13 +67,23 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-export async function startBenchServer(databaseUrl: string, env: Record<string, string> = {}, naive = false): Promise<BenchServer> {
+/**
+ * How the server commits steps: `group` the real group-commit ingestor; `naive` the ORM baseline
+ * (bench/naive-ingest.ts); `none` answers every call as accepted at once and writes nothing, which
+ * measures what the HTTP, GraphQL and resolver path costs before any database work (the floor).
+ */
+export type IngestMode = 'group' | 'naive' | 'none';
+
+export async function startBenchServer(databaseUrl: string, env: Record<string, string> = {}, ingest: IngestMode = 'group'): Promise<BenchServer> {
   const config = loadConfig({ NODE_ENV: 'production', PORT: String(await freePort()), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', DB_POOL_MAX: '20', LEDGER_SIGNING_KEY: randomBytes(32).toString('hex'), ...env });
   const db = createDatabase(databaseUrl, config.dbPoolMax);
   const services = await createServices(config, db, createLogger(config.logLevel));
-  // The naive ORM baseline replaces the group-commit ingestor (same API, same checks before it).
-  // Only submit and drain change: the rest (admission checks, metrics hooks) stays the real ingestor's.
-  if (naive) (services as { ingest: unknown }).ingest = Object.assign(Object.create(services.ingest), createNaiveIngest(db));
+  // The other modes replace the group-commit ingestor's submit and drain only (same API, same checks
+  // before it): the rest (admission checks, metrics hooks) stays the real ingestor's.
+  if (ingest !== 'group') {
+    const replacement = ingest === 'naive' ? createNaiveIngest(db) : answerWithoutWriting();
+    (services as { ingest: unknown }).ingest = Object.assign(Object.create(services.ingest), replacement);
+  }
   const app = createApp(services);
   await app.start();
   const tenant = await createTenant(db.prisma, `bench-${randomBytes(4).toString('hex')}`);
@@ -85,6 +96,17 @@ export async function startBenchServer(databaseUrl: string, env: Record<string, 
       await app.stop();
       await stopServices(services);
       await db.close();
+    },
+  };
+}
+
+/** The floor's ingestor: every step accepted at once, nothing written. */
+function answerWithoutWriting() {
+  return {
+    async drain() {},
+    async submit(_tenantId: string, request: StepBatchRequest): Promise<StepBatchOutcome> {
+      const items = request.steps.map((_, i) => ({ status: 'accepted' as const, stepId: request.episodeId, stepNumber: i + 1 }));
+      return { ok: true, episodeId: request.episodeId, items, exhausted: null };
     },
   };
 }
