@@ -159,7 +159,7 @@ async function main() {
     const naive = await startBenchServer(bench.url, { GROUP_COMMIT: 'false' });
     const orm = await startBenchServer(bench.url, {}, 'naive');
     const floor = await startBenchServer(bench.url, {}, 'none');
-    // Warm both paths (JIT, connections, prepared plans) before measuring.
+    // Warm every server (JIT, connections, prepared plans) before measuring.
     await graphqlSingles(grouped, 4, 400);
     await graphqlSingles(naive, 4, 400);
     await graphqlSingles(orm, 4, 400);
