@@ -13,7 +13,7 @@
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { toStepInput } from '../src/episodes/inputs.ts';
-import { prepareStep, stepContentHash } from '../src/steps/prepare.ts';
+import { prepareSteps } from '../src/steps/prepare.ts';
 import { DEFAULT_REDACTED_KEYS } from '../src/steps/redact.ts';
 import { openBenchDatabase, startBenchServer, gql, fmt, measureCpu, runLoad, summarize, type BenchServer, type CpuUse } from './support.ts';
 
@@ -69,13 +69,8 @@ function storedRows(episodeIds: string[]) {
   return Array.from({ length: TOTAL / 100 }, (_, b) => {
     const { episode, firstStep } = placeBatch(b);
     const episodeId = episodeIds[episode]!;
-    return {
-      episodeId,
-      rows: Array.from({ length: 100 }, (_, k) => {
-        const step = prepareStep(toStepInput(makeStep(b * 100 + k)), DEFAULT_REDACTED_KEYS);
-        return { n: firstStep + k, step, contentHash: stepContentHash(episodeId, step) };
-      }),
-    };
+    const steps = prepareSteps(episodeId, Array.from({ length: 100 }, (_, k) => toStepInput(makeStep(b * 100 + k))), DEFAULT_REDACTED_KEYS);
+    return { episodeId, rows: steps.map((step, k) => ({ n: firstStep + k, step, contentHash: step.contentHash })) };
   });
 }
 

@@ -29,7 +29,7 @@ export interface EpisodeUsage {
 export async function insertSteps(client: pg.PoolClient, rows: StepRowToInsert[], usage: EpisodeUsage[]): Promise<string[]> {
   if (!rows.length) return [];
   const col = <T>(f: (r: StepRowToInsert) => T) => rows.map(f);
-  const { rows: inserted } = await client.query<{ id: string; ord: string }>(
+  const { rows: inserted } = await client.query<{ id: string; episode_id: string; step_number: number }>(
     `WITH usage AS (
        UPDATE episodes e SET step_count = u.step_count, used_tokens = u.used_tokens, used_tool_calls = u.used_tool_calls,
               used_cost = e.used_cost + u.cost, size_bytes = u.size_bytes, updated_at = now()
@@ -73,7 +73,7 @@ export async function insertSteps(client: pg.PoolClient, rows: StepRowToInsert[]
       usage.map((u) => Math.round(u.sizeBytes)),
     ],
   );
-  const byKey = new Map(inserted.map((r: any) => [`${r.episode_id}:${r.step_number}`, r.id as string]));
+  const byKey = new Map(inserted.map((r) => [`${r.episode_id}:${r.step_number}`, r.id]));
   return rows.map((r) => byKey.get(`${r.episodeId}:${r.stepNumber}`)!);
 }
 

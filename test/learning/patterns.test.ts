@@ -3,7 +3,7 @@
 // are merged and contradicted ones superseded; every run leaves a patterns.extracted ledger event.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, useApp, type TenantKeys, type TestApp } from '../support/app.ts';
-import { eventually, FAILURE, learner, ledger, ok, type Learner } from './support.ts';
+import { eventually, FAILURE, learner, learnerTenant, ledger, ok, type Learner } from './support.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -11,15 +11,11 @@ useApp((app) => (t = app));
 const WEB = { domain: 'web', language: 'typescript' };
 const DEPLOY = [ok('git'), ok('npm'), ok('shell')];
 
-async function tenant(name: string): Promise<{ keys: TenantKeys; l: Learner }> {
-  const keys = await t.addTenant(name);
-  return { keys, l: learner(t, keys) };
-}
 
 describe('synchronous extraction', () => {
   let keys: TenantKeys;
   let l: Learner;
-  beforeAll(async () => ({ keys, l } = await tenant('patterns-sync')));
+  beforeAll(async () => ({ keys, l } = await learnerTenant(t, 'patterns-sync')));
 
   it('keeps nothing from the first episode and records why', async () => {
     const first = await l.run({ context: WEB, steps: DEPLOY });
@@ -78,7 +74,7 @@ describe('synchronous extraction', () => {
   });
 
   it('keeps at most 10 patterns per episode, the most effective first', async () => {
-    const { l: other } = await tenant('patterns-limit');
+    const { l: other } = await learnerTenant(t, 'patterns-limit');
     const steps = ['a', 'b', 'c', 'd', 'e', 'f'].map((tool) => ok(tool));
     const context = { domain: 'data', language: 'python', framework: 'pandas', tags: ['etl', 'nightly'] };
     await other.run({ context, steps });
@@ -91,7 +87,7 @@ describe('synchronous extraction', () => {
 
 describe('supersession', () => {
   it('supersedes a pattern when failures drive its success rate below 0.6, and revives it when it works again', async () => {
-    const { keys, l } = await tenant('patterns-supersede');
+    const { keys, l } = await learnerTenant(t, 'patterns-supersede');
     const steps = [ok('make'), ok('ctest')];
     await l.run({ steps });
     await l.run({ steps });
@@ -116,7 +112,7 @@ describe('supersession', () => {
   });
 
   it('supersedes an established pattern whose last five observations mostly failed', async () => {
-    const { l } = await tenant('patterns-window');
+    const { l } = await learnerTenant(t, 'patterns-window');
     const steps = [ok('terraform'), ok('kubectl')];
     for (let i = 0; i < 7; i += 1) await l.run({ steps });
     const first = await l.run({ steps, outcome: FAILURE }); // 7/8
@@ -131,7 +127,7 @@ describe('supersession', () => {
 
 describe('asynchronous extraction', () => {
   it('runs on the job queue and records the run in the ledger', async () => {
-    const { keys, l } = await tenant('patterns-async');
+    const { keys, l } = await learnerTenant(t, 'patterns-async');
     const steps = [ok('docker'), ok('helm')];
     const first = await l.run({ steps, mode: 'ASYNC' });
     expect(first.extraction).toBeNull();
@@ -149,7 +145,7 @@ describe('asynchronous extraction', () => {
   });
 
   it('does not queue a job for an episode without candidates', async () => {
-    const { keys, l } = await tenant('patterns-none');
+    const { keys, l } = await learnerTenant(t, 'patterns-none');
     const done = await l.run({ steps: [ok('ls')], mode: 'ASYNC' });
     expect(done.episode.learningState).toBe('NONE');
     expect((await ledger(t, keys.tenantId, 'episode.completed'))[0]!.payload.experience).toMatchObject({ patternCandidates: 0, extraction: 'none' });
@@ -181,8 +177,8 @@ describe('bounded queue', () => {
 
 describe('tenancy', () => {
   it('never shows one tenant the patterns of another', async () => {
-    const a = await tenant('patterns-tenant-a');
-    const b = await tenant('patterns-tenant-b');
+    const a = await learnerTenant(t, 'patterns-tenant-a');
+    const b = await learnerTenant(t, 'patterns-tenant-b');
     await a.l.run({ context: WEB, steps: DEPLOY });
     await a.l.run({ context: WEB, steps: DEPLOY });
     const mine = (await a.l.patterns()).edges.map((e: any) => e.node);
@@ -198,7 +194,7 @@ describe('tenancy', () => {
 
 describe('relevantPatterns and patterns(filter)', () => {
   it('ranks by effectiveness and fit, with the score breakdown', async () => {
-    const { l } = await tenant('patterns-rank');
+    const { l } = await learnerTenant(t, 'patterns-rank');
     for (let i = 0; i < 2; i += 1) await l.run({ context: { domain: 'web' }, steps: [ok('git'), ok('npm')] });
     for (let i = 0; i < 2; i += 1) await l.run({ context: { domain: 'data' }, steps: [ok('dbt'), ok('airflow')] });
     const web = await l.relevantPatterns({ domain: 'web' });
@@ -215,7 +211,7 @@ describe('relevantPatterns and patterns(filter)', () => {
   });
 
   it('pages patterns and filters them by kind and episode', async () => {
-    const { l } = await tenant('patterns-page');
+    const { l } = await learnerTenant(t, 'patterns-page');
     const steps = [ok('a'), ok('b'), ok('c')];
     await l.run({ context: { domain: 'x' }, steps });
     const second = await l.run({ context: { domain: 'x' }, steps });

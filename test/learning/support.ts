@@ -59,13 +59,13 @@ export const FAILURE = { kind: 'FAILURE', reason: 'tests still failing', details
 export const ok = (tool: string, extra: Json = {}) => ({ kind: 'tool_call', tool, action: 'run', result: { kind: 'SUCCESS', output: 'ok' }, latencyMs: 20, tokens: 10, ...extra });
 export const err = (tool: string, errorClass = 'Boom') => ({ kind: 'tool_call', tool, action: 'run', result: { kind: 'ERROR', message: 'failed', errorClass }, latencyMs: 20, tokens: 10 });
 
-/** A GraphQL client on one tenant, with the learning documents. */
 /** A new tenant of the app, and a learner acting for it. */
 export async function learnerTenant(t: TestApp, name: string): Promise<{ keys: TenantKeys; l: Learner }> {
   const keys = await t.addTenant(name);
   return { keys, l: learner(t, keys) };
 }
 
+/** A GraphQL client on one tenant, with the learning documents. */
 export function learner(t: TestApp, keys: TenantKeys = t.keys) {
   const api = lifecycleClient(t, keys.write);
   const reader = lifecycleClient(t, keys.read);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { chainHash, GENESIS_HASH } from '../../src/ledger/hash.ts';
 import { stepContentHash, type PreparedStep } from '../../src/steps/prepare.ts';
-import { type TestApp, type TenantKeys , useApp } from '../support/app.ts';
+import { useApp, type TenantKeys, type TestApp } from '../support/app.ts';
 import { client, counts, range, startInput, step, steps } from './support.ts';
 
 let t: TestApp;

@@ -1,6 +1,6 @@
+// A real server on a free port over a fresh database, with a tenant and keys of each scope.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
-// A real server on a free port over a fresh database, with a tenant and keys of each scope.
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createApiKey, createTenant } from '../../src/auth/store.ts';
