@@ -8,7 +8,7 @@ COPY scripts ./scripts
 COPY prisma ./prisma
 RUN npm ci --no-audit --no-fund --include=dev
 COPY . .
-RUN npm run build:web && npm prune --omit=dev --no-audit --no-fund
+RUN npm run build:web && npm run build && npm prune --omit=dev --no-audit --no-fund
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 4000

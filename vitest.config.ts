@@ -3,6 +3,16 @@ import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
 
+// Files that need no database, no server and no build: `npm run test:unit` runs them in seconds.
+// A new test of pure logic belongs in test/unit/ (or is added here).
+const UNIT = [
+  'test/unit/**/*.test.ts',
+  'test/ledger/{hash,merkle,signed-head,tamper.random,verify,worked-example}.test.ts',
+  'test/web/{chain,static,optional}.test.ts',
+  'test/client/progress.test.ts',
+  'test/platform/schema-file.test.ts',
+];
+
 export default defineConfig({
   resolve: {
     // Vite would pick graphql's ESM build for our files while Node loads its CJS build for
@@ -10,11 +20,19 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Vitest's default is one worker per core but one; these files mostly wait on PostgreSQL,
+    // sockets and child processes, so on a 2-core machine 4 files at a time finish far sooner.
+    maxWorkers: 4,
     reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
+    projects: [
+      { extends: true, test: { name: 'unit', include: UNIT } },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: UNIT, globalSetup: ['test/support/global-setup.ts'] },
+      },
+    ],
   },
 });

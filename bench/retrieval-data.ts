@@ -6,15 +6,21 @@
 // partial and failed outcomes; 3 to 8 tool steps with some errors; ages over 180 days. Rewards are
 // computed with the real reward function, so seed 003's raw-reward term sees realistic values.
 //
-// Labelled queries: each is about a service that no background episode mentions, with planted
-// episodes around it. Every completed episode is then judged by one rule, known by construction:
-//   3  the same task (template, service and fillers) in the same domain and language
-//   2  the same task in the same domain, on another language or framework
-//   1  another task on the same service in the same domain, or the same kind of task (template)
-//      in the same domain and language on another service
-//   0  everything else: among the planted ones, context-only matches (same domain, language,
-//      framework and task type, another task and service) and failed attempts at the same task
-//      (failures come back as warnings, never as results)
+// Labelled queries: each is one phrasing of a latent task (template, service, fillers) about a
+// service that no background episode mentions, with 17 planted episodes around it. Relevance is a
+// property of the latent task alone, never of a signal either ranking reads:
+//   3  the same task (template, service and fillers)
+//   2  the same template on the same service, with other fillers
+//   1  another template on the same service
+//   0  everything else: the same template on other services (which share its wording), and
+//      failed attempts at the same task (failures come back as warnings, never as results)
+// What the rankings do read is drawn for every planted episode from one distribution that does
+// not depend on its grade: the text's language and phrasing, the context (the service's domain,
+// the query's stack or another one of the domain, tags sampled from the domain), the outcome of a
+// completed episode and so its reward, and its age. So neither formula's weights are built into
+// the labels (an earlier version graded by domain and stack, the signals our ranking weighs most,
+// and gave the relevant episodes worse outcomes than the distractors, which penalised the reward
+// term of seed 003's formula).
 import { randomUUID } from 'node:crypto';
 import type { Outcome } from '../src/episodes/outcome.ts';
 import type { Complexity } from '../src/episodes/limits.ts';
@@ -136,6 +142,10 @@ const FILLERS: Record<Lang, { thing: string[]; entity: string[] }> = {
   ja: { thing: ['ログイン', '決済', 'キャッシュ', 'リトライ', 'アップロード', 'セッション', 'トークン', 'Webhook', '検索', 'レポート'], entity: ['注文', '請求書', 'ユーザー', 'イベント', '支払い', 'アカウント', '商品', '出荷'] },
 };
 
+/** The fillers every language has, in the same order (translations of each other). */
+const THINGS = 10;
+const ENTITIES = 8;
+
 const SYLLABLES = ['va', 'lo', 'ri', 'men', 'trix', 'ka', 'zen', 'dor', 'pa', 'lu', 'mi', 'nor', 'qua', 'sel', 'ti', 'ber', 'gon', 'fa', 'xi', 'ro', 'dra', 'vel', 'os', 'kin', 'tal'];
 
 /** Distinct pronounceable service names, never reused between the background and the labelled pools. */
@@ -169,9 +179,11 @@ interface Task {
 
 export interface GeneratedEpisode {
   id: string;
-  /** What the judgments compare: the template and the service the description was made from. */
+  /** What the judgments compare: the latent task the description was made from. */
   template: number;
   svc: string;
+  thing: number;
+  entity: number;
   description: string;
   taskType: string;
   context: Context;
@@ -193,16 +205,33 @@ export interface LabelledQuery {
   lang: Lang;
   template: number;
   svc: string;
+  thing: number;
+  entity: number;
 }
 
-/** The judgment rule of the header comment. */
+/** The judgment rule of the header comment: the latent task only. */
 export function grade(q: LabelledQuery, e: GeneratedEpisode): number {
-  if (e.status !== 'completed') return 0;
-  const sameDomain = e.context.domain === q.query.context.domain;
-  const sameStack = sameDomain && e.context.language === q.query.context.language;
-  if (e.svc === q.svc && e.template === q.template) return sameStack ? 3 : sameDomain ? 2 : 1;
-  if (e.svc === q.svc && sameDomain) return 1;
-  return e.template === q.template && sameStack ? 1 : 0;
+  if (e.status !== 'completed' || e.svc !== q.svc) return 0;
+  if (e.template !== q.template) return 1;
+  const template = TEMPLATES[q.template]!;
+  const same = (filler: 'thing' | 'entity') => !usesFiller(template, filler) || e[filler] === q[filler];
+  return same('thing') && same('entity') ? 3 : 2;
+}
+
+/** Whether the template's text names this filler (a task's other filler does not change it). */
+function usesFiller(template: Template, filler: 'thing' | 'entity'): boolean {
+  return template.text.en[0]!.includes(`{${filler}}`);
+}
+
+/** The same template and service with other values for every filler the template names. */
+function otherFillers(r: Rng, task: Omit<Task, 'lang'>): Omit<Task, 'lang'> {
+  const template = TEMPLATES[task.template]!;
+  const other = (value: number, count: number) => (value + 1 + int(r, 0, count - 2)) % count;
+  return {
+    ...task,
+    thing: usesFiller(template, 'thing') ? other(task.thing, THINGS) : task.thing,
+    entity: usesFiller(template, 'entity') ? other(task.entity, ENTITIES) : task.entity,
+  };
 }
 
 function describe(task: Task, r: Rng): string {
@@ -232,6 +261,13 @@ function otherStack(r: Rng, c: Context): Context {
   }
   const frameworks = d.stacks[0]![1].filter((f) => f !== c.framework);
   return { ...c, framework: frameworks.length ? pick(r, frameworks) : null };
+}
+
+/** A planted episode's context: the service's domain, the query's stack or another of the domain, sampled tags. */
+function plantedContext(r: Rng, query: Context): Context {
+  const stack = r() < 0.5 ? query : otherStack(r, query);
+  const d = DOMAINS[query.domain]!;
+  return { ...stack, tags: sample(r, d.tags, int(r, 1, 2)) };
 }
 
 function textLang(r: Rng): Lang {
@@ -274,6 +310,8 @@ function makeEpisode(r: Rng, task: Task, context: Context, now: number, kind: 's
     id: randomUUID(),
     template: task.template,
     svc: task.svc,
+    thing: task.thing,
+    entity: task.entity,
     description: describe(task, r),
     taskType: TEMPLATES[task.template]!.taskType,
     context,
@@ -296,7 +334,7 @@ export interface Dataset {
   total: number;
 }
 
-/** n episodes in all, of which the labelled queries' planted ones (17 per query); judgments fill in as chunks are taken. */
+/** n episodes in all, of which the labelled queries' planted ones (17 per query), judged as they are planted. */
 export function generateDataset(n: number, queryCount: number, seed = 42, now = Date.now()): Dataset {
   const r = rng(seed);
   const taken = new Set<string>();
@@ -304,41 +342,25 @@ export function generateDataset(n: number, queryCount: number, seed = 42, now = 
   const labelled = serviceNames(r, queryCount, taken);
   const planted: GeneratedEpisode[] = [];
   const queries: LabelledQuery[] = labelled.map((svc) => {
-    const lang = textLang(r);
     const template = int(r, 0, TEMPLATES.length - 1);
-    const task: Task = { template, lang, svc, thing: int(r, 0, 20), entity: int(r, 0, 20) };
+    const task: Task = { template, lang: textLang(r), svc, thing: int(r, 0, THINGS - 1), entity: int(r, 0, ENTITIES - 1) };
     const context = randomContext(r);
-    const plant = (episode: GeneratedEpisode) => void planted.push(episode);
-    // 3: the same task in the same context (a sample of the tags)
-    for (let i = 0; i < 3; i += 1) plant(makeEpisode(r, task, { ...context, tags: sample(r, context.tags, int(r, 1, context.tags.length)) }, now, r() < 0.8 ? 'success' : 'partial'));
-    // 2: the same task on another stack of the domain
-    for (let i = 0; i < 3; i += 1) plant(makeEpisode(r, task, otherStack(r, context), now, 'success'));
-    // 1: other tasks on the same service
-    for (let i = 0; i < 3; i += 1) plant(makeEpisode(r, { ...task, template: (template + 1 + int(r, 0, TEMPLATES.length - 2)) % TEMPLATES.length }, context, now, 'success'));
-    // 0: same context and task type, another task and service; failed attempts at the same task
-    const sameType = TEMPLATES.map((t, k) => [t, k] as const).filter(([t, k]) => t.taskType === TEMPLATES[template]!.taskType && k !== template).map(([, k]) => k);
-    for (let i = 0; i < 6; i += 1) {
-      const other = sameType.length ? pick(r, sameType) : (template + 1 + int(r, 0, TEMPLATES.length - 2)) % TEMPLATES.length;
-      plant(makeEpisode(r, { template: other, lang, svc: pick(r, background), thing: int(r, 0, 20), entity: int(r, 0, 20) }, context, now, 'success'));
-    }
-    for (let i = 0; i < 2; i += 1) plant(makeEpisode(r, task, context, now, 'failure'));
-    return { query: { description: describe(task, r), taskType: TEMPLATES[template]!.taskType, context: { ...context } }, relevance: new Map<string, number>(), lang, template, svc };
+    const query: LabelledQuery = { query: { description: describe(task, r), taskType: TEMPLATES[template]!.taskType, context: { ...context } }, relevance: new Map(), lang: task.lang, template, svc, thing: task.thing, entity: task.entity };
+    // Every planted episode: its own language, context and outcome, drawn the same way whatever its grade.
+    const plant = (t: Omit<Task, 'lang'>, kind: 'completed' | 'failure') => {
+      const episode = makeEpisode(r, { ...t, lang: r() < 0.5 ? task.lang : textLang(r) }, plantedContext(r, context), now, kind === 'failure' ? 'failure' : r() < 0.75 ? 'success' : 'partial');
+      planted.push(episode);
+      const g = grade(query, episode);
+      if (g > 0) query.relevance.set(episode.id, g);
+    };
+    const otherTemplate = () => (template + 1 + int(r, 0, TEMPLATES.length - 2)) % TEMPLATES.length;
+    for (let i = 0; i < 3; i += 1) plant(task, 'completed'); // 3
+    for (let i = 0; i < 3; i += 1) plant(otherFillers(r, task), 'completed'); // 2
+    for (let i = 0; i < 3; i += 1) plant({ ...task, template: otherTemplate() }, 'completed'); // 1
+    for (let i = 0; i < 6; i += 1) plant({ ...task, svc: pick(r, background), thing: int(r, 0, THINGS - 1), entity: int(r, 0, ENTITIES - 1) }, 'completed'); // 0
+    for (let i = 0; i < 2; i += 1) plant(task, 'failure'); // 0
+    return query;
   });
-  // Judging every episode against every query would be |episodes| × |queries|; only these can score above 0.
-  const byService = new Map(queries.map((q) => [q.svc, q]));
-  const byTemplateStack = new Map<string, LabelledQuery[]>();
-  for (const q of queries) {
-    const key = `${q.template}|${q.query.context.domain}|${q.query.context.language}`;
-    byTemplateStack.set(key, [...(byTemplateStack.get(key) ?? []), q]);
-  }
-  const judge = (e: GeneratedEpisode) => {
-    const owner = byService.get(e.svc);
-    const candidates = [...(owner ? [owner] : []), ...(byTemplateStack.get(`${e.template}|${e.context.domain}|${e.context.language}`) ?? [])];
-    for (const q of candidates) {
-      const g = grade(q, e);
-      if (g > (q.relevance.get(e.id) ?? 0)) q.relevance.set(e.id, g);
-    }
-  };
   const total = Math.max(n, planted.length);
   return {
     queries,
@@ -355,10 +377,9 @@ export function generateDataset(n: number, queryCount: number, seed = 42, now = 
         if (usePlanted) chunk.push(planted[p++]!);
         else {
           b += 1;
-          const task: Task = { template: int(r, 0, TEMPLATES.length - 1), lang: textLang(r), svc: pick(r, background), thing: int(r, 0, 20), entity: int(r, 0, 20) };
+          const task: Task = { template: int(r, 0, TEMPLATES.length - 1), lang: textLang(r), svc: pick(r, background), thing: int(r, 0, THINGS - 1), entity: int(r, 0, ENTITIES - 1) };
           chunk.push(makeEpisode(r, task, randomContext(r), now, 'random'));
         }
-        judge(chunk.at(-1)!);
         if (chunk.length === size) {
           yield chunk;
           chunk = [];

@@ -69,6 +69,14 @@ const result = await runEpisodeLoop(client, counter, workItem.id, lease, `reach 
 console.log(`outcome: ${JSON.stringify(result.outcome)}`);
 console.log(`isSuccessful: ${result.isSuccessful}, canContinue: ${result.canContinue}, next episode number: ${result.nextEpisodeNumber}`);
 
-const bundle = unwrap(await client.episodeProofBundle(result.episodes[0]!.id)).bundle as any;
-const report = verifyProofBundle({ ...bundle, events: bundle.events.map((e: any) => ({ ...e, seq: Number(e.seq) })) }, fromHex(bundle.publicKey, 32));
+// Proofs are served against signed checkpoints only (one every 10 s by default): wait for the next.
+let proved = await client.episodeProofBundle(result.episodes[0]!.id);
+while (proved.__typename === 'NotCheckpointedError') {
+  await new Promise((r) => setTimeout(r, 1_000));
+  proved = await client.episodeProofBundle(result.episodes[0]!.id);
+}
+const bundle = unwrap(proved).bundle;
+// Trust the key as far as this connection (docs/LEDGER.md §5.2), never the bundle's own copy.
+const trusted = await client.ledgerPublicKey();
+const report = verifyProofBundle(bundle, fromHex(trusted.publicKey, 32));
 console.log(`first episode's proof bundle verified offline: ${report.ok} (${report.eventsChecked} events)`);

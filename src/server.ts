@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PothosValidationError } from '@pothos/core';
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type YogaInitialContext } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
@@ -16,12 +17,18 @@ import type { Context } from './schema/context.ts';
 import { schema } from './schema/index.ts';
 import type { Services } from './services.ts';
 import { createStaticHandler } from './web/static.ts';
-import { enforceRateLimit, hardeningPlugins, withRequestErrorCode } from './http/hardening.ts';
+import { enforceRateLimit, hardeningPlugins, withoutSuggestions, withRequestErrorCode } from './http/hardening.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
-import { metricsPlugin } from './http/metrics.ts';
+import { createMetrics, metricsAllowed, METRICS_PATH } from './http/metrics.ts';
 import { useCompiledStepJournal } from './http/jit.ts';
 import { ScopedClients } from './db/tenant-scope.ts';
-import { SocketKeyWatch } from './auth/socket-keys.ts';
+import { KeyWatch, KEY_REVOKED_CLOSE_CODE } from './auth/socket-keys.ts';
+import { Admission, useAdmission } from './http/admission.ts';
+import { useDocumentAuthorization } from './http/document-auth.ts';
+import { useExpensiveFieldLimits } from './http/expensive.ts';
+import { useStreamGuard } from './http/streams.ts';
+import { requestIdFrom } from './http/request-id.ts';
+import { graphiqlOptions, renderGraphiQL } from './http/graphiql.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -36,17 +43,20 @@ export interface App {
 }
 
 /** What onSubscribe adds to yoga's initial context for an operation over graphql-ws. */
-type WsInitialContext = { wsAuth?: AuthResult; wsSocket?: WebSocket };
+type WsInitialContext = { wsAuth?: AuthResult; wsSocket?: WebSocket; res?: ServerResponse };
 
 /** No tenant has this id: a request without a viewer sees nothing even if a resolver forgot its scope. */
 const NO_TENANT = '00000000-0000-0000-0000-000000000000';
 
-function contextFactory(services: Services, limiter: RateLimiter | null) {
+function contextFactory(services: Services, limiter: RateLimiter | null, admission: Admission) {
   const scoped = new ScopedClients(services.db.prisma);
   return async (initial: YogaInitialContext & WsInitialContext): Promise<Context> => {
     const requestId = requestScope.getStore()?.requestId ?? randomUUID();
     const auth = initial.wsAuth ?? (await services.keys.authenticate(tokenFromHeader(initial.request.headers.get('authorization'))));
-    if ('viewer' in auth) await enforceRateLimit(limiter, auth.viewer.keyId);
+    if ('viewer' in auth) {
+      await enforceRateLimit(limiter, auth.viewer.keyId);
+      admission.admitKey(auth.viewer.keyId, initial.res);
+    }
     return {
       requestId,
       log: services.log.child({ requestId }),
@@ -59,7 +69,13 @@ function contextFactory(services: Services, limiter: RateLimiter | null) {
   };
 }
 
-function createGraphQLHandler(services: Services, openSockets: () => number) {
+interface HandlerParts {
+  admission: Admission;
+  keyWatch: KeyWatch;
+  metricsPlugin: ReturnType<typeof createMetrics>['plugin'];
+}
+
+function createGraphQLHandler(services: Services, { admission, keyWatch, metricsPlugin }: HandlerParts) {
   const { config, log } = services;
   const limiter = config.rateLimitPerMinute > 0 ? new RateLimiter(services.db.pool, config.rateLimitPerMinute) : null;
   return createYoga<WsInitialContext>({
@@ -67,10 +83,21 @@ function createGraphQLHandler(services: Services, openSockets: () => number) {
     graphqlEndpoint: GRAPHQL_PATH,
     // The limit is useBodyLimit's (in hardeningPlugins): yoga's counts every body as a stream.
     maxRequestBodySize: false,
-    plugins: [...hardeningPlugins(config), metricsPlugin(services, openSockets), useCompiledStepJournal()],
-    graphiql: config.graphiql ? { title: 'Episodic', subscriptionsProtocol: 'WS' } : false,
+    plugins: [
+      useAdmission(admission, config.admission.maxConcurrentRequests),
+      ...hardeningPlugins(config),
+      useDocumentAuthorization(),
+      useExpensiveFieldLimits(config.admission.verifyLedgerConcurrency),
+      useStreamGuard(keyWatch, config.admission.maxStreamsPerKey),
+      metricsPlugin,
+      useCompiledStepJournal(),
+    ],
+    // No origin is allowed unless listed (CORS_ORIGINS); yoga's default reflects any origin.
+    cors: config.corsOrigins.length ? { origin: config.corsOrigins, credentials: false } : false,
+    graphiql: config.graphiql ? graphiqlOptions() : false,
+    renderGraphiQL,
     landingPage: false,
-    context: contextFactory(services, limiter),
+    context: contextFactory(services, limiter, admission),
     logging: {
       debug: (...args) => log.debug(args.map(String).join(' ')),
       info: (...args) => log.info(args.map(String).join(' ')),
@@ -87,15 +114,18 @@ function createGraphQLHandler(services: Services, openSockets: () => number) {
           log.warn({ requestId, err: original }, 'database unavailable');
           return databaseUnavailableError(requestId);
         }
+        // Pothos refuses a malformed page cursor before the resolver runs: bad input, not a bug.
+        if (original instanceof PothosValidationError) {
+          return new GraphQLError(original.message, { nodes: (error as GraphQLError).nodes, path: (error as GraphQLError).path, extensions: { code: 'BAD_USER_INPUT', requestId, http: { status: 400 } } });
+        }
         // Refusals before any resolver ran (bad variables, query limits) get the code they lack.
-        const coded = withRequestErrorCode(error);
-        if (coded !== error) return coded as GraphQLError;
-        const masked = maskError(error, message, false);
-        if (masked !== error) {
+        const coded = withRequestErrorCode(error, 'BAD_REQUEST');
+        const shown = coded !== error ? (coded as GraphQLError) : maskError(error, message, false);
+        if (shown !== error && coded === error) {
           log.error({ requestId, err: original }, 'unexpected error (masked for the client)');
           return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR', requestId } });
         }
-        return masked;
+        return config.isProduction && shown instanceof GraphQLError ? withoutSuggestions(shown) : shown;
       },
     },
   });
@@ -105,15 +135,21 @@ export function createApp(services: Services): App {
   const { config, log } = services;
   // Declared before yoga so the sockets gauge can read it; assigned once the HTTP server exists.
   let wss: WebSocketServer | undefined;
-  const yoga = createGraphQLHandler(services, () => wss?.clients.size ?? 0);
+  const metrics = createMetrics(services, () => wss?.clients.size ?? 0);
+  const admission = new Admission(config.admission);
+  // One watch for every stream (WebSockets and SSE subscriptions): one rule for a revoked or expired key.
+  const keyWatch = new KeyWatch(services.db.pool, config.keyRecheckMs);
+  const yoga = createGraphQLHandler(services, { admission, keyWatch, metricsPlugin: metrics.plugin });
   const serveWeb = createStaticHandler();
   let ready = false;
   let stopping = false;
   /** Responses not finished yet: at shutdown each one tells its client to close the connection. */
   const unfinished = new Set<ServerResponse>();
 
-  const httpServer = createServer((req, res) => {
-    const requestId = (req.headers['x-request-id'] as string | undefined)?.slice(0, 100) || randomUUID();
+  // A client must send its headers, and then its whole request, in bounded time (else 408): a
+  // half-sent request cannot hold its connection open for long.
+  const httpServer = createServer({ headersTimeout: config.admission.headersTimeoutMs, requestTimeout: config.admission.bodyTimeoutMs, connectionsCheckingInterval: Math.min(1_000, config.admission.headersTimeoutMs) }, (req, res) => {
+    const requestId = requestIdFrom(req.headers['x-request-id']) ?? randomUUID();
     res.setHeader('x-request-id', requestId);
     // A request read on a kept-alive connection after shutdown began is still answered, but it
     // is the connection's last: otherwise busy clients would keep the server alive until the timeout.
@@ -123,25 +159,27 @@ export function createApp(services: Services): App {
     requestScope.run({ requestId }, () => void route(req, res));
   });
 
-  /** GraphQL POSTs being worked on (SSE streams excepted): admission control under overload. */
-  let working = 0;
-
   async function route(req: IncomingMessage, res: ServerResponse) {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz') return sendJson(res, 200, { status: 'alive' });
     if (path === '/readyz') return sendReadiness(res);
+    if (path === METRICS_PATH) return sendMetrics(req, res);
     if (serveWeb(req, res)) return;
-    if (path === GRAPHQL_PATH && req.method === 'POST' && !String(req.headers.accept ?? '').includes('text/event-stream')) {
-      // Refused before the body is read: memory under overload is bounded by this many requests,
-      // not by how many clients are knocking.
-      if (working >= config.maxConcurrentRequests) return sendOverloaded(res, config.maxConcurrentRequests);
-      working += 1;
-      res.once('close', () => (working -= 1));
-    }
     return yoga(req, res);
   }
 
+  async function sendMetrics(req: IncomingMessage, res: ServerResponse) {
+    if (!(await metricsAllowed(req.headers.authorization, services))) {
+      res.setHeader('www-authenticate', 'Bearer');
+      return sendJson(res, 401, { error: 'metrics need an admin API key or METRICS_TOKEN: Authorization: Bearer <token>' });
+    }
+    res.writeHead(200, { 'content-type': metrics.registry.contentType });
+    res.end(await metrics.registry.metrics());
+  }
+
   async function sendReadiness(res: ServerResponse) {
+    // Every request slot taken: alive, but a balancer should send new work elsewhere for now.
+    if (admission.saturated) return sendJson(res, 503, { status: 'saturated', inFlight: admission.inFlight, limit: config.admission.maxConcurrentRequests });
     try {
       const migrated = await migrationsApplied(services.db.pool);
       if (!ready || !migrated) return sendJson(res, 503, { status: 'not ready', database: 'reachable', migrations: migrated ? 'applied' : 'pending' });
@@ -156,7 +194,6 @@ export function createApp(services: Services): App {
   // A graphql-ws message is held whole in memory like an HTTP body, so it gets the same limit
   // (a larger one closes the socket with 1009, Message Too Big).
   wss = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, maxPayload: config.maxBodyBytes });
-  const keyWatch = new SocketKeyWatch(services.db.pool, config.keyRecheckMs);
   keyWatch.start();
   const ws = useServer<Record<string, unknown>, WsExtra>(
     {
@@ -167,7 +204,11 @@ export function createApp(services: Services): App {
         const header = (params.authorization ?? params.Authorization ?? params.apiKey) as string | undefined;
         const auth = await services.keys.authenticate(tokenFromHeader(header));
         ctx.extra.auth = auth;
-        if ('viewer' in auth) keyWatch.add(ctx.extra.socket, auth.viewer.keyId);
+        if ('viewer' in auth) {
+          const socket = ctx.extra.socket;
+          const forget = keyWatch.add({ keyId: auth.viewer.keyId, kind: 'socket', end: () => socket.close(KEY_REVOKED_CLOSE_CODE, 'API key revoked or expired') });
+          socket.once('close', forget);
+        }
         // Refuse at once: a socket with a bad key never gets to subscribe (4403 Forbidden).
         return 'viewer' in auth;
       },
@@ -195,7 +236,14 @@ export function createApp(services: Services): App {
           if (err instanceof GraphQLError) return [withRequestErrorCode(err, 'GRAPHQL_VALIDATION_FAILED')];
           throw err;
         }
-        const contextValue = await requestScope.run({ requestId }, () => makeContext());
+        // A refusal while building the context (RATE_LIMITED) ends this operation, not the socket.
+        let contextValue: Awaited<ReturnType<typeof makeContext>>;
+        try {
+          contextValue = await requestScope.run({ requestId }, () => makeContext());
+        } catch (err) {
+          if (err instanceof GraphQLError) return [err];
+          throw err;
+        }
         return {
           schema: s,
           operationName: params.operationName,
@@ -271,18 +319,6 @@ function tooManyOperations(max: number): GraphQLError {
 
 function displayHost(host: string): string {
   return host === '0.0.0.0' || host === '::' || host === '127.0.0.1' ? 'localhost' : host;
-}
-
-function sendOverloaded(res: ServerResponse, limit: number) {
-  res.setHeader('retry-after', '1');
-  sendJson(res, 503, {
-    errors: [
-      {
-        message: `The server is working on ${limit} requests, the most it takes at once (MAX_CONCURRENT_REQUESTS); retry shortly.`,
-        extensions: { code: 'OVERLOADED', retryAfterMs: 1000, limit },
-      },
-    ],
-  });
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown) {

@@ -45,7 +45,7 @@ export async function createServices(config: Config, db: Database, log: Logger):
   const learning = await startLearningWorkers(jobs, db.pool, writer, log, { ...config.learning, pollSeconds: config.jobPollSeconds });
   const signer = await loadSigner(config.ledger.signingKey, config.dataDir);
   const checkpoints = new CheckpointPublisher(db.pool, new TreeCache(db.pool), signer, log, config.ledger);
-  writer.onCommit((tenantId, events) => checkpoints.committed(tenantId, events.length));
+  writer.onCommit((tenantId, events) => checkpoints.committed(tenantId, events));
   checkpoints.start();
   const keys = new KeyCache(db.pool, config.keyCacheMs);
   writer.onCommit((_tenantId, events) => {

@@ -1,7 +1,7 @@
 import { builder } from '../builder.ts';
 import { InputLimitError, NotFoundError } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
-import { checkKeyRequest } from './keys.ts';
+import { checkKeyRequest, pastExpiryViolations } from './keys.ts';
 import { createApiKeyRecorded, revokeApiKeyRecorded } from './store.ts';
 
 builder.prismaObject('Tenant', {
@@ -63,6 +63,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, args, ctx) => {
       const { scopes, violations } = checkKeyRequest(args.name, args.scopes);
+      violations.push(...pastExpiryViolations('expiresAt', args.expiresAt, new Date()));
       if (violations.length) throw new InputLimitError(violations);
       const { tenantId, keyId } = ctx.viewer!;
       // The key and its api_key.created ledger event commit together.

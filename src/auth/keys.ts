@@ -65,6 +65,12 @@ export function checkKeyRequest(name: string, requested: readonly string[]): { s
   return { scopes, violations };
 }
 
+/** An expiry (of a key, a lease) must lie in the future: one already past would make a thing born dead. */
+export function pastExpiryViolations(field: string, expiresAt: Date | null | undefined, now: Date): LimitViolation[] {
+  if (!expiresAt || expiresAt.getTime() > now.getTime()) return [];
+  return [{ field, limit: `after ${now.toISOString()}`, actual: expiresAt.toISOString(), message: `${field} must be in the future` }];
+}
+
 /** Reads `Authorization: Bearer <token>` (or a bare token, as WebSocket clients often send). */
 export function tokenFromHeader(header: string | null | undefined): string | null {
   if (!header) return null;

@@ -1,20 +1,35 @@
-// Open WebSockets stay authorised only while their key is: every few seconds the keys of open
-// sockets are re-read (in any process, so a revocation elsewhere counts) and sockets whose key was
-// revoked or has expired are closed with 4403.
+// Streams stay authorised only while their key is. Every few seconds the keys of open streams are
+// re-read (in any process, so a revocation elsewhere counts) and every stream whose key was revoked
+// or has expired is ended, with one rule for every transport: a graphql-ws socket is closed with
+// 4403, an SSE subscription gets a KEY_REVOKED error event and its response ends.
 import type pg from 'pg';
-import type { WebSocket } from 'ws';
 
 export const KEY_REVOKED_CLOSE_CODE = 4403;
 
-export class SocketKeyWatch {
-  private readonly sockets = new Map<WebSocket, string>();
+/** Something open on behalf of a key: a socket, or one subscription (counted against the key's cap). `end` stops it. */
+export interface WatchedStream {
+  keyId: string;
+  kind: 'socket' | 'stream';
+  end(): void;
+}
+
+export class KeyWatch {
+  private readonly streams = new Set<WatchedStream>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly pool: pg.Pool, private readonly intervalMs: number) {}
 
-  add(socket: WebSocket, keyId: string): void {
-    this.sockets.set(socket, keyId);
-    socket.once('close', () => this.sockets.delete(socket));
+  /** Watches `stream` until the returned function is called or its key is found invalid. */
+  add(stream: WatchedStream): () => void {
+    this.streams.add(stream);
+    return () => this.streams.delete(stream);
+  }
+
+  /** Open subscriptions of `keyId` (the per-key stream cap reads it). */
+  countFor(keyId: string): number {
+    let n = 0;
+    for (const s of this.streams) if (s.keyId === keyId && s.kind === 'stream') n += 1;
+    return n;
   }
 
   start(): void {
@@ -26,22 +41,22 @@ export class SocketKeyWatch {
     if (this.timer) clearInterval(this.timer);
   }
 
-  /** Closes sockets whose key is no longer valid; returns how many. */
+  /** Ends streams whose key is no longer valid; returns how many. */
   async check(now = new Date()): Promise<number> {
-    const keyIds = [...new Set(this.sockets.values())];
+    const keyIds = [...new Set([...this.streams].map((s) => s.keyId))];
     if (!keyIds.length) return 0;
     const { rows } = await this.pool.query<{ id: string }>(
       'SELECT id FROM api_keys WHERE id = ANY($1::uuid[]) AND (revoked_at IS NOT NULL OR expires_at <= $2)',
       [keyIds, now],
     );
     const invalid = new Set(rows.map((r) => r.id));
-    let closed = 0;
-    for (const [socket, keyId] of this.sockets) {
-      if (!invalid.has(keyId)) continue;
-      socket.close(KEY_REVOKED_CLOSE_CODE, 'API key revoked or expired');
-      this.sockets.delete(socket);
-      closed += 1;
+    let ended = 0;
+    for (const stream of [...this.streams]) {
+      if (!invalid.has(stream.keyId)) continue;
+      this.streams.delete(stream);
+      stream.end();
+      ended += 1;
     }
-    return closed;
+    return ended;
   }
 }

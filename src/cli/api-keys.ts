@@ -1,9 +1,10 @@
 // episodic keys create | list | revoke over the API, with an admin key. (With --tenant, the keys
 // commands work on the database directly instead: see admin.ts.)
+import { parseExpiry } from './expiry.ts';
 import { failOnErrorResult, usage, type RemoteCommand } from './remote.ts';
 
 const HELP = `Usage: episodic keys <create|list|revoke> [options]      (over the API, needs an admin key)
-  keys create --scopes read,write[,admin] [--name <label>] [--expires <ISO date>]
+  keys create --scopes read,write[,admin] [--name <label>] [--expires <ISO date | 90d>]
                         create a key for your tenant; the secret is printed once
   keys list             list your tenant's keys (never their secrets)
   keys revoke <key id>  revoke a key at once
@@ -20,14 +21,17 @@ export const keysCommand: RemoteCommand = {
       case 'create': {
         if (!v.scopes) throw usage('missing --scopes', HELP);
         const scopes = String(v.scopes).split(',').map((s) => s.trim()).filter(Boolean);
-        const expiresAt = v.expires ? new Date(v.expires) : undefined;
-        if (expiresAt && Number.isNaN(expiresAt.getTime())) throw usage(`--expires must be an ISO date, got "${v.expires}"`, HELP);
+        const expiresAt = v.expires === undefined ? undefined : parseExpiry(v.expires, new Date());
         const created = failOnErrorResult(await client.createApiKey({ name: v.name ?? 'cli', scopes, expiresAt: expiresAt?.toISOString() }));
-        return { text: `${created.key.id}\n${created.token}`, json: { id: created.key.id, name: created.key.name, scopes: created.key.scopes, token: created.token } };
+        const expiry = created.key.expiresAt ? `, expires ${created.key.expiresAt}` : '';
+        return {
+          text: `created key ${created.key.id} (${created.key.scopes.join(',')}${expiry}); its secret, shown once:\n${created.token}`,
+          json: { id: created.key.id, name: created.key.name, scopes: created.key.scopes, expiresAt: created.key.expiresAt ?? null, token: created.token },
+        };
       }
       case 'list': {
         const keys = await client.apiKeys();
-        const rows = keys.map((k) => `${k.id}  ${k.prefix}  ${k.scopes.join(',').padEnd(16)} ${k.name}${k.revokedAt ? ' (revoked)' : ''}`);
+        const rows = keys.map((k) => `${k.id}  ${k.prefix}  ${k.scopes.join(',').padEnd(16)} ${k.name}  expires ${k.expiresAt ?? 'never'}${k.revokedAt ? '  (revoked)' : ''}`);
         return { text: rows.join('\n') || 'no keys', json: keys };
       }
       case 'revoke': {

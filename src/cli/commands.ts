@@ -1,12 +1,16 @@
-// The commands that talk to a running server, by name.
+// The commands that talk to a running server, by name. A new command is a RemoteCommand (name,
+// summary, help, options, run returning { text, json }) added to the list below: it gets --help,
+// --json, --url/--key, the exit codes and escaped output from remote.ts and errors.ts.
 import { keysCommand } from './api-keys.ts';
-import { completeCommand, listCommand, showCommand, startCommand } from './episode-commands.ts';
+import { completeCommand, listCommand, startCommand } from './episode-commands.ts';
+import { showCommand } from './show.ts';
 import { exportCommand, tailCommand } from './ledger-commands.ts';
+import { importCommand } from './import.ts';
 import { logCommand } from './log.ts';
 import type { RemoteCommand } from './remote.ts';
 
 export const REMOTE_COMMANDS: Record<string, RemoteCommand> = Object.fromEntries(
-  [startCommand, logCommand, completeCommand, showCommand, listCommand, tailCommand, exportCommand, keysCommand].map((c) => [c.name, c]),
+  [startCommand, logCommand, importCommand, completeCommand, showCommand, listCommand, tailCommand, exportCommand, keysCommand].map((c) => [c.name, c]),
 );
 
 /** The remote command argv asks for; `keys` goes to the database instead when --tenant is given. */

@@ -1,6 +1,6 @@
-// episodic start | complete | show | list: the episode lifecycle from a shell.
-import type { Complexity, Episode, OutcomeInput, OutcomeKind, Step, StartEpisodeInput } from '../client/types.ts';
-import { failOnErrorResult, intOption, listOption, usage, type Output, type RemoteCommand } from './remote.ts';
+// episodic start | complete | list: the episode lifecycle from a shell (show: show.ts).
+import type { Complexity, Episode, OutcomeInput, OutcomeKind, StartEpisodeInput } from '../client/types.ts';
+import { failOnErrorResult, intOption, listOption, usage, type RemoteCommand } from './remote.ts';
 
 const START_HELP = `Usage: episodic start <task description...> [options]
 Opens an episode and prints its id.
@@ -26,9 +26,6 @@ Ends an episode with its outcome; the lease, if any, is charged.
                                partial: what succeeded / failed (repeatable)
   --reason <text>              failure: the reason (required for failure)
   --details <text>             failure: details`;
-
-const SHOW_HELP = `Usage: episodic show <episodeId> [--steps]
-Prints an episode: status, stop reason, outcome, budget usage, critique; --steps adds the journal.`;
 
 const LIST_HELP = `Usage: episodic list [filters]
 Lists episodes, newest first.
@@ -104,45 +101,6 @@ export const completeCommand: RemoteCommand = {
     const { episode, leaseCharge } = result;
     const charge = leaseCharge ? `\nlease charged: ${leaseCharge.ok ? 'ok' : 'overdrawn'}${leaseCharge.exhausted ? `, ${leaseCharge.exhausted} exhausted` : ''}` : '';
     return { text: `${episode.id} ${episode.status} (${episode.outcome?.kind})${charge}`, json: { episode, leaseCharge } };
-  },
-};
-
-function describe(e: Episode): string {
-  const usage = e.budgetUsage.map((b) => `${b.resource} ${b.used}${b.limit === null ? '' : `/${b.limit}`}`).join(', ');
-  const lines = [
-    `episode   ${e.id}${e.episodeNumber ? ` (#${e.episodeNumber})` : ''}`,
-    `task      ${e.taskType}: ${e.taskDescription}`,
-    `status    ${e.status}${e.phase ? ` / ${e.phase}` : ''}${e.stopReason ? `, stop ${e.stopReason.kind}${e.stopReason.resource ? `{${e.stopReason.resource}}` : ''}${e.stopReason.reason ? `: ${e.stopReason.reason}` : ''}` : ''}`,
-    `started   ${e.startedAt}${e.endedAt ? `, ended ${e.endedAt}` : ''}`,
-    `steps     ${e.stepCount}, tokens ${e.usedTokens}, tool calls ${e.usedToolCalls}${usage ? ` (${usage})` : ''}`,
-  ];
-  if (e.context?.tags.length) lines.push(`tags      ${e.context.tags.join(', ')}`);
-  if (e.outcome) lines.push(`outcome   ${e.outcome.kind}: ${e.outcome.verdict ?? e.outcome.reason ?? ''}`);
-  if (e.critique) lines.push(`critique  ${e.critique.verdict}${e.critique.score === null ? '' : ` (${e.critique.score})`}`);
-  return lines.join('\n');
-}
-
-export const showCommand: RemoteCommand = {
-  name: 'show',
-  summary: 'print an episode',
-  help: SHOW_HELP,
-  options: { steps: { type: 'boolean' } },
-  async run({ values, positionals, client }): Promise<Output> {
-    const id = positionals[0];
-    if (!id) throw usage('missing the episode id', SHOW_HELP);
-    const episode = failOnErrorResult(await client.episode(id));
-    let steps: Step[] | undefined;
-    if (values.steps) {
-      steps = [];
-      for (let after: string | undefined; ; ) {
-        const page = failOnErrorResult(await client.episodeSteps(id, { first: 100, after }));
-        steps.push(...page.edges.map((e) => e.node));
-        if (!page.pageInfo.hasNextPage) break;
-        after = page.pageInfo.endCursor ?? undefined;
-      }
-    }
-    const journal = steps?.map((s) => `  #${s.stepNumber} ${s.kind} ${s.tool ?? ''} ${s.action ?? ''} ${s.resultKind ?? ''}`.trimEnd()).join('\n');
-    return { text: journal ? `${describe(episode)}\n${journal}` : describe(episode), json: steps ? { ...episode, steps } : episode };
   },
 };
 

@@ -4,8 +4,10 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
+import type { EpisodicClient } from '../client/client.ts';
 import type { EpisodicError } from '../client/errors.ts';
-import type { LedgerEvent } from '../client/types.ts';
+import type { EpisodeProofBundleResult, LedgerEvent, SignedTreeHead } from '../client/types.ts';
+import { EXPORT_FORMAT } from '../ledger/export-verify.ts';
 import { failOnErrorResult, intOption, listOption, usage, type RemoteCommand } from './remote.ts';
 
 const TAIL_HELP = `Usage: episodic tail [--after <seq>] [--verify] [filters]
@@ -21,9 +23,11 @@ On exit it prints the last seq to stderr: resume with --after <seq>.`;
 
 const EXPORT_HELP = `Usage: episodic export [--after <seq>] [--to <seq>] [--output <file>]
        episodic export --episode <id> [--output <file>]
-Writes ledger events as JSON lines (seq order) to stdout or a file; check them with
-\`episodic verify <file>\`. With --episode, writes the episode's proof bundle (its events with
-inclusion proofs against a signed checkpoint) instead.`;
+Writes a ledger export (docs/LEDGER.md §6.2) as JSON lines to stdout or a file: a header, every
+signed checkpoint, then the events in seq order; check it with
+\`episodic verify --public-key <hex> <file>\`. With --episode, writes the episode's proof bundle
+(its events and step rows with inclusion proofs against the latest signed checkpoint) instead,
+waiting for the next checkpoint when the episode's last events are newer.`;
 
 /** Capped exponential backoff for reconnects: 0.5 s, 1 s, 2 s, ... at most 10 s. */
 const backoff = (retries: number) => new Promise<void>((r) => setTimeout(r, Math.min(500 * 2 ** retries, 10_000) + Math.random() * 250));
@@ -58,6 +62,7 @@ export const tailCommand: RemoteCommand = {
       retryWait: backoff,
       onConnected: ({ reconnect, afterSeq: at }) =>
         process.stderr.write(reconnect ? `episodic: reconnected, resuming after seq ${at}\n` : `episodic: following the ledger after seq ${at} (Ctrl-C to stop)\n`),
+      onDisconnected: ({ reason, afterSeq: at }) => process.stderr.write(`episodic: disconnected (${reason}) after seq ${at}; reconnecting\n`),
       onEvent: (event) => {
         process.stdout.write(`${json ? JSON.stringify(event) : line(event)}\n`);
         if (count && ++seen >= count) void sub.close();
@@ -80,6 +85,29 @@ async function write(out: Writable, text: string): Promise<void> {
   if (!out.write(text)) await once(out, 'drain');
 }
 
+const MAX_CHECKPOINT_WAITS = 3;
+
+/** The bundle, waiting (a few times) for the scheduled checkpoint when the episode is newer than the latest. */
+async function bundleWhenCheckpointed(client: EpisodicClient, episodeId: string): Promise<EpisodeProofBundleResult> {
+  for (let waits = 0; ; waits++) {
+    const result = await client.episodeProofBundle(episodeId);
+    if (result.__typename !== 'NotCheckpointedError' || waits >= MAX_CHECKPOINT_WAITS) return result;
+    process.stderr.write(`episodic: waiting ${result.retryAfterMs} ms for the next signed checkpoint\n`);
+    await new Promise((r) => setTimeout(r, result.retryAfterMs));
+  }
+}
+
+/** Every signed checkpoint, oldest first, as JSON values (treeSize a number, as signed). */
+async function allCheckpoints(client: EpisodicClient): Promise<Array<Omit<SignedTreeHead, 'treeSize'> & { treeSize: number }>> {
+  const heads: Array<Omit<SignedTreeHead, 'treeSize'> & { treeSize: number }> = [];
+  for (;;) {
+    const last = heads.at(-1);
+    const page = failOnErrorResult(await client.ledgerCheckpoints({ afterTreeSize: last ? last.treeSize : undefined, first: 500 }));
+    heads.push(...page.checkpoints.map((h) => ({ tenantId: h.tenantId, treeSize: Number(h.treeSize), rootHash: h.rootHash, headHash: h.headHash, issuedAt: h.issuedAt, signature: h.signature, keyId: h.keyId })));
+    if (!page.hasNextPage) return heads;
+  }
+}
+
 export const exportCommand: RemoteCommand = {
   name: 'export',
   summary: 'write ledger events (or an episode proof bundle) for `verify`',
@@ -93,13 +121,21 @@ export const exportCommand: RemoteCommand = {
     let last: number | null = null;
     try {
       if (v.episode) {
-        const result = failOnErrorResult(await client.episodeProofBundle(v.episode));
+        const result = failOnErrorResult(await bundleWhenCheckpointed(client, v.episode));
         await write(out, `${JSON.stringify(result.bundle)}\n`);
         count = result.eventCount;
       } else {
         const to = intOption(v.to, '--to', EXPORT_HELP, 1);
         let after = intOption(v.after, '--after', EXPORT_HELP) ?? 0;
         if (to !== undefined && to <= after) throw usage('--to must be greater than --after', EXPORT_HELP);
+        // Checkpoints first: the events fetched afterwards reach at least the latest of them, and a
+        // file cut short loses events before it can lose the checkpoints that reveal the cut.
+        const checkpoints = await allCheckpoints(client);
+        const tenantId = checkpoints[0]?.tenantId ?? (await client.viewer()).id;
+        const head = Number((await client.ledgerHead()).seq);
+        const toSeq = to === undefined ? null : Math.max(after, Math.min(to, head));
+        await write(out, `${JSON.stringify({ format: EXPORT_FORMAT, tenantId, afterSeq: after, toSeq })}\n`);
+        for (const checkpoint of checkpoints) await write(out, `${JSON.stringify({ checkpoint })}\n`);
         for (;;) {
           const page = failOnErrorResult(await client.ledgerEvents({ after, first: to === undefined ? 500 : Math.min(500, to - after) }));
           for (const event of page.events) await write(out, `${JSON.stringify(event)}\n`);

@@ -1,21 +1,33 @@
 // episodic log <episodeId> [file|-]: steps as JSON lines (one StepInput per line), journaled in
 // batches, with a progress bar on a terminal and the final count of accepted, duplicate and
-// rejected steps.
+// rejected steps. A step that breaks a limit is rejected alone and named by its line; the command
+// then exits 2. Steps without a sideEffectKey get one from the input's BLAKE3 and their line, so
+// running the same input again journals nothing twice.
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
+import { createBLAKE3 } from 'hash-wasm';
 import type { StepInput } from '../client/types.ts';
+import { CliError } from './errors.ts';
 import { progressBar } from './progress.ts';
-import { failOnErrorResult, intOption, usage, type RemoteCommand } from './remote.ts';
+import { EXIT, failOnErrorResult, intOption, usage, type RemoteCommand } from './remote.ts';
 
-const HELP = `Usage: episodic log <episodeId> [file|-] [--batch <n>]
+const HELP = `Usage: episodic log <episodeId> [file|-] [--batch <n>] [--truncate]
 Journals steps read as JSON lines (one step per line; blank lines are skipped) from a file, or
 from stdin when the file is "-" or omitted. Each line is a StepInput, e.g.
   {"kind":"tool_call","tool":"shell","action":"npm test","result":{"kind":"SUCCESS","output":"ok"},"tokens":120}
   --batch <n>   steps per call, 1..500 (default 200)
-Prints the counts of accepted, duplicate (same sideEffectKey) and rejected steps.`;
+  --truncate    keep text past its inline limit as head + tail (default: whole, as a blob)
+Prints the counts of accepted, duplicate (same sideEffectKey) and rejected steps; a refused step
+is named by its line and the command exits 2. Running the same input again adds nothing: a step
+without a sideEffectKey gets "log:<BLAKE3 of the input>:<line>".`;
 
-export function parseJsonLines(input: string): StepInput[] {
-  const steps: StepInput[] = [];
+export interface StepLine {
+  line: number;
+  step: StepInput;
+}
+
+export function parseJsonLines(input: string): StepLine[] {
+  const steps: StepLine[] = [];
   for (const [i, line] of input.split('\n').entries()) {
     if (!line.trim()) continue;
     let value: unknown;
@@ -25,25 +37,49 @@ export function parseJsonLines(input: string): StepInput[] {
       throw usage(`line ${i + 1} is not JSON`, HELP);
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw usage(`line ${i + 1} is not a JSON object (a step)`, HELP);
-    steps.push(value as StepInput);
+    steps.push({ line: i + 1, step: value as StepInput });
   }
   return steps;
+}
+
+/** A side-effect key for each step that has none, from the input's hash and the step's line. */
+export async function withLineKeys(input: string, lines: StepLine[]): Promise<StepInput[]> {
+  const hash = (await createBLAKE3()).init().update(input).digest('hex');
+  return lines.map(({ line, step }) => (step.sideEffectKey ? step : { ...step, sideEffectKey: `log:${hash}:${line}` }));
+}
+
+/** failOnErrorResult, with the error kept for --json. */
+function withErrorDetails<T extends { __typename: string }>(result: T) {
+  try {
+    return failOnErrorResult(result);
+  } catch (err) {
+    const r = result as unknown as { __typename: string; message?: string; violations?: unknown };
+    throw Object.assign(err as Error, { details: { error: { type: r.__typename, message: r.message ?? null, violations: r.violations ?? null } } });
+  }
 }
 
 export const logCommand: RemoteCommand = {
   name: 'log',
   summary: 'journal steps from JSON lines (file or stdin)',
   help: HELP,
-  options: { batch: { type: 'string' } },
-  async run({ values, positionals, client }) {
+  options: { batch: { type: 'string' }, truncate: { type: 'boolean' } },
+  async run({ values, positionals, json, client }) {
     const [id, source = '-'] = positionals;
     if (!id) throw usage('missing the episode id', HELP);
     const batchSize = intOption(values.batch, '--batch', HELP, 1) ?? 200;
     if (batchSize > 500) throw usage('--batch must be at most 500', HELP);
-    const steps = parseJsonLines(source === '-' ? await text(process.stdin) : await readFile(source, 'utf8'));
+    const input = source === '-' ? await text(process.stdin) : await readFile(source, 'utf8');
+    const lines = parseJsonLines(input);
+    const steps = await withLineKeys(input, lines);
     const bar = progressBar('logging');
-    const result = failOnErrorResult(await client.logSteps(id, steps, { batchSize, onProgress: (sent, total) => bar.update(sent, total) }).finally(() => bar.finish()));
-    const rejected = result.results.filter((r) => r.status === 'REJECTED').map((r) => ({ index: r.index, reason: r.reason, message: r.message }));
+    const answer = await client
+      .logSteps(id, steps, { batchSize, largeContent: values.truncate ? 'TRUNCATE' : 'BLOB', onInvalidStep: 'REJECT_STEP', onProgress: (sent, total) => bar.update(sent, total) })
+      .finally(() => bar.finish());
+    const result = withErrorDetails(answer);
+    const rejected = result.results
+      .filter((r) => r.status === 'REJECTED')
+      .map((r) => ({ line: lines[r.index]?.line ?? null, index: r.index, reason: r.reason, message: r.message, violations: r.violations }));
+    const stoppedBy = result.stoppedBy ? { type: result.stoppedBy.__typename, message: result.stoppedBy.message } : null;
     const summary = {
       read: steps.length,
       accepted: result.accepted,
@@ -53,11 +89,17 @@ export const logCommand: RemoteCommand = {
       budgetExhausted: result.budgetExhausted,
       status: result.episode.status,
       rejectedSteps: rejected,
+      error: stoppedBy,
     };
-    const lines = [`accepted ${summary.accepted}, duplicate ${summary.duplicates}, rejected ${summary.rejected}${summary.notSent ? `, not sent ${summary.notSent}` : ''} (episode ${summary.status})`];
-    if (summary.budgetExhausted) lines.push(`budget exhausted: ${summary.budgetExhausted}`);
-    for (const r of rejected.slice(0, 10)) lines.push(`  line item ${r.index + 1}: ${r.reason}: ${r.message ?? ''}`);
-    if (result.stoppedBy) lines.push(`stopped: ${result.stoppedBy.__typename}: ${result.stoppedBy.message}`);
-    return { text: lines.join('\n'), json: summary };
+    const out = [`accepted ${summary.accepted}, duplicate ${summary.duplicates}, rejected ${summary.rejected}${summary.notSent ? `, not sent ${summary.notSent}` : ''} (episode ${summary.status})`];
+    if (summary.budgetExhausted) out.push(`budget exhausted: ${summary.budgetExhausted}`);
+    for (const r of rejected.slice(0, 10)) out.push(`  ${source === '-' ? 'stdin' : source}:${r.line}: ${r.reason}: ${r.message ?? ''}`);
+    if (stoppedBy) out.push(`stopped: ${stoppedBy.type}: ${stoppedBy.message}`);
+    const refusedInput = rejected.some((r) => r.reason === 'invalid') || stoppedBy?.type === 'InputLimitError';
+    if (refusedInput) {
+      if (!json) process.stdout.write(`${out.join('\n')}\n`);
+      throw Object.assign(new CliError(`${rejected.length} step(s) refused${stoppedBy ? `; ${stoppedBy.type}` : ''}`, EXIT.usage), { details: summary });
+    }
+    return { text: out.join('\n'), json: summary };
   },
 };

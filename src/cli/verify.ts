@@ -1,20 +1,24 @@
-// `episodic verify <file>`: checks a proof bundle or an exported range with no server.
-// A bundle is the JSON of episodeProofBundle; a range is a JSON array of ledger events, an object
-// {events: [...]}, or JSON lines (one event per line, as `ledgerEvents` nodes).
+// `episodic verify --public-key <hex> <file>`: checks a proof bundle (episodeProofBundle, one JSON
+// document) or a ledger export (`episodic export`, JSON lines with a header) with no server.
+// The key must come from the caller (docs/LEDGER.md §5.2): a bundle's own publicKey is never trust,
+// so without --public-key nothing is called verified.
 import { readFile } from 'node:fs/promises';
-import { fromHex, type StoredLedgerEvent } from '../ledger/hash.ts';
-import { verifyChain, verifyProofBundle, type ProofBundle } from '../ledger/verify.ts';
-import { toLedgerEvent } from '../client/events.ts';
+import { verifyProofBundle } from '../ledger/bundle.ts';
+import { EXPORT_FORMAT, verifyExport } from '../ledger/export-verify.ts';
+import { fromHex } from '../ledger/hash.ts';
+import { isAcceptablePublicKey } from '../ledger/signed-head.ts';
 import { CliError } from './errors.ts';
 
 export const VERIFY_FAILED_EXIT = 3;
+
+const KEY_HELP = 'pass --public-key <hex>: the key you trust, obtained out of band (the operator, your pinned copy, or ledgerPublicKey over a connection you trust); a bundle\'s own key proves nothing';
 
 function parse(text: string): unknown {
   const trimmed = text.trim();
   try {
     return JSON.parse(trimmed);
   } catch {
-    return trimmed.split('\n').filter(Boolean).map((line, i) => {
+    return trimmed.split('\n').map((line, i) => {
       try {
         return JSON.parse(line);
       } catch {
@@ -24,36 +28,38 @@ function parse(text: string): unknown {
   }
 }
 
+function trustedKey(hex: string | undefined): Uint8Array {
+  if (!hex) throw new CliError(`refusing to verify without a trusted key: ${KEY_HELP}`, 2);
+  let key: Uint8Array;
+  try {
+    key = fromHex(hex, 32);
+  } catch {
+    throw new CliError('--public-key must be 64 lowercase hex digits (32 bytes)', 2);
+  }
+  if (!isAcceptablePublicKey(key)) throw new CliError('--public-key is not an acceptable Ed25519 key (non-canonical or of small order)', 2);
+  return key;
+}
+
 export interface VerifyResult {
   ok: boolean;
-  kind: 'bundle' | 'range';
+  kind: 'bundle' | 'export';
   checked: number;
-  problems: Array<{ seq?: number; problem: string; reason: string }>;
-  warning?: string;
+  stepsChecked?: number;
+  checkpointsChecked?: number;
+  latestCheckpoint?: { treeSize: number; issuedAt: string } | null;
+  problems: Array<{ seq?: number; stepNumber?: number; problem: string; reason: string }>;
 }
 
 export async function verifyFile(path: string, publicKeyHex?: string): Promise<VerifyResult> {
-  const data = parse(await readFile(path, 'utf8')) as any;
-  if (data && typeof data === 'object' && !Array.isArray(data) && data.treeHead && data.proofs) {
-    const bundle: ProofBundle = { ...data, events: data.events.map(toLedgerEvent) };
-    const key = publicKeyHex ?? data.publicKey;
-    if (!key) throw new CliError('the bundle names no public key: pass --public-key <hex> (from the ledgerPublicKey query)', 2);
-    const report = verifyProofBundle(bundle, fromHex(key, 32));
-    return {
-      ok: report.ok,
-      kind: 'bundle',
-      checked: report.eventsChecked,
-      problems: report.problems.map((p) => ({ seq: p.seq, problem: p.problem, reason: p.reason })),
-      warning: publicKeyHex ? undefined : 'signature checked against the key inside the bundle; pass --public-key to check it against a key you trust',
-    };
+  const key = trustedKey(publicKeyHex);
+  const parsed = parse(await readFile(path, 'utf8'));
+  // An export of an empty range is its header alone: one line, one JSON object.
+  const data = typeof parsed === 'object' && parsed !== null && (parsed as { format?: unknown }).format === EXPORT_FORMAT ? [parsed] : parsed;
+  if (!Array.isArray(data)) {
+    const report = verifyProofBundle(data, key);
+    return { ok: report.ok, kind: 'bundle', checked: report.eventsChecked, stepsChecked: report.stepsChecked, problems: report.problems };
   }
-  const events: StoredLedgerEvent[] = (Array.isArray(data) ? data : data?.events ?? []).map((e: any) => toLedgerEvent(e.node ?? e));
-  if (!events.length) throw new CliError('no events found in the file', 2);
-  const report = verifyChain(events, {});
-  return {
-    ok: report.ok,
-    kind: 'range',
-    checked: report.checked,
-    problems: report.ok ? [] : [{ seq: report.firstBadSeq, problem: report.problem ?? 'unknown', reason: report.reason ?? '' }],
-  };
+  const report = verifyExport(data, key);
+  const problems = report.ok ? [] : [{ seq: report.firstBadSeq, problem: report.problem ?? 'malformed', reason: report.reason ?? '' }];
+  return { ok: report.ok, kind: 'export', checked: report.eventsChecked, checkpointsChecked: report.checkpointsChecked, latestCheckpoint: report.latestCheckpoint, problems };
 }

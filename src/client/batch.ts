@@ -12,6 +12,10 @@ export interface LogStepsOptions {
   batchSize?: number;
   /** After each call: steps sent so far and the total. */
   onProgress?: (sent: number, total: number, payload: LogStepsPayload) => void;
+  /** Text past its inline limit: REFUSE (default), BLOB (kept whole) or TRUNCATE (head + tail, hash and size kept). */
+  largeContent?: 'REFUSE' | 'BLOB' | 'TRUNCATE';
+  /** REJECT_STEP: a step that breaks a limit is rejected alone (with its violations); REFUSE_CALL (default): the call is refused. */
+  onInvalidStep?: 'REFUSE_CALL' | 'REJECT_STEP';
 }
 
 export interface BatchedLogSteps extends LogStepsPayload {

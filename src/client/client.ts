@@ -34,7 +34,10 @@ export function createEpisodicClient(options: EpisodicClientOptions) {
   const request = createTransport(options);
   const connection = { url: options.url, apiKey: options.apiKey, webSocketImpl: options.webSocketImpl };
 
-  const logStepsOnce = (episodeId: string, steps: T.StepInput[]) => request<T.LogStepsResult>(DOCUMENTS.logSteps, { episodeId, steps });
+  const logStepsOnce = (episodeId: string, steps: T.StepInput[], opts?: LogStepsOptions) => {
+    const options = opts?.largeContent || opts?.onInvalidStep ? { largeContent: opts.largeContent, onInvalidStep: opts.onInvalidStep } : undefined;
+    return request<T.LogStepsResult>(DOCUMENTS.logSteps, { episodeId, steps, options });
+  };
 
   return {
     /** Runs any document whose root field is aliased `result` (see DOCUMENTS for examples). */
@@ -43,11 +46,12 @@ export function createEpisodicClient(options: EpisodicClientOptions) {
     startEpisode: (input: T.StartEpisodeInput) => request<T.StartEpisodeResult>(DOCUMENTS.startEpisode, { input }),
     /** Journals steps in calls of at most 500 (options.batchSize), adding the answers up. */
     logSteps: (episodeId: string, steps: readonly T.StepInput[], opts?: LogStepsOptions): Promise<BatchedLogSteps | Exclude<T.LogStepsResult, T.LogStepsPayload>> =>
-      logStepsBatched((part) => logStepsOnce(episodeId, part), steps, opts),
+      logStepsBatched((part) => logStepsOnce(episodeId, part, opts), steps, opts),
     logStep: (episodeId: string, step: T.StepInput) => request<T.LogStepResult>(DOCUMENTS.logStep, { episodeId, step }),
     /** usedRetrievals: retrievalIds (relevantEpisodes) that helped, credited on success and debited on failure. */
-    completeEpisode: (episodeId: string, outcome: T.OutcomeInput, usedRetrievals?: string[]) =>
-      request<T.FinishEpisodeResult>(DOCUMENTS.completeEpisode, { episodeId, outcome, usedRetrievals }),
+    /** endedAt: importing a past run, when it really ended. */
+    completeEpisode: (episodeId: string, outcome: T.OutcomeInput, usedRetrievals?: string[], opts?: { endedAt?: string }) =>
+      request<T.FinishEpisodeResult>(DOCUMENTS.completeEpisode, { episodeId, outcome, usedRetrievals, endedAt: opts?.endedAt }),
     failEpisode: (episodeId: string, reason: string, recoverable = false) => request<T.FinishEpisodeResult>(DOCUMENTS.failEpisode, { episodeId, reason, recoverable }),
     escalateEpisode: (episodeId: string, reason: string) => request<T.FinishEpisodeResult>(DOCUMENTS.escalateEpisode, { episodeId, reason }),
     cancelEpisode: (episodeId: string, reason?: string) => request<T.FinishEpisodeResult>(DOCUMENTS.cancelEpisode, { episodeId, reason }),
@@ -68,6 +72,8 @@ export function createEpisodicClient(options: EpisodicClientOptions) {
     workItem: (id: string) => request<T.WorkItemQueryResult>(DOCUMENTS.workItem, { id }),
 
     episode: (id: string) => request<T.EpisodeQueryResult>(DOCUMENTS.episode, { id }),
+    /** A blob a step references (Step.contentRefs), by its BLAKE3 hash. */
+    blob: (hash: string) => request<{ __typename: 'Blob'; hash: string; sizeBytes: number; content: string } | T.NotFoundError>(DOCUMENTS.blob, { hash }),
     episodeSteps: async (id: string, page: Page = {}): Promise<({ __typename: 'EpisodeStepsConnection' } & T.Connection<T.Step>) | T.NotFoundError> => {
       const result = await request<({ __typename: 'Episode'; steps: T.Connection<T.Step> }) | T.NotFoundError>(DOCUMENTS.episodeSteps, { id, first: page.first ?? 100, after: page.after });
       return result.__typename === 'Episode' ? { __typename: 'EpisodeStepsConnection', ...result.steps } : result;
@@ -80,6 +86,9 @@ export function createEpisodicClient(options: EpisodicClientOptions) {
     ledgerEvents: async (args: { after?: number | string; first?: number; filter?: T.LedgerEventFilter } = {}) =>
       ledgerPage(await request<RawPage>(DOCUMENTS.ledgerEvents, { after: args.after === undefined ? undefined : String(args.after), first: args.first ?? 100, filter: args.filter })),
     ledgerHead: () => request<T.LedgerHead>(DOCUMENTS.ledgerHead),
+    /** Signed checkpoints with treeSize > afterTreeSize (all when omitted, the empty tree included), oldest first. */
+    ledgerCheckpoints: (args: { afterTreeSize?: number; first?: number } = {}) =>
+      request<T.LedgerCheckpointsResult>(DOCUMENTS.ledgerCheckpoints, { afterTreeSize: args.afterTreeSize === undefined ? undefined : String(args.afterTreeSize), first: args.first ?? 100 }),
     ledgerPublicKey: () => request<{ algorithm: string; keyId: string; publicKey: string }>(DOCUMENTS.ledgerPublicKey),
     episodeProofBundle: (episodeId: string) => request<T.EpisodeProofBundleResult>(DOCUMENTS.episodeProofBundle, { episodeId }),
     verifyLedger: (range: { fromSeq?: number | string; toSeq?: number | string } = {}) =>

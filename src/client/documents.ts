@@ -6,6 +6,7 @@ const ERROR_SELECTIONS = {
   LeaseError: '... on LeaseError { leaseId rule violations { field limit actual message } }',
   IdempotencyConflictError: '... on IdempotencyConflictError { dedupeKey existingEpisodeId }',
   NotFoundError: '... on NotFoundError { entity notFoundId: id }',
+  NotCheckpointedError: '... on NotCheckpointedError { seq checkpointTreeSize retryAfterMs }',
   LoopStoppedError: '... on LoopStoppedError { workItemId stopCondition { kind reason resource recoverable isSuccessful canContinue } }',
 } as const;
 
@@ -28,11 +29,11 @@ export const EPISODE_FIELDS = `id status phase episodeNumber taskDescription tas
   workItem { id lastEpisodeNumber } lease { id }`;
 
 export const STEP_FIELDS = `id stepNumber kind tool action parameters argsHash contentHash result resultKind observation latencyMs
-  tokens cost sideEffectKey worldBefore worldAfter metadata createdAt`;
+  tokens cost sideEffectKey worldBefore worldAfter metadata startedAt endedAt contentRefs { field hash sizeBytes stored } createdAt`;
 
 export const LEDGER_EVENT_FIELDS = 'seq type episodeId workItemId payload createdAt prevHash hash tenantId';
 
-const STEP_RESULT_FIELDS = 'index status stepNumber reason message step { id stepNumber }';
+const STEP_RESULT_FIELDS = 'index status stepNumber reason message step { id stepNumber } violations { field limit actual message }';
 const AMOUNTS = '{ episodes toolCalls tokens wallMs }';
 const LEASE_FIELDS = `id issuer holder scope expiresAt revokedAt budget ${AMOUNTS} consumed ${AMOUNTS} reserved ${AMOUNTS} remaining ${AMOUNTS}
   workItem { id } parent { id }`;
@@ -51,12 +52,13 @@ export const DOCUMENTS = {
   startEpisode: `mutation StartEpisode($input: StartEpisodeInput!) { result: startEpisode(input: $input) {
     ${errors('IdempotencyConflictError', 'InputLimitError', 'LeaseError', 'LoopStoppedError', 'NotFoundError')}
     ... on StartEpisodePayload { deduplicated episode { ${EPISODE_FIELDS} } } } }`,
-  logSteps: `mutation LogSteps($episodeId: ID!, $steps: [StepInput!]!) { result: logSteps(episodeId: $episodeId, steps: $steps) {
+  logSteps: `mutation LogSteps($episodeId: ID!, $steps: [StepInput!]!, $options: LogStepsOptions) { result: logSteps(episodeId: $episodeId, steps: $steps, options: $options) {
     ${TRANSITION} ... on LogStepsPayload { accepted duplicates rejected budgetExhausted results { ${STEP_RESULT_FIELDS} } episode { ${EPISODE_FIELDS} } } } }`,
   logStep: `mutation LogStep($episodeId: ID!, $step: StepInput!) { result: logStep(episodeId: $episodeId, step: $step) {
     ${TRANSITION} ... on LogStepPayload { budgetExhausted result { ${STEP_RESULT_FIELDS} } episode { ${EPISODE_FIELDS} } } } }`,
-  completeEpisode: `mutation CompleteEpisode($episodeId: ID!, $outcome: OutcomeInput!, $usedRetrievals: [ID!]) {
-    result: completeEpisode(episodeId: $episodeId, outcome: $outcome, usedRetrievals: $usedRetrievals) { ${FINISH_PAYLOAD} } }`,
+  completeEpisode: `mutation CompleteEpisode($episodeId: ID!, $outcome: OutcomeInput!, $usedRetrievals: [ID!], $endedAt: DateTime) {
+    result: completeEpisode(episodeId: $episodeId, outcome: $outcome, usedRetrievals: $usedRetrievals, endedAt: $endedAt) { ${FINISH_PAYLOAD} } }`,
+  blob: `query Blob($hash: String!) { result: blob(hash: $hash) { ${errors('NotFoundError')} ... on Blob { hash sizeBytes content } } }`,
   failEpisode: `mutation FailEpisode($episodeId: ID!, $reason: String!, $recoverable: Boolean) {
     result: failEpisode(episodeId: $episodeId, reason: $reason, recoverable: $recoverable) { ${FINISH_PAYLOAD} } }`,
   escalateEpisode: `mutation EscalateEpisode($episodeId: ID!, $reason: String!) { result: escalateEpisode(episodeId: $episodeId, reason: $reason) { ${FINISH_PAYLOAD} } }`,
@@ -92,9 +94,11 @@ export const DOCUMENTS = {
     ${errors('InputLimitError')} ... on LedgerEventConnection { edges { node { ${LEDGER_EVENT_FIELDS} } } pageInfo { hasNextPage endCursor } } } }`,
   ledgerHead: `query LedgerHead { result: ledgerHead { seq hash latestCheckpoint { ${TREE_HEAD_FIELDS} } } }`,
   episodeProofBundle: `query EpisodeProofBundle($episodeId: ID!) { result: episodeProofBundle(episodeId: $episodeId) {
-    ${errors('NotFoundError')} ... on EpisodeProofBundle { bundle eventCount treeHead { ${TREE_HEAD_FIELDS} } } } }`,
+    ${errors('NotFoundError', 'NotCheckpointedError')} ... on EpisodeProofBundle { bundle eventCount stepCount treeHead { ${TREE_HEAD_FIELDS} } } } }`,
+  ledgerCheckpoints: `query LedgerCheckpoints($afterTreeSize: BigInt, $first: Int) { result: ledgerCheckpoints(afterTreeSize: $afterTreeSize, first: $first) {
+    ${errors('InputLimitError')} ... on SignedTreeHeadPage { checkpoints { ${TREE_HEAD_FIELDS} } hasNextPage } } }`,
   verifyLedger: `query VerifyLedger($fromSeq: BigInt, $toSeq: BigInt) { result: verifyLedger(fromSeq: $fromSeq, toSeq: $toSeq) {
-    ${errors('InputLimitError')} ... on LedgerVerification { ok checked stepsChecked firstBadSeq problem reason checkpointTreeSize } } }`,
+    ${errors('InputLimitError')} ... on LedgerVerification { ok checked stepsChecked rowsChecked checkpointsChecked firstBadSeq problem reason checkpointTreeSize } } }`,
   relevantEpisodes: `query RelevantEpisodes($task: RetrievalTaskInput!, $limit: Int, $filter: RelevantEpisodeFilter, $includeFailures: Boolean) {
     result: relevantEpisodes(task: $task, limit: $limit, filter: $filter, includeFailures: $includeFailures) { ${errors('InputLimitError')}
       ... on RelevantEpisodes { retrievalId episodes { ${SCORED_EPISODE} } warnings { ${SCORED_EPISODE} } } } }`,

@@ -1,4 +1,5 @@
-// The package's client: `import { createEpisodicClient } from 'episodic'`.
+// The client: `import { createEpisodicClient } from '@episodic/client'` (packages/client, built from
+// src/index.ts by scripts/build-client.mjs).
 export { createEpisodicClient, type EpisodicClient, type EpisodicClientOptions } from './client.ts';
 export { EpisodicError, isErrorResult, unwrap, type EpisodicErrorKind, type ErrorResult, type SuccessResult, type GraphQLErrorItem } from './errors.ts';
 export { MAX_BATCH, chunk, type BatchedLogSteps, type LogStepsOptions } from './batch.ts';

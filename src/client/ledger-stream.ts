@@ -25,6 +25,8 @@ export interface SubscribeLedgerOptions {
   onError?: (error: EpisodicError) => void;
   /** After each (re)connection. */
   onConnected?: (info: { reconnect: boolean; afterSeq: number }) => void;
+  /** When the socket drops, with its close code and reason; a reconnection follows (onConnected). */
+  onDisconnected?: (info: { reason: string; afterSeq: number }) => void;
   /** Reconnection attempts in a row; default Infinity. */
   retryAttempts?: number;
   retryWait?: (retries: number) => Promise<void>;
@@ -132,6 +134,9 @@ export function subscribeLedger(request: Request, connection: Connection, option
       retryAttempts: options.retryAttempts,
       retryWait: options.retryWait,
       onConnected: (reconnect) => options.onConnected?.({ reconnect, afterSeq: lastSeq }),
+      onDisconnected: (reason) => {
+        if (!closed) options.onDisconnected?.({ reason, afterSeq: lastSeq });
+      },
     });
     subscribe(ws);
   }

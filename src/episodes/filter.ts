@@ -51,6 +51,7 @@ export function episodeWhere(tenantId: string, f: EpisodeFilter | null): Prisma.
     ...(f.agent ? { agent: f.agent } : {}),
     ...(f.outcome ? { outcomeKind: f.outcome.toLowerCase() } : {}),
     ...(f.startedAfter || f.startedBefore ? { startedAt: { ...(f.startedAfter ? { gte: f.startedAfter } : {}), ...(f.startedBefore ? { lt: f.startedBefore } : {}) } } : {}),
-    ...(f.text ? { taskDescription: { contains: f.text, mode: 'insensitive' as const } } : {}),
+    // Prisma passes `contains` to ILIKE as it is: % and _ would be wildcards, so they are escaped.
+    ...(f.text ? { taskDescription: { contains: f.text.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' as const } } : {}),
   };
 }

@@ -8,6 +8,7 @@ import { chargeEpisodeToLease, type EpisodeLeaseCharge } from '../leases/charge.
 import { decideLoopStop } from '../leases/loop.ts';
 import { lockWorkItem } from '../leases/work-items.ts';
 import { refreshExperience } from '../learning/store.ts';
+import { indexEpisodeTerms } from '../retrieval/term-index.ts';
 import type { Outcome } from './outcome.ts';
 import type { EpisodeRow } from './row.ts';
 import type { EpisodeStatus } from './status.ts';
@@ -24,6 +25,8 @@ export interface EpisodeEnding {
    * (loop-stop.ts); unset for the server's own stops (budget, deadline) and an operator's cancel.
    */
   holonStop?: StopReason | null;
+  /** A past run's real end (imported); unset: now. */
+  endedAt?: Date;
 }
 
 export interface FinishResult {
@@ -41,12 +44,14 @@ export async function finishEpisode(
 ): Promise<FinishResult> {
   // Lock order for everything touching a work item's leases: the work item, then its leases.
   const item = ep.workItemId ? await lockWorkItem(client, ep.tenantId, ep.workItemId) : null;
+  const ended = ending.endedAt ?? now;
   await client.query(
     `UPDATE episodes SET status = $2, stop_reason = $3, outcome = $4, outcome_kind = $5, ended_at = $6, updated_at = $6,
             blocked_reason = NULL WHERE id = $1`,
-    [ep.id, ending.status, JSON.stringify(ending.stopReason), ending.outcome ? JSON.stringify(ending.outcome) : null, ending.outcome?.kind ?? null, now],
+    [ep.id, ending.status, JSON.stringify(ending.stopReason), ending.outcome ? JSON.stringify(ending.outcome) : null, ending.outcome?.kind ?? null, ended],
   );
-  const usage = { steps: ep.stepCount, tokens: ep.usedTokens, toolCalls: ep.usedToolCalls, wallMs: now.getTime() - ep.startedAt.getTime() };
+  if (ending.outcome) await indexEpisodeTerms(client, ep.tenantId, ep.id);
+  const usage = { steps: ep.stepCount, tokens: ep.usedTokens, toolCalls: ep.usedToolCalls, wallMs: ended.getTime() - ep.startedAt.getTime() };
   const experience = ending.outcome ? await refreshExperience(client, ep.tenantId, ep.id, 'decide') : null;
   events.push({
     type: ending.eventType,

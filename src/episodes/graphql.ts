@@ -14,6 +14,8 @@ import {
 } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
 import type { Context } from '../schema/context.ts';
+import { timeRangeViolations } from './import-limits.ts';
+import { HISTORICAL_END, HISTORICAL_START, ImportSourceInput } from './graphql-import.ts';
 import { freeTextViolations, hashViolations, LIMITS, validateCheckpointState, validateCritique, validateEpisodeInput, validateGoalSpec, type JsonValue } from './limits.ts';
 import { toOutcome, toStartEpisodeInput, type GqlOutcomeInput, type GqlStartEpisodeInput } from './inputs.ts';
 import * as store from './store.ts';
@@ -65,7 +67,7 @@ const OutcomeRef = builder.objectRef<Outcome>('Outcome').implement({
   fields: (t) => ({
     kind: t.field({ type: OutcomeKindEnum, resolve: (o) => o.kind.toUpperCase() as 'SUCCESS' }),
     verdict: t.string({ nullable: true, resolve: (o) => ('verdict' in o ? o.verdict : null) }),
-    artifacts: t.stringList({ nullable: true, resolve: (o) => ('artifacts' in o ? o.artifacts : null) }),
+    artifacts: t.stringList({ nullable: true, resolve: (o) => ('artifacts' in o ? o.artifacts ?? null : null) }),
     completed: t.stringList({ nullable: true, resolve: (o) => ('completed' in o ? o.completed : null) }),
     failed: t.stringList({ nullable: true, resolve: (o) => ('failed' in o ? o.failed : null) }),
     reason: t.string({ nullable: true, resolve: (o) => ('reason' in o ? o.reason : null) }),
@@ -241,7 +243,7 @@ const BudgetInput = builder.inputType('BudgetInput', {
 
 const StartEpisodeInput = builder.inputType('StartEpisodeInput', {
   fields: (t) => ({
-    taskDescription: t.string({ required: true }),
+    taskDescription: t.string({ required: true, description: 'At most 256 KB, not blank.' }),
     taskType: t.string({ required: true }),
     context: t.field({ type: TaskContextInput }),
     goalSpec: t.field({ type: 'JSON', description: 'Text or JSON, at most 64 KB, no NUL bytes.' }),
@@ -257,8 +259,11 @@ const StartEpisodeInput = builder.inputType('StartEpisodeInput', {
     leaseId: t.id({ description: 'The lease this episode runs under; its work item is implied.' }),
     episodeNumber: t.int({ description: 'Requested number (a restarted loop); must exceed the last one issued.' }),
     contextPack: t.field({ type: ContextPackInput, description: 'The context pack the agent runs with; the episode ends with a run receipt.' }),
+    startedAt: t.field({ type: 'DateTime', description: HISTORICAL_START }),
+    importSource: t.field({ type: ImportSourceInput, description: 'Importing a past run: the file it came from (recorded in the episode.started event).' }),
   }),
 });
+
 
 const ContextPackInput = builder.inputType('ContextPackInput', {
   fields: (t) => ({
@@ -266,7 +271,6 @@ const ContextPackInput = builder.inputType('ContextPackInput', {
     manifestHash: t.string({ description: 'BLAKE3 of the pack manifest, if any.' }),
   }),
 });
-
 
 const PackMissPayload = builder.objectRef<{ episodeId: string; defectRecorded: boolean; occurrences: number }>('RecordPackMissPayload').implement({
   fields: (t) => ({
@@ -277,7 +281,7 @@ const PackMissPayload = builder.objectRef<{ episodeId: string; defectRecorded: b
 });
 
 const OutcomeInput = builder.inputType('OutcomeInput', {
-  description: 'success {verdict, artifacts} | partial {verdict, completed, failed} | failure {reason, details}',
+  description: 'success {verdict, artifacts} | partial {verdict, completed, failed, artifacts} | failure {reason, details, artifacts}. Texts at most 10 KB; lists at most 1,000 items of 1 KB.',
   fields: (t) => ({
     kind: t.field({ type: OutcomeKindEnum, required: true }),
     verdict: t.string(),
@@ -391,10 +395,16 @@ builder.mutationFields((t) => ({
       outcome: t.arg({ type: OutcomeInput, required: true }),
       extractPatterns: t.arg({ type: ExtractPatternsModeEnum, defaultValue: 'ASYNC' }),
       usedRetrievals: t.arg.idList({ description: 'Retrievals (relevantEpisodes / relevantPatterns retrievalId) this episode used: what they served is credited on success, debited on failure.' }),
+      endedAt: t.arg({ type: 'DateTime', description: HISTORICAL_END }),
     },
     resolve: async (_root, args, ctx) => {
       const episodeId = String(args.episodeId);
-      const options = { extractPatterns: args.extractPatterns === 'SYNC' ? ('sync' as const) : ('async' as const), usedRetrievals: (args.usedRetrievals ?? []).map(String) };
+      throwIfViolations(timeRangeViolations('endedAt', 'endedAt', args.endedAt, null));
+      const options = {
+        extractPatterns: args.extractPatterns === 'SYNC' ? ('sync' as const) : ('async' as const),
+        usedRetrievals: (args.usedRetrievals ?? []).map(String),
+        endedAt: args.endedAt ?? null,
+      };
       const result = await changeEpisode(ctx, episodeId, (w) => completeAndLearn(w, episodeId, toOutcome(args.outcome as GqlOutcomeInput), options));
       return { episodeId, ...result };
     },

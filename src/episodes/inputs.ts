@@ -20,6 +20,8 @@ export interface GqlStartEpisodeInput {
   workItemId?: string | number | null;
   leaseId?: string | number | null;
   episodeNumber?: number | null;
+  startedAt?: Date | null;
+  importSource?: { format: string; sourceHash: string; name?: string | null } | null;
 }
 
 const idOrNull = (v: string | number | null | undefined) => (v == null ? null : String(v));
@@ -48,6 +50,9 @@ export function toStartEpisodeInput(i: GqlStartEpisodeInput): StartEpisodeInput 
     workItemId: idOrNull(i.workItemId),
     leaseId: idOrNull(i.leaseId),
     episodeNumber: i.episodeNumber ?? null,
+    // Only when given, so the dedupe input hash of a live start is what it was before they existed.
+    ...(i.startedAt ? { startedAt: i.startedAt } : {}),
+    ...(i.importSource ? { importSource: { format: i.importSource.format, sourceHash: i.importSource.sourceHash, name: i.importSource.name ?? null } } : {}),
   };
 }
 
@@ -65,11 +70,14 @@ export interface GqlStepInput {
   worldBefore?: unknown;
   worldAfter?: unknown;
   metadata?: unknown;
+  startedAt?: Date | null;
+  endedAt?: Date | null;
 }
 
 function toStepResult(r: NonNullable<GqlStepInput['result']>): StepInput['result'] {
   if (r.kind === 'SUCCESS') return { kind: 'success', output: r.output ?? null };
-  if (r.kind === 'ERROR') return { kind: 'error', message: r.message ?? '', errorClass: r.errorClass ?? null };
+  // An error's output is left out when none is given, so the stored result (and its hash) is as before.
+  if (r.kind === 'ERROR') return { kind: 'error', message: r.message ?? '', errorClass: r.errorClass ?? null, ...(r.output != null ? { output: r.output } : {}) };
   return { kind: 'timeout' };
 }
 
@@ -88,6 +96,9 @@ export function toStepInput(s: GqlStepInput): StepInput {
     worldBefore: (s.worldBefore ?? null) as JsonValue,
     worldAfter: (s.worldAfter ?? null) as JsonValue,
     metadata: (s.metadata ?? null) as JsonObject | null,
+    // Only when given: a step's stored size (its JSON) is what it was before these fields existed.
+    ...(s.startedAt ? { startedAt: s.startedAt } : {}),
+    ...(s.endedAt ? { endedAt: s.endedAt } : {}),
   };
 }
 
@@ -102,7 +113,10 @@ export interface GqlOutcomeInput {
 }
 
 export function toOutcome(o: GqlOutcomeInput): Outcome {
+  // Artifacts of a partial or failed outcome are left out when none are given, so such an outcome
+  // (and its hash in the ledger) is what it was before they were accepted.
+  const artifacts = o.artifacts?.length ? { artifacts: o.artifacts } : {};
   if (o.kind === 'SUCCESS') return { kind: 'success', verdict: o.verdict ?? '', artifacts: o.artifacts ?? [] };
-  if (o.kind === 'PARTIAL') return { kind: 'partial', verdict: o.verdict ?? '', completed: o.completed ?? [], failed: o.failed ?? [] };
-  return o.details == null ? { kind: 'failure', reason: o.reason ?? '' } : { kind: 'failure', reason: o.reason ?? '', details: o.details };
+  if (o.kind === 'PARTIAL') return { kind: 'partial', verdict: o.verdict ?? '', completed: o.completed ?? [], failed: o.failed ?? [], ...artifacts };
+  return { kind: 'failure', reason: o.reason ?? '', ...(o.details == null ? {} : { details: o.details }), ...artifacts };
 }

@@ -10,10 +10,11 @@
 import type { BudgetExhaustedPolicy } from './budget.ts';
 import type { Outcome } from './outcome.ts';
 import { isHashHex } from '../ledger/hash.ts';
+import { importSourceViolations, timeRangeViolations, type ImportSource } from './import-limits.ts';
 
 export const LIMITS = {
-  // seed 003 (self-learning memory) limits.
-  descriptionBytes: 10 * 1024,
+  // seed 003: 10 KB, which 4 of 591 real SWE-bench task descriptions passed (pasted code and logs).
+  descriptionBytes: 256 * 1024,
   maxSteps: 1000,
   observationBytes: 10 * 1024,
   parametersBytes: 1024 * 1024,
@@ -100,11 +101,15 @@ export interface StartEpisodeInput {
   parentEpisodeId?: string | null;
   workItemId?: string | null;
   leaseId?: string | null;
+  /** A past run's real start (importing it): not in the future. */
+  startedAt?: Date | null;
+  /** Where an imported run came from. */
+  importSource?: ImportSource | null;
 }
 
 export type StepResult =
   | { kind: 'success'; output?: string | null }
-  | { kind: 'error'; message: string; errorClass?: string | null }
+  | { kind: 'error'; message: string; errorClass?: string | null; output?: string | null }
   | { kind: 'timeout' };
 
 export interface StepInput {
@@ -122,6 +127,9 @@ export interface StepInput {
   worldBefore?: JsonValue;
   worldAfter?: JsonValue;
   metadata?: JsonObject | null;
+  /** When the step really ran (an imported run); not in the future, startedAt <= endedAt. */
+  startedAt?: Date | null;
+  endedAt?: Date | null;
 }
 
 export interface LimitViolation {
@@ -166,6 +174,8 @@ export function validateEpisodeInput(input: StartEpisodeInput, field = 'input'):
     ...textViolations(at('parentEpisodeId'), input.parentEpisodeId, idRule),
     ...textViolations(at('workItemId'), input.workItemId, idRule),
     ...textViolations(at('leaseId'), input.leaseId, idRule),
+    ...timeRangeViolations(at('startedAt'), at('startedAt'), input.startedAt, null),
+    ...(input.importSource ? importSourceViolations(at('importSource'), input.importSource) : []),
   ];
 }
 
@@ -209,6 +219,7 @@ export function validateStep(step: StepInput, index: number, listField = 'input.
     ...jsonViolations(at('worldBefore'), step.worldBefore, LIMITS.worldStateBytes),
     ...jsonViolations(at('worldAfter'), step.worldAfter, LIMITS.worldStateBytes),
     ...jsonViolations(at('metadata'), step.metadata, LIMITS.metadataBytes),
+    ...timeRangeViolations(at('startedAt'), at('endedAt'), step.startedAt, step.endedAt),
   ];
 }
 
@@ -226,6 +237,7 @@ function resultViolations(field: string, result: StepResult): LimitViolation[] {
   }
   if (result.kind === 'error') {
     return [
+      ...textViolations(`${field}.output`, result.output, { maxBytes: LIMITS.resultOutputBytes }),
       ...textViolations(`${field}.message`, result.message, { maxBytes: LIMITS.errorMessageBytes, nonEmpty: true }),
       ...textViolations(`${field}.errorClass`, result.errorClass, identifierRule(LIMITS.errorClassChars)),
     ];
@@ -268,11 +280,13 @@ export function validateOutcome(outcome: Outcome, field = 'input.outcome'): Limi
       ...textViolations(`${field}.verdict`, outcome.verdict, textRule),
       ...listViolations(`${field}.completed`, outcome.completed),
       ...listViolations(`${field}.failed`, outcome.failed),
+      ...listViolations(`${field}.artifacts`, outcome.artifacts ?? []),
     ];
   }
   return [
     ...textViolations(`${field}.reason`, outcome.reason, textRule),
     ...textViolations(`${field}.details`, outcome.details, { maxBytes: LIMITS.outcomeTextBytes }),
+    ...listViolations(`${field}.artifacts`, outcome.artifacts ?? []),
   ];
 }
 

@@ -6,8 +6,8 @@ import { budgetLimit, usageOf, type Budget, type BudgetResource, type Usage } fr
 
 export type Outcome =
   | { kind: 'success'; verdict: string; artifacts: string[] }
-  | { kind: 'partial'; verdict: string; completed: string[]; failed: string[] }
-  | { kind: 'failure'; reason: string; details?: string };
+  | { kind: 'partial'; verdict: string; completed: string[]; failed: string[]; artifacts?: string[] }
+  | { kind: 'failure'; reason: string; details?: string; artifacts?: string[] };
 
 /** Just what a summary needs to know about one journaled step. */
 export interface StepDigest {

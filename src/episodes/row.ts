@@ -23,11 +23,13 @@ export interface EpisodeRow {
   startedAt: Date;
   contextPackHash: string | null;
   manifestHash: string | null;
+  /** An imported run: its wall time is measured by its steps' own times, not by the clock now. */
+  historical: boolean;
 }
 
 const COLUMNS = `id, tenant_id, status, work_item_id, lease_id, step_count, used_tokens::float8 AS used_tokens,
   used_tool_calls, size_bytes::float8 AS size_bytes, max_tokens::float8 AS max_tokens, max_steps,
-  max_wall_ms::float8 AS max_wall_ms, max_tool_calls, lease_hold, on_budget_exhausted, started_at, context_pack_hash, manifest_hash`;
+  max_wall_ms::float8 AS max_wall_ms, max_tool_calls, lease_hold, on_budget_exhausted, started_at, context_pack_hash, manifest_hash, historical`;
 
 export function toEpisodeRow(r: any): EpisodeRow {
   return {
@@ -46,6 +48,7 @@ export function toEpisodeRow(r: any): EpisodeRow {
     startedAt: r.started_at,
     contextPackHash: r.context_pack_hash,
     manifestHash: r.manifest_hash,
+    historical: r.historical === true,
   };
 }
 

@@ -11,6 +11,7 @@ import { insertSteps } from '../steps/store.ts';
 import { finishEpisode, type FinishResult } from './finish.ts';
 import { holonStopForOutcome } from './loop-stop.ts';
 import { placeEpisode } from './placement.ts';
+import { timeRangeViolations } from './import-limits.ts';
 import { checkEpisodeSize, checkStepCount, jsonBytes, LIMITS, validateOutcome, type JsonValue, type StartEpisodeInput } from './limits.ts';
 import type { Outcome } from './outcome.ts';
 import { lockEpisode, type EpisodeRow } from './row.ts';
@@ -69,21 +70,25 @@ export async function startEpisode(ctx: WriteContext, input: StartInput): Promis
     if (!parent) throw new NotFoundError('Episode', input.parentEpisodeId);
   }
   const place = await placeEpisode(ctx, input);
-  const deadlineAt = place.budget.maxWallMs ? new Date(now.getTime() + place.budget.maxWallMs) : null;
+  // A past run (imported) has no deadline to enforce now: its wall time is measured by its steps' times.
+  const historical = Boolean(input.startedAt || input.importSource);
+  const startedAt = input.startedAt ?? now;
+  const deadlineAt = place.budget.maxWallMs && !historical ? new Date(now.getTime() + place.budget.maxWallMs) : null;
   const { context: c } = input;
   const { rows } = await client.query(
     `INSERT INTO episodes (tenant_id, work_item_id, lease_id, parent_episode_id, episode_number, agent, task_description, task_type,
        language, framework, complexity, domain, tags, goal_spec, dedupe_key, input_hash, max_attempts, mode, on_budget_exhausted,
        max_tokens, max_steps, max_wall_ms, metadata, started_at, deadline_at, updated_at, context_pack_hash, manifest_hash,
-       max_tool_calls, lease_hold)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$24,$26,$27,$28,$29)
+       max_tool_calls, lease_hold, historical, import_source)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$30,$26,$27,$28,$29,$31,$32)
      ON CONFLICT (tenant_id, dedupe_key) DO NOTHING RETURNING id`,
     [tenantId, place.workItemId, place.leaseId, input.parentEpisodeId ?? null, place.episodeNumber, input.agent ?? null,
      input.taskDescription, input.taskType, c.language ?? null, c.framework ?? null, c.complexity, c.domain ?? null, c.tags,
      input.goalSpec == null ? null : JSON.stringify(input.goalSpec), input.dedupeKey ?? null, inputHash, input.maxAttempts ?? 1,
      input.mode, input.onBudgetExhausted, place.budget.maxTokens, input.budget.maxSteps ?? null, place.budget.maxWallMs,
-     JSON.stringify(input.metadata ?? {}), now, deadlineAt, input.contextPack?.packHash ?? null, input.contextPack?.manifestHash ?? null,
-     place.budget.maxToolCalls, place.leaseHold === null ? null : JSON.stringify(place.leaseHold)],
+     JSON.stringify(input.metadata ?? {}), startedAt, deadlineAt, input.contextPack?.packHash ?? null, input.contextPack?.manifestHash ?? null,
+     place.budget.maxToolCalls, place.leaseHold === null ? null : JSON.stringify(place.leaseHold), now, historical,
+     input.importSource ? JSON.stringify(input.importSource) : null],
   );
   if (!rows.length) {
     // A concurrent start with the same dedupeKey committed first.
@@ -103,6 +108,8 @@ export async function startEpisode(ctx: WriteContext, input: StartInput): Promis
       budget: { ...place.budget, maxSteps: input.budget.maxSteps ?? null },
       leaseHold: place.leaseHold,
       contextPack: input.contextPack ?? null,
+      // Only on imported runs, so a live start's event is what it was.
+      ...(historical ? { imported: { startedAt: startedAt.toISOString(), source: input.importSource ?? null } } : {}),
     },
   });
   return { episodeId, deduplicated: false, deadlineAt };
@@ -191,11 +198,26 @@ export async function recordCritique(ctx: WriteContext, episodeId: string, criti
   });
 }
 
-export async function completeEpisode(ctx: WriteContext, episodeId: string, outcome: Outcome): Promise<FinishResult> {
+/**
+ * When the episode ended: the given time (not before it started), else for an imported run the
+ * time of its last dated step (or its start), else now.
+ */
+async function endTime(ctx: WriteContext, ep: EpisodeRow, endedAt: Date | null): Promise<Date> {
+  if (endedAt) {
+    throwIfViolations(timeRangeViolations('startedAt', 'endedAt', ep.startedAt, endedAt, ctx.now));
+    return endedAt;
+  }
+  if (!ep.historical) return ctx.now;
+  const { rows } = await ctx.client.query('SELECT max(coalesce(ended_at, started_at)) AS last FROM steps WHERE episode_id = $1', [ep.id]);
+  return (rows[0]?.last as Date | null) ?? ep.startedAt;
+}
+
+export async function completeEpisode(ctx: WriteContext, episodeId: string, outcome: Outcome, endedAt: Date | null = null): Promise<FinishResult> {
   throwIfViolations(validateOutcome(outcome));
   const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
   requireTransition(ep, 'complete');
   throwIfViolations(checkEpisodeSize(ep.sizeBytes, jsonBytes(outcome), 'input.outcome'));
+  const ended = await endTime(ctx, ep, endedAt);
   const failed = outcome.kind === 'failure';
   return finishEpisode(
     ctx.client,
@@ -206,6 +228,7 @@ export async function completeEpisode(ctx: WriteContext, episodeId: string, outc
       outcome,
       eventType: failed ? 'episode.failed' : 'episode.completed',
       holonStop: holonStopForOutcome(outcome),
+      endedAt: ended,
     },
     ctx.now,
     ctx.events,

@@ -3,7 +3,7 @@
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
-import { GraphQLError } from 'graphql';
+import { getOperationAST, GraphQLError, visit, type DocumentNode, type ExecutionArgs } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { Config } from '../config.ts';
@@ -21,8 +21,12 @@ export function hardeningPlugins(config: Config): Array<Plugin<any>> {
   });
   return [
     ...(armor.protect().plugins as Array<Plugin<any>>),
+    // After armor: its token limit replaces the parse function, this one wraps whatever is there.
+    useNestingLimit(),
+    ...(config.isProduction ? [useNoSuggestions()] : []),
     useBodyLimit(config.maxBodyBytes),
     useWellFormedVariables(),
+    useNoNulInReads(),
     // Requests without a CORS preflight (GET, form posts) must carry this header.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
     ...(config.introspection ? [] : [useDisableIntrospection()]),
@@ -109,4 +113,136 @@ export function withRequestErrorCode<E>(error: E, fallback?: string): E | GraphQ
   const code = VARIABLE_ERROR.test(error.message) ? 'BAD_USER_INPUT' : LIMIT_ERROR.test(error.message) ? 'GRAPHQL_VALIDATION_FAILED' : /^Syntax Error: /.test(error.message) ? 'GRAPHQL_PARSE_FAILED' : fallback;
   if (!code) return error;
   return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { ...error.extensions, code } });
+}
+
+/** Brackets a document may nest: far above any real query, far below what overflows the parser's recursion. */
+export const MAX_NESTING = 128;
+
+/** How deeply `[`, `{` and `(` nest in a GraphQL source, outside strings and comments. */
+export function nestingDepth(source: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '#') {
+      while (i < source.length && source[i] !== '\n') i++;
+    } else if (c === '"') {
+      const block = source.startsWith('"""', i);
+      const close = block ? '"""' : '"';
+      i += close.length;
+      while (i < source.length && !source.startsWith(close, i)) i += source[i] === '\\' ? 2 : 1;
+      i += close.length - 1;
+    } else if (c === '[' || c === '{' || c === '(') {
+      depth += 1;
+      if (depth > deepest) deepest = depth;
+    } else if (c === ']' || c === '}' || c === ')') {
+      depth -= 1;
+    }
+  }
+  return deepest;
+}
+
+/**
+ * Refuses a document nested deeper than MAX_NESTING before graphql-js parses it: a 3,000-deep list
+ * literal overflowed the parser's recursion (an untyped internal error, before auth).
+ */
+export function useNestingLimit(): Plugin {
+  return {
+    onParse({ parseFn, setParseFn }) {
+      setParseFn((source, options) => {
+        const text = typeof source === 'string' ? source : source.body;
+        const depth = nestingDepth(text);
+        if (depth > MAX_NESTING) {
+          throw new GraphQLError(`Syntax Error: brackets nest ${depth} deep; the limit of ${MAX_NESTING} exceeded.`, {
+            extensions: { code: 'GRAPHQL_PARSE_FAILED', limit: MAX_NESTING, http: { status: 400 } },
+          });
+        }
+        return parseFn(source, options);
+      });
+    },
+  };
+}
+
+/** Where the first string holding a NUL character sits in `value`, e.g. `$filter.text`. */
+export function nulPath(value: unknown, path: string): string | null {
+  const pending: Array<[unknown, string]> = [[value, path]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [current, at] = next;
+    if (typeof current === 'string') {
+      if (current.includes('\u0000')) return at;
+    } else if (current !== null && typeof current === 'object') {
+      for (const [key, item] of Object.entries(current)) pending.push([item, `${at}.${key}`]);
+    }
+  }
+  return null;
+}
+
+/** The path of the first string literal argument holding NUL in a document, e.g. `episodes.filter.text`. */
+function nulLiteralPath(document: DocumentNode): string | null {
+  let found: string | null = null;
+  const fields: string[] = [];
+  const names: string[] = [];
+  visit(document, {
+    Field: { enter: (n) => void fields.push(n.alias?.value ?? n.name.value), leave: () => void fields.pop() },
+    Argument: { enter: (n) => void names.push(n.name.value), leave: () => void names.pop() },
+    ObjectField: { enter: (n) => void names.push(n.name.value), leave: () => void names.pop() },
+    StringValue(n) {
+      if (!found && n.value.includes('\u0000')) found = [fields.at(-1), ...names].filter(Boolean).join('.');
+    },
+  });
+  return found;
+}
+
+/**
+ * Reads with a NUL character in a string (variables or literals) are refused as BAD_USER_INPUT:
+ * PostgreSQL cannot hold NUL in text, so a filter with one failed deep in the database as an
+ * untyped internal error. Writes keep their own typed limits (InputLimitError).
+ */
+export function useNoNulInReads(): Plugin {
+  const check = (args: ExecutionArgs): GraphQLError | null => {
+    const operation = getOperationAST(args.document, args.operationName);
+    if (!operation || operation.operation === 'mutation') return null;
+    const variable = nulPath(args.variableValues ?? {}, '$');
+    const field = variable ? variable.replace(/^\$\./, '$') : nulLiteralPath(args.document);
+    if (!field) return null;
+    return new GraphQLError(`${field} holds a NUL character (\\u0000), which no stored text contains.`, {
+      extensions: { code: 'BAD_USER_INPUT', field, http: { status: 400 } },
+    });
+  };
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const error = check(args);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const error = check(args);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
+  };
+}
+
+const SUGGESTION = / ?Did you mean [^?]*\?/g;
+
+/** graphql-js suggests enum values and fields in messages ("Did you mean ...?"): production leaves them out. */
+export function withoutSuggestions(error: GraphQLError): GraphQLError {
+  if (!error.message.includes('Did you mean')) return error;
+  return new GraphQLError(error.message.replace(SUGGESTION, '').trim(), {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: error.extensions,
+  });
+}
+
+/** Validation errors do not pass through error masking: production strips their suggestions here. */
+export function useNoSuggestions(): Plugin {
+  return {
+    onValidate() {
+      return ({ result, setResult }) => {
+        if (result.some((e) => e.message.includes('Did you mean'))) setResult(result.map((e) => (e instanceof GraphQLError ? withoutSuggestions(e) : e)));
+      };
+    },
+  };
 }

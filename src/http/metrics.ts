@@ -1,15 +1,22 @@
 // /metrics in Prometheus format: yoga's plugin (request and execution timings) plus the gauges an
 // operator of this service needs: sockets, subscriptions, job queue depth, group-commit batches.
-import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
+// The endpoint needs an admin key or METRICS_TOKEN (server.ts), and every label comes from a
+// bounded set, so no request can grow the answer.
+import { timingSafeEqual } from 'node:crypto';
+import { createCounter, createHistogram, usePrometheus, type FillLabelsFnParams } from '@graphql-yoga/plugin-prometheus';
+import { getOperationAST, Kind, type DocumentNode } from 'graphql';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Plugin } from 'graphql-yoga';
+import { grantsScope, tokenFromHeader } from '../auth/keys.ts';
+import type { Context } from '../schema/context.ts';
+import { schema } from '../schema/index.ts';
 import type { Services } from '../services.ts';
 import { DEADLINE_JOB } from '../episodes/deadlines.ts';
 import { EXTRACT_JOB } from '../learning/jobs.ts';
 
 export const METRICS_PATH = '/metrics';
 
-export function metricsPlugin(services: Services, openSockets: () => number): Plugin<any> {
+export function createMetrics(services: Services, openSockets: () => number): { plugin: Plugin<any>; registry: Registry } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   new Gauge({ name: 'episodic_open_websockets', help: 'Open WebSocket connections', registers: [registry], collect() { this.set(openSockets()); } });
@@ -30,20 +37,82 @@ export function metricsPlugin(services: Services, openSockets: () => number): Pl
     requests.observe(n);
     rows.observe(r);
   });
-  return usePrometheus({ endpoint: METRICS_PATH, registry, metrics: {
-      graphql_yoga_http_duration: true,
-      graphql_envelop_request: true,
-      graphql_envelop_request_duration: true,
-      graphql_envelop_error_result: true,
-      // Off: each costs work on every request (the deprecated-field counter walks every document
-      // with TypeInfo) for detail an operator of this API rarely reads; the total duration stays.
-      graphql_envelop_deprecated_field: false,
-      graphql_envelop_request_time_summary: false,
-      graphql_envelop_phase_parse: false,
-      graphql_envelop_phase_validate: false,
-      graphql_envelop_phase_context: false,
-      graphql_envelop_phase_execute: false,
-      graphql_envelop_phase_subscribe: false,
-    },
-  });
+  return { registry, plugin: usePrometheus({ endpoint: false, registry, metrics: boundedRequestMetrics(registry) }) };
+}
+
+/** A request is counted only once a key has opened it: unauthenticated traffic adds no series. */
+const authenticated = (_params: FillLabelsFnParams, context: unknown) => !!(context as Partial<Context> | undefined)?.viewer;
+
+const CODE = /^[A-Z][A-Z_]{0,39}$/;
+
+/**
+ * The request metrics with labels from a bounded set: the operation type and the root field the
+ * operation selects (a schema field name, `multiple`, or `unknown`), never a client's operation
+ * name, URL or error path, which are as many as clients care to send.
+ */
+function boundedRequestMetrics(registry: Registry) {
+  const labels = (params: FillLabelsFnParams) => ({ operationType: params.operationType ?? 'unknown', operation: operationLabel(params.document, params.operationName) });
+  return {
+    graphql_envelop_request: createCounter<'execute' | 'subscribe', 'operationType' | 'operation'>({
+      registry,
+      counter: { name: 'graphql_envelop_request', help: 'GraphQL operations executed, by root field', labelNames: ['operationType', 'operation'] },
+      phases: ['execute', 'subscribe'],
+      fillLabelsFn: labels,
+      shouldObserve: authenticated,
+    }),
+    graphql_envelop_request_duration: createHistogram<'execute' | 'subscribe', 'operationType' | 'operation'>({
+      registry,
+      histogram: { name: 'graphql_envelop_request_duration', help: 'Time to execute a GraphQL operation, by root field', labelNames: ['operationType', 'operation'] },
+      phases: ['execute', 'subscribe'],
+      fillLabelsFn: labels,
+      shouldObserve: authenticated,
+    }),
+    graphql_envelop_error_result: createCounter<'parse' | 'validate' | 'context' | 'execute' | 'subscribe', 'operationType' | 'operation' | 'code'>({
+      registry,
+      counter: { name: 'graphql_envelop_error_result', help: 'GraphQL results with errors, by root field and error code', labelNames: ['operationType', 'operation', 'code'] },
+      phases: ['parse', 'validate', 'context', 'execute', 'subscribe'],
+      fillLabelsFn: (params: FillLabelsFnParams) => {
+        const code = String(params.error?.extensions?.code ?? 'NONE');
+        return { ...labels(params), code: CODE.test(code) ? code : 'OTHER' };
+      },
+      shouldObserve: authenticated,
+    }),
+    // Off: the deprecated-field counter walks every document with TypeInfo, the phase timings add
+    // work per request for detail an operator of this API rarely reads, and the HTTP histogram
+    // labels every URL a client sends.
+    graphql_yoga_http_duration: false,
+    graphql_envelop_deprecated_field: false,
+    graphql_envelop_request_time_summary: false,
+    graphql_envelop_phase_parse: false,
+    graphql_envelop_phase_validate: false,
+    graphql_envelop_phase_context: false,
+    graphql_envelop_phase_execute: false,
+    graphql_envelop_phase_subscribe: false,
+    graphql_envelop_schema_change: false,
+  };
+}
+
+/** The root field an operation selects, if the schema has it; `multiple` or `unknown` otherwise. */
+export function operationLabel(document: DocumentNode | undefined, operationName: string | undefined): string {
+  const operation = document ? getOperationAST(document, operationName) : null;
+  const root = operation && (operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType());
+  if (!operation || !root) return 'unknown';
+  const names = new Set(operation.selectionSet.selections.map((s) => (s.kind === Kind.FIELD ? s.name.value : '')));
+  names.delete('__typename');
+  if (names.size !== 1) return names.size ? 'multiple' : 'unknown';
+  const [name] = names;
+  return name && name in root.getFields() ? name : 'unknown';
+}
+
+/**
+ * /metrics shows every tenant's traffic, so it needs an admin key or METRICS_TOKEN.
+ * Compared in constant time: the token is a bearer secret.
+ */
+export async function metricsAllowed(authorization: string | undefined, services: Services): Promise<boolean> {
+  const token = tokenFromHeader(authorization);
+  if (!token) return false;
+  const expected = services.config.metricsToken;
+  if (expected && token.length === expected.length && timingSafeEqual(Buffer.from(token), Buffer.from(expected))) return true;
+  const auth = await services.keys.authenticate(token);
+  return 'viewer' in auth && grantsScope(auth.viewer.scopes, 'admin');
 }

@@ -11,6 +11,8 @@ import { extractEpisodePatterns, type ExtractionMode, type ExtractionReport } fr
 export interface LearningOptions {
   extractPatterns: ExtractionMode;
   usedRetrievals: readonly string[];
+  /** A past run's real end (importing it); null: now. */
+  endedAt?: Date | null;
 }
 
 export interface CompletionResult {
@@ -22,7 +24,7 @@ export interface CompletionResult {
 }
 
 export async function completeAndLearn(ctx: WriteContext, episodeId: string, outcome: Outcome, options: LearningOptions): Promise<CompletionResult> {
-  const { leaseCharge, stopCondition } = await completeEpisode(ctx, episodeId, outcome);
+  const { leaseCharge, stopCondition } = await completeEpisode(ctx, episodeId, outcome, options.endedAt ?? null);
   const feedback = await creditRetrievals(ctx, episodeId, options.usedRetrievals, outcome);
   const extraction = options.extractPatterns === 'sync' ? await extractEpisodePatterns(ctx, episodeId, 'sync') : null;
   return { leaseCharge, stopCondition, extraction, feedback };

@@ -1,20 +1,17 @@
-// One pattern-extraction run for one episode, in the caller's transaction: candidates (patterns.ts),
-// merged statistics for every key, the kept ones marked active, contradicted ones superseded, the
-// reward re-scored with the patterns kept, and one `patterns.extracted` ledger event with the counts
-// (found, rejected by reason, kept), so a run that learns nothing still leaves a record.
-// The completing transaction runs it for extractPatterns: SYNC; the queue's job runs it otherwise.
+// Pattern extraction in the caller's transaction, for one episode or a batch: each episode's facts
+// (patterns.ts) are added to the counts of its scope, then every judged pattern of the touched scopes
+// is re-assessed from the counts (pattern-store.ts refreshScope), the reward is re-scored with the
+// patterns kept, and each episode gets one `patterns.extracted` ledger event with the counts (found,
+// rejected by reason, kept), so a run that learns nothing still leaves a record.
+// The completing transaction runs it for extractPatterns: SYNC; the queue's jobs run it otherwise.
+// A batch refreshes each scope once, which is what makes draining a backlog cheap.
 import type { WriteContext } from '../episodes/store.ts';
 import { NotFoundError } from '../schema/errors.ts';
-import { clamp, episodeSucceeded } from './facts.ts';
-import { lockPatterns, recentObservations, savePatternUpdates, type PatternUpdate, type StoredPattern } from './pattern-store.ts';
-import { decideCandidates, extractCandidates, meetsAcceptanceBar, mergePattern, PATTERN_RULES, type PatternStats, type RejectionReason } from './patterns.ts';
-import { loadEpisodeFacts, patternEpisodeOf, refreshExperience, rewardOf } from './store.ts';
-import { contradictedBy } from './supersede.ts';
+import { countObservations, lockScopes, recordObservations, refreshScope, type Judgement } from './pattern-store.ts';
+import { observeEpisode, type EpisodeObservation, type RejectionReason } from './patterns.ts';
+import { loadEpisodeFacts, patternEpisodeOf, refreshExperience, rewardOf, type EpisodeFacts } from './store.ts';
 
 export type ExtractionMode = 'sync' | 'async';
-
-/** Rejection reasons of decideCandidates, plus `superseded`: passed the bar but contradicted by this very episode. */
-export type ExtractionRejection = RejectionReason | 'superseded';
 
 export interface ExtractionReport {
   episodeId: string;
@@ -22,83 +19,101 @@ export interface ExtractionReport {
   /** Candidates found = kept + Σ rejected. */
   candidates: number;
   kept: number;
-  rejected: Record<ExtractionRejection, number>;
-  /** Kept patterns by their status before: new (candidate → active), confirmed (already active), revived (superseded → active). */
+  rejected: Record<RejectionReason, number>;
+  /** This episode's kept patterns by their status before: new (candidate → active), confirmed (already active), revived (superseded → active). */
   activated: number;
   confirmed: number;
   revived: number;
-  /** Patterns this run marked superseded. */
+  /** This episode's patterns that no longer meet the bar (active → superseded). */
   superseded: number;
   keptPatternIds: string[];
   reward: { before: number; after: number };
 }
 
-interface Merged {
-  key: string;
-  row: StoredPattern;
-  before: PatternStats | null;
-  stats: PatternStats;
+interface Pending {
+  facts: EpisodeFacts;
+  obs: EpisodeObservation;
+  rewardBefore: number;
+  ids: Map<string, string>;
 }
 
 /** Runs extraction unless it already ran; null when there is nothing to do (no outcome, or done). */
 export async function extractEpisodePatterns(ctx: WriteContext, episodeId: string, mode: ExtractionMode): Promise<ExtractionReport | null> {
-  const facts = await loadEpisodeFacts(ctx.client, ctx.tenantId, episodeId, true);
-  if (!facts) throw new NotFoundError('Episode', episodeId);
-  if (!facts.outcome || facts.learningState === 'done') return null;
-  const rewardBefore = facts.rewardNormalized ?? rewardOf(facts, facts.outcome, 0).normalized;
-  const candidates = extractCandidates(patternEpisodeOf(facts, facts.outcome, rewardBefore));
-  const observation = { success: episodeSucceeded(facts.outcome), episodeReward: clamp(rewardBefore, 0, 1) };
-  const rows = candidates.length ? await lockPatterns(ctx.client, ctx.tenantId, candidates, { episodeId, context: facts.context, now: ctx.now }) : new Map();
-  const merged: Merged[] = candidates.map((c) => {
-    const row = rows.get(c.key)!;
-    return { key: c.key, row, before: row.stats, stats: mergePattern(row.stats, c.observation) };
-  });
-  const decision = decideCandidates(merged);
-  const contradicted = await findContradicted(ctx, merged, observation);
+  const [report] = await extractPatternBatch(ctx, [episodeId], mode, { missing: 'throw' });
+  return report ?? null;
+}
 
+/**
+ * Extraction for several episodes of one tenant in one transaction: the reports of those that had
+ * something to do (an outcome, not done before), in the order given. Unknown ids throw NotFoundError
+ * with missing: 'throw', and are skipped with 'skip' (an episode deleted after it was queued).
+ */
+export async function extractPatternBatch(
+  ctx: WriteContext,
+  episodeIds: readonly string[],
+  mode: ExtractionMode,
+  options: { missing: 'throw' | 'skip' } = { missing: 'skip' },
+): Promise<ExtractionReport[]> {
+  const pending: Pending[] = [];
+  for (const episodeId of [...new Set(episodeIds)]) {
+    const facts = await loadEpisodeFacts(ctx.client, ctx.tenantId, episodeId, true);
+    if (!facts) {
+      if (options.missing === 'throw') throw new NotFoundError('Episode', episodeId);
+      continue;
+    }
+    if (!facts.outcome || facts.learningState === 'done') continue;
+    const rewardBefore = facts.rewardNormalized ?? rewardOf(facts, facts.outcome, 0).normalized;
+    pending.push({ facts, obs: observeEpisode(patternEpisodeOf(facts, facts.outcome, rewardBefore)), rewardBefore, ids: new Map() });
+  }
+  if (pending.length === 0) return [];
+  await lockScopes(ctx.client, ctx.tenantId, pending.map((p) => p.obs.scope));
+  const ids = await countObservations(ctx.client, ctx.tenantId, pending.map((p) => ({ obs: p.obs, episodeId: p.facts.id, context: p.facts.context })), ctx.now);
+  for (const p of pending) p.ids = ids;
+  const judged = new Map<string, Judgement>();
+  for (const scope of [...new Set(pending.map((p) => p.obs.scope))].sort()) {
+    for (const [id, judgement] of await refreshScope(ctx.client, ctx.tenantId, scope, ctx.now)) judged.set(id, judgement);
+  }
+  const reports: ExtractionReport[] = [];
+  for (const p of pending) reports.push(await finishEpisode(ctx, p, judged, mode));
+  return reports;
+}
+
+async function finishEpisode(ctx: WriteContext, p: Pending, judged: ReadonlyMap<string, Judgement>, mode: ExtractionMode): Promise<ExtractionReport> {
   const report: ExtractionReport = {
-    episodeId,
+    episodeId: p.facts.id,
     mode,
-    candidates: candidates.length,
+    candidates: p.obs.candidates.length,
     kept: 0,
-    rejected: { too_few_occurrences: 0, low_success_rate: 0, over_episode_limit: 0, superseded: 0 },
+    rejected: { too_few_occurrences: 0, no_comparable_episodes: 0, low_lift: 0 },
     activated: 0,
     confirmed: 0,
     revived: 0,
     superseded: 0,
     keptPatternIds: [],
-    reward: { before: rewardBefore, after: rewardBefore },
+    reward: { before: p.rewardBefore, after: p.rewardBefore },
   };
-  for (const r of decision.rejected) report.rejected[r.reason] += 1;
-  const keptKeys = new Set(decision.kept.map((k) => k.key));
-  const updates = merged.map((m) => statusUpdate(m, keptKeys.has(m.key), contradicted.has(m.key), ctx.now, report));
-  await savePatternUpdates(ctx.client, ctx.tenantId, episodeId, observation, updates, ctx.now);
-
-  const experience = await refreshExperience(ctx.client, ctx.tenantId, episodeId, 'done');
-  report.reward.after = experience?.reward ?? rewardBefore;
-  ctx.events.push({ type: 'patterns.extracted', episodeId, workItemId: facts.workItemId, payload: report });
+  const observed = p.obs.candidates.map((c) => {
+    const id = p.ids.get(c.key) as string;
+    const judgement = judged.get(id) ?? { from: 'candidate', to: 'candidate', failure: 'too_few_occurrences' };
+    tally(report, id, judgement);
+    return { id, kept: judgement.to === 'active' };
+  });
+  await recordObservations(ctx.client, ctx.tenantId, p.facts.id, { success: p.obs.success, reward: p.obs.reward }, observed, ctx.now);
+  const experience = await refreshExperience(ctx.client, ctx.tenantId, p.facts.id, 'done');
+  report.reward.after = experience?.reward ?? p.rewardBefore;
+  ctx.events.push({ type: 'patterns.extracted', episodeId: p.facts.id, workItemId: p.facts.workItemId, payload: report });
   return report;
 }
 
-/** Established patterns (they met the bar before) that this observation contradicts. */
-async function findContradicted(ctx: WriteContext, merged: readonly Merged[], observation: { success: boolean; episodeReward: number }): Promise<Set<string>> {
-  const established = merged.filter((m) => m.before !== null && meetsAcceptanceBar(m.before));
-  const earlier = await recentObservations(ctx.client, established.map((m) => m.row.id), PATTERN_RULES.recentWindow - 1);
-  return new Set(established.filter((m) => contradictedBy(m.before!, earlier.get(m.row.id) ?? [], observation)).map((m) => m.key));
-}
-
-function statusUpdate(m: Merged, keptByRules: boolean, contradicted: boolean, now: Date, report: ExtractionReport): PatternUpdate {
-  const { row } = m;
-  if (contradicted) {
-    if (keptByRules) report.rejected.superseded += 1;
-    if (row.status !== 'superseded') report.superseded += 1;
-    return { id: row.id, stats: m.stats, status: 'superseded', supersededAt: row.supersededAt ?? now, kept: false };
+function tally(report: ExtractionReport, id: string, judgement: Judgement): void {
+  if (judgement.to !== 'active') {
+    report.rejected[judgement.failure ?? 'too_few_occurrences'] += 1;
+    if (judgement.to === 'superseded' && judgement.from === 'active') report.superseded += 1;
+    return;
   }
-  if (!keptByRules) return { id: row.id, stats: m.stats, status: row.status, supersededAt: row.supersededAt, kept: false };
   report.kept += 1;
-  report.keptPatternIds.push(row.id);
-  if (row.status === 'active') report.confirmed += 1;
-  else if (row.status === 'superseded') report.revived += 1;
+  report.keptPatternIds.push(id);
+  if (judgement.from === 'active') report.confirmed += 1;
+  else if (judgement.from === 'superseded') report.revived += 1;
   else report.activated += 1;
-  return { id: row.id, stats: m.stats, status: 'active', supersededAt: null, kept: true };
 }

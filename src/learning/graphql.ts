@@ -7,15 +7,20 @@ import type { FeedbackReport } from '../retrieval/receipts.ts';
 import { InputLimitError, NotFoundError } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
 import { extractEpisodePatterns, type ExtractionReport } from './extract.ts';
-import { PATTERN_KINDS } from './patterns.ts';
+import { PATTERN_KINDS, patternSummary, type PatternKind } from './patterns.ts';
 import type { Reflection } from './reflection.ts';
 import type { Reward } from './reward.ts';
 
 const upper = <T extends string>(value: string) => value.toUpperCase() as T;
 
-export const PatternKindEnum = builder.enumType('PatternKind', { values: PATTERN_KINDS.map((k) => k.toUpperCase()) as ['TOOL_SEQUENCE', 'DECISION_POINT', 'ERROR_RECOVERY', 'CONTEXT_PATTERN'] });
+export const PatternKindEnum = builder.enumType('PatternKind', {
+  description:
+    'FILE_CHANGE: tasks mentioning a term change a file; TASK_OUTCOME: tasks mentioning a term succeed more or less often; TOOL_OUTCOME: runs using a tool; ERROR_OUTCOME: runs hitting an error class.',
+  values: PATTERN_KINDS.map((k) => k.toUpperCase()) as ['FILE_CHANGE', 'TASK_OUTCOME', 'TOOL_OUTCOME', 'ERROR_OUTCOME'],
+});
 export const PatternStatusEnum = builder.enumType('PatternStatus', {
-  description: 'ACTIVE: met the bar (≥ 2 occurrences, success rate ≥ 0.6); CANDIDATE: statistics kept, bar not met yet; SUPERSEDED: contradicted by newer evidence.',
+  description:
+    'ACTIVE: its counts meet the bar now (support, comparable episodes, lift; docs/LEARNING.md); CANDIDATE: counts kept, bar never met; SUPERSEDED: met the bar once, no longer does.',
   values: ['CANDIDATE', 'ACTIVE', 'SUPERSEDED'] as const,
 });
 const LearningStateEnum = builder.enumType('LearningState', {
@@ -54,10 +59,9 @@ builder.prismaObjectFields('Episode', (t) => ({
 
 const RejectedCounts = builder.objectRef<ExtractionReport['rejected']>('PatternRejections').implement({
   fields: (t) => ({
-    tooFewOccurrences: t.int({ resolve: (r) => r.too_few_occurrences }),
-    lowSuccessRate: t.int({ resolve: (r) => r.low_success_rate }),
-    overEpisodeLimit: t.int({ resolve: (r) => r.over_episode_limit }),
-    superseded: t.int({ resolve: (r) => r.superseded, description: 'Passed the bar but contradicted by this episode.' }),
+    tooFewOccurrences: t.int({ resolve: (r) => r.too_few_occurrences, description: 'Too few episodes with the antecedent (or, for a file pattern, with the file changed too).' }),
+    noComparableEpisodes: t.int({ resolve: (r) => r.no_comparable_episodes, description: 'Too few episodes of the same scope and harness without it to compare with.' }),
+    lowLift: t.int({ resolve: (r) => r.low_lift, description: 'Lift over comparable episodes below the bar.' }),
   }),
 });
 
@@ -121,17 +125,27 @@ builder.prismaObject('Pattern', {
   fields: (t) => ({
     id: t.exposeID('id'),
     key: t.exposeString('key'),
-    kind: t.field({ type: PatternKindEnum, select: { kind: true }, resolve: (p) => upper<'TOOL_SEQUENCE'>(p.kind) }),
+    kind: t.field({ type: PatternKindEnum, select: { kind: true }, resolve: (p) => upper<'FILE_CHANGE'>(p.kind) }),
     signature: t.exposeStringList('signature'),
     description: t.exposeString('description'),
-    occurrences: t.exposeInt('occurrences'),
-    successes: t.exposeInt('successes'),
-    successRate: t.exposeFloat('successRate'),
+    occurrences: t.exposeInt('occurrences', { description: 'Episodes of the scope with the antecedent (the term, tool or error class).' }),
+    successes: t.exposeInt('successes', { description: 'Of the occurrences, those where the consequent held (the run succeeded; for FILE_CHANGE, the file changed).' }),
+    successRate: t.exposeFloat('successRate', { description: 'successes / occurrences.' }),
     meanReward: t.exposeFloat('meanReward'),
-    effectiveness: t.exposeFloat('effectiveness'),
+    effectiveness: t.exposeFloat('effectiveness', { description: '|lift|, in [0, 1].' }),
     status: t.field({ type: PatternStatusEnum, select: { status: true }, resolve: (p) => upper<'ACTIVE'>(p.status) }),
     supersededAt: t.expose('supersededAt', { type: 'DateTime', nullable: true }),
     feedbackCredit: t.exposeFloat('feedbackCredit'),
+    scope: t.exposeString('scope', { description: 'Where it was learnt: the domain, else language:<language>, else *.' }),
+    cue: t.exposeString('cue', { description: 'The term (or tool, error class) a task or run is matched by.' }),
+    changedFile: t.string({ nullable: true, select: { target: true }, description: 'FILE_CHANGE: the file the tasks changed.', resolve: (p) => (p.target.startsWith('file:') ? p.target.slice(5) : null) }),
+    lift: t.exposeFloat('lift', { nullable: true, description: 'successRate (shrunk) minus baselineRate, stratified by harness; null without comparable episodes.' }),
+    baselineRate: t.exposeFloat('baselineRate', { description: 'How often the consequent holds in comparable episodes (same scope and harness) without the antecedent.' }),
+    summary: t.string({
+      select: { kind: true, scope: true, cue: true, target: true, occurrences: true, successes: true, baselineRate: true, lift: true },
+      description: 'The pattern and its numbers in one sentence.',
+      resolve: (p) => patternSummary({ ...p, kind: p.kind as PatternKind }),
+    }),
     context: t.field({
       type: PatternContext,
       select: { domain: true, language: true, framework: true, tags: true },

@@ -1,129 +1,270 @@
-// SQL for pattern statistics. Rows are created and locked in key order, so concurrent extractions
-// touching the same patterns queue on their rows instead of deadlocking or merging twice.
+// SQL for pattern counts and statuses. Counting is commutative (increments), and the refresh after it
+// recomputes the strength and status of every judged pattern of the scope from those counts, so the
+// result does not depend on the order episodes were counted in. Extractions of one scope take a
+// transaction-level advisory lock on (tenant, scope): they touch the same baseline rows and the
+// refresh reads them all, so running them one at a time costs nothing and cannot deadlock.
 import type pg from 'pg';
-import type { ContextFacts } from './facts.ts';
-import type { PatternCandidate, PatternObservation, PatternStats } from './patterns.ts';
+import { compareText, type ContextFacts } from './facts.ts';
+import { nextStatus, PATTERN_RULES, patternStrength, type EpisodeObservation, type PatternCandidate, type PatternKind, type PatternStatus, type RejectionReason, type StratumCounts } from './patterns.ts';
 
-export type PatternStatus = 'candidate' | 'active' | 'superseded';
-
-export interface StoredPattern {
-  id: string;
-  key: string;
-  status: PatternStatus;
-  supersededAt: Date | null;
-  /** null when the row was only just created (no observation yet). */
-  stats: PatternStats | null;
+/** Serialises extractions of the same scopes (sorted, so two batches cannot wait on each other). */
+export async function lockScopes(client: pg.PoolClient, tenantId: string, scopes: readonly string[]): Promise<void> {
+  for (const scope of [...new Set(scopes)].sort()) {
+    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('patterns/' || $1 || '/' || $2, 0))`, [tenantId, scope]);
+  }
 }
 
-/** Creates missing rows (with the first episode's context), then locks and reads every candidate's row. */
-export async function lockPatterns(
-  client: pg.PoolClient,
-  tenantId: string,
-  candidates: readonly PatternCandidate[],
-  origin: { episodeId: string; context: ContextFacts; now: Date },
-): Promise<Map<string, StoredPattern>> {
-  const sorted = [...candidates].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const { context: c } = origin;
+export interface CountedEpisode {
+  obs: EpisodeObservation;
+  episodeId: string;
+  context: ContextFacts;
+}
+
+/**
+ * Adds the observations of a batch of episodes to the counts, summed per row first (one statement
+ * per table for the whole batch); returns the pattern id of every candidate key. A new pattern
+ * keeps the context of the first episode of the batch that has it (display only).
+ */
+export async function countObservations(client: pg.PoolClient, tenantId: string, episodes: readonly CountedEpisode[], now: Date): Promise<Map<string, string>> {
+  const baselines = new Map<string, { scope: string; stratum: string; target: string; episodes: number; hits: number }>();
+  for (const { obs } of episodes) {
+    for (const target of ['', ...obs.fileTargets]) {
+      const key = [obs.scope, obs.stratum, target].join('\u0000');
+      const row = baselines.get(key) ?? { scope: obs.scope, stratum: obs.stratum, target, episodes: 0, hits: 0 };
+      row.episodes += 1;
+      row.hits += obs.success ? 1 : 0;
+      baselines.set(key, row);
+    }
+  }
+  const rows = [...baselines.values()].sort((x, y) => compareText(x.scope + x.stratum + x.target, y.scope + y.stratum + y.target));
   await client.query(
-    `INSERT INTO patterns (tenant_id, key, kind, signature, description, domain, language, framework, tags, first_episode_id, created_at, updated_at)
-     SELECT $1, u.key, u.kind, ARRAY(SELECT jsonb_array_elements_text(u.signature)), u.description, $6, $7, $8, $9, $10, $11, $11
-       FROM unnest($2::text[], $3::text[], $4::jsonb[], $5::text[]) WITH ORDINALITY AS u(key, kind, signature, description, n)
+    `INSERT INTO pattern_baselines (tenant_id, scope, stratum, target, episodes, hits)
+     SELECT $1, u.scope, u.stratum, u.target, u.episodes, u.hits FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::int[]) AS u(scope, stratum, target, episodes, hits)
+     ON CONFLICT (tenant_id, scope, stratum, target) DO UPDATE
+       SET episodes = pattern_baselines.episodes + EXCLUDED.episodes, hits = pattern_baselines.hits + EXCLUDED.hits`,
+    [tenantId, rows.map((r) => r.scope), rows.map((r) => r.stratum), rows.map((r) => r.target), rows.map((r) => r.episodes), rows.map((r) => r.hits)],
+  );
+  const ids = await createPatterns(client, tenantId, episodes, now);
+  // Per pattern and stratum: support, hits and rewards this batch adds. A file pattern's support is
+  // its term's (task_outcome) support; its own row counts co-occurrences as hits.
+  const strata = new Map<string, { id: string; stratum: string; file: boolean; support: number; hits: number; reward: number }>();
+  for (const { obs } of episodes) {
+    for (const c of obs.candidates) {
+      const id = ids.get(c.key) as string;
+      const file = c.kind === 'file_change';
+      const key = `${id}\u0000${obs.stratum}`;
+      const row = strata.get(key) ?? { id, stratum: obs.stratum, file, support: 0, hits: 0, reward: 0 };
+      row.support += file ? 0 : 1;
+      row.hits += file || obs.success ? 1 : 0;
+      row.reward += obs.reward;
+      strata.set(key, row);
+    }
+  }
+  const added = [...strata.values()].sort((x, y) => compareText(x.id + x.stratum, y.id + y.stratum));
+  await client.query(
+    `INSERT INTO pattern_strata (pattern_id, stratum, tenant_id, support, hits, reward_sum)
+     SELECT u.id, u.stratum, $1, u.support, u.hits, u.reward FROM unnest($2::uuid[], $3::text[], $4::int[], $5::int[], $6::float8[]) AS u(id, stratum, support, hits, reward)
+     ON CONFLICT (pattern_id, stratum) DO UPDATE
+       SET support = pattern_strata.support + EXCLUDED.support, hits = pattern_strata.hits + EXCLUDED.hits, reward_sum = pattern_strata.reward_sum + EXCLUDED.reward_sum`,
+    [tenantId, added.map((r) => r.id), added.map((r) => r.stratum), added.map((r) => r.support), added.map((r) => r.hits), added.map((r) => r.reward)],
+  );
+  const totals = new Map<string, { support: number; hits: number }>();
+  for (const r of added) {
+    const t = totals.get(r.id) ?? { support: 0, hits: 0 };
+    totals.set(r.id, { support: t.support + r.support, hits: t.hits + r.hits });
+  }
+  const { rows: counted } = await client.query<{ scope: string; cue: string; kind: PatternKind; occurrences: number }>(
+    `UPDATE patterns p SET occurrences = p.occurrences + u.support, successes = p.successes + u.hits, updated_at = $4
+       FROM unnest($1::uuid[], $2::int[], $3::int[]) AS u(id, support, hits) WHERE p.id = u.id
+     RETURNING p.scope, p.cue, p.kind, p.occurrences`,
+    [[...totals.keys()], [...totals.values()].map((t) => t.support), [...totals.values()].map((t) => t.hits), now],
+  );
+  // The batch counted each file pattern's term (task_outcome) too: the file pattern takes that support.
+  const termSupport = new Map(counted.filter((r) => r.kind === 'task_outcome').map((r) => [`${r.scope}\u0000${r.cue}`, r.occurrences]));
+  const files = new Map<string, number>();
+  for (const { obs } of episodes) {
+    for (const c of obs.candidates) {
+      const support = termSupport.get(`${obs.scope}\u0000${c.cue}`);
+      if (c.kind === 'file_change' && support !== undefined) files.set(ids.get(c.key) as string, support);
+    }
+  }
+  if (files.size) {
+    await client.query('UPDATE patterns p SET occurrences = u.occurrences FROM unnest($1::uuid[], $2::int[]) AS u(id, occurrences) WHERE p.id = u.id', [[...files.keys()], [...files.values()]]);
+  }
+  return ids;
+}
+
+/** Creates the rows of keys not seen before (in key order), then reads every key's id. */
+async function createPatterns(client: pg.PoolClient, tenantId: string, episodes: readonly CountedEpisode[], now: Date): Promise<Map<string, string>> {
+  const firsts = new Map<string, { candidate: PatternCandidate; scope: string; episode: CountedEpisode }>();
+  for (const episode of episodes) for (const c of episode.obs.candidates) if (!firsts.has(c.key)) firsts.set(c.key, { candidate: c, scope: episode.obs.scope, episode });
+  const sorted = [...firsts.values()].sort((x, y) => compareText(x.candidate.key, y.candidate.key));
+  if (sorted.length === 0) return new Map();
+  await client.query(
+    `INSERT INTO patterns (tenant_id, key, kind, signature, description, scope, cue, target, domain, language, framework, tags, first_episode_id, created_at, updated_at)
+     SELECT $1, u.key, u.kind, ARRAY(SELECT jsonb_array_elements_text(u.signature)), u.description, u.scope, u.cue, u.target,
+            u.domain, u.language, u.framework, ARRAY(SELECT jsonb_array_elements_text(u.tags)), u.episode, $13, $13
+       FROM unnest($2::text[], $3::text[], $4::jsonb[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::jsonb[], $14::uuid[])
+            WITH ORDINALITY AS u(key, kind, signature, description, scope, cue, target, domain, language, framework, tags, episode, n)
       ORDER BY u.n
      ON CONFLICT (tenant_id, key) DO NOTHING`,
     [
       tenantId,
-      sorted.map((p) => p.key),
-      sorted.map((p) => p.kind),
-      sorted.map((p) => JSON.stringify(p.signature)),
-      sorted.map((p) => p.description),
-      c.domain,
-      c.language,
-      c.framework,
-      c.tags,
-      origin.episodeId,
-      origin.now,
+      sorted.map((f) => f.candidate.key),
+      sorted.map((f) => f.candidate.kind),
+      sorted.map((f) => JSON.stringify(f.candidate.signature)),
+      sorted.map((f) => f.candidate.description),
+      sorted.map((f) => f.scope),
+      sorted.map((f) => f.candidate.cue),
+      sorted.map((f) => f.candidate.target),
+      sorted.map((f) => f.episode.context.domain),
+      sorted.map((f) => f.episode.context.language),
+      sorted.map((f) => f.episode.context.framework),
+      sorted.map((f) => JSON.stringify(f.episode.context.tags)),
+      now,
+      sorted.map((f) => f.episode.episodeId),
     ],
   );
-  const { rows } = await client.query(
-    `SELECT id, key, status, superseded_at, occurrences, successes, success_rate, mean_reward, effectiveness
-       FROM patterns WHERE tenant_id = $1 AND key = ANY($2::text[]) ORDER BY key FOR UPDATE`,
-    [tenantId, sorted.map((p) => p.key)],
-  );
-  return new Map(
-    rows.map((r) => [
-      r.key as string,
-      {
-        id: r.id,
-        key: r.key,
-        status: r.status,
-        supersededAt: r.superseded_at,
-        stats:
-          r.occurrences === 0
-            ? null
-            : { occurrences: r.occurrences, successes: r.successes, successRate: r.success_rate, meanReward: r.mean_reward, effectiveness: r.effectiveness },
-      },
-    ]),
-  );
+  const { rows } = await client.query<{ id: string; key: string }>('SELECT id, key FROM patterns WHERE tenant_id = $1 AND key = ANY($2::text[])', [
+    tenantId,
+    sorted.map((f) => f.candidate.key),
+  ]);
+  return new Map(rows.map((r) => [r.key, r.id]));
 }
 
-/** The latest `limit` observations of each pattern, oldest first. */
-export async function recentObservations(client: pg.PoolClient, patternIds: readonly string[], limit: number): Promise<Map<string, PatternObservation[]>> {
-  const result = new Map<string, PatternObservation[]>(patternIds.map((id) => [id, []]));
-  if (patternIds.length === 0 || limit <= 0) return result;
-  const { rows } = await client.query(
-    `SELECT p.id AS pattern_id, r.success, r.reward
-       FROM unnest($1::uuid[]) AS p(id)
-       CROSS JOIN LATERAL (
-         SELECT success, reward, observed_at, episode_id FROM pattern_episodes
-          WHERE pattern_id = p.id ORDER BY observed_at DESC, episode_id DESC LIMIT $2
-       ) r
-      ORDER BY p.id, r.observed_at, r.episode_id`,
-    [patternIds, limit],
-  );
-  for (const r of rows) result.get(r.pattern_id)!.push({ success: r.success, episodeReward: r.reward });
-  return result;
+export interface Judgement {
+  from: PatternStatus;
+  to: PatternStatus;
+  failure: RejectionReason | null;
 }
 
-export interface PatternUpdate {
+interface JudgedRow {
   id: string;
-  stats: PatternStats;
+  kind: PatternKind;
   status: PatternStatus;
-  supersededAt: Date | null;
-  kept: boolean;
+  stored_support: number;
+  stored_hits: number;
+  stored_lift: number | null;
+  stored_baseline: number;
+  stratum: string;
+  support: number;
+  hits: number;
+  reward_sum: number;
+  episodes: number;
+  base_hits: number;
 }
 
-/** Writes the merged statistics and statuses, and links every pattern to the episode it was observed in. */
-export async function savePatternUpdates(
+/**
+ * The counts of every pattern of the scope that can be judged, per stratum, with its baselines. Read
+ * as three index scans joined here: one join in SQL made PostgreSQL scan the scope's patterns for
+ * each file pattern's term.
+ */
+async function judgedRows(client: pg.PoolClient, tenantId: string, scope: string): Promise<JudgedRow[]> {
+  // A file pattern's stored occurrences are its term's support when it was last counted (it may have
+  // grown since): its own co-occurrences (successes, always current) decide whether it is judged.
+  const { rows: strata } = await client.query<Omit<JudgedRow, 'episodes' | 'base_hits'> & { cue: string; target: string }>(
+    `SELECT p.id, p.kind, p.status, p.cue, p.target, p.occurrences AS stored_support, p.successes AS stored_hits, p.lift AS stored_lift,
+            p.baseline_rate AS stored_baseline, s.stratum, s.support, s.hits, s.reward_sum
+       FROM patterns p JOIN pattern_strata s ON s.pattern_id = p.id
+      WHERE p.tenant_id = $1 AND p.scope = $2
+        AND ((p.kind <> 'file_change' AND p.occurrences >= $3) OR (p.kind = 'file_change' AND p.successes >= $4) OR p.status <> 'candidate')
+      ORDER BY p.id, s.stratum`,
+    [tenantId, scope, Math.min(...Object.values(PATTERN_RULES.minSupport)), PATTERN_RULES.minFileHits],
+  );
+  const { rows: baselines } = await client.query<{ stratum: string; target: string; episodes: number; hits: number }>(
+    'SELECT stratum, target, episodes, hits FROM pattern_baselines WHERE tenant_id = $1 AND scope = $2',
+    [tenantId, scope],
+  );
+  const fileCues = [...new Set(strata.filter((r) => r.kind === 'file_change').map((r) => r.cue))];
+  const { rows: terms } = await client.query<{ cue: string; stratum: string; support: number }>(
+    `SELECT p.cue, s.stratum, s.support FROM patterns p JOIN pattern_strata s ON s.pattern_id = p.id
+      WHERE p.tenant_id = $1 AND p.cue = ANY($2::text[]) AND p.scope = $3 AND p.kind = 'task_outcome'`,
+    [tenantId, fileCues, scope],
+  );
+  const base = new Map(baselines.map((b) => [`${b.stratum}\u0000${b.target}`, b]));
+  const termSupport = new Map(terms.map((t) => [`${t.stratum}\u0000${t.cue}`, t.support]));
+  return strata.map((r) => {
+    const all = base.get(`${r.stratum}\u0000`);
+    const isFile = r.kind === 'file_change';
+    return {
+      ...r,
+      support: isFile ? (termSupport.get(`${r.stratum}\u0000${r.cue}`) ?? 0) : r.support,
+      episodes: all?.episodes ?? 0,
+      base_hits: isFile ? (base.get(`${r.stratum}\u0000${r.target}`)?.episodes ?? 0) : (all?.hits ?? 0),
+    };
+  });
+}
+
+/**
+ * Recomputes strength and status of every pattern of the scope that has enough counts to be judged
+ * (or was active once), from the counts alone. Returns each judged pattern's status before and after.
+ */
+export async function refreshScope(client: pg.PoolClient, tenantId: string, scope: string, now: Date): Promise<Map<string, Judgement>> {
+  const rows = await judgedRows(client, tenantId, scope);
+  const byPattern = new Map<string, JudgedRow[]>();
+  for (const r of rows) byPattern.set(r.id, [...(byPattern.get(r.id) ?? []), r]);
+  const updates: Array<{ id: string; status: PatternStatus; support: number; hits: number; rate: number; meanReward: number; lift: number | null; baseline: number }> = [];
+  const judged = new Map<string, Judgement>();
+  for (const [id, strata] of byPattern) {
+    const first = strata[0] as JudgedRow;
+    const counts: StratumCounts[] = strata.map((s) => ({ support: s.support, hits: s.hits, episodes: s.episodes, baseHits: s.base_hits }));
+    const strength = patternStrength(first.kind, counts);
+    const status = nextStatus(first.status, strength.failure === null);
+    judged.set(id, { from: first.status, to: status, failure: strength.failure });
+    const rewardSum = strata.reduce((sum, s) => sum + s.reward_sum, 0);
+    // A file pattern's rewards are summed over its co-occurrences (hits); the others' over their support.
+    const observed = first.kind === 'file_change' ? strength.hits : strength.support;
+    const meanReward = observed > 0 ? Math.min(1, rewardSum / observed) : 0;
+    const lift = strength.lift === null ? null : round(strength.lift);
+    const baseline = round(strength.baselineRate);
+    // Rows whose stored values are already these are left alone: most of a scope, most of the time.
+    const unchanged = status === first.status && strength.support === first.stored_support && strength.hits === first.stored_hits && lift === first.stored_lift && baseline === first.stored_baseline;
+    if (!unchanged) updates.push({ id, status, support: strength.support, hits: strength.hits, rate: strength.rate, meanReward, lift, baseline });
+  }
+  if (updates.length) {
+    await client.query(
+      `UPDATE patterns p SET status = u.status, occurrences = u.support, successes = u.hits, success_rate = u.rate, mean_reward = u.mean_reward,
+              lift = u.lift, baseline_rate = u.baseline, effectiveness = LEAST(1, abs(COALESCE(u.lift, 0))),
+              superseded_at = CASE WHEN u.status = 'superseded' THEN COALESCE(p.superseded_at, $9) WHEN u.status = 'active' THEN NULL ELSE p.superseded_at END
+         FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::float8[], $6::float8[], $7::float8[], $8::float8[])
+              AS u(id, status, support, hits, rate, mean_reward, lift, baseline)
+        WHERE p.id = u.id`,
+      [
+        updates.map((u) => u.id),
+        updates.map((u) => u.status),
+        updates.map((u) => u.support),
+        updates.map((u) => u.hits),
+        updates.map((u) => u.rate),
+        updates.map((u) => u.meanReward),
+        updates.map((u) => u.lift),
+        updates.map((u) => u.baseline),
+        now,
+      ],
+    );
+  }
+  return judged;
+}
+
+/** Links each pattern to the episode it was observed in; kept: the pattern is active after this run. */
+export async function recordObservations(
   client: pg.PoolClient,
   tenantId: string,
   episodeId: string,
-  observation: PatternObservation,
-  updates: readonly PatternUpdate[],
+  observation: { success: boolean; reward: number },
+  patterns: ReadonlyArray<{ id: string; kept: boolean }>,
   now: Date,
 ): Promise<void> {
-  if (updates.length === 0) return;
-  await client.query(
-    `UPDATE patterns p SET occurrences = u.occurrences, successes = u.successes, success_rate = u.success_rate,
-            mean_reward = u.mean_reward, effectiveness = u.effectiveness, status = u.status, superseded_at = u.superseded_at, updated_at = $9
-       FROM unnest($1::uuid[], $2::int[], $3::int[], $4::float8[], $5::float8[], $6::float8[], $7::text[], $8::timestamptz[])
-            AS u(id, occurrences, successes, success_rate, mean_reward, effectiveness, status, superseded_at)
-      WHERE p.id = u.id`,
-    [
-      updates.map((u) => u.id),
-      updates.map((u) => u.stats.occurrences),
-      updates.map((u) => u.stats.successes),
-      updates.map((u) => u.stats.successRate),
-      updates.map((u) => u.stats.meanReward),
-      updates.map((u) => u.stats.effectiveness),
-      updates.map((u) => u.status),
-      updates.map((u) => u.supersededAt),
-      now,
-    ],
-  );
+  if (patterns.length === 0) return;
   await client.query(
     `INSERT INTO pattern_episodes (pattern_id, episode_id, tenant_id, success, reward, kept, observed_at)
      SELECT u.id, $3, $4, $5, $6, u.kept, $7 FROM unnest($1::uuid[], $2::bool[]) AS u(id, kept)
      ON CONFLICT (pattern_id, episode_id) DO NOTHING`,
-    [updates.map((u) => u.id), updates.map((u) => u.kept), episodeId, tenantId, observation.success, observation.episodeReward, now],
+    [patterns.map((p) => p.id), patterns.map((p) => p.kept), episodeId, tenantId, observation.success, observation.reward, now],
   );
+}
+
+/** Stored lift and baseline keep STORED_DIGITS decimals: what a reader compares, and few enough that a new episode rarely changes them. */
+export const STORED_DIGITS = 2;
+function round(x: number): number {
+  return Number(x.toFixed(STORED_DIGITS));
 }

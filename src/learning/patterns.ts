@@ -1,253 +1,240 @@
 /**
- * Pattern candidates (seed 003's four kinds), their statistics, and which of them are kept.
+ * Patterns about tasks: what in a task predicts which files change and how a run ends, measured as
+ * lift over comparable episodes without it. Pure.
  *
- * One episode yields candidates; each carries one observation (did the episode succeed, its
- * normalised reward). A candidate's key is its kind plus a canonical signature, so the same pattern
- * found in another episode has the same key and its statistics are merged, never duplicated.
- * Statistics are kept for every key, kept or not: that is the history that lets a pattern seen
- * once now reach two occurrences later.
- *
- * Only steps with a result and a tool take part; other steps are transparent (an llm_call or an
- * observation between two tool calls neither breaks nor joins a sequence). Names are trimmed and
- * lower-cased. Success is the episode's: a pattern's success rate is the share of the episodes it
- * appeared in that succeeded, which is what "this worked" means to an agent reading it.
+ * One episode yields facts (patterns.md in docs/LEARNING.md, section 4):
+ * - file_change [scope, term, path]: the task mentions `term` and the run changed `path`;
+ * - task_outcome [scope, term]: the task mentions `term` (consequent: the run succeeded);
+ * - tool_outcome [scope, tool]: the run used `tool` successfully (consequent: success);
+ * - error_outcome [scope, errorClass]: the run hit `errorClass` (consequent: success).
+ * The scope is the episode's domain (else its language, else `*`), so one fact is one pattern, not
+ * one per context field. A pattern's strength is a comparison inside its scope and harness stratum
+ * (the episode's agent): how often the consequent holds with the antecedent against how often it
+ * holds in comparable episodes without it. Statistics are counts, so they do not depend on the order
+ * episodes arrive in, and neither does which patterns meet the bar.
  */
 import type { Outcome } from '../episodes/outcome.ts';
-import { clamp, compareText, episodeSucceeded, isFailure, resultedSteps, type ContextFacts, type ResultedStep, type StepFacts } from './facts.ts';
+import { clamp, episodeSucceeded, type ContextFacts, type StepFacts } from './facts.ts';
+import { taskTerms } from './task-terms.ts';
 
-export const PATTERN_KINDS = ['tool_sequence', 'decision_point', 'error_recovery', 'context_pattern'] as const;
+export const PATTERN_KINDS = ['file_change', 'task_outcome', 'tool_outcome', 'error_outcome'] as const;
 export type PatternKind = (typeof PATTERN_KINDS)[number];
 
 export const PATTERN_RULES = {
-  // seed 003 constants.rs: at least 2 occurrences, success rate 0.6, at most 10 per episode.
-  minOccurrences: 2,
-  minSuccessRate: 0.6,
-  maxKeptPerEpisode: 10,
-  /** Bounds the statistics rows one episode can touch. */
-  maxCandidatesPerKind: 25,
-  sequenceLengths: [2, 3],
-  /** Context patterns pair each context feature with the episode's most-used successful tools. */
-  contextTools: 3,
-  /** A window of at least this many recent observations can contradict a pattern on its own. */
-  recentWindow: 5,
+  /** Episodes with the antecedent a pattern needs, by kind. */
+  minSupport: { file_change: 3, task_outcome: 5, tool_outcome: 5, error_outcome: 5 },
+  /** Episodes with both antecedent and consequent a file pattern needs. */
+  minFileHits: 2,
+  /** Comparable episodes (same scope and stratum) without the antecedent. */
+  minComparable: 5,
+  /** |lift| a pattern needs: file patterns must predict a change (positive lift); outcome patterns may warn. */
+  minLift: { file_change: 0.15, task_outcome: 0.1, tool_outcome: 0.1, error_outcome: 0.1 },
+  /** Pseudo-observations at the comparable rate added to the rate with the antecedent (shrinks small samples). */
+  priorWeight: 2,
+  /** |lift| / its standard error a pattern needs (about 95% two-sided): small samples need a larger lift. */
+  minZ: 2,
+  /** Changed files per episode paired with its terms. */
+  filesPerEpisode: 3,
+  toolsPerEpisode: 8,
+  errorsPerEpisode: 8,
 } as const;
 
-export interface PatternEpisode {
-  outcome: Outcome;
+/** The consequent of outcome kinds: the run succeeded. File patterns' consequent is `file:<path>`. */
+export const SUCCESS_TARGET = '';
+
+export interface TaskEpisode {
+  description: string;
+  agent: string | null;
   context: ContextFacts;
+  outcome: Outcome;
   steps: StepFacts[];
   /** The episode's normalised reward, in [0, 1]. */
   reward: number;
 }
 
-export interface PatternObservation {
-  success: boolean;
-  episodeReward: number;
-}
-
 export interface PatternCandidate {
-  /** `${kind}:${JSON.stringify(signature)}`: stable across episodes, unambiguous whatever the names hold. */
+  /** `${kind}:${JSON.stringify(signature)}`: the same fact in another episode has the same key. */
   key: string;
   kind: PatternKind;
   signature: string[];
-  /** Human-readable form of the signature. */
   description: string;
-  observation: PatternObservation;
+  /** The term or name a task is matched by (relevantPatterns). */
+  cue: string;
+  /** SUCCESS_TARGET or `file:<path>`. */
+  target: string;
 }
 
-export interface PatternStats {
-  occurrences: number;
-  successes: number;
-  successRate: number;
-  meanReward: number;
-  /** patternEffectiveness(successRate, meanReward, occurrences), in [0, 1]. */
-  effectiveness: number;
+/** What one episode adds to the counts of its scope and stratum. */
+export interface EpisodeObservation {
+  scope: string;
+  stratum: string;
+  success: boolean;
+  reward: number;
+  /** `file:<path>` for each changed file counted (baselines of file patterns). */
+  fileTargets: string[];
+  candidates: PatternCandidate[];
 }
 
-export type RejectionReason = 'too_few_occurrences' | 'low_success_rate' | 'over_episode_limit';
-
-export interface CandidateDecision<T> {
-  kept: T[];
-  rejected: Array<{ key: string; reason: RejectionReason }>;
-}
-
-type Signature = { signature: string[]; description: string };
-
-export function extractCandidates(episode: PatternEpisode): PatternCandidate[] {
-  const toolSteps = resultedSteps(episode.steps).filter((step): step is ToolStep => Boolean(step.tool));
-  const observation = { success: episodeSucceeded(episode.outcome), episodeReward: clamp(episode.reward, 0, 1) };
-  const byKind: Record<PatternKind, Signature[]> = {
-    tool_sequence: toolSequences(toolSteps),
-    decision_point: decisionPoints(toolSteps),
-    error_recovery: errorRecoveries(toolSteps),
-    context_pattern: contextPatterns(episode.context, toolSteps),
+export function observeEpisode(episode: TaskEpisode): EpisodeObservation {
+  const scope = scopeOf(episode.context);
+  const terms = taskTerms(episode.description);
+  const files = changedFiles(episode.outcome).slice(0, PATTERN_RULES.filesPerEpisode);
+  const tools = distinctNames(episode.steps.filter((s) => s.resultKind === 'success').map((s) => s.tool)).slice(0, PATTERN_RULES.toolsPerEpisode);
+  const errors = distinctNames(episode.steps.filter((s) => s.resultKind === 'error' || s.resultKind === 'timeout').map((s) => s.errorClass)).slice(0, PATTERN_RULES.errorsPerEpisode);
+  const candidates: PatternCandidate[] = [
+    ...terms.flatMap((term) => files.map((path) => candidate('file_change', [scope, term, path], term, `file:${path}`, `in ${scope}, tasks mentioning "${term}" change ${path}`))),
+    ...terms.map((term) => candidate('task_outcome', [scope, term], term, SUCCESS_TARGET, `in ${scope}, tasks mentioning "${term}"`)),
+    ...tools.map((tool) => candidate('tool_outcome', [scope, tool], tool, SUCCESS_TARGET, `in ${scope}, runs that used ${tool}`)),
+    ...errors.map((error) => candidate('error_outcome', [scope, error], error, SUCCESS_TARGET, `in ${scope}, runs that hit ${error}`)),
+  ];
+  return {
+    scope,
+    stratum: name(episode.agent ?? ''),
+    success: episodeSucceeded(episode.outcome),
+    reward: clamp(episode.reward, 0, 1),
+    fileTargets: files.map((path) => `file:${path}`),
+    candidates,
   };
-  return PATTERN_KINDS.flatMap((kind) =>
-    uniqueBySignature(byKind[kind])
-      .slice(0, PATTERN_RULES.maxCandidatesPerKind)
-      .map((found) => ({ key: patternKey(kind, found.signature), kind, ...found, observation })),
-  );
 }
 
 export function patternKey(kind: PatternKind, signature: readonly string[]): string {
   return `${kind}:${JSON.stringify(signature)}`;
 }
 
-type ToolStep = ResultedStep & { tool: string };
-
-/** n-grams of tools inside each stretch of consecutive successful tool steps; one tool repeated is no sequence. */
-function toolSequences(steps: readonly ToolStep[]): Signature[] {
-  return successfulStretches(steps).flatMap((tools) =>
-    PATTERN_RULES.sequenceLengths.flatMap((length) =>
-      windows(tools, length)
-        .filter((gram) => new Set(gram).size > 1)
-        .map((gram) => ({ signature: gram, description: gram.join(' → ') })),
-    ),
-  );
+/** The one scope a pattern is learnt in: the domain, else the language, else `*`. */
+export function scopeOf(context: Pick<ContextFacts, 'domain' | 'language'>): string {
+  if (context.domain?.trim()) return name(context.domain);
+  if (context.language?.trim()) return `language:${name(context.language)}`;
+  return '*';
 }
 
-/** After a failed step the agent chose what to do next (retry or switch); that branch is the decision. */
-function decisionPoints(steps: readonly ToolStep[]): Signature[] {
-  return adjacentPairs(steps)
-    .filter(([before]) => isFailure(before))
-    .map(([before, after]) => {
-      const [from, result, to] = [name(before.tool), before.resultKind, name(after.tool)];
-      return { signature: [from, result, to], description: `after ${from} ${result} → ${to}` };
-    });
+/** The outcome's artifacts that name files, normalised (diff prefixes and `./` dropped), distinct. */
+export function changedFiles(outcome: Outcome): string[] {
+  const artifacts = 'artifacts' in outcome && Array.isArray(outcome.artifacts) ? outcome.artifacts : [];
+  const paths = artifacts.map((a) => a.trim().replace(/^(?:[ab]\/|\.\/)/, '')).filter((a) => a.length > 0 && a.length <= 300 && /[./]/.test(a));
+  return [...new Set(paths)];
 }
 
-/** A failed step fixed by a different tool succeeding right after it, keyed by the error class. */
-function errorRecoveries(steps: readonly ToolStep[]): Signature[] {
-  return adjacentPairs(steps)
-    .filter(([failed, fixed]) => isFailure(failed) && fixed.resultKind === 'success' && name(failed.tool) !== name(fixed.tool))
-    .map(([failed, fixed]) => {
-      const problem = failed.errorClass ? name(failed.errorClass) : failed.resultKind;
-      const [from, to] = [name(failed.tool), name(fixed.tool)];
-      return { signature: [from, problem, to], description: `${from} ${problem} → recover with ${to}` };
-    });
+function candidate(kind: PatternKind, signature: string[], cue: string, target: string, description: string): PatternCandidate {
+  return { key: patternKey(kind, signature), kind, signature, cue, target, description };
 }
 
-/** Each context feature (domain, language, framework, every tag) paired with a tool that succeeded. */
-function contextPatterns(context: ContextFacts, steps: readonly ToolStep[]): Signature[] {
-  const tools = mostUsedSuccessfulTools(steps).slice(0, PATTERN_RULES.contextTools);
-  return contextFeatures(context).flatMap(([field, value]) =>
-    tools.map((tool) => ({ signature: [field, value, tool], description: `${field}=${value} → ${tool}` })),
-  );
-}
-
-function contextFeatures(context: ContextFacts): Array<[string, string]> {
-  const fields: Array<[string, string | null]> = [
-    ['domain', context.domain],
-    ['language', context.language],
-    ['framework', context.framework],
-  ];
-  const tags = [...new Set(context.tags.map(name))].sort().map((tag): [string, string] => ['tag', tag]);
-  return [...fields.flatMap(([field, value]): Array<[string, string]> => (value ? [[field, name(value)]] : [])), ...tags];
-}
-
-function mostUsedSuccessfulTools(steps: readonly ToolStep[]): string[] {
-  const counts = new Map<string, number>();
-  for (const step of steps) {
-    if (step.resultKind === 'success') counts.set(name(step.tool), (counts.get(name(step.tool)) ?? 0) + 1);
-  }
-  return [...counts.entries()].sort((a, b) => b[1] - a[1] || compareText(a[0], b[0])).map(([tool]) => tool);
-}
-
-function successfulStretches(steps: readonly ToolStep[]): string[][] {
-  const stretches: string[][] = [[]];
-  for (const step of steps) {
-    if (step.resultKind === 'success') stretches.at(-1)!.push(name(step.tool));
-    else stretches.push([]);
-  }
-  return stretches.filter((stretch) => stretch.length > 0);
-}
-
-function windows<T>(items: readonly T[], length: number): T[][] {
-  return items.length < length ? [] : items.slice(0, items.length - length + 1).map((_, start) => items.slice(start, start + length));
-}
-
-function adjacentPairs<T>(items: readonly T[]): Array<[T, T]> {
-  return items.slice(1).map((item, index) => [items[index]!, item]);
-}
-
-function uniqueBySignature(found: readonly Signature[]): Signature[] {
-  const seen = new Set<string>();
-  return found.filter((item) => {
-    const id = JSON.stringify(item.signature);
-    if (seen.has(id)) return false;
-    seen.add(id);
-    return true;
-  });
+function distinctNames(values: ReadonlyArray<string | null | undefined>): string[] {
+  return [...new Set(values.flatMap((v) => (v && v.trim() ? [name(v)] : [])))];
 }
 
 function name(text: string): string {
   return text.trim().toLowerCase();
 }
 
-// ---- statistics ----
+// ---- strength ----
 
-/** Adds one observation to a pattern's statistics (null: the first time the key is seen). */
-export function mergePattern(existing: PatternStats | null, observation: PatternObservation): PatternStats {
-  const occurrences = (existing?.occurrences ?? 0) + 1;
-  const successes = (existing?.successes ?? 0) + (observation.success ? 1 : 0);
-  const reward = clamp(observation.episodeReward, 0, 1);
-  const meanReward = ((existing?.meanReward ?? 0) * (occurrences - 1) + reward) / occurrences;
-  const successRate = successes / occurrences;
-  return { occurrences, successes, successRate, meanReward, effectiveness: patternEffectiveness(successRate, meanReward, occurrences) };
+/** Counts of one pattern in one stratum of its scope. */
+export interface StratumCounts {
+  /** Episodes of the stratum with the antecedent. */
+  support: number;
+  /** Of those, episodes where the consequent held (success, or the file changed). */
+  hits: number;
+  /** Every episode of the stratum. */
+  episodes: number;
+  /** Episodes of the stratum where the consequent held, with or without the antecedent. */
+  baseHits: number;
+}
+
+export type RejectionReason = 'too_few_occurrences' | 'no_comparable_episodes' | 'low_lift';
+
+export interface PatternStrength {
+  support: number;
+  hits: number;
+  /** hits / support. */
+  rate: number;
+  /** The consequent's rate in comparable episodes without the antecedent (stratum-weighted). */
+  baselineRate: number;
+  /** Shrunk rate with the antecedent minus baselineRate, stratum-weighted; null without comparable episodes. */
+  lift: number | null;
+  /** lift over its standard error (liftZ); 0 without comparable episodes. */
+  z: number;
+  comparable: number;
+  /** null: the pattern meets the bar. */
+  failure: RejectionReason | null;
 }
 
 /**
- * seed 003's effectiveness_score, success_rate × (1 + clamp(ln n, 0, 3)/3) × max(0, 1 + reward_delta),
- * rescaled to [0, 1]: the confidence factor is halved to [0.5, 1] (full at n ≈ 20), and the reward
- * factor is 0.5 + 0.5 × mean normalised reward, since we have the reward itself, not a delta.
+ * Lift as a stratified risk difference: in each stratum s, with_s = (hits + k·without_s) / (support + k)
+ * (k = priorWeight pseudo-observations at the comparable rate, so 2 of 2 is not certainty) and
+ * without_s = (baseHits − hits) / (episodes − support); strata are weighted by
+ * support·(episodes − support)/episodes (Cochran-Mantel-Haenszel), so a harness that succeeds more
+ * often overall does not make its own tools look effective.
  */
-export function patternEffectiveness(successRate: number, meanReward: number, occurrences: number): number {
-  const confidence = (1 + clamp(Math.log(Math.max(1, occurrences)), 0, 3) / 3) / 2;
-  return clamp(successRate, 0, 1) * confidence * (0.5 + 0.5 * clamp(meanReward, 0, 1));
-}
-
-export function meetsAcceptanceBar(stats: PatternStats): boolean {
-  return stats.occurrences >= PATTERN_RULES.minOccurrences && stats.successRate >= PATTERN_RULES.minSuccessRate;
-}
-
-/**
- * Which candidates (with statistics after merging) become patterns. Too few occurrences is checked
- * before the success rate; of those that pass both, the best maxKeptPerEpisode by effectiveness
- * (then occurrences, then key) are kept. Rejections list the first two reasons in input order,
- * then the over-limit ones in rank order.
- */
-export function decideCandidates<T extends { key: string; stats: PatternStats }>(candidates: readonly T[]): CandidateDecision<T> {
-  const rejected: CandidateDecision<T>['rejected'] = [];
-  const eligible: T[] = [];
-  for (const candidate of candidates) {
-    const reason = acceptanceFailure(candidate.stats);
-    if (reason === null) eligible.push(candidate);
-    else rejected.push({ key: candidate.key, reason });
+export function patternStrength(kind: PatternKind, strata: readonly StratumCounts[]): PatternStrength {
+  let support = 0, hits = 0, comparable = 0, weight = 0, weightedWith = 0, weightedWithout = 0, episodes = 0, baseHits = 0;
+  for (const s of strata) {
+    support += s.support;
+    hits += s.hits;
+    episodes += s.episodes;
+    baseHits += s.baseHits;
+    const others = s.episodes - s.support;
+    comparable += Math.max(0, others);
+    if (others <= 0 || s.support <= 0) continue;
+    const without = clamp((s.baseHits - s.hits) / others, 0, 1);
+    const withShrunk = (s.hits + PATTERN_RULES.priorWeight * without) / (s.support + PATTERN_RULES.priorWeight);
+    const w = (s.support * others) / s.episodes;
+    weight += w;
+    weightedWith += w * withShrunk;
+    weightedWithout += w * without;
   }
-  const ranked = [...eligible].sort(
-    (a, b) => b.stats.effectiveness - a.stats.effectiveness || b.stats.occurrences - a.stats.occurrences || compareText(a.key, b.key),
-  );
-  const kept = ranked.slice(0, PATTERN_RULES.maxKeptPerEpisode);
-  for (const over of ranked.slice(PATTERN_RULES.maxKeptPerEpisode)) rejected.push({ key: over.key, reason: 'over_episode_limit' });
-  return { kept, rejected };
-}
-
-function acceptanceFailure(stats: PatternStats): RejectionReason | null {
-  if (stats.occurrences < PATTERN_RULES.minOccurrences) return 'too_few_occurrences';
-  if (stats.successRate < PATTERN_RULES.minSuccessRate) return 'low_success_rate';
-  return null;
+  const rate = support > 0 ? hits / support : 0;
+  const baselineRate = weight > 0 ? weightedWithout / weight : 0;
+  const lift = weight > 0 ? (weightedWith - weightedWithout) / weight : null;
+  const z = lift === null ? 0 : liftZ(lift, episodes > 0 ? baseHits / episodes : 0, support, comparable);
+  return { support, hits, rate, baselineRate, lift, z, comparable, failure: barFailure(kind, support, hits, comparable, lift, z) };
 }
 
 /**
- * Whether newer evidence contradicts a pattern that met the bar: `stats` are its statistics before
- * `recent`. Contradicted when merging `recent` drives its success rate below minSuccessRate, or
- * when `recent` alone holds at least recentWindow observations whose success rate is below it
- * (a long-established pattern that stopped working). A contradicted pattern is marked superseded.
+ * The lift over its standard error under "no difference": the consequent's rate p in the whole
+ * scope, and the two groups' sizes, give se = sqrt(p(1 − p)(1/support + 1/comparable)). A
+ * consequent that never happens outside the antecedent's episodes (p(1 − p) = 0) has nothing to
+ * doubt.
  */
-export function isContradicted(stats: PatternStats, recent: readonly PatternObservation[]): boolean {
-  if (recent.length === 0 || !meetsAcceptanceBar(stats)) return false;
-  const merged = recent.reduce<PatternStats>(mergePattern, stats);
-  if (merged.successRate < PATTERN_RULES.minSuccessRate) return true;
-  const recentRate = recent.filter((observation) => observation.success).length / recent.length;
-  return recent.length >= PATTERN_RULES.recentWindow && recentRate < PATTERN_RULES.minSuccessRate;
+function liftZ(lift: number, p: number, support: number, comparable: number): number {
+  const variance = p * (1 - p) * (1 / Math.max(1, support) + 1 / Math.max(1, comparable));
+  return variance > 0 ? lift / Math.sqrt(variance) : Math.sign(lift) * Number.POSITIVE_INFINITY;
+}
+
+function barFailure(kind: PatternKind, support: number, hits: number, comparable: number, lift: number | null, z: number): RejectionReason | null {
+  if (support < PATTERN_RULES.minSupport[kind]) return 'too_few_occurrences';
+  if (kind === 'file_change' && hits < PATTERN_RULES.minFileHits) return 'too_few_occurrences';
+  if (lift === null || comparable < PATTERN_RULES.minComparable) return 'no_comparable_episodes';
+  const signed = kind === 'file_change' ? lift : Math.abs(lift);
+  const signedZ = kind === 'file_change' ? z : Math.abs(z);
+  return signed >= PATTERN_RULES.minLift[kind] && signedZ >= PATTERN_RULES.minZ ? null : 'low_lift';
+}
+
+export type PatternStatus = 'candidate' | 'active' | 'superseded';
+
+/**
+ * A pattern is active exactly when its current counts meet the bar, so the active set is a function
+ * of the episodes counted. One that met the bar before and no longer does is superseded (kept, never
+ * deleted); a superseded one that meets the bar again is active again.
+ */
+export function nextStatus(current: PatternStatus, meetsBar: boolean): PatternStatus {
+  if (meetsBar) return 'active';
+  return current === 'candidate' ? 'candidate' : 'superseded';
+}
+
+/** One sentence an agent can read: the fact, its counts, and the comparison it is measured against. */
+export function patternSummary(p: { kind: PatternKind; scope: string; cue: string; target: string; occurrences: number; successes: number; baselineRate: number; lift: number | null }): string {
+  const percent = (x: number) => `${Math.round(x * 100)}%`;
+  const compared = `comparable runs without it: ${percent(p.baselineRate)}; lift ${p.lift === null ? 'n/a' : (p.lift >= 0 ? '+' : '') + p.lift.toFixed(2)}`;
+  const counts = `${p.successes} of ${p.occurrences}`;
+  switch (p.kind) {
+    case 'file_change':
+      return `In ${p.scope}, tasks mentioning "${p.cue}" changed ${p.target.replace(/^file:/, '')} in ${counts} runs (${compared}).`;
+    case 'task_outcome':
+      return `In ${p.scope}, tasks mentioning "${p.cue}" succeeded in ${counts} runs (${compared}).`;
+    case 'tool_outcome':
+      return `In ${p.scope}, runs that used ${p.cue} succeeded in ${counts} (${compared}).`;
+    case 'error_outcome':
+      return `In ${p.scope}, runs that hit ${p.cue} succeeded in ${counts} (${compared}).`;
+  }
 }

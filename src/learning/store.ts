@@ -7,7 +7,7 @@ import type { Outcome } from '../episodes/outcome.ts';
 import type { StopReason } from '../episodes/stop-reason.ts';
 import { contentHash } from '../ledger/hash.ts';
 import type { ContextFacts, Critique, StepFacts, StepResultKind } from './facts.ts';
-import { extractCandidates, type PatternEpisode } from './patterns.ts';
+import { observeEpisode, type TaskEpisode } from './patterns.ts';
 import { generateReflection, type Reflection } from './reflection.ts';
 import { computeReward, type Reward } from './reward.ts';
 
@@ -19,6 +19,8 @@ export interface EpisodeFacts {
   tenantId: string;
   workItemId: string | null;
   status: string;
+  agent: string | null;
+  taskDescription: string;
   outcome: Outcome | null;
   stopReason: StopReason | null;
   complexity: Complexity;
@@ -31,7 +33,7 @@ export interface EpisodeFacts {
   learningState: LearningState | null;
 }
 
-const EPISODE_COLUMNS = `id, tenant_id, work_item_id, status, outcome, stop_reason, complexity, domain, language, framework, tags,
+const EPISODE_COLUMNS = `id, tenant_id, work_item_id, status, agent, task_description, outcome, stop_reason, complexity, domain, language, framework, tags,
   critique, metadata, started_at, ended_at, reward_score, learning_state`;
 
 /** The episode and its steps as the learning rules see them; lock: hold the row until commit. */
@@ -53,6 +55,8 @@ export async function loadEpisodeFacts(client: pg.PoolClient, tenantId: string, 
     tenantId: r.tenant_id,
     workItemId: r.work_item_id,
     status: r.status,
+    agent: r.agent,
+    taskDescription: r.task_description,
     outcome: r.outcome,
     stopReason: r.stop_reason,
     complexity: r.complexity,
@@ -94,8 +98,8 @@ export function rewardOf(facts: EpisodeFacts, outcome: Outcome, patternsDiscover
   });
 }
 
-export function patternEpisodeOf(facts: EpisodeFacts, outcome: Outcome, reward: number): PatternEpisode {
-  return { outcome, context: facts.context, steps: facts.steps, reward };
+export function patternEpisodeOf(facts: EpisodeFacts, outcome: Outcome, reward: number): TaskEpisode {
+  return { description: facts.taskDescription, agent: facts.agent, outcome, context: facts.context, steps: facts.steps, reward };
 }
 
 /** What the ending's ledger event says about the experience: the stored values can be checked against it. */
@@ -135,7 +139,7 @@ export async function refreshExperience(
     critique: facts.critique,
     stopReason: facts.stopReason,
   });
-  const candidates = extractCandidates(patternEpisodeOf(facts, facts.outcome, reward.normalized)).length;
+  const candidates = observeEpisode(patternEpisodeOf(facts, facts.outcome, reward.normalized)).candidates.length;
   const state = learningState === 'decide' ? (candidates > 0 ? 'pending' : 'none') : (learningState ?? facts.learningState);
   await client.query('UPDATE episodes SET reward = $2, reward_score = $3, reflection = $4, learning_state = $5 WHERE id = $1', [
     episodeId,

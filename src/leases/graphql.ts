@@ -1,4 +1,5 @@
 // Work items and leases (seed 000).
+import { pastExpiryViolations } from '../auth/keys.ts';
 import { builder } from '../builder.ts';
 import { InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
@@ -168,6 +169,8 @@ builder.mutationFields((t) => ({
       const scope = args.scope ?? ['*'];
       const b = args.budget ?? {};
       throwIfViolations(validateLeaseInput({ issuer: args.issuer, holder: args.holder, scope, budget: b }));
+      const past = pastExpiryViolations('expiresAt', args.expiresAt, new Date());
+      if (past.length) throw new InputLimitError(past);
       const budget = { episodes: b.episodes ?? null, toolCalls: b.toolCalls ?? null, tokens: b.tokens ?? null, wallMs: b.wallMs ?? null };
       const id = await ctx.services.writer.run(ctx.viewer!.tenantId, (w) =>
         issueLease(w.client, w.tenantId, { workItemId: String(args.workItemId), parentLeaseId: args.parentLeaseId == null ? null : String(args.parentLeaseId), issuer: args.issuer, holder: args.holder, scope, expiresAt: args.expiresAt, budget }, w.now, w.events),

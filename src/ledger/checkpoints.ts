@@ -1,9 +1,10 @@
 // Merkle trees over each tenant's events and the signed checkpoints (tree heads) published from
-// them: at least every CHECKPOINT_INTERVAL_MS and every CHECKPOINT_EVERY_EVENTS events, so a
-// cut-off tail is detectable, not only a changed event.
+// them, on the schedule docs/LEDGER.md §5 specifies: at every tree size that is a multiple of
+// CHECKPOINT_EVERY_EVENTS, and at the head every CHECKPOINT_INTERVAL_MS when it moved (an empty
+// ledger without a checkpoint counts as moved). Reads never publish one.
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { GENESIS_HASH, toHex } from './hash.ts';
+import { GENESIS_HASH, toHex, type StoredLedgerEvent } from './hash.ts';
 import { eventLeafHash, MerkleTree } from './merkle.ts';
 import { readHead } from './read.ts';
 import type { SignedTreeHead } from './signed-head.ts';
@@ -46,64 +47,91 @@ export class TreeCache {
   }
 }
 
-function toSigned(r: any): SignedTreeHead {
+interface CheckpointRow {
+  tenant_id: string;
+  tree_size: string;
+  root_hash: string;
+  head_hash: string;
+  issued_at: Date;
+  signature: string;
+  key_id: string;
+}
+
+function toSigned(r: CheckpointRow): SignedTreeHead {
   return {
     tenantId: r.tenant_id,
     treeSize: Number(r.tree_size),
     rootHash: r.root_hash,
     headHash: r.head_hash,
-    issuedAt: (r.issued_at as Date).toISOString(),
+    issuedAt: r.issued_at.toISOString(),
     signature: r.signature,
     keyId: r.key_id,
   };
 }
 
 export async function latestCheckpoint(pool: pg.Pool, tenantId: string): Promise<SignedTreeHead | null> {
-  const { rows } = await pool.query('SELECT * FROM ledger_checkpoints WHERE tenant_id = $1 ORDER BY tree_size DESC LIMIT 1', [tenantId]);
-  return rows.length ? toSigned(rows[0]) : null;
+  const { rows } = await pool.query<CheckpointRow>('SELECT * FROM ledger_checkpoints WHERE tenant_id = $1 ORDER BY tree_size DESC LIMIT 1', [tenantId]);
+  return rows[0] ? toSigned(rows[0]) : null;
+}
+
+/** Every signed checkpoint with treeSize > afterSize, oldest first, at most `limit`. */
+export async function listCheckpoints(pool: pg.Pool, tenantId: string, afterSize: number, limit: number): Promise<SignedTreeHead[]> {
+  const { rows } = await pool.query<CheckpointRow>(
+    'SELECT * FROM ledger_checkpoints WHERE tenant_id = $1 AND tree_size > $2 ORDER BY tree_size LIMIT $3',
+    [tenantId, afterSize, limit],
+  );
+  return rows.map(toSigned);
+}
+
+/** Tree sizes in (after, upTo] that are multiples of `every`: the sizes a commit must checkpoint. */
+export function scheduledSizes(after: number, upTo: number, every: number): number[] {
+  const sizes: number[] = [];
+  for (let size = (Math.floor(after / every) + 1) * every; size <= upTo; size += every) sizes.push(size);
+  return sizes;
 }
 
 export class CheckpointPublisher {
   private timer: NodeJS.Timeout | null = null;
-  private readonly sinceLast = new Map<string, number>();
 
   constructor(
     private readonly pool: pg.Pool,
     readonly trees: TreeCache,
     readonly signer: LedgerSigner,
     private readonly log: Logger,
-    private readonly opts: { intervalMs: number; everyEvents: number },
+    readonly opts: { intervalMs: number; everyEvents: number },
   ) {}
 
-  /** Signs and stores a checkpoint at the tenant's current head (no-op when it is already covered). */
+  /** Signs and stores a checkpoint of the first `treeSize` events (events 1..treeSize must be committed). */
+  async publishAt(tenantId: string, treeSize: number): Promise<SignedTreeHead> {
+    const tree = await this.trees.atLeast(tenantId, treeSize);
+    const headHash = treeSize === 0 ? GENESIS_HASH : await this.hashOf(tenantId, treeSize);
+    const signed = this.signer.sign({ tenantId, treeSize, rootHash: toHex(tree.root(treeSize)), headHash, issuedAt: new Date().toISOString() });
+    // Another process may have signed this size first: the stored one stands.
+    const { rows } = await this.pool.query<CheckpointRow>(
+      `WITH ins AS (
+         INSERT INTO ledger_checkpoints (tenant_id, tree_size, root_hash, head_hash, issued_at, signature, key_id)
+         VALUES ($1,$2,$3,$4,$5,$6,$7) ON CONFLICT DO NOTHING RETURNING *)
+       SELECT * FROM ins UNION ALL SELECT * FROM ledger_checkpoints WHERE tenant_id = $1 AND tree_size = $2 AND NOT EXISTS (SELECT 1 FROM ins)`,
+      [tenantId, treeSize, signed.rootHash, signed.headHash, signed.issuedAt, signed.signature, signed.keyId],
+    );
+    return rows[0] ? toSigned(rows[0]) : signed;
+  }
+
+  /** Signs the tenant's current head unless a checkpoint already covers it (the timer's step). */
   async publish(tenantId: string): Promise<SignedTreeHead> {
     const head = await readHead(this.pool, tenantId);
     const latest = await latestCheckpoint(this.pool, tenantId);
     if (latest && latest.treeSize >= head.seq) return latest;
-    const tree = await this.trees.atLeast(tenantId, head.seq);
-    const signed = this.signer.sign({
-      tenantId,
-      treeSize: head.seq,
-      rootHash: toHex(tree.root(head.seq)),
-      headHash: head.hash ?? GENESIS_HASH,
-      issuedAt: new Date().toISOString(),
-    });
-    await this.pool.query(
-      `INSERT INTO ledger_checkpoints (tenant_id, tree_size, root_hash, head_hash, issued_at, signature, key_id)
-       VALUES ($1,$2,$3,$4,$5,$6,$7) ON CONFLICT DO NOTHING`,
-      [tenantId, signed.treeSize, signed.rootHash, signed.headHash, signed.issuedAt, signed.signature, signed.keyId],
-    );
-    this.sinceLast.set(tenantId, 0);
-    return signed;
+    return this.publishAt(tenantId, head.seq);
   }
 
-  /** Called after each commit: publish once a tenant has gathered `everyEvents` unpublished events. */
-  committed(tenantId: string, count: number) {
-    const n = (this.sinceLast.get(tenantId) ?? 0) + count;
-    this.sinceLast.set(tenantId, n);
-    if (n >= this.opts.everyEvents) {
-      this.sinceLast.set(tenantId, 0);
-      this.publish(tenantId).catch((err) => this.log.error({ err, tenantId }, 'checkpoint failed'));
+  /** Called after each commit: signs every multiple of `everyEvents` the commit reached. */
+  committed(tenantId: string, events: readonly StoredLedgerEvent[]) {
+    const first = events[0]?.seq;
+    const last = events.at(-1)?.seq;
+    if (first === undefined || last === undefined) return;
+    for (const size of scheduledSizes(first - 1, last, this.opts.everyEvents)) {
+      this.publishAt(tenantId, size).catch((err) => this.log.error({ err, tenantId, size }, 'checkpoint failed'));
     }
   }
 
@@ -116,18 +144,34 @@ export class CheckpointPublisher {
     if (this.timer) clearInterval(this.timer);
   }
 
-  /** Every tenant whose head moved past its latest checkpoint. */
+  /**
+   * The timer's run: scheduled sizes a stopped process left unsigned, then the head of every
+   * tenant whose head moved past its latest checkpoint (a tenant with none gets the empty tree).
+   */
   async publishDue(): Promise<number> {
     try {
-      const { rows } = await this.pool.query<{ tenant_id: string }>(
-        `SELECT h.tenant_id FROM ledger_heads h
-          WHERE h.seq > COALESCE((SELECT max(tree_size) FROM ledger_checkpoints c WHERE c.tenant_id = h.tenant_id), 0)`,
+      const missed = await this.pool.query<{ tenant_id: string; size: string }>(
+        `SELECT h.tenant_id, m.size FROM ledger_heads h CROSS JOIN LATERAL generate_series($1::bigint, h.seq, $1::bigint) AS m(size)
+          WHERE NOT EXISTS (SELECT 1 FROM ledger_checkpoints c WHERE c.tenant_id = h.tenant_id AND c.tree_size = m.size)
+          ORDER BY h.tenant_id, m.size`,
+        [this.opts.everyEvents],
       );
-      for (const r of rows) await this.publish(r.tenant_id);
-      return rows.length;
+      for (const r of missed.rows) await this.publishAt(r.tenant_id, Number(r.size));
+      const { rows } = await this.pool.query<{ id: string }>(
+        `SELECT t.id FROM tenants t LEFT JOIN ledger_heads h ON h.tenant_id = t.id
+          WHERE COALESCE(h.seq, 0) > COALESCE((SELECT max(tree_size) FROM ledger_checkpoints c WHERE c.tenant_id = t.id), -1)`,
+      );
+      for (const r of rows) await this.publish(r.id);
+      return missed.rows.length + rows.length;
     } catch (err) {
       this.log.error({ err }, 'periodic checkpoint failed');
       return 0;
     }
+  }
+
+  private async hashOf(tenantId: string, seq: number): Promise<string> {
+    const { rows } = await this.pool.query<{ hash: string }>('SELECT hash FROM ledger_events WHERE tenant_id = $1 AND seq = $2', [tenantId, seq]);
+    if (!rows[0]) throw new Error(`ledger of tenant ${tenantId} has no event ${seq}`);
+    return rows[0].hash;
   }
 }

@@ -131,10 +131,14 @@ export function contentHash(value: unknown): string {
 // here against noble's 12 us, and noble's was the largest CPU cost of logSteps. The chain and
 // Merkle hashes, one per event, stay on noble, the reference the verifiers use; a property test
 // checks that both give the same bytes. One instance per thread, used synchronously: no interleaving.
-const contentHasher = await createBLAKE3();
+// Loaded without a top-level await (the client package is also built as CommonJS, which has none):
+// until the WebAssembly instance is ready, noble computes the same hash.
+let contentHasher: Awaited<ReturnType<typeof createBLAKE3>> | undefined;
+void createBLAKE3().then((hasher) => (contentHasher = hasher));
 
 /** Hex BLAKE3 of the UTF-8 of already canonical JSON text. */
 export function canonicalTextHash(canonical: string): string {
+  if (!contentHasher) return toHex(blake3(utf8.encode(canonical)));
   contentHasher.init();
   contentHasher.update(canonical);
   return contentHasher.digest('hex');

@@ -285,3 +285,31 @@ export function verifyConsistency(claim: ConsistencyClaim): boolean {
   }
   return sn === 0 && bytesEqual(fr, oldRoot) && bytesEqual(sr, newRoot);
 }
+
+/**
+ * The root of a growing list of leaves in O(log n) memory: for checking signed roots at many
+ * sizes while streaming events once (verifyLedger), where a MerkleTree would keep 2n hashes.
+ */
+export class MerkleAccumulator {
+  private readonly completeSubtrees: Uint8Array[] = [];
+  size = 0;
+
+  append(leafHash: Uint8Array): void {
+    let node = leafHash;
+    for (let n = this.size; n % 2 === 1; n = (n - 1) / 2) {
+      const left = this.completeSubtrees.pop();
+      if (!left) throw new Error('unreachable: a set bit has a subtree');
+      node = hashChildren(left, node);
+    }
+    this.completeSubtrees.push(node);
+    this.size++;
+  }
+
+  /** MTH of the leaves appended so far. */
+  root(): Uint8Array {
+    let root = this.completeSubtrees.at(-1);
+    if (root === undefined) return EMPTY_TREE_ROOT;
+    for (let i = this.completeSubtrees.length - 2; i >= 0; i--) root = hashChildren(this.completeSubtrees[i] as Uint8Array, root);
+    return root;
+  }
+}

@@ -1,36 +1,22 @@
-// Ledger queries: paging the chain, the head and checkpoints, verification and proofs.
+// Ledger queries: paging the chain, the head, the signed checkpoints, the public key, verification.
+// Proofs are in proofs.ts.
 import { builder } from '../builder.ts';
-import { InputLimitError, NotFoundError } from '../schema/errors.ts';
+import { InputLimitError } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
-import type { Context } from '../schema/context.ts';
-import { toHex } from './hash.ts';
-import { LedgerEventRef, LedgerFilterInput } from './graphql.ts';
-import { latestCheckpoint } from './checkpoints.ts';
+import type { StoredLedgerEvent } from './hash.ts';
+import { asSeq, LedgerEventRef, LedgerFilterInput, SignedTreeHeadRef, tenantOf } from './graphql.ts';
+import { latestCheckpoint, listCheckpoints } from './checkpoints.ts';
 import { readEvents, readHead, type LedgerFilter } from './read.ts';
 import type { SignedTreeHead } from './signed-head.ts';
-import { buildProofBundle, type ProofBundle } from './verify.ts';
 import { verifyStoredRange, type RangeReport } from './verify-range.ts';
 
 const MAX_PAGE = 500;
 
-const SignedTreeHeadRef = builder.objectRef<SignedTreeHead>('SignedTreeHead').implement({
-  description: 'A checkpoint: the Merkle root over events 1..treeSize, signed with Ed25519 (docs/LEDGER.md).',
+const LedgerHeadRef = builder.objectRef<{ seq: number; hash: string; checkpoint: SignedTreeHead | null }>('LedgerHead').implement({
   fields: (t) => ({
-    treeSize: t.field({ type: 'BigInt', resolve: (h) => h.treeSize }),
-    rootHash: t.exposeString('rootHash'),
-    headHash: t.exposeString('headHash'),
-    issuedAt: t.exposeString('issuedAt'),
-    signature: t.exposeString('signature'),
-    keyId: t.exposeString('keyId'),
-    tenantId: t.exposeID('tenantId'),
-  }),
-});
-
-const LedgerHeadRef = builder.objectRef<{ seq: number; hash: string | null; checkpoint: SignedTreeHead | null }>('LedgerHead').implement({
-  fields: (t) => ({
-    seq: t.field({ type: 'BigInt', resolve: (h) => h.seq }),
-    hash: t.exposeString('hash', { nullable: true }),
-    latestCheckpoint: t.field({ type: SignedTreeHeadRef, nullable: true, resolve: (h) => h.checkpoint }),
+    seq: t.field({ type: 'BigInt', description: '0 for an empty ledger.', resolve: (h) => h.seq }),
+    hash: t.exposeString('hash', { description: 'Chain hash of event seq; the genesis hash (64 zeros) for an empty ledger.' }),
+    latestCheckpoint: t.field({ type: SignedTreeHeadRef, nullable: true, description: 'null only until the first checkpoint (within CHECKPOINT_INTERVAL_MS of the tenant\'s creation).', resolve: (h) => h.checkpoint }),
   }),
 });
 
@@ -42,7 +28,9 @@ const PublicKeyRef = builder.objectRef<{ keyId: string; publicKey: string }>('Le
   }),
 });
 
-const EdgeRef = builder.objectRef<{ cursor: string; node: import('./hash.ts').StoredLedgerEvent }>('LedgerEventEdge').implement({
+type Edge = { cursor: string; node: StoredLedgerEvent };
+
+const EdgeRef = builder.objectRef<Edge>('LedgerEventEdge').implement({
   fields: (t) => ({ cursor: t.exposeString('cursor'), node: t.field({ type: LedgerEventRef, resolve: (e) => e.node }) }),
 });
 
@@ -50,7 +38,7 @@ const PageInfoRef = builder.objectRef<{ hasNextPage: boolean; endCursor: string 
   fields: (t) => ({ hasNextPage: t.exposeBoolean('hasNextPage'), endCursor: t.exposeString('endCursor', { nullable: true }) }),
 });
 
-const ConnectionRef = builder.objectRef<{ edges: Array<{ cursor: string; node: import('./hash.ts').StoredLedgerEvent }>; pageInfo: { hasNextPage: boolean; endCursor: string | null } }>('LedgerEventConnection').implement({
+const ConnectionRef = builder.objectRef<{ edges: Edge[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }>('LedgerEventConnection').implement({
   description: 'Events in seq order; a cursor is the decimal seq (resume with after: <last seq>).',
   fields: (t) => ({
     edges: t.field({ type: [EdgeRef], resolve: (c) => c.edges }),
@@ -58,60 +46,33 @@ const ConnectionRef = builder.objectRef<{ edges: Array<{ cursor: string; node: i
   }),
 });
 
+const CheckpointPageRef = builder.objectRef<{ checkpoints: SignedTreeHead[]; hasNextPage: boolean }>('SignedTreeHeadPage').implement({
+  description: 'Signed checkpoints in treeSize order; resume with afterTreeSize: the last treeSize.',
+  fields: (t) => ({
+    checkpoints: t.field({ type: [SignedTreeHeadRef], resolve: (p) => p.checkpoints }),
+    hasNextPage: t.exposeBoolean('hasNextPage'),
+  }),
+});
+
 const VerifyReportRef = builder.objectRef<RangeReport>('LedgerVerification').implement({
+  description: 'What verifyLedger checked (docs/LEDGER.md §7.5). Counts are of items that verified, up to the first problem.',
   fields: (t) => ({
     ok: t.exposeBoolean('ok'),
-    checked: t.exposeInt('checked', { description: 'Events whose hash and link were checked.' }),
-    stepsChecked: t.exposeInt('stepsChecked', { description: 'Step rows recomputed against the hashes their events carry.' }),
+    checked: t.exposeInt('checked', { description: 'Events whose hash and link verified.' }),
+    stepsChecked: t.exposeInt('stepsChecked', { description: 'Step rows recomputed (and their content_hash column compared) against the hashes their events carry.' }),
+    rowsChecked: t.exposeInt('rowsChecked', { description: 'Other hashed rows (checkpoint states, critiques, outcomes, rewards, reflections, retrievals, input hashes) compared with their events.' }),
+    checkpointsChecked: t.exposeInt('checkpointsChecked', { description: 'Signed checkpoints whose signature, head hash and root verified against the stored events.' }),
     firstBadSeq: t.field({ type: 'BigInt', nullable: true, resolve: (r) => r.firstBadSeq ?? null }),
     problem: t.string({ nullable: true, resolve: (r) => r.problem ?? null }),
     reason: t.string({ nullable: true, resolve: (r) => r.reason ?? null }),
-    checkpointTreeSize: t.field({ type: 'BigInt', nullable: true, resolve: (r) => r.checkpointTreeSize }),
+    checkpointTreeSize: t.field({ type: 'BigInt', nullable: true, description: 'The latest signed checkpoint.', resolve: (r) => r.checkpointTreeSize }),
   }),
 });
 
-const InclusionProofRef = builder.objectRef<{ seq: number; treeSize: number; auditPath: string[]; leafHash: string; checkpoint: SignedTreeHead }>('InclusionProof').implement({
-  fields: (t) => ({
-    seq: t.field({ type: 'BigInt', resolve: (p) => p.seq }),
-    leafIndex: t.field({ type: 'BigInt', resolve: (p) => p.seq - 1 }),
-    treeSize: t.field({ type: 'BigInt', resolve: (p) => p.treeSize }),
-    leafHash: t.exposeString('leafHash'),
-    auditPath: t.exposeStringList('auditPath'),
-    checkpoint: t.field({ type: SignedTreeHeadRef, resolve: (p) => p.checkpoint }),
-  }),
-});
-
-const ConsistencyProofRef = builder.objectRef<{ fromSize: number; toSize: number; fromRoot: string; toRoot: string; proof: string[] }>('ConsistencyProof').implement({
-  fields: (t) => ({
-    fromSize: t.field({ type: 'BigInt', resolve: (p) => p.fromSize }),
-    toSize: t.field({ type: 'BigInt', resolve: (p) => p.toSize }),
-    fromRoot: t.exposeString('fromRoot'),
-    toRoot: t.exposeString('toRoot'),
-    proof: t.exposeStringList('proof'),
-  }),
-});
-
-const ProofBundleRef = builder.objectRef<ProofBundle & { publicKey: string; format: string }>('EpisodeProofBundle').implement({
-  fields: (t) => ({
-    bundle: t.field({ type: 'JSON', description: 'Save as a file and check it with `episodic verify <file>`.', resolve: (b) => b }),
-    eventCount: t.int({ resolve: (b) => b.events.length }),
-    treeHead: t.field({ type: SignedTreeHeadRef, resolve: (b) => b.treeHead }),
-  }),
-});
-
-function asSeq(field: string, value: bigint | null | undefined, fallback: number): number {
-  if (value == null) return fallback;
-  if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new InputLimitError([{ field, limit: `0..${Number.MAX_SAFE_INTEGER}`, actual: String(value), message: `${field} is out of range` }]);
-  }
-  return Number(value);
-}
-
-/** A signed checkpoint covering at least `size` events, publishing a fresh one when needed. */
-async function checkpointCovering(ctx: Context, size: number): Promise<SignedTreeHead> {
-  const latest = await latestCheckpoint(ctx.services.db.pool, ctx.viewer!.tenantId);
-  if (latest && latest.treeSize >= size) return latest;
-  return ctx.services.checkpoints.publish(ctx.viewer!.tenantId);
+function pageSize(first: number | null | undefined): number {
+  const n = first ?? 100;
+  if (n < 1 || n > MAX_PAGE) throw new InputLimitError([{ field: 'first', limit: `1..${MAX_PAGE}`, actual: String(n), message: `first must be between 1 and ${MAX_PAGE}` }]);
+  return n;
 }
 
 builder.queryFields((t) => ({
@@ -124,89 +85,54 @@ builder.queryFields((t) => ({
     },
     errors: { types: [InputLimitError] },
     resolve: async (_root, args, ctx) => {
-      const first = args.first ?? 100;
-      if (first < 1 || first > MAX_PAGE) throw new InputLimitError([{ field: 'first', limit: `1..${MAX_PAGE}`, actual: String(first), message: `first must be between 1 and ${MAX_PAGE}` }]);
+      const first = pageSize(args.first);
       const after = args.after == null ? 0 : /^\d{1,16}$/.test(args.after) ? Number(args.after) : NaN;
-      if (Number.isNaN(after)) throw new InputLimitError([{ field: 'after', limit: 'a decimal seq', actual: args.after!, message: 'after must be a seq (decimal digits)' }]);
+      if (Number.isNaN(after)) throw new InputLimitError([{ field: 'after', limit: 'a decimal seq', actual: args.after ?? null, message: 'after must be a seq (decimal digits)' }]);
       const f = args.filter ?? {};
       const bad = [f.episodeId, f.workItemId].some((id) => id != null && !isUuid(String(id)));
       const filter: LedgerFilter = { episodeId: f.episodeId == null ? null : String(f.episodeId), workItemId: f.workItemId == null ? null : String(f.workItemId), types: f.types ?? null };
-      const rows = bad ? [] : await readEvents(ctx.services.db.pool, ctx.viewer!.tenantId, { afterSeq: after, limit: first + 1, filter });
+      const rows = bad ? [] : await readEvents(ctx.services.db.pool, tenantOf(ctx), { afterSeq: after, limit: first + 1, filter });
       const page = rows.slice(0, first);
+      const last = page.at(-1);
       return {
         edges: page.map((node) => ({ cursor: String(node.seq), node })),
-        pageInfo: { hasNextPage: rows.length > first, endCursor: page.length ? String(page[page.length - 1]!.seq) : args.after ?? null },
+        pageInfo: { hasNextPage: rows.length > first, endCursor: last ? String(last.seq) : (args.after ?? null) },
       };
     },
   }),
   ledgerHead: t.field({
     type: LedgerHeadRef,
     resolve: async (_root, _args, ctx) => {
-      const head = await readHead(ctx.services.db.pool, ctx.viewer!.tenantId);
-      return { ...head, checkpoint: await latestCheckpoint(ctx.services.db.pool, ctx.viewer!.tenantId) };
+      const head = await readHead(ctx.services.db.pool, tenantOf(ctx));
+      return { ...head, checkpoint: await latestCheckpoint(ctx.services.db.pool, tenantOf(ctx)) };
+    },
+  }),
+  ledgerCheckpoints: t.field({
+    type: CheckpointPageRef,
+    description: 'Every signed checkpoint of the tenant, oldest first: compare them with an export to detect a cut-off tail or rewritten history (docs/LEDGER.md §5, §7).',
+    errors: { types: [InputLimitError] },
+    args: { afterTreeSize: t.arg({ type: 'BigInt', description: 'Checkpoints with a larger treeSize; omit for all (the empty tree is treeSize 0).' }), first: t.arg.int({ defaultValue: 100 }) },
+    resolve: async (_root, args, ctx) => {
+      const first = pageSize(args.first);
+      const after = args.afterTreeSize == null ? -1 : asSeq('afterTreeSize', args.afterTreeSize, 0);
+      const rows = await listCheckpoints(ctx.services.db.pool, tenantOf(ctx), after, first + 1);
+      return { checkpoints: rows.slice(0, first), hasNextPage: rows.length > first };
     },
   }),
   ledgerPublicKey: t.field({
     type: PublicKeyRef,
-    description: 'The key that signs checkpoints; verify bundles offline against it.',
+    description: 'The key that signs checkpoints. Trust it only as far as you trust this connection (docs/LEDGER.md §5.2).',
     resolve: (_root, _args, ctx) => ({ keyId: ctx.services.checkpoints.signer.keyId, publicKey: ctx.services.checkpoints.signer.publicKeyHex }),
   }),
   verifyLedger: t.field({
     type: VerifyReportRef,
-    description: 'Re-hashes the stored range, re-checks the steps it covers and the latest signed checkpoint.',
+    description: 'Re-hashes the stored range, every hashed row its events cover, and every signed checkpoint within it (docs/LEDGER.md §7.5).',
     errors: { types: [InputLimitError] },
     args: { fromSeq: t.arg({ type: 'BigInt' }), toSeq: t.arg({ type: 'BigInt' }) },
     resolve: async (_root, args, ctx) => {
       const fromSeq = Math.max(1, asSeq('fromSeq', args.fromSeq, 1));
       const toSeq = args.toSeq == null ? null : asSeq('toSeq', args.toSeq, 0);
-      const { pool } = ctx.services.db;
-      const checkpoint = await latestCheckpoint(pool, ctx.viewer!.tenantId);
-      return verifyStoredRange(pool, ctx.viewer!.tenantId, fromSeq, toSeq, checkpoint, ctx.services.checkpoints.signer.publicKeyHex);
-    },
-  }),
-  inclusionProof: t.field({
-    type: InclusionProofRef,
-    errors: { types: [NotFoundError, InputLimitError] },
-    args: { seq: t.arg({ type: 'BigInt', required: true }) },
-    resolve: async (_root, args, ctx) => {
-      const seq = asSeq('seq', args.seq, 0);
-      const head = await readHead(ctx.services.db.pool, ctx.viewer!.tenantId);
-      if (seq < 1 || seq > head.seq) throw new NotFoundError('LedgerEvent', String(seq));
-      const checkpoint = await checkpointCovering(ctx, seq);
-      const tree = await ctx.services.checkpoints.trees.atLeast(ctx.viewer!.tenantId, checkpoint.treeSize);
-      const [event] = await readEvents(ctx.services.db.pool, ctx.viewer!.tenantId, { afterSeq: seq - 1, limit: 1 });
-      return { seq, treeSize: checkpoint.treeSize, leafHash: event!.hash, auditPath: tree.inclusionProof(seq - 1, checkpoint.treeSize).map(toHex), checkpoint };
-    },
-  }),
-  consistencyProof: t.field({
-    type: ConsistencyProofRef,
-    errors: { types: [InputLimitError] },
-    args: { fromSize: t.arg({ type: 'BigInt', required: true }), toSize: t.arg({ type: 'BigInt' }) },
-    resolve: async (_root, args, ctx) => {
-      const head = await readHead(ctx.services.db.pool, ctx.viewer!.tenantId);
-      const fromSize = asSeq('fromSize', args.fromSize, 0);
-      const toSize = asSeq('toSize', args.toSize, head.seq);
-      if (fromSize < 1 || fromSize > toSize || toSize > head.seq) {
-        throw new InputLimitError([{ field: 'fromSize', limit: `1 <= fromSize <= toSize <= ${head.seq}`, actual: `${fromSize}..${toSize}`, message: 'sizes must satisfy 1 <= fromSize <= toSize <= the ledger head' }]);
-      }
-      const tree = await ctx.services.checkpoints.trees.atLeast(ctx.viewer!.tenantId, toSize);
-      return { fromSize, toSize, fromRoot: toHex(tree.root(fromSize)), toRoot: toHex(tree.root(toSize)), proof: tree.consistencyProof(fromSize, toSize).map(toHex) };
-    },
-  }),
-  episodeProofBundle: t.field({
-    type: ProofBundleRef,
-    description: 'The episode\'s events with inclusion proofs against a signed checkpoint: verify offline with `episodic verify`.',
-    errors: { types: [NotFoundError] },
-    args: { episodeId: t.arg.id({ required: true }) },
-    resolve: async (_root, { episodeId }, ctx) => {
-      const tenantId = ctx.viewer!.tenantId;
-      const { pool } = ctx.services.db;
-      const exists = isUuid(episodeId) && (await pool.query('SELECT 1 FROM episodes WHERE id = $1 AND tenant_id = $2', [episodeId, tenantId])).rowCount;
-      if (!exists) throw new NotFoundError('Episode', String(episodeId));
-      const events = await readEvents(pool, tenantId, { afterSeq: 0, limit: 100_000, filter: { episodeId: String(episodeId) } });
-      const checkpoint = await checkpointCovering(ctx, events.at(-1)?.seq ?? 0);
-      const tree = await ctx.services.checkpoints.trees.atLeast(tenantId, checkpoint.treeSize);
-      return { ...buildProofBundle(events, tree, checkpoint), publicKey: ctx.services.checkpoints.signer.publicKeyHex, format: 'episodic.bundle.v1' };
+      return verifyStoredRange(ctx.services.db.pool, tenantOf(ctx), { fromSeq, toSeq }, ctx.services.checkpoints.signer.publicKeyHex);
     },
   }),
 }));

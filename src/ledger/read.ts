@@ -1,6 +1,6 @@
 // Reads a tenant's ledger in seq order, as the exact values that were hashed.
 import type pg from 'pg';
-import type { StoredLedgerEvent } from './hash.ts';
+import { GENESIS_HASH, type StoredLedgerEvent } from './hash.ts';
 
 export interface LedgerFilter {
   episodeId?: string | null;
@@ -11,7 +11,10 @@ export interface LedgerFilter {
 /** Formats the timestamp in SQL exactly as it was hashed; parsing a Date per row cost more than the hashing. */
 const ISO_CREATED_AT = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`;
 
-function toEvent(r: any): StoredLedgerEvent {
+/** SELECT list of a ledger event, createdAt formatted exactly as hashed. */
+export const EVENT_COLUMNS = `tenant_id, seq, type, episode_id, work_item_id, payload, prev_hash, hash, ${ISO_CREATED_AT}`;
+
+export function toEvent(r: any): StoredLedgerEvent {
   return {
     tenantId: r.tenant_id,
     seq: Number(r.seq),
@@ -33,7 +36,7 @@ export async function readEvents(
 ): Promise<StoredLedgerEvent[]> {
   const f = opts.filter ?? {};
   const { rows } = await db.query(
-    `SELECT tenant_id, seq, type, episode_id, work_item_id, payload, prev_hash, hash, ${ISO_CREATED_AT} FROM ledger_events
+    `SELECT ${EVENT_COLUMNS} FROM ledger_events
       WHERE tenant_id = $1 AND seq > $2 AND ($3::bigint IS NULL OR seq <= $3)
         AND ($4::uuid IS NULL OR episode_id = $4) AND ($5::uuid IS NULL OR work_item_id = $5) AND ($6::text[] IS NULL OR type = ANY($6))
       ORDER BY seq LIMIT $7`,
@@ -42,7 +45,8 @@ export async function readEvents(
   return rows.map(toEvent);
 }
 
-export async function readHead(db: pg.Pool | pg.PoolClient, tenantId: string): Promise<{ seq: number; hash: string | null }> {
+/** The chain head; an empty ledger's is seq 0 with the genesis hash (docs/LEDGER.md §3). */
+export async function readHead(db: pg.Pool | pg.PoolClient, tenantId: string): Promise<{ seq: number; hash: string }> {
   const { rows } = await db.query('SELECT seq, hash FROM ledger_heads WHERE tenant_id = $1', [tenantId]);
-  return rows.length ? { seq: Number(rows[0].seq), hash: rows[0].hash } : { seq: 0, hash: null };
+  return rows.length ? { seq: Number(rows[0].seq), hash: rows[0].hash } : { seq: 0, hash: GENESIS_HASH };
 }

@@ -1,19 +1,31 @@
-// Server-side verification of a stored range: the chain, the steps each steps.logged event
-// covers (an edited step row is caught too), and the latest signed checkpoint (a cut-off tail).
+// Server-side verification of a stored range (docs/LEDGER.md §7.5): the chain; every step row the
+// events cover (recomputed from the row, and its content_hash column compared); the other rows
+// events hash (row-checks.ts); every signed checkpoint within the range (signature, head hash,
+// root); and, from seq 1, a cut-off tail and step rows no event covers.
 import type pg from 'pg';
 import { readEvents } from './read.ts';
-import { GENESIS_HASH, toHex, type StoredLedgerEvent } from './hash.ts';
-import { eventLeafHash, merkleRoot } from './merkle.ts';
-import { verifyChain, type ChainReport } from './verify.ts';
+import { fromHex, GENESIS_HASH, toHex, type StoredLedgerEvent } from './hash.ts';
+import { eventLeafHash, MerkleAccumulator } from './merkle.ts';
+import { verifyChain, type ChainReport, type LedgerProblem } from './verify.ts';
 import { verifyTreeHead, type SignedTreeHead } from './signed-head.ts';
-import { fromHex } from './hash.ts';
-import { stepContentHash, type PreparedStep } from '../steps/prepare.ts';
+import { listCheckpoints } from './checkpoints.ts';
+import { checkRows, RowClaims } from './row-checks.ts';
+import { stepRowFromColumns, stepRowHash } from './step-hash.ts';
 
 const PAGE = 20_000;
 
 export interface RangeReport extends ChainReport {
   stepsChecked: number;
+  rowsChecked: number;
+  checkpointsChecked: number;
+  /** The latest signed checkpoint's size (null when none). */
   checkpointTreeSize: number | null;
+}
+
+interface Failure {
+  seq: number;
+  problem: LedgerProblem;
+  reason: string;
 }
 
 async function prevHashBefore(pool: pg.Pool, tenantId: string, fromSeq: number): Promise<string> {
@@ -22,71 +34,125 @@ async function prevHashBefore(pool: pg.Pool, tenantId: string, fromSeq: number):
   return rows[0]?.hash ?? GENESIS_HASH;
 }
 
-function rowToPrepared(r: any): PreparedStep {
-  return {
-    kind: r.kind, tool: r.tool, action: r.action, parameters: r.parameters, argsHash: r.args_hash, resultKind: r.result_kind,
-    result: r.result, observation: r.observation, latencyMs: r.latency_ms, tokens: r.tokens, cost: r.cost,
-    sideEffectKey: r.side_effect_key, worldBefore: r.world_before, worldAfter: r.world_after, metadata: r.metadata, sizeBytes: r.size_bytes,
-  };
-}
+type StepEntry = { n: number; hash: string };
 
-/** Recomputes the content hash of every step the events cover; returns the first event whose steps differ. */
-async function checkSteps(pool: pg.Pool, events: StoredLedgerEvent[]): Promise<{ checked: number; bad?: { seq: number; reason: string } }> {
+/** Each step entry's row: recomputed (§3.2) and its stored content_hash column, both equal to the entry. */
+async function checkSteps(pool: pg.Pool, tenantId: string, events: StoredLedgerEvent[]): Promise<{ checked: number; bad?: Failure }> {
   let checked = 0;
   for (const e of events) {
     if (e.type !== 'steps.logged' || !e.episodeId) continue;
-    const listed = (e.payload as { steps: Array<{ n: number; hash: string }> }).steps;
-    const { rows } = await pool.query('SELECT * FROM steps WHERE episode_id = $1 AND step_number = ANY($2::int[])', [e.episodeId, listed.map((s) => s.n)]);
-    const byNumber = new Map(rows.map((r: any) => [r.step_number as number, r]));
+    const listed = ((e.payload as { steps?: StepEntry[] }).steps ?? []);
+    const { rows } = await pool.query('SELECT * FROM steps WHERE tenant_id = $1 AND episode_id = $2 AND step_number = ANY($3::int[])', [tenantId, e.episodeId, listed.map((s) => s.n)]);
+    const byNumber = new Map(rows.map((r) => [r.step_number as number, r]));
     for (const s of listed) {
       const row = byNumber.get(s.n);
-      if (!row) return { checked, bad: { seq: e.seq, reason: `step ${s.n} of episode ${e.episodeId} is missing` } };
-      if (stepContentHash(e.episodeId, rowToPrepared(row)) !== s.hash) {
-        return { checked, bad: { seq: e.seq, reason: `step ${s.n} of episode ${e.episodeId} differs from what was logged` } };
-      }
+      const where = `step ${s.n} of episode ${e.episodeId}`;
+      if (!row) return { checked, bad: { seq: e.seq, problem: 'step-missing', reason: `${where} is missing` } };
+      if (stepRowHash(stepRowFromColumns(row)) !== s.hash) return { checked, bad: { seq: e.seq, problem: 'step-mismatch', reason: `${where} differs from what was logged` } };
+      if (row.content_hash !== s.hash) return { checked, bad: { seq: e.seq, problem: 'step-mismatch', reason: `${where}: its content_hash column differs from the logged hash` } };
       checked += 1;
     }
   }
   return { checked };
 }
 
-/** Leaves of events 1..size as stored now, for comparing against a signed root. */
-async function storedRoot(pool: pg.Pool, tenantId: string, size: number): Promise<{ count: number; root: string }> {
-  const { rows } = await pool.query<{ hash: string }>('SELECT hash FROM ledger_events WHERE tenant_id = $1 AND seq <= $2 ORDER BY seq', [tenantId, size]);
-  return { count: rows.length, root: toHex(merkleRoot(rows.map((r) => eventLeafHash(r.hash)))) };
+/** Checks the signed checkpoints whose size the page reaches, as the accumulator passes each size. */
+class CheckpointWalk {
+  checked = 0;
+  private next = 0;
+
+  constructor(
+    private readonly heads: SignedTreeHead[],
+    private readonly publicKey: Uint8Array,
+    private readonly fromStart: boolean,
+    private readonly fromSeq: number,
+  ) {}
+
+  /** Feeds the page's events; returns the first checkpoint failure. */
+  feed(events: StoredLedgerEvent[], tree: MerkleAccumulator): Failure | undefined {
+    for (const e of events) {
+      if (this.fromStart) tree.append(eventLeafHash(e.hash));
+      for (let head = this.heads[this.next]; head && head.treeSize <= e.seq; head = this.heads[++this.next]) {
+        if (head.treeSize < this.fromSeq) continue;
+        const failure = this.check(head, e, tree);
+        if (failure) return failure;
+        this.checked++;
+      }
+    }
+    return undefined;
+  }
+
+  private check(head: SignedTreeHead, e: StoredLedgerEvent, tree: MerkleAccumulator): Failure | undefined {
+    if (!verifyTreeHead(head, this.publicKey)) return { seq: head.treeSize, problem: 'signature', reason: `checkpoint ${head.treeSize} does not verify with the server's key` };
+    if (e.hash !== head.headHash) return { seq: head.treeSize, problem: 'head-hash-mismatch', reason: `event ${head.treeSize} is not the one checkpoint ${head.treeSize} signed: history was rewritten` };
+    if (this.fromStart && toHex(tree.root()) !== head.rootHash) return { seq: head.treeSize, problem: 'root-mismatch', reason: `events 1..${head.treeSize} do not produce the signed root` };
+    return undefined;
+  }
+}
+
+async function allCheckpoints(pool: pg.Pool, tenantId: string): Promise<SignedTreeHead[]> {
+  const heads: SignedTreeHead[] = [];
+  for (;;) {
+    const page = await listCheckpoints(pool, tenantId, heads.at(-1)?.treeSize ?? 0, 10_000);
+    heads.push(...page);
+    if (page.length < 10_000) return heads;
+  }
 }
 
 export async function verifyStoredRange(
   pool: pg.Pool,
   tenantId: string,
-  fromSeq: number,
-  toSeq: number | null,
-  checkpoint: SignedTreeHead | null,
+  range: { fromSeq: number; toSeq: number | null },
   publicKeyHex: string,
 ): Promise<RangeReport> {
+  const { fromSeq, toSeq } = range;
+  const heads = await allCheckpoints(pool, tenantId);
+  const latest = heads.at(-1) ?? null;
+  const counts = { checked: 0, stepsChecked: 0, rowsChecked: 0, checkpointsChecked: 0 };
+  const walk = new CheckpointWalk(heads, fromHex(publicKeyHex, 32), fromSeq === 1, fromSeq);
+  const report = (failure?: Failure): RangeReport => ({
+    ok: !failure,
+    ...counts,
+    checkpointsChecked: walk.checked,
+    checkpointTreeSize: latest?.treeSize ?? null,
+    ...(failure ? { firstBadSeq: failure.seq, problem: failure.problem, reason: failure.reason } : {}),
+  });
+  const tree = new MerkleAccumulator();
+  const claims = new RowClaims();
   let expectedPrevHash = await prevHashBefore(pool, tenantId, fromSeq);
   let expectedFirstSeq = fromSeq;
-  let checked = 0;
-  let stepsChecked = 0;
-  const fail = (seq: number, problem: ChainReport['problem'], reason: string): RangeReport => ({ ok: false, checked, firstBadSeq: seq, problem, reason, stepsChecked, checkpointTreeSize: checkpoint?.treeSize ?? null });
   for (;;) {
     const page = await readEvents(pool, tenantId, { afterSeq: expectedFirstSeq - 1, toSeq, limit: PAGE });
-    if (!page.length) break;
-    const report = verifyChain(page, { expectedPrevHash, expectedFirstSeq, tenantId });
-    if (!report.ok) return { ...report, checked: checked + report.checked, stepsChecked, checkpointTreeSize: checkpoint?.treeSize ?? null };
-    const steps = await checkSteps(pool, page);
-    stepsChecked += steps.checked;
-    if (steps.bad) return fail(steps.bad.seq, 'hash-mismatch', steps.bad.reason);
-    checked += page.length;
-    expectedPrevHash = page[page.length - 1]!.hash;
-    expectedFirstSeq = page[page.length - 1]!.seq + 1;
+    const last = page.at(-1);
+    if (!last) break;
+    const chain = verifyChain(page, { expectedPrevHash, expectedFirstSeq, tenantId });
+    counts.checked += chain.checked;
+    if (!chain.ok) return report({ seq: chain.firstBadSeq ?? expectedFirstSeq, problem: chain.problem ?? 'malformed', reason: chain.reason ?? '' });
+    const steps = await checkSteps(pool, tenantId, page);
+    counts.stepsChecked += steps.checked;
+    if (steps.bad) return report(steps.bad);
+    const checkpoint = walk.feed(page, tree);
+    if (checkpoint) return report(checkpoint);
+    if (toSeq === null) for (const e of page) claims.add(e);
+    expectedPrevHash = last.hash;
+    expectedFirstSeq = last.seq + 1;
     if (page.length < PAGE) break;
   }
-  if (checkpoint && fromSeq <= 1 && (toSeq === null || toSeq >= checkpoint.treeSize)) {
-    if (!verifyTreeHead(checkpoint, fromHex(publicKeyHex, 32))) return fail(checkpoint.treeSize, 'signature', 'the latest checkpoint signature does not verify');
-    const stored = await storedRoot(pool, tenantId, checkpoint.treeSize);
-    if (stored.count < checkpoint.treeSize) return fail(stored.count + 1, 'missing-tail', `checkpoint covers ${checkpoint.treeSize} events but only ${stored.count} are stored`);
-    if (stored.root !== checkpoint.rootHash) return fail(checkpoint.treeSize, 'root-mismatch', 'stored events do not produce the signed Merkle root');
+  if (toSeq === null) {
+    const rows = await checkRows(pool, tenantId, claims);
+    counts.rowsChecked = rows.checked;
+    const [bad] = rows.failures;
+    if (bad) return report({ seq: bad.seq, problem: 'row-mismatch', reason: bad.reason });
   }
-  return { ok: true, checked, stepsChecked, checkpointTreeSize: checkpoint?.treeSize ?? null };
+  const end = expectedFirstSeq - 1;
+  const beyond = heads.find((h) => h.treeSize > end);
+  if (beyond && (toSeq === null || toSeq >= beyond.treeSize)) {
+    return report({ seq: end + 1, problem: 'missing-tail', reason: `checkpoint ${beyond.treeSize} is signed but the ledger ends at seq ${end}` });
+  }
+  if (fromSeq === 1 && toSeq === null) {
+    const { rows } = await pool.query('SELECT count(*)::bigint AS n FROM steps WHERE tenant_id = $1', [tenantId]);
+    const stored = Number(rows[0].n);
+    if (stored > counts.stepsChecked) return report({ seq: end + 1, problem: 'step-uncovered', reason: `${stored - counts.stepsChecked} step rows are covered by no steps.logged event` });
+  }
+  return report();
 }

@@ -5,9 +5,32 @@ import { GENESIS_HASH, chainHash, fromHex, isHashHex, toHex, type StoredLedgerEv
 import { eventLeafHash, merkleRoot, verifyInclusion } from './merkle.ts';
 import type { MerkleTree } from './merkle.ts';
 import { isTreeHead, verifyTreeHead, type SignedTreeHead, type TreeHead } from './signed-head.ts';
+import { hasOnly, isCreatedAt, isUuid } from './shape.ts';
+
+/** Every problem code a verifier reports (docs/LEDGER.md §7.4 lists them with their meaning). */
+export const LEDGER_PROBLEMS = [
+  'malformed',
+  'unsupported-version',
+  'tenant-mismatch',
+  'seq-gap',
+  'seq-order',
+  'prev-hash-mismatch',
+  'hash-mismatch',
+  'signature',
+  'proof-missing',
+  'proof-invalid',
+  'missing-tail',
+  'head-hash-mismatch',
+  'root-mismatch',
+  'step-missing',
+  'step-mismatch',
+  'step-uncovered',
+  'row-mismatch',
+] as const;
 
 export type LedgerProblem =
-  | 'malformed' // an event, proof or head lacks a field or has the wrong type
+  | 'malformed' // an event, proof or head lacks a field, has the wrong type or an unknown member
+  | 'unsupported-version' // a `v` member other than 1, or a bundle/export format other than v1
   | 'tenant-mismatch'
   | 'seq-gap' // an event is missing
   | 'seq-order' // an event is present but out of place
@@ -18,7 +41,11 @@ export type LedgerProblem =
   | 'proof-invalid'
   | 'missing-tail' // fewer events than a checkpoint covers
   | 'head-hash-mismatch'
-  | 'root-mismatch';
+  | 'root-mismatch'
+  | 'step-missing' // a steps.logged entry names a step row the bundle or database lacks
+  | 'step-mismatch' // a step row does not hash to what its steps.logged entry carries
+  | 'step-uncovered' // a step row no steps.logged entry covers
+  | 'row-mismatch'; // a stored row (checkpoint state, critique, outcome, ...) differs from its event's hash
 
 export interface ChainReport {
   ok: boolean;
@@ -39,30 +66,44 @@ export interface ChainOptions {
   tenantId?: string;
 }
 
-interface Failure {
+export interface Failure {
   problem: LedgerProblem;
   reason: string;
 }
 
-function isStoredEvent(value: unknown): value is StoredLedgerEvent {
-  if (typeof value !== 'object' || value === null) return false;
+const EVENT_MEMBERS = ['tenantId', 'seq', 'type', 'episodeId', 'workItemId', 'payload', 'createdAt', 'prevHash', 'hash'];
+const EVENT_TYPE = /^[a-z_]+(?:\.[a-z_]+)+$/;
+
+/** Exactly the nine members of §2 (and optionally `v`: 1), each well-formed. */
+export function isStoredEvent(value: unknown): value is StoredLedgerEvent {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const e = value as Record<string, unknown>;
   return (
-    typeof e.tenantId === 'string' &&
+    hasOnly(e, EVENT_MEMBERS, ['v']) &&
+    (e.v === undefined || e.v === 1) &&
+    isUuid(e.tenantId) &&
     Number.isSafeInteger(e.seq) &&
     (e.seq as number) >= 1 &&
     typeof e.type === 'string' &&
-    (typeof e.episodeId === 'string' || e.episodeId === null) &&
-    (typeof e.workItemId === 'string' || e.workItemId === null) &&
-    'payload' in e &&
-    typeof e.createdAt === 'string' &&
+    EVENT_TYPE.test(e.type) &&
+    (isUuid(e.episodeId) || e.episodeId === null) &&
+    (isUuid(e.workItemId) || e.workItemId === null) &&
+    isCreatedAt(e.createdAt) &&
     isHashHex(e.prevHash) &&
     isHashHex(e.hash)
   );
 }
 
+/** Why an item is not a stored event: an unknown version, or malformed. */
+export function eventShapeFailure(value: unknown, where: string): Failure | undefined {
+  if (isStoredEvent(value)) return undefined;
+  const v = typeof value === 'object' && value !== null ? (value as Record<string, unknown>).v : undefined;
+  if (v !== undefined && v !== 1) return { problem: 'unsupported-version', reason: `${where} has "v": ${JSON.stringify(v)}; only version 1 is known` };
+  return { problem: 'malformed', reason: `${where} is malformed (members and types of docs/LEDGER.md §2)` };
+}
+
 /** Recomputes an event's hash from its own prevHash and content. */
-function contentFailure(e: StoredLedgerEvent): Failure | undefined {
+export function contentFailure(e: StoredLedgerEvent): Failure | undefined {
   let recomputed: string;
   try {
     recomputed = chainHash(e.prevHash, e);
@@ -88,7 +129,8 @@ function eventFailure(
   expected: { seq: number; prevHash: string; tenantId: string },
 ): Failure | undefined {
   const e = events[index];
-  if (!isStoredEvent(e)) return { problem: 'malformed', reason: `event at position ${index} is malformed` };
+  const shape = eventShapeFailure(e, `event at position ${index}`);
+  if (shape || !isStoredEvent(e)) return shape;
   if (e.tenantId !== expected.tenantId) {
     return { problem: 'tenant-mismatch', reason: `seq ${e.seq} belongs to tenant ${e.tenantId}` };
   }
@@ -163,145 +205,4 @@ export function verifyAgainstCheckpoint(
     return { ok: false, checked, problem: 'root-mismatch', reason: `root of ${treeSize} events is ${root}, checkpoint says ${head.rootHash}` };
   }
   return { ok: true, checked };
-}
-
-/** Inclusion proof of one event, as carried in a bundle. */
-export interface EventInclusionProof {
-  seq: number;
-  leafIndex: number; // always seq - 1
-  auditPath: string[]; // hex, deepest sibling first
-}
-
-/** Everything an auditor needs to check some events of one tenant offline. */
-export interface ProofBundle {
-  tenantId: string;
-  events: StoredLedgerEvent[];
-  proofs: EventInclusionProof[];
-  treeHead: SignedTreeHead;
-}
-
-export interface BundleProblem {
-  seq?: number;
-  problem: LedgerProblem;
-  reason: string;
-}
-
-export interface BundleReport {
-  ok: boolean;
-  signatureValid: boolean;
-  /** Events whose hash and inclusion proof both verified. */
-  eventsChecked: number;
-  problems: BundleProblem[];
-}
-
-/** Assembles a bundle for events already covered by `treeHead` (producer side; throws on misuse). */
-export function buildProofBundle(events: StoredLedgerEvent[], tree: MerkleTree, treeHead: SignedTreeHead): ProofBundle {
-  const proofs = events.map((e) => ({
-    seq: e.seq,
-    leafIndex: e.seq - 1,
-    auditPath: tree.inclusionProof(e.seq - 1, treeHead.treeSize).map(toHex),
-  }));
-  return { tenantId: treeHead.tenantId, events, proofs, treeHead };
-}
-
-function isProof(value: unknown): value is EventInclusionProof {
-  if (typeof value !== 'object' || value === null) return false;
-  const p = value as Record<string, unknown>;
-  return Number.isSafeInteger(p.seq) && Number.isSafeInteger(p.leafIndex) && Array.isArray(p.auditPath);
-}
-
-function isBundle(value: unknown): value is ProofBundle {
-  if (typeof value !== 'object' || value === null) return false;
-  const b = value as Record<string, unknown>;
-  return typeof b.tenantId === 'string' && Array.isArray(b.events) && Array.isArray(b.proofs) && isTreeHead(b.treeHead);
-}
-
-function decodePath(auditPath: unknown[]): Uint8Array[] | undefined {
-  if (!auditPath.every(isHashHex)) return undefined;
-  return auditPath.map((hex) => fromHex(hex));
-}
-
-function proofFailure(e: StoredLedgerEvent, proof: EventInclusionProof | undefined, head: TreeHead): Failure | undefined {
-  if (e.seq > head.treeSize) return { problem: 'proof-invalid', reason: `seq ${e.seq} is beyond the tree head (size ${head.treeSize})` };
-  if (proof === undefined) return { problem: 'proof-missing', reason: `no inclusion proof for seq ${e.seq}` };
-  if (proof.leafIndex !== e.seq - 1) {
-    return { problem: 'proof-invalid', reason: `proof for seq ${e.seq} names leaf ${proof.leafIndex}, expected ${e.seq - 1}` };
-  }
-  const auditPath = decodePath(proof.auditPath);
-  const included =
-    auditPath !== undefined &&
-    verifyInclusion({
-      leafIndex: proof.leafIndex,
-      treeSize: head.treeSize,
-      leafHash: eventLeafHash(e.hash),
-      auditPath,
-      rootHash: fromHex(head.rootHash),
-    });
-  if (!included) return { problem: 'proof-invalid', reason: `inclusion proof for seq ${e.seq} does not lead to the signed root` };
-  if (e.seq === head.treeSize && e.hash !== head.headHash) {
-    return { problem: 'head-hash-mismatch', reason: `seq ${e.seq} is the head but its hash is not the head hash` };
-  }
-  return undefined;
-}
-
-function bundleEventFailure(
-  e: StoredLedgerEvent,
-  bundle: ProofBundle,
-  eventsBySeq: Map<number, StoredLedgerEvent>,
-  proofsBySeq: Map<number, EventInclusionProof>,
-): Failure | undefined {
-  if (e.tenantId !== bundle.tenantId) return { problem: 'tenant-mismatch', reason: `seq ${e.seq} belongs to tenant ${e.tenantId}` };
-  const content = contentFailure(e);
-  if (content) return content;
-  // Bundled events are usually scattered; where two are adjacent their link is checkable too.
-  const previous = eventsBySeq.get(e.seq - 1);
-  if (previous !== undefined && previous.hash !== e.prevHash) {
-    return { problem: 'prev-hash-mismatch', reason: `seq ${e.seq}: prevHash is not the hash of seq ${e.seq - 1}` };
-  }
-  return proofFailure(e, proofsBySeq.get(e.seq), bundle.treeHead);
-}
-
-/** Indexes items by seq, reporting duplicates and malformed items as problems. */
-function indexBySeq<T extends { seq: number }>(
-  items: unknown[],
-  isItem: (value: unknown) => value is T,
-  what: string,
-  problems: BundleProblem[],
-): Map<number, T> {
-  const bySeq = new Map<number, T>();
-  items.forEach((item, index) => {
-    if (!isItem(item)) problems.push({ problem: 'malformed', reason: `${what} at position ${index} is malformed` });
-    else if (bySeq.has(item.seq)) problems.push({ seq: item.seq, problem: 'malformed', reason: `duplicate ${what} for seq ${item.seq}` });
-    else bySeq.set(item.seq, item);
-  });
-  return bySeq;
-}
-
-/**
- * Verifies an episode proof bundle: the head's signature, each event's hash, each event's
- * inclusion in the signed root, and links between adjacent bundled events.
- */
-export function verifyProofBundle(bundle: ProofBundle, publicKey: Uint8Array): BundleReport {
-  if (!isBundle(bundle)) {
-    return { ok: false, signatureValid: false, eventsChecked: 0, problems: [{ problem: 'malformed', reason: 'bundle is malformed' }] };
-  }
-  const problems: BundleProblem[] = [];
-  const signatureValid = verifyTreeHead(bundle.treeHead, publicKey);
-  if (!signatureValid) problems.push({ problem: 'signature', reason: 'tree head signature does not verify' });
-  if (bundle.treeHead.tenantId !== bundle.tenantId) {
-    problems.push({ problem: 'tenant-mismatch', reason: `tree head is for tenant ${bundle.treeHead.tenantId}` });
-  }
-  const eventsBySeq = indexBySeq(bundle.events, isStoredEvent, 'event', problems);
-  const proofsBySeq = indexBySeq(bundle.proofs, isProof, 'proof', problems);
-
-  let eventsChecked = 0;
-  for (const e of eventsBySeq.values()) {
-    const failure = bundleEventFailure(e, bundle, eventsBySeq, proofsBySeq);
-    if (failure) problems.push({ seq: e.seq, ...failure });
-    else eventsChecked++;
-  }
-  for (const seq of proofsBySeq.keys()) {
-    if (!eventsBySeq.has(seq)) problems.push({ seq, problem: 'malformed', reason: `proof for seq ${seq} has no event` });
-  }
-  return { ok: problems.length === 0, signatureValid, eventsChecked, problems };
 }

@@ -1,9 +1,10 @@
 // Retrieval in the API: relevantEpisodes and relevantPatterns, each answer with its score
 // breakdown and a retrievalId (the receipt completeEpisode(usedRetrievals) credits).
+import { grantsScope } from '../auth/keys.ts';
 import { builder } from '../builder.ts';
 import { ComplexityEnum } from '../episodes/graphql.ts';
 import { InputLimitError, throwIfViolations } from '../schema/errors.ts';
-import { toContextFacts, toRetrievalQuery, validateContext, validateLimit, validateRetrieval } from './inputs.ts';
+import { patternTaskViolations, toContextFacts, toRetrievalQuery, validateRetrieval } from './inputs.ts';
 import type { ScoredPattern } from './pattern-store.ts';
 import { retrieveEpisodes, retrievePatterns, type EpisodeRetrievalResult, type PatternRetrievalResult } from './retrieve.ts';
 import type { ScoredEpisode } from './store.ts';
@@ -36,7 +37,7 @@ const RelevantEpisodeFilter = builder.inputType('RelevantEpisodeFilter', {
 });
 
 const RelevanceScoreRef = builder.objectRef<ScoredEpisode>('RelevanceScore').implement({
-  description: 'total = 0.35 contextMatch + 0.20 reward + 0.30 similarity + 0.05 recency + 0.10 feedback (docs/LEARNING.md).',
+  description: 'total = 0.40 contextMatch + 0.05 reward + 0.43 similarity + 0.02 recency + 0.10 feedback (docs/LEARNING.md).',
   fields: (t) => ({
     total: t.float({ resolve: (s) => s.score.total }),
     contextMatch: t.float({ resolve: (s) => s.score.contextMatch }),
@@ -44,7 +45,9 @@ const RelevanceScoreRef = builder.objectRef<ScoredEpisode>('RelevanceScore').imp
     similarity: t.float({ resolve: (s) => s.score.similarity, description: 'max(textRank, trigramSimilarity)' }),
     recency: t.float({ resolve: (s) => s.score.recency }),
     feedback: t.float({ resolve: (s) => s.score.feedback }),
-    textRank: t.exposeFloat('textRank'),
+    textRank: t.exposeFloat('textRank', { description: '(taskText + work) / the best candidate\'s, in [0, 1].' }),
+    taskText: t.exposeFloat('taskText', { description: 'BM25 (k1 1.2, b 0.75) of the query against the task description.' }),
+    work: t.exposeFloat('work', { description: '0.5 × BM25 (b 1) of the query against what the episode did: files and symbols it changed, its commands, errors and tools.' }),
     trigramSimilarity: t.exposeFloat('trigramSimilarity'),
   }),
 });
@@ -53,23 +56,26 @@ const ScoredEpisodeRef = builder.objectRef<ScoredEpisode>('ScoredEpisode').imple
   fields: (t) => ({
     episode: t.prismaField({ type: 'Episode', resolve: (query, s, _args, ctx) => ctx.db.episode.findUniqueOrThrow({ ...query, where: { id: s.id } }) }),
     score: t.field({ type: RelevanceScoreRef, resolve: (s) => s }),
+    failed: t.exposeBoolean('failed', { description: 'A failed episode: evidence of what did not work.' }),
+    whatWentWrong: t.exposeString('whatWentWrong', { nullable: true, description: "A failed episode's outcome reason and details." }),
   }),
 });
 
 const RelevantEpisodesRef = builder.objectRef<EpisodeRetrievalResult>('RelevantEpisodes').implement({
   fields: (t) => ({
-    retrievalId: t.exposeID('retrievalId', { description: 'Pass it to completeEpisode(usedRetrievals) to credit what helped.' }),
-    episodes: t.field({ type: [ScoredEpisodeRef], resolve: (r) => r.episodes, description: 'Completed episodes, best first.' }),
+    retrievalId: t.exposeID('retrievalId', { nullable: true, description: 'Pass it to completeEpisode(usedRetrievals) to credit what helped. Null for a key without write scope: nothing is recorded.' }),
+    episodes: t.field({ type: [ScoredEpisodeRef], resolve: (r) => r.episodes, description: 'Completed episodes, best first; with includeFailures, failed ones ranked among them (marked failed).' }),
     warnings: t.field({ type: [ScoredEpisodeRef], resolve: (r) => r.warnings, description: 'Similar failed episodes (includeFailures).' }),
   }),
 });
 
 const PatternScoreRef = builder.objectRef<ScoredPattern['score']>('PatternScore').implement({
-  description: 'total = 0.5 effectiveness + 0.4 fit + 0.1 feedback (docs/LEARNING.md).',
+  description: 'total = relevance × (0.5 + 0.5 strength) + 0.1 feedback; relevance = 0.5 cue + 0.5 scope, floor 0.5 (docs/LEARNING.md).',
   fields: (t) => ({
     total: t.exposeFloat('total'),
-    effectiveness: t.exposeFloat('effectiveness'),
-    fit: t.exposeFloat('fit'),
+    relevance: t.exposeFloat('relevance', { description: 'How well the pattern fits the task: the task mentions its cue, its domain (or language) is the scope.' }),
+    strength: t.exposeFloat('strength', { description: 'min(1, |lift| / 0.5).' }),
+    lift: t.exposeFloat('lift', { description: 'Over comparable episodes without the antecedent; negative: a warning.' }),
     feedback: t.exposeFloat('feedback'),
   }),
 });
@@ -83,7 +89,7 @@ const ScoredPatternRef = builder.objectRef<ScoredPattern>('ScoredPattern').imple
 
 const RelevantPatternsRef = builder.objectRef<PatternRetrievalResult>('RelevantPatterns').implement({
   fields: (t) => ({
-    retrievalId: t.exposeID('retrievalId'),
+    retrievalId: t.exposeID('retrievalId', { nullable: true, description: 'Null for a key without write scope: nothing is recorded.' }),
     patterns: t.field({ type: [ScoredPatternRef], resolve: (r) => r.patterns }),
   }),
 });
@@ -103,18 +109,27 @@ builder.queryFields((t) => ({
       const limit = args.limit ?? 10;
       throwIfViolations(validateRetrieval(args.task, limit));
       const filter = { minReward: args.filter?.minReward ?? null, endedAfter: args.filter?.endedAfter ?? null, agent: args.filter?.agent ?? null };
-      return retrieveEpisodes(ctx.services, ctx.viewer!.tenantId, { query: toRetrievalQuery(args.task), limit, includeFailures: args.includeFailures ?? false, filter });
+      // Receipts are writes: only a key that may write records one.
+      const record = grantsScope(ctx.viewer!.scopes, 'write');
+      return retrieveEpisodes(ctx.services, ctx.viewer!.tenantId, { query: toRetrievalQuery(args.task), limit, includeFailures: args.includeFailures ?? false, filter, record });
     },
   }),
   relevantPatterns: t.field({
     type: RelevantPatternsRef,
-    description: 'Active patterns ranked by effectiveness and fit to the context. Records a receipt (retrieval.served).',
+    description:
+      'Active patterns relevant to the task (it mentions their term; its domain or language is their scope), ranked by relevance and lift, with a relevance floor. Records a receipt (retrieval.served).',
     errors: { types: [InputLimitError] },
-    args: { context: t.arg({ type: RetrievalContextInput, required: true }), limit: t.arg.int({ defaultValue: 10 }) },
+    args: {
+      task: t.arg({ type: RetrievalTaskInput, description: 'The task: its description and context. Required unless context is given.' }),
+      context: t.arg({ type: RetrievalContextInput, description: 'Context only (no description): the tool and error patterns of its domain. Prefer task.' }),
+      limit: t.arg.int({ defaultValue: 10 }),
+    },
     resolve: (_root, args, ctx) => {
       const limit = args.limit ?? 10;
-      throwIfViolations([...validateContext(args.context, 'context'), ...validateLimit(limit)]);
-      return retrievePatterns(ctx.services, ctx.viewer!.tenantId, toContextFacts(args.context), limit);
+      const task = args.task ?? { description: '', context: args.context };
+      throwIfViolations([...patternTaskViolations(args.task, args.context), ...validateRetrieval(task, limit)]);
+      const query = { description: task.description, context: toContextFacts(task.context) };
+      return retrievePatterns(ctx.services, ctx.viewer!.tenantId, query, limit, grantsScope(ctx.viewer!.scopes, 'write'));
     },
   }),
 }));

@@ -64,3 +64,9 @@ export function validateRetrieval(task: GqlRetrievalTask, limit: number): Violat
 export function validateLimit(limit: number): Violation[] {
   return limit >= 1 && limit <= RETRIEVAL_LIMITS.maxResults ? [] : [{ field: 'limit', limit: `1..${RETRIEVAL_LIMITS.maxResults}`, actual: limit, message: `limit must be between 1 and ${RETRIEVAL_LIMITS.maxResults}` }];
 }
+
+/** relevantPatterns takes a task, or (the older form) a context alone; exactly one of them. */
+export function patternTaskViolations(task: GqlRetrievalTask | null | undefined, context: GqlRetrievalContext | null | undefined): Violation[] {
+  if ((task == null) === (context == null)) return [{ field: 'task', limit: 'exactly one of task or context', message: 'give the task (description and context), or a context alone' }];
+  return [];
+}

@@ -1,61 +1,78 @@
 /**
- * Pattern ranking for relevantPatterns: how well a pattern has worked (effectiveness, which
- * already folds in success rate, mean reward and sample size) and how well it fits the asking
- * context, plus the retrieval-feedback credit. The pattern store's SQL mirrors this.
+ * Pattern ranking for relevantPatterns: how well a pattern fits the asking task, times how strong it
+ * is, plus the retrieval-feedback credit. Pure; pattern-store.ts loads the candidates.
  *
- *   total = 0.5 × effectiveness + 0.4 × fit + 0.1 × feedback
+ *   relevance = 0.5 × cue + 0.5 × scope
+ *   total     = relevance × (0.5 + 0.5 × strength) + 0.1 × feedback,   strength = min(1, |lift| / 0.5)
  *
- * fit: a context pattern is about one context feature, so it fits fully when the query has that
- * feature and not at all otherwise; any other kind fits by contextMatch against the context of the
- * episode that first produced it.
+ * cue: 1 when the task mentions the pattern's term (file and task-outcome patterns); tool and error
+ * patterns are about runs of a scope, not about words of a task, so their cue is 0.
+ * scope: 1 when the task's domain is the pattern's scope, 0.5 when the task names no domain and its
+ * language is the pattern's, 0 when the task gives neither. A task of another domain (or, naming no
+ * domain, of another language) is about another project: the pattern is not relevant at all (a Java
+ * task gets nothing from Python repositories). Patterns below the floor are not served.
  */
 import { clamp, type ContextFacts } from '../learning/facts.ts';
 import type { PatternKind } from '../learning/patterns.ts';
-import { contextMatch } from './score.ts';
 
-export const PATTERN_RELEVANCE_WEIGHTS = { effectiveness: 0.5, fit: 0.4, feedback: 0.1 } as const;
+export const PATTERN_RELEVANCE = { cue: 0.5, scope: 0.5, feedback: 0.1, floor: 0.5, fullStrengthLift: 0.5 } as const;
 
 export interface RankedPattern {
   kind: PatternKind;
-  /** The candidate signature; a context pattern's is [field, value, tool]. */
-  signature: readonly string[];
-  /** PatternStats.effectiveness, in [0, 1]. */
-  effectiveness: number;
-  /** Context of the episode that first produced the pattern. */
-  context: ContextFacts;
+  scope: string;
+  cue: string;
+  /** Language of the episode that first produced the pattern. */
+  language: string | null;
+  lift: number | null;
   /** Retrieval-feedback credit in [-1, 1]; 0 when none. */
   feedbackCredit: number;
 }
 
+export interface PatternQuery {
+  /** taskTerms of the task description (lower-cased). */
+  terms: ReadonlySet<string>;
+  context: ContextFacts;
+}
+
 export interface PatternRelevance {
-  effectiveness: number;
-  fit: number;
+  relevance: number;
+  strength: number;
+  lift: number;
   feedback: number;
   total: number;
 }
 
-export function patternRelevance(context: ContextFacts, pattern: RankedPattern): PatternRelevance {
-  const components = {
-    effectiveness: clamp(pattern.effectiveness, 0, 1),
-    fit: patternFit(context, pattern),
-    feedback: clamp(pattern.feedbackCredit, -1, 1),
-  };
-  const total =
-    PATTERN_RELEVANCE_WEIGHTS.effectiveness * components.effectiveness +
-    PATTERN_RELEVANCE_WEIGHTS.fit * components.fit +
-    PATTERN_RELEVANCE_WEIGHTS.feedback * components.feedback;
-  return { ...components, total };
+/** null: not relevant to this task (another project, or below the floor). */
+export function patternRelevance(query: PatternQuery, pattern: RankedPattern): PatternRelevance | null {
+  const scope = scopeFit(query.context, pattern);
+  if (scope === null) return null;
+  const cued = pattern.kind === 'file_change' || pattern.kind === 'task_outcome';
+  const cue = cued && query.terms.has(pattern.cue) ? 1 : 0;
+  if (cued && cue === 0) return null;
+  const relevance = PATTERN_RELEVANCE.cue * cue + PATTERN_RELEVANCE.scope * scope;
+  if (relevance < PATTERN_RELEVANCE.floor) return null;
+  const lift = pattern.lift ?? 0;
+  const strength = clamp(Math.abs(lift) / PATTERN_RELEVANCE.fullStrengthLift, 0, 1);
+  const feedback = clamp(pattern.feedbackCredit, -1, 1);
+  return { relevance, strength, lift, feedback, total: relevance * (0.5 + 0.5 * strength) + PATTERN_RELEVANCE.feedback * feedback };
 }
 
-export function patternFit(context: ContextFacts, pattern: RankedPattern): number {
-  if (pattern.kind === 'context_pattern') return hasFeature(context, pattern.signature[0], pattern.signature[1]) ? 1 : 0;
-  return contextMatch({ taskType: null, context }, { taskType: null, context: pattern.context });
+/**
+ * 1 same domain, 0.5 same language when the task names no domain, 0 nothing to compare, null
+ * another project. A task that names its domain gets only that domain's patterns: another
+ * repository's files and success rates are not about it, even in the same language.
+ */
+export function scopeFit(context: ContextFacts, pattern: Pick<RankedPattern, 'scope' | 'language'>): number | null {
+  const domain = normalised(context.domain);
+  const language = normalised(context.language);
+  if (domain !== null) return pattern.scope === domain ? 1 : null;
+  if (language === null) return 0;
+  const patternLanguage = pattern.scope.startsWith('language:') ? pattern.scope.slice('language:'.length) : normalised(pattern.language);
+  if (language !== null && patternLanguage === language) return 0.5;
+  return null;
 }
 
-// Signatures hold trimmed, lower-cased names (patterns.ts), so the query side is normalised the same way.
-function hasFeature(context: ContextFacts, field: string | undefined, value: string | undefined): boolean {
-  const normalised = (text: string | null): string | null => (text === null ? null : text.trim().toLowerCase());
-  if (field === 'tag') return context.tags.some((tag) => normalised(tag) === value);
-  if (field === 'domain' || field === 'language' || field === 'framework') return normalised(context[field]) === value;
-  return false;
+function normalised(text: string | null): string | null {
+  const value = text?.trim().toLowerCase() ?? '';
+  return value === '' ? null : value;
 }

@@ -1,58 +1,54 @@
-// relevantPatterns in SQL: active patterns of the tenant, capped (the most effective ones, plus
-// the context patterns about a feature the query has), then patternRelevance (pattern-score.ts)
-// over just those candidates.
+// relevantPatterns in SQL: the active patterns whose cue the task mentions, plus the active tool and
+// error patterns of the task's domain, capped; then patternRelevance (pattern-score.ts) over just
+// those candidates, with its floor.
 import type pg from 'pg';
 import { compareText, type ContextFacts } from '../learning/facts.ts';
 import type { PatternKind } from '../learning/patterns.ts';
+import { TASK_TERM_RULES, taskTerms } from '../learning/task-terms.ts';
 import { patternRelevance, type PatternRelevance } from './pattern-score.ts';
 
-export const PATTERN_CANDIDATE_CAPS = { effective: 300, features: 200 } as const;
+export const PATTERN_CANDIDATE_CAPS = { cued: 500, scope: 200 } as const;
 
 export interface ScoredPattern {
   id: string;
   score: PatternRelevance;
 }
 
-/** The query's context features as context patterns store them: [field, trimmed lower-cased value]. */
-function features(context: ContextFacts): Array<[string, string]> {
-  const norm = (text: string) => text.trim().toLowerCase();
-  const fields: Array<[string, string | null]> = [
-    ['domain', context.domain],
-    ['language', context.language],
-    ['framework', context.framework],
-  ];
-  return [
-    ...fields.flatMap(([field, value]): Array<[string, string]> => (value ? [[field, norm(value)]] : [])),
-    ...context.tags.map((tag): [string, string] => ['tag', norm(tag)]),
-  ];
+export interface PatternTask {
+  description: string;
+  context: ContextFacts;
 }
 
-export async function rankPatterns(pool: pg.Pool, tenantId: string, context: ContextFacts, limit: number): Promise<ScoredPattern[]> {
-  const wanted = features(context);
+export async function rankPatterns(pool: pg.Pool, tenantId: string, task: PatternTask, limit: number): Promise<ScoredPattern[]> {
+  const terms = taskTerms(task.description, TASK_TERM_RULES.perQuery);
+  const domain = task.context.domain?.trim().toLowerCase() || null;
   const { rows } = await pool.query(
     `WITH c AS (
-       (SELECT id FROM patterns WHERE tenant_id = $1 AND status = 'active' ORDER BY effectiveness DESC LIMIT ${PATTERN_CANDIDATE_CAPS.effective})
+       (SELECT id FROM patterns WHERE tenant_id = $1 AND cue = ANY($2::text[]) AND status = 'active' AND kind IN ('file_change', 'task_outcome')
+         ORDER BY effectiveness DESC, id LIMIT ${PATTERN_CANDIDATE_CAPS.cued})
        UNION
-       (SELECT p.id FROM patterns p
-         WHERE p.tenant_id = $1 AND p.status = 'active' AND p.kind = 'context_pattern'
-           AND EXISTS (SELECT 1 FROM unnest($2::text[], $3::text[]) AS q(field, value) WHERE q.field = p.signature[1] AND q.value = p.signature[2])
-         LIMIT ${PATTERN_CANDIDATE_CAPS.features})
+       (SELECT id FROM patterns WHERE tenant_id = $1 AND scope = $3 AND status = 'active' AND kind IN ('tool_outcome', 'error_outcome')
+         ORDER BY effectiveness DESC, id LIMIT ${PATTERN_CANDIDATE_CAPS.scope})
      )
-     SELECT p.id, p.kind, p.signature, p.effectiveness, p.domain, p.language, p.framework, p.tags, p.feedback_credit
-       FROM patterns p JOIN c USING (id)`,
-    [tenantId, wanted.map(([field]) => field), wanted.map(([, value]) => value)],
+     SELECT p.id, p.key, p.kind, p.scope, p.cue, p.language, p.lift, p.feedback_credit FROM patterns p JOIN c USING (id)`,
+    [tenantId, terms, domain],
   );
-  return rows
-    .map((row) => ({
-      id: row.id as string,
-      score: patternRelevance(context, {
-        kind: row.kind as PatternKind,
-        signature: row.signature ?? [],
-        effectiveness: row.effectiveness,
-        context: { domain: row.domain, language: row.language, framework: row.framework, tags: row.tags ?? [] },
-        feedbackCredit: row.feedback_credit,
-      }),
-    }))
-    .sort((a, b) => b.score.total - a.score.total || compareText(a.id, b.id))
-    .slice(0, limit);
+  const query = { terms: new Set(terms), context: task.context };
+  const scored: Array<ScoredPattern & { key: string }> = [];
+  for (const row of rows) {
+    const score = patternRelevance(query, {
+      kind: row.kind as PatternKind,
+      scope: row.scope,
+      cue: row.cue,
+      language: row.language,
+      lift: row.lift,
+      feedbackCredit: row.feedback_credit,
+    });
+    if (score) scored.push({ id: row.id as string, key: row.key as string, score });
+  }
+  // Ties break by key (the fact), not id, so two tenants with the same history get the same order.
+  return scored
+    .sort((a, b) => b.score.total - a.score.total || compareText(a.key, b.key))
+    .slice(0, limit)
+    .map(({ id, score }) => ({ id, score }));
 }

@@ -1,13 +1,17 @@
-// A retrieval: rank (read-only, on the pool), then record its receipt and ledger event (one write).
-import type { ContextFacts } from '../learning/facts.ts';
+// A retrieval: rank (read-only, on the pool), then record its receipt and ledger event (one write),
+// only when the caller may write (`record`): a read-scope key never writes (docs/SECURITY.md).
 import type { Services } from '../services.ts';
-import { rankPatterns, type ScoredPattern } from './pattern-store.ts';
+import { rankPatterns, type PatternTask, type ScoredPattern } from './pattern-store.ts';
 import { recordRetrieval } from './receipts.ts';
 import type { RetrievalQuery } from './score.ts';
-import { rankEpisodes, type EpisodeRetrievalFilter, type ScoredEpisode } from './store.ts';
+import { CONTEXT_CANDIDATES, LEXICAL_CANDIDATES, rankEpisodes, type EpisodeRetrievalFilter, type ScoredEpisode } from './store.ts';
+
+/** Every candidate, so the warnings can be the best failed ones however far down they rank. */
+const RANKED_FOR_WARNINGS = LEXICAL_CANDIDATES + CONTEXT_CANDIDATES;
 
 export interface EpisodeRetrievalResult {
-  retrievalId: string;
+  /** Null when nothing was recorded (the caller may not write). */
+  retrievalId: string | null;
   episodes: ScoredEpisode[];
   warnings: ScoredEpisode[];
 }
@@ -15,20 +19,26 @@ export interface EpisodeRetrievalResult {
 export async function retrieveEpisodes(
   services: Pick<Services, 'db' | 'writer'>,
   tenantId: string,
-  request: { query: RetrievalQuery; limit: number; includeFailures: boolean; filter: EpisodeRetrievalFilter },
+  request: { query: RetrievalQuery; limit: number; includeFailures: boolean; filter: EpisodeRetrievalFilter; record: boolean },
 ): Promise<EpisodeRetrievalResult> {
   const now = new Date();
   const common = { tenantId, query: request.query, limit: request.limit, filter: request.filter, now };
-  const [episodes, warnings] = await Promise.all([
-    rankEpisodes(services.db.pool, { ...common, status: 'completed' }),
-    request.includeFailures ? rankEpisodes(services.db.pool, { ...common, status: 'failed' }) : Promise.resolve([]),
-  ]);
+  // One ranking serves both lists: failed episodes are ranked among the completed ones (evidence
+  // of what did not work), and the warnings are the best failed ones of the same candidates.
+  const ranked = await rankEpisodes(services.db.pool, {
+    ...common,
+    limit: request.includeFailures ? RANKED_FOR_WARNINGS : request.limit,
+    statuses: request.includeFailures ? ['completed', 'failed'] : ['completed'],
+  });
+  const episodes = ranked.slice(0, request.limit);
+  const warnings = ranked.filter((e) => e.failed).slice(0, request.limit);
   const query = {
     task: request.query,
     limit: request.limit,
     includeFailures: request.includeFailures,
     filter: { minReward: request.filter.minReward ?? null, endedAfter: request.filter.endedAfter?.toISOString() ?? null, agent: request.filter.agent ?? null },
   };
+  if (!request.record) return { retrievalId: null, episodes, warnings };
   const retrievalId = await services.writer.run(tenantId, (ctx) =>
     recordRetrieval(ctx, { kind: 'episodes', query, episodeIds: episodes.map((e) => e.id), warningIds: warnings.map((e) => e.id) }),
   );
@@ -36,14 +46,15 @@ export async function retrieveEpisodes(
 }
 
 export interface PatternRetrievalResult {
-  retrievalId: string;
+  retrievalId: string | null;
   patterns: ScoredPattern[];
 }
 
-export async function retrievePatterns(services: Pick<Services, 'db' | 'writer'>, tenantId: string, context: ContextFacts, limit: number): Promise<PatternRetrievalResult> {
-  const patterns = await rankPatterns(services.db.pool, tenantId, context, limit);
+export async function retrievePatterns(services: Pick<Services, 'db' | 'writer'>, tenantId: string, task: PatternTask, limit: number, record: boolean): Promise<PatternRetrievalResult> {
+  const patterns = await rankPatterns(services.db.pool, tenantId, task, limit);
+  if (!record) return { retrievalId: null, patterns };
   const retrievalId = await services.writer.run(tenantId, (ctx) =>
-    recordRetrieval(ctx, { kind: 'patterns', query: { context, limit }, patternIds: patterns.map((p) => p.id) }),
+    recordRetrieval(ctx, { kind: 'patterns', query: { task, limit }, patternIds: patterns.map((p) => p.id) }),
   );
   return { retrievalId, patterns };
 }

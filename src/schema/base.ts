@@ -21,7 +21,7 @@ builder.objectType(NotFoundError, {
   fields: (t) => ({ entity: t.exposeString('entity'), id: t.exposeString('id') }),
 });
 
-const LimitViolationRef = builder.objectRef<LimitViolation>('LimitViolation').implement({
+export const LimitViolationRef = builder.objectRef<LimitViolation>('LimitViolation').implement({
   description: 'One input that broke a rule: the field path as sent, the limit, and what was sent.',
   fields: (t) => ({
     field: t.exposeString('field'),

@@ -8,9 +8,11 @@ import '../steps/graphql.ts';
 import '../leases/graphql.ts';
 import '../ledger/graphql.ts';
 import '../ledger/queries.ts';
+import '../ledger/proofs.ts';
 import '../ledger/subscriptions.ts';
 import '../learning/graphql.ts';
 import '../retrieval/graphql.ts';
+import '../monitor/graphql.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });
 // Fail at start-up, not on the first request.

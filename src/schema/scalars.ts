@@ -1,5 +1,13 @@
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
 import type { Builder } from '../builder.ts';
+import { firstInexactNumber, inexactNumberMessage } from '../ledger/json-numbers.ts';
+
+/** A JSON input whose numbers all fit a double exactly; others are refused, never rounded. */
+function exactJson(value: unknown): unknown {
+  const path = firstInexactNumber(value);
+  if (path) throw new GraphQLError(inexactNumberMessage(path), { extensions: { code: 'BAD_USER_INPUT', reason: 'JSON_NUMBER_OUT_OF_RANGE', path, limit: `±${Number.MAX_SAFE_INTEGER}` } });
+  return value;
+}
 
 function literalToJson(ast: ValueNode): unknown {
   switch (ast.kind) {
@@ -50,8 +58,8 @@ export function addScalars(builder: Builder) {
   builder.scalarType('JSON', {
     description: 'Any JSON value.',
     serialize: (v) => v,
-    parseValue: (v) => v,
-    parseLiteral: literalToJson,
+    parseValue: exactJson,
+    parseLiteral: (ast) => exactJson(literalToJson(ast)),
   });
   builder.scalarType('BigInt', {
     description: 'A 64-bit integer, serialized as a decimal string so no client loses precision.',

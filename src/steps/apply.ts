@@ -10,20 +10,23 @@ import { lockEpisodes, type EpisodeRow } from '../episodes/row.ts';
 import { checkTransition } from '../episodes/status.ts';
 import type { NewLedgerEvent } from '../ledger/store.ts';
 import { IllegalTransitionError, NotFoundError } from '../schema/errors.ts';
+import type { BlobToStore } from './large-content.ts';
 import type { HashedStep } from './prepare.ts';
-import { findKeyedSteps, insertSteps, type EpisodeUsage, type StepRowToInsert } from './store.ts';
+import { blobStateForUpdate, findKeyedSteps, insertBlobs, insertSteps, type EpisodeUsage, type StepRowToInsert } from './store.ts';
 
 export interface StepBatchRequest {
   episodeId: string;
   steps: HashedStep[];
+  /** The tenant's blobs may hold at most this many bytes (BLOB_TOTAL_CAP_BYTES). */
+  blobCapBytes: number;
 }
 
-export type RejectReason = 'budget_exhausted' | 'step_limit' | 'episode_size_limit';
+export type RejectReason = 'budget_exhausted' | 'step_limit' | 'episode_size_limit' | 'blob_cap' | 'time_order';
 
 export type StepItemResult =
   | { status: 'accepted'; stepId: string; stepNumber: number }
   | { status: 'duplicate'; stepId: string; stepNumber: number }
-  | { status: 'rejected'; reason: RejectReason; message: string };
+  | { status: 'rejected'; reason: RejectReason | 'invalid'; message: string };
 
 export type StepBatchOutcome =
   | { ok: true; episodeId: string; items: StepItemResult[]; exhausted: BudgetResource | null }
@@ -35,12 +38,16 @@ interface Planned {
   items: Array<StepItemResult | { status: 'pending'; row: StepRowToInsert }>;
   exhausted: BudgetResource | null;
   addedCost: number;
+  /** Blobs of the accepted steps. */
+  blobs: BlobToStore[];
 }
 
 const REJECT_MESSAGES: Record<RejectReason, string> = {
   budget_exhausted: 'refused: the episode budget was exhausted by an earlier step',
   step_limit: `refused: an episode holds at most ${LIMITS.maxSteps} steps`,
   episode_size_limit: `refused: an episode holds at most ${LIMITS.episodeBytes} bytes`,
+  blob_cap: 'refused: the blobs of this tenant would pass BLOB_TOTAL_CAP_BYTES',
+  time_order: 'refused: the step is dated before its episode started',
 };
 
 const rejected = (reason: RejectReason): StepItemResult => ({ status: 'rejected', reason, message: REJECT_MESSAGES[reason] });
@@ -49,6 +56,19 @@ function keyOf(episodeId: string, key: string) {
   return `${episodeId}\u0000${key}`;
 }
 
+/** The tenant's blob bytes: stored ones, plus those this batch adds (each hash counted once). */
+export interface BlobLedger {
+  bytes: number;
+  present: Set<string>;
+}
+
+/** Bytes of the step's blobs the tenant does not hold yet. */
+function newBlobBytes(step: HashedStep, blobs: BlobLedger): number {
+  return step.blobs.filter((b) => !blobs.present.has(b.hash)).reduce((n, b) => n + b.sizeBytes, 0);
+}
+
+const stepTime = (s: HashedStep) => s.endedAt ?? s.startedAt;
+
 /** Decides every item of one request against the (locked) episode, mutating the row's usage. */
 function planRequest(
   tenantId: string,
@@ -56,9 +76,12 @@ function planRequest(
   ep: EpisodeRow,
   keyed: Map<string, { id: string; stepNumber: number } | 'pending'>,
   now: Date,
+  blobs: BlobLedger,
 ): Planned {
-  const planned: Planned = { request, ep, items: [], exhausted: null, addedCost: 0 };
-  const usage = () => ({ tokens: ep.usedTokens, steps: ep.stepCount, toolCalls: ep.usedToolCalls, wallMs: now.getTime() - ep.startedAt.getTime() });
+  const planned: Planned = { request, ep, items: [], exhausted: null, addedCost: 0, blobs: [] };
+  // An imported run's wall time is where its own steps' times have got to, not the import's clock.
+  let clock = ep.historical ? ep.startedAt.getTime() : now.getTime();
+  const usage = () => ({ tokens: ep.usedTokens, steps: ep.stepCount, toolCalls: ep.usedToolCalls, wallMs: clock - ep.startedAt.getTime() });
   // A budget already used up on arrival (wall time that ran out between calls, or steps taken
   // by the approval journal): nothing in this batch crossed the budget, so nothing is admitted.
   planned.exhausted = exhaustedResource(ep.budget, usage());
@@ -74,10 +97,18 @@ function planRequest(
       planned.items.push({ status: 'duplicate', stepId: key!, stepNumber: -1 });
       continue;
     }
+    const at = stepTime(step);
+    const addedBlobBytes = newBlobBytes(step, blobs);
     if (planned.exhausted) planned.items.push(rejected('budget_exhausted'));
     else if (ep.stepCount >= LIMITS.maxSteps) planned.items.push(rejected('step_limit'));
     else if (ep.sizeBytes + step.sizeBytes > LIMITS.episodeBytes) planned.items.push(rejected('episode_size_limit'));
+    else if (addedBlobBytes && blobs.bytes + addedBlobBytes > request.blobCapBytes) planned.items.push(rejected('blob_cap'));
+    else if ((step.startedAt && Date.parse(step.startedAt) < ep.startedAt.getTime()) || (at && Date.parse(at) < ep.startedAt.getTime())) planned.items.push(rejected('time_order'));
     else {
+      blobs.bytes += addedBlobBytes;
+      for (const b of step.blobs) blobs.present.add(b.hash);
+      planned.blobs.push(...step.blobs);
+      if (ep.historical && at) clock = Math.max(clock, Date.parse(at));
       ep.stepCount += 1;
       ep.usedTokens += step.tokens;
       ep.usedToolCalls += step.kind === 'tool_call' ? 1 : 0;
@@ -136,6 +167,8 @@ export async function applyStepBatch(
   events: NewLedgerEvent[],
 ): Promise<StepBatchOutcome[]> {
   const episodes = await lockEpisodes(client, tenantId, requests.map((r) => r.episodeId));
+  const blobHashes = requests.flatMap((r) => r.steps.flatMap((s) => s.blobs.map((b) => b.hash)));
+  const blobs: BlobLedger = blobHashes.length ? await blobStateForUpdate(client, tenantId, blobHashes) : { bytes: 0, present: new Set() };
   const pairs = requests.flatMap((r) => r.steps.filter((s) => s.sideEffectKey).map((s) => ({ episodeId: r.episodeId, key: s.sideEffectKey! })));
   const keyed = new Map<string, { id: string; stepNumber: number } | 'pending'>(
     (await findKeyedSteps(client, pairs)).map((s) => [keyOf(s.episodeId, s.sideEffectKey), { id: s.id, stepNumber: s.stepNumber }]),
@@ -144,7 +177,7 @@ export async function applyStepBatch(
     const ep = episodes.get(request.episodeId);
     const error = validateRequest(request, ep);
     if (error || !ep) return { error: error! };
-    const plan = planRequest(tenantId, request, ep, keyed, now);
+    const plan = planRequest(tenantId, request, ep, keyed, now, blobs);
     // The episode stops below, in this transaction: a later request of the batch for the same
     // episode is refused as it would be in a later call, instead of slipping past the budget.
     if (plan.exhausted) ep.status = statusAfterBudgetStop(ep, plan.exhausted);
@@ -152,6 +185,7 @@ export async function applyStepBatch(
   });
 
   const toInsert = plans.flatMap((p) => ('items' in p ? p.items.flatMap((i) => (i.status === 'pending' ? [i.row] : [])) : []));
+  await insertBlobs(client, tenantId, plans.flatMap((p) => ('blobs' in p ? p.blobs : [])));
   // Nothing inserted leaves every usage as it was: the row objects change only with an accepted step.
   const ids = await insertSteps(client, toInsert, usageOf(plans.filter((p): p is Planned => 'items' in p)));
   const idByNumber = new Map(toInsert.map((r, i) => [`${r.episodeId}:${r.stepNumber}`, ids[i]!]));

@@ -1,14 +1,17 @@
 // Step journal: the Step type and logSteps / logStep, which go through group commit.
 import { builder } from '../builder.ts';
 import { episodeField } from '../episodes/graphql.ts';
-import { toStepInput, type GqlStepInput } from '../episodes/inputs.ts';
+import { lower, toStepInput, type GqlStepInput } from '../episodes/inputs.ts';
 import { checkStepBatchSize, validateStep } from '../episodes/limits.ts';
-import { IllegalTransitionError, InputLimitError, NotFoundError, throwIfViolations } from '../schema/errors.ts';
+import { IllegalTransitionError, InputLimitError, NotFoundError, throwIfViolations, toViolations, type LimitViolation as ApiViolation } from '../schema/errors.ts';
+import { LimitViolationRef } from '../schema/base.ts';
 import { isUuid } from '../schema/ids.ts';
 import type { Context } from '../schema/context.ts';
 import type { StepItemResult } from './apply.ts';
 import { OverloadedError } from './ingest.ts';
+import { offloadLargeContent, type LargeContentMode } from './large-content.ts';
 import { prepareSteps } from './prepare.ts';
+import { contentRefList, StepContentRef } from './graphql-blobs.ts';
 import { GraphQLError } from 'graphql';
 
 builder.prismaObject('Step', {
@@ -22,7 +25,7 @@ builder.prismaObject('Step', {
     argsHash: t.exposeString('argsHash', { nullable: true }),
     resultKind: t.exposeString('resultKind', { nullable: true, description: 'success, error or timeout' }),
     result: t.expose('result', { type: 'JSON', nullable: true }),
-    observation: t.exposeString('observation', { nullable: true }),
+    observation: t.exposeString('observation', { nullable: true, description: 'At most 10 KB inline; a longer one kept as a blob or truncated holds a head + tail preview (see contentRefs).' }),
     latencyMs: t.exposeInt('latencyMs', { nullable: true }),
     tokens: t.exposeInt('tokens'),
     cost: t.exposeFloat('cost'),
@@ -30,8 +33,11 @@ builder.prismaObject('Step', {
     worldBefore: t.expose('worldBefore', { type: 'JSON', nullable: true }),
     worldAfter: t.expose('worldAfter', { type: 'JSON', nullable: true }),
     metadata: t.expose('metadata', { type: 'JSON', nullable: true }),
-    contentHash: t.exposeString('contentHash'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    contentHash: t.exposeString('contentHash', { description: 'BLAKE3 of the step as stored, covering the hash of every blob it references (contentRefs).' }),
+    contentRefs: t.field({ type: [StepContentRef], select: { contentRefs: true }, resolve: (s) => contentRefList(s.contentRefs) }),
+    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true, description: 'When the step really ran (an imported run); null when journaled live.' }),
+    endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the step was journaled.' }),
   }),
 });
 
@@ -39,31 +45,62 @@ const ResultKind = builder.enumType('StepResultKind', { values: ['SUCCESS', 'ERR
 const ItemStatus = builder.enumType('StepItemStatus', { values: ['ACCEPTED', 'DUPLICATE', 'REJECTED'] as const });
 
 const StepResultInput = builder.inputType('StepResultInput', {
-  description: 'success {output} | error {message, errorClass} | timeout',
-  fields: (t) => ({ kind: t.field({ type: ResultKind, required: true }), output: t.string(), message: t.string(), errorClass: t.string() }),
+  description: 'success {output} | error {message, errorClass, output} | timeout',
+  fields: (t) => ({
+    kind: t.field({ type: ResultKind, required: true }),
+    output: t.string({ description: 'SUCCESS or ERROR (an error keeps its full output). At most 1 MB inline; up to 16 MB with largeContent BLOB or TRUNCATE.' }),
+    message: t.string({ description: 'ERROR: at most 10 KB inline; up to 16 MB with largeContent BLOB or TRUNCATE.' }),
+    errorClass: t.string({ description: 'At most 100 characters.' }),
+  }),
+});
+
+const LargeContent = builder.enumType('LargeContentMode', {
+  description: 'What logSteps does with a text field (action, observation, result output or message) past its inline limit.',
+  values: {
+    REFUSE: { description: 'Refuse it as a limit violation (the default).' },
+    BLOB: { description: 'Keep it whole as a content-addressed blob (BLAKE3, at most 16 MB per field, BLOB_TOTAL_CAP_BYTES per tenant); the field holds a head + tail preview.' },
+    TRUNCATE: { description: 'Keep a head + tail preview, recording the original size and BLAKE3 hash in contentRefs (stored: false).' },
+  } as const,
+});
+
+const InvalidStep = builder.enumType('InvalidStepPolicy', {
+  values: {
+    REFUSE_CALL: { description: 'A step that breaks a limit refuses the whole call with an InputLimitError (the default).' },
+    REJECT_STEP: { description: 'Such a step is REJECTED (reason invalid, with its violations) and the others are journaled.' },
+  } as const,
+});
+
+const LogStepsOptionsInput = builder.inputType('LogStepsOptions', {
+  fields: (t) => ({
+    largeContent: t.field({ type: LargeContent, defaultValue: 'REFUSE' }),
+    onInvalidStep: t.field({ type: InvalidStep, defaultValue: 'REFUSE_CALL' }),
+  }),
 });
 
 const StepInput = builder.inputType('StepInput', {
   fields: (t) => ({
     kind: t.string({ defaultValue: 'tool_call', description: 'tool_call, llm_call, observation, ... (snake_case)' }),
     tool: t.string(),
-    action: t.string(),
+    action: t.string({ description: 'At most 4 KB inline; up to 16 MB with largeContent BLOB or TRUNCATE.' }),
     parameters: t.field({ type: 'JSON', description: 'At most 1 MB; stored redacted with a BLAKE3 hash of the original.' }),
     result: t.field({ type: StepResultInput }),
-    observation: t.string({ description: 'At most 10 KB.' }),
+    observation: t.string({ description: 'At most 10 KB inline; up to 16 MB with largeContent BLOB or TRUNCATE.' }),
     latencyMs: t.int(),
     tokens: t.int(),
     cost: t.float(),
-    sideEffectKey: t.string({ description: 'Repeating a key returns the original step instead of a second one.' }),
-    worldBefore: t.field({ type: 'JSON' }),
-    worldAfter: t.field({ type: 'JSON' }),
-    metadata: t.field({ type: 'JSON' }),
+    sideEffectKey: t.string({ description: 'Repeating a key returns the original step instead of a second one. At most 256 characters.' }),
+    worldBefore: t.field({ type: 'JSON', description: 'At most 1 MB.' }),
+    worldAfter: t.field({ type: 'JSON', description: 'At most 1 MB.' }),
+    metadata: t.field({ type: 'JSON', description: 'At most 64 KB.' }),
+    startedAt: t.field({ type: 'DateTime', description: 'When the step really ran (importing a past run): not in the future, not before its episode started.' }),
+    endedAt: t.field({ type: 'DateTime', description: 'Not in the future, not before startedAt. An imported run measures wall time by these.' }),
   }),
 });
 
 interface ItemResult {
   index: number;
   item: StepItemResult;
+  violations?: ApiViolation[];
 }
 
 const StepItemResultRef = builder.objectRef<ItemResult>('StepItemResult').implement({
@@ -76,8 +113,13 @@ const StepItemResultRef = builder.objectRef<ItemResult>('StepItemResult').implem
       nullable: true,
       resolve: (query, r, _args, ctx) => ('stepId' in r.item ? ctx.db.step.findUnique({ ...query, where: { id: r.item.stepId } }) : null),
     }),
-    reason: t.string({ nullable: true, resolve: (r) => ('reason' in r.item ? r.item.reason : null), description: 'budget_exhausted, step_limit or episode_size_limit' }),
+    reason: t.string({
+      nullable: true,
+      resolve: (r) => ('reason' in r.item ? r.item.reason : null),
+      description: 'budget_exhausted, step_limit, episode_size_limit, blob_cap, time_order, or invalid (onInvalidStep REJECT_STEP: see violations)',
+    }),
     message: t.string({ nullable: true, resolve: (r) => ('message' in r.item ? r.item.message : null) }),
+    violations: t.field({ type: [LimitViolationRef], nullable: true, resolve: (r) => r.violations ?? null, description: 'Why an invalid step was rejected: each field and its limit.' }),
   }),
 });
 
@@ -108,21 +150,45 @@ const LogStepPayload = builder.objectRef<LogResult>('LogStepPayload').implement(
   }),
 });
 
+export interface LogOptions {
+  largeContent: LargeContentMode;
+  rejectInvalid: boolean;
+}
+
+const DEFAULT_OPTIONS: LogOptions = { largeContent: 'refuse', rejectInvalid: false };
+
+function toLogOptions(raw: { largeContent?: string | null; onInvalidStep?: string | null } | null | undefined): LogOptions {
+  return { largeContent: lower<LargeContentMode>(raw?.largeContent ?? 'REFUSE'), rejectInvalid: raw?.onInvalidStep === 'REJECT_STEP' };
+}
+
 /** @param single logStep: violations name the `step` argument (step.observation), not steps.0.observation */
-async function logSteps(ctx: Context, episodeId: string, raw: GqlStepInput[], single: boolean): Promise<LogResult> {
+async function logSteps(ctx: Context, episodeId: string, raw: GqlStepInput[], single: boolean, options: LogOptions = DEFAULT_OPTIONS): Promise<LogResult> {
   try {
     ctx.services.ingest.assertRoom(raw.length);
   } catch (err) {
     overloaded(err);
   }
-  const steps = raw.map(toStepInput);
-  const violations = [...checkStepBatchSize(steps.length, 'steps'), ...steps.flatMap((s, i) => validateStep(s, i, 'steps'))];
-  throwIfViolations(single ? violations.map((v) => ({ ...v, field: v.field.replace(/^steps\.0\./, 'step.'), message: v.message.replace(/^steps\.0\./, 'step.') })) : violations);
+  throwIfViolations(checkStepBatchSize(raw.length, 'steps'));
+  const steps = raw.map((s) => offloadLargeContent(toStepInput(s), options.largeContent));
+  const perStep = steps.map((s, i) => validateStep(s.step, i, 'steps'));
+  if (!options.rejectInvalid) {
+    const violations = perStep.flat();
+    throwIfViolations(single ? violations.map((v) => ({ ...v, field: v.field.replace(/^steps\.0\./, 'step.'), message: v.message.replace(/^steps\.0\./, 'step.') })) : violations);
+  }
   if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
-  const prepared = prepareSteps(episodeId, steps, ctx.services.redactKeys);
-  const outcome = await ctx.services.ingest.submit(ctx.viewer!.tenantId, { episodeId, steps: prepared }).catch(overloaded);
+  const validIndexes = perStep.flatMap((v, i) => (v.length ? [] : [i]));
+  const prepared = prepareSteps(episodeId, validIndexes.map((i) => steps[i]!), ctx.services.redactKeys);
+  const request = { episodeId, steps: prepared, blobCapBytes: ctx.services.config.blobTotalCapBytes };
+  const outcome = await ctx.services.ingest.submit(ctx.viewer!.tenantId, request).catch(overloaded);
   if (!outcome.ok) throw outcome.error;
-  return { episodeId, results: outcome.items.map((item, index) => ({ index, item })), exhausted: outcome.exhausted };
+  const accepted = new Map(validIndexes.map((index, k) => [index, outcome.items[k]!]));
+  const results = perStep.map((violations, index): ItemResult => {
+    const item = accepted.get(index);
+    if (item) return { index, item };
+    const message = `refused: ${violations.map((v) => v.message).join('; ')}`;
+    return { index, item: { status: 'rejected', reason: 'invalid', message }, violations: toViolations(violations) };
+  });
+  return { episodeId, results, exhausted: outcome.exhausted };
 }
 
 const errors = { types: [InputLimitError, NotFoundError, IllegalTransitionError] };
@@ -140,8 +206,12 @@ builder.mutationFields((t) => ({
     type: LogStepsPayload,
     description: 'Journals many steps in one call; one result per step (accepted, duplicate, or rejected with the reason).',
     errors,
-    args: { episodeId: t.arg.id({ required: true }), steps: t.arg({ type: [StepInput], required: true }) },
-    resolve: (_root, args, ctx) => logSteps(ctx, String(args.episodeId), args.steps as GqlStepInput[], false),
+    args: {
+      episodeId: t.arg.id({ required: true }),
+      steps: t.arg({ type: [StepInput], required: true, description: 'At most 1,000 steps per call and per episode; an episode holds at most 10 MB inline (blobs count against BLOB_TOTAL_CAP_BYTES instead).' }),
+      options: t.arg({ type: LogStepsOptionsInput, description: 'Large content and invalid steps: by default both refuse the call.' }),
+    },
+    resolve: (_root, args, ctx) => logSteps(ctx, String(args.episodeId), args.steps as GqlStepInput[], false, toLogOptions(args.options)),
   }),
   logStep: t.field({
     type: LogStepPayload,

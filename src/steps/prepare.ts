@@ -2,6 +2,7 @@
 // the result split into kind and body, and the bytes it adds to its episode.
 import { contentHash } from '../ledger/hash.ts';
 import { jsonBytes, type StepInput } from '../episodes/limits.ts';
+import type { BlobToStore, ContentRefs } from './large-content.ts';
 import { redact } from './redact.ts';
 
 export interface PreparedStep {
@@ -21,11 +22,18 @@ export interface PreparedStep {
   worldAfter: unknown;
   metadata: unknown;
   sizeBytes: number;
+  /** Fields kept as blobs or truncated (large-content.ts); null when every field is inline. */
+  contentRefs: ContentRefs | null;
+  /** ISO 8601 times the step really ran (imported runs); null when journaled live. */
+  startedAt: string | null;
+  endedAt: string | null;
 }
 
 const orNull = <T>(v: T | undefined | null): T | null => (v === undefined ? null : v);
 
-export function prepareStep(step: StepInput, redactKeys: readonly string[]): PreparedStep {
+const isoOrNull = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+export function prepareStep(step: StepInput, redactKeys: readonly string[], contentRefs: ContentRefs | null = null): PreparedStep {
   const hasParams = step.parameters !== undefined && step.parameters !== null;
   const { kind: resultKind, ...resultBody } = step.result ?? { kind: null };
   return {
@@ -45,21 +53,32 @@ export function prepareStep(step: StepInput, redactKeys: readonly string[]): Pre
     worldAfter: orNull(step.worldAfter),
     metadata: orNull(step.metadata),
     sizeBytes: jsonBytes(step),
+    contentRefs,
+    startedAt: isoOrNull(step.startedAt),
+    endedAt: isoOrNull(step.endedAt),
   };
 }
 
-/** A prepared step with its content hash. */
-export type HashedStep = PreparedStep & { contentHash: string };
+/** A prepared step with its content hash, and the blobs it references that are to be stored with it. */
+export type HashedStep = PreparedStep & { contentHash: string; blobs: BlobToStore[] };
+
+/** A step as prepareSteps takes it: offloaded already, with the references and blobs that produced. */
+export interface StepToPrepare {
+  step: StepInput;
+  refs: ContentRefs | null;
+  blobs: BlobToStore[];
+}
 
 /**
  * A call's validated steps, prepared for storage and hashed for their episode. Done before the
  * call joins a group commit, outside its transaction.
  */
-export function prepareSteps(episodeId: string, steps: readonly StepInput[], redactKeys: readonly string[]): HashedStep[] {
+export function prepareSteps(episodeId: string, steps: readonly (StepInput | StepToPrepare)[], redactKeys: readonly string[]): HashedStep[] {
   const id = episodeId.toLowerCase(); // hashed as the uuid column holds it
   return steps.map((s) => {
-    const step = prepareStep(s, redactKeys);
-    return { ...step, contentHash: stepContentHash(id, step) };
+    const { step: input, refs, blobs } = 'step' in s ? s : { step: s, refs: null, blobs: [] };
+    const step = prepareStep(input, redactKeys, refs);
+    return { ...step, contentHash: stepContentHash(id, step), blobs };
   });
 }
 
@@ -86,5 +105,44 @@ export function stepContentHash(episodeId: string, s: PreparedStep): string {
     worldBefore: s.worldBefore,
     worldAfter: s.worldAfter,
     metadata: s.metadata,
+    // Present only when set, so the hash of every step stored before these fields is unchanged.
+    ...(s.contentRefs ? { contentRefs: s.contentRefs } : {}),
+    ...(s.startedAt ? { startedAt: s.startedAt } : {}),
+    ...(s.endedAt ? { endedAt: s.endedAt } : {}),
   });
+}
+
+const isoOfColumn = (v: Date | string | null | undefined) => (v == null ? null : new Date(v).toISOString());
+
+/** The columns of a stored `steps` row that its content hash covers (as node-postgres reads them). */
+export interface StepRow {
+  kind: string;
+  tool: string | null;
+  action: string | null;
+  parameters: unknown;
+  args_hash: string | null;
+  result_kind: string | null;
+  result: unknown;
+  observation: string | null;
+  latency_ms: number | null;
+  tokens: number;
+  cost: number;
+  side_effect_key: string | null;
+  world_before: unknown;
+  world_after: unknown;
+  metadata: unknown;
+  size_bytes: number;
+  content_refs?: ContentRefs | null;
+  started_at?: Date | string | null;
+  ended_at?: Date | string | null;
+}
+
+/** A stored `steps` row back as the step that was hashed. */
+export function rowToPreparedStep(r: StepRow): PreparedStep {
+  return {
+    kind: r.kind, tool: r.tool, action: r.action, parameters: r.parameters, argsHash: r.args_hash, resultKind: r.result_kind,
+    result: r.result, observation: r.observation, latencyMs: r.latency_ms, tokens: r.tokens, cost: r.cost,
+    sideEffectKey: r.side_effect_key, worldBefore: r.world_before, worldAfter: r.world_after, metadata: r.metadata, sizeBytes: r.size_bytes,
+    contentRefs: r.content_refs ?? null, startedAt: isoOfColumn(r.started_at), endedAt: isoOfColumn(r.ended_at),
+  };
 }

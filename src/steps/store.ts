@@ -33,16 +33,20 @@ export async function insertSteps(client: pg.PoolClient, rows: StepRowToInsert[]
     `WITH usage AS (
        UPDATE episodes e SET step_count = u.step_count, used_tokens = u.used_tokens, used_tool_calls = u.used_tool_calls,
               used_cost = e.used_cost + u.cost, size_bytes = u.size_bytes, updated_at = now()
-         FROM unnest($21::uuid[], $22::int[], $23::int8[], $24::int[], $25::float8[], $26::int8[]) AS u(id, step_count, used_tokens, used_tool_calls, cost, size_bytes)
+         FROM unnest($24::uuid[], $25::int[], $26::int8[], $27::int[], $28::float8[], $29::int8[]) AS u(id, step_count, used_tokens, used_tool_calls, cost, size_bytes)
         WHERE e.id = u.id)
      INSERT INTO steps (tenant_id, episode_id, step_number, kind, tool, action, parameters, args_hash, result_kind, result,
-                        observation, latency_ms, tokens, cost, side_effect_key, world_before, world_after, metadata, content_hash, size_bytes)
+                        observation, latency_ms, tokens, cost, side_effect_key, world_before, world_after, metadata, content_hash, size_bytes,
+                        content_refs, started_at, ended_at)
      SELECT tenant_id, episode_id, step_number, kind, tool, action, parameters, args_hash, result_kind, result,
-            observation, latency_ms, tokens, cost, side_effect_key, world_before, world_after, metadata, content_hash, size_bytes
+            observation, latency_ms, tokens, cost, side_effect_key, world_before, world_after, metadata, content_hash, size_bytes,
+            content_refs, started_at, ended_at
        FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::text[], $9::text[], $10::jsonb[],
-                   $11::text[], $12::int[], $13::int[], $14::float8[], $15::text[], $16::jsonb[], $17::jsonb[], $18::jsonb[], $19::text[], $20::int[])
+                   $11::text[], $12::int[], $13::int[], $14::float8[], $15::text[], $16::jsonb[], $17::jsonb[], $18::jsonb[], $19::text[], $20::int[],
+                   $21::jsonb[], $22::timestamptz[], $23::timestamptz[])
          AS u(tenant_id, episode_id, step_number, kind, tool, action, parameters, args_hash, result_kind, result,
-              observation, latency_ms, tokens, cost, side_effect_key, world_before, world_after, metadata, content_hash, size_bytes)
+              observation, latency_ms, tokens, cost, side_effect_key, world_before, world_after, metadata, content_hash, size_bytes,
+              content_refs, started_at, ended_at)
      RETURNING id, episode_id, step_number`,
     [
       col((r) => r.tenantId),
@@ -65,6 +69,9 @@ export async function insertSteps(client: pg.PoolClient, rows: StepRowToInsert[]
       col((r) => json(r.step.metadata)),
       col((r) => r.contentHash),
       col((r) => r.step.sizeBytes),
+      col((r) => json(r.step.contentRefs)),
+      col((r) => r.step.startedAt),
+      col((r) => r.step.endedAt),
       usage.map((u) => u.id),
       usage.map((u) => u.stepCount),
       usage.map((u) => Math.round(u.usedTokens)),
@@ -93,4 +100,33 @@ export async function findKeyedSteps(client: pg.PoolClient, pairs: Array<{ episo
     [pairs.map((p) => p.episodeId), pairs.map((p) => p.key)],
   );
   return rows.map((r: any) => ({ episodeId: r.episode_id, sideEffectKey: r.side_effect_key, id: r.id, stepNumber: r.step_number }));
+}
+
+/**
+ * Stores the blobs (each once per tenant: content-addressed) and adds the bytes of the new ones to
+ * the tenant's blob usage. Called in the batch's transaction, so a step and
+ * the blob it references commit together.
+ */
+export async function insertBlobs(client: pg.PoolClient, tenantId: string, blobs: Array<{ hash: string; content: string; sizeBytes: number }>): Promise<void> {
+  const unique = [...new Map(blobs.map((b) => [b.hash, b])).values()];
+  if (!unique.length) return;
+  await client.query(
+    `WITH added AS (
+       INSERT INTO blobs (tenant_id, hash, content, size_bytes)
+       SELECT $1, hash, content, size_bytes FROM unnest($2::text[], $3::text[], $4::int[]) AS b(hash, content, size_bytes)
+       ON CONFLICT DO NOTHING RETURNING size_bytes)
+     INSERT INTO blob_usage (tenant_id, bytes) SELECT $1, coalesce(sum(size_bytes), 0) FROM added
+     ON CONFLICT (tenant_id) DO UPDATE SET bytes = blob_usage.bytes + EXCLUDED.bytes`,
+    [tenantId, unique.map((b) => b.hash), unique.map((b) => b.content), unique.map((b) => b.sizeBytes)],
+  );
+}
+
+/** The tenant's stored blob bytes, and which of `hashes` it holds already (read under the usage row's lock). */
+export async function blobStateForUpdate(client: pg.PoolClient, tenantId: string, hashes: string[]): Promise<{ bytes: number; present: Set<string> }> {
+  await client.query('INSERT INTO blob_usage (tenant_id) VALUES ($1) ON CONFLICT DO NOTHING', [tenantId]);
+  const usage = await client.query<{ bytes: number }>('SELECT bytes::float8 AS bytes FROM blob_usage WHERE tenant_id = $1 FOR UPDATE', [tenantId]);
+  const { rows } = hashes.length
+    ? await client.query<{ hash: string }>('SELECT hash FROM blobs WHERE tenant_id = $1 AND hash = ANY($2::text[])', [tenantId, hashes])
+    : { rows: [] };
+  return { bytes: usage.rows[0]?.bytes ?? 0, present: new Set(rows.map((r) => r.hash)) };
 }

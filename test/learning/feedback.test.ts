@@ -5,6 +5,7 @@ import { FEEDBACK_RATE } from '../../src/retrieval/receipts.ts';
 import { useApp, type TestApp } from '../support/app.ts';
 import { counts, startInput } from '../lifecycle/support.ts';
 import { FAILURE, ids, learner, ledger, ok, SUCCESS, type Learner, learnerTenant } from './support.ts';
+import { corpus, SHOP } from '../patterns/corpus.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -82,21 +83,21 @@ describe('feedback loop', () => {
 
   it('credits the patterns a used pattern retrieval served', async () => {
     const { l } = await learnerTenant(t, 'feedback-patterns');
-    const steps = [ok('go'), ok('docker')];
-    await l.run({ context: CONTEXT, steps });
-    await l.run({ context: CONTEXT, steps });
-    const served = await l.relevantPatterns(CONTEXT, 3);
+    for (const run of corpus()) await l.run({ description: run.description, context: run.context, steps: run.steps, outcome: run.outcome });
+    const task = { description: 'discount_code is applied twice', context: SHOP };
+    const served = await l.relevantPatterns(task, 3);
     expect(served.patterns).toHaveLength(3);
     const user = await l.api.startOk(startInput({ taskDescription: 'build the image', taskType: 'ops' }));
     const done = await l.completeOk(user.id, SUCCESS, 'ASYNC', [served.retrievalId]);
     expect(done.feedback).toMatchObject({ episodes: 0, patterns: 3 });
-    const after = await l.relevantPatterns(CONTEXT, 10);
+    const after = await l.relevantPatterns(task, 10);
     const credited = after.patterns.filter((p: any) => served.patterns.some((s: any) => s.pattern.id === p.pattern.id));
+    expect(credited).toHaveLength(3);
     for (const p of credited) {
       expect(p.pattern.feedbackCredit).toBeCloseTo(FEEDBACK_RATE, 10);
       expect(p.score.feedback).toBeCloseTo(FEEDBACK_RATE, 10);
     }
-  });
+  }, 300_000); // replays the 30-run pattern corpus through the API
 
   it('refuses unknown or foreign retrieval ids and changes nothing', async () => {
     const mine = await learnerTenant(t, 'feedback-refuse-a');

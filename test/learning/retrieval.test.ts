@@ -89,12 +89,13 @@ describe('filters', () => {
     ep.agent = byAgent.id;
   });
 
-  it('returns only completed episodes; failures only as warnings when asked', async () => {
+  it('returns only completed episodes; failures, when asked, ranked among them and as warnings', async () => {
     const plain = await l.relevant({ description, context: DATA });
     expect(ids(plain.episodes).sort()).toEqual([ep.good, ep.poor, ep.agent].sort());
     expect(plain.warnings).toEqual([]);
     const warned = await l.relevant({ description, context: DATA }, { includeFailures: true });
-    expect(ids(warned.episodes).sort()).toEqual([ep.good, ep.poor, ep.agent].sort());
+    expect(ids(warned.episodes).sort()).toEqual([ep.good, ep.poor, ep.agent, ep.failed].sort());
+    expect(warned.episodes.filter((e: any) => e.failed).map((e: any) => e.episode.id)).toEqual([ep.failed]);
     expect(ids(warned.warnings)).toEqual([ep.failed]);
     expect(warned.warnings[0].episode.status).toBe('FAILED');
     expectBreakdown(warned.warnings[0].score);
@@ -113,7 +114,7 @@ describe('filters', () => {
   it('refuses bad input with InputLimitError', async () => {
     expect((await l.relevantRaw({ description }, { limit: 0 })).__typename).toBe('InputLimitError');
     expect((await l.relevantRaw({ description }, { limit: 51 })).__typename).toBe('InputLimitError');
-    const long = await l.relevantRaw({ description: 'x'.repeat(10 * 1024 + 1) });
+    const long = await l.relevantRaw({ description: 'x'.repeat(256 * 1024 + 1) });
     expect(long).toMatchObject({ __typename: 'InputLimitError', violations: [{ field: 'task.description' }] });
     const tags = await l.relevantRaw({ description, context: { tags: Array.from({ length: 33 }, (_, i) => `t${i}`) } });
     expect(tags).toMatchObject({ __typename: 'InputLimitError', violations: [{ field: 'task.context.tags' }] });
@@ -186,7 +187,7 @@ describe('tenancy and receipts', () => {
       kind: 'episodes',
       queryHash: rows[0].query_hash,
       resultsHash: contentHash(served),
-      counts: { episodes: 1, warnings: 1, patterns: 0 },
+      counts: { episodes: 2, warnings: 1, patterns: 0 },
     });
     const query = { task: { description, taskType: null, context: { domain: 'web', language: 'typescript', framework: 'express', tags: ['api'] } }, limit: 5, includeFailures: true, filter: { minReward: null, endedAfter: null, agent: null } };
     expect(rows[0].query_hash).toBe(contentHash(query));

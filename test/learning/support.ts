@@ -6,8 +6,8 @@ import { client as lifecycleClient, errorFields, startInput, type Json } from '.
 
 export const REWARD = 'reward { total normalized base efficiency complexityBonus qualityMultiplier learningBonus }';
 export const REFLECTION = 'reflection { successes improvements insights }';
-const PATTERN_FIELDS = 'id key kind signature description occurrences successes successRate meanReward effectiveness status supersededAt feedbackCredit context { domain language framework tags }';
-const EXTRACTION = `extraction { mode candidates kept rejected { tooFewOccurrences lowSuccessRate overEpisodeLimit superseded } activated confirmed revived superseded patterns { id key } }`;
+const PATTERN_FIELDS = 'id key kind signature description scope cue changedFile occurrences successes successRate baselineRate lift summary meanReward effectiveness status supersededAt feedbackCredit context { domain language framework tags }';
+const EXTRACTION = `extraction { mode candidates kept rejected { tooFewOccurrences noComparableEpisodes lowLift } activated confirmed revived superseded patterns { id key } }`;
 
 export const COMPLETE = `mutation($id: ID!, $outcome: OutcomeInput!, $mode: ExtractPatternsMode, $used: [ID!]) {
   completeEpisode(episodeId: $id, outcome: $outcome, extractPatterns: $mode, usedRetrievals: $used) {
@@ -22,22 +22,22 @@ export const COMPLETE = `mutation($id: ID!, $outcome: OutcomeInput!, $mode: Extr
 
 export const EPISODE = `query($id: ID!) { episode(id: $id) { ${errorFields('NotFoundError')} ... on Episode { id status learningState feedbackCredit ${REWARD} ${REFLECTION} } } }`;
 
-const SCORE = 'score { total contextMatch reward similarity recency feedback textRank trigramSimilarity }';
+const SCORE = 'score { total contextMatch reward similarity recency feedback textRank taskText work trigramSimilarity }';
 export const RELEVANT_EPISODES = `query($task: RetrievalTaskInput!, $limit: Int, $includeFailures: Boolean, $filter: RelevantEpisodeFilter) {
   relevantEpisodes(task: $task, limit: $limit, includeFailures: $includeFailures, filter: $filter) {
     ${errorFields('InputLimitError')}
     ... on RelevantEpisodes {
       retrievalId
-      episodes { episode { id taskDescription status feedbackCredit reward { normalized } } ${SCORE} }
-      warnings { episode { id taskDescription status } ${SCORE} }
+      episodes { episode { id taskDescription status feedbackCredit reward { normalized } } ${SCORE} failed whatWentWrong }
+      warnings { episode { id taskDescription status } ${SCORE} failed whatWentWrong }
     }
   }
 }`;
 
-export const RELEVANT_PATTERNS = `query($context: RetrievalContextInput!, $limit: Int) {
-  relevantPatterns(context: $context, limit: $limit) {
+export const RELEVANT_PATTERNS = `query($task: RetrievalTaskInput, $context: RetrievalContextInput, $limit: Int) {
+  relevantPatterns(task: $task, context: $context, limit: $limit) {
     ${errorFields('InputLimitError')}
-    ... on RelevantPatterns { retrievalId patterns { pattern { ${PATTERN_FIELDS} } score { total effectiveness fit feedback } } }
+    ... on RelevantPatterns { retrievalId patterns { pattern { ${PATTERN_FIELDS} } score { total relevance strength lift feedback } } }
   }
 }`;
 
@@ -105,16 +105,19 @@ export function learner(t: TestApp, keys: TenantKeys = t.keys) {
     completeOk,
     episode: (id: string) => reader.call(EPISODE, { id }),
     relevant: async (task: Json, vars: Json = {}) => {
-      const r = await reader.call(RELEVANT_EPISODES, { task, ...vars });
+      // Retrievals record a receipt, a write: only a write key records one (docs/SECURITY.md, M3).
+      const r = await api.call(RELEVANT_EPISODES, { task, ...vars });
       expect(r.__typename, JSON.stringify(r)).toBe('RelevantEpisodes');
       return r;
     },
-    relevantRaw: (task: Json, vars: Json = {}) => reader.call(RELEVANT_EPISODES, { task, ...vars }),
-    relevantPatterns: async (context: Json, limit = 10) => {
-      const r = await reader.call(RELEVANT_PATTERNS, { context, limit });
+    relevantRaw: (task: Json, vars: Json = {}) => api.call(RELEVANT_EPISODES, { task, ...vars }),
+    /** task: {description, context}. */
+    relevantPatterns: async (task: Json, limit = 10) => {
+      const r = await api.call(RELEVANT_PATTERNS, { task, limit });
       expect(r.__typename, JSON.stringify(r)).toBe('RelevantPatterns');
       return r;
     },
+    relevantPatternsRaw: (vars: Json) => api.call(RELEVANT_PATTERNS, vars),
     patterns: (filter: Json = null, first = 50, after: string | null = null) => reader.call(PATTERNS, { filter, first, after }),
     pattern: (id: string) => reader.call(PATTERN, { id }),
     extract: (id: string) => api.call(EXTRACT, { id }),

@@ -5,17 +5,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fromHex } from '../../src/ledger/hash.ts';
-import { eventLeafHash, verifyConsistency, verifyInclusion } from '../../src/ledger/merkle.ts';
-import { verifyTreeHead } from '../../src/ledger/signed-head.ts';
-import { verifyProofBundle } from '../../src/ledger/verify.ts';
+import { verifyProofBundle } from '../../src/ledger/bundle.ts';
+import { GENESIS_HASH, fromHex, toHex } from '../../src/ledger/hash.ts';
+import { EMPTY_TREE_ROOT, eventLeafHash, verifyConsistency, verifyInclusion } from '../../src/ledger/merkle.ts';
+import { generateSigningKey, publicKeyFromPrivate, signTreeHead, verifyTreeHead, type SignedTreeHead } from '../../src/ledger/signed-head.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 const run = promisify(execFile);
 let t: TestApp;
 
 beforeAll(async () => {
-  t = await startTestApp({ CHECKPOINT_EVERY_EVENTS: '1000000', CHECKPOINT_INTERVAL_MS: '3600000' });
+  t = await startTestApp({ CHECKPOINT_EVERY_EVENTS: '1000000', CHECKPOINT_INTERVAL_MS: '3600000', LEARNING_WORKERS: '0' });
 });
 afterAll(() => t.stop());
 
@@ -91,7 +91,7 @@ describe('verifyLedger finds tampering at the right seq', () => {
     const event = snapshot.find((r) => Number(r.seq) === seq);
     await pool().query(`UPDATE steps SET observation = 'rewritten' WHERE episode_id = $1 AND step_number = 2`, [event.episode_id]);
     try {
-      expect(await verify()).toMatchObject({ ok: false, firstBadSeq: String(seq), problem: 'hash-mismatch' });
+      expect(await verify()).toMatchObject({ ok: false, firstBadSeq: String(seq), problem: 'step-mismatch', checked: snapshot.length });
     } finally {
       await pool().query(`UPDATE steps SET observation = NULL WHERE episode_id = $1 AND step_number = 2`, [event.episode_id]);
     }
@@ -103,41 +103,84 @@ describe('verifyLedger finds tampering at the right seq', () => {
 });
 
 describe('proofs and signed checkpoints', () => {
-  it('serves inclusion proofs that verify against a signed checkpoint and the public key', async () => {
+  const CHECKPOINT_FIELDS = 'treeSize rootHash headHash issuedAt signature keyId tenantId';
+  const signedHead = (h: Record<string, string>) => ({ ...h, treeSize: Number(h.treeSize) }) as unknown as SignedTreeHead;
+  const checkpointCount = async (tenantId = t.keys.tenantId) =>
+    (await t.services.db.pool.query('SELECT count(*)::int AS n FROM ledger_checkpoints WHERE tenant_id = $1', [tenantId])).rows[0].n as number;
+
+  it('serves inclusion proofs from H(0x00 || event hash) against the latest signed checkpoint, and never signs one for a read', async () => {
     await episodeWithSteps(2);
     const key = (await t.gql('{ ledgerPublicKey { publicKey keyId algorithm } }')).data.ledgerPublicKey;
     expect(key.algorithm).toBe('Ed25519');
-    const res = await t.gql('{ inclusionProof(seq: 2) { ... on InclusionProof { seq leafIndex treeSize leafHash auditPath checkpoint { treeSize rootHash headHash issuedAt signature keyId tenantId } } } }');
-    const proof = res.data.inclusionProof;
-    const checkpoint = { ...proof.checkpoint, treeSize: Number(proof.checkpoint.treeSize) };
+    const query = `{ inclusionProof(seq: 2) { __typename ... on InclusionProof { seq leafIndex treeSize eventHash leafHash auditPath checkpoint { ${CHECKPOINT_FIELDS} } }
+      ... on NotCheckpointedError { seq checkpointTreeSize retryAfterMs } } }`;
+    const before = await checkpointCount();
+    const head = Number((await t.gql('{ ledgerHead { seq } }')).data.ledgerHead.seq);
+    const latest = (await t.services.db.pool.query('SELECT max(tree_size)::int AS n FROM ledger_checkpoints WHERE tenant_id = $1', [t.keys.tenantId])).rows[0].n;
+    if (latest === null || latest < 2) {
+      const pending = (await t.gql(query)).data.inclusionProof;
+      expect(pending).toMatchObject({ __typename: 'NotCheckpointedError', seq: '2', retryAfterMs: 3_600_000 });
+      expect(await checkpointCount()).toBe(before);
+    }
+    await t.services.checkpoints.publish(t.keys.tenantId);
+    const proof = (await t.gql(query)).data.inclusionProof;
+    expect(proof.treeSize).toBe(String(head));
+    const checkpoint = signedHead(proof.checkpoint);
     expect(verifyTreeHead(checkpoint, fromHex(key.publicKey, 32))).toBe(true);
-    const claim = { leafIndex: 1, treeSize: Number(proof.treeSize), leafHash: eventLeafHash(proof.leafHash), auditPath: proof.auditPath.map((h: string) => fromHex(h, 32)), rootHash: fromHex(checkpoint.rootHash, 32) };
+    const { rows } = await t.services.db.pool.query('SELECT hash FROM ledger_events WHERE tenant_id = $1 AND seq = 2', [t.keys.tenantId]);
+    expect(proof.eventHash).toBe(rows[0].hash);
+    expect(proof.leafHash).toBe(toHex(eventLeafHash(rows[0].hash)));
+    const claim = { leafIndex: 1, treeSize: Number(proof.treeSize), leafHash: fromHex(proof.leafHash, 32), auditPath: proof.auditPath.map((h: string) => fromHex(h, 32)), rootHash: fromHex(checkpoint.rootHash, 32) };
     expect(verifyInclusion(claim)).toBe(true);
     expect(verifyInclusion({ ...claim, leafIndex: 2 })).toBe(false);
+    const reads = await checkpointCount();
+    await t.gql(query);
+    expect(await checkpointCount()).toBe(reads);
   });
 
-  it('serves consistency proofs between two sizes', async () => {
+  it('serves consistency proofs between two sizes, from the empty tree too', async () => {
     const res = await t.gql('{ consistencyProof(fromSize: 3) { ... on ConsistencyProof { fromSize toSize fromRoot toRoot proof } } }');
     const p = res.data.consistencyProof;
     const claim = { oldSize: 3, newSize: Number(p.toSize), oldRoot: fromHex(p.fromRoot, 32), newRoot: fromHex(p.toRoot, 32), proof: p.proof.map((h: string) => fromHex(h, 32)) };
     expect(verifyConsistency(claim)).toBe(true);
     expect(verifyConsistency({ ...claim, oldRoot: fromHex(p.toRoot, 32) })).toBe(false);
+    const empty = (await t.gql('{ consistencyProof(fromSize: 0) { ... on ConsistencyProof { fromSize fromRoot toRoot proof } } }')).data.consistencyProof;
+    expect(empty).toMatchObject({ fromSize: '0', fromRoot: toHex(EMPTY_TREE_ROOT), proof: [], toRoot: p.toRoot });
   });
 
-  it('publishes checkpoints every N events and on a timer', async () => {
-    const app = await startTestApp({ CHECKPOINT_EVERY_EVENTS: '4', CHECKPOINT_INTERVAL_MS: '200' });
+  it('serves the empty tree: genesis head hash, a signed size-0 checkpoint from the timer, consistency from 0', async () => {
+    const fresh = await t.addTenant(`empty-${Date.now()}`);
+    const head = (await t.gql(`{ ledgerHead { seq hash latestCheckpoint { ${CHECKPOINT_FIELDS} } } }`, {}, fresh.read)).data.ledgerHead;
+    expect(head).toEqual({ seq: '0', hash: GENESIS_HASH, latestCheckpoint: null });
+    await t.services.checkpoints.publishDue();
+    const signed = (await t.gql(`{ ledgerHead { latestCheckpoint { ${CHECKPOINT_FIELDS} } } }`, {}, fresh.read)).data.ledgerHead.latestCheckpoint;
+    expect(signed).toMatchObject({ treeSize: '0', rootHash: toHex(EMPTY_TREE_ROOT), headHash: GENESIS_HASH, tenantId: fresh.tenantId });
+    const key = (await t.gql('{ ledgerPublicKey { publicKey } }')).data.ledgerPublicKey.publicKey;
+    expect(verifyTreeHead(signedHead(signed), fromHex(key, 32))).toBe(true);
+    const proof = (await t.gql('{ consistencyProof(fromSize: 0) { ... on ConsistencyProof { fromSize toSize fromRoot toRoot proof } } }', {}, fresh.read)).data.consistencyProof;
+    expect(proof).toEqual({ fromSize: '0', toSize: '0', fromRoot: toHex(EMPTY_TREE_ROOT), toRoot: toHex(EMPTY_TREE_ROOT), proof: [] });
+    const all = (await t.gql(`{ ledgerCheckpoints { ... on SignedTreeHeadPage { hasNextPage checkpoints { treeSize } } } }`, {}, fresh.read)).data.ledgerCheckpoints;
+    expect(all).toEqual({ hasNextPage: false, checkpoints: [{ treeSize: '0' }] });
+  });
+
+  it('signs exactly every N events and on the timer; ledgerCheckpoints serves every one', async () => {
+    const app = await startTestApp({ CHECKPOINT_EVERY_EVENTS: '4', CHECKPOINT_INTERVAL_MS: '3600000', LEARNING_WORKERS: '0' });
     try {
       const started = await app.gql('mutation { startEpisode(input: { taskDescription: "x", taskType: "y" }) { ... on StartEpisodePayload { episode { id } } } }');
       const id = started.data.startEpisode.episode.id;
-      for (let i = 0; i < 5; i++) await app.gql('mutation($e: ID!) { logStep(episodeId: $e, step: { tool: "t" }) { __typename } }', { e: id });
+      for (let i = 0; i < 9; i++) await app.gql('mutation($e: ID!) { logStep(episodeId: $e, step: { tool: "t" }) { __typename } }', { e: id });
+      const sizes = async () => (await app.services.db.pool.query('SELECT tree_size::int AS n FROM ledger_checkpoints WHERE tenant_id = $1 ORDER BY 1', [app.keys.tenantId])).rows.map((r) => r.n);
       const deadline = Date.now() + 10_000;
-      let head: any;
-      do {
-        head = (await app.gql('{ ledgerHead { seq latestCheckpoint { treeSize } } }')).data.ledgerHead;
-      } while (head.latestCheckpoint?.treeSize !== head.seq && Date.now() < deadline && (await new Promise((r) => setTimeout(r, 100)), true));
-      expect(head.latestCheckpoint.treeSize).toBe(head.seq);
-      const { rows } = await app.services.db.pool.query('SELECT count(*)::int AS n FROM ledger_checkpoints WHERE tenant_id = $1', [app.keys.tenantId]);
-      expect(rows[0].n).toBeGreaterThanOrEqual(2);
+      while ((await sizes()).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(await sizes()).toEqual([4, 8]); // 10 events: a signed head at each multiple of 4, nothing else
+      await app.services.checkpoints.publishDue();
+      expect(await sizes()).toEqual([4, 8, 10]);
+      const page = (await app.gql('{ ledgerCheckpoints(afterTreeSize: 4, first: 1) { ... on SignedTreeHeadPage { hasNextPage checkpoints { treeSize } } } }')).data.ledgerCheckpoints;
+      expect(page).toEqual({ hasNextPage: true, checkpoints: [{ treeSize: '8' }] });
+      // A multiple a stopped process left unsigned is signed by the next timer run.
+      await app.services.db.pool.query('DELETE FROM ledger_checkpoints WHERE tenant_id = $1 AND tree_size = 4', [app.keys.tenantId]);
+      await app.services.checkpoints.publishDue();
+      expect(await sizes()).toEqual([4, 8, 10]);
     } finally {
       await app.stop();
     }
@@ -145,30 +188,61 @@ describe('proofs and signed checkpoints', () => {
 });
 
 describe('episode proof bundles verify offline', () => {
-  it('verifies with the library and the CLI, and fails once tampered', async () => {
+  it('carries the episode\'s events and step rows; verifies with the library and the CLI (with a trusted key only), and fails once tampered', async () => {
     const id = await episodeWithSteps(4);
-    const res = await t.gql('query($e: ID!) { episodeProofBundle(episodeId: $e) { ... on EpisodeProofBundle { bundle eventCount } } }', { e: id });
+    const query = 'query($e: ID!) { episodeProofBundle(episodeId: $e) { __typename ... on EpisodeProofBundle { bundle eventCount stepCount } ... on NotCheckpointedError { seq retryAfterMs } } }';
+    expect((await t.gql(query, { e: id })).data.episodeProofBundle.__typename).toBe('NotCheckpointedError');
+    await t.services.checkpoints.publish(t.keys.tenantId);
+    const res = await t.gql(query, { e: id });
     const bundle = res.data.episodeProofBundle.bundle;
-    expect(res.data.episodeProofBundle.eventCount).toBe(3);
+    expect(res.data.episodeProofBundle).toMatchObject({ eventCount: 3, stepCount: 4 });
+    expect(bundle.format).toBe('episodic.bundle.v1');
     expect(bundle.events.map((e: any) => e.type)).toEqual(['episode.started', 'steps.logged', 'episode.completed']);
-    const report = verifyProofBundle(bundle, fromHex(bundle.publicKey, 32));
-    expect(report).toMatchObject({ ok: true, signatureValid: true, eventsChecked: 3 });
+    const serverKey = (await t.gql('{ ledgerPublicKey { publicKey } }')).data.ledgerPublicKey.publicKey;
+    const report = verifyProofBundle(bundle, fromHex(serverKey, 32));
+    expect(report).toMatchObject({ ok: true, signatureValid: true, eventsChecked: 3, stepsChecked: 4 });
 
     const dir = await mkdtemp(join(tmpdir(), 'episodic-bundle-'));
     const good = join(dir, 'bundle.json');
     await writeFile(good, JSON.stringify(bundle));
     const cli = (args: string[]) => run(process.execPath, ['bin/episodic.mjs', ...args]).then((r) => ({ code: 0, out: r.stdout, err: r.stderr }), (e) => ({ code: e.code as number, out: e.stdout as string, err: e.stderr as string }));
-    expect((await cli(['verify', good, '--public-key', bundle.publicKey])).code).toBe(0);
+    expect((await cli(['verify', good, '--public-key', serverKey])).code).toBe(0);
+    const keyless = await cli(['verify', good]);
+    expect(keyless.code).toBe(2);
+    expect(keyless.err).toMatch(/trusted key/);
 
     const tampered = structuredClone(bundle);
     tampered.events[1].payload.steps[0].hash = '0'.repeat(64);
     const bad = join(dir, 'tampered.json');
     await writeFile(bad, JSON.stringify(tampered));
-    const failed = await cli(['verify', bad, '--public-key', bundle.publicKey]);
+    const failed = await cli(['verify', bad, '--public-key', serverKey]);
     expect(failed.code).toBe(3);
     expect(failed.err).toMatch(/NOT VERIFIED/);
-    const otherKey = 'ab'.repeat(32);
-    expect((await cli(['verify', good, '--public-key', otherKey])).code).toBe(3);
+    // Re-signed with another key, carrying that key: only the caller's key decides.
+    const forger = generateSigningKey();
+    const forged = structuredClone(tampered);
+    forged.treeHead = signTreeHead({ ...forged.treeHead }, forger);
+    forged.publicKey = toHex(publicKeyFromPrivate(forger));
+    const forgedFile = join(dir, 'forged.json');
+    await writeFile(forgedFile, JSON.stringify(forged));
+    expect((await cli(['verify', forgedFile, '--public-key', serverKey])).code).toBe(3);
+    expect((await cli(['verify', forgedFile])).code).toBe(2);
+  });
+
+  it('includes the lease.charged event of an episode run on a lease (its payload names the episode)', async () => {
+    const item = (await t.gql('mutation { createWorkItem(title: "leased") { ... on WorkItemPayload { workItem { id } } } }')).data.createWorkItem.workItem.id;
+    const issued = await t.gql('mutation($w: ID!, $x: DateTime!) { issueLease(workItemId: $w, issuer: "o", holder: "a", expiresAt: $x, budget: { episodes: 2 }) { ... on LeasePayload { lease { id } } } }', { w: item, x: new Date(Date.now() + 3_600_000).toISOString() });
+    const leaseId = issued.data.issueLease.lease.id;
+    const started = await t.gql('mutation($l: ID!) { startEpisode(input: { taskDescription: "leased", taskType: "audit", leaseId: $l }) { ... on StartEpisodePayload { episode { id } } } }', { l: leaseId });
+    const id = started.data.startEpisode.episode.id;
+    await t.gql('mutation($e: ID!) { completeEpisode(episodeId: $e, outcome: { kind: SUCCESS, verdict: "done", artifacts: [] }) { __typename } }', { e: id });
+    await t.services.checkpoints.publish(t.keys.tenantId);
+    const res = await t.gql('query($e: ID!) { episodeProofBundle(episodeId: $e) { ... on EpisodeProofBundle { bundle } } }', { e: id });
+    const bundle = res.data.episodeProofBundle.bundle;
+    expect(bundle.events.map((e: any) => e.type)).toEqual(['episode.started', 'episode.completed', 'lease.charged', 'work_item.stopped'].slice(0, bundle.events.length));
+    expect(bundle.events.find((e: any) => e.type === 'lease.charged')).toMatchObject({ episodeId: null, payload: { episodeId: id, leaseId } });
+    const serverKey = (await t.gql('{ ledgerPublicKey { publicKey } }')).data.ledgerPublicKey.publicKey;
+    expect(verifyProofBundle(bundle, fromHex(serverKey, 32))).toMatchObject({ ok: true });
   });
 
   it('refuses a bundle for an episode of another tenant', async () => {

@@ -2,14 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { GENESIS_HASH, chainHash, toHex, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
 import { EMPTY_TREE_ROOT, MerkleTree } from '../../src/ledger/merkle.ts';
 import { generateSigningKey, publicKeyFromPrivate, signTreeHead, type SignedTreeHead } from '../../src/ledger/signed-head.ts';
-import {
-  buildProofBundle,
-  verifyAgainstCheckpoint,
-  verifyChain,
-  verifyProofBundle,
-  type ProofBundle,
-} from '../../src/ledger/verify.ts';
-import { EPISODES, TENANT, buildChain, link } from './fixtures.ts';
+import { verifyAgainstCheckpoint, verifyChain } from '../../src/ledger/verify.ts';
+import { buildProofBundle, verifyProofBundle, type ProofBundle } from '../../src/ledger/bundle.ts';
+import { EPISODES, TENANT, buildChain, entryAt, link } from './fixtures.ts';
 
 const chain = buildChain(40);
 const tree = MerkleTree.fromEventHashes(chain.map((e) => e.hash));
@@ -145,9 +140,13 @@ describe('verifyAgainstCheckpoint', () => {
 describe('verifyProofBundle', () => {
   const head = headAt(36);
   const episodeEvents = chain.filter((e) => e.episodeId === EPISODES[0] && e.seq <= 36);
-  const bundle = buildProofBundle(episodeEvents, tree, head);
-  // Adjacent events too, so links inside the bundle are checked.
-  const adjacent = buildProofBundle(chain.slice(20, 25), tree, head);
+  const make = (events: StoredLedgerEvent[], t = tree, h = head) => buildProofBundle({ episodeId: EPISODES[0]!, publicKey: toHex(publicKey), events, steps: [] }, t, h);
+  const bundle = make(episodeEvents);
+  // Adjacent events of one episode too, so links inside the bundle are checked.
+  const oneEpisode = link(Array.from({ length: 8 }, (_, i) => ({ ...entryAt(i + 1), episodeId: EPISODES[0]! })));
+  const oneTree = MerkleTree.fromEventHashes(oneEpisode.map((e) => e.hash));
+  const oneHead = signTreeHead({ tenantId: TENANT, treeSize: 8, rootHash: toHex(oneTree.root()), headHash: oneEpisode[7]!.hash, issuedAt: '2026-11-21T21:00:00.000Z' }, privateKey);
+  const adjacent = make(oneEpisode.slice(2, 7), oneTree, oneHead);
 
   const problemsOf = (b: ProofBundle) => verifyProofBundle(b, publicKey).problems.map((p) => [p.seq, p.problem]);
 
@@ -156,11 +155,12 @@ describe('verifyProofBundle', () => {
       ok: true,
       signatureValid: true,
       eventsChecked: episodeEvents.length,
+      stepsChecked: 0,
       problems: [],
     });
     expect(verifyProofBundle(JSON.parse(JSON.stringify(bundle)) as ProofBundle, publicKey).ok).toBe(true);
     expect(verifyProofBundle(adjacent, publicKey).ok).toBe(true);
-    expect(verifyProofBundle(buildProofBundle([at(36)], tree, head), publicKey).ok).toBe(true);
+    expect(verifyProofBundle(make([at(36)]), publicKey).ok).toBe(true);
   });
 
   it('reports a tampered event', () => {
@@ -200,7 +200,7 @@ describe('verifyProofBundle', () => {
   });
 
   it('reports events beyond the tree head', () => {
-    const later = buildProofBundle([at(30)], tree, head);
+    const later = make([at(30)]);
     const beyond = { ...later, events: [...later.events, at(38)] };
     expect(problemsOf(beyond)).toEqual([[38, 'proof-invalid']]);
   });
@@ -220,7 +220,7 @@ describe('verifyProofBundle', () => {
       expect(verifyProofBundle(bad as unknown as ProofBundle, publicKey)).toMatchObject({ ok: false, problems: [{ problem: 'malformed' }] });
     }
     const badPath = bundle.proofs.map((p, i) => (i === 0 ? { ...p, auditPath: ['zz'] } : p));
-    expect(problemsOf({ ...bundle, proofs: badPath })).toEqual([[bundle.proofs[0]!.seq, 'proof-invalid']]);
+    expect(problemsOf({ ...bundle, proofs: badPath })).toEqual([[undefined, 'malformed'], [bundle.proofs[0]!.seq, 'proof-missing']]);
     expect(problemsOf({ ...bundle, events: [null as unknown as StoredLedgerEvent, ...bundle.events] })).toEqual([[undefined, 'malformed']]);
   });
 });

@@ -7,7 +7,10 @@ import { client, counts, ledgerTypes, sleep, startInput, step, stepNumbers, step
 
 let t: TestApp;
 let api: Client;
-useApp((app) => ([t, api] = [app, client(app)]));
+// Learning runs as soon as an episode ends and appends patterns.extracted on its own schedule;
+// these tests count the events of the lifecycle's own mutations, so no learning worker runs here.
+const NO_LEARNING = { LEARNING_WORKERS: '0' };
+useApp((app) => ([t, api] = [app, client(app)]), NO_LEARNING);
 
 const usageOf = (episode: any, resource: string) => episode.budgetUsage.find((b: any) => b.resource === resource);
 

@@ -3,12 +3,15 @@
 // the content hash of each step they cover.
 import { describe, expect, it } from 'vitest';
 import { chainHash, GENESIS_HASH } from '../../src/ledger/hash.ts';
-import { stepContentHash, type PreparedStep } from '../../src/steps/prepare.ts';
+import { rowToPreparedStep, stepContentHash } from '../../src/steps/prepare.ts';
 import { useApp, type TenantKeys, type TestApp } from '../support/app.ts';
 import { client, counts, range, startInput, step, steps } from './support.ts';
 
 let t: TestApp;
-useApp((app) => (t = app));
+// Learning runs as soon as an episode ends and appends patterns.extracted on its own schedule;
+// these tests count the events of the lifecycle's own mutations, so no learning worker runs here.
+const NO_LEARNING = { LEARNING_WORKERS: '0' };
+useApp((app) => (t = app), NO_LEARNING);
 
 interface EventRow {
   seq: number;
@@ -46,12 +49,7 @@ function verifyChain(tenantId: string, rows: EventRow[]): string {
 
 /** The content hash of a step, recomputed from its stored row. */
 function rowContentHash(r: any): string {
-  const step: PreparedStep = {
-    kind: r.kind, tool: r.tool, action: r.action, parameters: r.parameters, argsHash: r.args_hash, resultKind: r.result_kind, result: r.result,
-    observation: r.observation, latencyMs: r.latency_ms, tokens: r.tokens, cost: r.cost, sideEffectKey: r.side_effect_key,
-    worldBefore: r.world_before, worldAfter: r.world_after, metadata: r.metadata, sizeBytes: r.size_bytes,
-  };
-  return stepContentHash(r.episode_id, step);
+  return stepContentHash(r.episode_id, rowToPreparedStep(r));
 }
 
 describe('the ledger of a lifecycle', () => {

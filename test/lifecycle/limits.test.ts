@@ -9,6 +9,7 @@ let api: Client;
 useApp((app) => ([t, api] = [app, client(app)]));
 
 const KB10 = 10 * 1024;
+const KB256 = 256 * 1024;
 const MB1 = 1024 * 1024;
 
 /** Runs `act` and proves it answered InputLimitError with exactly these (field, limit) pairs and wrote nothing. */
@@ -23,19 +24,19 @@ async function expectRefused(act: () => Promise<any>, expected: Array<{ field: s
 }
 
 describe('startEpisode limits', () => {
-  it('refuses a task description over 10 KB (counted in UTF-8 bytes) and writes nothing', async () => {
-    await expectRefused(() => api.start(startInput({ taskDescription: 'a'.repeat(KB10 + 1) })), [
-      { field: 'input.taskDescription', limit: String(KB10), actual: String(KB10 + 1) },
+  it('refuses a task description over 256 KB (counted in UTF-8 bytes) and writes nothing', async () => {
+    await expectRefused(() => api.start(startInput({ taskDescription: 'a'.repeat(KB256 + 1) })), [
+      { field: 'input.taskDescription', limit: String(KB256), actual: String(KB256 + 1) },
     ]);
-    // 5121 two-byte characters: under 10 K characters but over 10 KB.
-    await expectRefused(() => api.start(startInput({ taskDescription: 'é'.repeat(KB10 / 2 + 1) })), [
-      { field: 'input.taskDescription', limit: String(KB10), actual: String(KB10 + 2) },
+    // Two-byte characters: under 256 K characters but over 256 KB.
+    await expectRefused(() => api.start(startInput({ taskDescription: 'é'.repeat(KB256 / 2 + 1) })), [
+      { field: 'input.taskDescription', limit: String(KB256), actual: String(KB256 + 2) },
     ]);
   });
 
-  it('accepts a task description of exactly 10 KB', async () => {
-    const episode = await api.startOk(startInput({ taskDescription: 'é'.repeat(KB10 / 2) }));
-    expect(Buffer.byteLength(episode.taskDescription)).toBe(KB10);
+  it('accepts a task description of exactly 256 KB', async () => {
+    const episode = await api.startOk(startInput({ taskDescription: 'é'.repeat(KB256 / 2) }));
+    expect(Buffer.byteLength(episode.taskDescription)).toBe(KB256);
   });
 
   it('refuses a goal spec with a NUL byte, naming the path of the offending string', async () => {
@@ -57,9 +58,9 @@ describe('startEpisode limits', () => {
 
   it('reports every violation of one input at once', async () => {
     await expectRefused(
-      () => api.start(startInput({ taskDescription: 'x'.repeat(KB10 + 1), budget: { maxSteps: 1001 }, goalSpec: '\u0000' })),
+      () => api.start(startInput({ taskDescription: 'x'.repeat(KB256 + 1), budget: { maxSteps: 1001 }, goalSpec: '\u0000' })),
       [
-        { field: 'input.taskDescription', limit: String(KB10) },
+        { field: 'input.taskDescription', limit: String(KB256) },
         { field: 'input.goalSpec', limit: 'no NUL characters' },
         { field: 'input.budget.maxSteps', limit: 'integer from 1 to 1000' },
       ],

@@ -18,7 +18,8 @@ it('serves sockets, subscriptions, queue depth, group-commit batches and request
   });
   const started = await t.gql('mutation { startEpisode(input: { taskDescription: "m", taskType: "t" }) { ... on StartEpisodePayload { episode { id } } } }');
   await t.gql('mutation($e: ID!) { logSteps(episodeId: $e, steps: [{ tool: "a" }, { tool: "b" }]) { __typename } }', { e: started.data.startEpisode.episode.id });
-  const res = await fetch(t.url.replace('/graphql', '/metrics'));
+  // /metrics needs an admin key (or METRICS_TOKEN): it shows every tenant's traffic.
+  const res = await fetch(t.url.replace('/graphql', '/metrics'), { headers: { authorization: `Bearer ${t.keys.admin}` } });
   expect(res.status).toBe(200);
   const text = await res.text();
   expect(value(text, 'episodic_open_websockets')).toBeGreaterThanOrEqual(1);
@@ -26,6 +27,6 @@ it('serves sockets, subscriptions, queue depth, group-commit batches and request
   expect(value(text, 'episodic_group_commit_rows_sum')).toBeGreaterThanOrEqual(2);
   expect(value(text, 'episodic_group_commit_requests_count')).toBeGreaterThanOrEqual(1);
   expect(text).toMatch(/episodic_job_queue_depth\{queue="episode-deadline"\} \d+/);
-  expect(text).toContain('graphql_yoga_http_duration');
+  expect(text).toContain('graphql_envelop_request_duration');
   expect(value(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
 });

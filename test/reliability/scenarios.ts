@@ -658,8 +658,9 @@ export interface OverloadReport extends ScenarioReport {
 const OVERLOAD_MUTATION = 'mutation($e: ID!, $s: [StepInput!]!) { r: logSteps(episodeId: $e, steps: $s) { __typename ... on LogStepsPayload { accepted } ... on Error { message } } }';
 const START_MUTATION = 'mutation { r: startEpisode(input: { taskDescription: "overload", taskType: "reliability" }) { ... on StartEpisodePayload { episode { id } } } }';
 
-async function scrapeMetrics(base: string): Promise<Record<string, number>> {
-  const text = await fetch(`${base}/metrics`).then((r) => r.text()).catch(() => '');
+/** /metrics needs an admin key (docs/SECURITY.md): the bootstrap admin key is one. */
+async function scrapeMetrics(base: string, adminKey: string): Promise<Record<string, number>> {
+  const text = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${adminKey}` } }).then((r) => r.text()).catch(() => '');
   const pick = (name: string) => {
     const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text);
     return m ? Number(m[1]) : NaN;
@@ -747,7 +748,7 @@ export async function overload(o: OverloadOptions): Promise<OverloadReport> {
     };
     await Promise.all(Array.from({ length: clients }, client));
     const rss = sampler.stop();
-    const metrics = await scrapeMetrics(s.base);
+    const metrics = await scrapeMetrics(s.base, s.apiKey);
     const half = Math.floor(rss.samples.length / 2);
     const peakOf = (xs: number[]) => xs.reduce((m, x) => Math.max(m, x), 0);
     const seconds = (Date.now() - (endAt - (o.durationMs ?? 12_000))) / 1000;

@@ -35,6 +35,7 @@ const a = {
   headHash: '',
   hashes: new Set<string>(),
   rootOfOne: '',
+  blobHash: '',
 };
 /** Tenant B's own rows, for calls that need something of B's to point at A's. */
 const b = { workItem: '', running: '' };
@@ -84,6 +85,11 @@ beforeAll(async () => {
   expect((await ok(A.write, LOG, { id: a.running, steps: STEPS })).logSteps.accepted).toBe(3);
   await ok(A.write, 'mutation($id: ID!) { saveCheckpoint(episodeId: $id, label: "a", state: { at: 3 }) { __typename } }', { id: a.running });
   await ok(A.write, 'mutation($id: ID!) { recordPackMiss(episodeId: $id, stableId: "a-doc", reason: "missing") { __typename } }', { id: a.running });
+  // A blob of A's: an observation over the inline limit kept whole (content-addressed).
+  const big = 'A billing log line\n'.repeat(1_000);
+  const blobbed = await ok(A.write, 'mutation($id: ID!, $steps: [StepInput!]!) { logSteps(episodeId: $id, steps: $steps, options: { largeContent: BLOB }) { ... on LogStepsPayload { accepted } } }', { id: a.running, steps: [{ tool: 'cat', observation: big }] });
+  expect(blobbed.logSteps.accepted).toBe(1);
+  a.blobHash = (await t.services.db.pool.query('SELECT hash FROM blobs WHERE tenant_id = $1', [A.tenantId])).rows[0].hash;
   a.blocked = await startA({});
   await ok(A.write, 'mutation($id: ID!) { blockEpisode(episodeId: $id, reason: "needs approval", approvalRequest: { what: "drop table" }) { __typename } }', { id: a.blocked });
   for (let i = 0; i < 2; i++) {
@@ -96,7 +102,7 @@ beforeAll(async () => {
   const patterns = await ok(A.read, '{ patterns(first: 100, filter: { status: [CANDIDATE, ACTIVE, SUPERSEDED] }) { edges { node { id } } } }');
   a.patterns = patterns.patterns.edges.map((e: any) => e.node.id);
   expect(a.patterns.length).toBeGreaterThan(0);
-  const retrieval = await ok(A.read, 'query($d: String!) { relevantEpisodes(task: { description: $d }, includeFailures: true) { ... on RelevantEpisodes { retrievalId episodes { episode { id } } } } }', { d: a.task });
+  const retrieval = await ok(A.write, 'query($d: String!) { relevantEpisodes(task: { description: $d }, includeFailures: true) { ... on RelevantEpisodes { retrievalId episodes { episode { id } } } } }', { d: a.task });
   a.retrieval = retrieval.relevantEpisodes.retrievalId;
   expect(retrieval.relevantEpisodes.episodes.length).toBeGreaterThan(0);
   a.apiKeys = (await ok(A.admin, '{ apiKeys { id } }')).apiKeys.map((k: any) => k.id);
@@ -112,6 +118,7 @@ beforeAll(async () => {
   b.workItem = (await ok(B.write, 'mutation { createWorkItem(title: "B work") { ... on WorkItemPayload { workItem { id } } } }')).createWorkItem.workItem.id;
   b.running = (await ok(B.write, START, { input: { taskDescription: 'B task', taskType: 'other' } })).startEpisode.episode.id;
   await ok(B.write, LOG, { id: b.running, steps: [{ tool: 'sh' }] });
+  await t.services.checkpoints.publish(B.tenantId); // proofs are served against signed checkpoints only
 
   snapshots = await Snapshotter.create(t.services.db.pool);
 }, 120_000);
@@ -143,16 +150,29 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
       expect(data.apiKeys.map((k: any) => k.id).sort()).toEqual(rows.map((r) => r.id).sort());
       noneOfA(data);
     },
+    blob: async () => {
+      notFound(await as(B.read, `query($h: String!) { blob(hash: $h) { ${NF} } }`, { h: a.blobHash }), 'blob', 'Blob');
+    },
     consistencyProof: async () => {
       const beyond = await as(B.read, 'query($to: BigInt) { consistencyProof(fromSize: 1, toSize: $to) { __typename } }', { to: String(a.headSeq) });
       expect(beyond.data?.consistencyProof.__typename).toBe('InputLimitError');
       const one = await ok(B.read, '{ consistencyProof(fromSize: 1, toSize: 1) { ... on ConsistencyProof { fromRoot } } }');
       expect(one.consistencyProof.fromRoot).not.toBe(a.rootOfOne);
     },
+    dashboard: async () => {
+      const q = 'query($f: DashboardFilter!) { dashboard(filter: $f) { ... on Dashboard { totals { runs } } } }';
+      const f = { from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date(Date.now() + 3_600_000).toISOString() };
+      const data = await ok(B.read, q, { f });
+      expect(data.dashboard.totals.runs).toBe(1); // B's one episode; A's four never count
+      noneOfA(data);
+    },
     episode: async () => {
       for (const id of a.episodes) notFound(await as(B.admin, `query($id: ID!) { episode(id: $id) { ${NF} } }`, { id }), 'episode', 'Episode', id);
       // Upper case names the same row in PostgreSQL: still not B's.
       notFound(await as(B.admin, `query($id: ID!) { episode(id: $id) { ${NF} } }`, { id: a.running.toUpperCase() }), 'episode', 'Episode');
+    },
+    episodeStep: async () => {
+      notFound(await as(B.read, `query($id: ID!) { episodeStep(episodeId: $id, stepNumber: 1) { ${NF} } }`, { id: a.running }), 'episodeStep', 'Step');
     },
     episodeProofBundle: async () => {
       for (const id of a.completed) notFound(await as(B.read, `query($id: ID!) { episodeProofBundle(episodeId: $id) { ${NF} } }`, { id }), 'episodeProofBundle', 'Episode', id);
@@ -192,6 +212,12 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
       expect(head.ledgerHead.hash).not.toBe(a.headHash);
       expect([null, B.tenantId]).toContain(head.ledgerHead.latestCheckpoint?.tenantId ?? null);
     },
+    ledgerCheckpoints: async () => {
+      const page = await ok(B.read, '{ ledgerCheckpoints { ... on SignedTreeHeadPage { checkpoints { tenantId rootHash headHash } } } }');
+      expect(page.ledgerCheckpoints.checkpoints.length).toBeGreaterThan(0);
+      expect(page.ledgerCheckpoints.checkpoints.every((c: any) => c.tenantId === B.tenantId)).toBe(true);
+      noneOfA(page);
+    },
     ledgerPublicKey: async () => {
       // The signing key is the server's, not a tenant's: it names no tenant and reveals no data.
       const data = await ok(B.read, '{ ledgerPublicKey { algorithm keyId publicKey } }');
@@ -207,7 +233,8 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
       expect((await ok(B.read, q, { f: { episodeId: a.completed[0], status: ['CANDIDATE', 'ACTIVE', 'SUPERSEDED'] } })).patterns.edges).toEqual([]);
     },
     relevantEpisodes: async () => {
-      const data = await ok(B.read, 'query($d: String!) { relevantEpisodes(task: { description: $d, context: { language: "sql", domain: "billing", tags: ["tenant-a"] } }, includeFailures: true) { ... on RelevantEpisodes { retrievalId episodes { episode { id } } warnings { episode { id } } } } }', { d: a.task });
+      // With a write key, so that a receipt is recorded (read keys record none).
+      const data = await ok(B.write, 'query($d: String!) { relevantEpisodes(task: { description: $d, context: { language: "sql", domain: "billing", tags: ["tenant-a"] } }, includeFailures: true) { ... on RelevantEpisodes { retrievalId episodes { episode { id } } warnings { episode { id } } } } }', { d: a.task });
       expect(data.relevantEpisodes.episodes).toEqual([]);
       expect(data.relevantEpisodes.warnings).toEqual([]);
       const { rows } = await t.services.db.pool.query('SELECT tenant_id FROM retrievals WHERE id = $1', [data.relevantEpisodes.retrievalId]);
@@ -216,6 +243,15 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
     relevantPatterns: async () => {
       const data = await ok(B.read, '{ relevantPatterns(context: { language: "sql", domain: "billing", tags: ["tenant-a"] }, limit: 50) { ... on RelevantPatterns { patterns { pattern { id } } } } }');
       expect(data.relevantPatterns.patterns).toEqual([]);
+    },
+    retrievalReceipt: async () => {
+      notFound(await as(B.read, `query($id: ID!) { retrievalReceipt(id: $id) { ${NF} } }`, { id: a.retrieval }), 'retrievalReceipt', 'Retrieval', a.retrieval);
+    },
+    retrievalReceipts: async () => {
+      const data = await ok(B.read, '{ retrievalReceipts(first: 100) { ... on QueryRetrievalReceiptsSuccess { data { id } } } }');
+      const { rows } = await t.services.db.pool.query('SELECT id FROM retrievals WHERE tenant_id = $1', [B.tenantId]);
+      expect(data.retrievalReceipts.data.map((r: { id: string }) => r.id).sort()).toEqual(rows.map((r) => r.id).sort());
+      noneOfA(data);
     },
     verifyLedger: async () => {
       const data = await ok(B.read, 'query($to: BigInt) { verifyLedger(fromSeq: 1, toSeq: $to) { __typename ... on LedgerVerification { ok checked } } }', { to: String(a.headSeq) });

@@ -1,8 +1,14 @@
 // One PostgreSQL for the whole run: embedded by default, or TEST_DATABASE_URL. Each test file
 // creates its own database on it (test/support/db.ts), so files run in parallel without sharing.
+// First it compiles the CLI and the client package (scripts/build.mjs, under a second), so the
+// tests run what users run, built from the sources under test; and the monitor page (web/dist),
+// once, because the browser test files run at the same time and would overwrite each other's build.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { build } from 'vite';
 import type { TestProject } from 'vitest/node';
 import { testDatabaseUrl } from '../../src/config.ts';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../../src/db/embedded.ts';
@@ -17,11 +23,33 @@ declare module 'vitest' {
   }
 }
 
+/**
+ * The browser tests drive Debian's Chromium; on a fresh Debian/Ubuntu machine run as root (CI, a
+ * container) it is installed here, as .ci/run does, so `npm test` needs no manual step. Elsewhere
+ * one line says how; those tests then fail rather than skip.
+ */
+function ensureChromium(): void {
+  if (existsSync('/usr/bin/chromium')) return;
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (root && existsSync('/usr/bin/apt-get')) {
+    process.stdout.write('episodic tests: installing Debian\'s chromium for the browser tests (apt-get)\n');
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+    execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: ['ignore', 'ignore', 'inherit'], env });
+    return;
+  }
+  process.stdout.write('episodic tests: /usr/bin/chromium is missing: install it (sudo apt-get install -y chromium) or the browser tests fail\n');
+}
+
 export async function setup(project: TestProject) {
+  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  await build({ configFile: 'web/vite.config.ts', logLevel: 'warn' });
+  ensureChromium();
   let url = testDatabaseUrl();
   if (!url) {
     dataDir = await mkdtemp(join(tmpdir(), 'episodic-test-'));
-    embedded = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'episodic_test' });
+    // Several files run at once, each with servers and pools of its own: more than the default 100.
+    embedded = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'episodic_test', settings: { max_connections: '400' } });
     url = embedded.url;
   }
   project.provide('databaseUrl', url);

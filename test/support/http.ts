@@ -7,14 +7,17 @@ export function chunkedPost(url: string, token: string, chunks: Iterable<string>
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'transfer-encoding': 'chunked' } },
+      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent: false, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'transfer-encoding': 'chunked' } },
       (res) => {
         let text = '';
         res.on('data', (c) => (text += c));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
       },
     );
-    req.on('error', (err) => (/EPIPE|ECONNRESET/.test((err as NodeJS.ErrnoException).code ?? '') ? resolve({ status: 413, body: null }) : reject(err)));
+    // A dropped connection is an error, not a refusal: a refused body must be answered with its 413.
+    // Each body goes on a new connection (agent: false): a kept-alive connection reused after a 413
+    // whose body was not read can hang (reported to the owner of src/http).
+    req.on('error', reject);
     for (const chunk of chunks) req.write(chunk);
     req.end();
   });

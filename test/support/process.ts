@@ -1,5 +1,6 @@
-// Runs the real server entry point (`npm start`'s command) as a child process.
+// Runs the real server entry point as a child process: node directly, or through `npm start`.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname } from 'node:path';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -11,7 +12,17 @@ export interface ServerProcess {
 }
 
 export function startServerProcess(env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  return spawnServer(process.execPath, ['--import', 'tsx', 'src/main.ts'], env);
+}
+
+/** `npm start` itself (the script a user runs), with the node that runs this test first on PATH. */
+export function startWithNpm(env: Record<string, string>): ServerProcess {
+  const path = `${dirname(process.execPath)}:${process.env.PATH ?? ''}`;
+  return spawnServer('npm', ['start', '--silent'], { PATH: path, ...env });
+}
+
+function spawnServer(command: string, args: string[], env: Record<string, string>): ServerProcess {
+  const child = spawn(command, args, {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,215 +1,121 @@
 import { describe, expect, it } from 'vitest';
-import {
-  PATTERN_RULES,
-  decideCandidates,
-  extractCandidates,
-  isContradicted,
-  mergePattern,
-  patternEffectiveness,
-  patternKey,
-  type PatternEpisode,
-  type PatternKind,
-  type PatternStats,
-} from '../../src/learning/patterns.ts';
 import type { StepFacts } from '../../src/learning/facts.ts';
+import { changedFiles, nextStatus, observeEpisode, PATTERN_RULES, patternStrength, patternSummary, scopeOf, type TaskEpisode } from '../../src/learning/patterns.ts';
+import { taskTerms } from '../../src/learning/task-terms.ts';
 
-function step(stepNumber: number, tool: string | null, resultKind: StepFacts['resultKind'], errorClass: string | null = null): StepFacts {
-  return { stepNumber, kind: 'tool_call', tool, resultKind, latencyMs: 10, tokens: 1, errorClass };
+const step = (stepNumber: number, tool: string, resultKind: StepFacts['resultKind'], errorClass: string | null = null): StepFacts => ({ stepNumber, kind: 'tool_call', tool, resultKind, latencyMs: 1, tokens: 1, errorClass });
+
+function episode(overrides: Partial<TaskEpisode> = {}): TaskEpisode {
+  return {
+    description: 'QuerySet.union() drops ordering in django.db.models when combined with values_list()',
+    agent: 'Mini',
+    context: { domain: 'Django/Django', language: 'python', framework: null, tags: ['orm', 'bug'] },
+    outcome: { kind: 'success', verdict: 'resolved', artifacts: ['django/db/models/query.py', 'a/tests/queries/test_qs.py'] },
+    steps: [step(1, 'grep', 'success'), step(2, 'python', 'error', 'ImportError'), step(3, 'python', 'success')],
+    reward: 0.7,
+    ...overrides,
+  };
 }
 
-const EMPTY_CONTEXT = { domain: null, language: null, framework: null, tags: [] };
-
-function episode(steps: StepFacts[], overrides: Partial<PatternEpisode> = {}): PatternEpisode {
-  return { outcome: { kind: 'success', verdict: 'ok', artifacts: [] }, context: EMPTY_CONTEXT, steps, reward: 0.8, ...overrides };
-}
-
-function keysOf(found: PatternEpisode, kind: PatternKind): string[] {
-  return extractCandidates(found).filter((candidate) => candidate.kind === kind).map((candidate) => candidate.key);
-}
-
-function stats(occurrences: number, successes: number, meanReward = 0.8): PatternStats {
-  const successRate = successes / occurrences;
-  return { occurrences, successes, successRate, meanReward, effectiveness: patternEffectiveness(successRate, meanReward, occurrences) };
-}
-
-describe('extractCandidates: tool sequences', () => {
-  it('takes 2- and 3-grams inside successful stretches only', () => {
-    const steps = [step(1, 'a', 'success'), step(2, 'b', 'success'), step(3, 'c', 'success'), step(4, 'd', 'error'), step(5, 'e', 'success'), step(6, 'f', 'success')];
-    expect(keysOf(episode(steps), 'tool_sequence')).toEqual([
-      'tool_sequence:["a","b"]',
-      'tool_sequence:["b","c"]',
-      'tool_sequence:["a","b","c"]',
-      'tool_sequence:["e","f"]',
-    ]);
+describe('taskTerms', () => {
+  it('puts code-shaped terms first, keeps dotted names and their segments, and drops stop words', () => {
+    const terms = taskTerms('The QuerySet.union() call fails in django.db.models; the union is wrong when the union has values_list');
+    expect(terms.slice(0, 7)).toEqual(['queryset.union', 'queryset', 'union', 'django.db.models', 'django', 'models', 'values_list']);
+    expect(terms).toContain('values_list');
+    expect(terms).not.toContain('the');
+    expect(terms).not.toContain('fails');
   });
+  it('is bounded', () => {
+    const text = Array.from({ length: 100 }, (_, i) => `identifier_${i}`).join(' ');
+    expect(taskTerms(text)).toHaveLength(16);
+    expect(taskTerms(text, 400)).toHaveLength(100);
+  });
+});
 
-  it('skips one tool repeated, and sees through result-less and tool-less steps', () => {
-    const steps = [
-      step(1, 'a', 'success'),
-      step(2, 'a', 'success'),
-      { ...step(3, null, null), kind: 'observation' },
-      { ...step(4, null, 'error'), kind: 'llm_call' },
-      step(5, 'b', 'success'),
+describe('observeEpisode', () => {
+  it('yields one pattern per fact in one scope (the domain), not one per context field', () => {
+    const obs = observeEpisode(episode());
+    expect(obs.scope).toBe('django/django');
+    expect(obs.stratum).toBe('mini');
+    expect(new Set(obs.candidates.map((c) => c.signature[0]))).toEqual(new Set(['django/django']));
+    expect(obs.candidates.map((c) => c.key)).toEqual([...new Set(obs.candidates.map((c) => c.key))]);
+    const terms = taskTerms(episode().description);
+    expect(obs.candidates.filter((c) => c.kind === 'task_outcome')).toHaveLength(terms.length);
+    expect(obs.candidates.filter((c) => c.kind === 'file_change')).toHaveLength(terms.length * 2);
+    expect(obs.candidates.filter((c) => c.kind === 'tool_outcome').map((c) => c.cue)).toEqual(['grep', 'python']);
+    expect(obs.candidates.filter((c) => c.kind === 'error_outcome').map((c) => c.cue)).toEqual(['importerror']);
+    expect(obs.fileTargets).toEqual(['file:django/db/models/query.py', 'file:tests/queries/test_qs.py']);
+  });
+  it('falls back to the language, then to *, for the scope', () => {
+    expect(scopeOf({ domain: null, language: 'Java' })).toBe('language:java');
+    expect(scopeOf({ domain: ' ', language: null })).toBe('*');
+  });
+  it('reads changed files from the artifacts of any outcome kind, capped', () => {
+    expect(changedFiles({ kind: 'failure', reason: 'x', artifacts: ['./a.py', 'b/c/d.py', 'notes'] } as never)).toEqual(['a.py', 'c/d.py']);
+    const many = observeEpisode(episode({ outcome: { kind: 'success', verdict: 'ok', artifacts: ['a.py', 'b.py', 'c.py', 'd.py'] } }));
+    expect(many.fileTargets).toHaveLength(PATTERN_RULES.filesPerEpisode);
+  });
+});
+
+describe('patternStrength', () => {
+  it('is lift over comparable episodes without the antecedent, not the raw success rate', () => {
+    // 8 of 10 with the term succeed; 80 of 100 without it do: a high rate, no lift.
+    const same = patternStrength('task_outcome', [{ support: 10, hits: 8, episodes: 110, baseHits: 88 }]);
+    expect(same.rate).toBeCloseTo(0.8);
+    expect(same.baselineRate).toBeCloseTo(0.8);
+    expect(same.lift).toBeCloseTo(0);
+    expect(same.failure).toBe('low_lift');
+    // 10 of 10 against 50 of 100: shrunk (10 + 2 × 0.5) / 12 − 0.5.
+    const lifted = patternStrength('task_outcome', [{ support: 10, hits: 10, episodes: 110, baseHits: 60 }]);
+    expect(lifted.lift).toBeCloseTo(11 / 12 - 0.5);
+    expect(lifted.failure).toBeNull();
+  });
+  it('compares within each harness stratum, so a stronger harness does not lift its own tools', () => {
+    // Harness A succeeds 90% with or without the tool, harness B 30%; the tool is used mostly by A.
+    const strata = [
+      { support: 40, hits: 36, episodes: 50, baseHits: 45 },
+      { support: 5, hits: 1.5, episodes: 50, baseHits: 15 },
     ];
-    expect(keysOf(episode(steps), 'tool_sequence')).toEqual(['tool_sequence:["a","b"]', 'tool_sequence:["a","a","b"]']);
+    const strength = patternStrength('tool_outcome', strata.map((s) => ({ ...s, hits: Math.round(s.hits) })));
+    expect(Math.abs(strength.lift ?? 1)).toBeLessThan(0.05);
+    const pooledRate = (36 + 2) / 45;
+    const pooledWithout = (45 - 36 + 15 - 2) / 55;
+    expect(pooledRate - pooledWithout).toBeGreaterThan(0.4);
   });
-
-  it('gives the same key to the same sequence whatever the case, spacing or step order', () => {
-    const first = episode([step(1, 'Shell', 'success'), step(2, ' git', 'success')]);
-    const second = episode([step(9, 'git ', 'success'), step(8, 'SHELL', 'success')]);
-    expect(keysOf(first, 'tool_sequence')).toEqual(keysOf(second, 'tool_sequence'));
-    expect(keysOf(first, 'tool_sequence')).toEqual([patternKey('tool_sequence', ['shell', 'git'])]);
+  it('needs support, comparable episodes and, for files, two co-occurrences', () => {
+    expect(patternStrength('task_outcome', [{ support: 4, hits: 4, episodes: 100, baseHits: 10 }]).failure).toBe('too_few_occurrences');
+    expect(patternStrength('task_outcome', [{ support: 10, hits: 10, episodes: 12, baseHits: 10 }]).failure).toBe('no_comparable_episodes');
+    expect(patternStrength('file_change', [{ support: 5, hits: 1, episodes: 100, baseHits: 1 }]).failure).toBe('too_few_occurrences');
+    expect(patternStrength('file_change', [{ support: 3, hits: 2, episodes: 100, baseHits: 3 }]).failure).toBeNull();
   });
-
-  it('keeps keys unambiguous when names hold separators', () => {
-    const joined = episode([step(1, 'a","b', 'success'), step(2, 'c', 'success')]);
-    const split = episode([step(1, 'a', 'success'), step(2, 'b","c', 'success')]);
-    expect(keysOf(joined, 'tool_sequence')).not.toEqual(keysOf(split, 'tool_sequence'));
+  it('needs a larger lift from a small sample (lift over its standard error at least 2)', () => {
+    // Always succeeding against 75% without it: 5 runs are not enough, 60 are.
+    const small = patternStrength('task_outcome', [{ support: 5, hits: 5, episodes: 105, baseHits: 80 }]);
+    expect(small.lift).toBeGreaterThan(PATTERN_RULES.minLift.task_outcome);
+    expect(small.z).toBeLessThan(PATTERN_RULES.minZ);
+    expect(small.failure).toBe('low_lift');
+    const large = patternStrength('task_outcome', [{ support: 60, hits: 60, episodes: 160, baseHits: 135 }]);
+    expect(large.z).toBeGreaterThan(PATTERN_RULES.minZ);
+    expect(large.failure).toBeNull();
   });
-
-  it('extracts at most maxCandidatesPerKind of a kind', () => {
-    const steps = Array.from({ length: 100 }, (_, index) => step(index + 1, `t${index}`, 'success'));
-    expect(keysOf(episode(steps), 'tool_sequence')).toHaveLength(PATTERN_RULES.maxCandidatesPerKind);
-  });
-});
-
-describe('extractCandidates: decision points and error recoveries', () => {
-  it('records the branch taken after a failure, retries included', () => {
-    const steps = [step(1, 'npm', 'error'), step(2, 'npm', 'timeout'), step(3, 'yarn', 'success')];
-    expect(keysOf(episode(steps), 'decision_point')).toEqual([
-      'decision_point:["npm","error","npm"]',
-      'decision_point:["npm","timeout","yarn"]',
-    ]);
-  });
-
-  it('records a recovery only when a different tool succeeds next, keyed by error class', () => {
-    const steps = [step(1, 'npm', 'error', 'EACCES'), step(2, 'npm', 'success'), step(3, 'curl', 'timeout'), step(4, 'wget', 'success')];
-    expect(keysOf(episode(steps), 'error_recovery')).toEqual(['error_recovery:["curl","timeout","wget"]']);
-    const withClass = [step(1, 'npm', 'error', 'EACCES'), step(2, 'sudo', 'success')];
-    expect(keysOf(episode(withClass), 'error_recovery')).toEqual(['error_recovery:["npm","eacces","sudo"]']);
+  it('serves negative outcome lift as a warning but never a negative file prediction', () => {
+    expect(patternStrength('error_outcome', [{ support: 10, hits: 2, episodes: 100, baseHits: 70 }]).failure).toBeNull();
+    expect(patternStrength('file_change', [{ support: 10, hits: 2, episodes: 100, baseHits: 60 }]).failure).toBe('low_lift');
   });
 });
 
-describe('extractCandidates: context patterns', () => {
-  it('pairs every context feature with the most-used successful tools', () => {
-    const context = { domain: 'Web', language: 'ts', framework: null, tags: ['API', 'api', 'auth'] };
-    const steps = [step(1, 'curl', 'success'), step(2, 'jq', 'success'), step(3, 'jq', 'success'), step(4, 'sed', 'error')];
-    expect(keysOf(episode(steps, { context }), 'context_pattern')).toEqual([
-      'context_pattern:["domain","web","jq"]',
-      'context_pattern:["domain","web","curl"]',
-      'context_pattern:["language","ts","jq"]',
-      'context_pattern:["language","ts","curl"]',
-      'context_pattern:["tag","api","jq"]',
-      'context_pattern:["tag","api","curl"]',
-      'context_pattern:["tag","auth","jq"]',
-      'context_pattern:["tag","auth","curl"]',
-    ]);
+describe('nextStatus', () => {
+  it('is active exactly when the bar is met; having met it once makes a miss superseded', () => {
+    expect(nextStatus('candidate', true)).toBe('active');
+    expect(nextStatus('candidate', false)).toBe('candidate');
+    expect(nextStatus('active', false)).toBe('superseded');
+    expect(nextStatus('superseded', true)).toBe('active');
   });
 });
 
-describe('extractCandidates: observations', () => {
-  it('counts only a success outcome as success and clamps the reward', () => {
-    const steps = [step(1, 'a', 'success'), step(2, 'b', 'success')];
-    const [success] = extractCandidates(episode(steps, { reward: 3 }));
-    const [partial] = extractCandidates(episode(steps, { outcome: { kind: 'partial', verdict: 'p', completed: ['x'], failed: [] } }));
-    expect(success!.observation).toEqual({ success: true, episodeReward: 1 });
-    expect(partial!.observation.success).toBe(false);
-  });
-
-  it('finds nothing in an episode without tool steps', () => {
-    expect(extractCandidates(episode([{ ...step(1, null, null), kind: 'checkpoint' }]))).toEqual([]);
-  });
-});
-
-describe('mergePattern and patternEffectiveness', () => {
-  it('starts a pattern from its first observation', () => {
-    expect(mergePattern(null, { success: true, episodeReward: 0.6 })).toEqual({
-      occurrences: 1,
-      successes: 1,
-      successRate: 1,
-      meanReward: 0.6,
-      effectiveness: 1 * 0.5 * (0.5 + 0.5 * 0.6),
-    });
-  });
-
-  it('updates occurrences, success rate and mean reward when found again', () => {
-    const first = mergePattern(null, { success: true, episodeReward: 0.6 });
-    const second = mergePattern(first, { success: false, episodeReward: 0.2 });
-    expect(second.occurrences).toBe(2);
-    expect(second.successes).toBe(1);
-    expect(second.successRate).toBe(0.5);
-    expect(second.meanReward).toBeCloseTo(0.4, 12);
-    expect(second.effectiveness).toBeCloseTo(0.5 * ((1 + Math.log(2) / 3) / 2) * (0.5 + 0.5 * 0.4), 12);
-  });
-
-  it('grows with occurrences up to full confidence at ln n = 3', () => {
-    expect(patternEffectiveness(1, 1, 1)).toBe(0.5);
-    expect(patternEffectiveness(1, 1, 2)).toBeGreaterThan(patternEffectiveness(1, 1, 1));
-    expect(patternEffectiveness(1, 1, 21)).toBe(1);
-    expect(patternEffectiveness(1, 1, 1000)).toBe(1);
-    expect(patternEffectiveness(0, 1, 1000)).toBe(0);
-  });
-});
-
-describe('decideCandidates', () => {
-  it('rejects a pattern seen once with too_few_occurrences, even at a perfect rate', () => {
-    const decision = decideCandidates([{ key: 'k', stats: stats(1, 1) }]);
-    expect(decision).toEqual({ kept: [], rejected: [{ key: 'k', reason: 'too_few_occurrences' }] });
-  });
-
-  it('checks occurrences before the success rate', () => {
-    expect(decideCandidates([{ key: 'k', stats: stats(1, 0) }]).rejected).toEqual([{ key: 'k', reason: 'too_few_occurrences' }]);
-  });
-
-  it('rejects a success rate of 0.59 and keeps 0.6', () => {
-    const decision = decideCandidates([
-      { key: 'low', stats: stats(100, 59) },
-      { key: 'bar', stats: stats(5, 3) },
-    ]);
-    expect(decision.kept.map((candidate) => candidate.key)).toEqual(['bar']);
-    expect(decision.rejected).toEqual([{ key: 'low', reason: 'low_success_rate' }]);
-  });
-
-  it('keeps the 10 most effective of 11 valid candidates and rejects the 11th as over_episode_limit', () => {
-    const candidates = Array.from({ length: 11 }, (_, index) => ({ key: `k${index}`, stats: stats(2, 2, index / 10) }));
-    const decision = decideCandidates(candidates);
-    expect(decision.kept).toHaveLength(10);
-    expect(decision.kept[0]!.key).toBe('k10');
-    expect(decision.rejected).toEqual([{ key: 'k0', reason: 'over_episode_limit' }]);
-  });
-
-  it('breaks effectiveness ties by occurrences, then key', () => {
-    const same = stats(4, 4);
-    const decision = decideCandidates([
-      { key: 'b', stats: same },
-      { key: 'a', stats: same },
-      { key: 'c', stats: { ...same, occurrences: 5 } },
-    ]);
-    expect(decision.kept.map((candidate) => candidate.key)).toEqual(['c', 'a', 'b']);
-  });
-});
-
-describe('isContradicted', () => {
-  const failure = { success: false, episodeReward: 0.1 };
-  const success = { success: true, episodeReward: 0.9 };
-
-  it('is true when newer evidence drives the success rate below the bar', () => {
-    expect(isContradicted(stats(3, 2), [failure])).toBe(true);
-  });
-
-  it('is false when the rate stays at or above the bar', () => {
-    expect(isContradicted(stats(3, 2), [success])).toBe(false);
-    expect(isContradicted(stats(4, 3), [failure])).toBe(false); // 3 of 5 = 0.6
-    expect(isContradicted(stats(3, 2), [])).toBe(false);
-  });
-
-  it('is false for a pattern that never met the bar', () => {
-    expect(isContradicted(stats(1, 1), [failure])).toBe(false);
-    expect(isContradicted(stats(10, 5), [failure])).toBe(false);
-  });
-
-  it('lets a full window of recent failures supersede a long-established pattern', () => {
-    expect(isContradicted(stats(100, 90), Array.from({ length: PATTERN_RULES.recentWindow }, () => failure))).toBe(true);
-    expect(isContradicted(stats(100, 90), Array.from({ length: PATTERN_RULES.recentWindow - 1 }, () => failure))).toBe(false);
+describe('patternSummary', () => {
+  it('states the fact with its counts and the comparison', () => {
+    const text = patternSummary({ kind: 'file_change', scope: 'django/django', cue: 'queryset', target: 'file:django/db/models/query.py', occurrences: 9, successes: 5, baselineRate: 0.06, lift: 0.41 });
+    expect(text).toBe('In django/django, tasks mentioning "queryset" changed django/db/models/query.py in 5 of 9 runs (comparable runs without it: 6%; lift +0.41).');
   });
 });

@@ -54,7 +54,7 @@ const fields = (violations: { field: string }[]): string[] => violations.map((v)
 describe('LIMITS', () => {
   it('carries the seed 003 limits', () => {
     expect(LIMITS).toMatchObject({
-      descriptionBytes: 10_240,
+      descriptionBytes: 262_144,
       maxSteps: 1000,
       observationBytes: 10_240,
       parametersBytes: 1_048_576,
@@ -103,23 +103,23 @@ describe('validateEpisodeInput', () => {
     ).toEqual([]);
   });
 
-  it('description: exactly 10 KB passes, one byte more fails', () => {
-    expect(validateEpisodeInput(episodeInput({ taskDescription: 'a'.repeat(10 * KB) }))).toEqual([]);
-    expect(validateEpisodeInput(episodeInput({ taskDescription: 'a'.repeat(10 * KB + 1) }))).toEqual([
+  it('description: exactly 256 KB passes, one byte more fails', () => {
+    expect(validateEpisodeInput(episodeInput({ taskDescription: 'a'.repeat(256 * KB) }))).toEqual([]);
+    expect(validateEpisodeInput(episodeInput({ taskDescription: 'a'.repeat(256 * KB + 1) }))).toEqual([
       {
         field: 'input.taskDescription',
-        limit: 10 * KB,
-        actual: 10 * KB + 1,
-        message: 'input.taskDescription is 10241 bytes; the limit is 10240 bytes',
+        limit: 256 * KB,
+        actual: 256 * KB + 1,
+        message: 'input.taskDescription is 262145 bytes; the limit is 262144 bytes',
       },
     ]);
   });
 
   it('description: multi-byte characters count in bytes', () => {
-    expect(validateEpisodeInput(episodeInput({ taskDescription: 'é'.repeat(5 * KB) }))).toEqual([]);
-    const tooBig = validateEpisodeInput(episodeInput({ taskDescription: 'é'.repeat(5 * KB + 1) }));
-    expect(tooBig).toMatchObject([{ field: 'input.taskDescription', actual: 10 * KB + 2 }]);
-    expect(validateEpisodeInput(episodeInput({ taskDescription: '😀'.repeat(2561) }))).toMatchObject([{ actual: 10_244 }]);
+    expect(validateEpisodeInput(episodeInput({ taskDescription: 'é'.repeat(128 * KB) }))).toEqual([]);
+    const tooBig = validateEpisodeInput(episodeInput({ taskDescription: 'é'.repeat(128 * KB + 1) }));
+    expect(tooBig).toMatchObject([{ field: 'input.taskDescription', actual: 256 * KB + 2 }]);
+    expect(validateEpisodeInput(episodeInput({ taskDescription: '😀'.repeat(64 * KB + 1) }))).toMatchObject([{ actual: 256 * KB + 4 }]);
   });
 
   it('description: must not be blank or hold NUL', () => {

@@ -18,7 +18,8 @@ describe('prepareSteps', () => {
     const prepared = prepareSteps(EPISODE, steps, ['token']);
     expect(prepared.map((p) => p.parameters)).toEqual(steps.map((s) => ({ ...s.parameters, token: '[REDACTED]' })));
     for (const [i, p] of prepared.entries()) {
-      const { contentHash, ...step } = p;
+      const { contentHash, blobs, ...step } = p;
+      expect(blobs).toEqual([]);
       expect(step).toEqual(prepareStep(steps[i]!, ['token']));
       expect(contentHash).toBe(stepContentHash(EPISODE, step));
     }

@@ -1,50 +1,47 @@
 import { describe, expect, it } from 'vitest';
-import { PATTERN_RELEVANCE_WEIGHTS, patternFit, patternRelevance, type RankedPattern } from '../../src/retrieval/pattern-score.ts';
+import type { ContextFacts } from '../../src/learning/facts.ts';
+import { PATTERN_RELEVANCE, patternRelevance, scopeFit, type RankedPattern } from '../../src/retrieval/pattern-score.ts';
 
-const CONTEXT = { domain: 'web', language: 'TS', framework: null, tags: ['API', 'auth'] };
+const DJANGO = { domain: 'django/django', language: 'python', framework: null, tags: [] };
+const pattern = (overrides: Partial<RankedPattern> = {}): RankedPattern => ({ kind: 'file_change', scope: 'django/django', cue: 'queryset', language: 'python', lift: 0.25, feedbackCredit: 0, ...overrides });
+const query = (terms: string[], context: ContextFacts = DJANGO) => ({ terms: new Set(terms), context });
 
-function pattern(overrides: Partial<RankedPattern>): RankedPattern {
-  return {
-    kind: 'tool_sequence',
-    signature: ['a', 'b'],
-    effectiveness: 0.5,
-    context: { domain: 'web', language: 'TS', framework: null, tags: [] },
-    feedbackCredit: 0,
-    ...overrides,
-  };
-}
-
-describe('patternFit', () => {
-  it('fits a context pattern fully when the query has its feature, compared case-insensitively', () => {
-    expect(patternFit(CONTEXT, pattern({ kind: 'context_pattern', signature: ['tag', 'api', 'curl'] }))).toBe(1);
-    expect(patternFit(CONTEXT, pattern({ kind: 'context_pattern', signature: ['language', 'ts', 'tsc'] }))).toBe(1);
+describe('patternRelevance', () => {
+  it('scores a mentioned cue in the same domain at full relevance, weighted by strength', () => {
+    const score = patternRelevance(query(['queryset']), pattern());
+    expect(score).toMatchObject({ relevance: 1, strength: 0.5, lift: 0.25 });
+    expect(score?.total).toBeCloseTo(0.75);
   });
-
-  it('does not fit a context pattern whose feature the query lacks', () => {
-    expect(patternFit(CONTEXT, pattern({ kind: 'context_pattern', signature: ['tag', 'billing', 'curl'] }))).toBe(0);
-    expect(patternFit(CONTEXT, pattern({ kind: 'context_pattern', signature: ['framework', 'react', 'vite'] }))).toBe(0);
+  it('serves nothing for a task of another project (the floor)', () => {
+    const java = { domain: 'apache/commons-lang', language: 'java', framework: null, tags: [] };
+    expect(patternRelevance(query(['queryset'], java), pattern())).toBeNull();
+    expect(patternRelevance(query([], java), pattern({ kind: 'tool_outcome', cue: 'pytest' }))).toBeNull();
   });
-
-  it('fits other kinds by contextMatch against the context they were found in', () => {
-    // Query gives domain, language and tags; the pattern matches domain and language: (0.3 + 0.25) / 0.65.
-    expect(patternFit(CONTEXT, pattern({}))).toBeCloseTo(0.55 / 0.65, 12);
+  it('needs the cue for task patterns, the domain for tool and error patterns', () => {
+    expect(patternRelevance(query(['other']), pattern())).toBeNull();
+    expect(patternRelevance(query([]), pattern({ kind: 'tool_outcome', cue: 'pytest' }))?.relevance).toBe(0.5);
+    const languageOnly = { domain: null, language: 'Python', framework: null, tags: [] };
+    expect(patternRelevance(query([], languageOnly), pattern({ kind: 'error_outcome', cue: 'importerror' }))).toBeNull();
+    expect(patternRelevance(query(['queryset'], languageOnly), pattern())?.relevance).toBe(0.75);
+  });
+  it('lets a text-only task match by cue alone, at the floor', () => {
+    const none = { domain: null, language: null, framework: null, tags: [] };
+    expect(patternRelevance(query(['queryset'], none), pattern())?.relevance).toBe(PATTERN_RELEVANCE.floor);
+  });
+  it('adds the feedback credit and ranks warnings by |lift|', () => {
+    const credited = patternRelevance(query(['queryset']), pattern({ feedbackCredit: 1 }));
+    const warning = patternRelevance(query(['queryset']), pattern({ kind: 'task_outcome', lift: -0.5 }));
+    expect(credited?.total).toBeCloseTo(0.85);
+    expect(warning?.strength).toBe(1);
   });
 });
 
-describe('patternRelevance', () => {
-  it('weighs effectiveness 0.5, fit 0.4 and feedback 0.1', () => {
-    expect(PATTERN_RELEVANCE_WEIGHTS).toEqual({ effectiveness: 0.5, fit: 0.4, feedback: 0.1 });
-    const relevance = patternRelevance(CONTEXT, pattern({ kind: 'context_pattern', signature: ['domain', 'web', 'curl'], effectiveness: 0.8, feedbackCredit: -0.5 }));
-    expect(relevance).toEqual({ effectiveness: 0.8, fit: 1, feedback: -0.5, total: 0.5 * 0.8 + 0.4 * 1 + 0.1 * -0.5 });
-  });
-
-  it('ranks the more effective of two equally fitting patterns first', () => {
-    const strong = patternRelevance(CONTEXT, pattern({ effectiveness: 0.9 }));
-    const weak = patternRelevance(CONTEXT, pattern({ effectiveness: 0.4 }));
-    expect(strong.total).toBeGreaterThan(weak.total);
-  });
-
-  it('clamps effectiveness and feedback', () => {
-    expect(patternRelevance(CONTEXT, pattern({ effectiveness: 3, feedbackCredit: -4 }))).toMatchObject({ effectiveness: 1, feedback: -1 });
+describe('scopeFit', () => {
+  it('matches the scope by domain, else (no domain given) by language, stored or in the scope name', () => {
+    expect(scopeFit(DJANGO, { scope: 'django/django', language: null })).toBe(1);
+    expect(scopeFit(DJANGO, { scope: 'sympy/sympy', language: 'python' })).toBeNull(); // another repository
+    expect(scopeFit({ ...DJANGO, domain: null }, { scope: 'sympy/sympy', language: 'python' })).toBe(0.5);
+    expect(scopeFit({ ...DJANGO, domain: null }, { scope: 'language:python', language: null })).toBe(0.5);
+    expect(scopeFit({ ...DJANGO, domain: null, language: 'java' }, { scope: 'sympy/sympy', language: 'python' })).toBeNull();
   });
 });

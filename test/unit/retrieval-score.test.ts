@@ -120,7 +120,7 @@ describe('relevanceScore', () => {
     expect(breakdown.similarity).toBe(0.6);
     expect(breakdown.recency).toBeCloseTo(0.5, 12);
     expect(breakdown.feedback).toBe(-0.5);
-    expect(breakdown.total).toBeCloseTo(0.35 * context + 0.2 * 0.5 + 0.3 * 0.6 + 0.05 * 0.5 + 0.1 * -0.5, 12);
+    expect(breakdown.total).toBeCloseTo(0.4 * context + 0.05 * 0.5 + 0.43 * 0.6 + 0.02 * 0.5 + 0.1 * -0.5, 12);
   });
 
   it('clamps out-of-range inputs', () => {

@@ -9,7 +9,6 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page, type WebSocketRoute } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
@@ -62,7 +61,6 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} is missing: this browser test needs Debian's chromium (apt-get install -y chromium; .ci/run installs it)`);
   }
-  await build({ configFile: 'web/vite.config.ts', logLevel: 'warn' }); // test the current sources
   t = await startTestApp();
   profile = await mkdtemp(join(tmpdir(), 'episodic-chromium-'));
   context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1440, height: 960 } });

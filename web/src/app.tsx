@@ -1,11 +1,15 @@
-// Sign-in, the header, and the two views (episode list, one episode) beside the live ledger.
+// Sign-in, the header with its navigation, and the views (episodes, one episode, dashboard,
+// patterns, retrievals) beside the live ledger.
 import { useEffect, useState } from 'preact/hooks';
 import { createApi, forgetKey, storedKey, storeKey, type Api, type LinkStatus } from './api.ts';
+import { Dashboard } from './dashboard.tsx';
 import { EpisodePage } from './episode.tsx';
 import { EpisodeList } from './episodes.tsx';
 import { LedgerPanel } from './ledger-panel.tsx';
 import { useLedger } from './ledger.ts';
 import { optionalEpisodeSelection } from './optional.ts';
+import { PatternsPage } from './patterns.tsx';
+import { RetrievalsPage } from './retrievals.tsx';
 
 interface Session {
   api: Api;
@@ -67,6 +71,7 @@ export function App() {
     <>
       <header>
         <h1>Episodic monitor</h1>
+        <Nav />
         <span class={`link ${status}`}>{status}</span>
         <span class="muted">tenant {session.tenant}</span>
         <button onClick={() => signOut()}>Sign out</button>
@@ -95,17 +100,41 @@ function SignIn({ notice, onKey }: { notice: string | null; onKey: (key: string)
   );
 }
 
+const VIEWS = [
+  { href: '#/', label: 'Episodes', match: /^(#\/?)?$|^#\/episodes/ },
+  { href: '#/dashboard', label: 'Dashboard', match: /^#\/dashboard/ },
+  { href: '#/patterns', label: 'Patterns', match: /^#\/patterns/ },
+  { href: '#/retrievals', label: 'Retrievals', match: /^#\/retrievals/ },
+];
+
+function Nav() {
+  const hash = useHash();
+  return (
+    <nav aria-label="Views">
+      {VIEWS.map((v) => <a key={v.href} href={v.href} aria-current={v.match.test(hash) ? 'page' : undefined}>{v.label}</a>)}
+    </nav>
+  );
+}
+
+function View({ api, hash, optional, changed }: { api: Api; hash: string; optional: string | null; changed: string | undefined }) {
+  const episodeId = /^#\/episodes\/([\w-]+)$/.exec(hash)?.[1];
+  if (episodeId) return optional !== null ? <EpisodePage api={api} id={episodeId} optional={optional} /> : null;
+  if (hash.startsWith('#/dashboard')) return <Dashboard api={api} changed={changed} />;
+  if (hash.startsWith('#/patterns')) return <PatternsPage api={api} />;
+  if (hash.startsWith('#/retrievals')) return <RetrievalsPage api={api} />;
+  return <EpisodeList api={api} changed={changed} />;
+}
+
 function Monitor({ api }: { api: Api }) {
   const hash = useHash();
   const ledger = useLedger(api);
   const [optional, setOptional] = useState<string | null>(null);
   useEffect(() => void optionalEpisodeSelection(api.query).then(setOptional), [api]);
-  const episodeId = /^#\/episodes\/([\w-]+)$/.exec(hash)?.[1];
-  const changed = ledger.events.find((e) => e.episodeId)?.seq;
+  const changed = ledger.events.find((e) => e.episodeId || e.type.startsWith('retrieval.') || e.type.startsWith('patterns.'))?.seq;
   return (
     <main>
       <div class="view">
-        {episodeId ? optional !== null && <EpisodePage api={api} id={episodeId} optional={optional} /> : <EpisodeList api={api} changed={changed} />}
+        <View api={api} hash={hash} optional={optional} changed={changed} />
       </div>
       <LedgerPanel {...ledger} />
     </main>

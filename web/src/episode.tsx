@@ -1,25 +1,21 @@
 // One episode, kept live: episodeUpdated re-sends it on each of its ledger events, and
-// stepsLogged replays its step batches from the start, then follows new ones.
+// stepsLogged replays its step batches from the start, then follows new ones. What a debugging
+// operator needs is on the page: the goal, the approval asked and how it was resolved, the outcome
+// (partial ones list what was and was not done), budgets, every step expandable in full, the
+// retrievals the run used and the credit they got, and the proof bundle, verified here.
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
+import { Approval, Goal, OutcomeView, RetrievalsUsed, type Credit } from './episode-parts.tsx';
 import { Bar, label, num, Section, shortId, time, Value } from './format.tsx';
 import { OPTIONAL_FIELDS } from './optional.ts';
+import { ProofPanel } from './proof-panel.tsx';
+import { Timeline, type StepRow } from './steps.tsx';
 
 interface Budget {
   resource: string;
   used: number;
   limit: number | null;
   fraction: number | null;
-}
-interface Step {
-  stepNumber: number;
-  kind: string;
-  tool: string | null;
-  action: string | null;
-  resultKind: string | null;
-  latencyMs: number | null;
-  tokens: number | null;
-  observation: string | null;
 }
 interface Episode extends Record<string, unknown> {
   id: string;
@@ -32,13 +28,19 @@ interface Episode extends Record<string, unknown> {
   endedAt: string | null;
   context: { language: string | null; framework: string | null; complexity: string | null; domain: string | null; tags: string[] } | null;
   budgetUsage: Budget[];
+  usedCost: number;
+  goalSpec: unknown;
+  approvalRequest: unknown;
+  blockedReason: string | null;
+  retrievalCredits: Credit[];
   stopReason: Record<string, unknown> | null;
   outcome: Record<string, unknown> | null;
   critique: { verdict: string; score: number | null; feedback: string | null; virtueScores: Array<{ name: string; score: number }> } | null;
   checkpoints: Array<{ id: string; label: string | null; stepNumber: number; createdAt: string; state: unknown }>;
 }
 
-const FIELDS = `id taskDescription taskType status mode agent startedAt endedAt
+const FIELDS = `id taskDescription taskType status mode agent startedAt endedAt usedCost goalSpec approvalRequest blockedReason
+  retrievalCredits { seq retrievalIds target outcome episodesCredited patternsCredited createdAt }
   context { language framework complexity domain tags }
   budgetUsage { resource used limit fraction }
   stopReason { kind reason resource recoverable isSuccessful canContinue }
@@ -78,12 +80,12 @@ function useEpisode(api: Api, id: string, optional: string) {
 }
 
 function useSteps(api: Api, episodeId: string) {
-  const [steps, setSteps] = useState<Step[]>([]);
+  const [steps, setSteps] = useState<StepRow[]>([]);
   useEffect(() => {
     setSteps([]);
     const variables = { episodeId, afterSeq: '0' };
     const query = `subscription Steps($episodeId: ID!, $afterSeq: BigInt) { stepsLogged(episodeId: $episodeId, afterSeq: $afterSeq) { seq steps { ${STEP_FIELDS} } } }`;
-    return api.follow<{ stepsLogged: { seq: string; steps: Step[] } | null }>(query, variables, ({ stepsLogged: batch }) => {
+    return api.follow<{ stepsLogged: { seq: string; steps: StepRow[] } | null }>(query, variables, ({ stepsLogged: batch }) => {
       if (!batch || Number(batch.seq) <= Number(variables.afterSeq)) return;
       variables.afterSeq = batch.seq;
       setSteps((known) => {
@@ -113,27 +115,6 @@ function Budgets({ usage }: { usage: Budget[] }) {
   );
 }
 
-function Timeline({ steps }: { steps: Step[] }) {
-  if (!steps.length) return <p class="muted">No steps yet.</p>;
-  const slowest = Math.max(1, ...steps.map((s) => s.latencyMs ?? 0));
-  return (
-    <ol class="timeline">
-      {steps.map((s) => (
-        <li key={s.stepNumber} data-step={s.stepNumber}>
-          <span class="muted">#{s.stepNumber}</span>
-          <span class="what" title={s.observation ?? ''}>
-            <b>{s.kind}</b> {[s.tool, s.action].filter(Boolean).join('.')}
-          </span>
-          <span class={`pill ${s.resultKind ?? ''}`}>{s.resultKind ?? '–'}</span>
-          <span class="latency"><span style={{ width: `${((s.latencyMs ?? 0) / slowest) * 100}%` }} /></span>
-          <span class="num">{num(s.latencyMs)} ms</span>
-          <span class="num">{num(s.tokens)} tok</span>
-        </li>
-      ))}
-    </ol>
-  );
-}
-
 export function EpisodePage({ api, id, optional }: { api: Api; id: string; optional: string }) {
   const { episode: e, error } = useEpisode(api, id, optional);
   const steps = useSteps(api, id);
@@ -153,17 +134,23 @@ export function EpisodePage({ api, id, optional }: { api: Api; id: string; optio
           {[ctx.domain, ctx.language, ctx.framework, ctx.complexity?.toLowerCase(), ...ctx.tags].filter(Boolean).map((t) => <span class="tag" key={t}>{t}</span>)}
         </p>
       )}
-      <Section title="Budget">
-        <Budgets usage={e.budgetUsage} />
-      </Section>
+      <Goal goal={e.goalSpec} />
       {(e.outcome || e.stopReason) && (
         <Section title="Outcome">
-          <Value value={{ ...compact(e.outcome), stopReason: compact(e.stopReason) }} />
+          <OutcomeView outcome={e.outcome} />
+          {e.stopReason && <Value value={{ stopReason: compact(e.stopReason) }} />}
         </Section>
       )}
-      <Section title={`Steps (${steps.length})`}>
-        <Timeline steps={steps} />
+      <Approval api={api} episodeId={e.id} status={e.status} request={e.approvalRequest} reason={e.blockedReason} steps={steps} />
+      <Section title="Budget">
+        <Budgets usage={e.budgetUsage} />
+        <p class="muted">cost so far ${num(e.usedCost)}</p>
       </Section>
+      <Section title={`Steps (${steps.length})`}>
+        <Timeline api={api} episodeId={e.id} steps={steps} />
+      </Section>
+      <RetrievalsUsed credits={e.retrievalCredits} />
+      <ProofPanel api={api} episodeId={e.id} />
       {e.critique && (
         <Section title="Critique">
           <p><b>{e.critique.verdict}</b> {e.critique.score !== null && <>score {num(e.critique.score)}</>} {e.critique.feedback}</p>

@@ -79,10 +79,10 @@ export function EpisodeList({ api, changed }: { api: Api; changed: string | unde
             </label>
           ))}
         </fieldset>
-        <input name="taskType" placeholder="task type" />
-        <input name="domain" placeholder="domain" />
-        <input name="tags" placeholder="tags (a, b)" />
-        <input name="text" type="search" placeholder="search descriptions" />
+        <input name="taskType" placeholder="task type" aria-label="Task type" />
+        <input name="domain" placeholder="domain" aria-label="Domain" />
+        <input name="tags" placeholder="tags (a, b)" aria-label="Tags" />
+        <input name="text" type="search" placeholder="search descriptions" aria-label="Search descriptions" />
         <button>Filter</button>
       </form>
       {error && <p class="alert">{error}</p>}

@@ -63,3 +63,21 @@ export async function optionalEpisodeSelection(query: Query): Promise<string> {
     return '';
   }
 }
+
+/**
+ * A selection of the fields of `typeName` beyond `known` (scalars, and objects one level deep):
+ * fields another part of the service adds later (e.g. a step's content stored apart) show up in
+ * the page without a change here. '' when there are none or introspection is off.
+ */
+export async function extraSelection(query: Query, typeName: string, known: readonly string[]): Promise<string> {
+  const types: Types = new Map();
+  try {
+    await load(query, [typeName], types);
+    const extra = (types.get(typeName) ?? []).filter((f) => !known.includes(f.name));
+    const nested = [...new Set(extra.map((f) => named(f.type)).filter((t) => t.kind === 'OBJECT' && t.name && !OPAQUE.test(t.name)).map((t) => t.name as string))];
+    if (nested.length) await load(query, nested, types);
+    return extra.map((f) => select(f, types, 1)).filter(Boolean).join(' ');
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,149 @@
+// Admission control under a bounded attack (docs/SECURITY.md, "Audit"). One server, three tenants:
+// a victim key measures the p99 of a simple query (`{ viewer { id } }`, one at a time) first with no
+// other traffic (the baseline, same run), then
+//   A. while 512 connections hold half-sent POSTs and one read key opens 256 SSE subscriptions;
+//   B. while one read key asks for verifyLedger on a ledger of about 3,000 events, both as 30
+//      aliases in one document and as 30 concurrent single requests, again and again.
+// Prints each p99 and its ratio to the baseline, and what the attacker got (refusals by code).
+// Bounded: every load runs for PHASE_MS and stops by itself; traffic stays on 127.0.0.1.
+//   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench:admission
+import net from 'node:net';
+import { createApiKey, createTenant } from '../src/auth/store.ts';
+import { fmt, openBenchDatabase, startBenchServer, summarize, type BenchServer } from './support.ts';
+
+const PHASE_MS = Number(process.env.BENCH_PHASE_MS ?? 8_000);
+const PROBE_CONCURRENCY = 1;
+const HALF_SENT = 512;
+const SSE_STREAMS = 256;
+const ALIASES = 30;
+const LEDGER_EVENTS = 3_000;
+
+interface Answer {
+  data?: Record<string, unknown> | null;
+  errors?: Array<{ extensions?: { code?: string } }>;
+}
+
+async function post(url: string, token: string, query: string, variables: Record<string, unknown> = {}): Promise<Answer> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
+  return (await res.json()) as Answer;
+}
+
+/** The victim's simple query, PROBE_CONCURRENCY at a time, for PHASE_MS: latencies and failures. */
+async function probe(url: string, token: string): Promise<{ p50: number; p99: number; n: number; failed: number }> {
+  const latencies: number[] = [];
+  let failed = 0;
+  const until = Date.now() + PHASE_MS;
+  await Promise.all(
+    Array.from({ length: PROBE_CONCURRENCY }, async () => {
+      while (Date.now() < until) {
+        const started = performance.now();
+        const body = await post(url, token, '{ viewer { id } }').catch(() => null);
+        latencies.push(performance.now() - started);
+        if (!(body?.data?.viewer as { id?: string } | undefined)?.id) failed += 1;
+      }
+    }),
+  );
+  return { ...summarize(latencies), n: latencies.length, failed };
+}
+
+function halfSent(url: string): Promise<net.Socket> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(u.port), u.hostname, () => {
+      socket.write(`POST ${u.pathname} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n{"query":"{ vi`);
+      resolve(socket);
+    });
+    socket.on('error', () => undefined);
+  });
+}
+
+async function keyOf(db: Awaited<ReturnType<typeof openBenchDatabase>>, name: string, scopes: Array<'read' | 'write'>) {
+  const tenant = await createTenant(db.db.prisma, name);
+  return { tenantId: tenant.id, token: (await createApiKey(db.db.prisma, { tenantId: tenant.id, name, scopes })).token };
+}
+
+/** About LEDGER_EVENTS events with steps for the verifying tenant (each logSteps is one event). */
+async function seedLedger(url: string, token: string): Promise<void> {
+  const perEpisode = 30;
+  for (let e = 0; e < LEDGER_EVENTS / perEpisode; e++) {
+    const started = await post(url, token, 'mutation { startEpisode(input: { taskDescription: "seed", taskType: "bench" }) { ... on StartEpisodePayload { episode { id } } } }');
+    const id = (started.data as { startEpisode: { episode: { id: string } } }).startEpisode.episode.id;
+    for (let i = 0; i < perEpisode - 1; i++) await post(url, token, 'mutation($e: ID!) { logSteps(episodeId: $e, steps: [{ tool: "t", action: "a" }, { tool: "u" }]) { __typename } }', { e: id });
+  }
+}
+
+function countCodes(into: Map<string, number>, body: Answer): void {
+  const code = body?.errors?.[0]?.extensions?.code ?? (body?.data ? 'OK' : 'NO_ANSWER');
+  into.set(code, (into.get(code) ?? 0) + 1);
+}
+
+async function phaseA(server: BenchServer, victim: string, attacker: string) {
+  const sockets = await Promise.all(Array.from({ length: HALF_SENT }, () => halfSent(server.url)));
+  const abort = new AbortController();
+  const streams = new Map<string, number>();
+  await Promise.all(
+    Array.from({ length: SSE_STREAMS }, async () => {
+      const res = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${attacker}` },
+        body: JSON.stringify({ query: 'subscription { ledgerEvents(afterSeq: 0) { seq } }' }),
+        signal: abort.signal,
+      });
+      // An open stream sends nothing yet (the ledger is empty); a refused one answers at once.
+      const reader = res.body?.getReader();
+      const first = await Promise.race([reader?.read(), new Promise((r) => setTimeout(() => r(null), 500))]);
+      const text = first && typeof first === 'object' && 'value' in first ? new TextDecoder().decode(first.value as Uint8Array) : '';
+      const code = /"code":"([A-Z_]+)"/.exec(text)?.[1] ?? 'OPEN';
+      streams.set(code, (streams.get(code) ?? 0) + 1);
+    }),
+  );
+  const result = await probe(server.url, victim);
+  abort.abort();
+  for (const s of sockets) s.destroy();
+  return { result, streams: Object.fromEntries(streams), halfSent: sockets.length };
+}
+
+async function phaseB(server: BenchServer, victim: string, attacker: string) {
+  const codes = new Map<string, number>();
+  const until = Date.now() + PHASE_MS;
+  const aliased = `{ ${Array.from({ length: ALIASES }, (_, i) => `v${i}: verifyLedger { __typename }`).join(' ')} }`;
+  const attack = (async () => {
+    while (Date.now() < until) {
+      const bodies = await Promise.all([post(server.url, attacker, aliased), ...Array.from({ length: ALIASES }, () => post(server.url, attacker, '{ verifyLedger { ... on LedgerVerification { ok checked } } }'))]);
+      for (const b of bodies) countCodes(codes, b);
+    }
+  })();
+  const result = await probe(server.url, victim);
+  await attack;
+  return { result, attacker: Object.fromEntries(codes) };
+}
+
+async function main() {
+  const database = await openBenchDatabase();
+  const server = await startBenchServer(database.url, { RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' });
+  try {
+    const victim = await keyOf(database, 'victim', ['read']);
+    const streamer = await keyOf(database, 'streamer', ['read']);
+    const verifier = await keyOf(database, 'verifier', ['write']);
+    console.log(`seeding ~${LEDGER_EVENTS} ledger events for the verifying tenant ...`);
+    await seedLedger(server.url, verifier.token);
+    const baseline = await probe(server.url, victim.token);
+    const a = await phaseA(server, victim.token, streamer.token);
+    const b = await phaseB(server, victim.token, verifier.token);
+    const line = (name: string, r: typeof baseline) =>
+      `${name.padEnd(44)} p50 ${fmt(r.p50, 1).padStart(6)} ms  p99 ${fmt(r.p99, 1).padStart(6)} ms  (${fmt(r.p99 / baseline.p99, 2)}x baseline)  n=${r.n} failed=${r.failed}`;
+    console.log(`\nvictim's { viewer { id } }, ${PROBE_CONCURRENCY} at a time, ${PHASE_MS / 1000} s per phase`);
+    console.log(line('baseline (no other traffic)', baseline));
+    console.log(line(`A: ${HALF_SENT} half-sent + ${SSE_STREAMS} SSE of one key`, a.result));
+    console.log(`   SSE subscriptions of the attacking key: ${JSON.stringify(a.streams)}`);
+    console.log(line(`B: ${ALIASES}x verifyLedger, aliased and concurrent`, b.result));
+    console.log(`   attacker's answers by code: ${JSON.stringify(b.attacker)}`);
+    const ok = a.result.p99 < 100 && b.result.p99 < 100 && !a.result.failed && !b.result.failed;
+    console.log(`\ntarget p99 < 100 ms with no failed victim query: ${ok ? 'met' : 'NOT met'}`);
+  } finally {
+    await server.stop();
+    await database.close();
+  }
+}
+
+await main();

@@ -1,0 +1,191 @@
+// Memory benchmark on real agent runs (issue 15). One run, one database, the same pool and queries:
+//   - the development set (bench/memory-data.ts) split per repository (bench/memory-split.ts);
+//   - the pool imported through the public API; each held-out task asked of relevantEpisodes,
+//     text only and text + context {domain, language}, failures included (they are evidence);
+//   - FileHit@5, same-repository P@5, MRR@5 and the hub share for Episodic, an in-benchmark BM25
+//     over task descriptions (restricted to the repository in context mode) and a random pick of
+//     the same repository; paired hit counts; latency; a leave-one-repository-out run; ranking
+//     after usedRetrievals feedback from successful held-out runs against before it;
+//   - then the pattern report (bench/memory-patterns.ts, when present) and the two summary lines.
+// Run: npm run bench:memory   (MEMORY_DATASET=<archive> for another set; BENCH_DATABASE_URL to use a
+//      server instead of an embedded one; --no-loro skips the leave-one-repository-out run)
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createEpisodicClient, unwrap, type EpisodicClient } from '../src/client/index.ts';
+import { createApiKey, createTenant } from '../src/auth/store.ts';
+import { loadDevRuns, type DevRun } from './memory-data.ts';
+import { importRuns, parseMiniSweAgent, type ImportedRun } from '../src/import/index.ts';
+import { Bm25Baseline, evaluate, paired, randomSameRepository, type Metrics } from './memory-metrics.ts';
+import { leaveRepositoryOut, splitByRepository } from './memory-split.ts';
+import { fmt, openBenchDatabase, percentile, startBenchServer, type BenchDatabase } from './support.ts';
+
+const args = process.argv.slice(2);
+const LORO = !args.includes('--no-loro');
+const DESCRIPTION_BYTES = 10 * 1024;
+
+type Mode = 'text' | 'context';
+type Rankings = Map<string, string[]>;
+
+const RELEVANT = `query($task: RetrievalTaskInput!, $filter: RelevantEpisodeFilter) {
+  result: relevantEpisodes(task: $task, limit: 5, includeFailures: true, filter: $filter) {
+    __typename ... on RelevantEpisodes { retrievalId episodes { episode { id } failed } }
+  }
+}`;
+
+interface Tenant {
+  url: string;
+  token: string;
+  /** The imported episodes' agent: queries filter on it, so the feedback runs never answer them. */
+  agent: string;
+  /** run id → episode id, and back. */
+  episodes: Map<string, string>;
+  runs: Map<string, string>;
+}
+
+const cut = (text: string) => Buffer.from(text).subarray(0, DESCRIPTION_BYTES).toString('utf8').replace(/\uFFFD$/, '');
+const task = (run: DevRun, mode: Mode) => ({ description: cut(run.description), ...(mode === 'context' ? { context: { domain: run.repository, language: run.language } } : {}) });
+
+async function newTenant(database: BenchDatabase, url: string, name: string, pool: readonly DevRun[]): Promise<Tenant> {
+  const tenant = await createTenant(database.db.prisma, name);
+  const { token } = await createApiKey(database.db.prisma, { tenantId: tenant.id, name: 'bench', scopes: ['admin', 'write', 'read'] });
+  const client = createEpisodicClient({ url, apiKey: token, timeoutMs: 120_000 });
+  const verdictFiles = [...new Set(pool.map((r) => join(dirname(r.path), '..', '..', 'results.csv')))].filter(existsSync);
+  const report = await importRuns(client, pool.map((r) => r.path), { verdictFiles });
+  const episodes = new Map<string, string>();
+  for (const run of report.runs) if (run.instanceId && run.episodeId) episodes.set(run.instanceId, run.episodeId);
+  console.error(`${name}: imported ${report.imported} of ${pool.length} runs (${report.acceptedSteps} steps, ${report.rejectedSteps} refused, ${report.failed} failed) in ${fmt(report.seconds, 1)} s`);
+  // What autovacuum does after a bulk import (this benchmark's server may run without it): the
+  // planner's statistics and the visibility map that keeps the postings scan index-only.
+  for (const table of ['episode_terms', 'episode_term_df', 'episode_term_totals', 'episodes']) await database.db.pool.query(`VACUUM ANALYZE ${table}`);
+  const first = [...episodes.values()][0];
+  const episode = first ? await client.episode(first) : null;
+  const agent = episode?.__typename === 'Episode' ? (episode.agent ?? '') : '';
+  return { url, token, agent, episodes, runs: new Map([...episodes].map(([run, episodeId]) => [episodeId, run])) };
+}
+
+/** Asks relevantEpisodes for each query; rankings by run id, latencies in ms, and the retrieval ids. */
+async function askEpisodic(t: Tenant, queries: readonly DevRun[], mode: Mode) {
+  const client = createEpisodicClient({ url: t.url, apiKey: t.token, timeoutMs: 60_000 });
+  const rankings: Rankings = new Map();
+  const retrievals = new Map<string, string>();
+  const latencies: number[] = [];
+  for (const q of queries) {
+    const t0 = performance.now();
+    const result = await client.request<{ __typename: string; retrievalId: string; episodes: Array<{ episode: { id: string } }> }>(RELEVANT, { task: task(q, mode), filter: { agent: t.agent } });
+    latencies.push(performance.now() - t0);
+    if (result.__typename !== 'RelevantEpisodes') throw new Error(`relevantEpisodes: ${JSON.stringify(result)}`);
+    rankings.set(q.id, result.episodes.map((e) => t.runs.get(e.episode.id) ?? e.episode.id));
+    retrievals.set(q.id, result.retrievalId);
+  }
+  return { rankings, latencies, retrievals };
+}
+
+const line = (name: string, m: Metrics) => `| ${name} | ${m.fileHit.toFixed(3)} | ${m.sameRepoP5.toFixed(3)} | ${m.mrr.toFixed(3)} | ${m.hub.toFixed(3)} |`;
+const HEADER = ['| ranking | FileHit@5 | same-repo P@5 | MRR@5 | max top-5 share |', '|---|---|---|---|---|'];
+
+function baselines(pool: readonly DevRun[], queries: readonly DevRun[], mode: Mode) {
+  const bm25 = new Bm25Baseline(pool);
+  const bm25Rankings: Rankings = new Map(queries.map((q) => [q.id, bm25.rank(q.description, mode === 'context' ? q.repository : null)]));
+  const random: Rankings = new Map(queries.map((q, i) => [q.id, randomSameRepository(q, pool, 1000 + i)]));
+  return { bm25Rankings, random };
+}
+
+/** Successful held-out runs of `givers` complete with usedRetrievals of their own query. */
+async function giveFeedback(t: Tenant, givers: readonly DevRun[], mode: Mode): Promise<number> {
+  const client = createEpisodicClient({ url: t.url, apiKey: t.token, timeoutMs: 60_000 });
+  const { retrievals } = await askEpisodic(t, givers, mode);
+  let given = 0;
+  for (const run of givers) {
+    const retrievalId = retrievals.get(run.id);
+    if (!retrievalId || !run.resolved) continue;
+    const { episode } = unwrap(await client.startEpisode({ taskDescription: cut(run.description), taskType: 'bugfix', agent: 'bench-feedback', context: { domain: run.repository, language: run.language } }));
+    unwrap(await client.completeEpisode(episode.id, { kind: 'SUCCESS', verdict: 'resolved', artifacts: run.files }, [retrievalId]));
+    given += 1;
+  }
+  return given;
+}
+
+/**
+ * The pattern benchmark's report (bench/memory-patterns.ts, issue 15p), printed before the summary
+ * lines when that file is present: its reportPatterns({ client, pool, heldOut }) over the runs as
+ * its patternBenchRun(importedRun, resolved, episodeId) describes them, on this benchmark's tenant.
+ */
+interface PatternModule {
+  patternBenchRun?: (run: ImportedRun, resolved: boolean, episodeId: string | null) => unknown;
+  reportPatterns?: (input: { client: EpisodicClient; pool: unknown[]; heldOut: unknown[] }) => Promise<string[]>;
+}
+
+async function patternReport(t: Tenant, pool: readonly DevRun[], heldOut: readonly DevRun[]): Promise<string[]> {
+  const file = new URL('./memory-patterns.ts', import.meta.url);
+  if (!existsSync(file)) return [];
+  const module = (await import(file.href)) as PatternModule;
+  const { patternBenchRun, reportPatterns } = module;
+  if (!patternBenchRun || !reportPatterns) return [];
+  const describe = (run: DevRun) => patternBenchRun(parseMiniSweAgent(run.path, readFileSync(run.path, 'utf8')), run.resolved, t.episodes.get(run.id) ?? null);
+  const client = createEpisodicClient({ url: t.url, apiKey: t.token, timeoutMs: 120_000 });
+  return reportPatterns({ client, pool: pool.map(describe), heldOut: heldOut.map(describe) });
+}
+
+async function main() {
+  const runs = loadDevRuns();
+  const { pool, heldOut } = splitByRepository(runs);
+  const poolById = new Map(runs.map((r) => [r.id, r]));
+  const repositories = [...new Set(runs.map((r) => r.repository))].sort();
+  console.log(`# Memory benchmark: ${runs.length} runs of ${repositories.length} repositories; pool ${pool.length}, held out ${heldOut.length} (20% per repository, seed 15)\n`);
+  const database = await openBenchDatabase();
+  const server = await startBenchServer(database.url);
+  const summary: string[] = [];
+  try {
+    const main = await newTenant(database, server.url, 'memory-main', pool);
+    const final = new Map<Mode, { episodic: Metrics; bm25: Metrics }>();
+    for (const mode of ['text', 'context'] as const) {
+      const asked = await askEpisodic(main, heldOut, mode);
+      const { bm25Rankings, random } = baselines(pool, heldOut, mode);
+      const episodic = evaluate(heldOut, asked.rankings, poolById);
+      const bm25 = evaluate(heldOut, bm25Rankings, poolById);
+      final.set(mode, { episodic, bm25 });
+      const sorted = [...asked.latencies].sort((a, b) => a - b);
+      const pair = paired(heldOut, asked.rankings, bm25Rankings, poolById);
+      console.log(`## ${mode === 'text' ? 'Task text only' : 'Task text + context {domain, language}'} (${heldOut.length} queries)\n`);
+      console.log([...HEADER, line('Episodic relevantEpisodes', episodic), line(`BM25 over descriptions${mode === 'context' ? ' (same repository)' : ''}`, bm25), line('random, same repository', evaluate(heldOut, random, poolById))].join('\n'));
+      console.log(`\nPaired: Episodic hits where BM25 misses ${pair.onlyA}, BM25 where Episodic misses ${pair.onlyB}. relevantEpisodes over HTTP: p50 ${fmt(percentile(sorted, 50), 1)} ms, p95 ${fmt(percentile(sorted, 95), 1)} ms.\n`);
+    }
+    if (LORO) {
+      console.log('## Leave one repository out (no run of the queried repository in the pool: ranking noise)\n');
+      console.log('| repository | ranking | FileHit@5 | same-repo P@5 | MRR@5 | max top-5 share |\n|---|---|---|---|---|---|');
+      for (const repository of repositories) {
+        const split = leaveRepositoryOut(pool, repository);
+        const t = await newTenant(database, server.url, `memory-loro-${repository}`, split.pool);
+        const queries = heldOut.filter((r) => r.repository === repository);
+        const episodic = evaluate(queries, (await askEpisodic(t, queries, 'text')).rankings, poolById);
+        const bm25 = evaluate(queries, baselines(split.pool, queries, 'text').bm25Rankings, poolById);
+        console.log(`| ${repository} ${line('Episodic', episodic)}\n| ${repository} ${line('BM25', bm25)}`);
+      }
+      console.log('');
+    }
+    // Feedback: successful runs of the first half of the held-out tasks report the retrieval they
+    // used; the second half is measured before and after (so no query is credited for itself).
+    const givers = heldOut.filter((_, i) => i % 2 === 0);
+    const measured = heldOut.filter((_, i) => i % 2 === 1);
+    const before = evaluate(measured, (await askEpisodic(main, measured, 'context')).rankings, poolById);
+    const given = await giveFeedback(main, givers, 'context');
+    const after = evaluate(measured, (await askEpisodic(main, measured, 'context')).rankings, poolById);
+    console.log(`## Feedback (usedRetrievals of ${given} successful held-out runs; measured on the other ${measured.length} held-out tasks, text + context)\n`);
+    console.log([...HEADER, line('before feedback', before), line('after feedback', after)].join('\n'), '\n');
+    for (const report of await patternReport(main, pool, heldOut)) console.log(report);
+    for (const mode of ['text', 'context'] as const) {
+      const m = final.get(mode);
+      if (m) summary.push(`memory ${mode} FileHit@5 episodic=${m.episodic.fileHit.toFixed(3)} bm25=${m.bm25.fileHit.toFixed(3)}`);
+    }
+  } finally {
+    await server.stop();
+    await database.close();
+  }
+  console.log(summary.join('\n'));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,62 @@
+// episodic import <files or folders> [--format f] [--verdicts file]: imports agent runs (one
+// episode each) with a progress bar, a summary, and exit code 2 when any file or step was refused.
+import { FORMATS, importRuns, type Format, type ImportReport, type RunReport } from '../import/index.ts';
+import { CliError } from './errors.ts';
+import { progressBar } from './progress.ts';
+import { EXIT, intOption, listOption, usage, type RemoteCommand } from './remote.ts';
+
+const HELP = `Usage: episodic import <file or folder>... [--format ${FORMATS.join('|')}] [--verdicts <file>]
+Imports finished agent runs, one episode per run file, through the API:
+  *.traj.json  mini-swe-agent trajectories       *.traj  SWE-agent trajectories
+  *.jsonl      generic JSON lines (README "Importing runs")
+Folders are walked; results.csv / results.json inside them are read as harness verdicts
+(instance_id,resolved): resolved -> SUCCESS, else FAILURE. Importing a file again changes nothing.
+  --format <f>        read every file as this format (default: by file name)
+  --verdicts <file>   a verdict file (repeatable)
+  --concurrency <n>   runs imported at once (default 8)
+  --truncate          keep output past its inline limit as head + tail (default: whole, as a blob)
+Exit code 2 when a file could not be read (its line is named) or a step was refused.`;
+
+function runLine(r: RunReport): string | null {
+  if (r.error) return `  ${r.error.message}`;
+  if (!r.rejected.length) return null;
+  return r.rejected.map((s) => `  ${r.file}${s.line ? `:${s.line}` : ` step ${s.index + 1}`}: ${s.reason}: ${s.message ?? ''}`).join('\n');
+}
+
+function summaryText(report: ImportReport): string {
+  const lines = [
+    `imported ${report.imported} run(s), ${report.duplicates} already imported, ${report.failed} failed; ` +
+      `steps: ${report.acceptedSteps} accepted, ${report.rejectedSteps} refused (${report.seconds.toFixed(1)} s)`,
+  ];
+  for (const r of report.runs) {
+    const line = runLine(r);
+    if (line) lines.push(line);
+  }
+  return lines.join('\n');
+}
+
+export const importCommand: RemoteCommand = {
+  name: 'import',
+  summary: 'import agent runs (mini-swe-agent, SWE-agent, JSONL) from files or folders',
+  help: HELP,
+  options: { format: { type: 'string' }, verdicts: { type: 'string', multiple: true }, concurrency: { type: 'string' }, truncate: { type: 'boolean' } },
+  async run({ values, positionals, json, client }) {
+    if (!positionals.length) throw usage('missing the files or folders to import', HELP);
+    const format = values.format as string | undefined;
+    if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) throw usage(`--format must be one of ${FORMATS.join(', ')}, got "${format}"`, HELP);
+    const bar = progressBar('importing');
+    const report = await importRuns(client, positionals, {
+      format: (format as Format | undefined) ?? null,
+      verdictFiles: listOption(values.verdicts) ?? [],
+      concurrency: intOption(values.concurrency, '--concurrency', HELP, 1) ?? 8,
+      largeContent: values.truncate ? 'TRUNCATE' : 'BLOB',
+      onProgress: (_run, done, total) => bar.update(done, total),
+    }).finally(() => bar.finish());
+    const summary = { ...report, runs: report.runs };
+    if (report.failed || report.rejectedSteps) {
+      if (!json) process.stdout.write(`${summaryText(report)}\n`);
+      throw Object.assign(new CliError(`${report.failed} file(s) failed, ${report.rejectedSteps} step(s) refused`, EXIT.usage), { details: summary });
+    }
+    return { text: summaryText(report), json: summary };
+  },
+};

@@ -1,0 +1,102 @@
+// episodic show <id>: the whole episode in one screen: task and goal, status and stop reason,
+// budget use, outcome, reward and reflection, critique, the steps that failed and what the agent
+// observed; --steps adds the full journal. --json prints the same as one object.
+import type { EpisodicClient } from '../client/client.ts';
+import type { Episode, Json, Step } from '../client/types.ts';
+import { failOnErrorResult, usage, type Output, type RemoteCommand } from './remote.ts';
+
+const HELP = `Usage: episodic show <episodeId> [--steps]
+Prints an episode: task, goal, status and stop reason, budget use, outcome, reward and reflection,
+critique, the steps that did not succeed and the agent's observations (of the first 1000 steps);
+--steps adds the whole journal, one line per step.`;
+
+const SCAN_STEPS = 1000;
+
+interface Learning {
+  reward: { total: number | null; base: number | null; efficiency: number | null; qualityMultiplier: number | null; complexityBonus: number | null; learningBonus: number | null } | null;
+  reflection: { successes: string[] | null; insights: string[] | null; improvements: string[] | null } | null;
+}
+
+const LEARNING = `query EpisodeLearning($id: ID!) { result: episode(id: $id) { __typename ... on Error { message }
+  ... on Episode { reward { total base efficiency qualityMultiplier complexityBonus learningBonus } reflection { successes insights improvements } } } }`;
+
+async function readSteps(client: EpisodicClient, id: string, limit: number): Promise<Step[]> {
+  const steps: Step[] = [];
+  for (let after: string | undefined; steps.length < limit; ) {
+    const page = failOnErrorResult(await client.episodeSteps(id, { first: 100, after }));
+    steps.push(...page.edges.map((e) => e.node));
+    if (!page.pageInfo.hasNextPage) break;
+    after = page.pageInfo.endCursor ?? undefined;
+  }
+  return steps.slice(0, limit);
+}
+
+const oneLine = (value: Json | string | null | undefined, max = 160): string => {
+  const text = typeof value === 'string' ? value : value === null || value === undefined ? '' : JSON.stringify(value);
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+/** What a step's result says: its error message, else its output. */
+function resultText(result: Json | null): Json {
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) return result;
+  return result.message ?? result.error ?? result.output ?? null;
+}
+
+const stepLine = (s: Step) => `#${s.stepNumber} ${s.kind}${s.tool ? ` ${s.tool}` : ''}${s.action ? ` ${oneLine(s.action, 60)}` : ''}${s.resultKind ? ` -> ${s.resultKind}` : ''}`;
+
+/** A step that did not succeed: its result kind says so (error, timeout). */
+const failed = (s: Step) => s.resultKind !== null && s.resultKind.toLowerCase() !== 'success';
+
+function describe(e: Episode, learning: Learning | undefined, steps: Step[]): string[] {
+  const budget = (e.budgetUsage ?? []).map((b) => `${b.resource} ${b.used}${b.limit === null ? '' : `/${b.limit}`}`).join(', ');
+  const stop = e.stopReason ? `, stop ${e.stopReason.kind}${e.stopReason.resource ? `{${e.stopReason.resource}}` : ''}${e.stopReason.reason ? `: ${e.stopReason.reason}` : ''}` : '';
+  const lines = [
+    `episode      ${e.id}${e.episodeNumber ? ` (#${e.episodeNumber})` : ''}`,
+    `task         ${e.taskType}: ${e.taskDescription}`,
+    `goal         ${e.goalSpec === null || e.goalSpec === undefined ? '-' : oneLine(e.goalSpec, 400)}`,
+    `status       ${e.status}${e.phase ? ` / ${e.phase}` : ''}${stop}`,
+    `time         started ${e.startedAt}${e.endedAt ? `, ended ${e.endedAt}` : ''}`,
+    `usage        ${e.stepCount} steps, ${e.usedTokens} tokens, ${e.usedToolCalls} tool calls${budget ? ` (${budget})` : ''}`,
+  ];
+  if (e.context?.tags.length) lines.push(`tags         ${e.context.tags.join(', ')}`);
+  const o = e.outcome;
+  lines.push(`outcome      ${o ? `${o.kind}: ${o.verdict ?? o.reason ?? ''}${o.details ? ` (${o.details})` : ''}` : '-'}`);
+  if (o?.artifacts?.length) lines.push(`artifacts    ${o.artifacts.join(', ')}`);
+  const r = learning?.reward;
+  lines.push(`reward       ${r?.total === null || r?.total === undefined ? '-' : `${r.total} (base ${r.base}, efficiency ${r.efficiency}, quality x${r.qualityMultiplier}, complexity +${r.complexityBonus}, learning +${r.learningBonus})`}`);
+  const reflection = learning?.reflection;
+  for (const [label, items] of [['successes', reflection?.successes], ['insights', reflection?.insights], ['improvements', reflection?.improvements]] as const) {
+    for (const [i, item] of (items ?? []).entries()) lines.push(`${i === 0 ? label.padEnd(13) : ' '.repeat(13)}${item}`);
+  }
+  lines.push(`critique     ${e.critique ? `${e.critique.verdict}${e.critique.score === null ? '' : ` (${e.critique.score})`}${e.critique.feedback ? `: ${oneLine(e.critique.feedback)}` : ''}` : '-'}`);
+  const errors = steps.filter(failed);
+  lines.push(`errors       ${errors.length ? '' : 'none'}`.trimEnd());
+  for (const s of errors.slice(0, 20)) lines.push(`  ${stepLine(s)}: ${oneLine(resultText(s.result))}`);
+  const observed = steps.filter((s) => s.observation);
+  lines.push(`observations ${observed.length ? '' : 'none'}`.trimEnd());
+  for (const s of observed.slice(0, 20)) lines.push(`  #${s.stepNumber}: ${oneLine(s.observation)}`);
+  return lines;
+}
+
+export const showCommand: RemoteCommand = {
+  name: 'show',
+  summary: 'print an episode: goal, outcome, reward, reflection, errors, observations',
+  help: HELP,
+  options: { steps: { type: 'boolean' } },
+  async run({ values, positionals, client }): Promise<Output> {
+    const id = positionals[0];
+    if (!id) throw usage('missing the episode id', HELP);
+    const episode = failOnErrorResult(await client.episode(id));
+    const [learning, steps] = await Promise.all([
+      client.request<Learning & { __typename: string }>(LEARNING, { id }),
+      readSteps(client, id, values.steps ? Number.MAX_SAFE_INTEGER : SCAN_STEPS),
+    ]);
+    const lines = describe(episode, learning, steps);
+    if (values.steps) lines.push('journal', ...steps.map((s) => `  ${stepLine(s)}`));
+    const errors = steps.filter(failed).map((s) => ({ stepNumber: s.stepNumber, tool: s.tool, action: s.action, resultKind: s.resultKind, result: s.result }));
+    const observations = steps.filter((s) => s.observation).map((s) => ({ stepNumber: s.stepNumber, observation: s.observation }));
+    const json = { ...episode, reward: learning.reward, reflection: learning.reflection, errors, observations, ...(values.steps ? { steps } : {}) };
+    return { text: lines.join('\n'), json };
+  },
+};

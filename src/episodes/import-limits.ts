@@ -1,0 +1,32 @@
+// Limits of importing past runs: historical times and where a run came from.
+import { LIMITS, textViolations, type LimitViolation } from './limits.ts';
+
+export interface ImportSource {
+  /** e.g. mini-swe-agent, swe-agent, jsonl */
+  format: string;
+  /** BLAKE3 of the source file, lowercase hex. */
+  sourceHash: string;
+  /** The file's name or path as the importer saw it. */
+  name?: string | null;
+}
+
+/** Historical times: none in the future (of `now`), and the start not after the end. */
+export function timeRangeViolations(startField: string, endField: string, start: Date | null | undefined, end: Date | null | undefined, now = new Date()): LimitViolation[] {
+  const future = (field: string, t: Date | null | undefined): LimitViolation[] =>
+    t && t.getTime() > now.getTime() ? [{ field, limit: 'not in the future', message: `${field} (${t.toISOString()}) is in the future` }] : [];
+  const ordered: LimitViolation[] = start && end && start.getTime() > end.getTime()
+    ? [{ field: endField, limit: `>= ${startField.split('.').pop()}`, message: `${endField} (${end.toISOString()}) is before ${startField} (${start.toISOString()})` }]
+    : [];
+  return [...future(startField, start), ...future(endField, end), ...ordered];
+}
+
+export function importSourceViolations(field: string, source: ImportSource): LimitViolation[] {
+  const hex = /^[0-9a-f]{64}$/.test(source.sourceHash)
+    ? []
+    : [{ field: `${field}.sourceHash`, limit: '64 lowercase hex digits', message: `${field}.sourceHash must be a BLAKE3 hash in lowercase hex` }];
+  return [
+    ...textViolations(`${field}.format`, source.format, { maxChars: LIMITS.stepKindChars, nonEmpty: true, identifier: true }),
+    ...hex,
+    ...textViolations(`${field}.name`, source.name, { maxBytes: LIMITS.outcomeItemBytes }),
+  ];
+}

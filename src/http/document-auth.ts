@@ -1,0 +1,79 @@
+// Authorises the whole document before any field runs. Pothos' scope auth checks each field as it
+// resolves, so a document with an allowed and a forbidden mutation committed the allowed one and
+// then answered 403. Here every root field's scopes (its type's and its own, as declared to Pothos)
+// are checked first: one field the key may not run refuses the whole document, and nothing runs.
+import { getOperationAST, GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLObjectType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { AUTH_FAILURE_MESSAGES, grantsScope, type Scope } from '../auth/keys.ts';
+import type { Context } from '../schema/context.ts';
+
+type ScopeMap = Partial<Record<Scope, boolean>>;
+
+function declaredScopes(extensions: Readonly<Record<string, unknown>> | null | undefined): ScopeMap | null {
+  const options = extensions?.pothosOptions as { authScopes?: unknown } | undefined;
+  const scopes = options?.authScopes;
+  return scopes && typeof scopes === 'object' ? (scopes as ScopeMap) : null;
+}
+
+/** Pothos' rule for a scope map: any one listed scope that is granted opens it. */
+function opens(map: ScopeMap | null, held: readonly string[]): boolean {
+  if (!map) return true;
+  const listed = (Object.keys(map) as Scope[]).filter((s) => map[s]);
+  return !listed.length || listed.some((s) => grantsScope(held, s));
+}
+
+/** Root field names a selection set selects, through fragments and inline fragments. */
+function rootFieldNames(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen = new Set<string>()): string[] {
+  const names: string[] = [];
+  for (const s of set.selections) {
+    if (s.kind === Kind.FIELD) names.push(s.name.value);
+    else if (s.kind === Kind.INLINE_FRAGMENT) names.push(...rootFieldNames(s.selectionSet, fragments, seen));
+    else if (!seen.has(s.name.value)) {
+      seen.add(s.name.value);
+      const fragment = fragments.get(s.name.value);
+      if (fragment) names.push(...rootFieldNames(fragment.selectionSet, fragments, seen));
+    }
+  }
+  return names;
+}
+
+function rootType(schema: GraphQLSchema, operation: 'query' | 'mutation' | 'subscription'): GraphQLObjectType | null | undefined {
+  return operation === 'query' ? schema.getQueryType() : operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+}
+
+/** The refusal for the document, or null when the viewer may run every root field of it. */
+export function documentRefusal(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, ctx: Context): GraphQLError | null {
+  const operation = getOperationAST(document, operationName);
+  const type = operation && rootType(schema, operation.operation);
+  if (!operation || !type) return null;
+  const fragments = new Map(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
+  const fields = [...new Set(rootFieldNames(operation.selectionSet, fragments))].filter((n) => !n.startsWith('__'));
+  if (!fields.length) return null;
+  if (!ctx.viewer) {
+    const failure = ctx.authFailure ?? 'missing';
+    return new GraphQLError(AUTH_FAILURE_MESSAGES[failure], { extensions: { code: 'UNAUTHENTICATED', reason: failure.toUpperCase(), http: { status: 401 } } });
+  }
+  const held = ctx.viewer.scopes;
+  const typeScopes = declaredScopes(type.extensions);
+  const forbidden = fields.filter((name) => {
+    const field = type.getFields()[name];
+    return !field || !opens(typeScopes, held) || !opens(declaredScopes(field.extensions), held);
+  });
+  if (!forbidden.length) return null;
+  return new GraphQLError(`This API key lacks the scope ${forbidden.join(', ')} needs; nothing in this document ran.`, {
+    extensions: { code: 'FORBIDDEN', fields: forbidden, http: { status: 403 } },
+  });
+}
+
+export function useDocumentAuthorization(): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const refusal = documentRefusal(args.schema, args.document, args.operationName, args.contextValue as unknown as Context);
+      if (refusal) setResultAndStopExecution({ errors: [refusal] });
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const refusal = documentRefusal(args.schema, args.document, args.operationName, args.contextValue as unknown as Context);
+      if (refusal) setResultAndStopExecution({ errors: [refusal] });
+    },
+  };
+}

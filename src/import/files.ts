@@ -1,0 +1,61 @@
+// Which files an import reads: the paths given, folders walked (sorted, so runs import in a stable
+// order), each file's format from its name unless one is forced.
+import { readdir, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { ImportFileError } from './run.ts';
+
+export const FORMATS = ['mini-swe-agent', 'swe-agent', 'jsonl'] as const;
+export type Format = (typeof FORMATS)[number];
+
+/** The format a file name implies, or null for files an import skips in a folder. */
+export function formatOfName(name: string): Format | null {
+  if (name.endsWith('.traj.json')) return 'mini-swe-agent';
+  if (name.endsWith('.traj')) return 'swe-agent';
+  if (name.endsWith('.jsonl')) return 'jsonl';
+  return null;
+}
+
+/** Harness verdict files found in a folder are read, not imported as runs. */
+export const VERDICT_FILE_NAMES = ['results.csv', 'results.json'];
+
+export interface FoundFile {
+  path: string;
+  format: Format;
+}
+
+export interface FoundFiles {
+  runs: FoundFile[];
+  verdictFiles: string[];
+}
+
+async function walk(dir: string, out: string[]): Promise<void> {
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+  for (const e of entries) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) await walk(path, out);
+    else if (e.isFile()) out.push(path);
+  }
+}
+
+export async function findFiles(paths: readonly string[], forced: Format | null): Promise<FoundFiles> {
+  const runs: FoundFile[] = [];
+  const verdictFiles: string[] = [];
+  for (const path of paths) {
+    const info = await stat(path).catch(() => null);
+    if (!info) throw new ImportFileError(path, null, 'no such file or folder');
+    if (info.isFile()) {
+      const format = forced ?? formatOfName(path);
+      if (!format) throw new ImportFileError(path, null, 'unknown format: name it .traj.json (mini-swe-agent), .traj (swe-agent) or .jsonl, or pass --format');
+      runs.push({ path, format });
+      continue;
+    }
+    const inside: string[] = [];
+    await walk(path, inside);
+    for (const file of inside) {
+      if (VERDICT_FILE_NAMES.includes(basename(file))) verdictFiles.push(file);
+      const implied = formatOfName(file);
+      if (implied && (!forced || forced === implied)) runs.push({ path: file, format: implied });
+    }
+  }
+  return { runs, verdictFiles };
+}

@@ -1,0 +1,162 @@
+// importRuns: reads trajectory files and journals each run as one episode through the public API
+// (the typed client): start (deduplicated by the file's BLAKE3), steps (large output kept as blobs,
+// a step that breaks a limit rejected alone), completion with the harness verdict and the run's
+// own end time. A file is parsed whole before anything is written, so a malformed file writes
+// nothing; importing a file again finds its episode instead of adding one.
+import { readFile } from 'node:fs/promises';
+import { createBLAKE3 } from 'hash-wasm';
+import { isErrorResult } from '../client/errors.ts';
+import type { EpisodicClient } from '../client/client.ts';
+import type { StepItemResult } from '../client/types.ts';
+import { outcomeOf, startInput, stepInput, type RunSource } from './episode.ts';
+import { findFiles, type Format, type FoundFile } from './files.ts';
+import { parseGenericJsonl } from './jsonl.ts';
+import { parseMiniSweAgent } from './mini-swe-agent.ts';
+import { ImportFileError, type ImportedRun } from './run.ts';
+import { parseSweAgent } from './swe-agent.ts';
+import { parseVerdicts, type Verdicts } from './verdicts.ts';
+
+export interface ImportOptions {
+  /** Force one format; by default each file's name decides (.traj.json, .traj, .jsonl). */
+  format?: Format | null;
+  /** Harness verdicts by instance id; results.csv / results.json found in a given folder are read too. */
+  verdicts?: Verdicts;
+  verdictFiles?: readonly string[];
+  /** Runs imported at once (default 8: a run's calls mostly wait on the server). */
+  concurrency?: number;
+  /** Output past its inline limit: kept whole as a blob (default) or truncated to head + tail. */
+  largeContent?: 'BLOB' | 'TRUNCATE';
+  /** After each run, with how many are done of how many. */
+  onProgress?: (run: RunReport, done: number, total: number) => void;
+}
+
+export interface StepRejection {
+  /** Position of the step in the run (0-based). */
+  index: number;
+  /** The step's line in the file, where the format has lines (JSONL). */
+  line: number | null;
+  reason: string | null;
+  message: string | null;
+}
+
+export interface RunReport {
+  file: string;
+  format: Format;
+  status: 'imported' | 'resumed' | 'duplicate' | 'failed';
+  instanceId: string | null;
+  episodeId: string | null;
+  steps: number;
+  accepted: number;
+  duplicates: number;
+  rejected: StepRejection[];
+  outcome: string | null;
+  /** Why the run failed (file and line for a malformed file). */
+  error: { message: string; file: string; line: number | null } | null;
+}
+
+export interface ImportReport {
+  runs: RunReport[];
+  imported: number;
+  duplicates: number;
+  failed: number;
+  steps: number;
+  acceptedSteps: number;
+  rejectedSteps: number;
+  seconds: number;
+}
+
+const PARSERS: Record<Format, (file: string, text: string) => ImportedRun> = {
+  'mini-swe-agent': parseMiniSweAgent,
+  'swe-agent': parseSweAgent,
+  jsonl: parseGenericJsonl,
+};
+
+async function blake3Hex(data: Uint8Array): Promise<string> {
+  const hasher = await createBLAKE3();
+  return hasher.init().update(data).digest('hex');
+}
+
+export async function readVerdictFiles(files: readonly string[]): Promise<Map<string, boolean>> {
+  const all = new Map<string, boolean>();
+  for (const file of files) for (const [id, resolved] of parseVerdicts(file, await readFile(file, 'utf8'))) all.set(id, resolved);
+  return all;
+}
+
+/** Imports every run in `paths` (files or folders); one report per file, failures included. */
+export async function importRuns(client: EpisodicClient, paths: readonly string[], options: ImportOptions = {}): Promise<ImportReport> {
+  const started = performance.now();
+  const found = await findFiles(paths, options.format ?? null);
+  const verdicts = new Map([...(await readVerdictFiles([...found.verdictFiles, ...(options.verdictFiles ?? [])])), ...(options.verdicts ?? new Map())]);
+  const reports: RunReport[] = new Array(found.runs.length);
+  const waiting = found.runs.map((file, position) => ({ file, position }));
+  let done = 0;
+  const worker = async () => {
+    for (let next = waiting.shift(); next; next = waiting.shift()) {
+      const report = await importFile(client, next.file, verdicts, options);
+      reports[next.position] = report;
+      done += 1;
+      options.onProgress?.(report, done, found.runs.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 8) }, worker));
+  const count = (status: RunReport['status']) => reports.filter((r) => r.status === status).length;
+  return {
+    runs: reports,
+    imported: count('imported') + count('resumed'),
+    duplicates: count('duplicate'),
+    failed: count('failed'),
+    steps: reports.reduce((n, r) => n + r.steps, 0),
+    acceptedSteps: reports.reduce((n, r) => n + r.accepted, 0),
+    rejectedSteps: reports.reduce((n, r) => n + r.rejected.length, 0),
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+function failed(base: RunReport, err: unknown): RunReport {
+  if (err instanceof ImportFileError) return { ...base, status: 'failed', error: { message: err.message, file: err.file, line: err.line } };
+  const message = err instanceof Error ? err.message : String(err);
+  return { ...base, status: 'failed', error: { message: `${base.file}: ${message}`, file: base.file, line: null } };
+}
+
+/** Imports one file; never throws (a failure is the report's error). */
+export async function importFile(client: EpisodicClient, found: FoundFile, verdicts: Verdicts, options: ImportOptions): Promise<RunReport> {
+  const base: RunReport = { file: found.path, format: found.format, status: 'failed', instanceId: null, episodeId: null, steps: 0, accepted: 0, duplicates: 0, rejected: [], outcome: null, error: null };
+  try {
+    const bytes = await readFile(found.path);
+    const run = PARSERS[found.format](found.path, new TextDecoder().decode(bytes));
+    const source: RunSource = { format: found.format, sourceHash: await blake3Hex(bytes), name: found.path };
+    return await journal(client, run, source, verdicts.get(run.instanceId) ?? run.resolved ?? undefined, options, { ...base, instanceId: run.instanceId, steps: run.steps.length });
+  } catch (err) {
+    return failed(base, err);
+  }
+}
+
+function refused(result: { __typename: string; message?: string | null }): never {
+  throw new Error(`${result.__typename}: ${result.message ?? ''}`);
+}
+
+async function journal(client: EpisodicClient, run: ImportedRun, source: RunSource, resolved: boolean | undefined, options: ImportOptions, base: RunReport): Promise<RunReport> {
+  const started = await client.startEpisode(startInput(run, source));
+  if (isErrorResult(started)) refused(started);
+  const episode = started.episode;
+  const report = { ...base, episodeId: episode.id };
+  if (started.deduplicated && episode.status !== 'RUNNING') return { ...report, status: 'duplicate', duplicates: run.steps.length, outcome: episode.outcome?.kind ?? null };
+  const logged = await client.logSteps(episode.id, run.steps.map(stepInput), { largeContent: options.largeContent ?? 'BLOB', onInvalidStep: 'REJECT_STEP' });
+  if (isErrorResult(logged)) refused(logged);
+  if (logged.stoppedBy) refused(logged.stoppedBy);
+  const outcome = outcomeOf(run, resolved);
+  const finished = await client.completeEpisode(episode.id, outcome, [], run.endedAt ? { endedAt: run.endedAt.toISOString() } : {});
+  if (isErrorResult(finished)) refused(finished);
+  return {
+    ...report,
+    status: started.deduplicated ? 'resumed' : 'imported',
+    accepted: logged.accepted,
+    duplicates: logged.duplicates,
+    rejected: logged.results.filter((r) => r.status === 'REJECTED').map((r) => rejection(run, r)),
+    outcome: outcome.kind,
+  };
+}
+
+function rejection(run: ImportedRun, r: StepItemResult): StepRejection {
+  return { index: r.index, line: run.steps[r.index]?.line ?? null, reason: r.reason, message: r.message };
+}

@@ -1,0 +1,71 @@
+// SWE-agent's `.traj`: `trajectory[]` of {action, observation, thought/response, execution_time},
+// `history[]` of chat messages (the task is in the first user message), `info.submission` (the
+// final patch) and `info.exit_status`. SWE-agent records no exit codes: an observation's own
+// markers (timeouts, a rejected edit, a missing command) decide the result kind.
+import { actionOf, toolOf } from './commands.ts';
+import { finishWithSubmit, taskOf } from './mini-swe-agent.ts';
+import { changedFiles, ImportFileError, languageOf, parseJson, repositoryOf, type ImportedRun, type ImportedStep } from './run.ts';
+
+export const SWE_AGENT = 'swe-agent';
+
+interface TrajectoryEntry {
+  action?: unknown;
+  observation?: unknown;
+  thought?: unknown;
+  response?: unknown;
+  execution_time?: unknown;
+}
+
+const SWE_AGENT_TOOLS: Array<[RegExp, string]> = [
+  [/^(open|goto|scroll_up|scroll_down|str_replace_editor view|view)\b/, 'view'],
+  [/^(search_dir|search_file|find_file)\b/, 'search'],
+  [/^(edit|create|insert|str_replace_editor|append)\b/, 'edit'],
+  [/^submit\b/, 'submit'],
+];
+
+export function sweAgentToolOf(action: string): string {
+  const trimmed = action.trim();
+  return SWE_AGENT_TOOLS.find(([pattern]) => pattern.test(trimmed))?.[1] ?? toolOf(trimmed);
+}
+
+function resultOf(observation: string): ImportedStep['result'] {
+  if (/timed out|took too long/i.test(observation.slice(0, 2000))) return { kind: 'TIMEOUT', output: observation };
+  if (/Your proposed edit has introduced new syntax error/.test(observation)) return { kind: 'ERROR', message: 'edit rejected: syntax error', errorClass: 'edit_rejected', output: observation };
+  if (/command not found/.test(observation)) return { kind: 'ERROR', message: 'command not found', errorClass: 'exit_127', output: observation };
+  return { kind: 'SUCCESS', output: observation };
+}
+
+const text = (v: unknown) => (typeof v === 'string' ? v : '');
+
+/** The task in the first user message: <pr_description>, <issue>, or SWE-agent 0.x's ISSUE: ... INSTRUCTIONS:. */
+function sweAgentTask(message: string): string {
+  const issue = /<issue>\s*([\s\S]*?)\s*<\/issue>/.exec(message)?.[1] ?? /ISSUE:\s*\n([\s\S]*?)\n\s*INSTRUCTIONS:/.exec(message)?.[1];
+  return issue?.trim() || taskOf(message);
+}
+
+export function parseSweAgent(file: string, source: string): ImportedRun {
+  const doc = parseJson(file, source) as { trajectory?: unknown; history?: unknown; info?: { submission?: unknown; exit_status?: unknown }; instance_id?: unknown };
+  if (!doc || typeof doc !== 'object' || !Array.isArray(doc.trajectory)) throw new ImportFileError(file, 1, 'not a SWE-agent trajectory: no "trajectory" list');
+  const history = Array.isArray(doc.history) ? (doc.history as Array<{ role?: unknown; content?: unknown }>) : [];
+  const task = history.find((m) => m.role === 'user');
+  if (!task) throw new ImportFileError(file, 1, 'no user message in "history" holding the task');
+  const taskText = sweAgentTask(typeof task.content === 'string' ? task.content : JSON.stringify(task.content));
+  if (!taskText) throw new ImportFileError(file, 1, 'the task message is empty');
+  const steps = (doc.trajectory as TrajectoryEntry[]).map((entry): ImportedStep => {
+    const action = text(entry.action).trim();
+    const seconds = typeof entry.execution_time === 'number' && Number.isFinite(entry.execution_time) ? entry.execution_time : null;
+    return {
+      kind: 'tool_call', tool: sweAgentToolOf(action), action: actionOf(action), parameters: { command: action },
+      result: resultOf(text(entry.observation)), thought: text(entry.thought) || null, startedAt: null, endedAt: null, tokens: null, cost: null,
+      ...(seconds !== null ? { latencyMs: Math.max(0, Math.round(seconds * 1000)) } : {}),
+    };
+  });
+  const patch = text(doc.info?.submission);
+  finishWithSubmit(steps, patch);
+  const name = (file.split('/').pop() ?? file).replace(/\.traj$/, '');
+  const instanceId = typeof doc.instance_id === 'string' ? doc.instance_id : name;
+  return {
+    format: SWE_AGENT, instanceId, taskDescription: taskText, domain: repositoryOf(instanceId), language: languageOf(changedFiles(patch)),
+    steps, patch, exitStatus: text(doc.info?.exit_status) || null, startedAt: null, endedAt: null, agent: SWE_AGENT,
+  };
+}

@@ -1,0 +1,112 @@
+// verifyLedger's checks of the rows events hash (docs/LEDGER.md §7.5): each payload hash that
+// names a stored value is compared with that value as stored now. An event fixes the value at its
+// time; where later events replace the value (a new critique, a re-scored experience), only the
+// latest event of the episode is compared, and only when the verified range reaches the head.
+import type pg from 'pg';
+import { contentHash, type StoredLedgerEvent } from './hash.ts';
+
+export interface RowFailure {
+  seq: number;
+  reason: string;
+}
+
+interface Claim {
+  seq: number;
+  hash: string;
+}
+
+type EpisodeClaims = Partial<Record<'inputHash' | 'outcomeHash' | 'critiqueHash' | 'rewardHash' | 'reflectionHash', Claim>>;
+
+const ENDINGS = new Set(['episode.completed', 'episode.failed', 'episode.cancelled', 'episode.escalated']);
+
+type Payload = Record<string, unknown>;
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** Collects, per episode, the latest claim of each hash; checkpoint states and retrievals per row. */
+export class RowClaims {
+  readonly episodes = new Map<string, EpisodeClaims>();
+  readonly states: Array<Claim & { id: string }> = [];
+  readonly retrievals: Array<{ seq: number; id: string; queryHash: string; resultsHash: string }> = [];
+
+  add(e: StoredLedgerEvent): void {
+    const p = (typeof e.payload === 'object' && e.payload !== null ? e.payload : {}) as Payload;
+    const episode = e.episodeId ? this.claimsOf(e.episodeId) : undefined;
+    const claim = (hash: unknown): Claim | undefined => (typeof hash === 'string' ? { seq: e.seq, hash } : undefined);
+    if (e.type === 'episode.started' && episode) episode.inputHash = claim(p.inputHash);
+    if (ENDINGS.has(e.type) && episode && p.outcomeHash !== null) episode.outcomeHash = claim(p.outcomeHash);
+    if (e.type === 'critique.recorded' && episode) episode.critiqueHash = claim(p.critiqueHash);
+    if (episode && (ENDINGS.has(e.type) || e.type === 'critique.recorded')) this.experience(episode, e.seq, p.experience);
+    // Extraction re-scores the experience without carrying its hashes: earlier claims no longer hold.
+    if (e.type === 'patterns.extracted' && episode) delete episode.rewardHash, delete episode.reflectionHash;
+    if (e.type === 'checkpoint.saved' && str(p.checkpointId) && str(p.stateHash)) this.states.push({ seq: e.seq, id: p.checkpointId as string, hash: p.stateHash as string });
+    if (e.type === 'retrieval.served' && str(p.retrievalId) && str(p.queryHash) && str(p.resultsHash)) {
+      this.retrievals.push({ seq: e.seq, id: p.retrievalId as string, queryHash: p.queryHash as string, resultsHash: p.resultsHash as string });
+    }
+  }
+
+  private claimsOf(episodeId: string): EpisodeClaims {
+    const found = this.episodes.get(episodeId);
+    if (found) return found;
+    const created: EpisodeClaims = {};
+    this.episodes.set(episodeId, created);
+    return created;
+  }
+
+  private experience(episode: EpisodeClaims, seq: number, experience: unknown): void {
+    if (typeof experience !== 'object' || experience === null) return;
+    const x = experience as Payload;
+    if (typeof x.rewardHash === 'string') episode.rewardHash = { seq, hash: x.rewardHash };
+    if (typeof x.reflectionHash === 'string') episode.reflectionHash = { seq, hash: x.reflectionHash };
+  }
+}
+
+const CHUNK = 1_000;
+
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+function compare(claim: Claim | undefined, actual: string | null, what: string, failures: RowFailure[]): number {
+  if (!claim) return 0;
+  if (claim.hash !== actual) failures.push({ seq: claim.seq, reason: `${what} no longer hashes to the value seq ${claim.seq} recorded` });
+  return 1;
+}
+
+/** Compares every collected claim with the stored rows; returns the count checked and failures, lowest seq first. */
+export async function checkRows(pool: pg.Pool, tenantId: string, claims: RowClaims): Promise<{ checked: number; failures: RowFailure[] }> {
+  const failures: RowFailure[] = [];
+  let checked = 0;
+  for (const ids of chunks([...claims.episodes.keys()])) {
+    const { rows } = await pool.query('SELECT id, input_hash, outcome, critique, reward, reflection FROM episodes WHERE tenant_id = $1 AND id = ANY($2::uuid[])', [tenantId, ids]);
+    const byId = new Map(rows.map((r) => [r.id as string, r]));
+    for (const id of ids) {
+      const c = claims.episodes.get(id) ?? {};
+      const row = byId.get(id);
+      const hashOf = (v: unknown) => (row && v != null ? contentHash(v) : null);
+      checked += compare(c.inputHash, row?.input_hash ?? null, `episode ${id} input_hash`, failures);
+      checked += compare(c.outcomeHash, hashOf(row?.outcome), `episode ${id} outcome`, failures);
+      checked += compare(c.critiqueHash, hashOf(row?.critique), `episode ${id} critique`, failures);
+      checked += compare(c.rewardHash, hashOf(row?.reward), `episode ${id} reward`, failures);
+      checked += compare(c.reflectionHash, hashOf(row?.reflection), `episode ${id} reflection`, failures);
+    }
+  }
+  for (const part of chunks(claims.states)) {
+    const { rows } = await pool.query('SELECT id, state FROM checkpoints WHERE tenant_id = $1 AND id = ANY($2::uuid[])', [tenantId, part.map((s) => s.id)]);
+    const byId = new Map(rows.map((r) => [r.id as string, r.state]));
+    for (const s of part) checked += compare(s, byId.has(s.id) ? contentHash(byId.get(s.id)) : null, `checkpoint ${s.id} state`, failures);
+  }
+  for (const part of chunks(claims.retrievals)) {
+    const { rows } = await pool.query('SELECT id, query_hash, episode_ids::text[] AS episode_ids, warning_ids::text[] AS warning_ids, pattern_ids::text[] AS pattern_ids FROM retrievals WHERE tenant_id = $1 AND id = ANY($2::uuid[])', [tenantId, part.map((r) => r.id)]);
+    const byId = new Map(rows.map((r) => [r.id as string, r]));
+    for (const r of part) {
+      const row = byId.get(r.id);
+      checked += compare({ seq: r.seq, hash: r.queryHash }, row?.query_hash ?? null, `retrieval ${r.id} query_hash`, failures);
+      const results = row ? contentHash({ episodes: row.episode_ids, warnings: row.warning_ids, patterns: row.pattern_ids }) : null;
+      checked += compare({ seq: r.seq, hash: r.resultsHash }, results, `retrieval ${r.id} results`, failures);
+    }
+  }
+  failures.sort((a, b) => a.seq - b.seq);
+  return { checked, failures };
+}

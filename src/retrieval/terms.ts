@@ -1,0 +1,121 @@
+/**
+ * The terms an episode is found by, in two fields, and the terms of a query. Pure.
+ *
+ * - `task`: the words of its task description.
+ * - `work`: what the episode did: the files and symbols of the patches / diffs in its step results
+ *   and its outcome artifacts (weighted double: the change is the strongest evidence of what a run
+ *   was about), the words of its steps' parameters (commands, paths, arguments), the error classes
+ *   it met, and its tools.
+ *
+ * A term is a run of letters, digits and underscores, lower-cased, 2 to 64 characters, not only
+ * digits (line numbers, counts are noise), not a hex number of 6 or more digits with a digit in it
+ * (addresses, hashes). Identifiers keep their underscores
+ * (`bulk_create`) and are also split into their parts, and CamelCase identifiers add their parts
+ * too (`ModelChoiceField` -> modelchoicefield, model, choice, field), so a task that names a class
+ * or function finds the run that changed it, and a task that names part of one still meets it.
+ * Paths split into their segments (`django/forms/models.py` -> django, forms, models, py).
+ */
+export const TERM_MIN_CHARS = 2;
+export const TERM_MAX_CHARS = 64;
+/** Characters of each step's parameters and result read for terms (a step may hold 1 MB). */
+export const STEP_TEXT_CHARS = 4000;
+/** Characters of each diff read (a patch may be large; its first part names what changed). */
+export const DIFF_CHARS = 20_000;
+/** tf weight of a file or symbol of a change, against 1 for a word of a command. */
+export const CHANGE_WEIGHT = 2;
+
+export type TermField = 'task' | 'work';
+export type TermCounts = Map<string, number>;
+
+const WORD = /[\p{L}\p{N}_]+/gu;
+const CAMEL = /[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+/g;
+/**
+ * Hex numbers with a digit (memory addresses, hashes, commit and object ids): unique to the run
+ * that printed them, so their idf is high while they say nothing about the task.
+ */
+const HEX_NOISE = /^(?:0x)?(?=[0-9a-f]*\d)[0-9a-f]{6,}$/i;
+const ERROR_CLASS = /\b[A-Z][A-Za-z0-9_]*(?:Error|Exception|Warning|Failure)\b/g;
+
+const keep = (term: string) => term.length >= TERM_MIN_CHARS && term.length <= TERM_MAX_CHARS && !/^[\d_]+$/.test(term);
+
+function add(counts: TermCounts, term: string, weight: number): void {
+  if (keep(term)) counts.set(term, (counts.get(term) ?? 0) + weight);
+}
+
+/** Adds the terms of a text: each word, and the parts of a snake_case or CamelCase word. */
+export function addWords(counts: TermCounts, text: string, weight = 1): TermCounts {
+  for (const [word] of text.matchAll(WORD)) {
+    if (HEX_NOISE.test(word)) continue;
+    const lower = word.toLowerCase();
+    add(counts, lower, weight);
+    const parts = new Set<string>();
+    for (const piece of word.split('_')) for (const [part] of piece.matchAll(CAMEL)) parts.add(part.toLowerCase());
+    if (parts.size > 1) for (const part of parts) if (part !== lower) add(counts, part, weight);
+  }
+  return counts;
+}
+
+export function taskTerms(description: string): TermCounts {
+  return addWords(new Map(), description);
+}
+
+/** What one step contributes to the work field (tool, action, parameters, error, result text). */
+export interface WorkStep {
+  tool: string | null;
+  action: string | null;
+  /** Parameters as JSON text. */
+  parameters: string | null;
+  errorClass: string | null;
+  errorMessage: string | null;
+  /** Success output, or the observation. */
+  output: string | null;
+}
+
+export interface WorkInput {
+  artifacts: readonly string[];
+  /** The failure's reason and details, or a partial outcome's failed items. */
+  failure: string | null;
+  steps: readonly WorkStep[];
+}
+
+const DIFF_FILE = /^diff --git a\/(\S+) b\/(\S+)$|^\+\+\+ b\/(\S+)$/gm;
+
+/** Files and symbols of a unified diff: the paths, the hunk headers' scopes, the changed lines. */
+export function diffTerms(counts: TermCounts, diff: string, weight: number): string[] {
+  const text = diff.slice(0, DIFF_CHARS);
+  const files = new Set<string>();
+  for (const m of text.matchAll(DIFF_FILE)) files.add(m[2] ?? m[3] ?? '');
+  files.delete('');
+  for (const file of files) addWords(counts, file, weight);
+  for (const line of text.split('\n')) {
+    if (line.startsWith('@@')) addWords(counts, line.replace(/^@@[^@]*@@/, ''), weight);
+    else if ((line.startsWith('+') || line.startsWith('-')) && !line.startsWith('+++') && !line.startsWith('---')) addWords(counts, line.slice(1), weight);
+  }
+  return [...files];
+}
+
+const looksLikeDiff = (text: string) => /^diff --git a\//m.test(text);
+
+export function workTerms(input: WorkInput): TermCounts {
+  const counts: TermCounts = new Map();
+  for (const artifact of input.artifacts) addWords(counts, artifact, CHANGE_WEIGHT);
+  if (input.failure) addWords(counts, input.failure);
+  for (const step of input.steps) {
+    if (step.tool) addWords(counts, step.tool);
+    if (step.action) addWords(counts, step.action);
+    if (step.parameters) addWords(counts, step.parameters.slice(0, STEP_TEXT_CHARS));
+    if (step.errorClass) addWords(counts, step.errorClass);
+    if (step.errorMessage) for (const [name] of step.errorMessage.slice(0, STEP_TEXT_CHARS).matchAll(ERROR_CLASS)) addWords(counts, name);
+    const output = step.output ?? '';
+    if (looksLikeDiff(output)) diffTerms(counts, output, CHANGE_WEIGHT);
+    else for (const [name] of output.slice(0, STEP_TEXT_CHARS).matchAll(ERROR_CLASS)) addWords(counts, name);
+  }
+  return counts;
+}
+
+/** A document's length for BM25: the sum of its term frequencies. */
+export function documentLength(counts: TermCounts): number {
+  let length = 0;
+  for (const tf of counts.values()) length += tf;
+  return length;
+}

@@ -1,0 +1,31 @@
+// Mutation testing of the pure rule modules (no I/O): each mutant is a small deliberate bug, and
+// a surviving mutant is a change no test notices. `npm run test:mutation` runs all of them;
+// CI runs the same set (see .ci/run and docs/TESTING.md for the time it takes on 2 cores).
+// @ts-check
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+const config = {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutation.config.ts', related: true },
+  checkers: [],
+  coverageAnalysis: 'perTest',
+  mutate: [
+    'src/episodes/{budget,limits,loop-stop,outcome,status,stop-reason}.ts',
+    'src/steps/{prepare,redact}.ts',
+    'src/ledger/{hash,merkle,signed-head,verify}.ts',
+    'src/learning/{facts,patterns,reflection,reward,supersede}.ts',
+    'src/retrieval/{score,pattern-score,words}.ts',
+    'src/leases/{accounting,limits,rules}.ts',
+    'src/auth/keys.ts',
+  ],
+  // Only what the mutation run needs in its sandbox: not the web page, data or test databases.
+  ignorePatterns: ['web', 'docs', 'bench', 'examples', 'test-results', 'reports', '.episodic', '.scratch'],
+  concurrency: 2,
+  timeoutMS: 10_000,
+  reporters: ['clear-text', 'progress-append-only', 'json'],
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  thresholds: { high: 80, low: 60, break: null },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: 'always',
+};
+
+export default config;

@@ -1,0 +1,102 @@
+// `episodic import` and `episodic log` as a user runs them: a real server, the real CLI process.
+import { spawn } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { unwrap } from '../../src/client/index.ts';
+import { useApp, type TestApp } from '../support/app.ts';
+import { clientFor } from '../client/support.ts';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+
+let t: TestApp;
+let dir: string;
+useApp((app) => {
+  t = app;
+});
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'import-cli-'));
+});
+
+interface Run {
+  code: number | null;
+  out: string;
+  err: string;
+}
+
+function cli(args: string[], stdin = ''): Promise<Run> {
+  const child = spawn(process.execPath, ['bin/episodic.mjs', ...args, '--url', t.url, '--key', t.keys.write], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', EPISODIC_DATA_DIR: join(dir, 'none') },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  child.stdin.end(stdin);
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, out, err })));
+}
+
+async function stepCount(): Promise<number> {
+  const { rows } = await t.database.db.pool.query('SELECT count(*)::int AS n FROM steps');
+  return rows[0].n;
+}
+
+describe('episodic import', () => {
+  it('imports a folder in one command, and again without duplicates', async () => {
+    const first = await cli(['import', join(FIXTURES, 'mini'), join(FIXTURES, 'swe'), join(FIXTURES, 'jsonl')]);
+    expect(first).toMatchObject({ code: 0, err: '' });
+    expect(first.out).toMatch(/imported 3 run\(s\), 0 already imported, 0 failed; steps: 15 accepted, 0 refused/);
+    const steps = await stepCount();
+    const again = await cli(['import', join(FIXTURES, 'mini'), join(FIXTURES, 'swe'), join(FIXTURES, 'jsonl'), '--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.out)).toMatchObject({ imported: 0, duplicates: 3, failed: 0 });
+    expect(await stepCount()).toBe(steps);
+  });
+
+  it('exits 2 naming the file and line of a malformed file, with the error in --json', async () => {
+    const file = join(FIXTURES, 'bad.traj.json');
+    const text = await cli(['import', file]);
+    expect(text.code).toBe(2);
+    expect(text.out).toContain(`${file}:3: invalid JSON`);
+    const json = await cli(['import', file, '--json']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.out)).toMatchObject({ failed: 1, runs: [{ status: 'failed', error: { file, line: 3 } }] });
+  });
+
+  it('refuses an unknown format as a usage error', async () => {
+    expect((await cli(['import', FIXTURES, '--format', 'csv'])).code).toBe(2);
+    expect((await cli(['import', join(dir, 'missing')])).code).toBe(1);
+  });
+});
+
+describe('episodic log', () => {
+  const lines = [
+    JSON.stringify({ kind: 'tool_call', tool: 'shell', action: 'ls', result: { kind: 'SUCCESS', output: 'a' } }),
+    JSON.stringify({ kind: 'Not Snake', tool: 'shell', action: 'bad kind' }),
+    JSON.stringify({ kind: 'tool_call', tool: 'shell', action: 'pytest', result: { kind: 'ERROR', message: 'exit 1', output: 'F'.repeat(20_000) } }),
+  ].join('\n');
+
+  it('rejects a bad step alone, names its line, exits 2 with the error in --json, and a re-run adds nothing', async () => {
+    const api = clientFor(t, t.keys.write);
+    const episode = unwrap(await api.startEpisode({ taskDescription: 'log from a file', taskType: 'cli' })).episode;
+    const file = join(dir, 'steps.jsonl');
+    await writeFile(file, lines);
+    const first = await cli(['log', episode.id, file]);
+    expect(first.code).toBe(2);
+    expect(first.out).toMatch(new RegExp(`${file}:2: invalid: refused: steps\\.1\\.kind must be snake_case`));
+    expect(unwrap(await api.episode(episode.id)).stepCount).toBe(2);
+
+    const again = await cli(['log', episode.id, file, '--json']);
+    expect(again.code).toBe(2);
+    expect(JSON.parse(again.out)).toMatchObject({ accepted: 0, duplicates: 2, rejected: 1, rejectedSteps: [{ line: 2, reason: 'invalid', violations: [{ field: 'steps.1.kind' }] }] });
+    expect(unwrap(await api.episode(episode.id)).stepCount).toBe(2);
+  });
+
+  it('puts a refused call in --json', async () => {
+    const refused = await cli(['log', '00000000-0000-0000-0000-000000000000', '-', '--json'], lines);
+    expect(refused.code).toBe(4);
+    expect(JSON.parse(refused.out)).toMatchObject({ error: { type: 'NotFoundError' } });
+  });
+});

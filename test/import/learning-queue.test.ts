@@ -1,0 +1,50 @@
+// Learning keeps up with an import: queued pattern extractions start when they are queued and a
+// backlog is fetched in batches, not one job per polling interval. The polling interval here is
+// the longest allowed (60 s), so a queue that waited on polling could not finish within it.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importRuns } from '../../src/import/index.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { clientFor } from '../client/support.ts';
+
+const RUNS = 40;
+const POLL_SECONDS = 60;
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ JOB_POLL_SECONDS: String(POLL_SECONDS), LEARNING_WORKERS: '2' });
+});
+afterAll(() => t?.stop());
+
+async function writeRuns(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'learn-'));
+  for (let i = 0; i < RUNS; i += 1) {
+    const steps = ['grep -rn foo src', 'cat src/a.py', "sed -i 's/a/b/' src/a.py", 'pytest -q'].map((command, n) => ({ type: 'step', command, exitCode: 0, output: `out ${n}` }));
+    const run = { type: 'run', id: `acme__app-${i}`, task: `Fix bug ${i} in the parser`, resolved: i % 4 !== 0, patch: 'diff --git a/src/a.py b/src/a.py\n' };
+    await writeFile(join(dir, `run-${i}.jsonl`), [run, ...steps].map((l) => JSON.stringify(l)).join('\n'));
+  }
+  return dir;
+}
+
+async function learningStates(): Promise<Record<string, number>> {
+  const { rows } = await t.database.db.pool.query('SELECT learning_state AS state, count(*)::int AS n FROM episodes GROUP BY 1');
+  return Object.fromEntries(rows.map((r) => [r.state, r.n]));
+}
+
+describe('the learning queue during an import', () => {
+  it('extracts every imported run well within one polling interval', async () => {
+    const started = Date.now();
+    const report = await importRuns(clientFor(t, t.keys.write), [await writeRuns()]);
+    expect(report).toMatchObject({ imported: RUNS, failed: 0 });
+    let states = await learningStates();
+    while ((states.pending ?? 0) + (states.queued ?? 0) > 0 && Date.now() - started < (POLL_SECONDS / 2) * 1000) {
+      await new Promise((r) => setTimeout(r, 100));
+      states = await learningStates();
+    }
+    expect(states).toEqual({ done: RUNS });
+    const { rows } = await t.database.db.pool.query(`SELECT count(*)::int AS n FROM ledger_events WHERE type = 'patterns.extracted'`);
+    expect(rows[0].n).toBe(RUNS);
+  });
+});

@@ -1,0 +1,92 @@
+// relevantEpisodes' two-field BM25 through the public GraphQL API on PostgreSQL: idf and length
+// normalisation keep a long description from answering every query, the files and symbols an
+// episode changed find it for a task that names them, and failed runs come back ranked and marked
+// with what went wrong.
+import { describe, expect, it } from 'vitest';
+import { useApp, type TestApp } from '../support/app.ts';
+import { ids, learnerTenant, SUCCESS } from '../learning/support.ts';
+
+let t: TestApp;
+useApp((app) => (t = app));
+
+const CTX = { domain: 'shop/backend', language: 'python' };
+
+const TOPICS = [
+  'Scheduler cron parser ignores the timezone offset',
+  'Invoice totals round half cents the wrong way',
+  'Thumbnail worker leaks file handles on corrupt images',
+  'Password reset emails are sent twice after retries',
+  'Search autocomplete returns archived products',
+  'Webhook signatures fail for payloads with unicode',
+];
+
+const patch = (file: string, symbol: string) =>
+  [`diff --git a/${file} b/${file}`, `--- a/${file}`, `+++ b/${file}`, `@@ -10,6 +10,9 @@ class ${symbol}:`, '     def __eq__(self, other):', '+    def __hash__(self):', '+        return hash(self.value)'].join('\n');
+
+const submit = (file: string, symbol: string) => ({
+  kind: 'tool_call',
+  tool: 'submit',
+  action: 'submit the change',
+  parameters: { command: 'git diff --cached' },
+  result: { kind: 'SUCCESS', output: patch(file, symbol) },
+});
+
+describe('two-field BM25 ranking', () => {
+  it('does not let one long description answer every query (idf and length normalisation)', async () => {
+    const { l } = await learnerTenant(t, 'rank-hubs');
+    const topical = [];
+    for (const topic of TOPICS) topical.push((await l.run({ description: `${topic}. Fix it and add a regression test.`, context: CTX })).episode.id);
+    // Every word of every topic once, buried in a long report: it matches each query somewhat.
+    const filler = Array.from({ length: 300 }, (_, i) => `the service logs line ${i} with some status and a value`).join('. ');
+    const long = await l.run({ description: `${TOPICS.join('. ')}. ${filler}`, context: CTX });
+    for (const [i, topic] of TOPICS.entries()) {
+      const r = await l.relevant({ description: topic, context: CTX }, { limit: 3 });
+      expect(ids(r.episodes)[0], topic).toBe(topical[i]);
+      expect(r.episodes[0].score.textRank).toBe(1);
+      const longOne = r.episodes.find((e: any) => e.episode.id === long.episode.id);
+      if (longOne) expect(longOne.score.taskText).toBeLessThan(r.episodes[0].score.taskText);
+    }
+  });
+
+  it('weights a rare word above many common ones', async () => {
+    const { l } = await learnerTenant(t, 'rank-idf');
+    for (let i = 0; i < 8; i++) await l.run({ description: `Update the config of the service and the docs of the service ${'abcdefgh'[i]}`, context: CTX });
+    const rare = await l.run({ description: 'Zanzibar gateway drops requests', context: CTX });
+    const r = await l.relevant({ description: 'the service and the config of the zanzibar service', context: CTX });
+    expect(ids(r.episodes)[0]).toBe(rare.episode.id);
+  });
+
+  it('finds the episode that changed the file and symbol a new task names, though its description says little', async () => {
+    const { l } = await learnerTenant(t, 'rank-work');
+    const vague = 'Fix a bug reported by a user in the forms';
+    const other = await l.run({ description: vague, context: CTX, steps: [submit('shop/forms/widgets.py', 'SelectWidget')] });
+    const right = await l.run({ description: vague, context: CTX, steps: [submit('shop/forms/models.py', 'ModelChoiceIteratorValue')] });
+    const r = await l.relevant({ description: 'TypeError: unhashable type ModelChoiceIteratorValue in shop/forms/models.py', context: CTX });
+    expect(ids(r.episodes)).toEqual([right.episode.id, other.episode.id]);
+    const [first, second] = r.episodes;
+    expect(first.score.work).toBeGreaterThan(second.score.work);
+    expect(first.score.textRank).toBeCloseTo(1, 10);
+    expect(second.score.textRank).toBeCloseTo((second.score.taskText + second.score.work) / (first.score.taskText + first.score.work), 10);
+  });
+
+  it('returns failed runs ranked among the results, marked, with what went wrong', async () => {
+    const { l } = await learnerTenant(t, 'rank-failures');
+    const description = 'Migrate the ledger exporter to the new storage client';
+    const good = await l.run({ description: `${description} and keep retries`, context: CTX, outcome: SUCCESS });
+    const bad = await l.run({
+      description,
+      context: CTX,
+      steps: [{ kind: 'tool_call', tool: 'test', action: 'run tests', result: { kind: 'ERROR', message: 'StorageTimeoutError: upload took 31 s', errorClass: 'StorageTimeoutError' } }],
+      outcome: { kind: 'FAILURE', reason: 'tests failing', details: 'StorageTimeoutError on upload' },
+    });
+    const plain = await l.relevant({ description, context: CTX });
+    expect(ids(plain.episodes)).toEqual([good.episode.id]);
+    const r = await l.relevant({ description: `${description}: StorageTimeoutError`, context: CTX }, { includeFailures: true });
+    expect(ids(r.episodes)).toContain(bad.episode.id);
+    const failed = r.episodes.find((e: any) => e.episode.id === bad.episode.id);
+    expect(failed).toMatchObject({ failed: true, whatWentWrong: 'tests failing: StorageTimeoutError on upload', episode: { status: 'FAILED' } });
+    expect(failed.score.work).toBeGreaterThan(0); // its error class is in what it did
+    expect(r.episodes.find((e: any) => e.episode.id === good.episode.id)).toMatchObject({ failed: false, whatWentWrong: null });
+    expect(ids(r.warnings)).toEqual([bad.episode.id]);
+  });
+});

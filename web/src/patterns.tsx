@@ -1,0 +1,102 @@
+// Active patterns, most effective first, each with its lift (over comparable episodes without it,
+// docs/LEARNING.md section 4) and, on demand, the episodes it was observed in.
+import { useEffect, useState } from 'preact/hooks';
+import type { Api } from './api.ts';
+import { Bar, num, time } from './format.tsx';
+
+const QUERY = `query Patterns($first: Int) { patterns(first: $first) { edges { node {
+  id kind description signature occurrences successes successRate effectiveness meanReward lift feedbackCredit createdAt
+  context { domain language } } } } }`;
+const EPISODES = `query PatternEpisodes($id: ID!) { pattern(id: $id) { ... on Pattern { episodes(first: 50) { edges { node {
+  success reward kept observedAt episode { id taskDescription status } } } } } ... on NotFoundError { message } } }`;
+
+interface Pattern {
+  id: string;
+  kind: string;
+  description: string;
+  signature: string[];
+  occurrences: number;
+  successes: number;
+  successRate: number;
+  effectiveness: number;
+  meanReward: number;
+  lift: number | null;
+  feedbackCredit: number;
+  createdAt: string;
+  context: { domain: string | null; language: string | null } | null;
+}
+interface Backing {
+  success: boolean;
+  reward: number;
+  kept: boolean;
+  observedAt: string;
+  episode: { id: string; taskDescription: string; status: string } | null;
+}
+
+function BackingEpisodes({ api, id }: { api: Api; id: string }) {
+  const [rows, setRows] = useState<Backing[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    api
+      .query<{ pattern: { episodes?: { edges: Array<{ node: Backing }> }; message?: string } }>(EPISODES, { id })
+      .then(({ pattern }) => (pattern.message ? setError(pattern.message) : setRows(pattern.episodes?.edges.map((e) => e.node) ?? [])))
+      .catch((err: Error) => setError(err.message));
+  }, [api, id]);
+  if (error) return <p class="alert">{error}</p>;
+  if (!rows) return <p class="muted">Loading…</p>;
+  return (
+    <ul class="backing">
+      {rows.map((r) => (
+        <li key={r.episode?.id ?? r.observedAt}>
+          <span class={`pill ${r.success ? 'success' : 'error'}`}>{r.success ? 'success' : 'not a success'}</span>{' '}
+          {r.episode ? <a href={`#/episodes/${r.episode.id}`}>{r.episode.taskDescription}</a> : <span class="muted">episode removed</span>}{' '}
+          <span class="muted">reward {num(r.reward)} · {time(r.observedAt)}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function PatternCard({ api, p }: { api: Api; p: Pattern }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <li class="card pattern" data-pattern={p.id}>
+      <p class="pattern-head">
+        <span class="tag">{p.kind.toLowerCase().replace(/_/g, ' ')}</span> <b>{p.description}</b>
+      </p>
+      <dl class="kv">
+        <dt>lift</dt>
+        <dd class="num" data-lift>{p.lift === null ? '–' : `${p.lift >= 0 ? '+' : ''}${num(p.lift)}`}</dd>
+        <dt>success rate</dt>
+        <dd>{num(p.successRate)} <Bar fraction={p.successRate} /> <span class="muted">{p.successes} of {p.occurrences}</span></dd>
+        <dt>effectiveness</dt>
+        <dd>{num(p.effectiveness)} <Bar fraction={p.effectiveness} /></dd>
+        <dt>retrieval credit</dt>
+        <dd class="num">{num(p.feedbackCredit)}</dd>
+        {p.context?.domain && [<dt key="d">domain</dt>, <dd key="dv">{p.context.domain}</dd>]}
+      </dl>
+      <button aria-expanded={open} onClick={() => setOpen(!open)}>{open ? 'Hide episodes' : `Episodes behind it (${p.occurrences})`}</button>
+      {open && <BackingEpisodes api={api} id={p.id} />}
+    </li>
+  );
+}
+
+export function PatternsPage({ api }: { api: Api }) {
+  const [patterns, setPatterns] = useState<Pattern[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    api
+      .query<{ patterns: { edges: Array<{ node: Pattern }> } }>(QUERY, { first: 100 })
+      .then(({ patterns: page }) => setPatterns(page.edges.map((e) => e.node)))
+      .catch((err: Error) => setError(err.message));
+  }, [api]);
+  return (
+    <section aria-labelledby="patterns-title">
+      <h2 id="patterns-title">Active patterns</h2>
+      <p class="muted">Lift: the success rate of the episodes a pattern was seen in, over the success rate of every ended episode (1× is no better than any run).</p>
+      {error && <p class="alert">{error}</p>}
+      {patterns && !patterns.length && <p class="muted">No active pattern yet.</p>}
+      <ul class="patterns">{patterns?.map((p) => <PatternCard key={p.id} api={api} p={p} />)}</ul>
+    </section>
+  );
+}
