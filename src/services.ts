@@ -59,7 +59,9 @@ export async function stopServices(services: Services): Promise<void> {
   await services.ingest.drain();
   services.checkpoints.stop();
   await services.learning.drain();
-  await services.jobs.stop({ graceful: true, wait: true, timeout: 5_000 });
+  await services.jobs.stop({ graceful: true, wait: true, timeout: 30_000 });
+  // A batch may outlast the stop's timeout: it still completes its jobs through the pool.
+  await services.learning.drain();
   // Last: the writes above still announce their commits.
   await services.ledgerBus.stop();
 }

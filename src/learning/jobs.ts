@@ -43,7 +43,7 @@ export type EnqueueResult = 'queued' | 'skipped' | 'not_pending';
 
 export interface LearningJobs {
   enqueue(job: ExtractJob): Promise<EnqueueResult>;
-  /** Waits for the enqueues started by commits of this process. */
+  /** Waits for the enqueues started by commits of this process and the extraction batches it runs. */
   drain(): Promise<void>;
 }
 
@@ -62,12 +62,20 @@ export async function startLearningWorkers(queue: JobQueue, pool: pg.Pool, write
     await queue.createQueue(EXTRACT_SWEEP_JOB, { name: EXTRACT_SWEEP_JOB });
     await queue.schedule(EXTRACT_SWEEP_JOB, '* * * * *');
   });
+  // Enqueues and extraction batches still running: drain() waits for them, so a stopping server
+  // closes its pool only after the last job has been completed or failed.
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(running: Promise<T>): Promise<T> => {
+    inFlight.add(running);
+    void running.finally(() => inFlight.delete(running)).catch(() => undefined);
+    return running;
+  };
   const workerIds: string[] = [];
   const wake = () => workerIds.forEach((id) => queue.notifyWorker(id));
   for (let i = 0; i < options.workers; i += 1) {
     let self = '';
     self = await queue.work<ExtractJob>(EXTRACT_JOB, { pollingIntervalSeconds: options.pollSeconds, batchSize: EXTRACT_BATCH }, async (jobs) => {
-      await runBatch(queue, writer, jobs);
+      await track(runBatch(queue, writer, jobs));
       // A full batch means more are waiting: fetch again now rather than after the polling interval.
       if (jobs.length === EXTRACT_BATCH) queue.notifyWorker(self);
     });
@@ -84,12 +92,9 @@ export async function startLearningWorkers(queue: JobQueue, pool: pg.Pool, write
     if (queued) log.info({ queued }, 'learning sweep queued pending pattern extractions');
   });
 
-  const inFlight = new Set<Promise<unknown>>();
   writer.onCommit((tenantId, events) => {
     for (const episodeId of pendingExtractions(events)) {
-      const running = enqueue({ tenantId, episodeId }).catch((err) => log.warn({ err, episodeId }, 'pattern extraction not queued; the sweep retries it'));
-      inFlight.add(running);
-      void running.finally(() => inFlight.delete(running));
+      void track(enqueue({ tenantId, episodeId }).catch((err) => log.warn({ err, episodeId }, 'pattern extraction not queued; the sweep retries it')));
     }
   });
   return { enqueue, drain: async () => void (await Promise.allSettled([...inFlight])) };

@@ -460,6 +460,30 @@ describe('fuzzing every mutation', () => {
     });
   }
 
+  // Random calls rarely land enough steps on one budgeted episode to cross its budget; this makes
+  // sure budgets are crossed, by concurrent batches racing for the last step or token.
+  it('crosses random budgets with concurrent step batches', async () => {
+    const field = schema.getMutationType()!.getFields().logSteps!;
+    const errors = errorTypes(field);
+    const budgetArb = fc.record({ maxSteps: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }), maxTokens: fc.option(fc.integer({ min: 1, max: 120 }), { nil: undefined }) });
+    const batchArb = fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 4 });
+    await check(
+      fc.asyncProperty(budgetArb, fc.array(batchArb, { minLength: 2, maxLength: 6 }), fc.boolean(), async (budget, batches, converge) => {
+        const started = await post(t.url, 'mutation($input: StartEpisodeInput!) { startEpisode(input: $input) { ... on StartEpisodePayload { episode { id } } } }', {
+          input: { taskDescription: 'fuzz budget race', taskType: 'fuzz', budget, onBudgetExhausted: converge ? 'CONVERGE' : 'FAIL' },
+        }, t.keys.admin);
+        const episodeId = started.body.data.startEpisode.episode.id;
+        const answers = await Promise.all(
+          batches.map((tokens) =>
+            postRaw(t.url, body('mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { __typename } }', { e: episodeId, s: tokens.map((n, i) => ({ kind: 'tool_call', action: `step ${i}`, tokens: n })) }), t.keys.admin),
+          ),
+        );
+        for (const res of answers) expect(classify('logSteps', res, errors, { episodeId }), describeAnswer('logSteps', res, { episodeId })).not.toBe('refused');
+      }),
+      RUNS,
+    );
+  });
+
   it('answers random bodies without a server error', async () => {
     const bodyArb = fc.oneof(
       fc.string({ maxLength: 200 }),
