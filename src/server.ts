@@ -10,7 +10,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { AuthResult } from './auth/store.ts';
 import { tokenFromHeader } from './auth/keys.ts';
-import { isUnavailable } from './db/errors.ts';
+import { isPoolSaturated, isUnavailable } from './db/errors.ts';
 import { migrationsApplied } from './db/migrate.ts';
 import { requestScope } from './log.ts';
 import type { Context } from './schema/context.ts';
@@ -23,7 +23,7 @@ import { createMetrics, metricsAllowed, METRICS_PATH } from './http/metrics.ts';
 import { useCompiledStepJournal } from './http/jit.ts';
 import { ScopedClients } from './db/tenant-scope.ts';
 import { KeyWatch, KEY_REVOKED_CLOSE_CODE } from './auth/socket-keys.ts';
-import { Admission, useAdmission } from './http/admission.ts';
+import { Admission, overloadedError, useAdmission } from './http/admission.ts';
 import { useDocumentAuthorization } from './http/document-auth.ts';
 import { useExpensiveFieldLimits } from './http/expensive.ts';
 import { useStreamGuard } from './http/streams.ts';
@@ -109,7 +109,11 @@ function createGraphQLHandler(services: Services, { admission, keyWatch, metrics
       maskError(error, message) {
         const requestId = requestScope.getStore()?.requestId;
         const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
-        // An outage is not a bug: say so, with a status and a hint a client can act on.
+        // Saturation and outages are not bugs: say so, with a status and a hint a client can act on.
+        if (causes(original).some(isPoolSaturated)) {
+          log.warn({ requestId, err: original }, 'no database connection free: request shed');
+          return poolSaturatedError(requestId, services.config.dbPoolMax);
+        }
         if (databaseUnavailable(original)) {
           log.warn({ requestId, err: original }, 'database unavailable');
           return databaseUnavailableError(requestId);
@@ -296,12 +300,21 @@ export function createApp(services: Services): App {
 /** Prisma's codes for a server it cannot reach, a timeout reaching it, a closed connection, an exhausted pool. */
 const PRISMA_UNAVAILABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
 
-/** The database cannot be reached right now (connection refused or lost, shutting down, pool timeout). */
+/** The error and the causes it wraps (Prisma and GraphQL wrap driver errors), at most five deep. */
+function causes(err: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let e = err; e && chain.length < 5; e = (e as { cause?: unknown }).cause) chain.push(e);
+  return chain;
+}
+
+/** The database cannot be reached right now (connection refused or lost, shutting down, Prisma's pool timeout). */
 function databaseUnavailable(err: unknown): boolean {
-  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (isUnavailable(e) || PRISMA_UNAVAILABLE.has(String((e as { code?: unknown }).code))) return true;
-  }
-  return false;
+  return causes(err).some((e) => isUnavailable(e) || PRISMA_UNAVAILABLE.has(String((e as { code?: unknown }).code)));
+}
+
+function poolSaturatedError(requestId: string | undefined, poolMax: number): GraphQLError {
+  const shed = overloadedError('Every database connection of this server stayed busy; this request may not have completed. Retry shortly: steps with a sideEffectKey and starts with a dedupeKey are never stored twice.', poolMax);
+  return new GraphQLError(shed.message, { extensions: { ...shed.extensions, requestId } });
 }
 
 function databaseUnavailableError(requestId: string | undefined): GraphQLError {

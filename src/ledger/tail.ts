@@ -2,7 +2,7 @@
 // No gap and no duplicate: events are read from the ledger by seq (> the last one seen), and seq
 // follows commit order (the chain head stays locked until commit), so every read returns a
 // contiguous continuation. Notifications only say when to read.
-import { isUnavailable } from '../db/errors.ts';
+import { isPoolSaturated, isUnavailable } from '../db/errors.ts';
 import type { LedgerBus } from './bus.ts';
 import type { StoredLedgerEvent } from './hash.ts';
 import { LIVE_PAGE_SIZE, type LedgerReads } from './live-reads.ts';
@@ -85,9 +85,9 @@ export async function* tailLedger(o: TailOptions): AsyncGenerator<StoredLedgerEv
         if (!cursor.live) yield* replay(o, cursor);
         yield* readNew(o, cursor, wokenAt);
       } catch (err) {
-        // The database is away: the cursor holds, and the bus wakes everyone once it is back (or
-        // the next safety tick does), so the subscription survives the outage without a gap.
-        if (!isUnavailable(err)) throw err;
+        // The database is away (or no connection is free): the cursor holds, and the bus wakes everyone
+        // once it is back (or the next safety tick does), so the subscription survives without a gap.
+        if (!isUnavailable(err) && !isPoolSaturated(err)) throw err;
       }
     }
   } finally {

@@ -1,6 +1,6 @@
 // The tail on its own, over an in-memory ledger: paging, outages, abort, coalesced wake-ups.
 import { describe, expect, it } from 'vitest';
-import { isUnavailable } from '../../src/db/errors.ts';
+import { isPoolSaturated, isUnavailable } from '../../src/db/errors.ts';
 import { LocalSubscribers } from '../../src/ledger/bus-core.ts';
 import type { LedgerBus } from '../../src/ledger/bus.ts';
 import type { StoredLedgerEvent } from '../../src/ledger/hash.ts';
@@ -121,5 +121,11 @@ describe('isUnavailable', () => {
     const pgError = (code: string) => Object.assign(new Error('x'), { code });
     expect([pgError('57P01'), pgError('08006'), pgError('53300'), pgError('ECONNREFUSED'), new Error('Connection terminated unexpectedly')].map(isUnavailable)).toEqual([true, true, true, true, true]);
     expect([pgError('42P01'), pgError('23505'), new TypeError('x'), 'Connection terminated'].map(isUnavailable)).toEqual([false, false, false, false]);
+  });
+
+  it('tells a saturated pool (no free connection) from a lost database', () => {
+    const waited = new Error('timeout exceeded when trying to connect');
+    expect([isPoolSaturated(waited), isUnavailable(waited)]).toEqual([true, false]);
+    expect([new Error('Connection terminated due to connection timeout'), Object.assign(new Error('x'), { code: '08006' })].map(isPoolSaturated)).toEqual([false, false]);
   });
 });

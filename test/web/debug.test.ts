@@ -15,6 +15,9 @@ import { startTestApp, type TestApp } from '../support/app.ts';
 import { findOverlaps, unnamedControls } from './layout.ts';
 import { corpus } from '../patterns/corpus.ts';
 
+/** A real Chromium and server on a 2-core machine that other jobs share: a test's steps can take minutes. */
+const BROWSER_TEST_MS = 180_000;
+
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const LIVE = { timeout: 15_000, interval: 100 };
@@ -83,7 +86,7 @@ afterAll(async () => {
   if (profile) await rm(profile, { recursive: true, force: true });
 });
 
-describe('debugging one run', () => {
+describe('debugging one run', { timeout: BROWSER_TEST_MS }, () => {
   let debugged: string;
 
   it('expanding a failed step shows its error, output, parameters, observation and world state', async () => {
@@ -162,7 +165,7 @@ const tile = (name: string) => page.locator(`[data-tile="${name}"] .tile-value`)
 const barSum = (chart: string, series: string) =>
   page.locator(`[data-chart="${chart}"] rect[data-series="${series}"]`).evaluateAll((els) => els.reduce((n, el) => n + Number(el.getAttribute('data-value')), 0));
 
-describe('dashboard', () => {
+describe('dashboard', { timeout: BROWSER_TEST_MS }, () => {
   it('renders charts from the runs created through the API and updates when a new run completes', async () => {
     await run(4, 'FAILURE');
     await run(5, 'PARTIAL');
@@ -218,7 +221,7 @@ describe('dashboard', () => {
   });
 });
 
-describe('layout', () => {
+describe('layout', { timeout: BROWSER_TEST_MS }, () => {
   it('at 360, 800 and 1440 px no text overlaps, nothing scrolls sideways, and every control has a name', async () => {
     const views = ['#/', `#/episodes/${(await api('{ episodes(filter: { taskType: "migration" }) { edges { node { id } } } }')).episodes.edges[0].node.id}`, '#/dashboard', '#/patterns', '#/retrievals'];
     // The check itself finds text laid over text.
