@@ -144,6 +144,13 @@ describe('contentHash', () => {
 
 // The exact contract of the helpers: errors are RangeError/TypeError with these messages (callers
 // and the CLI show them), and every pattern is anchored at both ends.
+//
+// Equivalent mutants, left alive (no input tells them apart):
+// - bytesEqual's loop bound `i < a.length` -> `i <= a.length`: the lengths are equal by then, and
+//   the extra step XORs undefined with undefined, 0.
+// - chainInputWithRoom's `needed > chainInput.length` -> `>=` or `true`: growing the buffer when it
+//   is already big enough only allocates; the bytes hashed are the same (the tests below check a
+//   buffer that must grow and one that must not, against a reference).
 function thrown(fn: () => unknown): unknown {
   try {
     fn();

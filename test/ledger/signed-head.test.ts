@@ -125,6 +125,14 @@ describe('signing and verification', () => {
 // Shape and key checks exactly as docs/LEDGER.md §5 and §5.1 state them: each case below is one a
 // looser check (a missing anchor, a dropped type check, a zip215 decoding, a skipped length or
 // S < L check) would let through.
+//
+// Equivalent mutants, left alive (no input tells them apart):
+// - numberLE starting at `bytes.length + 1`: the bytes past the end read as 0 (`?? 0`), leading
+//   zeros of a little-endian number.
+// - isAcceptablePublicKey without `publicKey.length === 32`: noble's Point.fromBytes throws for any
+//   other length, and the catch returns false.
+// - verifyEd25519Strict decoding A with zip215 = true: the key has passed isAcceptablePublicKey
+//   (canonical) just before, and both decodings agree on canonical encodings.
 const { Point } = ed25519;
 const GROUP_ORDER = Point.Fn.ORDER;
 const FIELD_PRIME = Point.Fp.ORDER;
