@@ -141,3 +141,133 @@ describe('contentHash', () => {
     expect(canonicalTextHash('abc')).toBe('6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85');
   });
 });
+
+// The exact contract of the helpers: errors are RangeError/TypeError with these messages (callers
+// and the CLI show them), and every pattern is anchored at both ends.
+//
+// Equivalent mutants, left alive (no input tells them apart):
+// - bytesEqual's loop bound `i < a.length` -> `i <= a.length`: the lengths are equal by then, and
+//   the extra step XORs undefined with undefined, 0.
+// - chainInputWithRoom's `needed > chainInput.length` -> `>=` or `true`: growing the buffer when it
+//   is already big enough only allocates; the bytes hashed are the same (the tests below check a
+//   buffer that must grow and one that must not, against a reference).
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}
+
+describe('fromHex, exactly', () => {
+  const NOT_HEX = 'expected lowercase hex with an even number of digits';
+
+  it('decodes the empty string and any lowercase hex', () => {
+    expect(fromHex('')).toEqual(new Uint8Array(0));
+    expect(fromHex('', 0)).toEqual(new Uint8Array(0));
+    expect(fromHex('0123456789abcdef')).toEqual(Uint8Array.from([0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef]));
+    expect(fromHex('ff'.repeat(32), 32)).toEqual(new Uint8Array(32).fill(0xff));
+  });
+
+  it('refuses uppercase, odd length, non-hex and hex with anything before or after it, with one message', () => {
+    for (const bad of ['AB', 'aB', 'abc', 'a', 'zz', 'g0', 'zzab', 'abzz', ' ab', 'ab ', 'ab\n', '0x00']) {
+      const error = thrown(() => fromHex(bad));
+      expect(error, bad).toBeInstanceOf(RangeError);
+      expect((error as Error).message, bad).toBe(NOT_HEX);
+    }
+  });
+
+  it('refuses a value that is not a string, though its string form is hex', () => {
+    for (const bad of [1234, ['abcd'], { toString: () => 'abcd' }, null, undefined]) {
+      const error = thrown(() => fromHex(bad as unknown as string));
+      expect(error).toBeInstanceOf(RangeError);
+      expect((error as Error).message).toBe(NOT_HEX);
+    }
+  });
+
+  it('refuses a length other than the one asked for, naming both', () => {
+    const short = thrown(() => fromHex('abcd', 32));
+    expect(short).toBeInstanceOf(RangeError);
+    expect((short as Error).message).toBe('expected 32 bytes of hex, got 2');
+    expect((thrown(() => fromHex('00'.repeat(33), 32)) as Error).message).toBe('expected 32 bytes of hex, got 33');
+    expect((thrown(() => fromHex('00', 0)) as Error).message).toBe('expected 0 bytes of hex, got 1');
+  });
+});
+
+describe('isHashHex, exactly', () => {
+  const hash = 'ab'.repeat(32);
+
+  it('accepts exactly 64 lowercase hex digits', () => {
+    expect(isHashHex(hash)).toBe(true);
+    expect(isHashHex('0123456789abcdef'.repeat(4))).toBe(true);
+  });
+
+  it('refuses a hash inside a longer string, or one digit more or less', () => {
+    for (const bad of [`${hash}0`, `0${hash}`, `x${hash}`, `${hash}x`, `${hash}\n`, hash.slice(1), `${hash.slice(1)}G`, '', 'g'.repeat(64)]) {
+      expect(isHashHex(bad), bad).toBe(false);
+    }
+  });
+
+  it('refuses values that are not strings, though their string form is a hash', () => {
+    expect(isHashHex([hash])).toBe(false);
+    expect(isHashHex({ toString: () => hash })).toBe(false);
+    expect(isHashHex(null)).toBe(false);
+    expect(isHashHex(undefined)).toBe(false);
+  });
+});
+
+describe('bytesEqual, exactly', () => {
+  it('compares every byte, the first and the last included', () => {
+    const a = Uint8Array.from([1, 2, 3, 4]);
+    expect(bytesEqual(a, Uint8Array.from(a))).toBe(true);
+    expect(bytesEqual(a, Uint8Array.from([0, 2, 3, 4]))).toBe(false);
+    expect(bytesEqual(a, Uint8Array.from([1, 2, 3, 5]))).toBe(false);
+    expect(bytesEqual(new Uint8Array(0), new Uint8Array(0))).toBe(true);
+    expect(bytesEqual(Uint8Array.of(1, 2), Uint8Array.of(1))).toBe(false);
+    expect(bytesEqual(Uint8Array.of(0), Uint8Array.of(0, 0))).toBe(false);
+  });
+});
+
+describe('canonicalJson, exactly', () => {
+  it('throws a TypeError naming the problem for values with no JSON form', () => {
+    for (const bad of [undefined, () => 1, Symbol('s')]) {
+      const error = thrown(() => canonicalJson(bad));
+      expect(error).toBeInstanceOf(TypeError);
+      expect((error as Error).message).toBe('value has no JSON representation');
+    }
+  });
+
+  it('is RFC 8785 JSON', () => {
+    expect(canonicalJson({ b: [1, 2.5, 'é'], a: null, c: { y: true, x: 1e21 } })).toBe('{"a":null,"b":[1,2.5,"é"],"c":{"x":1e+21,"y":true}}');
+    expect(canonicalJson('x')).toBe('"x"');
+  });
+});
+
+describe('chainHash on long entries (the reusable input buffer)', () => {
+  /** The chain hash computed from its definition with @noble/hashes directly. */
+  function reference(prevHash: string, e: LedgerEntry): string {
+    return toHex(blake3(new Uint8Array([...CHAIN_DOMAIN_TAG, ...fromHex(prevHash), ...canonicalEntryBytes(e)])));
+  }
+
+  it('hashes entries around and well over 4096 bytes of JSON, multi-byte UTF-8 included, as the reference', () => {
+    const prev = 'cd'.repeat(32);
+    // The buffer starts at 4096 bytes and grows when 51 + 3 × (UTF-16 length of the JSON) exceeds
+    // it: JSON of 1348 units is written into it as it is, 1349 grows it. '€' takes 3 UTF-8 bytes.
+    const overhead = canonicalJson({ v: 1, ...entry, payload: { text: '' } }).length;
+    const euros = (jsonLength: number) => '€'.repeat(jsonLength - overhead);
+    const texts = [euros(1347), euros(1348), euros(1349), euros(1350), 'a'.repeat(4000), 'a'.repeat(5000), 'é€😀x'.repeat(700), '€'.repeat(20_000), 'a'.repeat(100)];
+    for (const text of texts) {
+      const e = { ...entry, payload: { text } };
+      expect(chainHash(prev, e), `${text.length} chars`).toBe(reference(prev, e));
+    }
+    // After growing, a short entry still hashes only its own bytes.
+    expect(chainHash(prev, entry)).toBe(reference(prev, entry));
+  });
+
+  it('keeps the domain tag in a grown buffer', () => {
+    const e = { ...entry, payload: { text: '😀'.repeat(30_000) } };
+    expect(chainHash(GENESIS_HASH, e)).toBe(reference(GENESIS_HASH, e));
+    expect(chainHash(GENESIS_HASH, entry)).toBe(reference(GENESIS_HASH, entry));
+  });
+});

@@ -52,6 +52,10 @@ describe('exhaustedResource', () => {
     const budget: Budget = { ...UNLIMITED, maxToolCalls: 1 };
     expect(exhaustedResource(budget, { tokens: 0, steps: 50, wallMs: 0 })).toBeNull();
     expect(exhaustedResource(budget, { tokens: 0, steps: 50, wallMs: 0, toolCalls: 1 })).toBe('tool_calls');
+    // A cap of 0 (a lease with no tool calls left) is not judged either: uncounted is not 0 calls.
+    const none: Budget = { ...UNLIMITED, maxToolCalls: 0 };
+    expect(exhaustedResource(none, { tokens: 0, steps: 50, wallMs: 0 })).toBeNull();
+    expect(exhaustedResource(none, { tokens: 0, steps: 50, wallMs: 0, toolCalls: 0 })).toBe('tool_calls');
   });
 });
 

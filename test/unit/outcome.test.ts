@@ -48,6 +48,15 @@ describe('describeExhaustion', () => {
   ] as const)('%s', (resource, text) => {
     expect(describeExhaustion({ resource, budget, usage })).toBe(text);
   });
+
+  it('names tool calls, and a limit that is not set', () => {
+    const counted = { ...usage, toolCalls: 3 };
+    expect(describeExhaustion({ resource: 'tool_calls', budget: { ...budget, maxToolCalls: 3 }, usage: counted })).toBe(
+      'tool-call budget exhausted (used 3 of 3 tool calls)',
+    );
+    expect(describeExhaustion({ resource: 'tool_calls', budget, usage: counted })).toBe('tool-call budget exhausted (used 3 of unlimited tool calls)');
+    expect(describeExhaustion({ resource: 'steps', budget: { ...budget, maxSteps: null }, usage })).toBe('step budget exhausted (used 5 of unlimited steps)');
+  });
 });
 
 describe('convergeOutcome', () => {

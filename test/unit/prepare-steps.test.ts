@@ -31,6 +31,22 @@ describe('prepareSteps', () => {
     expect(upper.map((p) => p.contentHash)).toEqual(prepareSteps(EPISODE, steps, ['token']).map((p) => p.contentHash));
   });
 
+  it('takes offloaded steps with their content references and blobs, mixed with plain steps', () => {
+    const text = 'x'.repeat(20_000);
+    const blob = { hash: 'cd'.repeat(32), content: text, sizeBytes: 20_000 };
+    const refs = { observation: { hash: blob.hash, sizeBytes: 20_000, stored: true } };
+    const offloaded = { step: { ...steps[1]!, observation: null }, refs, blobs: [blob] };
+    const [plain, withBlob] = prepareSteps(EPISODE, [steps[0]!, offloaded], ['token']);
+    expect(plain!.blobs).toEqual([]);
+    expect(plain!.contentRefs).toBeNull();
+    const { contentHash, blobs, ...step } = withBlob!;
+    expect(blobs).toEqual([blob]);
+    expect(step).toEqual(prepareStep(offloaded.step, ['token'], refs));
+    expect(step.contentRefs).toEqual(refs);
+    expect(step.kind).toBe(steps[1]!.kind);
+    expect(contentHash).toBe(stepContentHash(EPISODE, step));
+  });
+
   it('binds the hash to the episode', () => {
     const other = prepareSteps('0b8e2f4a-1c3d-4e5f-8a9b-c0d1e2f3a4b5', steps.slice(0, 1), ['token']);
     expect(other[0]!.contentHash).not.toBe(prepareSteps(EPISODE, steps.slice(0, 1), ['token'])[0]!.contentHash);

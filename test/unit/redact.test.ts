@@ -1,3 +1,7 @@
+// Equivalent mutant, left alive: normalizeKey's toLowerCase() -> toUpperCase(). Both sides of the
+// comparison are normalised the same way, so the verdict only differs for keys whose case
+// mappings are not one-to-one ('ß' uppercases to 'SS'); no listed key or realistic parameter name
+// is one, and neither folding is more right for them.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_REDACTED_KEYS, REDACTED, isRedactedKey, redact } from '../../src/steps/redact.ts';
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/ledger/hash.ts';
 import type { ContentRefs } from '../../src/steps/large-content.ts';
-import { prepareStep, stepContentHash, type PreparedStep } from '../../src/steps/prepare.ts';
+import { prepareStep, rowToPreparedStep, stepContentHash, type PreparedStep, type StepRow } from '../../src/steps/prepare.ts';
 
 const EPISODE = '3f1d9c2e-8a4b-4c5d-9e0f-0123456789ab';
 
@@ -69,5 +69,34 @@ describe('prepareStep', () => {
   it('keeps falsy values that are not missing: 0, empty text, false parameters', () => {
     const step = prepareStep({ kind: 'tool_call', tool: '', latencyMs: 0, parameters: false, observation: '' }, []);
     expect(step).toMatchObject({ tool: '', latencyMs: 0, parameters: false, argsHash: contentHash(false), observation: '' });
+  });
+});
+
+describe('rowToPreparedStep', () => {
+  /** The stored row of a prepared step, as node-postgres reads it (timestamps as Dates). */
+  function rowOf(p: PreparedStep): StepRow {
+    return {
+      kind: p.kind, tool: p.tool, action: p.action, parameters: p.parameters, args_hash: p.argsHash, result_kind: p.resultKind,
+      result: p.result, observation: p.observation, latency_ms: p.latencyMs, tokens: p.tokens, cost: p.cost,
+      side_effect_key: p.sideEffectKey, world_before: p.worldBefore, world_after: p.worldAfter, metadata: p.metadata, size_bytes: p.sizeBytes,
+      content_refs: p.contentRefs, started_at: p.startedAt === null ? null : new Date(p.startedAt), ended_at: p.endedAt === null ? null : new Date(p.endedAt),
+    };
+  }
+
+  it('gives back the step that was hashed, timestamps as ISO text, so the hash recomputes', () => {
+    const full = prepareStep(FULL, ['apiKey'], REFS);
+    expect(rowToPreparedStep(rowOf(full))).toStrictEqual(full);
+    expect(stepContentHash(EPISODE, rowToPreparedStep(rowOf(full)))).toBe(stepContentHash(EPISODE, full));
+    // Timestamps read as text (another driver setting) are normalised the same way.
+    const asText = { ...rowOf(full), started_at: '2026-11-20 10:00:00+00', ended_at: '2026-11-20T12:00:02.5+02:00' };
+    expect(rowToPreparedStep(asText)).toMatchObject({ startedAt: '2026-11-20T10:00:00.000Z', endedAt: '2026-11-20T10:00:02.500Z' });
+  });
+
+  it('reads missing optional columns (rows stored before them) as null', () => {
+    const bare = prepareStep({ kind: 'thought' }, []);
+    const { content_refs: _refs, started_at: _start, ended_at: _end, ...oldRow } = rowOf(bare);
+    expect(rowToPreparedStep(oldRow)).toStrictEqual(bare);
+    expect(rowToPreparedStep(rowOf(bare))).toStrictEqual(bare);
+    expect(stepContentHash(EPISODE, rowToPreparedStep(oldRow))).toBe(stepContentHash(EPISODE, bare));
   });
 });
