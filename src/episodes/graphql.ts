@@ -13,7 +13,7 @@ import {
   throwIfViolations,
 } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
-import type { Context } from '../schema/context.ts';
+import type { AuthedContext, Context } from '../schema/context.ts';
 import { timeRangeViolations } from './import-limits.ts';
 import { HISTORICAL_END, HISTORICAL_START, ImportSourceInput } from './graphql-import.ts';
 import { freeTextViolations, hashViolations, LIMITS, validateCheckpointState, validateCritique, validateEpisodeInput, validateGoalSpec, type JsonValue } from './limits.ts';
@@ -160,17 +160,17 @@ builder.prismaObject('Episode', {
 // ---- queries ----
 
 builder.queryFields((t) => ({
-  episode: t.prismaField({
+  episode: t.withAuth({ read: true }).prismaField({
     type: 'Episode',
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, { id }, ctx) => {
-      const episode = isUuid(id) ? await ctx.db.episode.findFirst({ ...query, where: { id, tenantId: ctx.viewer!.tenantId } }) : null;
+      const episode = isUuid(id) ? await ctx.db.episode.findFirst({ ...query, where: { id, tenantId: ctx.viewer.tenantId } }) : null;
       if (!episode) throw new NotFoundError('Episode', String(id));
       return episode;
     },
   }),
-  episodes: t.prismaConnection({
+  episodes: t.withAuth({ read: true }).prismaConnection({
     type: 'Episode',
     cursor: 'id',
     defaultSize: 20,
@@ -179,7 +179,7 @@ builder.queryFields((t) => ({
     resolve: (query, _root, args, ctx) =>
       ctx.db.episode.findMany({
         ...query,
-        where: episodeWhere(ctx.viewer!.tenantId, args.filter ?? null),
+        where: episodeWhere(ctx.viewer.tenantId, args.filter ?? null),
         orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
       }),
   }),
@@ -304,13 +304,13 @@ const transitionErrors = [NotFoundError, IllegalTransitionError, InputLimitError
  * budget comes first even when the deadline job has not run yet, so a late ending finds the episode
  * failed (budget_exhausted wall_time) and is refused as an illegal transition.
  */
-async function changeEpisode<T>(ctx: Context, episodeId: string, change: (w: store.WriteContext) => Promise<T>): Promise<T> {
-  await stopIfOverdue(ctx.services.db.pool, ctx.services.writer, ctx.viewer!.tenantId, episodeId);
-  return ctx.services.writer.run(ctx.viewer!.tenantId, change);
+async function changeEpisode<T>(ctx: AuthedContext, episodeId: string, change: (w: store.WriteContext) => Promise<T>): Promise<T> {
+  await stopIfOverdue(ctx.services.db.pool, ctx.services.writer, ctx.viewer.tenantId, episodeId);
+  return ctx.services.writer.run(ctx.viewer.tenantId, change);
 }
 
 builder.mutationFields((t) => ({
-  startEpisode: t.field({
+  startEpisode: t.withAuth({ write: true }).field({
     type: StartEpisodePayload,
     errors: { types: [InputLimitError, IdempotencyConflictError, NotFoundError, LeaseError, LoopStoppedError] },
     args: { input: t.arg({ type: StartEpisodeInput, required: true }) },
@@ -320,14 +320,14 @@ builder.mutationFields((t) => ({
       throwIfViolations([...hashViolations('input.contextPack.packHash', input.contextPack?.packHash), ...hashViolations('input.contextPack.manifestHash', input.contextPack?.manifestHash)]);
       const contextPack = input.contextPack ? { packHash: input.contextPack.packHash, manifestHash: input.contextPack.manifestHash ?? null } : null;
       const { services, viewer } = ctx;
-      const result = await services.writer.run(viewer!.tenantId, (w) => store.startEpisode(w, { ...domain, contextPack }));
+      const result = await services.writer.run(viewer.tenantId, (w) => store.startEpisode(w, { ...domain, contextPack }));
       if (result.deadlineAt && !result.deduplicated) {
-        await scheduleDeadline(services.jobs, { tenantId: viewer!.tenantId, episodeId: result.episodeId }, result.deadlineAt);
+        await scheduleDeadline(services.jobs, { tenantId: viewer.tenantId, episodeId: result.episodeId }, result.deadlineAt);
       }
       return result;
     },
   }),
-  blockEpisode: t.field({
+  blockEpisode: t.withAuth({ write: true }).field({
     type: EpisodePayload,
     errors: { types: transitionErrors },
     args: { episodeId: t.arg.id({ required: true }), reason: t.arg.string({ required: true }), approvalRequest: t.arg({ type: 'JSON' }) },
@@ -338,7 +338,7 @@ builder.mutationFields((t) => ({
       return { episodeId };
     },
   }),
-  resumeEpisode: t.field({
+  resumeEpisode: t.withAuth({ write: true }).field({
     type: EpisodePayload,
     errors: { types: transitionErrors },
     args: {
@@ -356,7 +356,7 @@ builder.mutationFields((t) => ({
       return { episodeId };
     },
   }),
-  saveCheckpoint: t.field({
+  saveCheckpoint: t.withAuth({ write: true }).field({
     type: EpisodePayload,
     errors: { types: transitionErrors },
     args: { episodeId: t.arg.id({ required: true }), label: t.arg.string(), state: t.arg({ type: 'JSON', required: true }) },
@@ -367,7 +367,7 @@ builder.mutationFields((t) => ({
       return { episodeId };
     },
   }),
-  recordCritique: t.field({
+  recordCritique: t.withAuth({ write: true }).field({
     type: EpisodePayload,
     errors: { types: transitionErrors },
     args: {
@@ -387,7 +387,7 @@ builder.mutationFields((t) => ({
       return { episodeId };
     },
   }),
-  completeEpisode: t.field({
+  completeEpisode: t.withAuth({ write: true }).field({
     type: FinishPayload,
     errors: { types: transitionErrors },
     args: {
@@ -409,7 +409,7 @@ builder.mutationFields((t) => ({
       return { episodeId, ...result };
     },
   }),
-  recordPackMiss: t.field({
+  recordPackMiss: t.withAuth({ write: true }).field({
     type: PackMissPayload,
     description: 'Records that the agent needed something its context pack lacked (seed 000); the first miss of a stable id is a defect record.',
     errors: { types: [NotFoundError, InputLimitError] },
@@ -417,7 +417,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       throwIfViolations([...freeTextViolations('stableId', args.stableId, LIMITS.labelBytes), ...freeTextViolations('reason', args.reason), ...hashViolations('packHash', args.packHash)]);
       const episodeId = String(args.episodeId);
-      const result = await ctx.services.writer.run(ctx.viewer!.tenantId, (w) =>
+      const result = await ctx.services.writer.run(ctx.viewer.tenantId, (w) =>
         store.recordPackMiss(w, episodeId, { stableId: args.stableId, reason: args.reason, packHash: args.packHash ?? null }),
       );
       return { episodeId, ...result };

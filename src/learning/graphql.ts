@@ -185,7 +185,7 @@ function patternWhere(tenantId: string, f: { kind?: string[] | null; status?: st
 }
 
 builder.queryFields((t) => ({
-  patterns: t.prismaConnection({
+  patterns: t.withAuth({ read: true }).prismaConnection({
     type: 'Pattern',
     cursor: 'id',
     defaultSize: 20,
@@ -195,16 +195,16 @@ builder.queryFields((t) => ({
     resolve: (query, _root, args, ctx) =>
       ctx.db.pattern.findMany({
         ...query,
-        where: patternWhere(ctx.viewer!.tenantId, args.filter ?? null),
+        where: patternWhere(ctx.viewer.tenantId, args.filter ?? null),
         orderBy: [{ effectiveness: 'desc' }, { id: 'asc' }],
       }),
   }),
-  pattern: t.prismaField({
+  pattern: t.withAuth({ read: true }).prismaField({
     type: 'Pattern',
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, { id }, ctx) => {
-      const pattern = isUuid(id) ? await ctx.db.pattern.findFirst({ ...query, where: { id, tenantId: ctx.viewer!.tenantId } }) : null;
+      const pattern = isUuid(id) ? await ctx.db.pattern.findFirst({ ...query, where: { id, tenantId: ctx.viewer.tenantId } }) : null;
       if (!pattern) throw new NotFoundError('Pattern', String(id));
       return pattern;
     },
@@ -219,7 +219,7 @@ const ExtractPayload = builder.objectRef<{ episodeId: string; extraction: Extrac
 });
 
 builder.mutationFields((t) => ({
-  extractEpisodePatterns: t.field({
+  extractEpisodePatterns: t.withAuth({ write: true }).field({
     type: ExtractPayload,
     description: 'Runs pattern extraction for an ended episode now (for example one whose queued extraction was skipped).',
     errors: { types: [NotFoundError, InputLimitError] },
@@ -227,7 +227,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const episodeId = String(args.episodeId);
       if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
-      const extraction = await ctx.services.writer.run(ctx.viewer!.tenantId, async (w) => {
+      const extraction = await ctx.services.writer.run(ctx.viewer.tenantId, async (w) => {
         const { rows } = await w.client.query('SELECT outcome IS NOT NULL AS ended FROM episodes WHERE tenant_id = $1 AND id = $2', [w.tenantId, episodeId]);
         if (!rows.length) throw new NotFoundError('Episode', episodeId);
         if (!rows[0].ended) throw new InputLimitError([{ field: 'episodeId', limit: 'an ended episode with an outcome', actual: null, message: 'the episode has no outcome yet; patterns are extracted from ended episodes' }]);

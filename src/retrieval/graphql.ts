@@ -95,7 +95,7 @@ const RelevantPatternsRef = builder.objectRef<PatternRetrievalResult>('RelevantP
 });
 
 builder.queryFields((t) => ({
-  relevantEpisodes: t.field({
+  relevantEpisodes: t.withAuth({ read: true }).field({
     type: RelevantEpisodesRef,
     description: 'Completed episodes ranked by context match, reward, description similarity, recency and retrieval feedback. Records a receipt (retrieval.served).',
     errors: { types: [InputLimitError] },
@@ -110,11 +110,11 @@ builder.queryFields((t) => ({
       throwIfViolations(validateRetrieval(args.task, limit));
       const filter = { minReward: args.filter?.minReward ?? null, endedAfter: args.filter?.endedAfter ?? null, agent: args.filter?.agent ?? null };
       // Receipts are writes: only a key that may write records one.
-      const record = grantsScope(ctx.viewer!.scopes, 'write');
-      return retrieveEpisodes(ctx.services, ctx.viewer!.tenantId, { query: toRetrievalQuery(args.task), limit, includeFailures: args.includeFailures ?? false, filter, record });
+      const record = grantsScope(ctx.viewer.scopes, 'write');
+      return retrieveEpisodes(ctx.services, ctx.viewer.tenantId, { query: toRetrievalQuery(args.task), limit, includeFailures: args.includeFailures ?? false, filter, record });
     },
   }),
-  relevantPatterns: t.field({
+  relevantPatterns: t.withAuth({ read: true }).field({
     type: RelevantPatternsRef,
     description:
       'Active patterns relevant to the task (it mentions their term; its domain or language is their scope), ranked by relevance and lift, with a relevance floor. Records a receipt (retrieval.served).',
@@ -129,7 +129,7 @@ builder.queryFields((t) => ({
       const task = args.task ?? { description: '', context: args.context };
       throwIfViolations([...patternTaskViolations(args.task, args.context), ...validateRetrieval(task, limit)]);
       const query = { description: task.description, context: toContextFacts(task.context) };
-      return retrievePatterns(ctx.services, ctx.viewer!.tenantId, query, limit, grantsScope(ctx.viewer!.scopes, 'write'));
+      return retrievePatterns(ctx.services, ctx.viewer.tenantId, query, limit, grantsScope(ctx.viewer.scopes, 'write'));
     },
   }),
 }));

@@ -3,14 +3,14 @@
 import { builder } from '../builder.ts';
 import { isHashHex } from '../ledger/hash.ts';
 import { NotFoundError } from '../schema/errors.ts';
-import type { Context } from '../schema/context.ts';
+import { type Context, viewerOf } from '../schema/context.ts';
 import type { ContentRef, ContentRefs } from './large-content.ts';
 
 type RefRow = ContentRef & { field: string };
 
 async function blobContent(ctx: Context, hash: string): Promise<string | null> {
   if (!isHashHex(hash)) return null;
-  const blob = await ctx.db.blob.findUnique({ where: { tenantId_hash: { tenantId: ctx.viewer!.tenantId, hash } }, select: { content: true } });
+  const blob = await ctx.db.blob.findUnique({ where: { tenantId_hash: { tenantId: viewerOf(ctx).tenantId, hash } }, select: { content: true } });
   return blob?.content ?? null;
 }
 
@@ -42,14 +42,14 @@ const BlobRef = builder.objectRef<BlobShape>('Blob').implement({
 });
 
 builder.queryFields((t) => ({
-  blob: t.field({
+  blob: t.withAuth({ read: true }).field({
     type: BlobRef,
     errors: { types: [NotFoundError] },
     description: "A blob a step of the viewer's tenant references, by its BLAKE3 hash (64 lowercase hex digits).",
     args: { hash: t.arg.string({ required: true }) },
     resolve: async (_root, { hash }, ctx) => {
       const blob = isHashHex(hash)
-        ? await ctx.db.blob.findUnique({ where: { tenantId_hash: { tenantId: ctx.viewer!.tenantId, hash } }, select: { hash: true, sizeBytes: true, content: true } })
+        ? await ctx.db.blob.findUnique({ where: { tenantId_hash: { tenantId: ctx.viewer.tenantId, hash } }, select: { hash: true, sizeBytes: true, content: true } })
         : null;
       if (!blob) throw new NotFoundError('Blob', hash);
       return blob;

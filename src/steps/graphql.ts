@@ -6,7 +6,7 @@ import { checkStepBatchSize, validateStep } from '../episodes/limits.ts';
 import { IllegalTransitionError, InputLimitError, NotFoundError, throwIfViolations, toViolations, type LimitViolation as ApiViolation } from '../schema/errors.ts';
 import { LimitViolationRef } from '../schema/base.ts';
 import { isUuid } from '../schema/ids.ts';
-import type { Context } from '../schema/context.ts';
+import type { AuthedContext, Context } from '../schema/context.ts';
 import type { StepItemResult } from './apply.ts';
 import { OverloadedError } from './ingest.ts';
 import { offloadLargeContent, type LargeContentMode } from './large-content.ts';
@@ -162,7 +162,7 @@ function toLogOptions(raw: { largeContent?: string | null; onInvalidStep?: strin
 }
 
 /** @param single logStep: violations name the `step` argument (step.observation), not steps.0.observation */
-async function logSteps(ctx: Context, episodeId: string, raw: GqlStepInput[], single: boolean, options: LogOptions = DEFAULT_OPTIONS): Promise<LogResult> {
+async function logSteps(ctx: AuthedContext, episodeId: string, raw: GqlStepInput[], single: boolean, options: LogOptions = DEFAULT_OPTIONS): Promise<LogResult> {
   try {
     ctx.services.ingest.assertRoom(raw.length);
   } catch (err) {
@@ -179,7 +179,7 @@ async function logSteps(ctx: Context, episodeId: string, raw: GqlStepInput[], si
   const validIndexes = perStep.flatMap((v, i) => (v.length ? [] : [i]));
   const prepared = prepareSteps(episodeId, validIndexes.map((i) => steps[i]!), ctx.services.redactKeys);
   const request = { episodeId, steps: prepared, blobCapBytes: ctx.services.config.blobTotalCapBytes };
-  const outcome = await ctx.services.ingest.submit(ctx.viewer!.tenantId, request).catch(overloaded);
+  const outcome = await ctx.services.ingest.submit(ctx.viewer.tenantId, request).catch(overloaded);
   if (!outcome.ok) throw outcome.error;
   const accepted = new Map(validIndexes.map((index, k) => [index, outcome.items[k]!]));
   const results = perStep.map((violations, index): ItemResult => {
@@ -202,7 +202,7 @@ function overloaded(err: unknown): never {
 }
 
 builder.mutationFields((t) => ({
-  logSteps: t.field({
+  logSteps: t.withAuth({ write: true }).field({
     type: LogStepsPayload,
     description: 'Journals many steps in one call; one result per step (accepted, duplicate, or rejected with the reason).',
     errors,
@@ -213,7 +213,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, args, ctx) => logSteps(ctx, String(args.episodeId), args.steps as GqlStepInput[], false, toLogOptions(args.options)),
   }),
-  logStep: t.field({
+  logStep: t.withAuth({ write: true }).field({
     type: LogStepPayload,
     errors,
     args: { episodeId: t.arg.id({ required: true }), step: t.arg({ type: StepInput, required: true }) },
