@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PothosValidationError } from '@pothos/core';
-import { GraphQLError } from 'graphql';
+import { type ExecutionArgs, GraphQLError } from 'graphql';
+import type { ServerOptions } from 'graphql-ws';
 import { createYoga, maskError, type YogaInitialContext } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -131,6 +132,12 @@ function createGraphQLHandler(services: Services, { admission, keyWatch, metrics
   });
 }
 
+/** One operation's enveloped execute and subscribe, handed to graphql-ws through its rootValue (yoga's graphql-ws recipe). */
+interface EnvelopedRoot {
+  execute: NonNullable<ServerOptions['execute']>;
+  subscribe: NonNullable<ServerOptions['subscribe']>;
+}
+
 export function createApp(services: Services): App {
   const { config, log } = services;
   // Declared before yoga so the sockets gauge can read it; assigned once the HTTP server exists.
@@ -197,8 +204,8 @@ export function createApp(services: Services): App {
   keyWatch.start();
   const ws = useServer<Record<string, unknown>, WsExtra>(
     {
-      execute: (args: any) => args.rootValue.execute(args),
-      subscribe: (args: any) => args.rootValue.subscribe(args),
+      execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
+      subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args),
       onConnect: async (ctx) => {
         const params = ctx.connectionParams ?? {};
         const header = (params.authorization ?? params.Authorization ?? params.apiKey) as string | undefined;
@@ -224,7 +231,7 @@ export function createApp(services: Services): App {
           params,
           wsAuth: ctx.extra.auth,
           wsSocket: ctx.extra.socket,
-        } as any);
+        } as Parameters<typeof yoga.getEnveloped>[0]);
         // Parse and validation refusals (syntax, depth, aliases, cost, ...) are answered on this
         // operation; thrown, they would close the whole socket as an internal error.
         let document: ReturnType<typeof parse>;
@@ -251,9 +258,9 @@ export function createApp(services: Services): App {
           variableValues: params.variables,
           contextValue,
           rootValue: {
-            execute: (a: any) => requestScope.run({ requestId }, () => execute(a)),
-            subscribe: (a: any) => requestScope.run({ requestId }, () => subscribe(a)),
-          },
+            execute: (a: ExecutionArgs) => requestScope.run({ requestId }, () => execute(a)),
+            subscribe: (a: ExecutionArgs) => requestScope.run({ requestId }, () => subscribe(a)),
+          } satisfies EnvelopedRoot,
         };
       },
     },

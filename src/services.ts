@@ -13,6 +13,7 @@ import { StepIngestor } from './steps/ingest.ts';
 import { createWriter, type Writer } from './write.ts';
 import { CheckpointPublisher, TreeCache } from './ledger/checkpoints.ts';
 import { loadSigner } from './ledger/signer.ts';
+import { must } from './core/must.ts';
 
 export interface Services {
   config: Config;
@@ -39,7 +40,7 @@ export async function createServices(config: Config, db: Database, log: Logger):
   const ingest = new StepIngestor(db.pool, writer, { ...config.groupCommit, maxPendingRows: config.ingestMaxPendingRows });
   const ledgerBus = createLedgerBus(config, db.pool, log);
   await ledgerBus.start();
-  writer.onCommit((tenantId, events) => ledgerBus.publish(tenantId, events[events.length - 1]!.seq));
+  writer.onCommit((tenantId, events) => ledgerBus.publish(tenantId, must(events[events.length - 1]).seq));
   const jobs = await startJobQueue(db.pool, log);
   await startDeadlineWorkers(jobs, db.pool, writer, log, config.jobPollSeconds);
   const learning = await startLearningWorkers(jobs, db.pool, writer, log, { ...config.learning, pollSeconds: config.jobPollSeconds });

@@ -2,6 +2,7 @@
 // Secrets are 256 random bits, so a fast hash is enough (no password stretching needed).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { LimitViolation } from '../schema/errors.ts';
+import { must } from '../core/must.ts';
 
 export const SCOPES = ['read', 'write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -26,7 +27,7 @@ export function generateApiKey(): GeneratedKey {
 
 export function parseToken(token: string): { prefix: string; secret: string } | null {
   const m = TOKEN_PATTERN.exec(token);
-  return m ? { prefix: m[1]!, secret: m[2]! } : null;
+  return m ? { prefix: must(m[1]), secret: must(m[2]) } : null;
 }
 
 export function secretMatches(secret: string, storedHash: string): boolean {
@@ -75,7 +76,7 @@ export function pastExpiryViolations(field: string, expiresAt: Date | null | und
 export function tokenFromHeader(header: string | null | undefined): string | null {
   if (!header) return null;
   const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
-  return m ? m[1]! : header.trim() || null;
+  return m ? must(m[1]) : header.trim() || null;
 }
 
 export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired';

@@ -3,6 +3,7 @@ import type { Db } from '../db/client.ts';
 import type { WriteContext } from '../episodes/store.ts';
 import { isUuid } from '../schema/ids.ts';
 import { generateApiKey, type AuthFailure, type Scope } from './keys.ts';
+import { must } from '../core/must.ts';
 
 export interface Viewer {
   tenantId: string;
@@ -66,7 +67,7 @@ export async function createApiKeyRecorded(
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
     [w.tenantId, input.name, generated.prefix, generated.secretHash, input.scopes, w.now, expiresAt],
   );
-  const id = rows[0]!.id;
+  const id = must(rows[0]).id;
   w.events.push({
     type: 'api_key.created',
     payload: { keyId: id, name: input.name, prefix: generated.prefix, scopes: input.scopes, expiresAt: expiresAt?.toISOString() ?? null, ...actorPayload(actor) },

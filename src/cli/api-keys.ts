@@ -1,7 +1,7 @@
 // episodic keys create | list | revoke over the API, with an admin key. (With --tenant, the keys
 // commands work on the database directly instead: see admin.ts.)
 import { parseExpiry } from './expiry.ts';
-import { failOnErrorResult, usage, type RemoteCommand } from './remote.ts';
+import { failOnErrorResult, usage, type RemoteCommand, defineCommand } from './remote.ts';
 
 const HELP = `Usage: episodic keys <create|list|revoke> [options]      (over the API, needs an admin key)
   keys create --scopes read,write[,admin] [--name <label>] [--expires <ISO date | 90d>]
@@ -10,7 +10,7 @@ const HELP = `Usage: episodic keys <create|list|revoke> [options]      (over the
   keys revoke <key id>  revoke a key at once
 With --tenant <name|id> these commands work on the server's database instead (operator use).`;
 
-export const keysCommand: RemoteCommand = {
+export const keysCommand = defineCommand({
   name: 'keys',
   summary: 'create, list and revoke API keys',
   help: HELP,
@@ -43,4 +43,4 @@ export const keysCommand: RemoteCommand = {
         throw usage(action ? `unknown keys command "${action}"` : 'missing create, list or revoke', HELP);
     }
   },
-};
+});

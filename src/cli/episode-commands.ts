@@ -1,6 +1,6 @@
 // episodic start | complete | list: the episode lifecycle from a shell (show: show.ts).
 import type { Complexity, Episode, OutcomeInput, OutcomeKind, StartEpisodeInput } from '../client/types.ts';
-import { failOnErrorResult, intOption, listOption, usage, type RemoteCommand } from './remote.ts';
+import { failOnErrorResult, intOption, listOption, usage, type RemoteCommand, defineCommand } from './remote.ts';
 
 const START_HELP = `Usage: episodic start <task description...> [options]
 Opens an episode and prints its id.
@@ -37,7 +37,7 @@ Lists episodes, newest first.
 
 const upper = <T extends string>(v: string | undefined) => v?.toUpperCase() as T | undefined;
 
-function budgetOf(v: Record<string, any>, help: string): StartEpisodeInput['budget'] {
+function budgetOf(v: { 'max-tokens'?: string; 'max-steps'?: string; 'max-wall-ms'?: string }, help: string): StartEpisodeInput['budget'] {
   const budget = {
     maxTokens: intOption(v['max-tokens'], '--max-tokens', help, 1),
     maxSteps: intOption(v['max-steps'], '--max-steps', help, 1),
@@ -46,7 +46,7 @@ function budgetOf(v: Record<string, any>, help: string): StartEpisodeInput['budg
   return Object.values(budget).some((x) => x !== undefined) ? budget : undefined;
 }
 
-export const startCommand: RemoteCommand = {
+export const startCommand = defineCommand({
   name: 'start',
   summary: 'open an episode and print its id',
   help: START_HELP,
@@ -75,9 +75,9 @@ export const startCommand: RemoteCommand = {
     const e = result.episode;
     return { text: e.id, json: { id: e.id, episodeNumber: e.episodeNumber, status: e.status, deduplicated: result.deduplicated } };
   },
-};
+});
 
-function outcomeOf(v: Record<string, any>): OutcomeInput {
+function outcomeOf(v: { outcome?: string; verdict?: string; artifact?: string[]; completed?: string[]; failed?: string[]; reason?: string; details?: string }): OutcomeInput {
   const kind = upper<OutcomeKind>(v.outcome);
   if (!kind || !['SUCCESS', 'PARTIAL', 'FAILURE'].includes(kind)) throw usage('--outcome must be success, partial or failure', COMPLETE_HELP);
   if (kind === 'SUCCESS') return { kind, verdict: v.verdict ?? 'done', artifacts: listOption(v.artifact) ?? [] };
@@ -86,7 +86,7 @@ function outcomeOf(v: Record<string, any>): OutcomeInput {
   return { kind, reason: v.reason, details: v.details };
 }
 
-export const completeCommand: RemoteCommand = {
+export const completeCommand = defineCommand({
   name: 'complete',
   summary: 'end an episode with an outcome',
   help: COMPLETE_HELP,
@@ -102,9 +102,9 @@ export const completeCommand: RemoteCommand = {
     const charge = leaseCharge ? `\nlease charged: ${leaseCharge.ok ? 'ok' : 'overdrawn'}${leaseCharge.exhausted ? `, ${leaseCharge.exhausted} exhausted` : ''}` : '';
     return { text: `${episode.id} ${episode.status} (${episode.outcome?.kind})${charge}`, json: { episode, leaseCharge } };
   },
-};
+});
 
-export const listCommand: RemoteCommand = {
+export const listCommand = defineCommand({
   name: 'list',
   summary: 'list episodes (filters, pages)',
   help: LIST_HELP,
@@ -126,4 +126,4 @@ export const listCommand: RemoteCommand = {
     const more = page.pageInfo.hasNextPage ? `\nmore: --after ${page.pageInfo.endCursor}` : '';
     return { text: (rows.join('\n') || 'no episodes') + more, json: { episodes: page.edges.map((e) => e.node), pageInfo: page.pageInfo } };
   },
-};
+});

@@ -3,7 +3,7 @@
 import { FORMATS, importRuns, type Format, type ImportReport, type RunReport } from '../import/index.ts';
 import { CliError } from './errors.ts';
 import { progressBar } from './progress.ts';
-import { EXIT, intOption, listOption, usage, type RemoteCommand } from './remote.ts';
+import { EXIT, intOption, listOption, usage, type RemoteCommand, defineCommand } from './remote.ts';
 
 const HELP = `Usage: episodic import <file or folder>... [--format ${FORMATS.join('|')}] [--verdicts <file>]
 Imports finished agent runs, one episode per run file, through the API:
@@ -35,7 +35,7 @@ function summaryText(report: ImportReport): string {
   return lines.join('\n');
 }
 
-export const importCommand: RemoteCommand = {
+export const importCommand = defineCommand({
   name: 'import',
   summary: 'import agent runs (mini-swe-agent, SWE-agent, JSONL) from files or folders',
   help: HELP,
@@ -59,4 +59,4 @@ export const importCommand: RemoteCommand = {
     }
     return { text: summaryText(report), json: summary };
   },
-};
+});

@@ -8,7 +8,7 @@ import type { EpisodicClient } from '../client/client.ts';
 import type { EpisodicError } from '../client/errors.ts';
 import type { EpisodeProofBundleResult, LedgerEvent, SignedTreeHead } from '../client/types.ts';
 import { EXPORT_FORMAT } from '../ledger/export-verify.ts';
-import { failOnErrorResult, intOption, listOption, usage, type RemoteCommand } from './remote.ts';
+import { failOnErrorResult, intOption, listOption, usage, type RemoteCommand, defineCommand } from './remote.ts';
 
 const TAIL_HELP = `Usage: episodic tail [--after <seq>] [--verify] [filters]
 Streams ledger events as they are written, one per line (JSON lines with --json), until Ctrl-C.
@@ -36,7 +36,7 @@ function line(e: LedgerEvent): string {
   return `${e.seq}\t${e.type}\t${e.episodeId ?? e.workItemId ?? '-'}\t${e.hash.slice(0, 16)}`;
 }
 
-export const tailCommand: RemoteCommand = {
+export const tailCommand = defineCommand({
   name: 'tail',
   summary: 'stream live ledger events (resumable, --verify)',
   help: TAIL_HELP,
@@ -79,7 +79,7 @@ export const tailCommand: RemoteCommand = {
     if (failure) throw failure;
     return undefined;
   },
-};
+});
 
 async function write(out: Writable, text: string): Promise<void> {
   if (!out.write(text)) await once(out, 'drain');
@@ -108,7 +108,7 @@ async function allCheckpoints(client: EpisodicClient): Promise<Array<Omit<Signed
   }
 }
 
-export const exportCommand: RemoteCommand = {
+export const exportCommand = defineCommand({
   name: 'export',
   summary: 'write ledger events (or an episode proof bundle) for `verify`',
   help: EXPORT_HELP,
@@ -156,4 +156,4 @@ export const exportCommand: RemoteCommand = {
     const range = first === null ? '' : ` (seq ${first}..${last})`;
     return { text: `exported ${count} events${range} to ${file}`, json: { file, count, firstSeq: first, lastSeq: last } };
   },
-};
+});

@@ -9,7 +9,7 @@ import { createBLAKE3 } from 'hash-wasm';
 import type { StepInput } from '../client/types.ts';
 import { CliError } from './errors.ts';
 import { progressBar } from './progress.ts';
-import { EXIT, failOnErrorResult, intOption, usage, type RemoteCommand } from './remote.ts';
+import { EXIT, failOnErrorResult, intOption, usage, type RemoteCommand, defineCommand } from './remote.ts';
 
 const HELP = `Usage: episodic log <episodeId> [file|-] [--batch <n>] [--truncate]
 Journals steps read as JSON lines (one step per line; blank lines are skipped) from a file, or
@@ -58,7 +58,7 @@ function withErrorDetails<T extends { __typename: string }>(result: T) {
   }
 }
 
-export const logCommand: RemoteCommand = {
+export const logCommand = defineCommand({
   name: 'log',
   summary: 'journal steps from JSON lines (file or stdin)',
   help: HELP,
@@ -102,4 +102,4 @@ export const logCommand: RemoteCommand = {
     }
     return { text: out.join('\n'), json: summary };
   },
-};
+});

@@ -19,7 +19,7 @@ export const CONNECTION_HELP = `Connection (every command):
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
-export interface Invocation<V = Record<string, string | boolean | string[] | undefined>> {
+export interface Invocation<V = Record<string, string | boolean | Array<string | boolean> | undefined>> {
   values: V;
   positionals: string[];
   json: boolean;
@@ -31,7 +31,24 @@ export interface RemoteCommand {
   summary: string;
   help: string;
   options: Options;
-  run(inv: Invocation<any>): Promise<Output>;
+  run(inv: Invocation): Promise<Output>;
+}
+
+/** The values parseArgs gives for these options: a string per string option, string[] when `multiple`, a boolean per flag. */
+export type ValuesOf<O extends Options> = {
+  [K in keyof O]?: O[K] extends { type: 'boolean' } ? boolean : O[K] extends { multiple: true } ? string[] : string;
+};
+
+/** A command whose run reads its values with the types its options declare. */
+export function defineCommand<const O extends Options>(command: {
+  name: string;
+  summary: string;
+  help: string;
+  options: O;
+  run(inv: Invocation<ValuesOf<O>>): Promise<Output>;
+}): RemoteCommand {
+  // The values were parsed with these very options (plus the common ones), so they have this shape.
+  return { ...command, run: (inv) => command.run(inv as Invocation<ValuesOf<O>>) };
 }
 
 const COMMON: Options = {

@@ -3,7 +3,7 @@
 // observed; --steps adds the full journal. --json prints the same as one object.
 import type { EpisodicClient } from '../client/client.ts';
 import type { Episode, Json, Step } from '../client/types.ts';
-import { failOnErrorResult, usage, type Output, type RemoteCommand } from './remote.ts';
+import { failOnErrorResult, usage, type Output, type RemoteCommand, defineCommand } from './remote.ts';
 
 const HELP = `Usage: episodic show <episodeId> [--steps]
 Prints an episode: task, goal, status and stop reason, budget use, outcome, reward and reflection,
@@ -79,7 +79,7 @@ function describe(e: Episode, learning: Learning | undefined, steps: Step[]): st
   return lines;
 }
 
-export const showCommand: RemoteCommand = {
+export const showCommand = defineCommand({
   name: 'show',
   summary: 'print an episode: goal, outcome, reward, reflection, errors, observations',
   help: HELP,
@@ -99,4 +99,4 @@ export const showCommand: RemoteCommand = {
     const json = { ...episode, reward: learning.reward, reflection: learning.reflection, errors, observations, ...(values.steps ? { steps } : {}) };
     return { text: lines.join('\n'), json };
   },
-};
+});

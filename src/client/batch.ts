@@ -4,6 +4,7 @@
 // after it are counted as notSent, never silently dropped.
 import { isErrorResult } from './errors.ts';
 import type { LogStepsPayload, LogStepsResult, StepInput } from './types.ts';
+import { must } from '../core/must.ts';
 
 export const MAX_BATCH = 500;
 
@@ -66,6 +67,6 @@ export async function logStepsBatched(
     options.onProgress?.(offset, steps.length, payload);
     if (payload.budgetExhausted || payload.episode.status !== 'RUNNING') break;
   }
-  total!.notSent = steps.length - offset;
-  return total!;
+  must(total).notSent = steps.length - offset;
+  return must(total);
 }

@@ -1,5 +1,6 @@
 // GraphQL over HTTP POST with fetch. Every document selects its root field as `result`.
 import { EpisodicError, type GraphQLErrorItem } from './errors.ts';
+import { must } from '../core/must.ts';
 
 export type FetchLike = (input: string, init: { method: string; headers: Record<string, string>; body: string; signal?: AbortSignal }) => Promise<{
   ok: boolean;
@@ -45,7 +46,7 @@ export function createTransport(options: TransportOptions): Request {
     }
     const body = parseBody(text);
     if (body?.errors?.length) {
-      const first = body.errors[0]!;
+      const first = must(body.errors[0]);
       throw new EpisodicError('graphql', first.message, { status, errors: body.errors });
     }
     if (status < 200 || status >= 300 || !body || !body.data) {

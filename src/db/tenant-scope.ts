@@ -4,6 +4,7 @@
 import { GraphQLError } from 'graphql';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import { must } from '../core/must.ts';
 
 const TENANT_MODELS: ReadonlySet<string> = new Set(
   Object.entries(getDatamodel().datamodel.models)
@@ -32,15 +33,24 @@ export function isTenantModel(model: string): boolean {
   return TENANT_MODELS.has(model);
 }
 
-export function scopeArgs(model: string, operation: string, args: any, tenantId: string): any {
+/** The parts of a Prisma operation's arguments the tenant scope reads and sets. */
+interface ScopableArgs {
+  where?: object;
+  data?: unknown;
+  create?: unknown;
+}
+
+/** The operation's arguments with the tenant added to its filter and to the rows it creates (same shape as given). */
+export function scopeArgs<A>(model: string, operation: string, args: A, tenantId: string): A {
   if (!TENANT_MODELS.has(model)) return args;
-  const next = { ...args };
-  if (FILTERED.has(operation)) next.where = { ...(args?.where ?? {}), tenantId };
+  const given = (args ?? {}) as ScopableArgs;
+  const next: ScopableArgs = { ...given };
+  if (FILTERED.has(operation)) next.where = { ...(given.where ?? {}), tenantId };
   if (CREATING.has(operation)) {
-    if (operation === 'upsert') next.create = withTenant(args.create, tenantId);
-    else next.data = withTenant(args.data, tenantId);
+    if (operation === 'upsert') next.create = withTenant(given.create, tenantId);
+    else next.data = withTenant(given.data, tenantId);
   }
-  return next;
+  return next as A;
 }
 
 export type ScopedPrisma = PrismaClient;
@@ -88,7 +98,7 @@ export class ScopedClients {
       this.cache.delete(tenantId);
     } else {
       client = tenantScoped(this.prisma, tenantId);
-      if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
+      if (this.cache.size >= this.max) this.cache.delete(must(this.cache.keys().next().value));
     }
     this.cache.set(tenantId, client);
     return client;

@@ -14,6 +14,7 @@ import type { EpisodeRow } from './row.ts';
 import type { EpisodeStatus } from './status.ts';
 import type { StopReason } from './stop-reason.ts';
 import { buildRunReceipt } from './receipts.ts';
+import { must } from '../core/must.ts';
 
 export interface EpisodeEnding {
   status: EpisodeStatus;
@@ -75,6 +76,6 @@ export async function finishEpisode(
 
 async function appendRunReceipt(client: pg.PoolClient, ep: EpisodeRow, usage: { steps: number; tokens: number; toolCalls: number; wallMs: number }, events: NewLedgerEvent[]) {
   const { rows } = await client.query('SELECT count(*)::int AS n FROM pack_misses WHERE episode_id = $1', [ep.id]);
-  const input = { contextPackHash: ep.contextPackHash!, manifestHash: ep.manifestHash, packMisses: rows[0].n as number, usage };
+  const input = { contextPackHash: must(ep.contextPackHash), manifestHash: ep.manifestHash, packMisses: rows[0].n as number, usage };
   events.push({ type: 'run.receipt', episodeId: ep.id, workItemId: ep.workItemId, payload: (head: { seq: number; hash: string }) => buildRunReceipt(input, head) });
 }

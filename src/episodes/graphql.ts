@@ -191,11 +191,14 @@ const EpisodePayload = builder.objectRef<{ episodeId: string }>('EpisodePayload'
   fields: (t) => ({ episode: episodeField(t) }),
 });
 
-export function episodeField(t: any) {
+/** The builder's own types, for helpers that take a field builder. */
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/** The `episode` field of a payload that names its episode by id. */
+export function episodeField<Parent extends { episodeId: string }>(t: PothosSchemaTypes.ObjectFieldBuilder<Types, Parent>) {
   return t.prismaField({
     type: 'Episode',
-    resolve: (query: object, parent: { episodeId: string }, _args: unknown, ctx: any) =>
-      ctx.db.episode.findUniqueOrThrow({ ...query, where: { id: parent.episodeId } }),
+    resolve: (query, parent, _args, ctx) => ctx.db.episode.findUniqueOrThrow({ ...query, where: { id: parent.episodeId } }),
   });
 }
 
@@ -428,8 +431,8 @@ builder.mutationFields((t) => ({
   escalateEpisode: endMutation(t, 'escalate'),
 }));
 
-function endMutation(t: any, action: 'fail' | 'cancel' | 'escalate') {
-  return t.field({
+function endMutation(t: PothosSchemaTypes.MutationFieldBuilder<Types, Types['Root']>, action: 'fail' | 'cancel' | 'escalate') {
+  return t.withAuth({ write: true }).field({
     type: FinishPayload,
     errors: { types: transitionErrors },
     args: {
@@ -437,7 +440,7 @@ function endMutation(t: any, action: 'fail' | 'cancel' | 'escalate') {
       reason: t.arg.string({ required: action !== 'cancel' }),
       ...(action === 'fail' ? { recoverable: t.arg.boolean({ defaultValue: false }) } : {}),
     },
-    resolve: async (_root: unknown, args: { episodeId: string; reason?: string | null; recoverable?: boolean }, ctx: any) => {
+    resolve: async (_root, args, ctx) => {
       throwIfViolations(freeTextViolations('reason', args.reason));
       const episodeId = String(args.episodeId);
       const result = await changeEpisode(ctx, episodeId, (w: store.WriteContext) =>

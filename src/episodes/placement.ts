@@ -9,6 +9,7 @@ import { lockWorkItem } from '../leases/work-items.ts';
 import { InputLimitError, LeaseError } from '../schema/errors.ts';
 import type { StartEpisodeInput } from './limits.ts';
 import type { WriteContext } from './store.ts';
+import { must } from '../core/must.ts';
 
 export interface Placement {
   workItemId: string | null;
@@ -30,7 +31,7 @@ function exhaustedError(row: LeaseRow, resource: LeaseResource, reserved: LeaseU
 async function holdOnLease(ctx: WriteContext, leaseId: string, workItemId: string | null, own: EpisodeCaps) {
   const row = await lockLease(ctx.client, ctx.tenantId, leaseId);
   const unusable = checkLeaseUsable(row.lease, ctx.now.getTime());
-  if (unusable.length) throw new LeaseError(row.id, unusable[0]!.rule, unusable[0]!.message);
+  if (unusable.length) throw new LeaseError(row.id, must(unusable[0]).rule, must(unusable[0]).message);
   if (workItemId && workItemId !== row.workItemId) throw new LeaseError(row.id, 'wrong_work_item', `lease ${row.id} was issued for work item ${row.workItemId}, not ${workItemId}`);
   const reserved = await leaseReserved(ctx.client, ctx.tenantId, row.id, ctx.now);
   const plan = planEpisodeHold(remainingLeaseBudget(row.lease, reserved), own);

@@ -17,6 +17,7 @@ import type { Outcome } from './outcome.ts';
 import { lockEpisode, type EpisodeRow } from './row.ts';
 import { checkTransition, type EpisodeAction } from './status.ts';
 import type { StopReason } from './stop-reason.ts';
+import { must } from '../core/must.ts';
 
 export interface WriteContext {
   client: pg.PoolClient;
@@ -92,8 +93,8 @@ export async function startEpisode(ctx: WriteContext, input: StartInput): Promis
   );
   if (!rows.length) {
     // A concurrent start with the same dedupeKey committed first.
-    const existing = await findByDedupeKey(client, tenantId, input.dedupeKey!);
-    return sameRequestOrConflict(input.dedupeKey!, existing!, inputHash);
+    const existing = await findByDedupeKey(client, tenantId, must(input.dedupeKey));
+    return sameRequestOrConflict(must(input.dedupeKey), must(existing), inputHash);
   }
   const episodeId = rows[0].id as string;
   ctx.events.push({

@@ -9,7 +9,7 @@ import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { Config } from '../config.ts';
 import { useBodyLimit } from './body-limit.ts';
 
-export function hardeningPlugins(config: Config): Array<Plugin<any>> {
+export function hardeningPlugins(config: Config): Array<Plugin | Plugin<Record<string, unknown>>> {
   const { maxDepth, maxAliases, maxTokens, maxCost } = config.armor;
   const armor = new EnvelopArmor({
     maxDepth: { n: maxDepth, ignoreIntrospection: true },
@@ -20,7 +20,7 @@ export function hardeningPlugins(config: Config): Array<Plugin<any>> {
     blockFieldSuggestion: { enabled: config.isProduction },
   });
   return [
-    ...(armor.protect().plugins as Array<Plugin<any>>),
+    ...(armor.protect().plugins as Plugin[]),
     // After armor: its token limit replaces the parse function, this one wraps whatever is there.
     useNestingLimit(),
     ...(config.isProduction ? [useNoSuggestions()] : []),

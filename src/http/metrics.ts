@@ -16,7 +16,7 @@ import { EXTRACT_JOB } from '../learning/jobs.ts';
 
 export const METRICS_PATH = '/metrics';
 
-export function createMetrics(services: Services, openSockets: () => number): { plugin: Plugin<any>; registry: Registry } {
+export function createMetrics(services: Services, openSockets: () => number): { plugin: Plugin; registry: Registry } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   new Gauge({ name: 'episodic_open_websockets', help: 'Open WebSocket connections', registers: [registry], collect() { this.set(openSockets()); } });

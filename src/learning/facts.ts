@@ -7,6 +7,7 @@
  * success/failure sequences, so an observation between an error and its fix does not hide the fix.
  */
 import type { Outcome } from '../episodes/outcome.ts';
+import { must } from '../core/must.ts';
 
 export type StepResultKind = 'success' | 'error' | 'timeout';
 
@@ -75,8 +76,8 @@ export function findRecoveries(steps: readonly StepFacts[]): Recovery[] {
   const resulted = resultedSteps(steps);
   const recoveries: Recovery[] = [];
   for (let index = 1; index < resulted.length; index += 1) {
-    const failed = resulted[index - 1]!;
-    const recovered = resulted[index]!;
+    const failed = must(resulted[index - 1]);
+    const recovered = must(resulted[index]);
     if (isFailure(failed) && recovered.resultKind === 'success') recoveries.push({ failed, recovered });
   }
   return recoveries;

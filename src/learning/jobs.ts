@@ -13,6 +13,7 @@ import { NotFoundError } from '../schema/errors.ts';
 import type { WriteContext } from '../episodes/store.ts';
 import type { Writer } from '../write.ts';
 import { extractEpisodePatterns } from './extract.ts';
+import { must } from '../core/must.ts';
 
 export const EXTRACT_JOB = 'learning-extract-patterns';
 export const EXTRACT_SWEEP_JOB = 'learning-extract-sweep';
@@ -53,7 +54,7 @@ export function pendingExtractions(events: readonly StoredLedgerEvent[]): string
   return events
     .filter((e) => (e.type === 'episode.completed' || e.type === 'episode.failed') && e.episodeId && !extracted.has(e.episodeId))
     .filter((e) => (e.payload as { experience?: { extraction?: string } } | null)?.experience?.extraction === 'pending')
-    .map((e) => e.episodeId!);
+    .map((e) => must(e.episodeId));
 }
 
 export async function startLearningWorkers(queue: JobQueue, pool: pg.Pool, writer: Writer, log: Logger, options: LearningQueueOptions): Promise<LearningJobs> {

@@ -21,6 +21,7 @@ import {
   type ResultedStep,
   type StepFacts,
 } from './facts.ts';
+import { must } from '../core/must.ts';
 
 export interface ReflectionInput {
   outcome: Outcome;
@@ -231,9 +232,9 @@ function longestSuccessfulToolRun(resulted: readonly ResultedStep[]): string[] {
 function slowestStep(steps: readonly StepFacts[]): string | null {
   const timed = steps.filter((step) => step.latencyMs !== null);
   if (timed.length < 2) return null;
-  const slowest = timed.reduce((max, step) => (step.latencyMs! > max.latencyMs! ? step : max));
-  const mean = timed.reduce((sum, step) => sum + step.latencyMs!, 0) / timed.length;
-  const latency = slowest.latencyMs!;
+  const slowest = timed.reduce((max, step) => (must(step.latencyMs) > must(max.latencyMs) ? step : max));
+  const mean = timed.reduce((sum, step) => sum + must(step.latencyMs), 0) / timed.length;
+  const latency = must(slowest.latencyMs);
   if (latency <= THRESHOLDS.slowStepMinMs || latency <= THRESHOLDS.slowStepFactor * mean) return null;
   return `Slowest step #${slowest.stepNumber} ${slowest.tool ?? slowest.kind} took ${latency} ms, ${(latency / mean).toFixed(1)}× the average`;
 }

@@ -44,7 +44,7 @@ export async function loadEpisodeFacts(client: pg.PoolClient, tenantId: string, 
   );
   const r = rows[0];
   if (!r) return null;
-  const steps = await client.query(
+  const steps = await client.query<StepFactsSqlRow>(
     `SELECT step_number, kind, tool, result_kind, latency_ms, tokens, result->>'errorClass' AS error_class
        FROM steps WHERE episode_id = $1 ORDER BY step_number`,
     [episodeId],
@@ -74,7 +74,18 @@ export function contextOf(r: { domain: string | null; language: string | null; f
   return { domain: r.domain, language: r.language, framework: r.framework, tags: r.tags ?? [] };
 }
 
-function toStepFacts(r: any): StepFacts {
+/** A step row of loadEpisodeFacts' query. */
+interface StepFactsSqlRow {
+  step_number: number;
+  kind: string;
+  tool: string | null;
+  result_kind: string | null;
+  latency_ms: number | null;
+  tokens: number | null;
+  error_class: string | null;
+}
+
+function toStepFacts(r: StepFactsSqlRow): StepFacts {
   return {
     stepNumber: r.step_number,
     kind: r.kind,

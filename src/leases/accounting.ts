@@ -14,6 +14,7 @@
  * - When an episode ends, its hold is released and what it used is charged (charge.ts).
  */
 import { BUDGET_KEY, LEASE_RESOURCES, NO_USAGE, checkLeaseUsable, remainingLeaseBudget, type Lease, type LeaseBudget, type LeaseResource, type LeaseUsage } from './rules.ts';
+import { must } from '../core/must.ts';
 
 export interface LeaseNode {
   id: string;
@@ -112,7 +113,7 @@ const CAP_KEY = { toolCalls: 'maxToolCalls', tokens: 'maxTokens', wallMs: 'maxWa
  * @param remaining the lease's unreserved remaining (remainingLeaseBudget with its reservations)
  */
 export function planEpisodeHold(remaining: LeaseBudget, own: EpisodeCaps): EpisodeHold {
-  const empty = LEASE_RESOURCES.find((r) => remaining[BUDGET_KEY[r]] !== null && remaining[BUDGET_KEY[r]]! <= 0);
+  const empty = LEASE_RESOURCES.find((r) => remaining[BUDGET_KEY[r]] !== null && must(remaining[BUDGET_KEY[r]]) <= 0);
   if (empty) return { ok: false, resource: empty };
   const hold: LeaseUsage = { ...NO_USAGE, episodes: remaining.episodes === null ? 0 : 1 };
   const caps: EpisodeCaps = { ...own };

@@ -10,6 +10,7 @@ import { episodeCharge, releasedHold } from './accounting.ts';
 import { chargeLease, checkLeaseUsable, NO_USAGE, type LeaseCharge, type LeaseUsage } from './rules.ts';
 import { lockLease } from './row.ts';
 import { leaseReserved } from './tree.ts';
+import { must } from '../core/must.ts';
 
 export interface EpisodeLeaseCharge extends LeaseCharge {
   leaseId: string;
@@ -25,7 +26,7 @@ export interface EpisodeLeaseCharge extends LeaseCharge {
 
 /** Ancestors of a lease, nearest first. */
 async function ancestorIds(client: pg.PoolClient, tenantId: string, leaseId: string): Promise<string[]> {
-  const { rows } = await client.query(
+  const { rows } = await client.query<{ id: string }>(
     `WITH RECURSIVE chain AS (
        SELECT parent_id AS id, 1 AS depth FROM leases WHERE tenant_id = $1 AND id = $2
        UNION ALL
@@ -34,7 +35,7 @@ async function ancestorIds(client: pg.PoolClient, tenantId: string, leaseId: str
      SELECT id FROM chain WHERE id IS NOT NULL ORDER BY depth`,
     [tenantId, leaseId],
   );
-  return rows.map((r: any) => r.id);
+  return rows.map((r) => r.id);
 }
 
 async function addConsumption(client: pg.PoolClient, ids: string[], charged: LeaseUsage) {
@@ -47,7 +48,7 @@ async function addConsumption(client: pg.PoolClient, ids: string[], charged: Lea
 }
 
 export async function chargeEpisodeToLease(client: pg.PoolClient, ep: EpisodeRow, now: Date, events: NewLedgerEvent[]): Promise<EpisodeLeaseCharge> {
-  const leaseId = ep.leaseId!;
+  const leaseId = must(ep.leaseId);
   const row = await lockLease(client, ep.tenantId, leaseId);
   const hold = ep.leaseHold ?? NO_USAGE;
   const charged = episodeCharge({ toolCalls: ep.usedToolCalls, tokens: ep.usedTokens, elapsedMs: now.getTime() - ep.startedAt.getTime() }, ep.budget.maxWallMs);

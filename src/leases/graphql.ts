@@ -12,6 +12,7 @@ import { resumeWorkItem } from './loop.ts';
 import { readLeaseStanding } from './tree.ts';
 import type { LeaseStanding } from './accounting.ts';
 import { type Context, viewerOf } from '../schema/context.ts';
+import { must } from '../core/must.ts';
 
 const num = (v: bigint | number | null) => (v === null ? null : Number(v));
 
@@ -74,12 +75,12 @@ builder.prismaObject('Lease', {
     reserved: t.field({
       type: LeaseBudgetRef,
       description: 'Held but not spent yet: the holds of running and blocked episodes, and what each usable child lease may still spend. Null where unlimited.',
-      resolve: async (l, _a, ctx) => (await standing(ctx, l))!.reserved,
+      resolve: async (l, _a, ctx) => must(await standing(ctx, l)).reserved,
     }),
     remaining: t.field({
       type: LeaseBudgetRef,
       description: 'budget - consumed - reserved, at least 0: what a new episode or child lease can take. Null where unlimited.',
-      resolve: async (l, _a, ctx) => (await standing(ctx, l))!.remaining,
+      resolve: async (l, _a, ctx) => must(await standing(ctx, l)).remaining,
     }),
     workItem: t.relation('workItem'),
     parent: t.relation('parent', { nullable: true }),

@@ -8,6 +8,7 @@ import { checkChildLease, remainingLeaseBudget, type LeaseBudget, type LeaseUsag
 import { lockLease, readLease, type LeaseRow } from './row.ts';
 import { leaseReserved, loadLeaseTree } from './tree.ts';
 import { lockWorkItem } from './work-items.ts';
+import { must } from '../core/must.ts';
 
 export { createWorkItem, type WorkItemInput } from './work-items.ts';
 
@@ -28,13 +29,13 @@ interface ParentReservation {
 
 /** Checks a child against what its parent has left unreserved; what it will reserve there. */
 async function reserveOnParent(client: pg.PoolClient, tenantId: string, input: IssueLeaseInput, now: Date): Promise<ParentReservation> {
-  const parent = await lockLease(client, tenantId, input.parentLeaseId!);
+  const parent = await lockLease(client, tenantId, must(input.parentLeaseId));
   if (parent.workItemId !== input.workItemId) throw new LeaseError(parent.id, 'wrong_work_item', `parent lease ${parent.id} belongs to work item ${parent.workItemId}`);
   const reservedBefore = await leaseReserved(client, tenantId, parent.id, now);
   const child = { budget: input.budget, scope: input.scope, expiresAtMs: input.expiresAt.getTime() };
   const violations = checkChildLease(parent.lease, child, now.getTime(), reservedBefore);
   if (violations.length) {
-    throw new LeaseError(parent.id, violations[0]!.rule, violations.map((v) => v.message).join('; '),
+    throw new LeaseError(parent.id, must(violations[0]).rule, violations.map((v) => v.message).join('; '),
       violations.map((v) => ({ field: v.field, limit: v.rule, actual: null, message: v.message })));
   }
   const reserved = childReservation(parent.lease.budget, input.budget);
@@ -71,11 +72,11 @@ export async function revokeLease(client: pg.PoolClient, tenantId: string, id: s
   await lockWorkItem(client, tenantId, found.workItemId);
   const lease = await lockLease(client, tenantId, id);
   const nodes = await loadLeaseTree(client, tenantId, id);
-  const { rows } = await client.query(
+  const { rows } = await client.query<{ id: string }>(
     `UPDATE leases SET revoked_at = $3 WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND revoked_at IS NULL RETURNING id`,
     [tenantId, nodes.map((n) => n.id), now],
   );
-  const revoked = rows.map((r: any) => r.id as string).sort();
+  const revoked = rows.map((r) => r.id).sort();
   // What the revoked lease weighed on its parent before and after: the difference goes back. Live
   // episodes under it keep their holds until they end, so the parent is never overdrawn by them.
   const released = lease.parentId

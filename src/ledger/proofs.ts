@@ -11,7 +11,7 @@ import { NotCheckpointedError } from './errors.ts';
 import { asSeq, SignedTreeHeadRef, tenantOf } from './graphql.ts';
 import { toHex, type StoredLedgerEvent } from './hash.ts';
 import { eventLeafHash } from './merkle.ts';
-import { EVENT_COLUMNS, readEvents, readHead, toEvent } from './read.ts';
+import { EVENT_COLUMNS, type LedgerEventSqlRow, readEvents, readHead, toEvent } from './read.ts';
 import type { SignedTreeHead } from './signed-head.ts';
 import { stepRowFromColumns, type StepRow } from './step-hash.ts';
 
@@ -65,7 +65,7 @@ async function checkpointCovering(ctx: Context, size: number): Promise<SignedTre
 
 /** An episode's events (lease.charged names its episode in the payload, §10) and its step rows. */
 async function episodeRecord(pool: pg.Pool, tenantId: string, episodeId: string): Promise<{ events: StoredLedgerEvent[]; steps: StepRow[] }> {
-  const events = await pool.query(
+  const events = await pool.query<LedgerEventSqlRow>(
     `SELECT ${EVENT_COLUMNS} FROM ledger_events
       WHERE tenant_id = $1 AND (episode_id = $2 OR (type = 'lease.charged' AND payload->>'episodeId' = $2::text)) ORDER BY seq`,
     [tenantId, episodeId],

@@ -10,6 +10,7 @@ import { LedgerEventRef, LedgerFilterInput } from './graphql.ts';
 import { liveSource, StreamEnd } from './live-stream.ts';
 import type { LedgerFilter } from './read.ts';
 import { cursorAfter, tailLedger, type LedgerCursor } from './tail.ts';
+import { must } from '../core/must.ts';
 
 builder.subscriptionType({
   authScopes: { read: true },
@@ -77,13 +78,13 @@ const StepsLoggedRef = builder.objectRef<StoredLedgerEvent>('StepsLoggedEvent').
   description: 'One steps.logged ledger event and the steps it covers.',
   fields: (t) => ({
     seq: t.field({ type: 'BigInt', resolve: (e) => e.seq }),
-    episodeId: t.id({ resolve: (e) => e.episodeId! }),
+    episodeId: t.id({ resolve: (e) => must(e.episodeId) }),
     steps: t.prismaField({
       type: ['Step'],
       resolve: (query, e, _args, ctx) =>
         ctx.db.step.findMany({
           ...query,
-          where: { tenantId: e.tenantId, episodeId: e.episodeId!, stepNumber: { in: stepNumbers(e) } },
+          where: { tenantId: e.tenantId, episodeId: must(e.episodeId), stepNumber: { in: stepNumbers(e) } },
           orderBy: { stepNumber: 'asc' },
         }),
     }),

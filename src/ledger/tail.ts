@@ -7,6 +7,7 @@ import type { LedgerBus } from './bus.ts';
 import type { StoredLedgerEvent } from './hash.ts';
 import { LIVE_PAGE_SIZE, type LedgerReads } from './live-reads.ts';
 import type { LedgerFilter } from './read.ts';
+import { must } from '../core/must.ts';
 
 /** What the tail reads through (LedgerReads in the server). */
 export type TailReads = Pick<LedgerReads, 'now' | 'head' | 'range' | 'after'>;
@@ -115,7 +116,7 @@ async function* replay(o: TailOptions, cursor: LedgerCursor): AsyncGenerator<Sto
 /** Pages after the cursor until a short one; the filter is applied here so reads can be shared. */
 async function* readNew(o: TailOptions, cursor: LedgerCursor, wokenAt: number): AsyncGenerator<StoredLedgerEvent> {
   for (;;) {
-    const page = await o.reads.after(o.tenantId, cursor.seen!, wokenAt);
+    const page = await o.reads.after(o.tenantId, must(cursor.seen), wokenAt);
     for (const e of page) {
       cursor.seen = e.seq;
       if (matchesFilter(e, o.filter)) yield e;

@@ -6,6 +6,7 @@ import { eventLeafHash, merkleRoot, verifyInclusion } from './merkle.ts';
 import type { MerkleTree } from './merkle.ts';
 import { isTreeHead, verifyTreeHead, type SignedTreeHead, type TreeHead } from './signed-head.ts';
 import { hasOnly, isCreatedAt, isUuid } from './shape.ts';
+import { must } from '../core/must.ts';
 
 /** Every problem code a verifier reports (docs/LEDGER.md §7.4 lists them with their meaning). */
 export const LEDGER_PROBLEMS = [
@@ -161,14 +162,14 @@ export function verifyChain(events: readonly StoredLedgerEvent[], options: Chain
   for (let i = 0; i < events.length; i++) {
     const failure = eventFailure(events, i, expected);
     if (failure) return { ok: false, checked: i, firstBadSeq: expected.seq, ...failure };
-    expected.prevHash = events[i]!.hash;
+    expected.prevHash = must(events[i]).hash;
     expected.seq++;
   }
   return { ok: true, checked: events.length };
 }
 
 function* leafHashesOf(events: readonly StoredLedgerEvent[], count: number): Generator<Uint8Array> {
-  for (let i = 0; i < count; i++) yield eventLeafHash(events[i]!.hash);
+  for (let i = 0; i < count; i++) yield eventLeafHash(must(events[i]).hash);
 }
 
 /**
@@ -195,7 +196,7 @@ export function verifyAgainstCheckpoint(
     const reason = `checkpoint covers ${treeSize} events, chain ends at seq ${checked}`;
     return { ok: false, checked, firstBadSeq: checked + 1, problem: 'missing-tail', reason };
   }
-  const headHash = treeSize === 0 ? GENESIS_HASH : events[treeSize - 1]!.hash;
+  const headHash = treeSize === 0 ? GENESIS_HASH : must(events[treeSize - 1]).hash;
   if (headHash !== head.headHash) {
     const reason = `event ${treeSize} has hash ${headHash}, checkpoint says ${head.headHash}: history was rewritten`;
     return { ok: false, checked, problem: 'head-hash-mismatch', reason };

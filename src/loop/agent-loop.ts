@@ -6,6 +6,7 @@ import type { EpisodicClient } from '../client/client.ts';
 import { EpisodicError, isErrorResult, unwrap } from '../client/errors.ts';
 import type { Episode, Json, OutcomeInput, StartEpisodeInput, VirtueScoreInput } from '../client/types.ts';
 import { encodeForCritic, plannerStep, traceStepInput, type Plan, type PlanStep, type PlanTrace, type TraceStep } from './trace.ts';
+import { must } from '../core/must.ts';
 
 export interface AgentRuntime {
   /** planner_tick: a plan with steps. */
@@ -83,7 +84,7 @@ async function executeInto(runtime: AgentRuntime, plan: Plan, trace: PlanTrace, 
       return;
     }
     trace.steps.push(...steps);
-    if (steps.length && !steps[steps.length - 1]!.result.success) return; // fail fast
+    if (steps.length && !must(steps[steps.length - 1]).result.success) return; // fail fast
   }
 }
 

@@ -11,6 +11,7 @@ import { LIMITS, validateGoalSpec, type JsonValue } from '../episodes/limits.ts'
 import { evaluateStopCondition, type ExhaustedResource, type StopReason } from '../episodes/stop-reason.ts';
 import { exhaustedResource, leaseRemaining, remainingFromCharge } from './lease.ts';
 import { canLoopContinue, isLoopSuccessful, outcomeFromStop, type EpisodeLoopOutcome } from './outcome.ts';
+import { must } from '../core/must.ts';
 
 export const DEFAULT_MAX_EPISODES = 100;
 export const DEFAULT_EPISODE_TIMEOUT_MS = 300_000;
@@ -251,6 +252,6 @@ export async function runEpisodeLoop<TOutput = unknown>(
     episodes,
     episodesExecuted: episodes.length,
     tokensConsumed,
-    nextEpisodeNumber: episodes.length ? episodes[episodes.length - 1]!.episodeNumber + 1 : number,
+    nextEpisodeNumber: episodes.length ? must(episodes[episodes.length - 1]).episodeNumber + 1 : number,
   };
 }

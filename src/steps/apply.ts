@@ -13,6 +13,7 @@ import { IllegalTransitionError, NotFoundError } from '../schema/errors.ts';
 import type { BlobToStore } from './large-content.ts';
 import type { HashedStep } from './prepare.ts';
 import { blobStateForUpdate, findKeyedSteps, insertBlobs, insertSteps, type EpisodeUsage, type StepRowToInsert } from './store.ts';
+import { must } from '../core/must.ts';
 
 export interface StepBatchRequest {
   episodeId: string;
@@ -94,7 +95,7 @@ function planRequest(
     }
     if (seen === 'pending') {
       // Same key twice in one batch: the second refers to the first, resolved after insert.
-      planned.items.push({ status: 'duplicate', stepId: key!, stepNumber: -1 });
+      planned.items.push({ status: 'duplicate', stepId: must(key), stepNumber: -1 });
       continue;
     }
     const at = stepTime(step);
@@ -123,12 +124,21 @@ function planRequest(
   return planned;
 }
 
+/** A row of stepDigests' query. */
+interface StepDigestSqlRow {
+  step_number: number;
+  kind: StepDigest['kind'];
+  tool: StepDigest['tool'];
+  action: StepDigest['action'];
+  result_kind: StepDigest['result'];
+}
+
 async function stepDigests(client: pg.PoolClient, episodeId: string): Promise<StepDigest[]> {
-  const { rows } = await client.query(
+  const { rows } = await client.query<StepDigestSqlRow>(
     'SELECT step_number, kind, tool, action, result_kind FROM steps WHERE episode_id = $1 ORDER BY step_number',
     [episodeId],
   );
-  return rows.map((r: any) => ({ stepNumber: r.step_number, kind: r.kind, tool: r.tool, action: r.action, result: r.result_kind }));
+  return rows.map((r) => ({ stepNumber: r.step_number, kind: r.kind, tool: r.tool, action: r.action, result: r.result_kind }));
 }
 
 /** converge completes the episode (as partial), fail fails it; wall time always fails (seed 004). */
@@ -169,14 +179,14 @@ export async function applyStepBatch(
   const episodes = await lockEpisodes(client, tenantId, requests.map((r) => r.episodeId));
   const blobHashes = requests.flatMap((r) => r.steps.flatMap((s) => s.blobs.map((b) => b.hash)));
   const blobs: BlobLedger = blobHashes.length ? await blobStateForUpdate(client, tenantId, blobHashes) : { bytes: 0, present: new Set() };
-  const pairs = requests.flatMap((r) => r.steps.filter((s) => s.sideEffectKey).map((s) => ({ episodeId: r.episodeId, key: s.sideEffectKey! })));
+  const pairs = requests.flatMap((r) => r.steps.filter((s) => s.sideEffectKey).map((s) => ({ episodeId: r.episodeId, key: must(s.sideEffectKey) })));
   const keyed = new Map<string, { id: string; stepNumber: number } | 'pending'>(
     (await findKeyedSteps(client, pairs)).map((s) => [keyOf(s.episodeId, s.sideEffectKey), { id: s.id, stepNumber: s.stepNumber }]),
   );
   const plans: Array<Planned | { error: NotFoundError | IllegalTransitionError }> = requests.map((request) => {
     const ep = episodes.get(request.episodeId);
     const error = validateRequest(request, ep);
-    if (error || !ep) return { error: error! };
+    if (error || !ep) return { error: must(error) };
     const plan = planRequest(tenantId, request, ep, keyed, now, blobs);
     // The episode stops below, in this transaction: a later request of the batch for the same
     // episode is refused as it would be in a later call, instead of slipping past the budget.
@@ -188,8 +198,8 @@ export async function applyStepBatch(
   await insertBlobs(client, tenantId, plans.flatMap((p) => ('blobs' in p ? p.blobs : [])));
   // Nothing inserted leaves every usage as it was: the row objects change only with an accepted step.
   const ids = await insertSteps(client, toInsert, usageOf(plans.filter((p): p is Planned => 'items' in p)));
-  const idByNumber = new Map(toInsert.map((r, i) => [`${r.episodeId}:${r.stepNumber}`, ids[i]!]));
-  const firstByKey = new Map(toInsert.filter((r) => r.step.sideEffectKey).map((r) => [keyOf(r.episodeId, r.step.sideEffectKey!), r]));
+  const idByNumber = new Map(toInsert.map((r, i) => [`${r.episodeId}:${r.stepNumber}`, must(ids[i])]));
+  const firstByKey = new Map(toInsert.filter((r) => r.step.sideEffectKey).map((r) => [keyOf(r.episodeId, must(r.step.sideEffectKey)), r]));
 
   const stops = new Map<string, Planned & { exhausted: BudgetResource }>();
   const outcomes: StepBatchOutcome[] = [];
@@ -199,10 +209,10 @@ export async function applyStepBatch(
       continue;
     }
     const items = plan.items.map((i): StepItemResult => {
-      if (i.status === 'pending') return { status: 'accepted', stepId: idByNumber.get(`${i.row.episodeId}:${i.row.stepNumber}`)!, stepNumber: i.row.stepNumber };
+      if (i.status === 'pending') return { status: 'accepted', stepId: must(idByNumber.get(`${i.row.episodeId}:${i.row.stepNumber}`)), stepNumber: i.row.stepNumber };
       if (i.status === 'duplicate' && i.stepNumber === -1) {
-        const first = firstByKey.get(i.stepId)!;
-        return { status: 'duplicate', stepId: idByNumber.get(`${first.episodeId}:${first.stepNumber}`)!, stepNumber: first.stepNumber };
+        const first = must(firstByKey.get(i.stepId));
+        return { status: 'duplicate', stepId: must(idByNumber.get(`${first.episodeId}:${first.stepNumber}`)), stepNumber: first.stepNumber };
       }
       return i;
     });

@@ -13,6 +13,7 @@ import { offloadLargeContent, type LargeContentMode } from './large-content.ts';
 import { prepareSteps } from './prepare.ts';
 import { contentRefList, StepContentRef } from './graphql-blobs.ts';
 import { GraphQLError } from 'graphql';
+import { must } from '../core/must.ts';
 
 builder.prismaObject('Step', {
   fields: (t) => ({
@@ -145,7 +146,7 @@ const LogStepsPayload = builder.objectRef<LogResult>('LogStepsPayload').implemen
 const LogStepPayload = builder.objectRef<LogResult>('LogStepPayload').implement({
   fields: (t) => ({
     episode: episodeField(t),
-    result: t.field({ type: StepItemResultRef, resolve: (p) => p.results[0]! }),
+    result: t.field({ type: StepItemResultRef, resolve: (p) => must(p.results[0]) }),
     budgetExhausted: t.string({ nullable: true, resolve: (p) => p.exhausted }),
   }),
 });
@@ -177,11 +178,11 @@ async function logSteps(ctx: AuthedContext, episodeId: string, raw: GqlStepInput
   }
   if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
   const validIndexes = perStep.flatMap((v, i) => (v.length ? [] : [i]));
-  const prepared = prepareSteps(episodeId, validIndexes.map((i) => steps[i]!), ctx.services.redactKeys);
+  const prepared = prepareSteps(episodeId, validIndexes.map((i) => must(steps[i])), ctx.services.redactKeys);
   const request = { episodeId, steps: prepared, blobCapBytes: ctx.services.config.blobTotalCapBytes };
   const outcome = await ctx.services.ingest.submit(ctx.viewer.tenantId, request).catch(overloaded);
   if (!outcome.ok) throw outcome.error;
-  const accepted = new Map(validIndexes.map((index, k) => [index, outcome.items[k]!]));
+  const accepted = new Map(validIndexes.map((index, k) => [index, must(outcome.items[k])]));
   const results = perStep.map((violations, index): ItemResult => {
     const item = accepted.get(index);
     if (item) return { index, item };
