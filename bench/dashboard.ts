@@ -12,6 +12,7 @@ import { refreshRollup } from '../src/monitor/rollup.ts';
 import { wholeHours, type DashboardFilter } from '../src/monitor/dashboard.ts';
 import { rawDashboard } from './dashboard-raw.ts';
 import { fmt, openBenchDatabase } from './support.ts';
+import { must } from '../src/core/must.ts';
 
 const EPISODES = Number(process.env.DASHBOARD_EPISODES ?? 1_000_000);
 const DAYS = 90;
@@ -124,7 +125,7 @@ async function incremental(pool: pg.Pool, tenantId: string, end: Date): Promise<
   const refreshMs = performance.now() - t0;
   if (!Array.isArray(hours) || hours.length === 0) throw new Error('expected the changed episode\'s hours to be rebuilt');
   t0 = performance.now();
-  await loadDashboard(pool, tenantId, cases(end)[0]!.filter);
+  await loadDashboard(pool, tenantId, must(cases(end)[0]).filter);
   return { refreshMs, readMs: performance.now() - t0 };
 }
 

@@ -16,6 +16,7 @@ import { toStepInput } from '../src/episodes/inputs.ts';
 import { prepareSteps } from '../src/steps/prepare.ts';
 import { DEFAULT_REDACTED_KEYS } from '../src/steps/redact.ts';
 import { openBenchDatabase, startBenchServer, gql, fmt, measureCpu, runLoad, summarize, type BenchServer, type CpuUse } from './support.ts';
+import { must } from '../src/core/must.ts';
 
 const TOTAL = Number(process.argv[2] ?? 40_000);
 const SINGLE_TOTAL = Math.round(TOTAL / 4);
@@ -68,7 +69,7 @@ async function runClients(clients: number, work: (client: number) => Promise<num
 function storedRows(episodeIds: string[]) {
   return Array.from({ length: TOTAL / 100 }, (_, b) => {
     const { episode, firstStep } = placeBatch(b);
-    const episodeId = episodeIds[episode]!;
+    const episodeId = must(episodeIds[episode]);
     const steps = prepareSteps(episodeId, Array.from({ length: 100 }, (_, k) => toStepInput(makeStep(b * 100 + k))), DEFAULT_REDACTED_KEYS);
     return { episodeId, rows: steps.map((step, k) => ({ n: firstStep + k, step, contentHash: step.contentHash })) };
   });
@@ -82,7 +83,7 @@ async function rawUnnest(pool: import('pg').Pool, tenantId: string, batches: Ret
   return runClients(4, async (client) => {
     const lat: number[] = [];
     for (let b = client; b < batches.length; b += 4) {
-      const { episodeId, rows } = batches[b]!;
+      const { episodeId, rows } = must(batches[b]);
       const col = <T>(f: (r: StoredRow) => T) => rows.map(f);
       const t0 = performance.now();
       await pool.query(
@@ -108,7 +109,7 @@ async function rawSubset(pool: import('pg').Pool, tenantId: string, episodeIds: 
     const lat: number[] = [];
     for (let b = client; b < batches; b += 4) {
       const { episode, firstStep } = placeBatch(b);
-      const episodeId = episodeIds[episode]!;
+      const episodeId = must(episodeIds[episode]);
       const rows = Array.from({ length: 100 }, (_, k) => ({ n: firstStep + k, s: makeStep(b * 100 + k) }));
       const t0 = performance.now();
       await pool.query(
@@ -201,7 +202,7 @@ async function main() {
     if (cpuA !== null && cpuF !== null) {
       console.log(`B/A ceiling by CPU at A's cores busy (A ${fmt(cpuA)} us over F ${fmt(cpuF)} + A ${fmt(cpuA)} us): ${fmt(cpuA / (cpuF + cpuA), 2)}`);
       // If B could keep every core busy (no path here does), while A keeps a.cpu.cores busy.
-      const allCores = (availableParallelism() / a.cpu.cores!) * (cpuA / (cpuF + cpuA));
+      const allCores = (availableParallelism() / must(a.cpu.cores)) * (cpuA / (cpuF + cpuA));
       console.log(`B/A ceiling by CPU with all ${availableParallelism()} cores fully busy: ${fmt(allCores, 2)}`);
     }
     console.log(`B/A0 (logSteps vs the earlier 12-column baseline): ${fmt(rate(TOTAL, b) / rate(TOTAL, a0), 2)}`);

@@ -4,6 +4,7 @@
 import type { StepBatchOutcome, StepBatchRequest } from '../src/steps/apply.ts';
 import { chainHash, GENESIS_HASH } from '../src/ledger/hash.ts';
 import type { Database } from '../src/db/client.ts';
+import { must } from '../src/core/must.ts';
 
 export function createNaiveIngest(db: Database) {
   return {
@@ -12,7 +13,7 @@ export function createNaiveIngest(db: Database) {
       return db.prisma.$transaction(async (tx) => {
         const [ep] = await tx.$queryRaw<Array<{ step_count: number }>>`SELECT step_count FROM episodes WHERE id = ${request.episodeId}::uuid FOR UPDATE`;
         const items = [];
-        let n = ep!.step_count;
+        let n = must(ep).step_count;
         for (const step of request.steps) {
           n += 1;
           const contentHash = step.contentHash;

@@ -28,6 +28,7 @@ import type { StepFacts } from '../src/learning/facts.ts';
 import { generateReflection, type Reflection } from '../src/learning/reflection.ts';
 import { computeReward, type Reward } from '../src/learning/reward.ts';
 import type { RetrievalQuery } from '../src/retrieval/score.ts';
+import { must } from '../src/core/must.ts';
 
 export type Rng = () => number;
 
@@ -43,13 +44,13 @@ export function rng(seed: number): Rng {
   };
 }
 
-const pick = <T>(r: Rng, list: readonly T[]): T => list[Math.floor(r() * list.length)]!;
+const pick = <T>(r: Rng, list: readonly T[]): T => must(list[Math.floor(r() * list.length)]);
 const int = (r: Rng, min: number, max: number) => min + Math.floor(r() * (max - min + 1));
 
 function sample<T>(r: Rng, list: readonly T[], n: number): T[] {
   const copy = [...list];
   const out: T[] = [];
-  while (out.length < n && copy.length) out.push(copy.splice(Math.floor(r() * copy.length), 1)[0]!);
+  while (out.length < n && copy.length) out.push(must(copy.splice(Math.floor(r() * copy.length), 1)[0]));
   return out;
 }
 
@@ -153,7 +154,7 @@ function serviceNames(r: Rng, n: number, taken: Set<string>): string[] {
   const names: string[] = [];
   while (names.length < n) {
     const word = Array.from({ length: int(r, 2, 3) }, () => pick(r, SYLLABLES)).join('');
-    const name = word[0]!.toUpperCase() + word.slice(1);
+    const name = must(word[0]).toUpperCase() + word.slice(1);
     if (!taken.has(name)) {
       taken.add(name);
       names.push(name);
@@ -213,19 +214,19 @@ export interface LabelledQuery {
 export function grade(q: LabelledQuery, e: GeneratedEpisode): number {
   if (e.status !== 'completed' || e.svc !== q.svc) return 0;
   if (e.template !== q.template) return 1;
-  const template = TEMPLATES[q.template]!;
+  const template = must(TEMPLATES[q.template]);
   const same = (filler: 'thing' | 'entity') => !usesFiller(template, filler) || e[filler] === q[filler];
   return same('thing') && same('entity') ? 3 : 2;
 }
 
 /** Whether the template's text names this filler (a task's other filler does not change it). */
 function usesFiller(template: Template, filler: 'thing' | 'entity'): boolean {
-  return template.text.en[0]!.includes(`{${filler}}`);
+  return must(template.text.en[0]).includes(`{${filler}}`);
 }
 
 /** The same template and service with other values for every filler the template names. */
 function otherFillers(r: Rng, task: Omit<Task, 'lang'>): Omit<Task, 'lang'> {
-  const template = TEMPLATES[task.template]!;
+  const template = must(TEMPLATES[task.template]);
   const other = (value: number, count: number) => (value + 1 + int(r, 0, count - 2)) % count;
   return {
     ...task,
@@ -235,16 +236,16 @@ function otherFillers(r: Rng, task: Omit<Task, 'lang'>): Omit<Task, 'lang'> {
 }
 
 function describe(task: Task, r: Rng): string {
-  const template = TEMPLATES[task.template]!;
+  const template = must(TEMPLATES[task.template]);
   const fill = FILLERS[task.lang];
   return pick(r, template.text[task.lang])
     .replaceAll('{svc}', task.svc)
-    .replaceAll('{thing}', fill.thing[task.thing % fill.thing.length]!)
-    .replaceAll('{entity}', fill.entity[task.entity % fill.entity.length]!);
+    .replaceAll('{thing}', must(fill.thing[task.thing % fill.thing.length]))
+    .replaceAll('{entity}', must(fill.entity[task.entity % fill.entity.length]));
 }
 
 function randomContext(r: Rng, domain = pick(r, Object.keys(DOMAINS))): Context {
-  const d = DOMAINS[domain]!;
+  const d = must(DOMAINS[domain]);
   const [language, frameworks] = pick(r, d.stacks);
   const tags = sample(r, d.tags, int(r, 1, 2));
   if (r() < 0.3) tags.push(pick(r, GLOBAL_TAGS));
@@ -253,20 +254,20 @@ function randomContext(r: Rng, domain = pick(r, Object.keys(DOMAINS))): Context 
 
 /** Same domain, another language (or at least another framework). */
 function otherStack(r: Rng, c: Context): Context {
-  const d = DOMAINS[c.domain]!;
+  const d = must(DOMAINS[c.domain]);
   const others = d.stacks.filter(([language]) => language !== c.language);
   if (others.length) {
     const [language, frameworks] = pick(r, others);
     return { ...c, language, framework: pick(r, frameworks) };
   }
-  const frameworks = d.stacks[0]![1].filter((f) => f !== c.framework);
+  const frameworks = must(d.stacks[0])[1].filter((f) => f !== c.framework);
   return { ...c, framework: frameworks.length ? pick(r, frameworks) : null };
 }
 
 /** A planted episode's context: the service's domain, the query's stack or another of the domain, sampled tags. */
 function plantedContext(r: Rng, query: Context): Context {
   const stack = r() < 0.5 ? query : otherStack(r, query);
-  const d = DOMAINS[query.domain]!;
+  const d = must(DOMAINS[query.domain]);
   return { ...stack, tags: sample(r, d.tags, int(r, 1, 2)) };
 }
 
@@ -279,7 +280,7 @@ const DAY = 86_400_000;
 
 function makeEpisode(r: Rng, task: Task, context: Context, now: number, kind: 'success' | 'partial' | 'failure' | 'random'): GeneratedEpisode {
   const outcomeKind = kind !== 'random' ? kind : r() < 0.75 ? 'success' : r() < 0.4 ? 'partial' : 'failure';
-  const tools = DOMAINS[context.domain]!.tools;
+  const tools = must(DOMAINS[context.domain]).tools;
   const stepCount = int(r, 3, 8);
   const errorRate = outcomeKind === 'failure' ? 0.4 : outcomeKind === 'partial' ? 0.2 : 0.08;
   const steps: StepFacts[] = Array.from({ length: stepCount }, (_, i) => {
@@ -313,7 +314,7 @@ function makeEpisode(r: Rng, task: Task, context: Context, now: number, kind: 's
     thing: task.thing,
     entity: task.entity,
     description: describe(task, r),
-    taskType: TEMPLATES[task.template]!.taskType,
+    taskType: must(TEMPLATES[task.template]).taskType,
     context,
     complexity,
     status: outcomeKind === 'failure' ? 'failed' : 'completed',
@@ -345,7 +346,7 @@ export function generateDataset(n: number, queryCount: number, seed = 42, now = 
     const template = int(r, 0, TEMPLATES.length - 1);
     const task: Task = { template, lang: textLang(r), svc, thing: int(r, 0, THINGS - 1), entity: int(r, 0, ENTITIES - 1) };
     const context = randomContext(r);
-    const query: LabelledQuery = { query: { description: describe(task, r), taskType: TEMPLATES[template]!.taskType, context: { ...context } }, relevance: new Map(), lang: task.lang, template, svc, thing: task.thing, entity: task.entity };
+    const query: LabelledQuery = { query: { description: describe(task, r), taskType: must(TEMPLATES[template]).taskType, context: { ...context } }, relevance: new Map(), lang: task.lang, template, svc, thing: task.thing, entity: task.entity };
     // Every planted episode: its own language, context and outcome, drawn the same way whatever its grade.
     const plant = (t: Omit<Task, 'lang'>, kind: 'completed' | 'failure') => {
       const episode = makeEpisode(r, { ...t, lang: r() < 0.5 ? task.lang : textLang(r) }, plantedContext(r, context), now, kind === 'failure' ? 'failure' : r() < 0.75 ? 'success' : 'partial');
@@ -374,7 +375,7 @@ export function generateDataset(n: number, queryCount: number, seed = 42, now = 
       let chunk: GeneratedEpisode[] = [];
       for (let i = 0; i < total; i += 1) {
         const usePlanted = p < planted.length && (i % every === 0 || b >= backgroundCount);
-        if (usePlanted) chunk.push(planted[p++]!);
+        if (usePlanted) chunk.push(must(planted[p++]));
         else {
           b += 1;
           const task: Task = { template: int(r, 0, TEMPLATES.length - 1), lang: textLang(r), svc: pick(r, background), thing: int(r, 0, THINGS - 1), entity: int(r, 0, ENTITIES - 1) };

@@ -14,6 +14,7 @@ import { rankEpisodes } from '../src/retrieval/store.ts';
 import { generateDataset, type LabelledQuery } from './retrieval-data.ts';
 import { dropRetrievalIndexes, insertEpisodes, rebuildIndexes } from './retrieval-seed.ts';
 import { fmt, gql, openBenchDatabase, percentile, startBenchServer } from './support.ts';
+import { must } from '../src/core/must.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
@@ -99,7 +100,7 @@ async function main() {
     });
 
     const ndcg = (top: Map<LabelledQuery, string[]>, filter: (q: LabelledQuery) => boolean) =>
-      mean(data.queries.filter(filter).map((q) => ndcgAtK(top.get(q)!, q.relevance, 5)));
+      mean(data.queries.filter(filter).map((q) => ndcgAtK(must(top.get(q)), q.relevance, 5)));
     const groups: Array<[string, (q: LabelledQuery) => boolean]> = [
       ['all', () => true],
       ['English', (q) => q.lang === 'en'],

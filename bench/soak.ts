@@ -19,13 +19,14 @@ import {
   type DedicatedPostgres,
 } from '../test/reliability/harness.ts';
 import { crashDuringIngest, gracefulShutdown, overload, postgresRestart, redisOutage, type ScenarioReport } from '../test/reliability/scenarios.ts';
+import { must } from '../src/core/must.ts';
 
 const SECONDS = Number(process.argv[2] ?? process.env.SOAK_SECONDS ?? 300);
 if (!Number.isFinite(SECONDS) || SECONDS <= 0) throw new Error(`soak seconds must be a positive number, got ${process.argv[2]}`);
 const ONLY = process.env.SOAK_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
 
 const random = (lo: number, hi: number) => lo + Math.floor(Math.random() * (hi - lo + 1));
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
+const pick = <T>(xs: readonly T[]): T => must(xs[Math.floor(Math.random() * xs.length)]);
 
 type Round = { name: string; run(serverUrl: string): Promise<ScenarioReport> };
 
@@ -123,8 +124,8 @@ async function main() {
   console.log(`soak: ${SECONDS} s of ${ROUNDS.map((r) => r.name).join(', ')} (PostgreSQL ${owned ? 'embedded' : 'BENCH_DATABASE_URL'})`);
   try {
     for (let i = 0; Date.now() < deadline; i++) {
-      const round = ROUNDS[i % ROUNDS.length]!;
-      const t = tallies.get(round.name)!;
+      const round = must(ROUNDS[i % ROUNDS.length]);
+      const t = must(tallies.get(round.name));
       const roundStart = Date.now();
       let report: ScenarioReport;
       try {

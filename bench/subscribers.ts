@@ -13,6 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { readHead } from '../src/ledger/read.ts';
 import { fmt, openBenchDatabase, percentile, type BenchDatabase } from './support.ts';
+import { must } from '../src/core/must.ts';
 
 const SUBSCRIBERS = Number(process.argv[2] ?? 1_000);
 const RATE = Number(process.argv[3] ?? 20);
@@ -109,7 +110,7 @@ async function appendSteadily(servers: Server[], token: string): Promise<number>
   for (let i = 0; i < RATE * SECONDS; i++) {
     await sleep(started + (i * 1000) / RATE - performance.now());
     const k = i % servers.length;
-    calls.push(gql(servers[k]!.url, token, LOG_STEP, { id: episodes[k], s: { tool: 'bench', action: `step ${i}` } }));
+    calls.push(gql(must(servers[k]).url, token, LOG_STEP, { id: episodes[k], s: { tool: 'bench', action: `step ${i}` } }));
   }
   await Promise.all(calls);
   return (performance.now() - started) / 1000;
@@ -156,7 +157,7 @@ async function scenario(name: string, database: BenchDatabase, serverCount: numb
   // Which server committed each seq, and when.
   const committed = new Map<number, { at: number; server: number }>();
   after.forEach((st, server) => {
-    for (let i = 0; i < st.commits.length; i += 2) committed.set(st.commits[i]!, { at: st.commits[i + 1]!, server });
+    for (let i = 0; i < st.commits.length; i += 2) committed.set(must(st.commits[i]), { at: must(st.commits[i + 1]), server });
   });
   const measured = [...committed.keys()].filter((seq) => seq > afterSeq + WARMUP_EVENTS);
   const local: number[] = [];
@@ -166,18 +167,18 @@ async function scenario(name: string, database: BenchDatabase, serverCount: numb
       const { received } = await c.request<{ received: number[][] }>('collect');
       for (const pairs of received) {
         for (let i = 0; i < pairs.length; i += 2) {
-          const commit = committed.get(pairs[i]!);
-          if (!commit || pairs[i]! <= afterSeq + WARMUP_EVENTS) continue;
-          (commit.server === server ? local : remote).push(pairs[i + 1]! - commit.at);
+          const commit = committed.get(must(pairs[i]));
+          if (!commit || must(pairs[i]) <= afterSeq + WARMUP_EVENTS) continue;
+          (commit.server === server ? local : remote).push(must(pairs[i + 1]) - commit.at);
         }
       }
     }
   }
   const perProcess = (f: (i: number) => string) => servers.map((_, i) => f(i)).join('; ');
   const resources = {
-    rss: perProcess((i) => `${mb(before[i]!.rss)} → ${mb(after[i]!.rss)}`),
-    heap: perProcess((i) => `${mb(before[i]!.heapUsed)} → ${mb(retained[i]!.heapUsed)}`),
-    cpu: perProcess((i) => `${fmt((100 * (after[i]!.cpuMs - live[i]!.cpuMs)) / wallMs)}%`),
+    rss: perProcess((i) => `${mb(must(before[i]).rss)} → ${mb(must(after[i]).rss)}`),
+    heap: perProcess((i) => `${mb(must(before[i]).heapUsed)} → ${mb(must(retained[i]).heapUsed)}`),
+    cpu: perProcess((i) => `${fmt((100 * (must(after[i]).cpuMs - must(live[i]).cpuMs)) / wallMs)}%`),
     writeSeconds,
     clients: `${fmt((100 * (clientCpu.user + clientCpu.system)) / 1000 / wallMs)}%`,
   };
@@ -195,7 +196,7 @@ async function scenario(name: string, database: BenchDatabase, serverCount: numb
 
 async function main() {
   // Clients, servers and PostgreSQL share this machine: its size and load frame the numbers.
-  const machine = `${availableParallelism()} CPUs, load average ${fmt(loadavg()[0]!, 1)} at the start`;
+  const machine = `${availableParallelism()} CPUs, load average ${fmt(must(loadavg()[0]), 1)} at the start`;
   const database = await openBenchDatabase();
   try {
     const tenant = await createTenant(database.db.prisma, 'bench-subscribers');

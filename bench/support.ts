@@ -19,6 +19,7 @@ import { createServices, stopServices } from '../src/services.ts';
 import { freePort } from '../test/support/ports.ts';
 import type { StepBatchOutcome, StepBatchRequest } from '../src/steps/apply.ts';
 import { createNaiveIngest } from './naive-ingest.ts';
+import { must } from '../src/core/must.ts';
 
 export interface BenchDatabase {
   url: string;
@@ -125,7 +126,7 @@ export async function gql(server: BenchServer, query: string, variables: Record<
 
 export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return must(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
 }
 
 export function summarize(latencies: number[]) {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { clientEnv } from '../src/config.ts';
 import { fromHex } from '../src/ledger/hash.ts';
 import { createEpisodicClient, EpisodicError, runEpisodeLoop, unwrap, verifyProofBundle, type EpisodicClient, type Holon } from '../src/index.ts';
+import { must } from '../src/core/must.ts';
 
 const env = clientEnv();
 const url = env.url ?? 'http://localhost:4000/graphql';
@@ -70,10 +71,10 @@ console.log(`outcome: ${JSON.stringify(result.outcome)}`);
 console.log(`isSuccessful: ${result.isSuccessful}, canContinue: ${result.canContinue}, next episode number: ${result.nextEpisodeNumber}`);
 
 // Proofs are served against signed checkpoints only (one every 10 s by default): wait for the next.
-let proved = await client.episodeProofBundle(result.episodes[0]!.id);
+let proved = await client.episodeProofBundle(must(result.episodes[0]).id);
 while (proved.__typename === 'NotCheckpointedError') {
   await new Promise((r) => setTimeout(r, 1_000));
-  proved = await client.episodeProofBundle(result.episodes[0]!.id);
+  proved = await client.episodeProofBundle(must(result.episodes[0]).id);
 }
 const bundle = unwrap(proved).bundle;
 // Trust the key as far as this connection (docs/LEDGER.md §5.2), never the bundle's own copy.

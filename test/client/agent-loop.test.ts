@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { runAgentEpisode, unwrap, type AgentRuntime, type EpisodicClient, type Json, type PlanStep, type TraceStep } from '../../src/index.ts';
 import { useApp, type TestApp } from '../support/app.ts';
 import { clientFor } from './support.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 let api: EpisodicClient;
@@ -70,7 +71,7 @@ describe('runAgentEpisode', () => {
     const steps = await journal(result.episodeId);
     expect(steps.map((s) => [s.kind, s.action])).toEqual([['llm_call', 'plan'], ['tool_call', 'move_to'], ['tool_call', 'move_to']]);
     expect(steps[0]).toMatchObject({ tool: 'fake_planner_v1', parameters: { goal: 'reach x=2' } });
-    expect(JSON.parse((steps[0]!.result as { output: string }).output)).toEqual(result.plan);
+    expect(JSON.parse((must(steps[0]).result as { output: string }).output)).toEqual(result.plan);
     expect(steps[1]).toMatchObject({ tool: 'test_move', resultKind: 'success', worldBefore: { position: { x: 0 } }, worldAfter: { position: { x: 1 } }, tokens: 5 });
     expect(steps[2]).toMatchObject({ worldBefore: { position: { x: 1 } }, worldAfter: { position: { x: 2 } }, metadata: { planStepIndex: 1 } });
   });
@@ -85,7 +86,7 @@ describe('runAgentEpisode', () => {
     expect(result.criticResult).toBeNull();
     expect(result.problems).toEqual(['critic: critic model offline', 'virtues: lattice diverged']);
     expect(result.episode).toMatchObject({ status: 'COMPLETED', outcome: { kind: 'SUCCESS' }, critique: { verdict: 'critic_unavailable', score: null } });
-    expect(result.episode.critique!.feedback).toContain('critic model offline');
+    expect(must(result.episode.critique).feedback).toContain('critic model offline');
     expect(await journal(result.episodeId)).toHaveLength(2);
   });
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createEpisodicClient, EpisodicError, isErrorResult, unwrap, type EpisodicClient, type StepInput } from '../../src/index.ts';
 import { useApp, type TestApp } from '../support/app.ts';
 import { clientFor, leaseFor } from './support.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 let api: EpisodicClient;
@@ -94,7 +95,7 @@ describe('retrieval', () => {
     const answer = unwrap(await api.relevantEpisodes({ task: { description: 'Parse a CSV export', taskType: 'parsing', context: { tags: ['csv'] } }, limit: 3 }));
     expect(answer.retrievalId).toEqual(expect.any(String));
     expect(answer.episodes.map((e) => e.episode.id)).toContain(done.id);
-    expect(answer.episodes[0]!.score.total).toBeGreaterThan(0);
+    expect(must(answer.episodes[0]).score.total).toBeGreaterThan(0);
 
     const next = unwrap(await api.startEpisode({ taskDescription: 'Parse another CSV', taskType: 'parsing' })).episode;
     const finished = await api.completeEpisode(next.id, { kind: 'SUCCESS', verdict: 'parsed' }, [answer.retrievalId ?? 'none']);
@@ -129,7 +130,7 @@ describe('ledger', () => {
     expect(page.events.map((e) => e.seq)).toEqual([1, 2, 3]);
     expect(page.pageInfo).toMatchObject({ hasNextPage: true, endCursor: '3' });
     expect(unwrap(await api.verifyLedger())).toMatchObject({ ok: true });
-    const ep = page.events.find((e) => e.episodeId)!.episodeId!;
+    const ep = must(must(page.events.find((e) => e.episodeId)).episodeId);
     await t.services.checkpoints.publish(t.keys.tenantId); // bundles are proved against signed checkpoints only
     const bundle = unwrap(await api.episodeProofBundle(ep));
     expect(bundle.eventCount).toBeGreaterThan(0);

@@ -7,6 +7,7 @@ import { createEpisodicClient, EpisodicError, LedgerStreamVerifier, unwrap, type
 import { stopServices } from '../../src/services.ts';
 import { startTestApp, useApp, type TestApp } from '../support/app.ts';
 import { clientFor, sleep, startProxy, waitFor } from './support.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 let api: EpisodicClient;
@@ -38,7 +39,7 @@ describe('subscribeLedger', () => {
     await sub.close();
     expect(errors).toEqual([]);
     expect(events.map((e) => e.seq)).toEqual(Array.from({ length: head }, (_, i) => i + 1));
-    expect(events[0]!.prevHash).toBe(GENESIS_HASH);
+    expect(must(events[0]).prevHash).toBe(GENESIS_HASH);
     expect(sub.lastSeq).toBe(head);
   });
 
@@ -82,7 +83,7 @@ describe('subscribeLedger', () => {
       await episodeWithSteps(3);
       await waitFor(() => events.length === 4, 10_000, 'first batch'); // started + 3 steps.logged
 
-      const beforeDrop = events.at(-1)!.seq;
+      const beforeDrop = must(events.at(-1)).seq;
       expect(proxy.dropAll()).toBeGreaterThan(0);
       // Written while the client is disconnected: must arrive after the resume, once.
       await episodeWithSteps(3);
@@ -210,7 +211,7 @@ describe('client-side verification of a tampered stream', () => {
 
   it('accepts the genuine stream and skips a replayed duplicate', async () => {
     const events = await genuine();
-    const checks = feed([...events.slice(0, 3), events[1]!, ...events.slice(3)]);
+    const checks = feed([...events.slice(0, 3), must(events[1]), ...events.slice(3)]);
     expect(checks.every((c) => c.ok)).toBe(true);
     expect(checks.filter((c) => c.ok && c.duplicate)).toHaveLength(1);
   });
@@ -224,19 +225,19 @@ describe('client-side verification of a tampered stream', () => {
     expect(feed(dropped)[2]).toMatchObject({ ok: false, report: { problem: 'seq-gap' } });
 
     // A forger who recomputes the event's own hash still cannot link it to the verified chain.
-    const forged = { ...events[2]!, payload: { forged: true }, prevHash: 'ab'.repeat(32) };
+    const forged = { ...must(events[2]), payload: { forged: true }, prevHash: 'ab'.repeat(32) };
     forged.hash = chainHash(forged.prevHash, forged);
-    expect(feed([events[0]!, events[1]!, forged])[2]).toMatchObject({ ok: false, report: { problem: 'prev-hash-mismatch' } });
+    expect(feed([must(events[0]), must(events[1]), forged])[2]).toMatchObject({ ok: false, report: { problem: 'prev-hash-mismatch' } });
 
-    const foreign = { ...events[1]!, tenantId: '00000000-0000-0000-0000-000000000001' };
-    expect(feed([events[0]!, foreign])[1]).toMatchObject({ ok: false, report: { problem: 'tenant-mismatch' } });
+    const foreign = { ...must(events[1]), tenantId: '00000000-0000-0000-0000-000000000001' };
+    expect(feed([must(events[0]), foreign])[1]).toMatchObject({ ok: false, report: { problem: 'tenant-mismatch' } });
   });
 
   it('checks the first event after a cursor against the anchor hash', async () => {
     const events = await genuine();
-    const anchored = new LedgerStreamVerifier({ afterSeq: 2, prevHash: events[1]!.hash });
-    expect(anchored.check(events[2]!)).toMatchObject({ ok: true, linked: true });
+    const anchored = new LedgerStreamVerifier({ afterSeq: 2, prevHash: must(events[1]).hash });
+    expect(anchored.check(must(events[2]))).toMatchObject({ ok: true, linked: true });
     const wrongAnchor = new LedgerStreamVerifier({ afterSeq: 2, prevHash: 'cd'.repeat(32) });
-    expect(wrongAnchor.check(events[2]!)).toMatchObject({ ok: false, report: { problem: 'prev-hash-mismatch' } });
+    expect(wrongAnchor.check(must(events[2]))).toMatchObject({ ok: false, report: { problem: 'prev-hash-mismatch' } });
   });
 });

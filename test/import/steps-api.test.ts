@@ -6,6 +6,7 @@ import { unwrap, type EpisodicClient } from '../../src/client/index.ts';
 import { blobHash } from '../../src/steps/large-content.ts';
 import { startTestApp, useApp, type TestApp } from '../support/app.ts';
 import { clientFor } from '../client/support.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 let api: EpisodicClient;
@@ -30,10 +31,10 @@ describe('large content', () => {
     const logged = unwrap(await api.logSteps(episode.id, [{ tool: 'shell', action: 'cat big.log', observation }], { largeContent: 'BLOB' }));
     expect(logged.accepted).toBe(1);
     const [step] = await stepsOf(episode.id);
-    expect(step!.contentRefs).toEqual([{ field: 'observation', hash: blobHash(observation), sizeBytes: Buffer.byteLength(observation), stored: true }]);
-    expect(Buffer.byteLength(step!.observation!)).toBeLessThanOrEqual(10 * KB);
-    expect(step!.observation).toMatch(/^head line\n/);
-    expect(step!.observation).toMatch(/\ntail line$/);
+    expect(must(step).contentRefs).toEqual([{ field: 'observation', hash: blobHash(observation), sizeBytes: Buffer.byteLength(observation), stored: true }]);
+    expect(Buffer.byteLength(must(must(step).observation))).toBeLessThanOrEqual(10 * KB);
+    expect(must(step).observation).toMatch(/^head line\n/);
+    expect(must(step).observation).toMatch(/\ntail line$/);
     const blob = await api.blob(blobHash(observation));
     expect(blob).toMatchObject({ __typename: 'Blob', content: observation, sizeBytes: Buffer.byteLength(observation) });
     expect(unwrap(await api.verifyLedger()).ok).toBe(true);
@@ -62,15 +63,15 @@ describe('large content', () => {
     const message = `Traceback\n${'e'.repeat(50 * KB)}\nValueError: boom`;
     unwrap(await api.logSteps(episode.id, [{ tool: 'test', result: { kind: 'ERROR', message } }], { largeContent: 'TRUNCATE' }));
     const [step] = await stepsOf(episode.id);
-    expect(step!.contentRefs).toEqual([{ field: 'result.message', hash: blobHash(message), sizeBytes: Buffer.byteLength(message), stored: false }]);
-    expect((step!.result as { message: string }).message).toMatch(/^Traceback\n[\s\S]*truncated[\s\S]*ValueError: boom$/);
+    expect(must(step).contentRefs).toEqual([{ field: 'result.message', hash: blobHash(message), sizeBytes: Buffer.byteLength(message), stored: false }]);
+    expect((must(step).result as { message: string }).message).toMatch(/^Traceback\n[\s\S]*truncated[\s\S]*ValueError: boom$/);
     expect(await api.blob(blobHash(message))).toMatchObject({ __typename: 'NotFoundError' });
   });
 
   it('keeps the output of an ERROR result, and still refuses large text by default', async () => {
     const episode = await start();
     unwrap(await api.logSteps(episode.id, [{ tool: 'test', result: { kind: 'ERROR', message: 'exit code 1', errorClass: 'exit_1', output: 'FAILED test_a\nFAILED test_b' } }]));
-    expect((await stepsOf(episode.id))[0]!.result).toEqual({ message: 'exit code 1', errorClass: 'exit_1', output: 'FAILED test_a\nFAILED test_b' });
+    expect(must((await stepsOf(episode.id))[0]).result).toEqual({ message: 'exit code 1', errorClass: 'exit_1', output: 'FAILED test_a\nFAILED test_b' });
     const refused = await api.logSteps(episode.id, [{ tool: 'shell', observation: 'o'.repeat(10 * KB + 1) }]);
     expect(refused).toMatchObject({ __typename: 'InputLimitError', violations: [{ field: 'steps.0.observation', limit: String(10 * KB) }] });
   });
@@ -107,7 +108,7 @@ describe('per-step refusals', () => {
     expect(logged.results.map((r) => [r.index, r.status, r.stepNumber, r.reason])).toEqual([
       [0, 'ACCEPTED', 1, null], [1, 'REJECTED', null, 'invalid'], [2, 'ACCEPTED', 2, null], [3, 'REJECTED', null, 'invalid'],
     ]);
-    expect(logged.results[1]!.violations).toMatchObject([{ field: 'steps.1.observation', limit: 'no NUL characters' }]);
+    expect(must(logged.results[1]).violations).toMatchObject([{ field: 'steps.1.observation', limit: 'no NUL characters' }]);
     expect((await stepsOf(episode.id)).map((s) => s.tool)).toEqual(['ok-1', 'ok-2']);
   });
 });
@@ -139,7 +140,7 @@ describe('historical times', () => {
     expect(done.episode.budgetUsage.find((b) => b.resource === 'wall_time')).toMatchObject({ used: 120_000 });
     const page = await api.ledgerEvents({ filter: { episodeId: episode.id } });
     if (page.__typename !== 'LedgerEventConnection') throw new Error(page.message);
-    expect(page.events.find((e) => e.type === 'episode.completed')!.payload).toMatchObject({ usage: { wallMs: 120_000 } });
+    expect(must(page.events.find((e) => e.type === 'episode.completed')).payload).toMatchObject({ usage: { wallMs: 120_000 } });
   });
 
   it('keeps artifacts on a failed outcome', async () => {

@@ -6,6 +6,7 @@ import { MAX_REWARD_TOTAL } from '../../src/learning/reward.ts';
 import { useApp, type TestApp } from '../support/app.ts';
 import { startInput } from '../lifecycle/support.ts';
 import { err, FAILURE, learner, ledger, ok, type Learner } from './support.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 let l: Learner;
@@ -83,7 +84,7 @@ describe('reward and reflection on completion', () => {
     expect(done.extraction).toMatchObject({ kept: 0 });
     const [event] = (await ledger(t, t.keys.tenantId, 'episode.completed')).filter((e) => e.episodeId === done.episode.id);
     const { rows } = await t.services.db.pool.query('SELECT reward, reflection, reward_score FROM episodes WHERE id = $1', [done.episode.id]);
-    expect(event!.payload.experience).toMatchObject({
+    expect(must(event).payload.experience).toMatchObject({
       rewardHash: contentHash(rows[0].reward),
       reflectionHash: contentHash(rows[0].reflection),
       reward: rows[0].reward_score,

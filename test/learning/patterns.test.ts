@@ -6,6 +6,7 @@ import { taskTerms } from '../../src/learning/task-terms.ts';
 import { corpus, reordered, SHOP, type CorpusRun } from '../patterns/corpus.ts';
 import { startTestApp, useApp, type TenantKeys, type TestApp } from '../support/app.ts';
 import { eventually, learner, learnerTenant, ledger, ok, type Learner } from './support.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -82,8 +83,8 @@ describe('patterns learnt from a history', () => {
       const r = e.payload.rejected;
       expect(e.payload.candidates).toBe(e.payload.kept + r.too_few_occurrences + r.no_comparable_episodes + r.low_lift);
     }
-    expect(events[0]!.payload).toMatchObject({ kept: 0 });
-    expect(events.at(-1)!.payload.kept).toBeGreaterThan(0);
+    expect(must(events[0]).payload).toMatchObject({ kept: 0 });
+    expect(must(events.at(-1)).payload.kept).toBeGreaterThan(0);
   });
 
   it('serves every pattern meeting the bar that the task is about, and the evidence behind one', async () => {
@@ -143,7 +144,7 @@ describe('asynchronous extraction', () => {
     const runs = corpus().slice(0, 2);
     const done = [];
     for (const run of runs) done.push(await l.run({ description: run.description, context: run.context, steps: run.steps, outcome: run.outcome, mode: 'ASYNC' }));
-    expect(done[0]!.extraction).toBeNull();
+    expect(must(done[0]).extraction).toBeNull();
     for (const d of done) await eventually(async () => (await l.episode(d.episode.id)).learningState === 'DONE', 15_000, 'extraction');
     const events = (await ledger(t, keys.tenantId, 'patterns.extracted')).map((e) => e.payload);
     expect(events).toHaveLength(2);
@@ -154,7 +155,7 @@ describe('asynchronous extraction', () => {
     const { keys, l } = await learnerTenant(t, 'patterns-none');
     const done = await l.run({ description: 'do it', steps: [], mode: 'ASYNC' });
     expect(done.episode.learningState).toBe('NONE');
-    expect((await ledger(t, keys.tenantId, 'episode.completed'))[0]!.payload.experience).toMatchObject({ patternCandidates: 0, extraction: 'none' });
+    expect(must((await ledger(t, keys.tenantId, 'episode.completed'))[0]).payload.experience).toMatchObject({ patternCandidates: 0, extraction: 'none' });
   });
 });
 

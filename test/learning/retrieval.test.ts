@@ -7,6 +7,7 @@ import { RELEVANCE_WEIGHTS } from '../../src/retrieval/score.ts';
 import { useApp, type TestApp } from '../support/app.ts';
 import { startInput } from '../lifecycle/support.ts';
 import { FAILURE, ids, learner, ledger, SUCCESS, type Learner, learnerTenant } from './support.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -102,8 +103,8 @@ describe('filters', () => {
   });
 
   it('applies minReward, endedAfter, agent and limit', async () => {
-    const good = await l.episode(ep.good!);
-    const poor = await l.episode(ep.poor!);
+    const good = await l.episode(must(ep.good));
+    const poor = await l.episode(must(ep.poor));
     const floor = (good.reward.normalized + poor.reward.normalized) / 2;
     expect(ids((await l.relevant({ description }, { filter: { minReward: floor } })).episodes)).not.toContain(ep.poor);
     expect((await l.relevant({ description }, { filter: { endedAfter: new Date(Date.now() + 60_000).toISOString() } })).episodes).toEqual([]);
@@ -137,21 +138,21 @@ describe('non-English descriptions', () => {
 
   it('matches German words through the simple configuration', async () => {
     const r = await l.relevant({ description: 'Benutzertabelle: Datenbankmigration reparieren', context: { domain: 'backend' } });
-    expect(r.episodes[0].episode.id).toBe(ep.de!);
+    expect(r.episodes[0].episode.id).toBe(must(ep.de));
     expect(r.episodes[0].score.textRank).toBeGreaterThan(0);
   });
 
   it('matches Russian words, and inflected forms by trigrams', async () => {
     const exact = await l.relevant({ description: 'миграцию базы данных исправить' });
-    expect(exact.episodes[0].episode.id).toBe(ep.ru!);
+    expect(exact.episodes[0].episode.id).toBe(must(ep.ru));
     expect(exact.episodes[0].score.textRank).toBeGreaterThan(0);
     const inflected = await l.relevant({ description: 'Исправить миграции базы данных таблицы пользователя' });
-    expect(inflected.episodes[0].episode.id).toBe(ep.ru!);
+    expect(inflected.episodes[0].episode.id).toBe(must(ep.ru));
   });
 
   it('matches Japanese, written without spaces, by trigram similarity', async () => {
     const r = await l.relevant({ description: 'データベースの移行スクリプトを修正した' });
-    expect(r.episodes[0].episode.id).toBe(ep.ja!);
+    expect(r.episodes[0].episode.id).toBe(must(ep.ja));
     expect(r.episodes[0].score.textRank).toBe(0);
     expect(r.episodes[0].score.trigramSimilarity).toBeGreaterThan(0.3);
     expectBreakdown(r.episodes[0].score);
@@ -182,7 +183,7 @@ describe('tenancy and receipts', () => {
     const { rows } = await t.services.db.pool.query('SELECT * FROM retrievals WHERE id = $1', [r.retrievalId]);
     const served = { episodes: ids(r.episodes), warnings: ids(r.warnings), patterns: [] };
     expect(rows[0]).toMatchObject({ tenant_id: keys.tenantId, kind: 'episodes', episode_ids: served.episodes, warning_ids: served.warnings });
-    expect(event!.payload).toEqual({
+    expect(must(event).payload).toEqual({
       retrievalId: r.retrievalId,
       kind: 'episodes',
       queryHash: rows[0].query_hash,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainHash } from '../../src/ledger/hash.ts';
 import { readEvents } from '../../src/ledger/read.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 const pool = () => t.services.db.pool;
@@ -103,9 +104,9 @@ describe('a rewritten history that keeps the hash chain valid', () => {
     const events = await readEvents(pool(), t.keys.tenantId, { afterSeq: 0, limit: size });
     const target = events.findLast((e) => e.type === 'episode.completed');
     expect(target).toBeDefined();
-    let prevHash = events[target!.seq - 2]!.hash;
-    for (const e of events.slice(target!.seq - 1)) {
-      const payload = e.seq === target!.seq ? { ...(e.payload as object), verdict: 'rewritten' } : e.payload;
+    let prevHash = must(events[must(target).seq - 2]).hash;
+    for (const e of events.slice(must(target).seq - 1)) {
+      const payload = e.seq === must(target).seq ? { ...(e.payload as object), verdict: 'rewritten' } : e.payload;
       const hash = chainHash(prevHash, { ...e, payload });
       await pool().query('UPDATE ledger_events SET payload = $3, prev_hash = $4, hash = $5 WHERE tenant_id = $1 AND seq = $2', [t.keys.tenantId, e.seq, JSON.stringify(payload), prevHash, hash]);
       prevHash = hash;

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromHex } from '../../src/ledger/hash.ts';
 import { verifyConsistency } from '../../src/ledger/merkle.ts';
 import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 let tenants: TenantKeys[];
@@ -24,7 +25,7 @@ beforeAll(async () => {
   tenants = [t.keys, await t.addTenant('tenant-b')];
   // Interleaved, so both tenants' rows sit side by side in the table; B gets one episode more.
   for (let round = 0; round < 3; round++) for (const keys of tenants) await episodeFor(keys, 2);
-  await episodeFor(tenants[1]!, 1);
+  await episodeFor(must(tenants[1]), 1);
   for (const keys of tenants) {
     await t.services.checkpoints.publish(keys.tenantId);
     const { rows } = await t.services.db.pool.query('SELECT seq FROM ledger_heads WHERE tenant_id = $1', [keys.tenantId]);
@@ -36,22 +37,22 @@ afterAll(() => t.stop());
 const VERIFY = 'query($from: BigInt, $to: BigInt) { verifyLedger(fromSeq: $from, toSeq: $to) { ... on LedgerVerification { ok checked stepsChecked firstBadSeq problem reason checkpointTreeSize } } }';
 
 describe.each([0, 1])('tenant %i of two with overlapping seqs', (index) => {
-  const keys = () => tenants[index]!;
+  const keys = () => must(tenants[index]);
   const verify = async (from: number | null, to: number | null = null) => (await t.gql(VERIFY, { from, to }, keys().read)).data.verifyLedger;
 
   it('verifies its whole ledger against its own checkpoint', async () => {
-    const size = eventCount.get(keys().tenantId)!;
+    const size = must(eventCount.get(keys().tenantId));
     expect(await verify(null)).toMatchObject({ ok: true, checked: size, checkpointTreeSize: String(size), stepsChecked: index === 0 ? 6 : 7 });
   });
 
   it('verifies a range from seq > 1, anchored on its own previous event', async () => {
-    const size = eventCount.get(keys().tenantId)!;
+    const size = must(eventCount.get(keys().tenantId));
     for (const from of [2, 5, size]) expect(await verify(from)).toMatchObject({ ok: true, checked: size - from + 1 });
     expect(await verify(3, 6)).toMatchObject({ ok: true, checked: 4 });
   });
 
   it('serves a consistency proof between its own roots', async () => {
-    const size = eventCount.get(keys().tenantId)!;
+    const size = must(eventCount.get(keys().tenantId));
     const res = await t.gql(`{ consistencyProof(fromSize: 4) { ... on ConsistencyProof { toSize fromRoot toRoot proof } } }`, {}, keys().read);
     const p = res.data.consistencyProof;
     expect(Number(p.toSize)).toBe(size);

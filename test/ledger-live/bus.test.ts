@@ -8,6 +8,7 @@ import { createMigratedDatabase } from '../support/db.ts';
 import { freePort } from '../support/ports.ts';
 import { startServerProcess } from '../support/process.ts';
 import { startEpisode, storedLedger, waitUntil } from './support.ts';
+import { must } from '../../src/core/must.ts';
 
 describe('coalescing', () => {
   it('sends one batch per interval with the highest seq per tenant', async () => {
@@ -18,11 +19,11 @@ describe('coalescing', () => {
     outbox.add('b', 7);
     outbox.add('a', 3); // an older head changes nothing
     await waitUntil(() => sent.length === 1, 'the first batch');
-    expect([...sent[0]!]).toEqual([['a', 100], ['b', 7]]);
+    expect([...must(sent[0])]).toEqual([['a', 100], ['b', 7]]);
     outbox.add('a', 101);
     await waitUntil(() => sent.length === 2, 'the second batch');
-    expect(sentAt[1]! - sentAt[0]!).toBeGreaterThanOrEqual(40); // held back about the interval, not sent at once (timers may fire a few ms early under load)
-    expect([...sent[1]!]).toEqual([['a', 101]]);
+    expect(must(sentAt[1]) - must(sentAt[0])).toBeGreaterThanOrEqual(40); // held back about the interval, not sent at once (timers may fire a few ms early under load)
+    expect([...must(sent[1])]).toEqual([['a', 101]]);
   });
 
   it('logs the first of a run of failed sends only', async () => {
@@ -79,7 +80,7 @@ describe('PostgreSQL notifications', () => {
     t = await startTestApp();
     listener = new pg.Client({ connectionString: t.database.url });
     await listener.connect();
-    listener.on('notification', (m) => payloads.push(m.payload!));
+    listener.on('notification', (m) => payloads.push(must(m.payload)));
     await listener.query('LISTEN episodic_ledger');
   });
   afterAll(async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { LEDGER_EVENTS, logSteps, range, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -18,7 +19,7 @@ describe('per-connection cap', () => {
     const client = t.wsClient(t.keys.read);
     const [first, second, third] = [watch(client, LEDGER_EVENTS), watch(client, LEDGER_EVENTS), watch(client, LEDGER_EVENTS)];
     await waitUntil(() => third.done, 'the refusal');
-    expect((third.error as Array<{ extensions: unknown }>)[0]!.extensions).toEqual({ code: 'TOO_MANY_SUBSCRIPTIONS', limit: 2 });
+    expect(must((third.error as Array<{ extensions: unknown }>)[0]).extensions).toEqual({ code: 'TOO_MANY_SUBSCRIPTIONS', limit: 2 });
     expect([first.done, second.done]).toEqual([false, false]);
 
     const elsewhere = watch(t.wsClient(t.keys.read), LEDGER_EVENTS);

@@ -5,6 +5,7 @@ import { expect } from 'vitest';
 import type { StoredLedgerEvent } from '../../src/ledger/hash.ts';
 import { readEvents } from '../../src/ledger/read.ts';
 import type { TestApp } from '../support/app.ts';
+import { must } from '../../src/core/must.ts';
 
 const START = `mutation($input: StartEpisodeInput!) {
   startEpisode(input: $input) { __typename ... on Error { message } ... on StartEpisodePayload { episode { id } } }
@@ -90,7 +91,7 @@ export const range = (n: number, from = 1) => Array.from({ length: n - from + 1 
 /** Reads `event: next` payloads from a graphql-sse (distinct connections) response. */
 export async function* sseEvents(res: Response): AsyncGenerator<{ event: string; data: any }> {
   const decoder = new TextDecoder();
-  const reader = res.body!.getReader();
+  const reader = must(res.body).getReader();
   let buffer = '';
   for (;;) {
     const { done, value } = await reader.read();

@@ -7,6 +7,7 @@ import type { StoredLedgerEvent } from '../../src/ledger/hash.ts';
 import { LIVE_PAGE_SIZE } from '../../src/ledger/live-reads.ts';
 import { cursorAfter, matchesFilter, tailLedger, type TailReads } from '../../src/ledger/tail.ts';
 import { range, waitUntil } from './support.ts';
+import { must } from '../../src/core/must.ts';
 
 const TENANT = '00000000-0000-4000-8000-000000000001';
 
@@ -99,7 +100,7 @@ describe('tailLedger', () => {
     const readsBefore = ledger.state.reads;
     for (let i = 0; i < 50; i++) ledger.append(1); // 50 wake-ups while the consumer holds seq 1
     const seen: number[] = [1];
-    for (let i = 0; i < 25; i++) seen.push((await gen.next()).value!.seq);
+    for (let i = 0; i < 25; i++) seen.push(must((await gen.next()).value).seq);
     expect(seen).toEqual(range(51).filter((s) => s % 2 === 1));
     expect(ledger.state.reads - readsBefore).toBeLessThanOrEqual(2);
     abort.abort();

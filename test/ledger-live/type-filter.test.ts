@@ -3,6 +3,7 @@
 import { expect, it } from 'vitest';
 import { useApp, type TestApp } from '../support/app.ts';
 import { LEDGER_EVENTS, logSteps, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -36,8 +37,8 @@ it('delivers live only the events of the chosen types, all of them, in seq order
   expect(ofTypes('episode.started', 'episode.completed')).toHaveLength(5);
   expect(ofTypes('checkpoint.saved', 'critique.recorded')).toHaveLength(2); // other types in between
 
-  await waitUntil(() => seqsOf(steps.values).includes(ofTypes('steps.logged').at(-1)!.seq), 'the last steps.logged');
-  await waitUntil(() => seqsOf(lifecycle.values).includes(ofTypes('episode.started').at(-1)!.seq), 'the last episode.started');
+  await waitUntil(() => seqsOf(steps.values).includes(must(ofTypes('steps.logged').at(-1)).seq), 'the last steps.logged');
+  await waitUntil(() => seqsOf(lifecycle.values).includes(must(ofTypes('episode.started').at(-1)).seq), 'the last episode.started');
   expect(seqsOf(steps.values)).toEqual(seqsOf(ofTypes('steps.logged')));
   expect(steps.values.every((e) => e.type === 'steps.logged')).toBe(true);
   expect(seqsOf(lifecycle.values)).toEqual(seqsOf(ofTypes('episode.started', 'episode.completed')));

@@ -14,6 +14,7 @@ import {
   type SignedTreeHead,
   type TreeHead,
 } from '../../src/ledger/signed-head.ts';
+import { must } from '../../src/core/must.ts';
 
 const head: TreeHead = {
   tenantId: '6f1c1d2e-8a3b-4c5d-9e0f-112233445566',
@@ -78,7 +79,7 @@ describe('signing and verification', () => {
 
   it('fails for a flipped signature bit, another key, or a mislabelled key', () => {
     const sig = fromHex(signed.signature);
-    sig[10]! ^= 0x04;
+    sig[10] = must(sig[10]) ^ 0x04;
     expect(verifyTreeHead({ ...signed, signature: toHex(sig) }, publicKey)).toBe(false);
     const otherPublic = publicKeyFromPrivate(generateSigningKey());
     expect(verifyTreeHead(signed, otherPublic)).toBe(false);

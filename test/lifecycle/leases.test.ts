@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
 import { client, counts, inHours, ledgerTypes, startInput, step, type Client, useApp } from './support.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 let api: Client;
@@ -128,7 +129,7 @@ describe('lease charging', () => {
     const episodes = [await api.startOk(startInput({ leaseId: lease.id })), await api.startOk(startInput({ leaseId: lease.id })), await api.startOk(startInput({ leaseId: lease.id }))];
     const endings = [(id: string) => api.fail(id), (id: string) => api.cancel(id), (id: string) => api.escalate(id)];
     for (const [i, end] of endings.entries()) {
-      const ended = await end(episodes[i]!.id);
+      const ended = await end(must(episodes[i]).id);
       expect(ended.leaseCharge).toMatchObject({ ok: true, remainingEpisodes: 2 });
       expect(ended.charge).toMatchObject({ hold: { episodes: 1 }, charged: { episodes: 1 }, released: { episodes: 0 } });
     }

@@ -6,6 +6,7 @@ import { chainHash, GENESIS_HASH } from '../../src/ledger/hash.ts';
 import { rowToPreparedStep, stepContentHash } from '../../src/steps/prepare.ts';
 import { useApp, type TenantKeys, type TestApp } from '../support/app.ts';
 import { client, counts, range, startInput, step, steps } from './support.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 // Learning runs as soon as an episode ends and appends patterns.extracted on its own schedule;
@@ -115,8 +116,8 @@ describe('the ledger of a lifecycle', () => {
     for (const r of rows.filter((x) => x.type.startsWith('episode.') || x.type.startsWith('steps.') || x.type.startsWith('c'))) {
       expect(r.workItemId, r.type).toBe(workItem.id);
     }
-    expect(byType('episode.budget_exhausted')[0]!.payload).toMatchObject({ resource: 'steps', policy: 'converge' });
-    expect(byType('lease.charged')[0]!.payload).toMatchObject({ leaseId: lease.id, consumed: { episodes: 1 } });
+    expect(must(byType('episode.budget_exhausted')[0]).payload).toMatchObject({ resource: 'steps', policy: 'converge' });
+    expect(must(byType('lease.charged')[0]).payload).toMatchObject({ leaseId: lease.id, consumed: { episodes: 1 } });
   });
 
   it('is a hash chain that verifies from genesis to the head', async () => {
@@ -133,7 +134,7 @@ describe('the ledger of a lifecycle', () => {
     expect(stored).toHaveLength(6);
     expect(covered.map((c) => c.key).sort()).toEqual(stored.map((s) => `${s.episode_id}:${s.step_number}`).sort());
     for (const s of stored) {
-      const event = covered.find((c) => c.key === `${s.episode_id}:${s.step_number}`)!;
+      const event = must(covered.find((c) => c.key === `${s.episode_id}:${s.step_number}`));
       expect(event.hash).toBe(s.content_hash);
       expect(rowContentHash(s)).toBe(s.content_hash);
     }

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TenantKeys } from '../support/app.ts';
 import { client, counts, startInput, step, steps, type Client } from './support.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 let api: Client;
@@ -21,10 +22,10 @@ beforeAll(async () => {
   await start('review', { taskDescription: 'Review the login flow', taskType: 'review', agent: 'alice', workItemId, context: { domain: 'web', language: 'ts', tags: ['api'] } });
   await start('docs', { taskDescription: 'Write the docs', taskType: 'docs', agent: 'carol', context: { domain: 'web', tags: [] } });
   await start('ops', { taskDescription: 'Rotate certificates', taskType: 'ops', agent: 'carol', context: { domain: 'ops', language: 'bash', tags: ['urgent'] } });
-  await api.complete(ids.login!, { kind: 'SUCCESS', verdict: 'fixed', artifacts: [] });
-  await api.complete(ids.etl!, { kind: 'PARTIAL', verdict: 'faster', completed: ['a'], failed: ['b'] });
-  await api.fail(ids.review!, 'reviewer unavailable');
-  await api.block(ids.ops!, 'needs a change window');
+  await api.complete(must(ids.login), { kind: 'SUCCESS', verdict: 'fixed', artifacts: [] });
+  await api.complete(must(ids.etl), { kind: 'PARTIAL', verdict: 'faster', completed: ['a'], failed: ['b'] });
+  await api.fail(must(ids.review), 'reviewer unavailable');
+  await api.block(must(ids.ops), 'needs a change window');
   // Fixed start times (a day apart) instead of the clock's, so order and time ranges are exact.
   const days: Record<string, number> = { login: 1, etl: 2, review: 3, docs: 4, ops: 5 };
   for (const [name, day] of Object.entries(days)) {
@@ -148,16 +149,16 @@ describe('tenant isolation', () => {
     expect(await list(null, other.read)).toEqual([ids.foreign]);
     expect(await list({ text: 'login' }, other.read)).toEqual([ids.foreign]);
     const theirs = client(t, other.write);
-    expect(await theirs.episode(ids.docs!)).toMatchObject({ __typename: 'NotFoundError', entity: 'Episode', notFoundId: ids.docs });
+    expect(await theirs.episode(must(ids.docs))).toMatchObject({ __typename: 'NotFoundError', entity: 'Episode', notFoundId: ids.docs });
     expect(await theirs.workItem(workItemId)).toMatchObject({ __typename: 'NotFoundError' });
     const before = await counts(t, t.keys.tenantId);
-    expect(await theirs.logSteps(ids.docs!, steps(1))).toMatchObject({ __typename: 'NotFoundError' });
-    expect(await theirs.complete(ids.docs!)).toMatchObject({ __typename: 'NotFoundError' });
-    expect(await theirs.cancel(ids.docs!)).toMatchObject({ __typename: 'NotFoundError' });
+    expect(await theirs.logSteps(must(ids.docs), steps(1))).toMatchObject({ __typename: 'NotFoundError' });
+    expect(await theirs.complete(must(ids.docs))).toMatchObject({ __typename: 'NotFoundError' });
+    expect(await theirs.cancel(must(ids.docs))).toMatchObject({ __typename: 'NotFoundError' });
     expect(await theirs.start(startInput({ workItemId }))).toMatchObject({ __typename: 'NotFoundError', entity: 'WorkItem' });
     expect(await theirs.start(startInput({ parentEpisodeId: ids.docs }))).toMatchObject({ __typename: 'NotFoundError', entity: 'Episode' });
     expect(await counts(t, t.keys.tenantId)).toEqual(before);
-    expect((await api.episode(ids.docs!)).status).toBe('RUNNING');
+    expect((await api.episode(must(ids.docs))).status).toBe('RUNNING');
   });
 });
 
@@ -182,7 +183,7 @@ describe('scopes', () => {
       expect(Object.values(res.data ?? {}).every((v) => v === null), query).toBe(true);
     }
     expect(await counts(t, t.keys.tenantId)).toEqual(before);
-    expect((await client(t, t.keys.read).episode(ids.docs!)).status).toBe('RUNNING');
+    expect((await client(t, t.keys.read).episode(must(ids.docs))).status).toBe('RUNNING');
   });
 
   it('a write key may drive the lifecycle', async () => {

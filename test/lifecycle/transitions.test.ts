@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
 import { client, counts, episodeRow, ledgerTypes, step, type Client, useApp } from './support.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 let api: Client;
@@ -161,7 +162,7 @@ function attempt(action: Action, id: string) {
 
 describe('illegal transitions', () => {
   for (const status of Object.keys(ALLOWED)) {
-    const illegal = ACTIONS.filter((a) => !ALLOWED[status]!.includes(a));
+    const illegal = ACTIONS.filter((a) => !must(ALLOWED[status]).includes(a));
     it(`refuse ${illegal.join(', ')} on a ${status} episode with IllegalTransitionError, changing nothing`, async () => {
       const id = await episodeIn(status);
       for (const action of illegal) {

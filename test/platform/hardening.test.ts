@@ -4,6 +4,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { chunkedPost, piecesOf } from '../support/http.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -84,8 +85,8 @@ describe('hardening', () => {
     for (let i = 0; i < 7; i++) answers.push(await post(JSON.stringify({ query: '{ viewer { id } }' }), limitedApp.keys.write, {}, limitedApp.url));
     const limited = answers.filter((a) => a.body.errors?.[0]?.extensions?.code === 'RATE_LIMITED');
     expect(limited.length).toBeGreaterThanOrEqual(2);
-    expect(limited[0]!.status).toBe(429);
-    expect(limited[0]!.body.errors[0].extensions.retryAfterMs).toBeGreaterThan(0);
+    expect(must(limited[0]).status).toBe(429);
+    expect(must(limited[0]).body.errors[0].extensions.retryAfterMs).toBeGreaterThan(0);
     const second = await startTestApp({ RATE_LIMIT_PER_MINUTE: '5' }, { shareDatabaseOf: limitedApp });
     try {
       expect((await post(JSON.stringify({ query: '{ viewer { id } }' }), limitedApp.keys.write, {}, second.url)).status).toBe(429);

@@ -3,6 +3,7 @@
 import type { Client } from 'graphql-ws';
 import { expect, it } from 'vitest';
 import { useApp, type TestApp } from '../support/app.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -15,7 +16,7 @@ async function metrics(): Promise<(name: string) => number> {
   return (name) => {
     const line = lines.find((l) => l.startsWith(`${name} `));
     expect(line, name).toBeDefined();
-    return Number(line!.split(' ').at(-1));
+    return Number(must(line).split(' ').at(-1));
   };
 }
 

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/client.ts';
 import { MIGRATIONS_DIR, migrate, migrationsApplied, readMigrations } from '../../src/db/migrate.ts';
 import { createEmptyDatabase, type TestDatabase } from '../support/db.ts';
+import { must } from '../../src/core/must.ts';
 
 let database: TestDatabase | undefined;
 afterEach(async () => {
@@ -39,12 +40,12 @@ describe('migration runner', () => {
 
   it('applies each migration exactly once when several processes start at once', async () => {
     database = await createEmptyDatabase();
-    const pools = Array.from({ length: 5 }, () => createDatabase(database!.url, 2));
+    const pools = Array.from({ length: 5 }, () => createDatabase(must(database).url, 2));
     try {
       const results = await Promise.all(pools.map((d) => migrate(d.pool)));
       const files = await readMigrations();
       expect(results.flat().sort()).toEqual(files.map((f) => f.name).sort());
-      const { rows } = await pools[0]!.pool.query('SELECT migration_name, count(*)::int AS n FROM "_prisma_migrations" GROUP BY 1');
+      const { rows } = await must(pools[0]).pool.query('SELECT migration_name, count(*)::int AS n FROM "_prisma_migrations" GROUP BY 1');
       expect(rows.every((r) => r.n === 1)).toBe(true);
       expect(rows).toHaveLength(files.length);
     } finally {

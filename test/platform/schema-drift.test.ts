@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import prismaInternals from '@prisma/internals';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMigratedDatabase, type MigratedDatabase } from '../support/db.ts';
+import { must } from '../../src/core/must.ts';
 
 const { getDMMF } = prismaInternals;
 type Dmmf = Awaited<ReturnType<typeof getDMMF>>['datamodel'];
@@ -40,14 +41,14 @@ function expectedType(f: Field): string {
   const base =
     native === 'Uuid' ? 'uuid'
     : native === 'Timestamptz' ? 'timestamptz'
-    : ({ String: 'text', Int: 'int4', BigInt: 'int8', Float: 'float8', Boolean: 'bool', DateTime: 'timestamp', Json: 'jsonb', Decimal: 'numeric' } as Record<string, string>)[f.type]!;
+    : must(({ String: 'text', Int: 'int4', BigInt: 'int8', Float: 'float8', Boolean: 'bool', DateTime: 'timestamp', Json: 'jsonb', Decimal: 'numeric' } as Record<string, string>)[f.type]);
   return f.isList ? `_${base}` : base;
 }
 
 function expectedIndexes(): string[] {
   return dmmf.indexes.map((ix) => {
-    const model = dmmf.models.find((m) => m.name === ix.model)!;
-    const cols = ix.fields.map((f) => columnOf(model.fields.find((x) => x.name === f.name)!));
+    const model = must(dmmf.models.find((m) => m.name === ix.model));
+    const cols = ix.fields.map((f) => columnOf(must(model.fields.find((x) => x.name === f.name))));
     const table = tableOf(model);
     const name = ix.dbName ?? (ix.type === 'id' ? `${table}_pkey` : `${table}_${cols.join('_')}_${ix.type === 'unique' ? 'key' : 'idx'}`);
     const method = ((ix as { algorithm?: string }).algorithm ?? 'BTree').toLowerCase();

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { useApp, type TestApp } from '../support/app.ts';
 import { parseToken } from '../../src/auth/keys.ts';
 import { createApiKey } from '../../src/auth/store.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -55,7 +56,7 @@ describe('HTTP server', () => {
   it('never stores or lists a key secret', async () => {
     const created = await t.gql('mutation { createApiKey(name: "listed", scopes: ["write"]) { ... on CreatedApiKey { token } } }');
     const token: string = created.data.createApiKey.token;
-    const secret = parseToken(token)!.secret; // base64url: the secret may itself hold '_'
+    const secret = must(parseToken(token)).secret; // base64url: the secret may itself hold '_'
     const { rows } = await t.services.db.pool.query('SELECT * FROM api_keys');
     expect(JSON.stringify(rows)).not.toContain(secret);
     const listed = await t.gql('{ apiKeys { name prefix scopes } }');

@@ -9,6 +9,7 @@
 import pg from 'pg';
 import type { EpisodicClient } from '../../src/client/index.ts';
 import type { StoredAt } from './load.ts';
+import { must } from '../../src/core/must.ts';
 
 export interface IntegrityReport {
   /** Acknowledged steps looked up. */
@@ -142,10 +143,10 @@ export function streamProblems(name: string, received: Array<{ seq: number; hash
   if (duplicates) problems.push(`${name}: ${duplicates} events delivered twice`);
   if (outOfOrder) problems.push(`${name}: ${outOfOrder} events out of seq order`);
   const missing = stored.filter((e) => !seen.has(e.seq));
-  if (missing.length) problems.push(`${name}: ${missing.length} events never delivered (first seq ${missing[0]!.seq})`);
+  if (missing.length) problems.push(`${name}: ${missing.length} events never delivered (first seq ${must(missing[0]).seq})`);
   const hashOf = new Map(stored.map((e) => [e.seq, e.hash]));
   const wrong = received.filter((e) => hashOf.has(e.seq) && hashOf.get(e.seq) !== e.hash);
-  if (wrong.length) problems.push(`${name}: ${wrong.length} events differ from the stored ledger (first seq ${wrong[0]!.seq})`);
+  if (wrong.length) problems.push(`${name}: ${wrong.length} events differ from the stored ledger (first seq ${must(wrong[0]).seq})`);
   const unknown = received.filter((e) => !hashOf.has(e.seq));
   if (unknown.length) problems.push(`${name}: ${unknown.length} events not in the stored ledger`);
   return problems;

@@ -15,6 +15,7 @@ import { createEpisodicClient, type EpisodicClient } from '../../src/client/inde
 import { startEmbeddedPostgres, type EmbeddedServer } from '../../src/db/embedded.ts';
 import { freePort } from '../support/ports.ts';
 import { startServerProcess, type ServerProcess } from '../support/process.ts';
+import { must } from '../../src/core/must.ts';
 
 export const SERVING = /Episodic serving GraphQL on http:\/\/localhost:(\d+)\/graphql/;
 
@@ -166,8 +167,8 @@ export async function startDedicatedRedis(): Promise<DedicatedRedis> {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    c.stdout!.on('data', (d) => (out += d));
-    c.stderr!.on('data', (d) => (out += d));
+    must(c.stdout).on('data', (d) => (out += d));
+    must(c.stderr).on('data', (d) => (out += d));
     await waitUntil(() => /Ready to accept connections/.test(out) || c.exitCode !== null, `redis-server on port ${port}`, 10_000);
     if (c.exitCode !== null) throw new Error(`redis-server exited: ${out.slice(-500)}`);
     child = c;
@@ -245,7 +246,7 @@ export async function startServer(o: ServerOptions): Promise<EpisodicServer> {
   const graphqlUrl = `${base}/graphql`;
   return {
     proc,
-    pid: proc.child.pid!,
+    pid: must(proc.child.pid),
     port,
     base,
     graphqlUrl,

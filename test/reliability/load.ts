@@ -7,6 +7,7 @@
 import type { EpisodicClient, StepInput } from '../../src/client/index.ts';
 import { EpisodicError, unwrap } from '../../src/client/index.ts';
 import { sleep } from './harness.ts';
+import { must } from '../../src/core/must.ts';
 
 export const LOG_STEPS = `mutation LogSteps($episodeId: ID!, $steps: [StepInput!]!) {
   result: logSteps(episodeId: $episodeId, steps: $steps) { __typename ... on Error { message } ... on LogStepsPayload { results { index status stepNumber reason } } } }`;
@@ -159,10 +160,10 @@ export class StepLoad {
 
   private pickEpisode(size: number): string | null {
     const cap = this.o.perEpisode ?? 900;
-    const open = this.episodeIds.filter((id) => this.reserved.get(id)! + size <= cap);
+    const open = this.episodeIds.filter((id) => must(this.reserved.get(id)) + size <= cap);
     if (!open.length) return null;
-    const id = open[Math.floor(this.random() * open.length)]!;
-    this.reserved.set(id, this.reserved.get(id)! + size);
+    const id = must(open[Math.floor(this.random() * open.length)]);
+    this.reserved.set(id, must(this.reserved.get(id)) + size);
     return id;
   }
 
@@ -223,7 +224,7 @@ export class StepLoad {
       } else {
         record.outcome = 'acked';
         for (const item of items) {
-          const key = steps[item.index]!.sideEffectKey!;
+          const key = must(must(steps[item.index]).sideEffectKey);
           if (item.status === 'REJECTED' || item.stepNumber === null) {
             this.rejectedItems.set(item.reason ?? '?', (this.rejectedItems.get(item.reason ?? '?') ?? 0) + 1);
           } else {

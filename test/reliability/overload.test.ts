@@ -2,6 +2,7 @@
 // error instead of queueing without bound; every step it accepted is stored.
 import { expect, it } from 'vitest';
 import { useApp, type TestApp } from '../support/app.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 useApp((app) => (t = app), { INGEST_MAX_PENDING_ROWS: '20', GROUP_COMMIT_WINDOW_MS: '300' });
@@ -20,7 +21,7 @@ it('refuses steps beyond the buffer with OVERLOADED (503) and stores every accep
   const shed = answers.filter((a) => a.body.errors?.[0]?.extensions?.code === 'OVERLOADED');
   const accepted = answers.filter((a) => a.body.data?.logSteps?.accepted === 5);
   expect(shed.length).toBeGreaterThan(0);
-  expect(shed[0]!.status).toBe(503);
+  expect(must(shed[0]).status).toBe(503);
   expect(accepted.length + shed.length).toBe(12);
   const { rows } = await t.services.db.pool.query('SELECT count(*)::int AS n, max(step_number) AS top FROM steps WHERE episode_id = $1', [id]);
   expect(rows[0]).toEqual({ n: accepted.length * 5, top: accepted.length * 5 });

@@ -24,6 +24,7 @@ import {
 } from './harness.ts';
 import { startEpisodes, StepLoad, type CallRecord, type StoredAt } from './load.ts';
 import { startServerProcess } from '../support/process.ts';
+import { must } from '../../src/core/must.ts';
 
 export type Log = (line: string) => void;
 const quiet: Log = () => undefined;
@@ -43,10 +44,10 @@ async function storedKeyCounts(databaseUrl: string, calls: CallRecord[]): Promis
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    const keys = calls.flatMap((c) => c.steps.map((s) => s.sideEffectKey!));
+    const keys = calls.flatMap((c) => c.steps.map((s) => must(s.sideEffectKey)));
     const { rows } = await db.query<{ key: string }>('SELECT side_effect_key AS key FROM steps WHERE side_effect_key = ANY($1::text[])', [keys]);
     const stored = new Set(rows.map((r) => r.key));
-    return calls.map((c) => c.steps.filter((s) => stored.has(s.sideEffectKey!)).length);
+    return calls.map((c) => c.steps.filter((s) => stored.has(must(s.sideEffectKey))).length);
   } finally {
     await db.end();
   }
@@ -128,15 +129,15 @@ export async function crashDuringIngest(o: CrashOptions): Promise<CrashReport> {
         const inDoubt = previous.inDoubt();
         const storedCounts = await storedKeyCounts(o.databaseUrl, inDoubt);
         totals.callsInDoubt += inDoubt.length;
-        totals.halfWritten += inDoubt.filter((c, i) => storedCounts[i]! > 0 && storedCounts[i]! < c.steps.length).length;
+        totals.halfWritten += inDoubt.filter((c, i) => must(storedCounts[i]) > 0 && must(storedCounts[i]) < c.steps.length).length;
         totals.inDoubtCommitted += inDoubt.filter((c, i) => storedCounts[i] === c.steps.length).length;
         // Retry every in-doubt call with the same keys: committed ones answer DUPLICATE, the others ACCEPTED.
         for (let i = 0; i < inDoubt.length; i += 8) {
           const batch = inDoubt.slice(i, i + 8);
-          const answers = await Promise.all(batch.map((c) => previous!.retry(c, server.client)));
+          const answers = await Promise.all(batch.map((c) => must(previous).retry(c, server.client)));
           answers.forEach((answer, j) => {
             if (answer.outcome !== 'acked') return void problems.push(`retry of an in-doubt call was not acknowledged: ${answer.code ?? ''} ${answer.message ?? ''}`);
-            if (storedCounts[i + j] === batch[j]!.steps.length) totals.retriedDuplicates += 1;
+            if (storedCounts[i + j] === must(batch[j]).steps.length) totals.retriedDuplicates += 1;
             else totals.retriedAccepted += 1;
           });
         }
@@ -176,14 +177,14 @@ export async function crashDuringIngest(o: CrashOptions): Promise<CrashReport> {
       scenario: 'sigkill-during-ingest',
       problems,
       faultsInjected: cycles,
-      ackedChecked: afterRetry!.ackedChecked,
-      lost: Math.max(afterRestart?.lost ?? 0, afterRetry!.lost),
+      ackedChecked: must(afterRetry).ackedChecked,
+      lost: Math.max(afterRestart?.lost ?? 0, must(afterRetry).lost),
       durationMs: Date.now() - started,
       cycles,
       ...totals,
       inDoubtNotCommitted: totals.callsInDoubt - totals.inDoubtCommitted - totals.halfWritten,
-      afterRestart: afterRestart!,
-      afterRetry: afterRetry!,
+      afterRestart: must(afterRestart),
+      afterRetry: must(afterRetry),
     };
   } finally {
     await tearDown({ servers, release: [() => dataDir.remove()] });
@@ -233,7 +234,7 @@ export interface PostgresRestartReport extends ScenarioReport {
 
 async function ledgerHead(databaseUrl: string): Promise<number> {
   const rows = await storedLedger(databaseUrl);
-  return rows.length ? rows[rows.length - 1]!.seq : 0;
+  return rows.length ? must(rows[rows.length - 1]).seq : 0;
 }
 
 /**
@@ -258,7 +259,7 @@ export async function postgresRestart(o: PostgresRestartOptions = {}): Promise<P
     watchers = await watchLedger(a);
     const w = watchers;
     const episodeIds = await startEpisodes(b.client, 4, 'pg-restart');
-    const moreEpisodes = async () => (await startEpisodes(b.client, 1, 'pg-restart more'))[0]!;
+    const moreEpisodes = async () => must((await startEpisodes(b.client, 1, 'pg-restart more'))[0]);
     load = new StepLoad({ client: b.client, episodeIds, concurrency: o.writers ?? 4, maxBatch: 10, keyPrefix: `pgr-${randomBytes(4).toString('hex')}`, paceMs: 20, backoffMs: 100, moreEpisodes }).start();
     const l = load;
     await waitUntil(() => l.ackedSteps >= 100, '100 acknowledged steps before the first outage', 30_000);
@@ -392,7 +393,7 @@ export async function gracefulShutdown(o: ShutdownOptions): Promise<ShutdownRepo
     const first = await startServer({ databaseUrl: o.databaseUrl, dataDir: dataDir.path, env });
     servers.push(first);
     const episodeIds = await startEpisodes(first.client, 8, 'shutdown');
-    const moreEpisodes = async () => (await startEpisodes(first.client, 1, 'shutdown more'))[0]!;
+    const moreEpisodes = async () => must((await startEpisodes(first.client, 1, 'shutdown more'))[0]);
     load = new StepLoad({ client: first.client, episodeIds, concurrency: o.writers ?? 24, maxBatch: 20, keyPrefix: `term-${randomBytes(4).toString('hex')}`, backoffMs: 50, moreEpisodes }).start();
     const l = load;
     const target = o.signalAfterAcks ?? 500;
@@ -510,7 +511,7 @@ export async function redisOutage(o: RedisOutageOptions): Promise<RedisOutageRep
     watchers = await watchLedger(a);
     const w = watchers;
     const episodeIds = await startEpisodes(b.client, 4, 'redis');
-    const moreEpisodes = async () => (await startEpisodes(b.client, 1, 'redis more'))[0]!;
+    const moreEpisodes = async () => must((await startEpisodes(b.client, 1, 'redis more'))[0]);
     load = new StepLoad({ client: b.client, episodeIds, concurrency: 2, maxBatch: 5, keyPrefix: `redis-${randomBytes(4).toString('hex')}`, paceMs: 50, backoffMs: 100, moreEpisodes }).start();
     const l = load;
     await waitUntil(() => l.ackedSteps >= 30, '30 acknowledged steps before the outage', 30_000);
@@ -532,7 +533,7 @@ export async function redisOutage(o: RedisOutageOptions): Promise<RedisOutageRep
     const notConnectedAfterMs = Date.now() - killedAt;
     // One write of our own through B while Redis is away: A's subscribers learn of it by a safety re-read.
     const wroteAt = Date.now();
-    const during = await l.retry({ ...l.calls[0]!, steps: [{ tool: 'during-outage', sideEffectKey: `redis-during-${randomBytes(4).toString('hex')}` }], single: true }, b.client);
+    const during = await l.retry({ ...must(l.calls[0]), steps: [{ tool: 'during-outage', sideEffectKey: `redis-during-${randomBytes(4).toString('hex')}` }], single: true }, b.client);
     if (during.outcome !== 'acked') problems.push(`a write during the Redis outage was not acknowledged: ${during.code} ${during.message}`);
     const headDuring = (await storedLedger(o.databaseUrl)).length;
     await waitUntil(() => reachedOnA(headDuring), `A's subscribers to get seq ${headDuring} while Redis is down`, safetyMs * 4 + 10_000, subscriberState);
@@ -557,7 +558,7 @@ export async function redisOutage(o: RedisOutageOptions): Promise<RedisOutageRep
     await waitUntil(async () => (await Promise.all([a, b].map(readiness))).every((r) => r.status === 200 && r.body.fanout === 'connected'), 'both servers to say fanout connected after Redis came back', 30_000);
     const reconnectedAfterMs = Date.now() - upAt;
     const wroteAfterAt = Date.now();
-    const after = await l.retry({ ...l.calls[0]!, steps: [{ tool: 'after-outage', sideEffectKey: `redis-after-${randomBytes(4).toString('hex')}` }], single: true }, b.client);
+    const after = await l.retry({ ...must(l.calls[0]), steps: [{ tool: 'after-outage', sideEffectKey: `redis-after-${randomBytes(4).toString('hex')}` }], single: true }, b.client);
     if (after.outcome !== 'acked') problems.push(`a write after Redis came back was not acknowledged: ${after.code} ${after.message}`);
     const headAfter = (await storedLedger(o.databaseUrl)).length;
     await waitUntil(() => reachedOnA(headAfter), `A's subscribers to get seq ${headAfter} after Redis came back`, 20_000, subscriberState);

@@ -32,6 +32,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
 import { operationsOf, post, postRaw, printedSchema, Snapshotter, type HttpAnswer, type TenantSnapshot } from './support.ts';
+import { must } from '../../src/core/must.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
@@ -84,7 +85,7 @@ class IdRef {
 type Pools = Record<Pool, string[]> & { liveEpisodes: string[] };
 
 function pick(list: string[], n: number): string {
-  return list.length ? list[n % list.length]! : '00000000-0000-4000-8000-000000000000';
+  return list.length ? must(list[n % list.length]) : '00000000-0000-4000-8000-000000000000';
 }
 
 function resolveRef(ref: IdRef, own: Pools, foreign: Pools): string {
@@ -311,7 +312,7 @@ function body(document: string, variables: Record<string, unknown>): string {
     }
     return v;
   });
-  return json.replace(/"\\u0001RAW(\d+)\\u0001"/g, (_m, i) => raws[Number(i)]!);
+  return json.replace(/"\\u0001RAW(\d+)\\u0001"/g, (_m, i) => must(raws[Number(i)]));
 }
 
 // ---- the server and the tenants ----
@@ -422,13 +423,13 @@ describe('fuzzing every mutation', () => {
       if (isInputObjectType(named)) for (const f of Object.values(named.getFields())) walk(f.type, `${path}.${f.name}`);
       else if (named.name === 'ID') idPaths.push(path);
     };
-    for (const f of Object.values(schema.getMutationType()!.getFields())) for (const a of f.args) walk(a.type, `${f.name}.${a.name}`);
+    for (const f of Object.values(must(schema.getMutationType()).getFields())) for (const a of f.args) walk(a.type, `${f.name}.${a.name}`);
     expect(idPaths.sort()).toEqual(Object.keys(ID_POOLS).sort());
   });
 
   for (const name of ORDER) {
     it(`Mutation.${name}: typed errors or known codes, and an error writes nothing`, async () => {
-      const field = schema.getMutationType()!.getFields()[name]!;
+      const field = must(must(schema.getMutationType()).getFields()[name]);
       const document = mutationDocument(field);
       const errors = errorTypes(field);
       const counts: Record<string, number> = (stats[name] = { ok: 0, 'typed-error': 0, refused: 0 });
@@ -442,7 +443,7 @@ describe('fuzzing every mutation', () => {
           const foreignBefore = await snapshots.take(foreignTenant.tenantId);
           const res = await postRaw(t.url, body(document, variables), t.keys.admin);
           const verdict = classify(name, res, errors, variables);
-          counts[verdict]! += 1;
+          counts[verdict] = must(counts[verdict]) + 1;
           if (process.env.FUZZ_STATS && verdict === 'refused') {
             const key = `refused: ${String(res.body?.errors?.[0]?.message ?? res.status).replace(/"[^"]*"/g, '"…"').slice(0, 70)}`;
             counts[key] = (counts[key] ?? 0) + 1;
@@ -456,14 +457,14 @@ describe('fuzzing every mutation', () => {
         RUNS,
       );
       // The generator must reach the resolver, not only GraphQL's own input checks.
-      expect(counts.ok! + counts['typed-error']!, JSON.stringify(counts)).toBeGreaterThan(0);
+      expect(must(counts.ok) + must(counts['typed-error']), JSON.stringify(counts)).toBeGreaterThan(0);
     });
   }
 
   // Random calls rarely land enough steps on one budgeted episode to cross its budget; this makes
   // sure budgets are crossed, by concurrent batches racing for the last step or token.
   it('crosses random budgets with concurrent step batches', async () => {
-    const field = schema.getMutationType()!.getFields().logSteps!;
+    const field = must(must(schema.getMutationType()).getFields().logSteps);
     const errors = errorTypes(field);
     const budgetArb = fc.record({ maxSteps: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }), maxTokens: fc.option(fc.integer({ min: 1, max: 120 }), { nil: undefined }) });
     const batchArb = fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 4 });

@@ -15,6 +15,7 @@ import { schema as liveSchema } from '../../src/schema/index.ts';
 import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
 import { watch, waitUntil } from '../ledger-live/support.ts';
 import { acked, operationsOf, post, printedSchema, rawSocket, Snapshotter, type Root } from './support.ts';
+import { must } from '../../src/core/must.ts';
 
 const KEY_RECHECK_MS = 200;
 const schema = printedSchema();
@@ -40,7 +41,7 @@ afterAll(() => t.stop());
 function value(type: GraphQLInputType, argName: string, field: string): unknown {
   if (isNonNullType(type)) return value(type.ofType, argName, field);
   if (isListType(type)) return [value(type.ofType, argName, field)];
-  if (isEnumType(type)) return type.getValues()[0]!.name;
+  if (isEnumType(type)) return must(type.getValues()[0]).name;
   if (isInputObjectType(type)) {
     const required = Object.values(type.getFields()).filter((f) => isNonNullType(f.type) && f.defaultValue === undefined);
     return Object.fromEntries(required.map((f) => [f.name, value(f.type, f.name, field)]));
@@ -80,7 +81,7 @@ interface Operation {
 /** The field called with its required arguments (real ids of tenant A), selecting __typename. */
 function operation(root: Root, name: string): Operation {
   const type = root === 'Query' ? schema.getQueryType() : root === 'Mutation' ? schema.getMutationType() : schema.getSubscriptionType();
-  const field: GraphQLField<unknown, unknown> = type!.getFields()[name]!;
+  const field: GraphQLField<unknown, unknown> = must(must(type).getFields()[name]);
   const args = field.args.filter((a) => isNonNullType(a.type) && a.defaultValue === undefined);
   const vars = args.map((a) => `$${a.name}: ${String(a.type)}`).join(', ');
   const call = args.map((a) => `${a.name}: $${a.name}`).join(', ');
@@ -100,7 +101,7 @@ const operations = (root: Root) => operationsOf(root, schema).map((name) => oper
 function adminOperations(): string[] {
   const found: string[] = [];
   for (const [root, type] of [['Query', liveSchema.getQueryType()], ['Mutation', liveSchema.getMutationType()], ['Subscription', liveSchema.getSubscriptionType()]] as const) {
-    for (const [name, field] of Object.entries(type!.getFields())) {
+    for (const [name, field] of Object.entries(must(type).getFields())) {
       if ((field.extensions as { pothosOptions?: { authScopes?: { admin?: boolean } } }).pothosOptions?.authScopes?.admin) found.push(`${root}.${name}`);
     }
   }
@@ -246,7 +247,7 @@ describe('revoked and expired keys', () => {
     await revoke(key.id);
     const closed = await closedWithin(s, KEY_RECHECK_MS + 500);
     expect(closed?.code).toBe(4403);
-    expect(closed!.at - revokedAt).toBeLessThan(KEY_RECHECK_MS + 500);
+    expect(must(closed).at - revokedAt).toBeLessThan(KEY_RECHECK_MS + 500);
     // Still refused on reconnect.
     expect((await rawSocket(t.url, key.token).closed).code).toBe(4403);
   });
@@ -258,8 +259,8 @@ describe('revoked and expired keys', () => {
     await acked(s);
     const closed = await closedWithin(s, expiresAt - Date.now() + KEY_RECHECK_MS + 500);
     expect(closed?.code).toBe(4403);
-    expect(closed!.at).toBeGreaterThanOrEqual(expiresAt - 50);
-    expect(closed!.at - expiresAt).toBeLessThan(KEY_RECHECK_MS + 500);
+    expect(must(closed).at).toBeGreaterThanOrEqual(expiresAt - 50);
+    expect(must(closed).at - expiresAt).toBeLessThan(KEY_RECHECK_MS + 500);
   });
 
   it('closes sockets in every server process when another process revokes the key', async () => {
@@ -272,7 +273,7 @@ describe('revoked and expired keys', () => {
       await revoke(key.id); // through the first server
       const closed = await closedWithin(s, KEY_RECHECK_MS + 500);
       expect(closed?.code).toBe(4403);
-      expect(closed!.at - revokedAt).toBeLessThan(KEY_RECHECK_MS + 500);
+      expect(must(closed).at - revokedAt).toBeLessThan(KEY_RECHECK_MS + 500);
     } finally {
       await second.stop();
     }
@@ -309,7 +310,7 @@ describe('API key lifecycle', () => {
   it('shows the secret once, at creation; the list, the type and the ledger never carry it', async () => {
     const res = await t.gql('mutation { createApiKey(name: "ci agent", scopes: ["write", "read"]) { ... on CreatedApiKey { token key { id prefix scopes name revokedAt } } } }', {}, t.keys.admin);
     const { token, key } = res.data.createApiKey;
-    const [, prefix, secret] = /^epk_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/.exec(token)!;
+    const [, prefix, secret] = must(/^epk_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/.exec(token));
     expect(key).toMatchObject({ prefix, name: 'ci agent', revokedAt: null });
     expect([...key.scopes].sort()).toEqual(['read', 'write']);
     // No field of ApiKey can carry the secret or its hash: the type is exactly these fields.
@@ -319,10 +320,10 @@ describe('API key lifecycle', () => {
     const events = await keyEvents(key.id);
     expect(events.map((e) => e.type)).toEqual(['api_key.created']);
     const adminKeyId = (await t.services.db.pool.query(`SELECT id FROM api_keys WHERE tenant_id = $1 AND name = 'admin'`, [t.keys.tenantId])).rows[0].id;
-    expect(events[0]!.payload).toEqual({ keyId: key.id, name: 'ci agent', prefix, scopes: ['write', 'read'], expiresAt: null, byKeyId: adminKeyId });
+    expect(must(events[0]).payload).toEqual({ keyId: key.id, name: 'ci agent', prefix, scopes: ['write', 'read'], expiresAt: null, byKeyId: adminKeyId });
     for (const shown of [list, events]) {
       expect(JSON.stringify(shown)).not.toContain(secret);
-      expect(JSON.stringify(shown)).not.toContain(hashSecret(secret!));
+      expect(JSON.stringify(shown)).not.toContain(hashSecret(must(secret)));
     }
   });
 
@@ -346,7 +347,7 @@ describe('API key lifecycle', () => {
     expect((await listed(key.id)).revokedAt).toBe(revokedAt);
     const events = await keyEvents(key.id);
     expect(events.map((e) => e.type)).toEqual(['api_key.created', 'api_key.revoked']);
-    expect(events[1]!.payload).toMatchObject({ keyId: key.id, prefix: expect.stringMatching(/^[a-z0-9]{12}$/), byKeyId: expect.any(String) });
+    expect(must(events[1]).payload).toMatchObject({ keyId: key.id, prefix: expect.stringMatching(/^[a-z0-9]{12}$/), byKeyId: expect.any(String) });
     const verified = await t.gql('{ verifyLedger { ... on LedgerVerification { ok } } }', {}, t.keys.read);
     expect(verified.data.verifyLedger.ok).toBe(true);
   });
@@ -356,7 +357,7 @@ describe('API key lifecycle', () => {
     const key = await newKey(['read'], expiresAt);
     expect((await listed(key.id)).expiresAt).toBe(expiresAt);
     expect((await t.gql('{ viewer { id } }', {}, key.token)).data.viewer.id).toBe(t.keys.tenantId);
-    expect((await keyEvents(key.id))[0]!.payload.expiresAt).toBe(expiresAt);
+    expect(must((await keyEvents(key.id))[0]).payload.expiresAt).toBe(expiresAt);
     await new Promise((r) => setTimeout(r, Date.parse(expiresAt) - Date.now() + 50));
     expect((await t.gql('{ viewer { id } }', {}, key.token)).errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'EXPIRED' });
   });
@@ -380,7 +381,7 @@ describe('API key lifecycle', () => {
     const events = await keyEvents(created.id);
     expect(events.map((e) => e.type)).toEqual(['api_key.created', 'api_key.revoked']);
     expect(events.every((e) => e.payload.byOperator === 'cli')).toBe(true);
-    expect(JSON.stringify(events)).not.toContain(parseToken(created.token)!.secret);
+    expect(JSON.stringify(events)).not.toContain(must(parseToken(created.token)).secret);
   });
 });
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type GraphQLResponse, type TenantKeys, type TestApp } from '../support/app.ts';
 import { watch, waitUntil, type Watch } from '../ledger-live/support.ts';
 import { operationsOf, Snapshotter, type Root } from './support.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 let A: TenantKeys;
@@ -111,7 +112,7 @@ beforeAll(async () => {
   const { rows } = await t.services.db.pool.query('SELECT seq, hash FROM ledger_events WHERE tenant_id = $1 ORDER BY seq', [A.tenantId]);
   a.hashes = new Set(rows.map((r) => r.hash));
   a.headSeq = rows.length;
-  a.headHash = rows.at(-1)!.hash;
+  a.headHash = must(rows.at(-1)).hash;
   await t.services.checkpoints.publish(A.tenantId);
 
   // Tenant B: a work item and a running episode of its own, and a shorter ledger than A's.

@@ -7,6 +7,7 @@ import {
 } from '../../src/learning/reflection.ts';
 import type { StepFacts } from '../../src/learning/facts.ts';
 import { BUDGET_EXCEEDED } from '../../src/episodes/outcome.ts';
+import { must } from '../../src/core/must.ts';
 
 function step(stepNumber: number, tool: string | null, resultKind: StepFacts['resultKind'], extra: Partial<StepFacts> = {}): StepFacts {
   return { stepNumber, kind: 'tool_call', tool, resultKind, latencyMs: 100, tokens: 10, ...extra };
@@ -80,7 +81,7 @@ describe('generateReflection caps', () => {
 
   it('cuts each item to the character limit on code points', () => {
     const reflection = generateReflection({ ...BASE, outcome: { kind: 'success', verdict: '😀'.repeat(1000), artifacts: [] } });
-    const first = reflection.successes[0]!;
+    const first = must(reflection.successes[0]);
     expect(Array.from(first)).toHaveLength(REFLECTION_ITEM_MAX_CHARS);
     expect(first.endsWith('…')).toBe(true);
   });

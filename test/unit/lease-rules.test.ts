@@ -10,6 +10,7 @@ import {
   type Lease,
   type LeaseBudget,
 } from '../../src/leases/rules.ts';
+import { must } from '../../src/core/must.ts';
 
 const NOW = Date.UTC(2026, 0, 1);
 const HOUR = 3_600_000;
@@ -110,7 +111,7 @@ describe('checkChildLease', () => {
     const reserved = { episodes: 5, toolCalls: 0, tokens: 5_000, wallMs: 0 };
     const violations = checkChildLease(parentLease(), widestChild(), NOW, reserved);
     expect(violations.map((v) => v.field)).toEqual(['budget.episodes', 'budget.tokens']);
-    expect(violations[1]!.message).toBe("Child tokens budget 6000 exceeds the parent's remaining 1000");
+    expect(must(violations[1]).message).toBe("Child tokens budget 6000 exceeds the parent's remaining 1000");
     expect(checkChildLease(parentLease(), widestChild({ budget: { episodes: 1, toolCalls: 60, tokens: 1_000, wallMs: 40_000 } }), NOW, reserved)).toEqual([]);
   });
 

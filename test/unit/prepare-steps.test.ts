@@ -2,6 +2,7 @@
 // the ones the ledger verifier recomputes from the stored rows (stepContentHash on the lowercase id).
 import { describe, expect, it } from 'vitest';
 import { prepareStep, prepareSteps, stepContentHash } from '../../src/steps/prepare.ts';
+import { must } from '../../src/core/must.ts';
 
 const EPISODE = '3f1d9c2e-8a4b-4c5d-9e0f-0123456789ab';
 const steps = Array.from({ length: 30 }, (_, i) => ({
@@ -20,7 +21,7 @@ describe('prepareSteps', () => {
     for (const [i, p] of prepared.entries()) {
       const { contentHash, blobs, ...step } = p;
       expect(blobs).toEqual([]);
-      expect(step).toEqual(prepareStep(steps[i]!, ['token']));
+      expect(step).toEqual(prepareStep(must(steps[i]), ['token']));
       expect(contentHash).toBe(stepContentHash(EPISODE, step));
     }
     expect(new Set(prepared.map((p) => p.contentHash)).size).toBe(steps.length);
@@ -33,6 +34,6 @@ describe('prepareSteps', () => {
 
   it('binds the hash to the episode', () => {
     const other = prepareSteps('0b8e2f4a-1c3d-4e5f-8a9b-c0d1e2f3a4b5', steps.slice(0, 1), ['token']);
-    expect(other[0]!.contentHash).not.toBe(prepareSteps(EPISODE, steps.slice(0, 1), ['token'])[0]!.contentHash);
+    expect(must(other[0]).contentHash).not.toBe(must(prepareSteps(EPISODE, steps.slice(0, 1), ['token'])[0]).contentHash);
   });
 });

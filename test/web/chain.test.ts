@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { GENESIS_HASH, chainHash as referenceHash, type LedgerEntry } from '../../src/ledger/hash.ts';
 import { ChainVerifier, chainHash, type LedgerEvent } from '../../web/src/chain.ts';
+import { must } from '../../src/core/must.ts';
 
 const tenantId = '6f1c1d2e-8a3b-4c5d-9e0f-112233445566';
 const payloads: unknown[] = [
@@ -34,7 +35,7 @@ describe('in-browser chain verification', () => {
     const events = chain();
     const fromGenesis = new ChainVerifier(0, GENESIS_HASH);
     expect(events.map((e) => fromGenesis.check(e))).toEqual(events.map(() => 'verified'));
-    const fromAnchor = new ChainVerifier(2, events[1]!.hash);
+    const fromAnchor = new ChainVerifier(2, must(events[1]).hash);
     expect(events.slice(2).map((e) => fromAnchor.check(e))).toEqual(['verified', 'verified', 'verified']);
   });
 

@@ -2,6 +2,7 @@
 // percentiles.
 import { describe, expect, it } from 'vitest';
 import { bucketMsFor, buildSeries, DAY_MS, histogramPercentile, HOUR_MS, rollupKey, totalsOf, validateDashboardFilter, wholeHours } from '../../src/monitor/dashboard.ts';
+import { must } from '../../src/core/must.ts';
 
 const at = (iso: string) => new Date(iso);
 const filter = (from: string, to: string) => ({ from: at(from), to: at(to), taskType: null, domain: null });
@@ -41,8 +42,8 @@ describe('dashboard rules', () => {
     const counts = new Map<number, number>();
     for (const s of samples) counts.set(bucketOf(s), (counts.get(bucketOf(s)) ?? 0) + 1);
     const histogram = [...counts].map(([bucket, count]) => ({ bucket, count }));
-    for (const [p, exact] of [[0.5, samples[499]!], [0.95, samples[949]!]] as const) {
-      const estimate = histogramPercentile(histogram, p, 1.1)!;
+    for (const [p, exact] of [[0.5, must(samples[499])], [0.95, must(samples[949])]] as const) {
+      const estimate = must(histogramPercentile(histogram, p, 1.1));
       expect(Math.abs(estimate - exact) / exact).toBeLessThan(0.1);
     }
     expect(histogramPercentile([], 0.5, 1.1)).toBeNull();

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page, type WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { must } from '../../src/core/must.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -27,7 +28,7 @@ const pageProblems: string[] = [];
 async function api<T = any>(query: string, variables?: Record<string, unknown>): Promise<T> {
   const res = await t.gql<T>(query, variables);
   expect(res.errors).toBeUndefined();
-  return res.data!;
+  return must(res.data);
 }
 
 async function startEpisode(input: Record<string, unknown>): Promise<string> {
@@ -143,7 +144,7 @@ describe('monitor page in Chromium', () => {
     await expect.poll(async () => (await ledgerPanel()).seqs, LIVE).toEqual(range(before));
 
     const socketsBefore = sockets.length;
-    await sockets.at(-1)!.close({ code: 1012, reason: 'test: connection dropped' });
+    await must(sockets.at(-1)).close({ code: 1012, reason: 'test: connection dropped' });
     await startEpisode({ taskDescription: 'Written while the monitor was offline', taskType: 'writing' });
     const after = await headSeq();
     await expect.poll(async () => (await ledgerPanel()).seqs, LIVE).toEqual(range(after));

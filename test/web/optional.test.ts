@@ -4,11 +4,12 @@
 import { buildSchema, graphql, parse, validate, type GraphQLSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { optionalEpisodeSelection, type Query } from '../../web/src/optional.ts';
+import { must } from '../../src/core/must.ts';
 
 function queryOf(schema: GraphQLSchema): Query {
   return async <T>(source: string, variableValues?: Record<string, unknown>) => {
     const result = await graphql({ schema, source, variableValues });
-    if (result.errors) throw new Error(result.errors[0]!.message);
+    if (result.errors) throw new Error(must(result.errors[0]).message);
     return result.data as T;
   };
 }

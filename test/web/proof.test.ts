@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyProofBundle, type ProofBundle } from '../../src/ledger/bundle.ts';
 import { keyIdOf, verifyBundle, type Bundle } from '../../web/src/proof.ts';
 import { useApp, type TestApp } from '../support/app.ts';
+import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 useApp((app) => (t = app), { CHECKPOINT_INTERVAL_MS: '200' }); // a signed checkpoint soon covers the episode
@@ -42,7 +43,7 @@ describe('browser proof bundle verifier', () => {
 
   const tamperings: Array<[string, (b: Bundle) => void, RegExp]> = [
     ['an event payload changed', (b) => void ((b.events[0] as { payload: unknown }).payload = { edited: true }), /event \d+ hash mismatch/],
-    ['an audit path hash changed', (b) => void (b.proofs[0]!.auditPath[0] = 'f'.repeat(64)), /inclusion proof does not verify/],
+    ['an audit path hash changed', (b) => void (must(b.proofs[0]).auditPath[0] = 'f'.repeat(64)), /inclusion proof does not verify/],
     ['a proof removed', (b) => void b.proofs.pop(), /has no inclusion proof/],
     ['the signed root changed', (b) => void (b.treeHead.rootHash = '0'.repeat(64)), /signature does not verify/],
     ['the head signed by another tenant', (b) => void (b.treeHead.tenantId = '00000000-0000-0000-0000-000000000000'), /another tenant/],
