@@ -18,6 +18,7 @@ import {
   withDatabase,
   type DedicatedPostgres,
 } from '../test/reliability/harness.ts';
+import type { Json } from '../test/support/json.ts';
 import { crashDuringIngest, gracefulShutdown, overload, postgresRestart, redisOutage, type ScenarioReport } from '../test/reliability/scenarios.ts';
 import { must } from '../src/core/must.ts';
 
@@ -88,7 +89,7 @@ function note(t: Tally, key: string, value: unknown) {
 }
 
 /** The figures worth comparing between runs, per scenario. */
-function collect(t: Tally, name: string, r: Record<string, any>) {
+function collect(t: Tally, name: string, r: Json) {
   if (name === 'crash') {
     for (const k of ['cycles', 'inFlightAtKill', 'callsInDoubt', 'inDoubtCommitted', 'halfWritten', 'restartMs', 'retriedDuplicates']) note(t, k, r[k]);
   } else if (name === 'shutdown') {
@@ -145,7 +146,7 @@ async function main() {
         t.failed += 1;
         t.problems.push(...report.problems.map((p) => `round ${i + 1}: ${p}`));
       }
-      collect(t, round.name, report as unknown as Record<string, any>);
+      collect(t, round.name, report as Json);
       const secs = ((Date.now() - roundStart) / 1000).toFixed(1);
       const { rss, heapCapped, clients } = report as { rss?: { peakMiB: number }; heapCapped?: boolean; clients?: number };
       const extra = rss ? `, ${clients} clients, peak RSS ${rss.peakMiB} MiB${heapCapped ? ' (heap capped at 384 MB)' : ''}` : '';

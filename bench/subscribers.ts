@@ -14,6 +14,7 @@ import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { readHead } from '../src/ledger/read.ts';
 import { fmt, openBenchDatabase, percentile, type BenchDatabase } from './support.ts';
 import { must } from '../src/core/must.ts';
+import type { Json } from '../test/support/json.ts';
 
 const SUBSCRIBERS = Number(process.argv[2] ?? 1_000);
 const RATE = Number(process.argv[3] ?? 20);
@@ -90,7 +91,7 @@ async function waitFor(condition: () => Promise<boolean>, what: string, timeoutM
 
 async function gql(url: string, token: string, query: string, variables: Record<string, unknown>) {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
-  const body = (await res.json()) as { data?: any; errors?: unknown };
+  const body = (await res.json()) as { data?: Json; errors?: unknown };
   if (body.errors) throw new Error(JSON.stringify(body.errors));
   return body.data;
 }

@@ -17,6 +17,7 @@ import { createLogger } from '../src/log.ts';
 import { createApp } from '../src/server.ts';
 import { createServices, stopServices } from '../src/services.ts';
 import { freePort } from '../test/support/ports.ts';
+import type { Json } from '../test/support/json.ts';
 import type { StepBatchOutcome, StepBatchRequest } from '../src/steps/apply.ts';
 import { createNaiveIngest } from './naive-ingest.ts';
 import { must } from '../src/core/must.ts';
@@ -113,13 +114,13 @@ function answerWithoutWriting() {
   };
 }
 
-export async function gql(server: BenchServer, query: string, variables: Record<string, unknown>): Promise<any> {
+export async function gql(server: BenchServer, query: string, variables: Record<string, unknown>): Promise<Json> {
   const res = await fetch(server.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${server.token}` },
     body: JSON.stringify({ query, variables }),
   });
-  const body = (await res.json()) as any;
+  const body = (await res.json()) as Json;
   if (body.errors) throw new Error(JSON.stringify(body.errors));
   return body.data;
 }
@@ -150,7 +151,7 @@ export interface LoadJob {
 export function runLoad(job: LoadJob): Promise<{ seconds: number; p50: number; p99: number }> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./load-worker.mjs', import.meta.url), { workerData: job });
-    worker.once('message', (m: any) => {
+    worker.once('message', (m: { error?: string; seconds: number; latencies: number[] }) => {
       void worker.terminate();
       if (m.error) reject(new Error(m.error));
       else resolve({ seconds: m.seconds, ...summarize(m.latencies) });

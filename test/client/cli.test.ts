@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unwrap, type EpisodicClient } from '../../src/index.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { clientFor, waitFor } from './support.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 let api: EpisodicClient;
@@ -126,7 +127,7 @@ describe('episodic start / log / complete / show / list', () => {
 
     const listed = json(await cli(['list', '--tag', 'cli', '--status', 'running', '--first', '2', '--json']));
     expect(listed.episodes).toHaveLength(2);
-    expect(listed.episodes.every((e: any) => e.status === 'RUNNING' && e.context.tags.includes('cli'))).toBe(true);
+    expect(listed.episodes.every((e: Json) => e.status === 'RUNNING' && e.context.tags.includes('cli'))).toBe(true);
     expect(listed.pageInfo.hasNextPage).toBe(true);
     const next = json(await cli(['list', '--tag', 'cli', '--status', 'running', '--first', '2', '--after', listed.pageInfo.endCursor, '--json']));
     expect(next.episodes[0].id).not.toBe(listed.episodes[0].id);
@@ -208,7 +209,7 @@ describe('episodic keys (API) and connection handling', () => {
     const { id, token } = json(created);
     expect(token).toMatch(/^epk_/);
     const listed = json(await cli(['keys', 'list', '--json']));
-    expect(listed.map((k: any) => k.id)).toContain(id);
+    expect(listed.map((k: Json) => k.id)).toContain(id);
     expect(json(await cli(['keys', 'revoke', id, '--json']))).toMatchObject({ id, revokedAt: expect.any(String) });
     const forbidden = await cli(['keys', 'list', '--url', t.url, '--key', t.keys.write], { auth: false });
     expect(forbidden.code).toBe(1);

@@ -5,6 +5,7 @@ import { createEpisodicClient, EpisodicError, isErrorResult, unwrap, type Episod
 import { useApp, type TestApp } from '../support/app.ts';
 import { clientFor, leaseFor } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 let api: EpisodicClient;
@@ -148,7 +149,7 @@ describe('transport errors', () => {
   it('throws EpisodicError transport when the server cannot be reached, and graphql for an invalid document', async () => {
     const down = createEpisodicClient({ url: 'http://127.0.0.1:1/graphql', apiKey: 'x' });
     expect(await down.ledgerHead().catch((e) => e)).toMatchObject({ name: 'EpisodicError', kind: 'transport' });
-    const bad: any = await api.request('{ result: noSuchField }').catch((e) => e);
+    const bad: Json = await api.request('{ result: noSuchField }').catch((e) => e);
     expect(bad).toMatchObject({ kind: 'graphql' });
     expect(bad.message).toMatch(/noSuchField/);
   });

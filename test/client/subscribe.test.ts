@@ -60,10 +60,10 @@ describe('subscribeLedger', () => {
     const proxy = await startProxy(t.url);
     const subscribes: Array<string | undefined> = [];
     class RecordingWebSocket extends WebSocket {
-      override send(data: any, ...rest: any[]) {
+      override send(data: unknown, ...rest: unknown[]) {
         const message = JSON.parse(String(data));
         if (message.type === 'subscribe') subscribes.push(message.payload.variables.afterSeq);
-        return (super.send as any)(data, ...rest);
+        return (super.send as (...args: unknown[]) => void)(data, ...rest);
       }
     }
     const viaProxy = createEpisodicClient({ url: proxy.url, apiKey: t.keys.admin, webSocketImpl: RecordingWebSocket });

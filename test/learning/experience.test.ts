@@ -7,6 +7,7 @@ import { useApp, type TestApp } from '../support/app.ts';
 import { startInput } from '../lifecycle/support.ts';
 import { err, FAILURE, learner, ledger, ok, type Learner } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 let l: Learner;
@@ -15,7 +16,7 @@ useApp((app) => {
   l = learner(t);
 });
 
-function expectConsistent(reward: any) {
+function expectConsistent(reward: Json) {
   expect(reward.total).toBeCloseTo(reward.base * reward.efficiency * reward.complexityBonus * reward.qualityMultiplier + reward.learningBonus, 10);
   expect(reward.normalized).toBeCloseTo(reward.total / MAX_REWARD_TOTAL, 10);
   expect(reward.normalized).toBeGreaterThanOrEqual(0);

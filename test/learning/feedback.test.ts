@@ -6,6 +6,7 @@ import { useApp, type TestApp } from '../support/app.ts';
 import { counts, startInput } from '../lifecycle/support.ts';
 import { FAILURE, ids, learner, ledger, ok, SUCCESS, type Learner, learnerTenant } from './support.ts';
 import { corpus, SHOP } from '../patterns/corpus.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -44,7 +45,7 @@ describe('feedback loop', () => {
     const done = await l.completeOk(user.id, SUCCESS, 'ASYNC', [served.retrievalId]);
     expect(done.feedback).toEqual({ retrievalIds: [served.retrievalId], target: 1, episodes: 1, patterns: 0 });
 
-    const after = (await l.relevant(query)).episodes.filter((e: any) => e.episode.id === twin.a || e.episode.id === twin.b);
+    const after = (await l.relevant(query)).episodes.filter((e: Json) => e.episode.id === twin.a || e.episode.id === twin.b);
     expect(ids(after)).toEqual([twin.b, twin.a]);
     expect(after[0].score.feedback).toBeCloseTo(FEEDBACK_RATE, 10);
     expect(after[1].score.feedback).toBe(0);
@@ -62,7 +63,7 @@ describe('feedback loop', () => {
     const user = await l.api.startOk(startInput({ taskDescription: 'Tidy the changelog', taskType: 'chore' }));
     const done = await l.completeOk(user.id, FAILURE, 'ASYNC', [served.retrievalId]);
     expect(done.feedback).toMatchObject({ target: -1, episodes: 1 });
-    const after = (await l.relevant(query)).episodes.filter((e: any) => e.episode.id === twin.a || e.episode.id === twin.b);
+    const after = (await l.relevant(query)).episodes.filter((e: Json) => e.episode.id === twin.a || e.episode.id === twin.b);
     expect(ids(after)).toEqual([twin.b, twin.a]);
     expect(after[1].score.feedback).toBeCloseTo(-FEEDBACK_RATE, 10);
   });
@@ -91,7 +92,7 @@ describe('feedback loop', () => {
     const done = await l.completeOk(user.id, SUCCESS, 'ASYNC', [served.retrievalId]);
     expect(done.feedback).toMatchObject({ episodes: 0, patterns: 3 });
     const after = await l.relevantPatterns(task, 10);
-    const credited = after.patterns.filter((p: any) => served.patterns.some((s: any) => s.pattern.id === p.pattern.id));
+    const credited = after.patterns.filter((p: Json) => served.patterns.some((s: Json) => s.pattern.id === p.pattern.id));
     expect(credited).toHaveLength(3);
     for (const p of credited) {
       expect(p.pattern.feedbackCredit).toBeCloseTo(FEEDBACK_RATE, 10);

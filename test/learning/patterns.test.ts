@@ -7,6 +7,7 @@ import { corpus, reordered, SHOP, type CorpusRun } from '../patterns/corpus.ts';
 import { startTestApp, useApp, type TenantKeys, type TestApp } from '../support/app.ts';
 import { eventually, learner, learnerTenant, ledger, ok, type Learner } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -20,22 +21,22 @@ async function replay(l: Learner, runs: readonly CorpusRun[]) {
 }
 
 async function allPatterns(l: Learner, status: string[] = ['ACTIVE']) {
-  const nodes: any[] = [];
+  const nodes: Json[] = [];
   let after: string | null = null;
   for (;;) {
     const page = await l.patterns({ status }, 100, after);
-    nodes.push(...page.edges.map((e: any) => e.node));
+    nodes.push(...page.edges.map((e: Json) => e.node));
     if (!page.pageInfo.hasNextPage) return nodes;
     after = page.pageInfo.endCursor;
   }
 }
 
-const byKey = (patterns: any[]) => Object.fromEntries(patterns.map((p) => [p.key, p]));
+const byKey = (patterns: Json[]) => Object.fromEntries(patterns.map((p) => [p.key, p]));
 
 describe('patterns learnt from a history', () => {
   let keys: TenantKeys;
   let l: Learner;
-  let active: any[];
+  let active: Json[];
   beforeAll(async () => {
     ({ keys, l } = await learnerTenant(t, 'patterns-history'));
     await replay(l, corpus());
@@ -93,12 +94,12 @@ describe('patterns learnt from a history', () => {
     const expected = active.filter((p) => p.kind === 'TOOL_OUTCOME' || p.kind === 'ERROR_OUTCOME' || terms.has(p.cue)).map((p) => p.id);
     expect(expected.length).toBeGreaterThan(4);
     const served = await l.relevantPatterns(task, 50);
-    expect(served.patterns.map((p: any) => p.pattern.id).sort()).toEqual([...expected].sort());
+    expect(served.patterns.map((p: Json) => p.pattern.id).sort()).toEqual([...expected].sort());
     for (const p of served.patterns) {
       expect(p.score.total).toBeCloseTo(p.score.relevance * (0.5 + 0.5 * p.score.strength) + 0.1 * p.score.feedback, 10);
       expect(p.score.relevance).toBeGreaterThanOrEqual(0.5);
     }
-    const totals = served.patterns.map((p: any) => p.score.total);
+    const totals = served.patterns.map((p: Json) => p.score.total);
     expect(totals).toEqual([...totals].sort((a, b) => b - a));
     const evidence = await l.pattern(served.patterns[0].pattern.id);
     // The episodes it was observed in: with the antecedent, and for a file pattern with the file changed too.
@@ -108,9 +109,9 @@ describe('patterns learnt from a history', () => {
   it('serves nothing to a task of another project, even one mentioning the same identifier', async () => {
     const java = { description: 'NullPointerException in discount_code handling of CartService.java', context: { domain: 'acme/shop-java', language: 'java' } };
     expect((await l.relevantPatterns(java, 50)).patterns).toEqual([]);
-    expect((await l.relevantPatterns({ description: 'Update the README badges', context: SHOP }, 50)).patterns.every((p: any) => p.pattern.kind === 'TOOL_OUTCOME' || p.pattern.kind === 'ERROR_OUTCOME')).toBe(true);
+    expect((await l.relevantPatterns({ description: 'Update the README badges', context: SHOP }, 50)).patterns.every((p: Json) => p.pattern.kind === 'TOOL_OUTCOME' || p.pattern.kind === 'ERROR_OUTCOME')).toBe(true);
     const sameProject = await l.relevantPatterns({ ...java, context: SHOP }, 50);
-    expect(sameProject.patterns.map((p: any) => p.pattern.cue)).toContain('discount_code');
+    expect(sameProject.patterns.map((p: Json) => p.pattern.cue)).toContain('discount_code');
   });
 
   it('takes a task or a context, not both, not neither', async () => {
@@ -118,7 +119,7 @@ describe('patterns learnt from a history', () => {
       expect(await l.relevantPatternsRaw(vars)).toMatchObject({ __typename: 'InputLimitError', violations: [{ field: 'task' }] });
     }
     const byContext = await l.relevantPatternsRaw({ context: { domain: 'shop/api' } });
-    expect(byContext.patterns.map((p: any) => p.pattern.kind).sort()).toEqual(['ERROR_OUTCOME', 'TOOL_OUTCOME']);
+    expect(byContext.patterns.map((p: Json) => p.pattern.kind).sort()).toEqual(['ERROR_OUTCOME', 'TOOL_OUTCOME']);
   });
 });
 
@@ -128,12 +129,12 @@ describe('order independence', () => {
     const b = await learnerTenant(t, 'patterns-order-b');
     await replay(a.l, corpus());
     await replay(b.l, reordered(corpus()));
-    const summary = (patterns: any[]) => patterns.map((p) => `${p.key} ${p.occurrences} ${p.successes} ${p.lift.toFixed(9)}`).sort();
+    const summary = (patterns: Json[]) => patterns.map((p) => `${p.key} ${p.occurrences} ${p.successes} ${p.lift.toFixed(9)}`).sort();
     const [activeA, activeB] = [await allPatterns(a.l), await allPatterns(b.l)];
     expect(activeA.length).toBeGreaterThan(0);
     expect(summary(activeB)).toEqual(summary(activeA));
     const task = { description: 'discount_code breaks checkout/cart.py', context: SHOP };
-    const served = async (l: Learner) => (await l.relevantPatterns(task, 50)).patterns.map((p: any) => `${p.pattern.key} ${p.score.total.toFixed(9)}`);
+    const served = async (l: Learner) => (await l.relevantPatterns(task, 50)).patterns.map((p: Json) => `${p.pattern.key} ${p.score.total.toFixed(9)}`);
     expect(await served(b.l)).toEqual(await served(a.l));
   }, REPLAY_TIMEOUT);
 });

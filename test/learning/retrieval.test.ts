@@ -8,6 +8,7 @@ import { useApp, type TestApp } from '../support/app.ts';
 import { startInput } from '../lifecycle/support.ts';
 import { FAILURE, ids, learner, ledger, SUCCESS, type Learner, learnerTenant } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -15,7 +16,7 @@ useApp((app) => (t = app));
 const WEB = { domain: 'web', language: 'typescript', framework: 'express', tags: ['api'] };
 const DATA = { domain: 'data', language: 'python', framework: 'pandas', tags: ['etl'] };
 
-function expectBreakdown(s: any) {
+function expectBreakdown(s: Json) {
   expect(s.similarity).toBeCloseTo(Math.max(s.textRank, s.trigramSimilarity), 6);
   const total =
     RELEVANCE_WEIGHTS.contextMatch * s.contextMatch +
@@ -96,7 +97,7 @@ describe('filters', () => {
     expect(plain.warnings).toEqual([]);
     const warned = await l.relevant({ description, context: DATA }, { includeFailures: true });
     expect(ids(warned.episodes).sort()).toEqual([ep.good, ep.poor, ep.agent, ep.failed].sort());
-    expect(warned.episodes.filter((e: any) => e.failed).map((e: any) => e.episode.id)).toEqual([ep.failed]);
+    expect(warned.episodes.filter((e: Json) => e.failed).map((e: Json) => e.episode.id)).toEqual([ep.failed]);
     expect(ids(warned.warnings)).toEqual([ep.failed]);
     expect(warned.warnings[0].episode.status).toBe('FAILED');
     expectBreakdown(warned.warnings[0].score);

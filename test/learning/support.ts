@@ -130,7 +130,7 @@ export interface LedgerRow {
   seq: number;
   type: string;
   episodeId: string | null;
-  payload: any;
+  payload: Json;
 }
 
 export async function ledger(t: TestApp, tenantId: string, type?: string): Promise<LedgerRow[]> {

@@ -10,6 +10,7 @@ import { GENESIS_HASH, fromHex, toHex } from '../../src/ledger/hash.ts';
 import { EMPTY_TREE_ROOT, eventLeafHash, verifyConsistency, verifyInclusion } from '../../src/ledger/merkle.ts';
 import { generateSigningKey, publicKeyFromPrivate, signTreeHead, verifyTreeHead, type SignedTreeHead } from '../../src/ledger/signed-head.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
 
 const run = promisify(execFile);
 let t: TestApp;
@@ -41,7 +42,7 @@ async function seqOf(type: string, nth = 0): Promise<number> {
 
 describe('verifyLedger finds tampering at the right seq', () => {
   const pool = () => t.services.db.pool;
-  let snapshot: any[];
+  let snapshot: Json[];
   beforeEach(async () => {
     if (!snapshot) {
       for (let i = 0; i < 3; i++) await episodeWithSteps();
@@ -197,7 +198,7 @@ describe('episode proof bundles verify offline', () => {
     const bundle = res.data.episodeProofBundle.bundle;
     expect(res.data.episodeProofBundle).toMatchObject({ eventCount: 3, stepCount: 4 });
     expect(bundle.format).toBe('episodic.bundle.v1');
-    expect(bundle.events.map((e: any) => e.type)).toEqual(['episode.started', 'steps.logged', 'episode.completed']);
+    expect(bundle.events.map((e: Json) => e.type)).toEqual(['episode.started', 'steps.logged', 'episode.completed']);
     const serverKey = (await t.gql('{ ledgerPublicKey { publicKey } }')).data.ledgerPublicKey.publicKey;
     const report = verifyProofBundle(bundle, fromHex(serverKey, 32));
     expect(report).toMatchObject({ ok: true, signatureValid: true, eventsChecked: 3, stepsChecked: 4 });
@@ -239,8 +240,8 @@ describe('episode proof bundles verify offline', () => {
     await t.services.checkpoints.publish(t.keys.tenantId);
     const res = await t.gql('query($e: ID!) { episodeProofBundle(episodeId: $e) { ... on EpisodeProofBundle { bundle } } }', { e: id });
     const bundle = res.data.episodeProofBundle.bundle;
-    expect(bundle.events.map((e: any) => e.type)).toEqual(['episode.started', 'episode.completed', 'lease.charged', 'work_item.stopped'].slice(0, bundle.events.length));
-    expect(bundle.events.find((e: any) => e.type === 'lease.charged')).toMatchObject({ episodeId: null, payload: { episodeId: id, leaseId } });
+    expect(bundle.events.map((e: Json) => e.type)).toEqual(['episode.started', 'episode.completed', 'lease.charged', 'work_item.stopped'].slice(0, bundle.events.length));
+    expect(bundle.events.find((e: Json) => e.type === 'lease.charged')).toMatchObject({ episodeId: null, payload: { episodeId: id, leaseId } });
     const serverKey = (await t.gql('{ ledgerPublicKey { publicKey } }')).data.ledgerPublicKey.publicKey;
     expect(verifyProofBundle(bundle, fromHex(serverKey, 32))).toMatchObject({ ok: true });
   });

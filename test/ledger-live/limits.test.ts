@@ -6,10 +6,11 @@ import WebSocket from 'ws';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { LEDGER_EVENTS, logSteps, range, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 beforeAll(async () => {
-  // A bound of 1 byte: any send that stalls counts as an overflow.
+  // A bound of 1 byte: Json send that stalls counts as an overflow.
   t = await startTestApp({ SUBSCRIPTIONS_PER_CONNECTION: '2', SUBSCRIPTION_MAX_BUFFERED_BYTES: '1' });
 });
 afterAll(() => t.stop());
@@ -36,7 +37,7 @@ describe('per-connection cap', () => {
 /** A raw graphql-transport-ws client, so the test can stop reading its socket. */
 async function rawSubscription(variables: Record<string, unknown>) {
   const ws = new WebSocket(t.url.replace(/^http/, 'ws'), 'graphql-transport-ws');
-  const messages: any[] = [];
+  const messages: Json[] = [];
   ws.on('message', (data) => messages.push(JSON.parse(String(data))));
   await once(ws, 'open');
   ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${t.keys.read}` } }));

@@ -6,6 +6,7 @@ import type { StoredLedgerEvent } from '../../src/ledger/hash.ts';
 import { readEvents } from '../../src/ledger/read.ts';
 import type { TestApp } from '../support/app.ts';
 import { must } from '../../src/core/must.ts';
+import type { Json } from '../support/json.ts';
 
 const START = `mutation($input: StartEpisodeInput!) {
   startEpisode(input: $input) { __typename ... on Error { message } ... on StartEpisodePayload { episode { id } } }
@@ -44,9 +45,9 @@ export async function waitUntil(condition: () => boolean | Promise<boolean>, wha
   }
 }
 
-export interface Watch<T = any> {
+export interface Watch<T = Json> {
   /** Every `next` payload, in arrival order. */
-  results: Array<{ data?: any; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> }>;
+  results: Array<{ data?: Json; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> }>;
   /** The field's values of the results that carried one. */
   values: T[];
   error: unknown;
@@ -55,7 +56,7 @@ export interface Watch<T = any> {
 }
 
 /** Subscribes over graphql-ws and records what arrives. */
-export function watch<T = any>(client: Client, query: string, variables: Record<string, unknown> = {}): Watch<T> {
+export function watch<T = Json>(client: Client, query: string, variables: Record<string, unknown> = {}): Watch<T> {
   const w: Watch<T> = {
     results: [],
     values: [],
@@ -89,7 +90,7 @@ export const seqsOf = (events: Array<{ seq: string | number }>) => events.map((e
 export const range = (n: number, from = 1) => Array.from({ length: n - from + 1 }, (_, i) => from + i);
 
 /** Reads `event: next` payloads from a graphql-sse (distinct connections) response. */
-export async function* sseEvents(res: Response): AsyncGenerator<{ event: string; data: any }> {
+export async function* sseEvents(res: Response): AsyncGenerator<{ event: string; data: Json }> {
   const decoder = new TextDecoder();
   const reader = must(res.body).getReader();
   let buffer = '';

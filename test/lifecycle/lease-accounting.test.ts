@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
 import { client, counts, inHours, sleep, startInput, step, type Client, useApp } from './support.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 let api: Client;
@@ -22,9 +23,9 @@ async function leaseOn(budget: Record<string, number>, extra: Record<string, unk
 /** A child lease, expiring before its parent (which expires in an hour). */
 const issueChild = (vars: Record<string, unknown>) => api.issueLeaseOk({ expiresAt: inHours(0.5), ...vars });
 
-const limitOf = (episode: any, resource: string) => episode.budgetUsage.find((b: any) => b.resource === resource).limit;
+const limitOf = (episode: Json, resource: string) => episode.budgetUsage.find((b: Json) => b.resource === resource).limit;
 
-async function leaseEvents(type: string, leaseId: string): Promise<any[]> {
+async function leaseEvents(type: string, leaseId: string): Promise<Json[]> {
   const { rows } = await t.services.db.pool.query(
     `SELECT payload FROM ledger_events WHERE tenant_id = $1 AND type = $2 AND payload->>'leaseId' = $3 ORDER BY seq`,
     [t.keys.tenantId, type, leaseId],
@@ -33,7 +34,7 @@ async function leaseEvents(type: string, leaseId: string): Promise<any[]> {
 }
 
 /** budget = consumed + reserved + remaining for every resource the lease limits (nothing is overdrawn). */
-function expectBalanced(lease: any) {
+function expectBalanced(lease: Json) {
   for (const key of AMOUNT_KEYS) {
     if (lease.budget[key] === null) continue;
     expect(lease.consumed[key] + lease.reserved[key] + lease.remaining[key], key).toBe(lease.budget[key]);
@@ -141,7 +142,7 @@ describe('episode holds on a lease', () => {
     // The deadline job may have stopped it already; if not, end it now, well past the deadline.
     if ((await api.episode(episode.id)).status === 'RUNNING') await api.cancel(episode.id);
     const ended = await api.episode(episode.id);
-    expect(ended.budgetUsage.find((b: any) => b.resource === 'wall_time').used).toBeGreaterThan(300);
+    expect(ended.budgetUsage.find((b: Json) => b.resource === 'wall_time').used).toBeGreaterThan(300);
     expect(await api.lease(lease.id)).toMatchObject({ consumed: { wallMs: 300 }, reserved: { wallMs: 0 }, remaining: { wallMs: 0 } });
   });
 });
@@ -159,7 +160,7 @@ describe('child leases and their parent', () => {
     const before = await counts(t, t.keys.tenantId);
     const greedy = await api.issueLease({ workItemId: workItem.id, parentLeaseId: parent.id, budget: parentBudget, expiresAt: inHours(0.5) });
     expect(greedy).toMatchObject({ __typename: 'LeaseError', rule: 'budget_exceeds_parent' });
-    expect(greedy.violations.map((v: any) => v.field)).toEqual(['budget.episodes', 'budget.toolCalls', 'budget.tokens', 'budget.wallMs']);
+    expect(greedy.violations.map((v: Json) => v.field)).toEqual(['budget.episodes', 'budget.toolCalls', 'budget.tokens', 'budget.wallMs']);
     expect(greedy.message).toContain("Child tokens budget 1000 exceeds the parent's remaining 400");
     expect(await counts(t, t.keys.tenantId)).toEqual(before);
 

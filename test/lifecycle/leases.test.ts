@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
 import { client, counts, inHours, ledgerTypes, startInput, step, type Client, useApp } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 let api: Client;
@@ -19,7 +20,7 @@ async function leaseOn(budget: Record<string, number> | null = null, extra: Reco
 }
 
 /** Runs `act`, expects a LeaseError of `rule`, and proves nothing was written. */
-async function expectLeaseError(act: () => Promise<any>, rule: string) {
+async function expectLeaseError(act: () => Promise<Json>, rule: string) {
   const before = await counts(t, t.keys.tenantId);
   const result = await act();
   expect(result).toMatchObject({ __typename: 'LeaseError', rule });
@@ -163,7 +164,7 @@ describe('lease charging', () => {
   it('caps an episode token budget at what the lease has left, and refuses new episodes once the tokens are spent', async () => {
     const { lease } = await leaseOn({ tokens: 150 });
     const episode = await api.startOk(startInput({ leaseId: lease.id, budget: { maxTokens: 1000 } }));
-    expect(episode.budgetUsage.find((b: any) => b.resource === 'tokens')).toMatchObject({ limit: 150 });
+    expect(episode.budgetUsage.find((b: Json) => b.resource === 'tokens')).toMatchObject({ limit: 150 });
     const r = await api.logStepsOk(episode.id, [step({ tokens: 100 }), step({ tokens: 100 }), step({ tokens: 100 })]);
     expect(r).toMatchObject({ accepted: 2, rejected: 1, budgetExhausted: 'tokens', episode: { status: 'FAILED' } });
     expect((await api.lease(lease.id)).consumed).toMatchObject({ episodes: 1, tokens: 200 });
@@ -208,7 +209,7 @@ describe('child leases', () => {
       () => api.issueLease({ workItemId: workItem.id, parentLeaseId: lease.id, scope: ['repo:a'], expiresAt: inHours(1), budget: { episodes: 1 } }),
       'budget_exceeds_parent',
     );
-    expect(unlimited.violations.map((v: any) => v.field)).toEqual(['budget.toolCalls', 'budget.tokens', 'budget.wallMs']);
+    expect(unlimited.violations.map((v: Json) => v.field)).toEqual(['budget.toolCalls', 'budget.tokens', 'budget.wallMs']);
   });
 
   it('is checked against what the parent has left, not what it was granted', async () => {
@@ -220,7 +221,7 @@ describe('child leases', () => {
       () => api.issueLease({ workItemId: workItem.id, parentLeaseId: lease.id, scope: ['repo:a'], expiresAt: inHours(1), budget: { episodes: 1, toolCalls: 50, tokens: 500, wallMs: 1000 } }),
       'budget_exceeds_parent',
     );
-    expect(refused.violations.map((v: any) => v.field)).toEqual(['budget.tokens']);
+    expect(refused.violations.map((v: Json) => v.field)).toEqual(['budget.tokens']);
     expect(refused.message).toMatch(/200/);
   });
 
@@ -239,7 +240,7 @@ describe('child leases', () => {
       () => api.issueLease({ workItemId: workItem.id, parentLeaseId: lease.id, scope: ['repo:b', 'repo:c', '*'], expiresAt: inHours(1), budget: parentBudget }),
       'scope_not_subset',
     );
-    expect(refused.violations.map((v: any) => v.field)).toEqual(['scope.1', 'scope.2']);
+    expect(refused.violations.map((v: Json) => v.field)).toEqual(['scope.1', 'scope.2']);
   });
 
   it('reports every widening at once', async () => {
@@ -248,7 +249,7 @@ describe('child leases', () => {
       () => api.issueLease({ workItemId: workItem.id, parentLeaseId: lease.id, scope: ['repo:z'], expiresAt: inHours(5), budget: { ...parentBudget, episodes: 6 } }),
       'budget_exceeds_parent',
     );
-    expect(refused.violations.map((v: any) => v.limit)).toEqual(['budget_exceeds_parent', 'expiry_after_parent', 'scope_not_subset']);
+    expect(refused.violations.map((v: Json) => v.limit)).toEqual(['budget_exceeds_parent', 'expiry_after_parent', 'scope_not_subset']);
   });
 
   it('must be on the parent’s work item', async () => {

@@ -7,6 +7,7 @@ import { rowToPreparedStep, stepContentHash } from '../../src/steps/prepare.ts';
 import { useApp, type TenantKeys, type TestApp } from '../support/app.ts';
 import { client, counts, range, startInput, step, steps } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 // Learning runs as soon as an episode ends and appends patterns.extracted on its own schedule;
@@ -19,7 +20,7 @@ interface EventRow {
   type: string;
   episodeId: string | null;
   workItemId: string | null;
-  payload: any;
+  payload: Json;
   prevHash: string;
   hash: string;
   createdAt: Date;
@@ -49,7 +50,7 @@ function verifyChain(tenantId: string, rows: EventRow[]): string {
 }
 
 /** The content hash of a step, recomputed from its stored row. */
-function rowContentHash(r: any): string {
+function rowContentHash(r: Json): string {
   return stepContentHash(r.episode_id, rowToPreparedStep(r));
 }
 
@@ -80,7 +81,7 @@ describe('the ledger of a lifecycle', () => {
     expect(await counts(t, tenant.tenantId)).toEqual(before);
 
     const exhausting = await api.logStepsOk(episodeId, steps(3));
-    expect(exhausting.results.map((r: any) => r.status)).toEqual(['ACCEPTED', 'ACCEPTED', 'REJECTED']);
+    expect(exhausting.results.map((r: Json) => r.status)).toEqual(['ACCEPTED', 'ACCEPTED', 'REJECTED']);
     expect(exhausting.episode.status).toBe('COMPLETED');
     await api.critique(episodeId, 'converged', 0.5);
     const second = await api.startOk(startInput({ leaseId: lease.id }));
@@ -129,7 +130,7 @@ describe('the ledger of a lifecycle', () => {
 
   it('covers every stored step exactly once, with the step content hash', async () => {
     const rows = await events(tenant.tenantId);
-    const covered = rows.filter((r) => r.type === 'steps.logged').flatMap((r) => r.payload.steps.map((s: any) => ({ key: `${r.episodeId}:${s.n}`, hash: s.hash })));
+    const covered = rows.filter((r) => r.type === 'steps.logged').flatMap((r) => r.payload.steps.map((s: Json) => ({ key: `${r.episodeId}:${s.n}`, hash: s.hash })));
     const { rows: stored } = await t.services.db.pool.query('SELECT * FROM steps WHERE tenant_id = $1 ORDER BY episode_id, step_number', [tenant.tenantId]);
     expect(stored).toHaveLength(6);
     expect(covered.map((c) => c.key).sort()).toEqual(stored.map((s) => `${s.episode_id}:${s.step_number}`).sort());

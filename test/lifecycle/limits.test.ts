@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
 import { client, counts, range, startInput, step, stepNumbers, steps, type Client, useApp } from './support.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 let api: Client;
@@ -13,7 +14,7 @@ const KB256 = 256 * 1024;
 const MB1 = 1024 * 1024;
 
 /** Runs `act` and proves it answered InputLimitError with exactly these (field, limit) pairs and wrote nothing. */
-async function expectRefused(act: () => Promise<any>, expected: Array<{ field: string; limit: string; actual?: string }>) {
+async function expectRefused(act: () => Promise<Json>, expected: Array<{ field: string; limit: string; actual?: string }>) {
   const before = await counts(t, t.keys.tenantId);
   const result = await act();
   expect(result.__typename).toBe('InputLimitError');
@@ -107,7 +108,7 @@ describe('logSteps limits', () => {
     const episode = await api.startOk();
     const full = await api.logStepsOk(episode.id, steps(1000, (i) => ({ action: `a${i}` })));
     expect(full.accepted).toBe(1000);
-    expect(full.results.map((r: any) => r.stepNumber)).toEqual(range(1, 1000));
+    expect(full.results.map((r: Json) => r.stepNumber)).toEqual(range(1, 1000));
 
     const before = await counts(t, t.keys.tenantId);
     const more = await api.logStepsOk(episode.id, [step({ action: 'one too many' })]);
@@ -140,7 +141,7 @@ describe('logSteps limits', () => {
     expect(first.accepted).toBe(6);
     const second = await api.logStepsOk(episode.id, Array.from({ length: 6 }, big));
     // ~1 MB each: the 10th still fits under 10 MiB, the 11th does not.
-    expect(second.results.map((r: any) => r.status)).toEqual(['ACCEPTED', 'ACCEPTED', 'ACCEPTED', 'ACCEPTED', 'REJECTED', 'REJECTED']);
+    expect(second.results.map((r: Json) => r.status)).toEqual(['ACCEPTED', 'ACCEPTED', 'ACCEPTED', 'ACCEPTED', 'REJECTED', 'REJECTED']);
     expect(second.results[4].reason).toBe('episode_size_limit');
     expect(await stepNumbers(t, episode.id)).toEqual(range(1, 10));
     const { rows } = await t.services.db.pool.query('SELECT size_bytes::int AS size FROM episodes WHERE id = $1', [episode.id]);

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
 import { client, counts, startInput, step, type Client, useApp } from './support.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 let api: Client;
@@ -22,7 +23,7 @@ async function expectStopped(input: Record<string, unknown>, stop: Record<string
   return refused;
 }
 
-async function stoppedEvents(workItemId: string): Promise<any[]> {
+async function stoppedEvents(workItemId: string): Promise<Json[]> {
   const { rows } = await t.services.db.pool.query(
     `SELECT type, episode_id AS "episodeId", payload FROM ledger_events WHERE tenant_id = $1 AND work_item_id = $2 AND type IN ('work_item.stopped', 'work_item.resumed') ORDER BY seq`,
     [t.keys.tenantId, workItemId],

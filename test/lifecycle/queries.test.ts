@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TenantKeys } from '../support/app.ts';
 import { client, counts, startInput, step, steps, type Client } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 let api: Client;
@@ -43,7 +44,7 @@ const LIST = `query($filter: EpisodeFilter, $first: Int, $after: String) {
 async function list(filter: Record<string, unknown> | null, token = t.keys.read): Promise<string[]> {
   const res = await t.gql(LIST, { filter, first: 100 }, token);
   expect(res.errors).toBeUndefined();
-  return res.data.episodes.edges.map((e: any) => e.node.id);
+  return res.data.episodes.edges.map((e: Json) => e.node.id);
 }
 
 const named = (...names: string[]) => names.map((n) => ids[n]).sort();
@@ -87,8 +88,8 @@ describe('episodes(filter)', () => {
     const seen: string[] = [];
     let after: string | null = null;
     for (let page = 0; page < 10; page++) {
-      const res: any = await t.gql(LIST, { filter: null, first: 2, after }, t.keys.read);
-      seen.push(...res.data.episodes.edges.map((e: any) => e.node.id));
+      const res: Json = await t.gql(LIST, { filter: null, first: 2, after }, t.keys.read);
+      seen.push(...res.data.episodes.edges.map((e: Json) => e.node.id));
       if (!res.data.episodes.pageInfo.hasNextPage) break;
       after = res.data.episodes.pageInfo.endCursor;
     }
@@ -104,11 +105,11 @@ describe('episode(id)', () => {
     await api.logStep(episode.id, step({ action: 'a5' }));
     const q = `query($id: ID!, $after: String) { episode(id: $id) { ... on Episode {
       steps(first: 2, after: $after) { edges { cursor node { stepNumber action } } pageInfo { hasNextPage endCursor } } } } }`;
-    const pages: any[] = [];
+    const pages: Json[] = [];
     let after: string | null = null;
     do {
-      const page: any = (await api.call(q, { id: episode.id, after })).steps;
-      pages.push(page.edges.map((e: any) => [e.node.stepNumber, e.node.action]));
+      const page: Json = (await api.call(q, { id: episode.id, after })).steps;
+      pages.push(page.edges.map((e: Json) => [e.node.stepNumber, e.node.action]));
       after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
     } while (after);
     expect(pages).toEqual([[[1, 'a1'], [2, 'a2']], [[3, 'a3'], [4, 'a4']], [[5, 'a5']]]);
@@ -140,7 +141,7 @@ describe('episode(id)', () => {
 
   it('shows the work item and its episodes in number order', async () => {
     const res = await api.workItem(workItemId);
-    expect(res.episodes.edges.map((e: any) => [e.node.episodeNumber, e.node.id])).toEqual([[1, ids.login], [2, ids.review]]);
+    expect(res.episodes.edges.map((e: Json) => [e.node.episodeNumber, e.node.id])).toEqual([[1, ids.login], [2, ids.review]]);
   });
 });
 

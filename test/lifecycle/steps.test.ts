@@ -9,12 +9,13 @@ import { createApp } from '../../src/server.ts';
 import { createServices, stopServices } from '../../src/services.ts';
 import type { TestApp } from '../support/app.ts';
 import { client, counts, range, step, stepNumbers, steps, type Client, useApp } from './support.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 let api: Client;
 useApp((app) => ([t, api] = [app, client(app)]));
 
-const numbersOf = (results: any[]) => results.map((r) => r.stepNumber);
+const numbersOf = (results: Json[]) => results.map((r) => r.stepNumber);
 
 describe('step numbers', () => {
   it('run 1, 2, 3, ... across logStep and logSteps calls', async () => {
@@ -35,7 +36,7 @@ describe('step numbers', () => {
       i % 2 === 0 ? api.logStepsOk(episode.id, steps(3, (j) => ({ action: `call ${i} step ${j}` }))) : api.logStep(episode.id, step({ action: `call ${i}` })),
     );
     const answers = await Promise.all(calls);
-    const answered = answers.flatMap((a) => (a.results ?? [a.result]).map((r: any) => r.stepNumber)).sort((x, y) => x - y);
+    const answered = answers.flatMap((a) => (a.results ?? [a.result]).map((r: Json) => r.stepNumber)).sort((x, y) => x - y);
     const total = 10 * 3 + 10;
     expect(answered).toEqual(range(1, total));
     expect(await stepNumbers(t, episode.id)).toEqual(range(1, total));
@@ -68,7 +69,7 @@ describe('two server processes on one database', () => {
     await second.start();
     try {
       const other = { ...t, gql: (query: string, variables?: Record<string, unknown>, token: string | null = t.keys.write) =>
-        fetch(second.url(), { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) }).then((r) => r.json() as any) } as TestApp;
+        fetch(second.url(), { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) }).then((r) => r.json() as Json) } as TestApp;
       const api2 = client(other);
       const episode = await api.startOk();
       const calls = Array.from({ length: 24 }, (_, i) => {
@@ -104,7 +105,7 @@ describe('side-effect keys', () => {
   it('return the first step for a key repeated within one call', async () => {
     const episode = await api.startOk();
     const result = await api.logStepsOk(episode.id, [step({ sideEffectKey: 'k' }), step(), step({ sideEffectKey: 'k' }), step()]);
-    expect(result.results.map((r: any) => [r.status, r.stepNumber])).toEqual([['ACCEPTED', 1], ['ACCEPTED', 2], ['DUPLICATE', 1], ['ACCEPTED', 3]]);
+    expect(result.results.map((r: Json) => [r.status, r.stepNumber])).toEqual([['ACCEPTED', 1], ['ACCEPTED', 2], ['DUPLICATE', 1], ['ACCEPTED', 3]]);
     expect(result.results[2].step.id).toBe(result.results[0].step.id);
     expect(result).toMatchObject({ accepted: 3, duplicates: 1, rejected: 0 });
     expect(await stepNumbers(t, episode.id)).toEqual([1, 2, 3]);
@@ -165,7 +166,7 @@ describe('parameters', () => {
     const reordered = Object.fromEntries(Object.entries(original).reverse());
     const changed = { ...original, password: 'other' };
     const r = await api.logStepsOk(episode.id, [step({ parameters: original }), step({ parameters: reordered }), step({ parameters: changed })]);
-    const [a, b, c] = r.results.map((x: any) => x.step.argsHash);
+    const [a, b, c] = r.results.map((x: Json) => x.step.argsHash);
     expect(b).toBe(a);
     expect(c).not.toBe(a);
     expect(r.results[2].step.parameters).toEqual(redacted);
@@ -198,7 +199,7 @@ describe('stored steps', () => {
     const r = await api.logStep(episode.id, sent);
     const q = `query($id: ID!) { episode(id: $id) { ... on Episode { usedTokens usedToolCalls usedCost steps(first: 10) { edges { node {
       stepNumber kind tool action parameters resultKind result observation latencyMs tokens cost worldBefore worldAfter metadata contentHash } } } } } }`;
-    const read = (await api.call(q, { id: episode.id })) as any;
+    const read = (await api.call(q, { id: episode.id })) as Json;
     expect(read.steps.edges[0].node).toEqual({
       stepNumber: 1,
       kind: 'tool_call',

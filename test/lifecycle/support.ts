@@ -105,7 +105,8 @@ export const LEASE = `query($id: ID!) { lease(id: $id) { ${errorFields('NotFound
 export const WORK_ITEM = `query($id: ID!) { workItem(id: $id) { ${errorFields('NotFoundError')} ... on WorkItem { ${WORK_ITEM_FIELDS} episodes(first: 50) { edges { node { id episodeNumber } } } } } }`;
 export const EPISODE = `query($id: ID!) { episode(id: $id) { ${errorFields('NotFoundError')} ... on Episode { ${EPISODE_FIELDS} } } }`;
 
-export type Json = any;
+export type { Json } from '../support/json.ts';
+import type { Json } from '../support/json.ts';
 
 /** A minimal valid start input; `extra` overrides. */
 export function startInput(extra: Record<string, unknown> = {}): Record<string, unknown> {

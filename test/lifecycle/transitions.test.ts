@@ -4,13 +4,14 @@ import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
 import { client, counts, episodeRow, ledgerTypes, step, type Client, useApp } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 let api: Client;
 useApp((app) => ([t, api] = [app, client(app)]));
 
 const STEPS_QUERY = `query($id: ID!) { episode(id: $id) { ... on Episode { steps(first: 50) { edges { node { stepNumber kind parameters } } } } } }`;
-const journal = async (id: string) => (await api.call(STEPS_QUERY, { id })).steps.edges.map((e: any) => e.node);
+const journal = async (id: string) => (await api.call(STEPS_QUERY, { id })).steps.edges.map((e: Json) => e.node);
 
 describe('legal paths', () => {
   it('block with an approval request, resume with the decision, then complete; both approval steps are journaled', async () => {

@@ -5,6 +5,7 @@ import { extractPatternBatch } from '../../src/learning/extract.ts';
 import { learnerTenant, type Learner } from '../learning/support.ts';
 import { useApp, type TestApp } from '../support/app.ts';
 import { corpus, reordered } from './corpus.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 // No queue room: every ASYNC completion leaves its extraction skipped, for the batches below.
@@ -12,7 +13,7 @@ useApp((app) => (t = app), { LEARNING_QUEUE_MAX_DEPTH: '0' });
 
 async function active(l: Learner) {
   const page = await l.patterns({ status: ['ACTIVE'] }, 100);
-  return page.edges.map((e: any) => `${e.node.key} ${e.node.occurrences} ${e.node.successes} ${e.node.lift}`).sort();
+  return page.edges.map((e: Json) => `${e.node.key} ${e.node.occurrences} ${e.node.successes} ${e.node.lift}`).sort();
 }
 
 describe('extractPatternBatch', () => {

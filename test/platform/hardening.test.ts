@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { chunkedPost, piecesOf } from '../support/http.ts';
 import { must } from '../../src/core/must.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -14,7 +15,7 @@ afterAll(() => t.stop());
 
 async function post(body: string, token = t.keys.read, headers: Record<string, string> = {}, url = t.url) {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers }, body });
-  return { status: res.status, body: (await res.json().catch(() => null)) as any };
+  return { status: res.status, body: (await res.json().catch(() => null)) as Json };
 }
 
 describe('hardening', () => {
@@ -70,7 +71,7 @@ describe('hardening', () => {
     const bare = await fetch(url, { headers: { authorization: `Bearer ${t.keys.admin}`, accept: 'application/json' } });
     expect(bare.status).toBe(403);
     const ok = await fetch(url, { headers: { authorization: `Bearer ${t.keys.admin}`, accept: 'application/json', 'x-graphql-yoga-csrf': '1' } });
-    expect(((await ok.json()) as any).data.viewer.id).toBe(t.keys.tenantId);
+    expect(((await ok.json()) as Json).data.viewer.id).toBe(t.keys.tenantId);
   });
 
   it('passes an ordinary relay query over an episode and its steps', async () => {

@@ -4,6 +4,7 @@ import { useApp, type TestApp } from '../support/app.ts';
 import { parseToken } from '../../src/auth/keys.ts';
 import { createApiKey } from '../../src/auth/store.ts';
 import { must } from '../../src/core/must.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -79,10 +80,10 @@ describe('HTTP server', () => {
     });
     const q = 'query($after: String) { episodes(first: 2, after: $after) { edges { cursor node { taskDescription } } pageInfo { hasNextPage endCursor } } }';
     const page1 = await t.gql(q, {}, t.keys.read);
-    expect(page1.data.episodes.edges.map((e: any) => e.node.taskDescription)).toEqual(['task 3', 'task 2']);
+    expect(page1.data.episodes.edges.map((e: Json) => e.node.taskDescription)).toEqual(['task 3', 'task 2']);
     expect(page1.data.episodes.pageInfo.hasNextPage).toBe(true);
     const page2 = await t.gql(q, { after: page1.data.episodes.pageInfo.endCursor }, t.keys.read);
-    expect(page2.data.episodes.edges.map((e: any) => e.node.taskDescription)).toEqual(['task 1']);
+    expect(page2.data.episodes.edges.map((e: Json) => e.node.taskDescription)).toEqual(['task 1']);
     expect(page2.data.episodes.pageInfo.hasNextPage).toBe(false);
   });
 
@@ -104,7 +105,7 @@ describe('HTTP server', () => {
         body: JSON.stringify({ query: '{ viewer { id } }' }),
       });
       expect(res.headers.get('x-request-id')).toBe('req-123');
-      const body = (await res.json()) as any;
+      const body = (await res.json()) as Json;
       expect(body.errors[0]).toMatchObject({ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: 'req-123' } });
       expect(JSON.stringify(body)).not.toContain('tenants');
     } finally {

@@ -3,6 +3,7 @@
 import { expect, it } from 'vitest';
 import { useApp, type TestApp } from '../support/app.ts';
 import { must } from '../../src/core/must.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 useApp((app) => (t = app), { INGEST_MAX_PENDING_ROWS: '20', GROUP_COMMIT_WINDOW_MS: '300' });
@@ -15,7 +16,7 @@ it('refuses steps beyond the buffer with OVERLOADED (503) and stores every accep
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${t.keys.write}` },
       body: JSON.stringify({ query: 'mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { ... on LogStepsPayload { accepted } } }', variables: { e: id, s: Array.from({ length: 5 }, (_, k) => ({ tool: `t${i}-${k}` })) } }),
-    }).then(async (r) => ({ status: r.status, body: (await r.json()) as any })),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as Json })),
   );
   const answers = await Promise.all(calls);
   const shed = answers.filter((a) => a.body.errors?.[0]?.extensions?.code === 'OVERLOADED');

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { useApp, type TestApp } from '../support/app.ts';
 import { ids, learnerTenant, SUCCESS } from '../learning/support.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -43,7 +44,7 @@ describe('two-field BM25 ranking', () => {
       const r = await l.relevant({ description: topic, context: CTX }, { limit: 3 });
       expect(ids(r.episodes)[0], topic).toBe(topical[i]);
       expect(r.episodes[0].score.textRank).toBe(1);
-      const longOne = r.episodes.find((e: any) => e.episode.id === long.episode.id);
+      const longOne = r.episodes.find((e: Json) => e.episode.id === long.episode.id);
       if (longOne) expect(longOne.score.taskText).toBeLessThan(r.episodes[0].score.taskText);
     }
   });
@@ -83,10 +84,10 @@ describe('two-field BM25 ranking', () => {
     expect(ids(plain.episodes)).toEqual([good.episode.id]);
     const r = await l.relevant({ description: `${description}: StorageTimeoutError`, context: CTX }, { includeFailures: true });
     expect(ids(r.episodes)).toContain(bad.episode.id);
-    const failed = r.episodes.find((e: any) => e.episode.id === bad.episode.id);
+    const failed = r.episodes.find((e: Json) => e.episode.id === bad.episode.id);
     expect(failed).toMatchObject({ failed: true, whatWentWrong: 'tests failing: StorageTimeoutError on upload', episode: { status: 'FAILED' } });
     expect(failed.score.work).toBeGreaterThan(0); // its error class is in what it did
-    expect(r.episodes.find((e: any) => e.episode.id === good.episode.id)).toMatchObject({ failed: false, whatWentWrong: null });
+    expect(r.episodes.find((e: Json) => e.episode.id === good.episode.id)).toMatchObject({ failed: false, whatWentWrong: null });
     expect(ids(r.warnings)).toEqual([bad.episode.id]);
   });
 });

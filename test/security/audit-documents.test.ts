@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeControl as escapeTerminal } from '../../src/cli/errors.ts';
 import { startTestApp, useApp, type TenantKeys, type TestApp } from '../support/app.ts';
 import { acked, postRaw, rawSocket, waitFor } from './support.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 let b: TenantKeys;
@@ -43,7 +44,7 @@ describe('page cursors are bound to the tenant', () => {
     // The tenant's own cursors still page.
     const own = (await t.gql(PAGE, {}, t.keys.read)).data.episodes.edges;
     const next = await t.gql(PAGE, { after: own[0].cursor }, t.keys.read);
-    expect(next.data.episodes.edges.map((e: any) => e.node.taskDescription)).toEqual(own.slice(1).map((e: any) => e.node.taskDescription));
+    expect(next.data.episodes.edges.map((e: Json) => e.node.taskDescription)).toEqual(own.slice(1).map((e: Json) => e.node.taskDescription));
   });
 });
 
@@ -109,7 +110,7 @@ describe('typed errors for bad input', () => {
     await start('a_b');
     await start('axb');
     const texts = async (text: string) =>
-      (await t.gql('query($f: EpisodeFilter) { episodes(filter: $f) { edges { node { taskDescription } } } }', { f: { text } }, t.keys.read)).data.episodes.edges.map((e: any) => e.node.taskDescription);
+      (await t.gql('query($f: EpisodeFilter) { episodes(filter: $f) { edges { node { taskDescription } } } }', { f: { text } }, t.keys.read)).data.episodes.edges.map((e: Json) => e.node.taskDescription);
     expect(await texts('100%')).toEqual(['100% sure']);
     expect(await texts('a_b')).toEqual(['a_b']);
   });

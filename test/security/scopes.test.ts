@@ -16,6 +16,7 @@ import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
 import { watch, waitUntil } from '../ledger-live/support.ts';
 import { acked, operationsOf, post, printedSchema, rawSocket, Snapshotter, type Root } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import type { Json } from '../support/json.ts';
 
 const KEY_RECHECK_MS = 200;
 const schema = printedSchema();
@@ -112,8 +113,8 @@ async function call(op: Operation, token: string | null) {
   return post(t.url, op.query, op.variables, token);
 }
 
-function codes(res: { body: any }): string[] {
-  return (res.body?.errors ?? []).map((e: any) => e.extensions?.code);
+function codes(res: { body: Json }): string[] {
+  return (res.body?.errors ?? []).map((e: Json) => e.extensions?.code);
 }
 
 describe('scopes', () => {
@@ -298,7 +299,7 @@ interface KeyEvent {
 
 async function keyEvents(keyId: string): Promise<KeyEvent[]> {
   const res = await t.gql('{ ledgerEvents(first: 500, filter: { types: ["api_key.created", "api_key.revoked"] }) { ... on LedgerEventConnection { edges { node { seq type payload } } } } }', {}, t.keys.read);
-  return res.data.ledgerEvents.edges.map((e: any) => e.node).filter((e: KeyEvent) => e.payload.keyId === keyId);
+  return res.data.ledgerEvents.edges.map((e: Json) => e.node).filter((e: KeyEvent) => e.payload.keyId === keyId);
 }
 
 async function listed(id: string) {
@@ -314,9 +315,9 @@ describe('API key lifecycle', () => {
     expect(key).toMatchObject({ prefix, name: 'ci agent', revokedAt: null });
     expect([...key.scopes].sort()).toEqual(['read', 'write']);
     // No field of ApiKey can carry the secret or its hash: the type is exactly these fields.
-    expect(Object.keys((schema.getType('ApiKey') as any).getFields()).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt', 'scopes']);
+    expect(Object.keys((schema.getType('ApiKey') as Json).getFields()).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt', 'scopes']);
     const list = await t.gql('{ apiKeys { id name prefix scopes createdAt expiresAt revokedAt lastUsedAt } }', {}, t.keys.admin);
-    expect(list.data.apiKeys.map((k: any) => k.id)).toContain(key.id);
+    expect(list.data.apiKeys.map((k: Json) => k.id)).toContain(key.id);
     const events = await keyEvents(key.id);
     expect(events.map((e) => e.type)).toEqual(['api_key.created']);
     const adminKeyId = (await t.services.db.pool.query(`SELECT id FROM api_keys WHERE tenant_id = $1 AND name = 'admin'`, [t.keys.tenantId])).rows[0].id;

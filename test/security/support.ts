@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { buildSchema, type GraphQLSchema } from 'graphql';
 import type pg from 'pg';
 import WebSocket from 'ws';
+import type { Json } from '../support/json.ts';
 
 export type Root = 'Query' | 'Mutation' | 'Subscription';
 
@@ -39,7 +40,7 @@ export interface SnapshotOptions {
 
 export interface TableState {
   rows: number;
-  /** md5 of every row as text, sorted: any changed byte of any row changes it (null: counted only). */
+  /** md5 of every row as text, sorted: Json changed byte of any row changes it (null: counted only). */
   digest: string | null;
 }
 
@@ -74,7 +75,7 @@ export class Snapshotter {
   }
 }
 
-export interface HttpAnswer<T = any> {
+export interface HttpAnswer<T = Json> {
   status: number;
   body: T;
   requestId: string | null;
@@ -106,7 +107,7 @@ export interface RawSocket {
   /** Resolves with the close code and reason once the server (or anyone) closes the socket. */
   closed: Promise<{ code: number; reason: string; at: number }>;
   /** Messages the server sent, parsed. */
-  messages: any[];
+  messages: Json[];
   send(message: unknown): void;
   close(): void;
 }
@@ -114,7 +115,7 @@ export interface RawSocket {
 /** A graphql-ws (graphql-transport-ws) socket that sends connection_init with the key and reports how it ends. */
 export function rawSocket(httpUrl: string, token: string | null): RawSocket {
   const socket = new WebSocket(httpUrl.replace(/^http/, 'ws'), 'graphql-transport-ws');
-  const messages: any[] = [];
+  const messages: Json[] = [];
   const closed = new Promise<{ code: number; reason: string; at: number }>((resolve) => {
     socket.on('close', (code, reason) => resolve({ code, reason: reason.toString(), at: Date.now() }));
   });

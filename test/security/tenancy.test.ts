@@ -11,6 +11,7 @@ import { startTestApp, type GraphQLResponse, type TenantKeys, type TestApp } fro
 import { watch, waitUntil, type Watch } from '../ledger-live/support.ts';
 import { operationsOf, Snapshotter, type Root } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 let A: TenantKeys;
@@ -46,7 +47,7 @@ async function as(token: string, query: string, variables: Record<string, unknow
 }
 
 /** The data of an answer that must have no errors. */
-async function ok(token: string, query: string, variables: Record<string, unknown> = {}): Promise<any> {
+async function ok(token: string, query: string, variables: Record<string, unknown> = {}): Promise<Json> {
   const res = await as(token, query, variables);
   expect(res.errors, JSON.stringify(res.errors)).toBeUndefined();
   return res.data;
@@ -101,12 +102,12 @@ beforeAll(async () => {
   }
   a.episodes = [a.running, a.blocked, ...a.completed];
   const patterns = await ok(A.read, '{ patterns(first: 100, filter: { status: [CANDIDATE, ACTIVE, SUPERSEDED] }) { edges { node { id } } } }');
-  a.patterns = patterns.patterns.edges.map((e: any) => e.node.id);
+  a.patterns = patterns.patterns.edges.map((e: Json) => e.node.id);
   expect(a.patterns.length).toBeGreaterThan(0);
   const retrieval = await ok(A.write, 'query($d: String!) { relevantEpisodes(task: { description: $d }, includeFailures: true) { ... on RelevantEpisodes { retrievalId episodes { episode { id } } } } }', { d: a.task });
   a.retrieval = retrieval.relevantEpisodes.retrievalId;
   expect(retrieval.relevantEpisodes.episodes.length).toBeGreaterThan(0);
-  a.apiKeys = (await ok(A.admin, '{ apiKeys { id } }')).apiKeys.map((k: any) => k.id);
+  a.apiKeys = (await ok(A.admin, '{ apiKeys { id } }')).apiKeys.map((k: Json) => k.id);
   const proof = await ok(A.read, '{ consistencyProof(fromSize: 1, toSize: 1) { ... on ConsistencyProof { fromRoot } } }');
   a.rootOfOne = proof.consistencyProof.fromRoot;
   const { rows } = await t.services.db.pool.query('SELECT seq, hash FROM ledger_events WHERE tenant_id = $1 ORDER BY seq', [A.tenantId]);
@@ -148,7 +149,7 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
     apiKeys: async () => {
       const data = await ok(B.admin, '{ apiKeys { id name } }');
       const { rows } = await t.services.db.pool.query('SELECT id FROM api_keys WHERE tenant_id = $1', [B.tenantId]);
-      expect(data.apiKeys.map((k: any) => k.id).sort()).toEqual(rows.map((r) => r.id).sort());
+      expect(data.apiKeys.map((k: Json) => k.id).sort()).toEqual(rows.map((r) => r.id).sort());
       noneOfA(data);
     },
     blob: async () => {
@@ -181,7 +182,7 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
     episodes: async () => {
       const q = 'query($f: EpisodeFilter) { episodes(first: 100, filter: $f) { edges { node { id taskDescription workItem { id } lease { id } parentEpisode { id } } } } }';
       const all = await ok(B.read, q);
-      expect(all.episodes.edges.map((e: any) => e.node.id)).toEqual([b.running]);
+      expect(all.episodes.edges.map((e: Json) => e.node.id)).toEqual([b.running]);
       for (const filter of [{ workItemId: a.workItem }, { text: 'billing' }, { domain: 'billing' }, { tags: ['tenant-a'] }]) {
         expect((await ok(B.read, q, { f: filter })).episodes.edges).toEqual([]);
       }
@@ -199,7 +200,7 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
       const q = 'query($f: LedgerEventFilter) { ledgerEvents(first: 500, filter: $f) { ... on LedgerEventConnection { edges { node { seq tenantId hash episodeId } } } } }';
       const all = await ok(B.read, q);
       expect(all.ledgerEvents.edges.length).toBeGreaterThan(0);
-      expect(all.ledgerEvents.edges.every((e: any) => e.node.tenantId === B.tenantId)).toBe(true);
+      expect(all.ledgerEvents.edges.every((e: Json) => e.node.tenantId === B.tenantId)).toBe(true);
       noneOfA(all);
       for (const filter of [{ episodeId: a.running }, { workItemId: a.workItem }, { episodeId: a.completed[0] }]) {
         expect((await ok(B.read, q, { f: filter })).ledgerEvents.edges).toEqual([]);
@@ -216,7 +217,7 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
     ledgerCheckpoints: async () => {
       const page = await ok(B.read, '{ ledgerCheckpoints { ... on SignedTreeHeadPage { checkpoints { tenantId rootHash headHash } } } }');
       expect(page.ledgerCheckpoints.checkpoints.length).toBeGreaterThan(0);
-      expect(page.ledgerCheckpoints.checkpoints.every((c: any) => c.tenantId === B.tenantId)).toBe(true);
+      expect(page.ledgerCheckpoints.checkpoints.every((c: Json) => c.tenantId === B.tenantId)).toBe(true);
       noneOfA(page);
     },
     ledgerPublicKey: async () => {

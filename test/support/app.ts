@@ -9,8 +9,9 @@ import { createLogger } from '../../src/log.ts';
 import { createApp, type App } from '../../src/server.ts';
 import { createServices, stopServices, type Services } from '../../src/services.ts';
 import { attachDatabase, createMigratedDatabase, type MigratedDatabase } from './db.ts';
+import type { Json } from './json.ts';
 
-export interface GraphQLResponse<T = any> {
+export interface GraphQLResponse<T = Json> {
   data?: T;
   errors?: Array<{ message: string; extensions?: Record<string, unknown>; path?: string[] }>;
 }
@@ -29,7 +30,7 @@ export interface TestApp {
   database: MigratedDatabase;
   keys: TenantKeys;
   addTenant(name: string): Promise<TenantKeys>;
-  gql<T = any>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<GraphQLResponse<T>>;
+  gql<T = Json>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<GraphQLResponse<T>>;
   wsClient(token?: string | null): Client;
   stop(): Promise<void>;
 }

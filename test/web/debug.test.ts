@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { findOverlaps, unnamedControls } from './layout.ts';
 import { corpus } from '../patterns/corpus.ts';
+import type { Json } from '../support/json.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -26,7 +27,7 @@ let page: Page;
 let profile: string;
 const pageProblems: string[] = [];
 
-async function api<T = any>(query: string, variables?: Record<string, unknown>): Promise<T> {
+async function api<T = Json>(query: string, variables?: Record<string, unknown>): Promise<T> {
   const res = await t.gql<T>(query, variables);
   expect(res.errors).toBeUndefined();
   return res.data as T;

@@ -3,11 +3,12 @@
 // a typed error, and the step, receipt, credit and lift fields answer what the ledger recorded.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp, type TestApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
 
-async function api<T = any>(query: string, variables?: Record<string, unknown>, token?: string): Promise<T> {
+async function api<T = Json>(query: string, variables?: Record<string, unknown>, token?: string): Promise<T> {
   const res = await t.gql<T>(query, variables, token);
   expect(res.errors).toBeUndefined();
   return res.data as T;

@@ -12,6 +12,7 @@ import { chromium, type BrowserContext, type Page, type WebSocketRoute } from 'p
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { must } from '../../src/core/must.ts';
+import type { Json } from '../support/json.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -25,7 +26,7 @@ let profile: string;
 const sockets: WebSocketRoute[] = [];
 const pageProblems: string[] = [];
 
-async function api<T = any>(query: string, variables?: Record<string, unknown>): Promise<T> {
+async function api<T = Json>(query: string, variables?: Record<string, unknown>): Promise<T> {
   const res = await t.gql<T>(query, variables);
   expect(res.errors).toBeUndefined();
   return must(res.data);
