@@ -22,7 +22,7 @@ export interface Metrics {
 
 export const K = 5;
 
-const relevant = (query: LabelledRun, candidate: LabelledRun | undefined) => candidate !== undefined && candidate.files.some((f) => query.files.includes(f));
+const relevant = (query: LabelledRun, candidate: LabelledRun | undefined) => candidate?.files.some((f) => query.files.includes(f));
 
 export function evaluate(queries: readonly LabelledRun[], rankings: ReadonlyMap<string, readonly string[]>, pool: ReadonlyMap<string, LabelledRun>): Metrics {
   let hits = 0;

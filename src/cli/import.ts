@@ -3,7 +3,7 @@
 import { FORMATS, importRuns, type Format, type ImportReport, type RunReport } from '../import/index.ts';
 import { CliError } from './errors.ts';
 import { progressBar } from './progress.ts';
-import { EXIT, intOption, listOption, usage, type RemoteCommand, defineCommand } from './remote.ts';
+import { EXIT, intOption, listOption, usage, defineCommand } from './remote.ts';
 
 const HELP = `Usage: episodic import <file or folder>... [--format ${FORMATS.join('|')}] [--verdicts <file>]
 Imports finished agent runs, one episode per run file, through the API:

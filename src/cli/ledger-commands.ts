@@ -8,7 +8,7 @@ import type { EpisodicClient } from '../client/client.ts';
 import type { EpisodicError } from '../client/errors.ts';
 import type { EpisodeProofBundleResult, LedgerEvent, SignedTreeHead } from '../client/types.ts';
 import { EXPORT_FORMAT } from '../ledger/export-verify.ts';
-import { failOnErrorResult, intOption, listOption, usage, type RemoteCommand, defineCommand } from './remote.ts';
+import { failOnErrorResult, intOption, listOption, usage, defineCommand } from './remote.ts';
 
 const TAIL_HELP = `Usage: episodic tail [--after <seq>] [--verify] [filters]
 Streams ledger events as they are written, one per line (JSON lines with --json), until Ctrl-C.

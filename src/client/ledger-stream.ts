@@ -108,7 +108,8 @@ export function subscribeLedger(request: Request, connection: Connection, option
       const check = verifier.check(event);
       if (!check.ok) {
         const { report } = check;
-        return fail(new EpisodicError('verification', `ledger stream failed verification at seq ${report.firstBadSeq ?? event.seq}: ${report.problem}: ${report.reason}`, { report }));
+        fail(new EpisodicError('verification', `ledger stream failed verification at seq ${report.firstBadSeq ?? event.seq}: ${report.problem}: ${report.reason}`, { report }));
+        return;
       }
     }
     lastSeq = event.seq;

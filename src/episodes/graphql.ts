@@ -13,7 +13,7 @@ import {
   throwIfViolations,
 } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
-import type { AuthedContext, Context } from '../schema/context.ts';
+import type { AuthedContext } from '../schema/context.ts';
 import { timeRangeViolations } from './import-limits.ts';
 import { HISTORICAL_END, HISTORICAL_START, ImportSourceInput } from './graphql-import.ts';
 import { freeTextViolations, hashViolations, LIMITS, validateCheckpointState, validateCritique, validateEpisodeInput, validateGoalSpec, type JsonValue } from './limits.ts';

@@ -66,7 +66,7 @@ export function parseGenericJsonl(file: string, source: string): ImportedRun {
     objects.push({ line: i + 1, obj: obj as Line });
   });
   const head = objects[0];
-  if (!head || head.obj.type !== 'run') throw new ImportFileError(file, head?.line ?? 1, 'the first line must be {"type":"run", ...}');
+  if (head?.obj.type !== 'run') throw new ImportFileError(file, head?.line ?? 1, 'the first line must be {"type":"run", ...}');
   const run = head.obj;
   const steps = objects.slice(1).map(({ line, obj }) => {
     if (obj.type !== 'step') throw new ImportFileError(file, line, `expected {"type":"step", ...}, got type ${JSON.stringify(obj.type)}`);

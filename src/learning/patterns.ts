@@ -120,7 +120,7 @@ function candidate(kind: PatternKind, signature: string[], cue: string, target: 
 }
 
 function distinctNames(values: ReadonlyArray<string | null | undefined>): string[] {
-  return [...new Set(values.flatMap((v) => (v && v.trim() ? [name(v)] : [])))];
+  return [...new Set(values.flatMap((v) => (v?.trim() ? [name(v)] : [])))];
 }
 
 function name(text: string): string {

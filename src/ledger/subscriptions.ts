@@ -3,7 +3,7 @@
 // subscribe, so a key without `read` is refused before any event is read.
 import { GraphQLError } from 'graphql';
 import { builder } from '../builder.ts';
-import type { AuthedContext, Context } from '../schema/context.ts';
+import type { AuthedContext } from '../schema/context.ts';
 import { isUuid } from '../schema/ids.ts';
 import type { StoredLedgerEvent } from './hash.ts';
 import { LedgerEventRef, LedgerFilterInput } from './graphql.ts';

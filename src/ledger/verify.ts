@@ -1,9 +1,8 @@
 // The offline verifier: needs only exported events, proofs and a signed head, never the
 // database. Every function returns a structured report and never throws on bad data, because
 // its input is by definition untrusted.
-import { GENESIS_HASH, chainHash, fromHex, isHashHex, toHex, type StoredLedgerEvent } from './hash.ts';
-import { eventLeafHash, merkleRoot, verifyInclusion } from './merkle.ts';
-import type { MerkleTree } from './merkle.ts';
+import { GENESIS_HASH, chainHash, isHashHex, toHex, type StoredLedgerEvent } from './hash.ts';
+import { eventLeafHash, merkleRoot } from './merkle.ts';
 import { isTreeHead, verifyTreeHead, type SignedTreeHead, type TreeHead } from './signed-head.ts';
 import { hasOnly, isCreatedAt, isUuid } from './shape.ts';
 import { must } from '../core/must.ts';

@@ -231,7 +231,7 @@ export async function runEpisodeLoop<TOutput = unknown>(
     remaining = charge ? remainingFromCharge(charge) : (await leaseRemaining(client, leaseId)).remaining;
 
     // INV-EP03: an overdrawn lease is exhausted; so is one with nothing left when the holon would go on.
-    const leaseExhausted = charge && charge.exhausted && (!charge.ok || !result.stop) ? (charge.exhausted as ExhaustedResource) : null;
+    const leaseExhausted = charge?.exhausted && (!charge.ok || !result.stop) ? (charge.exhausted as ExhaustedResource) : null;
     const budgetExhausted = serverStop?.kind === 'budget_exhausted' ? serverStop.resource : leaseExhausted;
     const holonStop: StopReason | null = serverStop ?? result.stop ?? null;
     const record: EpisodeRecord = { id: episode.id, episodeNumber: number, status: ended.status, stepsAccepted: ended.stepsAccepted, tokens: journal.tokens, leaseCharge: charge, stop: null };

@@ -205,7 +205,7 @@ function fieldTerm(weight: number, queryValue: string | null, candidateValue: st
 
 /** 2^(-ageDays / RECENCY_HALF_LIFE_DAYS): 1 for a fresh episode, 0.5 after 30 days. */
 export function recencyWeight(ageDays: number): number {
-  return Math.pow(2, -Math.max(0, ageDays) / RECENCY_HALF_LIFE_DAYS);
+  return 2 ** (-Math.max(0, ageDays) / RECENCY_HALF_LIFE_DAYS);
 }
 
 // ---- evaluation ----
@@ -233,5 +233,5 @@ export function ndcgAtK(
 }
 
 function dcg(relevances: readonly number[]): number {
-  return relevances.reduce((sum, rel, index) => sum + (Math.pow(2, Math.max(0, rel)) - 1) / Math.log2(index + 2), 0);
+  return relevances.reduce((sum, rel, index) => sum + (2 ** Math.max(0, rel) - 1) / Math.log2(index + 2), 0);
 }

@@ -6,7 +6,7 @@ import { checkStepBatchSize, validateStep } from '../episodes/limits.ts';
 import { IllegalTransitionError, InputLimitError, NotFoundError, throwIfViolations, toViolations, type LimitViolation as ApiViolation } from '../schema/errors.ts';
 import { LimitViolationRef } from '../schema/base.ts';
 import { isUuid } from '../schema/ids.ts';
-import type { AuthedContext, Context } from '../schema/context.ts';
+import type { AuthedContext } from '../schema/context.ts';
 import type { StepItemResult } from './apply.ts';
 import { OverloadedError } from './ingest.ts';
 import { offloadLargeContent, type LargeContentMode } from './large-content.ts';

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unwrap, type EpisodicClient } from '../../src/index.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import { clientFor, startProxy, waitFor, type Proxy } from './support.ts';
+import { clientFor, startProxy, waitFor, type Proxy as TcpProxy } from './support.ts';
 
 let t: TestApp;
 let api: EpisodicClient;
@@ -103,7 +103,7 @@ describe('episodic for a newcomer', () => {
   });
 
   it('tail says when its connection drops, then resumes', async () => {
-    const proxy: Proxy = await startProxy(t.url);
+    const proxy: TcpProxy = await startProxy(t.url);
     const tail = start(['tail'], proxy.url);
     try {
       await waitFor(() => tail.err().includes('following the ledger'), 15_000, 'tail to connect');

@@ -230,7 +230,7 @@ describe('episodic keys (API) and connection handling', () => {
   });
 
   it('exits 1 with one line for a bad key or an unreachable server; every command has --help', async () => {
-    const bad = await cli(['list', '--url', t.url, '--key', 'epk_aaaaaaaaaaaa_' + 'a'.repeat(43)], { auth: false });
+    const bad = await cli(['list', '--url', t.url, '--key', `epk_aaaaaaaaaaaa_${'a'.repeat(43)}`], { auth: false });
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/check --key/);
     const down = await cli(['show', 'x', '--url', 'http://127.0.0.1:1/graphql', '--key', 'k'], { auth: false });

@@ -141,7 +141,7 @@ describe('ledger', () => {
 
 describe('transport errors', () => {
   it('throws EpisodicError UNAUTHENTICATED for a bad key', async () => {
-    const err = await clientFor(t, 'epk_aaaaaaaaaaaa_' + 'a'.repeat(43)).episodes().catch((e) => e);
+    const err = await clientFor(t, `epk_aaaaaaaaaaaa_${'a'.repeat(43)}`).episodes().catch((e) => e);
     expect(err).toBeInstanceOf(EpisodicError);
     expect(err).toMatchObject({ kind: 'graphql', code: 'UNAUTHENTICATED', status: 401 });
   });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { GENESIS_HASH, chainHash } from '../../src/ledger/hash.ts';
 import WebSocket from 'ws';
-import { createEpisodicClient, EpisodicError, LedgerStreamVerifier, unwrap, type EpisodicClient, type LedgerEvent } from '../../src/index.ts';
+import { createEpisodicClient, type EpisodicError, LedgerStreamVerifier, unwrap, type EpisodicClient, type LedgerEvent } from '../../src/index.ts';
 import { stopServices } from '../../src/services.ts';
 import { startTestApp, useApp, type TestApp } from '../support/app.ts';
 import { clientFor, sleep, startProxy, waitFor } from './support.ts';
@@ -175,7 +175,7 @@ describe('subscribeLedger', () => {
 
   it('reports a refused key through onError and ends', async () => {
     const errors: EpisodicError[] = [];
-    const sub = clientFor(t, 'epk_aaaaaaaaaaaa_' + 'a'.repeat(43)).subscribeLedger({ afterSeq: 0, verify: false, onEvent: () => undefined, onError: (e) => errors.push(e) });
+    const sub = clientFor(t, `epk_aaaaaaaaaaaa_${'a'.repeat(43)}`).subscribeLedger({ afterSeq: 0, verify: false, onEvent: () => undefined, onError: (e) => errors.push(e) });
     await sub.done;
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ kind: 'transport', status: 4403 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { FEEDBACK_RATE } from '../../src/retrieval/receipts.ts';
 import { useApp, type TestApp } from '../support/app.ts';
 import { counts, startInput } from '../lifecycle/support.ts';
-import { FAILURE, ids, learner, ledger, ok, SUCCESS, type Learner, learnerTenant } from './support.ts';
+import { FAILURE, ids, ledger, SUCCESS, type Learner, learnerTenant } from './support.ts';
 import { corpus, SHOP } from '../patterns/corpus.ts';
 import type { Json } from '../support/json.ts';
 

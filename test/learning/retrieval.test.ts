@@ -6,7 +6,7 @@ import { contentHash } from '../../src/ledger/hash.ts';
 import { RELEVANCE_WEIGHTS } from '../../src/retrieval/score.ts';
 import { useApp, type TestApp } from '../support/app.ts';
 import { startInput } from '../lifecycle/support.ts';
-import { FAILURE, ids, learner, ledger, SUCCESS, type Learner, learnerTenant } from './support.ts';
+import { FAILURE, ids, ledger, SUCCESS, type Learner, learnerTenant } from './support.ts';
 import { must } from '../../src/core/must.ts';
 import type { Json } from '../support/json.ts';
 

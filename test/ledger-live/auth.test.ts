@@ -18,7 +18,7 @@ const STEPS_LOGGED = 'subscription($id: ID!) { stepsLogged(episodeId: $id, after
 
 describe('refused at subscribe time', () => {
   it('closes a graphql-ws connection without a valid key in connection_init (4403), before any subscribe', async () => {
-    for (const token of [null, 'epk_aaaaaaaaaaaa_' + 'a'.repeat(43)]) {
+    for (const token of [null, `epk_aaaaaaaaaaaa_${'a'.repeat(43)}`]) {
       const w = watch(t.wsClient(token), LEDGER_EVENTS, { afterSeq: '0' });
       await waitUntil(() => w.done, 'the refusal');
       expect((w.error as { code?: number }).code).toBe(4403);

@@ -2,7 +2,6 @@
 // seeds). vectors.test.ts compares the file with this and runs every case through the verifiers.
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
-import { buildProofBundle } from '../../src/ledger/bundle.ts';
 import { EXPORT_FORMAT } from '../../src/ledger/export-verify.ts';
 import { GENESIS_HASH, canonicalEntryBytes, chainHash, hashBytes, toHex, type LedgerEntry, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
 import { MerkleTree } from '../../src/ledger/merkle.ts';

@@ -21,7 +21,7 @@ describe('graphql-ws', () => {
   });
 
   it('closes the socket with 4403 when connection_init carries no valid key', async () => {
-    for (const token of [null, 'epk_aaaaaaaaaaaa_' + 'a'.repeat(43)]) {
+    for (const token of [null, `epk_aaaaaaaaaaaa_${'a'.repeat(43)}`]) {
       const { error } = await runOnce(t.wsClient(token), '{ viewer { name } }');
       expect((error as { code?: number }).code).toBe(4403);
     }

@@ -59,7 +59,7 @@ describe('whole-document authorization and read-only reads', () => {
   });
 
   it('records no receipt and no ledger event for a read key, and one for a write key', async () => {
-    const q = 'query { ' + [1, 2, 3].map((i) => `r${i}: relevantEpisodes(task: { description: "a1" }) { ... on RelevantEpisodes { retrievalId } }`).join(' ') + ' }';
+    const q = `query { ${[1, 2, 3].map((i) => `r${i}: relevantEpisodes(task: { description: "a1" }) { ... on RelevantEpisodes { retrievalId } }`).join(' ')} }`;
     const [events, receipts] = [await count('ledger_events'), await count('retrievals')];
     const read = await t.gql(q, {}, t.keys.read);
     expect(read.errors).toBeUndefined();

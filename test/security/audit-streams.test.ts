@@ -46,7 +46,7 @@ it('refuses /metrics without an admin key or the metrics token', async () => {
   expect((await metrics(null)).status).toBe(401);
   expect((await metrics(t.keys.read)).status).toBe(401);
   expect((await metrics(t.keys.write)).status).toBe(401);
-  expect((await metrics('m'.repeat(39) + 'x')).status).toBe(401);
+  expect((await metrics(`${'m'.repeat(39)}x`)).status).toBe(401);
   expect((await metrics(t.keys.admin)).status).toBe(200);
   expect((await metrics('m'.repeat(40))).status).toBe(200);
 });

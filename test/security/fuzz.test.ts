@@ -15,8 +15,6 @@
 import fc from 'fast-check';
 import {
   getNamedType,
-  GraphQLList,
-  GraphQLNonNull,
   isEnumType,
   isInputObjectType,
   isLeafType,

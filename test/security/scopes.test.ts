@@ -12,7 +12,7 @@ import { hashSecret, parseToken, type Scope } from '../../src/auth/keys.ts';
 import { createApiKey } from '../../src/auth/store.ts';
 import { keyCreate, keyRevoke } from '../../src/cli/admin.ts';
 import { schema as liveSchema } from '../../src/schema/index.ts';
-import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 import { watch, waitUntil } from '../ledger-live/support.ts';
 import { acked, operationsOf, post, printedSchema, rawSocket, Snapshotter, type Root } from './support.ts';
 import { must } from '../../src/core/must.ts';

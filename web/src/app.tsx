@@ -74,7 +74,7 @@ export function App() {
         <Nav />
         <span class={`link ${status}`}>{status}</span>
         <span class="muted">tenant {session.tenant}</span>
-        <button onClick={() => signOut()}>Sign out</button>
+        <button type="button" onClick={() => signOut()}>Sign out</button>
       </header>
       <Monitor api={session.api} />
     </>
@@ -93,7 +93,7 @@ function SignIn({ notice, onKey }: { notice: string | null; onKey: (key: string)
       <label>
         API key <input name="key" type="password" autocomplete="off" required />
       </label>
-      <button>Sign in</button>
+      <button type="submit">Sign in</button>
       {notice && <p class="alert">{notice}</p>}
       <p class="muted">The key stays in this tab's session storage and is sent only to this server.</p>
     </form>

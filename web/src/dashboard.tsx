@@ -142,7 +142,7 @@ export function Dashboard({ api, changed }: { api: Api; changed: string | undefi
         </label>
         <label>Task type <input name="taskType" defaultValue={filter.taskType} placeholder="any" /></label>
         <label>Domain <input name="domain" defaultValue={filter.domain} placeholder="any" /></label>
-        <button>Apply</button>
+        <button type="submit">Apply</button>
         {loadedAt && <span class="muted" aria-live="polite">updated {loadedAt}</span>}
       </form>
       {error && <p class="alert">{error}</p>}

@@ -82,7 +82,7 @@ export function Approval({ api, episodeId, status, request, reason, steps }: App
     const fields = numbers.map((n) => `s${n}: episodeStep(episodeId: $id, stepNumber: ${n}) { ... on Step { stepNumber kind parameters } }`).join(' ');
     void api
       .query<Record<string, Journal>>(`query Approvals($id: ID!) { ${fields} }`, { id: episodeId })
-      .then((data) => setJournal(Object.values(data).filter((j) => j && j.stepNumber)))
+      .then((data) => setJournal(Object.values(data).filter((j) => j?.stepNumber)))
       .catch(() => setJournal([]));
   }, [api, episodeId, key]);
   if (status !== 'BLOCKED' && !numbers.length) return null;

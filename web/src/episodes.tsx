@@ -83,7 +83,7 @@ export function EpisodeList({ api, changed }: { api: Api; changed: string | unde
         <input name="domain" placeholder="domain" aria-label="Domain" />
         <input name="tags" placeholder="tags (a, b)" aria-label="Tags" />
         <input name="text" type="search" placeholder="search descriptions" aria-label="Search descriptions" />
-        <button>Filter</button>
+        <button type="submit">Filter</button>
       </form>
       {error && <p class="alert">{error}</p>}
       <table class="list">
@@ -108,9 +108,9 @@ export function EpisodeList({ api, changed }: { api: Api; changed: string | unde
       </table>
       {page && !page.rows.length && <p class="muted">No episodes match.</p>}
       <nav class="pager">
-        <button disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>← Newer</button>
+        <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>← Newer</button>
         <span class="muted">page {cursors.length}</span>
-        <button disabled={!page?.hasNextPage} onClick={() => page?.endCursor && setCursors([...cursors, page.endCursor])}>Older →</button>
+        <button type="button" disabled={!page?.hasNextPage} onClick={() => page?.endCursor && setCursors([...cursors, page.endCursor])}>Older →</button>
       </nav>
     </section>
   );

@@ -75,7 +75,7 @@ function PatternCard({ api, p }: { api: Api; p: Pattern }) {
         <dd class="num">{num(p.feedbackCredit)}</dd>
         {p.context?.domain && [<dt key="d">domain</dt>, <dd key="dv">{p.context.domain}</dd>]}
       </dl>
-      <button aria-expanded={open} onClick={() => setOpen(!open)}>{open ? 'Hide episodes' : `Episodes behind it (${p.occurrences})`}</button>
+      <button type="button" aria-expanded={open} onClick={() => setOpen(!open)}>{open ? 'Hide episodes' : `Episodes behind it (${p.occurrences})`}</button>
       {open && <BackingEpisodes api={api} id={p.id} />}
     </li>
   );

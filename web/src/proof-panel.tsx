@@ -62,7 +62,7 @@ export function ProofPanel({ api, episodeId }: { api: Api; episodeId: string }) 
   };
   return (
     <Section title="Proof">
-      <button onClick={() => void run()} disabled={busy}>Download proof bundle</button>
+      <button type="button" onClick={() => void run()} disabled={busy}>Download proof bundle</button>
       {waiting && <p class="muted" role="status">Waiting for the next signed checkpoint to cover this episode…</p>}
       {error && <p class="alert">{error}</p>}
       {verdict && (

@@ -127,7 +127,7 @@ function TryRetrieval({ api, onServed }: { api: Api; onServed: () => void }) {
         <label>Task type <input name="taskType" /></label>
         <label>Domain <input name="domain" /></label>
         <label>Language <input name="language" /></label>
-        <button>Retrieve</button>
+        <button type="submit">Retrieve</button>
       </form>
       {error && <p class="alert">{error}</p>}
       {[episodes?.message, patterns?.message].filter(Boolean).map((m) => <p class="alert" key={m}>{m}</p>)}

@@ -117,7 +117,7 @@ export function Timeline({ api, episodeId, steps }: { api: Api; episodeId: strin
         const what = [s.tool, s.action].filter(Boolean).join('.');
         return (
           <li key={s.stepNumber} data-step={s.stepNumber} class={s.resultKind ?? ''}>
-            <button class="step-row" aria-expanded={expanded} aria-controls={`step-${s.stepNumber}`} onClick={() => toggle(s.stepNumber)} aria-label={`Step ${s.stepNumber}: ${s.kind} ${what} ${s.resultKind ?? ''}`.trim()}>
+            <button type="button" class="step-row" aria-expanded={expanded} aria-controls={`step-${s.stepNumber}`} onClick={() => toggle(s.stepNumber)} aria-label={`Step ${s.stepNumber}: ${s.kind} ${what} ${s.resultKind ?? ''}`.trim()}>
               <span class="muted">#{s.stepNumber}</span>
               <span class="what">
                 <b>{s.kind}</b> {what}
