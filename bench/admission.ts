@@ -9,7 +9,7 @@
 //   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench:admission
 import net from 'node:net';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
-import { fmt, openBenchDatabase, startBenchServer, summarize, type BenchServer } from './support.ts';
+import { type BenchServer, fmt, openBenchDatabase, startBenchServer, summarize } from './support.ts';
 
 const PHASE_MS = Number(process.env.BENCH_PHASE_MS ?? 8_000);
 const PROBE_CONCURRENCY = 1;

@@ -7,12 +7,12 @@
 //   DASHBOARD_EPISODES=200000 for a quicker run.
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { loadDashboard } from '../src/monitor/store.ts';
+import { must } from '../src/core/must.ts';
+import { type DashboardFilter, wholeHours } from '../src/monitor/dashboard.ts';
 import { refreshRollup } from '../src/monitor/rollup.ts';
-import { wholeHours, type DashboardFilter } from '../src/monitor/dashboard.ts';
+import { loadDashboard } from '../src/monitor/store.ts';
 import { rawDashboard } from './dashboard-raw.ts';
 import { fmt, openBenchDatabase } from './support.ts';
-import { must } from '../src/core/must.ts';
 
 const EPISODES = Number(process.env.DASHBOARD_EPISODES ?? 1_000_000);
 const DAYS = 90;

@@ -8,13 +8,13 @@
 //      polling bound of the old queue settings (one job per fetch: workers / JOB_POLL_SECONDS).
 // Run: npm run bench:import [-- <archive.tar.gz or folder>] [--skip-backlog]
 // Default archive: ../shared/data/swebench-verified-mini-swe-agent.tar.gz (relative to the repository).
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fmt, openBenchDatabase, startBenchServer, type BenchDatabase, type BenchServer } from './support.ts';
+import { type BenchDatabase, type BenchServer, fmt, openBenchDatabase, startBenchServer } from './support.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);

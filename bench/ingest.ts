@@ -12,11 +12,11 @@
 
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { must } from '../src/core/must.ts';
 import { toStepInput } from '../src/episodes/inputs.ts';
 import { prepareSteps } from '../src/steps/prepare.ts';
 import { DEFAULT_REDACTED_KEYS } from '../src/steps/redact.ts';
-import { openBenchDatabase, startBenchServer, gql, fmt, measureCpu, runLoad, summarize, type BenchServer, type CpuUse } from './support.ts';
-import { must } from '../src/core/must.ts';
+import { type BenchServer, type CpuUse, fmt, gql, measureCpu, openBenchDatabase, runLoad, startBenchServer, summarize } from './support.ts';
 
 const TOTAL = Number(process.argv[2] ?? 40_000);
 const SINGLE_TOTAL = Math.round(TOTAL / 4);

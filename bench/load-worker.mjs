@@ -4,8 +4,8 @@
 // per call, and that CPU is taken from the same 2 cores the server and PostgreSQL run on.
 // workerData: { url, token, query, clients: [[variables, ...], ...], check: { path: [...], equals } }
 import { Agent, request } from 'node:http';
-import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
+import { parentPort, workerData } from 'node:worker_threads';
 
 const job = workerData;
 const target = new URL(job.url);

@@ -1,7 +1,7 @@
 // Metrics and baselines of the memory benchmark, over run ids. Labels come from the data only:
 // an episode is relevant to a task when its final patch changes a file the task's own final patch
 // changes (memory-data.ts drops packaging files).
-import { taskTerms, documentLength, type TermCounts } from '../src/retrieval/terms.ts';
+import { documentLength, type TermCounts, taskTerms } from '../src/retrieval/terms.ts';
 import { seededRandom } from './memory-split.ts';
 
 export interface LabelledRun {

@@ -21,10 +21,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createEpisodicClient, type EpisodicClient } from '../src/client/index.ts';
-import { findFiles, type FoundFile } from '../src/import/files.ts';
-import { importRuns, parseGenericJsonl, parseMiniSweAgent, parseSweAgent, readVerdictFiles, type ImportedRun } from '../src/import/index.ts';
+import { type FoundFile, findFiles } from '../src/import/files.ts';
+import { type ImportedRun, importRuns, parseGenericJsonl, parseMiniSweAgent, parseSweAgent, readVerdictFiles } from '../src/import/index.ts';
 import { changedFiles } from '../src/import/run.ts';
-import { taskTerms, TASK_TERM_RULES } from '../src/learning/task-terms.ts';
+import { TASK_TERM_RULES, taskTerms } from '../src/learning/task-terms.ts';
 import { splitByRepository } from './memory-split.ts';
 import { openBenchDatabase, startBenchServer } from './support.ts';
 

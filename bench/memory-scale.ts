@@ -14,8 +14,8 @@ import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { BM25 } from '../src/retrieval/bm25.ts';
 import { rankEpisodes } from '../src/retrieval/store.ts';
-import { documentLength, taskTerms, workTerms, type TermCounts } from '../src/retrieval/terms.ts';
-import { loadDevRuns, type DevRun } from './memory-data.ts';
+import { documentLength, type TermCounts, taskTerms, workTerms } from '../src/retrieval/terms.ts';
+import { type DevRun, loadDevRuns } from './memory-data.ts';
 import { seededRandom, splitByRepository } from './memory-split.ts';
 import { fmt, openBenchDatabase, percentile, startBenchServer } from './support.ts';
 

@@ -12,13 +12,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createEpisodicClient, unwrap, type EpisodicClient } from '../src/client/index.ts';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
-import { loadDevRuns, type DevRun } from './memory-data.ts';
-import { importRuns, parseMiniSweAgent, type ImportedRun } from '../src/import/index.ts';
-import { Bm25Baseline, evaluate, paired, randomSameRepository, type Metrics } from './memory-metrics.ts';
+import { createEpisodicClient, type EpisodicClient, unwrap } from '../src/client/index.ts';
+import { type ImportedRun, importRuns, parseMiniSweAgent } from '../src/import/index.ts';
+import { type DevRun, loadDevRuns } from './memory-data.ts';
+import { Bm25Baseline, evaluate, type Metrics, paired, randomSameRepository } from './memory-metrics.ts';
 import { leaveRepositoryOut, splitByRepository } from './memory-split.ts';
-import { fmt, openBenchDatabase, percentile, startBenchServer, type BenchDatabase } from './support.ts';
+import { type BenchDatabase, fmt, openBenchDatabase, percentile, startBenchServer } from './support.ts';
 
 const args = process.argv.slice(2);
 const LORO = !args.includes('--no-loro');

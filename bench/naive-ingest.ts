@@ -1,10 +1,11 @@
 // The naive baseline of the ingestion benchmark: what a straightforward ORM implementation does
 // per logStep call: one Prisma transaction that locks the episode, creates the step, updates the
 // usage and appends the chained ledger event through Prisma, one INSERT per step.
-import type { StepBatchOutcome, StepBatchRequest } from '../src/steps/apply.ts';
-import { chainHash, GENESIS_HASH } from '../src/ledger/hash.ts';
-import type { Database } from '../src/db/client.ts';
+
 import { must } from '../src/core/must.ts';
+import type { Database } from '../src/db/client.ts';
+import { chainHash, GENESIS_HASH } from '../src/ledger/hash.ts';
+import type { StepBatchOutcome, StepBatchRequest } from '../src/steps/apply.ts';
 
 export function createNaiveIngest(db: Database) {
   return {

@@ -22,13 +22,13 @@
 // and gave the relevant episodes worse outcomes than the distractors, which penalised the reward
 // term of seed 003's formula).
 import { randomUUID } from 'node:crypto';
-import type { Outcome } from '../src/episodes/outcome.ts';
+import { must } from '../src/core/must.ts';
 import type { Complexity } from '../src/episodes/limits.ts';
+import type { Outcome } from '../src/episodes/outcome.ts';
 import type { StepFacts } from '../src/learning/facts.ts';
 import { generateReflection, type Reflection } from '../src/learning/reflection.ts';
 import { computeReward, type Reward } from '../src/learning/reward.ts';
 import type { RetrievalQuery } from '../src/retrieval/score.ts';
-import { must } from '../src/core/must.ts';
 
 export type Rng = () => number;
 

@@ -7,14 +7,14 @@
 // Run: npm run bench:retrieval -- 100000   (--queries=200, --report writes docs/BENCHMARKS.md;
 //      BENCH_DATABASE_URL to use a server instead of an embedded one)
 import { readFile, writeFile } from 'node:fs/promises';
-import { performance } from 'node:perf_hooks';
 import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { must } from '../src/core/must.ts';
 import { ndcgAtK, rankBySeed003, type Seed003Episode } from '../src/retrieval/score.ts';
 import { rankEpisodes } from '../src/retrieval/store.ts';
 import { generateDataset, type LabelledQuery } from './retrieval-data.ts';
 import { dropRetrievalIndexes, insertEpisodes, rebuildIndexes } from './retrieval-seed.ts';
 import { fmt, gql, openBenchDatabase, percentile, startBenchServer } from './support.ts';
-import { must } from '../src/core/must.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);

@@ -10,17 +10,17 @@
 // own. Redis rounds run when a redis-server binary is on PATH (a dedicated one on a free port).
 // Figures: printed, and written to test-results/reliability/soak.json.
 import { benchDatabaseUrl } from '../src/config.ts';
+import { must } from '../src/core/must.ts';
 import {
   createScratchDatabase,
+  type DedicatedPostgres,
   recordReport,
   redisAvailable,
   startDedicatedPostgres,
   withDatabase,
-  type DedicatedPostgres,
 } from '../test/reliability/harness.ts';
-import type { Json } from '../test/support/json.ts';
 import { crashDuringIngest, gracefulShutdown, overload, postgresRestart, redisOutage, type ScenarioReport } from '../test/reliability/scenarios.ts';
-import { must } from '../src/core/must.ts';
+import type { Json } from '../test/support/json.ts';
 
 const SECONDS = Number(process.argv[2] ?? process.env.SOAK_SECONDS ?? 300);
 if (!Number.isFinite(SECONDS) || SECONDS <= 0) throw new Error(`soak seconds must be a positive number, got ${process.argv[2]}`);

@@ -2,11 +2,11 @@
 // benchmark asks over IPC: when each ledger event committed here, and this process's memory.
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config.ts';
+import { must } from '../src/core/must.ts';
 import { createDatabase } from '../src/db/client.ts';
 import { createLogger } from '../src/log.ts';
 import { createApp } from '../src/server.ts';
 import { createServices, stopServices } from '../src/services.ts';
-import { must } from '../src/core/must.ts';
 
 /** A wall clock with sub-millisecond resolution that other processes on this machine share. */
 const wallClock = () => performance.timeOrigin + performance.now();

@@ -6,15 +6,15 @@
 //      so half of each subscriber's events cross processes through LISTEN/NOTIFY.
 // Servers run as child processes and subscribers in worker threads: nobody shares an event loop.
 // Run: npm run bench:subscribers [subscribers] [events/s] [seconds]   (BENCH_DATABASE_URL to use a server)
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
-import { readHead } from '../src/ledger/read.ts';
-import { fmt, openBenchDatabase, percentile, type BenchDatabase } from './support.ts';
 import { must } from '../src/core/must.ts';
+import { readHead } from '../src/ledger/read.ts';
 import type { Json } from '../test/support/json.ts';
+import { type BenchDatabase, fmt, openBenchDatabase, percentile } from './support.ts';
 
 const SUBSCRIBERS = Number(process.argv[2] ?? 1_000);
 const RATE = Number(process.argv[3] ?? 20);

@@ -1,26 +1,26 @@
 // Shared by the benchmarks: one PostgreSQL (embedded, or BENCH_DATABASE_URL), a fresh database per
 // run, real servers on free ports, and latency percentiles.
 import { randomBytes } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { benchDatabaseUrl, loadConfig } from '../src/config.ts';
+import { must } from '../src/core/must.ts';
 import { createDatabase, type Database } from '../src/db/client.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createLogger } from '../src/log.ts';
 import { createApp } from '../src/server.ts';
 import { createServices, stopServices } from '../src/services.ts';
-import { freePort } from '../test/support/ports.ts';
-import type { Json } from '../test/support/json.ts';
 import type { StepBatchOutcome, StepBatchRequest } from '../src/steps/apply.ts';
+import type { Json } from '../test/support/json.ts';
+import { freePort } from '../test/support/ports.ts';
 import { createNaiveIngest } from './naive-ingest.ts';
-import { must } from '../src/core/must.ts';
 
 export interface BenchDatabase {
   url: string;

@@ -7,9 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientEnv } from '../src/config.ts';
-import { fromHex } from '../src/ledger/hash.ts';
-import { createEpisodicClient, EpisodicError, runEpisodeLoop, unwrap, verifyProofBundle, type EpisodicClient, type Holon } from '../src/index.ts';
 import { must } from '../src/core/must.ts';
+import { createEpisodicClient, type EpisodicClient, EpisodicError, type Holon, runEpisodeLoop, unwrap, verifyProofBundle } from '../src/index.ts';
+import { fromHex } from '../src/ledger/hash.ts';
 
 const env = clientEnv();
 const url = env.url ?? 'http://localhost:4000/graphql';

@@ -1,19 +1,19 @@
 // The long-lived parts a request needs, created once per process (or per test server).
 import type { Logger } from 'pino';
+import { KeyCache } from './auth/key-cache.ts';
 import type { Config } from './config.ts';
+import { must } from './core/must.ts';
 import type { Database } from './db/client.ts';
 import { startDeadlineWorkers } from './episodes/deadlines.ts';
-import { startJobQueue, type JobQueue } from './jobs/queue.ts';
-import { startLearningWorkers, type LearningJobs } from './learning/jobs.ts';
-import { KeyCache } from './auth/key-cache.ts';
+import { type JobQueue, startJobQueue } from './jobs/queue.ts';
+import { type LearningJobs, startLearningWorkers } from './learning/jobs.ts';
 import { createLedgerBus, type LedgerBus } from './ledger/bus.ts';
-import { LedgerReads } from './ledger/live-reads.ts';
-import { DEFAULT_REDACTED_KEYS } from './steps/redact.ts';
-import { StepIngestor } from './steps/ingest.ts';
-import { createWriter, type Writer } from './write.ts';
 import { CheckpointPublisher, TreeCache } from './ledger/checkpoints.ts';
+import { LedgerReads } from './ledger/live-reads.ts';
 import { loadSigner } from './ledger/signer.ts';
-import { must } from './core/must.ts';
+import { StepIngestor } from './steps/ingest.ts';
+import { DEFAULT_REDACTED_KEYS } from './steps/redact.ts';
+import { createWriter, type Writer } from './write.ts';
 
 export interface Services {
   config: Config;

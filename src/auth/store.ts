@@ -1,9 +1,10 @@
 // Tenants and API keys in the database.
+
+import { must } from '../core/must.ts';
 import type { Db } from '../db/client.ts';
 import type { WriteContext } from '../episodes/store.ts';
 import { isUuid } from '../schema/ids.ts';
-import { generateApiKey, type AuthFailure, type Scope } from './keys.ts';
-import { must } from '../core/must.ts';
+import { type AuthFailure, generateApiKey, type Scope } from './keys.ts';
 
 export interface Viewer {
   tenantId: string;

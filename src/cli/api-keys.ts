@@ -1,7 +1,7 @@
 // episodic keys create | list | revoke over the API, with an admin key. (With --tenant, the keys
 // commands work on the database directly instead: see admin.ts.)
 import { parseExpiry } from './expiry.ts';
-import { failOnErrorResult, usage, defineCommand } from './remote.ts';
+import { defineCommand, failOnErrorResult, usage } from './remote.ts';
 
 const HELP = `Usage: episodic keys <create|list|revoke> [options]      (over the API, needs an admin key)
   keys create --scopes read,write[,admin] [--name <label>] [--expires <ISO date | 90d>]

@@ -1,6 +1,6 @@
 // episodic start | complete | list: the episode lifecycle from a shell (show: show.ts).
 import type { Complexity, Episode, OutcomeInput, OutcomeKind, StartEpisodeInput } from '../client/types.ts';
-import { failOnErrorResult, intOption, listOption, usage, defineCommand } from './remote.ts';
+import { defineCommand, failOnErrorResult, intOption, listOption, usage } from './remote.ts';
 
 const START_HELP = `Usage: episodic start <task description...> [options]
 Opens an episode and prints its id.

@@ -1,7 +1,7 @@
 // What every CLI command shares: the exit codes, one-line failures, argument parsing that names
 // the bad option, and output (text for people with control characters escaped, or --json).
 import { existsSync, readFileSync } from 'node:fs';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 export const EXIT = { ok: 0, runtime: 1, usage: 2, verification: 3, notFound: 4 } as const;
 export const EXIT_CODES_HELP = 'Exit codes: 0 success, 1 runtime or server error, 2 usage error or input refused, 3 verification failed, 4 not found.';

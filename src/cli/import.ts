@@ -1,9 +1,9 @@
 // episodic import <files or folders> [--format f] [--verdicts file]: imports agent runs (one
 // episode each) with a progress bar, a summary, and exit code 2 when any file or step was refused.
-import { FORMATS, importRuns, type Format, type ImportReport, type RunReport } from '../import/index.ts';
+import { FORMATS, type Format, type ImportReport, importRuns, type RunReport } from '../import/index.ts';
 import { CliError } from './errors.ts';
 import { progressBar } from './progress.ts';
-import { EXIT, intOption, listOption, usage, defineCommand } from './remote.ts';
+import { defineCommand, EXIT, intOption, listOption, usage } from './remote.ts';
 
 const HELP = `Usage: episodic import <file or folder>... [--format ${FORMATS.join('|')}] [--verdicts <file>]
 Imports finished agent runs, one episode per run file, through the API:

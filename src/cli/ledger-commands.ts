@@ -1,14 +1,15 @@
 // episodic tail | export: the ledger from a shell. tail streams live events over graphql-ws,
 // resuming after reconnects and verifying the chain as it goes; export writes a range as JSON
 // lines (or an episode's proof bundle) that `episodic verify` checks offline.
-import { createWriteStream } from 'node:fs';
+
 import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { EpisodicClient } from '../client/client.ts';
 import type { EpisodicError } from '../client/errors.ts';
 import type { EpisodeProofBundleResult, LedgerEvent, SignedTreeHead } from '../client/types.ts';
 import { EXPORT_FORMAT } from '../ledger/export-verify.ts';
-import { failOnErrorResult, intOption, listOption, usage, defineCommand } from './remote.ts';
+import { defineCommand, failOnErrorResult, intOption, listOption, usage } from './remote.ts';
 
 const TAIL_HELP = `Usage: episodic tail [--after <seq>] [--verify] [filters]
 Streams ledger events as they are written, one per line (JSON lines with --json), until Ctrl-C.

@@ -9,7 +9,7 @@ import { createBLAKE3 } from 'hash-wasm';
 import type { StepInput } from '../client/types.ts';
 import { CliError } from './errors.ts';
 import { progressBar } from './progress.ts';
-import { EXIT, failOnErrorResult, intOption, usage, defineCommand } from './remote.ts';
+import { defineCommand, EXIT, failOnErrorResult, intOption, usage } from './remote.ts';
 
 const HELP = `Usage: episodic log <episodeId> [file|-] [--batch <n>] [--truncate]
 Journals steps read as JSON lines (one step per line; blank lines are skipped) from a file, or

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import type { EpisodicClient } from '../client/client.ts';
 import { EpisodicError } from '../client/errors.ts';
-import { CliError, EXIT, EXIT_CODES_HELP, inputRefused, parseCommandArgs, writeOutput, type Output } from './errors.ts';
+import { CliError, EXIT, EXIT_CODES_HELP, inputRefused, type Output, parseCommandArgs, writeOutput } from './errors.ts';
 
 export { EXIT, EXIT_CODES_HELP, type Output };
 export const DEFAULT_URL = 'http://localhost:4000/graphql';

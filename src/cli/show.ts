@@ -3,7 +3,7 @@
 // observed; --steps adds the full journal. --json prints the same as one object.
 import type { EpisodicClient } from '../client/client.ts';
 import type { Episode, Json, Step } from '../client/types.ts';
-import { failOnErrorResult, usage, type Output, defineCommand } from './remote.ts';
+import { defineCommand, failOnErrorResult, type Output, usage } from './remote.ts';
 
 const HELP = `Usage: episodic show <episodeId> [--steps]
 Prints an episode: task, goal, status and stop reason, budget use, outcome, reward and reflection,

@@ -1,7 +1,7 @@
 // `episodic verify` as a command: the check itself is verify.ts; this turns its report into the
 // CLI's output (a summary line, or the report with --json) and exit code 3 when not verified.
 import { CliError, type Output } from './errors.ts';
-import { verifyFile, VERIFY_FAILED_EXIT } from './verify.ts';
+import { VERIFY_FAILED_EXIT, verifyFile } from './verify.ts';
 
 export async function verifyCommand(path: string, publicKey: string | undefined): Promise<Output> {
   const result = await verifyFile(path, publicKey);

@@ -2,9 +2,10 @@
 // order, and adds the answers up as if one call had taken them all (indexes are positions in the
 // caller's array). It stops at the first chunk that stops the episode or is refused: the steps
 // after it are counted as notSent, never silently dropped.
+
+import { must } from '../core/must.ts';
 import { isErrorResult } from './errors.ts';
 import type { LogStepsPayload, LogStepsResult, StepInput } from './types.ts';
-import { must } from '../core/must.ts';
 
 export const MAX_BATCH = 500;
 

@@ -1,13 +1,13 @@
 // createEpisodicClient: typed methods over the API. Mutations and queries return the typed union
 // results (branch on __typename, or unwrap()); transport and GraphQL failures throw EpisodicError.
-import { logStepsBatched, type BatchedLogSteps, type LogStepsOptions } from './batch.ts';
+import { type BatchedLogSteps, type LogStepsOptions, logStepsBatched } from './batch.ts';
 import { DOCUMENTS } from './documents.ts';
 import type { EpisodicError } from './errors.ts';
-import { toLedgerEvent, type RawLedgerEvent } from './events.ts';
-import { subscribeLedger, type LedgerSubscription, type SubscribeLedgerOptions } from './ledger-stream.ts';
+import { type RawLedgerEvent, toLedgerEvent } from './events.ts';
+import { type LedgerSubscription, type SubscribeLedgerOptions, subscribeLedger } from './ledger-stream.ts';
 import { createTransport, type FetchLike } from './transport.ts';
 import type * as T from './types.ts';
-import { watchEpisode, watchSteps, type StepsLogged } from './watch.ts';
+import { type StepsLogged, watchEpisode, watchSteps } from './watch.ts';
 import type { WebSocketImpl } from './ws.ts';
 
 export interface EpisodicClientOptions {

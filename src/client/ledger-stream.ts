@@ -5,7 +5,7 @@ import type { Client } from 'graphql-ws';
 import { verifyChain } from '../ledger/verify.ts';
 import { DOCUMENTS } from './documents.ts';
 import { EpisodicError } from './errors.ts';
-import { toLedgerEvent, type RawLedgerEvent } from './events.ts';
+import { type RawLedgerEvent, toLedgerEvent } from './events.ts';
 import { LedgerStreamVerifier } from './stream-verifier.ts';
 import type { Request } from './transport.ts';
 import type { LedgerEvent, LedgerEventFilter } from './types.ts';

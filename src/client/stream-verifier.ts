@@ -3,7 +3,7 @@
 // A filtered stream skips seqs, so there only events that happen to be adjacent are linked; every
 // event's own hash is still checked. Events at or below the last verified seq are duplicates.
 import { GENESIS_HASH } from '../ledger/hash.ts';
-import { verifyChain, type ChainReport } from '../ledger/verify.ts';
+import { type ChainReport, verifyChain } from '../ledger/verify.ts';
 import type { LedgerEvent } from './types.ts';
 
 export interface StreamVerifierOptions {

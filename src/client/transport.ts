@@ -1,6 +1,7 @@
 // GraphQL over HTTP POST with fetch. Every document selects its root field as `result`.
-import { EpisodicError, type GraphQLErrorItem } from './errors.ts';
+
 import { must } from '../core/must.ts';
+import { EpisodicError, type GraphQLErrorItem } from './errors.ts';
 
 export type FetchLike = (input: string, init: { method: string; headers: Record<string, string>; body: string; signal?: AbortSignal }) => Promise<{
   ok: boolean;

@@ -1,8 +1,9 @@
 // TypeScript shapes of the API (schema.graphql), as the client's documents select them.
 // BigInt fields (seq, usedTokens, tree sizes) arrive as decimal strings; ledger events are
 // converted to numbers (LedgerEvent) because the hash chain is defined over a numeric seq.
-import type { StoredLedgerEvent } from '../ledger/hash.ts';
+
 import type { StopReasonKind } from '../episodes/stop-reason.ts';
+import type { StoredLedgerEvent } from '../ledger/hash.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type BigIntString = string;

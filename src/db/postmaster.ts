@@ -3,7 +3,7 @@
 // requests before stopping it), a small watchdog stops it if the server dies without doing so
 // (SIGKILL, an OOM kill), and a start finds and stops a postmaster a dead server left behind in
 // our data folder instead of failing on its port.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createConnection } from 'node:net';

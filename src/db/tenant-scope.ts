@@ -2,9 +2,9 @@
 // that adds `tenantId = viewer's tenant` to the model's filter (and to what it creates), for every
 // model that has a tenantId column, found from the datamodel so a new model cannot be forgotten.
 import { GraphQLError } from 'graphql';
+import { must } from '../core/must.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { must } from '../core/must.ts';
 
 const TENANT_MODELS: ReadonlySet<string> = new Set(
   Object.entries(getDatamodel().datamodel.models)

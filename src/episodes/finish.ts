@@ -2,19 +2,19 @@
 // experience (reward and reflection, when there is an outcome), the lease charge, the work item
 // loop's stop condition and the ledger events, in the caller's transaction.
 import type pg from 'pg';
-import { contentHash } from '../ledger/hash.ts';
-import type { NewLedgerEvent } from '../ledger/store.ts';
+import { must } from '../core/must.ts';
+import { refreshExperience } from '../learning/store.ts';
 import { chargeEpisodeToLease, type EpisodeLeaseCharge } from '../leases/charge.ts';
 import { decideLoopStop } from '../leases/loop.ts';
 import { lockWorkItem } from '../leases/work-items.ts';
-import { refreshExperience } from '../learning/store.ts';
+import { contentHash } from '../ledger/hash.ts';
+import type { NewLedgerEvent } from '../ledger/store.ts';
 import { indexEpisodeTerms } from '../retrieval/term-index.ts';
 import type { Outcome } from './outcome.ts';
+import { buildRunReceipt } from './receipts.ts';
 import type { EpisodeRow } from './row.ts';
 import type { EpisodeStatus } from './status.ts';
 import type { StopReason } from './stop-reason.ts';
-import { buildRunReceipt } from './receipts.ts';
-import { must } from '../core/must.ts';
 
 export interface EpisodeEnding {
   status: EpisodeStatus;

@@ -1,8 +1,10 @@
 // Episode types, queries and lifecycle mutations. Resolvers translate and delegate to the store.
 import { builder } from '../builder.ts';
-import { scheduleDeadline, stopIfOverdue } from './deadlines.ts';
-import type { StopReason } from './stop-reason.ts';
-import { StopReasonRef } from './graphql-stop.ts';
+import { type CompletionResult, completeAndLearn } from '../learning/complete.ts';
+import { ExtractPatternsModeEnum } from '../learning/enums.ts';
+import type { EpisodeLeaseCharge } from '../leases/charge.ts';
+import { LeaseChargeRef } from '../leases/graphql-types.ts';
+import type { AuthedContext } from '../schema/context.ts';
 import {
   IdempotencyConflictError,
   IllegalTransitionError,
@@ -13,19 +15,17 @@ import {
   throwIfViolations,
 } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
-import type { AuthedContext } from '../schema/context.ts';
-import { timeRangeViolations } from './import-limits.ts';
-import { HISTORICAL_END, HISTORICAL_START, ImportSourceInput } from './graphql-import.ts';
-import { freeTextViolations, hashViolations, LIMITS, validateCheckpointState, validateCritique, validateEpisodeInput, validateGoalSpec, type JsonValue } from './limits.ts';
-import { toOutcome, toStartEpisodeInput, type GqlOutcomeInput, type GqlStartEpisodeInput } from './inputs.ts';
-import * as store from './store.ts';
-import type { Outcome } from './outcome.ts';
-import type { EpisodeLeaseCharge } from '../leases/charge.ts';
-import { LeaseChargeRef } from '../leases/graphql-types.ts';
-import { episodeWhere, EpisodeFilterInput } from './filter.ts';
+import { scheduleDeadline, stopIfOverdue } from './deadlines.ts';
 import { EpisodeStatusEnum, OutcomeKindEnum } from './enums.ts';
-import { ExtractPatternsModeEnum } from '../learning/enums.ts';
-import { completeAndLearn, type CompletionResult } from '../learning/complete.ts';
+import { EpisodeFilterInput, episodeWhere } from './filter.ts';
+import { HISTORICAL_END, HISTORICAL_START, ImportSourceInput } from './graphql-import.ts';
+import { StopReasonRef } from './graphql-stop.ts';
+import { timeRangeViolations } from './import-limits.ts';
+import { type GqlOutcomeInput, type GqlStartEpisodeInput, toOutcome, toStartEpisodeInput } from './inputs.ts';
+import { freeTextViolations, hashViolations, type JsonValue, LIMITS, validateCheckpointState, validateCritique, validateEpisodeInput, validateGoalSpec } from './limits.ts';
+import type { Outcome } from './outcome.ts';
+import type { StopReason } from './stop-reason.ts';
+import * as store from './store.ts';
 
 export const ComplexityEnum = builder.enumType('Complexity', { values: ['SIMPLE', 'MODERATE', 'COMPLEX'] as const });
 const ModeEnum = builder.enumType('EpisodeMode', { values: ['LIVE', 'DRY_RUN'] as const });

@@ -1,5 +1,5 @@
 // Limits of importing past runs: historical times and where a run came from.
-import { LIMITS, textViolations, type LimitViolation } from './limits.ts';
+import { LIMITS, type LimitViolation, textViolations } from './limits.ts';
 
 export interface ImportSource {
   /** e.g. mini-swe-agent, swe-agent, jsonl */

@@ -1,6 +1,7 @@
 // GraphQL input shapes (enums in UPPER_CASE) to the domain's shapes, and back for enums.
-import type { Outcome } from './outcome.ts';
+
 import type { JsonObject, JsonValue, StartEpisodeInput, StepInput } from './limits.ts';
+import type { Outcome } from './outcome.ts';
 
 export const lower = <T extends string>(v: string) => v.toLowerCase() as T;
 

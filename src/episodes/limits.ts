@@ -7,10 +7,11 @@
  * code points. No stored string may contain NUL (U+0000): PostgreSQL rejects it in text and in
  * jsonb, so it is refused here with a clear message instead of failing the insert.
  */
-import type { BudgetExhaustedPolicy } from './budget.ts';
-import type { Outcome } from './outcome.ts';
+
 import { isHashHex } from '../ledger/hash.ts';
-import { importSourceViolations, timeRangeViolations, type ImportSource } from './import-limits.ts';
+import type { BudgetExhaustedPolicy } from './budget.ts';
+import { type ImportSource, importSourceViolations, timeRangeViolations } from './import-limits.ts';
+import type { Outcome } from './outcome.ts';
 
 export const LIMITS = {
   // seed 003: 10 KB, which 4 of 591 real SWE-bench task descriptions passed (pasted code and logs).

@@ -17,9 +17,10 @@
  * - Max episodes counts the work item's episodes that have ended.
  * Blocking is not an ending: a blocked episode holds its place and the loop waits with it.
  */
+
+import type { LeaseResource } from '../leases/rules.ts';
 import type { Outcome } from './outcome.ts';
 import { evaluateStopCondition, type StopReason } from './stop-reason.ts';
-import type { LeaseResource } from '../leases/rules.ts';
 
 export interface LoopStopInput {
   holonStop: StopReason | null;

@@ -2,7 +2,7 @@
  * Episode outcomes (seed 003 TaskOutcome) and the outcomes the server writes itself when a budget
  * runs out (seed 004: converge into a "ran out of budget" summary, or fail with budget_exceeded).
  */
-import { budgetLimit, usageOf, type Budget, type BudgetResource, type Usage } from './budget.ts';
+import { type Budget, type BudgetResource, budgetLimit, type Usage, usageOf } from './budget.ts';
 
 export type Outcome =
   | { kind: 'success'; verdict: string; artifacts: string[] }

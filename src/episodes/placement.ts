@@ -1,15 +1,16 @@
 // Where a new episode goes: its work item (a monotonic number, a loop that has not stopped) and its
 // lease (usable, with a hold on what the lease has left unreserved). Checks only; the caller writes.
-import { planEpisodeHold, type EpisodeCaps } from '../leases/accounting.ts';
+
+import { must } from '../core/must.ts';
+import { type EpisodeCaps, planEpisodeHold } from '../leases/accounting.ts';
 import { checkLoopOpen } from '../leases/loop.ts';
-import { lockLease, readLease, type LeaseRow } from '../leases/row.ts';
-import { BUDGET_KEY, checkLeaseUsable, nextEpisodeNumber, remainingLeaseBudget, type LeaseResource, type LeaseUsage } from '../leases/rules.ts';
+import { type LeaseRow, lockLease, readLease } from '../leases/row.ts';
+import { BUDGET_KEY, checkLeaseUsable, type LeaseResource, type LeaseUsage, nextEpisodeNumber, remainingLeaseBudget } from '../leases/rules.ts';
 import { leaseReserved } from '../leases/tree.ts';
 import { lockWorkItem } from '../leases/work-items.ts';
 import { InputLimitError, LeaseError } from '../schema/errors.ts';
 import type { StartEpisodeInput } from './limits.ts';
 import type { WriteContext } from './store.ts';
-import { must } from '../core/must.ts';
 
 export interface Placement {
   workItemId: string | null;

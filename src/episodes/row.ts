@@ -1,10 +1,10 @@
 // The columns the lifecycle decides on, read under a row lock.
 import type pg from 'pg';
-import type { Budget } from './budget.ts';
 import type { LeaseUsage } from '../leases/rules.ts';
-import type { EpisodeStatus } from './status.ts';
 import { NotFoundError } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
+import type { Budget } from './budget.ts';
+import type { EpisodeStatus } from './status.ts';
 
 export interface EpisodeRow {
   id: string;

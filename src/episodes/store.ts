@@ -1,23 +1,23 @@
 // Episode lifecycle writes. Each runs in one transaction with its ledger events, so a change and
 // its event commit together or not at all.
 import type pg from 'pg';
+import { must } from '../core/must.ts';
+import { refreshExperience } from '../learning/store.ts';
 import { contentHash } from '../ledger/hash.ts';
 import type { NewLedgerEvent } from '../ledger/store.ts';
-import { refreshExperience } from '../learning/store.ts';
 import { IdempotencyConflictError, IllegalTransitionError, NotFoundError, throwIfViolations } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
 import { prepareStep, stepContentHash } from '../steps/prepare.ts';
 import { insertSteps } from '../steps/store.ts';
-import { finishEpisode, type FinishResult } from './finish.ts';
-import { holonStopForOutcome } from './loop-stop.ts';
-import { placeEpisode } from './placement.ts';
+import { type FinishResult, finishEpisode } from './finish.ts';
 import { timeRangeViolations } from './import-limits.ts';
-import { checkEpisodeSize, checkStepCount, jsonBytes, LIMITS, validateOutcome, type JsonValue, type StartEpisodeInput } from './limits.ts';
+import { checkEpisodeSize, checkStepCount, type JsonValue, jsonBytes, LIMITS, type StartEpisodeInput, validateOutcome } from './limits.ts';
+import { holonStopForOutcome } from './loop-stop.ts';
 import type { Outcome } from './outcome.ts';
-import { lockEpisode, type EpisodeRow } from './row.ts';
+import { placeEpisode } from './placement.ts';
+import { type EpisodeRow, lockEpisode } from './row.ts';
 import { checkTransition, type EpisodeAction } from './status.ts';
 import type { StopReason } from './stop-reason.ts';
-import { must } from '../core/must.ts';
 
 export interface WriteContext {
   client: pg.PoolClient;

@@ -3,7 +3,7 @@
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
-import { getOperationAST, GraphQLError, visit, type DocumentNode, type ExecutionArgs } from 'graphql';
+import { type DocumentNode, type ExecutionArgs, GraphQLError, getOperationAST, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { Config } from '../config.ts';

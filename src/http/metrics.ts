@@ -3,16 +3,16 @@
 // The endpoint needs an admin key or METRICS_TOKEN (server.ts), and every label comes from a
 // bounded set, so no request can grow the answer.
 import { timingSafeEqual } from 'node:crypto';
-import { createCounter, createHistogram, usePrometheus, type FillLabelsFnParams } from '@graphql-yoga/plugin-prometheus';
-import { getOperationAST, Kind, type DocumentNode } from 'graphql';
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { createCounter, createHistogram, type FillLabelsFnParams, usePrometheus } from '@graphql-yoga/plugin-prometheus';
+import { type DocumentNode, getOperationAST, Kind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { grantsScope, tokenFromHeader } from '../auth/keys.ts';
+import { DEADLINE_JOB } from '../episodes/deadlines.ts';
+import { EXTRACT_JOB } from '../learning/jobs.ts';
 import type { Context } from '../schema/context.ts';
 import { schema } from '../schema/index.ts';
 import type { Services } from '../services.ts';
-import { DEADLINE_JOB } from '../episodes/deadlines.ts';
-import { EXTRACT_JOB } from '../learning/jobs.ts';
 
 export const METRICS_PATH = '/metrics';
 

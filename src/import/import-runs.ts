@@ -5,14 +5,14 @@
 // nothing; importing a file again finds its episode instead of adding one.
 import { readFile } from 'node:fs/promises';
 import { createBLAKE3 } from 'hash-wasm';
-import { isErrorResult } from '../client/errors.ts';
 import type { EpisodicClient } from '../client/client.ts';
+import { isErrorResult } from '../client/errors.ts';
 import type { StepItemResult } from '../client/types.ts';
-import { outcomeOf, startInput, stepInput, type RunSource } from './episode.ts';
-import { findFiles, type Format, type FoundFile } from './files.ts';
+import { outcomeOf, type RunSource, startInput, stepInput } from './episode.ts';
+import { type Format, type FoundFile, findFiles } from './files.ts';
 import { parseGenericJsonl } from './jsonl.ts';
 import { parseMiniSweAgent } from './mini-swe-agent.ts';
-import { ImportFileError, type ImportedRun } from './run.ts';
+import { type ImportedRun, ImportFileError } from './run.ts';
 import { parseSweAgent } from './swe-agent.ts';
 import { parseVerdicts, type Verdicts } from './verdicts.ts';
 

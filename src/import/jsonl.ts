@@ -7,7 +7,7 @@
 // Only "type", "id" and "task" (run) and "type" plus "command" or "action" (step) are required.
 import { actionOf, resultKindOf, toolOf } from './commands.ts';
 import { finishWithSubmit } from './mini-swe-agent.ts';
-import { changedFiles, ImportFileError, languageOf, parseJson, repositoryOf, type ImportedRun, type ImportedStep } from './run.ts';
+import { changedFiles, type ImportedRun, type ImportedStep, ImportFileError, languageOf, parseJson, repositoryOf } from './run.ts';
 
 export const JSONL = 'jsonl';
 

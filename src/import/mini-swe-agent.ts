@@ -3,7 +3,7 @@
 // answered by a user turn with `<returncode>`/`<output>` (or a format or timeout notice); `info`
 // has `exit_status` and `submission` (the final patch). Each assistant turn is one step.
 import { actionOf, resultKindOf, toolOf } from './commands.ts';
-import { changedFiles, ImportFileError, languageOf, parseJson, repositoryOf, type ImportedRun, type ImportedStep } from './run.ts';
+import { changedFiles, type ImportedRun, type ImportedStep, ImportFileError, languageOf, parseJson, repositoryOf } from './run.ts';
 
 export const MINI_SWE_AGENT = 'mini-swe-agent';
 

@@ -4,7 +4,7 @@
 // markers (timeouts, a rejected edit, a missing command) decide the result kind.
 import { actionOf, toolOf } from './commands.ts';
 import { finishWithSubmit, taskOf } from './mini-swe-agent.ts';
-import { changedFiles, ImportFileError, languageOf, parseJson, repositoryOf, type ImportedRun, type ImportedStep } from './run.ts';
+import { changedFiles, type ImportedRun, type ImportedStep, ImportFileError, languageOf, parseJson, repositoryOf } from './run.ts';
 
 export const SWE_AGENT = 'swe-agent';
 

@@ -7,9 +7,9 @@
 // A batch refreshes each scope once, which is what makes draining a backlog cheap.
 import type { WriteContext } from '../episodes/store.ts';
 import { NotFoundError } from '../schema/errors.ts';
-import { countObservations, lockScopes, recordObservations, refreshScope, type Judgement } from './pattern-store.ts';
-import { observeEpisode, type EpisodeObservation, type RejectionReason } from './patterns.ts';
-import { loadEpisodeFacts, patternEpisodeOf, refreshExperience, rewardOf, type EpisodeFacts } from './store.ts';
+import { countObservations, type Judgement, lockScopes, recordObservations, refreshScope } from './pattern-store.ts';
+import { type EpisodeObservation, observeEpisode, type RejectionReason } from './patterns.ts';
+import { type EpisodeFacts, loadEpisodeFacts, patternEpisodeOf, refreshExperience, rewardOf } from './store.ts';
 
 export type ExtractionMode = 'sync' | 'async';
 

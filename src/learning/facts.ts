@@ -6,8 +6,9 @@
  * succeed or fail: they count towards the step total but are left out of every rate and of the
  * success/failure sequences, so an observation between an error and its fix does not hide the fix.
  */
-import type { Outcome } from '../episodes/outcome.ts';
+
 import { must } from '../core/must.ts';
+import type { Outcome } from '../episodes/outcome.ts';
 
 export type StepResultKind = 'success' | 'error' | 'timeout';
 

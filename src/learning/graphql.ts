@@ -6,8 +6,8 @@ import type { Prisma } from '../generated/prisma/client.ts';
 import type { FeedbackReport } from '../retrieval/receipts.ts';
 import { InputLimitError, NotFoundError } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
-import { extractEpisodePatterns, type ExtractionReport } from './extract.ts';
-import { PATTERN_KINDS, patternSummary, type PatternKind } from './patterns.ts';
+import { type ExtractionReport, extractEpisodePatterns } from './extract.ts';
+import { PATTERN_KINDS, type PatternKind, patternSummary } from './patterns.ts';
 import type { Reflection } from './reflection.ts';
 import type { Reward } from './reward.ts';
 

@@ -4,16 +4,17 @@
 // maxQueueDepth waiting jobs, in which case the episode is `skipped` with a
 // `patterns.extraction_skipped` ledger event that says why. A sweep queues any episode left pending
 // (a process that stopped between commit and enqueue). Failed runs are retried with backoff.
-import type { Logger } from 'pino';
+
 import type pg from 'pg';
+import type { Logger } from 'pino';
+import { must } from '../core/must.ts';
 import { withTransaction } from '../db/tx.ts';
-import { inTransaction, underSetupLock, type JobQueue } from '../jobs/queue.ts';
+import type { WriteContext } from '../episodes/store.ts';
+import { inTransaction, type JobQueue, underSetupLock } from '../jobs/queue.ts';
 import type { StoredLedgerEvent } from '../ledger/hash.ts';
 import { NotFoundError } from '../schema/errors.ts';
-import type { WriteContext } from '../episodes/store.ts';
 import type { Writer } from '../write.ts';
 import { extractEpisodePatterns } from './extract.ts';
-import { must } from '../core/must.ts';
 
 export const EXTRACT_JOB = 'learning-extract-patterns';
 export const EXTRACT_SWEEP_JOB = 'learning-extract-sweep';

@@ -4,8 +4,8 @@
 // transaction-level advisory lock on (tenant, scope): they touch the same baseline rows and the
 // refresh reads them all, so running them one at a time costs nothing and cannot deadlock.
 import type pg from 'pg';
-import { compareText, type ContextFacts } from './facts.ts';
-import { nextStatus, PATTERN_RULES, patternStrength, type EpisodeObservation, type PatternCandidate, type PatternKind, type PatternStatus, type RejectionReason, type StratumCounts } from './patterns.ts';
+import { type ContextFacts, compareText } from './facts.ts';
+import { type EpisodeObservation, nextStatus, PATTERN_RULES, type PatternCandidate, type PatternKind, type PatternStatus, patternStrength, type RejectionReason, type StratumCounts } from './patterns.ts';
 
 /** Serialises extractions of the same scopes (sorted, so two batches cannot wait on each other). */
 export async function lockScopes(client: pg.PoolClient, tenantId: string, scopes: readonly string[]): Promise<void> {

@@ -14,7 +14,7 @@
  * episodes arrive in, and neither does which patterns meet the bar.
  */
 import type { Outcome } from '../episodes/outcome.ts';
-import { clamp, episodeSucceeded, type ContextFacts, type StepFacts } from './facts.ts';
+import { type ContextFacts, clamp, episodeSucceeded, type StepFacts } from './facts.ts';
 import { taskTerms } from './task-terms.ts';
 
 export const PATTERN_KINDS = ['file_change', 'task_outcome', 'tool_outcome', 'error_outcome'] as const;

@@ -7,21 +7,22 @@
  * agent-supplied text (verdicts, tool names), so each is cut to REFLECTION_ITEM_MAX_CHARS.
  * The thresholds follow seed 003's analysers; docs/LEARNING.md lists every rule.
  */
+
+import { must } from '../core/must.ts';
 import { BUDGET_EXCEEDED, type Outcome } from '../episodes/outcome.ts';
 import type { StopReason } from '../episodes/stop-reason.ts';
 import {
+  type Critique,
   compareText,
   distinctTools,
   findRecoveries,
-  isFailure,
-  resultedSteps,
   inStepOrder,
-  stepSuccessRate,
-  type Critique,
+  isFailure,
   type ResultedStep,
+  resultedSteps,
   type StepFacts,
+  stepSuccessRate,
 } from './facts.ts';
-import { must } from '../core/must.ts';
 
 export interface ReflectionInput {
   outcome: Outcome;

@@ -23,17 +23,18 @@
  * lint bonus reads `lint_warnings` as well as `clippy_warnings`; seed 003's abstention outcome does
  * not exist here, so its abstention term is dropped (it never changes a failure's base of 0).
  */
-import type { Outcome } from '../episodes/outcome.ts';
+
 import type { Complexity } from '../episodes/limits.ts';
+import type { Outcome } from '../episodes/outcome.ts';
 import {
+  type Critique,
   clamp,
   distinctTools,
   findRecoveries,
   isFailure,
   resultedSteps,
-  stepSuccessRate,
-  type Critique,
   type StepFacts,
+  stepSuccessRate,
 } from './facts.ts';
 
 export interface RewardInput {

@@ -13,8 +13,9 @@
  *   because reservations are computed from the rows, never stored).
  * - When an episode ends, its hold is released and what it used is charged (charge.ts).
  */
-import { BUDGET_KEY, LEASE_RESOURCES, NO_USAGE, checkLeaseUsable, remainingLeaseBudget, type Lease, type LeaseBudget, type LeaseResource, type LeaseUsage } from './rules.ts';
+
 import { must } from '../core/must.ts';
+import { BUDGET_KEY, checkLeaseUsable, LEASE_RESOURCES, type Lease, type LeaseBudget, type LeaseResource, type LeaseUsage, NO_USAGE, remainingLeaseBudget } from './rules.ts';
 
 export interface LeaseNode {
   id: string;

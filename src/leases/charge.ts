@@ -4,13 +4,13 @@
 // episode row left the running/blocked states (so the tree no longer counts its hold) and with the
 // work item locked (every lease write of a work item serialises on that row).
 import type pg from 'pg';
-import type { NewLedgerEvent } from '../ledger/store.ts';
-import type { EpisodeRow } from '../episodes/row.ts';
-import { episodeCharge, releasedHold } from './accounting.ts';
-import { chargeLease, checkLeaseUsable, NO_USAGE, type LeaseCharge, type LeaseUsage } from './rules.ts';
-import { lockLease } from './row.ts';
-import { leaseReserved } from './tree.ts';
 import { must } from '../core/must.ts';
+import type { EpisodeRow } from '../episodes/row.ts';
+import type { NewLedgerEvent } from '../ledger/store.ts';
+import { episodeCharge, releasedHold } from './accounting.ts';
+import { lockLease } from './row.ts';
+import { chargeLease, checkLeaseUsable, type LeaseCharge, type LeaseUsage, NO_USAGE } from './rules.ts';
+import { leaseReserved } from './tree.ts';
 
 export interface EpisodeLeaseCharge extends LeaseCharge {
   leaseId: string;

@@ -1,18 +1,18 @@
 // Work items and leases (seed 000).
 import { pastExpiryViolations } from '../auth/keys.ts';
 import { builder } from '../builder.ts';
-import { InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
-import { createWorkItem, issueLease, revokeLease } from './store.ts';
-import { validateLeaseInput, validateResumeWorkItem, validateWorkItem } from './limits.ts';
+import { must } from '../core/must.ts';
 import { StopReasonRef } from '../episodes/graphql-stop.ts';
 import type { StopReason } from '../episodes/stop-reason.ts';
-import { LeaseBudgetRef } from './graphql-types.ts';
-import { resumeWorkItem } from './loop.ts';
-import { readLeaseStanding } from './tree.ts';
-import type { LeaseStanding } from './accounting.ts';
 import { type Context, viewerOf } from '../schema/context.ts';
-import { must } from '../core/must.ts';
+import { InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../schema/errors.ts';
+import { isUuid } from '../schema/ids.ts';
+import type { LeaseStanding } from './accounting.ts';
+import { LeaseBudgetRef } from './graphql-types.ts';
+import { validateLeaseInput, validateResumeWorkItem, validateWorkItem } from './limits.ts';
+import { resumeWorkItem } from './loop.ts';
+import { createWorkItem, issueLease, revokeLease } from './store.ts';
+import { readLeaseStanding } from './tree.ts';
 
 const num = (v: bigint | number | null) => (v === null ? null : Number(v));
 

@@ -1,5 +1,5 @@
 // Input limits of work items and leases: pure, so the resolvers only call them and throw.
-import { countViolations, textViolations, validateGoalSpec, type JsonValue, type LimitViolation } from '../episodes/limits.ts';
+import { countViolations, type JsonValue, type LimitViolation, textViolations, validateGoalSpec } from '../episodes/limits.ts';
 import { MAX_EPISODE_NUMBER } from './rules.ts';
 
 export const LEASE_LIMITS = {

@@ -1,14 +1,14 @@
 // Issuing and revoking leases. A child reserves its budget on its parent when issued and gives the
 // unspent part back when revoked (accounting.ts); both lock the work item first (work-items.ts).
 import type pg from 'pg';
+import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../ledger/store.ts';
 import { LeaseError } from '../schema/errors.ts';
-import { addUsage, childReservation, shareOnParent, subtractUsage, type LeaseNode } from './accounting.ts';
-import { checkChildLease, remainingLeaseBudget, type LeaseBudget, type LeaseUsage } from './rules.ts';
-import { lockLease, readLease, type LeaseRow } from './row.ts';
+import { addUsage, childReservation, type LeaseNode, shareOnParent, subtractUsage } from './accounting.ts';
+import { type LeaseRow, lockLease, readLease } from './row.ts';
+import { checkChildLease, type LeaseBudget, type LeaseUsage, remainingLeaseBudget } from './rules.ts';
 import { leaseReserved, loadLeaseTree } from './tree.ts';
 import { lockWorkItem } from './work-items.ts';
-import { must } from '../core/must.ts';
 
 export { createWorkItem, type WorkItemInput } from './work-items.ts';
 

@@ -3,9 +3,9 @@
 // of being stored, so they cannot drift, and an expired child releases its budget the moment it
 // expires without any job having to run.
 import type pg from 'pg';
-import { leaseStanding, reservedAmounts, type LeaseNode, type LeaseStanding } from './accounting.ts';
-import type { LeaseUsage } from './rules.ts';
+import { type LeaseNode, type LeaseStanding, leaseStanding, reservedAmounts } from './accounting.ts';
 import { LEASE_COLUMNS, type LeaseSqlRow, toLeaseRow } from './row.ts';
+import type { LeaseUsage } from './rules.ts';
 
 type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 

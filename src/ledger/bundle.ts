@@ -1,11 +1,11 @@
 // Episode proof bundles (docs/LEDGER.md §6): an episode's events with inclusion proofs against a
 // signed tree head, and its step rows, checkable offline with a public key the caller trusts.
 // Verification never throws on bad data: a bundle is untrusted input.
-import { fromHex, isHashHex, toHex, type StoredLedgerEvent } from './hash.ts';
-import { eventLeafHash, verifyInclusion, type MerkleTree } from './merkle.ts';
+import { fromHex, isHashHex, type StoredLedgerEvent, toHex } from './hash.ts';
+import { eventLeafHash, type MerkleTree, verifyInclusion } from './merkle.ts';
 import { hasExactly, hasOnly, isUuid } from './shape.ts';
-import { isSignedTreeHead, verifyTreeHead, type SignedTreeHead, type TreeHead } from './signed-head.ts';
-import { STEP_HASH_FIELDS, STEP_OPTIONAL_FIELDS, stepRowHash, type StepRow } from './step-hash.ts';
+import { isSignedTreeHead, type SignedTreeHead, type TreeHead, verifyTreeHead } from './signed-head.ts';
+import { STEP_HASH_FIELDS, STEP_OPTIONAL_FIELDS, type StepRow, stepRowHash } from './step-hash.ts';
 import { contentFailure, eventShapeFailure, type Failure, type LedgerProblem } from './verify.ts';
 
 export const BUNDLE_FORMAT = 'episodic.bundle.v1';

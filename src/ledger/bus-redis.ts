@@ -4,7 +4,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { redactUrl } from '../config.ts';
-import { FanOutUnavailableError, type BusOptions, type LedgerBus } from './bus.ts';
+import { type BusOptions, FanOutUnavailableError, type LedgerBus } from './bus.ts';
 import { decodeHeads, encodeHeads, FanOutBase } from './bus-core.ts';
 
 const CHANNEL = 'episodic:ledger';

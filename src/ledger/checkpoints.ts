@@ -4,7 +4,7 @@
 // ledger without a checkpoint counts as moved). Reads never publish one.
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { GENESIS_HASH, toHex, type StoredLedgerEvent } from './hash.ts';
+import { GENESIS_HASH, type StoredLedgerEvent, toHex } from './hash.ts';
 import { eventLeafHash, MerkleTree } from './merkle.ts';
 import { readHead } from './read.ts';
 import type { SignedTreeHead } from './signed-head.ts';

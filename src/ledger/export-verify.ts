@@ -2,11 +2,11 @@
 // events. Verified offline against a trusted key: the chain, every checkpoint's signature, and
 // each checkpoint the events reach (head hash, and from seq 1 the root); a checkpoint beyond the
 // last event is a cut-off tail. Never throws on bad data.
-import { GENESIS_HASH, toHex, type StoredLedgerEvent } from './hash.ts';
+import { GENESIS_HASH, type StoredLedgerEvent, toHex } from './hash.ts';
 import { eventLeafHash, MerkleAccumulator } from './merkle.ts';
 import { hasExactly, hasOnly, isUuid } from './shape.ts';
-import { isSignedTreeHead, verifyTreeHead, type SignedTreeHead } from './signed-head.ts';
-import { verifyChain, type LedgerProblem } from './verify.ts';
+import { isSignedTreeHead, type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
+import { type LedgerProblem, verifyChain } from './verify.ts';
 
 export const EXPORT_FORMAT = 'episodic.export.v1';
 

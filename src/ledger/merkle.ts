@@ -2,8 +2,8 @@
 // Leaf i (0-based) is the event with seq i + 1; its leaf data is the 32 raw bytes of that
 // event's chain hash.
 import { blake3 } from '@noble/hashes/blake3.js';
-import { HASH_BYTES, bytesEqual, fromHex, hashBytes } from './hash.ts';
 import { must } from '../core/must.ts';
+import { bytesEqual, fromHex, HASH_BYTES, hashBytes } from './hash.ts';
 
 export const LEAF_PREFIX = 0x00;
 export const NODE_PREFIX = 0x01;

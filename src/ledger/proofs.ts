@@ -9,11 +9,11 @@ import { buildProofBundle, type ProofBundle } from './bundle.ts';
 import { latestCheckpoint } from './checkpoints.ts';
 import { NotCheckpointedError } from './errors.ts';
 import { asSeq, SignedTreeHeadRef, tenantOf } from './graphql.ts';
-import { toHex, type StoredLedgerEvent } from './hash.ts';
+import { type StoredLedgerEvent, toHex } from './hash.ts';
 import { eventLeafHash } from './merkle.ts';
 import { EVENT_COLUMNS, type LedgerEventSqlRow, readEvents, readHead, toEvent } from './read.ts';
 import type { SignedTreeHead } from './signed-head.ts';
-import { stepRowFromColumns, type StepRow } from './step-hash.ts';
+import { type StepRow, stepRowFromColumns } from './step-hash.ts';
 
 interface InclusionProof {
   seq: number;

@@ -3,12 +3,12 @@
 import { builder } from '../builder.ts';
 import { InputLimitError } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
-import type { StoredLedgerEvent } from './hash.ts';
-import { asSeq, LedgerEventRef, LedgerFilterInput, SignedTreeHeadRef, tenantOf } from './graphql.ts';
 import { latestCheckpoint, listCheckpoints } from './checkpoints.ts';
-import { readEvents, readHead, type LedgerFilter } from './read.ts';
+import { asSeq, LedgerEventRef, LedgerFilterInput, SignedTreeHeadRef, tenantOf } from './graphql.ts';
+import type { StoredLedgerEvent } from './hash.ts';
+import { type LedgerFilter, readEvents, readHead } from './read.ts';
 import type { SignedTreeHead } from './signed-head.ts';
-import { verifyStoredRange, type RangeReport } from './verify-range.ts';
+import { type RangeReport, verifyStoredRange } from './verify-range.ts';
 
 const MAX_PAGE = 500;
 

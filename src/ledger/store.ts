@@ -1,8 +1,8 @@
 // Appends events to a tenant's chain inside the caller's transaction. The head row is locked for
 // the rest of the transaction, so seq is assigned in commit order and the chain never forks.
 import type pg from 'pg';
-import { chainHash, GENESIS_HASH, type StoredLedgerEvent } from './hash.ts';
 import { must } from '../core/must.ts';
+import { chainHash, GENESIS_HASH, type StoredLedgerEvent } from './hash.ts';
 
 export interface NewLedgerEvent {
   type: string;

@@ -3,14 +3,14 @@
 // subscribe, so a key without `read` is refused before any event is read.
 import { GraphQLError } from 'graphql';
 import { builder } from '../builder.ts';
+import { must } from '../core/must.ts';
 import type { AuthedContext } from '../schema/context.ts';
 import { isUuid } from '../schema/ids.ts';
-import type { StoredLedgerEvent } from './hash.ts';
 import { LedgerEventRef, LedgerFilterInput } from './graphql.ts';
+import type { StoredLedgerEvent } from './hash.ts';
 import { liveSource, StreamEnd } from './live-stream.ts';
 import type { LedgerFilter } from './read.ts';
-import { cursorAfter, tailLedger, type LedgerCursor } from './tail.ts';
-import { must } from '../core/must.ts';
+import { cursorAfter, type LedgerCursor, tailLedger } from './tail.ts';
 
 builder.subscriptionType({
   authScopes: { read: true },

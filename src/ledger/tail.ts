@@ -2,12 +2,13 @@
 // No gap and no duplicate: events are read from the ledger by seq (> the last one seen), and seq
 // follows commit order (the chain head stays locked until commit), so every read returns a
 // contiguous continuation. Notifications only say when to read.
+
+import { must } from '../core/must.ts';
 import { isUnavailable } from '../db/errors.ts';
 import type { LedgerBus } from './bus.ts';
 import type { StoredLedgerEvent } from './hash.ts';
-import { LIVE_PAGE_SIZE, type LedgerReads } from './live-reads.ts';
+import { type LedgerReads, LIVE_PAGE_SIZE } from './live-reads.ts';
 import type { LedgerFilter } from './read.ts';
-import { must } from '../core/must.ts';
 
 /** What the tail reads through (LedgerReads in the server). */
 export type TailReads = Pick<LedgerReads, 'now' | 'head' | 'range' | 'after'>;

@@ -3,14 +3,14 @@
 // events hash (row-checks.ts); every signed checkpoint within the range (signature, head hash,
 // root); and, from seq 1, a cut-off tail and step rows no event covers.
 import type pg from 'pg';
-import { readEvents } from './read.ts';
-import { fromHex, GENESIS_HASH, toHex, type StoredLedgerEvent } from './hash.ts';
-import { eventLeafHash, MerkleAccumulator } from './merkle.ts';
-import { verifyChain, type ChainReport, type LedgerProblem } from './verify.ts';
-import { verifyTreeHead, type SignedTreeHead } from './signed-head.ts';
 import { listCheckpoints } from './checkpoints.ts';
+import { fromHex, GENESIS_HASH, type StoredLedgerEvent, toHex } from './hash.ts';
+import { eventLeafHash, MerkleAccumulator } from './merkle.ts';
+import { readEvents } from './read.ts';
 import { checkRows, RowClaims } from './row-checks.ts';
+import { type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
 import { stepRowFromColumns, stepRowHash } from './step-hash.ts';
+import { type ChainReport, type LedgerProblem, verifyChain } from './verify.ts';
 
 const PAGE = 20_000;
 

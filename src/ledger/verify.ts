@@ -1,11 +1,12 @@
 // The offline verifier: needs only exported events, proofs and a signed head, never the
 // database. Every function returns a structured report and never throws on bad data, because
 // its input is by definition untrusted.
-import { GENESIS_HASH, chainHash, isHashHex, toHex, type StoredLedgerEvent } from './hash.ts';
-import { eventLeafHash, merkleRoot } from './merkle.ts';
-import { isTreeHead, verifyTreeHead, type SignedTreeHead, type TreeHead } from './signed-head.ts';
-import { hasOnly, isCreatedAt, isUuid } from './shape.ts';
+
 import { must } from '../core/must.ts';
+import { chainHash, GENESIS_HASH, isHashHex, type StoredLedgerEvent, toHex } from './hash.ts';
+import { eventLeafHash, merkleRoot } from './merkle.ts';
+import { hasOnly, isCreatedAt, isUuid } from './shape.ts';
+import { isTreeHead, type SignedTreeHead, type TreeHead, verifyTreeHead } from './signed-head.ts';
 
 /** Every problem code a verifier reports (docs/LEDGER.md §7.4 lists them with their meaning). */
 export const LEDGER_PROBLEMS = [

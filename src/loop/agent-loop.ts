@@ -5,8 +5,8 @@
 import type { EpisodicClient } from '../client/client.ts';
 import { EpisodicError, isErrorResult, unwrap } from '../client/errors.ts';
 import type { Episode, Json, OutcomeInput, StartEpisodeInput, VirtueScoreInput } from '../client/types.ts';
-import { encodeForCritic, plannerStep, traceStepInput, type Plan, type PlanStep, type PlanTrace, type TraceStep } from './trace.ts';
 import { must } from '../core/must.ts';
+import { encodeForCritic, type Plan, type PlanStep, type PlanTrace, plannerStep, type TraceStep, traceStepInput } from './trace.ts';
 
 export interface AgentRuntime {
   /** planner_tick: a plan with steps. */

@@ -7,11 +7,11 @@
 import type { EpisodicClient } from '../client/client.ts';
 import { EpisodicError, isErrorResult, unwrap } from '../client/errors.ts';
 import type { Episode, EpisodeStopReason, FinishEpisodeResult, Json, LeaseBudget, LeaseCharge, OutcomeInput, StartEpisodeInput, StepInput } from '../client/types.ts';
-import { LIMITS, validateGoalSpec, type JsonValue } from '../episodes/limits.ts';
-import { evaluateStopCondition, type ExhaustedResource, type StopReason } from '../episodes/stop-reason.ts';
-import { exhaustedResource, leaseRemaining, remainingFromCharge } from './lease.ts';
-import { canLoopContinue, isLoopSuccessful, outcomeFromStop, type EpisodeLoopOutcome } from './outcome.ts';
 import { must } from '../core/must.ts';
+import { type JsonValue, LIMITS, validateGoalSpec } from '../episodes/limits.ts';
+import { type ExhaustedResource, evaluateStopCondition, type StopReason } from '../episodes/stop-reason.ts';
+import { exhaustedResource, leaseRemaining, remainingFromCharge } from './lease.ts';
+import { canLoopContinue, type EpisodeLoopOutcome, isLoopSuccessful, outcomeFromStop } from './outcome.ts';
 
 export const DEFAULT_MAX_EPISODES = 100;
 export const DEFAULT_EPISODE_TIMEOUT_MS = 300_000;

@@ -3,9 +3,9 @@
 // ledger head first); patterns and retrievals are read raw through the monitor migration's
 // indexes. Figures at 1M episodes: docs/BENCHMARKS.md.
 import type pg from 'pg';
-import {
-  bucketMsFor, buildSeries, alignedStart, histogramPercentile, rollupKey, STATUSES, toolErrorRate, totalsOf, TOP_TOOLS, wholeHours,
-  type Bucket, type BucketRow, type DashboardFilter, type ToolStats, type Totals,
+import {alignedStart, 
+  type Bucket, type BucketRow, 
+  bucketMsFor, buildSeries, type DashboardFilter, histogramPercentile, rollupKey, STATUSES, TOP_TOOLS, type ToolStats, type Totals,toolErrorRate, totalsOf, wholeHours,
 } from './dashboard.ts';
 import { LATENCY_BASE, refreshRollup } from './rollup.ts';
 

@@ -6,7 +6,7 @@ import { ComplexityEnum } from '../episodes/graphql.ts';
 import { InputLimitError, throwIfViolations } from '../schema/errors.ts';
 import { patternTaskViolations, toContextFacts, toRetrievalQuery, validateRetrieval } from './inputs.ts';
 import type { ScoredPattern } from './pattern-store.ts';
-import { retrieveEpisodes, retrievePatterns, type EpisodeRetrievalResult, type PatternRetrievalResult } from './retrieve.ts';
+import { type EpisodeRetrievalResult, type PatternRetrievalResult, retrieveEpisodes, retrievePatterns } from './retrieve.ts';
 import type { ScoredEpisode } from './store.ts';
 
 const RetrievalContextInput = builder.inputType('RetrievalContextInput', {

@@ -1,6 +1,7 @@
 // Retrieval inputs: the API shape mapped to the domain query, and their limits. Pure.
-import type { ContextFacts } from '../learning/facts.ts';
+
 import { LIMITS } from '../episodes/limits.ts';
+import type { ContextFacts } from '../learning/facts.ts';
 import type { RetrievalQuery } from './score.ts';
 
 export const RETRIEVAL_LIMITS = { maxResults: 50, descriptionBytes: LIMITS.descriptionBytes, fieldChars: LIMITS.contextFieldChars, tagCount: LIMITS.tagCount, tagChars: LIMITS.tagChars } as const;

@@ -4,10 +4,10 @@
 // retrievals served towards the outcome (+1 success, -1 failure, partial in between) and appends
 // `retrieval.feedback`; ranking reads the credit (score.ts, pattern-score.ts).
 import type pg from 'pg';
-import type { WriteContext } from '../episodes/store.ts';
 import type { Outcome } from '../episodes/outcome.ts';
-import { contentHash } from '../ledger/hash.ts';
+import type { WriteContext } from '../episodes/store.ts';
 import { baseReward } from '../learning/reward.ts';
+import { contentHash } from '../ledger/hash.ts';
 import { InputLimitError, NotFoundError } from '../schema/errors.ts';
 import { isUuid } from '../schema/ids.ts';
 

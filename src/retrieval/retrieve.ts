@@ -1,10 +1,10 @@
 // A retrieval: rank (read-only, on the pool), then record its receipt and ledger event (one write),
 // only when the caller may write (`record`): a read-scope key never writes (docs/SECURITY.md).
 import type { Services } from '../services.ts';
-import { rankPatterns, type PatternTask, type ScoredPattern } from './pattern-store.ts';
+import { type PatternTask, rankPatterns, type ScoredPattern } from './pattern-store.ts';
 import { recordRetrieval } from './receipts.ts';
 import type { RetrievalQuery } from './score.ts';
-import { CONTEXT_CANDIDATES, LEXICAL_CANDIDATES, rankEpisodes, type EpisodeRetrievalFilter, type ScoredEpisode } from './store.ts';
+import { CONTEXT_CANDIDATES, type EpisodeRetrievalFilter, LEXICAL_CANDIDATES, rankEpisodes, type ScoredEpisode } from './store.ts';
 
 /** Every candidate, so the warnings can be the best failed ones however far down they rank. */
 const RANKED_FOR_WARNINGS = LEXICAL_CANDIDATES + CONTEXT_CANDIDATES;

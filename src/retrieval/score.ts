@@ -11,7 +11,7 @@
  *
  * docs/LEARNING.md gives both formulas and the weights' rationale.
  */
-import { clamp, compareText, type ContextFacts } from '../learning/facts.ts';
+import { type ContextFacts, clamp, compareText } from '../learning/facts.ts';
 
 export interface RetrievalQuery {
   description: string;

@@ -11,9 +11,9 @@
 //    similarity (text without spaces, typos).
 // 4. relevanceScore in TypeScript, with similarity = BM25 / the best candidate's BM25.
 import type pg from 'pg';
-import { compareText, type ContextFacts } from '../learning/facts.ts';
+import { type ContextFacts, compareText } from '../learning/facts.ts';
 import { BM25 } from './bm25.ts';
-import { relevanceScore, type RelevanceBreakdown, type RetrievalQuery } from './score.ts';
+import { type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
 import { taskTerms } from './terms.ts';
 
 export const LEXICAL_CANDIDATES = 100;

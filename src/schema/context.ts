@@ -1,10 +1,10 @@
 // What every resolver sees, over HTTP and WebSocket alike.
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
-import type { Viewer } from '../auth/store.ts';
 import type { AuthFailure } from '../auth/keys.ts';
-import type { Services } from '../services.ts';
+import type { Viewer } from '../auth/store.ts';
 import type { ScopedPrisma } from '../db/tenant-scope.ts';
+import type { Services } from '../services.ts';
 
 export interface Context {
   requestId: string;

@@ -2,8 +2,8 @@
 // content is read by its hash, only within the viewer's tenant.
 import { builder } from '../builder.ts';
 import { isHashHex } from '../ledger/hash.ts';
-import { NotFoundError } from '../schema/errors.ts';
 import { type Context, viewerOf } from '../schema/context.ts';
+import { NotFoundError } from '../schema/errors.ts';
 import type { ContentRef, ContentRefs } from './large-content.ts';
 
 type RefRow = ContentRef & { field: string };

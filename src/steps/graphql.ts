@@ -1,19 +1,20 @@
 // Step journal: the Step type and logSteps / logStep, which go through group commit.
-import { builder } from '../builder.ts';
-import { episodeField } from '../episodes/graphql.ts';
-import { lower, toStepInput, type GqlStepInput } from '../episodes/inputs.ts';
-import { checkStepBatchSize, validateStep } from '../episodes/limits.ts';
-import { IllegalTransitionError, InputLimitError, NotFoundError, throwIfViolations, toViolations, type LimitViolation as ApiViolation } from '../schema/errors.ts';
-import { LimitViolationRef } from '../schema/base.ts';
-import { isUuid } from '../schema/ids.ts';
-import type { AuthedContext } from '../schema/context.ts';
-import type { StepItemResult } from './apply.ts';
-import { OverloadedError } from './ingest.ts';
-import { offloadLargeContent, type LargeContentMode } from './large-content.ts';
-import { prepareSteps } from './prepare.ts';
-import { contentRefList, StepContentRef } from './graphql-blobs.ts';
+
 import { GraphQLError } from 'graphql';
+import { builder } from '../builder.ts';
 import { must } from '../core/must.ts';
+import { episodeField } from '../episodes/graphql.ts';
+import { type GqlStepInput, lower, toStepInput } from '../episodes/inputs.ts';
+import { checkStepBatchSize, validateStep } from '../episodes/limits.ts';
+import { LimitViolationRef } from '../schema/base.ts';
+import type { AuthedContext } from '../schema/context.ts';
+import { type LimitViolation as ApiViolation, IllegalTransitionError, InputLimitError, NotFoundError, throwIfViolations, toViolations } from '../schema/errors.ts';
+import { isUuid } from '../schema/ids.ts';
+import type { StepItemResult } from './apply.ts';
+import { contentRefList, StepContentRef } from './graphql-blobs.ts';
+import { OverloadedError } from './ingest.ts';
+import { type LargeContentMode, offloadLargeContent } from './large-content.ts';
+import { prepareSteps } from './prepare.ts';
 
 builder.prismaObject('Step', {
   fields: (t) => ({

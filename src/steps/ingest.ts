@@ -2,11 +2,11 @@
 // then share one transaction (one multi-row insert, one chain-head lock). Each caller is answered
 // only after that commit. While a batch commits, the next one gathers.
 import type pg from 'pg';
+import { must } from '../core/must.ts';
 import { withTransaction } from '../db/tx.ts';
 import { appendEvents, type NewLedgerEvent } from '../ledger/store.ts';
 import type { Writer } from '../write.ts';
 import { applyStepBatch, type StepBatchOutcome, type StepBatchRequest } from './apply.ts';
-import { must } from '../core/must.ts';
 
 interface Pending {
   request: StepBatchRequest;

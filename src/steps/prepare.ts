@@ -1,7 +1,8 @@
 // Pure preparation of a step for storage: redacted parameters with a hash of the original,
 // the result split into kind and body, and the bytes it adds to its episode.
-import { contentHash } from '../ledger/hash.ts';
+
 import { jsonBytes, type StepInput } from '../episodes/limits.ts';
+import { contentHash } from '../ledger/hash.ts';
 import type { BlobToStore, ContentRefs } from './large-content.ts';
 import { redact } from './redact.ts';
 

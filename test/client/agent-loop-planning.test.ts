@@ -3,7 +3,7 @@
 // another test failed cannot make it pass.
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { runAgentEpisode, type AgentRuntime, type EpisodicClient } from '../../src/index.ts';
+import { type AgentRuntime, type EpisodicClient, runAgentEpisode } from '../../src/index.ts';
 import { useApp } from '../support/app.ts';
 import { clientFor } from './support.ts';
 

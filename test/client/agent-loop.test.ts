@@ -2,10 +2,10 @@
 // fake critics: trace steps are journaled with the world state before and after, the critique is
 // recorded, and failing critics, virtue engines or executors never crash the loop.
 import { describe, expect, it } from 'vitest';
-import { runAgentEpisode, unwrap, type AgentRuntime, type EpisodicClient, type Json, type PlanStep, type TraceStep } from '../../src/index.ts';
-import { useApp, type TestApp } from '../support/app.ts';
-import { clientFor } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import { type AgentRuntime, type EpisodicClient, type Json, type PlanStep, runAgentEpisode, type TraceStep, unwrap } from '../../src/index.ts';
+import { type TestApp, useApp } from '../support/app.ts';
+import { clientFor } from './support.ts';
 
 let t: TestApp;
 let api: EpisodicClient;

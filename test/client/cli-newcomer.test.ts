@@ -4,9 +4,9 @@
 // the server cannot drive the terminal, and `tail` says when its connection drops.
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unwrap, type EpisodicClient } from '../../src/index.ts';
+import { type EpisodicClient, unwrap } from '../../src/index.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import { clientFor, startProxy, waitFor, type Proxy as TcpProxy } from './support.ts';
+import { clientFor, startProxy, type Proxy as TcpProxy, waitFor } from './support.ts';
 
 let t: TestApp;
 let api: EpisodicClient;

@@ -6,10 +6,10 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unwrap, type EpisodicClient } from '../../src/index.ts';
+import { type EpisodicClient, unwrap } from '../../src/index.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import { clientFor, waitFor } from './support.ts';
 import type { Json } from '../support/json.ts';
+import { clientFor, waitFor } from './support.ts';
 
 let t: TestApp;
 let api: EpisodicClient;

@@ -1,11 +1,11 @@
 // The typed client against the real server: mutations and queries return their typed union
 // members, transport and GraphQL failures throw EpisodicError, and logSteps batches big inputs.
 import { describe, expect, it } from 'vitest';
-import { createEpisodicClient, EpisodicError, isErrorResult, unwrap, type EpisodicClient, type StepInput } from '../../src/index.ts';
-import { useApp, type TestApp } from '../support/app.ts';
-import { clientFor, leaseFor } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import { createEpisodicClient, type EpisodicClient, EpisodicError, isErrorResult, type StepInput, unwrap } from '../../src/index.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { clientFor, leaseFor } from './support.ts';
 
 let t: TestApp;
 let api: EpisodicClient;

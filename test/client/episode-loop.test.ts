@@ -1,10 +1,10 @@
 // runEpisodeLoop (seed 000) against the real server with a fake holon: the holon is outside our
 // service, so a fake stands in for it; leases, charging, budgets and numbering are the server's.
 import { describe, expect, it } from 'vitest';
-import { EpisodicError, nextEpisodeNumber, runEpisodeLoop, unwrap, type EpisodeContext, type EpisodicClient, type Holon, type HolonEpisodeResult } from '../../src/index.ts';
-import { useApp, type TestApp } from '../support/app.ts';
-import { clientFor, leaseFor } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import { type EpisodeContext, type EpisodicClient, EpisodicError, type Holon, type HolonEpisodeResult, nextEpisodeNumber, runEpisodeLoop, unwrap } from '../../src/index.ts';
+import { type TestApp, useApp } from '../support/app.ts';
+import { clientFor, leaseFor } from './support.ts';
 
 let t: TestApp;
 let api: EpisodicClient;

@@ -1,13 +1,13 @@
 // subscribeLedger against the real server: events verified as they arrive, resumed after the
 // socket is dropped with every event delivered exactly once, and a tampered stream refused.
 import { describe, expect, it } from 'vitest';
-import { GENESIS_HASH, chainHash } from '../../src/ledger/hash.ts';
 import WebSocket from 'ws';
-import { createEpisodicClient, type EpisodicError, LedgerStreamVerifier, unwrap, type EpisodicClient, type LedgerEvent } from '../../src/index.ts';
-import { stopServices } from '../../src/services.ts';
-import { startTestApp, useApp, type TestApp } from '../support/app.ts';
-import { clientFor, sleep, startProxy, waitFor } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import { createEpisodicClient, type EpisodicClient, type EpisodicError, type LedgerEvent, LedgerStreamVerifier, unwrap } from '../../src/index.ts';
+import { chainHash, GENESIS_HASH } from '../../src/ledger/hash.ts';
+import { stopServices } from '../../src/services.ts';
+import { startTestApp, type TestApp, useApp } from '../support/app.ts';
+import { clientFor, sleep, startProxy, waitFor } from './support.ts';
 
 let t: TestApp;
 let api: EpisodicClient;

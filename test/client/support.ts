@@ -1,8 +1,9 @@
 // Helpers for the client tests: a typed client on the test server, a lease to run loops under,
 // and a TCP proxy that can drop every connection (a server-side socket drop, as the client sees it).
-import { createServer, connect, type Server, type Socket } from 'node:net';
+
 import type { AddressInfo } from 'node:net';
-import { createEpisodicClient, unwrap, type EpisodicClient } from '../../src/client/index.ts';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { createEpisodicClient, type EpisodicClient, unwrap } from '../../src/client/index.ts';
 import type { TestApp } from '../support/app.ts';
 
 export function clientFor(t: TestApp, key: string = t.keys.admin, url: string = t.url): EpisodicClient {

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../src/client/index.ts';
-import { useApp, type TestApp } from '../support/app.ts';
 import { clientFor } from '../client/support.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 

@@ -1,16 +1,16 @@
 // importRuns against a real server: each format (small hand-made fixtures), malformed files (the
 // file and line named, nothing written), re-import without duplicates, and what an imported
 // episode holds (task, repository, verdict, artifacts, tools, exit codes, historical times).
-import { readFile, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBLAKE3 } from 'hash-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { unwrap, type EpisodicClient, type Step } from '../../src/client/index.ts';
-import { importRuns } from '../../src/import/index.ts';
-import { useApp, type TestApp } from '../support/app.ts';
-import { clientFor } from '../client/support.ts';
+import { type EpisodicClient, type Step, unwrap } from '../../src/client/index.ts';
 import { must } from '../../src/core/must.ts';
+import { importRuns } from '../../src/import/index.ts';
+import { clientFor } from '../client/support.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const MINI = join(FIXTURES, 'mini');

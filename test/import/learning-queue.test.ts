@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importRuns } from '../../src/import/index.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
 import { clientFor } from '../client/support.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 
 const RUNS = 40;
 const POLL_SECONDS = 60;

@@ -2,11 +2,11 @@
 // large text kept as blobs (read back under tenant rules, covered by the step hash) or truncated,
 // ERROR output kept, per-step refusals, and historical times (validated, used by wall time).
 import { describe, expect, it } from 'vitest';
-import { unwrap, type EpisodicClient } from '../../src/client/index.ts';
-import { blobHash } from '../../src/steps/large-content.ts';
-import { startTestApp, useApp, type TestApp } from '../support/app.ts';
-import { clientFor } from '../client/support.ts';
+import { type EpisodicClient, unwrap } from '../../src/client/index.ts';
 import { must } from '../../src/core/must.ts';
+import { blobHash } from '../../src/steps/large-content.ts';
+import { clientFor } from '../client/support.ts';
+import { startTestApp, type TestApp, useApp } from '../support/app.ts';
 
 let t: TestApp;
 let api: EpisodicClient;

@@ -1,13 +1,13 @@
 // Completion turns the journal into experience: reward (with its components and a normalised value)
 // and reflection, stored with the ending in its own transaction, for every ending that has an outcome.
 import { describe, expect, it } from 'vitest';
-import { contentHash } from '../../src/ledger/hash.ts';
-import { MAX_REWARD_TOTAL } from '../../src/learning/reward.ts';
-import { useApp, type TestApp } from '../support/app.ts';
-import { startInput } from '../lifecycle/support.ts';
-import { err, FAILURE, learner, ledger, ok, type Learner } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import { MAX_REWARD_TOTAL } from '../../src/learning/reward.ts';
+import { contentHash } from '../../src/ledger/hash.ts';
+import { startInput } from '../lifecycle/support.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { err, FAILURE, type Learner, learner, ledger, ok } from './support.ts';
 
 let t: TestApp;
 let l: Learner;

@@ -2,11 +2,11 @@
 // used retrievals served, with a retrieval.feedback ledger event, and ranking uses the credit.
 import { describe, expect, it } from 'vitest';
 import { FEEDBACK_RATE } from '../../src/retrieval/receipts.ts';
-import { useApp, type TestApp } from '../support/app.ts';
 import { counts, startInput } from '../lifecycle/support.ts';
-import { FAILURE, ids, ledger, SUCCESS, type Learner, learnerTenant } from './support.ts';
 import { corpus, SHOP } from '../patterns/corpus.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { FAILURE, ids, type Learner, learnerTenant, ledger, SUCCESS } from './support.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));

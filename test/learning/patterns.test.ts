@@ -2,12 +2,12 @@
 // comparable episodes without it, the active set independent of the order episodes arrive in, every
 // pattern meeting the bar served to a task it is relevant to, and nothing for an unrelated project.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { taskTerms } from '../../src/learning/task-terms.ts';
-import { corpus, reordered, SHOP, type CorpusRun } from '../patterns/corpus.ts';
-import { startTestApp, useApp, type TenantKeys, type TestApp } from '../support/app.ts';
-import { eventually, learner, learnerTenant, ledger, ok, type Learner } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import { taskTerms } from '../../src/learning/task-terms.ts';
+import { type CorpusRun, corpus, reordered, SHOP } from '../patterns/corpus.ts';
+import { startTestApp, type TenantKeys, type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { eventually, type Learner, learner, learnerTenant, ledger, ok } from './support.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));

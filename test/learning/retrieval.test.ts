@@ -2,13 +2,13 @@
 // recency and feedback, in SQL over indexes, with the score breakdown, receipts, filters, tenancy,
 // non-English text and failures as warnings.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { contentHash } from '../../src/ledger/hash.ts';
 import { RELEVANCE_WEIGHTS } from '../../src/retrieval/score.ts';
-import { useApp, type TestApp } from '../support/app.ts';
 import { startInput } from '../lifecycle/support.ts';
-import { FAILURE, ids, ledger, SUCCESS, type Learner, learnerTenant } from './support.ts';
-import { must } from '../../src/core/must.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { FAILURE, ids, type Learner, learnerTenant, ledger, SUCCESS } from './support.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));

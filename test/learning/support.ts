@@ -1,8 +1,8 @@
 // GraphQL documents and helpers for the learning and retrieval tests (issue 5). Everything is driven
 // through the HTTP API; SQL only looks at what was written (ledger events, stored rows).
 import { expect } from 'vitest';
+import { errorFields, type Json, client as lifecycleClient, startInput } from '../lifecycle/support.ts';
 import type { TenantKeys, TestApp } from '../support/app.ts';
-import { client as lifecycleClient, errorFields, startInput, type Json } from '../lifecycle/support.ts';
 
 export const REWARD = 'reward { total normalized base efficiency complexityBonus qualityMultiplier learningBonus }';
 export const REFLECTION = 'reflection { successes improvements insights }';

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyProofBundle } from '../../src/ledger/bundle.ts';
-import { GENESIS_HASH, fromHex, toHex } from '../../src/ledger/hash.ts';
+import { fromHex, GENESIS_HASH, toHex } from '../../src/ledger/hash.ts';
 import { EMPTY_TREE_ROOT, eventLeafHash, verifyConsistency, verifyInclusion } from '../../src/ledger/merkle.ts';
-import { generateSigningKey, publicKeyFromPrivate, signTreeHead, verifyTreeHead, type SignedTreeHead } from '../../src/ledger/signed-head.ts';
+import { generateSigningKey, publicKeyFromPrivate, type SignedTreeHead, signTreeHead, verifyTreeHead } from '../../src/ledger/signed-head.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
 

@@ -1,6 +1,6 @@
 // Run receipts and pack-miss defect records (seed 000), as ledger events.
 import { describe, expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));

@@ -2,10 +2,10 @@
 // a step row (each column on its own), and a rewrite of history that re-links the hash chain so
 // that only the signed checkpoint's Merkle root can tell.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { chainHash } from '../../src/ledger/hash.ts';
 import { readEvents } from '../../src/ledger/read.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 const pool = () => t.services.db.pool;

@@ -2,10 +2,10 @@
 // seqs: a query that lost its tenant filter reads the other tenant's row at that seq (a wrong
 // anchor for fromSeq > 1, a doubled leaf set for the checkpoint root, foreign events in a page).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { fromHex } from '../../src/ledger/hash.ts';
 import { verifyConsistency } from '../../src/ledger/merkle.ts';
 import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
-import { must } from '../../src/core/must.ts';
 
 let t: TestApp;
 let tenants: TenantKeys[];

@@ -2,9 +2,9 @@
 // its own ledger through every subscription.
 import { describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/store.ts';
-import { useApp, type TenantKeys, type TestApp } from '../support/app.ts';
-import { LEDGER_EVENTS, logSteps, startEpisode, waitUntil, watch } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import { type TenantKeys, type TestApp, useApp } from '../support/app.ts';
+import { LEDGER_EVENTS, logSteps, startEpisode, waitUntil, watch } from './support.ts';
 
 let t: TestApp;
 let b: TenantKeys;

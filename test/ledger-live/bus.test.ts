@@ -2,13 +2,13 @@
 // wake each local subscriber once per new head, and an unreachable transport stops start-up.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { Coalescer, decodeHeads, encodeHeads, LocalSubscribers } from '../../src/ledger/bus-core.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { createMigratedDatabase } from '../support/db.ts';
 import { freePort } from '../support/ports.ts';
 import { startServerProcess } from '../support/process.ts';
 import { startEpisode, storedLedger, waitUntil } from './support.ts';
-import { must } from '../../src/core/must.ts';
 
 describe('coalescing', () => {
   it('sends one batch per interval with the highest seq per tenant', async () => {

@@ -3,10 +3,10 @@
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startTestApp, type TestApp } from '../support/app.ts';
-import { LEDGER_EVENTS, logSteps, range, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { LEDGER_EVENTS, logSteps, range, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
 
 let t: TestApp;
 beforeAll(async () => {

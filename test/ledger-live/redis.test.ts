@@ -3,10 +3,10 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { testRedisUrl } from '../../src/config.ts';
+import { must } from '../../src/core/must.ts';
 import { RedisLedgerBus } from '../../src/ledger/bus-redis.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { LEDGER_EVENTS, logSteps, range, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
-import { must } from '../../src/core/must.ts';
 
 const redisUrl = testRedisUrl();
 let one: TestApp | undefined;

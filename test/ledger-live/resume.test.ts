@@ -1,9 +1,9 @@
 // A subscriber that disconnects mid-stream and resubscribes with afterSeq = the last seq it saw
 // receives every event exactly once, while writers keep writing throughout.
 import { expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
-import { LEDGER_EVENTS, logSteps, range, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import { type TestApp, useApp } from '../support/app.ts';
+import { LEDGER_EVENTS, logSteps, range, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));

@@ -2,10 +2,10 @@
 // graphql-ws and SSE, and the ledger as stored.
 import type { Client } from 'graphql-ws';
 import { expect } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import type { StoredLedgerEvent } from '../../src/ledger/hash.ts';
 import { readEvents } from '../../src/ledger/read.ts';
 import type { TestApp } from '../support/app.ts';
-import { must } from '../../src/core/must.ts';
 import type { Json } from '../support/json.ts';
 
 const START = `mutation($input: StartEpisodeInput!) {

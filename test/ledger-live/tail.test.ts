@@ -1,13 +1,13 @@
 // The tail on its own, over an in-memory ledger: paging, outages, abort, coalesced wake-ups.
 import { describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { isUnavailable } from '../../src/db/errors.ts';
-import { LocalSubscribers } from '../../src/ledger/bus-core.ts';
 import type { LedgerBus } from '../../src/ledger/bus.ts';
+import { LocalSubscribers } from '../../src/ledger/bus-core.ts';
 import type { StoredLedgerEvent } from '../../src/ledger/hash.ts';
 import { LIVE_PAGE_SIZE } from '../../src/ledger/live-reads.ts';
-import { cursorAfter, matchesFilter, tailLedger, type TailReads } from '../../src/ledger/tail.ts';
+import { cursorAfter, matchesFilter, type TailReads, tailLedger } from '../../src/ledger/tail.ts';
 import { range, waitUntil } from './support.ts';
-import { must } from '../../src/core/must.ts';
 
 const TENANT = '00000000-0000-4000-8000-000000000001';
 

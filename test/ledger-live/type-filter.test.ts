@@ -1,9 +1,9 @@
 // The event-type filter on live delivery, over a real graphql-ws subscription to a real server:
 // only the chosen types arrive, every one of them, in seq order, with the other types in between.
 import { expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
-import { LEDGER_EVENTS, logSteps, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import { type TestApp, useApp } from '../support/app.ts';
+import { LEDGER_EVENTS, logSteps, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));

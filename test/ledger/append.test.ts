@@ -4,11 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant } from '../../src/auth/store.ts';
+import { must } from '../../src/core/must.ts';
 import { readEvents, readHead } from '../../src/ledger/read.ts';
 import { appendEvents } from '../../src/ledger/store.ts';
 import { verifyChain } from '../../src/ledger/verify.ts';
 import { createMigratedDatabase, type MigratedDatabase } from '../support/db.ts';
-import { must } from '../../src/core/must.ts';
 
 let m: MigratedDatabase;
 beforeAll(async () => {

@@ -2,8 +2,8 @@
 // chain hashing, Merkle tree, signing, bundle assembly). worked-example.test.ts renders it into
 // the spec and ledger-vectors reuse it, so neither can drift from the implementation.
 import { buildProofBundle } from '../../src/ledger/bundle.ts';
-import { GENESIS_HASH, canonicalEntryBytes, chainHash, hashBytes, toHex, CHAIN_DOMAIN_TAG, type LedgerEntry, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
-import { MerkleTree, eventLeafHash } from '../../src/ledger/merkle.ts';
+import { CHAIN_DOMAIN_TAG, canonicalEntryBytes, chainHash, GENESIS_HASH, hashBytes, type LedgerEntry, type StoredLedgerEvent, toHex } from '../../src/ledger/hash.ts';
+import { eventLeafHash, MerkleTree } from '../../src/ledger/merkle.ts';
 import { keyIdOf, publicKeyFromPrivate, signTreeHead, treeHeadMessage } from '../../src/ledger/signed-head.ts';
 import { stepRowFromColumns } from '../../src/ledger/step-hash.ts';
 import { prepareSteps } from '../../src/steps/prepare.ts';

@@ -1,21 +1,21 @@
-import { describe, expect, it } from 'vitest';
 import { blake3 } from '@noble/hashes/blake3.js';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import {
-  CHAIN_DOMAIN_TAG,
-  GENESIS_HASH,
-  LEDGER_SCHEMA_VERSION,
   bytesEqual,
+  CHAIN_DOMAIN_TAG,
   canonicalEntryBytes,
   canonicalJson,
-  chainHash,
   canonicalTextHash,
+  chainHash,
   contentHash,
   fromHex,
+  GENESIS_HASH,
   hashBytes,
   isHashHex,
-  toHex,
+  LEDGER_SCHEMA_VERSION,
   type LedgerEntry,
+  toHex,
 } from '../../src/ledger/hash.ts';
 
 const utf8 = new TextEncoder();

@@ -1,17 +1,17 @@
-import { describe, expect, it } from 'vitest';
 import { blake3 } from '@noble/hashes/blake3.js';
+import { describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { toHex } from '../../src/ledger/hash.ts';
 import {
   EMPTY_TREE_ROOT,
-  MerkleTree,
   eventLeafHash,
   hashChildren,
   hashLeaf,
+  MerkleTree,
   merkleRoot,
   verifyConsistency,
   verifyInclusion,
 } from '../../src/ledger/merkle.ts';
-import { must } from '../../src/core/must.ts';
 
 // Test-local hashing straight from BLAKE3, independent of the code under test.
 function H(...parts: Uint8Array[]): Uint8Array {

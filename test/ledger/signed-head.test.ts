@@ -1,20 +1,20 @@
-import { describe, expect, it } from 'vitest';
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { GENESIS_HASH, fromHex, toHex } from '../../src/ledger/hash.ts';
+import { describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
+import { fromHex, GENESIS_HASH, toHex } from '../../src/ledger/hash.ts';
 import { EMPTY_TREE_ROOT } from '../../src/ledger/merkle.ts';
 import {
-  TREE_HEAD_DOMAIN_TAG,
   generateSigningKey,
   isTreeHead,
   keyIdOf,
   publicKeyFromPrivate,
+  type SignedTreeHead,
   signTreeHead,
+  TREE_HEAD_DOMAIN_TAG,
+  type TreeHead,
   treeHeadMessage,
   verifyTreeHead,
-  type SignedTreeHead,
-  type TreeHead,
 } from '../../src/ledger/signed-head.ts';
-import { must } from '../../src/core/must.ts';
 
 const head: TreeHead = {
   tenantId: '6f1c1d2e-8a3b-4c5d-9e0f-112233445566',

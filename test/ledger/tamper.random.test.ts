@@ -2,12 +2,12 @@
 // copy, each with the seq the verifier must report computed from the mutation itself.
 // Replay a failure with LEDGER_FUZZ_SEED=<seed printed in the assertion message>.
 import { describe, expect, it } from 'vitest';
-import { GENESIS_HASH, chainHash, toHex, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
-import { MerkleTree } from '../../src/ledger/merkle.ts';
-import { generateSigningKey, publicKeyFromPrivate, signTreeHead, type SignedTreeHead } from '../../src/ledger/signed-head.ts';
-import { verifyAgainstCheckpoint, verifyChain, type ChainReport, type LedgerProblem } from '../../src/ledger/verify.ts';
-import { buildChain, link, seededRandom } from './fixtures.ts';
 import { must } from '../../src/core/must.ts';
+import { chainHash, GENESIS_HASH, type StoredLedgerEvent, toHex } from '../../src/ledger/hash.ts';
+import { MerkleTree } from '../../src/ledger/merkle.ts';
+import { generateSigningKey, publicKeyFromPrivate, type SignedTreeHead, signTreeHead } from '../../src/ledger/signed-head.ts';
+import { type ChainReport, type LedgerProblem, verifyAgainstCheckpoint, verifyChain } from '../../src/ledger/verify.ts';
+import { buildChain, link, seededRandom } from './fixtures.ts';
 
 const CHAIN_LENGTH = 2000;
 const MUTATIONS = 4000;

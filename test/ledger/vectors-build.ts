@@ -3,11 +3,11 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { EXPORT_FORMAT } from '../../src/ledger/export-verify.ts';
-import { GENESIS_HASH, canonicalEntryBytes, chainHash, hashBytes, toHex, type LedgerEntry, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
+import { canonicalEntryBytes, chainHash, GENESIS_HASH, hashBytes, type LedgerEntry, type StoredLedgerEvent, toHex } from '../../src/ledger/hash.ts';
 import { MerkleTree } from '../../src/ledger/merkle.ts';
-import { publicKeyFromPrivate, signTreeHead, treeHeadMessage, type SignedTreeHead } from '../../src/ledger/signed-head.ts';
+import { publicKeyFromPrivate, type SignedTreeHead, signTreeHead, treeHeadMessage } from '../../src/ledger/signed-head.ts';
 import { stepRowHash } from '../../src/ledger/step-hash.ts';
-import { EPISODE, EXAMPLE_SECRET_KEY, ISSUED_AT, TENANT, exampleLedger } from './example-ledger.ts';
+import { EPISODE, EXAMPLE_SECRET_KEY, exampleLedger, ISSUED_AT, TENANT } from './example-ledger.ts';
 
 const utf8 = new TextEncoder();
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);

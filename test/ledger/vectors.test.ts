@@ -8,12 +8,12 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { describe, expect, it } from 'vitest';
 import { verifyProofBundle } from '../../src/ledger/bundle.ts';
 import { verifyExport } from '../../src/ledger/export-verify.ts';
-import { canonicalJson, chainHash, contentHash, fromHex, toHex, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
-import { MerkleTree, eventLeafHash, verifyConsistency, verifyInclusion } from '../../src/ledger/merkle.ts';
+import { canonicalJson, chainHash, contentHash, fromHex, type StoredLedgerEvent, toHex } from '../../src/ledger/hash.ts';
+import { eventLeafHash, MerkleTree, verifyConsistency, verifyInclusion } from '../../src/ledger/merkle.ts';
 import { isAcceptablePublicKey, verifyEd25519Strict } from '../../src/ledger/signed-head.ts';
 import { stepRowHash } from '../../src/ledger/step-hash.ts';
 import { LEDGER_PROBLEMS, verifyChain } from '../../src/ledger/verify.ts';
-import { stepContentHash, type PreparedStep } from '../../src/steps/prepare.ts';
+import { type PreparedStep, stepContentHash } from '../../src/steps/prepare.ts';
 import { buildVectors } from './vectors-build.ts';
 
 const FILE = new URL('../../docs/ledger-vectors.json', import.meta.url);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { GENESIS_HASH, chainHash, toHex, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
-import { EMPTY_TREE_ROOT, MerkleTree } from '../../src/ledger/merkle.ts';
-import { generateSigningKey, publicKeyFromPrivate, signTreeHead, type SignedTreeHead } from '../../src/ledger/signed-head.ts';
-import { verifyAgainstCheckpoint, verifyChain } from '../../src/ledger/verify.ts';
-import { buildProofBundle, verifyProofBundle, type ProofBundle } from '../../src/ledger/bundle.ts';
-import { EPISODES, TENANT, buildChain, entryAt, link } from './fixtures.ts';
 import { must } from '../../src/core/must.ts';
+import { buildProofBundle, type ProofBundle, verifyProofBundle } from '../../src/ledger/bundle.ts';
+import { chainHash, GENESIS_HASH, type StoredLedgerEvent, toHex } from '../../src/ledger/hash.ts';
+import { EMPTY_TREE_ROOT, MerkleTree } from '../../src/ledger/merkle.ts';
+import { generateSigningKey, publicKeyFromPrivate, type SignedTreeHead, signTreeHead } from '../../src/ledger/signed-head.ts';
+import { verifyAgainstCheckpoint, verifyChain } from '../../src/ledger/verify.ts';
+import { buildChain, EPISODES, entryAt, link, TENANT } from './fixtures.ts';
 
 const chain = buildChain(40);
 const tree = MerkleTree.fromEventHashes(chain.map((e) => e.hash));

@@ -3,8 +3,8 @@
 // time is enforced by the sweeper even when the agent goes silent.
 import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
-import { client, counts, ledgerTypes, sleep, startInput, step, stepNumbers, steps, type Client, useApp } from './support.ts';
 import type { Json } from '../support/json.ts';
+import { type Client, client, counts, ledgerTypes, sleep, startInput, step, stepNumbers, steps, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;

@@ -4,8 +4,8 @@
 // and revoking or expiring a child gives the unspent part back. The ledger tells the same story.
 import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
-import { client, counts, inHours, sleep, startInput, step, type Client, useApp } from './support.ts';
 import type { Json } from '../support/json.ts';
+import { type Client, client, counts, inHours, sleep, startInput, step, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;

@@ -2,10 +2,10 @@
 // charged after each episode, exhausted / revoked / expired leases refusing new episodes, and child
 // leases that may only narrow their parent.
 import { describe, expect, it } from 'vitest';
-import type { TestApp } from '../support/app.ts';
-import { client, counts, inHours, ledgerTypes, startInput, step, type Client, useApp } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import type { TestApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { type Client, client, counts, inHours, ledgerTypes, startInput, step, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;

@@ -2,12 +2,12 @@
 // hash chain with a gapless seq; a refused mutation appends nothing; steps.logged events carry
 // the content hash of each step they cover.
 import { describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { chainHash, GENESIS_HASH } from '../../src/ledger/hash.ts';
 import { rowToPreparedStep, stepContentHash } from '../../src/steps/prepare.ts';
-import { useApp, type TenantKeys, type TestApp } from '../support/app.ts';
-import { client, counts, range, startInput, step, steps } from './support.ts';
-import { must } from '../../src/core/must.ts';
+import { type TenantKeys, type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { client, counts, range, startInput, step, steps } from './support.ts';
 
 let t: TestApp;
 // Learning runs as soon as an episode ends and appends patterns.extracted on its own schedule;

@@ -2,8 +2,8 @@
 // field and the limit, and nothing is written; exactly at the limit passes.
 import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
-import { client, counts, range, startInput, step, stepNumbers, steps, type Client, useApp } from './support.ts';
 import type { Json } from '../support/json.ts';
+import { type Client, client, counts, range, startInput, step, stepNumbers, steps, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;

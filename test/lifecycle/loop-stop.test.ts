@@ -4,8 +4,8 @@
 // operator resume the loop.
 import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
-import { client, counts, startInput, step, type Client, useApp } from './support.ts';
 import type { Json } from '../support/json.ts';
+import { type Client, client, counts, startInput, step, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;

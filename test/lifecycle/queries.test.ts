@@ -1,10 +1,10 @@
 // Reading episodes: episode(id) with its steps connection, checkpoints, usage and stop reason;
 // episodes(filter) where each filter narrows; tenant isolation; read keys cannot write.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TenantKeys } from '../support/app.ts';
-import { client, counts, startInput, step, steps, type Client } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { type Client, client, counts, startInput, step, steps } from './support.ts';
 
 let t: TestApp;
 let api: Client;

@@ -2,7 +2,7 @@
 // the idempotency-conflict error.
 import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
-import { client, counts, ledgerTypes, startInput, type Client, useApp } from './support.ts';
+import { type Client, client, counts, ledgerTypes, startInput, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;

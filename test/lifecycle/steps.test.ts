@@ -8,8 +8,8 @@ import { createLogger } from '../../src/log.ts';
 import { createApp } from '../../src/server.ts';
 import { createServices, stopServices } from '../../src/services.ts';
 import type { TestApp } from '../support/app.ts';
-import { client, counts, range, step, stepNumbers, steps, type Client, useApp } from './support.ts';
 import type { Json } from '../support/json.ts';
+import { type Client, client, counts, range, step, stepNumbers, steps, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;

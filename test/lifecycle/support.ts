@@ -106,6 +106,7 @@ export const WORK_ITEM = `query($id: ID!) { workItem(id: $id) { ${errorFields('N
 export const EPISODE = `query($id: ID!) { episode(id: $id) { ${errorFields('NotFoundError')} ... on Episode { ${EPISODE_FIELDS} } } }`;
 
 export type { Json } from '../support/json.ts';
+
 import type { Json } from '../support/json.ts';
 
 /** A minimal valid start input; `extra` overrides. */

@@ -1,10 +1,10 @@
 // The episode status machine through the API: legal paths work and journal what they should;
 // every illegal transition is an IllegalTransitionError that changes nothing.
 import { describe, expect, it } from 'vitest';
-import type { TestApp } from '../support/app.ts';
-import { client, counts, episodeRow, ledgerTypes, step, type Client, useApp } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import type { TestApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { type Client, client, counts, episodeRow, ledgerTypes, step, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;

@@ -2,10 +2,10 @@
 // what one-at-a-time extraction learns: the counts are summed per batch, the scope refreshed once.
 import { describe, expect, it } from 'vitest';
 import { extractPatternBatch } from '../../src/learning/extract.ts';
-import { learnerTenant, type Learner } from '../learning/support.ts';
-import { useApp, type TestApp } from '../support/app.ts';
-import { corpus, reordered } from './corpus.ts';
+import { type Learner, learnerTenant } from '../learning/support.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { corpus, reordered } from './corpus.ts';
 
 let t: TestApp;
 // No queue room: every ASYNC completion leaves its extraction skipped, for the batches below.

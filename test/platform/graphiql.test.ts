@@ -2,7 +2,7 @@
 // it: the page comes from the installed packages (no request leaves the server, no external script
 // or stylesheet), the Headers tab shows where the key goes, the admin key typed there runs a query,
 // and the schema loads into the docs explorer.
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { KEY_PLACEHOLDER } from '../../src/http/graphiql.ts';

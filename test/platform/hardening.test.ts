@@ -2,9 +2,9 @@
 // rate limit are refused with clear errors, while other keys keep working.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { chunkedPost, piecesOf } from '../support/http.ts';
-import { must } from '../../src/core/must.ts';
 import type { Json } from '../support/json.ts';
 
 let t: TestApp;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/ports.ts';
-import { startServerProcess, startWithNpm, type ServerProcess } from '../support/process.ts';
+import { type ServerProcess, startServerProcess, startWithNpm } from '../support/process.ts';
 
 const run = promisify(execFile);
 const SERVING = /Episodic serving GraphQL on http:\/\/localhost:(\d+)\/graphql/;

@@ -2,8 +2,8 @@
 // of open sockets, live subscriptions and group-committed steps is known at each point.
 import type { Client } from 'graphql-ws';
 import { expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
 import { must } from '../../src/core/must.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));

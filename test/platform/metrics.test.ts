@@ -1,6 +1,6 @@
 // /metrics: Prometheus text with yoga's request metrics and our operational gauges.
 import { expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));

@@ -4,10 +4,10 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { createDatabase } from '../../src/db/client.ts';
 import { MIGRATIONS_DIR, migrate, migrationsApplied, readMigrations } from '../../src/db/migrate.ts';
 import { createEmptyDatabase, type TestDatabase } from '../support/db.ts';
-import { must } from '../../src/core/must.ts';
 
 let database: TestDatabase | undefined;
 afterEach(async () => {

@@ -5,8 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import prismaInternals from '@prisma/internals';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMigratedDatabase, type MigratedDatabase } from '../support/db.ts';
 import { must } from '../../src/core/must.ts';
+import { createMigratedDatabase, type MigratedDatabase } from '../support/db.ts';
 
 const { getDMMF } = prismaInternals;
 type Dmmf = Awaited<ReturnType<typeof getDMMF>>['datamodel'];

@@ -1,9 +1,9 @@
 // The real HTTP server: health, readiness, authentication, the first types, and GraphiQL.
 import { describe, expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
 import { parseToken } from '../../src/auth/keys.ts';
 import { createApiKey } from '../../src/auth/store.ts';
 import { must } from '../../src/core/must.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
 
 let t: TestApp;

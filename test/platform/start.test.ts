@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmptyDatabase } from '../support/db.ts';
+import type { Json } from '../support/json.ts';
 import { freePort } from '../support/ports.ts';
 import { startServerProcess } from '../support/process.ts';
-import type { Json } from '../support/json.ts';
 
 const SERVING = /Episodic serving GraphQL on http:\/\/localhost:(\d+)\/graphql/;
 

@@ -1,6 +1,6 @@
 // graphql-ws on the same path: authentication in connection_init, operations over a real socket.
 import { describe, expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
 
 let t: TestApp;

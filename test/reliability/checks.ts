@@ -8,8 +8,8 @@
 // - the ledger verifies (chain, step hashes, signed checkpoint).
 import pg from 'pg';
 import type { EpisodicClient } from '../../src/client/index.ts';
-import type { StoredAt } from './load.ts';
 import { must } from '../../src/core/must.ts';
+import type { StoredAt } from './load.ts';
 
 export interface IntegrityReport {
   /** Acknowledged steps looked up. */

@@ -2,8 +2,8 @@
 // acknowledged step is stored, nothing is half-written, step numbers stay contiguous and the
 // ledger verifies. In-doubt calls (no answer) are retried with their keys: no duplicate appears.
 import { expect, it } from 'vitest';
-import { crashDuringIngest } from './scenarios.ts';
 import { checkedReport, useEmptyDatabase } from './fixture.ts';
+import { crashDuringIngest } from './scenarios.ts';
 
 const database = useEmptyDatabase();
 

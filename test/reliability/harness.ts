@@ -2,7 +2,7 @@
 // soak (bench/soak.ts): real server processes (`node --import tsx src/main.ts`), a dedicated
 // PostgreSQL or Redis that a scenario may stop and start, polling with a deadline, and memory
 // sampling from /proc. Nothing here imports vitest, so the soak runs it as a plain script.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,10 +12,10 @@ import { createClient } from 'graphql-ws';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { createEpisodicClient, type EpisodicClient } from '../../src/client/index.ts';
-import { startEmbeddedPostgres, type EmbeddedServer } from '../../src/db/embedded.ts';
-import { freePort } from '../support/ports.ts';
-import { startServerProcess, type ServerProcess } from '../support/process.ts';
 import { must } from '../../src/core/must.ts';
+import { type EmbeddedServer, startEmbeddedPostgres } from '../../src/db/embedded.ts';
+import { freePort } from '../support/ports.ts';
+import { type ServerProcess, startServerProcess } from '../support/process.ts';
 
 export const SERVING = /Episodic serving GraphQL on http:\/\/localhost:(\d+)\/graphql/;
 

@@ -6,8 +6,8 @@
 // committed, and a retry with the same keys settles it without a duplicate.
 import type { EpisodicClient, StepInput } from '../../src/client/index.ts';
 import { EpisodicError, unwrap } from '../../src/client/index.ts';
-import { sleep } from './harness.ts';
 import { must } from '../../src/core/must.ts';
+import { sleep } from './harness.ts';
 
 export const LOG_STEPS = `mutation LogSteps($episodeId: ID!, $steps: [StepInput!]!) {
   result: logSteps(episodeId: $episodeId, steps: $steps) { __typename ... on Error { message } ... on LogStepsPayload { results { index status stepNumber reason } } } }`;

@@ -1,8 +1,8 @@
 // Backpressure: when the ingestion buffer is full the server sheds work with a clear, retryable
 // error instead of queueing without bound; every step it accepted is stored.
 import { expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
 import { must } from '../../src/core/must.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
 
 let t: TestApp;

@@ -5,9 +5,9 @@
 // the scenario starts a redis-server of its own on a free loopback port and never touches REDIS_URL's.
 import { expect, it } from 'vitest';
 import { testRedisUrl } from '../../src/config.ts';
+import { checkedReport, useEmptyDatabase } from './fixture.ts';
 import { redisAvailable } from './harness.ts';
 import { redisOutage } from './scenarios.ts';
-import { checkedReport, useEmptyDatabase } from './fixture.ts';
 
 const enabled = redisAvailable() && !!testRedisUrl();
 const database = useEmptyDatabase(enabled);

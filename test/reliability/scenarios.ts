@@ -3,9 +3,13 @@
 // None of them asserts by itself: a scenario reports `problems`, empty when every promise held.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { checkIntegrity, integrityProblems, storedLedger, streamProblems, type IntegrityReport } from './checks.ts';
+import { must } from '../../src/core/must.ts';
+import { startServerProcess } from '../support/process.ts';
+import { checkIntegrity, type IntegrityReport, integrityProblems, storedLedger, streamProblems } from './checks.ts';
 import {
   deathOf,
+  type EpisodicServer,
+  type LedgerWatchers,
   mib,
   readiness,
   recentErrors,
@@ -19,12 +23,8 @@ import {
   waitUntil,
   watchLedger,
   within,
-  type EpisodicServer,
-  type LedgerWatchers,
 } from './harness.ts';
-import { startEpisodes, StepLoad, type CallRecord, type StoredAt } from './load.ts';
-import { startServerProcess } from '../support/process.ts';
-import { must } from '../../src/core/must.ts';
+import { type CallRecord, StepLoad, type StoredAt, startEpisodes } from './load.ts';
 
 export type Log = (line: string) => void;
 const quiet: Log = () => undefined;

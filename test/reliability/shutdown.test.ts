@@ -1,8 +1,8 @@
 // SIGTERM while steps are being ingested: every call the server had read gets its answer (the
 // group-commit buffer is drained before exit), every acknowledged step is stored, exit code 0.
 import { expect, it } from 'vitest';
-import { gracefulShutdown } from './scenarios.ts';
 import { checkedReport, useEmptyDatabase } from './fixture.ts';
+import { gracefulShutdown } from './scenarios.ts';
 
 const database = useEmptyDatabase();
 

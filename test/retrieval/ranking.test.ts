@@ -3,8 +3,8 @@
 // episode changed find it for a task that names them, and failed runs come back ranked and marked
 // with what went wrong.
 import { describe, expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
 import { ids, learnerTenant, SUCCESS } from '../learning/support.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
 
 let t: TestApp;

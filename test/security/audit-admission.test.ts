@@ -5,7 +5,7 @@
 import net from 'node:net';
 import type pg from 'pg';
 import { expect, it } from 'vitest';
-import { useApp, type TestApp, type TenantKeys } from '../support/app.ts';
+import { type TenantKeys, type TestApp, useApp } from '../support/app.ts';
 import { postRaw, waitFor } from './support.ts';
 
 let t: TestApp;

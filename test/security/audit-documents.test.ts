@@ -4,9 +4,9 @@
 // suggestions, graphql-ws rate limits). Real server, real PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeControl as escapeTerminal } from '../../src/cli/errors.ts';
-import { startTestApp, useApp, type TenantKeys, type TestApp } from '../support/app.ts';
-import { acked, postRaw, rawSocket, waitFor } from './support.ts';
+import { startTestApp, type TenantKeys, type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { acked, postRaw, rawSocket, waitFor } from './support.ts';
 
 let t: TestApp;
 let b: TenantKeys;

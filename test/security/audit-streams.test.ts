@@ -3,9 +3,9 @@
 // open streams are capped. Real server, real PostgreSQL, real SSE over HTTP.
 import { expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/store.ts';
-import { useApp, type TestApp } from '../support/app.ts';
 import { LEDGER_EVENTS, sseEvents } from '../ledger-live/support.ts';
-import { postRaw, rawSocket, acked } from './support.ts';
+import { type TestApp, useApp } from '../support/app.ts';
+import { acked, postRaw, rawSocket } from './support.ts';
 
 let t: TestApp;
 useApp((app) => (t = app), { KEY_RECHECK_MS: '100', MAX_STREAMS_PER_KEY: '3', METRICS_TOKEN: 'm'.repeat(40) });

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
 import { chunkedPost } from '../support/http.ts';
-import { acked, post, postRaw, rawSocket, Snapshotter, waitFor, type HttpAnswer } from './support.ts';
+import { acked, type HttpAnswer, post, postRaw, rawSocket, Snapshotter, waitFor } from './support.ts';
 
 const MAX_BODY = 64 * 1024;
 

@@ -14,6 +14,10 @@
 // a failure to a minimal input, FUZZ_LOG_LEVEL=error shows the server's log of a masked error.
 import fc from 'fast-check';
 import {
+  type GraphQLField,
+  type GraphQLInputType,
+  type GraphQLObjectType,
+  type GraphQLOutputType,
   getNamedType,
   isEnumType,
   isInputObjectType,
@@ -22,15 +26,11 @@ import {
   isNonNullType,
   isObjectType,
   isUnionType,
-  type GraphQLField,
-  type GraphQLInputType,
-  type GraphQLObjectType,
-  type GraphQLOutputType,
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
-import { operationsOf, post, postRaw, printedSchema, Snapshotter, type HttpAnswer, type TenantSnapshot } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
+import { type HttpAnswer, operationsOf, post, postRaw, printedSchema, Snapshotter, type TenantSnapshot } from './support.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);

@@ -6,17 +6,17 @@
 // Also: test/platform/server.test.ts (refusal reasons over HTTP, secret never stored),
 // test/platform/websocket.test.ts and test/ledger-live/auth.test.ts (4403 for unknown keys,
 // subscribe-time refusal).
-import { getNamedType, isEnumType, isInputObjectType, isLeafType, isListType, isNonNullType, type GraphQLField, type GraphQLInputType } from 'graphql';
+import { type GraphQLField, type GraphQLInputType, getNamedType, isEnumType, isInputObjectType, isLeafType, isListType, isNonNullType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret, parseToken, type Scope } from '../../src/auth/keys.ts';
 import { createApiKey } from '../../src/auth/store.ts';
 import { keyCreate, keyRevoke } from '../../src/cli/admin.ts';
-import { schema as liveSchema } from '../../src/schema/index.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
-import { watch, waitUntil } from '../ledger-live/support.ts';
-import { acked, operationsOf, post, printedSchema, rawSocket, Snapshotter, type Root } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import { schema as liveSchema } from '../../src/schema/index.ts';
+import { waitUntil, watch } from '../ledger-live/support.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { acked, operationsOf, post, printedSchema, type Root, rawSocket, Snapshotter } from './support.ts';
 
 const KEY_RECHECK_MS = 200;
 const schema = printedSchema();

@@ -7,11 +7,11 @@
 // operation without a case fails here. (test/ledger-live/auth.test.ts covers live streams while A
 // keeps writing; test/security/tenant-scope.test.ts the data-layer guard itself.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type GraphQLResponse, type TenantKeys, type TestApp } from '../support/app.ts';
-import { watch, waitUntil, type Watch } from '../ledger-live/support.ts';
-import { operationsOf, Snapshotter, type Root } from './support.ts';
 import { must } from '../../src/core/must.ts';
+import { type Watch, waitUntil, watch } from '../ledger-live/support.ts';
+import { type GraphQLResponse, startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { operationsOf, type Root, Snapshotter } from './support.ts';
 
 let t: TestApp;
 let A: TenantKeys;

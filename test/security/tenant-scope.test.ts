@@ -2,7 +2,7 @@
 // even when the query names no tenant at all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant } from '../../src/auth/store.ts';
-import { isTenantModel, type ScopedPrisma, tenantScoped, TenantScopeError } from '../../src/db/tenant-scope.ts';
+import { isTenantModel, type ScopedPrisma, TenantScopeError, tenantScoped } from '../../src/db/tenant-scope.ts';
 import { createMigratedDatabase, type MigratedDatabase } from '../support/db.ts';
 
 /** The create input as the scoped client declares it; the test passes rows it would refuse to type. */

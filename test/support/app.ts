@@ -1,13 +1,13 @@
 // A real server on a free port over a fresh database, with a tenant and keys of each scope.
 import { randomBytes } from 'node:crypto';
+import { type Client, createClient } from 'graphql-ws';
 import { afterAll, beforeAll } from 'vitest';
-import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createApiKey, createTenant } from '../../src/auth/store.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
-import { createApp, type App } from '../../src/server.ts';
-import { createServices, stopServices, type Services } from '../../src/services.ts';
+import { type App, createApp } from '../../src/server.ts';
+import { createServices, type Services, stopServices } from '../../src/services.ts';
 import { attachDatabase, createMigratedDatabase, type MigratedDatabase } from './db.ts';
 import type { Json } from './json.ts';
 

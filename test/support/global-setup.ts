@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { build } from 'vite';
 import type { TestProject } from 'vitest/node';
 import { testDatabaseUrl } from '../../src/config.ts';
-import { startEmbeddedPostgres, type EmbeddedServer } from '../../src/db/embedded.ts';
+import { type EmbeddedServer, startEmbeddedPostgres } from '../../src/db/embedded.ts';
 import { freePort } from './ports.ts';
 
 let embedded: EmbeddedServer | undefined;

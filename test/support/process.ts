@@ -1,5 +1,5 @@
 // Runs the real server entry point as a child process: node directly, or through `npm start`.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname } from 'node:path';
 import { must } from '../../src/core/must.ts';
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
+import { BUDGET_EXCEEDED } from '../../src/episodes/outcome.ts';
+import type { StepFacts } from '../../src/learning/facts.ts';
 import {
+  generateReflection,
   REFLECTION_ITEM_MAX_CHARS,
   REFLECTION_MAX_ITEMS,
-  generateReflection,
   type ReflectionInput,
 } from '../../src/learning/reflection.ts';
-import type { StepFacts } from '../../src/learning/facts.ts';
-import { BUDGET_EXCEEDED } from '../../src/episodes/outcome.ts';
-import { must } from '../../src/core/must.ts';
 
 function step(stepNumber: number, tool: string | null, resultKind: StepFacts['resultKind'], extra: Partial<StepFacts> = {}): StepFacts {
   return { stepNumber, kind: 'tool_call', tool, resultKind, latencyMs: 100, tokens: 10, ...extra };

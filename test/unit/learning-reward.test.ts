@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
+import type { Outcome } from '../../src/episodes/outcome.ts';
+import type { StepFacts } from '../../src/learning/facts.ts';
 import {
-  MAX_REWARD_TOTAL,
   baseReward,
   computeReward,
   efficiencyMultiplier,
   learningBonus,
+  MAX_REWARD_TOTAL,
   qualityMultiplier,
   type RewardInput,
 } from '../../src/learning/reward.ts';
-import type { StepFacts } from '../../src/learning/facts.ts';
-import type { Outcome } from '../../src/episodes/outcome.ts';
-import { must } from '../../src/core/must.ts';
 
 function step(stepNumber: number, tool: string | null, resultKind: StepFacts['resultKind']): StepFacts {
   return { stepNumber, kind: 'tool_call', tool, resultKind, latencyMs: 100, tokens: 10 };

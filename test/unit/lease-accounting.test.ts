@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import {
   childReservation,
   episodeCharge,
+  type LeaseNode,
   leaseStanding,
   planEpisodeHold,
   releasedHold,
   reservedAmounts,
   shareOnParent,
-  type LeaseNode,
 } from '../../src/leases/accounting.ts';
-import { NO_USAGE, type Lease, type LeaseBudget, type LeaseUsage } from '../../src/leases/rules.ts';
+import { type Lease, type LeaseBudget, type LeaseUsage, NO_USAGE } from '../../src/leases/rules.ts';
 
 const NOW = Date.UTC(2026, 0, 1);
 const usage = (episodes: number, toolCalls: number, tokens: number, wallMs: number): LeaseUsage => ({ episodes, toolCalls, tokens, wallMs });

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import {
+  type ChildLeaseRequest,
   chargeLease,
   checkChildLease,
   checkLeaseUsable,
   isLeaseExpired,
-  nextEpisodeNumber,
-  remainingLeaseBudget,
-  type ChildLeaseRequest,
   type Lease,
   type LeaseBudget,
+  nextEpisodeNumber,
+  remainingLeaseBudget,
 } from '../../src/leases/rules.ts';
-import { must } from '../../src/core/must.ts';
 
 const NOW = Date.UTC(2026, 0, 1);
 const HOUR = 3_600_000;

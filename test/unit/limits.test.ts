@@ -1,21 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import {
-  LIMITS,
   charCount,
   checkEpisodeSize,
   checkStepBatchSize,
   checkStepCount,
   exceedsJsonDepth,
   findNul,
+  type JsonValue,
   jsonBytes,
+  LIMITS,
+  type StartEpisodeInput,
+  type StepInput,
   utf8Bytes,
   validateEpisodeInput,
   validateGoalSpec,
   validateOutcome,
   validateStep,
-  type JsonValue,
-  type StartEpisodeInput,
-  type StepInput,
 } from '../../src/episodes/limits.ts';
 
 const KB = 1024;

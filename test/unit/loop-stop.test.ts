@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { holonStopForOutcome, loopStopCondition, startRefusal, type LoopStopInput } from '../../src/episodes/loop-stop.ts';
+import { holonStopForOutcome, type LoopStopInput, loopStopCondition, startRefusal } from '../../src/episodes/loop-stop.ts';
 
 const charge = (extra: Partial<NonNullable<LoopStopInput['leaseCharge']>> = {}): NonNullable<LoopStopInput['leaseCharge']> => ({
   ok: true, exhausted: null, overdrawn: null, leaseId: 'L', leaseEnded: null, ...extra,

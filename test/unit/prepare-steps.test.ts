@@ -1,8 +1,8 @@
 // A call's steps are prepared (redacted, sized) and hashed before the group commit; the hashes are
 // the ones the ledger verifier recomputes from the stored rows (stepContentHash on the lowercase id).
 import { describe, expect, it } from 'vitest';
-import { prepareStep, prepareSteps, stepContentHash } from '../../src/steps/prepare.ts';
 import { must } from '../../src/core/must.ts';
+import { prepareStep, prepareSteps, stepContentHash } from '../../src/steps/prepare.ts';
 
 const EPISODE = '3f1d9c2e-8a4b-4c5d-9e0f-0123456789ab';
 const steps = Array.from({ length: 30 }, (_, i) => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_REDACTED_KEYS, REDACTED, isRedactedKey, redact } from '../../src/steps/redact.ts';
+import { DEFAULT_REDACTED_KEYS, isRedactedKey, REDACTED, redact } from '../../src/steps/redact.ts';
 
 describe('isRedactedKey', () => {
   it.each(['password', 'PASSWORD', 'passwd', 'token', 'secret', 'api_key', 'apikey', 'authorization', 'access_token', 'refresh_token', 'private_key', 'cookie'])(

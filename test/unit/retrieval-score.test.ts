@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
   CONTEXT_FIELD_WEIGHTS,
-  RELEVANCE_WEIGHTS,
   contextMatch,
   ndcgAtK,
+  type RankingCandidate,
+  RELEVANCE_WEIGHTS,
+  type RetrievalQuery,
   rankBySeed003,
   recencyWeight,
   relevanceScore,
+  type Seed003Episode,
   seed003Matches,
   seed003Score,
-  type RankingCandidate,
-  type RetrievalQuery,
-  type Seed003Episode,
 } from '../../src/retrieval/score.ts';
 
 const NO_CONTEXT = { domain: null, language: null, framework: null, tags: [] };

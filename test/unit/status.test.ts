@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
-  EPISODE_ACTIONS,
-  EPISODE_STATUSES,
   allowedActions,
   checkTransition,
-  isEpisodeStatus,
-  isTerminal,
+  EPISODE_ACTIONS,
+  EPISODE_STATUSES,
   type EpisodeAction,
   type EpisodeStatus,
+  isEpisodeStatus,
+  isTerminal,
 } from '../../src/episodes/status.ts';
 
 // The expected machine, written out independently of the implementation's table.

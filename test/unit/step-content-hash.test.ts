@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/ledger/hash.ts';
 import type { ContentRefs } from '../../src/steps/large-content.ts';
-import { prepareStep, stepContentHash, type PreparedStep } from '../../src/steps/prepare.ts';
+import { type PreparedStep, prepareStep, stepContentHash } from '../../src/steps/prepare.ts';
 
 const EPISODE = '3f1d9c2e-8a4b-4c5d-9e0f-0123456789ab';
 

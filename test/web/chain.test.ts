@@ -1,9 +1,9 @@
 // The monitor's in-browser chain check (web/src/chain.ts, written from docs/LEDGER.md) must agree
 // with the reference implementation byte for byte, and must flag tampering and broken links.
 import { describe, expect, it } from 'vitest';
-import { GENESIS_HASH, chainHash as referenceHash, type LedgerEntry } from '../../src/ledger/hash.ts';
-import { ChainVerifier, chainHash, type LedgerEvent } from '../../web/src/chain.ts';
 import { must } from '../../src/core/must.ts';
+import { GENESIS_HASH, type LedgerEntry, chainHash as referenceHash } from '../../src/ledger/hash.ts';
+import { ChainVerifier, chainHash, type LedgerEvent } from '../../web/src/chain.ts';
 
 const tenantId = '6f1c1d2e-8a3b-4c5d-9e0f-112233445566';
 const payloads: unknown[] = [

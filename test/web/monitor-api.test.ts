@@ -2,7 +2,7 @@
 // what was created through the API (per bucket, filtered, tenant-scoped), refuses bad ranges with
 // a typed error, and the step, receipt, credit and lift fields answer what the ledger recorded.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
 
 let t: TestApp;

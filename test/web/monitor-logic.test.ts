@@ -1,8 +1,8 @@
 // The dashboard's pure rules: range validation, buckets, gap-free series, totals, histogram
 // percentiles.
 import { describe, expect, it } from 'vitest';
-import { bucketMsFor, buildSeries, DAY_MS, histogramPercentile, HOUR_MS, rollupKey, totalsOf, validateDashboardFilter, wholeHours } from '../../src/monitor/dashboard.ts';
 import { must } from '../../src/core/must.ts';
+import { bucketMsFor, buildSeries, DAY_MS, HOUR_MS, histogramPercentile, rollupKey, totalsOf, validateDashboardFilter, wholeHours } from '../../src/monitor/dashboard.ts';
 
 const at = (iso: string) => new Date(iso);
 const filter = (from: string, to: string) => ({ from: at(from), to: at(to), taskType: null, domain: null });

@@ -8,10 +8,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page, type WebSocketRoute } from 'playwright-core';
+import { type BrowserContext, chromium, type Page, type WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
 import { must } from '../../src/core/must.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
 
 const CHROMIUM = '/usr/bin/chromium';

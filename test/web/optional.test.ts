@@ -1,10 +1,10 @@
 // The learning fields (reward, reflection, patterns) are selected from introspection: whatever
 // shape the schema gives them, the selection is valid; without them, or without introspection,
 // there is nothing to select.
-import { buildSchema, graphql, parse, validate, type GraphQLSchema } from 'graphql';
+import { buildSchema, type GraphQLSchema, graphql, parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { optionalEpisodeSelection, type Query } from '../../web/src/optional.ts';
 import { must } from '../../src/core/must.ts';
+import { optionalEpisodeSelection, type Query } from '../../web/src/optional.ts';
 
 function queryOf(schema: GraphQLSchema): Query {
   return async <T>(source: string, variableValues?: Record<string, unknown>) => {

@@ -3,10 +3,10 @@
 // service's own verifier (src/ledger/verify.ts) does.
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { verifyProofBundle, type ProofBundle } from '../../src/ledger/bundle.ts';
-import { keyIdOf, verifyBundle, type Bundle } from '../../web/src/proof.ts';
-import { useApp, type TestApp } from '../support/app.ts';
 import { must } from '../../src/core/must.ts';
+import { type ProofBundle, verifyProofBundle } from '../../src/ledger/bundle.ts';
+import { type Bundle, keyIdOf, verifyBundle } from '../../web/src/proof.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 
 let t: TestApp;
 useApp((app) => (t = app), { CHECKPOINT_INTERVAL_MS: '200' }); // a signed checkpoint soon covers the episode

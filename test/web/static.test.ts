@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStaticHandler } from '../../src/web/static.ts';
 import { must } from '../../src/core/must.ts';
+import { createStaticHandler } from '../../src/web/static.ts';
 
 let root: string;
 let server: Server;

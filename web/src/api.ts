@@ -1,6 +1,6 @@
 // The monitor's link to the service: GraphQL over HTTP for queries, one graphql-ws socket for
 // every subscription. The API key lives in sessionStorage only (gone when the tab closes).
-import { createClient, type Client } from 'graphql-ws/client';
+import { type Client, createClient } from 'graphql-ws/client';
 
 const KEY = 'episodic.apiKey';
 export const storedKey = () => sessionStorage.getItem(KEY);

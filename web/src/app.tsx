@@ -1,12 +1,12 @@
 // Sign-in, the header with its navigation, and the views (episodes, one episode, dashboard,
 // patterns, retrievals) beside the live ledger.
 import { useEffect, useState } from 'preact/hooks';
-import { createApi, forgetKey, storedKey, storeKey, type Api, type LinkStatus } from './api.ts';
+import { type Api, createApi, forgetKey, type LinkStatus, storedKey, storeKey } from './api.ts';
 import { Dashboard } from './dashboard.tsx';
 import { EpisodePage } from './episode.tsx';
 import { EpisodeList } from './episodes.tsx';
-import { LedgerPanel } from './ledger-panel.tsx';
 import { useLedger } from './ledger.ts';
+import { LedgerPanel } from './ledger-panel.tsx';
 import { optionalEpisodeSelection } from './optional.ts';
 import { PatternsPage } from './patterns.tsx';
 import { RetrievalsPage } from './retrievals.tsx';

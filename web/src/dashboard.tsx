@@ -3,7 +3,7 @@
 // after the ledger stream shows an episode or a retrieval changed, so it follows runs live.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
-import { compact, Lines, RateBars, StackedBars, type Row } from './charts.tsx';
+import { compact, Lines, RateBars, type Row, StackedBars } from './charts.tsx';
 import { num } from './format.tsx';
 
 const RANGES = [

@@ -5,11 +5,11 @@
 // retrievals the run used and the credit they got, and the proof bundle, verified here.
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
-import { Approval, Goal, OutcomeView, RetrievalsUsed, type Credit } from './episode-parts.tsx';
+import { Approval, type Credit, Goal, OutcomeView, RetrievalsUsed } from './episode-parts.tsx';
 import { Bar, label, num, Section, shortId, time, Value } from './format.tsx';
 import { OPTIONAL_FIELDS } from './optional.ts';
 import { ProofPanel } from './proof-panel.tsx';
-import { Timeline, type StepRow } from './steps.tsx';
+import { type StepRow, Timeline } from './steps.tsx';
 
 interface Budget {
   resource: string;

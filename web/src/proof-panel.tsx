@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { Section } from './format.tsx';
-import { verifyBundle, type Bundle, type BundleVerdict } from './proof.ts';
+import { type Bundle, type BundleVerdict, verifyBundle } from './proof.ts';
 
 /** Events newer than the latest signed checkpoint have no proof yet: wait for the next one, a few times. */
 const CHECKPOINT_WAITS = 5;
