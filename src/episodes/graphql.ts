@@ -87,7 +87,7 @@ const VirtueScoreRef = builder.objectRef<{ name: string; score: number }>('Virtu
 });
 
 const CritiqueRef = builder.objectRef<Critique>('Critique').implement({
-  description: 'The critic result of seed 002: verdict, score, feedback and named virtue scores.',
+  description: 'The critic result: verdict, score, feedback and named virtue scores.',
   fields: (t) => ({
     verdict: t.exposeString('verdict'),
     score: t.exposeFloat('score', { nullable: true }),
@@ -218,7 +218,7 @@ export const FinishPayload = builder.objectRef<FinishShape>('FinishEpisodePayloa
     stopCondition: t.field({
       type: StopReasonRef,
       nullable: true,
-      description: "The work item loop's stop condition after this episode (seed 000 priority: budget > the holon's stop > max episodes); null: the loop may go on, or the episode has no work item.",
+      description: "The work item loop's stop condition after this episode (in priority order: budget > the holon's stop > max episodes); null: the loop may go on, or the episode has no work item.",
       resolve: (p) => p.stopCondition,
     }),
   }),
@@ -414,7 +414,7 @@ builder.mutationFields((t) => ({
   }),
   recordPackMiss: t.withAuth({ write: true }).field({
     type: PackMissPayload,
-    description: 'Records that the agent needed something its context pack lacked (seed 000); the first miss of a stable id is a defect record.',
+    description: 'Records that the agent needed something its context pack lacked; the first miss of a stable id is a defect record.',
     errors: { types: [NotFoundError, InputLimitError] },
     args: { episodeId: t.arg.id({ required: true }), stableId: t.arg.string({ required: true }), reason: t.arg.string({ required: true }), packHash: t.arg.string() },
     resolve: async (_root, args, ctx) => {

@@ -14,7 +14,7 @@ import { type ImportSource, importSourceViolations, timeRangeViolations } from '
 import type { Outcome } from './outcome.ts';
 
 export const LIMITS = {
-  // seed 003: 10 KB, which 4 of 591 real SWE-bench task descriptions passed (pasted code and logs).
+  // 256 KB, not 10 KB: 4 of 591 real SWE-bench task descriptions exceed 10 KB (pasted code and logs).
   descriptionBytes: 256 * 1024,
   maxSteps: 1000,
   observationBytes: 10 * 1024,
@@ -38,7 +38,7 @@ export const LIMITS = {
   actionBytes: 4 * 1024,
   errorClassChars: 100,
   errorMessageBytes: 10 * 1024,
-  // seed 003 MAX_ARTIFACT_SIZE; a step result is the artifact it produced.
+  // 1 MB, the artifact size limit: a step result is the artifact it produced.
   resultOutputBytes: 1024 * 1024,
   worldStateBytes: 1024 * 1024,
   // A checkpoint's saved state is a world state too.
@@ -192,7 +192,7 @@ function contextViolations(field: string, context: TaskContextInput): LimitViola
   ];
 }
 
-/** seed 000 validate_goal_spec: bounded, and no NUL anywhere (nested strings and keys included). */
+/** A goal spec is bounded, and holds no NUL anywhere (nested strings and keys included). */
 export function validateGoalSpec(spec: JsonValue, field = 'input.goalSpec'): LimitViolation[] {
   if (typeof spec === 'string') return textViolations(field, spec, { maxBytes: LIMITS.goalSpecBytes });
   return jsonViolations(field, spec, LIMITS.goalSpecBytes);
@@ -448,7 +448,7 @@ export interface CritiqueInput {
   virtueScores: ReadonlyArray<{ name: string; score: number }>;
 }
 
-/** seed 002's critic result: bounded texts, scores in [0, 1], at most 32 named virtue scores. */
+/** A critic result: bounded texts, scores in [0, 1], at most 32 named virtue scores. */
 export function validateCritique(c: CritiqueInput): LimitViolation[] {
   return [
     ...freeTextViolations('verdict', c.verdict),

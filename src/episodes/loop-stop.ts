@@ -1,5 +1,5 @@
 /**
- * The stop condition of a work item's loop of episodes (seed 000 run_episode_loop), decided by the
+ * The stop condition of a work item's loop of episodes (it checks after every episode), decided by the
  * server each time an episode of the work item ends, with evaluateStopCondition's priority order
  * (INV-EP04): budget exhaustion > the holon's own stop > max episodes.
  *

@@ -1,6 +1,6 @@
 /**
- * Why an episode (or a loop of episodes under a lease) stopped: the seed 000 EpisodeLoopOutcome
- * kinds, plus 'cancelled' and 'failed', which our lifecycle needs.
+ * Why an episode (or a loop of episodes under a lease) stopped: completed, budget_exhausted,
+ * max_episodes, blocked, escalated or error, plus 'cancelled' and 'failed', which our lifecycle needs.
  */
 
 import type { LeaseResource } from '../leases/rules.ts';

@@ -122,7 +122,7 @@ function requireTransition(ep: EpisodeRow, action: EpisodeAction) {
   return check.to;
 }
 
-/** Journals an approval step (seed 004 resumes from the journal: approval_requested + approval_resolved). */
+/** Journals an approval step: a blocked episode resumes from its journal (approval_requested, then approval_resolved). */
 async function journalStep(ctx: WriteContext, ep: EpisodeRow, kind: string, parameters: JsonValue) {
   const step = prepareStep({ kind, parameters }, ctx.redactKeys);
   const stepNumber = ep.stepCount + 1;
@@ -189,7 +189,7 @@ export async function recordCritique(ctx: WriteContext, episodeId: string, criti
   const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
   requireTransition(ep, 'critique');
   await ctx.client.query('UPDATE episodes SET critique = $2, updated_at = $3 WHERE id = $1', [ep.id, JSON.stringify(critique), ctx.now]);
-  // A critique of an episode that already ended (seed 002's critic runs afterwards) re-scores it.
+  // A critique of an episode that already ended (a critic may run after the episode) re-scores it.
   const experience = await refreshExperience(ctx.client, ctx.tenantId, ep.id);
   ctx.events.push({
     type: 'critique.recorded',

@@ -29,7 +29,7 @@ export interface VirtueScore {
   score: number;
 }
 
-/** seed 002 CriticResult as recordCritique stores it; scores are 0..1. */
+/** A critic result as recordCritique stores it; scores are 0..1. */
 export interface Critique {
   verdict?: string | null;
   score: number | null;

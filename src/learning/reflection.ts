@@ -1,11 +1,11 @@
 /**
- * Reflection on a finished episode (seed 003 ReflectionGenerator): successes, improvements and
- * insights derived from the steps, the outcome, the critique (seed 002) and how the episode stopped.
+ * Reflection on a finished episode: successes, improvements and
+ * insights derived from the steps, the outcome, the critique and how the episode stopped.
  *
  * Each list is a fixed sequence of rules; a rule yields one item or nothing. Items keep rule order,
  * so the most important come first, and a list is cut to REFLECTION_MAX_ITEMS. Items quote
  * agent-supplied text (verdicts, tool names), so each is cut to REFLECTION_ITEM_MAX_CHARS.
- * The thresholds follow seed 003's analysers; docs/LEARNING.md lists every rule.
+ * docs/LEARNING.md lists every rule and its threshold.
  */
 
 import { must } from '../core/must.ts';

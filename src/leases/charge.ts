@@ -1,4 +1,4 @@
-// Charging an ended episode to its lease (seed 000 INV-EP03): the episode's hold turns into what it
+// Charging an ended episode to its lease (a lease is charged after each episode): the episode's hold turns into what it
 // actually used, the rest is released, and the consumption is added to the lease and to every
 // ancestor, so a child's spending reaches its parent. Runs in the ending's transaction, after the
 // episode row left the running/blocked states (so the tree no longer counts its hold) and with the

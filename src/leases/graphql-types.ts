@@ -18,7 +18,7 @@ export const LeaseBudgetRef = builder.objectRef<LeaseBudget>('LeaseBudget').impl
 });
 
 export const LeaseChargeRef = builder.objectRef<EpisodeLeaseCharge>('LeaseCharge').implement({
-  description: 'What the finished episode cost its lease (seed 000: charged after each episode): its hold turned into what it used, the rest released.',
+  description: 'What the finished episode cost its lease (charged after each episode): its hold turned into what it used, the rest released.',
   fields: (t) => ({
     ok: t.exposeBoolean('ok', { description: 'False when the charge overdrew the lease (the deduction failed, INV-EP03).' }),
     exhausted: t.exposeString('exhausted', { nullable: true, description: 'First resource spent out (consumed >= budget).' }),

@@ -1,4 +1,4 @@
-// Work items and leases (seed 000).
+// Work items and leases: the GraphQL types, queries and mutations.
 import { pastExpiryViolations } from '../auth/keys.ts';
 import { builder } from '../builder.ts';
 import { must } from '../core/must.ts';

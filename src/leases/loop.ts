@@ -1,4 +1,4 @@
-// The server's side of seed 000's episode loop for a work item: it refuses a start once the loop
+// The server's side of the episode loop of a work item: it refuses a start once the loop
 // has stopped, decides the stop condition when an episode ends (the rules are pure, in
 // src/episodes/loop-stop.ts), records it on the work item with a ledger event, and lets an
 // operator resume the loop. The work item row is locked by the caller (work-items.ts).

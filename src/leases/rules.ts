@@ -1,5 +1,5 @@
 /**
- * Lease rules (seed 000): a lease grants a holder a scope, an expiry and a budget, charged after
+ * Lease rules: a lease grants a holder a scope, an expiry and a budget, charged after
  * each episode. A child lease may only narrow its parent; numbers of episodes under a work item
  * are monotonic and 1-indexed (INV-EP01, INV-EP02).
  *

@@ -42,7 +42,7 @@ async function reserveOnParent(client: pg.PoolClient, tenantId: string, input: I
   return { reserved, parentRemaining: remainingLeaseBudget(parent.lease, addUsage(reservedBefore, reserved)) };
 }
 
-/** Issues a lease; a child lease (parentLeaseId) may only narrow its parent and reserves its budget there (seed 000). */
+/** Issues a lease; a child lease (parentLeaseId) may only narrow its parent and reserves its budget there. */
 export async function issueLease(client: pg.PoolClient, tenantId: string, input: IssueLeaseInput, now: Date, events: NewLedgerEvent[]): Promise<string> {
   await lockWorkItem(client, tenantId, input.workItemId);
   const onParent = input.parentLeaseId !== null ? await reserveOnParent(client, tenantId, input, now) : null;

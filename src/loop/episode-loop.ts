@@ -16,7 +16,7 @@ import { canLoopContinue, type EpisodeLoopOutcome, isLoopSuccessful, outcomeFrom
 export const DEFAULT_MAX_EPISODES = 100;
 export const DEFAULT_EPISODE_TIMEOUT_MS = 300_000;
 
-/** The stops a holon may report for its episode (seed 000 StopCondition). */
+/** The stops a holon may report for its episode: the loop ends on any of them (after a budget stop, before max episodes). */
 export type HolonStop = Extract<StopReason, { kind: 'completed' | 'blocked' | 'escalated' | 'error' }>;
 
 export interface EpisodeContext<TOutput = unknown> {

@@ -65,7 +65,7 @@ export function traceStepInput(step: TraceStep): StepInput {
   };
 }
 
-/** What the critic sees (seed 002 encode_for_critic): the plan, the steps and their results. */
+/** What the critic sees: the plan, the steps and their results (nothing else of the episode). */
 export function encodeForCritic(trace: PlanTrace): Json {
   return {
     plan: trace.plan as unknown as Json,

@@ -46,7 +46,7 @@ export class LeaseError extends DomainError {
   }
 }
 
-/** The work item's loop of episodes has stopped (seed 000 stop conditions): no new episode starts. */
+/** The work item's loop of episodes has stopped (budget exhausted, the holon's stop, or max episodes reached): no new episode starts. */
 export class LoopStoppedError extends DomainError {
   override name = 'LoopStoppedError';
   constructor(readonly workItemId: string, readonly stopCondition: StopReason, message: string) {

@@ -141,12 +141,12 @@ async function stepDigests(client: pg.PoolClient, episodeId: string): Promise<St
   return rows.map((r) => ({ stepNumber: r.step_number, kind: r.kind, tool: r.tool, action: r.action, result: r.result_kind }));
 }
 
-/** converge completes the episode (as partial), fail fails it; wall time always fails (seed 004). */
+/** converge completes the episode (as partial), fail fails it; wall time always fails (no converge past the wall clock). */
 function statusAfterBudgetStop(ep: EpisodeRow, resource: BudgetResource): 'completed' | 'failed' {
   return ep.onBudgetExhausted === 'converge' && resource !== 'wall_time' ? 'completed' : 'failed';
 }
 
-/** Stops an episode whose budget ran out, by its policy (wall time always fails: seed 004). */
+/** Stops an episode whose budget ran out, by its policy (wall time always fails, whatever the policy). */
 export async function stopForBudget(client: pg.PoolClient, ep: EpisodeRow, resource: BudgetResource, now: Date, events: NewLedgerEvent[]) {
   const usage = { tokens: ep.usedTokens, steps: ep.stepCount, toolCalls: ep.usedToolCalls, wallMs: now.getTime() - ep.startedAt.getTime() };
   const converge = statusAfterBudgetStop(ep, resource) === 'completed';

@@ -1,5 +1,5 @@
 /**
- * Redacted copy of step parameters (seed 004 args_redacted): the journal keeps the shape of what a
+ * Redacted copy of step parameters (arguments redacted): the journal keeps the shape of what a
  * tool was called with, minus credentials. The exact arguments are covered by args_hash instead.
  *
  * A key matches a listed key when, both lowercased and stripped of '-' and '_', the key ends with
