@@ -1,6 +1,6 @@
 import { builder } from '../builder.ts';
-import { InputLimitError, NotFoundError } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
+import { InputLimitError, NotFoundError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import { checkKeyRequest, pastExpiryViolations } from './keys.ts';
 import { createApiKeyRecorded, revokeApiKeyRecorded } from './store.ts';
 

@@ -1,8 +1,8 @@
 // API keys: `epk_<prefix>_<secret>`. The prefix finds the row; only a hash of the secret is stored.
 // Secrets are 256 random bits, so a fast hash is enough (no password stretching needed).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { LimitViolation } from '../core/errors.ts';
 import { must } from '../core/must.ts';
-import type { LimitViolation } from '../schema/errors.ts';
 
 export const SCOPES = ['read', 'write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -1,9 +1,9 @@
 // Tenants and API keys in the database.
 
+import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
+import type { WriteContext } from '../core/write-context.ts';
 import type { Db } from '../db/client.ts';
-import type { WriteContext } from '../episodes/store.ts';
-import { isUuid } from '../schema/ids.ts';
 import { type AuthFailure, generateApiKey, type Scope } from './keys.ts';
 
 export interface Viewer {

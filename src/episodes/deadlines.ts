@@ -3,8 +3,8 @@
 
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { isUuid } from '../core/ids.ts';
 import { type JobQueue, underSetupLock } from '../jobs/queue.ts';
-import { isUuid } from '../schema/ids.ts';
 import { stopForBudget } from '../steps/apply.ts';
 import type { Writer } from '../write.ts';
 import { lockEpisode } from './row.ts';

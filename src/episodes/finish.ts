@@ -3,12 +3,12 @@
 // loop's stop condition and the ledger events, in the caller's transaction.
 import type pg from 'pg';
 import { must } from '../core/must.ts';
+import type { NewLedgerEvent } from '../core/write-context.ts';
 import { refreshExperience } from '../learning/store.ts';
 import { chargeEpisodeToLease, type EpisodeLeaseCharge } from '../leases/charge.ts';
 import { decideLoopStop } from '../leases/loop.ts';
 import { lockWorkItem } from '../leases/work-items.ts';
 import { contentHash } from '../ledger/hash.ts';
-import type { NewLedgerEvent } from '../ledger/store.ts';
 import { indexEpisodeTerms } from '../retrieval/term-index.ts';
 import type { Outcome } from './outcome.ts';
 import { buildRunReceipt } from './receipts.ts';

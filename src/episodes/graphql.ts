@@ -1,20 +1,21 @@
 // Episode types, queries and lifecycle mutations. Resolvers translate and delegate to the store.
 import { builder } from '../builder.ts';
-import { type CompletionResult, completeAndLearn } from '../learning/complete.ts';
-import { ExtractPatternsModeEnum } from '../learning/enums.ts';
-import type { EpisodeLeaseCharge } from '../leases/charge.ts';
-import { LeaseChargeRef } from '../leases/graphql-types.ts';
-import type { AuthedContext } from '../schema/context.ts';
 import {
   IdempotencyConflictError,
   IllegalTransitionError,
   InputLimitError,
   LeaseError,
-  LoopStoppedError,
   NotFoundError,
   throwIfViolations,
-} from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
+} from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
+import type { WriteContext } from '../core/write-context.ts';
+import { type CompletionResult, completeAndLearn } from '../learning/complete.ts';
+import { ExtractPatternsModeEnum } from '../learning/enums.ts';
+import type { EpisodeLeaseCharge } from '../leases/charge.ts';
+import { LoopStoppedError } from '../leases/errors.ts';
+import { LeaseChargeRef } from '../leases/graphql-types.ts';
+import type { AuthedContext } from '../schema/context.ts';
 import { scheduleDeadline, stopIfOverdue } from './deadlines.ts';
 import { EpisodeStatusEnum, OutcomeKindEnum } from './enums.ts';
 import { EpisodeFilterInput, episodeWhere } from './filter.ts';
@@ -307,7 +308,7 @@ const transitionErrors = [NotFoundError, IllegalTransitionError, InputLimitError
  * budget comes first even when the deadline job has not run yet, so a late ending finds the episode
  * failed (budget_exhausted wall_time) and is refused as an illegal transition.
  */
-async function changeEpisode<T>(ctx: AuthedContext, episodeId: string, change: (w: store.WriteContext) => Promise<T>): Promise<T> {
+async function changeEpisode<T>(ctx: AuthedContext, episodeId: string, change: (w: WriteContext) => Promise<T>): Promise<T> {
   await stopIfOverdue(ctx.services.db.pool, ctx.services.writer, ctx.viewer.tenantId, episodeId);
   return ctx.services.writer.run(ctx.viewer.tenantId, change);
 }
@@ -443,7 +444,7 @@ function endMutation(t: PothosSchemaTypes.MutationFieldBuilder<Types, Types['Roo
     resolve: async (_root, args, ctx) => {
       throwIfViolations(freeTextViolations('reason', args.reason));
       const episodeId = String(args.episodeId);
-      const result = await changeEpisode(ctx, episodeId, (w: store.WriteContext) =>
+      const result = await changeEpisode(ctx, episodeId, (w: WriteContext) =>
         store.endEpisode(w, episodeId, action, args.reason ?? '', args.recoverable ?? false),
       );
       return { episodeId, ...result };

@@ -1,16 +1,16 @@
 // Where a new episode goes: its work item (a monotonic number, a loop that has not stopped) and its
 // lease (usable, with a hold on what the lease has left unreserved). Checks only; the caller writes.
 
+import { InputLimitError, LeaseError } from '../core/errors.ts';
 import { must } from '../core/must.ts';
+import type { WriteContext } from '../core/write-context.ts';
 import { type EpisodeCaps, planEpisodeHold } from '../leases/accounting.ts';
 import { checkLoopOpen } from '../leases/loop.ts';
 import { type LeaseRow, lockLease, readLease } from '../leases/row.ts';
 import { BUDGET_KEY, checkLeaseUsable, type LeaseResource, type LeaseUsage, nextEpisodeNumber, remainingLeaseBudget } from '../leases/rules.ts';
 import { leaseReserved } from '../leases/tree.ts';
 import { lockWorkItem } from '../leases/work-items.ts';
-import { InputLimitError, LeaseError } from '../schema/errors.ts';
 import type { StartEpisodeInput } from './limits.ts';
-import type { WriteContext } from './store.ts';
 
 export interface Placement {
   workItemId: string | null;

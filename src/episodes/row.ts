@@ -1,8 +1,8 @@
 // The columns the lifecycle decides on, read under a row lock.
 import type pg from 'pg';
+import { NotFoundError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import type { LeaseUsage } from '../leases/rules.ts';
-import { NotFoundError } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
 import type { Budget } from './budget.ts';
 import type { EpisodeStatus } from './status.ts';
 

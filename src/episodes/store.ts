@@ -1,12 +1,12 @@
 // Episode lifecycle writes. Each runs in one transaction with its ledger events, so a change and
 // its event commit together or not at all.
 import type pg from 'pg';
+import { IdempotencyConflictError, IllegalTransitionError, NotFoundError, throwIfViolations } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
+import type { WriteContext } from '../core/write-context.ts';
 import { refreshExperience } from '../learning/store.ts';
 import { contentHash } from '../ledger/hash.ts';
-import type { NewLedgerEvent } from '../ledger/store.ts';
-import { IdempotencyConflictError, IllegalTransitionError, NotFoundError, throwIfViolations } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
 import { prepareStep, stepContentHash } from '../steps/prepare.ts';
 import { insertSteps } from '../steps/store.ts';
 import { type FinishResult, finishEpisode } from './finish.ts';
@@ -19,13 +19,6 @@ import { type EpisodeRow, lockEpisode } from './row.ts';
 import { checkTransition, type EpisodeAction } from './status.ts';
 import type { StopReason } from './stop-reason.ts';
 
-export interface WriteContext {
-  client: pg.PoolClient;
-  tenantId: string;
-  now: Date;
-  events: NewLedgerEvent[];
-  redactKeys: readonly string[];
-}
 
 export interface StartResult {
   episodeId: string;

@@ -2,9 +2,10 @@
 // credit for the retrievals the agent used, and pattern extraction when asked for synchronously,
 // all in the one completing transaction. Asynchronous extraction is queued after commit (jobs.ts).
 
+import type { WriteContext } from '../core/write-context.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import type { StopReason } from '../episodes/stop-reason.ts';
-import { completeEpisode, type WriteContext } from '../episodes/store.ts';
+import { completeEpisode } from '../episodes/store.ts';
 import type { EpisodeLeaseCharge } from '../leases/charge.ts';
 import { creditRetrievals, type FeedbackReport } from '../retrieval/receipts.ts';
 import { type ExtractionMode, type ExtractionReport, extractEpisodePatterns } from './extract.ts';

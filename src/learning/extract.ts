@@ -5,8 +5,9 @@
 // rejected by reason, kept), so a run that learns nothing still leaves a record.
 // The completing transaction runs it for extractPatterns: SYNC; the queue's jobs run it otherwise.
 // A batch refreshes each scope once, which is what makes draining a backlog cheap.
-import type { WriteContext } from '../episodes/store.ts';
-import { NotFoundError } from '../schema/errors.ts';
+
+import { NotFoundError } from '../core/errors.ts';
+import type { WriteContext } from '../core/write-context.ts';
 import { countObservations, type Judgement, lockScopes, recordObservations, refreshScope } from './pattern-store.ts';
 import { type EpisodeObservation, observeEpisode, type RejectionReason } from './patterns.ts';
 import { type EpisodeFacts, loadEpisodeFacts, patternEpisodeOf, refreshExperience, rewardOf } from './store.ts';

@@ -1,11 +1,11 @@
 // Learning in the API: reward and reflection on Episode, what a completion learned, the Pattern
 // type with the episodes it came from, patterns(filter) and pattern(id), and on-demand extraction.
 import { builder } from '../builder.ts';
+import { InputLimitError, NotFoundError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import { episodeField, FinishPayload } from '../episodes/graphql.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { FeedbackReport } from '../retrieval/receipts.ts';
-import { InputLimitError, NotFoundError } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
 import { type ExtractionReport, extractEpisodePatterns } from './extract.ts';
 import { PATTERN_KINDS, type PatternKind, patternSummary } from './patterns.ts';
 import type { Reflection } from './reflection.ts';

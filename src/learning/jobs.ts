@@ -7,12 +7,12 @@
 
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { NotFoundError } from '../core/errors.ts';
 import { must } from '../core/must.ts';
+import type { WriteContext } from '../core/write-context.ts';
 import { withTransaction } from '../db/tx.ts';
-import type { WriteContext } from '../episodes/store.ts';
 import { inTransaction, type JobQueue, underSetupLock } from '../jobs/queue.ts';
 import type { StoredLedgerEvent } from '../ledger/hash.ts';
-import { NotFoundError } from '../schema/errors.ts';
 import type { Writer } from '../write.ts';
 import { extractEpisodePatterns } from './extract.ts';
 

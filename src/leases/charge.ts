@@ -5,8 +5,8 @@
 // work item locked (every lease write of a work item serialises on that row).
 import type pg from 'pg';
 import { must } from '../core/must.ts';
+import type { NewLedgerEvent } from '../core/write-context.ts';
 import type { EpisodeRow } from '../episodes/row.ts';
-import type { NewLedgerEvent } from '../ledger/store.ts';
 import { episodeCharge, releasedHold } from './accounting.ts';
 import { lockLease } from './row.ts';
 import { chargeLease, checkLeaseUsable, type LeaseCharge, type LeaseUsage, NO_USAGE } from './rules.ts';

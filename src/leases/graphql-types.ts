@@ -3,8 +3,8 @@
 import { builder } from '../builder.ts';
 import { StopReasonRef } from '../episodes/graphql-stop.ts';
 import { ErrorInterface } from '../schema/base.ts';
-import { LoopStoppedError } from '../schema/errors.ts';
 import type { EpisodeLeaseCharge } from './charge.ts';
+import { LoopStoppedError } from './errors.ts';
 import type { LeaseBudget } from './rules.ts';
 
 export const LeaseBudgetRef = builder.objectRef<LeaseBudget>('LeaseBudget').implement({

@@ -1,12 +1,12 @@
 // Work items and leases: the GraphQL types, queries and mutations.
 import { pastExpiryViolations } from '../auth/keys.ts';
 import { builder } from '../builder.ts';
+import { InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import { StopReasonRef } from '../episodes/graphql-stop.ts';
 import type { StopReason } from '../episodes/stop-reason.ts';
 import { type Context, viewerOf } from '../schema/context.ts';
-import { InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
 import type { LeaseStanding } from './accounting.ts';
 import { LeaseBudgetRef } from './graphql-types.ts';
 import { validateLeaseInput, validateResumeWorkItem, validateWorkItem } from './limits.ts';

@@ -3,10 +3,11 @@
 // src/episodes/loop-stop.ts), records it on the work item with a ledger event, and lets an
 // operator resume the loop. The work item row is locked by the caller (work-items.ts).
 import type pg from 'pg';
+import { InputLimitError } from '../core/errors.ts';
+import type { NewLedgerEvent } from '../core/write-context.ts';
 import { type LoopStopInput, loopStopCondition, startRefusal } from '../episodes/loop-stop.ts';
 import type { StopReason } from '../episodes/stop-reason.ts';
-import type { NewLedgerEvent } from '../ledger/store.ts';
-import { InputLimitError, LoopStoppedError } from '../schema/errors.ts';
+import { LoopStoppedError } from './errors.ts';
 import { countEpisodes, lockWorkItem, type WorkItemRow } from './work-items.ts';
 
 function describeStop(stop: StopReason): string {

@@ -1,7 +1,7 @@
 // Lease rows: the columns the rules decide on, converted to the pure rules' shape, and locking.
 import type pg from 'pg';
-import { NotFoundError } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
+import { NotFoundError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import type { Lease } from './rules.ts';
 
 export interface LeaseRow {

@@ -1,9 +1,9 @@
 // Issuing and revoking leases. A child reserves its budget on its parent when issued and gives the
 // unspent part back when revoked (accounting.ts); both lock the work item first (work-items.ts).
 import type pg from 'pg';
+import { LeaseError } from '../core/errors.ts';
 import { must } from '../core/must.ts';
-import type { NewLedgerEvent } from '../ledger/store.ts';
-import { LeaseError } from '../schema/errors.ts';
+import type { NewLedgerEvent } from '../core/write-context.ts';
 import { addUsage, childReservation, type LeaseNode, shareOnParent, subtractUsage } from './accounting.ts';
 import { type LeaseRow, lockLease, readLease } from './row.ts';
 import { checkChildLease, type LeaseBudget, type LeaseUsage, remainingLeaseBudget } from './rules.ts';

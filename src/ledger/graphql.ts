@@ -1,7 +1,7 @@
 // The LedgerEvent and SignedTreeHead types and helpers shared by the ledger queries and subscriptions.
 import { builder } from '../builder.ts';
+import { InputLimitError } from '../core/errors.ts';
 import type { Context } from '../schema/context.ts';
-import { InputLimitError } from '../schema/errors.ts';
 import type { StoredLedgerEvent } from './hash.ts';
 import type { SignedTreeHead } from './signed-head.ts';
 

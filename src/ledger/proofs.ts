@@ -2,9 +2,9 @@
 // signed checkpoint that already exists (reads never sign one: docs/LEDGER.md §5).
 import type pg from 'pg';
 import { builder } from '../builder.ts';
+import { InputLimitError, NotFoundError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import type { Context } from '../schema/context.ts';
-import { InputLimitError, NotFoundError } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
 import { buildProofBundle, type ProofBundle } from './bundle.ts';
 import { latestCheckpoint } from './checkpoints.ts';
 import { NotCheckpointedError } from './errors.ts';

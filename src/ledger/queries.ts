@@ -1,8 +1,8 @@
 // Ledger queries: paging the chain, the head, the signed checkpoints, the public key, verification.
 // Proofs are in proofs.ts.
 import { builder } from '../builder.ts';
-import { InputLimitError } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
+import { InputLimitError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import { latestCheckpoint, listCheckpoints } from './checkpoints.ts';
 import { asSeq, LedgerEventRef, LedgerFilterInput, SignedTreeHeadRef, tenantOf } from './graphql.ts';
 import type { StoredLedgerEvent } from './hash.ts';

@@ -2,15 +2,9 @@
 // the rest of the transaction, so seq is assigned in commit order and the chain never forks.
 import type pg from 'pg';
 import { must } from '../core/must.ts';
+import type { NewLedgerEvent } from '../core/write-context.ts';
 import { chainHash, GENESIS_HASH, type StoredLedgerEvent } from './hash.ts';
 
-export interface NewLedgerEvent {
-  type: string;
-  episodeId?: string | null;
-  workItemId?: string | null;
-  /** A value, or a function of the chain head just before this event (run receipts name it). */
-  payload: unknown | ((head: { seq: number; hash: string }) => unknown);
-}
 
 async function lockHead(client: pg.PoolClient, tenantId: string): Promise<{ seq: number; hash: string }> {
   const select = 'SELECT seq::text AS seq, hash FROM ledger_heads WHERE tenant_id = $1 FOR UPDATE';

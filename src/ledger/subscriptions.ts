@@ -3,9 +3,9 @@
 // subscribe, so a key without `read` is refused before any event is read.
 import { GraphQLError } from 'graphql';
 import { builder } from '../builder.ts';
+import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import type { AuthedContext } from '../schema/context.ts';
-import { isUuid } from '../schema/ids.ts';
 import { LedgerEventRef, LedgerFilterInput } from './graphql.ts';
 import type { StoredLedgerEvent } from './hash.ts';
 import { liveSource, StreamEnd } from './live-stream.ts';

@@ -1,6 +1,6 @@
 // The dashboard's pure rules: which filters are allowed, how a time range is cut into buckets, how
 // the rows PostgreSQL aggregated become a gap-free series with totals No I/O.
-import type { LimitViolation } from '../schema/errors.ts';
+import type { LimitViolation } from '../core/errors.ts';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;

@@ -1,9 +1,9 @@
 // The monitor's API: the dashboard's aggregates, one step in full, retrieval receipts with the
 // credit they got, an episode's used retrievals. Reads only; tenant-scoped.
 import { builder } from '../builder.ts';
+import { InputLimitError, NotFoundError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import type { Context } from '../schema/context.ts';
-import { InputLimitError, NotFoundError } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
 import { type Bucket, type ToolStats, type Totals, validateDashboardFilter } from './dashboard.ts';
 import { creditsOfEpisode, creditsOfRetrieval, findReceipt, inOrder, listReceipts, MAX_RECEIPTS_PAGE, type ReceiptRow, type RetrievalCredit } from './receipts.ts';
 import { type BudgetExhaustion, type Dashboard, loadDashboard } from './store.ts';

@@ -2,8 +2,8 @@
 // breakdown and a retrievalId (the receipt completeEpisode(usedRetrievals) credits).
 import { grantsScope } from '../auth/keys.ts';
 import { builder } from '../builder.ts';
+import { InputLimitError, throwIfViolations } from '../core/errors.ts';
 import { ComplexityEnum } from '../episodes/graphql.ts';
-import { InputLimitError, throwIfViolations } from '../schema/errors.ts';
 import { patternTaskViolations, toContextFacts, toRetrievalQuery, validateRetrieval } from './inputs.ts';
 import type { ScoredPattern } from './pattern-store.ts';
 import { type EpisodeRetrievalResult, type PatternRetrievalResult, retrieveEpisodes, retrievePatterns } from './retrieve.ts';

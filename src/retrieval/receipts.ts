@@ -4,12 +4,12 @@
 // retrievals served towards the outcome (+1 success, -1 failure, partial in between) and appends
 // `retrieval.feedback`; ranking reads the credit (score.ts, pattern-score.ts).
 import type pg from 'pg';
+import { InputLimitError, NotFoundError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
+import type { WriteContext } from '../core/write-context.ts';
 import type { Outcome } from '../episodes/outcome.ts';
-import type { WriteContext } from '../episodes/store.ts';
 import { baseReward } from '../learning/reward.ts';
 import { contentHash } from '../ledger/hash.ts';
-import { InputLimitError, NotFoundError } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
 
 /** Credit moves this share of the way to the target per use: after n helpful uses, 1 − 0.7^n. */
 export const FEEDBACK_RATE = 0.3;

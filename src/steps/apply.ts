@@ -2,15 +2,15 @@
 // contiguous numbering under the episode row lock, side-effect-key deduplication, the step limit,
 // enforced budgets, one multi-row insert, and one ledger event per request.
 import type pg from 'pg';
+import { IllegalTransitionError, NotFoundError } from '../core/errors.ts';
 import { must } from '../core/must.ts';
+import type { NewLedgerEvent } from '../core/write-context.ts';
 import { type BudgetResource, exhaustedResource } from '../episodes/budget.ts';
 import { finishEpisode } from '../episodes/finish.ts';
 import { LIMITS } from '../episodes/limits.ts';
 import { budgetFailureOutcome, convergeOutcome, type StepDigest } from '../episodes/outcome.ts';
 import { type EpisodeRow, lockEpisodes } from '../episodes/row.ts';
 import { checkTransition } from '../episodes/status.ts';
-import type { NewLedgerEvent } from '../ledger/store.ts';
-import { IllegalTransitionError, NotFoundError } from '../schema/errors.ts';
 import type { BlobToStore } from './large-content.ts';
 import type { HashedStep } from './prepare.ts';
 import { blobStateForUpdate, type EpisodeUsage, findKeyedSteps, insertBlobs, insertSteps, type StepRowToInsert } from './store.ts';

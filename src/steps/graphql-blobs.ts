@@ -1,9 +1,9 @@
 // Blobs through the API: each step lists the fields it keeps as blobs (or truncated), and a blob's
 // content is read by its hash, only within the viewer's tenant.
 import { builder } from '../builder.ts';
+import { NotFoundError } from '../core/errors.ts';
 import { isHashHex } from '../ledger/hash.ts';
 import { type Context, viewerOf } from '../schema/context.ts';
-import { NotFoundError } from '../schema/errors.ts';
 import type { ContentRef, ContentRefs } from './large-content.ts';
 
 type RefRow = ContentRef & { field: string };

@@ -2,14 +2,14 @@
 
 import { GraphQLError } from 'graphql';
 import { builder } from '../builder.ts';
+import { type LimitViolation as ApiViolation, IllegalTransitionError, InputLimitError, NotFoundError, throwIfViolations, toViolations } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import { episodeField } from '../episodes/graphql.ts';
 import { type GqlStepInput, lower, toStepInput } from '../episodes/inputs.ts';
 import { checkStepBatchSize, validateStep } from '../episodes/limits.ts';
 import { LimitViolationRef } from '../schema/base.ts';
 import type { AuthedContext } from '../schema/context.ts';
-import { type LimitViolation as ApiViolation, IllegalTransitionError, InputLimitError, NotFoundError, throwIfViolations, toViolations } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
 import type { StepItemResult } from './apply.ts';
 import { contentRefList, StepContentRef } from './graphql-blobs.ts';
 import { OverloadedError } from './ingest.ts';

@@ -3,8 +3,9 @@
 // only after that commit. While a batch commits, the next one gathers.
 import type pg from 'pg';
 import { must } from '../core/must.ts';
+import type { NewLedgerEvent } from '../core/write-context.ts';
 import { withTransaction } from '../db/tx.ts';
-import { appendEvents, type NewLedgerEvent } from '../ledger/store.ts';
+import { appendEvents } from '../ledger/store.ts';
 import type { Writer } from '../write.ts';
 import { applyStepBatch, type StepBatchOutcome, type StepBatchRequest } from './apply.ts';
 

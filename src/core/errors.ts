@@ -1,6 +1,7 @@
-// Expected failures, returned as typed members of result unions (clients branch on __typename).
-// Everything else is unexpected and masked by yoga.
-import type { StopReason } from '../episodes/stop-reason.ts';
+// Domain errors: expected failures, returned as typed members of result unions (clients branch on
+// __typename); the GraphQL layer (src/schema/base.ts) gives them their types. Everything else is
+// unexpected and masked by yoga. Errors that carry a domain type live with it (LoopStoppedError
+// in src/leases/errors.ts).
 
 export abstract class DomainError extends Error {}
 
@@ -42,14 +43,6 @@ export class IdempotencyConflictError extends DomainError {
 export class LeaseError extends DomainError {
   override name = 'LeaseError';
   constructor(readonly leaseId: string, readonly rule: string, message: string, readonly violations: LimitViolation[] = []) {
-    super(message);
-  }
-}
-
-/** The work item's loop of episodes has stopped (budget exhausted, the holon's stop, or max episodes reached): no new episode starts. */
-export class LoopStoppedError extends DomainError {
-  override name = 'LoopStoppedError';
-  constructor(readonly workItemId: string, readonly stopCondition: StopReason, message: string) {
     super(message);
   }
 }
