@@ -6,7 +6,6 @@
 import type pg from 'pg';
 import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
-import type { EpisodeRow } from '../episodes/row.ts';
 import { episodeCharge, releasedHold } from './accounting.ts';
 import { lockLease } from './row.ts';
 import { chargeLease, checkLeaseUsable, type LeaseCharge, type LeaseUsage, NO_USAGE } from './rules.ts';
@@ -47,7 +46,19 @@ async function addConsumption(client: pg.PoolClient, ids: string[], charged: Lea
   );
 }
 
-export async function chargeEpisodeToLease(client: pg.PoolClient, ep: EpisodeRow, now: Date, events: NewLedgerEvent[]): Promise<EpisodeLeaseCharge> {
+/** What charging reads of the ended episode (its row, src/episodes/row.ts, has these and more). */
+export interface ChargedEpisode {
+  id: string;
+  tenantId: string;
+  leaseId: string | null;
+  leaseHold: LeaseUsage | null;
+  usedTokens: number;
+  usedToolCalls: number;
+  startedAt: Date;
+  budget: { maxWallMs: number | null };
+}
+
+export async function chargeEpisodeToLease(client: pg.PoolClient, ep: ChargedEpisode, now: Date, events: NewLedgerEvent[]): Promise<EpisodeLeaseCharge> {
   const leaseId = must(ep.leaseId);
   const row = await lockLease(client, ep.tenantId, leaseId);
   const hold = ep.leaseHold ?? NO_USAGE;
