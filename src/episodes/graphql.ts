@@ -9,6 +9,7 @@ import {
   throwIfViolations,
 } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
+import { sizeText } from '../core/sizes.ts';
 import type { WriteContext } from '../core/write-context.ts';
 import { type CompletionResult, completeAndLearn } from '../learning/complete.ts';
 import { ExtractPatternsModeEnum } from '../learning/enums.ts';
@@ -247,10 +248,10 @@ const BudgetInput = builder.inputType('BudgetInput', {
 
 const StartEpisodeInput = builder.inputType('StartEpisodeInput', {
   fields: (t) => ({
-    taskDescription: t.string({ required: true, description: 'At most 256 KB, not blank.' }),
+    taskDescription: t.string({ required: true, description: `At most ${sizeText(LIMITS.descriptionBytes)}, not blank.` }),
     taskType: t.string({ required: true }),
     context: t.field({ type: TaskContextInput }),
-    goalSpec: t.field({ type: 'JSON', description: 'Text or JSON, at most 64 KB, no NUL bytes.' }),
+    goalSpec: t.field({ type: 'JSON', description: `Text or JSON, at most ${sizeText(LIMITS.goalSpecBytes)}, no NUL bytes.` }),
     agent: t.string(),
     dedupeKey: t.string({ description: 'Repeating a start with the same key returns the same episode.' }),
     maxAttempts: t.int(),

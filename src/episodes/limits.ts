@@ -20,9 +20,9 @@ export const LIMITS = {
   observationBytes: 10 * 1024,
   parametersBytes: 1024 * 1024,
   episodeBytes: 10 * 1024 * 1024,
-  // Seed 000 bounds the goal spec without a number. 64 KB holds a structured spec with acceptance
-  // criteria (six times a task description) while staying small next to the 10 MB episode, since
-  // the spec is re-read to build every episode context.
+  // A goal spec must be bounded. 64 KB holds a structured spec with acceptance criteria (six times
+  // a task description) while staying small next to the 10 MB episode, since the spec is re-read
+  // to build every episode context.
   goalSpecBytes: 64 * 1024,
   taskTypeChars: 100,
   contextFieldChars: 100,

@@ -5,16 +5,20 @@ import { builder } from '../builder.ts';
 import { type LimitViolation as ApiViolation, IllegalTransitionError, InputLimitError, NotFoundError, throwIfViolations, toViolations } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
+import { sizeText } from '../core/sizes.ts';
 import { episodeField } from '../episodes/graphql.ts';
 import { type GqlStepInput, lower, toStepInput } from '../episodes/inputs.ts';
-import { checkStepBatchSize, validateStep } from '../episodes/limits.ts';
+import { checkStepBatchSize, LIMITS, validateStep } from '../episodes/limits.ts';
 import { LimitViolationRef } from '../schema/base.ts';
 import type { AuthedContext } from '../schema/context.ts';
 import type { StepItemResult } from './apply.ts';
 import { contentRefList, StepContentRef } from './graphql-blobs.ts';
 import { OverloadedError } from './ingest.ts';
-import { type LargeContentMode, offloadLargeContent } from './large-content.ts';
+import { BLOB_LIMITS, type LargeContentMode, offloadLargeContent } from './large-content.ts';
 import { prepareSteps } from './prepare.ts';
+
+/** How far a text field may go past its inline limit (the schema descriptions say it). */
+const UP_TO_BLOB = `up to ${sizeText(BLOB_LIMITS.blobBytes)} with largeContent BLOB or TRUNCATE`;
 
 builder.prismaObject('Step', {
   fields: (t) => ({
@@ -27,7 +31,7 @@ builder.prismaObject('Step', {
     argsHash: t.exposeString('argsHash', { nullable: true }),
     resultKind: t.exposeString('resultKind', { nullable: true, description: 'success, error or timeout' }),
     result: t.expose('result', { type: 'JSON', nullable: true }),
-    observation: t.exposeString('observation', { nullable: true, description: 'At most 10 KB inline; a longer one kept as a blob or truncated holds a head + tail preview (see contentRefs).' }),
+    observation: t.exposeString('observation', { nullable: true, description: `At most ${sizeText(LIMITS.observationBytes)} inline; a longer one kept as a blob or truncated holds a head + tail preview (see contentRefs).` }),
     latencyMs: t.exposeInt('latencyMs', { nullable: true }),
     tokens: t.exposeInt('tokens'),
     cost: t.exposeFloat('cost'),
@@ -50,9 +54,9 @@ const StepResultInput = builder.inputType('StepResultInput', {
   description: 'success {output} | error {message, errorClass, output} | timeout',
   fields: (t) => ({
     kind: t.field({ type: ResultKind, required: true }),
-    output: t.string({ description: 'SUCCESS or ERROR (an error keeps its full output). At most 1 MB inline; up to 16 MB with largeContent BLOB or TRUNCATE.' }),
-    message: t.string({ description: 'ERROR: at most 10 KB inline; up to 16 MB with largeContent BLOB or TRUNCATE.' }),
-    errorClass: t.string({ description: 'At most 100 characters.' }),
+    output: t.string({ description: `SUCCESS or ERROR (an error keeps its full output). At most ${sizeText(LIMITS.resultOutputBytes)} inline; ${UP_TO_BLOB}.` }),
+    message: t.string({ description: `ERROR: at most ${sizeText(LIMITS.errorMessageBytes)} inline; ${UP_TO_BLOB}.` }),
+    errorClass: t.string({ description: `At most ${LIMITS.errorClassChars} characters.` }),
   }),
 });
 
@@ -83,17 +87,17 @@ const StepInput = builder.inputType('StepInput', {
   fields: (t) => ({
     kind: t.string({ defaultValue: 'tool_call', description: 'tool_call, llm_call, observation, ... (snake_case)' }),
     tool: t.string(),
-    action: t.string({ description: 'At most 4 KB inline; up to 16 MB with largeContent BLOB or TRUNCATE.' }),
-    parameters: t.field({ type: 'JSON', description: 'At most 1 MB; stored redacted with a BLAKE3 hash of the original.' }),
+    action: t.string({ description: `At most ${sizeText(LIMITS.actionBytes)} inline; ${UP_TO_BLOB}.` }),
+    parameters: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.parametersBytes)}; stored redacted with a BLAKE3 hash of the original.` }),
     result: t.field({ type: StepResultInput }),
-    observation: t.string({ description: 'At most 10 KB inline; up to 16 MB with largeContent BLOB or TRUNCATE.' }),
+    observation: t.string({ description: `At most ${sizeText(LIMITS.observationBytes)} inline; ${UP_TO_BLOB}.` }),
     latencyMs: t.int(),
     tokens: t.int(),
     cost: t.float(),
-    sideEffectKey: t.string({ description: 'Repeating a key returns the original step instead of a second one. At most 256 characters.' }),
-    worldBefore: t.field({ type: 'JSON', description: 'At most 1 MB.' }),
-    worldAfter: t.field({ type: 'JSON', description: 'At most 1 MB.' }),
-    metadata: t.field({ type: 'JSON', description: 'At most 64 KB.' }),
+    sideEffectKey: t.string({ description: `Repeating a key returns the original step instead of a second one. At most ${LIMITS.keyChars} characters.` }),
+    worldBefore: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.worldStateBytes)}.` }),
+    worldAfter: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.worldStateBytes)}.` }),
+    metadata: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.metadataBytes)}.` }),
     startedAt: t.field({ type: 'DateTime', description: 'When the step really ran (importing a past run): not in the future, not before its episode started.' }),
     endedAt: t.field({ type: 'DateTime', description: 'Not in the future, not before startedAt. An imported run measures wall time by these.' }),
   }),
