@@ -1,23 +1,13 @@
 // Shared GraphQL documents and SQL probes for the lifecycle tests (issue 3). Every rule is driven
 // through the HTTP API; SQL is used only to look at what was (or was not) written.
 import { expect } from 'vitest';
+import { errors as errorSelection } from '../../src/client/documents.ts';
 import type { TestApp } from '../support/app.ts';
 
 export { useApp } from '../support/app.ts';
 
-const ERROR_SELECTIONS: Record<string, string> = {
-  InputLimitError: '... on InputLimitError { violations { field limit actual message } }',
-  IllegalTransitionError: '... on IllegalTransitionError { from action allowed }',
-  LeaseError: '... on LeaseError { leaseId rule violations { field limit actual message } }',
-  IdempotencyConflictError: '... on IdempotencyConflictError { dedupeKey existingEpisodeId }',
-  NotFoundError: '... on NotFoundError { entity notFoundId: id }',
-  LoopStoppedError: '... on LoopStoppedError { workItemId stopCondition { kind resource reason recoverable canContinue } }',
-};
-
-/** __typename, the message, and the fields of each error type (only members of the result union may be named). */
-export function errorFields(...types: string[]): string {
-  return `__typename ... on Error { message } ${types.map((type) => ERROR_SELECTIONS[type]).join(' ')}`;
-}
+/** __typename, the message, and the fields of each error type: the client's own selections. */
+export const errorFields = errorSelection;
 
 const TRANSITION_ERRORS = errorFields('IllegalTransitionError', 'InputLimitError', 'NotFoundError');
 
