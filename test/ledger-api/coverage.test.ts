@@ -135,7 +135,8 @@ describe('JSON numbers beyond 2^53 - 1', () => {
   it('are refused with BAD_USER_INPUT naming the path and the limit, as a variable or a literal, and nothing is written', async () => {
     const before = await head();
     // biome-ignore lint/correctness/noPrecisionLoss: the test sends an integer past 2^53 on purpose
-    const asVariable = await t.gql('mutation($e: ID!, $s: JSON!) { saveCheckpoint(episodeId: $e, state: $s) { __typename } }', { e: episodeId, s: { big: [1, 12345678901234567890] } });
+    const beyondSafe = 12345678901234567890;
+    const asVariable = await t.gql('mutation($e: ID!, $s: JSON!) { saveCheckpoint(episodeId: $e, state: $s) { __typename } }', { e: episodeId, s: { big: [1, beyondSafe] } });
     expect(asVariable.errors?.[0]?.message).toMatch(/\$\.big\[1\].*9007199254740991/);
     expect(asVariable.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'JSON_NUMBER_OUT_OF_RANGE', path: '$.big[1]' });
     const asLiteral = await t.gql(`mutation { logStep(episodeId: "${episodeId}", step: { kind: "tool_call", parameters: { n: 12345678901234567890 } }) { __typename } }`);
