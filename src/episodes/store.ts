@@ -249,7 +249,7 @@ export async function endEpisode(ctx: WriteContext, episodeId: string, action: E
   return finishEpisode(ctx.client, ep, ending, ctx.now, ctx.events);
 }
 
-/** Seed 000 record_pack_miss: every miss is counted; only the first miss of a stable id is a defect record. */
+/** Records a context pack miss: every miss is counted; only the first miss of a stable id is a defect record. */
 export async function recordPackMiss(ctx: WriteContext, episodeId: string, miss: { stableId: string; reason: string; packHash: string | null }) {
   const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
   const { rows } = await ctx.client.query(

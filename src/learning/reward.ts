@@ -8,7 +8,7 @@
  *
  * MAX_REWARD_TOTAL is the formula's upper bound (each factor at its cap), so normalisation is a
  * fixed linear map: no reward is ever clipped, and the order of totals is the order of normalised
- * values. (Seed 003's hybrid retriever divided total by 100 instead, so reward barely counted.)
+ * values. (A hybrid retriever that divided total by 100 instead let reward barely count.)
  *
  * base:        success 1; partial completed/(completed+failed), 0.5 when both lists are empty; failure 0.
  * efficiency:  clamp(0.5·d + 0.5·s, 0.5, 1.5) with

@@ -22,7 +22,7 @@ builder.prismaObject('WorkItem', {
     title: t.exposeString('title'),
     description: t.exposeString('description', { nullable: true }),
     lastEpisodeNumber: t.exposeInt('lastEpisodeNumber', { description: 'Highest episode number issued; the next is higher.' }),
-    maxEpisodes: t.exposeInt('maxEpisodes', { nullable: true, description: 'Seed 000 max_episodes: episodes the loop may run in all; null is unlimited.' }),
+    maxEpisodes: t.exposeInt('maxEpisodes', { nullable: true, description: 'How many episodes the loop may run in all; null is unlimited.' }),
     stopCondition: t.field({
       type: StopReasonRef,
       nullable: true,
@@ -136,7 +136,7 @@ builder.mutationFields((t) => ({
       title: t.arg.string({ required: true }),
       description: t.arg.string(),
       metadata: t.arg({ type: 'JSON' }),
-      maxEpisodes: t.arg.int({ description: 'Seed 000 max_episodes of the loop; omitted is unlimited.' }),
+      maxEpisodes: t.arg.int({ description: 'How many episodes the loop may run in all; omitted is unlimited.' }),
     },
     resolve: async (_root, args, ctx) => {
       throwIfViolations(validateWorkItem(args));

@@ -10,7 +10,7 @@ import type { StopReason } from '../episodes/stop-reason.ts';
 export interface WorkItemRow {
   id: string;
   lastEpisodeNumber: number;
-  /** Seed 000 max_episodes of the work item's loop; null is unlimited. */
+  /** How many episodes the work item's loop may run in all; null is unlimited. */
   maxEpisodes: number | null;
   /** Set once the loop stopped; starts are refused while it is. */
   stopCondition: StopReason | null;

@@ -1,4 +1,4 @@
-// Seed 002's agent loop, one episode per call: plan -> execute plan steps into trace steps with
+// The agent loop, one episode per call: plan -> execute plan steps into trace steps with
 // the world state before and after -> optional critic and virtue scoring (advisory: their
 // exceptions are caught and recorded, never thrown) -> the experience stored through the API
 // (the planner call and every trace step journaled, the critique recorded, the episode completed).

@@ -1,4 +1,4 @@
-// Seed 000's episode controller on top of the client: runEpisodeLoop drives a user-supplied
+// The bounded episode controller on top of the client: runEpisodeLoop drives a user-supplied
 // Holon through bounded episodes under a lease. Each episode is one startEpisode (with the lease
 // and a monotonic episode number), the holon's steps journaled with logSteps, and one ending
 // (complete, fail, block or escalate) on which the server charges the lease. After each episode

@@ -1,4 +1,4 @@
-// Seed 002's PlanTrace and TraceStep, and how they are journaled as steps of an episode.
+// The plan trace and its trace steps, and how they are journaled as steps of an episode.
 import type { Json, StepInput } from '../client/types.ts';
 
 export interface PlanStep {
