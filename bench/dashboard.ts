@@ -118,12 +118,15 @@ async function incremental(pool: pg.Pool, tenantId: string, end: Date): Promise<
      SELECT $1, coalesce(max(seq), 0) + 1, 'steps.logged', $2, '{}', '', '', now() FROM ledger_events WHERE tenant_id = $1`,
     [tenantId, id],
   );
-  await pool.query(`INSERT INTO ledger_heads (tenant_id, seq, hash) SELECT $1, max(seq), '' FROM ledger_events WHERE tenant_id = $1
-    ON CONFLICT (tenant_id) DO UPDATE SET seq = excluded.seq`, [tenantId]);
+  await pool.query(
+    `INSERT INTO ledger_heads (tenant_id, seq, hash) SELECT $1, max(seq), '' FROM ledger_events WHERE tenant_id = $1
+    ON CONFLICT (tenant_id) DO UPDATE SET seq = excluded.seq`,
+    [tenantId],
+  );
   let t0 = performance.now();
   const hours = await refreshRollup(pool, tenantId);
   const refreshMs = performance.now() - t0;
-  if (!Array.isArray(hours) || hours.length === 0) throw new Error('expected the changed episode\'s hours to be rebuilt');
+  if (!Array.isArray(hours) || hours.length === 0) throw new Error("expected the changed episode's hours to be rebuilt");
   t0 = performance.now();
   await loadDashboard(pool, tenantId, must(cases(end)[0]).filter);
   return { refreshMs, readMs: performance.now() - t0 };
@@ -164,7 +167,9 @@ async function main() {
       if (a.runs !== b.runs) throw new Error(`${c.name}: rollup counts ${a.runs} runs, raw rows ${b.runs}`);
       log(`| ${c.name} | ${fmt(a.runs)} | ${fmt(b.median, 1)} | ${fmt(a.median, 1)} | ${fmt(b.median / a.median, 1)}x |`);
     }
-    log(`\nrollup first build (no state yet): ${fmt(buildSeconds, 1)} s; after one episode changed: refresh ${fmt(inc.refreshMs, 1)} ms, then a 24-hour read ${fmt(inc.readMs, 1)} ms`);
+    log(
+      `\nrollup first build (no state yet): ${fmt(buildSeconds, 1)} s; after one episode changed: refresh ${fmt(inc.refreshMs, 1)} ms, then a 24-hour read ${fmt(inc.readMs, 1)} ms`,
+    );
   } finally {
     await bench.close();
   }

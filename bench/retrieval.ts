@@ -59,7 +59,9 @@ async function main() {
     }
     const loadSeconds = (performance.now() - loadStart) / 1000;
     const indexTimes = await rebuildIndexes(pool, defs);
-    const { rows: size } = await pool.query(`SELECT pg_size_pretty(pg_total_relation_size('episodes')) AS episodes, pg_size_pretty(pg_total_relation_size('steps')) AS steps`);
+    const { rows: size } = await pool.query(
+      `SELECT pg_size_pretty(pg_total_relation_size('episodes')) AS episodes, pg_size_pretty(pg_total_relation_size('steps')) AS steps`,
+    );
     console.error(`loaded ${fmt(data.total)} episodes and ${fmt(steps)} steps in ${fmt(loadSeconds, 1)} s; indexes rebuilt`);
 
     const now = new Date();
@@ -79,7 +81,10 @@ async function main() {
       oursMs.push(performance.now() - t0);
       candidates.push(s.candidates);
       trigramRuns += s.fallback ? 1 : 0;
-      oursTop.set(q, ranked.map((r) => r.id));
+      oursTop.set(
+        q,
+        ranked.map((r) => r.id),
+      );
     }
 
     const apiMs: number[] = [];
@@ -96,7 +101,10 @@ async function main() {
       const t0 = performance.now();
       const ranked = rankBySeed003(q.query, completed, 10);
       if (i < SEED_TIMED) seedMs.push(performance.now() - t0);
-      seedTop.set(q, ranked.map((r) => r.id));
+      seedTop.set(
+        q,
+        ranked.map((r) => r.id),
+      );
     });
 
     const ndcg = (top: Map<LabelledQuery, string[]>, filter: (q: LabelledQuery) => boolean) =>
@@ -116,7 +124,8 @@ async function main() {
       '',
       `Data: ${fmt(data.total)} episodes (${fmt(completed.length)} completed, the rest failed) with ${fmt(steps)} steps, one tenant; episodes table ${size[0].episodes}, steps ${size[0].steps}. ` +
         `Loaded with UNNEST in ${fmt(loadSeconds, 1)} s (${fmt(data.total / loadSeconds)} episodes/s with their steps); retrieval indexes rebuilt afterwards: ` +
-        indexTimes.map((t) => `${t.name.replace(/^episodes_/, '')} ${fmt(t.seconds, 1)} s`).join(', ') + '.',
+        indexTimes.map((t) => `${t.name.replace(/^episodes_/, '')} ${fmt(t.seconds, 1)} s`).join(', ') +
+        '.',
       '',
       `Queries: ${data.queries.length} labelled queries (${data.queries.filter((q) => q.lang !== 'en').length} not in English), limit 10, one client, after a warm-up pass.`,
       '',
@@ -132,7 +141,10 @@ async function main() {
       '|---|---:|---:|---:|',
       ...groups.map(([name, f]) => `| ${name} | ${fmt(ndcg(oursTop, f), 3)} | ${fmt(ndcg(seedTop, f), 3)} | ${data.queries.filter(f).length} |`),
       '',
-      `Total run time ${fmt((performance.now() - started) / 1000)} s; load average at the end ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1 / 5 / 15 min).`,
+      `Total run time ${fmt((performance.now() - started) / 1000)} s; load average at the end ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' / ')} (1 / 5 / 15 min).`,
     ];
     const markdown = lines.join('\n');
     console.log(markdown);

@@ -20,7 +20,8 @@ const SUBSCRIBERS = Number(process.argv[2] ?? 1_000);
 const RATE = Number(process.argv[3] ?? 20);
 const SECONDS = Number(process.argv[4] ?? 5);
 const WORKERS_PER_SERVER = 2;
-if (SUBSCRIBERS % (2 * WORKERS_PER_SERVER)) throw new Error(`subscribers must be a multiple of ${2 * WORKERS_PER_SERVER} (they are split over servers and threads)`);
+if (SUBSCRIBERS % (2 * WORKERS_PER_SERVER))
+  throw new Error(`subscribers must be a multiple of ${2 * WORKERS_PER_SERVER} (they are split over servers and threads)`);
 /** Events committed in the first second are left out: connections and code paths warm up. */
 const WARMUP_EVENTS = RATE;
 
@@ -90,7 +91,11 @@ async function waitFor(condition: () => Promise<boolean>, what: string, timeoutM
 }
 
 async function gql(url: string, token: string, query: string, variables: Record<string, unknown>) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
   const body = (await res.json()) as { data?: Json; errors?: unknown };
   if (body.errors) throw new Error(JSON.stringify(body.errors));
   return body.data;
@@ -105,7 +110,11 @@ const LOG_STEP = 'mutation($id: ID!, $s: StepInput!) { logStep(episodeId: $id, s
  * behind shows as latency instead of silently lowering the rate. Returns the seconds it took.
  */
 async function appendSteadily(servers: Server[], token: string): Promise<number> {
-  const episodes = await Promise.all(servers.map((s) => gql(s.url, token, START, { i: { taskDescription: 'subscriber bench', taskType: 'bench' } }).then((d) => d.startEpisode.episode.id as string)));
+  const episodes = await Promise.all(
+    servers.map((s) =>
+      gql(s.url, token, START, { i: { taskDescription: 'subscriber bench', taskType: 'bench' } }).then((d) => d.startEpisode.episode.id as string),
+    ),
+  );
   const calls: Array<Promise<unknown>> = [];
   const started = performance.now();
   for (let i = 0; i < RATE * SECONDS; i++) {
@@ -130,7 +139,16 @@ interface Row {
 
 function latencyRow(scenario: string, latencies: number[], events: number, expected: number, resources: Row['resources']): Row {
   const sorted = [...latencies].sort((a, b) => a - b);
-  return { scenario, events, deliveries: latencies.length, missing: expected - latencies.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN, resources };
+  return {
+    scenario,
+    events,
+    deliveries: latencies.length,
+    missing: expected - latencies.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) ?? NaN,
+    resources,
+  };
 }
 
 const mb = (bytes: number) => fmt(bytes / 1024 / 1024, 0);
@@ -141,7 +159,11 @@ async function scenario(name: string, database: BenchDatabase, serverCount: numb
   const afterSeq = (await readHead(database.db.pool, tenantId)).seq;
   const perServer = SUBSCRIBERS / serverCount;
   const clients = servers.map((s) => Array.from({ length: WORKERS_PER_SERVER }, () => startClients(s.url, token, perServer / WORKERS_PER_SERVER, afterSeq)));
-  await waitFor(async () => (await Promise.all(servers.map((s) => s.stats()))).every((st) => st.subscribers === perServer), 'every subscription to be live', 60_000);
+  await waitFor(
+    async () => (await Promise.all(servers.map((s) => s.stats()))).every((st) => st.subscribers === perServer),
+    'every subscription to be live',
+    60_000,
+  );
 
   const live = await Promise.all(servers.map((s) => s.stats()));
   const liveAt = performance.now();
@@ -149,7 +171,11 @@ async function scenario(name: string, database: BenchDatabase, serverCount: numb
   const writeSeconds = await appendSteadily(servers, token);
   const head = (await readHead(database.db.pool, tenantId)).seq;
   const all = clients.flat();
-  await waitFor(async () => (await Promise.all(all.map((c) => c.request<{ fewest: number }>('progress')))).every((p) => p.fewest >= head - afterSeq), 'every delivery', 30_000).catch((err) => console.error(String(err)));
+  await waitFor(
+    async () => (await Promise.all(all.map((c) => c.request<{ fewest: number }>('progress')))).every((p) => p.fewest >= head - afterSeq),
+    'every delivery',
+    30_000,
+  ).catch((err) => console.error(String(err)));
 
   const after = await Promise.all(servers.map((s) => s.stats()));
   const wallMs = performance.now() - liveAt;
@@ -202,16 +228,19 @@ async function main() {
   try {
     const tenant = await createTenant(database.db.prisma, 'bench-subscribers');
     const { token } = await createApiKey(database.db.prisma, { tenantId: tenant.id, name: 'bench', scopes: ['write'] });
-    const rows = [
-      ...(await scenario('A. 1 server', database, 1, token, tenant.id)),
-      ...(await scenario('B. 2 servers', database, 2, token, tenant.id)),
-    ];
-    console.log(`\n${fmt(SUBSCRIBERS)} graphql-ws subscribers (one connection each, one tenant), ${RATE} events/s for ${SECONDS} s, first second left out; ${machine}.\n`);
-    console.log('| scenario | events | deliveries | missing | p50 ms | p99 ms | max ms | writes took s | server CPU | client + writer CPU | server RSS MB before → after | server heap MB after GC, before → after |');
+    const rows = [...(await scenario('A. 1 server', database, 1, token, tenant.id)), ...(await scenario('B. 2 servers', database, 2, token, tenant.id))];
+    console.log(
+      `\n${fmt(SUBSCRIBERS)} graphql-ws subscribers (one connection each, one tenant), ${RATE} events/s for ${SECONDS} s, first second left out; ${machine}.\n`,
+    );
+    console.log(
+      '| scenario | events | deliveries | missing | p50 ms | p99 ms | max ms | writes took s | server CPU | client + writer CPU | server RSS MB before → after | server heap MB after GC, before → after |',
+    );
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---|');
     for (const r of rows) {
       const { rss, heap, cpu, writeSeconds, clients } = r.resources;
-      console.log(`| ${r.scenario} | ${fmt(r.events)} | ${fmt(r.deliveries)} | ${fmt(r.missing)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.max, 1)} | ${fmt(writeSeconds, 1)} | ${cpu} | ${clients} | ${rss} | ${heap} |`);
+      console.log(
+        `| ${r.scenario} | ${fmt(r.events)} | ${fmt(r.deliveries)} | ${fmt(r.missing)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.max, 1)} | ${fmt(writeSeconds, 1)} | ${cpu} | ${clients} | ${rss} | ${heap} |`,
+      );
     }
   } finally {
     await database.close();

@@ -78,7 +78,16 @@ export type IngestMode = 'group' | 'naive' | 'none';
 
 /** The per-key rate limit is off: throughput benchmarks measure the server, not the limiter (bench:admission measures admission). */
 export async function startBenchServer(databaseUrl: string, env: Record<string, string> = {}, ingest: IngestMode = 'group'): Promise<BenchServer> {
-  const config = loadConfig({ NODE_ENV: 'production', PORT: String(await freePort()), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', DB_POOL_MAX: '20', RATE_LIMIT_PER_MINUTE: '0', LEDGER_SIGNING_KEY: randomBytes(32).toString('hex'), ...env });
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    PORT: String(await freePort()),
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'warn',
+    DB_POOL_MAX: '20',
+    RATE_LIMIT_PER_MINUTE: '0',
+    LEDGER_SIGNING_KEY: randomBytes(32).toString('hex'),
+    ...env,
+  });
   const db = createDatabase(databaseUrl, config.dbPoolMax);
   const services = await createServices(config, db, createLogger(config.logLevel));
   // The other modes replace the group-commit ingestor's submit and drain only (same API, same checks

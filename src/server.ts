@@ -117,7 +117,11 @@ function createGraphQLHandler(services: Services, { admission, keyWatch, metrics
         }
         // Pothos refuses a malformed page cursor before the resolver runs: bad input, not a bug.
         if (original instanceof PothosValidationError) {
-          return new GraphQLError(original.message, { nodes: (error as GraphQLError).nodes, path: (error as GraphQLError).path, extensions: { code: 'BAD_USER_INPUT', requestId, http: { status: 400 } } });
+          return new GraphQLError(original.message, {
+            nodes: (error as GraphQLError).nodes,
+            path: (error as GraphQLError).path,
+            extensions: { code: 'BAD_USER_INPUT', requestId, http: { status: 400 } },
+          });
         }
         // Refusals before any resolver ran (bad variables, query limits) get the code they lack.
         const coded = withRequestErrorCode(error, 'BAD_REQUEST');
@@ -155,16 +159,23 @@ export function createApp(services: Services): App {
 
   // A client must send its headers, and then its whole request, in bounded time (else 408): a
   // half-sent request cannot hold its connection open for long.
-  const httpServer = createServer({ headersTimeout: config.admission.headersTimeoutMs, requestTimeout: config.admission.bodyTimeoutMs, connectionsCheckingInterval: Math.min(1_000, config.admission.headersTimeoutMs) }, (req, res) => {
-    const requestId = requestIdFrom(req.headers['x-request-id']) ?? randomUUID();
-    res.setHeader('x-request-id', requestId);
-    // A request read on a kept-alive connection after shutdown began is still answered, but it
-    // is the connection's last: otherwise busy clients would keep the server alive until the timeout.
-    if (stopping) res.setHeader('connection', 'close');
-    unfinished.add(res);
-    res.once('close', () => unfinished.delete(res));
-    requestScope.run({ requestId }, () => void route(req, res));
-  });
+  const httpServer = createServer(
+    {
+      headersTimeout: config.admission.headersTimeoutMs,
+      requestTimeout: config.admission.bodyTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, config.admission.headersTimeoutMs),
+    },
+    (req, res) => {
+      const requestId = requestIdFrom(req.headers['x-request-id']) ?? randomUUID();
+      res.setHeader('x-request-id', requestId);
+      // A request read on a kept-alive connection after shutdown began is still answered, but it
+      // is the connection's last: otherwise busy clients would keep the server alive until the timeout.
+      if (stopping) res.setHeader('connection', 'close');
+      unfinished.add(res);
+      res.once('close', () => unfinished.delete(res));
+      requestScope.run({ requestId }, () => void route(req, res));
+    },
+  );
 
   async function route(req: IncomingMessage, res: ServerResponse) {
     const path = (req.url ?? '/').split('?')[0];
@@ -213,7 +224,11 @@ export function createApp(services: Services): App {
         ctx.extra.auth = auth;
         if ('viewer' in auth) {
           const socket = ctx.extra.socket;
-          const forget = keyWatch.add({ keyId: auth.viewer.keyId, kind: 'socket', end: () => socket.close(KEY_REVOKED_CLOSE_CODE, 'API key revoked or expired') });
+          const forget = keyWatch.add({
+            keyId: auth.viewer.keyId,
+            kind: 'socket',
+            end: () => socket.close(KEY_REVOKED_CLOSE_CODE, 'API key revoked or expired'),
+          });
           socket.once('close', forget);
         }
         // Refuse at once: a socket with a bad key never gets to subscribe (4403 Forbidden).
@@ -224,7 +239,14 @@ export function createApp(services: Services): App {
         const running = Object.keys(ctx.subscriptions).length;
         if (running > config.subscriptions.maxPerConnection) return [tooManyOperations(config.subscriptions.maxPerConnection)];
         const requestId = randomUUID();
-        const { schema: s, execute, subscribe, contextFactory: makeContext, parse, validate } = yoga.getEnveloped({
+        const {
+          schema: s,
+          execute,
+          subscribe,
+          contextFactory: makeContext,
+          parse,
+          validate,
+        } = yoga.getEnveloped({
           ...ctx,
           req: ctx.extra.request,
           socket: ctx.extra.socket,
@@ -312,9 +334,12 @@ function databaseUnavailable(err: unknown): boolean {
 }
 
 function databaseUnavailableError(requestId: string | undefined): GraphQLError {
-  return new GraphQLError('The database is unavailable right now; this request may not have completed. Retry shortly: steps with a sideEffectKey and starts with a dedupeKey are never stored twice.', {
-    extensions: { code: 'DATABASE_UNAVAILABLE', retryAfterMs: 1000, requestId, http: { status: 503, headers: { 'retry-after': '1' } } },
-  });
+  return new GraphQLError(
+    'The database is unavailable right now; this request may not have completed. Retry shortly: steps with a sideEffectKey and starts with a dedupeKey are never stored twice.',
+    {
+      extensions: { code: 'DATABASE_UNAVAILABLE', retryAfterMs: 1000, requestId, http: { status: 503, headers: { 'retry-after': '1' } } },
+    },
+  );
 }
 
 function tooManyOperations(max: number): GraphQLError {

@@ -40,13 +40,11 @@ builder.queryFields((t) => ({
   viewer: t.withAuth({ read: true }).prismaField({
     type: 'Tenant',
     description: 'The tenant that owns the API key of this request.',
-    resolve: (query, _root, _args, ctx) =>
-      ctx.db.tenant.findUniqueOrThrow({ ...query, where: { id: ctx.viewer.tenantId } }),
+    resolve: (query, _root, _args, ctx) => ctx.db.tenant.findUniqueOrThrow({ ...query, where: { id: ctx.viewer.tenantId } }),
   }),
   apiKeys: t.withAuth({ admin: true }).prismaField({
     type: ['ApiKey'],
-    resolve: (query, _root, _args, ctx) =>
-      ctx.db.apiKey.findMany({ ...query, where: { tenantId: ctx.viewer.tenantId }, orderBy: { createdAt: 'asc' } }),
+    resolve: (query, _root, _args, ctx) => ctx.db.apiKey.findMany({ ...query, where: { tenantId: ctx.viewer.tenantId }, orderBy: { createdAt: 'asc' } }),
   }),
 }));
 

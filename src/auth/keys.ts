@@ -56,12 +56,22 @@ export function checkKeyRequest(name: string, requested: readonly string[]): { s
   const parsed = parseScopes(requested);
   const scopes = 'invalid' in parsed ? [] : parsed;
   if ('invalid' in parsed) {
-    violations.push({ field: 'scopes', limit: 'read | write | admin', actual: parsed.invalid.join(','), message: `unknown scopes: ${parsed.invalid.join(', ')}` });
+    violations.push({
+      field: 'scopes',
+      limit: 'read | write | admin',
+      actual: parsed.invalid.join(','),
+      message: `unknown scopes: ${parsed.invalid.join(', ')}`,
+    });
   } else if (!scopes.length) {
     violations.push({ field: 'scopes', limit: 'at least 1', actual: '0', message: 'a key needs at least one scope' });
   }
   if (name.trim().length < 1 || name.length > 200 || CONTROL_CHARACTER.test(name)) {
-    violations.push({ field: 'name', limit: '1..200 characters, no control characters', actual: String(name.length), message: 'name must have 1 to 200 characters and no control characters' });
+    violations.push({
+      field: 'name',
+      limit: '1..200 characters, no control characters',
+      actual: String(name.length),
+      message: 'name must have 1 to 200 characters and no control characters',
+    });
   }
   return { scopes, violations };
 }

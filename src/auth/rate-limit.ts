@@ -25,7 +25,10 @@ export class RateLimiter {
   private readonly claims = new Map<string, Promise<void>>();
   private readonly sliceSize: number;
 
-  constructor(private readonly pool: pg.Pool, private readonly perMinute: number) {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly perMinute: number,
+  ) {
     // Small limits are counted exactly; large ones in slices of 1% (at most 1% over-reservation per process).
     this.sliceSize = Math.max(1, Math.floor(perMinute / 100));
   }

@@ -26,10 +26,7 @@ export interface CreatedKey {
 }
 
 /** Creates a key without a ledger event: first-start bootstrap (before the tenant has a chain) and test fixtures. */
-export async function createApiKey(
-  db: Db,
-  input: { tenantId: string; name: string; scopes: Scope[]; expiresAt?: Date | null },
-): Promise<CreatedKey> {
+export async function createApiKey(db: Db, input: { tenantId: string; name: string; scopes: Scope[]; expiresAt?: Date | null }): Promise<CreatedKey> {
   const generated = generateApiKey();
   const row = await db.apiKey.create({
     data: {
@@ -71,7 +68,14 @@ export async function createApiKeyRecorded(
   const id = must(rows[0]).id;
   w.events.push({
     type: 'api_key.created',
-    payload: { keyId: id, name: input.name, prefix: generated.prefix, scopes: input.scopes, expiresAt: expiresAt?.toISOString() ?? null, ...actorPayload(actor) },
+    payload: {
+      keyId: id,
+      name: input.name,
+      prefix: generated.prefix,
+      scopes: input.scopes,
+      expiresAt: expiresAt?.toISOString() ?? null,
+      ...actorPayload(actor),
+    },
   });
   return { id, token: generated.token, tenantId: w.tenantId, scopes: input.scopes };
 }

@@ -20,7 +20,10 @@ export const keysCommand = defineCommand({
     switch (action) {
       case 'create': {
         if (!v.scopes) throw usage('missing --scopes', HELP);
-        const scopes = String(v.scopes).split(',').map((s) => s.trim()).filter(Boolean);
+        const scopes = String(v.scopes)
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
         const expiresAt = v.expires === undefined ? undefined : parseExpiry(v.expires, new Date());
         const created = failOnErrorResult(await client.createApiKey({ name: v.name ?? 'cli', scopes, expiresAt: expiresAt?.toISOString() }));
         const expiry = created.key.expiresAt ? `, expires ${created.key.expiresAt}` : '';
@@ -31,7 +34,9 @@ export const keysCommand = defineCommand({
       }
       case 'list': {
         const keys = await client.apiKeys();
-        const rows = keys.map((k) => `${k.id}  ${k.prefix}  ${k.scopes.join(',').padEnd(16)} ${k.name}  expires ${k.expiresAt ?? 'never'}${k.revokedAt ? '  (revoked)' : ''}`);
+        const rows = keys.map(
+          (k) => `${k.id}  ${k.prefix}  ${k.scopes.join(',').padEnd(16)} ${k.name}  expires ${k.expiresAt ?? 'never'}${k.revokedAt ? '  (revoked)' : ''}`,
+        );
         return { text: rows.join('\n') || 'no keys', json: keys };
       }
       case 'revoke': {

@@ -21,5 +21,7 @@ export function remoteCommandFor(argv: string[]): RemoteCommand | undefined {
 }
 
 export function remoteCommandsHelp(): string {
-  return Object.values(REMOTE_COMMANDS).map((c) => `  ${c.name.padEnd(10)}  ${c.summary}`).join('\n');
+  return Object.values(REMOTE_COMMANDS)
+    .map((c) => `  ${c.name.padEnd(10)}  ${c.summary}`)
+    .join('\n');
 }

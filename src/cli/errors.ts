@@ -8,7 +8,10 @@ export const EXIT_CODES_HELP = 'Exit codes: 0 success, 1 runtime or server error
 
 /** A failure the CLI reports as one line with a stable exit code (see EXIT). */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number) {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
     super(message);
   }
 }
@@ -47,7 +50,10 @@ function enumValues(name: string): string[] {
   const file = new URL('../../schema.graphql', import.meta.url);
   if (!existsSync(file)) return [];
   const body = new RegExp(`\\nenum ${name} \\{([^}]*)\\}`).exec(readFileSync(file, 'utf8'))?.[1] ?? '';
-  return body.split('\n').map((l) => l.trim()).filter((l) => /^[A-Z_][A-Z0-9_]*$/.test(l));
+  return body
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => /^[A-Z_][A-Z0-9_]*$/.test(l));
 }
 
 /**

@@ -43,7 +43,8 @@ export const importCommand = defineCommand({
   async run({ values, positionals, json, client }) {
     if (!positionals.length) throw usage('missing the files or folders to import', HELP);
     const format = values.format as string | undefined;
-    if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) throw usage(`--format must be one of ${FORMATS.join(', ')}, got "${format}"`, HELP);
+    if (format !== undefined && !(FORMATS as readonly string[]).includes(format))
+      throw usage(`--format must be one of ${FORMATS.join(', ')}, got "${format}"`, HELP);
     const bar = progressBar('importing');
     const report = await importRuns(client, positionals, {
       format: (format as Format | undefined) ?? null,

@@ -41,7 +41,14 @@ export const tailCommand = defineCommand({
   name: 'tail',
   summary: 'stream live ledger events (resumable, --verify)',
   help: TAIL_HELP,
-  options: { after: { type: 'string' }, verify: { type: 'boolean' }, episode: { type: 'string' }, 'work-item': { type: 'string' }, type: { type: 'string', multiple: true }, count: { type: 'string' } },
+  options: {
+    after: { type: 'string' },
+    verify: { type: 'boolean' },
+    episode: { type: 'string' },
+    'work-item': { type: 'string' },
+    type: { type: 'string', multiple: true },
+    count: { type: 'string' },
+  },
   async run({ values: v, json, client }) {
     const count = intOption(v.count, '--count', TAIL_HELP, 1);
     const types = listOption(v.type);
@@ -62,7 +69,9 @@ export const tailCommand = defineCommand({
       verify: Boolean(v.verify),
       retryWait: backoff,
       onConnected: ({ reconnect, afterSeq: at }) =>
-        process.stderr.write(reconnect ? `episodic: reconnected, resuming after seq ${at}\n` : `episodic: following the ledger after seq ${at} (Ctrl-C to stop)\n`),
+        process.stderr.write(
+          reconnect ? `episodic: reconnected, resuming after seq ${at}\n` : `episodic: following the ledger after seq ${at} (Ctrl-C to stop)\n`,
+        ),
       onDisconnected: ({ reason, afterSeq: at }) => process.stderr.write(`episodic: disconnected (${reason}) after seq ${at}; reconnecting\n`),
       onEvent: (event) => {
         process.stdout.write(`${json ? JSON.stringify(event) : line(event)}\n`);
@@ -104,7 +113,17 @@ async function allCheckpoints(client: EpisodicClient): Promise<Array<Omit<Signed
   for (;;) {
     const last = heads.at(-1);
     const page = failOnErrorResult(await client.ledgerCheckpoints({ afterTreeSize: last ? last.treeSize : undefined, first: 500 }));
-    heads.push(...page.checkpoints.map((h) => ({ tenantId: h.tenantId, treeSize: Number(h.treeSize), rootHash: h.rootHash, headHash: h.headHash, issuedAt: h.issuedAt, signature: h.signature, keyId: h.keyId })));
+    heads.push(
+      ...page.checkpoints.map((h) => ({
+        tenantId: h.tenantId,
+        treeSize: Number(h.treeSize),
+        rootHash: h.rootHash,
+        headHash: h.headHash,
+        issuedAt: h.issuedAt,
+        signature: h.signature,
+        keyId: h.keyId,
+      })),
+    );
     if (!page.hasNextPage) return heads;
   }
 }

@@ -73,7 +73,12 @@ export const logCommand = defineCommand({
     const steps = await withLineKeys(input, lines);
     const bar = progressBar('logging');
     const answer = await client
-      .logSteps(id, steps, { batchSize, largeContent: values.truncate ? 'TRUNCATE' : 'BLOB', onInvalidStep: 'REJECT_STEP', onProgress: (sent, total) => bar.update(sent, total) })
+      .logSteps(id, steps, {
+        batchSize,
+        largeContent: values.truncate ? 'TRUNCATE' : 'BLOB',
+        onInvalidStep: 'REJECT_STEP',
+        onProgress: (sent, total) => bar.update(sent, total),
+      })
       .finally(() => bar.finish());
     const result = withErrorDetails(answer);
     const rejected = result.results
@@ -91,7 +96,9 @@ export const logCommand = defineCommand({
       rejectedSteps: rejected,
       error: stoppedBy,
     };
-    const out = [`accepted ${summary.accepted}, duplicate ${summary.duplicates}, rejected ${summary.rejected}${summary.notSent ? `, not sent ${summary.notSent}` : ''} (episode ${summary.status})`];
+    const out = [
+      `accepted ${summary.accepted}, duplicate ${summary.duplicates}, rejected ${summary.rejected}${summary.notSent ? `, not sent ${summary.notSent}` : ''} (episode ${summary.status})`,
+    ];
     if (summary.budgetExhausted) out.push(`budget exhausted: ${summary.budgetExhausted}`);
     for (const r of rejected.slice(0, 10)) out.push(`  ${source === '-' ? 'stdin' : source}:${r.line}: ${r.reason}: ${r.message ?? ''}`);
     if (stoppedBy) out.push(`stopped: ${stoppedBy.type}: ${stoppedBy.message}`);

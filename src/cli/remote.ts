@@ -82,7 +82,10 @@ const REFUSED_INPUT = new Set(['InputLimitError']);
 export function failOnErrorResult<T extends { __typename: string }>(result: T): Exclude<T, { __typename: `${string}Error` }> {
   if (!result.__typename.endsWith('Error')) return result as Exclude<T, { __typename: `${string}Error` }>;
   const r = result as unknown as { __typename: string; message?: string; violations?: Array<{ message?: string | null }> };
-  const detail = r.violations?.map((v) => v.message).filter(Boolean).join('; ');
+  const detail = r.violations
+    ?.map((v) => v.message)
+    .filter(Boolean)
+    .join('; ');
   const code = r.__typename === 'NotFoundError' ? EXIT.notFound : REFUSED_INPUT.has(r.__typename) ? EXIT.usage : EXIT.runtime;
   throw new CliError(`${r.__typename}: ${detail || r.message || 'refused'}`, code);
 }
@@ -93,7 +96,8 @@ function toCliError(err: unknown): unknown {
   if (err.kind === 'result') return new CliError(err.message, err.result?.__typename === 'NotFoundError' ? EXIT.notFound : EXIT.runtime);
   if (err.kind === 'input') return new CliError(err.message, EXIT.usage);
   // GraphQL validation of variables (a wrong enum value, a missing field) is refused input too.
-  if (err.kind === 'graphql' && (err.code === 'BAD_USER_INPUT' || err.code === 'GRAPHQL_VALIDATION_FAILED' || /^Variable "\$/.test(err.message))) return inputRefused(err.message);
+  if (err.kind === 'graphql' && (err.code === 'BAD_USER_INPUT' || err.code === 'GRAPHQL_VALIDATION_FAILED' || /^Variable "\$/.test(err.message)))
+    return inputRefused(err.message);
   const hint = err.code === 'UNAUTHENTICATED' ? ' (check --key)' : err.code === 'FORBIDDEN' ? ' (the key lacks the scope for this)' : '';
   return new CliError(`${err.message}${hint}`, EXIT.runtime);
 }
@@ -126,6 +130,9 @@ export function intOption(value: string | undefined, name: string, help: string,
 /** Repeatable and comma-separated: --tag a --tag b,c -> [a, b, c]. */
 export function listOption(value: string[] | string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  const list = (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  const list = (Array.isArray(value) ? value : [value])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
   return list.length ? list : undefined;
 }

@@ -7,7 +7,13 @@ export async function verifyCommand(path: string, publicKey: string | undefined)
   const result = await verifyFile(path, publicKey);
   if (!result.ok) {
     const first = result.problems[0];
-    throw Object.assign(new CliError(`NOT VERIFIED (${result.kind}): ${first ? `seq ${first.seq ?? '?'}: ${first.problem}: ${first.reason}` : 'unknown problem'}`, VERIFY_FAILED_EXIT), { details: result });
+    throw Object.assign(
+      new CliError(
+        `NOT VERIFIED (${result.kind}): ${first ? `seq ${first.seq ?? '?'}: ${first.problem}: ${first.reason}` : 'unknown problem'}`,
+        VERIFY_FAILED_EXIT,
+      ),
+      { details: result },
+    );
   }
   const extra = result.kind === 'bundle' ? `, ${result.stepsChecked ?? 0} steps` : `, ${result.checkpointsChecked ?? 0} signed checkpoints`;
   return { text: `verified ${result.kind}: ${result.checked} events${extra} checked`, json: result };

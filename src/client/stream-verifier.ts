@@ -16,9 +16,7 @@ export interface StreamVerifierOptions {
   tenantId?: string;
 }
 
-export type StreamCheck =
-  | { ok: true; duplicate: boolean; linked: boolean }
-  | { ok: false; report: ChainReport };
+export type StreamCheck = { ok: true; duplicate: boolean; linked: boolean } | { ok: false; report: ChainReport };
 
 export class LedgerStreamVerifier {
   lastSeq: number;

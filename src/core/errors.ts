@@ -7,7 +7,10 @@ export abstract class DomainError extends Error {}
 
 export class NotFoundError extends DomainError {
   override name = 'NotFoundError';
-  constructor(readonly entity: string, readonly id: string) {
+  constructor(
+    readonly entity: string,
+    readonly id: string,
+  ) {
     super(`${entity} ${id} was not found`);
   }
 }
@@ -28,21 +31,34 @@ export class InputLimitError extends DomainError {
 
 export class IllegalTransitionError extends DomainError {
   override name = 'IllegalTransitionError';
-  constructor(readonly from: string, readonly action: string, readonly allowed: string[], message: string) {
+  constructor(
+    readonly from: string,
+    readonly action: string,
+    readonly allowed: string[],
+    message: string,
+  ) {
     super(message);
   }
 }
 
 export class IdempotencyConflictError extends DomainError {
   override name = 'IdempotencyConflictError';
-  constructor(readonly dedupeKey: string, readonly existingEpisodeId: string) {
+  constructor(
+    readonly dedupeKey: string,
+    readonly existingEpisodeId: string,
+  ) {
     super(`dedupeKey "${dedupeKey}" was already used for episode ${existingEpisodeId} with different input`);
   }
 }
 
 export class LeaseError extends DomainError {
   override name = 'LeaseError';
-  constructor(readonly leaseId: string, readonly rule: string, message: string, readonly violations: LimitViolation[] = []) {
+  constructor(
+    readonly leaseId: string,
+    readonly rule: string,
+    message: string,
+    readonly violations: LimitViolation[] = [],
+  ) {
     super(message);
   }
 }

@@ -136,7 +136,11 @@ export function startPostmaster(opts: PostmasterOptions): Promise<Postmaster> {
     child.stderr?.on('data', onData);
     child.once('error', reject);
     child.once('exit', (code) => {
-      const detail = lastLines.trim().split('\n').filter((l) => /FATAL|ERROR|could not/.test(l)).pop();
+      const detail = lastLines
+        .trim()
+        .split('\n')
+        .filter((l) => /FATAL|ERROR|could not/.test(l))
+        .pop();
       reject(new Error(`PostgreSQL exited with code ${code}${detail ? `: ${detail.trim()}` : ''}`));
     });
   });

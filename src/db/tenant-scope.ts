@@ -13,8 +13,20 @@ const TENANT_MODELS: ReadonlySet<string> = new Set(
 );
 
 const FILTERED = new Set([
-  'findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate', 'groupBy',
-  'update', 'updateMany', 'updateManyAndReturn', 'delete', 'deleteMany', 'upsert',
+  'findUnique',
+  'findUniqueOrThrow',
+  'findFirst',
+  'findFirstOrThrow',
+  'findMany',
+  'count',
+  'aggregate',
+  'groupBy',
+  'update',
+  'updateMany',
+  'updateManyAndReturn',
+  'delete',
+  'deleteMany',
+  'upsert',
 ]);
 const CREATING = new Set(['create', 'createMany', 'createManyAndReturn', 'upsert']);
 
@@ -66,7 +78,7 @@ async function checkCursor(prisma: PrismaClient, model: string, cursor: object, 
   const delegate = (prisma as unknown as Record<string, FindFirst>)[model.charAt(0).toLowerCase() + model.slice(1)];
   const row = await delegate?.findFirst({ where: { ...cursor, tenantId }, select: { tenantId: true } });
   if (!row) {
-    throw new GraphQLError('The page cursor (after/before) does not point into this list: use a cursor from this list\'s pageInfo or edges.', {
+    throw new GraphQLError("The page cursor (after/before) does not point into this list: use a cursor from this list's pageInfo or edges.", {
       extensions: { code: 'BAD_USER_INPUT', field: 'after', http: { status: 400 } },
     });
   }
@@ -90,7 +102,10 @@ export function tenantScoped(prisma: PrismaClient, tenantId: string): ScopedPris
 /** Scoped clients are cheap to keep and costly to rebuild per request: keep the recent ones. */
 export class ScopedClients {
   private readonly cache = new Map<string, ScopedPrisma>();
-  constructor(private readonly prisma: PrismaClient, private readonly max = 1_000) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly max = 1_000,
+  ) {}
 
   for(tenantId: string): ScopedPrisma {
     let client = this.cache.get(tenantId);

@@ -78,12 +78,7 @@ export function exhaustedResource(budget: Budget, usage: Usage): BudgetResource 
  * @param stepsTokens tokens of each step in batch order (0 when a step reports none)
  * @param nowWallMs the episode's elapsed wall time (ms since it started) when the batch arrived
  */
-export function planStepAdmission(
-  budget: Budget,
-  usageBefore: Usage,
-  stepsTokens: readonly number[],
-  nowWallMs: number,
-): StepAdmission {
+export function planStepAdmission(budget: Budget, usageBefore: Usage, stepsTokens: readonly number[], nowWallMs: number): StepAdmission {
   let usage: Usage = { ...usageBefore, wallMs: nowWallMs };
   const exhaustedOnArrival = exhaustedResource(budget, usage);
   if (exhaustedOnArrival !== null) return { admitted: 0, exhausted: exhaustedOnArrival, usageAfter: usage };

@@ -36,13 +36,7 @@ export interface FinishResult {
   stopCondition: StopReason | null;
 }
 
-export async function finishEpisode(
-  client: pg.PoolClient,
-  ep: EpisodeRow,
-  ending: EpisodeEnding,
-  now: Date,
-  events: NewLedgerEvent[],
-): Promise<FinishResult> {
+export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, ending: EpisodeEnding, now: Date, events: NewLedgerEvent[]): Promise<FinishResult> {
   // Lock order for everything touching a work item's leases: the work item, then its leases.
   const item = ep.workItemId ? await lockWorkItem(client, ep.tenantId, ep.workItemId) : null;
   const ended = ending.endedAt ?? now;
@@ -74,8 +68,18 @@ export async function finishEpisode(
   return { leaseCharge, stopCondition };
 }
 
-async function appendRunReceipt(client: pg.PoolClient, ep: EpisodeRow, usage: { steps: number; tokens: number; toolCalls: number; wallMs: number }, events: NewLedgerEvent[]) {
+async function appendRunReceipt(
+  client: pg.PoolClient,
+  ep: EpisodeRow,
+  usage: { steps: number; tokens: number; toolCalls: number; wallMs: number },
+  events: NewLedgerEvent[],
+) {
   const { rows } = await client.query('SELECT count(*)::int AS n FROM pack_misses WHERE episode_id = $1', [ep.id]);
   const input = { contextPackHash: must(ep.contextPackHash), manifestHash: ep.manifestHash, packMisses: rows[0].n as number, usage };
-  events.push({ type: 'run.receipt', episodeId: ep.id, workItemId: ep.workItemId, payload: (head: { seq: number; hash: string }) => buildRunReceipt(input, head) });
+  events.push({
+    type: 'run.receipt',
+    episodeId: ep.id,
+    workItemId: ep.workItemId,
+    payload: (head: { seq: number; hash: string }) => buildRunReceipt(input, head),
+  });
 }

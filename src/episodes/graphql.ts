@@ -1,13 +1,6 @@
 // Episode types, queries and lifecycle mutations. Resolvers translate and delegate to the store.
 import { builder } from '../builder.ts';
-import {
-  IdempotencyConflictError,
-  IllegalTransitionError,
-  InputLimitError,
-  LeaseError,
-  NotFoundError,
-  throwIfViolations,
-} from '../core/errors.ts';
+import { IdempotencyConflictError, IllegalTransitionError, InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { sizeText } from '../core/sizes.ts';
 import type { WriteContext } from '../core/write-context.ts';
@@ -24,7 +17,16 @@ import { HISTORICAL_END, HISTORICAL_START, ImportSourceInput } from './graphql-i
 import { StopReasonRef } from './graphql-stop.ts';
 import { timeRangeViolations } from './import-limits.ts';
 import { type GqlOutcomeInput, type GqlStartEpisodeInput, toOutcome, toStartEpisodeInput } from './inputs.ts';
-import { freeTextViolations, hashViolations, type JsonValue, LIMITS, validateCheckpointState, validateCritique, validateEpisodeInput, validateGoalSpec } from './limits.ts';
+import {
+  freeTextViolations,
+  hashViolations,
+  type JsonValue,
+  LIMITS,
+  validateCheckpointState,
+  validateCritique,
+  validateEpisodeInput,
+  validateGoalSpec,
+} from './limits.ts';
 import type { Outcome } from './outcome.ts';
 import type { StopReason } from './stop-reason.ts';
 import * as store from './store.ts';
@@ -38,15 +40,17 @@ const PolicyEnum = builder.enumType('BudgetExhaustedPolicy', {
 
 // ---- output types ----
 
-const TaskContext = builder.objectRef<{ language: string | null; framework: string | null; complexity: string; domain: string | null; tags: string[] }>('TaskContext').implement({
-  fields: (t) => ({
-    language: t.exposeString('language', { nullable: true }),
-    framework: t.exposeString('framework', { nullable: true }),
-    complexity: t.field({ type: ComplexityEnum, resolve: (c) => c.complexity.toUpperCase() as 'MODERATE' }),
-    domain: t.exposeString('domain', { nullable: true }),
-    tags: t.exposeStringList('tags'),
-  }),
-});
+const TaskContext = builder
+  .objectRef<{ language: string | null; framework: string | null; complexity: string; domain: string | null; tags: string[] }>('TaskContext')
+  .implement({
+    fields: (t) => ({
+      language: t.exposeString('language', { nullable: true }),
+      framework: t.exposeString('framework', { nullable: true }),
+      complexity: t.field({ type: ComplexityEnum, resolve: (c) => c.complexity.toUpperCase() as 'MODERATE' }),
+      domain: t.exposeString('domain', { nullable: true }),
+      tags: t.exposeStringList('tags'),
+    }),
+  });
 
 interface BudgetLine {
   resource: string;
@@ -69,7 +73,7 @@ const OutcomeRef = builder.objectRef<Outcome>('Outcome').implement({
   fields: (t) => ({
     kind: t.field({ type: OutcomeKindEnum, resolve: (o) => o.kind.toUpperCase() as 'SUCCESS' }),
     verdict: t.string({ nullable: true, resolve: (o) => ('verdict' in o ? o.verdict : null) }),
-    artifacts: t.stringList({ nullable: true, resolve: (o) => ('artifacts' in o ? o.artifacts ?? null : null) }),
+    artifacts: t.stringList({ nullable: true, resolve: (o) => ('artifacts' in o ? (o.artifacts ?? null) : null) }),
     completed: t.stringList({ nullable: true, resolve: (o) => ('completed' in o ? o.completed : null) }),
     failed: t.stringList({ nullable: true, resolve: (o) => ('failed' in o ? o.failed : null) }),
     reason: t.string({ nullable: true, resolve: (o) => ('reason' in o ? o.reason : null) }),
@@ -129,7 +133,17 @@ builder.prismaObject('Episode', {
     budgetUsage: t.field({
       type: [BudgetLineRef],
       description: 'Usage against budget for tokens, tool calls, steps and wall time.',
-      select: { usedTokens: true, maxTokens: true, usedToolCalls: true, maxToolCalls: true, stepCount: true, maxSteps: true, maxWallMs: true, startedAt: true, endedAt: true },
+      select: {
+        usedTokens: true,
+        maxTokens: true,
+        usedToolCalls: true,
+        maxToolCalls: true,
+        stepCount: true,
+        maxSteps: true,
+        maxWallMs: true,
+        startedAt: true,
+        endedAt: true,
+      },
       resolve: (e) => [
         { resource: 'tokens', used: Number(e.usedTokens), limit: num(e.maxTokens) },
         { resource: 'steps', used: e.stepCount, limit: e.maxSteps },
@@ -220,7 +234,8 @@ export const FinishPayload = builder.objectRef<FinishShape>('FinishEpisodePayloa
     stopCondition: t.field({
       type: StopReasonRef,
       nullable: true,
-      description: "The work item loop's stop condition after this episode (in priority order: budget > the holon's stop > max episodes); null: the loop may go on, or the episode has no work item.",
+      description:
+        "The work item loop's stop condition after this episode (in priority order: budget > the holon's stop > max episodes); null: the loop may go on, or the episode has no work item.",
       resolve: (p) => p.stopCondition,
     }),
   }),
@@ -269,7 +284,6 @@ const StartEpisodeInput = builder.inputType('StartEpisodeInput', {
   }),
 });
 
-
 const ContextPackInput = builder.inputType('ContextPackInput', {
   fields: (t) => ({
     packHash: t.string({ required: true, description: 'BLAKE3 of the pack: 64 lowercase hex digits.' }),
@@ -286,7 +300,8 @@ const PackMissPayload = builder.objectRef<{ episodeId: string; defectRecorded: b
 });
 
 const OutcomeInput = builder.inputType('OutcomeInput', {
-  description: 'success {verdict, artifacts} | partial {verdict, completed, failed, artifacts} | failure {reason, details, artifacts}. Texts at most 10 KB; lists at most 1,000 items of 1 KB.',
+  description:
+    'success {verdict, artifacts} | partial {verdict, completed, failed, artifacts} | failure {reason, details, artifacts}. Texts at most 10 KB; lists at most 1,000 items of 1 KB.',
   fields: (t) => ({
     kind: t.field({ type: OutcomeKindEnum, required: true }),
     verdict: t.string(),
@@ -322,7 +337,10 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => {
       const domain = toStartEpisodeInput(input as GqlStartEpisodeInput);
       throwIfViolations(validateEpisodeInput(domain));
-      throwIfViolations([...hashViolations('input.contextPack.packHash', input.contextPack?.packHash), ...hashViolations('input.contextPack.manifestHash', input.contextPack?.manifestHash)]);
+      throwIfViolations([
+        ...hashViolations('input.contextPack.packHash', input.contextPack?.packHash),
+        ...hashViolations('input.contextPack.manifestHash', input.contextPack?.manifestHash),
+      ]);
       const contextPack = input.contextPack ? { packHash: input.contextPack.packHash, manifestHash: input.contextPack.manifestHash ?? null } : null;
       const { services, viewer } = ctx;
       const result = await services.writer.run(viewer.tenantId, (w) => store.startEpisode(w, { ...domain, contextPack }));
@@ -337,7 +355,10 @@ builder.mutationFields((t) => ({
     errors: { types: transitionErrors },
     args: { episodeId: t.arg.id({ required: true }), reason: t.arg.string({ required: true }), approvalRequest: t.arg({ type: 'JSON' }) },
     resolve: async (_root, args, ctx) => {
-      throwIfViolations([...freeTextViolations('reason', args.reason), ...(args.approvalRequest == null ? [] : validateGoalSpec(args.approvalRequest as JsonValue, 'approvalRequest'))]);
+      throwIfViolations([
+        ...freeTextViolations('reason', args.reason),
+        ...(args.approvalRequest == null ? [] : validateGoalSpec(args.approvalRequest as JsonValue, 'approvalRequest')),
+      ]);
       const episodeId = String(args.episodeId);
       await changeEpisode(ctx, episodeId, (w) => store.blockEpisode(w, episodeId, args.reason, (args.approvalRequest ?? null) as JsonValue));
       return { episodeId };
@@ -399,7 +420,10 @@ builder.mutationFields((t) => ({
       episodeId: t.arg.id({ required: true }),
       outcome: t.arg({ type: OutcomeInput, required: true }),
       extractPatterns: t.arg({ type: ExtractPatternsModeEnum, defaultValue: 'ASYNC' }),
-      usedRetrievals: t.arg.idList({ description: 'Retrievals (relevantEpisodes / relevantPatterns retrievalId) this episode used: what they served is credited on success, debited on failure.' }),
+      usedRetrievals: t.arg.idList({
+        description:
+          'Retrievals (relevantEpisodes / relevantPatterns retrievalId) this episode used: what they served is credited on success, debited on failure.',
+      }),
       endedAt: t.arg({ type: 'DateTime', description: HISTORICAL_END }),
     },
     resolve: async (_root, args, ctx) => {
@@ -418,9 +442,18 @@ builder.mutationFields((t) => ({
     type: PackMissPayload,
     description: 'Records that the agent needed something its context pack lacked; the first miss of a stable id is a defect record.',
     errors: { types: [NotFoundError, InputLimitError] },
-    args: { episodeId: t.arg.id({ required: true }), stableId: t.arg.string({ required: true }), reason: t.arg.string({ required: true }), packHash: t.arg.string() },
+    args: {
+      episodeId: t.arg.id({ required: true }),
+      stableId: t.arg.string({ required: true }),
+      reason: t.arg.string({ required: true }),
+      packHash: t.arg.string(),
+    },
     resolve: async (_root, args, ctx) => {
-      throwIfViolations([...freeTextViolations('stableId', args.stableId, LIMITS.labelBytes), ...freeTextViolations('reason', args.reason), ...hashViolations('packHash', args.packHash)]);
+      throwIfViolations([
+        ...freeTextViolations('stableId', args.stableId, LIMITS.labelBytes),
+        ...freeTextViolations('reason', args.reason),
+        ...hashViolations('packHash', args.packHash),
+      ]);
       const episodeId = String(args.episodeId);
       const result = await ctx.services.writer.run(ctx.viewer.tenantId, (w) =>
         store.recordPackMiss(w, episodeId, { stableId: args.stableId, reason: args.reason, packHash: args.packHash ?? null }),
@@ -452,4 +485,3 @@ function endMutation(t: PothosSchemaTypes.MutationFieldBuilder<Types, Types['Roo
     },
   });
 }
-

@@ -11,12 +11,25 @@ export interface ImportSource {
 }
 
 /** Historical times: none in the future (of `now`), and the start not after the end. */
-export function timeRangeViolations(startField: string, endField: string, start: Date | null | undefined, end: Date | null | undefined, now = new Date()): LimitViolation[] {
+export function timeRangeViolations(
+  startField: string,
+  endField: string,
+  start: Date | null | undefined,
+  end: Date | null | undefined,
+  now = new Date(),
+): LimitViolation[] {
   const future = (field: string, t: Date | null | undefined): LimitViolation[] =>
     t && t.getTime() > now.getTime() ? [{ field, limit: 'not in the future', message: `${field} (${t.toISOString()}) is in the future` }] : [];
-  const ordered: LimitViolation[] = start && end && start.getTime() > end.getTime()
-    ? [{ field: endField, limit: `>= ${startField.split('.').pop()}`, message: `${endField} (${end.toISOString()}) is before ${startField} (${start.toISOString()})` }]
-    : [];
+  const ordered: LimitViolation[] =
+    start && end && start.getTime() > end.getTime()
+      ? [
+          {
+            field: endField,
+            limit: `>= ${startField.split('.').pop()}`,
+            message: `${endField} (${end.toISOString()}) is before ${startField} (${start.toISOString()})`,
+          },
+        ]
+      : [];
   return [...future(startField, start), ...future(endField, end), ...ordered];
 }
 

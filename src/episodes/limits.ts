@@ -260,21 +260,20 @@ export function checkStepCount(existingSteps: number, addedSteps: number, field 
 export function checkEpisodeSize(currentBytes: number, addedBytes: number, field = 'input'): LimitViolation[] {
   const actual = currentBytes + addedBytes;
   if (actual <= LIMITS.episodeBytes) return [];
-  return [{
-    field,
-    limit: LIMITS.episodeBytes,
-    actual,
-    message: `${field} would grow the episode to ${actual} bytes; the limit is ${LIMITS.episodeBytes} bytes`,
-  }];
+  return [
+    {
+      field,
+      limit: LIMITS.episodeBytes,
+      actual,
+      message: `${field} would grow the episode to ${actual} bytes; the limit is ${LIMITS.episodeBytes} bytes`,
+    },
+  ];
 }
 
 export function validateOutcome(outcome: Outcome, field = 'input.outcome'): LimitViolation[] {
   const textRule: TextRule = { maxBytes: LIMITS.outcomeTextBytes, nonEmpty: true };
   if (outcome.kind === 'success') {
-    return [
-      ...textViolations(`${field}.verdict`, outcome.verdict, textRule),
-      ...listViolations(`${field}.artifacts`, outcome.artifacts),
-    ];
+    return [...textViolations(`${field}.verdict`, outcome.verdict, textRule), ...listViolations(`${field}.artifacts`, outcome.artifacts)];
   }
   if (outcome.kind === 'partial') {
     return [
@@ -343,12 +342,7 @@ export function countViolations(field: string, count: number, limit: number, wha
   return [{ field, limit, actual: count, message: `${field} has ${count} ${what}; the limit is ${limit}` }];
 }
 
-function integerViolations(
-  field: string,
-  value: number | null | undefined,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-): LimitViolation[] {
+function integerViolations(field: string, value: number | null | undefined, min: number, max = Number.MAX_SAFE_INTEGER): LimitViolation[] {
   if (value === undefined || value === null) return [];
   if (Number.isSafeInteger(value) && value >= min && value <= max) return [];
   const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
@@ -412,9 +406,7 @@ export function findNul(value: JsonValue, path: string): { path: string; inKey: 
       continue;
     }
     if (current === null || typeof current !== 'object') continue;
-    const entries: Array<[string, JsonValue]> = Array.isArray(current)
-      ? current.map((item, index) => [String(index), item])
-      : Object.entries(current);
+    const entries: Array<[string, JsonValue]> = Array.isArray(current) ? current.map((item, index) => [String(index), item]) : Object.entries(current);
     if (entries.some(([key]) => key.includes(NUL))) return { path: at, inKey: true };
     for (const [key, item] of entries.reverse()) pending.push([item, `${at}.${key}`]);
   }

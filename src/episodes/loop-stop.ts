@@ -25,7 +25,13 @@ import { evaluateStopCondition, type StopReason } from './stop-reason.ts';
 export interface LoopStopInput {
   holonStop: StopReason | null;
   /** The charge of the episode's lease; null without a lease. */
-  leaseCharge: { ok: boolean; exhausted: LeaseResource | null; overdrawn: LeaseResource | null; leaseId: string; leaseEnded: 'revoked' | 'expired' | null } | null;
+  leaseCharge: {
+    ok: boolean;
+    exhausted: LeaseResource | null;
+    overdrawn: LeaseResource | null;
+    leaseId: string;
+    leaseEnded: 'revoked' | 'expired' | null;
+  } | null;
   /** Episodes of the work item that have ended, this one included. */
   episodesExecuted: number;
   maxEpisodes: number | null;

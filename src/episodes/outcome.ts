@@ -47,8 +47,7 @@ export function convergeOutcome(input: ExhaustionSummaryInput): Outcome {
   const failed = input.steps.filter((step) => step.result === 'error' || step.result === 'timeout');
   return {
     kind: 'partial',
-    verdict: `Ran out of budget: ${describeExhaustion(input)} after ${input.steps.length} steps; ` +
-      `${completed.length} succeeded, ${failed.length} failed.`,
+    verdict: `Ran out of budget: ${describeExhaustion(input)} after ${input.steps.length} steps; ` + `${completed.length} succeeded, ${failed.length} failed.`,
     completed: mostRecentDescriptions(completed),
     failed: mostRecentDescriptions(failed),
   };

@@ -79,10 +79,10 @@ export function toEpisodeRow(r: EpisodeSqlRow): EpisodeRow {
 export async function lockEpisodes(client: pg.PoolClient, tenantId: string, ids: string[]): Promise<Map<string, EpisodeRow>> {
   const valid = [...new Set(ids.filter(isUuid))].sort();
   if (!valid.length) return new Map();
-  const { rows } = await client.query<EpisodeSqlRow>(
-    `SELECT ${COLUMNS} FROM episodes WHERE tenant_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`,
-    [tenantId, valid],
-  );
+  const { rows } = await client.query<EpisodeSqlRow>(`SELECT ${COLUMNS} FROM episodes WHERE tenant_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`, [
+    tenantId,
+    valid,
+  ]);
   return new Map(rows.map((r) => [r.id, toEpisodeRow(r)]));
 }
 

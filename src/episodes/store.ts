@@ -19,7 +19,6 @@ import { type EpisodeRow, lockEpisode } from './row.ts';
 import { checkTransition, type EpisodeAction } from './status.ts';
 import type { StopReason } from './stop-reason.ts';
 
-
 export interface StartResult {
   episodeId: string;
   deduplicated: boolean;
@@ -60,7 +59,9 @@ export async function startEpisode(ctx: WriteContext, input: StartInput): Promis
     if (existing) return sameRequestOrConflict(input.dedupeKey, existing, inputHash);
   }
   if (input.parentEpisodeId) {
-    const parent = isUuid(input.parentEpisodeId) && (await client.query('SELECT 1 FROM episodes WHERE tenant_id = $1 AND id = $2', [tenantId, input.parentEpisodeId])).rowCount;
+    const parent =
+      isUuid(input.parentEpisodeId) &&
+      (await client.query('SELECT 1 FROM episodes WHERE tenant_id = $1 AND id = $2', [tenantId, input.parentEpisodeId])).rowCount;
     if (!parent) throw new NotFoundError('Episode', input.parentEpisodeId);
   }
   const place = await placeEpisode(ctx, input);
@@ -76,13 +77,40 @@ export async function startEpisode(ctx: WriteContext, input: StartInput): Promis
        max_tool_calls, lease_hold, historical, import_source)
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$30,$26,$27,$28,$29,$31,$32)
      ON CONFLICT (tenant_id, dedupe_key) DO NOTHING RETURNING id`,
-    [tenantId, place.workItemId, place.leaseId, input.parentEpisodeId ?? null, place.episodeNumber, input.agent ?? null,
-     input.taskDescription, input.taskType, c.language ?? null, c.framework ?? null, c.complexity, c.domain ?? null, c.tags,
-     input.goalSpec == null ? null : JSON.stringify(input.goalSpec), input.dedupeKey ?? null, inputHash, input.maxAttempts ?? 1,
-     input.mode, input.onBudgetExhausted, place.budget.maxTokens, input.budget.maxSteps ?? null, place.budget.maxWallMs,
-     JSON.stringify(input.metadata ?? {}), startedAt, deadlineAt, input.contextPack?.packHash ?? null, input.contextPack?.manifestHash ?? null,
-     place.budget.maxToolCalls, place.leaseHold === null ? null : JSON.stringify(place.leaseHold), now, historical,
-     input.importSource ? JSON.stringify(input.importSource) : null],
+    [
+      tenantId,
+      place.workItemId,
+      place.leaseId,
+      input.parentEpisodeId ?? null,
+      place.episodeNumber,
+      input.agent ?? null,
+      input.taskDescription,
+      input.taskType,
+      c.language ?? null,
+      c.framework ?? null,
+      c.complexity,
+      c.domain ?? null,
+      c.tags,
+      input.goalSpec == null ? null : JSON.stringify(input.goalSpec),
+      input.dedupeKey ?? null,
+      inputHash,
+      input.maxAttempts ?? 1,
+      input.mode,
+      input.onBudgetExhausted,
+      place.budget.maxTokens,
+      input.budget.maxSteps ?? null,
+      place.budget.maxWallMs,
+      JSON.stringify(input.metadata ?? {}),
+      startedAt,
+      deadlineAt,
+      input.contextPack?.packHash ?? null,
+      input.contextPack?.manifestHash ?? null,
+      place.budget.maxToolCalls,
+      place.leaseHold === null ? null : JSON.stringify(place.leaseHold),
+      now,
+      historical,
+      input.importSource ? JSON.stringify(input.importSource) : null,
+    ],
   );
   if (!rows.length) {
     // A concurrent start with the same dedupeKey committed first.
@@ -120,7 +148,14 @@ async function journalStep(ctx: WriteContext, ep: EpisodeRow, kind: string, para
   const step = prepareStep({ kind, parameters }, ctx.redactKeys);
   const stepNumber = ep.stepCount + 1;
   const hash = stepContentHash(ep.id, step);
-  const usage = { id: ep.id, stepCount: stepNumber, usedTokens: ep.usedTokens, usedToolCalls: ep.usedToolCalls, sizeBytes: ep.sizeBytes + step.sizeBytes, addedCost: 0 };
+  const usage = {
+    id: ep.id,
+    stepCount: stepNumber,
+    usedTokens: ep.usedTokens,
+    usedToolCalls: ep.usedToolCalls,
+    sizeBytes: ep.sizeBytes + step.sizeBytes,
+    addedCost: 0,
+  };
   await insertSteps(ctx.client, [{ tenantId: ctx.tenantId, episodeId: ep.id, stepNumber, step, contentHash: hash }], [usage]);
   ep.sizeBytes = usage.sizeBytes;
   ep.stepCount = stepNumber;
@@ -134,10 +169,12 @@ export async function blockEpisode(ctx: WriteContext, episodeId: string, reason:
   // they never take an episode past LIMITS.maxSteps and a blocked episode can always resume.
   const room = approvalRequest !== null ? 2 : 1;
   const field = approvalRequest !== null ? 'approvalRequest' : 'episodeId';
-  throwIfViolations(checkStepCount(ep.stepCount, room, field).map((v) => ({
-    ...v,
-    message: `${field}: blocking journals ${room} approval step(s) but the episode holds ${ep.stepCount} of ${LIMITS.maxSteps} steps`,
-  })));
+  throwIfViolations(
+    checkStepCount(ep.stepCount, room, field).map((v) => ({
+      ...v,
+      message: `${field}: blocking journals ${room} approval step(s) but the episode holds ${ep.stepCount} of ${LIMITS.maxSteps} steps`,
+    })),
+  );
   if (approvalRequest !== null) await journalStep(ctx, ep, 'approval_requested', { reason, request: approvalRequest });
   const stop: StopReason = { kind: 'blocked', reason };
   await ctx.client.query(
@@ -151,10 +188,7 @@ export async function resumeEpisode(ctx: WriteContext, episodeId: string, decisi
   const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
   requireTransition(ep, 'resume');
   await journalStep(ctx, ep, 'approval_resolved', { approved: decision.approved, decidedBy: decision.decidedBy, comment: decision.comment });
-  await ctx.client.query(
-    `UPDATE episodes SET status = 'running', blocked_reason = NULL, stop_reason = NULL, updated_at = $2 WHERE id = $1`,
-    [ep.id, ctx.now],
-  );
+  await ctx.client.query(`UPDATE episodes SET status = 'running', blocked_reason = NULL, stop_reason = NULL, updated_at = $2 WHERE id = $1`, [ep.id, ctx.now]);
   ctx.events.push({ type: 'episode.resumed', episodeId: ep.id, workItemId: ep.workItemId, payload: decision });
 }
 
@@ -167,7 +201,12 @@ export async function saveCheckpoint(ctx: WriteContext, episodeId: string, label
     [ctx.tenantId, ep.id, ep.stepCount, label, JSON.stringify(state), ctx.now],
   );
   await ctx.client.query('UPDATE episodes SET size_bytes = size_bytes + $2, updated_at = $3 WHERE id = $1', [ep.id, jsonBytes(state), ctx.now]);
-  ctx.events.push({ type: 'checkpoint.saved', episodeId: ep.id, workItemId: ep.workItemId, payload: { checkpointId: rows[0].id, stepNumber: ep.stepCount, label, stateHash: contentHash(state) } });
+  ctx.events.push({
+    type: 'checkpoint.saved',
+    episodeId: ep.id,
+    workItemId: ep.workItemId,
+    payload: { checkpointId: rows[0].id, stepNumber: ep.stepCount, label, stateHash: contentHash(state) },
+  });
   return rows[0].id;
 }
 
@@ -188,7 +227,11 @@ export async function recordCritique(ctx: WriteContext, episodeId: string, criti
     type: 'critique.recorded',
     episodeId: ep.id,
     workItemId: ep.workItemId,
-    payload: { critiqueHash: contentHash(critique), score: critique.score, ...(experience ? { experience: { reward: experience.reward, rewardHash: experience.rewardHash, reflectionHash: experience.reflectionHash } } : {}) },
+    payload: {
+      critiqueHash: contentHash(critique),
+      score: critique.score,
+      ...(experience ? { experience: { reward: experience.reward, rewardHash: experience.rewardHash, reflectionHash: experience.reflectionHash } } : {}),
+    },
   });
 }
 
@@ -245,7 +288,13 @@ export async function endEpisode(ctx: WriteContext, episodeId: string, action: E
   const outcome: Outcome | null = action === 'fail' ? { kind: 'failure', reason, details: recoverable ? 'recoverable' : undefined } : null;
   // fail and escalate are the holon's own stop for its loop; a cancel is an operator's, not the holon's.
   const holonStop = action === 'cancel' ? null : stopReason;
-  const ending = { status: ENDINGS[action].status, stopReason, outcome: outcome && JSON.parse(JSON.stringify(outcome)), eventType: ENDINGS[action].eventType, holonStop };
+  const ending = {
+    status: ENDINGS[action].status,
+    stopReason,
+    outcome: outcome && JSON.parse(JSON.stringify(outcome)),
+    eventType: ENDINGS[action].eventType,
+    holonStop,
+  };
   return finishEpisode(ctx.client, ep, ending, ctx.now, ctx.events);
 }
 

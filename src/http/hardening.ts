@@ -110,7 +110,13 @@ const LIMIT_ERROR = /^Syntax Error: .*\blimit of \d+ exceeded/;
 export function withRequestErrorCode<E>(error: E, fallback?: string): E | GraphQLError {
   if (!(error instanceof GraphQLError) || error.path || error.extensions?.code !== undefined) return error;
   if (error.originalError && !(error.originalError instanceof GraphQLError)) return error;
-  const code = VARIABLE_ERROR.test(error.message) ? 'BAD_USER_INPUT' : LIMIT_ERROR.test(error.message) ? 'GRAPHQL_VALIDATION_FAILED' : /^Syntax Error: /.test(error.message) ? 'GRAPHQL_PARSE_FAILED' : fallback;
+  const code = VARIABLE_ERROR.test(error.message)
+    ? 'BAD_USER_INPUT'
+    : LIMIT_ERROR.test(error.message)
+      ? 'GRAPHQL_VALIDATION_FAILED'
+      : /^Syntax Error: /.test(error.message)
+        ? 'GRAPHQL_PARSE_FAILED'
+        : fallback;
   if (!code) return error;
   return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { ...error.extensions, code } });
 }

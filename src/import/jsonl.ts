@@ -49,10 +49,18 @@ function stepOf(file: string, line: number, obj: Line): ImportedStep {
     kind === 'ERROR' ? { kind, message: error || `exit code ${exitCode}`, errorClass: `exit_${exitCode}`, output } : { kind, output };
   const latencyMs = field(file, line, obj, 'latencyMs', isNumber, 'a number');
   return {
-    kind: 'tool_call', tool: field(file, line, obj, 'tool', isString, 'a string') ?? toolOf(command), action: actionOf(command), parameters: { command },
-    result, thought: field(file, line, obj, 'thought', isString, 'a string') ?? null, startedAt: date(file, line, obj, 'startedAt'),
-    endedAt: date(file, line, obj, 'endedAt'), tokens: field(file, line, obj, 'tokens', isNumber, 'a number') ?? null,
-    cost: field(file, line, obj, 'cost', isNumber, 'a number') ?? null, line, ...(latencyMs !== undefined ? { latencyMs } : {}),
+    kind: 'tool_call',
+    tool: field(file, line, obj, 'tool', isString, 'a string') ?? toolOf(command),
+    action: actionOf(command),
+    parameters: { command },
+    result,
+    thought: field(file, line, obj, 'thought', isString, 'a string') ?? null,
+    startedAt: date(file, line, obj, 'startedAt'),
+    endedAt: date(file, line, obj, 'endedAt'),
+    tokens: field(file, line, obj, 'tokens', isNumber, 'a number') ?? null,
+    cost: field(file, line, obj, 'cost', isNumber, 'a number') ?? null,
+    line,
+    ...(latencyMs !== undefined ? { latencyMs } : {}),
   };
 }
 
@@ -81,9 +89,17 @@ export function parseGenericJsonl(file: string, source: string): ImportedRun {
   const startedAt = date(file, head.line, run, 'startedAt') ?? (times.length ? new Date(Math.min(...times.map((t) => t.getTime()))) : null);
   const endedAt = date(file, head.line, run, 'endedAt') ?? (times.length ? new Date(Math.max(...times.map((t) => t.getTime()))) : null);
   return {
-    format: JSONL, instanceId: id, taskDescription: task, domain: field(file, head.line, run, 'domain', isString, 'a string') ?? repositoryOf(id),
+    format: JSONL,
+    instanceId: id,
+    taskDescription: task,
+    domain: field(file, head.line, run, 'domain', isString, 'a string') ?? repositoryOf(id),
     language: field(file, head.line, run, 'language', isString, 'a string') ?? languageOf(changedFiles(patch)),
-    steps, patch, exitStatus: field(file, head.line, run, 'exitStatus', isString, 'a string') ?? null, startedAt, endedAt,
-    agent: field(file, head.line, run, 'agent', isString, 'a string') ?? null, resolved: field(file, head.line, run, 'resolved', isBoolean, 'true or false') ?? null,
+    steps,
+    patch,
+    exitStatus: field(file, head.line, run, 'exitStatus', isString, 'a string') ?? null,
+    startedAt,
+    endedAt,
+    agent: field(file, head.line, run, 'agent', isString, 'a string') ?? null,
+    resolved: field(file, head.line, run, 'resolved', isBoolean, 'true or false') ?? null,
   };
 }

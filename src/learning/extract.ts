@@ -67,8 +67,17 @@ export async function extractPatternBatch(
     pending.push({ facts, obs: observeEpisode(patternEpisodeOf(facts, facts.outcome, rewardBefore)), rewardBefore, ids: new Map() });
   }
   if (pending.length === 0) return [];
-  await lockScopes(ctx.client, ctx.tenantId, pending.map((p) => p.obs.scope));
-  const ids = await countObservations(ctx.client, ctx.tenantId, pending.map((p) => ({ obs: p.obs, episodeId: p.facts.id, context: p.facts.context })), ctx.now);
+  await lockScopes(
+    ctx.client,
+    ctx.tenantId,
+    pending.map((p) => p.obs.scope),
+  );
+  const ids = await countObservations(
+    ctx.client,
+    ctx.tenantId,
+    pending.map((p) => ({ obs: p.obs, episodeId: p.facts.id, context: p.facts.context })),
+    ctx.now,
+  );
   for (const p of pending) p.ids = ids;
   const judged = new Map<string, Judgement>();
   for (const scope of [...new Set(pending.map((p) => p.obs.scope))].sort()) {

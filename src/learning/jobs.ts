@@ -117,10 +117,10 @@ export async function enqueueExtraction(queue: JobQueue, pool: pg.Pool, writer: 
     });
   }
   return withTransaction(pool, async (client) => {
-    const { rowCount } = await client.query(
-      `UPDATE episodes SET learning_state = 'queued' WHERE tenant_id = $1 AND id = $2 AND learning_state = 'pending'`,
-      [job.tenantId, job.episodeId],
-    );
+    const { rowCount } = await client.query(`UPDATE episodes SET learning_state = 'queued' WHERE tenant_id = $1 AND id = $2 AND learning_state = 'pending'`, [
+      job.tenantId,
+      job.episodeId,
+    ]);
     if (!rowCount) return 'not_pending';
     // The job commits with the state change: queued means a job exists.
     await queue.send(EXTRACT_JOB, job, { ...RETRY, db: inTransaction(client) });
@@ -141,9 +141,14 @@ async function runBatch(queue: JobQueue, writer: Writer, jobs: FetchedJob[]) {
   const failed: string[] = [];
   let lastError: unknown = null;
   for (const [tenantId, group] of byTenant) {
-    const together = await writer.run(tenantId, async (ctx) => {
-      for (const job of group) await extractUnlessGone(ctx, job.data.episodeId);
-    }).then(() => true, () => false);
+    const together = await writer
+      .run(tenantId, async (ctx) => {
+        for (const job of group) await extractUnlessGone(ctx, job.data.episodeId);
+      })
+      .then(
+        () => true,
+        () => false,
+      );
     if (together) continue;
     for (const job of group) {
       await runExtraction(writer, job.data).catch((err: unknown) => {

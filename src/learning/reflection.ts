@@ -246,7 +246,10 @@ function virtuesWhere(critique: Critique | null, keep: (score: number) => boolea
     // Furthest from a neutral 0.5 first: the strongest of the strong, the weakest of the weak.
     .sort((a, b) => Math.abs(b.score - 0.5) - Math.abs(a.score - 0.5) || compareText(a.name, b.name));
   if (virtues.length === 0) return null;
-  return `${label}: ${virtues.slice(0, THRESHOLDS.namesShown).map((v) => `${v.name} ${fixed(v.score)}`).join(', ')}`;
+  return `${label}: ${virtues
+    .slice(0, THRESHOLDS.namesShown)
+    .map((v) => `${v.name} ${fixed(v.score)}`)
+    .join(', ')}`;
 }
 
 /** The exhausted resource, from the stop reason or the budget-failure outcome; null if none. */

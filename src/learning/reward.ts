@@ -26,16 +26,7 @@
 
 import type { Complexity } from '../episodes/limits.ts';
 import type { Outcome } from '../episodes/outcome.ts';
-import {
-  type Critique,
-  clamp,
-  distinctTools,
-  findRecoveries,
-  isFailure,
-  resultedSteps,
-  type StepFacts,
-  stepSuccessRate,
-} from './facts.ts';
+import { type Critique, clamp, distinctTools, findRecoveries, isFailure, resultedSteps, type StepFacts, stepSuccessRate } from './facts.ts';
 
 export interface RewardInput {
   outcome: Outcome;
@@ -90,8 +81,7 @@ export const LEARNING = {
   quick: 0.1,
 } as const;
 
-export const MAX_REWARD_TOTAL =
-  1 * EFFICIENCY.max * COMPLEXITY_BONUS.complex * QUALITY.max + LEARNING.max;
+export const MAX_REWARD_TOTAL = 1 * EFFICIENCY.max * COMPLEXITY_BONUS.complex * QUALITY.max + LEARNING.max;
 
 export function computeReward(input: RewardInput): Reward {
   const parts = {

@@ -38,10 +38,10 @@ const EPISODE_COLUMNS = `id, tenant_id, work_item_id, status, agent, task_descri
 
 /** The episode and its steps as the learning rules see them; lock: hold the row until commit. */
 export async function loadEpisodeFacts(client: pg.PoolClient, tenantId: string, episodeId: string, lock = false): Promise<EpisodeFacts | null> {
-  const { rows } = await client.query(
-    `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`,
-    [tenantId, episodeId],
-  );
+  const { rows } = await client.query(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [
+    tenantId,
+    episodeId,
+  ]);
   const r = rows[0];
   if (!r) return null;
   const steps = await client.query<StepFactsSqlRow>(
@@ -159,5 +159,11 @@ export async function refreshExperience(
     JSON.stringify(reflection),
     state,
   ]);
-  return { reward: reward.normalized, rewardHash: contentHash(reward), reflectionHash: contentHash(reflection), patternCandidates: candidates, extraction: state };
+  return {
+    reward: reward.normalized,
+    rewardHash: contentHash(reward),
+    reflectionHash: contentHash(reflection),
+    patternCandidates: candidates,
+    extraction: state,
+  };
 }

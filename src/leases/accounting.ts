@@ -15,7 +15,17 @@
  */
 
 import { must } from '../core/must.ts';
-import { BUDGET_KEY, checkLeaseUsable, LEASE_RESOURCES, type Lease, type LeaseBudget, type LeaseResource, type LeaseUsage, NO_USAGE, remainingLeaseBudget } from './rules.ts';
+import {
+  BUDGET_KEY,
+  checkLeaseUsable,
+  LEASE_RESOURCES,
+  type Lease,
+  type LeaseBudget,
+  type LeaseResource,
+  type LeaseUsage,
+  NO_USAGE,
+  remainingLeaseBudget,
+} from './rules.ts';
 
 export interface LeaseNode {
   id: string;
@@ -102,9 +112,7 @@ export interface EpisodeCaps {
   maxWallMs: number | null;
 }
 
-export type EpisodeHold =
-  | { ok: true; hold: LeaseUsage; caps: EpisodeCaps }
-  | { ok: false; resource: LeaseResource };
+export type EpisodeHold = { ok: true; hold: LeaseUsage; caps: EpisodeCaps } | { ok: false; resource: LeaseResource };
 
 const CAP_KEY = { toolCalls: 'maxToolCalls', tokens: 'maxTokens', wallMs: 'maxWallMs' } as const;
 

@@ -5,7 +5,11 @@ import type { StopReason } from '../episodes/stop-reason.ts';
 /** The work item's loop of episodes has stopped (budget exhausted, the holon's stop, or max episodes reached): no new episode starts. */
 export class LoopStoppedError extends DomainError {
   override name = 'LoopStoppedError';
-  constructor(readonly workItemId: string, readonly stopCondition: StopReason, message: string) {
+  constructor(
+    readonly workItemId: string,
+    readonly stopCondition: StopReason,
+    message: string,
+  ) {
     super(message);
   }
 }

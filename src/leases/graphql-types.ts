@@ -24,7 +24,11 @@ export const LeaseChargeRef = builder.objectRef<EpisodeLeaseCharge>('LeaseCharge
     exhausted: t.exposeString('exhausted', { nullable: true, description: 'First resource spent out (consumed >= budget).' }),
     overdrawn: t.exposeString('overdrawn', { nullable: true, description: 'First resource whose consumption and the other holds exceed the budget.' }),
     hold: t.field({ type: LeaseBudgetRef, description: 'What the episode held while it ran (0 for what the lease does not limit).', resolve: (c) => c.hold }),
-    charged: t.field({ type: LeaseBudgetRef, description: 'What it was charged, on its lease and every ancestor; wall time up to its deadline.', resolve: (c) => c.charged }),
+    charged: t.field({
+      type: LeaseBudgetRef,
+      description: 'What it was charged, on its lease and every ancestor; wall time up to its deadline.',
+      resolve: (c) => c.charged,
+    }),
     released: t.field({ type: LeaseBudgetRef, description: 'The unused part of the hold, available again.', resolve: (c) => c.released }),
     remainingEpisodes: t.float({ nullable: true, description: 'Unreserved remaining after the charge; likewise below.', resolve: (c) => c.remaining.episodes }),
     remainingToolCalls: t.float({ nullable: true, resolve: (c) => c.remaining.toolCalls }),

@@ -178,7 +178,21 @@ builder.mutationFields((t) => ({
       if (past.length) throw new InputLimitError(past);
       const budget = { episodes: b.episodes ?? null, toolCalls: b.toolCalls ?? null, tokens: b.tokens ?? null, wallMs: b.wallMs ?? null };
       const id = await ctx.services.writer.run(ctx.viewer.tenantId, (w) =>
-        issueLease(w.client, w.tenantId, { workItemId: String(args.workItemId), parentLeaseId: args.parentLeaseId == null ? null : String(args.parentLeaseId), issuer: args.issuer, holder: args.holder, scope, expiresAt: args.expiresAt, budget }, w.now, w.events),
+        issueLease(
+          w.client,
+          w.tenantId,
+          {
+            workItemId: String(args.workItemId),
+            parentLeaseId: args.parentLeaseId == null ? null : String(args.parentLeaseId),
+            issuer: args.issuer,
+            holder: args.holder,
+            scope,
+            expiresAt: args.expiresAt,
+            budget,
+          },
+          w.now,
+          w.events,
+        ),
       );
       return { id };
     },

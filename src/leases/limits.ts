@@ -28,7 +28,12 @@ export function validateResumeWorkItem(maxEpisodes: number | null | undefined): 
   return maxEpisodesViolations(maxEpisodes);
 }
 
-export function validateLeaseInput(input: { issuer: string; holder: string; scope: readonly string[]; budget: Record<string, number | null | undefined> }): LimitViolation[] {
+export function validateLeaseInput(input: {
+  issuer: string;
+  holder: string;
+  scope: readonly string[];
+  budget: Record<string, number | null | undefined>;
+}): LimitViolation[] {
   return [
     ...textViolations('issuer', input.issuer, { maxChars: LEASE_LIMITS.partyChars, nonEmpty: true }),
     ...textViolations('holder', input.holder, { maxChars: LEASE_LIMITS.partyChars, nonEmpty: true }),

@@ -78,7 +78,14 @@ export async function resumeWorkItem(
   const max = maxEpisodes ?? item.maxEpisodes;
   const started = max === null ? 0 : await countEpisodes(client, id, 'started');
   if (startRefusal({ stopCondition: null, maxEpisodes: max }, started)) {
-    throw new InputLimitError([{ field: 'maxEpisodes', limit: `> ${started}`, actual: String(max), message: `maxEpisodes must exceed the ${started} episodes the work item has started` }]);
+    throw new InputLimitError([
+      {
+        field: 'maxEpisodes',
+        limit: `> ${started}`,
+        actual: String(max),
+        message: `maxEpisodes must exceed the ${started} episodes the work item has started`,
+      },
+    ]);
   }
   if (item.stopCondition === null && max === item.maxEpisodes) return; // nothing changes, so no event
   await client.query('UPDATE work_items SET stop_condition = NULL, stopped_at = NULL, max_episodes = $2, updated_at = $3 WHERE id = $1', [id, max, now]);

@@ -50,7 +50,10 @@ export function toLeaseRow(r: LeaseSqlRow): LeaseRow {
 
 async function selectLease(client: pg.PoolClient, tenantId: string, id: string, lock: boolean): Promise<LeaseRow> {
   if (!isUuid(id)) throw new NotFoundError('Lease', id);
-  const { rows } = await client.query<LeaseSqlRow>(`SELECT ${LEASE_COLUMNS} FROM leases WHERE tenant_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [tenantId, id]);
+  const { rows } = await client.query<LeaseSqlRow>(`SELECT ${LEASE_COLUMNS} FROM leases WHERE tenant_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [
+    tenantId,
+    id,
+  ]);
   const row = rows[0];
   if (!row) throw new NotFoundError('Lease', id);
   return toLeaseRow(row);

@@ -30,13 +30,18 @@ interface ParentReservation {
 /** Checks a child against what its parent has left unreserved; what it will reserve there. */
 async function reserveOnParent(client: pg.PoolClient, tenantId: string, input: IssueLeaseInput, now: Date): Promise<ParentReservation> {
   const parent = await lockLease(client, tenantId, must(input.parentLeaseId));
-  if (parent.workItemId !== input.workItemId) throw new LeaseError(parent.id, 'wrong_work_item', `parent lease ${parent.id} belongs to work item ${parent.workItemId}`);
+  if (parent.workItemId !== input.workItemId)
+    throw new LeaseError(parent.id, 'wrong_work_item', `parent lease ${parent.id} belongs to work item ${parent.workItemId}`);
   const reservedBefore = await leaseReserved(client, tenantId, parent.id, now);
   const child = { budget: input.budget, scope: input.scope, expiresAtMs: input.expiresAt.getTime() };
   const violations = checkChildLease(parent.lease, child, now.getTime(), reservedBefore);
   if (violations.length) {
-    throw new LeaseError(parent.id, must(violations[0]).rule, violations.map((v) => v.message).join('; '),
-      violations.map((v) => ({ field: v.field, limit: v.rule, actual: null, message: v.message })));
+    throw new LeaseError(
+      parent.id,
+      must(violations[0]).rule,
+      violations.map((v) => v.message).join('; '),
+      violations.map((v) => ({ field: v.field, limit: v.rule, actual: null, message: v.message })),
+    );
   }
   const reserved = childReservation(parent.lease.budget, input.budget);
   return { reserved, parentRemaining: remainingLeaseBudget(parent.lease, addUsage(reservedBefore, reserved)) };
@@ -50,13 +55,31 @@ export async function issueLease(client: pg.PoolClient, tenantId: string, input:
   const { rows } = await client.query(
     `INSERT INTO leases (tenant_id, work_item_id, parent_id, issuer, holder, scope, expires_at, max_episodes, max_tool_calls, max_tokens, max_wall_ms, created_at)
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) RETURNING id`,
-    [tenantId, input.workItemId, input.parentLeaseId, input.issuer, input.holder, input.scope, input.expiresAt, b.episodes, b.toolCalls, b.tokens, b.wallMs, now],
+    [
+      tenantId,
+      input.workItemId,
+      input.parentLeaseId,
+      input.issuer,
+      input.holder,
+      input.scope,
+      input.expiresAt,
+      b.episodes,
+      b.toolCalls,
+      b.tokens,
+      b.wallMs,
+      now,
+    ],
   );
   events.push({
     type: 'lease.issued',
     workItemId: input.workItemId,
     payload: {
-      leaseId: rows[0].id, parentLeaseId: input.parentLeaseId, holder: input.holder, scope: input.scope, expiresAt: input.expiresAt.toISOString(), budget: b,
+      leaseId: rows[0].id,
+      parentLeaseId: input.parentLeaseId,
+      holder: input.holder,
+      scope: input.scope,
+      expiresAt: input.expiresAt.toISOString(),
+      budget: b,
       ...(onParent ? { reservedOnParent: onParent.reserved, parentRemaining: onParent.parentRemaining } : {}),
     },
   });
@@ -82,5 +105,9 @@ export async function revokeLease(client: pg.PoolClient, tenantId: string, id: s
   const released = lease.parentId
     ? subtractUsage(shareOnParent(nodes, id, now.getTime()), shareOnParent(markRevoked(nodes, new Set(revoked)), id, now.getTime()))
     : null;
-  events.push({ type: 'lease.revoked', workItemId: lease.workItemId, payload: { leaseId: id, parentLeaseId: lease.parentId, revoked, releasedToParent: released } });
+  events.push({
+    type: 'lease.revoked',
+    workItemId: lease.workItemId,
+    payload: { leaseId: id, parentLeaseId: lease.parentId, revoked, releasedToParent: released },
+  });
 }

@@ -14,7 +14,11 @@ export class PgLedgerBus extends FanOutBase implements LedgerBus {
   private listener: pg.Client | null = null;
   private stopped = false;
 
-  constructor(private readonly pool: pg.Pool, log: Logger, options: BusOptions) {
+  constructor(
+    private readonly pool: pg.Pool,
+    log: Logger,
+    options: BusOptions,
+  ) {
     super(log, options);
   }
 

@@ -15,7 +15,11 @@ export class RedisLedgerBus extends FanOutBase implements LedgerBus {
   private readonly sub: Redis;
   private subscribed = false;
 
-  constructor(private readonly url: string, log: Logger, options: BusOptions) {
+  constructor(
+    private readonly url: string,
+    log: Logger,
+    options: BusOptions,
+  ) {
     super(log, options);
     this.pub = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
     this.sub = new Redis(url, { lazyConnect: true, autoResubscribe: false });

@@ -76,10 +76,11 @@ export async function latestCheckpoint(pool: pg.Pool, tenantId: string): Promise
 
 /** Every signed checkpoint with treeSize > afterSize, oldest first, at most `limit`. */
 export async function listCheckpoints(pool: pg.Pool, tenantId: string, afterSize: number, limit: number): Promise<SignedTreeHead[]> {
-  const { rows } = await pool.query<CheckpointRow>(
-    'SELECT * FROM ledger_checkpoints WHERE tenant_id = $1 AND tree_size > $2 ORDER BY tree_size LIMIT $3',
-    [tenantId, afterSize, limit],
-  );
+  const { rows } = await pool.query<CheckpointRow>('SELECT * FROM ledger_checkpoints WHERE tenant_id = $1 AND tree_size > $2 ORDER BY tree_size LIMIT $3', [
+    tenantId,
+    afterSize,
+    limit,
+  ]);
   return rows.map(toSigned);
 }
 

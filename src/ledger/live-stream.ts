@@ -11,7 +11,10 @@ import type { LedgerCursor } from './tail.ts';
 
 /** How a stream ended early; the field resolver turns it into the client's error. */
 export class StreamEnd {
-  constructor(readonly code: 'SLOW_CONSUMER' | 'INTERNAL_SERVER_ERROR', readonly resumeAfterSeq: number | null) {}
+  constructor(
+    readonly code: 'SLOW_CONSUMER' | 'INTERNAL_SERVER_ERROR',
+    readonly resumeAfterSeq: number | null,
+  ) {}
 
   toError(): GraphQLError {
     const resume = this.resumeAfterSeq === null ? 'from where it started' : `with afterSeq: ${this.resumeAfterSeq}`;

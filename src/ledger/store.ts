@@ -5,7 +5,6 @@ import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
 import { chainHash, GENESIS_HASH, type StoredLedgerEvent } from './hash.ts';
 
-
 async function lockHead(client: pg.PoolClient, tenantId: string): Promise<{ seq: number; hash: string }> {
   const select = 'SELECT seq::text AS seq, hash FROM ledger_heads WHERE tenant_id = $1 FOR UPDATE';
   let { rows } = await client.query<{ seq: string; hash: string }>(select, [tenantId]);

@@ -124,11 +124,7 @@ function seqFailure(events: readonly unknown[], index: number, expectedSeq: numb
     : { problem: 'seq-gap', reason: `expected seq ${expectedSeq} but found ${found}; seq ${expectedSeq} is missing` };
 }
 
-function eventFailure(
-  events: readonly unknown[],
-  index: number,
-  expected: { seq: number; prevHash: string; tenantId: string },
-): Failure | undefined {
+function eventFailure(events: readonly unknown[], index: number, expected: { seq: number; prevHash: string; tenantId: string }): Failure | undefined {
   const e = events[index];
   const shape = eventShapeFailure(e, `event at position ${index}`);
   if (shape || !isStoredEvent(e)) return shape;
@@ -178,11 +174,7 @@ function* leafHashesOf(events: readonly StoredLedgerEvent[], count: number): Gen
  * treeSize is the head's headHash and that the first treeSize events give its rootHash.
  * With a public key the head's signature is checked first.
  */
-export function verifyAgainstCheckpoint(
-  events: readonly StoredLedgerEvent[],
-  head: TreeHead | SignedTreeHead,
-  publicKey?: Uint8Array,
-): ChainReport {
+export function verifyAgainstCheckpoint(events: readonly StoredLedgerEvent[], head: TreeHead | SignedTreeHead, publicKey?: Uint8Array): ChainReport {
   if (!isTreeHead(head)) return { ok: false, checked: 0, problem: 'malformed', reason: 'tree head is malformed' };
   if (publicKey !== undefined && !verifyTreeHead(head as SignedTreeHead, publicKey)) {
     return { ok: false, checked: 0, problem: 'signature', reason: 'tree head signature does not verify' };

@@ -70,6 +70,11 @@ export function encodeForCritic(trace: PlanTrace): Json {
   return {
     plan: trace.plan as unknown as Json,
     contextId: trace.contextId,
-    steps: trace.steps.map((s) => ({ action: s.action as unknown as Json, success: s.result.success, error: s.result.error ?? null, worldAfter: s.worldAfter })),
+    steps: trace.steps.map((s) => ({
+      action: s.action as unknown as Json,
+      success: s.result.success,
+      error: s.result.error ?? null,
+      worldAfter: s.worldAfter,
+    })),
   };
 }

@@ -36,7 +36,13 @@ export async function recordRetrieval(ctx: WriteContext, receipt: Receipt): Prom
   const retrievalId = rows[0].id as string;
   ctx.events.push({
     type: 'retrieval.served',
-    payload: { retrievalId, kind: receipt.kind, queryHash, resultsHash, counts: { episodes: ids.episodes.length, warnings: ids.warnings.length, patterns: ids.patterns.length } },
+    payload: {
+      retrievalId,
+      kind: receipt.kind,
+      queryHash,
+      resultsHash,
+      counts: { episodes: ids.episodes.length, warnings: ids.warnings.length, patterns: ids.patterns.length },
+    },
   });
   return retrievalId;
 }
@@ -50,11 +56,23 @@ export interface FeedbackReport {
 }
 
 /** Credits (or debits) everything the used retrievals served, in the completing transaction. */
-export async function creditRetrievals(ctx: WriteContext, episodeId: string, retrievalIds: readonly string[], outcome: Outcome): Promise<FeedbackReport | null> {
+export async function creditRetrievals(
+  ctx: WriteContext,
+  episodeId: string,
+  retrievalIds: readonly string[],
+  outcome: Outcome,
+): Promise<FeedbackReport | null> {
   const ids = [...new Set(retrievalIds.map((id) => String(id).toLowerCase()))];
   if (ids.length === 0) return null;
   if (ids.length > MAX_USED_RETRIEVALS) {
-    throw new InputLimitError([{ field: 'usedRetrievals', limit: `${MAX_USED_RETRIEVALS} items`, actual: String(ids.length), message: `at most ${MAX_USED_RETRIEVALS} retrievals per completion` }]);
+    throw new InputLimitError([
+      {
+        field: 'usedRetrievals',
+        limit: `${MAX_USED_RETRIEVALS} items`,
+        actual: String(ids.length),
+        message: `at most ${MAX_USED_RETRIEVALS} retrievals per completion`,
+      },
+    ]);
   }
   // !== undefined: an empty string is a malformed id too, not "none missing".
   const missing = ids.find((id) => !isUuid(id));
@@ -66,8 +84,20 @@ export async function creditRetrievals(ctx: WriteContext, episodeId: string, ret
   const unknown = ids.find((id) => !rows.some((r) => r.id === id));
   if (unknown !== undefined) throw new NotFoundError('Retrieval', unknown);
   const target = 2 * baseReward(outcome) - 1;
-  const episodes = await credit(ctx.client, 'episodes', ctx.tenantId, rows.flatMap((r) => r.episode_ids ?? []), target);
-  const patterns = await credit(ctx.client, 'patterns', ctx.tenantId, rows.flatMap((r) => r.pattern_ids ?? []), target);
+  const episodes = await credit(
+    ctx.client,
+    'episodes',
+    ctx.tenantId,
+    rows.flatMap((r) => r.episode_ids ?? []),
+    target,
+  );
+  const patterns = await credit(
+    ctx.client,
+    'patterns',
+    ctx.tenantId,
+    rows.flatMap((r) => r.pattern_ids ?? []),
+    target,
+  );
   const report = { retrievalIds: ids, target, episodes, patterns };
   ctx.events.push({ type: 'retrieval.feedback', episodeId, payload: { ...report, rate: FEEDBACK_RATE, outcome: outcome.kind } });
   return report;

@@ -50,7 +50,13 @@ export interface PatternRetrievalResult {
   patterns: ScoredPattern[];
 }
 
-export async function retrievePatterns(services: Pick<Services, 'db' | 'writer'>, tenantId: string, task: PatternTask, limit: number, record: boolean): Promise<PatternRetrievalResult> {
+export async function retrievePatterns(
+  services: Pick<Services, 'db' | 'writer'>,
+  tenantId: string,
+  task: PatternTask,
+  limit: number,
+  record: boolean,
+): Promise<PatternRetrievalResult> {
   const patterns = await rankPatterns(services.db.pool, tenantId, task, limit);
   if (!record) return { retrievalId: null, patterns };
   const retrievalId = await services.writer.run(tenantId, (ctx) =>

@@ -49,7 +49,10 @@ interface PreparedQuery {
 }
 
 function prepareQuery(query: RetrievalQuery): PreparedQuery {
-  const all = query.description.toLowerCase().split(/\s+/).filter((word) => word !== '');
+  const all = query.description
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((word) => word !== '');
   return { all, long: all.filter((word) => Array.from(word).length >= SEED003.minWordChars), tags: new Set(query.context.tags) };
 }
 
@@ -68,11 +71,7 @@ export function seed003Score(query: RetrievalQuery, episode: Seed003Episode): nu
  * The query is tokenised once and each description lowercased once, as a scan written for speed
  * would: the baseline is measured as well implemented as ours.
  */
-export function rankBySeed003(
-  query: RetrievalQuery,
-  episodes: Iterable<Seed003Episode>,
-  limit: number,
-): Array<{ id: string; score: number }> {
+export function rankBySeed003(query: RetrievalQuery, episodes: Iterable<Seed003Episode>, limit: number): Array<{ id: string; score: number }> {
   const prepared = prepareQuery(query);
   const scored: Array<{ id: string; score: number }> = [];
   for (const episode of episodes) {
@@ -215,11 +214,7 @@ export function recencyWeight(ageDays: number): number {
  * the ideal order of all judged relevances. Unjudged ids have relevance 0; an id repeated in the
  * ranking gains only at its first position. 0 when nothing is relevant or k <= 0.
  */
-export function ndcgAtK(
-  rankedIds: readonly string[],
-  relevanceById: ReadonlyMap<string, number> | Readonly<Record<string, number>>,
-  k: number,
-): number {
+export function ndcgAtK(rankedIds: readonly string[], relevanceById: ReadonlyMap<string, number> | Readonly<Record<string, number>>, k: number): number {
   const relevance = relevanceById instanceof Map ? relevanceById : new Map(Object.entries(relevanceById));
   const seen = new Set<string>();
   const gains = rankedIds.slice(0, Math.max(0, k)).map((id) => {

@@ -104,7 +104,8 @@ function planRequest(
     else if (ep.stepCount >= LIMITS.maxSteps) planned.items.push(rejected('step_limit'));
     else if (ep.sizeBytes + step.sizeBytes > LIMITS.episodeBytes) planned.items.push(rejected('episode_size_limit'));
     else if (addedBlobBytes && blobs.bytes + addedBlobBytes > request.blobCapBytes) planned.items.push(rejected('blob_cap'));
-    else if ((step.startedAt && Date.parse(step.startedAt) < ep.startedAt.getTime()) || (at && Date.parse(at) < ep.startedAt.getTime())) planned.items.push(rejected('time_order'));
+    else if ((step.startedAt && Date.parse(step.startedAt) < ep.startedAt.getTime()) || (at && Date.parse(at) < ep.startedAt.getTime()))
+      planned.items.push(rejected('time_order'));
     else {
       blobs.bytes += addedBlobBytes;
       for (const b of step.blobs) blobs.present.add(b.hash);
@@ -153,11 +154,21 @@ export async function stopForBudget(client: pg.PoolClient, ep: EpisodeRow, resou
   const outcome = converge
     ? convergeOutcome({ resource, budget: ep.budget, usage, steps: await stepDigests(client, ep.id) })
     : budgetFailureOutcome({ resource, budget: ep.budget, usage });
-  events.push({ type: 'episode.budget_exhausted', episodeId: ep.id, workItemId: ep.workItemId, payload: { resource, policy: converge ? 'converge' : 'fail', usage } });
+  events.push({
+    type: 'episode.budget_exhausted',
+    episodeId: ep.id,
+    workItemId: ep.workItemId,
+    payload: { resource, policy: converge ? 'converge' : 'fail', usage },
+  });
   await finishEpisode(
     client,
     ep,
-    { status: converge ? 'completed' : 'failed', stopReason: { kind: 'budget_exhausted', resource }, outcome, eventType: converge ? 'episode.completed' : 'episode.failed' },
+    {
+      status: converge ? 'completed' : 'failed',
+      stopReason: { kind: 'budget_exhausted', resource },
+      outcome,
+      eventType: converge ? 'episode.completed' : 'episode.failed',
+    },
     now,
     events,
   );
@@ -176,7 +187,11 @@ export async function applyStepBatch(
   now: Date,
   events: NewLedgerEvent[],
 ): Promise<StepBatchOutcome[]> {
-  const episodes = await lockEpisodes(client, tenantId, requests.map((r) => r.episodeId));
+  const episodes = await lockEpisodes(
+    client,
+    tenantId,
+    requests.map((r) => r.episodeId),
+  );
   const blobHashes = requests.flatMap((r) => r.steps.flatMap((s) => s.blobs.map((b) => b.hash)));
   const blobs: BlobLedger = blobHashes.length ? await blobStateForUpdate(client, tenantId, blobHashes) : { bytes: 0, present: new Set() };
   const pairs = requests.flatMap((r) => r.steps.filter((s) => s.sideEffectKey).map((s) => ({ episodeId: r.episodeId, key: must(s.sideEffectKey) })));
@@ -195,7 +210,11 @@ export async function applyStepBatch(
   });
 
   const toInsert = plans.flatMap((p) => ('items' in p ? p.items.flatMap((i) => (i.status === 'pending' ? [i.row] : [])) : []));
-  await insertBlobs(client, tenantId, plans.flatMap((p) => ('blobs' in p ? p.blobs : [])));
+  await insertBlobs(
+    client,
+    tenantId,
+    plans.flatMap((p) => ('blobs' in p ? p.blobs : [])),
+  );
   // Nothing inserted leaves every usage as it was: the row objects change only with an accepted step.
   const ids = await insertSteps(client, toInsert, usageOf(plans.filter((p): p is Planned => 'items' in p)));
   const idByNumber = new Map(toInsert.map((r, i) => [`${r.episodeId}:${r.stepNumber}`, must(ids[i])]));
@@ -209,7 +228,8 @@ export async function applyStepBatch(
       continue;
     }
     const items = plan.items.map((i): StepItemResult => {
-      if (i.status === 'pending') return { status: 'accepted', stepId: must(idByNumber.get(`${i.row.episodeId}:${i.row.stepNumber}`)), stepNumber: i.row.stepNumber };
+      if (i.status === 'pending')
+        return { status: 'accepted', stepId: must(idByNumber.get(`${i.row.episodeId}:${i.row.stepNumber}`)), stepNumber: i.row.stepNumber };
       if (i.status === 'duplicate' && i.stepNumber === -1) {
         const first = must(firstByKey.get(i.stepId));
         return { status: 'duplicate', stepId: must(idByNumber.get(`${first.episodeId}:${first.stepNumber}`)), stepNumber: first.stepNumber };
@@ -239,7 +259,15 @@ function usageOf(plans: Planned[]): EpisodeUsage[] {
   for (const p of plans) {
     const entry = byEpisode.get(p.ep.id);
     if (entry) entry.addedCost += p.addedCost;
-    else byEpisode.set(p.ep.id, { id: p.ep.id, stepCount: p.ep.stepCount, usedTokens: p.ep.usedTokens, usedToolCalls: p.ep.usedToolCalls, sizeBytes: p.ep.sizeBytes, addedCost: p.addedCost });
+    else
+      byEpisode.set(p.ep.id, {
+        id: p.ep.id,
+        stepCount: p.ep.stepCount,
+        usedTokens: p.ep.usedTokens,
+        usedToolCalls: p.ep.usedToolCalls,
+        sizeBytes: p.ep.sizeBytes,
+        addedCost: p.addedCost,
+      });
   }
   return [...byEpisode.values()];
 }

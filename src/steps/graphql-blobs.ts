@@ -15,13 +15,18 @@ async function blobContent(ctx: Context, hash: string): Promise<string | null> {
 }
 
 export const StepContentRef = builder.objectRef<RefRow>('StepContentRef').implement({
-  description: 'A step field past its inline limit: the field holds a head + tail preview; the whole text is a blob (stored) or only its hash and size are kept (truncated).',
+  description:
+    'A step field past its inline limit: the field holds a head + tail preview; the whole text is a blob (stored) or only its hash and size are kept (truncated).',
   fields: (t) => ({
     field: t.exposeString('field', { description: 'action, observation, result.output or result.message' }),
     hash: t.exposeString('hash', { description: 'BLAKE3 of the whole text (UTF-8), lowercase hex.' }),
     sizeBytes: t.exposeInt('sizeBytes'),
     stored: t.exposeBoolean('stored', { description: 'false: truncated on request, only the hash and size are kept.' }),
-    content: t.string({ nullable: true, description: 'The whole text when stored (read on demand).', resolve: (r, _args, ctx) => (r.stored ? blobContent(ctx, r.hash) : null) }),
+    content: t.string({
+      nullable: true,
+      description: 'The whole text when stored (read on demand).',
+      resolve: (r, _args, ctx) => (r.stored ? blobContent(ctx, r.hash) : null),
+    }),
   }),
 });
 
@@ -49,7 +54,10 @@ builder.queryFields((t) => ({
     args: { hash: t.arg.string({ required: true }) },
     resolve: async (_root, { hash }, ctx) => {
       const blob = isHashHex(hash)
-        ? await ctx.db.blob.findUnique({ where: { tenantId_hash: { tenantId: ctx.viewer.tenantId, hash } }, select: { hash: true, sizeBytes: true, content: true } })
+        ? await ctx.db.blob.findUnique({
+            where: { tenantId_hash: { tenantId: ctx.viewer.tenantId, hash } },
+            select: { hash: true, sizeBytes: true, content: true },
+          })
         : null;
       if (!blob) throw new NotFoundError('Blob', hash);
       return blob;

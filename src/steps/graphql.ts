@@ -2,7 +2,14 @@
 
 import { GraphQLError } from 'graphql';
 import { builder } from '../builder.ts';
-import { type LimitViolation as ApiViolation, IllegalTransitionError, InputLimitError, NotFoundError, throwIfViolations, toViolations } from '../core/errors.ts';
+import {
+  type LimitViolation as ApiViolation,
+  IllegalTransitionError,
+  InputLimitError,
+  NotFoundError,
+  throwIfViolations,
+  toViolations,
+} from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import { sizeText } from '../core/sizes.ts';
@@ -31,7 +38,10 @@ builder.prismaObject('Step', {
     argsHash: t.exposeString('argsHash', { nullable: true }),
     resultKind: t.exposeString('resultKind', { nullable: true, description: 'success, error or timeout' }),
     result: t.expose('result', { type: 'JSON', nullable: true }),
-    observation: t.exposeString('observation', { nullable: true, description: `At most ${sizeText(LIMITS.observationBytes)} inline; a longer one kept as a blob or truncated holds a head + tail preview (see contentRefs).` }),
+    observation: t.exposeString('observation', {
+      nullable: true,
+      description: `At most ${sizeText(LIMITS.observationBytes)} inline; a longer one kept as a blob or truncated holds a head + tail preview (see contentRefs).`,
+    }),
     latencyMs: t.exposeInt('latencyMs', { nullable: true }),
     tokens: t.exposeInt('tokens'),
     cost: t.exposeFloat('cost'),
@@ -41,7 +51,11 @@ builder.prismaObject('Step', {
     metadata: t.expose('metadata', { type: 'JSON', nullable: true }),
     contentHash: t.exposeString('contentHash', { description: 'BLAKE3 of the step as stored, covering the hash of every blob it references (contentRefs).' }),
     contentRefs: t.field({ type: [StepContentRef], select: { contentRefs: true }, resolve: (s) => contentRefList(s.contentRefs) }),
-    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true, description: 'When the step really ran (an imported run); null when journaled live.' }),
+    startedAt: t.expose('startedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the step really ran (an imported run); null when journaled live.',
+    }),
     endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the step was journaled.' }),
   }),
@@ -54,7 +68,9 @@ const StepResultInput = builder.inputType('StepResultInput', {
   description: 'success {output} | error {message, errorClass, output} | timeout',
   fields: (t) => ({
     kind: t.field({ type: ResultKind, required: true }),
-    output: t.string({ description: `SUCCESS or ERROR (an error keeps its full output). At most ${sizeText(LIMITS.resultOutputBytes)} inline; ${UP_TO_BLOB}.` }),
+    output: t.string({
+      description: `SUCCESS or ERROR (an error keeps its full output). At most ${sizeText(LIMITS.resultOutputBytes)} inline; ${UP_TO_BLOB}.`,
+    }),
     message: t.string({ description: `ERROR: at most ${sizeText(LIMITS.errorMessageBytes)} inline; ${UP_TO_BLOB}.` }),
     errorClass: t.string({ description: `At most ${LIMITS.errorClassChars} characters.` }),
   }),
@@ -64,7 +80,10 @@ const LargeContent = builder.enumType('LargeContentMode', {
   description: 'What logSteps does with a text field (action, observation, result output or message) past its inline limit.',
   values: {
     REFUSE: { description: 'Refuse it as a limit violation (the default).' },
-    BLOB: { description: 'Keep it whole as a content-addressed blob (BLAKE3, at most 16 MB per field, BLOB_TOTAL_CAP_BYTES per tenant); the field holds a head + tail preview.' },
+    BLOB: {
+      description:
+        'Keep it whole as a content-addressed blob (BLAKE3, at most 16 MB per field, BLOB_TOTAL_CAP_BYTES per tenant); the field holds a head + tail preview.',
+    },
     TRUNCATE: { description: 'Keep a head + tail preview, recording the original size and BLAKE3 hash in contentRefs (stored: false).' },
   } as const,
 });
@@ -98,7 +117,10 @@ const StepInput = builder.inputType('StepInput', {
     worldBefore: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.worldStateBytes)}.` }),
     worldAfter: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.worldStateBytes)}.` }),
     metadata: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.metadataBytes)}.` }),
-    startedAt: t.field({ type: 'DateTime', description: 'When the step really ran (importing a past run): not in the future, not before its episode started.' }),
+    startedAt: t.field({
+      type: 'DateTime',
+      description: 'When the step really ran (importing a past run): not in the future, not before its episode started.',
+    }),
     endedAt: t.field({ type: 'DateTime', description: 'Not in the future, not before startedAt. An imported run measures wall time by these.' }),
   }),
 });
@@ -125,7 +147,12 @@ const StepItemResultRef = builder.objectRef<ItemResult>('StepItemResult').implem
       description: 'budget_exhausted, step_limit, episode_size_limit, blob_cap, time_order, or invalid (onInvalidStep REJECT_STEP: see violations)',
     }),
     message: t.string({ nullable: true, resolve: (r) => ('message' in r.item ? r.item.message : null) }),
-    violations: t.field({ type: [LimitViolationRef], nullable: true, resolve: (r) => r.violations ?? null, description: 'Why an invalid step was rejected: each field and its limit.' }),
+    violations: t.field({
+      type: [LimitViolationRef],
+      nullable: true,
+      resolve: (r) => r.violations ?? null,
+      description: 'Why an invalid step was rejected: each field and its limit.',
+    }),
   }),
 });
 
@@ -168,7 +195,13 @@ function toLogOptions(raw: { largeContent?: string | null; onInvalidStep?: strin
 }
 
 /** @param single logStep: violations name the `step` argument (step.observation), not steps.0.observation */
-async function logSteps(ctx: AuthedContext, episodeId: string, raw: GqlStepInput[], single: boolean, options: LogOptions = DEFAULT_OPTIONS): Promise<LogResult> {
+async function logSteps(
+  ctx: AuthedContext,
+  episodeId: string,
+  raw: GqlStepInput[],
+  single: boolean,
+  options: LogOptions = DEFAULT_OPTIONS,
+): Promise<LogResult> {
   try {
     ctx.services.ingest.assertRoom(raw.length);
   } catch (err) {
@@ -179,11 +212,19 @@ async function logSteps(ctx: AuthedContext, episodeId: string, raw: GqlStepInput
   const perStep = steps.map((s, i) => validateStep(s.step, i, 'steps'));
   if (!options.rejectInvalid) {
     const violations = perStep.flat();
-    throwIfViolations(single ? violations.map((v) => ({ ...v, field: v.field.replace(/^steps\.0\./, 'step.'), message: v.message.replace(/^steps\.0\./, 'step.') })) : violations);
+    throwIfViolations(
+      single
+        ? violations.map((v) => ({ ...v, field: v.field.replace(/^steps\.0\./, 'step.'), message: v.message.replace(/^steps\.0\./, 'step.') }))
+        : violations,
+    );
   }
   if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
   const validIndexes = perStep.flatMap((v, i) => (v.length ? [] : [i]));
-  const prepared = prepareSteps(episodeId, validIndexes.map((i) => must(steps[i])), ctx.services.redactKeys);
+  const prepared = prepareSteps(
+    episodeId,
+    validIndexes.map((i) => must(steps[i])),
+    ctx.services.redactKeys,
+  );
   const request = { episodeId, steps: prepared, blobCapBytes: ctx.services.config.blobTotalCapBytes };
   const outcome = await ctx.services.ingest.submit(ctx.viewer.tenantId, request).catch(overloaded);
   if (!outcome.ok) throw outcome.error;
@@ -214,7 +255,11 @@ builder.mutationFields((t) => ({
     errors,
     args: {
       episodeId: t.arg.id({ required: true }),
-      steps: t.arg({ type: [StepInput], required: true, description: 'At most 1,000 steps per call and per episode; an episode holds at most 10 MB inline (blobs count against BLOB_TOTAL_CAP_BYTES instead).' }),
+      steps: t.arg({
+        type: [StepInput],
+        required: true,
+        description: 'At most 1,000 steps per call and per episode; an episode holds at most 10 MB inline (blobs count against BLOB_TOTAL_CAP_BYTES instead).',
+      }),
       options: t.arg({ type: LogStepsOptionsInput, description: 'Large content and invalid steps: by default both refuse the call.' }),
     },
     resolve: (_root, args, ctx) => logSteps(ctx, String(args.episodeId), args.steps as GqlStepInput[], false, toLogOptions(args.options)),

@@ -48,7 +48,11 @@ export class StepIngestor {
   private pendingRows = 0;
   private readonly batchListeners: Array<(requests: number, rows: number) => void> = [];
 
-  constructor(private readonly pool: pg.Pool, private readonly writer: Writer, private readonly opts: IngestOptions) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly writer: Writer,
+    private readonly opts: IngestOptions,
+  ) {}
 
   /**
    * Throws OverloadedError when `rows` more steps would not fit the buffer now. Callers check this
@@ -137,7 +141,10 @@ export class StepIngestor {
   private async flush(tenantId: string, batch: Pending[]) {
     const rows = batch.reduce((n, p) => n + p.request.steps.length, 0);
     try {
-      const outcomes = await this.commit(tenantId, batch.map((p) => p.request));
+      const outcomes = await this.commit(
+        tenantId,
+        batch.map((p) => p.request),
+      );
       batch.forEach((p, i) => p.resolve(must(outcomes[i])));
       for (const listener of this.batchListeners) listener(batch.length, rows);
     } catch (err) {

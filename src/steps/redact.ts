@@ -51,7 +51,5 @@ function redactWith(value: unknown, isSecret: (key: string) => boolean): unknown
   if (Array.isArray(value)) return value.map((item) => redactWith(item, isSecret));
   if (value === null || typeof value !== 'object') return value;
   // fromEntries defines own properties, so a '__proto__' key stays data, never a prototype.
-  return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [key, isSecret(key) ? REDACTED : redactWith(item, isSecret)]),
-  );
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, isSecret(key) ? REDACTED : redactWith(item, isSecret)]));
 }

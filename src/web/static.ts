@@ -42,7 +42,10 @@ function load(root: string): Map<string, Asset> | null {
     const type = TYPES[extname(file.name)];
     if (!file.isFile() || !type) continue;
     const path = join(file.parentPath, file.name);
-    const url = `/${path.slice(root.length + 1).split(sep).join('/')}`;
+    const url = `/${path
+      .slice(root.length + 1)
+      .split(sep)
+      .join('/')}`;
     const body = readFileSync(path);
     const gzip = gzipSync(body);
     const html = url === '/index.html';

@@ -59,7 +59,9 @@ async function newEpisode(): Promise<string> {
 }
 
 const stepLines = (n: number, key = (i: number) => `k-${i}`) =>
-  Array.from({ length: n }, (_, i) => JSON.stringify({ kind: 'tool_call', tool: 'shell', action: `cmd ${i}`, result: { kind: 'SUCCESS', output: 'ok' }, tokens: 3, sideEffectKey: key(i) })).join('\n');
+  Array.from({ length: n }, (_, i) =>
+    JSON.stringify({ kind: 'tool_call', tool: 'shell', action: `cmd ${i}`, result: { kind: 'SUCCESS', output: 'ok' }, tokens: 3, sideEffectKey: key(i) }),
+  ).join('\n');
 
 describe('episodic start / log / complete / show / list', () => {
   it('start prints the id; --json prints the episode summary; usage errors exit 2', async () => {
@@ -140,7 +142,10 @@ describe('episodic tail / export / verify', () => {
   it('tail --after 0 --verify replays and verifies the ledger; --count ends it', async () => {
     const r = await cli(['tail', '--after', '0', '--verify', '--json', '--count', '5']);
     expect(r.code).toBe(0);
-    const events = r.out.trim().split('\n').map((l) => JSON.parse(l));
+    const events = r.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(r.err).toMatch(/resume with --after 5/);
   });
@@ -183,7 +188,13 @@ describe('episodic tail / export / verify', () => {
     expect((await cli(['verify', file], { auth: false })).code).toBe(2); // no trusted key: nothing is verified
 
     const range = await cli(['export', '--after', '2', '--to', '4']);
-    expect(range.out.trim().split('\n').map((l) => JSON.parse(l).seq).filter(Boolean)).toEqual([3, 4]);
+    expect(
+      range.out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).seq)
+        .filter(Boolean),
+    ).toEqual([3, 4]);
 
     const tampered = join(dir, 'tampered.jsonl');
     const forged = lines.map((l) => JSON.parse(l));

@@ -14,11 +14,23 @@ useApp((app) => {
   api = clientFor(t);
 });
 
-const step = (i: number, extra: Partial<StepInput> = {}): StepInput => ({ kind: 'tool_call', tool: 'shell', action: `cmd ${i}`, result: { kind: 'SUCCESS', output: 'ok' }, tokens: 1, ...extra });
+const step = (i: number, extra: Partial<StepInput> = {}): StepInput => ({
+  kind: 'tool_call',
+  tool: 'shell',
+  action: `cmd ${i}`,
+  result: { kind: 'SUCCESS', output: 'ok' },
+  tokens: 1,
+  ...extra,
+});
 
 describe('mutations and queries', () => {
   it('drives an episode through its lifecycle with typed results', async () => {
-    const started = await api.startEpisode({ taskDescription: 'Fix the flaky test', taskType: 'bugfix', context: { tags: ['ci'], language: 'typescript' }, budget: { maxSteps: 100 } });
+    const started = await api.startEpisode({
+      taskDescription: 'Fix the flaky test',
+      taskType: 'bugfix',
+      context: { tags: ['ci'], language: 'typescript' },
+      budget: { maxSteps: 100 },
+    });
     expect(started.__typename).toBe('StartEpisodePayload');
     const episode = unwrap(started).episode;
     expect(episode).toMatchObject({ status: 'RUNNING', taskType: 'bugfix', context: { tags: ['ci'] } });
@@ -36,7 +48,11 @@ describe('mutations and queries', () => {
     expect(critiqued.episode.critique).toMatchObject({ verdict: 'good', score: 0.9, virtueScores: [{ name: 'care', score: 0.8 }] });
 
     const done = unwrap(await api.completeEpisode(episode.id, { kind: 'SUCCESS', verdict: 'fixed', artifacts: ['patch.diff'] }));
-    expect(done.episode).toMatchObject({ status: 'COMPLETED', outcome: { kind: 'SUCCESS', verdict: 'fixed' }, stopReason: { kind: 'completed', isSuccessful: true, canContinue: false } });
+    expect(done.episode).toMatchObject({
+      status: 'COMPLETED',
+      outcome: { kind: 'SUCCESS', verdict: 'fixed' },
+      stopReason: { kind: 'completed', isSuccessful: true, canContinue: false },
+    });
     expect(done.episode.checkpoints).toHaveLength(1);
 
     const read = unwrap(await api.episode(episode.id));
@@ -83,7 +99,9 @@ describe('mutations and queries', () => {
     expect(created.token).toMatch(/^epk_/);
     expect((await api.apiKeys()).map((k) => k.id)).toContain(created.key.id);
     expect(unwrap(await api.revokeApiKey(created.key.id)).revokedAt).not.toBeNull();
-    const err = await clientFor(t, t.keys.write).apiKeys().catch((e) => e);
+    const err = await clientFor(t, t.keys.write)
+      .apiKeys()
+      .catch((e) => e);
     expect(err).toBeInstanceOf(EpisodicError);
     expect(err).toMatchObject({ kind: 'graphql', code: 'FORBIDDEN' });
   });
@@ -93,7 +111,9 @@ describe('retrieval', () => {
   it('asks relevantEpisodes for a task and credits the retrieval on completion', async () => {
     const done = unwrap(await api.startEpisode({ taskDescription: 'Parse the CSV export', taskType: 'parsing', context: { tags: ['csv'] } })).episode;
     unwrap(await api.completeEpisode(done.id, { kind: 'SUCCESS', verdict: 'parsed' }));
-    const answer = unwrap(await api.relevantEpisodes({ task: { description: 'Parse a CSV export', taskType: 'parsing', context: { tags: ['csv'] } }, limit: 3 }));
+    const answer = unwrap(
+      await api.relevantEpisodes({ task: { description: 'Parse a CSV export', taskType: 'parsing', context: { tags: ['csv'] } }, limit: 3 }),
+    );
     expect(answer.retrievalId).toEqual(expect.any(String));
     expect(answer.episodes.map((e) => e.episode.id)).toContain(done.id);
     expect(must(answer.episodes[0]).score.total).toBeGreaterThan(0);
@@ -108,7 +128,13 @@ describe('logSteps batching', () => {
   it('splits 700 steps into calls of at most 500 and adds the answers up', async () => {
     const ep = unwrap(await api.startEpisode({ taskDescription: 'many steps', taskType: 'bulk' })).episode;
     const progress: number[] = [];
-    const result = unwrap(await api.logSteps(ep.id, Array.from({ length: 700 }, (_, i) => step(i, { sideEffectKey: `s-${i === 699 ? 0 : i}` })), { onProgress: (sent) => progress.push(sent) }));
+    const result = unwrap(
+      await api.logSteps(
+        ep.id,
+        Array.from({ length: 700 }, (_, i) => step(i, { sideEffectKey: `s-${i === 699 ? 0 : i}` })),
+        { onProgress: (sent) => progress.push(sent) },
+      ),
+    );
     expect(progress).toEqual([500, 700]);
     expect(result).toMatchObject({ batches: 2, accepted: 699, duplicates: 1, rejected: 0, notSent: 0 });
     expect(result.results).toHaveLength(700);
@@ -118,7 +144,13 @@ describe('logSteps batching', () => {
 
   it('stops at the chunk that exhausts the budget and counts the rest as not sent', async () => {
     const ep = unwrap(await api.startEpisode({ taskDescription: 'budgeted', taskType: 'bulk', budget: { maxSteps: 3 } })).episode;
-    const result = unwrap(await api.logSteps(ep.id, Array.from({ length: 10 }, (_, i) => step(i)), { batchSize: 4 }));
+    const result = unwrap(
+      await api.logSteps(
+        ep.id,
+        Array.from({ length: 10 }, (_, i) => step(i)),
+        { batchSize: 4 },
+      ),
+    );
     expect(result).toMatchObject({ batches: 1, accepted: 3, rejected: 1, notSent: 6, budgetExhausted: 'steps', episode: { status: 'FAILED' } });
   });
 });
@@ -141,7 +173,9 @@ describe('ledger', () => {
 
 describe('transport errors', () => {
   it('throws EpisodicError UNAUTHENTICATED for a bad key', async () => {
-    const err = await clientFor(t, `epk_aaaaaaaaaaaa_${'a'.repeat(43)}`).episodes().catch((e) => e);
+    const err = await clientFor(t, `epk_aaaaaaaaaaaa_${'a'.repeat(43)}`)
+      .episodes()
+      .catch((e) => e);
     expect(err).toBeInstanceOf(EpisodicError);
     expect(err).toMatchObject({ kind: 'graphql', code: 'UNAUTHENTICATED', status: 401 });
   });

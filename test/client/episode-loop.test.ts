@@ -2,7 +2,16 @@
 // service, so a fake stands in for it; leases, charging, budgets and numbering are the server's.
 import { describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
-import { type EpisodeContext, type EpisodicClient, EpisodicError, type Holon, type HolonEpisodeResult, nextEpisodeNumber, runEpisodeLoop, unwrap } from '../../src/index.ts';
+import {
+  type EpisodeContext,
+  type EpisodicClient,
+  EpisodicError,
+  type Holon,
+  type HolonEpisodeResult,
+  nextEpisodeNumber,
+  runEpisodeLoop,
+  unwrap,
+} from '../../src/index.ts';
 import { type TestApp, useApp } from '../support/app.ts';
 import { clientFor, leaseFor } from './support.ts';
 
@@ -21,7 +30,8 @@ function fakeHolon(script: (ctx: EpisodeContext<number>) => HolonEpisodeResult<n
   return { seen, executeEpisode: (ctx) => (seen.push(ctx), script(ctx)) };
 }
 
-const work = (n: number, tokens = 10) => Array.from({ length: n }, (_, i) => ({ kind: 'tool_call', tool: 'editor', action: `edit ${i}`, result: { kind: 'SUCCESS' as const, output: 'ok' }, tokens }));
+const work = (n: number, tokens = 10) =>
+  Array.from({ length: n }, (_, i) => ({ kind: 'tool_call', tool: 'editor', action: `edit ${i}`, result: { kind: 'SUCCESS' as const, output: 'ok' }, tokens }));
 
 async function leaseState(id: string) {
   const lease = unwrap(await api.lease(id));
@@ -36,7 +46,11 @@ describe('runEpisodeLoop', () => {
 
     expect(result.outcome).toEqual({ kind: 'completed', episodesExecuted: 3, tokensConsumed: 60 });
     expect(result).toMatchObject({ isSuccessful: true, canContinue: false, output: 3, nextEpisodeNumber: 4, finalStopCondition: { kind: 'completed' } });
-    expect(result.episodes.map((e) => [e.episodeNumber, e.status])).toEqual([[1, 'COMPLETED'], [2, 'COMPLETED'], [3, 'COMPLETED']]);
+    expect(result.episodes.map((e) => [e.episodeNumber, e.status])).toEqual([
+      [1, 'COMPLETED'],
+      [2, 'COMPLETED'],
+      [3, 'COMPLETED'],
+    ]);
     expect(holon.seen.map((c) => c.progress)).toEqual([undefined, 1, 2]);
     expect(must(holon.seen[1]).remaining).toMatchObject({ episodes: 9, tokens: 9_980 });
     expect(await leaseState(lease.id)).toMatchObject({ episodes: 3, tokens: 60, toolCalls: 6 });
@@ -60,7 +74,12 @@ describe('runEpisodeLoop', () => {
     const { workItem, lease } = await leaseFor(api);
     const seen: string[] = [];
     const holon = fakeHolon(() => ({ steps: work(4, 10), stop: null }));
-    const result = await runEpisodeLoop(api, holon, workItem.id, lease, null, 1, { task, maxTokensPerEpisode: 25, onBudgetExhausted: 'CONVERGE', onEpisode: (r) => seen.push(`${r.episodeNumber}:${r.status}:${r.stop?.kind}`) });
+    const result = await runEpisodeLoop(api, holon, workItem.id, lease, null, 1, {
+      task,
+      maxTokensPerEpisode: 25,
+      onBudgetExhausted: 'CONVERGE',
+      onEpisode: (r) => seen.push(`${r.episodeNumber}:${r.status}:${r.stop?.kind}`),
+    });
     expect(result.outcome).toMatchObject({ kind: 'budget_exhausted', resource: 'tokens', episodesExecuted: 1 });
     expect(seen).toEqual(['1:COMPLETED:budget_exhausted']);
     expect(unwrap(await api.episode(must(result.episodes[0]).id)).outcome).toMatchObject({ kind: 'PARTIAL' });
@@ -101,18 +120,37 @@ describe('runEpisodeLoop', () => {
     const before = holon.seen.length;
     const stale = await runEpisodeLoop(api, holon, workItem.id, lease, null, 2, { task }).catch((e) => e);
     expect(stale).toBeInstanceOf(EpisodicError);
-    expect(stale).toMatchObject({ kind: 'result', result: { __typename: 'InputLimitError', violations: [expect.objectContaining({ field: 'input.episodeNumber', limit: '> 4' })] } });
+    expect(stale).toMatchObject({
+      kind: 'result',
+      result: { __typename: 'InputLimitError', violations: [expect.objectContaining({ field: 'input.episodeNumber', limit: '> 4' })] },
+    });
     expect(holon.seen.length).toBe(before);
   });
 
   it('ends with outcome blocked (canContinue) and escalated (cannot) when the holon reports them', async () => {
     const { workItem, lease } = await leaseFor(api);
-    const blocked = await runEpisodeLoop(api, fakeHolon(() => ({ steps: work(1), stop: { kind: 'blocked', reason: 'needs approval' } })), workItem.id, lease, null, 1, { task });
+    const blocked = await runEpisodeLoop(
+      api,
+      fakeHolon(() => ({ steps: work(1), stop: { kind: 'blocked', reason: 'needs approval' } })),
+      workItem.id,
+      lease,
+      null,
+      1,
+      { task },
+    );
     expect(blocked).toMatchObject({ outcome: { kind: 'blocked', reason: 'needs approval', episodesExecuted: 1 }, canContinue: true, isSuccessful: false });
     expect(unwrap(await api.episode(must(blocked.episodes[0]).id)).status).toBe('BLOCKED');
 
     const { workItem: w2, lease: l2 } = await leaseFor(api);
-    const escalated = await runEpisodeLoop(api, fakeHolon(() => ({ steps: [], stop: { kind: 'escalated', reason: 'out of my depth' } })), w2.id, l2, null, 1, { task });
+    const escalated = await runEpisodeLoop(
+      api,
+      fakeHolon(() => ({ steps: [], stop: { kind: 'escalated', reason: 'out of my depth' } })),
+      w2.id,
+      l2,
+      null,
+      1,
+      { task },
+    );
     expect(escalated).toMatchObject({ outcome: { kind: 'escalated' }, canContinue: false });
   });
 

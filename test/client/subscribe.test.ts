@@ -114,7 +114,12 @@ describe('subscribeLedger', () => {
     const writer = clientFor(first);
     const events: LedgerEvent[] = [];
     const errors: unknown[] = [];
-    const sub = clientFor(first, first.keys.read, proxy.url).subscribeLedger({ afterSeq: 0, retryWait: quickRetry, onEvent: (e) => void events.push(e), onError: (e) => errors.push(e) });
+    const sub = clientFor(first, first.keys.read, proxy.url).subscribeLedger({
+      afterSeq: 0,
+      retryWait: quickRetry,
+      onEvent: (e) => void events.push(e),
+      onError: (e) => errors.push(e),
+    });
     let second: TestApp | undefined;
     try {
       unwrap(await writer.startEpisode({ taskDescription: 'before the restart', taskType: 'restart' }));
@@ -152,10 +157,13 @@ describe('subscribeLedger', () => {
     await episodeWithSteps(3);
     const head = Number((await api.ledgerHead()).seq);
     const first: LedgerEvent[] = [];
-    const sub = api.subscribeLedger({ afterSeq: 0, onEvent: (e) => {
-      first.push(e);
-      if (first.length === 2) void sub.close(); // more events may already have arrived: they are not handed over
-    } });
+    const sub = api.subscribeLedger({
+      afterSeq: 0,
+      onEvent: (e) => {
+        first.push(e);
+        if (first.length === 2) void sub.close(); // more events may already have arrived: they are not handed over
+      },
+    });
     await sub.done;
     expect(first.map((e) => e.seq)).toEqual([1, 2]);
     expect(sub.lastSeq).toBe(2);
@@ -168,14 +176,23 @@ describe('subscribeLedger', () => {
 
   it('reports an unreachable server through onError at once instead of retrying forever', async () => {
     const errors: EpisodicError[] = [];
-    const sub = createEpisodicClient({ url: 'http://127.0.0.1:1/graphql', apiKey: 'k' }).subscribeLedger({ verify: false, onEvent: () => undefined, onError: (e) => errors.push(e) });
+    const sub = createEpisodicClient({ url: 'http://127.0.0.1:1/graphql', apiKey: 'k' }).subscribeLedger({
+      verify: false,
+      onEvent: () => undefined,
+      onError: (e) => errors.push(e),
+    });
     await sub.done;
     expect(errors).toMatchObject([{ kind: 'transport' }]);
   });
 
   it('reports a refused key through onError and ends', async () => {
     const errors: EpisodicError[] = [];
-    const sub = clientFor(t, `epk_aaaaaaaaaaaa_${'a'.repeat(43)}`).subscribeLedger({ afterSeq: 0, verify: false, onEvent: () => undefined, onError: (e) => errors.push(e) });
+    const sub = clientFor(t, `epk_aaaaaaaaaaaa_${'a'.repeat(43)}`).subscribeLedger({
+      afterSeq: 0,
+      verify: false,
+      onEvent: () => undefined,
+      onError: (e) => errors.push(e),
+    });
     await sub.done;
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ kind: 'transport', status: 4403 });
@@ -190,7 +207,12 @@ describe('watchEpisode and watchSteps', () => {
     const w1 = api.watchEpisode(ep.id, (e) => statuses.push(`${e.status}:${e.stepCount}`));
     const w2 = api.watchSteps(ep.id, { afterSeq: 0, onBatch: (b) => batches.push(b.steps.map((s) => s.stepNumber)) });
     await waitFor(() => statuses.length === 1, 10_000, 'the initial state');
-    unwrap(await api.logSteps(ep.id, [{ kind: 'observation', observation: 'a' }, { kind: 'observation', observation: 'b' }]));
+    unwrap(
+      await api.logSteps(ep.id, [
+        { kind: 'observation', observation: 'a' },
+        { kind: 'observation', observation: 'b' },
+      ]),
+    );
     unwrap(await api.completeEpisode(ep.id, { kind: 'SUCCESS', verdict: 'ok' }));
     await waitFor(() => statuses.at(-1) === 'COMPLETED:2' && batches.length === 1, 10_000, 'the updates');
     await Promise.all([w1.close(), w2.close()]);

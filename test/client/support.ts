@@ -12,7 +12,9 @@ export function clientFor(t: TestApp, key: string = t.keys.admin, url: string = 
 
 export async function leaseFor(client: EpisodicClient, budget: { episodes?: number; toolCalls?: number; tokens?: number; wallMs?: number } = {}) {
   const workItem = unwrap(await client.createWorkItem({ title: 'loop work' })).workItem;
-  const lease = unwrap(await client.issueLease({ workItemId: workItem.id, issuer: 'test', holder: 'holon', expiresAt: new Date(Date.now() + 3_600_000), budget })).lease;
+  const lease = unwrap(
+    await client.issueLease({ workItemId: workItem.id, issuer: 'test', holder: 'holon', expiresAt: new Date(Date.now() + 3_600_000), budget }),
+  ).lease;
   return { workItem, lease };
 }
 
@@ -56,10 +58,11 @@ export async function startProxy(targetUrl: string): Promise<Proxy> {
     retarget(url) {
       target = new URL(url);
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -24,7 +24,10 @@ useApp((app) => {
 });
 
 async function blake3File(path: string): Promise<string> {
-  return (await createBLAKE3()).init().update(await readFile(path)).digest('hex');
+  return (await createBLAKE3())
+    .init()
+    .update(await readFile(path))
+    .digest('hex');
 }
 
 async function counts() {
@@ -39,8 +42,12 @@ async function stepsOf(episodeId: string): Promise<Step[]> {
 }
 
 async function episodeOf(episodeId: string) {
-  const r = await t.gql(`query($id: ID!) { episode(id: $id) { ... on Episode { taskDescription startedAt endedAt context { domain language tags }
-    outcome { kind verdict artifacts reason } reflection { successes improvements insights } budgetUsage { resource used } } } }`, { id: episodeId }, t.keys.read);
+  const r = await t.gql(
+    `query($id: ID!) { episode(id: $id) { ... on Episode { taskDescription startedAt endedAt context { domain language tags }
+    outcome { kind verdict artifacts reason } reflection { successes improvements insights } budgetUsage { resource used } } } }`,
+    { id: episodeId },
+    t.keys.read,
+  );
   return r.data.episode;
 }
 
@@ -80,7 +87,9 @@ describe('mini-swe-agent', () => {
     const page = await api.ledgerEvents({ filter: { episodeId } });
     if (page.__typename !== 'LedgerEventConnection') throw new Error(page.message);
     const started = must(page.events.find((e) => e.type === 'episode.started'));
-    expect(started.payload).toMatchObject({ imported: { startedAt: new Date(1763500000 * 1000).toISOString(), source: { format: 'mini-swe-agent', sourceHash: await blake3File(MINI_FILE) } } });
+    expect(started.payload).toMatchObject({
+      imported: { startedAt: new Date(1763500000 * 1000).toISOString(), source: { format: 'mini-swe-agent', sourceHash: await blake3File(MINI_FILE) } },
+    });
   });
 
   it('imports the same file again without a second episode or step', async () => {
@@ -113,10 +122,19 @@ describe('generic JSONL', () => {
     expect(report).toMatchObject({ imported: 1, failed: 0 });
     const id = must(must(report.runs[0]).episodeId);
     const episode = await episodeOf(id);
-    expect(episode).toMatchObject({ startedAt: '2025-06-01T10:00:00.000Z', endedAt: '2025-06-01T10:05:00.000Z', context: { domain: 'acme/widgets', language: 'typescript' } });
+    expect(episode).toMatchObject({
+      startedAt: '2025-06-01T10:00:00.000Z',
+      endedAt: '2025-06-01T10:05:00.000Z',
+      context: { domain: 'acme/widgets', language: 'typescript' },
+    });
     expect(episode.outcome).toMatchObject({ kind: 'SUCCESS', artifacts: ['src/list.ts'] });
     const steps = await stepsOf(id);
-    expect(steps.map((s) => [s.tool, s.resultKind])).toEqual([['view', 'success'], ['test', 'error'], ['shell', 'timeout'], ['submit', 'success']]);
+    expect(steps.map((s) => [s.tool, s.resultKind])).toEqual([
+      ['view', 'success'],
+      ['test', 'error'],
+      ['shell', 'timeout'],
+      ['submit', 'success'],
+    ]);
     expect(must(steps[1]).result).toEqual({ message: 'tests failed', errorClass: 'exit_1', output: '1 failing' });
   });
 });

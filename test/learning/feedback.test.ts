@@ -53,7 +53,10 @@ describe('feedback loop', () => {
     expect(after[0].episode.feedbackCredit).toBeCloseTo(FEEDBACK_RATE, 10);
 
     const [event] = await ledger(t, keys.tenantId, 'retrieval.feedback');
-    expect(event).toMatchObject({ episodeId: user.id, payload: { retrievalIds: [served.retrievalId], target: 1, episodes: 1, patterns: 0, rate: FEEDBACK_RATE, outcome: 'success' } });
+    expect(event).toMatchObject({
+      episodeId: user.id,
+      payload: { retrievalIds: [served.retrievalId], target: 1, episodes: 1, patterns: 0, rate: FEEDBACK_RATE, outcome: 'success' },
+    });
   });
 
   it('debits on failure, so the debited twin ranks below the other', async () => {
@@ -111,7 +114,12 @@ describe('feedback loop', () => {
       const refused = await mine.l.complete(user.id, SUCCESS, 'SYNC', used);
       expect(refused).toMatchObject({ __typename: 'NotFoundError', entity: 'Retrieval', notFoundId: used[0] });
     }
-    const tooMany = await mine.l.complete(user.id, SUCCESS, 'SYNC', Array.from({ length: 33 }, (_, i) => `00000000-0000-0000-0000-${String(i).padStart(12, '0')}`));
+    const tooMany = await mine.l.complete(
+      user.id,
+      SUCCESS,
+      'SYNC',
+      Array.from({ length: 33 }, (_, i) => `00000000-0000-0000-0000-${String(i).padStart(12, '0')}`),
+    );
     expect(tooMany).toMatchObject({ __typename: 'InputLimitError', violations: [{ field: 'usedRetrievals' }] });
     expect(await counts(t, mine.keys.tenantId)).toEqual(before);
     expect((await mine.l.episode(user.id)).status).toBe('RUNNING');

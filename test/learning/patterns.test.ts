@@ -57,7 +57,9 @@ describe('patterns learnt from a history', () => {
     // 8 tasks mention discount_code, all 8 changed cart.py; no other task did.
     expect(cart).toMatchObject({ kind: 'FILE_CHANGE', status: 'ACTIVE', occurrences: 8, successes: 8, baselineRate: 0 });
     expect(cart.lift).toBeCloseTo((8 + 0) / (8 + 2), 10);
-    expect(cart.summary).toBe('In shop/api, tasks mentioning "discount_code" changed checkout/cart.py in 8 of 8 runs (comparable runs without it: 0%; lift +0.80).');
+    expect(cart.summary).toBe(
+      'In shop/api, tasks mentioning "discount_code" changed checkout/cart.py in 8 of 8 runs (comparable runs without it: 0%; lift +0.80).',
+    );
     expect(active.filter((p) => p.kind === 'FILE_CHANGE' && p.cue === 'discount_code').map((p) => p.changedFile)).toEqual(['checkout/cart.py']);
     // 2 of the 6 refund tasks changed refund.py, and both came before the other 4: judged on all 6.
     expect(byKey(active)['file_change:["shop/api","refund_policy","payments/refund.py"]']).toMatchObject({ occurrences: 6, successes: 2 });
@@ -109,7 +111,11 @@ describe('patterns learnt from a history', () => {
   it('serves nothing to a task of another project, even one mentioning the same identifier', async () => {
     const java = { description: 'NullPointerException in discount_code handling of CartService.java', context: { domain: 'acme/shop-java', language: 'java' } };
     expect((await l.relevantPatterns(java, 50)).patterns).toEqual([]);
-    expect((await l.relevantPatterns({ description: 'Update the README badges', context: SHOP }, 50)).patterns.every((p: Json) => p.pattern.kind === 'TOOL_OUTCOME' || p.pattern.kind === 'ERROR_OUTCOME')).toBe(true);
+    expect(
+      (await l.relevantPatterns({ description: 'Update the README badges', context: SHOP }, 50)).patterns.every(
+        (p: Json) => p.pattern.kind === 'TOOL_OUTCOME' || p.pattern.kind === 'ERROR_OUTCOME',
+      ),
+    ).toBe(true);
     const sameProject = await l.relevantPatterns({ ...java, context: SHOP }, 50);
     expect(sameProject.patterns.map((p: Json) => p.pattern.cue)).toContain('discount_code');
   });
@@ -124,19 +130,23 @@ describe('patterns learnt from a history', () => {
 });
 
 describe('order independence', () => {
-  it('imports the same runs in two orders and gets the same active set with the same numbers', async () => {
-    const a = await learnerTenant(t, 'patterns-order-a');
-    const b = await learnerTenant(t, 'patterns-order-b');
-    await replay(a.l, corpus());
-    await replay(b.l, reordered(corpus()));
-    const summary = (patterns: Json[]) => patterns.map((p) => `${p.key} ${p.occurrences} ${p.successes} ${p.lift.toFixed(9)}`).sort();
-    const [activeA, activeB] = [await allPatterns(a.l), await allPatterns(b.l)];
-    expect(activeA.length).toBeGreaterThan(0);
-    expect(summary(activeB)).toEqual(summary(activeA));
-    const task = { description: 'discount_code breaks checkout/cart.py', context: SHOP };
-    const served = async (l: Learner) => (await l.relevantPatterns(task, 50)).patterns.map((p: Json) => `${p.pattern.key} ${p.score.total.toFixed(9)}`);
-    expect(await served(b.l)).toEqual(await served(a.l));
-  }, REPLAY_TIMEOUT);
+  it(
+    'imports the same runs in two orders and gets the same active set with the same numbers',
+    async () => {
+      const a = await learnerTenant(t, 'patterns-order-a');
+      const b = await learnerTenant(t, 'patterns-order-b');
+      await replay(a.l, corpus());
+      await replay(b.l, reordered(corpus()));
+      const summary = (patterns: Json[]) => patterns.map((p) => `${p.key} ${p.occurrences} ${p.successes} ${p.lift.toFixed(9)}`).sort();
+      const [activeA, activeB] = [await allPatterns(a.l), await allPatterns(b.l)];
+      expect(activeA.length).toBeGreaterThan(0);
+      expect(summary(activeB)).toEqual(summary(activeA));
+      const task = { description: 'discount_code breaks checkout/cart.py', context: SHOP };
+      const served = async (l: Learner) => (await l.relevantPatterns(task, 50)).patterns.map((p: Json) => `${p.pattern.key} ${p.score.total.toFixed(9)}`);
+      expect(await served(b.l)).toEqual(await served(a.l));
+    },
+    REPLAY_TIMEOUT,
+  );
 });
 
 describe('asynchronous extraction', () => {
@@ -144,7 +154,8 @@ describe('asynchronous extraction', () => {
     const { keys, l } = await learnerTenant(t, 'patterns-async');
     const runs = corpus().slice(0, 2);
     const done = [];
-    for (const run of runs) done.push(await l.run({ description: run.description, context: run.context, steps: run.steps, outcome: run.outcome, mode: 'ASYNC' }));
+    for (const run of runs)
+      done.push(await l.run({ description: run.description, context: run.context, steps: run.steps, outcome: run.outcome, mode: 'ASYNC' }));
     expect(must(done[0]).extraction).toBeNull();
     for (const d of done) await eventually(async () => (await l.episode(d.episode.id)).learningState === 'DONE', 15_000, 'extraction');
     const events = (await ledger(t, keys.tenantId, 'patterns.extracted')).map((e) => e.payload);
@@ -177,7 +188,11 @@ describe('bounded queue', () => {
 
     const extracted = await l.extract(done.episode.id);
     // Terms discount_code and rounding: task_outcome and file_change (the artifact result.txt) each; tools git and npm.
-    expect(extracted).toMatchObject({ __typename: 'ExtractEpisodePatternsPayload', episode: { learningState: 'DONE' }, extraction: { mode: 'sync', candidates: 6 } });
+    expect(extracted).toMatchObject({
+      __typename: 'ExtractEpisodePatternsPayload',
+      episode: { learningState: 'DONE' },
+      extraction: { mode: 'sync', candidates: 6 },
+    });
     expect((await l.extract(done.episode.id)).extraction).toBeNull(); // already done
     const running = await l.api.startOk();
     expect((await l.extract(running.id)).__typename).toBe('InputLimitError');
@@ -185,14 +200,18 @@ describe('bounded queue', () => {
 });
 
 describe('tenancy', () => {
-  it('never shows one tenant the patterns of another', async () => {
-    const a = await learnerTenant(t, 'patterns-tenant-a');
-    const b = await learnerTenant(t, 'patterns-tenant-b');
-    await replay(a.l, corpus());
-    const mine = await allPatterns(a.l);
-    expect(mine.length).toBeGreaterThan(0);
-    expect((await b.l.patterns()).edges).toEqual([]);
-    expect((await b.l.relevantPatterns({ description: 'discount_code', context: SHOP }, 50)).patterns).toEqual([]);
-    expect((await b.l.pattern(mine[0].id)).__typename).toBe('NotFoundError');
-  }, REPLAY_TIMEOUT);
+  it(
+    'never shows one tenant the patterns of another',
+    async () => {
+      const a = await learnerTenant(t, 'patterns-tenant-a');
+      const b = await learnerTenant(t, 'patterns-tenant-b');
+      await replay(a.l, corpus());
+      const mine = await allPatterns(a.l);
+      expect(mine.length).toBeGreaterThan(0);
+      expect((await b.l.patterns()).edges).toEqual([]);
+      expect((await b.l.relevantPatterns({ description: 'discount_code', context: SHOP }, 50)).patterns).toEqual([]);
+      expect((await b.l.pattern(mine[0].id)).__typename).toBe('NotFoundError');
+    },
+    REPLAY_TIMEOUT,
+  );
 });

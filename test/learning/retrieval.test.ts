@@ -191,7 +191,12 @@ describe('tenancy and receipts', () => {
       resultsHash: contentHash(served),
       counts: { episodes: 2, warnings: 1, patterns: 0 },
     });
-    const query = { task: { description, taskType: null, context: { domain: 'web', language: 'typescript', framework: 'express', tags: ['api'] } }, limit: 5, includeFailures: true, filter: { minReward: null, endedAfter: null, agent: null } };
+    const query = {
+      task: { description, taskType: null, context: { domain: 'web', language: 'typescript', framework: 'express', tags: ['api'] } },
+      limit: 5,
+      includeFailures: true,
+      filter: { minReward: null, endedAfter: null, agent: null },
+    };
     expect(rows[0].query_hash).toBe(contentHash(query));
     const again = await l.relevant(task, { includeFailures: true, limit: 5 });
     expect(again.retrievalId).not.toBe(r.retrievalId);

@@ -13,11 +13,19 @@ const eventCount = new Map<string, number>();
 
 async function episodeFor(keys: TenantKeys, steps: number): Promise<void> {
   const token = keys.write;
-  const started = await t.gql('mutation { startEpisode(input: { taskDescription: "two tenants", taskType: "audit" }) { ... on StartEpisodePayload { episode { id } } } }', {}, token);
+  const started = await t.gql(
+    'mutation { startEpisode(input: { taskDescription: "two tenants", taskType: "audit" }) { ... on StartEpisodePayload { episode { id } } } }',
+    {},
+    token,
+  );
   const id = started.data.startEpisode.episode.id;
   const s = Array.from({ length: steps }, (_, i) => ({ tool: 'bash', action: `${keys.tenantId} ${i}`, tokens: i }));
   await t.gql('mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { __typename } }', { e: id, s }, token);
-  await t.gql('mutation($e: ID!) { completeEpisode(episodeId: $e, outcome: { kind: SUCCESS, verdict: "ok", artifacts: [] }) { __typename } }', { e: id }, token);
+  await t.gql(
+    'mutation($e: ID!) { completeEpisode(episodeId: $e, outcome: { kind: SUCCESS, verdict: "ok", artifacts: [] }) { __typename } }',
+    { e: id },
+    token,
+  );
 }
 
 beforeAll(async () => {
@@ -34,7 +42,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const VERIFY = 'query($from: BigInt, $to: BigInt) { verifyLedger(fromSeq: $from, toSeq: $to) { ... on LedgerVerification { ok checked stepsChecked firstBadSeq problem reason checkpointTreeSize } } }';
+const VERIFY =
+  'query($from: BigInt, $to: BigInt) { verifyLedger(fromSeq: $from, toSeq: $to) { ... on LedgerVerification { ok checked stepsChecked firstBadSeq problem reason checkpointTreeSize } } }';
 
 describe.each([0, 1])('tenant %i of two with overlapping seqs', (index) => {
   const keys = () => must(tenants[index]);
@@ -58,6 +67,14 @@ describe.each([0, 1])('tenant %i of two with overlapping seqs', (index) => {
     expect(Number(p.toSize)).toBe(size);
     const head = await t.gql('{ ledgerHead { seq latestCheckpoint { rootHash tenantId } } }', {}, keys().read);
     expect(head.data.ledgerHead).toMatchObject({ seq: String(size), latestCheckpoint: { rootHash: p.toRoot, tenantId: keys().tenantId } });
-    expect(verifyConsistency({ oldSize: 4, newSize: size, oldRoot: fromHex(p.fromRoot, 32), newRoot: fromHex(p.toRoot, 32), proof: p.proof.map((h: string) => fromHex(h, 32)) })).toBe(true);
+    expect(
+      verifyConsistency({
+        oldSize: 4,
+        newSize: size,
+        oldRoot: fromHex(p.fromRoot, 32),
+        newRoot: fromHex(p.toRoot, 32),
+        proof: p.proof.map((h: string) => fromHex(h, 32)),
+      }),
+    ).toBe(true);
   });
 });

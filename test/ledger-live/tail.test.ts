@@ -12,7 +12,17 @@ import { range, waitUntil } from './support.ts';
 const TENANT = '00000000-0000-4000-8000-000000000001';
 
 function event(seq: number, episodeId = 'e1'): StoredLedgerEvent {
-  return { tenantId: TENANT, seq, type: seq % 2 ? 'steps.logged' : 'episode.note', episodeId, workItemId: null, payload: {}, createdAt: '', prevHash: '', hash: `h${seq}` };
+  return {
+    tenantId: TENANT,
+    seq,
+    type: seq % 2 ? 'steps.logged' : 'episode.note',
+    episodeId,
+    workItemId: null,
+    payload: {},
+    createdAt: '',
+    prevHash: '',
+    hash: `h${seq}`,
+  };
 }
 
 /** An in-memory ledger behind the tail's read interface, with a switch to fail reads like a dropped connection. */
@@ -120,7 +130,9 @@ describe('tailLedger', () => {
 describe('isUnavailable', () => {
   it('tells a lost connection from a bug', () => {
     const pgError = (code: string) => Object.assign(new Error('x'), { code });
-    expect([pgError('57P01'), pgError('08006'), pgError('53300'), pgError('ECONNREFUSED'), new Error('Connection terminated unexpectedly')].map(isUnavailable)).toEqual([true, true, true, true, true]);
+    expect(
+      [pgError('57P01'), pgError('08006'), pgError('53300'), pgError('ECONNREFUSED'), new Error('Connection terminated unexpectedly')].map(isUnavailable),
+    ).toEqual([true, true, true, true, true]);
     expect([pgError('42P01'), pgError('23505'), new TypeError('x'), 'Connection terminated'].map(isUnavailable)).toEqual([false, false, false, false]);
   });
 });

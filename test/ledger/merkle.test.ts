@@ -2,16 +2,7 @@ import { blake3 } from '@noble/hashes/blake3.js';
 import { describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
 import { toHex } from '../../src/ledger/hash.ts';
-import {
-  EMPTY_TREE_ROOT,
-  eventLeafHash,
-  hashChildren,
-  hashLeaf,
-  MerkleTree,
-  merkleRoot,
-  verifyConsistency,
-  verifyInclusion,
-} from '../../src/ledger/merkle.ts';
+import { EMPTY_TREE_ROOT, eventLeafHash, hashChildren, hashLeaf, MerkleTree, merkleRoot, verifyConsistency, verifyInclusion } from '../../src/ledger/merkle.ts';
 
 // Test-local hashing straight from BLAKE3, independent of the code under test.
 function H(...parts: Uint8Array[]): Uint8Array {
@@ -51,9 +42,7 @@ function refPath(m: number, d: Uint8Array[]): Uint8Array[] {
 function refSubproof(m: number, d: Uint8Array[], b: boolean): Uint8Array[] {
   if (m === d.length) return b ? [] : [refRoot(d)];
   const k = split(d.length);
-  return m <= k
-    ? [...refSubproof(m, d.slice(0, k), b), refRoot(d.slice(k))]
-    : [...refSubproof(m - k, d.slice(k), false), refRoot(d.slice(0, k))];
+  return m <= k ? [...refSubproof(m, d.slice(0, k), b), refRoot(d.slice(k))] : [...refSubproof(m - k, d.slice(k), false), refRoot(d.slice(0, k))];
 }
 
 function flipByte(path: Uint8Array[], element: number, byte: number): Uint8Array[] {

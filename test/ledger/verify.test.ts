@@ -19,8 +19,7 @@ function headAt(treeSize: number): SignedTreeHead {
 }
 
 const at = (seq: number) => must(chain[seq - 1]);
-const replace = (events: StoredLedgerEvent[], seq: number, event: StoredLedgerEvent) =>
-  events.map((e) => (e.seq === seq ? event : e));
+const replace = (events: StoredLedgerEvent[], seq: number, event: StoredLedgerEvent) => events.map((e) => (e.seq === seq ? event : e));
 
 describe('verifyChain', () => {
   it('accepts an intact chain, an empty range and a JSON round trip', () => {
@@ -141,12 +140,16 @@ describe('verifyAgainstCheckpoint', () => {
 describe('verifyProofBundle', () => {
   const head = headAt(36);
   const episodeEvents = chain.filter((e) => e.episodeId === EPISODES[0] && e.seq <= 36);
-  const make = (events: StoredLedgerEvent[], t = tree, h = head) => buildProofBundle({ episodeId: must(EPISODES[0]), publicKey: toHex(publicKey), events, steps: [] }, t, h);
+  const make = (events: StoredLedgerEvent[], t = tree, h = head) =>
+    buildProofBundle({ episodeId: must(EPISODES[0]), publicKey: toHex(publicKey), events, steps: [] }, t, h);
   const bundle = make(episodeEvents);
   // Adjacent events of one episode too, so links inside the bundle are checked.
   const oneEpisode = link(Array.from({ length: 8 }, (_, i) => ({ ...entryAt(i + 1), episodeId: must(EPISODES[0]) })));
   const oneTree = MerkleTree.fromEventHashes(oneEpisode.map((e) => e.hash));
-  const oneHead = signTreeHead({ tenantId: TENANT, treeSize: 8, rootHash: toHex(oneTree.root()), headHash: must(oneEpisode[7]).hash, issuedAt: '2026-11-21T21:00:00.000Z' }, privateKey);
+  const oneHead = signTreeHead(
+    { tenantId: TENANT, treeSize: 8, rootHash: toHex(oneTree.root()), headHash: must(oneEpisode[7]).hash, issuedAt: '2026-11-21T21:00:00.000Z' },
+    privateKey,
+  );
   const adjacent = make(oneEpisode.slice(2, 7), oneTree, oneHead);
 
   const problemsOf = (b: ProofBundle) => verifyProofBundle(b, publicKey).problems.map((p) => [p.seq, p.problem]);
@@ -221,7 +224,10 @@ describe('verifyProofBundle', () => {
       expect(verifyProofBundle(bad as unknown as ProofBundle, publicKey)).toMatchObject({ ok: false, problems: [{ problem: 'malformed' }] });
     }
     const badPath = bundle.proofs.map((p, i) => (i === 0 ? { ...p, auditPath: ['zz'] } : p));
-    expect(problemsOf({ ...bundle, proofs: badPath })).toEqual([[undefined, 'malformed'], [must(bundle.proofs[0]).seq, 'proof-missing']]);
+    expect(problemsOf({ ...bundle, proofs: badPath })).toEqual([
+      [undefined, 'malformed'],
+      [must(bundle.proofs[0]).seq, 'proof-missing'],
+    ]);
     expect(problemsOf({ ...bundle, events: [null as unknown as StoredLedgerEvent, ...bundle.events] })).toEqual([[undefined, 'malformed']]);
   });
 });

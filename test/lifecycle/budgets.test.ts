@@ -20,7 +20,11 @@ describe('step budget', () => {
     const episode = await api.startOk(startInput({ budget: { maxSteps: 3 } }));
     const r = await api.logStepsOk(episode.id, steps(5));
     expect(r.results.map((x: Json) => [x.status, x.stepNumber, x.reason])).toEqual([
-      ['ACCEPTED', 1, null], ['ACCEPTED', 2, null], ['ACCEPTED', 3, null], ['REJECTED', null, 'budget_exhausted'], ['REJECTED', null, 'budget_exhausted'],
+      ['ACCEPTED', 1, null],
+      ['ACCEPTED', 2, null],
+      ['ACCEPTED', 3, null],
+      ['REJECTED', null, 'budget_exhausted'],
+      ['REJECTED', null, 'budget_exhausted'],
     ]);
     expect(r).toMatchObject({ accepted: 3, rejected: 2, budgetExhausted: 'steps' });
     expect(r.episode).toMatchObject({
@@ -49,7 +53,12 @@ describe('step budget', () => {
     const episode = await api.startOk(startInput({ budget: { maxSteps: 5 } }));
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? api.logStep(episode.id, step()) : api.logSteps(episode.id, steps(2)))));
     const items = answers.flatMap((a) => (a.__typename === 'LogStepPayload' ? [a.result] : a.__typename === 'LogStepsPayload' ? a.results : []));
-    expect(items.filter((x: Json) => x.status === 'ACCEPTED').map((x: Json) => x.stepNumber).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(
+      items
+        .filter((x: Json) => x.status === 'ACCEPTED')
+        .map((x: Json) => x.stepNumber)
+        .sort(),
+    ).toEqual([1, 2, 3, 4, 5]);
     for (const a of answers) expect(['LogStepPayload', 'LogStepsPayload', 'IllegalTransitionError']).toContain(a.__typename);
     for (const x of items.filter((i: Json) => i.status !== 'ACCEPTED')) expect(x).toMatchObject({ status: 'REJECTED', reason: 'budget_exhausted' });
     expect(await stepNumbers(t, episode.id)).toEqual([1, 2, 3, 4, 5]);
@@ -87,7 +96,10 @@ describe('token budget', () => {
     const r = await api.logStepsOk(episode.id, [step({ tokens: 40 }), step({ tokens: 40 }), step({ tokens: 40 }), step({ tokens: 1 })]);
     expect(r.results.map((x: Json) => x.status)).toEqual(['ACCEPTED', 'ACCEPTED', 'ACCEPTED', 'REJECTED']);
     expect(r.results[3].reason).toBe('budget_exhausted');
-    expect(r).toMatchObject({ budgetExhausted: 'tokens', episode: { status: 'FAILED', usedTokens: '120', stopReason: { kind: 'budget_exhausted', resource: 'tokens' } } });
+    expect(r).toMatchObject({
+      budgetExhausted: 'tokens',
+      episode: { status: 'FAILED', usedTokens: '120', stopReason: { kind: 'budget_exhausted', resource: 'tokens' } },
+    });
     expect(usageOf(r.episode, 'tokens')).toEqual({ resource: 'tokens', used: 120, limit: 100, remaining: 0, fraction: 1.2 });
     expect(r.episode.outcome.details).toMatch(/token budget exhausted \(used 120 of 100 tokens\)/);
   });
@@ -156,15 +168,15 @@ describe('wall time', () => {
 
   it('refuses a completion, block or critique that arrives after the deadline: the episode fails on wall time first', async () => {
     // The deadline job has not run (the clock moved, not the job): each call must notice itself.
-    for (const late of [
-      (id: string) => api.complete(id),
-      (id: string) => api.block(id),
-      (id: string) => api.critique(id),
-    ]) {
+    for (const late of [(id: string) => api.complete(id), (id: string) => api.block(id), (id: string) => api.critique(id)]) {
       const episode = await api.startOk(startInput({ budget: { maxWallMs: 3_600_000 } }));
       await t.services.db.pool.query(`UPDATE episodes SET started_at = started_at - interval '2 hours' WHERE id = $1`, [episode.id]);
       expect(await late(episode.id)).toMatchObject({ __typename: 'IllegalTransitionError', from: 'failed' });
-      expect(await api.episode(episode.id)).toMatchObject({ status: 'FAILED', outcome: { kind: 'FAILURE', reason: 'budget_exceeded' }, stopReason: { kind: 'budget_exhausted', resource: 'wall_time' } });
+      expect(await api.episode(episode.id)).toMatchObject({
+        status: 'FAILED',
+        outcome: { kind: 'FAILURE', reason: 'budget_exceeded' },
+        stopReason: { kind: 'budget_exhausted', resource: 'wall_time' },
+      });
       expect(await ledgerTypes(t, t.keys.tenantId, episode.id)).toEqual(['episode.started', 'episode.budget_exhausted', 'episode.failed']);
     }
   });

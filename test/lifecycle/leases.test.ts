@@ -33,7 +33,12 @@ describe('work items and leases', () => {
     const workItem = await api.createWorkItem('migrate the database');
     expect(workItem).toMatchObject({ title: 'migrate the database', lastEpisodeNumber: 0 });
     const expiresAt = inHours(2);
-    const lease = await api.issueLeaseOk({ workItemId: workItem.id, scope: ['repo:a', 'tool:shell'], expiresAt, budget: { episodes: 3, toolCalls: 50, tokens: 10_000, wallMs: 600_000 } });
+    const lease = await api.issueLeaseOk({
+      workItemId: workItem.id,
+      scope: ['repo:a', 'tool:shell'],
+      expiresAt,
+      budget: { episodes: 3, toolCalls: 50, tokens: 10_000, wallMs: 600_000 },
+    });
     expect(lease).toMatchObject({
       issuer: 'orchestrator',
       holder: 'agent-1',
@@ -127,7 +132,11 @@ describe('lease charging', () => {
   it('charges on every ending: fail, cancel and escalate', async () => {
     const { lease } = await leaseOn({ episodes: 5 });
     // Started together: the first ending (fail) stops the loop, but episodes already running still end and are charged.
-    const episodes = [await api.startOk(startInput({ leaseId: lease.id })), await api.startOk(startInput({ leaseId: lease.id })), await api.startOk(startInput({ leaseId: lease.id }))];
+    const episodes = [
+      await api.startOk(startInput({ leaseId: lease.id })),
+      await api.startOk(startInput({ leaseId: lease.id })),
+      await api.startOk(startInput({ leaseId: lease.id })),
+    ];
     const endings = [(id: string) => api.fail(id), (id: string) => api.cancel(id), (id: string) => api.escalate(id)];
     for (const [i, end] of endings.entries()) {
       const ended = await end(must(episodes[i]).id);
@@ -157,7 +166,12 @@ describe('lease charging', () => {
   it('lets exactly as many concurrent starts through as the lease has episodes', async () => {
     const { lease } = await leaseOn({ episodes: 3 });
     const results = await Promise.all(Array.from({ length: 10 }, () => api.start(startInput({ leaseId: lease.id }))));
-    expect(results.filter((r) => r.__typename === 'StartEpisodePayload').map((r) => r.episode.episodeNumber).sort()).toEqual([1, 2, 3]);
+    expect(
+      results
+        .filter((r) => r.__typename === 'StartEpisodePayload')
+        .map((r) => r.episode.episodeNumber)
+        .sort(),
+    ).toEqual([1, 2, 3]);
     expect(results.filter((r) => r.__typename === 'LeaseError').map((r) => r.rule)).toEqual(Array(7).fill('exhausted'));
   });
 
@@ -168,7 +182,13 @@ describe('lease charging', () => {
     const r = await api.logStepsOk(episode.id, [step({ tokens: 100 }), step({ tokens: 100 }), step({ tokens: 100 })]);
     expect(r).toMatchObject({ accepted: 2, rejected: 1, budgetExhausted: 'tokens', episode: { status: 'FAILED' } });
     expect((await api.lease(lease.id)).consumed).toMatchObject({ episodes: 1, tokens: 200 });
-    expect(await ledgerTypes(t, t.keys.tenantId, episode.id)).toEqual(['episode.started', 'steps.logged', 'episode.budget_exhausted', 'episode.failed', 'work_item.stopped']);
+    expect(await ledgerTypes(t, t.keys.tenantId, episode.id)).toEqual([
+      'episode.started',
+      'steps.logged',
+      'episode.budget_exhausted',
+      'episode.failed',
+      'work_item.stopped',
+    ]);
     await expectLeaseError(() => api.start(startInput({ leaseId: lease.id })), 'exhausted');
   });
 
@@ -189,7 +209,11 @@ describe('child leases', () => {
   it('may narrow the parent: smaller budget, earlier expiry, a subset of the scope', async () => {
     const { workItem, lease } = await parent();
     const child = await api.issueLeaseOk({
-      workItemId: workItem.id, parentLeaseId: lease.id, holder: 'sub-agent', scope: ['repo:a'], expiresAt: inHours(1),
+      workItemId: workItem.id,
+      parentLeaseId: lease.id,
+      holder: 'sub-agent',
+      scope: ['repo:a'],
+      expiresAt: inHours(1),
       budget: { episodes: 2, toolCalls: 10, tokens: 500, wallMs: 60_000 },
     });
     expect(child).toMatchObject({ parent: { id: lease.id }, scope: ['repo:a'], budget: { episodes: 2, tokens: 500 } });
@@ -201,7 +225,14 @@ describe('child leases', () => {
   it('may not widen the budget, nor leave unlimited what the parent limits', async () => {
     const { workItem, lease } = await parent();
     const wider = await expectLeaseError(
-      () => api.issueLease({ workItemId: workItem.id, parentLeaseId: lease.id, scope: ['repo:a'], expiresAt: inHours(1), budget: { ...parentBudget, tokens: 2000 } }),
+      () =>
+        api.issueLease({
+          workItemId: workItem.id,
+          parentLeaseId: lease.id,
+          scope: ['repo:a'],
+          expiresAt: inHours(1),
+          budget: { ...parentBudget, tokens: 2000 },
+        }),
       'budget_exceeds_parent',
     );
     expect(wider.violations).toEqual([expect.objectContaining({ field: 'budget.tokens', limit: 'budget_exceeds_parent' })]);
@@ -218,7 +249,14 @@ describe('child leases', () => {
     await api.logStepsOk(episode.id, [step({ tokens: 800 })]);
     await api.complete(episode.id);
     const refused = await expectLeaseError(
-      () => api.issueLease({ workItemId: workItem.id, parentLeaseId: lease.id, scope: ['repo:a'], expiresAt: inHours(1), budget: { episodes: 1, toolCalls: 50, tokens: 500, wallMs: 1000 } }),
+      () =>
+        api.issueLease({
+          workItemId: workItem.id,
+          parentLeaseId: lease.id,
+          scope: ['repo:a'],
+          expiresAt: inHours(1),
+          budget: { episodes: 1, toolCalls: 50, tokens: 500, wallMs: 1000 },
+        }),
       'budget_exceeds_parent',
     );
     expect(refused.violations.map((v: Json) => v.field)).toEqual(['budget.tokens']);
@@ -246,7 +284,14 @@ describe('child leases', () => {
   it('reports every widening at once', async () => {
     const { workItem, lease } = await parent();
     const refused = await expectLeaseError(
-      () => api.issueLease({ workItemId: workItem.id, parentLeaseId: lease.id, scope: ['repo:z'], expiresAt: inHours(5), budget: { ...parentBudget, episodes: 6 } }),
+      () =>
+        api.issueLease({
+          workItemId: workItem.id,
+          parentLeaseId: lease.id,
+          scope: ['repo:z'],
+          expiresAt: inHours(5),
+          budget: { ...parentBudget, episodes: 6 },
+        }),
       'budget_exceeds_parent',
     );
     expect(refused.violations.map((v: Json) => v.limit)).toEqual(['budget_exceeds_parent', 'expiry_after_parent', 'scope_not_subset']);
@@ -255,7 +300,10 @@ describe('child leases', () => {
   it('must be on the parent’s work item', async () => {
     const { lease } = await parent();
     const other = await api.createWorkItem();
-    await expectLeaseError(() => api.issueLease({ workItemId: other.id, parentLeaseId: lease.id, scope: ['repo:a'], expiresAt: inHours(1), budget: parentBudget }), 'wrong_work_item');
+    await expectLeaseError(
+      () => api.issueLease({ workItemId: other.id, parentLeaseId: lease.id, scope: ['repo:a'], expiresAt: inHours(1), budget: parentBudget }),
+      'wrong_work_item',
+    );
   });
 });
 
@@ -271,7 +319,10 @@ describe('revoked and expired leases', () => {
       const refused = await expectLeaseError(() => api.start(startInput({ leaseId: id })), 'revoked');
       expect(refused.leaseId).toBe(id);
     }
-    await expectLeaseError(() => api.issueLease({ workItemId: workItem.id, parentLeaseId: lease.id, budget: { episodes: 1 }, expiresAt: inHours(0.5) }), 'revoked');
+    await expectLeaseError(
+      () => api.issueLease({ workItemId: workItem.id, parentLeaseId: lease.id, budget: { episodes: 1 }, expiresAt: inHours(0.5) }),
+      'revoked',
+    );
     expect((await ledgerTypes(t, t.keys.tenantId)).at(-1)).toBe('lease.revoked');
   });
 

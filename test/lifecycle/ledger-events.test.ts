@@ -41,7 +41,13 @@ function verifyChain(tenantId: string, rows: EventRow[]): string {
   for (const row of rows) {
     expect(row.prevHash, `prevHash of seq ${row.seq}`).toBe(prev);
     const recomputed = chainHash(prev, {
-      tenantId, seq: row.seq, type: row.type, episodeId: row.episodeId, workItemId: row.workItemId, payload: row.payload, createdAt: row.createdAt.toISOString(),
+      tenantId,
+      seq: row.seq,
+      type: row.type,
+      episodeId: row.episodeId,
+      workItemId: row.workItemId,
+      payload: row.payload,
+      createdAt: row.createdAt.toISOString(),
     });
     expect(recomputed, `hash of seq ${row.seq}`).toBe(row.hash);
     prev = row.hash;
@@ -130,7 +136,9 @@ describe('the ledger of a lifecycle', () => {
 
   it('covers every stored step exactly once, with the step content hash', async () => {
     const rows = await events(tenant.tenantId);
-    const covered = rows.filter((r) => r.type === 'steps.logged').flatMap((r) => r.payload.steps.map((s: Json) => ({ key: `${r.episodeId}:${s.n}`, hash: s.hash })));
+    const covered = rows
+      .filter((r) => r.type === 'steps.logged')
+      .flatMap((r) => r.payload.steps.map((s: Json) => ({ key: `${r.episodeId}:${s.n}`, hash: s.hash })));
     const { rows: stored } = await t.services.db.pool.query('SELECT * FROM steps WHERE tenant_id = $1 ORDER BY episode_id, step_number', [tenant.tenantId]);
     expect(stored).toHaveLength(6);
     expect(covered.map((c) => c.key).sort()).toEqual(stored.map((s) => `${s.episode_id}:${s.step_number}`).sort());
@@ -142,7 +150,9 @@ describe('the ledger of a lifecycle', () => {
   });
 
   it('detects a step altered in its table: its content no longer matches the hash in the chain', async () => {
-    const { rows: [s] } = await t.services.db.pool.query('SELECT * FROM steps WHERE episode_id = $1 AND step_number = 1', [episodeId]);
+    const {
+      rows: [s],
+    } = await t.services.db.pool.query('SELECT * FROM steps WHERE episode_id = $1 AND step_number = 1', [episodeId]);
     const tampered = { ...s, parameters: { password: '[REDACTED]', q: 2 } };
     expect(rowContentHash(tampered)).not.toBe(s.content_hash);
   });
@@ -190,7 +200,9 @@ describe('a change and its event commit together', () => {
 
   it('startEpisode: no episode without its episode.started event', async () => {
     const before = await counts(t, t.keys.tenantId);
-    const res = await withLedgerRefusing('episode.started', () => t.gql('mutation { startEpisode(input: {taskDescription: "x", taskType: "code"}) { __typename } }'));
+    const res = await withLedgerRefusing('episode.started', () =>
+      t.gql('mutation { startEpisode(input: {taskDescription: "x", taskType: "code"}) { __typename } }'),
+    );
     expect(res.errors?.[0]?.extensions?.code).toBe('INTERNAL_SERVER_ERROR');
     expect(await counts(t, t.keys.tenantId)).toEqual(before);
   });
@@ -199,7 +211,9 @@ describe('a change and its event commit together', () => {
     const api = client(t);
     const episode = await api.startOk();
     const before = await counts(t, t.keys.tenantId);
-    const res = await withLedgerRefusing('steps.logged', () => t.gql('mutation($id: ID!) { logSteps(episodeId: $id, steps: [{tool: "x", tokens: 5}]) { __typename } }', { id: episode.id }));
+    const res = await withLedgerRefusing('steps.logged', () =>
+      t.gql('mutation($id: ID!) { logSteps(episodeId: $id, steps: [{tool: "x", tokens: 5}]) { __typename } }', { id: episode.id }),
+    );
     expect(res.errors?.[0]?.extensions?.code).toBe('INTERNAL_SERVER_ERROR');
     expect(await counts(t, t.keys.tenantId)).toEqual(before);
     const { rows } = await t.services.db.pool.query('SELECT step_count, used_tokens::int AS tokens FROM episodes WHERE id = $1', [episode.id]);
@@ -210,7 +224,9 @@ describe('a change and its event commit together', () => {
     const api = client(t);
     const episode = await api.startOk();
     const before = await counts(t, t.keys.tenantId);
-    const cp = await withLedgerRefusing('checkpoint.saved', () => t.gql('mutation($id: ID!) { saveCheckpoint(episodeId: $id, state: {a: 1}) { __typename } }', { id: episode.id }));
+    const cp = await withLedgerRefusing('checkpoint.saved', () =>
+      t.gql('mutation($id: ID!) { saveCheckpoint(episodeId: $id, state: {a: 1}) { __typename } }', { id: episode.id }),
+    );
     expect(cp.errors?.[0]?.extensions?.code).toBe('INTERNAL_SERVER_ERROR');
     const done = await withLedgerRefusing('episode.completed', () =>
       t.gql('mutation($id: ID!) { completeEpisode(episodeId: $id, outcome: {kind: SUCCESS, verdict: "ok"}) { __typename } }', { id: episode.id }),

@@ -26,13 +26,15 @@ async function expectRefused(act: () => Promise<Json>, expected: Array<{ field: 
 
 describe('startEpisode limits', () => {
   it('refuses a task description over 256 KB (counted in UTF-8 bytes) and writes nothing', async () => {
-    await expectRefused(() => api.start(startInput({ taskDescription: 'a'.repeat(KB256 + 1) })), [
-      { field: 'input.taskDescription', limit: String(KB256), actual: String(KB256 + 1) },
-    ]);
+    await expectRefused(
+      () => api.start(startInput({ taskDescription: 'a'.repeat(KB256 + 1) })),
+      [{ field: 'input.taskDescription', limit: String(KB256), actual: String(KB256 + 1) }],
+    );
     // Two-byte characters: under 256 K characters but over 256 KB.
-    await expectRefused(() => api.start(startInput({ taskDescription: 'é'.repeat(KB256 / 2 + 1) })), [
-      { field: 'input.taskDescription', limit: String(KB256), actual: String(KB256 + 2) },
-    ]);
+    await expectRefused(
+      () => api.start(startInput({ taskDescription: 'é'.repeat(KB256 / 2 + 1) })),
+      [{ field: 'input.taskDescription', limit: String(KB256), actual: String(KB256 + 2) }],
+    );
   });
 
   it('accepts a task description of exactly 256 KB', async () => {
@@ -42,15 +44,17 @@ describe('startEpisode limits', () => {
 
   it('refuses a goal spec with a NUL byte, naming the path of the offending string', async () => {
     await expectRefused(() => api.start(startInput({ goalSpec: 'build\u0000it' })), [{ field: 'input.goalSpec', limit: 'no NUL characters' }]);
-    await expectRefused(() => api.start(startInput({ goalSpec: { criteria: ['tests pass', 'no\u0000nul'] } })), [
-      { field: 'input.goalSpec.criteria.1', limit: 'no NUL characters' },
-    ]);
+    await expectRefused(
+      () => api.start(startInput({ goalSpec: { criteria: ['tests pass', 'no\u0000nul'] } })),
+      [{ field: 'input.goalSpec.criteria.1', limit: 'no NUL characters' }],
+    );
   });
 
   it('refuses a goal spec over 64 KB and accepts one of exactly 64 KB', async () => {
-    await expectRefused(() => api.start(startInput({ goalSpec: 'g'.repeat(64 * 1024 + 1) })), [
-      { field: 'input.goalSpec', limit: String(64 * 1024), actual: String(64 * 1024 + 1) },
-    ]);
+    await expectRefused(
+      () => api.start(startInput({ goalSpec: 'g'.repeat(64 * 1024 + 1) })),
+      [{ field: 'input.goalSpec', limit: String(64 * 1024), actual: String(64 * 1024 + 1) }],
+    );
     const spec = { criteria: 'g'.repeat(64 * 1024 - '{"criteria":""}'.length) };
     expect(JSON.stringify(spec).length).toBe(64 * 1024);
     const episode = await api.startOk(startInput({ goalSpec: spec }));
@@ -81,17 +85,19 @@ describe('logSteps limits', () => {
 
   it('names the field of logStep by the argument the client sent', async () => {
     const episode = await api.startOk();
-    await expectRefused(() => api.logStep(episode.id, step({ observation: 'o'.repeat(KB10 + 1) })), [
-      { field: 'step.observation', limit: String(KB10), actual: String(KB10 + 1) },
-    ]);
+    await expectRefused(
+      () => api.logStep(episode.id, step({ observation: 'o'.repeat(KB10 + 1) })),
+      [{ field: 'step.observation', limit: String(KB10), actual: String(KB10 + 1) }],
+    );
   });
 
   it('refuses parameters over 1 MB and accepts parameters of exactly 1 MB', async () => {
     const episode = await api.startOk();
     const wrapper = '{"blob":""}'.length;
-    await expectRefused(() => api.logSteps(episode.id, [step({ parameters: { blob: 'p'.repeat(MB1 - wrapper + 1) } })]), [
-      { field: 'steps.0.parameters', limit: String(MB1), actual: String(MB1 + 1) },
-    ]);
+    await expectRefused(
+      () => api.logSteps(episode.id, [step({ parameters: { blob: 'p'.repeat(MB1 - wrapper + 1) } })]),
+      [{ field: 'steps.0.parameters', limit: String(MB1), actual: String(MB1 + 1) }],
+    );
     const exact = { blob: 'p'.repeat(MB1 - wrapper) };
     expect(JSON.stringify(exact).length).toBe(MB1);
     const ok = await api.logStepsOk(episode.id, [step({ parameters: exact })]);
@@ -106,7 +112,10 @@ describe('logSteps limits', () => {
 
   it('accepts exactly 1000 steps, then refuses the 1001st of the episode with reason step_limit', async () => {
     const episode = await api.startOk();
-    const full = await api.logStepsOk(episode.id, steps(1000, (i) => ({ action: `a${i}` })));
+    const full = await api.logStepsOk(
+      episode.id,
+      steps(1000, (i) => ({ action: `a${i}` })),
+    );
     expect(full.accepted).toBe(1000);
     expect(full.results.map((r: Json) => r.stepNumber)).toEqual(range(1, 1000));
 

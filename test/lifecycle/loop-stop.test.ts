@@ -48,7 +48,11 @@ describe('the loop of a work item', () => {
     expect(resumed.workItem).toMatchObject({ stopCondition: null, stoppedAt: null });
     expect((await api.startOk(startInput({ workItemId: workItem.id }))).episodeNumber).toBe(3);
     expect(await stoppedEvents(workItem.id)).toEqual([
-      { type: 'work_item.stopped', episodeId: second.id, payload: { stopCondition: { kind: 'completed' }, leaseId: null, episodesExecuted: 2, maxEpisodes: null } },
+      {
+        type: 'work_item.stopped',
+        episodeId: second.id,
+        payload: { stopCondition: { kind: 'completed' }, leaseId: null, episodesExecuted: 2, maxEpisodes: null },
+      },
       { type: 'work_item.resumed', episodeId: null, payload: { previousStopCondition: { kind: 'completed' }, maxEpisodes: null } },
     ]);
   });
@@ -65,7 +69,10 @@ describe('the loop of a work item', () => {
     await expectStopped({ workItemId: workItem.id }, { kind: 'max_episodes' });
 
     const before = await counts(t, t.keys.tenantId);
-    expect(await api.resumeWorkItem(workItem.id)).toMatchObject({ __typename: 'InputLimitError', violations: [{ field: 'maxEpisodes', limit: '> 2', actual: '2' }] });
+    expect(await api.resumeWorkItem(workItem.id)).toMatchObject({
+      __typename: 'InputLimitError',
+      violations: [{ field: 'maxEpisodes', limit: '> 2', actual: '2' }],
+    });
     expect(await api.resumeWorkItem(workItem.id, 0)).toMatchObject({ __typename: 'InputLimitError', violations: [{ field: 'maxEpisodes' }] });
     expect(await counts(t, t.keys.tenantId)).toEqual(before);
     expect((await api.resumeWorkItem(workItem.id, 3)).workItem).toMatchObject({ maxEpisodes: 3, stopCondition: null });
@@ -123,7 +130,12 @@ describe('the loop of a work item', () => {
   it('stops on a failed episode with the holon’s error, and on a FAILURE outcome', async () => {
     const failing = await api.createWorkItem('failing');
     const episode = await api.startOk(startInput({ workItemId: failing.id }));
-    expect((await api.fail(episode.id, 'tool crashed', true)).stopCondition).toMatchObject({ kind: 'error', reason: 'tool crashed', recoverable: true, canContinue: false });
+    expect((await api.fail(episode.id, 'tool crashed', true)).stopCondition).toMatchObject({
+      kind: 'error',
+      reason: 'tool crashed',
+      recoverable: true,
+      canContinue: false,
+    });
 
     const failure = await api.createWorkItem('failure');
     const other = await api.startOk(startInput({ workItemId: failure.id }));

@@ -18,11 +18,33 @@ beforeAll(async () => {
   other = await t.addTenant('tenant-b');
   workItemId = (await api.createWorkItem('shared work')).id;
   const start = async (name: string, input: Record<string, unknown>) => (ids[name] = (await api.startOk(startInput(input))).id);
-  await start('login', { taskDescription: 'Fix the LOGIN bug', taskType: 'code', agent: 'alice', workItemId, context: { domain: 'web', language: 'ts', tags: ['api', 'urgent'] } });
-  await start('etl', { taskDescription: 'Speed up the nightly ETL', taskType: 'code', agent: 'bob', context: { domain: 'data', language: 'python', tags: ['etl'] } });
-  await start('review', { taskDescription: 'Review the login flow', taskType: 'review', agent: 'alice', workItemId, context: { domain: 'web', language: 'ts', tags: ['api'] } });
+  await start('login', {
+    taskDescription: 'Fix the LOGIN bug',
+    taskType: 'code',
+    agent: 'alice',
+    workItemId,
+    context: { domain: 'web', language: 'ts', tags: ['api', 'urgent'] },
+  });
+  await start('etl', {
+    taskDescription: 'Speed up the nightly ETL',
+    taskType: 'code',
+    agent: 'bob',
+    context: { domain: 'data', language: 'python', tags: ['etl'] },
+  });
+  await start('review', {
+    taskDescription: 'Review the login flow',
+    taskType: 'review',
+    agent: 'alice',
+    workItemId,
+    context: { domain: 'web', language: 'ts', tags: ['api'] },
+  });
   await start('docs', { taskDescription: 'Write the docs', taskType: 'docs', agent: 'carol', context: { domain: 'web', tags: [] } });
-  await start('ops', { taskDescription: 'Rotate certificates', taskType: 'ops', agent: 'carol', context: { domain: 'ops', language: 'bash', tags: ['urgent'] } });
+  await start('ops', {
+    taskDescription: 'Rotate certificates',
+    taskType: 'ops',
+    agent: 'carol',
+    context: { domain: 'ops', language: 'bash', tags: ['urgent'] },
+  });
   await api.complete(must(ids.login), { kind: 'SUCCESS', verdict: 'fixed', artifacts: [] });
   await api.complete(must(ids.etl), { kind: 'PARTIAL', verdict: 'faster', completed: ['a'], failed: ['b'] });
   await api.fail(must(ids.review), 'reviewer unavailable');
@@ -33,7 +55,16 @@ beforeAll(async () => {
     await t.services.db.pool.query('UPDATE episodes SET started_at = $2 WHERE id = $1', [ids[name], new Date(Date.UTC(2026, 0, day))]);
   }
   // The other tenant has a look-alike that must never show up.
-  ids.foreign = (await client(t, other.write).startOk(startInput({ taskDescription: 'Fix the login bug', taskType: 'code', agent: 'alice', context: { domain: 'web', language: 'ts', tags: ['api', 'urgent'] } }))).id;
+  ids.foreign = (
+    await client(t, other.write).startOk(
+      startInput({
+        taskDescription: 'Fix the login bug',
+        taskType: 'code',
+        agent: 'alice',
+        context: { domain: 'web', language: 'ts', tags: ['api', 'urgent'] },
+      }),
+    )
+  ).id;
 });
 afterAll(() => t.stop());
 
@@ -100,7 +131,10 @@ describe('episodes(filter)', () => {
 describe('episode(id)', () => {
   it('pages its steps in step order with first/after', async () => {
     const episode = await api.startOk();
-    await api.logStepsOk(episode.id, steps(3, (i) => ({ action: `a${i + 1}` })));
+    await api.logStepsOk(
+      episode.id,
+      steps(3, (i) => ({ action: `a${i + 1}` })),
+    );
     await api.logStep(episode.id, step({ action: 'a4' }));
     await api.logStep(episode.id, step({ action: 'a5' }));
     const q = `query($id: ID!, $after: String) { episode(id: $id) { ... on Episode {
@@ -112,7 +146,17 @@ describe('episode(id)', () => {
       pages.push(page.edges.map((e: Json) => [e.node.stepNumber, e.node.action]));
       after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
     } while (after);
-    expect(pages).toEqual([[[1, 'a1'], [2, 'a2']], [[3, 'a3'], [4, 'a4']], [[5, 'a5']]]);
+    expect(pages).toEqual([
+      [
+        [1, 'a1'],
+        [2, 'a2'],
+      ],
+      [
+        [3, 'a3'],
+        [4, 'a4'],
+      ],
+      [[5, 'a5']],
+    ]);
   });
 
   it('shows checkpoints, usage against budget and the stop reason', async () => {
@@ -130,7 +174,10 @@ describe('episode(id)', () => {
     expect(read).toMatchObject({
       status: 'BLOCKED',
       stepCount: 3,
-      checkpoints: [{ stepNumber: 1, label: 'first', state: { phase: 'one' } }, { stepNumber: 3, label: 'second', state: { phase: 'two' } }],
+      checkpoints: [
+        { stepNumber: 1, label: 'first', state: { phase: 'one' } },
+        { stepNumber: 3, label: 'second', state: { phase: 'two' } },
+      ],
       stopReason: { kind: 'blocked', reason: 'wait', isSuccessful: false, canContinue: true },
     });
     expect(read.budgetUsage.slice(0, 2)).toEqual([
@@ -141,7 +188,10 @@ describe('episode(id)', () => {
 
   it('shows the work item and its episodes in number order', async () => {
     const res = await api.workItem(workItemId);
-    expect(res.episodes.edges.map((e: Json) => [e.node.episodeNumber, e.node.id])).toEqual([[1, ids.login], [2, ids.review]]);
+    expect(res.episodes.edges.map((e: Json) => [e.node.episodeNumber, e.node.id])).toEqual([
+      [1, ids.login],
+      [2, ids.review],
+    ]);
   });
 });
 
@@ -181,7 +231,10 @@ describe('scopes', () => {
     for (const [query, variables] of attempts) {
       const res = await t.gql(query, variables, t.keys.read);
       expect(res.errors?.[0]?.extensions?.code, query).toBe('FORBIDDEN');
-      expect(Object.values(res.data ?? {}).every((v) => v === null), query).toBe(true);
+      expect(
+        Object.values(res.data ?? {}).every((v) => v === null),
+        query,
+      ).toBe(true);
     }
     expect(await counts(t, t.keys.tenantId)).toEqual(before);
     expect((await client(t, t.keys.read).episode(must(ids.docs))).status).toBe('RUNNING');

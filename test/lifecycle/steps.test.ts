@@ -33,7 +33,12 @@ describe('step numbers', () => {
   it('stay contiguous with 20 concurrent writers on one episode', async () => {
     const episode = await api.startOk();
     const calls = Array.from({ length: 20 }, (_, i) =>
-      i % 2 === 0 ? api.logStepsOk(episode.id, steps(3, (j) => ({ action: `call ${i} step ${j}` }))) : api.logStep(episode.id, step({ action: `call ${i}` })),
+      i % 2 === 0
+        ? api.logStepsOk(
+            episode.id,
+            steps(3, (j) => ({ action: `call ${i} step ${j}` })),
+          )
+        : api.logStep(episode.id, step({ action: `call ${i}` })),
     );
     const answers = await Promise.all(calls);
     const answered = answers.flatMap((a) => (a.results ?? [a.result]).map((r: Json) => r.stepNumber)).sort((x, y) => x - y);
@@ -68,8 +73,15 @@ describe('two server processes on one database', () => {
     const second = createApp(services);
     await second.start();
     try {
-      const other = { ...t, gql: (query: string, variables?: Record<string, unknown>, token: string | null = t.keys.write) =>
-        fetch(second.url(), { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) }).then((r) => r.json() as Json) } as TestApp;
+      const other = {
+        ...t,
+        gql: (query: string, variables?: Record<string, unknown>, token: string | null = t.keys.write) =>
+          fetch(second.url(), {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+            body: JSON.stringify({ query, variables }),
+          }).then((r) => r.json() as Json),
+      } as TestApp;
       const api2 = client(other);
       const episode = await api.startOk();
       const calls = Array.from({ length: 24 }, (_, i) => {
@@ -96,7 +108,11 @@ describe('side-effect keys', () => {
     expect(first.result.status).toBe('ACCEPTED');
     const before = await counts(t, t.keys.tenantId);
     const again = await api.logStep(episode.id, step({ sideEffectKey: 'deploy-1', action: 'deploy again' }));
-    expect(again.result).toMatchObject({ status: 'DUPLICATE', stepNumber: first.result.stepNumber, step: { id: first.result.step.id, sideEffectKey: 'deploy-1' } });
+    expect(again.result).toMatchObject({
+      status: 'DUPLICATE',
+      stepNumber: first.result.stepNumber,
+      step: { id: first.result.step.id, sideEffectKey: 'deploy-1' },
+    });
     expect(await counts(t, t.keys.tenantId)).toEqual(before);
     // The duplicate used no number: the next step follows directly.
     expect((await api.logStep(episode.id, step())).result.stepNumber).toBe(2);
@@ -105,7 +121,12 @@ describe('side-effect keys', () => {
   it('return the first step for a key repeated within one call', async () => {
     const episode = await api.startOk();
     const result = await api.logStepsOk(episode.id, [step({ sideEffectKey: 'k' }), step(), step({ sideEffectKey: 'k' }), step()]);
-    expect(result.results.map((r: Json) => [r.status, r.stepNumber])).toEqual([['ACCEPTED', 1], ['ACCEPTED', 2], ['DUPLICATE', 1], ['ACCEPTED', 3]]);
+    expect(result.results.map((r: Json) => [r.status, r.stepNumber])).toEqual([
+      ['ACCEPTED', 1],
+      ['ACCEPTED', 2],
+      ['DUPLICATE', 1],
+      ['ACCEPTED', 3],
+    ]);
     expect(result.results[2].step.id).toBe(result.results[0].step.id);
     expect(result).toMatchObject({ accepted: 3, duplicates: 1, rejected: 0 });
     expect(await stepNumbers(t, episode.id)).toEqual([1, 2, 3]);

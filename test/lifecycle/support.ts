@@ -143,7 +143,8 @@ export function client(t: TestApp, token?: string) {
     cancel: (id: string, reason: string | null = 'not needed') => call(CANCEL, { id, reason }),
     escalate: (id: string, reason = 'needs a human') => call(ESCALATE, { id, reason }),
     episode: (id: string) => call(EPISODE, { id }),
-    createWorkItem: async (title = 'work', maxEpisodes: number | null = null) => (await ok(CREATE_WORK_ITEM, { title, maxEpisodes }, 'WorkItemPayload')).workItem,
+    createWorkItem: async (title = 'work', maxEpisodes: number | null = null) =>
+      (await ok(CREATE_WORK_ITEM, { title, maxEpisodes }, 'WorkItemPayload')).workItem,
     resumeWorkItem: (id: string, maxEpisodes: number | null = null) => call(RESUME_WORK_ITEM, { id, maxEpisodes }),
     issueLease: (vars: Record<string, unknown>) => call(ISSUE_LEASE, { expiresAt: inHours(1), ...vars }),
     issueLeaseOk: async (vars: Record<string, unknown>) => (await ok(ISSUE_LEASE, { expiresAt: inHours(1), ...vars }, 'LeasePayload')).lease,

@@ -46,7 +46,13 @@ describe('legal paths', () => {
       { stepNumber: 3, kind: 'approval_resolved', parameters: { approved: true, decidedBy: 'alice', comment: 'go ahead' } },
     ]);
     expect(await ledgerTypes(t, t.keys.tenantId, id)).toEqual([
-      'episode.started', 'steps.logged', 'steps.logged', 'episode.blocked', 'steps.logged', 'episode.resumed', 'episode.completed',
+      'episode.started',
+      'steps.logged',
+      'steps.logged',
+      'episode.blocked',
+      'steps.logged',
+      'episode.resumed',
+      'episode.completed',
     ]);
   });
 
@@ -102,7 +108,10 @@ describe('legal paths', () => {
 
   it('records a critique while running, while blocked, and after completion', async () => {
     const { id } = await api.startOk();
-    const virtues = [{ name: 'honesty', score: 0.9 }, { name: 'care', score: 0.7 }];
+    const virtues = [
+      { name: 'honesty', score: 0.9 },
+      { name: 'care', score: 0.7 },
+    ];
     expect((await api.critique(id, 'on track', 0.6)).episode.critique).toMatchObject({ verdict: 'on track', score: 0.6 });
     await api.block(id);
     expect((await api.critique(id, 'waiting is fine', 0.5)).episode.status).toBe('BLOCKED');
@@ -149,15 +158,24 @@ async function episodeIn(status: string): Promise<string> {
 
 function attempt(action: Action, id: string) {
   switch (action) {
-    case 'block': return api.block(id, 'again', { q: 1 });
-    case 'resume': return api.resume(id);
-    case 'complete': return api.complete(id);
-    case 'fail': return api.fail(id);
-    case 'cancel': return api.cancel(id);
-    case 'escalate': return api.escalate(id);
-    case 'logSteps': return api.logSteps(id, [step(), step()]);
-    case 'checkpoint': return api.checkpoint(id);
-    case 'critique': return api.critique(id);
+    case 'block':
+      return api.block(id, 'again', { q: 1 });
+    case 'resume':
+      return api.resume(id);
+    case 'complete':
+      return api.complete(id);
+    case 'fail':
+      return api.fail(id);
+    case 'cancel':
+      return api.cancel(id);
+    case 'escalate':
+      return api.escalate(id);
+    case 'logSteps':
+      return api.logSteps(id, [step(), step()]);
+    case 'checkpoint':
+      return api.checkpoint(id);
+    case 'critique':
+      return api.critique(id);
   }
 }
 

@@ -9,7 +9,15 @@ import { KEY_PLACEHOLDER } from '../../src/http/graphiql.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Monaco draws spaces as no-break spaces. */
 const plain = (text: string) => text.replace(/\u00a0/g, ' ');

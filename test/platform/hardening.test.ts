@@ -34,13 +34,16 @@ describe('hardening', () => {
     expect(large.body.errors[0].extensions.code).toBe('REQUEST_ENTITY_TOO_LARGE');
   });
 
-  it('refuses a malformed Content-Length with 400 (node\'s HTTP parser, before any GraphQL work)', async () => {
+  it("refuses a malformed Content-Length with 400 (node's HTTP parser, before any GraphQL work)", async () => {
     const u = new URL(t.url);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '12, 12' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = http.request(
+        { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '12, 12' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end('{"query":"{ __typename }"}'.slice(0, 12));
     });
@@ -75,7 +78,13 @@ describe('hardening', () => {
   });
 
   it('passes an ordinary relay query over an episode and its steps', async () => {
-    const res = await post(JSON.stringify({ query: '{ episodes(first: 20) { edges { cursor node { id status budgetUsage { resource used limit } steps(first: 50) { edges { node { stepNumber tool result } } pageInfo { hasNextPage } } } } pageInfo { endCursor } } }' }), t.keys.admin);
+    const res = await post(
+      JSON.stringify({
+        query:
+          '{ episodes(first: 20) { edges { cursor node { id status budgetUsage { resource used limit } steps(first: 50) { edges { node { stepNumber tool result } } pageInfo { hasNextPage } } } } pageInfo { endCursor } } }',
+      }),
+      t.keys.admin,
+    );
     expect(res.body.errors).toBeUndefined();
   });
 

@@ -100,7 +100,7 @@ describe('npm start survives real life', { timeout: 400_000 }, () => {
     await second.stop('SIGTERM');
   });
 
-  it('operator commands join the running server\'s PostgreSQL; SIGTERM to the npm process leaves no server and no PostgreSQL', async () => {
+  it("operator commands join the running server's PostgreSQL; SIGTERM to the npm process leaves no server and no PostgreSQL", async () => {
     const proc = await serving();
     const cli = (...args: string[]) => run(process.execPath, ['bin/episodic.mjs', ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
     expect((await cli('tenants', 'create', 'acme')).stdout).toMatch(/^created tenant acme \(/);

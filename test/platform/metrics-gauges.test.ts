@@ -30,7 +30,10 @@ async function connected(): Promise<Client> {
 /** A live-only ledger subscription; `delivered` is set by its first event. */
 function liveSubscription(client: Client): { delivered: boolean } {
   const state = { delivered: false };
-  client.subscribe({ query: 'subscription { ledgerEvents { seq } }' }, { next: () => (state.delivered = true), error: () => undefined, complete: () => undefined });
+  client.subscribe(
+    { query: 'subscription { ledgerEvents { seq } }' },
+    { next: () => (state.delivered = true), error: () => undefined, complete: () => undefined },
+  );
   return state;
 }
 
@@ -63,7 +66,9 @@ it('reports exactly the open sockets, live subscriptions and steps committed', a
   expect(before('episodic_open_websockets')).toBe(2);
   expect(before('episodic_active_subscriptions')).toBe(3);
 
-  const logged = await t.gql('mutation($e: ID!) { logSteps(episodeId: $e, steps: [{ tool: "a" }, { tool: "b" }, { tool: "c" }]) { __typename } }', { e: started.data.startEpisode.episode.id });
+  const logged = await t.gql('mutation($e: ID!) { logSteps(episodeId: $e, steps: [{ tool: "a" }, { tool: "b" }, { tool: "c" }]) { __typename } }', {
+    e: started.data.startEpisode.episode.id,
+  });
   expect(logged.data.logSteps.__typename).toBe('LogStepsPayload');
   const after = await metrics();
   expect(after('episodic_group_commit_rows_sum') - before('episodic_group_commit_rows_sum')).toBe(3);

@@ -23,7 +23,9 @@ describe('migration runner', () => {
       const applied = await migrate(db.pool);
       const files = await readMigrations();
       expect(applied).toEqual(files.map((f) => f.name));
-      const { rows } = await db.pool.query('SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations" ORDER BY migration_name');
+      const { rows } = await db.pool.query(
+        'SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations" ORDER BY migration_name',
+      );
       for (const [i, f] of files.entries()) {
         const sql = await readFile(join(MIGRATIONS_DIR, f.name, 'migration.sql'));
         expect(rows[i].migration_name).toBe(f.name);
@@ -58,7 +60,9 @@ describe('migration runner', () => {
     const db = createDatabase(database.url, 2);
     try {
       await migrate(db.pool);
-      await db.pool.query(`UPDATE "_prisma_migrations" SET checksum = repeat('0', 64) WHERE migration_name = (SELECT min(migration_name) FROM "_prisma_migrations")`);
+      await db.pool.query(
+        `UPDATE "_prisma_migrations" SET checksum = repeat('0', 64) WHERE migration_name = (SELECT min(migration_name) FROM "_prisma_migrations")`,
+      );
       await expect(migrate(db.pool)).rejects.toThrow(/changed after it was applied/);
     } finally {
       await db.close();

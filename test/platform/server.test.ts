@@ -50,7 +50,12 @@ describe('HTTP server', () => {
     await t.gql('mutation($id: ID!) { revokeApiKey(id: $id) { ... on ApiKey { revokedAt } } }', { id: key.id });
     expect((await t.gql('{ viewer { id } }', {}, token)).errors?.[0]?.extensions?.reason).toBe('REVOKED');
     // The API refuses an expiry in the past, so the expired key is made in the database.
-    const expired = await createApiKey(t.database.db.prisma, { tenantId: t.keys.tenantId, name: 'old', scopes: ['read'], expiresAt: new Date(Date.now() - 1000) });
+    const expired = await createApiKey(t.database.db.prisma, {
+      tenantId: t.keys.tenantId,
+      name: 'old',
+      scopes: ['read'],
+      expiresAt: new Date(Date.now() - 1000),
+    });
     expect((await t.gql('{ viewer { id } }', {}, expired.token)).errors?.[0]?.extensions?.reason).toBe('EXPIRED');
   });
 

@@ -51,8 +51,12 @@ async function storedFacts(databaseUrl: string) {
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    const steps = await db.query<{ key: string | null; episode_id: string; step_number: number }>('SELECT side_effect_key AS key, episode_id, step_number FROM steps');
-    const { rows: [facts] } = await db.query(`
+    const steps = await db.query<{ key: string | null; episode_id: string; step_number: number }>(
+      'SELECT side_effect_key AS key, episode_id, step_number FROM steps',
+    );
+    const {
+      rows: [facts],
+    } = await db.query(`
       WITH entries AS (
         SELECT e.episode_id, (s->>'n')::int AS n, s->>'hash' AS hash
           FROM ledger_events e CROSS JOIN LATERAL jsonb_array_elements(e.payload->'steps') AS s
@@ -87,13 +91,15 @@ export async function checkIntegrity(databaseUrl: string, client: EpisodicClient
     const row = byKey.get(key);
     if (!row || row.episode_id !== at.episodeId || row.step_number !== at.stepNumber) {
       lost += 1;
-      if (lostExamples.length < 5) lostExamples.push(`${key}: acked as ${at.episodeId}#${at.stepNumber}, stored ${row ? `${row.episode_id}#${row.step_number}` : 'nowhere'}`);
+      if (lostExamples.length < 5)
+        lostExamples.push(`${key}: acked as ${at.episodeId}#${at.stepNumber}, stored ${row ? `${row.episode_id}#${row.step_number}` : 'nowhere'}`);
     }
   }
   const verified = await client.verifyLedger();
-  const verify = verified.__typename === 'LedgerVerification'
-    ? { ok: verified.ok, checked: Number(verified.checked), stepsChecked: Number(verified.stepsChecked), problem: verified.problem, reason: verified.reason }
-    : { ok: false, checked: 0, stepsChecked: 0, problem: verified.__typename, reason: (verified as { message?: string }).message ?? null };
+  const verify =
+    verified.__typename === 'LedgerVerification'
+      ? { ok: verified.ok, checked: Number(verified.checked), stepsChecked: Number(verified.stepsChecked), problem: verified.problem, reason: verified.reason }
+      : { ok: false, checked: 0, stepsChecked: 0, problem: verified.__typename, reason: (verified as { message?: string }).message ?? null };
   return {
     ackedChecked: acked.size,
     lost,

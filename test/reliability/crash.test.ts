@@ -9,7 +9,17 @@ const database = useEmptyDatabase();
 
 it('loses no acknowledged step when the server is SIGKILLed mid-stream', async () => {
   const report = await crashDuringIngest({ databaseUrl: database.url, writers: 24, episodes: 8, maxBatch: 20, killAfterAcks: 1_500 });
-  await checkedReport('sigkill-during-ingest', report, ['ackedBeforeKill', 'inFlightAtKill', 'callsInDoubt', 'inDoubtCommitted', 'halfWritten', 'restartMs', 'ackedChecked', 'lost', 'problems']);
+  await checkedReport('sigkill-during-ingest', report, [
+    'ackedBeforeKill',
+    'inFlightAtKill',
+    'callsInDoubt',
+    'inDoubtCommitted',
+    'halfWritten',
+    'restartMs',
+    'ackedChecked',
+    'lost',
+    'problems',
+  ]);
   expect(report.halfWritten).toBe(0);
   expect(report.ackedBeforeKill).toBeGreaterThanOrEqual(1_500);
   expect(report.inFlightAtKill).toBeGreaterThan(0);

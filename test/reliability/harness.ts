@@ -22,12 +22,7 @@ export const SERVING = /Episodic serving GraphQL on http:\/\/localhost:(\d+)\/gr
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Polls until the condition holds; fails with what it waited for and, if given, the last state seen. */
-export async function waitUntil(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 20_000,
-  state?: () => unknown,
-): Promise<number> {
+export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000, state?: () => unknown): Promise<number> {
   const started = Date.now();
   for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
     if (await condition()) return Date.now() - started;

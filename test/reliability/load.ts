@@ -102,7 +102,10 @@ export class StepLoad {
   private readonly filler: string;
   private readonly listeners: Array<(record: CallRecord) => void> = [];
 
-  constructor(private readonly o: StepLoadOptions, seed = Date.now()) {
+  constructor(
+    private readonly o: StepLoadOptions,
+    seed = Date.now(),
+  ) {
     this.episodeIds = [...o.episodeIds];
     this.reserved = new Map(o.episodeIds.map((id) => [id, 0]));
     this.random = rng(seed);

@@ -9,13 +9,18 @@ let t: TestApp;
 useApp((app) => (t = app), { INGEST_MAX_PENDING_ROWS: '20', GROUP_COMMIT_WINDOW_MS: '300' });
 
 it('refuses steps beyond the buffer with OVERLOADED (503) and stores every accepted one', async () => {
-  const started = await t.gql('mutation { startEpisode(input: { taskDescription: "flood", taskType: "t" }) { ... on StartEpisodePayload { episode { id } } } }');
+  const started = await t.gql(
+    'mutation { startEpisode(input: { taskDescription: "flood", taskType: "t" }) { ... on StartEpisodePayload { episode { id } } } }',
+  );
   const id = started.data.startEpisode.episode.id;
   const calls = Array.from({ length: 12 }, (_, i) =>
     fetch(t.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${t.keys.write}` },
-      body: JSON.stringify({ query: 'mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { ... on LogStepsPayload { accepted } } }', variables: { e: id, s: Array.from({ length: 5 }, (_, k) => ({ tool: `t${i}-${k}` })) } }),
+      body: JSON.stringify({
+        query: 'mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { ... on LogStepsPayload { accepted } } }',
+        variables: { e: id, s: Array.from({ length: 5 }, (_, k) => ({ tool: `t${i}-${k}` })) },
+      }),
     }).then(async (r) => ({ status: r.status, body: (await r.json()) as Json })),
   );
   const answers = await Promise.all(calls);

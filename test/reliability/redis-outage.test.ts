@@ -12,9 +12,23 @@ import { redisOutage } from './scenarios.ts';
 const enabled = redisAvailable() && !!testRedisUrl();
 const database = useEmptyDatabase(enabled);
 
-it.runIf(enabled)('keeps serving and delivering while Redis is down, and reconnects when it returns', async () => {
-  const report = await redisOutage({ databaseUrl: database.url, downMs: 3_000, safetyMs: 1_500 });
-  await checkedReport('redis-outage', report, ['notConnectedAfterMs', 'deliveryWhileDownMs', 'writesAckedWhileDown', 'reconnectedAfterMs', 'deliveryAfterMs', 'startWhileDown', 'ackedChecked', 'lost', 'problems']);
-  expect(report.fanoutWhileDown.every((f) => f !== 'connected')).toBe(true);
-  expect(report.reconnectedAfterMs).toBeLessThan(15_000);
-}, 120_000);
+it.runIf(enabled)(
+  'keeps serving and delivering while Redis is down, and reconnects when it returns',
+  async () => {
+    const report = await redisOutage({ databaseUrl: database.url, downMs: 3_000, safetyMs: 1_500 });
+    await checkedReport('redis-outage', report, [
+      'notConnectedAfterMs',
+      'deliveryWhileDownMs',
+      'writesAckedWhileDown',
+      'reconnectedAfterMs',
+      'deliveryAfterMs',
+      'startWhileDown',
+      'ackedChecked',
+      'lost',
+      'problems',
+    ]);
+    expect(report.fanoutWhileDown.every((f) => f !== 'connected')).toBe(true);
+    expect(report.reconnectedAfterMs).toBeLessThan(15_000);
+  },
+  120_000,
+);

@@ -9,7 +9,17 @@ const database = useEmptyDatabase();
 it('answers every call in flight at SIGTERM, stores every acknowledged step, and exits 0', async () => {
   // A 500 ms group-commit window parks the calls in the buffer, so the signal finds them there.
   const report = await gracefulShutdown({ databaseUrl: database.url, writers: 24, windowMs: 500, graceMs: 100 });
-  await checkedReport('sigterm-during-ingest', report, ['inFlightAtSignal', 'answeredAfterSignal', 'unansweredInFlight', 'exitCode', 'exitAfterMs', 'afterSignalCalls', 'ackedChecked', 'lost', 'problems']);
+  await checkedReport('sigterm-during-ingest', report, [
+    'inFlightAtSignal',
+    'answeredAfterSignal',
+    'unansweredInFlight',
+    'exitCode',
+    'exitAfterMs',
+    'afterSignalCalls',
+    'ackedChecked',
+    'lost',
+    'problems',
+  ]);
   expect(report.exitCode).toBe(0);
   expect(report.unansweredInFlight).toBe(0);
   expect(report.answeredAfterSignal).toBeGreaterThanOrEqual(24);

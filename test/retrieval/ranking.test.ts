@@ -22,7 +22,15 @@ const TOPICS = [
 ];
 
 const patch = (file: string, symbol: string) =>
-  [`diff --git a/${file} b/${file}`, `--- a/${file}`, `+++ b/${file}`, `@@ -10,6 +10,9 @@ class ${symbol}:`, '     def __eq__(self, other):', '+    def __hash__(self):', '+        return hash(self.value)'].join('\n');
+  [
+    `diff --git a/${file} b/${file}`,
+    `--- a/${file}`,
+    `+++ b/${file}`,
+    `@@ -10,6 +10,9 @@ class ${symbol}:`,
+    '     def __eq__(self, other):',
+    '+    def __hash__(self):',
+    '+        return hash(self.value)',
+  ].join('\n');
 
 const submit = (file: string, symbol: string) => ({
   kind: 'tool_call',
@@ -77,7 +85,14 @@ describe('two-field BM25 ranking', () => {
     const bad = await l.run({
       description,
       context: CTX,
-      steps: [{ kind: 'tool_call', tool: 'test', action: 'run tests', result: { kind: 'ERROR', message: 'StorageTimeoutError: upload took 31 s', errorClass: 'StorageTimeoutError' } }],
+      steps: [
+        {
+          kind: 'tool_call',
+          tool: 'test',
+          action: 'run tests',
+          result: { kind: 'ERROR', message: 'StorageTimeoutError: upload took 31 s', errorClass: 'StorageTimeoutError' },
+        },
+      ],
       outcome: { kind: 'FAILURE', reason: 'tests failing', details: 'StorageTimeoutError on upload' },
     });
     const plain = await l.relevant({ description, context: CTX });

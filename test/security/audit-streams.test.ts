@@ -90,7 +90,7 @@ it('ends an SSE subscription when its key expires', async () => {
   expect(codes).toEqual(['KEY_REVOKED']);
 });
 
-it('caps one key\'s open subscriptions across SSE and WebSocket, leaving other keys theirs', async () => {
+it("caps one key's open subscriptions across SSE and WebSocket, leaving other keys theirs", async () => {
   const key = await readKey();
   const abort = new AbortController();
   const open = await Promise.all([0, 1].map(() => subscribeSse(key.token, abort.signal)));

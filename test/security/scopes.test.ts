@@ -30,8 +30,15 @@ beforeAll(async () => {
   t = await startTestApp({ KEY_RECHECK_MS: String(KEY_RECHECK_MS), CHECKPOINT_INTERVAL_MS: '3600000', LEARNING_WORKERS: '0' });
   const gql = (q: string, v: Record<string, unknown> = {}) => t.gql(q, v, t.keys.admin).then((r) => r.data);
   ids.workItem = (await gql('mutation { createWorkItem(title: "w") { ... on WorkItemPayload { workItem { id } } } }')).createWorkItem.workItem.id;
-  ids.lease = (await gql('mutation($w: ID!) { issueLease(workItemId: $w, issuer: "i", holder: "h", expiresAt: "2099-01-01T00:00:00Z") { ... on LeasePayload { lease { id } } } }', { w: ids.workItem })).issueLease.lease.id;
-  ids.episode = (await gql('mutation { startEpisode(input: { taskDescription: "t", taskType: "x" }) { ... on StartEpisodePayload { episode { id } } } }')).startEpisode.episode.id;
+  ids.lease = (
+    await gql(
+      'mutation($w: ID!) { issueLease(workItemId: $w, issuer: "i", holder: "h", expiresAt: "2099-01-01T00:00:00Z") { ... on LeasePayload { lease { id } } } }',
+      { w: ids.workItem },
+    )
+  ).issueLease.lease.id;
+  ids.episode = (
+    await gql('mutation { startEpisode(input: { taskDescription: "t", taskType: "x" }) { ... on StartEpisodePayload { episode { id } } } }')
+  ).startEpisode.episode.id;
   ids.apiKey = (await createApiKey(t.database.db.prisma, { tenantId: t.keys.tenantId, name: 'spare', scopes: ['read'] })).id;
   snapshots = await Snapshotter.create(t.services.db.pool, { skipTables: ['ledger_checkpoints'], skipColumns: { api_keys: ['last_used_at'] } });
 });
@@ -101,7 +108,11 @@ const operations = (root: Root) => operationsOf(root, schema).map((name) => oper
 /** The operations only an admin key may call, as the scope plugin sees them. */
 function adminOperations(): string[] {
   const found: string[] = [];
-  for (const [root, type] of [['Query', liveSchema.getQueryType()], ['Mutation', liveSchema.getMutationType()], ['Subscription', liveSchema.getSubscriptionType()]] as const) {
+  for (const [root, type] of [
+    ['Query', liveSchema.getQueryType()],
+    ['Mutation', liveSchema.getMutationType()],
+    ['Subscription', liveSchema.getSubscriptionType()],
+  ] as const) {
     for (const [name, field] of Object.entries(must(type).getFields())) {
       if ((field.extensions as { pothosOptions?: { authScopes?: { admin?: boolean } } }).pothosOptions?.authScopes?.admin) found.push(`${root}.${name}`);
     }
@@ -195,7 +206,11 @@ async function newKey(scopes: string[], expiresAt?: string): Promise<{ token: st
     const key = await createApiKey(t.database.db.prisma, { tenantId: t.keys.tenantId, name: 'k', scopes: scopes as Scope[], expiresAt: new Date(expiresAt) });
     return { token: key.token, id: key.id };
   }
-  const res = await t.gql('mutation($s: [String!]!, $e: DateTime) { createApiKey(name: "k", scopes: $s, expiresAt: $e) { ... on CreatedApiKey { token key { id } } } }', { s: scopes, e: expiresAt }, t.keys.admin);
+  const res = await t.gql(
+    'mutation($s: [String!]!, $e: DateTime) { createApiKey(name: "k", scopes: $s, expiresAt: $e) { ... on CreatedApiKey { token key { id } } } }',
+    { s: scopes, e: expiresAt },
+    t.keys.admin,
+  );
   return { token: res.data.createApiKey.token, id: res.data.createApiKey.key.id };
 }
 
@@ -211,7 +226,10 @@ describe('revoked and expired keys', () => {
     await revoke(revoked.id);
     const expired = await newKey(['write'], new Date(Date.now() - 1_000).toISOString());
     const before = await snapshots.take(t.keys.tenantId);
-    for (const [key, reason] of [[revoked, 'REVOKED'], [expired, 'EXPIRED']] as const) {
+    for (const [key, reason] of [
+      [revoked, 'REVOKED'],
+      [expired, 'EXPIRED'],
+    ] as const) {
       for (const op of [operation('Mutation', 'startEpisode'), operation('Mutation', 'logSteps'), operation('Query', 'episodes')]) {
         const res = await call(op, key.token);
         expect(res.status, op.name).toBe(401);
@@ -298,7 +316,11 @@ interface KeyEvent {
 }
 
 async function keyEvents(keyId: string): Promise<KeyEvent[]> {
-  const res = await t.gql('{ ledgerEvents(first: 500, filter: { types: ["api_key.created", "api_key.revoked"] }) { ... on LedgerEventConnection { edges { node { seq type payload } } } } }', {}, t.keys.read);
+  const res = await t.gql(
+    '{ ledgerEvents(first: 500, filter: { types: ["api_key.created", "api_key.revoked"] }) { ... on LedgerEventConnection { edges { node { seq type payload } } } } }',
+    {},
+    t.keys.read,
+  );
   return res.data.ledgerEvents.edges.map((e: Json) => e.node).filter((e: KeyEvent) => e.payload.keyId === keyId);
 }
 
@@ -309,13 +331,26 @@ async function listed(id: string) {
 
 describe('API key lifecycle', () => {
   it('shows the secret once, at creation; the list, the type and the ledger never carry it', async () => {
-    const res = await t.gql('mutation { createApiKey(name: "ci agent", scopes: ["write", "read"]) { ... on CreatedApiKey { token key { id prefix scopes name revokedAt } } } }', {}, t.keys.admin);
+    const res = await t.gql(
+      'mutation { createApiKey(name: "ci agent", scopes: ["write", "read"]) { ... on CreatedApiKey { token key { id prefix scopes name revokedAt } } } }',
+      {},
+      t.keys.admin,
+    );
     const { token, key } = res.data.createApiKey;
     const [, prefix, secret] = must(/^epk_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/.exec(token));
     expect(key).toMatchObject({ prefix, name: 'ci agent', revokedAt: null });
     expect([...key.scopes].sort()).toEqual(['read', 'write']);
     // No field of ApiKey can carry the secret or its hash: the type is exactly these fields.
-    expect(Object.keys((schema.getType('ApiKey') as Json).getFields()).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt', 'scopes']);
+    expect(Object.keys((schema.getType('ApiKey') as Json).getFields()).sort()).toEqual([
+      'createdAt',
+      'expiresAt',
+      'id',
+      'lastUsedAt',
+      'name',
+      'prefix',
+      'revokedAt',
+      'scopes',
+    ]);
     const list = await t.gql('{ apiKeys { id name prefix scopes createdAt expiresAt revokedAt lastUsedAt } }', {}, t.keys.admin);
     expect(list.data.apiKeys.map((k: Json) => k.id)).toContain(key.id);
     const events = await keyEvents(key.id);
@@ -366,7 +401,13 @@ describe('API key lifecycle', () => {
   it('refuses bad key input with InputLimitError and writes nothing', async () => {
     const before = await snapshots.take(t.keys.tenantId);
     const q = 'mutation($n: String!, $s: [String!]!) { createApiKey(name: $n, scopes: $s) { __typename ... on InputLimitError { violations { field } } } }';
-    for (const [name, scopes, field] of [['x', ['root'], 'scopes'], ['x', [], 'scopes'], [' ', ['read'], 'name'], ['a\u0000b', ['read'], 'name'], ['n'.repeat(201), ['read'], 'name']] as const) {
+    for (const [name, scopes, field] of [
+      ['x', ['root'], 'scopes'],
+      ['x', [], 'scopes'],
+      [' ', ['read'], 'name'],
+      ['a\u0000b', ['read'], 'name'],
+      ['n'.repeat(201), ['read'], 'name'],
+    ] as const) {
       const res = await t.gql(q, { n: name, s: scopes }, t.keys.admin);
       expect(res.data.createApiKey, JSON.stringify(res)).toEqual({ __typename: 'InputLimitError', violations: [{ field }] });
     }
@@ -375,7 +416,7 @@ describe('API key lifecycle', () => {
     expect(await snapshots.take(t.keys.tenantId)).toEqual(before);
   });
 
-  it('records the operator CLI\'s key creation and revocation in the ledger too', async () => {
+  it("records the operator CLI's key creation and revocation in the ledger too", async () => {
     const tenant = (await t.services.db.pool.query('SELECT name FROM tenants WHERE id = $1', [t.keys.tenantId])).rows[0].name;
     const created = await keyCreate(t.services, { tenant, name: 'from cli', scopes: 'read' });
     await keyRevoke(t.services, tenant, created.id);
@@ -402,7 +443,10 @@ describe('keys kept between requests', () => {
       expect((await other.gql('{ viewer { id } }', {}, key.token)).data.viewer.id).toBe(t.keys.tenantId);
       const revokedAt = Date.now();
       await revoke(key.id);
-      await waitUntil(async () => (await other.gql('{ viewer { id } }', {}, key.token)).errors?.[0]?.extensions?.reason === 'REVOKED', 'refused on the other server');
+      await waitUntil(
+        async () => (await other.gql('{ viewer { id } }', {}, key.token)).errors?.[0]?.extensions?.reason === 'REVOKED',
+        'refused on the other server',
+      );
       expect(Date.now() - revokedAt).toBeLessThan(keyCacheMs + 500);
     } finally {
       await other.stop();

@@ -48,7 +48,10 @@ export type TenantSnapshot = Record<string, TableState>;
 
 /** Takes snapshots of everything a tenant owns (every table with a tenant_id column) in one query. */
 export class Snapshotter {
-  private constructor(private readonly pool: pg.Pool, private readonly sql: string) {}
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly sql: string,
+  ) {}
 
   static async create(pool: pg.Pool, opts: SnapshotOptions = {}): Promise<Snapshotter> {
     const tables = (await tenantTables(pool)).filter((t) => !opts.skipTables?.includes(t));
@@ -61,7 +64,11 @@ export class Snapshotter {
           `SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`,
           [table],
         );
-        columns = rows.map((r) => r.column_name).filter((c) => !skip.includes(c)).map((c) => `"${c}"`).join(', ');
+        columns = rows
+          .map((r) => r.column_name)
+          .filter((c) => !skip.includes(c))
+          .map((c) => `"${c}"`)
+          .join(', ');
       }
       const digest = opts.countOnly?.includes(table) ? 'NULL::text' : `md5(string_agg(t::text, E'\\n' ORDER BY t::text))`;
       parts.push(`SELECT '${table}' AS table_name, count(*)::int AS n, ${digest} AS digest FROM (SELECT ${columns} FROM "${table}" WHERE tenant_id = $1) t`);
@@ -131,7 +138,11 @@ export function rawSocket(httpUrl: string, token: string | null): RawSocket {
   };
 }
 
-export async function waitFor<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(
+  probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

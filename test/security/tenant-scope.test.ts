@@ -40,7 +40,7 @@ describe('tenant-scoped Prisma client', () => {
     expect(await scoped.episode.findUnique({ where: { id: foreign.id } })).toBeNull();
   });
 
-  it('cannot change or delete another tenant\'s rows, nor create rows for it', async () => {
+  it("cannot change or delete another tenant's rows, nor create rows for it", async () => {
     const scoped = tenantScoped(database.db.prisma, a);
     const foreign = await database.db.prisma.episode.findFirstOrThrow({ where: { tenantId: b } });
     expect((await scoped.episode.updateMany({ where: { id: foreign.id }, data: { taskType: 'stolen' } })).count).toBe(0);
@@ -48,7 +48,9 @@ describe('tenant-scoped Prisma client', () => {
     expect((await scoped.episode.deleteMany({})).count).toBe(2);
     expect(await database.db.prisma.episode.count({ where: { tenantId: b } })).toBe(1);
     expect((await database.db.prisma.episode.findUniqueOrThrow({ where: { id: foreign.id } })).taskType).toBe('t');
-    await expect(scoped.episode.create({ data: { tenantId: b, taskDescription: 'x', taskType: 't' } as unknown as EpisodeCreateData })).rejects.toBeInstanceOf(TenantScopeError);
+    await expect(scoped.episode.create({ data: { tenantId: b, taskDescription: 'x', taskType: 't' } as unknown as EpisodeCreateData })).rejects.toBeInstanceOf(
+      TenantScopeError,
+    );
     const created = await scoped.episode.create({ data: { taskDescription: 'mine', taskType: 't' } as unknown as EpisodeCreateData });
     expect(created.tenantId).toBe(a);
   });

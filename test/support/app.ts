@@ -43,7 +43,16 @@ export interface TestAppOptions {
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const shared = options.shareDatabaseOf;
   const database = shared ? attachDatabase(shared.database) : await createMigratedDatabase();
-  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: database.url, LOG_LEVEL: 'silent', SHUTDOWN_TIMEOUT_MS: '2000', JOB_POLL_SECONDS: '0.5', LEDGER_SIGNING_KEY: randomBytes(32).toString('hex'), ...env });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    DATABASE_URL: database.url,
+    LOG_LEVEL: 'silent',
+    SHUTDOWN_TIMEOUT_MS: '2000',
+    JOB_POLL_SECONDS: '0.5',
+    LEDGER_SIGNING_KEY: randomBytes(32).toString('hex'),
+    ...env,
+  });
   const services: Services = await createServices(config, database.db, createLogger(config.logLevel));
   const app = createApp(services);
   await app.start();

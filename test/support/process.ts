@@ -40,7 +40,7 @@ function spawnServer(command: string, args: string[], env: Record<string, string
       return new Promise((resolve, reject) => {
         const started = Date.now();
         const poll = setInterval(() => {
-          if (pattern.test(out)) return clearInterval(poll), resolve();
+          if (pattern.test(out)) return (clearInterval(poll), resolve());
           if (child.exitCode !== null || Date.now() - started > timeoutMs) {
             clearInterval(poll);
             reject(new Error(`server did not print ${pattern}; stdout: ${out.slice(-2000)} stderr: ${err.slice(-2000)}`));

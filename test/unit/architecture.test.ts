@@ -89,7 +89,12 @@ const rel = (file: string) => relative(SRC, file);
 
 function isGraphQL(file: string): boolean {
   const path = rel(file);
-  return path.startsWith('schema/') || path === 'builder.ts' || /(^|\/)graphql[^/]*\.ts$/.test(path) || (imports.get(file) ?? []).some((t) => rel(t) === 'builder.ts');
+  return (
+    path.startsWith('schema/') ||
+    path === 'builder.ts' ||
+    /(^|\/)graphql[^/]*\.ts$/.test(path) ||
+    (imports.get(file) ?? []).some((t) => rel(t) === 'builder.ts')
+  );
 }
 
 /** The place of a module in ORDER: its folder, its own name at the root, or the GraphQL layer. */

@@ -83,9 +83,7 @@ describe('checkChildLease', () => {
     ['wallMs', 40_001],
   ] as const)('refuses %s one above the parent remainder', (key, amount) => {
     const child = widestChild({ budget: { ...widestChild().budget, [key]: amount } });
-    expect(checkChildLease(parentLease(), child, NOW)).toEqual([
-      expect.objectContaining({ rule: 'budget_exceeds_parent', field: `budget.${key}` }),
-    ]);
+    expect(checkChildLease(parentLease(), child, NOW)).toEqual([expect.objectContaining({ rule: 'budget_exceeds_parent', field: `budget.${key}` })]);
   });
 
   it('refuses an unlimited child budget under a limited parent', () => {
@@ -197,11 +195,20 @@ describe('chargeLease (INV-EP03)', () => {
   it('is overdrawn when consumption and the other holds exceed the budget, though not spent out', () => {
     const result = chargeLease(lease, { episodes: 0, toolCalls: 0, tokens: 70, wallMs: 0 }, { ...NO_USAGE, tokens: 40 });
     expect(result).toMatchObject({ ok: false, overdrawn: 'tokens', exhausted: null, consumed: { tokens: 70 }, remaining: { tokens: 0 } });
-    expect(chargeLease(lease, { episodes: 0, toolCalls: 0, tokens: 60, wallMs: 0 }, { ...NO_USAGE, tokens: 40 })).toMatchObject({ ok: true, overdrawn: null, remaining: { tokens: 0 } });
+    expect(chargeLease(lease, { episodes: 0, toolCalls: 0, tokens: 60, wallMs: 0 }, { ...NO_USAGE, tokens: 40 })).toMatchObject({
+      ok: true,
+      overdrawn: null,
+      remaining: { tokens: 0 },
+    });
   });
 
   it('reports the remaining net of the other holds', () => {
-    expect(chargeLease(lease, { episodes: 1, toolCalls: 0, tokens: 10, wallMs: 0 }, { episodes: 1, toolCalls: 0, tokens: 30, wallMs: 200 }).remaining).toEqual({ episodes: 0, toolCalls: null, tokens: 60, wallMs: 800 });
+    expect(chargeLease(lease, { episodes: 1, toolCalls: 0, tokens: 10, wallMs: 0 }, { episodes: 1, toolCalls: 0, tokens: 30, wallMs: 200 }).remaining).toEqual({
+      episodes: 0,
+      toolCalls: null,
+      tokens: 60,
+      wallMs: 800,
+    });
   });
 
   it('never exhausts an unlimited resource', () => {

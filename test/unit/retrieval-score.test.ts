@@ -165,7 +165,7 @@ describe('ndcgAtK', () => {
 
   it('cuts both rankings at k and gives unjudged ids no gain', () => {
     expect(ndcgAtK(['b', 'a'], relevance, 1)).toBeCloseTo(3 / 7, 12);
-    expect(ndcgAtK(['x', 'a'], new Map(Object.entries(relevance)), 2)).toBeCloseTo((7 / Math.log2(3)) / (7 + 3 / Math.log2(3)), 12);
+    expect(ndcgAtK(['x', 'a'], new Map(Object.entries(relevance)), 2)).toBeCloseTo(7 / Math.log2(3) / (7 + 3 / Math.log2(3)), 12);
   });
 
   it('never rewards repeating a relevant id', () => {

@@ -57,9 +57,7 @@ describe('checkTransition', () => {
   it('names the allowed actions in the refusal', () => {
     const result = checkTransition('blocked', 'complete');
     expect(result).toMatchObject({ ok: false, allowed: ['resume', 'fail', 'cancel', 'escalate', 'critique'] });
-    expect(result.ok === false && result.message).toBe(
-      'Cannot complete an episode that is blocked (allowed: resume, fail, cancel, escalate, critique)',
-    );
+    expect(result.ok === false && result.message).toBe('Cannot complete an episode that is blocked (allowed: resume, fail, cancel, escalate, critique)');
   });
 
   it('says a final status has no exits', () => {

@@ -18,7 +18,15 @@ const payloads: unknown[] = [
 function chain(): LedgerEvent[] {
   let prevHash = GENESIS_HASH;
   return payloads.map((payload, i) => {
-    const entry: LedgerEntry = { tenantId, seq: i + 1, type: 'episode.started', episodeId: i % 2 ? null : crypto.randomUUID(), workItemId: null, payload, createdAt: new Date(1_800_000_000_000 + i).toISOString() };
+    const entry: LedgerEntry = {
+      tenantId,
+      seq: i + 1,
+      type: 'episode.started',
+      episodeId: i % 2 ? null : crypto.randomUUID(),
+      workItemId: null,
+      payload,
+      createdAt: new Date(1_800_000_000_000 + i).toISOString(),
+    };
     const hash = referenceHash(prevHash, entry);
     const event = { ...entry, seq: String(entry.seq), prevHash, hash };
     prevHash = hash;

@@ -27,7 +27,9 @@ const withLearning = buildSchema(`
 describe('optional episode fields', () => {
   it('selects what the schema offers, two levels deep, skipping episodes and required arguments', async () => {
     const selection = await optionalEpisodeSelection(queryOf(withLearning));
-    expect(selection).toBe('reward { total normalized components { base efficiency } } reflection { successes improvements insights } patterns { id kind successRate }');
+    expect(selection).toBe(
+      'reward { total normalized components { base efficiency } } reflection { successes improvements insights } patterns { id kind successRate }',
+    );
     expect(validate(withLearning, parse(`{ episode(id: "x") { ${selection} } }`))).toEqual([]);
   });
 

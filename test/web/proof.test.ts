@@ -16,7 +16,9 @@ let publicKey: string;
 
 beforeAll(async () => {
   const gql = async (query: string, variables?: Record<string, unknown>) => (await t.gql(query, variables)).data;
-  const started = await gql('mutation { startEpisode(input: { taskDescription: "Prove me", taskType: "proof" }) { ... on StartEpisodePayload { episode { id } } } }');
+  const started = await gql(
+    'mutation { startEpisode(input: { taskDescription: "Prove me", taskType: "proof" }) { ... on StartEpisodePayload { episode { id } } } }',
+  );
   const id = started.startEpisode.episode.id;
   await gql('mutation($id: ID!) { logSteps(episodeId: $id, steps: [{ tool: "a" }, { tool: "b" }]) { __typename } }', { id });
   await gql('mutation($id: ID!) { completeEpisode(episodeId: $id, outcome: { kind: SUCCESS, verdict: "ok" }) { __typename } }', { id });

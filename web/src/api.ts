@@ -60,14 +60,17 @@ export function createApi(apiKey: string, onStatus: (status: LinkStatus) => void
       };
       const start = () => {
         if (stopped) return;
-        unsubscribe = ws.subscribe<T>({ query, variables }, {
-          next: (message) => {
-            retries = 0;
-            if (message.data) onData(message.data as T);
+        unsubscribe = ws.subscribe<T>(
+          { query, variables },
+          {
+            next: (message) => {
+              retries = 0;
+              if (message.data) onData(message.data as T);
+            },
+            error: restart,
+            complete: restart,
           },
-          error: restart,
-          complete: restart,
-        });
+        );
       };
       start();
       return () => {

@@ -74,7 +74,9 @@ export function App() {
         <Nav />
         <span class={`link ${status}`}>{status}</span>
         <span class="muted">tenant {session.tenant}</span>
-        <button type="button" onClick={() => signOut()}>Sign out</button>
+        <button type="button" onClick={() => signOut()}>
+          Sign out
+        </button>
       </header>
       <Monitor api={session.api} />
     </>
@@ -111,7 +113,11 @@ function Nav() {
   const hash = useHash();
   return (
     <nav aria-label="Views">
-      {VIEWS.map((v) => <a key={v.href} href={v.href} aria-current={v.match.test(hash) ? 'page' : undefined}>{v.label}</a>)}
+      {VIEWS.map((v) => (
+        <a key={v.href} href={v.href} aria-current={v.match.test(hash) ? 'page' : undefined}>
+          {v.label}
+        </a>
+      ))}
     </nav>
   );
 }

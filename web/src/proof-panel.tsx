@@ -62,8 +62,14 @@ export function ProofPanel({ api, episodeId }: { api: Api; episodeId: string }) 
   };
   return (
     <Section title="Proof">
-      <button type="button" onClick={() => void run()} disabled={busy}>Download proof bundle</button>
-      {waiting && <p class="muted" role="status">Waiting for the next signed checkpoint to cover this episode…</p>}
+      <button type="button" onClick={() => void run()} disabled={busy}>
+        Download proof bundle
+      </button>
+      {waiting && (
+        <p class="muted" role="status">
+          Waiting for the next signed checkpoint to cover this episode…
+        </p>
+      )}
       {error && <p class="alert">{error}</p>}
       {verdict && (
         <div class={`verdict ${verdict.ok ? 'ok' : 'bad'}`} role="status" data-verdict={verdict.ok ? 'verified' : 'failed'}>
