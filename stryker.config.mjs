@@ -19,7 +19,19 @@ const config = {
   ],
   // Only what the mutation run needs in its sandbox: not the web page, data or test databases. The
   // ledger spec and its vectors stay: tests check the spec's text against the code.
-  ignorePatterns: ['web', '/docs/*', '!/docs/LEDGER.md', '!/docs/ledger-vectors.json', 'bench', 'examples', '/dist', 'test-results', 'reports', '.episodic', '.scratch'],
+  ignorePatterns: [
+    'web',
+    '/docs/*',
+    '!/docs/LEDGER.md',
+    '!/docs/ledger-vectors.json',
+    'bench',
+    'examples',
+    '/dist',
+    'test-results',
+    'reports',
+    '.episodic',
+    '.scratch',
+  ],
   concurrency: 2,
   timeoutMS: 10_000,
   reporters: ['clear-text', 'progress-append-only', 'json'],

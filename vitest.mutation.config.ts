@@ -9,7 +9,7 @@ import base from './vitest.config.ts';
 export default defineConfig({
   resolve: base.resolve,
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/ledger/{hash,merkle,signed-head,verify,worked-example,vectors}.test.ts'],
+    include: ['test/unit/**/*.test.ts', 'test/ledger/{hash,merkle,signed-head,verify,worked-example,vectors,content-hash-wasm}.test.ts'],
     testTimeout: 60_000,
     pool: 'forks',
   },

@@ -9,7 +9,7 @@
 //   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench:admission
 import net from 'node:net';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
-import { fmt, openBenchDatabase, startBenchServer, summarize, type BenchServer } from './support.ts';
+import { type BenchServer, fmt, openBenchDatabase, startBenchServer, summarize } from './support.ts';
 
 const PHASE_MS = Number(process.env.BENCH_PHASE_MS ?? 8_000);
 const PROBE_CONCURRENCY = 1;
@@ -24,7 +24,11 @@ interface Answer {
 }
 
 async function post(url: string, token: string, query: string, variables: Record<string, unknown> = {}): Promise<Answer> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
   return (await res.json()) as Answer;
 }
 
@@ -66,9 +70,14 @@ async function keyOf(db: Awaited<ReturnType<typeof openBenchDatabase>>, name: st
 async function seedLedger(url: string, token: string): Promise<void> {
   const perEpisode = 30;
   for (let e = 0; e < LEDGER_EVENTS / perEpisode; e++) {
-    const started = await post(url, token, 'mutation { startEpisode(input: { taskDescription: "seed", taskType: "bench" }) { ... on StartEpisodePayload { episode { id } } } }');
+    const started = await post(
+      url,
+      token,
+      'mutation { startEpisode(input: { taskDescription: "seed", taskType: "bench" }) { ... on StartEpisodePayload { episode { id } } } }',
+    );
     const id = (started.data as { startEpisode: { episode: { id: string } } }).startEpisode.episode.id;
-    for (let i = 0; i < perEpisode - 1; i++) await post(url, token, 'mutation($e: ID!) { logSteps(episodeId: $e, steps: [{ tool: "t", action: "a" }, { tool: "u" }]) { __typename } }', { e: id });
+    for (let i = 0; i < perEpisode - 1; i++)
+      await post(url, token, 'mutation($e: ID!) { logSteps(episodeId: $e, steps: [{ tool: "t", action: "a" }, { tool: "u" }]) { __typename } }', { e: id });
   }
 }
 
@@ -109,7 +118,10 @@ async function phaseB(server: BenchServer, victim: string, attacker: string) {
   const aliased = `{ ${Array.from({ length: ALIASES }, (_, i) => `v${i}: verifyLedger { __typename }`).join(' ')} }`;
   const attack = (async () => {
     while (Date.now() < until) {
-      const bodies = await Promise.all([post(server.url, attacker, aliased), ...Array.from({ length: ALIASES }, () => post(server.url, attacker, '{ verifyLedger { ... on LedgerVerification { ok checked } } }'))]);
+      const bodies = await Promise.all([
+        post(server.url, attacker, aliased),
+        ...Array.from({ length: ALIASES }, () => post(server.url, attacker, '{ verifyLedger { ... on LedgerVerification { ok checked } } }')),
+      ]);
       for (const b of bodies) countCodes(codes, b);
     }
   })();

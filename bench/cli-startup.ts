@@ -15,7 +15,10 @@ const variants: Record<string, string[]> = {
   'episodic --help (tsx sources)': ['--import', 'tsx', 'src/cli/main.ts', '--help'],
 };
 
-interface Sample { wallMs: number; cpuMs: number }
+interface Sample {
+  wallMs: number;
+  cpuMs: number;
+}
 
 function measure(args: string[]): Sample {
   const start = process.hrtime.bigint();
@@ -40,5 +43,9 @@ console.log(`${runs} runs each, interleaved; medians`);
 for (const [name, xs] of Object.entries(samples)) {
   const wall = median(xs.map((s) => s.wallMs));
   const cpu = median(xs.map((s) => s.cpuMs));
-  console.log(`${name.padEnd(32)} wall ${wall.toFixed(0).padStart(5)} ms (min ${Math.min(...xs.map((s) => s.wallMs)).toFixed(0).padStart(4)}) x${(wall / floorWall).toFixed(2)}   cpu ${cpu.toFixed(0).padStart(5)} ms x${(cpu / floorCpu).toFixed(2)}   of bare node`);
+  console.log(
+    `${name.padEnd(32)} wall ${wall.toFixed(0).padStart(5)} ms (min ${Math.min(...xs.map((s) => s.wallMs))
+      .toFixed(0)
+      .padStart(4)}) x${(wall / floorWall).toFixed(2)}   cpu ${cpu.toFixed(0).padStart(5)} ms x${(cpu / floorCpu).toFixed(2)}   of bare node`,
+  );
 }

@@ -2,7 +2,7 @@
 // rows at read time (what src/monitor/store.ts did before the rollup): episodes grouped per bucket
 // over (tenant_id, started_at), steps' latency percentiles and tool errors in one GROUPING SETS scan.
 import type pg from 'pg';
-import { alignedStart, bucketMsFor, STATUSES, type DashboardFilter } from '../src/monitor/dashboard.ts';
+import { alignedStart, bucketMsFor, type DashboardFilter, STATUSES } from '../src/monitor/dashboard.ts';
 
 export async function rawDashboard(pool: pg.Pool, tenantId: string, f: DashboardFilter): Promise<{ totals: { runs: number } }> {
   const bucketMs = bucketMsFor(f);

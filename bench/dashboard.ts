@@ -7,9 +7,10 @@
 //   DASHBOARD_EPISODES=200000 for a quicker run.
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { loadDashboard } from '../src/monitor/store.ts';
+import { must } from '../src/core/must.ts';
+import { type DashboardFilter, wholeHours } from '../src/monitor/dashboard.ts';
 import { refreshRollup } from '../src/monitor/rollup.ts';
-import { wholeHours, type DashboardFilter } from '../src/monitor/dashboard.ts';
+import { loadDashboard } from '../src/monitor/store.ts';
 import { rawDashboard } from './dashboard-raw.ts';
 import { fmt, openBenchDatabase } from './support.ts';
 
@@ -117,14 +118,17 @@ async function incremental(pool: pg.Pool, tenantId: string, end: Date): Promise<
      SELECT $1, coalesce(max(seq), 0) + 1, 'steps.logged', $2, '{}', '', '', now() FROM ledger_events WHERE tenant_id = $1`,
     [tenantId, id],
   );
-  await pool.query(`INSERT INTO ledger_heads (tenant_id, seq, hash) SELECT $1, max(seq), '' FROM ledger_events WHERE tenant_id = $1
-    ON CONFLICT (tenant_id) DO UPDATE SET seq = excluded.seq`, [tenantId]);
+  await pool.query(
+    `INSERT INTO ledger_heads (tenant_id, seq, hash) SELECT $1, max(seq), '' FROM ledger_events WHERE tenant_id = $1
+    ON CONFLICT (tenant_id) DO UPDATE SET seq = excluded.seq`,
+    [tenantId],
+  );
   let t0 = performance.now();
   const hours = await refreshRollup(pool, tenantId);
   const refreshMs = performance.now() - t0;
-  if (!Array.isArray(hours) || hours.length === 0) throw new Error('expected the changed episode\'s hours to be rebuilt');
+  if (!Array.isArray(hours) || hours.length === 0) throw new Error("expected the changed episode's hours to be rebuilt");
   t0 = performance.now();
-  await loadDashboard(pool, tenantId, cases(end)[0]!.filter);
+  await loadDashboard(pool, tenantId, must(cases(end)[0]).filter);
   return { refreshMs, readMs: performance.now() - t0 };
 }
 
@@ -163,7 +167,9 @@ async function main() {
       if (a.runs !== b.runs) throw new Error(`${c.name}: rollup counts ${a.runs} runs, raw rows ${b.runs}`);
       log(`| ${c.name} | ${fmt(a.runs)} | ${fmt(b.median, 1)} | ${fmt(a.median, 1)} | ${fmt(b.median / a.median, 1)}x |`);
     }
-    log(`\nrollup first build (no state yet): ${fmt(buildSeconds, 1)} s; after one episode changed: refresh ${fmt(inc.refreshMs, 1)} ms, then a 24-hour read ${fmt(inc.readMs, 1)} ms`);
+    log(
+      `\nrollup first build (no state yet): ${fmt(buildSeconds, 1)} s; after one episode changed: refresh ${fmt(inc.refreshMs, 1)} ms, then a 24-hour read ${fmt(inc.readMs, 1)} ms`,
+    );
   } finally {
     await bench.close();
   }

@@ -8,13 +8,13 @@
 //      polling bound of the old queue settings (one job per fetch: workers / JOB_POLL_SECONDS).
 // Run: npm run bench:import [-- <archive.tar.gz or folder>] [--skip-backlog]
 // Default archive: ../shared/data/swebench-verified-mini-swe-agent.tar.gz (relative to the repository).
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fmt, openBenchDatabase, startBenchServer, type BenchDatabase, type BenchServer } from './support.ts';
+import { type BenchDatabase, type BenchServer, fmt, openBenchDatabase, startBenchServer } from './support.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
@@ -43,7 +43,10 @@ async function runsFolder(): Promise<{ dir: string; cleanup(): Promise<void> }> 
 
 function importThroughCli(server: BenchServer, dir: string): Promise<{ report: CliReport; seconds: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['bin/episodic.mjs', 'import', dir, '--json', '--url', server.url, '--key', server.token], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['bin/episodic.mjs', 'import', dir, '--json', '--url', server.url, '--key', server.token], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   return new Promise((done, fail) => {
@@ -115,21 +118,35 @@ async function drainBacklog(dir: string) {
 
 const folder = await runsFolder();
 try {
-  console.log(`import benchmark: ${SOURCE} (load average at start ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
+  console.log(
+    `import benchmark: ${SOURCE} (load average at start ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')})`,
+  );
   const run = await importAndLearn(folder.dir);
   const { report } = run;
   console.log(`1. import through the CLI into an empty database (learning on, ${DEFAULT_WORKERS} workers)`);
-  console.log(`   runs ${report.imported} imported, ${report.duplicates} duplicate, ${report.failed} failed in ${fmt(run.seconds, 1)} s: ${fmt(report.imported / run.seconds, 1)} runs/s, ${fmt(report.acceptedSteps / run.seconds)} steps/s`);
-  console.log(`   refused steps ${report.rejectedSteps}; every episode learned after ${fmt(run.learnedSeconds, 1)} s (${fmt(run.learnedSeconds - run.seconds, 1)} s after the import ended)`);
+  console.log(
+    `   runs ${report.imported} imported, ${report.duplicates} duplicate, ${report.failed} failed in ${fmt(run.seconds, 1)} s: ${fmt(report.imported / run.seconds, 1)} runs/s, ${fmt(report.acceptedSteps / run.seconds)} steps/s`,
+  );
+  console.log(
+    `   refused steps ${report.rejectedSteps}; every episode learned after ${fmt(run.learnedSeconds, 1)} s (${fmt(run.learnedSeconds - run.seconds, 1)} s after the import ended)`,
+  );
   console.log(`   database size ${fmt(run.bytes / 1024 / 1024, 1)} MB`);
   if (!SKIP_BACKLOG) {
     const drain = await drainBacklog(folder.dir);
     const rate = drain.backlog / drain.seconds;
     const pollingBound = DEFAULT_WORKERS / DEFAULT_POLL_SECONDS;
-    console.log(`2. learning backlog: ${drain.backlog} episodes imported with no workers, then drained by one server (${DEFAULT_WORKERS} workers, JOB_POLL_SECONDS ${DEFAULT_POLL_SECONDS})`);
-    console.log(`   drained in ${fmt(drain.seconds, 1)} s: ${fmt(rate, 1)} episodes/s; ${fmt(rate / pollingBound, 1)}x the one-job-per-poll bound (${fmt(pollingBound, 1)} episodes/s)`);
+    console.log(
+      `2. learning backlog: ${drain.backlog} episodes imported with no workers, then drained by one server (${DEFAULT_WORKERS} workers, JOB_POLL_SECONDS ${DEFAULT_POLL_SECONDS})`,
+    );
+    console.log(
+      `   drained in ${fmt(drain.seconds, 1)} s: ${fmt(rate, 1)} episodes/s; ${fmt(rate / pollingBound, 1)}x the one-job-per-poll bound (${fmt(pollingBound, 1)} episodes/s)`,
+    );
   }
-  console.log(`import runs=${report.imported} steps=${report.acceptedSteps} refused_steps=${report.rejectedSteps} seconds=${run.seconds.toFixed(1)} learned_seconds=${run.learnedSeconds.toFixed(1)}`);
+  console.log(
+    `import runs=${report.imported} steps=${report.acceptedSteps} refused_steps=${report.rejectedSteps} seconds=${run.seconds.toFixed(1)} learned_seconds=${run.learnedSeconds.toFixed(1)}`,
+  );
 } finally {
   await folder.cleanup();
 }

@@ -12,10 +12,11 @@
 
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { must } from '../src/core/must.ts';
 import { toStepInput } from '../src/episodes/inputs.ts';
 import { prepareSteps } from '../src/steps/prepare.ts';
 import { DEFAULT_REDACTED_KEYS } from '../src/steps/redact.ts';
-import { openBenchDatabase, startBenchServer, gql, fmt, measureCpu, runLoad, summarize, type BenchServer, type CpuUse } from './support.ts';
+import { type BenchServer, type CpuUse, fmt, gql, measureCpu, openBenchDatabase, runLoad, startBenchServer, summarize } from './support.ts';
 
 const TOTAL = Number(process.argv[2] ?? 40_000);
 const SINGLE_TOTAL = Math.round(TOTAL / 4);
@@ -68,8 +69,12 @@ async function runClients(clients: number, work: (client: number) => Promise<num
 function storedRows(episodeIds: string[]) {
   return Array.from({ length: TOTAL / 100 }, (_, b) => {
     const { episode, firstStep } = placeBatch(b);
-    const episodeId = episodeIds[episode]!;
-    const steps = prepareSteps(episodeId, Array.from({ length: 100 }, (_, k) => toStepInput(makeStep(b * 100 + k))), DEFAULT_REDACTED_KEYS);
+    const episodeId = must(episodeIds[episode]);
+    const steps = prepareSteps(
+      episodeId,
+      Array.from({ length: 100 }, (_, k) => toStepInput(makeStep(b * 100 + k))),
+      DEFAULT_REDACTED_KEYS,
+    );
     return { episodeId, rows: steps.map((step, k) => ({ n: firstStep + k, step, contentHash: step.contentHash })) };
   });
 }
@@ -82,7 +87,7 @@ async function rawUnnest(pool: import('pg').Pool, tenantId: string, batches: Ret
   return runClients(4, async (client) => {
     const lat: number[] = [];
     for (let b = client; b < batches.length; b += 4) {
-      const { episodeId, rows } = batches[b]!;
+      const { episodeId, rows } = must(batches[b]);
       const col = <T>(f: (r: StoredRow) => T) => rows.map(f);
       const t0 = performance.now();
       await pool.query(
@@ -90,10 +95,28 @@ async function rawUnnest(pool: import('pg').Pool, tenantId: string, batches: Ret
                             latency_ms, tokens, cost, side_effect_key, world_before, world_after, metadata, content_hash, size_bytes)
          SELECT $1, $2, * FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::text[], $9::text[], $10::jsonb[], $11::text[],
                                       $12::int[], $13::int[], $14::float8[], $15::text[], $16::jsonb[], $17::jsonb[], $18::jsonb[], $19::text[], $20::int[])`,
-        [tenantId, episodeId, col((r) => r.n), col((r) => r.step.kind), col((r) => r.step.tool), col((r) => r.step.action),
-         col((r) => json(r.step.parameters)), col((r) => r.step.argsHash), col((r) => r.step.resultKind), col((r) => json(r.step.result)),
-         col((r) => r.step.observation), col((r) => r.step.latencyMs), col((r) => r.step.tokens), col((r) => r.step.cost), col((r) => r.step.sideEffectKey),
-         col((r) => json(r.step.worldBefore)), col((r) => json(r.step.worldAfter)), col((r) => json(r.step.metadata)), col((r) => r.contentHash), col((r) => r.step.sizeBytes)],
+        [
+          tenantId,
+          episodeId,
+          col((r) => r.n),
+          col((r) => r.step.kind),
+          col((r) => r.step.tool),
+          col((r) => r.step.action),
+          col((r) => json(r.step.parameters)),
+          col((r) => r.step.argsHash),
+          col((r) => r.step.resultKind),
+          col((r) => json(r.step.result)),
+          col((r) => r.step.observation),
+          col((r) => r.step.latencyMs),
+          col((r) => r.step.tokens),
+          col((r) => r.step.cost),
+          col((r) => r.step.sideEffectKey),
+          col((r) => json(r.step.worldBefore)),
+          col((r) => json(r.step.worldAfter)),
+          col((r) => json(r.step.metadata)),
+          col((r) => r.contentHash),
+          col((r) => r.step.sizeBytes),
+        ],
       );
       lat.push(performance.now() - t0);
     }
@@ -108,15 +131,28 @@ async function rawSubset(pool: import('pg').Pool, tenantId: string, episodeIds: 
     const lat: number[] = [];
     for (let b = client; b < batches; b += 4) {
       const { episode, firstStep } = placeBatch(b);
-      const episodeId = episodeIds[episode]!;
+      const episodeId = must(episodeIds[episode]);
       const rows = Array.from({ length: 100 }, (_, k) => ({ n: firstStep + k, s: makeStep(b * 100 + k) }));
       const t0 = performance.now();
       await pool.query(
         `INSERT INTO steps (tenant_id, episode_id, step_number, kind, tool, action, parameters, result_kind, result, observation, latency_ms, tokens, content_hash, size_bytes)
          SELECT $1, $2, * FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::text[], $9::jsonb[], $10::text[], $11::int[], $12::int[], $13::text[], $14::int[])`,
-        [tenantId, episodeId, rows.map((r) => r.n), rows.map((r) => r.s.kind), rows.map((r) => r.s.tool), rows.map((r) => r.s.action),
-         rows.map((r) => JSON.stringify(r.s.parameters)), rows.map(() => 'success'), rows.map((r) => JSON.stringify({ output: r.s.result.output })),
-         rows.map((r) => r.s.observation), rows.map((r) => r.s.latencyMs), rows.map((r) => r.s.tokens), rows.map(() => 'x'), rows.map(() => 300)],
+        [
+          tenantId,
+          episodeId,
+          rows.map((r) => r.n),
+          rows.map((r) => r.s.kind),
+          rows.map((r) => r.s.tool),
+          rows.map((r) => r.s.action),
+          rows.map((r) => JSON.stringify(r.s.parameters)),
+          rows.map(() => 'success'),
+          rows.map((r) => JSON.stringify({ output: r.s.result.output })),
+          rows.map((r) => r.s.observation),
+          rows.map((r) => r.s.latencyMs),
+          rows.map((r) => r.s.tokens),
+          rows.map(() => 'x'),
+          rows.map(() => 300),
+        ],
       );
       lat.push(performance.now() - t0);
     }
@@ -176,7 +212,7 @@ async function main() {
       ['A raw pg UNNEST of the rows B stores, 100/batch, 4 connections', rate(TOTAL, a), a],
       ['A0 raw pg UNNEST of a 12-column subset (earlier baseline)', rate(TOTAL, a0), a0],
       ['B logSteps via GraphQL, 100/batch, 4 clients', rate(TOTAL, b), b],
-      ['F B\'s load with nothing written (HTTP, GraphQL, limits, redaction, hashes)', rate(TOTAL, f), f],
+      ["F B's load with nothing written (HTTP, GraphQL, limits, redaction, hashes)", rate(TOTAL, f), f],
       ['C logStep via GraphQL, 32 clients, group commit', rate(SINGLE, c), c],
       ['D logStep via GraphQL, 32 clients, one transaction per step (our SQL)', rate(SINGLE, d), d],
       ['E logStep via GraphQL, 32 clients, naive Prisma ORM, one INSERT per step', rate(SINGLE, e), e],
@@ -185,15 +221,20 @@ async function main() {
     const cpuPerStep = (cpu: CpuUse) => (cpu.postgresUs === null ? null : cpu.nodeUs + cpu.postgresUs);
     console.log(`\nsteps: ${TOTAL} batched, ${SINGLE_TOTAL} single; node ${process.version}\n`);
     console.log('CPU per step: this process (server and load clients) and the local PostgreSQL processes.\n');
-    console.log('| path | steps/s | p50 ms | p99 ms | node CPU us/step | postgres CPU us/step | cores busy |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+    console.log(
+      '| path | steps/s | p50 ms | p99 ms | node CPU us/step | postgres CPU us/step | cores busy |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    );
     for (const [name, r, s] of rows) {
-      console.log(`| ${name} | ${fmt(r)} | ${fmt(s.p50, 1)} | ${fmt(s.p99, 1)} | ${us(s.cpu.nodeUs)} | ${us(s.cpu.postgresUs)} | ${s.cpu.cores === null ? 'n/a' : fmt(s.cpu.cores, 2)} |`);
+      console.log(
+        `| ${name} | ${fmt(r)} | ${fmt(s.p50, 1)} | ${fmt(s.p99, 1)} | ${us(s.cpu.nodeUs)} | ${us(s.cpu.postgresUs)} | ${s.cpu.cores === null ? 'n/a' : fmt(s.cpu.cores, 2)} |`,
+      );
     }
     console.log(`\nB/A (logSteps vs raw UNNEST of the same rows): ${fmt(rate(TOTAL, b) / rate(TOTAL, a), 2)} (target >= 0.5)`);
     const [cpuA, cpuB] = [cpuPerStep(a.cpu), cpuPerStep(b.cpu)];
     // Both paths share the same cores, so with the cores as busy as in A, B's rate can be at most
     // A's rate times A's CPU per step over B's.
-    if (cpuA !== null && cpuB !== null) console.log(`B/A bound by CPU per step (A ${fmt(cpuA)} us, B ${fmt(cpuB)} us, node + postgres): ${fmt(cpuA / cpuB, 2)}`);
+    if (cpuA !== null && cpuB !== null)
+      console.log(`B/A bound by CPU per step (A ${fmt(cpuA)} us, B ${fmt(cpuB)} us, node + postgres): ${fmt(cpuA / cpuB, 2)}`);
     // F is B without any database work. A server doing F's work and then A's insert, and nothing
     // else (no transaction, ledger event, locks or budgets), costs at least F's CPU plus A's per step.
     const cpuF = cpuPerStep(f.cpu);
@@ -201,7 +242,7 @@ async function main() {
     if (cpuA !== null && cpuF !== null) {
       console.log(`B/A ceiling by CPU at A's cores busy (A ${fmt(cpuA)} us over F ${fmt(cpuF)} + A ${fmt(cpuA)} us): ${fmt(cpuA / (cpuF + cpuA), 2)}`);
       // If B could keep every core busy (no path here does), while A keeps a.cpu.cores busy.
-      const allCores = (availableParallelism() / a.cpu.cores!) * (cpuA / (cpuF + cpuA));
+      const allCores = (availableParallelism() / must(a.cpu.cores)) * (cpuA / (cpuF + cpuA));
       console.log(`B/A ceiling by CPU with all ${availableParallelism()} cores fully busy: ${fmt(allCores, 2)}`);
     }
     console.log(`B/A0 (logSteps vs the earlier 12-column baseline): ${fmt(rate(TOTAL, b) / rate(TOTAL, a0), 2)}`);
@@ -217,4 +258,3 @@ async function main() {
 }
 
 await main();
-

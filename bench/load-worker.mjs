@@ -4,8 +4,8 @@
 // per call, and that CPU is taken from the same 2 cores the server and PostgreSQL run on.
 // workerData: { url, token, query, clients: [[variables, ...], ...], check: { path: [...], equals } }
 import { Agent, request } from 'node:http';
-import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
+import { parentPort, workerData } from 'node:worker_threads';
 
 const job = workerData;
 const target = new URL(job.url);
@@ -14,8 +14,14 @@ const agent = new Agent({ keepAlive: true, maxSockets: job.clients.length });
 function post(body) {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${job.token}` } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${job.token}` },
+      },
       (res) => {
         const chunks = [];
         res.on('data', (c) => chunks.push(c));
@@ -49,4 +55,7 @@ async function run() {
   return { seconds: (performance.now() - started) / 1000, latencies: perClient.flat() };
 }
 
-run().then((r) => parentPort.postMessage(r), (err) => parentPort.postMessage({ error: String(err) }));
+run().then(
+  (r) => parentPort.postMessage(r),
+  (err) => parentPort.postMessage({ error: String(err) }),
+);

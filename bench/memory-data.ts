@@ -81,12 +81,19 @@ function stepsOf(messages: Message[]): RunStep[] {
 
 export function loadDevRuns(archive = process.env.MEMORY_DATASET ?? DEFAULT_DATASET): DevRun[] {
   const root = unpack(archive);
-  const base = readdirSync(root).map((d) => join(root, d)).find((d) => existsSync(join(d, 'results.csv'))) ?? root;
+  const base =
+    readdirSync(root)
+      .map((d) => join(root, d))
+      .find((d) => existsSync(join(d, 'results.csv'))) ?? root;
   const verdicts = new Map(
-    readFileSync(join(base, 'results.csv'), 'utf8').trim().split('\n').slice(1).map((line) => {
-      const [id, resolved] = line.split(',');
-      return [id ?? '', resolved === 'True'] as const;
-    }),
+    readFileSync(join(base, 'results.csv'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => {
+        const [id, resolved] = line.split(',');
+        return [id ?? '', resolved === 'True'] as const;
+      }),
   );
   const runs: DevRun[] = [];
   for (const id of readdirSync(join(base, 'trajs')).sort()) {

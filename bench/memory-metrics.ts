@@ -1,7 +1,7 @@
 // Metrics and baselines of the memory benchmark, over run ids. Labels come from the data only:
 // an episode is relevant to a task when its final patch changes a file the task's own final patch
 // changes (memory-data.ts drops packaging files).
-import { taskTerms, documentLength, type TermCounts } from '../src/retrieval/terms.ts';
+import { documentLength, type TermCounts, taskTerms } from '../src/retrieval/terms.ts';
 import { seededRandom } from './memory-split.ts';
 
 export interface LabelledRun {
@@ -22,7 +22,7 @@ export interface Metrics {
 
 export const K = 5;
 
-const relevant = (query: LabelledRun, candidate: LabelledRun | undefined) => candidate !== undefined && candidate.files.some((f) => query.files.includes(f));
+const relevant = (query: LabelledRun, candidate: LabelledRun | undefined) => candidate?.files.some((f) => query.files.includes(f));
 
 export function evaluate(queries: readonly LabelledRun[], rankings: ReadonlyMap<string, readonly string[]>, pool: ReadonlyMap<string, LabelledRun>): Metrics {
   let hits = 0;
@@ -44,7 +44,12 @@ export function evaluate(queries: readonly LabelledRun[], rankings: ReadonlyMap<
 }
 
 /** Paired counts: queries one ranking hits and the other misses. */
-export function paired(queries: readonly LabelledRun[], a: ReadonlyMap<string, readonly string[]>, b: ReadonlyMap<string, readonly string[]>, pool: ReadonlyMap<string, LabelledRun>) {
+export function paired(
+  queries: readonly LabelledRun[],
+  a: ReadonlyMap<string, readonly string[]>,
+  b: ReadonlyMap<string, readonly string[]>,
+  pool: ReadonlyMap<string, LabelledRun>,
+) {
   const hit = (r: ReadonlyMap<string, readonly string[]>, q: LabelledRun) => (r.get(q.id) ?? []).slice(0, K).some((id) => relevant(q, pool.get(id)));
   return { onlyA: queries.filter((q) => hit(a, q) && !hit(b, q)).length, onlyB: queries.filter((q) => !hit(a, q) && hit(b, q)).length };
 }
@@ -61,7 +66,11 @@ export class Bm25Baseline {
   private readonly postings = new Map<string, string[]>();
   private readonly averageLength: number;
 
-  constructor(private readonly pool: readonly LabelledRun[], private readonly k1 = 1.2, private readonly b = 0.75) {
+  constructor(
+    private readonly pool: readonly LabelledRun[],
+    private readonly k1 = 1.2,
+    private readonly b = 0.75,
+  ) {
     let total = 0;
     for (const run of pool) {
       const counts = taskTerms(run.description);
@@ -101,7 +110,10 @@ export class Bm25Baseline {
 /** K runs of the query's repository drawn at random (fixed seed per query). */
 export function randomSameRepository(query: LabelledRun, pool: readonly LabelledRun[], seed: number): string[] {
   const random = seededRandom(seed);
-  const same = pool.filter((r) => r.repository === query.repository).map((r) => r.id).sort();
+  const same = pool
+    .filter((r) => r.repository === query.repository)
+    .map((r) => r.id)
+    .sort();
   for (let i = same.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     [same[i], same[j]] = [same[j] as string, same[i] as string];

@@ -21,10 +21,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createEpisodicClient, type EpisodicClient } from '../src/client/index.ts';
-import { findFiles, type FoundFile } from '../src/import/files.ts';
-import { importRuns, parseGenericJsonl, parseMiniSweAgent, parseSweAgent, readVerdictFiles, type ImportedRun } from '../src/import/index.ts';
+import { type FoundFile, findFiles } from '../src/import/files.ts';
+import { type ImportedRun, importRuns, parseGenericJsonl, parseMiniSweAgent, parseSweAgent, readVerdictFiles } from '../src/import/index.ts';
 import { changedFiles } from '../src/import/run.ts';
-import { taskTerms, TASK_TERM_RULES } from '../src/learning/task-terms.ts';
+import { TASK_TERM_RULES, taskTerms } from '../src/learning/task-terms.ts';
 import { splitByRepository } from './memory-split.ts';
 import { openBenchDatabase, startBenchServer } from './support.ts';
 
@@ -99,9 +99,16 @@ export async function reportPatterns({ client, pool, heldOut }: PatternBenchInpu
   for (const run of heldOut) served.set(run.id, await relevantPatterns(client, run));
   const lines = [`patterns: ${active.length} active from ${pool.length} pool runs; held-out runs ${heldOut.length}`];
   const byKind = countBy(active.map((p) => p.kind));
-  lines.push(`patterns by kind: ${[...byKind.entries()].sort().map(([k, n]) => `${k}=${n}`).join(' ')}`);
+  lines.push(
+    `patterns by kind: ${[...byKind.entries()]
+      .sort()
+      .map(([k, n]) => `${k}=${n}`)
+      .join(' ')}`,
+  );
   const servedCounts = heldOut.map((r) => served.get(r.id)?.length ?? 0);
-  lines.push(`patterns served per held-out task (task + context): mean ${fmt(mean(servedCounts), 1)}, tasks with none ${servedCounts.filter((n) => n === 0).length}`);
+  lines.push(
+    `patterns served per held-out task (task + context): mean ${fmt(mean(servedCounts), 1)}, tasks with none ${servedCounts.filter((n) => n === 0).length}`,
+  );
   lines.push(...fileLines(pool, heldOut, served, active));
   lines.push(...outcomeLines(heldOut, active));
   lines.push(...quotedTasks(heldOut, served));
@@ -134,7 +141,12 @@ async function relevantPatterns(client: EpisodicClient, run: PatternBenchRun): P
 
 // ---- files ----
 
-function fileLines(pool: readonly PatternBenchRun[], heldOut: readonly PatternBenchRun[], served: ReadonlyMap<string, ServedPattern[]>, active: readonly ActivePattern[]): string[] {
+function fileLines(
+  pool: readonly PatternBenchRun[],
+  heldOut: readonly PatternBenchRun[],
+  served: ReadonlyMap<string, ServedPattern[]>,
+  active: readonly ActivePattern[],
+): string[] {
   const prior = popularFiles(pool);
   let patternHits = 0;
   let priorHits = 0;
@@ -146,7 +158,10 @@ function fileLines(pool: readonly PatternBenchRun[], heldOut: readonly PatternBe
     if (files.some((f) => changed.has(f))) patternHits += 1;
     if ((prior.get(run.repository) ?? []).some((f) => changed.has(f))) priorHits += 1;
   }
-  const lift = heldOutFileLift(heldOut, active.filter((p) => p.kind === 'FILE_CHANGE'));
+  const lift = heldOutFileLift(
+    heldOut,
+    active.filter((p) => p.kind === 'FILE_CHANGE'),
+  );
   return [
     `file patterns FileHit@${TOP}: patterns=${fmt(patternHits / heldOut.length, 3)} prior(top ${TOP} files of the repository)=${fmt(priorHits / heldOut.length, 3)} (tasks with a prediction ${predicted}/${heldOut.length})`,
     `file patterns held-out: changed the file in ${fmt(lift.withRate, 3)} of ${lift.withRuns} (pattern, run) pairs it applies to vs ${fmt(lift.withoutRate, 3)} of ${lift.withoutRuns} it does not; lift ${signed(lift.withRate - lift.withoutRate)}`,
@@ -156,12 +171,19 @@ function fileLines(pool: readonly PatternBenchRun[], heldOut: readonly PatternBe
 /** The files served file patterns predict, by the summed score of the patterns predicting each (several cues for one file add up). */
 function predictedFiles(served: readonly ServedPattern[]): string[] {
   const score = new Map<string, number>();
-  for (const s of served) if (s.pattern.kind === 'FILE_CHANGE' && s.pattern.changedFile) score.set(s.pattern.changedFile, (score.get(s.pattern.changedFile) ?? 0) + s.score.total);
-  return [...score].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, TOP).map(([file]) => file);
+  for (const s of served)
+    if (s.pattern.kind === 'FILE_CHANGE' && s.pattern.changedFile) score.set(s.pattern.changedFile, (score.get(s.pattern.changedFile) ?? 0) + s.score.total);
+  return [...score]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, TOP)
+    .map(([file]) => file);
 }
 
 function heldOutFileLift(heldOut: readonly PatternBenchRun[], patterns: readonly ActivePattern[]) {
-  let withRuns = 0, withHits = 0, withoutRuns = 0, withoutHits = 0;
+  let withRuns = 0,
+    withHits = 0,
+    withoutRuns = 0,
+    withoutHits = 0;
   const terms = new Map(heldOut.map((r) => [r.id, new Set(taskTerms(r.taskDescription, TASK_TERM_RULES.perQuery))]));
   for (const p of patterns) {
     for (const run of heldOut) {
@@ -181,7 +203,15 @@ function popularFiles(pool: readonly PatternBenchRun[]): Map<string, string[]> {
     for (const f of relevantFiles(run)) repo.set(f, (repo.get(f) ?? 0) + 1);
     counts.set(run.repository, repo);
   }
-  return new Map([...counts].map(([repo, files]) => [repo, [...files].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, TOP).map(([f]) => f)]));
+  return new Map(
+    [...counts].map(([repo, files]) => [
+      repo,
+      [...files]
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, TOP)
+        .map(([f]) => f),
+    ]),
+  );
 }
 
 function relevantFiles(run: PatternBenchRun): Set<string> {
@@ -196,7 +226,10 @@ function outcomeLines(heldOut: readonly PatternBenchRun[], active: readonly Acti
     p.kind === 'TASK_OUTCOME' ? Boolean(terms.get(r.id)?.has(p.cue)) : p.kind === 'TOOL_OUTCOME' ? r.tools.includes(p.cue) : r.errorClasses.includes(p.cue);
   const lines: string[] = [];
   for (const kind of ['TASK_OUTCOME', 'TOOL_OUTCOME', 'ERROR_OUTCOME']) {
-    let weight = 0, signedSum = 0, agree = 0, measured = 0;
+    let weight = 0,
+      signedSum = 0,
+      agree = 0,
+      measured = 0;
     for (const p of active.filter((x) => x.kind === kind && x.lift !== null)) {
       const comparable = heldOut.filter((r) => r.repository.toLowerCase() === p.scope);
       const inside = comparable.filter((r) => applies(p, r));
@@ -278,7 +311,11 @@ async function main(): Promise<void> {
     const { pool, heldOut } = splitByRepository(runs);
     const client = createEpisodicClient({ url: server.url, apiKey: server.token });
     const started = performance.now();
-    const report = await importRuns(client, pool.map((r) => r.file.path), { verdicts: new Map(pool.map((r) => [r.id, r.resolved])) });
+    const report = await importRuns(
+      client,
+      pool.map((r) => r.file.path),
+      { verdicts: new Map(pool.map((r) => [r.id, r.resolved])) },
+    );
     const episodes = new Map(report.runs.map((r) => [r.file, r.episodeId]));
     const poolRuns = pool.map((r) => patternBenchRun(r.run, r.resolved, episodes.get(r.file.path) ?? null));
     const imported = performance.now();

@@ -14,8 +14,8 @@ import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { BM25 } from '../src/retrieval/bm25.ts';
 import { rankEpisodes } from '../src/retrieval/store.ts';
-import { documentLength, taskTerms, workTerms, type TermCounts } from '../src/retrieval/terms.ts';
-import { loadDevRuns, type DevRun } from './memory-data.ts';
+import { documentLength, type TermCounts, taskTerms, workTerms } from '../src/retrieval/terms.ts';
+import { type DevRun, loadDevRuns } from './memory-data.ts';
 import { seededRandom, splitByRepository } from './memory-split.ts';
 import { fmt, openBenchDatabase, percentile, startBenchServer } from './support.ts';
 
@@ -75,7 +75,9 @@ function bootstrap(base: Base, rare: Set<string>, random: () => number, variants
 }
 
 async function dropTermIndexes(pool: pg.Pool) {
-  await pool.query('ALTER TABLE episode_terms DROP CONSTRAINT episode_terms_pkey, DROP CONSTRAINT episode_terms_episode_id_fkey, DROP CONSTRAINT episode_terms_tenant_id_fkey');
+  await pool.query(
+    'ALTER TABLE episode_terms DROP CONSTRAINT episode_terms_pkey, DROP CONSTRAINT episode_terms_episode_id_fkey, DROP CONSTRAINT episode_terms_tenant_id_fkey',
+  );
   await pool.query('DROP INDEX episode_terms_tenant_id_field_term_impact_episode_id_idx');
 }
 
@@ -85,9 +87,15 @@ async function createTermIndexes(pool: pg.Pool): Promise<number> {
   try {
     await client.query(`SET maintenance_work_mem = '1GB'`);
     await client.query('ALTER TABLE episode_terms ADD CONSTRAINT episode_terms_pkey PRIMARY KEY (episode_id, field, term)');
-    await client.query('CREATE INDEX episode_terms_tenant_id_field_term_impact_episode_id_idx ON episode_terms (tenant_id, field, term, impact DESC, episode_id)');
-    await client.query('ALTER TABLE episode_terms ADD CONSTRAINT episode_terms_episode_id_fkey FOREIGN KEY (episode_id) REFERENCES episodes(id) ON DELETE CASCADE ON UPDATE CASCADE');
-    await client.query('ALTER TABLE episode_terms ADD CONSTRAINT episode_terms_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE ON UPDATE CASCADE');
+    await client.query(
+      'CREATE INDEX episode_terms_tenant_id_field_term_impact_episode_id_idx ON episode_terms (tenant_id, field, term, impact DESC, episode_id)',
+    );
+    await client.query(
+      'ALTER TABLE episode_terms ADD CONSTRAINT episode_terms_episode_id_fkey FOREIGN KEY (episode_id) REFERENCES episodes(id) ON DELETE CASCADE ON UPDATE CASCADE',
+    );
+    await client.query(
+      'ALTER TABLE episode_terms ADD CONSTRAINT episode_terms_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE ON UPDATE CASCADE',
+    );
     // What autovacuum does after inserts (the migration tunes it for this table): the visibility
     // map lets the postings query run index-only; the statistics give the planner its estimates.
     for (const table of ['episode_terms', 'episode_term_df', 'episode_term_totals', 'episodes']) await client.query(`VACUUM ANALYZE ${table}`);
@@ -136,7 +144,11 @@ async function load(pool: pg.Pool, tenantId: string, bases: Base[]) {
         episodes.map((e) => e.base.run.repository),
         episodes.map((e) => (e.base.run.resolved ? 'completed' : 'failed')),
         episodes.map((e) => (e.base.run.resolved ? 'success' : 'failure')),
-        episodes.map((e) => JSON.stringify(e.base.run.resolved ? { kind: 'success', verdict: 'resolved', artifacts: e.base.run.files } : { kind: 'failure', reason: 'not resolved' })),
+        episodes.map((e) =>
+          JSON.stringify(
+            e.base.run.resolved ? { kind: 'success', verdict: 'resolved', artifacts: e.base.run.files } : { kind: 'failure', reason: 'not resolved' },
+          ),
+        ),
         episodes.map((e) => (e.base.run.resolved ? 0.8 : 0.1)),
         episodes.map((e) => e.base.run.steps.length),
       ],
@@ -152,7 +164,12 @@ async function load(pool: pg.Pool, tenantId: string, bases: Base[]) {
     const entries = [...map];
     for (let i = 0; i < entries.length; i += 100_000) {
       const part = entries.slice(i, i + 100_000);
-      await pool.query(`INSERT INTO episode_term_df (tenant_id, field, term, df) SELECT $1, $2, * FROM unnest($3::text[], $4::int[])`, [tenantId, field, part.map((e) => e[0]), part.map((e) => e[1])]);
+      await pool.query(`INSERT INTO episode_term_df (tenant_id, field, term, df) SELECT $1, $2, * FROM unnest($3::text[], $4::int[])`, [
+        tenantId,
+        field,
+        part.map((e) => e[0]),
+        part.map((e) => e[1]),
+      ]);
     }
     await pool.query('INSERT INTO episode_term_totals (tenant_id, field, documents, length) VALUES ($1, $2, $3, $4)', [tenantId, field, N, lengths[field]]);
   }
@@ -172,7 +189,13 @@ async function explainOne(pool: pg.Pool, tenantId: string, q: DevRun | undefined
       return query(sql, values);
     },
   });
-  await rankEpisodes(spy, { tenantId, query: { description: q.description.slice(0, 10_000), taskType: null, context: { domain: null, language: null, framework: null, tags: [] } }, statuses: ['completed', 'failed'], limit: 5, now: new Date() });
+  await rankEpisodes(spy, {
+    tenantId,
+    query: { description: q.description.slice(0, 10_000), taskType: null, context: { domain: null, language: null, framework: null, tags: [] } },
+    statuses: ['completed', 'failed'],
+    limit: 5,
+    now: new Date(),
+  });
 }
 
 async function main() {
@@ -188,9 +211,13 @@ async function main() {
     const postings = await load(pool, server.tenantId, bases);
     const loadSeconds = (performance.now() - t0) / 1000;
     const indexSeconds = await createTermIndexes(pool);
-    const { rows: size } = await pool.query(`SELECT pg_size_pretty(pg_total_relation_size('episode_terms')) AS terms, pg_size_pretty(pg_total_relation_size('episodes')) AS episodes`);
+    const { rows: size } = await pool.query(
+      `SELECT pg_size_pretty(pg_total_relation_size('episode_terms')) AS terms, pg_size_pretty(pg_total_relation_size('episodes')) AS episodes`,
+    );
     console.log(`# relevantEpisodes at ${fmt(N)} episodes bootstrapped from ${bases.length} real runs\n`);
-    console.log(`${fmt(postings)} postings (${size[0].terms} with indexes; episodes ${size[0].episodes}); loaded in ${fmt(loadSeconds, 0)} s, indexed and vacuumed in ${fmt(indexSeconds, 0)} s.\n`);
+    console.log(
+      `${fmt(postings)} postings (${size[0].terms} with indexes; episodes ${size[0].episodes}); loaded in ${fmt(loadSeconds, 0)} s, indexed and vacuumed in ${fmt(indexSeconds, 0)} s.\n`,
+    );
     if (process.argv.includes('--explain')) await explainOne(pool, server.tenantId, heldOut[0]);
     console.log('| query | p50 ms | p95 ms | p99 ms | queries | candidates (mean) |\n|---|---|---|---|---|---|');
     for (const mode of ['text', 'context'] as const) {
@@ -199,9 +226,19 @@ async function main() {
       for (const pass of [0, 1, 2]) {
         for (const q of heldOut) {
           const stats = { candidates: 0, fallback: false };
-          const context = mode === 'context' ? { domain: q.repository, language: q.language, framework: null, tags: [] } : { domain: null, language: null, framework: null, tags: [] };
+          const context =
+            mode === 'context'
+              ? { domain: q.repository, language: q.language, framework: null, tags: [] }
+              : { domain: null, language: null, framework: null, tags: [] };
           const started = performance.now();
-          await rankEpisodes(pool, { tenantId: server.tenantId, query: { description: q.description.slice(0, 10_000), taskType: null, context }, statuses: ['completed', 'failed'], limit: 5, now: new Date(), stats });
+          await rankEpisodes(pool, {
+            tenantId: server.tenantId,
+            query: { description: q.description.slice(0, 10_000), taskType: null, context },
+            statuses: ['completed', 'failed'],
+            limit: 5,
+            now: new Date(),
+            stats,
+          });
           if (pass > 0) {
             ms.push(performance.now() - started);
             candidates.push(stats.candidates);
@@ -209,7 +246,9 @@ async function main() {
         }
       }
       ms.sort((a, b) => a - b);
-      console.log(`| ${mode === 'text' ? 'task text' : 'text + context'} | ${fmt(percentile(ms, 50), 1)} | ${fmt(percentile(ms, 95), 1)} | ${fmt(percentile(ms, 99), 1)} | ${ms.length} | ${fmt(candidates.reduce((a, b) => a + b, 0) / candidates.length, 0)} |`);
+      console.log(
+        `| ${mode === 'text' ? 'task text' : 'text + context'} | ${fmt(percentile(ms, 50), 1)} | ${fmt(percentile(ms, 95), 1)} | ${fmt(percentile(ms, 99), 1)} | ${ms.length} | ${fmt(candidates.reduce((a, b) => a + b, 0) / candidates.length, 0)} |`,
+      );
     }
   } finally {
     await server.stop();

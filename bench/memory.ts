@@ -12,13 +12,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createEpisodicClient, unwrap, type EpisodicClient } from '../src/client/index.ts';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
-import { loadDevRuns, type DevRun } from './memory-data.ts';
-import { importRuns, parseMiniSweAgent, type ImportedRun } from '../src/import/index.ts';
-import { Bm25Baseline, evaluate, paired, randomSameRepository, type Metrics } from './memory-metrics.ts';
+import { createEpisodicClient, type EpisodicClient, unwrap } from '../src/client/index.ts';
+import { type ImportedRun, importRuns, parseMiniSweAgent } from '../src/import/index.ts';
+import { type DevRun, loadDevRuns } from './memory-data.ts';
+import { Bm25Baseline, evaluate, type Metrics, paired, randomSameRepository } from './memory-metrics.ts';
 import { leaveRepositoryOut, splitByRepository } from './memory-split.ts';
-import { fmt, openBenchDatabase, percentile, startBenchServer, type BenchDatabase } from './support.ts';
+import { type BenchDatabase, fmt, openBenchDatabase, percentile, startBenchServer } from './support.ts';
 
 const args = process.argv.slice(2);
 const LORO = !args.includes('--no-loro');
@@ -43,18 +43,31 @@ interface Tenant {
   runs: Map<string, string>;
 }
 
-const cut = (text: string) => Buffer.from(text).subarray(0, DESCRIPTION_BYTES).toString('utf8').replace(/\uFFFD$/, '');
-const task = (run: DevRun, mode: Mode) => ({ description: cut(run.description), ...(mode === 'context' ? { context: { domain: run.repository, language: run.language } } : {}) });
+const cut = (text: string) =>
+  Buffer.from(text)
+    .subarray(0, DESCRIPTION_BYTES)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+const task = (run: DevRun, mode: Mode) => ({
+  description: cut(run.description),
+  ...(mode === 'context' ? { context: { domain: run.repository, language: run.language } } : {}),
+});
 
 async function newTenant(database: BenchDatabase, url: string, name: string, pool: readonly DevRun[]): Promise<Tenant> {
   const tenant = await createTenant(database.db.prisma, name);
   const { token } = await createApiKey(database.db.prisma, { tenantId: tenant.id, name: 'bench', scopes: ['admin', 'write', 'read'] });
   const client = createEpisodicClient({ url, apiKey: token, timeoutMs: 120_000 });
   const verdictFiles = [...new Set(pool.map((r) => join(dirname(r.path), '..', '..', 'results.csv')))].filter(existsSync);
-  const report = await importRuns(client, pool.map((r) => r.path), { verdictFiles });
+  const report = await importRuns(
+    client,
+    pool.map((r) => r.path),
+    { verdictFiles },
+  );
   const episodes = new Map<string, string>();
   for (const run of report.runs) if (run.instanceId && run.episodeId) episodes.set(run.instanceId, run.episodeId);
-  console.error(`${name}: imported ${report.imported} of ${pool.length} runs (${report.acceptedSteps} steps, ${report.rejectedSteps} refused, ${report.failed} failed) in ${fmt(report.seconds, 1)} s`);
+  console.error(
+    `${name}: imported ${report.imported} of ${pool.length} runs (${report.acceptedSteps} steps, ${report.rejectedSteps} refused, ${report.failed} failed) in ${fmt(report.seconds, 1)} s`,
+  );
   // What autovacuum does after a bulk import (this benchmark's server may run without it): the
   // planner's statistics and the visibility map that keeps the postings scan index-only.
   for (const table of ['episode_terms', 'episode_term_df', 'episode_term_totals', 'episodes']) await database.db.pool.query(`VACUUM ANALYZE ${table}`);
@@ -72,10 +85,16 @@ async function askEpisodic(t: Tenant, queries: readonly DevRun[], mode: Mode) {
   const latencies: number[] = [];
   for (const q of queries) {
     const t0 = performance.now();
-    const result = await client.request<{ __typename: string; retrievalId: string; episodes: Array<{ episode: { id: string } }> }>(RELEVANT, { task: task(q, mode), filter: { agent: t.agent } });
+    const result = await client.request<{ __typename: string; retrievalId: string; episodes: Array<{ episode: { id: string } }> }>(RELEVANT, {
+      task: task(q, mode),
+      filter: { agent: t.agent },
+    });
     latencies.push(performance.now() - t0);
     if (result.__typename !== 'RelevantEpisodes') throw new Error(`relevantEpisodes: ${JSON.stringify(result)}`);
-    rankings.set(q.id, result.episodes.map((e) => t.runs.get(e.episode.id) ?? e.episode.id));
+    rankings.set(
+      q.id,
+      result.episodes.map((e) => t.runs.get(e.episode.id) ?? e.episode.id),
+    );
     retrievals.set(q.id, result.retrievalId);
   }
   return { rankings, latencies, retrievals };
@@ -99,7 +118,14 @@ async function giveFeedback(t: Tenant, givers: readonly DevRun[], mode: Mode): P
   for (const run of givers) {
     const retrievalId = retrievals.get(run.id);
     if (!retrievalId || !run.resolved) continue;
-    const { episode } = unwrap(await client.startEpisode({ taskDescription: cut(run.description), taskType: 'bugfix', agent: 'bench-feedback', context: { domain: run.repository, language: run.language } }));
+    const { episode } = unwrap(
+      await client.startEpisode({
+        taskDescription: cut(run.description),
+        taskType: 'bugfix',
+        agent: 'bench-feedback',
+        context: { domain: run.repository, language: run.language },
+      }),
+    );
     unwrap(await client.completeEpisode(episode.id, { kind: 'SUCCESS', verdict: 'resolved', artifacts: run.files }, [retrievalId]));
     given += 1;
   }
@@ -132,7 +158,9 @@ async function main() {
   const { pool, heldOut } = splitByRepository(runs);
   const poolById = new Map(runs.map((r) => [r.id, r]));
   const repositories = [...new Set(runs.map((r) => r.repository))].sort();
-  console.log(`# Memory benchmark: ${runs.length} runs of ${repositories.length} repositories; pool ${pool.length}, held out ${heldOut.length} (20% per repository, seed 15)\n`);
+  console.log(
+    `# Memory benchmark: ${runs.length} runs of ${repositories.length} repositories; pool ${pool.length}, held out ${heldOut.length} (20% per repository, seed 15)\n`,
+  );
   const database = await openBenchDatabase();
   const server = await startBenchServer(database.url);
   const summary: string[] = [];
@@ -148,8 +176,17 @@ async function main() {
       const sorted = [...asked.latencies].sort((a, b) => a - b);
       const pair = paired(heldOut, asked.rankings, bm25Rankings, poolById);
       console.log(`## ${mode === 'text' ? 'Task text only' : 'Task text + context {domain, language}'} (${heldOut.length} queries)\n`);
-      console.log([...HEADER, line('Episodic relevantEpisodes', episodic), line(`BM25 over descriptions${mode === 'context' ? ' (same repository)' : ''}`, bm25), line('random, same repository', evaluate(heldOut, random, poolById))].join('\n'));
-      console.log(`\nPaired: Episodic hits where BM25 misses ${pair.onlyA}, BM25 where Episodic misses ${pair.onlyB}. relevantEpisodes over HTTP: p50 ${fmt(percentile(sorted, 50), 1)} ms, p95 ${fmt(percentile(sorted, 95), 1)} ms.\n`);
+      console.log(
+        [
+          ...HEADER,
+          line('Episodic relevantEpisodes', episodic),
+          line(`BM25 over descriptions${mode === 'context' ? ' (same repository)' : ''}`, bm25),
+          line('random, same repository', evaluate(heldOut, random, poolById)),
+        ].join('\n'),
+      );
+      console.log(
+        `\nPaired: Episodic hits where BM25 misses ${pair.onlyA}, BM25 where Episodic misses ${pair.onlyB}. relevantEpisodes over HTTP: p50 ${fmt(percentile(sorted, 50), 1)} ms, p95 ${fmt(percentile(sorted, 95), 1)} ms.\n`,
+      );
     }
     if (LORO) {
       console.log('## Leave one repository out (no run of the queried repository in the pool: ranking noise)\n');

@@ -7,8 +7,9 @@
 // Run: npm run bench:retrieval -- 100000   (--queries=200, --report writes docs/BENCHMARKS.md;
 //      BENCH_DATABASE_URL to use a server instead of an embedded one)
 import { readFile, writeFile } from 'node:fs/promises';
-import { performance } from 'node:perf_hooks';
 import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { must } from '../src/core/must.ts';
 import { ndcgAtK, rankBySeed003, type Seed003Episode } from '../src/retrieval/score.ts';
 import { rankEpisodes } from '../src/retrieval/store.ts';
 import { generateDataset, type LabelledQuery } from './retrieval-data.ts';
@@ -58,7 +59,9 @@ async function main() {
     }
     const loadSeconds = (performance.now() - loadStart) / 1000;
     const indexTimes = await rebuildIndexes(pool, defs);
-    const { rows: size } = await pool.query(`SELECT pg_size_pretty(pg_total_relation_size('episodes')) AS episodes, pg_size_pretty(pg_total_relation_size('steps')) AS steps`);
+    const { rows: size } = await pool.query(
+      `SELECT pg_size_pretty(pg_total_relation_size('episodes')) AS episodes, pg_size_pretty(pg_total_relation_size('steps')) AS steps`,
+    );
     console.error(`loaded ${fmt(data.total)} episodes and ${fmt(steps)} steps in ${fmt(loadSeconds, 1)} s; indexes rebuilt`);
 
     const now = new Date();
@@ -78,7 +81,10 @@ async function main() {
       oursMs.push(performance.now() - t0);
       candidates.push(s.candidates);
       trigramRuns += s.fallback ? 1 : 0;
-      oursTop.set(q, ranked.map((r) => r.id));
+      oursTop.set(
+        q,
+        ranked.map((r) => r.id),
+      );
     }
 
     const apiMs: number[] = [];
@@ -95,11 +101,14 @@ async function main() {
       const t0 = performance.now();
       const ranked = rankBySeed003(q.query, completed, 10);
       if (i < SEED_TIMED) seedMs.push(performance.now() - t0);
-      seedTop.set(q, ranked.map((r) => r.id));
+      seedTop.set(
+        q,
+        ranked.map((r) => r.id),
+      );
     });
 
     const ndcg = (top: Map<LabelledQuery, string[]>, filter: (q: LabelledQuery) => boolean) =>
-      mean(data.queries.filter(filter).map((q) => ndcgAtK(top.get(q)!, q.relevance, 5)));
+      mean(data.queries.filter(filter).map((q) => ndcgAtK(must(top.get(q)), q.relevance, 5)));
     const groups: Array<[string, (q: LabelledQuery) => boolean]> = [
       ['all', () => true],
       ['English', (q) => q.lang === 'en'],
@@ -115,7 +124,8 @@ async function main() {
       '',
       `Data: ${fmt(data.total)} episodes (${fmt(completed.length)} completed, the rest failed) with ${fmt(steps)} steps, one tenant; episodes table ${size[0].episodes}, steps ${size[0].steps}. ` +
         `Loaded with UNNEST in ${fmt(loadSeconds, 1)} s (${fmt(data.total / loadSeconds)} episodes/s with their steps); retrieval indexes rebuilt afterwards: ` +
-        indexTimes.map((t) => `${t.name.replace(/^episodes_/, '')} ${fmt(t.seconds, 1)} s`).join(', ') + '.',
+        indexTimes.map((t) => `${t.name.replace(/^episodes_/, '')} ${fmt(t.seconds, 1)} s`).join(', ') +
+        '.',
       '',
       `Queries: ${data.queries.length} labelled queries (${data.queries.filter((q) => q.lang !== 'en').length} not in English), limit 10, one client, after a warm-up pass.`,
       '',
@@ -131,7 +141,10 @@ async function main() {
       '|---|---:|---:|---:|',
       ...groups.map(([name, f]) => `| ${name} | ${fmt(ndcg(oursTop, f), 3)} | ${fmt(ndcg(seedTop, f), 3)} | ${data.queries.filter(f).length} |`),
       '',
-      `Total run time ${fmt((performance.now() - started) / 1000)} s; load average at the end ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1 / 5 / 15 min).`,
+      `Total run time ${fmt((performance.now() - started) / 1000)} s; load average at the end ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' / ')} (1 / 5 / 15 min).`,
     ];
     const markdown = lines.join('\n');
     console.log(markdown);

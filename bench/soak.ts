@@ -10,22 +10,26 @@
 // own. Redis rounds run when a redis-server binary is on PATH (a dedicated one on a free port).
 // Figures: printed, and written to test-results/reliability/soak.json.
 import { benchDatabaseUrl } from '../src/config.ts';
+import { must } from '../src/core/must.ts';
 import {
   createScratchDatabase,
+  type DedicatedPostgres,
   recordReport,
   redisAvailable,
   startDedicatedPostgres,
   withDatabase,
-  type DedicatedPostgres,
 } from '../test/reliability/harness.ts';
 import { crashDuringIngest, gracefulShutdown, overload, postgresRestart, redisOutage, type ScenarioReport } from '../test/reliability/scenarios.ts';
+import type { Json } from '../test/support/json.ts';
 
 const SECONDS = Number(process.argv[2] ?? process.env.SOAK_SECONDS ?? 300);
 if (!Number.isFinite(SECONDS) || SECONDS <= 0) throw new Error(`soak seconds must be a positive number, got ${process.argv[2]}`);
-const ONLY = process.env.SOAK_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+const ONLY = process.env.SOAK_ONLY?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 
 const random = (lo: number, hi: number) => lo + Math.floor(Math.random() * (hi - lo + 1));
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
+const pick = <T>(xs: readonly T[]): T => must(xs[Math.floor(Math.random() * xs.length)]);
 
 type Round = { name: string; run(serverUrl: string): Promise<ScenarioReport> };
 
@@ -44,19 +48,41 @@ const ALL_ROUNDS: Round[] = [
   {
     name: 'crash',
     // Several kill/restart cycles on one database, each at a different point of the stream.
-    run: (url) => onScratch(url, (databaseUrl) => crashDuringIngest({ databaseUrl, cycles: random(3, 6), writers: pick([8, 24, 48]), maxBatch: pick([5, 20, 50]), killAfterAcks: () => random(200, 3_000) })),
+    run: (url) =>
+      onScratch(url, (databaseUrl) =>
+        crashDuringIngest({
+          databaseUrl,
+          cycles: random(3, 6),
+          writers: pick([8, 24, 48]),
+          maxBatch: pick([5, 20, 50]),
+          killAfterAcks: () => random(200, 3_000),
+        }),
+      ),
   },
   {
     name: 'shutdown',
     // A long group-commit window parks calls in the buffer; the default one is the realistic case.
-    run: (url) => onScratch(url, (databaseUrl) => gracefulShutdown({ databaseUrl, writers: pick([8, 24, 48]), windowMs: pick([2, 500]), graceMs: 100, signalAfterAcks: random(200, 2_000) })),
+    run: (url) =>
+      onScratch(url, (databaseUrl) =>
+        gracefulShutdown({ databaseUrl, writers: pick([8, 24, 48]), windowMs: pick([2, 500]), graceMs: 100, signalAfterAcks: random(200, 2_000) }),
+      ),
   },
   {
     name: 'postgres-restart',
-    run: () => postgresRestart({ outages: Array.from({ length: random(2, 4) }, () => pick(['fast', 'immediate'] as const)), downMs: random(1_000, 6_000), writers: pick([2, 4, 8]) }),
+    run: () =>
+      postgresRestart({
+        outages: Array.from({ length: random(2, 4) }, () => pick(['fast', 'immediate'] as const)),
+        downMs: random(1_000, 6_000),
+        writers: pick([2, 4, 8]),
+      }),
   },
   ...(redisAvailable()
-    ? [{ name: 'redis-outage', run: (url: string) => onScratch(url, (databaseUrl) => redisOutage({ databaseUrl, downMs: random(1_000, 8_000), safetyMs: 1_500 })) }]
+    ? [
+        {
+          name: 'redis-outage',
+          run: (url: string) => onScratch(url, (databaseUrl) => redisOutage({ databaseUrl, downMs: random(1_000, 8_000), safetyMs: 1_500 })),
+        },
+      ]
     : []),
   {
     name: 'overload',
@@ -87,13 +113,15 @@ function note(t: Tally, key: string, value: unknown) {
 }
 
 /** The figures worth comparing between runs, per scenario. */
-function collect(t: Tally, name: string, r: Record<string, any>) {
+function collect(t: Tally, name: string, r: Json) {
   if (name === 'crash') {
     for (const k of ['cycles', 'inFlightAtKill', 'callsInDoubt', 'inDoubtCommitted', 'halfWritten', 'restartMs', 'retriedDuplicates']) note(t, k, r[k]);
   } else if (name === 'shutdown') {
     for (const k of ['inFlightAtSignal', 'answeredAfterSignal', 'unansweredInFlight', 'lastMomentUnanswered', 'exitAfterMs', 'exitCode']) note(t, k, r[k]);
   } else if (name === 'postgres-restart') {
-    for (const o of r.outages ?? []) for (const k of ['unreadyAfterMs', 'readyAfterMs', 'firstWriteAfterMs', 'subscribersCaughtUpAfterMs', 'slowestRefusalMs']) note(t, `${o.mode}.${k}`, o[k]);
+    for (const o of r.outages ?? [])
+      for (const k of ['unreadyAfterMs', 'readyAfterMs', 'firstWriteAfterMs', 'subscribersCaughtUpAfterMs', 'slowestRefusalMs'])
+        note(t, `${o.mode}.${k}`, o[k]);
     note(t, 'events', r.events);
   } else if (name === 'redis-outage') {
     for (const k of ['notConnectedAfterMs', 'deliveryWhileDownMs', 'reconnectedAfterMs', 'deliveryAfterMs', 'writesAckedWhileDown']) note(t, k, r[k]);
@@ -101,7 +129,11 @@ function collect(t: Tally, name: string, r: Record<string, any>) {
     for (const k of ['acceptedStepsPerSecond', 'unanswered']) note(t, k, r[k]);
     note(t, 'clients', r.clients);
     note(t, r.heapCapped ? 'peakRssMiB.heap384' : 'peakRssMiB.default', r.rss?.peakMiB);
-    note(t, 'shedCalls', Object.values(r.shed ?? {}).reduce((a: number, b) => a + Number(b), 0));
+    note(
+      t,
+      'shedCalls',
+      Object.values(r.shed ?? {}).reduce((a: number, b) => a + Number(b), 0),
+    );
   }
 }
 
@@ -119,12 +151,14 @@ async function main() {
   }
   const started = Date.now();
   const deadline = started + SECONDS * 1_000;
-  const tallies = new Map<string, Tally>(ROUNDS.map((r) => [r.name, { rounds: 0, failed: 0, faultsInjected: 0, ackedChecked: 0, lost: 0, problems: [], figures: {} }]));
+  const tallies = new Map<string, Tally>(
+    ROUNDS.map((r) => [r.name, { rounds: 0, failed: 0, faultsInjected: 0, ackedChecked: 0, lost: 0, problems: [], figures: {} }]),
+  );
   console.log(`soak: ${SECONDS} s of ${ROUNDS.map((r) => r.name).join(', ')} (PostgreSQL ${owned ? 'embedded' : 'BENCH_DATABASE_URL'})`);
   try {
     for (let i = 0; Date.now() < deadline; i++) {
-      const round = ROUNDS[i % ROUNDS.length]!;
-      const t = tallies.get(round.name)!;
+      const round = must(ROUNDS[i % ROUNDS.length]);
+      const t = must(tallies.get(round.name));
       const roundStart = Date.now();
       let report: ScenarioReport;
       try {
@@ -144,11 +178,13 @@ async function main() {
         t.failed += 1;
         t.problems.push(...report.problems.map((p) => `round ${i + 1}: ${p}`));
       }
-      collect(t, round.name, report as unknown as Record<string, any>);
+      collect(t, round.name, report as Json);
       const secs = ((Date.now() - roundStart) / 1000).toFixed(1);
       const { rss, heapCapped, clients } = report as { rss?: { peakMiB: number }; heapCapped?: boolean; clients?: number };
       const extra = rss ? `, ${clients} clients, peak RSS ${rss.peakMiB} MiB${heapCapped ? ' (heap capped at 384 MB)' : ''}` : '';
-      console.log(`  ${round.name}: ${report.problems.length ? `FAILED (${report.problems.length} problems)` : 'ok'} in ${secs} s, ${report.ackedChecked} acked writes checked, ${report.faultsInjected} faults, lost ${report.lost}${extra}`);
+      console.log(
+        `  ${round.name}: ${report.problems.length ? `FAILED (${report.problems.length} problems)` : 'ok'} in ${secs} s, ${report.ackedChecked} acked writes checked, ${report.faultsInjected} faults, lost ${report.lost}${extra}`,
+      );
     }
   } finally {
     await owned?.close();
@@ -175,7 +211,9 @@ async function main() {
   const report = { command: `npm run soak -- ${SECONDS}`, total, scenarios: perScenario };
   const file = await recordReport('soak', report);
   console.log(JSON.stringify(report, null, 2));
-  console.log(`\nsoak: ${total.rounds} rounds in ${total.seconds} s, ${total.faultsInjected} faults injected, ${total.ackedChecked} acknowledged writes checked, ${total.lost} lost, ${total.failed} rounds failed (figures in ${file})`);
+  console.log(
+    `\nsoak: ${total.rounds} rounds in ${total.seconds} s, ${total.faultsInjected} faults injected, ${total.ackedChecked} acknowledged writes checked, ${total.lost} lost, ${total.failed} rounds failed (figures in ${file})`,
+  );
   process.exit(total.failed || total.lost ? 1 : 0);
 }
 

@@ -2,8 +2,9 @@
 // share the server's event loop. Plain JavaScript: worker threads on Node 20 do not inherit the
 // TypeScript loader. workerData: { url, token, count, afterSeq }
 // Each subscriber has its own connection and records (seq, receive time) for every event.
-import { parentPort, workerData } from 'node:worker_threads';
+
 import { performance } from 'node:perf_hooks';
+import { parentPort, workerData } from 'node:worker_threads';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 

@@ -2,6 +2,7 @@
 // benchmark asks over IPC: when each ledger event committed here, and this process's memory.
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config.ts';
+import { must } from '../src/core/must.ts';
 import { createDatabase } from '../src/db/client.ts';
 import { createLogger } from '../src/log.ts';
 import { createApp } from '../src/server.ts';
@@ -18,7 +19,7 @@ const config = loadConfig({
   DB_POOL_MAX: '20',
   SUBSCRIPTIONS_PER_CONNECTION: '10',
 });
-const db = createDatabase(config.databaseUrl!, config.dbPoolMax);
+const db = createDatabase(must(config.databaseUrl), config.dbPoolMax);
 const services = await createServices(config, db, createLogger(config.logLevel));
 /** seq, commit time: pairs, flat. */
 const commits: number[] = [];
@@ -28,17 +29,17 @@ services.writer.onCommit((_tenantId, events) => {
 });
 const app = createApp(services);
 await app.start();
-process.send!({ type: 'ready', url: app.url() });
+must(process.send)({ type: 'ready', url: app.url() });
 
 /** Started with --expose-gc: live heap is measured after a full collection. */
-const collectGarbage = (globalThis as { gc?: () => void }).gc!;
+const collectGarbage = must((globalThis as { gc?: () => void }).gc);
 
 process.on('message', async (m: { type: string; gc?: boolean }) => {
   if (m.type === 'stats') {
     if (m.gc) collectGarbage();
     const cpu = process.cpuUsage();
     const { rss, heapUsed } = process.memoryUsage();
-    process.send!({ type: 'stats', rss, heapUsed, cpuMs: (cpu.user + cpu.system) / 1000, subscribers: services.ledgerBus.subscribers, commits });
+    must(process.send)({ type: 'stats', rss, heapUsed, cpuMs: (cpu.user + cpu.system) / 1000, subscribers: services.ledgerBus.subscribers, commits });
   } else if (m.type === 'stop') {
     await app.stop();
     await stopServices(services);

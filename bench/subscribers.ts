@@ -6,19 +6,22 @@
 //      so half of each subscriber's events cross processes through LISTEN/NOTIFY.
 // Servers run as child processes and subscribers in worker threads: nobody shares an event loop.
 // Run: npm run bench:subscribers [subscribers] [events/s] [seconds]   (BENCH_DATABASE_URL to use a server)
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
+import { must } from '../src/core/must.ts';
 import { readHead } from '../src/ledger/read.ts';
-import { fmt, openBenchDatabase, percentile, type BenchDatabase } from './support.ts';
+import type { Json } from '../test/support/json.ts';
+import { type BenchDatabase, fmt, openBenchDatabase, percentile } from './support.ts';
 
 const SUBSCRIBERS = Number(process.argv[2] ?? 1_000);
 const RATE = Number(process.argv[3] ?? 20);
 const SECONDS = Number(process.argv[4] ?? 5);
 const WORKERS_PER_SERVER = 2;
-if (SUBSCRIBERS % (2 * WORKERS_PER_SERVER)) throw new Error(`subscribers must be a multiple of ${2 * WORKERS_PER_SERVER} (they are split over servers and threads)`);
+if (SUBSCRIBERS % (2 * WORKERS_PER_SERVER))
+  throw new Error(`subscribers must be a multiple of ${2 * WORKERS_PER_SERVER} (they are split over servers and threads)`);
 /** Events committed in the first second are left out: connections and code paths warm up. */
 const WARMUP_EVENTS = RATE;
 
@@ -88,8 +91,12 @@ async function waitFor(condition: () => Promise<boolean>, what: string, timeoutM
 }
 
 async function gql(url: string, token: string, query: string, variables: Record<string, unknown>) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
-  const body = (await res.json()) as { data?: any; errors?: unknown };
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await res.json()) as { data?: Json; errors?: unknown };
   if (body.errors) throw new Error(JSON.stringify(body.errors));
   return body.data;
 }
@@ -103,13 +110,17 @@ const LOG_STEP = 'mutation($id: ID!, $s: StepInput!) { logStep(episodeId: $id, s
  * behind shows as latency instead of silently lowering the rate. Returns the seconds it took.
  */
 async function appendSteadily(servers: Server[], token: string): Promise<number> {
-  const episodes = await Promise.all(servers.map((s) => gql(s.url, token, START, { i: { taskDescription: 'subscriber bench', taskType: 'bench' } }).then((d) => d.startEpisode.episode.id as string)));
+  const episodes = await Promise.all(
+    servers.map((s) =>
+      gql(s.url, token, START, { i: { taskDescription: 'subscriber bench', taskType: 'bench' } }).then((d) => d.startEpisode.episode.id as string),
+    ),
+  );
   const calls: Array<Promise<unknown>> = [];
   const started = performance.now();
   for (let i = 0; i < RATE * SECONDS; i++) {
     await sleep(started + (i * 1000) / RATE - performance.now());
     const k = i % servers.length;
-    calls.push(gql(servers[k]!.url, token, LOG_STEP, { id: episodes[k], s: { tool: 'bench', action: `step ${i}` } }));
+    calls.push(gql(must(servers[k]).url, token, LOG_STEP, { id: episodes[k], s: { tool: 'bench', action: `step ${i}` } }));
   }
   await Promise.all(calls);
   return (performance.now() - started) / 1000;
@@ -128,7 +139,16 @@ interface Row {
 
 function latencyRow(scenario: string, latencies: number[], events: number, expected: number, resources: Row['resources']): Row {
   const sorted = [...latencies].sort((a, b) => a - b);
-  return { scenario, events, deliveries: latencies.length, missing: expected - latencies.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN, resources };
+  return {
+    scenario,
+    events,
+    deliveries: latencies.length,
+    missing: expected - latencies.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) ?? NaN,
+    resources,
+  };
 }
 
 const mb = (bytes: number) => fmt(bytes / 1024 / 1024, 0);
@@ -139,7 +159,11 @@ async function scenario(name: string, database: BenchDatabase, serverCount: numb
   const afterSeq = (await readHead(database.db.pool, tenantId)).seq;
   const perServer = SUBSCRIBERS / serverCount;
   const clients = servers.map((s) => Array.from({ length: WORKERS_PER_SERVER }, () => startClients(s.url, token, perServer / WORKERS_PER_SERVER, afterSeq)));
-  await waitFor(async () => (await Promise.all(servers.map((s) => s.stats()))).every((st) => st.subscribers === perServer), 'every subscription to be live', 60_000);
+  await waitFor(
+    async () => (await Promise.all(servers.map((s) => s.stats()))).every((st) => st.subscribers === perServer),
+    'every subscription to be live',
+    60_000,
+  );
 
   const live = await Promise.all(servers.map((s) => s.stats()));
   const liveAt = performance.now();
@@ -147,7 +171,11 @@ async function scenario(name: string, database: BenchDatabase, serverCount: numb
   const writeSeconds = await appendSteadily(servers, token);
   const head = (await readHead(database.db.pool, tenantId)).seq;
   const all = clients.flat();
-  await waitFor(async () => (await Promise.all(all.map((c) => c.request<{ fewest: number }>('progress')))).every((p) => p.fewest >= head - afterSeq), 'every delivery', 30_000).catch((err) => console.error(String(err)));
+  await waitFor(
+    async () => (await Promise.all(all.map((c) => c.request<{ fewest: number }>('progress')))).every((p) => p.fewest >= head - afterSeq),
+    'every delivery',
+    30_000,
+  ).catch((err) => console.error(String(err)));
 
   const after = await Promise.all(servers.map((s) => s.stats()));
   const wallMs = performance.now() - liveAt;
@@ -156,7 +184,7 @@ async function scenario(name: string, database: BenchDatabase, serverCount: numb
   // Which server committed each seq, and when.
   const committed = new Map<number, { at: number; server: number }>();
   after.forEach((st, server) => {
-    for (let i = 0; i < st.commits.length; i += 2) committed.set(st.commits[i]!, { at: st.commits[i + 1]!, server });
+    for (let i = 0; i < st.commits.length; i += 2) committed.set(must(st.commits[i]), { at: must(st.commits[i + 1]), server });
   });
   const measured = [...committed.keys()].filter((seq) => seq > afterSeq + WARMUP_EVENTS);
   const local: number[] = [];
@@ -166,18 +194,18 @@ async function scenario(name: string, database: BenchDatabase, serverCount: numb
       const { received } = await c.request<{ received: number[][] }>('collect');
       for (const pairs of received) {
         for (let i = 0; i < pairs.length; i += 2) {
-          const commit = committed.get(pairs[i]!);
-          if (!commit || pairs[i]! <= afterSeq + WARMUP_EVENTS) continue;
-          (commit.server === server ? local : remote).push(pairs[i + 1]! - commit.at);
+          const commit = committed.get(must(pairs[i]));
+          if (!commit || must(pairs[i]) <= afterSeq + WARMUP_EVENTS) continue;
+          (commit.server === server ? local : remote).push(must(pairs[i + 1]) - commit.at);
         }
       }
     }
   }
   const perProcess = (f: (i: number) => string) => servers.map((_, i) => f(i)).join('; ');
   const resources = {
-    rss: perProcess((i) => `${mb(before[i]!.rss)} → ${mb(after[i]!.rss)}`),
-    heap: perProcess((i) => `${mb(before[i]!.heapUsed)} → ${mb(retained[i]!.heapUsed)}`),
-    cpu: perProcess((i) => `${fmt((100 * (after[i]!.cpuMs - live[i]!.cpuMs)) / wallMs)}%`),
+    rss: perProcess((i) => `${mb(must(before[i]).rss)} → ${mb(must(after[i]).rss)}`),
+    heap: perProcess((i) => `${mb(must(before[i]).heapUsed)} → ${mb(must(retained[i]).heapUsed)}`),
+    cpu: perProcess((i) => `${fmt((100 * (must(after[i]).cpuMs - must(live[i]).cpuMs)) / wallMs)}%`),
     writeSeconds,
     clients: `${fmt((100 * (clientCpu.user + clientCpu.system)) / 1000 / wallMs)}%`,
   };
@@ -195,21 +223,24 @@ async function scenario(name: string, database: BenchDatabase, serverCount: numb
 
 async function main() {
   // Clients, servers and PostgreSQL share this machine: its size and load frame the numbers.
-  const machine = `${availableParallelism()} CPUs, load average ${fmt(loadavg()[0]!, 1)} at the start`;
+  const machine = `${availableParallelism()} CPUs, load average ${fmt(must(loadavg()[0]), 1)} at the start`;
   const database = await openBenchDatabase();
   try {
     const tenant = await createTenant(database.db.prisma, 'bench-subscribers');
     const { token } = await createApiKey(database.db.prisma, { tenantId: tenant.id, name: 'bench', scopes: ['write'] });
-    const rows = [
-      ...(await scenario('A. 1 server', database, 1, token, tenant.id)),
-      ...(await scenario('B. 2 servers', database, 2, token, tenant.id)),
-    ];
-    console.log(`\n${fmt(SUBSCRIBERS)} graphql-ws subscribers (one connection each, one tenant), ${RATE} events/s for ${SECONDS} s, first second left out; ${machine}.\n`);
-    console.log('| scenario | events | deliveries | missing | p50 ms | p99 ms | max ms | writes took s | server CPU | client + writer CPU | server RSS MB before → after | server heap MB after GC, before → after |');
+    const rows = [...(await scenario('A. 1 server', database, 1, token, tenant.id)), ...(await scenario('B. 2 servers', database, 2, token, tenant.id))];
+    console.log(
+      `\n${fmt(SUBSCRIBERS)} graphql-ws subscribers (one connection each, one tenant), ${RATE} events/s for ${SECONDS} s, first second left out; ${machine}.\n`,
+    );
+    console.log(
+      '| scenario | events | deliveries | missing | p50 ms | p99 ms | max ms | writes took s | server CPU | client + writer CPU | server RSS MB before → after | server heap MB after GC, before → after |',
+    );
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---|');
     for (const r of rows) {
       const { rss, heap, cpu, writeSeconds, clients } = r.resources;
-      console.log(`| ${r.scenario} | ${fmt(r.events)} | ${fmt(r.deliveries)} | ${fmt(r.missing)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.max, 1)} | ${fmt(writeSeconds, 1)} | ${cpu} | ${clients} | ${rss} | ${heap} |`);
+      console.log(
+        `| ${r.scenario} | ${fmt(r.events)} | ${fmt(r.deliveries)} | ${fmt(r.missing)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.max, 1)} | ${fmt(writeSeconds, 1)} | ${cpu} | ${clients} | ${rss} | ${heap} |`,
+      );
     }
   } finally {
     await database.close();

@@ -1,23 +1,25 @@
 // Shared by the benchmarks: one PostgreSQL (embedded, or BENCH_DATABASE_URL), a fresh database per
 // run, real servers on free ports, and latency percentiles.
 import { randomBytes } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { benchDatabaseUrl, loadConfig } from '../src/config.ts';
+import { must } from '../src/core/must.ts';
 import { createDatabase, type Database } from '../src/db/client.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createLogger } from '../src/log.ts';
 import { createApp } from '../src/server.ts';
 import { createServices, stopServices } from '../src/services.ts';
-import { freePort } from '../test/support/ports.ts';
 import type { StepBatchOutcome, StepBatchRequest } from '../src/steps/apply.ts';
+import type { Json } from '../test/support/json.ts';
+import { freePort } from '../test/support/ports.ts';
 import { createNaiveIngest } from './naive-ingest.ts';
 
 export interface BenchDatabase {
@@ -76,7 +78,16 @@ export type IngestMode = 'group' | 'naive' | 'none';
 
 /** The per-key rate limit is off: throughput benchmarks measure the server, not the limiter (bench:admission measures admission). */
 export async function startBenchServer(databaseUrl: string, env: Record<string, string> = {}, ingest: IngestMode = 'group'): Promise<BenchServer> {
-  const config = loadConfig({ NODE_ENV: 'production', PORT: String(await freePort()), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', DB_POOL_MAX: '20', RATE_LIMIT_PER_MINUTE: '0', LEDGER_SIGNING_KEY: randomBytes(32).toString('hex'), ...env });
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    PORT: String(await freePort()),
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'warn',
+    DB_POOL_MAX: '20',
+    RATE_LIMIT_PER_MINUTE: '0',
+    LEDGER_SIGNING_KEY: randomBytes(32).toString('hex'),
+    ...env,
+  });
   const db = createDatabase(databaseUrl, config.dbPoolMax);
   const services = await createServices(config, db, createLogger(config.logLevel));
   // The other modes replace the group-commit ingestor's submit and drain only (same API, same checks
@@ -112,20 +123,20 @@ function answerWithoutWriting() {
   };
 }
 
-export async function gql(server: BenchServer, query: string, variables: Record<string, unknown>): Promise<any> {
+export async function gql(server: BenchServer, query: string, variables: Record<string, unknown>): Promise<Json> {
   const res = await fetch(server.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${server.token}` },
     body: JSON.stringify({ query, variables }),
   });
-  const body = (await res.json()) as any;
+  const body = (await res.json()) as Json;
   if (body.errors) throw new Error(JSON.stringify(body.errors));
   return body.data;
 }
 
 export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return must(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
 }
 
 export function summarize(latencies: number[]) {
@@ -149,7 +160,7 @@ export interface LoadJob {
 export function runLoad(job: LoadJob): Promise<{ seconds: number; p50: number; p99: number }> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./load-worker.mjs', import.meta.url), { workerData: job });
-    worker.once('message', (m: any) => {
+    worker.once('message', (m: { error?: string; seconds: number; latencies: number[] }) => {
       void worker.terminate();
       if (m.error) reject(new Error(m.error));
       else resolve({ seconds: m.seconds, ...summarize(m.latencies) });

@@ -7,15 +7,21 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientEnv } from '../src/config.ts';
+import { must } from '../src/core/must.ts';
+import { createEpisodicClient, type EpisodicClient, EpisodicError, type Holon, runEpisodeLoop, unwrap, verifyProofBundle } from '../src/index.ts';
 import { fromHex } from '../src/ledger/hash.ts';
-import { createEpisodicClient, EpisodicError, runEpisodeLoop, unwrap, verifyProofBundle, type EpisodicClient, type Holon } from '../src/index.ts';
 
 const env = clientEnv();
 const url = env.url ?? 'http://localhost:4000/graphql';
 const apiKey = env.apiKey ?? readFileSync(join(env.dataDir, 'admin-key'), 'utf8').trim();
 const client: EpisodicClient = createEpisodicClient({ url, apiKey });
 
-const task = { taskDescription: 'Count to a target in small increments', taskType: 'counting', agent: 'example-agent', context: { tags: ['example'], domain: 'arithmetic' } };
+const task = {
+  taskDescription: 'Count to a target in small increments',
+  taskType: 'counting',
+  agent: 'example-agent',
+  context: { tags: ['example'], domain: 'arithmetic' },
+};
 const TARGET = 5;
 
 /** The toy holon: each episode adds up to 2 to the count; it stops once the target is reached. */
@@ -44,7 +50,9 @@ const counter: Holon<number> = {
 /** Past episodes like this task, when the server has retrieval; null when its schema lacks relevantEpisodes. */
 async function askRelevantEpisodes(): Promise<{ retrievalId: string; lines: string[] } | null> {
   try {
-    const answer = unwrap(await client.relevantEpisodes({ task: { description: task.taskDescription, taskType: task.taskType, context: task.context }, limit: 3 }));
+    const answer = unwrap(
+      await client.relevantEpisodes({ task: { description: task.taskDescription, taskType: task.taskType, context: task.context }, limit: 3 }),
+    );
     const lines = answer.episodes.map(({ episode, score }) => `${score.total.toFixed(3)}  ${episode.id}  ${episode.taskDescription}`);
     return { retrievalId: answer.retrievalId, lines };
   } catch (err) {
@@ -61,7 +69,15 @@ if (!relevant) console.log('relevant past episodes: skipped (this server has no 
 else console.log(`relevant past episodes: ${relevant.lines.length}${relevant.lines.map((l) => `\n  ${l}`).join('')}`);
 
 const workItem = unwrap(await client.createWorkItem({ title: 'count to five' })).workItem;
-const lease = unwrap(await client.issueLease({ workItemId: workItem.id, issuer: 'example', holder: 'example-agent', expiresAt: new Date(Date.now() + 3_600_000), budget: { episodes: 10, tokens: 10_000 } })).lease;
+const lease = unwrap(
+  await client.issueLease({
+    workItemId: workItem.id,
+    issuer: 'example',
+    holder: 'example-agent',
+    expiresAt: new Date(Date.now() + 3_600_000),
+    budget: { episodes: 10, tokens: 10_000 },
+  }),
+).lease;
 
 // The retrieval is credited if the work succeeds (and debited if it fails): that is how ranking learns.
 const usedRetrievals = relevant?.lines.length ? [relevant.retrievalId] : undefined;
@@ -70,10 +86,10 @@ console.log(`outcome: ${JSON.stringify(result.outcome)}`);
 console.log(`isSuccessful: ${result.isSuccessful}, canContinue: ${result.canContinue}, next episode number: ${result.nextEpisodeNumber}`);
 
 // Proofs are served against signed checkpoints only (one every 10 s by default): wait for the next.
-let proved = await client.episodeProofBundle(result.episodes[0]!.id);
+let proved = await client.episodeProofBundle(must(result.episodes[0]).id);
 while (proved.__typename === 'NotCheckpointedError') {
   await new Promise((r) => setTimeout(r, 1_000));
-  proved = await client.episodeProofBundle(result.episodes[0]!.id);
+  proved = await client.episodeProofBundle(must(result.episodes[0]).id);
 }
 const bundle = unwrap(proved).bundle;
 // Trust the key as far as this connection (docs/LEDGER.md §5.2), never the bundle's own copy.

@@ -7,9 +7,9 @@ import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ValidationPlugin from '@pothos/plugin-validation';
 import { GraphQLError } from 'graphql';
-import { grantsScope, AUTH_FAILURE_MESSAGES } from './auth/keys.ts';
-import { getDatamodel } from './generated/pothos-types.ts';
+import { AUTH_FAILURE_MESSAGES, grantsScope } from './auth/keys.ts';
 import type PrismaTypes from './generated/pothos-types.ts';
+import { getDatamodel } from './generated/pothos-types.ts';
 import type { AuthedContext, Context } from './schema/context.ts';
 
 export type Scalars = {

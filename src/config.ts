@@ -3,20 +3,25 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
-const booleanString = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const booleanString = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-const postgresUrl = z
-  .string()
-  .refine((v) => /^postgres(ql)?:\/\/[^/\s]+\/[^\s]*$/.test(v) && URL.canParse(v), {
-    message: 'must be a postgres:// or postgresql:// URL with a host and a database, e.g. postgresql://user:pass@localhost:5432/episodic',
-  });
+const postgresUrl = z.string().refine((v) => /^postgres(ql)?:\/\/[^/\s]+\/[^\s]*$/.test(v) && URL.canParse(v), {
+  message: 'must be a postgres:// or postgresql:// URL with a host and a database, e.g. postgresql://user:pass@localhost:5432/episodic',
+});
 
 const port = (what: string) =>
-  z.coerce.number({ message: `must be ${what}` }).int(`must be ${what}`).min(0, `must be ${what}`).max(65535, `must be ${what}`);
+  z.coerce
+    .number({ message: `must be ${what}` })
+    .int(`must be ${what}`)
+    .min(0, `must be ${what}`)
+    .max(65535, `must be ${what}`);
 
-const commaList = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+const commaList = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -35,7 +40,10 @@ const EnvSchema = z.object({
   GROUP_COMMIT_MAX_ROWS: z.coerce.number().int().min(1).max(50_000).default(2_000),
   INGEST_MAX_PENDING_ROWS: z.coerce.number().int().min(1).default(50_000),
   JOB_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
-  LEDGER_SIGNING_KEY: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits (an Ed25519 private key)').optional(),
+  LEDGER_SIGNING_KEY: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits (an Ed25519 private key)')
+    .optional(),
   CHECKPOINT_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
   CHECKPOINT_EVERY_EVENTS: z.coerce.number().int().min(1).default(1_000),
   KEY_RECHECK_MS: z.coerce.number().int().min(50).default(5_000),
@@ -45,7 +53,11 @@ const EnvSchema = z.object({
   MAX_ALIASES: z.coerce.number().int().min(1).default(30),
   MAX_TOKENS: z.coerce.number().int().min(100).default(10_000),
   MAX_COST: z.coerce.number().int().min(100).default(500_000),
-  MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   MAX_CONCURRENT_REQUESTS: z.coerce.number().int().min(1).default(256),
   MAX_REQUESTS_PER_KEY: z.coerce.number().int().min(1).default(64),
@@ -57,11 +69,19 @@ const EnvSchema = z.object({
   CORS_ORIGINS: commaList.optional(),
   REDIS_URL: z.string().url().optional(),
   SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).max(10_000).default(50),
-  SUBSCRIPTION_MAX_BUFFERED_BYTES: z.coerce.number().int().min(0).default(4 * 1024 * 1024),
+  SUBSCRIPTION_MAX_BUFFERED_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(4 * 1024 * 1024),
   LEDGER_TAIL_SAFETY_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
   LEARNING_QUEUE_MAX_DEPTH: z.coerce.number().int().min(0).default(10_000),
   LEARNING_WORKERS: z.coerce.number().int().min(0).max(32).default(2),
-  BLOB_TOTAL_CAP_BYTES: z.coerce.number().int().min(0).default(10 * 1024 ** 3),
+  BLOB_TOTAL_CAP_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(10 * 1024 ** 3),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

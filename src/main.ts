@@ -3,7 +3,7 @@
 // signals straight to us; with --exit-with-parent (what `npm start` adds) it also stops when the
 // process that started it goes away without a signal (npm killed, a closed terminal).
 import { bootstrapDefaultTenant } from './auth/bootstrap.ts';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './log.ts';
 import { openRuntime, StartupError } from './runtime.ts';
 import { createApp } from './server.ts';

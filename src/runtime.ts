@@ -2,11 +2,11 @@
 // services. Shared by the server, the CLI and the tests.
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { createDatabase, describeConnectionError, type Database } from './db/client.ts';
+import { createDatabase, type Database, describeConnectionError } from './db/client.ts';
 import { startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import { FanOutUnavailableError } from './ledger/bus.ts';
-import { createServices, stopServices, type Services } from './services.ts';
+import { createServices, type Services, stopServices } from './services.ts';
 
 /** A start-up failure with a message meant for the operator, printed as one line. */
 export class StartupError extends Error {

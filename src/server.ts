@@ -4,31 +4,32 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PothosValidationError } from '@pothos/core';
-import { GraphQLError } from 'graphql';
-import { createYoga, maskError, type YogaInitialContext } from 'graphql-yoga';
+import { type ExecutionArgs, GraphQLError } from 'graphql';
+import type { ServerOptions } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer, type WebSocket } from 'ws';
-import type { AuthResult } from './auth/store.ts';
+import { createYoga, maskError, type YogaInitialContext } from 'graphql-yoga';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { tokenFromHeader } from './auth/keys.ts';
+import { RateLimiter } from './auth/rate-limit.ts';
+import { KEY_REVOKED_CLOSE_CODE, KeyWatch } from './auth/socket-keys.ts';
+import type { AuthResult } from './auth/store.ts';
 import { isPoolSaturated, isUnavailable } from './db/errors.ts';
 import { migrationsApplied } from './db/migrate.ts';
+import { ScopedClients } from './db/tenant-scope.ts';
+import { Admission, overloadedError, useAdmission } from './http/admission.ts';
+import { useDocumentAuthorization } from './http/document-auth.ts';
+import { useExpensiveFieldLimits } from './http/expensive.ts';
+import { graphiqlOptions, renderGraphiQL } from './http/graphiql.ts';
+import { enforceRateLimit, hardeningPlugins, withoutSuggestions, withRequestErrorCode } from './http/hardening.ts';
+import { useCompiledStepJournal } from './http/jit.ts';
+import { createMetrics, METRICS_PATH, metricsAllowed } from './http/metrics.ts';
+import { requestIdFrom } from './http/request-id.ts';
+import { useStreamGuard } from './http/streams.ts';
 import { requestScope } from './log.ts';
 import type { Context } from './schema/context.ts';
 import { schema } from './schema/index.ts';
 import type { Services } from './services.ts';
 import { createStaticHandler } from './web/static.ts';
-import { enforceRateLimit, hardeningPlugins, withoutSuggestions, withRequestErrorCode } from './http/hardening.ts';
-import { RateLimiter } from './auth/rate-limit.ts';
-import { createMetrics, metricsAllowed, METRICS_PATH } from './http/metrics.ts';
-import { useCompiledStepJournal } from './http/jit.ts';
-import { ScopedClients } from './db/tenant-scope.ts';
-import { KeyWatch, KEY_REVOKED_CLOSE_CODE } from './auth/socket-keys.ts';
-import { Admission, overloadedError, useAdmission } from './http/admission.ts';
-import { useDocumentAuthorization } from './http/document-auth.ts';
-import { useExpensiveFieldLimits } from './http/expensive.ts';
-import { useStreamGuard } from './http/streams.ts';
-import { requestIdFrom } from './http/request-id.ts';
-import { graphiqlOptions, renderGraphiQL } from './http/graphiql.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -120,7 +121,11 @@ function createGraphQLHandler(services: Services, { admission, keyWatch, metrics
         }
         // Pothos refuses a malformed page cursor before the resolver runs: bad input, not a bug.
         if (original instanceof PothosValidationError) {
-          return new GraphQLError(original.message, { nodes: (error as GraphQLError).nodes, path: (error as GraphQLError).path, extensions: { code: 'BAD_USER_INPUT', requestId, http: { status: 400 } } });
+          return new GraphQLError(original.message, {
+            nodes: (error as GraphQLError).nodes,
+            path: (error as GraphQLError).path,
+            extensions: { code: 'BAD_USER_INPUT', requestId, http: { status: 400 } },
+          });
         }
         // Refusals before any resolver ran (bad variables, query limits) get the code they lack.
         const coded = withRequestErrorCode(error, 'BAD_REQUEST');
@@ -133,6 +138,12 @@ function createGraphQLHandler(services: Services, { admission, keyWatch, metrics
       },
     },
   });
+}
+
+/** One operation's enveloped execute and subscribe, handed to graphql-ws through its rootValue (yoga's graphql-ws recipe). */
+interface EnvelopedRoot {
+  execute: NonNullable<ServerOptions['execute']>;
+  subscribe: NonNullable<ServerOptions['subscribe']>;
 }
 
 export function createApp(services: Services): App {
@@ -152,16 +163,23 @@ export function createApp(services: Services): App {
 
   // A client must send its headers, and then its whole request, in bounded time (else 408): a
   // half-sent request cannot hold its connection open for long.
-  const httpServer = createServer({ headersTimeout: config.admission.headersTimeoutMs, requestTimeout: config.admission.bodyTimeoutMs, connectionsCheckingInterval: Math.min(1_000, config.admission.headersTimeoutMs) }, (req, res) => {
-    const requestId = requestIdFrom(req.headers['x-request-id']) ?? randomUUID();
-    res.setHeader('x-request-id', requestId);
-    // A request read on a kept-alive connection after shutdown began is still answered, but it
-    // is the connection's last: otherwise busy clients would keep the server alive until the timeout.
-    if (stopping) res.setHeader('connection', 'close');
-    unfinished.add(res);
-    res.once('close', () => unfinished.delete(res));
-    requestScope.run({ requestId }, () => void route(req, res));
-  });
+  const httpServer = createServer(
+    {
+      headersTimeout: config.admission.headersTimeoutMs,
+      requestTimeout: config.admission.bodyTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, config.admission.headersTimeoutMs),
+    },
+    (req, res) => {
+      const requestId = requestIdFrom(req.headers['x-request-id']) ?? randomUUID();
+      res.setHeader('x-request-id', requestId);
+      // A request read on a kept-alive connection after shutdown began is still answered, but it
+      // is the connection's last: otherwise busy clients would keep the server alive until the timeout.
+      if (stopping) res.setHeader('connection', 'close');
+      unfinished.add(res);
+      res.once('close', () => unfinished.delete(res));
+      requestScope.run({ requestId }, () => void route(req, res));
+    },
+  );
 
   async function route(req: IncomingMessage, res: ServerResponse) {
     const path = (req.url ?? '/').split('?')[0];
@@ -201,8 +219,8 @@ export function createApp(services: Services): App {
   keyWatch.start();
   const ws = useServer<Record<string, unknown>, WsExtra>(
     {
-      execute: (args: any) => args.rootValue.execute(args),
-      subscribe: (args: any) => args.rootValue.subscribe(args),
+      execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
+      subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args),
       onConnect: async (ctx) => {
         const params = ctx.connectionParams ?? {};
         const header = (params.authorization ?? params.Authorization ?? params.apiKey) as string | undefined;
@@ -210,7 +228,11 @@ export function createApp(services: Services): App {
         ctx.extra.auth = auth;
         if ('viewer' in auth) {
           const socket = ctx.extra.socket;
-          const forget = keyWatch.add({ keyId: auth.viewer.keyId, kind: 'socket', end: () => socket.close(KEY_REVOKED_CLOSE_CODE, 'API key revoked or expired') });
+          const forget = keyWatch.add({
+            keyId: auth.viewer.keyId,
+            kind: 'socket',
+            end: () => socket.close(KEY_REVOKED_CLOSE_CODE, 'API key revoked or expired'),
+          });
           socket.once('close', forget);
         }
         // Refuse at once: a socket with a bad key never gets to subscribe (4403 Forbidden).
@@ -221,14 +243,21 @@ export function createApp(services: Services): App {
         const running = Object.keys(ctx.subscriptions).length;
         if (running > config.subscriptions.maxPerConnection) return [tooManyOperations(config.subscriptions.maxPerConnection)];
         const requestId = randomUUID();
-        const { schema: s, execute, subscribe, contextFactory: makeContext, parse, validate } = yoga.getEnveloped({
+        const {
+          schema: s,
+          execute,
+          subscribe,
+          contextFactory: makeContext,
+          parse,
+          validate,
+        } = yoga.getEnveloped({
           ...ctx,
           req: ctx.extra.request,
           socket: ctx.extra.socket,
           params,
           wsAuth: ctx.extra.auth,
           wsSocket: ctx.extra.socket,
-        } as any);
+        } as Parameters<typeof yoga.getEnveloped>[0]);
         // Parse and validation refusals (syntax, depth, aliases, cost, ...) are answered on this
         // operation; thrown, they would close the whole socket as an internal error.
         let document: ReturnType<typeof parse>;
@@ -255,9 +284,9 @@ export function createApp(services: Services): App {
           variableValues: params.variables,
           contextValue,
           rootValue: {
-            execute: (a: any) => requestScope.run({ requestId }, () => execute(a)),
-            subscribe: (a: any) => requestScope.run({ requestId }, () => subscribe(a)),
-          },
+            execute: (a: ExecutionArgs) => requestScope.run({ requestId }, () => execute(a)),
+            subscribe: (a: ExecutionArgs) => requestScope.run({ requestId }, () => subscribe(a)),
+          } satisfies EnvelopedRoot,
         };
       },
     },
@@ -313,14 +342,20 @@ function databaseUnavailable(err: unknown): boolean {
 }
 
 function poolSaturatedError(requestId: string | undefined, poolMax: number): GraphQLError {
-  const shed = overloadedError('Every database connection of this server stayed busy; this request may not have completed. Retry shortly: steps with a sideEffectKey and starts with a dedupeKey are never stored twice.', poolMax);
+  const shed = overloadedError(
+    'Every database connection of this server stayed busy; this request may not have completed. Retry shortly: steps with a sideEffectKey and starts with a dedupeKey are never stored twice.',
+    poolMax,
+  );
   return new GraphQLError(shed.message, { extensions: { ...shed.extensions, requestId } });
 }
 
 function databaseUnavailableError(requestId: string | undefined): GraphQLError {
-  return new GraphQLError('The database is unavailable right now; this request may not have completed. Retry shortly: steps with a sideEffectKey and starts with a dedupeKey are never stored twice.', {
-    extensions: { code: 'DATABASE_UNAVAILABLE', retryAfterMs: 1000, requestId, http: { status: 503, headers: { 'retry-after': '1' } } },
-  });
+  return new GraphQLError(
+    'The database is unavailable right now; this request may not have completed. Retry shortly: steps with a sideEffectKey and starts with a dedupeKey are never stored twice.',
+    {
+      extensions: { code: 'DATABASE_UNAVAILABLE', retryAfterMs: 1000, requestId, http: { status: 503, headers: { 'retry-after': '1' } } },
+    },
+  );
 }
 
 function tooManyOperations(max: number): GraphQLError {

@@ -1,18 +1,19 @@
 // The long-lived parts a request needs, created once per process (or per test server).
 import type { Logger } from 'pino';
+import { KeyCache } from './auth/key-cache.ts';
 import type { Config } from './config.ts';
+import { must } from './core/must.ts';
 import type { Database } from './db/client.ts';
 import { startDeadlineWorkers } from './episodes/deadlines.ts';
-import { startJobQueue, type JobQueue } from './jobs/queue.ts';
-import { startLearningWorkers, type LearningJobs } from './learning/jobs.ts';
-import { KeyCache } from './auth/key-cache.ts';
+import { type JobQueue, startJobQueue } from './jobs/queue.ts';
+import { type LearningJobs, startLearningWorkers } from './learning/jobs.ts';
 import { createLedgerBus, type LedgerBus } from './ledger/bus.ts';
-import { LedgerReads } from './ledger/live-reads.ts';
-import { DEFAULT_REDACTED_KEYS } from './steps/redact.ts';
-import { StepIngestor } from './steps/ingest.ts';
-import { createWriter, type Writer } from './write.ts';
 import { CheckpointPublisher, TreeCache } from './ledger/checkpoints.ts';
+import { LedgerReads } from './ledger/live-reads.ts';
 import { loadSigner } from './ledger/signer.ts';
+import { StepIngestor } from './steps/ingest.ts';
+import { DEFAULT_REDACTED_KEYS } from './steps/redact.ts';
+import { createWriter, type Writer } from './write.ts';
 
 export interface Services {
   config: Config;
@@ -39,7 +40,7 @@ export async function createServices(config: Config, db: Database, log: Logger):
   const ingest = new StepIngestor(db.pool, writer, { ...config.groupCommit, maxPendingRows: config.ingestMaxPendingRows });
   const ledgerBus = createLedgerBus(config, db.pool, log);
   await ledgerBus.start();
-  writer.onCommit((tenantId, events) => ledgerBus.publish(tenantId, events[events.length - 1]!.seq));
+  writer.onCommit((tenantId, events) => ledgerBus.publish(tenantId, must(events[events.length - 1]).seq));
   const jobs = await startJobQueue(db.pool, log);
   await startDeadlineWorkers(jobs, db.pool, writer, log, config.jobPollSeconds);
   const learning = await startLearningWorkers(jobs, db.pool, writer, log, { ...config.learning, pollSeconds: config.jobPollSeconds });

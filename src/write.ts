@@ -1,10 +1,10 @@
 // The one way domain writes happen: a transaction whose ledger events are appended before commit,
 // and whose commit is announced to subscribers only afterwards.
 import type pg from 'pg';
-import type { WriteContext } from './episodes/store.ts';
-import { appendEvents, type NewLedgerEvent } from './ledger/store.ts';
-import type { StoredLedgerEvent } from './ledger/hash.ts';
+import type { NewLedgerEvent, WriteContext } from './core/write-context.ts';
 import { withTransaction } from './db/tx.ts';
+import type { StoredLedgerEvent } from './ledger/hash.ts';
+import { appendEvents } from './ledger/store.ts';
 
 export type CommitListener = (tenantId: string, events: StoredLedgerEvent[]) => void;
 

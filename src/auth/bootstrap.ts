@@ -1,6 +1,6 @@
 // First start: a database without tenants gets a default tenant and an admin key, written to a
 // file only the current user can read. Several processes may start at once, hence the lock.
-import { writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Database } from '../db/client.ts';
 import { createApiKey } from './store.ts';

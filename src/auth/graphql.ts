@@ -1,6 +1,6 @@
 import { builder } from '../builder.ts';
-import { InputLimitError, NotFoundError } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
+import { InputLimitError, NotFoundError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import { checkKeyRequest, pastExpiryViolations } from './keys.ts';
 import { createApiKeyRecorded, revokeApiKeyRecorded } from './store.ts';
 
@@ -37,24 +37,20 @@ const CreatedApiKey = builder.objectRef<{ token: string; id: string }>('CreatedA
 });
 
 builder.queryFields((t) => ({
-  viewer: t.prismaField({
+  viewer: t.withAuth({ read: true }).prismaField({
     type: 'Tenant',
     description: 'The tenant that owns the API key of this request.',
-    resolve: (query, _root, _args, ctx) =>
-      ctx.db.tenant.findUniqueOrThrow({ ...query, where: { id: ctx.viewer!.tenantId } }),
+    resolve: (query, _root, _args, ctx) => ctx.db.tenant.findUniqueOrThrow({ ...query, where: { id: ctx.viewer.tenantId } }),
   }),
-  apiKeys: t.prismaField({
+  apiKeys: t.withAuth({ admin: true }).prismaField({
     type: ['ApiKey'],
-    authScopes: { admin: true },
-    resolve: (query, _root, _args, ctx) =>
-      ctx.db.apiKey.findMany({ ...query, where: { tenantId: ctx.viewer!.tenantId }, orderBy: { createdAt: 'asc' } }),
+    resolve: (query, _root, _args, ctx) => ctx.db.apiKey.findMany({ ...query, where: { tenantId: ctx.viewer.tenantId }, orderBy: { createdAt: 'asc' } }),
   }),
 }));
 
 builder.mutationFields((t) => ({
-  createApiKey: t.field({
+  createApiKey: t.withAuth({ admin: true }).field({
     type: CreatedApiKey,
-    authScopes: { admin: true },
     errors: { types: [InputLimitError] },
     args: {
       name: t.arg.string({ required: true }),
@@ -65,18 +61,17 @@ builder.mutationFields((t) => ({
       const { scopes, violations } = checkKeyRequest(args.name, args.scopes);
       violations.push(...pastExpiryViolations('expiresAt', args.expiresAt, new Date()));
       if (violations.length) throw new InputLimitError(violations);
-      const { tenantId, keyId } = ctx.viewer!;
+      const { tenantId, keyId } = ctx.viewer;
       // The key and its api_key.created ledger event commit together.
       return ctx.services.writer.run(tenantId, (w) => createApiKeyRecorded(w, { name: args.name, scopes, expiresAt: args.expiresAt }, { keyId }));
     },
   }),
-  revokeApiKey: t.prismaField({
+  revokeApiKey: t.withAuth({ admin: true }).prismaField({
     type: 'ApiKey',
-    authScopes: { admin: true },
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, { id }, ctx) => {
-      const { tenantId, keyId } = ctx.viewer!;
+      const { tenantId, keyId } = ctx.viewer;
       // The revocation and its api_key.revoked ledger event commit together.
       const revoked = isUuid(id) ? await ctx.services.writer.run(tenantId, (w) => revokeApiKeyRecorded(w, String(id), { keyId })) : null;
       if (!revoked) throw new NotFoundError('ApiKey', String(id));

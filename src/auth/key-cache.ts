@@ -15,7 +15,10 @@ type KeyRow = StoredKey & { lastUsedAt: Date | null };
 export class KeyCache {
   private readonly byPrefix = new Map<string, { row: KeyRow; loadedAt: number }>();
 
-  constructor(private readonly pool: pg.Pool, private readonly ttlMs: number) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly ttlMs: number,
+  ) {}
 
   async authenticate(token: string | null, now = new Date()): Promise<AuthResult> {
     if (!token) return { failure: 'missing' };

@@ -1,7 +1,8 @@
 // API keys: `epk_<prefix>_<secret>`. The prefix finds the row; only a hash of the secret is stored.
 // Secrets are 256 random bits, so a fast hash is enough (no password stretching needed).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { LimitViolation } from '../schema/errors.ts';
+import type { LimitViolation } from '../core/errors.ts';
+import { must } from '../core/must.ts';
 
 export const SCOPES = ['read', 'write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -26,7 +27,7 @@ export function generateApiKey(): GeneratedKey {
 
 export function parseToken(token: string): { prefix: string; secret: string } | null {
   const m = TOKEN_PATTERN.exec(token);
-  return m ? { prefix: m[1]!, secret: m[2]! } : null;
+  return m ? { prefix: must(m[1]), secret: must(m[2]) } : null;
 }
 
 export function secretMatches(secret: string, storedHash: string): boolean {
@@ -55,12 +56,22 @@ export function checkKeyRequest(name: string, requested: readonly string[]): { s
   const parsed = parseScopes(requested);
   const scopes = 'invalid' in parsed ? [] : parsed;
   if ('invalid' in parsed) {
-    violations.push({ field: 'scopes', limit: 'read | write | admin', actual: parsed.invalid.join(','), message: `unknown scopes: ${parsed.invalid.join(', ')}` });
+    violations.push({
+      field: 'scopes',
+      limit: 'read | write | admin',
+      actual: parsed.invalid.join(','),
+      message: `unknown scopes: ${parsed.invalid.join(', ')}`,
+    });
   } else if (!scopes.length) {
     violations.push({ field: 'scopes', limit: 'at least 1', actual: '0', message: 'a key needs at least one scope' });
   }
   if (name.trim().length < 1 || name.length > 200 || CONTROL_CHARACTER.test(name)) {
-    violations.push({ field: 'name', limit: '1..200 characters, no control characters', actual: String(name.length), message: 'name must have 1 to 200 characters and no control characters' });
+    violations.push({
+      field: 'name',
+      limit: '1..200 characters, no control characters',
+      actual: String(name.length),
+      message: 'name must have 1 to 200 characters and no control characters',
+    });
   }
   return { scopes, violations };
 }
@@ -75,7 +86,7 @@ export function pastExpiryViolations(field: string, expiresAt: Date | null | und
 export function tokenFromHeader(header: string | null | undefined): string | null {
   if (!header) return null;
   const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
-  return m ? m[1]! : header.trim() || null;
+  return m ? must(m[1]) : header.trim() || null;
 }
 
 export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired';

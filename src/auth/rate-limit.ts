@@ -2,6 +2,7 @@
 // per key and minute. Each process claims a slice of the allowance at a time, so the database
 // sees one write per slice rather than one per request.
 import type pg from 'pg';
+import { must } from '../core/must.ts';
 
 const WINDOW_MS = 60_000;
 
@@ -24,7 +25,10 @@ export class RateLimiter {
   private readonly claims = new Map<string, Promise<void>>();
   private readonly sliceSize: number;
 
-  constructor(private readonly pool: pg.Pool, private readonly perMinute: number) {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly perMinute: number,
+  ) {
     // Small limits are counted exactly; large ones in slices of 1% (at most 1% over-reservation per process).
     this.sliceSize = Math.max(1, Math.floor(perMinute / 100));
   }
@@ -65,7 +69,7 @@ export class RateLimiter {
        ON CONFLICT (key_id, window_start) DO UPDATE SET used = rate_limit_windows.used + EXCLUDED.used RETURNING used`,
       [keyId, (window * WINDOW_MS) / 1000, this.sliceSize],
     );
-    const before = rows[0]!.used - this.sliceSize;
+    const before = must(rows[0]).used - this.sliceSize;
     return Math.min(this.sliceSize, this.perMinute - before);
   }
 

@@ -17,7 +17,10 @@ export class KeyWatch {
   private readonly streams = new Set<WatchedStream>();
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly pool: pg.Pool, private readonly intervalMs: number) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly intervalMs: number,
+  ) {}
 
   /** Watches `stream` until the returned function is called or its key is found invalid. */
   add(stream: WatchedStream): () => void {

@@ -1,8 +1,10 @@
 // Tenants and API keys in the database.
+
+import { isUuid } from '../core/ids.ts';
+import { must } from '../core/must.ts';
+import type { WriteContext } from '../core/write-context.ts';
 import type { Db } from '../db/client.ts';
-import type { WriteContext } from '../episodes/store.ts';
-import { isUuid } from '../schema/ids.ts';
-import { generateApiKey, type AuthFailure, type Scope } from './keys.ts';
+import { type AuthFailure, generateApiKey, type Scope } from './keys.ts';
 
 export interface Viewer {
   tenantId: string;
@@ -24,10 +26,7 @@ export interface CreatedKey {
 }
 
 /** Creates a key without a ledger event: first-start bootstrap (before the tenant has a chain) and test fixtures. */
-export async function createApiKey(
-  db: Db,
-  input: { tenantId: string; name: string; scopes: Scope[]; expiresAt?: Date | null },
-): Promise<CreatedKey> {
+export async function createApiKey(db: Db, input: { tenantId: string; name: string; scopes: Scope[]; expiresAt?: Date | null }): Promise<CreatedKey> {
   const generated = generateApiKey();
   const row = await db.apiKey.create({
     data: {
@@ -66,10 +65,17 @@ export async function createApiKeyRecorded(
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
     [w.tenantId, input.name, generated.prefix, generated.secretHash, input.scopes, w.now, expiresAt],
   );
-  const id = rows[0]!.id;
+  const id = must(rows[0]).id;
   w.events.push({
     type: 'api_key.created',
-    payload: { keyId: id, name: input.name, prefix: generated.prefix, scopes: input.scopes, expiresAt: expiresAt?.toISOString() ?? null, ...actorPayload(actor) },
+    payload: {
+      keyId: id,
+      name: input.name,
+      prefix: generated.prefix,
+      scopes: input.scopes,
+      expiresAt: expiresAt?.toISOString() ?? null,
+      ...actorPayload(actor),
+    },
   });
   return { id, token: generated.token, tenantId: w.tenantId, scopes: input.scopes };
 }

@@ -27,7 +27,13 @@ export async function tenantList(services: Services) {
 
 export async function keyCreate(services: Services, opts: { tenant: string; name: string; scopes: string; expiresAt?: string }) {
   const tenant = await findTenant(services, opts.tenant);
-  const { scopes, violations } = checkKeyRequest(opts.name, opts.scopes.split(',').map((s) => s.trim()).filter(Boolean));
+  const { scopes, violations } = checkKeyRequest(
+    opts.name,
+    opts.scopes
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
   if (violations.length) throw new CliError(`${violations.map((v) => v.message).join('; ')} (scopes: read, write, admin)`, 2);
   const expiresAt = opts.expiresAt ? new Date(opts.expiresAt) : null;
   if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new CliError(`--expires must be an ISO date, got "${opts.expiresAt}"`, 2);

@@ -1,7 +1,7 @@
 // episodic keys create | list | revoke over the API, with an admin key. (With --tenant, the keys
 // commands work on the database directly instead: see admin.ts.)
 import { parseExpiry } from './expiry.ts';
-import { failOnErrorResult, usage, type RemoteCommand } from './remote.ts';
+import { defineCommand, failOnErrorResult, usage } from './remote.ts';
 
 const HELP = `Usage: episodic keys <create|list|revoke> [options]      (over the API, needs an admin key)
   keys create --scopes read,write[,admin] [--name <label>] [--expires <ISO date | 90d>]
@@ -10,7 +10,7 @@ const HELP = `Usage: episodic keys <create|list|revoke> [options]      (over the
   keys revoke <key id>  revoke a key at once
 With --tenant <name|id> these commands work on the server's database instead (operator use).`;
 
-export const keysCommand: RemoteCommand = {
+export const keysCommand = defineCommand({
   name: 'keys',
   summary: 'create, list and revoke API keys',
   help: HELP,
@@ -20,7 +20,10 @@ export const keysCommand: RemoteCommand = {
     switch (action) {
       case 'create': {
         if (!v.scopes) throw usage('missing --scopes', HELP);
-        const scopes = String(v.scopes).split(',').map((s) => s.trim()).filter(Boolean);
+        const scopes = String(v.scopes)
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
         const expiresAt = v.expires === undefined ? undefined : parseExpiry(v.expires, new Date());
         const created = failOnErrorResult(await client.createApiKey({ name: v.name ?? 'cli', scopes, expiresAt: expiresAt?.toISOString() }));
         const expiry = created.key.expiresAt ? `, expires ${created.key.expiresAt}` : '';
@@ -31,7 +34,9 @@ export const keysCommand: RemoteCommand = {
       }
       case 'list': {
         const keys = await client.apiKeys();
-        const rows = keys.map((k) => `${k.id}  ${k.prefix}  ${k.scopes.join(',').padEnd(16)} ${k.name}  expires ${k.expiresAt ?? 'never'}${k.revokedAt ? '  (revoked)' : ''}`);
+        const rows = keys.map(
+          (k) => `${k.id}  ${k.prefix}  ${k.scopes.join(',').padEnd(16)} ${k.name}  expires ${k.expiresAt ?? 'never'}${k.revokedAt ? '  (revoked)' : ''}`,
+        );
         return { text: rows.join('\n') || 'no keys', json: keys };
       }
       case 'revoke': {
@@ -43,4 +48,4 @@ export const keysCommand: RemoteCommand = {
         throw usage(action ? `unknown keys command "${action}"` : 'missing create, list or revoke', HELP);
     }
   },
-};
+});

@@ -3,11 +3,11 @@
 // --json, --url/--key, the exit codes and escaped output from remote.ts and errors.ts.
 import { keysCommand } from './api-keys.ts';
 import { completeCommand, listCommand, startCommand } from './episode-commands.ts';
-import { showCommand } from './show.ts';
-import { exportCommand, tailCommand } from './ledger-commands.ts';
 import { importCommand } from './import.ts';
+import { exportCommand, tailCommand } from './ledger-commands.ts';
 import { logCommand } from './log.ts';
 import type { RemoteCommand } from './remote.ts';
+import { showCommand } from './show.ts';
 
 export const REMOTE_COMMANDS: Record<string, RemoteCommand> = Object.fromEntries(
   [startCommand, logCommand, importCommand, completeCommand, showCommand, listCommand, tailCommand, exportCommand, keysCommand].map((c) => [c.name, c]),
@@ -21,5 +21,7 @@ export function remoteCommandFor(argv: string[]): RemoteCommand | undefined {
 }
 
 export function remoteCommandsHelp(): string {
-  return Object.values(REMOTE_COMMANDS).map((c) => `  ${c.name.padEnd(10)}  ${c.summary}`).join('\n');
+  return Object.values(REMOTE_COMMANDS)
+    .map((c) => `  ${c.name.padEnd(10)}  ${c.summary}`)
+    .join('\n');
 }

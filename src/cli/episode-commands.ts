@@ -1,6 +1,6 @@
 // episodic start | complete | list: the episode lifecycle from a shell (show: show.ts).
 import type { Complexity, Episode, OutcomeInput, OutcomeKind, StartEpisodeInput } from '../client/types.ts';
-import { failOnErrorResult, intOption, listOption, usage, type RemoteCommand } from './remote.ts';
+import { defineCommand, failOnErrorResult, intOption, listOption, usage } from './remote.ts';
 
 const START_HELP = `Usage: episodic start <task description...> [options]
 Opens an episode and prints its id.
@@ -37,7 +37,7 @@ Lists episodes, newest first.
 
 const upper = <T extends string>(v: string | undefined) => v?.toUpperCase() as T | undefined;
 
-function budgetOf(v: Record<string, any>, help: string): StartEpisodeInput['budget'] {
+function budgetOf(v: { 'max-tokens'?: string; 'max-steps'?: string; 'max-wall-ms'?: string }, help: string): StartEpisodeInput['budget'] {
   const budget = {
     maxTokens: intOption(v['max-tokens'], '--max-tokens', help, 1),
     maxSteps: intOption(v['max-steps'], '--max-steps', help, 1),
@@ -46,38 +46,61 @@ function budgetOf(v: Record<string, any>, help: string): StartEpisodeInput['budg
   return Object.values(budget).some((x) => x !== undefined) ? budget : undefined;
 }
 
-export const startCommand: RemoteCommand = {
+export const startCommand = defineCommand({
   name: 'start',
   summary: 'open an episode and print its id',
   help: START_HELP,
   options: {
-    type: { type: 'string' }, tag: { type: 'string', multiple: true }, language: { type: 'string' }, framework: { type: 'string' }, domain: { type: 'string' },
-    complexity: { type: 'string' }, agent: { type: 'string' }, goal: { type: 'string' }, 'max-tokens': { type: 'string' }, 'max-steps': { type: 'string' },
-    'max-wall-ms': { type: 'string' }, 'on-budget-exhausted': { type: 'string' }, lease: { type: 'string' }, 'work-item': { type: 'string' }, 'dedupe-key': { type: 'string' },
+    type: { type: 'string' },
+    tag: { type: 'string', multiple: true },
+    language: { type: 'string' },
+    framework: { type: 'string' },
+    domain: { type: 'string' },
+    complexity: { type: 'string' },
+    agent: { type: 'string' },
+    goal: { type: 'string' },
+    'max-tokens': { type: 'string' },
+    'max-steps': { type: 'string' },
+    'max-wall-ms': { type: 'string' },
+    'on-budget-exhausted': { type: 'string' },
+    lease: { type: 'string' },
+    'work-item': { type: 'string' },
+    'dedupe-key': { type: 'string' },
   },
   async run({ values: v, positionals, client }) {
     const taskDescription = positionals.join(' ').trim();
     if (!taskDescription) throw usage('missing the task description', START_HELP);
     if (v.complexity && !['simple', 'moderate', 'complex'].includes(v.complexity)) throw usage('--complexity must be simple, moderate or complex', START_HELP);
-    if (v['on-budget-exhausted'] && !['fail', 'converge'].includes(v['on-budget-exhausted'])) throw usage('--on-budget-exhausted must be fail or converge', START_HELP);
-    const result = failOnErrorResult(await client.startEpisode({
-      taskDescription,
-      taskType: v.type ?? 'general',
-      agent: v.agent,
-      goalSpec: v.goal,
-      context: { tags: listOption(v.tag) ?? [], language: v.language, framework: v.framework, domain: v.domain, complexity: upper<Complexity>(v.complexity) },
-      budget: budgetOf(v, START_HELP),
-      onBudgetExhausted: upper<'FAIL' | 'CONVERGE'>(v['on-budget-exhausted']),
-      leaseId: v.lease,
-      workItemId: v['work-item'],
-      dedupeKey: v['dedupe-key'],
-    }));
+    if (v['on-budget-exhausted'] && !['fail', 'converge'].includes(v['on-budget-exhausted']))
+      throw usage('--on-budget-exhausted must be fail or converge', START_HELP);
+    const result = failOnErrorResult(
+      await client.startEpisode({
+        taskDescription,
+        taskType: v.type ?? 'general',
+        agent: v.agent,
+        goalSpec: v.goal,
+        context: { tags: listOption(v.tag) ?? [], language: v.language, framework: v.framework, domain: v.domain, complexity: upper<Complexity>(v.complexity) },
+        budget: budgetOf(v, START_HELP),
+        onBudgetExhausted: upper<'FAIL' | 'CONVERGE'>(v['on-budget-exhausted']),
+        leaseId: v.lease,
+        workItemId: v['work-item'],
+        dedupeKey: v['dedupe-key'],
+      }),
+    );
     const e = result.episode;
     return { text: e.id, json: { id: e.id, episodeNumber: e.episodeNumber, status: e.status, deduplicated: result.deduplicated } };
   },
-};
+});
 
-function outcomeOf(v: Record<string, any>): OutcomeInput {
+function outcomeOf(v: {
+  outcome?: string;
+  verdict?: string;
+  artifact?: string[];
+  completed?: string[];
+  failed?: string[];
+  reason?: string;
+  details?: string;
+}): OutcomeInput {
   const kind = upper<OutcomeKind>(v.outcome);
   if (!kind || !['SUCCESS', 'PARTIAL', 'FAILURE'].includes(kind)) throw usage('--outcome must be success, partial or failure', COMPLETE_HELP);
   if (kind === 'SUCCESS') return { kind, verdict: v.verdict ?? 'done', artifacts: listOption(v.artifact) ?? [] };
@@ -86,44 +109,68 @@ function outcomeOf(v: Record<string, any>): OutcomeInput {
   return { kind, reason: v.reason, details: v.details };
 }
 
-export const completeCommand: RemoteCommand = {
+export const completeCommand = defineCommand({
   name: 'complete',
   summary: 'end an episode with an outcome',
   help: COMPLETE_HELP,
   options: {
-    outcome: { type: 'string' }, verdict: { type: 'string' }, artifact: { type: 'string', multiple: true }, completed: { type: 'string', multiple: true },
-    failed: { type: 'string', multiple: true }, reason: { type: 'string' }, details: { type: 'string' },
+    outcome: { type: 'string' },
+    verdict: { type: 'string' },
+    artifact: { type: 'string', multiple: true },
+    completed: { type: 'string', multiple: true },
+    failed: { type: 'string', multiple: true },
+    reason: { type: 'string' },
+    details: { type: 'string' },
   },
   async run({ values, positionals, client }) {
     const id = positionals[0];
     if (!id) throw usage('missing the episode id', COMPLETE_HELP);
     const result = failOnErrorResult(await client.completeEpisode(id, outcomeOf(values)));
     const { episode, leaseCharge } = result;
-    const charge = leaseCharge ? `\nlease charged: ${leaseCharge.ok ? 'ok' : 'overdrawn'}${leaseCharge.exhausted ? `, ${leaseCharge.exhausted} exhausted` : ''}` : '';
+    const charge = leaseCharge
+      ? `\nlease charged: ${leaseCharge.ok ? 'ok' : 'overdrawn'}${leaseCharge.exhausted ? `, ${leaseCharge.exhausted} exhausted` : ''}`
+      : '';
     return { text: `${episode.id} ${episode.status} (${episode.outcome?.kind})${charge}`, json: { episode, leaseCharge } };
   },
-};
+});
 
-export const listCommand: RemoteCommand = {
+export const listCommand = defineCommand({
   name: 'list',
   summary: 'list episodes (filters, pages)',
   help: LIST_HELP,
   options: {
-    status: { type: 'string' }, type: { type: 'string' }, agent: { type: 'string' }, tag: { type: 'string', multiple: true }, language: { type: 'string' },
-    domain: { type: 'string' }, outcome: { type: 'string' }, text: { type: 'string' }, 'work-item': { type: 'string' }, first: { type: 'string' }, after: { type: 'string' },
+    status: { type: 'string' },
+    type: { type: 'string' },
+    agent: { type: 'string' },
+    tag: { type: 'string', multiple: true },
+    language: { type: 'string' },
+    domain: { type: 'string' },
+    outcome: { type: 'string' },
+    text: { type: 'string' },
+    'work-item': { type: 'string' },
+    first: { type: 'string' },
+    after: { type: 'string' },
   },
   async run({ values: v, client }) {
     const page = await client.episodes({
       filter: {
         status: listOption(v.status)?.map((s) => s.toUpperCase() as Episode['status']),
-        taskType: v.type, agent: v.agent, tags: listOption(v.tag), language: v.language, domain: v.domain,
-        outcome: upper<OutcomeKind>(v.outcome), text: v.text, workItemId: v['work-item'],
+        taskType: v.type,
+        agent: v.agent,
+        tags: listOption(v.tag),
+        language: v.language,
+        domain: v.domain,
+        outcome: upper<OutcomeKind>(v.outcome),
+        text: v.text,
+        workItemId: v['work-item'],
       },
       first: intOption(v.first, '--first', LIST_HELP, 1) ?? 20,
       after: v.after,
     });
-    const rows = page.edges.map(({ node: e }) => `${e.id}  ${e.status.padEnd(9)} ${String(e.stepCount).padStart(4)} steps  ${e.taskType}: ${e.taskDescription.slice(0, 60)}`);
+    const rows = page.edges.map(
+      ({ node: e }) => `${e.id}  ${e.status.padEnd(9)} ${String(e.stepCount).padStart(4)} steps  ${e.taskType}: ${e.taskDescription.slice(0, 60)}`,
+    );
     const more = page.pageInfo.hasNextPage ? `\nmore: --after ${page.pageInfo.endCursor}` : '';
     return { text: (rows.join('\n') || 'no episodes') + more, json: { episodes: page.edges.map((e) => e.node), pageInfo: page.pageInfo } };
   },
-};
+});

@@ -1,14 +1,17 @@
 // What every CLI command shares: the exit codes, one-line failures, argument parsing that names
 // the bad option, and output (text for people with control characters escaped, or --json).
 import { existsSync, readFileSync } from 'node:fs';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 export const EXIT = { ok: 0, runtime: 1, usage: 2, verification: 3, notFound: 4 } as const;
 export const EXIT_CODES_HELP = 'Exit codes: 0 success, 1 runtime or server error, 2 usage error or input refused, 3 verification failed, 4 not found.';
 
 /** A failure the CLI reports as one line with a stable exit code (see EXIT). */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number) {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
     super(message);
   }
 }
@@ -47,7 +50,10 @@ function enumValues(name: string): string[] {
   const file = new URL('../../schema.graphql', import.meta.url);
   if (!existsSync(file)) return [];
   const body = new RegExp(`\\nenum ${name} \\{([^}]*)\\}`).exec(readFileSync(file, 'utf8'))?.[1] ?? '';
-  return body.split('\n').map((l) => l.trim()).filter((l) => /^[A-Z_][A-Z0-9_]*$/.test(l));
+  return body
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => /^[A-Z_][A-Z0-9_]*$/.test(l));
 }
 
 /**

@@ -1,9 +1,9 @@
 // episodic import <files or folders> [--format f] [--verdicts file]: imports agent runs (one
 // episode each) with a progress bar, a summary, and exit code 2 when any file or step was refused.
-import { FORMATS, importRuns, type Format, type ImportReport, type RunReport } from '../import/index.ts';
+import { FORMATS, type Format, type ImportReport, importRuns, type RunReport } from '../import/index.ts';
 import { CliError } from './errors.ts';
 import { progressBar } from './progress.ts';
-import { EXIT, intOption, listOption, usage, type RemoteCommand } from './remote.ts';
+import { defineCommand, EXIT, intOption, listOption, usage } from './remote.ts';
 
 const HELP = `Usage: episodic import <file or folder>... [--format ${FORMATS.join('|')}] [--verdicts <file>]
 Imports finished agent runs, one episode per run file, through the API:
@@ -35,7 +35,7 @@ function summaryText(report: ImportReport): string {
   return lines.join('\n');
 }
 
-export const importCommand: RemoteCommand = {
+export const importCommand = defineCommand({
   name: 'import',
   summary: 'import agent runs (mini-swe-agent, SWE-agent, JSONL) from files or folders',
   help: HELP,
@@ -43,7 +43,8 @@ export const importCommand: RemoteCommand = {
   async run({ values, positionals, json, client }) {
     if (!positionals.length) throw usage('missing the files or folders to import', HELP);
     const format = values.format as string | undefined;
-    if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) throw usage(`--format must be one of ${FORMATS.join(', ')}, got "${format}"`, HELP);
+    if (format !== undefined && !(FORMATS as readonly string[]).includes(format))
+      throw usage(`--format must be one of ${FORMATS.join(', ')}, got "${format}"`, HELP);
     const bar = progressBar('importing');
     const report = await importRuns(client, positionals, {
       format: (format as Format | undefined) ?? null,
@@ -59,4 +60,4 @@ export const importCommand: RemoteCommand = {
     }
     return { text: summaryText(report), json: summary };
   },
-};
+});

@@ -1,14 +1,15 @@
 // episodic tail | export: the ledger from a shell. tail streams live events over graphql-ws,
 // resuming after reconnects and verifying the chain as it goes; export writes a range as JSON
 // lines (or an episode's proof bundle) that `episodic verify` checks offline.
-import { createWriteStream } from 'node:fs';
+
 import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { EpisodicClient } from '../client/client.ts';
 import type { EpisodicError } from '../client/errors.ts';
 import type { EpisodeProofBundleResult, LedgerEvent, SignedTreeHead } from '../client/types.ts';
 import { EXPORT_FORMAT } from '../ledger/export-verify.ts';
-import { failOnErrorResult, intOption, listOption, usage, type RemoteCommand } from './remote.ts';
+import { defineCommand, failOnErrorResult, intOption, listOption, usage } from './remote.ts';
 
 const TAIL_HELP = `Usage: episodic tail [--after <seq>] [--verify] [filters]
 Streams ledger events as they are written, one per line (JSON lines with --json), until Ctrl-C.
@@ -36,11 +37,18 @@ function line(e: LedgerEvent): string {
   return `${e.seq}\t${e.type}\t${e.episodeId ?? e.workItemId ?? '-'}\t${e.hash.slice(0, 16)}`;
 }
 
-export const tailCommand: RemoteCommand = {
+export const tailCommand = defineCommand({
   name: 'tail',
   summary: 'stream live ledger events (resumable, --verify)',
   help: TAIL_HELP,
-  options: { after: { type: 'string' }, verify: { type: 'boolean' }, episode: { type: 'string' }, 'work-item': { type: 'string' }, type: { type: 'string', multiple: true }, count: { type: 'string' } },
+  options: {
+    after: { type: 'string' },
+    verify: { type: 'boolean' },
+    episode: { type: 'string' },
+    'work-item': { type: 'string' },
+    type: { type: 'string', multiple: true },
+    count: { type: 'string' },
+  },
   async run({ values: v, json, client }) {
     const count = intOption(v.count, '--count', TAIL_HELP, 1);
     const types = listOption(v.type);
@@ -61,7 +69,9 @@ export const tailCommand: RemoteCommand = {
       verify: Boolean(v.verify),
       retryWait: backoff,
       onConnected: ({ reconnect, afterSeq: at }) =>
-        process.stderr.write(reconnect ? `episodic: reconnected, resuming after seq ${at}\n` : `episodic: following the ledger after seq ${at} (Ctrl-C to stop)\n`),
+        process.stderr.write(
+          reconnect ? `episodic: reconnected, resuming after seq ${at}\n` : `episodic: following the ledger after seq ${at} (Ctrl-C to stop)\n`,
+        ),
       onDisconnected: ({ reason, afterSeq: at }) => process.stderr.write(`episodic: disconnected (${reason}) after seq ${at}; reconnecting\n`),
       onEvent: (event) => {
         process.stdout.write(`${json ? JSON.stringify(event) : line(event)}\n`);
@@ -79,7 +89,7 @@ export const tailCommand: RemoteCommand = {
     if (failure) throw failure;
     return undefined;
   },
-};
+});
 
 async function write(out: Writable, text: string): Promise<void> {
   if (!out.write(text)) await once(out, 'drain');
@@ -103,12 +113,22 @@ async function allCheckpoints(client: EpisodicClient): Promise<Array<Omit<Signed
   for (;;) {
     const last = heads.at(-1);
     const page = failOnErrorResult(await client.ledgerCheckpoints({ afterTreeSize: last ? last.treeSize : undefined, first: 500 }));
-    heads.push(...page.checkpoints.map((h) => ({ tenantId: h.tenantId, treeSize: Number(h.treeSize), rootHash: h.rootHash, headHash: h.headHash, issuedAt: h.issuedAt, signature: h.signature, keyId: h.keyId })));
+    heads.push(
+      ...page.checkpoints.map((h) => ({
+        tenantId: h.tenantId,
+        treeSize: Number(h.treeSize),
+        rootHash: h.rootHash,
+        headHash: h.headHash,
+        issuedAt: h.issuedAt,
+        signature: h.signature,
+        keyId: h.keyId,
+      })),
+    );
     if (!page.hasNextPage) return heads;
   }
 }
 
-export const exportCommand: RemoteCommand = {
+export const exportCommand = defineCommand({
   name: 'export',
   summary: 'write ledger events (or an episode proof bundle) for `verify`',
   help: EXPORT_HELP,
@@ -156,4 +176,4 @@ export const exportCommand: RemoteCommand = {
     const range = first === null ? '' : ` (seq ${first}..${last})`;
     return { text: `exported ${count} events${range} to ${file}`, json: { file, count, firstSeq: first, lastSeq: last } };
   },
-};
+});

@@ -9,7 +9,7 @@ import { createBLAKE3 } from 'hash-wasm';
 import type { StepInput } from '../client/types.ts';
 import { CliError } from './errors.ts';
 import { progressBar } from './progress.ts';
-import { EXIT, failOnErrorResult, intOption, usage, type RemoteCommand } from './remote.ts';
+import { defineCommand, EXIT, failOnErrorResult, intOption, usage } from './remote.ts';
 
 const HELP = `Usage: episodic log <episodeId> [file|-] [--batch <n>] [--truncate]
 Journals steps read as JSON lines (one step per line; blank lines are skipped) from a file, or
@@ -58,7 +58,7 @@ function withErrorDetails<T extends { __typename: string }>(result: T) {
   }
 }
 
-export const logCommand: RemoteCommand = {
+export const logCommand = defineCommand({
   name: 'log',
   summary: 'journal steps from JSON lines (file or stdin)',
   help: HELP,
@@ -73,7 +73,12 @@ export const logCommand: RemoteCommand = {
     const steps = await withLineKeys(input, lines);
     const bar = progressBar('logging');
     const answer = await client
-      .logSteps(id, steps, { batchSize, largeContent: values.truncate ? 'TRUNCATE' : 'BLOB', onInvalidStep: 'REJECT_STEP', onProgress: (sent, total) => bar.update(sent, total) })
+      .logSteps(id, steps, {
+        batchSize,
+        largeContent: values.truncate ? 'TRUNCATE' : 'BLOB',
+        onInvalidStep: 'REJECT_STEP',
+        onProgress: (sent, total) => bar.update(sent, total),
+      })
       .finally(() => bar.finish());
     const result = withErrorDetails(answer);
     const rejected = result.results
@@ -91,7 +96,9 @@ export const logCommand: RemoteCommand = {
       rejectedSteps: rejected,
       error: stoppedBy,
     };
-    const out = [`accepted ${summary.accepted}, duplicate ${summary.duplicates}, rejected ${summary.rejected}${summary.notSent ? `, not sent ${summary.notSent}` : ''} (episode ${summary.status})`];
+    const out = [
+      `accepted ${summary.accepted}, duplicate ${summary.duplicates}, rejected ${summary.rejected}${summary.notSent ? `, not sent ${summary.notSent}` : ''} (episode ${summary.status})`,
+    ];
     if (summary.budgetExhausted) out.push(`budget exhausted: ${summary.budgetExhausted}`);
     for (const r of rejected.slice(0, 10)) out.push(`  ${source === '-' ? 'stdin' : source}:${r.line}: ${r.reason}: ${r.message ?? ''}`);
     if (stoppedBy) out.push(`stopped: ${stoppedBy.type}: ${stoppedBy.message}`);
@@ -102,4 +109,4 @@ export const logCommand: RemoteCommand = {
     }
     return { text: out.join('\n'), json: summary };
   },
-};
+});

@@ -2,8 +2,9 @@
 // one line on stderr with a documented exit code (errors.ts). This module loads only node's own
 // modules and the command table: each command imports what it needs when it runs, so
 // `episodic --help` answers at once.
-import { CliError, EXIT, EXIT_CODES_HELP, escapeControl, parseCommandArgs, writeOutput, type Output } from './errors.ts';
+
 import { REMOTE_COMMANDS, remoteCommandFor, remoteCommandsHelp } from './commands.ts';
+import { CliError, EXIT, EXIT_CODES_HELP, escapeControl, type Output, parseCommandArgs, writeOutput } from './errors.ts';
 import { CONNECTION_HELP, runRemote } from './remote.ts';
 
 const TENANTS_HELP = `Usage: episodic tenants create <name> | tenants list   [--json]

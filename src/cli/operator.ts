@@ -22,12 +22,23 @@ function need<T>(value: T | undefined, what: string, help: string): T {
 }
 
 const table = (rows: Array<Record<string, unknown>>, empty: string) =>
-  rows.length ? rows.map((r) => Object.values(r).map((v) => (Array.isArray(v) ? v.join(',') : String(v ?? '-'))).join('  ')).join('\n') : empty;
+  rows.length
+    ? rows
+        .map((r) =>
+          Object.values(r)
+            .map((v) => (Array.isArray(v) ? v.join(',') : String(v ?? '-')))
+            .join('  '),
+        )
+        .join('\n')
+    : empty;
 
 export async function runOperator(group: 'tenants' | 'keys', { action, arg, values, help }: OperatorArgs): Promise<Output> {
   const config = loadConfig();
   const shared = config.databaseUrl ? undefined : runningEmbeddedUrl(config.dataDir, config.embeddedPgPort, 'episodic');
-  const runtime = await openRuntime({ ...config, databaseUrl: config.databaseUrl ?? shared, learning: { ...config.learning, workers: 0 } }, createLogger('warn'));
+  const runtime = await openRuntime(
+    { ...config, databaseUrl: config.databaseUrl ?? shared, learning: { ...config.learning, workers: 0 } },
+    createLogger('warn'),
+  );
   try {
     const s = runtime.services;
     switch (`${group} ${action ?? ''}`.trim()) {
@@ -41,7 +52,12 @@ export async function runOperator(group: 'tenants' | 'keys', { action, arg, valu
       }
       case 'keys create': {
         const expiresAt = values.expires === undefined ? undefined : parseExpiry(values.expires, new Date()).toISOString();
-        const k = await keyCreate(s, { tenant: need(values.tenant, '--tenant', help), scopes: need(values.scopes, '--scopes', help), name: values.name ?? 'cli', expiresAt });
+        const k = await keyCreate(s, {
+          tenant: need(values.tenant, '--tenant', help),
+          scopes: need(values.scopes, '--scopes', help),
+          name: values.name ?? 'cli',
+          expiresAt,
+        });
         return { text: `created key ${k.id} (${k.scopes.join(',')}) for ${k.tenant}; its secret, shown once:\n${k.token}`, json: k };
       }
       case 'keys list': {

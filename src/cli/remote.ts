@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import type { EpisodicClient } from '../client/client.ts';
 import { EpisodicError } from '../client/errors.ts';
-import { CliError, EXIT, EXIT_CODES_HELP, inputRefused, parseCommandArgs, writeOutput, type Output } from './errors.ts';
+import { CliError, EXIT, EXIT_CODES_HELP, inputRefused, type Output, parseCommandArgs, writeOutput } from './errors.ts';
 
 export { EXIT, EXIT_CODES_HELP, type Output };
 export const DEFAULT_URL = 'http://localhost:4000/graphql';
@@ -19,7 +19,7 @@ export const CONNECTION_HELP = `Connection (every command):
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
-export interface Invocation<V = Record<string, string | boolean | string[] | undefined>> {
+export interface Invocation<V = Record<string, string | boolean | Array<string | boolean> | undefined>> {
   values: V;
   positionals: string[];
   json: boolean;
@@ -31,7 +31,24 @@ export interface RemoteCommand {
   summary: string;
   help: string;
   options: Options;
-  run(inv: Invocation<any>): Promise<Output>;
+  run(inv: Invocation): Promise<Output>;
+}
+
+/** The values parseArgs gives for these options: a string per string option, string[] when `multiple`, a boolean per flag. */
+export type ValuesOf<O extends Options> = {
+  [K in keyof O]?: O[K] extends { type: 'boolean' } ? boolean : O[K] extends { multiple: true } ? string[] : string;
+};
+
+/** A command whose run reads its values with the types its options declare. */
+export function defineCommand<const O extends Options>(command: {
+  name: string;
+  summary: string;
+  help: string;
+  options: O;
+  run(inv: Invocation<ValuesOf<O>>): Promise<Output>;
+}): RemoteCommand {
+  // The values were parsed with these very options (plus the common ones), so they have this shape.
+  return { ...command, run: (inv) => command.run(inv as Invocation<ValuesOf<O>>) };
 }
 
 const COMMON: Options = {
@@ -65,7 +82,10 @@ const REFUSED_INPUT = new Set(['InputLimitError']);
 export function failOnErrorResult<T extends { __typename: string }>(result: T): Exclude<T, { __typename: `${string}Error` }> {
   if (!result.__typename.endsWith('Error')) return result as Exclude<T, { __typename: `${string}Error` }>;
   const r = result as unknown as { __typename: string; message?: string; violations?: Array<{ message?: string | null }> };
-  const detail = r.violations?.map((v) => v.message).filter(Boolean).join('; ');
+  const detail = r.violations
+    ?.map((v) => v.message)
+    .filter(Boolean)
+    .join('; ');
   const code = r.__typename === 'NotFoundError' ? EXIT.notFound : REFUSED_INPUT.has(r.__typename) ? EXIT.usage : EXIT.runtime;
   throw new CliError(`${r.__typename}: ${detail || r.message || 'refused'}`, code);
 }
@@ -76,7 +96,8 @@ function toCliError(err: unknown): unknown {
   if (err.kind === 'result') return new CliError(err.message, err.result?.__typename === 'NotFoundError' ? EXIT.notFound : EXIT.runtime);
   if (err.kind === 'input') return new CliError(err.message, EXIT.usage);
   // GraphQL validation of variables (a wrong enum value, a missing field) is refused input too.
-  if (err.kind === 'graphql' && (err.code === 'BAD_USER_INPUT' || err.code === 'GRAPHQL_VALIDATION_FAILED' || /^Variable "\$/.test(err.message))) return inputRefused(err.message);
+  if (err.kind === 'graphql' && (err.code === 'BAD_USER_INPUT' || err.code === 'GRAPHQL_VALIDATION_FAILED' || /^Variable "\$/.test(err.message)))
+    return inputRefused(err.message);
   const hint = err.code === 'UNAUTHENTICATED' ? ' (check --key)' : err.code === 'FORBIDDEN' ? ' (the key lacks the scope for this)' : '';
   return new CliError(`${err.message}${hint}`, EXIT.runtime);
 }
@@ -109,6 +130,9 @@ export function intOption(value: string | undefined, name: string, help: string,
 /** Repeatable and comma-separated: --tag a --tag b,c -> [a, b, c]. */
 export function listOption(value: string[] | string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  const list = (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  const list = (Array.isArray(value) ? value : [value])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
   return list.length ? list : undefined;
 }

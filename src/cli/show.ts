@@ -3,7 +3,7 @@
 // observed; --steps adds the full journal. --json prints the same as one object.
 import type { EpisodicClient } from '../client/client.ts';
 import type { Episode, Json, Step } from '../client/types.ts';
-import { failOnErrorResult, usage, type Output, type RemoteCommand } from './remote.ts';
+import { defineCommand, failOnErrorResult, type Output, usage } from './remote.ts';
 
 const HELP = `Usage: episodic show <episodeId> [--steps]
 Prints an episode: task, goal, status and stop reason, budget use, outcome, reward and reflection,
@@ -13,7 +13,14 @@ critique, the steps that did not succeed and the agent's observations (of the fi
 const SCAN_STEPS = 1000;
 
 interface Learning {
-  reward: { total: number | null; base: number | null; efficiency: number | null; qualityMultiplier: number | null; complexityBonus: number | null; learningBonus: number | null } | null;
+  reward: {
+    total: number | null;
+    base: number | null;
+    efficiency: number | null;
+    qualityMultiplier: number | null;
+    complexityBonus: number | null;
+    learningBonus: number | null;
+  } | null;
   reflection: { successes: string[] | null; insights: string[] | null; improvements: string[] | null } | null;
 }
 
@@ -43,14 +50,17 @@ function resultText(result: Json | null): Json {
   return result.message ?? result.error ?? result.output ?? null;
 }
 
-const stepLine = (s: Step) => `#${s.stepNumber} ${s.kind}${s.tool ? ` ${s.tool}` : ''}${s.action ? ` ${oneLine(s.action, 60)}` : ''}${s.resultKind ? ` -> ${s.resultKind}` : ''}`;
+const stepLine = (s: Step) =>
+  `#${s.stepNumber} ${s.kind}${s.tool ? ` ${s.tool}` : ''}${s.action ? ` ${oneLine(s.action, 60)}` : ''}${s.resultKind ? ` -> ${s.resultKind}` : ''}`;
 
 /** A step that did not succeed: its result kind says so (error, timeout). */
 const failed = (s: Step) => s.resultKind !== null && s.resultKind.toLowerCase() !== 'success';
 
 function describe(e: Episode, learning: Learning | undefined, steps: Step[]): string[] {
   const budget = (e.budgetUsage ?? []).map((b) => `${b.resource} ${b.used}${b.limit === null ? '' : `/${b.limit}`}`).join(', ');
-  const stop = e.stopReason ? `, stop ${e.stopReason.kind}${e.stopReason.resource ? `{${e.stopReason.resource}}` : ''}${e.stopReason.reason ? `: ${e.stopReason.reason}` : ''}` : '';
+  const stop = e.stopReason
+    ? `, stop ${e.stopReason.kind}${e.stopReason.resource ? `{${e.stopReason.resource}}` : ''}${e.stopReason.reason ? `: ${e.stopReason.reason}` : ''}`
+    : '';
   const lines = [
     `episode      ${e.id}${e.episodeNumber ? ` (#${e.episodeNumber})` : ''}`,
     `task         ${e.taskType}: ${e.taskDescription}`,
@@ -64,12 +74,20 @@ function describe(e: Episode, learning: Learning | undefined, steps: Step[]): st
   lines.push(`outcome      ${o ? `${o.kind}: ${o.verdict ?? o.reason ?? ''}${o.details ? ` (${o.details})` : ''}` : '-'}`);
   if (o?.artifacts?.length) lines.push(`artifacts    ${o.artifacts.join(', ')}`);
   const r = learning?.reward;
-  lines.push(`reward       ${r?.total === null || r?.total === undefined ? '-' : `${r.total} (base ${r.base}, efficiency ${r.efficiency}, quality x${r.qualityMultiplier}, complexity +${r.complexityBonus}, learning +${r.learningBonus})`}`);
+  lines.push(
+    `reward       ${r?.total === null || r?.total === undefined ? '-' : `${r.total} (base ${r.base}, efficiency ${r.efficiency}, quality x${r.qualityMultiplier}, complexity +${r.complexityBonus}, learning +${r.learningBonus})`}`,
+  );
   const reflection = learning?.reflection;
-  for (const [label, items] of [['successes', reflection?.successes], ['insights', reflection?.insights], ['improvements', reflection?.improvements]] as const) {
+  for (const [label, items] of [
+    ['successes', reflection?.successes],
+    ['insights', reflection?.insights],
+    ['improvements', reflection?.improvements],
+  ] as const) {
     for (const [i, item] of (items ?? []).entries()) lines.push(`${i === 0 ? label.padEnd(13) : ' '.repeat(13)}${item}`);
   }
-  lines.push(`critique     ${e.critique ? `${e.critique.verdict}${e.critique.score === null ? '' : ` (${e.critique.score})`}${e.critique.feedback ? `: ${oneLine(e.critique.feedback)}` : ''}` : '-'}`);
+  lines.push(
+    `critique     ${e.critique ? `${e.critique.verdict}${e.critique.score === null ? '' : ` (${e.critique.score})`}${e.critique.feedback ? `: ${oneLine(e.critique.feedback)}` : ''}` : '-'}`,
+  );
   const errors = steps.filter(failed);
   lines.push(`errors       ${errors.length ? '' : 'none'}`.trimEnd());
   for (const s of errors.slice(0, 20)) lines.push(`  ${stepLine(s)}: ${oneLine(resultText(s.result))}`);
@@ -79,7 +97,7 @@ function describe(e: Episode, learning: Learning | undefined, steps: Step[]): st
   return lines;
 }
 
-export const showCommand: RemoteCommand = {
+export const showCommand = defineCommand({
   name: 'show',
   summary: 'print an episode: goal, outcome, reward, reflection, errors, observations',
   help: HELP,
@@ -99,4 +117,4 @@ export const showCommand: RemoteCommand = {
     const json = { ...episode, reward: learning.reward, reflection: learning.reflection, errors, observations, ...(values.steps ? { steps } : {}) };
     return { text: lines.join('\n'), json };
   },
-};
+});

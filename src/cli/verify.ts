@@ -11,7 +11,8 @@ import { CliError } from './errors.ts';
 
 export const VERIFY_FAILED_EXIT = 3;
 
-const KEY_HELP = 'pass --public-key <hex>: the key you trust, obtained out of band (the operator, your pinned copy, or ledgerPublicKey over a connection you trust); a bundle\'s own key proves nothing';
+const KEY_HELP =
+  "pass --public-key <hex>: the key you trust, obtained out of band (the operator, your pinned copy, or ledgerPublicKey over a connection you trust); a bundle's own key proves nothing";
 
 function parse(text: string): unknown {
   const trimmed = text.trim();
@@ -61,5 +62,12 @@ export async function verifyFile(path: string, publicKeyHex?: string): Promise<V
   }
   const report = verifyExport(data, key);
   const problems = report.ok ? [] : [{ seq: report.firstBadSeq, problem: report.problem ?? 'malformed', reason: report.reason ?? '' }];
-  return { ok: report.ok, kind: 'export', checked: report.eventsChecked, checkpointsChecked: report.checkpointsChecked, latestCheckpoint: report.latestCheckpoint, problems };
+  return {
+    ok: report.ok,
+    kind: 'export',
+    checked: report.eventsChecked,
+    checkpointsChecked: report.checkpointsChecked,
+    latestCheckpoint: report.latestCheckpoint,
+    problems,
+  };
 }

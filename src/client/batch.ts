@@ -2,6 +2,8 @@
 // order, and adds the answers up as if one call had taken them all (indexes are positions in the
 // caller's array). It stops at the first chunk that stops the episode or is refused: the steps
 // after it are counted as notSent, never silently dropped.
+
+import { must } from '../core/must.ts';
 import { isErrorResult } from './errors.ts';
 import type { LogStepsPayload, LogStepsResult, StepInput } from './types.ts';
 
@@ -66,6 +68,6 @@ export async function logStepsBatched(
     options.onProgress?.(offset, steps.length, payload);
     if (payload.budgetExhausted || payload.episode.status !== 'RUNNING') break;
   }
-  total!.notSent = steps.length - offset;
-  return total!;
+  must(total).notSent = steps.length - offset;
+  return must(total);
 }

@@ -1,13 +1,13 @@
 // createEpisodicClient: typed methods over the API. Mutations and queries return the typed union
 // results (branch on __typename, or unwrap()); transport and GraphQL failures throw EpisodicError.
-import { logStepsBatched, type BatchedLogSteps, type LogStepsOptions } from './batch.ts';
+import { type BatchedLogSteps, type LogStepsOptions, logStepsBatched } from './batch.ts';
 import { DOCUMENTS } from './documents.ts';
 import type { EpisodicError } from './errors.ts';
-import { toLedgerEvent, type RawLedgerEvent } from './events.ts';
-import { subscribeLedger, type LedgerSubscription, type SubscribeLedgerOptions } from './ledger-stream.ts';
+import { type RawLedgerEvent, toLedgerEvent } from './events.ts';
+import { type LedgerSubscription, type SubscribeLedgerOptions, subscribeLedger } from './ledger-stream.ts';
 import { createTransport, type FetchLike } from './transport.ts';
 import type * as T from './types.ts';
-import { watchEpisode, watchSteps, type StepsLogged } from './watch.ts';
+import { type StepsLogged, watchEpisode, watchSteps } from './watch.ts';
 import type { WebSocketImpl } from './ws.ts';
 
 export interface EpisodicClientOptions {
@@ -45,28 +45,41 @@ export function createEpisodicClient(options: EpisodicClientOptions) {
 
     startEpisode: (input: T.StartEpisodeInput) => request<T.StartEpisodeResult>(DOCUMENTS.startEpisode, { input }),
     /** Journals steps in calls of at most 500 (options.batchSize), adding the answers up. */
-    logSteps: (episodeId: string, steps: readonly T.StepInput[], opts?: LogStepsOptions): Promise<BatchedLogSteps | Exclude<T.LogStepsResult, T.LogStepsPayload>> =>
-      logStepsBatched((part) => logStepsOnce(episodeId, part, opts), steps, opts),
+    logSteps: (
+      episodeId: string,
+      steps: readonly T.StepInput[],
+      opts?: LogStepsOptions,
+    ): Promise<BatchedLogSteps | Exclude<T.LogStepsResult, T.LogStepsPayload>> => logStepsBatched((part) => logStepsOnce(episodeId, part, opts), steps, opts),
     logStep: (episodeId: string, step: T.StepInput) => request<T.LogStepResult>(DOCUMENTS.logStep, { episodeId, step }),
     /** usedRetrievals: retrievalIds (relevantEpisodes) that helped, credited on success and debited on failure. */
     /** endedAt: importing a past run, when it really ended. */
     completeEpisode: (episodeId: string, outcome: T.OutcomeInput, usedRetrievals?: string[], opts?: { endedAt?: string }) =>
       request<T.FinishEpisodeResult>(DOCUMENTS.completeEpisode, { episodeId, outcome, usedRetrievals, endedAt: opts?.endedAt }),
-    failEpisode: (episodeId: string, reason: string, recoverable = false) => request<T.FinishEpisodeResult>(DOCUMENTS.failEpisode, { episodeId, reason, recoverable }),
+    failEpisode: (episodeId: string, reason: string, recoverable = false) =>
+      request<T.FinishEpisodeResult>(DOCUMENTS.failEpisode, { episodeId, reason, recoverable }),
     escalateEpisode: (episodeId: string, reason: string) => request<T.FinishEpisodeResult>(DOCUMENTS.escalateEpisode, { episodeId, reason }),
     cancelEpisode: (episodeId: string, reason?: string) => request<T.FinishEpisodeResult>(DOCUMENTS.cancelEpisode, { episodeId, reason }),
-    blockEpisode: (episodeId: string, reason: string, approvalRequest?: T.Json) => request<T.EpisodeResult>(DOCUMENTS.blockEpisode, { episodeId, reason, approvalRequest }),
+    blockEpisode: (episodeId: string, reason: string, approvalRequest?: T.Json) =>
+      request<T.EpisodeResult>(DOCUMENTS.blockEpisode, { episodeId, reason, approvalRequest }),
     resumeEpisode: (episodeId: string, decision: { approved: boolean; decidedBy?: string; comment?: string }) =>
       request<T.EpisodeResult>(DOCUMENTS.resumeEpisode, { episodeId, ...decision }),
     recordCritique: (episodeId: string, critique: { verdict: string; score?: number; feedback?: string; virtueScores?: T.VirtueScoreInput[] }) =>
       request<T.EpisodeResult>(DOCUMENTS.recordCritique, { episodeId, ...critique }),
     saveCheckpoint: (episodeId: string, state: T.Json, label?: string) => request<T.EpisodeResult>(DOCUMENTS.saveCheckpoint, { episodeId, state, label }),
 
-    createWorkItem: (input: { title: string; description?: string; metadata?: T.Json; maxEpisodes?: number }) => request<T.CreateWorkItemResult>(DOCUMENTS.createWorkItem, input),
+    createWorkItem: (input: { title: string; description?: string; metadata?: T.Json; maxEpisodes?: number }) =>
+      request<T.CreateWorkItemResult>(DOCUMENTS.createWorkItem, input),
     /** Lets a stopped loop of episodes go on, optionally with a higher maxEpisodes. */
     resumeWorkItem: (id: string, maxEpisodes?: number) => request<T.ResumeWorkItemResult>(DOCUMENTS.resumeWorkItem, { id, maxEpisodes }),
-    issueLease: (input: { workItemId: string; issuer: string; holder: string; expiresAt: string | Date; budget?: T.LeaseBudgetInput; scope?: string[]; parentLeaseId?: string }) =>
-      request<T.IssueLeaseResult>(DOCUMENTS.issueLease, { ...input, expiresAt: new Date(input.expiresAt).toISOString() }),
+    issueLease: (input: {
+      workItemId: string;
+      issuer: string;
+      holder: string;
+      expiresAt: string | Date;
+      budget?: T.LeaseBudgetInput;
+      scope?: string[];
+      parentLeaseId?: string;
+    }) => request<T.IssueLeaseResult>(DOCUMENTS.issueLease, { ...input, expiresAt: new Date(input.expiresAt).toISOString() }),
     revokeLease: (id: string) => request<T.RevokeLeaseResult>(DOCUMENTS.revokeLease, { id }),
     lease: (id: string) => request<T.LeaseQueryResult>(DOCUMENTS.lease, { id }),
     workItem: (id: string) => request<T.WorkItemQueryResult>(DOCUMENTS.workItem, { id }),
@@ -75,24 +88,41 @@ export function createEpisodicClient(options: EpisodicClientOptions) {
     /** A blob a step references (Step.contentRefs), by its BLAKE3 hash. */
     blob: (hash: string) => request<{ __typename: 'Blob'; hash: string; sizeBytes: number; content: string } | T.NotFoundError>(DOCUMENTS.blob, { hash }),
     episodeSteps: async (id: string, page: Page = {}): Promise<({ __typename: 'EpisodeStepsConnection' } & T.Connection<T.Step>) | T.NotFoundError> => {
-      const result = await request<({ __typename: 'Episode'; steps: T.Connection<T.Step> }) | T.NotFoundError>(DOCUMENTS.episodeSteps, { id, first: page.first ?? 100, after: page.after });
+      const result = await request<{ __typename: 'Episode'; steps: T.Connection<T.Step> } | T.NotFoundError>(DOCUMENTS.episodeSteps, {
+        id,
+        first: page.first ?? 100,
+        after: page.after,
+      });
       return result.__typename === 'Episode' ? { __typename: 'EpisodeStepsConnection', ...result.steps } : result;
     },
-    episodes: (args: { filter?: T.EpisodeFilter } & Page = {}) => request<T.Connection<T.Episode>>(DOCUMENTS.episodes, { filter: args.filter, first: args.first ?? 20, after: args.after }),
+    episodes: (args: { filter?: T.EpisodeFilter } & Page = {}) =>
+      request<T.Connection<T.Episode>>(DOCUMENTS.episodes, { filter: args.filter, first: args.first ?? 20, after: args.after }),
 
     /** Completed episodes most relevant to a task, best first, with the score breakdown. */
     relevantEpisodes: (args: { task: T.RetrievalTaskInput; limit?: number; filter?: T.RelevantEpisodeFilter; includeFailures?: boolean }) =>
       request<T.RelevantEpisodesResult>(DOCUMENTS.relevantEpisodes, args),
     ledgerEvents: async (args: { after?: number | string; first?: number; filter?: T.LedgerEventFilter } = {}) =>
-      ledgerPage(await request<RawPage>(DOCUMENTS.ledgerEvents, { after: args.after === undefined ? undefined : String(args.after), first: args.first ?? 100, filter: args.filter })),
+      ledgerPage(
+        await request<RawPage>(DOCUMENTS.ledgerEvents, {
+          after: args.after === undefined ? undefined : String(args.after),
+          first: args.first ?? 100,
+          filter: args.filter,
+        }),
+      ),
     ledgerHead: () => request<T.LedgerHead>(DOCUMENTS.ledgerHead),
     /** Signed checkpoints with treeSize > afterTreeSize (all when omitted, the empty tree included), oldest first. */
     ledgerCheckpoints: (args: { afterTreeSize?: number; first?: number } = {}) =>
-      request<T.LedgerCheckpointsResult>(DOCUMENTS.ledgerCheckpoints, { afterTreeSize: args.afterTreeSize === undefined ? undefined : String(args.afterTreeSize), first: args.first ?? 100 }),
+      request<T.LedgerCheckpointsResult>(DOCUMENTS.ledgerCheckpoints, {
+        afterTreeSize: args.afterTreeSize === undefined ? undefined : String(args.afterTreeSize),
+        first: args.first ?? 100,
+      }),
     ledgerPublicKey: () => request<{ algorithm: string; keyId: string; publicKey: string }>(DOCUMENTS.ledgerPublicKey),
     episodeProofBundle: (episodeId: string) => request<T.EpisodeProofBundleResult>(DOCUMENTS.episodeProofBundle, { episodeId }),
     verifyLedger: (range: { fromSeq?: number | string; toSeq?: number | string } = {}) =>
-      request<T.VerifyLedgerResult>(DOCUMENTS.verifyLedger, { fromSeq: range.fromSeq === undefined ? undefined : String(range.fromSeq), toSeq: range.toSeq === undefined ? undefined : String(range.toSeq) }),
+      request<T.VerifyLedgerResult>(DOCUMENTS.verifyLedger, {
+        fromSeq: range.fromSeq === undefined ? undefined : String(range.fromSeq),
+        toSeq: range.toSeq === undefined ? undefined : String(range.toSeq),
+      }),
 
     createApiKey: (input: { name: string; scopes: string[]; expiresAt?: string }) => request<T.CreateApiKeyResult>(DOCUMENTS.createApiKey, input),
     apiKeys: () => request<T.ApiKey[]>(DOCUMENTS.apiKeys),

@@ -1,6 +1,7 @@
 // The GraphQL documents the client sends. Each union selection names only its own members;
 // NotFoundError.id is aliased to notFoundId because it is a String where Episode.id is an ID.
-const ERROR_SELECTIONS = {
+// The tests select errors with these same selections (test/lifecycle/support.ts).
+export const ERROR_SELECTIONS = {
   InputLimitError: '... on InputLimitError { violations { field limit actual message } }',
   IllegalTransitionError: '... on IllegalTransitionError { from action allowed }',
   LeaseError: '... on LeaseError { leaseId rule violations { field limit actual message } }',
@@ -10,9 +11,10 @@ const ERROR_SELECTIONS = {
   LoopStoppedError: '... on LoopStoppedError { workItemId stopCondition { kind reason resource recoverable isSuccessful canContinue } }',
 } as const;
 
-type ErrorName = keyof typeof ERROR_SELECTIONS;
+export type ErrorName = keyof typeof ERROR_SELECTIONS;
 
-function errors(...types: ErrorName[]): string {
+/** __typename, the message, and the fields of each error type (only members of the result union may be named). */
+export function errors(...types: ErrorName[]): string {
   return `__typename ... on Error { message } ${types.map((t) => ERROR_SELECTIONS[t]).join(' ')}`;
 }
 

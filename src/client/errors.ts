@@ -39,7 +39,11 @@ export class EpisodicError extends Error {
   readonly result?: EpisodicErrorOptions['result'];
   readonly report?: unknown;
 
-  constructor(readonly kind: EpisodicErrorKind, message: string, options: EpisodicErrorOptions = {}) {
+  constructor(
+    readonly kind: EpisodicErrorKind,
+    message: string,
+    options: EpisodicErrorOptions = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.status = options.status;
     this.errors = options.errors ?? [];

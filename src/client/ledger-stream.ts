@@ -5,7 +5,7 @@ import type { Client } from 'graphql-ws';
 import { verifyChain } from '../ledger/verify.ts';
 import { DOCUMENTS } from './documents.ts';
 import { EpisodicError } from './errors.ts';
-import { toLedgerEvent, type RawLedgerEvent } from './events.ts';
+import { type RawLedgerEvent, toLedgerEvent } from './events.ts';
 import { LedgerStreamVerifier } from './stream-verifier.ts';
 import type { Request } from './transport.ts';
 import type { LedgerEvent, LedgerEventFilter } from './types.ts';
@@ -48,7 +48,10 @@ type Connection = Pick<WsOptions, 'url' | 'apiKey' | 'webSocketImpl'>;
 
 /** Hash of event `seq`, fetched and checked against its own content. */
 async function anchorHash(request: Request, seq: number): Promise<string> {
-  const page = await request<{ __typename: string; edges?: Array<{ node: RawLedgerEvent }>; message?: string }>(DOCUMENTS.ledgerEvents, { after: String(seq - 1), first: 1 });
+  const page = await request<{ __typename: string; edges?: Array<{ node: RawLedgerEvent }>; message?: string }>(DOCUMENTS.ledgerEvents, {
+    after: String(seq - 1),
+    first: 1,
+  });
   const raw = page.edges?.[0]?.node;
   if (!raw || Number(raw.seq) !== seq) throw new EpisodicError('input', `afterSeq ${seq} is beyond the ledger head`);
   const event = toLedgerEvent(raw);
@@ -62,7 +65,10 @@ function toEpisodicError(err: unknown, url: string): EpisodicError {
   if (Array.isArray(err)) return new EpisodicError('graphql', err[0]?.message ?? 'subscription refused', { errors: err });
   const close = err as { code?: unknown; reason?: unknown };
   if (typeof close?.code === 'number') {
-    return new EpisodicError('transport', `${toWsUrl(url)}: socket closed (${close.code}${close.reason ? `: ${String(close.reason)}` : ''})`, { status: close.code, cause: err });
+    return new EpisodicError('transport', `${toWsUrl(url)}: socket closed (${close.code}${close.reason ? `: ${String(close.reason)}` : ''})`, {
+      status: close.code,
+      cause: err,
+    });
   }
   return new EpisodicError('transport', (err as Error)?.message ?? String(err), { cause: err });
 }
@@ -108,7 +114,14 @@ export function subscribeLedger(request: Request, connection: Connection, option
       const check = verifier.check(event);
       if (!check.ok) {
         const { report } = check;
-        return fail(new EpisodicError('verification', `ledger stream failed verification at seq ${report.firstBadSeq ?? event.seq}: ${report.problem}: ${report.reason}`, { report }));
+        fail(
+          new EpisodicError(
+            'verification',
+            `ledger stream failed verification at seq ${report.firstBadSeq ?? event.seq}: ${report.problem}: ${report.reason}`,
+            { report },
+          ),
+        );
+        return;
       }
     }
     lastSeq = event.seq;

@@ -3,7 +3,7 @@
 // A filtered stream skips seqs, so there only events that happen to be adjacent are linked; every
 // event's own hash is still checked. Events at or below the last verified seq are duplicates.
 import { GENESIS_HASH } from '../ledger/hash.ts';
-import { verifyChain, type ChainReport } from '../ledger/verify.ts';
+import { type ChainReport, verifyChain } from '../ledger/verify.ts';
 import type { LedgerEvent } from './types.ts';
 
 export interface StreamVerifierOptions {
@@ -16,9 +16,7 @@ export interface StreamVerifierOptions {
   tenantId?: string;
 }
 
-export type StreamCheck =
-  | { ok: true; duplicate: boolean; linked: boolean }
-  | { ok: false; report: ChainReport };
+export type StreamCheck = { ok: true; duplicate: boolean; linked: boolean } | { ok: false; report: ChainReport };
 
 export class LedgerStreamVerifier {
   lastSeq: number;

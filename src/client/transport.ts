@@ -1,7 +1,12 @@
 // GraphQL over HTTP POST with fetch. Every document selects its root field as `result`.
+
+import { must } from '../core/must.ts';
 import { EpisodicError, type GraphQLErrorItem } from './errors.ts';
 
-export type FetchLike = (input: string, init: { method: string; headers: Record<string, string>; body: string; signal?: AbortSignal }) => Promise<{
+export type FetchLike = (
+  input: string,
+  init: { method: string; headers: Record<string, string>; body: string; signal?: AbortSignal },
+) => Promise<{
   ok: boolean;
   status: number;
   text(): Promise<string>;
@@ -29,7 +34,11 @@ function parseBody(text: string): { data?: { result?: unknown } | null; errors?:
 
 export function createTransport(options: TransportOptions): Request {
   const doFetch: FetchLike = options.fetch ?? (globalThis.fetch as unknown as FetchLike);
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...options.headers };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/graphql-response+json, application/json',
+    ...options.headers,
+  };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   const timeoutMs = options.timeoutMs ?? 30_000;
 
@@ -45,7 +54,7 @@ export function createTransport(options: TransportOptions): Request {
     }
     const body = parseBody(text);
     if (body?.errors?.length) {
-      const first = body.errors[0]!;
+      const first = must(body.errors[0]);
       throw new EpisodicError('graphql', first.message, { status, errors: body.errors });
     }
     if (status < 200 || status >= 300 || !body || !body.data) {

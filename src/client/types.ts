@@ -1,8 +1,9 @@
 // TypeScript shapes of the API (schema.graphql), as the client's documents select them.
 // BigInt fields (seq, usedTokens, tree sizes) arrive as decimal strings; ledger events are
 // converted to numbers (LedgerEvent) because the hash chain is defined over a numeric seq.
-import type { StoredLedgerEvent } from '../ledger/hash.ts';
+
 import type { StopReasonKind } from '../episodes/stop-reason.ts';
+import type { StoredLedgerEvent } from '../ledger/hash.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type BigIntString = string;
@@ -14,19 +15,66 @@ export type Complexity = 'SIMPLE' | 'MODERATE' | 'COMPLEX';
 export type StepItemStatus = 'ACCEPTED' | 'DUPLICATE' | 'REJECTED';
 
 // ---- errors (members of result unions) ----
-export interface LimitViolation { field: string | null; limit: string | null; actual: string | null; message: string | null }
+export interface LimitViolation {
+  field: string | null;
+  limit: string | null;
+  actual: string | null;
+  message: string | null;
+}
 /** `notFoundId` is the id that was looked up (aliased: it would clash with Episode.id in a union selection). */
-export interface NotFoundError { __typename: 'NotFoundError'; message: string; entity: string; notFoundId: string }
-export interface InputLimitError { __typename: 'InputLimitError'; message: string; violations: LimitViolation[] }
-export interface IllegalTransitionError { __typename: 'IllegalTransitionError'; message: string; from: string; action: string; allowed: string[] }
-export interface LeaseError { __typename: 'LeaseError'; message: string; leaseId: string; rule: string; violations: LimitViolation[] | null }
-export interface IdempotencyConflictError { __typename: 'IdempotencyConflictError'; message: string; dedupeKey: string; existingEpisodeId: string }
+export interface NotFoundError {
+  __typename: 'NotFoundError';
+  message: string;
+  entity: string;
+  notFoundId: string;
+}
+export interface InputLimitError {
+  __typename: 'InputLimitError';
+  message: string;
+  violations: LimitViolation[];
+}
+export interface IllegalTransitionError {
+  __typename: 'IllegalTransitionError';
+  message: string;
+  from: string;
+  action: string;
+  allowed: string[];
+}
+export interface LeaseError {
+  __typename: 'LeaseError';
+  message: string;
+  leaseId: string;
+  rule: string;
+  violations: LimitViolation[] | null;
+}
+export interface IdempotencyConflictError {
+  __typename: 'IdempotencyConflictError';
+  message: string;
+  dedupeKey: string;
+  existingEpisodeId: string;
+}
 /** The work item's loop of episodes has stopped (or started all its max episodes); resumeWorkItem lets it go on. */
-export interface LoopStoppedError { __typename: 'LoopStoppedError'; message: string; workItemId: string; stopCondition: EpisodeStopReason }
+export interface LoopStoppedError {
+  __typename: 'LoopStoppedError';
+  message: string;
+  workItemId: string;
+  stopCondition: EpisodeStopReason;
+}
 
 // ---- inputs ----
-export interface TaskContextInput { language?: string; framework?: string; complexity?: Complexity; domain?: string; tags?: string[] }
-export interface BudgetInput { maxSteps?: number; maxTokens?: number; maxWallMs?: number; maxToolCalls?: number }
+export interface TaskContextInput {
+  language?: string;
+  framework?: string;
+  complexity?: Complexity;
+  domain?: string;
+  tags?: string[];
+}
+export interface BudgetInput {
+  maxSteps?: number;
+  maxTokens?: number;
+  maxWallMs?: number;
+  maxToolCalls?: number;
+}
 export interface StartEpisodeInput {
   taskDescription: string;
   taskType: string;
@@ -47,8 +95,17 @@ export interface StartEpisodeInput {
   startedAt?: DateTimeString;
   importSource?: ImportSourceInput;
 }
-export interface ImportSourceInput { format: string; sourceHash: string; name?: string }
-export interface StepResultInput { kind: 'SUCCESS' | 'ERROR' | 'TIMEOUT'; output?: string; message?: string; errorClass?: string }
+export interface ImportSourceInput {
+  format: string;
+  sourceHash: string;
+  name?: string;
+}
+export interface StepResultInput {
+  kind: 'SUCCESS' | 'ERROR' | 'TIMEOUT';
+  output?: string;
+  message?: string;
+  errorClass?: string;
+}
 export interface StepInput {
   kind?: string;
   tool?: string;
@@ -75,8 +132,16 @@ export interface OutcomeInput {
   reason?: string;
   details?: string;
 }
-export interface VirtueScoreInput { name: string; score: number }
-export interface LeaseBudgetInput { episodes?: number; toolCalls?: number; tokens?: number; wallMs?: number }
+export interface VirtueScoreInput {
+  name: string;
+  score: number;
+}
+export interface LeaseBudgetInput {
+  episodes?: number;
+  toolCalls?: number;
+  tokens?: number;
+  wallMs?: number;
+}
 export interface EpisodeFilter {
   agent?: string;
   domain?: string;
@@ -95,8 +160,16 @@ export interface RetrievalTaskInput {
   taskType?: string;
   context?: { language?: string; framework?: string; domain?: string; complexity?: Complexity; tags?: string[] };
 }
-export interface RelevantEpisodeFilter { agent?: string; endedAfter?: DateTimeString; minReward?: number }
-export interface LedgerEventFilter { episodeId?: string; workItemId?: string; types?: string[] }
+export interface RelevantEpisodeFilter {
+  agent?: string;
+  endedAfter?: DateTimeString;
+  minReward?: number;
+}
+export interface LedgerEventFilter {
+  episodeId?: string;
+  workItemId?: string;
+  types?: string[];
+}
 
 // ---- objects ----
 export interface EpisodeStopReason {
@@ -107,12 +180,46 @@ export interface EpisodeStopReason {
   isSuccessful: boolean;
   canContinue: boolean;
 }
-export interface Outcome { kind: OutcomeKind; verdict: string | null; artifacts: string[] | null; completed: string[] | null; failed: string[] | null; reason: string | null; details: string | null }
-export interface BudgetUsage { resource: string; used: number; limit: number | null; remaining: number | null; fraction: number | null }
-export interface VirtueScore { name: string; score: number }
-export interface Critique { verdict: string; score: number | null; feedback: string | null; virtueScores: VirtueScore[] }
-export interface TaskContext { language: string | null; framework: string | null; complexity: Complexity | null; domain: string | null; tags: string[] }
-export interface Checkpoint { id: string; label: string | null; state: Json; stepNumber: number; createdAt: DateTimeString }
+export interface Outcome {
+  kind: OutcomeKind;
+  verdict: string | null;
+  artifacts: string[] | null;
+  completed: string[] | null;
+  failed: string[] | null;
+  reason: string | null;
+  details: string | null;
+}
+export interface BudgetUsage {
+  resource: string;
+  used: number;
+  limit: number | null;
+  remaining: number | null;
+  fraction: number | null;
+}
+export interface VirtueScore {
+  name: string;
+  score: number;
+}
+export interface Critique {
+  verdict: string;
+  score: number | null;
+  feedback: string | null;
+  virtueScores: VirtueScore[];
+}
+export interface TaskContext {
+  language: string | null;
+  framework: string | null;
+  complexity: Complexity | null;
+  domain: string | null;
+  tags: string[];
+}
+export interface Checkpoint {
+  id: string;
+  label: string | null;
+  state: Json;
+  stepNumber: number;
+  createdAt: DateTimeString;
+}
 
 export interface Episode {
   __typename?: 'Episode';
@@ -174,7 +281,12 @@ export interface Step {
 }
 
 /** A step field past its inline limit, kept as a blob (stored) or truncated. */
-export interface StepContentRef { field: string; hash: string; sizeBytes: number; stored: boolean }
+export interface StepContentRef {
+  field: string;
+  hash: string;
+  sizeBytes: number;
+  stored: boolean;
+}
 
 export interface StepItemResult {
   index: number;
@@ -186,7 +298,12 @@ export interface StepItemResult {
   violations: LimitViolation[] | null;
 }
 
-export interface LeaseBudget { episodes: number | null; toolCalls: number | null; tokens: number | null; wallMs: number | null }
+export interface LeaseBudget {
+  episodes: number | null;
+  toolCalls: number | null;
+  tokens: number | null;
+  wallMs: number | null;
+}
 export interface Lease {
   id: string;
   issuer: string;
@@ -227,12 +344,43 @@ export interface WorkItem {
   stoppedAt: DateTimeString | null;
   createdAt: DateTimeString;
 }
-export interface ApiKey { id: string; name: string; prefix: string; scopes: string[]; createdAt: DateTimeString; expiresAt: DateTimeString | null; revokedAt: DateTimeString | null; lastUsedAt: DateTimeString | null }
+export interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  createdAt: DateTimeString;
+  expiresAt: DateTimeString | null;
+  revokedAt: DateTimeString | null;
+  lastUsedAt: DateTimeString | null;
+}
 
-export interface SignedTreeHead { treeSize: BigIntString; rootHash: string; headHash: string; issuedAt: string; signature: string; keyId: string; tenantId: string }
-export interface LedgerHead { seq: BigIntString; hash: string; latestCheckpoint: SignedTreeHead | null }
-export interface SignedTreeHeadPage { __typename: 'SignedTreeHeadPage'; checkpoints: SignedTreeHead[]; hasNextPage: boolean }
-export interface NotCheckpointedError { __typename: 'NotCheckpointedError'; message: string; seq: BigIntString; checkpointTreeSize: BigIntString | null; retryAfterMs: number }
+export interface SignedTreeHead {
+  treeSize: BigIntString;
+  rootHash: string;
+  headHash: string;
+  issuedAt: string;
+  signature: string;
+  keyId: string;
+  tenantId: string;
+}
+export interface LedgerHead {
+  seq: BigIntString;
+  hash: string;
+  latestCheckpoint: SignedTreeHead | null;
+}
+export interface SignedTreeHeadPage {
+  __typename: 'SignedTreeHeadPage';
+  checkpoints: SignedTreeHead[];
+  hasNextPage: boolean;
+}
+export interface NotCheckpointedError {
+  __typename: 'NotCheckpointedError';
+  message: string;
+  seq: BigIntString;
+  checkpointTreeSize: BigIntString | null;
+  retryAfterMs: number;
+}
 /** A ledger event as the chain hashes it: seq as a number. */
 export type LedgerEvent = StoredLedgerEvent;
 export interface LedgerVerification {
@@ -247,23 +395,91 @@ export interface LedgerVerification {
   checkpointTreeSize: BigIntString | null;
 }
 
-export interface PageInfo { hasNextPage: boolean; endCursor: string | null }
-export interface Connection<T> { edges: Array<{ cursor: string; node: T }>; pageInfo: PageInfo }
+export interface PageInfo {
+  hasNextPage: boolean;
+  endCursor: string | null;
+}
+export interface Connection<T> {
+  edges: Array<{ cursor: string; node: T }>;
+  pageInfo: PageInfo;
+}
 
 // ---- payloads and result unions ----
-export interface StartEpisodePayload { __typename: 'StartEpisodePayload'; deduplicated: boolean; episode: Episode }
-export interface EpisodePayload { __typename: 'EpisodePayload'; episode: Episode }
-export interface FinishEpisodePayload { __typename: 'FinishEpisodePayload'; episode: Episode; leaseCharge: LeaseCharge | null; stopCondition: EpisodeStopReason | null }
-export interface LogStepsPayload { __typename: 'LogStepsPayload'; accepted: number; duplicates: number; rejected: number; budgetExhausted: string | null; results: StepItemResult[]; episode: Episode }
-export interface LogStepPayload { __typename: 'LogStepPayload'; budgetExhausted: string | null; result: StepItemResult; episode: Episode }
-export interface WorkItemPayload { __typename: 'WorkItemPayload'; workItem: WorkItem }
-export interface LeasePayload { __typename: 'LeasePayload'; lease: Lease }
-export interface CreatedApiKey { __typename: 'CreatedApiKey'; token: string; key: ApiKey }
-export interface LedgerEventPage { __typename: 'LedgerEventConnection'; events: LedgerEvent[]; pageInfo: PageInfo }
-export interface RelevanceScore { total: number; similarity: number; textRank: number; trigramSimilarity: number; contextMatch: number; reward: number; recency: number; feedback: number }
-export interface ScoredEpisode { episode: Episode; score: RelevanceScore }
-export interface RelevantEpisodes { __typename: 'RelevantEpisodes'; retrievalId: string | null; episodes: ScoredEpisode[]; warnings: ScoredEpisode[] }
-export interface EpisodeProofBundle { __typename: 'EpisodeProofBundle'; bundle: Json; eventCount: number; stepCount: number; treeHead: SignedTreeHead }
+export interface StartEpisodePayload {
+  __typename: 'StartEpisodePayload';
+  deduplicated: boolean;
+  episode: Episode;
+}
+export interface EpisodePayload {
+  __typename: 'EpisodePayload';
+  episode: Episode;
+}
+export interface FinishEpisodePayload {
+  __typename: 'FinishEpisodePayload';
+  episode: Episode;
+  leaseCharge: LeaseCharge | null;
+  stopCondition: EpisodeStopReason | null;
+}
+export interface LogStepsPayload {
+  __typename: 'LogStepsPayload';
+  accepted: number;
+  duplicates: number;
+  rejected: number;
+  budgetExhausted: string | null;
+  results: StepItemResult[];
+  episode: Episode;
+}
+export interface LogStepPayload {
+  __typename: 'LogStepPayload';
+  budgetExhausted: string | null;
+  result: StepItemResult;
+  episode: Episode;
+}
+export interface WorkItemPayload {
+  __typename: 'WorkItemPayload';
+  workItem: WorkItem;
+}
+export interface LeasePayload {
+  __typename: 'LeasePayload';
+  lease: Lease;
+}
+export interface CreatedApiKey {
+  __typename: 'CreatedApiKey';
+  token: string;
+  key: ApiKey;
+}
+export interface LedgerEventPage {
+  __typename: 'LedgerEventConnection';
+  events: LedgerEvent[];
+  pageInfo: PageInfo;
+}
+export interface RelevanceScore {
+  total: number;
+  similarity: number;
+  textRank: number;
+  trigramSimilarity: number;
+  contextMatch: number;
+  reward: number;
+  recency: number;
+  feedback: number;
+}
+export interface ScoredEpisode {
+  episode: Episode;
+  score: RelevanceScore;
+}
+export interface RelevantEpisodes {
+  __typename: 'RelevantEpisodes';
+  retrievalId: string | null;
+  episodes: ScoredEpisode[];
+  warnings: ScoredEpisode[];
+}
+export interface EpisodeProofBundle {
+  __typename: 'EpisodeProofBundle';
+  bundle: Json;
+  eventCount: number;
+  stepCount: number;
+  treeHead: SignedTreeHead;
+}
 
 type Transition = IllegalTransitionError | InputLimitError | NotFoundError;
 export type StartEpisodeResult = StartEpisodePayload | IdempotencyConflictError | InputLimitError | LeaseError | LoopStoppedError | NotFoundError;

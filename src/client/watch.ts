@@ -14,7 +14,13 @@ export interface Watch {
 type Connection = Pick<WsOptions, 'url' | 'apiKey' | 'webSocketImpl'>;
 
 /** One subscription with reconnects; `next` gets each payload's root field. */
-export function watch<T>(connection: Connection, query: string, variables: Record<string, unknown>, next: (value: T) => void, onError?: (e: EpisodicError) => void): Watch {
+export function watch<T>(
+  connection: Connection,
+  query: string,
+  variables: Record<string, unknown>,
+  next: (value: T) => void,
+  onError?: (e: EpisodicError) => void,
+): Watch {
   let ws: Client | null = null;
   let closed = false;
   let settle!: () => void;
@@ -27,9 +33,12 @@ export function watch<T>(connection: Connection, query: string, variables: Recor
   };
   const fail = (err: unknown) => {
     if (closed) return;
-    const e = err instanceof EpisodicError ? err
-      : Array.isArray(err) ? new EpisodicError('graphql', err[0]?.message ?? 'subscription refused', { errors: err })
-      : new EpisodicError('transport', (err as Error)?.message ?? `socket closed (${(err as { code?: number })?.code})`, { cause: err });
+    const e =
+      err instanceof EpisodicError
+        ? err
+        : Array.isArray(err)
+          ? new EpisodicError('graphql', err[0]?.message ?? 'subscription refused', { errors: err })
+          : new EpisodicError('transport', (err as Error)?.message ?? `socket closed (${(err as { code?: number })?.code})`, { cause: err });
     onError?.(e);
     void close();
   };
@@ -37,11 +46,14 @@ export function watch<T>(connection: Connection, query: string, variables: Recor
     .then((client) => {
       ws = client;
       if (closed) return void client.dispose();
-      client.subscribe<Record<string, T>>({ query, variables }, {
-        next: (m) => (m.errors?.length ? fail(m.errors) : m.data && next(Object.values(m.data)[0] as T)),
-        error: fail,
-        complete: () => void close(),
-      });
+      client.subscribe<Record<string, T>>(
+        { query, variables },
+        {
+          next: (m) => (m.errors?.length ? fail(m.errors) : m.data && next(Object.values(m.data)[0] as T)),
+          error: fail,
+          complete: () => void close(),
+        },
+      );
     })
     .catch(fail);
   return { done, close };
@@ -57,12 +69,24 @@ export interface StepsLogged {
   steps: Step[];
 }
 
-export function watchSteps(connection: Connection, episodeId: string, afterSeq: number | undefined, onBatch: (batch: StepsLogged) => void, onError?: (e: EpisodicError) => void): Watch {
+export function watchSteps(
+  connection: Connection,
+  episodeId: string,
+  afterSeq: number | undefined,
+  onBatch: (batch: StepsLogged) => void,
+  onError?: (e: EpisodicError) => void,
+): Watch {
   const variables = { episodeId, afterSeq: afterSeq === undefined ? null : String(afterSeq) };
   // Kept current, so a reconnect resubscribes after the last batch received.
   const track = (batch: StepsLogged) => {
     variables.afterSeq = batch.seq;
     onBatch(batch);
   };
-  return watch(connection, `subscription StepsLogged($episodeId: ID!, $afterSeq: BigInt) { stepsLogged(episodeId: $episodeId, afterSeq: $afterSeq) { seq episodeId steps { ${STEP_FIELDS} } } }`, variables, track, onError);
+  return watch(
+    connection,
+    `subscription StepsLogged($episodeId: ID!, $afterSeq: BigInt) { stepsLogged(episodeId: $episodeId, afterSeq: $afterSeq) { seq episodeId steps { ${STEP_FIELDS} } } }`,
+    variables,
+    track,
+    onError,
+  );
 }

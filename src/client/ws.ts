@@ -1,5 +1,5 @@
 // graphql-ws clients for subscriptions. Node 20 has no global WebSocket: `ws` is used then.
-import { createClient, type Client } from 'graphql-ws';
+import { type Client, createClient } from 'graphql-ws';
 
 export type WebSocketImpl = unknown;
 

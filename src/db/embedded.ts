@@ -66,7 +66,9 @@ async function claimDataDir(dataDir: string): Promise<string> {
   const file = join(dataDir, 'server.pid');
   const owner = readPidFile(file);
   if (owner !== undefined && owner !== process.pid && isAlive(owner) && /node/.test(commandLine(owner))) {
-    throw new Error(`another Episodic process (pid ${owner}) is using the embedded PostgreSQL in ${dataDir}; stop it first, or talk to that server (the CLI's admin commands work through its API)`);
+    throw new Error(
+      `another Episodic process (pid ${owner}) is using the embedded PostgreSQL in ${dataDir}; stop it first, or talk to that server (the CLI's admin commands work through its API)`,
+    );
   }
   await writeFile(file, `${process.pid}\n`);
   return file;
@@ -104,7 +106,9 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   await clearLeftoverPostmaster(pgDir, log);
   if (await portInUse(opts.port)) {
     await rm(ownerFile, { force: true });
-    throw new Error(`port ${opts.port} on 127.0.0.1 is used by another program, not by the embedded PostgreSQL of ${pgDir}; set EMBEDDED_PG_PORT to a free port`);
+    throw new Error(
+      `port ${opts.port} on 127.0.0.1 is used by another program, not by the embedded PostgreSQL of ${pgDir}; set EMBEDDED_PG_PORT to a free port`,
+    );
   }
   const postmaster = await startPostmaster({
     postgres: bin.postgres,

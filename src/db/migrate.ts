@@ -38,7 +38,10 @@ interface AppliedRow {
 
 export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       const sql = await readFile(join(dir, name, 'migration.sql'), 'utf8');
@@ -87,10 +90,11 @@ async function applyOne(client: pg.PoolClient, m: Migration): Promise<void> {
   const id = randomUUID();
   await client.query('BEGIN');
   try {
-    await client.query(
-      'INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)',
-      [id, m.checksum, m.name],
-    );
+    await client.query('INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)', [
+      id,
+      m.checksum,
+      m.name,
+    ]);
     await client.query(m.sql);
     await client.query('UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1', [id]);
     await client.query('COMMIT');

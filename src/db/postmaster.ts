@@ -3,7 +3,7 @@
 // requests before stopping it), a small watchdog stops it if the server dies without doing so
 // (SIGKILL, an OOM kill), and a start finds and stops a postmaster a dead server left behind in
 // our data folder instead of failing on its port.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createConnection } from 'node:net';
@@ -136,7 +136,11 @@ export function startPostmaster(opts: PostmasterOptions): Promise<Postmaster> {
     child.stderr?.on('data', onData);
     child.once('error', reject);
     child.once('exit', (code) => {
-      const detail = lastLines.trim().split('\n').filter((l) => /FATAL|ERROR|could not/.test(l)).pop();
+      const detail = lastLines
+        .trim()
+        .split('\n')
+        .filter((l) => /FATAL|ERROR|could not/.test(l))
+        .pop();
       reject(new Error(`PostgreSQL exited with code ${code}${detail ? `: ${detail.trim()}` : ''}`));
     });
   });

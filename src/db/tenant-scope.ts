@@ -2,6 +2,7 @@
 // that adds `tenantId = viewer's tenant` to the model's filter (and to what it creates), for every
 // model that has a tenantId column, found from the datamodel so a new model cannot be forgotten.
 import { GraphQLError } from 'graphql';
+import { must } from '../core/must.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 
@@ -12,8 +13,20 @@ const TENANT_MODELS: ReadonlySet<string> = new Set(
 );
 
 const FILTERED = new Set([
-  'findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate', 'groupBy',
-  'update', 'updateMany', 'updateManyAndReturn', 'delete', 'deleteMany', 'upsert',
+  'findUnique',
+  'findUniqueOrThrow',
+  'findFirst',
+  'findFirstOrThrow',
+  'findMany',
+  'count',
+  'aggregate',
+  'groupBy',
+  'update',
+  'updateMany',
+  'updateManyAndReturn',
+  'delete',
+  'deleteMany',
+  'upsert',
 ]);
 const CREATING = new Set(['create', 'createMany', 'createManyAndReturn', 'upsert']);
 
@@ -32,15 +45,24 @@ export function isTenantModel(model: string): boolean {
   return TENANT_MODELS.has(model);
 }
 
-export function scopeArgs(model: string, operation: string, args: any, tenantId: string): any {
+/** The parts of a Prisma operation's arguments the tenant scope reads and sets. */
+interface ScopableArgs {
+  where?: object;
+  data?: unknown;
+  create?: unknown;
+}
+
+/** The operation's arguments with the tenant added to its filter and to the rows it creates (same shape as given). */
+export function scopeArgs<A>(model: string, operation: string, args: A, tenantId: string): A {
   if (!TENANT_MODELS.has(model)) return args;
-  const next = { ...args };
-  if (FILTERED.has(operation)) next.where = { ...(args?.where ?? {}), tenantId };
+  const given = (args ?? {}) as ScopableArgs;
+  const next: ScopableArgs = { ...given };
+  if (FILTERED.has(operation)) next.where = { ...(given.where ?? {}), tenantId };
   if (CREATING.has(operation)) {
-    if (operation === 'upsert') next.create = withTenant(args.create, tenantId);
-    else next.data = withTenant(args.data, tenantId);
+    if (operation === 'upsert') next.create = withTenant(given.create, tenantId);
+    else next.data = withTenant(given.data, tenantId);
   }
-  return next;
+  return next as A;
 }
 
 export type ScopedPrisma = PrismaClient;
@@ -56,7 +78,7 @@ async function checkCursor(prisma: PrismaClient, model: string, cursor: object, 
   const delegate = (prisma as unknown as Record<string, FindFirst>)[model.charAt(0).toLowerCase() + model.slice(1)];
   const row = await delegate?.findFirst({ where: { ...cursor, tenantId }, select: { tenantId: true } });
   if (!row) {
-    throw new GraphQLError('The page cursor (after/before) does not point into this list: use a cursor from this list\'s pageInfo or edges.', {
+    throw new GraphQLError("The page cursor (after/before) does not point into this list: use a cursor from this list's pageInfo or edges.", {
       extensions: { code: 'BAD_USER_INPUT', field: 'after', http: { status: 400 } },
     });
   }
@@ -80,7 +102,10 @@ export function tenantScoped(prisma: PrismaClient, tenantId: string): ScopedPris
 /** Scoped clients are cheap to keep and costly to rebuild per request: keep the recent ones. */
 export class ScopedClients {
   private readonly cache = new Map<string, ScopedPrisma>();
-  constructor(private readonly prisma: PrismaClient, private readonly max = 1_000) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly max = 1_000,
+  ) {}
 
   for(tenantId: string): ScopedPrisma {
     let client = this.cache.get(tenantId);
@@ -88,7 +113,7 @@ export class ScopedClients {
       this.cache.delete(tenantId);
     } else {
       client = tenantScoped(this.prisma, tenantId);
-      if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
+      if (this.cache.size >= this.max) this.cache.delete(must(this.cache.keys().next().value));
     }
     this.cache.set(tenantId, client);
     return client;

@@ -13,9 +13,9 @@
  *   calls, or an earlier step crossed a limit) admits nothing: no step of it crossed the budget.
  * - When several resources are exhausted at once, the one reported is the first of
  *   BUDGET_RESOURCES: wall_time, tokens, tool_calls, steps. Wall time comes first because its
- *   exhaustion is always a hard failure (seed 004: the converge hook is never offered for
+ *   exhaustion is always a hard failure (the converge hook is never offered for
  *   max_wall_ms), so it must not be masked by a resource whose exhaustion may converge.
- * - Tool calls (steps of kind tool_call) have a cap because a lease budgets them (seed 000): under
+ * - Tool calls (steps of kind tool_call) have a cap because a lease budgets them: under
  *   a lease that limits tool calls, the episode's cap is what it holds on the lease. A caller that
  *   does not count tool calls leaves usage.toolCalls out, and the cap is then not judged by it.
  */
@@ -23,7 +23,7 @@
 export const BUDGET_RESOURCES = ['wall_time', 'tokens', 'tool_calls', 'steps'] as const;
 export type BudgetResource = (typeof BUDGET_RESOURCES)[number];
 
-/** What happens when a budget runs out (seed 004 handle_budget_exhausted). */
+/** What happens when a budget runs out: fail the episode, or converge it into a partial outcome. */
 export type BudgetExhaustedPolicy = 'fail' | 'converge';
 
 export interface Budget {
@@ -78,12 +78,7 @@ export function exhaustedResource(budget: Budget, usage: Usage): BudgetResource 
  * @param stepsTokens tokens of each step in batch order (0 when a step reports none)
  * @param nowWallMs the episode's elapsed wall time (ms since it started) when the batch arrived
  */
-export function planStepAdmission(
-  budget: Budget,
-  usageBefore: Usage,
-  stepsTokens: readonly number[],
-  nowWallMs: number,
-): StepAdmission {
+export function planStepAdmission(budget: Budget, usageBefore: Usage, stepsTokens: readonly number[], nowWallMs: number): StepAdmission {
   let usage: Usage = { ...usageBefore, wallMs: nowWallMs };
   const exhaustedOnArrival = exhaustedResource(budget, usage);
   if (exhaustedOnArrival !== null) return { admitted: 0, exhausted: exhaustedOnArrival, usageAfter: usage };
@@ -96,7 +91,7 @@ export function planStepAdmission(
   return { admitted: stepsTokens.length, exhausted: null, usageAfter: usage };
 }
 
-/** The episode's policy, except that wall-time exhaustion always fails (seed 004). */
+/** The episode's policy, except that wall-time exhaustion always fails (no converge past the wall clock). */
 export function resolveExhaustionPolicy(policy: BudgetExhaustedPolicy, resource: BudgetResource): BudgetExhaustedPolicy {
   return resource === 'wall_time' ? 'fail' : policy;
 }

@@ -1,9 +1,10 @@
 // Wall time is enforced even when the agent goes silent: each episode with a wall-time budget gets
 // a job due at its deadline, and a periodic sweep catches any deadline whose job was lost.
-import type { Logger } from 'pino';
+
 import type pg from 'pg';
-import { isUuid } from '../schema/ids.ts';
-import { underSetupLock, type JobQueue } from '../jobs/queue.ts';
+import type { Logger } from 'pino';
+import { isUuid } from '../core/ids.ts';
+import { type JobQueue, underSetupLock } from '../jobs/queue.ts';
 import { stopForBudget } from '../steps/apply.ts';
 import type { Writer } from '../write.ts';
 import { lockEpisode } from './row.ts';

@@ -1,8 +1,7 @@
 // The episodes(filter) argument and its translation to a tenant-scoped Prisma where clause.
 import { builder } from '../builder.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import { EpisodeStatusEnum as Status, OutcomeKindEnum as Outcome } from './enums.ts';
-
+import { OutcomeKindEnum as Outcome, EpisodeStatusEnum as Status } from './enums.ts';
 
 export const EpisodeFilterInput = builder.inputType('EpisodeFilter', {
   fields: (t) => ({
@@ -50,7 +49,9 @@ export function episodeWhere(tenantId: string, f: EpisodeFilter | null): Prisma.
     ...(workItemId ? { workItemId: UUID.test(workItemId) ? workItemId : '00000000-0000-0000-0000-000000000000' } : {}),
     ...(f.agent ? { agent: f.agent } : {}),
     ...(f.outcome ? { outcomeKind: f.outcome.toLowerCase() } : {}),
-    ...(f.startedAfter || f.startedBefore ? { startedAt: { ...(f.startedAfter ? { gte: f.startedAfter } : {}), ...(f.startedBefore ? { lt: f.startedBefore } : {}) } } : {}),
+    ...(f.startedAfter || f.startedBefore
+      ? { startedAt: { ...(f.startedAfter ? { gte: f.startedAfter } : {}), ...(f.startedBefore ? { lt: f.startedBefore } : {}) } }
+      : {}),
     // Prisma passes `contains` to ILIKE as it is: % and _ would be wildcards, so they are escaped.
     ...(f.text ? { taskDescription: { contains: f.text.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' as const } } : {}),
   };

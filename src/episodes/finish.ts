@@ -2,18 +2,19 @@
 // experience (reward and reflection, when there is an outcome), the lease charge, the work item
 // loop's stop condition and the ledger events, in the caller's transaction.
 import type pg from 'pg';
-import { contentHash } from '../ledger/hash.ts';
-import type { NewLedgerEvent } from '../ledger/store.ts';
+import { must } from '../core/must.ts';
+import type { NewLedgerEvent } from '../core/write-context.ts';
+import { refreshExperience } from '../learning/store.ts';
 import { chargeEpisodeToLease, type EpisodeLeaseCharge } from '../leases/charge.ts';
 import { decideLoopStop } from '../leases/loop.ts';
 import { lockWorkItem } from '../leases/work-items.ts';
-import { refreshExperience } from '../learning/store.ts';
+import { contentHash } from '../ledger/hash.ts';
 import { indexEpisodeTerms } from '../retrieval/term-index.ts';
 import type { Outcome } from './outcome.ts';
+import { buildRunReceipt } from './receipts.ts';
 import type { EpisodeRow } from './row.ts';
 import type { EpisodeStatus } from './status.ts';
 import type { StopReason } from './stop-reason.ts';
-import { buildRunReceipt } from './receipts.ts';
 
 export interface EpisodeEnding {
   status: EpisodeStatus;
@@ -35,13 +36,7 @@ export interface FinishResult {
   stopCondition: StopReason | null;
 }
 
-export async function finishEpisode(
-  client: pg.PoolClient,
-  ep: EpisodeRow,
-  ending: EpisodeEnding,
-  now: Date,
-  events: NewLedgerEvent[],
-): Promise<FinishResult> {
+export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, ending: EpisodeEnding, now: Date, events: NewLedgerEvent[]): Promise<FinishResult> {
   // Lock order for everything touching a work item's leases: the work item, then its leases.
   const item = ep.workItemId ? await lockWorkItem(client, ep.tenantId, ep.workItemId) : null;
   const ended = ending.endedAt ?? now;
@@ -73,8 +68,18 @@ export async function finishEpisode(
   return { leaseCharge, stopCondition };
 }
 
-async function appendRunReceipt(client: pg.PoolClient, ep: EpisodeRow, usage: { steps: number; tokens: number; toolCalls: number; wallMs: number }, events: NewLedgerEvent[]) {
+async function appendRunReceipt(
+  client: pg.PoolClient,
+  ep: EpisodeRow,
+  usage: { steps: number; tokens: number; toolCalls: number; wallMs: number },
+  events: NewLedgerEvent[],
+) {
   const { rows } = await client.query('SELECT count(*)::int AS n FROM pack_misses WHERE episode_id = $1', [ep.id]);
-  const input = { contextPackHash: ep.contextPackHash!, manifestHash: ep.manifestHash, packMisses: rows[0].n as number, usage };
-  events.push({ type: 'run.receipt', episodeId: ep.id, workItemId: ep.workItemId, payload: (head: { seq: number; hash: string }) => buildRunReceipt(input, head) });
+  const input = { contextPackHash: must(ep.contextPackHash), manifestHash: ep.manifestHash, packMisses: rows[0].n as number, usage };
+  events.push({
+    type: 'run.receipt',
+    episodeId: ep.id,
+    workItemId: ep.workItemId,
+    payload: (head: { seq: number; hash: string }) => buildRunReceipt(input, head),
+  });
 }

@@ -3,7 +3,8 @@ import { builder } from '../builder.ts';
 import { canContinue, isSuccessful, type StopReason } from './stop-reason.ts';
 
 export const StopReasonRef = builder.objectRef<StopReason>('StopReason').implement({
-  description: 'Why an episode, or a work item loop of episodes, stopped (seed 000 outcome kinds).',
+  description:
+    'Why an episode, or a work item loop of episodes, stopped: completed, budget exhausted, max episodes, blocked, escalated, cancelled, failed or error.',
   fields: (t) => ({
     kind: t.string({ resolve: (r) => r.kind, description: 'completed, budget_exhausted, max_episodes, blocked, escalated, error, cancelled, failed' }),
     resource: t.string({ nullable: true, resolve: (r) => ('resource' in r ? r.resource : null) }),

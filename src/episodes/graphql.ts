@@ -1,31 +1,35 @@
 // Episode types, queries and lifecycle mutations. Resolvers translate and delegate to the store.
 import { builder } from '../builder.ts';
-import { scheduleDeadline, stopIfOverdue } from './deadlines.ts';
-import type { StopReason } from './stop-reason.ts';
-import { StopReasonRef } from './graphql-stop.ts';
-import {
-  IdempotencyConflictError,
-  IllegalTransitionError,
-  InputLimitError,
-  LeaseError,
-  LoopStoppedError,
-  NotFoundError,
-  throwIfViolations,
-} from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
-import type { Context } from '../schema/context.ts';
-import { timeRangeViolations } from './import-limits.ts';
-import { HISTORICAL_END, HISTORICAL_START, ImportSourceInput } from './graphql-import.ts';
-import { freeTextViolations, hashViolations, LIMITS, validateCheckpointState, validateCritique, validateEpisodeInput, validateGoalSpec, type JsonValue } from './limits.ts';
-import { toOutcome, toStartEpisodeInput, type GqlOutcomeInput, type GqlStartEpisodeInput } from './inputs.ts';
-import * as store from './store.ts';
-import type { Outcome } from './outcome.ts';
-import type { EpisodeLeaseCharge } from '../leases/charge.ts';
-import { LeaseChargeRef } from '../leases/graphql-types.ts';
-import { episodeWhere, EpisodeFilterInput } from './filter.ts';
-import { EpisodeStatusEnum, OutcomeKindEnum } from './enums.ts';
+import { IdempotencyConflictError, IllegalTransitionError, InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
+import { sizeText } from '../core/sizes.ts';
+import type { WriteContext } from '../core/write-context.ts';
+import { type CompletionResult, completeAndLearn } from '../learning/complete.ts';
 import { ExtractPatternsModeEnum } from '../learning/enums.ts';
-import { completeAndLearn, type CompletionResult } from '../learning/complete.ts';
+import type { EpisodeLeaseCharge } from '../leases/charge.ts';
+import { LoopStoppedError } from '../leases/errors.ts';
+import { LeaseChargeRef } from '../leases/graphql-types.ts';
+import type { AuthedContext } from '../schema/context.ts';
+import { scheduleDeadline, stopIfOverdue } from './deadlines.ts';
+import { EpisodeStatusEnum, OutcomeKindEnum } from './enums.ts';
+import { EpisodeFilterInput, episodeWhere } from './filter.ts';
+import { HISTORICAL_END, HISTORICAL_START, ImportSourceInput } from './graphql-import.ts';
+import { StopReasonRef } from './graphql-stop.ts';
+import { timeRangeViolations } from './import-limits.ts';
+import { type GqlOutcomeInput, type GqlStartEpisodeInput, toOutcome, toStartEpisodeInput } from './inputs.ts';
+import {
+  freeTextViolations,
+  hashViolations,
+  type JsonValue,
+  LIMITS,
+  validateCheckpointState,
+  validateCritique,
+  validateEpisodeInput,
+  validateGoalSpec,
+} from './limits.ts';
+import type { Outcome } from './outcome.ts';
+import type { StopReason } from './stop-reason.ts';
+import * as store from './store.ts';
 
 export const ComplexityEnum = builder.enumType('Complexity', { values: ['SIMPLE', 'MODERATE', 'COMPLEX'] as const });
 const ModeEnum = builder.enumType('EpisodeMode', { values: ['LIVE', 'DRY_RUN'] as const });
@@ -36,15 +40,17 @@ const PolicyEnum = builder.enumType('BudgetExhaustedPolicy', {
 
 // ---- output types ----
 
-const TaskContext = builder.objectRef<{ language: string | null; framework: string | null; complexity: string; domain: string | null; tags: string[] }>('TaskContext').implement({
-  fields: (t) => ({
-    language: t.exposeString('language', { nullable: true }),
-    framework: t.exposeString('framework', { nullable: true }),
-    complexity: t.field({ type: ComplexityEnum, resolve: (c) => c.complexity.toUpperCase() as 'MODERATE' }),
-    domain: t.exposeString('domain', { nullable: true }),
-    tags: t.exposeStringList('tags'),
-  }),
-});
+const TaskContext = builder
+  .objectRef<{ language: string | null; framework: string | null; complexity: string; domain: string | null; tags: string[] }>('TaskContext')
+  .implement({
+    fields: (t) => ({
+      language: t.exposeString('language', { nullable: true }),
+      framework: t.exposeString('framework', { nullable: true }),
+      complexity: t.field({ type: ComplexityEnum, resolve: (c) => c.complexity.toUpperCase() as 'MODERATE' }),
+      domain: t.exposeString('domain', { nullable: true }),
+      tags: t.exposeStringList('tags'),
+    }),
+  });
 
 interface BudgetLine {
   resource: string;
@@ -67,7 +73,7 @@ const OutcomeRef = builder.objectRef<Outcome>('Outcome').implement({
   fields: (t) => ({
     kind: t.field({ type: OutcomeKindEnum, resolve: (o) => o.kind.toUpperCase() as 'SUCCESS' }),
     verdict: t.string({ nullable: true, resolve: (o) => ('verdict' in o ? o.verdict : null) }),
-    artifacts: t.stringList({ nullable: true, resolve: (o) => ('artifacts' in o ? o.artifacts ?? null : null) }),
+    artifacts: t.stringList({ nullable: true, resolve: (o) => ('artifacts' in o ? (o.artifacts ?? null) : null) }),
     completed: t.stringList({ nullable: true, resolve: (o) => ('completed' in o ? o.completed : null) }),
     failed: t.stringList({ nullable: true, resolve: (o) => ('failed' in o ? o.failed : null) }),
     reason: t.string({ nullable: true, resolve: (o) => ('reason' in o ? o.reason : null) }),
@@ -87,7 +93,7 @@ const VirtueScoreRef = builder.objectRef<{ name: string; score: number }>('Virtu
 });
 
 const CritiqueRef = builder.objectRef<Critique>('Critique').implement({
-  description: 'The critic result of seed 002: verdict, score, feedback and named virtue scores.',
+  description: 'The critic result: verdict, score, feedback and named virtue scores.',
   fields: (t) => ({
     verdict: t.exposeString('verdict'),
     score: t.exposeFloat('score', { nullable: true }),
@@ -127,7 +133,17 @@ builder.prismaObject('Episode', {
     budgetUsage: t.field({
       type: [BudgetLineRef],
       description: 'Usage against budget for tokens, tool calls, steps and wall time.',
-      select: { usedTokens: true, maxTokens: true, usedToolCalls: true, maxToolCalls: true, stepCount: true, maxSteps: true, maxWallMs: true, startedAt: true, endedAt: true },
+      select: {
+        usedTokens: true,
+        maxTokens: true,
+        usedToolCalls: true,
+        maxToolCalls: true,
+        stepCount: true,
+        maxSteps: true,
+        maxWallMs: true,
+        startedAt: true,
+        endedAt: true,
+      },
       resolve: (e) => [
         { resource: 'tokens', used: Number(e.usedTokens), limit: num(e.maxTokens) },
         { resource: 'steps', used: e.stepCount, limit: e.maxSteps },
@@ -160,17 +176,17 @@ builder.prismaObject('Episode', {
 // ---- queries ----
 
 builder.queryFields((t) => ({
-  episode: t.prismaField({
+  episode: t.withAuth({ read: true }).prismaField({
     type: 'Episode',
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, { id }, ctx) => {
-      const episode = isUuid(id) ? await ctx.db.episode.findFirst({ ...query, where: { id, tenantId: ctx.viewer!.tenantId } }) : null;
+      const episode = isUuid(id) ? await ctx.db.episode.findFirst({ ...query, where: { id, tenantId: ctx.viewer.tenantId } }) : null;
       if (!episode) throw new NotFoundError('Episode', String(id));
       return episode;
     },
   }),
-  episodes: t.prismaConnection({
+  episodes: t.withAuth({ read: true }).prismaConnection({
     type: 'Episode',
     cursor: 'id',
     defaultSize: 20,
@@ -179,7 +195,7 @@ builder.queryFields((t) => ({
     resolve: (query, _root, args, ctx) =>
       ctx.db.episode.findMany({
         ...query,
-        where: episodeWhere(ctx.viewer!.tenantId, args.filter ?? null),
+        where: episodeWhere(ctx.viewer.tenantId, args.filter ?? null),
         orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
       }),
   }),
@@ -191,11 +207,14 @@ const EpisodePayload = builder.objectRef<{ episodeId: string }>('EpisodePayload'
   fields: (t) => ({ episode: episodeField(t) }),
 });
 
-export function episodeField(t: any) {
+/** The builder's own types, for helpers that take a field builder. */
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/** The `episode` field of a payload that names its episode by id. */
+export function episodeField<Parent extends { episodeId: string }>(t: PothosSchemaTypes.ObjectFieldBuilder<Types, Parent>) {
   return t.prismaField({
     type: 'Episode',
-    resolve: (query: object, parent: { episodeId: string }, _args: unknown, ctx: any) =>
-      ctx.db.episode.findUniqueOrThrow({ ...query, where: { id: parent.episodeId } }),
+    resolve: (query, parent, _args, ctx) => ctx.db.episode.findUniqueOrThrow({ ...query, where: { id: parent.episodeId } }),
   });
 }
 
@@ -215,7 +234,8 @@ export const FinishPayload = builder.objectRef<FinishShape>('FinishEpisodePayloa
     stopCondition: t.field({
       type: StopReasonRef,
       nullable: true,
-      description: "The work item loop's stop condition after this episode (seed 000 priority: budget > the holon's stop > max episodes); null: the loop may go on, or the episode has no work item.",
+      description:
+        "The work item loop's stop condition after this episode (in priority order: budget > the holon's stop > max episodes); null: the loop may go on, or the episode has no work item.",
       resolve: (p) => p.stopCondition,
     }),
   }),
@@ -243,10 +263,10 @@ const BudgetInput = builder.inputType('BudgetInput', {
 
 const StartEpisodeInput = builder.inputType('StartEpisodeInput', {
   fields: (t) => ({
-    taskDescription: t.string({ required: true, description: 'At most 256 KB, not blank.' }),
+    taskDescription: t.string({ required: true, description: `At most ${sizeText(LIMITS.descriptionBytes)}, not blank.` }),
     taskType: t.string({ required: true }),
     context: t.field({ type: TaskContextInput }),
-    goalSpec: t.field({ type: 'JSON', description: 'Text or JSON, at most 64 KB, no NUL bytes.' }),
+    goalSpec: t.field({ type: 'JSON', description: `Text or JSON, at most ${sizeText(LIMITS.goalSpecBytes)}, no NUL bytes.` }),
     agent: t.string(),
     dedupeKey: t.string({ description: 'Repeating a start with the same key returns the same episode.' }),
     maxAttempts: t.int(),
@@ -264,7 +284,6 @@ const StartEpisodeInput = builder.inputType('StartEpisodeInput', {
   }),
 });
 
-
 const ContextPackInput = builder.inputType('ContextPackInput', {
   fields: (t) => ({
     packHash: t.string({ required: true, description: 'BLAKE3 of the pack: 64 lowercase hex digits.' }),
@@ -281,7 +300,8 @@ const PackMissPayload = builder.objectRef<{ episodeId: string; defectRecorded: b
 });
 
 const OutcomeInput = builder.inputType('OutcomeInput', {
-  description: 'success {verdict, artifacts} | partial {verdict, completed, failed, artifacts} | failure {reason, details, artifacts}. Texts at most 10 KB; lists at most 1,000 items of 1 KB.',
+  description:
+    'success {verdict, artifacts} | partial {verdict, completed, failed, artifacts} | failure {reason, details, artifacts}. Texts at most 10 KB; lists at most 1,000 items of 1 KB.',
   fields: (t) => ({
     kind: t.field({ type: OutcomeKindEnum, required: true }),
     verdict: t.string(),
@@ -304,41 +324,47 @@ const transitionErrors = [NotFoundError, IllegalTransitionError, InputLimitError
  * budget comes first even when the deadline job has not run yet, so a late ending finds the episode
  * failed (budget_exhausted wall_time) and is refused as an illegal transition.
  */
-async function changeEpisode<T>(ctx: Context, episodeId: string, change: (w: store.WriteContext) => Promise<T>): Promise<T> {
-  await stopIfOverdue(ctx.services.db.pool, ctx.services.writer, ctx.viewer!.tenantId, episodeId);
-  return ctx.services.writer.run(ctx.viewer!.tenantId, change);
+async function changeEpisode<T>(ctx: AuthedContext, episodeId: string, change: (w: WriteContext) => Promise<T>): Promise<T> {
+  await stopIfOverdue(ctx.services.db.pool, ctx.services.writer, ctx.viewer.tenantId, episodeId);
+  return ctx.services.writer.run(ctx.viewer.tenantId, change);
 }
 
 builder.mutationFields((t) => ({
-  startEpisode: t.field({
+  startEpisode: t.withAuth({ write: true }).field({
     type: StartEpisodePayload,
     errors: { types: [InputLimitError, IdempotencyConflictError, NotFoundError, LeaseError, LoopStoppedError] },
     args: { input: t.arg({ type: StartEpisodeInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const domain = toStartEpisodeInput(input as GqlStartEpisodeInput);
       throwIfViolations(validateEpisodeInput(domain));
-      throwIfViolations([...hashViolations('input.contextPack.packHash', input.contextPack?.packHash), ...hashViolations('input.contextPack.manifestHash', input.contextPack?.manifestHash)]);
+      throwIfViolations([
+        ...hashViolations('input.contextPack.packHash', input.contextPack?.packHash),
+        ...hashViolations('input.contextPack.manifestHash', input.contextPack?.manifestHash),
+      ]);
       const contextPack = input.contextPack ? { packHash: input.contextPack.packHash, manifestHash: input.contextPack.manifestHash ?? null } : null;
       const { services, viewer } = ctx;
-      const result = await services.writer.run(viewer!.tenantId, (w) => store.startEpisode(w, { ...domain, contextPack }));
+      const result = await services.writer.run(viewer.tenantId, (w) => store.startEpisode(w, { ...domain, contextPack }));
       if (result.deadlineAt && !result.deduplicated) {
-        await scheduleDeadline(services.jobs, { tenantId: viewer!.tenantId, episodeId: result.episodeId }, result.deadlineAt);
+        await scheduleDeadline(services.jobs, { tenantId: viewer.tenantId, episodeId: result.episodeId }, result.deadlineAt);
       }
       return result;
     },
   }),
-  blockEpisode: t.field({
+  blockEpisode: t.withAuth({ write: true }).field({
     type: EpisodePayload,
     errors: { types: transitionErrors },
     args: { episodeId: t.arg.id({ required: true }), reason: t.arg.string({ required: true }), approvalRequest: t.arg({ type: 'JSON' }) },
     resolve: async (_root, args, ctx) => {
-      throwIfViolations([...freeTextViolations('reason', args.reason), ...(args.approvalRequest == null ? [] : validateGoalSpec(args.approvalRequest as JsonValue, 'approvalRequest'))]);
+      throwIfViolations([
+        ...freeTextViolations('reason', args.reason),
+        ...(args.approvalRequest == null ? [] : validateGoalSpec(args.approvalRequest as JsonValue, 'approvalRequest')),
+      ]);
       const episodeId = String(args.episodeId);
       await changeEpisode(ctx, episodeId, (w) => store.blockEpisode(w, episodeId, args.reason, (args.approvalRequest ?? null) as JsonValue));
       return { episodeId };
     },
   }),
-  resumeEpisode: t.field({
+  resumeEpisode: t.withAuth({ write: true }).field({
     type: EpisodePayload,
     errors: { types: transitionErrors },
     args: {
@@ -356,7 +382,7 @@ builder.mutationFields((t) => ({
       return { episodeId };
     },
   }),
-  saveCheckpoint: t.field({
+  saveCheckpoint: t.withAuth({ write: true }).field({
     type: EpisodePayload,
     errors: { types: transitionErrors },
     args: { episodeId: t.arg.id({ required: true }), label: t.arg.string(), state: t.arg({ type: 'JSON', required: true }) },
@@ -367,7 +393,7 @@ builder.mutationFields((t) => ({
       return { episodeId };
     },
   }),
-  recordCritique: t.field({
+  recordCritique: t.withAuth({ write: true }).field({
     type: EpisodePayload,
     errors: { types: transitionErrors },
     args: {
@@ -387,14 +413,17 @@ builder.mutationFields((t) => ({
       return { episodeId };
     },
   }),
-  completeEpisode: t.field({
+  completeEpisode: t.withAuth({ write: true }).field({
     type: FinishPayload,
     errors: { types: transitionErrors },
     args: {
       episodeId: t.arg.id({ required: true }),
       outcome: t.arg({ type: OutcomeInput, required: true }),
       extractPatterns: t.arg({ type: ExtractPatternsModeEnum, defaultValue: 'ASYNC' }),
-      usedRetrievals: t.arg.idList({ description: 'Retrievals (relevantEpisodes / relevantPatterns retrievalId) this episode used: what they served is credited on success, debited on failure.' }),
+      usedRetrievals: t.arg.idList({
+        description:
+          'Retrievals (relevantEpisodes / relevantPatterns retrievalId) this episode used: what they served is credited on success, debited on failure.',
+      }),
       endedAt: t.arg({ type: 'DateTime', description: HISTORICAL_END }),
     },
     resolve: async (_root, args, ctx) => {
@@ -409,15 +438,24 @@ builder.mutationFields((t) => ({
       return { episodeId, ...result };
     },
   }),
-  recordPackMiss: t.field({
+  recordPackMiss: t.withAuth({ write: true }).field({
     type: PackMissPayload,
-    description: 'Records that the agent needed something its context pack lacked (seed 000); the first miss of a stable id is a defect record.',
+    description: 'Records that the agent needed something its context pack lacked; the first miss of a stable id is a defect record.',
     errors: { types: [NotFoundError, InputLimitError] },
-    args: { episodeId: t.arg.id({ required: true }), stableId: t.arg.string({ required: true }), reason: t.arg.string({ required: true }), packHash: t.arg.string() },
+    args: {
+      episodeId: t.arg.id({ required: true }),
+      stableId: t.arg.string({ required: true }),
+      reason: t.arg.string({ required: true }),
+      packHash: t.arg.string(),
+    },
     resolve: async (_root, args, ctx) => {
-      throwIfViolations([...freeTextViolations('stableId', args.stableId, LIMITS.labelBytes), ...freeTextViolations('reason', args.reason), ...hashViolations('packHash', args.packHash)]);
+      throwIfViolations([
+        ...freeTextViolations('stableId', args.stableId, LIMITS.labelBytes),
+        ...freeTextViolations('reason', args.reason),
+        ...hashViolations('packHash', args.packHash),
+      ]);
       const episodeId = String(args.episodeId);
-      const result = await ctx.services.writer.run(ctx.viewer!.tenantId, (w) =>
+      const result = await ctx.services.writer.run(ctx.viewer.tenantId, (w) =>
         store.recordPackMiss(w, episodeId, { stableId: args.stableId, reason: args.reason, packHash: args.packHash ?? null }),
       );
       return { episodeId, ...result };
@@ -428,8 +466,8 @@ builder.mutationFields((t) => ({
   escalateEpisode: endMutation(t, 'escalate'),
 }));
 
-function endMutation(t: any, action: 'fail' | 'cancel' | 'escalate') {
-  return t.field({
+function endMutation(t: PothosSchemaTypes.MutationFieldBuilder<Types, Types['Root']>, action: 'fail' | 'cancel' | 'escalate') {
+  return t.withAuth({ write: true }).field({
     type: FinishPayload,
     errors: { types: transitionErrors },
     args: {
@@ -437,14 +475,13 @@ function endMutation(t: any, action: 'fail' | 'cancel' | 'escalate') {
       reason: t.arg.string({ required: action !== 'cancel' }),
       ...(action === 'fail' ? { recoverable: t.arg.boolean({ defaultValue: false }) } : {}),
     },
-    resolve: async (_root: unknown, args: { episodeId: string; reason?: string | null; recoverable?: boolean }, ctx: any) => {
+    resolve: async (_root, args, ctx) => {
       throwIfViolations(freeTextViolations('reason', args.reason));
       const episodeId = String(args.episodeId);
-      const result = await changeEpisode(ctx, episodeId, (w: store.WriteContext) =>
+      const result = await changeEpisode(ctx, episodeId, (w: WriteContext) =>
         store.endEpisode(w, episodeId, action, args.reason ?? '', args.recoverable ?? false),
       );
       return { episodeId, ...result };
     },
   });
 }
-

@@ -1,5 +1,5 @@
 // Limits of importing past runs: historical times and where a run came from.
-import { LIMITS, textViolations, type LimitViolation } from './limits.ts';
+import { LIMITS, type LimitViolation, textViolations } from './limits.ts';
 
 export interface ImportSource {
   /** e.g. mini-swe-agent, swe-agent, jsonl */
@@ -11,12 +11,25 @@ export interface ImportSource {
 }
 
 /** Historical times: none in the future (of `now`), and the start not after the end. */
-export function timeRangeViolations(startField: string, endField: string, start: Date | null | undefined, end: Date | null | undefined, now = new Date()): LimitViolation[] {
+export function timeRangeViolations(
+  startField: string,
+  endField: string,
+  start: Date | null | undefined,
+  end: Date | null | undefined,
+  now = new Date(),
+): LimitViolation[] {
   const future = (field: string, t: Date | null | undefined): LimitViolation[] =>
     t && t.getTime() > now.getTime() ? [{ field, limit: 'not in the future', message: `${field} (${t.toISOString()}) is in the future` }] : [];
-  const ordered: LimitViolation[] = start && end && start.getTime() > end.getTime()
-    ? [{ field: endField, limit: `>= ${startField.split('.').pop()}`, message: `${endField} (${end.toISOString()}) is before ${startField} (${start.toISOString()})` }]
-    : [];
+  const ordered: LimitViolation[] =
+    start && end && start.getTime() > end.getTime()
+      ? [
+          {
+            field: endField,
+            limit: `>= ${startField.split('.').pop()}`,
+            message: `${endField} (${end.toISOString()}) is before ${startField} (${start.toISOString()})`,
+          },
+        ]
+      : [];
   return [...future(startField, start), ...future(endField, end), ...ordered];
 }
 

@@ -1,6 +1,7 @@
 // GraphQL input shapes (enums in UPPER_CASE) to the domain's shapes, and back for enums.
-import type { Outcome } from './outcome.ts';
+
 import type { JsonObject, JsonValue, StartEpisodeInput, StepInput } from './limits.ts';
+import type { Outcome } from './outcome.ts';
 
 export const lower = <T extends string>(v: string) => v.toLowerCase() as T;
 
@@ -31,7 +32,13 @@ export function toStartEpisodeInput(i: GqlStartEpisodeInput): StartEpisodeInput 
   return {
     taskDescription: i.taskDescription,
     taskType: i.taskType,
-    context: { language: c.language ?? null, framework: c.framework ?? null, complexity: lower(c.complexity ?? 'MODERATE'), domain: c.domain ?? null, tags: c.tags ?? [] },
+    context: {
+      language: c.language ?? null,
+      framework: c.framework ?? null,
+      complexity: lower(c.complexity ?? 'MODERATE'),
+      domain: c.domain ?? null,
+      tags: c.tags ?? [],
+    },
     goalSpec: (i.goalSpec ?? null) as JsonValue,
     agent: i.agent ?? null,
     dedupeKey: i.dedupeKey ?? null,
@@ -77,7 +84,8 @@ export interface GqlStepInput {
 function toStepResult(r: NonNullable<GqlStepInput['result']>): StepInput['result'] {
   if (r.kind === 'SUCCESS') return { kind: 'success', output: r.output ?? null };
   // An error's output is left out when none is given, so the stored result (and its hash) is as before.
-  if (r.kind === 'ERROR') return { kind: 'error', message: r.message ?? '', errorClass: r.errorClass ?? null, ...(r.output != null ? { output: r.output } : {}) };
+  if (r.kind === 'ERROR')
+    return { kind: 'error', message: r.message ?? '', errorClass: r.errorClass ?? null, ...(r.output != null ? { output: r.output } : {}) };
   return { kind: 'timeout' };
 }
 

@@ -7,21 +7,22 @@
  * code points. No stored string may contain NUL (U+0000): PostgreSQL rejects it in text and in
  * jsonb, so it is refused here with a clear message instead of failing the insert.
  */
-import type { BudgetExhaustedPolicy } from './budget.ts';
-import type { Outcome } from './outcome.ts';
+
 import { isHashHex } from '../ledger/hash.ts';
-import { importSourceViolations, timeRangeViolations, type ImportSource } from './import-limits.ts';
+import type { BudgetExhaustedPolicy } from './budget.ts';
+import { type ImportSource, importSourceViolations, timeRangeViolations } from './import-limits.ts';
+import type { Outcome } from './outcome.ts';
 
 export const LIMITS = {
-  // seed 003: 10 KB, which 4 of 591 real SWE-bench task descriptions passed (pasted code and logs).
+  // 256 KB, not 10 KB: 4 of 591 real SWE-bench task descriptions exceed 10 KB (pasted code and logs).
   descriptionBytes: 256 * 1024,
   maxSteps: 1000,
   observationBytes: 10 * 1024,
   parametersBytes: 1024 * 1024,
   episodeBytes: 10 * 1024 * 1024,
-  // Seed 000 bounds the goal spec without a number. 64 KB holds a structured spec with acceptance
-  // criteria (six times a task description) while staying small next to the 10 MB episode, since
-  // the spec is re-read to build every episode context.
+  // A goal spec must be bounded. 64 KB holds a structured spec with acceptance criteria (six times
+  // a task description) while staying small next to the 10 MB episode, since the spec is re-read
+  // to build every episode context.
   goalSpecBytes: 64 * 1024,
   taskTypeChars: 100,
   contextFieldChars: 100,
@@ -37,7 +38,7 @@ export const LIMITS = {
   actionBytes: 4 * 1024,
   errorClassChars: 100,
   errorMessageBytes: 10 * 1024,
-  // seed 003 MAX_ARTIFACT_SIZE; a step result is the artifact it produced.
+  // 1 MB, the artifact size limit: a step result is the artifact it produced.
   resultOutputBytes: 1024 * 1024,
   worldStateBytes: 1024 * 1024,
   // A checkpoint's saved state is a world state too.
@@ -191,7 +192,7 @@ function contextViolations(field: string, context: TaskContextInput): LimitViola
   ];
 }
 
-/** seed 000 validate_goal_spec: bounded, and no NUL anywhere (nested strings and keys included). */
+/** A goal spec is bounded, and holds no NUL anywhere (nested strings and keys included). */
 export function validateGoalSpec(spec: JsonValue, field = 'input.goalSpec'): LimitViolation[] {
   if (typeof spec === 'string') return textViolations(field, spec, { maxBytes: LIMITS.goalSpecBytes });
   return jsonViolations(field, spec, LIMITS.goalSpecBytes);
@@ -259,21 +260,20 @@ export function checkStepCount(existingSteps: number, addedSteps: number, field 
 export function checkEpisodeSize(currentBytes: number, addedBytes: number, field = 'input'): LimitViolation[] {
   const actual = currentBytes + addedBytes;
   if (actual <= LIMITS.episodeBytes) return [];
-  return [{
-    field,
-    limit: LIMITS.episodeBytes,
-    actual,
-    message: `${field} would grow the episode to ${actual} bytes; the limit is ${LIMITS.episodeBytes} bytes`,
-  }];
+  return [
+    {
+      field,
+      limit: LIMITS.episodeBytes,
+      actual,
+      message: `${field} would grow the episode to ${actual} bytes; the limit is ${LIMITS.episodeBytes} bytes`,
+    },
+  ];
 }
 
 export function validateOutcome(outcome: Outcome, field = 'input.outcome'): LimitViolation[] {
   const textRule: TextRule = { maxBytes: LIMITS.outcomeTextBytes, nonEmpty: true };
   if (outcome.kind === 'success') {
-    return [
-      ...textViolations(`${field}.verdict`, outcome.verdict, textRule),
-      ...listViolations(`${field}.artifacts`, outcome.artifacts),
-    ];
+    return [...textViolations(`${field}.verdict`, outcome.verdict, textRule), ...listViolations(`${field}.artifacts`, outcome.artifacts)];
   }
   if (outcome.kind === 'partial') {
     return [
@@ -342,12 +342,7 @@ export function countViolations(field: string, count: number, limit: number, wha
   return [{ field, limit, actual: count, message: `${field} has ${count} ${what}; the limit is ${limit}` }];
 }
 
-function integerViolations(
-  field: string,
-  value: number | null | undefined,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-): LimitViolation[] {
+function integerViolations(field: string, value: number | null | undefined, min: number, max = Number.MAX_SAFE_INTEGER): LimitViolation[] {
   if (value === undefined || value === null) return [];
   if (Number.isSafeInteger(value) && value >= min && value <= max) return [];
   const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
@@ -411,9 +406,7 @@ export function findNul(value: JsonValue, path: string): { path: string; inKey: 
       continue;
     }
     if (current === null || typeof current !== 'object') continue;
-    const entries: Array<[string, JsonValue]> = Array.isArray(current)
-      ? current.map((item, index) => [String(index), item])
-      : Object.entries(current);
+    const entries: Array<[string, JsonValue]> = Array.isArray(current) ? current.map((item, index) => [String(index), item]) : Object.entries(current);
     if (entries.some(([key]) => key.includes(NUL))) return { path: at, inKey: true };
     for (const [key, item] of entries.reverse()) pending.push([item, `${at}.${key}`]);
   }
@@ -447,7 +440,7 @@ export interface CritiqueInput {
   virtueScores: ReadonlyArray<{ name: string; score: number }>;
 }
 
-/** seed 002's critic result: bounded texts, scores in [0, 1], at most 32 named virtue scores. */
+/** A critic result: bounded texts, scores in [0, 1], at most 32 named virtue scores. */
 export function validateCritique(c: CritiqueInput): LimitViolation[] {
   return [
     ...freeTextViolations('verdict', c.verdict),

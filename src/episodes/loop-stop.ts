@@ -1,5 +1,5 @@
 /**
- * The stop condition of a work item's loop of episodes (seed 000 run_episode_loop), decided by the
+ * The stop condition of a work item's loop of episodes (it checks after every episode), decided by the
  * server each time an episode of the work item ends, with evaluateStopCondition's priority order
  * (INV-EP04): budget exhaustion > the holon's own stop > max episodes.
  *
@@ -17,14 +17,21 @@
  * - Max episodes counts the work item's episodes that have ended.
  * Blocking is not an ending: a blocked episode holds its place and the loop waits with it.
  */
+
+import type { LeaseResource } from '../leases/rules.ts';
 import type { Outcome } from './outcome.ts';
 import { evaluateStopCondition, type StopReason } from './stop-reason.ts';
-import type { LeaseResource } from '../leases/rules.ts';
 
 export interface LoopStopInput {
   holonStop: StopReason | null;
   /** The charge of the episode's lease; null without a lease. */
-  leaseCharge: { ok: boolean; exhausted: LeaseResource | null; overdrawn: LeaseResource | null; leaseId: string; leaseEnded: 'revoked' | 'expired' | null } | null;
+  leaseCharge: {
+    ok: boolean;
+    exhausted: LeaseResource | null;
+    overdrawn: LeaseResource | null;
+    leaseId: string;
+    leaseEnded: 'revoked' | 'expired' | null;
+  } | null;
   /** Episodes of the work item that have ended, this one included. */
   episodesExecuted: number;
   maxEpisodes: number | null;

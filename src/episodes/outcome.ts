@@ -1,8 +1,8 @@
 /**
- * Episode outcomes (seed 003 TaskOutcome) and the outcomes the server writes itself when a budget
- * runs out (seed 004: converge into a "ran out of budget" summary, or fail with budget_exceeded).
+ * Episode outcomes (success, partial, failure) and the outcomes the server writes itself when a budget
+ * runs out (converge into a "ran out of budget" summary, or fail with budget_exceeded).
  */
-import { budgetLimit, usageOf, type Budget, type BudgetResource, type Usage } from './budget.ts';
+import { type Budget, type BudgetResource, budgetLimit, type Usage, usageOf } from './budget.ts';
 
 export type Outcome =
   | { kind: 'success'; verdict: string; artifacts: string[] }
@@ -31,7 +31,7 @@ export interface ExhaustionSummaryInput {
 export const CONVERGE_LIST_MAX = 20;
 export const STEP_DESCRIPTION_MAX_CHARS = 200;
 
-/** seed 004: the error class of an episode failed by its budget. */
+/** The error class of an episode failed by its budget. */
 export const BUDGET_EXCEEDED = 'budget_exceeded';
 
 const RESOURCE_LABEL: Record<BudgetResource, { name: string; unit: string }> = {
@@ -47,8 +47,7 @@ export function convergeOutcome(input: ExhaustionSummaryInput): Outcome {
   const failed = input.steps.filter((step) => step.result === 'error' || step.result === 'timeout');
   return {
     kind: 'partial',
-    verdict: `Ran out of budget: ${describeExhaustion(input)} after ${input.steps.length} steps; ` +
-      `${completed.length} succeeded, ${failed.length} failed.`,
+    verdict: `Ran out of budget: ${describeExhaustion(input)} after ${input.steps.length} steps; ` + `${completed.length} succeeded, ${failed.length} failed.`,
     completed: mostRecentDescriptions(completed),
     failed: mostRecentDescriptions(failed),
   };

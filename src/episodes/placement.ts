@@ -1,14 +1,16 @@
 // Where a new episode goes: its work item (a monotonic number, a loop that has not stopped) and its
 // lease (usable, with a hold on what the lease has left unreserved). Checks only; the caller writes.
-import { planEpisodeHold, type EpisodeCaps } from '../leases/accounting.ts';
+
+import { InputLimitError, LeaseError } from '../core/errors.ts';
+import { must } from '../core/must.ts';
+import type { WriteContext } from '../core/write-context.ts';
+import { type EpisodeCaps, planEpisodeHold } from '../leases/accounting.ts';
 import { checkLoopOpen } from '../leases/loop.ts';
-import { lockLease, readLease, type LeaseRow } from '../leases/row.ts';
-import { BUDGET_KEY, checkLeaseUsable, nextEpisodeNumber, remainingLeaseBudget, type LeaseResource, type LeaseUsage } from '../leases/rules.ts';
+import { type LeaseRow, lockLease, readLease } from '../leases/row.ts';
+import { BUDGET_KEY, checkLeaseUsable, type LeaseResource, type LeaseUsage, nextEpisodeNumber, remainingLeaseBudget } from '../leases/rules.ts';
 import { leaseReserved } from '../leases/tree.ts';
 import { lockWorkItem } from '../leases/work-items.ts';
-import { InputLimitError, LeaseError } from '../schema/errors.ts';
 import type { StartEpisodeInput } from './limits.ts';
-import type { WriteContext } from './store.ts';
 
 export interface Placement {
   workItemId: string | null;
@@ -30,8 +32,9 @@ function exhaustedError(row: LeaseRow, resource: LeaseResource, reserved: LeaseU
 async function holdOnLease(ctx: WriteContext, leaseId: string, workItemId: string | null, own: EpisodeCaps) {
   const row = await lockLease(ctx.client, ctx.tenantId, leaseId);
   const unusable = checkLeaseUsable(row.lease, ctx.now.getTime());
-  if (unusable.length) throw new LeaseError(row.id, unusable[0]!.rule, unusable[0]!.message);
-  if (workItemId && workItemId !== row.workItemId) throw new LeaseError(row.id, 'wrong_work_item', `lease ${row.id} was issued for work item ${row.workItemId}, not ${workItemId}`);
+  if (unusable.length) throw new LeaseError(row.id, must(unusable[0]).rule, must(unusable[0]).message);
+  if (workItemId && workItemId !== row.workItemId)
+    throw new LeaseError(row.id, 'wrong_work_item', `lease ${row.id} was issued for work item ${row.workItemId}, not ${workItemId}`);
   const reserved = await leaseReserved(ctx.client, ctx.tenantId, row.id, ctx.now);
   const plan = planEpisodeHold(remainingLeaseBudget(row.lease, reserved), own);
   if (!plan.ok) throw exhaustedError(row, plan.resource, reserved);
@@ -40,7 +43,11 @@ async function holdOnLease(ctx: WriteContext, leaseId: string, workItemId: strin
 
 export async function placeEpisode(ctx: WriteContext, input: StartEpisodeInput & { episodeNumber?: number | null }): Promise<Placement> {
   const { client, tenantId, now } = ctx;
-  const own: EpisodeCaps = { maxTokens: input.budget.maxTokens ?? null, maxWallMs: input.budget.maxWallMs ?? null, maxToolCalls: input.budget.maxToolCalls ?? null };
+  const own: EpisodeCaps = {
+    maxTokens: input.budget.maxTokens ?? null,
+    maxWallMs: input.budget.maxWallMs ?? null,
+    maxToolCalls: input.budget.maxToolCalls ?? null,
+  };
   // The lease implies its work item; that row is locked before the lease (work-items.ts lock order).
   const workItemId = input.leaseId ? (await readLease(client, tenantId, input.leaseId)).workItemId : (input.workItemId ?? null);
   if (!workItemId) return { workItemId: null, leaseId: null, episodeNumber: null, budget: own, leaseHold: null };
@@ -48,7 +55,8 @@ export async function placeEpisode(ctx: WriteContext, input: StartEpisodeInput &
   const held = input.leaseId ? await holdOnLease(ctx, input.leaseId, input.workItemId ?? null, own) : null;
   await checkLoopOpen(client, item);
   const next = nextEpisodeNumber(item.lastEpisodeNumber, input.episodeNumber);
-  if (!next.ok) throw new InputLimitError([{ field: 'input.episodeNumber', limit: `> ${next.lastIssued}`, actual: String(next.requested), message: next.message }]);
+  if (!next.ok)
+    throw new InputLimitError([{ field: 'input.episodeNumber', limit: `> ${next.lastIssued}`, actual: String(next.requested), message: next.message }]);
   await client.query('UPDATE work_items SET last_episode_number = $2, updated_at = $3 WHERE id = $1', [workItemId, next.episodeNumber, now]);
   return { workItemId, leaseId: input.leaseId ?? null, episodeNumber: next.episodeNumber, budget: held?.caps ?? own, leaseHold: held?.hold ?? null };
 }

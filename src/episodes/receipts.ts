@@ -1,4 +1,4 @@
-// Run receipts (seed 000): at the end of an episode that ran with a context pack, a record of the
+// Run receipts: at the end of an episode that ran with a context pack, a record of the
 // pack it used, whether the pack sufficed, the budget it spent and the ledger head it ended on.
 // The receipt is itself a ledger event, so it is chained and provable like any other.
 

@@ -1,10 +1,10 @@
 // The columns the lifecycle decides on, read under a row lock.
 import type pg from 'pg';
-import type { Budget } from './budget.ts';
+import { NotFoundError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import type { LeaseUsage } from '../leases/rules.ts';
+import type { Budget } from './budget.ts';
 import type { EpisodeStatus } from './status.ts';
-import { NotFoundError } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
 
 export interface EpisodeRow {
   id: string;
@@ -31,7 +31,30 @@ const COLUMNS = `id, tenant_id, status, work_item_id, lease_id, step_count, used
   used_tool_calls, size_bytes::float8 AS size_bytes, max_tokens::float8 AS max_tokens, max_steps,
   max_wall_ms::float8 AS max_wall_ms, max_tool_calls, lease_hold, on_budget_exhausted, started_at, context_pack_hash, manifest_hash, historical`;
 
-export function toEpisodeRow(r: any): EpisodeRow {
+/** A row of COLUMNS as pg returns it (the float8 casts make the bigints numbers). */
+export interface EpisodeSqlRow {
+  id: string;
+  tenant_id: string;
+  status: EpisodeStatus;
+  work_item_id: string | null;
+  lease_id: string | null;
+  step_count: number;
+  used_tokens: number;
+  used_tool_calls: number;
+  size_bytes: number;
+  max_tokens: number | null;
+  max_steps: number | null;
+  max_wall_ms: number | null;
+  max_tool_calls: number | null;
+  lease_hold: LeaseUsage | null;
+  on_budget_exhausted: 'fail' | 'converge';
+  started_at: Date;
+  context_pack_hash: string | null;
+  manifest_hash: string | null;
+  historical: boolean | null;
+}
+
+export function toEpisodeRow(r: EpisodeSqlRow): EpisodeRow {
   return {
     id: r.id,
     tenantId: r.tenant_id,
@@ -56,11 +79,11 @@ export function toEpisodeRow(r: any): EpisodeRow {
 export async function lockEpisodes(client: pg.PoolClient, tenantId: string, ids: string[]): Promise<Map<string, EpisodeRow>> {
   const valid = [...new Set(ids.filter(isUuid))].sort();
   if (!valid.length) return new Map();
-  const { rows } = await client.query(
-    `SELECT ${COLUMNS} FROM episodes WHERE tenant_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`,
-    [tenantId, valid],
-  );
-  return new Map(rows.map((r) => [r.id as string, toEpisodeRow(r)]));
+  const { rows } = await client.query<EpisodeSqlRow>(`SELECT ${COLUMNS} FROM episodes WHERE tenant_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`, [
+    tenantId,
+    valid,
+  ]);
+  return new Map(rows.map((r) => [r.id, toEpisodeRow(r)]));
 }
 
 export async function lockEpisode(client: pg.PoolClient, tenantId: string, id: string): Promise<EpisodeRow> {

@@ -12,17 +12,7 @@
 export const EPISODE_STATUSES = ['running', 'blocked', 'completed', 'failed', 'cancelled', 'escalated'] as const;
 export type EpisodeStatus = (typeof EPISODE_STATUSES)[number];
 
-export const EPISODE_ACTIONS = [
-  'block',
-  'resume',
-  'complete',
-  'fail',
-  'cancel',
-  'escalate',
-  'logSteps',
-  'checkpoint',
-  'critique',
-] as const;
+export const EPISODE_ACTIONS = ['block', 'resume', 'complete', 'fail', 'cancel', 'escalate', 'logSteps', 'checkpoint', 'critique'] as const;
 export type EpisodeAction = (typeof EPISODE_ACTIONS)[number];
 
 export type TransitionCheck =

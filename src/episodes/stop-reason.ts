@@ -1,9 +1,10 @@
 /**
- * Why an episode (or a loop of episodes under a lease) stopped: the seed 000 EpisodeLoopOutcome
- * kinds, plus 'cancelled' and 'failed', which our lifecycle needs.
+ * Why an episode (or a loop of episodes under a lease) stopped: completed, budget_exhausted,
+ * max_episodes, blocked, escalated or error, plus 'cancelled' and 'failed', which our lifecycle needs.
  */
-import type { BudgetResource } from './budget.ts';
+
 import type { LeaseResource } from '../leases/rules.ts';
+import type { BudgetResource } from './budget.ts';
 
 /** An episode budget resource, or a lease resource when the lease charge ran out (INV-EP03). */
 export type ExhaustedResource = BudgetResource | LeaseResource;

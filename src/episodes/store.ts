@@ -1,30 +1,23 @@
 // Episode lifecycle writes. Each runs in one transaction with its ledger events, so a change and
 // its event commit together or not at all.
 import type pg from 'pg';
-import { contentHash } from '../ledger/hash.ts';
-import type { NewLedgerEvent } from '../ledger/store.ts';
+import { IdempotencyConflictError, IllegalTransitionError, NotFoundError, throwIfViolations } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
+import { must } from '../core/must.ts';
+import type { WriteContext } from '../core/write-context.ts';
 import { refreshExperience } from '../learning/store.ts';
-import { IdempotencyConflictError, IllegalTransitionError, NotFoundError, throwIfViolations } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
+import { contentHash } from '../ledger/hash.ts';
 import { prepareStep, stepContentHash } from '../steps/prepare.ts';
 import { insertSteps } from '../steps/store.ts';
-import { finishEpisode, type FinishResult } from './finish.ts';
-import { holonStopForOutcome } from './loop-stop.ts';
-import { placeEpisode } from './placement.ts';
+import { type FinishResult, finishEpisode } from './finish.ts';
 import { timeRangeViolations } from './import-limits.ts';
-import { checkEpisodeSize, checkStepCount, jsonBytes, LIMITS, validateOutcome, type JsonValue, type StartEpisodeInput } from './limits.ts';
+import { checkEpisodeSize, checkStepCount, type JsonValue, jsonBytes, LIMITS, type StartEpisodeInput, validateOutcome } from './limits.ts';
+import { holonStopForOutcome } from './loop-stop.ts';
 import type { Outcome } from './outcome.ts';
-import { lockEpisode, type EpisodeRow } from './row.ts';
+import { placeEpisode } from './placement.ts';
+import { type EpisodeRow, lockEpisode } from './row.ts';
 import { checkTransition, type EpisodeAction } from './status.ts';
 import type { StopReason } from './stop-reason.ts';
-
-export interface WriteContext {
-  client: pg.PoolClient;
-  tenantId: string;
-  now: Date;
-  events: NewLedgerEvent[];
-  redactKeys: readonly string[];
-}
 
 export interface StartResult {
   episodeId: string;
@@ -66,7 +59,9 @@ export async function startEpisode(ctx: WriteContext, input: StartInput): Promis
     if (existing) return sameRequestOrConflict(input.dedupeKey, existing, inputHash);
   }
   if (input.parentEpisodeId) {
-    const parent = isUuid(input.parentEpisodeId) && (await client.query('SELECT 1 FROM episodes WHERE tenant_id = $1 AND id = $2', [tenantId, input.parentEpisodeId])).rowCount;
+    const parent =
+      isUuid(input.parentEpisodeId) &&
+      (await client.query('SELECT 1 FROM episodes WHERE tenant_id = $1 AND id = $2', [tenantId, input.parentEpisodeId])).rowCount;
     if (!parent) throw new NotFoundError('Episode', input.parentEpisodeId);
   }
   const place = await placeEpisode(ctx, input);
@@ -82,18 +77,45 @@ export async function startEpisode(ctx: WriteContext, input: StartInput): Promis
        max_tool_calls, lease_hold, historical, import_source)
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$30,$26,$27,$28,$29,$31,$32)
      ON CONFLICT (tenant_id, dedupe_key) DO NOTHING RETURNING id`,
-    [tenantId, place.workItemId, place.leaseId, input.parentEpisodeId ?? null, place.episodeNumber, input.agent ?? null,
-     input.taskDescription, input.taskType, c.language ?? null, c.framework ?? null, c.complexity, c.domain ?? null, c.tags,
-     input.goalSpec == null ? null : JSON.stringify(input.goalSpec), input.dedupeKey ?? null, inputHash, input.maxAttempts ?? 1,
-     input.mode, input.onBudgetExhausted, place.budget.maxTokens, input.budget.maxSteps ?? null, place.budget.maxWallMs,
-     JSON.stringify(input.metadata ?? {}), startedAt, deadlineAt, input.contextPack?.packHash ?? null, input.contextPack?.manifestHash ?? null,
-     place.budget.maxToolCalls, place.leaseHold === null ? null : JSON.stringify(place.leaseHold), now, historical,
-     input.importSource ? JSON.stringify(input.importSource) : null],
+    [
+      tenantId,
+      place.workItemId,
+      place.leaseId,
+      input.parentEpisodeId ?? null,
+      place.episodeNumber,
+      input.agent ?? null,
+      input.taskDescription,
+      input.taskType,
+      c.language ?? null,
+      c.framework ?? null,
+      c.complexity,
+      c.domain ?? null,
+      c.tags,
+      input.goalSpec == null ? null : JSON.stringify(input.goalSpec),
+      input.dedupeKey ?? null,
+      inputHash,
+      input.maxAttempts ?? 1,
+      input.mode,
+      input.onBudgetExhausted,
+      place.budget.maxTokens,
+      input.budget.maxSteps ?? null,
+      place.budget.maxWallMs,
+      JSON.stringify(input.metadata ?? {}),
+      startedAt,
+      deadlineAt,
+      input.contextPack?.packHash ?? null,
+      input.contextPack?.manifestHash ?? null,
+      place.budget.maxToolCalls,
+      place.leaseHold === null ? null : JSON.stringify(place.leaseHold),
+      now,
+      historical,
+      input.importSource ? JSON.stringify(input.importSource) : null,
+    ],
   );
   if (!rows.length) {
     // A concurrent start with the same dedupeKey committed first.
-    const existing = await findByDedupeKey(client, tenantId, input.dedupeKey!);
-    return sameRequestOrConflict(input.dedupeKey!, existing!, inputHash);
+    const existing = await findByDedupeKey(client, tenantId, must(input.dedupeKey));
+    return sameRequestOrConflict(must(input.dedupeKey), must(existing), inputHash);
   }
   const episodeId = rows[0].id as string;
   ctx.events.push({
@@ -121,12 +143,19 @@ function requireTransition(ep: EpisodeRow, action: EpisodeAction) {
   return check.to;
 }
 
-/** Journals an approval step (seed 004 resumes from the journal: approval_requested + approval_resolved). */
+/** Journals an approval step: a blocked episode resumes from its journal (approval_requested, then approval_resolved). */
 async function journalStep(ctx: WriteContext, ep: EpisodeRow, kind: string, parameters: JsonValue) {
   const step = prepareStep({ kind, parameters }, ctx.redactKeys);
   const stepNumber = ep.stepCount + 1;
   const hash = stepContentHash(ep.id, step);
-  const usage = { id: ep.id, stepCount: stepNumber, usedTokens: ep.usedTokens, usedToolCalls: ep.usedToolCalls, sizeBytes: ep.sizeBytes + step.sizeBytes, addedCost: 0 };
+  const usage = {
+    id: ep.id,
+    stepCount: stepNumber,
+    usedTokens: ep.usedTokens,
+    usedToolCalls: ep.usedToolCalls,
+    sizeBytes: ep.sizeBytes + step.sizeBytes,
+    addedCost: 0,
+  };
   await insertSteps(ctx.client, [{ tenantId: ctx.tenantId, episodeId: ep.id, stepNumber, step, contentHash: hash }], [usage]);
   ep.sizeBytes = usage.sizeBytes;
   ep.stepCount = stepNumber;
@@ -140,10 +169,12 @@ export async function blockEpisode(ctx: WriteContext, episodeId: string, reason:
   // they never take an episode past LIMITS.maxSteps and a blocked episode can always resume.
   const room = approvalRequest !== null ? 2 : 1;
   const field = approvalRequest !== null ? 'approvalRequest' : 'episodeId';
-  throwIfViolations(checkStepCount(ep.stepCount, room, field).map((v) => ({
-    ...v,
-    message: `${field}: blocking journals ${room} approval step(s) but the episode holds ${ep.stepCount} of ${LIMITS.maxSteps} steps`,
-  })));
+  throwIfViolations(
+    checkStepCount(ep.stepCount, room, field).map((v) => ({
+      ...v,
+      message: `${field}: blocking journals ${room} approval step(s) but the episode holds ${ep.stepCount} of ${LIMITS.maxSteps} steps`,
+    })),
+  );
   if (approvalRequest !== null) await journalStep(ctx, ep, 'approval_requested', { reason, request: approvalRequest });
   const stop: StopReason = { kind: 'blocked', reason };
   await ctx.client.query(
@@ -157,10 +188,7 @@ export async function resumeEpisode(ctx: WriteContext, episodeId: string, decisi
   const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
   requireTransition(ep, 'resume');
   await journalStep(ctx, ep, 'approval_resolved', { approved: decision.approved, decidedBy: decision.decidedBy, comment: decision.comment });
-  await ctx.client.query(
-    `UPDATE episodes SET status = 'running', blocked_reason = NULL, stop_reason = NULL, updated_at = $2 WHERE id = $1`,
-    [ep.id, ctx.now],
-  );
+  await ctx.client.query(`UPDATE episodes SET status = 'running', blocked_reason = NULL, stop_reason = NULL, updated_at = $2 WHERE id = $1`, [ep.id, ctx.now]);
   ctx.events.push({ type: 'episode.resumed', episodeId: ep.id, workItemId: ep.workItemId, payload: decision });
 }
 
@@ -173,7 +201,12 @@ export async function saveCheckpoint(ctx: WriteContext, episodeId: string, label
     [ctx.tenantId, ep.id, ep.stepCount, label, JSON.stringify(state), ctx.now],
   );
   await ctx.client.query('UPDATE episodes SET size_bytes = size_bytes + $2, updated_at = $3 WHERE id = $1', [ep.id, jsonBytes(state), ctx.now]);
-  ctx.events.push({ type: 'checkpoint.saved', episodeId: ep.id, workItemId: ep.workItemId, payload: { checkpointId: rows[0].id, stepNumber: ep.stepCount, label, stateHash: contentHash(state) } });
+  ctx.events.push({
+    type: 'checkpoint.saved',
+    episodeId: ep.id,
+    workItemId: ep.workItemId,
+    payload: { checkpointId: rows[0].id, stepNumber: ep.stepCount, label, stateHash: contentHash(state) },
+  });
   return rows[0].id;
 }
 
@@ -188,13 +221,17 @@ export async function recordCritique(ctx: WriteContext, episodeId: string, criti
   const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
   requireTransition(ep, 'critique');
   await ctx.client.query('UPDATE episodes SET critique = $2, updated_at = $3 WHERE id = $1', [ep.id, JSON.stringify(critique), ctx.now]);
-  // A critique of an episode that already ended (seed 002's critic runs afterwards) re-scores it.
+  // A critique of an episode that already ended (a critic may run after the episode) re-scores it.
   const experience = await refreshExperience(ctx.client, ctx.tenantId, ep.id);
   ctx.events.push({
     type: 'critique.recorded',
     episodeId: ep.id,
     workItemId: ep.workItemId,
-    payload: { critiqueHash: contentHash(critique), score: critique.score, ...(experience ? { experience: { reward: experience.reward, rewardHash: experience.rewardHash, reflectionHash: experience.reflectionHash } } : {}) },
+    payload: {
+      critiqueHash: contentHash(critique),
+      score: critique.score,
+      ...(experience ? { experience: { reward: experience.reward, rewardHash: experience.rewardHash, reflectionHash: experience.reflectionHash } } : {}),
+    },
   });
 }
 
@@ -251,11 +288,17 @@ export async function endEpisode(ctx: WriteContext, episodeId: string, action: E
   const outcome: Outcome | null = action === 'fail' ? { kind: 'failure', reason, details: recoverable ? 'recoverable' : undefined } : null;
   // fail and escalate are the holon's own stop for its loop; a cancel is an operator's, not the holon's.
   const holonStop = action === 'cancel' ? null : stopReason;
-  const ending = { status: ENDINGS[action].status, stopReason, outcome: outcome && JSON.parse(JSON.stringify(outcome)), eventType: ENDINGS[action].eventType, holonStop };
+  const ending = {
+    status: ENDINGS[action].status,
+    stopReason,
+    outcome: outcome && JSON.parse(JSON.stringify(outcome)),
+    eventType: ENDINGS[action].eventType,
+    holonStop,
+  };
   return finishEpisode(ctx.client, ep, ending, ctx.now, ctx.events);
 }
 
-/** Seed 000 record_pack_miss: every miss is counted; only the first miss of a stable id is a defect record. */
+/** Records a context pack miss: every miss is counted; only the first miss of a stable id is a defect record. */
 export async function recordPackMiss(ctx: WriteContext, episodeId: string, miss: { stableId: string; reason: string; packHash: string | null }) {
   const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
   const { rows } = await ctx.client.query(

@@ -74,7 +74,9 @@ export function useAdmission(admission: Admission, max: number): Plugin {
       const res = (context as { res?: ServerResponse }).res;
       if (!res || request.method !== 'POST' || isEventStream(request.headers.get('accept') ?? undefined)) return;
       if (admission.enter(res)) return;
-      setResult({ errors: [overloadedError(`The server is working on ${max} requests, the most it takes at once (MAX_CONCURRENT_REQUESTS); retry shortly.`, max)] });
+      setResult({
+        errors: [overloadedError(`The server is working on ${max} requests, the most it takes at once (MAX_CONCURRENT_REQUESTS); retry shortly.`, max)],
+      });
     },
   };
 }

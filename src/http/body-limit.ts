@@ -4,6 +4,7 @@
 // it), and only a body without one (chunked) is counted as it streams.
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { must } from '../core/must.ts';
 
 function tooLarge(limit: number) {
   return new GraphQLError(`Request body too large: at most ${limit} bytes`, {
@@ -16,7 +17,7 @@ function counted(request: Request, limit: number, fetchAPI: { Request: typeof Re
   // A native ReadableStream body needs the native TransformStream (graphql-yoga issue 4583).
   const Transform = request.body instanceof ReadableStream ? globalThis.TransformStream : fetchAPI.TransformStream;
   let bytes = 0;
-  const body = request.body!.pipeThrough(
+  const body = must(request.body).pipeThrough(
     new Transform<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         bytes += chunk.byteLength;
@@ -39,7 +40,7 @@ export function useBodyLimit(limit: number): Plugin {
         return;
       }
       if (!requestParser || !request.body) return;
-      setRequestParser((req) => requestParser(counted(req, limit, fetchAPI as any)));
+      setRequestParser((req) => requestParser(counted(req, limit, fetchAPI as unknown as Parameters<typeof counted>[2])));
     },
   };
 }

@@ -2,7 +2,16 @@
 // resolves, so a document with an allowed and a forbidden mutation committed the allowed one and
 // then answered 403. Here every root field's scopes (its type's and its own, as declared to Pothos)
 // are checked first: one field the key may not run refuses the whole document, and nothing runs.
-import { getOperationAST, GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLObjectType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import {
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  GraphQLError,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  getOperationAST,
+  Kind,
+  type SelectionSetNode,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { AUTH_FAILURE_MESSAGES, grantsScope, type Scope } from '../auth/keys.ts';
 import type { Context } from '../schema/context.ts';

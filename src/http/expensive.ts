@@ -4,7 +4,7 @@
 // once per document, runs once at a time per API key (a second concurrent one is refused), and at
 // most `concurrency` run at once in the process (others wait their turn), so the rest of the pool
 // stays free for every other tenant.
-import { GraphQLError, visit, type DocumentNode, type ValidationRule } from 'graphql';
+import { type DocumentNode, GraphQLError, type ValidationRule, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../schema/context.ts';
 

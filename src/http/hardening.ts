@@ -3,13 +3,13 @@
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
-import { getOperationAST, GraphQLError, visit, type DocumentNode, type ExecutionArgs } from 'graphql';
+import { type DocumentNode, type ExecutionArgs, GraphQLError, getOperationAST, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { Config } from '../config.ts';
 import { useBodyLimit } from './body-limit.ts';
 
-export function hardeningPlugins(config: Config): Array<Plugin<any>> {
+export function hardeningPlugins(config: Config): Array<Plugin | Plugin<Record<string, unknown>>> {
   const { maxDepth, maxAliases, maxTokens, maxCost } = config.armor;
   const armor = new EnvelopArmor({
     maxDepth: { n: maxDepth, ignoreIntrospection: true },
@@ -20,7 +20,7 @@ export function hardeningPlugins(config: Config): Array<Plugin<any>> {
     blockFieldSuggestion: { enabled: config.isProduction },
   });
   return [
-    ...(armor.protect().plugins as Array<Plugin<any>>),
+    ...(armor.protect().plugins as Plugin[]),
     // After armor: its token limit replaces the parse function, this one wraps whatever is there.
     useNestingLimit(),
     ...(config.isProduction ? [useNoSuggestions()] : []),
@@ -110,7 +110,13 @@ const LIMIT_ERROR = /^Syntax Error: .*\blimit of \d+ exceeded/;
 export function withRequestErrorCode<E>(error: E, fallback?: string): E | GraphQLError {
   if (!(error instanceof GraphQLError) || error.path || error.extensions?.code !== undefined) return error;
   if (error.originalError && !(error.originalError instanceof GraphQLError)) return error;
-  const code = VARIABLE_ERROR.test(error.message) ? 'BAD_USER_INPUT' : LIMIT_ERROR.test(error.message) ? 'GRAPHQL_VALIDATION_FAILED' : /^Syntax Error: /.test(error.message) ? 'GRAPHQL_PARSE_FAILED' : fallback;
+  const code = VARIABLE_ERROR.test(error.message)
+    ? 'BAD_USER_INPUT'
+    : LIMIT_ERROR.test(error.message)
+      ? 'GRAPHQL_VALIDATION_FAILED'
+      : /^Syntax Error: /.test(error.message)
+        ? 'GRAPHQL_PARSE_FAILED'
+        : fallback;
   if (!code) return error;
   return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { ...error.extensions, code } });
 }

@@ -3,7 +3,7 @@
 // objects per call was the largest GraphQL cost of ingestion (bench/ingest.ts). Every other
 // operation keeps graphql-js: subscriptions and the error unions elsewhere rely on its behaviour.
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { getOperationAST, Kind, type DocumentNode } from 'graphql';
+import { type DocumentNode, getOperationAST, Kind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 const COMPILED_FIELDS = new Set(['logSteps', 'logStep']);

@@ -3,25 +3,46 @@
 // The endpoint needs an admin key or METRICS_TOKEN (server.ts), and every label comes from a
 // bounded set, so no request can grow the answer.
 import { timingSafeEqual } from 'node:crypto';
-import { createCounter, createHistogram, usePrometheus, type FillLabelsFnParams } from '@graphql-yoga/plugin-prometheus';
-import { getOperationAST, Kind, type DocumentNode } from 'graphql';
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { createCounter, createHistogram, type FillLabelsFnParams, usePrometheus } from '@graphql-yoga/plugin-prometheus';
+import { type DocumentNode, getOperationAST, Kind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { grantsScope, tokenFromHeader } from '../auth/keys.ts';
+import { DEADLINE_JOB } from '../episodes/deadlines.ts';
+import { EXTRACT_JOB } from '../learning/jobs.ts';
 import type { Context } from '../schema/context.ts';
 import { schema } from '../schema/index.ts';
 import type { Services } from '../services.ts';
-import { DEADLINE_JOB } from '../episodes/deadlines.ts';
-import { EXTRACT_JOB } from '../learning/jobs.ts';
 
 export const METRICS_PATH = '/metrics';
 
-export function createMetrics(services: Services, openSockets: () => number): { plugin: Plugin<any>; registry: Registry } {
+export function createMetrics(services: Services, openSockets: () => number): { plugin: Plugin; registry: Registry } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  new Gauge({ name: 'episodic_open_websockets', help: 'Open WebSocket connections', registers: [registry], collect() { this.set(openSockets()); } });
-  new Gauge({ name: 'episodic_active_subscriptions', help: 'Live ledger subscribers in this process', registers: [registry], collect() { this.set(services.ledgerBus.subscribers); } });
-  new Gauge({ name: 'episodic_ingest_waiting_steps', help: 'Steps accepted and waiting for their group commit', registers: [registry], collect() { this.set(services.ingest.waitingRows); } });
+  new Gauge({
+    name: 'episodic_open_websockets',
+    help: 'Open WebSocket connections',
+    registers: [registry],
+    collect() {
+      this.set(openSockets());
+    },
+  });
+  new Gauge({
+    name: 'episodic_active_subscriptions',
+    help: 'Live ledger subscribers in this process',
+    registers: [registry],
+    collect() {
+      this.set(services.ledgerBus.subscribers);
+    },
+  });
+  new Gauge({
+    name: 'episodic_ingest_waiting_steps',
+    help: 'Steps accepted and waiting for their group commit',
+    registers: [registry],
+    collect() {
+      this.set(services.ingest.waitingRows);
+    },
+  });
   new Gauge({
     name: 'episodic_job_queue_depth',
     help: 'Jobs waiting in the PostgreSQL job queue',
@@ -31,8 +52,18 @@ export function createMetrics(services: Services, openSockets: () => number): { 
       for (const queue of [DEADLINE_JOB, EXTRACT_JOB]) this.set({ queue }, await services.jobs.getQueueSize(queue).catch(() => -1));
     },
   });
-  const requests = new Histogram({ name: 'episodic_group_commit_requests', help: 'logStep/logSteps calls per group commit', buckets: [1, 2, 4, 8, 16, 32, 64, 128], registers: [registry] });
-  const rows = new Histogram({ name: 'episodic_group_commit_rows', help: 'Steps per group commit', buckets: [1, 10, 50, 100, 500, 1000, 2000, 5000], registers: [registry] });
+  const requests = new Histogram({
+    name: 'episodic_group_commit_requests',
+    help: 'logStep/logSteps calls per group commit',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+    registers: [registry],
+  });
+  const rows = new Histogram({
+    name: 'episodic_group_commit_rows',
+    help: 'Steps per group commit',
+    buckets: [1, 10, 50, 100, 500, 1000, 2000, 5000],
+    registers: [registry],
+  });
   services.ingest.onBatch((n, r) => {
     requests.observe(n);
     rows.observe(r);
@@ -51,7 +82,10 @@ const CODE = /^[A-Z][A-Z_]{0,39}$/;
  * name, URL or error path, which are as many as clients care to send.
  */
 function boundedRequestMetrics(registry: Registry) {
-  const labels = (params: FillLabelsFnParams) => ({ operationType: params.operationType ?? 'unknown', operation: operationLabel(params.document, params.operationName) });
+  const labels = (params: FillLabelsFnParams) => ({
+    operationType: params.operationType ?? 'unknown',
+    operation: operationLabel(params.document, params.operationName),
+  });
   return {
     graphql_envelop_request: createCounter<'execute' | 'subscribe', 'operationType' | 'operation'>({
       registry,
@@ -62,14 +96,22 @@ function boundedRequestMetrics(registry: Registry) {
     }),
     graphql_envelop_request_duration: createHistogram<'execute' | 'subscribe', 'operationType' | 'operation'>({
       registry,
-      histogram: { name: 'graphql_envelop_request_duration', help: 'Time to execute a GraphQL operation, by root field', labelNames: ['operationType', 'operation'] },
+      histogram: {
+        name: 'graphql_envelop_request_duration',
+        help: 'Time to execute a GraphQL operation, by root field',
+        labelNames: ['operationType', 'operation'],
+      },
       phases: ['execute', 'subscribe'],
       fillLabelsFn: labels,
       shouldObserve: authenticated,
     }),
     graphql_envelop_error_result: createCounter<'parse' | 'validate' | 'context' | 'execute' | 'subscribe', 'operationType' | 'operation' | 'code'>({
       registry,
-      counter: { name: 'graphql_envelop_error_result', help: 'GraphQL results with errors, by root field and error code', labelNames: ['operationType', 'operation', 'code'] },
+      counter: {
+        name: 'graphql_envelop_error_result',
+        help: 'GraphQL results with errors, by root field and error code',
+        labelNames: ['operationType', 'operation', 'code'],
+      },
       phases: ['parse', 'validate', 'context', 'execute', 'subscribe'],
       fillLabelsFn: (params: FillLabelsFnParams) => {
         const code = String(params.error?.extensions?.code ?? 'NONE');
@@ -95,7 +137,9 @@ function boundedRequestMetrics(registry: Registry) {
 /** The root field an operation selects, if the schema has it; `multiple` or `unknown` otherwise. */
 export function operationLabel(document: DocumentNode | undefined, operationName: string | undefined): string {
   const operation = document ? getOperationAST(document, operationName) : null;
-  const root = operation && (operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType());
+  const root =
+    operation &&
+    (operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType());
   if (!operation || !root) return 'unknown';
   const names = new Set(operation.selectionSet.selections.map((s) => (s.kind === Kind.FIELD ? s.name.value : '')));
   names.delete('__typename');

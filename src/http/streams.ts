@@ -1,7 +1,7 @@
 // Every subscription, over SSE or graphql-ws, is registered with the key watch: it counts against
 // its key's cap on open streams, and it ends (a KEY_REVOKED error, then complete) as soon as the
 // watch finds its key revoked or expired. Over graphql-ws the socket is closed as well (4403).
-import { GraphQLError, type ExecutionResult } from 'graphql';
+import { type ExecutionResult, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { KeyWatch } from '../auth/socket-keys.ts';
 import type { Context } from '../schema/context.ts';

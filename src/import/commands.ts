@@ -1,7 +1,8 @@
 // Shell commands to meaningful tool names, and exit codes to result kinds. Pure.
 import type { ResultKind } from './run.ts';
 
-const TEST = /(^|[\s/])(pytest|py\.test|runtests\.py|tox|nosetests|unittest|bin\/test|manage\.py test|npm (run )?test|yarn test|go test|cargo test|mvn test|make test)\b/;
+const TEST =
+  /(^|[\s/])(pytest|py\.test|runtests\.py|tox|nosetests|unittest|bin\/test|manage\.py test|npm (run )?test|yarn test|go test|cargo test|mvn test|make test)\b/;
 const SEARCH = /^(grep|egrep|fgrep|rg|ag|ack|find|git grep|locate)\b/;
 const LIST = /^(ls|tree|pwd|du)\b/;
 const VIEW = /^(cat|head|tail|less|more|nl|wc|sed -n|awk|bat|view|open|file|stat|diff)\b/;
@@ -17,7 +18,11 @@ const SUBMIT = /COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPU
 
 /** The first command of a pipeline or chain that does the work: `cd x && y` is y, env assignments dropped. */
 export function mainCommand(command: string): string {
-  const parts = command.trim().split(/\s*(?:&&|\|\||;|\n)\s*/).map((p) => p.trim()).filter(Boolean);
+  const parts = command
+    .trim()
+    .split(/\s*(?:&&|\|\||;|\n)\s*/)
+    .map((p) => p.trim())
+    .filter(Boolean);
   const working = parts.find((p) => !/^(cd|export|source|set|\.|true|clear)\b/.test(p) && !/^\w+=\S*$/.test(p)) ?? parts[0] ?? '';
   return working.replace(/^(\w+=\S*\s+)+/, '').replace(/^(sudo|time|timeout \d+\w?)\s+/, '');
 }

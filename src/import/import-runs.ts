@@ -5,14 +5,14 @@
 // nothing; importing a file again finds its episode instead of adding one.
 import { readFile } from 'node:fs/promises';
 import { createBLAKE3 } from 'hash-wasm';
-import { isErrorResult } from '../client/errors.ts';
 import type { EpisodicClient } from '../client/client.ts';
+import { isErrorResult } from '../client/errors.ts';
 import type { StepItemResult } from '../client/types.ts';
-import { outcomeOf, startInput, stepInput, type RunSource } from './episode.ts';
-import { findFiles, type Format, type FoundFile } from './files.ts';
+import { outcomeOf, type RunSource, startInput, stepInput } from './episode.ts';
+import { type Format, type FoundFile, findFiles } from './files.ts';
 import { parseGenericJsonl } from './jsonl.ts';
 import { parseMiniSweAgent } from './mini-swe-agent.ts';
-import { ImportFileError, type ImportedRun } from './run.ts';
+import { type ImportedRun, ImportFileError } from './run.ts';
 import { parseSweAgent } from './swe-agent.ts';
 import { parseVerdicts, type Verdicts } from './verdicts.ts';
 
@@ -120,12 +120,28 @@ function failed(base: RunReport, err: unknown): RunReport {
 
 /** Imports one file; never throws (a failure is the report's error). */
 export async function importFile(client: EpisodicClient, found: FoundFile, verdicts: Verdicts, options: ImportOptions): Promise<RunReport> {
-  const base: RunReport = { file: found.path, format: found.format, status: 'failed', instanceId: null, episodeId: null, steps: 0, accepted: 0, duplicates: 0, rejected: [], outcome: null, error: null };
+  const base: RunReport = {
+    file: found.path,
+    format: found.format,
+    status: 'failed',
+    instanceId: null,
+    episodeId: null,
+    steps: 0,
+    accepted: 0,
+    duplicates: 0,
+    rejected: [],
+    outcome: null,
+    error: null,
+  };
   try {
     const bytes = await readFile(found.path);
     const run = PARSERS[found.format](found.path, new TextDecoder().decode(bytes));
     const source: RunSource = { format: found.format, sourceHash: await blake3Hex(bytes), name: found.path };
-    return await journal(client, run, source, verdicts.get(run.instanceId) ?? run.resolved ?? undefined, options, { ...base, instanceId: run.instanceId, steps: run.steps.length });
+    return await journal(client, run, source, verdicts.get(run.instanceId) ?? run.resolved ?? undefined, options, {
+      ...base,
+      instanceId: run.instanceId,
+      steps: run.steps.length,
+    });
   } catch (err) {
     return failed(base, err);
   }
@@ -135,12 +151,20 @@ function refused(result: { __typename: string; message?: string | null }): never
   throw new Error(`${result.__typename}: ${result.message ?? ''}`);
 }
 
-async function journal(client: EpisodicClient, run: ImportedRun, source: RunSource, resolved: boolean | undefined, options: ImportOptions, base: RunReport): Promise<RunReport> {
+async function journal(
+  client: EpisodicClient,
+  run: ImportedRun,
+  source: RunSource,
+  resolved: boolean | undefined,
+  options: ImportOptions,
+  base: RunReport,
+): Promise<RunReport> {
   const started = await client.startEpisode(startInput(run, source));
   if (isErrorResult(started)) refused(started);
   const episode = started.episode;
   const report = { ...base, episodeId: episode.id };
-  if (started.deduplicated && episode.status !== 'RUNNING') return { ...report, status: 'duplicate', duplicates: run.steps.length, outcome: episode.outcome?.kind ?? null };
+  if (started.deduplicated && episode.status !== 'RUNNING')
+    return { ...report, status: 'duplicate', duplicates: run.steps.length, outcome: episode.outcome?.kind ?? null };
   const logged = await client.logSteps(episode.id, run.steps.map(stepInput), { largeContent: options.largeContent ?? 'BLOB', onInvalidStep: 'REJECT_STEP' });
   if (isErrorResult(logged)) refused(logged);
   if (logged.stoppedBy) refused(logged.stoppedBy);

@@ -1,8 +1,9 @@
 // Importing real agent runs (mini-swe-agent, SWE-agent, generic JSONL) through the public API.
-export { importRuns, importFile, readVerdictFiles, type ImportOptions, type ImportReport, type RunReport, type StepRejection } from './import-runs.ts';
+
 export { FORMATS, type Format } from './files.ts';
-export { ImportFileError, type ImportedRun, type ImportedStep } from './run.ts';
-export { parseMiniSweAgent } from './mini-swe-agent.ts';
-export { parseSweAgent } from './swe-agent.ts';
+export { type ImportOptions, type ImportReport, importFile, importRuns, type RunReport, readVerdictFiles, type StepRejection } from './import-runs.ts';
 export { parseGenericJsonl } from './jsonl.ts';
+export { parseMiniSweAgent } from './mini-swe-agent.ts';
+export { type ImportedRun, type ImportedStep, ImportFileError } from './run.ts';
+export { parseSweAgent } from './swe-agent.ts';
 export { parseVerdicts } from './verdicts.ts';

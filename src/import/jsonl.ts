@@ -7,7 +7,7 @@
 // Only "type", "id" and "task" (run) and "type" plus "command" or "action" (step) are required.
 import { actionOf, resultKindOf, toolOf } from './commands.ts';
 import { finishWithSubmit } from './mini-swe-agent.ts';
-import { changedFiles, ImportFileError, languageOf, parseJson, repositoryOf, type ImportedRun, type ImportedStep } from './run.ts';
+import { changedFiles, type ImportedRun, type ImportedStep, ImportFileError, languageOf, parseJson, repositoryOf } from './run.ts';
 
 export const JSONL = 'jsonl';
 
@@ -49,10 +49,18 @@ function stepOf(file: string, line: number, obj: Line): ImportedStep {
     kind === 'ERROR' ? { kind, message: error || `exit code ${exitCode}`, errorClass: `exit_${exitCode}`, output } : { kind, output };
   const latencyMs = field(file, line, obj, 'latencyMs', isNumber, 'a number');
   return {
-    kind: 'tool_call', tool: field(file, line, obj, 'tool', isString, 'a string') ?? toolOf(command), action: actionOf(command), parameters: { command },
-    result, thought: field(file, line, obj, 'thought', isString, 'a string') ?? null, startedAt: date(file, line, obj, 'startedAt'),
-    endedAt: date(file, line, obj, 'endedAt'), tokens: field(file, line, obj, 'tokens', isNumber, 'a number') ?? null,
-    cost: field(file, line, obj, 'cost', isNumber, 'a number') ?? null, line, ...(latencyMs !== undefined ? { latencyMs } : {}),
+    kind: 'tool_call',
+    tool: field(file, line, obj, 'tool', isString, 'a string') ?? toolOf(command),
+    action: actionOf(command),
+    parameters: { command },
+    result,
+    thought: field(file, line, obj, 'thought', isString, 'a string') ?? null,
+    startedAt: date(file, line, obj, 'startedAt'),
+    endedAt: date(file, line, obj, 'endedAt'),
+    tokens: field(file, line, obj, 'tokens', isNumber, 'a number') ?? null,
+    cost: field(file, line, obj, 'cost', isNumber, 'a number') ?? null,
+    line,
+    ...(latencyMs !== undefined ? { latencyMs } : {}),
   };
 }
 
@@ -66,7 +74,7 @@ export function parseGenericJsonl(file: string, source: string): ImportedRun {
     objects.push({ line: i + 1, obj: obj as Line });
   });
   const head = objects[0];
-  if (!head || head.obj.type !== 'run') throw new ImportFileError(file, head?.line ?? 1, 'the first line must be {"type":"run", ...}');
+  if (head?.obj.type !== 'run') throw new ImportFileError(file, head?.line ?? 1, 'the first line must be {"type":"run", ...}');
   const run = head.obj;
   const steps = objects.slice(1).map(({ line, obj }) => {
     if (obj.type !== 'step') throw new ImportFileError(file, line, `expected {"type":"step", ...}, got type ${JSON.stringify(obj.type)}`);
@@ -81,9 +89,17 @@ export function parseGenericJsonl(file: string, source: string): ImportedRun {
   const startedAt = date(file, head.line, run, 'startedAt') ?? (times.length ? new Date(Math.min(...times.map((t) => t.getTime()))) : null);
   const endedAt = date(file, head.line, run, 'endedAt') ?? (times.length ? new Date(Math.max(...times.map((t) => t.getTime()))) : null);
   return {
-    format: JSONL, instanceId: id, taskDescription: task, domain: field(file, head.line, run, 'domain', isString, 'a string') ?? repositoryOf(id),
+    format: JSONL,
+    instanceId: id,
+    taskDescription: task,
+    domain: field(file, head.line, run, 'domain', isString, 'a string') ?? repositoryOf(id),
     language: field(file, head.line, run, 'language', isString, 'a string') ?? languageOf(changedFiles(patch)),
-    steps, patch, exitStatus: field(file, head.line, run, 'exitStatus', isString, 'a string') ?? null, startedAt, endedAt,
-    agent: field(file, head.line, run, 'agent', isString, 'a string') ?? null, resolved: field(file, head.line, run, 'resolved', isBoolean, 'true or false') ?? null,
+    steps,
+    patch,
+    exitStatus: field(file, head.line, run, 'exitStatus', isString, 'a string') ?? null,
+    startedAt,
+    endedAt,
+    agent: field(file, head.line, run, 'agent', isString, 'a string') ?? null,
+    resolved: field(file, head.line, run, 'resolved', isBoolean, 'true or false') ?? null,
   };
 }

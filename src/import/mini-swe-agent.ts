@@ -3,7 +3,7 @@
 // answered by a user turn with `<returncode>`/`<output>` (or a format or timeout notice); `info`
 // has `exit_status` and `submission` (the final patch). Each assistant turn is one step.
 import { actionOf, resultKindOf, toolOf } from './commands.ts';
-import { changedFiles, ImportFileError, languageOf, parseJson, repositoryOf, type ImportedRun, type ImportedStep } from './run.ts';
+import { changedFiles, type ImportedRun, type ImportedStep, ImportFileError, languageOf, parseJson, repositoryOf } from './run.ts';
 
 export const MINI_SWE_AGENT = 'mini-swe-agent';
 
@@ -56,23 +56,43 @@ function commandStep(command: string, thought: string, obs: Observation, at: Dat
         ? { kind, output }
         : { kind, message: `exit code ${obs.exitCode}`, errorClass: `exit_${obs.exitCode}`, output };
   return {
-    kind: 'tool_call', tool, action: actionOf(command), parameters: { command }, result, thought: thought || null,
-    startedAt: at, endedAt: null, tokens: usage?.response?.usage?.total_tokens ?? null, cost: usage?.response?.usage?.cost ?? null,
+    kind: 'tool_call',
+    tool,
+    action: actionOf(command),
+    parameters: { command },
+    result,
+    thought: thought || null,
+    startedAt: at,
+    endedAt: null,
+    tokens: usage?.response?.usage?.total_tokens ?? null,
+    cost: usage?.response?.usage?.cost ?? null,
   };
 }
 
 function formatErrorStep(blocks: number, thought: string, notice: string, at: Date | null, usage: Message['extra']): ImportedStep {
   return {
-    kind: 'llm_call', tool: null, action: `invalid response: ${blocks} actions`, parameters: null,
-    result: { kind: 'ERROR', message: notice.split('\n')[0] || 'format error', errorClass: 'format_error' }, thought: thought || null,
-    startedAt: at, endedAt: null, tokens: usage?.response?.usage?.total_tokens ?? null, cost: usage?.response?.usage?.cost ?? null,
+    kind: 'llm_call',
+    tool: null,
+    action: `invalid response: ${blocks} actions`,
+    parameters: null,
+    result: { kind: 'ERROR', message: notice.split('\n')[0] || 'format error', errorClass: 'format_error' },
+    thought: thought || null,
+    startedAt: at,
+    endedAt: null,
+    tokens: usage?.response?.usage?.total_tokens ?? null,
+    cost: usage?.response?.usage?.cost ?? null,
   };
 }
 
 /** Parses one mini-swe-agent trajectory; throws ImportFileError naming the file (and line) when it cannot. */
 export function parseMiniSweAgent(file: string, text: string): ImportedRun {
-  const doc = parseJson(file, text) as { messages?: unknown; info?: { exit_status?: unknown; submission?: unknown; model_stats?: unknown; config?: { model?: { model_name?: string } } }; instance_id?: unknown };
-  if (!doc || typeof doc !== 'object' || !Array.isArray(doc.messages)) throw new ImportFileError(file, 1, 'not a mini-swe-agent trajectory: no "messages" list');
+  const doc = parseJson(file, text) as {
+    messages?: unknown;
+    info?: { exit_status?: unknown; submission?: unknown; model_stats?: unknown; config?: { model?: { model_name?: string } } };
+    instance_id?: unknown;
+  };
+  if (!doc || typeof doc !== 'object' || !Array.isArray(doc.messages))
+    throw new ImportFileError(file, 1, 'not a mini-swe-agent trajectory: no "messages" list');
   const messages = doc.messages as Message[];
   const taskMessage = messages.find((m) => m.role === 'user');
   if (!taskMessage) throw new ImportFileError(file, 1, 'no user message holding the task');
@@ -85,7 +105,10 @@ export function parseMiniSweAgent(file: string, text: string): ImportedRun {
     const next = messages[start + k + 1];
     const reply = next?.role === 'user' ? textOf(next.content) : '';
     const blocks = [...content.matchAll(BASH_BLOCK)].map((b) => b[1] ?? '');
-    const thought = content.replace(BASH_BLOCK, '').replace(/^THOUGHT:\s*/, '').trim();
+    const thought = content
+      .replace(BASH_BLOCK, '')
+      .replace(/^THOUGHT:\s*/, '')
+      .trim();
     const at = dateOf(m.extra?.response?.created);
     const [command] = blocks;
     if (blocks.length !== 1 || command === undefined) steps.push(formatErrorStep(blocks.length, thought, reply, at, m.extra));
@@ -127,7 +150,15 @@ export function finishWithSubmit(steps: ImportedStep[], patch: string): void {
   }
   if (!patch) return;
   steps.push({
-    kind: 'tool_call', tool: 'submit', action: 'submit the final patch', parameters: { command: 'submit' }, result: { kind: 'SUCCESS', output: patch },
-    thought: null, startedAt: last?.endedAt ?? last?.startedAt ?? null, endedAt: null, tokens: null, cost: null,
+    kind: 'tool_call',
+    tool: 'submit',
+    action: 'submit the final patch',
+    parameters: { command: 'submit' },
+    result: { kind: 'SUCCESS', output: patch },
+    thought: null,
+    startedAt: last?.endedAt ?? last?.startedAt ?? null,
+    endedAt: null,
+    tokens: null,
+    cost: null,
   });
 }

@@ -45,7 +45,11 @@ export interface ImportedRun {
 /** A file that cannot be imported: names the file and, where known, the line. */
 export class ImportFileError extends Error {
   override name = 'ImportFileError';
-  constructor(readonly file: string, readonly line: number | null, readonly reason: string) {
+  constructor(
+    readonly file: string,
+    readonly line: number | null,
+    readonly reason: string,
+  ) {
     super(`${file}${line ? `:${line}` : ''}: ${reason}`);
   }
 }
@@ -77,8 +81,24 @@ export function repositoryOf(instanceId: string): string | null {
 }
 
 const LANGUAGE_BY_EXTENSION: Record<string, string> = {
-  py: 'python', js: 'javascript', jsx: 'javascript', ts: 'typescript', tsx: 'typescript', go: 'go', rs: 'rust', java: 'java',
-  rb: 'ruby', php: 'php', c: 'c', h: 'c', cc: 'cpp', cpp: 'cpp', cs: 'csharp', kt: 'kotlin', swift: 'swift', scala: 'scala',
+  py: 'python',
+  js: 'javascript',
+  jsx: 'javascript',
+  ts: 'typescript',
+  tsx: 'typescript',
+  go: 'go',
+  rs: 'rust',
+  java: 'java',
+  rb: 'ruby',
+  php: 'php',
+  c: 'c',
+  h: 'c',
+  cc: 'cpp',
+  cpp: 'cpp',
+  cs: 'csharp',
+  kt: 'kotlin',
+  swift: 'swift',
+  scala: 'scala',
 };
 
 /** The language most of the changed files are written in (by extension), or null. */

@@ -4,7 +4,7 @@
 // markers (timeouts, a rejected edit, a missing command) decide the result kind.
 import { actionOf, toolOf } from './commands.ts';
 import { finishWithSubmit, taskOf } from './mini-swe-agent.ts';
-import { changedFiles, ImportFileError, languageOf, parseJson, repositoryOf, type ImportedRun, type ImportedStep } from './run.ts';
+import { changedFiles, type ImportedRun, type ImportedStep, ImportFileError, languageOf, parseJson, repositoryOf } from './run.ts';
 
 export const SWE_AGENT = 'swe-agent';
 
@@ -30,7 +30,8 @@ export function sweAgentToolOf(action: string): string {
 
 function resultOf(observation: string): ImportedStep['result'] {
   if (/timed out|took too long/i.test(observation.slice(0, 2000))) return { kind: 'TIMEOUT', output: observation };
-  if (/Your proposed edit has introduced new syntax error/.test(observation)) return { kind: 'ERROR', message: 'edit rejected: syntax error', errorClass: 'edit_rejected', output: observation };
+  if (/Your proposed edit has introduced new syntax error/.test(observation))
+    return { kind: 'ERROR', message: 'edit rejected: syntax error', errorClass: 'edit_rejected', output: observation };
   if (/command not found/.test(observation)) return { kind: 'ERROR', message: 'command not found', errorClass: 'exit_127', output: observation };
   return { kind: 'SUCCESS', output: observation };
 }
@@ -44,7 +45,12 @@ function sweAgentTask(message: string): string {
 }
 
 export function parseSweAgent(file: string, source: string): ImportedRun {
-  const doc = parseJson(file, source) as { trajectory?: unknown; history?: unknown; info?: { submission?: unknown; exit_status?: unknown }; instance_id?: unknown };
+  const doc = parseJson(file, source) as {
+    trajectory?: unknown;
+    history?: unknown;
+    info?: { submission?: unknown; exit_status?: unknown };
+    instance_id?: unknown;
+  };
   if (!doc || typeof doc !== 'object' || !Array.isArray(doc.trajectory)) throw new ImportFileError(file, 1, 'not a SWE-agent trajectory: no "trajectory" list');
   const history = Array.isArray(doc.history) ? (doc.history as Array<{ role?: unknown; content?: unknown }>) : [];
   const task = history.find((m) => m.role === 'user');
@@ -55,8 +61,16 @@ export function parseSweAgent(file: string, source: string): ImportedRun {
     const action = text(entry.action).trim();
     const seconds = typeof entry.execution_time === 'number' && Number.isFinite(entry.execution_time) ? entry.execution_time : null;
     return {
-      kind: 'tool_call', tool: sweAgentToolOf(action), action: actionOf(action), parameters: { command: action },
-      result: resultOf(text(entry.observation)), thought: text(entry.thought) || null, startedAt: null, endedAt: null, tokens: null, cost: null,
+      kind: 'tool_call',
+      tool: sweAgentToolOf(action),
+      action: actionOf(action),
+      parameters: { command: action },
+      result: resultOf(text(entry.observation)),
+      thought: text(entry.thought) || null,
+      startedAt: null,
+      endedAt: null,
+      tokens: null,
+      cost: null,
       ...(seconds !== null ? { latencyMs: Math.max(0, Math.round(seconds * 1000)) } : {}),
     };
   });
@@ -65,7 +79,16 @@ export function parseSweAgent(file: string, source: string): ImportedRun {
   const name = (file.split('/').pop() ?? file).replace(/\.traj$/, '');
   const instanceId = typeof doc.instance_id === 'string' ? doc.instance_id : name;
   return {
-    format: SWE_AGENT, instanceId, taskDescription: taskText, domain: repositoryOf(instanceId), language: languageOf(changedFiles(patch)),
-    steps, patch, exitStatus: text(doc.info?.exit_status) || null, startedAt: null, endedAt: null, agent: SWE_AGENT,
+    format: SWE_AGENT,
+    instanceId,
+    taskDescription: taskText,
+    domain: repositoryOf(instanceId),
+    language: languageOf(changedFiles(patch)),
+    steps,
+    patch,
+    exitStatus: text(doc.info?.exit_status) || null,
+    startedAt: null,
+    endedAt: null,
+    agent: SWE_AGENT,
   };
 }

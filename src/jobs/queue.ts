@@ -1,7 +1,8 @@
 // The PostgreSQL-backed job queue (pg-boss), shared by every server process: any process may run
 // any job, and jobs survive restarts.
-import PgBoss from 'pg-boss';
+
 import type pg from 'pg';
+import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 
 export type JobQueue = PgBoss;

@@ -1,12 +1,14 @@
 // completeEpisode with its learning: the ending (reward and reflection included, finish.ts), the
 // credit for the retrievals the agent used, and pattern extraction when asked for synchronously,
 // all in the one completing transaction. Asynchronous extraction is queued after commit (jobs.ts).
-import type { EpisodeLeaseCharge } from '../leases/charge.ts';
-import type { StopReason } from '../episodes/stop-reason.ts';
+
+import type { WriteContext } from '../core/write-context.ts';
 import type { Outcome } from '../episodes/outcome.ts';
-import { completeEpisode, type WriteContext } from '../episodes/store.ts';
+import type { StopReason } from '../episodes/stop-reason.ts';
+import { completeEpisode } from '../episodes/store.ts';
+import type { EpisodeLeaseCharge } from '../leases/charge.ts';
 import { creditRetrievals, type FeedbackReport } from '../retrieval/receipts.ts';
-import { extractEpisodePatterns, type ExtractionMode, type ExtractionReport } from './extract.ts';
+import { type ExtractionMode, type ExtractionReport, extractEpisodePatterns } from './extract.ts';
 
 export interface LearningOptions {
   extractPatterns: ExtractionMode;

@@ -5,11 +5,12 @@
 // rejected by reason, kept), so a run that learns nothing still leaves a record.
 // The completing transaction runs it for extractPatterns: SYNC; the queue's jobs run it otherwise.
 // A batch refreshes each scope once, which is what makes draining a backlog cheap.
-import type { WriteContext } from '../episodes/store.ts';
-import { NotFoundError } from '../schema/errors.ts';
-import { countObservations, lockScopes, recordObservations, refreshScope, type Judgement } from './pattern-store.ts';
-import { observeEpisode, type EpisodeObservation, type RejectionReason } from './patterns.ts';
-import { loadEpisodeFacts, patternEpisodeOf, refreshExperience, rewardOf, type EpisodeFacts } from './store.ts';
+
+import { NotFoundError } from '../core/errors.ts';
+import type { WriteContext } from '../core/write-context.ts';
+import { countObservations, type Judgement, lockScopes, recordObservations, refreshScope } from './pattern-store.ts';
+import { type EpisodeObservation, observeEpisode, type RejectionReason } from './patterns.ts';
+import { type EpisodeFacts, loadEpisodeFacts, patternEpisodeOf, refreshExperience, rewardOf } from './store.ts';
 
 export type ExtractionMode = 'sync' | 'async';
 
@@ -66,8 +67,17 @@ export async function extractPatternBatch(
     pending.push({ facts, obs: observeEpisode(patternEpisodeOf(facts, facts.outcome, rewardBefore)), rewardBefore, ids: new Map() });
   }
   if (pending.length === 0) return [];
-  await lockScopes(ctx.client, ctx.tenantId, pending.map((p) => p.obs.scope));
-  const ids = await countObservations(ctx.client, ctx.tenantId, pending.map((p) => ({ obs: p.obs, episodeId: p.facts.id, context: p.facts.context })), ctx.now);
+  await lockScopes(
+    ctx.client,
+    ctx.tenantId,
+    pending.map((p) => p.obs.scope),
+  );
+  const ids = await countObservations(
+    ctx.client,
+    ctx.tenantId,
+    pending.map((p) => ({ obs: p.obs, episodeId: p.facts.id, context: p.facts.context })),
+    ctx.now,
+  );
   for (const p of pending) p.ids = ids;
   const judged = new Map<string, Judgement>();
   for (const scope of [...new Set(pending.map((p) => p.obs.scope))].sort()) {

@@ -6,6 +6,8 @@
  * succeed or fail: they count towards the step total but are left out of every rate and of the
  * success/failure sequences, so an observation between an error and its fix does not hide the fix.
  */
+
+import { must } from '../core/must.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 
 export type StepResultKind = 'success' | 'error' | 'timeout';
@@ -27,7 +29,7 @@ export interface VirtueScore {
   score: number;
 }
 
-/** seed 002 CriticResult as recordCritique stores it; scores are 0..1. */
+/** A critic result as recordCritique stores it; scores are 0..1. */
 export interface Critique {
   verdict?: string | null;
   score: number | null;
@@ -75,8 +77,8 @@ export function findRecoveries(steps: readonly StepFacts[]): Recovery[] {
   const resulted = resultedSteps(steps);
   const recoveries: Recovery[] = [];
   for (let index = 1; index < resulted.length; index += 1) {
-    const failed = resulted[index - 1]!;
-    const recovered = resulted[index]!;
+    const failed = must(resulted[index - 1]);
+    const recovered = must(resulted[index]);
     if (isFailure(failed) && recovered.resultKind === 'success') recoveries.push({ failed, recovered });
   }
   return recoveries;

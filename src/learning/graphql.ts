@@ -1,13 +1,13 @@
 // Learning in the API: reward and reflection on Episode, what a completion learned, the Pattern
 // type with the episodes it came from, patterns(filter) and pattern(id), and on-demand extraction.
 import { builder } from '../builder.ts';
+import { InputLimitError, NotFoundError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import { episodeField, FinishPayload } from '../episodes/graphql.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { FeedbackReport } from '../retrieval/receipts.ts';
-import { InputLimitError, NotFoundError } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
-import { extractEpisodePatterns, type ExtractionReport } from './extract.ts';
-import { PATTERN_KINDS, patternSummary, type PatternKind } from './patterns.ts';
+import { type ExtractionReport, extractEpisodePatterns } from './extract.ts';
+import { PATTERN_KINDS, type PatternKind, patternSummary } from './patterns.ts';
 import type { Reflection } from './reflection.ts';
 import type { Reward } from './reward.ts';
 
@@ -53,14 +53,25 @@ const ReflectionRef = builder.objectRef<Reflection>('Reflection').implement({
 builder.prismaObjectFields('Episode', (t) => ({
   reward: t.field({ type: RewardRef, nullable: true, select: { reward: true }, resolve: (e) => e.reward as Reward | null }),
   reflection: t.field({ type: ReflectionRef, nullable: true, select: { reflection: true }, resolve: (e) => e.reflection as Reflection | null }),
-  learningState: t.field({ type: LearningStateEnum, nullable: true, select: { learningState: true }, resolve: (e) => (e.learningState ? upper<'DONE'>(e.learningState) : null) }),
+  learningState: t.field({
+    type: LearningStateEnum,
+    nullable: true,
+    select: { learningState: true },
+    resolve: (e) => (e.learningState ? upper<'DONE'>(e.learningState) : null),
+  }),
   feedbackCredit: t.exposeFloat('feedbackCredit', { description: 'Retrieval feedback in [-1, 1]; ranking adds 0.1 × credit.' }),
 }));
 
 const RejectedCounts = builder.objectRef<ExtractionReport['rejected']>('PatternRejections').implement({
   fields: (t) => ({
-    tooFewOccurrences: t.int({ resolve: (r) => r.too_few_occurrences, description: 'Too few episodes with the antecedent (or, for a file pattern, with the file changed too).' }),
-    noComparableEpisodes: t.int({ resolve: (r) => r.no_comparable_episodes, description: 'Too few episodes of the same scope and harness without it to compare with.' }),
+    tooFewOccurrences: t.int({
+      resolve: (r) => r.too_few_occurrences,
+      description: 'Too few episodes with the antecedent (or, for a file pattern, with the file changed too).',
+    }),
+    noComparableEpisodes: t.int({
+      resolve: (r) => r.no_comparable_episodes,
+      description: 'Too few episodes of the same scope and harness without it to compare with.',
+    }),
     lowLift: t.int({ resolve: (r) => r.low_lift, description: 'Lift over comparable episodes below the bar.' }),
   }),
 });
@@ -79,7 +90,8 @@ const ExtractionRef = builder.objectRef<ExtractionReport>('PatternExtraction').i
     patterns: t.prismaField({
       type: ['Pattern'],
       description: 'The patterns kept.',
-      resolve: (query, r, _args, ctx) => ctx.db.pattern.findMany({ ...query, where: { id: { in: r.keptPatternIds } }, orderBy: [{ effectiveness: 'desc' }, { id: 'asc' }] }),
+      resolve: (query, r, _args, ctx) =>
+        ctx.db.pattern.findMany({ ...query, where: { id: { in: r.keptPatternIds } }, orderBy: [{ effectiveness: 'desc' }, { id: 'asc' }] }),
     }),
   }),
 });
@@ -94,21 +106,28 @@ const FeedbackRef = builder.objectRef<FeedbackReport>('RetrievalFeedback').imple
 });
 
 builder.objectFields(FinishPayload, (t) => ({
-  extraction: t.field({ type: ExtractionRef, nullable: true, description: 'The run of extractPatterns: SYNC; null when queued.', resolve: (p) => p.extraction ?? null }),
+  extraction: t.field({
+    type: ExtractionRef,
+    nullable: true,
+    description: 'The run of extractPatterns: SYNC; null when queued.',
+    resolve: (p) => p.extraction ?? null,
+  }),
   feedback: t.field({ type: FeedbackRef, nullable: true, description: 'Credit given for usedRetrievals.', resolve: (p) => p.feedback ?? null }),
 }));
 
 // ---- patterns ----
 
-const PatternContext = builder.objectRef<{ domain: string | null; language: string | null; framework: string | null; tags: string[] }>('PatternContext').implement({
-  description: 'Context of the episode that first produced the pattern.',
-  fields: (t) => ({
-    domain: t.exposeString('domain', { nullable: true }),
-    language: t.exposeString('language', { nullable: true }),
-    framework: t.exposeString('framework', { nullable: true }),
-    tags: t.exposeStringList('tags'),
-  }),
-});
+const PatternContext = builder
+  .objectRef<{ domain: string | null; language: string | null; framework: string | null; tags: string[] }>('PatternContext')
+  .implement({
+    description: 'Context of the episode that first produced the pattern.',
+    fields: (t) => ({
+      domain: t.exposeString('domain', { nullable: true }),
+      language: t.exposeString('language', { nullable: true }),
+      framework: t.exposeString('framework', { nullable: true }),
+      tags: t.exposeStringList('tags'),
+    }),
+  });
 
 builder.prismaObject('PatternEpisode', {
   description: 'One observation of a pattern: the episode, whether it succeeded, its reward, and whether that run kept the pattern.',
@@ -129,7 +148,9 @@ builder.prismaObject('Pattern', {
     signature: t.exposeStringList('signature'),
     description: t.exposeString('description'),
     occurrences: t.exposeInt('occurrences', { description: 'Episodes of the scope with the antecedent (the term, tool or error class).' }),
-    successes: t.exposeInt('successes', { description: 'Of the occurrences, those where the consequent held (the run succeeded; for FILE_CHANGE, the file changed).' }),
+    successes: t.exposeInt('successes', {
+      description: 'Of the occurrences, those where the consequent held (the run succeeded; for FILE_CHANGE, the file changed).',
+    }),
     successRate: t.exposeFloat('successRate', { description: 'successes / occurrences.' }),
     meanReward: t.exposeFloat('meanReward'),
     effectiveness: t.exposeFloat('effectiveness', { description: '|lift|, in [0, 1].' }),
@@ -138,9 +159,19 @@ builder.prismaObject('Pattern', {
     feedbackCredit: t.exposeFloat('feedbackCredit'),
     scope: t.exposeString('scope', { description: 'Where it was learnt: the domain, else language:<language>, else *.' }),
     cue: t.exposeString('cue', { description: 'The term (or tool, error class) a task or run is matched by.' }),
-    changedFile: t.string({ nullable: true, select: { target: true }, description: 'FILE_CHANGE: the file the tasks changed.', resolve: (p) => (p.target.startsWith('file:') ? p.target.slice(5) : null) }),
-    lift: t.exposeFloat('lift', { nullable: true, description: 'successRate (shrunk) minus baselineRate, stratified by harness; null without comparable episodes.' }),
-    baselineRate: t.exposeFloat('baselineRate', { description: 'How often the consequent holds in comparable episodes (same scope and harness) without the antecedent.' }),
+    changedFile: t.string({
+      nullable: true,
+      select: { target: true },
+      description: 'FILE_CHANGE: the file the tasks changed.',
+      resolve: (p) => (p.target.startsWith('file:') ? p.target.slice(5) : null),
+    }),
+    lift: t.exposeFloat('lift', {
+      nullable: true,
+      description: 'successRate (shrunk) minus baselineRate, stratified by harness; null without comparable episodes.',
+    }),
+    baselineRate: t.exposeFloat('baselineRate', {
+      description: 'How often the consequent holds in comparable episodes (same scope and harness) without the antecedent.',
+    }),
     summary: t.string({
       select: { kind: true, scope: true, cue: true, target: true, occurrences: true, successes: true, baselineRate: true, lift: true },
       description: 'The pattern and its numbers in one sentence.',
@@ -172,7 +203,10 @@ const PatternFilter = builder.inputType('PatternFilter', {
   }),
 });
 
-function patternWhere(tenantId: string, f: { kind?: string[] | null; status?: string[] | null; minEffectiveness?: number | null; episodeId?: string | number | null } | null): Prisma.PatternWhereInput {
+function patternWhere(
+  tenantId: string,
+  f: { kind?: string[] | null; status?: string[] | null; minEffectiveness?: number | null; episodeId?: string | number | null } | null,
+): Prisma.PatternWhereInput {
   const episodeId = f?.episodeId == null ? null : String(f.episodeId);
   return {
     tenantId,
@@ -185,7 +219,7 @@ function patternWhere(tenantId: string, f: { kind?: string[] | null; status?: st
 }
 
 builder.queryFields((t) => ({
-  patterns: t.prismaConnection({
+  patterns: t.withAuth({ read: true }).prismaConnection({
     type: 'Pattern',
     cursor: 'id',
     defaultSize: 20,
@@ -195,16 +229,16 @@ builder.queryFields((t) => ({
     resolve: (query, _root, args, ctx) =>
       ctx.db.pattern.findMany({
         ...query,
-        where: patternWhere(ctx.viewer!.tenantId, args.filter ?? null),
+        where: patternWhere(ctx.viewer.tenantId, args.filter ?? null),
         orderBy: [{ effectiveness: 'desc' }, { id: 'asc' }],
       }),
   }),
-  pattern: t.prismaField({
+  pattern: t.withAuth({ read: true }).prismaField({
     type: 'Pattern',
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, { id }, ctx) => {
-      const pattern = isUuid(id) ? await ctx.db.pattern.findFirst({ ...query, where: { id, tenantId: ctx.viewer!.tenantId } }) : null;
+      const pattern = isUuid(id) ? await ctx.db.pattern.findFirst({ ...query, where: { id, tenantId: ctx.viewer.tenantId } }) : null;
       if (!pattern) throw new NotFoundError('Pattern', String(id));
       return pattern;
     },
@@ -214,12 +248,17 @@ builder.queryFields((t) => ({
 const ExtractPayload = builder.objectRef<{ episodeId: string; extraction: ExtractionReport | null }>('ExtractEpisodePatternsPayload').implement({
   fields: (t) => ({
     episode: episodeField(t),
-    extraction: t.field({ type: ExtractionRef, nullable: true, description: 'null when extraction already ran for this episode.', resolve: (p) => p.extraction }),
+    extraction: t.field({
+      type: ExtractionRef,
+      nullable: true,
+      description: 'null when extraction already ran for this episode.',
+      resolve: (p) => p.extraction,
+    }),
   }),
 });
 
 builder.mutationFields((t) => ({
-  extractEpisodePatterns: t.field({
+  extractEpisodePatterns: t.withAuth({ write: true }).field({
     type: ExtractPayload,
     description: 'Runs pattern extraction for an ended episode now (for example one whose queued extraction was skipped).',
     errors: { types: [NotFoundError, InputLimitError] },
@@ -227,10 +266,18 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const episodeId = String(args.episodeId);
       if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
-      const extraction = await ctx.services.writer.run(ctx.viewer!.tenantId, async (w) => {
+      const extraction = await ctx.services.writer.run(ctx.viewer.tenantId, async (w) => {
         const { rows } = await w.client.query('SELECT outcome IS NOT NULL AS ended FROM episodes WHERE tenant_id = $1 AND id = $2', [w.tenantId, episodeId]);
         if (!rows.length) throw new NotFoundError('Episode', episodeId);
-        if (!rows[0].ended) throw new InputLimitError([{ field: 'episodeId', limit: 'an ended episode with an outcome', actual: null, message: 'the episode has no outcome yet; patterns are extracted from ended episodes' }]);
+        if (!rows[0].ended)
+          throw new InputLimitError([
+            {
+              field: 'episodeId',
+              limit: 'an ended episode with an outcome',
+              actual: null,
+              message: 'the episode has no outcome yet; patterns are extracted from ended episodes',
+            },
+          ]);
         return extractEpisodePatterns(w, episodeId, 'sync');
       });
       return { episodeId, extraction };

@@ -4,13 +4,15 @@
 // maxQueueDepth waiting jobs, in which case the episode is `skipped` with a
 // `patterns.extraction_skipped` ledger event that says why. A sweep queues any episode left pending
 // (a process that stopped between commit and enqueue). Failed runs are retried with backoff.
-import type { Logger } from 'pino';
+
 import type pg from 'pg';
+import type { Logger } from 'pino';
+import { NotFoundError } from '../core/errors.ts';
+import { must } from '../core/must.ts';
+import type { WriteContext } from '../core/write-context.ts';
 import { withTransaction } from '../db/tx.ts';
-import { inTransaction, underSetupLock, type JobQueue } from '../jobs/queue.ts';
+import { inTransaction, type JobQueue, underSetupLock } from '../jobs/queue.ts';
 import type { StoredLedgerEvent } from '../ledger/hash.ts';
-import { NotFoundError } from '../schema/errors.ts';
-import type { WriteContext } from '../episodes/store.ts';
 import type { Writer } from '../write.ts';
 import { extractEpisodePatterns } from './extract.ts';
 
@@ -53,7 +55,7 @@ export function pendingExtractions(events: readonly StoredLedgerEvent[]): string
   return events
     .filter((e) => (e.type === 'episode.completed' || e.type === 'episode.failed') && e.episodeId && !extracted.has(e.episodeId))
     .filter((e) => (e.payload as { experience?: { extraction?: string } } | null)?.experience?.extraction === 'pending')
-    .map((e) => e.episodeId!);
+    .map((e) => must(e.episodeId));
 }
 
 export async function startLearningWorkers(queue: JobQueue, pool: pg.Pool, writer: Writer, log: Logger, options: LearningQueueOptions): Promise<LearningJobs> {
@@ -115,10 +117,10 @@ export async function enqueueExtraction(queue: JobQueue, pool: pg.Pool, writer: 
     });
   }
   return withTransaction(pool, async (client) => {
-    const { rowCount } = await client.query(
-      `UPDATE episodes SET learning_state = 'queued' WHERE tenant_id = $1 AND id = $2 AND learning_state = 'pending'`,
-      [job.tenantId, job.episodeId],
-    );
+    const { rowCount } = await client.query(`UPDATE episodes SET learning_state = 'queued' WHERE tenant_id = $1 AND id = $2 AND learning_state = 'pending'`, [
+      job.tenantId,
+      job.episodeId,
+    ]);
     if (!rowCount) return 'not_pending';
     // The job commits with the state change: queued means a job exists.
     await queue.send(EXTRACT_JOB, job, { ...RETRY, db: inTransaction(client) });
@@ -139,9 +141,14 @@ async function runBatch(queue: JobQueue, writer: Writer, jobs: FetchedJob[]) {
   const failed: string[] = [];
   let lastError: unknown = null;
   for (const [tenantId, group] of byTenant) {
-    const together = await writer.run(tenantId, async (ctx) => {
-      for (const job of group) await extractUnlessGone(ctx, job.data.episodeId);
-    }).then(() => true, () => false);
+    const together = await writer
+      .run(tenantId, async (ctx) => {
+        for (const job of group) await extractUnlessGone(ctx, job.data.episodeId);
+      })
+      .then(
+        () => true,
+        () => false,
+      );
     if (together) continue;
     for (const job of group) {
       await runExtraction(writer, job.data).catch((err: unknown) => {

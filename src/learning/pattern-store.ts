@@ -4,8 +4,18 @@
 // transaction-level advisory lock on (tenant, scope): they touch the same baseline rows and the
 // refresh reads them all, so running them one at a time costs nothing and cannot deadlock.
 import type pg from 'pg';
-import { compareText, type ContextFacts } from './facts.ts';
-import { nextStatus, PATTERN_RULES, patternStrength, type EpisodeObservation, type PatternCandidate, type PatternKind, type PatternStatus, type RejectionReason, type StratumCounts } from './patterns.ts';
+import { type ContextFacts, compareText } from './facts.ts';
+import {
+  type EpisodeObservation,
+  nextStatus,
+  PATTERN_RULES,
+  type PatternCandidate,
+  type PatternKind,
+  type PatternStatus,
+  patternStrength,
+  type RejectionReason,
+  type StratumCounts,
+} from './patterns.ts';
 
 /** Serialises extractions of the same scopes (sorted, so two batches cannot wait on each other). */
 export async function lockScopes(client: pg.PoolClient, tenantId: string, scopes: readonly string[]): Promise<void> {
@@ -89,7 +99,10 @@ export async function countObservations(client: pg.PoolClient, tenantId: string,
     }
   }
   if (files.size) {
-    await client.query('UPDATE patterns p SET occurrences = u.occurrences FROM unnest($1::uuid[], $2::int[]) AS u(id, occurrences) WHERE p.id = u.id', [[...files.keys()], [...files.values()]]);
+    await client.query('UPDATE patterns p SET occurrences = u.occurrences FROM unnest($1::uuid[], $2::int[]) AS u(id, occurrences) WHERE p.id = u.id', [
+      [...files.keys()],
+      [...files.values()],
+    ]);
   }
   return ids;
 }
@@ -97,7 +110,8 @@ export async function countObservations(client: pg.PoolClient, tenantId: string,
 /** Creates the rows of keys not seen before (in key order), then reads every key's id. */
 async function createPatterns(client: pg.PoolClient, tenantId: string, episodes: readonly CountedEpisode[], now: Date): Promise<Map<string, string>> {
   const firsts = new Map<string, { candidate: PatternCandidate; scope: string; episode: CountedEpisode }>();
-  for (const episode of episodes) for (const c of episode.obs.candidates) if (!firsts.has(c.key)) firsts.set(c.key, { candidate: c, scope: episode.obs.scope, episode });
+  for (const episode of episodes)
+    for (const c of episode.obs.candidates) if (!firsts.has(c.key)) firsts.set(c.key, { candidate: c, scope: episode.obs.scope, episode });
   const sorted = [...firsts.values()].sort((x, y) => compareText(x.candidate.key, y.candidate.key));
   if (sorted.length === 0) return new Map();
   await client.query(
@@ -203,7 +217,16 @@ export async function refreshScope(client: pg.PoolClient, tenantId: string, scop
   const rows = await judgedRows(client, tenantId, scope);
   const byPattern = new Map<string, JudgedRow[]>();
   for (const r of rows) byPattern.set(r.id, [...(byPattern.get(r.id) ?? []), r]);
-  const updates: Array<{ id: string; status: PatternStatus; support: number; hits: number; rate: number; meanReward: number; lift: number | null; baseline: number }> = [];
+  const updates: Array<{
+    id: string;
+    status: PatternStatus;
+    support: number;
+    hits: number;
+    rate: number;
+    meanReward: number;
+    lift: number | null;
+    baseline: number;
+  }> = [];
   const judged = new Map<string, Judgement>();
   for (const [id, strata] of byPattern) {
     const first = strata[0] as JudgedRow;
@@ -218,7 +241,12 @@ export async function refreshScope(client: pg.PoolClient, tenantId: string, scop
     const lift = strength.lift === null ? null : round(strength.lift);
     const baseline = round(strength.baselineRate);
     // Rows whose stored values are already these are left alone: most of a scope, most of the time.
-    const unchanged = status === first.status && strength.support === first.stored_support && strength.hits === first.stored_hits && lift === first.stored_lift && baseline === first.stored_baseline;
+    const unchanged =
+      status === first.status &&
+      strength.support === first.stored_support &&
+      strength.hits === first.stored_hits &&
+      lift === first.stored_lift &&
+      baseline === first.stored_baseline;
     if (!unchanged) updates.push({ id, status, support: strength.support, hits: strength.hits, rate: strength.rate, meanReward, lift, baseline });
   }
   if (updates.length) {

@@ -14,7 +14,7 @@
  * episodes arrive in, and neither does which patterns meet the bar.
  */
 import type { Outcome } from '../episodes/outcome.ts';
-import { clamp, episodeSucceeded, type ContextFacts, type StepFacts } from './facts.ts';
+import { type ContextFacts, clamp, episodeSucceeded, type StepFacts } from './facts.ts';
 import { taskTerms } from './task-terms.ts';
 
 export const PATTERN_KINDS = ['file_change', 'task_outcome', 'tool_outcome', 'error_outcome'] as const;
@@ -80,9 +80,14 @@ export function observeEpisode(episode: TaskEpisode): EpisodeObservation {
   const terms = taskTerms(episode.description);
   const files = changedFiles(episode.outcome).slice(0, PATTERN_RULES.filesPerEpisode);
   const tools = distinctNames(episode.steps.filter((s) => s.resultKind === 'success').map((s) => s.tool)).slice(0, PATTERN_RULES.toolsPerEpisode);
-  const errors = distinctNames(episode.steps.filter((s) => s.resultKind === 'error' || s.resultKind === 'timeout').map((s) => s.errorClass)).slice(0, PATTERN_RULES.errorsPerEpisode);
+  const errors = distinctNames(episode.steps.filter((s) => s.resultKind === 'error' || s.resultKind === 'timeout').map((s) => s.errorClass)).slice(
+    0,
+    PATTERN_RULES.errorsPerEpisode,
+  );
   const candidates: PatternCandidate[] = [
-    ...terms.flatMap((term) => files.map((path) => candidate('file_change', [scope, term, path], term, `file:${path}`, `in ${scope}, tasks mentioning "${term}" change ${path}`))),
+    ...terms.flatMap((term) =>
+      files.map((path) => candidate('file_change', [scope, term, path], term, `file:${path}`, `in ${scope}, tasks mentioning "${term}" change ${path}`)),
+    ),
     ...terms.map((term) => candidate('task_outcome', [scope, term], term, SUCCESS_TARGET, `in ${scope}, tasks mentioning "${term}"`)),
     ...tools.map((tool) => candidate('tool_outcome', [scope, tool], tool, SUCCESS_TARGET, `in ${scope}, runs that used ${tool}`)),
     ...errors.map((error) => candidate('error_outcome', [scope, error], error, SUCCESS_TARGET, `in ${scope}, runs that hit ${error}`)),
@@ -120,7 +125,7 @@ function candidate(kind: PatternKind, signature: string[], cue: string, target: 
 }
 
 function distinctNames(values: ReadonlyArray<string | null | undefined>): string[] {
-  return [...new Set(values.flatMap((v) => (v && v.trim() ? [name(v)] : [])))];
+  return [...new Set(values.flatMap((v) => (v?.trim() ? [name(v)] : [])))];
 }
 
 function name(text: string): string {
@@ -167,7 +172,14 @@ export interface PatternStrength {
  * often overall does not make its own tools look effective.
  */
 export function patternStrength(kind: PatternKind, strata: readonly StratumCounts[]): PatternStrength {
-  let support = 0, hits = 0, comparable = 0, weight = 0, weightedWith = 0, weightedWithout = 0, episodes = 0, baseHits = 0;
+  let support = 0,
+    hits = 0,
+    comparable = 0,
+    weight = 0,
+    weightedWith = 0,
+    weightedWithout = 0,
+    episodes = 0,
+    baseHits = 0;
   for (const s of strata) {
     support += s.support;
     hits += s.hits;
@@ -223,7 +235,16 @@ export function nextStatus(current: PatternStatus, meetsBar: boolean): PatternSt
 }
 
 /** One sentence an agent can read: the fact, its counts, and the comparison it is measured against. */
-export function patternSummary(p: { kind: PatternKind; scope: string; cue: string; target: string; occurrences: number; successes: number; baselineRate: number; lift: number | null }): string {
+export function patternSummary(p: {
+  kind: PatternKind;
+  scope: string;
+  cue: string;
+  target: string;
+  occurrences: number;
+  successes: number;
+  baselineRate: number;
+  lift: number | null;
+}): string {
   const percent = (x: number) => `${Math.round(x * 100)}%`;
   const compared = `comparable runs without it: ${percent(p.baselineRate)}; lift ${p.lift === null ? 'n/a' : (p.lift >= 0 ? '+' : '') + p.lift.toFixed(2)}`;
   const counts = `${p.successes} of ${p.occurrences}`;

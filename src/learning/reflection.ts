@@ -1,25 +1,27 @@
 /**
- * Reflection on a finished episode (seed 003 ReflectionGenerator): successes, improvements and
- * insights derived from the steps, the outcome, the critique (seed 002) and how the episode stopped.
+ * Reflection on a finished episode: successes, improvements and
+ * insights derived from the steps, the outcome, the critique and how the episode stopped.
  *
  * Each list is a fixed sequence of rules; a rule yields one item or nothing. Items keep rule order,
  * so the most important come first, and a list is cut to REFLECTION_MAX_ITEMS. Items quote
  * agent-supplied text (verdicts, tool names), so each is cut to REFLECTION_ITEM_MAX_CHARS.
- * The thresholds follow seed 003's analysers; docs/LEARNING.md lists every rule.
+ * docs/LEARNING.md lists every rule and its threshold.
  */
+
+import { must } from '../core/must.ts';
 import { BUDGET_EXCEEDED, type Outcome } from '../episodes/outcome.ts';
 import type { StopReason } from '../episodes/stop-reason.ts';
 import {
+  type Critique,
   compareText,
   distinctTools,
   findRecoveries,
-  isFailure,
-  resultedSteps,
   inStepOrder,
-  stepSuccessRate,
-  type Critique,
+  isFailure,
   type ResultedStep,
+  resultedSteps,
   type StepFacts,
+  stepSuccessRate,
 } from './facts.ts';
 
 export interface ReflectionInput {
@@ -231,9 +233,9 @@ function longestSuccessfulToolRun(resulted: readonly ResultedStep[]): string[] {
 function slowestStep(steps: readonly StepFacts[]): string | null {
   const timed = steps.filter((step) => step.latencyMs !== null);
   if (timed.length < 2) return null;
-  const slowest = timed.reduce((max, step) => (step.latencyMs! > max.latencyMs! ? step : max));
-  const mean = timed.reduce((sum, step) => sum + step.latencyMs!, 0) / timed.length;
-  const latency = slowest.latencyMs!;
+  const slowest = timed.reduce((max, step) => (must(step.latencyMs) > must(max.latencyMs) ? step : max));
+  const mean = timed.reduce((sum, step) => sum + must(step.latencyMs), 0) / timed.length;
+  const latency = must(slowest.latencyMs);
   if (latency <= THRESHOLDS.slowStepMinMs || latency <= THRESHOLDS.slowStepFactor * mean) return null;
   return `Slowest step #${slowest.stepNumber} ${slowest.tool ?? slowest.kind} took ${latency} ms, ${(latency / mean).toFixed(1)}× the average`;
 }
@@ -244,7 +246,10 @@ function virtuesWhere(critique: Critique | null, keep: (score: number) => boolea
     // Furthest from a neutral 0.5 first: the strongest of the strong, the weakest of the weak.
     .sort((a, b) => Math.abs(b.score - 0.5) - Math.abs(a.score - 0.5) || compareText(a.name, b.name));
   if (virtues.length === 0) return null;
-  return `${label}: ${virtues.slice(0, THRESHOLDS.namesShown).map((v) => `${v.name} ${fixed(v.score)}`).join(', ')}`;
+  return `${label}: ${virtues
+    .slice(0, THRESHOLDS.namesShown)
+    .map((v) => `${v.name} ${fixed(v.score)}`)
+    .join(', ')}`;
 }
 
 /** The exhausted resource, from the stop reason or the budget-failure outcome; null if none. */

@@ -1,6 +1,6 @@
 /**
- * Episode reward: seed 003's RewardCalculator (d-o-hub/rust-self-learning-memory
- * memory-core/src/reward/mod.rs), with seed 002's critic folded into the quality multiplier and a
+ * Episode reward: the RewardCalculator of d-o-hub/rust-self-learning-memory
+ * (memory-core/src/reward/mod.rs), with the critic's result folded into the quality multiplier and a
  * normalised value that ranking uses.
  *
  *   total      = base × efficiency × complexityBonus × qualityMultiplier + learningBonus
@@ -8,7 +8,7 @@
  *
  * MAX_REWARD_TOTAL is the formula's upper bound (each factor at its cap), so normalisation is a
  * fixed linear map: no reward is ever clipped, and the order of totals is the order of normalised
- * values. (Seed 003's hybrid retriever divided total by 100 instead, so reward barely counted.)
+ * values. (A hybrid retriever that divided total by 100 instead let reward barely count.)
  *
  * base:        success 1; partial completed/(completed+failed), 0.5 when both lists are empty; failure 0.
  * efficiency:  clamp(0.5·d + 0.5·s, 0.5, 1.5) with
@@ -18,23 +18,15 @@
  * quality:     clamp(1 + Σ adjustments, 0.5, 1.5); see QUALITY and qualityMultiplier().
  * learning:    min(0.5, Σ bonuses); see LEARNING and learningBonus().
  *
- * Deviations from seed 003, all deliberate: rates count only steps that have a result (see
+ * Deviations from that calculator, all deliberate: rates count only steps that have a result (see
  * facts.ts); seconds are fractional, not truncated; artifact names match case-insensitively; the
- * lint bonus reads `lint_warnings` as well as `clippy_warnings`; seed 003's abstention outcome does
+ * lint bonus reads `lint_warnings` as well as `clippy_warnings`; its abstention outcome does
  * not exist here, so its abstention term is dropped (it never changes a failure's base of 0).
  */
-import type { Outcome } from '../episodes/outcome.ts';
+
 import type { Complexity } from '../episodes/limits.ts';
-import {
-  clamp,
-  distinctTools,
-  findRecoveries,
-  isFailure,
-  resultedSteps,
-  stepSuccessRate,
-  type Critique,
-  type StepFacts,
-} from './facts.ts';
+import type { Outcome } from '../episodes/outcome.ts';
+import { type Critique, clamp, distinctTools, findRecoveries, isFailure, resultedSteps, type StepFacts, stepSuccessRate } from './facts.ts';
 
 export interface RewardInput {
   outcome: Outcome;
@@ -42,7 +34,7 @@ export interface RewardInput {
   steps: StepFacts[];
   durationMs: number;
   critique: Pick<Critique, 'score' | 'virtueScores'> | null;
-  /** Patterns this episode produced or confirmed (seed 003 counts episode.patterns). */
+  /** Patterns this episode produced or confirmed. */
   patternsDiscovered: number;
   /** Episode metadata; reads test_coverage (percent), lint_warnings / clippy_warnings. */
   metadata: Record<string, unknown>;
@@ -73,7 +65,7 @@ export const QUALITY = {
   errorRateAbove10: -0.1,
   noErrors: 0.1,
   noLintWarnings: 0.05,
-  // seed 002: a critic score and mean virtue score of 0.5 are neutral; 1 adds, 0 subtracts.
+  // A critic score and mean virtue score of 0.5 are neutral; 1 adds, 0 subtracts.
   criticWeight: 0.4,
   virtueWeight: 0.2,
 } as const;
@@ -89,8 +81,7 @@ export const LEARNING = {
   quick: 0.1,
 } as const;
 
-export const MAX_REWARD_TOTAL =
-  1 * EFFICIENCY.max * COMPLEXITY_BONUS.complex * QUALITY.max + LEARNING.max;
+export const MAX_REWARD_TOTAL = 1 * EFFICIENCY.max * COMPLEXITY_BONUS.complex * QUALITY.max + LEARNING.max;
 
 export function computeReward(input: RewardInput): Reward {
   const parts = {
@@ -133,7 +124,7 @@ export function qualityMultiplier(input: RewardInput): number {
   return clamp(1 + sum(adjustments), QUALITY.min, QUALITY.max);
 }
 
-// seed 003 credits artifacts and coverage only on a full success.
+// Artifacts and coverage are credited only on a full success.
 function artifactAdjustments(outcome: Outcome, metadata: Record<string, unknown>): number[] {
   if (outcome.kind !== 'success') return [];
   const names = outcome.artifacts.map((artifact) => artifact.toLowerCase());
@@ -178,7 +169,7 @@ export function learningBonus(input: RewardInput): number {
   return Math.min(LEARNING.max, sum(bonuses));
 }
 
-// seed 003 "novel tool sequences": a varied toolset over at least three steps.
+// "Novel tool sequences": a varied toolset over at least three steps.
 function toolNoveltyBonus(steps: readonly StepFacts[]): number {
   if (steps.length < 3) return 0;
   const tools = distinctTools(steps).length;

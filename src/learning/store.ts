@@ -38,13 +38,13 @@ const EPISODE_COLUMNS = `id, tenant_id, work_item_id, status, agent, task_descri
 
 /** The episode and its steps as the learning rules see them; lock: hold the row until commit. */
 export async function loadEpisodeFacts(client: pg.PoolClient, tenantId: string, episodeId: string, lock = false): Promise<EpisodeFacts | null> {
-  const { rows } = await client.query(
-    `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`,
-    [tenantId, episodeId],
-  );
+  const { rows } = await client.query(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [
+    tenantId,
+    episodeId,
+  ]);
   const r = rows[0];
   if (!r) return null;
-  const steps = await client.query(
+  const steps = await client.query<StepFactsSqlRow>(
     `SELECT step_number, kind, tool, result_kind, latency_ms, tokens, result->>'errorClass' AS error_class
        FROM steps WHERE episode_id = $1 ORDER BY step_number`,
     [episodeId],
@@ -74,7 +74,18 @@ export function contextOf(r: { domain: string | null; language: string | null; f
   return { domain: r.domain, language: r.language, framework: r.framework, tags: r.tags ?? [] };
 }
 
-function toStepFacts(r: any): StepFacts {
+/** A step row of loadEpisodeFacts' query. */
+interface StepFactsSqlRow {
+  step_number: number;
+  kind: string;
+  tool: string | null;
+  result_kind: string | null;
+  latency_ms: number | null;
+  tokens: number | null;
+  error_class: string | null;
+}
+
+function toStepFacts(r: StepFactsSqlRow): StepFacts {
   return {
     stepNumber: r.step_number,
     kind: r.kind,
@@ -148,5 +159,11 @@ export async function refreshExperience(
     JSON.stringify(reflection),
     state,
   ]);
-  return { reward: reward.normalized, rewardHash: contentHash(reward), reflectionHash: contentHash(reflection), patternCandidates: candidates, extraction: state };
+  return {
+    reward: reward.normalized,
+    rewardHash: contentHash(reward),
+    reflectionHash: contentHash(reflection),
+    patternCandidates: candidates,
+    extraction: state,
+  };
 }

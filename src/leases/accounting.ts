@@ -13,7 +13,19 @@
  *   because reservations are computed from the rows, never stored).
  * - When an episode ends, its hold is released and what it used is charged (charge.ts).
  */
-import { BUDGET_KEY, LEASE_RESOURCES, NO_USAGE, checkLeaseUsable, remainingLeaseBudget, type Lease, type LeaseBudget, type LeaseResource, type LeaseUsage } from './rules.ts';
+
+import { must } from '../core/must.ts';
+import {
+  BUDGET_KEY,
+  checkLeaseUsable,
+  LEASE_RESOURCES,
+  type Lease,
+  type LeaseBudget,
+  type LeaseResource,
+  type LeaseUsage,
+  NO_USAGE,
+  remainingLeaseBudget,
+} from './rules.ts';
 
 export interface LeaseNode {
   id: string;
@@ -100,9 +112,7 @@ export interface EpisodeCaps {
   maxWallMs: number | null;
 }
 
-export type EpisodeHold =
-  | { ok: true; hold: LeaseUsage; caps: EpisodeCaps }
-  | { ok: false; resource: LeaseResource };
+export type EpisodeHold = { ok: true; hold: LeaseUsage; caps: EpisodeCaps } | { ok: false; resource: LeaseResource };
 
 const CAP_KEY = { toolCalls: 'maxToolCalls', tokens: 'maxTokens', wallMs: 'maxWallMs' } as const;
 
@@ -112,7 +122,7 @@ const CAP_KEY = { toolCalls: 'maxToolCalls', tokens: 'maxTokens', wallMs: 'maxWa
  * @param remaining the lease's unreserved remaining (remainingLeaseBudget with its reservations)
  */
 export function planEpisodeHold(remaining: LeaseBudget, own: EpisodeCaps): EpisodeHold {
-  const empty = LEASE_RESOURCES.find((r) => remaining[BUDGET_KEY[r]] !== null && remaining[BUDGET_KEY[r]]! <= 0);
+  const empty = LEASE_RESOURCES.find((r) => remaining[BUDGET_KEY[r]] !== null && must(remaining[BUDGET_KEY[r]]) <= 0);
   if (empty) return { ok: false, resource: empty };
   const hold: LeaseUsage = { ...NO_USAGE, episodes: remaining.episodes === null ? 0 : 1 };
   const caps: EpisodeCaps = { ...own };

@@ -1,14 +1,14 @@
-// Charging an ended episode to its lease (seed 000 INV-EP03): the episode's hold turns into what it
+// Charging an ended episode to its lease (a lease is charged after each episode): the episode's hold turns into what it
 // actually used, the rest is released, and the consumption is added to the lease and to every
 // ancestor, so a child's spending reaches its parent. Runs in the ending's transaction, after the
 // episode row left the running/blocked states (so the tree no longer counts its hold) and with the
 // work item locked (every lease write of a work item serialises on that row).
 import type pg from 'pg';
-import type { NewLedgerEvent } from '../ledger/store.ts';
-import type { EpisodeRow } from '../episodes/row.ts';
+import { must } from '../core/must.ts';
+import type { NewLedgerEvent } from '../core/write-context.ts';
 import { episodeCharge, releasedHold } from './accounting.ts';
-import { chargeLease, checkLeaseUsable, NO_USAGE, type LeaseCharge, type LeaseUsage } from './rules.ts';
 import { lockLease } from './row.ts';
+import { chargeLease, checkLeaseUsable, type LeaseCharge, type LeaseUsage, NO_USAGE } from './rules.ts';
 import { leaseReserved } from './tree.ts';
 
 export interface EpisodeLeaseCharge extends LeaseCharge {
@@ -25,7 +25,7 @@ export interface EpisodeLeaseCharge extends LeaseCharge {
 
 /** Ancestors of a lease, nearest first. */
 async function ancestorIds(client: pg.PoolClient, tenantId: string, leaseId: string): Promise<string[]> {
-  const { rows } = await client.query(
+  const { rows } = await client.query<{ id: string }>(
     `WITH RECURSIVE chain AS (
        SELECT parent_id AS id, 1 AS depth FROM leases WHERE tenant_id = $1 AND id = $2
        UNION ALL
@@ -34,7 +34,7 @@ async function ancestorIds(client: pg.PoolClient, tenantId: string, leaseId: str
      SELECT id FROM chain WHERE id IS NOT NULL ORDER BY depth`,
     [tenantId, leaseId],
   );
-  return rows.map((r: any) => r.id);
+  return rows.map((r) => r.id);
 }
 
 async function addConsumption(client: pg.PoolClient, ids: string[], charged: LeaseUsage) {
@@ -46,8 +46,20 @@ async function addConsumption(client: pg.PoolClient, ids: string[], charged: Lea
   );
 }
 
-export async function chargeEpisodeToLease(client: pg.PoolClient, ep: EpisodeRow, now: Date, events: NewLedgerEvent[]): Promise<EpisodeLeaseCharge> {
-  const leaseId = ep.leaseId!;
+/** What charging reads of the ended episode (its row, src/episodes/row.ts, has these and more). */
+export interface ChargedEpisode {
+  id: string;
+  tenantId: string;
+  leaseId: string | null;
+  leaseHold: LeaseUsage | null;
+  usedTokens: number;
+  usedToolCalls: number;
+  startedAt: Date;
+  budget: { maxWallMs: number | null };
+}
+
+export async function chargeEpisodeToLease(client: pg.PoolClient, ep: ChargedEpisode, now: Date, events: NewLedgerEvent[]): Promise<EpisodeLeaseCharge> {
+  const leaseId = must(ep.leaseId);
   const row = await lockLease(client, ep.tenantId, leaseId);
   const hold = ep.leaseHold ?? NO_USAGE;
   const charged = episodeCharge({ toolCalls: ep.usedToolCalls, tokens: ep.usedTokens, elapsedMs: now.getTime() - ep.startedAt.getTime() }, ep.budget.maxWallMs);

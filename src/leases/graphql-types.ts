@@ -3,8 +3,8 @@
 import { builder } from '../builder.ts';
 import { StopReasonRef } from '../episodes/graphql-stop.ts';
 import { ErrorInterface } from '../schema/base.ts';
-import { LoopStoppedError } from '../schema/errors.ts';
 import type { EpisodeLeaseCharge } from './charge.ts';
+import { LoopStoppedError } from './errors.ts';
 import type { LeaseBudget } from './rules.ts';
 
 export const LeaseBudgetRef = builder.objectRef<LeaseBudget>('LeaseBudget').implement({
@@ -18,13 +18,17 @@ export const LeaseBudgetRef = builder.objectRef<LeaseBudget>('LeaseBudget').impl
 });
 
 export const LeaseChargeRef = builder.objectRef<EpisodeLeaseCharge>('LeaseCharge').implement({
-  description: 'What the finished episode cost its lease (seed 000: charged after each episode): its hold turned into what it used, the rest released.',
+  description: 'What the finished episode cost its lease (charged after each episode): its hold turned into what it used, the rest released.',
   fields: (t) => ({
     ok: t.exposeBoolean('ok', { description: 'False when the charge overdrew the lease (the deduction failed, INV-EP03).' }),
     exhausted: t.exposeString('exhausted', { nullable: true, description: 'First resource spent out (consumed >= budget).' }),
     overdrawn: t.exposeString('overdrawn', { nullable: true, description: 'First resource whose consumption and the other holds exceed the budget.' }),
     hold: t.field({ type: LeaseBudgetRef, description: 'What the episode held while it ran (0 for what the lease does not limit).', resolve: (c) => c.hold }),
-    charged: t.field({ type: LeaseBudgetRef, description: 'What it was charged, on its lease and every ancestor; wall time up to its deadline.', resolve: (c) => c.charged }),
+    charged: t.field({
+      type: LeaseBudgetRef,
+      description: 'What it was charged, on its lease and every ancestor; wall time up to its deadline.',
+      resolve: (c) => c.charged,
+    }),
     released: t.field({ type: LeaseBudgetRef, description: 'The unused part of the hold, available again.', resolve: (c) => c.released }),
     remainingEpisodes: t.float({ nullable: true, description: 'Unreserved remaining after the charge; likewise below.', resolve: (c) => c.remaining.episodes }),
     remainingToolCalls: t.float({ nullable: true, resolve: (c) => c.remaining.toolCalls }),

@@ -1,17 +1,18 @@
-// Work items and leases (seed 000).
+// Work items and leases: the GraphQL types, queries and mutations.
 import { pastExpiryViolations } from '../auth/keys.ts';
 import { builder } from '../builder.ts';
-import { InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
-import { createWorkItem, issueLease, revokeLease } from './store.ts';
-import { validateLeaseInput, validateResumeWorkItem, validateWorkItem } from './limits.ts';
+import { InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
+import { must } from '../core/must.ts';
 import { StopReasonRef } from '../episodes/graphql-stop.ts';
 import type { StopReason } from '../episodes/stop-reason.ts';
-import { LeaseBudgetRef } from './graphql-types.ts';
-import { resumeWorkItem } from './loop.ts';
-import { readLeaseStanding } from './tree.ts';
+import { type Context, viewerOf } from '../schema/context.ts';
 import type { LeaseStanding } from './accounting.ts';
-import type { Context } from '../schema/context.ts';
+import { LeaseBudgetRef } from './graphql-types.ts';
+import { validateLeaseInput, validateResumeWorkItem, validateWorkItem } from './limits.ts';
+import { resumeWorkItem } from './loop.ts';
+import { createWorkItem, issueLease, revokeLease } from './store.ts';
+import { readLeaseStanding } from './tree.ts';
 
 const num = (v: bigint | number | null) => (v === null ? null : Number(v));
 
@@ -21,7 +22,7 @@ builder.prismaObject('WorkItem', {
     title: t.exposeString('title'),
     description: t.exposeString('description', { nullable: true }),
     lastEpisodeNumber: t.exposeInt('lastEpisodeNumber', { description: 'Highest episode number issued; the next is higher.' }),
-    maxEpisodes: t.exposeInt('maxEpisodes', { nullable: true, description: 'Seed 000 max_episodes: episodes the loop may run in all; null is unlimited.' }),
+    maxEpisodes: t.exposeInt('maxEpisodes', { nullable: true, description: 'How many episodes the loop may run in all; null is unlimited.' }),
     stopCondition: t.field({
       type: StopReasonRef,
       nullable: true,
@@ -43,8 +44,12 @@ builder.prismaObject('WorkItem', {
 const standings = new WeakMap<object, Promise<LeaseStanding | null>>();
 
 function standing(ctx: Context, lease: { id: string }): Promise<LeaseStanding | null> {
-  if (!standings.has(lease)) standings.set(lease, readLeaseStanding(ctx.services.db.pool, ctx.viewer!.tenantId, lease.id, new Date()));
-  return standings.get(lease)!;
+  let read = standings.get(lease);
+  if (!read) {
+    read = readLeaseStanding(ctx.services.db.pool, viewerOf(ctx).tenantId, lease.id, new Date());
+    standings.set(lease, read);
+  }
+  return read;
 }
 
 builder.prismaObject('Lease', {
@@ -70,12 +75,12 @@ builder.prismaObject('Lease', {
     reserved: t.field({
       type: LeaseBudgetRef,
       description: 'Held but not spent yet: the holds of running and blocked episodes, and what each usable child lease may still spend. Null where unlimited.',
-      resolve: async (l, _a, ctx) => (await standing(ctx, l))!.reserved,
+      resolve: async (l, _a, ctx) => must(await standing(ctx, l)).reserved,
     }),
     remaining: t.field({
       type: LeaseBudgetRef,
       description: 'budget - consumed - reserved, at least 0: what a new episode or child lease can take. Null where unlimited.',
-      resolve: async (l, _a, ctx) => (await standing(ctx, l))!.remaining,
+      resolve: async (l, _a, ctx) => must(await standing(ctx, l)).remaining,
     }),
     workItem: t.relation('workItem'),
     parent: t.relation('parent', { nullable: true }),
@@ -101,22 +106,22 @@ const LeasePayload = builder.objectRef<{ id: string }>('LeasePayload').implement
 });
 
 builder.queryFields((t) => ({
-  workItem: t.prismaField({
+  workItem: t.withAuth({ read: true }).prismaField({
     type: 'WorkItem',
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, { id }, ctx) => {
-      const item = isUuid(id) ? await ctx.db.workItem.findFirst({ ...query, where: { id, tenantId: ctx.viewer!.tenantId } }) : null;
+      const item = isUuid(id) ? await ctx.db.workItem.findFirst({ ...query, where: { id, tenantId: ctx.viewer.tenantId } }) : null;
       if (!item) throw new NotFoundError('WorkItem', String(id));
       return item;
     },
   }),
-  lease: t.prismaField({
+  lease: t.withAuth({ read: true }).prismaField({
     type: 'Lease',
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, { id }, ctx) => {
-      const lease = isUuid(id) ? await ctx.db.lease.findFirst({ ...query, where: { id, tenantId: ctx.viewer!.tenantId } }) : null;
+      const lease = isUuid(id) ? await ctx.db.lease.findFirst({ ...query, where: { id, tenantId: ctx.viewer.tenantId } }) : null;
       if (!lease) throw new NotFoundError('Lease', String(id));
       return lease;
     },
@@ -124,23 +129,23 @@ builder.queryFields((t) => ({
 }));
 
 builder.mutationFields((t) => ({
-  createWorkItem: t.field({
+  createWorkItem: t.withAuth({ write: true }).field({
     type: WorkItemPayload,
     errors: { types: [InputLimitError] },
     args: {
       title: t.arg.string({ required: true }),
       description: t.arg.string(),
       metadata: t.arg({ type: 'JSON' }),
-      maxEpisodes: t.arg.int({ description: 'Seed 000 max_episodes of the loop; omitted is unlimited.' }),
+      maxEpisodes: t.arg.int({ description: 'How many episodes the loop may run in all; omitted is unlimited.' }),
     },
     resolve: async (_root, args, ctx) => {
       throwIfViolations(validateWorkItem(args));
       const input = { title: args.title, description: args.description ?? null, metadata: args.metadata ?? {}, maxEpisodes: args.maxEpisodes ?? null };
-      const id = await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => createWorkItem(w.client, w.tenantId, input, w.now, w.events));
+      const id = await ctx.services.writer.run(ctx.viewer.tenantId, (w) => createWorkItem(w.client, w.tenantId, input, w.now, w.events));
       return { id };
     },
   }),
-  resumeWorkItem: t.field({
+  resumeWorkItem: t.withAuth({ write: true }).field({
     type: WorkItemPayload,
     description: 'Lets a stopped loop of episodes go on (an operator decision, in the ledger), optionally with a higher maxEpisodes.',
     errors: { types: [InputLimitError, NotFoundError] },
@@ -148,11 +153,11 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       throwIfViolations(validateResumeWorkItem(args.maxEpisodes));
       const id = String(args.id);
-      await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => resumeWorkItem(w.client, w.tenantId, id, args.maxEpisodes ?? null, w.now, w.events));
+      await ctx.services.writer.run(ctx.viewer.tenantId, (w) => resumeWorkItem(w.client, w.tenantId, id, args.maxEpisodes ?? null, w.now, w.events));
       return { id };
     },
   }),
-  issueLease: t.field({
+  issueLease: t.withAuth({ write: true }).field({
     type: LeasePayload,
     description: 'Issues a lease on a work item; with parentLeaseId, a child lease that may only narrow its parent.',
     errors: { types: [InputLimitError, NotFoundError, LeaseError] },
@@ -172,19 +177,33 @@ builder.mutationFields((t) => ({
       const past = pastExpiryViolations('expiresAt', args.expiresAt, new Date());
       if (past.length) throw new InputLimitError(past);
       const budget = { episodes: b.episodes ?? null, toolCalls: b.toolCalls ?? null, tokens: b.tokens ?? null, wallMs: b.wallMs ?? null };
-      const id = await ctx.services.writer.run(ctx.viewer!.tenantId, (w) =>
-        issueLease(w.client, w.tenantId, { workItemId: String(args.workItemId), parentLeaseId: args.parentLeaseId == null ? null : String(args.parentLeaseId), issuer: args.issuer, holder: args.holder, scope, expiresAt: args.expiresAt, budget }, w.now, w.events),
+      const id = await ctx.services.writer.run(ctx.viewer.tenantId, (w) =>
+        issueLease(
+          w.client,
+          w.tenantId,
+          {
+            workItemId: String(args.workItemId),
+            parentLeaseId: args.parentLeaseId == null ? null : String(args.parentLeaseId),
+            issuer: args.issuer,
+            holder: args.holder,
+            scope,
+            expiresAt: args.expiresAt,
+            budget,
+          },
+          w.now,
+          w.events,
+        ),
       );
       return { id };
     },
   }),
-  revokeLease: t.field({
+  revokeLease: t.withAuth({ write: true }).field({
     type: LeasePayload,
     description: 'Revokes a lease and every lease derived from it.',
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, { id }, ctx) => {
-      await ctx.services.writer.run(ctx.viewer!.tenantId, (w) => revokeLease(w.client, w.tenantId, String(id), w.now, w.events));
+      await ctx.services.writer.run(ctx.viewer.tenantId, (w) => revokeLease(w.client, w.tenantId, String(id), w.now, w.events));
       return { id: String(id) };
     },
   }),

@@ -1,5 +1,5 @@
 // Input limits of work items and leases: pure, so the resolvers only call them and throw.
-import { countViolations, textViolations, validateGoalSpec, type JsonValue, type LimitViolation } from '../episodes/limits.ts';
+import { countViolations, type JsonValue, type LimitViolation, textViolations, validateGoalSpec } from '../episodes/limits.ts';
 import { MAX_EPISODE_NUMBER } from './rules.ts';
 
 export const LEASE_LIMITS = {
@@ -28,7 +28,12 @@ export function validateResumeWorkItem(maxEpisodes: number | null | undefined): 
   return maxEpisodesViolations(maxEpisodes);
 }
 
-export function validateLeaseInput(input: { issuer: string; holder: string; scope: readonly string[]; budget: Record<string, number | null | undefined> }): LimitViolation[] {
+export function validateLeaseInput(input: {
+  issuer: string;
+  holder: string;
+  scope: readonly string[];
+  budget: Record<string, number | null | undefined>;
+}): LimitViolation[] {
   return [
     ...textViolations('issuer', input.issuer, { maxChars: LEASE_LIMITS.partyChars, nonEmpty: true }),
     ...textViolations('holder', input.holder, { maxChars: LEASE_LIMITS.partyChars, nonEmpty: true }),

@@ -1,12 +1,13 @@
-// The server's side of seed 000's episode loop for a work item: it refuses a start once the loop
+// The server's side of the episode loop of a work item: it refuses a start once the loop
 // has stopped, decides the stop condition when an episode ends (the rules are pure, in
 // src/episodes/loop-stop.ts), records it on the work item with a ledger event, and lets an
 // operator resume the loop. The work item row is locked by the caller (work-items.ts).
 import type pg from 'pg';
-import type { NewLedgerEvent } from '../ledger/store.ts';
-import { loopStopCondition, startRefusal, type LoopStopInput } from '../episodes/loop-stop.ts';
+import { InputLimitError } from '../core/errors.ts';
+import type { NewLedgerEvent } from '../core/write-context.ts';
+import { type LoopStopInput, loopStopCondition, startRefusal } from '../episodes/loop-stop.ts';
 import type { StopReason } from '../episodes/stop-reason.ts';
-import { InputLimitError, LoopStoppedError } from '../schema/errors.ts';
+import { LoopStoppedError } from './errors.ts';
 import { countEpisodes, lockWorkItem, type WorkItemRow } from './work-items.ts';
 
 function describeStop(stop: StopReason): string {
@@ -77,7 +78,14 @@ export async function resumeWorkItem(
   const max = maxEpisodes ?? item.maxEpisodes;
   const started = max === null ? 0 : await countEpisodes(client, id, 'started');
   if (startRefusal({ stopCondition: null, maxEpisodes: max }, started)) {
-    throw new InputLimitError([{ field: 'maxEpisodes', limit: `> ${started}`, actual: String(max), message: `maxEpisodes must exceed the ${started} episodes the work item has started` }]);
+    throw new InputLimitError([
+      {
+        field: 'maxEpisodes',
+        limit: `> ${started}`,
+        actual: String(max),
+        message: `maxEpisodes must exceed the ${started} episodes the work item has started`,
+      },
+    ]);
   }
   if (item.stopCondition === null && max === item.maxEpisodes) return; // nothing changes, so no event
   await client.query('UPDATE work_items SET stop_condition = NULL, stopped_at = NULL, max_episodes = $2, updated_at = $3 WHERE id = $1', [id, max, now]);

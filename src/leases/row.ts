@@ -1,7 +1,7 @@
 // Lease rows: the columns the rules decide on, converted to the pure rules' shape, and locking.
 import type pg from 'pg';
-import { NotFoundError } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
+import { NotFoundError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import type { Lease } from './rules.ts';
 
 export interface LeaseRow {
@@ -15,7 +15,25 @@ export const LEASE_COLUMNS = `id, work_item_id, parent_id, scope, expires_at, re
   max_tokens::float8 AS max_tokens, max_wall_ms::float8 AS max_wall_ms, used_episodes, used_tool_calls,
   used_tokens::float8 AS used_tokens, used_wall_ms::float8 AS used_wall_ms`;
 
-export function toLeaseRow(r: any): LeaseRow {
+/** A row of LEASE_COLUMNS as pg returns it (the float8 casts make the bigints numbers). */
+export interface LeaseSqlRow {
+  id: string;
+  work_item_id: string;
+  parent_id: string | null;
+  scope: string[] | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  max_episodes: number | null;
+  max_tool_calls: number | null;
+  max_tokens: number | null;
+  max_wall_ms: number | null;
+  used_episodes: number;
+  used_tool_calls: number;
+  used_tokens: number;
+  used_wall_ms: number;
+}
+
+export function toLeaseRow(r: LeaseSqlRow): LeaseRow {
   return {
     id: r.id,
     workItemId: r.work_item_id,
@@ -24,7 +42,7 @@ export function toLeaseRow(r: any): LeaseRow {
       budget: { episodes: r.max_episodes, toolCalls: r.max_tool_calls, tokens: r.max_tokens, wallMs: r.max_wall_ms },
       consumed: { episodes: r.used_episodes, toolCalls: r.used_tool_calls, tokens: r.used_tokens, wallMs: r.used_wall_ms },
       scope: r.scope ?? [],
-      expiresAtMs: r.expires_at ? (r.expires_at as Date).getTime() : null,
+      expiresAtMs: r.expires_at ? r.expires_at.getTime() : null,
       revoked: r.revoked_at !== null,
     },
   };
@@ -32,9 +50,13 @@ export function toLeaseRow(r: any): LeaseRow {
 
 async function selectLease(client: pg.PoolClient, tenantId: string, id: string, lock: boolean): Promise<LeaseRow> {
   if (!isUuid(id)) throw new NotFoundError('Lease', id);
-  const { rows } = await client.query(`SELECT ${LEASE_COLUMNS} FROM leases WHERE tenant_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [tenantId, id]);
-  if (!rows.length) throw new NotFoundError('Lease', id);
-  return toLeaseRow(rows[0]);
+  const { rows } = await client.query<LeaseSqlRow>(`SELECT ${LEASE_COLUMNS} FROM leases WHERE tenant_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [
+    tenantId,
+    id,
+  ]);
+  const row = rows[0];
+  if (!row) throw new NotFoundError('Lease', id);
+  return toLeaseRow(row);
 }
 
 /** Reads a lease without locking it: callers learn its work item, lock that first, then lockLease. */

@@ -1,5 +1,5 @@
 /**
- * Lease rules (seed 000): a lease grants a holder a scope, an expiry and a budget, charged after
+ * Lease rules: a lease grants a holder a scope, an expiry and a budget, charged after
  * each episode. A child lease may only narrow its parent; numbers of episodes under a work item
  * are monotonic and 1-indexed (INV-EP01, INV-EP02).
  *
@@ -68,9 +68,7 @@ export interface LeaseCharge {
   overdrawn: LeaseResource | null;
 }
 
-export type EpisodeNumberResult =
-  | { ok: true; episodeNumber: number }
-  | { ok: false; lastIssued: number; requested: number; message: string };
+export type EpisodeNumberResult = { ok: true; episodeNumber: number } | { ok: false; lastIssued: number; requested: number; message: string };
 
 export const BUDGET_KEY: Record<LeaseResource, keyof LeaseBudget> = {
   episodes: 'episodes',
@@ -138,11 +136,13 @@ function budgetViolations(parentRemaining: LeaseBudget, childBudget: LeaseBudget
 function expiryViolations(parentExpiry: number | null, childExpiry: number | null): LeaseViolation[] {
   if (parentExpiry === null || (childExpiry !== null && childExpiry <= parentExpiry)) return [];
   const asked = childExpiry === null ? 'never' : formatInstant(childExpiry);
-  return [{
-    rule: 'expiry_after_parent',
-    field: 'expiresAt',
-    message: `Child expiry ${asked} is after the parent's ${formatInstant(parentExpiry)}`,
-  }];
+  return [
+    {
+      rule: 'expiry_after_parent',
+      field: 'expiresAt',
+      message: `Child expiry ${asked} is after the parent's ${formatInstant(parentExpiry)}`,
+    },
+  ];
 }
 
 /** ISO time when representable; the raw number otherwise (a client may send any number). */
@@ -157,11 +157,13 @@ function scopeViolations(parentScope: readonly string[], childScope: readonly st
   return childScope.flatMap((entry, index) =>
     allowed.has(entry)
       ? []
-      : [{
-        rule: 'scope_not_subset' as const,
-        field: `scope.${index}`,
-        message: `Scope '${entry}' is not in the parent's scope`,
-      }],
+      : [
+          {
+            rule: 'scope_not_subset' as const,
+            field: `scope.${index}`,
+            message: `Scope '${entry}' is not in the parent's scope`,
+          },
+        ],
   );
 }
 
@@ -221,7 +223,12 @@ export function nextEpisodeNumber(lastIssued: number, requested?: number | null)
   if (requested === undefined || requested === null) {
     // Numbers are stored as 32-bit integers: past the last one the work item is full, said as a typed error.
     if (lastIssued >= MAX_EPISODE_NUMBER) {
-      return { ok: false, lastIssued, requested: lastIssued + 1, message: `The work item has issued the highest episode number (${MAX_EPISODE_NUMBER}); start its episodes under a new work item` };
+      return {
+        ok: false,
+        lastIssued,
+        requested: lastIssued + 1,
+        message: `The work item has issued the highest episode number (${MAX_EPISODE_NUMBER}); start its episodes under a new work item`,
+      };
     }
     return { ok: true, episodeNumber: lastIssued + 1 };
   }
@@ -234,8 +241,6 @@ export function nextEpisodeNumber(lastIssued: number, requested?: number | null)
     ok: false,
     lastIssued,
     requested,
-    message:
-      `Episode number ${episodeNumber} is not after the last issued number ${lastIssued}; ` +
-      `the next is ${lastIssued + 1} or later`,
+    message: `Episode number ${episodeNumber} is not after the last issued number ${lastIssued}; ` + `the next is ${lastIssued + 1} or later`,
   };
 }

@@ -1,11 +1,12 @@
 // Issuing and revoking leases. A child reserves its budget on its parent when issued and gives the
 // unspent part back when revoked (accounting.ts); both lock the work item first (work-items.ts).
 import type pg from 'pg';
-import type { NewLedgerEvent } from '../ledger/store.ts';
-import { LeaseError } from '../schema/errors.ts';
-import { addUsage, childReservation, shareOnParent, subtractUsage, type LeaseNode } from './accounting.ts';
-import { checkChildLease, remainingLeaseBudget, type LeaseBudget, type LeaseUsage } from './rules.ts';
-import { lockLease, readLease, type LeaseRow } from './row.ts';
+import { LeaseError } from '../core/errors.ts';
+import { must } from '../core/must.ts';
+import type { NewLedgerEvent } from '../core/write-context.ts';
+import { addUsage, childReservation, type LeaseNode, shareOnParent, subtractUsage } from './accounting.ts';
+import { type LeaseRow, lockLease, readLease } from './row.ts';
+import { checkChildLease, type LeaseBudget, type LeaseUsage, remainingLeaseBudget } from './rules.ts';
 import { leaseReserved, loadLeaseTree } from './tree.ts';
 import { lockWorkItem } from './work-items.ts';
 
@@ -28,20 +29,25 @@ interface ParentReservation {
 
 /** Checks a child against what its parent has left unreserved; what it will reserve there. */
 async function reserveOnParent(client: pg.PoolClient, tenantId: string, input: IssueLeaseInput, now: Date): Promise<ParentReservation> {
-  const parent = await lockLease(client, tenantId, input.parentLeaseId!);
-  if (parent.workItemId !== input.workItemId) throw new LeaseError(parent.id, 'wrong_work_item', `parent lease ${parent.id} belongs to work item ${parent.workItemId}`);
+  const parent = await lockLease(client, tenantId, must(input.parentLeaseId));
+  if (parent.workItemId !== input.workItemId)
+    throw new LeaseError(parent.id, 'wrong_work_item', `parent lease ${parent.id} belongs to work item ${parent.workItemId}`);
   const reservedBefore = await leaseReserved(client, tenantId, parent.id, now);
   const child = { budget: input.budget, scope: input.scope, expiresAtMs: input.expiresAt.getTime() };
   const violations = checkChildLease(parent.lease, child, now.getTime(), reservedBefore);
   if (violations.length) {
-    throw new LeaseError(parent.id, violations[0]!.rule, violations.map((v) => v.message).join('; '),
-      violations.map((v) => ({ field: v.field, limit: v.rule, actual: null, message: v.message })));
+    throw new LeaseError(
+      parent.id,
+      must(violations[0]).rule,
+      violations.map((v) => v.message).join('; '),
+      violations.map((v) => ({ field: v.field, limit: v.rule, actual: null, message: v.message })),
+    );
   }
   const reserved = childReservation(parent.lease.budget, input.budget);
   return { reserved, parentRemaining: remainingLeaseBudget(parent.lease, addUsage(reservedBefore, reserved)) };
 }
 
-/** Issues a lease; a child lease (parentLeaseId) may only narrow its parent and reserves its budget there (seed 000). */
+/** Issues a lease; a child lease (parentLeaseId) may only narrow its parent and reserves its budget there. */
 export async function issueLease(client: pg.PoolClient, tenantId: string, input: IssueLeaseInput, now: Date, events: NewLedgerEvent[]): Promise<string> {
   await lockWorkItem(client, tenantId, input.workItemId);
   const onParent = input.parentLeaseId !== null ? await reserveOnParent(client, tenantId, input, now) : null;
@@ -49,13 +55,31 @@ export async function issueLease(client: pg.PoolClient, tenantId: string, input:
   const { rows } = await client.query(
     `INSERT INTO leases (tenant_id, work_item_id, parent_id, issuer, holder, scope, expires_at, max_episodes, max_tool_calls, max_tokens, max_wall_ms, created_at)
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) RETURNING id`,
-    [tenantId, input.workItemId, input.parentLeaseId, input.issuer, input.holder, input.scope, input.expiresAt, b.episodes, b.toolCalls, b.tokens, b.wallMs, now],
+    [
+      tenantId,
+      input.workItemId,
+      input.parentLeaseId,
+      input.issuer,
+      input.holder,
+      input.scope,
+      input.expiresAt,
+      b.episodes,
+      b.toolCalls,
+      b.tokens,
+      b.wallMs,
+      now,
+    ],
   );
   events.push({
     type: 'lease.issued',
     workItemId: input.workItemId,
     payload: {
-      leaseId: rows[0].id, parentLeaseId: input.parentLeaseId, holder: input.holder, scope: input.scope, expiresAt: input.expiresAt.toISOString(), budget: b,
+      leaseId: rows[0].id,
+      parentLeaseId: input.parentLeaseId,
+      holder: input.holder,
+      scope: input.scope,
+      expiresAt: input.expiresAt.toISOString(),
+      budget: b,
       ...(onParent ? { reservedOnParent: onParent.reserved, parentRemaining: onParent.parentRemaining } : {}),
     },
   });
@@ -71,15 +95,19 @@ export async function revokeLease(client: pg.PoolClient, tenantId: string, id: s
   await lockWorkItem(client, tenantId, found.workItemId);
   const lease = await lockLease(client, tenantId, id);
   const nodes = await loadLeaseTree(client, tenantId, id);
-  const { rows } = await client.query(
+  const { rows } = await client.query<{ id: string }>(
     `UPDATE leases SET revoked_at = $3 WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND revoked_at IS NULL RETURNING id`,
     [tenantId, nodes.map((n) => n.id), now],
   );
-  const revoked = rows.map((r: any) => r.id as string).sort();
+  const revoked = rows.map((r) => r.id).sort();
   // What the revoked lease weighed on its parent before and after: the difference goes back. Live
   // episodes under it keep their holds until they end, so the parent is never overdrawn by them.
   const released = lease.parentId
     ? subtractUsage(shareOnParent(nodes, id, now.getTime()), shareOnParent(markRevoked(nodes, new Set(revoked)), id, now.getTime()))
     : null;
-  events.push({ type: 'lease.revoked', workItemId: lease.workItemId, payload: { leaseId: id, parentLeaseId: lease.parentId, revoked, releasedToParent: released } });
+  events.push({
+    type: 'lease.revoked',
+    workItemId: lease.workItemId,
+    payload: { leaseId: id, parentLeaseId: lease.parentId, revoked, releasedToParent: released },
+  });
 }

@@ -3,9 +3,9 @@
 // of being stored, so they cannot drift, and an expired child releases its budget the moment it
 // expires without any job having to run.
 import type pg from 'pg';
-import { leaseStanding, reservedAmounts, type LeaseNode, type LeaseStanding } from './accounting.ts';
+import { type LeaseNode, type LeaseStanding, leaseStanding, reservedAmounts } from './accounting.ts';
+import { LEASE_COLUMNS, type LeaseSqlRow, toLeaseRow } from './row.ts';
 import type { LeaseUsage } from './rules.ts';
-import { LEASE_COLUMNS, toLeaseRow } from './row.ts';
 
 type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
@@ -27,10 +27,18 @@ const TREE_SQL = `
        WHERE e.lease_id = leases.id AND e.status IN ('running', 'blocked')
     ) h`;
 
+/** A row of TREE_SQL: the lease's columns and what its live episodes hold. */
+interface LeaseTreeSqlRow extends LeaseSqlRow {
+  held_episodes: number;
+  held_tool_calls: number;
+  held_tokens: number;
+  held_wall_ms: number;
+}
+
 /** The subtree rooted at lease `id` (empty when the lease does not exist in the tenant). */
 export async function loadLeaseTree(db: Queryable, tenantId: string, id: string): Promise<LeaseNode[]> {
-  const { rows } = await db.query(TREE_SQL, [tenantId, id]);
-  return rows.map((r: any) => {
+  const { rows } = await db.query<LeaseTreeSqlRow>(TREE_SQL, [tenantId, id]);
+  return rows.map((r) => {
     const { id: leaseId, parentId, lease } = toLeaseRow(r);
     const held: LeaseUsage = { episodes: r.held_episodes, toolCalls: r.held_tool_calls, tokens: r.held_tokens, wallMs: r.held_wall_ms };
     return { id: leaseId, parentId, lease, held };

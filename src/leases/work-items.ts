@@ -2,15 +2,15 @@
 // leases' accounting or its loop state locks the work item row first, so those writes serialise
 // per work item in one lock order (work item, then leases) and cannot deadlock each other.
 import type pg from 'pg';
-import type { NewLedgerEvent } from '../ledger/store.ts';
+import { NotFoundError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
+import type { NewLedgerEvent } from '../core/write-context.ts';
 import type { StopReason } from '../episodes/stop-reason.ts';
-import { NotFoundError } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
 
 export interface WorkItemRow {
   id: string;
   lastEpisodeNumber: number;
-  /** Seed 000 max_episodes of the work item's loop; null is unlimited. */
+  /** How many episodes the work item's loop may run in all; null is unlimited. */
   maxEpisodes: number | null;
   /** Set once the loop stopped; starts are refused while it is. */
   stopCondition: StopReason | null;

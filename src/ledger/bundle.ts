@@ -1,11 +1,11 @@
 // Episode proof bundles (docs/LEDGER.md §6): an episode's events with inclusion proofs against a
 // signed tree head, and its step rows, checkable offline with a public key the caller trusts.
 // Verification never throws on bad data: a bundle is untrusted input.
-import { fromHex, isHashHex, toHex, type StoredLedgerEvent } from './hash.ts';
-import { eventLeafHash, verifyInclusion, type MerkleTree } from './merkle.ts';
+import { fromHex, isHashHex, type StoredLedgerEvent, toHex } from './hash.ts';
+import { eventLeafHash, type MerkleTree, verifyInclusion } from './merkle.ts';
 import { hasExactly, hasOnly, isUuid } from './shape.ts';
-import { isSignedTreeHead, verifyTreeHead, type SignedTreeHead, type TreeHead } from './signed-head.ts';
-import { STEP_HASH_FIELDS, STEP_OPTIONAL_FIELDS, stepRowHash, type StepRow } from './step-hash.ts';
+import { isSignedTreeHead, type SignedTreeHead, type TreeHead, verifyTreeHead } from './signed-head.ts';
+import { STEP_HASH_FIELDS, STEP_OPTIONAL_FIELDS, type StepRow, stepRowHash } from './step-hash.ts';
 import { contentFailure, eventShapeFailure, type Failure, type LedgerProblem } from './verify.ts';
 
 export const BUNDLE_FORMAT = 'episodic.bundle.v1';
@@ -62,7 +62,16 @@ export function buildProofBundle(
     leafIndex: e.seq - 1,
     auditPath: tree.inclusionProof(e.seq - 1, treeHead.treeSize).map(toHex),
   }));
-  return { format: BUNDLE_FORMAT, tenantId: treeHead.tenantId, episodeId: parts.episodeId, publicKey: parts.publicKey, events: parts.events, steps: parts.steps, proofs, treeHead };
+  return {
+    format: BUNDLE_FORMAT,
+    tenantId: treeHead.tenantId,
+    episodeId: parts.episodeId,
+    publicKey: parts.publicKey,
+    events: parts.events,
+    steps: parts.steps,
+    proofs,
+    treeHead,
+  };
 }
 
 function isProof(value: unknown): value is EventInclusionProof {
@@ -90,7 +99,8 @@ function envelopeFailure(value: unknown): Failure | undefined {
   if (!hasExactly(b, BUNDLE_MEMBERS)) return { problem: 'malformed', reason: `a bundle has exactly the members ${BUNDLE_MEMBERS.join(', ')}` };
   if (!isUuid(b.tenantId) || !isUuid(b.episodeId)) return { problem: 'malformed', reason: 'tenantId and episodeId must be lowercase uuids' };
   if (!isHashHex(b.publicKey)) return { problem: 'malformed', reason: 'publicKey must be 64 lowercase hex digits' };
-  if (!Array.isArray(b.events) || !Array.isArray(b.steps) || !Array.isArray(b.proofs)) return { problem: 'malformed', reason: 'events, steps and proofs must be arrays' };
+  if (!Array.isArray(b.events) || !Array.isArray(b.steps) || !Array.isArray(b.proofs))
+    return { problem: 'malformed', reason: 'events, steps and proofs must be arrays' };
   if (!isSignedTreeHead(b.treeHead)) return { problem: 'malformed', reason: 'treeHead is not a signed tree head (§5)' };
   return undefined;
 }
@@ -124,7 +134,12 @@ export function concernedEpisode(e: StoredLedgerEvent): string | null {
   return e.episodeId;
 }
 
-function bundleEventFailure(e: StoredLedgerEvent, bundle: ProofBundle, eventsBySeq: Map<number, StoredLedgerEvent>, proofsBySeq: Map<number, EventInclusionProof>): Failure | undefined {
+function bundleEventFailure(
+  e: StoredLedgerEvent,
+  bundle: ProofBundle,
+  eventsBySeq: Map<number, StoredLedgerEvent>,
+  proofsBySeq: Map<number, EventInclusionProof>,
+): Failure | undefined {
   if (e.tenantId !== bundle.tenantId) return { problem: 'tenant-mismatch', reason: `seq ${e.seq} belongs to tenant ${e.tenantId}` };
   if (concernedEpisode(e) !== bundle.episodeId) return { problem: 'malformed', reason: `seq ${e.seq} does not concern episode ${bundle.episodeId}` };
   const content = contentFailure(e);
@@ -142,7 +157,8 @@ function indexEvents(items: unknown[], problems: BundleProblem[]): Map<number, S
   items.forEach((item, index) => {
     const shape = eventShapeFailure(item, `event at position ${index}`);
     if (shape) problems.push(shape);
-    else if (bySeq.has((item as StoredLedgerEvent).seq)) problems.push({ seq: (item as StoredLedgerEvent).seq, problem: 'malformed', reason: 'duplicate event' });
+    else if (bySeq.has((item as StoredLedgerEvent).seq))
+      problems.push({ seq: (item as StoredLedgerEvent).seq, problem: 'malformed', reason: 'duplicate event' });
     else bySeq.set((item as StoredLedgerEvent).seq, item as StoredLedgerEvent);
   });
   return bySeq;
@@ -152,7 +168,8 @@ function indexBy<T>(items: unknown[], isItem: (v: unknown) => v is T, key: (item
   const byKey = new Map<number, T>();
   items.forEach((item, index) => {
     if (!isItem(item)) problems.push({ problem: 'malformed', reason: `${what} at position ${index} is malformed` });
-    else if (byKey.has(key(item))) problems.push({ ...(what === 'step' ? { stepNumber: key(item) } : { seq: key(item) }), problem: 'malformed', reason: `duplicate ${what} ${key(item)}` });
+    else if (byKey.has(key(item)))
+      problems.push({ ...(what === 'step' ? { stepNumber: key(item) } : { seq: key(item) }), problem: 'malformed', reason: `duplicate ${what} ${key(item)}` });
     else byKey.set(key(item), item);
   });
   return byKey;
@@ -175,7 +192,8 @@ function checkSteps(bundle: ProofBundle, events: Iterable<StoredLedgerEvent>, pr
       covered.add(n);
       const row = rows.get(n);
       if (!row) problems.push({ seq: e.seq, stepNumber: n, problem: 'step-missing', reason: `step ${n} logged by seq ${e.seq} is not in the bundle` });
-      else if (row.episodeId !== bundle.episodeId || stepRowHash(row) !== hash) problems.push({ seq: e.seq, stepNumber: n, problem: 'step-mismatch', reason: `step ${n} does not hash to what seq ${e.seq} logged` });
+      else if (row.episodeId !== bundle.episodeId || stepRowHash(row) !== hash)
+        problems.push({ seq: e.seq, stepNumber: n, problem: 'step-mismatch', reason: `step ${n} does not hash to what seq ${e.seq} logged` });
       else checked++;
     }
   }

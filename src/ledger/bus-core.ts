@@ -121,9 +121,14 @@ export abstract class FanOutBase {
   protected readonly local = new LocalSubscribers();
   protected readonly outbox: Coalescer;
 
-  constructor(protected readonly log: Logger, protected readonly options: BusOptions) {
-    this.outbox = new Coalescer(options.coalesceMs, (heads) => this.send(heads), (err) =>
-      log.warn({ err }, 'ledger notifications are failing; other processes fall back to safety re-reads'),
+  constructor(
+    protected readonly log: Logger,
+    protected readonly options: BusOptions,
+  ) {
+    this.outbox = new Coalescer(
+      options.coalesceMs,
+      (heads) => this.send(heads),
+      (err) => log.warn({ err }, 'ledger notifications are failing; other processes fall back to safety re-reads'),
     );
   }
 

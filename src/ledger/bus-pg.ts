@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { FanOutUnavailableError, type BusOptions, type LedgerBus } from './bus.ts';
+import { type BusOptions, FanOutUnavailableError, type LedgerBus } from './bus.ts';
 import { decodeHeads, encodeHeads, FanOutBase } from './bus-core.ts';
 
 const CHANNEL = 'episodic_ledger';
@@ -14,7 +14,11 @@ export class PgLedgerBus extends FanOutBase implements LedgerBus {
   private listener: pg.Client | null = null;
   private stopped = false;
 
-  constructor(private readonly pool: pg.Pool, log: Logger, options: BusOptions) {
+  constructor(
+    private readonly pool: pg.Pool,
+    log: Logger,
+    options: BusOptions,
+  ) {
     super(log, options);
   }
 

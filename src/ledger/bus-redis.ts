@@ -4,7 +4,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { redactUrl } from '../config.ts';
-import { FanOutUnavailableError, type BusOptions, type LedgerBus } from './bus.ts';
+import { type BusOptions, FanOutUnavailableError, type LedgerBus } from './bus.ts';
 import { decodeHeads, encodeHeads, FanOutBase } from './bus-core.ts';
 
 const CHANNEL = 'episodic:ledger';
@@ -15,7 +15,11 @@ export class RedisLedgerBus extends FanOutBase implements LedgerBus {
   private readonly sub: Redis;
   private subscribed = false;
 
-  constructor(private readonly url: string, log: Logger, options: BusOptions) {
+  constructor(
+    private readonly url: string,
+    log: Logger,
+    options: BusOptions,
+  ) {
     super(log, options);
     this.pub = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
     this.sub = new Redis(url, { lazyConnect: true, autoResubscribe: false });

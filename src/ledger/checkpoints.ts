@@ -4,7 +4,7 @@
 // ledger without a checkpoint counts as moved). Reads never publish one.
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { GENESIS_HASH, toHex, type StoredLedgerEvent } from './hash.ts';
+import { GENESIS_HASH, type StoredLedgerEvent, toHex } from './hash.ts';
 import { eventLeafHash, MerkleTree } from './merkle.ts';
 import { readHead } from './read.ts';
 import type { SignedTreeHead } from './signed-head.ts';
@@ -76,10 +76,11 @@ export async function latestCheckpoint(pool: pg.Pool, tenantId: string): Promise
 
 /** Every signed checkpoint with treeSize > afterSize, oldest first, at most `limit`. */
 export async function listCheckpoints(pool: pg.Pool, tenantId: string, afterSize: number, limit: number): Promise<SignedTreeHead[]> {
-  const { rows } = await pool.query<CheckpointRow>(
-    'SELECT * FROM ledger_checkpoints WHERE tenant_id = $1 AND tree_size > $2 ORDER BY tree_size LIMIT $3',
-    [tenantId, afterSize, limit],
-  );
+  const { rows } = await pool.query<CheckpointRow>('SELECT * FROM ledger_checkpoints WHERE tenant_id = $1 AND tree_size > $2 ORDER BY tree_size LIMIT $3', [
+    tenantId,
+    afterSize,
+    limit,
+  ]);
   return rows.map(toSigned);
 }
 

@@ -1,8 +1,8 @@
 // The ledger's typed errors. A proof is only given against a signed checkpoint, and reads never
 // sign one (docs/LEDGER.md §5): an event newer than the latest checkpoint waits for the schedule.
 import { builder } from '../builder.ts';
+import { DomainError } from '../core/errors.ts';
 import { ErrorInterface } from '../schema/base.ts';
-import { DomainError } from '../schema/errors.ts';
 
 export class NotCheckpointedError extends DomainError {
   override name = 'NotCheckpointedError';

@@ -2,11 +2,11 @@
 // events. Verified offline against a trusted key: the chain, every checkpoint's signature, and
 // each checkpoint the events reach (head hash, and from seq 1 the root); a checkpoint beyond the
 // last event is a cut-off tail. Never throws on bad data.
-import { GENESIS_HASH, toHex, type StoredLedgerEvent } from './hash.ts';
+import { GENESIS_HASH, type StoredLedgerEvent, toHex } from './hash.ts';
 import { eventLeafHash, MerkleAccumulator } from './merkle.ts';
 import { hasExactly, hasOnly, isUuid } from './shape.ts';
-import { isSignedTreeHead, verifyTreeHead, type SignedTreeHead } from './signed-head.ts';
-import { verifyChain, type LedgerProblem } from './verify.ts';
+import { isSignedTreeHead, type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
+import { type LedgerProblem, verifyChain } from './verify.ts';
 
 export const EXPORT_FORMAT = 'episodic.export.v1';
 
@@ -36,7 +36,9 @@ function headerFailure(line: unknown): { problem: LedgerProblem; reason: string 
   if (typeof line !== 'object' || line === null || Array.isArray(line)) return { problem: 'malformed', reason: 'line 1 must be the export header' };
   const h = line as Line;
   if (h.format !== EXPORT_FORMAT) {
-    return typeof h.format === 'string' ? { problem: 'unsupported-version', reason: `format "${h.format}" is not ${EXPORT_FORMAT}` } : { problem: 'malformed', reason: `line 1 must be the header {"format":"${EXPORT_FORMAT}",...}` };
+    return typeof h.format === 'string'
+      ? { problem: 'unsupported-version', reason: `format "${h.format}" is not ${EXPORT_FORMAT}` }
+      : { problem: 'malformed', reason: `line 1 must be the header {"format":"${EXPORT_FORMAT}",...}` };
   }
   const sizeOk = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
   if (!hasOnly(h, ['format', 'tenantId', 'afterSeq', 'toSeq'], []) || !isUuid(h.tenantId) || !sizeOk(h.afterSeq) || !(h.toSeq === null || sizeOk(h.toSeq))) {
@@ -59,7 +61,13 @@ function split(lines: unknown[]): { checkpoints: unknown[]; events: unknown[] } 
 
 export function verifyExport(lines: unknown[], publicKey: Uint8Array): ExportReport {
   const report: ExportReport = { ok: false, eventsChecked: 0, checkpointsChecked: 0, latestCheckpoint: null };
-  const fail = (problem: LedgerProblem, reason: string, firstBadSeq?: number): ExportReport => ({ ...report, ok: false, problem, reason, ...(firstBadSeq === undefined ? {} : { firstBadSeq }) });
+  const fail = (problem: LedgerProblem, reason: string, firstBadSeq?: number): ExportReport => ({
+    ...report,
+    ok: false,
+    problem,
+    reason,
+    ...(firstBadSeq === undefined ? {} : { firstBadSeq }),
+  });
   const headerProblem = headerFailure(lines[0]);
   if (headerProblem) return fail(headerProblem.problem, headerProblem.reason);
   const header = lines[0] as ExportHeader;
@@ -83,7 +91,8 @@ export function verifyExport(lines: unknown[], publicKey: Uint8Array): ExportRep
   if (!chain.ok) return fail(chain.problem ?? 'malformed', chain.reason ?? '', chain.firstBadSeq);
   const stored = events as StoredLedgerEvent[];
   const lastSeq = header.afterSeq + stored.length;
-  if (header.toSeq !== null && lastSeq < header.toSeq) return fail('missing-tail', `the header says events up to ${header.toSeq}, the file ends at ${lastSeq}`, lastSeq + 1);
+  if (header.toSeq !== null && lastSeq < header.toSeq)
+    return fail('missing-tail', `the header says events up to ${header.toSeq}, the file ends at ${lastSeq}`, lastSeq + 1);
 
   const tree = new MerkleAccumulator();
   let next = 0;
@@ -91,8 +100,10 @@ export function verifyExport(lines: unknown[], publicKey: Uint8Array): ExportRep
     if (header.afterSeq === 0) tree.append(eventLeafHash(e.hash));
     for (let head = heads[next]; head && head.treeSize <= e.seq; head = heads[++next]) {
       if (head.treeSize < firstSeq) continue;
-      if (head.headHash !== e.hash) return fail('head-hash-mismatch', `event ${e.seq} is not the one checkpoint ${head.treeSize} signed: history was rewritten`, e.seq);
-      if (header.afterSeq === 0 && toHex(tree.root()) !== head.rootHash) return fail('root-mismatch', `events 1..${e.seq} do not produce the signed root`, e.seq);
+      if (head.headHash !== e.hash)
+        return fail('head-hash-mismatch', `event ${e.seq} is not the one checkpoint ${head.treeSize} signed: history was rewritten`, e.seq);
+      if (header.afterSeq === 0 && toHex(tree.root()) !== head.rootHash)
+        return fail('root-mismatch', `events 1..${e.seq} do not produce the signed root`, e.seq);
       report.checkpointsChecked++;
       report.latestCheckpoint = { treeSize: head.treeSize, issuedAt: head.issuedAt };
     }

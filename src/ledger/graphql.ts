@@ -1,14 +1,18 @@
 // The LedgerEvent and SignedTreeHead types and helpers shared by the ledger queries and subscriptions.
 import { builder } from '../builder.ts';
+import { InputLimitError } from '../core/errors.ts';
 import type { Context } from '../schema/context.ts';
-import { InputLimitError } from '../schema/errors.ts';
 import type { StoredLedgerEvent } from './hash.ts';
 import type { SignedTreeHead } from './signed-head.ts';
 
 export const LedgerEventRef = builder.objectRef<StoredLedgerEvent>('LedgerEvent').implement({
   description: 'One entry of the hash chain of a tenant. hash = BLAKE3(tag || prevHash || RFC 8785 JSON); see docs/LEDGER.md.',
   fields: (t) => ({
-    seq: t.field({ type: 'BigInt', description: 'A decimal string here; a JSON number when hashed and in exports (docs/LEDGER.md §2.2).', resolve: (e) => e.seq }),
+    seq: t.field({
+      type: 'BigInt',
+      description: 'A decimal string here; a JSON number when hashed and in exports (docs/LEDGER.md §2.2).',
+      resolve: (e) => e.seq,
+    }),
     type: t.exposeString('type'),
     episodeId: t.exposeID('episodeId', { nullable: true }),
     workItemId: t.exposeID('workItemId', { nullable: true }),
@@ -31,7 +35,11 @@ export const LedgerFilterInput = builder.inputType('LedgerEventFilter', {
 export const SignedTreeHeadRef = builder.objectRef<SignedTreeHead>('SignedTreeHead').implement({
   description: 'A checkpoint: the Merkle root over events 1..treeSize, signed with Ed25519 (docs/LEDGER.md §5).',
   fields: (t) => ({
-    treeSize: t.field({ type: 'BigInt', description: 'A decimal string here; a JSON number in the signed message and in exports (§2.2).', resolve: (h) => h.treeSize }),
+    treeSize: t.field({
+      type: 'BigInt',
+      description: 'A decimal string here; a JSON number in the signed message and in exports (§2.2).',
+      resolve: (h) => h.treeSize,
+    }),
     rootHash: t.exposeString('rootHash'),
     headHash: t.exposeString('headHash'),
     issuedAt: t.exposeString('issuedAt'),

@@ -4,6 +4,7 @@ import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import canonicalize from 'canonicalize';
 import { createBLAKE3 } from 'hash-wasm';
+import { must } from '../core/must.ts';
 
 export const LEDGER_SCHEMA_VERSION = 1;
 export const HASH_BYTES = 32;
@@ -64,7 +65,7 @@ export function isHashHex(value: unknown): value is string {
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  for (let i = 0; i < a.length; i++) diff |= must(a[i]) ^ must(b[i]);
   return diff === 0;
 }
 

@@ -5,7 +5,7 @@
 // answer always contains every commit that woke them.
 import type pg from 'pg';
 import type { StoredLedgerEvent } from './hash.ts';
-import { readEvents, readHead, type LedgerFilter } from './read.ts';
+import { type LedgerFilter, readEvents, readHead } from './read.ts';
 
 /** Events per read: the most a subscriber holds in memory at once. */
 export const LIVE_PAGE_SIZE = 500;

@@ -6,12 +6,15 @@
 // Over SSE there is no socket to watch and none is needed: yoga waits for 'drain' before it asks
 // for the next item, so a stalled SSE client holds at most one page, and resumes where it stopped.
 import { GraphQLError } from 'graphql';
-import type { Context } from '../schema/context.ts';
+import type { Logger } from 'pino';
 import type { LedgerCursor } from './tail.ts';
 
 /** How a stream ended early; the field resolver turns it into the client's error. */
 export class StreamEnd {
-  constructor(readonly code: 'SLOW_CONSUMER' | 'INTERNAL_SERVER_ERROR', readonly resumeAfterSeq: number | null) {}
+  constructor(
+    readonly code: 'SLOW_CONSUMER' | 'INTERNAL_SERVER_ERROR',
+    readonly resumeAfterSeq: number | null,
+  ) {}
 
   toError(): GraphQLError {
     const resume = this.resumeAfterSeq === null ? 'from where it started' : `with afterSeq: ${this.resumeAfterSeq}`;
@@ -25,11 +28,19 @@ export class StreamEnd {
   }
 }
 
+/** What the stream guard reads of a request's context (src/schema/context.ts has it). */
+export interface StreamContext {
+  log: Pick<Logger, 'error'>;
+  services: { config: { subscriptions: { maxBufferedBytes: number } } };
+  /** The graphql-ws socket the stream is sent on (absent over SSE). */
+  wsSocket?: { readonly bufferedAmount: number };
+}
+
 /** How often a stalled send is checked: a stall is what makes bufferedAmount grow. */
 const CHECK_EVERY_MS = 500;
 
 export interface LiveSourceOptions<T> {
-  ctx: Context;
+  ctx: StreamContext;
   /** The cursor of the tail behind the stream: while the tail waits at a yield, it is the seq of that item. */
   cursor: LedgerCursor;
   run(signal: AbortSignal): AsyncGenerator<T>;
@@ -54,7 +65,7 @@ export function liveSource<T>({ ctx, cursor, run }: LiveSourceOptions<T>): Async
   };
 }
 
-async function* guarded<T>(source: AsyncGenerator<T>, cursor: LedgerCursor, ctx: Context): AsyncGenerator<T | StreamEnd> {
+async function* guarded<T>(source: AsyncGenerator<T>, cursor: LedgerCursor, ctx: StreamContext): AsyncGenerator<T | StreamEnd> {
   const socket = ctx.wsSocket;
   const maxBytes = ctx.services.config.subscriptions.maxBufferedBytes;
   const over = () => !!socket && socket.bufferedAmount > maxBytes;

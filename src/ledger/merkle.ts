@@ -2,7 +2,8 @@
 // Leaf i (0-based) is the event with seq i + 1; its leaf data is the 32 raw bytes of that
 // event's chain hash.
 import { blake3 } from '@noble/hashes/blake3.js';
-import { HASH_BYTES, bytesEqual, fromHex, hashBytes } from './hash.ts';
+import { must } from '../core/must.ts';
+import { bytesEqual, fromHex, HASH_BYTES, hashBytes } from './hash.ts';
 
 export const LEAF_PREFIX = 0x00;
 export const NODE_PREFIX = 0x01;
@@ -54,13 +55,13 @@ export function merkleRoot(leafHashes: Iterable<Uint8Array>): Uint8Array {
   let count = 0;
   for (const leaf of leafHashes) {
     let node = leaf;
-    for (let n = count; n % 2 === 1; n = (n - 1) / 2) node = hashChildren(completeSubtrees.pop()!, node);
+    for (let n = count; n % 2 === 1; n = (n - 1) / 2) node = hashChildren(must(completeSubtrees.pop()), node);
     completeSubtrees.push(node);
     count++;
   }
   let root = completeSubtrees.pop();
   if (root === undefined) return EMPTY_TREE_ROOT;
-  for (let i = completeSubtrees.length - 1; i >= 0; i--) root = hashChildren(completeSubtrees[i]!, root);
+  for (let i = completeSubtrees.length - 1; i >= 0; i--) root = hashChildren(must(completeSubtrees[i]), root);
   return root;
 }
 
@@ -116,17 +117,17 @@ export class MerkleTree {
   }
 
   get size(): number {
-    return this.levels[0]!.count;
+    return must(this.levels[0]).count;
   }
 
   append(leafHash: Uint8Array): void {
     if (leafHash.length !== HASH_BYTES) throw new RangeError('a leaf hash is 32 bytes');
-    this.levels[0]!.push(leafHash);
+    must(this.levels[0]).push(leafHash);
     // Each time a level gains an even count, its last two entries complete a subtree above.
-    for (let h = 0; this.levels[h]!.count % 2 === 0; h++) {
-      const parent = this.levels[h]!.hashLastPair();
+    for (let h = 0; must(this.levels[h]).count % 2 === 0; h++) {
+      const parent = must(this.levels[h]).hashLastPair();
       if (this.levels[h + 1] === undefined) this.levels.push(new HashList());
-      this.levels[h + 1]!.push(parent);
+      must(this.levels[h + 1]).push(parent);
     }
   }
 
@@ -191,7 +192,7 @@ export class MerkleTree {
   // stored; a partial right edge is split as MTH prescribes.
   private subtreeRoot(start: number, end: number): Uint8Array {
     const width = end - start;
-    if (isPowerOfTwo(width)) return this.levels[Math.log2(width)]!.get(start / width);
+    if (isPowerOfTwo(width)) return must(this.levels[Math.log2(width)]).get(start / width);
     const mid = start + splitPoint(width);
     return hashChildren(this.subtreeRoot(start, mid), this.subtreeRoot(mid, end));
   }
@@ -270,8 +271,8 @@ export function verifyConsistency(claim: ConsistencyClaim): boolean {
   let fn = oldSize - 1;
   let sn = newSize - 1;
   while (fn % 2 === 1) [fn, sn] = [(fn - 1) / 2, Math.floor(sn / 2)];
-  let fr = path[0]!;
-  let sr = path[0]!;
+  let fr = must(path[0]);
+  let sr = must(path[0]);
   for (const c of path.slice(1)) {
     if (sn === 0) return false;
     if (fn % 2 === 1 || fn === sn) {

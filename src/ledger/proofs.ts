@@ -2,18 +2,18 @@
 // signed checkpoint that already exists (reads never sign one: docs/LEDGER.md §5).
 import type pg from 'pg';
 import { builder } from '../builder.ts';
+import { InputLimitError, NotFoundError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import type { Context } from '../schema/context.ts';
-import { InputLimitError, NotFoundError } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
 import { buildProofBundle, type ProofBundle } from './bundle.ts';
 import { latestCheckpoint } from './checkpoints.ts';
 import { NotCheckpointedError } from './errors.ts';
 import { asSeq, SignedTreeHeadRef, tenantOf } from './graphql.ts';
-import { toHex, type StoredLedgerEvent } from './hash.ts';
+import { type StoredLedgerEvent, toHex } from './hash.ts';
 import { eventLeafHash } from './merkle.ts';
-import { EVENT_COLUMNS, readEvents, readHead, toEvent } from './read.ts';
+import { EVENT_COLUMNS, type LedgerEventSqlRow, readEvents, readHead, toEvent } from './read.ts';
 import type { SignedTreeHead } from './signed-head.ts';
-import { stepRowFromColumns, type StepRow } from './step-hash.ts';
+import { type StepRow, stepRowFromColumns } from './step-hash.ts';
 
 interface InclusionProof {
   seq: number;
@@ -29,27 +29,36 @@ const InclusionProofRef = builder.objectRef<InclusionProof>('InclusionProof').im
     seq: t.field({ type: 'BigInt', resolve: (p) => p.seq }),
     leafIndex: t.field({ type: 'BigInt', resolve: (p) => p.seq - 1 }),
     treeSize: t.field({ type: 'BigInt', resolve: (p) => p.treeSize }),
-    eventHash: t.exposeString('eventHash', { description: 'The event\'s chain hash: the leaf data.' }),
-    leafHash: t.string({ description: 'leafHash(bytes(eventHash)) = H(0x00 || leaf data) (§4), the value the audit path starts from.', resolve: (p) => toHex(eventLeafHash(p.eventHash)) }),
+    eventHash: t.exposeString('eventHash', { description: "The event's chain hash: the leaf data." }),
+    leafHash: t.string({
+      description: 'leafHash(bytes(eventHash)) = H(0x00 || leaf data) (§4), the value the audit path starts from.',
+      resolve: (p) => toHex(eventLeafHash(p.eventHash)),
+    }),
     auditPath: t.exposeStringList('auditPath'),
     checkpoint: t.field({ type: SignedTreeHeadRef, resolve: (p) => p.checkpoint }),
   }),
 });
 
-const ConsistencyProofRef = builder.objectRef<{ fromSize: number; toSize: number; fromRoot: string; toRoot: string; proof: string[] }>('ConsistencyProof').implement({
-  description: 'PROOF(fromSize, D[0:toSize]) of docs/LEDGER.md §4.2; fromSize 0 gives the empty proof and the empty tree\'s root.',
-  fields: (t) => ({
-    fromSize: t.field({ type: 'BigInt', resolve: (p) => p.fromSize }),
-    toSize: t.field({ type: 'BigInt', resolve: (p) => p.toSize }),
-    fromRoot: t.exposeString('fromRoot'),
-    toRoot: t.exposeString('toRoot'),
-    proof: t.exposeStringList('proof'),
-  }),
-});
+const ConsistencyProofRef = builder
+  .objectRef<{ fromSize: number; toSize: number; fromRoot: string; toRoot: string; proof: string[] }>('ConsistencyProof')
+  .implement({
+    description: "PROOF(fromSize, D[0:toSize]) of docs/LEDGER.md §4.2; fromSize 0 gives the empty proof and the empty tree's root.",
+    fields: (t) => ({
+      fromSize: t.field({ type: 'BigInt', resolve: (p) => p.fromSize }),
+      toSize: t.field({ type: 'BigInt', resolve: (p) => p.toSize }),
+      fromRoot: t.exposeString('fromRoot'),
+      toRoot: t.exposeString('toRoot'),
+      proof: t.exposeStringList('proof'),
+    }),
+  });
 
 const ProofBundleRef = builder.objectRef<ProofBundle>('EpisodeProofBundle').implement({
   fields: (t) => ({
-    bundle: t.field({ type: 'JSON', description: 'The bundle of docs/LEDGER.md §6: save it and check it with `episodic verify --public-key <trusted hex> <file>`.', resolve: (b) => b }),
+    bundle: t.field({
+      type: 'JSON',
+      description: 'The bundle of docs/LEDGER.md §6: save it and check it with `episodic verify --public-key <trusted hex> <file>`.',
+      resolve: (b) => b,
+    }),
     eventCount: t.int({ resolve: (b) => b.events.length }),
     stepCount: t.int({ resolve: (b) => b.steps.length }),
     treeHead: t.field({ type: SignedTreeHeadRef, resolve: (b) => b.treeHead }),
@@ -65,7 +74,7 @@ async function checkpointCovering(ctx: Context, size: number): Promise<SignedTre
 
 /** An episode's events (lease.charged names its episode in the payload, §10) and its step rows. */
 async function episodeRecord(pool: pg.Pool, tenantId: string, episodeId: string): Promise<{ events: StoredLedgerEvent[]; steps: StepRow[] }> {
-  const events = await pool.query(
+  const events = await pool.query<LedgerEventSqlRow>(
     `SELECT ${EVENT_COLUMNS} FROM ledger_events
       WHERE tenant_id = $1 AND (episode_id = $2 OR (type = 'lease.charged' AND payload->>'episodeId' = $2::text)) ORDER BY seq`,
     [tenantId, episodeId],
@@ -101,15 +110,28 @@ builder.queryFields((t) => ({
       const fromSize = asSeq('fromSize', args.fromSize, 0);
       const toSize = asSeq('toSize', args.toSize, head.seq);
       if (fromSize > toSize || toSize > head.seq) {
-        throw new InputLimitError([{ field: 'fromSize', limit: `0 <= fromSize <= toSize <= ${head.seq}`, actual: `${fromSize}..${toSize}`, message: 'sizes must satisfy 0 <= fromSize <= toSize <= the ledger head' }]);
+        throw new InputLimitError([
+          {
+            field: 'fromSize',
+            limit: `0 <= fromSize <= toSize <= ${head.seq}`,
+            actual: `${fromSize}..${toSize}`,
+            message: 'sizes must satisfy 0 <= fromSize <= toSize <= the ledger head',
+          },
+        ]);
       }
       const tree = await ctx.services.checkpoints.trees.atLeast(tenantId, toSize);
-      return { fromSize, toSize, fromRoot: toHex(tree.root(fromSize)), toRoot: toHex(tree.root(toSize)), proof: tree.consistencyProof(fromSize, toSize).map(toHex) };
+      return {
+        fromSize,
+        toSize,
+        fromRoot: toHex(tree.root(fromSize)),
+        toRoot: toHex(tree.root(toSize)),
+        proof: tree.consistencyProof(fromSize, toSize).map(toHex),
+      };
     },
   }),
   episodeProofBundle: t.field({
     type: ProofBundleRef,
-    description: 'The episode\'s events (with its lease.charged) and step rows, with inclusion proofs against the latest signed checkpoint (docs/LEDGER.md §6).',
+    description: "The episode's events (with its lease.charged) and step rows, with inclusion proofs against the latest signed checkpoint (docs/LEDGER.md §6).",
     errors: { types: [NotFoundError, NotCheckpointedError] },
     args: { episodeId: t.arg.id({ required: true }) },
     resolve: async (_root, { episodeId }, ctx) => {

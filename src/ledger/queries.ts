@@ -1,14 +1,14 @@
 // Ledger queries: paging the chain, the head, the signed checkpoints, the public key, verification.
 // Proofs are in proofs.ts.
 import { builder } from '../builder.ts';
-import { InputLimitError } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
-import type { StoredLedgerEvent } from './hash.ts';
-import { asSeq, LedgerEventRef, LedgerFilterInput, SignedTreeHeadRef, tenantOf } from './graphql.ts';
+import { InputLimitError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import { latestCheckpoint, listCheckpoints } from './checkpoints.ts';
-import { readEvents, readHead, type LedgerFilter } from './read.ts';
+import { asSeq, LedgerEventRef, LedgerFilterInput, SignedTreeHeadRef, tenantOf } from './graphql.ts';
+import type { StoredLedgerEvent } from './hash.ts';
+import { type LedgerFilter, readEvents, readHead } from './read.ts';
 import type { SignedTreeHead } from './signed-head.ts';
-import { verifyStoredRange, type RangeReport } from './verify-range.ts';
+import { type RangeReport, verifyStoredRange } from './verify-range.ts';
 
 const MAX_PAGE = 500;
 
@@ -16,7 +16,12 @@ const LedgerHeadRef = builder.objectRef<{ seq: number; hash: string; checkpoint:
   fields: (t) => ({
     seq: t.field({ type: 'BigInt', description: '0 for an empty ledger.', resolve: (h) => h.seq }),
     hash: t.exposeString('hash', { description: 'Chain hash of event seq; the genesis hash (64 zeros) for an empty ledger.' }),
-    latestCheckpoint: t.field({ type: SignedTreeHeadRef, nullable: true, description: 'null only until the first checkpoint (within CHECKPOINT_INTERVAL_MS of the tenant\'s creation).', resolve: (h) => h.checkpoint }),
+    latestCheckpoint: t.field({
+      type: SignedTreeHeadRef,
+      nullable: true,
+      description: "null only until the first checkpoint (within CHECKPOINT_INTERVAL_MS of the tenant's creation).",
+      resolve: (h) => h.checkpoint,
+    }),
   }),
 });
 
@@ -59,9 +64,15 @@ const VerifyReportRef = builder.objectRef<RangeReport>('LedgerVerification').imp
   fields: (t) => ({
     ok: t.exposeBoolean('ok'),
     checked: t.exposeInt('checked', { description: 'Events whose hash and link verified.' }),
-    stepsChecked: t.exposeInt('stepsChecked', { description: 'Step rows recomputed (and their content_hash column compared) against the hashes their events carry.' }),
-    rowsChecked: t.exposeInt('rowsChecked', { description: 'Other hashed rows (checkpoint states, critiques, outcomes, rewards, reflections, retrievals, input hashes) compared with their events.' }),
-    checkpointsChecked: t.exposeInt('checkpointsChecked', { description: 'Signed checkpoints whose signature, head hash and root verified against the stored events.' }),
+    stepsChecked: t.exposeInt('stepsChecked', {
+      description: 'Step rows recomputed (and their content_hash column compared) against the hashes their events carry.',
+    }),
+    rowsChecked: t.exposeInt('rowsChecked', {
+      description: 'Other hashed rows (checkpoint states, critiques, outcomes, rewards, reflections, retrievals, input hashes) compared with their events.',
+    }),
+    checkpointsChecked: t.exposeInt('checkpointsChecked', {
+      description: 'Signed checkpoints whose signature, head hash and root verified against the stored events.',
+    }),
     firstBadSeq: t.field({ type: 'BigInt', nullable: true, resolve: (r) => r.firstBadSeq ?? null }),
     problem: t.string({ nullable: true, resolve: (r) => r.problem ?? null }),
     reason: t.string({ nullable: true, resolve: (r) => r.reason ?? null }),
@@ -71,7 +82,8 @@ const VerifyReportRef = builder.objectRef<RangeReport>('LedgerVerification').imp
 
 function pageSize(first: number | null | undefined): number {
   const n = first ?? 100;
-  if (n < 1 || n > MAX_PAGE) throw new InputLimitError([{ field: 'first', limit: `1..${MAX_PAGE}`, actual: String(n), message: `first must be between 1 and ${MAX_PAGE}` }]);
+  if (n < 1 || n > MAX_PAGE)
+    throw new InputLimitError([{ field: 'first', limit: `1..${MAX_PAGE}`, actual: String(n), message: `first must be between 1 and ${MAX_PAGE}` }]);
   return n;
 }
 
@@ -87,10 +99,15 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const first = pageSize(args.first);
       const after = args.after == null ? 0 : /^\d{1,16}$/.test(args.after) ? Number(args.after) : NaN;
-      if (Number.isNaN(after)) throw new InputLimitError([{ field: 'after', limit: 'a decimal seq', actual: args.after ?? null, message: 'after must be a seq (decimal digits)' }]);
+      if (Number.isNaN(after))
+        throw new InputLimitError([{ field: 'after', limit: 'a decimal seq', actual: args.after ?? null, message: 'after must be a seq (decimal digits)' }]);
       const f = args.filter ?? {};
       const bad = [f.episodeId, f.workItemId].some((id) => id != null && !isUuid(String(id)));
-      const filter: LedgerFilter = { episodeId: f.episodeId == null ? null : String(f.episodeId), workItemId: f.workItemId == null ? null : String(f.workItemId), types: f.types ?? null };
+      const filter: LedgerFilter = {
+        episodeId: f.episodeId == null ? null : String(f.episodeId),
+        workItemId: f.workItemId == null ? null : String(f.workItemId),
+        types: f.types ?? null,
+      };
       const rows = bad ? [] : await readEvents(ctx.services.db.pool, tenantOf(ctx), { afterSeq: after, limit: first + 1, filter });
       const page = rows.slice(0, first);
       const last = page.at(-1);
@@ -109,9 +126,13 @@ builder.queryFields((t) => ({
   }),
   ledgerCheckpoints: t.field({
     type: CheckpointPageRef,
-    description: 'Every signed checkpoint of the tenant, oldest first: compare them with an export to detect a cut-off tail or rewritten history (docs/LEDGER.md §5, §7).',
+    description:
+      'Every signed checkpoint of the tenant, oldest first: compare them with an export to detect a cut-off tail or rewritten history (docs/LEDGER.md §5, §7).',
     errors: { types: [InputLimitError] },
-    args: { afterTreeSize: t.arg({ type: 'BigInt', description: 'Checkpoints with a larger treeSize; omit for all (the empty tree is treeSize 0).' }), first: t.arg.int({ defaultValue: 100 }) },
+    args: {
+      afterTreeSize: t.arg({ type: 'BigInt', description: 'Checkpoints with a larger treeSize; omit for all (the empty tree is treeSize 0).' }),
+      first: t.arg.int({ defaultValue: 100 }),
+    },
     resolve: async (_root, args, ctx) => {
       const first = pageSize(args.first);
       const after = args.afterTreeSize == null ? -1 : asSeq('afterTreeSize', args.afterTreeSize, 0);

@@ -14,7 +14,20 @@ const ISO_CREATED_AT = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH2
 /** SELECT list of a ledger event, createdAt formatted exactly as hashed. */
 export const EVENT_COLUMNS = `tenant_id, seq, type, episode_id, work_item_id, payload, prev_hash, hash, ${ISO_CREATED_AT}`;
 
-export function toEvent(r: any): StoredLedgerEvent {
+/** A row of EVENT_COLUMNS as pg returns it (seq is a bigint, read as text). */
+export interface LedgerEventSqlRow {
+  tenant_id: string;
+  seq: string | number;
+  type: string;
+  episode_id: string | null;
+  work_item_id: string | null;
+  payload: unknown;
+  created_at: string;
+  prev_hash: string;
+  hash: string;
+}
+
+export function toEvent(r: LedgerEventSqlRow): StoredLedgerEvent {
   return {
     tenantId: r.tenant_id,
     seq: Number(r.seq),
@@ -35,7 +48,7 @@ export async function readEvents(
   opts: { afterSeq: number; limit: number; toSeq?: number | null; filter?: LedgerFilter | null },
 ): Promise<StoredLedgerEvent[]> {
   const f = opts.filter ?? {};
-  const { rows } = await db.query(
+  const { rows } = await db.query<LedgerEventSqlRow>(
     `SELECT ${EVENT_COLUMNS} FROM ledger_events
       WHERE tenant_id = $1 AND seq > $2 AND ($3::bigint IS NULL OR seq <= $3)
         AND ($4::uuid IS NULL OR episode_id = $4) AND ($5::uuid IS NULL OR work_item_id = $5) AND ($6::text[] IS NULL OR type = ANY($6))

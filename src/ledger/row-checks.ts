@@ -38,7 +38,8 @@ export class RowClaims {
     if (episode && (ENDINGS.has(e.type) || e.type === 'critique.recorded')) this.experience(episode, e.seq, p.experience);
     // Extraction re-scores the experience without carrying its hashes: earlier claims no longer hold.
     if (e.type === 'patterns.extracted' && episode) delete episode.rewardHash, delete episode.reflectionHash;
-    if (e.type === 'checkpoint.saved' && str(p.checkpointId) && str(p.stateHash)) this.states.push({ seq: e.seq, id: p.checkpointId as string, hash: p.stateHash as string });
+    if (e.type === 'checkpoint.saved' && str(p.checkpointId) && str(p.stateHash))
+      this.states.push({ seq: e.seq, id: p.checkpointId as string, hash: p.stateHash as string });
     if (e.type === 'retrieval.served' && str(p.retrievalId) && str(p.queryHash) && str(p.resultsHash)) {
       this.retrievals.push({ seq: e.seq, id: p.retrievalId as string, queryHash: p.queryHash as string, resultsHash: p.resultsHash as string });
     }
@@ -79,7 +80,10 @@ export async function checkRows(pool: pg.Pool, tenantId: string, claims: RowClai
   const failures: RowFailure[] = [];
   let checked = 0;
   for (const ids of chunks([...claims.episodes.keys()])) {
-    const { rows } = await pool.query('SELECT id, input_hash, outcome, critique, reward, reflection FROM episodes WHERE tenant_id = $1 AND id = ANY($2::uuid[])', [tenantId, ids]);
+    const { rows } = await pool.query(
+      'SELECT id, input_hash, outcome, critique, reward, reflection FROM episodes WHERE tenant_id = $1 AND id = ANY($2::uuid[])',
+      [tenantId, ids],
+    );
     const byId = new Map(rows.map((r) => [r.id as string, r]));
     for (const id of ids) {
       const c = claims.episodes.get(id) ?? {};
@@ -98,7 +102,10 @@ export async function checkRows(pool: pg.Pool, tenantId: string, claims: RowClai
     for (const s of part) checked += compare(s, byId.has(s.id) ? contentHash(byId.get(s.id)) : null, `checkpoint ${s.id} state`, failures);
   }
   for (const part of chunks(claims.retrievals)) {
-    const { rows } = await pool.query('SELECT id, query_hash, episode_ids::text[] AS episode_ids, warning_ids::text[] AS warning_ids, pattern_ids::text[] AS pattern_ids FROM retrievals WHERE tenant_id = $1 AND id = ANY($2::uuid[])', [tenantId, part.map((r) => r.id)]);
+    const { rows } = await pool.query(
+      'SELECT id, query_hash, episode_ids::text[] AS episode_ids, warning_ids::text[] AS warning_ids, pattern_ids::text[] AS pattern_ids FROM retrievals WHERE tenant_id = $1 AND id = ANY($2::uuid[])',
+      [tenantId, part.map((r) => r.id)],
+    );
     const byId = new Map(rows.map((r) => [r.id as string, r]));
     for (const r of part) {
       const row = byId.get(r.id);

@@ -4,7 +4,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { bytesEqual, canonicalJson, fromHex, hashBytes, isHashHex, toHex } from './hash.ts';
-import { isCreatedAt, isUuid, hasExactly } from './shape.ts';
+import { hasExactly, isCreatedAt, isUuid } from './shape.ts';
 
 export interface TreeHead {
   tenantId: string;

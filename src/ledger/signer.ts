@@ -1,11 +1,12 @@
 // The Ed25519 key that signs tree heads: from LEDGER_SIGNING_KEY, or generated once and kept in
 // the data folder (readable only by its owner). Several processes must share one key: set it.
-import { existsSync } from 'node:fs';
+
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fromHex, toHex } from './hash.ts';
-import { generateSigningKey, keyIdOf, publicKeyFromPrivate, signTreeHead, type SignedTreeHead, type TreeHead } from './signed-head.ts';
+import { generateSigningKey, keyIdOf, publicKeyFromPrivate, type SignedTreeHead, signTreeHead, type TreeHead } from './signed-head.ts';
 
 export interface LedgerSigner {
   keyId: string;

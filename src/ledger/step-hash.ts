@@ -31,7 +31,9 @@ export const STEP_HASH_FIELDS = [
 export const STEP_OPTIONAL_FIELDS = ['contentRefs', 'startedAt', 'endedAt'] as const;
 
 /** A step row as exported in a bundle: the hashed members plus its number. */
-export type StepRow = Record<(typeof STEP_HASH_FIELDS)[number], unknown> & { stepNumber: number } & Partial<Record<(typeof STEP_OPTIONAL_FIELDS)[number], unknown>>;
+export type StepRow = Record<(typeof STEP_HASH_FIELDS)[number], unknown> & { stepNumber: number } & Partial<
+    Record<(typeof STEP_OPTIONAL_FIELDS)[number], unknown>
+  >;
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const TIME_FIELDS: ReadonlySet<string> = new Set(['startedAt', 'endedAt']);

@@ -1,15 +1,9 @@
 // Appends events to a tenant's chain inside the caller's transaction. The head row is locked for
 // the rest of the transaction, so seq is assigned in commit order and the chain never forks.
 import type pg from 'pg';
+import { must } from '../core/must.ts';
+import type { NewLedgerEvent } from '../core/write-context.ts';
 import { chainHash, GENESIS_HASH, type StoredLedgerEvent } from './hash.ts';
-
-export interface NewLedgerEvent {
-  type: string;
-  episodeId?: string | null;
-  workItemId?: string | null;
-  /** A value, or a function of the chain head just before this event (run receipts name it). */
-  payload: unknown | ((head: { seq: number; hash: string }) => unknown);
-}
 
 async function lockHead(client: pg.PoolClient, tenantId: string): Promise<{ seq: number; hash: string }> {
   const select = 'SELECT seq::text AS seq, hash FROM ledger_heads WHERE tenant_id = $1 FOR UPDATE';
@@ -18,7 +12,7 @@ async function lockHead(client: pg.PoolClient, tenantId: string): Promise<{ seq:
     await client.query('INSERT INTO ledger_heads (tenant_id, seq, hash) VALUES ($1, 0, $2) ON CONFLICT DO NOTHING', [tenantId, GENESIS_HASH]);
     ({ rows } = await client.query<{ seq: string; hash: string }>(select, [tenantId]));
   }
-  return { seq: Number(rows[0]!.seq), hash: rows[0]!.hash };
+  return { seq: Number(must(rows[0]).seq), hash: must(rows[0]).hash };
 }
 
 /** The tail each tenant's latest append in this process computed: committed, or about to be. */
@@ -73,14 +67,14 @@ function chainEvents(tenantId: string, head: ChainTail, events: NewLedgerEvent[]
     prevHash = hash;
     return event;
   });
-  const last = stored[stored.length - 1]!;
+  const last = must(stored[stored.length - 1]);
   tails.set(tenantId, { seq: last.seq, hash: last.hash });
   return stored;
 }
 
 /** Inserts the events and moves the head, in one statement, if the head is `from`; false if it was not. */
 async function insertChained(client: pg.PoolClient, tenantId: string, from: ChainTail, stored: StoredLedgerEvent[]): Promise<boolean> {
-  const last = stored[stored.length - 1]!;
+  const last = must(stored[stored.length - 1]);
   const { rowCount } = await client.query(
     // The row is matched on the tenant alone, so an append queued behind an uncommitted one waits
     // for its row lock and then sees the head that one committed (READ COMMITTED re-reads a row

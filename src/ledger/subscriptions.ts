@@ -3,13 +3,14 @@
 // subscribe, so a key without `read` is refused before any event is read.
 import { GraphQLError } from 'graphql';
 import { builder } from '../builder.ts';
-import type { Context } from '../schema/context.ts';
-import { isUuid } from '../schema/ids.ts';
-import type { StoredLedgerEvent } from './hash.ts';
+import { isUuid } from '../core/ids.ts';
+import { must } from '../core/must.ts';
+import type { AuthedContext } from '../schema/context.ts';
 import { LedgerEventRef, LedgerFilterInput } from './graphql.ts';
+import type { StoredLedgerEvent } from './hash.ts';
 import { liveSource, StreamEnd } from './live-stream.ts';
 import type { LedgerFilter } from './read.ts';
-import { cursorAfter, tailLedger, type LedgerCursor } from './tail.ts';
+import { cursorAfter, type LedgerCursor, tailLedger } from './tail.ts';
 
 builder.subscriptionType({
   authScopes: { read: true },
@@ -44,15 +45,15 @@ function toFilter(input: FilterArg): LedgerFilter | null {
   return { episodeId: id('episodeId'), workItemId: id('workItemId'), types: input.types ?? null };
 }
 
-async function visibleEpisodeId(ctx: Context, id: string): Promise<string> {
-  const found = isUuid(id) ? await ctx.db.episode.findFirst({ where: { id, tenantId: ctx.viewer!.tenantId }, select: { id: true } }) : null;
+async function visibleEpisodeId(ctx: AuthedContext, id: string): Promise<string> {
+  const found = isUuid(id) ? await ctx.db.episode.findFirst({ where: { id, tenantId: ctx.viewer.tenantId }, select: { id: true } }) : null;
   if (!found) throw episodeNotFound(id);
   return found.id;
 }
 
-function tail(ctx: Context, cursor: LedgerCursor, filter: LedgerFilter | null, signal: AbortSignal) {
+function tail(ctx: AuthedContext, cursor: LedgerCursor, filter: LedgerFilter | null, signal: AbortSignal) {
   const { ledgerReads: reads, ledgerBus: bus } = ctx.services;
-  return tailLedger({ reads, bus, tenantId: ctx.viewer!.tenantId, cursor, filter, signal });
+  return tailLedger({ reads, bus, tenantId: ctx.viewer.tenantId, cursor, filter, signal });
 }
 
 /** Items reach the resolver; an early end becomes the client's error there. */
@@ -77,13 +78,13 @@ const StepsLoggedRef = builder.objectRef<StoredLedgerEvent>('StepsLoggedEvent').
   description: 'One steps.logged ledger event and the steps it covers.',
   fields: (t) => ({
     seq: t.field({ type: 'BigInt', resolve: (e) => e.seq }),
-    episodeId: t.id({ resolve: (e) => e.episodeId! }),
+    episodeId: t.id({ resolve: (e) => must(e.episodeId) }),
     steps: t.prismaField({
       type: ['Step'],
       resolve: (query, e, _args, ctx) =>
         ctx.db.step.findMany({
           ...query,
-          where: { tenantId: e.tenantId, episodeId: e.episodeId!, stepNumber: { in: stepNumbers(e) } },
+          where: { tenantId: e.tenantId, episodeId: must(e.episodeId), stepNumber: { in: stepNumbers(e) } },
           orderBy: { stepNumber: 'asc' },
         }),
     }),
@@ -93,7 +94,7 @@ const StepsLoggedRef = builder.objectRef<StoredLedgerEvent>('StepsLoggedEvent').
 const afterSeqDescription = 'Replay events with a greater seq first; omitted: only events committed from now on.';
 
 builder.subscriptionFields((t) => ({
-  ledgerEvents: t.field({
+  ledgerEvents: t.withAuth({ read: true }).field({
     type: LedgerEventRef,
     description: 'Events of your tenant in seq order: a replay after afterSeq, then live, with no gap and no duplicate.',
     args: { afterSeq: t.arg({ type: 'BigInt', description: afterSeqDescription }), filter: t.arg({ type: LedgerFilterInput }) },
@@ -104,25 +105,25 @@ builder.subscriptionFields((t) => ({
     },
     resolve: (item) => unwrap(item),
   }),
-  episodeUpdated: t.prismaField({
+  episodeUpdated: t.withAuth({ read: true }).prismaField({
     type: 'Episode',
     description: 'The episode as it is now, then again each time one of its ledger events commits.',
     args: { id: t.arg.id({ required: true }) },
     subscribe: async (_root, args, ctx) => {
       const episodeId = await visibleEpisodeId(ctx, String(args.id));
       // The head is read before the state is loaded, so no change can fall between the two.
-      const head = await ctx.services.ledgerReads.head(ctx.viewer!.tenantId);
+      const head = await ctx.services.ledgerReads.head(ctx.viewer.tenantId);
       const cursor = cursorAfter(head);
       return liveSource({ ctx, cursor, run: (signal) => ticks(head, tail(ctx, cursor, { episodeId }, signal)) });
     },
     resolve: async (query, tick, args, ctx) => {
       unwrap(tick);
-      const episode = await ctx.db.episode.findFirst({ ...query, where: { id: String(args.id), tenantId: ctx.viewer!.tenantId } });
+      const episode = await ctx.db.episode.findFirst({ ...query, where: { id: String(args.id), tenantId: ctx.viewer.tenantId } });
       if (!episode) throw episodeNotFound(String(args.id));
       return episode;
     },
   }),
-  stepsLogged: t.field({
+  stepsLogged: t.withAuth({ read: true }).field({
     type: StepsLoggedRef,
     description: 'Each batch of steps journaled for the episode, with the steps.',
     args: { episodeId: t.arg.id({ required: true }), afterSeq: t.arg({ type: 'BigInt', description: afterSeqDescription }) },

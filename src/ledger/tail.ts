@@ -2,10 +2,12 @@
 // No gap and no duplicate: events are read from the ledger by seq (> the last one seen), and seq
 // follows commit order (the chain head stays locked until commit), so every read returns a
 // contiguous continuation. Notifications only say when to read.
+
+import { must } from '../core/must.ts';
 import { isPoolSaturated, isUnavailable } from '../db/errors.ts';
 import type { LedgerBus } from './bus.ts';
 import type { StoredLedgerEvent } from './hash.ts';
-import { LIVE_PAGE_SIZE, type LedgerReads } from './live-reads.ts';
+import { type LedgerReads, LIVE_PAGE_SIZE } from './live-reads.ts';
 import type { LedgerFilter } from './read.ts';
 
 /** What the tail reads through (LedgerReads in the server). */
@@ -115,7 +117,7 @@ async function* replay(o: TailOptions, cursor: LedgerCursor): AsyncGenerator<Sto
 /** Pages after the cursor until a short one; the filter is applied here so reads can be shared. */
 async function* readNew(o: TailOptions, cursor: LedgerCursor, wokenAt: number): AsyncGenerator<StoredLedgerEvent> {
   for (;;) {
-    const page = await o.reads.after(o.tenantId, cursor.seen!, wokenAt);
+    const page = await o.reads.after(o.tenantId, must(cursor.seen), wokenAt);
     for (const e of page) {
       cursor.seen = e.seq;
       if (matchesFilter(e, o.filter)) yield e;

@@ -3,14 +3,14 @@
 // events hash (row-checks.ts); every signed checkpoint within the range (signature, head hash,
 // root); and, from seq 1, a cut-off tail and step rows no event covers.
 import type pg from 'pg';
-import { readEvents } from './read.ts';
-import { fromHex, GENESIS_HASH, toHex, type StoredLedgerEvent } from './hash.ts';
-import { eventLeafHash, MerkleAccumulator } from './merkle.ts';
-import { verifyChain, type ChainReport, type LedgerProblem } from './verify.ts';
-import { verifyTreeHead, type SignedTreeHead } from './signed-head.ts';
 import { listCheckpoints } from './checkpoints.ts';
+import { fromHex, GENESIS_HASH, type StoredLedgerEvent, toHex } from './hash.ts';
+import { eventLeafHash, MerkleAccumulator } from './merkle.ts';
+import { readEvents } from './read.ts';
 import { checkRows, RowClaims } from './row-checks.ts';
+import { type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
 import { stepRowFromColumns, stepRowHash } from './step-hash.ts';
+import { type ChainReport, type LedgerProblem, verifyChain } from './verify.ts';
 
 const PAGE = 20_000;
 
@@ -41,15 +41,21 @@ async function checkSteps(pool: pg.Pool, tenantId: string, events: StoredLedgerE
   let checked = 0;
   for (const e of events) {
     if (e.type !== 'steps.logged' || !e.episodeId) continue;
-    const listed = ((e.payload as { steps?: StepEntry[] }).steps ?? []);
-    const { rows } = await pool.query('SELECT * FROM steps WHERE tenant_id = $1 AND episode_id = $2 AND step_number = ANY($3::int[])', [tenantId, e.episodeId, listed.map((s) => s.n)]);
+    const listed = (e.payload as { steps?: StepEntry[] }).steps ?? [];
+    const { rows } = await pool.query('SELECT * FROM steps WHERE tenant_id = $1 AND episode_id = $2 AND step_number = ANY($3::int[])', [
+      tenantId,
+      e.episodeId,
+      listed.map((s) => s.n),
+    ]);
     const byNumber = new Map(rows.map((r) => [r.step_number as number, r]));
     for (const s of listed) {
       const row = byNumber.get(s.n);
       const where = `step ${s.n} of episode ${e.episodeId}`;
       if (!row) return { checked, bad: { seq: e.seq, problem: 'step-missing', reason: `${where} is missing` } };
-      if (stepRowHash(stepRowFromColumns(row)) !== s.hash) return { checked, bad: { seq: e.seq, problem: 'step-mismatch', reason: `${where} differs from what was logged` } };
-      if (row.content_hash !== s.hash) return { checked, bad: { seq: e.seq, problem: 'step-mismatch', reason: `${where}: its content_hash column differs from the logged hash` } };
+      if (stepRowHash(stepRowFromColumns(row)) !== s.hash)
+        return { checked, bad: { seq: e.seq, problem: 'step-mismatch', reason: `${where} differs from what was logged` } };
+      if (row.content_hash !== s.hash)
+        return { checked, bad: { seq: e.seq, problem: 'step-mismatch', reason: `${where}: its content_hash column differs from the logged hash` } };
       checked += 1;
     }
   }
@@ -83,9 +89,16 @@ class CheckpointWalk {
   }
 
   private check(head: SignedTreeHead, e: StoredLedgerEvent, tree: MerkleAccumulator): Failure | undefined {
-    if (!verifyTreeHead(head, this.publicKey)) return { seq: head.treeSize, problem: 'signature', reason: `checkpoint ${head.treeSize} does not verify with the server's key` };
-    if (e.hash !== head.headHash) return { seq: head.treeSize, problem: 'head-hash-mismatch', reason: `event ${head.treeSize} is not the one checkpoint ${head.treeSize} signed: history was rewritten` };
-    if (this.fromStart && toHex(tree.root()) !== head.rootHash) return { seq: head.treeSize, problem: 'root-mismatch', reason: `events 1..${head.treeSize} do not produce the signed root` };
+    if (!verifyTreeHead(head, this.publicKey))
+      return { seq: head.treeSize, problem: 'signature', reason: `checkpoint ${head.treeSize} does not verify with the server's key` };
+    if (e.hash !== head.headHash)
+      return {
+        seq: head.treeSize,
+        problem: 'head-hash-mismatch',
+        reason: `event ${head.treeSize} is not the one checkpoint ${head.treeSize} signed: history was rewritten`,
+      };
+    if (this.fromStart && toHex(tree.root()) !== head.rootHash)
+      return { seq: head.treeSize, problem: 'root-mismatch', reason: `events 1..${head.treeSize} do not produce the signed root` };
     return undefined;
   }
 }
@@ -152,7 +165,8 @@ export async function verifyStoredRange(
   if (fromSeq === 1 && toSeq === null) {
     const { rows } = await pool.query('SELECT count(*)::bigint AS n FROM steps WHERE tenant_id = $1', [tenantId]);
     const stored = Number(rows[0].n);
-    if (stored > counts.stepsChecked) return report({ seq: end + 1, problem: 'step-uncovered', reason: `${stored - counts.stepsChecked} step rows are covered by no steps.logged event` });
+    if (stored > counts.stepsChecked)
+      return report({ seq: end + 1, problem: 'step-uncovered', reason: `${stored - counts.stepsChecked} step rows are covered by no steps.logged event` });
   }
   return report();
 }

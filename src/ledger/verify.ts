@@ -1,11 +1,12 @@
 // The offline verifier: needs only exported events, proofs and a signed head, never the
 // database. Every function returns a structured report and never throws on bad data, because
 // its input is by definition untrusted.
-import { GENESIS_HASH, chainHash, fromHex, isHashHex, toHex, type StoredLedgerEvent } from './hash.ts';
-import { eventLeafHash, merkleRoot, verifyInclusion } from './merkle.ts';
-import type { MerkleTree } from './merkle.ts';
-import { isTreeHead, verifyTreeHead, type SignedTreeHead, type TreeHead } from './signed-head.ts';
+
+import { must } from '../core/must.ts';
+import { chainHash, GENESIS_HASH, isHashHex, type StoredLedgerEvent, toHex } from './hash.ts';
+import { eventLeafHash, merkleRoot } from './merkle.ts';
 import { hasOnly, isCreatedAt, isUuid } from './shape.ts';
+import { isTreeHead, type SignedTreeHead, type TreeHead, verifyTreeHead } from './signed-head.ts';
 
 /** Every problem code a verifier reports (docs/LEDGER.md §7.4 lists them with their meaning). */
 export const LEDGER_PROBLEMS = [
@@ -123,11 +124,7 @@ function seqFailure(events: readonly unknown[], index: number, expectedSeq: numb
     : { problem: 'seq-gap', reason: `expected seq ${expectedSeq} but found ${found}; seq ${expectedSeq} is missing` };
 }
 
-function eventFailure(
-  events: readonly unknown[],
-  index: number,
-  expected: { seq: number; prevHash: string; tenantId: string },
-): Failure | undefined {
+function eventFailure(events: readonly unknown[], index: number, expected: { seq: number; prevHash: string; tenantId: string }): Failure | undefined {
   const e = events[index];
   const shape = eventShapeFailure(e, `event at position ${index}`);
   if (shape || !isStoredEvent(e)) return shape;
@@ -161,14 +158,14 @@ export function verifyChain(events: readonly StoredLedgerEvent[], options: Chain
   for (let i = 0; i < events.length; i++) {
     const failure = eventFailure(events, i, expected);
     if (failure) return { ok: false, checked: i, firstBadSeq: expected.seq, ...failure };
-    expected.prevHash = events[i]!.hash;
+    expected.prevHash = must(events[i]).hash;
     expected.seq++;
   }
   return { ok: true, checked: events.length };
 }
 
 function* leafHashesOf(events: readonly StoredLedgerEvent[], count: number): Generator<Uint8Array> {
-  for (let i = 0; i < count; i++) yield eventLeafHash(events[i]!.hash);
+  for (let i = 0; i < count; i++) yield eventLeafHash(must(events[i]).hash);
 }
 
 /**
@@ -177,11 +174,7 @@ function* leafHashesOf(events: readonly StoredLedgerEvent[], count: number): Gen
  * treeSize is the head's headHash and that the first treeSize events give its rootHash.
  * With a public key the head's signature is checked first.
  */
-export function verifyAgainstCheckpoint(
-  events: readonly StoredLedgerEvent[],
-  head: TreeHead | SignedTreeHead,
-  publicKey?: Uint8Array,
-): ChainReport {
+export function verifyAgainstCheckpoint(events: readonly StoredLedgerEvent[], head: TreeHead | SignedTreeHead, publicKey?: Uint8Array): ChainReport {
   if (!isTreeHead(head)) return { ok: false, checked: 0, problem: 'malformed', reason: 'tree head is malformed' };
   if (publicKey !== undefined && !verifyTreeHead(head as SignedTreeHead, publicKey)) {
     return { ok: false, checked: 0, problem: 'signature', reason: 'tree head signature does not verify' };
@@ -195,7 +188,7 @@ export function verifyAgainstCheckpoint(
     const reason = `checkpoint covers ${treeSize} events, chain ends at seq ${checked}`;
     return { ok: false, checked, firstBadSeq: checked + 1, problem: 'missing-tail', reason };
   }
-  const headHash = treeSize === 0 ? GENESIS_HASH : events[treeSize - 1]!.hash;
+  const headHash = treeSize === 0 ? GENESIS_HASH : must(events[treeSize - 1]).hash;
   if (headHash !== head.headHash) {
     const reason = `event ${treeSize} has hash ${headHash}, checkpoint says ${head.headHash}: history was rewritten`;
     return { ok: false, checked, problem: 'head-hash-mismatch', reason };

@@ -1,11 +1,12 @@
-// Seed 002's agent loop, one episode per call: plan -> execute plan steps into trace steps with
+// The agent loop, one episode per call: plan -> execute plan steps into trace steps with
 // the world state before and after -> optional critic and virtue scoring (advisory: their
 // exceptions are caught and recorded, never thrown) -> the experience stored through the API
 // (the planner call and every trace step journaled, the critique recorded, the episode completed).
 import type { EpisodicClient } from '../client/client.ts';
 import { EpisodicError, isErrorResult, unwrap } from '../client/errors.ts';
 import type { Episode, Json, OutcomeInput, StartEpisodeInput, VirtueScoreInput } from '../client/types.ts';
-import { encodeForCritic, plannerStep, traceStepInput, type Plan, type PlanStep, type PlanTrace, type TraceStep } from './trace.ts';
+import { must } from '../core/must.ts';
+import { encodeForCritic, type Plan, type PlanStep, type PlanTrace, plannerStep, type TraceStep, traceStepInput } from './trace.ts';
 
 export interface AgentRuntime {
   /** planner_tick: a plan with steps. */
@@ -41,7 +42,13 @@ export interface AgentLoopConfig {
   logVirtueScores: boolean;
 }
 
-export const DEFAULT_AGENT_LOOP_CONFIG: AgentLoopConfig = { enableCritic: true, storeExperiences: true, maxSkillSteps: 16, failFastOnInvalidPlan: true, logVirtueScores: true };
+export const DEFAULT_AGENT_LOOP_CONFIG: AgentLoopConfig = {
+  enableCritic: true,
+  storeExperiences: true,
+  maxSkillSteps: 16,
+  failFastOnInvalidPlan: true,
+  logVirtueScores: true,
+};
 
 export interface AgentEpisodeOptions {
   task: Pick<StartEpisodeInput, 'taskDescription' | 'taskType' | 'agent' | 'context' | 'metadata' | 'leaseId' | 'workItemId' | 'episodeNumber' | 'budget'>;
@@ -79,20 +86,33 @@ async function executeInto(runtime: AgentRuntime, plan: Plan, trace: PlanTrace, 
       steps = await runtime.executePlanStep(spec, index);
     } catch (err) {
       problems.push(`executor: ${message(err)}`);
-      trace.steps.push({ worldBefore: null, action: { type: String(spec.skill ?? 'unknown') }, result: { success: false, error: message(err) }, worldAfter: null, meta: { planStepIndex: index } });
+      trace.steps.push({
+        worldBefore: null,
+        action: { type: String(spec.skill ?? 'unknown') },
+        result: { success: false, error: message(err) },
+        worldAfter: null,
+        meta: { planStepIndex: index },
+      });
       return;
     }
     trace.steps.push(...steps);
-    if (steps.length && !steps[steps.length - 1]!.result.success) return; // fail fast
+    if (steps.length && !must(steps[steps.length - 1]).result.success) return; // fail fast
   }
 }
 
 function outcomeOf(plan: Plan, trace: PlanTrace, maxSteps: number): OutcomeInput {
   const describe = (s: TraceStep, i: number) => `#${i + 1} ${s.action.type}`;
-  const ok = trace.steps.map((s, i) => [s, i] as const).filter(([s]) => s.result.success).map(([s, i]) => describe(s, i));
-  const bad = trace.steps.map((s, i) => [s, i] as const).filter(([s]) => !s.result.success).map(([s, i]) => describe(s, i));
+  const ok = trace.steps
+    .map((s, i) => [s, i] as const)
+    .filter(([s]) => s.result.success)
+    .map(([s, i]) => describe(s, i));
+  const bad = trace.steps
+    .map((s, i) => [s, i] as const)
+    .filter(([s]) => !s.result.success)
+    .map(([s, i]) => describe(s, i));
   const planned = Math.min(plan.steps.length, maxSteps);
-  if (!bad.length && trace.steps.length > 0 && planned === plan.steps.length) return { kind: 'SUCCESS', verdict: `executed ${planned} plan steps`, artifacts: [] };
+  if (!bad.length && trace.steps.length > 0 && planned === plan.steps.length)
+    return { kind: 'SUCCESS', verdict: `executed ${planned} plan steps`, artifacts: [] };
   if (ok.length) return { kind: 'PARTIAL', verdict: `${ok.length} actions succeeded, ${bad.length} failed`, completed: ok, failed: bad };
   return { kind: 'FAILURE', reason: trace.steps.length ? 'actions_failed' : 'nothing_executed', details: bad.join('; ') || 'the plan had no steps' };
 }
@@ -126,7 +146,14 @@ function critiqueInput(critic: CriticResult | null, trace: PlanTrace, problems: 
   return { verdict: critic?.verdict ?? (failures.length ? 'critic_unavailable' : 'not_evaluated'), score: critic?.score, feedback, virtueScores };
 }
 
-async function storeExperience(client: EpisodicClient, episodeId: string, options: AgentEpisodeOptions, trace: PlanTrace, critic: CriticResult | null, problems: string[]) {
+async function storeExperience(
+  client: EpisodicClient,
+  episodeId: string,
+  options: AgentEpisodeOptions,
+  trace: PlanTrace,
+  critic: CriticResult | null,
+  problems: string[],
+) {
   const logged = await client.logSteps(episodeId, [plannerStep(options.goal ?? null, trace, options.runtime.plannerName), ...trace.steps.map(traceStepInput)]);
   if (isErrorResult(logged)) throw new EpisodicError('result', `storing the trace failed: ${logged.message}`, { result: logged as never });
   const critique = critiqueInput(critic, trace, problems);

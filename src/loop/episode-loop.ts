@@ -1,4 +1,4 @@
-// Seed 000's episode controller on top of the client: runEpisodeLoop drives a user-supplied
+// The bounded episode controller on top of the client: runEpisodeLoop drives a user-supplied
 // Holon through bounded episodes under a lease. Each episode is one startEpisode (with the lease
 // and a monotonic episode number), the holon's steps journaled with logSteps, and one ending
 // (complete, fail, block or escalate) on which the server charges the lease. After each episode
@@ -6,16 +6,27 @@
 // (evaluateStopCondition): budget exhaustion > the holon's stop > max episodes.
 import type { EpisodicClient } from '../client/client.ts';
 import { EpisodicError, isErrorResult, unwrap } from '../client/errors.ts';
-import type { Episode, EpisodeStopReason, FinishEpisodeResult, Json, LeaseBudget, LeaseCharge, OutcomeInput, StartEpisodeInput, StepInput } from '../client/types.ts';
-import { LIMITS, validateGoalSpec, type JsonValue } from '../episodes/limits.ts';
-import { evaluateStopCondition, type ExhaustedResource, type StopReason } from '../episodes/stop-reason.ts';
+import type {
+  Episode,
+  EpisodeStopReason,
+  FinishEpisodeResult,
+  Json,
+  LeaseBudget,
+  LeaseCharge,
+  OutcomeInput,
+  StartEpisodeInput,
+  StepInput,
+} from '../client/types.ts';
+import { must } from '../core/must.ts';
+import { type JsonValue, LIMITS, validateGoalSpec } from '../episodes/limits.ts';
+import { type ExhaustedResource, evaluateStopCondition, type StopReason } from '../episodes/stop-reason.ts';
 import { exhaustedResource, leaseRemaining, remainingFromCharge } from './lease.ts';
-import { canLoopContinue, isLoopSuccessful, outcomeFromStop, type EpisodeLoopOutcome } from './outcome.ts';
+import { canLoopContinue, type EpisodeLoopOutcome, isLoopSuccessful, outcomeFromStop } from './outcome.ts';
 
 export const DEFAULT_MAX_EPISODES = 100;
 export const DEFAULT_EPISODE_TIMEOUT_MS = 300_000;
 
-/** The stops a holon may report for its episode (seed 000 StopCondition). */
+/** The stops a holon may report for its episode: the loop ends on any of them (after a budget stop, before max episodes). */
 export type HolonStop = Extract<StopReason, { kind: 'completed' | 'blocked' | 'escalated' | 'error' }>;
 
 export interface EpisodeContext<TOutput = unknown> {
@@ -104,10 +115,20 @@ function journalSteps(result: HolonEpisodeResult<unknown>): { steps: StepInput[]
   const carried = result.steps.reduce((sum, s) => sum + (s.tokens ?? 0), 0);
   const tokens = Math.max(carried, result.tokens ?? 0);
   if (tokens <= carried) return { steps: result.steps, tokens };
-  return { steps: [...result.steps, { kind: 'llm_call', action: 'tokens not attributed to a step', tokens: tokens - carried, metadata: { source: 'episode-loop' } }], tokens };
+  return {
+    steps: [...result.steps, { kind: 'llm_call', action: 'tokens not attributed to a step', tokens: tokens - carried, metadata: { source: 'episode-loop' } }],
+    tokens,
+  };
 }
 
-function ending(client: EpisodicClient, episodeId: string, stop: HolonStop | null | undefined, outcome: OutcomeInput | undefined, number: number, used?: string[]): Promise<FinishEpisodeResult | null> {
+function ending(
+  client: EpisodicClient,
+  episodeId: string,
+  stop: HolonStop | null | undefined,
+  outcome: OutcomeInput | undefined,
+  number: number,
+  used?: string[],
+): Promise<FinishEpisodeResult | null> {
   switch (stop?.kind) {
     case 'blocked':
       return client.blockEpisode(episodeId, stop.reason).then((r) => (isErrorResult(r) ? r : null));
@@ -118,7 +139,11 @@ function ending(client: EpisodicClient, episodeId: string, stop: HolonStop | nul
     case 'completed':
       return client.completeEpisode(episodeId, outcome ?? { kind: 'SUCCESS', verdict: 'goal reached', artifacts: [] }, used);
     default:
-      return client.completeEpisode(episodeId, outcome ?? { kind: 'PARTIAL', verdict: `episode ${number} ended; the goal is not reached yet`, completed: [], failed: [] }, used);
+      return client.completeEpisode(
+        episodeId,
+        outcome ?? { kind: 'PARTIAL', verdict: `episode ${number} ended; the goal is not reached yet`, completed: [], failed: [] },
+        used,
+      );
   }
 }
 
@@ -150,11 +175,24 @@ interface Ended {
 }
 
 /** Journals the steps, then ends the episode as the holon asked, unless the server already stopped it. */
-async function journalAndEnd(client: EpisodicClient, episodeId: string, steps: StepInput[], result: HolonEpisodeResult<unknown>, number: number, used?: string[]): Promise<Ended> {
+async function journalAndEnd(
+  client: EpisodicClient,
+  episodeId: string,
+  steps: StepInput[],
+  result: HolonEpisodeResult<unknown>,
+  number: number,
+  used?: string[],
+): Promise<Ended> {
   const logged = steps.length ? await client.logSteps(episodeId, steps) : null;
   const payload = logged && !isErrorResult(logged) ? logged : null;
   const stepsAccepted = payload?.accepted ?? 0;
-  if (payload?.budgetExhausted) return { status: payload.episode.status, stepsAccepted, charge: null, serverStop: { kind: 'budget_exhausted', resource: payload.budgetExhausted as ExhaustedResource } };
+  if (payload?.budgetExhausted)
+    return {
+      status: payload.episode.status,
+      stepsAccepted,
+      charge: null,
+      serverStop: { kind: 'budget_exhausted', resource: payload.budgetExhausted as ExhaustedResource },
+    };
   if (!logged || (payload && payload.episode.status === 'RUNNING')) {
     const finished = await ending(client, episodeId, result.stop, result.outcome, number, used);
     const ended = finished ? unwrap(finished) : null;
@@ -212,11 +250,29 @@ export async function runEpisodeLoop<TOutput = unknown>(
 
     let result: HolonEpisodeResult<TOutput>;
     try {
-      result = await holon.executeEpisode({ workId, leaseId, episodeId: episode.id, episodeNumber: number, goalSpec, progress: output, episodesExecuted: episodes.length, tokensConsumed, remaining });
+      result = await holon.executeEpisode({
+        workId,
+        leaseId,
+        episodeId: episode.id,
+        episodeNumber: number,
+        goalSpec,
+        progress: output,
+        episodesExecuted: episodes.length,
+        tokensConsumed,
+        remaining,
+      });
     } catch (err) {
       const message = `holon failed: ${(err as Error)?.message ?? String(err)}`;
       await client.failEpisode(episode.id, message, false);
-      episodes.push({ id: episode.id, episodeNumber: number, status: 'FAILED', stepsAccepted: 0, tokens: 0, leaseCharge: null, stop: { kind: 'error', message, recoverable: false } });
+      episodes.push({
+        id: episode.id,
+        episodeNumber: number,
+        status: 'FAILED',
+        stepsAccepted: 0,
+        tokens: 0,
+        leaseCharge: null,
+        stop: { kind: 'error', message, recoverable: false },
+      });
       if (options.strictBudgetEnforcement) throw err;
       stop = { kind: 'error', message, recoverable: false };
       break;
@@ -230,10 +286,18 @@ export async function runEpisodeLoop<TOutput = unknown>(
     remaining = charge ? remainingFromCharge(charge) : (await leaseRemaining(client, leaseId)).remaining;
 
     // INV-EP03: an overdrawn lease is exhausted; so is one with nothing left when the holon would go on.
-    const leaseExhausted = charge && charge.exhausted && (!charge.ok || !result.stop) ? (charge.exhausted as ExhaustedResource) : null;
+    const leaseExhausted = charge?.exhausted && (!charge.ok || !result.stop) ? (charge.exhausted as ExhaustedResource) : null;
     const budgetExhausted = serverStop?.kind === 'budget_exhausted' ? serverStop.resource : leaseExhausted;
     const holonStop: StopReason | null = serverStop ?? result.stop ?? null;
-    const record: EpisodeRecord = { id: episode.id, episodeNumber: number, status: ended.status, stepsAccepted: ended.stepsAccepted, tokens: journal.tokens, leaseCharge: charge, stop: null };
+    const record: EpisodeRecord = {
+      id: episode.id,
+      episodeNumber: number,
+      status: ended.status,
+      stepsAccepted: ended.stepsAccepted,
+      tokens: journal.tokens,
+      leaseCharge: charge,
+      stop: null,
+    };
     episodes.push(record);
     stop = evaluateStopCondition({ budgetExhausted, holonStop, episodesExecuted: episodes.length, maxEpisodes });
     record.stop = stop;
@@ -251,6 +315,6 @@ export async function runEpisodeLoop<TOutput = unknown>(
     episodes,
     episodesExecuted: episodes.length,
     tokensConsumed,
-    nextEpisodeNumber: episodes.length ? episodes[episodes.length - 1]!.episodeNumber + 1 : number,
+    nextEpisodeNumber: episodes.length ? must(episodes[episodes.length - 1]).episodeNumber + 1 : number,
   };
 }

@@ -3,6 +3,7 @@
 import type { EpisodicClient } from '../client/client.ts';
 import { EpisodicError } from '../client/errors.ts';
 import type { LeaseBudget, LeaseCharge } from '../client/types.ts';
+import { must } from '../core/must.ts';
 import { LEASE_RESOURCES, type LeaseResource } from '../leases/rules.ts';
 
 const BUDGET_FIELD: Record<LeaseResource, keyof LeaseBudget> = { episodes: 'episodes', tool_calls: 'toolCalls', tokens: 'tokens', wall_time: 'wallMs' };
@@ -16,7 +17,7 @@ export async function leaseRemaining(client: EpisodicClient, leaseId: string): P
 
 /** The first resource (seed order) the lease has none left unreserved of. */
 export function exhaustedResource(remaining: LeaseBudget): LeaseResource {
-  return LEASE_RESOURCES.find((r) => remaining[BUDGET_FIELD[r]] !== null && remaining[BUDGET_FIELD[r]]! <= 0) ?? 'episodes';
+  return LEASE_RESOURCES.find((r) => remaining[BUDGET_FIELD[r]] !== null && must(remaining[BUDGET_FIELD[r]]) <= 0) ?? 'episodes';
 }
 
 export function remainingFromCharge(charge: LeaseCharge): LeaseBudget {

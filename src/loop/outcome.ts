@@ -1,4 +1,4 @@
-// Seed 000 EpisodeLoopOutcome and its predicates. The predicates are the server's own
+// Why a loop of episodes stopped (the loop outcome) and its predicates. The predicates are the server's own
 // (src/episodes/stop-reason.ts): an outcome is mapped to its StopReason and asked there.
 import { canContinue, isSuccessful, type StopReason } from '../episodes/stop-reason.ts';
 

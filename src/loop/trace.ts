@@ -1,4 +1,4 @@
-// Seed 002's PlanTrace and TraceStep, and how they are journaled as steps of an episode.
+// The plan trace and its trace steps, and how they are journaled as steps of an episode.
 import type { Json, StepInput } from '../client/types.ts';
 
 export interface PlanStep {
@@ -65,11 +65,16 @@ export function traceStepInput(step: TraceStep): StepInput {
   };
 }
 
-/** What the critic sees (seed 002 encode_for_critic): the plan, the steps and their results. */
+/** What the critic sees: the plan, the steps and their results (nothing else of the episode). */
 export function encodeForCritic(trace: PlanTrace): Json {
   return {
     plan: trace.plan as unknown as Json,
     contextId: trace.contextId,
-    steps: trace.steps.map((s) => ({ action: s.action as unknown as Json, success: s.result.success, error: s.result.error ?? null, worldAfter: s.worldAfter })),
+    steps: trace.steps.map((s) => ({
+      action: s.action as unknown as Json,
+      success: s.result.success,
+      error: s.result.error ?? null,
+      worldAfter: s.worldAfter,
+    })),
   };
 }

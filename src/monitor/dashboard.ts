@@ -1,6 +1,6 @@
 // The dashboard's pure rules: which filters are allowed, how a time range is cut into buckets, how
 // the rows PostgreSQL aggregated become a gap-free series with totals No I/O.
-import type { LimitViolation } from '../schema/errors.ts';
+import type { LimitViolation } from '../core/errors.ts';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -57,12 +57,24 @@ export interface DashboardFilter {
 export function validateDashboardFilter(f: DashboardFilter): LimitViolation[] {
   const violations: LimitViolation[] = [];
   const span = f.to.getTime() - f.from.getTime();
-  if (!(span > 0)) violations.push({ field: 'filter.to', limit: 'after filter.from', actual: f.to.toISOString(), message: 'filter.to must be after filter.from' });
-  if (span > MAX_RANGE_MS) violations.push({ field: 'filter.to', limit: '366 days after filter.from', actual: `${Math.ceil(span / DAY_MS)} days`, message: 'the range may span at most 366 days' });
+  if (!(span > 0))
+    violations.push({ field: 'filter.to', limit: 'after filter.from', actual: f.to.toISOString(), message: 'filter.to must be after filter.from' });
+  if (span > MAX_RANGE_MS)
+    violations.push({
+      field: 'filter.to',
+      limit: '366 days after filter.from',
+      actual: `${Math.ceil(span / DAY_MS)} days`,
+      message: 'the range may span at most 366 days',
+    });
   for (const field of ['taskType', 'domain'] as const) {
     const value = f[field];
     if (value !== null && value.length > MAX_FILTER_TEXT) {
-      violations.push({ field: `filter.${field}`, limit: `${MAX_FILTER_TEXT} characters`, actual: String(value.length), message: `filter.${field} may hold at most ${MAX_FILTER_TEXT} characters` });
+      violations.push({
+        field: `filter.${field}`,
+        limit: `${MAX_FILTER_TEXT} characters`,
+        actual: String(value.length),
+        message: `filter.${field} may hold at most ${MAX_FILTER_TEXT} characters`,
+      });
     }
   }
   return violations;
@@ -100,7 +112,23 @@ export interface Bucket {
 export type BucketRow = Partial<Omit<Bucket, 'start'>> & { start: Date };
 
 export function emptyBucket(start: Date): Bucket {
-  return { start, runs: 0, byStatus: {}, successes: 0, partials: 0, failures: 0, tokens: 0, cost: 0, budgetExhaustions: 0, patternsLearned: 0, retrievalsServed: 0, retrievalsCredited: 0, latencyP50: null, latencyP95: null, steps: 0 };
+  return {
+    start,
+    runs: 0,
+    byStatus: {},
+    successes: 0,
+    partials: 0,
+    failures: 0,
+    tokens: 0,
+    cost: 0,
+    budgetExhaustions: 0,
+    patternsLearned: 0,
+    retrievalsServed: 0,
+    retrievalsCredited: 0,
+    latencyP50: null,
+    latencyP95: null,
+    steps: 0,
+  };
 }
 
 /** Every bucket from the aligned start to `to`, with the rows of each source merged in. */

@@ -1,12 +1,21 @@
 // The monitor's API: the dashboard's aggregates, one step in full, retrieval receipts with the
 // credit they got, an episode's used retrievals. Reads only; tenant-scoped.
 import { builder } from '../builder.ts';
-import { InputLimitError, NotFoundError } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
+import { InputLimitError, NotFoundError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import type { Context } from '../schema/context.ts';
-import { validateDashboardFilter, type Bucket, type ToolStats, type Totals } from './dashboard.ts';
-import { creditsOfEpisode, creditsOfRetrieval, findReceipt, inOrder, listReceipts, MAX_RECEIPTS_PAGE, type ReceiptRow, type RetrievalCredit } from './receipts.ts';
-import { loadDashboard, type BudgetExhaustion, type Dashboard } from './store.ts';
+import { type Bucket, type ToolStats, type Totals, validateDashboardFilter } from './dashboard.ts';
+import {
+  creditsOfEpisode,
+  creditsOfRetrieval,
+  findReceipt,
+  inOrder,
+  listReceipts,
+  MAX_RECEIPTS_PAGE,
+  type ReceiptRow,
+  type RetrievalCredit,
+} from './receipts.ts';
+import { type BudgetExhaustion, type Dashboard, loadDashboard } from './store.ts';
 
 const DashboardFilterInput = builder.inputType('DashboardFilter', {
   fields: (t) => ({
@@ -116,9 +125,18 @@ const ReceiptRef = builder.objectRef<ReceiptRow>('RetrievalReceipt').implement({
     queryHash: t.exposeString('queryHash'),
     resultsHash: t.exposeString('resultsHash'),
     createdAt: t.field({ type: 'DateTime', resolve: (r) => r.createdAt }),
-    episodes: t.prismaField({ type: ['Episode'], resolve: async (query, r, _a, ctx) => inOrder(r.episodeIds, await ctx.db.episode.findMany({ ...query, where: { id: { in: r.episodeIds } } })) }),
-    warnings: t.prismaField({ type: ['Episode'], resolve: async (query, r, _a, ctx) => inOrder(r.warningIds, await ctx.db.episode.findMany({ ...query, where: { id: { in: r.warningIds } } })) }),
-    patterns: t.prismaField({ type: ['Pattern'], resolve: async (query, r, _a, ctx) => inOrder(r.patternIds, await ctx.db.pattern.findMany({ ...query, where: { id: { in: r.patternIds } } })) }),
+    episodes: t.prismaField({
+      type: ['Episode'],
+      resolve: async (query, r, _a, ctx) => inOrder(r.episodeIds, await ctx.db.episode.findMany({ ...query, where: { id: { in: r.episodeIds } } })),
+    }),
+    warnings: t.prismaField({
+      type: ['Episode'],
+      resolve: async (query, r, _a, ctx) => inOrder(r.warningIds, await ctx.db.episode.findMany({ ...query, where: { id: { in: r.warningIds } } })),
+    }),
+    patterns: t.prismaField({
+      type: ['Pattern'],
+      resolve: async (query, r, _a, ctx) => inOrder(r.patternIds, await ctx.db.pattern.findMany({ ...query, where: { id: { in: r.patternIds } } })),
+    }),
     credits: t.field({ type: [CreditRef], resolve: (r, _a, ctx) => creditsOfRetrieval(ctx.services.db.pool, tenantOf(ctx), r.id) }),
   }),
 });
@@ -170,7 +188,9 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx) => {
       const first = args.first ?? 20;
       if (first < 1 || first > MAX_RECEIPTS_PAGE) {
-        throw new InputLimitError([{ field: 'first', limit: `1..${MAX_RECEIPTS_PAGE}`, actual: String(first), message: `first must lie between 1 and ${MAX_RECEIPTS_PAGE}` }]);
+        throw new InputLimitError([
+          { field: 'first', limit: `1..${MAX_RECEIPTS_PAGE}`, actual: String(first), message: `first must lie between 1 and ${MAX_RECEIPTS_PAGE}` },
+        ]);
       }
       return listReceipts(ctx.services.db.pool, tenantOf(ctx), first, args.before ?? null);
     },

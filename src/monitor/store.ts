@@ -4,8 +4,21 @@
 // indexes. Figures at 1M episodes: docs/BENCHMARKS.md.
 import type pg from 'pg';
 import {
-  bucketMsFor, buildSeries, alignedStart, histogramPercentile, rollupKey, STATUSES, toolErrorRate, totalsOf, TOP_TOOLS, wholeHours,
-  type Bucket, type BucketRow, type DashboardFilter, type ToolStats, type Totals,
+  alignedStart,
+  type Bucket,
+  type BucketRow,
+  bucketMsFor,
+  buildSeries,
+  type DashboardFilter,
+  histogramPercentile,
+  rollupKey,
+  STATUSES,
+  TOP_TOOLS,
+  type ToolStats,
+  type Totals,
+  toolErrorRate,
+  totalsOf,
+  wholeHours,
 } from './dashboard.ts';
 import { LATENCY_BASE, refreshRollup } from './rollup.ts';
 
@@ -35,7 +48,9 @@ const isFiltered = (f: DashboardFilter) => f.taskType !== null || f.domain !== n
 const filtered = (p: Params, f: DashboardFilter): [...Params, string | null, string | null] => [...p, f.taskType, f.domain];
 /** For rows of other tables that belong to an episode: only when a filter is set (else no join). */
 const episodeMatch = (f: DashboardFilter, idColumn: string) =>
-  !isFiltered(f) ? 'true' : `EXISTS (SELECT 1 FROM episodes e WHERE e.id = ${idColumn} AND e.tenant_id = $1 AND ${EPISODE_FILTER.replaceAll('task_type', 'e.task_type').replaceAll('domain', 'e.domain')})`;
+  !isFiltered(f)
+    ? 'true'
+    : `EXISTS (SELECT 1 FROM episodes e WHERE e.id = ${idColumn} AND e.tenant_id = $1 AND ${EPISODE_FILTER.replaceAll('task_type', 'e.task_type').replaceAll('domain', 'e.domain')})`;
 /** Rollup rows of the filter's dimension: $6 dimension, $7 value. */
 const ROLLUP_WHERE = 'tenant_id = $1 AND dimension = $6 AND value = $7 AND hour >= $2 AND hour < $3';
 const keyed = (p: Params, f: DashboardFilter): [...Params, string, string] => {
@@ -67,7 +82,9 @@ async function budgetBuckets(pool: pg.Pool, p: Params, f: DashboardFilter): Prom
     perBucket.set(r.start.getTime(), bucket);
     perResource.set(r.resource, (perResource.get(r.resource) ?? 0) + r.count);
   }
-  const byResource = [...perResource].map(([resource, count]) => ({ resource, count })).sort((a, b) => b.count - a.count || a.resource.localeCompare(b.resource));
+  const byResource = [...perResource]
+    .map(([resource, count]) => ({ resource, count }))
+    .sort((a, b) => b.count - a.count || a.resource.localeCompare(b.resource));
   return { rows: [...perBucket.values()], byResource };
 }
 
@@ -119,7 +136,12 @@ async function stepAggregates(pool: pg.Pool, p: Params, f: DashboardFilter) {
   };
 }
 
-async function countBuckets(pool: pg.Pool, p: Params | [...Params, string | null] | [...Params, string | null, string | null], sql: string, field: 'patternsLearned' | 'retrievalsServed' | 'retrievalsCredited'): Promise<BucketRow[]> {
+async function countBuckets(
+  pool: pg.Pool,
+  p: Params | [...Params, string | null] | [...Params, string | null, string | null],
+  sql: string,
+  field: 'patternsLearned' | 'retrievalsServed' | 'retrievalsCredited',
+): Promise<BucketRow[]> {
   const { rows } = await pool.query<{ start: Date; count: number }>(sql, p);
   return rows.map((r) => ({ start: r.start, [field]: r.count }));
 }
@@ -132,7 +154,9 @@ const PATTERNS_SQL = `SELECT ${bucketOf('created_at')} AS start, count(*)::int A
 const SERVED_SQL = `SELECT ${bucketOf('created_at')} AS start, count(*)::int AS count FROM retrievals
   WHERE tenant_id = $1 AND created_at >= $2 AND created_at < $3
   GROUP BY 1`;
-const creditedSql = (f: DashboardFilter) => `SELECT ${bucketOf('l.created_at')} AS start, coalesce(sum(jsonb_array_length(l.payload -> 'retrievalIds')), 0)::int AS count
+const creditedSql = (
+  f: DashboardFilter,
+) => `SELECT ${bucketOf('l.created_at')} AS start, coalesce(sum(jsonb_array_length(l.payload -> 'retrievalIds')), 0)::int AS count
   FROM ledger_events l
   WHERE l.tenant_id = $1 AND l.type = 'retrieval.feedback' AND l.created_at >= $2 AND l.created_at < $3 AND ${episodeMatch(f, 'l.episode_id')}
   GROUP BY 1`;
@@ -163,4 +187,3 @@ export async function loadDashboard(pool: pg.Pool, tenantId: string, asked: Dash
     budgetExhaustions: budgets.byResource,
   };
 }
-

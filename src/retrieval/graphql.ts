@@ -2,11 +2,11 @@
 // breakdown and a retrievalId (the receipt completeEpisode(usedRetrievals) credits).
 import { grantsScope } from '../auth/keys.ts';
 import { builder } from '../builder.ts';
+import { InputLimitError, throwIfViolations } from '../core/errors.ts';
 import { ComplexityEnum } from '../episodes/graphql.ts';
-import { InputLimitError, throwIfViolations } from '../schema/errors.ts';
 import { patternTaskViolations, toContextFacts, toRetrievalQuery, validateRetrieval } from './inputs.ts';
 import type { ScoredPattern } from './pattern-store.ts';
-import { retrieveEpisodes, retrievePatterns, type EpisodeRetrievalResult, type PatternRetrievalResult } from './retrieve.ts';
+import { type EpisodeRetrievalResult, type PatternRetrievalResult, retrieveEpisodes, retrievePatterns } from './retrieve.ts';
 import type { ScoredEpisode } from './store.ts';
 
 const RetrievalContextInput = builder.inputType('RetrievalContextInput', {
@@ -45,9 +45,11 @@ const RelevanceScoreRef = builder.objectRef<ScoredEpisode>('RelevanceScore').imp
     similarity: t.float({ resolve: (s) => s.score.similarity, description: 'max(textRank, trigramSimilarity)' }),
     recency: t.float({ resolve: (s) => s.score.recency }),
     feedback: t.float({ resolve: (s) => s.score.feedback }),
-    textRank: t.exposeFloat('textRank', { description: '(taskText + work) / the best candidate\'s, in [0, 1].' }),
+    textRank: t.exposeFloat('textRank', { description: "(taskText + work) / the best candidate's, in [0, 1]." }),
     taskText: t.exposeFloat('taskText', { description: 'BM25 (k1 1.2, b 0.75) of the query against the task description.' }),
-    work: t.exposeFloat('work', { description: '0.5 × BM25 (b 1) of the query against what the episode did: files and symbols it changed, its commands, errors and tools.' }),
+    work: t.exposeFloat('work', {
+      description: '0.5 × BM25 (b 1) of the query against what the episode did: files and symbols it changed, its commands, errors and tools.',
+    }),
     trigramSimilarity: t.exposeFloat('trigramSimilarity'),
   }),
 });
@@ -63,8 +65,15 @@ const ScoredEpisodeRef = builder.objectRef<ScoredEpisode>('ScoredEpisode').imple
 
 const RelevantEpisodesRef = builder.objectRef<EpisodeRetrievalResult>('RelevantEpisodes').implement({
   fields: (t) => ({
-    retrievalId: t.exposeID('retrievalId', { nullable: true, description: 'Pass it to completeEpisode(usedRetrievals) to credit what helped. Null for a key without write scope: nothing is recorded.' }),
-    episodes: t.field({ type: [ScoredEpisodeRef], resolve: (r) => r.episodes, description: 'Completed episodes, best first; with includeFailures, failed ones ranked among them (marked failed).' }),
+    retrievalId: t.exposeID('retrievalId', {
+      nullable: true,
+      description: 'Pass it to completeEpisode(usedRetrievals) to credit what helped. Null for a key without write scope: nothing is recorded.',
+    }),
+    episodes: t.field({
+      type: [ScoredEpisodeRef],
+      resolve: (r) => r.episodes,
+      description: 'Completed episodes, best first; with includeFailures, failed ones ranked among them (marked failed).',
+    }),
     warnings: t.field({ type: [ScoredEpisodeRef], resolve: (r) => r.warnings, description: 'Similar failed episodes (includeFailures).' }),
   }),
 });
@@ -73,7 +82,9 @@ const PatternScoreRef = builder.objectRef<ScoredPattern['score']>('PatternScore'
   description: 'total = relevance × (0.5 + 0.5 strength) + 0.1 feedback; relevance = 0.5 cue + 0.5 scope, floor 0.5 (docs/LEARNING.md).',
   fields: (t) => ({
     total: t.exposeFloat('total'),
-    relevance: t.exposeFloat('relevance', { description: 'How well the pattern fits the task: the task mentions its cue, its domain (or language) is the scope.' }),
+    relevance: t.exposeFloat('relevance', {
+      description: 'How well the pattern fits the task: the task mentions its cue, its domain (or language) is the scope.',
+    }),
     strength: t.exposeFloat('strength', { description: 'min(1, |lift| / 0.5).' }),
     lift: t.exposeFloat('lift', { description: 'Over comparable episodes without the antecedent; negative: a warning.' }),
     feedback: t.exposeFloat('feedback'),
@@ -95,9 +106,10 @@ const RelevantPatternsRef = builder.objectRef<PatternRetrievalResult>('RelevantP
 });
 
 builder.queryFields((t) => ({
-  relevantEpisodes: t.field({
+  relevantEpisodes: t.withAuth({ read: true }).field({
     type: RelevantEpisodesRef,
-    description: 'Completed episodes ranked by context match, reward, description similarity, recency and retrieval feedback. Records a receipt (retrieval.served).',
+    description:
+      'Completed episodes ranked by context match, reward, description similarity, recency and retrieval feedback. Records a receipt (retrieval.served).',
     errors: { types: [InputLimitError] },
     args: {
       task: t.arg({ type: RetrievalTaskInput, required: true }),
@@ -110,11 +122,17 @@ builder.queryFields((t) => ({
       throwIfViolations(validateRetrieval(args.task, limit));
       const filter = { minReward: args.filter?.minReward ?? null, endedAfter: args.filter?.endedAfter ?? null, agent: args.filter?.agent ?? null };
       // Receipts are writes: only a key that may write records one.
-      const record = grantsScope(ctx.viewer!.scopes, 'write');
-      return retrieveEpisodes(ctx.services, ctx.viewer!.tenantId, { query: toRetrievalQuery(args.task), limit, includeFailures: args.includeFailures ?? false, filter, record });
+      const record = grantsScope(ctx.viewer.scopes, 'write');
+      return retrieveEpisodes(ctx.services, ctx.viewer.tenantId, {
+        query: toRetrievalQuery(args.task),
+        limit,
+        includeFailures: args.includeFailures ?? false,
+        filter,
+        record,
+      });
     },
   }),
-  relevantPatterns: t.field({
+  relevantPatterns: t.withAuth({ read: true }).field({
     type: RelevantPatternsRef,
     description:
       'Active patterns relevant to the task (it mentions their term; its domain or language is their scope), ranked by relevance and lift, with a relevance floor. Records a receipt (retrieval.served).',
@@ -129,7 +147,7 @@ builder.queryFields((t) => ({
       const task = args.task ?? { description: '', context: args.context };
       throwIfViolations([...patternTaskViolations(args.task, args.context), ...validateRetrieval(task, limit)]);
       const query = { description: task.description, context: toContextFacts(task.context) };
-      return retrievePatterns(ctx.services, ctx.viewer!.tenantId, query, limit, grantsScope(ctx.viewer!.scopes, 'write'));
+      return retrievePatterns(ctx.services, ctx.viewer.tenantId, query, limit, grantsScope(ctx.viewer.scopes, 'write'));
     },
   }),
 }));

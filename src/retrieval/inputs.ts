@@ -1,9 +1,16 @@
 // Retrieval inputs: the API shape mapped to the domain query, and their limits. Pure.
-import type { ContextFacts } from '../learning/facts.ts';
+
 import { LIMITS } from '../episodes/limits.ts';
+import type { ContextFacts } from '../learning/facts.ts';
 import type { RetrievalQuery } from './score.ts';
 
-export const RETRIEVAL_LIMITS = { maxResults: 50, descriptionBytes: LIMITS.descriptionBytes, fieldChars: LIMITS.contextFieldChars, tagCount: LIMITS.tagCount, tagChars: LIMITS.tagChars } as const;
+export const RETRIEVAL_LIMITS = {
+  maxResults: 50,
+  descriptionBytes: LIMITS.descriptionBytes,
+  fieldChars: LIMITS.contextFieldChars,
+  tagCount: LIMITS.tagCount,
+  tagChars: LIMITS.tagChars,
+} as const;
 
 export interface GqlRetrievalContext {
   language?: string | null;
@@ -30,7 +37,12 @@ export interface Violation {
 const given = (value: string | null | undefined) => (value == null || value.trim() === '' ? null : value);
 
 export function toContextFacts(c: GqlRetrievalContext | null | undefined): ContextFacts {
-  return { domain: given(c?.domain), language: given(c?.language), framework: given(c?.framework), tags: [...new Set((c?.tags ?? []).filter((t) => t.trim() !== ''))] };
+  return {
+    domain: given(c?.domain),
+    language: given(c?.language),
+    framework: given(c?.framework),
+    tags: [...new Set((c?.tags ?? []).filter((t) => t.trim() !== ''))],
+  };
 }
 
 export function toRetrievalQuery(task: GqlRetrievalTask): RetrievalQuery {
@@ -39,13 +51,17 @@ export function toRetrievalQuery(task: GqlRetrievalTask): RetrievalQuery {
 
 export function validateContext(c: GqlRetrievalContext | null | undefined, field: string): Violation[] {
   const tooLong = (name: string, value: string | null | undefined, max: number): Violation[] =>
-    value != null && Array.from(value).length > max ? [{ field: `${field}.${name}`, limit: max, actual: Array.from(value).length, message: `${field}.${name} is longer than ${max} characters` }] : [];
+    value != null && Array.from(value).length > max
+      ? [{ field: `${field}.${name}`, limit: max, actual: Array.from(value).length, message: `${field}.${name} is longer than ${max} characters` }]
+      : [];
   const tags = c?.tags ?? [];
   return [
     ...tooLong('language', c?.language, RETRIEVAL_LIMITS.fieldChars),
     ...tooLong('framework', c?.framework, RETRIEVAL_LIMITS.fieldChars),
     ...tooLong('domain', c?.domain, RETRIEVAL_LIMITS.fieldChars),
-    ...(tags.length > RETRIEVAL_LIMITS.tagCount ? [{ field: `${field}.tags`, limit: RETRIEVAL_LIMITS.tagCount, actual: tags.length, message: `at most ${RETRIEVAL_LIMITS.tagCount} tags` }] : []),
+    ...(tags.length > RETRIEVAL_LIMITS.tagCount
+      ? [{ field: `${field}.tags`, limit: RETRIEVAL_LIMITS.tagCount, actual: tags.length, message: `at most ${RETRIEVAL_LIMITS.tagCount} tags` }]
+      : []),
     ...tags.flatMap((tag, i) => tooLong(`tags.${i}`, tag, RETRIEVAL_LIMITS.tagChars)),
   ];
 }
@@ -53,20 +69,36 @@ export function validateContext(c: GqlRetrievalContext | null | undefined, field
 export function validateRetrieval(task: GqlRetrievalTask, limit: number): Violation[] {
   const bytes = Buffer.byteLength(task.description);
   return [
-    ...(bytes > RETRIEVAL_LIMITS.descriptionBytes ? [{ field: 'task.description', limit: RETRIEVAL_LIMITS.descriptionBytes, actual: bytes, message: `task.description is ${bytes} bytes; the limit is ${RETRIEVAL_LIMITS.descriptionBytes} bytes` }] : []),
-    ...(task.description.includes('\u0000') ? [{ field: 'task.description', limit: 'no NUL bytes', message: 'task.description must not contain NUL bytes' }] : []),
-    ...(task.taskType != null && Array.from(task.taskType).length > LIMITS.taskTypeChars ? [{ field: 'task.taskType', limit: LIMITS.taskTypeChars, message: `task.taskType is longer than ${LIMITS.taskTypeChars} characters` }] : []),
+    ...(bytes > RETRIEVAL_LIMITS.descriptionBytes
+      ? [
+          {
+            field: 'task.description',
+            limit: RETRIEVAL_LIMITS.descriptionBytes,
+            actual: bytes,
+            message: `task.description is ${bytes} bytes; the limit is ${RETRIEVAL_LIMITS.descriptionBytes} bytes`,
+          },
+        ]
+      : []),
+    ...(task.description.includes('\u0000')
+      ? [{ field: 'task.description', limit: 'no NUL bytes', message: 'task.description must not contain NUL bytes' }]
+      : []),
+    ...(task.taskType != null && Array.from(task.taskType).length > LIMITS.taskTypeChars
+      ? [{ field: 'task.taskType', limit: LIMITS.taskTypeChars, message: `task.taskType is longer than ${LIMITS.taskTypeChars} characters` }]
+      : []),
     ...validateContext(task.context, 'task.context'),
     ...validateLimit(limit),
   ];
 }
 
 export function validateLimit(limit: number): Violation[] {
-  return limit >= 1 && limit <= RETRIEVAL_LIMITS.maxResults ? [] : [{ field: 'limit', limit: `1..${RETRIEVAL_LIMITS.maxResults}`, actual: limit, message: `limit must be between 1 and ${RETRIEVAL_LIMITS.maxResults}` }];
+  return limit >= 1 && limit <= RETRIEVAL_LIMITS.maxResults
+    ? []
+    : [{ field: 'limit', limit: `1..${RETRIEVAL_LIMITS.maxResults}`, actual: limit, message: `limit must be between 1 and ${RETRIEVAL_LIMITS.maxResults}` }];
 }
 
 /** relevantPatterns takes a task, or (the older form) a context alone; exactly one of them. */
 export function patternTaskViolations(task: GqlRetrievalTask | null | undefined, context: GqlRetrievalContext | null | undefined): Violation[] {
-  if ((task == null) === (context == null)) return [{ field: 'task', limit: 'exactly one of task or context', message: 'give the task (description and context), or a context alone' }];
+  if ((task == null) === (context == null))
+    return [{ field: 'task', limit: 'exactly one of task or context', message: 'give the task (description and context), or a context alone' }];
   return [];
 }

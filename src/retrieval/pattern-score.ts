@@ -12,7 +12,7 @@
  * domain, of another language) is about another project: the pattern is not relevant at all (a Java
  * task gets nothing from Python repositories). Patterns below the floor are not served.
  */
-import { clamp, type ContextFacts } from '../learning/facts.ts';
+import { type ContextFacts, clamp } from '../learning/facts.ts';
 import type { PatternKind } from '../learning/patterns.ts';
 
 export const PATTERN_RELEVANCE = { cue: 0.5, scope: 0.5, feedback: 0.1, floor: 0.5, fullStrengthLift: 0.5 } as const;

@@ -2,10 +2,10 @@
 // error patterns of the task's domain, capped; then patternRelevance (pattern-score.ts) over just
 // those candidates, with its floor.
 import type pg from 'pg';
-import { compareText, type ContextFacts } from '../learning/facts.ts';
+import { type ContextFacts, compareText } from '../learning/facts.ts';
 import type { PatternKind } from '../learning/patterns.ts';
 import { TASK_TERM_RULES, taskTerms } from '../learning/task-terms.ts';
-import { patternRelevance, type PatternRelevance } from './pattern-score.ts';
+import { type PatternRelevance, patternRelevance } from './pattern-score.ts';
 
 export const PATTERN_CANDIDATE_CAPS = { cued: 500, scope: 200 } as const;
 

@@ -4,12 +4,12 @@
 // retrievals served towards the outcome (+1 success, -1 failure, partial in between) and appends
 // `retrieval.feedback`; ranking reads the credit (score.ts, pattern-score.ts).
 import type pg from 'pg';
-import type { WriteContext } from '../episodes/store.ts';
+import { InputLimitError, NotFoundError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
+import type { WriteContext } from '../core/write-context.ts';
 import type { Outcome } from '../episodes/outcome.ts';
-import { contentHash } from '../ledger/hash.ts';
 import { baseReward } from '../learning/reward.ts';
-import { InputLimitError, NotFoundError } from '../schema/errors.ts';
-import { isUuid } from '../schema/ids.ts';
+import { contentHash } from '../ledger/hash.ts';
 
 /** Credit moves this share of the way to the target per use: after n helpful uses, 1 − 0.7^n. */
 export const FEEDBACK_RATE = 0.3;
@@ -36,7 +36,13 @@ export async function recordRetrieval(ctx: WriteContext, receipt: Receipt): Prom
   const retrievalId = rows[0].id as string;
   ctx.events.push({
     type: 'retrieval.served',
-    payload: { retrievalId, kind: receipt.kind, queryHash, resultsHash, counts: { episodes: ids.episodes.length, warnings: ids.warnings.length, patterns: ids.patterns.length } },
+    payload: {
+      retrievalId,
+      kind: receipt.kind,
+      queryHash,
+      resultsHash,
+      counts: { episodes: ids.episodes.length, warnings: ids.warnings.length, patterns: ids.patterns.length },
+    },
   });
   return retrievalId;
 }
@@ -50,11 +56,23 @@ export interface FeedbackReport {
 }
 
 /** Credits (or debits) everything the used retrievals served, in the completing transaction. */
-export async function creditRetrievals(ctx: WriteContext, episodeId: string, retrievalIds: readonly string[], outcome: Outcome): Promise<FeedbackReport | null> {
+export async function creditRetrievals(
+  ctx: WriteContext,
+  episodeId: string,
+  retrievalIds: readonly string[],
+  outcome: Outcome,
+): Promise<FeedbackReport | null> {
   const ids = [...new Set(retrievalIds.map((id) => String(id).toLowerCase()))];
   if (ids.length === 0) return null;
   if (ids.length > MAX_USED_RETRIEVALS) {
-    throw new InputLimitError([{ field: 'usedRetrievals', limit: `${MAX_USED_RETRIEVALS} items`, actual: String(ids.length), message: `at most ${MAX_USED_RETRIEVALS} retrievals per completion` }]);
+    throw new InputLimitError([
+      {
+        field: 'usedRetrievals',
+        limit: `${MAX_USED_RETRIEVALS} items`,
+        actual: String(ids.length),
+        message: `at most ${MAX_USED_RETRIEVALS} retrievals per completion`,
+      },
+    ]);
   }
   // !== undefined: an empty string is a malformed id too, not "none missing".
   const missing = ids.find((id) => !isUuid(id));
@@ -66,8 +84,20 @@ export async function creditRetrievals(ctx: WriteContext, episodeId: string, ret
   const unknown = ids.find((id) => !rows.some((r) => r.id === id));
   if (unknown !== undefined) throw new NotFoundError('Retrieval', unknown);
   const target = 2 * baseReward(outcome) - 1;
-  const episodes = await credit(ctx.client, 'episodes', ctx.tenantId, rows.flatMap((r) => r.episode_ids ?? []), target);
-  const patterns = await credit(ctx.client, 'patterns', ctx.tenantId, rows.flatMap((r) => r.pattern_ids ?? []), target);
+  const episodes = await credit(
+    ctx.client,
+    'episodes',
+    ctx.tenantId,
+    rows.flatMap((r) => r.episode_ids ?? []),
+    target,
+  );
+  const patterns = await credit(
+    ctx.client,
+    'patterns',
+    ctx.tenantId,
+    rows.flatMap((r) => r.pattern_ids ?? []),
+    target,
+  );
   const report = { retrievalIds: ids, target, episodes, patterns };
   ctx.events.push({ type: 'retrieval.feedback', episodeId, payload: { ...report, rate: FEEDBACK_RATE, outcome: outcome.kind } });
   return report;

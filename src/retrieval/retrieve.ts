@@ -1,10 +1,10 @@
 // A retrieval: rank (read-only, on the pool), then record its receipt and ledger event (one write),
 // only when the caller may write (`record`): a read-scope key never writes (docs/SECURITY.md).
 import type { Services } from '../services.ts';
-import { rankPatterns, type PatternTask, type ScoredPattern } from './pattern-store.ts';
+import { type PatternTask, rankPatterns, type ScoredPattern } from './pattern-store.ts';
 import { recordRetrieval } from './receipts.ts';
 import type { RetrievalQuery } from './score.ts';
-import { CONTEXT_CANDIDATES, LEXICAL_CANDIDATES, rankEpisodes, type EpisodeRetrievalFilter, type ScoredEpisode } from './store.ts';
+import { CONTEXT_CANDIDATES, type EpisodeRetrievalFilter, LEXICAL_CANDIDATES, rankEpisodes, type ScoredEpisode } from './store.ts';
 
 /** Every candidate, so the warnings can be the best failed ones however far down they rank. */
 const RANKED_FOR_WARNINGS = LEXICAL_CANDIDATES + CONTEXT_CANDIDATES;
@@ -50,7 +50,13 @@ export interface PatternRetrievalResult {
   patterns: ScoredPattern[];
 }
 
-export async function retrievePatterns(services: Pick<Services, 'db' | 'writer'>, tenantId: string, task: PatternTask, limit: number, record: boolean): Promise<PatternRetrievalResult> {
+export async function retrievePatterns(
+  services: Pick<Services, 'db' | 'writer'>,
+  tenantId: string,
+  task: PatternTask,
+  limit: number,
+  record: boolean,
+): Promise<PatternRetrievalResult> {
   const patterns = await rankPatterns(services.db.pool, tenantId, task, limit);
   if (!record) return { retrievalId: null, patterns };
   const retrievalId = await services.writer.run(tenantId, (ctx) =>

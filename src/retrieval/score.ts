@@ -1,7 +1,7 @@
 /**
  * Episode retrieval scoring. Two formulas live here:
  *
- * - seed003Score: seed 003's in-memory keyword ranking, as its code computes it
+ * - seed003Score: the keyword-ranking baseline (an in-memory scan), as its reference code computes it
  *   (d-o-hub/rust-self-learning-memory memory-core/src/memory/retrieval/scoring.rs and context.rs).
  *   It is the baseline the benchmark compares against, so it keeps that code's quirks: reward is
  *   the raw total (not normalised), context saturates at 0.4, description words must be longer than
@@ -11,7 +11,7 @@
  *
  * docs/LEARNING.md gives both formulas and the weights' rationale.
  */
-import { clamp, compareText, type ContextFacts } from '../learning/facts.ts';
+import { type ContextFacts, clamp, compareText } from '../learning/facts.ts';
 
 export interface RetrievalQuery {
   description: string;
@@ -19,13 +19,13 @@ export interface RetrievalQuery {
   context: ContextFacts;
 }
 
-// ---- seed 003 baseline ----
+// ---- keyword-ranking baseline ----
 
 export interface Seed003Episode {
   id: string;
   description: string;
   context: ContextFacts;
-  /** Reward.total, unnormalised, as seed 003 uses it; null when the episode has no reward. */
+  /** Reward.total, unnormalised, as the baseline uses it; null when the episode has no reward. */
   rewardTotal: number | null;
 }
 
@@ -37,11 +37,11 @@ export const SEED003 = {
   language: 0.3,
   framework: 0.2,
   perSharedTag: 0.1,
-  /** seed 003 keeps words with `len() > 3`; we count code points, not UTF-8 bytes. */
+  /** The baseline keeps words with `len() > 3`; we count code points, not UTF-8 bytes. */
   minWordChars: 4,
 } as const;
 
-/** What seed 003 derives from the query: its words, the long ones, and its tags as a set. */
+/** What the baseline derives from the query: its words, the long ones, and its tags as a set. */
 interface PreparedQuery {
   all: string[];
   long: string[];
@@ -49,30 +49,29 @@ interface PreparedQuery {
 }
 
 function prepareQuery(query: RetrievalQuery): PreparedQuery {
-  const all = query.description.toLowerCase().split(/\s+/).filter((word) => word !== '');
+  const all = query.description
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((word) => word !== '');
   return { all, long: all.filter((word) => Array.from(word).length >= SEED003.minWordChars), tags: new Set(query.context.tags) };
 }
 
-/** seed 003 is_relevant_episode: the candidate filter applied before scoring. */
+/** The baseline's candidate filter (is_relevant_episode), applied before scoring. */
 export function seed003Matches(query: RetrievalQuery, episode: Seed003Episode): boolean {
   return matchesWith(query, prepareQuery(query), episode, episode.description.toLowerCase());
 }
 
-/** seed 003 calculate_relevance_score. */
+/** The baseline's score (calculate_relevance_score). */
 export function seed003Score(query: RetrievalQuery, episode: Seed003Episode): number {
   return scoreWith(query, prepareQuery(query), episode, episode.description.toLowerCase());
 }
 
 /**
- * seed 003's in-memory scan: filter, score, best first (ties by id, which seed 003 leaves unordered).
+ * The baseline's in-memory scan: filter, score, best first (ties by id, which the baseline leaves unordered).
  * The query is tokenised once and each description lowercased once, as a scan written for speed
  * would: the baseline is measured as well implemented as ours.
  */
-export function rankBySeed003(
-  query: RetrievalQuery,
-  episodes: Iterable<Seed003Episode>,
-  limit: number,
-): Array<{ id: string; score: number }> {
+export function rankBySeed003(query: RetrievalQuery, episodes: Iterable<Seed003Episode>, limit: number): Array<{ id: string; score: number }> {
   const prepared = prepareQuery(query);
   const scored: Array<{ id: string; score: number }> = [];
   for (const episode of episodes) {
@@ -105,7 +104,7 @@ function scoreWith(query: RetrievalQuery, prepared: PreparedQuery, episode: Seed
   return reward + Math.min(SEED003.contextCap, context) + SEED003.description * similarity;
 }
 
-// seed 003's domain is a required string; ours is optional, and two missing values are no match.
+// The baseline's domain is a required string; ours is optional, and two missing values are no match.
 function sameValue(a: string | null, b: string | null): boolean {
   return a !== null && a === b;
 }
@@ -205,7 +204,7 @@ function fieldTerm(weight: number, queryValue: string | null, candidateValue: st
 
 /** 2^(-ageDays / RECENCY_HALF_LIFE_DAYS): 1 for a fresh episode, 0.5 after 30 days. */
 export function recencyWeight(ageDays: number): number {
-  return Math.pow(2, -Math.max(0, ageDays) / RECENCY_HALF_LIFE_DAYS);
+  return 2 ** (-Math.max(0, ageDays) / RECENCY_HALF_LIFE_DAYS);
 }
 
 // ---- evaluation ----
@@ -215,11 +214,7 @@ export function recencyWeight(ageDays: number): number {
  * the ideal order of all judged relevances. Unjudged ids have relevance 0; an id repeated in the
  * ranking gains only at its first position. 0 when nothing is relevant or k <= 0.
  */
-export function ndcgAtK(
-  rankedIds: readonly string[],
-  relevanceById: ReadonlyMap<string, number> | Readonly<Record<string, number>>,
-  k: number,
-): number {
+export function ndcgAtK(rankedIds: readonly string[], relevanceById: ReadonlyMap<string, number> | Readonly<Record<string, number>>, k: number): number {
   const relevance = relevanceById instanceof Map ? relevanceById : new Map(Object.entries(relevanceById));
   const seen = new Set<string>();
   const gains = rankedIds.slice(0, Math.max(0, k)).map((id) => {
@@ -233,5 +228,5 @@ export function ndcgAtK(
 }
 
 function dcg(relevances: readonly number[]): number {
-  return relevances.reduce((sum, rel, index) => sum + (Math.pow(2, Math.max(0, rel)) - 1) / Math.log2(index + 2), 0);
+  return relevances.reduce((sum, rel, index) => sum + (2 ** Math.max(0, rel) - 1) / Math.log2(index + 2), 0);
 }

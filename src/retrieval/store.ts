@@ -11,9 +11,9 @@
 //    similarity (text without spaces, typos).
 // 4. relevanceScore in TypeScript, with similarity = BM25 / the best candidate's BM25.
 import type pg from 'pg';
-import { compareText, type ContextFacts } from '../learning/facts.ts';
+import { type ContextFacts, compareText } from '../learning/facts.ts';
 import { BM25 } from './bm25.ts';
-import { relevanceScore, type RelevanceBreakdown, type RetrievalQuery } from './score.ts';
+import { type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
 import { taskTerms } from './terms.ts';
 
 export const LEXICAL_CANDIDATES = 100;
@@ -77,7 +77,10 @@ const LOOKUP_TERMS = 4000;
 export async function rankEpisodes(pool: pg.Pool, r: EpisodeRetrieval): Promise<ScoredEpisode[]> {
   const counts = taskTerms(r.query.description);
   const words = [...counts.keys()].slice(0, LOOKUP_TERMS);
-  const repeated = words.filter((w) => (counts.get(w) ?? 0) >= BM25.REPEATED_MIN).sort((a, b) => (counts.get(b) ?? 0) - (counts.get(a) ?? 0) || compareText(a, b)).slice(0, BM25.REPEATED_TERMS);
+  const repeated = words
+    .filter((w) => (counts.get(w) ?? 0) >= BM25.REPEATED_MIN)
+    .sort((a, b) => (counts.get(b) ?? 0) - (counts.get(a) ?? 0) || compareText(a, b))
+    .slice(0, BM25.REPEATED_TERMS);
   const lexical = words.length > 0 ? await lexicalCandidates(pool, r, words, repeated) : [];
   const fallback = lexical.length < FALLBACK_BELOW;
   const rows = fallback ? await withFallback(pool, r, lexical) : lexical;
@@ -163,7 +166,8 @@ async function lexicalCandidates(pool: pg.Pool, r: EpisodeRetrieval, words: stri
   const base = baseWhere(p, r);
   const columns = candidateColumns(p, r, false);
   const domain = r.query.context.domain;
-  const byDomain = domain === null ? '' : `UNION (SELECT * FROM scored WHERE domain = ${p.add(domain)} ORDER BY task + work DESC, id LIMIT ${CONTEXT_CANDIDATES})`;
+  const byDomain =
+    domain === null ? '' : `UNION (SELECT * FROM scored WHERE domain = ${p.add(domain)} ORDER BY task + work DESC, id LIMIT ${CONTEXT_CANDIDATES})`;
   const { rows } = await pool.query<CandidateRow>(
     `WITH totals AS (SELECT field, documents FROM episode_term_totals WHERE tenant_id = ${tenant}),
      dfs AS (
@@ -199,7 +203,10 @@ async function withFallback(pool: pg.Pool, r: EpisodeRetrieval, lexical: Candida
   const p = new Params();
   const list = p.add([...new Set([...ids, ...known.keys()])]);
   const columns = candidateColumns(p, r, true);
-  const { rows } = await pool.query<CandidateRow>(`SELECT 0::float8 AS task, 0::float8 AS work, ${columns} FROM episodes e WHERE e.id = ANY(${list}::uuid[])`, p.values);
+  const { rows } = await pool.query<CandidateRow>(
+    `SELECT 0::float8 AS task, 0::float8 AS work, ${columns} FROM episodes e WHERE e.id = ANY(${list}::uuid[])`,
+    p.values,
+  );
   return rows.map((row) => ({ ...row, task: known.get(row.id)?.task ?? 0, work: known.get(row.id)?.work ?? 0 }));
 }
 

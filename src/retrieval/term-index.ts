@@ -9,7 +9,7 @@
 // endings that share terms wait for each other instead of deadlocking.
 import type pg from 'pg';
 import { BM25 } from './bm25.ts';
-import { documentLength, taskTerms, workTerms, STEP_TEXT_CHARS, DIFF_CHARS, type TermCounts, type WorkStep } from './terms.ts';
+import { DIFF_CHARS, documentLength, STEP_TEXT_CHARS, type TermCounts, taskTerms, type WorkStep, workTerms } from './terms.ts';
 
 export const FIELD = { task: 0, work: 1 } as const;
 

@@ -1,7 +1,15 @@
 // Root types and the shared Error interface. Root-type auth scopes apply to every field, so no
 // operation can be added without a scope: reads need `read`, writes `write`.
 import { builder } from '../builder.ts';
-import { DomainError, IdempotencyConflictError, IllegalTransitionError, InputLimitError, LeaseError, NotFoundError, type LimitViolation } from './errors.ts';
+import {
+  type DomainError,
+  IdempotencyConflictError,
+  IllegalTransitionError,
+  InputLimitError,
+  LeaseError,
+  type LimitViolation,
+  NotFoundError,
+} from '../core/errors.ts';
 import { addScalars } from './scalars.ts';
 
 addScalars(builder);

@@ -1,9 +1,10 @@
 // What every resolver sees, over HTTP and WebSocket alike.
+import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
-import type { Viewer } from '../auth/store.ts';
 import type { AuthFailure } from '../auth/keys.ts';
-import type { Services } from '../services.ts';
+import type { Viewer } from '../auth/store.ts';
 import type { ScopedPrisma } from '../db/tenant-scope.ts';
+import type { Services } from '../services.ts';
 
 export interface Context {
   requestId: string;
@@ -20,4 +21,14 @@ export interface Context {
 /** Context after scope auth has run: the viewer is known. */
 export interface AuthedContext extends Context {
   viewer: Viewer;
+}
+
+/**
+ * The viewer of a context scope auth has admitted. Root fields get it typed through
+ * `t.withAuth(...)`; fields of object types (reached only through an admitted root field) read it
+ * here, and a context without one is refused as unauthenticated.
+ */
+export function viewerOf(ctx: Context): Viewer {
+  if (!ctx.viewer) throw new GraphQLError('Authentication required.', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
+  return ctx.viewer;
 }

@@ -5,7 +5,10 @@ import { firstInexactNumber, inexactNumberMessage } from '../ledger/json-numbers
 /** A JSON input whose numbers all fit a double exactly; others are refused, never rounded. */
 function exactJson(value: unknown): unknown {
   const path = firstInexactNumber(value);
-  if (path) throw new GraphQLError(inexactNumberMessage(path), { extensions: { code: 'BAD_USER_INPUT', reason: 'JSON_NUMBER_OUT_OF_RANGE', path, limit: `±${Number.MAX_SAFE_INTEGER}` } });
+  if (path)
+    throw new GraphQLError(inexactNumberMessage(path), {
+      extensions: { code: 'BAD_USER_INPUT', reason: 'JSON_NUMBER_OUT_OF_RANGE', path, limit: `±${Number.MAX_SAFE_INTEGER}` },
+    });
   return value;
 }
 

@@ -2,17 +2,18 @@
 // contiguous numbering under the episode row lock, side-effect-key deduplication, the step limit,
 // enforced budgets, one multi-row insert, and one ledger event per request.
 import type pg from 'pg';
-import { exhaustedResource, type BudgetResource } from '../episodes/budget.ts';
+import { IllegalTransitionError, NotFoundError } from '../core/errors.ts';
+import { must } from '../core/must.ts';
+import type { NewLedgerEvent } from '../core/write-context.ts';
+import { type BudgetResource, exhaustedResource } from '../episodes/budget.ts';
 import { finishEpisode } from '../episodes/finish.ts';
 import { LIMITS } from '../episodes/limits.ts';
 import { budgetFailureOutcome, convergeOutcome, type StepDigest } from '../episodes/outcome.ts';
-import { lockEpisodes, type EpisodeRow } from '../episodes/row.ts';
+import { type EpisodeRow, lockEpisodes } from '../episodes/row.ts';
 import { checkTransition } from '../episodes/status.ts';
-import type { NewLedgerEvent } from '../ledger/store.ts';
-import { IllegalTransitionError, NotFoundError } from '../schema/errors.ts';
 import type { BlobToStore } from './large-content.ts';
 import type { HashedStep } from './prepare.ts';
-import { blobStateForUpdate, findKeyedSteps, insertBlobs, insertSteps, type EpisodeUsage, type StepRowToInsert } from './store.ts';
+import { blobStateForUpdate, type EpisodeUsage, findKeyedSteps, insertBlobs, insertSteps, type StepRowToInsert } from './store.ts';
 
 export interface StepBatchRequest {
   episodeId: string;
@@ -94,7 +95,7 @@ function planRequest(
     }
     if (seen === 'pending') {
       // Same key twice in one batch: the second refers to the first, resolved after insert.
-      planned.items.push({ status: 'duplicate', stepId: key!, stepNumber: -1 });
+      planned.items.push({ status: 'duplicate', stepId: must(key), stepNumber: -1 });
       continue;
     }
     const at = stepTime(step);
@@ -103,7 +104,8 @@ function planRequest(
     else if (ep.stepCount >= LIMITS.maxSteps) planned.items.push(rejected('step_limit'));
     else if (ep.sizeBytes + step.sizeBytes > LIMITS.episodeBytes) planned.items.push(rejected('episode_size_limit'));
     else if (addedBlobBytes && blobs.bytes + addedBlobBytes > request.blobCapBytes) planned.items.push(rejected('blob_cap'));
-    else if ((step.startedAt && Date.parse(step.startedAt) < ep.startedAt.getTime()) || (at && Date.parse(at) < ep.startedAt.getTime())) planned.items.push(rejected('time_order'));
+    else if ((step.startedAt && Date.parse(step.startedAt) < ep.startedAt.getTime()) || (at && Date.parse(at) < ep.startedAt.getTime()))
+      planned.items.push(rejected('time_order'));
     else {
       blobs.bytes += addedBlobBytes;
       for (const b of step.blobs) blobs.present.add(b.hash);
@@ -123,31 +125,50 @@ function planRequest(
   return planned;
 }
 
+/** A row of stepDigests' query. */
+interface StepDigestSqlRow {
+  step_number: number;
+  kind: StepDigest['kind'];
+  tool: StepDigest['tool'];
+  action: StepDigest['action'];
+  result_kind: StepDigest['result'];
+}
+
 async function stepDigests(client: pg.PoolClient, episodeId: string): Promise<StepDigest[]> {
-  const { rows } = await client.query(
+  const { rows } = await client.query<StepDigestSqlRow>(
     'SELECT step_number, kind, tool, action, result_kind FROM steps WHERE episode_id = $1 ORDER BY step_number',
     [episodeId],
   );
-  return rows.map((r: any) => ({ stepNumber: r.step_number, kind: r.kind, tool: r.tool, action: r.action, result: r.result_kind }));
+  return rows.map((r) => ({ stepNumber: r.step_number, kind: r.kind, tool: r.tool, action: r.action, result: r.result_kind }));
 }
 
-/** converge completes the episode (as partial), fail fails it; wall time always fails (seed 004). */
+/** converge completes the episode (as partial), fail fails it; wall time always fails (no converge past the wall clock). */
 function statusAfterBudgetStop(ep: EpisodeRow, resource: BudgetResource): 'completed' | 'failed' {
   return ep.onBudgetExhausted === 'converge' && resource !== 'wall_time' ? 'completed' : 'failed';
 }
 
-/** Stops an episode whose budget ran out, by its policy (wall time always fails: seed 004). */
+/** Stops an episode whose budget ran out, by its policy (wall time always fails, whatever the policy). */
 export async function stopForBudget(client: pg.PoolClient, ep: EpisodeRow, resource: BudgetResource, now: Date, events: NewLedgerEvent[]) {
   const usage = { tokens: ep.usedTokens, steps: ep.stepCount, toolCalls: ep.usedToolCalls, wallMs: now.getTime() - ep.startedAt.getTime() };
   const converge = statusAfterBudgetStop(ep, resource) === 'completed';
   const outcome = converge
     ? convergeOutcome({ resource, budget: ep.budget, usage, steps: await stepDigests(client, ep.id) })
     : budgetFailureOutcome({ resource, budget: ep.budget, usage });
-  events.push({ type: 'episode.budget_exhausted', episodeId: ep.id, workItemId: ep.workItemId, payload: { resource, policy: converge ? 'converge' : 'fail', usage } });
+  events.push({
+    type: 'episode.budget_exhausted',
+    episodeId: ep.id,
+    workItemId: ep.workItemId,
+    payload: { resource, policy: converge ? 'converge' : 'fail', usage },
+  });
   await finishEpisode(
     client,
     ep,
-    { status: converge ? 'completed' : 'failed', stopReason: { kind: 'budget_exhausted', resource }, outcome, eventType: converge ? 'episode.completed' : 'episode.failed' },
+    {
+      status: converge ? 'completed' : 'failed',
+      stopReason: { kind: 'budget_exhausted', resource },
+      outcome,
+      eventType: converge ? 'episode.completed' : 'episode.failed',
+    },
     now,
     events,
   );
@@ -166,17 +187,21 @@ export async function applyStepBatch(
   now: Date,
   events: NewLedgerEvent[],
 ): Promise<StepBatchOutcome[]> {
-  const episodes = await lockEpisodes(client, tenantId, requests.map((r) => r.episodeId));
+  const episodes = await lockEpisodes(
+    client,
+    tenantId,
+    requests.map((r) => r.episodeId),
+  );
   const blobHashes = requests.flatMap((r) => r.steps.flatMap((s) => s.blobs.map((b) => b.hash)));
   const blobs: BlobLedger = blobHashes.length ? await blobStateForUpdate(client, tenantId, blobHashes) : { bytes: 0, present: new Set() };
-  const pairs = requests.flatMap((r) => r.steps.filter((s) => s.sideEffectKey).map((s) => ({ episodeId: r.episodeId, key: s.sideEffectKey! })));
+  const pairs = requests.flatMap((r) => r.steps.filter((s) => s.sideEffectKey).map((s) => ({ episodeId: r.episodeId, key: must(s.sideEffectKey) })));
   const keyed = new Map<string, { id: string; stepNumber: number } | 'pending'>(
     (await findKeyedSteps(client, pairs)).map((s) => [keyOf(s.episodeId, s.sideEffectKey), { id: s.id, stepNumber: s.stepNumber }]),
   );
   const plans: Array<Planned | { error: NotFoundError | IllegalTransitionError }> = requests.map((request) => {
     const ep = episodes.get(request.episodeId);
     const error = validateRequest(request, ep);
-    if (error || !ep) return { error: error! };
+    if (error || !ep) return { error: must(error) };
     const plan = planRequest(tenantId, request, ep, keyed, now, blobs);
     // The episode stops below, in this transaction: a later request of the batch for the same
     // episode is refused as it would be in a later call, instead of slipping past the budget.
@@ -185,11 +210,15 @@ export async function applyStepBatch(
   });
 
   const toInsert = plans.flatMap((p) => ('items' in p ? p.items.flatMap((i) => (i.status === 'pending' ? [i.row] : [])) : []));
-  await insertBlobs(client, tenantId, plans.flatMap((p) => ('blobs' in p ? p.blobs : [])));
+  await insertBlobs(
+    client,
+    tenantId,
+    plans.flatMap((p) => ('blobs' in p ? p.blobs : [])),
+  );
   // Nothing inserted leaves every usage as it was: the row objects change only with an accepted step.
   const ids = await insertSteps(client, toInsert, usageOf(plans.filter((p): p is Planned => 'items' in p)));
-  const idByNumber = new Map(toInsert.map((r, i) => [`${r.episodeId}:${r.stepNumber}`, ids[i]!]));
-  const firstByKey = new Map(toInsert.filter((r) => r.step.sideEffectKey).map((r) => [keyOf(r.episodeId, r.step.sideEffectKey!), r]));
+  const idByNumber = new Map(toInsert.map((r, i) => [`${r.episodeId}:${r.stepNumber}`, must(ids[i])]));
+  const firstByKey = new Map(toInsert.filter((r) => r.step.sideEffectKey).map((r) => [keyOf(r.episodeId, must(r.step.sideEffectKey)), r]));
 
   const stops = new Map<string, Planned & { exhausted: BudgetResource }>();
   const outcomes: StepBatchOutcome[] = [];
@@ -199,10 +228,11 @@ export async function applyStepBatch(
       continue;
     }
     const items = plan.items.map((i): StepItemResult => {
-      if (i.status === 'pending') return { status: 'accepted', stepId: idByNumber.get(`${i.row.episodeId}:${i.row.stepNumber}`)!, stepNumber: i.row.stepNumber };
+      if (i.status === 'pending')
+        return { status: 'accepted', stepId: must(idByNumber.get(`${i.row.episodeId}:${i.row.stepNumber}`)), stepNumber: i.row.stepNumber };
       if (i.status === 'duplicate' && i.stepNumber === -1) {
-        const first = firstByKey.get(i.stepId)!;
-        return { status: 'duplicate', stepId: idByNumber.get(`${first.episodeId}:${first.stepNumber}`)!, stepNumber: first.stepNumber };
+        const first = must(firstByKey.get(i.stepId));
+        return { status: 'duplicate', stepId: must(idByNumber.get(`${first.episodeId}:${first.stepNumber}`)), stepNumber: first.stepNumber };
       }
       return i;
     });
@@ -229,7 +259,15 @@ function usageOf(plans: Planned[]): EpisodeUsage[] {
   for (const p of plans) {
     const entry = byEpisode.get(p.ep.id);
     if (entry) entry.addedCost += p.addedCost;
-    else byEpisode.set(p.ep.id, { id: p.ep.id, stepCount: p.ep.stepCount, usedTokens: p.ep.usedTokens, usedToolCalls: p.ep.usedToolCalls, sizeBytes: p.ep.sizeBytes, addedCost: p.addedCost });
+    else
+      byEpisode.set(p.ep.id, {
+        id: p.ep.id,
+        stepCount: p.ep.stepCount,
+        usedTokens: p.ep.usedTokens,
+        usedToolCalls: p.ep.usedToolCalls,
+        sizeBytes: p.ep.sizeBytes,
+        addedCost: p.addedCost,
+      });
   }
   return [...byEpisode.values()];
 }

@@ -1,18 +1,31 @@
 // Step journal: the Step type and logSteps / logStep, which go through group commit.
-import { builder } from '../builder.ts';
-import { episodeField } from '../episodes/graphql.ts';
-import { lower, toStepInput, type GqlStepInput } from '../episodes/inputs.ts';
-import { checkStepBatchSize, validateStep } from '../episodes/limits.ts';
-import { IllegalTransitionError, InputLimitError, NotFoundError, throwIfViolations, toViolations, type LimitViolation as ApiViolation } from '../schema/errors.ts';
-import { LimitViolationRef } from '../schema/base.ts';
-import { isUuid } from '../schema/ids.ts';
-import type { Context } from '../schema/context.ts';
-import type { StepItemResult } from './apply.ts';
-import { OverloadedError } from './ingest.ts';
-import { offloadLargeContent, type LargeContentMode } from './large-content.ts';
-import { prepareSteps } from './prepare.ts';
-import { contentRefList, StepContentRef } from './graphql-blobs.ts';
+
 import { GraphQLError } from 'graphql';
+import { builder } from '../builder.ts';
+import {
+  type LimitViolation as ApiViolation,
+  IllegalTransitionError,
+  InputLimitError,
+  NotFoundError,
+  throwIfViolations,
+  toViolations,
+} from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
+import { must } from '../core/must.ts';
+import { sizeText } from '../core/sizes.ts';
+import { episodeField } from '../episodes/graphql.ts';
+import { type GqlStepInput, lower, toStepInput } from '../episodes/inputs.ts';
+import { checkStepBatchSize, LIMITS, validateStep } from '../episodes/limits.ts';
+import { LimitViolationRef } from '../schema/base.ts';
+import type { AuthedContext } from '../schema/context.ts';
+import type { StepItemResult } from './apply.ts';
+import { contentRefList, StepContentRef } from './graphql-blobs.ts';
+import { OverloadedError } from './ingest.ts';
+import { BLOB_LIMITS, type LargeContentMode, offloadLargeContent } from './large-content.ts';
+import { prepareSteps } from './prepare.ts';
+
+/** How far a text field may go past its inline limit (the schema descriptions say it). */
+const UP_TO_BLOB = `up to ${sizeText(BLOB_LIMITS.blobBytes)} with largeContent BLOB or TRUNCATE`;
 
 builder.prismaObject('Step', {
   fields: (t) => ({
@@ -25,7 +38,10 @@ builder.prismaObject('Step', {
     argsHash: t.exposeString('argsHash', { nullable: true }),
     resultKind: t.exposeString('resultKind', { nullable: true, description: 'success, error or timeout' }),
     result: t.expose('result', { type: 'JSON', nullable: true }),
-    observation: t.exposeString('observation', { nullable: true, description: 'At most 10 KB inline; a longer one kept as a blob or truncated holds a head + tail preview (see contentRefs).' }),
+    observation: t.exposeString('observation', {
+      nullable: true,
+      description: `At most ${sizeText(LIMITS.observationBytes)} inline; a longer one kept as a blob or truncated holds a head + tail preview (see contentRefs).`,
+    }),
     latencyMs: t.exposeInt('latencyMs', { nullable: true }),
     tokens: t.exposeInt('tokens'),
     cost: t.exposeFloat('cost'),
@@ -35,7 +51,11 @@ builder.prismaObject('Step', {
     metadata: t.expose('metadata', { type: 'JSON', nullable: true }),
     contentHash: t.exposeString('contentHash', { description: 'BLAKE3 of the step as stored, covering the hash of every blob it references (contentRefs).' }),
     contentRefs: t.field({ type: [StepContentRef], select: { contentRefs: true }, resolve: (s) => contentRefList(s.contentRefs) }),
-    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true, description: 'When the step really ran (an imported run); null when journaled live.' }),
+    startedAt: t.expose('startedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the step really ran (an imported run); null when journaled live.',
+    }),
     endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the step was journaled.' }),
   }),
@@ -48,9 +68,11 @@ const StepResultInput = builder.inputType('StepResultInput', {
   description: 'success {output} | error {message, errorClass, output} | timeout',
   fields: (t) => ({
     kind: t.field({ type: ResultKind, required: true }),
-    output: t.string({ description: 'SUCCESS or ERROR (an error keeps its full output). At most 1 MB inline; up to 16 MB with largeContent BLOB or TRUNCATE.' }),
-    message: t.string({ description: 'ERROR: at most 10 KB inline; up to 16 MB with largeContent BLOB or TRUNCATE.' }),
-    errorClass: t.string({ description: 'At most 100 characters.' }),
+    output: t.string({
+      description: `SUCCESS or ERROR (an error keeps its full output). At most ${sizeText(LIMITS.resultOutputBytes)} inline; ${UP_TO_BLOB}.`,
+    }),
+    message: t.string({ description: `ERROR: at most ${sizeText(LIMITS.errorMessageBytes)} inline; ${UP_TO_BLOB}.` }),
+    errorClass: t.string({ description: `At most ${LIMITS.errorClassChars} characters.` }),
   }),
 });
 
@@ -58,7 +80,10 @@ const LargeContent = builder.enumType('LargeContentMode', {
   description: 'What logSteps does with a text field (action, observation, result output or message) past its inline limit.',
   values: {
     REFUSE: { description: 'Refuse it as a limit violation (the default).' },
-    BLOB: { description: 'Keep it whole as a content-addressed blob (BLAKE3, at most 16 MB per field, BLOB_TOTAL_CAP_BYTES per tenant); the field holds a head + tail preview.' },
+    BLOB: {
+      description:
+        'Keep it whole as a content-addressed blob (BLAKE3, at most 16 MB per field, BLOB_TOTAL_CAP_BYTES per tenant); the field holds a head + tail preview.',
+    },
     TRUNCATE: { description: 'Keep a head + tail preview, recording the original size and BLAKE3 hash in contentRefs (stored: false).' },
   } as const,
 });
@@ -81,18 +106,21 @@ const StepInput = builder.inputType('StepInput', {
   fields: (t) => ({
     kind: t.string({ defaultValue: 'tool_call', description: 'tool_call, llm_call, observation, ... (snake_case)' }),
     tool: t.string(),
-    action: t.string({ description: 'At most 4 KB inline; up to 16 MB with largeContent BLOB or TRUNCATE.' }),
-    parameters: t.field({ type: 'JSON', description: 'At most 1 MB; stored redacted with a BLAKE3 hash of the original.' }),
+    action: t.string({ description: `At most ${sizeText(LIMITS.actionBytes)} inline; ${UP_TO_BLOB}.` }),
+    parameters: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.parametersBytes)}; stored redacted with a BLAKE3 hash of the original.` }),
     result: t.field({ type: StepResultInput }),
-    observation: t.string({ description: 'At most 10 KB inline; up to 16 MB with largeContent BLOB or TRUNCATE.' }),
+    observation: t.string({ description: `At most ${sizeText(LIMITS.observationBytes)} inline; ${UP_TO_BLOB}.` }),
     latencyMs: t.int(),
     tokens: t.int(),
     cost: t.float(),
-    sideEffectKey: t.string({ description: 'Repeating a key returns the original step instead of a second one. At most 256 characters.' }),
-    worldBefore: t.field({ type: 'JSON', description: 'At most 1 MB.' }),
-    worldAfter: t.field({ type: 'JSON', description: 'At most 1 MB.' }),
-    metadata: t.field({ type: 'JSON', description: 'At most 64 KB.' }),
-    startedAt: t.field({ type: 'DateTime', description: 'When the step really ran (importing a past run): not in the future, not before its episode started.' }),
+    sideEffectKey: t.string({ description: `Repeating a key returns the original step instead of a second one. At most ${LIMITS.keyChars} characters.` }),
+    worldBefore: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.worldStateBytes)}.` }),
+    worldAfter: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.worldStateBytes)}.` }),
+    metadata: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.metadataBytes)}.` }),
+    startedAt: t.field({
+      type: 'DateTime',
+      description: 'When the step really ran (importing a past run): not in the future, not before its episode started.',
+    }),
     endedAt: t.field({ type: 'DateTime', description: 'Not in the future, not before startedAt. An imported run measures wall time by these.' }),
   }),
 });
@@ -119,7 +147,12 @@ const StepItemResultRef = builder.objectRef<ItemResult>('StepItemResult').implem
       description: 'budget_exhausted, step_limit, episode_size_limit, blob_cap, time_order, or invalid (onInvalidStep REJECT_STEP: see violations)',
     }),
     message: t.string({ nullable: true, resolve: (r) => ('message' in r.item ? r.item.message : null) }),
-    violations: t.field({ type: [LimitViolationRef], nullable: true, resolve: (r) => r.violations ?? null, description: 'Why an invalid step was rejected: each field and its limit.' }),
+    violations: t.field({
+      type: [LimitViolationRef],
+      nullable: true,
+      resolve: (r) => r.violations ?? null,
+      description: 'Why an invalid step was rejected: each field and its limit.',
+    }),
   }),
 });
 
@@ -145,7 +178,7 @@ const LogStepsPayload = builder.objectRef<LogResult>('LogStepsPayload').implemen
 const LogStepPayload = builder.objectRef<LogResult>('LogStepPayload').implement({
   fields: (t) => ({
     episode: episodeField(t),
-    result: t.field({ type: StepItemResultRef, resolve: (p) => p.results[0]! }),
+    result: t.field({ type: StepItemResultRef, resolve: (p) => must(p.results[0]) }),
     budgetExhausted: t.string({ nullable: true, resolve: (p) => p.exhausted }),
   }),
 });
@@ -162,7 +195,13 @@ function toLogOptions(raw: { largeContent?: string | null; onInvalidStep?: strin
 }
 
 /** @param single logStep: violations name the `step` argument (step.observation), not steps.0.observation */
-async function logSteps(ctx: Context, episodeId: string, raw: GqlStepInput[], single: boolean, options: LogOptions = DEFAULT_OPTIONS): Promise<LogResult> {
+async function logSteps(
+  ctx: AuthedContext,
+  episodeId: string,
+  raw: GqlStepInput[],
+  single: boolean,
+  options: LogOptions = DEFAULT_OPTIONS,
+): Promise<LogResult> {
   try {
     ctx.services.ingest.assertRoom(raw.length);
   } catch (err) {
@@ -173,15 +212,23 @@ async function logSteps(ctx: Context, episodeId: string, raw: GqlStepInput[], si
   const perStep = steps.map((s, i) => validateStep(s.step, i, 'steps'));
   if (!options.rejectInvalid) {
     const violations = perStep.flat();
-    throwIfViolations(single ? violations.map((v) => ({ ...v, field: v.field.replace(/^steps\.0\./, 'step.'), message: v.message.replace(/^steps\.0\./, 'step.') })) : violations);
+    throwIfViolations(
+      single
+        ? violations.map((v) => ({ ...v, field: v.field.replace(/^steps\.0\./, 'step.'), message: v.message.replace(/^steps\.0\./, 'step.') }))
+        : violations,
+    );
   }
   if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
   const validIndexes = perStep.flatMap((v, i) => (v.length ? [] : [i]));
-  const prepared = prepareSteps(episodeId, validIndexes.map((i) => steps[i]!), ctx.services.redactKeys);
+  const prepared = prepareSteps(
+    episodeId,
+    validIndexes.map((i) => must(steps[i])),
+    ctx.services.redactKeys,
+  );
   const request = { episodeId, steps: prepared, blobCapBytes: ctx.services.config.blobTotalCapBytes };
-  const outcome = await ctx.services.ingest.submit(ctx.viewer!.tenantId, request).catch(overloaded);
+  const outcome = await ctx.services.ingest.submit(ctx.viewer.tenantId, request).catch(overloaded);
   if (!outcome.ok) throw outcome.error;
-  const accepted = new Map(validIndexes.map((index, k) => [index, outcome.items[k]!]));
+  const accepted = new Map(validIndexes.map((index, k) => [index, must(outcome.items[k])]));
   const results = perStep.map((violations, index): ItemResult => {
     const item = accepted.get(index);
     if (item) return { index, item };
@@ -202,18 +249,22 @@ function overloaded(err: unknown): never {
 }
 
 builder.mutationFields((t) => ({
-  logSteps: t.field({
+  logSteps: t.withAuth({ write: true }).field({
     type: LogStepsPayload,
     description: 'Journals many steps in one call; one result per step (accepted, duplicate, or rejected with the reason).',
     errors,
     args: {
       episodeId: t.arg.id({ required: true }),
-      steps: t.arg({ type: [StepInput], required: true, description: 'At most 1,000 steps per call and per episode; an episode holds at most 10 MB inline (blobs count against BLOB_TOTAL_CAP_BYTES instead).' }),
+      steps: t.arg({
+        type: [StepInput],
+        required: true,
+        description: 'At most 1,000 steps per call and per episode; an episode holds at most 10 MB inline (blobs count against BLOB_TOTAL_CAP_BYTES instead).',
+      }),
       options: t.arg({ type: LogStepsOptionsInput, description: 'Large content and invalid steps: by default both refuse the call.' }),
     },
     resolve: (_root, args, ctx) => logSteps(ctx, String(args.episodeId), args.steps as GqlStepInput[], false, toLogOptions(args.options)),
   }),
-  logStep: t.field({
+  logStep: t.withAuth({ write: true }).field({
     type: LogStepPayload,
     errors,
     args: { episodeId: t.arg.id({ required: true }), step: t.arg({ type: StepInput, required: true }) },

@@ -2,8 +2,10 @@
 // then share one transaction (one multi-row insert, one chain-head lock). Each caller is answered
 // only after that commit. While a batch commits, the next one gathers.
 import type pg from 'pg';
+import { must } from '../core/must.ts';
+import type { NewLedgerEvent } from '../core/write-context.ts';
 import { withTransaction } from '../db/tx.ts';
-import { appendEvents, type NewLedgerEvent } from '../ledger/store.ts';
+import { appendEvents } from '../ledger/store.ts';
 import type { Writer } from '../write.ts';
 import { applyStepBatch, type StepBatchOutcome, type StepBatchRequest } from './apply.ts';
 
@@ -46,7 +48,11 @@ export class StepIngestor {
   private pendingRows = 0;
   private readonly batchListeners: Array<(requests: number, rows: number) => void> = [];
 
-  constructor(private readonly pool: pg.Pool, private readonly writer: Writer, private readonly opts: IngestOptions) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly writer: Writer,
+    private readonly opts: IngestOptions,
+  ) {}
 
   /**
    * Throws OverloadedError when `rows` more steps would not fit the buffer now. Callers check this
@@ -64,7 +70,7 @@ export class StepIngestor {
     } catch (err) {
       return Promise.reject(err);
     }
-    if (!this.opts.enabled) return this.commit(tenantId, [request]).then(([outcome]) => outcome!);
+    if (!this.opts.enabled) return this.commit(tenantId, [request]).then(([outcome]) => must(outcome));
     this.pendingRows += request.steps.length;
     return new Promise((resolve, reject) => {
       const queue = this.queueOf(tenantId);
@@ -115,8 +121,8 @@ export class StepIngestor {
   private takeBatch(q: TenantQueue): Pending[] {
     let rows = 0;
     let n = 0;
-    while (n < q.pending.length && (n === 0 || rows + q.pending[n]!.request.steps.length <= this.opts.maxRows)) {
-      rows += q.pending[n]!.request.steps.length;
+    while (n < q.pending.length && (n === 0 || rows + must(q.pending[n]).request.steps.length <= this.opts.maxRows)) {
+      rows += must(q.pending[n]).request.steps.length;
       n += 1;
     }
     return q.pending.splice(0, n);
@@ -135,13 +141,16 @@ export class StepIngestor {
   private async flush(tenantId: string, batch: Pending[]) {
     const rows = batch.reduce((n, p) => n + p.request.steps.length, 0);
     try {
-      const outcomes = await this.commit(tenantId, batch.map((p) => p.request));
-      batch.forEach((p, i) => p.resolve(outcomes[i]!));
+      const outcomes = await this.commit(
+        tenantId,
+        batch.map((p) => p.request),
+      );
+      batch.forEach((p, i) => p.resolve(must(outcomes[i])));
       for (const listener of this.batchListeners) listener(batch.length, rows);
     } catch (err) {
       // One bad request must not fail its neighbours: retry each alone.
-      if (batch.length === 1) batch[0]!.reject(err);
-      else await Promise.all(batch.map((p) => this.commit(tenantId, [p.request]).then(([o]) => p.resolve(o!), p.reject)));
+      if (batch.length === 1) must(batch[0]).reject(err);
+      else await Promise.all(batch.map((p) => this.commit(tenantId, [p.request]).then(([o]) => p.resolve(must(o)), p.reject)));
     } finally {
       this.pendingRows -= rows;
     }

@@ -4,7 +4,7 @@
 // reference {hash, sizeBytes, stored} that its content hash covers. Pure: no I/O.
 import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import { LIMITS, utf8Bytes, type StepInput } from '../episodes/limits.ts';
+import { LIMITS, type StepInput, utf8Bytes } from '../episodes/limits.ts';
 
 export const BLOB_LIMITS = {
   // A field may go to a blob up to this size; a request body holds at most MAX_BODY_BYTES (16 MB by default) anyway.

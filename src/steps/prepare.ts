@@ -1,7 +1,8 @@
 // Pure preparation of a step for storage: redacted parameters with a hash of the original,
 // the result split into kind and body, and the bytes it adds to its episode.
-import { contentHash } from '../ledger/hash.ts';
+
 import { jsonBytes, type StepInput } from '../episodes/limits.ts';
+import { contentHash } from '../ledger/hash.ts';
 import type { BlobToStore, ContentRefs } from './large-content.ts';
 import { redact } from './redact.ts';
 
@@ -140,9 +141,24 @@ export interface StepRow {
 /** A stored `steps` row back as the step that was hashed. */
 export function rowToPreparedStep(r: StepRow): PreparedStep {
   return {
-    kind: r.kind, tool: r.tool, action: r.action, parameters: r.parameters, argsHash: r.args_hash, resultKind: r.result_kind,
-    result: r.result, observation: r.observation, latencyMs: r.latency_ms, tokens: r.tokens, cost: r.cost,
-    sideEffectKey: r.side_effect_key, worldBefore: r.world_before, worldAfter: r.world_after, metadata: r.metadata, sizeBytes: r.size_bytes,
-    contentRefs: r.content_refs ?? null, startedAt: isoOfColumn(r.started_at), endedAt: isoOfColumn(r.ended_at),
+    kind: r.kind,
+    tool: r.tool,
+    action: r.action,
+    parameters: r.parameters,
+    argsHash: r.args_hash,
+    resultKind: r.result_kind,
+    result: r.result,
+    observation: r.observation,
+    latencyMs: r.latency_ms,
+    tokens: r.tokens,
+    cost: r.cost,
+    sideEffectKey: r.side_effect_key,
+    worldBefore: r.world_before,
+    worldAfter: r.world_after,
+    metadata: r.metadata,
+    sizeBytes: r.size_bytes,
+    contentRefs: r.content_refs ?? null,
+    startedAt: isoOfColumn(r.started_at),
+    endedAt: isoOfColumn(r.ended_at),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Redacted copy of step parameters (seed 004 args_redacted): the journal keeps the shape of what a
+ * Redacted copy of step parameters (arguments redacted): the journal keeps the shape of what a
  * tool was called with, minus credentials. The exact arguments are covered by args_hash instead.
  *
  * A key matches a listed key when, both lowercased and stripped of '-' and '_', the key ends with
@@ -51,7 +51,5 @@ function redactWith(value: unknown, isSecret: (key: string) => boolean): unknown
   if (Array.isArray(value)) return value.map((item) => redactWith(item, isSecret));
   if (value === null || typeof value !== 'object') return value;
   // fromEntries defines own properties, so a '__proto__' key stays data, never a prototype.
-  return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [key, isSecret(key) ? REDACTED : redactWith(item, isSecret)]),
-  );
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, isSecret(key) ? REDACTED : redactWith(item, isSecret)]));
 }

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { must } from '../core/must.ts';
 
 const WEB_DIST = fileURLToPath(new URL('../../web/dist', import.meta.url));
 
@@ -41,7 +42,10 @@ function load(root: string): Map<string, Asset> | null {
     const type = TYPES[extname(file.name)];
     if (!file.isFile() || !type) continue;
     const path = join(file.parentPath, file.name);
-    const url = `/${path.slice(root.length + 1).split(sep).join('/')}`;
+    const url = `/${path
+      .slice(root.length + 1)
+      .split(sep)
+      .join('/')}`;
     const body = readFileSync(path);
     const gzip = gzipSync(body);
     const html = url === '/index.html';
@@ -65,7 +69,7 @@ export function createStaticHandler(root = WEB_DIST): (req: IncomingMessage, res
   let assets: Map<string, Asset> | null = null;
   return (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-    const path = (req.url ?? '/').split('?')[0]!;
+    const path = must((req.url ?? '/').split('?')[0]);
     assets ??= load(root); // until the page is built, look again on each request
     const asset = assets?.get(path);
     if (!asset) {
@@ -79,7 +83,7 @@ export function createStaticHandler(root = WEB_DIST): (req: IncomingMessage, res
       return true;
     }
     const gzip = asset.gzip && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
-    const body = gzip ? asset.gzip! : asset.body;
+    const body = gzip ? must(asset.gzip) : asset.body;
     res.writeHead(200, { ...asset.headers, vary: 'accept-encoding', 'content-length': body.length, ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
     res.end(req.method === 'HEAD' ? undefined : body);
     return true;

@@ -3,7 +3,7 @@
 // another test failed cannot make it pass.
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { runAgentEpisode, type AgentRuntime, type EpisodicClient } from '../../src/index.ts';
+import { type AgentRuntime, type EpisodicClient, runAgentEpisode } from '../../src/index.ts';
 import { useApp } from '../support/app.ts';
 import { clientFor } from './support.ts';
 
@@ -24,7 +24,9 @@ async function episodesOf(agent: string) {
 
 it('fails the episode when the planner throws, and rethrows', async () => {
   const agent = `planner-throws-${randomUUID()}`;
-  const runtime = runtimeWhosePlan(() => { throw new Error('planner model offline'); });
+  const runtime = runtimeWhosePlan(() => {
+    throw new Error('planner model offline');
+  });
   await expect(runAgentEpisode(api, { task: { taskDescription: 't', taskType: 'navigation', agent }, runtime })).rejects.toThrow('planner model offline');
   const episodes = await episodesOf(agent);
   expect(episodes).toHaveLength(1);
@@ -37,5 +39,8 @@ it('fails the episode on an invalid plan when failFastOnInvalidPlan is on', asyn
   await expect(runAgentEpisode(api, { task: { taskDescription: 't', taskType: 'navigation', agent }, runtime })).rejects.toThrow(/invalid plan/);
   const episodes = await episodesOf(agent);
   expect(episodes).toHaveLength(1);
-  expect(episodes[0]).toMatchObject({ status: 'FAILED', outcome: { kind: 'FAILURE', reason: 'planning failed: planner returned an invalid plan (no steps array)' } });
+  expect(episodes[0]).toMatchObject({
+    status: 'FAILED',
+    outcome: { kind: 'FAILURE', reason: 'planning failed: planner returned an invalid plan (no steps array)' },
+  });
 });

@@ -2,8 +2,9 @@
 // fake critics: trace steps are journaled with the world state before and after, the critique is
 // recorded, and failing critics, virtue engines or executors never crash the loop.
 import { describe, expect, it } from 'vitest';
-import { runAgentEpisode, unwrap, type AgentRuntime, type EpisodicClient, type Json, type PlanStep, type TraceStep } from '../../src/index.ts';
-import { useApp, type TestApp } from '../support/app.ts';
+import { must } from '../../src/core/must.ts';
+import { type AgentRuntime, type EpisodicClient, type Json, type PlanStep, runAgentEpisode, type TraceStep, unwrap } from '../../src/index.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 import { clientFor } from './support.ts';
 
 let t: TestApp;
@@ -32,14 +33,16 @@ function fakeRuntime(moves: Array<{ x: number } | 'fail' | 'throw'>): AgentRunti
       if (params.mode === 'throw') throw new Error('bot disconnected');
       const worldBefore = world();
       if (params.mode !== 'fail') position.x = params.x;
-      return [{
-        worldBefore,
-        action: { type: 'move_to', params: { x: params.x } },
-        result: params.mode === 'fail' ? { success: false, error: 'path blocked' } : { success: true, details: { stepIdx: index } },
-        worldAfter: world(),
-        meta: { skill: String(spec.skill), planStepIndex: index },
-        tokens: 5,
-      }];
+      return [
+        {
+          worldBefore,
+          action: { type: 'move_to', params: { x: params.x } },
+          result: params.mode === 'fail' ? { success: false, error: 'path blocked' } : { success: true, details: { stepIdx: index } },
+          worldAfter: world(),
+          meta: { skill: String(spec.skill), planStepIndex: index },
+          tokens: 5,
+        },
+      ];
     },
   };
 }
@@ -64,14 +67,32 @@ describe('runAgentEpisode', () => {
     expect(result.episode).toMatchObject({
       status: 'COMPLETED',
       outcome: { kind: 'SUCCESS' },
-      critique: { verdict: 'good', score: 0.9, feedback: 'saw 2 steps', virtueScores: [{ name: 'efficiency', score: 1 }, { name: 'safety', score: 0.75 }] },
+      critique: {
+        verdict: 'good',
+        score: 0.9,
+        feedback: 'saw 2 steps',
+        virtueScores: [
+          { name: 'efficiency', score: 1 },
+          { name: 'safety', score: 0.75 },
+        ],
+      },
     });
 
     const steps = await journal(result.episodeId);
-    expect(steps.map((s) => [s.kind, s.action])).toEqual([['llm_call', 'plan'], ['tool_call', 'move_to'], ['tool_call', 'move_to']]);
+    expect(steps.map((s) => [s.kind, s.action])).toEqual([
+      ['llm_call', 'plan'],
+      ['tool_call', 'move_to'],
+      ['tool_call', 'move_to'],
+    ]);
     expect(steps[0]).toMatchObject({ tool: 'fake_planner_v1', parameters: { goal: 'reach x=2' } });
-    expect(JSON.parse((steps[0]!.result as { output: string }).output)).toEqual(result.plan);
-    expect(steps[1]).toMatchObject({ tool: 'test_move', resultKind: 'success', worldBefore: { position: { x: 0 } }, worldAfter: { position: { x: 1 } }, tokens: 5 });
+    expect(JSON.parse((must(steps[0]).result as { output: string }).output)).toEqual(result.plan);
+    expect(steps[1]).toMatchObject({
+      tool: 'test_move',
+      resultKind: 'success',
+      worldBefore: { position: { x: 0 } },
+      worldAfter: { position: { x: 1 } },
+      tokens: 5,
+    });
     expect(steps[2]).toMatchObject({ worldBefore: { position: { x: 1 } }, worldAfter: { position: { x: 2 } }, metadata: { planStepIndex: 1 } });
   });
 
@@ -79,13 +100,21 @@ describe('runAgentEpisode', () => {
     const result = await runAgentEpisode(api, {
       task,
       runtime: fakeRuntime([{ x: 3 }]),
-      critic: { evaluate: () => { throw new Error('critic model offline'); } },
-      virtueEngine: { scoreTrace: () => { throw new Error('lattice diverged'); } },
+      critic: {
+        evaluate: () => {
+          throw new Error('critic model offline');
+        },
+      },
+      virtueEngine: {
+        scoreTrace: () => {
+          throw new Error('lattice diverged');
+        },
+      },
     });
     expect(result.criticResult).toBeNull();
     expect(result.problems).toEqual(['critic: critic model offline', 'virtues: lattice diverged']);
     expect(result.episode).toMatchObject({ status: 'COMPLETED', outcome: { kind: 'SUCCESS' }, critique: { verdict: 'critic_unavailable', score: null } });
-    expect(result.episode.critique!.feedback).toContain('critic model offline');
+    expect(must(result.episode.critique).feedback).toContain('critic model offline');
     expect(await journal(result.episodeId)).toHaveLength(2);
   });
 

@@ -4,9 +4,9 @@
 // the server cannot drive the terminal, and `tail` says when its connection drops.
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unwrap, type EpisodicClient } from '../../src/index.ts';
+import { type EpisodicClient, unwrap } from '../../src/index.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import { clientFor, startProxy, waitFor, type Proxy } from './support.ts';
+import { clientFor, startProxy, type Proxy as TcpProxy, waitFor } from './support.ts';
 
 let t: TestApp;
 let api: EpisodicClient;
@@ -47,7 +47,9 @@ describe('episodic for a newcomer', () => {
 
   it('has help of their own for tenants, keys --tenant and verify', async () => {
     const offline = (...args: string[]) => start(args, null).exited;
-    expect((await offline('tenants', '--help')).out).toMatch(/^Usage: episodic tenants create <name>[\s\S]*postgresql:\/\/postgres:\$\(cat \.episodic\/pg-password\)@127\.0\.0\.1:54329\/episodic/);
+    expect((await offline('tenants', '--help')).out).toMatch(
+      /^Usage: episodic tenants create <name>[\s\S]*postgresql:\/\/postgres:\$\(cat \.episodic\/pg-password\)@127\.0\.0\.1:54329\/episodic/,
+    );
     expect((await offline('keys', '--tenant', 'x', '--help')).out).toMatch(/^Usage: episodic keys <create\|list\|revoke> --tenant/);
     expect((await offline('verify', '--help')).out).toMatch(/^Usage: episodic verify --public-key <hex> <file>/);
     const bad = await cli('list', '--colour');
@@ -58,7 +60,9 @@ describe('episodic for a newcomer', () => {
   it('exits 2 for input the server refuses, naming the field and the valid values', async () => {
     const r = await cli('list', '--status', 'finished');
     expect(r.code).toBe(2);
-    expect(r.err.trim()).toBe('episodic: input refused at filter.status[0]: "FINISHED" is not one of BLOCKED, CANCELLED, COMPLETED, ESCALATED, FAILED, RUNNING');
+    expect(r.err.trim()).toBe(
+      'episodic: input refused at filter.status[0]: "FINISHED" is not one of BLOCKED, CANCELLED, COMPLETED, ESCALATED, FAILED, RUNNING',
+    );
   });
 
   it('refuses a key expiry in the past (exit 2) and takes a duration from now', async () => {
@@ -103,7 +107,7 @@ describe('episodic for a newcomer', () => {
   });
 
   it('tail says when its connection drops, then resumes', async () => {
-    const proxy: Proxy = await startProxy(t.url);
+    const proxy: TcpProxy = await startProxy(t.url);
     const tail = start(['tail'], proxy.url);
     try {
       await waitFor(() => tail.err().includes('following the ledger'), 15_000, 'tail to connect');

@@ -6,8 +6,9 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unwrap, type EpisodicClient } from '../../src/index.ts';
+import { type EpisodicClient, unwrap } from '../../src/index.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
 import { clientFor, waitFor } from './support.ts';
 
 let t: TestApp;
@@ -58,7 +59,9 @@ async function newEpisode(): Promise<string> {
 }
 
 const stepLines = (n: number, key = (i: number) => `k-${i}`) =>
-  Array.from({ length: n }, (_, i) => JSON.stringify({ kind: 'tool_call', tool: 'shell', action: `cmd ${i}`, result: { kind: 'SUCCESS', output: 'ok' }, tokens: 3, sideEffectKey: key(i) })).join('\n');
+  Array.from({ length: n }, (_, i) =>
+    JSON.stringify({ kind: 'tool_call', tool: 'shell', action: `cmd ${i}`, result: { kind: 'SUCCESS', output: 'ok' }, tokens: 3, sideEffectKey: key(i) }),
+  ).join('\n');
 
 describe('episodic start / log / complete / show / list', () => {
   it('start prints the id; --json prints the episode summary; usage errors exit 2', async () => {
@@ -126,7 +129,7 @@ describe('episodic start / log / complete / show / list', () => {
 
     const listed = json(await cli(['list', '--tag', 'cli', '--status', 'running', '--first', '2', '--json']));
     expect(listed.episodes).toHaveLength(2);
-    expect(listed.episodes.every((e: any) => e.status === 'RUNNING' && e.context.tags.includes('cli'))).toBe(true);
+    expect(listed.episodes.every((e: Json) => e.status === 'RUNNING' && e.context.tags.includes('cli'))).toBe(true);
     expect(listed.pageInfo.hasNextPage).toBe(true);
     const next = json(await cli(['list', '--tag', 'cli', '--status', 'running', '--first', '2', '--after', listed.pageInfo.endCursor, '--json']));
     expect(next.episodes[0].id).not.toBe(listed.episodes[0].id);
@@ -139,7 +142,10 @@ describe('episodic tail / export / verify', () => {
   it('tail --after 0 --verify replays and verifies the ledger; --count ends it', async () => {
     const r = await cli(['tail', '--after', '0', '--verify', '--json', '--count', '5']);
     expect(r.code).toBe(0);
-    const events = r.out.trim().split('\n').map((l) => JSON.parse(l));
+    const events = r.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(r.err).toMatch(/resume with --after 5/);
   });
@@ -182,7 +188,13 @@ describe('episodic tail / export / verify', () => {
     expect((await cli(['verify', file], { auth: false })).code).toBe(2); // no trusted key: nothing is verified
 
     const range = await cli(['export', '--after', '2', '--to', '4']);
-    expect(range.out.trim().split('\n').map((l) => JSON.parse(l).seq).filter(Boolean)).toEqual([3, 4]);
+    expect(
+      range.out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).seq)
+        .filter(Boolean),
+    ).toEqual([3, 4]);
 
     const tampered = join(dir, 'tampered.jsonl');
     const forged = lines.map((l) => JSON.parse(l));
@@ -208,7 +220,7 @@ describe('episodic keys (API) and connection handling', () => {
     const { id, token } = json(created);
     expect(token).toMatch(/^epk_/);
     const listed = json(await cli(['keys', 'list', '--json']));
-    expect(listed.map((k: any) => k.id)).toContain(id);
+    expect(listed.map((k: Json) => k.id)).toContain(id);
     expect(json(await cli(['keys', 'revoke', id, '--json']))).toMatchObject({ id, revokedAt: expect.any(String) });
     const forbidden = await cli(['keys', 'list', '--url', t.url, '--key', t.keys.write], { auth: false });
     expect(forbidden.code).toBe(1);
@@ -229,7 +241,7 @@ describe('episodic keys (API) and connection handling', () => {
   });
 
   it('exits 1 with one line for a bad key or an unreachable server; every command has --help', async () => {
-    const bad = await cli(['list', '--url', t.url, '--key', 'epk_aaaaaaaaaaaa_' + 'a'.repeat(43)], { auth: false });
+    const bad = await cli(['list', '--url', t.url, '--key', `epk_aaaaaaaaaaaa_${'a'.repeat(43)}`], { auth: false });
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/check --key/);
     const down = await cli(['show', 'x', '--url', 'http://127.0.0.1:1/graphql', '--key', 'k'], { auth: false });

@@ -1,8 +1,10 @@
 // The typed client against the real server: mutations and queries return their typed union
 // members, transport and GraphQL failures throw EpisodicError, and logSteps batches big inputs.
 import { describe, expect, it } from 'vitest';
-import { createEpisodicClient, EpisodicError, isErrorResult, unwrap, type EpisodicClient, type StepInput } from '../../src/index.ts';
-import { useApp, type TestApp } from '../support/app.ts';
+import { must } from '../../src/core/must.ts';
+import { createEpisodicClient, type EpisodicClient, EpisodicError, isErrorResult, type StepInput, unwrap } from '../../src/index.ts';
+import { type TestApp, useApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
 import { clientFor, leaseFor } from './support.ts';
 
 let t: TestApp;
@@ -12,11 +14,23 @@ useApp((app) => {
   api = clientFor(t);
 });
 
-const step = (i: number, extra: Partial<StepInput> = {}): StepInput => ({ kind: 'tool_call', tool: 'shell', action: `cmd ${i}`, result: { kind: 'SUCCESS', output: 'ok' }, tokens: 1, ...extra });
+const step = (i: number, extra: Partial<StepInput> = {}): StepInput => ({
+  kind: 'tool_call',
+  tool: 'shell',
+  action: `cmd ${i}`,
+  result: { kind: 'SUCCESS', output: 'ok' },
+  tokens: 1,
+  ...extra,
+});
 
 describe('mutations and queries', () => {
   it('drives an episode through its lifecycle with typed results', async () => {
-    const started = await api.startEpisode({ taskDescription: 'Fix the flaky test', taskType: 'bugfix', context: { tags: ['ci'], language: 'typescript' }, budget: { maxSteps: 100 } });
+    const started = await api.startEpisode({
+      taskDescription: 'Fix the flaky test',
+      taskType: 'bugfix',
+      context: { tags: ['ci'], language: 'typescript' },
+      budget: { maxSteps: 100 },
+    });
     expect(started.__typename).toBe('StartEpisodePayload');
     const episode = unwrap(started).episode;
     expect(episode).toMatchObject({ status: 'RUNNING', taskType: 'bugfix', context: { tags: ['ci'] } });
@@ -34,7 +48,11 @@ describe('mutations and queries', () => {
     expect(critiqued.episode.critique).toMatchObject({ verdict: 'good', score: 0.9, virtueScores: [{ name: 'care', score: 0.8 }] });
 
     const done = unwrap(await api.completeEpisode(episode.id, { kind: 'SUCCESS', verdict: 'fixed', artifacts: ['patch.diff'] }));
-    expect(done.episode).toMatchObject({ status: 'COMPLETED', outcome: { kind: 'SUCCESS', verdict: 'fixed' }, stopReason: { kind: 'completed', isSuccessful: true, canContinue: false } });
+    expect(done.episode).toMatchObject({
+      status: 'COMPLETED',
+      outcome: { kind: 'SUCCESS', verdict: 'fixed' },
+      stopReason: { kind: 'completed', isSuccessful: true, canContinue: false },
+    });
     expect(done.episode.checkpoints).toHaveLength(1);
 
     const read = unwrap(await api.episode(episode.id));
@@ -81,7 +99,9 @@ describe('mutations and queries', () => {
     expect(created.token).toMatch(/^epk_/);
     expect((await api.apiKeys()).map((k) => k.id)).toContain(created.key.id);
     expect(unwrap(await api.revokeApiKey(created.key.id)).revokedAt).not.toBeNull();
-    const err = await clientFor(t, t.keys.write).apiKeys().catch((e) => e);
+    const err = await clientFor(t, t.keys.write)
+      .apiKeys()
+      .catch((e) => e);
     expect(err).toBeInstanceOf(EpisodicError);
     expect(err).toMatchObject({ kind: 'graphql', code: 'FORBIDDEN' });
   });
@@ -91,10 +111,12 @@ describe('retrieval', () => {
   it('asks relevantEpisodes for a task and credits the retrieval on completion', async () => {
     const done = unwrap(await api.startEpisode({ taskDescription: 'Parse the CSV export', taskType: 'parsing', context: { tags: ['csv'] } })).episode;
     unwrap(await api.completeEpisode(done.id, { kind: 'SUCCESS', verdict: 'parsed' }));
-    const answer = unwrap(await api.relevantEpisodes({ task: { description: 'Parse a CSV export', taskType: 'parsing', context: { tags: ['csv'] } }, limit: 3 }));
+    const answer = unwrap(
+      await api.relevantEpisodes({ task: { description: 'Parse a CSV export', taskType: 'parsing', context: { tags: ['csv'] } }, limit: 3 }),
+    );
     expect(answer.retrievalId).toEqual(expect.any(String));
     expect(answer.episodes.map((e) => e.episode.id)).toContain(done.id);
-    expect(answer.episodes[0]!.score.total).toBeGreaterThan(0);
+    expect(must(answer.episodes[0]).score.total).toBeGreaterThan(0);
 
     const next = unwrap(await api.startEpisode({ taskDescription: 'Parse another CSV', taskType: 'parsing' })).episode;
     const finished = await api.completeEpisode(next.id, { kind: 'SUCCESS', verdict: 'parsed' }, [answer.retrievalId ?? 'none']);
@@ -106,7 +128,13 @@ describe('logSteps batching', () => {
   it('splits 700 steps into calls of at most 500 and adds the answers up', async () => {
     const ep = unwrap(await api.startEpisode({ taskDescription: 'many steps', taskType: 'bulk' })).episode;
     const progress: number[] = [];
-    const result = unwrap(await api.logSteps(ep.id, Array.from({ length: 700 }, (_, i) => step(i, { sideEffectKey: `s-${i === 699 ? 0 : i}` })), { onProgress: (sent) => progress.push(sent) }));
+    const result = unwrap(
+      await api.logSteps(
+        ep.id,
+        Array.from({ length: 700 }, (_, i) => step(i, { sideEffectKey: `s-${i === 699 ? 0 : i}` })),
+        { onProgress: (sent) => progress.push(sent) },
+      ),
+    );
     expect(progress).toEqual([500, 700]);
     expect(result).toMatchObject({ batches: 2, accepted: 699, duplicates: 1, rejected: 0, notSent: 0 });
     expect(result.results).toHaveLength(700);
@@ -116,7 +144,13 @@ describe('logSteps batching', () => {
 
   it('stops at the chunk that exhausts the budget and counts the rest as not sent', async () => {
     const ep = unwrap(await api.startEpisode({ taskDescription: 'budgeted', taskType: 'bulk', budget: { maxSteps: 3 } })).episode;
-    const result = unwrap(await api.logSteps(ep.id, Array.from({ length: 10 }, (_, i) => step(i)), { batchSize: 4 }));
+    const result = unwrap(
+      await api.logSteps(
+        ep.id,
+        Array.from({ length: 10 }, (_, i) => step(i)),
+        { batchSize: 4 },
+      ),
+    );
     expect(result).toMatchObject({ batches: 1, accepted: 3, rejected: 1, notSent: 6, budgetExhausted: 'steps', episode: { status: 'FAILED' } });
   });
 });
@@ -129,7 +163,7 @@ describe('ledger', () => {
     expect(page.events.map((e) => e.seq)).toEqual([1, 2, 3]);
     expect(page.pageInfo).toMatchObject({ hasNextPage: true, endCursor: '3' });
     expect(unwrap(await api.verifyLedger())).toMatchObject({ ok: true });
-    const ep = page.events.find((e) => e.episodeId)!.episodeId!;
+    const ep = must(must(page.events.find((e) => e.episodeId)).episodeId);
     await t.services.checkpoints.publish(t.keys.tenantId); // bundles are proved against signed checkpoints only
     const bundle = unwrap(await api.episodeProofBundle(ep));
     expect(bundle.eventCount).toBeGreaterThan(0);
@@ -139,7 +173,9 @@ describe('ledger', () => {
 
 describe('transport errors', () => {
   it('throws EpisodicError UNAUTHENTICATED for a bad key', async () => {
-    const err = await clientFor(t, 'epk_aaaaaaaaaaaa_' + 'a'.repeat(43)).episodes().catch((e) => e);
+    const err = await clientFor(t, `epk_aaaaaaaaaaaa_${'a'.repeat(43)}`)
+      .episodes()
+      .catch((e) => e);
     expect(err).toBeInstanceOf(EpisodicError);
     expect(err).toMatchObject({ kind: 'graphql', code: 'UNAUTHENTICATED', status: 401 });
   });
@@ -147,7 +183,7 @@ describe('transport errors', () => {
   it('throws EpisodicError transport when the server cannot be reached, and graphql for an invalid document', async () => {
     const down = createEpisodicClient({ url: 'http://127.0.0.1:1/graphql', apiKey: 'x' });
     expect(await down.ledgerHead().catch((e) => e)).toMatchObject({ name: 'EpisodicError', kind: 'transport' });
-    const bad: any = await api.request('{ result: noSuchField }').catch((e) => e);
+    const bad: Json = await api.request('{ result: noSuchField }').catch((e) => e);
     expect(bad).toMatchObject({ kind: 'graphql' });
     expect(bad.message).toMatch(/noSuchField/);
   });

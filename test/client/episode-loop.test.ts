@@ -1,8 +1,18 @@
 // runEpisodeLoop (seed 000) against the real server with a fake holon: the holon is outside our
 // service, so a fake stands in for it; leases, charging, budgets and numbering are the server's.
 import { describe, expect, it } from 'vitest';
-import { EpisodicError, nextEpisodeNumber, runEpisodeLoop, unwrap, type EpisodeContext, type EpisodicClient, type Holon, type HolonEpisodeResult } from '../../src/index.ts';
-import { useApp, type TestApp } from '../support/app.ts';
+import { must } from '../../src/core/must.ts';
+import {
+  type EpisodeContext,
+  type EpisodicClient,
+  EpisodicError,
+  type Holon,
+  type HolonEpisodeResult,
+  nextEpisodeNumber,
+  runEpisodeLoop,
+  unwrap,
+} from '../../src/index.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 import { clientFor, leaseFor } from './support.ts';
 
 let t: TestApp;
@@ -20,7 +30,8 @@ function fakeHolon(script: (ctx: EpisodeContext<number>) => HolonEpisodeResult<n
   return { seen, executeEpisode: (ctx) => (seen.push(ctx), script(ctx)) };
 }
 
-const work = (n: number, tokens = 10) => Array.from({ length: n }, (_, i) => ({ kind: 'tool_call', tool: 'editor', action: `edit ${i}`, result: { kind: 'SUCCESS' as const, output: 'ok' }, tokens }));
+const work = (n: number, tokens = 10) =>
+  Array.from({ length: n }, (_, i) => ({ kind: 'tool_call', tool: 'editor', action: `edit ${i}`, result: { kind: 'SUCCESS' as const, output: 'ok' }, tokens }));
 
 async function leaseState(id: string) {
   const lease = unwrap(await api.lease(id));
@@ -35,12 +46,16 @@ describe('runEpisodeLoop', () => {
 
     expect(result.outcome).toEqual({ kind: 'completed', episodesExecuted: 3, tokensConsumed: 60 });
     expect(result).toMatchObject({ isSuccessful: true, canContinue: false, output: 3, nextEpisodeNumber: 4, finalStopCondition: { kind: 'completed' } });
-    expect(result.episodes.map((e) => [e.episodeNumber, e.status])).toEqual([[1, 'COMPLETED'], [2, 'COMPLETED'], [3, 'COMPLETED']]);
+    expect(result.episodes.map((e) => [e.episodeNumber, e.status])).toEqual([
+      [1, 'COMPLETED'],
+      [2, 'COMPLETED'],
+      [3, 'COMPLETED'],
+    ]);
     expect(holon.seen.map((c) => c.progress)).toEqual([undefined, 1, 2]);
-    expect(holon.seen[1]!.remaining).toMatchObject({ episodes: 9, tokens: 9_980 });
+    expect(must(holon.seen[1]).remaining).toMatchObject({ episodes: 9, tokens: 9_980 });
     expect(await leaseState(lease.id)).toMatchObject({ episodes: 3, tokens: 60, toolCalls: 6 });
-    expect(result.episodes.at(-1)!.leaseCharge).toMatchObject({ ok: true, remainingEpisodes: 7, remainingTokens: 9_940 });
-    const last = unwrap(await api.episode(result.episodes[2]!.id));
+    expect(must(result.episodes.at(-1)).leaseCharge).toMatchObject({ ok: true, remainingEpisodes: 7, remainingTokens: 9_940 });
+    const last = unwrap(await api.episode(must(result.episodes[2]).id));
     expect(last).toMatchObject({ outcome: { kind: 'SUCCESS' }, goalSpec: 'make it readable', lease: { id: lease.id } });
   });
 
@@ -59,10 +74,15 @@ describe('runEpisodeLoop', () => {
     const { workItem, lease } = await leaseFor(api);
     const seen: string[] = [];
     const holon = fakeHolon(() => ({ steps: work(4, 10), stop: null }));
-    const result = await runEpisodeLoop(api, holon, workItem.id, lease, null, 1, { task, maxTokensPerEpisode: 25, onBudgetExhausted: 'CONVERGE', onEpisode: (r) => seen.push(`${r.episodeNumber}:${r.status}:${r.stop?.kind}`) });
+    const result = await runEpisodeLoop(api, holon, workItem.id, lease, null, 1, {
+      task,
+      maxTokensPerEpisode: 25,
+      onBudgetExhausted: 'CONVERGE',
+      onEpisode: (r) => seen.push(`${r.episodeNumber}:${r.status}:${r.stop?.kind}`),
+    });
     expect(result.outcome).toMatchObject({ kind: 'budget_exhausted', resource: 'tokens', episodesExecuted: 1 });
     expect(seen).toEqual(['1:COMPLETED:budget_exhausted']);
-    expect(unwrap(await api.episode(result.episodes[0]!.id)).outcome).toMatchObject({ kind: 'PARTIAL' });
+    expect(unwrap(await api.episode(must(result.episodes[0]).id)).outcome).toMatchObject({ kind: 'PARTIAL' });
   });
 
   it('stops with budget_exhausted{episodes} when the lease has no episodes left', async () => {
@@ -85,7 +105,7 @@ describe('runEpisodeLoop', () => {
     // Tokens the steps did not carry were journaled (one llm_call step each) and charged.
     expect(await leaseState(lease.id)).toMatchObject({ episodes: 3, tokens: 75, toolCalls: 3 });
     expect(result.episodes.every((e) => e.status === 'COMPLETED')).toBe(true);
-    expect(unwrap(await api.episode(result.episodes[0]!.id))).toMatchObject({ outcome: { kind: 'PARTIAL' }, stepCount: 2 });
+    expect(unwrap(await api.episode(must(result.episodes[0]).id))).toMatchObject({ outcome: { kind: 'PARTIAL' }, stepCount: 2 });
   });
 
   it('keeps episode numbers monotonic across restarts: 0 clamps to 1, a restart continues, a stale number is refused', async () => {
@@ -100,18 +120,37 @@ describe('runEpisodeLoop', () => {
     const before = holon.seen.length;
     const stale = await runEpisodeLoop(api, holon, workItem.id, lease, null, 2, { task }).catch((e) => e);
     expect(stale).toBeInstanceOf(EpisodicError);
-    expect(stale).toMatchObject({ kind: 'result', result: { __typename: 'InputLimitError', violations: [expect.objectContaining({ field: 'input.episodeNumber', limit: '> 4' })] } });
+    expect(stale).toMatchObject({
+      kind: 'result',
+      result: { __typename: 'InputLimitError', violations: [expect.objectContaining({ field: 'input.episodeNumber', limit: '> 4' })] },
+    });
     expect(holon.seen.length).toBe(before);
   });
 
   it('ends with outcome blocked (canContinue) and escalated (cannot) when the holon reports them', async () => {
     const { workItem, lease } = await leaseFor(api);
-    const blocked = await runEpisodeLoop(api, fakeHolon(() => ({ steps: work(1), stop: { kind: 'blocked', reason: 'needs approval' } })), workItem.id, lease, null, 1, { task });
+    const blocked = await runEpisodeLoop(
+      api,
+      fakeHolon(() => ({ steps: work(1), stop: { kind: 'blocked', reason: 'needs approval' } })),
+      workItem.id,
+      lease,
+      null,
+      1,
+      { task },
+    );
     expect(blocked).toMatchObject({ outcome: { kind: 'blocked', reason: 'needs approval', episodesExecuted: 1 }, canContinue: true, isSuccessful: false });
-    expect(unwrap(await api.episode(blocked.episodes[0]!.id)).status).toBe('BLOCKED');
+    expect(unwrap(await api.episode(must(blocked.episodes[0]).id)).status).toBe('BLOCKED');
 
     const { workItem: w2, lease: l2 } = await leaseFor(api);
-    const escalated = await runEpisodeLoop(api, fakeHolon(() => ({ steps: [], stop: { kind: 'escalated', reason: 'out of my depth' } })), w2.id, l2, null, 1, { task });
+    const escalated = await runEpisodeLoop(
+      api,
+      fakeHolon(() => ({ steps: [], stop: { kind: 'escalated', reason: 'out of my depth' } })),
+      w2.id,
+      l2,
+      null,
+      1,
+      { task },
+    );
     expect(escalated).toMatchObject({ outcome: { kind: 'escalated' }, canContinue: false });
   });
 
@@ -123,7 +162,7 @@ describe('runEpisodeLoop', () => {
     const result = await runEpisodeLoop(api, boom, workItem.id, lease, null, 1, { task });
     expect(result.outcome).toMatchObject({ kind: 'error', recoverable: false, episodesExecuted: 1 });
     expect(result).toMatchObject({ isSuccessful: false, canContinue: false });
-    expect(unwrap(await api.episode(result.episodes[0]!.id))).toMatchObject({ status: 'FAILED' });
+    expect(unwrap(await api.episode(must(result.episodes[0]).id))).toMatchObject({ status: 'FAILED' });
     // The server stopped the work item's loop with the same error: a rerun there starts nothing.
     const rerun = await runEpisodeLoop(api, boom, workItem.id, lease, null, result.nextEpisodeNumber, { task, strictBudgetEnforcement: true });
     expect(rerun.outcome).toMatchObject({ kind: 'error', error: 'holon failed: tool crashed', episodesExecuted: 0 });

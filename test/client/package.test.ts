@@ -37,7 +37,8 @@ async function readmeScript(): Promise<string> {
   return match[1];
 }
 
-const runScript = (file: string) => run(process.execPath, [file], { cwd: project, env: { PATH: process.env.PATH ?? '', EPISODIC_URL: t.url, EPISODIC_API_KEY: t.keys.write } });
+const runScript = (file: string) =>
+  run(process.execPath, [file], { cwd: project, env: { PATH: process.env.PATH ?? '', EPISODIC_URL: t.url, EPISODIC_API_KEY: t.keys.write } });
 
 describe('the packed client package', () => {
   it('runs the README script from an empty project as ESM', async () => {
@@ -50,19 +51,30 @@ describe('the packed client package', () => {
   it('runs the same script as CommonJS with require()', async () => {
     const body = (await readmeScript())
       .replace(/^import \{ (.*) \} from '@episodic\/client';$/m, "const { $1 } = require('@episodic/client');")
-      .split('\n').slice(1).join('\n');
+      .split('\n')
+      .slice(1)
+      .join('\n');
     await writeFile(join(project, 'script.cjs'), `const { createEpisodicClient, unwrap } = require('@episodic/client');\n(async () => {\n${body}\n})();\n`);
     expect((await runScript('script.cjs')).stdout.trim()).toBe('COMPLETED');
   });
 
   it('type-checks a TypeScript file against the installed declarations (and catches a wrong one)', async () => {
-    await writeFile(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, types: [] }, files: ['check.mts'] }));
+    await writeFile(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, types: [] },
+        files: ['check.mts'],
+      }),
+    );
     const good = `import { createEpisodicClient, unwrap, type Episode } from '@episodic/client';\nconst client = createEpisodicClient({ url: 'http://localhost:4000/graphql' });\nexport async function status(id: string): Promise<Episode['status']> { return unwrap(await client.episode(id)).status; }\n`;
     const tsc = [join(process.cwd(), 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project];
     await writeFile(join(project, 'check.mts'), good);
     await run(process.execPath, tsc, { cwd: project });
     await writeFile(join(project, 'check.mts'), `${good}export const wrong: number = createEpisodicClient({ url: 'x' });\n`);
-    const failed = await run(process.execPath, tsc, { cwd: project }).then(() => '', (e: { stdout: string }) => e.stdout);
+    const failed = await run(process.execPath, tsc, { cwd: project }).then(
+      () => '',
+      (e: { stdout: string }) => e.stdout,
+    );
     expect(failed).toMatch(/check\.mts.*error TS2322/);
   });
 });

@@ -1,11 +1,12 @@
 // subscribeLedger against the real server: events verified as they arrive, resumed after the
 // socket is dropped with every event delivered exactly once, and a tampered stream refused.
 import { describe, expect, it } from 'vitest';
-import { GENESIS_HASH, chainHash } from '../../src/ledger/hash.ts';
 import WebSocket from 'ws';
-import { createEpisodicClient, EpisodicError, LedgerStreamVerifier, unwrap, type EpisodicClient, type LedgerEvent } from '../../src/index.ts';
+import { must } from '../../src/core/must.ts';
+import { createEpisodicClient, type EpisodicClient, type EpisodicError, type LedgerEvent, LedgerStreamVerifier, unwrap } from '../../src/index.ts';
+import { chainHash, GENESIS_HASH } from '../../src/ledger/hash.ts';
 import { stopServices } from '../../src/services.ts';
-import { startTestApp, useApp, type TestApp } from '../support/app.ts';
+import { startTestApp, type TestApp, useApp } from '../support/app.ts';
 import { clientFor, sleep, startProxy, waitFor } from './support.ts';
 
 let t: TestApp;
@@ -38,7 +39,7 @@ describe('subscribeLedger', () => {
     await sub.close();
     expect(errors).toEqual([]);
     expect(events.map((e) => e.seq)).toEqual(Array.from({ length: head }, (_, i) => i + 1));
-    expect(events[0]!.prevHash).toBe(GENESIS_HASH);
+    expect(must(events[0]).prevHash).toBe(GENESIS_HASH);
     expect(sub.lastSeq).toBe(head);
   });
 
@@ -59,10 +60,10 @@ describe('subscribeLedger', () => {
     const proxy = await startProxy(t.url);
     const subscribes: Array<string | undefined> = [];
     class RecordingWebSocket extends WebSocket {
-      override send(data: any, ...rest: any[]) {
+      override send(data: unknown, ...rest: unknown[]) {
         const message = JSON.parse(String(data));
         if (message.type === 'subscribe') subscribes.push(message.payload.variables.afterSeq);
-        return (super.send as any)(data, ...rest);
+        return (super.send as (...args: unknown[]) => void)(data, ...rest);
       }
     }
     const viaProxy = createEpisodicClient({ url: proxy.url, apiKey: t.keys.admin, webSocketImpl: RecordingWebSocket });
@@ -82,7 +83,7 @@ describe('subscribeLedger', () => {
       await episodeWithSteps(3);
       await waitFor(() => events.length === 4, 10_000, 'first batch'); // started + 3 steps.logged
 
-      const beforeDrop = events.at(-1)!.seq;
+      const beforeDrop = must(events.at(-1)).seq;
       expect(proxy.dropAll()).toBeGreaterThan(0);
       // Written while the client is disconnected: must arrive after the resume, once.
       await episodeWithSteps(3);
@@ -113,7 +114,12 @@ describe('subscribeLedger', () => {
     const writer = clientFor(first);
     const events: LedgerEvent[] = [];
     const errors: unknown[] = [];
-    const sub = clientFor(first, first.keys.read, proxy.url).subscribeLedger({ afterSeq: 0, retryWait: quickRetry, onEvent: (e) => void events.push(e), onError: (e) => errors.push(e) });
+    const sub = clientFor(first, first.keys.read, proxy.url).subscribeLedger({
+      afterSeq: 0,
+      retryWait: quickRetry,
+      onEvent: (e) => void events.push(e),
+      onError: (e) => errors.push(e),
+    });
     let second: TestApp | undefined;
     try {
       unwrap(await writer.startEpisode({ taskDescription: 'before the restart', taskType: 'restart' }));
@@ -151,10 +157,13 @@ describe('subscribeLedger', () => {
     await episodeWithSteps(3);
     const head = Number((await api.ledgerHead()).seq);
     const first: LedgerEvent[] = [];
-    const sub = api.subscribeLedger({ afterSeq: 0, onEvent: (e) => {
-      first.push(e);
-      if (first.length === 2) void sub.close(); // more events may already have arrived: they are not handed over
-    } });
+    const sub = api.subscribeLedger({
+      afterSeq: 0,
+      onEvent: (e) => {
+        first.push(e);
+        if (first.length === 2) void sub.close(); // more events may already have arrived: they are not handed over
+      },
+    });
     await sub.done;
     expect(first.map((e) => e.seq)).toEqual([1, 2]);
     expect(sub.lastSeq).toBe(2);
@@ -167,14 +176,23 @@ describe('subscribeLedger', () => {
 
   it('reports an unreachable server through onError at once instead of retrying forever', async () => {
     const errors: EpisodicError[] = [];
-    const sub = createEpisodicClient({ url: 'http://127.0.0.1:1/graphql', apiKey: 'k' }).subscribeLedger({ verify: false, onEvent: () => undefined, onError: (e) => errors.push(e) });
+    const sub = createEpisodicClient({ url: 'http://127.0.0.1:1/graphql', apiKey: 'k' }).subscribeLedger({
+      verify: false,
+      onEvent: () => undefined,
+      onError: (e) => errors.push(e),
+    });
     await sub.done;
     expect(errors).toMatchObject([{ kind: 'transport' }]);
   });
 
   it('reports a refused key through onError and ends', async () => {
     const errors: EpisodicError[] = [];
-    const sub = clientFor(t, 'epk_aaaaaaaaaaaa_' + 'a'.repeat(43)).subscribeLedger({ afterSeq: 0, verify: false, onEvent: () => undefined, onError: (e) => errors.push(e) });
+    const sub = clientFor(t, `epk_aaaaaaaaaaaa_${'a'.repeat(43)}`).subscribeLedger({
+      afterSeq: 0,
+      verify: false,
+      onEvent: () => undefined,
+      onError: (e) => errors.push(e),
+    });
     await sub.done;
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ kind: 'transport', status: 4403 });
@@ -189,7 +207,12 @@ describe('watchEpisode and watchSteps', () => {
     const w1 = api.watchEpisode(ep.id, (e) => statuses.push(`${e.status}:${e.stepCount}`));
     const w2 = api.watchSteps(ep.id, { afterSeq: 0, onBatch: (b) => batches.push(b.steps.map((s) => s.stepNumber)) });
     await waitFor(() => statuses.length === 1, 10_000, 'the initial state');
-    unwrap(await api.logSteps(ep.id, [{ kind: 'observation', observation: 'a' }, { kind: 'observation', observation: 'b' }]));
+    unwrap(
+      await api.logSteps(ep.id, [
+        { kind: 'observation', observation: 'a' },
+        { kind: 'observation', observation: 'b' },
+      ]),
+    );
     unwrap(await api.completeEpisode(ep.id, { kind: 'SUCCESS', verdict: 'ok' }));
     await waitFor(() => statuses.at(-1) === 'COMPLETED:2' && batches.length === 1, 10_000, 'the updates');
     await Promise.all([w1.close(), w2.close()]);
@@ -210,7 +233,7 @@ describe('client-side verification of a tampered stream', () => {
 
   it('accepts the genuine stream and skips a replayed duplicate', async () => {
     const events = await genuine();
-    const checks = feed([...events.slice(0, 3), events[1]!, ...events.slice(3)]);
+    const checks = feed([...events.slice(0, 3), must(events[1]), ...events.slice(3)]);
     expect(checks.every((c) => c.ok)).toBe(true);
     expect(checks.filter((c) => c.ok && c.duplicate)).toHaveLength(1);
   });
@@ -224,19 +247,19 @@ describe('client-side verification of a tampered stream', () => {
     expect(feed(dropped)[2]).toMatchObject({ ok: false, report: { problem: 'seq-gap' } });
 
     // A forger who recomputes the event's own hash still cannot link it to the verified chain.
-    const forged = { ...events[2]!, payload: { forged: true }, prevHash: 'ab'.repeat(32) };
+    const forged = { ...must(events[2]), payload: { forged: true }, prevHash: 'ab'.repeat(32) };
     forged.hash = chainHash(forged.prevHash, forged);
-    expect(feed([events[0]!, events[1]!, forged])[2]).toMatchObject({ ok: false, report: { problem: 'prev-hash-mismatch' } });
+    expect(feed([must(events[0]), must(events[1]), forged])[2]).toMatchObject({ ok: false, report: { problem: 'prev-hash-mismatch' } });
 
-    const foreign = { ...events[1]!, tenantId: '00000000-0000-0000-0000-000000000001' };
-    expect(feed([events[0]!, foreign])[1]).toMatchObject({ ok: false, report: { problem: 'tenant-mismatch' } });
+    const foreign = { ...must(events[1]), tenantId: '00000000-0000-0000-0000-000000000001' };
+    expect(feed([must(events[0]), foreign])[1]).toMatchObject({ ok: false, report: { problem: 'tenant-mismatch' } });
   });
 
   it('checks the first event after a cursor against the anchor hash', async () => {
     const events = await genuine();
-    const anchored = new LedgerStreamVerifier({ afterSeq: 2, prevHash: events[1]!.hash });
-    expect(anchored.check(events[2]!)).toMatchObject({ ok: true, linked: true });
+    const anchored = new LedgerStreamVerifier({ afterSeq: 2, prevHash: must(events[1]).hash });
+    expect(anchored.check(must(events[2]))).toMatchObject({ ok: true, linked: true });
     const wrongAnchor = new LedgerStreamVerifier({ afterSeq: 2, prevHash: 'cd'.repeat(32) });
-    expect(wrongAnchor.check(events[2]!)).toMatchObject({ ok: false, report: { problem: 'prev-hash-mismatch' } });
+    expect(wrongAnchor.check(must(events[2]))).toMatchObject({ ok: false, report: { problem: 'prev-hash-mismatch' } });
   });
 });

@@ -1,8 +1,9 @@
 // Helpers for the client tests: a typed client on the test server, a lease to run loops under,
 // and a TCP proxy that can drop every connection (a server-side socket drop, as the client sees it).
-import { createServer, connect, type Server, type Socket } from 'node:net';
+
 import type { AddressInfo } from 'node:net';
-import { createEpisodicClient, unwrap, type EpisodicClient } from '../../src/client/index.ts';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { createEpisodicClient, type EpisodicClient, unwrap } from '../../src/client/index.ts';
 import type { TestApp } from '../support/app.ts';
 
 export function clientFor(t: TestApp, key: string = t.keys.admin, url: string = t.url): EpisodicClient {
@@ -11,7 +12,9 @@ export function clientFor(t: TestApp, key: string = t.keys.admin, url: string = 
 
 export async function leaseFor(client: EpisodicClient, budget: { episodes?: number; toolCalls?: number; tokens?: number; wallMs?: number } = {}) {
   const workItem = unwrap(await client.createWorkItem({ title: 'loop work' })).workItem;
-  const lease = unwrap(await client.issueLease({ workItemId: workItem.id, issuer: 'test', holder: 'holon', expiresAt: new Date(Date.now() + 3_600_000), budget })).lease;
+  const lease = unwrap(
+    await client.issueLease({ workItemId: workItem.id, issuer: 'test', holder: 'holon', expiresAt: new Date(Date.now() + 3_600_000), budget }),
+  ).lease;
   return { workItem, lease };
 }
 
@@ -55,10 +58,11 @@ export async function startProxy(targetUrl: string): Promise<Proxy> {
     retarget(url) {
       target = new URL(url);
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 

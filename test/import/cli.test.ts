@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../src/client/index.ts';
-import { useApp, type TestApp } from '../support/app.ts';
 import { clientFor } from '../client/support.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 
@@ -90,7 +90,12 @@ describe('episodic log', () => {
 
     const again = await cli(['log', episode.id, file, '--json']);
     expect(again.code).toBe(2);
-    expect(JSON.parse(again.out)).toMatchObject({ accepted: 0, duplicates: 2, rejected: 1, rejectedSteps: [{ line: 2, reason: 'invalid', violations: [{ field: 'steps.1.kind' }] }] });
+    expect(JSON.parse(again.out)).toMatchObject({
+      accepted: 0,
+      duplicates: 2,
+      rejected: 1,
+      rejectedSteps: [{ line: 2, reason: 'invalid', violations: [{ field: 'steps.1.kind' }] }],
+    });
     expect(unwrap(await api.episode(episode.id)).stepCount).toBe(2);
   });
 

@@ -1,15 +1,16 @@
 // importRuns against a real server: each format (small hand-made fixtures), malformed files (the
 // file and line named, nothing written), re-import without duplicates, and what an imported
 // episode holds (task, repository, verdict, artifacts, tools, exit codes, historical times).
-import { readFile, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBLAKE3 } from 'hash-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { unwrap, type EpisodicClient, type Step } from '../../src/client/index.ts';
+import { type EpisodicClient, type Step, unwrap } from '../../src/client/index.ts';
+import { must } from '../../src/core/must.ts';
 import { importRuns } from '../../src/import/index.ts';
-import { useApp, type TestApp } from '../support/app.ts';
 import { clientFor } from '../client/support.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const MINI = join(FIXTURES, 'mini');
@@ -23,7 +24,10 @@ useApp((app) => {
 });
 
 async function blake3File(path: string): Promise<string> {
-  return (await createBLAKE3()).init().update(await readFile(path)).digest('hex');
+  return (await createBLAKE3())
+    .init()
+    .update(await readFile(path))
+    .digest('hex');
 }
 
 async function counts() {
@@ -38,8 +42,12 @@ async function stepsOf(episodeId: string): Promise<Step[]> {
 }
 
 async function episodeOf(episodeId: string) {
-  const r = await t.gql(`query($id: ID!) { episode(id: $id) { ... on Episode { taskDescription startedAt endedAt context { domain language tags }
-    outcome { kind verdict artifacts reason } reflection { successes improvements insights } budgetUsage { resource used } } } }`, { id: episodeId }, t.keys.read);
+  const r = await t.gql(
+    `query($id: ID!) { episode(id: $id) { ... on Episode { taskDescription startedAt endedAt context { domain language tags }
+    outcome { kind verdict artifacts reason } reflection { successes improvements insights } budgetUsage { resource used } } } }`,
+    { id: episodeId },
+    t.keys.read,
+  );
   return r.data.episode;
 }
 
@@ -48,7 +56,7 @@ describe('mini-swe-agent', () => {
   beforeAll(async () => {
     const report = await importRuns(api, [MINI]);
     expect(report).toMatchObject({ imported: 1, failed: 0, rejectedSteps: 0 });
-    episodeId = report.runs[0]!.episodeId!;
+    episodeId = must(must(report.runs[0]).episodeId);
   });
 
   it('maps the run to one episode: task text, repository, language, verdict, changed files, real times', async () => {
@@ -66,27 +74,29 @@ describe('mini-swe-agent', () => {
     const steps = await stepsOf(episodeId);
     expect(steps.map((s) => s.tool)).toEqual(['search', null, 'edit', 'test', 'submit']);
     expect(steps[1]).toMatchObject({ kind: 'llm_call', resultKind: 'error', result: { errorClass: 'format_error' } });
-    expect(steps[3]!.parameters).toEqual({ command: 'cd /testbed && ./tests/runtests.py utils_tests.test_text' });
+    expect(must(steps[3]).parameters).toEqual({ command: 'cd /testbed && ./tests/runtests.py utils_tests.test_text' });
     expect(steps[3]).toMatchObject({ resultKind: 'error', result: { message: 'exit code 1', errorClass: 'exit_1' } });
-    expect((steps[3]!.result as { output: string }).output).toContain("AssertionError: 'a' != 'b'");
+    expect((must(steps[3]).result as { output: string }).output).toContain("AssertionError: 'a' != 'b'");
     const patch = JSON.parse(await readFile(MINI_FILE, 'utf8')).info.submission;
     expect(steps[4]).toMatchObject({ resultKind: 'success', result: { output: patch } });
-    expect(steps[0]!.startedAt).toBe(new Date(1763500000 * 1000).toISOString());
-    expect(steps[0]!.endedAt).toBe(new Date(1763500010 * 1000).toISOString());
+    expect(must(steps[0]).startedAt).toBe(new Date(1763500000 * 1000).toISOString());
+    expect(must(steps[0]).endedAt).toBe(new Date(1763500010 * 1000).toISOString());
   });
 
   it("records the source file's BLAKE3 in the ledger and marks the run imported", async () => {
     const page = await api.ledgerEvents({ filter: { episodeId } });
     if (page.__typename !== 'LedgerEventConnection') throw new Error(page.message);
-    const started = page.events.find((e) => e.type === 'episode.started')!;
-    expect(started.payload).toMatchObject({ imported: { startedAt: new Date(1763500000 * 1000).toISOString(), source: { format: 'mini-swe-agent', sourceHash: await blake3File(MINI_FILE) } } });
+    const started = must(page.events.find((e) => e.type === 'episode.started'));
+    expect(started.payload).toMatchObject({
+      imported: { startedAt: new Date(1763500000 * 1000).toISOString(), source: { format: 'mini-swe-agent', sourceHash: await blake3File(MINI_FILE) } },
+    });
   });
 
   it('imports the same file again without a second episode or step', async () => {
     const before = await counts();
     const again = await importRuns(api, [MINI_FILE]);
     expect(again).toMatchObject({ imported: 0, duplicates: 1, failed: 0 });
-    expect(again.runs[0]!.episodeId).toBe(episodeId);
+    expect(must(again.runs[0]).episodeId).toBe(episodeId);
     expect(await counts()).toEqual(before);
   });
 });
@@ -95,14 +105,14 @@ describe('SWE-agent', () => {
   it('imports a .traj with its tools, rejected edits and the verdict from results.json', async () => {
     const report = await importRuns(api, [join(FIXTURES, 'swe')]);
     expect(report).toMatchObject({ imported: 1, failed: 0 });
-    const id = report.runs[0]!.episodeId!;
+    const id = must(must(report.runs[0]).episodeId);
     const episode = await episodeOf(id);
     expect(episode).toMatchObject({ taskDescription: 'Add.x should be 2, not 1.', context: { domain: 'sympy/sympy', language: 'python' } });
     expect(episode.outcome).toMatchObject({ kind: 'FAILURE', reason: 'not resolved by the harness', artifacts: ['sympy/core/add.py'] });
     const steps = await stepsOf(id);
     expect(steps.map((s) => s.tool)).toEqual(['search', 'view', 'edit', 'edit', 'test', 'submit']);
     expect(steps.map((s) => s.resultKind)).toEqual(['success', 'success', 'error', 'success', 'success', 'success']);
-    expect(steps[4]!.latencyMs).toBe(2500);
+    expect(must(steps[4]).latencyMs).toBe(2500);
   });
 });
 
@@ -110,13 +120,22 @@ describe('generic JSONL', () => {
   it('imports a run with its own times, verdict, timeouts and failing output', async () => {
     const report = await importRuns(api, [join(FIXTURES, 'jsonl', 'acme__widgets-7.jsonl')]);
     expect(report).toMatchObject({ imported: 1, failed: 0 });
-    const id = report.runs[0]!.episodeId!;
+    const id = must(must(report.runs[0]).episodeId);
     const episode = await episodeOf(id);
-    expect(episode).toMatchObject({ startedAt: '2025-06-01T10:00:00.000Z', endedAt: '2025-06-01T10:05:00.000Z', context: { domain: 'acme/widgets', language: 'typescript' } });
+    expect(episode).toMatchObject({
+      startedAt: '2025-06-01T10:00:00.000Z',
+      endedAt: '2025-06-01T10:05:00.000Z',
+      context: { domain: 'acme/widgets', language: 'typescript' },
+    });
     expect(episode.outcome).toMatchObject({ kind: 'SUCCESS', artifacts: ['src/list.ts'] });
     const steps = await stepsOf(id);
-    expect(steps.map((s) => [s.tool, s.resultKind])).toEqual([['view', 'success'], ['test', 'error'], ['shell', 'timeout'], ['submit', 'success']]);
-    expect(steps[1]!.result).toEqual({ message: 'tests failed', errorClass: 'exit_1', output: '1 failing' });
+    expect(steps.map((s) => [s.tool, s.resultKind])).toEqual([
+      ['view', 'success'],
+      ['test', 'error'],
+      ['shell', 'timeout'],
+      ['submit', 'success'],
+    ]);
+    expect(must(steps[1]).result).toEqual({ message: 'tests failed', errorClass: 'exit_1', output: '1 failing' });
   });
 });
 
@@ -125,15 +144,15 @@ describe('malformed files', () => {
     const before = await counts();
     const report = await importRuns(api, [join(FIXTURES, 'bad.traj.json')]);
     expect(report.failed).toBe(1);
-    expect(report.runs[0]!.error).toMatchObject({ file: join(FIXTURES, 'bad.traj.json'), line: 3 });
-    expect(report.runs[0]!.error!.message).toMatch(/bad\.traj\.json:3: invalid JSON/);
+    expect(must(report.runs[0]).error).toMatchObject({ file: join(FIXTURES, 'bad.traj.json'), line: 3 });
+    expect(must(must(report.runs[0]).error).message).toMatch(/bad\.traj\.json:3: invalid JSON/);
     expect(await counts()).toEqual(before);
   });
 
   it('names the JSONL line that is not JSON, even after good lines, and writes nothing', async () => {
     const before = await counts();
     const report = await importRuns(api, [join(FIXTURES, 'jsonl-bad.jsonl')]);
-    expect(report.runs[0]!.error).toMatchObject({ line: 3 });
+    expect(must(report.runs[0]).error).toMatchObject({ line: 3 });
     expect(await counts()).toEqual(before);
   });
 
@@ -142,7 +161,7 @@ describe('malformed files', () => {
     const file = join(dir, 'no-task.jsonl');
     await writeFile(file, '{"type":"run","id":"x-1"}\n');
     const report = await importRuns(api, [file]);
-    expect(report.runs[0]!.error!.message).toBe(`${file}:1: "task" is required`);
+    expect(must(must(report.runs[0]).error).message).toBe(`${file}:1: "task" is required`);
   });
 });
 
@@ -157,9 +176,9 @@ describe('large output', () => {
     await writeFile(join(dir, 'big.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n'));
     const report = await importRuns(api, [dir]);
     expect(report).toMatchObject({ imported: 1, rejectedSteps: 0 });
-    const [step] = await stepsOf(report.runs[0]!.episodeId!);
+    const [step] = await stepsOf(must(must(report.runs[0]).episodeId));
     expect(step).toMatchObject({ tool: 'test', resultKind: 'error' });
-    expect((step!.result as { output: string }).output).toBe(log);
+    expect((must(step).result as { output: string }).output).toBe(log);
     expect(unwrap(await api.verifyLedger()).ok).toBe(true);
   });
 });

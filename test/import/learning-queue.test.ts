@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importRuns } from '../../src/import/index.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
 import { clientFor } from '../client/support.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 
 const RUNS = 40;
 const POLL_SECONDS = 60;
@@ -21,7 +21,12 @@ afterAll(() => t?.stop());
 async function writeRuns(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'learn-'));
   for (let i = 0; i < RUNS; i += 1) {
-    const steps = ['grep -rn foo src', 'cat src/a.py', "sed -i 's/a/b/' src/a.py", 'pytest -q'].map((command, n) => ({ type: 'step', command, exitCode: 0, output: `out ${n}` }));
+    const steps = ['grep -rn foo src', 'cat src/a.py', "sed -i 's/a/b/' src/a.py", 'pytest -q'].map((command, n) => ({
+      type: 'step',
+      command,
+      exitCode: 0,
+      output: `out ${n}`,
+    }));
     const run = { type: 'run', id: `acme__app-${i}`, task: `Fix bug ${i} in the parser`, resolved: i % 4 !== 0, patch: 'diff --git a/src/a.py b/src/a.py\n' };
     await writeFile(join(dir, `run-${i}.jsonl`), [run, ...steps].map((l) => JSON.stringify(l)).join('\n'));
   }

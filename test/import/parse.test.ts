@@ -1,14 +1,14 @@
 // The pure parts of importing: commands to tools, exit codes to result kinds, repositories and
 // changed files, verdict files, and large text offloaded into blobs or truncated.
 import { describe, expect, it } from 'vitest';
+import { utf8Bytes } from '../../src/episodes/limits.ts';
 import { actionOf, mainCommand, resultKindOf, toolOf } from '../../src/import/commands.ts';
-import { changedFiles, languageOf, lineAt, repositoryOf } from '../../src/import/run.ts';
-import { parseVerdicts } from '../../src/import/verdicts.ts';
 import { parseGenericJsonl } from '../../src/import/jsonl.ts';
 import { taskOf } from '../../src/import/mini-swe-agent.ts';
+import { changedFiles, languageOf, lineAt, repositoryOf } from '../../src/import/run.ts';
 import { sweAgentToolOf } from '../../src/import/swe-agent.ts';
+import { parseVerdicts } from '../../src/import/verdicts.ts';
 import { blobHash, offloadLargeContent, preview } from '../../src/steps/large-content.ts';
-import { utf8Bytes } from '../../src/episodes/limits.ts';
 
 describe('commands', () => {
   it.each([
@@ -37,7 +37,14 @@ describe('commands', () => {
   });
 
   it('maps SWE-agent commands, falling back to shell commands', () => {
-    expect(['open a.py', 'search_dir foo', 'edit 1:2\nx\nend_of_edit', 'str_replace_editor view /a', 'submit', 'pytest'].map(sweAgentToolOf)).toEqual(['view', 'search', 'edit', 'view', 'submit', 'test']);
+    expect(['open a.py', 'search_dir foo', 'edit 1:2\nx\nend_of_edit', 'str_replace_editor view /a', 'submit', 'pytest'].map(sweAgentToolOf)).toEqual([
+      'view',
+      'search',
+      'edit',
+      'view',
+      'submit',
+      'test',
+    ]);
   });
 
   it('summarises a command in its first line, at most 200 characters', () => {
@@ -66,7 +73,9 @@ describe('runs', () => {
   });
 
   it('takes the task out of the mini-swe-agent template', () => {
-    expect(taskOf('<pr_description>\nConsider the following PR description:\nFix it\nplease\n</pr_description>\n<instructions>x</instructions>')).toBe('Fix it\nplease');
+    expect(taskOf('<pr_description>\nConsider the following PR description:\nFix it\nplease\n</pr_description>\n<instructions>x</instructions>')).toBe(
+      'Fix it\nplease',
+    );
   });
 
   it('counts lines', () => {
@@ -74,7 +83,10 @@ describe('runs', () => {
   });
 
   it('reads verdicts from CSV and JSON, naming a bad line', () => {
-    expect([...parseVerdicts('r.csv', 'instance_id,resolved\na__b-1,True\na__b-2,False\n')]).toEqual([['a__b-1', true], ['a__b-2', false]]);
+    expect([...parseVerdicts('r.csv', 'instance_id,resolved\na__b-1,True\na__b-2,False\n')]).toEqual([
+      ['a__b-1', true],
+      ['a__b-2', false],
+    ]);
     expect([...parseVerdicts('r.json', '{"resolved_ids":["a__b-1"]}')]).toEqual([['a__b-1', true]]);
     expect(() => parseVerdicts('r.csv', 'id,ok\n')).toThrow(/r\.csv:1: a verdict CSV needs the columns instance_id and resolved/);
     expect(() => parseVerdicts('r.csv', 'instance_id,x,resolved\na__b-1\n')).toThrow(/r\.csv:2: expected 3 columns/);

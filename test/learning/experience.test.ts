@@ -1,11 +1,13 @@
 // Completion turns the journal into experience: reward (with its components and a normalised value)
 // and reflection, stored with the ending in its own transaction, for every ending that has an outcome.
 import { describe, expect, it } from 'vitest';
-import { contentHash } from '../../src/ledger/hash.ts';
+import { must } from '../../src/core/must.ts';
 import { MAX_REWARD_TOTAL } from '../../src/learning/reward.ts';
-import { useApp, type TestApp } from '../support/app.ts';
+import { contentHash } from '../../src/ledger/hash.ts';
 import { startInput } from '../lifecycle/support.ts';
-import { err, FAILURE, learner, ledger, ok, type Learner } from './support.ts';
+import { type TestApp, useApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
+import { err, FAILURE, type Learner, learner, ledger, ok } from './support.ts';
 
 let t: TestApp;
 let l: Learner;
@@ -14,7 +16,7 @@ useApp((app) => {
   l = learner(t);
 });
 
-function expectConsistent(reward: any) {
+function expectConsistent(reward: Json) {
   expect(reward.total).toBeCloseTo(reward.base * reward.efficiency * reward.complexityBonus * reward.qualityMultiplier + reward.learningBonus, 10);
   expect(reward.normalized).toBeCloseTo(reward.total / MAX_REWARD_TOTAL, 10);
   expect(reward.normalized).toBeGreaterThanOrEqual(0);
@@ -83,7 +85,7 @@ describe('reward and reflection on completion', () => {
     expect(done.extraction).toMatchObject({ kept: 0 });
     const [event] = (await ledger(t, t.keys.tenantId, 'episode.completed')).filter((e) => e.episodeId === done.episode.id);
     const { rows } = await t.services.db.pool.query('SELECT reward, reflection, reward_score FROM episodes WHERE id = $1', [done.episode.id]);
-    expect(event!.payload.experience).toMatchObject({
+    expect(must(event).payload.experience).toMatchObject({
       rewardHash: contentHash(rows[0].reward),
       reflectionHash: contentHash(rows[0].reflection),
       reward: rows[0].reward_score,

@@ -2,10 +2,11 @@
 // used retrievals served, with a retrieval.feedback ledger event, and ranking uses the credit.
 import { describe, expect, it } from 'vitest';
 import { FEEDBACK_RATE } from '../../src/retrieval/receipts.ts';
-import { useApp, type TestApp } from '../support/app.ts';
 import { counts, startInput } from '../lifecycle/support.ts';
-import { FAILURE, ids, learner, ledger, ok, SUCCESS, type Learner, learnerTenant } from './support.ts';
 import { corpus, SHOP } from '../patterns/corpus.ts';
+import { type TestApp, useApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
+import { FAILURE, ids, type Learner, learnerTenant, ledger, SUCCESS } from './support.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -44,7 +45,7 @@ describe('feedback loop', () => {
     const done = await l.completeOk(user.id, SUCCESS, 'ASYNC', [served.retrievalId]);
     expect(done.feedback).toEqual({ retrievalIds: [served.retrievalId], target: 1, episodes: 1, patterns: 0 });
 
-    const after = (await l.relevant(query)).episodes.filter((e: any) => e.episode.id === twin.a || e.episode.id === twin.b);
+    const after = (await l.relevant(query)).episodes.filter((e: Json) => e.episode.id === twin.a || e.episode.id === twin.b);
     expect(ids(after)).toEqual([twin.b, twin.a]);
     expect(after[0].score.feedback).toBeCloseTo(FEEDBACK_RATE, 10);
     expect(after[1].score.feedback).toBe(0);
@@ -52,7 +53,10 @@ describe('feedback loop', () => {
     expect(after[0].episode.feedbackCredit).toBeCloseTo(FEEDBACK_RATE, 10);
 
     const [event] = await ledger(t, keys.tenantId, 'retrieval.feedback');
-    expect(event).toMatchObject({ episodeId: user.id, payload: { retrievalIds: [served.retrievalId], target: 1, episodes: 1, patterns: 0, rate: FEEDBACK_RATE, outcome: 'success' } });
+    expect(event).toMatchObject({
+      episodeId: user.id,
+      payload: { retrievalIds: [served.retrievalId], target: 1, episodes: 1, patterns: 0, rate: FEEDBACK_RATE, outcome: 'success' },
+    });
   });
 
   it('debits on failure, so the debited twin ranks below the other', async () => {
@@ -62,7 +66,7 @@ describe('feedback loop', () => {
     const user = await l.api.startOk(startInput({ taskDescription: 'Tidy the changelog', taskType: 'chore' }));
     const done = await l.completeOk(user.id, FAILURE, 'ASYNC', [served.retrievalId]);
     expect(done.feedback).toMatchObject({ target: -1, episodes: 1 });
-    const after = (await l.relevant(query)).episodes.filter((e: any) => e.episode.id === twin.a || e.episode.id === twin.b);
+    const after = (await l.relevant(query)).episodes.filter((e: Json) => e.episode.id === twin.a || e.episode.id === twin.b);
     expect(ids(after)).toEqual([twin.b, twin.a]);
     expect(after[1].score.feedback).toBeCloseTo(-FEEDBACK_RATE, 10);
   });
@@ -91,7 +95,7 @@ describe('feedback loop', () => {
     const done = await l.completeOk(user.id, SUCCESS, 'ASYNC', [served.retrievalId]);
     expect(done.feedback).toMatchObject({ episodes: 0, patterns: 3 });
     const after = await l.relevantPatterns(task, 10);
-    const credited = after.patterns.filter((p: any) => served.patterns.some((s: any) => s.pattern.id === p.pattern.id));
+    const credited = after.patterns.filter((p: Json) => served.patterns.some((s: Json) => s.pattern.id === p.pattern.id));
     expect(credited).toHaveLength(3);
     for (const p of credited) {
       expect(p.pattern.feedbackCredit).toBeCloseTo(FEEDBACK_RATE, 10);
@@ -110,7 +114,12 @@ describe('feedback loop', () => {
       const refused = await mine.l.complete(user.id, SUCCESS, 'SYNC', used);
       expect(refused).toMatchObject({ __typename: 'NotFoundError', entity: 'Retrieval', notFoundId: used[0] });
     }
-    const tooMany = await mine.l.complete(user.id, SUCCESS, 'SYNC', Array.from({ length: 33 }, (_, i) => `00000000-0000-0000-0000-${String(i).padStart(12, '0')}`));
+    const tooMany = await mine.l.complete(
+      user.id,
+      SUCCESS,
+      'SYNC',
+      Array.from({ length: 33 }, (_, i) => `00000000-0000-0000-0000-${String(i).padStart(12, '0')}`),
+    );
     expect(tooMany).toMatchObject({ __typename: 'InputLimitError', violations: [{ field: 'usedRetrievals' }] });
     expect(await counts(t, mine.keys.tenantId)).toEqual(before);
     expect((await mine.l.episode(user.id)).status).toBe('RUNNING');

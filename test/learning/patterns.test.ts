@@ -2,10 +2,12 @@
 // comparable episodes without it, the active set independent of the order episodes arrive in, every
 // pattern meeting the bar served to a task it is relevant to, and nothing for an unrelated project.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { taskTerms } from '../../src/learning/task-terms.ts';
-import { corpus, reordered, SHOP, type CorpusRun } from '../patterns/corpus.ts';
-import { startTestApp, useApp, type TenantKeys, type TestApp } from '../support/app.ts';
-import { eventually, learner, learnerTenant, ledger, ok, type Learner } from './support.ts';
+import { type CorpusRun, corpus, reordered, SHOP } from '../patterns/corpus.ts';
+import { startTestApp, type TenantKeys, type TestApp, useApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
+import { eventually, type Learner, learner, learnerTenant, ledger, ok } from './support.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -19,22 +21,22 @@ async function replay(l: Learner, runs: readonly CorpusRun[]) {
 }
 
 async function allPatterns(l: Learner, status: string[] = ['ACTIVE']) {
-  const nodes: any[] = [];
+  const nodes: Json[] = [];
   let after: string | null = null;
   for (;;) {
     const page = await l.patterns({ status }, 100, after);
-    nodes.push(...page.edges.map((e: any) => e.node));
+    nodes.push(...page.edges.map((e: Json) => e.node));
     if (!page.pageInfo.hasNextPage) return nodes;
     after = page.pageInfo.endCursor;
   }
 }
 
-const byKey = (patterns: any[]) => Object.fromEntries(patterns.map((p) => [p.key, p]));
+const byKey = (patterns: Json[]) => Object.fromEntries(patterns.map((p) => [p.key, p]));
 
 describe('patterns learnt from a history', () => {
   let keys: TenantKeys;
   let l: Learner;
-  let active: any[];
+  let active: Json[];
   beforeAll(async () => {
     ({ keys, l } = await learnerTenant(t, 'patterns-history'));
     await replay(l, corpus());
@@ -55,7 +57,9 @@ describe('patterns learnt from a history', () => {
     // 8 tasks mention discount_code, all 8 changed cart.py; no other task did.
     expect(cart).toMatchObject({ kind: 'FILE_CHANGE', status: 'ACTIVE', occurrences: 8, successes: 8, baselineRate: 0 });
     expect(cart.lift).toBeCloseTo((8 + 0) / (8 + 2), 10);
-    expect(cart.summary).toBe('In shop/api, tasks mentioning "discount_code" changed checkout/cart.py in 8 of 8 runs (comparable runs without it: 0%; lift +0.80).');
+    expect(cart.summary).toBe(
+      'In shop/api, tasks mentioning "discount_code" changed checkout/cart.py in 8 of 8 runs (comparable runs without it: 0%; lift +0.80).',
+    );
     expect(active.filter((p) => p.kind === 'FILE_CHANGE' && p.cue === 'discount_code').map((p) => p.changedFile)).toEqual(['checkout/cart.py']);
     // 2 of the 6 refund tasks changed refund.py, and both came before the other 4: judged on all 6.
     expect(byKey(active)['file_change:["shop/api","refund_policy","payments/refund.py"]']).toMatchObject({ occurrences: 6, successes: 2 });
@@ -82,8 +86,8 @@ describe('patterns learnt from a history', () => {
       const r = e.payload.rejected;
       expect(e.payload.candidates).toBe(e.payload.kept + r.too_few_occurrences + r.no_comparable_episodes + r.low_lift);
     }
-    expect(events[0]!.payload).toMatchObject({ kept: 0 });
-    expect(events.at(-1)!.payload.kept).toBeGreaterThan(0);
+    expect(must(events[0]).payload).toMatchObject({ kept: 0 });
+    expect(must(events.at(-1)).payload.kept).toBeGreaterThan(0);
   });
 
   it('serves every pattern meeting the bar that the task is about, and the evidence behind one', async () => {
@@ -92,12 +96,12 @@ describe('patterns learnt from a history', () => {
     const expected = active.filter((p) => p.kind === 'TOOL_OUTCOME' || p.kind === 'ERROR_OUTCOME' || terms.has(p.cue)).map((p) => p.id);
     expect(expected.length).toBeGreaterThan(4);
     const served = await l.relevantPatterns(task, 50);
-    expect(served.patterns.map((p: any) => p.pattern.id).sort()).toEqual([...expected].sort());
+    expect(served.patterns.map((p: Json) => p.pattern.id).sort()).toEqual([...expected].sort());
     for (const p of served.patterns) {
       expect(p.score.total).toBeCloseTo(p.score.relevance * (0.5 + 0.5 * p.score.strength) + 0.1 * p.score.feedback, 10);
       expect(p.score.relevance).toBeGreaterThanOrEqual(0.5);
     }
-    const totals = served.patterns.map((p: any) => p.score.total);
+    const totals = served.patterns.map((p: Json) => p.score.total);
     expect(totals).toEqual([...totals].sort((a, b) => b - a));
     const evidence = await l.pattern(served.patterns[0].pattern.id);
     // The episodes it was observed in: with the antecedent, and for a file pattern with the file changed too.
@@ -107,9 +111,13 @@ describe('patterns learnt from a history', () => {
   it('serves nothing to a task of another project, even one mentioning the same identifier', async () => {
     const java = { description: 'NullPointerException in discount_code handling of CartService.java', context: { domain: 'acme/shop-java', language: 'java' } };
     expect((await l.relevantPatterns(java, 50)).patterns).toEqual([]);
-    expect((await l.relevantPatterns({ description: 'Update the README badges', context: SHOP }, 50)).patterns.every((p: any) => p.pattern.kind === 'TOOL_OUTCOME' || p.pattern.kind === 'ERROR_OUTCOME')).toBe(true);
+    expect(
+      (await l.relevantPatterns({ description: 'Update the README badges', context: SHOP }, 50)).patterns.every(
+        (p: Json) => p.pattern.kind === 'TOOL_OUTCOME' || p.pattern.kind === 'ERROR_OUTCOME',
+      ),
+    ).toBe(true);
     const sameProject = await l.relevantPatterns({ ...java, context: SHOP }, 50);
-    expect(sameProject.patterns.map((p: any) => p.pattern.cue)).toContain('discount_code');
+    expect(sameProject.patterns.map((p: Json) => p.pattern.cue)).toContain('discount_code');
   });
 
   it('takes a task or a context, not both, not neither', async () => {
@@ -117,24 +125,28 @@ describe('patterns learnt from a history', () => {
       expect(await l.relevantPatternsRaw(vars)).toMatchObject({ __typename: 'InputLimitError', violations: [{ field: 'task' }] });
     }
     const byContext = await l.relevantPatternsRaw({ context: { domain: 'shop/api' } });
-    expect(byContext.patterns.map((p: any) => p.pattern.kind).sort()).toEqual(['ERROR_OUTCOME', 'TOOL_OUTCOME']);
+    expect(byContext.patterns.map((p: Json) => p.pattern.kind).sort()).toEqual(['ERROR_OUTCOME', 'TOOL_OUTCOME']);
   });
 });
 
 describe('order independence', () => {
-  it('imports the same runs in two orders and gets the same active set with the same numbers', async () => {
-    const a = await learnerTenant(t, 'patterns-order-a');
-    const b = await learnerTenant(t, 'patterns-order-b');
-    await replay(a.l, corpus());
-    await replay(b.l, reordered(corpus()));
-    const summary = (patterns: any[]) => patterns.map((p) => `${p.key} ${p.occurrences} ${p.successes} ${p.lift.toFixed(9)}`).sort();
-    const [activeA, activeB] = [await allPatterns(a.l), await allPatterns(b.l)];
-    expect(activeA.length).toBeGreaterThan(0);
-    expect(summary(activeB)).toEqual(summary(activeA));
-    const task = { description: 'discount_code breaks checkout/cart.py', context: SHOP };
-    const served = async (l: Learner) => (await l.relevantPatterns(task, 50)).patterns.map((p: any) => `${p.pattern.key} ${p.score.total.toFixed(9)}`);
-    expect(await served(b.l)).toEqual(await served(a.l));
-  }, REPLAY_TIMEOUT);
+  it(
+    'imports the same runs in two orders and gets the same active set with the same numbers',
+    async () => {
+      const a = await learnerTenant(t, 'patterns-order-a');
+      const b = await learnerTenant(t, 'patterns-order-b');
+      await replay(a.l, corpus());
+      await replay(b.l, reordered(corpus()));
+      const summary = (patterns: Json[]) => patterns.map((p) => `${p.key} ${p.occurrences} ${p.successes} ${p.lift.toFixed(9)}`).sort();
+      const [activeA, activeB] = [await allPatterns(a.l), await allPatterns(b.l)];
+      expect(activeA.length).toBeGreaterThan(0);
+      expect(summary(activeB)).toEqual(summary(activeA));
+      const task = { description: 'discount_code breaks checkout/cart.py', context: SHOP };
+      const served = async (l: Learner) => (await l.relevantPatterns(task, 50)).patterns.map((p: Json) => `${p.pattern.key} ${p.score.total.toFixed(9)}`);
+      expect(await served(b.l)).toEqual(await served(a.l));
+    },
+    REPLAY_TIMEOUT,
+  );
 });
 
 describe('asynchronous extraction', () => {
@@ -142,8 +154,9 @@ describe('asynchronous extraction', () => {
     const { keys, l } = await learnerTenant(t, 'patterns-async');
     const runs = corpus().slice(0, 2);
     const done = [];
-    for (const run of runs) done.push(await l.run({ description: run.description, context: run.context, steps: run.steps, outcome: run.outcome, mode: 'ASYNC' }));
-    expect(done[0]!.extraction).toBeNull();
+    for (const run of runs)
+      done.push(await l.run({ description: run.description, context: run.context, steps: run.steps, outcome: run.outcome, mode: 'ASYNC' }));
+    expect(must(done[0]).extraction).toBeNull();
     for (const d of done) await eventually(async () => (await l.episode(d.episode.id)).learningState === 'DONE', 15_000, 'extraction');
     const events = (await ledger(t, keys.tenantId, 'patterns.extracted')).map((e) => e.payload);
     expect(events).toHaveLength(2);
@@ -154,7 +167,7 @@ describe('asynchronous extraction', () => {
     const { keys, l } = await learnerTenant(t, 'patterns-none');
     const done = await l.run({ description: 'do it', steps: [], mode: 'ASYNC' });
     expect(done.episode.learningState).toBe('NONE');
-    expect((await ledger(t, keys.tenantId, 'episode.completed'))[0]!.payload.experience).toMatchObject({ patternCandidates: 0, extraction: 'none' });
+    expect(must((await ledger(t, keys.tenantId, 'episode.completed'))[0]).payload.experience).toMatchObject({ patternCandidates: 0, extraction: 'none' });
   });
 });
 
@@ -175,7 +188,11 @@ describe('bounded queue', () => {
 
     const extracted = await l.extract(done.episode.id);
     // Terms discount_code and rounding: task_outcome and file_change (the artifact result.txt) each; tools git and npm.
-    expect(extracted).toMatchObject({ __typename: 'ExtractEpisodePatternsPayload', episode: { learningState: 'DONE' }, extraction: { mode: 'sync', candidates: 6 } });
+    expect(extracted).toMatchObject({
+      __typename: 'ExtractEpisodePatternsPayload',
+      episode: { learningState: 'DONE' },
+      extraction: { mode: 'sync', candidates: 6 },
+    });
     expect((await l.extract(done.episode.id)).extraction).toBeNull(); // already done
     const running = await l.api.startOk();
     expect((await l.extract(running.id)).__typename).toBe('InputLimitError');
@@ -183,14 +200,18 @@ describe('bounded queue', () => {
 });
 
 describe('tenancy', () => {
-  it('never shows one tenant the patterns of another', async () => {
-    const a = await learnerTenant(t, 'patterns-tenant-a');
-    const b = await learnerTenant(t, 'patterns-tenant-b');
-    await replay(a.l, corpus());
-    const mine = await allPatterns(a.l);
-    expect(mine.length).toBeGreaterThan(0);
-    expect((await b.l.patterns()).edges).toEqual([]);
-    expect((await b.l.relevantPatterns({ description: 'discount_code', context: SHOP }, 50)).patterns).toEqual([]);
-    expect((await b.l.pattern(mine[0].id)).__typename).toBe('NotFoundError');
-  }, REPLAY_TIMEOUT);
+  it(
+    'never shows one tenant the patterns of another',
+    async () => {
+      const a = await learnerTenant(t, 'patterns-tenant-a');
+      const b = await learnerTenant(t, 'patterns-tenant-b');
+      await replay(a.l, corpus());
+      const mine = await allPatterns(a.l);
+      expect(mine.length).toBeGreaterThan(0);
+      expect((await b.l.patterns()).edges).toEqual([]);
+      expect((await b.l.relevantPatterns({ description: 'discount_code', context: SHOP }, 50)).patterns).toEqual([]);
+      expect((await b.l.pattern(mine[0].id)).__typename).toBe('NotFoundError');
+    },
+    REPLAY_TIMEOUT,
+  );
 });

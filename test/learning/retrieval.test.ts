@@ -2,11 +2,13 @@
 // recency and feedback, in SQL over indexes, with the score breakdown, receipts, filters, tenancy,
 // non-English text and failures as warnings.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { contentHash } from '../../src/ledger/hash.ts';
 import { RELEVANCE_WEIGHTS } from '../../src/retrieval/score.ts';
-import { useApp, type TestApp } from '../support/app.ts';
 import { startInput } from '../lifecycle/support.ts';
-import { FAILURE, ids, learner, ledger, SUCCESS, type Learner, learnerTenant } from './support.ts';
+import { type TestApp, useApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
+import { FAILURE, ids, type Learner, learnerTenant, ledger, SUCCESS } from './support.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -14,7 +16,7 @@ useApp((app) => (t = app));
 const WEB = { domain: 'web', language: 'typescript', framework: 'express', tags: ['api'] };
 const DATA = { domain: 'data', language: 'python', framework: 'pandas', tags: ['etl'] };
 
-function expectBreakdown(s: any) {
+function expectBreakdown(s: Json) {
   expect(s.similarity).toBeCloseTo(Math.max(s.textRank, s.trigramSimilarity), 6);
   const total =
     RELEVANCE_WEIGHTS.contextMatch * s.contextMatch +
@@ -95,15 +97,15 @@ describe('filters', () => {
     expect(plain.warnings).toEqual([]);
     const warned = await l.relevant({ description, context: DATA }, { includeFailures: true });
     expect(ids(warned.episodes).sort()).toEqual([ep.good, ep.poor, ep.agent, ep.failed].sort());
-    expect(warned.episodes.filter((e: any) => e.failed).map((e: any) => e.episode.id)).toEqual([ep.failed]);
+    expect(warned.episodes.filter((e: Json) => e.failed).map((e: Json) => e.episode.id)).toEqual([ep.failed]);
     expect(ids(warned.warnings)).toEqual([ep.failed]);
     expect(warned.warnings[0].episode.status).toBe('FAILED');
     expectBreakdown(warned.warnings[0].score);
   });
 
   it('applies minReward, endedAfter, agent and limit', async () => {
-    const good = await l.episode(ep.good!);
-    const poor = await l.episode(ep.poor!);
+    const good = await l.episode(must(ep.good));
+    const poor = await l.episode(must(ep.poor));
     const floor = (good.reward.normalized + poor.reward.normalized) / 2;
     expect(ids((await l.relevant({ description }, { filter: { minReward: floor } })).episodes)).not.toContain(ep.poor);
     expect((await l.relevant({ description }, { filter: { endedAfter: new Date(Date.now() + 60_000).toISOString() } })).episodes).toEqual([]);
@@ -137,21 +139,21 @@ describe('non-English descriptions', () => {
 
   it('matches German words through the simple configuration', async () => {
     const r = await l.relevant({ description: 'Benutzertabelle: Datenbankmigration reparieren', context: { domain: 'backend' } });
-    expect(r.episodes[0].episode.id).toBe(ep.de!);
+    expect(r.episodes[0].episode.id).toBe(must(ep.de));
     expect(r.episodes[0].score.textRank).toBeGreaterThan(0);
   });
 
   it('matches Russian words, and inflected forms by trigrams', async () => {
     const exact = await l.relevant({ description: 'миграцию базы данных исправить' });
-    expect(exact.episodes[0].episode.id).toBe(ep.ru!);
+    expect(exact.episodes[0].episode.id).toBe(must(ep.ru));
     expect(exact.episodes[0].score.textRank).toBeGreaterThan(0);
     const inflected = await l.relevant({ description: 'Исправить миграции базы данных таблицы пользователя' });
-    expect(inflected.episodes[0].episode.id).toBe(ep.ru!);
+    expect(inflected.episodes[0].episode.id).toBe(must(ep.ru));
   });
 
   it('matches Japanese, written without spaces, by trigram similarity', async () => {
     const r = await l.relevant({ description: 'データベースの移行スクリプトを修正した' });
-    expect(r.episodes[0].episode.id).toBe(ep.ja!);
+    expect(r.episodes[0].episode.id).toBe(must(ep.ja));
     expect(r.episodes[0].score.textRank).toBe(0);
     expect(r.episodes[0].score.trigramSimilarity).toBeGreaterThan(0.3);
     expectBreakdown(r.episodes[0].score);
@@ -182,14 +184,19 @@ describe('tenancy and receipts', () => {
     const { rows } = await t.services.db.pool.query('SELECT * FROM retrievals WHERE id = $1', [r.retrievalId]);
     const served = { episodes: ids(r.episodes), warnings: ids(r.warnings), patterns: [] };
     expect(rows[0]).toMatchObject({ tenant_id: keys.tenantId, kind: 'episodes', episode_ids: served.episodes, warning_ids: served.warnings });
-    expect(event!.payload).toEqual({
+    expect(must(event).payload).toEqual({
       retrievalId: r.retrievalId,
       kind: 'episodes',
       queryHash: rows[0].query_hash,
       resultsHash: contentHash(served),
       counts: { episodes: 2, warnings: 1, patterns: 0 },
     });
-    const query = { task: { description, taskType: null, context: { domain: 'web', language: 'typescript', framework: 'express', tags: ['api'] } }, limit: 5, includeFailures: true, filter: { minReward: null, endedAfter: null, agent: null } };
+    const query = {
+      task: { description, taskType: null, context: { domain: 'web', language: 'typescript', framework: 'express', tags: ['api'] } },
+      limit: 5,
+      includeFailures: true,
+      filter: { minReward: null, endedAfter: null, agent: null },
+    };
     expect(rows[0].query_hash).toBe(contentHash(query));
     const again = await l.relevant(task, { includeFailures: true, limit: 5 });
     expect(again.retrievalId).not.toBe(r.retrievalId);

@@ -1,12 +1,13 @@
 // GraphQL documents and helpers for the learning and retrieval tests (issue 5). Everything is driven
 // through the HTTP API; SQL only looks at what was written (ledger events, stored rows).
 import { expect } from 'vitest';
+import { errorFields, type Json, client as lifecycleClient, startInput } from '../lifecycle/support.ts';
 import type { TenantKeys, TestApp } from '../support/app.ts';
-import { client as lifecycleClient, errorFields, startInput, type Json } from '../lifecycle/support.ts';
 
 export const REWARD = 'reward { total normalized base efficiency complexityBonus qualityMultiplier learningBonus }';
 export const REFLECTION = 'reflection { successes improvements insights }';
-const PATTERN_FIELDS = 'id key kind signature description scope cue changedFile occurrences successes successRate baselineRate lift summary meanReward effectiveness status supersededAt feedbackCredit context { domain language framework tags }';
+const PATTERN_FIELDS =
+  'id key kind signature description scope cue changedFile occurrences successes successRate baselineRate lift summary meanReward effectiveness status supersededAt feedbackCredit context { domain language framework tags }';
 const EXTRACTION = `extraction { mode candidates kept rejected { tooFewOccurrences noComparableEpisodes lowLift } activated confirmed revived superseded patterns { id key } }`;
 
 export const COMPLETE = `mutation($id: ID!, $outcome: OutcomeInput!, $mode: ExtractPatternsMode, $used: [ID!]) {
@@ -56,8 +57,23 @@ export const EXTRACT = `mutation($id: ID!) {
 export const SUCCESS = { kind: 'SUCCESS', verdict: 'done', artifacts: ['result.txt'] };
 export const FAILURE = { kind: 'FAILURE', reason: 'tests still failing', details: 'gave up' };
 
-export const ok = (tool: string, extra: Json = {}) => ({ kind: 'tool_call', tool, action: 'run', result: { kind: 'SUCCESS', output: 'ok' }, latencyMs: 20, tokens: 10, ...extra });
-export const err = (tool: string, errorClass = 'Boom') => ({ kind: 'tool_call', tool, action: 'run', result: { kind: 'ERROR', message: 'failed', errorClass }, latencyMs: 20, tokens: 10 });
+export const ok = (tool: string, extra: Json = {}) => ({
+  kind: 'tool_call',
+  tool,
+  action: 'run',
+  result: { kind: 'SUCCESS', output: 'ok' },
+  latencyMs: 20,
+  tokens: 10,
+  ...extra,
+});
+export const err = (tool: string, errorClass = 'Boom') => ({
+  kind: 'tool_call',
+  tool,
+  action: 'run',
+  result: { kind: 'ERROR', message: 'failed', errorClass },
+  latencyMs: 20,
+  tokens: 10,
+});
 
 /** A new tenant of the app, and a learner acting for it. */
 export async function learnerTenant(t: TestApp, name: string): Promise<{ keys: TenantKeys; l: Learner }> {
@@ -69,17 +85,21 @@ export async function learnerTenant(t: TestApp, name: string): Promise<{ keys: T
 export function learner(t: TestApp, keys: TenantKeys = t.keys) {
   const api = lifecycleClient(t, keys.write);
   const reader = lifecycleClient(t, keys.read);
-  async function run(options: {
-    description?: string;
-    taskType?: string;
-    context?: Json;
-    steps?: Json[];
-    outcome?: Json;
-    mode?: 'SYNC' | 'ASYNC';
-    used?: string[];
-    critique?: { score: number };
-  } = {}) {
-    const episode = await api.startOk(startInput({ taskDescription: options.description ?? 'Fix the failing test', taskType: options.taskType ?? 'bugfix', context: options.context ?? {} }));
+  async function run(
+    options: {
+      description?: string;
+      taskType?: string;
+      context?: Json;
+      steps?: Json[];
+      outcome?: Json;
+      mode?: 'SYNC' | 'ASYNC';
+      used?: string[];
+      critique?: { score: number };
+    } = {},
+  ) {
+    const episode = await api.startOk(
+      startInput({ taskDescription: options.description ?? 'Fix the failing test', taskType: options.taskType ?? 'bugfix', context: options.context ?? {} }),
+    );
     if (options.steps?.length) await api.logStepsOk(episode.id, options.steps);
     if (options.critique) await api.critique(episode.id, 'reviewed', options.critique.score);
     return complete(episode.id, options.outcome ?? SUCCESS, options.mode ?? 'SYNC', options.used);
@@ -130,7 +150,7 @@ export interface LedgerRow {
   seq: number;
   type: string;
   episodeId: string | null;
-  payload: any;
+  payload: Json;
 }
 
 export async function ledger(t: TestApp, tenantId: string, type?: string): Promise<LedgerRow[]> {

@@ -12,7 +12,8 @@ const pool = () => t.services.db.pool;
 const VERIFY = '{ verifyLedger { ... on LedgerVerification { ok checked stepsChecked rowsChecked checkpointsChecked firstBadSeq problem reason } } }';
 const verify = async () => (await t.gql(VERIFY)).data.verifyLedger;
 const head = async () => Number((await t.gql('{ ledgerHead { seq } }')).data.ledgerHead.seq);
-const seqOf = async (type: string) => Number((await pool().query('SELECT max(seq) AS s FROM ledger_events WHERE tenant_id = $1 AND type = $2', [t.keys.tenantId, type])).rows[0].s);
+const seqOf = async (type: string) =>
+  Number((await pool().query('SELECT max(seq) AS s FROM ledger_events WHERE tenant_id = $1 AND type = $2', [t.keys.tenantId, type])).rows[0].s);
 
 /** Applies an edit, expects verifyLedger to report it, and undoes it. */
 async function expectCaught(edit: string, undo: string, params: unknown[], expected: Record<string, unknown>) {
@@ -27,24 +28,36 @@ async function expectCaught(edit: string, undo: string, params: unknown[], expec
 
 beforeAll(async () => {
   t = await startTestApp({ CHECKPOINT_EVERY_EVENTS: '1000000', CHECKPOINT_INTERVAL_MS: '3600000', LEARNING_WORKERS: '0' });
-  const started = await t.gql('mutation { startEpisode(input: { taskDescription: "cover rows", taskType: "audit" }) { ... on StartEpisodePayload { episode { id } } } }');
+  const started = await t.gql(
+    'mutation { startEpisode(input: { taskDescription: "cover rows", taskType: "audit" }) { ... on StartEpisodePayload { episode { id } } } }',
+  );
   episodeId = started.data.startEpisode.episode.id;
   const steps = [
-    { kind: 'tool_call', tool: 'bash', action: 'run', parameters: { cmd: 'ls', password: 'x' }, result: { kind: 'SUCCESS', output: 'ok' }, latencyMs: 5, metadata: { n: 1.5 } },
+    {
+      kind: 'tool_call',
+      tool: 'bash',
+      action: 'run',
+      parameters: { cmd: 'ls', password: 'x' },
+      result: { kind: 'SUCCESS', output: 'ok' },
+      latencyMs: 5,
+      metadata: { n: 1.5 },
+    },
     { kind: 'llm_call', tokens: 12, cost: 0.25, worldBefore: { a: [1, 2] }, worldAfter: { a: [1, 2, 3] }, observation: 'é ✓', sideEffectKey: 'k-1' },
     { kind: 'tool_call', tool: 'http', result: { kind: 'ERROR', message: 'boom', errorClass: 'E' } },
   ];
   await t.gql('mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { __typename } }', { e: episodeId, s: steps });
   await t.gql('mutation($e: ID!) { saveCheckpoint(episodeId: $e, label: "mid", state: { cursor: 3, files: ["a"] }) { __typename } }', { e: episodeId });
   await t.gql('query($d: String!) { relevantEpisodes(task: { description: $d }) { __typename } }', { d: 'cover rows' });
-  await t.gql('mutation($e: ID!) { completeEpisode(episodeId: $e, outcome: { kind: SUCCESS, verdict: "done", artifacts: ["x.ts"] }) { __typename } }', { e: episodeId });
+  await t.gql('mutation($e: ID!) { completeEpisode(episodeId: $e, outcome: { kind: SUCCESS, verdict: "done", artifacts: ["x.ts"] }) { __typename } }', {
+    e: episodeId,
+  });
   await t.gql('mutation($e: ID!) { recordCritique(episodeId: $e, verdict: "good", score: 0.8, feedback: "fine") { __typename } }', { e: episodeId });
   await t.services.checkpoints.publish(t.keys.tenantId);
 });
 afterAll(() => t.stop());
 
 describe('stored step rows', () => {
-  it('hash, by the spec\'s member list (§3.2), to their content_hash column and to their steps.logged entry', async () => {
+  it("hash, by the spec's member list (§3.2), to their content_hash column and to their steps.logged entry", async () => {
     const { rows } = await pool().query('SELECT * FROM steps WHERE episode_id = $1 ORDER BY step_number', [episodeId]);
     const { rows: events } = await pool().query(`SELECT payload FROM ledger_events WHERE episode_id = $1 AND type = 'steps.logged'`, [episodeId]);
     const logged = new Map(events.flatMap((e) => e.payload.steps.map((s: { n: number; hash: string }) => [s.n, s.hash])));
@@ -96,10 +109,15 @@ describe('verifyLedger covers every hashed row', () => {
       [episodeId],
       { problem: 'row-mismatch', firstBadSeq: String(await seqOf('episode.completed')) },
     );
-    await expectCaught('UPDATE episodes SET input_hash = reverse(input_hash) WHERE id = $1', 'UPDATE episodes SET input_hash = reverse(input_hash) WHERE id = $1', [episodeId], {
-      problem: 'row-mismatch',
-      firstBadSeq: String(await seqOf('episode.started')),
-    });
+    await expectCaught(
+      'UPDATE episodes SET input_hash = reverse(input_hash) WHERE id = $1',
+      'UPDATE episodes SET input_hash = reverse(input_hash) WHERE id = $1',
+      [episodeId],
+      {
+        problem: 'row-mismatch',
+        firstBadSeq: String(await seqOf('episode.started')),
+      },
+    );
   });
 
   it('an edited retrieval is a row-mismatch at its retrieval.served event', async () => {
@@ -134,12 +152,22 @@ describe('verifyLedger covers every hashed row', () => {
 describe('JSON numbers beyond 2^53 - 1', () => {
   it('are refused with BAD_USER_INPUT naming the path and the limit, as a variable or a literal, and nothing is written', async () => {
     const before = await head();
-    const asVariable = await t.gql('mutation($e: ID!, $s: JSON!) { saveCheckpoint(episodeId: $e, state: $s) { __typename } }', { e: episodeId, s: { big: [1, 12345678901234567890] } });
+    // biome-ignore lint/correctness/noPrecisionLoss: the test sends an integer past 2^53 on purpose
+    const beyondSafe = 12345678901234567890;
+    const asVariable = await t.gql('mutation($e: ID!, $s: JSON!) { saveCheckpoint(episodeId: $e, state: $s) { __typename } }', {
+      e: episodeId,
+      s: { big: [1, beyondSafe] },
+    });
     expect(asVariable.errors?.[0]?.message).toMatch(/\$\.big\[1\].*9007199254740991/);
     expect(asVariable.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'JSON_NUMBER_OUT_OF_RANGE', path: '$.big[1]' });
-    const asLiteral = await t.gql(`mutation { logStep(episodeId: "${episodeId}", step: { kind: "tool_call", parameters: { n: 12345678901234567890 } }) { __typename } }`);
+    const asLiteral = await t.gql(
+      `mutation { logStep(episodeId: "${episodeId}", step: { kind: "tool_call", parameters: { n: 12345678901234567890 } }) { __typename } }`,
+    );
     expect(asLiteral.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'JSON_NUMBER_OUT_OF_RANGE', path: '$.n' });
-    const exact = await t.gql('mutation($e: ID!, $s: JSON!) { saveCheckpoint(episodeId: $e, state: $s) { __typename } }', { e: 'x', s: { n: 9007199254740991, s: '12345678901234567890' } });
+    const exact = await t.gql('mutation($e: ID!, $s: JSON!) { saveCheckpoint(episodeId: $e, state: $s) { __typename } }', {
+      e: 'x',
+      s: { n: 9007199254740991, s: '12345678901234567890' },
+    });
     expect(exact.errors).toBeUndefined();
     expect(await head()).toBe(before);
   });

@@ -24,7 +24,9 @@ const cli = (args: string[]) =>
 
 describe('episodic export | verify', () => {
   it('verifies an export with the trusted key, refuses without one, and reports a cut-off tail', async () => {
-    const started = await t.gql('mutation { startEpisode(input: { taskDescription: "export me", taskType: "audit" }) { ... on StartEpisodePayload { episode { id } } } }');
+    const started = await t.gql(
+      'mutation { startEpisode(input: { taskDescription: "export me", taskType: "audit" }) { ... on StartEpisodePayload { episode { id } } } }',
+    );
     const id = started.data.startEpisode.episode.id;
     for (let i = 0; i < 4; i++) await t.gql('mutation($e: ID!) { logStep(episodeId: $e, step: { tool: "t" }) { __typename } }', { e: id });
     await t.services.checkpoints.publish(t.keys.tenantId);
@@ -33,7 +35,10 @@ describe('episodic export | verify', () => {
     const dir = await mkdtemp(join(tmpdir(), 'episodic-export-'));
     const file = join(dir, 'ledger.jsonl');
     expect((await cli(['export', '--url', t.url, '--key', t.keys.read, '--output', file])).code).toBe(0);
-    const lines = (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await readFile(file, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toEqual({ format: 'episodic.export.v1', tenantId: t.keys.tenantId, afterSeq: 0, toSeq: null });
     expect(lines.filter((l) => l.checkpoint).map((l) => l.checkpoint.treeSize)).toEqual([5]);
 
@@ -45,7 +50,13 @@ describe('episodic export | verify', () => {
     expect(keyless.out).not.toMatch(/ok/);
 
     const cut = join(dir, 'cut.jsonl');
-    await writeFile(cut, lines.slice(0, -2).map((l) => JSON.stringify(l)).join('\n'));
+    await writeFile(
+      cut,
+      lines
+        .slice(0, -2)
+        .map((l) => JSON.stringify(l))
+        .join('\n'),
+    );
     const failed = await cli(['verify', '--public-key', key, cut]);
     expect(failed.code).toBe(3);
     expect(failed.err).toMatch(/seq 4: missing-tail/);

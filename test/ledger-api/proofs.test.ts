@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyProofBundle } from '../../src/ledger/bundle.ts';
-import { GENESIS_HASH, fromHex, toHex } from '../../src/ledger/hash.ts';
+import { fromHex, GENESIS_HASH, toHex } from '../../src/ledger/hash.ts';
 import { EMPTY_TREE_ROOT, eventLeafHash, verifyConsistency, verifyInclusion } from '../../src/ledger/merkle.ts';
-import { generateSigningKey, publicKeyFromPrivate, signTreeHead, verifyTreeHead, type SignedTreeHead } from '../../src/ledger/signed-head.ts';
+import { generateSigningKey, publicKeyFromPrivate, type SignedTreeHead, signTreeHead, verifyTreeHead } from '../../src/ledger/signed-head.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
 
 const run = promisify(execFile);
 let t: TestApp;
@@ -20,7 +21,9 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 async function episodeWithSteps(steps = 3): Promise<string> {
-  const started = await t.gql('mutation { startEpisode(input: { taskDescription: "prove it", taskType: "audit" }) { ... on StartEpisodePayload { episode { id } } } }');
+  const started = await t.gql(
+    'mutation { startEpisode(input: { taskDescription: "prove it", taskType: "audit" }) { ... on StartEpisodePayload { episode { id } } } }',
+  );
   const id = started.data.startEpisode.episode.id;
   const s = Array.from({ length: steps }, (_, i) => ({ tool: 'bash', action: `run ${i}`, parameters: { i }, tokens: 1 }));
   await t.gql('mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { __typename } }', { e: id, s });
@@ -28,7 +31,8 @@ async function episodeWithSteps(steps = 3): Promise<string> {
   return id;
 }
 
-const VERIFY = 'query($from: BigInt, $to: BigInt) { verifyLedger(fromSeq: $from, toSeq: $to) { ... on LedgerVerification { ok checked stepsChecked firstBadSeq problem reason } } }';
+const VERIFY =
+  'query($from: BigInt, $to: BigInt) { verifyLedger(fromSeq: $from, toSeq: $to) { ... on LedgerVerification { ok checked stepsChecked firstBadSeq problem reason } } }';
 
 async function verify(from?: number) {
   return (await t.gql(VERIFY, { from: from ?? null })).data.verifyLedger;
@@ -41,7 +45,7 @@ async function seqOf(type: string, nth = 0): Promise<number> {
 
 describe('verifyLedger finds tampering at the right seq', () => {
   const pool = () => t.services.db.pool;
-  let snapshot: any[];
+  let snapshot: Json[];
   beforeEach(async () => {
     if (!snapshot) {
       for (let i = 0; i < 3; i++) await episodeWithSteps();
@@ -51,7 +55,17 @@ describe('verifyLedger finds tampering at the right seq', () => {
     // Restore the untouched ledger before each tampering.
     await pool().query('DELETE FROM ledger_events WHERE tenant_id = $1', [t.keys.tenantId]);
     for (const r of snapshot) {
-      await pool().query('INSERT INTO ledger_events VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)', [r.tenant_id, r.seq, r.type, r.episode_id, r.work_item_id, JSON.stringify(r.payload), r.prev_hash, r.hash, r.created_at]);
+      await pool().query('INSERT INTO ledger_events VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)', [
+        r.tenant_id,
+        r.seq,
+        r.type,
+        r.episode_id,
+        r.work_item_id,
+        JSON.stringify(r.payload),
+        r.prev_hash,
+        r.hash,
+        r.created_at,
+      ]);
     }
   });
 
@@ -62,7 +76,10 @@ describe('verifyLedger finds tampering at the right seq', () => {
 
   it('reports a changed payload at its seq', async () => {
     const seq = await seqOf('episode.completed', 1);
-    await pool().query(`UPDATE ledger_events SET payload = jsonb_set(payload, '{status}', '"failed"') WHERE tenant_id = $1 AND seq = $2`, [t.keys.tenantId, seq]);
+    await pool().query(`UPDATE ledger_events SET payload = jsonb_set(payload, '{status}', '"failed"') WHERE tenant_id = $1 AND seq = $2`, [
+      t.keys.tenantId,
+      seq,
+    ]);
     expect(await verify()).toMatchObject({ ok: false, firstBadSeq: String(seq), problem: 'hash-mismatch' });
   });
 
@@ -116,7 +133,8 @@ describe('proofs and signed checkpoints', () => {
       ... on NotCheckpointedError { seq checkpointTreeSize retryAfterMs } } }`;
     const before = await checkpointCount();
     const head = Number((await t.gql('{ ledgerHead { seq } }')).data.ledgerHead.seq);
-    const latest = (await t.services.db.pool.query('SELECT max(tree_size)::int AS n FROM ledger_checkpoints WHERE tenant_id = $1', [t.keys.tenantId])).rows[0].n;
+    const latest = (await t.services.db.pool.query('SELECT max(tree_size)::int AS n FROM ledger_checkpoints WHERE tenant_id = $1', [t.keys.tenantId])).rows[0]
+      .n;
     if (latest === null || latest < 2) {
       const pending = (await t.gql(query)).data.inclusionProof;
       expect(pending).toMatchObject({ __typename: 'NotCheckpointedError', seq: '2', retryAfterMs: 3_600_000 });
@@ -130,7 +148,13 @@ describe('proofs and signed checkpoints', () => {
     const { rows } = await t.services.db.pool.query('SELECT hash FROM ledger_events WHERE tenant_id = $1 AND seq = 2', [t.keys.tenantId]);
     expect(proof.eventHash).toBe(rows[0].hash);
     expect(proof.leafHash).toBe(toHex(eventLeafHash(rows[0].hash)));
-    const claim = { leafIndex: 1, treeSize: Number(proof.treeSize), leafHash: fromHex(proof.leafHash, 32), auditPath: proof.auditPath.map((h: string) => fromHex(h, 32)), rootHash: fromHex(checkpoint.rootHash, 32) };
+    const claim = {
+      leafIndex: 1,
+      treeSize: Number(proof.treeSize),
+      leafHash: fromHex(proof.leafHash, 32),
+      auditPath: proof.auditPath.map((h: string) => fromHex(h, 32)),
+      rootHash: fromHex(checkpoint.rootHash, 32),
+    };
     expect(verifyInclusion(claim)).toBe(true);
     expect(verifyInclusion({ ...claim, leafIndex: 2 })).toBe(false);
     const reads = await checkpointCount();
@@ -141,7 +165,13 @@ describe('proofs and signed checkpoints', () => {
   it('serves consistency proofs between two sizes, from the empty tree too', async () => {
     const res = await t.gql('{ consistencyProof(fromSize: 3) { ... on ConsistencyProof { fromSize toSize fromRoot toRoot proof } } }');
     const p = res.data.consistencyProof;
-    const claim = { oldSize: 3, newSize: Number(p.toSize), oldRoot: fromHex(p.fromRoot, 32), newRoot: fromHex(p.toRoot, 32), proof: p.proof.map((h: string) => fromHex(h, 32)) };
+    const claim = {
+      oldSize: 3,
+      newSize: Number(p.toSize),
+      oldRoot: fromHex(p.fromRoot, 32),
+      newRoot: fromHex(p.toRoot, 32),
+      proof: p.proof.map((h: string) => fromHex(h, 32)),
+    };
     expect(verifyConsistency(claim)).toBe(true);
     expect(verifyConsistency({ ...claim, oldRoot: fromHex(p.toRoot, 32) })).toBe(false);
     const empty = (await t.gql('{ consistencyProof(fromSize: 0) { ... on ConsistencyProof { fromSize fromRoot toRoot proof } } }')).data.consistencyProof;
@@ -157,25 +187,33 @@ describe('proofs and signed checkpoints', () => {
     expect(signed).toMatchObject({ treeSize: '0', rootHash: toHex(EMPTY_TREE_ROOT), headHash: GENESIS_HASH, tenantId: fresh.tenantId });
     const key = (await t.gql('{ ledgerPublicKey { publicKey } }')).data.ledgerPublicKey.publicKey;
     expect(verifyTreeHead(signedHead(signed), fromHex(key, 32))).toBe(true);
-    const proof = (await t.gql('{ consistencyProof(fromSize: 0) { ... on ConsistencyProof { fromSize toSize fromRoot toRoot proof } } }', {}, fresh.read)).data.consistencyProof;
+    const proof = (await t.gql('{ consistencyProof(fromSize: 0) { ... on ConsistencyProof { fromSize toSize fromRoot toRoot proof } } }', {}, fresh.read)).data
+      .consistencyProof;
     expect(proof).toEqual({ fromSize: '0', toSize: '0', fromRoot: toHex(EMPTY_TREE_ROOT), toRoot: toHex(EMPTY_TREE_ROOT), proof: [] });
-    const all = (await t.gql(`{ ledgerCheckpoints { ... on SignedTreeHeadPage { hasNextPage checkpoints { treeSize } } } }`, {}, fresh.read)).data.ledgerCheckpoints;
+    const all = (await t.gql(`{ ledgerCheckpoints { ... on SignedTreeHeadPage { hasNextPage checkpoints { treeSize } } } }`, {}, fresh.read)).data
+      .ledgerCheckpoints;
     expect(all).toEqual({ hasNextPage: false, checkpoints: [{ treeSize: '0' }] });
   });
 
   it('signs exactly every N events and on the timer; ledgerCheckpoints serves every one', async () => {
     const app = await startTestApp({ CHECKPOINT_EVERY_EVENTS: '4', CHECKPOINT_INTERVAL_MS: '3600000', LEARNING_WORKERS: '0' });
     try {
-      const started = await app.gql('mutation { startEpisode(input: { taskDescription: "x", taskType: "y" }) { ... on StartEpisodePayload { episode { id } } } }');
+      const started = await app.gql(
+        'mutation { startEpisode(input: { taskDescription: "x", taskType: "y" }) { ... on StartEpisodePayload { episode { id } } } }',
+      );
       const id = started.data.startEpisode.episode.id;
       for (let i = 0; i < 9; i++) await app.gql('mutation($e: ID!) { logStep(episodeId: $e, step: { tool: "t" }) { __typename } }', { e: id });
-      const sizes = async () => (await app.services.db.pool.query('SELECT tree_size::int AS n FROM ledger_checkpoints WHERE tenant_id = $1 ORDER BY 1', [app.keys.tenantId])).rows.map((r) => r.n);
+      const sizes = async () =>
+        (await app.services.db.pool.query('SELECT tree_size::int AS n FROM ledger_checkpoints WHERE tenant_id = $1 ORDER BY 1', [app.keys.tenantId])).rows.map(
+          (r) => r.n,
+        );
       const deadline = Date.now() + 10_000;
       while ((await sizes()).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect(await sizes()).toEqual([4, 8]); // 10 events: a signed head at each multiple of 4, nothing else
       await app.services.checkpoints.publishDue();
       expect(await sizes()).toEqual([4, 8, 10]);
-      const page = (await app.gql('{ ledgerCheckpoints(afterTreeSize: 4, first: 1) { ... on SignedTreeHeadPage { hasNextPage checkpoints { treeSize } } } }')).data.ledgerCheckpoints;
+      const page = (await app.gql('{ ledgerCheckpoints(afterTreeSize: 4, first: 1) { ... on SignedTreeHeadPage { hasNextPage checkpoints { treeSize } } } }'))
+        .data.ledgerCheckpoints;
       expect(page).toEqual({ hasNextPage: true, checkpoints: [{ treeSize: '8' }] });
       // A multiple a stopped process left unsigned is signed by the next timer run.
       await app.services.db.pool.query('DELETE FROM ledger_checkpoints WHERE tenant_id = $1 AND tree_size = 4', [app.keys.tenantId]);
@@ -188,16 +226,17 @@ describe('proofs and signed checkpoints', () => {
 });
 
 describe('episode proof bundles verify offline', () => {
-  it('carries the episode\'s events and step rows; verifies with the library and the CLI (with a trusted key only), and fails once tampered', async () => {
+  it("carries the episode's events and step rows; verifies with the library and the CLI (with a trusted key only), and fails once tampered", async () => {
     const id = await episodeWithSteps(4);
-    const query = 'query($e: ID!) { episodeProofBundle(episodeId: $e) { __typename ... on EpisodeProofBundle { bundle eventCount stepCount } ... on NotCheckpointedError { seq retryAfterMs } } }';
+    const query =
+      'query($e: ID!) { episodeProofBundle(episodeId: $e) { __typename ... on EpisodeProofBundle { bundle eventCount stepCount } ... on NotCheckpointedError { seq retryAfterMs } } }';
     expect((await t.gql(query, { e: id })).data.episodeProofBundle.__typename).toBe('NotCheckpointedError');
     await t.services.checkpoints.publish(t.keys.tenantId);
     const res = await t.gql(query, { e: id });
     const bundle = res.data.episodeProofBundle.bundle;
     expect(res.data.episodeProofBundle).toMatchObject({ eventCount: 3, stepCount: 4 });
     expect(bundle.format).toBe('episodic.bundle.v1');
-    expect(bundle.events.map((e: any) => e.type)).toEqual(['episode.started', 'steps.logged', 'episode.completed']);
+    expect(bundle.events.map((e: Json) => e.type)).toEqual(['episode.started', 'steps.logged', 'episode.completed']);
     const serverKey = (await t.gql('{ ledgerPublicKey { publicKey } }')).data.ledgerPublicKey.publicKey;
     const report = verifyProofBundle(bundle, fromHex(serverKey, 32));
     expect(report).toMatchObject({ ok: true, signatureValid: true, eventsChecked: 3, stepsChecked: 4 });
@@ -205,7 +244,11 @@ describe('episode proof bundles verify offline', () => {
     const dir = await mkdtemp(join(tmpdir(), 'episodic-bundle-'));
     const good = join(dir, 'bundle.json');
     await writeFile(good, JSON.stringify(bundle));
-    const cli = (args: string[]) => run(process.execPath, ['bin/episodic.mjs', ...args]).then((r) => ({ code: 0, out: r.stdout, err: r.stderr }), (e) => ({ code: e.code as number, out: e.stdout as string, err: e.stderr as string }));
+    const cli = (args: string[]) =>
+      run(process.execPath, ['bin/episodic.mjs', ...args]).then(
+        (r) => ({ code: 0, out: r.stdout, err: r.stderr }),
+        (e) => ({ code: e.code as number, out: e.stdout as string, err: e.stderr as string }),
+      );
     expect((await cli(['verify', good, '--public-key', serverKey])).code).toBe(0);
     const keyless = await cli(['verify', good]);
     expect(keyless.code).toBe(2);
@@ -231,16 +274,24 @@ describe('episode proof bundles verify offline', () => {
 
   it('includes the lease.charged event of an episode run on a lease (its payload names the episode)', async () => {
     const item = (await t.gql('mutation { createWorkItem(title: "leased") { ... on WorkItemPayload { workItem { id } } } }')).data.createWorkItem.workItem.id;
-    const issued = await t.gql('mutation($w: ID!, $x: DateTime!) { issueLease(workItemId: $w, issuer: "o", holder: "a", expiresAt: $x, budget: { episodes: 2 }) { ... on LeasePayload { lease { id } } } }', { w: item, x: new Date(Date.now() + 3_600_000).toISOString() });
+    const issued = await t.gql(
+      'mutation($w: ID!, $x: DateTime!) { issueLease(workItemId: $w, issuer: "o", holder: "a", expiresAt: $x, budget: { episodes: 2 }) { ... on LeasePayload { lease { id } } } }',
+      { w: item, x: new Date(Date.now() + 3_600_000).toISOString() },
+    );
     const leaseId = issued.data.issueLease.lease.id;
-    const started = await t.gql('mutation($l: ID!) { startEpisode(input: { taskDescription: "leased", taskType: "audit", leaseId: $l }) { ... on StartEpisodePayload { episode { id } } } }', { l: leaseId });
+    const started = await t.gql(
+      'mutation($l: ID!) { startEpisode(input: { taskDescription: "leased", taskType: "audit", leaseId: $l }) { ... on StartEpisodePayload { episode { id } } } }',
+      { l: leaseId },
+    );
     const id = started.data.startEpisode.episode.id;
     await t.gql('mutation($e: ID!) { completeEpisode(episodeId: $e, outcome: { kind: SUCCESS, verdict: "done", artifacts: [] }) { __typename } }', { e: id });
     await t.services.checkpoints.publish(t.keys.tenantId);
     const res = await t.gql('query($e: ID!) { episodeProofBundle(episodeId: $e) { ... on EpisodeProofBundle { bundle } } }', { e: id });
     const bundle = res.data.episodeProofBundle.bundle;
-    expect(bundle.events.map((e: any) => e.type)).toEqual(['episode.started', 'episode.completed', 'lease.charged', 'work_item.stopped'].slice(0, bundle.events.length));
-    expect(bundle.events.find((e: any) => e.type === 'lease.charged')).toMatchObject({ episodeId: null, payload: { episodeId: id, leaseId } });
+    expect(bundle.events.map((e: Json) => e.type)).toEqual(
+      ['episode.started', 'episode.completed', 'lease.charged', 'work_item.stopped'].slice(0, bundle.events.length),
+    );
+    expect(bundle.events.find((e: Json) => e.type === 'lease.charged')).toMatchObject({ episodeId: null, payload: { episodeId: id, leaseId } });
     const serverKey = (await t.gql('{ ledgerPublicKey { publicKey } }')).data.ledgerPublicKey.publicKey;
     expect(verifyProofBundle(bundle, fromHex(serverKey, 32))).toMatchObject({ ok: true });
   });

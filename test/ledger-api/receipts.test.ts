@@ -1,6 +1,6 @@
 // Run receipts and pack-miss defect records (seed 000), as ledger events.
 import { describe, expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -9,13 +9,17 @@ const PACK = 'a'.repeat(64);
 const MANIFEST = 'b'.repeat(64);
 
 async function start(contextPack: unknown) {
-  const res = await t.gql('mutation($i: StartEpisodeInput!) { startEpisode(input: $i) { __typename ... on StartEpisodePayload { episode { id } } ... on InputLimitError { violations { field } } } }', {
-    i: { taskDescription: 'with a pack', taskType: 'code', ...(contextPack ? { contextPack } : {}) },
-  });
+  const res = await t.gql(
+    'mutation($i: StartEpisodeInput!) { startEpisode(input: $i) { __typename ... on StartEpisodePayload { episode { id } } ... on InputLimitError { violations { field } } } }',
+    {
+      i: { taskDescription: 'with a pack', taskType: 'code', ...(contextPack ? { contextPack } : {}) },
+    },
+  );
   return res.data.startEpisode;
 }
 
-const MISS = 'mutation($e: ID!, $s: String!) { recordPackMiss(episodeId: $e, stableId: $s, reason: "file not in pack") { ... on RecordPackMissPayload { defectRecorded occurrences } } }';
+const MISS =
+  'mutation($e: ID!, $s: String!) { recordPackMiss(episodeId: $e, stableId: $s, reason: "file not in pack") { ... on RecordPackMissPayload { defectRecorded occurrences } } }';
 
 async function events(episodeId: string) {
   const { rows } = await t.services.db.pool.query('SELECT seq, type, payload, prev_hash FROM ledger_events WHERE episode_id = $1 ORDER BY seq', [episodeId]);
@@ -32,7 +36,15 @@ describe('pack misses and run receipts', () => {
     await t.gql('mutation($e: ID!) { completeEpisode(episodeId: $e, outcome: { kind: SUCCESS, verdict: "ok", artifacts: [] }) { __typename } }', { e: id });
 
     const list = await events(id);
-    expect(list.map((e) => e.type)).toEqual(['episode.started', 'defect.recorded', 'pack.missed', 'defect.recorded', 'steps.logged', 'episode.completed', 'run.receipt']);
+    expect(list.map((e) => e.type)).toEqual([
+      'episode.started',
+      'defect.recorded',
+      'pack.missed',
+      'defect.recorded',
+      'steps.logged',
+      'episode.completed',
+      'run.receipt',
+    ]);
     const receiptIndex = list.length - 1;
     const receipt = list[receiptIndex];
     expect(receipt.payload).toMatchObject({

@@ -2,6 +2,7 @@
 // a step row (each column on its own), and a rewrite of history that re-links the hash chain so
 // that only the signed checkpoint's Merkle root can tell.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { chainHash } from '../../src/ledger/hash.ts';
 import { readEvents } from '../../src/ledger/read.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
@@ -19,18 +20,36 @@ const verify = async () => (await t.gql(VERIFY)).data.verifyLedger;
 
 /** A step with every optional field set, so that an edit to any column changes a stored value (times are set when logged). */
 const FULL_STEP = {
-  kind: 'tool_call', tool: 'bash', action: 'ls -la', parameters: { dir: '/src', apiKey: 'secret' },
-  result: { kind: 'SUCCESS', output: 'a.ts b.ts' }, observation: 'two files', latencyMs: 12, tokens: 30, cost: 0.25,
-  sideEffectKey: 'ls-1', worldBefore: { cwd: '/' }, worldAfter: { cwd: '/src' }, metadata: { attempt: 1 },
+  kind: 'tool_call',
+  tool: 'bash',
+  action: 'ls -la',
+  parameters: { dir: '/src', apiKey: 'secret' },
+  result: { kind: 'SUCCESS', output: 'a.ts b.ts' },
+  observation: 'two files',
+  latencyMs: 12,
+  tokens: 30,
+  cost: 0.25,
+  sideEffectKey: 'ls-1',
+  worldBefore: { cwd: '/' },
+  worldAfter: { cwd: '/src' },
+  metadata: { attempt: 1 },
 };
 
 /** An episode with these steps (a function: called once the episode has started, for times within it). */
 async function episodeWith(stepsOf: () => object[]): Promise<string> {
-  const started = await t.gql('mutation { startEpisode(input: { taskDescription: "tamper coverage", taskType: "audit" }) { ... on StartEpisodePayload { episode { id } } } }');
+  const started = await t.gql(
+    'mutation { startEpisode(input: { taskDescription: "tamper coverage", taskType: "audit" }) { ... on StartEpisodePayload { episode { id } } } }',
+  );
   const id = started.data.startEpisode.episode.id;
   const steps = stepsOf();
-  const logged = await t.gql('mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { __typename ... on InputLimitError { message } ... on LogStepsPayload { results { status reason message } } } }', { e: id, s: steps });
-  expect(logged.data.logSteps.results?.map((i: { status: string }) => i.status), JSON.stringify(logged)).toEqual(steps.map(() => 'ACCEPTED'));
+  const logged = await t.gql(
+    'mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { __typename ... on InputLimitError { message } ... on LogStepsPayload { results { status reason message } } } }',
+    { e: id, s: steps },
+  );
+  expect(
+    logged.data.logSteps.results?.map((i: { status: string }) => i.status),
+    JSON.stringify(logged),
+  ).toEqual(steps.map(() => 'ACCEPTED'));
   await t.gql('mutation($e: ID!) { completeEpisode(episodeId: $e, outcome: { kind: SUCCESS, verdict: "done", artifacts: [] }) { __typename } }', { e: id });
   return id;
 }
@@ -62,8 +81,12 @@ describe('a step row edited in any hashed column', () => {
       return [timed, { ...timed, sideEffectKey: 'ls-2', action: 'ls -la /src' }];
     });
     await episodeWith(() => [{ tool: 'other' }]); // a second episode, for the moved-row edit
-    const { rows: [event] } = await pool().query(`SELECT seq FROM ledger_events WHERE tenant_id = $1 AND type = 'steps.logged' AND episode_id = $2`, [t.keys.tenantId, episodeId]);
-    const { rows: [row] } = await pool().query('SELECT to_jsonb(s) AS row FROM steps s WHERE episode_id = $1 AND step_number = 2', [episodeId]);
+    const {
+      rows: [event],
+    } = await pool().query(`SELECT seq FROM ledger_events WHERE tenant_id = $1 AND type = 'steps.logged' AND episode_id = $2`, [t.keys.tenantId, episodeId]);
+    const {
+      rows: [row],
+    } = await pool().query('SELECT to_jsonb(s) AS row FROM steps s WHERE episode_id = $1 AND step_number = 2', [episodeId]);
     // Every column holds a value, except content_refs (set only for fields offloaded as blobs): an
     // edit that fills it in must be caught all the same.
     for (const [column, value] of Object.entries(row.row)) if (column !== 'content_refs') expect({ column, value }).not.toMatchObject({ value: null });
@@ -94,7 +117,9 @@ describe('a rewritten history that keeps the hash chain valid', () => {
   it('is caught by the signed checkpoint', async () => {
     await episodeWith(() => [{ tool: 'a' }]);
     await t.services.checkpoints.publish(t.keys.tenantId);
-    const { rows: [head] } = await pool().query('SELECT seq FROM ledger_heads WHERE tenant_id = $1', [t.keys.tenantId]);
+    const {
+      rows: [head],
+    } = await pool().query('SELECT seq FROM ledger_heads WHERE tenant_id = $1', [t.keys.tenantId]);
     const size = Number(head.seq);
     expect(await verify()).toMatchObject({ ok: true, checked: size });
 
@@ -103,11 +128,17 @@ describe('a rewritten history that keeps the hash chain valid', () => {
     const events = await readEvents(pool(), t.keys.tenantId, { afterSeq: 0, limit: size });
     const target = events.findLast((e) => e.type === 'episode.completed');
     expect(target).toBeDefined();
-    let prevHash = events[target!.seq - 2]!.hash;
-    for (const e of events.slice(target!.seq - 1)) {
-      const payload = e.seq === target!.seq ? { ...(e.payload as object), verdict: 'rewritten' } : e.payload;
+    let prevHash = must(events[must(target).seq - 2]).hash;
+    for (const e of events.slice(must(target).seq - 1)) {
+      const payload = e.seq === must(target).seq ? { ...(e.payload as object), verdict: 'rewritten' } : e.payload;
       const hash = chainHash(prevHash, { ...e, payload });
-      await pool().query('UPDATE ledger_events SET payload = $3, prev_hash = $4, hash = $5 WHERE tenant_id = $1 AND seq = $2', [t.keys.tenantId, e.seq, JSON.stringify(payload), prevHash, hash]);
+      await pool().query('UPDATE ledger_events SET payload = $3, prev_hash = $4, hash = $5 WHERE tenant_id = $1 AND seq = $2', [
+        t.keys.tenantId,
+        e.seq,
+        JSON.stringify(payload),
+        prevHash,
+        hash,
+      ]);
       prevHash = hash;
     }
     await pool().query('UPDATE ledger_heads SET hash = $2 WHERE tenant_id = $1', [t.keys.tenantId, prevHash]);

@@ -2,7 +2,8 @@
 // its own ledger through every subscription.
 import { describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/store.ts';
-import { useApp, type TenantKeys, type TestApp } from '../support/app.ts';
+import { must } from '../../src/core/must.ts';
+import { type TenantKeys, type TestApp, useApp } from '../support/app.ts';
 import { LEDGER_EVENTS, logSteps, startEpisode, waitUntil, watch } from './support.ts';
 
 let t: TestApp;
@@ -17,7 +18,7 @@ const STEPS_LOGGED = 'subscription($id: ID!) { stepsLogged(episodeId: $id, after
 
 describe('refused at subscribe time', () => {
   it('closes a graphql-ws connection without a valid key in connection_init (4403), before any subscribe', async () => {
-    for (const token of [null, 'epk_aaaaaaaaaaaa_' + 'a'.repeat(43)]) {
+    for (const token of [null, `epk_aaaaaaaaaaaa_${'a'.repeat(43)}`]) {
       const w = watch(t.wsClient(token), LEDGER_EVENTS, { afterSeq: '0' });
       await waitUntil(() => w.done, 'the refusal');
       expect((w.error as { code?: number }).code).toBe(4403);
@@ -30,7 +31,7 @@ describe('refused at subscribe time', () => {
     const w = watch(t.wsClient(scopeless.token), LEDGER_EVENTS, {});
     await waitUntil(() => w.done, 'the refusal');
     expect(w.results).toHaveLength(1);
-    expect(w.results[0]!.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(must(w.results[0]).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect(w.values).toEqual([]);
   });
 
@@ -59,7 +60,7 @@ describe('tenant isolation', () => {
     await waitUntil(() => updated.done && steps.done, 'the episode subscriptions to be refused');
     for (const w of [updated, steps]) {
       expect(w.values).toEqual([]);
-      expect(w.results[0]!.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND', entity: 'Episode', id: episodeA });
+      expect(must(w.results[0]).errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND', entity: 'Episode', id: episodeA });
     }
 
     // Tenant B's own writes arrive; tenant A's, before and after, do not.
@@ -83,9 +84,9 @@ describe('tenant isolation', () => {
     const filtered = watch(client, LEDGER_EVENTS, { filter: { workItemId: 'nope' } });
     const cursor = watch(client, LEDGER_EVENTS, { afterSeq: '-1' });
     await waitUntil(() => [updated, steps, filtered, cursor].every((w) => w.done), 'every refusal');
-    expect(updated.results[0]!.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
-    expect(steps.results[0]!.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
-    expect(filtered.results[0]!.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'filter.workItemId' });
-    expect(cursor.results[0]!.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'afterSeq' });
+    expect(must(updated.results[0]).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect(must(steps.results[0]).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect(must(filtered.results[0]).errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'filter.workItemId' });
+    expect(must(cursor.results[0]).errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'afterSeq' });
   });
 });

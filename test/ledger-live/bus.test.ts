@@ -2,6 +2,7 @@
 // wake each local subscriber once per new head, and an unreachable transport stops start-up.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { Coalescer, decodeHeads, encodeHeads, LocalSubscribers } from '../../src/ledger/bus-core.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { createMigratedDatabase } from '../support/db.ts';
@@ -13,24 +14,35 @@ describe('coalescing', () => {
   it('sends one batch per interval with the highest seq per tenant', async () => {
     const sent: Array<Map<string, number>> = [];
     const sentAt: number[] = [];
-    const outbox = new Coalescer(50, async (heads) => void (sent.push(heads), sentAt.push(performance.now())), () => undefined);
+    const outbox = new Coalescer(
+      50,
+      async (heads) => void (sent.push(heads), sentAt.push(performance.now())),
+      () => undefined,
+    );
     for (let seq = 1; seq <= 100; seq++) outbox.add('a', seq);
     outbox.add('b', 7);
     outbox.add('a', 3); // an older head changes nothing
     await waitUntil(() => sent.length === 1, 'the first batch');
-    expect([...sent[0]!]).toEqual([['a', 100], ['b', 7]]);
+    expect([...must(sent[0])]).toEqual([
+      ['a', 100],
+      ['b', 7],
+    ]);
     outbox.add('a', 101);
     await waitUntil(() => sent.length === 2, 'the second batch');
-    expect(sentAt[1]! - sentAt[0]!).toBeGreaterThanOrEqual(40); // held back about the interval, not sent at once (timers may fire a few ms early under load)
-    expect([...sent[1]!]).toEqual([['a', 101]]);
+    expect(must(sentAt[1]) - must(sentAt[0])).toBeGreaterThanOrEqual(40); // held back about the interval, not sent at once (timers may fire a few ms early under load)
+    expect([...must(sent[1])]).toEqual([['a', 101]]);
   });
 
   it('logs the first of a run of failed sends only', async () => {
     const failures: unknown[] = [];
     let fail = true;
-    const outbox = new Coalescer(1, async () => {
-      if (fail) throw new Error('down');
-    }, (err) => failures.push(err));
+    const outbox = new Coalescer(
+      1,
+      async () => {
+        if (fail) throw new Error('down');
+      },
+      (err) => failures.push(err),
+    );
     for (let i = 1; i <= 5; i++) {
       outbox.add('a', i);
       await outbox.drain();
@@ -50,7 +62,10 @@ describe('coalescing', () => {
     expect(payloads.length).toBeGreaterThan(1);
     expect(payloads.every((p) => Buffer.byteLength(p) < 8000)).toBe(true);
     expect(new Map(payloads.flatMap(decodeHeads))).toEqual(heads);
-    expect(decodeHeads('t1 5\ngarbage\nt2 -1\nt3 x\nt4 9')).toEqual([['t1', 5], ['t4', 9]]);
+    expect(decodeHeads('t1 5\ngarbage\nt2 -1\nt3 x\nt4 9')).toEqual([
+      ['t1', 5],
+      ['t4', 9],
+    ]);
   });
 });
 
@@ -79,7 +94,7 @@ describe('PostgreSQL notifications', () => {
     t = await startTestApp();
     listener = new pg.Client({ connectionString: t.database.url });
     await listener.connect();
-    listener.on('notification', (m) => payloads.push(m.payload!));
+    listener.on('notification', (m) => payloads.push(must(m.payload)));
     await listener.query('LISTEN episodic_ledger');
   });
   afterAll(async () => {

@@ -30,7 +30,10 @@ describe('fan-out across two servers', () => {
   });
 
   it('keeps seq gapless and the chain valid with writers on both servers, and both subscribers see it all', async () => {
-    const watchers = [watch(one.wsClient(one.keys.read), LEDGER_EVENTS, { afterSeq: '0' }), watch(two.wsClient(two.keys.read), LEDGER_EVENTS, { afterSeq: '0' })];
+    const watchers = [
+      watch(one.wsClient(one.keys.read), LEDGER_EVENTS, { afterSeq: '0' }),
+      watch(two.wsClient(two.keys.read), LEDGER_EVENTS, { afterSeq: '0' }),
+    ];
     const episodes = await Promise.all([startEpisode(one), startEpisode(one), startEpisode(two), startEpisode(two)]);
     await Promise.all(
       episodes.map(async (episode, i) => {

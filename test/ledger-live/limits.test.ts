@@ -3,12 +3,14 @@
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { must } from '../../src/core/must.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
 import { LEDGER_EVENTS, logSteps, range, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
 
 let t: TestApp;
 beforeAll(async () => {
-  // A bound of 1 byte: any send that stalls counts as an overflow.
+  // A bound of 1 byte: Json send that stalls counts as an overflow.
   t = await startTestApp({ SUBSCRIPTIONS_PER_CONNECTION: '2', SUBSCRIPTION_MAX_BUFFERED_BYTES: '1' });
 });
 afterAll(() => t.stop());
@@ -18,7 +20,7 @@ describe('per-connection cap', () => {
     const client = t.wsClient(t.keys.read);
     const [first, second, third] = [watch(client, LEDGER_EVENTS), watch(client, LEDGER_EVENTS), watch(client, LEDGER_EVENTS)];
     await waitUntil(() => third.done, 'the refusal');
-    expect((third.error as Array<{ extensions: unknown }>)[0]!.extensions).toEqual({ code: 'TOO_MANY_SUBSCRIPTIONS', limit: 2 });
+    expect(must((third.error as Array<{ extensions: unknown }>)[0]).extensions).toEqual({ code: 'TOO_MANY_SUBSCRIPTIONS', limit: 2 });
     expect([first.done, second.done]).toEqual([false, false]);
 
     const elsewhere = watch(t.wsClient(t.keys.read), LEDGER_EVENTS);
@@ -35,7 +37,7 @@ describe('per-connection cap', () => {
 /** A raw graphql-transport-ws client, so the test can stop reading its socket. */
 async function rawSubscription(variables: Record<string, unknown>) {
   const ws = new WebSocket(t.url.replace(/^http/, 'ws'), 'graphql-transport-ws');
-  const messages: any[] = [];
+  const messages: Json[] = [];
   ws.on('message', (data) => messages.push(JSON.parse(String(data))));
   await once(ws, 'open');
   ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${t.keys.read}` } }));

@@ -1,6 +1,6 @@
 // Replay after a cursor, then live, over graphql-ws: every event exactly once, in seq order.
 import { describe, expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 import { LEDGER_EVENTS, logSteps, range, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
 
 let t: TestApp;
@@ -84,7 +84,9 @@ describe('episodeUpdated and stepsLogged', () => {
     expect(w.values[0]).toEqual({ id: episode, status: 'RUNNING', stepCount: 0 });
     await logSteps(t, episode, 2);
     await waitUntil(() => w.values.at(-1)?.stepCount === 2, 'the state after logSteps');
-    const done = await t.gql('mutation($id: ID!) { completeEpisode(episodeId: $id, outcome: { kind: SUCCESS, verdict: "ok" }) { __typename } }', { id: episode });
+    const done = await t.gql('mutation($id: ID!) { completeEpisode(episodeId: $id, outcome: { kind: SUCCESS, verdict: "ok" }) { __typename } }', {
+      id: episode,
+    });
     expect(done.errors).toBeUndefined();
     await waitUntil(() => w.values.at(-1)?.status === 'COMPLETED', 'the completed state');
     w.stop();
@@ -99,7 +101,10 @@ describe('episodeUpdated and stepsLogged', () => {
     await logSteps(t, await startEpisode(t)); // another episode's steps are not this one's
     await logSteps(t, episode, 3);
     await waitUntil(() => w.values.length === 2, 'the live batch');
-    expect(w.values.map((b) => b.steps.map((s: { stepNumber: number }) => s.stepNumber))).toEqual([[1, 2], [3, 4, 5]]);
+    expect(w.values.map((b) => b.steps.map((s: { stepNumber: number }) => s.stepNumber))).toEqual([
+      [1, 2],
+      [3, 4, 5],
+    ]);
     expect(w.values.every((b) => b.episodeId === episode)).toBe(true);
     const stored = (await storedLedger(t)).filter((e) => e.episodeId === episode && e.type === 'steps.logged');
     expect(seqsOf(w.values)).toEqual(seqsOf(stored));

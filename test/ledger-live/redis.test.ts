@@ -3,6 +3,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { testRedisUrl } from '../../src/config.ts';
+import { must } from '../../src/core/must.ts';
 import { RedisLedgerBus } from '../../src/ledger/bus-redis.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { LEDGER_EVENTS, logSteps, range, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
@@ -24,7 +25,7 @@ afterAll(async () => {
 });
 
 it.runIf(!!redisUrl)('delivers events written through server 2 to a subscriber on server 1', async () => {
-  const [a, b] = [one!, two!];
+  const [a, b] = [must(one), must(two)];
   expect(a.services.ledgerBus).toBeInstanceOf(RedisLedgerBus);
   expect(a.services.ledgerBus.healthy).toBe(true);
   const w = watch(a.wsClient(a.keys.read), LEDGER_EVENTS, { afterSeq: '0' });
@@ -37,11 +38,11 @@ it.runIf(!!redisUrl)('delivers events written through server 2 to a subscriber o
 });
 
 it.runIf(!!redisUrl)('re-subscribes after Redis drops the subscriber and delivers what was written meanwhile', async () => {
-  const [a, b] = [one!, two!];
+  const [a, b] = [must(one), must(two)];
   const episode = await startEpisode(b);
   const head = (await storedLedger(a)).length;
   const w = watch(a.wsClient(a.keys.read), LEDGER_EVENTS, { afterSeq: String(head) });
-  const admin = new Redis(redisUrl!);
+  const admin = new Redis(must(redisUrl));
   try {
     await admin.client('KILL', 'TYPE', 'pubsub');
   } finally {

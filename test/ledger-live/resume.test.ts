@@ -1,7 +1,8 @@
 // A subscriber that disconnects mid-stream and resubscribes with afterSeq = the last seq it saw
 // receives every event exactly once, while writers keep writing throughout.
 import { expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
+import { must } from '../../src/core/must.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 import { LEDGER_EVENTS, logSteps, range, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
 
 let t: TestApp;
@@ -19,7 +20,7 @@ it('resumes from the last seq seen without a gap or a duplicate', async () => {
   await waitUntil(() => before.values.length >= 20, 'events before the disconnect');
   await first.dispose(); // the socket goes away mid-stream, as a dropped connection would
   const received = [...before.values];
-  const lastSeq = received.at(-1)!.seq;
+  const lastSeq = must(received.at(-1)).seq;
 
   // Writes continue while the subscriber is away, then after it is back.
   await waitUntil(async () => (await storedLedger(t)).length > Number(lastSeq) + 20, 'writes while disconnected');

@@ -1,6 +1,6 @@
 // The same subscriptions over SSE: yoga serves them on /graphql for Accept: text/event-stream.
 import { expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 import { LEDGER_EVENTS, logSteps, range, seqsOf, sseEvents, startEpisode, storedLedger, waitUntil } from './support.ts';
 
 let t: TestApp;

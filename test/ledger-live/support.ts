@@ -2,9 +2,11 @@
 // graphql-ws and SSE, and the ledger as stored.
 import type { Client } from 'graphql-ws';
 import { expect } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import type { StoredLedgerEvent } from '../../src/ledger/hash.ts';
 import { readEvents } from '../../src/ledger/read.ts';
 import type { TestApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
 
 const START = `mutation($input: StartEpisodeInput!) {
   startEpisode(input: $input) { __typename ... on Error { message } ... on StartEpisodePayload { episode { id } } }
@@ -43,9 +45,9 @@ export async function waitUntil(condition: () => boolean | Promise<boolean>, wha
   }
 }
 
-export interface Watch<T = any> {
+export interface Watch<T = Json> {
   /** Every `next` payload, in arrival order. */
-  results: Array<{ data?: any; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> }>;
+  results: Array<{ data?: Json; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> }>;
   /** The field's values of the results that carried one. */
   values: T[];
   error: unknown;
@@ -54,7 +56,7 @@ export interface Watch<T = any> {
 }
 
 /** Subscribes over graphql-ws and records what arrives. */
-export function watch<T = any>(client: Client, query: string, variables: Record<string, unknown> = {}): Watch<T> {
+export function watch<T = Json>(client: Client, query: string, variables: Record<string, unknown> = {}): Watch<T> {
   const w: Watch<T> = {
     results: [],
     values: [],
@@ -88,9 +90,9 @@ export const seqsOf = (events: Array<{ seq: string | number }>) => events.map((e
 export const range = (n: number, from = 1) => Array.from({ length: n - from + 1 }, (_, i) => from + i);
 
 /** Reads `event: next` payloads from a graphql-sse (distinct connections) response. */
-export async function* sseEvents(res: Response): AsyncGenerator<{ event: string; data: any }> {
+export async function* sseEvents(res: Response): AsyncGenerator<{ event: string; data: Json }> {
   const decoder = new TextDecoder();
-  const reader = res.body!.getReader();
+  const reader = must(res.body).getReader();
   let buffer = '';
   for (;;) {
     const { done, value } = await reader.read();

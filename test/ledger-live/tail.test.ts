@@ -1,17 +1,28 @@
 // The tail on its own, over an in-memory ledger: paging, outages, abort, coalesced wake-ups.
 import { describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { isPoolSaturated, isUnavailable } from '../../src/db/errors.ts';
-import { LocalSubscribers } from '../../src/ledger/bus-core.ts';
 import type { LedgerBus } from '../../src/ledger/bus.ts';
+import { LocalSubscribers } from '../../src/ledger/bus-core.ts';
 import type { StoredLedgerEvent } from '../../src/ledger/hash.ts';
 import { LIVE_PAGE_SIZE } from '../../src/ledger/live-reads.ts';
-import { cursorAfter, matchesFilter, tailLedger, type TailReads } from '../../src/ledger/tail.ts';
+import { cursorAfter, matchesFilter, type TailReads, tailLedger } from '../../src/ledger/tail.ts';
 import { range, waitUntil } from './support.ts';
 
 const TENANT = '00000000-0000-4000-8000-000000000001';
 
 function event(seq: number, episodeId = 'e1'): StoredLedgerEvent {
-  return { tenantId: TENANT, seq, type: seq % 2 ? 'steps.logged' : 'episode.note', episodeId, workItemId: null, payload: {}, createdAt: '', prevHash: '', hash: `h${seq}` };
+  return {
+    tenantId: TENANT,
+    seq,
+    type: seq % 2 ? 'steps.logged' : 'episode.note',
+    episodeId,
+    workItemId: null,
+    payload: {},
+    createdAt: '',
+    prevHash: '',
+    hash: `h${seq}`,
+  };
 }
 
 /** An in-memory ledger behind the tail's read interface, with a switch to fail reads like a dropped connection. */
@@ -99,7 +110,7 @@ describe('tailLedger', () => {
     const readsBefore = ledger.state.reads;
     for (let i = 0; i < 50; i++) ledger.append(1); // 50 wake-ups while the consumer holds seq 1
     const seen: number[] = [1];
-    for (let i = 0; i < 25; i++) seen.push((await gen.next()).value!.seq);
+    for (let i = 0; i < 25; i++) seen.push(must((await gen.next()).value).seq);
     expect(seen).toEqual(range(51).filter((s) => s % 2 === 1));
     expect(ledger.state.reads - readsBefore).toBeLessThanOrEqual(2);
     abort.abort();
@@ -119,13 +130,18 @@ describe('tailLedger', () => {
 describe('isUnavailable', () => {
   it('tells a lost connection from a bug', () => {
     const pgError = (code: string) => Object.assign(new Error('x'), { code });
-    expect([pgError('57P01'), pgError('08006'), pgError('53300'), pgError('ECONNREFUSED'), new Error('Connection terminated unexpectedly')].map(isUnavailable)).toEqual([true, true, true, true, true]);
+    expect(
+      [pgError('57P01'), pgError('08006'), pgError('53300'), pgError('ECONNREFUSED'), new Error('Connection terminated unexpectedly')].map(isUnavailable),
+    ).toEqual([true, true, true, true, true]);
     expect([pgError('42P01'), pgError('23505'), new TypeError('x'), 'Connection terminated'].map(isUnavailable)).toEqual([false, false, false, false]);
   });
 
   it('tells a saturated pool (no free connection) from a lost database', () => {
     const waited = new Error('timeout exceeded when trying to connect');
     expect([isPoolSaturated(waited), isUnavailable(waited)]).toEqual([true, false]);
-    expect([new Error('Connection terminated due to connection timeout'), Object.assign(new Error('x'), { code: '08006' })].map(isPoolSaturated)).toEqual([false, false]);
+    expect([new Error('Connection terminated due to connection timeout'), Object.assign(new Error('x'), { code: '08006' })].map(isPoolSaturated)).toEqual([
+      false,
+      false,
+    ]);
   });
 });

@@ -1,7 +1,8 @@
 // The event-type filter on live delivery, over a real graphql-ws subscription to a real server:
 // only the chosen types arrive, every one of them, in seq order, with the other types in between.
 import { expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
+import { must } from '../../src/core/must.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 import { LEDGER_EVENTS, logSteps, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
 
 let t: TestApp;
@@ -36,8 +37,8 @@ it('delivers live only the events of the chosen types, all of them, in seq order
   expect(ofTypes('episode.started', 'episode.completed')).toHaveLength(5);
   expect(ofTypes('checkpoint.saved', 'critique.recorded')).toHaveLength(2); // other types in between
 
-  await waitUntil(() => seqsOf(steps.values).includes(ofTypes('steps.logged').at(-1)!.seq), 'the last steps.logged');
-  await waitUntil(() => seqsOf(lifecycle.values).includes(ofTypes('episode.started').at(-1)!.seq), 'the last episode.started');
+  await waitUntil(() => seqsOf(steps.values).includes(must(ofTypes('steps.logged').at(-1)).seq), 'the last steps.logged');
+  await waitUntil(() => seqsOf(lifecycle.values).includes(must(ofTypes('episode.started').at(-1)).seq), 'the last episode.started');
   expect(seqsOf(steps.values)).toEqual(seqsOf(ofTypes('steps.logged')));
   expect(steps.values.every((e) => e.type === 'steps.logged')).toBe(true);
   expect(seqsOf(lifecycle.values)).toEqual(seqsOf(ofTypes('episode.started', 'episode.completed')));

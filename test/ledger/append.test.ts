@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant } from '../../src/auth/store.ts';
+import { must } from '../../src/core/must.ts';
 import { readEvents, readHead } from '../../src/ledger/read.ts';
 import { appendEvents } from '../../src/ledger/store.ts';
 import { verifyChain } from '../../src/ledger/verify.ts';
@@ -83,7 +84,7 @@ describe('appendEvents', () => {
     await b.commit();
     const { events, report } = await chain();
     expect(report).toMatchObject({ ok: true, checked: 5 });
-    expect(events.at(-1)!.payload).toEqual({ title: 'kept' });
+    expect(must(events.at(-1)).payload).toEqual({ title: 'kept' });
   });
 
   it('re-chains when another process moved the head past the tail this process knows', async () => {
@@ -101,7 +102,7 @@ describe('appendEvents', () => {
     const again = await begin();
     const stored = await again.append(['mine 2']);
     await again.commit();
-    expect([foreign!.seq, stored[0]!.seq]).toEqual([before.head.seq + 2, before.head.seq + 3]);
+    expect([must(foreign).seq, must(stored[0]).seq]).toEqual([before.head.seq + 2, before.head.seq + 3]);
     const { events, report } = await chain();
     expect(report).toMatchObject({ ok: true, checked: before.head.seq + 3 });
     expect(events.slice(-3).map((e) => (e.payload as { title: string }).title)).toEqual(['mine 1', 'theirs', 'mine 2']);

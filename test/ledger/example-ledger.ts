@@ -2,8 +2,17 @@
 // chain hashing, Merkle tree, signing, bundle assembly). worked-example.test.ts renders it into
 // the spec and ledger-vectors reuse it, so neither can drift from the implementation.
 import { buildProofBundle } from '../../src/ledger/bundle.ts';
-import { GENESIS_HASH, canonicalEntryBytes, chainHash, hashBytes, toHex, CHAIN_DOMAIN_TAG, type LedgerEntry, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
-import { MerkleTree, eventLeafHash } from '../../src/ledger/merkle.ts';
+import {
+  CHAIN_DOMAIN_TAG,
+  canonicalEntryBytes,
+  chainHash,
+  GENESIS_HASH,
+  hashBytes,
+  type LedgerEntry,
+  type StoredLedgerEvent,
+  toHex,
+} from '../../src/ledger/hash.ts';
+import { eventLeafHash, MerkleTree } from '../../src/ledger/merkle.ts';
 import { keyIdOf, publicKeyFromPrivate, signTreeHead, treeHeadMessage } from '../../src/ledger/signed-head.ts';
 import { stepRowFromColumns } from '../../src/ledger/step-hash.ts';
 import { prepareSteps } from '../../src/steps/prepare.ts';
@@ -30,10 +39,23 @@ export function exampleLedger() {
   if (!prepared) throw new Error('no step prepared');
   // The step row as the steps table stores it, in the bundle's shape (snake_case columns).
   const stepRow = stepRowFromColumns({
-    episode_id: EPISODE, step_number: 1, kind: prepared.kind, tool: prepared.tool, action: prepared.action, parameters: prepared.parameters,
-    args_hash: prepared.argsHash, result_kind: prepared.resultKind, result: prepared.result, observation: prepared.observation,
-    latency_ms: prepared.latencyMs, tokens: prepared.tokens, cost: prepared.cost, side_effect_key: prepared.sideEffectKey,
-    world_before: prepared.worldBefore, world_after: prepared.worldAfter, metadata: prepared.metadata,
+    episode_id: EPISODE,
+    step_number: 1,
+    kind: prepared.kind,
+    tool: prepared.tool,
+    action: prepared.action,
+    parameters: prepared.parameters,
+    args_hash: prepared.argsHash,
+    result_kind: prepared.resultKind,
+    result: prepared.result,
+    observation: prepared.observation,
+    latency_ms: prepared.latencyMs,
+    tokens: prepared.tokens,
+    cost: prepared.cost,
+    side_effect_key: prepared.sideEffectKey,
+    world_before: prepared.worldBefore,
+    world_after: prepared.worldAfter,
+    metadata: prepared.metadata,
   });
   const common = { tenantId: TENANT, episodeId: EPISODE, workItemId: null };
   const entries: LedgerEntry[] = [

@@ -1,5 +1,7 @@
 // Builds realistic hash-chained ledgers for the verifier tests.
-import { GENESIS_HASH, chainHash, type LedgerEntry, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
+
+import { must } from '../../src/core/must.ts';
+import { chainHash, GENESIS_HASH, type LedgerEntry, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
 
 export const TENANT = '6f1c1d2e-8a3b-4c5d-9e0f-112233445566';
 export const EPISODES = ['0b8e2f4a-1c3d-4e5f-8a9b-c0d1e2f3a4b5', '9a7c3e11-2b4d-4f6a-8c0e-1f2a3b4c5d6e'];
@@ -19,11 +21,11 @@ export function seededRandom(seed: number): () => number {
 }
 
 export function entryAt(seq: number): LedgerEntry {
-  const episodeId = EPISODES[seq % EPISODES.length]!;
+  const episodeId = must(EPISODES[seq % EPISODES.length]);
   return {
     tenantId: TENANT,
     seq,
-    type: TYPES[seq % TYPES.length]!,
+    type: must(TYPES[seq % TYPES.length]),
     episodeId,
     workItemId: seq % 3 === 0 ? null : 'c3d4e5f6-a7b8-4c9d-8e0f-a1b2c3d4e5f6',
     payload: { stepHashes: [`${seq}`.padStart(64, 'a')], tokens: seq * 7, note: `event ${seq} — ü`, ok: seq % 2 === 0 },

@@ -1,21 +1,21 @@
-import { describe, expect, it } from 'vitest';
 import { blake3 } from '@noble/hashes/blake3.js';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import {
-  CHAIN_DOMAIN_TAG,
-  GENESIS_HASH,
-  LEDGER_SCHEMA_VERSION,
   bytesEqual,
+  CHAIN_DOMAIN_TAG,
   canonicalEntryBytes,
   canonicalJson,
-  chainHash,
   canonicalTextHash,
+  chainHash,
   contentHash,
   fromHex,
+  GENESIS_HASH,
   hashBytes,
   isHashHex,
-  toHex,
+  LEDGER_SCHEMA_VERSION,
   type LedgerEntry,
+  toHex,
 } from '../../src/ledger/hash.ts';
 
 const utf8 = new TextEncoder();
@@ -256,7 +256,17 @@ describe('chainHash on long entries (the reusable input buffer)', () => {
     // it: JSON of 1348 units is written into it as it is, 1349 grows it. '€' takes 3 UTF-8 bytes.
     const overhead = canonicalJson({ v: 1, ...entry, payload: { text: '' } }).length;
     const euros = (jsonLength: number) => '€'.repeat(jsonLength - overhead);
-    const texts = [euros(1347), euros(1348), euros(1349), euros(1350), 'a'.repeat(4000), 'a'.repeat(5000), 'é€😀x'.repeat(700), '€'.repeat(20_000), 'a'.repeat(100)];
+    const texts = [
+      euros(1347),
+      euros(1348),
+      euros(1349),
+      euros(1350),
+      'a'.repeat(4000),
+      'a'.repeat(5000),
+      'é€😀x'.repeat(700),
+      '€'.repeat(20_000),
+      'a'.repeat(100),
+    ];
     for (const text of texts) {
       const e = { ...entry, payload: { text } };
       expect(chainHash(prev, e), `${text.length} chars`).toBe(reference(prev, e));

@@ -1,16 +1,8 @@
-import { describe, expect, it } from 'vitest';
 import { blake3 } from '@noble/hashes/blake3.js';
+import { describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { toHex } from '../../src/ledger/hash.ts';
-import {
-  EMPTY_TREE_ROOT,
-  MerkleTree,
-  eventLeafHash,
-  hashChildren,
-  hashLeaf,
-  merkleRoot,
-  verifyConsistency,
-  verifyInclusion,
-} from '../../src/ledger/merkle.ts';
+import { EMPTY_TREE_ROOT, eventLeafHash, hashChildren, hashLeaf, MerkleTree, merkleRoot, verifyConsistency, verifyInclusion } from '../../src/ledger/merkle.ts';
 
 // Test-local hashing straight from BLAKE3, independent of the code under test.
 function H(...parts: Uint8Array[]): Uint8Array {
@@ -28,7 +20,7 @@ const N = (left: Uint8Array, right: Uint8Array) => H(Uint8Array.of(0x01), left, 
 // Leaf data shaped like ledger leaves: 32 bytes each (a chain hash).
 const data = Array.from({ length: 64 }, (_, i) => blake3(Uint8Array.of(i)));
 const leaves = data.map(L);
-const leaf = (i: number) => leaves[i]!;
+const leaf = (i: number) => must(leaves[i]);
 
 // Reference RFC 6962 §2.1 definitions, written as plainly as the RFC states them.
 function split(n: number): number {
@@ -38,7 +30,7 @@ function split(n: number): number {
 }
 function refRoot(d: Uint8Array[]): Uint8Array {
   if (d.length === 0) return H();
-  if (d.length === 1) return d[0]!;
+  if (d.length === 1) return must(d[0]);
   const k = split(d.length);
   return N(refRoot(d.slice(0, k)), refRoot(d.slice(k)));
 }
@@ -50,16 +42,14 @@ function refPath(m: number, d: Uint8Array[]): Uint8Array[] {
 function refSubproof(m: number, d: Uint8Array[], b: boolean): Uint8Array[] {
   if (m === d.length) return b ? [] : [refRoot(d)];
   const k = split(d.length);
-  return m <= k
-    ? [...refSubproof(m, d.slice(0, k), b), refRoot(d.slice(k))]
-    : [...refSubproof(m - k, d.slice(k), false), refRoot(d.slice(0, k))];
+  return m <= k ? [...refSubproof(m, d.slice(0, k), b), refRoot(d.slice(k))] : [...refSubproof(m - k, d.slice(k), false), refRoot(d.slice(0, k))];
 }
 
 function flipByte(path: Uint8Array[], element: number, byte: number): Uint8Array[] {
   return path.map((p, i) => {
     if (i !== element) return p;
     const copy = p.slice();
-    copy[byte]! ^= 0x01;
+    copy[byte] = must(copy[byte]) ^ 0x01;
     return copy;
   });
 }
@@ -69,9 +59,9 @@ const hexes = (list: Uint8Array[]) => list.map(hex);
 
 describe('leaf and node hashing', () => {
   it('prefixes 0x00 for leaves and 0x01 for nodes', () => {
-    expect(hex(hashLeaf(data[0]!))).toBe(hex(L(data[0]!)));
+    expect(hex(hashLeaf(must(data[0])))).toBe(hex(L(must(data[0]))));
     expect(hex(hashChildren(leaf(0), leaf(1)))).toBe(hex(N(leaf(0), leaf(1))));
-    expect(hex(eventLeafHash(hex(data[3]!)))).toBe(hex(leaf(3)));
+    expect(hex(eventLeafHash(hex(must(data[3]))))).toBe(hex(leaf(3)));
   });
 
   it('gives the empty tree the hash of the empty string', () => {
@@ -245,7 +235,7 @@ describe('larger trees', () => {
       const leafIndex = Math.floor(Math.random() * treeSize);
       const rootHash = tree.root(treeSize);
       const auditPath = tree.inclusionProof(leafIndex, treeSize);
-      expect(verifyInclusion({ leafIndex, treeSize, leafHash: many[leafIndex]!, auditPath, rootHash })).toBe(true);
+      expect(verifyInclusion({ leafIndex, treeSize, leafHash: must(many[leafIndex]), auditPath, rootHash })).toBe(true);
       const oldSize = 1 + Math.floor(Math.random() * treeSize);
       const proof = tree.consistencyProof(oldSize, treeSize);
       expect(verifyConsistency({ oldSize, newSize: treeSize, oldRoot: tree.root(oldSize), newRoot: rootHash, proof })).toBe(true);

@@ -1,22 +1,23 @@
-import { beforeEach, describe, expect, it } from 'vitest';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
-import { GENESIS_HASH, fromHex, toHex } from '../../src/ledger/hash.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
+import { fromHex, GENESIS_HASH, toHex } from '../../src/ledger/hash.ts';
 import { EMPTY_TREE_ROOT } from '../../src/ledger/merkle.ts';
 import {
-  TREE_HEAD_DOMAIN_TAG,
   generateSigningKey,
   isAcceptablePublicKey,
   isSignedTreeHead,
   isTreeHead,
   keyIdOf,
   publicKeyFromPrivate,
+  type SignedTreeHead,
   signTreeHead,
+  TREE_HEAD_DOMAIN_TAG,
+  type TreeHead,
   treeHeadMessage,
   verifyEd25519Strict,
   verifyTreeHead,
-  type SignedTreeHead,
-  type TreeHead,
 } from '../../src/ledger/signed-head.ts';
 
 const head: TreeHead = {
@@ -100,7 +101,7 @@ describe('signing and verification', () => {
 
   it('fails for a flipped signature bit, another key, or a mislabelled key', () => {
     const sig = fromHex(signed.signature);
-    sig[10]! ^= 0x04;
+    sig[10] = must(sig[10]) ^ 0x04;
     expect(verifyTreeHead({ ...signed, signature: toHex(sig) }, publicKey)).toBe(false);
     const otherPublic = publicKeyFromPrivate(generateSigningKey());
     expect(verifyTreeHead(signed, otherPublic)).toBe(false);
@@ -144,7 +145,7 @@ function le32(n: bigint): Uint8Array {
 }
 function numberLE(bytes: Uint8Array): bigint {
   let n = 0n;
-  for (let i = bytes.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(bytes[i]!);
+  for (let i = bytes.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(must(bytes[i], 'byte'));
   return n;
 }
 function concat(...parts: Uint8Array[]): Uint8Array {

@@ -2,10 +2,11 @@
 // copy, each with the seq the verifier must report computed from the mutation itself.
 // Replay a failure with LEDGER_FUZZ_SEED=<seed printed in the assertion message>.
 import { describe, expect, it } from 'vitest';
-import { GENESIS_HASH, chainHash, toHex, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
+import { must } from '../../src/core/must.ts';
+import { chainHash, GENESIS_HASH, type StoredLedgerEvent, toHex } from '../../src/ledger/hash.ts';
 import { MerkleTree } from '../../src/ledger/merkle.ts';
-import { generateSigningKey, publicKeyFromPrivate, signTreeHead, type SignedTreeHead } from '../../src/ledger/signed-head.ts';
-import { verifyAgainstCheckpoint, verifyChain, type ChainReport, type LedgerProblem } from '../../src/ledger/verify.ts';
+import { generateSigningKey, publicKeyFromPrivate, type SignedTreeHead, signTreeHead } from '../../src/ledger/signed-head.ts';
+import { type ChainReport, type LedgerProblem, verifyAgainstCheckpoint, verifyChain } from '../../src/ledger/verify.ts';
 import { buildChain, link, seededRandom } from './fixtures.ts';
 
 const CHAIN_LENGTH = 2000;
@@ -18,7 +19,7 @@ const random = seededRandom(seed);
 const between = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
 
 const chain = buildChain(CHAIN_LENGTH);
-const at = (seq: number) => chain[seq - 1]!;
+const at = (seq: number) => must(chain[seq - 1]);
 
 interface Expectation {
   seq?: number; // undefined: the mutation must go unnoticed (it changes nothing hashed)
@@ -32,7 +33,7 @@ const mutations: Record<string, { needsNext: boolean; apply: Mutation }> = {
   'tamper payload': {
     needsNext: false,
     apply: (events, i) => {
-      const e = events[i]!;
+      const e = must(events[i]);
       events[i] = { ...e, payload: { ...(e.payload as object), tokens: random() } };
       return { seq: e.seq, problem: 'hash-mismatch' };
     },
@@ -40,7 +41,7 @@ const mutations: Record<string, { needsNext: boolean; apply: Mutation }> = {
   'tamper another field': {
     needsNext: false,
     apply: (events, i) => {
-      const e = events[i]!;
+      const e = must(events[i]);
       const forgeries: Partial<StoredLedgerEvent>[] = [
         { type: 'episode.cancelled' },
         { createdAt: new Date(Date.parse(e.createdAt) + 1).toISOString() },
@@ -48,7 +49,7 @@ const mutations: Record<string, { needsNext: boolean; apply: Mutation }> = {
         { workItemId: e.workItemId === null ? e.episodeId : null },
         { seq: e.seq + 0.5 },
       ];
-      const forgery = forgeries[between(0, forgeries.length - 1)]!;
+      const forgery = must(forgeries[between(0, forgeries.length - 1)]);
       events[i] = { ...e, ...forgery };
       return { seq: e.seq, problem: 'seq' in forgery ? 'malformed' : 'hash-mismatch' };
     },
@@ -56,7 +57,7 @@ const mutations: Record<string, { needsNext: boolean; apply: Mutation }> = {
   'tamper and re-hash': {
     needsNext: true,
     apply: (events, i) => {
-      const e = { ...events[i]!, payload: `forged ${random()}` };
+      const e = { ...must(events[i]), payload: `forged ${random()}` };
       events[i] = { ...e, hash: chainHash(e.prevHash, e) };
       return { seq: e.seq + 1, problem: 'prev-hash-mismatch' };
     },
@@ -64,7 +65,7 @@ const mutations: Record<string, { needsNext: boolean; apply: Mutation }> = {
   'break prevHash link': {
     needsNext: false,
     apply: (events, i) => {
-      const e = events[i]!;
+      const e = must(events[i]);
       events[i] = { ...e, prevHash: toHex(crypto.getRandomValues(new Uint8Array(32))) };
       return { seq: e.seq, problem: 'prev-hash-mismatch' };
     },
@@ -73,20 +74,20 @@ const mutations: Record<string, { needsNext: boolean; apply: Mutation }> = {
     needsNext: true, // deleting the last event of a range is invisible to a chain alone
     apply: (events, i) => {
       const [e] = events.splice(i, 1);
-      return { seq: e!.seq, problem: 'seq-gap' };
+      return { seq: must(e).seq, problem: 'seq-gap' };
     },
   },
   'swap adjacent pair': {
     needsNext: true,
     apply: (events, i) => {
-      [events[i], events[i + 1]] = [events[i + 1]!, events[i]!];
-      return { seq: events[i + 1]!.seq, problem: 'seq-order' };
+      [events[i], events[i + 1]] = [must(events[i + 1]), must(events[i])];
+      return { seq: must(events[i + 1]).seq, problem: 'seq-order' };
     },
   },
   'reorder payload keys (harmless)': {
     needsNext: false,
     apply: (events, i) => {
-      const e = events[i]!;
+      const e = must(events[i]);
       const reversed = Object.fromEntries(Object.entries(e.payload as object).reverse());
       events[i] = { ...e, payload: reversed };
       return {};
@@ -116,8 +117,8 @@ describe(`randomized tamper detection (seed ${seed})`, () => {
   it(`reports the exact seq for ${MUTATIONS} random single mutations`, () => {
     const seen = new Map<string, number>();
     for (let trial = 0; trial < MUTATIONS; trial++) {
-      const name = mutationNames[between(0, mutationNames.length - 1)]!;
-      const { needsNext, apply } = mutations[name]!;
+      const name = must(mutationNames[between(0, mutationNames.length - 1)]);
+      const { needsNext, apply } = must(mutations[name]);
       const seq = between(1, needsNext ? CHAIN_LENGTH - 1 : CHAIN_LENGTH);
       const [first, last] = windowAround(seq, needsNext, trial % FULL_CHAIN_EVERY === 0);
       const events = chain.slice(first - 1, last);
@@ -143,7 +144,7 @@ describe(`randomized tamper detection (seed ${seed})`, () => {
     const checkpoints: SignedTreeHead[] = [1, 500, 1000, 1001, 1499, 1500, CHAIN_LENGTH].map((treeSize) =>
       signTreeHead(
         {
-          tenantId: chain[0]!.tenantId,
+          tenantId: must(chain[0]).tenantId,
           treeSize,
           rootHash: toHex(tree.root(treeSize)),
           headHash: at(treeSize).hash,
@@ -159,7 +160,7 @@ describe(`randomized tamper detection (seed ${seed})`, () => {
 
     it(`reports the first missing seq for ${CUT_TAILS} random cuts`, () => {
       for (let trial = 0; trial < CUT_TAILS; trial++) {
-        const head = checkpoints[between(0, checkpoints.length - 1)]!;
+        const head = must(checkpoints[between(0, checkpoints.length - 1)]);
         const kept = between(0, head.treeSize - 1);
         const report = verifyAgainstCheckpoint(chain.slice(0, kept), head, publicKey);
         const context = `seed ${seed}, trial ${trial}: cut after seq ${kept}, checkpoint ${head.treeSize}`;
@@ -175,7 +176,7 @@ describe(`randomized tamper detection (seed ${seed})`, () => {
 
     it('catches a consistent rewrite of history before a checkpoint', () => {
       for (let trial = 0; trial < 5; trial++) {
-        const head = checkpoints[between(1, checkpoints.length - 1)]!;
+        const head = must(checkpoints[between(1, checkpoints.length - 1)]);
         const seq = between(1, head.treeSize);
         const rewritten = link(chain.map((e) => (e.seq === seq ? { ...e, payload: { rewritten: true } } : e)));
         expect(verifyChain(rewritten).ok).toBe(true); // a chain alone cannot tell

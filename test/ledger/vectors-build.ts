@@ -2,13 +2,12 @@
 // seeds). vectors.test.ts compares the file with this and runs every case through the verifiers.
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
-import { buildProofBundle } from '../../src/ledger/bundle.ts';
 import { EXPORT_FORMAT } from '../../src/ledger/export-verify.ts';
-import { GENESIS_HASH, canonicalEntryBytes, chainHash, hashBytes, toHex, type LedgerEntry, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
+import { canonicalEntryBytes, chainHash, GENESIS_HASH, hashBytes, type LedgerEntry, type StoredLedgerEvent, toHex } from '../../src/ledger/hash.ts';
 import { MerkleTree } from '../../src/ledger/merkle.ts';
-import { publicKeyFromPrivate, signTreeHead, treeHeadMessage, type SignedTreeHead } from '../../src/ledger/signed-head.ts';
+import { publicKeyFromPrivate, type SignedTreeHead, signTreeHead, treeHeadMessage } from '../../src/ledger/signed-head.ts';
 import { stepRowHash } from '../../src/ledger/step-hash.ts';
-import { EPISODE, EXAMPLE_SECRET_KEY, ISSUED_AT, TENANT, exampleLedger } from './example-ledger.ts';
+import { EPISODE, EXAMPLE_SECRET_KEY, exampleLedger, ISSUED_AT, TENANT } from './example-ledger.ts';
 
 const utf8 = new TextEncoder();
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -26,13 +25,21 @@ function link(entries: LedgerEntry[]): StoredLedgerEvent[] {
 }
 
 function entry(seq: number, type: string, payload: unknown, episodeId: string | null = EPISODE): LedgerEntry {
-  return { tenantId: TENANT, seq, type, episodeId, workItemId: null, payload, createdAt: new Date(Date.parse('2026-11-21T20:50:00.000Z') + seq * 1000).toISOString() };
+  return {
+    tenantId: TENANT,
+    seq,
+    type,
+    episodeId,
+    workItemId: null,
+    payload,
+    createdAt: new Date(Date.parse('2026-11-21T20:50:00.000Z') + seq * 1000).toISOString(),
+  };
 }
 
 const SPECIAL_PAYLOADS: unknown[] = [
   { numbers: [1, 0.875, 1e21, 1e-7, -0, 9007199254740991, -9007199254740991, 0.1, 123456789.123] },
   { escapes: 'quote " backslash \\ nul \u0000 tab \t newline \n bell \u0007 del \u007f line-sep \u2028', emoji: '😀' },
-  { ordering: { b: 1, a: 2, B: 3, é: 4, '😀': 5, 'ﬁ': 6, '': 7, '10': 8, '9': 9 }, nested: [{ z: null, y: [true, false] }] },
+  { ordering: { b: 1, a: 2, B: 3, é: 4, '😀': 5, ﬁ: 6, '': 7, '10': 8, '9': 9 }, nested: [{ z: null, y: [true, false] }] },
 ];
 
 function canonicalVectors() {
@@ -60,7 +67,12 @@ function cofactoredOnly(message: Uint8Array): string {
   const publicKey = publicKeyFromPrivate(EXAMPLE_SECRET_KEY);
   const { scalar } = ed25519.utils.getExtendedPublicKey(EXAMPLE_SECRET_KEY);
   const r = numberLE(sha512(utf8.encode('episodic vector nonce'))) % L;
-  const torsion = Point.fromBytes(Uint8Array.from([0xc7, 0x17, 0x6a, 0x70, 0x3d, 0x4d, 0xd8, 0x4f, 0xba, 0x3c, 0x0b, 0x76, 0x0d, 0x10, 0x67, 0x0f, 0x2a, 0x20, 0x53, 0xfa, 0x2c, 0x39, 0xcc, 0xc6, 0x4e, 0xc7, 0xfd, 0x77, 0x92, 0xac, 0x03, 0x7a]));
+  const torsion = Point.fromBytes(
+    Uint8Array.from([
+      0xc7, 0x17, 0x6a, 0x70, 0x3d, 0x4d, 0xd8, 0x4f, 0xba, 0x3c, 0x0b, 0x76, 0x0d, 0x10, 0x67, 0x0f, 0x2a, 0x20, 0x53, 0xfa, 0x2c, 0x39, 0xcc, 0xc6, 0x4e,
+      0xc7, 0xfd, 0x77, 0x92, 0xac, 0x03, 0x7a,
+    ]),
+  );
   const R = Point.BASE.multiply(r).add(torsion).toBytes();
   const digest = new Uint8Array([...R, ...publicKey, ...message]);
   const k = numberLE(sha512(digest)) % L;
@@ -82,7 +94,13 @@ function signatureVectors(head: SignedTreeHead) {
     ],
     cases: [
       { name: 'valid', publicKey, message: toHex(message), signature: sig, valid: true },
-      { name: 'valid only under the cofactored equation (R + point of order 8)', publicKey, message: toHex(message), signature: cofactoredOnly(message), valid: false },
+      {
+        name: 'valid only under the cofactored equation (R + point of order 8)',
+        publicKey,
+        message: toHex(message),
+        signature: cofactoredOnly(message),
+        valid: false,
+      },
       { name: 'S + L (not reduced)', publicKey, message: toHex(message), signature: sig.slice(0, 64) + toHex(bytesLE(s + L)), valid: false },
       { name: 'one message bit flipped', publicKey, message: toHex(flipped), signature: sig, valid: false },
       { name: 'another key', publicKey: toHex(publicKeyFromPrivate(OTHER_SECRET_KEY)), message: toHex(message), signature: sig, valid: false },
@@ -103,11 +121,19 @@ function chainVectors(events: StoredLedgerEvent[]) {
     { name: 'intact', events, expected: { ok: true } },
     { name: 'v: 1 member allowed', events: edit(0, (e) => (e.v = 1)), expected: { ok: true } },
     { name: 'v: 2', events: edit(0, (e) => (e.v = 2)), expected: { ok: false, problem: 'unsupported-version', firstBadSeq: 1 } },
-    { name: '29-character createdAt', events: edit(1, (e) => (e.createdAt = '2026-11-21T20:50:01.250000Z')), expected: { ok: false, problem: 'malformed', firstBadSeq: 2 } },
+    {
+      name: '29-character createdAt',
+      events: edit(1, (e) => (e.createdAt = '2026-11-21T20:50:01.250000Z')),
+      expected: { ok: false, problem: 'malformed', firstBadSeq: 2 },
+    },
     { name: 'seq as a string', events: edit(1, (e) => (e.seq = '2')), expected: { ok: false, problem: 'malformed', firstBadSeq: 2 } },
     { name: 'unknown member', events: edit(2, (e) => (e.note = 'unverified')), expected: { ok: false, problem: 'malformed', firstBadSeq: 3 } },
     { name: 'uppercase hash', events: edit(2, (e) => (e.hash = String(e.hash).toUpperCase())), expected: { ok: false, problem: 'malformed', firstBadSeq: 3 } },
-    { name: 'changed payload', events: edit(2, (e) => (e.payload = { status: 'failed', outcomeHash: null })), expected: { ok: false, problem: 'hash-mismatch', firstBadSeq: 3 } },
+    {
+      name: 'changed payload',
+      events: edit(2, (e) => (e.payload = { status: 'failed', outcomeHash: null })),
+      expected: { ok: false, problem: 'hash-mismatch', firstBadSeq: 3 },
+    },
     { name: 'deleted seq 1', events: events.slice(1), expected: { ok: false, problem: 'seq-gap', firstBadSeq: 1 } },
     { name: 'swapped 2 and 3', events: [events[0], events[2], events[1]], expected: { ok: false, problem: 'seq-order', firstBadSeq: 2 } },
   ];
@@ -120,14 +146,34 @@ function bundleVectors(x: ReturnType<typeof exampleLedger>) {
   (forged.steps[0] as Mutable).observation = 'forged';
   return [
     { name: 'intact', bundle: b, publicKey: key, expected: { ok: true, problems: [] } },
-    { name: 'format episodic.bundle.v2', bundle: { ...b, format: 'episodic.bundle.v2' }, publicKey: key, expected: { ok: false, problems: ['unsupported-version'] } },
+    {
+      name: 'format episodic.bundle.v2',
+      bundle: { ...b, format: 'episodic.bundle.v2' },
+      publicKey: key,
+      expected: { ok: false, problems: ['unsupported-version'] },
+    },
     { name: 'no steps member', bundle: { ...b, steps: undefined }, publicKey: key, expected: { ok: false, problems: ['malformed'] } },
-    { name: 'edited step row', bundle: { ...b, steps: [{ ...b.steps[0], observation: 'forged' }] }, publicKey: key, expected: { ok: false, problems: ['step-mismatch'] } },
+    {
+      name: 'edited step row',
+      bundle: { ...b, steps: [{ ...b.steps[0], observation: 'forged' }] },
+      publicKey: key,
+      expected: { ok: false, problems: ['step-mismatch'] },
+    },
     { name: 'step row missing', bundle: { ...b, steps: [] }, publicKey: key, expected: { ok: false, problems: ['step-missing'] } },
-    { name: 'step row no event covers', bundle: { ...b, steps: [...b.steps, { ...b.steps[0], stepNumber: 2 }] }, publicKey: key, expected: { ok: false, problems: ['step-uncovered'] } },
+    {
+      name: 'step row no event covers',
+      bundle: { ...b, steps: [...b.steps, { ...b.steps[0], stepNumber: 2 }] },
+      publicKey: key,
+      expected: { ok: false, problems: ['step-uncovered'] },
+    },
     {
       name: 'altered and re-signed with another key that the bundle carries',
-      bundle: { ...forged, events: b.events.map((e) => ({ ...e, payload: { steps: [{ n: 1, hash: stepRowHash(forged.steps[0] as Mutable) }] } })), treeHead: signTreeHead(b.treeHead, OTHER_SECRET_KEY), publicKey: toHex(publicKeyFromPrivate(OTHER_SECRET_KEY)) },
+      bundle: {
+        ...forged,
+        events: b.events.map((e) => ({ ...e, payload: { steps: [{ n: 1, hash: stepRowHash(forged.steps[0] as Mutable) }] } })),
+        treeHead: signTreeHead(b.treeHead, OTHER_SECRET_KEY),
+        publicKey: toHex(publicKeyFromPrivate(OTHER_SECRET_KEY)),
+      },
       publicKey: key,
       expected: { ok: false, problems: ['signature', 'hash-mismatch'] },
     },
@@ -138,25 +184,54 @@ function exportVectors() {
   const events = link(Array.from({ length: 7 }, (_, i) => entry(i + 1, 'steps.logged', { steps: [] })));
   const tree = MerkleTree.fromEventHashes(events.map((e) => e.hash));
   const head = (n: number, key = EXAMPLE_SECRET_KEY) =>
-    signTreeHead({ tenantId: TENANT, treeSize: n, rootHash: toHex(tree.root(n)), headHash: n ? (events[n - 1]?.hash ?? '') : GENESIS_HASH, issuedAt: ISSUED_AT }, key);
+    signTreeHead(
+      { tenantId: TENANT, treeSize: n, rootHash: toHex(tree.root(n)), headHash: n ? (events[n - 1]?.hash ?? '') : GENESIS_HASH, issuedAt: ISSUED_AT },
+      key,
+    );
   const header = { format: EXPORT_FORMAT, tenantId: TENANT, afterSeq: 0, toSeq: null };
   const checkpoints = [0, 4, 7].map((n) => ({ checkpoint: head(n) }));
   const publicKey = toHex(publicKeyFromPrivate(EXAMPLE_SECRET_KEY));
   const rewritten = link(events.map(({ prevHash: _p, hash: _h, ...e }) => (e.seq === 3 ? { ...e, payload: { steps: [], forged: true } } : e)));
   return [
     { name: 'intact', lines: [header, ...checkpoints, ...events], publicKey, expected: { ok: true } },
-    { name: 'last two events cut off', lines: [header, ...checkpoints, ...events.slice(0, 5)], publicKey, expected: { ok: false, problem: 'missing-tail', firstBadSeq: 6 } },
-    { name: 'history rewritten and re-chained', lines: [header, ...checkpoints, ...rewritten], publicKey, expected: { ok: false, problem: 'head-hash-mismatch', firstBadSeq: 4 } },
-    { name: 'a checkpoint signed by another key', lines: [header, { checkpoint: head(4, OTHER_SECRET_KEY) }, ...events], publicKey, expected: { ok: false, problem: 'signature', firstBadSeq: 4 } },
-    { name: 'unknown export format', lines: [{ ...header, format: 'episodic.export.v2' }, ...events], publicKey, expected: { ok: false, problem: 'unsupported-version' } },
-    { name: 'range after seq 2 to seq 5', lines: [{ ...header, afterSeq: 2, toSeq: 5 }, ...checkpoints, ...events.slice(2, 5)], publicKey, expected: { ok: true } },
+    {
+      name: 'last two events cut off',
+      lines: [header, ...checkpoints, ...events.slice(0, 5)],
+      publicKey,
+      expected: { ok: false, problem: 'missing-tail', firstBadSeq: 6 },
+    },
+    {
+      name: 'history rewritten and re-chained',
+      lines: [header, ...checkpoints, ...rewritten],
+      publicKey,
+      expected: { ok: false, problem: 'head-hash-mismatch', firstBadSeq: 4 },
+    },
+    {
+      name: 'a checkpoint signed by another key',
+      lines: [header, { checkpoint: head(4, OTHER_SECRET_KEY) }, ...events],
+      publicKey,
+      expected: { ok: false, problem: 'signature', firstBadSeq: 4 },
+    },
+    {
+      name: 'unknown export format',
+      lines: [{ ...header, format: 'episodic.export.v2' }, ...events],
+      publicKey,
+      expected: { ok: false, problem: 'unsupported-version' },
+    },
+    {
+      name: 'range after seq 2 to seq 5',
+      lines: [{ ...header, afterSeq: 2, toSeq: 5 }, ...checkpoints, ...events.slice(2, 5)],
+      publicKey,
+      expected: { ok: true },
+    },
   ];
 }
 
 export function buildVectors() {
   const x = exampleLedger();
   return {
-    about: 'Conformance vectors for docs/LEDGER.md (format v1). Generated by test/ledger/vectors.test.ts from the server code; hex is lowercase; seq and treeSize are JSON numbers.',
+    about:
+      'Conformance vectors for docs/LEDGER.md (format v1). Generated by test/ledger/vectors.test.ts from the server code; hex is lowercase; seq and treeSize are JSON numbers.',
     example: { secretKey: x.secretKey, publicKey: x.publicKey, keyId: x.keyId, note: 'publicly derived: never use it for real' },
     canonical: canonicalVectors(),
     steps: [{ row: x.stepRow, hash: x.prepared.contentHash }],

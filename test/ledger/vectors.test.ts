@@ -8,12 +8,12 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { describe, expect, it } from 'vitest';
 import { verifyProofBundle } from '../../src/ledger/bundle.ts';
 import { verifyExport } from '../../src/ledger/export-verify.ts';
-import { canonicalJson, chainHash, contentHash, fromHex, toHex, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
-import { MerkleTree, eventLeafHash, verifyConsistency, verifyInclusion } from '../../src/ledger/merkle.ts';
+import { canonicalJson, chainHash, contentHash, fromHex, type StoredLedgerEvent, toHex } from '../../src/ledger/hash.ts';
+import { eventLeafHash, MerkleTree, verifyConsistency, verifyInclusion } from '../../src/ledger/merkle.ts';
 import { isAcceptablePublicKey, verifyEd25519Strict } from '../../src/ledger/signed-head.ts';
 import { stepRowHash } from '../../src/ledger/step-hash.ts';
 import { LEDGER_PROBLEMS, verifyChain } from '../../src/ledger/verify.ts';
-import { stepContentHash, type PreparedStep } from '../../src/steps/prepare.ts';
+import { type PreparedStep, stepContentHash } from '../../src/steps/prepare.ts';
 import { buildVectors } from './vectors-build.ts';
 
 const FILE = new URL('../../docs/ledger-vectors.json', import.meta.url);
@@ -39,7 +39,7 @@ describe('docs/ledger-vectors.json', () => {
     }
   });
 
-  it('step rows: the spec\'s member list and the server\'s write path give the stored hash', () => {
+  it("step rows: the spec's member list and the server's write path give the stored hash", () => {
     for (const { row, hash } of vectors.steps) {
       expect(stepRowHash(row)).toBe(hash);
       const { stepNumber: _n, episodeId, ...stored } = row;
@@ -62,16 +62,30 @@ describe('docs/ledger-vectors.json', () => {
     roots.forEach((root: string, n: number) => expect(toHex(tree.root(n))).toBe(root));
     for (const p of inclusion) {
       expect(tree.inclusionProof(p.leafIndex, p.treeSize).map(toHex)).toEqual(p.auditPath);
-      const claim = { leafIndex: p.leafIndex, treeSize: p.treeSize, leafHash: eventLeafHash(eventHashes[p.leafIndex]), auditPath: p.auditPath.map((h: string) => fromHex(h)), rootHash: fromHex(roots[p.treeSize]) };
+      const claim = {
+        leafIndex: p.leafIndex,
+        treeSize: p.treeSize,
+        leafHash: eventLeafHash(eventHashes[p.leafIndex]),
+        auditPath: p.auditPath.map((h: string) => fromHex(h)),
+        rootHash: fromHex(roots[p.treeSize]),
+      };
       expect(verifyInclusion(claim)).toBe(true);
     }
     for (const p of consistency) {
       expect(tree.consistencyProof(p.fromSize, p.toSize).map(toHex)).toEqual(p.proof);
-      expect(verifyConsistency({ oldSize: p.fromSize, newSize: p.toSize, oldRoot: fromHex(roots[p.fromSize]), newRoot: fromHex(roots[p.toSize]), proof: p.proof.map((h: string) => fromHex(h)) })).toBe(true);
+      expect(
+        verifyConsistency({
+          oldSize: p.fromSize,
+          newSize: p.toSize,
+          oldRoot: fromHex(roots[p.fromSize]),
+          newRoot: fromHex(roots[p.toSize]),
+          proof: p.proof.map((h: string) => fromHex(h)),
+        }),
+      ).toBe(true);
     }
   });
 
-  it('signatures: the strict verdict is OpenSSL\'s for every acceptable key; unacceptable keys are refused', () => {
+  it("signatures: the strict verdict is OpenSSL's for every acceptable key; unacceptable keys are refused", () => {
     for (const k of vectors.signatures.keys) expect(isAcceptablePublicKey(fromHex(k.publicKey)), k.name).toBe(k.acceptable);
     for (const c of vectors.signatures.cases) {
       expect(verifyEd25519Strict(fromHex(c.signature), fromHex(c.message), fromHex(c.publicKey)), c.name).toBe(c.valid);
@@ -85,11 +99,15 @@ describe('docs/ledger-vectors.json', () => {
   it('chains: each case gives its expected verdict', () => {
     for (const c of vectors.chains) {
       const report = verifyChain(c.events as StoredLedgerEvent[], { expectedFirstSeq: 1, expectedPrevHash: '0'.repeat(64) });
-      expect({ ok: report.ok, problem: report.problem, firstBadSeq: report.firstBadSeq }, c.name).toEqual({ problem: undefined, firstBadSeq: undefined, ...c.expected });
+      expect({ ok: report.ok, problem: report.problem, firstBadSeq: report.firstBadSeq }, c.name).toEqual({
+        problem: undefined,
+        firstBadSeq: undefined,
+        ...c.expected,
+      });
     }
   });
 
-  it('bundles: each case gives its expected problems, with the caller\'s key only', () => {
+  it("bundles: each case gives its expected problems, with the caller's key only", () => {
     for (const c of vectors.bundles) {
       const report = verifyProofBundle(c.bundle, fromHex(c.publicKey, 32));
       expect({ ok: report.ok, problems: report.problems.map((p) => p.problem) }, c.name).toEqual(c.expected);
@@ -106,7 +124,11 @@ describe('docs/ledger-vectors.json', () => {
   it('exports: each case gives its expected verdict, a cut-off tail included', () => {
     for (const c of vectors.exports) {
       const report = verifyExport(c.lines, fromHex(c.publicKey, 32));
-      expect({ ok: report.ok, problem: report.problem, firstBadSeq: report.firstBadSeq }, c.name).toEqual({ problem: undefined, firstBadSeq: undefined, ...c.expected });
+      expect({ ok: report.ok, problem: report.problem, firstBadSeq: report.firstBadSeq }, c.name).toEqual({
+        problem: undefined,
+        firstBadSeq: undefined,
+        ...c.expected,
+      });
     }
   });
 });

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { GENESIS_HASH, chainHash, toHex, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
+import { must } from '../../src/core/must.ts';
+import { buildProofBundle, type ProofBundle, verifyProofBundle } from '../../src/ledger/bundle.ts';
+import { chainHash, GENESIS_HASH, type StoredLedgerEvent, toHex } from '../../src/ledger/hash.ts';
 import { EMPTY_TREE_ROOT, MerkleTree } from '../../src/ledger/merkle.ts';
-import { generateSigningKey, publicKeyFromPrivate, signTreeHead, type SignedTreeHead } from '../../src/ledger/signed-head.ts';
+import { generateSigningKey, publicKeyFromPrivate, type SignedTreeHead, signTreeHead } from '../../src/ledger/signed-head.ts';
 import { verifyAgainstCheckpoint, verifyChain } from '../../src/ledger/verify.ts';
-import { buildProofBundle, verifyProofBundle, type ProofBundle } from '../../src/ledger/bundle.ts';
-import { EPISODES, TENANT, buildChain, entryAt, link } from './fixtures.ts';
+import { buildChain, EPISODES, entryAt, link, TENANT } from './fixtures.ts';
 
 const chain = buildChain(40);
 const tree = MerkleTree.fromEventHashes(chain.map((e) => e.hash));
@@ -13,13 +14,12 @@ const publicKey = publicKeyFromPrivate(privateKey);
 
 function headAt(treeSize: number): SignedTreeHead {
   const rootHash = toHex(tree.root(treeSize));
-  const headHash = treeSize === 0 ? GENESIS_HASH : chain[treeSize - 1]!.hash;
+  const headHash = treeSize === 0 ? GENESIS_HASH : must(chain[treeSize - 1]).hash;
   return signTreeHead({ tenantId: TENANT, treeSize, rootHash, headHash, issuedAt: '2026-11-21T21:00:00.000Z' }, privateKey);
 }
 
-const at = (seq: number) => chain[seq - 1]!;
-const replace = (events: StoredLedgerEvent[], seq: number, event: StoredLedgerEvent) =>
-  events.map((e) => (e.seq === seq ? event : e));
+const at = (seq: number) => must(chain[seq - 1]);
+const replace = (events: StoredLedgerEvent[], seq: number, event: StoredLedgerEvent) => events.map((e) => (e.seq === seq ? event : e));
 
 describe('verifyChain', () => {
   it('accepts an intact chain, an empty range and a JSON round trip', () => {
@@ -51,7 +51,7 @@ describe('verifyChain', () => {
 
   it('reports a swapped pair as out of order', () => {
     const swapped = [...chain];
-    [swapped[4], swapped[5]] = [swapped[5]!, swapped[4]!];
+    [swapped[4], swapped[5]] = [must(swapped[5]), must(swapped[4])];
     expect(verifyChain(swapped)).toMatchObject({ ok: false, firstBadSeq: 5, problem: 'seq-order' });
   });
 
@@ -75,7 +75,7 @@ describe('verifyChain', () => {
   });
 
   it('reports an event from another tenant', () => {
-    const foreign = link(chain.map((e) => ({ ...e, tenantId: e.seq === 4 ? EPISODES[0]! : e.tenantId })));
+    const foreign = link(chain.map((e) => ({ ...e, tenantId: e.seq === 4 ? must(EPISODES[0]) : e.tenantId })));
     expect(verifyChain(foreign)).toMatchObject({ ok: false, firstBadSeq: 4, problem: 'tenant-mismatch' });
   });
 
@@ -140,12 +140,16 @@ describe('verifyAgainstCheckpoint', () => {
 describe('verifyProofBundle', () => {
   const head = headAt(36);
   const episodeEvents = chain.filter((e) => e.episodeId === EPISODES[0] && e.seq <= 36);
-  const make = (events: StoredLedgerEvent[], t = tree, h = head) => buildProofBundle({ episodeId: EPISODES[0]!, publicKey: toHex(publicKey), events, steps: [] }, t, h);
+  const make = (events: StoredLedgerEvent[], t = tree, h = head) =>
+    buildProofBundle({ episodeId: must(EPISODES[0]), publicKey: toHex(publicKey), events, steps: [] }, t, h);
   const bundle = make(episodeEvents);
   // Adjacent events of one episode too, so links inside the bundle are checked.
-  const oneEpisode = link(Array.from({ length: 8 }, (_, i) => ({ ...entryAt(i + 1), episodeId: EPISODES[0]! })));
+  const oneEpisode = link(Array.from({ length: 8 }, (_, i) => ({ ...entryAt(i + 1), episodeId: must(EPISODES[0]) })));
   const oneTree = MerkleTree.fromEventHashes(oneEpisode.map((e) => e.hash));
-  const oneHead = signTreeHead({ tenantId: TENANT, treeSize: 8, rootHash: toHex(oneTree.root()), headHash: oneEpisode[7]!.hash, issuedAt: '2026-11-21T21:00:00.000Z' }, privateKey);
+  const oneHead = signTreeHead(
+    { tenantId: TENANT, treeSize: 8, rootHash: toHex(oneTree.root()), headHash: must(oneEpisode[7]).hash, issuedAt: '2026-11-21T21:00:00.000Z' },
+    privateKey,
+  );
   const adjacent = make(oneEpisode.slice(2, 7), oneTree, oneHead);
 
   const problemsOf = (b: ProofBundle) => verifyProofBundle(b, publicKey).problems.map((p) => [p.seq, p.problem]);
@@ -164,19 +168,19 @@ describe('verifyProofBundle', () => {
   });
 
   it('reports a tampered event', () => {
-    const victim = episodeEvents[3]!;
+    const victim = must(episodeEvents[3]);
     const tampered = { ...bundle, events: replace(bundle.events, victim.seq, { ...victim, payload: null }) };
     expect(problemsOf(tampered)).toEqual([[victim.seq, 'hash-mismatch']]);
   });
 
   it('reports a re-hashed event whose proof no longer leads to the root', () => {
-    const victim = { ...episodeEvents[2]!, payload: 'forged' };
+    const victim = { ...must(episodeEvents[2]), payload: 'forged' };
     const rehashed = { ...victim, hash: chainHash(victim.prevHash, victim) };
     expect(problemsOf({ ...bundle, events: replace(bundle.events, victim.seq, rehashed) })).toEqual([[victim.seq, 'proof-invalid']]);
   });
 
   it('reports a broken link between adjacent bundled events', () => {
-    const victim = { ...adjacent.events[2]!, prevHash: 'ee'.repeat(32) };
+    const victim = { ...must(adjacent.events[2]), prevHash: 'ee'.repeat(32) };
     const rehashed = { ...victim, hash: chainHash(victim.prevHash, victim) };
     const seqs = problemsOf({ ...adjacent, events: replace(adjacent.events, victim.seq, rehashed) });
     expect(seqs[0]).toEqual([victim.seq, 'prev-hash-mismatch']);
@@ -186,17 +190,17 @@ describe('verifyProofBundle', () => {
     const proofs = bundle.proofs.map((p, i) =>
       i === 1 ? { ...p, auditPath: p.auditPath.map((h, j) => (j === 0 ? (h[0] === '0' ? '1' : '0') + h.slice(1) : h)) } : p,
     );
-    expect(problemsOf({ ...bundle, proofs })).toEqual([[bundle.proofs[1]!.seq, 'proof-invalid']]);
+    expect(problemsOf({ ...bundle, proofs })).toEqual([[must(bundle.proofs[1]).seq, 'proof-invalid']]);
   });
 
   it('reports missing, misplaced, orphan and duplicate proofs', () => {
     const [first, second, ...rest] = bundle.proofs;
-    expect(problemsOf({ ...bundle, proofs: [second!, ...rest] })).toEqual([[first!.seq, 'proof-missing']]);
-    expect(problemsOf({ ...bundle, proofs: [{ ...first!, leafIndex: first!.seq }, second!, ...rest] })).toEqual([
-      [first!.seq, 'proof-invalid'],
+    expect(problemsOf({ ...bundle, proofs: [must(second), ...rest] })).toEqual([[must(first).seq, 'proof-missing']]);
+    expect(problemsOf({ ...bundle, proofs: [{ ...must(first), leafIndex: must(first).seq }, must(second), ...rest] })).toEqual([
+      [must(first).seq, 'proof-invalid'],
     ]);
-    expect(problemsOf({ ...bundle, events: bundle.events.slice(1) })).toEqual([[first!.seq, 'malformed']]);
-    expect(problemsOf({ ...bundle, proofs: [first!, ...bundle.proofs] })).toEqual([[first!.seq, 'malformed']]);
+    expect(problemsOf({ ...bundle, events: bundle.events.slice(1) })).toEqual([[must(first).seq, 'malformed']]);
+    expect(problemsOf({ ...bundle, proofs: [must(first), ...bundle.proofs] })).toEqual([[must(first).seq, 'malformed']]);
   });
 
   it('reports events beyond the tree head', () => {
@@ -212,7 +216,7 @@ describe('verifyProofBundle', () => {
     const report = verifyProofBundle({ ...bundle, treeHead: forgedHead }, publicKey);
     expect(report.signatureValid).toBe(false);
     expect(report.problems.map((p) => p.problem)).toContain('proof-invalid');
-    expect(problemsOf({ ...bundle, tenantId: EPISODES[1]! })[0]).toEqual([undefined, 'tenant-mismatch']);
+    expect(problemsOf({ ...bundle, tenantId: must(EPISODES[1]) })[0]).toEqual([undefined, 'tenant-mismatch']);
   });
 
   it('reports a malformed bundle instead of throwing', () => {
@@ -220,7 +224,10 @@ describe('verifyProofBundle', () => {
       expect(verifyProofBundle(bad as unknown as ProofBundle, publicKey)).toMatchObject({ ok: false, problems: [{ problem: 'malformed' }] });
     }
     const badPath = bundle.proofs.map((p, i) => (i === 0 ? { ...p, auditPath: ['zz'] } : p));
-    expect(problemsOf({ ...bundle, proofs: badPath })).toEqual([[undefined, 'malformed'], [bundle.proofs[0]!.seq, 'proof-missing']]);
+    expect(problemsOf({ ...bundle, proofs: badPath })).toEqual([
+      [undefined, 'malformed'],
+      [must(bundle.proofs[0]).seq, 'proof-missing'],
+    ]);
     expect(problemsOf({ ...bundle, events: [null as unknown as StoredLedgerEvent, ...bundle.events] })).toEqual([[undefined, 'malformed']]);
   });
 });

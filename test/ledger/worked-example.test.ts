@@ -4,6 +4,7 @@
 // every stored hash changes with it, which needs a new format version, §9).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { verifyProofBundle } from '../../src/ledger/bundle.ts';
 import { fromHex } from '../../src/ledger/hash.ts';
 import { stepRowHash } from '../../src/ledger/step-hash.ts';
@@ -37,17 +38,20 @@ function render(): string {
     '',
     'Inputs:',
     '',
-    fence('', [
-      `tenantId  ${x.entries[0]?.tenantId}`,
-      `episodeId ${x.entries[0]?.episodeId}   (workItemId null in all three)`,
-      ...x.entries.map((e) => `seq ${e.seq}  ${e.type.padEnd(17)} ${e.createdAt}  ${JSON.stringify(e.payload)}`),
-    ].join('\n')),
+    fence(
+      '',
+      [
+        `tenantId  ${x.entries[0]?.tenantId}`,
+        `episodeId ${x.entries[0]?.episodeId}   (workItemId null in all three)`,
+        ...x.entries.map((e) => `seq ${e.seq}  ${e.type.padEnd(17)} ${e.createdAt}  ${JSON.stringify(e.payload)}`),
+      ].join('\n'),
+    ),
     '',
     `Canonical entries (UTF-8; event 1 is ${new TextEncoder().encode(x.canonical[0]).length} bytes: \`é\` and \`✓\` take 2 and 3 bytes):`,
     '',
     fence('', x.canonical.map((c, i) => `${i + 1}: ${c}`).join('\n')),
     '',
-    `Hash input of event 1 (tag, prevHash, canonical entry; 19 + 32 + ${x.hashInput1[2]!.length / 2} bytes):`,
+    `Hash input of event 1 (tag, prevHash, canonical entry; 19 + 32 + ${must(x.hashInput1[2]).length / 2} bytes):`,
     '',
     fence('', x.hashInput1.join('\n')),
     '',
@@ -57,31 +61,37 @@ function render(): string {
     '',
     'Tree roots and proofs:',
     '',
-    fence('', [
-      `MTH size 0  ${x.roots[0]}   (= H(""))`,
-      `MTH size 1  ${x.roots[1]}   (= leaf 0)`,
-      `MTH size 2  ${x.roots[2]}   (= nodeHash(leaf 0, leaf 1))`,
-      `MTH size 3  ${x.roots[3]}   (= nodeHash(MTH size 2, leaf 2))`,
+    fence(
       '',
-      `inclusion, leaf 0 in size 3:  [${x.inclusion['0in3'].map(short).join(', ')}]`,
-      `inclusion, leaf 1 in size 3:  [${x.inclusion['1in3'].map(short).join(', ')}]`,
-      `inclusion, leaf 2 in size 3:  [${x.inclusion['2in3'].map(short).join(', ')}]`,
-      `consistency 0 -> 3:           [${x.consistency['0to3'].map(short).join(', ')}]`,
-      `consistency 1 -> 3:           [${x.consistency['1to3'].map(short).join(', ')}]`,
-      `consistency 2 -> 3:           [${x.consistency['2to3'].map(short).join(', ')}]`,
-    ].join('\n')),
+      [
+        `MTH size 0  ${x.roots[0]}   (= H(""))`,
+        `MTH size 1  ${x.roots[1]}   (= leaf 0)`,
+        `MTH size 2  ${x.roots[2]}   (= nodeHash(leaf 0, leaf 1))`,
+        `MTH size 3  ${x.roots[3]}   (= nodeHash(MTH size 2, leaf 2))`,
+        '',
+        `inclusion, leaf 0 in size 3:  [${x.inclusion['0in3'].map(short).join(', ')}]`,
+        `inclusion, leaf 1 in size 3:  [${x.inclusion['1in3'].map(short).join(', ')}]`,
+        `inclusion, leaf 2 in size 3:  [${x.inclusion['2in3'].map(short).join(', ')}]`,
+        `consistency 0 -> 3:           [${x.consistency['0to3'].map(short).join(', ')}]`,
+        `consistency 1 -> 3:           [${x.consistency['1to3'].map(short).join(', ')}]`,
+        `consistency 2 -> 3:           [${x.consistency['2to3'].map(short).join(', ')}]`,
+      ].join('\n'),
+    ),
     '',
     'Signed tree head. The example key is derived publicly and must never be used for real:',
     'secret key = `H(utf8("episodic example signing key"))`.',
     '',
-    fence('', [
-      `secret key  ${x.secretKey}`,
-      `public key  ${x.publicKey}`,
-      `keyId       ${x.keyId}`,
-      `message     657069736f6469632e7374682e763100 || utf8 of`,
-      `            ${x.messageText}`,
-      `signature   ${x.signed.signature}`,
-    ].join('\n')),
+    fence(
+      '',
+      [
+        `secret key  ${x.secretKey}`,
+        `public key  ${x.publicKey}`,
+        `keyId       ${x.keyId}`,
+        `message     657069736f6469632e7374682e763100 || utf8 of`,
+        `            ${x.messageText}`,
+        `signature   ${x.signed.signature}`,
+      ].join('\n'),
+    ),
     '',
     `The proof bundle for event 2, as \`episodeProofBundle\` serves it (Ed25519 is deterministic, so the`,
     `signature is reproducible from the key above; issuedAt ${ISSUED_AT}):`,
@@ -98,7 +108,14 @@ function render(): string {
 }
 
 function exampleInput() {
-  return { kind: 'tool_call', tool: 'shell', action: 'run the tests', parameters: { cmd: 'npm test', token: 's3cret' }, result: { kind: 'SUCCESS', output: 'ok' }, latencyMs: 1250 };
+  return {
+    kind: 'tool_call',
+    tool: 'shell',
+    action: 'run the tests',
+    parameters: { cmd: 'npm test', token: 's3cret' },
+    result: { kind: 'SUCCESS', output: 'ok' },
+    latencyMs: 1250,
+  };
 }
 
 function section(doc: string): { before: string; body: string; after: string } {
@@ -111,7 +128,13 @@ function section(doc: string): { before: string; body: string; after: string } {
 describe('docs/LEDGER.md §8 worked example', () => {
   it('the step hash of the spec (§3.2) is the hash the server stores', () => {
     expect(stepRowHash(x.stepRow)).toBe(x.prepared.contentHash);
-    expect(x.stepRow).toMatchObject({ parameters: { cmd: 'npm test', token: '[REDACTED]' }, resultKind: 'success', result: { output: 'ok' }, tokens: 0, cost: 0 });
+    expect(x.stepRow).toMatchObject({
+      parameters: { cmd: 'npm test', token: '[REDACTED]' },
+      resultKind: 'success',
+      result: { output: 'ok' },
+      tokens: 0,
+      cost: 0,
+    });
   });
 
   it('the bundle verifies with the example key', () => {

@@ -3,7 +3,8 @@
 // time is enforced by the sweeper even when the agent goes silent.
 import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
-import { client, counts, ledgerTypes, sleep, startInput, step, stepNumbers, steps, type Client, useApp } from './support.ts';
+import type { Json } from '../support/json.ts';
+import { type Client, client, counts, ledgerTypes, sleep, startInput, step, stepNumbers, steps, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;
@@ -12,14 +13,18 @@ let api: Client;
 const NO_LEARNING = { LEARNING_WORKERS: '0' };
 useApp((app) => ([t, api] = [app, client(app)]), NO_LEARNING);
 
-const usageOf = (episode: any, resource: string) => episode.budgetUsage.find((b: any) => b.resource === resource);
+const usageOf = (episode: Json, resource: string) => episode.budgetUsage.find((b: Json) => b.resource === resource);
 
 describe('step budget', () => {
   it('records the step that reaches maxSteps, rejects the rest of the call, and fails the episode (policy FAIL)', async () => {
     const episode = await api.startOk(startInput({ budget: { maxSteps: 3 } }));
     const r = await api.logStepsOk(episode.id, steps(5));
-    expect(r.results.map((x: any) => [x.status, x.stepNumber, x.reason])).toEqual([
-      ['ACCEPTED', 1, null], ['ACCEPTED', 2, null], ['ACCEPTED', 3, null], ['REJECTED', null, 'budget_exhausted'], ['REJECTED', null, 'budget_exhausted'],
+    expect(r.results.map((x: Json) => [x.status, x.stepNumber, x.reason])).toEqual([
+      ['ACCEPTED', 1, null],
+      ['ACCEPTED', 2, null],
+      ['ACCEPTED', 3, null],
+      ['REJECTED', null, 'budget_exhausted'],
+      ['REJECTED', null, 'budget_exhausted'],
     ]);
     expect(r).toMatchObject({ accepted: 3, rejected: 2, budgetExhausted: 'steps' });
     expect(r.episode).toMatchObject({
@@ -48,9 +53,14 @@ describe('step budget', () => {
     const episode = await api.startOk(startInput({ budget: { maxSteps: 5 } }));
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? api.logStep(episode.id, step()) : api.logSteps(episode.id, steps(2)))));
     const items = answers.flatMap((a) => (a.__typename === 'LogStepPayload' ? [a.result] : a.__typename === 'LogStepsPayload' ? a.results : []));
-    expect(items.filter((x: any) => x.status === 'ACCEPTED').map((x: any) => x.stepNumber).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(
+      items
+        .filter((x: Json) => x.status === 'ACCEPTED')
+        .map((x: Json) => x.stepNumber)
+        .sort(),
+    ).toEqual([1, 2, 3, 4, 5]);
     for (const a of answers) expect(['LogStepPayload', 'LogStepsPayload', 'IllegalTransitionError']).toContain(a.__typename);
-    for (const x of items.filter((i: any) => i.status !== 'ACCEPTED')) expect(x).toMatchObject({ status: 'REJECTED', reason: 'budget_exhausted' });
+    for (const x of items.filter((i: Json) => i.status !== 'ACCEPTED')) expect(x).toMatchObject({ status: 'REJECTED', reason: 'budget_exhausted' });
     expect(await stepNumbers(t, episode.id)).toEqual([1, 2, 3, 4, 5]);
     const types = await ledgerTypes(t, t.keys.tenantId, episode.id);
     expect(types.filter((x) => x === 'episode.budget_exhausted')).toHaveLength(1);
@@ -84,9 +94,12 @@ describe('token budget', () => {
   it('records the step that crosses maxTokens and stops the episode with resource tokens', async () => {
     const episode = await api.startOk(startInput({ budget: { maxTokens: 100 } }));
     const r = await api.logStepsOk(episode.id, [step({ tokens: 40 }), step({ tokens: 40 }), step({ tokens: 40 }), step({ tokens: 1 })]);
-    expect(r.results.map((x: any) => x.status)).toEqual(['ACCEPTED', 'ACCEPTED', 'ACCEPTED', 'REJECTED']);
+    expect(r.results.map((x: Json) => x.status)).toEqual(['ACCEPTED', 'ACCEPTED', 'ACCEPTED', 'REJECTED']);
     expect(r.results[3].reason).toBe('budget_exhausted');
-    expect(r).toMatchObject({ budgetExhausted: 'tokens', episode: { status: 'FAILED', usedTokens: '120', stopReason: { kind: 'budget_exhausted', resource: 'tokens' } } });
+    expect(r).toMatchObject({
+      budgetExhausted: 'tokens',
+      episode: { status: 'FAILED', usedTokens: '120', stopReason: { kind: 'budget_exhausted', resource: 'tokens' } },
+    });
     expect(usageOf(r.episode, 'tokens')).toEqual({ resource: 'tokens', used: 120, limit: 100, remaining: 0, fraction: 1.2 });
     expect(r.episode.outcome.details).toMatch(/token budget exhausted \(used 120 of 100 tokens\)/);
   });
@@ -101,7 +114,7 @@ describe('converge policy', () => {
       step({ tool: 'npm', action: 'build', result: { kind: 'TIMEOUT' } }),
       step({ tool: 'npm', action: 'publish' }),
     ]);
-    expect(r.results.map((x: any) => x.status)).toEqual(['ACCEPTED', 'ACCEPTED', 'ACCEPTED', 'REJECTED']);
+    expect(r.results.map((x: Json) => x.status)).toEqual(['ACCEPTED', 'ACCEPTED', 'ACCEPTED', 'REJECTED']);
     expect(r.episode).toMatchObject({
       status: 'COMPLETED',
       stopReason: { kind: 'budget_exhausted', resource: 'steps', isSuccessful: false, canContinue: true },
@@ -124,7 +137,7 @@ describe('wall time', () => {
     const episode = await client(t, quiet.write).startOk(startInput({ budget: { maxWallMs: 300 }, onBudgetExhausted: 'CONVERGE' }));
     expect(episode.deadlineAt).not.toBeNull();
     expect(new Date(episode.deadlineAt).getTime() - new Date(episode.startedAt).getTime()).toBe(300);
-    let seen: any = episode;
+    let seen: Json = episode;
     const giveUp = Date.now() + 15_000;
     while (seen.status === 'RUNNING' && Date.now() < giveUp) {
       await sleep(200);
@@ -144,7 +157,7 @@ describe('wall time', () => {
     const api2 = client(t, quiet.write);
     const episode = await api2.startOk(startInput({ budget: { maxWallMs: 300 } }));
     expect((await api2.block(episode.id, 'approve?')).episode.status).toBe('BLOCKED');
-    let seen: any = episode;
+    let seen: Json = episode;
     const giveUp = Date.now() + 15_000;
     while (seen.status !== 'FAILED' && Date.now() < giveUp) {
       await sleep(200);
@@ -155,15 +168,15 @@ describe('wall time', () => {
 
   it('refuses a completion, block or critique that arrives after the deadline: the episode fails on wall time first', async () => {
     // The deadline job has not run (the clock moved, not the job): each call must notice itself.
-    for (const late of [
-      (id: string) => api.complete(id),
-      (id: string) => api.block(id),
-      (id: string) => api.critique(id),
-    ]) {
+    for (const late of [(id: string) => api.complete(id), (id: string) => api.block(id), (id: string) => api.critique(id)]) {
       const episode = await api.startOk(startInput({ budget: { maxWallMs: 3_600_000 } }));
       await t.services.db.pool.query(`UPDATE episodes SET started_at = started_at - interval '2 hours' WHERE id = $1`, [episode.id]);
       expect(await late(episode.id)).toMatchObject({ __typename: 'IllegalTransitionError', from: 'failed' });
-      expect(await api.episode(episode.id)).toMatchObject({ status: 'FAILED', outcome: { kind: 'FAILURE', reason: 'budget_exceeded' }, stopReason: { kind: 'budget_exhausted', resource: 'wall_time' } });
+      expect(await api.episode(episode.id)).toMatchObject({
+        status: 'FAILED',
+        outcome: { kind: 'FAILURE', reason: 'budget_exceeded' },
+        stopReason: { kind: 'budget_exhausted', resource: 'wall_time' },
+      });
       expect(await ledgerTypes(t, t.keys.tenantId, episode.id)).toEqual(['episode.started', 'episode.budget_exhausted', 'episode.failed']);
     }
   });
@@ -174,7 +187,7 @@ describe('wall time', () => {
     await t.services.db.pool.query(`UPDATE episodes SET started_at = started_at - interval '2 hours' WHERE id = $1`, [episode.id]);
     const r = await api.logStepsOk(episode.id, steps(3));
     expect(r).toMatchObject({ accepted: 0, rejected: 3, budgetExhausted: 'wall_time' });
-    expect(r.results.map((x: any) => x.reason)).toEqual(['budget_exhausted', 'budget_exhausted', 'budget_exhausted']);
+    expect(r.results.map((x: Json) => x.reason)).toEqual(['budget_exhausted', 'budget_exhausted', 'budget_exhausted']);
     expect(r.episode).toMatchObject({ status: 'FAILED', stepCount: 0, stopReason: { kind: 'budget_exhausted', resource: 'wall_time' } });
     expect(await stepNumbers(t, episode.id)).toEqual([]);
     expect(await ledgerTypes(t, t.keys.tenantId, episode.id)).toEqual(['episode.started', 'episode.budget_exhausted', 'episode.failed']);

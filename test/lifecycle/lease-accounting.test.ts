@@ -4,7 +4,8 @@
 // and revoking or expiring a child gives the unspent part back. The ledger tells the same story.
 import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
-import { client, counts, inHours, sleep, startInput, step, type Client, useApp } from './support.ts';
+import type { Json } from '../support/json.ts';
+import { type Client, client, counts, inHours, sleep, startInput, step, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;
@@ -22,9 +23,9 @@ async function leaseOn(budget: Record<string, number>, extra: Record<string, unk
 /** A child lease, expiring before its parent (which expires in an hour). */
 const issueChild = (vars: Record<string, unknown>) => api.issueLeaseOk({ expiresAt: inHours(0.5), ...vars });
 
-const limitOf = (episode: any, resource: string) => episode.budgetUsage.find((b: any) => b.resource === resource).limit;
+const limitOf = (episode: Json, resource: string) => episode.budgetUsage.find((b: Json) => b.resource === resource).limit;
 
-async function leaseEvents(type: string, leaseId: string): Promise<any[]> {
+async function leaseEvents(type: string, leaseId: string): Promise<Json[]> {
   const { rows } = await t.services.db.pool.query(
     `SELECT payload FROM ledger_events WHERE tenant_id = $1 AND type = $2 AND payload->>'leaseId' = $3 ORDER BY seq`,
     [t.keys.tenantId, type, leaseId],
@@ -33,7 +34,7 @@ async function leaseEvents(type: string, leaseId: string): Promise<any[]> {
 }
 
 /** budget = consumed + reserved + remaining for every resource the lease limits (nothing is overdrawn). */
-function expectBalanced(lease: any) {
+function expectBalanced(lease: Json) {
   for (const key of AMOUNT_KEYS) {
     if (lease.budget[key] === null) continue;
     expect(lease.consumed[key] + lease.reserved[key] + lease.remaining[key], key).toBe(lease.budget[key]);
@@ -52,7 +53,11 @@ describe('episode holds on a lease', () => {
     const second = await api.startOk(startInput({ leaseId: lease.id }));
     expect([limitOf(second, 'tokens'), limitOf(second, 'tool_calls'), limitOf(second, 'wall_time')]).toEqual([700, 6, null]);
     const after = await api.lease(lease.id);
-    expect(after).toMatchObject({ consumed: { episodes: 0, tokens: 0 }, reserved: { episodes: 2, toolCalls: 10, tokens: 1000 }, remaining: { episodes: 3, toolCalls: 0, tokens: 0 } });
+    expect(after).toMatchObject({
+      consumed: { episodes: 0, tokens: 0 },
+      reserved: { episodes: 2, toolCalls: 10, tokens: 1000 },
+      remaining: { episodes: 3, toolCalls: 0, tokens: 0 },
+    });
     expectBalanced(after);
   });
 
@@ -74,7 +79,14 @@ describe('episode holds on a lease', () => {
     expect(starts.filter((r) => r.__typename === 'LeaseError').map((r) => r.violations[0].field)).toEqual(['budget.tokens']);
 
     // Each tries to spend 50 tokens at once; the server stops each at its hold.
-    const logged = await Promise.all(started.map((e) => api.logStepsOk(e.id, Array.from({ length: 5 }, () => step({ kind: 'llm_call', tokens: 10 })))));
+    const logged = await Promise.all(
+      started.map((e) =>
+        api.logStepsOk(
+          e.id,
+          Array.from({ length: 5 }, () => step({ kind: 'llm_call', tokens: 10 })),
+        ),
+      ),
+    );
     expect(logged.map((r) => r.budgetExhausted)).toEqual(Array(4).fill('tokens'));
     for (const [i, e] of started.entries()) expect(Number(logged[i].episode.usedTokens)).toBe(limitOf(e, 'tokens'));
 
@@ -91,7 +103,11 @@ describe('episode holds on a lease', () => {
   it('release the unused part when the episode ends, for the next episode to use', async () => {
     const { lease } = await leaseOn({ episodes: 10, tokens: 100 });
     const first = await api.startOk(startInput({ leaseId: lease.id }));
-    await expect(api.start(startInput({ leaseId: lease.id }))).resolves.toMatchObject({ __typename: 'LeaseError', rule: 'exhausted', violations: [{ field: 'budget.tokens' }] });
+    await expect(api.start(startInput({ leaseId: lease.id }))).resolves.toMatchObject({
+      __typename: 'LeaseError',
+      rule: 'exhausted',
+      violations: [{ field: 'budget.tokens' }],
+    });
     await api.logStepsOk(first.id, [step({ tokens: 30 })]);
     const done = await api.complete(first.id, PARTIAL);
     expect(done.charge).toMatchObject({
@@ -106,7 +122,14 @@ describe('episode holds on a lease', () => {
     const second = await api.startOk(startInput({ leaseId: lease.id }));
     expect(limitOf(second, 'tokens')).toBe(70);
     expect(await leaseEvents('lease.charged', lease.id)).toEqual([
-      expect.objectContaining({ episodeId: first.id, hold: done.charge.hold, charge: done.charge.charged, released: done.charge.released, ok: true, ancestors: [] }),
+      expect.objectContaining({
+        episodeId: first.id,
+        hold: done.charge.hold,
+        charge: done.charge.charged,
+        released: done.charge.released,
+        ok: true,
+        ancestors: [],
+      }),
     ]);
   });
 
@@ -117,7 +140,9 @@ describe('episode holds on a lease', () => {
     // The step that crosses the budget is recorded (its tokens were spent), and the episode stops.
     const r = await api.logStepsOk(greedy.id, [step({ tokens: 80 })]);
     expect(r).toMatchObject({ accepted: 1, budgetExhausted: 'tokens', episode: { status: 'FAILED' } });
-    expect(await leaseEvents('lease.charged', lease.id)).toEqual([expect.objectContaining({ ok: false, overdrawn: 'tokens', exhausted: null, charge: expect.objectContaining({ tokens: 80 }) })]);
+    expect(await leaseEvents('lease.charged', lease.id)).toEqual([
+      expect.objectContaining({ ok: false, overdrawn: 'tokens', exhausted: null, charge: expect.objectContaining({ tokens: 80 }) }),
+    ]);
     expect(await api.lease(lease.id)).toMatchObject({ consumed: { tokens: 80 }, reserved: { tokens: 50 }, remaining: { tokens: 0 } });
     expect(await api.workItem(workItem.id)).toMatchObject({ stopCondition: { kind: 'budget_exhausted', resource: 'tokens' } });
   });
@@ -128,7 +153,10 @@ describe('episode holds on a lease', () => {
     const second = await api.startOk(startInput({ leaseId: lease.id }));
     expect([limitOf(first, 'tool_calls'), limitOf(second, 'tool_calls')]).toEqual([3, 2]);
     const logged = await Promise.all([first, second].map((e) => api.logStepsOk(e.id, [step(), step(), step(), step()])));
-    expect(logged.map((r) => [r.accepted, r.budgetExhausted, r.episode.status])).toEqual([[3, 'tool_calls', 'FAILED'], [2, 'tool_calls', 'FAILED']]);
+    expect(logged.map((r) => [r.accepted, r.budgetExhausted, r.episode.status])).toEqual([
+      [3, 'tool_calls', 'FAILED'],
+      [2, 'tool_calls', 'FAILED'],
+    ]);
     expect(await api.lease(lease.id)).toMatchObject({ consumed: { toolCalls: 5 }, reserved: { toolCalls: 0 }, remaining: { toolCalls: 0 } });
   });
 
@@ -141,7 +169,7 @@ describe('episode holds on a lease', () => {
     // The deadline job may have stopped it already; if not, end it now, well past the deadline.
     if ((await api.episode(episode.id)).status === 'RUNNING') await api.cancel(episode.id);
     const ended = await api.episode(episode.id);
-    expect(ended.budgetUsage.find((b: any) => b.resource === 'wall_time').used).toBeGreaterThan(300);
+    expect(ended.budgetUsage.find((b: Json) => b.resource === 'wall_time').used).toBeGreaterThan(300);
     expect(await api.lease(lease.id)).toMatchObject({ consumed: { wallMs: 300 }, reserved: { wallMs: 0 }, remaining: { wallMs: 0 } });
   });
 });
@@ -154,12 +182,16 @@ describe('child leases and their parent', () => {
     const first = await issueChild({ workItemId: workItem.id, parentLeaseId: parent.id, budget: { episodes: 3, toolCalls: 60, tokens: 600, wallMs: 400_000 } });
     expect(first).toMatchObject({ reserved: { episodes: 0, tokens: 0 }, remaining: { episodes: 3, tokens: 600 } });
     const afterFirst = await api.lease(parent.id);
-    expect(afterFirst).toMatchObject({ consumed: { tokens: 0 }, reserved: { episodes: 3, toolCalls: 60, tokens: 600, wallMs: 400_000 }, remaining: { episodes: 2, toolCalls: 40, tokens: 400, wallMs: 200_000 } });
+    expect(afterFirst).toMatchObject({
+      consumed: { tokens: 0 },
+      reserved: { episodes: 3, toolCalls: 60, tokens: 600, wallMs: 400_000 },
+      remaining: { episodes: 2, toolCalls: 40, tokens: 400, wallMs: 200_000 },
+    });
 
     const before = await counts(t, t.keys.tenantId);
     const greedy = await api.issueLease({ workItemId: workItem.id, parentLeaseId: parent.id, budget: parentBudget, expiresAt: inHours(0.5) });
     expect(greedy).toMatchObject({ __typename: 'LeaseError', rule: 'budget_exceeds_parent' });
-    expect(greedy.violations.map((v: any) => v.field)).toEqual(['budget.episodes', 'budget.toolCalls', 'budget.tokens', 'budget.wallMs']);
+    expect(greedy.violations.map((v: Json) => v.field)).toEqual(['budget.episodes', 'budget.toolCalls', 'budget.tokens', 'budget.wallMs']);
     expect(greedy.message).toContain("Child tokens budget 1000 exceeds the parent's remaining 400");
     expect(await counts(t, t.keys.tenantId)).toEqual(before);
 
@@ -179,7 +211,12 @@ describe('child leases and their parent', () => {
   it('charge what a grandchild spends on it and on every ancestor, once', async () => {
     const { workItem, lease: parent } = await leaseOn(parentBudget);
     const child = await issueChild({ workItemId: workItem.id, parentLeaseId: parent.id, budget: { episodes: 3, toolCalls: 50, tokens: 500, wallMs: 300_000 } });
-    const grandchild = await issueChild({ workItemId: workItem.id, parentLeaseId: child.id, expiresAt: inHours(0.25), budget: { episodes: 1, toolCalls: 20, tokens: 200, wallMs: 100_000 } });
+    const grandchild = await issueChild({
+      workItemId: workItem.id,
+      parentLeaseId: child.id,
+      expiresAt: inHours(0.25),
+      budget: { episodes: 1, toolCalls: 20, tokens: 200, wallMs: 100_000 },
+    });
     const episode = await api.startOk(startInput({ leaseId: grandchild.id }));
     expect([limitOf(episode, 'tokens'), limitOf(episode, 'tool_calls'), limitOf(episode, 'wall_time')]).toEqual([200, 20, 100_000]);
     await api.logStepsOk(episode.id, [step({ tokens: 40 }), step({ tokens: 40 })]);

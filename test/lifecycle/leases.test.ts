@@ -2,8 +2,10 @@
 // charged after each episode, exhausted / revoked / expired leases refusing new episodes, and child
 // leases that may only narrow their parent.
 import { describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import type { TestApp } from '../support/app.ts';
-import { client, counts, inHours, ledgerTypes, startInput, step, type Client, useApp } from './support.ts';
+import type { Json } from '../support/json.ts';
+import { type Client, client, counts, inHours, ledgerTypes, startInput, step, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;
@@ -18,7 +20,7 @@ async function leaseOn(budget: Record<string, number> | null = null, extra: Reco
 }
 
 /** Runs `act`, expects a LeaseError of `rule`, and proves nothing was written. */
-async function expectLeaseError(act: () => Promise<any>, rule: string) {
+async function expectLeaseError(act: () => Promise<Json>, rule: string) {
   const before = await counts(t, t.keys.tenantId);
   const result = await act();
   expect(result).toMatchObject({ __typename: 'LeaseError', rule });
@@ -31,7 +33,12 @@ describe('work items and leases', () => {
     const workItem = await api.createWorkItem('migrate the database');
     expect(workItem).toMatchObject({ title: 'migrate the database', lastEpisodeNumber: 0 });
     const expiresAt = inHours(2);
-    const lease = await api.issueLeaseOk({ workItemId: workItem.id, scope: ['repo:a', 'tool:shell'], expiresAt, budget: { episodes: 3, toolCalls: 50, tokens: 10_000, wallMs: 600_000 } });
+    const lease = await api.issueLeaseOk({
+      workItemId: workItem.id,
+      scope: ['repo:a', 'tool:shell'],
+      expiresAt,
+      budget: { episodes: 3, toolCalls: 50, tokens: 10_000, wallMs: 600_000 },
+    });
     expect(lease).toMatchObject({
       issuer: 'orchestrator',
       holder: 'agent-1',
@@ -125,10 +132,14 @@ describe('lease charging', () => {
   it('charges on every ending: fail, cancel and escalate', async () => {
     const { lease } = await leaseOn({ episodes: 5 });
     // Started together: the first ending (fail) stops the loop, but episodes already running still end and are charged.
-    const episodes = [await api.startOk(startInput({ leaseId: lease.id })), await api.startOk(startInput({ leaseId: lease.id })), await api.startOk(startInput({ leaseId: lease.id }))];
+    const episodes = [
+      await api.startOk(startInput({ leaseId: lease.id })),
+      await api.startOk(startInput({ leaseId: lease.id })),
+      await api.startOk(startInput({ leaseId: lease.id })),
+    ];
     const endings = [(id: string) => api.fail(id), (id: string) => api.cancel(id), (id: string) => api.escalate(id)];
     for (const [i, end] of endings.entries()) {
-      const ended = await end(episodes[i]!.id);
+      const ended = await end(must(episodes[i]).id);
       expect(ended.leaseCharge).toMatchObject({ ok: true, remainingEpisodes: 2 });
       expect(ended.charge).toMatchObject({ hold: { episodes: 1 }, charged: { episodes: 1 }, released: { episodes: 0 } });
     }
@@ -155,18 +166,29 @@ describe('lease charging', () => {
   it('lets exactly as many concurrent starts through as the lease has episodes', async () => {
     const { lease } = await leaseOn({ episodes: 3 });
     const results = await Promise.all(Array.from({ length: 10 }, () => api.start(startInput({ leaseId: lease.id }))));
-    expect(results.filter((r) => r.__typename === 'StartEpisodePayload').map((r) => r.episode.episodeNumber).sort()).toEqual([1, 2, 3]);
+    expect(
+      results
+        .filter((r) => r.__typename === 'StartEpisodePayload')
+        .map((r) => r.episode.episodeNumber)
+        .sort(),
+    ).toEqual([1, 2, 3]);
     expect(results.filter((r) => r.__typename === 'LeaseError').map((r) => r.rule)).toEqual(Array(7).fill('exhausted'));
   });
 
   it('caps an episode token budget at what the lease has left, and refuses new episodes once the tokens are spent', async () => {
     const { lease } = await leaseOn({ tokens: 150 });
     const episode = await api.startOk(startInput({ leaseId: lease.id, budget: { maxTokens: 1000 } }));
-    expect(episode.budgetUsage.find((b: any) => b.resource === 'tokens')).toMatchObject({ limit: 150 });
+    expect(episode.budgetUsage.find((b: Json) => b.resource === 'tokens')).toMatchObject({ limit: 150 });
     const r = await api.logStepsOk(episode.id, [step({ tokens: 100 }), step({ tokens: 100 }), step({ tokens: 100 })]);
     expect(r).toMatchObject({ accepted: 2, rejected: 1, budgetExhausted: 'tokens', episode: { status: 'FAILED' } });
     expect((await api.lease(lease.id)).consumed).toMatchObject({ episodes: 1, tokens: 200 });
-    expect(await ledgerTypes(t, t.keys.tenantId, episode.id)).toEqual(['episode.started', 'steps.logged', 'episode.budget_exhausted', 'episode.failed', 'work_item.stopped']);
+    expect(await ledgerTypes(t, t.keys.tenantId, episode.id)).toEqual([
+      'episode.started',
+      'steps.logged',
+      'episode.budget_exhausted',
+      'episode.failed',
+      'work_item.stopped',
+    ]);
     await expectLeaseError(() => api.start(startInput({ leaseId: lease.id })), 'exhausted');
   });
 
@@ -187,7 +209,11 @@ describe('child leases', () => {
   it('may narrow the parent: smaller budget, earlier expiry, a subset of the scope', async () => {
     const { workItem, lease } = await parent();
     const child = await api.issueLeaseOk({
-      workItemId: workItem.id, parentLeaseId: lease.id, holder: 'sub-agent', scope: ['repo:a'], expiresAt: inHours(1),
+      workItemId: workItem.id,
+      parentLeaseId: lease.id,
+      holder: 'sub-agent',
+      scope: ['repo:a'],
+      expiresAt: inHours(1),
       budget: { episodes: 2, toolCalls: 10, tokens: 500, wallMs: 60_000 },
     });
     expect(child).toMatchObject({ parent: { id: lease.id }, scope: ['repo:a'], budget: { episodes: 2, tokens: 500 } });
@@ -199,7 +225,14 @@ describe('child leases', () => {
   it('may not widen the budget, nor leave unlimited what the parent limits', async () => {
     const { workItem, lease } = await parent();
     const wider = await expectLeaseError(
-      () => api.issueLease({ workItemId: workItem.id, parentLeaseId: lease.id, scope: ['repo:a'], expiresAt: inHours(1), budget: { ...parentBudget, tokens: 2000 } }),
+      () =>
+        api.issueLease({
+          workItemId: workItem.id,
+          parentLeaseId: lease.id,
+          scope: ['repo:a'],
+          expiresAt: inHours(1),
+          budget: { ...parentBudget, tokens: 2000 },
+        }),
       'budget_exceeds_parent',
     );
     expect(wider.violations).toEqual([expect.objectContaining({ field: 'budget.tokens', limit: 'budget_exceeds_parent' })]);
@@ -207,7 +240,7 @@ describe('child leases', () => {
       () => api.issueLease({ workItemId: workItem.id, parentLeaseId: lease.id, scope: ['repo:a'], expiresAt: inHours(1), budget: { episodes: 1 } }),
       'budget_exceeds_parent',
     );
-    expect(unlimited.violations.map((v: any) => v.field)).toEqual(['budget.toolCalls', 'budget.tokens', 'budget.wallMs']);
+    expect(unlimited.violations.map((v: Json) => v.field)).toEqual(['budget.toolCalls', 'budget.tokens', 'budget.wallMs']);
   });
 
   it('is checked against what the parent has left, not what it was granted', async () => {
@@ -216,10 +249,17 @@ describe('child leases', () => {
     await api.logStepsOk(episode.id, [step({ tokens: 800 })]);
     await api.complete(episode.id);
     const refused = await expectLeaseError(
-      () => api.issueLease({ workItemId: workItem.id, parentLeaseId: lease.id, scope: ['repo:a'], expiresAt: inHours(1), budget: { episodes: 1, toolCalls: 50, tokens: 500, wallMs: 1000 } }),
+      () =>
+        api.issueLease({
+          workItemId: workItem.id,
+          parentLeaseId: lease.id,
+          scope: ['repo:a'],
+          expiresAt: inHours(1),
+          budget: { episodes: 1, toolCalls: 50, tokens: 500, wallMs: 1000 },
+        }),
       'budget_exceeds_parent',
     );
-    expect(refused.violations.map((v: any) => v.field)).toEqual(['budget.tokens']);
+    expect(refused.violations.map((v: Json) => v.field)).toEqual(['budget.tokens']);
     expect(refused.message).toMatch(/200/);
   });
 
@@ -238,22 +278,32 @@ describe('child leases', () => {
       () => api.issueLease({ workItemId: workItem.id, parentLeaseId: lease.id, scope: ['repo:b', 'repo:c', '*'], expiresAt: inHours(1), budget: parentBudget }),
       'scope_not_subset',
     );
-    expect(refused.violations.map((v: any) => v.field)).toEqual(['scope.1', 'scope.2']);
+    expect(refused.violations.map((v: Json) => v.field)).toEqual(['scope.1', 'scope.2']);
   });
 
   it('reports every widening at once', async () => {
     const { workItem, lease } = await parent();
     const refused = await expectLeaseError(
-      () => api.issueLease({ workItemId: workItem.id, parentLeaseId: lease.id, scope: ['repo:z'], expiresAt: inHours(5), budget: { ...parentBudget, episodes: 6 } }),
+      () =>
+        api.issueLease({
+          workItemId: workItem.id,
+          parentLeaseId: lease.id,
+          scope: ['repo:z'],
+          expiresAt: inHours(5),
+          budget: { ...parentBudget, episodes: 6 },
+        }),
       'budget_exceeds_parent',
     );
-    expect(refused.violations.map((v: any) => v.limit)).toEqual(['budget_exceeds_parent', 'expiry_after_parent', 'scope_not_subset']);
+    expect(refused.violations.map((v: Json) => v.limit)).toEqual(['budget_exceeds_parent', 'expiry_after_parent', 'scope_not_subset']);
   });
 
   it('must be on the parent’s work item', async () => {
     const { lease } = await parent();
     const other = await api.createWorkItem();
-    await expectLeaseError(() => api.issueLease({ workItemId: other.id, parentLeaseId: lease.id, scope: ['repo:a'], expiresAt: inHours(1), budget: parentBudget }), 'wrong_work_item');
+    await expectLeaseError(
+      () => api.issueLease({ workItemId: other.id, parentLeaseId: lease.id, scope: ['repo:a'], expiresAt: inHours(1), budget: parentBudget }),
+      'wrong_work_item',
+    );
   });
 });
 
@@ -269,7 +319,10 @@ describe('revoked and expired leases', () => {
       const refused = await expectLeaseError(() => api.start(startInput({ leaseId: id })), 'revoked');
       expect(refused.leaseId).toBe(id);
     }
-    await expectLeaseError(() => api.issueLease({ workItemId: workItem.id, parentLeaseId: lease.id, budget: { episodes: 1 }, expiresAt: inHours(0.5) }), 'revoked');
+    await expectLeaseError(
+      () => api.issueLease({ workItemId: workItem.id, parentLeaseId: lease.id, budget: { episodes: 1 }, expiresAt: inHours(0.5) }),
+      'revoked',
+    );
     expect((await ledgerTypes(t, t.keys.tenantId)).at(-1)).toBe('lease.revoked');
   });
 

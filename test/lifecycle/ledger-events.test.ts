@@ -2,9 +2,11 @@
 // hash chain with a gapless seq; a refused mutation appends nothing; steps.logged events carry
 // the content hash of each step they cover.
 import { describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { chainHash, GENESIS_HASH } from '../../src/ledger/hash.ts';
 import { rowToPreparedStep, stepContentHash } from '../../src/steps/prepare.ts';
-import { useApp, type TenantKeys, type TestApp } from '../support/app.ts';
+import { type TenantKeys, type TestApp, useApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
 import { client, counts, range, startInput, step, steps } from './support.ts';
 
 let t: TestApp;
@@ -18,7 +20,7 @@ interface EventRow {
   type: string;
   episodeId: string | null;
   workItemId: string | null;
-  payload: any;
+  payload: Json;
   prevHash: string;
   hash: string;
   createdAt: Date;
@@ -39,7 +41,13 @@ function verifyChain(tenantId: string, rows: EventRow[]): string {
   for (const row of rows) {
     expect(row.prevHash, `prevHash of seq ${row.seq}`).toBe(prev);
     const recomputed = chainHash(prev, {
-      tenantId, seq: row.seq, type: row.type, episodeId: row.episodeId, workItemId: row.workItemId, payload: row.payload, createdAt: row.createdAt.toISOString(),
+      tenantId,
+      seq: row.seq,
+      type: row.type,
+      episodeId: row.episodeId,
+      workItemId: row.workItemId,
+      payload: row.payload,
+      createdAt: row.createdAt.toISOString(),
     });
     expect(recomputed, `hash of seq ${row.seq}`).toBe(row.hash);
     prev = row.hash;
@@ -48,7 +56,7 @@ function verifyChain(tenantId: string, rows: EventRow[]): string {
 }
 
 /** The content hash of a step, recomputed from its stored row. */
-function rowContentHash(r: any): string {
+function rowContentHash(r: Json): string {
   return stepContentHash(r.episode_id, rowToPreparedStep(r));
 }
 
@@ -79,7 +87,7 @@ describe('the ledger of a lifecycle', () => {
     expect(await counts(t, tenant.tenantId)).toEqual(before);
 
     const exhausting = await api.logStepsOk(episodeId, steps(3));
-    expect(exhausting.results.map((r: any) => r.status)).toEqual(['ACCEPTED', 'ACCEPTED', 'REJECTED']);
+    expect(exhausting.results.map((r: Json) => r.status)).toEqual(['ACCEPTED', 'ACCEPTED', 'REJECTED']);
     expect(exhausting.episode.status).toBe('COMPLETED');
     await api.critique(episodeId, 'converged', 0.5);
     const second = await api.startOk(startInput({ leaseId: lease.id }));
@@ -115,8 +123,8 @@ describe('the ledger of a lifecycle', () => {
     for (const r of rows.filter((x) => x.type.startsWith('episode.') || x.type.startsWith('steps.') || x.type.startsWith('c'))) {
       expect(r.workItemId, r.type).toBe(workItem.id);
     }
-    expect(byType('episode.budget_exhausted')[0]!.payload).toMatchObject({ resource: 'steps', policy: 'converge' });
-    expect(byType('lease.charged')[0]!.payload).toMatchObject({ leaseId: lease.id, consumed: { episodes: 1 } });
+    expect(must(byType('episode.budget_exhausted')[0]).payload).toMatchObject({ resource: 'steps', policy: 'converge' });
+    expect(must(byType('lease.charged')[0]).payload).toMatchObject({ leaseId: lease.id, consumed: { episodes: 1 } });
   });
 
   it('is a hash chain that verifies from genesis to the head', async () => {
@@ -128,19 +136,23 @@ describe('the ledger of a lifecycle', () => {
 
   it('covers every stored step exactly once, with the step content hash', async () => {
     const rows = await events(tenant.tenantId);
-    const covered = rows.filter((r) => r.type === 'steps.logged').flatMap((r) => r.payload.steps.map((s: any) => ({ key: `${r.episodeId}:${s.n}`, hash: s.hash })));
+    const covered = rows
+      .filter((r) => r.type === 'steps.logged')
+      .flatMap((r) => r.payload.steps.map((s: Json) => ({ key: `${r.episodeId}:${s.n}`, hash: s.hash })));
     const { rows: stored } = await t.services.db.pool.query('SELECT * FROM steps WHERE tenant_id = $1 ORDER BY episode_id, step_number', [tenant.tenantId]);
     expect(stored).toHaveLength(6);
     expect(covered.map((c) => c.key).sort()).toEqual(stored.map((s) => `${s.episode_id}:${s.step_number}`).sort());
     for (const s of stored) {
-      const event = covered.find((c) => c.key === `${s.episode_id}:${s.step_number}`)!;
+      const event = must(covered.find((c) => c.key === `${s.episode_id}:${s.step_number}`));
       expect(event.hash).toBe(s.content_hash);
       expect(rowContentHash(s)).toBe(s.content_hash);
     }
   });
 
   it('detects a step altered in its table: its content no longer matches the hash in the chain', async () => {
-    const { rows: [s] } = await t.services.db.pool.query('SELECT * FROM steps WHERE episode_id = $1 AND step_number = 1', [episodeId]);
+    const {
+      rows: [s],
+    } = await t.services.db.pool.query('SELECT * FROM steps WHERE episode_id = $1 AND step_number = 1', [episodeId]);
     const tampered = { ...s, parameters: { password: '[REDACTED]', q: 2 } };
     expect(rowContentHash(tampered)).not.toBe(s.content_hash);
   });
@@ -188,7 +200,9 @@ describe('a change and its event commit together', () => {
 
   it('startEpisode: no episode without its episode.started event', async () => {
     const before = await counts(t, t.keys.tenantId);
-    const res = await withLedgerRefusing('episode.started', () => t.gql('mutation { startEpisode(input: {taskDescription: "x", taskType: "code"}) { __typename } }'));
+    const res = await withLedgerRefusing('episode.started', () =>
+      t.gql('mutation { startEpisode(input: {taskDescription: "x", taskType: "code"}) { __typename } }'),
+    );
     expect(res.errors?.[0]?.extensions?.code).toBe('INTERNAL_SERVER_ERROR');
     expect(await counts(t, t.keys.tenantId)).toEqual(before);
   });
@@ -197,7 +211,9 @@ describe('a change and its event commit together', () => {
     const api = client(t);
     const episode = await api.startOk();
     const before = await counts(t, t.keys.tenantId);
-    const res = await withLedgerRefusing('steps.logged', () => t.gql('mutation($id: ID!) { logSteps(episodeId: $id, steps: [{tool: "x", tokens: 5}]) { __typename } }', { id: episode.id }));
+    const res = await withLedgerRefusing('steps.logged', () =>
+      t.gql('mutation($id: ID!) { logSteps(episodeId: $id, steps: [{tool: "x", tokens: 5}]) { __typename } }', { id: episode.id }),
+    );
     expect(res.errors?.[0]?.extensions?.code).toBe('INTERNAL_SERVER_ERROR');
     expect(await counts(t, t.keys.tenantId)).toEqual(before);
     const { rows } = await t.services.db.pool.query('SELECT step_count, used_tokens::int AS tokens FROM episodes WHERE id = $1', [episode.id]);
@@ -208,7 +224,9 @@ describe('a change and its event commit together', () => {
     const api = client(t);
     const episode = await api.startOk();
     const before = await counts(t, t.keys.tenantId);
-    const cp = await withLedgerRefusing('checkpoint.saved', () => t.gql('mutation($id: ID!) { saveCheckpoint(episodeId: $id, state: {a: 1}) { __typename } }', { id: episode.id }));
+    const cp = await withLedgerRefusing('checkpoint.saved', () =>
+      t.gql('mutation($id: ID!) { saveCheckpoint(episodeId: $id, state: {a: 1}) { __typename } }', { id: episode.id }),
+    );
     expect(cp.errors?.[0]?.extensions?.code).toBe('INTERNAL_SERVER_ERROR');
     const done = await withLedgerRefusing('episode.completed', () =>
       t.gql('mutation($id: ID!) { completeEpisode(episodeId: $id, outcome: {kind: SUCCESS, verdict: "ok"}) { __typename } }', { id: episode.id }),

@@ -2,7 +2,8 @@
 // field and the limit, and nothing is written; exactly at the limit passes.
 import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
-import { client, counts, range, startInput, step, stepNumbers, steps, type Client, useApp } from './support.ts';
+import type { Json } from '../support/json.ts';
+import { type Client, client, counts, range, startInput, step, stepNumbers, steps, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;
@@ -13,7 +14,7 @@ const KB256 = 256 * 1024;
 const MB1 = 1024 * 1024;
 
 /** Runs `act` and proves it answered InputLimitError with exactly these (field, limit) pairs and wrote nothing. */
-async function expectRefused(act: () => Promise<any>, expected: Array<{ field: string; limit: string; actual?: string }>) {
+async function expectRefused(act: () => Promise<Json>, expected: Array<{ field: string; limit: string; actual?: string }>) {
   const before = await counts(t, t.keys.tenantId);
   const result = await act();
   expect(result.__typename).toBe('InputLimitError');
@@ -25,13 +26,15 @@ async function expectRefused(act: () => Promise<any>, expected: Array<{ field: s
 
 describe('startEpisode limits', () => {
   it('refuses a task description over 256 KB (counted in UTF-8 bytes) and writes nothing', async () => {
-    await expectRefused(() => api.start(startInput({ taskDescription: 'a'.repeat(KB256 + 1) })), [
-      { field: 'input.taskDescription', limit: String(KB256), actual: String(KB256 + 1) },
-    ]);
+    await expectRefused(
+      () => api.start(startInput({ taskDescription: 'a'.repeat(KB256 + 1) })),
+      [{ field: 'input.taskDescription', limit: String(KB256), actual: String(KB256 + 1) }],
+    );
     // Two-byte characters: under 256 K characters but over 256 KB.
-    await expectRefused(() => api.start(startInput({ taskDescription: 'é'.repeat(KB256 / 2 + 1) })), [
-      { field: 'input.taskDescription', limit: String(KB256), actual: String(KB256 + 2) },
-    ]);
+    await expectRefused(
+      () => api.start(startInput({ taskDescription: 'é'.repeat(KB256 / 2 + 1) })),
+      [{ field: 'input.taskDescription', limit: String(KB256), actual: String(KB256 + 2) }],
+    );
   });
 
   it('accepts a task description of exactly 256 KB', async () => {
@@ -41,15 +44,17 @@ describe('startEpisode limits', () => {
 
   it('refuses a goal spec with a NUL byte, naming the path of the offending string', async () => {
     await expectRefused(() => api.start(startInput({ goalSpec: 'build\u0000it' })), [{ field: 'input.goalSpec', limit: 'no NUL characters' }]);
-    await expectRefused(() => api.start(startInput({ goalSpec: { criteria: ['tests pass', 'no\u0000nul'] } })), [
-      { field: 'input.goalSpec.criteria.1', limit: 'no NUL characters' },
-    ]);
+    await expectRefused(
+      () => api.start(startInput({ goalSpec: { criteria: ['tests pass', 'no\u0000nul'] } })),
+      [{ field: 'input.goalSpec.criteria.1', limit: 'no NUL characters' }],
+    );
   });
 
   it('refuses a goal spec over 64 KB and accepts one of exactly 64 KB', async () => {
-    await expectRefused(() => api.start(startInput({ goalSpec: 'g'.repeat(64 * 1024 + 1) })), [
-      { field: 'input.goalSpec', limit: String(64 * 1024), actual: String(64 * 1024 + 1) },
-    ]);
+    await expectRefused(
+      () => api.start(startInput({ goalSpec: 'g'.repeat(64 * 1024 + 1) })),
+      [{ field: 'input.goalSpec', limit: String(64 * 1024), actual: String(64 * 1024 + 1) }],
+    );
     const spec = { criteria: 'g'.repeat(64 * 1024 - '{"criteria":""}'.length) };
     expect(JSON.stringify(spec).length).toBe(64 * 1024);
     const episode = await api.startOk(startInput({ goalSpec: spec }));
@@ -80,17 +85,19 @@ describe('logSteps limits', () => {
 
   it('names the field of logStep by the argument the client sent', async () => {
     const episode = await api.startOk();
-    await expectRefused(() => api.logStep(episode.id, step({ observation: 'o'.repeat(KB10 + 1) })), [
-      { field: 'step.observation', limit: String(KB10), actual: String(KB10 + 1) },
-    ]);
+    await expectRefused(
+      () => api.logStep(episode.id, step({ observation: 'o'.repeat(KB10 + 1) })),
+      [{ field: 'step.observation', limit: String(KB10), actual: String(KB10 + 1) }],
+    );
   });
 
   it('refuses parameters over 1 MB and accepts parameters of exactly 1 MB', async () => {
     const episode = await api.startOk();
     const wrapper = '{"blob":""}'.length;
-    await expectRefused(() => api.logSteps(episode.id, [step({ parameters: { blob: 'p'.repeat(MB1 - wrapper + 1) } })]), [
-      { field: 'steps.0.parameters', limit: String(MB1), actual: String(MB1 + 1) },
-    ]);
+    await expectRefused(
+      () => api.logSteps(episode.id, [step({ parameters: { blob: 'p'.repeat(MB1 - wrapper + 1) } })]),
+      [{ field: 'steps.0.parameters', limit: String(MB1), actual: String(MB1 + 1) }],
+    );
     const exact = { blob: 'p'.repeat(MB1 - wrapper) };
     expect(JSON.stringify(exact).length).toBe(MB1);
     const ok = await api.logStepsOk(episode.id, [step({ parameters: exact })]);
@@ -105,9 +112,12 @@ describe('logSteps limits', () => {
 
   it('accepts exactly 1000 steps, then refuses the 1001st of the episode with reason step_limit', async () => {
     const episode = await api.startOk();
-    const full = await api.logStepsOk(episode.id, steps(1000, (i) => ({ action: `a${i}` })));
+    const full = await api.logStepsOk(
+      episode.id,
+      steps(1000, (i) => ({ action: `a${i}` })),
+    );
     expect(full.accepted).toBe(1000);
-    expect(full.results.map((r: any) => r.stepNumber)).toEqual(range(1, 1000));
+    expect(full.results.map((r: Json) => r.stepNumber)).toEqual(range(1, 1000));
 
     const before = await counts(t, t.keys.tenantId);
     const more = await api.logStepsOk(episode.id, [step({ action: 'one too many' })]);
@@ -140,7 +150,7 @@ describe('logSteps limits', () => {
     expect(first.accepted).toBe(6);
     const second = await api.logStepsOk(episode.id, Array.from({ length: 6 }, big));
     // ~1 MB each: the 10th still fits under 10 MiB, the 11th does not.
-    expect(second.results.map((r: any) => r.status)).toEqual(['ACCEPTED', 'ACCEPTED', 'ACCEPTED', 'ACCEPTED', 'REJECTED', 'REJECTED']);
+    expect(second.results.map((r: Json) => r.status)).toEqual(['ACCEPTED', 'ACCEPTED', 'ACCEPTED', 'ACCEPTED', 'REJECTED', 'REJECTED']);
     expect(second.results[4].reason).toBe('episode_size_limit');
     expect(await stepNumbers(t, episode.id)).toEqual(range(1, 10));
     const { rows } = await t.services.db.pool.query('SELECT size_bytes::int AS size FROM episodes WHERE id = $1', [episode.id]);

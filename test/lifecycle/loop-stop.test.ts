@@ -4,7 +4,8 @@
 // operator resume the loop.
 import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
-import { client, counts, startInput, step, type Client, useApp } from './support.ts';
+import type { Json } from '../support/json.ts';
+import { type Client, client, counts, startInput, step, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;
@@ -22,7 +23,7 @@ async function expectStopped(input: Record<string, unknown>, stop: Record<string
   return refused;
 }
 
-async function stoppedEvents(workItemId: string): Promise<any[]> {
+async function stoppedEvents(workItemId: string): Promise<Json[]> {
   const { rows } = await t.services.db.pool.query(
     `SELECT type, episode_id AS "episodeId", payload FROM ledger_events WHERE tenant_id = $1 AND work_item_id = $2 AND type IN ('work_item.stopped', 'work_item.resumed') ORDER BY seq`,
     [t.keys.tenantId, workItemId],
@@ -47,7 +48,11 @@ describe('the loop of a work item', () => {
     expect(resumed.workItem).toMatchObject({ stopCondition: null, stoppedAt: null });
     expect((await api.startOk(startInput({ workItemId: workItem.id }))).episodeNumber).toBe(3);
     expect(await stoppedEvents(workItem.id)).toEqual([
-      { type: 'work_item.stopped', episodeId: second.id, payload: { stopCondition: { kind: 'completed' }, leaseId: null, episodesExecuted: 2, maxEpisodes: null } },
+      {
+        type: 'work_item.stopped',
+        episodeId: second.id,
+        payload: { stopCondition: { kind: 'completed' }, leaseId: null, episodesExecuted: 2, maxEpisodes: null },
+      },
       { type: 'work_item.resumed', episodeId: null, payload: { previousStopCondition: { kind: 'completed' }, maxEpisodes: null } },
     ]);
   });
@@ -64,7 +69,10 @@ describe('the loop of a work item', () => {
     await expectStopped({ workItemId: workItem.id }, { kind: 'max_episodes' });
 
     const before = await counts(t, t.keys.tenantId);
-    expect(await api.resumeWorkItem(workItem.id)).toMatchObject({ __typename: 'InputLimitError', violations: [{ field: 'maxEpisodes', limit: '> 2', actual: '2' }] });
+    expect(await api.resumeWorkItem(workItem.id)).toMatchObject({
+      __typename: 'InputLimitError',
+      violations: [{ field: 'maxEpisodes', limit: '> 2', actual: '2' }],
+    });
     expect(await api.resumeWorkItem(workItem.id, 0)).toMatchObject({ __typename: 'InputLimitError', violations: [{ field: 'maxEpisodes' }] });
     expect(await counts(t, t.keys.tenantId)).toEqual(before);
     expect((await api.resumeWorkItem(workItem.id, 3)).workItem).toMatchObject({ maxEpisodes: 3, stopCondition: null });
@@ -122,7 +130,12 @@ describe('the loop of a work item', () => {
   it('stops on a failed episode with the holon’s error, and on a FAILURE outcome', async () => {
     const failing = await api.createWorkItem('failing');
     const episode = await api.startOk(startInput({ workItemId: failing.id }));
-    expect((await api.fail(episode.id, 'tool crashed', true)).stopCondition).toMatchObject({ kind: 'error', reason: 'tool crashed', recoverable: true, canContinue: false });
+    expect((await api.fail(episode.id, 'tool crashed', true)).stopCondition).toMatchObject({
+      kind: 'error',
+      reason: 'tool crashed',
+      recoverable: true,
+      canContinue: false,
+    });
 
     const failure = await api.createWorkItem('failure');
     const other = await api.startOk(startInput({ workItemId: failure.id }));

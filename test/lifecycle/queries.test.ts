@@ -1,8 +1,10 @@
 // Reading episodes: episode(id) with its steps connection, checkpoints, usage and stop reason;
 // episodes(filter) where each filter narrows; tenant isolation; read keys cannot write.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TenantKeys } from '../support/app.ts';
-import { client, counts, startInput, step, steps, type Client } from './support.ts';
+import { must } from '../../src/core/must.ts';
+import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
+import { type Client, client, counts, startInput, step, steps } from './support.ts';
 
 let t: TestApp;
 let api: Client;
@@ -16,22 +18,53 @@ beforeAll(async () => {
   other = await t.addTenant('tenant-b');
   workItemId = (await api.createWorkItem('shared work')).id;
   const start = async (name: string, input: Record<string, unknown>) => (ids[name] = (await api.startOk(startInput(input))).id);
-  await start('login', { taskDescription: 'Fix the LOGIN bug', taskType: 'code', agent: 'alice', workItemId, context: { domain: 'web', language: 'ts', tags: ['api', 'urgent'] } });
-  await start('etl', { taskDescription: 'Speed up the nightly ETL', taskType: 'code', agent: 'bob', context: { domain: 'data', language: 'python', tags: ['etl'] } });
-  await start('review', { taskDescription: 'Review the login flow', taskType: 'review', agent: 'alice', workItemId, context: { domain: 'web', language: 'ts', tags: ['api'] } });
+  await start('login', {
+    taskDescription: 'Fix the LOGIN bug',
+    taskType: 'code',
+    agent: 'alice',
+    workItemId,
+    context: { domain: 'web', language: 'ts', tags: ['api', 'urgent'] },
+  });
+  await start('etl', {
+    taskDescription: 'Speed up the nightly ETL',
+    taskType: 'code',
+    agent: 'bob',
+    context: { domain: 'data', language: 'python', tags: ['etl'] },
+  });
+  await start('review', {
+    taskDescription: 'Review the login flow',
+    taskType: 'review',
+    agent: 'alice',
+    workItemId,
+    context: { domain: 'web', language: 'ts', tags: ['api'] },
+  });
   await start('docs', { taskDescription: 'Write the docs', taskType: 'docs', agent: 'carol', context: { domain: 'web', tags: [] } });
-  await start('ops', { taskDescription: 'Rotate certificates', taskType: 'ops', agent: 'carol', context: { domain: 'ops', language: 'bash', tags: ['urgent'] } });
-  await api.complete(ids.login!, { kind: 'SUCCESS', verdict: 'fixed', artifacts: [] });
-  await api.complete(ids.etl!, { kind: 'PARTIAL', verdict: 'faster', completed: ['a'], failed: ['b'] });
-  await api.fail(ids.review!, 'reviewer unavailable');
-  await api.block(ids.ops!, 'needs a change window');
+  await start('ops', {
+    taskDescription: 'Rotate certificates',
+    taskType: 'ops',
+    agent: 'carol',
+    context: { domain: 'ops', language: 'bash', tags: ['urgent'] },
+  });
+  await api.complete(must(ids.login), { kind: 'SUCCESS', verdict: 'fixed', artifacts: [] });
+  await api.complete(must(ids.etl), { kind: 'PARTIAL', verdict: 'faster', completed: ['a'], failed: ['b'] });
+  await api.fail(must(ids.review), 'reviewer unavailable');
+  await api.block(must(ids.ops), 'needs a change window');
   // Fixed start times (a day apart) instead of the clock's, so order and time ranges are exact.
   const days: Record<string, number> = { login: 1, etl: 2, review: 3, docs: 4, ops: 5 };
   for (const [name, day] of Object.entries(days)) {
     await t.services.db.pool.query('UPDATE episodes SET started_at = $2 WHERE id = $1', [ids[name], new Date(Date.UTC(2026, 0, day))]);
   }
   // The other tenant has a look-alike that must never show up.
-  ids.foreign = (await client(t, other.write).startOk(startInput({ taskDescription: 'Fix the login bug', taskType: 'code', agent: 'alice', context: { domain: 'web', language: 'ts', tags: ['api', 'urgent'] } }))).id;
+  ids.foreign = (
+    await client(t, other.write).startOk(
+      startInput({
+        taskDescription: 'Fix the login bug',
+        taskType: 'code',
+        agent: 'alice',
+        context: { domain: 'web', language: 'ts', tags: ['api', 'urgent'] },
+      }),
+    )
+  ).id;
 });
 afterAll(() => t.stop());
 
@@ -42,7 +75,7 @@ const LIST = `query($filter: EpisodeFilter, $first: Int, $after: String) {
 async function list(filter: Record<string, unknown> | null, token = t.keys.read): Promise<string[]> {
   const res = await t.gql(LIST, { filter, first: 100 }, token);
   expect(res.errors).toBeUndefined();
-  return res.data.episodes.edges.map((e: any) => e.node.id);
+  return res.data.episodes.edges.map((e: Json) => e.node.id);
 }
 
 const named = (...names: string[]) => names.map((n) => ids[n]).sort();
@@ -86,8 +119,8 @@ describe('episodes(filter)', () => {
     const seen: string[] = [];
     let after: string | null = null;
     for (let page = 0; page < 10; page++) {
-      const res: any = await t.gql(LIST, { filter: null, first: 2, after }, t.keys.read);
-      seen.push(...res.data.episodes.edges.map((e: any) => e.node.id));
+      const res: Json = await t.gql(LIST, { filter: null, first: 2, after }, t.keys.read);
+      seen.push(...res.data.episodes.edges.map((e: Json) => e.node.id));
       if (!res.data.episodes.pageInfo.hasNextPage) break;
       after = res.data.episodes.pageInfo.endCursor;
     }
@@ -98,19 +131,32 @@ describe('episodes(filter)', () => {
 describe('episode(id)', () => {
   it('pages its steps in step order with first/after', async () => {
     const episode = await api.startOk();
-    await api.logStepsOk(episode.id, steps(3, (i) => ({ action: `a${i + 1}` })));
+    await api.logStepsOk(
+      episode.id,
+      steps(3, (i) => ({ action: `a${i + 1}` })),
+    );
     await api.logStep(episode.id, step({ action: 'a4' }));
     await api.logStep(episode.id, step({ action: 'a5' }));
     const q = `query($id: ID!, $after: String) { episode(id: $id) { ... on Episode {
       steps(first: 2, after: $after) { edges { cursor node { stepNumber action } } pageInfo { hasNextPage endCursor } } } } }`;
-    const pages: any[] = [];
+    const pages: Json[] = [];
     let after: string | null = null;
     do {
-      const page: any = (await api.call(q, { id: episode.id, after })).steps;
-      pages.push(page.edges.map((e: any) => [e.node.stepNumber, e.node.action]));
+      const page: Json = (await api.call(q, { id: episode.id, after })).steps;
+      pages.push(page.edges.map((e: Json) => [e.node.stepNumber, e.node.action]));
       after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
     } while (after);
-    expect(pages).toEqual([[[1, 'a1'], [2, 'a2']], [[3, 'a3'], [4, 'a4']], [[5, 'a5']]]);
+    expect(pages).toEqual([
+      [
+        [1, 'a1'],
+        [2, 'a2'],
+      ],
+      [
+        [3, 'a3'],
+        [4, 'a4'],
+      ],
+      [[5, 'a5']],
+    ]);
   });
 
   it('shows checkpoints, usage against budget and the stop reason', async () => {
@@ -128,7 +174,10 @@ describe('episode(id)', () => {
     expect(read).toMatchObject({
       status: 'BLOCKED',
       stepCount: 3,
-      checkpoints: [{ stepNumber: 1, label: 'first', state: { phase: 'one' } }, { stepNumber: 3, label: 'second', state: { phase: 'two' } }],
+      checkpoints: [
+        { stepNumber: 1, label: 'first', state: { phase: 'one' } },
+        { stepNumber: 3, label: 'second', state: { phase: 'two' } },
+      ],
       stopReason: { kind: 'blocked', reason: 'wait', isSuccessful: false, canContinue: true },
     });
     expect(read.budgetUsage.slice(0, 2)).toEqual([
@@ -139,7 +188,10 @@ describe('episode(id)', () => {
 
   it('shows the work item and its episodes in number order', async () => {
     const res = await api.workItem(workItemId);
-    expect(res.episodes.edges.map((e: any) => [e.node.episodeNumber, e.node.id])).toEqual([[1, ids.login], [2, ids.review]]);
+    expect(res.episodes.edges.map((e: Json) => [e.node.episodeNumber, e.node.id])).toEqual([
+      [1, ids.login],
+      [2, ids.review],
+    ]);
   });
 });
 
@@ -148,16 +200,16 @@ describe('tenant isolation', () => {
     expect(await list(null, other.read)).toEqual([ids.foreign]);
     expect(await list({ text: 'login' }, other.read)).toEqual([ids.foreign]);
     const theirs = client(t, other.write);
-    expect(await theirs.episode(ids.docs!)).toMatchObject({ __typename: 'NotFoundError', entity: 'Episode', notFoundId: ids.docs });
+    expect(await theirs.episode(must(ids.docs))).toMatchObject({ __typename: 'NotFoundError', entity: 'Episode', notFoundId: ids.docs });
     expect(await theirs.workItem(workItemId)).toMatchObject({ __typename: 'NotFoundError' });
     const before = await counts(t, t.keys.tenantId);
-    expect(await theirs.logSteps(ids.docs!, steps(1))).toMatchObject({ __typename: 'NotFoundError' });
-    expect(await theirs.complete(ids.docs!)).toMatchObject({ __typename: 'NotFoundError' });
-    expect(await theirs.cancel(ids.docs!)).toMatchObject({ __typename: 'NotFoundError' });
+    expect(await theirs.logSteps(must(ids.docs), steps(1))).toMatchObject({ __typename: 'NotFoundError' });
+    expect(await theirs.complete(must(ids.docs))).toMatchObject({ __typename: 'NotFoundError' });
+    expect(await theirs.cancel(must(ids.docs))).toMatchObject({ __typename: 'NotFoundError' });
     expect(await theirs.start(startInput({ workItemId }))).toMatchObject({ __typename: 'NotFoundError', entity: 'WorkItem' });
     expect(await theirs.start(startInput({ parentEpisodeId: ids.docs }))).toMatchObject({ __typename: 'NotFoundError', entity: 'Episode' });
     expect(await counts(t, t.keys.tenantId)).toEqual(before);
-    expect((await api.episode(ids.docs!)).status).toBe('RUNNING');
+    expect((await api.episode(must(ids.docs))).status).toBe('RUNNING');
   });
 });
 
@@ -179,10 +231,13 @@ describe('scopes', () => {
     for (const [query, variables] of attempts) {
       const res = await t.gql(query, variables, t.keys.read);
       expect(res.errors?.[0]?.extensions?.code, query).toBe('FORBIDDEN');
-      expect(Object.values(res.data ?? {}).every((v) => v === null), query).toBe(true);
+      expect(
+        Object.values(res.data ?? {}).every((v) => v === null),
+        query,
+      ).toBe(true);
     }
     expect(await counts(t, t.keys.tenantId)).toEqual(before);
-    expect((await client(t, t.keys.read).episode(ids.docs!)).status).toBe('RUNNING');
+    expect((await client(t, t.keys.read).episode(must(ids.docs))).status).toBe('RUNNING');
   });
 
   it('a write key may drive the lifecycle', async () => {

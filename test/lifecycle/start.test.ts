@@ -2,7 +2,7 @@
 // the idempotency-conflict error.
 import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
-import { client, counts, ledgerTypes, startInput, type Client, useApp } from './support.ts';
+import { type Client, client, counts, ledgerTypes, startInput, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;
@@ -59,7 +59,11 @@ describe('startEpisode', () => {
 describe('dedupeKey', () => {
   it('returns the same episode for the same key and input, marked deduplicated, without a second row or event', async () => {
     const input = startInput({ dedupeKey: 'run-1', context: { tags: ['x'] }, budget: { maxSteps: 5 } });
-    const first = await api.ok(`mutation($input: StartEpisodeInput!) { startEpisode(input: $input) { __typename ... on StartEpisodePayload { deduplicated episode { id } } } }`, { input }, 'StartEpisodePayload');
+    const first = await api.ok(
+      `mutation($input: StartEpisodeInput!) { startEpisode(input: $input) { __typename ... on StartEpisodePayload { deduplicated episode { id } } } }`,
+      { input },
+      'StartEpisodePayload',
+    );
     const before = await counts(t, t.keys.tenantId);
     const again = await api.start(input);
     expect(again).toMatchObject({ __typename: 'StartEpisodePayload', deduplicated: true, episode: { id: first.episode.id, dedupeKey: 'run-1' } });

@@ -8,13 +8,14 @@ import { createLogger } from '../../src/log.ts';
 import { createApp } from '../../src/server.ts';
 import { createServices, stopServices } from '../../src/services.ts';
 import type { TestApp } from '../support/app.ts';
-import { client, counts, range, step, stepNumbers, steps, type Client, useApp } from './support.ts';
+import type { Json } from '../support/json.ts';
+import { type Client, client, counts, range, step, stepNumbers, steps, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;
 useApp((app) => ([t, api] = [app, client(app)]));
 
-const numbersOf = (results: any[]) => results.map((r) => r.stepNumber);
+const numbersOf = (results: Json[]) => results.map((r) => r.stepNumber);
 
 describe('step numbers', () => {
   it('run 1, 2, 3, ... across logStep and logSteps calls', async () => {
@@ -32,10 +33,15 @@ describe('step numbers', () => {
   it('stay contiguous with 20 concurrent writers on one episode', async () => {
     const episode = await api.startOk();
     const calls = Array.from({ length: 20 }, (_, i) =>
-      i % 2 === 0 ? api.logStepsOk(episode.id, steps(3, (j) => ({ action: `call ${i} step ${j}` }))) : api.logStep(episode.id, step({ action: `call ${i}` })),
+      i % 2 === 0
+        ? api.logStepsOk(
+            episode.id,
+            steps(3, (j) => ({ action: `call ${i} step ${j}` })),
+          )
+        : api.logStep(episode.id, step({ action: `call ${i}` })),
     );
     const answers = await Promise.all(calls);
-    const answered = answers.flatMap((a) => (a.results ?? [a.result]).map((r: any) => r.stepNumber)).sort((x, y) => x - y);
+    const answered = answers.flatMap((a) => (a.results ?? [a.result]).map((r: Json) => r.stepNumber)).sort((x, y) => x - y);
     const total = 10 * 3 + 10;
     expect(answered).toEqual(range(1, total));
     expect(await stepNumbers(t, episode.id)).toEqual(range(1, total));
@@ -67,8 +73,15 @@ describe('two server processes on one database', () => {
     const second = createApp(services);
     await second.start();
     try {
-      const other = { ...t, gql: (query: string, variables?: Record<string, unknown>, token: string | null = t.keys.write) =>
-        fetch(second.url(), { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) }).then((r) => r.json() as any) } as TestApp;
+      const other = {
+        ...t,
+        gql: (query: string, variables?: Record<string, unknown>, token: string | null = t.keys.write) =>
+          fetch(second.url(), {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+            body: JSON.stringify({ query, variables }),
+          }).then((r) => r.json() as Json),
+      } as TestApp;
       const api2 = client(other);
       const episode = await api.startOk();
       const calls = Array.from({ length: 24 }, (_, i) => {
@@ -95,7 +108,11 @@ describe('side-effect keys', () => {
     expect(first.result.status).toBe('ACCEPTED');
     const before = await counts(t, t.keys.tenantId);
     const again = await api.logStep(episode.id, step({ sideEffectKey: 'deploy-1', action: 'deploy again' }));
-    expect(again.result).toMatchObject({ status: 'DUPLICATE', stepNumber: first.result.stepNumber, step: { id: first.result.step.id, sideEffectKey: 'deploy-1' } });
+    expect(again.result).toMatchObject({
+      status: 'DUPLICATE',
+      stepNumber: first.result.stepNumber,
+      step: { id: first.result.step.id, sideEffectKey: 'deploy-1' },
+    });
     expect(await counts(t, t.keys.tenantId)).toEqual(before);
     // The duplicate used no number: the next step follows directly.
     expect((await api.logStep(episode.id, step())).result.stepNumber).toBe(2);
@@ -104,7 +121,12 @@ describe('side-effect keys', () => {
   it('return the first step for a key repeated within one call', async () => {
     const episode = await api.startOk();
     const result = await api.logStepsOk(episode.id, [step({ sideEffectKey: 'k' }), step(), step({ sideEffectKey: 'k' }), step()]);
-    expect(result.results.map((r: any) => [r.status, r.stepNumber])).toEqual([['ACCEPTED', 1], ['ACCEPTED', 2], ['DUPLICATE', 1], ['ACCEPTED', 3]]);
+    expect(result.results.map((r: Json) => [r.status, r.stepNumber])).toEqual([
+      ['ACCEPTED', 1],
+      ['ACCEPTED', 2],
+      ['DUPLICATE', 1],
+      ['ACCEPTED', 3],
+    ]);
     expect(result.results[2].step.id).toBe(result.results[0].step.id);
     expect(result).toMatchObject({ accepted: 3, duplicates: 1, rejected: 0 });
     expect(await stepNumbers(t, episode.id)).toEqual([1, 2, 3]);
@@ -165,7 +187,7 @@ describe('parameters', () => {
     const reordered = Object.fromEntries(Object.entries(original).reverse());
     const changed = { ...original, password: 'other' };
     const r = await api.logStepsOk(episode.id, [step({ parameters: original }), step({ parameters: reordered }), step({ parameters: changed })]);
-    const [a, b, c] = r.results.map((x: any) => x.step.argsHash);
+    const [a, b, c] = r.results.map((x: Json) => x.step.argsHash);
     expect(b).toBe(a);
     expect(c).not.toBe(a);
     expect(r.results[2].step.parameters).toEqual(redacted);
@@ -198,7 +220,7 @@ describe('stored steps', () => {
     const r = await api.logStep(episode.id, sent);
     const q = `query($id: ID!) { episode(id: $id) { ... on Episode { usedTokens usedToolCalls usedCost steps(first: 10) { edges { node {
       stepNumber kind tool action parameters resultKind result observation latencyMs tokens cost worldBefore worldAfter metadata contentHash } } } } } }`;
-    const read = (await api.call(q, { id: episode.id })) as any;
+    const read = (await api.call(q, { id: episode.id })) as Json;
     expect(read.steps.edges[0].node).toEqual({
       stepNumber: 1,
       kind: 'tool_call',

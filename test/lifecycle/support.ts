@@ -1,23 +1,13 @@
 // Shared GraphQL documents and SQL probes for the lifecycle tests (issue 3). Every rule is driven
 // through the HTTP API; SQL is used only to look at what was (or was not) written.
 import { expect } from 'vitest';
+import { errors as errorSelection } from '../../src/client/documents.ts';
 import type { TestApp } from '../support/app.ts';
 
 export { useApp } from '../support/app.ts';
 
-const ERROR_SELECTIONS: Record<string, string> = {
-  InputLimitError: '... on InputLimitError { violations { field limit actual message } }',
-  IllegalTransitionError: '... on IllegalTransitionError { from action allowed }',
-  LeaseError: '... on LeaseError { leaseId rule violations { field limit actual message } }',
-  IdempotencyConflictError: '... on IdempotencyConflictError { dedupeKey existingEpisodeId }',
-  NotFoundError: '... on NotFoundError { entity notFoundId: id }',
-  LoopStoppedError: '... on LoopStoppedError { workItemId stopCondition { kind resource reason recoverable canContinue } }',
-};
-
-/** __typename, the message, and the fields of each error type (only members of the result union may be named). */
-export function errorFields(...types: string[]): string {
-  return `__typename ... on Error { message } ${types.map((type) => ERROR_SELECTIONS[type]).join(' ')}`;
-}
+/** __typename, the message, and the fields of each error type: the client's own selections. */
+export const errorFields = errorSelection;
 
 const TRANSITION_ERRORS = errorFields('IllegalTransitionError', 'InputLimitError', 'NotFoundError');
 
@@ -105,7 +95,9 @@ export const LEASE = `query($id: ID!) { lease(id: $id) { ${errorFields('NotFound
 export const WORK_ITEM = `query($id: ID!) { workItem(id: $id) { ${errorFields('NotFoundError')} ... on WorkItem { ${WORK_ITEM_FIELDS} episodes(first: 50) { edges { node { id episodeNumber } } } } } }`;
 export const EPISODE = `query($id: ID!) { episode(id: $id) { ${errorFields('NotFoundError')} ... on Episode { ${EPISODE_FIELDS} } } }`;
 
-export type Json = any;
+export type { Json } from '../support/json.ts';
+
+import type { Json } from '../support/json.ts';
 
 /** A minimal valid start input; `extra` overrides. */
 export function startInput(extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -151,7 +143,8 @@ export function client(t: TestApp, token?: string) {
     cancel: (id: string, reason: string | null = 'not needed') => call(CANCEL, { id, reason }),
     escalate: (id: string, reason = 'needs a human') => call(ESCALATE, { id, reason }),
     episode: (id: string) => call(EPISODE, { id }),
-    createWorkItem: async (title = 'work', maxEpisodes: number | null = null) => (await ok(CREATE_WORK_ITEM, { title, maxEpisodes }, 'WorkItemPayload')).workItem,
+    createWorkItem: async (title = 'work', maxEpisodes: number | null = null) =>
+      (await ok(CREATE_WORK_ITEM, { title, maxEpisodes }, 'WorkItemPayload')).workItem,
     resumeWorkItem: (id: string, maxEpisodes: number | null = null) => call(RESUME_WORK_ITEM, { id, maxEpisodes }),
     issueLease: (vars: Record<string, unknown>) => call(ISSUE_LEASE, { expiresAt: inHours(1), ...vars }),
     issueLeaseOk: async (vars: Record<string, unknown>) => (await ok(ISSUE_LEASE, { expiresAt: inHours(1), ...vars }, 'LeasePayload')).lease,

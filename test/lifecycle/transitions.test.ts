@@ -1,15 +1,17 @@
 // The episode status machine through the API: legal paths work and journal what they should;
 // every illegal transition is an IllegalTransitionError that changes nothing.
 import { describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import type { TestApp } from '../support/app.ts';
-import { client, counts, episodeRow, ledgerTypes, step, type Client, useApp } from './support.ts';
+import type { Json } from '../support/json.ts';
+import { type Client, client, counts, episodeRow, ledgerTypes, step, useApp } from './support.ts';
 
 let t: TestApp;
 let api: Client;
 useApp((app) => ([t, api] = [app, client(app)]));
 
 const STEPS_QUERY = `query($id: ID!) { episode(id: $id) { ... on Episode { steps(first: 50) { edges { node { stepNumber kind parameters } } } } } }`;
-const journal = async (id: string) => (await api.call(STEPS_QUERY, { id })).steps.edges.map((e: any) => e.node);
+const journal = async (id: string) => (await api.call(STEPS_QUERY, { id })).steps.edges.map((e: Json) => e.node);
 
 describe('legal paths', () => {
   it('block with an approval request, resume with the decision, then complete; both approval steps are journaled', async () => {
@@ -44,7 +46,13 @@ describe('legal paths', () => {
       { stepNumber: 3, kind: 'approval_resolved', parameters: { approved: true, decidedBy: 'alice', comment: 'go ahead' } },
     ]);
     expect(await ledgerTypes(t, t.keys.tenantId, id)).toEqual([
-      'episode.started', 'steps.logged', 'steps.logged', 'episode.blocked', 'steps.logged', 'episode.resumed', 'episode.completed',
+      'episode.started',
+      'steps.logged',
+      'steps.logged',
+      'episode.blocked',
+      'steps.logged',
+      'episode.resumed',
+      'episode.completed',
     ]);
   });
 
@@ -100,7 +108,10 @@ describe('legal paths', () => {
 
   it('records a critique while running, while blocked, and after completion', async () => {
     const { id } = await api.startOk();
-    const virtues = [{ name: 'honesty', score: 0.9 }, { name: 'care', score: 0.7 }];
+    const virtues = [
+      { name: 'honesty', score: 0.9 },
+      { name: 'care', score: 0.7 },
+    ];
     expect((await api.critique(id, 'on track', 0.6)).episode.critique).toMatchObject({ verdict: 'on track', score: 0.6 });
     await api.block(id);
     expect((await api.critique(id, 'waiting is fine', 0.5)).episode.status).toBe('BLOCKED');
@@ -147,21 +158,30 @@ async function episodeIn(status: string): Promise<string> {
 
 function attempt(action: Action, id: string) {
   switch (action) {
-    case 'block': return api.block(id, 'again', { q: 1 });
-    case 'resume': return api.resume(id);
-    case 'complete': return api.complete(id);
-    case 'fail': return api.fail(id);
-    case 'cancel': return api.cancel(id);
-    case 'escalate': return api.escalate(id);
-    case 'logSteps': return api.logSteps(id, [step(), step()]);
-    case 'checkpoint': return api.checkpoint(id);
-    case 'critique': return api.critique(id);
+    case 'block':
+      return api.block(id, 'again', { q: 1 });
+    case 'resume':
+      return api.resume(id);
+    case 'complete':
+      return api.complete(id);
+    case 'fail':
+      return api.fail(id);
+    case 'cancel':
+      return api.cancel(id);
+    case 'escalate':
+      return api.escalate(id);
+    case 'logSteps':
+      return api.logSteps(id, [step(), step()]);
+    case 'checkpoint':
+      return api.checkpoint(id);
+    case 'critique':
+      return api.critique(id);
   }
 }
 
 describe('illegal transitions', () => {
   for (const status of Object.keys(ALLOWED)) {
-    const illegal = ACTIONS.filter((a) => !ALLOWED[status]!.includes(a));
+    const illegal = ACTIONS.filter((a) => !must(ALLOWED[status]).includes(a));
     it(`refuse ${illegal.join(', ')} on a ${status} episode with IllegalTransitionError, changing nothing`, async () => {
       const id = await episodeIn(status);
       for (const action of illegal) {

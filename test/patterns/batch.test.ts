@@ -2,8 +2,9 @@
 // what one-at-a-time extraction learns: the counts are summed per batch, the scope refreshed once.
 import { describe, expect, it } from 'vitest';
 import { extractPatternBatch } from '../../src/learning/extract.ts';
-import { learnerTenant, type Learner } from '../learning/support.ts';
-import { useApp, type TestApp } from '../support/app.ts';
+import { type Learner, learnerTenant } from '../learning/support.ts';
+import { type TestApp, useApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
 import { corpus, reordered } from './corpus.ts';
 
 let t: TestApp;
@@ -12,7 +13,7 @@ useApp((app) => (t = app), { LEARNING_QUEUE_MAX_DEPTH: '0' });
 
 async function active(l: Learner) {
   const page = await l.patterns({ status: ['ACTIVE'] }, 100);
-  return page.edges.map((e: any) => `${e.node.key} ${e.node.occurrences} ${e.node.successes} ${e.node.lift}`).sort();
+  return page.edges.map((e: Json) => `${e.node.key} ${e.node.occurrences} ${e.node.successes} ${e.node.lift}`).sort();
 }
 
 describe('extractPatternBatch', () => {

@@ -13,9 +13,20 @@ export const SHOP = { domain: 'shop/api', language: 'python', tags: ['backend', 
 
 const AREAS = [
   { name: 'cart', text: (i: number) => `Cart totals ignore discount_code for order ${i}; see checkout/cart.py`, file: 'checkout/cart.py', succeed: 8 },
-  { name: 'invoice', text: (i: number) => `Invoice shows currency_format wrong for order ${i}; see billing/invoice.py`, file: 'billing/invoice.py', succeed: 1 },
+  {
+    name: 'invoice',
+    text: (i: number) => `Invoice shows currency_format wrong for order ${i}; see billing/invoice.py`,
+    file: 'billing/invoice.py',
+    succeed: 1,
+  },
   { name: 'search', text: (i: number) => `Search misses synonym_map entries for order ${i}; see search/index.py`, file: 'search/index.py', succeed: 5 },
-  { name: 'refund', text: (i: number) => `Refund ignores refund_policy for order ${i}; see payments/refund.py`, file: 'payments/refund.py', succeed: 2, runs: 6 },
+  {
+    name: 'refund',
+    text: (i: number) => `Refund ignores refund_policy for order ${i}; see payments/refund.py`,
+    file: 'payments/refund.py',
+    succeed: 2,
+    runs: 6,
+  },
 ] as const;
 
 export interface CorpusRun {
@@ -43,5 +54,9 @@ export function corpus(): CorpusRun[] {
 
 /** The same runs in another order: a fixed interleaving, no two of one area next to each other at the start. */
 export function reordered(runs: readonly CorpusRun[]): CorpusRun[] {
-  return [...runs].map((run, i) => ({ run, k: (i * 7) % runs.length })).sort((a, b) => a.k - b.k).map((x) => x.run).reverse();
+  return [...runs]
+    .map((run, i) => ({ run, k: (i * 7) % runs.length }))
+    .sort((a, b) => a.k - b.k)
+    .map((x) => x.run)
+    .reverse();
 }

@@ -2,14 +2,22 @@
 // it: the page comes from the installed packages (no request leaves the server, no external script
 // or stylesheet), the Headers tab shows where the key goes, the admin key typed there runs a query,
 // and the schema loads into the docs explorer.
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { KEY_PLACEHOLDER } from '../../src/http/graphiql.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Monaco draws spaces as no-break spaces. */
 const plain = (text: string) => text.replace(/\u00a0/g, ' ');

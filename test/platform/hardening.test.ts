@@ -2,8 +2,10 @@
 // rate limit are refused with clear errors, while other keys keep working.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { chunkedPost, piecesOf } from '../support/http.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -13,7 +15,7 @@ afterAll(() => t.stop());
 
 async function post(body: string, token = t.keys.read, headers: Record<string, string> = {}, url = t.url) {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers }, body });
-  return { status: res.status, body: (await res.json().catch(() => null)) as any };
+  return { status: res.status, body: (await res.json().catch(() => null)) as Json };
 }
 
 describe('hardening', () => {
@@ -32,13 +34,16 @@ describe('hardening', () => {
     expect(large.body.errors[0].extensions.code).toBe('REQUEST_ENTITY_TOO_LARGE');
   });
 
-  it('refuses a malformed Content-Length with 400 (node\'s HTTP parser, before any GraphQL work)', async () => {
+  it("refuses a malformed Content-Length with 400 (node's HTTP parser, before any GraphQL work)", async () => {
     const u = new URL(t.url);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '12, 12' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = http.request(
+        { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '12, 12' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end('{"query":"{ __typename }"}'.slice(0, 12));
     });
@@ -69,11 +74,17 @@ describe('hardening', () => {
     const bare = await fetch(url, { headers: { authorization: `Bearer ${t.keys.admin}`, accept: 'application/json' } });
     expect(bare.status).toBe(403);
     const ok = await fetch(url, { headers: { authorization: `Bearer ${t.keys.admin}`, accept: 'application/json', 'x-graphql-yoga-csrf': '1' } });
-    expect(((await ok.json()) as any).data.viewer.id).toBe(t.keys.tenantId);
+    expect(((await ok.json()) as Json).data.viewer.id).toBe(t.keys.tenantId);
   });
 
   it('passes an ordinary relay query over an episode and its steps', async () => {
-    const res = await post(JSON.stringify({ query: '{ episodes(first: 20) { edges { cursor node { id status budgetUsage { resource used limit } steps(first: 50) { edges { node { stepNumber tool result } } pageInfo { hasNextPage } } } } pageInfo { endCursor } } }' }), t.keys.admin);
+    const res = await post(
+      JSON.stringify({
+        query:
+          '{ episodes(first: 20) { edges { cursor node { id status budgetUsage { resource used limit } steps(first: 50) { edges { node { stepNumber tool result } } pageInfo { hasNextPage } } } } pageInfo { endCursor } } }',
+      }),
+      t.keys.admin,
+    );
     expect(res.body.errors).toBeUndefined();
   });
 
@@ -84,8 +95,8 @@ describe('hardening', () => {
     for (let i = 0; i < 7; i++) answers.push(await post(JSON.stringify({ query: '{ viewer { id } }' }), limitedApp.keys.write, {}, limitedApp.url));
     const limited = answers.filter((a) => a.body.errors?.[0]?.extensions?.code === 'RATE_LIMITED');
     expect(limited.length).toBeGreaterThanOrEqual(2);
-    expect(limited[0]!.status).toBe(429);
-    expect(limited[0]!.body.errors[0].extensions.retryAfterMs).toBeGreaterThan(0);
+    expect(must(limited[0]).status).toBe(429);
+    expect(must(limited[0]).body.errors[0].extensions.retryAfterMs).toBeGreaterThan(0);
     const second = await startTestApp({ RATE_LIMIT_PER_MINUTE: '5' }, { shareDatabaseOf: limitedApp });
     try {
       expect((await post(JSON.stringify({ query: '{ viewer { id } }' }), limitedApp.keys.write, {}, second.url)).status).toBe(429);

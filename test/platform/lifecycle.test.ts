@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/ports.ts';
-import { startServerProcess, startWithNpm, type ServerProcess } from '../support/process.ts';
+import { type ServerProcess, startServerProcess, startWithNpm } from '../support/process.ts';
 
 const run = promisify(execFile);
 const SERVING = /Episodic serving GraphQL on http:\/\/localhost:(\d+)\/graphql/;
@@ -100,7 +100,7 @@ describe('npm start survives real life', { timeout: 400_000 }, () => {
     await second.stop('SIGTERM');
   });
 
-  it('operator commands join the running server\'s PostgreSQL; SIGTERM to the npm process leaves no server and no PostgreSQL', async () => {
+  it("operator commands join the running server's PostgreSQL; SIGTERM to the npm process leaves no server and no PostgreSQL", async () => {
     const proc = await serving();
     const cli = (...args: string[]) => run(process.execPath, ['bin/episodic.mjs', ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
     expect((await cli('tenants', 'create', 'acme')).stdout).toMatch(/^created tenant acme \(/);

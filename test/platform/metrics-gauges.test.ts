@@ -2,7 +2,8 @@
 // of open sockets, live subscriptions and group-committed steps is known at each point.
 import type { Client } from 'graphql-ws';
 import { expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
+import { must } from '../../src/core/must.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -15,7 +16,7 @@ async function metrics(): Promise<(name: string) => number> {
   return (name) => {
     const line = lines.find((l) => l.startsWith(`${name} `));
     expect(line, name).toBeDefined();
-    return Number(line!.split(' ').at(-1));
+    return Number(must(line).split(' ').at(-1));
   };
 }
 
@@ -29,7 +30,10 @@ async function connected(): Promise<Client> {
 /** A live-only ledger subscription; `delivered` is set by its first event. */
 function liveSubscription(client: Client): { delivered: boolean } {
   const state = { delivered: false };
-  client.subscribe({ query: 'subscription { ledgerEvents { seq } }' }, { next: () => (state.delivered = true), error: () => undefined, complete: () => undefined });
+  client.subscribe(
+    { query: 'subscription { ledgerEvents { seq } }' },
+    { next: () => (state.delivered = true), error: () => undefined, complete: () => undefined },
+  );
   return state;
 }
 
@@ -62,7 +66,9 @@ it('reports exactly the open sockets, live subscriptions and steps committed', a
   expect(before('episodic_open_websockets')).toBe(2);
   expect(before('episodic_active_subscriptions')).toBe(3);
 
-  const logged = await t.gql('mutation($e: ID!) { logSteps(episodeId: $e, steps: [{ tool: "a" }, { tool: "b" }, { tool: "c" }]) { __typename } }', { e: started.data.startEpisode.episode.id });
+  const logged = await t.gql('mutation($e: ID!) { logSteps(episodeId: $e, steps: [{ tool: "a" }, { tool: "b" }, { tool: "c" }]) { __typename } }', {
+    e: started.data.startEpisode.episode.id,
+  });
   expect(logged.data.logSteps.__typename).toBe('LogStepsPayload');
   const after = await metrics();
   expect(after('episodic_group_commit_rows_sum') - before('episodic_group_commit_rows_sum')).toBe(3);

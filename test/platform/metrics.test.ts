@@ -1,6 +1,6 @@
 // /metrics: Prometheus text with yoga's request metrics and our operational gauges.
 import { expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -17,7 +17,9 @@ it('serves sockets, subscriptions, queue depth, group-commit batches and request
     setTimeout(() => resolve(void stop), 300);
   });
   const started = await t.gql('mutation { startEpisode(input: { taskDescription: "m", taskType: "t" }) { ... on StartEpisodePayload { episode { id } } } }');
-  await t.gql('mutation($e: ID!) { logSteps(episodeId: $e, steps: [{ tool: "a" }, { tool: "b" }]) { __typename } }', { e: started.data.startEpisode.episode.id });
+  await t.gql('mutation($e: ID!) { logSteps(episodeId: $e, steps: [{ tool: "a" }, { tool: "b" }]) { __typename } }', {
+    e: started.data.startEpisode.episode.id,
+  });
   // /metrics needs an admin key (or METRICS_TOKEN): it shows every tenant's traffic.
   const res = await fetch(t.url.replace('/graphql', '/metrics'), { headers: { authorization: `Bearer ${t.keys.admin}` } });
   expect(res.status).toBe(200);

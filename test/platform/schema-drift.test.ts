@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import prismaInternals from '@prisma/internals';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { createMigratedDatabase, type MigratedDatabase } from '../support/db.ts';
 
 const { getDMMF } = prismaInternals;
@@ -38,21 +39,38 @@ const columnOf = (f: Field) => f.dbName ?? f.name;
 function expectedType(f: Field): string {
   const native = f.nativeType?.[0];
   const base =
-    native === 'Uuid' ? 'uuid'
-    : native === 'Timestamptz' ? 'timestamptz'
-    : ({ String: 'text', Int: 'int4', BigInt: 'int8', Float: 'float8', Boolean: 'bool', DateTime: 'timestamp', Json: 'jsonb', Decimal: 'numeric' } as Record<string, string>)[f.type]!;
+    native === 'Uuid'
+      ? 'uuid'
+      : native === 'Timestamptz'
+        ? 'timestamptz'
+        : must(
+            (
+              {
+                String: 'text',
+                Int: 'int4',
+                BigInt: 'int8',
+                Float: 'float8',
+                Boolean: 'bool',
+                DateTime: 'timestamp',
+                Json: 'jsonb',
+                Decimal: 'numeric',
+              } as Record<string, string>
+            )[f.type],
+          );
   return f.isList ? `_${base}` : base;
 }
 
 function expectedIndexes(): string[] {
-  return dmmf.indexes.map((ix) => {
-    const model = dmmf.models.find((m) => m.name === ix.model)!;
-    const cols = ix.fields.map((f) => columnOf(model.fields.find((x) => x.name === f.name)!));
-    const table = tableOf(model);
-    const name = ix.dbName ?? (ix.type === 'id' ? `${table}_pkey` : `${table}_${cols.join('_')}_${ix.type === 'unique' ? 'key' : 'idx'}`);
-    const method = ((ix as { algorithm?: string }).algorithm ?? 'BTree').toLowerCase();
-    return `${table}:${name}:${ix.type === 'normal' ? 'index' : 'unique'}:${cols.join(',')}:${method}`;
-  }).sort();
+  return dmmf.indexes
+    .map((ix) => {
+      const model = must(dmmf.models.find((m) => m.name === ix.model));
+      const cols = ix.fields.map((f) => columnOf(must(model.fields.find((x) => x.name === f.name))));
+      const table = tableOf(model);
+      const name = ix.dbName ?? (ix.type === 'id' ? `${table}_pkey` : `${table}_${cols.join('_')}_${ix.type === 'unique' ? 'key' : 'idx'}`);
+      const method = ((ix as { algorithm?: string }).algorithm ?? 'BTree').toLowerCase();
+      return `${table}:${name}:${ix.type === 'normal' ? 'index' : 'unique'}:${cols.join(',')}:${method}`;
+    })
+    .sort();
 }
 
 describe('migrated database matches schema.prisma', () => {
@@ -64,20 +82,34 @@ describe('migrated database matches schema.prisma', () => {
   });
 
   it('has exactly the declared columns, types and nullability', async () => {
-    const { rows } = await database.db.pool.query<{ table_name: string; column_name: string; udt_name: string; is_nullable: string; datetime_precision: number | null }>(
+    const { rows } = await database.db.pool.query<{
+      table_name: string;
+      column_name: string;
+      udt_name: string;
+      is_nullable: string;
+      datetime_precision: number | null;
+    }>(
       `SELECT table_name, column_name, udt_name, is_nullable, datetime_precision FROM information_schema.columns
        WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`,
     );
-    const actual = rows.filter((r) => !isRawColumn(r.table_name, r.column_name)).map((r) => `${r.table_name}.${r.column_name}:${r.udt_name}:${r.is_nullable === 'YES' ? 'null' : 'not null'}${r.datetime_precision !== null && r.udt_name.startsWith('timestamp') ? `(${r.datetime_precision})` : ''}`).sort();
-    const expected = dmmf.models.flatMap((m) =>
-      m.fields
-        .filter((f) => f.kind === 'scalar' || f.kind === 'enum')
-        .map((f) => {
-          const nullable = !f.isRequired || f.isList;
-          const precision = f.type === 'DateTime' ? `(${f.nativeType?.[1]?.[0] ?? 3})` : '';
-          return `${tableOf(m)}.${columnOf(f)}:${expectedType(f)}:${nullable ? 'null' : 'not null'}${precision}`;
-        }),
-    ).sort();
+    const actual = rows
+      .filter((r) => !isRawColumn(r.table_name, r.column_name))
+      .map(
+        (r) =>
+          `${r.table_name}.${r.column_name}:${r.udt_name}:${r.is_nullable === 'YES' ? 'null' : 'not null'}${r.datetime_precision !== null && r.udt_name.startsWith('timestamp') ? `(${r.datetime_precision})` : ''}`,
+      )
+      .sort();
+    const expected = dmmf.models
+      .flatMap((m) =>
+        m.fields
+          .filter((f) => f.kind === 'scalar' || f.kind === 'enum')
+          .map((f) => {
+            const nullable = !f.isRequired || f.isList;
+            const precision = f.type === 'DateTime' ? `(${f.nativeType?.[1]?.[0] ?? 3})` : '';
+            return `${tableOf(m)}.${columnOf(f)}:${expectedType(f)}:${nullable ? 'null' : 'not null'}${precision}`;
+          }),
+      )
+      .sort();
     expect(actual).toEqual(expected);
   });
 
@@ -95,7 +127,10 @@ describe('migrated database matches schema.prisma', () => {
         WHERE n.nspname = 'public' AND t.relname <> '_prisma_migrations'
         GROUP BY t.relname, i.relname, ix.indisunique, am.amname`,
     );
-    const actual = rows.filter((r) => !isRawIndex(r.table_name, r.index_name)).map((r) => `${r.table_name}:${r.index_name}:${r.is_unique ? 'unique' : 'index'}:${r.columns.join(',')}:${r.method}`).sort();
+    const actual = rows
+      .filter((r) => !isRawIndex(r.table_name, r.index_name))
+      .map((r) => `${r.table_name}:${r.index_name}:${r.is_unique ? 'unique' : 'index'}:${r.columns.join(',')}:${r.method}`)
+      .sort();
     expect(actual).toEqual(expectedIndexes());
   });
 

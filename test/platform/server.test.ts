@@ -1,8 +1,10 @@
 // The real HTTP server: health, readiness, authentication, the first types, and GraphiQL.
 import { describe, expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
 import { parseToken } from '../../src/auth/keys.ts';
 import { createApiKey } from '../../src/auth/store.ts';
+import { must } from '../../src/core/must.ts';
+import { type TestApp, useApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -48,14 +50,19 @@ describe('HTTP server', () => {
     await t.gql('mutation($id: ID!) { revokeApiKey(id: $id) { ... on ApiKey { revokedAt } } }', { id: key.id });
     expect((await t.gql('{ viewer { id } }', {}, token)).errors?.[0]?.extensions?.reason).toBe('REVOKED');
     // The API refuses an expiry in the past, so the expired key is made in the database.
-    const expired = await createApiKey(t.database.db.prisma, { tenantId: t.keys.tenantId, name: 'old', scopes: ['read'], expiresAt: new Date(Date.now() - 1000) });
+    const expired = await createApiKey(t.database.db.prisma, {
+      tenantId: t.keys.tenantId,
+      name: 'old',
+      scopes: ['read'],
+      expiresAt: new Date(Date.now() - 1000),
+    });
     expect((await t.gql('{ viewer { id } }', {}, expired.token)).errors?.[0]?.extensions?.reason).toBe('EXPIRED');
   });
 
   it('never stores or lists a key secret', async () => {
     const created = await t.gql('mutation { createApiKey(name: "listed", scopes: ["write"]) { ... on CreatedApiKey { token } } }');
     const token: string = created.data.createApiKey.token;
-    const secret = parseToken(token)!.secret; // base64url: the secret may itself hold '_'
+    const secret = must(parseToken(token)).secret; // base64url: the secret may itself hold '_'
     const { rows } = await t.services.db.pool.query('SELECT * FROM api_keys');
     expect(JSON.stringify(rows)).not.toContain(secret);
     const listed = await t.gql('{ apiKeys { name prefix scopes } }');
@@ -78,10 +85,10 @@ describe('HTTP server', () => {
     });
     const q = 'query($after: String) { episodes(first: 2, after: $after) { edges { cursor node { taskDescription } } pageInfo { hasNextPage endCursor } } }';
     const page1 = await t.gql(q, {}, t.keys.read);
-    expect(page1.data.episodes.edges.map((e: any) => e.node.taskDescription)).toEqual(['task 3', 'task 2']);
+    expect(page1.data.episodes.edges.map((e: Json) => e.node.taskDescription)).toEqual(['task 3', 'task 2']);
     expect(page1.data.episodes.pageInfo.hasNextPage).toBe(true);
     const page2 = await t.gql(q, { after: page1.data.episodes.pageInfo.endCursor }, t.keys.read);
-    expect(page2.data.episodes.edges.map((e: any) => e.node.taskDescription)).toEqual(['task 1']);
+    expect(page2.data.episodes.edges.map((e: Json) => e.node.taskDescription)).toEqual(['task 1']);
     expect(page2.data.episodes.pageInfo.hasNextPage).toBe(false);
   });
 
@@ -103,7 +110,7 @@ describe('HTTP server', () => {
         body: JSON.stringify({ query: '{ viewer { id } }' }),
       });
       expect(res.headers.get('x-request-id')).toBe('req-123');
-      const body = (await res.json()) as any;
+      const body = (await res.json()) as Json;
       expect(body.errors[0]).toMatchObject({ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: 'req-123' } });
       expect(JSON.stringify(body)).not.toContain('tenants');
     } finally {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmptyDatabase } from '../support/db.ts';
+import type { Json } from '../support/json.ts';
 import { freePort } from '../support/ports.ts';
 import { startServerProcess } from '../support/process.ts';
 
@@ -16,7 +17,7 @@ async function viewerName(port: number, key: string): Promise<string | undefined
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     body: JSON.stringify({ query: '{ viewer { name } }' }),
   });
-  return ((await res.json()) as any).data?.viewer?.name;
+  return ((await res.json()) as Json).data?.viewer?.name;
 }
 
 describe('embedded default', () => {

@@ -8,6 +8,7 @@
 // - the ledger verifies (chain, step hashes, signed checkpoint).
 import pg from 'pg';
 import type { EpisodicClient } from '../../src/client/index.ts';
+import { must } from '../../src/core/must.ts';
 import type { StoredAt } from './load.ts';
 
 export interface IntegrityReport {
@@ -50,8 +51,12 @@ async function storedFacts(databaseUrl: string) {
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    const steps = await db.query<{ key: string | null; episode_id: string; step_number: number }>('SELECT side_effect_key AS key, episode_id, step_number FROM steps');
-    const { rows: [facts] } = await db.query(`
+    const steps = await db.query<{ key: string | null; episode_id: string; step_number: number }>(
+      'SELECT side_effect_key AS key, episode_id, step_number FROM steps',
+    );
+    const {
+      rows: [facts],
+    } = await db.query(`
       WITH entries AS (
         SELECT e.episode_id, (s->>'n')::int AS n, s->>'hash' AS hash
           FROM ledger_events e CROSS JOIN LATERAL jsonb_array_elements(e.payload->'steps') AS s
@@ -86,13 +91,15 @@ export async function checkIntegrity(databaseUrl: string, client: EpisodicClient
     const row = byKey.get(key);
     if (!row || row.episode_id !== at.episodeId || row.step_number !== at.stepNumber) {
       lost += 1;
-      if (lostExamples.length < 5) lostExamples.push(`${key}: acked as ${at.episodeId}#${at.stepNumber}, stored ${row ? `${row.episode_id}#${row.step_number}` : 'nowhere'}`);
+      if (lostExamples.length < 5)
+        lostExamples.push(`${key}: acked as ${at.episodeId}#${at.stepNumber}, stored ${row ? `${row.episode_id}#${row.step_number}` : 'nowhere'}`);
     }
   }
   const verified = await client.verifyLedger();
-  const verify = verified.__typename === 'LedgerVerification'
-    ? { ok: verified.ok, checked: Number(verified.checked), stepsChecked: Number(verified.stepsChecked), problem: verified.problem, reason: verified.reason }
-    : { ok: false, checked: 0, stepsChecked: 0, problem: verified.__typename, reason: (verified as { message?: string }).message ?? null };
+  const verify =
+    verified.__typename === 'LedgerVerification'
+      ? { ok: verified.ok, checked: Number(verified.checked), stepsChecked: Number(verified.stepsChecked), problem: verified.problem, reason: verified.reason }
+      : { ok: false, checked: 0, stepsChecked: 0, problem: verified.__typename, reason: (verified as { message?: string }).message ?? null };
   return {
     ackedChecked: acked.size,
     lost,
@@ -142,10 +149,10 @@ export function streamProblems(name: string, received: Array<{ seq: number; hash
   if (duplicates) problems.push(`${name}: ${duplicates} events delivered twice`);
   if (outOfOrder) problems.push(`${name}: ${outOfOrder} events out of seq order`);
   const missing = stored.filter((e) => !seen.has(e.seq));
-  if (missing.length) problems.push(`${name}: ${missing.length} events never delivered (first seq ${missing[0]!.seq})`);
+  if (missing.length) problems.push(`${name}: ${missing.length} events never delivered (first seq ${must(missing[0]).seq})`);
   const hashOf = new Map(stored.map((e) => [e.seq, e.hash]));
   const wrong = received.filter((e) => hashOf.has(e.seq) && hashOf.get(e.seq) !== e.hash);
-  if (wrong.length) problems.push(`${name}: ${wrong.length} events differ from the stored ledger (first seq ${wrong[0]!.seq})`);
+  if (wrong.length) problems.push(`${name}: ${wrong.length} events differ from the stored ledger (first seq ${must(wrong[0]).seq})`);
   const unknown = received.filter((e) => !hashOf.has(e.seq));
   if (unknown.length) problems.push(`${name}: ${unknown.length} events not in the stored ledger`);
   return problems;

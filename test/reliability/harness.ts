@@ -2,7 +2,7 @@
 // soak (bench/soak.ts): real server processes (`node --import tsx src/main.ts`), a dedicated
 // PostgreSQL or Redis that a scenario may stop and start, polling with a deadline, and memory
 // sampling from /proc. Nothing here imports vitest, so the soak runs it as a plain script.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,21 +12,17 @@ import { createClient } from 'graphql-ws';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { createEpisodicClient, type EpisodicClient } from '../../src/client/index.ts';
-import { startEmbeddedPostgres, type EmbeddedServer } from '../../src/db/embedded.ts';
+import { must } from '../../src/core/must.ts';
+import { type EmbeddedServer, startEmbeddedPostgres } from '../../src/db/embedded.ts';
 import { freePort } from '../support/ports.ts';
-import { startServerProcess, type ServerProcess } from '../support/process.ts';
+import { type ServerProcess, startServerProcess } from '../support/process.ts';
 
 export const SERVING = /Episodic serving GraphQL on http:\/\/localhost:(\d+)\/graphql/;
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Polls until the condition holds; fails with what it waited for and, if given, the last state seen. */
-export async function waitUntil(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 20_000,
-  state?: () => unknown,
-): Promise<number> {
+export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000, state?: () => unknown): Promise<number> {
   const started = Date.now();
   for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
     if (await condition()) return Date.now() - started;
@@ -166,8 +162,8 @@ export async function startDedicatedRedis(): Promise<DedicatedRedis> {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    c.stdout!.on('data', (d) => (out += d));
-    c.stderr!.on('data', (d) => (out += d));
+    must(c.stdout).on('data', (d) => (out += d));
+    must(c.stderr).on('data', (d) => (out += d));
     await waitUntil(() => /Ready to accept connections/.test(out) || c.exitCode !== null, `redis-server on port ${port}`, 10_000);
     if (c.exitCode !== null) throw new Error(`redis-server exited: ${out.slice(-500)}`);
     child = c;
@@ -245,7 +241,7 @@ export async function startServer(o: ServerOptions): Promise<EpisodicServer> {
   const graphqlUrl = `${base}/graphql`;
   return {
     proc,
-    pid: proc.child.pid!,
+    pid: must(proc.child.pid),
     port,
     base,
     graphqlUrl,

@@ -6,6 +6,7 @@
 // committed, and a retry with the same keys settles it without a duplicate.
 import type { EpisodicClient, StepInput } from '../../src/client/index.ts';
 import { EpisodicError, unwrap } from '../../src/client/index.ts';
+import { must } from '../../src/core/must.ts';
 import { sleep } from './harness.ts';
 
 export const LOG_STEPS = `mutation LogSteps($episodeId: ID!, $steps: [StepInput!]!) {
@@ -101,7 +102,10 @@ export class StepLoad {
   private readonly filler: string;
   private readonly listeners: Array<(record: CallRecord) => void> = [];
 
-  constructor(private readonly o: StepLoadOptions, seed = Date.now()) {
+  constructor(
+    private readonly o: StepLoadOptions,
+    seed = Date.now(),
+  ) {
     this.episodeIds = [...o.episodeIds];
     this.reserved = new Map(o.episodeIds.map((id) => [id, 0]));
     this.random = rng(seed);
@@ -159,10 +163,10 @@ export class StepLoad {
 
   private pickEpisode(size: number): string | null {
     const cap = this.o.perEpisode ?? 900;
-    const open = this.episodeIds.filter((id) => this.reserved.get(id)! + size <= cap);
+    const open = this.episodeIds.filter((id) => must(this.reserved.get(id)) + size <= cap);
     if (!open.length) return null;
-    const id = open[Math.floor(this.random() * open.length)]!;
-    this.reserved.set(id, this.reserved.get(id)! + size);
+    const id = must(open[Math.floor(this.random() * open.length)]);
+    this.reserved.set(id, must(this.reserved.get(id)) + size);
     return id;
   }
 
@@ -223,7 +227,7 @@ export class StepLoad {
       } else {
         record.outcome = 'acked';
         for (const item of items) {
-          const key = steps[item.index]!.sideEffectKey!;
+          const key = must(must(steps[item.index]).sideEffectKey);
           if (item.status === 'REJECTED' || item.stepNumber === null) {
             this.rejectedItems.set(item.reason ?? '?', (this.rejectedItems.get(item.reason ?? '?') ?? 0) + 1);
           } else {

@@ -3,8 +3,8 @@
 // answers instead of queueing it, its resident memory (sampled from /proc every 100 ms) stays
 // under a generous bound, and every accepted step is stored.
 import { expect, it } from 'vitest';
-import { overload } from './scenarios.ts';
 import { checkedReport, useEmptyDatabase } from './fixture.ts';
+import { overload } from './scenarios.ts';
 
 /**
  * Generous: the server idles at about 280 MiB and peaked at 500-700 MiB under this load (measured);

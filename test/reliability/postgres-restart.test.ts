@@ -3,8 +3,8 @@
 // recovery): /readyz says 503 while it is away, writes fail at once with DATABASE_UNAVAILABLE,
 // the server recovers by itself, and subscribers end with every event exactly once in seq order.
 import { expect, it } from 'vitest';
-import { postgresRestart } from './scenarios.ts';
 import { checkedReport } from './fixture.ts';
+import { postgresRestart } from './scenarios.ts';
 
 it('reports not-ready during a PostgreSQL outage, recovers on its own, and subscribers miss nothing', async () => {
   const report = await postgresRestart({ outages: ['fast', 'immediate'], downMs: 2_500 });

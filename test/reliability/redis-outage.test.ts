@@ -5,16 +5,30 @@
 // the scenario starts a redis-server of its own on a free loopback port and never touches REDIS_URL's.
 import { expect, it } from 'vitest';
 import { testRedisUrl } from '../../src/config.ts';
+import { checkedReport, useEmptyDatabase } from './fixture.ts';
 import { redisAvailable } from './harness.ts';
 import { redisOutage } from './scenarios.ts';
-import { checkedReport, useEmptyDatabase } from './fixture.ts';
 
 const enabled = redisAvailable() && !!testRedisUrl();
 const database = useEmptyDatabase(enabled);
 
-it.runIf(enabled)('keeps serving and delivering while Redis is down, and reconnects when it returns', async () => {
-  const report = await redisOutage({ databaseUrl: database.url, downMs: 3_000, safetyMs: 1_500 });
-  await checkedReport('redis-outage', report, ['notConnectedAfterMs', 'deliveryWhileDownMs', 'writesAckedWhileDown', 'reconnectedAfterMs', 'deliveryAfterMs', 'startWhileDown', 'ackedChecked', 'lost', 'problems']);
-  expect(report.fanoutWhileDown.every((f) => f !== 'connected')).toBe(true);
-  expect(report.reconnectedAfterMs).toBeLessThan(15_000);
-}, 120_000);
+it.runIf(enabled)(
+  'keeps serving and delivering while Redis is down, and reconnects when it returns',
+  async () => {
+    const report = await redisOutage({ databaseUrl: database.url, downMs: 3_000, safetyMs: 1_500 });
+    await checkedReport('redis-outage', report, [
+      'notConnectedAfterMs',
+      'deliveryWhileDownMs',
+      'writesAckedWhileDown',
+      'reconnectedAfterMs',
+      'deliveryAfterMs',
+      'startWhileDown',
+      'ackedChecked',
+      'lost',
+      'problems',
+    ]);
+    expect(report.fanoutWhileDown.every((f) => f !== 'connected')).toBe(true);
+    expect(report.reconnectedAfterMs).toBeLessThan(15_000);
+  },
+  120_000,
+);

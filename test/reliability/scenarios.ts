@@ -3,9 +3,13 @@
 // None of them asserts by itself: a scenario reports `problems`, empty when every promise held.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { checkIntegrity, integrityProblems, storedLedger, streamProblems, type IntegrityReport } from './checks.ts';
+import { must } from '../../src/core/must.ts';
+import { startServerProcess } from '../support/process.ts';
+import { checkIntegrity, type IntegrityReport, integrityProblems, storedLedger, streamProblems } from './checks.ts';
 import {
   deathOf,
+  type EpisodicServer,
+  type LedgerWatchers,
   mib,
   readiness,
   recentErrors,
@@ -19,11 +23,8 @@ import {
   waitUntil,
   watchLedger,
   within,
-  type EpisodicServer,
-  type LedgerWatchers,
 } from './harness.ts';
-import { startEpisodes, StepLoad, type CallRecord, type StoredAt } from './load.ts';
-import { startServerProcess } from '../support/process.ts';
+import { type CallRecord, StepLoad, type StoredAt, startEpisodes } from './load.ts';
 
 export type Log = (line: string) => void;
 const quiet: Log = () => undefined;
@@ -43,17 +44,22 @@ async function storedKeyCounts(databaseUrl: string, calls: CallRecord[]): Promis
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    const keys = calls.flatMap((c) => c.steps.map((s) => s.sideEffectKey!));
+    const keys = calls.flatMap((c) => c.steps.map((s) => must(s.sideEffectKey)));
     const { rows } = await db.query<{ key: string }>('SELECT side_effect_key AS key FROM steps WHERE side_effect_key = ANY($1::text[])', [keys]);
     const stored = new Set(rows.map((r) => r.key));
-    return calls.map((c) => c.steps.filter((s) => stored.has(s.sideEffectKey!)).length);
+    return calls.map((c) => c.steps.filter((s) => stored.has(must(s.sideEffectKey))).length);
   } finally {
     await db.end();
   }
 }
 
 /** The end of every scenario: stop the load, close the watchers, kill servers still running, then release the rest in order. */
-async function tearDown(parts: { load?: StepLoad | null; watchers?: { close(): Promise<unknown> } | null; servers: EpisodicServer[]; release: Array<() => Promise<unknown>> }) {
+async function tearDown(parts: {
+  load?: StepLoad | null;
+  watchers?: { close(): Promise<unknown> } | null;
+  servers: EpisodicServer[];
+  release: Array<() => Promise<unknown>>;
+}) {
   parts.load?.stopIssuing();
   await parts.watchers?.close().catch(() => undefined);
   for (const s of parts.servers) if (s.proc.child.exitCode === null && s.proc.child.signalCode === null) await s.stop('SIGKILL').catch(() => undefined);
@@ -109,7 +115,17 @@ export async function crashDuringIngest(o: CrashOptions): Promise<CrashReport> {
   const cycles = o.cycles ?? 1;
   const acked = new Map<string, StoredAt>();
   const problems: string[] = [];
-  const totals = { ackedBeforeKill: 0, inFlightAtKill: 0, callsAcked: 0, callsInDoubt: 0, inDoubtCommitted: 0, halfWritten: 0, retriedDuplicates: 0, retriedAccepted: 0, restartMs: 0 };
+  const totals = {
+    ackedBeforeKill: 0,
+    inFlightAtKill: 0,
+    callsAcked: 0,
+    callsInDoubt: 0,
+    inDoubtCommitted: 0,
+    halfWritten: 0,
+    retriedDuplicates: 0,
+    retriedAccepted: 0,
+    restartMs: 0,
+  };
   let afterRestart: IntegrityReport | undefined;
   let afterRetry: IntegrityReport | undefined;
   let previous: StepLoad | null = null;
@@ -128,15 +144,16 @@ export async function crashDuringIngest(o: CrashOptions): Promise<CrashReport> {
         const inDoubt = previous.inDoubt();
         const storedCounts = await storedKeyCounts(o.databaseUrl, inDoubt);
         totals.callsInDoubt += inDoubt.length;
-        totals.halfWritten += inDoubt.filter((c, i) => storedCounts[i]! > 0 && storedCounts[i]! < c.steps.length).length;
+        totals.halfWritten += inDoubt.filter((c, i) => must(storedCounts[i]) > 0 && must(storedCounts[i]) < c.steps.length).length;
         totals.inDoubtCommitted += inDoubt.filter((c, i) => storedCounts[i] === c.steps.length).length;
         // Retry every in-doubt call with the same keys: committed ones answer DUPLICATE, the others ACCEPTED.
         for (let i = 0; i < inDoubt.length; i += 8) {
           const batch = inDoubt.slice(i, i + 8);
-          const answers = await Promise.all(batch.map((c) => previous!.retry(c, server.client)));
+          const answers = await Promise.all(batch.map((c) => must(previous).retry(c, server.client)));
           answers.forEach((answer, j) => {
-            if (answer.outcome !== 'acked') return void problems.push(`retry of an in-doubt call was not acknowledged: ${answer.code ?? ''} ${answer.message ?? ''}`);
-            if (storedCounts[i + j] === batch[j]!.steps.length) totals.retriedDuplicates += 1;
+            if (answer.outcome !== 'acked')
+              return void problems.push(`retry of an in-doubt call was not acknowledged: ${answer.code ?? ''} ${answer.message ?? ''}`);
+            if (storedCounts[i + j] === must(batch[j]).steps.length) totals.retriedDuplicates += 1;
             else totals.retriedAccepted += 1;
           });
         }
@@ -156,7 +173,12 @@ export async function crashDuringIngest(o: CrashOptions): Promise<CrashReport> {
         (o.seed ?? Date.now()) + cycle,
       ).start();
       const target = typeof o.killAfterAcks === 'function' ? o.killAfterAcks() : (o.killAfterAcks ?? 1_500);
-      await waitUntil(() => load.ackedSteps >= target, `${target} acknowledged steps before kill ${cycle + 1}`, 60_000, () => ({ acked: load.ackedSteps, refusals: load.refusals(), server: deathOf(server) }));
+      await waitUntil(
+        () => load.ackedSteps >= target,
+        `${target} acknowledged steps before kill ${cycle + 1}`,
+        60_000,
+        () => ({ acked: load.ackedSteps, refusals: load.refusals(), server: deathOf(server) }),
+      );
       const ackedBeforeKill = load.ackedSteps;
       const inFlight = load.inFlight;
       server.proc.child.kill('SIGKILL');
@@ -176,14 +198,14 @@ export async function crashDuringIngest(o: CrashOptions): Promise<CrashReport> {
       scenario: 'sigkill-during-ingest',
       problems,
       faultsInjected: cycles,
-      ackedChecked: afterRetry!.ackedChecked,
-      lost: Math.max(afterRestart?.lost ?? 0, afterRetry!.lost),
+      ackedChecked: must(afterRetry).ackedChecked,
+      lost: Math.max(afterRestart?.lost ?? 0, must(afterRetry).lost),
       durationMs: Date.now() - started,
       cycles,
       ...totals,
       inDoubtNotCommitted: totals.callsInDoubt - totals.inDoubtCommitted - totals.halfWritten,
-      afterRestart: afterRestart!,
-      afterRetry: afterRetry!,
+      afterRestart: must(afterRestart),
+      afterRetry: must(afterRetry),
     };
   } finally {
     await tearDown({ servers, release: [() => dataDir.remove()] });
@@ -233,7 +255,7 @@ export interface PostgresRestartReport extends ScenarioReport {
 
 async function ledgerHead(databaseUrl: string): Promise<number> {
   const rows = await storedLedger(databaseUrl);
-  return rows.length ? rows[rows.length - 1]!.seq : 0;
+  return rows.length ? must(rows[rows.length - 1]).seq : 0;
 }
 
 /**
@@ -258,12 +280,26 @@ export async function postgresRestart(o: PostgresRestartOptions = {}): Promise<P
     watchers = await watchLedger(a);
     const w = watchers;
     const episodeIds = await startEpisodes(b.client, 4, 'pg-restart');
-    const moreEpisodes = async () => (await startEpisodes(b.client, 1, 'pg-restart more'))[0]!;
-    load = new StepLoad({ client: b.client, episodeIds, concurrency: o.writers ?? 4, maxBatch: 10, keyPrefix: `pgr-${randomBytes(4).toString('hex')}`, paceMs: 20, backoffMs: 100, moreEpisodes }).start();
+    const moreEpisodes = async () => must((await startEpisodes(b.client, 1, 'pg-restart more'))[0]);
+    load = new StepLoad({
+      client: b.client,
+      episodeIds,
+      concurrency: o.writers ?? 4,
+      maxBatch: 10,
+      keyPrefix: `pgr-${randomBytes(4).toString('hex')}`,
+      paceMs: 20,
+      backoffMs: 100,
+      moreEpisodes,
+    }).start();
     const l = load;
     await waitUntil(() => l.ackedSteps >= 100, '100 acknowledged steps before the first outage', 30_000);
     const problems: string[] = [];
-    const windows: Array<{ mode: 'fast' | 'immediate'; stoppedAt: number; upAt: number; figures: Omit<OutageFigures, 'refusedWhileDown' | 'slowestRefusalMs'> }> = [];
+    const windows: Array<{
+      mode: 'fast' | 'immediate';
+      stoppedAt: number;
+      upAt: number;
+      figures: Omit<OutageFigures, 'refusedWhileDown' | 'slowestRefusalMs'>;
+    }> = [];
     const caughtUp = (head: number) => w.verified.lastSeq() >= head && (w.raw.events.at(-1)?.seq ?? 0) >= head;
     const subscriberState = () => ({ verified: w.verified.lastSeq(), raw: w.raw.events.at(-1)?.seq, errors: [...w.verified.errors, ...w.raw.errors] });
 
@@ -271,7 +307,12 @@ export async function postgresRestart(o: PostgresRestartOptions = {}): Promise<P
       const stoppedAt = Date.now();
       await postgres.stop(mode);
       let lastReadyz: unknown;
-      await waitUntil(async () => (lastReadyz = await readyz()) && (lastReadyz as Array<{ status: number }>).every((r) => r.status === 503), `/readyz to say 503 after a ${mode} stop`, 15_000, () => lastReadyz);
+      await waitUntil(
+        async () => (lastReadyz = await readyz()) && (lastReadyz as Array<{ status: number }>).every((r) => r.status === 503),
+        `/readyz to say 503 after a ${mode} stop`,
+        15_000,
+        () => lastReadyz,
+      );
       const unreadyAfterMs = Date.now() - stoppedAt;
       let readyzWhileDown = 0;
       let readyz503WhileDown = 0;
@@ -285,10 +326,20 @@ export async function postgresRestart(o: PostgresRestartOptions = {}): Promise<P
       }
       await postgres.start();
       const upAt = Date.now();
-      await waitUntil(async () => (lastReadyz = await readyz()) && (lastReadyz as Array<{ status: number }>).every((r) => r.status === 200), `/readyz to say 200 after PostgreSQL came back (${mode})`, 30_000, () => lastReadyz);
+      await waitUntil(
+        async () => (lastReadyz = await readyz()) && (lastReadyz as Array<{ status: number }>).every((r) => r.status === 200),
+        `/readyz to say 200 after PostgreSQL came back (${mode})`,
+        30_000,
+        () => lastReadyz,
+      );
       const readyAfterMs = Date.now() - upAt;
       const ackedSinceUp = () => l.calls.filter((c) => c.sentAt >= upAt && c.outcome === 'acked' && c.endedAt > 0);
-      await waitUntil(() => ackedSinceUp().length > 0, `a write acknowledged after PostgreSQL came back (${mode})`, 30_000, () => ({ refusals: l.refusals(), serverB: recentErrors(b) }));
+      await waitUntil(
+        () => ackedSinceUp().length > 0,
+        `a write acknowledged after PostgreSQL came back (${mode})`,
+        30_000,
+        () => ({ refusals: l.refusals(), serverB: recentErrors(b) }),
+      );
       const firstWriteAfterMs = Math.min(...ackedSinceUp().map((c) => c.endedAt - upAt));
       const head = await ledgerHead(postgres.url);
       await waitUntil(() => caughtUp(head), `A's subscribers to reach seq ${head} after the ${mode} outage`, 30_000, subscriberState);
@@ -309,8 +360,12 @@ export async function postgresRestart(o: PostgresRestartOptions = {}): Promise<P
         refusedWhileDown[code] = (refusedWhileDown[code] ?? 0) + 1;
       }
       const slowestRefusalMs = Math.max(0, ...whileDown.map((c) => c.endedAt - c.sentAt));
-      if (figures.readyz503WhileDown !== figures.readyzWhileDown) problems.push(`${mode}: /readyz said ready ${figures.readyzWhileDown - figures.readyz503WhileDown} of ${figures.readyzWhileDown} times while PostgreSQL was down`);
-      if (Object.keys(refusedWhileDown).some((code) => code !== 'DATABASE_UNAVAILABLE')) problems.push(`${mode}: writes during the outage failed without the DATABASE_UNAVAILABLE error: ${JSON.stringify(refusedWhileDown)}`);
+      if (figures.readyz503WhileDown !== figures.readyzWhileDown)
+        problems.push(
+          `${mode}: /readyz said ready ${figures.readyzWhileDown - figures.readyz503WhileDown} of ${figures.readyzWhileDown} times while PostgreSQL was down`,
+        );
+      if (Object.keys(refusedWhileDown).some((code) => code !== 'DATABASE_UNAVAILABLE'))
+        problems.push(`${mode}: writes during the outage failed without the DATABASE_UNAVAILABLE error: ${JSON.stringify(refusedWhileDown)}`);
       if (!whileDown.length) problems.push(`${mode}: no write was refused while PostgreSQL was down (did the writer stall?)`);
       if (slowestRefusalMs > hangMs) problems.push(`${mode}: a write during the outage took ${slowestRefusalMs} ms to fail (a hang)`);
       return { ...figures, refusedWhileDown, slowestRefusalMs };
@@ -392,11 +447,24 @@ export async function gracefulShutdown(o: ShutdownOptions): Promise<ShutdownRepo
     const first = await startServer({ databaseUrl: o.databaseUrl, dataDir: dataDir.path, env });
     servers.push(first);
     const episodeIds = await startEpisodes(first.client, 8, 'shutdown');
-    const moreEpisodes = async () => (await startEpisodes(first.client, 1, 'shutdown more'))[0]!;
-    load = new StepLoad({ client: first.client, episodeIds, concurrency: o.writers ?? 24, maxBatch: 20, keyPrefix: `term-${randomBytes(4).toString('hex')}`, backoffMs: 50, moreEpisodes }).start();
+    const moreEpisodes = async () => must((await startEpisodes(first.client, 1, 'shutdown more'))[0]);
+    load = new StepLoad({
+      client: first.client,
+      episodeIds,
+      concurrency: o.writers ?? 24,
+      maxBatch: 20,
+      keyPrefix: `term-${randomBytes(4).toString('hex')}`,
+      backoffMs: 50,
+      moreEpisodes,
+    }).start();
     const l = load;
     const target = o.signalAfterAcks ?? 500;
-    await waitUntil(() => l.ackedSteps >= target, `${target} acknowledged steps before SIGTERM`, 60_000, () => ({ acked: l.ackedSteps, refusals: l.refusals() }));
+    await waitUntil(
+      () => l.ackedSteps >= target,
+      `${target} acknowledged steps before SIGTERM`,
+      60_000,
+      () => ({ acked: l.ackedSteps, refusals: l.refusals() }),
+    );
     // Signal while every writer has a call that the server has certainly read (sent more than
     // graceMs ago) and not yet answered: with a long group-commit window it waits in the buffer.
     // With a short window (the default 2 ms) calls do not stay that long: then every writer just
@@ -431,7 +499,9 @@ export async function gracefulShutdown(o: ShutdownOptions): Promise<ShutdownRepo
       ...integrityProblems(integrity),
       ...(exitCode !== 0 ? [`the server exited with ${exitCode} after SIGTERM (stderr: ${first.proc.stderr().slice(-500)})`] : []),
       ...(!first.proc.output().includes('"msg":"stopped"') ? ['the server did not log "stopped"'] : []),
-      ...(unanswered.length ? [`${unanswered.length} calls in flight before the signal got no answer: ${[...new Set(unanswered.map((c) => c.message))].join('; ')}`] : []),
+      ...(unanswered.length
+        ? [`${unanswered.length} calls in flight before the signal got no answer: ${[...new Set(unanswered.map((c) => c.message))].join('; ')}`]
+        : []),
       ...(inFlightAtSignal === 0 ? ['no call was in flight at the signal'] : []),
       ...(secondExit !== 0 ? [`the restarted server exited with ${secondExit}`] : []),
     ];
@@ -510,8 +580,17 @@ export async function redisOutage(o: RedisOutageOptions): Promise<RedisOutageRep
     watchers = await watchLedger(a);
     const w = watchers;
     const episodeIds = await startEpisodes(b.client, 4, 'redis');
-    const moreEpisodes = async () => (await startEpisodes(b.client, 1, 'redis more'))[0]!;
-    load = new StepLoad({ client: b.client, episodeIds, concurrency: 2, maxBatch: 5, keyPrefix: `redis-${randomBytes(4).toString('hex')}`, paceMs: 50, backoffMs: 100, moreEpisodes }).start();
+    const moreEpisodes = async () => must((await startEpisodes(b.client, 1, 'redis more'))[0]);
+    load = new StepLoad({
+      client: b.client,
+      episodeIds,
+      concurrency: 2,
+      maxBatch: 5,
+      keyPrefix: `redis-${randomBytes(4).toString('hex')}`,
+      paceMs: 50,
+      backoffMs: 100,
+      moreEpisodes,
+    }).start();
     const l = load;
     await waitUntil(() => l.ackedSteps >= 30, '30 acknowledged steps before the outage', 30_000);
     const problems: string[] = [];
@@ -532,7 +611,10 @@ export async function redisOutage(o: RedisOutageOptions): Promise<RedisOutageRep
     const notConnectedAfterMs = Date.now() - killedAt;
     // One write of our own through B while Redis is away: A's subscribers learn of it by a safety re-read.
     const wroteAt = Date.now();
-    const during = await l.retry({ ...l.calls[0]!, steps: [{ tool: 'during-outage', sideEffectKey: `redis-during-${randomBytes(4).toString('hex')}` }], single: true }, b.client);
+    const during = await l.retry(
+      { ...must(l.calls[0]), steps: [{ tool: 'during-outage', sideEffectKey: `redis-during-${randomBytes(4).toString('hex')}` }], single: true },
+      b.client,
+    );
     if (during.outcome !== 'acked') problems.push(`a write during the Redis outage was not acknowledged: ${during.code} ${during.message}`);
     const headDuring = (await storedLedger(o.databaseUrl)).length;
     await waitUntil(() => reachedOnA(headDuring), `A's subscribers to get seq ${headDuring} while Redis is down`, safetyMs * 4 + 10_000, subscriberState);
@@ -554,15 +636,24 @@ export async function redisOutage(o: RedisOutageOptions): Promise<RedisOutageRep
     const startWhileDown = { exitCode: thirdExit, message: third.stderr().trim() };
     await redis.start();
     const upAt = Date.now();
-    await waitUntil(async () => (await Promise.all([a, b].map(readiness))).every((r) => r.status === 200 && r.body.fanout === 'connected'), 'both servers to say fanout connected after Redis came back', 30_000);
+    await waitUntil(
+      async () => (await Promise.all([a, b].map(readiness))).every((r) => r.status === 200 && r.body.fanout === 'connected'),
+      'both servers to say fanout connected after Redis came back',
+      30_000,
+    );
     const reconnectedAfterMs = Date.now() - upAt;
     const wroteAfterAt = Date.now();
-    const after = await l.retry({ ...l.calls[0]!, steps: [{ tool: 'after-outage', sideEffectKey: `redis-after-${randomBytes(4).toString('hex')}` }], single: true }, b.client);
+    const after = await l.retry(
+      { ...must(l.calls[0]), steps: [{ tool: 'after-outage', sideEffectKey: `redis-after-${randomBytes(4).toString('hex')}` }], single: true },
+      b.client,
+    );
     if (after.outcome !== 'acked') problems.push(`a write after Redis came back was not acknowledged: ${after.code} ${after.message}`);
     const headAfter = (await storedLedger(o.databaseUrl)).length;
     await waitUntil(() => reachedOnA(headAfter), `A's subscribers to get seq ${headAfter} after Redis came back`, 20_000, subscriberState);
     const deliveryAfterMs = Date.now() - wroteAfterAt;
-    log(`redis outage: not connected after ${notConnectedAfterMs} ms, delivery while down ${deliveryWhileDownMs} ms, reconnected after ${reconnectedAfterMs} ms, delivery after ${deliveryAfterMs} ms`);
+    log(
+      `redis outage: not connected after ${notConnectedAfterMs} ms, delivery while down ${deliveryWhileDownMs} ms, reconnected after ${reconnectedAfterMs} ms, delivery after ${deliveryAfterMs} ms`,
+    );
 
     await waitUntil(() => l.ackedSteps >= 60, 'more acknowledged steps after the outage', 30_000);
     await l.stop();
@@ -584,8 +675,14 @@ export async function redisOutage(o: RedisOutageOptions): Promise<RedisOutageRep
       const why = whileDown.filter((c) => c.outcome !== 'acked').map((c) => `${c.outcome} ${c.code ?? ''} ${c.message ?? ''}`.slice(0, 300));
       problems.push(`${writesRefusedWhileDown} writes failed while only Redis was down: ${[...new Set(why)].join(' | ')}`);
     }
-    if (startWhileDown.exitCode !== 1 || !/^episodic: cannot connect to Redis at redis:\/\/127\.0\.0\.1:\d+ \(REDIS_URL\)/.test(startWhileDown.message) || startWhileDown.message.includes('\n')) {
-      problems.push(`a server started while Redis was down did not exit 1 with one clear line: ${startWhileDown.exitCode} ${startWhileDown.message.slice(0, 300)}`);
+    if (
+      startWhileDown.exitCode !== 1 ||
+      !/^episodic: cannot connect to Redis at redis:\/\/127\.0\.0\.1:\d+ \(REDIS_URL\)/.test(startWhileDown.message) ||
+      startWhileDown.message.includes('\n')
+    ) {
+      problems.push(
+        `a server started while Redis was down did not exit 1 with one clear line: ${startWhileDown.exitCode} ${startWhileDown.message.slice(0, 300)}`,
+      );
     }
     if (!b.proc.output().includes('ledger notifications are failing')) problems.push('server B did not log that ledger notifications are failing');
     if (!a.proc.output().includes('lost its Redis connection')) problems.push('server A did not log that it lost its Redis connection');
@@ -655,12 +752,16 @@ export interface OverloadReport extends ScenarioReport {
   integrity: IntegrityReport;
 }
 
-const OVERLOAD_MUTATION = 'mutation($e: ID!, $s: [StepInput!]!) { r: logSteps(episodeId: $e, steps: $s) { __typename ... on LogStepsPayload { accepted } ... on Error { message } } }';
-const START_MUTATION = 'mutation { r: startEpisode(input: { taskDescription: "overload", taskType: "reliability" }) { ... on StartEpisodePayload { episode { id } } } }';
+const OVERLOAD_MUTATION =
+  'mutation($e: ID!, $s: [StepInput!]!) { r: logSteps(episodeId: $e, steps: $s) { __typename ... on LogStepsPayload { accepted } ... on Error { message } } }';
+const START_MUTATION =
+  'mutation { r: startEpisode(input: { taskDescription: "overload", taskType: "reliability" }) { ... on StartEpisodePayload { episode { id } } } }';
 
 /** /metrics needs an admin key (docs/SECURITY.md): the bootstrap admin key is one. */
 async function scrapeMetrics(base: string, adminKey: string): Promise<Record<string, number>> {
-  const text = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${adminKey}` } }).then((r) => r.text()).catch(() => '');
+  const text = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${adminKey}` } })
+    .then((r) => r.text())
+    .catch(() => '');
   const pick = (name: string) => {
     const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text);
     return m ? Number(m[1]) : NaN;
@@ -687,7 +788,9 @@ export async function overload(o: OverloadOptions): Promise<OverloadReport> {
     const s = server;
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${s.apiKey}` };
     // One body per episode, built once: the clients spend their CPU sending, not serialising.
-    const steps = JSON.stringify(Array.from({ length: perCall }, (_, i) => ({ tool: 'shell', action: `load ${i}`, parameters: { i, pad: 'p'.repeat(120) }, tokens: 1 })));
+    const steps = JSON.stringify(
+      Array.from({ length: perCall }, (_, i) => ({ tool: 'shell', action: `load ${i}`, parameters: { i, pad: 'p'.repeat(120) }, tokens: 1 })),
+    );
     const bodyFor = (episodeId: string) => `{"query":${JSON.stringify(OVERLOAD_MUTATION)},"variables":{"e":"${episodeId}","s":${steps}}}`;
     /** An episode id, or the code the start was refused with (it is shed like any other call). */
     const startEpisode = async (): Promise<{ id: string } | { code: string }> => {
@@ -762,7 +865,8 @@ export async function overload(o: OverloadOptions): Promise<OverloadReport> {
     const problems = [...integrityProblems(integrity)];
     if (storedSteps !== acceptedSteps) problems.push(`${acceptedSteps} steps were acknowledged but ${storedSteps} are stored`);
     if (unanswered) problems.push(`${unanswered} calls got no answer: ${[...unansweredWhy].slice(0, 3).join('; ')}`);
-    if (!Object.keys(shed).some((code) => code === 'OVERLOADED' || code === 'RATE_LIMITED')) problems.push(`the load was not shed (no OVERLOADED or RATE_LIMITED answer): ${JSON.stringify(shed)}`);
+    if (!Object.keys(shed).some((code) => code === 'OVERLOADED' || code === 'RATE_LIMITED'))
+      problems.push(`the load was not shed (no OVERLOADED or RATE_LIMITED answer): ${JSON.stringify(shed)}`);
     const unexpected = Object.keys(shed).filter((code) => code !== 'OVERLOADED' && code !== 'RATE_LIMITED');
     if (unexpected.length) problems.push(`calls failed with other errors than OVERLOADED/RATE_LIMITED: ${JSON.stringify(shed)}`);
     const exitCode = await s.stop('SIGTERM');

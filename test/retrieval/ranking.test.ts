@@ -3,8 +3,9 @@
 // episode changed find it for a task that names them, and failed runs come back ranked and marked
 // with what went wrong.
 import { describe, expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
 import { ids, learnerTenant, SUCCESS } from '../learning/support.ts';
+import { type TestApp, useApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -21,7 +22,15 @@ const TOPICS = [
 ];
 
 const patch = (file: string, symbol: string) =>
-  [`diff --git a/${file} b/${file}`, `--- a/${file}`, `+++ b/${file}`, `@@ -10,6 +10,9 @@ class ${symbol}:`, '     def __eq__(self, other):', '+    def __hash__(self):', '+        return hash(self.value)'].join('\n');
+  [
+    `diff --git a/${file} b/${file}`,
+    `--- a/${file}`,
+    `+++ b/${file}`,
+    `@@ -10,6 +10,9 @@ class ${symbol}:`,
+    '     def __eq__(self, other):',
+    '+    def __hash__(self):',
+    '+        return hash(self.value)',
+  ].join('\n');
 
 const submit = (file: string, symbol: string) => ({
   kind: 'tool_call',
@@ -43,7 +52,7 @@ describe('two-field BM25 ranking', () => {
       const r = await l.relevant({ description: topic, context: CTX }, { limit: 3 });
       expect(ids(r.episodes)[0], topic).toBe(topical[i]);
       expect(r.episodes[0].score.textRank).toBe(1);
-      const longOne = r.episodes.find((e: any) => e.episode.id === long.episode.id);
+      const longOne = r.episodes.find((e: Json) => e.episode.id === long.episode.id);
       if (longOne) expect(longOne.score.taskText).toBeLessThan(r.episodes[0].score.taskText);
     }
   });
@@ -76,17 +85,24 @@ describe('two-field BM25 ranking', () => {
     const bad = await l.run({
       description,
       context: CTX,
-      steps: [{ kind: 'tool_call', tool: 'test', action: 'run tests', result: { kind: 'ERROR', message: 'StorageTimeoutError: upload took 31 s', errorClass: 'StorageTimeoutError' } }],
+      steps: [
+        {
+          kind: 'tool_call',
+          tool: 'test',
+          action: 'run tests',
+          result: { kind: 'ERROR', message: 'StorageTimeoutError: upload took 31 s', errorClass: 'StorageTimeoutError' },
+        },
+      ],
       outcome: { kind: 'FAILURE', reason: 'tests failing', details: 'StorageTimeoutError on upload' },
     });
     const plain = await l.relevant({ description, context: CTX });
     expect(ids(plain.episodes)).toEqual([good.episode.id]);
     const r = await l.relevant({ description: `${description}: StorageTimeoutError`, context: CTX }, { includeFailures: true });
     expect(ids(r.episodes)).toContain(bad.episode.id);
-    const failed = r.episodes.find((e: any) => e.episode.id === bad.episode.id);
+    const failed = r.episodes.find((e: Json) => e.episode.id === bad.episode.id);
     expect(failed).toMatchObject({ failed: true, whatWentWrong: 'tests failing: StorageTimeoutError on upload', episode: { status: 'FAILED' } });
     expect(failed.score.work).toBeGreaterThan(0); // its error class is in what it did
-    expect(r.episodes.find((e: any) => e.episode.id === good.episode.id)).toMatchObject({ failed: false, whatWentWrong: null });
+    expect(r.episodes.find((e: Json) => e.episode.id === good.episode.id)).toMatchObject({ failed: false, whatWentWrong: null });
     expect(ids(r.warnings)).toEqual([bad.episode.id]);
   });
 });

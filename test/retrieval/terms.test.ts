@@ -6,7 +6,22 @@ import { CHANGE_WEIGHT, documentLength, taskTerms, workTerms } from '../../src/r
 describe('terms', () => {
   it('keeps identifiers whole and adds their snake_case and CamelCase parts', () => {
     const t = taskTerms('ModelChoiceIteratorValue breaks bulk_create in django/forms/models.py');
-    expect([...t.keys()]).toEqual(expect.arrayContaining(['modelchoiceiteratorvalue', 'model', 'choice', 'iterator', 'value', 'bulk_create', 'bulk', 'create', 'django', 'forms', 'models', 'py']));
+    expect([...t.keys()]).toEqual(
+      expect.arrayContaining([
+        'modelchoiceiteratorvalue',
+        'model',
+        'choice',
+        'iterator',
+        'value',
+        'bulk_create',
+        'bulk',
+        'create',
+        'django',
+        'forms',
+        'models',
+        'py',
+      ]),
+    );
   });
 
   it('drops numbers, hex addresses and hashes, and one-letter words', () => {
@@ -21,12 +36,25 @@ describe('terms', () => {
   });
 
   it('reads what a run did: changed files and symbols (weighted), commands, error classes, tools', () => {
-    const diff = ['diff --git a/shop/forms/models.py b/shop/forms/models.py', '--- a/shop/forms/models.py', '+++ b/shop/forms/models.py', '@@ -1,3 +1,4 @@ class ModelChoiceIteratorValue:', '+    def __hash__(self):'].join('\n');
+    const diff = [
+      'diff --git a/shop/forms/models.py b/shop/forms/models.py',
+      '--- a/shop/forms/models.py',
+      '+++ b/shop/forms/models.py',
+      '@@ -1,3 +1,4 @@ class ModelChoiceIteratorValue:',
+      '+    def __hash__(self):',
+    ].join('\n');
     const work = workTerms({
       artifacts: [],
       failure: null,
       steps: [
-        { tool: 'search', action: null, parameters: JSON.stringify({ command: 'grep -rn iterator_value shop/' }), errorClass: null, errorMessage: null, output: 'shop/forms/models.py:10: x' },
+        {
+          tool: 'search',
+          action: null,
+          parameters: JSON.stringify({ command: 'grep -rn iterator_value shop/' }),
+          errorClass: null,
+          errorMessage: null,
+          output: 'shop/forms/models.py:10: x',
+        },
         { tool: 'test', action: null, parameters: null, errorClass: 'exit 1', errorMessage: 'Traceback ...\nTypeError: unhashable type', output: null },
         { tool: 'submit', action: null, parameters: null, errorClass: null, errorMessage: null, output: diff },
       ],

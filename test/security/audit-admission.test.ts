@@ -5,7 +5,7 @@
 import net from 'node:net';
 import type pg from 'pg';
 import { expect, it } from 'vitest';
-import { useApp, type TestApp, type TenantKeys } from '../support/app.ts';
+import { type TenantKeys, type TestApp, useApp } from '../support/app.ts';
 import { postRaw, waitFor } from './support.ts';
 
 let t: TestApp;
@@ -63,7 +63,12 @@ it('gives one key at most its share of the slots, says saturated when all are ta
   await t.gql(START, {}, t.keys.write); // the ledger head row exists from here on
   const release = await holdLedgerHead(t.services.db.pool, t.keys.tenantId);
   const held = [postRaw(t.url, JSON.stringify({ query: START }), t.keys.write), postRaw(t.url, JSON.stringify({ query: START }), t.keys.write)];
-  await waitFor(async () => (await t.services.db.pool.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")).rows[0].n >= 2, 'two writes waiting');
+  await waitFor(
+    async () =>
+      (await t.services.db.pool.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"))
+        .rows[0].n >= 2,
+    'two writes waiting',
+  );
   const third = await postRaw(t.url, JSON.stringify({ query: START }), t.keys.write);
   expect(third.status).toBe(503);
   expect(third.body.errors[0].extensions.code).toBe('OVERLOADED');
@@ -78,7 +83,12 @@ it('gives one key at most its share of the slots, says saturated when all are ta
   expect(refused.body.errors[0].extensions.code).toBe('OVERLOADED');
   await release();
   const done = await Promise.all(held);
-  expect(done.map((d) => d.body.data?.startEpisode?.__typename)).toEqual(['StartEpisodePayload', 'StartEpisodePayload', 'StartEpisodePayload', 'StartEpisodePayload']);
+  expect(done.map((d) => d.body.data?.startEpisode?.__typename)).toEqual([
+    'StartEpisodePayload',
+    'StartEpisodePayload',
+    'StartEpisodePayload',
+    'StartEpisodePayload',
+  ]);
   expect(await readyz()).toBe(200);
 });
 
@@ -93,15 +103,20 @@ it('refuses verifyLedger twice in one document, and a second one of the same key
   await client.query('LOCK TABLE ledger_events IN ACCESS EXCLUSIVE MODE');
   const released = () => client.query('COMMIT').finally(() => client.release());
   try {
-  const first = postRaw(t.url, JSON.stringify({ query: '{ verifyLedger { ... on LedgerVerification { ok } } }' }), t.keys.read);
-  await waitFor(async () => (await t.services.db.pool.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")).rows[0].n >= 1, 'the verification to wait');
-  const second = await postRaw(t.url, JSON.stringify({ query: '{ verifyLedger { ... on LedgerVerification { ok } } }' }), t.keys.read);
-  expect(second.status).toBe(429);
-  expect(second.body.errors[0].extensions.code).toBe('RATE_LIMITED');
-  // Another tenant's simple query does not wait for the verification.
-  expect((await t.gql('{ viewer { name } }', {}, other.read)).data?.viewer?.name).toBe('other');
-  await released();
-  expect((await first).body.data.verifyLedger.ok).toBe(true);
+    const first = postRaw(t.url, JSON.stringify({ query: '{ verifyLedger { ... on LedgerVerification { ok } } }' }), t.keys.read);
+    await waitFor(
+      async () =>
+        (await t.services.db.pool.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"))
+          .rows[0].n >= 1,
+      'the verification to wait',
+    );
+    const second = await postRaw(t.url, JSON.stringify({ query: '{ verifyLedger { ... on LedgerVerification { ok } } }' }), t.keys.read);
+    expect(second.status).toBe(429);
+    expect(second.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+    // Another tenant's simple query does not wait for the verification.
+    expect((await t.gql('{ viewer { name } }', {}, other.read)).data?.viewer?.name).toBe('other');
+    await released();
+    expect((await first).body.data.verifyLedger.ok).toBe(true);
   } catch (err) {
     await released().catch(() => undefined);
     throw err;

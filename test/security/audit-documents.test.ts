@@ -4,7 +4,8 @@
 // suggestions, graphql-ws rate limits). Real server, real PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeControl as escapeTerminal } from '../../src/cli/errors.ts';
-import { startTestApp, useApp, type TenantKeys, type TestApp } from '../support/app.ts';
+import { startTestApp, type TenantKeys, type TestApp, useApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
 import { acked, postRaw, rawSocket, waitFor } from './support.ts';
 
 let t: TestApp;
@@ -28,7 +29,7 @@ async function count(table: string, tenantId = t.keys.tenantId): Promise<number>
 }
 
 describe('page cursors are bound to the tenant', () => {
-  it('answers another tenant\'s cursor, a random one and a malformed one with BAD_USER_INPUT and no rows', async () => {
+  it("answers another tenant's cursor, a random one and a malformed one with BAD_USER_INPUT and no rows", async () => {
     for (const d of ['a1', 'a2', 'a3']) await start(d);
     await start('b1', b.write);
     const foreign = (await t.gql(PAGE, {}, b.read)).data.episodes.edges[0].cursor;
@@ -43,14 +44,21 @@ describe('page cursors are bound to the tenant', () => {
     // The tenant's own cursors still page.
     const own = (await t.gql(PAGE, {}, t.keys.read)).data.episodes.edges;
     const next = await t.gql(PAGE, { after: own[0].cursor }, t.keys.read);
-    expect(next.data.episodes.edges.map((e: any) => e.node.taskDescription)).toEqual(own.slice(1).map((e: any) => e.node.taskDescription));
+    expect(next.data.episodes.edges.map((e: Json) => e.node.taskDescription)).toEqual(own.slice(1).map((e: Json) => e.node.taskDescription));
   });
 });
 
 describe('whole-document authorization and read-only reads', () => {
   it('refuses a document with one forbidden field before the allowed one writes', async () => {
     const before = await count('episodes');
-    const res = await postRaw(t.url, JSON.stringify({ query: 'mutation { startEpisode(input: { taskDescription: "x", taskType: "t" }) { __typename } createApiKey(name: "k", scopes: ["read"]) { __typename } }' }), t.keys.write);
+    const res = await postRaw(
+      t.url,
+      JSON.stringify({
+        query:
+          'mutation { startEpisode(input: { taskDescription: "x", taskType: "t" }) { __typename } createApiKey(name: "k", scopes: ["read"]) { __typename } }',
+      }),
+      t.keys.write,
+    );
     expect(res.status).toBe(403);
     expect(res.body.errors[0].extensions.code).toBe('FORBIDDEN');
     expect(res.body.errors[0].extensions.fields).toEqual(['createApiKey']);
@@ -58,7 +66,7 @@ describe('whole-document authorization and read-only reads', () => {
   });
 
   it('records no receipt and no ledger event for a read key, and one for a write key', async () => {
-    const q = 'query { ' + [1, 2, 3].map((i) => `r${i}: relevantEpisodes(task: { description: "a1" }) { ... on RelevantEpisodes { retrievalId } }`).join(' ') + ' }';
+    const q = `query { ${[1, 2, 3].map((i) => `r${i}: relevantEpisodes(task: { description: "a1" }) { ... on RelevantEpisodes { retrievalId } }`).join(' ')} }`;
     const [events, receipts] = [await count('ledger_events'), await count('retrievals')];
     const read = await t.gql(q, {}, t.keys.read);
     expect(read.errors).toBeUndefined();
@@ -71,7 +79,7 @@ describe('whole-document authorization and read-only reads', () => {
 });
 
 describe('typed errors for bad input', () => {
-  it('refuses NUL in a read\'s filter, variable or literal, with BAD_USER_INPUT naming the field', async () => {
+  it("refuses NUL in a read's filter, variable or literal, with BAD_USER_INPUT naming the field", async () => {
     const byVariable = await t.gql('query($f: EpisodeFilter) { episodes(filter: $f) { edges { cursor } } }', { f: { text: 'a\u0000b' } }, t.keys.read);
     expect(byVariable.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: '$f.text' });
     const byLiteral = await t.gql('{ episodes(filter: { domain: "a\\u0000b" }) { edges { cursor } } }', {}, t.keys.read);
@@ -109,17 +117,27 @@ describe('typed errors for bad input', () => {
     await start('a_b');
     await start('axb');
     const texts = async (text: string) =>
-      (await t.gql('query($f: EpisodeFilter) { episodes(filter: $f) { edges { node { taskDescription } } } }', { f: { text } }, t.keys.read)).data.episodes.edges.map((e: any) => e.node.taskDescription);
+      (
+        await t.gql('query($f: EpisodeFilter) { episodes(filter: $f) { edges { node { taskDescription } } } }', { f: { text } }, t.keys.read)
+      ).data.episodes.edges.map((e: Json) => e.node.taskDescription);
     expect(await texts('100%')).toEqual(['100% sure']);
     expect(await texts('a_b')).toEqual(['a_b']);
   });
 
   it('refuses keys and leases that would expire in the past', async () => {
     const past = new Date(Date.now() - 60_000).toISOString();
-    const key = await t.gql('mutation($e: DateTime) { createApiKey(name: "k", scopes: ["read"], expiresAt: $e) { __typename ... on InputLimitError { violations { field } } } }', { e: past }, t.keys.admin);
+    const key = await t.gql(
+      'mutation($e: DateTime) { createApiKey(name: "k", scopes: ["read"], expiresAt: $e) { __typename ... on InputLimitError { violations { field } } } }',
+      { e: past },
+      t.keys.admin,
+    );
     expect(key.data.createApiKey).toEqual({ __typename: 'InputLimitError', violations: [{ field: 'expiresAt' }] });
     const item = await t.gql('mutation { createWorkItem(title: "w") { ... on WorkItemPayload { workItem { id } } } }', {}, t.keys.write);
-    const lease = await t.gql('mutation($w: ID!, $e: DateTime!) { issueLease(workItemId: $w, issuer: "i", holder: "h", expiresAt: $e) { __typename ... on InputLimitError { violations { field } } } }', { w: item.data.createWorkItem.workItem.id, e: past }, t.keys.write);
+    const lease = await t.gql(
+      'mutation($w: ID!, $e: DateTime!) { issueLease(workItemId: $w, issuer: "i", holder: "h", expiresAt: $e) { __typename ... on InputLimitError { violations { field } } } }',
+      { w: item.data.createWorkItem.workItem.id, e: past },
+      t.keys.write,
+    );
     expect(lease.data.issueLease).toEqual({ __typename: 'InputLimitError', violations: [{ field: 'expiresAt' }] });
   });
 });

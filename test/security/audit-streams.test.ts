@@ -3,9 +3,9 @@
 // open streams are capped. Real server, real PostgreSQL, real SSE over HTTP.
 import { expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/store.ts';
-import { useApp, type TestApp } from '../support/app.ts';
 import { LEDGER_EVENTS, sseEvents } from '../ledger-live/support.ts';
-import { postRaw, rawSocket, acked } from './support.ts';
+import { type TestApp, useApp } from '../support/app.ts';
+import { acked, postRaw, rawSocket } from './support.ts';
 
 let t: TestApp;
 useApp((app) => (t = app), { KEY_RECHECK_MS: '100', MAX_STREAMS_PER_KEY: '3', METRICS_TOKEN: 'm'.repeat(40) });
@@ -46,7 +46,7 @@ it('refuses /metrics without an admin key or the metrics token', async () => {
   expect((await metrics(null)).status).toBe(401);
   expect((await metrics(t.keys.read)).status).toBe(401);
   expect((await metrics(t.keys.write)).status).toBe(401);
-  expect((await metrics('m'.repeat(39) + 'x')).status).toBe(401);
+  expect((await metrics(`${'m'.repeat(39)}x`)).status).toBe(401);
   expect((await metrics(t.keys.admin)).status).toBe(200);
   expect((await metrics('m'.repeat(40))).status).toBe(200);
 });
@@ -90,7 +90,7 @@ it('ends an SSE subscription when its key expires', async () => {
   expect(codes).toEqual(['KEY_REVOKED']);
 });
 
-it('caps one key\'s open subscriptions across SSE and WebSocket, leaving other keys theirs', async () => {
+it("caps one key's open subscriptions across SSE and WebSocket, leaving other keys theirs", async () => {
   const key = await readKey();
   const abort = new AbortController();
   const open = await Promise.all([0, 1].map(() => subscribeSse(key.token, abort.signal)));

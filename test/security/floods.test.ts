@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
 import { chunkedPost } from '../support/http.ts';
-import { acked, post, postRaw, rawSocket, Snapshotter, waitFor, type HttpAnswer } from './support.ts';
+import { acked, type HttpAnswer, post, postRaw, rawSocket, Snapshotter, waitFor } from './support.ts';
 
 const MAX_BODY = 64 * 1024;
 
@@ -69,7 +69,8 @@ const ATTACKS: Attack[] = [
   },
   {
     name: 'alias flood',
-    send: () => post(t.url, `mutation { ${Array.from({ length: 200 }, (_, i) => `a${i}: createWorkItem(title: "x") { __typename }`).join(' ')} }`, {}, attacker.write),
+    send: () =>
+      post(t.url, `mutation { ${Array.from({ length: 200 }, (_, i) => `a${i}: createWorkItem(title: "x") { __typename }`).join(' ')} }`, {}, attacker.write),
     expect: { code: 'GRAPHQL_VALIDATION_FAILED', message: /Aliases limit of \d+ exceeded/ },
   },
   {
@@ -80,7 +81,12 @@ const ATTACKS: Attack[] = [
   {
     name: 'cost flood (nested connections)',
     send: () =>
-      post(t.url, '{ episodes(first: 100) { edges { node { steps(first: 1000) { edges { node { id parameters } } } workItem { episodes(first: 100) { edges { node { steps(first: 1000) { edges { node { id } } } } } } } } } } }', {}, attacker.read),
+      post(
+        t.url,
+        '{ episodes(first: 100) { edges { node { steps(first: 1000) { edges { node { id parameters } } } workItem { episodes(first: 100) { edges { node { steps(first: 1000) { edges { node { id } } } } } } } } } } }',
+        {},
+        attacker.read,
+      ),
     expect: { code: 'GRAPHQL_VALIDATION_FAILED', message: /Cost limit of \d+ exceeded/i },
   },
   {
@@ -106,12 +112,24 @@ async function victimRun(i: number): Promise<number> {
     expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
     return res.body.data;
   };
-  const start = await ok('mutation($d: String!) { startEpisode(input: { taskDescription: $d, taskType: "flood" }) { ... on StartEpisodePayload { episode { id } } } }', { d: `run ${i}` });
+  const start = await ok(
+    'mutation($d: String!) { startEpisode(input: { taskDescription: $d, taskType: "flood" }) { ... on StartEpisodePayload { episode { id } } } }',
+    { d: `run ${i}` },
+  );
   const id = start.startEpisode.episode.id;
-  const logged = await ok('mutation($id: ID!, $s: [StepInput!]!) { logSteps(episodeId: $id, steps: $s) { ... on LogStepsPayload { accepted } } }', { id, s: [{ tool: 'sh', tokens: 3 }, { tool: 'sh', tokens: 4 }] });
+  const logged = await ok('mutation($id: ID!, $s: [StepInput!]!) { logSteps(episodeId: $id, steps: $s) { ... on LogStepsPayload { accepted } } }', {
+    id,
+    s: [
+      { tool: 'sh', tokens: 3 },
+      { tool: 'sh', tokens: 4 },
+    ],
+  });
   expect(logged.logSteps.accepted).toBe(2);
   await ok('{ episodes(first: 20) { edges { node { id status steps(first: 50) { edges { node { stepNumber } } } } } } }', {}, victim.read);
-  const done = await ok('mutation($id: ID!) { completeEpisode(episodeId: $id, outcome: { kind: SUCCESS, verdict: "ok" }) { ... on FinishEpisodePayload { episode { status } } } }', { id });
+  const done = await ok(
+    'mutation($id: ID!) { completeEpisode(episodeId: $id, outcome: { kind: SUCCESS, verdict: "ok" }) { ... on FinishEpisodePayload { episode { status } } } }',
+    { id },
+  );
   expect(done.completeEpisode.episode.status).toBe('COMPLETED');
   return 4;
 }

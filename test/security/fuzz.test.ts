@@ -14,9 +14,11 @@
 // a failure to a minimal input, FUZZ_LOG_LEVEL=error shows the server's log of a masked error.
 import fc from 'fast-check';
 import {
+  type GraphQLField,
+  type GraphQLInputType,
+  type GraphQLObjectType,
+  type GraphQLOutputType,
   getNamedType,
-  GraphQLList,
-  GraphQLNonNull,
   isEnumType,
   isInputObjectType,
   isLeafType,
@@ -24,14 +26,11 @@ import {
   isNonNullType,
   isObjectType,
   isUnionType,
-  type GraphQLField,
-  type GraphQLInputType,
-  type GraphQLObjectType,
-  type GraphQLOutputType,
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
-import { operationsOf, post, postRaw, printedSchema, Snapshotter, type HttpAnswer, type TenantSnapshot } from './support.ts';
+import { type HttpAnswer, operationsOf, post, postRaw, printedSchema, Snapshotter, type TenantSnapshot } from './support.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
@@ -43,9 +42,25 @@ const KNOWN_CODES = new Set(['BAD_USER_INPUT', 'GRAPHQL_VALIDATION_FAILED', 'GRA
 
 /** Every mutation, in the order they are fuzzed: starts first, so later ones find episodes to act on. */
 const ORDER = [
-  'startEpisode', 'createWorkItem', 'issueLease', 'resumeWorkItem', 'logSteps', 'logStep', 'saveCheckpoint', 'recordPackMiss', 'recordCritique',
-  'blockEpisode', 'resumeEpisode', 'createApiKey', 'revokeApiKey', 'revokeLease', 'completeEpisode', 'extractEpisodePatterns',
-  'failEpisode', 'cancelEpisode', 'escalateEpisode',
+  'startEpisode',
+  'createWorkItem',
+  'issueLease',
+  'resumeWorkItem',
+  'logSteps',
+  'logStep',
+  'saveCheckpoint',
+  'recordPackMiss',
+  'recordCritique',
+  'blockEpisode',
+  'resumeEpisode',
+  'createApiKey',
+  'revokeApiKey',
+  'revokeLease',
+  'completeEpisode',
+  'extractEpisodePatterns',
+  'failEpisode',
+  'cancelEpisode',
+  'escalateEpisode',
 ];
 
 // ---- ids: references resolved against the database at call time ----
@@ -78,13 +93,18 @@ const ID_POOLS: Record<string, Pool> = {
 };
 
 class IdRef {
-  constructor(readonly pool: Pool, readonly n: number, readonly foreign: boolean, readonly upper: boolean) {}
+  constructor(
+    readonly pool: Pool,
+    readonly n: number,
+    readonly foreign: boolean,
+    readonly upper: boolean,
+  ) {}
 }
 
 type Pools = Record<Pool, string[]> & { liveEpisodes: string[] };
 
 function pick(list: string[], n: number): string {
-  return list.length ? list[n % list.length]! : '00000000-0000-4000-8000-000000000000';
+  return list.length ? must(list[n % list.length]) : '00000000-0000-4000-8000-000000000000';
 }
 
 function resolveRef(ref: IdRef, own: Pools, foreign: Pools): string {
@@ -110,7 +130,20 @@ type Mode = 'plausible' | 'nasty' | 'chaos';
 
 const LONE_SURROGATES = ['\ud800', 'x\udfffy', 'end\udbff'];
 const nastyString: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('', ' ', '\t\n', '\u0000', 'nul\u0000inside', ...LONE_SURROGATES, '\u202e\u200b', "'; DROP TABLE episodes; --", '\\', '%_', 'null', '🙂'.repeat(50)),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\t\n',
+    '\u0000',
+    'nul\u0000inside',
+    ...LONE_SURROGATES,
+    '\u202e\u200b',
+    "'; DROP TABLE episodes; --",
+    '\\',
+    '%_',
+    'null',
+    '🙂'.repeat(50),
+  ),
   fc.string({ unit: 'binary', maxLength: 30 }),
   fc.integer({ min: 1, max: 40 }).map((k) => 'é'.repeat(k * 1_000)),
   fc.constantFrom(100, 200, 201, 256, 257, 1024, 10 * 1024, 10 * 1024 + 1, 64 * 1024 + 1, 1024 * 1024 + 1).map((n) => 'a'.repeat(n)),
@@ -160,7 +193,16 @@ const ARBS: Record<Mode, Record<'String' | 'Int' | 'Float' | 'Boolean' | 'DateTi
     Int: fc.constantFrom(INT32.max + 1, INT32.min - 1, 1e20, 1.5, '7', true, [1]),
     Float: fc.constantFrom('0.5', false, {}, 'NaN'),
     Boolean: fc.constantFrom('true', 0, 1, 'yes'),
-    DateTime: fc.constantFrom('', 'yesterday', '2026-13-45T00:00:00Z', '0000-01-01T00:00:00Z', '+275760-09-13T00:00:00.000Z', '-271821-04-20T00:00:00.000Z', '+010000-01-01T00:00:00.000Z', 17),
+    DateTime: fc.constantFrom(
+      '',
+      'yesterday',
+      '2026-13-45T00:00:00Z',
+      '0000-01-01T00:00:00Z',
+      '+275760-09-13T00:00:00.000Z',
+      '-271821-04-20T00:00:00.000Z',
+      '+010000-01-01T00:00:00.000Z',
+      17,
+    ),
     JSON: nastyJson,
     BigInt: fc.constantFrom(1.5, true, '', '0x10'),
   },
@@ -175,8 +217,11 @@ const OVERRIDES: Record<string, (mode: Mode) => fc.Arbitrary<unknown>> = {
   'issueLease.budget.wallMs': () => wallMsArb,
   // Mostly real scopes, so keys get made (and revoked).
   'createApiKey.scopes': (mode) =>
-    mode === 'plausible' ? fc.subarray(['read', 'write', 'admin'], { minLength: 1 }) : fc.array(fc.oneof(fc.constantFrom('read', 'write', 'admin'), ARBS[mode].String), { maxLength: 4 }),
-  'startEpisode.input.contextPack.packHash': (mode) => (mode === 'plausible' ? fc.stringMatching(/^[0-9a-f]{64}$/) : fc.oneof(fc.stringMatching(/^[0-9A-F]{64}$/), ARBS[mode].String)),
+    mode === 'plausible'
+      ? fc.subarray(['read', 'write', 'admin'], { minLength: 1 })
+      : fc.array(fc.oneof(fc.constantFrom('read', 'write', 'admin'), ARBS[mode].String), { maxLength: 4 }),
+  'startEpisode.input.contextPack.packHash': (mode) =>
+    mode === 'plausible' ? fc.stringMatching(/^[0-9a-f]{64}$/) : fc.oneof(fc.stringMatching(/^[0-9A-F]{64}$/), ARBS[mode].String),
   'startEpisode.input.contextPack.manifestHash': (mode) => (mode === 'plausible' ? fc.stringMatching(/^[0-9a-f]{64}$/) : ARBS[mode].String),
   // Optional kind defaults to tool_call; an explicit one is mostly a real kind.
   'logSteps.steps.kind': (mode) => (mode === 'plausible' ? fc.constantFrom('tool_call', 'llm_call', 'observation') : ARBS[mode].String),
@@ -220,7 +265,11 @@ function inputArb(type: GraphQLInputType, path: string, mode: Mode): fc.Arbitrar
     const inner = valueArb(type.ofType, path, mode);
     return mode === 'chaos' ? fc.oneof({ weight: 4, arbitrary: inner }, { weight: 1, arbitrary: fc.constantFrom(null, undefined) }) : inner;
   }
-  return fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constant(null) }, { weight: 5, arbitrary: valueArb(type, path, mode) });
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: fc.constant(null) },
+    { weight: 5, arbitrary: valueArb(type, path, mode) },
+  );
 }
 
 function valueArb(type: GraphQLInputType, path: string, mode: Mode): fc.Arbitrary<unknown> {
@@ -229,7 +278,11 @@ function valueArb(type: GraphQLInputType, path: string, mode: Mode): fc.Arbitrar
   if (isListType(type)) {
     const item = inputArb(type.ofType, path, mode);
     if (mode === 'plausible') return fc.array(item, { minLength: 1, maxLength: 4 });
-    return fc.oneof({ weight: 4, arbitrary: fc.array(item, { maxLength: 4 }) }, { weight: 1, arbitrary: longList(item) }, ...(mode === 'chaos' ? [{ weight: 1, arbitrary: item }] : []));
+    return fc.oneof(
+      { weight: 4, arbitrary: fc.array(item, { maxLength: 4 }) },
+      { weight: 1, arbitrary: longList(item) },
+      ...(mode === 'chaos' ? [{ weight: 1, arbitrary: item }] : []),
+    );
   }
   if (isEnumType(type)) {
     const valid = fc.constantFrom(...type.getValues().map((v) => v.name));
@@ -298,7 +351,12 @@ function mutationDocument(field: GraphQLField<unknown, unknown>): string {
 function errorTypes(field: GraphQLField<unknown, unknown>): Set<string> {
   const named = getNamedType(field.type);
   if (!isUnionType(named)) return new Set();
-  return new Set(named.getTypes().filter((m) => m.getInterfaces().some((i) => i.name === 'Error')).map((m) => m.name));
+  return new Set(
+    named
+      .getTypes()
+      .filter((m) => m.getInterfaces().some((i) => i.name === 'Error'))
+      .map((m) => m.name),
+  );
 }
 
 /** The request body; RawJson values are spliced in as text. */
@@ -311,7 +369,7 @@ function body(document: string, variables: Record<string, unknown>): string {
     }
     return v;
   });
-  return json.replace(/"\\u0001RAW(\d+)\\u0001"/g, (_m, i) => raws[Number(i)]!);
+  return json.replace(/"\\u0001RAW(\d+)\\u0001"/g, (_m, i) => must(raws[Number(i)]));
 }
 
 // ---- the server and the tenants ----
@@ -343,14 +401,23 @@ async function seed(token: string, tag: string) {
   const gql = (q: string, v: Record<string, unknown> = {}) => post(t.url, q, v, token).then((r) => r.body);
   const wi = await gql('mutation { createWorkItem(title: "fuzz work") { ... on WorkItemPayload { workItem { id } } } }');
   const workItemId = wi.data.createWorkItem.workItem.id;
-  await gql('mutation($w: ID!, $e: DateTime!) { issueLease(workItemId: $w, issuer: "ops", holder: "agent", expiresAt: $e, budget: { episodes: 50, tokens: 100000 }) { __typename } }', {
-    w: workItemId,
-    e: new Date(Date.now() + 86_400_000).toISOString(),
-  });
+  await gql(
+    'mutation($w: ID!, $e: DateTime!) { issueLease(workItemId: $w, issuer: "ops", holder: "agent", expiresAt: $e, budget: { episodes: 50, tokens: 100000 }) { __typename } }',
+    {
+      w: workItemId,
+      e: new Date(Date.now() + 86_400_000).toISOString(),
+    },
+  );
   const budgets = [{ maxSteps: 3 }, { maxTokens: 100 }, { maxSteps: 5, maxTokens: 50 }, {}, { maxSteps: 2 }, { maxTokens: 10 }];
   for (const [i, budget] of budgets.entries()) {
     await gql('mutation($input: StartEpisodeInput!) { startEpisode(input: $input) { __typename } }', {
-      input: { taskDescription: `${tag} seeded task ${i}`, taskType: 'fuzz', budget, onBudgetExhausted: i % 2 ? 'CONVERGE' : 'FAIL', context: { domain: 'fuzz', tags: ['seed'] } },
+      input: {
+        taskDescription: `${tag} seeded task ${i}`,
+        taskType: 'fuzz',
+        budget,
+        onBudgetExhausted: i % 2 ? 'CONVERGE' : 'FAIL',
+        context: { domain: 'fuzz', tags: ['seed'] },
+      },
     });
   }
   await gql('query { relevantEpisodes(task: { description: "seeded task" }) { __typename } }');
@@ -378,13 +445,17 @@ afterAll(async () => {
 });
 
 function describeAnswer(field: string, res: HttpAnswer, variables: unknown): string {
-  const shown = JSON.stringify(variables, (_k, v) => (typeof v === 'string' && v.length > 200 ? `${v.slice(0, 60)}…(${v.length} chars)` : v instanceof RawJson ? `<${v.text.length} chars of nesting>` : v));
+  const shown = JSON.stringify(variables, (_k, v) =>
+    typeof v === 'string' && v.length > 200 ? `${v.slice(0, 60)}…(${v.length} chars)` : v instanceof RawJson ? `<${v.text.length} chars of nesting>` : v,
+  );
   return `${field}: HTTP ${res.status}, request id ${res.body?.errors?.[0]?.extensions?.requestId ?? res.requestId}\nanswer: ${JSON.stringify(res.body)?.slice(0, 1_000)}\nvariables: ${shown?.slice(0, 2_000)}`;
 }
 
 /** The tables whose rows differ between two snapshots, with their row counts. */
 function changed(before: TenantSnapshot, after: TenantSnapshot): string[] {
-  return Object.keys({ ...before, ...after }).filter((table) => JSON.stringify(before[table]) !== JSON.stringify(after[table])).map((table) => `${table}: ${before[table]?.rows} -> ${after[table]?.rows} rows`);
+  return Object.keys({ ...before, ...after })
+    .filter((table) => JSON.stringify(before[table]) !== JSON.stringify(after[table]))
+    .map((table) => `${table}: ${before[table]?.rows} -> ${after[table]?.rows} rows`);
 }
 
 /** The answer's verdict: ok, a typed error member, or GraphQL errors (each with a known code). */
@@ -422,13 +493,13 @@ describe('fuzzing every mutation', () => {
       if (isInputObjectType(named)) for (const f of Object.values(named.getFields())) walk(f.type, `${path}.${f.name}`);
       else if (named.name === 'ID') idPaths.push(path);
     };
-    for (const f of Object.values(schema.getMutationType()!.getFields())) for (const a of f.args) walk(a.type, `${f.name}.${a.name}`);
+    for (const f of Object.values(must(schema.getMutationType()).getFields())) for (const a of f.args) walk(a.type, `${f.name}.${a.name}`);
     expect(idPaths.sort()).toEqual(Object.keys(ID_POOLS).sort());
   });
 
   for (const name of ORDER) {
     it(`Mutation.${name}: typed errors or known codes, and an error writes nothing`, async () => {
-      const field = schema.getMutationType()!.getFields()[name]!;
+      const field = must(must(schema.getMutationType()).getFields()[name]);
       const document = mutationDocument(field);
       const errors = errorTypes(field);
       const counts: Record<string, number> = (stats[name] = { ok: 0, 'typed-error': 0, refused: 0 });
@@ -442,40 +513,60 @@ describe('fuzzing every mutation', () => {
           const foreignBefore = await snapshots.take(foreignTenant.tenantId);
           const res = await postRaw(t.url, body(document, variables), t.keys.admin);
           const verdict = classify(name, res, errors, variables);
-          counts[verdict]! += 1;
+          counts[verdict] = must(counts[verdict]) + 1;
           if (process.env.FUZZ_STATS && verdict === 'refused') {
-            const key = `refused: ${String(res.body?.errors?.[0]?.message ?? res.status).replace(/"[^"]*"/g, '"…"').slice(0, 70)}`;
+            const key = `refused: ${String(res.body?.errors?.[0]?.message ?? res.status)
+              .replace(/"[^"]*"/g, '"…"')
+              .slice(0, 70)}`;
             counts[key] = (counts[key] ?? 0) + 1;
           }
           if (verdict !== 'ok') {
             const after = await snapshots.take(t.keys.tenantId);
             expect(changed(before, after), `an error changed something\n${describeAnswer(name, res, variables)}`).toEqual([]);
           }
-          expect(changed(foreignBefore, await snapshots.take(foreignTenant.tenantId)), `another tenant changed\n${describeAnswer(name, res, variables)}`).toEqual([]);
+          expect(
+            changed(foreignBefore, await snapshots.take(foreignTenant.tenantId)),
+            `another tenant changed\n${describeAnswer(name, res, variables)}`,
+          ).toEqual([]);
         }),
         RUNS,
       );
       // The generator must reach the resolver, not only GraphQL's own input checks.
-      expect(counts.ok! + counts['typed-error']!, JSON.stringify(counts)).toBeGreaterThan(0);
+      expect(must(counts.ok) + must(counts['typed-error']), JSON.stringify(counts)).toBeGreaterThan(0);
     });
   }
 
   // Random calls rarely land enough steps on one budgeted episode to cross its budget; this makes
   // sure budgets are crossed, by concurrent batches racing for the last step or token.
   it('crosses random budgets with concurrent step batches', async () => {
-    const field = schema.getMutationType()!.getFields().logSteps!;
+    const field = must(must(schema.getMutationType()).getFields().logSteps);
     const errors = errorTypes(field);
-    const budgetArb = fc.record({ maxSteps: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }), maxTokens: fc.option(fc.integer({ min: 1, max: 120 }), { nil: undefined }) });
+    const budgetArb = fc.record({
+      maxSteps: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }),
+      maxTokens: fc.option(fc.integer({ min: 1, max: 120 }), { nil: undefined }),
+    });
     const batchArb = fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 4 });
     await check(
       fc.asyncProperty(budgetArb, fc.array(batchArb, { minLength: 2, maxLength: 6 }), fc.boolean(), async (budget, batches, converge) => {
-        const started = await post(t.url, 'mutation($input: StartEpisodeInput!) { startEpisode(input: $input) { ... on StartEpisodePayload { episode { id } } } }', {
-          input: { taskDescription: 'fuzz budget race', taskType: 'fuzz', budget, onBudgetExhausted: converge ? 'CONVERGE' : 'FAIL' },
-        }, t.keys.admin);
+        const started = await post(
+          t.url,
+          'mutation($input: StartEpisodeInput!) { startEpisode(input: $input) { ... on StartEpisodePayload { episode { id } } } }',
+          {
+            input: { taskDescription: 'fuzz budget race', taskType: 'fuzz', budget, onBudgetExhausted: converge ? 'CONVERGE' : 'FAIL' },
+          },
+          t.keys.admin,
+        );
         const episodeId = started.body.data.startEpisode.episode.id;
         const answers = await Promise.all(
           batches.map((tokens) =>
-            postRaw(t.url, body('mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { __typename } }', { e: episodeId, s: tokens.map((n, i) => ({ kind: 'tool_call', action: `step ${i}`, tokens: n })) }), t.keys.admin),
+            postRaw(
+              t.url,
+              body('mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { __typename } }', {
+                e: episodeId,
+                s: tokens.map((n, i) => ({ kind: 'tool_call', action: `step ${i}`, tokens: n })),
+              }),
+              t.keys.admin,
+            ),
           ),
         );
         for (const res of answers) expect(classify('logSteps', res, errors, { episodeId }), describeAnswer('logSteps', res, { episodeId })).not.toBe('refused');
@@ -489,7 +580,12 @@ describe('fuzzing every mutation', () => {
       fc.string({ maxLength: 200 }),
       fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
       fc.record({ query: fc.string({ maxLength: 100 }), variables: fc.jsonValue({ maxDepth: 2 }) }).map((v) => JSON.stringify(v)),
-      fc.constantFrom('{"query": "mutation { startEpisode }"}', '{"query": 1}', '{"query": "{ viewer { id } }", "variables": "x"}', '{"query": "{ viewer { id } }", "operationName": {}}'),
+      fc.constantFrom(
+        '{"query": "mutation { startEpisode }"}',
+        '{"query": 1}',
+        '{"query": "{ viewer { id } }", "variables": "x"}',
+        '{"query": "{ viewer { id } }", "operationName": {}}',
+      ),
     );
     await check(
       fc.asyncProperty(bodyArb, async (raw) => {
@@ -503,7 +599,7 @@ describe('fuzzing every mutation', () => {
 });
 
 describe('after the run', () => {
-  it('numbers every episode\'s steps 1..N, and the counters match the steps', async () => {
+  it("numbers every episode's steps 1..N, and the counters match the steps", async () => {
     const { rows } = await t.services.db.pool.query(
       `SELECT e.id, e.step_count, e.used_tokens::float8 AS used_tokens, count(s.id)::int AS steps, coalesce(min(s.step_number), 0) AS first,
               coalesce(max(s.step_number), 0) AS last, coalesce(sum(s.tokens), 0)::float8 AS tokens
@@ -521,12 +617,21 @@ describe('after the run', () => {
 
   it('verifies the ledger of both tenants, gapless', async () => {
     for (const keys of [t.keys, foreignTenant]) {
-      const res = await post(t.url, '{ verifyLedger { __typename ... on LedgerVerification { ok checked stepsChecked problem reason firstBadSeq } } ledgerHead { seq } }', {}, keys.admin);
+      const res = await post(
+        t.url,
+        '{ verifyLedger { __typename ... on LedgerVerification { ok checked stepsChecked problem reason firstBadSeq } } ledgerHead { seq } }',
+        {},
+        keys.admin,
+      );
       const bad = res.body.data.verifyLedger.firstBadSeq;
-      const event = bad ? (await t.services.db.pool.query('SELECT type, payload::text FROM ledger_events WHERE tenant_id = $1 AND seq = $2', [keys.tenantId, bad])).rows[0] : null;
+      const event = bad
+        ? (await t.services.db.pool.query('SELECT type, payload::text FROM ledger_events WHERE tenant_id = $1 AND seq = $2', [keys.tenantId, bad])).rows[0]
+        : null;
       expect(res.body.data.verifyLedger, `${JSON.stringify(res.body)}\n${JSON.stringify(event)?.slice(0, 3_000)}`).toMatchObject({ ok: true });
       expect(res.body.data.verifyLedger.checked).toBe(Number(res.body.data.ledgerHead.seq));
-      const { rows } = await t.services.db.pool.query('SELECT count(*)::int AS n, max(seq)::int AS max FROM ledger_events WHERE tenant_id = $1', [keys.tenantId]);
+      const { rows } = await t.services.db.pool.query('SELECT count(*)::int AS n, max(seq)::int AS max FROM ledger_events WHERE tenant_id = $1', [
+        keys.tenantId,
+      ]);
       expect(rows[0].n).toBe(rows[0].max);
     }
   });
@@ -544,6 +649,8 @@ describe('after the run', () => {
       if (r.max_tokens !== null && r.step_count > 0) expect(r.used_tokens - r.last_tokens, JSON.stringify(r)).toBeLessThan(r.max_tokens);
     }
     // The budgets were reached, not only respected from afar.
-    expect(rows.some((r) => r.max_steps !== null && r.step_count >= r.max_steps) || rows.some((r) => r.max_tokens !== null && r.used_tokens >= r.max_tokens)).toBe(true);
+    expect(
+      rows.some((r) => r.max_steps !== null && r.step_count >= r.max_steps) || rows.some((r) => r.max_tokens !== null && r.used_tokens >= r.max_tokens),
+    ).toBe(true);
   });
 });

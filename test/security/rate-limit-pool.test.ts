@@ -16,7 +16,10 @@ const pool = () => database.db.pool;
 
 /** What the table holds for the key in the window of `now`. */
 async function used(keyId: string, now = NOW): Promise<number | null> {
-  const { rows } = await pool().query('SELECT used FROM rate_limit_windows WHERE key_id = $1 AND window_start = to_timestamp($2)', [keyId, Math.floor(now / 60_000) * 60]);
+  const { rows } = await pool().query('SELECT used FROM rate_limit_windows WHERE key_id = $1 AND window_start = to_timestamp($2)', [
+    keyId,
+    Math.floor(now / 60_000) * 60,
+  ]);
   return rows[0]?.used ?? null;
 }
 

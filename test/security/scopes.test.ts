@@ -6,15 +6,17 @@
 // Also: test/platform/server.test.ts (refusal reasons over HTTP, secret never stored),
 // test/platform/websocket.test.ts and test/ledger-live/auth.test.ts (4403 for unknown keys,
 // subscribe-time refusal).
-import { getNamedType, isEnumType, isInputObjectType, isLeafType, isListType, isNonNullType, type GraphQLField, type GraphQLInputType } from 'graphql';
+import { type GraphQLField, type GraphQLInputType, getNamedType, isEnumType, isInputObjectType, isLeafType, isListType, isNonNullType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret, parseToken, type Scope } from '../../src/auth/keys.ts';
 import { createApiKey } from '../../src/auth/store.ts';
 import { keyCreate, keyRevoke } from '../../src/cli/admin.ts';
+import { must } from '../../src/core/must.ts';
 import { schema as liveSchema } from '../../src/schema/index.ts';
-import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
-import { watch, waitUntil } from '../ledger-live/support.ts';
-import { acked, operationsOf, post, printedSchema, rawSocket, Snapshotter, type Root } from './support.ts';
+import { waitUntil, watch } from '../ledger-live/support.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
+import { acked, operationsOf, post, printedSchema, type Root, rawSocket, Snapshotter } from './support.ts';
 
 const KEY_RECHECK_MS = 200;
 const schema = printedSchema();
@@ -28,8 +30,15 @@ beforeAll(async () => {
   t = await startTestApp({ KEY_RECHECK_MS: String(KEY_RECHECK_MS), CHECKPOINT_INTERVAL_MS: '3600000', LEARNING_WORKERS: '0' });
   const gql = (q: string, v: Record<string, unknown> = {}) => t.gql(q, v, t.keys.admin).then((r) => r.data);
   ids.workItem = (await gql('mutation { createWorkItem(title: "w") { ... on WorkItemPayload { workItem { id } } } }')).createWorkItem.workItem.id;
-  ids.lease = (await gql('mutation($w: ID!) { issueLease(workItemId: $w, issuer: "i", holder: "h", expiresAt: "2099-01-01T00:00:00Z") { ... on LeasePayload { lease { id } } } }', { w: ids.workItem })).issueLease.lease.id;
-  ids.episode = (await gql('mutation { startEpisode(input: { taskDescription: "t", taskType: "x" }) { ... on StartEpisodePayload { episode { id } } } }')).startEpisode.episode.id;
+  ids.lease = (
+    await gql(
+      'mutation($w: ID!) { issueLease(workItemId: $w, issuer: "i", holder: "h", expiresAt: "2099-01-01T00:00:00Z") { ... on LeasePayload { lease { id } } } }',
+      { w: ids.workItem },
+    )
+  ).issueLease.lease.id;
+  ids.episode = (
+    await gql('mutation { startEpisode(input: { taskDescription: "t", taskType: "x" }) { ... on StartEpisodePayload { episode { id } } } }')
+  ).startEpisode.episode.id;
   ids.apiKey = (await createApiKey(t.database.db.prisma, { tenantId: t.keys.tenantId, name: 'spare', scopes: ['read'] })).id;
   snapshots = await Snapshotter.create(t.services.db.pool, { skipTables: ['ledger_checkpoints'], skipColumns: { api_keys: ['last_used_at'] } });
 });
@@ -40,7 +49,7 @@ afterAll(() => t.stop());
 function value(type: GraphQLInputType, argName: string, field: string): unknown {
   if (isNonNullType(type)) return value(type.ofType, argName, field);
   if (isListType(type)) return [value(type.ofType, argName, field)];
-  if (isEnumType(type)) return type.getValues()[0]!.name;
+  if (isEnumType(type)) return must(type.getValues()[0]).name;
   if (isInputObjectType(type)) {
     const required = Object.values(type.getFields()).filter((f) => isNonNullType(f.type) && f.defaultValue === undefined);
     return Object.fromEntries(required.map((f) => [f.name, value(f.type, f.name, field)]));
@@ -80,7 +89,7 @@ interface Operation {
 /** The field called with its required arguments (real ids of tenant A), selecting __typename. */
 function operation(root: Root, name: string): Operation {
   const type = root === 'Query' ? schema.getQueryType() : root === 'Mutation' ? schema.getMutationType() : schema.getSubscriptionType();
-  const field: GraphQLField<unknown, unknown> = type!.getFields()[name]!;
+  const field: GraphQLField<unknown, unknown> = must(must(type).getFields()[name]);
   const args = field.args.filter((a) => isNonNullType(a.type) && a.defaultValue === undefined);
   const vars = args.map((a) => `$${a.name}: ${String(a.type)}`).join(', ');
   const call = args.map((a) => `${a.name}: $${a.name}`).join(', ');
@@ -99,8 +108,12 @@ const operations = (root: Root) => operationsOf(root, schema).map((name) => oper
 /** The operations only an admin key may call, as the scope plugin sees them. */
 function adminOperations(): string[] {
   const found: string[] = [];
-  for (const [root, type] of [['Query', liveSchema.getQueryType()], ['Mutation', liveSchema.getMutationType()], ['Subscription', liveSchema.getSubscriptionType()]] as const) {
-    for (const [name, field] of Object.entries(type!.getFields())) {
+  for (const [root, type] of [
+    ['Query', liveSchema.getQueryType()],
+    ['Mutation', liveSchema.getMutationType()],
+    ['Subscription', liveSchema.getSubscriptionType()],
+  ] as const) {
+    for (const [name, field] of Object.entries(must(type).getFields())) {
       if ((field.extensions as { pothosOptions?: { authScopes?: { admin?: boolean } } }).pothosOptions?.authScopes?.admin) found.push(`${root}.${name}`);
     }
   }
@@ -111,8 +124,8 @@ async function call(op: Operation, token: string | null) {
   return post(t.url, op.query, op.variables, token);
 }
 
-function codes(res: { body: any }): string[] {
-  return (res.body?.errors ?? []).map((e: any) => e.extensions?.code);
+function codes(res: { body: Json }): string[] {
+  return (res.body?.errors ?? []).map((e: Json) => e.extensions?.code);
 }
 
 describe('scopes', () => {
@@ -193,7 +206,11 @@ async function newKey(scopes: string[], expiresAt?: string): Promise<{ token: st
     const key = await createApiKey(t.database.db.prisma, { tenantId: t.keys.tenantId, name: 'k', scopes: scopes as Scope[], expiresAt: new Date(expiresAt) });
     return { token: key.token, id: key.id };
   }
-  const res = await t.gql('mutation($s: [String!]!, $e: DateTime) { createApiKey(name: "k", scopes: $s, expiresAt: $e) { ... on CreatedApiKey { token key { id } } } }', { s: scopes, e: expiresAt }, t.keys.admin);
+  const res = await t.gql(
+    'mutation($s: [String!]!, $e: DateTime) { createApiKey(name: "k", scopes: $s, expiresAt: $e) { ... on CreatedApiKey { token key { id } } } }',
+    { s: scopes, e: expiresAt },
+    t.keys.admin,
+  );
   return { token: res.data.createApiKey.token, id: res.data.createApiKey.key.id };
 }
 
@@ -209,7 +226,10 @@ describe('revoked and expired keys', () => {
     await revoke(revoked.id);
     const expired = await newKey(['write'], new Date(Date.now() - 1_000).toISOString());
     const before = await snapshots.take(t.keys.tenantId);
-    for (const [key, reason] of [[revoked, 'REVOKED'], [expired, 'EXPIRED']] as const) {
+    for (const [key, reason] of [
+      [revoked, 'REVOKED'],
+      [expired, 'EXPIRED'],
+    ] as const) {
       for (const op of [operation('Mutation', 'startEpisode'), operation('Mutation', 'logSteps'), operation('Query', 'episodes')]) {
         const res = await call(op, key.token);
         expect(res.status, op.name).toBe(401);
@@ -246,7 +266,7 @@ describe('revoked and expired keys', () => {
     await revoke(key.id);
     const closed = await closedWithin(s, KEY_RECHECK_MS + 500);
     expect(closed?.code).toBe(4403);
-    expect(closed!.at - revokedAt).toBeLessThan(KEY_RECHECK_MS + 500);
+    expect(must(closed).at - revokedAt).toBeLessThan(KEY_RECHECK_MS + 500);
     // Still refused on reconnect.
     expect((await rawSocket(t.url, key.token).closed).code).toBe(4403);
   });
@@ -258,8 +278,8 @@ describe('revoked and expired keys', () => {
     await acked(s);
     const closed = await closedWithin(s, expiresAt - Date.now() + KEY_RECHECK_MS + 500);
     expect(closed?.code).toBe(4403);
-    expect(closed!.at).toBeGreaterThanOrEqual(expiresAt - 50);
-    expect(closed!.at - expiresAt).toBeLessThan(KEY_RECHECK_MS + 500);
+    expect(must(closed).at).toBeGreaterThanOrEqual(expiresAt - 50);
+    expect(must(closed).at - expiresAt).toBeLessThan(KEY_RECHECK_MS + 500);
   });
 
   it('closes sockets in every server process when another process revokes the key', async () => {
@@ -272,7 +292,7 @@ describe('revoked and expired keys', () => {
       await revoke(key.id); // through the first server
       const closed = await closedWithin(s, KEY_RECHECK_MS + 500);
       expect(closed?.code).toBe(4403);
-      expect(closed!.at - revokedAt).toBeLessThan(KEY_RECHECK_MS + 500);
+      expect(must(closed).at - revokedAt).toBeLessThan(KEY_RECHECK_MS + 500);
     } finally {
       await second.stop();
     }
@@ -296,8 +316,12 @@ interface KeyEvent {
 }
 
 async function keyEvents(keyId: string): Promise<KeyEvent[]> {
-  const res = await t.gql('{ ledgerEvents(first: 500, filter: { types: ["api_key.created", "api_key.revoked"] }) { ... on LedgerEventConnection { edges { node { seq type payload } } } } }', {}, t.keys.read);
-  return res.data.ledgerEvents.edges.map((e: any) => e.node).filter((e: KeyEvent) => e.payload.keyId === keyId);
+  const res = await t.gql(
+    '{ ledgerEvents(first: 500, filter: { types: ["api_key.created", "api_key.revoked"] }) { ... on LedgerEventConnection { edges { node { seq type payload } } } } }',
+    {},
+    t.keys.read,
+  );
+  return res.data.ledgerEvents.edges.map((e: Json) => e.node).filter((e: KeyEvent) => e.payload.keyId === keyId);
 }
 
 async function listed(id: string) {
@@ -307,22 +331,35 @@ async function listed(id: string) {
 
 describe('API key lifecycle', () => {
   it('shows the secret once, at creation; the list, the type and the ledger never carry it', async () => {
-    const res = await t.gql('mutation { createApiKey(name: "ci agent", scopes: ["write", "read"]) { ... on CreatedApiKey { token key { id prefix scopes name revokedAt } } } }', {}, t.keys.admin);
+    const res = await t.gql(
+      'mutation { createApiKey(name: "ci agent", scopes: ["write", "read"]) { ... on CreatedApiKey { token key { id prefix scopes name revokedAt } } } }',
+      {},
+      t.keys.admin,
+    );
     const { token, key } = res.data.createApiKey;
-    const [, prefix, secret] = /^epk_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/.exec(token)!;
+    const [, prefix, secret] = must(/^epk_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/.exec(token));
     expect(key).toMatchObject({ prefix, name: 'ci agent', revokedAt: null });
     expect([...key.scopes].sort()).toEqual(['read', 'write']);
     // No field of ApiKey can carry the secret or its hash: the type is exactly these fields.
-    expect(Object.keys((schema.getType('ApiKey') as any).getFields()).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt', 'scopes']);
+    expect(Object.keys((schema.getType('ApiKey') as Json).getFields()).sort()).toEqual([
+      'createdAt',
+      'expiresAt',
+      'id',
+      'lastUsedAt',
+      'name',
+      'prefix',
+      'revokedAt',
+      'scopes',
+    ]);
     const list = await t.gql('{ apiKeys { id name prefix scopes createdAt expiresAt revokedAt lastUsedAt } }', {}, t.keys.admin);
-    expect(list.data.apiKeys.map((k: any) => k.id)).toContain(key.id);
+    expect(list.data.apiKeys.map((k: Json) => k.id)).toContain(key.id);
     const events = await keyEvents(key.id);
     expect(events.map((e) => e.type)).toEqual(['api_key.created']);
     const adminKeyId = (await t.services.db.pool.query(`SELECT id FROM api_keys WHERE tenant_id = $1 AND name = 'admin'`, [t.keys.tenantId])).rows[0].id;
-    expect(events[0]!.payload).toEqual({ keyId: key.id, name: 'ci agent', prefix, scopes: ['write', 'read'], expiresAt: null, byKeyId: adminKeyId });
+    expect(must(events[0]).payload).toEqual({ keyId: key.id, name: 'ci agent', prefix, scopes: ['write', 'read'], expiresAt: null, byKeyId: adminKeyId });
     for (const shown of [list, events]) {
       expect(JSON.stringify(shown)).not.toContain(secret);
-      expect(JSON.stringify(shown)).not.toContain(hashSecret(secret!));
+      expect(JSON.stringify(shown)).not.toContain(hashSecret(must(secret)));
     }
   });
 
@@ -346,7 +383,7 @@ describe('API key lifecycle', () => {
     expect((await listed(key.id)).revokedAt).toBe(revokedAt);
     const events = await keyEvents(key.id);
     expect(events.map((e) => e.type)).toEqual(['api_key.created', 'api_key.revoked']);
-    expect(events[1]!.payload).toMatchObject({ keyId: key.id, prefix: expect.stringMatching(/^[a-z0-9]{12}$/), byKeyId: expect.any(String) });
+    expect(must(events[1]).payload).toMatchObject({ keyId: key.id, prefix: expect.stringMatching(/^[a-z0-9]{12}$/), byKeyId: expect.any(String) });
     const verified = await t.gql('{ verifyLedger { ... on LedgerVerification { ok } } }', {}, t.keys.read);
     expect(verified.data.verifyLedger.ok).toBe(true);
   });
@@ -356,7 +393,7 @@ describe('API key lifecycle', () => {
     const key = await newKey(['read'], expiresAt);
     expect((await listed(key.id)).expiresAt).toBe(expiresAt);
     expect((await t.gql('{ viewer { id } }', {}, key.token)).data.viewer.id).toBe(t.keys.tenantId);
-    expect((await keyEvents(key.id))[0]!.payload.expiresAt).toBe(expiresAt);
+    expect(must((await keyEvents(key.id))[0]).payload.expiresAt).toBe(expiresAt);
     await new Promise((r) => setTimeout(r, Date.parse(expiresAt) - Date.now() + 50));
     expect((await t.gql('{ viewer { id } }', {}, key.token)).errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'EXPIRED' });
   });
@@ -364,7 +401,13 @@ describe('API key lifecycle', () => {
   it('refuses bad key input with InputLimitError and writes nothing', async () => {
     const before = await snapshots.take(t.keys.tenantId);
     const q = 'mutation($n: String!, $s: [String!]!) { createApiKey(name: $n, scopes: $s) { __typename ... on InputLimitError { violations { field } } } }';
-    for (const [name, scopes, field] of [['x', ['root'], 'scopes'], ['x', [], 'scopes'], [' ', ['read'], 'name'], ['a\u0000b', ['read'], 'name'], ['n'.repeat(201), ['read'], 'name']] as const) {
+    for (const [name, scopes, field] of [
+      ['x', ['root'], 'scopes'],
+      ['x', [], 'scopes'],
+      [' ', ['read'], 'name'],
+      ['a\u0000b', ['read'], 'name'],
+      ['n'.repeat(201), ['read'], 'name'],
+    ] as const) {
       const res = await t.gql(q, { n: name, s: scopes }, t.keys.admin);
       expect(res.data.createApiKey, JSON.stringify(res)).toEqual({ __typename: 'InputLimitError', violations: [{ field }] });
     }
@@ -373,14 +416,14 @@ describe('API key lifecycle', () => {
     expect(await snapshots.take(t.keys.tenantId)).toEqual(before);
   });
 
-  it('records the operator CLI\'s key creation and revocation in the ledger too', async () => {
+  it("records the operator CLI's key creation and revocation in the ledger too", async () => {
     const tenant = (await t.services.db.pool.query('SELECT name FROM tenants WHERE id = $1', [t.keys.tenantId])).rows[0].name;
     const created = await keyCreate(t.services, { tenant, name: 'from cli', scopes: 'read' });
     await keyRevoke(t.services, tenant, created.id);
     const events = await keyEvents(created.id);
     expect(events.map((e) => e.type)).toEqual(['api_key.created', 'api_key.revoked']);
     expect(events.every((e) => e.payload.byOperator === 'cli')).toBe(true);
-    expect(JSON.stringify(events)).not.toContain(parseToken(created.token)!.secret);
+    expect(JSON.stringify(events)).not.toContain(must(parseToken(created.token)).secret);
   });
 });
 
@@ -400,7 +443,10 @@ describe('keys kept between requests', () => {
       expect((await other.gql('{ viewer { id } }', {}, key.token)).data.viewer.id).toBe(t.keys.tenantId);
       const revokedAt = Date.now();
       await revoke(key.id);
-      await waitUntil(async () => (await other.gql('{ viewer { id } }', {}, key.token)).errors?.[0]?.extensions?.reason === 'REVOKED', 'refused on the other server');
+      await waitUntil(
+        async () => (await other.gql('{ viewer { id } }', {}, key.token)).errors?.[0]?.extensions?.reason === 'REVOKED',
+        'refused on the other server',
+      );
       expect(Date.now() - revokedAt).toBeLessThan(keyCacheMs + 500);
     } finally {
       await other.stop();

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { buildSchema, type GraphQLSchema } from 'graphql';
 import type pg from 'pg';
 import WebSocket from 'ws';
+import type { Json } from '../support/json.ts';
 
 export type Root = 'Query' | 'Mutation' | 'Subscription';
 
@@ -39,7 +40,7 @@ export interface SnapshotOptions {
 
 export interface TableState {
   rows: number;
-  /** md5 of every row as text, sorted: any changed byte of any row changes it (null: counted only). */
+  /** md5 of every row as text, sorted: Json changed byte of any row changes it (null: counted only). */
   digest: string | null;
 }
 
@@ -47,7 +48,10 @@ export type TenantSnapshot = Record<string, TableState>;
 
 /** Takes snapshots of everything a tenant owns (every table with a tenant_id column) in one query. */
 export class Snapshotter {
-  private constructor(private readonly pool: pg.Pool, private readonly sql: string) {}
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly sql: string,
+  ) {}
 
   static async create(pool: pg.Pool, opts: SnapshotOptions = {}): Promise<Snapshotter> {
     const tables = (await tenantTables(pool)).filter((t) => !opts.skipTables?.includes(t));
@@ -60,7 +64,11 @@ export class Snapshotter {
           `SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`,
           [table],
         );
-        columns = rows.map((r) => r.column_name).filter((c) => !skip.includes(c)).map((c) => `"${c}"`).join(', ');
+        columns = rows
+          .map((r) => r.column_name)
+          .filter((c) => !skip.includes(c))
+          .map((c) => `"${c}"`)
+          .join(', ');
       }
       const digest = opts.countOnly?.includes(table) ? 'NULL::text' : `md5(string_agg(t::text, E'\\n' ORDER BY t::text))`;
       parts.push(`SELECT '${table}' AS table_name, count(*)::int AS n, ${digest} AS digest FROM (SELECT ${columns} FROM "${table}" WHERE tenant_id = $1) t`);
@@ -74,7 +82,7 @@ export class Snapshotter {
   }
 }
 
-export interface HttpAnswer<T = any> {
+export interface HttpAnswer<T = Json> {
   status: number;
   body: T;
   requestId: string | null;
@@ -106,7 +114,7 @@ export interface RawSocket {
   /** Resolves with the close code and reason once the server (or anyone) closes the socket. */
   closed: Promise<{ code: number; reason: string; at: number }>;
   /** Messages the server sent, parsed. */
-  messages: any[];
+  messages: Json[];
   send(message: unknown): void;
   close(): void;
 }
@@ -114,7 +122,7 @@ export interface RawSocket {
 /** A graphql-ws (graphql-transport-ws) socket that sends connection_init with the key and reports how it ends. */
 export function rawSocket(httpUrl: string, token: string | null): RawSocket {
   const socket = new WebSocket(httpUrl.replace(/^http/, 'ws'), 'graphql-transport-ws');
-  const messages: any[] = [];
+  const messages: Json[] = [];
   const closed = new Promise<{ code: number; reason: string; at: number }>((resolve) => {
     socket.on('close', (code, reason) => resolve({ code, reason: reason.toString(), at: Date.now() }));
   });
@@ -130,7 +138,11 @@ export function rawSocket(httpUrl: string, token: string | null): RawSocket {
   };
 }
 
-export async function waitFor<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(
+  probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -7,9 +7,11 @@
 // operation without a case fails here. (test/ledger-live/auth.test.ts covers live streams while A
 // keeps writing; test/security/tenant-scope.test.ts the data-layer guard itself.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type GraphQLResponse, type TenantKeys, type TestApp } from '../support/app.ts';
-import { watch, waitUntil, type Watch } from '../ledger-live/support.ts';
-import { operationsOf, Snapshotter, type Root } from './support.ts';
+import { must } from '../../src/core/must.ts';
+import { type Watch, waitUntil, watch } from '../ledger-live/support.ts';
+import { type GraphQLResponse, startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
+import { operationsOf, type Root, Snapshotter } from './support.ts';
 
 let t: TestApp;
 let A: TenantKeys;
@@ -45,18 +47,23 @@ async function as(token: string, query: string, variables: Record<string, unknow
 }
 
 /** The data of an answer that must have no errors. */
-async function ok(token: string, query: string, variables: Record<string, unknown> = {}): Promise<any> {
+async function ok(token: string, query: string, variables: Record<string, unknown> = {}): Promise<Json> {
   const res = await as(token, query, variables);
   expect(res.errors, JSON.stringify(res.errors)).toBeUndefined();
   return res.data;
 }
 
-const START = 'mutation($input: StartEpisodeInput!) { startEpisode(input: $input) { __typename ... on Error { message } ... on StartEpisodePayload { deduplicated episode { id } } } }';
-const LOG = 'mutation($id: ID!, $steps: [StepInput!]!) { logSteps(episodeId: $id, steps: $steps) { __typename ... on LogStepsPayload { accepted duplicates } } }';
-const COMPLETE = 'mutation($id: ID!, $outcome: OutcomeInput!, $used: [ID!], $mode: ExtractPatternsMode) { completeEpisode(episodeId: $id, outcome: $outcome, usedRetrievals: $used, extractPatterns: $mode) { __typename ... on NotFoundError { entity id } } }';
+const START =
+  'mutation($input: StartEpisodeInput!) { startEpisode(input: $input) { __typename ... on Error { message } ... on StartEpisodePayload { deduplicated episode { id } } } }';
+const LOG =
+  'mutation($id: ID!, $steps: [StepInput!]!) { logSteps(episodeId: $id, steps: $steps) { __typename ... on LogStepsPayload { accepted duplicates } } }';
+const COMPLETE =
+  'mutation($id: ID!, $outcome: OutcomeInput!, $used: [ID!], $mode: ExtractPatternsMode) { completeEpisode(episodeId: $id, outcome: $outcome, usedRetrievals: $used, extractPatterns: $mode) { __typename ... on NotFoundError { entity id } } }';
 
 async function startA(input: Record<string, unknown>): Promise<string> {
-  const data = await ok(A.write, START, { input: { taskDescription: a.task, taskType: 'migration', context: { language: 'sql', domain: 'billing', tags: ['tenant-a'] }, ...input } });
+  const data = await ok(A.write, START, {
+    input: { taskDescription: a.task, taskType: 'migration', context: { language: 'sql', domain: 'billing', tags: ['tenant-a'] }, ...input },
+  });
   expect(data.startEpisode.__typename).toBe('StartEpisodePayload');
   return data.startEpisode.episode.id;
 }
@@ -75,9 +82,12 @@ beforeAll(async () => {
 
   // Tenant A: a work item with a lease and a child lease, running, blocked and completed episodes
   // with steps, a checkpoint, a pack miss, patterns, a retrieval receipt.
-  a.workItem = (await ok(A.write, 'mutation { createWorkItem(title: "A billing migration") { ... on WorkItemPayload { workItem { id } } } }')).createWorkItem.workItem.id;
+  a.workItem = (
+    await ok(A.write, 'mutation { createWorkItem(title: "A billing migration") { ... on WorkItemPayload { workItem { id } } } }')
+  ).createWorkItem.workItem.id;
   const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
-  const issue = 'mutation($w: ID!, $p: ID, $e: DateTime!, $n: Int!) { issueLease(workItemId: $w, parentLeaseId: $p, issuer: "ops", holder: "agent-a", expiresAt: $e, budget: { episodes: $n }) { ... on LeasePayload { lease { id } } } }';
+  const issue =
+    'mutation($w: ID!, $p: ID, $e: DateTime!, $n: Int!) { issueLease(workItemId: $w, parentLeaseId: $p, issuer: "ops", holder: "agent-a", expiresAt: $e, budget: { episodes: $n }) { ... on LeasePayload { lease { id } } } }';
   a.lease = (await ok(A.write, issue, { w: a.workItem, e: expiresAt, n: 20 })).issueLease.lease.id;
   // The child reserves its episodes on the parent: it leaves the parent some to start with.
   a.childLease = (await ok(A.write, issue, { w: a.workItem, p: a.lease, e: expiresAt, n: 5 })).issueLease.lease.id;
@@ -87,31 +97,43 @@ beforeAll(async () => {
   await ok(A.write, 'mutation($id: ID!) { recordPackMiss(episodeId: $id, stableId: "a-doc", reason: "missing") { __typename } }', { id: a.running });
   // A blob of A's: an observation over the inline limit kept whole (content-addressed).
   const big = 'A billing log line\n'.repeat(1_000);
-  const blobbed = await ok(A.write, 'mutation($id: ID!, $steps: [StepInput!]!) { logSteps(episodeId: $id, steps: $steps, options: { largeContent: BLOB }) { ... on LogStepsPayload { accepted } } }', { id: a.running, steps: [{ tool: 'cat', observation: big }] });
+  const blobbed = await ok(
+    A.write,
+    'mutation($id: ID!, $steps: [StepInput!]!) { logSteps(episodeId: $id, steps: $steps, options: { largeContent: BLOB }) { ... on LogStepsPayload { accepted } } }',
+    { id: a.running, steps: [{ tool: 'cat', observation: big }] },
+  );
   expect(blobbed.logSteps.accepted).toBe(1);
   a.blobHash = (await t.services.db.pool.query('SELECT hash FROM blobs WHERE tenant_id = $1', [A.tenantId])).rows[0].hash;
   a.blocked = await startA({});
-  await ok(A.write, 'mutation($id: ID!) { blockEpisode(episodeId: $id, reason: "needs approval", approvalRequest: { what: "drop table" }) { __typename } }', { id: a.blocked });
+  await ok(A.write, 'mutation($id: ID!) { blockEpisode(episodeId: $id, reason: "needs approval", approvalRequest: { what: "drop table" }) { __typename } }', {
+    id: a.blocked,
+  });
   for (let i = 0; i < 2; i++) {
     const id = await startA({});
     await ok(A.write, LOG, { id, steps: STEPS.map((s) => ({ ...s, sideEffectKey: undefined })) });
-    expect((await ok(A.write, COMPLETE, { id, outcome: { kind: 'SUCCESS', verdict: 'migrated' }, mode: 'SYNC' })).completeEpisode.__typename).toBe('FinishEpisodePayload');
+    expect((await ok(A.write, COMPLETE, { id, outcome: { kind: 'SUCCESS', verdict: 'migrated' }, mode: 'SYNC' })).completeEpisode.__typename).toBe(
+      'FinishEpisodePayload',
+    );
     a.completed.push(id);
   }
   a.episodes = [a.running, a.blocked, ...a.completed];
   const patterns = await ok(A.read, '{ patterns(first: 100, filter: { status: [CANDIDATE, ACTIVE, SUPERSEDED] }) { edges { node { id } } } }');
-  a.patterns = patterns.patterns.edges.map((e: any) => e.node.id);
+  a.patterns = patterns.patterns.edges.map((e: Json) => e.node.id);
   expect(a.patterns.length).toBeGreaterThan(0);
-  const retrieval = await ok(A.write, 'query($d: String!) { relevantEpisodes(task: { description: $d }, includeFailures: true) { ... on RelevantEpisodes { retrievalId episodes { episode { id } } } } }', { d: a.task });
+  const retrieval = await ok(
+    A.write,
+    'query($d: String!) { relevantEpisodes(task: { description: $d }, includeFailures: true) { ... on RelevantEpisodes { retrievalId episodes { episode { id } } } } }',
+    { d: a.task },
+  );
   a.retrieval = retrieval.relevantEpisodes.retrievalId;
   expect(retrieval.relevantEpisodes.episodes.length).toBeGreaterThan(0);
-  a.apiKeys = (await ok(A.admin, '{ apiKeys { id } }')).apiKeys.map((k: any) => k.id);
+  a.apiKeys = (await ok(A.admin, '{ apiKeys { id } }')).apiKeys.map((k: Json) => k.id);
   const proof = await ok(A.read, '{ consistencyProof(fromSize: 1, toSize: 1) { ... on ConsistencyProof { fromRoot } } }');
   a.rootOfOne = proof.consistencyProof.fromRoot;
   const { rows } = await t.services.db.pool.query('SELECT seq, hash FROM ledger_events WHERE tenant_id = $1 ORDER BY seq', [A.tenantId]);
   a.hashes = new Set(rows.map((r) => r.hash));
   a.headSeq = rows.length;
-  a.headHash = rows.at(-1)!.hash;
+  a.headHash = must(rows.at(-1)).hash;
   await t.services.checkpoints.publish(A.tenantId);
 
   // Tenant B: a work item and a running episode of its own, and a shorter ledger than A's.
@@ -147,7 +169,7 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
     apiKeys: async () => {
       const data = await ok(B.admin, '{ apiKeys { id name } }');
       const { rows } = await t.services.db.pool.query('SELECT id FROM api_keys WHERE tenant_id = $1', [B.tenantId]);
-      expect(data.apiKeys.map((k: any) => k.id).sort()).toEqual(rows.map((r) => r.id).sort());
+      expect(data.apiKeys.map((k: Json) => k.id).sort()).toEqual(rows.map((r) => r.id).sort());
       noneOfA(data);
     },
     blob: async () => {
@@ -175,12 +197,14 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
       notFound(await as(B.read, `query($id: ID!) { episodeStep(episodeId: $id, stepNumber: 1) { ${NF} } }`, { id: a.running }), 'episodeStep', 'Step');
     },
     episodeProofBundle: async () => {
-      for (const id of a.completed) notFound(await as(B.read, `query($id: ID!) { episodeProofBundle(episodeId: $id) { ${NF} } }`, { id }), 'episodeProofBundle', 'Episode', id);
+      for (const id of a.completed)
+        notFound(await as(B.read, `query($id: ID!) { episodeProofBundle(episodeId: $id) { ${NF} } }`, { id }), 'episodeProofBundle', 'Episode', id);
     },
     episodes: async () => {
-      const q = 'query($f: EpisodeFilter) { episodes(first: 100, filter: $f) { edges { node { id taskDescription workItem { id } lease { id } parentEpisode { id } } } } }';
+      const q =
+        'query($f: EpisodeFilter) { episodes(first: 100, filter: $f) { edges { node { id taskDescription workItem { id } lease { id } parentEpisode { id } } } } }';
       const all = await ok(B.read, q);
-      expect(all.episodes.edges.map((e: any) => e.node.id)).toEqual([b.running]);
+      expect(all.episodes.edges.map((e: Json) => e.node.id)).toEqual([b.running]);
       for (const filter of [{ workItemId: a.workItem }, { text: 'billing' }, { domain: 'billing' }, { tags: ['tenant-a'] }]) {
         expect((await ok(B.read, q, { f: filter })).episodes.edges).toEqual([]);
       }
@@ -195,10 +219,11 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
       for (const id of [a.lease, a.childLease]) notFound(await as(B.read, `query($id: ID!) { lease(id: $id) { ${NF} } }`, { id }), 'lease', 'Lease', id);
     },
     ledgerEvents: async () => {
-      const q = 'query($f: LedgerEventFilter) { ledgerEvents(first: 500, filter: $f) { ... on LedgerEventConnection { edges { node { seq tenantId hash episodeId } } } } }';
+      const q =
+        'query($f: LedgerEventFilter) { ledgerEvents(first: 500, filter: $f) { ... on LedgerEventConnection { edges { node { seq tenantId hash episodeId } } } } }';
       const all = await ok(B.read, q);
       expect(all.ledgerEvents.edges.length).toBeGreaterThan(0);
-      expect(all.ledgerEvents.edges.every((e: any) => e.node.tenantId === B.tenantId)).toBe(true);
+      expect(all.ledgerEvents.edges.every((e: Json) => e.node.tenantId === B.tenantId)).toBe(true);
       noneOfA(all);
       for (const filter of [{ episodeId: a.running }, { workItemId: a.workItem }, { episodeId: a.completed[0] }]) {
         expect((await ok(B.read, q, { f: filter })).ledgerEvents.edges).toEqual([]);
@@ -215,7 +240,7 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
     ledgerCheckpoints: async () => {
       const page = await ok(B.read, '{ ledgerCheckpoints { ... on SignedTreeHeadPage { checkpoints { tenantId rootHash headHash } } } }');
       expect(page.ledgerCheckpoints.checkpoints.length).toBeGreaterThan(0);
-      expect(page.ledgerCheckpoints.checkpoints.every((c: any) => c.tenantId === B.tenantId)).toBe(true);
+      expect(page.ledgerCheckpoints.checkpoints.every((c: Json) => c.tenantId === B.tenantId)).toBe(true);
       noneOfA(page);
     },
     ledgerPublicKey: async () => {
@@ -234,14 +259,21 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
     },
     relevantEpisodes: async () => {
       // With a write key, so that a receipt is recorded (read keys record none).
-      const data = await ok(B.write, 'query($d: String!) { relevantEpisodes(task: { description: $d, context: { language: "sql", domain: "billing", tags: ["tenant-a"] } }, includeFailures: true) { ... on RelevantEpisodes { retrievalId episodes { episode { id } } warnings { episode { id } } } } }', { d: a.task });
+      const data = await ok(
+        B.write,
+        'query($d: String!) { relevantEpisodes(task: { description: $d, context: { language: "sql", domain: "billing", tags: ["tenant-a"] } }, includeFailures: true) { ... on RelevantEpisodes { retrievalId episodes { episode { id } } warnings { episode { id } } } } }',
+        { d: a.task },
+      );
       expect(data.relevantEpisodes.episodes).toEqual([]);
       expect(data.relevantEpisodes.warnings).toEqual([]);
       const { rows } = await t.services.db.pool.query('SELECT tenant_id FROM retrievals WHERE id = $1', [data.relevantEpisodes.retrievalId]);
       expect(rows[0].tenant_id).toBe(B.tenantId);
     },
     relevantPatterns: async () => {
-      const data = await ok(B.read, '{ relevantPatterns(context: { language: "sql", domain: "billing", tags: ["tenant-a"] }, limit: 50) { ... on RelevantPatterns { patterns { pattern { id } } } } }');
+      const data = await ok(
+        B.read,
+        '{ relevantPatterns(context: { language: "sql", domain: "billing", tags: ["tenant-a"] }, limit: 50) { ... on RelevantPatterns { patterns { pattern { id } } } } }',
+      );
       expect(data.relevantPatterns.patterns).toEqual([]);
     },
     retrievalReceipt: async () => {
@@ -254,7 +286,9 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
       noneOfA(data);
     },
     verifyLedger: async () => {
-      const data = await ok(B.read, 'query($to: BigInt) { verifyLedger(fromSeq: 1, toSeq: $to) { __typename ... on LedgerVerification { ok checked } } }', { to: String(a.headSeq) });
+      const data = await ok(B.read, 'query($to: BigInt) { verifyLedger(fromSeq: 1, toSeq: $to) { __typename ... on LedgerVerification { ok checked } } }', {
+        to: String(a.headSeq),
+      });
       const { rows } = await t.services.db.pool.query('SELECT seq FROM ledger_heads WHERE tenant_id = $1', [B.tenantId]);
       expect(data.verifyLedger).toEqual({ __typename: 'LedgerVerification', ok: true, checked: Number(rows[0].seq) });
     },
@@ -268,15 +302,26 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
 
   Mutation: {
     blockEpisode: async () => {
-      notFound(await as(B.write, `mutation($id: ID!) { blockEpisode(episodeId: $id, reason: "mine now", approvalRequest: {}) { ${NF} } }`, { id: a.running }), 'blockEpisode', 'Episode', a.running);
+      notFound(
+        await as(B.write, `mutation($id: ID!) { blockEpisode(episodeId: $id, reason: "mine now", approvalRequest: {}) { ${NF} } }`, { id: a.running }),
+        'blockEpisode',
+        'Episode',
+        a.running,
+      );
     },
     cancelEpisode: async () => {
-      for (const id of [a.running, a.blocked]) notFound(await as(B.write, `mutation($id: ID!) { cancelEpisode(episodeId: $id) { ${NF} } }`, { id }), 'cancelEpisode', 'Episode', id);
+      for (const id of [a.running, a.blocked])
+        notFound(await as(B.write, `mutation($id: ID!) { cancelEpisode(episodeId: $id) { ${NF} } }`, { id }), 'cancelEpisode', 'Episode', id);
     },
     completeEpisode: async () => {
       notFound(await as(B.write, COMPLETE, { id: a.running, outcome: { kind: 'SUCCESS', verdict: 'stolen' } }), 'completeEpisode', 'Episode', a.running);
       // B's own episode, crediting A's retrieval: refused, and B's episode is not ended either.
-      notFound(await as(B.write, COMPLETE, { id: b.running, outcome: { kind: 'SUCCESS', verdict: 'ok' }, used: [a.retrieval] }), 'completeEpisode', 'Retrieval', a.retrieval);
+      notFound(
+        await as(B.write, COMPLETE, { id: b.running, outcome: { kind: 'SUCCESS', verdict: 'ok' }, used: [a.retrieval] }),
+        'completeEpisode',
+        'Retrieval',
+        a.retrieval,
+      );
       expect((await ok(B.read, 'query($id: ID!) { episode(id: $id) { ... on Episode { status } } }', { id: b.running })).episode.status).toBe('RUNNING');
     },
     createApiKey: async () => {
@@ -291,13 +336,24 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
       expect(rows[0].tenant_id).toBe(B.tenantId);
     },
     escalateEpisode: async () => {
-      notFound(await as(B.write, `mutation($id: ID!) { escalateEpisode(episodeId: $id, reason: "x") { ${NF} } }`, { id: a.running }), 'escalateEpisode', 'Episode', a.running);
+      notFound(
+        await as(B.write, `mutation($id: ID!) { escalateEpisode(episodeId: $id, reason: "x") { ${NF} } }`, { id: a.running }),
+        'escalateEpisode',
+        'Episode',
+        a.running,
+      );
     },
     extractEpisodePatterns: async () => {
-      for (const id of a.completed) notFound(await as(B.write, `mutation($id: ID!) { extractEpisodePatterns(episodeId: $id) { ${NF} } }`, { id }), 'extractEpisodePatterns', 'Episode', id);
+      for (const id of a.completed)
+        notFound(await as(B.write, `mutation($id: ID!) { extractEpisodePatterns(episodeId: $id) { ${NF} } }`, { id }), 'extractEpisodePatterns', 'Episode', id);
     },
     failEpisode: async () => {
-      notFound(await as(B.write, `mutation($id: ID!) { failEpisode(episodeId: $id, reason: "x") { ${NF} } }`, { id: a.running }), 'failEpisode', 'Episode', a.running);
+      notFound(
+        await as(B.write, `mutation($id: ID!) { failEpisode(episodeId: $id, reason: "x") { ${NF} } }`, { id: a.running }),
+        'failEpisode',
+        'Episode',
+        a.running,
+      );
     },
     issueLease: async () => {
       const q = `mutation($w: ID!, $p: ID) { issueLease(workItemId: $w, parentLeaseId: $p, issuer: "b", holder: "b", expiresAt: "2099-01-01T00:00:00Z") { ${NF} } }`;
@@ -305,46 +361,94 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
       notFound(await as(B.write, q, { w: b.workItem, p: a.lease }), 'issueLease', 'Lease', a.lease);
     },
     logStep: async () => {
-      notFound(await as(B.write, `mutation($id: ID!) { logStep(episodeId: $id, step: { tool: "sh", sideEffectKey: "a-side-effect-1" }) { ${NF} } }`, { id: a.running }), 'logStep', 'Episode', a.running);
+      notFound(
+        await as(B.write, `mutation($id: ID!) { logStep(episodeId: $id, step: { tool: "sh", sideEffectKey: "a-side-effect-1" }) { ${NF} } }`, {
+          id: a.running,
+        }),
+        'logStep',
+        'Episode',
+        a.running,
+      );
     },
     logSteps: async () => {
       // A's side-effect key must not come back as a DUPLICATE pointing at A's step.
-      const res = await as(B.write, `mutation($id: ID!, $s: [StepInput!]!) { logSteps(episodeId: $id, steps: $s) { ${NF} } }`, { id: a.running, s: [{ tool: 'sh', sideEffectKey: a.sideEffectKey }] });
+      const res = await as(B.write, `mutation($id: ID!, $s: [StepInput!]!) { logSteps(episodeId: $id, steps: $s) { ${NF} } }`, {
+        id: a.running,
+        s: [{ tool: 'sh', sideEffectKey: a.sideEffectKey }],
+      });
       notFound(res, 'logSteps', 'Episode', a.running);
       // B's own episode, with A's key: a new step of B's, not a duplicate of A's.
-      const own = await ok(B.write, 'mutation($id: ID!, $s: [StepInput!]!) { logSteps(episodeId: $id, steps: $s) { ... on LogStepsPayload { accepted duplicates results { step { id } } } } }', { id: b.running, s: [{ tool: 'sh', sideEffectKey: a.sideEffectKey }] });
+      const own = await ok(
+        B.write,
+        'mutation($id: ID!, $s: [StepInput!]!) { logSteps(episodeId: $id, steps: $s) { ... on LogStepsPayload { accepted duplicates results { step { id } } } } }',
+        { id: b.running, s: [{ tool: 'sh', sideEffectKey: a.sideEffectKey }] },
+      );
       expect(own.logSteps).toMatchObject({ accepted: 1, duplicates: 0 });
       const { rows } = await t.services.db.pool.query('SELECT tenant_id, episode_id FROM steps WHERE id = $1', [own.logSteps.results[0].step.id]);
       expect(rows[0]).toEqual({ tenant_id: B.tenantId, episode_id: b.running });
     },
     recordCritique: async () => {
-      notFound(await as(B.write, `mutation($id: ID!) { recordCritique(episodeId: $id, verdict: "bad", score: 0) { ${NF} } }`, { id: a.completed[0] }), 'recordCritique', 'Episode', a.completed[0]);
+      notFound(
+        await as(B.write, `mutation($id: ID!) { recordCritique(episodeId: $id, verdict: "bad", score: 0) { ${NF} } }`, { id: a.completed[0] }),
+        'recordCritique',
+        'Episode',
+        a.completed[0],
+      );
     },
     recordPackMiss: async () => {
-      notFound(await as(B.write, `mutation($id: ID!) { recordPackMiss(episodeId: $id, stableId: "a-doc", reason: "x") { ${NF} } }`, { id: a.running }), 'recordPackMiss', 'Episode', a.running);
+      notFound(
+        await as(B.write, `mutation($id: ID!) { recordPackMiss(episodeId: $id, stableId: "a-doc", reason: "x") { ${NF} } }`, { id: a.running }),
+        'recordPackMiss',
+        'Episode',
+        a.running,
+      );
     },
     resumeEpisode: async () => {
-      notFound(await as(B.write, `mutation($id: ID!) { resumeEpisode(episodeId: $id, approved: true, decidedBy: "b") { ${NF} } }`, { id: a.blocked }), 'resumeEpisode', 'Episode', a.blocked);
+      notFound(
+        await as(B.write, `mutation($id: ID!) { resumeEpisode(episodeId: $id, approved: true, decidedBy: "b") { ${NF} } }`, { id: a.blocked }),
+        'resumeEpisode',
+        'Episode',
+        a.blocked,
+      );
     },
     resumeWorkItem: async () => {
-      notFound(await as(B.write, `mutation($id: ID!) { resumeWorkItem(id: $id, maxEpisodes: 5) { ${NF} } }`, { id: a.workItem }), 'resumeWorkItem', 'WorkItem', a.workItem);
+      notFound(
+        await as(B.write, `mutation($id: ID!) { resumeWorkItem(id: $id, maxEpisodes: 5) { ${NF} } }`, { id: a.workItem }),
+        'resumeWorkItem',
+        'WorkItem',
+        a.workItem,
+      );
     },
     revokeApiKey: async () => {
       for (const id of a.apiKeys) notFound(await as(B.admin, `mutation($id: ID!) { revokeApiKey(id: $id) { ${NF} } }`, { id }), 'revokeApiKey', 'ApiKey', id);
     },
     revokeLease: async () => {
-      for (const id of [a.lease, a.childLease]) notFound(await as(B.write, `mutation($id: ID!) { revokeLease(id: $id) { ${NF} } }`, { id }), 'revokeLease', 'Lease', id);
+      for (const id of [a.lease, a.childLease])
+        notFound(await as(B.write, `mutation($id: ID!) { revokeLease(id: $id) { ${NF} } }`, { id }), 'revokeLease', 'Lease', id);
     },
     saveCheckpoint: async () => {
-      notFound(await as(B.write, `mutation($id: ID!) { saveCheckpoint(episodeId: $id, state: {}) { ${NF} } }`, { id: a.running }), 'saveCheckpoint', 'Episode', a.running);
+      notFound(
+        await as(B.write, `mutation($id: ID!) { saveCheckpoint(episodeId: $id, state: {}) { ${NF} } }`, { id: a.running }),
+        'saveCheckpoint',
+        'Episode',
+        a.running,
+      );
     },
     startEpisode: async () => {
-      for (const [field, id, entity] of [['parentEpisodeId', a.completed[0], 'Episode'], ['workItemId', a.workItem, 'WorkItem'], ['leaseId', a.lease, 'Lease']] as const) {
-        const res = await as(B.write, `mutation($input: StartEpisodeInput!) { startEpisode(input: $input) { ${NF} } }`, { input: { taskDescription: 'B task', taskType: 'other', [field]: id } });
+      for (const [field, id, entity] of [
+        ['parentEpisodeId', a.completed[0], 'Episode'],
+        ['workItemId', a.workItem, 'WorkItem'],
+        ['leaseId', a.lease, 'Lease'],
+      ] as const) {
+        const res = await as(B.write, `mutation($input: StartEpisodeInput!) { startEpisode(input: $input) { ${NF} } }`, {
+          input: { taskDescription: 'B task', taskType: 'other', [field]: id },
+        });
         notFound(res, 'startEpisode', entity, id);
       }
       // A's dedupe key, with A's very input: a new episode of B's, not A's.
-      const same = await ok(B.write, START, { input: { taskDescription: a.task, taskType: 'migration', context: { language: 'sql', domain: 'billing', tags: ['tenant-a'] }, dedupeKey: a.dedupeKey } });
+      const same = await ok(B.write, START, {
+        input: { taskDescription: a.task, taskType: 'migration', context: { language: 'sql', domain: 'billing', tags: ['tenant-a'] }, dedupeKey: a.dedupeKey },
+      });
       expect(same.startEpisode.deduplicated).toBe(false);
       expect(a.episodes).not.toContain(same.startEpisode.episode.id);
     },

@@ -2,8 +2,11 @@
 // even when the query names no tenant at all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant } from '../../src/auth/store.ts';
-import { isTenantModel, tenantScoped, TenantScopeError } from '../../src/db/tenant-scope.ts';
+import { isTenantModel, type ScopedPrisma, TenantScopeError, tenantScoped } from '../../src/db/tenant-scope.ts';
 import { createMigratedDatabase, type MigratedDatabase } from '../support/db.ts';
+
+/** The create input as the scoped client declares it; the test passes rows it would refuse to type. */
+type EpisodeCreateData = Parameters<ScopedPrisma['episode']['create']>[0]['data'];
 
 let database: MigratedDatabase;
 let a: string;
@@ -37,7 +40,7 @@ describe('tenant-scoped Prisma client', () => {
     expect(await scoped.episode.findUnique({ where: { id: foreign.id } })).toBeNull();
   });
 
-  it('cannot change or delete another tenant\'s rows, nor create rows for it', async () => {
+  it("cannot change or delete another tenant's rows, nor create rows for it", async () => {
     const scoped = tenantScoped(database.db.prisma, a);
     const foreign = await database.db.prisma.episode.findFirstOrThrow({ where: { tenantId: b } });
     expect((await scoped.episode.updateMany({ where: { id: foreign.id }, data: { taskType: 'stolen' } })).count).toBe(0);
@@ -45,8 +48,10 @@ describe('tenant-scoped Prisma client', () => {
     expect((await scoped.episode.deleteMany({})).count).toBe(2);
     expect(await database.db.prisma.episode.count({ where: { tenantId: b } })).toBe(1);
     expect((await database.db.prisma.episode.findUniqueOrThrow({ where: { id: foreign.id } })).taskType).toBe('t');
-    await expect(scoped.episode.create({ data: { tenantId: b, taskDescription: 'x', taskType: 't' } as any })).rejects.toBeInstanceOf(TenantScopeError);
-    const created = await scoped.episode.create({ data: { taskDescription: 'mine', taskType: 't' } as any });
+    await expect(scoped.episode.create({ data: { tenantId: b, taskDescription: 'x', taskType: 't' } as unknown as EpisodeCreateData })).rejects.toBeInstanceOf(
+      TenantScopeError,
+    );
+    const created = await scoped.episode.create({ data: { taskDescription: 'mine', taskType: 't' } as unknown as EpisodeCreateData });
     expect(created.tenantId).toBe(a);
   });
 });

@@ -1,16 +1,17 @@
 // A real server on a free port over a fresh database, with a tenant and keys of each scope.
 import { randomBytes } from 'node:crypto';
+import { type Client, createClient } from 'graphql-ws';
 import { afterAll, beforeAll } from 'vitest';
-import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createApiKey, createTenant } from '../../src/auth/store.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
-import { createApp, type App } from '../../src/server.ts';
-import { createServices, stopServices, type Services } from '../../src/services.ts';
+import { type App, createApp } from '../../src/server.ts';
+import { createServices, type Services, stopServices } from '../../src/services.ts';
 import { attachDatabase, createMigratedDatabase, type MigratedDatabase } from './db.ts';
+import type { Json } from './json.ts';
 
-export interface GraphQLResponse<T = any> {
+export interface GraphQLResponse<T = Json> {
   data?: T;
   errors?: Array<{ message: string; extensions?: Record<string, unknown>; path?: string[] }>;
 }
@@ -29,7 +30,7 @@ export interface TestApp {
   database: MigratedDatabase;
   keys: TenantKeys;
   addTenant(name: string): Promise<TenantKeys>;
-  gql<T = any>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<GraphQLResponse<T>>;
+  gql<T = Json>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<GraphQLResponse<T>>;
   wsClient(token?: string | null): Client;
   stop(): Promise<void>;
 }
@@ -42,7 +43,16 @@ export interface TestAppOptions {
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const shared = options.shareDatabaseOf;
   const database = shared ? attachDatabase(shared.database) : await createMigratedDatabase();
-  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: database.url, LOG_LEVEL: 'silent', SHUTDOWN_TIMEOUT_MS: '2000', JOB_POLL_SECONDS: '0.5', LEDGER_SIGNING_KEY: randomBytes(32).toString('hex'), ...env });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    DATABASE_URL: database.url,
+    LOG_LEVEL: 'silent',
+    SHUTDOWN_TIMEOUT_MS: '2000',
+    JOB_POLL_SECONDS: '0.5',
+    LEDGER_SIGNING_KEY: randomBytes(32).toString('hex'),
+    ...env,
+  });
   const services: Services = await createServices(config, database.db, createLogger(config.logLevel));
   const app = createApp(services);
   await app.start();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { build } from 'vite';
 import type { TestProject } from 'vitest/node';
 import { testDatabaseUrl } from '../../src/config.ts';
-import { startEmbeddedPostgres, type EmbeddedServer } from '../../src/db/embedded.ts';
+import { type EmbeddedServer, startEmbeddedPostgres } from '../../src/db/embedded.ts';
 import { freePort } from './ports.ts';
 
 let embedded: EmbeddedServer | undefined;
@@ -32,7 +32,7 @@ function ensureChromium(): void {
   if (existsSync('/usr/bin/chromium')) return;
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   if (root && existsSync('/usr/bin/apt-get')) {
-    process.stdout.write('episodic tests: installing Debian\'s chromium for the browser tests (apt-get)\n');
+    process.stdout.write("episodic tests: installing Debian's chromium for the browser tests (apt-get)\n");
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
     execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: ['ignore', 'ignore', 'inherit'], env });

@@ -2,12 +2,20 @@
 // arrives. The server may answer 413 and close before the whole body went out; a broken pipe is
 // reported as that 413 with no body.
 import http from 'node:http';
+import type { Json } from './json.ts';
 
-export function chunkedPost(url: string, token: string, chunks: Iterable<string>): Promise<{ status: number; body: any }> {
+export function chunkedPost(url: string, token: string, chunks: Iterable<string>): Promise<{ status: number; body: Json }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent: false, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'transfer-encoding': 'chunked' } },
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'transfer-encoding': 'chunked' },
+      },
       (res) => {
         let text = '';
         res.on('data', (c) => (text += c));

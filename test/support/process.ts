@@ -1,6 +1,7 @@
 // Runs the real server entry point as a child process: node directly, or through `npm start`.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname } from 'node:path';
+import { must } from '../../src/core/must.ts';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -28,8 +29,8 @@ function spawnServer(command: string, args: string[], env: Record<string, string
   });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
+  must(child.stdout).on('data', (d) => (out += d));
+  must(child.stderr).on('data', (d) => (err += d));
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     child,
@@ -39,7 +40,7 @@ function spawnServer(command: string, args: string[], env: Record<string, string
       return new Promise((resolve, reject) => {
         const started = Date.now();
         const poll = setInterval(() => {
-          if (pattern.test(out)) return clearInterval(poll), resolve();
+          if (pattern.test(out)) return (clearInterval(poll), resolve());
           if (child.exitCode !== null || Date.now() - started > timeoutMs) {
             clearInterval(poll);
             reject(new Error(`server did not print ${pattern}; stdout: ${out.slice(-2000)} stderr: ${err.slice(-2000)}`));

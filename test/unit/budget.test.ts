@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   BUDGET_RESOURCES,
+  type Budget,
   budgetLimit,
   exhaustedResource,
   planStepAdmission,
   resolveExhaustionPolicy,
-  usageOf,
-  type Budget,
   type Usage,
+  usageOf,
 } from '../../src/episodes/budget.ts';
 
 const UNLIMITED: Budget = { maxTokens: null, maxSteps: null, maxWallMs: null, maxToolCalls: null };

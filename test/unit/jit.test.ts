@@ -5,7 +5,9 @@ import { isStepJournalMutation } from '../../src/http/jit.ts';
 describe('isStepJournalMutation (which operations graphql-jit runs)', () => {
   it('takes mutations that select only logSteps or logStep', () => {
     expect(isStepJournalMutation(parse('mutation { logSteps(episodeId: "x", steps: []) { __typename } }'))).toBe(true);
-    expect(isStepJournalMutation(parse('mutation M { a: logStep(episodeId: "x", step: {}) { __typename } b: logSteps(episodeId: "x", steps: []) { __typename } }'))).toBe(true);
+    expect(
+      isStepJournalMutation(parse('mutation M { a: logStep(episodeId: "x", step: {}) { __typename } b: logSteps(episodeId: "x", steps: []) { __typename } }')),
+    ).toBe(true);
   });
 
   it('leaves every other operation to graphql-js', () => {

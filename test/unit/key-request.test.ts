@@ -8,7 +8,9 @@ describe('checkKeyRequest', () => {
   });
 
   it('names unknown scopes, and refuses an empty list', () => {
-    expect(checkKeyRequest('k', ['read', 'root']).violations).toEqual([expect.objectContaining({ field: 'scopes', actual: 'root', message: 'unknown scopes: root' })]);
+    expect(checkKeyRequest('k', ['read', 'root']).violations).toEqual([
+      expect.objectContaining({ field: 'scopes', actual: 'root', message: 'unknown scopes: root' }),
+    ]);
     expect(checkKeyRequest('k', []).violations).toEqual([expect.objectContaining({ field: 'scopes', limit: 'at least 1' })]);
   });
 

@@ -1,9 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import type { StepFacts } from '../../src/learning/facts.ts';
-import { changedFiles, nextStatus, observeEpisode, PATTERN_RULES, patternStrength, patternSummary, scopeOf, type TaskEpisode } from '../../src/learning/patterns.ts';
+import {
+  changedFiles,
+  nextStatus,
+  observeEpisode,
+  PATTERN_RULES,
+  patternStrength,
+  patternSummary,
+  scopeOf,
+  type TaskEpisode,
+} from '../../src/learning/patterns.ts';
 import { taskTerms } from '../../src/learning/task-terms.ts';
 
-const step = (stepNumber: number, tool: string, resultKind: StepFacts['resultKind'], errorClass: string | null = null): StepFacts => ({ stepNumber, kind: 'tool_call', tool, resultKind, latencyMs: 1, tokens: 1, errorClass });
+const step = (stepNumber: number, tool: string, resultKind: StepFacts['resultKind'], errorClass: string | null = null): StepFacts => ({
+  stepNumber,
+  kind: 'tool_call',
+  tool,
+  resultKind,
+  latencyMs: 1,
+  tokens: 1,
+  errorClass,
+});
 
 function episode(overrides: Partial<TaskEpisode> = {}): TaskEpisode {
   return {
@@ -76,7 +93,10 @@ describe('patternStrength', () => {
       { support: 40, hits: 36, episodes: 50, baseHits: 45 },
       { support: 5, hits: 1.5, episodes: 50, baseHits: 15 },
     ];
-    const strength = patternStrength('tool_outcome', strata.map((s) => ({ ...s, hits: Math.round(s.hits) })));
+    const strength = patternStrength(
+      'tool_outcome',
+      strata.map((s) => ({ ...s, hits: Math.round(s.hits) })),
+    );
     expect(Math.abs(strength.lift ?? 1)).toBeLessThan(0.05);
     const pooledRate = (36 + 2) / 45;
     const pooledWithout = (45 - 36 + 15 - 2) / 55;
@@ -115,7 +135,18 @@ describe('nextStatus', () => {
 
 describe('patternSummary', () => {
   it('states the fact with its counts and the comparison', () => {
-    const text = patternSummary({ kind: 'file_change', scope: 'django/django', cue: 'queryset', target: 'file:django/db/models/query.py', occurrences: 9, successes: 5, baselineRate: 0.06, lift: 0.41 });
-    expect(text).toBe('In django/django, tasks mentioning "queryset" changed django/db/models/query.py in 5 of 9 runs (comparable runs without it: 6%; lift +0.41).');
+    const text = patternSummary({
+      kind: 'file_change',
+      scope: 'django/django',
+      cue: 'queryset',
+      target: 'file:django/db/models/query.py',
+      occurrences: 9,
+      successes: 5,
+      baselineRate: 0.06,
+      lift: 0.41,
+    });
+    expect(text).toBe(
+      'In django/django, tasks mentioning "queryset" changed django/db/models/query.py in 5 of 9 runs (comparable runs without it: 6%; lift +0.41).',
+    );
   });
 });

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  REFLECTION_ITEM_MAX_CHARS,
-  REFLECTION_MAX_ITEMS,
-  generateReflection,
-  type ReflectionInput,
-} from '../../src/learning/reflection.ts';
-import type { StepFacts } from '../../src/learning/facts.ts';
+import { must } from '../../src/core/must.ts';
 import { BUDGET_EXCEEDED } from '../../src/episodes/outcome.ts';
+import type { StepFacts } from '../../src/learning/facts.ts';
+import { generateReflection, REFLECTION_ITEM_MAX_CHARS, REFLECTION_MAX_ITEMS, type ReflectionInput } from '../../src/learning/reflection.ts';
 
 function step(stepNumber: number, tool: string | null, resultKind: StepFacts['resultKind'], extra: Partial<StepFacts> = {}): StepFacts {
   return { stepNumber, kind: 'tool_call', tool, resultKind, latencyMs: 100, tokens: 10, ...extra };
@@ -36,10 +32,7 @@ describe('generateReflection caps', () => {
   });
 
   it('keeps at most 5 improvements', () => {
-    const steps = [
-      ...Array.from({ length: 55 }, (_, index) => step(index + 1, 'npm', 'error')),
-      step(56, 'curl', 'timeout', { latencyMs: 90_000 }),
-    ];
+    const steps = [...Array.from({ length: 55 }, (_, index) => step(index + 1, 'npm', 'error')), step(56, 'curl', 'timeout', { latencyMs: 90_000 })];
     const reflection = generateReflection({
       outcome: { kind: 'failure', reason: BUDGET_EXCEEDED, details: 'token budget exhausted' },
       steps,
@@ -80,7 +73,7 @@ describe('generateReflection caps', () => {
 
   it('cuts each item to the character limit on code points', () => {
     const reflection = generateReflection({ ...BASE, outcome: { kind: 'success', verdict: '😀'.repeat(1000), artifacts: [] } });
-    const first = reflection.successes[0]!;
+    const first = must(reflection.successes[0]);
     expect(Array.from(first)).toHaveLength(REFLECTION_ITEM_MAX_CHARS);
     expect(first.endsWith('…')).toBe(true);
   });
@@ -114,7 +107,14 @@ describe('generateReflection rules', () => {
   });
 
   it('names weak virtues lowest first and ignores a critic score in the middle', () => {
-    const critique = { score: 0.6, virtueScores: [{ name: 'b', score: 0.4 }, { name: 'a', score: 0.1 }, { name: 'c', score: 0.5 }] };
+    const critique = {
+      score: 0.6,
+      virtueScores: [
+        { name: 'b', score: 0.4 },
+        { name: 'a', score: 0.1 },
+        { name: 'c', score: 0.5 },
+      ],
+    };
     expect(generateReflection({ ...BASE, critique }).improvements).toEqual(['Weak virtues: a 0.10, b 0.40']);
   });
 

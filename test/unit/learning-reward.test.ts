@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
+import type { Outcome } from '../../src/episodes/outcome.ts';
+import type { StepFacts } from '../../src/learning/facts.ts';
 import {
-  MAX_REWARD_TOTAL,
   baseReward,
   computeReward,
   efficiencyMultiplier,
   learningBonus,
+  MAX_REWARD_TOTAL,
   qualityMultiplier,
   type RewardInput,
 } from '../../src/learning/reward.ts';
-import type { StepFacts } from '../../src/learning/facts.ts';
-import type { Outcome } from '../../src/episodes/outcome.ts';
 
 function step(stepNumber: number, tool: string | null, resultKind: StepFacts['resultKind']): StepFacts {
   return { stepNumber, kind: 'tool_call', tool, resultKind, latencyMs: 100, tokens: 10 };
@@ -43,8 +44,8 @@ describe('baseReward', () => {
   it('orders totals success > partial > failure when everything else is equal', () => {
     const partial: Outcome = { kind: 'partial', verdict: 'half', completed: [], failed: [] };
     const [success, half, failure] = [SUCCESS, partial, FAILURE].map((outcome) => computeReward({ ...PLAIN, outcome }).total);
-    expect(success).toBeGreaterThan(half!);
-    expect(half).toBeGreaterThan(failure!);
+    expect(success).toBeGreaterThan(must(half));
+    expect(half).toBeGreaterThan(must(failure));
     expect(failure).toBe(0);
   });
 });
@@ -53,8 +54,8 @@ describe('complexity bonus', () => {
   it('is 1.0, 1.1 and 1.2 and raises the total in that order', () => {
     const rewards = (['simple', 'moderate', 'complex'] as const).map((complexity) => computeReward({ ...PLAIN, complexity }));
     expect(rewards.map((reward) => reward.complexityBonus)).toEqual([1.0, 1.1, 1.2]);
-    expect(rewards[0]!.total).toBeLessThan(rewards[1]!.total);
-    expect(rewards[1]!.total).toBeLessThan(rewards[2]!.total);
+    expect(must(rewards[0]).total).toBeLessThan(must(rewards[1]).total);
+    expect(must(rewards[1]).total).toBeLessThan(must(rewards[2]).total);
   });
 });
 

@@ -2,20 +2,32 @@ import { describe, expect, it } from 'vitest';
 import {
   childReservation,
   episodeCharge,
+  type LeaseNode,
   leaseStanding,
   planEpisodeHold,
   releasedHold,
   reservedAmounts,
   shareOnParent,
-  type LeaseNode,
 } from '../../src/leases/accounting.ts';
-import { NO_USAGE, type Lease, type LeaseBudget, type LeaseUsage } from '../../src/leases/rules.ts';
+import { type Lease, type LeaseBudget, type LeaseUsage, NO_USAGE } from '../../src/leases/rules.ts';
 
 const NOW = Date.UTC(2026, 0, 1);
 const usage = (episodes: number, toolCalls: number, tokens: number, wallMs: number): LeaseUsage => ({ episodes, toolCalls, tokens, wallMs });
-const budget = (episodes: number | null, toolCalls: number | null, tokens: number | null, wallMs: number | null): LeaseBudget => ({ episodes, toolCalls, tokens, wallMs });
+const budget = (episodes: number | null, toolCalls: number | null, tokens: number | null, wallMs: number | null): LeaseBudget => ({
+  episodes,
+  toolCalls,
+  tokens,
+  wallMs,
+});
 
-function node(id: string, parentId: string | null, granted: LeaseBudget, consumed: LeaseUsage = NO_USAGE, held: LeaseUsage = NO_USAGE, extra: Partial<Lease> = {}): LeaseNode {
+function node(
+  id: string,
+  parentId: string | null,
+  granted: LeaseBudget,
+  consumed: LeaseUsage = NO_USAGE,
+  held: LeaseUsage = NO_USAGE,
+  extra: Partial<Lease> = {},
+): LeaseNode {
   return { id, parentId, held, lease: { budget: granted, consumed, scope: ['*'], expiresAtMs: NOW + 60_000, revoked: false, ...extra } };
 }
 
@@ -63,10 +75,7 @@ describe('reservedAmounts', () => {
   });
 
   it('never lets an overdrawn child free what its live episodes still hold', () => {
-    const tree = [
-      node('p', null, budget(null, null, 1000, null)),
-      node('c', 'p', budget(null, null, 100, null), usage(0, 0, 130, 0), usage(1, 0, 50, 0)),
-    ];
+    const tree = [node('p', null, budget(null, null, 1000, null)), node('c', 'p', budget(null, null, 100, null), usage(0, 0, 130, 0), usage(1, 0, 50, 0))];
     expect(shareOnParent(tree, 'c', NOW).tokens).toBe(50);
   });
 

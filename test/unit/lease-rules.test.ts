@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import {
+  type ChildLeaseRequest,
   chargeLease,
   checkChildLease,
   checkLeaseUsable,
   isLeaseExpired,
-  nextEpisodeNumber,
-  remainingLeaseBudget,
-  type ChildLeaseRequest,
   type Lease,
   type LeaseBudget,
+  nextEpisodeNumber,
+  remainingLeaseBudget,
 } from '../../src/leases/rules.ts';
 
 const NOW = Date.UTC(2026, 0, 1);
@@ -82,9 +83,7 @@ describe('checkChildLease', () => {
     ['wallMs', 40_001],
   ] as const)('refuses %s one above the parent remainder', (key, amount) => {
     const child = widestChild({ budget: { ...widestChild().budget, [key]: amount } });
-    expect(checkChildLease(parentLease(), child, NOW)).toEqual([
-      expect.objectContaining({ rule: 'budget_exceeds_parent', field: `budget.${key}` }),
-    ]);
+    expect(checkChildLease(parentLease(), child, NOW)).toEqual([expect.objectContaining({ rule: 'budget_exceeds_parent', field: `budget.${key}` })]);
   });
 
   it('refuses an unlimited child budget under a limited parent', () => {
@@ -110,7 +109,7 @@ describe('checkChildLease', () => {
     const reserved = { episodes: 5, toolCalls: 0, tokens: 5_000, wallMs: 0 };
     const violations = checkChildLease(parentLease(), widestChild(), NOW, reserved);
     expect(violations.map((v) => v.field)).toEqual(['budget.episodes', 'budget.tokens']);
-    expect(violations[1]!.message).toBe("Child tokens budget 6000 exceeds the parent's remaining 1000");
+    expect(must(violations[1]).message).toBe("Child tokens budget 6000 exceeds the parent's remaining 1000");
     expect(checkChildLease(parentLease(), widestChild({ budget: { episodes: 1, toolCalls: 60, tokens: 1_000, wallMs: 40_000 } }), NOW, reserved)).toEqual([]);
   });
 
@@ -196,11 +195,20 @@ describe('chargeLease (INV-EP03)', () => {
   it('is overdrawn when consumption and the other holds exceed the budget, though not spent out', () => {
     const result = chargeLease(lease, { episodes: 0, toolCalls: 0, tokens: 70, wallMs: 0 }, { ...NO_USAGE, tokens: 40 });
     expect(result).toMatchObject({ ok: false, overdrawn: 'tokens', exhausted: null, consumed: { tokens: 70 }, remaining: { tokens: 0 } });
-    expect(chargeLease(lease, { episodes: 0, toolCalls: 0, tokens: 60, wallMs: 0 }, { ...NO_USAGE, tokens: 40 })).toMatchObject({ ok: true, overdrawn: null, remaining: { tokens: 0 } });
+    expect(chargeLease(lease, { episodes: 0, toolCalls: 0, tokens: 60, wallMs: 0 }, { ...NO_USAGE, tokens: 40 })).toMatchObject({
+      ok: true,
+      overdrawn: null,
+      remaining: { tokens: 0 },
+    });
   });
 
   it('reports the remaining net of the other holds', () => {
-    expect(chargeLease(lease, { episodes: 1, toolCalls: 0, tokens: 10, wallMs: 0 }, { episodes: 1, toolCalls: 0, tokens: 30, wallMs: 200 }).remaining).toEqual({ episodes: 0, toolCalls: null, tokens: 60, wallMs: 800 });
+    expect(chargeLease(lease, { episodes: 1, toolCalls: 0, tokens: 10, wallMs: 0 }, { episodes: 1, toolCalls: 0, tokens: 30, wallMs: 200 }).remaining).toEqual({
+      episodes: 0,
+      toolCalls: null,
+      tokens: 60,
+      wallMs: 800,
+    });
   });
 
   it('never exhausts an unlimited resource', () => {

@@ -13,14 +13,28 @@ describe('critique limits', () => {
 
   it('names every bad score, name and count at once', () => {
     const many = Array.from({ length: LIMITS.virtueScores + 1 }, (_, i) => ({ name: `v${i}`, score: 0.5 }));
-    expect(fields(validateCritique({ verdict: 'x', score: 1.5, virtueScores: [{ name: '', score: -0.1 }, { name: 'n'.repeat(101), score: NaN }] }))).toEqual([
-      'score', 'virtueScores.0.name', 'virtueScores.0.score', 'virtueScores.1.name', 'virtueScores.1.score',
+    expect(
+      fields(
+        validateCritique({
+          verdict: 'x',
+          score: 1.5,
+          virtueScores: [
+            { name: '', score: -0.1 },
+            { name: 'n'.repeat(101), score: NaN },
+          ],
+        }),
+      ),
+    ).toEqual(['score', 'virtueScores.0.name', 'virtueScores.0.score', 'virtueScores.1.name', 'virtueScores.1.score']);
+    expect(validateCritique({ verdict: 'x', virtueScores: many })).toEqual([
+      expect.objectContaining({ field: 'virtueScores', limit: LIMITS.virtueScores, actual: LIMITS.virtueScores + 1 }),
     ]);
-    expect(validateCritique({ verdict: 'x', virtueScores: many })).toEqual([expect.objectContaining({ field: 'virtueScores', limit: LIMITS.virtueScores, actual: LIMITS.virtueScores + 1 })]);
   });
 
   it('bounds verdict and feedback in bytes and refuses NUL', () => {
-    expect(fields(validateCritique({ verdict: 'é'.repeat(LIMITS.reasonBytes / 2 + 1), feedback: 'a\u0000b', virtueScores: [] }))).toEqual(['verdict', 'feedback']);
+    expect(fields(validateCritique({ verdict: 'é'.repeat(LIMITS.reasonBytes / 2 + 1), feedback: 'a\u0000b', virtueScores: [] }))).toEqual([
+      'verdict',
+      'feedback',
+    ]);
   });
 });
 
@@ -40,9 +54,9 @@ describe('free text and hashes', () => {
 describe('work item and lease limits', () => {
   it('checks title, description, metadata and maxEpisodes', () => {
     expect(validateWorkItem({ title: 'fix the build', maxEpisodes: 3 })).toEqual([]);
-    expect(fields(validateWorkItem({ title: ' ', description: 'd'.repeat(LEASE_LIMITS.descriptionChars + 1), metadata: { a: 'x\u0000' }, maxEpisodes: 0 }))).toEqual([
-      'title', 'description', 'metadata.a', 'maxEpisodes',
-    ]);
+    expect(
+      fields(validateWorkItem({ title: ' ', description: 'd'.repeat(LEASE_LIMITS.descriptionChars + 1), metadata: { a: 'x\u0000' }, maxEpisodes: 0 })),
+    ).toEqual(['title', 'description', 'metadata.a', 'maxEpisodes']);
     expect(fields(validateResumeWorkItem(-1))).toEqual(['maxEpisodes']);
   });
 
@@ -50,7 +64,10 @@ describe('work item and lease limits', () => {
     expect(validateLeaseInput({ issuer: 'planner', holder: 'agent', scope: ['*'], budget: { tokens: 10, episodes: null } })).toEqual([]);
     const scope = Array.from({ length: LEASE_LIMITS.scopeEntries + 1 }, () => 'repo');
     expect(fields(validateLeaseInput({ issuer: '', holder: 'h'.repeat(201), scope: [...scope.slice(0, 1), ''], budget: { tokens: -1 } }))).toEqual([
-      'issuer', 'holder', 'scope.1', 'budget.tokens',
+      'issuer',
+      'holder',
+      'scope.1',
+      'budget.tokens',
     ]);
     expect(fields(validateLeaseInput({ issuer: 'a', holder: 'b', scope, budget: {} }))).toEqual(['scope']);
   });

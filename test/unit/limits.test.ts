@@ -1,21 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import {
-  LIMITS,
   charCount,
   checkEpisodeSize,
   checkStepBatchSize,
   checkStepCount,
   exceedsJsonDepth,
   findNul,
+  type JsonValue,
   jsonBytes,
+  LIMITS,
+  type StartEpisodeInput,
+  type StepInput,
   utf8Bytes,
   validateEpisodeInput,
   validateGoalSpec,
   validateOutcome,
   validateStep,
-  type JsonValue,
-  type StartEpisodeInput,
-  type StepInput,
 } from '../../src/episodes/limits.ts';
 
 const KB = 1024;
@@ -126,9 +126,7 @@ describe('validateEpisodeInput', () => {
     expect(validateEpisodeInput(episodeInput({ taskDescription: '  \n' }))).toEqual([
       { field: 'input.taskDescription', limit: 'non-empty', message: 'input.taskDescription must not be empty' },
     ]);
-    expect(validateEpisodeInput(episodeInput({ taskDescription: `a${NUL}b` }))).toMatchObject([
-      { field: 'input.taskDescription', limit: 'no NUL characters' },
-    ]);
+    expect(validateEpisodeInput(episodeInput({ taskDescription: `a${NUL}b` }))).toMatchObject([{ field: 'input.taskDescription', limit: 'no NUL characters' }]);
   });
 
   it('taskType: 100 characters pass (even 4-byte ones), 101 fail', () => {
@@ -292,9 +290,7 @@ describe('validateStep', () => {
 
   it('parameters: exactly 1 MB of JSON passes, one byte more fails', () => {
     expect(validateStep(step({ parameters: jsonOfBytes(MB) }), 0)).toEqual([]);
-    expect(validateStep(step({ parameters: jsonOfBytes(MB + 1) }), 7)).toMatchObject([
-      { field: 'input.steps.7.parameters', limit: MB, actual: MB + 1 },
-    ]);
+    expect(validateStep(step({ parameters: jsonOfBytes(MB + 1) }), 7)).toMatchObject([{ field: 'input.steps.7.parameters', limit: MB, actual: MB + 1 }]);
   });
 
   it('parameters: multi-byte characters count in bytes', () => {
@@ -341,18 +337,13 @@ describe('validateStep', () => {
   });
 
   it('world state and metadata are bounded and depth-checked', () => {
-    expect(fields(validateStep(step({ worldBefore: nested(65), worldAfter: jsonOfBytes(MB + 1), metadata: jsonOfBytes(64 * KB + 1) as { d: string } }), 0))).toEqual([
-      'input.steps.0.worldBefore',
-      'input.steps.0.worldAfter',
-      'input.steps.0.metadata',
-    ]);
+    expect(
+      fields(validateStep(step({ worldBefore: nested(65), worldAfter: jsonOfBytes(MB + 1), metadata: jsonOfBytes(64 * KB + 1) as { d: string } }), 0)),
+    ).toEqual(['input.steps.0.worldBefore', 'input.steps.0.worldAfter', 'input.steps.0.metadata']);
   });
 
   it('tool and action are bounded', () => {
-    expect(fields(validateStep(step({ tool: 't'.repeat(201), action: 'a'.repeat(4 * KB + 1) }), 0))).toEqual([
-      'input.steps.0.tool',
-      'input.steps.0.action',
-    ]);
+    expect(fields(validateStep(step({ tool: 't'.repeat(201), action: 'a'.repeat(4 * KB + 1) }), 0))).toEqual(['input.steps.0.tool', 'input.steps.0.action']);
     expect(validateStep(step({ tool: 't'.repeat(200), action: 'a'.repeat(4 * KB) }), 0)).toEqual([]);
   });
 
@@ -412,10 +403,7 @@ describe('validateOutcome', () => {
 
   it('requires a verdict or reason and bounds the details', () => {
     expect(fields(validateOutcome({ kind: 'success', verdict: '', artifacts: [] }))).toEqual(['input.outcome.verdict']);
-    expect(fields(validateOutcome({ kind: 'failure', reason: '', details: 'd'.repeat(10 * KB + 1) }, 'out'))).toEqual([
-      'out.reason',
-      'out.details',
-    ]);
+    expect(fields(validateOutcome({ kind: 'failure', reason: '', details: 'd'.repeat(10 * KB + 1) }, 'out'))).toEqual(['out.reason', 'out.details']);
   });
 });
 

@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { holonStopForOutcome, loopStopCondition, startRefusal, type LoopStopInput } from '../../src/episodes/loop-stop.ts';
+import { holonStopForOutcome, type LoopStopInput, loopStopCondition, startRefusal } from '../../src/episodes/loop-stop.ts';
 
 const charge = (extra: Partial<NonNullable<LoopStopInput['leaseCharge']>> = {}): NonNullable<LoopStopInput['leaseCharge']> => ({
-  ok: true, exhausted: null, overdrawn: null, leaseId: 'L', leaseEnded: null, ...extra,
+  ok: true,
+  exhausted: null,
+  overdrawn: null,
+  leaseId: 'L',
+  leaseEnded: null,
+  ...extra,
 });
 const base: LoopStopInput = { holonStop: null, leaseCharge: charge(), episodesExecuted: 1, maxEpisodes: 10 };
 
@@ -43,9 +48,16 @@ describe('loopStopCondition (INV-EP03, INV-EP04)', () => {
 
   it('ends the loop on a revoked or expired lease unless the holon reached its own stop; budget still comes first', () => {
     const ended = charge({ leaseEnded: 'expired' });
-    expect(loopStopCondition({ ...base, leaseCharge: ended, episodesExecuted: 10 })).toEqual({ kind: 'error', message: 'lease L is expired', recoverable: false });
+    expect(loopStopCondition({ ...base, leaseCharge: ended, episodesExecuted: 10 })).toEqual({
+      kind: 'error',
+      message: 'lease L is expired',
+      recoverable: false,
+    });
     expect(loopStopCondition({ ...base, leaseCharge: ended, holonStop: { kind: 'completed' } })).toEqual({ kind: 'completed' });
-    expect(loopStopCondition({ ...base, leaseCharge: charge({ leaseEnded: 'revoked', exhausted: 'tokens' }) })).toEqual({ kind: 'budget_exhausted', resource: 'tokens' });
+    expect(loopStopCondition({ ...base, leaseCharge: charge({ leaseEnded: 'revoked', exhausted: 'tokens' }) })).toEqual({
+      kind: 'budget_exhausted',
+      resource: 'tokens',
+    });
   });
 });
 

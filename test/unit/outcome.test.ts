@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import type { Budget, Usage } from '../../src/episodes/budget.ts';
 import {
   BUDGET_EXCEEDED,
-  CONVERGE_LIST_MAX,
-  STEP_DESCRIPTION_MAX_CHARS,
   budgetFailureOutcome,
+  CONVERGE_LIST_MAX,
   convergeOutcome,
   describeExhaustion,
   describeStep,
+  STEP_DESCRIPTION_MAX_CHARS,
   type StepDigest,
 } from '../../src/episodes/outcome.ts';
-import type { Budget, Usage } from '../../src/episodes/budget.ts';
 
 const budget: Budget = { maxTokens: 1000, maxSteps: 5, maxWallMs: 60_000, maxToolCalls: null };
 const usage: Usage = { tokens: 1200, steps: 5, wallMs: 30_000 };

@@ -1,6 +1,7 @@
 // A call's steps are prepared (redacted, sized) and hashed before the group commit; the hashes are
 // the ones the ledger verifier recomputes from the stored rows (stepContentHash on the lowercase id).
 import { describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { prepareStep, prepareSteps, stepContentHash } from '../../src/steps/prepare.ts';
 
 const EPISODE = '3f1d9c2e-8a4b-4c5d-9e0f-0123456789ab';
@@ -20,7 +21,7 @@ describe('prepareSteps', () => {
     for (const [i, p] of prepared.entries()) {
       const { contentHash, blobs, ...step } = p;
       expect(blobs).toEqual([]);
-      expect(step).toEqual(prepareStep(steps[i]!, ['token']));
+      expect(step).toEqual(prepareStep(must(steps[i]), ['token']));
       expect(contentHash).toBe(stepContentHash(EPISODE, step));
     }
     expect(new Set(prepared.map((p) => p.contentHash)).size).toBe(steps.length);
@@ -35,20 +36,21 @@ describe('prepareSteps', () => {
     const text = 'x'.repeat(20_000);
     const blob = { hash: 'cd'.repeat(32), content: text, sizeBytes: 20_000 };
     const refs = { observation: { hash: blob.hash, sizeBytes: 20_000, stored: true } };
-    const offloaded = { step: { ...steps[1]!, observation: null }, refs, blobs: [blob] };
-    const [plain, withBlob] = prepareSteps(EPISODE, [steps[0]!, offloaded], ['token']);
-    expect(plain!.blobs).toEqual([]);
-    expect(plain!.contentRefs).toBeNull();
-    const { contentHash, blobs, ...step } = withBlob!;
+    const second = must(steps[1], 'second step');
+    const offloaded = { step: { ...second, observation: null }, refs, blobs: [blob] };
+    const [plain, withBlob] = prepareSteps(EPISODE, [must(steps[0], 'first step'), offloaded], ['token']);
+    expect(plain?.blobs).toEqual([]);
+    expect(plain?.contentRefs).toBeNull();
+    const { contentHash, blobs, ...step } = must(withBlob, 'prepared offloaded step');
     expect(blobs).toEqual([blob]);
     expect(step).toEqual(prepareStep(offloaded.step, ['token'], refs));
     expect(step.contentRefs).toEqual(refs);
-    expect(step.kind).toBe(steps[1]!.kind);
+    expect(step.kind).toBe(second.kind);
     expect(contentHash).toBe(stepContentHash(EPISODE, step));
   });
 
   it('binds the hash to the episode', () => {
     const other = prepareSteps('0b8e2f4a-1c3d-4e5f-8a9b-c0d1e2f3a4b5', steps.slice(0, 1), ['token']);
-    expect(other[0]!.contentHash).not.toBe(prepareSteps(EPISODE, steps.slice(0, 1), ['token'])[0]!.contentHash);
+    expect(must(other[0]).contentHash).not.toBe(must(prepareSteps(EPISODE, steps.slice(0, 1), ['token'])[0]).contentHash);
   });
 });

@@ -3,22 +3,41 @@
 // mappings are not one-to-one ('ß' uppercases to 'SS'); no listed key or realistic parameter name
 // is one, and neither folding is more right for them.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_REDACTED_KEYS, REDACTED, isRedactedKey, redact } from '../../src/steps/redact.ts';
+import { DEFAULT_REDACTED_KEYS, isRedactedKey, REDACTED, redact } from '../../src/steps/redact.ts';
 
 describe('isRedactedKey', () => {
-  it.each(['password', 'PASSWORD', 'passwd', 'token', 'secret', 'api_key', 'apikey', 'authorization', 'access_token', 'refresh_token', 'private_key', 'cookie'])(
-    'matches the listed key %s',
-    (key) => expect(isRedactedKey(key)).toBe(true),
-  );
+  it.each([
+    'password',
+    'PASSWORD',
+    'passwd',
+    'token',
+    'secret',
+    'api_key',
+    'apikey',
+    'authorization',
+    'access_token',
+    'refresh_token',
+    'private_key',
+    'cookie',
+  ])('matches the listed key %s', (key) => expect(isRedactedKey(key)).toBe(true));
 
-  it.each(['API-Key', 'apiKey', 'Api_Key', 'x-api-key', 'Authorization', 'github_token', 'GITHUB_TOKEN', 'client_secret', 'set-cookie', 'privateKey', 'refreshToken', 'db_password'])(
-    'matches the variant %s',
-    (key) => expect(isRedactedKey(key)).toBe(true),
-  );
+  it.each([
+    'API-Key',
+    'apiKey',
+    'Api_Key',
+    'x-api-key',
+    'Authorization',
+    'github_token',
+    'GITHUB_TOKEN',
+    'client_secret',
+    'set-cookie',
+    'privateKey',
+    'refreshToken',
+    'db_password',
+  ])('matches the variant %s', (key) => expect(isRedactedKey(key)).toBe(true));
 
-  it.each(['max_tokens', 'tokens', 'token_count', 'secretary_name', 'path', 'user', 'key', 'author', 'passwords'])(
-    'leaves %s alone',
-    (key) => expect(isRedactedKey(key)).toBe(false),
+  it.each(['max_tokens', 'tokens', 'token_count', 'secretary_name', 'path', 'user', 'key', 'author', 'passwords'])('leaves %s alone', (key) =>
+    expect(isRedactedKey(key)).toBe(false),
   );
 
   it('uses only the given keys', () => {
@@ -36,13 +55,19 @@ describe('redact', () => {
     const input = {
       url: 'https://api.example.com',
       headers: { Authorization: 'Bearer abc', 'X-Api-Key': 'k-123', accept: 'json' },
-      users: [{ name: 'ann', password: 'hunter2' }, { name: 'bob', github_token: 'ghp_x' }],
+      users: [
+        { name: 'ann', password: 'hunter2' },
+        { name: 'bob', github_token: 'ghp_x' },
+      ],
       max_tokens: 512,
     };
     expect(redact(input)).toEqual({
       url: 'https://api.example.com',
       headers: { Authorization: REDACTED, 'X-Api-Key': REDACTED, accept: 'json' },
-      users: [{ name: 'ann', password: REDACTED }, { name: 'bob', github_token: REDACTED }],
+      users: [
+        { name: 'ann', password: REDACTED },
+        { name: 'bob', github_token: REDACTED },
+      ],
       max_tokens: 512,
     });
   });
@@ -85,8 +110,17 @@ describe('redact', () => {
 
   it('lists the default keys of the brief', () => {
     expect(DEFAULT_REDACTED_KEYS).toEqual([
-      'password', 'passwd', 'token', 'secret', 'api_key', 'apikey', 'authorization',
-      'access_token', 'refresh_token', 'private_key', 'cookie',
+      'password',
+      'passwd',
+      'token',
+      'secret',
+      'api_key',
+      'apikey',
+      'authorization',
+      'access_token',
+      'refresh_token',
+      'private_key',
+      'cookie',
     ]);
   });
 });

@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { ContextFacts } from '../../src/learning/facts.ts';
-import { PATTERN_RELEVANCE, patternRelevance, scopeFit, type RankedPattern } from '../../src/retrieval/pattern-score.ts';
+import { PATTERN_RELEVANCE, patternRelevance, type RankedPattern, scopeFit } from '../../src/retrieval/pattern-score.ts';
 
 const DJANGO = { domain: 'django/django', language: 'python', framework: null, tags: [] };
-const pattern = (overrides: Partial<RankedPattern> = {}): RankedPattern => ({ kind: 'file_change', scope: 'django/django', cue: 'queryset', language: 'python', lift: 0.25, feedbackCredit: 0, ...overrides });
+const pattern = (overrides: Partial<RankedPattern> = {}): RankedPattern => ({
+  kind: 'file_change',
+  scope: 'django/django',
+  cue: 'queryset',
+  language: 'python',
+  lift: 0.25,
+  feedbackCredit: 0,
+  ...overrides,
+});
 const query = (terms: string[], context: ContextFacts = DJANGO) => ({ terms: new Set(terms), context });
 
 describe('patternRelevance', () => {

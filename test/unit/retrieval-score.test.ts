@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
   CONTEXT_FIELD_WEIGHTS,
-  RELEVANCE_WEIGHTS,
   contextMatch,
   ndcgAtK,
+  type RankingCandidate,
+  RELEVANCE_WEIGHTS,
+  type RetrievalQuery,
   rankBySeed003,
   recencyWeight,
   relevanceScore,
+  type Seed003Episode,
   seed003Matches,
   seed003Score,
-  type RankingCandidate,
-  type RetrievalQuery,
-  type Seed003Episode,
 } from '../../src/retrieval/score.ts';
 
 const NO_CONTEXT = { domain: null, language: null, framework: null, tags: [] };
@@ -165,7 +165,7 @@ describe('ndcgAtK', () => {
 
   it('cuts both rankings at k and gives unjudged ids no gain', () => {
     expect(ndcgAtK(['b', 'a'], relevance, 1)).toBeCloseTo(3 / 7, 12);
-    expect(ndcgAtK(['x', 'a'], new Map(Object.entries(relevance)), 2)).toBeCloseTo((7 / Math.log2(3)) / (7 + 3 / Math.log2(3)), 12);
+    expect(ndcgAtK(['x', 'a'], new Map(Object.entries(relevance)), 2)).toBeCloseTo(7 / Math.log2(3) / (7 + 3 / Math.log2(3)), 12);
   });
 
   it('never rewards repeating a relevant id', () => {

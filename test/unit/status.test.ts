@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
-  EPISODE_ACTIONS,
-  EPISODE_STATUSES,
   allowedActions,
   checkTransition,
-  isEpisodeStatus,
-  isTerminal,
+  EPISODE_ACTIONS,
+  EPISODE_STATUSES,
   type EpisodeAction,
   type EpisodeStatus,
+  isEpisodeStatus,
+  isTerminal,
 } from '../../src/episodes/status.ts';
 
 // The expected machine, written out independently of the implementation's table.
@@ -57,9 +57,7 @@ describe('checkTransition', () => {
   it('names the allowed actions in the refusal', () => {
     const result = checkTransition('blocked', 'complete');
     expect(result).toMatchObject({ ok: false, allowed: ['resume', 'fail', 'cancel', 'escalate', 'critique'] });
-    expect(result.ok === false && result.message).toBe(
-      'Cannot complete an episode that is blocked (allowed: resume, fail, cancel, escalate, critique)',
-    );
+    expect(result.ok === false && result.message).toBe('Cannot complete an episode that is blocked (allowed: resume, fail, cancel, escalate, critique)');
   });
 
   it('says a final status has no exits', () => {

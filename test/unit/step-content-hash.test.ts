@@ -4,15 +4,26 @@
 import { describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/ledger/hash.ts';
 import type { ContentRefs } from '../../src/steps/large-content.ts';
-import { prepareStep, rowToPreparedStep, stepContentHash, type PreparedStep, type StepRow } from '../../src/steps/prepare.ts';
+import { type PreparedStep, prepareStep, rowToPreparedStep, type StepRow, stepContentHash } from '../../src/steps/prepare.ts';
 
 const EPISODE = '3f1d9c2e-8a4b-4c5d-9e0f-0123456789ab';
 
 const FULL = {
-  kind: 'tool_call', tool: 'bash', action: 'ls', parameters: { dir: '/src', apiKey: 'secret' },
-  result: { kind: 'success' as const, output: 'a.ts' }, observation: 'one file', latencyMs: 12, tokens: 30, cost: 0.25,
-  sideEffectKey: 'ls-1', worldBefore: { cwd: '/' }, worldAfter: { cwd: '/src' }, metadata: { attempt: 1 },
-  startedAt: new Date('2026-11-20T10:00:00.000Z'), endedAt: new Date('2026-11-20T10:00:02.500Z'),
+  kind: 'tool_call',
+  tool: 'bash',
+  action: 'ls',
+  parameters: { dir: '/src', apiKey: 'secret' },
+  result: { kind: 'success' as const, output: 'a.ts' },
+  observation: 'one file',
+  latencyMs: 12,
+  tokens: 30,
+  cost: 0.25,
+  sideEffectKey: 'ls-1',
+  worldBefore: { cwd: '/' },
+  worldAfter: { cwd: '/src' },
+  metadata: { attempt: 1 },
+  startedAt: new Date('2026-11-20T10:00:00.000Z'),
+  endedAt: new Date('2026-11-20T10:00:02.500Z'),
 };
 /** The observation kept as a blob: the hash covers the reference too. */
 const REFS: ContentRefs = { observation: { hash: 'ab'.repeat(32), sizeBytes: 20_000, stored: true } };
@@ -46,18 +57,49 @@ describe('stepContentHash', () => {
 describe('prepareStep', () => {
   it('stores every field of a full step, the parameters redacted with a hash of the original', () => {
     expect(prepareStep(FULL, ['apiKey'])).toStrictEqual({
-      kind: 'tool_call', tool: 'bash', action: 'ls', parameters: { dir: '/src', apiKey: '[REDACTED]' }, argsHash: contentHash(FULL.parameters),
-      resultKind: 'success', result: { output: 'a.ts' }, observation: 'one file', latencyMs: 12, tokens: 30, cost: 0.25,
-      sideEffectKey: 'ls-1', worldBefore: { cwd: '/' }, worldAfter: { cwd: '/src' }, metadata: { attempt: 1 }, sizeBytes: Buffer.byteLength(JSON.stringify(FULL)),
-      contentRefs: null, startedAt: '2026-11-20T10:00:00.000Z', endedAt: '2026-11-20T10:00:02.500Z',
+      kind: 'tool_call',
+      tool: 'bash',
+      action: 'ls',
+      parameters: { dir: '/src', apiKey: '[REDACTED]' },
+      argsHash: contentHash(FULL.parameters),
+      resultKind: 'success',
+      result: { output: 'a.ts' },
+      observation: 'one file',
+      latencyMs: 12,
+      tokens: 30,
+      cost: 0.25,
+      sideEffectKey: 'ls-1',
+      worldBefore: { cwd: '/' },
+      worldAfter: { cwd: '/src' },
+      metadata: { attempt: 1 },
+      sizeBytes: Buffer.byteLength(JSON.stringify(FULL)),
+      contentRefs: null,
+      startedAt: '2026-11-20T10:00:00.000Z',
+      endedAt: '2026-11-20T10:00:02.500Z',
     });
   });
 
   it('stores missing fields as null, and missing tokens and cost as 0', () => {
     expect(prepareStep({ kind: 'thought' }, [])).toStrictEqual({
-      kind: 'thought', tool: null, action: null, parameters: null, argsHash: null, resultKind: null, result: null, observation: null,
-      latencyMs: null, tokens: 0, cost: 0, sideEffectKey: null, worldBefore: null, worldAfter: null, metadata: null, sizeBytes: Buffer.byteLength('{"kind":"thought"}'),
-      contentRefs: null, startedAt: null, endedAt: null,
+      kind: 'thought',
+      tool: null,
+      action: null,
+      parameters: null,
+      argsHash: null,
+      resultKind: null,
+      result: null,
+      observation: null,
+      latencyMs: null,
+      tokens: 0,
+      cost: 0,
+      sideEffectKey: null,
+      worldBefore: null,
+      worldAfter: null,
+      metadata: null,
+      sizeBytes: Buffer.byteLength('{"kind":"thought"}'),
+      contentRefs: null,
+      startedAt: null,
+      endedAt: null,
     });
   });
 
@@ -76,10 +118,25 @@ describe('rowToPreparedStep', () => {
   /** The stored row of a prepared step, as node-postgres reads it (timestamps as Dates). */
   function rowOf(p: PreparedStep): StepRow {
     return {
-      kind: p.kind, tool: p.tool, action: p.action, parameters: p.parameters, args_hash: p.argsHash, result_kind: p.resultKind,
-      result: p.result, observation: p.observation, latency_ms: p.latencyMs, tokens: p.tokens, cost: p.cost,
-      side_effect_key: p.sideEffectKey, world_before: p.worldBefore, world_after: p.worldAfter, metadata: p.metadata, size_bytes: p.sizeBytes,
-      content_refs: p.contentRefs, started_at: p.startedAt === null ? null : new Date(p.startedAt), ended_at: p.endedAt === null ? null : new Date(p.endedAt),
+      kind: p.kind,
+      tool: p.tool,
+      action: p.action,
+      parameters: p.parameters,
+      args_hash: p.argsHash,
+      result_kind: p.resultKind,
+      result: p.result,
+      observation: p.observation,
+      latency_ms: p.latencyMs,
+      tokens: p.tokens,
+      cost: p.cost,
+      side_effect_key: p.sideEffectKey,
+      world_before: p.worldBefore,
+      world_after: p.worldAfter,
+      metadata: p.metadata,
+      size_bytes: p.sizeBytes,
+      content_refs: p.contentRefs,
+      started_at: p.startedAt === null ? null : new Date(p.startedAt),
+      ended_at: p.endedAt === null ? null : new Date(p.endedAt),
     };
   }
 

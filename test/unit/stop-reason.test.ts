@@ -37,9 +37,10 @@ describe('evaluateStopCondition (INV-EP04)', () => {
   });
 
   it('budget exhaustion wins over the holon stop and max episodes', () => {
-    expect(
-      evaluateStopCondition({ budgetExhausted: 'wall_time', holonStop: { kind: 'completed' }, episodesExecuted: 10, maxEpisodes: 10 }),
-    ).toEqual({ kind: 'budget_exhausted', resource: 'wall_time' });
+    expect(evaluateStopCondition({ budgetExhausted: 'wall_time', holonStop: { kind: 'completed' }, episodesExecuted: 10, maxEpisodes: 10 })).toEqual({
+      kind: 'budget_exhausted',
+      resource: 'wall_time',
+    });
   });
 
   it('accepts a lease resource as the exhausted budget', () => {

@@ -1,7 +1,8 @@
 // The monitor's in-browser chain check (web/src/chain.ts, written from docs/LEDGER.md) must agree
 // with the reference implementation byte for byte, and must flag tampering and broken links.
 import { describe, expect, it } from 'vitest';
-import { GENESIS_HASH, chainHash as referenceHash, type LedgerEntry } from '../../src/ledger/hash.ts';
+import { must } from '../../src/core/must.ts';
+import { GENESIS_HASH, type LedgerEntry, chainHash as referenceHash } from '../../src/ledger/hash.ts';
 import { ChainVerifier, chainHash, type LedgerEvent } from '../../web/src/chain.ts';
 
 const tenantId = '6f1c1d2e-8a3b-4c5d-9e0f-112233445566';
@@ -17,7 +18,15 @@ const payloads: unknown[] = [
 function chain(): LedgerEvent[] {
   let prevHash = GENESIS_HASH;
   return payloads.map((payload, i) => {
-    const entry: LedgerEntry = { tenantId, seq: i + 1, type: 'episode.started', episodeId: i % 2 ? null : crypto.randomUUID(), workItemId: null, payload, createdAt: new Date(1_800_000_000_000 + i).toISOString() };
+    const entry: LedgerEntry = {
+      tenantId,
+      seq: i + 1,
+      type: 'episode.started',
+      episodeId: i % 2 ? null : crypto.randomUUID(),
+      workItemId: null,
+      payload,
+      createdAt: new Date(1_800_000_000_000 + i).toISOString(),
+    };
     const hash = referenceHash(prevHash, entry);
     const event = { ...entry, seq: String(entry.seq), prevHash, hash };
     prevHash = hash;
@@ -34,7 +43,7 @@ describe('in-browser chain verification', () => {
     const events = chain();
     const fromGenesis = new ChainVerifier(0, GENESIS_HASH);
     expect(events.map((e) => fromGenesis.check(e))).toEqual(events.map(() => 'verified'));
-    const fromAnchor = new ChainVerifier(2, events[1]!.hash);
+    const fromAnchor = new ChainVerifier(2, must(events[1]).hash);
     expect(events.slice(2).map((e) => fromAnchor.check(e))).toEqual(['verified', 'verified', 'verified']);
   });
 

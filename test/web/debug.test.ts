@@ -9,17 +9,27 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
-import { findOverlaps, unnamedControls } from './layout.ts';
 import { corpus } from '../patterns/corpus.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
+import { findOverlaps, unnamedControls } from './layout.ts';
 
 /** A real Chromium and server on a 2-core machine that other jobs share: a test's steps can take minutes. */
 const BROWSER_TEST_MS = 180_000;
 
 const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const LIVE = { timeout: 15_000, interval: 100 };
 const WIDTHS = [360, 800, 1440];
 
@@ -29,7 +39,7 @@ let page: Page;
 let profile: string;
 const pageProblems: string[] = [];
 
-async function api<T = any>(query: string, variables?: Record<string, unknown>): Promise<T> {
+async function api<T = Json>(query: string, variables?: Record<string, unknown>): Promise<T> {
   const res = await t.gql<T>(query, variables);
   expect(res.errors).toBeUndefined();
   return res.data as T;
@@ -41,23 +51,47 @@ async function start(input: Record<string, unknown>): Promise<string> {
 }
 
 async function log(id: string, steps: Array<Record<string, unknown>>) {
-  const data = await api('mutation($id: ID!, $steps: [StepInput!]!) { logSteps(episodeId: $id, steps: $steps) { ... on LogStepsPayload { accepted } } }', { id, steps });
+  const data = await api('mutation($id: ID!, $steps: [StepInput!]!) { logSteps(episodeId: $id, steps: $steps) { ... on LogStepsPayload { accepted } } }', {
+    id,
+    steps,
+  });
   expect(data.logSteps.accepted).toBe(steps.length);
 }
 
 async function complete(id: string, outcome: Record<string, unknown>, usedRetrievals: string[] = []) {
-  const data = await api('mutation($id: ID!, $o: OutcomeInput!, $r: [ID!]) { completeEpisode(episodeId: $id, outcome: $o, usedRetrievals: $r, extractPatterns: SYNC) { __typename } }', { id, o: outcome, r: usedRetrievals });
+  const data = await api(
+    'mutation($id: ID!, $o: OutcomeInput!, $r: [ID!]) { completeEpisode(episodeId: $id, outcome: $o, usedRetrievals: $r, extractPatterns: SYNC) { __typename } }',
+    { id, o: outcome, r: usedRetrievals },
+  );
   expect(data.completeEpisode.__typename).toBe('FinishEpisodePayload');
 }
 
 /** A run as an agent would journal it: plan, a tool call or two, and an outcome. */
 async function run(n: number, outcome: 'SUCCESS' | 'FAILURE' | 'PARTIAL', extra: Record<string, unknown> = {}): Promise<string> {
-  const id = await start({ taskDescription: `Upgrade dependency ${n}`, taskType: n % 2 ? 'upgrade' : 'bugfix', context: { domain: n % 3 ? 'acme/api' : 'acme/web' }, ...extra });
+  const id = await start({
+    taskDescription: `Upgrade dependency ${n}`,
+    taskType: n % 2 ? 'upgrade' : 'bugfix',
+    context: { domain: n % 3 ? 'acme/api' : 'acme/web' },
+    ...extra,
+  });
   await log(id, [
     { kind: 'llm_call', action: 'plan', latencyMs: 400 + n * 10, tokens: 300, cost: 0.003, result: { kind: 'SUCCESS', output: 'plan' } },
-    { tool: 'shell', action: 'test', latencyMs: 900 + n * 40, tokens: 0, result: outcome === 'SUCCESS' ? { kind: 'SUCCESS', output: 'green' } : { kind: 'ERROR', message: 'red', errorClass: 'TestFailure' } },
+    {
+      tool: 'shell',
+      action: 'test',
+      latencyMs: 900 + n * 40,
+      tokens: 0,
+      result: outcome === 'SUCCESS' ? { kind: 'SUCCESS', output: 'green' } : { kind: 'ERROR', message: 'red', errorClass: 'TestFailure' },
+    },
   ]);
-  await complete(id, outcome === 'SUCCESS' ? { kind: 'SUCCESS', verdict: 'done' } : outcome === 'PARTIAL' ? { kind: 'PARTIAL', verdict: 'some', completed: ['a'], failed: ['b'] } : { kind: 'FAILURE', reason: 'tests fail' });
+  await complete(
+    id,
+    outcome === 'SUCCESS'
+      ? { kind: 'SUCCESS', verdict: 'done' }
+      : outcome === 'PARTIAL'
+        ? { kind: 'PARTIAL', verdict: 'some', completed: ['a'], failed: ['b'] }
+        : { kind: 'FAILURE', reason: 'tests fail' },
+  );
   return id;
 }
 
@@ -70,7 +104,13 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: this browser test needs Debian's chromium (apt-get install -y chromium)`);
   t = await startTestApp({ CHECKPOINT_INTERVAL_MS: '200' }); // proof bundles need a signed checkpoint after the events
   profile = await mkdtemp(join(tmpdir(), 'episodic-chromium-'));
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1440, height: 960 }, acceptDownloads: true });
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1440, height: 960 },
+    acceptDownloads: true,
+  });
   page = context.pages()[0] ?? (await context.newPage());
   page.on('pageerror', (err) => pageProblems.push(err.message));
   page.on('console', (msg) => msg.type() === 'error' && pageProblems.push(msg.text()));
@@ -92,20 +132,36 @@ describe('debugging one run', { timeout: BROWSER_TEST_MS }, () => {
   it('expanding a failed step shows its error, output, parameters, observation and world state', async () => {
     for (let n = 1; n <= 3; n++) await run(n, 'SUCCESS'); // history to retrieve and learn from
     const served = await api('{ relevantEpisodes(task: { description: "Upgrade dependency" }) { ... on RelevantEpisodes { retrievalId } } }');
-    debugged = await start({ taskDescription: 'Migrate the billing schema', taskType: 'migration', goalSpec: 'Every invoice keeps its total after the migration', context: { domain: 'acme/billing' } });
+    debugged = await start({
+      taskDescription: 'Migrate the billing schema',
+      taskType: 'migration',
+      goalSpec: 'Every invoice keeps its total after the migration',
+      context: { domain: 'acme/billing' },
+    });
     await log(debugged, [
       { kind: 'observation', observation: 'Found 3 migrations pending' },
       {
-        tool: 'shell', action: 'migrate', latencyMs: 2100, tokens: 120,
+        tool: 'shell',
+        action: 'migrate',
+        latencyMs: 2100,
+        tokens: 120,
         parameters: { cmd: 'npm run migrate', apiKey: 'sk-live-123' },
-        worldBefore: { schemaVersion: 41 }, worldAfter: { schemaVersion: 41, lock: 'held' },
+        worldBefore: { schemaVersion: 41 },
+        worldAfter: { schemaVersion: 41, lock: 'held' },
         observation: 'the lock was never released',
         result: { kind: 'ERROR', message: 'relation "invoices_v2" already exists', errorClass: 'MigrationConflict' },
       },
     ]);
-    await api('mutation($id: ID!) { blockEpisode(episodeId: $id, reason: "drop a table", approvalRequest: { action: "DROP TABLE invoices_v2" }) { __typename } }', { id: debugged });
-    await api('mutation($id: ID!) { resumeEpisode(episodeId: $id, approved: true, decidedBy: "dba-on-call", comment: "backup verified") { __typename } }', { id: debugged });
-    await complete(debugged, { kind: 'PARTIAL', verdict: 'schema migrated, data pending', completed: ['schema'], failed: ['backfill invoices'] }, [served.relevantEpisodes.retrievalId]);
+    await api(
+      'mutation($id: ID!) { blockEpisode(episodeId: $id, reason: "drop a table", approvalRequest: { action: "DROP TABLE invoices_v2" }) { __typename } }',
+      { id: debugged },
+    );
+    await api('mutation($id: ID!) { resumeEpisode(episodeId: $id, approved: true, decidedBy: "dba-on-call", comment: "backup verified") { __typename } }', {
+      id: debugged,
+    });
+    await complete(debugged, { kind: 'PARTIAL', verdict: 'schema migrated, data pending', completed: ['schema'], failed: ['backfill invoices'] }, [
+      served.relevantEpisodes.retrievalId,
+    ]);
 
     await open(`#/episodes/${debugged}`);
     await page.getByRole('heading', { name: 'Migrate the billing schema' }).waitFor();
@@ -137,7 +193,9 @@ describe('debugging one run', { timeout: BROWSER_TEST_MS }, () => {
     expect(await article.locator('.outcome').getAttribute('data-outcome')).toBe('PARTIAL');
     expect(await article.locator('.outcome').textContent()).toContain('partial success');
     expect(await article.locator('.checklist .not-done').textContent()).toContain('backfill invoices');
-    await expect.poll(() => article.locator('[data-approval="approval_resolved"]').textContent(), LIVE).toContain('Approved at step 4 by dba-on-call: backup verified');
+    await expect
+      .poll(() => article.locator('[data-approval="approval_resolved"]').textContent(), LIVE)
+      .toContain('Approved at step 4 by dba-on-call: backup verified');
     expect(await article.locator('[data-approval="approval_requested"]').textContent()).toContain('DROP TABLE invoices_v2');
     expect(await article.locator('.card', { hasText: 'Retrievals used' }).textContent()).toContain('outcome partial');
     expect(pageProblems).toEqual([]);
@@ -152,18 +210,26 @@ describe('debugging one run', { timeout: BROWSER_TEST_MS }, () => {
     await expect.poll(() => verdict.getAttribute('data-verdict'), LIVE).toBe('verified');
     expect(await verdict.textContent()).toContain(`${bundle.events.length} of ${bundle.events.length} events`);
 
-    await t.services.db.pool.query(`UPDATE ledger_events SET payload = jsonb_set(payload, '{taskType}', '"edited"') WHERE tenant_id = $1 AND episode_id = $2 AND type = 'episode.started'`, [t.keys.tenantId, debugged]);
+    await t.services.db.pool.query(
+      `UPDATE ledger_events SET payload = jsonb_set(payload, '{taskType}', '"edited"') WHERE tenant_id = $1 AND episode_id = $2 AND type = 'episode.started'`,
+      [t.keys.tenantId, debugged],
+    );
     await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download proof bundle' }).click()]);
     await expect.poll(() => verdict.getAttribute('data-verdict'), LIVE).toBe('failed');
     expect(await verdict.textContent()).toContain('hash mismatch');
-    await t.services.db.pool.query(`UPDATE ledger_events SET payload = jsonb_set(payload, '{taskType}', '"migration"') WHERE tenant_id = $1 AND episode_id = $2 AND type = 'episode.started'`, [t.keys.tenantId, debugged]);
+    await t.services.db.pool.query(
+      `UPDATE ledger_events SET payload = jsonb_set(payload, '{taskType}', '"migration"') WHERE tenant_id = $1 AND episode_id = $2 AND type = 'episode.started'`,
+      [t.keys.tenantId, debugged],
+    );
   });
 });
 
 const tile = (name: string) => page.locator(`[data-tile="${name}"] .tile-value`);
 /** Sum of the bars of one series in a chart. */
 const barSum = (chart: string, series: string) =>
-  page.locator(`[data-chart="${chart}"] rect[data-series="${series}"]`).evaluateAll((els) => els.reduce((n, el) => n + Number(el.getAttribute('data-value')), 0));
+  page
+    .locator(`[data-chart="${chart}"] rect[data-series="${series}"]`)
+    .evaluateAll((els) => els.reduce((n, el) => n + Number(el.getAttribute('data-value')), 0));
 
 describe('dashboard', { timeout: BROWSER_TEST_MS }, () => {
   it('renders charts from the runs created through the API and updates when a new run completes', async () => {
@@ -223,7 +289,13 @@ describe('dashboard', { timeout: BROWSER_TEST_MS }, () => {
 
 describe('layout', { timeout: BROWSER_TEST_MS }, () => {
   it('at 360, 800 and 1440 px no text overlaps, nothing scrolls sideways, and every control has a name', async () => {
-    const views = ['#/', `#/episodes/${(await api('{ episodes(filter: { taskType: "migration" }) { edges { node { id } } } }')).episodes.edges[0].node.id}`, '#/dashboard', '#/patterns', '#/retrievals'];
+    const views = [
+      '#/',
+      `#/episodes/${(await api('{ episodes(filter: { taskType: "migration" }) { edges { node { id } } } }')).episodes.edges[0].node.id}`,
+      '#/dashboard',
+      '#/patterns',
+      '#/retrievals',
+    ];
     // The check itself finds text laid over text.
     await open('#/');
     // (set through the CSSOM: the page's CSP refuses inline style attributes)
@@ -263,7 +335,10 @@ describe('layout', { timeout: BROWSER_TEST_MS }, () => {
     for (let n = 0; n < 36; n++) {
       const id = await run(10 + n, kinds[n % kinds.length] ?? 'SUCCESS');
       const shift = `${1 + ((n * 7) % 22)} hours`;
-      await t.services.db.pool.query(`UPDATE episodes SET started_at = started_at - $2::interval, ended_at = ended_at - $2::interval WHERE id = $1`, [id, shift]);
+      await t.services.db.pool.query(`UPDATE episodes SET started_at = started_at - $2::interval, ended_at = ended_at - $2::interval WHERE id = $1`, [
+        id,
+        shift,
+      ]);
       await t.services.db.pool.query(`UPDATE steps SET created_at = created_at - $2::interval WHERE episode_id = $1`, [id, shift]);
     }
     await t.services.db.pool.query('DELETE FROM monitor_rollup_states');

@@ -2,12 +2,13 @@
 // what was created through the API (per bucket, filtered, tenant-scoped), refuses bad ranges with
 // a typed error, and the step, receipt, credit and lift fields answer what the ledger recorded.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useApp, type TestApp } from '../support/app.ts';
+import { type TestApp, useApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
 
-async function api<T = any>(query: string, variables?: Record<string, unknown>, token?: string): Promise<T> {
+async function api<T = Json>(query: string, variables?: Record<string, unknown>, token?: string): Promise<T> {
   const res = await t.gql<T>(query, variables, token);
   expect(res.errors).toBeUndefined();
   return res.data as T;
@@ -23,7 +24,10 @@ async function log(id: string, steps: Array<Record<string, unknown>>) {
 }
 
 async function complete(id: string, outcome: Record<string, unknown>, usedRetrievals: string[] = []) {
-  const data = await api('mutation($id: ID!, $o: OutcomeInput!, $r: [ID!]) { completeEpisode(episodeId: $id, outcome: $o, usedRetrievals: $r) { __typename } }', { id, o: outcome, r: usedRetrievals });
+  const data = await api(
+    'mutation($id: ID!, $o: OutcomeInput!, $r: [ID!]) { completeEpisode(episodeId: $id, outcome: $o, usedRetrievals: $r) { __typename } }',
+    { id, o: outcome, r: usedRetrievals },
+  );
   expect(data.completeEpisode.__typename).toBe('FinishEpisodePayload');
 }
 
@@ -38,7 +42,8 @@ const DASHBOARD = `query($filter: DashboardFilter!) { dashboard(filter: $filter)
 
 const hourAgo = () => new Date(Date.now() - 3_600_000).toISOString();
 const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
-const dashboard = (filter: Record<string, unknown> = {}, token?: string) => api(DASHBOARD, { filter: { from: hourAgo(), to: inAnHour(), ...filter } }, token).then((d) => d.dashboard);
+const dashboard = (filter: Record<string, unknown> = {}, token?: string) =>
+  api(DASHBOARD, { filter: { from: hourAgo(), to: inAnHour(), ...filter } }, token).then((d) => d.dashboard);
 
 let failedId: string;
 let retrievalId: string;
@@ -58,7 +63,16 @@ beforeAll(async () => {
   await complete(partial, { kind: 'PARTIAL', verdict: 'half', completed: ['intro'], failed: ['api'] }, [retrievalId]);
 
   failedId = await start({ taskDescription: 'Tight budget', taskType: 'bugfix', context: { domain: 'acme/parser' }, budget: { maxTokens: 10 } });
-  await log(failedId, [{ tool: 'shell', latencyMs: 700, tokens: 40, parameters: { cmd: 'make', token: 'secret-value' }, observation: 'compiling', result: { kind: 'ERROR', message: 'out of tokens', errorClass: 'Budget' } }]);
+  await log(failedId, [
+    {
+      tool: 'shell',
+      latencyMs: 700,
+      tokens: 40,
+      parameters: { cmd: 'make', token: 'secret-value' },
+      observation: 'compiling',
+      result: { kind: 'ERROR', message: 'out of tokens', errorClass: 'Budget' },
+    },
+  ]);
   await start({ taskDescription: 'Still going', taskType: 'docs' });
 });
 
@@ -67,12 +81,25 @@ describe('dashboard query', () => {
     const d = await dashboard();
     expect(d.__typename).toBe('Dashboard');
     expect(d.bucketSeconds).toBe(3600);
-    expect(d.totals).toMatchObject({ runs: 4, ended: 3, successes: 1, partials: 1, failures: 1, tokens: 160, budgetExhaustions: 1, retrievalsServed: 1, retrievalsCredited: 1 });
+    expect(d.totals).toMatchObject({
+      runs: 4,
+      ended: 3,
+      successes: 1,
+      partials: 1,
+      failures: 1,
+      tokens: 160,
+      budgetExhaustions: 1,
+      retrievalsServed: 1,
+      retrievalsCredited: 1,
+    });
     expect(d.totals.successRate).toBeCloseTo(1 / 3);
     expect(d.totals.cost).toBeCloseTo(0.02);
     expect(d.steps).toBe(4);
     // 100, 300, 500, 700 ms: the nearest-rank sample, from 10% wide histogram buckets.
-    for (const [estimate, sample] of [[d.latencyP50, 300], [d.latencyP95, 700]]) {
+    for (const [estimate, sample] of [
+      [d.latencyP50, 300],
+      [d.latencyP95, 700],
+    ]) {
       expect(estimate).toBeGreaterThan(sample / 1.1);
       expect(estimate).toBeLessThan(sample * 1.1);
     }
@@ -138,7 +165,8 @@ describe('dashboard query', () => {
 
 describe('episode debugging fields', () => {
   it('episodeStep answers one step in full, parameters redacted, and a typed error for a missing one', async () => {
-    const q = 'query($id: ID!, $n: Int!) { episodeStep(episodeId: $id, stepNumber: $n) { __typename ... on Step { parameters argsHash result observation } ... on NotFoundError { message } } }';
+    const q =
+      'query($id: ID!, $n: Int!) { episodeStep(episodeId: $id, stepNumber: $n) { __typename ... on Step { parameters argsHash result observation } ... on NotFoundError { message } } }';
     const { episodeStep: step } = await api(q, { id: failedId, n: 1 });
     expect(step.result).toEqual({ message: 'out of tokens', errorClass: 'Budget' });
     expect(step.observation).toBe('compiling');
@@ -150,11 +178,20 @@ describe('episode debugging fields', () => {
   });
 
   it('a receipt lists what it served and the completion that credited it; the episode lists the retrievals it used', async () => {
-    const { retrievalReceipts } = await api(`{ retrievalReceipts { ... on QueryRetrievalReceiptsSuccess { data { id kind episodes { taskDescription } credits { outcome target episode { taskDescription } } } } } }`);
+    const { retrievalReceipts } = await api(
+      `{ retrievalReceipts { ... on QueryRetrievalReceiptsSuccess { data { id kind episodes { taskDescription } credits { outcome target episode { taskDescription } } } } } }`,
+    );
     expect(retrievalReceipts.data).toEqual([
-      { id: retrievalId, kind: 'episodes', episodes: [{ taskDescription: 'Fix the parser' }], credits: [{ outcome: 'partial', target: 0, episode: { taskDescription: 'Port the docs' } }] },
+      {
+        id: retrievalId,
+        kind: 'episodes',
+        episodes: [{ taskDescription: 'Fix the parser' }],
+        credits: [{ outcome: 'partial', target: 0, episode: { taskDescription: 'Port the docs' } }],
+      },
     ]);
-    const { episodes } = await api('{ episodes(filter: { taskType: "docs", outcome: PARTIAL }) { edges { node { retrievalCredits { retrievalIds outcome } } } } }');
+    const { episodes } = await api(
+      '{ episodes(filter: { taskType: "docs", outcome: PARTIAL }) { edges { node { retrievalCredits { retrievalIds outcome } } } } }',
+    );
     expect(episodes.edges[0].node.retrievalCredits).toEqual([{ retrievalIds: [retrievalId], outcome: 'partial' }]);
     const bad = await api('{ retrievalReceipts(first: 500) { __typename ... on InputLimitError { violations { field } } } }');
     expect(bad.retrievalReceipts).toEqual({ __typename: 'InputLimitError', violations: [{ field: 'first' }] });

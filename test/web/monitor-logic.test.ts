@@ -1,7 +1,18 @@
 // The dashboard's pure rules: range validation, buckets, gap-free series, totals, histogram
 // percentiles.
 import { describe, expect, it } from 'vitest';
-import { bucketMsFor, buildSeries, DAY_MS, histogramPercentile, HOUR_MS, rollupKey, totalsOf, validateDashboardFilter, wholeHours } from '../../src/monitor/dashboard.ts';
+import { must } from '../../src/core/must.ts';
+import {
+  bucketMsFor,
+  buildSeries,
+  DAY_MS,
+  HOUR_MS,
+  histogramPercentile,
+  rollupKey,
+  totalsOf,
+  validateDashboardFilter,
+  wholeHours,
+} from '../../src/monitor/dashboard.ts';
 
 const at = (iso: string) => new Date(iso);
 const filter = (from: string, to: string) => ({ from: at(from), to: at(to), taskType: null, domain: null });
@@ -10,21 +21,34 @@ describe('dashboard rules', () => {
   it('validates the range and the filter texts, naming field and limit', () => {
     expect(validateDashboardFilter(filter('2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z'))).toEqual([]);
     expect(validateDashboardFilter(filter('2026-01-02T00:00:00Z', '2026-01-02T00:00:00Z')).map((v) => v.field)).toEqual(['filter.to']);
-    expect(validateDashboardFilter(filter('2025-01-01T00:00:00Z', '2026-01-03T00:00:00Z'))[0]).toMatchObject({ field: 'filter.to', limit: '366 days after filter.from' });
-    expect(validateDashboardFilter({ ...filter('2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z'), taskType: 'x'.repeat(201) })[0]).toMatchObject({ field: 'filter.taskType', limit: '200 characters', actual: '201' });
+    expect(validateDashboardFilter(filter('2025-01-01T00:00:00Z', '2026-01-03T00:00:00Z'))[0]).toMatchObject({
+      field: 'filter.to',
+      limit: '366 days after filter.from',
+    });
+    expect(validateDashboardFilter({ ...filter('2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z'), taskType: 'x'.repeat(201) })[0]).toMatchObject({
+      field: 'filter.taskType',
+      limit: '200 characters',
+      actual: '201',
+    });
   });
 
   it('cuts up to 14 days into hours and longer ranges into days, widened to whole hours', () => {
     expect(bucketMsFor(filter('2026-01-01T00:00:00Z', '2026-01-15T00:00:00Z'))).toBe(HOUR_MS);
     expect(bucketMsFor(filter('2026-01-01T00:00:00Z', '2026-01-15T01:00:00Z'))).toBe(DAY_MS);
-    expect(wholeHours(filter('2026-01-01T10:20:00Z', '2026-01-01T12:00:01Z'))).toMatchObject({ from: at('2026-01-01T10:00:00Z'), to: at('2026-01-01T13:00:00Z') });
+    expect(wholeHours(filter('2026-01-01T10:20:00Z', '2026-01-01T12:00:01Z'))).toMatchObject({
+      from: at('2026-01-01T10:00:00Z'),
+      to: at('2026-01-01T13:00:00Z'),
+    });
   });
 
   it('fills every bucket, merges sources and totals them; partial outcomes are not successes', () => {
     const f = filter('2026-01-01T00:00:00Z', '2026-01-01T03:00:00Z');
     const series = buildSeries(f, HOUR_MS, [
       [{ start: at('2026-01-01T01:00:00Z'), runs: 3, successes: 1, partials: 1, failures: 1, byStatus: { completed: 2 } }],
-      [{ start: at('2026-01-01T01:00:00Z'), budgetExhaustions: 1 }, { start: at('2026-01-01T05:00:00Z'), budgetExhaustions: 9 }],
+      [
+        { start: at('2026-01-01T01:00:00Z'), budgetExhaustions: 1 },
+        { start: at('2026-01-01T05:00:00Z'), budgetExhaustions: 9 },
+      ],
     ]);
     expect(series.map((b) => [b.start.toISOString(), b.runs, b.budgetExhaustions])).toEqual([
       ['2026-01-01T00:00:00.000Z', 0, 0],
@@ -41,8 +65,11 @@ describe('dashboard rules', () => {
     const counts = new Map<number, number>();
     for (const s of samples) counts.set(bucketOf(s), (counts.get(bucketOf(s)) ?? 0) + 1);
     const histogram = [...counts].map(([bucket, count]) => ({ bucket, count }));
-    for (const [p, exact] of [[0.5, samples[499]!], [0.95, samples[949]!]] as const) {
-      const estimate = histogramPercentile(histogram, p, 1.1)!;
+    for (const [p, exact] of [
+      [0.5, must(samples[499])],
+      [0.95, must(samples[949])],
+    ] as const) {
+      const estimate = must(histogramPercentile(histogram, p, 1.1));
       expect(Math.abs(estimate - exact) / exact).toBeLessThan(0.1);
     }
     expect(histogramPercentile([], 0.5, 1.1)).toBeNull();

@@ -8,15 +8,26 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page, type WebSocketRoute } from 'playwright-core';
+import { type BrowserContext, chromium, type Page, type WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import type { Json } from '../support/json.ts';
 
 /** A real Chromium and server on a 2-core machine that other jobs share: a test's steps can take minutes. */
 const BROWSER_TEST_MS = 180_000;
 
 const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const SCREENSHOT = 'test-results/monitor.png';
 const LIVE = { timeout: 15_000, interval: 100 };
 
@@ -27,20 +38,26 @@ let profile: string;
 const sockets: WebSocketRoute[] = [];
 const pageProblems: string[] = [];
 
-async function api<T = any>(query: string, variables?: Record<string, unknown>): Promise<T> {
+async function api<T = Json>(query: string, variables?: Record<string, unknown>): Promise<T> {
   const res = await t.gql<T>(query, variables);
   expect(res.errors).toBeUndefined();
-  return res.data!;
+  return must(res.data);
 }
 
 async function startEpisode(input: Record<string, unknown>): Promise<string> {
-  const data = await api('mutation($input: StartEpisodeInput!) { startEpisode(input: $input) { ... on StartEpisodePayload { episode { id } } ... on Error { message } } }', { input });
+  const data = await api(
+    'mutation($input: StartEpisodeInput!) { startEpisode(input: $input) { ... on StartEpisodePayload { episode { id } } ... on Error { message } } }',
+    { input },
+  );
   expect(data.startEpisode.episode?.id, data.startEpisode.message).toBeTruthy();
   return data.startEpisode.episode.id;
 }
 
 async function logSteps(id: string, steps: Array<Record<string, unknown>>) {
-  const data = await api('mutation($id: ID!, $steps: [StepInput!]!) { logSteps(episodeId: $id, steps: $steps) { ... on LogStepsPayload { accepted } } }', { id, steps });
+  const data = await api('mutation($id: ID!, $steps: [StepInput!]!) { logSteps(episodeId: $id, steps: $steps) { ... on LogStepsPayload { accepted } } }', {
+    id,
+    steps,
+  });
   expect(data.logSteps.accepted).toBe(steps.length);
 }
 
@@ -96,7 +113,15 @@ describe('monitor page in Chromium', { timeout: BROWSER_TEST_MS }, () => {
     });
     await logSteps(flaky, [
       { kind: 'llm_call', action: 'plan', latencyMs: 820, tokens: 250, result: { kind: 'SUCCESS', output: 'plan' } },
-      { kind: 'tool_call', tool: 'shell', action: 'run', latencyMs: 1540, tokens: 0, parameters: { cmd: 'npm test' }, result: { kind: 'ERROR', message: '1 failing', errorClass: 'TestFailure' } },
+      {
+        kind: 'tool_call',
+        tool: 'shell',
+        action: 'run',
+        latencyMs: 1540,
+        tokens: 0,
+        parameters: { cmd: 'npm test' },
+        result: { kind: 'ERROR', message: '1 failing', errorClass: 'TestFailure' },
+      },
       { kind: 'llm_call', action: 'patch', latencyMs: 610, tokens: 150, result: { kind: 'SUCCESS', output: 'diff' } },
     ]);
 
@@ -146,7 +171,7 @@ describe('monitor page in Chromium', { timeout: BROWSER_TEST_MS }, () => {
     await expect.poll(async () => (await ledgerPanel()).seqs, LIVE).toEqual(range(before));
 
     const socketsBefore = sockets.length;
-    await sockets.at(-1)!.close({ code: 1012, reason: 'test: connection dropped' });
+    await must(sockets.at(-1)).close({ code: 1012, reason: 'test: connection dropped' });
     await startEpisode({ taskDescription: 'Written while the monitor was offline', taskType: 'writing' });
     const after = await headSeq();
     await expect.poll(async () => (await ledgerPanel()).seqs, LIVE).toEqual(range(after));
@@ -165,17 +190,28 @@ describe('monitor page in Chromium', { timeout: BROWSER_TEST_MS }, () => {
     expect(await bar('steps')).toBe('30');
     expect(await page.locator('.timeline li').nth(1).textContent()).toContain('1,540 ms');
 
-    await logSteps(flaky, [{ kind: 'tool_call', tool: 'shell', action: 'run', latencyMs: 2310, tokens: 100, result: { kind: 'SUCCESS', output: 'all green' } }]);
+    await logSteps(flaky, [
+      { kind: 'tool_call', tool: 'shell', action: 'run', latencyMs: 2310, tokens: 100, result: { kind: 'SUCCESS', output: 'all green' } },
+    ]);
     await expect.poll(() => page.locator('.timeline li').count(), LIVE).toBe(4);
     await expect.poll(() => bar('tokens'), LIVE).toBe('50');
     expect(await bar('steps')).toBe('40');
 
     await api('mutation($id: ID!) { saveCheckpoint(episodeId: $id, label: "tests green", state: { branch: "fix/invoice" }) { __typename } }', { id: flaky });
-    await api('mutation($id: ID!, $v: [VirtueScoreInput!]) { recordCritique(episodeId: $id, verdict: "pass", score: 0.82, feedback: "Minimal, well-tested fix.", virtueScores: $v) { __typename } }', {
-      id: flaky,
-      v: [{ name: 'honesty', score: 0.9 }, { name: 'care', score: 0.75 }],
-    });
-    await api('mutation($id: ID!) { completeEpisode(episodeId: $id, outcome: { kind: SUCCESS, verdict: "flake fixed", artifacts: ["invoice.test.ts"] }) { __typename } }', { id: flaky });
+    await api(
+      'mutation($id: ID!, $v: [VirtueScoreInput!]) { recordCritique(episodeId: $id, verdict: "pass", score: 0.82, feedback: "Minimal, well-tested fix.", virtueScores: $v) { __typename } }',
+      {
+        id: flaky,
+        v: [
+          { name: 'honesty', score: 0.9 },
+          { name: 'care', score: 0.75 },
+        ],
+      },
+    );
+    await api(
+      'mutation($id: ID!) { completeEpisode(episodeId: $id, outcome: { kind: SUCCESS, verdict: "flake fixed", artifacts: ["invoice.test.ts"] }) { __typename } }',
+      { id: flaky },
+    );
     const episode = page.locator('article.episode');
     await expect.poll(() => episode.locator('.meta .status').textContent(), LIVE).toBe('COMPLETED');
     await expect.poll(() => episode.textContent(), LIVE).toContain('flake fixed');
@@ -207,7 +243,10 @@ describe('monitor page in Chromium', { timeout: BROWSER_TEST_MS }, () => {
 
   it('marks an event altered in the database as a hash mismatch', async () => {
     const seq = (await headSeq()) - 5;
-    await t.services.db.pool.query(`UPDATE ledger_events SET payload = jsonb_set(payload, '{taskType}', '"edited"') WHERE tenant_id = $1 AND seq = $2`, [t.keys.tenantId, seq]);
+    await t.services.db.pool.query(`UPDATE ledger_events SET payload = jsonb_set(payload, '{taskType}', '"edited"') WHERE tenant_id = $1 AND seq = $2`, [
+      t.keys.tenantId,
+      seq,
+    ]);
     await page.reload();
     const badge = page.locator(`.ledger li[data-seq="${seq}"] [data-verdict]`);
     await expect.poll(() => badge.getAttribute('data-verdict'), LIVE).toBe('hash-mismatch');

@@ -1,14 +1,15 @@
 // The learning fields (reward, reflection, patterns) are selected from introspection: whatever
 // shape the schema gives them, the selection is valid; without them, or without introspection,
 // there is nothing to select.
-import { buildSchema, graphql, parse, validate, type GraphQLSchema } from 'graphql';
+import { buildSchema, type GraphQLSchema, graphql, parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { optionalEpisodeSelection, type Query } from '../../web/src/optional.ts';
 
 function queryOf(schema: GraphQLSchema): Query {
   return async <T>(source: string, variableValues?: Record<string, unknown>) => {
     const result = await graphql({ schema, source, variableValues });
-    if (result.errors) throw new Error(result.errors[0]!.message);
+    if (result.errors) throw new Error(must(result.errors[0]).message);
     return result.data as T;
   };
 }
@@ -26,7 +27,9 @@ const withLearning = buildSchema(`
 describe('optional episode fields', () => {
   it('selects what the schema offers, two levels deep, skipping episodes and required arguments', async () => {
     const selection = await optionalEpisodeSelection(queryOf(withLearning));
-    expect(selection).toBe('reward { total normalized components { base efficiency } } reflection { successes improvements insights } patterns { id kind successRate }');
+    expect(selection).toBe(
+      'reward { total normalized components { base efficiency } } reflection { successes improvements insights } patterns { id kind successRate }',
+    );
     expect(validate(withLearning, parse(`{ episode(id: "x") { ${selection} } }`))).toEqual([]);
   });
 

@@ -3,9 +3,10 @@
 // service's own verifier (src/ledger/verify.ts) does.
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { verifyProofBundle, type ProofBundle } from '../../src/ledger/bundle.ts';
-import { keyIdOf, verifyBundle, type Bundle } from '../../web/src/proof.ts';
-import { useApp, type TestApp } from '../support/app.ts';
+import { must } from '../../src/core/must.ts';
+import { type ProofBundle, verifyProofBundle } from '../../src/ledger/bundle.ts';
+import { type Bundle, keyIdOf, verifyBundle } from '../../web/src/proof.ts';
+import { type TestApp, useApp } from '../support/app.ts';
 
 let t: TestApp;
 useApp((app) => (t = app), { CHECKPOINT_INTERVAL_MS: '200' }); // a signed checkpoint soon covers the episode
@@ -15,7 +16,9 @@ let publicKey: string;
 
 beforeAll(async () => {
   const gql = async (query: string, variables?: Record<string, unknown>) => (await t.gql(query, variables)).data;
-  const started = await gql('mutation { startEpisode(input: { taskDescription: "Prove me", taskType: "proof" }) { ... on StartEpisodePayload { episode { id } } } }');
+  const started = await gql(
+    'mutation { startEpisode(input: { taskDescription: "Prove me", taskType: "proof" }) { ... on StartEpisodePayload { episode { id } } } }',
+  );
   const id = started.startEpisode.episode.id;
   await gql('mutation($id: ID!) { logSteps(episodeId: $id, steps: [{ tool: "a" }, { tool: "b" }]) { __typename } }', { id });
   await gql('mutation($id: ID!) { completeEpisode(episodeId: $id, outcome: { kind: SUCCESS, verdict: "ok" }) { __typename } }', { id });
@@ -42,7 +45,7 @@ describe('browser proof bundle verifier', () => {
 
   const tamperings: Array<[string, (b: Bundle) => void, RegExp]> = [
     ['an event payload changed', (b) => void ((b.events[0] as { payload: unknown }).payload = { edited: true }), /event \d+ hash mismatch/],
-    ['an audit path hash changed', (b) => void (b.proofs[0]!.auditPath[0] = 'f'.repeat(64)), /inclusion proof does not verify/],
+    ['an audit path hash changed', (b) => void (must(b.proofs[0]).auditPath[0] = 'f'.repeat(64)), /inclusion proof does not verify/],
     ['a proof removed', (b) => void b.proofs.pop(), /has no inclusion proof/],
     ['the signed root changed', (b) => void (b.treeHead.rootHash = '0'.repeat(64)), /signature does not verify/],
     ['the head signed by another tenant', (b) => void (b.treeHead.tenantId = '00000000-0000-0000-0000-000000000000'), /another tenant/],

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { must } from '../../src/core/must.ts';
 import { createStaticHandler } from '../../src/web/static.ts';
 
 let root: string;
@@ -42,7 +43,7 @@ describe('static page serving', () => {
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(page.headers.get('cache-control')).toBe('no-cache');
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
-    const again = await fetch(`${base}/`, { headers: { 'if-none-match': page.headers.get('etag')! } });
+    const again = await fetch(`${base}/`, { headers: { 'if-none-match': must(page.headers.get('etag')) } });
     expect(again.status).toBe(304);
 
     const js = await fetch(`${base}/assets/app-1a2b.js`, { headers: { 'accept-encoding': 'gzip' } });

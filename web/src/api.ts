@@ -1,6 +1,6 @@
 // The monitor's link to the service: GraphQL over HTTP for queries, one graphql-ws socket for
 // every subscription. The API key lives in sessionStorage only (gone when the tab closes).
-import { createClient, type Client } from 'graphql-ws/client';
+import { type Client, createClient } from 'graphql-ws/client';
 
 const KEY = 'episodic.apiKey';
 export const storedKey = () => sessionStorage.getItem(KEY);
@@ -60,14 +60,17 @@ export function createApi(apiKey: string, onStatus: (status: LinkStatus) => void
       };
       const start = () => {
         if (stopped) return;
-        unsubscribe = ws.subscribe<T>({ query, variables }, {
-          next: (message) => {
-            retries = 0;
-            if (message.data) onData(message.data as T);
+        unsubscribe = ws.subscribe<T>(
+          { query, variables },
+          {
+            next: (message) => {
+              retries = 0;
+              if (message.data) onData(message.data as T);
+            },
+            error: restart,
+            complete: restart,
           },
-          error: restart,
-          complete: restart,
-        });
+        );
       };
       start();
       return () => {

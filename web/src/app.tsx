@@ -1,12 +1,12 @@
 // Sign-in, the header with its navigation, and the views (episodes, one episode, dashboard,
 // patterns, retrievals) beside the live ledger.
 import { useEffect, useState } from 'preact/hooks';
-import { createApi, forgetKey, storedKey, storeKey, type Api, type LinkStatus } from './api.ts';
+import { type Api, createApi, forgetKey, type LinkStatus, storedKey, storeKey } from './api.ts';
 import { Dashboard } from './dashboard.tsx';
 import { EpisodePage } from './episode.tsx';
 import { EpisodeList } from './episodes.tsx';
-import { LedgerPanel } from './ledger-panel.tsx';
 import { useLedger } from './ledger.ts';
+import { LedgerPanel } from './ledger-panel.tsx';
 import { optionalEpisodeSelection } from './optional.ts';
 import { PatternsPage } from './patterns.tsx';
 import { RetrievalsPage } from './retrievals.tsx';
@@ -74,7 +74,9 @@ export function App() {
         <Nav />
         <span class={`link ${status}`}>{status}</span>
         <span class="muted">tenant {session.tenant}</span>
-        <button onClick={() => signOut()}>Sign out</button>
+        <button type="button" onClick={() => signOut()}>
+          Sign out
+        </button>
       </header>
       <Monitor api={session.api} />
     </>
@@ -93,7 +95,7 @@ function SignIn({ notice, onKey }: { notice: string | null; onKey: (key: string)
       <label>
         API key <input name="key" type="password" autocomplete="off" required />
       </label>
-      <button>Sign in</button>
+      <button type="submit">Sign in</button>
       {notice && <p class="alert">{notice}</p>}
       <p class="muted">The key stays in this tab's session storage and is sent only to this server.</p>
     </form>
@@ -111,7 +113,11 @@ function Nav() {
   const hash = useHash();
   return (
     <nav aria-label="Views">
-      {VIEWS.map((v) => <a key={v.href} href={v.href} aria-current={v.match.test(hash) ? 'page' : undefined}>{v.label}</a>)}
+      {VIEWS.map((v) => (
+        <a key={v.href} href={v.href} aria-current={v.match.test(hash) ? 'page' : undefined}>
+          {v.label}
+        </a>
+      ))}
     </nav>
   );
 }

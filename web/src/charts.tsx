@@ -44,11 +44,19 @@ function Axes({ max, rows, daily, format }: { max: number; rows: Row[]; daily: b
         return (
           <g key={f}>
             <line x1={PAD.left} x2={W - PAD.right} y1={y} y2={y} />
-            <text x={PAD.left - 4} y={y + 4} text-anchor="end">{format(max * f)}</text>
+            <text x={PAD.left - 4} y={y + 4} text-anchor="end">
+              {format(max * f)}
+            </text>
           </g>
         );
       })}
-      {rows.map((r, i) => (i % every === 0 ? <text key={r.t} x={PAD.left + step * i + step / 2} y={H - 6} text-anchor="middle">{tickTime(r.t, daily)}</text> : null))}
+      {rows.map((r, i) =>
+        i % every === 0 ? (
+          <text key={r.t} x={PAD.left + step * i + step / 2} y={H - 6} text-anchor="middle">
+            {tickTime(r.t, daily)}
+          </text>
+        ) : null,
+      )}
     </g>
   );
 }
@@ -57,7 +65,10 @@ function Legend({ series }: { series: SeriesDef[] }) {
   return (
     <ul class="legend">
       {series.map((s) => (
-        <li key={s.key}><span class="swatch" style={{ background: s.color }} />{s.label}</li>
+        <li key={s.key}>
+          <span class="swatch" style={{ background: s.color }} />
+          {s.label}
+        </li>
       ))}
     </ul>
   );
@@ -93,7 +104,17 @@ export function StackedBars({ title, rows, series, daily, format = num, axis = c
                 const h = ((r[s.key] ?? 0) / max) * plotH;
                 y -= h;
                 return h > 0 ? (
-                  <rect key={s.key} class="bar-rect" x={PAD.left + step * i + (step - width) / 2} y={y} width={width} height={h} fill={s.color} data-series={s.key} data-value={r[s.key] ?? 0}>
+                  <rect
+                    key={s.key}
+                    class="bar-rect"
+                    x={PAD.left + step * i + (step - width) / 2}
+                    y={y}
+                    width={width}
+                    height={h}
+                    fill={s.color}
+                    data-series={s.key}
+                    data-value={r[s.key] ?? 0}
+                  >
                     <title>{`${tickTime(r.t, daily)} ${s.label}: ${format(r[s.key] ?? 0)}`}</title>
                   </rect>
                 ) : null;
@@ -122,7 +143,13 @@ export function Lines({ title, rows, series, daily, format = num, max: fixedMax,
           const points = rows.flatMap((r, i) => (r[s.key] === null || r[s.key] === undefined ? [] : [[x(i), y(r[s.key] as number), r] as const]));
           return (
             <g key={s.key} data-series={s.key}>
-              <polyline points={points.map(([px, py]) => `${px},${py}`).join(' ')} fill="none" stroke={s.color} stroke-width="2" vector-effect="non-scaling-stroke" />
+              <polyline
+                points={points.map(([px, py]) => `${px},${py}`).join(' ')}
+                fill="none"
+                stroke={s.color}
+                stroke-width="2"
+                vector-effect="non-scaling-stroke"
+              />
               {points.map(([px, py, r]) => (
                 <circle key={r.t} class="point" cx={px} cy={py} r="2.5" fill={s.color} data-value={r[s.key]}>
                   <title>{`${tickTime(r.t, daily)} ${s.label}: ${format(r[s.key] ?? 0)}`}</title>
@@ -142,12 +169,23 @@ export function RateBars({ title, items }: { title: string; items: Array<{ label
   return (
     <figure class="chart" data-chart={title}>
       <figcaption>{title}</figcaption>
-      {items.length === 0 ? <p class="muted">No tool calls in this range.</p> : (
+      {items.length === 0 ? (
+        <p class="muted">No tool calls in this range.</p>
+      ) : (
         <ul class="rates">
           {items.map((it) => (
             <li key={it.label} data-tool={it.label}>
-              <span class="rate-label" title={it.label}>{it.label}</span>
-              <span class="rate-track" role="meter" aria-label={`${it.label} error rate`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(it.rate * 100)}>
+              <span class="rate-label" title={it.label}>
+                {it.label}
+              </span>
+              <span
+                class="rate-track"
+                role="meter"
+                aria-label={`${it.label} error rate`}
+                aria-valuemin={0}
+                aria-valuemax={100}
+                aria-valuenow={Math.round(it.rate * 100)}
+              >
                 <span style={{ width: `${Math.min(100, it.rate * 100)}%` }} />
               </span>
               <span class="num">{`${(it.rate * 100).toFixed(1)}%`}</span>

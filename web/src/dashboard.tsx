@@ -3,7 +3,7 @@
 // after the ledger stream shows an episode or a retrieval changed, so it follows runs live.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
-import { compact, Lines, RateBars, StackedBars, type Row } from './charts.tsx';
+import { compact, Lines, RateBars, type Row, StackedBars } from './charts.tsx';
 import { num } from './format.tsx';
 
 const RANGES = [
@@ -14,7 +14,8 @@ const RANGES = [
 ] as const;
 
 const RELOAD_MS = 1_000;
-const BUCKET_FIELDS = 'start runs running blocked completed failed cancelled escalated successes partials failures tokens cost budgetExhaustions patternsLearned retrievalsServed retrievalsCredited steps latencyP50 latencyP95';
+const BUCKET_FIELDS =
+  'start runs running blocked completed failed cancelled escalated successes partials failures tokens cost budgetExhaustions patternsLearned retrievalsServed retrievalsCredited steps latencyP50 latencyP95';
 const QUERY = `query Dashboard($filter: DashboardFilter!) { dashboard(filter: $filter) {
   ... on Dashboard { bucketSeconds steps latencyP50 latencyP95
     totals { runs ended successes partials failures successRate tokens cost budgetExhaustions patternsLearned retrievalsServed retrievalsCredited }
@@ -56,7 +57,9 @@ const money = (n: number) => `$${n.toFixed(n < 10 ? 4 : 2)}`;
 function variables(f: Filter) {
   const hours = RANGES.find((r) => r.value === f.range)?.hours ?? 24;
   const to = new Date(Math.ceil((Date.now() + 1) / 3_600_000) * 3_600_000); // the end of this hour
-  return { filter: { from: new Date(to.getTime() - hours * 3_600_000).toISOString(), to: to.toISOString(), taskType: f.taskType || null, domain: f.domain || null } };
+  return {
+    filter: { from: new Date(to.getTime() - hours * 3_600_000).toISOString(), to: to.toISOString(), taskType: f.taskType || null, domain: f.domain || null },
+  };
 }
 
 function toRows(series: Bucket[]): Row[] {
@@ -84,14 +87,60 @@ function Charts({ d }: { d: DashboardData }) {
   return (
     <div class="charts">
       <StackedBars title={`Runs per ${per} by status`} rows={rows} series={STATUS_SERIES} daily={daily} />
-      <Lines title="Success rate (ended runs)" rows={rows} series={[{ key: 'successRate', label: 'success rate', color: '#1f8a4c' }]} daily={daily} max={1} format={pct} axis={(n) => `${Math.round(n * 100)}%`} />
+      <Lines
+        title="Success rate (ended runs)"
+        rows={rows}
+        series={[{ key: 'successRate', label: 'success rate', color: '#1f8a4c' }]}
+        daily={daily}
+        max={1}
+        format={pct}
+        axis={(n) => `${Math.round(n * 100)}%`}
+      />
       <StackedBars title={`Tokens per ${per}`} rows={rows} series={[{ key: 'tokens', label: 'tokens', color: '#3156d3' }]} daily={daily} />
-      <Lines title={`Cost per ${per}`} rows={rows} series={[{ key: 'cost', label: 'cost (USD)', color: '#c7851a' }]} daily={daily} format={(n) => money(n)} axis={(n) => `$${compact(n)}`} />
-      <Lines title="Step latency" rows={rows} series={[{ key: 'latencyP50', label: 'p50', color: '#3156d3' }, { key: 'latencyP95', label: 'p95', color: '#c23a3a' }]} daily={daily} format={ms} axis={(n) => `${compact(n)} ms`} />
-      <RateBars title="Tool error rates" items={d.tools.map((t) => ({ label: t.tool, rate: t.errorRate, detail: `${num(t.errors + t.timeouts)} of ${num(t.calls)} calls` }))} />
-      <StackedBars title={`Budget exhaustions per ${per}`} rows={rows} series={[{ key: 'budgetExhaustions', label: 'budget exhausted', color: '#c23a3a' }]} daily={daily} />
-      <StackedBars title={`Patterns learned per ${per}`} rows={rows} series={[{ key: 'patternsLearned', label: 'patterns learned', color: '#8a3fb8' }]} daily={daily} />
-      <Lines title="Retrievals served and credited" rows={rows} series={[{ key: 'retrievalsServed', label: 'served', color: '#3156d3' }, { key: 'retrievalsCredited', label: 'credited', color: '#1f8a4c' }]} daily={daily} />
+      <Lines
+        title={`Cost per ${per}`}
+        rows={rows}
+        series={[{ key: 'cost', label: 'cost (USD)', color: '#c7851a' }]}
+        daily={daily}
+        format={(n) => money(n)}
+        axis={(n) => `$${compact(n)}`}
+      />
+      <Lines
+        title="Step latency"
+        rows={rows}
+        series={[
+          { key: 'latencyP50', label: 'p50', color: '#3156d3' },
+          { key: 'latencyP95', label: 'p95', color: '#c23a3a' },
+        ]}
+        daily={daily}
+        format={ms}
+        axis={(n) => `${compact(n)} ms`}
+      />
+      <RateBars
+        title="Tool error rates"
+        items={d.tools.map((t) => ({ label: t.tool, rate: t.errorRate, detail: `${num(t.errors + t.timeouts)} of ${num(t.calls)} calls` }))}
+      />
+      <StackedBars
+        title={`Budget exhaustions per ${per}`}
+        rows={rows}
+        series={[{ key: 'budgetExhaustions', label: 'budget exhausted', color: '#c23a3a' }]}
+        daily={daily}
+      />
+      <StackedBars
+        title={`Patterns learned per ${per}`}
+        rows={rows}
+        series={[{ key: 'patternsLearned', label: 'patterns learned', color: '#8a3fb8' }]}
+        daily={daily}
+      />
+      <Lines
+        title="Retrievals served and credited"
+        rows={rows}
+        series={[
+          { key: 'retrievalsServed', label: 'served', color: '#3156d3' },
+          { key: 'retrievalsCredited', label: 'credited', color: '#1f8a4c' },
+        ]}
+        daily={daily}
+      />
     </div>
   );
 }
@@ -127,7 +176,11 @@ export function Dashboard({ api, changed }: { api: Api; changed: string | undefi
   const apply = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
-    setFilter({ range: String(form.get('range') ?? '24h'), taskType: String(form.get('taskType') ?? '').trim(), domain: String(form.get('domain') ?? '').trim() });
+    setFilter({
+      range: String(form.get('range') ?? '24h'),
+      taskType: String(form.get('taskType') ?? '').trim(),
+      domain: String(form.get('domain') ?? '').trim(),
+    });
   };
   const t = data?.totals;
   return (
@@ -137,13 +190,25 @@ export function Dashboard({ api, changed }: { api: Api; changed: string | undefi
         <label>
           Range{' '}
           <select name="range" defaultValue={filter.range}>
-            {RANGES.map((r) => <option key={r.value} value={r.value}>{r.label}</option>)}
+            {RANGES.map((r) => (
+              <option key={r.value} value={r.value}>
+                {r.label}
+              </option>
+            ))}
           </select>
         </label>
-        <label>Task type <input name="taskType" defaultValue={filter.taskType} placeholder="any" /></label>
-        <label>Domain <input name="domain" defaultValue={filter.domain} placeholder="any" /></label>
-        <button>Apply</button>
-        {loadedAt && <span class="muted" aria-live="polite">updated {loadedAt}</span>}
+        <label>
+          Task type <input name="taskType" defaultValue={filter.taskType} placeholder="any" />
+        </label>
+        <label>
+          Domain <input name="domain" defaultValue={filter.domain} placeholder="any" />
+        </label>
+        <button type="submit">Apply</button>
+        {loadedAt && (
+          <span class="muted" aria-live="polite">
+            updated {loadedAt}
+          </span>
+        )}
       </form>
       {error && <p class="alert">{error}</p>}
       {data && t && (
@@ -154,7 +219,11 @@ export function Dashboard({ api, changed }: { api: Api; changed: string | undefi
             <Tile label="Tokens" value={num(t.tokens)} />
             <Tile label="Cost" value={money(t.cost ?? 0)} />
             <Tile label="Step latency" value={`p50 ${ms(data.latencyP50)}`} detail={`p95 ${ms(data.latencyP95)} · ${num(data.steps)} steps`} />
-            <Tile label="Budget exhaustions" value={num(t.budgetExhaustions)} detail={data.budgetExhaustions.map((b) => `${b.resource} ${b.count}`).join(' · ') || undefined} />
+            <Tile
+              label="Budget exhaustions"
+              value={num(t.budgetExhaustions)}
+              detail={data.budgetExhaustions.map((b) => `${b.resource} ${b.count}`).join(' · ') || undefined}
+            />
             <Tile label="Patterns learned" value={num(t.patternsLearned)} />
             <Tile label="Retrievals" value={`${num(t.retrievalsServed)} served`} detail={`${num(t.retrievalsCredited)} credited`} />
           </div>

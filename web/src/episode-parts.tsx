@@ -26,11 +26,7 @@ interface Outcome {
 
 export function Goal({ goal }: { goal: unknown }) {
   if (goal === null || goal === undefined) return null;
-  return (
-    <Section title="Goal">
-      {typeof goal === 'string' ? <p class="goal">{goal}</p> : <Value value={goal} />}
-    </Section>
-  );
+  return <Section title="Goal">{typeof goal === 'string' ? <p class="goal">{goal}</p> : <Value value={goal} />}</Section>;
 }
 
 const OUTCOME_LABELS: Record<string, string> = { SUCCESS: 'success', PARTIAL: 'partial success', FAILURE: 'failure' };
@@ -43,19 +39,34 @@ export function OutcomeView({ outcome }: { outcome: Record<string, unknown> | nu
   return (
     <div class="outcome" data-outcome={o.kind}>
       <p>
-        <span class={`outcome-kind ${o.kind}`}>{OUTCOME_LABELS[o.kind] ?? o.kind}</span>{' '}
-        {o.verdict ?? o.reason}
+        <span class={`outcome-kind ${o.kind}`}>{OUTCOME_LABELS[o.kind] ?? o.kind}</span> {o.verdict ?? o.reason}
         {o.kind === 'PARTIAL' && ` · ${done.length} of ${done.length + notDone.length} done`}
       </p>
       {o.details && <p class="muted">{o.details}</p>}
       {(done.length > 0 || notDone.length > 0) && (
         <ul class="checklist">
-          {done.map((c) => <li key={`c-${c}`} class="done"><span aria-hidden="true">✓</span> {c}<span class="sr-only"> (done)</span></li>)}
-          {notDone.map((c) => <li key={`f-${c}`} class="not-done"><span aria-hidden="true">✗</span> {c}<span class="sr-only"> (not done)</span></li>)}
+          {done.map((c) => (
+            <li key={`c-${c}`} class="done">
+              <span aria-hidden="true">✓</span> {c}
+              <span class="sr-only"> (done)</span>
+            </li>
+          ))}
+          {notDone.map((c) => (
+            <li key={`f-${c}`} class="not-done">
+              <span aria-hidden="true">✗</span> {c}
+              <span class="sr-only"> (not done)</span>
+            </li>
+          ))}
         </ul>
       )}
       {o.artifacts && o.artifacts.length > 0 && (
-        <p class="tags">{o.artifacts.map((a) => <span class="tag" key={a}>{a}</span>)}</p>
+        <p class="tags">
+          {o.artifacts.map((a) => (
+            <span class="tag" key={a}>
+              {a}
+            </span>
+          ))}
+        </p>
       )}
     </div>
   );
@@ -82,7 +93,7 @@ export function Approval({ api, episodeId, status, request, reason, steps }: App
     const fields = numbers.map((n) => `s${n}: episodeStep(episodeId: $id, stepNumber: ${n}) { ... on Step { stepNumber kind parameters } }`).join(' ');
     void api
       .query<Record<string, Journal>>(`query Approvals($id: ID!) { ${fields} }`, { id: episodeId })
-      .then((data) => setJournal(Object.values(data).filter((j) => j && j.stepNumber)))
+      .then((data) => setJournal(Object.values(data).filter((j) => j?.stepNumber)))
       .catch(() => setJournal([]));
   }, [api, episodeId, key]);
   if (status !== 'BLOCKED' && !numbers.length) return null;
@@ -90,7 +101,10 @@ export function Approval({ api, episodeId, status, request, reason, steps }: App
     <Section title="Approval">
       {status === 'BLOCKED' && (
         <div class="approval-pending" role="status">
-          <p><b>Waiting for approval</b>{reason && `: ${reason}`}</p>
+          <p>
+            <b>Waiting for approval</b>
+            {reason && `: ${reason}`}
+          </p>
           {request !== null && request !== undefined && <Value value={request} />}
         </div>
       )}
@@ -126,8 +140,13 @@ export function RetrievalsUsed({ credits }: { credits: Credit[] }) {
       <ul class="credits">
         {credits.map((c) => (
           <li key={c.seq}>
-            {c.retrievalIds.map((id) => <a key={id} href={`#/retrievals`} title={id}><code>{shortId(id)}</code></a>)} · outcome {c.outcome ?? '–'} · credit target {num(c.target)} ·{' '}
-            {num(c.episodesCredited)} episodes, {num(c.patternsCredited)} patterns moved · {time(c.createdAt)}
+            {c.retrievalIds.map((id) => (
+              <a key={id} href={`#/retrievals`} title={id}>
+                <code>{shortId(id)}</code>
+              </a>
+            ))}{' '}
+            · outcome {c.outcome ?? '–'} · credit target {num(c.target)} · {num(c.episodesCredited)} episodes, {num(c.patternsCredited)} patterns moved ·{' '}
+            {time(c.createdAt)}
           </li>
         ))}
       </ul>

@@ -5,11 +5,11 @@
 // retrievals the run used and the credit they got, and the proof bundle, verified here.
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
-import { Approval, Goal, OutcomeView, RetrievalsUsed, type Credit } from './episode-parts.tsx';
+import { Approval, type Credit, Goal, OutcomeView, RetrievalsUsed } from './episode-parts.tsx';
 import { Bar, label, num, Section, shortId, time, Value } from './format.tsx';
 import { OPTIONAL_FIELDS } from './optional.ts';
 import { ProofPanel } from './proof-panel.tsx';
-import { Timeline, type StepRow } from './steps.tsx';
+import { type StepRow, Timeline } from './steps.tsx';
 
 interface Budget {
   resource: string;
@@ -50,7 +50,8 @@ const FIELDS = `id taskDescription taskType status mode agent startedAt endedAt 
 const STEP_FIELDS = 'stepNumber kind tool action resultKind latencyMs tokens observation';
 
 const UNITS: Record<string, string> = { wall_time: ' ms' };
-const compact = (o: Record<string, unknown> | null) => o && Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && !(Array.isArray(v) && !v.length)));
+const compact = (o: Record<string, unknown> | null) =>
+  o && Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && !(Array.isArray(v) && !v.length)));
 
 function useEpisode(api: Api, id: string, optional: string) {
   const [episode, setEpisode] = useState<Episode | null>(null);
@@ -123,7 +124,9 @@ export function EpisodePage({ api, id, optional }: { api: Api; id: string; optio
   const ctx = e.context;
   return (
     <article class="episode">
-      <p><a href="#/">← Episodes</a></p>
+      <p>
+        <a href="#/">← Episodes</a>
+      </p>
       <h2>{e.taskDescription}</h2>
       <p class="meta">
         <span class={`status ${e.status}`}>{e.status}</span> {e.taskType} · {e.mode} · {e.agent ?? 'no agent'} · started {time(e.startedAt)}
@@ -131,7 +134,11 @@ export function EpisodePage({ api, id, optional }: { api: Api; id: string; optio
       </p>
       {ctx && (
         <p class="tags">
-          {[ctx.domain, ctx.language, ctx.framework, ctx.complexity?.toLowerCase(), ...ctx.tags].filter(Boolean).map((t) => <span class="tag" key={t}>{t}</span>)}
+          {[ctx.domain, ctx.language, ctx.framework, ctx.complexity?.toLowerCase(), ...ctx.tags].filter(Boolean).map((t) => (
+            <span class="tag" key={t}>
+              {t}
+            </span>
+          ))}
         </p>
       )}
       <Goal goal={e.goalSpec} />
@@ -153,7 +160,9 @@ export function EpisodePage({ api, id, optional }: { api: Api; id: string; optio
       <ProofPanel api={api} episodeId={e.id} />
       {e.critique && (
         <Section title="Critique">
-          <p><b>{e.critique.verdict}</b> {e.critique.score !== null && <>score {num(e.critique.score)}</>} {e.critique.feedback}</p>
+          <p>
+            <b>{e.critique.verdict}</b> {e.critique.score !== null && <>score {num(e.critique.score)}</>} {e.critique.feedback}
+          </p>
           <Value value={Object.fromEntries(e.critique.virtueScores.map((v) => [v.name, v.score]))} />
         </Section>
       )}
@@ -168,7 +177,10 @@ export function EpisodePage({ api, id, optional }: { api: Api; id: string; optio
             {e.checkpoints.map((c) => (
               <li key={c.id}>
                 <b>{c.label ?? 'checkpoint'}</b> after step {c.stepNumber} · {time(c.createdAt)}
-                <details><summary>state</summary><pre>{JSON.stringify(c.state, null, 2)}</pre></details>
+                <details>
+                  <summary>state</summary>
+                  <pre>{JSON.stringify(c.state, null, 2)}</pre>
+                </details>
               </li>
             ))}
           </ol>

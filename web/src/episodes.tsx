@@ -37,9 +37,18 @@ interface Filter {
 function readFilter(form: HTMLFormElement): Filter {
   const data = new FormData(form);
   const text = (name: string) => String(data.get(name) ?? '').trim() || undefined;
-  const tags = text('tags')?.split(',').map((t) => t.trim()).filter(Boolean);
+  const tags = text('tags')
+    ?.split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   const status = data.getAll('status').map(String);
-  return { status: status.length ? status : undefined, taskType: text('taskType'), domain: text('domain'), tags: tags?.length ? tags : undefined, text: text('text') };
+  return {
+    status: status.length ? status : undefined,
+    taskType: text('taskType'),
+    domain: text('domain'),
+    tags: tags?.length ? tags : undefined,
+    text: text('text'),
+  };
 }
 
 /** `changed` moves whenever the ledger reports an episode event: the page reloads shortly after. */
@@ -51,15 +60,22 @@ export function EpisodeList({ api, changed }: { api: Api; changed: string | unde
   const after = cursors[cursors.length - 1] ?? null;
 
   useEffect(() => {
-    const timer = setTimeout(() => {
-      api
-        .query<{ episodes: { edges: Array<{ node: Row }>; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }>(QUERY, { filter, first: PAGE_SIZE, after })
-        .then(({ episodes }) => {
-          setPage({ rows: episodes.edges.map((e) => e.node), ...episodes.pageInfo });
-          setError(null);
-        })
-        .catch((err: Error) => setError(err.message));
-    }, changed ? 250 : 0);
+    const timer = setTimeout(
+      () => {
+        api
+          .query<{ episodes: { edges: Array<{ node: Row }>; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }>(QUERY, {
+            filter,
+            first: PAGE_SIZE,
+            after,
+          })
+          .then(({ episodes }) => {
+            setPage({ rows: episodes.edges.map((e) => e.node), ...episodes.pageInfo });
+            setError(null);
+          })
+          .catch((err: Error) => setError(err.message));
+      },
+      changed ? 250 : 0,
+    );
     return () => clearTimeout(timer);
   }, [api, filter, after, changed]);
 
@@ -83,22 +99,37 @@ export function EpisodeList({ api, changed }: { api: Api; changed: string | unde
         <input name="domain" placeholder="domain" aria-label="Domain" />
         <input name="tags" placeholder="tags (a, b)" aria-label="Tags" />
         <input name="text" type="search" placeholder="search descriptions" aria-label="Search descriptions" />
-        <button>Filter</button>
+        <button type="submit">Filter</button>
       </form>
       {error && <p class="alert">{error}</p>}
       <table class="list">
         <thead>
-          <tr><th>Task</th><th>Type</th><th>Status</th><th>Steps</th><th>Tokens</th><th>Started</th></tr>
+          <tr>
+            <th>Task</th>
+            <th>Type</th>
+            <th>Status</th>
+            <th>Steps</th>
+            <th>Tokens</th>
+            <th>Started</th>
+          </tr>
         </thead>
         <tbody>
           {page?.rows.map((r) => (
             <tr key={r.id} data-episode={r.id}>
               <td>
                 <a href={`#/episodes/${r.id}`}>{r.taskDescription}</a>
-                <div class="tags">{[r.context?.domain, ...(r.context?.tags ?? [])].filter(Boolean).map((t) => <span class="tag" key={t}>{t}</span>)}</div>
+                <div class="tags">
+                  {[r.context?.domain, ...(r.context?.tags ?? [])].filter(Boolean).map((t) => (
+                    <span class="tag" key={t}>
+                      {t}
+                    </span>
+                  ))}
+                </div>
               </td>
               <td>{r.taskType}</td>
-              <td><span class={`status ${r.status}`}>{r.status}</span></td>
+              <td>
+                <span class={`status ${r.status}`}>{r.status}</span>
+              </td>
               <td class="num">{r.stepCount}</td>
               <td class="num">{num(r.usedTokens)}</td>
               <td>{time(r.startedAt)}</td>
@@ -108,9 +139,13 @@ export function EpisodeList({ api, changed }: { api: Api; changed: string | unde
       </table>
       {page && !page.rows.length && <p class="muted">No episodes match.</p>}
       <nav class="pager">
-        <button disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>← Newer</button>
+        <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+          ← Newer
+        </button>
         <span class="muted">page {cursors.length}</span>
-        <button disabled={!page?.hasNextPage} onClick={() => page?.endCursor && setCursors([...cursors, page.endCursor])}>Older →</button>
+        <button type="button" disabled={!page?.hasNextPage} onClick={() => page?.endCursor && setCursors([...cursors, page.endCursor])}>
+          Older →
+        </button>
       </nav>
     </section>
   );

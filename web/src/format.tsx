@@ -5,7 +5,11 @@ const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 }
 export const num = (n: number | string | null | undefined) => (n === null || n === undefined ? '–' : numberFormat.format(Number(n)));
 export const time = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString('en-GB', { hour12: false }) : '–');
 export const shortId = (id: string) => id.slice(0, 8);
-export const label = (name: string) => name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ').toLowerCase();
+export const label = (name: string) =>
+  name
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/_/g, ' ')
+    .toLowerCase();
 
 /** A horizontal bar for a fraction in [0, 1]. A usage bar turns amber from 80% and red when spent. */
 export function Bar({ fraction, usage = false }: { fraction: number; usage?: boolean }) {
@@ -37,11 +41,24 @@ export function Value({ value }: { value: unknown }) {
   if (Array.isArray(value)) {
     if (!value.length) return <span class="muted">none</span>;
     if (value.every(isRecord)) return <Table rows={value} />;
-    return <ul>{value.map((v, i) => <li key={i}><Value value={v} /></li>)}</ul>;
+    return (
+      <ul>
+        {value.map((v, i) => (
+          <li key={i}>
+            <Value value={v} />
+          </li>
+        ))}
+      </ul>
+    );
   }
   return (
     <dl class="kv">
-      {Object.entries(value).map(([k, v]) => [<dt key={k}>{label(k)}</dt>, <dd key={`${k}-v`}><Value value={v} /></dd>])}
+      {Object.entries(value).map(([k, v]) => [
+        <dt key={k}>{label(k)}</dt>,
+        <dd key={`${k}-v`}>
+          <Value value={v} />
+        </dd>,
+      ])}
     </dl>
   );
 }
@@ -50,8 +67,24 @@ function Table({ rows }: { rows: Array<Record<string, unknown>> }) {
   const columns = [...new Set(rows.flatMap(Object.keys))];
   return (
     <table>
-      <thead><tr>{columns.map((c) => <th key={c}>{label(c)}</th>)}</tr></thead>
-      <tbody>{rows.map((row, i) => <tr key={i}>{columns.map((c) => <td key={c}><Value value={row[c]} /></td>)}</tr>)}</tbody>
+      <thead>
+        <tr>
+          {columns.map((c) => (
+            <th key={c}>{label(c)}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row, i) => (
+          <tr key={i}>
+            {columns.map((c) => (
+              <td key={c}>
+                <Value value={row[c]} />
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
     </table>
   );
 }

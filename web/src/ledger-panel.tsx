@@ -12,7 +12,11 @@ export function LedgerPanel({ events, anchor, error }: { events: CheckedEvent[];
       {error && <p class="alert">{error}</p>}
       {anchor && (
         <p class={anchor.ok ? 'muted' : 'alert'}>
-          {anchor.seq === 0 ? 'Chain checked in this browser from the genesis.' : anchor.ok ? `Chain checked in this browser from seq ${anchor.seq}.` : `Anchor event ${anchor.seq} fails its own hash.`}
+          {anchor.seq === 0
+            ? 'Chain checked in this browser from the genesis.'
+            : anchor.ok
+              ? `Chain checked in this browser from seq ${anchor.seq}.`
+              : `Anchor event ${anchor.seq} fails its own hash.`}
         </p>
       )}
       <ol>
@@ -21,7 +25,9 @@ export function LedgerPanel({ events, anchor, error }: { events: CheckedEvent[];
             <span class="num">{e.seq}</span>
             <span class="type">{e.type}</span>
             {e.episodeId ? <a href={`#/episodes/${e.episodeId}`}>{shortId(e.episodeId)}</a> : <span />}
-            <span class={`badge ${e.verdict}`} data-verdict={e.verdict}>{BADGES[e.verdict]}</span>
+            <span class={`badge ${e.verdict}`} data-verdict={e.verdict}>
+              {BADGES[e.verdict]}
+            </span>
             <code>{e.hash.slice(0, 8)}</code>
           </li>
         ))}

@@ -2,4 +2,6 @@ import { render } from 'preact';
 import { App } from './app.tsx';
 import './style.css';
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app');
+if (!root) throw new Error('index.html has no #app element');
+render(<App />, root);

@@ -32,7 +32,10 @@ function named(t: TypeRef): TypeRef {
 async function load(query: Query, names: string[], into: Types): Promise<void> {
   const params = names.map((_, i) => `$n${i}: String!`).join(', ');
   const fields = names.map((_, i) => `t${i}: __type(name: $n${i}) { ${TYPE} }`).join(' ');
-  const data = await query<Record<string, { fields: Field[] | null } | null>>(`query Types(${params}) { ${fields} }`, Object.fromEntries(names.map((n, i) => [`n${i}`, n])));
+  const data = await query<Record<string, { fields: Field[] | null } | null>>(
+    `query Types(${params}) { ${fields} }`,
+    Object.fromEntries(names.map((n, i) => [`n${i}`, n])),
+  );
   names.forEach((name, i) => into.set(name, data[`t${i}`]?.fields ?? []));
 }
 
@@ -41,7 +44,7 @@ function select(field: Field, types: Types, depth: number): string | null {
   const t = named(field.type);
   if (t.kind === 'SCALAR' || t.kind === 'ENUM') return field.name;
   if (t.kind !== 'OBJECT' || depth === 0 || OPAQUE.test(t.name ?? '')) return null;
-  const inner = (types.get(t.name!) ?? []).map((f) => select(f, types, depth - 1)).filter(Boolean);
+  const inner = (types.get(t.name ?? '') ?? []).map((f) => select(f, types, depth - 1)).filter(Boolean);
   return inner.length ? `${field.name} { ${inner.join(' ')} }` : null;
 }
 
@@ -50,15 +53,18 @@ export async function optionalEpisodeSelection(query: Query): Promise<string> {
   const types: Types = new Map();
   try {
     await load(query, ['Episode'], types);
-    const present = types.get('Episode')!.filter((f) => (OPTIONAL_FIELDS as readonly string[]).includes(f.name));
+    const present = (types.get('Episode') ?? []).filter((f) => (OPTIONAL_FIELDS as readonly string[]).includes(f.name));
     let frontier = present.map((f) => named(f.type));
     for (let depth = 0; depth < MAX_DEPTH && frontier.length; depth++) {
-      const wanted = [...new Set(frontier.filter((t) => t.kind === 'OBJECT' && !OPAQUE.test(t.name!) && !types.has(t.name!)).map((t) => t.name!))];
+      const wanted = [...new Set(frontier.flatMap((t) => (t.kind === 'OBJECT' && t.name && !OPAQUE.test(t.name) && !types.has(t.name) ? [t.name] : [])))];
       if (!wanted.length) break;
       await load(query, wanted, types);
-      frontier = wanted.flatMap((name) => types.get(name)!.map((f) => named(f.type)));
+      frontier = wanted.flatMap((name) => (types.get(name) ?? []).map((f) => named(f.type)));
     }
-    return present.map((f) => select(f, types, MAX_DEPTH)).filter(Boolean).join(' ');
+    return present
+      .map((f) => select(f, types, MAX_DEPTH))
+      .filter(Boolean)
+      .join(' ');
   } catch {
     return '';
   }
@@ -74,9 +80,19 @@ export async function extraSelection(query: Query, typeName: string, known: read
   try {
     await load(query, [typeName], types);
     const extra = (types.get(typeName) ?? []).filter((f) => !known.includes(f.name));
-    const nested = [...new Set(extra.map((f) => named(f.type)).filter((t) => t.kind === 'OBJECT' && t.name && !OPAQUE.test(t.name)).map((t) => t.name as string))];
+    const nested = [
+      ...new Set(
+        extra
+          .map((f) => named(f.type))
+          .filter((t) => t.kind === 'OBJECT' && t.name && !OPAQUE.test(t.name))
+          .map((t) => t.name as string),
+      ),
+    ];
     if (nested.length) await load(query, nested, types);
-    return extra.map((f) => select(f, types, 1)).filter(Boolean).join(' ');
+    return extra
+      .map((f) => select(f, types, 1))
+      .filter(Boolean)
+      .join(' ');
   } catch {
     return '';
   }

@@ -50,7 +50,9 @@ function BackingEpisodes({ api, id }: { api: Api; id: string }) {
         <li key={r.episode?.id ?? r.observedAt}>
           <span class={`pill ${r.success ? 'success' : 'error'}`}>{r.success ? 'success' : 'not a success'}</span>{' '}
           {r.episode ? <a href={`#/episodes/${r.episode.id}`}>{r.episode.taskDescription}</a> : <span class="muted">episode removed</span>}{' '}
-          <span class="muted">reward {num(r.reward)} · {time(r.observedAt)}</span>
+          <span class="muted">
+            reward {num(r.reward)} · {time(r.observedAt)}
+          </span>
         </li>
       ))}
     </ul>
@@ -66,16 +68,27 @@ function PatternCard({ api, p }: { api: Api; p: Pattern }) {
       </p>
       <dl class="kv">
         <dt>lift</dt>
-        <dd class="num" data-lift>{p.lift === null ? '–' : `${p.lift >= 0 ? '+' : ''}${num(p.lift)}`}</dd>
+        <dd class="num" data-lift>
+          {p.lift === null ? '–' : `${p.lift >= 0 ? '+' : ''}${num(p.lift)}`}
+        </dd>
         <dt>success rate</dt>
-        <dd>{num(p.successRate)} <Bar fraction={p.successRate} /> <span class="muted">{p.successes} of {p.occurrences}</span></dd>
+        <dd>
+          {num(p.successRate)} <Bar fraction={p.successRate} />{' '}
+          <span class="muted">
+            {p.successes} of {p.occurrences}
+          </span>
+        </dd>
         <dt>effectiveness</dt>
-        <dd>{num(p.effectiveness)} <Bar fraction={p.effectiveness} /></dd>
+        <dd>
+          {num(p.effectiveness)} <Bar fraction={p.effectiveness} />
+        </dd>
         <dt>retrieval credit</dt>
         <dd class="num">{num(p.feedbackCredit)}</dd>
         {p.context?.domain && [<dt key="d">domain</dt>, <dd key="dv">{p.context.domain}</dd>]}
       </dl>
-      <button aria-expanded={open} onClick={() => setOpen(!open)}>{open ? 'Hide episodes' : `Episodes behind it (${p.occurrences})`}</button>
+      <button type="button" aria-expanded={open} onClick={() => setOpen(!open)}>
+        {open ? 'Hide episodes' : `Episodes behind it (${p.occurrences})`}
+      </button>
       {open && <BackingEpisodes api={api} id={p.id} />}
     </li>
   );
@@ -93,10 +106,16 @@ export function PatternsPage({ api }: { api: Api }) {
   return (
     <section aria-labelledby="patterns-title">
       <h2 id="patterns-title">Active patterns</h2>
-      <p class="muted">Lift: the success rate of the episodes a pattern was seen in, over the success rate of every ended episode (1× is no better than any run).</p>
+      <p class="muted">
+        Lift: the success rate of the episodes a pattern was seen in, over the success rate of every ended episode (1× is no better than any run).
+      </p>
       {error && <p class="alert">{error}</p>}
       {patterns && !patterns.length && <p class="muted">No active pattern yet.</p>}
-      <ul class="patterns">{patterns?.map((p) => <PatternCard key={p.id} api={api} p={p} />)}</ul>
+      <ul class="patterns">
+        {patterns?.map((p) => (
+          <PatternCard key={p.id} api={api} p={p} />
+        ))}
+      </ul>
     </section>
   );
 }

@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { Section } from './format.tsx';
-import { verifyBundle, type Bundle, type BundleVerdict } from './proof.ts';
+import { type Bundle, type BundleVerdict, verifyBundle } from './proof.ts';
 
 /** Events newer than the latest signed checkpoint have no proof yet: wait for the next one, a few times. */
 const CHECKPOINT_WAITS = 5;
@@ -62,8 +62,14 @@ export function ProofPanel({ api, episodeId }: { api: Api; episodeId: string }) 
   };
   return (
     <Section title="Proof">
-      <button onClick={() => void run()} disabled={busy}>Download proof bundle</button>
-      {waiting && <p class="muted" role="status">Waiting for the next signed checkpoint to cover this episode…</p>}
+      <button type="button" onClick={() => void run()} disabled={busy}>
+        Download proof bundle
+      </button>
+      {waiting && (
+        <p class="muted" role="status">
+          Waiting for the next signed checkpoint to cover this episode…
+        </p>
+      )}
       {error && <p class="alert">{error}</p>}
       {verdict && (
         <div class={`verdict ${verdict.ok ? 'ok' : 'bad'}`} role="status" data-verdict={verdict.ok ? 'verified' : 'failed'}>

@@ -85,7 +85,12 @@ export function inclusionHolds(leafIndex: number, treeSize: number, leafHash: Ui
   return sn === 0 && bytesToHex(r) === rootHex;
 }
 
-function eventProblem(e: Bundle['events'][number], bundle: Bundle, bySeq: Map<number, Bundle['events'][number]>, proofs: Map<number, Bundle['proofs'][number]>): string | null {
+function eventProblem(
+  e: Bundle['events'][number],
+  bundle: Bundle,
+  bySeq: Map<number, Bundle['events'][number]>,
+  proofs: Map<number, Bundle['proofs'][number]>,
+): string | null {
   const head = bundle.treeHead;
   if (e.tenantId !== bundle.tenantId) return 'belongs to another tenant';
   if (chainHash(e.prevHash, { ...e, seq: String(e.seq) }) !== e.hash) return 'hash mismatch: its content was changed';
@@ -94,7 +99,8 @@ function eventProblem(e: Bundle['events'][number], bundle: Bundle, bySeq: Map<nu
   if (e.seq > head.treeSize) return 'is not covered by the signed tree head';
   const proof = proofs.get(e.seq);
   if (!proof) return 'has no inclusion proof';
-  if (proof.leafIndex !== e.seq - 1 || !inclusionHolds(proof.leafIndex, head.treeSize, leaf(e.hash), proof.auditPath, head.rootHash)) return 'inclusion proof does not verify';
+  if (proof.leafIndex !== e.seq - 1 || !inclusionHolds(proof.leafIndex, head.treeSize, leaf(e.hash), proof.auditPath, head.rootHash))
+    return 'inclusion proof does not verify';
   if (e.seq === head.treeSize && e.hash !== head.headHash) return 'differs from the signed head hash';
   return null;
 }

@@ -32,7 +32,14 @@ interface Receipt {
   episodes: Ref[];
   warnings: Ref[];
   patterns: Ref[];
-  credits: Array<{ seq: string; target: number | null; outcome: string | null; episodesCredited: number | null; patternsCredited: number | null; episode: Ref | null }>;
+  credits: Array<{
+    seq: string;
+    target: number | null;
+    outcome: string | null;
+    episodesCredited: number | null;
+    patternsCredited: number | null;
+    episode: Ref | null;
+  }>;
 }
 interface Scored {
   score: Record<string, number>;
@@ -48,27 +55,41 @@ function ReceiptCard({ r }: { r: Receipt }) {
     <li class="card receipt" data-receipt={r.id}>
       <details>
         <summary>
-          <b>{r.kind}</b> · {served.length} served{r.warnings.length ? `, ${r.warnings.length} warnings` : ''} · {r.credits.length ? `credited ${r.credits.length}×` : 'not credited yet'} · {time(r.createdAt)} · <code>{shortId(r.id)}</code>
+          <b>{r.kind}</b> · {served.length} served{r.warnings.length ? `, ${r.warnings.length} warnings` : ''} ·{' '}
+          {r.credits.length ? `credited ${r.credits.length}×` : 'not credited yet'} · {time(r.createdAt)} · <code>{shortId(r.id)}</code>
         </summary>
         <h4>Served, best first</h4>
-        <ol>{served.map((s) => <li key={s.id}>{refLink(s)}</li>)}</ol>
+        <ol>
+          {served.map((s) => (
+            <li key={s.id}>{refLink(s)}</li>
+          ))}
+        </ol>
         {r.warnings.length > 0 && (
           <>
             <h4>Warnings (similar failures)</h4>
-            <ol>{r.warnings.map((s) => <li key={s.id}>{refLink(s)}</li>)}</ol>
+            <ol>
+              {r.warnings.map((s) => (
+                <li key={s.id}>{refLink(s)}</li>
+              ))}
+            </ol>
           </>
         )}
         <h4>Credit</h4>
-        {r.credits.length === 0 ? <p class="muted">No completion has named this retrieval in usedRetrievals.</p> : (
+        {r.credits.length === 0 ? (
+          <p class="muted">No completion has named this retrieval in usedRetrievals.</p>
+        ) : (
           <ul>
             {r.credits.map((c) => (
               <li key={c.seq}>
-                {c.episode ? refLink(c.episode) : 'an episode'} ended <b>{c.outcome ?? '–'}</b>: target {num(c.target)}, {num(c.episodesCredited)} episodes and {num(c.patternsCredited)} patterns moved (ledger seq {c.seq})
+                {c.episode ? refLink(c.episode) : 'an episode'} ended <b>{c.outcome ?? '–'}</b>: target {num(c.target)}, {num(c.episodesCredited)} episodes and{' '}
+                {num(c.patternsCredited)} patterns moved (ledger seq {c.seq})
               </li>
             ))}
           </ul>
         )}
-        <p class="muted">query hash <code>{r.queryHash.slice(0, 16)}</code></p>
+        <p class="muted">
+          query hash <code>{r.queryHash.slice(0, 16)}</code>
+        </p>
       </details>
     </li>
   );
@@ -81,15 +102,29 @@ function ScoreTable({ title, rows }: { title: string; rows: Scored[] }) {
     <div class="table-wrap">
       <table class="scores">
         <caption>{title}</caption>
-        <thead><tr><th>Result</th><th>total</th>{components.map((c) => <th key={c}>{c}</th>)}</tr></thead>
+        <thead>
+          <tr>
+            <th>Result</th>
+            <th>total</th>
+            {components.map((c) => (
+              <th key={c}>{c}</th>
+            ))}
+          </tr>
+        </thead>
         <tbody>
           {rows.map((s, i) => {
             const ref = s.episode ?? s.pattern;
             return (
               <tr key={ref?.id ?? i}>
                 <td>{ref ? refLink(ref) : '–'}</td>
-                <td class="num">{num(s.score.total)} <Bar fraction={s.score.total ?? 0} /></td>
-                {components.map((c) => <td key={c} class="num">{num(s.score[c])}</td>)}
+                <td class="num">
+                  {num(s.score.total)} <Bar fraction={s.score.total ?? 0} />
+                </td>
+                {components.map((c) => (
+                  <td key={c} class="num">
+                    {num(s.score[c])}
+                  </td>
+                ))}
               </tr>
             );
           })}
@@ -123,14 +158,26 @@ function TryRetrieval({ api, onServed }: { api: Api; onServed: () => void }) {
     <section class="card" aria-labelledby="try-title">
       <h3 id="try-title">Run a retrieval and see how it scores</h3>
       <form class="filters" onSubmit={submit}>
-        <label class="grow">Task description <input name="description" required /></label>
-        <label>Task type <input name="taskType" /></label>
-        <label>Domain <input name="domain" /></label>
-        <label>Language <input name="language" /></label>
-        <button>Retrieve</button>
+        <label class="grow">
+          Task description <input name="description" required />
+        </label>
+        <label>
+          Task type <input name="taskType" />
+        </label>
+        <label>
+          Domain <input name="domain" />
+        </label>
+        <label>
+          Language <input name="language" />
+        </label>
+        <button type="submit">Retrieve</button>
       </form>
       {error && <p class="alert">{error}</p>}
-      {[episodes?.message, patterns?.message].filter(Boolean).map((m) => <p class="alert" key={m}>{m}</p>)}
+      {[episodes?.message, patterns?.message].filter(Boolean).map((m) => (
+        <p class="alert" key={m}>
+          {m}
+        </p>
+      ))}
       {result && (
         <>
           <ScoreTable title="Episodes" rows={episodes?.episodes ?? []} />
@@ -159,7 +206,11 @@ export function RetrievalsPage({ api }: { api: Api }) {
       <TryRetrieval api={api} onServed={() => setReload(reload + 1)} />
       {error && <p class="alert">{error}</p>}
       {receipts && !receipts.length && <p class="muted">No retrieval has been served yet.</p>}
-      <ul class="receipts">{receipts?.map((r) => <ReceiptCard key={r.id} r={r} />)}</ul>
+      <ul class="receipts">
+        {receipts?.map((r) => (
+          <ReceiptCard key={r.id} r={r} />
+        ))}
+      </ul>
     </section>
   );
 }

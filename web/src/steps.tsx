@@ -18,7 +18,27 @@ export interface StepRow {
   observation: string | null;
 }
 
-const KNOWN = ['id', 'stepNumber', 'kind', 'tool', 'action', 'parameters', 'argsHash', 'resultKind', 'result', 'observation', 'latencyMs', 'tokens', 'cost', 'sideEffectKey', 'worldBefore', 'worldAfter', 'metadata', 'contentHash', 'createdAt'];
+const KNOWN = [
+  'id',
+  'stepNumber',
+  'kind',
+  'tool',
+  'action',
+  'parameters',
+  'argsHash',
+  'resultKind',
+  'result',
+  'observation',
+  'latencyMs',
+  'tokens',
+  'cost',
+  'sideEffectKey',
+  'worldBefore',
+  'worldAfter',
+  'metadata',
+  'contentHash',
+  'createdAt',
+];
 const FULL = 'parameters argsHash result observation cost sideEffectKey worldBefore worldAfter metadata contentHash createdAt';
 
 interface FullStep {
@@ -72,30 +92,66 @@ function StepDetail({ api, episodeId, row }: { api: Api; episodeId: string; row:
           <b>{r.errorClass ?? 'Error'}</b>: <span class="error-message">{r.message ?? 'no message'}</span>
         </div>
       )}
-      {row.resultKind === 'timeout' && <div class="step-error" role="group" aria-label="Error"><b>Timeout</b></div>}
-      {r?.output !== undefined && (
-        <section aria-label="Output"><h4>Output</h4><Text text={r.output} /></section>
+      {row.resultKind === 'timeout' && (
+        <div class="step-error" role="group" aria-label="Error">
+          <b>Timeout</b>
+        </div>
       )}
-      {step.observation && <section aria-label="Observation"><h4>Observation</h4><Text text={step.observation} /></section>}
+      {r?.output !== undefined && (
+        <section aria-label="Output">
+          <h4>Output</h4>
+          <Text text={r.output} />
+        </section>
+      )}
+      {step.observation && (
+        <section aria-label="Observation">
+          <h4>Observation</h4>
+          <Text text={step.observation} />
+        </section>
+      )}
       {step.parameters !== null && (
         <section aria-label="Parameters">
-          <h4>Parameters <span class="muted">(redacted copy · args hash <code title={step.argsHash ?? ''}>{step.argsHash?.slice(0, 16) ?? '–'}</code>)</span></h4>
+          <h4>
+            Parameters{' '}
+            <span class="muted">
+              (redacted copy · args hash <code title={step.argsHash ?? ''}>{step.argsHash?.slice(0, 16) ?? '–'}</code>)
+            </span>
+          </h4>
           <Json value={step.parameters} />
         </section>
       )}
       {(step.worldBefore !== null || step.worldAfter !== null) && (
         <div class="world">
-          <section aria-label="World before"><h4>World before</h4><Json value={step.worldBefore} /></section>
-          <section aria-label="World after"><h4>World after</h4><Json value={step.worldAfter} /></section>
+          <section aria-label="World before">
+            <h4>World before</h4>
+            <Json value={step.worldBefore} />
+          </section>
+          <section aria-label="World after">
+            <h4>World after</h4>
+            <Json value={step.worldAfter} />
+          </section>
         </div>
       )}
       {extras.map(([k, v]) => (
-        <section key={k} aria-label={label(k)}><h4>{label(k)}</h4>{typeof v === 'string' ? <Text text={v} /> : <Value value={v} />}</section>
+        <section key={k} aria-label={label(k)}>
+          <h4>{label(k)}</h4>
+          {typeof v === 'string' ? <Text text={v} /> : <Value value={v} />}
+        </section>
       ))}
-      {step.metadata !== null && <section aria-label="Metadata"><h4>Metadata</h4><Json value={step.metadata} /></section>}
+      {step.metadata !== null && (
+        <section aria-label="Metadata">
+          <h4>Metadata</h4>
+          <Json value={step.metadata} />
+        </section>
+      )}
       <p class="muted step-facts">
         cost {num(step.cost)} · content hash <code>{step.contentHash.slice(0, 16)}</code>
-        {step.sideEffectKey && <> · side-effect key <code>{step.sideEffectKey}</code></>}
+        {step.sideEffectKey && (
+          <>
+            {' '}
+            · side-effect key <code>{step.sideEffectKey}</code>
+          </>
+        )}
       </p>
     </div>
   );
@@ -105,11 +161,12 @@ export function Timeline({ api, episodeId, steps }: { api: Api; episodeId: strin
   const [open, setOpen] = useState<Set<number>>(new Set());
   if (!steps.length) return <p class="muted">No steps yet.</p>;
   const slowest = Math.max(1, ...steps.map((s) => s.latencyMs ?? 0));
-  const toggle = (n: number) => setOpen((was) => {
-    const next = new Set(was);
-    if (!next.delete(n)) next.add(n);
-    return next;
-  });
+  const toggle = (n: number) =>
+    setOpen((was) => {
+      const next = new Set(was);
+      if (!next.delete(n)) next.add(n);
+      return next;
+    });
   return (
     <ol class="timeline">
       {steps.map((s) => {
@@ -117,18 +174,31 @@ export function Timeline({ api, episodeId, steps }: { api: Api; episodeId: strin
         const what = [s.tool, s.action].filter(Boolean).join('.');
         return (
           <li key={s.stepNumber} data-step={s.stepNumber} class={s.resultKind ?? ''}>
-            <button class="step-row" aria-expanded={expanded} aria-controls={`step-${s.stepNumber}`} onClick={() => toggle(s.stepNumber)} aria-label={`Step ${s.stepNumber}: ${s.kind} ${what} ${s.resultKind ?? ''}`.trim()}>
+            <button
+              type="button"
+              class="step-row"
+              aria-expanded={expanded}
+              aria-controls={`step-${s.stepNumber}`}
+              onClick={() => toggle(s.stepNumber)}
+              aria-label={`Step ${s.stepNumber}: ${s.kind} ${what} ${s.resultKind ?? ''}`.trim()}
+            >
               <span class="muted">#{s.stepNumber}</span>
               <span class="what">
                 <b>{s.kind}</b> {what}
                 {!what && s.observation && <span class="muted"> {s.observation}</span>}
               </span>
               <span class={`pill ${s.resultKind ?? ''}`}>{s.resultKind ?? '–'}</span>
-              <span class="latency" aria-hidden="true"><span style={{ width: `${((s.latencyMs ?? 0) / slowest) * 100}%` }} /></span>
+              <span class="latency" aria-hidden="true">
+                <span style={{ width: `${((s.latencyMs ?? 0) / slowest) * 100}%` }} />
+              </span>
               <span class="num">{num(s.latencyMs)} ms</span>
               <span class="num">{num(s.tokens)} tok</span>
             </button>
-            {expanded && <div id={`step-${s.stepNumber}`}><StepDetail api={api} episodeId={episodeId} row={s} /></div>}
+            {expanded && (
+              <div id={`step-${s.stepNumber}`}>
+                <StepDetail api={api} episodeId={episodeId} row={s} />
+              </div>
+            )}
           </li>
         );
       })}

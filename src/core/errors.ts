@@ -1,12 +1,16 @@
-// Expected failures, returned as typed members of result unions (clients branch on __typename).
-// Everything else is unexpected and masked by yoga.
-import type { StopReason } from '../episodes/stop-reason.ts';
+// Domain errors: expected failures, returned as typed members of result unions (clients branch on
+// __typename); the GraphQL layer (src/schema/base.ts) gives them their types. Everything else is
+// unexpected and masked by yoga. Errors that carry a domain type live with it (LoopStoppedError
+// in src/leases/errors.ts).
 
 export abstract class DomainError extends Error {}
 
 export class NotFoundError extends DomainError {
   override name = 'NotFoundError';
-  constructor(readonly entity: string, readonly id: string) {
+  constructor(
+    readonly entity: string,
+    readonly id: string,
+  ) {
     super(`${entity} ${id} was not found`);
   }
 }
@@ -27,29 +31,34 @@ export class InputLimitError extends DomainError {
 
 export class IllegalTransitionError extends DomainError {
   override name = 'IllegalTransitionError';
-  constructor(readonly from: string, readonly action: string, readonly allowed: string[], message: string) {
+  constructor(
+    readonly from: string,
+    readonly action: string,
+    readonly allowed: string[],
+    message: string,
+  ) {
     super(message);
   }
 }
 
 export class IdempotencyConflictError extends DomainError {
   override name = 'IdempotencyConflictError';
-  constructor(readonly dedupeKey: string, readonly existingEpisodeId: string) {
+  constructor(
+    readonly dedupeKey: string,
+    readonly existingEpisodeId: string,
+  ) {
     super(`dedupeKey "${dedupeKey}" was already used for episode ${existingEpisodeId} with different input`);
   }
 }
 
 export class LeaseError extends DomainError {
   override name = 'LeaseError';
-  constructor(readonly leaseId: string, readonly rule: string, message: string, readonly violations: LimitViolation[] = []) {
-    super(message);
-  }
-}
-
-/** The work item's loop of episodes has stopped (seed 000 stop conditions): no new episode starts. */
-export class LoopStoppedError extends DomainError {
-  override name = 'LoopStoppedError';
-  constructor(readonly workItemId: string, readonly stopCondition: StopReason, message: string) {
+  constructor(
+    readonly leaseId: string,
+    readonly rule: string,
+    message: string,
+    readonly violations: LimitViolation[] = [],
+  ) {
     super(message);
   }
 }
