@@ -5,7 +5,7 @@ import type { Config } from './config.ts';
 import { must } from './core/must.ts';
 import type { Database } from './db/client.ts';
 import { startDeadlineWorkers } from './episodes/deadlines.ts';
-import { type JobQueue, startJobQueue } from './jobs/queue.ts';
+import { type JobQueue, startJobQueue, stopJobQueue } from './jobs/queue.ts';
 import { type LearningJobs, startLearningWorkers } from './learning/jobs.ts';
 import { createLedgerBus, type LedgerBus } from './ledger/bus.ts';
 import { CheckpointPublisher, TreeCache } from './ledger/checkpoints.ts';
@@ -60,7 +60,7 @@ export async function stopServices(services: Services): Promise<void> {
   await services.ingest.drain();
   services.checkpoints.stop();
   await services.learning.drain();
-  await services.jobs.stop({ graceful: true, wait: true, timeout: 30_000 });
+  await stopJobQueue(services.jobs, 30_000);
   // A batch may outlast the stop's timeout: it still completes its jobs through the pool.
   await services.learning.drain();
   // Last: the writes above still announce their commits.

@@ -9,9 +9,19 @@ export type JobQueue = PgBoss;
 
 const QUEUE_SETUP_LOCK_KEY = 72_707_369_003;
 
+/** Statements pg-boss has sent and not yet seen answered, per queue (see stopJobQueue). */
+const pendingStatements = new WeakMap<JobQueue, Set<Promise<unknown>>>();
+
 export async function startJobQueue(pool: pg.Pool, log: Logger): Promise<JobQueue> {
+  const pending = new Set<Promise<unknown>>();
+  const executeSql = (text: string, values: unknown[]) => {
+    const running = pool.query(text, values);
+    pending.add(running);
+    void running.finally(() => pending.delete(running)).catch(() => undefined);
+    return running;
+  };
   const boss = new PgBoss({
-    db: { executeSql: (text, values) => pool.query(text, values) },
+    db: { executeSql },
     schema: 'pgboss',
     // Expired or failed jobs are retried; completed ones are kept a day for inspection.
     retryLimit: 3,
@@ -21,7 +31,18 @@ export async function startJobQueue(pool: pg.Pool, log: Logger): Promise<JobQueu
   });
   boss.on('error', (err) => log.error({ err }, 'job queue error'));
   await underSetupLock(pool, () => boss.start());
+  pendingStatements.set(boss, pending);
   return boss;
+}
+
+/**
+ * Stops the workers (waiting up to `timeoutMs` for running jobs), then for the statements pg-boss
+ * still has in flight: it completes a finished job without awaiting it (pg-boss 10), so a pool
+ * closed right after stop() would fail that completion and leave the job to expire and run again.
+ */
+export async function stopJobQueue(boss: JobQueue, timeoutMs: number): Promise<void> {
+  await boss.stop({ graceful: true, wait: true, timeout: timeoutMs });
+  await Promise.allSettled([...(pendingStatements.get(boss) ?? [])]);
 }
 
 /**
