@@ -54,7 +54,7 @@ builder.prismaObjectFields('Episode', (t) => ({
   reward: t.field({ type: RewardRef, nullable: true, select: { reward: true }, resolve: (e) => e.reward as Reward | null }),
   reflection: t.field({ type: ReflectionRef, nullable: true, select: { reflection: true }, resolve: (e) => e.reflection as Reflection | null }),
   learningState: t.field({ type: LearningStateEnum, nullable: true, select: { learningState: true }, resolve: (e) => (e.learningState ? upper<'DONE'>(e.learningState) : null) }),
-  feedbackCredit: t.exposeFloat('feedbackCredit', { description: 'Retrieval feedback in [-1, 1]; ranking adds 0.1 × credit.' }),
+  feedbackCredit: t.exposeFloat('feedbackCredit', { description: 'Overall retrieval feedback in [-1, 1] over every query. Ranking uses the query-relative credit (RelevanceScore.feedback).' }),
 }));
 
 const RejectedCounts = builder.objectRef<ExtractionReport['rejected']>('PatternRejections').implement({
@@ -90,6 +90,8 @@ const FeedbackRef = builder.objectRef<FeedbackReport>('RetrievalFeedback').imple
     target: t.exposeFloat('target', { description: '+1 success, -1 failure; credits move 0.3 of the way towards it.' }),
     episodes: t.exposeInt('episodes', { description: 'Episodes credited or debited.' }),
     patterns: t.exposeInt('patterns', { description: 'Patterns credited or debited.' }),
+    confirmed: t.exposeInt('confirmed', { description: 'Served episodes credited: for a success that reports artifacts, those that changed one of its files (the others get target 0).' }),
+    uses: t.exposeInt('uses', { description: 'Uses recorded (one per retrieval and episode it served): ranking applies each to later queries that resemble the retrieval\'s query.' }),
   }),
 });
 
