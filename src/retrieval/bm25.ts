@@ -22,7 +22,7 @@
  *   the baseline's without them).
  * - POSTINGS_PER_TERM = 100: each term's best postings by impact; the tail of a common term's list
  *   cannot lift a document into the top results on its own.
- * - INDEXED_TERMS = 64: each episode keeps postings for its 64 terms of largest impact × idf per
+ * - INDEXED_TERMS = 128: each episode keeps postings for its 128 terms of largest impact × idf per
  *   field (static pruning, topTerms); the rest of its ~300 would be read by almost no query.
  */
 export const BM25 = {
@@ -34,7 +34,7 @@ export const BM25 = {
   REPEATED_TERMS: 8,
   POSTINGS_PER_TERM: 100,
   /** Postings kept per episode and field (topTerms): measured on the development set, docs/BENCHMARKS.md. */
-  INDEXED_TERMS: 64,
+  INDEXED_TERMS: 128,
 
   impact(tf: number, length: number, averageLength: number, field: number): number {
     if (tf <= 0) return 0;

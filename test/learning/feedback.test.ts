@@ -94,7 +94,7 @@ describe('feedback loop', () => {
     expect(after.score).toMatchObject({ feedback: 0, feedbackUses: 1, feedbackResemblance: 1 });
     expect(after.episode.feedbackCredit).toBe(0);
     const [event] = await ledger(t, keys.tenantId, 'retrieval.feedback');
-    expect(event.payload).toMatchObject({ target: 1, uses: 1, confirmed: 0 });
+    expect(event?.payload).toMatchObject({ target: 1, uses: 1, confirmed: 0 });
   });
 
   it('debits on failure, so the debited twin ranks below the other', async () => {

@@ -1,7 +1,7 @@
 // The query-relative feedback rule (src/retrieval/feedback.ts) and the choice of query terms it is
 // relative to (bm25.ts): pure functions, no database.
 import { describe, expect, it } from 'vitest';
-import { BM25, chooseQueryTerms, weightedTerms, type TermStat } from '../../src/retrieval/bm25.ts';
+import { BM25, chooseQueryTerms, topTerms, weightedTerms, type TermStat } from '../../src/retrieval/bm25.ts';
 import { EPISODE_FEEDBACK, groundedTarget, queryFeedback, resemblance, type FeedbackUse } from '../../src/retrieval/feedback.ts';
 
 const use = (terms: Record<string, number>, target = 1): FeedbackUse => ({ terms: Object.keys(terms), weights: Object.values(terms), target });
@@ -106,5 +106,20 @@ describe('groundedTarget', () => {
     expect(groundedTarget(1, ['  '], ['b.py'])).toBe(1);
     expect(groundedTarget(-1, ['a.py'], ['b.py'])).toBe(-1);
     expect(groundedTarget(0, ['a.py'], ['a.py'])).toBe(0);
+  });
+});
+
+describe('topTerms (static index pruning)', () => {
+  it('keeps the k terms of largest impact × idf, ties by term', () => {
+    const entries = [
+      { term: 'the', impact: 2, idf: 0.05 },
+      { term: 'modelchoicefield', impact: 1, idf: 5 },
+      { term: 'iterator', impact: 1.5, idf: 2 },
+      { term: 'beta', impact: 1, idf: 1 },
+      { term: 'alpha', impact: 1, idf: 1 },
+    ];
+    expect(topTerms(entries, 3).map((t) => t.term)).toEqual(['modelchoicefield', 'iterator', 'alpha']);
+    expect(topTerms(entries, 10)).toHaveLength(5);
+    expect(topTerms(entries, 0)).toEqual([]);
   });
 });
