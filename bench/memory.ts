@@ -29,7 +29,7 @@ type Rankings = Map<string, string[]>;
 
 const RELEVANT = `query($task: RetrievalTaskInput!, $filter: RelevantEpisodeFilter) {
   result: relevantEpisodes(task: $task, limit: 5, includeFailures: true, filter: $filter) {
-    __typename ... on RelevantEpisodes { retrievalId episodes { episode { id } failed } }
+    __typename ... on RelevantEpisodes { retrievalId episodes { episode { id } failed score { feedbackUses } } }
   }
 }`;
 
@@ -83,21 +83,25 @@ async function askEpisodic(t: Tenant, queries: readonly DevRun[], mode: Mode) {
   const rankings: Rankings = new Map();
   const retrievals = new Map<string, string>();
   const latencies: number[] = [];
+  /** Queries whose top 5 holds an episode credited by a use of a resembling query. */
+  let withFeedback = 0;
   for (const q of queries) {
     const t0 = performance.now();
-    const result = await client.request<{ __typename: string; retrievalId: string; episodes: Array<{ episode: { id: string } }> }>(RELEVANT, {
-      task: task(q, mode),
-      filter: { agent: t.agent },
-    });
+    const result = await client.request<{
+      __typename: string;
+      retrievalId: string;
+      episodes: Array<{ episode: { id: string }; score: { feedbackUses: number } }>;
+    }>(RELEVANT, { task: task(q, mode), filter: { agent: t.agent } });
     latencies.push(performance.now() - t0);
     if (result.__typename !== 'RelevantEpisodes') throw new Error(`relevantEpisodes: ${JSON.stringify(result)}`);
+    if (result.episodes.some((e) => e.score.feedbackUses > 0)) withFeedback += 1;
     rankings.set(
       q.id,
       result.episodes.map((e) => t.runs.get(e.episode.id) ?? e.episode.id),
     );
     retrievals.set(q.id, result.retrievalId);
   }
-  return { rankings, latencies, retrievals };
+  return { rankings, latencies, retrievals, withFeedback };
 }
 
 const line = (name: string, m: Metrics) => `| ${name} | ${m.fileHit.toFixed(3)} | ${m.sameRepoP5.toFixed(3)} | ${m.mrr.toFixed(3)} | ${m.hub.toFixed(3)} |`;
@@ -207,9 +211,13 @@ async function main() {
     const measured = heldOut.filter((_, i) => i % 2 === 1);
     const before = evaluate(measured, (await askEpisodic(main, measured, 'context')).rankings, poolById);
     const given = await giveFeedback(main, givers, 'context');
-    const after = evaluate(measured, (await askEpisodic(main, measured, 'context')).rankings, poolById);
+    const asked = await askEpisodic(main, measured, 'context');
+    const after = evaluate(measured, asked.rankings, poolById);
     console.log(`## Feedback (usedRetrievals of ${given} successful held-out runs; measured on the other ${measured.length} held-out tasks, text + context)\n`);
-    console.log([...HEADER, line('before feedback', before), line('after feedback', after)].join('\n'), '\n');
+    console.log([...HEADER, line('before feedback', before), line('after feedback', after)].join('\n'));
+    console.log(
+      `\nQuery-relative credit: ${asked.withFeedback} of the ${measured.length} measured queries have a credited episode (a use by a resembling query) in their top 5.\n`,
+    );
     for (const report of await patternReport(main, pool, heldOut)) console.log(report);
     for (const mode of ['text', 'context'] as const) {
       const m = final.get(mode);

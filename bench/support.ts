@@ -28,7 +28,8 @@ export interface BenchDatabase {
   close(): Promise<void>;
 }
 
-export async function openBenchDatabase(): Promise<BenchDatabase> {
+/** A fresh database on the bench server; `name` to use a fixed one (dropped first if a crashed run left it). */
+export async function openBenchDatabase(options: { name?: string } = {}): Promise<BenchDatabase> {
   let serverUrl = benchDatabaseUrl();
   let stopEmbedded: (() => Promise<void>) | undefined;
   let dataDir: string | undefined;
@@ -38,9 +39,11 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
     serverUrl = embedded.url;
     stopEmbedded = embedded.stop;
   }
-  const name = `bench_${randomBytes(4).toString('hex')}`;
+  const name = options.name ?? `bench_${randomBytes(4).toString('hex')}`;
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`bad database name ${name}`);
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
+  if (options.name) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
   const u = new URL(serverUrl);

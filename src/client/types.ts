@@ -457,15 +457,28 @@ export interface RelevanceScore {
   total: number;
   similarity: number;
   textRank: number;
+  /** BM25 of the query against the task description. */
+  taskText: number;
+  /** 0.5 × BM25 of the query against what the episode did (files, symbols, commands, errors, tools). */
+  work: number;
   trigramSimilarity: number;
   contextMatch: number;
   reward: number;
   recency: number;
+  /** Query-relative credit in [-1, 1] from reported uses by resembling queries. */
   feedback: number;
+  /** Reported uses that counted for this query. */
+  feedbackUses: number;
+  /** The largest resemblance of any reported use's query to this one, in [0, 1]. */
+  feedbackResemblance: number;
 }
 export interface ScoredEpisode {
   episode: Episode;
   score: RelevanceScore;
+  /** A failed episode (includeFailures): evidence of what did not work. */
+  failed: boolean;
+  /** A failed episode's outcome reason and details; null for a completed one. */
+  whatWentWrong: string | null;
 }
 export interface RelevantEpisodes {
   __typename: 'RelevantEpisodes';

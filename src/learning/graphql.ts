@@ -59,7 +59,9 @@ builder.prismaObjectFields('Episode', (t) => ({
     select: { learningState: true },
     resolve: (e) => (e.learningState ? upper<'DONE'>(e.learningState) : null),
   }),
-  feedbackCredit: t.exposeFloat('feedbackCredit', { description: 'Retrieval feedback in [-1, 1]; ranking adds 0.1 × credit.' }),
+  feedbackCredit: t.exposeFloat('feedbackCredit', {
+    description: 'Overall retrieval feedback in [-1, 1] over every query. Ranking uses the query-relative credit (RelevanceScore.feedback).',
+  }),
 }));
 
 const RejectedCounts = builder.objectRef<ExtractionReport['rejected']>('PatternRejections').implement({
@@ -102,6 +104,12 @@ const FeedbackRef = builder.objectRef<FeedbackReport>('RetrievalFeedback').imple
     target: t.exposeFloat('target', { description: '+1 success, -1 failure; credits move 0.3 of the way towards it.' }),
     episodes: t.exposeInt('episodes', { description: 'Episodes credited or debited.' }),
     patterns: t.exposeInt('patterns', { description: 'Patterns credited or debited.' }),
+    confirmed: t.exposeInt('confirmed', {
+      description: 'Served episodes credited: for a success that reports artifacts, those that changed one of its files (the others get target 0).',
+    }),
+    uses: t.exposeInt('uses', {
+      description: "Uses recorded (one per retrieval and episode it served): ranking applies each to later queries that resemble the retrieval's query.",
+    }),
   }),
 });
 

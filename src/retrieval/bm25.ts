@@ -22,6 +22,8 @@
  *   the baseline's without them).
  * - POSTINGS_PER_TERM = 100: each term's best postings by impact; the tail of a common term's list
  *   cannot lift a document into the top results on its own.
+ * - INDEXED_TERMS = 128: each episode keeps postings for its 128 terms of largest impact × idf per
+ *   field (static pruning, topTerms); the rest of its ~300 would be read by almost no query.
  */
 export const BM25 = {
   k1: 1.2,
@@ -31,6 +33,8 @@ export const BM25 = {
   REPEATED_MIN: 3,
   REPEATED_TERMS: 8,
   POSTINGS_PER_TERM: 100,
+  /** Postings kept per episode and field (topTerms): measured on the development set, docs/BENCHMARKS.md. */
+  INDEXED_TERMS: 128,
 
   impact(tf: number, length: number, averageLength: number, field: number): number {
     if (tf <= 0) return 0;
@@ -43,3 +47,57 @@ export const BM25 = {
     return Math.log(1 + (documents - df + 0.5) / (df + 0.5));
   },
 } as const;
+
+/** A query term's document frequency in one field, and the field's document count. */
+export interface TermStat {
+  field: number;
+  term: string;
+  df: number;
+  documents: number;
+}
+
+/** A (field, term) the query scores by, with idf × the field's weight. */
+export interface QueryTerm {
+  field: number;
+  term: string;
+  /** idf of the term in the field (without the field weight). */
+  idf: number;
+  weight: number;
+}
+
+/**
+ * The terms a query is scored by: the QUERY_TERMS rarest known ones (by their smaller share of
+ * documents over the fields; ties by term) and the repeated ones, each in every field that holds it.
+ */
+export function chooseQueryTerms(stats: readonly TermStat[], repeated: readonly string[]): QueryTerm[] {
+  const share = new Map<string, number>();
+  for (const s of stats) share.set(s.term, Math.min(share.get(s.term) ?? Infinity, s.df / Math.max(s.documents, 1)));
+  const rarest = [...share].sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, BM25.QUERY_TERMS);
+  const chosen = new Set([...rarest.map(([term]) => term), ...repeated]);
+  return stats
+    .filter((s) => chosen.has(s.term))
+    .map((s) => {
+      const idf = BM25.idf(s.documents, s.df);
+      return { field: s.field, term: s.term, idf, weight: idf * (s.field === 0 ? 1 : BM25.WORK_WEIGHT) };
+    });
+}
+
+/** The receipt's view of a query: each chosen term once, with its largest idf over the fields. */
+export function weightedTerms(terms: readonly QueryTerm[]): { terms: string[]; weights: number[] } {
+  const best = new Map<string, number>();
+  for (const t of terms) best.set(t.term, Math.max(best.get(t.term) ?? 0, t.idf));
+  const sorted = [...best].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return { terms: sorted.map(([term]) => term), weights: sorted.map(([, w]) => w) };
+}
+
+/**
+ * Static index pruning: the terms of one document field that get postings, the `k` with the
+ * largest BM25 contribution impact × idf (ties by term); the others still count in the document
+ * length and frequencies, so idf and length normalisation are those of the whole text. A query
+ * reads only each term's best POSTINGS_PER_TERM postings anyway, and a posting of low impact × idf
+ * (a common word said once in a long text) is the kind that never reaches them.
+ */
+export function topTerms<T extends { term: string; impact: number; idf: number }>(entries: readonly T[], k: number): T[] {
+  if (entries.length <= k) return [...entries];
+  return [...entries].sort((a, b) => b.impact * b.idf - a.impact * a.idf || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0)).slice(0, Math.max(0, k));
+}

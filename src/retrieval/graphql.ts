@@ -44,7 +44,15 @@ const RelevanceScoreRef = builder.objectRef<ScoredEpisode>('RelevanceScore').imp
     reward: t.float({ resolve: (s) => s.score.reward }),
     similarity: t.float({ resolve: (s) => s.score.similarity, description: 'max(textRank, trigramSimilarity)' }),
     recency: t.float({ resolve: (s) => s.score.recency }),
-    feedback: t.float({ resolve: (s) => s.score.feedback }),
+    feedback: t.float({
+      resolve: (s) => s.score.feedback,
+      description:
+        'Query-relative credit in [-1, 1]: reported uses of this episode (usedRetrievals) applied as far as the query that served it resembles this one (docs/LEARNING.md).',
+    }),
+    feedbackUses: t.exposeInt('feedbackUses', {
+      description: 'Reported uses that counted: those by queries resembling this one (idf-weighted share of their terms at least 0.4).',
+    }),
+    feedbackResemblance: t.exposeFloat('feedbackResemblance', { description: "The largest resemblance of any reported use's query to this one, in [0, 1]." }),
     textRank: t.exposeFloat('textRank', { description: "(taskText + work) / the best candidate's, in [0, 1]." }),
     taskText: t.exposeFloat('taskText', { description: 'BM25 (k1 1.2, b 0.75) of the query against the task description.' }),
     work: t.exposeFloat('work', {

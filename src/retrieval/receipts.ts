@@ -2,7 +2,10 @@
 // receipt (what was asked, as a hash, and exactly which ids were served) with a `retrieval.served`
 // ledger event. completeEpisode(usedRetrievals) then moves the feedback credit of what those
 // retrievals served towards the outcome (+1 success, -1 failure, partial in between) and appends
-// `retrieval.feedback`; ranking reads the credit (score.ts, pattern-score.ts).
+// `retrieval.feedback`. For episodes the credit that ranks is query-relative: each use is stored
+// with its retrieval (whose receipt keeps the query's terms), and a later query applies it only as
+// far as it resembles that query (feedback.ts); episodes.feedback_credit keeps the overall credit.
+// Patterns rank by their overall credit (pattern-score.ts).
 import type pg from 'pg';
 import { InputLimitError, NotFoundError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
@@ -10,6 +13,7 @@ import type { WriteContext } from '../core/write-context.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import { baseReward } from '../learning/reward.ts';
 import { contentHash } from '../ledger/hash.ts';
+import { groundedTarget, type WeightedTerms } from './feedback.ts';
 
 /** Credit moves this share of the way to the target per use: after n helpful uses, 1 − 0.7^n. */
 export const FEEDBACK_RATE = 0.3;
@@ -22,6 +26,8 @@ export interface Receipt {
   episodeIds?: string[];
   warningIds?: string[];
   patternIds?: string[];
+  /** The query's terms as the ranking used them, with their idf (episode retrievals): what feedback is relative to. */
+  terms?: WeightedTerms;
 }
 
 export async function recordRetrieval(ctx: WriteContext, receipt: Receipt): Promise<string> {
@@ -29,9 +35,20 @@ export async function recordRetrieval(ctx: WriteContext, receipt: Receipt): Prom
   const queryHash = contentHash(receipt.query);
   const resultsHash = contentHash(ids);
   const { rows } = await ctx.client.query(
-    `INSERT INTO retrievals (tenant_id, kind, query_hash, results_hash, episode_ids, warning_ids, pattern_ids, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-    [ctx.tenantId, receipt.kind, queryHash, resultsHash, ids.episodes, ids.warnings, ids.patterns, ctx.now],
+    `INSERT INTO retrievals (tenant_id, kind, query_hash, results_hash, episode_ids, warning_ids, pattern_ids, query_terms, query_weights, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+    [
+      ctx.tenantId,
+      receipt.kind,
+      queryHash,
+      resultsHash,
+      ids.episodes,
+      ids.warnings,
+      ids.patterns,
+      receipt.terms?.terms ?? [],
+      receipt.terms?.weights ?? [],
+      ctx.now,
+    ],
   );
   const retrievalId = rows[0].id as string;
   ctx.events.push({
@@ -53,6 +70,10 @@ export interface FeedbackReport {
   target: number;
   episodes: number;
   patterns: number;
+  /** (retrieval, episode) uses recorded: the query-relative credit (feedback.ts). */
+  uses: number;
+  /** Served episodes credited positively: for a success with artifacts, those that changed one of its files. */
+  confirmed: number;
 }
 
 /** Credits (or debits) everything the used retrievals served, in the completing transaction. */
@@ -84,33 +105,75 @@ export async function creditRetrievals(
   const unknown = ids.find((id) => !rows.some((r) => r.id === id));
   if (unknown !== undefined) throw new NotFoundError('Retrieval', unknown);
   const target = 2 * baseReward(outcome) - 1;
-  const episodes = await credit(
-    ctx.client,
-    'episodes',
-    ctx.tenantId,
+  const targets = await episodeTargets(
+    ctx,
     rows.flatMap((r) => r.episode_ids ?? []),
     target,
+    outcome.artifacts ?? [],
   );
+  const episodes = await credit(ctx.client, 'episodes', ctx.tenantId, [...targets.keys()], (id) => targets.get(id) ?? 0);
   const patterns = await credit(
     ctx.client,
     'patterns',
     ctx.tenantId,
     rows.flatMap((r) => r.pattern_ids ?? []),
-    target,
+    () => target,
   );
-  const report = { retrievalIds: ids, target, episodes, patterns };
-  ctx.events.push({ type: 'retrieval.feedback', episodeId, payload: { ...report, rate: FEEDBACK_RATE, outcome: outcome.kind } });
+  const uses = await recordUses(ctx, episodeId, rows, targets);
+  const confirmed = [...targets.values()].filter((t) => t > 0).length;
+  const report = { retrievalIds: ids, target, episodes, patterns, uses, confirmed };
+  ctx.events.push({ type: 'retrieval.feedback', episodeId, payload: { ...report, rate: FEEDBACK_RATE, outcome: outcome.kind, credit: 'query-relative' } });
   return report;
 }
 
-/** Moves each row's credit towards the target; rows are locked in id order, so concurrent credits cannot deadlock. */
-async function credit(client: pg.PoolClient, table: 'episodes' | 'patterns', tenantId: string, ids: string[], target: number): Promise<number> {
+/** Each served episode (of this tenant) and its use's target, grounded in the artifacts both changed (groundedTarget). */
+async function episodeTargets(ctx: WriteContext, served: string[], target: number, usedByArtifacts: readonly string[]): Promise<Map<string, number>> {
+  const unique = [...new Set(served)].sort();
+  if (unique.length === 0) return new Map();
+  const { rows } = await ctx.client.query<{ id: string; artifacts: string[] | null }>(
+    `SELECT id, CASE WHEN jsonb_typeof(outcome->'artifacts') = 'array' THEN ARRAY(SELECT jsonb_array_elements_text(outcome->'artifacts')) END AS artifacts
+       FROM episodes WHERE tenant_id = $1 AND id = ANY($2::uuid[]) ORDER BY id`,
+    [ctx.tenantId, unique],
+  );
+  return new Map(rows.map((r) => [r.id, groundedTarget(target, usedByArtifacts, r.artifacts ?? [])]));
+}
+
+/** One use per (retrieval, episode it served): ranking applies it to queries resembling the retrieval's (feedback.ts). */
+async function recordUses(
+  ctx: WriteContext,
+  usedBy: string,
+  rows: ReadonlyArray<{ id: string; episode_ids: string[] | null }>,
+  targets: ReadonlyMap<string, number>,
+): Promise<number> {
+  const uses = rows.flatMap((r) =>
+    [...new Set(r.episode_ids ?? [])]
+      .filter((episode) => targets.has(episode))
+      .map((episode) => ({ retrieval: r.id, episode, target: targets.get(episode) ?? 0 })),
+  );
+  if (uses.length === 0) return 0;
+  const { rowCount } = await ctx.client.query(
+    `INSERT INTO episode_feedback (tenant_id, episode_id, retrieval_id, used_by, target, created_at)
+     SELECT $1, u.episode, u.retrieval, $2, u.target, $3 FROM unnest($4::uuid[], $5::uuid[], $6::float8[]) AS u(retrieval, episode, target)`,
+    [ctx.tenantId, usedBy, ctx.now, uses.map((u) => u.retrieval), uses.map((u) => u.episode), uses.map((u) => u.target)],
+  );
+  return rowCount ?? 0;
+}
+
+/** Moves each row's credit towards its target; rows are locked in id order, so concurrent credits cannot deadlock. */
+async function credit(
+  client: pg.PoolClient,
+  table: 'episodes' | 'patterns',
+  tenantId: string,
+  ids: string[],
+  targetOf: (id: string) => number,
+): Promise<number> {
   const unique = [...new Set(ids)].sort();
   if (unique.length === 0) return 0;
   await client.query(`SELECT id FROM ${table} WHERE tenant_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`, [tenantId, unique]);
   const { rowCount } = await client.query(
-    `UPDATE ${table} SET feedback_credit = LEAST(1, GREATEST(-1, feedback_credit + $3 * ($4 - feedback_credit))) WHERE tenant_id = $1 AND id = ANY($2::uuid[])`,
-    [tenantId, unique, FEEDBACK_RATE, target],
+    `UPDATE ${table} x SET feedback_credit = LEAST(1, GREATEST(-1, x.feedback_credit + $4 * (u.target - x.feedback_credit)))
+       FROM unnest($2::uuid[], $3::float8[]) AS u(id, target) WHERE x.tenant_id = $1 AND x.id = u.id`,
+    [tenantId, unique, unique.map(targetOf), FEEDBACK_RATE],
   );
   return rowCount ?? 0;
 }

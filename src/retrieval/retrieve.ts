@@ -4,7 +4,7 @@ import type { Services } from '../services.ts';
 import { type PatternTask, rankPatterns, type ScoredPattern } from './pattern-store.ts';
 import { recordRetrieval } from './receipts.ts';
 import type { RetrievalQuery } from './score.ts';
-import { CONTEXT_CANDIDATES, type EpisodeRetrievalFilter, LEXICAL_CANDIDATES, rankEpisodes, type ScoredEpisode } from './store.ts';
+import { CONTEXT_CANDIDATES, type EpisodeRetrievalFilter, LEXICAL_CANDIDATES, rankEpisodesWithTerms, type ScoredEpisode } from './store.ts';
 
 /** Every candidate, so the warnings can be the best failed ones however far down they rank. */
 const RANKED_FOR_WARNINGS = LEXICAL_CANDIDATES + CONTEXT_CANDIDATES;
@@ -25,7 +25,7 @@ export async function retrieveEpisodes(
   const common = { tenantId, query: request.query, limit: request.limit, filter: request.filter, now };
   // One ranking serves both lists: failed episodes are ranked among the completed ones (evidence
   // of what did not work), and the warnings are the best failed ones of the same candidates.
-  const ranked = await rankEpisodes(services.db.pool, {
+  const { episodes: ranked, terms } = await rankEpisodesWithTerms(services.db.pool, {
     ...common,
     limit: request.includeFailures ? RANKED_FOR_WARNINGS : request.limit,
     statuses: request.includeFailures ? ['completed', 'failed'] : ['completed'],
@@ -40,7 +40,7 @@ export async function retrieveEpisodes(
   };
   if (!request.record) return { retrievalId: null, episodes, warnings };
   const retrievalId = await services.writer.run(tenantId, (ctx) =>
-    recordRetrieval(ctx, { kind: 'episodes', query, episodeIds: episodes.map((e) => e.id), warningIds: warnings.map((e) => e.id) }),
+    recordRetrieval(ctx, { kind: 'episodes', query, episodeIds: episodes.map((e) => e.id), warningIds: warnings.map((e) => e.id), terms }),
   );
   return { retrievalId, episodes, warnings };
 }

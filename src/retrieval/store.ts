@@ -2,17 +2,19 @@
 // relevanceScore (score.ts) over a capped candidate set. Never a scan of the tenant's episodes.
 //
 // 1. The query's terms (terms.ts), their document frequencies (episode_term_df) and the field
-//    totals give each of the QUERY_TERMS rarest terms its idf (bm25.ts).
+//    totals (one lookup) give each of the QUERY_TERMS rarest terms its idf (chooseQueryTerms, bm25.ts).
 // 2. Per query term and field, the POSTINGS_PER_TERM best postings by impact, read from the index
 //    (tenant, field, term, impact desc, episode) alone; summed per episode: BM25 of the task
 //    description plus WORK_WEIGHT × BM25 of what the episode did.
 // 3. Candidates: the best LEXICAL_CANDIDATES by that sum, and as many of the query's domain.
 //    When the words found (almost) nothing: the context's best-reward episodes and trigram
 //    similarity (text without spaces, typos).
-// 4. relevanceScore in TypeScript, with similarity = BM25 / the best candidate's BM25.
+// 4. relevanceScore in TypeScript, with similarity = BM25 / the best candidate's BM25, and the
+//    feedback of each candidate's reported uses by queries resembling this one (feedback.ts).
 import type pg from 'pg';
 import { type ContextFacts, compareText } from '../learning/facts.ts';
-import { BM25 } from './bm25.ts';
+import { BM25, chooseQueryTerms, type QueryTerm, type TermStat, weightedTerms } from './bm25.ts';
+import { EPISODE_FEEDBACK, type FeedbackUse, queryFeedback, type WeightedTerms } from './feedback.ts';
 import { type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
 import { taskTerms } from './terms.ts';
 
@@ -60,6 +62,10 @@ export interface ScoredEpisode {
   failed: boolean;
   /** A failed episode's reason and details; null for a completed one. */
   whatWentWrong: string | null;
+  /** Reported uses of this episode by queries resembling this one (those that moved score.feedback). */
+  feedbackUses: number;
+  /** The largest resemblance of any reported use's query to this one, in [0, 1]. */
+  feedbackResemblance: number;
 }
 
 class Params {
@@ -75,24 +81,39 @@ const LOOKUP_TERMS = 4000;
 
 /** Ranks the candidates; all of them, best first (callers take what they show). */
 export async function rankEpisodes(pool: pg.Pool, r: EpisodeRetrieval): Promise<ScoredEpisode[]> {
+  return (await rankEpisodesWithTerms(pool, r)).episodes;
+}
+
+export interface RankedEpisodes {
+  episodes: ScoredEpisode[];
+  /** The query's terms as the ranking used them, with their idf (what a receipt stores for feedback). */
+  terms: WeightedTerms;
+}
+
+/** rankEpisodes, and the terms it ranked by. */
+export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval): Promise<RankedEpisodes> {
   const counts = taskTerms(r.query.description);
   const words = [...counts.keys()].slice(0, LOOKUP_TERMS);
   const repeated = words
     .filter((w) => (counts.get(w) ?? 0) >= BM25.REPEATED_MIN)
     .sort((a, b) => (counts.get(b) ?? 0) - (counts.get(a) ?? 0) || compareText(a, b))
     .slice(0, BM25.REPEATED_TERMS);
-  const lexical = words.length > 0 ? await lexicalCandidates(pool, r, words, repeated) : [];
+  const chosen = words.length > 0 ? chooseQueryTerms(await termStats(pool, r.tenantId, words), repeated) : [];
+  const lexical = chosen.length > 0 ? await lexicalCandidates(pool, r, chosen) : [];
   const fallback = lexical.length < FALLBACK_BELOW;
   const rows = fallback ? await withFallback(pool, r, lexical) : lexical;
   if (r.stats) Object.assign(r.stats, { candidates: rows.length, fallback });
   const best = Math.max(1e-9, ...rows.map((row) => row.task + row.work));
-  return rows
-    .map((row) => toScored(r, row, (row.task + row.work) / best))
+  const queryWords = new Set(counts.keys());
+  const episodes = rows
+    .map((row) => toScored(r, row, (row.task + row.work) / best, queryWords))
     .sort((a, b) => b.score.total - a.score.total || compareText(a.id, b.id))
     .slice(0, r.limit);
+  return { episodes, terms: weightedTerms(chosen) };
 }
 
-function toScored(r: EpisodeRetrieval, row: CandidateRow, textRank: number): ScoredEpisode {
+function toScored(r: EpisodeRetrieval, row: CandidateRow, textRank: number, queryWords: ReadonlySet<string>): ScoredEpisode {
+  const feedback = queryFeedback(queryWords, row.feedback_uses ?? []);
   return {
     id: row.id,
     taskText: row.task,
@@ -101,6 +122,8 @@ function toScored(r: EpisodeRetrieval, row: CandidateRow, textRank: number): Sco
     trigramSimilarity: row.trigram,
     failed: row.status === 'failed',
     whatWentWrong: row.status === 'failed' ? row.what_went_wrong : null,
+    feedbackUses: feedback.uses,
+    feedbackResemblance: feedback.resemblance,
     score: relevanceScore(
       { taskType: r.query.taskType, context: r.query.context },
       {
@@ -110,7 +133,7 @@ function toScored(r: EpisodeRetrieval, row: CandidateRow, textRank: number): Sco
         textRank,
         trigramSimilarity: row.trigram,
         ageDays: row.age_days,
-        feedbackCredit: row.feedback_credit,
+        feedbackCredit: feedback.credit,
       },
     ),
   };
@@ -139,7 +162,8 @@ interface CandidateRow {
   status: string;
   what_went_wrong: string | null;
   reward_score: number | null;
-  feedback_credit: number;
+  /** The newest reported uses (feedback.ts), oldest first. */
+  feedback_uses: FeedbackUse[] | null;
   age_days: number;
   trigram: number;
 }
@@ -147,39 +171,43 @@ interface CandidateRow {
 /** What relevanceScore needs of each candidate episode (e), with its BM25 parts. */
 function candidateColumns(p: Params, r: EpisodeRetrieval, trigram: boolean): string {
   const similarity = trigram ? `similarity(left(e.task_description, ${TRIGRAM_CHARS}), ${p.add(r.query.description.slice(0, TRIGRAM_CHARS))})` : '0';
-  return `e.id, e.task_type, e.domain, e.language, e.framework, e.tags, e.status, e.reward_score, e.feedback_credit,
+  return `e.id, e.task_type, e.domain, e.language, e.framework, e.tags, e.status, e.reward_score,
+          (SELECT jsonb_agg(jsonb_build_object('terms', u.query_terms, 'weights', u.query_weights, 'target', u.target) ORDER BY u.created_at, u.id)
+             FROM (SELECT r.query_terms, r.query_weights, f.target, f.created_at, f.id FROM episode_feedback f JOIN retrievals r ON r.id = f.retrieval_id
+                    WHERE f.episode_id = e.id ORDER BY f.created_at DESC, f.id DESC LIMIT ${EPISODE_FEEDBACK.MAX_USES}) u) AS feedback_uses,
           nullif(concat_ws(': ', e.outcome->>'reason', e.outcome->>'details'), '') AS what_went_wrong,
           (EXTRACT(EPOCH FROM (${p.add(r.now)}::timestamptz - COALESCE(e.ended_at, e.updated_at))) / 86400)::float8 AS age_days,
           (${similarity})::float8 AS trigram`;
 }
 
+/** The query words' document frequencies per field (one lookup), for chooseQueryTerms. */
+async function termStats(pool: pg.Pool, tenantId: string, words: string[]): Promise<TermStat[]> {
+  const { rows } = await pool.query<TermStat>(
+    `SELECT d.field, d.term, d.df, t.documents FROM unnest($2::text[]) AS w(term)
+       JOIN episode_term_df d ON d.tenant_id = $1 AND d.field IN (0, 1) AND d.term = w.term
+       JOIN episode_term_totals t ON t.tenant_id = $1 AND t.field = d.field`,
+    [tenantId, words],
+  );
+  return rows;
+}
+
 /**
- * One statement: the query words' document frequencies, the QUERY_TERMS rarest (by their smaller
- * share of documents over the fields), idf × field weight, each term's best postings, summed per
- * episode; the best LEXICAL_CANDIDATES and as many of the query's domain, with their columns.
+ * One statement: each chosen (field, term)'s best postings, weighted by idf × field weight, summed
+ * per episode; the best LEXICAL_CANDIDATES and as many of the query's domain, with their columns.
  */
-async function lexicalCandidates(pool: pg.Pool, r: EpisodeRetrieval, words: string[], repeated: string[]): Promise<CandidateRow[]> {
+async function lexicalCandidates(pool: pg.Pool, r: EpisodeRetrieval, terms: QueryTerm[]): Promise<CandidateRow[]> {
   const p = new Params();
   const tenant = p.add(r.tenantId);
-  const list = p.add(words);
-  const topical = p.add(repeated);
+  const fields = p.add(terms.map((t) => t.field));
+  const names = p.add(terms.map((t) => t.term));
+  const weights = p.add(terms.map((t) => t.weight));
   const base = baseWhere(p, r);
   const columns = candidateColumns(p, r, false);
   const domain = r.query.context.domain;
   const byDomain =
-    domain === null ? '' : `UNION (SELECT * FROM scored WHERE domain = ${p.add(domain)} ORDER BY task + work DESC, id LIMIT ${CONTEXT_CANDIDATES})`;
+    domain === null ? '' : `UNION ALL (SELECT * FROM scored WHERE domain = ${p.add(domain)} ORDER BY task + work DESC, id LIMIT ${CONTEXT_CANDIDATES})`;
   const { rows } = await pool.query<CandidateRow>(
-    `WITH totals AS (SELECT field, documents FROM episode_term_totals WHERE tenant_id = ${tenant}),
-     dfs AS (
-       SELECT d.field, d.term, d.df, t.documents FROM unnest(${list}::text[]) AS w(term)
-         JOIN episode_term_df d ON d.tenant_id = ${tenant} AND d.field IN (0, 1) AND d.term = w.term
-         JOIN totals t ON t.field = d.field),
-     chosen AS (
-       (SELECT term FROM dfs GROUP BY term ORDER BY min(df::float8 / greatest(documents, 1)), term LIMIT ${BM25.QUERY_TERMS})
-       UNION SELECT unnest(${topical}::text[])),
-     q AS MATERIALIZED (
-       SELECT d.field, d.term, ln(1 + ((d.documents - d.df)::float8 + 0.5) / (d.df::float8 + 0.5)) * (CASE WHEN d.field = 0 THEN 1 ELSE ${BM25.WORK_WEIGHT}::float8 END) AS weight
-         FROM dfs d JOIN chosen c ON c.term = d.term),
+    `WITH q AS MATERIALIZED (SELECT * FROM unnest(${fields}::int[], ${names}::text[], ${weights}::float8[]) AS q(field, term, weight)),
      hits AS (
        SELECT p.episode_id, q.field, q.weight * p.impact AS s FROM q CROSS JOIN LATERAL (
          SELECT t.episode_id, t.impact FROM episode_terms t
@@ -189,11 +217,12 @@ async function lexicalCandidates(pool: pg.Pool, r: EpisodeRetrieval, words: stri
        SELECT episode_id, coalesce(sum(s) FILTER (WHERE field = 0), 0)::float8 AS task, coalesce(sum(s) FILTER (WHERE field = 1), 0)::float8 AS work
          FROM hits GROUP BY episode_id),
      best AS (SELECT * FROM summed ORDER BY task + work DESC LIMIT ${JOINED_CANDIDATES}),
-     scored AS (SELECT s.task, s.work, ${columns} FROM best s JOIN episodes e ON e.id = s.episode_id WHERE ${base})
+     scored AS MATERIALIZED (SELECT s.task, s.work, ${columns} FROM best s JOIN episodes e ON e.id = s.episode_id WHERE ${base})
      (SELECT * FROM scored ORDER BY task + work DESC, id LIMIT ${LEXICAL_CANDIDATES}) ${byDomain}`,
     p.values,
   );
-  return rows;
+  const seen = new Set<string>();
+  return rows.filter((row) => !seen.has(row.id) && seen.add(row.id));
 }
 
 /** Adds the fallback candidates (context, trigram) to the few lexical ones. */

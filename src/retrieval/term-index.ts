@@ -6,9 +6,11 @@
 // recomputes length norms at query time; here the average moves slowly once a tenant has a few
 // hundred episodes, and a precomputed impact is what lets a query read only each term's best
 // postings from the index (store.ts). Document frequencies are upserted in term order, so two
-// endings that share terms wait for each other instead of deadlocking.
+// endings that share terms wait for each other instead of deadlocking. Every term counts in the
+// frequencies and the length; postings are written for the INDEXED_TERMS terms of largest
+// impact × idf per field only (static pruning, bm25.ts topTerms).
 import type pg from 'pg';
-import { BM25 } from './bm25.ts';
+import { BM25, topTerms } from './bm25.ts';
 import { DIFF_CHARS, documentLength, STEP_TEXT_CHARS, type TermCounts, taskTerms, type WorkStep, workTerms } from './terms.ts';
 
 export const FIELD = { task: 0, work: 1 } as const;
@@ -71,17 +73,23 @@ async function writeField(client: pg.PoolClient, tenantId: string, episodeId: st
   );
   if (counts.size === 0) return;
   const totals = rows[0];
+  const documents = totals?.documents ?? 1;
   const averageLength = totals ? Number(totals.length) / Math.max(1, totals.documents) : length;
   const terms = [...counts.keys()].sort();
-  const impacts = terms.map((term) => BM25.impact(counts.get(term) ?? 0, length, averageLength, field));
+  // Every term counts in the document frequencies; only the best INDEXED_TERMS get postings.
+  const dfs = await client.query<{ term: string; df: number }>(
+    `INSERT INTO episode_term_df (tenant_id, field, term, df) SELECT $1, $2, term, 1 FROM unnest($3::text[]) AS term ORDER BY term
+     ON CONFLICT (tenant_id, field, term) DO UPDATE SET df = episode_term_df.df + 1 RETURNING term, df`,
+    [tenantId, field, terms],
+  );
+  const df = new Map(dfs.rows.map((r) => [r.term, r.df]));
+  const kept = topTerms(
+    terms.map((term) => ({ term, impact: BM25.impact(counts.get(term) ?? 0, length, averageLength, field), idf: BM25.idf(documents, df.get(term) ?? 1) })),
+    BM25.INDEXED_TERMS,
+  ).sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
   await client.query(
     `INSERT INTO episode_terms (tenant_id, episode_id, field, term, impact)
      SELECT $1, $2, $3, t.term, t.impact FROM unnest($4::text[], $5::float8[]) AS t(term, impact)`,
-    [tenantId, episodeId, field, terms, impacts],
-  );
-  await client.query(
-    `INSERT INTO episode_term_df (tenant_id, field, term, df) SELECT $1, $2, term, 1 FROM unnest($3::text[]) AS term ORDER BY term
-     ON CONFLICT (tenant_id, field, term) DO UPDATE SET df = episode_term_df.df + 1`,
-    [tenantId, field, terms],
+    [tenantId, episodeId, field, kept.map((t) => t.term), kept.map((t) => t.impact)],
   );
 }

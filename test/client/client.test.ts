@@ -117,6 +117,10 @@ describe('retrieval', () => {
     expect(answer.retrievalId).toEqual(expect.any(String));
     expect(answer.episodes.map((e) => e.episode.id)).toContain(done.id);
     expect(must(answer.episodes[0]).score.total).toBeGreaterThan(0);
+    const mine = must(answer.episodes.find((e) => e.episode.id === done.id));
+    expect(mine).toMatchObject({ failed: false, whatWentWrong: null, score: { feedbackUses: 0, feedbackResemblance: 0 } });
+    expect(mine.score.taskText).toBeGreaterThan(0);
+    expect(mine.score.work).toEqual(expect.any(Number));
 
     const next = unwrap(await api.startEpisode({ taskDescription: 'Parse another CSV', taskType: 'parsing' })).episode;
     const finished = await api.completeEpisode(next.id, { kind: 'SUCCESS', verdict: 'parsed' }, [answer.retrievalId ?? 'none']);

@@ -43,20 +43,72 @@ describe('feedback loop', () => {
     expect(ids(served.episodes)).toEqual([twin.b]);
     const user = await l.api.startOk(startInput({ taskDescription: 'Tidy the changelog', taskType: 'chore' }));
     const done = await l.completeOk(user.id, SUCCESS, 'ASYNC', [served.retrievalId]);
-    expect(done.feedback).toEqual({ retrievalIds: [served.retrievalId], target: 1, episodes: 1, patterns: 0 });
+    expect(done.feedback).toEqual({ retrievalIds: [served.retrievalId], target: 1, episodes: 1, patterns: 0, uses: 1, confirmed: 1 });
 
     const after = (await l.relevant(query)).episodes.filter((e: Json) => e.episode.id === twin.a || e.episode.id === twin.b);
     expect(ids(after)).toEqual([twin.b, twin.a]);
     expect(after[0].score.feedback).toBeCloseTo(FEEDBACK_RATE, 10);
+    expect(after[0].score).toMatchObject({ feedbackUses: 1, feedbackResemblance: 1 });
     expect(after[1].score.feedback).toBe(0);
+    expect(after[1].score).toMatchObject({ feedbackUses: 0, feedbackResemblance: 0 });
     expect(after[0].score.total - after[1].score.total).toBeGreaterThan(0.025);
     expect(after[0].episode.feedbackCredit).toBeCloseTo(FEEDBACK_RATE, 10);
 
     const [event] = await ledger(t, keys.tenantId, 'retrieval.feedback');
     expect(event).toMatchObject({
       episodeId: user.id,
-      payload: { retrievalIds: [served.retrievalId], target: 1, episodes: 1, patterns: 0, rate: FEEDBACK_RATE, outcome: 'success' },
+      payload: {
+        retrievalIds: [served.retrievalId],
+        target: 1,
+        episodes: 1,
+        patterns: 0,
+        uses: 1,
+        confirmed: 1,
+        rate: FEEDBACK_RATE,
+        outcome: 'success',
+        credit: 'query-relative',
+      },
     });
+  });
+
+  it('applies the credit only to later queries that resemble the query that served the episode', async () => {
+    const { keys, l } = await learnerTenant(t, 'feedback-relative');
+    const twin = await twins(l);
+    const served = await l.relevant(query, { filter: { agent: 'twin-b' } });
+    const user = await l.api.startOk(startInput({ taskDescription: 'Tidy the changelog', taskType: 'chore' }));
+    await l.completeOk(user.id, SUCCESS, 'ASYNC', [served.retrievalId]);
+    const { rows: uses } = await t.services.db.pool.query(
+      `SELECT f.episode_id, f.used_by, f.target, r.query_terms FROM episode_feedback f JOIN retrievals r ON r.id = f.retrieval_id WHERE f.tenant_id = $1`,
+      [keys.tenantId],
+    );
+    expect(uses).toEqual([{ episode_id: twin.b, used_by: user.id, target: 1, query_terms: ['controller', 'ingress', 'new', 'out', 'roll', 'the'] }]);
+
+    // Shares "ingress" and "the" with the crediting query: 2 of its 6 equally rare terms (< 0.4).
+    const other = { description: 'Debug why the ingress drops websocket upgrades', taskType: 'ops', context: CONTEXT };
+    const unrelated = (await l.relevant(other)).episodes.filter((e: Json) => e.episode.id === twin.b)[0];
+    expect(unrelated.score).toMatchObject({ feedback: 0, feedbackUses: 0 });
+    expect(unrelated.score.feedbackResemblance).toBeCloseTo(2 / 6, 10);
+    // Still credited overall (Episode.feedbackCredit), and for a query holding most of the crediting one's terms.
+    expect(unrelated.episode.feedbackCredit).toBeCloseTo(FEEDBACK_RATE, 10);
+    const close = { description: 'Roll out the new ingress controller to staging first', taskType: 'ops', context: CONTEXT };
+    const resembling = (await l.relevant(close)).episodes;
+    expect(ids(resembling)[0]).toBe(twin.b);
+    expect(resembling[0].score).toMatchObject({ feedbackUses: 1, feedbackResemblance: 1 });
+    expect(resembling[0].score.feedback).toBeCloseTo(FEEDBACK_RATE, 10);
+  });
+
+  it('credits a served episode only when the successful run changed one of its files (artifacts)', async () => {
+    const { keys, l } = await learnerTenant(t, 'feedback-grounded');
+    const twin = await twins(l); // both changed result.txt
+    const served = await l.relevant(query, { filter: { agent: 'twin-b' } });
+    const user = await l.api.startOk(startInput({ taskDescription: 'Roll out the new ingress controller', taskType: 'ops' }));
+    const done = await l.completeOk(user.id, { kind: 'SUCCESS', verdict: 'done', artifacts: ['deploy/ingress.yaml'] }, 'ASYNC', [served.retrievalId]);
+    expect(done.feedback).toEqual({ retrievalIds: [served.retrievalId], target: 1, episodes: 1, patterns: 0, uses: 1, confirmed: 0 });
+    const after = (await l.relevant(query)).episodes.find((e: Json) => e.episode.id === twin.b);
+    expect(after.score).toMatchObject({ feedback: 0, feedbackUses: 1, feedbackResemblance: 1 });
+    expect(after.episode.feedbackCredit).toBe(0);
+    const [event] = await ledger(t, keys.tenantId, 'retrieval.feedback');
+    expect(event?.payload).toMatchObject({ target: 1, uses: 1, confirmed: 0 });
   });
 
   it('debits on failure, so the debited twin ranks below the other', async () => {

@@ -16,14 +16,14 @@ export const COMPLETE = `mutation($id: ID!, $outcome: OutcomeInput!, $mode: Extr
     ... on FinishEpisodePayload {
       episode { id status learningState feedbackCredit ${REWARD} ${REFLECTION} }
       ${EXTRACTION}
-      feedback { retrievalIds target episodes patterns }
+      feedback { retrievalIds target episodes patterns uses confirmed }
     }
   }
 }`;
 
 export const EPISODE = `query($id: ID!) { episode(id: $id) { ${errorFields('NotFoundError')} ... on Episode { id status learningState feedbackCredit ${REWARD} ${REFLECTION} } } }`;
 
-const SCORE = 'score { total contextMatch reward similarity recency feedback textRank taskText work trigramSimilarity }';
+const SCORE = 'score { total contextMatch reward similarity recency feedback feedbackUses feedbackResemblance textRank taskText work trigramSimilarity }';
 export const RELEVANT_EPISODES = `query($task: RetrievalTaskInput!, $limit: Int, $includeFailures: Boolean, $filter: RelevantEpisodeFilter) {
   relevantEpisodes(task: $task, limit: $limit, includeFailures: $includeFailures, filter: $filter) {
     ${errorFields('InputLimitError')}

@@ -3,6 +3,7 @@
 // episode changed find it for a task that names them, and failed runs come back ranked and marked
 // with what went wrong.
 import { describe, expect, it } from 'vitest';
+import { BM25 } from '../../src/retrieval/bm25.ts';
 import { ids, learnerTenant, SUCCESS } from '../learning/support.ts';
 import { type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
@@ -104,5 +105,26 @@ describe('two-field BM25 ranking', () => {
     expect(failed.score.work).toBeGreaterThan(0); // its error class is in what it did
     expect(r.episodes.find((e: Json) => e.episode.id === good.episode.id)).toMatchObject({ failed: false, whatWentWrong: null });
     expect(ids(r.warnings)).toEqual([bad.episode.id]);
+  });
+
+  it("keeps postings for an episode's best INDEXED_TERMS terms per field, counts all of them, and still finds it by a rare one", async () => {
+    const { keys, l } = await learnerTenant(t, 'rank-pruning');
+    for (const topic of TOPICS) await l.run({ description: `${topic}. Fix it.`, context: CTX });
+    // 300 distinct words said once, and one rare identifier said three times.
+    const words = Array.from({ length: 300 }, (_, i) => `word${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);
+    const long = await l.run({ description: `${words.join(' ')} FrobnicatorCache FrobnicatorCache FrobnicatorCache`, context: CTX });
+    const pool = t.services.db.pool;
+    const { rows: postings } = await pool.query(
+      'SELECT count(*)::int AS n, bool_or(term = $2) AS rare FROM episode_terms WHERE episode_id = $1 AND field = 0',
+      [long.episode.id, 'frobnicatorcache'],
+    );
+    expect(postings[0]).toEqual({ n: BM25.INDEXED_TERMS, rare: true });
+    const { rows: df } = await pool.query('SELECT count(*)::int AS n FROM episode_term_df WHERE tenant_id = $1 AND field = 0 AND term LIKE $2', [
+      keys.tenantId,
+      'word%',
+    ]);
+    expect(df[0].n).toBe(300);
+    const found = await l.relevant({ description: 'the FrobnicatorCache is stale', context: CTX });
+    expect(ids(found.episodes)[0]).toBe(long.episode.id);
   });
 });
