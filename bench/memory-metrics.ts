@@ -2,7 +2,7 @@
 // an episode is relevant to a task when its final patch changes a file the task's own final patch
 // changes (memory-data.ts drops packaging files).
 import { documentLength, type TermCounts, taskTerms } from '../src/retrieval/terms.ts';
-import { seededRandom } from './memory-split.ts';
+import { rng } from './retrieval-data.ts';
 
 export interface LabelledRun {
   id: string;
@@ -109,7 +109,7 @@ export class Bm25Baseline {
 
 /** K runs of the query's repository drawn at random (fixed seed per query). */
 export function randomSameRepository(query: LabelledRun, pool: readonly LabelledRun[], seed: number): string[] {
-  const random = seededRandom(seed);
+  const random = rng(seed);
   const same = pool
     .filter((r) => r.repository === query.repository)
     .map((r) => r.id)

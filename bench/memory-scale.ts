@@ -21,7 +21,8 @@ import { BM25, topTerms } from '../src/retrieval/bm25.ts';
 import { rankEpisodes } from '../src/retrieval/store.ts';
 import { documentLength, type TermCounts, taskTerms, workTerms } from '../src/retrieval/terms.ts';
 import { type DevRun, loadDevRuns } from './memory-data.ts';
-import { seededRandom, splitByRepository } from './memory-split.ts';
+import { splitByRepository } from './memory-split.ts';
+import { rng } from './retrieval-data.ts';
 import { fmt, openBenchDatabase, percentile, startBenchServer } from './support.ts';
 
 const N = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 100_000);
@@ -181,7 +182,7 @@ async function load(pool: pg.Pool, tenantId: string, bases: Base[]) {
   const df = documentFrequencies(bases);
   const rare = new Set([...df].filter(([, n]) => n <= RARE_DF).map(([term]) => term));
   const idf = baseIdf(bases);
-  const random = seededRandom(15);
+  const random = rng(15);
   const average = [0, 1].map((f) => bases.reduce((sum, b) => sum + documentLength(b.fields[f] ?? new Map()), 0) / bases.length);
   // Document frequencies of the terms a copy keeps unrenamed are counted here (all of them, pruned
   // or not); a renamed variant's (too many distinct names to count in memory at 1M) from its postings after the load.

@@ -1,6 +1,7 @@
 // The held-out split shared by the memory benchmarks (retrieval and patterns): per repository,
 // runs sorted by id, shuffled with a fixed seed, the first 20% (rounded up) held out as new tasks.
 // Deterministic so that every part of the benchmark measures the same pool and queries.
+import { rng } from './retrieval-data.ts';
 
 export interface SplitInput {
   id: string;
@@ -22,7 +23,7 @@ export function splitByRepository<T extends SplitInput>(runs: T[], seed = MEMORY
   const heldOut: T[] = [];
   for (const repository of [...byRepository.keys()].sort()) {
     const group = [...(byRepository.get(repository) ?? [])].sort((a, b) => a.id.localeCompare(b.id));
-    const shuffled = shuffle(group, seededRandom(seed));
+    const shuffled = shuffle(group, rng(seed));
     const cut = Math.ceil(group.length * share);
     heldOut.push(...shuffled.slice(0, cut));
     pool.push(...shuffled.slice(cut));
@@ -33,18 +34,6 @@ export function splitByRepository<T extends SplitInput>(runs: T[], seed = MEMORY
 /** Leave-one-repository-out: the pool holds no run of the queried repository. */
 export function leaveRepositoryOut<T extends SplitInput>(runs: T[], repository: string): Split<T> {
   return { pool: runs.filter((r) => r.repository !== repository), heldOut: runs.filter((r) => r.repository === repository) };
-}
-
-// mulberry32: a small seeded PRNG, enough for a reproducible shuffle.
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function shuffle<T>(items: T[], random: () => number): T[] {

@@ -6,6 +6,7 @@
 // holds the tenant's state row (concurrent readers wait, then find it current). Nothing is added
 // to the write path. The first read of a tenant (no state yet) builds every hour.
 import type pg from 'pg';
+import { withTransaction } from '../db/tx.ts';
 import { STATUSES } from './dashboard.ts';
 
 /** Latency histogram: bucket b holds (1.1^(b-1), 1.1^b] ms, so a percentile is within 5%. */
@@ -92,27 +93,18 @@ export async function refreshRollup(pool: pg.Pool, tenantId: string): Promise<Ho
     [tenantId],
   );
   if (rows[0]?.current) return 'current';
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return withTransaction(pool, async (client): Promise<Hours | 'current'> => {
     await client.query('INSERT INTO monitor_rollup_states (tenant_id, seq) VALUES ($1, -1) ON CONFLICT (tenant_id) DO NOTHING', [tenantId]);
     const state = await client.query<{ seq: string }>('SELECT seq FROM monitor_rollup_states WHERE tenant_id = $1 FOR UPDATE', [tenantId]);
     const head = await client.query<{ seq: string }>('SELECT seq FROM ledger_heads WHERE tenant_id = $1', [tenantId]);
     const seen = String(state.rows[0]?.seq ?? -1);
     const headSeq = String(head.rows[0]?.seq ?? 0);
     if (seen === headSeq) {
-      await client.query('COMMIT');
       return 'current';
     }
     const hours = seen === '-1' ? null : await touchedHours(client, tenantId, seen, headSeq);
     if (hours === null || hours.length > 0) await rebuild(client, tenantId, hours);
     await client.query('UPDATE monitor_rollup_states SET seq = $2 WHERE tenant_id = $1', [tenantId, headSeq]);
-    await client.query('COMMIT');
     return hours;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }

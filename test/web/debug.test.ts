@@ -14,22 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpus } from '../patterns/corpus.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { BROWSER_TEST_MS, CHROMIUM, FLAGS } from './browser.ts';
 import { findOverlaps, unnamedControls } from './layout.ts';
 
-/** A real Chromium and server on a 2-core machine that other jobs share: a test's steps can take minutes. */
-const BROWSER_TEST_MS = 180_000;
-
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const LIVE = { timeout: 15_000, interval: 100 };
 const WIDTHS = [360, 800, 1440];
 

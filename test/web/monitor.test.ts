@@ -13,21 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { BROWSER_TEST_MS, CHROMIUM, FLAGS } from './browser.ts';
 
-/** A real Chromium and server on a 2-core machine that other jobs share: a test's steps can take minutes. */
-const BROWSER_TEST_MS = 180_000;
-
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SCREENSHOT = 'test-results/monitor.png';
 const LIVE = { timeout: 15_000, interval: 100 };
 
