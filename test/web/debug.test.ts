@@ -13,8 +13,8 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpus } from '../patterns/corpus.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { BROWSER_TEST_MS, CHROMIUM, FLAGS } from '../support/browser.ts';
 import type { Json } from '../support/json.ts';
-import { BROWSER_TEST_MS, CHROMIUM, FLAGS } from './browser.ts';
 import { findOverlaps, unnamedControls } from './layout.ts';
 
 const LIVE = { timeout: 15_000, interval: 100 };

@@ -12,8 +12,8 @@ import { type BrowserContext, chromium, type Page, type WebSocketRoute } from 'p
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { BROWSER_TEST_MS, CHROMIUM, FLAGS } from '../support/browser.ts';
 import type { Json } from '../support/json.ts';
-import { BROWSER_TEST_MS, CHROMIUM, FLAGS } from './browser.ts';
 
 const SCREENSHOT = 'test-results/monitor.png';
 const LIVE = { timeout: 15_000, interval: 100 };
