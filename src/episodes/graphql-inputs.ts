@@ -34,6 +34,7 @@ const ContextPackInput = builder.inputType('ContextPackInput', {
   }),
 });
 
+// Named ...Ref: the domain's StartEpisodeInput is in scope here too.
 export const StartEpisodeInputRef = builder.inputType('StartEpisodeInput', {
   fields: (t) => ({
     taskDescription: t.string({ required: true, description: `At most ${sizeText(LIMITS.descriptionBytes)}, not blank.` }),
@@ -57,7 +58,7 @@ export const StartEpisodeInputRef = builder.inputType('StartEpisodeInput', {
   }),
 });
 
-export const OutcomeInputRef = builder.inputType('OutcomeInput', {
+export const OutcomeInput = builder.inputType('OutcomeInput', {
   description:
     'success {verdict, artifacts} | partial {verdict, completed, failed, artifacts} | failure {reason, details, artifacts}. Texts at most 10 KB; lists at most 1,000 items of 1 KB.',
   fields: (t) => ({
@@ -76,7 +77,7 @@ export const VirtueScoreInput = builder.inputType('VirtueScoreInput', {
 });
 
 type GqlStartEpisode = typeof StartEpisodeInputRef.$inferInput;
-type GqlOutcome = typeof OutcomeInputRef.$inferInput;
+type GqlOutcome = typeof OutcomeInput.$inferInput;
 
 const idOrNull = (v: string | number | null | undefined) => (v == null ? null : String(v));
 

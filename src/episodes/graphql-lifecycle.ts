@@ -9,7 +9,7 @@ import { LoopStoppedError } from '../leases/errors.ts';
 import type { AuthedContext } from '../schema/context.ts';
 import { scheduleDeadline, stopIfOverdue } from './deadlines.ts';
 import { HISTORICAL_END } from './graphql-import.ts';
-import { OutcomeInputRef, StartEpisodeInputRef, toContextPack, toOutcome, toStartEpisodeInput } from './graphql-inputs.ts';
+import { OutcomeInput, StartEpisodeInputRef, toContextPack, toOutcome, toStartEpisodeInput } from './graphql-inputs.ts';
 import { EpisodePayload, FinishPayload, StartEpisodePayload, type Types } from './graphql-payloads.ts';
 import { timeRangeViolations } from './import-limits.ts';
 import { freeTextViolations, hashViolations, type JsonValue, LIMITS, validateEpisodeInput, validateGoalSpec } from './limits.ts';
@@ -85,7 +85,7 @@ builder.mutationFields((t) => ({
     errors: { types: transitionErrors },
     args: {
       episodeId: t.arg.id({ required: true }),
-      outcome: t.arg({ type: OutcomeInputRef, required: true }),
+      outcome: t.arg({ type: OutcomeInput, required: true }),
       extractPatterns: t.arg({ type: ExtractPatternsModeEnum, defaultValue: 'ASYNC' }),
       usedRetrievals: t.arg.idList({
         description:

@@ -49,6 +49,7 @@ export const LogStepsOptionsInput = builder.inputType('LogStepsOptions', {
   }),
 });
 
+// Named ...Ref: the domain's StepInput is in scope here too.
 export const StepInputRef = builder.inputType('StepInput', {
   fields: (t) => ({
     kind: t.string({ defaultValue: 'tool_call', description: 'tool_call, llm_call, observation, ... (snake_case)' }),
