@@ -13,7 +13,7 @@
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { must } from '../src/core/must.ts';
-import { toStepInput } from '../src/episodes/inputs.ts';
+import { toStepInput } from '../src/steps/graphql-inputs.ts';
 import { prepareSteps } from '../src/steps/prepare.ts';
 import { DEFAULT_REDACTED_KEYS } from '../src/steps/redact.ts';
 import { type BenchServer, type CpuUse, fmt, gql, measureCpu, openBenchDatabase, runLoad, startBenchServer, summarize } from './support.ts';
@@ -28,7 +28,7 @@ function makeStep(i: number) {
     tool: ['bash', 'editor', 'search', 'http'][i % 4],
     action: `action ${i}`,
     parameters: { path: `src/file_${i % 50}.ts`, line: i, flags: ['-n', '--color'], token: 'secret-value' },
-    result: { kind: 'SUCCESS', output: `ok ${i}` },
+    result: { kind: 'SUCCESS' as const, output: `ok ${i}` },
     observation: `observed output of step ${i}`,
     latencyMs: 10 + (i % 90),
     tokens: 20 + (i % 30),

@@ -5,7 +5,6 @@ import ErrorsPlugin from '@pothos/plugin-errors';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
-import ValidationPlugin from '@pothos/plugin-validation';
 import { GraphQLError } from 'graphql';
 import { AUTH_FAILURE_MESSAGES, grantsScope } from './auth/keys.ts';
 import type PrismaTypes from './generated/pothos-types.ts';
@@ -39,7 +38,7 @@ export const builder = new SchemaBuilder<{
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;
 }>({
-  plugins: [ScopeAuthPlugin, ErrorsPlugin, PrismaPlugin, RelayPlugin, ValidationPlugin],
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, PrismaPlugin, RelayPlugin],
   scopeAuth: {
     authorizeOnSubscribe: true,
     authScopes: (ctx) => ({

@@ -3,7 +3,7 @@
 import { builder } from '../builder.ts';
 import { InputLimitError, NotFoundError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
-import { episodeField, FinishPayload } from '../episodes/graphql.ts';
+import { episodeField, FinishPayload } from '../episodes/graphql-payloads.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { FeedbackReport } from '../retrieval/receipts.ts';
 import { type ExtractionReport, extractEpisodePatterns } from './extract.ts';

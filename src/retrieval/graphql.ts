@@ -3,38 +3,11 @@
 import { grantsScope } from '../auth/keys.ts';
 import { builder } from '../builder.ts';
 import { InputLimitError, throwIfViolations } from '../core/errors.ts';
-import { ComplexityEnum } from '../episodes/graphql.ts';
-import { patternTaskViolations, toContextFacts, toRetrievalQuery, validateRetrieval } from './inputs.ts';
+import { RelevantEpisodeFilter, RetrievalContextInput, RetrievalTaskInput, toContextFacts, toRetrievalQuery } from './graphql-inputs.ts';
+import { patternTaskViolations, validateRetrieval } from './inputs.ts';
 import type { ScoredPattern } from './pattern-store.ts';
 import { type EpisodeRetrievalResult, type PatternRetrievalResult, retrieveEpisodes, retrievePatterns } from './retrieve.ts';
 import type { ScoredEpisode } from './store.ts';
-
-const RetrievalContextInput = builder.inputType('RetrievalContextInput', {
-  fields: (t) => ({
-    language: t.string(),
-    framework: t.string(),
-    domain: t.string(),
-    tags: t.stringList(),
-    complexity: t.field({ type: ComplexityEnum, description: 'Accepted for symmetry with TaskContext; ranking does not use it.' }),
-  }),
-});
-
-const RetrievalTaskInput = builder.inputType('RetrievalTaskInput', {
-  fields: (t) => ({
-    description: t.string({ required: true, description: 'Any language: full-text (simple configuration) and trigram similarity.' }),
-    taskType: t.string(),
-    context: t.field({ type: RetrievalContextInput }),
-  }),
-});
-
-const RelevantEpisodeFilter = builder.inputType('RelevantEpisodeFilter', {
-  description: 'Hard filters, applied before ranking.',
-  fields: (t) => ({
-    minReward: t.float({ description: 'Normalised reward at least this.' }),
-    endedAfter: t.field({ type: 'DateTime' }),
-    agent: t.string(),
-  }),
-});
 
 const RelevanceScoreRef = builder.objectRef<ScoredEpisode>('RelevanceScore').implement({
   description: 'total = 0.40 contextMatch + 0.05 reward + 0.43 similarity + 0.02 recency + 0.10 feedback (docs/LEARNING.md).',

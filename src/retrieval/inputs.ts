@@ -1,8 +1,6 @@
-// Retrieval inputs: the API shape mapped to the domain query, and their limits. Pure.
+// The limits of a retrieval request, checked on the request as the API receives it. Pure.
 
 import { LIMITS } from '../episodes/limits.ts';
-import type { ContextFacts } from '../learning/facts.ts';
-import type { RetrievalQuery } from './score.ts';
 
 export const RETRIEVAL_LIMITS = {
   maxResults: 50,
@@ -12,18 +10,19 @@ export const RETRIEVAL_LIMITS = {
   tagChars: LIMITS.tagChars,
 } as const;
 
-export interface GqlRetrievalContext {
+/** The fields of a task context the limits read (the API's RetrievalContextInput is passed as it is). */
+export interface ContextFields {
   language?: string | null;
   framework?: string | null;
   domain?: string | null;
   tags?: string[] | null;
-  complexity?: string | null;
 }
 
-export interface GqlRetrievalTask {
+/** The fields of a task the limits read (the API's RetrievalTaskInput is passed as it is). */
+export interface TaskFields {
   description: string;
   taskType?: string | null;
-  context?: GqlRetrievalContext | null;
+  context?: ContextFields | null;
 }
 
 export interface Violation {
@@ -33,23 +32,7 @@ export interface Violation {
   message: string;
 }
 
-/** Empty strings count as not given, as an unset field would. */
-const given = (value: string | null | undefined) => (value == null || value.trim() === '' ? null : value);
-
-export function toContextFacts(c: GqlRetrievalContext | null | undefined): ContextFacts {
-  return {
-    domain: given(c?.domain),
-    language: given(c?.language),
-    framework: given(c?.framework),
-    tags: [...new Set((c?.tags ?? []).filter((t) => t.trim() !== ''))],
-  };
-}
-
-export function toRetrievalQuery(task: GqlRetrievalTask): RetrievalQuery {
-  return { description: task.description, taskType: given(task.taskType), context: toContextFacts(task.context) };
-}
-
-export function validateContext(c: GqlRetrievalContext | null | undefined, field: string): Violation[] {
+export function validateContext(c: ContextFields | null | undefined, field: string): Violation[] {
   const tooLong = (name: string, value: string | null | undefined, max: number): Violation[] =>
     value != null && Array.from(value).length > max
       ? [{ field: `${field}.${name}`, limit: max, actual: Array.from(value).length, message: `${field}.${name} is longer than ${max} characters` }]
@@ -66,7 +49,7 @@ export function validateContext(c: GqlRetrievalContext | null | undefined, field
   ];
 }
 
-export function validateRetrieval(task: GqlRetrievalTask, limit: number): Violation[] {
+export function validateRetrieval(task: TaskFields, limit: number): Violation[] {
   const bytes = Buffer.byteLength(task.description);
   return [
     ...(bytes > RETRIEVAL_LIMITS.descriptionBytes
@@ -97,7 +80,7 @@ export function validateLimit(limit: number): Violation[] {
 }
 
 /** relevantPatterns takes a task, or (the older form) a context alone; exactly one of them. */
-export function patternTaskViolations(task: GqlRetrievalTask | null | undefined, context: GqlRetrievalContext | null | undefined): Violation[] {
+export function patternTaskViolations(task: TaskFields | null | undefined, context: ContextFields | null | undefined): Violation[] {
   if ((task == null) === (context == null))
     return [{ field: 'task', limit: 'exactly one of task or context', message: 'give the task (description and context), or a context alone' }];
   return [];

@@ -13,19 +13,16 @@ import {
 import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import { sizeText } from '../core/sizes.ts';
-import { episodeField } from '../episodes/graphql.ts';
-import { type GqlStepInput, lower, toStepInput } from '../episodes/inputs.ts';
+import { episodeField } from '../episodes/graphql-payloads.ts';
 import { checkStepBatchSize, LIMITS, validateStep } from '../episodes/limits.ts';
 import { LimitViolationRef } from '../schema/base.ts';
 import type { AuthedContext } from '../schema/context.ts';
 import type { StepItemResult } from './apply.ts';
 import { contentRefList, StepContentRef } from './graphql-blobs.ts';
+import { DEFAULT_LOG_OPTIONS, type LogOptions, LogStepsOptionsInput, StepInputRef, toLogOptions, toStepInput } from './graphql-inputs.ts';
 import { OverloadedError } from './ingest.ts';
-import { BLOB_LIMITS, type LargeContentMode, offloadLargeContent } from './large-content.ts';
+import { offloadLargeContent } from './large-content.ts';
 import { prepareSteps } from './prepare.ts';
-
-/** How far a text field may go past its inline limit (the schema descriptions say it). */
-const UP_TO_BLOB = `up to ${sizeText(BLOB_LIMITS.blobBytes)} with largeContent BLOB or TRUNCATE`;
 
 builder.prismaObject('Step', {
   fields: (t) => ({
@@ -61,70 +58,7 @@ builder.prismaObject('Step', {
   }),
 });
 
-const ResultKind = builder.enumType('StepResultKind', { values: ['SUCCESS', 'ERROR', 'TIMEOUT'] as const });
 const ItemStatus = builder.enumType('StepItemStatus', { values: ['ACCEPTED', 'DUPLICATE', 'REJECTED'] as const });
-
-const StepResultInput = builder.inputType('StepResultInput', {
-  description: 'success {output} | error {message, errorClass, output} | timeout',
-  fields: (t) => ({
-    kind: t.field({ type: ResultKind, required: true }),
-    output: t.string({
-      description: `SUCCESS or ERROR (an error keeps its full output). At most ${sizeText(LIMITS.resultOutputBytes)} inline; ${UP_TO_BLOB}.`,
-    }),
-    message: t.string({ description: `ERROR: at most ${sizeText(LIMITS.errorMessageBytes)} inline; ${UP_TO_BLOB}.` }),
-    errorClass: t.string({ description: `At most ${LIMITS.errorClassChars} characters.` }),
-  }),
-});
-
-const LargeContent = builder.enumType('LargeContentMode', {
-  description: 'What logSteps does with a text field (action, observation, result output or message) past its inline limit.',
-  values: {
-    REFUSE: { description: 'Refuse it as a limit violation (the default).' },
-    BLOB: {
-      description:
-        'Keep it whole as a content-addressed blob (BLAKE3, at most 16 MB per field, BLOB_TOTAL_CAP_BYTES per tenant); the field holds a head + tail preview.',
-    },
-    TRUNCATE: { description: 'Keep a head + tail preview, recording the original size and BLAKE3 hash in contentRefs (stored: false).' },
-  } as const,
-});
-
-const InvalidStep = builder.enumType('InvalidStepPolicy', {
-  values: {
-    REFUSE_CALL: { description: 'A step that breaks a limit refuses the whole call with an InputLimitError (the default).' },
-    REJECT_STEP: { description: 'Such a step is REJECTED (reason invalid, with its violations) and the others are journaled.' },
-  } as const,
-});
-
-const LogStepsOptionsInput = builder.inputType('LogStepsOptions', {
-  fields: (t) => ({
-    largeContent: t.field({ type: LargeContent, defaultValue: 'REFUSE' }),
-    onInvalidStep: t.field({ type: InvalidStep, defaultValue: 'REFUSE_CALL' }),
-  }),
-});
-
-const StepInput = builder.inputType('StepInput', {
-  fields: (t) => ({
-    kind: t.string({ defaultValue: 'tool_call', description: 'tool_call, llm_call, observation, ... (snake_case)' }),
-    tool: t.string(),
-    action: t.string({ description: `At most ${sizeText(LIMITS.actionBytes)} inline; ${UP_TO_BLOB}.` }),
-    parameters: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.parametersBytes)}; stored redacted with a BLAKE3 hash of the original.` }),
-    result: t.field({ type: StepResultInput }),
-    observation: t.string({ description: `At most ${sizeText(LIMITS.observationBytes)} inline; ${UP_TO_BLOB}.` }),
-    latencyMs: t.int(),
-    tokens: t.int(),
-    cost: t.float(),
-    sideEffectKey: t.string({ description: `Repeating a key returns the original step instead of a second one. At most ${LIMITS.keyChars} characters.` }),
-    worldBefore: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.worldStateBytes)}.` }),
-    worldAfter: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.worldStateBytes)}.` }),
-    metadata: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.metadataBytes)}.` }),
-    startedAt: t.field({
-      type: 'DateTime',
-      description: 'When the step really ran (importing a past run): not in the future, not before its episode started.',
-    }),
-    endedAt: t.field({ type: 'DateTime', description: 'Not in the future, not before startedAt. An imported run measures wall time by these.' }),
-  }),
-});
-
 interface ItemResult {
   index: number;
   item: StepItemResult;
@@ -183,24 +117,13 @@ const LogStepPayload = builder.objectRef<LogResult>('LogStepPayload').implement(
   }),
 });
 
-export interface LogOptions {
-  largeContent: LargeContentMode;
-  rejectInvalid: boolean;
-}
-
-const DEFAULT_OPTIONS: LogOptions = { largeContent: 'refuse', rejectInvalid: false };
-
-function toLogOptions(raw: { largeContent?: string | null; onInvalidStep?: string | null } | null | undefined): LogOptions {
-  return { largeContent: lower<LargeContentMode>(raw?.largeContent ?? 'REFUSE'), rejectInvalid: raw?.onInvalidStep === 'REJECT_STEP' };
-}
-
 /** @param single logStep: violations name the `step` argument (step.observation), not steps.0.observation */
 async function logSteps(
   ctx: AuthedContext,
   episodeId: string,
-  raw: GqlStepInput[],
+  raw: Array<typeof StepInputRef.$inferInput>,
   single: boolean,
-  options: LogOptions = DEFAULT_OPTIONS,
+  options: LogOptions = DEFAULT_LOG_OPTIONS,
 ): Promise<LogResult> {
   try {
     ctx.services.ingest.assertRoom(raw.length);
@@ -256,18 +179,18 @@ builder.mutationFields((t) => ({
     args: {
       episodeId: t.arg.id({ required: true }),
       steps: t.arg({
-        type: [StepInput],
+        type: [StepInputRef],
         required: true,
         description: 'At most 1,000 steps per call and per episode; an episode holds at most 10 MB inline (blobs count against BLOB_TOTAL_CAP_BYTES instead).',
       }),
       options: t.arg({ type: LogStepsOptionsInput, description: 'Large content and invalid steps: by default both refuse the call.' }),
     },
-    resolve: (_root, args, ctx) => logSteps(ctx, String(args.episodeId), args.steps as GqlStepInput[], false, toLogOptions(args.options)),
+    resolve: (_root, args, ctx) => logSteps(ctx, String(args.episodeId), args.steps, false, toLogOptions(args.options)),
   }),
   logStep: t.withAuth({ write: true }).field({
     type: LogStepPayload,
     errors,
-    args: { episodeId: t.arg.id({ required: true }), step: t.arg({ type: StepInput, required: true }) },
-    resolve: (_root, args, ctx) => logSteps(ctx, String(args.episodeId), [args.step as GqlStepInput], true),
+    args: { episodeId: t.arg.id({ required: true }), step: t.arg({ type: StepInputRef, required: true }) },
+    resolve: (_root, args, ctx) => logSteps(ctx, String(args.episodeId), [args.step], true),
   }),
 }));
