@@ -25,7 +25,8 @@ function start(args: string[], url: string | null = t.url): RunningCli {
 }
 const cli = (...args: string[]) => start(args).exited;
 
-describe('episodic for a newcomer', () => {
+// Each test has its own episodes, keys and connection: they run concurrently.
+describe.concurrent('episodic for a newcomer', () => {
   it('names a mistyped command, suggests the right one, and exits 2 without touching a database', async () => {
     const r = await spawnBinary(['lst', '--url', t.url, '--key', t.keys.admin], { env: ENV }).exited;
     expect(r.code).toBe(2);

@@ -19,6 +19,9 @@ beforeAll(async () => {
   t = await startTestApp();
   api = clientFor(t);
   dir = await mkdtemp(join(tmpdir(), 'episodic-cli-'));
+  // The tests run concurrently, so none may count on another's writes: five running episodes
+  // tagged cli give `list` a second page and the ledger the events `tail` and `export` read.
+  for (let i = 0; i < 5; i++) unwrap(await api.startEpisode({ taskDescription: `seed ${i}`, taskType: 'bugfix', context: { tags: ['ci', 'cli'] } }));
 });
 afterAll(() => t.stop());
 
@@ -52,7 +55,7 @@ const stepLines = (n: number, key = (i: number) => `k-${i}`) =>
     JSON.stringify({ kind: 'tool_call', tool: 'shell', action: `cmd ${i}`, result: { kind: 'SUCCESS', output: 'ok' }, tokens: 3, sideEffectKey: key(i) }),
   ).join('\n');
 
-describe('episodic start / log / complete / show / list', () => {
+describe.concurrent('episodic start / log / complete / show / list', () => {
   it('start prints the id; --json prints the episode summary; usage errors exit 2', async () => {
     const id = await newEpisode();
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
@@ -127,7 +130,7 @@ describe('episodic start / log / complete / show / list', () => {
   });
 });
 
-describe('episodic tail / export / verify', () => {
+describe.concurrent('episodic tail / export / verify', () => {
   it('tail --after 0 --verify replays and verifies the ledger; --count ends it', async () => {
     const r = await cli(['tail', '--after', '0', '--verify', '--json', '--count', '5']);
     expect(r.code).toBe(0);
@@ -202,7 +205,7 @@ describe('episodic tail / export / verify', () => {
   });
 });
 
-describe('episodic keys (API) and connection handling', () => {
+describe.concurrent('episodic keys (API) and connection handling', () => {
   it('creates, lists and revokes keys with an admin key; a write key is refused (exit 1)', async () => {
     const created = await cli(['keys', 'create', '--scopes', 'read', '--name', 'cli-made', '--json']);
     expect(created.code).toBe(0);
