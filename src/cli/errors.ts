@@ -1,6 +1,7 @@
 // What every CLI command shares: the exit codes, one-line failures, argument parsing that names
 // the bad option, and output (text for people with control characters escaped, or --json).
 import { existsSync, readFileSync } from 'node:fs';
+import type { Writable } from 'node:stream';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 export const EXIT = { ok: 0, runtime: 1, usage: 2, verification: 3, notFound: 4 } as const;
@@ -29,10 +30,10 @@ export function escapeControl(text: string): string {
   return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-export function writeOutput(output: Output, json: boolean): void {
+export function writeOutput(output: Output, json: boolean, stdout: Writable): void {
   if (!output) return;
-  if (json) process.stdout.write(`${JSON.stringify(output.json, null, 2)}\n`);
-  else if (output.text) process.stdout.write(`${escapeControl(output.text)}\n`);
+  if (json) stdout.write(`${JSON.stringify(output.json, null, 2)}\n`);
+  else if (output.text) stdout.write(`${escapeControl(output.text)}\n`);
 }
 
 /** node:util parseArgs with strict options; a bad option is a usage error naming the command's help. */

@@ -40,12 +40,12 @@ export const importCommand = defineCommand({
   summary: 'import agent runs (mini-swe-agent, SWE-agent, JSONL) from files or folders',
   help: HELP,
   options: { format: { type: 'string' }, verdicts: { type: 'string', multiple: true }, concurrency: { type: 'string' }, truncate: { type: 'boolean' } },
-  async run({ values, positionals, json, client }) {
+  async run({ values, positionals, json, client, io }) {
     if (!positionals.length) throw usage('missing the files or folders to import', HELP);
     const format = values.format as string | undefined;
     if (format !== undefined && !(FORMATS as readonly string[]).includes(format))
       throw usage(`--format must be one of ${FORMATS.join(', ')}, got "${format}"`, HELP);
-    const bar = progressBar('importing');
+    const bar = progressBar('importing', io.stderr);
     const report = await importRuns(client, positionals, {
       format: (format as Format | undefined) ?? null,
       verdictFiles: listOption(values.verdicts) ?? [],
@@ -55,7 +55,7 @@ export const importCommand = defineCommand({
     }).finally(() => bar.finish());
     const summary = { ...report, runs: report.runs };
     if (report.failed || report.rejectedSteps) {
-      if (!json) process.stdout.write(`${summaryText(report)}\n`);
+      if (!json) io.stdout.write(`${summaryText(report)}\n`);
       throw Object.assign(new CliError(`${report.failed} file(s) failed, ${report.rejectedSteps} step(s) refused`, EXIT.usage), { details: summary });
     }
     return { text: summaryText(report), json: summary };

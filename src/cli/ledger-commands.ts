@@ -49,7 +49,7 @@ export const tailCommand = defineCommand({
     type: { type: 'string', multiple: true },
     count: { type: 'string' },
   },
-  async run({ values: v, json, client }) {
+  async run({ values: v, json, client, io }) {
     const count = intOption(v.count, '--count', TAIL_HELP, 1);
     const types = listOption(v.type);
     const filter = v.episode || v['work-item'] || types ? { episodeId: v.episode, workItemId: v['work-item'], types } : undefined;
@@ -69,23 +69,18 @@ export const tailCommand = defineCommand({
       verify: Boolean(v.verify),
       retryWait: backoff,
       onConnected: ({ reconnect, afterSeq: at }) =>
-        process.stderr.write(
-          reconnect ? `episodic: reconnected, resuming after seq ${at}\n` : `episodic: following the ledger after seq ${at} (Ctrl-C to stop)\n`,
-        ),
-      onDisconnected: ({ reason, afterSeq: at }) => process.stderr.write(`episodic: disconnected (${reason}) after seq ${at}; reconnecting\n`),
+        io.stderr.write(reconnect ? `episodic: reconnected, resuming after seq ${at}\n` : `episodic: following the ledger after seq ${at} (Ctrl-C to stop)\n`),
+      onDisconnected: ({ reason, afterSeq: at }) => io.stderr.write(`episodic: disconnected (${reason}) after seq ${at}; reconnecting\n`),
       onEvent: (event) => {
-        process.stdout.write(`${json ? JSON.stringify(event) : line(event)}\n`);
+        io.stdout.write(`${json ? JSON.stringify(event) : line(event)}\n`);
         if (count && ++seen >= count) void sub.close();
       },
       onError: (err) => (failure = err),
     });
-    const stop = () => void sub.close();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    const stopListening = io.onInterrupt(() => void sub.close());
     await sub.done;
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-    process.stderr.write(`episodic: stopped after seq ${sub.lastSeq} (resume with --after ${sub.lastSeq})\n`);
+    stopListening();
+    io.stderr.write(`episodic: stopped after seq ${sub.lastSeq} (resume with --after ${sub.lastSeq})\n`);
     if (failure) throw failure;
     return undefined;
   },
@@ -98,11 +93,11 @@ async function write(out: Writable, text: string): Promise<void> {
 const MAX_CHECKPOINT_WAITS = 3;
 
 /** The bundle, waiting (a few times) for the scheduled checkpoint when the episode is newer than the latest. */
-async function bundleWhenCheckpointed(client: EpisodicClient, episodeId: string): Promise<EpisodeProofBundleResult> {
+async function bundleWhenCheckpointed(client: EpisodicClient, episodeId: string, stderr: Writable): Promise<EpisodeProofBundleResult> {
   for (let waits = 0; ; waits++) {
     const result = await client.episodeProofBundle(episodeId);
     if (result.__typename !== 'NotCheckpointedError' || waits >= MAX_CHECKPOINT_WAITS) return result;
-    process.stderr.write(`episodic: waiting ${result.retryAfterMs} ms for the next signed checkpoint\n`);
+    stderr.write(`episodic: waiting ${result.retryAfterMs} ms for the next signed checkpoint\n`);
     await new Promise((r) => setTimeout(r, result.retryAfterMs));
   }
 }
@@ -133,15 +128,15 @@ export const exportCommand = defineCommand({
   summary: 'write ledger events (or an episode proof bundle) for `verify`',
   help: EXPORT_HELP,
   options: { after: { type: 'string' }, to: { type: 'string' }, output: { type: 'string', short: 'o' }, episode: { type: 'string' } },
-  async run({ values: v, client }) {
+  async run({ values: v, client, io }) {
     const file = v.output as string | undefined;
-    const out: Writable = file ? createWriteStream(file) : process.stdout;
+    const out: Writable = file ? createWriteStream(file) : io.stdout;
     let count = 0;
     let first: number | null = null;
     let last: number | null = null;
     try {
       if (v.episode) {
-        const result = failOnErrorResult(await bundleWhenCheckpointed(client, v.episode));
+        const result = failOnErrorResult(await bundleWhenCheckpointed(client, v.episode, io.stderr));
         await write(out, `${JSON.stringify(result.bundle)}\n`);
         count = result.eventCount;
       } else {

@@ -63,15 +63,15 @@ export const logCommand = defineCommand({
   summary: 'journal steps from JSON lines (file or stdin)',
   help: HELP,
   options: { batch: { type: 'string' }, truncate: { type: 'boolean' } },
-  async run({ values, positionals, json, client }) {
+  async run({ values, positionals, json, client, io }) {
     const [id, source = '-'] = positionals;
     if (!id) throw usage('missing the episode id', HELP);
     const batchSize = intOption(values.batch, '--batch', HELP, 1) ?? 200;
     if (batchSize > 500) throw usage('--batch must be at most 500', HELP);
-    const input = source === '-' ? await text(process.stdin) : await readFile(source, 'utf8');
+    const input = source === '-' ? await text(io.stdin) : await readFile(source, 'utf8');
     const lines = parseJsonLines(input);
     const steps = await withLineKeys(input, lines);
-    const bar = progressBar('logging');
+    const bar = progressBar('logging', io.stderr);
     const answer = await client
       .logSteps(id, steps, {
         batchSize,
@@ -104,7 +104,7 @@ export const logCommand = defineCommand({
     if (stoppedBy) out.push(`stopped: ${stoppedBy.type}: ${stoppedBy.message}`);
     const refusedInput = rejected.some((r) => r.reason === 'invalid') || stoppedBy?.type === 'InputLimitError';
     if (refusedInput) {
-      if (!json) process.stdout.write(`${out.join('\n')}\n`);
+      if (!json) io.stdout.write(`${out.join('\n')}\n`);
       throw Object.assign(new CliError(`${rejected.length} step(s) refused${stoppedBy ? `; ${stoppedBy.type}` : ''}`, EXIT.usage), { details: summary });
     }
     return { text: out.join('\n'), json: summary };

@@ -32,8 +32,8 @@ const table = (rows: Array<Record<string, unknown>>, empty: string) =>
         .join('\n')
     : empty;
 
-export async function runOperator(group: 'tenants' | 'keys', { action, arg, values, help }: OperatorArgs): Promise<Output> {
-  const config = loadConfig();
+export async function runOperator(group: 'tenants' | 'keys', { action, arg, values, help }: OperatorArgs, env: NodeJS.ProcessEnv | undefined): Promise<Output> {
+  const config = loadConfig(env);
   const shared = config.databaseUrl ? undefined : runningEmbeddedUrl(config.dataDir, config.embeddedPgPort, 'episodic');
   const runtime = await openRuntime(
     { ...config, databaseUrl: config.databaseUrl ?? shared, learning: { ...config.learning, workers: 0 } },

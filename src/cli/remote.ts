@@ -8,6 +8,7 @@ import type { ParseArgsConfig } from 'node:util';
 import type { EpisodicClient } from '../client/client.ts';
 import { EpisodicError } from '../client/errors.ts';
 import { CliError, EXIT, EXIT_CODES_HELP, inputRefused, type Output, parseCommandArgs, writeOutput } from './errors.ts';
+import type { CliIo } from './io.ts';
 
 export { EXIT, EXIT_CODES_HELP, type Output };
 export const DEFAULT_URL = 'http://localhost:4000/graphql';
@@ -24,6 +25,7 @@ export interface Invocation<V = Record<string, string | boolean | Array<string |
   positionals: string[];
   json: boolean;
   client: EpisodicClient;
+  io: CliIo;
 }
 
 export interface RemoteCommand {
@@ -59,9 +61,9 @@ const COMMON: Options = {
 };
 
 /** --key, else EPISODIC_API_KEY, else <EPISODIC_DATA_DIR>/admin-key. */
-export async function resolveApiKey(flag: string | undefined): Promise<string> {
+export async function resolveApiKey(flag: string | undefined, source: NodeJS.ProcessEnv | undefined): Promise<string> {
   if (flag) return flag;
-  const env = (await import('../config.ts')).clientEnv();
+  const env = (await import('../config.ts')).clientEnv(source);
   if (env.apiKey) return env.apiKey;
   const file = join(env.dataDir, 'admin-key');
   try {
@@ -103,18 +105,18 @@ function toCliError(err: unknown): unknown {
 }
 
 /** Runs `episodic <command> ...argv` against the server; prints, or throws a CliError. */
-export async function runRemote(command: RemoteCommand, argv: string[]): Promise<void> {
+export async function runRemote(command: RemoteCommand, argv: string[], io: CliIo): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, { ...COMMON, ...command.options }, command.name);
   if (values.help) {
-    process.stdout.write(`${command.help}\n\n${CONNECTION_HELP}\n\n${EXIT_CODES_HELP}\n`);
+    io.stdout.write(`${command.help}\n\n${CONNECTION_HELP}\n\n${EXIT_CODES_HELP}\n`);
     return;
   }
   const json = Boolean(values.json);
   const [{ clientEnv }, { createEpisodicClient }] = await Promise.all([import('../config.ts'), import('../client/client.ts')]);
-  const url = (values.url as string | undefined) ?? clientEnv().url ?? DEFAULT_URL;
-  const client = createEpisodicClient({ url, apiKey: await resolveApiKey(values.key as string | undefined) });
+  const url = (values.url as string | undefined) ?? clientEnv(io.env).url ?? DEFAULT_URL;
+  const client = createEpisodicClient({ url, apiKey: await resolveApiKey(values.key as string | undefined, io.env) });
   try {
-    writeOutput(await command.run({ values, positionals: positionals.slice(1), json, client }), json);
+    writeOutput(await command.run({ values, positionals: positionals.slice(1), json, client, io }), json, io.stdout);
   } catch (err) {
     throw toCliError(err);
   }

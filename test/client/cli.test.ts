@@ -1,7 +1,7 @@
-// Every `episodic` command that talks to a server, run as a child process (node bin/episodic.mjs)
-// against the test server: output, --json, and the documented exit codes
-// (0 ok, 1 runtime/server error, 2 usage, 3 verification failed, 4 not found).
-import { spawn } from 'node:child_process';
+// Every `episodic` command that talks to a server, against the test server: output, --json, and
+// the documented exit codes (0 ok, 1 runtime/server error, 2 usage, 3 verification failed, 4 not
+// found). Commands run in-process (runCli); the few cases about the process itself (a real stdin
+// pipe, SIGINT, the process's env, the binary's exit code and --help) run bin/episodic.mjs.
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EpisodicClient, unwrap } from '../../src/index.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { type CliOptions, type CliResult, type RunningCli, spawnBinary, startInProcess } from './cli-run.ts';
 import { clientFor, waitFor } from './support.ts';
 
 let t: TestApp;
@@ -18,44 +19,35 @@ beforeAll(async () => {
   t = await startTestApp();
   api = clientFor(t);
   dir = await mkdtemp(join(tmpdir(), 'episodic-cli-'));
+  // The tests run concurrently, so none may count on another's writes: five running episodes
+  // tagged cli give `list` a second page and the ledger the events `tail` and `export` read.
+  for (let i = 0; i < 5; i++) unwrap(await api.startEpisode({ taskDescription: `seed ${i}`, taskType: 'bugfix', context: { tags: ['ci', 'cli'] } }));
 });
 afterAll(() => t.stop());
 
-interface Run {
-  code: number | null;
-  out: string;
-  err: string;
+interface Opts {
+  stdin?: string;
+  env?: Record<string, string>;
+  /** false: no --url/--key (the test gives its own, or none). */
+  auth?: boolean;
 }
 
-interface Spawned {
-  out(): string;
-  err(): string;
-  kill(signal: NodeJS.Signals): void;
-  exited: Promise<Run>;
-}
-
-function start(args: string[], opts: { stdin?: string; env?: Record<string, string>; auth?: boolean } = {}): Spawned {
+/** With the admin key and the test server's url unless auth is false; no admin-key file to fall back on. */
+function withDefaults(args: string[], opts: Opts): [string[], CliOptions] {
   const auth = opts.auth === false ? [] : ['--url', t.url, '--key', t.keys.admin];
-  const child = spawn(process.execPath, ['bin/episodic.mjs', ...args, ...auth], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', EPISODIC_DATA_DIR: join(dir, 'no-such-dir'), ...opts.env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  child.stdin.end(opts.stdin ?? '');
-  const exited = new Promise<Run>((resolve) => child.once('close', (code) => resolve({ code, out, err })));
-  return { out: () => out, err: () => err, kill: (s) => child.kill(s), exited };
+  return [[...args, ...auth], { stdin: opts.stdin, env: { EPISODIC_DATA_DIR: join(dir, 'no-such-dir'), ...opts.env } }];
 }
 
-const cli = (args: string[], opts: Parameters<typeof start>[1] = {}) => start(args, opts).exited;
-const json = (r: Run) => JSON.parse(r.out);
+const start = (args: string[], opts: Opts = {}): RunningCli => startInProcess(...withDefaults(args, opts));
+const cli = (args: string[], opts: Opts = {}) => start(args, opts).exited;
+/** The compiled binary as a child process. */
+const binary = (args: string[], opts: Opts = {}): RunningCli => spawnBinary(...withDefaults(args, opts));
+const json = (r: CliResult) => JSON.parse(r.stdout);
 
 async function newEpisode(): Promise<string> {
   const r = await cli(['start', 'Fix', 'the', 'flaky', 'test', '--type', 'bugfix', '--tag', 'ci,cli', '--max-steps', '50']);
-  expect(r).toMatchObject({ code: 0, err: '' });
-  return r.out.trim();
+  expect(r).toMatchObject({ code: 0, stderr: '' });
+  return r.stdout.trim();
 }
 
 const stepLines = (n: number, key = (i: number) => `k-${i}`) =>
@@ -63,7 +55,7 @@ const stepLines = (n: number, key = (i: number) => `k-${i}`) =>
     JSON.stringify({ kind: 'tool_call', tool: 'shell', action: `cmd ${i}`, result: { kind: 'SUCCESS', output: 'ok' }, tokens: 3, sideEffectKey: key(i) }),
   ).join('\n');
 
-describe('episodic start / log / complete / show / list', () => {
+describe.concurrent('episodic start / log / complete / show / list', () => {
   it('start prints the id; --json prints the episode summary; usage errors exit 2', async () => {
     const id = await newEpisode();
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
@@ -83,15 +75,15 @@ describe('episodic start / log / complete / show / list', () => {
     await writeFile(file, `${stepLines(5)}\n\n`);
     const fromFile = await cli(['log', id, file, '--batch', '2']);
     expect(fromFile).toMatchObject({ code: 0 });
-    expect(fromFile.out).toMatch(/accepted 5, duplicate 0, rejected 0/);
-    const fromStdin = await cli(['log', id, '-', '--json'], { stdin: stepLines(7) });
+    expect(fromFile.stdout).toMatch(/accepted 5, duplicate 0, rejected 0/);
+    const fromStdin = await binary(['log', id, '-', '--json'], { stdin: stepLines(7) }).exited; // stdin a real pipe
     expect(fromStdin.code).toBe(0);
     expect(json(fromStdin)).toMatchObject({ read: 7, accepted: 2, duplicates: 5, rejected: 0, notSent: 0, status: 'RUNNING' });
     expect(unwrap(await api.episode(id)).stepCount).toBe(7);
 
     const bad = await cli(['log', id, '-'], { stdin: '{"kind":"tool_call"}\nnot json\n' });
     expect(bad.code).toBe(2);
-    expect(bad.err).toMatch(/line 2 is not JSON/);
+    expect(bad.stderr).toMatch(/line 2 is not JSON/);
     expect((await cli(['log', '00000000-0000-0000-0000-000000000000', '-'], { stdin: stepLines(1) })).code).toBe(4);
     expect((await cli(['log'])).code).toBe(2);
   });
@@ -111,7 +103,7 @@ describe('episodic start / log / complete / show / list', () => {
     expect(json(done).episode).toMatchObject({ status: 'COMPLETED', outcome: { kind: 'PARTIAL', completed: ['a'], failed: ['b'] } });
     const again = await cli(['complete', id, '--outcome', 'success']);
     expect(again.code).toBe(1);
-    expect(again.err).toMatch(/IllegalTransitionError/);
+    expect(again.stderr).toMatch(/IllegalTransitionError/);
     expect((await cli(['complete', '00000000-0000-0000-0000-000000000000', '--outcome', 'success'])).code).toBe(4);
     expect((await cli(['complete', id, '--outcome', 'meh'])).code).toBe(2);
     expect((await cli(['complete', id, '--outcome', 'failure'])).code).toBe(2);
@@ -122,8 +114,8 @@ describe('episodic start / log / complete / show / list', () => {
     await cli(['log', id, '-'], { stdin: stepLines(2) });
     const shown = await cli(['show', id, '--steps']);
     expect(shown.code).toBe(0);
-    expect(shown.out).toContain(id);
-    expect(shown.out).toMatch(/#2 tool_call shell cmd 1/);
+    expect(shown.stdout).toContain(id);
+    expect(shown.stdout).toMatch(/#2 tool_call shell cmd 1/);
     expect(json(await cli(['show', id, '--steps', '--json']))).toMatchObject({ id, stepCount: 2, steps: [{ stepNumber: 1 }, { stepNumber: 2 }] });
     expect((await cli(['show', '00000000-0000-0000-0000-000000000000'])).code).toBe(4);
 
@@ -134,32 +126,32 @@ describe('episodic start / log / complete / show / list', () => {
     const next = json(await cli(['list', '--tag', 'cli', '--status', 'running', '--first', '2', '--after', listed.pageInfo.endCursor, '--json']));
     expect(next.episodes[0].id).not.toBe(listed.episodes[0].id);
     const text = await cli(['list', '--type', 'bugfix']);
-    expect(text.out).toMatch(/RUNNING/);
+    expect(text.stdout).toMatch(/RUNNING/);
   });
 });
 
-describe('episodic tail / export / verify', () => {
+describe.concurrent('episodic tail / export / verify', () => {
   it('tail --after 0 --verify replays and verifies the ledger; --count ends it', async () => {
     const r = await cli(['tail', '--after', '0', '--verify', '--json', '--count', '5']);
     expect(r.code).toBe(0);
-    const events = r.out
+    const events = r.stdout
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
-    expect(r.err).toMatch(/resume with --after 5/);
+    expect(r.stderr).toMatch(/resume with --after 5/);
   });
 
   it('tail follows live events from the head and exits cleanly on SIGINT, printing where to resume', async () => {
-    const tail = start(['tail', '--verify']);
-    await waitFor(() => tail.err().includes('following the ledger'), 15_000, 'tail to connect');
+    const tail = binary(['tail', '--verify']);
+    await waitFor(() => tail.stderr().includes('following the ledger'), 15_000, 'tail to connect');
     const id = await newEpisode();
-    await waitFor(() => tail.out().includes('episode.started'), 15_000, 'the live event');
-    tail.kill('SIGINT');
+    await waitFor(() => tail.stdout().includes('episode.started'), 15_000, 'the live event');
+    tail.interrupt(); // SIGINT
     const r = await tail.exited;
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(new RegExp(`\\d+\\tepisode\\.started\\t${id}`));
-    expect(r.err).toMatch(/stopped after seq \d+ \(resume with --after \d+\)/);
+    expect(r.stdout).toMatch(new RegExp(`\\d+\\tepisode\\.started\\t${id}`));
+    expect(r.stderr).toMatch(/stopped after seq \d+ \(resume with --after \d+\)/);
   });
 
   it('tail --verify exits 3 when the stored chain was tampered with', async () => {
@@ -170,8 +162,8 @@ describe('episodic tail / export / verify', () => {
     await t.services.db.pool.query(`UPDATE ledger_events SET payload = '{"forged": true}' WHERE tenant_id = $1 AND seq = 2`, [other.tenantId]);
     const withUrl = await cli(['tail', '--after', '0', '--verify', '--count', '3', '--url', t.url], { auth: false, env: { EPISODIC_API_KEY: other.read } });
     expect(withUrl.code).toBe(3);
-    expect(withUrl.err).toMatch(/NOT VERIFIED.*seq 2.*hash-mismatch/);
-    expect(withUrl.out.trim().split('\n')).toHaveLength(1); // seq 1 was shown, the forged seq 2 never
+    expect(withUrl.stderr).toMatch(/NOT VERIFIED.*seq 2.*hash-mismatch/);
+    expect(withUrl.stdout.trim().split('\n')).toHaveLength(1); // seq 1 was shown, the forged seq 2 never
   });
 
   it('export writes JSON lines that `episodic verify` accepts, and an episode proof bundle; a tampered export fails with 3', async () => {
@@ -189,7 +181,7 @@ describe('episodic tail / export / verify', () => {
 
     const range = await cli(['export', '--after', '2', '--to', '4']);
     expect(
-      range.out
+      range.stdout
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l).seq)
@@ -213,7 +205,7 @@ describe('episodic tail / export / verify', () => {
   });
 });
 
-describe('episodic keys (API) and connection handling', () => {
+describe.concurrent('episodic keys (API) and connection handling', () => {
   it('creates, lists and revokes keys with an admin key; a write key is refused (exit 1)', async () => {
     const created = await cli(['keys', 'create', '--scopes', 'read', '--name', 'cli-made', '--json']);
     expect(created.code).toBe(0);
@@ -224,7 +216,7 @@ describe('episodic keys (API) and connection handling', () => {
     expect(json(await cli(['keys', 'revoke', id, '--json']))).toMatchObject({ id, revokedAt: expect.any(String) });
     const forbidden = await cli(['keys', 'list', '--url', t.url, '--key', t.keys.write], { auth: false });
     expect(forbidden.code).toBe(1);
-    expect(forbidden.err).toMatch(/scope/);
+    expect(forbidden.stderr).toMatch(/scope/);
     expect((await cli(['keys', 'revoke', '00000000-0000-0000-0000-000000000000'])).code).toBe(4);
     expect((await cli(['keys', 'rotate'])).code).toBe(2);
   });
@@ -236,24 +228,26 @@ describe('episodic keys (API) and connection handling', () => {
     await writeFile(join(dataDir, 'admin-key'), `${t.keys.read}\n`);
     expect((await cli(['list', '--url', t.url], { auth: false, env: { EPISODIC_DATA_DIR: dataDir } })).code).toBe(0);
     expect((await cli(['list', '--url', t.url], { auth: false, env: { EPISODIC_URL: t.url } })).code).toBe(2);
-    const viaEnvUrl = await cli(['list'], { auth: false, env: { EPISODIC_URL: t.url, EPISODIC_API_KEY: t.keys.read } });
+    // The binary reads the process's environment (config.ts's default).
+    const viaEnvUrl = await binary(['list'], { auth: false, env: { EPISODIC_URL: t.url, EPISODIC_API_KEY: t.keys.read } }).exited;
     expect(viaEnvUrl.code).toBe(0);
   });
 
   it('exits 1 with one line for a bad key or an unreachable server; every command has --help', async () => {
     const bad = await cli(['list', '--url', t.url, '--key', `epk_aaaaaaaaaaaa_${'a'.repeat(43)}`], { auth: false });
     expect(bad.code).toBe(1);
-    expect(bad.err).toMatch(/check --key/);
-    const down = await cli(['show', 'x', '--url', 'http://127.0.0.1:1/graphql', '--key', 'k'], { auth: false });
+    expect(bad.stderr).toMatch(/check --key/);
+    const down = await binary(['show', 'x', '--url', 'http://127.0.0.1:1/graphql', '--key', 'k'], { auth: false }).exited; // one line from the real process
     expect(down.code).toBe(1);
-    expect(down.err.trim().split('\n')).toHaveLength(1);
+    expect(down.stderr.trim().split('\n')).toHaveLength(1);
     for (const command of ['start', 'log', 'complete', 'show', 'list', 'tail', 'export', 'keys']) {
       const help = await cli([command, '--help'], { auth: false });
       expect(help.code).toBe(0);
-      expect(help.out).toMatch(new RegExp(`Usage: episodic ${command}`));
-      expect(help.out).toMatch(/Exit codes/);
+      expect(help.stdout).toMatch(new RegExp(`Usage: episodic ${command}`));
+      expect(help.stdout).toMatch(/Exit codes/);
     }
-    const top = await cli(['--help'], { auth: false });
-    expect(top.out).toMatch(/tail\s+stream live ledger events/);
+    const top = await binary(['--help'], { auth: false }).exited;
+    expect(top.code).toBe(0);
+    expect(top.stdout).toMatch(/tail\s+stream live ledger events/);
   });
 });

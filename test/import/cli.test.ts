@@ -1,10 +1,11 @@
-// `episodic import` and `episodic log` as a user runs them: a real server, the real CLI process.
-import { spawn } from 'node:child_process';
+// `episodic import` and `episodic log` as a user runs them: a real server, the CLI run in-process
+// (runCli: the same command code as the binary, without a Node start per command).
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../src/client/index.ts';
+import { type CliResult, startInProcess } from '../client/cli-run.ts';
 import { clientFor } from '../client/support.ts';
 import { type TestApp, useApp } from '../support/app.ts';
 
@@ -19,23 +20,8 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'import-cli-'));
 });
 
-interface Run {
-  code: number | null;
-  out: string;
-  err: string;
-}
-
-function cli(args: string[], stdin = ''): Promise<Run> {
-  const child = spawn(process.execPath, ['bin/episodic.mjs', ...args, '--url', t.url, '--key', t.keys.write], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', EPISODIC_DATA_DIR: join(dir, 'none') },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  child.stdin.end(stdin);
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, out, err })));
+function cli(args: string[], stdin = ''): Promise<CliResult> {
+  return startInProcess([...args, '--url', t.url, '--key', t.keys.write], { stdin, env: { EPISODIC_DATA_DIR: join(dir, 'none') } }).exited;
 }
 
 async function stepCount(): Promise<number> {
@@ -46,12 +32,12 @@ async function stepCount(): Promise<number> {
 describe('episodic import', () => {
   it('imports a folder in one command, and again without duplicates', async () => {
     const first = await cli(['import', join(FIXTURES, 'mini'), join(FIXTURES, 'swe'), join(FIXTURES, 'jsonl')]);
-    expect(first).toMatchObject({ code: 0, err: '' });
-    expect(first.out).toMatch(/imported 3 run\(s\), 0 already imported, 0 failed; steps: 15 accepted, 0 refused/);
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(first.stdout).toMatch(/imported 3 run\(s\), 0 already imported, 0 failed; steps: 15 accepted, 0 refused/);
     const steps = await stepCount();
     const again = await cli(['import', join(FIXTURES, 'mini'), join(FIXTURES, 'swe'), join(FIXTURES, 'jsonl'), '--json']);
     expect(again.code).toBe(0);
-    expect(JSON.parse(again.out)).toMatchObject({ imported: 0, duplicates: 3, failed: 0 });
+    expect(JSON.parse(again.stdout)).toMatchObject({ imported: 0, duplicates: 3, failed: 0 });
     expect(await stepCount()).toBe(steps);
   });
 
@@ -59,10 +45,10 @@ describe('episodic import', () => {
     const file = join(FIXTURES, 'bad.traj.json');
     const text = await cli(['import', file]);
     expect(text.code).toBe(2);
-    expect(text.out).toContain(`${file}:3: invalid JSON`);
+    expect(text.stdout).toContain(`${file}:3: invalid JSON`);
     const json = await cli(['import', file, '--json']);
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.out)).toMatchObject({ failed: 1, runs: [{ status: 'failed', error: { file, line: 3 } }] });
+    expect(JSON.parse(json.stdout)).toMatchObject({ failed: 1, runs: [{ status: 'failed', error: { file, line: 3 } }] });
   });
 
   it('refuses an unknown format as a usage error', async () => {
@@ -85,12 +71,12 @@ describe('episodic log', () => {
     await writeFile(file, lines);
     const first = await cli(['log', episode.id, file]);
     expect(first.code).toBe(2);
-    expect(first.out).toMatch(new RegExp(`${file}:2: invalid: refused: steps\\.1\\.kind must be snake_case`));
+    expect(first.stdout).toMatch(new RegExp(`${file}:2: invalid: refused: steps\\.1\\.kind must be snake_case`));
     expect(unwrap(await api.episode(episode.id)).stepCount).toBe(2);
 
     const again = await cli(['log', episode.id, file, '--json']);
     expect(again.code).toBe(2);
-    expect(JSON.parse(again.out)).toMatchObject({
+    expect(JSON.parse(again.stdout)).toMatchObject({
       accepted: 0,
       duplicates: 2,
       rejected: 1,
@@ -102,6 +88,6 @@ describe('episodic log', () => {
   it('puts a refused call in --json', async () => {
     const refused = await cli(['log', '00000000-0000-0000-0000-000000000000', '-', '--json'], lines);
     expect(refused.code).toBe(4);
-    expect(JSON.parse(refused.out)).toMatchObject({ error: { type: 'NotFoundError' } });
+    expect(JSON.parse(refused.stdout)).toMatchObject({ error: { type: 'NotFoundError' } });
   });
 });

@@ -1,0 +1,86 @@
+// `episodic <command>` as a function: runCli(argv, io) runs one command against the given streams
+// and environment and resolves to its exit code; it never exits the process nor touches
+// process.stdout, so tests run it in-process. Output is human text, or JSON with --json; failures
+// are one line on stderr with a documented exit code (errors.ts). This module loads only node's
+// own modules and the command table: each command imports what it needs when it runs, so
+// `episodic --help` answers at once.
+import { REMOTE_COMMANDS, remoteCommandFor, remoteCommandsHelp } from './commands.ts';
+import { CliError, EXIT, EXIT_CODES_HELP, escapeControl, type Output, parseCommandArgs, writeOutput } from './errors.ts';
+import type { CliIo } from './io.ts';
+import { isLocalCommand, LOCAL_COMMANDS, runLocal } from './local-commands.ts';
+import { CONNECTION_HELP, runRemote } from './remote.ts';
+
+export type { CliIo } from './io.ts';
+
+const HELP = `Usage: episodic <command> [options]       (episodic <command> --help for each command)
+
+Commands that talk to a running server (GraphQL API):
+${remoteCommandsHelp()}
+
+${CONNECTION_HELP}
+
+On the server's database (while \`npm start\` runs, or with DATABASE_URL):
+  tenants     ${LOCAL_COMMANDS.tenants?.summary}
+  keys --tenant <name|id> ...  keys of any tenant (episodic keys --tenant x --help)
+
+Offline (no server, no database):
+  verify      ${LOCAL_COMMANDS.verify?.summary}
+
+${EXIT_CODES_HELP}`;
+
+const ALL_COMMANDS = () => [...Object.keys(REMOTE_COMMANDS), ...Object.keys(LOCAL_COMMANDS)];
+
+/** Edit distance, to suggest the command a typo meant. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0] ?? 0;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j] ?? 0;
+      row[j] = Math.min(above + 1, (row[j - 1] ?? 0) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length] ?? 0;
+}
+
+function unknownCommand(name: string): CliError {
+  const close = ALL_COMMANDS().filter((c) => distance(name, c) <= 2 || c.startsWith(name));
+  const hint = close.length ? ` (did you mean ${close.join(' or ')}?)` : '';
+  return new CliError(`unknown command "${name}"${hint}; commands: ${ALL_COMMANDS().join(', ')} (episodic --help)`, EXIT.usage);
+}
+
+async function dispatch(argv: string[], io: CliIo): Promise<Output | string | undefined> {
+  const remote = remoteCommandFor(argv);
+  if (remote) {
+    await runRemote(remote, argv, io);
+    return undefined;
+  }
+  const group = argv.find((a) => !a.startsWith('-'));
+  if (!group) {
+    parseCommandArgs(argv, { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' } }, '');
+    return HELP;
+  }
+  if (group === 'help') return HELP;
+  if (isLocalCommand(group)) return runLocal(group, argv, io.env);
+  throw unknownCommand(group);
+}
+
+/** Runs `episodic ...argv`; resolves to the exit code (EXIT) once the command's output is written. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const json = argv.includes('--json');
+  try {
+    const result = await dispatch(argv, io);
+    if (typeof result === 'string') io.stdout.write(`${result}\n`);
+    else writeOutput(result, json, io.stdout);
+    return EXIT.ok;
+  } catch (err) {
+    const { ConfigError } = await import('../config.ts');
+    const message = err instanceof ConfigError ? `invalid configuration: ${err.problems.join('; ')}` : err instanceof Error ? err.message : String(err);
+    const details = (err as { details?: unknown }).details;
+    if (json && details) io.stdout.write(`${JSON.stringify(details, null, 2)}\n`);
+    io.stderr.write(`episodic: ${escapeControl(message)}\n`);
+    return err instanceof CliError ? err.exitCode : EXIT.runtime;
+  }
+}
