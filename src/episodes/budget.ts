@@ -20,8 +20,7 @@
  *   does not count tool calls leaves usage.toolCalls out, and the cap is then not judged by it.
  */
 
-export const BUDGET_RESOURCES = ['wall_time', 'tokens', 'tool_calls', 'steps'] as const;
-export type BudgetResource = (typeof BUDGET_RESOURCES)[number];
+import { BUDGET_RESOURCES, type BudgetResource } from '../stops/resources.ts';
 
 /** What happens when a budget runs out: fail the episode, or converge it into a partial outcome. */
 export type BudgetExhaustedPolicy = 'fail' | 'converge';

@@ -10,11 +10,11 @@ import { decideLoopStop } from '../leases/loop.ts';
 import { lockWorkItem } from '../leases/work-items.ts';
 import { contentHash } from '../ledger/hash.ts';
 import { indexEpisodeTerms } from '../retrieval/term-index.ts';
+import type { StopReason } from '../stops/stop-reason.ts';
 import type { Outcome } from './outcome.ts';
 import { buildRunReceipt } from './receipts.ts';
 import type { EpisodeRow } from './row.ts';
 import type { EpisodeStatus } from './status.ts';
-import type { StopReason } from './stop-reason.ts';
 
 export interface EpisodeEnding {
   status: EpisodeStatus;

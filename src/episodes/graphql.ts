@@ -10,6 +10,10 @@ import type { EpisodeLeaseCharge } from '../leases/charge.ts';
 import { LoopStoppedError } from '../leases/errors.ts';
 import { LeaseChargeRef } from '../leases/graphql-types.ts';
 import type { AuthedContext } from '../schema/context.ts';
+import type { StopReason } from '../stops/stop-reason.ts';
+import type { JsonValue } from '../validation/json.ts';
+import { hashViolations } from '../validation/violations.ts';
+import { CALL_LIMITS, freeTextViolations, validateCritique } from './call-limits.ts';
 import { scheduleDeadline, stopIfOverdue } from './deadlines.ts';
 import { EpisodeStatusEnum, OutcomeKindEnum } from './enums.ts';
 import { EpisodeFilterInput, episodeWhere } from './filter.ts';
@@ -17,18 +21,8 @@ import { HISTORICAL_END, HISTORICAL_START, ImportSourceInput } from './graphql-i
 import { StopReasonRef } from './graphql-stop.ts';
 import { timeRangeViolations } from './import-limits.ts';
 import { type GqlOutcomeInput, type GqlStartEpisodeInput, toOutcome, toStartEpisodeInput } from './inputs.ts';
-import {
-  freeTextViolations,
-  hashViolations,
-  type JsonValue,
-  LIMITS,
-  validateCheckpointState,
-  validateCritique,
-  validateEpisodeInput,
-  validateGoalSpec,
-} from './limits.ts';
+import { EPISODE_LIMITS, validateCheckpointState, validateEpisodeInput, validateGoalSpec } from './limits.ts';
 import type { Outcome } from './outcome.ts';
-import type { StopReason } from './stop-reason.ts';
 import * as store from './store.ts';
 
 export const ComplexityEnum = builder.enumType('Complexity', { values: ['SIMPLE', 'MODERATE', 'COMPLEX'] as const });
@@ -263,10 +257,10 @@ const BudgetInput = builder.inputType('BudgetInput', {
 
 const StartEpisodeInput = builder.inputType('StartEpisodeInput', {
   fields: (t) => ({
-    taskDescription: t.string({ required: true, description: `At most ${sizeText(LIMITS.descriptionBytes)}, not blank.` }),
+    taskDescription: t.string({ required: true, description: `At most ${sizeText(EPISODE_LIMITS.descriptionBytes)}, not blank.` }),
     taskType: t.string({ required: true }),
     context: t.field({ type: TaskContextInput }),
-    goalSpec: t.field({ type: 'JSON', description: `Text or JSON, at most ${sizeText(LIMITS.goalSpecBytes)}, no NUL bytes.` }),
+    goalSpec: t.field({ type: 'JSON', description: `Text or JSON, at most ${sizeText(EPISODE_LIMITS.goalSpecBytes)}, no NUL bytes.` }),
     agent: t.string(),
     dedupeKey: t.string({ description: 'Repeating a start with the same key returns the same episode.' }),
     maxAttempts: t.int(),
@@ -374,7 +368,7 @@ builder.mutationFields((t) => ({
       comment: t.arg.string(),
     },
     resolve: async (_root, args, ctx) => {
-      throwIfViolations([...freeTextViolations('decidedBy', args.decidedBy, LIMITS.labelBytes), ...freeTextViolations('comment', args.comment)]);
+      throwIfViolations([...freeTextViolations('decidedBy', args.decidedBy, CALL_LIMITS.labelBytes), ...freeTextViolations('comment', args.comment)]);
       const episodeId = String(args.episodeId);
       await changeEpisode(ctx, episodeId, (w) =>
         store.resumeEpisode(w, episodeId, { approved: args.approved, decidedBy: args.decidedBy ?? null, comment: args.comment ?? null }),
@@ -387,7 +381,7 @@ builder.mutationFields((t) => ({
     errors: { types: transitionErrors },
     args: { episodeId: t.arg.id({ required: true }), label: t.arg.string(), state: t.arg({ type: 'JSON', required: true }) },
     resolve: async (_root, args, ctx) => {
-      throwIfViolations([...freeTextViolations('label', args.label, LIMITS.labelBytes), ...validateCheckpointState(args.state as JsonValue)]);
+      throwIfViolations([...freeTextViolations('label', args.label, CALL_LIMITS.labelBytes), ...validateCheckpointState(args.state as JsonValue)]);
       const episodeId = String(args.episodeId);
       await changeEpisode(ctx, episodeId, (w) => store.saveCheckpoint(w, episodeId, args.label ?? null, args.state as JsonValue));
       return { episodeId };
@@ -450,7 +444,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, args, ctx) => {
       throwIfViolations([
-        ...freeTextViolations('stableId', args.stableId, LIMITS.labelBytes),
+        ...freeTextViolations('stableId', args.stableId, CALL_LIMITS.labelBytes),
         ...freeTextViolations('reason', args.reason),
         ...hashViolations('packHash', args.packHash),
       ]);

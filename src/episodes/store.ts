@@ -7,17 +7,20 @@ import { must } from '../core/must.ts';
 import type { WriteContext } from '../core/write-context.ts';
 import { refreshExperience } from '../learning/store.ts';
 import { contentHash } from '../ledger/hash.ts';
+import { checkStepCount } from '../steps/limits.ts';
 import { prepareStep, stepContentHash } from '../steps/prepare.ts';
 import { insertSteps } from '../steps/store.ts';
+import type { StopReason } from '../stops/stop-reason.ts';
+import { type JsonValue, jsonBytes } from '../validation/json.ts';
 import { type FinishResult, finishEpisode } from './finish.ts';
 import { timeRangeViolations } from './import-limits.ts';
-import { checkEpisodeSize, checkStepCount, type JsonValue, jsonBytes, LIMITS, type StartEpisodeInput, validateOutcome } from './limits.ts';
-import { holonStopForOutcome } from './loop-stop.ts';
+import { checkEpisodeSize, EPISODE_LIMITS, type StartEpisodeInput } from './limits.ts';
 import type { Outcome } from './outcome.ts';
+import { holonStopForOutcome } from './outcome.ts';
+import { validateOutcome } from './outcome-limits.ts';
 import { placeEpisode } from './placement.ts';
 import { type EpisodeRow, lockEpisode } from './row.ts';
 import { checkTransition, type EpisodeAction } from './status.ts';
-import type { StopReason } from './stop-reason.ts';
 
 export interface StartResult {
   episodeId: string;
@@ -166,13 +169,13 @@ export async function blockEpisode(ctx: WriteContext, episodeId: string, reason:
   const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
   requireTransition(ep, 'block');
   // The journal keeps room for the approval steps (request, and the resolution on resume), so
-  // they never take an episode past LIMITS.maxSteps and a blocked episode can always resume.
+  // they never take an episode past EPISODE_LIMITS.maxSteps and a blocked episode can always resume.
   const room = approvalRequest !== null ? 2 : 1;
   const field = approvalRequest !== null ? 'approvalRequest' : 'episodeId';
   throwIfViolations(
     checkStepCount(ep.stepCount, room, field).map((v) => ({
       ...v,
-      message: `${field}: blocking journals ${room} approval step(s) but the episode holds ${ep.stepCount} of ${LIMITS.maxSteps} steps`,
+      message: `${field}: blocking journals ${room} approval step(s) but the episode holds ${ep.stepCount} of ${EPISODE_LIMITS.maxSteps} steps`,
     })),
   );
   if (approvalRequest !== null) await journalStep(ctx, ep, 'approval_requested', { reason, request: approvalRequest });

@@ -4,10 +4,10 @@
 
 import type { WriteContext } from '../core/write-context.ts';
 import type { Outcome } from '../episodes/outcome.ts';
-import type { StopReason } from '../episodes/stop-reason.ts';
 import { completeEpisode } from '../episodes/store.ts';
 import type { EpisodeLeaseCharge } from '../leases/charge.ts';
 import { creditRetrievals, type FeedbackReport } from '../retrieval/receipts.ts';
+import type { StopReason } from '../stops/stop-reason.ts';
 import { type ExtractionMode, type ExtractionReport, extractEpisodePatterns } from './extract.ts';
 
 export interface LearningOptions {

@@ -1,15 +1,15 @@
 // Retrieval inputs: the API shape mapped to the domain query, and their limits. Pure.
 
-import { LIMITS } from '../episodes/limits.ts';
+import { EPISODE_LIMITS } from '../episodes/limits.ts';
 import type { ContextFacts } from '../learning/facts.ts';
 import type { RetrievalQuery } from './score.ts';
 
 export const RETRIEVAL_LIMITS = {
   maxResults: 50,
-  descriptionBytes: LIMITS.descriptionBytes,
-  fieldChars: LIMITS.contextFieldChars,
-  tagCount: LIMITS.tagCount,
-  tagChars: LIMITS.tagChars,
+  descriptionBytes: EPISODE_LIMITS.descriptionBytes,
+  fieldChars: EPISODE_LIMITS.contextFieldChars,
+  tagCount: EPISODE_LIMITS.tagCount,
+  tagChars: EPISODE_LIMITS.tagChars,
 } as const;
 
 export interface GqlRetrievalContext {
@@ -82,8 +82,8 @@ export function validateRetrieval(task: GqlRetrievalTask, limit: number): Violat
     ...(task.description.includes('\u0000')
       ? [{ field: 'task.description', limit: 'no NUL bytes', message: 'task.description must not contain NUL bytes' }]
       : []),
-    ...(task.taskType != null && Array.from(task.taskType).length > LIMITS.taskTypeChars
-      ? [{ field: 'task.taskType', limit: LIMITS.taskTypeChars, message: `task.taskType is longer than ${LIMITS.taskTypeChars} characters` }]
+    ...(task.taskType != null && Array.from(task.taskType).length > EPISODE_LIMITS.taskTypeChars
+      ? [{ field: 'task.taskType', limit: EPISODE_LIMITS.taskTypeChars, message: `task.taskType is longer than ${EPISODE_LIMITS.taskTypeChars} characters` }]
       : []),
     ...validateContext(task.context, 'task.context'),
     ...validateLimit(limit),

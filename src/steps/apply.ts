@@ -5,12 +5,13 @@ import type pg from 'pg';
 import { IllegalTransitionError, NotFoundError } from '../core/errors.ts';
 import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
-import { type BudgetResource, exhaustedResource } from '../episodes/budget.ts';
+import { exhaustedResource } from '../episodes/budget.ts';
 import { finishEpisode } from '../episodes/finish.ts';
-import { LIMITS } from '../episodes/limits.ts';
+import { EPISODE_LIMITS } from '../episodes/limits.ts';
 import { budgetFailureOutcome, convergeOutcome, type StepDigest } from '../episodes/outcome.ts';
 import { type EpisodeRow, lockEpisodes } from '../episodes/row.ts';
 import { checkTransition } from '../episodes/status.ts';
+import type { BudgetResource } from '../stops/resources.ts';
 import type { BlobToStore } from './large-content.ts';
 import type { HashedStep } from './prepare.ts';
 import { blobStateForUpdate, type EpisodeUsage, findKeyedSteps, insertBlobs, insertSteps, type StepRowToInsert } from './store.ts';
@@ -45,8 +46,8 @@ interface Planned {
 
 const REJECT_MESSAGES: Record<RejectReason, string> = {
   budget_exhausted: 'refused: the episode budget was exhausted by an earlier step',
-  step_limit: `refused: an episode holds at most ${LIMITS.maxSteps} steps`,
-  episode_size_limit: `refused: an episode holds at most ${LIMITS.episodeBytes} bytes`,
+  step_limit: `refused: an episode holds at most ${EPISODE_LIMITS.maxSteps} steps`,
+  episode_size_limit: `refused: an episode holds at most ${EPISODE_LIMITS.episodeBytes} bytes`,
   blob_cap: 'refused: the blobs of this tenant would pass BLOB_TOTAL_CAP_BYTES',
   time_order: 'refused: the step is dated before its episode started',
 };
@@ -101,8 +102,8 @@ function planRequest(
     const at = stepTime(step);
     const addedBlobBytes = newBlobBytes(step, blobs);
     if (planned.exhausted) planned.items.push(rejected('budget_exhausted'));
-    else if (ep.stepCount >= LIMITS.maxSteps) planned.items.push(rejected('step_limit'));
-    else if (ep.sizeBytes + step.sizeBytes > LIMITS.episodeBytes) planned.items.push(rejected('episode_size_limit'));
+    else if (ep.stepCount >= EPISODE_LIMITS.maxSteps) planned.items.push(rejected('step_limit'));
+    else if (ep.sizeBytes + step.sizeBytes > EPISODE_LIMITS.episodeBytes) planned.items.push(rejected('episode_size_limit'));
     else if (addedBlobBytes && blobs.bytes + addedBlobBytes > request.blobCapBytes) planned.items.push(rejected('blob_cap'));
     else if ((step.startedAt && Date.parse(step.startedAt) < ep.startedAt.getTime()) || (at && Date.parse(at) < ep.startedAt.getTime()))
       planned.items.push(rejected('time_order'));

@@ -14,14 +14,15 @@ import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import { sizeText } from '../core/sizes.ts';
 import { episodeField } from '../episodes/graphql.ts';
-import { type GqlStepInput, lower, toStepInput } from '../episodes/inputs.ts';
-import { checkStepBatchSize, LIMITS, validateStep } from '../episodes/limits.ts';
+import { lower } from '../episodes/inputs.ts';
 import { LimitViolationRef } from '../schema/base.ts';
 import type { AuthedContext } from '../schema/context.ts';
 import type { StepItemResult } from './apply.ts';
 import { contentRefList, StepContentRef } from './graphql-blobs.ts';
 import { OverloadedError } from './ingest.ts';
+import { type GqlStepInput, toStepInput } from './inputs.ts';
 import { BLOB_LIMITS, type LargeContentMode, offloadLargeContent } from './large-content.ts';
+import { checkStepBatchSize, STEP_LIMITS, validateStep } from './limits.ts';
 import { prepareSteps } from './prepare.ts';
 
 /** How far a text field may go past its inline limit (the schema descriptions say it). */
@@ -40,7 +41,7 @@ builder.prismaObject('Step', {
     result: t.expose('result', { type: 'JSON', nullable: true }),
     observation: t.exposeString('observation', {
       nullable: true,
-      description: `At most ${sizeText(LIMITS.observationBytes)} inline; a longer one kept as a blob or truncated holds a head + tail preview (see contentRefs).`,
+      description: `At most ${sizeText(STEP_LIMITS.observationBytes)} inline; a longer one kept as a blob or truncated holds a head + tail preview (see contentRefs).`,
     }),
     latencyMs: t.exposeInt('latencyMs', { nullable: true }),
     tokens: t.exposeInt('tokens'),
@@ -69,10 +70,10 @@ const StepResultInput = builder.inputType('StepResultInput', {
   fields: (t) => ({
     kind: t.field({ type: ResultKind, required: true }),
     output: t.string({
-      description: `SUCCESS or ERROR (an error keeps its full output). At most ${sizeText(LIMITS.resultOutputBytes)} inline; ${UP_TO_BLOB}.`,
+      description: `SUCCESS or ERROR (an error keeps its full output). At most ${sizeText(STEP_LIMITS.resultOutputBytes)} inline; ${UP_TO_BLOB}.`,
     }),
-    message: t.string({ description: `ERROR: at most ${sizeText(LIMITS.errorMessageBytes)} inline; ${UP_TO_BLOB}.` }),
-    errorClass: t.string({ description: `At most ${LIMITS.errorClassChars} characters.` }),
+    message: t.string({ description: `ERROR: at most ${sizeText(STEP_LIMITS.errorMessageBytes)} inline; ${UP_TO_BLOB}.` }),
+    errorClass: t.string({ description: `At most ${STEP_LIMITS.errorClassChars} characters.` }),
   }),
 });
 
@@ -106,17 +107,19 @@ const StepInput = builder.inputType('StepInput', {
   fields: (t) => ({
     kind: t.string({ defaultValue: 'tool_call', description: 'tool_call, llm_call, observation, ... (snake_case)' }),
     tool: t.string(),
-    action: t.string({ description: `At most ${sizeText(LIMITS.actionBytes)} inline; ${UP_TO_BLOB}.` }),
-    parameters: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.parametersBytes)}; stored redacted with a BLAKE3 hash of the original.` }),
+    action: t.string({ description: `At most ${sizeText(STEP_LIMITS.actionBytes)} inline; ${UP_TO_BLOB}.` }),
+    parameters: t.field({ type: 'JSON', description: `At most ${sizeText(STEP_LIMITS.parametersBytes)}; stored redacted with a BLAKE3 hash of the original.` }),
     result: t.field({ type: StepResultInput }),
-    observation: t.string({ description: `At most ${sizeText(LIMITS.observationBytes)} inline; ${UP_TO_BLOB}.` }),
+    observation: t.string({ description: `At most ${sizeText(STEP_LIMITS.observationBytes)} inline; ${UP_TO_BLOB}.` }),
     latencyMs: t.int(),
     tokens: t.int(),
     cost: t.float(),
-    sideEffectKey: t.string({ description: `Repeating a key returns the original step instead of a second one. At most ${LIMITS.keyChars} characters.` }),
-    worldBefore: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.worldStateBytes)}.` }),
-    worldAfter: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.worldStateBytes)}.` }),
-    metadata: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.metadataBytes)}.` }),
+    sideEffectKey: t.string({
+      description: `Repeating a key returns the original step instead of a second one. At most ${STEP_LIMITS.sideEffectKeyChars} characters.`,
+    }),
+    worldBefore: t.field({ type: 'JSON', description: `At most ${sizeText(STEP_LIMITS.worldStateBytes)}.` }),
+    worldAfter: t.field({ type: 'JSON', description: `At most ${sizeText(STEP_LIMITS.worldStateBytes)}.` }),
+    metadata: t.field({ type: 'JSON', description: `At most ${sizeText(STEP_LIMITS.metadataBytes)}.` }),
     startedAt: t.field({
       type: 'DateTime',
       description: 'When the step really ran (importing a past run): not in the future, not before its episode started.',

@@ -1,22 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  charCount,
-  checkEpisodeSize,
-  checkStepBatchSize,
-  checkStepCount,
-  exceedsJsonDepth,
-  findNul,
-  type JsonValue,
-  jsonBytes,
-  LIMITS,
-  type StartEpisodeInput,
-  type StepInput,
-  utf8Bytes,
-  validateEpisodeInput,
-  validateGoalSpec,
-  validateOutcome,
-  validateStep,
-} from '../../src/episodes/limits.ts';
+import { checkEpisodeSize, EPISODE_LIMITS, type StartEpisodeInput, validateEpisodeInput, validateGoalSpec } from '../../src/episodes/limits.ts';
+import { validateOutcome } from '../../src/episodes/outcome-limits.ts';
+import { checkStepBatchSize, checkStepCount, STEP_LIMITS, type StepInput, validateStep } from '../../src/steps/limits.ts';
+import { exceedsJsonDepth, findNul, type JsonValue, jsonBytes } from '../../src/validation/json.ts';
+import { charCount, utf8Bytes } from '../../src/validation/violations.ts';
 
 const KB = 1024;
 const MB = 1024 * 1024;
@@ -51,18 +38,20 @@ function nested(depth: number): JsonValue {
 
 const fields = (violations: { field: string }[]): string[] => violations.map((v) => v.field);
 
-describe('LIMITS', () => {
-  it('carries the seed 003 limits', () => {
-    expect(LIMITS).toMatchObject({
+describe('EPISODE_LIMITS and STEP_LIMITS', () => {
+  it('carry the seed 003 limits', () => {
+    expect(EPISODE_LIMITS).toMatchObject({
       descriptionBytes: 262_144,
       maxSteps: 1000,
-      observationBytes: 10_240,
-      parametersBytes: 1_048_576,
       episodeBytes: 10_485_760,
       goalSpecBytes: 65_536,
       taskTypeChars: 100,
       tagCount: 32,
       tagChars: 64,
+    });
+    expect(STEP_LIMITS).toMatchObject({
+      observationBytes: 10_240,
+      parametersBytes: 1_048_576,
       stepsPerCall: 1000,
     });
   });
