@@ -4,13 +4,14 @@ import { KeyCache } from './auth/key-cache.ts';
 import type { Config } from './config.ts';
 import { must } from './core/must.ts';
 import type { Database } from './db/client.ts';
-import { startDeadlineWorkers } from './episodes/deadlines.ts';
 import { type JobQueue, startJobQueue, stopJobQueue } from './jobs/queue.ts';
 import { type LearningJobs, startLearningWorkers } from './learning/jobs.ts';
 import { createLedgerBus, type LedgerBus } from './ledger/bus.ts';
 import { CheckpointPublisher, TreeCache } from './ledger/checkpoints.ts';
 import { LedgerReads } from './ledger/live-reads.ts';
 import { loadSigner } from './ledger/signer.ts';
+import { stopForBudget } from './lifecycle/budget-stop.ts';
+import { startDeadlineWorkers } from './lifecycle/deadlines.ts';
 import { StepIngestor } from './steps/ingest.ts';
 import { DEFAULT_REDACTED_KEYS } from './steps/redact.ts';
 import { createWriter, type Writer } from './write.ts';
@@ -37,7 +38,7 @@ export interface Services {
 export async function createServices(config: Config, db: Database, log: Logger): Promise<Services> {
   const redactKeys = config.redactKeys ?? DEFAULT_REDACTED_KEYS;
   const writer = createWriter(db.pool, redactKeys);
-  const ingest = new StepIngestor(db.pool, writer, { ...config.groupCommit, maxPendingRows: config.ingestMaxPendingRows });
+  const ingest = new StepIngestor(db.pool, writer, { ...config.groupCommit, maxPendingRows: config.ingestMaxPendingRows }, stopForBudget);
   const ledgerBus = createLedgerBus(config, db.pool, log);
   await ledgerBus.start();
   writer.onCommit((tenantId, events) => ledgerBus.publish(tenantId, must(events[events.length - 1]).seq));

@@ -94,3 +94,8 @@ export function planStepAdmission(budget: Budget, usageBefore: Usage, stepsToken
 export function resolveExhaustionPolicy(policy: BudgetExhaustedPolicy, resource: BudgetResource): BudgetExhaustedPolicy {
   return resource === 'wall_time' ? 'fail' : policy;
 }
+
+/** How a budget stop ends the episode: converge completes it (as partial), fail fails it; wall time always fails. */
+export function statusAfterBudgetStop(policy: BudgetExhaustedPolicy, resource: BudgetResource): 'completed' | 'failed' {
+  return resolveExhaustionPolicy(policy, resource) === 'converge' ? 'completed' : 'failed';
+}

@@ -4,17 +4,20 @@ import { IdempotencyConflictError, IllegalTransitionError, InputLimitError, Leas
 import { isUuid } from '../core/ids.ts';
 import { sizeText } from '../core/sizes.ts';
 import type { WriteContext } from '../core/write-context.ts';
-import { type CompletionResult, completeAndLearn } from '../learning/complete.ts';
 import { ExtractPatternsModeEnum } from '../learning/enums.ts';
 import type { EpisodeLeaseCharge } from '../leases/charge.ts';
 import { LoopStoppedError } from '../leases/errors.ts';
 import { LeaseChargeRef } from '../leases/graphql-types.ts';
+import { blockEpisode, resumeEpisode } from '../lifecycle/approval.ts';
+import { type CompletionResult, completeAndLearn } from '../lifecycle/complete.ts';
+import { recordCritique } from '../lifecycle/critique.ts';
+import { scheduleDeadline, stopIfOverdue } from '../lifecycle/deadlines.ts';
+import { endEpisode } from '../lifecycle/end.ts';
 import type { AuthedContext } from '../schema/context.ts';
 import type { StopReason } from '../stops/stop-reason.ts';
 import type { JsonValue } from '../validation/json.ts';
 import { hashViolations } from '../validation/violations.ts';
 import { CALL_LIMITS, freeTextViolations, validateCritique } from './call-limits.ts';
-import { scheduleDeadline, stopIfOverdue } from './deadlines.ts';
 import { EpisodeStatusEnum, OutcomeKindEnum } from './enums.ts';
 import { EpisodeFilterInput, episodeWhere } from './filter.ts';
 import { HISTORICAL_END, HISTORICAL_START, ImportSourceInput } from './graphql-import.ts';
@@ -354,7 +357,7 @@ builder.mutationFields((t) => ({
         ...(args.approvalRequest == null ? [] : validateGoalSpec(args.approvalRequest as JsonValue, 'approvalRequest')),
       ]);
       const episodeId = String(args.episodeId);
-      await changeEpisode(ctx, episodeId, (w) => store.blockEpisode(w, episodeId, args.reason, (args.approvalRequest ?? null) as JsonValue));
+      await changeEpisode(ctx, episodeId, (w) => blockEpisode(w, episodeId, args.reason, (args.approvalRequest ?? null) as JsonValue));
       return { episodeId };
     },
   }),
@@ -371,7 +374,7 @@ builder.mutationFields((t) => ({
       throwIfViolations([...freeTextViolations('decidedBy', args.decidedBy, CALL_LIMITS.labelBytes), ...freeTextViolations('comment', args.comment)]);
       const episodeId = String(args.episodeId);
       await changeEpisode(ctx, episodeId, (w) =>
-        store.resumeEpisode(w, episodeId, { approved: args.approved, decidedBy: args.decidedBy ?? null, comment: args.comment ?? null }),
+        resumeEpisode(w, episodeId, { approved: args.approved, decidedBy: args.decidedBy ?? null, comment: args.comment ?? null }),
       );
       return { episodeId };
     },
@@ -402,7 +405,7 @@ builder.mutationFields((t) => ({
       throwIfViolations(validateCritique({ verdict: args.verdict, score: args.score, feedback: args.feedback, virtueScores: scores }));
       const episodeId = String(args.episodeId);
       await changeEpisode(ctx, episodeId, (w) =>
-        store.recordCritique(w, episodeId, { verdict: args.verdict, score: args.score ?? null, feedback: args.feedback ?? null, virtueScores: scores }),
+        recordCritique(w, episodeId, { verdict: args.verdict, score: args.score ?? null, feedback: args.feedback ?? null, virtueScores: scores }),
       );
       return { episodeId };
     },
@@ -472,9 +475,7 @@ function endMutation(t: PothosSchemaTypes.MutationFieldBuilder<Types, Types['Roo
     resolve: async (_root, args, ctx) => {
       throwIfViolations(freeTextViolations('reason', args.reason));
       const episodeId = String(args.episodeId);
-      const result = await changeEpisode(ctx, episodeId, (w: WriteContext) =>
-        store.endEpisode(w, episodeId, action, args.reason ?? '', args.recoverable ?? false),
-      );
+      const result = await changeEpisode(ctx, episodeId, (w: WriteContext) => endEpisode(w, episodeId, action, args.reason ?? '', args.recoverable ?? false));
       return { episodeId, ...result };
     },
   });
