@@ -4,10 +4,13 @@ import { grantsScope } from '../auth/keys.ts';
 import { builder } from '../builder.ts';
 import { InputLimitError, throwIfViolations } from '../core/errors.ts';
 import { ComplexityEnum } from '../episodes/graphql.ts';
+import type { Context } from '../schema/context.ts';
 import { patternTaskViolations, toContextFacts, toRetrievalQuery, validateRetrieval } from './inputs.ts';
 import type { ScoredPattern } from './pattern-store.ts';
-import { type EpisodeRetrievalResult, type PatternRetrievalResult, retrieveEpisodes, retrievePatterns } from './retrieve.ts';
+import { type EpisodeRetrievalResult, type PatternRetrievalResult, type RetrievalDeps, retrieveEpisodes, retrievePatterns } from './retrieve.ts';
 import type { ScoredEpisode } from './store.ts';
+
+const retrievalDeps = (ctx: Context): RetrievalDeps => ({ pool: ctx.services.db.pool, writer: ctx.services.writer });
 
 const RetrievalContextInput = builder.inputType('RetrievalContextInput', {
   fields: (t) => ({
@@ -131,7 +134,7 @@ builder.queryFields((t) => ({
       const filter = { minReward: args.filter?.minReward ?? null, endedAfter: args.filter?.endedAfter ?? null, agent: args.filter?.agent ?? null };
       // Receipts are writes: only a key that may write records one.
       const record = grantsScope(ctx.viewer.scopes, 'write');
-      return retrieveEpisodes(ctx.services, ctx.viewer.tenantId, {
+      return retrieveEpisodes(retrievalDeps(ctx), ctx.viewer.tenantId, {
         query: toRetrievalQuery(args.task),
         limit,
         includeFailures: args.includeFailures ?? false,
@@ -155,7 +158,7 @@ builder.queryFields((t) => ({
       const task = args.task ?? { description: '', context: args.context };
       throwIfViolations([...patternTaskViolations(args.task, args.context), ...validateRetrieval(task, limit)]);
       const query = { description: task.description, context: toContextFacts(task.context) };
-      return retrievePatterns(ctx.services, ctx.viewer.tenantId, query, limit, grantsScope(ctx.viewer.scopes, 'write'));
+      return retrievePatterns(retrievalDeps(ctx), ctx.viewer.tenantId, query, limit, grantsScope(ctx.viewer.scopes, 'write'));
     },
   }),
 }));

@@ -46,17 +46,6 @@ const ORDER: readonly string[] = [
   'cli',
 ];
 
-/**
- * Imports against the order that remain, each a cycle still to break (ARCHITECTURE.md, "Known
- * exceptions"). The list only shrinks: an entry that no longer occurs fails the test too.
- */
-const KNOWN_EXCEPTIONS: readonly string[] = [
-  // The Services type is declared where the services are composed.
-  'retrieval/retrieve.ts -> services.ts',
-  'schema/context.ts -> services.ts',
-  'http/metrics.ts -> services.ts',
-];
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
@@ -116,13 +105,8 @@ describe('the dependency order of ARCHITECTURE.md', () => {
     for (const file of files) expect(() => rank(placeOf(file)), rel(file)).not.toThrow();
   });
 
-  it('no module imports against the order, except the known exceptions', () => {
-    expect(againstTheOrder().filter((edge) => !KNOWN_EXCEPTIONS.includes(edge))).toEqual([]);
-  });
-
-  it('every known exception still occurs (the list only shrinks)', () => {
-    const found = new Set(againstTheOrder());
-    expect(KNOWN_EXCEPTIONS.filter((edge) => !found.has(edge))).toEqual([]);
+  it('no module imports against the order', () => {
+    expect(againstTheOrder()).toEqual([]);
   });
 
   it('domain modules never import the GraphQL layer', () => {
