@@ -9,8 +9,10 @@ const config = {
   checkers: [],
   coverageAnalysis: 'perTest',
   mutate: [
-    'src/episodes/{budget,limits,loop-stop,outcome,status,stop-reason}.ts',
-    'src/steps/{prepare,redact}.ts',
+    'src/validation/{violations,json}.ts',
+    'src/stops/{loop-stop,stop-reason}.ts',
+    'src/episodes/{budget,call-limits,limits,outcome,outcome-limits,status}.ts',
+    'src/steps/{limits,prepare,redact}.ts',
     'src/ledger/{hash,merkle,signed-head,verify}.ts',
     'src/learning/{facts,patterns,reflection,reward,supersede}.ts',
     'src/retrieval/{score,pattern-score,words}.ts',

@@ -26,9 +26,8 @@ import { createMetrics, METRICS_PATH, metricsAllowed } from './http/metrics.ts';
 import { requestIdFrom } from './http/request-id.ts';
 import { useStreamGuard } from './http/streams.ts';
 import { requestScope } from './log.ts';
-import type { Context } from './schema/context.ts';
+import type { Context, Services } from './schema/context.ts';
 import { schema } from './schema/index.ts';
-import type { Services } from './services.ts';
 import { createStaticHandler } from './web/static.ts';
 
 export const GRAPHQL_PATH = '/graphql';

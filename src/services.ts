@@ -1,43 +1,27 @@
-// The long-lived parts a request needs, created once per process (or per test server).
+// The long-lived parts a request needs (Services, declared with the resolvers' context in
+// schema/context.ts), created once per process (or per test server).
 import type { Logger } from 'pino';
 import { KeyCache } from './auth/key-cache.ts';
 import type { Config } from './config.ts';
 import { must } from './core/must.ts';
 import type { Database } from './db/client.ts';
-import { startDeadlineWorkers } from './episodes/deadlines.ts';
-import { type JobQueue, startJobQueue, stopJobQueue } from './jobs/queue.ts';
-import { type LearningJobs, startLearningWorkers } from './learning/jobs.ts';
-import { createLedgerBus, type LedgerBus } from './ledger/bus.ts';
+import { startJobQueue, stopJobQueue } from './jobs/queue.ts';
+import { startLearningWorkers } from './learning/jobs.ts';
+import { createLedgerBus } from './ledger/bus.ts';
 import { CheckpointPublisher, TreeCache } from './ledger/checkpoints.ts';
 import { LedgerReads } from './ledger/live-reads.ts';
 import { loadSigner } from './ledger/signer.ts';
+import { stopForBudget } from './lifecycle/budget-stop.ts';
+import { startDeadlineWorkers } from './lifecycle/deadlines.ts';
+import type { Services } from './schema/context.ts';
 import { StepIngestor } from './steps/ingest.ts';
 import { DEFAULT_REDACTED_KEYS } from './steps/redact.ts';
-import { createWriter, type Writer } from './write.ts';
-
-export interface Services {
-  config: Config;
-  db: Database;
-  log: Logger;
-  writer: Writer;
-  ingest: StepIngestor;
-  jobs: JobQueue;
-  /** Pattern extraction on the job queue. */
-  learning: LearningJobs;
-  redactKeys: readonly string[];
-  checkpoints: CheckpointPublisher;
-  /** Announces ledger growth to subscribers in every process. */
-  ledgerBus: LedgerBus;
-  /** Ledger reads of live subscribers (shared between subscribers woken by the same commit). */
-  ledgerReads: LedgerReads;
-  /** API keys of recent requests (revocations by this process forget them at commit). */
-  keys: KeyCache;
-}
+import { createWriter } from './write.ts';
 
 export async function createServices(config: Config, db: Database, log: Logger): Promise<Services> {
   const redactKeys = config.redactKeys ?? DEFAULT_REDACTED_KEYS;
   const writer = createWriter(db.pool, redactKeys);
-  const ingest = new StepIngestor(db.pool, writer, { ...config.groupCommit, maxPendingRows: config.ingestMaxPendingRows });
+  const ingest = new StepIngestor(db.pool, writer, { ...config.groupCommit, maxPendingRows: config.ingestMaxPendingRows }, stopForBudget);
   const ledgerBus = createLedgerBus(config, db.pool, log);
   await ledgerBus.start();
   writer.onCommit((tenantId, events) => ledgerBus.publish(tenantId, must(events[events.length - 1]).seq));

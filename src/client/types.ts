@@ -2,8 +2,8 @@
 // BigInt fields (seq, usedTokens, tree sizes) arrive as decimal strings; ledger events are
 // converted to numbers (LedgerEvent) because the hash chain is defined over a numeric seq.
 
-import type { StopReasonKind } from '../episodes/stop-reason.ts';
 import type { StoredLedgerEvent } from '../ledger/hash.ts';
+import type { StopReasonKind } from '../stops/stop-reason.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type BigIntString = string;

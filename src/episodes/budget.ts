@@ -20,8 +20,7 @@
  *   does not count tool calls leaves usage.toolCalls out, and the cap is then not judged by it.
  */
 
-export const BUDGET_RESOURCES = ['wall_time', 'tokens', 'tool_calls', 'steps'] as const;
-export type BudgetResource = (typeof BUDGET_RESOURCES)[number];
+import { BUDGET_RESOURCES, type BudgetResource } from '../stops/resources.ts';
 
 /** What happens when a budget runs out: fail the episode, or converge it into a partial outcome. */
 export type BudgetExhaustedPolicy = 'fail' | 'converge';
@@ -94,4 +93,9 @@ export function planStepAdmission(budget: Budget, usageBefore: Usage, stepsToken
 /** The episode's policy, except that wall-time exhaustion always fails (no converge past the wall clock). */
 export function resolveExhaustionPolicy(policy: BudgetExhaustedPolicy, resource: BudgetResource): BudgetExhaustedPolicy {
   return resource === 'wall_time' ? 'fail' : policy;
+}
+
+/** How a budget stop ends the episode: converge completes it (as partial), fail fails it; wall time always fails. */
+export function statusAfterBudgetStop(policy: BudgetExhaustedPolicy, resource: BudgetResource): 'completed' | 'failed' {
+  return resolveExhaustionPolicy(policy, resource) === 'converge' ? 'completed' : 'failed';
 }

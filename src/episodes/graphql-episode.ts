@@ -1,10 +1,10 @@
 // The Episode type and the object types its fields return (context, budget usage, outcome,
 // critique, checkpoints).
 import { builder } from '../builder.ts';
+import type { StopReason } from '../stops/stop-reason.ts';
 import { ComplexityEnum, EpisodeStatusEnum, ModeEnum, OutcomeKindEnum, PolicyEnum } from './enums.ts';
 import { StopReasonRef } from './graphql-stop.ts';
 import type { Outcome } from './outcome.ts';
-import type { StopReason } from './stop-reason.ts';
 
 const TaskContext = builder
   .objectRef<{ language: string | null; framework: string | null; complexity: string; domain: string | null; tags: string[] }>('TaskContext')

@@ -1,11 +1,13 @@
 // GraphQL inputs for importing past runs: where a run came from, and what its real times mean.
 import { builder } from '../builder.ts';
+import { sizeText } from '../core/sizes.ts';
+import { IMPORT_SOURCE_LIMITS } from './import-limits.ts';
 
 export const ImportSourceInput = builder.inputType('ImportSourceInput', {
   fields: (t) => ({
-    format: t.string({ required: true, description: 'e.g. mini-swe-agent, swe-agent, jsonl (at most 64 characters).' }),
+    format: t.string({ required: true, description: `e.g. mini-swe-agent, swe-agent, jsonl (at most ${IMPORT_SOURCE_LIMITS.formatChars} characters).` }),
     sourceHash: t.string({ required: true, description: 'BLAKE3 of the source file: 64 lowercase hex digits.' }),
-    name: t.string({ description: 'The file name, at most 1 KB.' }),
+    name: t.string({ description: `The file name, at most ${sizeText(IMPORT_SOURCE_LIMITS.nameBytes)}.` }),
   }),
 });
 

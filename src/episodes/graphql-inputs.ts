@@ -2,9 +2,10 @@
 // nulls and defaults filled in). The GraphQL shapes are inferred from the refs, never restated.
 import { builder } from '../builder.ts';
 import { sizeText } from '../core/sizes.ts';
+import type { JsonObject, JsonValue } from '../validation/json.ts';
 import { ComplexityEnum, lower, ModeEnum, OutcomeKindEnum, PolicyEnum } from './enums.ts';
 import { HISTORICAL_START, ImportSourceInput } from './graphql-import.ts';
-import { type JsonObject, type JsonValue, LIMITS, type StartEpisodeInput } from './limits.ts';
+import { EPISODE_LIMITS, type StartEpisodeInput } from './limits.ts';
 import type { Outcome } from './outcome.ts';
 
 const TaskContextInput = builder.inputType('TaskContextInput', {
@@ -37,10 +38,10 @@ const ContextPackInput = builder.inputType('ContextPackInput', {
 // Named ...Ref: the domain's StartEpisodeInput is in scope here too.
 export const StartEpisodeInputRef = builder.inputType('StartEpisodeInput', {
   fields: (t) => ({
-    taskDescription: t.string({ required: true, description: `At most ${sizeText(LIMITS.descriptionBytes)}, not blank.` }),
+    taskDescription: t.string({ required: true, description: `At most ${sizeText(EPISODE_LIMITS.descriptionBytes)}, not blank.` }),
     taskType: t.string({ required: true }),
     context: t.field({ type: TaskContextInput }),
-    goalSpec: t.field({ type: 'JSON', description: `Text or JSON, at most ${sizeText(LIMITS.goalSpecBytes)}, no NUL bytes.` }),
+    goalSpec: t.field({ type: 'JSON', description: `Text or JSON, at most ${sizeText(EPISODE_LIMITS.goalSpecBytes)}, no NUL bytes.` }),
     agent: t.string(),
     dedupeKey: t.string({ description: 'Repeating a start with the same key returns the same episode.' }),
     maxAttempts: t.int(),

@@ -3,16 +3,21 @@
 import { builder } from '../builder.ts';
 import { IdempotencyConflictError, IllegalTransitionError, InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../core/errors.ts';
 import type { WriteContext } from '../core/write-context.ts';
-import { completeAndLearn } from '../learning/complete.ts';
 import { ExtractPatternsModeEnum } from '../learning/enums.ts';
 import { LoopStoppedError } from '../leases/errors.ts';
+import { blockEpisode, resumeEpisode } from '../lifecycle/approval.ts';
+import { completeAndLearn } from '../lifecycle/complete.ts';
+import { scheduleDeadline, stopIfOverdue } from '../lifecycle/deadlines.ts';
+import { endEpisode } from '../lifecycle/end.ts';
 import type { AuthedContext } from '../schema/context.ts';
-import { scheduleDeadline, stopIfOverdue } from './deadlines.ts';
+import type { JsonValue } from '../validation/json.ts';
+import { hashViolations } from '../validation/violations.ts';
+import { CALL_LIMITS, freeTextViolations } from './call-limits.ts';
 import { HISTORICAL_END } from './graphql-import.ts';
 import { OutcomeInput, StartEpisodeInputRef, toContextPack, toOutcome, toStartEpisodeInput } from './graphql-inputs.ts';
 import { EpisodePayload, FinishPayload, StartEpisodePayload, type Types } from './graphql-payloads.ts';
 import { timeRangeViolations } from './import-limits.ts';
-import { freeTextViolations, hashViolations, type JsonValue, LIMITS, validateEpisodeInput, validateGoalSpec } from './limits.ts';
+import { validateEpisodeInput, validateGoalSpec } from './limits.ts';
 import * as store from './store.ts';
 
 export const transitionErrors = [NotFoundError, IllegalTransitionError, InputLimitError];
@@ -58,7 +63,7 @@ builder.mutationFields((t) => ({
         ...(args.approvalRequest == null ? [] : validateGoalSpec(args.approvalRequest as JsonValue, 'approvalRequest')),
       ]);
       const episodeId = String(args.episodeId);
-      await changeEpisode(ctx, episodeId, (w) => store.blockEpisode(w, episodeId, args.reason, (args.approvalRequest ?? null) as JsonValue));
+      await changeEpisode(ctx, episodeId, (w) => blockEpisode(w, episodeId, args.reason, (args.approvalRequest ?? null) as JsonValue));
       return { episodeId };
     },
   }),
@@ -72,10 +77,10 @@ builder.mutationFields((t) => ({
       comment: t.arg.string(),
     },
     resolve: async (_root, args, ctx) => {
-      throwIfViolations([...freeTextViolations('decidedBy', args.decidedBy, LIMITS.labelBytes), ...freeTextViolations('comment', args.comment)]);
+      throwIfViolations([...freeTextViolations('decidedBy', args.decidedBy, CALL_LIMITS.labelBytes), ...freeTextViolations('comment', args.comment)]);
       const episodeId = String(args.episodeId);
       await changeEpisode(ctx, episodeId, (w) =>
-        store.resumeEpisode(w, episodeId, { approved: args.approved, decidedBy: args.decidedBy ?? null, comment: args.comment ?? null }),
+        resumeEpisode(w, episodeId, { approved: args.approved, decidedBy: args.decidedBy ?? null, comment: args.comment ?? null }),
       );
       return { episodeId };
     },
@@ -122,9 +127,7 @@ function endMutation(t: PothosSchemaTypes.MutationFieldBuilder<Types, Types['Roo
     resolve: async (_root, args, ctx) => {
       throwIfViolations(freeTextViolations('reason', args.reason));
       const episodeId = String(args.episodeId);
-      const result = await changeEpisode(ctx, episodeId, (w: WriteContext) =>
-        store.endEpisode(w, episodeId, action, args.reason ?? '', args.recoverable ?? false),
-      );
+      const result = await changeEpisode(ctx, episodeId, (w: WriteContext) => endEpisode(w, episodeId, action, args.reason ?? '', args.recoverable ?? false));
       return { episodeId, ...result };
     },
   });

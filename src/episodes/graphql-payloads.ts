@@ -1,10 +1,10 @@
 // What the episode mutations answer: the episode they changed, and what the change produced.
 import { builder } from '../builder.ts';
-import type { CompletionResult } from '../learning/complete.ts';
 import type { EpisodeLeaseCharge } from '../leases/charge.ts';
 import { LeaseChargeRef } from '../leases/graphql-types.ts';
+import type { CompletionResult } from '../lifecycle/complete.ts';
+import type { StopReason } from '../stops/stop-reason.ts';
 import { StopReasonRef } from './graphql-stop.ts';
-import type { StopReason } from './stop-reason.ts';
 
 /** The builder's own types, for helpers that take a field builder. */
 export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;

@@ -2,10 +2,14 @@
 // of its context pack.
 import { builder } from '../builder.ts';
 import { InputLimitError, NotFoundError, throwIfViolations } from '../core/errors.ts';
+import { recordCritique } from '../lifecycle/critique.ts';
+import type { JsonValue } from '../validation/json.ts';
+import { hashViolations } from '../validation/violations.ts';
+import { CALL_LIMITS, freeTextViolations, validateCritique } from './call-limits.ts';
 import { VirtueScoreInput } from './graphql-inputs.ts';
 import { changeEpisode, transitionErrors } from './graphql-lifecycle.ts';
 import { EpisodePayload, PackMissPayload } from './graphql-payloads.ts';
-import { freeTextViolations, hashViolations, type JsonValue, LIMITS, validateCheckpointState, validateCritique } from './limits.ts';
+import { validateCheckpointState } from './limits.ts';
 import * as store from './store.ts';
 
 builder.mutationFields((t) => ({
@@ -14,7 +18,7 @@ builder.mutationFields((t) => ({
     errors: { types: transitionErrors },
     args: { episodeId: t.arg.id({ required: true }), label: t.arg.string(), state: t.arg({ type: 'JSON', required: true }) },
     resolve: async (_root, args, ctx) => {
-      throwIfViolations([...freeTextViolations('label', args.label, LIMITS.labelBytes), ...validateCheckpointState(args.state as JsonValue)]);
+      throwIfViolations([...freeTextViolations('label', args.label, CALL_LIMITS.labelBytes), ...validateCheckpointState(args.state as JsonValue)]);
       const episodeId = String(args.episodeId);
       await changeEpisode(ctx, episodeId, (w) => store.saveCheckpoint(w, episodeId, args.label ?? null, args.state as JsonValue));
       return { episodeId };
@@ -35,7 +39,7 @@ builder.mutationFields((t) => ({
       throwIfViolations(validateCritique({ verdict: args.verdict, score: args.score, feedback: args.feedback, virtueScores: scores }));
       const episodeId = String(args.episodeId);
       await changeEpisode(ctx, episodeId, (w) =>
-        store.recordCritique(w, episodeId, { verdict: args.verdict, score: args.score ?? null, feedback: args.feedback ?? null, virtueScores: scores }),
+        recordCritique(w, episodeId, { verdict: args.verdict, score: args.score ?? null, feedback: args.feedback ?? null, virtueScores: scores }),
       );
       return { episodeId };
     },
@@ -52,7 +56,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, args, ctx) => {
       throwIfViolations([
-        ...freeTextViolations('stableId', args.stableId, LIMITS.labelBytes),
+        ...freeTextViolations('stableId', args.stableId, CALL_LIMITS.labelBytes),
         ...freeTextViolations('reason', args.reason),
         ...hashViolations('packHash', args.packHash),
       ]);

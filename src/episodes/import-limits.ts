@@ -1,5 +1,11 @@
 // Limits of importing past runs: historical times and where a run came from.
-import { LIMITS, type LimitViolation, textViolations } from './limits.ts';
+import { type LimitViolation, textViolations } from '../validation/violations.ts';
+
+// The source's format name and file name (the schema states them, graphql-import.ts).
+export const IMPORT_SOURCE_LIMITS = {
+  formatChars: 64,
+  nameBytes: 1024,
+} as const;
 
 export interface ImportSource {
   /** e.g. mini-swe-agent, swe-agent, jsonl */
@@ -38,8 +44,8 @@ export function importSourceViolations(field: string, source: ImportSource): Lim
     ? []
     : [{ field: `${field}.sourceHash`, limit: '64 lowercase hex digits', message: `${field}.sourceHash must be a BLAKE3 hash in lowercase hex` }];
   return [
-    ...textViolations(`${field}.format`, source.format, { maxChars: LIMITS.stepKindChars, nonEmpty: true, identifier: true }),
+    ...textViolations(`${field}.format`, source.format, { maxChars: IMPORT_SOURCE_LIMITS.formatChars, nonEmpty: true, identifier: true }),
     ...hex,
-    ...textViolations(`${field}.name`, source.name, { maxBytes: LIMITS.outcomeItemBytes }),
+    ...textViolations(`${field}.name`, source.name, { maxBytes: IMPORT_SOURCE_LIMITS.nameBytes }),
   ];
 }

@@ -2,7 +2,9 @@
  * Episode outcomes (success, partial, failure) and the outcomes the server writes itself when a budget
  * runs out (converge into a "ran out of budget" summary, or fail with budget_exceeded).
  */
-import { type Budget, type BudgetResource, budgetLimit, type Usage, usageOf } from './budget.ts';
+import type { BudgetResource } from '../stops/resources.ts';
+import type { StopReason } from '../stops/stop-reason.ts';
+import { type Budget, budgetLimit, type Usage, usageOf } from './budget.ts';
 
 export type Outcome =
   | { kind: 'success'; verdict: string; artifacts: string[] }
@@ -81,4 +83,11 @@ function mostRecentDescriptions(steps: readonly StepDigest[]): string[] {
 function truncateChars(text: string, maxChars: number): string {
   const chars = Array.from(text);
   return chars.length <= maxChars ? text : `${chars.slice(0, maxChars - 1).join('')}…`;
+}
+
+/** The holon's stop a completion reports (src/stops/loop-stop.ts): SUCCESS reached the goal, PARTIAL goes on. */
+export function holonStopForOutcome(outcome: Outcome): StopReason | null {
+  if (outcome.kind === 'success') return { kind: 'completed' };
+  if (outcome.kind === 'failure') return { kind: 'failed', reason: outcome.reason };
+  return null;
 }

@@ -7,9 +7,10 @@ import type { WriteContext } from '../core/write-context.ts';
 import { type EpisodeCaps, planEpisodeHold } from '../leases/accounting.ts';
 import { checkLoopOpen } from '../leases/loop.ts';
 import { type LeaseRow, lockLease, readLease } from '../leases/row.ts';
-import { BUDGET_KEY, checkLeaseUsable, type LeaseResource, type LeaseUsage, nextEpisodeNumber, remainingLeaseBudget } from '../leases/rules.ts';
+import { BUDGET_KEY, checkLeaseUsable, type LeaseUsage, nextEpisodeNumber, remainingLeaseBudget } from '../leases/rules.ts';
 import { leaseReserved } from '../leases/tree.ts';
 import { lockWorkItem } from '../leases/work-items.ts';
+import type { LeaseResource } from '../stops/resources.ts';
 import type { StartEpisodeInput } from './limits.ts';
 
 export interface Placement {

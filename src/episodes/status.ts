@@ -9,6 +9,8 @@
  * critique) go through the same table so a resolver never has to special-case them.
  */
 
+import { IllegalTransitionError } from '../core/errors.ts';
+
 export const EPISODE_STATUSES = ['running', 'blocked', 'completed', 'failed', 'cancelled', 'escalated'] as const;
 export type EpisodeStatus = (typeof EPISODE_STATUSES)[number];
 
@@ -72,4 +74,11 @@ export function checkTransition(status: EpisodeStatus, action: EpisodeAction): T
     allowed,
     message: `Cannot ${action} an episode that is ${status} (${hint})`,
   };
+}
+
+/** The status `action` leads to from the episode's; throws IllegalTransitionError when it is not allowed. */
+export function requireTransition(ep: { status: EpisodeStatus }, action: EpisodeAction): EpisodeStatus {
+  const check = checkTransition(ep.status, action);
+  if (!check.ok) throw new IllegalTransitionError(check.from, check.action, check.allowed, check.message);
+  return check.to;
 }

@@ -1,23 +1,17 @@
-// Episode lifecycle writes. Each runs in one transaction with its ledger events, so a change and
-// its event commit together or not at all.
+// The episode's own writes: start, checkpoint, context pack miss. Each runs in one transaction with
+// its ledger events, so a change and its event commit together or not at all. The writes that end
+// an episode or touch the step journal and learning are in src/lifecycle/.
 import type pg from 'pg';
-import { IdempotencyConflictError, IllegalTransitionError, NotFoundError, throwIfViolations } from '../core/errors.ts';
+import { IdempotencyConflictError, NotFoundError, throwIfViolations } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import type { WriteContext } from '../core/write-context.ts';
-import { refreshExperience } from '../learning/store.ts';
 import { contentHash } from '../ledger/hash.ts';
-import { prepareStep, stepContentHash } from '../steps/prepare.ts';
-import { insertSteps } from '../steps/store.ts';
-import { type FinishResult, finishEpisode } from './finish.ts';
-import { timeRangeViolations } from './import-limits.ts';
-import { checkEpisodeSize, checkStepCount, type JsonValue, jsonBytes, LIMITS, type StartEpisodeInput, validateOutcome } from './limits.ts';
-import { holonStopForOutcome } from './loop-stop.ts';
-import type { Outcome } from './outcome.ts';
+import { type JsonValue, jsonBytes } from '../validation/json.ts';
+import { checkEpisodeSize, type StartEpisodeInput } from './limits.ts';
 import { placeEpisode } from './placement.ts';
-import { type EpisodeRow, lockEpisode } from './row.ts';
-import { checkTransition, type EpisodeAction } from './status.ts';
-import type { StopReason } from './stop-reason.ts';
+import { lockEpisode } from './row.ts';
+import { requireTransition } from './status.ts';
 
 export interface StartResult {
   episodeId: string;
@@ -137,61 +131,6 @@ export async function startEpisode(ctx: WriteContext, input: StartInput): Promis
   return { episodeId, deduplicated: false, deadlineAt };
 }
 
-function requireTransition(ep: EpisodeRow, action: EpisodeAction) {
-  const check = checkTransition(ep.status, action);
-  if (!check.ok) throw new IllegalTransitionError(check.from, check.action, check.allowed, check.message);
-  return check.to;
-}
-
-/** Journals an approval step: a blocked episode resumes from its journal (approval_requested, then approval_resolved). */
-async function journalStep(ctx: WriteContext, ep: EpisodeRow, kind: string, parameters: JsonValue) {
-  const step = prepareStep({ kind, parameters }, ctx.redactKeys);
-  const stepNumber = ep.stepCount + 1;
-  const hash = stepContentHash(ep.id, step);
-  const usage = {
-    id: ep.id,
-    stepCount: stepNumber,
-    usedTokens: ep.usedTokens,
-    usedToolCalls: ep.usedToolCalls,
-    sizeBytes: ep.sizeBytes + step.sizeBytes,
-    addedCost: 0,
-  };
-  await insertSteps(ctx.client, [{ tenantId: ctx.tenantId, episodeId: ep.id, stepNumber, step, contentHash: hash }], [usage]);
-  ep.sizeBytes = usage.sizeBytes;
-  ep.stepCount = stepNumber;
-  ctx.events.push({ type: 'steps.logged', episodeId: ep.id, workItemId: ep.workItemId, payload: { steps: [{ n: stepNumber, hash }] } });
-}
-
-export async function blockEpisode(ctx: WriteContext, episodeId: string, reason: string, approvalRequest: JsonValue | null) {
-  const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
-  requireTransition(ep, 'block');
-  // The journal keeps room for the approval steps (request, and the resolution on resume), so
-  // they never take an episode past LIMITS.maxSteps and a blocked episode can always resume.
-  const room = approvalRequest !== null ? 2 : 1;
-  const field = approvalRequest !== null ? 'approvalRequest' : 'episodeId';
-  throwIfViolations(
-    checkStepCount(ep.stepCount, room, field).map((v) => ({
-      ...v,
-      message: `${field}: blocking journals ${room} approval step(s) but the episode holds ${ep.stepCount} of ${LIMITS.maxSteps} steps`,
-    })),
-  );
-  if (approvalRequest !== null) await journalStep(ctx, ep, 'approval_requested', { reason, request: approvalRequest });
-  const stop: StopReason = { kind: 'blocked', reason };
-  await ctx.client.query(
-    `UPDATE episodes SET status = 'blocked', blocked_reason = $2, approval_request = $3, stop_reason = $4, updated_at = $5 WHERE id = $1`,
-    [ep.id, reason, approvalRequest === null ? null : JSON.stringify(approvalRequest), JSON.stringify(stop), ctx.now],
-  );
-  ctx.events.push({ type: 'episode.blocked', episodeId: ep.id, workItemId: ep.workItemId, payload: { reason, approvalRequested: approvalRequest !== null } });
-}
-
-export async function resumeEpisode(ctx: WriteContext, episodeId: string, decision: { approved: boolean; decidedBy: string | null; comment: string | null }) {
-  const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
-  requireTransition(ep, 'resume');
-  await journalStep(ctx, ep, 'approval_resolved', { approved: decision.approved, decidedBy: decision.decidedBy, comment: decision.comment });
-  await ctx.client.query(`UPDATE episodes SET status = 'running', blocked_reason = NULL, stop_reason = NULL, updated_at = $2 WHERE id = $1`, [ep.id, ctx.now]);
-  ctx.events.push({ type: 'episode.resumed', episodeId: ep.id, workItemId: ep.workItemId, payload: decision });
-}
-
 export async function saveCheckpoint(ctx: WriteContext, episodeId: string, label: string | null, state: JsonValue): Promise<string> {
   const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
   requireTransition(ep, 'checkpoint');
@@ -208,94 +147,6 @@ export async function saveCheckpoint(ctx: WriteContext, episodeId: string, label
     payload: { checkpointId: rows[0].id, stepNumber: ep.stepCount, label, stateHash: contentHash(state) },
   });
   return rows[0].id;
-}
-
-export interface CritiqueInput {
-  verdict: string;
-  score: number | null;
-  feedback: string | null;
-  virtueScores: Array<{ name: string; score: number }>;
-}
-
-export async function recordCritique(ctx: WriteContext, episodeId: string, critique: CritiqueInput) {
-  const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
-  requireTransition(ep, 'critique');
-  await ctx.client.query('UPDATE episodes SET critique = $2, updated_at = $3 WHERE id = $1', [ep.id, JSON.stringify(critique), ctx.now]);
-  // A critique of an episode that already ended (a critic may run after the episode) re-scores it.
-  const experience = await refreshExperience(ctx.client, ctx.tenantId, ep.id);
-  ctx.events.push({
-    type: 'critique.recorded',
-    episodeId: ep.id,
-    workItemId: ep.workItemId,
-    payload: {
-      critiqueHash: contentHash(critique),
-      score: critique.score,
-      ...(experience ? { experience: { reward: experience.reward, rewardHash: experience.rewardHash, reflectionHash: experience.reflectionHash } } : {}),
-    },
-  });
-}
-
-/**
- * When the episode ended: the given time (not before it started), else for an imported run the
- * time of its last dated step (or its start), else now.
- */
-async function endTime(ctx: WriteContext, ep: EpisodeRow, endedAt: Date | null): Promise<Date> {
-  if (endedAt) {
-    throwIfViolations(timeRangeViolations('startedAt', 'endedAt', ep.startedAt, endedAt, ctx.now));
-    return endedAt;
-  }
-  if (!ep.historical) return ctx.now;
-  const { rows } = await ctx.client.query('SELECT max(coalesce(ended_at, started_at)) AS last FROM steps WHERE episode_id = $1', [ep.id]);
-  return (rows[0]?.last as Date | null) ?? ep.startedAt;
-}
-
-export async function completeEpisode(ctx: WriteContext, episodeId: string, outcome: Outcome, endedAt: Date | null = null): Promise<FinishResult> {
-  throwIfViolations(validateOutcome(outcome));
-  const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
-  requireTransition(ep, 'complete');
-  throwIfViolations(checkEpisodeSize(ep.sizeBytes, jsonBytes(outcome), 'input.outcome'));
-  const ended = await endTime(ctx, ep, endedAt);
-  const failed = outcome.kind === 'failure';
-  return finishEpisode(
-    ctx.client,
-    ep,
-    {
-      status: failed ? 'failed' : 'completed',
-      stopReason: failed ? { kind: 'failed', reason: outcome.reason } : { kind: 'completed' },
-      outcome,
-      eventType: failed ? 'episode.failed' : 'episode.completed',
-      holonStop: holonStopForOutcome(outcome),
-      endedAt: ended,
-    },
-    ctx.now,
-    ctx.events,
-  );
-}
-
-type Ending = 'fail' | 'cancel' | 'escalate';
-
-const ENDINGS: Record<Ending, { status: 'failed' | 'cancelled' | 'escalated'; eventType: string }> = {
-  fail: { status: 'failed', eventType: 'episode.failed' },
-  cancel: { status: 'cancelled', eventType: 'episode.cancelled' },
-  escalate: { status: 'escalated', eventType: 'episode.escalated' },
-};
-
-export async function endEpisode(ctx: WriteContext, episodeId: string, action: Ending, reason: string, recoverable = false): Promise<FinishResult> {
-  const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
-  requireTransition(ep, action);
-  const stopReason: StopReason =
-    action === 'fail' ? { kind: 'error', message: reason, recoverable } : action === 'cancel' ? { kind: 'cancelled', reason } : { kind: 'escalated', reason };
-  const outcome: Outcome | null = action === 'fail' ? { kind: 'failure', reason, details: recoverable ? 'recoverable' : undefined } : null;
-  // fail and escalate are the holon's own stop for its loop; a cancel is an operator's, not the holon's.
-  const holonStop = action === 'cancel' ? null : stopReason;
-  const ending = {
-    status: ENDINGS[action].status,
-    stopReason,
-    outcome: outcome && JSON.parse(JSON.stringify(outcome)),
-    eventType: ENDINGS[action].eventType,
-    holonStop,
-  };
-  return finishEpisode(ctx.client, ep, ending, ctx.now, ctx.events);
 }
 
 /** Records a context pack miss: every miss is counted; only the first miss of a stable id is a defect record. */

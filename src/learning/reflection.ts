@@ -10,7 +10,7 @@
 
 import { must } from '../core/must.ts';
 import { BUDGET_EXCEEDED, type Outcome } from '../episodes/outcome.ts';
-import type { StopReason } from '../episodes/stop-reason.ts';
+import type { StopReason } from '../stops/stop-reason.ts';
 import {
   type Critique,
   compareText,

@@ -4,8 +4,8 @@
 import type pg from 'pg';
 import type { Complexity } from '../episodes/limits.ts';
 import type { Outcome } from '../episodes/outcome.ts';
-import type { StopReason } from '../episodes/stop-reason.ts';
 import { contentHash } from '../ledger/hash.ts';
+import type { StopReason } from '../stops/stop-reason.ts';
 import type { ContextFacts, Critique, StepFacts, StepResultKind } from './facts.ts';
 import { observeEpisode, type TaskEpisode } from './patterns.ts';
 import { generateReflection, type Reflection } from './reflection.ts';

@@ -15,17 +15,8 @@
  */
 
 import { must } from '../core/must.ts';
-import {
-  BUDGET_KEY,
-  checkLeaseUsable,
-  LEASE_RESOURCES,
-  type Lease,
-  type LeaseBudget,
-  type LeaseResource,
-  type LeaseUsage,
-  NO_USAGE,
-  remainingLeaseBudget,
-} from './rules.ts';
+import { LEASE_RESOURCES, type LeaseResource } from '../stops/resources.ts';
+import { BUDGET_KEY, checkLeaseUsable, type Lease, type LeaseBudget, type LeaseUsage, NO_USAGE, remainingLeaseBudget } from './rules.ts';
 
 export interface LeaseNode {
   id: string;

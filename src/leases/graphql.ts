@@ -5,8 +5,8 @@ import { InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '.
 import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import { StopReasonRef } from '../episodes/graphql-stop.ts';
-import type { StopReason } from '../episodes/stop-reason.ts';
 import { type Context, viewerOf } from '../schema/context.ts';
+import type { StopReason } from '../stops/stop-reason.ts';
 import type { LeaseStanding } from './accounting.ts';
 import { LeaseBudgetRef } from './graphql-types.ts';
 import { validateLeaseInput, validateResumeWorkItem, validateWorkItem } from './limits.ts';

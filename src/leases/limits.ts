@@ -1,5 +1,7 @@
 // Input limits of work items and leases: pure, so the resolvers only call them and throw.
-import { countViolations, type JsonValue, type LimitViolation, textViolations, validateGoalSpec } from '../episodes/limits.ts';
+
+import { type JsonValue, textOrJsonViolations } from '../validation/json.ts';
+import { countViolations, type LimitViolation, textViolations } from '../validation/violations.ts';
 import { MAX_EPISODE_NUMBER } from './rules.ts';
 
 export const LEASE_LIMITS = {
@@ -8,6 +10,8 @@ export const LEASE_LIMITS = {
   partyChars: 200,
   scopeEntries: 100,
   scopeEntryChars: 200,
+  // Text or JSON, bounded as an episode's goal spec is (64 KB, src/episodes/limits.ts).
+  metadataBytes: 64 * 1024,
 } as const;
 
 function maxEpisodesViolations(value: number | null | undefined): LimitViolation[] {
@@ -19,7 +23,7 @@ export function validateWorkItem(input: { title: string; description?: string | 
   return [
     ...textViolations('title', input.title, { maxChars: LEASE_LIMITS.titleChars, nonEmpty: true }),
     ...textViolations('description', input.description, { maxChars: LEASE_LIMITS.descriptionChars }),
-    ...(input.metadata == null ? [] : validateGoalSpec(input.metadata as JsonValue, 'metadata')),
+    ...(input.metadata == null ? [] : textOrJsonViolations('metadata', input.metadata as JsonValue, LEASE_LIMITS.metadataBytes)),
     ...maxEpisodesViolations(input.maxEpisodes),
   ];
 }

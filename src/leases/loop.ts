@@ -1,12 +1,12 @@
 // The server's side of the episode loop of a work item: it refuses a start once the loop
 // has stopped, decides the stop condition when an episode ends (the rules are pure, in
-// src/episodes/loop-stop.ts), records it on the work item with a ledger event, and lets an
+// src/stops/loop-stop.ts), records it on the work item with a ledger event, and lets an
 // operator resume the loop. The work item row is locked by the caller (work-items.ts).
 import type pg from 'pg';
 import { InputLimitError } from '../core/errors.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
-import { type LoopStopInput, loopStopCondition, startRefusal } from '../episodes/loop-stop.ts';
-import type { StopReason } from '../episodes/stop-reason.ts';
+import { type LoopStopInput, loopStopCondition, startRefusal } from '../stops/loop-stop.ts';
+import type { StopReason } from '../stops/stop-reason.ts';
 import { LoopStoppedError } from './errors.ts';
 import { countEpisodes, lockWorkItem, type WorkItemRow } from './work-items.ts';
 

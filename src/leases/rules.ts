@@ -11,9 +11,7 @@
  * A lease that is not overdrawn satisfies budget = consumed + reserved + remaining.
  */
 
-/** Lease resources in the seed's Budget order (episodes, tool calls, tokens, wall ms). */
-export const LEASE_RESOURCES = ['episodes', 'tool_calls', 'tokens', 'wall_time'] as const;
-export type LeaseResource = (typeof LEASE_RESOURCES)[number];
+import { LEASE_RESOURCES, type LeaseResource } from '../stops/resources.ts';
 
 /** Granted amounts; null is unlimited. */
 export interface LeaseBudget {

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { NotFoundError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
-import type { StopReason } from '../episodes/stop-reason.ts';
+import type { StopReason } from '../stops/stop-reason.ts';
 
 export interface WorkItemRow {
   id: string;

@@ -18,8 +18,10 @@ import type {
   StepInput,
 } from '../client/types.ts';
 import { must } from '../core/must.ts';
-import { type JsonValue, LIMITS, validateGoalSpec } from '../episodes/limits.ts';
-import { type ExhaustedResource, evaluateStopCondition, type StopReason } from '../episodes/stop-reason.ts';
+import { EPISODE_LIMITS, validateGoalSpec } from '../episodes/limits.ts';
+import type { ExhaustedResource } from '../stops/resources.ts';
+import { evaluateStopCondition, type StopReason } from '../stops/stop-reason.ts';
+import type { JsonValue } from '../validation/json.ts';
 import { exhaustedResource, leaseRemaining, remainingFromCharge } from './lease.ts';
 import { canLoopContinue, type EpisodeLoopOutcome, isLoopSuccessful, outcomeFromStop } from './outcome.ts';
 
@@ -98,8 +100,8 @@ export interface EpisodeLoopResult<TOutput = unknown> {
 }
 
 function validateId(what: string, id: string): void {
-  if (typeof id !== 'string' || !id.trim() || id.length > LIMITS.idChars || /[\s\0]/.test(id)) {
-    throw new EpisodicError('input', `${what} must be a non-empty id of at most ${LIMITS.idChars} characters without whitespace`);
+  if (typeof id !== 'string' || !id.trim() || id.length > EPISODE_LIMITS.idChars || /[\s\0]/.test(id)) {
+    throw new EpisodicError('input', `${what} must be a non-empty id of at most ${EPISODE_LIMITS.idChars} characters without whitespace`);
   }
 }
 

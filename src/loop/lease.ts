@@ -4,7 +4,7 @@ import type { EpisodicClient } from '../client/client.ts';
 import { EpisodicError } from '../client/errors.ts';
 import type { LeaseBudget, LeaseCharge } from '../client/types.ts';
 import { must } from '../core/must.ts';
-import { LEASE_RESOURCES, type LeaseResource } from '../leases/rules.ts';
+import { LEASE_RESOURCES, type LeaseResource } from '../stops/resources.ts';
 
 const BUDGET_FIELD: Record<LeaseResource, keyof LeaseBudget> = { episodes: 'episodes', tool_calls: 'toolCalls', tokens: 'tokens', wall_time: 'wallMs' };
 

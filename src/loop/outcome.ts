@@ -1,6 +1,6 @@
 // Why a loop of episodes stopped (the loop outcome) and its predicates. The predicates are the server's own
-// (src/episodes/stop-reason.ts): an outcome is mapped to its StopReason and asked there.
-import { canContinue, isSuccessful, type StopReason } from '../episodes/stop-reason.ts';
+// (src/stops/stop-reason.ts): an outcome is mapped to its StopReason and asked there.
+import { canContinue, isSuccessful, type StopReason } from '../stops/stop-reason.ts';
 
 export type EpisodeLoopOutcome =
   | { kind: 'completed'; episodesExecuted: number; tokensConsumed: number }

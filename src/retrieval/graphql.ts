@@ -3,11 +3,15 @@
 import { grantsScope } from '../auth/keys.ts';
 import { builder } from '../builder.ts';
 import { InputLimitError, throwIfViolations } from '../core/errors.ts';
+import type { Context } from '../schema/context.ts';
 import { RelevantEpisodeFilter, RetrievalContextInput, RetrievalTaskInput, toContextFacts, toRetrievalQuery } from './graphql-inputs.ts';
 import { patternTaskViolations, validateRetrieval } from './inputs.ts';
 import type { ScoredPattern } from './pattern-store.ts';
-import { type EpisodeRetrievalResult, type PatternRetrievalResult, retrieveEpisodes, retrievePatterns } from './retrieve.ts';
+import { type EpisodeRetrievalResult, type PatternRetrievalResult, type RetrievalDeps, retrieveEpisodes, retrievePatterns } from './retrieve.ts';
 import type { ScoredEpisode } from './store.ts';
+
+/** What retrieval reads and writes: the pool for ranking, the writer for receipts. */
+const retrievalDeps = (ctx: Context): RetrievalDeps => ({ pool: ctx.services.db.pool, writer: ctx.services.writer });
 
 const RelevanceScoreRef = builder.objectRef<ScoredEpisode>('RelevanceScore').implement({
   description: 'total = 0.40 contextMatch + 0.05 reward + 0.43 similarity + 0.02 recency + 0.10 feedback (docs/LEARNING.md).',
@@ -104,7 +108,7 @@ builder.queryFields((t) => ({
       const filter = { minReward: args.filter?.minReward ?? null, endedAfter: args.filter?.endedAfter ?? null, agent: args.filter?.agent ?? null };
       // Receipts are writes: only a key that may write records one.
       const record = grantsScope(ctx.viewer.scopes, 'write');
-      return retrieveEpisodes(ctx.services, ctx.viewer.tenantId, {
+      return retrieveEpisodes(retrievalDeps(ctx), ctx.viewer.tenantId, {
         query: toRetrievalQuery(args.task),
         limit,
         includeFailures: args.includeFailures ?? false,
@@ -128,7 +132,7 @@ builder.queryFields((t) => ({
       const task = args.task ?? { description: '', context: args.context };
       throwIfViolations([...patternTaskViolations(args.task, args.context), ...validateRetrieval(task, limit)]);
       const query = { description: task.description, context: toContextFacts(task.context) };
-      return retrievePatterns(ctx.services, ctx.viewer.tenantId, query, limit, grantsScope(ctx.viewer.scopes, 'write'));
+      return retrievePatterns(retrievalDeps(ctx), ctx.viewer.tenantId, query, limit, grantsScope(ctx.viewer.scopes, 'write'));
     },
   }),
 }));

@@ -1,13 +1,13 @@
 // The limits of a retrieval request, checked on the request as the API receives it. Pure.
 
-import { LIMITS } from '../episodes/limits.ts';
+import { EPISODE_LIMITS } from '../episodes/limits.ts';
 
 export const RETRIEVAL_LIMITS = {
   maxResults: 50,
-  descriptionBytes: LIMITS.descriptionBytes,
-  fieldChars: LIMITS.contextFieldChars,
-  tagCount: LIMITS.tagCount,
-  tagChars: LIMITS.tagChars,
+  descriptionBytes: EPISODE_LIMITS.descriptionBytes,
+  fieldChars: EPISODE_LIMITS.contextFieldChars,
+  tagCount: EPISODE_LIMITS.tagCount,
+  tagChars: EPISODE_LIMITS.tagChars,
 } as const;
 
 /** The fields of a task context the limits read (the API's RetrievalContextInput is passed as it is). */
@@ -65,8 +65,8 @@ export function validateRetrieval(task: TaskFields, limit: number): Violation[] 
     ...(task.description.includes('\u0000')
       ? [{ field: 'task.description', limit: 'no NUL bytes', message: 'task.description must not contain NUL bytes' }]
       : []),
-    ...(task.taskType != null && Array.from(task.taskType).length > LIMITS.taskTypeChars
-      ? [{ field: 'task.taskType', limit: LIMITS.taskTypeChars, message: `task.taskType is longer than ${LIMITS.taskTypeChars} characters` }]
+    ...(task.taskType != null && Array.from(task.taskType).length > EPISODE_LIMITS.taskTypeChars
+      ? [{ field: 'task.taskType', limit: EPISODE_LIMITS.taskTypeChars, message: `task.taskType is longer than ${EPISODE_LIMITS.taskTypeChars} characters` }]
       : []),
     ...validateContext(task.context, 'task.context'),
     ...validateLimit(limit),

@@ -1,10 +1,17 @@
 // A retrieval: rank (read-only, on the pool), then record its receipt and ledger event (one write),
 // only when the caller may write (`record`): a read-scope key never writes (docs/SECURITY.md).
-import type { Services } from '../services.ts';
+import type pg from 'pg';
+import type { Writer } from '../write.ts';
 import { type PatternTask, rankPatterns, type ScoredPattern } from './pattern-store.ts';
 import { recordRetrieval } from './receipts.ts';
 import type { RetrievalQuery } from './score.ts';
 import { CONTEXT_CANDIDATES, type EpisodeRetrievalFilter, LEXICAL_CANDIDATES, rankEpisodesWithTerms, type ScoredEpisode } from './store.ts';
+
+/** What a retrieval reads with (the pool, read-only) and records through (the one write path). */
+export interface RetrievalDeps {
+  pool: pg.Pool;
+  writer: Writer;
+}
 
 /** Every candidate, so the warnings can be the best failed ones however far down they rank. */
 const RANKED_FOR_WARNINGS = LEXICAL_CANDIDATES + CONTEXT_CANDIDATES;
@@ -17,7 +24,7 @@ export interface EpisodeRetrievalResult {
 }
 
 export async function retrieveEpisodes(
-  services: Pick<Services, 'db' | 'writer'>,
+  deps: RetrievalDeps,
   tenantId: string,
   request: { query: RetrievalQuery; limit: number; includeFailures: boolean; filter: EpisodeRetrievalFilter; record: boolean },
 ): Promise<EpisodeRetrievalResult> {
@@ -25,7 +32,7 @@ export async function retrieveEpisodes(
   const common = { tenantId, query: request.query, limit: request.limit, filter: request.filter, now };
   // One ranking serves both lists: failed episodes are ranked among the completed ones (evidence
   // of what did not work), and the warnings are the best failed ones of the same candidates.
-  const { episodes: ranked, terms } = await rankEpisodesWithTerms(services.db.pool, {
+  const { episodes: ranked, terms } = await rankEpisodesWithTerms(deps.pool, {
     ...common,
     limit: request.includeFailures ? RANKED_FOR_WARNINGS : request.limit,
     statuses: request.includeFailures ? ['completed', 'failed'] : ['completed'],
@@ -39,7 +46,7 @@ export async function retrieveEpisodes(
     filter: { minReward: request.filter.minReward ?? null, endedAfter: request.filter.endedAfter?.toISOString() ?? null, agent: request.filter.agent ?? null },
   };
   if (!request.record) return { retrievalId: null, episodes, warnings };
-  const retrievalId = await services.writer.run(tenantId, (ctx) =>
+  const retrievalId = await deps.writer.run(tenantId, (ctx) =>
     recordRetrieval(ctx, { kind: 'episodes', query, episodeIds: episodes.map((e) => e.id), warningIds: warnings.map((e) => e.id), terms }),
   );
   return { retrievalId, episodes, warnings };
@@ -51,15 +58,15 @@ export interface PatternRetrievalResult {
 }
 
 export async function retrievePatterns(
-  services: Pick<Services, 'db' | 'writer'>,
+  deps: RetrievalDeps,
   tenantId: string,
   task: PatternTask,
   limit: number,
   record: boolean,
 ): Promise<PatternRetrievalResult> {
-  const patterns = await rankPatterns(services.db.pool, tenantId, task, limit);
+  const patterns = await rankPatterns(deps.pool, tenantId, task, limit);
   if (!record) return { retrievalId: null, patterns };
-  const retrievalId = await services.writer.run(tenantId, (ctx) =>
+  const retrievalId = await deps.writer.run(tenantId, (ctx) =>
     recordRetrieval(ctx, { kind: 'patterns', query: { task, limit }, patternIds: patterns.map((p) => p.id) }),
   );
   return { retrievalId, patterns };

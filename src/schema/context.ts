@@ -1,10 +1,39 @@
 // What every resolver sees, over HTTP and WebSocket alike.
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
+import type { KeyCache } from '../auth/key-cache.ts';
 import type { AuthFailure } from '../auth/keys.ts';
 import type { Viewer } from '../auth/store.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/client.ts';
 import type { ScopedPrisma } from '../db/tenant-scope.ts';
-import type { Services } from '../services.ts';
+import type { JobQueue } from '../jobs/queue.ts';
+import type { LearningJobs } from '../learning/jobs.ts';
+import type { LedgerBus } from '../ledger/bus.ts';
+import type { CheckpointPublisher } from '../ledger/checkpoints.ts';
+import type { LedgerReads } from '../ledger/live-reads.ts';
+import type { StepIngestor } from '../steps/ingest.ts';
+import type { Writer } from '../write.ts';
+
+/** The long-lived parts a request needs; src/services.ts builds them once per process. */
+export interface Services {
+  config: Config;
+  db: Database;
+  log: Logger;
+  writer: Writer;
+  ingest: StepIngestor;
+  jobs: JobQueue;
+  /** Pattern extraction on the job queue. */
+  learning: LearningJobs;
+  redactKeys: readonly string[];
+  checkpoints: CheckpointPublisher;
+  /** Announces ledger growth to subscribers in every process. */
+  ledgerBus: LedgerBus;
+  /** Ledger reads of live subscribers (shared between subscribers woken by the same commit). */
+  ledgerReads: LedgerReads;
+  /** API keys of recent requests (revocations by this process forget them at commit). */
+  keys: KeyCache;
+}
 
 export interface Context {
   requestId: string;

@@ -5,12 +5,11 @@ import type pg from 'pg';
 import { IllegalTransitionError, NotFoundError } from '../core/errors.ts';
 import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
-import { type BudgetResource, exhaustedResource } from '../episodes/budget.ts';
-import { finishEpisode } from '../episodes/finish.ts';
-import { LIMITS } from '../episodes/limits.ts';
-import { budgetFailureOutcome, convergeOutcome, type StepDigest } from '../episodes/outcome.ts';
+import { exhaustedResource, statusAfterBudgetStop } from '../episodes/budget.ts';
+import { EPISODE_LIMITS } from '../episodes/limits.ts';
 import { type EpisodeRow, lockEpisodes } from '../episodes/row.ts';
 import { checkTransition } from '../episodes/status.ts';
+import type { BudgetResource } from '../stops/resources.ts';
 import type { BlobToStore } from './large-content.ts';
 import type { HashedStep } from './prepare.ts';
 import { blobStateForUpdate, type EpisodeUsage, findKeyedSteps, insertBlobs, insertSteps, type StepRowToInsert } from './store.ts';
@@ -45,8 +44,8 @@ interface Planned {
 
 const REJECT_MESSAGES: Record<RejectReason, string> = {
   budget_exhausted: 'refused: the episode budget was exhausted by an earlier step',
-  step_limit: `refused: an episode holds at most ${LIMITS.maxSteps} steps`,
-  episode_size_limit: `refused: an episode holds at most ${LIMITS.episodeBytes} bytes`,
+  step_limit: `refused: an episode holds at most ${EPISODE_LIMITS.maxSteps} steps`,
+  episode_size_limit: `refused: an episode holds at most ${EPISODE_LIMITS.episodeBytes} bytes`,
   blob_cap: 'refused: the blobs of this tenant would pass BLOB_TOTAL_CAP_BYTES',
   time_order: 'refused: the step is dated before its episode started',
 };
@@ -101,8 +100,8 @@ function planRequest(
     const at = stepTime(step);
     const addedBlobBytes = newBlobBytes(step, blobs);
     if (planned.exhausted) planned.items.push(rejected('budget_exhausted'));
-    else if (ep.stepCount >= LIMITS.maxSteps) planned.items.push(rejected('step_limit'));
-    else if (ep.sizeBytes + step.sizeBytes > LIMITS.episodeBytes) planned.items.push(rejected('episode_size_limit'));
+    else if (ep.stepCount >= EPISODE_LIMITS.maxSteps) planned.items.push(rejected('step_limit'));
+    else if (ep.sizeBytes + step.sizeBytes > EPISODE_LIMITS.episodeBytes) planned.items.push(rejected('episode_size_limit'));
     else if (addedBlobBytes && blobs.bytes + addedBlobBytes > request.blobCapBytes) planned.items.push(rejected('blob_cap'));
     else if ((step.startedAt && Date.parse(step.startedAt) < ep.startedAt.getTime()) || (at && Date.parse(at) < ep.startedAt.getTime()))
       planned.items.push(rejected('time_order'));
@@ -125,60 +124,17 @@ function planRequest(
   return planned;
 }
 
-/** A row of stepDigests' query. */
-interface StepDigestSqlRow {
-  step_number: number;
-  kind: StepDigest['kind'];
-  tool: StepDigest['tool'];
-  action: StepDigest['action'];
-  result_kind: StepDigest['result'];
-}
-
-async function stepDigests(client: pg.PoolClient, episodeId: string): Promise<StepDigest[]> {
-  const { rows } = await client.query<StepDigestSqlRow>(
-    'SELECT step_number, kind, tool, action, result_kind FROM steps WHERE episode_id = $1 ORDER BY step_number',
-    [episodeId],
-  );
-  return rows.map((r) => ({ stepNumber: r.step_number, kind: r.kind, tool: r.tool, action: r.action, result: r.result_kind }));
-}
-
-/** converge completes the episode (as partial), fail fails it; wall time always fails (no converge past the wall clock). */
-function statusAfterBudgetStop(ep: EpisodeRow, resource: BudgetResource): 'completed' | 'failed' {
-  return ep.onBudgetExhausted === 'converge' && resource !== 'wall_time' ? 'completed' : 'failed';
-}
-
-/** Stops an episode whose budget ran out, by its policy (wall time always fails, whatever the policy). */
-export async function stopForBudget(client: pg.PoolClient, ep: EpisodeRow, resource: BudgetResource, now: Date, events: NewLedgerEvent[]) {
-  const usage = { tokens: ep.usedTokens, steps: ep.stepCount, toolCalls: ep.usedToolCalls, wallMs: now.getTime() - ep.startedAt.getTime() };
-  const converge = statusAfterBudgetStop(ep, resource) === 'completed';
-  const outcome = converge
-    ? convergeOutcome({ resource, budget: ep.budget, usage, steps: await stepDigests(client, ep.id) })
-    : budgetFailureOutcome({ resource, budget: ep.budget, usage });
-  events.push({
-    type: 'episode.budget_exhausted',
-    episodeId: ep.id,
-    workItemId: ep.workItemId,
-    payload: { resource, policy: converge ? 'converge' : 'fail', usage },
-  });
-  await finishEpisode(
-    client,
-    ep,
-    {
-      status: converge ? 'completed' : 'failed',
-      stopReason: { kind: 'budget_exhausted', resource },
-      outcome,
-      eventType: converge ? 'episode.completed' : 'episode.failed',
-    },
-    now,
-    events,
-  );
-}
-
 function validateRequest(request: StepBatchRequest, ep: EpisodeRow | undefined): NotFoundError | IllegalTransitionError | null {
   if (!ep) return new NotFoundError('Episode', request.episodeId);
   const check = checkTransition(ep.status, 'logSteps');
   return check.ok ? null : new IllegalTransitionError(check.from, check.action, check.allowed, check.message);
 }
+
+/**
+ * Ends an episode whose budget ran out, in the batch's transaction. Passed in (src/lifecycle/
+ * budget-stop.ts) because ending an episode drives leases, learning and retrieval, above steps.
+ */
+export type StopForBudget = (client: pg.PoolClient, ep: EpisodeRow, resource: BudgetResource, now: Date, events: NewLedgerEvent[]) => Promise<void>;
 
 export async function applyStepBatch(
   client: pg.PoolClient,
@@ -186,6 +142,7 @@ export async function applyStepBatch(
   requests: StepBatchRequest[],
   now: Date,
   events: NewLedgerEvent[],
+  stopForBudget: StopForBudget,
 ): Promise<StepBatchOutcome[]> {
   const episodes = await lockEpisodes(
     client,
@@ -205,7 +162,7 @@ export async function applyStepBatch(
     const plan = planRequest(tenantId, request, ep, keyed, now, blobs);
     // The episode stops below, in this transaction: a later request of the batch for the same
     // episode is refused as it would be in a later call, instead of slipping past the budget.
-    if (plan.exhausted) ep.status = statusAfterBudgetStop(ep, plan.exhausted);
+    if (plan.exhausted) ep.status = statusAfterBudgetStop(ep.onBudgetExhausted, plan.exhausted);
     return plan;
   });
 

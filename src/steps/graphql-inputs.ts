@@ -3,8 +3,9 @@
 import { builder } from '../builder.ts';
 import { sizeText } from '../core/sizes.ts';
 import { lower } from '../episodes/enums.ts';
-import { type JsonObject, type JsonValue, LIMITS, type StepInput } from '../episodes/limits.ts';
+import type { JsonObject, JsonValue } from '../validation/json.ts';
 import { BLOB_LIMITS, type LargeContentMode } from './large-content.ts';
+import { STEP_LIMITS, type StepInput } from './limits.ts';
 
 /** How far a text field may go past its inline limit (the schema descriptions say it). */
 const UP_TO_BLOB = `up to ${sizeText(BLOB_LIMITS.blobBytes)} with largeContent BLOB or TRUNCATE`;
@@ -16,10 +17,10 @@ const StepResultInput = builder.inputType('StepResultInput', {
   fields: (t) => ({
     kind: t.field({ type: ResultKind, required: true }),
     output: t.string({
-      description: `SUCCESS or ERROR (an error keeps its full output). At most ${sizeText(LIMITS.resultOutputBytes)} inline; ${UP_TO_BLOB}.`,
+      description: `SUCCESS or ERROR (an error keeps its full output). At most ${sizeText(STEP_LIMITS.resultOutputBytes)} inline; ${UP_TO_BLOB}.`,
     }),
-    message: t.string({ description: `ERROR: at most ${sizeText(LIMITS.errorMessageBytes)} inline; ${UP_TO_BLOB}.` }),
-    errorClass: t.string({ description: `At most ${LIMITS.errorClassChars} characters.` }),
+    message: t.string({ description: `ERROR: at most ${sizeText(STEP_LIMITS.errorMessageBytes)} inline; ${UP_TO_BLOB}.` }),
+    errorClass: t.string({ description: `At most ${STEP_LIMITS.errorClassChars} characters.` }),
   }),
 });
 
@@ -54,17 +55,19 @@ export const StepInputRef = builder.inputType('StepInput', {
   fields: (t) => ({
     kind: t.string({ defaultValue: 'tool_call', description: 'tool_call, llm_call, observation, ... (snake_case)' }),
     tool: t.string(),
-    action: t.string({ description: `At most ${sizeText(LIMITS.actionBytes)} inline; ${UP_TO_BLOB}.` }),
-    parameters: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.parametersBytes)}; stored redacted with a BLAKE3 hash of the original.` }),
+    action: t.string({ description: `At most ${sizeText(STEP_LIMITS.actionBytes)} inline; ${UP_TO_BLOB}.` }),
+    parameters: t.field({ type: 'JSON', description: `At most ${sizeText(STEP_LIMITS.parametersBytes)}; stored redacted with a BLAKE3 hash of the original.` }),
     result: t.field({ type: StepResultInput }),
-    observation: t.string({ description: `At most ${sizeText(LIMITS.observationBytes)} inline; ${UP_TO_BLOB}.` }),
+    observation: t.string({ description: `At most ${sizeText(STEP_LIMITS.observationBytes)} inline; ${UP_TO_BLOB}.` }),
     latencyMs: t.int(),
     tokens: t.int(),
     cost: t.float(),
-    sideEffectKey: t.string({ description: `Repeating a key returns the original step instead of a second one. At most ${LIMITS.keyChars} characters.` }),
-    worldBefore: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.worldStateBytes)}.` }),
-    worldAfter: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.worldStateBytes)}.` }),
-    metadata: t.field({ type: 'JSON', description: `At most ${sizeText(LIMITS.metadataBytes)}.` }),
+    sideEffectKey: t.string({
+      description: `Repeating a key returns the original step instead of a second one. At most ${STEP_LIMITS.sideEffectKeyChars} characters.`,
+    }),
+    worldBefore: t.field({ type: 'JSON', description: `At most ${sizeText(STEP_LIMITS.worldStateBytes)}.` }),
+    worldAfter: t.field({ type: 'JSON', description: `At most ${sizeText(STEP_LIMITS.worldStateBytes)}.` }),
+    metadata: t.field({ type: 'JSON', description: `At most ${sizeText(STEP_LIMITS.metadataBytes)}.` }),
     startedAt: t.field({
       type: 'DateTime',
       description: 'When the step really ran (importing a past run): not in the future, not before its episode started.',

@@ -14,7 +14,7 @@ import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import { sizeText } from '../core/sizes.ts';
 import { episodeField } from '../episodes/graphql-payloads.ts';
-import { checkStepBatchSize, LIMITS, validateStep } from '../episodes/limits.ts';
+
 import { LimitViolationRef } from '../schema/base.ts';
 import type { AuthedContext } from '../schema/context.ts';
 import type { StepItemResult } from './apply.ts';
@@ -22,6 +22,7 @@ import { contentRefList, StepContentRef } from './graphql-blobs.ts';
 import { DEFAULT_LOG_OPTIONS, type LogOptions, LogStepsOptionsInput, StepInputRef, toLogOptions, toStepInput } from './graphql-inputs.ts';
 import { OverloadedError } from './ingest.ts';
 import { offloadLargeContent } from './large-content.ts';
+import { checkStepBatchSize, STEP_LIMITS, validateStep } from './limits.ts';
 import { prepareSteps } from './prepare.ts';
 
 builder.prismaObject('Step', {
@@ -37,7 +38,7 @@ builder.prismaObject('Step', {
     result: t.expose('result', { type: 'JSON', nullable: true }),
     observation: t.exposeString('observation', {
       nullable: true,
-      description: `At most ${sizeText(LIMITS.observationBytes)} inline; a longer one kept as a blob or truncated holds a head + tail preview (see contentRefs).`,
+      description: `At most ${sizeText(STEP_LIMITS.observationBytes)} inline; a longer one kept as a blob or truncated holds a head + tail preview (see contentRefs).`,
     }),
     latencyMs: t.exposeInt('latencyMs', { nullable: true }),
     tokens: t.exposeInt('tokens'),

@@ -7,7 +7,7 @@ import type { NewLedgerEvent } from '../core/write-context.ts';
 import { withTransaction } from '../db/tx.ts';
 import { appendEvents } from '../ledger/store.ts';
 import type { Writer } from '../write.ts';
-import { applyStepBatch, type StepBatchOutcome, type StepBatchRequest } from './apply.ts';
+import { applyStepBatch, type StepBatchOutcome, type StepBatchRequest, type StopForBudget } from './apply.ts';
 
 interface Pending {
   request: StepBatchRequest;
@@ -52,6 +52,7 @@ export class StepIngestor {
     private readonly pool: pg.Pool,
     private readonly writer: Writer,
     private readonly opts: IngestOptions,
+    private readonly stopForBudget: StopForBudget,
   ) {}
 
   /**
@@ -160,7 +161,7 @@ export class StepIngestor {
     const events: NewLedgerEvent[] = [];
     let stored: Awaited<ReturnType<typeof appendEvents>> = [];
     const outcomes = await withTransaction(this.pool, async (client) => {
-      const result = await applyStepBatch(client, tenantId, requests, new Date(), events);
+      const result = await applyStepBatch(client, tenantId, requests, new Date(), events, this.stopForBudget);
       stored = await appendEvents(client, tenantId, events);
       return result;
     });

@@ -4,7 +4,8 @@
 // reference {hash, sizeBytes, stored} that its content hash covers. Pure: no I/O.
 import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import { LIMITS, type StepInput, utf8Bytes } from '../episodes/limits.ts';
+import { utf8Bytes } from '../validation/violations.ts';
+import { STEP_LIMITS, type StepInput } from './limits.ts';
 
 export const BLOB_LIMITS = {
   // A field may go to a blob up to this size; a request body holds at most MAX_BODY_BYTES (16 MB by default) anyway.
@@ -72,17 +73,17 @@ interface TextField {
 }
 
 const TEXT_FIELDS: TextField[] = [
-  { path: 'action', limit: LIMITS.actionBytes, get: (s) => s.action, set: (s, action) => ({ ...s, action }) },
-  { path: 'observation', limit: LIMITS.observationBytes, get: (s) => s.observation, set: (s, observation) => ({ ...s, observation }) },
+  { path: 'action', limit: STEP_LIMITS.actionBytes, get: (s) => s.action, set: (s, action) => ({ ...s, action }) },
+  { path: 'observation', limit: STEP_LIMITS.observationBytes, get: (s) => s.observation, set: (s, observation) => ({ ...s, observation }) },
   {
     path: 'result.output',
-    limit: LIMITS.resultOutputBytes,
+    limit: STEP_LIMITS.resultOutputBytes,
     get: (s) => (s.result && s.result.kind !== 'timeout' ? s.result.output : null),
     set: (s, output) => (s.result && s.result.kind !== 'timeout' ? { ...s, result: { ...s.result, output } } : s),
   },
   {
     path: 'result.message',
-    limit: LIMITS.errorMessageBytes,
+    limit: STEP_LIMITS.errorMessageBytes,
     get: (s) => (s.result?.kind === 'error' ? s.result.message : null),
     set: (s, message) => (s.result?.kind === 'error' ? { ...s, result: { ...s.result, message } } : s),
   },

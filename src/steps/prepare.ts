@@ -1,9 +1,10 @@
 // Pure preparation of a step for storage: redacted parameters with a hash of the original,
 // the result split into kind and body, and the bytes it adds to its episode.
 
-import { jsonBytes, type StepInput } from '../episodes/limits.ts';
 import { contentHash } from '../ledger/hash.ts';
+import { jsonBytes } from '../validation/json.ts';
 import type { BlobToStore, ContentRefs } from './large-content.ts';
+import type { StepInput } from './limits.ts';
 import { redact } from './redact.ts';
 
 export interface PreparedStep {

@@ -1,7 +1,6 @@
 // The pure parts of importing: commands to tools, exit codes to result kinds, repositories and
 // changed files, verdict files, and large text offloaded into blobs or truncated.
 import { describe, expect, it } from 'vitest';
-import { utf8Bytes } from '../../src/episodes/limits.ts';
 import { actionOf, mainCommand, resultKindOf, toolOf } from '../../src/import/commands.ts';
 import { parseGenericJsonl } from '../../src/import/jsonl.ts';
 import { taskOf } from '../../src/import/mini-swe-agent.ts';
@@ -9,6 +8,7 @@ import { changedFiles, languageOf, lineAt, repositoryOf } from '../../src/import
 import { sweAgentToolOf } from '../../src/import/swe-agent.ts';
 import { parseVerdicts } from '../../src/import/verdicts.ts';
 import { blobHash, offloadLargeContent, preview } from '../../src/steps/large-content.ts';
+import { utf8Bytes } from '../../src/validation/violations.ts';
 
 describe('commands', () => {
   it.each([

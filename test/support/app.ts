@@ -6,8 +6,9 @@ import WebSocket from 'ws';
 import { createApiKey, createTenant } from '../../src/auth/store.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
+import type { Services } from '../../src/schema/context.ts';
 import { type App, createApp } from '../../src/server.ts';
-import { createServices, type Services, stopServices } from '../../src/services.ts';
+import { createServices, stopServices } from '../../src/services.ts';
 import { attachDatabase, createMigratedDatabase, type MigratedDatabase } from './db.ts';
 import type { Json } from './json.ts';
 

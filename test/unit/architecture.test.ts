@@ -22,12 +22,15 @@ const ORDER: readonly string[] = [
   'jobs',
   'ledger',
   'write.ts',
+  'validation',
   'auth',
+  'stops',
   'leases',
   'episodes',
   'steps',
   'learning',
   'retrieval',
+  'lifecycle',
   'monitor',
   'client',
   'import',
@@ -41,31 +44,6 @@ const ORDER: readonly string[] = [
   'index.ts',
   'main.ts',
   'cli',
-];
-
-/**
- * Imports against the order that remain, each a cycle still to break (ARCHITECTURE.md, "Known
- * exceptions"). The list only shrinks: an entry that no longer occurs fails the test too.
- */
-const KNOWN_EXCEPTIONS: readonly string[] = [
-  // Ending an episode drives the learning and retrieval indexes and the step journal.
-  'episodes/deadlines.ts -> steps/apply.ts',
-  'episodes/finish.ts -> learning/store.ts',
-  'episodes/finish.ts -> retrieval/term-index.ts',
-  'episodes/store.ts -> learning/store.ts',
-  'episodes/store.ts -> steps/prepare.ts',
-  'episodes/store.ts -> steps/store.ts',
-  'learning/complete.ts -> retrieval/receipts.ts',
-  // Leases read the episode stop vocabulary and the shared validators in episodes/.
-  'leases/errors.ts -> episodes/stop-reason.ts',
-  'leases/limits.ts -> episodes/limits.ts',
-  'leases/loop.ts -> episodes/loop-stop.ts',
-  'leases/loop.ts -> episodes/stop-reason.ts',
-  'leases/work-items.ts -> episodes/stop-reason.ts',
-  // The Services type is declared where the services are composed.
-  'retrieval/retrieve.ts -> services.ts',
-  'schema/context.ts -> services.ts',
-  'http/metrics.ts -> services.ts',
 ];
 
 function sourceFiles(dir: string): string[] {
@@ -127,13 +105,8 @@ describe('the dependency order of ARCHITECTURE.md', () => {
     for (const file of files) expect(() => rank(placeOf(file)), rel(file)).not.toThrow();
   });
 
-  it('no module imports against the order, except the known exceptions', () => {
-    expect(againstTheOrder().filter((edge) => !KNOWN_EXCEPTIONS.includes(edge))).toEqual([]);
-  });
-
-  it('every known exception still occurs (the list only shrinks)', () => {
-    const found = new Set(againstTheOrder());
-    expect(KNOWN_EXCEPTIONS.filter((edge) => !found.has(edge))).toEqual([]);
+  it('no module imports against the order', () => {
+    expect(againstTheOrder()).toEqual([]);
   });
 
   it('domain modules never import the GraphQL layer', () => {

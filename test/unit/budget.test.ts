@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  BUDGET_RESOURCES,
-  type Budget,
-  budgetLimit,
-  exhaustedResource,
-  planStepAdmission,
-  resolveExhaustionPolicy,
-  type Usage,
-  usageOf,
-} from '../../src/episodes/budget.ts';
+import { type Budget, budgetLimit, exhaustedResource, planStepAdmission, resolveExhaustionPolicy, type Usage, usageOf } from '../../src/episodes/budget.ts';
+import { BUDGET_RESOURCES } from '../../src/stops/resources.ts';
 
 const UNLIMITED: Budget = { maxTokens: null, maxSteps: null, maxWallMs: null, maxToolCalls: null };
 const FRESH: Usage = { tokens: 0, steps: 0, wallMs: 0 };

@@ -1,8 +1,9 @@
 // The input limits of critiques, free-text reasons, hashes, work items and leases: each violation
 // names its field and limit, and valid input has none.
 import { describe, expect, it } from 'vitest';
-import { freeTextViolations, hashViolations, LIMITS, validateCritique } from '../../src/episodes/limits.ts';
+import { CALL_LIMITS, freeTextViolations, validateCritique } from '../../src/episodes/call-limits.ts';
 import { LEASE_LIMITS, validateLeaseInput, validateResumeWorkItem, validateWorkItem } from '../../src/leases/limits.ts';
+import { hashViolations } from '../../src/validation/violations.ts';
 
 const fields = (list: Array<{ field: string }>) => list.map((v) => v.field);
 
@@ -12,7 +13,7 @@ describe('critique limits', () => {
   });
 
   it('names every bad score, name and count at once', () => {
-    const many = Array.from({ length: LIMITS.virtueScores + 1 }, (_, i) => ({ name: `v${i}`, score: 0.5 }));
+    const many = Array.from({ length: CALL_LIMITS.virtueScores + 1 }, (_, i) => ({ name: `v${i}`, score: 0.5 }));
     expect(
       fields(
         validateCritique({
@@ -26,12 +27,12 @@ describe('critique limits', () => {
       ),
     ).toEqual(['score', 'virtueScores.0.name', 'virtueScores.0.score', 'virtueScores.1.name', 'virtueScores.1.score']);
     expect(validateCritique({ verdict: 'x', virtueScores: many })).toEqual([
-      expect.objectContaining({ field: 'virtueScores', limit: LIMITS.virtueScores, actual: LIMITS.virtueScores + 1 }),
+      expect.objectContaining({ field: 'virtueScores', limit: CALL_LIMITS.virtueScores, actual: CALL_LIMITS.virtueScores + 1 }),
     ]);
   });
 
   it('bounds verdict and feedback in bytes and refuses NUL', () => {
-    expect(fields(validateCritique({ verdict: 'é'.repeat(LIMITS.reasonBytes / 2 + 1), feedback: 'a\u0000b', virtueScores: [] }))).toEqual([
+    expect(fields(validateCritique({ verdict: 'é'.repeat(CALL_LIMITS.reasonBytes / 2 + 1), feedback: 'a\u0000b', virtueScores: [] }))).toEqual([
       'verdict',
       'feedback',
     ]);
@@ -40,8 +41,10 @@ describe('critique limits', () => {
 
 describe('free text and hashes', () => {
   it('measures bytes, not characters', () => {
-    expect(freeTextViolations('label', 'é'.repeat(128), LIMITS.labelBytes)).toEqual([]);
-    expect(freeTextViolations('label', 'é'.repeat(129), LIMITS.labelBytes)).toEqual([expect.objectContaining({ field: 'label', limit: 256, actual: 258 })]);
+    expect(freeTextViolations('label', 'é'.repeat(128), CALL_LIMITS.labelBytes)).toEqual([]);
+    expect(freeTextViolations('label', 'é'.repeat(129), CALL_LIMITS.labelBytes)).toEqual([
+      expect.objectContaining({ field: 'label', limit: 256, actual: 258 }),
+    ]);
   });
 
   it('wants 64 lowercase hex digits', () => {

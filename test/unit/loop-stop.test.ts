@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { holonStopForOutcome, type LoopStopInput, loopStopCondition, startRefusal } from '../../src/episodes/loop-stop.ts';
+import { holonStopForOutcome } from '../../src/episodes/outcome.ts';
+import { type LoopStopInput, loopStopCondition, startRefusal } from '../../src/stops/loop-stop.ts';
 
 const charge = (extra: Partial<NonNullable<LoopStopInput['leaseCharge']>> = {}): NonNullable<LoopStopInput['leaseCharge']> => ({
   ok: true,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canContinue, evaluateStopCondition, isSuccessful, type StopReason } from '../../src/episodes/stop-reason.ts';
+import { canContinue, evaluateStopCondition, isSuccessful, type StopReason } from '../../src/stops/stop-reason.ts';
 
 const EVERY_KIND: StopReason[] = [
   { kind: 'completed' },

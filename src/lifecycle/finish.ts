@@ -4,17 +4,17 @@
 import type pg from 'pg';
 import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
+import type { Outcome } from '../episodes/outcome.ts';
+import { buildRunReceipt } from '../episodes/receipts.ts';
+import type { EpisodeRow } from '../episodes/row.ts';
+import type { EpisodeStatus } from '../episodes/status.ts';
 import { refreshExperience } from '../learning/store.ts';
 import { chargeEpisodeToLease, type EpisodeLeaseCharge } from '../leases/charge.ts';
 import { decideLoopStop } from '../leases/loop.ts';
 import { lockWorkItem } from '../leases/work-items.ts';
 import { contentHash } from '../ledger/hash.ts';
 import { indexEpisodeTerms } from '../retrieval/term-index.ts';
-import type { Outcome } from './outcome.ts';
-import { buildRunReceipt } from './receipts.ts';
-import type { EpisodeRow } from './row.ts';
-import type { EpisodeStatus } from './status.ts';
-import type { StopReason } from './stop-reason.ts';
+import type { StopReason } from '../stops/stop-reason.ts';
 
 export interface EpisodeEnding {
   status: EpisodeStatus;

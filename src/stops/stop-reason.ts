@@ -3,11 +3,7 @@
  * max_episodes, blocked, escalated or error, plus 'cancelled' and 'failed', which our lifecycle needs.
  */
 
-import type { LeaseResource } from '../leases/rules.ts';
-import type { BudgetResource } from './budget.ts';
-
-/** An episode budget resource, or a lease resource when the lease charge ran out (INV-EP03). */
-export type ExhaustedResource = BudgetResource | LeaseResource;
+import type { ExhaustedResource } from './resources.ts';
 
 export type StopReason =
   | { kind: 'completed' }

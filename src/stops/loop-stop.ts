@@ -18,8 +18,7 @@
  * Blocking is not an ending: a blocked episode holds its place and the loop waits with it.
  */
 
-import type { LeaseResource } from '../leases/rules.ts';
-import type { Outcome } from './outcome.ts';
+import type { LeaseResource } from './resources.ts';
 import { evaluateStopCondition, type StopReason } from './stop-reason.ts';
 
 export interface LoopStopInput {
@@ -35,13 +34,6 @@ export interface LoopStopInput {
   /** Episodes of the work item that have ended, this one included. */
   episodesExecuted: number;
   maxEpisodes: number | null;
-}
-
-/** The holon's stop a completion reports: SUCCESS reached the goal, PARTIAL goes on. */
-export function holonStopForOutcome(outcome: Outcome): StopReason | null {
-  if (outcome.kind === 'success') return { kind: 'completed' };
-  if (outcome.kind === 'failure') return { kind: 'failed', reason: outcome.reason };
-  return null;
 }
 
 function budgetExhausted(input: LoopStopInput): LeaseResource | null {

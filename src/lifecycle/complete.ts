@@ -4,11 +4,11 @@
 
 import type { WriteContext } from '../core/write-context.ts';
 import type { Outcome } from '../episodes/outcome.ts';
-import type { StopReason } from '../episodes/stop-reason.ts';
-import { completeEpisode } from '../episodes/store.ts';
+import { type ExtractionMode, type ExtractionReport, extractEpisodePatterns } from '../learning/extract.ts';
 import type { EpisodeLeaseCharge } from '../leases/charge.ts';
 import { creditRetrievals, type FeedbackReport } from '../retrieval/receipts.ts';
-import { type ExtractionMode, type ExtractionReport, extractEpisodePatterns } from './extract.ts';
+import type { StopReason } from '../stops/stop-reason.ts';
+import { completeEpisode } from './end.ts';
 
 export interface LearningOptions {
   extractPatterns: ExtractionMode;

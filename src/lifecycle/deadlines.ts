@@ -4,10 +4,10 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { isUuid } from '../core/ids.ts';
+import { lockEpisode } from '../episodes/row.ts';
 import { type JobQueue, underSetupLock } from '../jobs/queue.ts';
-import { stopForBudget } from '../steps/apply.ts';
 import type { Writer } from '../write.ts';
-import { lockEpisode } from './row.ts';
+import { stopForBudget } from './budget-stop.ts';
 
 export const DEADLINE_JOB = 'episode-deadline';
 export const DEADLINE_SWEEP_JOB = 'episode-deadline-sweep';

@@ -1,0 +1,31 @@
+// A critic's result: stored on the episode, and (when the episode has ended) its experience re-scored.
+import type { WriteContext } from '../core/write-context.ts';
+import { lockEpisode } from '../episodes/row.ts';
+import { requireTransition } from '../episodes/status.ts';
+import { refreshExperience } from '../learning/store.ts';
+import { contentHash } from '../ledger/hash.ts';
+
+export interface CritiqueInput {
+  verdict: string;
+  score: number | null;
+  feedback: string | null;
+  virtueScores: Array<{ name: string; score: number }>;
+}
+
+export async function recordCritique(ctx: WriteContext, episodeId: string, critique: CritiqueInput) {
+  const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
+  requireTransition(ep, 'critique');
+  await ctx.client.query('UPDATE episodes SET critique = $2, updated_at = $3 WHERE id = $1', [ep.id, JSON.stringify(critique), ctx.now]);
+  // A critique of an episode that already ended (a critic may run after the episode) re-scores it.
+  const experience = await refreshExperience(ctx.client, ctx.tenantId, ep.id);
+  ctx.events.push({
+    type: 'critique.recorded',
+    episodeId: ep.id,
+    workItemId: ep.workItemId,
+    payload: {
+      critiqueHash: contentHash(critique),
+      score: critique.score,
+      ...(experience ? { experience: { reward: experience.reward, rewardHash: experience.rewardHash, reflectionHash: experience.reflectionHash } } : {}),
+    },
+  });
+}

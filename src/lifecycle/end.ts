@@ -1,0 +1,76 @@
+// The calls that end an episode (complete, fail, cancel, escalate): checked, then finished through
+// finish.ts in the call's transaction.
+import { throwIfViolations } from '../core/errors.ts';
+import type { WriteContext } from '../core/write-context.ts';
+import { timeRangeViolations } from '../episodes/import-limits.ts';
+import { checkEpisodeSize } from '../episodes/limits.ts';
+import { holonStopForOutcome, type Outcome } from '../episodes/outcome.ts';
+import { validateOutcome } from '../episodes/outcome-limits.ts';
+import { type EpisodeRow, lockEpisode } from '../episodes/row.ts';
+import { requireTransition } from '../episodes/status.ts';
+import type { StopReason } from '../stops/stop-reason.ts';
+import { jsonBytes } from '../validation/json.ts';
+import { type FinishResult, finishEpisode } from './finish.ts';
+
+/**
+ * When the episode ended: the given time (not before it started), else for an imported run the
+ * time of its last dated step (or its start), else now.
+ */
+async function endTime(ctx: WriteContext, ep: EpisodeRow, endedAt: Date | null): Promise<Date> {
+  if (endedAt) {
+    throwIfViolations(timeRangeViolations('startedAt', 'endedAt', ep.startedAt, endedAt, ctx.now));
+    return endedAt;
+  }
+  if (!ep.historical) return ctx.now;
+  const { rows } = await ctx.client.query('SELECT max(coalesce(ended_at, started_at)) AS last FROM steps WHERE episode_id = $1', [ep.id]);
+  return (rows[0]?.last as Date | null) ?? ep.startedAt;
+}
+
+export async function completeEpisode(ctx: WriteContext, episodeId: string, outcome: Outcome, endedAt: Date | null = null): Promise<FinishResult> {
+  throwIfViolations(validateOutcome(outcome));
+  const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
+  requireTransition(ep, 'complete');
+  throwIfViolations(checkEpisodeSize(ep.sizeBytes, jsonBytes(outcome), 'input.outcome'));
+  const ended = await endTime(ctx, ep, endedAt);
+  const failed = outcome.kind === 'failure';
+  return finishEpisode(
+    ctx.client,
+    ep,
+    {
+      status: failed ? 'failed' : 'completed',
+      stopReason: failed ? { kind: 'failed', reason: outcome.reason } : { kind: 'completed' },
+      outcome,
+      eventType: failed ? 'episode.failed' : 'episode.completed',
+      holonStop: holonStopForOutcome(outcome),
+      endedAt: ended,
+    },
+    ctx.now,
+    ctx.events,
+  );
+}
+
+type Ending = 'fail' | 'cancel' | 'escalate';
+
+const ENDINGS: Record<Ending, { status: 'failed' | 'cancelled' | 'escalated'; eventType: string }> = {
+  fail: { status: 'failed', eventType: 'episode.failed' },
+  cancel: { status: 'cancelled', eventType: 'episode.cancelled' },
+  escalate: { status: 'escalated', eventType: 'episode.escalated' },
+};
+
+export async function endEpisode(ctx: WriteContext, episodeId: string, action: Ending, reason: string, recoverable = false): Promise<FinishResult> {
+  const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
+  requireTransition(ep, action);
+  const stopReason: StopReason =
+    action === 'fail' ? { kind: 'error', message: reason, recoverable } : action === 'cancel' ? { kind: 'cancelled', reason } : { kind: 'escalated', reason };
+  const outcome: Outcome | null = action === 'fail' ? { kind: 'failure', reason, details: recoverable ? 'recoverable' : undefined } : null;
+  // fail and escalate are the holon's own stop for its loop; a cancel is an operator's, not the holon's.
+  const holonStop = action === 'cancel' ? null : stopReason;
+  const ending = {
+    status: ENDINGS[action].status,
+    stopReason,
+    outcome: outcome && JSON.parse(JSON.stringify(outcome)),
+    eventType: ENDINGS[action].eventType,
+    holonStop,
+  };
+  return finishEpisode(ctx.client, ep, ending, ctx.now, ctx.events);
+}
