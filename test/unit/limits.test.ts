@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { checkEpisodeSize, EPISODE_LIMITS, type StartEpisodeInput, validateEpisodeInput, validateGoalSpec } from '../../src/episodes/limits.ts';
 import { validateOutcome } from '../../src/episodes/outcome-limits.ts';
 import { STEP_LIMITS } from '../../src/steps/limits.ts';
-import { exceedsJsonDepth, findNul, type JsonValue, jsonBytes } from '../../src/validation/json.ts';
+import { exceedsJsonDepth, findNul, jsonBytes } from '../../src/validation/json.ts';
 import { charCount, utf8Bytes } from '../../src/validation/violations.ts';
+import { fields, jsonOfBytes, nested } from './json-inputs.ts';
 
 const KB = 1024;
 const MB = 1024 * 1024;
@@ -20,19 +21,6 @@ function episodeInput(overrides: Partial<StartEpisodeInput> = {}): StartEpisodeI
     ...overrides,
   };
 }
-
-/** A JSON object whose JSON text is exactly `bytes` long (ASCII). */
-function jsonOfBytes(bytes: number): JsonValue {
-  return { d: 'x'.repeat(bytes - '{"d":""}'.length) };
-}
-
-function nested(depth: number): JsonValue {
-  let value: JsonValue = 1;
-  for (let level = 0; level < depth; level += 1) value = [value];
-  return value;
-}
-
-const fields = (violations: { field: string }[]): string[] => violations.map((v) => v.field);
 
 describe('EPISODE_LIMITS and STEP_LIMITS', () => {
   it('carry the seed 003 limits', () => {

@@ -1,7 +1,7 @@
 // The limits of the steps an agent logs (src/steps/limits.ts); episode limits are in limits.test.ts.
 import { describe, expect, it } from 'vitest';
 import { checkStepBatchSize, checkStepCount, type StepInput, validateStep } from '../../src/steps/limits.ts';
-import type { JsonValue } from '../../src/validation/json.ts';
+import { fields, jsonOfBytes, nested } from './json-inputs.ts';
 
 const KB = 1024;
 const MB = 1024 * 1024;
@@ -10,19 +10,6 @@ const NUL = '\u0000';
 function step(overrides: Partial<StepInput> = {}): StepInput {
   return { kind: 'tool_call', tool: 'shell', action: 'npm test', ...overrides };
 }
-
-/** A JSON object whose JSON text is exactly `bytes` long (ASCII). */
-function jsonOfBytes(bytes: number): JsonValue {
-  return { d: 'x'.repeat(bytes - '{"d":""}'.length) };
-}
-
-function nested(depth: number): JsonValue {
-  let value: JsonValue = 1;
-  for (let level = 0; level < depth; level += 1) value = [value];
-  return value;
-}
-
-const fields = (violations: { field: string }[]): string[] => violations.map((v) => v.field);
 
 describe('validateStep', () => {
   it('accepts a full valid step', () => {
