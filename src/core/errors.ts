@@ -15,10 +15,16 @@ export class NotFoundError extends DomainError {
   }
 }
 
+/**
+ * One input that broke a rule, as every validator returns it: the field by the dotted path the
+ * client sent (e.g. 'input.steps.3.observation'), the limit (a number, or the rule in words) and,
+ * what was sent (a size, a count, the value refused). The one violation type of the service; the API prints
+ * `limit` and `actual` as strings (src/schema/base.ts).
+ */
 export interface LimitViolation {
   field: string;
-  limit: string;
-  actual: string | null;
+  limit: number | string;
+  actual?: number | string | null;
   message: string;
 }
 
@@ -63,11 +69,6 @@ export class LeaseError extends DomainError {
   }
 }
 
-/** Converts the pure validators' violations (numeric limits) into the API's shape. */
-export function toViolations(list: Array<{ field: string; limit: number | string; actual?: number; message: string }>): LimitViolation[] {
-  return list.map((v) => ({ field: v.field, limit: String(v.limit), actual: v.actual === undefined ? null : String(v.actual), message: v.message }));
-}
-
-export function throwIfViolations(list: Array<{ field: string; limit: number | string; actual?: number; message: string }>): void {
-  if (list.length) throw new InputLimitError(toViolations(list));
+export function throwIfViolations(list: LimitViolation[]): void {
+  if (list.length) throw new InputLimitError(list);
 }

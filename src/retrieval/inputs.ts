@@ -1,5 +1,6 @@
 // The limits of a retrieval request, checked on the request as the API receives it. Pure.
 
+import type { LimitViolation } from '../core/errors.ts';
 import { EPISODE_LIMITS } from '../episodes/limits.ts';
 
 export const RETRIEVAL_LIMITS = {
@@ -25,15 +26,8 @@ export interface TaskFields {
   context?: ContextFields | null;
 }
 
-export interface Violation {
-  field: string;
-  limit: number | string;
-  actual?: number;
-  message: string;
-}
-
-export function validateContext(c: ContextFields | null | undefined, field: string): Violation[] {
-  const tooLong = (name: string, value: string | null | undefined, max: number): Violation[] =>
+export function validateContext(c: ContextFields | null | undefined, field: string): LimitViolation[] {
+  const tooLong = (name: string, value: string | null | undefined, max: number): LimitViolation[] =>
     value != null && Array.from(value).length > max
       ? [{ field: `${field}.${name}`, limit: max, actual: Array.from(value).length, message: `${field}.${name} is longer than ${max} characters` }]
       : [];
@@ -49,7 +43,7 @@ export function validateContext(c: ContextFields | null | undefined, field: stri
   ];
 }
 
-export function validateRetrieval(task: TaskFields, limit: number): Violation[] {
+export function validateRetrieval(task: TaskFields, limit: number): LimitViolation[] {
   const bytes = Buffer.byteLength(task.description);
   return [
     ...(bytes > RETRIEVAL_LIMITS.descriptionBytes
@@ -73,14 +67,14 @@ export function validateRetrieval(task: TaskFields, limit: number): Violation[] 
   ];
 }
 
-export function validateLimit(limit: number): Violation[] {
+export function validateLimit(limit: number): LimitViolation[] {
   return limit >= 1 && limit <= RETRIEVAL_LIMITS.maxResults
     ? []
     : [{ field: 'limit', limit: `1..${RETRIEVAL_LIMITS.maxResults}`, actual: limit, message: `limit must be between 1 and ${RETRIEVAL_LIMITS.maxResults}` }];
 }
 
 /** relevantPatterns takes a task, or (the older form) a context alone; exactly one of them. */
-export function patternTaskViolations(task: TaskFields | null | undefined, context: ContextFields | null | undefined): Violation[] {
+export function patternTaskViolations(task: TaskFields | null | undefined, context: ContextFields | null | undefined): LimitViolation[] {
   if ((task == null) === (context == null))
     return [{ field: 'task', limit: 'exactly one of task or context', message: 'give the task (description and context), or a context alone' }];
   return [];

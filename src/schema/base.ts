@@ -33,8 +33,8 @@ export const LimitViolationRef = builder.objectRef<LimitViolation>('LimitViolati
   description: 'One input that broke a rule: the field path as sent, the limit, and what was sent.',
   fields: (t) => ({
     field: t.exposeString('field'),
-    limit: t.exposeString('limit'),
-    actual: t.exposeString('actual', { nullable: true }),
+    limit: t.string({ resolve: (v) => String(v.limit) }),
+    actual: t.string({ nullable: true, resolve: (v) => (v.actual == null ? null : String(v.actual)) }),
     message: t.exposeString('message'),
   }),
 });

@@ -2,14 +2,7 @@
 
 import { GraphQLError } from 'graphql';
 import { builder } from '../builder.ts';
-import {
-  type LimitViolation as ApiViolation,
-  IllegalTransitionError,
-  InputLimitError,
-  NotFoundError,
-  throwIfViolations,
-  toViolations,
-} from '../core/errors.ts';
+import { IllegalTransitionError, InputLimitError, type LimitViolation, NotFoundError, throwIfViolations } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import { sizeText } from '../core/sizes.ts';
@@ -63,7 +56,7 @@ const ItemStatus = builder.enumType('StepItemStatus', { values: ['ACCEPTED', 'DU
 interface ItemResult {
   index: number;
   item: StepItemResult;
-  violations?: ApiViolation[];
+  violations?: LimitViolation[];
 }
 
 const StepItemResultRef = builder.objectRef<ItemResult>('StepItemResult').implement({
@@ -157,7 +150,7 @@ async function logSteps(
     const item = accepted.get(index);
     if (item) return { index, item };
     const message = `refused: ${violations.map((v) => v.message).join('; ')}`;
-    return { index, item: { status: 'rejected', reason: 'invalid', message }, violations: toViolations(violations) };
+    return { index, item: { status: 'rejected', reason: 'invalid', message }, violations };
   });
   return { episodeId, results, exhausted: outcome.exhausted };
 }

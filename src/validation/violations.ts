@@ -9,14 +9,10 @@
  * steps/limits.ts, leases/limits.ts, ...).
  */
 
+import type { LimitViolation } from '../core/errors.ts';
 import { isHashHex } from '../ledger/hash.ts';
 
-export interface LimitViolation {
-  field: string;
-  limit: number | string;
-  actual?: number;
-  message: string;
-}
+export type { LimitViolation };
 
 export interface TextRule {
   maxBytes?: number;
