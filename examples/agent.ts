@@ -2,7 +2,7 @@
 //   npx tsx examples/agent.ts
 // It reads the key from EPISODIC_API_KEY or .episodic/admin-key (EPISODIC_DATA_DIR) and the URL
 // from EPISODIC_URL (default http://localhost:4000/graphql). It asks for relevant past episodes
-// (skipped when the server's schema has no relevantEpisodes), runs seed 000's episode loop with a
+// (skipped when the server's schema has no relevantEpisodes), runs the episode loop with a
 // toy holon under a lease, prints the outcome, and verifies the first episode's proof bundle offline.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// runAgentEpisode (seed 002) against the real server with a fake runtime (planner + executor) and
+// runAgentEpisode (plan, execute, critique) against the real server with a fake runtime (planner + executor) and
 // fake critics: trace steps are journaled with the world state before and after, the critique is
 // recorded, and failing critics, virtue engines or executors never crash the loop.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// runEpisodeLoop (seed 000) against the real server with a fake holon: the holon is outside our
+// runEpisodeLoop (a work item's bounded loop of episodes) against the real server with a fake holon: the holon is outside our
 // service, so a fake stands in for it; leases, charging, budgets and numbering are the server's.
 import { describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';

@@ -1,4 +1,4 @@
-// Run receipts and pack-miss defect records (seed 000), as ledger events.
+// Run receipts and pack-miss defect records (what an episode was given and what it lacked), as ledger events.
 import { describe, expect, it } from 'vitest';
 import { type TestApp, useApp } from '../support/app.ts';
 

@@ -1,4 +1,4 @@
-// Work items and leases (seed 000): monotonic 1-indexed episode numbers across restarts, a lease
+// Work items and leases: monotonic 1-indexed episode numbers across restarts, a lease
 // charged after each episode, exhausted / revoked / expired leases refusing new episodes, and child
 // leases that may only narrow their parent.
 import { describe, expect, it } from 'vitest';

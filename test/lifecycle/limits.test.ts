@@ -1,4 +1,4 @@
-// Input limits (seed 003, seed 000 goal spec): a violation is a typed InputLimitError naming the
+// Input limits (the episode, step and goal spec limits): a violation is a typed InputLimitError naming the
 // field and the limit, and nothing is written; exactly at the limit passes.
 import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';

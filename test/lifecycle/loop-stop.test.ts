@@ -1,4 +1,4 @@
-// The server evaluates seed 000's stop conditions for a work item's loop of episodes when an episode
+// The server evaluates the stop conditions for a work item's loop of episodes when an episode
 // ends, in priority order (budget exhaustion > the holon's own stop > max episodes), records them on
 // the work item and in the ledger, refuses further starts with LoopStoppedError, and lets an
 // operator resume the loop.

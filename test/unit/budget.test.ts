@@ -136,7 +136,7 @@ describe('resolveExhaustionPolicy', () => {
     expect(resolveExhaustionPolicy('fail', 'steps')).toBe('fail');
   });
 
-  it('always fails on wall time (seed 004)', () => {
+  it('always fails on wall time, whatever the exhaustion policy', () => {
     expect(resolveExhaustionPolicy('converge', 'wall_time')).toBe('fail');
     expect(resolveExhaustionPolicy('fail', 'wall_time')).toBe('fail');
   });

@@ -23,7 +23,7 @@ function episodeInput(overrides: Partial<StartEpisodeInput> = {}): StartEpisodeI
 }
 
 describe('EPISODE_LIMITS and STEP_LIMITS', () => {
-  it('carry the seed 003 limits', () => {
+  it('carry the documented input limits', () => {
     expect(EPISODE_LIMITS).toMatchObject({
       descriptionBytes: 262_144,
       maxSteps: 1000,

@@ -21,7 +21,7 @@ function seedEpisode(id: string, description: string, context: Partial<Seed003Ep
 }
 
 describe('seed003Score', () => {
-  // seed 003's own scoring test: context 0.4 + 0.3 + 0.1 capped at 0.4, 1 long word of 3 → 0.1.
+  // The reference memory's own scoring test (ARCHITECTURE.md, "Sources"): context 0.4 + 0.3 + 0.1 capped at 0.4, 1 long word of 3 → 0.1.
   const query: RetrievalQuery = {
     description: 'rust web api',
     taskType: null,
@@ -29,7 +29,7 @@ describe('seed003Score', () => {
   };
   const episode = seedEpisode('e1', 'Implement a rust web api with axum', { domain: 'web-api', language: 'rust', framework: 'axum', tags: ['rest'] });
 
-  it('matches the hand-computed 0.5 of seed 003 test_calculate_relevance_score', () => {
+  it('matches the hand-computed 0.5 of the reference memory's test_calculate_relevance_score', () => {
     expect(seed003Score(query, episode)).toBeCloseTo(0.5, 12);
   });
 
