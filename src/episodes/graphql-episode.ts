@@ -1,8 +1,20 @@
 // The Episode type and the object types its fields return (context, budget usage, outcome,
 // critique, checkpoints).
 import { builder } from '../builder.ts';
+import { enumValue } from '../schema/enum-value.ts';
 import type { StopReason } from '../stops/stop-reason.ts';
-import { ComplexityEnum, EpisodeStatusEnum, ModeEnum, OutcomeKindEnum, PolicyEnum } from './enums.ts';
+import {
+  BUDGET_POLICIES,
+  COMPLEXITIES,
+  ComplexityEnum,
+  EPISODE_MODES,
+  EPISODE_STATUSES,
+  EpisodeStatusEnum,
+  ModeEnum,
+  OUTCOME_KINDS,
+  OutcomeKindEnum,
+  PolicyEnum,
+} from './enums.ts';
 import { StopReasonRef } from './graphql-stop.ts';
 import type { Outcome } from './outcome.ts';
 
@@ -12,7 +24,7 @@ const TaskContext = builder
     fields: (t) => ({
       language: t.exposeString('language', { nullable: true }),
       framework: t.exposeString('framework', { nullable: true }),
-      complexity: t.field({ type: ComplexityEnum, resolve: (c) => c.complexity.toUpperCase() as 'MODERATE' }),
+      complexity: t.field({ type: ComplexityEnum, resolve: (c) => enumValue(COMPLEXITIES, c.complexity) }),
       domain: t.exposeString('domain', { nullable: true }),
       tags: t.exposeStringList('tags'),
     }),
@@ -37,7 +49,7 @@ const BudgetLineRef = builder.objectRef<BudgetLine>('BudgetUsage').implement({
 
 const OutcomeRef = builder.objectRef<Outcome>('Outcome').implement({
   fields: (t) => ({
-    kind: t.field({ type: OutcomeKindEnum, resolve: (o) => o.kind.toUpperCase() as 'SUCCESS' }),
+    kind: t.field({ type: OutcomeKindEnum, resolve: (o) => enumValue(OUTCOME_KINDS, o.kind) }),
     verdict: t.string({ nullable: true, resolve: (o) => ('verdict' in o ? o.verdict : null) }),
     artifacts: t.stringList({ nullable: true, resolve: (o) => ('artifacts' in o ? (o.artifacts ?? null) : null) }),
     completed: t.stringList({ nullable: true, resolve: (o) => ('completed' in o ? o.completed : null) }),
@@ -92,10 +104,10 @@ builder.prismaObject('Episode', {
     dedupeKey: t.exposeString('dedupeKey', { nullable: true }),
     attempt: t.exposeInt('attempt'),
     maxAttempts: t.exposeInt('maxAttempts'),
-    mode: t.field({ type: ModeEnum, select: { mode: true }, resolve: (e) => e.mode.toUpperCase() as 'LIVE' }),
-    status: t.field({ type: EpisodeStatusEnum, select: { status: true }, resolve: (e) => e.status.toUpperCase() as 'RUNNING' }),
+    mode: t.field({ type: ModeEnum, select: { mode: true }, resolve: (e) => enumValue(EPISODE_MODES, e.mode) }),
+    status: t.field({ type: EpisodeStatusEnum, select: { status: true }, resolve: (e) => enumValue(EPISODE_STATUSES, e.status) }),
     phase: t.exposeString('phase', { nullable: true }),
-    onBudgetExhausted: t.field({ type: PolicyEnum, select: { onBudgetExhausted: true }, resolve: (e) => e.onBudgetExhausted.toUpperCase() as 'FAIL' }),
+    onBudgetExhausted: t.field({ type: PolicyEnum, select: { onBudgetExhausted: true }, resolve: (e) => enumValue(BUDGET_POLICIES, e.onBudgetExhausted) }),
     budgetUsage: t.field({
       type: [BudgetLineRef],
       description: 'Usage against budget for tokens, tool calls, steps and wall time.',

@@ -6,26 +6,29 @@ import { isUuid } from '../core/ids.ts';
 import { episodeField, FinishPayload } from '../episodes/graphql-payloads.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { FeedbackReport } from '../retrieval/receipts.ts';
+import { enumValue } from '../schema/enum-value.ts';
 import { type ExtractionReport, extractEpisodePatterns } from './extract.ts';
-import { PATTERN_KINDS, type PatternKind, patternSummary } from './patterns.ts';
+import { type PatternKind, patternSummary } from './patterns.ts';
 import type { Reflection } from './reflection.ts';
 import type { Reward } from './reward.ts';
 
-const upper = <T extends string>(value: string) => value.toUpperCase() as T;
+const PATTERN_KIND_VALUES = ['FILE_CHANGE', 'TASK_OUTCOME', 'TOOL_OUTCOME', 'ERROR_OUTCOME'] as const satisfies readonly Uppercase<PatternKind>[];
+const PATTERN_STATUSES = ['CANDIDATE', 'ACTIVE', 'SUPERSEDED'] as const;
+const LEARNING_STATES = ['NONE', 'PENDING', 'QUEUED', 'DONE', 'SKIPPED'] as const;
 
 export const PatternKindEnum = builder.enumType('PatternKind', {
   description:
     'FILE_CHANGE: tasks mentioning a term change a file; TASK_OUTCOME: tasks mentioning a term succeed more or less often; TOOL_OUTCOME: runs using a tool; ERROR_OUTCOME: runs hitting an error class.',
-  values: PATTERN_KINDS.map((k) => k.toUpperCase()) as ['FILE_CHANGE', 'TASK_OUTCOME', 'TOOL_OUTCOME', 'ERROR_OUTCOME'],
+  values: PATTERN_KIND_VALUES,
 });
 export const PatternStatusEnum = builder.enumType('PatternStatus', {
   description:
     'ACTIVE: its counts meet the bar now (support, comparable episodes, lift; docs/LEARNING.md); CANDIDATE: counts kept, bar never met; SUPERSEDED: met the bar once, no longer does.',
-  values: ['CANDIDATE', 'ACTIVE', 'SUPERSEDED'] as const,
+  values: PATTERN_STATUSES,
 });
 const LearningStateEnum = builder.enumType('LearningState', {
   description: 'Pattern extraction of an ended episode: NONE (no candidates), PENDING, QUEUED, DONE, SKIPPED (queue full; see the ledger).',
-  values: ['NONE', 'PENDING', 'QUEUED', 'DONE', 'SKIPPED'] as const,
+  values: LEARNING_STATES,
 });
 
 const RewardRef = builder.objectRef<Reward>('Reward').implement({
@@ -57,7 +60,7 @@ builder.prismaObjectFields('Episode', (t) => ({
     type: LearningStateEnum,
     nullable: true,
     select: { learningState: true },
-    resolve: (e) => (e.learningState ? upper<'DONE'>(e.learningState) : null),
+    resolve: (e) => (e.learningState ? enumValue(LEARNING_STATES, e.learningState) : null),
   }),
   feedbackCredit: t.exposeFloat('feedbackCredit', {
     description: 'Overall retrieval feedback in [-1, 1] over every query. Ranking uses the query-relative credit (RelevanceScore.feedback).',
@@ -152,7 +155,7 @@ builder.prismaObject('Pattern', {
   fields: (t) => ({
     id: t.exposeID('id'),
     key: t.exposeString('key'),
-    kind: t.field({ type: PatternKindEnum, select: { kind: true }, resolve: (p) => upper<'FILE_CHANGE'>(p.kind) }),
+    kind: t.field({ type: PatternKindEnum, select: { kind: true }, resolve: (p) => enumValue(PATTERN_KIND_VALUES, p.kind) }),
     signature: t.exposeStringList('signature'),
     description: t.exposeString('description'),
     occurrences: t.exposeInt('occurrences', { description: 'Episodes of the scope with the antecedent (the term, tool or error class).' }),
@@ -162,7 +165,7 @@ builder.prismaObject('Pattern', {
     successRate: t.exposeFloat('successRate', { description: 'successes / occurrences.' }),
     meanReward: t.exposeFloat('meanReward'),
     effectiveness: t.exposeFloat('effectiveness', { description: '|lift|, in [0, 1].' }),
-    status: t.field({ type: PatternStatusEnum, select: { status: true }, resolve: (p) => upper<'ACTIVE'>(p.status) }),
+    status: t.field({ type: PatternStatusEnum, select: { status: true }, resolve: (p) => enumValue(PATTERN_STATUSES, p.status) }),
     supersededAt: t.expose('supersededAt', { type: 'DateTime', nullable: true }),
     feedbackCredit: t.exposeFloat('feedbackCredit'),
     scope: t.exposeString('scope', { description: 'Where it was learnt: the domain, else language:<language>, else *.' }),

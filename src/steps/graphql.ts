@@ -10,6 +10,7 @@ import { episodeField } from '../episodes/graphql-payloads.ts';
 
 import { LimitViolationRef } from '../schema/base.ts';
 import type { AuthedContext } from '../schema/context.ts';
+import { enumValue } from '../schema/enum-value.ts';
 import type { StepItemResult } from './apply.ts';
 import { contentRefList, StepContentRef } from './graphql-blobs.ts';
 import { DEFAULT_LOG_OPTIONS, type LogOptions, LogStepsOptionsInput, StepInputRef, toLogOptions, toStepInput } from './graphql-inputs.ts';
@@ -52,7 +53,8 @@ builder.prismaObject('Step', {
   }),
 });
 
-const ItemStatus = builder.enumType('StepItemStatus', { values: ['ACCEPTED', 'DUPLICATE', 'REJECTED'] as const });
+const ITEM_STATUSES = ['ACCEPTED', 'DUPLICATE', 'REJECTED'] as const;
+const ItemStatus = builder.enumType('StepItemStatus', { values: ITEM_STATUSES });
 interface ItemResult {
   index: number;
   item: StepItemResult;
@@ -62,7 +64,7 @@ interface ItemResult {
 const StepItemResultRef = builder.objectRef<ItemResult>('StepItemResult').implement({
   fields: (t) => ({
     index: t.exposeInt('index', { description: 'Position of the step in the request.' }),
-    status: t.field({ type: ItemStatus, resolve: (r) => r.item.status.toUpperCase() as 'ACCEPTED' }),
+    status: t.field({ type: ItemStatus, resolve: (r) => enumValue(ITEM_STATUSES, r.item.status) }),
     stepNumber: t.int({ nullable: true, resolve: (r) => ('stepNumber' in r.item ? r.item.stepNumber : null) }),
     step: t.prismaField({
       type: 'Step',

@@ -29,7 +29,7 @@ describe('seed003Score', () => {
   };
   const episode = seedEpisode('e1', 'Implement a rust web api with axum', { domain: 'web-api', language: 'rust', framework: 'axum', tags: ['rest'] });
 
-  it('matches the hand-computed 0.5 of the reference memory's test_calculate_relevance_score', () => {
+  it('matches the hand-computed 0.5 of the reference memory test_calculate_relevance_score', () => {
     expect(seed003Score(query, episode)).toBeCloseTo(0.5, 12);
   });
 
