@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { type Budget, budgetLimit, exhaustedResource, planStepAdmission, resolveExhaustionPolicy, type Usage, usageOf } from '../../src/episodes/budget.ts';
+import {
+  type Budget,
+  budgetLimit,
+  exhaustedResource,
+  planStepAdmission,
+  resolveExhaustionPolicy,
+  statusAfterBudgetStop,
+  type Usage,
+  usageOf,
+} from '../../src/episodes/budget.ts';
 import { BUDGET_RESOURCES } from '../../src/stops/resources.ts';
 
 const UNLIMITED: Budget = { maxTokens: null, maxSteps: null, maxWallMs: null, maxToolCalls: null };
@@ -139,5 +148,17 @@ describe('resolveExhaustionPolicy', () => {
   it('always fails on wall time, whatever the exhaustion policy', () => {
     expect(resolveExhaustionPolicy('converge', 'wall_time')).toBe('fail');
     expect(resolveExhaustionPolicy('fail', 'wall_time')).toBe('fail');
+  });
+});
+
+describe('statusAfterBudgetStop', () => {
+  it('completes a converging episode on tokens or steps and fails it on wall time', () => {
+    expect(statusAfterBudgetStop('converge', 'tokens')).toBe('completed');
+    expect(statusAfterBudgetStop('converge', 'steps')).toBe('completed');
+    expect(statusAfterBudgetStop('converge', 'wall_time')).toBe('failed');
+  });
+
+  it('fails an episode whose policy is fail, whatever ran out', () => {
+    for (const resource of BUDGET_RESOURCES) expect(statusAfterBudgetStop('fail', resource)).toBe('failed');
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { IllegalTransitionError } from '../../src/core/errors.ts';
 import {
   allowedActions,
   checkTransition,
@@ -8,6 +9,7 @@ import {
   type EpisodeStatus,
   isEpisodeStatus,
   isTerminal,
+  requireTransition,
 } from '../../src/episodes/status.ts';
 
 // The expected machine, written out independently of the implementation's table.
@@ -106,5 +108,19 @@ describe('isEpisodeStatus', () => {
     expect(isEpisodeStatus('RUNNING')).toBe(false);
     expect(isEpisodeStatus('paused')).toBe(false);
     expect(isEpisodeStatus('')).toBe(false);
+  });
+});
+
+describe('requireTransition', () => {
+  it('returns the status every legal action leads to', () => {
+    for (const [status, action] of LEGAL_PAIRS) expect(requireTransition({ status }, action)).toBe(LEGAL[status][action]);
+  });
+
+  it('throws IllegalTransitionError naming the status, the action and what is allowed', () => {
+    for (const [status, action] of ILLEGAL_PAIRS) {
+      const attempt = () => requireTransition({ status }, action);
+      expect(attempt).toThrow(IllegalTransitionError);
+      expect(attempt).toThrow(expect.objectContaining({ from: status, action, allowed: allowedActions(status) }));
+    }
   });
 });
