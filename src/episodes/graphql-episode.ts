@@ -2,6 +2,7 @@
 // critique, checkpoints).
 import { builder } from '../builder.ts';
 import { enumValue } from '../schema/enum-value.ts';
+import { connectionSize } from '../schema/page-size.ts';
 import type { StopReason } from '../stops/stop-reason.ts';
 import {
   BUDGET_POLICIES,
@@ -143,7 +144,7 @@ builder.prismaObject('Episode', {
     deadlineAt: t.expose('deadlineAt', { type: 'DateTime', nullable: true }),
     endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    steps: t.relatedConnection('steps', { cursor: 'id', defaultSize: 50, maxSize: 1000, query: { orderBy: { stepNumber: 'asc' } } }),
+    steps: t.relatedConnection('steps', { cursor: 'id', ...connectionSize(50, 1000), query: { orderBy: { stepNumber: 'asc' } } }),
     checkpoints: t.relation('checkpoints', { query: { orderBy: { createdAt: 'asc' } } }),
     workItem: t.relation('workItem', { nullable: true }),
     lease: t.relation('lease', { nullable: true }),

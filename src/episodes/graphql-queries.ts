@@ -2,6 +2,7 @@
 import { builder } from '../builder.ts';
 import { NotFoundError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
+import { connectionSize } from '../schema/page-size.ts';
 import { EpisodeFilterInput, episodeWhere } from './filter.ts';
 
 builder.queryFields((t) => ({
@@ -18,8 +19,7 @@ builder.queryFields((t) => ({
   episodes: t.withAuth({ read: true }).prismaConnection({
     type: 'Episode',
     cursor: 'id',
-    defaultSize: 20,
-    maxSize: 100,
+    ...connectionSize(20, 100),
     args: { filter: t.arg({ type: EpisodeFilterInput }) },
     resolve: (query, _root, args, ctx) =>
       ctx.db.episode.findMany({

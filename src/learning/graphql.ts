@@ -7,6 +7,7 @@ import { episodeField, FinishPayload } from '../episodes/graphql-payloads.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { FeedbackReport } from '../retrieval/receipts.ts';
 import { enumValue } from '../schema/enum-value.ts';
+import { connectionSize } from '../schema/page-size.ts';
 import { type ExtractionReport, extractEpisodePatterns } from './extract.ts';
 import { type PatternKind, patternSummary } from './patterns.ts';
 import type { Reflection } from './reflection.ts';
@@ -198,8 +199,7 @@ builder.prismaObject('Pattern', {
     episodes: t.relatedConnection('episodes', {
       description: 'The episodes the pattern was observed in, oldest first.',
       cursor: 'patternId_episodeId',
-      defaultSize: 20,
-      maxSize: 100,
+      ...connectionSize(20, 100),
       query: { orderBy: [{ observedAt: 'asc' }, { episodeId: 'asc' }] },
     }),
   }),
@@ -233,8 +233,7 @@ builder.queryFields((t) => ({
   patterns: t.withAuth({ read: true }).prismaConnection({
     type: 'Pattern',
     cursor: 'id',
-    defaultSize: 20,
-    maxSize: 100,
+    ...connectionSize(20, 100),
     description: 'Patterns of this tenant, most effective first.',
     args: { filter: t.arg({ type: PatternFilter }) },
     resolve: (query, _root, args, ctx) =>

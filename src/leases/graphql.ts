@@ -6,6 +6,7 @@ import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import { StopReasonRef } from '../episodes/graphql-stop.ts';
 import { type Context, viewerOf } from '../schema/context.ts';
+import { connectionSize } from '../schema/page-size.ts';
 import type { StopReason } from '../stops/stop-reason.ts';
 import type { LeaseStanding } from './accounting.ts';
 import { LeaseBudgetRef } from './graphql-types.ts';
@@ -34,7 +35,7 @@ builder.prismaObject('WorkItem', {
     metadata: t.expose('metadata', { type: 'JSON' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     leases: t.relation('leases', { query: { orderBy: { createdAt: 'asc' } } }),
-    episodes: t.relatedConnection('episodes', { cursor: 'id', query: { orderBy: [{ episodeNumber: 'asc' }] } }),
+    episodes: t.relatedConnection('episodes', { cursor: 'id', ...connectionSize(20, 100), query: { orderBy: [{ episodeNumber: 'asc' }] } }),
   }),
 });
 

@@ -3,6 +3,7 @@
 import { builder } from '../builder.ts';
 import { InputLimitError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
+import { listSize } from '../schema/page-size.ts';
 import { latestCheckpoint, listCheckpoints } from './checkpoints.ts';
 import { asSeq, LedgerEventRef, LedgerFilterInput, SignedTreeHeadRef, tenantOf } from './graphql.ts';
 import type { StoredLedgerEvent } from './hash.ts';
@@ -10,6 +11,8 @@ import { type LedgerFilter, readEvents, readHead } from './read.ts';
 import type { SignedTreeHead } from './signed-head.ts';
 import { type RangeReport, verifyStoredRange } from './verify-range.ts';
 
+/** Events or checkpoints of a page: 100 unless asked, at most 500. */
+const DEFAULT_PAGE = 100;
 const MAX_PAGE = 500;
 
 const LedgerHeadRef = builder.objectRef<{ seq: number; hash: string; checkpoint: SignedTreeHead | null }>('LedgerHead').implement({
@@ -81,7 +84,7 @@ const VerifyReportRef = builder.objectRef<RangeReport>('LedgerVerification').imp
 });
 
 function pageSize(first: number | null | undefined): number {
-  const n = first ?? 100;
+  const n = first ?? DEFAULT_PAGE;
   if (n < 1 || n > MAX_PAGE)
     throw new InputLimitError([{ field: 'first', limit: `1..${MAX_PAGE}`, actual: String(n), message: `first must be between 1 and ${MAX_PAGE}` }]);
   return n;
@@ -90,9 +93,10 @@ function pageSize(first: number | null | undefined): number {
 builder.queryFields((t) => ({
   ledgerEvents: t.field({
     type: ConnectionRef,
+    ...listSize('first', DEFAULT_PAGE, MAX_PAGE),
     args: {
       after: t.arg.string({ description: 'A seq: events after it.' }),
-      first: t.arg.int({ defaultValue: 100 }),
+      first: t.arg.int({ defaultValue: DEFAULT_PAGE }),
       filter: t.arg({ type: LedgerFilterInput }),
     },
     errors: { types: [InputLimitError] },
@@ -126,12 +130,13 @@ builder.queryFields((t) => ({
   }),
   ledgerCheckpoints: t.field({
     type: CheckpointPageRef,
+    ...listSize('first', DEFAULT_PAGE, MAX_PAGE),
     description:
       'Every signed checkpoint of the tenant, oldest first: compare them with an export to detect a cut-off tail or rewritten history (docs/LEDGER.md §5, §7).',
     errors: { types: [InputLimitError] },
     args: {
       afterTreeSize: t.arg({ type: 'BigInt', description: 'Checkpoints with a larger treeSize; omit for all (the empty tree is treeSize 0).' }),
-      first: t.arg.int({ defaultValue: 100 }),
+      first: t.arg.int({ defaultValue: DEFAULT_PAGE }),
     },
     resolve: async (_root, args, ctx) => {
       const first = pageSize(args.first);

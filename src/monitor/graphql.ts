@@ -4,6 +4,7 @@ import { builder } from '../builder.ts';
 import { InputLimitError, NotFoundError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import type { Context } from '../schema/context.ts';
+import { listSize } from '../schema/page-size.ts';
 import { type Bucket, type ToolStats, type Totals, validateDashboardFilter } from './dashboard.ts';
 import {
   creditsOfEpisode,
@@ -16,6 +17,9 @@ import {
   type RetrievalCredit,
 } from './receipts.ts';
 import { type BudgetExhaustion, type Dashboard, loadDashboard } from './store.ts';
+
+/** Receipts of a page unless first says otherwise. */
+const DEFAULT_RECEIPTS_PAGE = 20;
 
 const DashboardFilterInput = builder.inputType('DashboardFilter', {
   fields: (t) => ({
@@ -184,9 +188,10 @@ builder.queryFields((t) => ({
     type: [ReceiptRef],
     description: 'Retrieval receipts, newest first; pass the createdAt of the last one as before for the next page.',
     errors: { types: [InputLimitError] },
-    args: { first: t.arg.int({ defaultValue: 20 }), before: t.arg({ type: 'DateTime' }) },
+    ...listSize('first', DEFAULT_RECEIPTS_PAGE, MAX_RECEIPTS_PAGE),
+    args: { first: t.arg.int({ defaultValue: DEFAULT_RECEIPTS_PAGE }), before: t.arg({ type: 'DateTime' }) },
     resolve: (_root, args, ctx) => {
-      const first = args.first ?? 20;
+      const first = args.first ?? DEFAULT_RECEIPTS_PAGE;
       if (first < 1 || first > MAX_RECEIPTS_PAGE) {
         throw new InputLimitError([
           { field: 'first', limit: `1..${MAX_RECEIPTS_PAGE}`, actual: String(first), message: `first must lie between 1 and ${MAX_RECEIPTS_PAGE}` },

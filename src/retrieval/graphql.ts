@@ -4,13 +4,17 @@ import { grantsScope } from '../auth/keys.ts';
 import { builder } from '../builder.ts';
 import { InputLimitError, throwIfViolations } from '../core/errors.ts';
 import type { Context } from '../schema/context.ts';
+import { listSize } from '../schema/page-size.ts';
 import { RelevantEpisodeFilter, RetrievalContextInput, RetrievalTaskInput, toContextFacts, toRetrievalQuery } from './graphql-inputs.ts';
-import { patternTaskViolations, validateRetrieval } from './inputs.ts';
+import { patternTaskViolations, RETRIEVAL_LIMITS, validateRetrieval } from './inputs.ts';
 import type { ScoredPattern } from './pattern-store.ts';
 import { type EpisodeRetrievalResult, type PatternRetrievalResult, type RetrievalDeps, retrieveEpisodes, retrievePatterns } from './retrieve.ts';
 import type { ScoredEpisode } from './store.ts';
 
 /** What retrieval reads and writes: the pool for ranking, the writer for receipts. */
+/** Results of a retrieval unless limit says otherwise (at most RETRIEVAL_LIMITS.maxResults). */
+const DEFAULT_RESULTS = 10;
+
 const retrievalDeps = (ctx: Context): RetrievalDeps => ({ pool: ctx.services.db.pool, writer: ctx.services.writer });
 
 const RelevanceScoreRef = builder.objectRef<ScoredEpisode>('RelevanceScore').implement({
@@ -96,14 +100,15 @@ builder.queryFields((t) => ({
     description:
       'Completed episodes ranked by context match, reward, description similarity, recency and retrieval feedback. Records a receipt (retrieval.served).',
     errors: { types: [InputLimitError] },
+    ...listSize('limit', DEFAULT_RESULTS, RETRIEVAL_LIMITS.maxResults),
     args: {
       task: t.arg({ type: RetrievalTaskInput, required: true }),
-      limit: t.arg.int({ defaultValue: 10 }),
+      limit: t.arg.int({ defaultValue: DEFAULT_RESULTS }),
       includeFailures: t.arg.boolean({ defaultValue: false }),
       filter: t.arg({ type: RelevantEpisodeFilter }),
     },
     resolve: (_root, args, ctx) => {
-      const limit = args.limit ?? 10;
+      const limit = args.limit ?? DEFAULT_RESULTS;
       throwIfViolations(validateRetrieval(args.task, limit));
       const filter = { minReward: args.filter?.minReward ?? null, endedAfter: args.filter?.endedAfter ?? null, agent: args.filter?.agent ?? null };
       // Receipts are writes: only a key that may write records one.
@@ -122,13 +127,14 @@ builder.queryFields((t) => ({
     description:
       'Active patterns relevant to the task (it mentions their term; its domain or language is their scope), ranked by relevance and lift, with a relevance floor. Records a receipt (retrieval.served).',
     errors: { types: [InputLimitError] },
+    ...listSize('limit', DEFAULT_RESULTS, RETRIEVAL_LIMITS.maxResults),
     args: {
       task: t.arg({ type: RetrievalTaskInput, description: 'The task: its description and context. Required unless context is given.' }),
       context: t.arg({ type: RetrievalContextInput, description: 'Context only (no description): the tool and error patterns of its domain. Prefer task.' }),
-      limit: t.arg.int({ defaultValue: 10 }),
+      limit: t.arg.int({ defaultValue: DEFAULT_RESULTS }),
     },
     resolve: (_root, args, ctx) => {
-      const limit = args.limit ?? 10;
+      const limit = args.limit ?? DEFAULT_RESULTS;
       const task = args.task ?? { description: '', context: args.context };
       throwIfViolations([...patternTaskViolations(args.task, args.context), ...validateRetrieval(task, limit)]);
       const query = { description: task.description, context: toContextFacts(task.context) };
