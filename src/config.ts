@@ -53,6 +53,9 @@ const EnvSchema = z.object({
   MAX_ALIASES: z.coerce.number().int().min(1).default(30),
   MAX_TOKENS: z.coerce.number().int().min(100).default(10_000),
   MAX_COST: z.coerce.number().int().min(100).default(500_000),
+  // 100 episodes with 100 steps each (or one page of 1,000 steps with room to spare); the monitor,
+  // the CLI and the client library ask for at most 1,000 nodes at a time.
+  MAX_NODES: z.coerce.number().int().min(1).default(10_000),
   MAX_BODY_BYTES: z.coerce
     .number()
     .int()
@@ -112,8 +115,11 @@ export interface Config {
   keyRecheckMs: number;
   /** How long a key read for a request is reused before api_keys is read again. */
   keyCacheMs: number;
-  /** GraphQL hardening (graphql-armor), tuned so ordinary relay queries pass. */
-  armor: { maxDepth: number; maxAliases: number; maxTokens: number; maxCost: number };
+  /**
+   * GraphQL query limits, tuned so ordinary relay queries pass: graphql-armor's, and maxNodes, the
+   * most nodes the pages of one operation may return (src/http/node-limit.ts).
+   */
+  armor: { maxDepth: number; maxAliases: number; maxTokens: number; maxCost: number; maxNodes: number };
   shutdownTimeoutMs: number;
   /** Admission control (src/http/admission.ts). */
   admission: {
@@ -202,7 +208,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     keyRecheckMs: e.KEY_RECHECK_MS,
     keyCacheMs: e.KEY_CACHE_MS,
-    armor: { maxDepth: e.MAX_QUERY_DEPTH, maxAliases: e.MAX_ALIASES, maxTokens: e.MAX_TOKENS, maxCost: e.MAX_COST },
+    armor: { maxDepth: e.MAX_QUERY_DEPTH, maxAliases: e.MAX_ALIASES, maxTokens: e.MAX_TOKENS, maxCost: e.MAX_COST, maxNodes: e.MAX_NODES },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     admission: {
       maxConcurrentRequests: e.MAX_CONCURRENT_REQUESTS,

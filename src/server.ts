@@ -23,6 +23,7 @@ import { graphiqlOptions, renderGraphiQL } from './http/graphiql.ts';
 import { enforceRateLimit, hardeningPlugins, withoutSuggestions, withRequestErrorCode } from './http/hardening.ts';
 import { useCompiledStepJournal } from './http/jit.ts';
 import { createMetrics, METRICS_PATH, metricsAllowed } from './http/metrics.ts';
+import { nodeLimitError } from './http/node-limit.ts';
 import { requestIdFrom } from './http/request-id.ts';
 import { useStreamGuard } from './http/streams.ts';
 import { requestScope } from './log.ts';
@@ -264,6 +265,9 @@ export function createApp(services: Services): App {
           document = parse(params.query);
           const errors = validate(s, document);
           if (errors.length) return errors.map((e: GraphQLError) => withRequestErrorCode(e, 'GRAPHQL_VALIDATION_FAILED'));
+          // The node limit needs the variables: answered here like the validation refusals above.
+          const tooMany = nodeLimitError({ schema: s, document, variableValues: params.variables, operationName: params.operationName }, config.armor.maxNodes);
+          if (tooMany) return [tooMany];
         } catch (err) {
           if (err instanceof GraphQLError) return [withRequestErrorCode(err, 'GRAPHQL_VALIDATION_FAILED')];
           throw err;

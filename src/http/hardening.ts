@@ -1,5 +1,5 @@
-// GraphQL hardening: the body limit, depth, cost, alias, token and directive limits (graphql-armor), CSRF
-// prevention, introspection off where configured, and the per-key rate limit.
+// GraphQL hardening: the body limit, depth, cost, alias, token and directive limits (graphql-armor), the
+// node limit, CSRF prevention, introspection off where configured, and the per-key rate limit.
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
@@ -8,9 +8,10 @@ import type { Plugin } from 'graphql-yoga';
 import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { Config } from '../config.ts';
 import { useBodyLimit } from './body-limit.ts';
+import { useNodeLimit } from './node-limit.ts';
 
 export function hardeningPlugins(config: Config): Array<Plugin | Plugin<Record<string, unknown>>> {
-  const { maxDepth, maxAliases, maxTokens, maxCost } = config.armor;
+  const { maxDepth, maxAliases, maxTokens, maxCost, maxNodes } = config.armor;
   const armor = new EnvelopArmor({
     maxDepth: { n: maxDepth, ignoreIntrospection: true },
     maxAliases: { n: maxAliases },
@@ -27,6 +28,8 @@ export function hardeningPlugins(config: Config): Array<Plugin | Plugin<Record<s
     useBodyLimit(config.maxBodyBytes),
     useWellFormedVariables(),
     useNoNulInReads(),
+    // Where the variables are known, before any resolver reads a row (over WebSocket also in onSubscribe).
+    useNodeLimit(maxNodes),
     // Requests without a CORS preflight (GET, form posts) must carry this header.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
     ...(config.introspection ? [] : [useDisableIntrospection()]),
