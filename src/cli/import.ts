@@ -1,6 +1,7 @@
 // episodic import <files or folders> [--format f] [--verdicts file]: imports agent runs (one
 // episode each) with a progress bar, a summary, and exit code 2 when any file or step was refused.
-import { FORMATS, type Format, type ImportReport, importRuns, type RunReport } from '../import/index.ts';
+import { FORMATS, type Format } from '../import/formats.ts';
+import type { ImportReport, RunReport } from '../import/index.ts';
 import { CliError } from './errors.ts';
 import { progressBar } from './progress.ts';
 import { defineCommand, EXIT, intOption, listOption, usage } from './remote.ts';
@@ -46,6 +47,7 @@ export const importCommand = defineCommand({
     if (format !== undefined && !(FORMATS as readonly string[]).includes(format))
       throw usage(`--format must be one of ${FORMATS.join(', ')}, got "${format}"`, HELP);
     const bar = progressBar('importing', io.stderr);
+    const { importRuns } = await import('../import/index.ts');
     const report = await importRuns(client, positionals, {
       format: (format as Format | undefined) ?? null,
       verdictFiles: listOption(values.verdicts) ?? [],

@@ -8,7 +8,7 @@ import type { Writable } from 'node:stream';
 import type { EpisodicClient } from '../client/client.ts';
 import type { EpisodicError } from '../client/errors.ts';
 import type { EpisodeProofBundleResult, LedgerEvent, SignedTreeHead } from '../client/types.ts';
-import { EXPORT_FORMAT } from '../ledger/export-verify.ts';
+import { EXPORT_FORMAT } from '../ledger/export-format.ts';
 import { defineCommand, failOnErrorResult, intOption, listOption, usage } from './remote.ts';
 
 const TAIL_HELP = `Usage: episodic tail [--after <seq>] [--verify] [filters]

@@ -5,7 +5,6 @@
 // running the same input again journals nothing twice.
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
-import { createBLAKE3 } from 'hash-wasm';
 import type { StepInput } from '../client/types.ts';
 import { CliError } from './errors.ts';
 import { progressBar } from './progress.ts';
@@ -44,6 +43,8 @@ export function parseJsonLines(input: string): StepLine[] {
 
 /** A side-effect key for each step that has none, from the input's hash and the step's line. */
 export async function withLineKeys(input: string, lines: StepLine[]): Promise<StepInput[]> {
+  // Loaded here, not at start-up: `episodic --help` loads no dependency.
+  const { createBLAKE3 } = await import('hash-wasm');
   const hash = (await createBLAKE3()).init().update(input).digest('hex');
   return lines.map(({ line, step }) => (step.sideEffectKey ? step : { ...step, sideEffectKey: `log:${hash}:${line}` }));
 }

@@ -2,10 +2,8 @@
 // order), each file's format from its name unless one is forced.
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import type { Format } from './formats.ts';
 import { ImportFileError } from './run.ts';
-
-export const FORMATS = ['mini-swe-agent', 'swe-agent', 'jsonl'] as const;
-export type Format = (typeof FORMATS)[number];
 
 /** The format a file name implies, or null for files an import skips in a folder. */
 export function formatOfName(name: string): Format | null {

@@ -1,6 +1,6 @@
 // Importing real agent runs (mini-swe-agent, SWE-agent, generic JSONL) through the public API.
 
-export { FORMATS, type Format } from './files.ts';
+export { FORMATS, type Format } from './formats.ts';
 export { type ImportOptions, type ImportReport, importFile, importRuns, type RunReport, readVerdictFiles, type StepRejection } from './import-runs.ts';
 export { parseGenericJsonl } from './jsonl.ts';
 export { parseMiniSweAgent } from './mini-swe-agent.ts';

@@ -2,13 +2,15 @@
 // events. Verified offline against a trusted key: the chain, every checkpoint's signature, and
 // each checkpoint the events reach (head hash, and from seq 1 the root); a checkpoint beyond the
 // last event is a cut-off tail. Never throws on bad data.
+
+import { EXPORT_FORMAT } from './export-format.ts';
 import { GENESIS_HASH, type StoredLedgerEvent, toHex } from './hash.ts';
 import { eventLeafHash, MerkleAccumulator } from './merkle.ts';
 import { hasExactly, hasOnly, isUuid } from './shape.ts';
 import { isSignedTreeHead, type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
 import { type LedgerProblem, verifyChain } from './verify.ts';
 
-export const EXPORT_FORMAT = 'episodic.export.v1';
+export { EXPORT_FORMAT };
 
 export interface ExportHeader {
   format: typeof EXPORT_FORMAT;
