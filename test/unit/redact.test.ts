@@ -6,20 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_REDACTED_KEYS, isRedactedKey, REDACTED, redact } from '../../src/steps/redact.ts';
 
 describe('isRedactedKey', () => {
-  it.each([
-    'password',
-    'PASSWORD',
-    'passwd',
-    'token',
-    'secret',
-    'api_key',
-    'apikey',
-    'authorization',
-    'access_token',
-    'refresh_token',
-    'private_key',
-    'cookie',
-  ])('matches the listed key %s', (key) => expect(isRedactedKey(key)).toBe(true));
+  // The list itself is pinned below ('lists the default keys of the brief').
+  it.each([...DEFAULT_REDACTED_KEYS, 'PASSWORD'])('matches the listed key %s', (key) => expect(isRedactedKey(key)).toBe(true));
 
   it.each([
     'API-Key',
