@@ -2,6 +2,7 @@
 // episode each) with a progress bar, a summary, and exit code 2 when any file or step was refused.
 import { FORMATS, type Format } from '../import/formats.ts';
 import type { ImportReport, RunReport } from '../import/index.ts';
+import type { ImportWarning } from '../import/warnings.ts';
 import { CliError } from './errors.ts';
 import { progressBar } from './progress.ts';
 import { defineCommand, EXIT, intOption, listOption, usage } from './remote.ts';
@@ -16,12 +17,22 @@ Folders are walked; results.csv / results.json inside them are read as harness v
   --verdicts <file>   a verdict file (repeatable)
   --concurrency <n>   runs imported at once (default 8)
   --truncate          keep output past its inline limit as head + tail (default: whole, as a blob)
+Warns (a "warning:" line; "warnings" in --json) when runs of different instances share one task
+text, or when runs carry no times (their times stay unknown).
 Exit code 2 when a file could not be read (its line is named) or a step was refused.`;
+
+/** How many of a warning's runs its line names. */
+const WARNING_RUNS_SHOWN = 5;
 
 function runLine(r: RunReport): string | null {
   if (r.error) return `  ${r.error.message}`;
   if (!r.rejected.length) return null;
   return r.rejected.map((s) => `  ${r.file}${s.line ? `:${s.line}` : ` step ${s.index + 1}`}: ${s.reason}: ${s.message ?? ''}`).join('\n');
+}
+
+function warningLine(w: ImportWarning): string {
+  const more = w.runs.length > WARNING_RUNS_SHOWN ? `, and ${w.runs.length - WARNING_RUNS_SHOWN} more` : '';
+  return `warning: ${w.message}; runs: ${w.runs.slice(0, WARNING_RUNS_SHOWN).join(', ')}${more}`;
 }
 
 function summaryText(report: ImportReport): string {
@@ -33,6 +44,7 @@ function summaryText(report: ImportReport): string {
     const line = runLine(r);
     if (line) lines.push(line);
   }
+  for (const w of report.warnings) lines.push(warningLine(w));
   return lines.join('\n');
 }
 

@@ -66,7 +66,9 @@ function describe(e: Episode, learning: Learning | undefined, steps: Step[]): st
     `task         ${e.taskType}: ${e.taskDescription}`,
     `goal         ${e.goalSpec === null || e.goalSpec === undefined ? '-' : oneLine(e.goalSpec, 400)}`,
     `status       ${e.status}${e.phase ? ` / ${e.phase}` : ''}${stop}`,
-    `time         started ${e.startedAt}${e.endedAt ? `, ended ${e.endedAt}` : ''}`,
+    e.timesKnown === false
+      ? `time         unknown (imported without times on ${e.startedAt})`
+      : `time         started ${e.startedAt}${e.endedAt ? `, ended ${e.endedAt}` : ''}`,
     `usage        ${e.stepCount} steps, ${e.usedTokens} tokens, ${e.usedToolCalls} tool calls${budget ? ` (${budget})` : ''}`,
   ];
   if (e.context?.tags.length) lines.push(`tags         ${e.context.tags.join(', ')}`);

@@ -21,7 +21,7 @@ export function errors(...types: ErrorName[]): string {
 const TRANSITION = errors('IllegalTransitionError', 'InputLimitError', 'NotFoundError');
 
 export const EPISODE_FIELDS = `id status phase episodeNumber taskDescription taskType agent dedupeKey mode attempt maxAttempts
-  stepCount usedTokens usedToolCalls usedCost goalSpec metadata blockedReason approvalRequest startedAt endedAt deadlineAt
+  stepCount usedTokens usedToolCalls usedCost goalSpec metadata blockedReason approvalRequest startedAt endedAt timesKnown wallTimeMs deadlineAt
   context { language framework complexity domain tags }
   outcome { kind verdict artifacts completed failed reason details }
   stopReason { kind reason resource recoverable isSuccessful canContinue }

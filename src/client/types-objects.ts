@@ -77,6 +77,10 @@ export interface Episode {
   approvalRequest: Json;
   startedAt: DateTimeString;
   endedAt: DateTimeString | null;
+  /** False: an imported run without times; startedAt/endedAt are when it was imported. */
+  timesKnown: boolean;
+  /** Null when timesKnown is false. */
+  wallTimeMs: number | null;
   deadlineAt: DateTimeString | null;
   context: TaskContext | null;
   outcome: Outcome | null;

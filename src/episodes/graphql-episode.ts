@@ -82,6 +82,7 @@ const CritiqueRef = builder.objectRef<Critique>('Critique').implement({
 });
 
 const num = (v: bigint | number | null) => (v === null ? null : Number(v));
+const wallTimeMs = (e: { startedAt: Date; endedAt: Date | null }) => (e.endedAt ?? new Date()).getTime() - e.startedAt.getTime();
 
 builder.prismaObject('Checkpoint', {
   fields: (t) => ({
@@ -111,7 +112,7 @@ builder.prismaObject('Episode', {
     onBudgetExhausted: t.field({ type: PolicyEnum, select: { onBudgetExhausted: true }, resolve: (e) => enumValue(BUDGET_POLICIES, e.onBudgetExhausted) }),
     budgetUsage: t.field({
       type: [BudgetLineRef],
-      description: 'Usage against budget for tokens, tool calls, steps and wall time.',
+      description: 'Usage against budget for tokens, tool calls, steps and wall time (no wall_time line when timesKnown is false).',
       select: {
         usedTokens: true,
         maxTokens: true,
@@ -122,13 +123,24 @@ builder.prismaObject('Episode', {
         maxWallMs: true,
         startedAt: true,
         endedAt: true,
+        timesKnown: true,
       },
       resolve: (e) => [
         { resource: 'tokens', used: Number(e.usedTokens), limit: num(e.maxTokens) },
         { resource: 'steps', used: e.stepCount, limit: e.maxSteps },
         { resource: 'tool_calls', used: e.usedToolCalls, limit: e.maxToolCalls },
-        { resource: 'wall_time', used: (e.endedAt ?? new Date()).getTime() - e.startedAt.getTime(), limit: num(e.maxWallMs) },
+        ...(e.timesKnown ? [{ resource: 'wall_time', used: wallTimeMs(e), limit: num(e.maxWallMs) }] : []),
       ],
+    }),
+    timesKnown: t.exposeBoolean('timesKnown', {
+      description:
+        'False for an imported run whose format records no times (e.g. SWE-agent .traj): startedAt and endedAt are then when it was imported, wallTimeMs is null, its reward has no speed terms and retrieval gives it neutral recency.',
+    }),
+    wallTimeMs: t.float({
+      nullable: true,
+      description: 'Milliseconds from start to end (to now while it runs); null when timesKnown is false.',
+      select: { startedAt: true, endedAt: true, timesKnown: true },
+      resolve: (e) => (e.timesKnown ? wallTimeMs(e) : null),
     }),
     stepCount: t.exposeInt('stepCount'),
     usedTokens: t.field({ type: 'BigInt', select: { usedTokens: true }, resolve: (e) => e.usedTokens }),
@@ -140,9 +152,9 @@ builder.prismaObject('Episode', {
     approvalRequest: t.expose('approvalRequest', { type: 'JSON', nullable: true }),
     critique: t.field({ type: CritiqueRef, nullable: true, select: { critique: true }, resolve: (e) => e.critique as Critique | null }),
     metadata: t.expose('metadata', { type: 'JSON' }),
-    startedAt: t.expose('startedAt', { type: 'DateTime' }),
+    startedAt: t.expose('startedAt', { type: 'DateTime', description: 'When the episode started; when it was imported if timesKnown is false.' }),
     deadlineAt: t.expose('deadlineAt', { type: 'DateTime', nullable: true }),
-    endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true }),
+    endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true, description: 'When the episode ended; when it was imported if timesKnown is false.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     steps: t.relatedConnection('steps', { cursor: 'id', ...connectionSize(50, 1000), query: { orderBy: { stepNumber: 'asc' } } }),
     checkpoints: t.relation('checkpoints', { query: { orderBy: { createdAt: 'asc' } } }),

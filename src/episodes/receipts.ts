@@ -6,7 +6,7 @@ export interface ReceiptInput {
   contextPackHash: string;
   manifestHash: string | null;
   packMisses: number;
-  usage: { steps: number; tokens: number; toolCalls: number; wallMs: number };
+  usage: { steps: number; tokens: number; toolCalls: number; wallMs: number | null };
 }
 
 export interface RunReceipt {

@@ -25,11 +25,13 @@ export interface EpisodeRow {
   manifestHash: string | null;
   /** An imported run: its wall time is measured by its steps' own times, not by the clock now. */
   historical: boolean;
+  /** False: an imported run without times; startedAt is when it was imported, its wall time is unknown. */
+  timesKnown: boolean;
 }
 
 const COLUMNS = `id, tenant_id, status, work_item_id, lease_id, step_count, used_tokens::float8 AS used_tokens,
   used_tool_calls, size_bytes::float8 AS size_bytes, max_tokens::float8 AS max_tokens, max_steps,
-  max_wall_ms::float8 AS max_wall_ms, max_tool_calls, lease_hold, on_budget_exhausted, started_at, context_pack_hash, manifest_hash, historical`;
+  max_wall_ms::float8 AS max_wall_ms, max_tool_calls, lease_hold, on_budget_exhausted, started_at, context_pack_hash, manifest_hash, historical, times_known`;
 
 /** A row of COLUMNS as pg returns it (the float8 casts make the bigints numbers). */
 export interface EpisodeSqlRow {
@@ -52,6 +54,7 @@ export interface EpisodeSqlRow {
   context_pack_hash: string | null;
   manifest_hash: string | null;
   historical: boolean | null;
+  times_known: boolean | null;
 }
 
 export function toEpisodeRow(r: EpisodeSqlRow): EpisodeRow {
@@ -72,6 +75,7 @@ export function toEpisodeRow(r: EpisodeSqlRow): EpisodeRow {
     contextPackHash: r.context_pack_hash,
     manifestHash: r.manifest_hash,
     historical: r.historical === true,
+    timesKnown: r.times_known !== false,
   };
 }
 

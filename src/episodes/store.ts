@@ -61,6 +61,9 @@ export async function startEpisode(ctx: WriteContext, input: StartInput): Promis
   const place = await placeEpisode(ctx, input);
   // A past run (imported) has no deadline to enforce now: its wall time is measured by its steps' times.
   const historical = Boolean(input.startedAt || input.importSource);
+  // An imported run without a start time stays without one: started_at then holds the import
+  // instant for ordering only, and nothing measures or credits time from it.
+  const timesKnown = !(input.importSource && !input.startedAt);
   const startedAt = input.startedAt ?? now;
   const deadlineAt = place.budget.maxWallMs && !historical ? new Date(now.getTime() + place.budget.maxWallMs) : null;
   const { context: c } = input;
@@ -68,8 +71,8 @@ export async function startEpisode(ctx: WriteContext, input: StartInput): Promis
     `INSERT INTO episodes (tenant_id, work_item_id, lease_id, parent_episode_id, episode_number, agent, task_description, task_type,
        language, framework, complexity, domain, tags, goal_spec, dedupe_key, input_hash, max_attempts, mode, on_budget_exhausted,
        max_tokens, max_steps, max_wall_ms, metadata, started_at, deadline_at, updated_at, context_pack_hash, manifest_hash,
-       max_tool_calls, lease_hold, historical, import_source)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$30,$26,$27,$28,$29,$31,$32)
+       max_tool_calls, lease_hold, historical, import_source, times_known)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$30,$26,$27,$28,$29,$31,$32,$33)
      ON CONFLICT (tenant_id, dedupe_key) DO NOTHING RETURNING id`,
     [
       tenantId,
@@ -104,6 +107,7 @@ export async function startEpisode(ctx: WriteContext, input: StartInput): Promis
       now,
       historical,
       input.importSource ? JSON.stringify(input.importSource) : null,
+      timesKnown,
     ],
   );
   if (!rows.length) {
@@ -125,7 +129,7 @@ export async function startEpisode(ctx: WriteContext, input: StartInput): Promis
       leaseHold: place.leaseHold,
       contextPack: input.contextPack ?? null,
       // Only on imported runs, so a live start's event is what it was.
-      ...(historical ? { imported: { startedAt: startedAt.toISOString(), source: input.importSource ?? null } } : {}),
+      ...(historical ? { imported: { startedAt: timesKnown ? startedAt.toISOString() : null, source: input.importSource ?? null } } : {}),
     },
   });
   return { episodeId, deduplicated: false, deadlineAt };

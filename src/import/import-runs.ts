@@ -2,7 +2,8 @@
 // (the typed client): start (deduplicated by the file's BLAKE3), steps (large output kept as blobs,
 // a step that breaks a limit rejected alone), completion with the harness verdict and the run's
 // own end time. A file is parsed whole before anything is written, so a malformed file writes
-// nothing; importing a file again finds its episode instead of adding one.
+// nothing; importing a file again finds its episode instead of adding one. The report warns about
+// what looks like a mis-import (warnings.ts).
 import { readFile } from 'node:fs/promises';
 import { createBLAKE3 } from 'hash-wasm';
 import type { EpisodicClient } from '../client/client.ts';
@@ -16,6 +17,7 @@ import { parseMiniSweAgent } from './mini-swe-agent.ts';
 import { type ImportedRun, ImportFileError } from './run.ts';
 import { parseSweAgent } from './swe-agent.ts';
 import { parseVerdicts, type Verdicts } from './verdicts.ts';
+import { type ImportWarning, importWarnings, type ParsedRun } from './warnings.ts';
 
 export interface ImportOptions {
   /** Force one format; by default each file's name decides (.traj.json, .traj, .jsonl). */
@@ -51,6 +53,8 @@ export interface RunReport {
   duplicates: number;
   rejected: StepRejection[];
   outcome: string | null;
+  /** False when the run's format carried no times (they stay unknown); null when the file failed. */
+  timesKnown: boolean | null;
   /** Why the run failed (file and line for a malformed file). */
   error: { message: string; file: string; line: number | null } | null;
 }
@@ -64,6 +68,8 @@ export interface ImportReport {
   acceptedSteps: number;
   rejectedSteps: number;
   seconds: number;
+  /** Runs sharing one task text, runs without times: see warnings.ts. */
+  warnings: ImportWarning[];
 }
 
 const PARSERS: Record<Format, (file: string, text: string) => ImportedRun> = {
@@ -89,12 +95,14 @@ export async function importRuns(client: EpisodicClient, paths: readonly string[
   const found = await findFiles(paths, options.format ?? null);
   const verdicts = new Map([...(await readVerdictFiles([...found.verdictFiles, ...(options.verdictFiles ?? [])])), ...(options.verdicts ?? new Map())]);
   const reports: RunReport[] = new Array(found.runs.length);
+  const parsed: Array<ParsedRun | null> = new Array(found.runs.length).fill(null);
   const waiting = found.runs.map((file, position) => ({ file, position }));
   let done = 0;
   const worker = async () => {
     for (let next = waiting.shift(); next; next = waiting.shift()) {
-      const report = await importFile(client, next.file, verdicts, options);
+      const { report, run } = await importOne(client, next.file, verdicts, options);
       reports[next.position] = report;
+      parsed[next.position] = run && { run: run.instanceId, format: run.format, task: run.taskDescription, timesKnown: run.startedAt !== null };
       done += 1;
       options.onProgress?.(report, done, found.runs.length);
     }
@@ -110,6 +118,7 @@ export async function importRuns(client: EpisodicClient, paths: readonly string[
     acceptedSteps: reports.reduce((n, r) => n + r.accepted, 0),
     rejectedSteps: reports.reduce((n, r) => n + r.rejected.length, 0),
     seconds: (performance.now() - started) / 1000,
+    warnings: importWarnings(parsed.filter((p): p is ParsedRun => p !== null)),
   };
 }
 
@@ -121,6 +130,16 @@ function failed(base: RunReport, err: unknown): RunReport {
 
 /** Imports one file; never throws (a failure is the report's error). */
 export async function importFile(client: EpisodicClient, found: FoundFile, verdicts: Verdicts, options: ImportOptions): Promise<RunReport> {
+  return (await importOne(client, found, verdicts, options)).report;
+}
+
+/** importFile, with the parsed run (null when the file could not be parsed) for the warnings. */
+async function importOne(
+  client: EpisodicClient,
+  found: FoundFile,
+  verdicts: Verdicts,
+  options: ImportOptions,
+): Promise<{ report: RunReport; run: ImportedRun | null }> {
   const base: RunReport = {
     file: found.path,
     format: found.format,
@@ -132,19 +151,23 @@ export async function importFile(client: EpisodicClient, found: FoundFile, verdi
     duplicates: 0,
     rejected: [],
     outcome: null,
+    timesKnown: null,
     error: null,
   };
+  let run: ImportedRun | null = null;
   try {
     const bytes = await readFile(found.path);
-    const run = PARSERS[found.format](found.path, new TextDecoder().decode(bytes));
+    run = PARSERS[found.format](found.path, new TextDecoder().decode(bytes));
     const source: RunSource = { format: found.format, sourceHash: await blake3Hex(bytes), name: found.path };
-    return await journal(client, run, source, verdicts.get(run.instanceId) ?? run.resolved ?? undefined, options, {
+    const report = await journal(client, run, source, verdicts.get(run.instanceId) ?? run.resolved ?? undefined, options, {
       ...base,
       instanceId: run.instanceId,
       steps: run.steps.length,
+      timesKnown: run.startedAt !== null,
     });
+    return { report, run };
   } catch (err) {
-    return failed(base, err);
+    return { report: failed(run ? { ...base, instanceId: run.instanceId, timesKnown: run.startedAt !== null } : base, err), run };
   }
 }
 
@@ -170,7 +193,9 @@ async function journal(
   if (isErrorResult(logged)) refused(logged);
   if (logged.stoppedBy) refused(logged.stoppedBy);
   const outcome = outcomeOf(run, resolved);
-  const finished = await client.completeEpisode(episode.id, outcome, [], run.endedAt ? { endedAt: run.endedAt.toISOString() } : {});
+  // An end without a start measures nothing: a run without a start time keeps its times unknown.
+  const endedAt = run.startedAt && run.endedAt ? { endedAt: run.endedAt.toISOString() } : {};
+  const finished = await client.completeEpisode(episode.id, outcome, [], endedAt);
   if (isErrorResult(finished)) refused(finished);
   return {
     ...report,

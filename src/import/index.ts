@@ -7,3 +7,4 @@ export { parseMiniSweAgent } from './mini-swe-agent.ts';
 export { type ImportedRun, type ImportedStep, ImportFileError } from './run.ts';
 export { parseSweAgent } from './swe-agent.ts';
 export { parseVerdicts } from './verdicts.ts';
+export { type ImportWarning, importWarnings } from './warnings.ts';

@@ -3,6 +3,7 @@
 // answered by a user turn with `<returncode>`/`<output>` (or a format or timeout notice); `info`
 // has `exit_status` and `submission` (the final patch). Each assistant turn is one step.
 import { actionOf, resultKindOf, toolOf } from './commands.ts';
+import { taskMessageOf, textOf } from './messages.ts';
 import { changedFiles, type ImportedRun, type ImportedStep, ImportFileError, languageOf, parseJson, repositoryOf } from './run.ts';
 
 export const MINI_SWE_AGENT = 'mini-swe-agent';
@@ -16,16 +17,16 @@ interface Message {
 // mini-swe-agent's own action_regex: ```bash\s*\n(.*?)\n``` (DOTALL).
 const BASH_BLOCK = /```bash\s*\n([\s\S]*?)\n```/g;
 
-/** Message content as text (a list of parts is joined). */
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((p) => (typeof p === 'string' ? p : typeof p?.text === 'string' ? p.text : '')).join('');
-  return '';
-}
-
-/** The task text of the first user message: inside <pr_description>, without the template's lead-in. */
+/**
+ * The task text of the task message: inside <pr_description> (the SWE-bench template) without its
+ * lead-in, or between "Please solve this issue:" and the instructions (mini-swe-agent's default
+ * template); else the whole message.
+ */
 export function taskOf(text: string): string {
-  const inside = /<pr_description>\s*([\s\S]*?)\s*<\/pr_description>/.exec(text)?.[1] ?? text;
+  const inside =
+    /<pr_description>\s*([\s\S]*?)\s*<\/pr_description>/.exec(text)?.[1] ??
+    /^\s*Please solve this issue:\s*([\s\S]*?)\n\s*\nYou can execute bash commands/.exec(text)?.[1] ??
+    text;
   return inside.replace(/^Consider the following PR description:\s*/, '').trim();
 }
 
@@ -94,7 +95,7 @@ export function parseMiniSweAgent(file: string, text: string): ImportedRun {
   if (!doc || typeof doc !== 'object' || !Array.isArray(doc.messages))
     throw new ImportFileError(file, 1, 'not a mini-swe-agent trajectory: no "messages" list');
   const messages = doc.messages as Message[];
-  const taskMessage = messages.find((m) => m.role === 'user');
+  const taskMessage = taskMessageOf(messages);
   if (!taskMessage) throw new ImportFileError(file, 1, 'no user message holding the task');
   const instanceId = typeof doc.instance_id === 'string' ? doc.instance_id : (file.split('/').pop() ?? file).replace(/\.traj\.json$/, '');
   const steps: ImportedStep[] = [];

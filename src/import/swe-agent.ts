@@ -1,8 +1,12 @@
-// SWE-agent's `.traj`: `trajectory[]` of {action, observation, thought/response, execution_time},
-// `history[]` of chat messages (the task is in the first user message), `info.submission` (the
-// final patch) and `info.exit_status`. SWE-agent records no exit codes: an observation's own
-// markers (timeouts, a rejected edit, a missing command) decide the result kind.
+// SWE-agent's `.traj` (0.x and 1.x): `trajectory[]` of {action, observation, thought/response,
+// execution_time (1.x), state}, `history[]` of chat messages, `info` (`submission`: the final patch,
+// `exit_status`, `model_stats`), and `environment` / `replay_config` (1.x). `history` may open with
+// a demonstration (messages flagged is_demo, or one message starting "Here is a demonstration"),
+// which carries its own ISSUE: the run's task is the first user message after it. SWE-agent records
+// no exit codes (an observation's own markers decide the result kind) and no timestamps (the run's
+// times stay unknown).
 import { actionOf, toolOf } from './commands.ts';
+import { type ChatMessage, taskMessageOf, textOf } from './messages.ts';
 import { finishWithSubmit, taskOf } from './mini-swe-agent.ts';
 import { changedFiles, type ImportedRun, type ImportedStep, ImportFileError, languageOf, parseJson, repositoryOf } from './run.ts';
 
@@ -38,7 +42,7 @@ function resultOf(observation: string): ImportedStep['result'] {
 
 const text = (v: unknown) => (typeof v === 'string' ? v : '');
 
-/** The task in the first user message: <pr_description>, <issue>, or SWE-agent 0.x's ISSUE: ... INSTRUCTIONS:. */
+/** The issue in the task message: <pr_description> (1.x), <issue>, or 0.x's ISSUE: ... INSTRUCTIONS:; else the message. */
 function sweAgentTask(message: string): string {
   const issue = /<issue>\s*([\s\S]*?)\s*<\/issue>/.exec(message)?.[1] ?? /ISSUE:\s*\n([\s\S]*?)\n\s*INSTRUCTIONS:/.exec(message)?.[1];
   return issue?.trim() || taskOf(message);
@@ -52,10 +56,10 @@ export function parseSweAgent(file: string, source: string): ImportedRun {
     instance_id?: unknown;
   };
   if (!doc || typeof doc !== 'object' || !Array.isArray(doc.trajectory)) throw new ImportFileError(file, 1, 'not a SWE-agent trajectory: no "trajectory" list');
-  const history = Array.isArray(doc.history) ? (doc.history as Array<{ role?: unknown; content?: unknown }>) : [];
-  const task = history.find((m) => m.role === 'user');
-  if (!task) throw new ImportFileError(file, 1, 'no user message in "history" holding the task');
-  const taskText = sweAgentTask(typeof task.content === 'string' ? task.content : JSON.stringify(task.content));
+  const history = Array.isArray(doc.history) ? (doc.history as ChatMessage[]) : [];
+  const task = taskMessageOf(history);
+  if (!task) throw new ImportFileError(file, 1, 'no user message in "history" holding the task (outside a demonstration)');
+  const taskText = sweAgentTask(textOf(task.content));
   if (!taskText) throw new ImportFileError(file, 1, 'the task message is empty');
   const steps = (doc.trajectory as TrajectoryEntry[]).map((entry): ImportedStep => {
     const action = text(entry.action).trim();

@@ -27,7 +27,8 @@ import {
 export interface ReflectionInput {
   outcome: Outcome;
   steps: StepFacts[];
-  durationMs: number;
+  /** Null: the run's times are unknown (an imported run without them), so no insight on its speed. */
+  durationMs: number | null;
   critique: Critique | null;
   stopReason?: StopReason | null;
 }
@@ -117,7 +118,7 @@ const SUCCESS_RULES: readonly Rule[] = [
   },
   ({ input: { critique } }) => virtuesWhere(critique, (score) => score >= THRESHOLDS.strongVirtue, 'Strong virtues'),
   ({ input, steps }) => {
-    if (steps.length === 0 || input.durationMs >= THRESHOLDS.quickMs) return null;
+    if (steps.length === 0 || input.durationMs === null || input.durationMs >= THRESHOLDS.quickMs) return null;
     return `Finished in ${seconds(input.durationMs)} s over ${steps.length} steps`;
   },
 ];
@@ -158,7 +159,8 @@ const IMPROVEMENT_RULES: readonly Rule[] = [
   },
   ({ input: { critique } }) => virtuesWhere(critique, (score) => score < THRESHOLDS.weakVirtue, 'Weak virtues'),
   ({ steps }) => (steps.length > THRESHOLDS.manySteps ? `Took ${steps.length} steps; look for a shorter path` : null),
-  ({ input }) => (input.durationMs > THRESHOLDS.slowEpisodeMs ? `Took ${seconds(input.durationMs)} s; look for slow or repeated work` : null),
+  ({ input: { durationMs } }) =>
+    durationMs !== null && durationMs > THRESHOLDS.slowEpisodeMs ? `Took ${seconds(durationMs)} s; look for slow or repeated work` : null,
 ];
 
 // ---- insights ----

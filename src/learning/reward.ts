@@ -12,11 +12,12 @@
  *
  * base:        success 1; partial completed/(completed+failed), 0.5 when both lists are empty; failure 0.
  * efficiency:  clamp(0.5·d + 0.5·s, 0.5, 1.5) with
- *              d = 1.5 if durationMs <= 0, else 0.5 + exp(-(seconds/60)/2)
+ *              d = 1.5 if durationMs <= 0, else 0.5 + exp(-(seconds/60)/2);
+ *              d = 1 (neutral: the multiplier's identity) when durationMs is null (times unknown)
  *              s = 0.5 if there are no steps, else 0.5 + exp(-(steps/10)/2)
  * complexity:  simple 1.0, moderate 1.1, complex 1.2.
  * quality:     clamp(1 + Σ adjustments, 0.5, 1.5); see QUALITY and qualityMultiplier().
- * learning:    min(0.5, Σ bonuses); see LEARNING and learningBonus().
+ * learning:    min(0.5, Σ bonuses); see LEARNING and learningBonus(); no quick-run bonus when times are unknown.
  *
  * Deviations from that calculator, all deliberate: rates count only steps that have a result (see
  * facts.ts); seconds are fractional, not truncated; artifact names match case-insensitively; the
@@ -32,7 +33,8 @@ export interface RewardInput {
   outcome: Outcome;
   complexity: Complexity;
   steps: StepFacts[];
-  durationMs: number;
+  /** Null when the run's times are unknown (an imported run without them): speed neither helps nor hurts. */
+  durationMs: number | null;
   critique: Pick<Critique, 'score' | 'virtueScores'> | null;
   /** Patterns this episode produced or confirmed. */
   patternsDiscovered: number;
@@ -51,7 +53,7 @@ export interface Reward {
   learningBonus: number;
 }
 
-export const EFFICIENCY = { min: 0.5, max: 1.5, referenceSeconds: 60, referenceSteps: 10 } as const;
+export const EFFICIENCY = { min: 0.5, max: 1.5, referenceSeconds: 60, referenceSteps: 10, unknownDuration: 1 } as const;
 export const COMPLEXITY_BONUS: Record<Complexity, number> = { simple: 1.0, moderate: 1.1, complex: 1.2 };
 export const QUALITY = {
   min: 0.5,
@@ -103,8 +105,9 @@ export function baseReward(outcome: Outcome): number {
   return items === 0 ? 0.5 : outcome.completed.length / items;
 }
 
-export function efficiencyMultiplier(durationMs: number, stepCount: number): number {
-  const duration = durationMs > 0 ? decayScore(durationMs / 1000 / EFFICIENCY.referenceSeconds) : EFFICIENCY.max;
+export function efficiencyMultiplier(durationMs: number | null, stepCount: number): number {
+  const duration =
+    durationMs === null ? EFFICIENCY.unknownDuration : durationMs > 0 ? decayScore(durationMs / 1000 / EFFICIENCY.referenceSeconds) : EFFICIENCY.max;
   const steps = stepCount > 0 ? decayScore(stepCount / EFFICIENCY.referenceSteps) : EFFICIENCY.min;
   return clamp(0.5 * duration + 0.5 * steps, EFFICIENCY.min, EFFICIENCY.max);
 }
@@ -164,7 +167,7 @@ export function learningBonus(input: RewardInput): number {
     toolNoveltyBonus(input.steps),
     reliabilityBonus(input.steps),
     findRecoveries(input.steps).length > 0 ? LEARNING.recovery : 0,
-    input.durationMs < 30_000 && input.steps.length > 0 && input.steps.length < 10 ? LEARNING.quick : 0,
+    input.durationMs !== null && input.durationMs < 30_000 && input.steps.length > 0 && input.steps.length < 10 ? LEARNING.quick : 0,
   ];
   return Math.min(LEARNING.max, sum(bonuses));
 }

@@ -27,14 +27,15 @@ export interface EpisodeFacts {
   context: ContextFacts;
   critique: Critique | null;
   metadata: Record<string, unknown>;
-  durationMs: number;
+  /** Null for an imported run without times: nothing is credited or blamed on its speed. */
+  durationMs: number | null;
   steps: StepFacts[];
   rewardNormalized: number | null;
   learningState: LearningState | null;
 }
 
 const EPISODE_COLUMNS = `id, tenant_id, work_item_id, status, agent, task_description, outcome, stop_reason, complexity, domain, language, framework, tags,
-  critique, metadata, started_at, ended_at, reward_score, learning_state`;
+  critique, metadata, started_at, ended_at, reward_score, learning_state, times_known`;
 
 /** The episode and its steps as the learning rules see them; lock: hold the row until commit. */
 export async function loadEpisodeFacts(client: pg.PoolClient, tenantId: string, episodeId: string, lock = false): Promise<EpisodeFacts | null> {
@@ -63,7 +64,7 @@ export async function loadEpisodeFacts(client: pg.PoolClient, tenantId: string, 
     context: contextOf(r),
     critique: r.critique ? { ...r.critique, virtueScores: r.critique.virtueScores ?? [] } : null,
     metadata: r.metadata ?? {},
-    durationMs: ended.getTime() - (r.started_at as Date).getTime(),
+    durationMs: r.times_known === false ? null : ended.getTime() - (r.started_at as Date).getTime(),
     steps: steps.rows.map(toStepFacts),
     rewardNormalized: r.reward_score,
     learningState: r.learning_state,

@@ -14,9 +14,21 @@ import { type FinishResult, finishEpisode } from './finish.ts';
 
 /**
  * When the episode ended: the given time (not before it started), else for an imported run the
- * time of its last dated step (or its start), else now.
+ * time of its last dated step (or its start), else now. An imported run without times records
+ * when it was imported (ordering only) and refuses an end time it has no start to measure from.
  */
 async function endTime(ctx: WriteContext, ep: EpisodeRow, endedAt: Date | null): Promise<Date> {
+  if (!ep.timesKnown) {
+    if (endedAt)
+      throwIfViolations([
+        {
+          field: 'endedAt',
+          limit: 'a known startedAt',
+          message: 'endedAt needs a start time: this imported episode was started without startedAt, so its times are unknown',
+        },
+      ]);
+    return ctx.now;
+  }
   if (endedAt) {
     throwIfViolations(timeRangeViolations('startedAt', 'endedAt', ep.startedAt, endedAt, ctx.now));
     return endedAt;

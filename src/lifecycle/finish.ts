@@ -46,7 +46,9 @@ export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, endin
     [ep.id, ending.status, JSON.stringify(ending.stopReason), ending.outcome ? JSON.stringify(ending.outcome) : null, ending.outcome?.kind ?? null, ended],
   );
   if (ending.outcome) await indexEpisodeTerms(client, ep.tenantId, ep.id);
-  const usage = { steps: ep.stepCount, tokens: ep.usedTokens, toolCalls: ep.usedToolCalls, wallMs: ended.getTime() - ep.startedAt.getTime() };
+  // An imported run without times has no wall time: null, never the time its import took.
+  const wallMs = ep.timesKnown ? ended.getTime() - ep.startedAt.getTime() : null;
+  const usage = { steps: ep.stepCount, tokens: ep.usedTokens, toolCalls: ep.usedToolCalls, wallMs };
   const experience = ending.outcome ? await refreshExperience(client, ep.tenantId, ep.id, 'decide') : null;
   events.push({
     type: ending.eventType,
@@ -71,7 +73,7 @@ export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, endin
 async function appendRunReceipt(
   client: pg.PoolClient,
   ep: EpisodeRow,
-  usage: { steps: number; tokens: number; toolCalls: number; wallMs: number },
+  usage: { steps: number; tokens: number; toolCalls: number; wallMs: number | null },
   events: NewLedgerEvent[],
 ) {
   const { rows } = await client.query('SELECT count(*)::int AS n FROM pack_misses WHERE episode_id = $1', [ep.id]);

@@ -15,7 +15,7 @@ import type pg from 'pg';
 import { type ContextFacts, compareText } from '../learning/facts.ts';
 import { BM25, chooseQueryTerms, type QueryTerm, type TermStat, weightedTerms } from './bm25.ts';
 import { EPISODE_FEEDBACK, type FeedbackUse, queryFeedback, type WeightedTerms } from './feedback.ts';
-import { type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
+import { RECENCY_HALF_LIFE_DAYS, type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
 import { taskTerms } from './terms.ts';
 
 export const LEXICAL_CANDIDATES = 100;
@@ -176,7 +176,9 @@ function candidateColumns(p: Params, r: EpisodeRetrieval, trigram: boolean): str
              FROM (SELECT r.query_terms, r.query_weights, f.target, f.created_at, f.id FROM episode_feedback f JOIN retrievals r ON r.id = f.retrieval_id
                     WHERE f.episode_id = e.id ORDER BY f.created_at DESC, f.id DESC LIMIT ${EPISODE_FEEDBACK.MAX_USES}) u) AS feedback_uses,
           nullif(concat_ws(': ', e.outcome->>'reason', e.outcome->>'details'), '') AS what_went_wrong,
-          (EXTRACT(EPOCH FROM (${p.add(r.now)}::timestamptz - COALESCE(e.ended_at, e.updated_at))) / 86400)::float8 AS age_days,
+          -- Times unknown (an imported run without them): one half-life, so recency is a neutral 0.5.
+          (CASE WHEN e.times_known THEN EXTRACT(EPOCH FROM (${p.add(r.now)}::timestamptz - COALESCE(e.ended_at, e.updated_at))) / 86400
+                ELSE ${p.add(RECENCY_HALF_LIFE_DAYS)} END)::float8 AS age_days,
           (${similarity})::float8 AS trigram`;
 }
 
