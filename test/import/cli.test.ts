@@ -1,6 +1,6 @@
 // `episodic import` and `episodic log` as a user runs them: a real server, the CLI run in-process
 // (runCli: the same command code as the binary, without a Node start per command).
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -54,6 +54,43 @@ describe('episodic import', () => {
   it('refuses an unknown format as a usage error', async () => {
     expect((await cli(['import', FIXTURES, '--format', 'csv'])).code).toBe(2);
     expect((await cli(['import', join(dir, 'missing')])).code).toBe(1);
+  });
+});
+
+describe('episodic import warnings', () => {
+  it('warns, in text and in --json, when runs of different instances share one task text', async () => {
+    const source = JSON.parse(await readFile(join(FIXTURES, 'mini', 'django__django-11', 'django__django-11.traj.json'), 'utf8'));
+    const folder = join(dir, 'shared-task');
+    for (const id of ['django__django-21', 'django__django-22', 'django__django-23']) {
+      await mkdir(join(folder, id), { recursive: true });
+      await writeFile(join(folder, id, `${id}.traj.json`), JSON.stringify({ ...source, instance_id: id }));
+    }
+    const text = await cli(['import', folder]);
+    expect(text).toMatchObject({ code: 0, stderr: '' });
+    expect(text.stdout).toMatch(
+      /^warning: 3 of 3 runs share one task text \("slugify\(\) should accept allow_unicode Description .*"\): .*; runs: django__django-21, django__django-22, django__django-23$/m,
+    );
+    expect(text.stdout).not.toMatch(/carry no times/);
+    const json = await cli(['import', folder, '--json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      duplicates: 3,
+      warnings: [
+        { code: 'SHARED_TASK', runs: ['django__django-21', 'django__django-22', 'django__django-23'], message: expect.stringMatching(/^3 of 3 runs/) },
+      ],
+    });
+  });
+
+  it('warns about runs without times, and not about SWE-agent runs sharing a demonstration', async () => {
+    const text = await cli(['import', join(FIXTURES, 'swe-demos')]);
+    expect(text).toMatchObject({ code: 0, stderr: '' });
+    expect(text.stdout).toMatch(
+      /^warning: 3 of 3 runs carry no times \(swe-agent\): their times stay unknown .*; runs: astropy__astropy-12907, django__django-11099, sympy__sympy-20590$/m,
+    );
+    const json = JSON.parse((await cli(['import', join(FIXTURES, 'swe-demos'), '--json'])).stdout);
+    expect(json.warnings).toEqual([
+      { code: 'TIMES_UNKNOWN', message: expect.any(String), runs: ['astropy__astropy-12907', 'django__django-11099', 'sympy__sympy-20590'] },
+    ]);
   });
 });
 

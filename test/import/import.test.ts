@@ -43,7 +43,7 @@ async function stepsOf(episodeId: string): Promise<Step[]> {
 
 async function episodeOf(episodeId: string) {
   const r = await t.gql(
-    `query($id: ID!) { episode(id: $id) { ... on Episode { taskDescription startedAt endedAt context { domain language tags }
+    `query($id: ID!) { episode(id: $id) { ... on Episode { taskDescription startedAt endedAt timesKnown wallTimeMs context { domain language tags }
     outcome { kind verdict artifacts reason } reflection { successes improvements insights } budgetUsage { resource used } } } }`,
     { id: episodeId },
     t.keys.read,
@@ -67,6 +67,7 @@ describe('mini-swe-agent', () => {
     expect(episode.startedAt).toBe(new Date(1763500000 * 1000).toISOString());
     expect(episode.endedAt).toBe(new Date(1763500090 * 1000).toISOString());
     expect(episode.budgetUsage.find((b: { resource: string }) => b.resource === 'wall_time').used).toBe(90_000);
+    expect(episode).toMatchObject({ timesKnown: true, wallTimeMs: 90_000 });
     expect(JSON.stringify(episode.reflection)).not.toMatch(/Finished in 0(\.\d+)? s/);
   });
 
@@ -107,7 +108,12 @@ describe('SWE-agent', () => {
     expect(report).toMatchObject({ imported: 1, failed: 0 });
     const id = must(must(report.runs[0]).episodeId);
     const episode = await episodeOf(id);
-    expect(episode).toMatchObject({ taskDescription: 'Add.x should be 2, not 1.', context: { domain: 'sympy/sympy', language: 'python' } });
+    expect(episode).toMatchObject({
+      taskDescription: 'Add.x should be 2, not 1.',
+      context: { domain: 'sympy/sympy', language: 'python' },
+      timesKnown: false,
+      wallTimeMs: null,
+    });
     expect(episode.outcome).toMatchObject({ kind: 'FAILURE', reason: 'not resolved by the harness', artifacts: ['sympy/core/add.py'] });
     const steps = await stepsOf(id);
     expect(steps.map((s) => s.tool)).toEqual(['search', 'view', 'edit', 'edit', 'test', 'submit']);

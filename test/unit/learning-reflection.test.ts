@@ -15,6 +15,16 @@ const BASE: ReflectionInput = {
   critique: null,
 };
 
+describe('generateReflection without times', () => {
+  it('says nothing about speed when the duration is unknown (null)', () => {
+    const input = { outcome: { kind: 'success' as const, verdict: 'ok', artifacts: [] }, steps: [step(1, 'git', 'success')], critique: null };
+    expect(generateReflection({ ...input, durationMs: 1_000 }).successes.join('\n')).toMatch(/Finished in 1(\.0)? s/);
+    expect(generateReflection({ ...input, durationMs: 3_600_000 }).improvements.join('\n')).toMatch(/^Took 3600(\.0)? s/m);
+    const unknown = generateReflection({ ...input, durationMs: null });
+    expect(JSON.stringify(unknown)).not.toMatch(/Finished in|Took \d/);
+  });
+});
+
 describe('generateReflection caps', () => {
   it('keeps at most 5 successes, most important first', () => {
     const reflection = generateReflection({

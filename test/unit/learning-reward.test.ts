@@ -68,6 +68,13 @@ describe('efficiencyMultiplier', () => {
     expect(efficiencyMultiplier(0, 0)).toBeCloseTo(0.5 * 1.5 + 0.5 * 0.5, 12);
   });
 
+  it('takes an unknown duration (null) as neutral: 1, between the best and the worst, whatever the steps', () => {
+    expect(efficiencyMultiplier(null, 10)).toBeCloseTo(0.5 * 1 + 0.5 * (0.5 + Math.exp(-0.5)), 12);
+    expect(efficiencyMultiplier(null, 4)).toBeLessThan(efficiencyMultiplier(0, 4));
+    expect(efficiencyMultiplier(null, 4)).toBeLessThan(efficiencyMultiplier(1_000, 4));
+    expect(efficiencyMultiplier(null, 4)).toBeGreaterThan(efficiencyMultiplier(3_600_000, 4));
+  });
+
   it('stays within [0.5, 1.5] at the extremes', () => {
     expect(efficiencyMultiplier(1e12, 1e6)).toBeCloseTo(0.5, 6);
     expect(efficiencyMultiplier(-5, 1)).toBeLessThanOrEqual(1.5);
@@ -147,6 +154,7 @@ describe('learningBonus', () => {
     expect(learningBonus({ ...PLAIN, steps: tools(5) })).toBeCloseTo(0.15, 12);
     expect(learningBonus({ ...PLAIN, steps: tools(1), durationMs: 29_999 })).toBeCloseTo(0.1, 12);
     expect(learningBonus({ ...PLAIN, steps: tools(1), durationMs: 30_000 })).toBe(0);
+    expect(learningBonus({ ...PLAIN, steps: tools(1), durationMs: null })).toBe(0);
   });
 
   it('is capped at 0.5', () => {
