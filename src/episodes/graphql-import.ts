@@ -15,4 +15,4 @@ export const HISTORICAL_START =
   "Importing a past run: when it really started (not in the future). The episode is historical: its wall time, reward and reflection use the run's own times, and its episode.started event says it was imported.";
 
 export const HISTORICAL_END =
-  'Importing a past run: when it really ended (not in the future, not before it started). A historical episode without it ends at its last step.';
+  'Importing a past run: when it really ended (not in the future, not before it started). A historical episode without it ends at its last step. Refused for an episode whose times are unknown (imported without startedAt).';

@@ -55,7 +55,11 @@ export const StartEpisodeInputRef = builder.inputType('StartEpisodeInput', {
     episodeNumber: t.int({ description: 'Requested number (a restarted loop); must exceed the last one issued.' }),
     contextPack: t.field({ type: ContextPackInput, description: 'The context pack the agent runs with; the episode ends with a run receipt.' }),
     startedAt: t.field({ type: 'DateTime', description: HISTORICAL_START }),
-    importSource: t.field({ type: ImportSourceInput, description: 'Importing a past run: the file it came from (recorded in the episode.started event).' }),
+    importSource: t.field({
+      type: ImportSourceInput,
+      description:
+        "Importing a past run: the file it came from (recorded in the episode.started event). Without startedAt the run's times are unknown (timesKnown false): no wall time, no speed credit, neutral recency.",
+    }),
   }),
 });
 

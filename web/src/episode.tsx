@@ -26,6 +26,8 @@ interface Episode extends Record<string, unknown> {
   agent: string | null;
   startedAt: string;
   endedAt: string | null;
+  /** False: imported without times; startedAt is when it was imported. */
+  timesKnown: boolean;
   context: { language: string | null; framework: string | null; complexity: string | null; domain: string | null; tags: string[] } | null;
   budgetUsage: Budget[];
   usedCost: number;
@@ -39,7 +41,7 @@ interface Episode extends Record<string, unknown> {
   checkpoints: Array<{ id: string; label: string | null; stepNumber: number; createdAt: string; state: unknown }>;
 }
 
-const FIELDS = `id taskDescription taskType status mode agent startedAt endedAt usedCost goalSpec approvalRequest blockedReason
+const FIELDS = `id taskDescription taskType status mode agent startedAt endedAt timesKnown usedCost goalSpec approvalRequest blockedReason
   retrievalCredits { seq retrievalIds target outcome episodesCredited patternsCredited createdAt }
   context { language framework complexity domain tags }
   budgetUsage { resource used limit fraction }
@@ -129,8 +131,9 @@ export function EpisodePage({ api, id, optional }: { api: Api; id: string; optio
       </p>
       <h2>{e.taskDescription}</h2>
       <p class="meta">
-        <span class={`status ${e.status}`}>{e.status}</span> {e.taskType} · {e.mode} · {e.agent ?? 'no agent'} · started {time(e.startedAt)}
-        {e.endedAt && ` · ended ${time(e.endedAt)}`} · <code>{shortId(e.id)}</code>
+        <span class={`status ${e.status}`}>{e.status}</span> {e.taskType} · {e.mode} · {e.agent ?? 'no agent'} ·{' '}
+        {e.timesKnown ? `started ${time(e.startedAt)}${e.endedAt ? ` · ended ${time(e.endedAt)}` : ''}` : `times unknown (imported ${time(e.startedAt)})`} ·{' '}
+        <code>{shortId(e.id)}</code>
       </p>
       {ctx && (
         <p class="tags">
