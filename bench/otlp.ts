@@ -7,7 +7,7 @@
 // The steps are the same: the logsteps side sends what the server's own mapping makes of each span.
 // spans/s counts every span (root included: a run of 100 spans is 1 episode and 99 steps) per second.
 // After a warm-up of each, two rounds each, alternating, best of each. Prints `otlp spans_per_s=N ratio_vs_logsteps=R`.
-// Run: npm run bench:otlp -- 100   (runs per round and side, a multiple of 40; BENCH_DATABASE_URL to use a server).
+// Run: npm run bench:otlp -- 80   (runs per round and side, a multiple of 40, default 80; BENCH_DATABASE_URL to use a server).
 import { performance } from 'node:perf_hooks';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -18,7 +18,7 @@ import { type OtlpSpan, spansOf } from '../src/otlp/spans.ts';
 import { type AgentRun, exporterFor, exportSpans, recordRuns } from '../test/otlp/support.ts';
 import { type BenchServer, fmt, gql, openBenchDatabase, startBenchServer } from './support.ts';
 
-const RUNS = Number(process.argv[2] ?? 100);
+const RUNS = Number(process.argv[2] ?? 80);
 const CLIENTS = 4;
 const RUNS_PER_REQUEST = 10;
 
