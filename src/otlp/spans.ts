@@ -16,7 +16,7 @@ export interface OtlpSpan {
   traceId: string;
   /** 16 lowercase hex digits. */
   spanId: string;
-  /** null: a root span. */
+  /** null: a root span, or a span whose parent ran in another process (the run's root here). */
   parentSpanId: string | null;
   name: string;
   /** Unix milliseconds. */
@@ -94,6 +94,9 @@ export function attributesOf(list: unknown): Attributes {
   return out;
 }
 
+/** Span flags (OTLP 1.1): bit 8 says whether bit 9 is known, bit 9 that the parent is remote. */
+const PARENT_IS_REMOTE = 0x300;
+
 const HEX_TRACE = /^[0-9a-f]{32}$/;
 const HEX_SPAN = /^[0-9a-f]{16}$/;
 
@@ -107,10 +110,13 @@ function spanOf(raw: unknown, resource: Attributes): OtlpSpan | string {
   if (!HEX_SPAN.test(spanId) || /^0+$/.test(spanId)) return `spanId must be 8 bytes, not all zero (got "${spanId.slice(0, 40)}")`;
   if (parent && !HEX_SPAN.test(parent)) return `parentSpanId must be 8 bytes (got "${parent.slice(0, 40)}")`;
   const status = isTree(raw.status) ? raw.status : {};
+  // A parent in another process (the agent was called over a traced request) is not part of this
+  // run's spans: the span roots the run here.
+  const remoteParent = (int64(raw.flags) & PARENT_IS_REMOTE) === PARENT_IS_REMOTE;
   return {
     traceId,
     spanId,
-    parentSpanId: parent && !/^0+$/.test(parent) ? parent : null,
+    parentSpanId: parent && !/^0+$/.test(parent) && !remoteParent ? parent : null,
     name: typeof raw.name === 'string' ? raw.name : '',
     startMs: nanosToMs(raw.startTimeUnixNano),
     endMs: nanosToMs(raw.endTimeUnixNano),

@@ -78,7 +78,7 @@ describe('reading an export request', () => {
     });
   });
 
-  it('reads bytes ids (protobuf) and reports unreadable spans by position', () => {
+  it('reads bytes ids (protobuf), a remote parent as no parent, and reports unreadable spans by position', () => {
     const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex, 'hex'));
     const { spans, unreadable } = spansOf({
       resourceSpans: [
@@ -89,13 +89,18 @@ describe('reading an export request', () => {
                 { traceId: bytes(TRACE), spanId: bytes('0102030405060708'), parentSpanId: bytes('0807060504030201'), startTimeUnixNano: 5_000_000 },
                 { traceId: bytes('00'.repeat(16)), spanId: bytes('0102030405060708') },
                 { traceId: bytes(TRACE), spanId: bytes('0102') },
+                { traceId: bytes(TRACE), spanId: bytes('0102030405060709'), parentSpanId: bytes('0807060504030201'), flags: 0x301 },
               ],
             },
           ],
         },
       ],
     });
-    expect(spans.map((s) => [s.spanId, s.parentSpanId, s.startMs])).toEqual([['0102030405060708', '0807060504030201', 5]]);
+    // The last span's flags say its parent is remote (in another process): it roots the run here.
+    expect(spans.map((s) => [s.spanId, s.parentSpanId, s.startMs])).toEqual([
+      ['0102030405060708', '0807060504030201', 5],
+      ['0102030405060709', null, 0],
+    ]);
     expect(unreadable.map((u) => u.index)).toEqual([1, 2]);
     expect(unreadable[0]?.reason).toMatch(/traceId must be 16 bytes, not all zero/);
     expect(unreadable[1]?.reason).toMatch(/spanId must be 8 bytes/);
