@@ -9,6 +9,7 @@ import { isPoolSaturated, isUnavailable } from '../db/errors.ts';
 import type { Admission } from '../http/admission.ts';
 import type { Services } from '../schema/context.ts';
 import { OverloadedError } from '../steps/ingest.ts';
+import { STEP_LIMITS } from '../steps/limits.ts';
 import { type BodyFormat, CONTENT_TYPES, decodeRequest, encodeResponse, encodeStatus, formatOf, inflate, type PartialSuccess } from './codec.ts';
 import { MalformedRequestError, spansOf, type UnreadableSpan } from './spans.ts';
 import { type SpanRefusal, TraceIngest } from './traces.ts';
@@ -52,7 +53,8 @@ export function createOtlpHandler(services: Services, admission: Admission) {
       const tenantId = await admit(req, res);
       const body = inflate(await readBody(req, services.config.maxBodyBytes), req.headers['content-encoding'], services.config.maxBodyBytes);
       const { spans, unreadable } = spansOf(decodeRequest(body, format));
-      services.ingest.assertRoom(spans.length);
+      // Shed early when not even one step batch would fit; each batch is checked again as it is submitted.
+      services.ingest.assertRoom(Math.min(spans.length, STEP_LIMITS.stepsPerCall));
       const report = await traces.ingest(tenantId, spans);
       send(res, 200, format, encodeResponse(format, partialSuccess(unreadable, report.refused)));
     } catch (err) {

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
-import { type TestApp, useApp } from '../support/app.ts';
+import { startTestApp, type TestApp, useApp } from '../support/app.ts';
 import { type AgentRun, exporterFor, exportSpans, isRootSpan, recordRuns, traceOf } from './support.ts';
 
 let t: TestApp;
@@ -154,6 +154,44 @@ describe('OTLP/HTTP trace ingest', () => {
       const ep = must(await episodeOfTrace(traceOf(must(spans[0]))));
       expect(ep).toMatchObject({ status: 'completed', step_count: 4 });
       expect(await stepsOf(String(ep.id))).toHaveLength(4);
+    });
+  });
+
+  describe('on a server that takes one request at a time', () => {
+    let small: TestApp;
+    beforeAll(async () => {
+      small = await startTestApp({ MAX_CONCURRENT_REQUESTS: '1' });
+    });
+    afterAll(() => small.stop());
+
+    it('answers 503 with Retry-After while its slot is taken, and takes the request again once it is free', async () => {
+      const root = small.url.replace(/\/graphql$/, '');
+      const body = JSON.stringify({ resourceSpans: [] });
+      const { hostname, port } = new URL(root);
+      // A request that has sent its headers but not yet its body holds the server's one slot.
+      const held = httpRequest({
+        host: hostname,
+        port,
+        path: '/v1/traces',
+        method: 'POST',
+        headers: { authorization: `Bearer ${small.keys.write}`, 'content-type': 'application/json', 'content-length': String(body.length) },
+      });
+      const heldAnswer = new Promise<number>((resolve) => held.on('response', (res) => resolve(res.resume().statusCode ?? 0)));
+      held.flushHeaders();
+      while ((await fetch(`${root}/readyz`)).status !== 503) await new Promise((resolve) => setImmediate(resolve));
+      const post = () =>
+        fetch(`${root}/v1/traces`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${small.keys.write}`, 'content-type': 'application/json' },
+          body,
+        });
+      const shed = await post();
+      expect(shed.status).toBe(503);
+      expect(shed.headers.get('retry-after')).toBe('1');
+      expect(await shed.json()).toMatchObject({ code: 14, message: expect.stringContaining('retry shortly') });
+      held.end(body);
+      expect(await heldAnswer).toBe(200);
+      expect((await post()).status).toBe(200);
     });
   });
 
