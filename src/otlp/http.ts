@@ -56,6 +56,7 @@ export function createOtlpHandler(services: Services, admission: Admission) {
       // Shed early when not even one step batch would fit; each batch is checked again as it is submitted.
       services.ingest.assertRoom(Math.min(spans.length, STEP_LIMITS.stepsPerCall));
       const report = await traces.ingest(tenantId, spans);
+      services.log.debug({ spans: spans.length, stored: report.stored, pending: report.pending, refused: report.refused.length }, 'OTLP traces exported');
       send(res, 200, format, encodeResponse(format, partialSuccess(unreadable, report.refused)));
     } catch (err) {
       const refusal = asRefusal(err, services);

@@ -268,11 +268,13 @@ describe('OTLP/HTTP trace ingest', () => {
     const spans = recordRuns('memory-agent', [run('Migrate the payment webhooks to the new signature scheme')]);
     expect((await exportSpans(exporterFor(base, t.keys.write), spans)).code).toBe(0);
     const res = await t.gql(
-      `query($task: RetrievalTaskInput!) { relevantEpisodes(task: $task, limit: 3) { ... on RelevantEpisodes { episodes { episode { id taskDescription } } } } }`,
+      `query($task: RetrievalTaskInput!) { relevantEpisodes(task: $task, limit: 3) { ... on RelevantEpisodes { episodes { episode { id taskDescription reward { normalized } } } } } }`,
       { task: { description: 'payment webhooks signature migration' } },
       t.keys.read,
     );
     const found = res.data?.relevantEpisodes.episodes.map((e: { episode: { taskDescription: string } }) => e.episode.taskDescription);
     expect(found?.[0]).toBe('Migrate the payment webhooks to the new signature scheme');
+    // Completed through the lifecycle: the run was scored like any other.
+    expect(res.data?.relevantEpisodes.episodes[0].episode.reward.normalized).toBeGreaterThan(0);
   });
 });
