@@ -44,7 +44,8 @@ const TRACES_AT_ONCE = 8;
 
 interface EpisodeRef {
   id: string;
-  status: string;
+  /** The span that started the episode. */
+  rootSpanId: string | null;
 }
 
 export class TraceIngest {
@@ -90,25 +91,26 @@ export class TraceIngest {
 
   private async episodesOf(tenantId: string, traceIds: string[]): Promise<Map<string, EpisodeRef>> {
     const keys = traceIds.map(dedupeKeyOfTrace);
-    const { rows } = await this.deps.pool.query<{ id: string; dedupe_key: string; status: string }>(
-      'SELECT id, dedupe_key, status FROM episodes WHERE tenant_id = $1 AND dedupe_key = ANY($2::text[])',
+    const { rows } = await this.deps.pool.query<{ id: string; dedupe_key: string; root: string | null }>(
+      "SELECT id, dedupe_key, metadata->>'rootSpanId' AS root FROM episodes WHERE tenant_id = $1 AND dedupe_key = ANY($2::text[])",
       [tenantId, keys],
     );
-    return new Map(rows.map((r) => [r.dedupe_key.slice('otlp:'.length), { id: r.id, status: r.status }]));
+    return new Map(rows.map((r) => [r.dedupe_key.slice('otlp:'.length), { id: r.id, rootSpanId: r.root }]));
   }
 
   /** A trace whose root is known (in this request or stored as its episode): start, journal, complete. */
   private async settle(tenantId: string, traceId: string, spans: OtlpSpan[], known: EpisodeRef | null): Promise<IngestReport> {
     const kept = await pendingOf(this.deps.pool, tenantId, [traceId]);
     const all = groupByTrace([...spans, ...kept]).get(traceId) ?? [];
-    const root = all.find(isRoot) ?? null;
-    const children = all.filter((s) => !isRoot(s)).sort((a, b) => a.startMs - b.startMs || a.spanId.localeCompare(b.spanId));
+    const root = rootOf(all, known);
+    const children = all.filter((s) => s !== root).sort((a, b) => a.startMs - b.startMs || a.spanId.localeCompare(b.spanId));
     const report: IngestReport = { stored: 0, pending: 0, refused: [] };
     let episode = known;
     if (!episode) {
       const started = await this.start(tenantId, must(root), children);
       if ('refused' in started) {
-        report.refused.push(...[must(root), ...spans.filter((s) => !isRoot(s))].map((s) => refusal(s, started.refused)));
+        // A trace without an episode is settled only with its root in this request: every span of it here is refused.
+        report.refused.push(...spans.map((s) => refusal(s, started.refused)));
         return report;
       }
       episode = started;
@@ -128,7 +130,7 @@ export class TraceIngest {
     try {
       const input = episodeOfRoot(root, children);
       const { episodeId } = await this.deps.writer.run(tenantId, (w) => startEpisode(w, input));
-      return { id: episodeId, status: 'running' };
+      return { id: episodeId, rootSpanId: root.spanId };
     } catch (err) {
       if (err instanceof DomainError) return { refused: `the root span could not start its episode: ${err.message}` };
       throw err;
@@ -202,6 +204,18 @@ export class TraceIngest {
 }
 
 const isRoot = (span: OtlpSpan) => span.parentSpanId === null;
+
+/**
+ * The span that starts and ends the trace's episode: the one that started it, once there is an
+ * episode; else a parentless invoke_agent span, else the earliest parentless span. Another
+ * parentless span of the trace (a second root) is journaled as a step like any other span.
+ */
+function rootOf(spans: readonly OtlpSpan[], known: EpisodeRef | null): OtlpSpan | null {
+  const roots = spans.filter(isRoot);
+  if (known) return roots.find((s) => s.spanId === known.rootSpanId) ?? null;
+  const agent = (s: OtlpSpan) => (s.attributes['gen_ai.operation.name'] === 'invoke_agent' ? 0 : 1);
+  return roots.sort((a, b) => agent(a) - agent(b) || a.startMs - b.startMs || a.spanId.localeCompare(b.spanId))[0] ?? null;
+}
 
 const refusal = (span: OtlpSpan, reason: string): SpanRefusal => ({ traceId: span.traceId, spanId: span.spanId, reason });
 

@@ -238,11 +238,19 @@ describe('OTLP/HTTP trace ingest', () => {
           scopeSpans: [
             {
               spans: [
-                span('0000000000000001', null, { name: 'invoke_agent', attributes: [{ key: 'episodic.outcome', value: { stringValue: 'success' } }] }),
+                span('0000000000000001', null, {
+                  name: 'invoke_agent',
+                  attributes: [
+                    { key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } },
+                    { key: 'episodic.outcome', value: { stringValue: 'success' } },
+                  ],
+                }),
                 span('0000000000000002', '0000000000000001', {
                   attributes: [{ key: 'gen_ai.tool.name', value: { stringValue: 'bad\u0001name' } }],
                 }),
                 span('0000000000000003', '0000000000000001'),
+                // A second parentless span: the invoke_agent one roots the episode, this one is a step.
+                span('0000000000000005', null),
                 { traceId: 'xyz', spanId: '0000000000000004' },
               ],
             },
@@ -258,10 +266,10 @@ describe('OTLP/HTTP trace ingest', () => {
     expect(res.status).toBe(200);
     const answer = (await res.json()) as { partialSuccess: { rejectedSpans: number; errorMessage: string } };
     expect(answer.partialSuccess.rejectedSpans).toBe(2);
-    expect(answer.partialSuccess.errorMessage).toMatch(/span #3 of the request: traceId must be 16 bytes/);
+    expect(answer.partialSuccess.errorMessage).toMatch(/span #4 of the request: traceId must be 16 bytes/);
     expect(answer.partialSuccess.errorMessage).toMatch(/span 0000000000000002 of trace abab.*tool/);
     const ep = must(await episodeOfTrace(traceId));
-    expect(ep).toMatchObject({ status: 'completed', outcome_kind: 'success', step_count: 1 });
+    expect(ep).toMatchObject({ status: 'completed', outcome_kind: 'success', step_count: 2 });
   });
 
   it('finds a run that came in over OTLP with relevantEpisodes', async () => {
