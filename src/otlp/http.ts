@@ -1,0 +1,119 @@
+// POST /v1/traces: OTLP/HTTP trace export (protobuf or JSON, optionally gzipped), with the API key
+// as a bearer token of write scope. Answers as OTLP/HTTP does: 200 with an ExportTraceServiceResponse
+// (partialSuccess counts and names the refused spans), 400 for a body that cannot be decoded,
+// 401/403, 413, 415, and 429/503 with Retry-After when the server or the key is at its limit (the
+// admission slots GraphQL requests take, and the step ingestor's backpressure).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { grantsScope, tokenFromHeader } from '../auth/keys.ts';
+import { isPoolSaturated, isUnavailable } from '../db/errors.ts';
+import type { Admission } from '../http/admission.ts';
+import type { Services } from '../schema/context.ts';
+import { OverloadedError } from '../steps/ingest.ts';
+import { STEP_LIMITS } from '../steps/limits.ts';
+import { type BodyFormat, CONTENT_TYPES, decodeRequest, encodeResponse, encodeStatus, formatOf, inflate, type PartialSuccess } from './codec.ts';
+import { MalformedRequestError, spansOf, type UnreadableSpan } from './spans.ts';
+import { type SpanRefusal, TraceIngest } from './traces.ts';
+
+export const OTLP_TRACES_PATH = '/v1/traces';
+
+/** Refusals named one by one in partialSuccess.errorMessage; the count covers them all. */
+const NAMED_REFUSALS = 10;
+
+/** google.rpc.Code values OTLP/HTTP failure bodies carry. */
+const RPC = { invalidArgument: 3, permissionDenied: 7, resourceExhausted: 8, internal: 13, unavailable: 14, unauthenticated: 16 } as const;
+
+class HttpRefusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly rpcCode: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+const retryLater = (status: 429 | 503, message: string) =>
+  new HttpRefusal(status, status === 429 ? RPC.resourceExhausted : RPC.unavailable, message, { 'retry-after': '1' });
+
+export function createOtlpHandler(services: Services, admission: Admission) {
+  const traces = new TraceIngest({
+    pool: services.db.pool,
+    writer: services.writer,
+    ingest: services.ingest,
+    redactKeys: services.redactKeys,
+    blobCapBytes: services.config.blobTotalCapBytes,
+  });
+  return async function handleTraces(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const format: BodyFormat = formatOf(req.headers['content-type']) ?? 'json';
+    try {
+      if (req.method !== 'POST') throw new HttpRefusal(405, RPC.invalidArgument, 'OTLP/HTTP traces are sent with POST', { allow: 'POST' });
+      if (!formatOf(req.headers['content-type']))
+        throw new HttpRefusal(415, RPC.invalidArgument, 'Content-Type must be application/x-protobuf or application/json');
+      const tenantId = await admit(req, res);
+      const body = inflate(await readBody(req, services.config.maxBodyBytes), req.headers['content-encoding'], services.config.maxBodyBytes);
+      const { spans, unreadable } = spansOf(decodeRequest(body, format));
+      // Shed early when not even one step batch would fit; each batch is checked again as it is submitted.
+      services.ingest.assertRoom(Math.min(spans.length, STEP_LIMITS.stepsPerCall));
+      const report = await traces.ingest(tenantId, spans);
+      services.log.debug({ spans: spans.length, stored: report.stored, pending: report.pending, refused: report.refused.length }, 'OTLP traces exported');
+      send(res, 200, format, encodeResponse(format, partialSuccess(unreadable, report.refused)));
+    } catch (err) {
+      const refusal = asRefusal(err, services);
+      send(res, refusal.status, format, encodeStatus(format, refusal.rpcCode, refusal.message), refusal.headers);
+    }
+  };
+
+  /** The tenant of a write key with a free admission slot; refuses otherwise. */
+  async function admit(req: IncomingMessage, res: ServerResponse): Promise<string> {
+    const auth = await services.keys.authenticate(tokenFromHeader(req.headers.authorization));
+    if ('failure' in auth) {
+      throw new HttpRefusal(401, RPC.unauthenticated, `API key ${auth.failure}: send Authorization: Bearer <key>`, { 'www-authenticate': 'Bearer' });
+    }
+    if (!grantsScope(auth.viewer.scopes, 'write')) throw new HttpRefusal(403, RPC.permissionDenied, 'Exporting traces needs an API key with the write scope');
+    const max = services.config.admission;
+    if (!admission.enter(res))
+      throw retryLater(503, `The server is working on ${max.maxConcurrentRequests} requests, the most it takes at once; retry shortly`);
+    if (!admission.enterKey(auth.viewer.keyId, res))
+      throw retryLater(429, `This API key has ${max.maxRequestsPerKey} requests in progress, the most one key may; retry shortly`);
+    return auth.viewer.tenantId;
+  }
+}
+
+function asRefusal(err: unknown, services: Services): HttpRefusal {
+  if (err instanceof HttpRefusal) return err;
+  if (err instanceof MalformedRequestError) return new HttpRefusal(400, RPC.invalidArgument, err.message);
+  if (err instanceof OverloadedError) return retryLater(503, err.message);
+  if (isPoolSaturated(err) || isUnavailable(err)) return retryLater(503, 'The database is busy or unavailable right now; retry shortly');
+  services.log.error({ err }, 'OTLP trace export failed');
+  return new HttpRefusal(500, RPC.internal, 'Internal error');
+}
+
+/** The body, refused past `limit` bytes (a declared length is checked before any byte is read). */
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const tooLarge = () => new HttpRefusal(413, RPC.invalidArgument, `Request body too large: at most ${limit} bytes`);
+  if (Number(req.headers['content-length'] ?? 0) > limit) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of req) {
+    bytes += (chunk as Buffer).length;
+    if (bytes > limit) throw tooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function partialSuccess(unreadable: UnreadableSpan[], refused: SpanRefusal[]): PartialSuccess | null {
+  const reasons = [
+    ...unreadable.map((u) => `span #${u.index} of the request: ${u.reason}`),
+    ...refused.map((r) => `span ${r.spanId} of trace ${r.traceId}: ${r.reason}`),
+  ];
+  if (!reasons.length) return null;
+  const more = reasons.length > NAMED_REFUSALS ? `; and ${reasons.length - NAMED_REFUSALS} more` : '';
+  return { rejectedSpans: reasons.length, errorMessage: `${reasons.length} spans rejected: ${reasons.slice(0, NAMED_REFUSALS).join('; ')}${more}` };
+}
+
+function send(res: ServerResponse, status: number, format: BodyFormat, body: Buffer, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': CONTENT_TYPES[format], 'content-length': String(body.length), ...headers });
+  res.end(body);
+}

@@ -1,0 +1,162 @@
+// A trace as an episode: its root span starts and ends the episode, every other span is a step.
+// The table of docs/OTLP.md states this mapping; change both together. Pure.
+
+import { EPISODE_LIMITS, type StartEpisodeInput } from '../episodes/limits.ts';
+import type { Outcome } from '../episodes/outcome.ts';
+import { STEP_LIMITS, type StepInput } from '../steps/limits.ts';
+import type { JsonObject, JsonValue } from '../validation/json.ts';
+import { allAttributes, count, first, firstUserMessage, operationOf, outputText, text, toolCallOf, usageOf } from './genai.ts';
+import { type Attributes, type AttrValue, type OtlpSpan, STATUS_ERROR, STATUS_OK } from './spans.ts';
+
+/** The attribute on the root span that states the run's outcome: success, partial or failure. */
+export const OUTCOME_ATTRIBUTE = 'episodic.outcome';
+
+export const dedupeKeyOfTrace = (traceId: string) => `otlp:${traceId}`;
+export const sideEffectKeyOfSpan = (spanId: string) => `otlp:${spanId}`;
+
+/** The text cut to at most `maxBytes` UTF-8 bytes (a cut character is dropped whole). */
+export function cutBytes(value: string, maxBytes: number): string {
+  const bytes = Buffer.from(value, 'utf8');
+  if (bytes.length <= maxBytes) return value;
+  return bytes
+    .subarray(0, maxBytes - 3)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '')
+    .concat('…');
+}
+
+/** An identifier-shaped context field: trimmed, without control characters, at most `maxChars`. */
+function label(value: string | null, maxChars: number): string | null {
+  const clean = value?.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+  return clean ? clean.slice(0, maxChars) : null;
+}
+
+const stringList = (v: AttrValue | undefined): string[] => (Array.isArray(v) ? v.flatMap((x) => (typeof x === 'string' && x.trim() ? [x] : [])) : []);
+
+/** The task: the root's first user message, else its agent description, else the first user message of the trace, else its name. */
+function taskOf(root: OtlpSpan, trace: readonly OtlpSpan[]): string {
+  const a = allAttributes(root);
+  const fromTrace = () => {
+    for (const span of [...trace].sort((x, y) => x.startMs - y.startMs)) {
+      const message = firstUserMessage(allAttributes(span));
+      if (message) return message;
+    }
+    return null;
+  };
+  const task = first(firstUserMessage(a), text(a['gen_ai.agent.description']), fromTrace(), root.name.trim() || null, 'OTLP trace');
+  return cutBytes(task ?? 'OTLP trace', EPISODE_LIMITS.descriptionBytes);
+}
+
+/** The episode a trace's root span starts. `trace`: the trace's other spans known so far. */
+export function episodeOfRoot(root: OtlpSpan, trace: readonly OtlpSpan[]): StartEpisodeInput {
+  const a = root.attributes;
+  const r = root.resource;
+  const service = text(r['service.name']);
+  const tags = ['otlp', ...stringList(a['episodic.tags'])].map((t) => label(t, EPISODE_LIMITS.tagChars)).filter((t): t is string => t !== null);
+  const metadata: JsonObject = {
+    traceId: root.traceId,
+    rootSpanId: root.spanId,
+    ...(service ? { serviceName: service } : {}),
+    ...(text(a['gen_ai.agent.id']) ? { agentId: text(a['gen_ai.agent.id']) } : {}),
+    ...(text(a['gen_ai.conversation.id']) ? { conversationId: text(a['gen_ai.conversation.id']) } : {}),
+  };
+  return {
+    taskDescription: taskOf(root, trace),
+    taskType: label(text(a['episodic.task_type']), EPISODE_LIMITS.taskTypeChars) ?? 'agent_run',
+    agent: label(first(text(a['gen_ai.agent.name']), service), EPISODE_LIMITS.agentChars),
+    context: {
+      complexity: 'moderate',
+      domain: label(first(text(a['episodic.domain']), service), EPISODE_LIMITS.contextFieldChars),
+      language: label(text(a['episodic.language']), EPISODE_LIMITS.contextFieldChars),
+      framework: label(first(text(a['episodic.framework']), text(a['gen_ai.provider.name']), text(a['gen_ai.system'])), EPISODE_LIMITS.contextFieldChars),
+      tags: [...new Set(tags)].slice(0, EPISODE_LIMITS.tagCount),
+    },
+    dedupeKey: dedupeKeyOfTrace(root.traceId),
+    mode: 'live',
+    budget: {},
+    onBudgetExhausted: 'fail',
+    metadata,
+    startedAt: new Date(root.startMs),
+  };
+}
+
+const KIND_BY_OPERATION = { invoke_agent: 'agent_call', execute_tool: 'tool_call', model_call: 'llm_call', other: 'observation' } as const;
+
+function errorOf(span: OtlpSpan): StepInput['result'] {
+  const errorType = text(span.attributes['error.type']);
+  if (span.status.code !== STATUS_ERROR && !errorType) return null;
+  const message = first(span.status.message.trim() || null, errorType, 'the span ended with status ERROR') ?? '';
+  return { kind: 'error', message: cutBytes(message, STEP_LIMITS.errorMessageBytes), errorClass: label(errorType, STEP_LIMITS.errorClassChars) };
+}
+
+/** What the span adds as parameters: tool arguments, or the model asked for. */
+function parametersOf(kind: string, a: Attributes): JsonValue | undefined {
+  if (kind === 'tool_call') {
+    const args = toolCallOf(a).arguments;
+    if (args === undefined || args === null) return undefined;
+    return typeof args === 'object' ? (args as JsonValue) : { arguments: args };
+  }
+  if (kind === 'llm_call') {
+    const model = text(a['gen_ai.request.model']);
+    const temperature = count(a['gen_ai.request.temperature']);
+    return model ? { model, ...(temperature != null ? { temperature } : {}) } : undefined;
+  }
+  return undefined;
+}
+
+/** A span below the root as a step; its side-effect key (the span id) makes a retried export a duplicate. */
+export function stepOfSpan(span: OtlpSpan): StepInput {
+  const a = allAttributes(span);
+  const kind = KIND_BY_OPERATION[operationOf(span)];
+  const usage = usageOf(a);
+  const tool = kind === 'tool_call' ? toolCallOf(a) : null;
+  const output = kind === 'tool_call' ? tool?.result : kind === 'llm_call' || kind === 'agent_call' ? outputText(a) : null;
+  const error = errorOf(span);
+  const metadata: JsonObject = {
+    spanId: span.spanId,
+    ...(span.parentSpanId ? { parentSpanId: span.parentSpanId } : {}),
+    ...(text(span.attributes['gen_ai.operation.name']) ? { operation: text(span.attributes['gen_ai.operation.name']) } : {}),
+    ...(usage.model ? { model: usage.model } : {}),
+    ...(usage.inputTokens != null ? { inputTokens: usage.inputTokens } : {}),
+    ...(usage.outputTokens != null ? { outputTokens: usage.outputTokens } : {}),
+    ...(tool?.callId ? { toolCallId: tool.callId } : {}),
+    ...(kind === 'agent_call' && text(a['gen_ai.agent.name']) ? { agent: text(a['gen_ai.agent.name']) } : {}),
+  };
+  const parameters = parametersOf(kind, a);
+  return {
+    kind,
+    tool: kind === 'tool_call' ? (tool?.name ?? span.name) : kind === 'llm_call' ? usage.model : null,
+    action: cutBytes(span.name || kind, STEP_LIMITS.actionBytes),
+    ...(parameters !== undefined ? { parameters } : {}),
+    result: error ?? { kind: 'success', ...(output ? { output: cutBytes(output, STEP_LIMITS.resultOutputBytes) } : {}) },
+    ...(output ? { observation: cutBytes(output, STEP_LIMITS.observationBytes) } : {}),
+    latencyMs: Math.max(0, span.endMs - span.startMs),
+    ...(usage.tokens != null ? { tokens: Math.round(usage.tokens) } : {}),
+    ...(usage.cost != null ? { cost: usage.cost } : {}),
+    sideEffectKey: sideEffectKeyOfSpan(span.spanId),
+    metadata,
+    startedAt: new Date(span.startMs),
+    endedAt: new Date(Math.max(span.startMs, span.endMs)),
+  };
+}
+
+/**
+ * The outcome of a run whose root span ended: `episodic.outcome` when set (success, partial,
+ * failure), else status ERROR is a failure with its message and status OK a success; an UNSET
+ * status says nothing about the run, so the outcome stays PARTIAL.
+ */
+export function outcomeOfRoot(root: OtlpSpan): Outcome {
+  const a = root.attributes;
+  const stated = text(a[OUTCOME_ATTRIBUTE])?.toLowerCase();
+  const artifacts = stringList(a['episodic.artifacts']).map((x) => cutBytes(x, 1024));
+  const message = root.status.message.trim() || text(a['error.type']);
+  const verdict = text(a['episodic.verdict']);
+  if (stated === 'failure' || (!stated && root.status.code === STATUS_ERROR)) {
+    return { kind: 'failure', reason: cutBytes(message || 'the root span ended with status ERROR', 10_000), artifacts };
+  }
+  if (stated === 'success' || (!stated && root.status.code === STATUS_OK)) {
+    return { kind: 'success', verdict: cutBytes(verdict ?? 'the root span ended with status OK', 10_000), artifacts };
+  }
+  const why = stated === 'partial' ? 'stated partial' : `no ${OUTCOME_ATTRIBUTE} and status UNSET`;
+  return { kind: 'partial', verdict: cutBytes(verdict ?? `the root span ended (${why})`, 10_000), completed: [], failed: [], artifacts };
+}

@@ -1,0 +1,237 @@
+// Ingesting the spans of one OTLP export request for a tenant. Per trace: with no episode yet and
+// no root span, the spans wait (pending.ts); once the root has come, its episode is started (a
+// historical one, deduplicated by the trace id), every known span below it is journaled as a step
+// through the step ingestor's group commit (deduplicated by the span id), and the episode is
+// completed through the normal lifecycle (reward, reflection, retrieval index, pattern jobs).
+// Every span refused on the way is reported back; none is dropped silently.
+import type pg from 'pg';
+import { DomainError, IllegalTransitionError, InputLimitError } from '../core/errors.ts';
+import { must } from '../core/must.ts';
+import { startEpisode } from '../episodes/store.ts';
+import { completeAndLearn } from '../lifecycle/complete.ts';
+import type { StepIngestor } from '../steps/ingest.ts';
+import { STEP_LIMITS, validateStep } from '../steps/limits.ts';
+import { prepareSteps } from '../steps/prepare.ts';
+import type { Writer } from '../write.ts';
+import { dedupeKeyOfTrace, episodeOfRoot, outcomeOfRoot, sideEffectKeyOfSpan, stepOfSpan } from './mapping.ts';
+import { forgetPending, keepPending, MAX_PENDING_SPANS_PER_TENANT, pendingCount, pendingOf } from './pending.ts';
+import type { OtlpSpan } from './spans.ts';
+
+export interface SpanRefusal {
+  traceId: string;
+  spanId: string;
+  reason: string;
+}
+
+export interface IngestReport {
+  /** Spans stored as steps or as episodes (duplicates of stored ones included). */
+  stored: number;
+  /** Spans kept until their trace's root span arrives. */
+  pending: number;
+  refused: SpanRefusal[];
+}
+
+export interface TraceIngestDeps {
+  pool: pg.Pool;
+  writer: Writer;
+  ingest: StepIngestor;
+  redactKeys: readonly string[];
+  blobCapBytes: number;
+}
+
+/** Traces of one request settled at once: their step batches meet in the ingestor's group commit. */
+const TRACES_AT_ONCE = 8;
+
+interface EpisodeRef {
+  id: string;
+  /** The span that started the episode. */
+  rootSpanId: string | null;
+}
+
+export class TraceIngest {
+  constructor(private readonly deps: TraceIngestDeps) {}
+
+  async ingest(tenantId: string, spans: readonly OtlpSpan[]): Promise<IngestReport> {
+    const byTrace = groupByTrace(spans);
+    const episodes = await this.episodesOf(tenantId, [...byTrace.keys()]);
+    const report: IngestReport = { stored: 0, pending: 0, refused: [] };
+    const waiting = [...byTrace].filter(([traceId, list]) => !episodes.has(traceId) && !list.some(isRoot));
+    await this.keep(
+      tenantId,
+      waiting.flatMap(([, list]) => list),
+      report,
+    );
+    // A root may have come through another request meanwhile: a trace with an episode now is settled here too.
+    const appeared = waiting.length
+      ? await this.episodesOf(
+          tenantId,
+          waiting.map(([t]) => t),
+        )
+      : new Map<string, EpisodeRef>();
+    const settle = [...byTrace].filter(([traceId]) => episodes.has(traceId) || appeared.has(traceId) || !waiting.some(([t]) => t === traceId));
+    for (const [traceId] of waiting) if (appeared.has(traceId)) episodes.set(traceId, must(appeared.get(traceId)));
+    for (let i = 0; i < settle.length; i += TRACES_AT_ONCE) {
+      const reports = await Promise.all(
+        settle.slice(i, i + TRACES_AT_ONCE).map(([traceId, list]) => this.settle(tenantId, traceId, list, episodes.get(traceId) ?? null)),
+      );
+      for (const r of reports) merge(report, r);
+    }
+    return report;
+  }
+
+  private async keep(tenantId: string, spans: OtlpSpan[], report: IngestReport) {
+    if (!spans.length) return;
+    const room = Math.max(0, MAX_PENDING_SPANS_PER_TENANT - (await pendingCount(this.deps.pool, tenantId)));
+    await keepPending(this.deps.pool, tenantId, spans.slice(0, room));
+    report.pending += Math.min(room, spans.length);
+    for (const span of spans.slice(room)) {
+      report.refused.push(refusal(span, `no root span yet, and ${MAX_PENDING_SPANS_PER_TENANT} spans of this tenant already wait for theirs`));
+    }
+  }
+
+  private async episodesOf(tenantId: string, traceIds: string[]): Promise<Map<string, EpisodeRef>> {
+    const keys = traceIds.map(dedupeKeyOfTrace);
+    const { rows } = await this.deps.pool.query<{ id: string; dedupe_key: string; root: string | null }>(
+      "SELECT id, dedupe_key, metadata->>'rootSpanId' AS root FROM episodes WHERE tenant_id = $1 AND dedupe_key = ANY($2::text[])",
+      [tenantId, keys],
+    );
+    return new Map(rows.map((r) => [r.dedupe_key.slice('otlp:'.length), { id: r.id, rootSpanId: r.root }]));
+  }
+
+  /** A trace whose root is known (in this request or stored as its episode): start, journal, complete. */
+  private async settle(tenantId: string, traceId: string, spans: OtlpSpan[], known: EpisodeRef | null): Promise<IngestReport> {
+    const kept = await pendingOf(this.deps.pool, tenantId, [traceId]);
+    const all = groupByTrace([...spans, ...kept]).get(traceId) ?? [];
+    const root = rootOf(all, known);
+    const children = all.filter((s) => s !== root).sort((a, b) => a.startMs - b.startMs || a.spanId.localeCompare(b.spanId));
+    const report: IngestReport = { stored: 0, pending: 0, refused: [] };
+    let episode = known;
+    if (!episode) {
+      const started = await this.start(tenantId, must(root), children);
+      if ('refused' in started) {
+        // A trace without an episode is settled only with its root in this request: every span of it here is refused.
+        report.refused.push(...spans.map((s) => refusal(s, started.refused)));
+        return report;
+      }
+      episode = started;
+    }
+    merge(report, await this.journal(tenantId, episode.id, children));
+    if (root) merge(report, await this.complete(tenantId, episode.id, root));
+    await forgetPending(
+      this.deps.pool,
+      tenantId,
+      traceId,
+      kept.map((s) => s.spanId),
+    );
+    return report;
+  }
+
+  private async start(tenantId: string, root: OtlpSpan, children: OtlpSpan[]): Promise<EpisodeRef | { refused: string }> {
+    try {
+      const input = episodeOfRoot(root, children);
+      const { episodeId } = await this.deps.writer.run(tenantId, (w) => startEpisode(w, input));
+      return { id: episodeId, rootSpanId: root.spanId };
+    } catch (err) {
+      if (err instanceof DomainError) return { refused: `the root span could not start its episode: ${err.message}` };
+      throw err;
+    }
+  }
+
+  /** The spans as steps, in order of their start; each refused one is reported with its reason. */
+  private async journal(tenantId: string, episodeId: string, spans: OtlpSpan[]): Promise<IngestReport> {
+    const report: IngestReport = { stored: 0, pending: 0, refused: [] };
+    const steps = spans.map((s) => stepOfSpan(s));
+    const valid: number[] = [];
+    steps.forEach((step, i) => {
+      const violations = validateStep(step, i, 'spans');
+      if (violations.length) report.refused.push(refusal(must(spans[i]), violations.map((v) => v.message).join('; ')));
+      else valid.push(i);
+    });
+    for (let i = 0; i < valid.length; i += STEP_LIMITS.stepsPerCall) {
+      const chunk = valid.slice(i, i + STEP_LIMITS.stepsPerCall);
+      const prepared = prepareSteps(
+        episodeId,
+        chunk.map((k) => must(steps[k])),
+        this.deps.redactKeys,
+      );
+      const outcome = await this.deps.ingest.submit(tenantId, { episodeId, steps: prepared, blobCapBytes: this.deps.blobCapBytes });
+      if (!outcome.ok) {
+        merge(
+          report,
+          await this.afterEnd(
+            episodeId,
+            chunk.map((k) => must(spans[k])),
+            outcome.error,
+          ),
+        );
+        continue;
+      }
+      outcome.items.forEach((item, k) => {
+        if (item.status === 'rejected') report.refused.push(refusal(must(spans[must(chunk[k])]), item.message));
+        else report.stored += 1;
+      });
+    }
+    return report;
+  }
+
+  /** Spans for an episode that no longer takes steps: those it holds already are duplicates, the rest refused. */
+  private async afterEnd(episodeId: string, spans: OtlpSpan[], error: Error): Promise<IngestReport> {
+    const { rows } = await this.deps.pool.query<{ side_effect_key: string }>(
+      'SELECT side_effect_key FROM steps WHERE episode_id = $1 AND side_effect_key = ANY($2::text[])',
+      [episodeId, spans.map((s) => sideEffectKeyOfSpan(s.spanId))],
+    );
+    const held = new Set(rows.map((r) => r.side_effect_key));
+    const report: IngestReport = { stored: 0, pending: 0, refused: [] };
+    for (const span of spans) {
+      if (held.has(sideEffectKeyOfSpan(span.spanId))) report.stored += 1;
+      else report.refused.push(refusal(span, `the trace's episode ${episodeId} takes no more steps: ${error.message}`));
+    }
+    return report;
+  }
+
+  /** The root span ended: the episode completes (a repeated root finds it completed and is a duplicate). */
+  private async complete(tenantId: string, episodeId: string, root: OtlpSpan): Promise<IngestReport> {
+    const options = { extractPatterns: 'async' as const, usedRetrievals: [], endedAt: new Date(Math.max(root.startMs, root.endMs)) };
+    try {
+      await this.deps.writer.run(tenantId, (w) => completeAndLearn(w, episodeId, outcomeOfRoot(root), options));
+      return { stored: 1, pending: 0, refused: [] };
+    } catch (err) {
+      if (err instanceof IllegalTransitionError) return { stored: 1, pending: 0, refused: [] };
+      if (err instanceof InputLimitError) return { stored: 0, pending: 0, refused: [refusal(root, err.message)] };
+      throw err;
+    }
+  }
+}
+
+const isRoot = (span: OtlpSpan) => span.parentSpanId === null;
+
+/**
+ * The span that starts and ends the trace's episode: the one that started it, once there is an
+ * episode; else a parentless invoke_agent span, else the earliest parentless span. Another
+ * parentless span of the trace (a second root) is journaled as a step like any other span.
+ */
+function rootOf(spans: readonly OtlpSpan[], known: EpisodeRef | null): OtlpSpan | null {
+  const roots = spans.filter(isRoot);
+  if (known) return roots.find((s) => s.spanId === known.rootSpanId) ?? null;
+  const agent = (s: OtlpSpan) => (s.attributes['gen_ai.operation.name'] === 'invoke_agent' ? 0 : 1);
+  return roots.sort((a, b) => agent(a) - agent(b) || a.startMs - b.startMs || a.spanId.localeCompare(b.spanId))[0] ?? null;
+}
+
+const refusal = (span: OtlpSpan, reason: string): SpanRefusal => ({ traceId: span.traceId, spanId: span.spanId, reason });
+
+/** Spans by trace, each span once (a span repeated in one request, or kept and sent again, counts once). */
+function groupByTrace(spans: readonly OtlpSpan[]): Map<string, OtlpSpan[]> {
+  const byTrace = new Map<string, Map<string, OtlpSpan>>();
+  for (const span of spans) {
+    let trace = byTrace.get(span.traceId);
+    if (!trace) byTrace.set(span.traceId, (trace = new Map()));
+    if (!trace.has(span.spanId)) trace.set(span.spanId, span);
+  }
+  return new Map([...byTrace].map(([traceId, trace]) => [traceId, [...trace.values()]]));
+}
+
+function merge(into: IngestReport, from: IngestReport) {
+  into.stored += from.stored;
+  into.pending += from.pending;
+  into.refused.push(...from.refused);
+}
