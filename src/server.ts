@@ -27,6 +27,7 @@ import { nodeLimitError } from './http/node-limit.ts';
 import { requestIdFrom } from './http/request-id.ts';
 import { useStreamGuard } from './http/streams.ts';
 import { requestScope } from './log.ts';
+import { createMcpHandler, MCP_PATH } from './mcp/http.ts';
 import type { Context, Services } from './schema/context.ts';
 import { schema } from './schema/index.ts';
 import { createStaticHandler } from './web/static.ts';
@@ -156,6 +157,7 @@ export function createApp(services: Services): App {
   const keyWatch = new KeyWatch(services.db.pool, config.keyRecheckMs);
   const yoga = createGraphQLHandler(services, { admission, keyWatch, metricsPlugin: metrics.plugin });
   const serveWeb = createStaticHandler();
+  const serveMcp = createMcpHandler(services, { url: `http://localhost${GRAPHQL_PATH}`, fetch: (url, init) => yoga.fetch(url, init) });
   let ready = false;
   let stopping = false;
   /** Responses not finished yet: at shutdown each one tells its client to close the connection. */
@@ -186,6 +188,7 @@ export function createApp(services: Services): App {
     if (path === '/healthz') return sendJson(res, 200, { status: 'alive' });
     if (path === '/readyz') return sendReadiness(res);
     if (path === METRICS_PATH) return sendMetrics(req, res);
+    if (path === MCP_PATH) return serveMcp(req, res);
     if (serveWeb(req, res)) return;
     return yoga(req, res);
   }
