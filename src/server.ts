@@ -157,7 +157,7 @@ export function createApp(services: Services): App {
   const keyWatch = new KeyWatch(services.db.pool, config.keyRecheckMs);
   const yoga = createGraphQLHandler(services, { admission, keyWatch, metricsPlugin: metrics.plugin });
   const serveWeb = createStaticHandler();
-  const serveMcp = createMcpHandler(services, { url: `http://localhost${GRAPHQL_PATH}`, fetch: (url, init) => yoga.fetch(url, init) });
+  const serveMcp = createMcpHandler(services, { url: `http://localhost${GRAPHQL_PATH}`, fetch: async (url, init) => yoga.fetch(url, init) });
   let ready = false;
   let stopping = false;
   /** Responses not finished yet: at shutdown each one tells its client to close the connection. */

@@ -65,7 +65,10 @@ async function dispatch(argv: string[], io: CliIo): Promise<Output | string | un
     return HELP;
   }
   if (group === 'help') return HELP;
-  if (group === 'mcp') return runMcp(argv, io);
+  if (group === 'mcp') {
+    await runMcp(argv, io);
+    return undefined;
+  }
   if (isLocalCommand(group)) return runLocal(group, argv, io.env);
   throw unknownCommand(group);
 }

@@ -45,7 +45,8 @@ export function episodeText(e: FullEpisode): string {
   const lines = [`Episode ${e.id}: ${e.status ?? 'UNKNOWN'}, ${outcomeText(e.outcome)}`, `Task: ${oneLine(e.taskDescription, 2000)}`];
   const context = contextText(e.context);
   if (context) lines.push(`Context: ${context}`);
-  if (e.stopReason?.kind && e.stopReason.kind !== 'completed') lines.push(`Stopped: ${[e.stopReason.kind, e.stopReason.resource, e.stopReason.reason].filter(Boolean).join(', ')}`);
+  if (e.stopReason?.kind && e.stopReason.kind !== 'completed')
+    lines.push(`Stopped: ${[e.stopReason.kind, e.stopReason.resource, e.stopReason.reason].filter(Boolean).join(', ')}`);
   if (e.outcome?.artifacts?.length) lines.push(`Files: ${oneLine(e.outcome.artifacts.join(', '), 1000)}`);
   for (const [label, items] of [
     ['Worked', e.reflection?.successes],

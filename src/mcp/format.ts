@@ -136,7 +136,8 @@ export function violationsText(violations: ViolationLike[]): string {
       const field = v.field ?? 'input';
       const message = v.message ?? 'refused';
       const named = message.includes(field) ? message : `${field}: ${message}`;
-      const limit = v.limit == null || message.includes(String(v.limit)) ? '' : ` (limit ${String(v.limit)}${v.actual == null ? '' : `, got ${String(v.actual)}`})`;
+      const limit =
+        v.limit == null || message.includes(String(v.limit)) ? '' : ` (limit ${String(v.limit)}${v.actual == null ? '' : `, got ${String(v.actual)}`})`;
       return `${named}${limit}`;
     })
     .join('; ');

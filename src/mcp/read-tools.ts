@@ -1,7 +1,15 @@
 // The tools an agent calls before a task (what to read) and to read one run: any key may call them.
 import { z } from 'zod';
 import { RETRIEVAL_LIMITS } from '../retrieval/inputs.ts';
-import { type BriefEpisode, type RelevantFile, relevantEpisodesText, relevantFilesText, relevantPatternsText, type ScoredEpisode, type ScoredPattern } from './format.ts';
+import {
+  type BriefEpisode,
+  type RelevantFile,
+  relevantEpisodesText,
+  relevantFilesText,
+  relevantPatternsText,
+  type ScoredEpisode,
+  type ScoredPattern,
+} from './format.ts';
 import { episodeText, type FullEpisode } from './format-episode.ts';
 import { OPERATIONS } from './operations.ts';
 import { answer, defineTool } from './tool.ts';
@@ -13,7 +21,9 @@ export const TASK_INPUT = {
   task: z
     .string()
     .min(1)
-    .describe(`The task you are about to do: the issue text or your own summary; error messages and file names help (at most ${RETRIEVAL_LIMITS.descriptionBytes} bytes)`),
+    .describe(
+      `The task you are about to do: the issue text or your own summary; error messages and file names help (at most ${RETRIEVAL_LIMITS.descriptionBytes} bytes)`,
+    ),
   taskType: text(100, 'Kind of task, e.g. bugfix, feature, refactor').optional(),
   language: text(RETRIEVAL_LIMITS.fieldChars, 'Programming language, e.g. python').optional(),
   framework: text(RETRIEVAL_LIMITS.fieldChars, 'Framework, e.g. django').optional(),

@@ -26,12 +26,14 @@ const startEpisode = defineTool({
     domain,
     tags,
     agent: z.string().max(EPISODE_LIMITS.agentChars).optional().describe('Your name, e.g. claude-code'),
-    dedupeKey: z
-      .string()
-      .max(EPISODE_LIMITS.keyChars)
+    dedupeKey: z.string().max(EPISODE_LIMITS.keyChars).optional().describe('Repeating a start with the same key returns the same episode (safe to retry)'),
+    maxSteps: z
+      .number()
+      .int()
+      .min(1)
+      .max(EPISODE_LIMITS.maxSteps)
       .optional()
-      .describe('Repeating a start with the same key returns the same episode (safe to retry)'),
-    maxSteps: z.number().int().min(1).max(EPISODE_LIMITS.maxSteps).optional().describe(`Stop the run after this many steps (at most ${EPISODE_LIMITS.maxSteps})`),
+      .describe(`Stop the run after this many steps (at most ${EPISODE_LIMITS.maxSteps})`),
   },
   run: async (a, request) => {
     const input = {
@@ -83,10 +85,25 @@ export function stepInput({ status, output, errorMessage, errorClass, ...rest }:
   return { ...rest, result };
 }
 
-type StepResults = Array<{ index: number; status: string; reason?: string | null; message?: string | null; violations?: Array<Record<string, unknown>> | null }>;
+type StepResults = Array<{
+  index: number;
+  status: string;
+  reason?: string | null;
+  message?: string | null;
+  violations?: Array<Record<string, unknown>> | null;
+}>;
 
-function loggedText(r: { accepted: number; duplicates: number; rejected: number; budgetExhausted: string | null; results: StepResults; episode: { id: string; status: string; stepCount: number } }) {
-  const lines = [`Logged ${r.accepted} step(s) to episode ${r.episode.id} (${r.episode.stepCount} in all, ${r.episode.status}); ${r.duplicates} duplicate(s), ${r.rejected} rejected.`];
+function loggedText(r: {
+  accepted: number;
+  duplicates: number;
+  rejected: number;
+  budgetExhausted: string | null;
+  results: StepResults;
+  episode: { id: string; status: string; stepCount: number };
+}) {
+  const lines = [
+    `Logged ${r.accepted} step(s) to episode ${r.episode.id} (${r.episode.stepCount} in all, ${r.episode.status}); ${r.duplicates} duplicate(s), ${r.rejected} rejected.`,
+  ];
   for (const s of r.results.filter((x) => x.status === 'REJECTED')) {
     lines.push(`  step ${s.index}: ${s.reason ?? 'rejected'}: ${s.violations?.length ? violationsText(s.violations) : (s.message ?? '')}`);
   }
@@ -112,11 +129,7 @@ const logSteps = defineTool({
 });
 
 const list = (what: string) =>
-  z
-    .array(z.string().max(OUTCOME_LIMITS.itemBytes))
-    .max(OUTCOME_LIMITS.items)
-    .optional()
-    .describe(`${what} (at most ${OUTCOME_LIMITS.items} items)`);
+  z.array(z.string().max(OUTCOME_LIMITS.itemBytes)).max(OUTCOME_LIMITS.items).optional().describe(`${what} (at most ${OUTCOME_LIMITS.items} items)`);
 
 const completeEpisode = defineTool({
   name: 'complete_episode',

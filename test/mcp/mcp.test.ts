@@ -4,7 +4,7 @@
 // refused arguments that write nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
-import { call, type Connected, connect, episodeIds, mcpUrl, stdioTransport, type TransportName } from './support.ts';
+import { type Connected, call, connect, episodeIds, mcpUrl, stdioTransport, type TransportName } from './support.ts';
 
 const READ_TOOLS = ['episode', 'relevant_episodes', 'relevant_files', 'relevant_patterns'];
 const WRITE_TOOLS = ['complete_episode', 'log_steps', 'start_episode'];
@@ -71,7 +71,10 @@ describe.each<TransportName>(['stdio', 'http'])('MCP over %s', (transport) => {
     expect(done.isError, done.text).toBe(false);
     expect(done.structured).toMatchObject({ episode: { id, status: 'COMPLETED', outcome: { kind: 'SUCCESS' } } });
 
-    const found = await call(reader.client, 'relevant_episodes', { task: `zanzibar-${transport} gateway drops requests on upstream timeout`, language: 'python' });
+    const found = await call(reader.client, 'relevant_episodes', {
+      task: `zanzibar-${transport} gateway drops requests on upstream timeout`,
+      language: 'python',
+    });
     expect(found.isError, found.text).toBe(false);
     const episodes = (found.structured as { episodes: Array<{ episode: { id: string } }> }).episodes;
     expect(episodes[0]?.episode.id).toBe(id);
@@ -142,7 +145,10 @@ describe.each<TransportName>(['stdio', 'http'])('MCP over %s', (transport) => {
     expect(noSteps.text).toMatch(/steps/);
     const longObservation = await call(writer.client, 'log_steps', {
       episodeId: id,
-      steps: [{ tool: 'bash', output: 'fine' }, { tool: 'bash', observation: 'y'.repeat(20 * 1024) }],
+      steps: [
+        { tool: 'bash', output: 'fine' },
+        { tool: 'bash', observation: 'y'.repeat(20 * 1024) },
+      ],
     });
     expect(longObservation.isError).toBe(true);
     expect(longObservation.text).toMatch(/observation/);
@@ -160,7 +166,11 @@ describe('a wrong key', () => {
   it('is refused by /mcp with 401 before any tool is listed', async () => {
     const res = await fetch(mcpUrl(t), {
       method: 'POST',
-      headers: { authorization: 'Bearer epk_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: 'Bearer epk_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(res.status).toBe(401);

@@ -38,6 +38,7 @@ const ORDER: readonly string[] = [
   'web',
   'GRAPHQL',
   'http',
+  'mcp',
   'services.ts',
   'runtime.ts',
   'server.ts',
