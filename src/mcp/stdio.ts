@@ -26,6 +26,7 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
   });
   await server.connect(transport);
   // The transport stops reading on close but does not notice the end of its input.
-  options.stdin.once('end', () => void server.close());
+  if (options.stdin.readableEnded) await server.close();
+  else options.stdin.once('end', () => void server.close());
   await closed;
 }

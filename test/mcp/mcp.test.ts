@@ -2,9 +2,11 @@
 // against the running server) and over Streamable HTTP (/mcp): the tools a key sees, a whole run
 // recorded through the tools and found again for a similar task, a wrong key, a read key, and
 // refused arguments that write nothing.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
-import { type Connected, call, connect, episodeIds, mcpUrl, stdioTransport, type TransportName } from './support.ts';
+import { type Connected, call, connect, episodeIds, mcpUrl, type TransportName } from './support.ts';
 
 const READ_TOOLS = ['episode', 'relevant_episodes', 'relevant_files', 'relevant_patterns'];
 const WRITE_TOOLS = ['complete_episode', 'log_steps', 'start_episode'];
@@ -179,13 +181,39 @@ describe('a wrong key', () => {
     await expect(connect(t, 'http', 'epk_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb')).rejects.toThrow(/The API key is not valid/);
   });
 
-  it('ends `episodic mcp` at start with the reason on stderr', async () => {
-    const { transport, stderr } = stdioTransport(t, 'epk_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb');
-    const exited = new Promise<void>((resolve) => {
-      transport.onclose = resolve;
+  it('ends `episodic mcp` at start with exit code 1 and the reason on stderr', async () => {
+    const child = spawn(process.execPath, ['bin/episodic.mjs', 'mcp'], {
+      env: { PATH: process.env.PATH ?? '', EPISODIC_URL: t.url, EPISODIC_API_KEY: 'epk_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb' },
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
-    await transport.start();
-    await exited;
-    expect(stderr()).toContain('episodic: mcp: The API key is not valid. (check --key or EPISODIC_API_KEY)');
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const [code] = await once(child, 'close');
+    expect(code).toBe(1);
+    expect(stderr).toBe('episodic: mcp: The API key is not valid. (check --key or EPISODIC_API_KEY)\n');
+    expect(stdout).toBe('');
+  });
+});
+
+describe('episodic mcp', () => {
+  it('answers on stdout and exits 0 when the agent closes its stdin', async () => {
+    const child = spawn(process.execPath, ['bin/episodic.mjs', 'mcp', '--url', t.url, '--key', t.keys.read], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = once(child, 'exit');
+    let stdout = '';
+    const answered = new Promise<void>((resolve) =>
+      child.stdout.on('data', (d) => {
+        stdout += d;
+        if (stdout.includes('\n')) resolve();
+      }),
+    );
+    const initialize = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initialize })}\n`);
+    await answered;
+    expect(JSON.parse(stdout.split('\n')[0] ?? '')).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'episodic' } } });
+    child.stdin.end();
+    const [code] = await exited;
+    expect(code).toBe(0);
   });
 });

@@ -10,8 +10,6 @@ export type TransportName = 'stdio' | 'http';
 
 export interface Connected {
   client: Client;
-  /** What `episodic mcp` wrote on stderr (stdio only). */
-  stderr(): string;
   close(): Promise<void>;
 }
 
@@ -19,29 +17,20 @@ export function mcpUrl(t: TestApp): URL {
   return new URL('/mcp', t.url);
 }
 
-/** Spawns `episodic mcp` with the URL and key in its environment, as an agent's MCP configuration does. */
-export function stdioTransport(t: TestApp, key: string): { transport: StdioClientTransport; stderr(): string } {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ['bin/episodic.mjs', 'mcp'],
-    cwd: process.cwd(),
-    env: { EPISODIC_URL: t.url, EPISODIC_API_KEY: key },
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (d) => (stderr += d));
-  return { transport, stderr: () => stderr };
-}
-
+/** The SDK client on /mcp, or on `episodic mcp` spawned with the URL and key in its environment, as an agent's MCP configuration runs it. */
 export async function connect(t: TestApp, name: TransportName, key: string): Promise<Connected> {
   const client = new Client({ name: 'episodic-test', version: '1.0.0' });
-  if (name === 'http') {
-    await client.connect(new StreamableHTTPClientTransport(mcpUrl(t), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
-    return { client, stderr: () => '', close: () => client.close() };
-  }
-  const { transport, stderr } = stdioTransport(t, key);
+  const transport =
+    name === 'http'
+      ? new StreamableHTTPClientTransport(mcpUrl(t), { requestInit: { headers: { authorization: `Bearer ${key}` } } })
+      : new StdioClientTransport({
+          command: process.execPath,
+          args: ['bin/episodic.mjs', 'mcp'],
+          cwd: process.cwd(),
+          env: { EPISODIC_URL: t.url, EPISODIC_API_KEY: key },
+        });
   await client.connect(transport);
-  return { client, stderr, close: () => client.close() };
+  return { client, close: () => client.close() };
 }
 
 export interface ToolCall {
