@@ -84,6 +84,10 @@ describe.each<TransportName>(['stdio', 'http'])('MCP over %s', (transport) => {
     expect(found.text).toContain('gateway/retry.py');
     expect(found.text).toContain('retries the upstream call with backoff');
 
+    const patterns = await call(reader.client, 'relevant_patterns', { task, language: 'python' });
+    expect(patterns.isError, patterns.text).toBe(false);
+    expect(patterns.structured).toMatchObject({ __typename: 'RelevantPatterns' });
+
     const read = await call(reader.client, 'episode', { id });
     expect(read.isError, read.text).toBe(false);
     expect(read.text).toContain('COMPLETED');
@@ -165,7 +169,7 @@ describe.each<TransportName>(['stdio', 'http'])('MCP over %s', (transport) => {
 });
 
 describe('a wrong key', () => {
-  it('is refused by /mcp with 401 before any tool is listed', async () => {
+  it('is refused by /mcp with 401 before any tool is listed (and /mcp takes POST only)', async () => {
     const res = await fetch(mcpUrl(t), {
       method: 'POST',
       headers: {
@@ -179,6 +183,9 @@ describe('a wrong key', () => {
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
     expect(await res.json()).toMatchObject({ error: { message: 'The API key is not valid.' } });
     await expect(connect(t, 'http', 'epk_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb')).rejects.toThrow(/The API key is not valid/);
+    // Stateless: no session stream to open.
+    const get = await fetch(mcpUrl(t), { headers: { authorization: `Bearer ${t.keys.read}`, accept: 'text/event-stream' } });
+    expect(get.status).toBe(405);
   });
 
   it('ends `episodic mcp` at start with exit code 1 and the reason on stderr', async () => {
