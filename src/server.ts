@@ -28,6 +28,7 @@ import { requestIdFrom } from './http/request-id.ts';
 import { useStreamGuard } from './http/streams.ts';
 import { requestScope } from './log.ts';
 import { createOtlpHandler, OTLP_TRACES_PATH } from './otlp/http.ts';
+import { createMcpHandler, MCP_PATH } from './mcp/http.ts';
 import type { Context, Services } from './schema/context.ts';
 import { schema } from './schema/index.ts';
 import { createStaticHandler } from './web/static.ts';
@@ -158,6 +159,7 @@ export function createApp(services: Services): App {
   const yoga = createGraphQLHandler(services, { admission, keyWatch, metricsPlugin: metrics.plugin });
   const serveWeb = createStaticHandler();
   const otlpTraces = createOtlpHandler(services, admission);
+  const serveMcp = createMcpHandler(services, { url: `http://localhost${GRAPHQL_PATH}`, fetch: async (url, init) => yoga.fetch(url, init) });
   let ready = false;
   let stopping = false;
   /** Responses not finished yet: at shutdown each one tells its client to close the connection. */
@@ -189,6 +191,7 @@ export function createApp(services: Services): App {
     if (path === '/readyz') return sendReadiness(res);
     if (path === METRICS_PATH) return sendMetrics(req, res);
     if (path === OTLP_TRACES_PATH) return otlpTraces(req, res);
+    if (path === MCP_PATH) return serveMcp(req, res);
     if (serveWeb(req, res)) return;
     return yoga(req, res);
   }

@@ -42,6 +42,11 @@ builder.queryFields((t) => ({
     description: 'The tenant that owns the API key of this request.',
     resolve: (query, _root, _args, ctx) => ctx.db.tenant.findUniqueOrThrow({ ...query, where: { id: ctx.viewer.tenantId } }),
   }),
+  viewerKey: t.withAuth({ read: true }).prismaField({
+    type: 'ApiKey',
+    description: 'The API key of this request: its scopes say which operations it may call (the MCP server lists tools by them).',
+    resolve: (query, _root, _args, ctx) => ctx.db.apiKey.findUniqueOrThrow({ ...query, where: { id: ctx.viewer.keyId } }),
+  }),
   apiKeys: t.withAuth({ admin: true }).prismaField({
     type: ['ApiKey'],
     resolve: (query, _root, _args, ctx) => ctx.db.apiKey.findMany({ ...query, where: { tenantId: ctx.viewer.tenantId }, orderBy: { createdAt: 'asc' } }),

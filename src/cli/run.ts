@@ -8,6 +8,7 @@ import { REMOTE_COMMANDS, remoteCommandFor, remoteCommandsHelp } from './command
 import { CliError, EXIT, EXIT_CODES_HELP, escapeControl, type Output, parseCommandArgs, writeOutput } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { isLocalCommand, LOCAL_COMMANDS, runLocal } from './local-commands.ts';
+import { MCP_SUMMARY, runMcp } from './mcp.ts';
 import { CONNECTION_HELP, runRemote } from './remote.ts';
 
 export type { CliIo } from './io.ts';
@@ -16,6 +17,7 @@ const HELP = `Usage: episodic <command> [options]       (episodic <command> --he
 
 Commands that talk to a running server (GraphQL API):
 ${remoteCommandsHelp()}
+  mcp         ${MCP_SUMMARY}
 
 ${CONNECTION_HELP}
 
@@ -28,7 +30,7 @@ Offline (no server, no database):
 
 ${EXIT_CODES_HELP}`;
 
-const ALL_COMMANDS = () => [...Object.keys(REMOTE_COMMANDS), ...Object.keys(LOCAL_COMMANDS)];
+const ALL_COMMANDS = () => [...Object.keys(REMOTE_COMMANDS), 'mcp', ...Object.keys(LOCAL_COMMANDS)];
 
 /** Edit distance, to suggest the command a typo meant. */
 function distance(a: string, b: string): number {
@@ -63,6 +65,10 @@ async function dispatch(argv: string[], io: CliIo): Promise<Output | string | un
     return HELP;
   }
   if (group === 'help') return HELP;
+  if (group === 'mcp') {
+    await runMcp(argv, io);
+    return undefined;
+  }
   if (isLocalCommand(group)) return runLocal(group, argv, io.env);
   throw unknownCommand(group);
 }

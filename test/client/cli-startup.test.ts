@@ -18,10 +18,15 @@ describe('episodic --help start-up', () => {
     expect(loadedBy(['--help']).some((url) => url.endsWith('/dist/cli/main.js'))).toBe(true);
   });
 
-  it.each([[['--help']], [['log', '--help']], [['import', '--help']], [['export', '--help']], [['verify', '--help']], [['tenants', '--help']]])(
-    '%j loads no dependency from node_modules',
-    (args) => {
-      expect(loadedBy(args).filter((url) => url.includes('/node_modules/'))).toEqual([]);
-    },
-  );
+  it.each([
+    [['--help']],
+    [['log', '--help']],
+    [['import', '--help']],
+    [['export', '--help']],
+    [['verify', '--help']],
+    [['tenants', '--help']],
+    [['mcp', '--help']],
+  ])('%j loads no dependency from node_modules', (args) => {
+    expect(loadedBy(args).filter((url) => url.includes('/node_modules/'))).toEqual([]);
+  });
 });

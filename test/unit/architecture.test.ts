@@ -39,6 +39,7 @@ const ORDER: readonly string[] = [
   'GRAPHQL',
   'http',
   'otlp',
+  'mcp',
   'services.ts',
   'runtime.ts',
   'server.ts',
