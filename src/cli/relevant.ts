@@ -10,7 +10,7 @@ import { defineCommand, failOnErrorResult, intOption, usage } from './remote.ts'
 const HELP = `Usage: episodic relevant "<task description>" [--type <t>] [--domain <d>] [--language <l>] [--limit <n>] [--failures]
 Lists the past episodes most relevant to a task, best first, each with how strongly it matches
 (strong, moderate, weak or none, and a value in [0, 1] on the same scale for every query: from the
-BM25 of the task text and of what the episode did, docs/LEARNING.md), and its retrieval score.
+BM25 of the task text and of what the episode did, or the trigram similarity), and its score.
   --failures   also the failed runs to beware of, each with what went wrong: the verdict, and
                its last error with the step it happened at
   --limit <n>  results, 1..50 (default 5)

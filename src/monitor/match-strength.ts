@@ -2,7 +2,9 @@
 // `similarity` is relative (BM25 over the best candidate's), so the top hit shows 1.00 even when
 // it is only the best of weak matches. The raw evidence is absolute: the BM25 of the query against
 // the task text plus the weighted BM25 against what the episode did, and the trigram similarity.
-// Pure, no I/O: the monitor page and the CLI both show it. Thresholds: docs/LEARNING.md.
+// Pure, no I/O: the monitor page and the CLI both show it. The bands are STRENGTH_WORDS below. The
+// evidence grows with the idf of the matched terms, so on a corpus of a handful of episodes even an
+// exact match is weak by BM25 (the trigram similarity then carries it).
 
 /** The BM25 evidence (taskText + work) at which a match counts half strong. */
 export const HALF_STRENGTH_BM25 = 40;
