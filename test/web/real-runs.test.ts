@@ -58,6 +58,15 @@ afterAll(async () => {
   if (profile) await rm(profile, { recursive: true, force: true });
 });
 
+/** A receipt, as an agent with a write key records one (the page's read key records none). */
+async function recordRetrieval(description: string) {
+  const served = await t.gql(
+    'query($d: String!) { relevantEpisodes(task: { description: $d }, includeFailures: true) { ... on RelevantEpisodes { retrievalId } } }',
+    { d: description },
+  );
+  expect(served.data.relevantEpisodes.retrievalId).toBeTruthy();
+}
+
 const tile = (name: string) => page.locator(`[data-tile="${name}"]`);
 const num = (n: number) => n.toLocaleString('en-US');
 
@@ -154,14 +163,7 @@ describe('the monitor on imported real runs', { timeout: BROWSER_TEST_MS }, () =
       "SELECT task_description FROM episodes WHERE tenant_id = $1 AND outcome_kind = 'failure' ORDER BY task_description LIMIT 1",
     );
     const task = must(failed).task_description.slice(0, 400);
-    // A receipt, as an agent with a write key records one (the page's read key records none).
-    const served = await t.gql(
-      'query($d: String!) { relevantEpisodes(task: { description: $d }, includeFailures: true) { ... on RelevantEpisodes { retrievalId } } }',
-      {
-        d: task,
-      },
-    );
-    expect(served.data.relevantEpisodes.retrievalId).toBeTruthy();
+    await recordRetrieval(task);
     await page.goto(`${home()}#/retrievals`);
     const receipt = page.locator('li.receipt').first();
     await receipt.locator('summary').click();
@@ -195,6 +197,7 @@ describe('the monitor on imported real runs', { timeout: BROWSER_TEST_MS }, () =
         WHERE e.tenant_id = $1 GROUP BY e.id HAVING count(*) FILTER (WHERE s.result_kind = 'error') > 0 ORDER BY count(*) DESC LIMIT 1`,
     );
     const episode = must(busiest);
+    await recordRetrieval('Fix the failing migration test in the admin app');
     const views = ['#/', `#/episodes/${episode.id}`, '#/dashboard', '#/patterns', '#/retrievals'];
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
