@@ -14,6 +14,9 @@ const UNIT = [
   'test/platform/schema-file.test.ts',
 ];
 
+/** Every run's temporary folders under one, removed at the end (no test leaves one in /tmp). */
+const TEMP_ROOT = 'test/support/temp-root.ts';
+
 export default defineConfig({
   resolve: {
     // Vite would pick graphql's ESM build for our files while Node loads its CJS build for
@@ -31,10 +34,10 @@ export default defineConfig({
     projects: [
       // Pure modules, no shared state to reset: one thread pool without per-file isolation keeps the
       // unit run under 5 s on a 2-core machine (isolated forks took 6 s, mostly module loading).
-      { extends: true, test: { name: 'unit', include: UNIT, pool: 'threads', isolate: false } },
+      { extends: true, test: { name: 'unit', include: UNIT, pool: 'threads', isolate: false, globalSetup: [TEMP_ROOT] } },
       {
         extends: true,
-        test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: UNIT, globalSetup: ['test/support/global-setup.ts'] },
+        test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: UNIT, globalSetup: [TEMP_ROOT, 'test/support/global-setup.ts'] },
       },
     ],
   },

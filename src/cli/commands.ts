@@ -6,11 +6,15 @@ import { completeCommand, listCommand, startCommand } from './episode-commands.t
 import { importCommand } from './import.ts';
 import { exportCommand, tailCommand } from './ledger-commands.ts';
 import { logCommand } from './log.ts';
+import { relevantCommand } from './relevant.ts';
 import type { RemoteCommand } from './remote.ts';
 import { showCommand } from './show.ts';
 
 export const REMOTE_COMMANDS: Record<string, RemoteCommand> = Object.fromEntries(
-  [startCommand, logCommand, importCommand, completeCommand, showCommand, listCommand, tailCommand, exportCommand, keysCommand].map((c) => [c.name, c]),
+  [startCommand, logCommand, importCommand, completeCommand, showCommand, listCommand, relevantCommand, tailCommand, exportCommand, keysCommand].map((c) => [
+    c.name,
+    c,
+  ]),
 );
 
 /** The remote command argv asks for; `keys` goes to the database instead when --tenant is given. */

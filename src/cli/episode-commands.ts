@@ -1,5 +1,6 @@
 // episodic start | complete | list: the episode lifecycle from a shell (show: show.ts).
 import type { Complexity, Episode, OutcomeInput, OutcomeKind, StartEpisodeInput } from '../client/types.ts';
+import { oneLine } from './errors.ts';
 import { defineCommand, failOnErrorResult, intOption, listOption, usage } from './remote.ts';
 
 const START_HELP = `Usage: episodic start <task description...> [options]
@@ -168,7 +169,7 @@ export const listCommand = defineCommand({
       after: v.after,
     });
     const rows = page.edges.map(
-      ({ node: e }) => `${e.id}  ${e.status.padEnd(9)} ${String(e.stepCount).padStart(4)} steps  ${e.taskType}: ${e.taskDescription.slice(0, 60)}`,
+      ({ node: e }) => `${e.id}  ${e.status.padEnd(9)} ${String(e.stepCount).padStart(4)} steps  ${e.taskType}: ${oneLine(e.taskDescription, 60)}`,
     );
     const more = page.pageInfo.hasNextPage ? `\nmore: --after ${page.pageInfo.endCursor}` : '';
     return { text: (rows.join('\n') || 'no episodes') + more, json: { episodes: page.edges.map((e) => e.node), pageInfo: page.pageInfo } };

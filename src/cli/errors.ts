@@ -30,10 +30,39 @@ export function escapeControl(text: string): string {
   return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** Text on one line of at most `max` characters: whitespace runs (newlines too) become one space, a cut ends with "…". */
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
 export function writeOutput(output: Output, json: boolean, stdout: Writable): void {
   if (!output) return;
   if (json) stdout.write(`${JSON.stringify(output.json, null, 2)}\n`);
   else if (output.text) stdout.write(`${escapeControl(output.text)}\n`);
+}
+
+/** Edit distance, to suggest the command or option a typo meant. */
+export function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0] ?? 0;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j] ?? 0;
+      row[j] = Math.min(above + 1, (row[j - 1] ?? 0) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length] ?? 0;
+}
+
+/** " (did you mean --json?)" for an unknown option close to a known one, else "". */
+function optionHint(message: string, options: NonNullable<ParseArgsConfig['options']>): string {
+  const unknown = /^Unknown option '--([^'=]+)/.exec(message)?.[1];
+  if (!unknown) return '';
+  const close = Object.keys(options).filter((o) => distance(unknown, o) <= 2 || (unknown.length >= 3 && o.startsWith(unknown)));
+  return close.length ? ` (did you mean ${close.map((o) => `--${o}`).join(' or ')}?)` : '';
 }
 
 /** node:util parseArgs with strict options; a bad option is a usage error naming the command's help. */
@@ -41,8 +70,10 @@ export function parseCommandArgs<O extends NonNullable<ParseArgsConfig['options'
   try {
     return parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>({ args, options, allowPositionals: true, strict: true });
   } catch (err) {
-    const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
-    throw new CliError(`${message} (see episodic ${command} --help)`, EXIT.usage);
+    const message = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
+    // parseArgs suggests `--` for a value that looks like an option; a typo deserves the option it meant.
+    const text = message.replace(/\. To specify a positional argument starting with a '-'.*$/, '.');
+    throw new CliError(`${text}${optionHint(message, options)} (see episodic ${command ? `${command} ` : ''}--help)`, EXIT.usage);
   }
 }
 
@@ -64,9 +95,21 @@ function enumValues(name: string): string[] {
  * FAILURE, PARTIAL, SUCCESS`.
  */
 export function inputRefused(graphqlMessage: string): CliError {
-  const at = /at "([^"]+)"/.exec(graphqlMessage)?.[1];
+  const variable = /^Variable "\$(\w+)" got invalid value (.+?)(?: at "([^"]+)")?; /.exec(graphqlMessage);
+  const at = variable?.[3] ?? /at "([^"]+)"/.exec(graphqlMessage)?.[1];
+  // graphql-js names the enum; graphql-jit (the step journal's mutations) says only "Expected type X." and no path.
   const badEnum = /Value "([^"]*)" does not exist in "(\w+)" enum/.exec(graphqlMessage);
-  const values = badEnum?.[2] ? enumValues(badEnum[2]) : [];
-  const reason = badEnum && values.length ? `"${badEnum[1]}" is not one of ${values.join(', ')}` : (graphqlMessage.split('; ').pop() ?? graphqlMessage);
-  return new CliError(`input refused${at ? ` at ${at}` : ''}: ${reason}`, EXIT.usage);
+  const expected = /Expected type "?(\w+)"?\.?$/.exec(graphqlMessage);
+  const typeName = badEnum?.[2] ?? expected?.[1];
+  const values = typeName ? enumValues(typeName) : [];
+  const value = badEnum ? `"${badEnum[1]}"` : variable?.[2];
+  const reason =
+    value && values.length
+      ? `${value} is not one of ${values.join(', ')}`
+      : value && typeName
+        ? `${value} is not a valid ${typeName}`
+        : (graphqlMessage.split('; ').pop() ?? graphqlMessage);
+  // Without a path, graphql-jit's variable name is the field's (kind), not the operation's.
+  const field = !at && variable ? `${variable[1]} ` : '';
+  return new CliError(`input refused${at ? ` at ${at}` : ''}: ${field}${reason}`, EXIT.usage);
 }

@@ -4,6 +4,7 @@
 
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import type { EpisodicClient } from '../client/client.ts';
 import type { EpisodicError } from '../client/errors.ts';
@@ -62,15 +63,22 @@ export const tailCommand = defineCommand({
     }
     let seen = 0;
     let failure: EpisodicError | undefined;
+    // One line per outage, not one per retry: the retries of a server that stays down say nothing new.
+    let down = false;
     const sub = client.subscribeLedger({
       afterSeq,
       prevHash,
       filter,
       verify: Boolean(v.verify),
       retryWait: backoff,
-      onConnected: ({ reconnect, afterSeq: at }) =>
-        io.stderr.write(reconnect ? `episodic: reconnected, resuming after seq ${at}\n` : `episodic: following the ledger after seq ${at} (Ctrl-C to stop)\n`),
-      onDisconnected: ({ reason, afterSeq: at }) => io.stderr.write(`episodic: disconnected (${reason}) after seq ${at}; reconnecting\n`),
+      onConnected: ({ reconnect, afterSeq: at }) => {
+        down = false;
+        io.stderr.write(reconnect ? `episodic: reconnected, resuming after seq ${at}\n` : `episodic: following the ledger after seq ${at} (Ctrl-C to stop)\n`);
+      },
+      onDisconnected: ({ reason, afterSeq: at }) => {
+        if (!down) io.stderr.write(`episodic: disconnected (${reason}) after seq ${at}; reconnecting until it answers\n`);
+        down = true;
+      },
       onEvent: (event) => {
         io.stdout.write(`${json ? JSON.stringify(event) : line(event)}\n`);
         if (count && ++seen >= count) void sub.close();
@@ -88,6 +96,14 @@ export const tailCommand = defineCommand({
 
 async function write(out: Writable, text: string): Promise<void> {
   if (!out.write(text)) await once(out, 'drain');
+}
+
+/** Ends the partial file, then renames it to `file`, or removes it when the export failed (file null). */
+async function closeExport(out: Writable, partial: string, file: string | null): Promise<void> {
+  out.end();
+  await once(out, 'finish').catch(() => undefined);
+  if (file) await rename(partial, file);
+  else await rm(partial, { force: true });
 }
 
 const MAX_CHECKPOINT_WAITS = 3;
@@ -130,7 +146,11 @@ export const exportCommand = defineCommand({
   options: { after: { type: 'string' }, to: { type: 'string' }, output: { type: 'string', short: 'o' }, episode: { type: 'string' } },
   async run({ values: v, client, io }) {
     const file = v.output as string | undefined;
-    const out: Writable = file ? createWriteStream(file) : io.stdout;
+    // Written beside the file and renamed once complete: a failed export leaves no file (and an
+    // existing one as it was).
+    const partial = file ? `${file}.partial-${process.pid}` : undefined;
+    const out: Writable = partial ? createWriteStream(partial) : io.stdout;
+    let done = false;
     let count = 0;
     let first: number | null = null;
     let last: number | null = null;
@@ -161,11 +181,9 @@ export const exportCommand = defineCommand({
           if (!page.pageInfo.hasNextPage || (to !== undefined && after >= to) || !page.events.length) break;
         }
       }
+      done = true;
     } finally {
-      if (file) {
-        out.end();
-        await once(out, 'finish');
-      }
+      if (file && partial) await closeExport(out, partial, done ? file : null);
     }
     if (!file) return undefined;
     const range = first === null ? '' : ` (seq ${first}..${last})`;

@@ -59,6 +59,12 @@ function withErrorDetails<T extends { __typename: string }>(result: T) {
   }
 }
 
+/**
+ * The server names a field by its place in the call (`steps.1.latencyMs`, 0-based in the batch);
+ * the line already names the step, so the field is said relative to it (`latencyMs`).
+ */
+export const stepRelative = (message: string | null) => (message ?? '').replace(/\bsteps\.\d+\./g, '');
+
 export const logCommand = defineCommand({
   name: 'log',
   summary: 'journal steps from JSON lines (file or stdin)',
@@ -101,7 +107,7 @@ export const logCommand = defineCommand({
       `accepted ${summary.accepted}, duplicate ${summary.duplicates}, rejected ${summary.rejected}${summary.notSent ? `, not sent ${summary.notSent}` : ''} (episode ${summary.status})`,
     ];
     if (summary.budgetExhausted) out.push(`budget exhausted: ${summary.budgetExhausted}`);
-    for (const r of rejected.slice(0, 10)) out.push(`  ${source === '-' ? 'stdin' : source}:${r.line}: ${r.reason}: ${r.message ?? ''}`);
+    for (const r of rejected.slice(0, 10)) out.push(`  ${source === '-' ? 'stdin' : source}:${r.line}: ${r.reason}: ${stepRelative(r.message)}`);
     if (stoppedBy) out.push(`stopped: ${stoppedBy.type}: ${stoppedBy.message}`);
     const refusedInput = rejected.some((r) => r.reason === 'invalid') || stoppedBy?.type === 'InputLimitError';
     if (refusedInput) {

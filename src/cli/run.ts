@@ -4,8 +4,9 @@
 // are one line on stderr with a documented exit code (errors.ts). This module loads only node's
 // own modules and the command table: each command imports what it needs when it runs, so
 // `episodic --help` answers at once.
+import { readFileSync } from 'node:fs';
 import { REMOTE_COMMANDS, remoteCommandFor, remoteCommandsHelp } from './commands.ts';
-import { CliError, EXIT, EXIT_CODES_HELP, escapeControl, type Output, parseCommandArgs, writeOutput } from './errors.ts';
+import { CliError, distance, EXIT, EXIT_CODES_HELP, escapeControl, type Output, parseCommandArgs, writeOutput } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { isLocalCommand, LOCAL_COMMANDS, runLocal } from './local-commands.ts';
 import { MCP_SUMMARY, runMcp } from './mcp.ts';
@@ -28,29 +29,21 @@ On the server's database (while \`npm start\` runs, or with DATABASE_URL):
 Offline (no server, no database):
   verify      ${LOCAL_COMMANDS.verify?.summary}
 
+  --version   the version of episodic
+
 ${EXIT_CODES_HELP}`;
 
 const ALL_COMMANDS = () => [...Object.keys(REMOTE_COMMANDS), 'mcp', ...Object.keys(LOCAL_COMMANDS)];
-
-/** Edit distance, to suggest the command a typo meant. */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0] ?? 0;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j] ?? 0;
-      row[j] = Math.min(above + 1, (row[j - 1] ?? 0) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length] ?? 0;
-}
 
 function unknownCommand(name: string): CliError {
   const close = ALL_COMMANDS().filter((c) => distance(name, c) <= 2 || c.startsWith(name));
   const hint = close.length ? ` (did you mean ${close.join(' or ')}?)` : '';
   return new CliError(`unknown command "${name}"${hint}; commands: ${ALL_COMMANDS().join(', ')} (episodic --help)`, EXIT.usage);
+}
+
+/** The package's version, from package.json beside the sources (or the compiled dist/). */
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
 async function dispatch(argv: string[], io: CliIo): Promise<Output | string | undefined> {
@@ -61,8 +54,12 @@ async function dispatch(argv: string[], io: CliIo): Promise<Output | string | un
   }
   const group = argv.find((a) => !a.startsWith('-'));
   if (!group) {
-    parseCommandArgs(argv, { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' } }, '');
-    return HELP;
+    const { values } = parseCommandArgs(
+      argv,
+      { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' }, version: { type: 'boolean', short: 'V' } },
+      '',
+    );
+    return values.version ? `episodic ${version()}` : HELP;
   }
   if (group === 'help') return HELP;
   if (group === 'mcp') {

@@ -44,6 +44,20 @@ const oneLine = (value: Json | string | null | undefined, max = 160): string => 
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 
+/** A number for people: at most 3 decimals (0.733, not 0.7333333333333333), thousands separated. */
+export const fmtNumber = (n: number | string | null | undefined): string =>
+  n === null || n === undefined ? '-' : Number(n).toLocaleString('en-US', { maximumFractionDigits: 3 });
+
+/** Milliseconds for people: 820 ms, 1.5 s, 2 min 5 s, 3 h 4 min. */
+export function fmtDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${fmtNumber(Math.round(ms / 100) / 10)} s`;
+  if (ms < 3_600_000) return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+  return `${Math.floor(ms / 3_600_000)} h ${Math.round((ms % 3_600_000) / 60_000)} min`;
+}
+
+const budgetValue = (resource: string, n: number) => (resource === 'wall_time' ? fmtDuration(n) : fmtNumber(n));
+
 /** What a step's result says: its error message, else its output. */
 function resultText(result: Json | null): Json {
   if (typeof result !== 'object' || result === null || Array.isArray(result)) return result;
@@ -57,7 +71,9 @@ const stepLine = (s: Step) =>
 const failed = (s: Step) => s.resultKind !== null && s.resultKind.toLowerCase() !== 'success';
 
 function describe(e: Episode, learning: Learning | undefined, steps: Step[]): string[] {
-  const budget = (e.budgetUsage ?? []).map((b) => `${b.resource} ${b.used}${b.limit === null ? '' : `/${b.limit}`}`).join(', ');
+  const budget = (e.budgetUsage ?? [])
+    .map((b) => `${b.resource} ${budgetValue(b.resource, Number(b.used))}${b.limit === null ? '' : `/${budgetValue(b.resource, Number(b.limit))}`}`)
+    .join(', ');
   const stop = e.stopReason
     ? `, stop ${e.stopReason.kind}${e.stopReason.resource ? `{${e.stopReason.resource}}` : ''}${e.stopReason.reason ? `: ${e.stopReason.reason}` : ''}`
     : '';
@@ -69,7 +85,7 @@ function describe(e: Episode, learning: Learning | undefined, steps: Step[]): st
     e.timesKnown === false
       ? `time         unknown (imported without times on ${e.startedAt})`
       : `time         started ${e.startedAt}${e.endedAt ? `, ended ${e.endedAt}` : ''}`,
-    `usage        ${e.stepCount} steps, ${e.usedTokens} tokens, ${e.usedToolCalls} tool calls${budget ? ` (${budget})` : ''}`,
+    `usage        ${fmtNumber(e.stepCount)} steps, ${fmtNumber(e.usedTokens)} tokens, ${fmtNumber(e.usedToolCalls)} tool calls${budget ? ` (${budget})` : ''}`,
   ];
   if (e.context?.tags.length) lines.push(`tags         ${e.context.tags.join(', ')}`);
   const o = e.outcome;
@@ -77,7 +93,7 @@ function describe(e: Episode, learning: Learning | undefined, steps: Step[]): st
   if (o?.artifacts?.length) lines.push(`artifacts    ${o.artifacts.join(', ')}`);
   const r = learning?.reward;
   lines.push(
-    `reward       ${r?.total === null || r?.total === undefined ? '-' : `${r.total} (base ${r.base}, efficiency ${r.efficiency}, quality x${r.qualityMultiplier}, complexity +${r.complexityBonus}, learning +${r.learningBonus})`}`,
+    `reward       ${r?.total === null || r?.total === undefined ? '-' : `${fmtNumber(r.total)} (base ${fmtNumber(r.base)}, efficiency ${fmtNumber(r.efficiency)}, quality x${fmtNumber(r.qualityMultiplier)}, complexity +${fmtNumber(r.complexityBonus)}, learning +${fmtNumber(r.learningBonus)})`}`,
   );
   const reflection = learning?.reflection;
   for (const [label, items] of [
@@ -88,7 +104,7 @@ function describe(e: Episode, learning: Learning | undefined, steps: Step[]): st
     for (const [i, item] of (items ?? []).entries()) lines.push(`${i === 0 ? label.padEnd(13) : ' '.repeat(13)}${item}`);
   }
   lines.push(
-    `critique     ${e.critique ? `${e.critique.verdict}${e.critique.score === null ? '' : ` (${e.critique.score})`}${e.critique.feedback ? `: ${oneLine(e.critique.feedback)}` : ''}` : '-'}`,
+    `critique     ${e.critique ? `${e.critique.verdict}${e.critique.score === null ? '' : ` (${fmtNumber(e.critique.score)})`}${e.critique.feedback ? `: ${oneLine(e.critique.feedback)}` : ''}` : '-'}`,
   );
   const errors = steps.filter(failed);
   lines.push(`errors       ${errors.length ? '' : 'none'}`.trimEnd());

@@ -67,7 +67,7 @@ async function claimDataDir(dataDir: string): Promise<string> {
   const owner = readPidFile(file);
   if (owner !== undefined && owner !== process.pid && isAlive(owner) && /node/.test(commandLine(owner))) {
     throw new Error(
-      `another Episodic process (pid ${owner}) is using the embedded PostgreSQL in ${dataDir}; stop it first, or talk to that server (the CLI's admin commands work through its API)`,
+      `another Episodic process (pid ${owner}) is using the embedded PostgreSQL in ${dataDir}; stop it first, or start this one with another EPISODIC_DATA_DIR (to use the running server, call its API; \`episodic tenants\` and \`episodic keys --tenant\` join its database while it runs)`,
     );
   }
   await writeFile(file, `${process.pid}\n`);
@@ -151,8 +151,22 @@ async function createDatabaseIfMissing(url: string, database: string): Promise<v
  */
 export function runningEmbeddedUrl(dataDir: string, port: number, database: string): string | undefined {
   const owner = readPidFile(join(dataDir, 'server.pid'));
-  const postmaster = readPidFile(join(dataDir, 'pgdata', 'postmaster.pid'));
+  const postmasterFile = join(dataDir, 'pgdata', 'postmaster.pid');
+  const postmaster = readPidFile(postmasterFile);
   if (owner === undefined || postmaster === undefined || !isAlive(owner) || !isAlive(postmaster)) return undefined;
   const password = readFileSync(join(dataDir, 'pg-password'), 'utf8').trim();
-  return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${postmasterPort(postmasterFile) ?? port}/${database}`;
+}
+
+/**
+ * The port the running postmaster listens on: line 4 of postmaster.pid. The server may have been
+ * started with another EMBEDDED_PG_PORT than the command that joins it has in its environment.
+ */
+export function postmasterPort(file: string): number | undefined {
+  try {
+    const port = Number(readFileSync(file, 'utf8').split('\n')[3]);
+    return Number.isInteger(port) && port > 0 && port < 65536 ? port : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -6,16 +6,22 @@ import type { YogaServerOptions } from 'graphql-yoga';
 
 export { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 
+// Lines of at most 56 characters: the editor pane is about 60 wide at 1440 px, and a longer line was cut.
 const OPENING_QUERY = `# Episodic GraphQL API.
 #
-# Every request needs an API key. Open "Headers" below and replace the placeholder
-# with your key; the server's first start wrote its admin key to .episodic/admin-key:
+# Every request needs an API key. Open "Headers" below
+# and replace the placeholder with your key. The
+# server's first start wrote its admin key to
+# .episodic/admin-key:
 #
 #   cat .episodic/admin-key
 #
-# {"authorization": "Bearer epk_..."}. GraphiQL keeps the header in this browser
-# (localStorage) for the next visit. Then press the run button, and open the docs
-# (book icon) to browse the schema.
+# {"authorization": "Bearer epk_..."}
+#
+# GraphiQL keeps the header in this browser
+# (localStorage) for the next visit. Then press the run
+# button, and open the docs (book icon) to browse the
+# schema.
 {
   viewer {
     name

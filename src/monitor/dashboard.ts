@@ -40,7 +40,12 @@ export function histogramPercentile(histogram: ReadonlyArray<{ bucket: number; c
 
 /** Ranges up to this are cut into hours (at most 336 buckets); longer ones into days. */
 export const HOURLY_UP_TO_MS = 14 * DAY_MS;
-export const MAX_RANGE_MS = 366 * DAY_MS;
+/** Ranges up to this are cut into days (at most 731 buckets); longer ones into weeks. */
+export const DAILY_UP_TO_MS = 731 * DAY_MS;
+export const WEEK_MS = 7 * DAY_MS;
+/** Ten years of imported history: at most 522 weekly buckets. */
+export const MAX_RANGE_DAYS = 3653;
+export const MAX_RANGE_MS = MAX_RANGE_DAYS * DAY_MS;
 export const MAX_FILTER_TEXT = 200;
 /** Tools listed with their error rate, most used first. */
 export const TOP_TOOLS = 12;
@@ -48,6 +53,7 @@ export const TOP_TOOLS = 12;
 export const STATUSES = ['running', 'blocked', 'completed', 'failed', 'cancelled', 'escalated'] as const;
 
 export interface DashboardFilter {
+  /** The start of the range; the resolver sets it to the first run's hour when the caller asks for all time. */
   from: Date;
   to: Date;
   taskType: string | null;
@@ -62,9 +68,9 @@ export function validateDashboardFilter(f: DashboardFilter): LimitViolation[] {
   if (span > MAX_RANGE_MS)
     violations.push({
       field: 'filter.to',
-      limit: '366 days after filter.from',
+      limit: `${MAX_RANGE_DAYS} days after filter.from`,
       actual: `${Math.ceil(span / DAY_MS)} days`,
-      message: 'the range may span at most 366 days',
+      message: `the range may span at most ${MAX_RANGE_DAYS} days`,
     });
   for (const field of ['taskType', 'domain'] as const) {
     const value = f[field];
@@ -80,12 +86,22 @@ export function validateDashboardFilter(f: DashboardFilter): LimitViolation[] {
   return violations;
 }
 
-/** Bucket width for a range: hours up to 14 days, days beyond. */
+/** Bucket width for a range: hours up to 14 days, days up to 731 days, weeks beyond. */
 export function bucketMsFor(f: Pick<DashboardFilter, 'from' | 'to'>): number {
-  return f.to.getTime() - f.from.getTime() <= HOURLY_UP_TO_MS ? HOUR_MS : DAY_MS;
+  const span = f.to.getTime() - f.from.getTime();
+  return span <= HOURLY_UP_TO_MS ? HOUR_MS : span <= DAILY_UP_TO_MS ? DAY_MS : WEEK_MS;
 }
 
-/** Bucket starts are aligned to whole hours (days: UTC midnight) so a moving range keeps its buckets. */
+/**
+ * The range "all time": from the hour of the tenant's first run (null: none yet, then the last
+ * day) to `to`.
+ */
+export function allTimeFrom(firstRun: Date | null, to: Date): Date {
+  const from = firstRun ?? new Date(to.getTime() - DAY_MS);
+  return new Date(Math.floor(Math.min(from.getTime(), to.getTime() - HOUR_MS) / HOUR_MS) * HOUR_MS);
+}
+
+/** Bucket starts are aligned to whole hours (days: UTC midnight; weeks: a Thursday, as the Unix epoch) so a moving range keeps its buckets. */
 export function alignedStart(from: Date, bucketMs: number): Date {
   return new Date(Math.floor(from.getTime() / bucketMs) * bucketMs);
 }

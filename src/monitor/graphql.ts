@@ -5,7 +5,8 @@ import { InputLimitError, NotFoundError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import type { Context } from '../schema/context.ts';
 import { listSize } from '../schema/page-size.ts';
-import { type Bucket, type ToolStats, type Totals, validateDashboardFilter } from './dashboard.ts';
+import { allTimeFrom, type Bucket, MAX_RANGE_DAYS, type ToolStats, type Totals, validateDashboardFilter } from './dashboard.ts';
+import { findLastError, LAST_LINE_CHARS, type LastError } from './last-error.ts';
 import {
   creditsOfEpisode,
   creditsOfRetrieval,
@@ -16,22 +17,22 @@ import {
   type ReceiptRow,
   type RetrievalCredit,
 } from './receipts.ts';
-import { type BudgetExhaustion, type Dashboard, loadDashboard } from './store.ts';
+import { type BudgetExhaustion, type Dashboard, firstRunAt, loadDashboard } from './store.ts';
 
 /** Receipts of a page unless first says otherwise. */
 const DEFAULT_RECEIPTS_PAGE = 20;
 
 const DashboardFilterInput = builder.inputType('DashboardFilter', {
   fields: (t) => ({
-    from: t.field({ type: 'DateTime', required: true }),
-    to: t.field({ type: 'DateTime', required: true, description: 'Exclusive; at most 366 days after from.' }),
+    from: t.field({ type: 'DateTime', description: "Omitted: all time, from the hour of the tenant's first run." }),
+    to: t.field({ type: 'DateTime', required: true, description: `Exclusive; at most ${MAX_RANGE_DAYS} days after from.` }),
     taskType: t.string(),
     domain: t.string(),
   }),
 });
 
 const BucketRef = builder.objectRef<Bucket>('DashboardBucket').implement({
-  description: 'One hour (ranges up to 14 days) or one UTC day of the range.',
+  description: 'One hour (ranges up to 14 days), one UTC day (up to 731 days) or one week of the range. Every figure counts the runs started in it.',
   fields: (t) => ({
     start: t.field({ type: 'DateTime', resolve: (b) => b.start }),
     runs: t.exposeInt('runs', { description: 'Episodes started in the bucket.' }),
@@ -50,7 +51,7 @@ const BucketRef = builder.objectRef<Bucket>('DashboardBucket').implement({
     patternsLearned: t.exposeInt('patternsLearned', { description: 'Active patterns first seen in the bucket.' }),
     retrievalsServed: t.exposeInt('retrievalsServed', { description: "The tenant's receipts (they record no task type or domain)." }),
     retrievalsCredited: t.exposeInt('retrievalsCredited', { description: 'Retrievals a completion credited or debited.' }),
-    steps: t.exposeInt('steps', { description: 'Steps journaled in the bucket.' }),
+    steps: t.exposeInt('steps', { description: 'Steps of the runs started in the bucket.' }),
     latencyP50: t.exposeFloat('latencyP50', { nullable: true }),
     latencyP95: t.exposeFloat('latencyP95', { nullable: true }),
   }),
@@ -88,7 +89,8 @@ const BudgetExhaustionRef = builder.objectRef<BudgetExhaustion>('BudgetExhaustio
 });
 
 const DashboardRef = builder.objectRef<Dashboard>('Dashboard').implement({
-  description: 'Aggregates over the episodes started in [from, to), widened to whole hours, computed in PostgreSQL from an hourly rollup.',
+  description:
+    'Aggregates over the episodes started in [from, to), widened to whole hours, computed in PostgreSQL from an hourly rollup. Steps, tokens, latency and tool errors count with their run, by when it started.',
   fields: (t) => ({
     from: t.field({ type: 'DateTime', resolve: (d) => d.filter.from }),
     to: t.field({ type: 'DateTime', resolve: (d) => d.filter.to }),
@@ -151,7 +153,27 @@ function tenantOf(ctx: Context): string {
   return ctx.viewer.tenantId;
 }
 
+const LastErrorRef = builder.objectRef<LastError>('LastError').implement({
+  description: "An episode's last step that ended in an error or a timeout: what went wrong, in the run's own words.",
+  fields: (t) => ({
+    stepNumber: t.exposeInt('stepNumber'),
+    tool: t.exposeString('tool', { nullable: true }),
+    kind: t.exposeString('kind', { description: 'error or timeout' }),
+    message: t.exposeString('message', { description: 'errorClass: message, as the step reported it.' }),
+    lastLine: t.exposeString('lastLine', {
+      nullable: true,
+      description: `The last non-empty line of the step's output (at most ${LAST_LINE_CHARS} characters).`,
+    }),
+  }),
+});
+
 builder.prismaObjectFields('Episode', (t) => ({
+  lastError: t.field({
+    type: LastErrorRef,
+    nullable: true,
+    description: 'The last step that ended in an error or a timeout; null when none did. A warning about a failed run shows it.',
+    resolve: (e, _args, ctx) => findLastError(ctx.services.db.pool, e.tenantId, e.id),
+  }),
   retrievalCredits: t.field({
     type: [CreditRef],
     description: 'The retrievals this episode used (completeEpisode usedRetrievals) and the credit its outcome gave them.',
@@ -165,11 +187,13 @@ builder.queryFields((t) => ({
     description: 'Runs, outcomes, spend, step latency, tool errors, budget exhaustions, patterns and retrievals over a time range, per hour or day.',
     errors: { types: [InputLimitError] },
     args: { filter: t.arg({ type: DashboardFilterInput, required: true }) },
-    resolve: (_root, { filter: f }, ctx) => {
-      const filter = { from: f.from, to: f.to, taskType: f.taskType || null, domain: f.domain || null };
+    resolve: async (_root, { filter: f }, ctx) => {
+      const pool = ctx.services.db.pool;
+      const from = f.from ?? allTimeFrom(await firstRunAt(pool, tenantOf(ctx)), f.to);
+      const filter = { from, to: f.to, taskType: f.taskType || null, domain: f.domain || null };
       const violations = validateDashboardFilter(filter);
       if (violations.length) throw new InputLimitError(violations);
-      return loadDashboard(ctx.services.db.pool, tenantOf(ctx), filter);
+      return loadDashboard(pool, tenantOf(ctx), filter);
     },
   }),
   episodeStep: t.prismaField({

@@ -161,6 +161,12 @@ const creditedSql = (
   WHERE l.tenant_id = $1 AND l.type = 'retrieval.feedback' AND l.created_at >= $2 AND l.created_at < $3 AND ${episodeMatch(f, 'l.episode_id')}
   GROUP BY 1`;
 
+/** When the tenant's first run started (the index on (tenant_id, started_at) answers it); null when none did. */
+export async function firstRunAt(pool: pg.Pool, tenantId: string): Promise<Date | null> {
+  const { rows } = await pool.query<{ first: Date | null }>('SELECT min(started_at) AS first FROM episodes WHERE tenant_id = $1', [tenantId]);
+  return rows[0]?.first ?? null;
+}
+
 export async function loadDashboard(pool: pg.Pool, tenantId: string, asked: DashboardFilter): Promise<Dashboard> {
   const filter = wholeHours(asked);
   await refreshRollup(pool, tenantId);

@@ -3,6 +3,10 @@
 // values, expiries in the past are refused, `show` prints the whole episode, text from the server
 // cannot drive the terminal, and `tail` says when its connection drops. All but the first run
 // in-process (runCli).
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EpisodicClient, unwrap } from '../../src/index.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
@@ -93,6 +97,70 @@ describe.concurrent('episodic for a newcomer', () => {
     const r = await cli('show', episode.id);
     expect(r.stdout).not.toMatch(/[\u001b\u0007]/);
     expect(r.stdout).toContain('evil \\u001b[2J\\u001b]0;owned\\u0007 title');
+  });
+
+  it('names the enum and its values for a bad step kind, and a refused step by its line and its own field', async () => {
+    const { episode } = unwrap(await api.startEpisode({ taskDescription: 'Log bad steps', taskType: 'x' }));
+    const log = (stdin: string) => startInProcess(['log', episode.id, '--url', t.url, '--key', t.keys.admin], { env: ENV, stdin }).exited;
+    const kind = await log('{"kind":"tool_call","result":{"kind":"success"}}\n');
+    expect(kind.code).toBe(2);
+    expect(kind.stderr).toBe('episodic: input refused: kind "success" is not one of ERROR, SUCCESS, TIMEOUT\n');
+    const line = await log('{"kind":"tool_call","tool":"a"}\n{"kind":"tool_call","latencyMs":-5}\n');
+    expect(line.code).toBe(2);
+    expect(line.stdout).toContain('stdin:2: invalid: refused: latencyMs must be an integer >= 0, got -5');
+    expect(line.stdout).not.toContain('steps.1');
+  });
+
+  it('lists a multi-line task on one row, suggests a mistyped option, and prints its version', async () => {
+    const { episode } = unwrap(await api.startEpisode({ taskDescription: 'First line of an issue\n\nTraceback:\n  File "x.py"', taskType: 'multi-line' }));
+    const list = await cli('list', '--type', 'multi-line');
+    expect(list.code).toBe(0);
+    expect(list.stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^${episode.id} .*multi-line: First line of an issue Traceback: File "x.py"$`)),
+    ]);
+    const typo = await cli('list', '--jsn');
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toBe("episodic: Unknown option '--jsn'. (did you mean --json?) (see episodic list --help)\n");
+    const version = await start(['--version'], null).exited;
+    expect(version).toMatchObject({ code: 0, stdout: `episodic ${JSON.parse(readFileSync('package.json', 'utf8')).version}\n` });
+  });
+
+  it('a failed export --output leaves no file behind', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'episodic-export-'));
+    try {
+      const file = join(dir, 'ledger.jsonl');
+      const r = await cli('export', '--after', '5', '--to', '3', '--output', file);
+      expect(r.code).toBe(2);
+      expect(readdirSync(dir)).toEqual([]);
+      expect((await cli('export', '--after', '0', '--output', file)).code).toBe(0);
+      expect(readdirSync(dir)).toEqual(['ledger.jsonl']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('relevant shows an absolute match strength and, for a failed run, its last error and the step', async () => {
+    const task = 'Repair the quarterly invoice rounding in the billing ledger exporter';
+    const { episode: done } = unwrap(await api.startEpisode({ taskDescription: task, taskType: 'relevant-test' }));
+    unwrap(await api.completeEpisode(done.id, { kind: 'SUCCESS', verdict: 'rounded half-even' }));
+    const { episode: bad } = unwrap(await api.startEpisode({ taskDescription: `${task} again`, taskType: 'relevant-test' }));
+    await api.logSteps(bad.id, [
+      {
+        kind: 'tool_call',
+        tool: 'pytest',
+        result: { kind: 'ERROR', message: 'exit code 1', errorClass: 'exit_1', output: 'collected 3\nAssertionError: 0.1 != 0.10' },
+      },
+      { kind: 'tool_call', tool: 'shell', result: { kind: 'SUCCESS', output: 'ok' } },
+    ]);
+    unwrap(await api.completeEpisode(bad.id, { kind: 'FAILURE', reason: 'tests still red' }));
+    const r = await cli('relevant', task, '--failures');
+    expect(r.code, r.stderr).toBe(0);
+    // One row per result: the strength word and value, the id, the status, the task on one line.
+    expect(r.stdout).toMatch(/^(strong|moderate|weak|none) +[01]\.\d\d  [0-9a-f-]{36}  (COMPLETED|FAILED) +Repair the quarterly invoice/m);
+    expect(r.stdout).toContain('tests still red; last error at step 1 (pytest): exit_1: exit code 1 · AssertionError: 0.1 != 0.10');
+    const json = JSON.parse((await cli('relevant', task, '--failures', '--json')).stdout);
+    expect(json.warnings).toEqual(expect.arrayContaining([expect.objectContaining({ strength: expect.objectContaining({ word: expect.any(String) }) })]));
+    expect(json.warnings.find((w: { episode: { id: string } }) => w.episode.id === bad.id)?.wentWrong).toMatch(/^tests still red; last error at step 1/);
   });
 
   it('tail says when its connection drops, then resumes', async () => {

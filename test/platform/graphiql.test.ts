@@ -34,7 +34,7 @@ describe('GraphiQL', () => {
   it(
     'runs a query with the admin key typed into its Headers tab and loads the schema, offline',
     async () => {
-      const page = await browser.newPage();
+      const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
       const origin = new URL(t.url).origin;
       const elsewhere: string[] = [];
       // Anything not from the server (or a blob/data URL the page makes itself) is refused: offline.
@@ -48,6 +48,15 @@ describe('GraphiQL', () => {
       const headers = page.locator('.graphiql-editor-tool .monaco-editor').last();
       await expect.poll(() => headers.innerText().then(plain), { timeout: 30_000 }).toContain(KEY_PLACEHOLDER);
       expect(plain(await page.locator('.graphiql-query-editor').innerText())).toContain('cat .episodic/admin-key');
+      // At 1440 px every line of the opening help fits the editor: none runs past its right edge.
+      const cut = await page
+        .locator('.graphiql-query-editor .view-line')
+        .evaluateAll((lines) =>
+          lines
+            .filter((l) => (l.firstElementChild?.getBoundingClientRect().right ?? 0) > (l.closest('.monaco-editor')?.getBoundingClientRect().right ?? 0))
+            .map((l) => l.textContent),
+        );
+      expect(cut).toEqual([]);
 
       await headers.click();
       await page.keyboard.press('Control+A');

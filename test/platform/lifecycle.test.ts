@@ -106,6 +106,11 @@ describe('npm start survives real life', { timeout: 400_000 }, () => {
     expect((await cli('tenants', 'create', 'acme')).stdout).toMatch(/^created tenant acme \(/);
     const key = JSON.parse((await cli('keys', 'create', '--tenant', 'acme', '--scopes', 'read', '--expires', '30d', '--json')).stdout);
     expect(key).toMatchObject({ tenant: 'acme', scopes: ['read'], token: expect.stringMatching(/^epk_/) });
+    // Without the server's EMBEDDED_PG_PORT (a free port, not the default): the port is read from postmaster.pid.
+    const defaultPort = await run(process.execPath, ['bin/episodic.mjs', 'keys', 'list', '--tenant', 'acme', '--json'], {
+      env: { PATH: process.env.PATH ?? '', EPISODIC_DATA_DIR: dataDir },
+    });
+    expect(JSON.parse(defaultPort.stdout)).toEqual([expect.objectContaining({ id: key.id })]);
     const server = pidIn('server.pid') as number;
     const postgres = pidIn('pgdata/postmaster.pid') as number;
     expect(alive(server) && alive(postgres)).toBe(true);

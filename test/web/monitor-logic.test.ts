@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
 import {
+  allTimeFrom,
   bucketMsFor,
   buildSeries,
   DAY_MS,
@@ -11,6 +12,7 @@ import {
   rollupKey,
   totalsOf,
   validateDashboardFilter,
+  WEEK_MS,
   wholeHours,
 } from '../../src/monitor/dashboard.ts';
 
@@ -21,9 +23,10 @@ describe('dashboard rules', () => {
   it('validates the range and the filter texts, naming field and limit', () => {
     expect(validateDashboardFilter(filter('2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z'))).toEqual([]);
     expect(validateDashboardFilter(filter('2026-01-02T00:00:00Z', '2026-01-02T00:00:00Z')).map((v) => v.field)).toEqual(['filter.to']);
-    expect(validateDashboardFilter(filter('2025-01-01T00:00:00Z', '2026-01-03T00:00:00Z'))[0]).toMatchObject({
+    expect(validateDashboardFilter(filter('2025-01-01T00:00:00Z', '2026-01-03T00:00:00Z'))).toEqual([]); // a year of imported history
+    expect(validateDashboardFilter(filter('2016-01-01T00:00:00Z', '2026-01-03T00:00:00Z'))[0]).toMatchObject({
       field: 'filter.to',
-      limit: '366 days after filter.from',
+      limit: '3653 days after filter.from',
     });
     expect(validateDashboardFilter({ ...filter('2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z'), taskType: 'x'.repeat(201) })[0]).toMatchObject({
       field: 'filter.taskType',
@@ -35,10 +38,19 @@ describe('dashboard rules', () => {
   it('cuts up to 14 days into hours and longer ranges into days, widened to whole hours', () => {
     expect(bucketMsFor(filter('2026-01-01T00:00:00Z', '2026-01-15T00:00:00Z'))).toBe(HOUR_MS);
     expect(bucketMsFor(filter('2026-01-01T00:00:00Z', '2026-01-15T01:00:00Z'))).toBe(DAY_MS);
+    expect(bucketMsFor(filter('2024-01-01T00:00:00Z', '2026-01-01T00:00:00Z'))).toBe(DAY_MS); // 731 days
+    expect(bucketMsFor(filter('2024-01-01T00:00:00Z', '2026-01-02T00:00:00Z'))).toBe(WEEK_MS);
     expect(wholeHours(filter('2026-01-01T10:20:00Z', '2026-01-01T12:00:01Z'))).toMatchObject({
       from: at('2026-01-01T10:00:00Z'),
       to: at('2026-01-01T13:00:00Z'),
     });
+  });
+
+  it('starts "all time" at the hour of the first run, or a day back when there is none', () => {
+    expect(allTimeFrom(at('2025-11-18T22:55:07Z'), at('2026-11-26T15:00:00Z'))).toEqual(at('2025-11-18T22:00:00Z'));
+    expect(allTimeFrom(null, at('2026-11-26T15:00:00Z'))).toEqual(at('2026-11-25T15:00:00Z'));
+    expect(allTimeFrom(at('2026-11-26T14:59:00Z'), at('2026-11-26T15:00:00Z'))).toEqual(at('2026-11-26T14:00:00Z'));
+    expect(allTimeFrom(at('2026-11-27T00:00:00Z'), at('2026-11-26T15:00:00Z'))).toEqual(at('2026-11-26T14:00:00Z')); // never an empty range
   });
 
   it('fills every bucket, merges sources and totals them; partial outcomes are not successes', () => {

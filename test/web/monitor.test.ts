@@ -124,7 +124,7 @@ describe('monitor page in Chromium', { timeout: BROWSER_TEST_MS }, () => {
     await page.getByLabel('API key').fill(t.keys.read);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('tenant tenant-a').waitFor();
-    await expect.poll(() => page.locator('.link').textContent(), LIVE).toBe('live');
+    await expect.poll(() => page.locator('.link').textContent(), LIVE).toBe('ledger stream live');
     expect(await page.evaluate('sessionStorage.getItem("episodic.apiKey")')).toBe(t.keys.read);
     expect(await page.evaluate('localStorage.length + document.cookie.length')).toBe(0);
   });
@@ -175,7 +175,7 @@ describe('monitor page in Chromium', { timeout: BROWSER_TEST_MS }, () => {
     await expect.poll(() => page.locator('.timeline li').count(), LIVE).toBe(3);
     expect(await bar('tokens')).toBe('40');
     expect(await bar('steps')).toBe('30');
-    expect(await page.locator('.timeline li').nth(1).textContent()).toContain('1,540 ms');
+    expect(await page.locator('.timeline li').nth(1).textContent()).toContain('1.54 s');
 
     await logSteps(flaky, [
       { kind: 'tool_call', tool: 'shell', action: 'run', latencyMs: 2310, tokens: 100, result: { kind: 'SUCCESS', output: 'all green' } },

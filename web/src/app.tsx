@@ -72,7 +72,9 @@ export function App() {
       <header>
         <h1>Episodic monitor</h1>
         <Nav />
-        <span class={`link ${status}`}>{status}</span>
+        <span class={`link ${status}`} title="The ledger stream, not an episode">
+          ledger stream {status}
+        </span>
         <span class="muted">tenant {session.tenant}</span>
         <button type="button" onClick={() => signOut()}>
           Sign out

@@ -4,20 +4,22 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { compact, Lines, RateBars, type Row, StackedBars } from './charts.tsx';
-import { num } from './format.tsx';
+import { duration, num } from './format.tsx';
 
 const RANGES = [
   { value: '24h', label: 'Last 24 hours', hours: 24 },
   { value: '7d', label: 'Last 7 days', hours: 24 * 7 },
   { value: '30d', label: 'Last 30 days', hours: 24 * 30 },
   { value: '90d', label: 'Last 90 days', hours: 24 * 90 },
+  { value: '365d', label: 'Last 365 days', hours: 24 * 365 },
+  { value: 'all', label: 'All time', hours: null },
 ] as const;
 
 const RELOAD_MS = 1_000;
 const BUCKET_FIELDS =
   'start runs running blocked completed failed cancelled escalated successes partials failures tokens cost budgetExhaustions patternsLearned retrievalsServed retrievalsCredited steps latencyP50 latencyP95';
 const QUERY = `query Dashboard($filter: DashboardFilter!) { dashboard(filter: $filter) {
-  ... on Dashboard { bucketSeconds steps latencyP50 latencyP95
+  ... on Dashboard { from bucketSeconds steps latencyP50 latencyP95
     totals { runs ended successes partials failures successRate tokens cost budgetExhaustions patternsLearned retrievalsServed retrievalsCredited }
     series { ${BUCKET_FIELDS} }
     tools { tool calls errors timeouts errorRate }
@@ -26,6 +28,7 @@ const QUERY = `query Dashboard($filter: DashboardFilter!) { dashboard(filter: $f
 
 type Bucket = Record<string, number | null> & { start: string };
 interface DashboardData {
+  from: string;
   bucketSeconds: number;
   steps: number;
   latencyP50: number | null;
@@ -51,16 +54,17 @@ const STATUS_SERIES = [
   { key: 'cancelled', label: 'cancelled', color: '#8a93a6' },
 ];
 const pct = (n: number | null | undefined) => (n === null || n === undefined ? '–' : `${(n * 100).toFixed(1)}%`);
-const ms = (n: number | null | undefined) => (n === null || n === undefined ? '–' : `${num(Math.round(n))} ms`);
 const money = (n: number) => `$${n.toFixed(n < 10 ? 4 : 2)}`;
 
 function variables(f: Filter) {
-  const hours = RANGES.find((r) => r.value === f.range)?.hours ?? 24;
+  const hours = RANGES.find((r) => r.value === f.range)?.hours;
   const to = new Date(Math.ceil((Date.now() + 1) / 3_600_000) * 3_600_000); // the end of this hour
-  return {
-    filter: { from: new Date(to.getTime() - hours * 3_600_000).toISOString(), to: to.toISOString(), taskType: f.taskType || null, domain: f.domain || null },
-  };
+  // All time: no start, the server starts at the tenant's first run (imported history included).
+  const from = hours === null ? null : new Date(to.getTime() - (hours ?? 24) * 3_600_000).toISOString();
+  return { filter: { from, to: to.toISOString(), taskType: f.taskType || null, domain: f.domain || null } };
 }
+
+const bucketName = (seconds: number) => (seconds >= 7 * 86_400 ? 'week' : seconds >= 86_400 ? 'day' : 'hour');
 
 function toRows(series: Bucket[]): Row[] {
   return series.map(({ start, ...counts }) => {
@@ -83,7 +87,7 @@ function Tile({ label, value, detail }: { label: string; value: string; detail?:
 function Charts({ d }: { d: DashboardData }) {
   const rows = toRows(d.series);
   const daily = d.bucketSeconds >= 86_400;
-  const per = daily ? 'day' : 'hour';
+  const per = bucketName(d.bucketSeconds);
   return (
     <div class="charts">
       <StackedBars title={`Runs per ${per} by status`} rows={rows} series={STATUS_SERIES} daily={daily} />
@@ -113,7 +117,7 @@ function Charts({ d }: { d: DashboardData }) {
           { key: 'latencyP95', label: 'p95', color: '#c23a3a' },
         ]}
         daily={daily}
-        format={ms}
+        format={duration}
         axis={(n) => `${compact(n)} ms`}
       />
       <RateBars
@@ -207,6 +211,7 @@ export function Dashboard({ api, changed }: { api: Api; changed: string | undefi
         {loadedAt && (
           <span class="muted" aria-live="polite">
             updated {loadedAt}
+            {data && ` · since ${data.from.slice(0, 10)}`}
           </span>
         )}
       </form>
@@ -218,7 +223,7 @@ export function Dashboard({ api, changed }: { api: Api; changed: string | undefi
             <Tile label="Success rate" value={pct(t.successRate)} detail={`${num(t.successes)} ok · ${num(t.partials)} partial · ${num(t.failures)} failed`} />
             <Tile label="Tokens" value={num(t.tokens)} />
             <Tile label="Cost" value={money(t.cost ?? 0)} />
-            <Tile label="Step latency" value={`p50 ${ms(data.latencyP50)}`} detail={`p95 ${ms(data.latencyP95)} · ${num(data.steps)} steps`} />
+            <Tile label="Step latency" value={`p50 ${duration(data.latencyP50)}`} detail={`p95 ${duration(data.latencyP95)} · ${num(data.steps)} steps`} />
             <Tile
               label="Budget exhaustions"
               value={num(t.budgetExhaustions)}

@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { Approval, type Credit, Goal, OutcomeView, RetrievalsUsed } from './episode-parts.tsx';
-import { Bar, label, num, Section, shortId, time, Value } from './format.tsx';
+import { Bar, label, num, Section, shortId, time, Value, WholeTask } from './format.tsx';
 import { OPTIONAL_FIELDS } from './optional.ts';
 import { ProofPanel } from './proof-panel.tsx';
 import { type StepRow, Timeline } from './steps.tsx';
@@ -129,7 +129,8 @@ export function EpisodePage({ api, id, optional }: { api: Api; id: string; optio
       <p>
         <a href="#/">← Episodes</a>
       </p>
-      <h2>{e.taskDescription}</h2>
+      <h2 class="clamp">{e.taskDescription}</h2>
+      <WholeTask text={e.taskDescription} />
       <p class="meta">
         <span class={`status ${e.status}`}>{e.status}</span> {e.taskType} · {e.mode} · {e.agent ?? 'no agent'} ·{' '}
         {e.timesKnown ? `started ${time(e.startedAt)}${e.endedAt ? ` · ended ${time(e.endedAt)}` : ''}` : `times unknown (imported ${time(e.startedAt)})`} ·{' '}

@@ -2,7 +2,7 @@
 // when the ledger shows an episode changed.
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
-import { num, time } from './format.tsx';
+import { num, time, WholeTask } from './format.tsx';
 
 const STATUSES = ['RUNNING', 'BLOCKED', 'COMPLETED', 'FAILED', 'CANCELLED', 'ESCALATED'];
 const PAGE_SIZE = 15;
@@ -103,21 +103,32 @@ export function EpisodeList({ api, changed }: { api: Api; changed: string | unde
       </form>
       {error && <p class="alert">{error}</p>}
       <table class="list">
+        <colgroup>
+          <col />
+          <col class="col-type" />
+          <col class="col-status" />
+          <col class="col-steps" />
+          <col class="col-tokens" />
+          <col class="col-started" />
+        </colgroup>
         <thead>
           <tr>
             <th>Task</th>
             <th>Type</th>
             <th>Status</th>
-            <th>Steps</th>
-            <th>Tokens</th>
+            <th class="num">Steps</th>
+            <th class="num">Tokens</th>
             <th>Started</th>
           </tr>
         </thead>
         <tbody>
           {page?.rows.map((r) => (
             <tr key={r.id} data-episode={r.id}>
-              <td>
-                <a href={`#/episodes/${r.id}`}>{r.taskDescription}</a>
+              <td class="task">
+                <a class="clamp" href={`#/episodes/${r.id}`} title="Open the episode">
+                  {r.taskDescription}
+                </a>
+                <WholeTask text={r.taskDescription} />
                 <div class="tags">
                   {[r.context?.domain, ...(r.context?.tags ?? [])].filter(Boolean).map((t) => (
                     <span class="tag" key={t}>
@@ -126,13 +137,17 @@ export function EpisodeList({ api, changed }: { api: Api; changed: string | unde
                   ))}
                 </div>
               </td>
-              <td>{r.taskType}</td>
+              <td data-label="type">{r.taskType}</td>
               <td>
                 <span class={`status ${r.status}`}>{r.status}</span>
               </td>
-              <td class="num">{r.stepCount}</td>
-              <td class="num">{num(r.usedTokens)}</td>
-              <td>{time(r.startedAt)}</td>
+              <td class="num" data-label="steps">
+                {num(r.stepCount)}
+              </td>
+              <td class="num" data-label="tokens">
+                {num(r.usedTokens)}
+              </td>
+              <td data-label="started">{time(r.startedAt)}</td>
             </tr>
           ))}
         </tbody>

@@ -5,6 +5,28 @@ const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 }
 export const num = (n: number | string | null | undefined) => (n === null || n === undefined ? '–' : numberFormat.format(Number(n)));
 export const time = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString('en-GB', { hour12: false }) : '–');
 export const shortId = (id: string) => id.slice(0, 8);
+/** A duration: milliseconds below a second, then seconds, then minutes and seconds. */
+export const duration = (ms: number | null | undefined) => {
+  if (ms === null || ms === undefined) return '–';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+};
+
+/** Task text past this many characters (or over several lines) is shown clamped, the whole of it one click away. */
+export const LONG_TASK = 160;
+export const isLongTask = (text: string) => text.length > LONG_TASK || text.includes('\n');
+
+/** The whole task text behind a disclosure, for a task shown clamped; nothing for a short one. */
+export function WholeTask({ text }: { text: string }) {
+  if (!isLongTask(text)) return null;
+  return (
+    <details class="whole-task">
+      <summary>whole task ({num(text.length)} characters)</summary>
+      <pre class="goal">{text}</pre>
+    </details>
+  );
+}
 export const label = (name: string) =>
   name
     .replace(/([a-z])([A-Z])/g, '$1 $2')

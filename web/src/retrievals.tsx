@@ -3,26 +3,36 @@
 // result scored, component by component. A receipt keeps ids, not scores: scores are shown for
 // a retrieval run here.
 import { useEffect, useState } from 'preact/hooks';
+import { matchStrength } from '../../src/monitor/match-strength.ts';
 import type { Api } from './api.ts';
 import { Bar, num, shortId, time, Value } from './format.tsx';
 
 const RECEIPTS = `query Receipts($before: DateTime) { retrievalReceipts(first: 20, before: $before) {
   ... on QueryRetrievalReceiptsSuccess { data { id kind createdAt queryHash
-    episodes { id taskDescription status } warnings { id taskDescription status } patterns { id description }
+    episodes { id taskDescription status } warnings { id taskDescription status lastError { stepNumber tool message lastLine } } patterns { id description }
     credits { seq target outcome episodesCredited patternsCredited episode { id taskDescription } } } }
   ... on InputLimitError { message } } }`;
+/** The components shown, then the raw evidence the absolute strength is computed from (match-strength.ts). */
+const SCORE = 'total contextMatch reward similarity recency feedback taskText work trigramSimilarity';
 const RUN = `query Run($task: RetrievalTaskInput!) {
   relevantEpisodes(task: $task, includeFailures: true, limit: 5) { ... on RelevantEpisodes { retrievalId
-    episodes { episode { id taskDescription } score { total taskText work contextMatch reward similarity recency feedback } }
-    warnings { episode { id taskDescription } score { total taskText work contextMatch reward similarity recency feedback } } } ... on InputLimitError { message } }
+    episodes { episode { id taskDescription } score { ${SCORE} } }
+    warnings { whatWentWrong episode { id taskDescription lastError { stepNumber tool message lastLine } } score { ${SCORE} } } } ... on InputLimitError { message } }
   relevantPatterns(task: $task, limit: 5) { ... on RelevantPatterns { retrievalId
     patterns { pattern { id description } score { total relevance strength lift feedback } } } ... on InputLimitError { message } } }`;
 
+interface LastError {
+  stepNumber: number;
+  tool: string | null;
+  message: string;
+  lastLine: string | null;
+}
 interface Ref {
   id: string;
   taskDescription?: string;
   description?: string;
   status?: string;
+  lastError?: LastError | null;
 }
 interface Receipt {
   id: string;
@@ -45,9 +55,43 @@ interface Scored {
   score: Record<string, number>;
   episode?: Ref;
   pattern?: Ref;
+  whatWentWrong?: string | null;
 }
 
-const refLink = (r: Ref) => (r.taskDescription !== undefined ? <a href={`#/episodes/${r.id}`}>{r.taskDescription}</a> : <span>{r.description}</span>);
+const refLink = (r: Ref) =>
+  r.taskDescription !== undefined ? (
+    <a class="clamp" href={`#/episodes/${r.id}`}>
+      {r.taskDescription}
+    </a>
+  ) : (
+    <span>{r.description}</span>
+  );
+
+/** Why a failed run is a warning: its verdict, then its last error and the step it happened at. */
+function WhatWentWrong({ verdict, error }: { verdict?: string | null; error?: LastError | null }) {
+  return (
+    <p class="went-wrong">
+      {verdict && <span>{verdict}. </span>}
+      {error ? (
+        <span data-last-error={error.stepNumber}>
+          Last error at step {error.stepNumber}
+          {error.tool ? ` (${error.tool})` : ''}: {error.message}
+          {error.lastLine && (
+            <>
+              {' '}
+              · <code>{error.lastLine}</code>
+            </>
+          )}
+        </span>
+      ) : (
+        <span class="muted">No step reported an error.</span>
+      )}
+    </p>
+  );
+}
+
+/** Episode scores: the absolute strength first (comparable across queries), then the components. */
+const EPISODE_COLUMNS = ['contextMatch', 'reward', 'similarity', 'recency', 'feedback'];
 
 function ReceiptCard({ r }: { r: Receipt }) {
   const served = [...r.episodes, ...r.patterns];
@@ -69,7 +113,10 @@ function ReceiptCard({ r }: { r: Receipt }) {
             <h4>Warnings (similar failures)</h4>
             <ol>
               {r.warnings.map((s) => (
-                <li key={s.id}>{refLink(s)}</li>
+                <li key={s.id}>
+                  {refLink(s)}
+                  <WhatWentWrong error={s.lastError} />
+                </li>
               ))}
             </ol>
           </>
@@ -95,9 +142,19 @@ function ReceiptCard({ r }: { r: Receipt }) {
   );
 }
 
+function Strength({ score }: { score: Record<string, number> }) {
+  const s = matchStrength({ taskText: score.taskText ?? 0, work: score.work ?? 0, trigramSimilarity: score.trigramSimilarity ?? 0 });
+  return (
+    <td class="num" data-strength={s.word}>
+      <b>{s.word}</b> {s.value.toFixed(2)}
+    </td>
+  );
+}
+
 function ScoreTable({ title, rows }: { title: string; rows: Scored[] }) {
   if (!rows.length) return null;
-  const components = Object.keys(rows[0]?.score ?? {}).filter((k) => k !== 'total');
+  const episodes = rows[0]?.episode !== undefined;
+  const components = episodes ? EPISODE_COLUMNS : Object.keys(rows[0]?.score ?? {}).filter((k) => k !== 'total');
   return (
     <div class="table-wrap">
       <table class="scores">
@@ -105,6 +162,7 @@ function ScoreTable({ title, rows }: { title: string; rows: Scored[] }) {
         <thead>
           <tr>
             <th>Result</th>
+            {episodes && <th title="How strongly the task text and the work match, the same scale for every query">match</th>}
             <th>total</th>
             {components.map((c) => (
               <th key={c}>{c}</th>
@@ -116,13 +174,17 @@ function ScoreTable({ title, rows }: { title: string; rows: Scored[] }) {
             const ref = s.episode ?? s.pattern;
             return (
               <tr key={ref?.id ?? i}>
-                <td>{ref ? refLink(ref) : '–'}</td>
+                <td class="result">
+                  {ref ? refLink(ref) : '–'}
+                  {s.whatWentWrong !== undefined && <WhatWentWrong verdict={s.whatWentWrong} error={ref?.lastError} />}
+                </td>
+                {episodes && <Strength score={s.score} />}
                 <td class="num">
-                  {num(s.score.total)} <Bar fraction={s.score.total ?? 0} />
+                  {(s.score.total ?? 0).toFixed(2)} <Bar fraction={s.score.total ?? 0} />
                 </td>
                 {components.map((c) => (
                   <td key={c} class="num">
-                    {num(s.score[c])}
+                    {(s.score[c] ?? 0).toFixed(2)}
                   </td>
                 ))}
               </tr>

@@ -4,7 +4,7 @@
 // any field the Step type gains later (content stored apart), found by introspection.
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
-import { label, num, Value } from './format.tsx';
+import { duration, label, num, Value } from './format.tsx';
 import { extraSelection } from './optional.ts';
 
 export interface StepRow {
@@ -191,7 +191,7 @@ export function Timeline({ api, episodeId, steps }: { api: Api; episodeId: strin
               <span class="latency" aria-hidden="true">
                 <span style={{ width: `${((s.latencyMs ?? 0) / slowest) * 100}%` }} />
               </span>
-              <span class="num">{num(s.latencyMs)} ms</span>
+              <span class="num">{duration(s.latencyMs)}</span>
               <span class="num">{num(s.tokens)} tok</span>
             </button>
             {expanded && (

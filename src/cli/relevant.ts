@@ -1,0 +1,82 @@
+// episodic relevant "<task>": the past episodes most relevant to a task, each with its absolute
+// match strength (one word and a value on the same scale for every query, unlike the relative
+// similarity), and with --failures the failed runs to beware of, each saying what went wrong: its
+// verdict, then its last error and the step it happened at.
+import type { LastError } from '../monitor/last-error.ts';
+import { matchStrength } from '../monitor/match-strength.ts';
+import { oneLine } from './errors.ts';
+import { defineCommand, failOnErrorResult, intOption, usage } from './remote.ts';
+
+const HELP = `Usage: episodic relevant "<task description>" [--type <t>] [--domain <d>] [--language <l>] [--limit <n>] [--failures]
+Lists the past episodes most relevant to a task, best first, each with how strongly it matches
+(strong, moderate, weak or none, and a value in [0, 1] on the same scale for every query: from the
+BM25 of the task text and of what the episode did, or the trigram similarity), and its score.
+  --failures   also the failed runs to beware of, each with what went wrong: the verdict, and
+               its last error with the step it happened at
+  --limit <n>  results, 1..50 (default 5)
+A key with write scope records a receipt; its id is printed (completeEpisode --used-retrieval).`;
+
+const SCORE = 'total taskText work trigramSimilarity';
+const EPISODE = `id taskDescription status lastError { stepNumber tool kind message lastLine }`;
+const QUERY = `query Relevant($task: RetrievalTaskInput!, $limit: Int, $failures: Boolean) {
+  result: relevantEpisodes(task: $task, limit: $limit, includeFailures: $failures) {
+    __typename ... on Error { message } ... on InputLimitError { violations { field limit message } }
+    ... on RelevantEpisodes { retrievalId episodes { episode { ${EPISODE} } score { ${SCORE} } failed whatWentWrong }
+      warnings { episode { ${EPISODE} } score { ${SCORE} } whatWentWrong } } } }`;
+
+interface Hit {
+  episode: { id: string; taskDescription: string; status: string; lastError: LastError | null };
+  score: { total: number; taskText: number; work: number; trigramSimilarity: number };
+  whatWentWrong: string | null;
+}
+interface Answer {
+  __typename: string;
+  retrievalId?: string | null;
+  episodes?: Hit[];
+  warnings?: Hit[];
+}
+
+/** What went wrong in a failed run: its verdict, its last error and the step. */
+export function wentWrong(verdict: string | null, error: LastError | null): string {
+  const last = error
+    ? `last error at step ${error.stepNumber}${error.tool ? ` (${error.tool})` : ''}: ${error.message}${error.lastLine ? ` · ${error.lastLine}` : ''}`
+    : 'no step reported an error';
+  return `${verdict ? `${verdict}; ` : ''}${last}`;
+}
+
+const strengthOf = (h: Hit) => matchStrength(h.score);
+const row = (h: Hit) => {
+  const s = strengthOf(h);
+  return `${s.word.padEnd(8)} ${s.value.toFixed(2)}  ${h.episode.id}  ${h.episode.status.padEnd(9)} ${oneLine(h.episode.taskDescription, 70)}`;
+};
+
+export const relevantCommand = defineCommand({
+  name: 'relevant',
+  summary: 'past episodes relevant to a task, with match strength and what went wrong in failures',
+  help: HELP,
+  options: { type: { type: 'string' }, domain: { type: 'string' }, language: { type: 'string' }, limit: { type: 'string' }, failures: { type: 'boolean' } },
+  async run({ values: v, positionals, client }) {
+    const description = positionals.join(' ').trim();
+    if (!description) throw usage('missing the task description', HELP);
+    const limit = intOption(v.limit, '--limit', HELP, 1) ?? 5;
+    const task = { description, taskType: v.type ?? null, context: { domain: v.domain ?? null, language: v.language ?? null } };
+    const answer = failOnErrorResult(await client.request<Answer>(QUERY, { task, limit, failures: Boolean(v.failures) }));
+    const hits = answer.episodes ?? [];
+    const warnings = answer.warnings ?? [];
+    const lines = hits.length ? hits.map(row) : ['nothing relevant found'];
+    if (v.failures) {
+      lines.push(`warnings     ${warnings.length ? '' : 'none'}`.trimEnd());
+      for (const w of warnings) lines.push(row(w), `         ${oneLine(wentWrong(w.whatWentWrong, w.episode.lastError), 300)}`);
+    }
+    if (answer.retrievalId) lines.push(`retrieval    ${answer.retrievalId}`);
+    const withStrength = (h: Hit) => ({
+      ...h,
+      strength: strengthOf(h),
+      wentWrong: h.episode.status === 'FAILED' ? wentWrong(h.whatWentWrong, h.episode.lastError) : null,
+    });
+    return {
+      text: lines.join('\n'),
+      json: { retrievalId: answer.retrievalId ?? null, episodes: hits.map(withStrength), warnings: warnings.map(withStrength) },
+    };
+  },
+});
