@@ -61,6 +61,16 @@ const EnvSchema = z.object({
     .int()
     .min(1024)
     .default(16 * 1024 * 1024),
+  // Bytes of large stored content (blobs, Step.contentRefs { content }) one request may read, counted
+  // at their stored size before they are read. 8 MiB: half the largest blob (BLOB_LIMITS.blobBytes,
+  // 16 MiB), so a blob that large is served only by the streamed GET /blobs/<hash>; a few MB-sized
+  // outputs still fit one query. A request holds up to ~3x its budget in memory (UTF-16 string plus
+  // its JSON), so one key's MAX_REQUESTS_PER_KEY (64) requests hold at most ~1.5 GiB, not 30 GB.
+  MAX_RESPONSE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(8 * 1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   MAX_CONCURRENT_REQUESTS: z.coerce.number().int().min(1).default(256),
   MAX_REQUESTS_PER_KEY: z.coerce.number().int().min(1).default(64),
@@ -109,6 +119,8 @@ export interface Config {
   /** Signed checkpoints: at least every intervalMs and every everyEvents events. */
   ledger: { signingKey: string | undefined; intervalMs: number; everyEvents: number };
   maxBodyBytes: number;
+  /** Bytes of large stored content one request may read (src/steps/read-budget.ts). */
+  maxResponseBytes: number;
   /** Requests per API key and minute across all processes; 0 turns the limit off. */
   rateLimitPerMinute: number;
   /** How often open WebSockets re-check that their API key is still valid. */
@@ -205,6 +217,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     jobPollSeconds: e.JOB_POLL_SECONDS,
     ledger: { signingKey: e.LEDGER_SIGNING_KEY, intervalMs: e.CHECKPOINT_INTERVAL_MS, everyEvents: e.CHECKPOINT_EVERY_EVENTS },
     maxBodyBytes: e.MAX_BODY_BYTES,
+    maxResponseBytes: e.MAX_RESPONSE_BYTES,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     keyRecheckMs: e.KEY_RECHECK_MS,
     keyCacheMs: e.KEY_CACHE_MS,

@@ -17,6 +17,7 @@ import { isPoolSaturated, isUnavailable } from './db/errors.ts';
 import { migrationsApplied } from './db/migrate.ts';
 import { ScopedClients } from './db/tenant-scope.ts';
 import { Admission, overloadedError, useAdmission } from './http/admission.ts';
+import { BLOBS_PATH, serveBlob } from './http/blob-download.ts';
 import { useDocumentAuthorization } from './http/document-auth.ts';
 import { useExpensiveFieldLimits } from './http/expensive.ts';
 import { graphiqlOptions, renderGraphiQL } from './http/graphiql.ts';
@@ -25,10 +26,12 @@ import { useCompiledStepJournal } from './http/jit.ts';
 import { createMetrics, METRICS_PATH, metricsAllowed } from './http/metrics.ts';
 import { nodeLimitError } from './http/node-limit.ts';
 import { requestIdFrom } from './http/request-id.ts';
+import { useResponseBudget } from './http/response-budget.ts';
 import { useStreamGuard } from './http/streams.ts';
 import { requestScope } from './log.ts';
 import type { Context, Services } from './schema/context.ts';
 import { schema } from './schema/index.ts';
+import { ResponseBudget } from './steps/read-budget.ts';
 import { createStaticHandler } from './web/static.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -65,6 +68,7 @@ function contextFactory(services: Services, limiter: RateLimiter | null, admissi
       authFailure: 'failure' in auth ? auth.failure : null,
       services,
       db: scoped.for('viewer' in auth ? auth.viewer.tenantId : NO_TENANT),
+      budget: new ResponseBudget(services.config.maxResponseBytes),
       wsSocket: initial.wsSocket,
     };
   };
@@ -72,13 +76,13 @@ function contextFactory(services: Services, limiter: RateLimiter | null, admissi
 
 interface HandlerParts {
   admission: Admission;
+  limiter: RateLimiter | null;
   keyWatch: KeyWatch;
   metricsPlugin: ReturnType<typeof createMetrics>['plugin'];
 }
 
-function createGraphQLHandler(services: Services, { admission, keyWatch, metricsPlugin }: HandlerParts) {
+function createGraphQLHandler(services: Services, { admission, limiter, keyWatch, metricsPlugin }: HandlerParts) {
   const { config, log } = services;
-  const limiter = config.rateLimitPerMinute > 0 ? new RateLimiter(services.db.pool, config.rateLimitPerMinute) : null;
   return createYoga<WsInitialContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
@@ -89,6 +93,7 @@ function createGraphQLHandler(services: Services, { admission, keyWatch, metrics
       ...hardeningPlugins(config),
       useDocumentAuthorization(),
       useExpensiveFieldLimits(config.admission.verifyLedgerConcurrency),
+      useResponseBudget(services.db.pool, config.maxResponseBytes),
       useStreamGuard(keyWatch, config.admission.maxStreamsPerKey),
       metricsPlugin,
       useCompiledStepJournal(),
@@ -154,7 +159,8 @@ export function createApp(services: Services): App {
   const admission = new Admission(config.admission);
   // One watch for every stream (WebSockets and SSE subscriptions): one rule for a revoked or expired key.
   const keyWatch = new KeyWatch(services.db.pool, config.keyRecheckMs);
-  const yoga = createGraphQLHandler(services, { admission, keyWatch, metricsPlugin: metrics.plugin });
+  const limiter = config.rateLimitPerMinute > 0 ? new RateLimiter(services.db.pool, config.rateLimitPerMinute) : null;
+  const yoga = createGraphQLHandler(services, { admission, limiter, keyWatch, metricsPlugin: metrics.plugin });
   const serveWeb = createStaticHandler();
   let ready = false;
   let stopping = false;
@@ -186,6 +192,7 @@ export function createApp(services: Services): App {
     if (path === '/healthz') return sendJson(res, 200, { status: 'alive' });
     if (path === '/readyz') return sendReadiness(res);
     if (path === METRICS_PATH) return sendMetrics(req, res);
+    if (path?.startsWith(BLOBS_PATH)) return serveBlob(req, res, { services, limiter, admission });
     if (serveWeb(req, res)) return;
     return yoga(req, res);
   }
