@@ -224,6 +224,8 @@ export function createApp(services: Services): App {
   // (a larger one closes the socket with 1009, Message Too Big).
   wss = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, maxPayload: config.maxBodyBytes });
   keyWatch.start();
+  // A revocation committed by any process ends the key's streams here at once.
+  const stopEndingRevoked = services.ledgerBus.onRevoked((keyId) => keyWatch.endKey(keyId));
   const ws = useServer<Record<string, unknown>, WsExtra>(
     {
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
@@ -238,6 +240,7 @@ export function createApp(services: Services): App {
           const forget = keyWatch.add({
             keyId: auth.viewer.keyId,
             kind: 'socket',
+            expiresAt: auth.viewer.expiresAt,
             end: () => socket.close(KEY_REVOKED_CLOSE_CODE, 'API key revoked or expired'),
           });
           socket.once('close', forget);
@@ -327,6 +330,7 @@ export function createApp(services: Services): App {
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       httpServer.closeIdleConnections();
       keyWatch.stop();
+      stopEndingRevoked();
       await ws.dispose();
       for (const client of wss.clients) client.terminate();
       const timeout = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());
