@@ -77,7 +77,10 @@ const EnvSchema = z.object({
   MAX_STREAMS_PER_KEY: z.coerce.number().int().min(1).default(64),
   HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  // Per tenant; VERIFY_LEDGER_TOTAL_CONCURRENCY across tenants: 3 of the default pool of 10
+  // connections, so verifications never hold more than a third of the pool.
   VERIFY_LEDGER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  VERIFY_LEDGER_TOTAL_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(3),
   METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   CORS_ORIGINS: commaList.optional(),
   REDIS_URL: z.string().url().optional(),
@@ -144,8 +147,10 @@ export interface Config {
     /** A client must send its headers within headersTimeoutMs and its whole request within bodyTimeoutMs (else 408). */
     headersTimeoutMs: number;
     bodyTimeoutMs: number;
-    /** verifyLedger runs at most this many at once in the process (one per key); it holds a database connection while it runs. */
+    /** verifyLedger runs at most this many at once per tenant (one per key); it holds a database connection while it runs. */
     verifyLedgerConcurrency: number;
+    /** ... and at most this many at once in the process, shared round-robin between tenants. */
+    verifyLedgerTotalConcurrency: number;
   };
   /** Set: /metrics also opens with `Authorization: Bearer <token>` (a scraper without an API key); admin keys always may. */
   metricsToken: string | undefined;
@@ -230,6 +235,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
       bodyTimeoutMs: Math.max(e.BODY_TIMEOUT_MS, e.HEADERS_TIMEOUT_MS),
       verifyLedgerConcurrency: e.VERIFY_LEDGER_CONCURRENCY,
+      verifyLedgerTotalConcurrency: e.VERIFY_LEDGER_TOTAL_CONCURRENCY,
     },
     metricsToken: e.METRICS_TOKEN,
     corsOrigins: e.CORS_ORIGINS ?? [],

@@ -92,7 +92,7 @@ function createGraphQLHandler(services: Services, { admission, limiter, keyWatch
       useAdmission(admission, config.admission.maxConcurrentRequests),
       ...hardeningPlugins(config),
       useDocumentAuthorization(),
-      useExpensiveFieldLimits(config.admission.verifyLedgerConcurrency),
+      useExpensiveFieldLimits(config.admission.verifyLedgerConcurrency, config.admission.verifyLedgerTotalConcurrency),
       useResponseBudget(services.db.pool, config.maxResponseBytes),
       useStreamGuard(keyWatch, config.admission.maxStreamsPerKey),
       metricsPlugin,
