@@ -28,6 +28,7 @@ import { nodeLimitError } from './http/node-limit.ts';
 import { requestIdFrom } from './http/request-id.ts';
 import { useResponseBudget } from './http/response-budget.ts';
 import { useStreamGuard } from './http/streams.ts';
+import { yogaLogging } from './http/yoga-log.ts';
 import { requestScope } from './log.ts';
 import type { Context, Services } from './schema/context.ts';
 import { schema } from './schema/index.ts';
@@ -104,12 +105,7 @@ function createGraphQLHandler(services: Services, { admission, limiter, keyWatch
     renderGraphiQL,
     landingPage: false,
     context: contextFactory(services, limiter, admission),
-    logging: {
-      debug: (...args) => log.debug(args.map(String).join(' ')),
-      info: (...args) => log.info(args.map(String).join(' ')),
-      warn: (...args) => log.warn(args.map(String).join(' ')),
-      error: (...args) => log.error(args.map(String).join(' ')),
-    },
+    logging: yogaLogging(log),
     maskedErrors: {
       isDev: false,
       maskError(error, message) {
