@@ -224,6 +224,8 @@ export function createApp(services: Services): App {
   const stopEndingRevoked = services.ledgerBus.onRevoked((keyId) => keyWatch.endKey(keyId));
   const ws = useServer<Record<string, unknown>, WsExtra>(
     {
+      // A socket closed for an internal error says only that (never the error's text), in every environment.
+      isProd: true,
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
       subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args),
       onConnect: async (ctx) => {

@@ -68,3 +68,29 @@ it('answers malformed ids in filters and arguments without an internal error', a
     expect(workItem.workItem.__typename).toBe('NotFoundError');
   }
 });
+
+it('refuses a body that is not UTF-8 instead of storing U+FFFD, with or without a Content-Length', async () => {
+  const head = Buffer.from('{"query":"mutation { startEpisode(input: {taskDescription: \\"bad ');
+  const tail = Buffer.from(' byte\\", taskType: \\"t\\"}) { __typename } }"}');
+  const body = Buffer.concat([head, Buffer.from([0xff, 0xfe]), tail]);
+  const before = await t.database.db.pool.query('SELECT count(*)::int AS n FROM episodes');
+  const declared = await fetch(t.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${t.keys.write}` }, body });
+  expect(declared.status).toBe(400);
+  expect((await declared.json()).errors[0]).toMatchObject({ message: expect.stringMatching(/not valid UTF-8/), extensions: { code: 'BAD_REQUEST' } });
+  const chunked = await fetch(t.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.keys.write}` },
+    body: new ReadableStream({ start: (c) => (c.enqueue(new Uint8Array(body)), c.close()) }),
+    duplex: 'half',
+  } as RequestInit);
+  expect(chunked.status).toBe(400);
+  const after = await t.database.db.pool.query('SELECT count(*)::int AS n FROM episodes');
+  expect(after.rows[0].n).toBe(before.rows[0].n);
+  // The same request in UTF-8 is served.
+  const fine = await fetch(t.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.keys.write}` },
+    body: Buffer.concat([head, Buffer.from('é'), tail]),
+  });
+  expect((await fine.json()).data.startEpisode.__typename).toBe('StartEpisodePayload');
+});
