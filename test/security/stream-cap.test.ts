@@ -50,7 +50,7 @@ it(`admits ${CAP} streams of one key across SSE and graphql-ws opened at once, r
   await Promise.all(sockets.map(acked));
   const ids = ['x', 'y', 'z'];
   // Interleaved: WebSocket subscribes and SSE requests race each other for the key's places.
-  const sses = [];
+  const sses: Array<{ outcome: Outcome }> = [];
   for (const socket of sockets) {
     for (const id of ids) socket.send({ id, type: 'subscribe', payload: { query: LEDGER_EVENTS, variables: { afterSeq: '0' } } });
     sses.push(sse(key.token, abort));
