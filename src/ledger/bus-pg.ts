@@ -64,7 +64,9 @@ export class PgLedgerBus extends FanOutBase implements LedgerBus {
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANNEL}; LISTEN ${KEYS_CHANNEL}`);
+      await client.query(`LISTEN ${KEYS_CHANNEL}`);
+      // Last, so the listener's connection shows this statement (operators and tests find it by it).
+      await client.query(`LISTEN ${CHANNEL}`);
       return client;
     } catch (err) {
       await client.end().catch(() => undefined);
