@@ -61,13 +61,26 @@ const EnvSchema = z.object({
     .int()
     .min(1024)
     .default(16 * 1024 * 1024),
+  // Bytes of large stored content (blobs, Step.contentRefs { content }) one request may read, counted
+  // at their stored size before they are read. 8 MiB: half the largest blob (BLOB_LIMITS.blobBytes,
+  // 16 MiB), so a blob that large is served only by the streamed GET /blobs/<hash>; a few MB-sized
+  // outputs still fit one query. A request holds up to ~3x its budget in memory (UTF-16 string plus
+  // its JSON), so one key's MAX_REQUESTS_PER_KEY (64) requests hold at most ~1.5 GiB, not 30 GB.
+  MAX_RESPONSE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(8 * 1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   MAX_CONCURRENT_REQUESTS: z.coerce.number().int().min(1).default(256),
   MAX_REQUESTS_PER_KEY: z.coerce.number().int().min(1).default(64),
   MAX_STREAMS_PER_KEY: z.coerce.number().int().min(1).default(64),
   HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  // Per tenant; VERIFY_LEDGER_TOTAL_CONCURRENCY across tenants: 3 of the default pool of 10
+  // connections, so verifications never hold more than a third of the pool.
   VERIFY_LEDGER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  VERIFY_LEDGER_TOTAL_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(3),
   METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   CORS_ORIGINS: commaList.optional(),
   REDIS_URL: z.string().url().optional(),
@@ -109,6 +122,8 @@ export interface Config {
   /** Signed checkpoints: at least every intervalMs and every everyEvents events. */
   ledger: { signingKey: string | undefined; intervalMs: number; everyEvents: number };
   maxBodyBytes: number;
+  /** Bytes of large stored content one request may read (src/steps/read-budget.ts). */
+  maxResponseBytes: number;
   /** Requests per API key and minute across all processes; 0 turns the limit off. */
   rateLimitPerMinute: number;
   /** How often open WebSockets re-check that their API key is still valid. */
@@ -132,8 +147,10 @@ export interface Config {
     /** A client must send its headers within headersTimeoutMs and its whole request within bodyTimeoutMs (else 408). */
     headersTimeoutMs: number;
     bodyTimeoutMs: number;
-    /** verifyLedger runs at most this many at once in the process (one per key); it holds a database connection while it runs. */
+    /** verifyLedger runs at most this many at once per tenant (one per key); it holds a database connection while it runs. */
     verifyLedgerConcurrency: number;
+    /** ... and at most this many at once in the process, shared round-robin between tenants. */
+    verifyLedgerTotalConcurrency: number;
   };
   /** Set: /metrics also opens with `Authorization: Bearer <token>` (a scraper without an API key); admin keys always may. */
   metricsToken: string | undefined;
@@ -205,6 +222,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     jobPollSeconds: e.JOB_POLL_SECONDS,
     ledger: { signingKey: e.LEDGER_SIGNING_KEY, intervalMs: e.CHECKPOINT_INTERVAL_MS, everyEvents: e.CHECKPOINT_EVERY_EVENTS },
     maxBodyBytes: e.MAX_BODY_BYTES,
+    maxResponseBytes: e.MAX_RESPONSE_BYTES,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     keyRecheckMs: e.KEY_RECHECK_MS,
     keyCacheMs: e.KEY_CACHE_MS,
@@ -217,6 +235,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
       bodyTimeoutMs: Math.max(e.BODY_TIMEOUT_MS, e.HEADERS_TIMEOUT_MS),
       verifyLedgerConcurrency: e.VERIFY_LEDGER_CONCURRENCY,
+      verifyLedgerTotalConcurrency: e.VERIFY_LEDGER_TOTAL_CONCURRENCY,
     },
     metricsToken: e.METRICS_TOKEN,
     corsOrigins: e.CORS_ORIGINS ?? [],

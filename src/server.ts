@@ -17,6 +17,7 @@ import { isPoolSaturated, isUnavailable } from './db/errors.ts';
 import { migrationsApplied } from './db/migrate.ts';
 import { ScopedClients } from './db/tenant-scope.ts';
 import { Admission, overloadedError, useAdmission } from './http/admission.ts';
+import { BLOBS_PATH, serveBlob } from './http/blob-download.ts';
 import { useDocumentAuthorization } from './http/document-auth.ts';
 import { useExpensiveFieldLimits } from './http/expensive.ts';
 import { graphiqlOptions, renderGraphiQL } from './http/graphiql.ts';
@@ -25,12 +26,15 @@ import { useCompiledStepJournal } from './http/jit.ts';
 import { createMetrics, METRICS_PATH, metricsAllowed } from './http/metrics.ts';
 import { nodeLimitError } from './http/node-limit.ts';
 import { requestIdFrom } from './http/request-id.ts';
+import { useResponseBudget } from './http/response-budget.ts';
 import { useStreamGuard } from './http/streams.ts';
+import { yogaLogging } from './http/yoga-log.ts';
 import { requestScope } from './log.ts';
 import { createMcpHandler, MCP_PATH } from './mcp/http.ts';
 import { createOtlpHandler, OTLP_TRACES_PATH } from './otlp/http.ts';
 import type { Context, Services } from './schema/context.ts';
 import { schema } from './schema/index.ts';
+import { ResponseBudget } from './steps/read-budget.ts';
 import { createStaticHandler } from './web/static.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -67,6 +71,7 @@ function contextFactory(services: Services, limiter: RateLimiter | null, admissi
       authFailure: 'failure' in auth ? auth.failure : null,
       services,
       db: scoped.for('viewer' in auth ? auth.viewer.tenantId : NO_TENANT),
+      budget: new ResponseBudget(services.config.maxResponseBytes),
       wsSocket: initial.wsSocket,
     };
   };
@@ -74,13 +79,13 @@ function contextFactory(services: Services, limiter: RateLimiter | null, admissi
 
 interface HandlerParts {
   admission: Admission;
+  limiter: RateLimiter | null;
   keyWatch: KeyWatch;
   metricsPlugin: ReturnType<typeof createMetrics>['plugin'];
 }
 
-function createGraphQLHandler(services: Services, { admission, keyWatch, metricsPlugin }: HandlerParts) {
+function createGraphQLHandler(services: Services, { admission, limiter, keyWatch, metricsPlugin }: HandlerParts) {
   const { config, log } = services;
-  const limiter = config.rateLimitPerMinute > 0 ? new RateLimiter(services.db.pool, config.rateLimitPerMinute) : null;
   return createYoga<WsInitialContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
@@ -90,7 +95,8 @@ function createGraphQLHandler(services: Services, { admission, keyWatch, metrics
       useAdmission(admission, config.admission.maxConcurrentRequests),
       ...hardeningPlugins(config),
       useDocumentAuthorization(),
-      useExpensiveFieldLimits(config.admission.verifyLedgerConcurrency),
+      useExpensiveFieldLimits(config.admission.verifyLedgerConcurrency, config.admission.verifyLedgerTotalConcurrency),
+      useResponseBudget(services.db.pool, config.maxResponseBytes),
       useStreamGuard(keyWatch, config.admission.maxStreamsPerKey),
       metricsPlugin,
       useCompiledStepJournal(),
@@ -101,12 +107,7 @@ function createGraphQLHandler(services: Services, { admission, keyWatch, metrics
     renderGraphiQL,
     landingPage: false,
     context: contextFactory(services, limiter, admission),
-    logging: {
-      debug: (...args) => log.debug(args.map(String).join(' ')),
-      info: (...args) => log.info(args.map(String).join(' ')),
-      warn: (...args) => log.warn(args.map(String).join(' ')),
-      error: (...args) => log.error(args.map(String).join(' ')),
-    },
+    logging: yogaLogging(log),
     maskedErrors: {
       isDev: false,
       maskError(error, message) {
@@ -156,7 +157,8 @@ export function createApp(services: Services): App {
   const admission = new Admission(config.admission);
   // One watch for every stream (WebSockets and SSE subscriptions): one rule for a revoked or expired key.
   const keyWatch = new KeyWatch(services.db.pool, config.keyRecheckMs);
-  const yoga = createGraphQLHandler(services, { admission, keyWatch, metricsPlugin: metrics.plugin });
+  const limiter = config.rateLimitPerMinute > 0 ? new RateLimiter(services.db.pool, config.rateLimitPerMinute) : null;
+  const yoga = createGraphQLHandler(services, { admission, limiter, keyWatch, metricsPlugin: metrics.plugin });
   const serveWeb = createStaticHandler();
   const otlpTraces = createOtlpHandler(services, admission);
   const serveMcp = createMcpHandler(services, { url: `http://localhost${GRAPHQL_PATH}`, fetch: async (url, init) => yoga.fetch(url, init) });
@@ -192,6 +194,7 @@ export function createApp(services: Services): App {
     if (path === METRICS_PATH) return sendMetrics(req, res);
     if (path === OTLP_TRACES_PATH) return otlpTraces(req, res);
     if (path === MCP_PATH) return serveMcp(req, res);
+    if (path?.startsWith(BLOBS_PATH)) return serveBlob(req, res, { services, limiter, admission });
     if (serveWeb(req, res)) return;
     return yoga(req, res);
   }
@@ -223,8 +226,12 @@ export function createApp(services: Services): App {
   // (a larger one closes the socket with 1009, Message Too Big).
   wss = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, maxPayload: config.maxBodyBytes });
   keyWatch.start();
+  // A revocation committed by any process ends the key's streams here at once.
+  const stopEndingRevoked = services.ledgerBus.onRevoked((keyId) => keyWatch.endKey(keyId));
   const ws = useServer<Record<string, unknown>, WsExtra>(
     {
+      // A socket closed for an internal error says only that (never the error's text), in every environment.
+      isProd: true,
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
       subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args),
       onConnect: async (ctx) => {
@@ -237,6 +244,7 @@ export function createApp(services: Services): App {
           const forget = keyWatch.add({
             keyId: auth.viewer.keyId,
             kind: 'socket',
+            expiresAt: auth.viewer.expiresAt,
             end: () => socket.close(KEY_REVOKED_CLOSE_CODE, 'API key revoked or expired'),
           });
           socket.once('close', forget);
@@ -326,6 +334,7 @@ export function createApp(services: Services): App {
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       httpServer.closeIdleConnections();
       keyWatch.stop();
+      stopEndingRevoked();
       await ws.dispose();
       for (const client of wss.clients) client.terminate();
       const timeout = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());

@@ -34,7 +34,13 @@ export async function createServices(config: Config, db: Database, log: Logger):
   checkpoints.start();
   const keys = new KeyCache(db.pool, config.keyCacheMs);
   writer.onCommit((_tenantId, events) => {
-    for (const e of events) if (e.type === 'api_key.revoked') keys.forget((e.payload as { keyId: string }).keyId);
+    for (const e of events) {
+      if (e.type !== 'api_key.revoked') continue;
+      const { keyId } = e.payload as { keyId: string };
+      keys.forget(keyId);
+      // Every process ends the key's streams now, not at its next key recheck.
+      ledgerBus.announceRevoked(keyId);
+    }
   });
   return { config, db, log, writer, ingest, jobs, learning, redactKeys, checkpoints, ledgerBus, ledgerReads: new LedgerReads(db.pool), keys };
 }

@@ -31,7 +31,7 @@ export class KeyCache {
       key.lastUsedAt = now;
       await this.pool.query('UPDATE api_keys SET last_used_at = $2 WHERE id = $1', [key.id, now]);
     }
-    return { viewer: { tenantId: key.tenantId, keyId: key.id, scopes: key.scopes } };
+    return { viewer: { tenantId: key.tenantId, keyId: key.id, scopes: key.scopes, expiresAt: key.expiresAt } };
   }
 
   /** Drops a key (revoked by this process) so its next request reads the row again. */

@@ -10,6 +10,8 @@ export interface Viewer {
   tenantId: string;
   keyId: string;
   scopes: string[];
+  /** When the key expires (null: never): its streams end at that moment. */
+  expiresAt?: Date | null;
 }
 
 export type AuthResult = { viewer: Viewer } | { failure: AuthFailure };

@@ -7,6 +7,7 @@
 import { type DocumentNode, GraphQLError, type ValidationRule, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../schema/context.ts';
+import { FairPermits } from './fair-permits.ts';
 
 export const EXPENSIVE_FIELDS: ReadonlySet<string> = new Set(['verifyLedger']);
 
@@ -34,33 +35,14 @@ export const OneExpensiveFieldRule: ValidationRule = (context) => ({
   },
 });
 
-/** A counting semaphore whose waiters are served in arrival order. */
-class Permits {
-  private readonly waiting: Array<() => void> = [];
-  constructor(private free: number) {}
-
-  async take(): Promise<() => void> {
-    if (this.free > 0) this.free -= 1;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free += 1;
-    };
-  }
-}
-
 function busy(field: string): GraphQLError {
   return new GraphQLError(`This API key is already running ${field}; one runs at a time per key. Retry when it has answered.`, {
     extensions: { code: 'RATE_LIMITED', field, retryAfterMs: 1000, http: { status: 429, headers: { 'retry-after': '1' } } },
   });
 }
 
-export function useExpensiveFieldLimits(concurrency: number): Plugin {
-  const permits = new Permits(concurrency);
+export function useExpensiveFieldLimits(perTenant: number, total: number): Plugin {
+  const permits = new FairPermits(perTenant, total);
   const runningKeys = new Set<string>();
   return {
     onValidate({ addValidationRule }) {
@@ -68,14 +50,15 @@ export function useExpensiveFieldLimits(concurrency: number): Plugin {
     },
     async onExecute({ args, setResultAndStopExecution }) {
       const [field] = expensiveFieldsIn(args.document);
-      const keyId = (args.contextValue as unknown as Context).viewer?.keyId;
-      if (!field || !keyId) return undefined;
+      const viewer = (args.contextValue as unknown as Context).viewer;
+      const keyId = viewer?.keyId;
+      if (!field || !viewer || !keyId) return undefined;
       if (runningKeys.has(keyId)) {
         setResultAndStopExecution({ errors: [busy(field)] });
         return undefined;
       }
       runningKeys.add(keyId);
-      const release = await permits.take();
+      const release = await permits.take(viewer.tenantId);
       return {
         onExecuteDone() {
           release();

@@ -9,6 +9,7 @@ import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { Config } from '../config.ts';
 import { useBodyLimit } from './body-limit.ts';
 import { useNodeLimit } from './node-limit.ts';
+import { useUtf8Bodies } from './utf8-body.ts';
 
 export function hardeningPlugins(config: Config): Array<Plugin | Plugin<Record<string, unknown>>> {
   const { maxDepth, maxAliases, maxTokens, maxCost, maxNodes } = config.armor;
@@ -25,6 +26,7 @@ export function hardeningPlugins(config: Config): Array<Plugin | Plugin<Record<s
     // After armor: its token limit replaces the parse function, this one wraps whatever is there.
     useNestingLimit(),
     ...(config.isProduction ? [useNoSuggestions()] : []),
+    useUtf8Bodies(),
     useBodyLimit(config.maxBodyBytes),
     useWellFormedVariables(),
     useNoNulInReads(),

@@ -75,7 +75,8 @@ export function endable(source: Results, onFinish: () => void): { iterator: Asyn
 export function useStreamGuard(watch: KeyWatch, maxStreamsPerKey: number): Plugin {
   return {
     onSubscribe({ args, setResultAndStopExecution }) {
-      const keyId = (args.contextValue as unknown as Context).viewer?.keyId;
+      const viewer = (args.contextValue as unknown as Context).viewer;
+      const keyId = viewer?.keyId;
       // No key: scope auth refuses the operation; nothing is opened.
       if (!keyId) return undefined;
       if (watch.countFor(keyId) >= maxStreamsPerKey) {
@@ -87,6 +88,7 @@ export function useStreamGuard(watch: KeyWatch, maxStreamsPerKey: number): Plugi
       const entry = {
         keyId,
         kind: 'stream' as const,
+        expiresAt: viewer?.expiresAt,
         end: (): void => {
           revoked = true;
         },

@@ -1,5 +1,6 @@
 // The shape every trajectory format is read into before anything is written: one run = one
 // episode. Parsers are pure (text in, ImportedRun out) so a malformed file fails before any write.
+import { jsonErrorWithoutBytes } from './json-errors.ts';
 
 export type ResultKind = 'SUCCESS' | 'ERROR' | 'TIMEOUT';
 
@@ -70,7 +71,7 @@ export function parseJson(file: string, text: string, lineOffset = 0): unknown {
     const position = /position (\d+)/.exec(message);
     const lineCol = /line (\d+) column/.exec(message);
     const line = lineCol ? Number(lineCol[1]) : position ? lineAt(text, Number(position[1])) : 1;
-    throw new ImportFileError(file, line + lineOffset, `invalid JSON: ${message}`);
+    throw new ImportFileError(file, line + lineOffset, `invalid JSON: ${jsonErrorWithoutBytes(message)}`);
   }
 }
 

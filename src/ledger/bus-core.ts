@@ -120,6 +120,7 @@ export class Coalescer {
 export abstract class FanOutBase {
   protected readonly local = new LocalSubscribers();
   protected readonly outbox: Coalescer;
+  private readonly revocationListeners = new Set<(keyId: string) => void>();
 
   constructor(
     protected readonly log: Logger,
@@ -146,9 +147,34 @@ export abstract class FanOutBase {
     return this.local.add(tenantId, listener);
   }
 
+  announceRevoked(keyId: string): void {
+    // This process's streams end now, before the round trip; the others when the message arrives.
+    this.revokedHere(keyId);
+    this.sendRevoked(keyId).catch((err: unknown) =>
+      this.log.warn({ err, keyId }, 'a key revocation could not be announced; other processes end its streams at their next key recheck'),
+    );
+  }
+
+  onRevoked(listener: (keyId: string) => void): () => void {
+    this.revocationListeners.add(listener);
+    return () => this.revocationListeners.delete(listener);
+  }
+
+  /** A revocation heard from the transport (this process hears its own back: ending twice is a no-op). */
+  protected revokedHere(keyId: string): void {
+    if (!UUID.test(keyId)) return;
+    for (const listener of [...this.revocationListeners]) listener(keyId);
+  }
+
   /** Announces the heads to every process, this one included (it skips heads it already announced). */
   protected abstract send(heads: Map<string, number>): Promise<void>;
+
+  /** Announces a revoked key to every process. */
+  protected abstract sendRevoked(keyId: string): Promise<void>;
 }
+
+/** The channel is shared: only a key id is taken as one. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; Redis gets the same chunks. */
 const MAX_PAYLOAD_CHARS = 7_900;

@@ -8,6 +8,8 @@ import { type BusOptions, FanOutUnavailableError, type LedgerBus } from './bus.t
 import { decodeHeads, encodeHeads, FanOutBase } from './bus-core.ts';
 
 const CHANNEL = 'episodic_ledger';
+/** Revoked key ids, one per notification. */
+const KEYS_CHANNEL = 'episodic_keys';
 const MAX_BACKOFF_MS = 5_000;
 
 export class PgLedgerBus extends FanOutBase implements LedgerBus {
@@ -46,17 +48,24 @@ export class PgLedgerBus extends FanOutBase implements LedgerBus {
     await this.pool.query('SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload', [CHANNEL, encodeHeads(heads)]);
   }
 
+  protected async sendRevoked(keyId: string): Promise<void> {
+    await this.pool.query('SELECT pg_notify($1, $2)', [KEYS_CHANNEL, keyId]);
+  }
+
   private async listen(): Promise<pg.Client> {
     // keepAlive: a vanished server (not a clean close) must still end the connection eventually.
     const client = new pg.Client({ ...this.pool.options, keepAlive: true });
     client.on('error', (err) => this.log.warn({ err }, 'ledger listener connection failed'));
     client.on('end', () => this.lost(client));
     client.on('notification', (msg) => {
+      if (msg.channel === KEYS_CHANNEL && msg.payload) return this.revokedHere(msg.payload);
       if (msg.channel !== CHANNEL || !msg.payload) return;
       for (const [tenantId, seq] of decodeHeads(msg.payload)) this.local.wake(tenantId, seq);
     });
     try {
       await client.connect();
+      await client.query(`LISTEN ${KEYS_CHANNEL}`);
+      // Last, so the listener's connection shows this statement (operators and tests find it by it).
       await client.query(`LISTEN ${CHANNEL}`);
       return client;
     } catch (err) {

@@ -8,6 +8,8 @@ import { type BusOptions, FanOutUnavailableError, type LedgerBus } from './bus.t
 import { decodeHeads, encodeHeads, FanOutBase } from './bus-core.ts';
 
 const CHANNEL = 'episodic:ledger';
+/** Revoked key ids, one per message. */
+const KEYS_CHANNEL = 'episodic:keys';
 
 export class RedisLedgerBus extends FanOutBase implements LedgerBus {
   // No offline queue: during an outage publishes fail at once instead of piling up in memory.
@@ -26,6 +28,7 @@ export class RedisLedgerBus extends FanOutBase implements LedgerBus {
     // ioredis emits an error per failed reconnect attempt; the close/ready transitions are logged instead.
     for (const connection of [this.pub, this.sub]) connection.on('error', (err) => log.debug({ err }, 'redis connection error'));
     this.sub.on('message', (channel: string, payload: string) => {
+      if (channel === KEYS_CHANNEL) return this.revokedHere(payload);
       if (channel !== CHANNEL) return;
       for (const [tenantId, seq] of decodeHeads(payload)) this.local.wake(tenantId, seq);
     });
@@ -42,7 +45,7 @@ export class RedisLedgerBus extends FanOutBase implements LedgerBus {
   async start(): Promise<void> {
     try {
       await Promise.all([this.pub.connect(), this.sub.connect()]);
-      await this.sub.subscribe(CHANNEL);
+      await this.sub.subscribe(CHANNEL, KEYS_CHANNEL);
     } catch (err) {
       this.pub.disconnect();
       this.sub.disconnect();
@@ -70,9 +73,13 @@ export class RedisLedgerBus extends FanOutBase implements LedgerBus {
     if (failed) throw failed[0];
   }
 
+  protected async sendRevoked(keyId: string): Promise<void> {
+    await this.pub.publish(KEYS_CHANNEL, keyId);
+  }
+
   private async resubscribe(): Promise<void> {
     try {
-      await this.sub.subscribe(CHANNEL);
+      await this.sub.subscribe(CHANNEL, KEYS_CHANNEL);
     } catch (err) {
       // The connection dropped again; its next 'ready' retries.
       return this.log.warn({ err }, 'ledger subscriber could not re-subscribe');

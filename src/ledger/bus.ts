@@ -12,6 +12,13 @@ export interface LedgerBus {
   publish(tenantId: string, seq: number): void;
   /** Also called once for everyone after a reconnect and on every safety tick. Returns unsubscribe. */
   subscribe(tenantId: string, listener: (headSeq: number) => void): () => void;
+  /**
+   * Call after the commit that revoked `keyId`: every process (this one at once) tells its
+   * revocation listeners, which end that key's streams. Not coalesced: revocations are rare.
+   */
+  announceRevoked(keyId: string): void;
+  /** Called with each revoked key id, in every process. Returns unsubscribe. */
+  onRevoked(listener: (keyId: string) => void): () => void;
   start(): Promise<void>;
   /** Sends what is still pending, then disconnects. */
   stop(): Promise<void>;

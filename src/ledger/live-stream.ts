@@ -7,16 +7,18 @@
 // for the next item, so a stalled SSE client holds at most one page, and resumes where it stopped.
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
-import type { LedgerCursor } from './tail.ts';
+import { KeyRevokedEnd, type LedgerCursor } from './tail.ts';
 
 /** How a stream ended early; the field resolver turns it into the client's error. */
 export class StreamEnd {
   constructor(
-    readonly code: 'SLOW_CONSUMER' | 'INTERNAL_SERVER_ERROR',
+    readonly code: 'SLOW_CONSUMER' | 'INTERNAL_SERVER_ERROR' | 'KEY_REVOKED',
     readonly resumeAfterSeq: number | null,
   ) {}
 
   toError(): GraphQLError {
+    if (this.code === 'KEY_REVOKED')
+      return new GraphQLError('Subscription ended: its API key was revoked or has expired.', { extensions: { code: this.code } });
     const resume = this.resumeAfterSeq === null ? 'from where it started' : `with afterSeq: ${this.resumeAfterSeq}`;
     const message =
       this.code === 'SLOW_CONSUMER'
@@ -83,6 +85,7 @@ async function* guarded<T>(source: AsyncGenerator<T>, cursor: LedgerCursor, ctx:
       if (overflowed || over()) return yield new StreamEnd('SLOW_CONSUMER', cursor.seen);
     }
   } catch (err) {
+    if (err instanceof KeyRevokedEnd) return yield new StreamEnd('KEY_REVOKED', cursor.seen);
     ctx.log.error({ err }, 'live subscription failed');
     yield new StreamEnd('INTERNAL_SERVER_ERROR', cursor.seen);
   } finally {

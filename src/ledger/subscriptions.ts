@@ -53,7 +53,8 @@ async function visibleEpisodeId(ctx: AuthedContext, id: string): Promise<string>
 
 function tail(ctx: AuthedContext, cursor: LedgerCursor, filter: LedgerFilter | null, signal: AbortSignal) {
   const { ledgerReads: reads, ledgerBus: bus } = ctx.services;
-  return tailLedger({ reads, bus, tenantId: ctx.viewer.tenantId, cursor, filter, signal });
+  const key = { id: ctx.viewer.keyId, expiresAt: ctx.viewer.expiresAt };
+  return tailLedger({ reads, bus, tenantId: ctx.viewer.tenantId, cursor, filter, signal, key });
 }
 
 /** Items reach the resolver; an early end becomes the client's error there. */

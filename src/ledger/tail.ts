@@ -22,6 +22,24 @@ export interface TailOptions {
   filter: LedgerFilter | null;
   /** Ends the tail, also while it waits for a wake-up (an async generator's return() would wait). */
   signal: AbortSignal;
+  /** The subscriber's API key: the tail ends (KeyRevokedEnd) at its revocation's event or its expiry. */
+  key?: { id: string; expiresAt?: Date | null };
+}
+
+/**
+ * Thrown by the tail when its key's revocation is the next event, or its key has expired. The
+ * revocation is an event of the same chain, so nothing committed after it is ever delivered, in
+ * whichever process the tail runs and however late the revocation's announcement arrives.
+ */
+export class KeyRevokedEnd extends Error {
+  override name = 'KeyRevokedEnd';
+}
+
+function checkKey(o: TailOptions, e: StoredLedgerEvent, now = Date.now()): void {
+  if (!o.key) return;
+  const expired = !!o.key.expiresAt && o.key.expiresAt.getTime() <= now;
+  const revoked = e.type === 'api_key.revoked' && (e.payload as { keyId?: unknown } | null)?.keyId === o.key.id;
+  if (expired || revoked) throw new KeyRevokedEnd();
 }
 
 /** Wake-ups coalesce into one flag, remembering when the latest one happened. */
@@ -105,6 +123,7 @@ async function* replay(o: TailOptions, cursor: LedgerCursor): AsyncGenerator<Sto
   while (after < head && !o.signal.aborted) {
     const page = await o.reads.range(o.tenantId, after, head, o.filter);
     for (const e of page) {
+      checkKey(o, e);
       cursor.seen = after = e.seq;
       yield e;
     }
@@ -119,6 +138,8 @@ async function* readNew(o: TailOptions, cursor: LedgerCursor, wokenAt: number): 
   for (;;) {
     const page = await o.reads.after(o.tenantId, must(cursor.seen), wokenAt);
     for (const e of page) {
+      // Before the filter: the revocation ends the tail even when the subscriber does not see its type.
+      checkKey(o, e);
       cursor.seen = e.seq;
       if (matchesFilter(e, o.filter)) yield e;
     }

@@ -13,6 +13,7 @@ import type { LedgerBus } from '../ledger/bus.ts';
 import type { CheckpointPublisher } from '../ledger/checkpoints.ts';
 import type { LedgerReads } from '../ledger/live-reads.ts';
 import type { StepIngestor } from '../steps/ingest.ts';
+import type { ResponseBudget } from '../steps/read-budget.ts';
 import type { Writer } from '../write.ts';
 
 /** The long-lived parts a request needs; src/services.ts builds them once per process. */
@@ -43,6 +44,8 @@ export interface Context {
   services: Services;
   /** Prisma confined to the viewer's tenant; resolvers use this, never services.db.prisma. */
   db: ScopedPrisma;
+  /** Bytes of large stored content this request may still read (MAX_RESPONSE_BYTES). */
+  budget: ResponseBudget;
   /** The graphql-ws socket an operation runs on (absent over HTTP and SSE): its send buffer shows a slow consumer. */
   wsSocket?: { readonly bufferedAmount: number };
 }

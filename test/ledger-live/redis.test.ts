@@ -2,9 +2,11 @@
 // configured (CI sets REDIS_URL when it has one).
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createApiKey } from '../../src/auth/store.ts';
 import { testRedisUrl } from '../../src/config.ts';
 import { must } from '../../src/core/must.ts';
 import { RedisLedgerBus } from '../../src/ledger/bus-redis.ts';
+import { acked, rawSocket } from '../security/support.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { LEDGER_EVENTS, logSteps, range, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
 
@@ -14,8 +16,9 @@ let two: TestApp | undefined;
 
 beforeAll(async () => {
   if (!redisUrl) return;
-  // A long safety interval: deliveries must come from Redis messages and reconnects.
-  const env = { REDIS_URL: redisUrl, LEDGER_TAIL_SAFETY_MS: '600000' };
+  // A long safety interval: deliveries must come from Redis messages and reconnects (and a long
+  // key re-read: a revocation must come from its Redis message).
+  const env = { REDIS_URL: redisUrl, LEDGER_TAIL_SAFETY_MS: '600000', KEY_RECHECK_MS: '600000' };
   one = await startTestApp(env);
   two = await startTestApp(env, { shareDatabaseOf: one });
 });
@@ -56,4 +59,15 @@ it.runIf(!!redisUrl)('re-subscribes after Redis drops the subscriber and deliver
   await waitUntil(() => w.values.length === 2, 'an event after the outage', 5_000);
   expect(seqsOf(w.values)).toEqual([head + 1, head + 2]);
   w.stop();
+});
+
+it.runIf(!!redisUrl)('closes a socket on server 2 at once when its key is revoked through server 1', async () => {
+  const [a, b] = [must(one), must(two)];
+  const key = await createApiKey(a.database.db.prisma, { tenantId: a.keys.tenantId, name: 'revoked via redis', scopes: ['read'] });
+  const socket = rawSocket(b.url, key.token);
+  await acked(socket);
+  const revoked = await a.gql('mutation($id: ID!) { revokeApiKey(id: $id) { ... on ApiKey { revokedAt } } }', { id: key.id });
+  expect(revoked.data?.revokeApiKey.revokedAt).toBeTruthy();
+  // The key re-read is ten minutes away: only the revocation's Redis message can close it.
+  expect((await socket.closed).code).toBe(4403);
 });

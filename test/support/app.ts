@@ -1,6 +1,7 @@
 // A real server on a free port over a fresh database, with a tenant and keys of each scope.
 import { randomBytes } from 'node:crypto';
 import { type Client, createClient } from 'graphql-ws';
+import type { Logger } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import WebSocket from 'ws';
 import { createApiKey, createTenant } from '../../src/auth/store.ts';
@@ -39,6 +40,8 @@ export interface TestApp {
 export interface TestAppOptions {
   /** Serve another app's database, as a second server process would: own pool and services, same data and keys. */
   shareDatabaseOf?: TestApp;
+  /** The server's logger (default: one at LOG_LEVEL, silent in tests); a test passes one to read what was logged. */
+  logger?: Logger;
 }
 
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
@@ -54,7 +57,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     LEDGER_SIGNING_KEY: randomBytes(32).toString('hex'),
     ...env,
   });
-  const services: Services = await createServices(config, database.db, createLogger(config.logLevel));
+  const services: Services = await createServices(config, database.db, options.logger ?? createLogger(config.logLevel));
   const app = createApp(services);
   await app.start();
   const url = app.url();

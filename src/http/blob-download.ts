@@ -1,0 +1,114 @@
+// GET /blobs/<hash>: a blob of the key's tenant, streamed in chunks read from PostgreSQL, with byte
+// ranges (Range / 206 / Content-Range), so content of any size never passes through a GraphQL
+// response and the server holds one chunk of it at a time, however large the blob or slow the client.
+// The key needs `read`; the request counts against the key's rate limit and takes an admission
+// slot (process-wide and per key) like a GraphQL request.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { GraphQLError } from 'graphql';
+import type pg from 'pg';
+import parseRange from 'range-parser';
+import { grantsScope, tokenFromHeader } from '../auth/keys.ts';
+import type { RateLimiter } from '../auth/rate-limit.ts';
+import { isHashHex } from '../ledger/hash.ts';
+import type { Services } from '../schema/context.ts';
+import type { Admission } from './admission.ts';
+import { enforceRateLimit } from './hardening.ts';
+
+export const BLOBS_PATH = '/blobs/';
+
+/** Bytes read from the database per query: what one download holds in memory (twice, as hex on the wire from pg). */
+export const DOWNLOAD_CHUNK_BYTES = 1024 * 1024;
+
+interface DownloadParts {
+  services: Services;
+  limiter: RateLimiter | null;
+  admission: Admission;
+}
+
+function sendError(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ error: { code, message } }));
+}
+
+/** The blob's bytes from `start` to `end` (inclusive), one chunk per query, so no connection is held between chunks. */
+async function* blobChunks(pool: pg.Pool, tenantId: string, hash: string, start: number, end: number): AsyncGenerator<Buffer> {
+  for (let at = start; at <= end; at += DOWNLOAD_CHUNK_BYTES) {
+    const length = Math.min(DOWNLOAD_CHUNK_BYTES, end - at + 1);
+    // substring of bytea counts from 1.
+    const { rows } = await pool.query<{ chunk: Buffer | null }>(
+      `SELECT substring(convert_to(content, 'UTF8') FROM $3 FOR $4) AS chunk FROM blobs WHERE tenant_id = $1 AND hash = $2`,
+      [tenantId, hash, at + 1, length],
+    );
+    const chunk = rows[0]?.chunk;
+    if (!chunk) return;
+    yield chunk;
+  }
+}
+
+/** Who may download: a valid key with `read`, within its rate limit and its share of request slots; else the refusal is sent. */
+async function admit(req: IncomingMessage, res: ServerResponse, { services, limiter, admission }: DownloadParts): Promise<string | null> {
+  const auth = await services.keys.authenticate(tokenFromHeader(req.headers.authorization));
+  if (!('viewer' in auth)) {
+    sendError(res, 401, 'UNAUTHENTICATED', `API key ${auth.failure}: send Authorization: Bearer <key>.`, { 'www-authenticate': 'Bearer' });
+    return null;
+  }
+  if (!grantsScope(auth.viewer.scopes, 'read')) {
+    sendError(res, 403, 'FORBIDDEN', 'This API key lacks the read scope.');
+    return null;
+  }
+  try {
+    await enforceRateLimit(limiter, auth.viewer.keyId);
+  } catch (err) {
+    if (!(err instanceof GraphQLError)) throw err;
+    sendError(res, 429, 'RATE_LIMITED', err.message, { 'retry-after': String(Math.ceil(Number(err.extensions.retryAfterMs ?? 1000) / 1000)) });
+    return null;
+  }
+  if (!admission.enter(res) || !admission.enterKey(auth.viewer.keyId, res)) {
+    sendError(res, 503, 'OVERLOADED', 'The server or this API key has as many requests in progress as it may; retry shortly.', { 'retry-after': '1' });
+    return null;
+  }
+  return auth.viewer.tenantId;
+}
+
+export async function serveBlob(req: IncomingMessage, res: ServerResponse, parts: DownloadParts): Promise<void> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'METHOD_NOT_ALLOWED', 'GET or HEAD only.', { allow: 'GET, HEAD' });
+  const hash = (req.url ?? '').split('?')[0]?.slice(BLOBS_PATH.length) ?? '';
+  const tenantId = await admit(req, res, parts);
+  if (!tenantId) return;
+  const pool = parts.services.db.pool;
+  const found = isHashHex(hash)
+    ? await pool.query<{ size_bytes: number }>('SELECT size_bytes FROM blobs WHERE tenant_id = $1 AND hash = $2', [tenantId, hash])
+    : null;
+  const size = found?.rows[0]?.size_bytes;
+  // The same answer for a malformed hash, another tenant's blob and one that does not exist.
+  if (size === undefined) return sendError(res, 404, 'NOT_FOUND', `Blob ${hash} was not found.`);
+  const headers: Record<string, string> = {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-disposition': `attachment; filename="${hash}.txt"`,
+    'x-content-type-options': 'nosniff',
+    'accept-ranges': 'bytes',
+    etag: `"${hash}"`,
+    'cache-control': 'private, max-age=31536000, immutable',
+  };
+  let start = 0;
+  let end = size - 1;
+  let status = 200;
+  const ranges = req.headers.range && size > 0 ? parseRange(size, req.headers.range, { combine: true }) : -2;
+  if (ranges === -1) return sendError(res, 416, 'RANGE_NOT_SATISFIABLE', `The blob holds ${size} bytes.`, { 'content-range': `bytes */${size}` });
+  // One range is served as 206; a malformed header or several ranges get the whole blob (RFC 9110 lets a server ignore Range).
+  if (Array.isArray(ranges) && ranges.length === 1 && ranges[0]) {
+    ({ start, end } = ranges[0]);
+    status = 206;
+    headers['content-range'] = `bytes ${start}-${end}/${size}`;
+  }
+  headers['content-length'] = String(Math.max(0, end - start + 1));
+  res.writeHead(status, headers);
+  if (req.method === 'HEAD' || size === 0) return void res.end();
+  await pipeline(Readable.from(blobChunks(pool, tenantId, hash, start, end)), res).catch((err: Error) => {
+    // A client that goes away mid-download is not an error of ours.
+    if ((err as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') parts.services.log.warn({ err, hash }, 'blob download failed');
+    res.destroy();
+  });
+}

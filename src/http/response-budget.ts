@@ -1,0 +1,48 @@
+// The whole-request side of the byte budget (MAX_RESPONSE_BYTES): before a document that selects
+// `blob(hash:)` runs, the stored sizes of every blob it names (each alias counted) are read from
+// their rows in one query, and a document whose blobs together pass the budget is refused before
+// any of them is read. Each read is charged again as it resolves (src/steps/read-budget.ts), which
+// also covers content reached through steps (Step.contentRefs { content }).
+import { type DocumentNode, GraphQLError, Kind, visit } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type pg from 'pg';
+import { isHashHex } from '../ledger/hash.ts';
+import type { Context } from '../schema/context.ts';
+
+/** The hash argument of every `blob` field in the document (literal or variable), one entry per occurrence. */
+export function blobHashesIn(document: DocumentNode, variables: Record<string, unknown> | null | undefined): string[] {
+  const hashes: string[] = [];
+  visit(document, {
+    Field(node) {
+      if (node.name.value !== 'blob') return;
+      const arg = node.arguments?.find((a) => a.name.value === 'hash')?.value;
+      const value = arg?.kind === Kind.STRING ? arg.value : arg?.kind === Kind.VARIABLE ? variables?.[arg.name.value] : undefined;
+      if (isHashHex(value)) hashes.push(value);
+    },
+  });
+  return hashes;
+}
+
+export function responseTooLargeError(limit: number, requested: number): GraphQLError {
+  return new GraphQLError(
+    `The blobs this request reads hold ${requested} bytes, more than MAX_RESPONSE_BYTES (${limit} bytes per request); nothing was read. Download large content with GET /blobs/<hash> (Range supported), or split the request.`,
+    { extensions: { code: 'RESPONSE_TOO_LARGE', budget: 'MAX_RESPONSE_BYTES', limit, requested } },
+  );
+}
+
+export function useResponseBudget(pool: pg.Pool, limit: number): Plugin {
+  return {
+    async onExecute({ args, setResultAndStopExecution }) {
+      const tenantId = (args.contextValue as unknown as Context).viewer?.tenantId;
+      if (!tenantId) return;
+      const hashes = blobHashesIn(args.document, args.variableValues);
+      if (!hashes.length) return;
+      const { rows } = await pool.query<{ requested: string | null }>(
+        'SELECT sum(b.size_bytes) AS requested FROM unnest($2::text[]) AS h(hash) JOIN blobs b ON b.tenant_id = $1 AND b.hash = h.hash',
+        [tenantId, hashes],
+      );
+      const requested = Number(rows[0]?.requested ?? 0);
+      if (requested > limit) setResultAndStopExecution({ errors: [responseTooLargeError(limit, requested)] });
+    },
+  };
+}
