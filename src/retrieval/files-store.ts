@@ -23,7 +23,7 @@ export async function retrieveFiles(
   const { episodes, terms } = await rankEpisodesWithTerms(deps.pool, {
     tenantId,
     query: request.query,
-    limit: FILE_RULES.candidateRuns,
+    limit: FILE_RULES.similarRuns,
     statuses: ['completed', 'failed'],
     filter: request.filter,
     now: new Date(),

@@ -2,28 +2,34 @@
  * relevantFiles: where to look, from the files that runs of similar tasks changed. Pure; the store
  * (files-store.ts) gives it the ranked runs and the files each changed.
  *
- *   score(f) = Σ_{run r of the top SIMILAR_RUNS that changed f} similarity(r) × outcome(r) / |files(r)|^0.5
- *            + NAMED_BONUS × [the task names f (its path, its module's dotted name, or its file name)
- *                             and a candidate run changed f]
+ *   score(f) = vote(f) / max vote + PATH_WEIGHT × path(f) / max path
+ *   vote(f)  = Σ_{run r of the VOTING_RUNS best that changed f} similarity(r) × outcome(r) / |files(r)|^0.5
+ *   path(f)  = Σ_{term t of f's path the task mentions} idf(t) × min(3, tf of t in the task) / |terms of f's path|^0.5
  *
- * - similarity(r) = r's ranking total / the best run's: the ranking (relevantEpisodes' own, so a
- *   better ranker improves this too) decides how much a run's files count.
- * - outcome(r): a resolved run's files count fully; a failed run's count FAILED_WEIGHT: failed runs
- *   usually edit the right file in the wrong way, so they are evidence of where, not of how.
+ * over the files the SIMILAR_RUNS best runs of the ranking changed (relevantEpisodes' own ranking,
+ * failures included, so a better ranker improves this too).
+ * - similarity(r) = r's ranking total / the best run's.
+ * - outcome(r): a resolved run's files count fully, a partial one's 0.8, a failed one's 0.6: failed
+ *   runs usually edit the right file in the wrong way, evidence of where rather than of how.
  * - A run that changed many files says less about each of them (square-root damping).
- * - A file the task itself names is where a reader would look first; it counts only when a run of
- *   the candidates changed it, so the answer never holds a path no run touched.
+ * - path: the files a task names, by path, module or the words of their path (`autodoc`,
+ *   `typehints`, `query`), where idf is over the candidates' files, so segments every path shares
+ *   (the project's root folder, `py`) count for nothing. Only files a run changed are answered.
+ * The weights were chosen on the benchmark's pool alone (leave-one-out over its runs), docs/LEARNING.md.
  */
 import { compareText } from '../learning/facts.ts';
+import { taskTerms } from './terms.ts';
 
 export const FILE_RULES = {
-  /** Runs whose changed files vote: the best of the ranking. */
-  similarRuns: 20,
-  /** Candidate runs read for files the task names (the whole candidate set of the ranking). */
-  candidateRuns: 150,
+  /** Runs of the ranking whose files are candidates (and count in runs, resolved, failed, evidence). */
+  similarRuns: 50,
+  /** The best runs whose files are voted for. */
+  votingRuns: 20,
   failedWeight: 0.6,
   partialWeight: 0.8,
-  namedBonus: 1,
+  pathWeight: 1,
+  /** A word the task repeats counts up to this many times in the path match. */
+  maxTermRepeats: 3,
   /** Files of one run counted (a run that rewrote a whole tree is no evidence for each file). */
   filesPerRun: 30,
   maxPathChars: 300,
@@ -42,12 +48,10 @@ export interface RankedRun {
 export interface FileEvidence {
   path: string;
   score: number;
-  /** Runs among the similar ones that changed the file. */
+  /** Runs among the SIMILAR_RUNS best that changed the file. */
   runs: number;
   resolved: number;
   failed: number;
-  /** Whether the task names the file (path, module or file name). */
-  named: boolean;
   /** The runs that changed it, best first (by their ranking). */
   evidence: string[];
 }
@@ -62,32 +66,26 @@ export function normalisePaths(paths: readonly string[]): string[] {
 
 /** The ranked files, best first (ties by path), at most `limit`. */
 export function rankFiles(task: string, runs: readonly RankedRun[], limit: number): FileEvidence[] {
-  const best = Math.max(1e-9, ...runs.map((r) => r.score));
-  const names = namedTargets(task);
-  const files = new Map<string, FileEvidence>();
-  const entry = (path: string) => {
-    let e = files.get(path);
-    if (!e) files.set(path, (e = { path, score: 0, runs: 0, resolved: 0, failed: 0, named: false, evidence: [] }));
-    return e;
-  };
-  runs.slice(0, FILE_RULES.candidateRuns).forEach((run, rank) => {
+  const similar = runs.slice(0, FILE_RULES.similarRuns);
+  const best = Math.max(1e-9, ...similar.map((r) => r.score));
+  const files = new Map<string, FileEvidence & { vote: number }>();
+  similar.forEach((run, rank) => {
     const paths = normalisePaths(run.files);
-    const similar = rank < FILE_RULES.similarRuns;
     for (const path of paths) {
-      const named = namesFile(names, path);
-      if (!similar && !named) continue;
-      const e = entry(path);
-      if (named && !e.named) [e.named, e.score] = [true, e.score + FILE_RULES.namedBonus];
-      if (!similar) continue;
-      e.score += (Math.max(0, run.score) / best) * outcomeWeight(run.outcome) * paths.length ** -0.5;
+      const e = files.get(path) ?? { path, score: 0, vote: 0, runs: 0, resolved: 0, failed: 0, evidence: [] };
+      files.set(path, e);
       e.runs += 1;
       if (run.outcome === 'success') e.resolved += 1;
       if (run.outcome === 'failure') e.failed += 1;
       e.evidence.push(run.id);
+      if (rank < FILE_RULES.votingRuns) e.vote += (Math.max(0, run.score) / best) * outcomeWeight(run.outcome) * paths.length ** -0.5;
     }
   });
+  const path = pathMatches(task, [...files.keys()]);
+  const maxVote = Math.max(1e-9, ...[...files.values()].map((e) => e.vote));
+  const maxPath = Math.max(1e-9, ...path.values());
   return [...files.values()]
-    .filter((e) => e.score > 0)
+    .map(({ vote, ...e }) => ({ ...e, score: vote / maxVote + (FILE_RULES.pathWeight * (path.get(e.path) ?? 0)) / maxPath }))
     .sort((a, b) => b.score - a.score || compareText(a.path, b.path))
     .slice(0, Math.max(0, limit));
 }
@@ -98,46 +96,37 @@ function outcomeWeight(outcome: RunOutcome | null): number {
   return FILE_RULES.failedWeight;
 }
 
-/** What a task text names that can be a file: path-like tokens and dotted module names, lower-cased. */
-export interface NamedTargets {
-  /** Tokens with a `/`: paths or path suffixes (`db/models/query.py`). */
-  paths: Set<string>;
-  /** Dotted names turned into paths without extension (`django.db.models` -> `django/db/models`). */
-  modules: Set<string>;
-  /** File names with an extension (`query.py`, `Main.java`). */
-  fileNames: Set<string>;
-}
-
-const PATH_TOKEN = /[\p{L}\p{N}_.\-/]+/gu;
-const EXTENSION = /\.[a-z][a-z0-9]{0,5}$/;
-
-export function namedTargets(task: string): NamedTargets {
-  const named: NamedTargets = { paths: new Set(), modules: new Set(), fileNames: new Set() };
-  for (const [raw] of task.matchAll(PATH_TOKEN)) {
-    const token = raw.toLowerCase().replace(/^[./-]+|[./-]+$/g, '');
-    if (token.length < 3 || token.length > FILE_RULES.maxPathChars) continue;
-    if (token.includes('/')) named.paths.add(token.replace(/^(?:[ab]\/)/, ''));
-    else if (EXTENSION.test(token) && /[a-z_]/.test(token.replace(EXTENSION, ''))) named.fileNames.add(token);
-    const dots = token.split('.');
-    // A dotted name of at least two identifiers (pkg.module, pkg.module.Class) names a module path.
-    if (!token.includes('/') && dots.length >= 2 && dots.every((d) => /^[a-z_][a-z0-9_]*$/.test(d))) {
-      for (let n = dots.length; n >= 2; n -= 1) named.modules.add(dots.slice(0, n).join('/'));
-    }
+/** The words of a path: its folders and file name without extension, and their snake_case parts. */
+export function pathTerms(path: string): string[] {
+  const terms = new Set<string>();
+  for (const segment of path
+    .toLowerCase()
+    .replace(/\.[a-z0-9]+$/, '')
+    .split('/')) {
+    if (segment === '__init__') continue;
+    terms.add(segment);
+    for (const part of segment.split(/[_\-.]+/)) terms.add(part);
   }
-  return named;
+  return [...terms].filter((t) => t.length >= 2 && !/^\d+$/.test(t));
 }
 
-/** Whether the task names this changed file: its path (or a suffix of it), its module, or its file name. */
-export function namesFile(named: NamedTargets, path: string): boolean {
-  const lower = path.toLowerCase();
-  const fileName = lower.split('/').at(-1) ?? lower;
-  if (named.fileNames.has(fileName) && fileName.includes('.') && !GENERIC_FILE_NAMES.has(fileName)) return true;
-  for (const p of named.paths) if (lower === p || (lower.endsWith(`/${p}`) && p.includes('/'))) return true;
-  const stem = lower.replace(EXTENSION, '');
-  const module = stem.endsWith('/__init__') ? stem.slice(0, -'/__init__'.length) : stem;
-  for (const m of named.modules) if (module === m || module.endsWith(`/${m}`)) return true;
-  return false;
+/** path(f) for each file: the idf-weighted words of its path the task mentions (idf over these files). */
+export function pathMatches(task: string, paths: readonly string[]): Map<string, number> {
+  const query = taskTerms(task);
+  const termsOf = new Map(paths.map((p) => [p, pathTerms(p)]));
+  const df = new Map<string, number>();
+  for (const terms of termsOf.values()) for (const t of terms) df.set(t, (df.get(t) ?? 0) + 1);
+  const n = paths.length;
+  const scores = new Map<string, number>();
+  for (const [p, terms] of termsOf) {
+    let score = 0;
+    for (const t of terms) {
+      const tf = query.get(t) ?? 0;
+      if (tf === 0) continue;
+      const d = df.get(t) ?? 0;
+      score += Math.log(1 + (n - d + 0.5) / (d + 0.5)) * Math.min(FILE_RULES.maxTermRepeats, tf);
+    }
+    scores.set(p, terms.length ? score / Math.sqrt(terms.length) : 0);
+  }
+  return scores;
 }
-
-/** File names so common in every project that naming one says nothing about which one. */
-const GENERIC_FILE_NAMES = new Set(['__init__.py', 'index.js', 'index.ts', 'main.py', 'setup.py', 'utils.py', 'readme.md', 'package.json']);

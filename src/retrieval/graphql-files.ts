@@ -19,9 +19,9 @@ const RelevantFileRef = builder.objectRef<FileEvidence>('RelevantFile').implemen
     score: t.exposeFloat('score', {
       nullable: false,
       description:
-        'Σ over the similar runs that changed it of similarity × outcome (resolved 1, partial 0.8, failed 0.6) / sqrt(files the run changed), + 1 when the task names the file.',
+        'vote / the best vote + path match / the best match: vote = Σ over the 20 most similar runs that changed it of similarity × outcome (resolved 1, partial 0.8, failed 0.6) / sqrt(files the run changed); path match = the idf-weighted words of its path the task mentions (docs/LEARNING.md).',
     }),
-    runs: t.exposeInt('runs', { nullable: false, description: 'Similar runs that changed the file.' }),
+    runs: t.exposeInt('runs', { nullable: false, description: 'Runs among the 50 most similar that changed the file.' }),
     resolved: t.exposeInt('resolved', { nullable: false, description: 'Of those, runs that succeeded.' }),
     failed: t.exposeInt('failed', { nullable: false, description: 'Of those, runs that failed.' }),
     evidence: t.prismaField({
