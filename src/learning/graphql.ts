@@ -74,6 +74,10 @@ const RejectedCounts = builder.objectRef<ExtractionReport['rejected']>('PatternR
       resolve: (r) => r.too_few_occurrences,
       description: 'Too few episodes with the antecedent (or, for a file pattern, with the file changed too).',
     }),
+    uninformativeCue: t.int({
+      resolve: (r) => r.uninformative_cue,
+      description: 'Its cue term is in more than 20 % of the scope’s tasks: too common to say anything about one task (the idf floor).',
+    }),
     noComparableEpisodes: t.int({
       resolve: (r) => r.no_comparable_episodes,
       description: 'Too few episodes of the same scope and harness without it to compare with.',

@@ -23,8 +23,14 @@ export type PatternKind = (typeof PATTERN_KINDS)[number];
 export const PATTERN_RULES = {
   /** Episodes with the antecedent a pattern needs, by kind. */
   minSupport: { file_change: 3, task_outcome: 5, tool_outcome: 5, error_outcome: 5 },
-  /** Episodes with both antecedent and consequent a file pattern needs. */
-  minFileHits: 2,
+  /** Episodes with both antecedent and consequent a file pattern needs: a file two runs changed may be chance. */
+  minFileHits: 3,
+  /**
+   * The largest share of a scope's episodes whose task may mention a cue term (file and task-outcome
+   * patterns): an idf floor, ln(1 / 0.2) = 1.6. A word most tasks of a project say ("python", the
+   * project's name, "model" in a web framework) predicts nothing about any one task.
+   */
+  maxCueShare: 0.2,
   /** Comparable episodes (same scope and stratum) without the antecedent. */
   minComparable: 5,
   /** |lift| a pattern needs: file patterns must predict a change (positive lift); outcome patterns may warn. */
@@ -146,7 +152,7 @@ export interface StratumCounts {
   baseHits: number;
 }
 
-export type RejectionReason = 'too_few_occurrences' | 'no_comparable_episodes' | 'low_lift';
+export type RejectionReason = 'too_few_occurrences' | 'uninformative_cue' | 'no_comparable_episodes' | 'low_lift';
 
 export interface PatternStrength {
   support: number;
@@ -199,7 +205,7 @@ export function patternStrength(kind: PatternKind, strata: readonly StratumCount
   const baselineRate = weight > 0 ? weightedWithout / weight : 0;
   const lift = weight > 0 ? (weightedWith - weightedWithout) / weight : null;
   const z = lift === null ? 0 : liftZ(lift, episodes > 0 ? baseHits / episodes : 0, support, comparable);
-  return { support, hits, rate, baselineRate, lift, z, comparable, failure: barFailure(kind, support, hits, comparable, lift, z) };
+  return { support, hits, rate, baselineRate, lift, z, comparable, failure: barFailure(kind, { support, hits, episodes, comparable }, lift, z) };
 }
 
 /**
@@ -213,9 +219,16 @@ function liftZ(lift: number, p: number, support: number, comparable: number): nu
   return variance > 0 ? lift / Math.sqrt(variance) : Math.sign(lift) * Number.POSITIVE_INFINITY;
 }
 
-function barFailure(kind: PatternKind, support: number, hits: number, comparable: number, lift: number | null, z: number): RejectionReason | null {
+function barFailure(
+  kind: PatternKind,
+  { support, hits, episodes, comparable }: { support: number; hits: number; episodes: number; comparable: number },
+  lift: number | null,
+  z: number,
+): RejectionReason | null {
   if (support < PATTERN_RULES.minSupport[kind]) return 'too_few_occurrences';
   if (kind === 'file_change' && hits < PATTERN_RULES.minFileHits) return 'too_few_occurrences';
+  const cued = kind === 'file_change' || kind === 'task_outcome';
+  if (cued && support > PATTERN_RULES.maxCueShare * episodes) return 'uninformative_cue';
   if (lift === null || comparable < PATTERN_RULES.minComparable) return 'no_comparable_episodes';
   const signed = kind === 'file_change' ? lift : Math.abs(lift);
   const signedZ = kind === 'file_change' ? z : Math.abs(z);

@@ -102,11 +102,19 @@ describe('patternStrength', () => {
     const pooledWithout = (45 - 36 + 15 - 2) / 55;
     expect(pooledRate - pooledWithout).toBeGreaterThan(0.4);
   });
-  it('needs support, comparable episodes and, for files, two co-occurrences', () => {
+  it('needs support, comparable episodes and, for files, three co-occurrences', () => {
     expect(patternStrength('task_outcome', [{ support: 4, hits: 4, episodes: 100, baseHits: 10 }]).failure).toBe('too_few_occurrences');
-    expect(patternStrength('task_outcome', [{ support: 10, hits: 10, episodes: 12, baseHits: 10 }]).failure).toBe('no_comparable_episodes');
-    expect(patternStrength('file_change', [{ support: 5, hits: 1, episodes: 100, baseHits: 1 }]).failure).toBe('too_few_occurrences');
-    expect(patternStrength('file_change', [{ support: 3, hits: 2, episodes: 100, baseHits: 3 }]).failure).toBeNull();
+    expect(patternStrength('tool_outcome', [{ support: 10, hits: 10, episodes: 12, baseHits: 10 }]).failure).toBe('no_comparable_episodes');
+    expect(patternStrength('file_change', [{ support: 5, hits: 2, episodes: 100, baseHits: 2 }]).failure).toBe('too_few_occurrences');
+    expect(patternStrength('file_change', [{ support: 3, hits: 3, episodes: 100, baseHits: 3 }]).failure).toBeNull();
+  });
+  it('refuses a cue term most tasks of the scope mention (the idf floor), for files and task outcomes only', () => {
+    const common = { support: 21, hits: 21, episodes: 100, baseHits: 21 };
+    expect(patternStrength('file_change', [common]).failure).toBe('uninformative_cue');
+    expect(patternStrength('task_outcome', [{ ...common, baseHits: 50 }]).failure).toBe('uninformative_cue');
+    expect(patternStrength('file_change', [{ ...common, support: 20, hits: 20, baseHits: 20 }]).failure).toBeNull();
+    // A tool every run uses is not a word of the task: its outcome lift is judged as before.
+    expect(patternStrength('tool_outcome', [{ support: 90, hits: 90, episodes: 100, baseHits: 92 }]).failure).not.toBe('uninformative_cue');
   });
   it('needs a larger lift from a small sample (lift over its standard error at least 2)', () => {
     // Always succeeding against 75% without it: 5 runs are not enough, 60 are.
@@ -114,13 +122,13 @@ describe('patternStrength', () => {
     expect(small.lift).toBeGreaterThan(PATTERN_RULES.minLift.task_outcome);
     expect(small.z).toBeLessThan(PATTERN_RULES.minZ);
     expect(small.failure).toBe('low_lift');
-    const large = patternStrength('task_outcome', [{ support: 60, hits: 60, episodes: 160, baseHits: 135 }]);
+    const large = patternStrength('task_outcome', [{ support: 60, hits: 60, episodes: 400, baseHits: 315 }]);
     expect(large.z).toBeGreaterThan(PATTERN_RULES.minZ);
     expect(large.failure).toBeNull();
   });
   it('serves negative outcome lift as a warning but never a negative file prediction', () => {
     expect(patternStrength('error_outcome', [{ support: 10, hits: 2, episodes: 100, baseHits: 70 }]).failure).toBeNull();
-    expect(patternStrength('file_change', [{ support: 10, hits: 2, episodes: 100, baseHits: 60 }]).failure).toBe('low_lift');
+    expect(patternStrength('file_change', [{ support: 10, hits: 3, episodes: 100, baseHits: 60 }]).failure).toBe('low_lift');
   });
 });
 
