@@ -33,7 +33,7 @@ export async function retrieveFiles(
     tenantId,
     episodes.map((e) => e.id),
   );
-  const runs: RankedRun[] = episodes.map((e) => ({ id: e.id, score: e.score.total, ...(changed.get(e.id) ?? { outcome: null, files: [] }) }));
+  const runs: RankedRun[] = episodes.map((e) => ({ id: e.id, similarity: e.score.similarity, ...(changed.get(e.id) ?? { outcome: null, files: [] }) }));
   const files = rankFiles(request.query.description, runs, request.limit);
   if (!request.record) return { retrievalId: null, files };
   // The receipt lists the evidence runs: completeEpisode(usedRetrievals) credits them as it credits

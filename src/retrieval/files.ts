@@ -2,13 +2,15 @@
  * relevantFiles: where to look, from the files that runs of similar tasks changed. Pure; the store
  * (files-store.ts) gives it the ranked runs and the files each changed.
  *
- *   score(f) = vote(f) / max vote + PATH_WEIGHT × path(f) / max path
+ *   score(f) = vote(f) / max vote + PATH_WEIGHT (0.5) × path(f) / max path
  *   vote(f)  = Σ_{run r of the VOTING_RUNS best that changed f} similarity(r) × outcome(r) / |files(r)|^0.5
  *   path(f)  = Σ_{term t of f's path the task mentions} idf(t) × min(3, tf of t in the task) / |terms of f's path|^0.5
  *
  * over the files the SIMILAR_RUNS best runs of the ranking changed (relevantEpisodes' own ranking,
  * failures included, so a better ranker improves this too).
- * - similarity(r) = r's ranking total / the best run's.
+ * - similarity(r) = r's text similarity to the task (the ranking's similarity component) / the best
+ *   run's: the runs are the ranking's, their weight is their evidence, so reward, recency and
+ *   feedback choose which runs vote but do not multiply their votes.
  * - outcome(r): a resolved run's files count fully, a partial one's 0.8, a failed one's 0.6: failed
  *   runs usually edit the right file in the wrong way, evidence of where rather than of how.
  * - A run that changed many files says less about each of them (square-root damping).
@@ -27,7 +29,7 @@ export const FILE_RULES = {
   votingRuns: 20,
   failedWeight: 0.6,
   partialWeight: 0.8,
-  pathWeight: 1,
+  pathWeight: 0.5,
   /** A word the task repeats counts up to this many times in the path match. */
   maxTermRepeats: 3,
   /** Files of one run counted (a run that rewrote a whole tree is no evidence for each file). */
@@ -37,10 +39,10 @@ export const FILE_RULES = {
 
 export type RunOutcome = 'success' | 'partial' | 'failure';
 
-/** One ranked run: its ranking total, how it ended and the files it changed. */
+/** One ranked run, in ranking order: its text similarity to the task, how it ended and the files it changed. */
 export interface RankedRun {
   id: string;
-  score: number;
+  similarity: number;
   outcome: RunOutcome | null;
   files: readonly string[];
 }
@@ -67,7 +69,7 @@ export function normalisePaths(paths: readonly string[]): string[] {
 /** The ranked files, best first (ties by path), at most `limit`. */
 export function rankFiles(task: string, runs: readonly RankedRun[], limit: number): FileEvidence[] {
   const similar = runs.slice(0, FILE_RULES.similarRuns);
-  const best = Math.max(1e-9, ...similar.map((r) => r.score));
+  const best = Math.max(1e-9, ...similar.map((r) => r.similarity));
   const files = new Map<string, FileEvidence & { vote: number }>();
   similar.forEach((run, rank) => {
     const paths = normalisePaths(run.files);
@@ -78,16 +80,20 @@ export function rankFiles(task: string, runs: readonly RankedRun[], limit: numbe
       if (run.outcome === 'success') e.resolved += 1;
       if (run.outcome === 'failure') e.failed += 1;
       e.evidence.push(run.id);
-      if (rank < FILE_RULES.votingRuns) e.vote += (Math.max(0, run.score) / best) * outcomeWeight(run.outcome) * paths.length ** -0.5;
+      if (rank < FILE_RULES.votingRuns) e.vote += (Math.max(0, run.similarity) / best) * outcomeWeight(run.outcome) * paths.length ** -0.5;
     }
   });
   const path = pathMatches(task, [...files.keys()]);
   const maxVote = Math.max(1e-9, ...[...files.values()].map((e) => e.vote));
   const maxPath = Math.max(1e-9, ...path.values());
-  return [...files.values()]
-    .map(({ vote, ...e }) => ({ ...e, score: vote / maxVote + (FILE_RULES.pathWeight * (path.get(e.path) ?? 0)) / maxPath }))
-    .sort((a, b) => b.score - a.score || compareText(a.path, b.path))
-    .slice(0, Math.max(0, limit));
+  return (
+    [...files.values()]
+      .map(({ vote, ...e }) => ({ ...e, score: vote / maxVote + (FILE_RULES.pathWeight * (path.get(e.path) ?? 0)) / maxPath }))
+      // A file only runs with no text in common with the task changed (context candidates) is no evidence.
+      .filter((e) => e.score > 0)
+      .sort((a, b) => b.score - a.score || compareText(a.path, b.path))
+      .slice(0, Math.max(0, limit))
+  );
 }
 
 function outcomeWeight(outcome: RunOutcome | null): number {

@@ -3,7 +3,6 @@
 import { grantsScope } from '../auth/keys.ts';
 import { builder } from '../builder.ts';
 import { InputLimitError, throwIfViolations } from '../core/errors.ts';
-import type { Context } from '../schema/context.ts';
 import { listSize } from '../schema/page-size.ts';
 import type { FileEvidence } from './files.ts';
 import { type FileRetrievalResult, retrieveFiles } from './files-store.ts';
@@ -19,7 +18,7 @@ const RelevantFileRef = builder.objectRef<FileEvidence>('RelevantFile').implemen
     score: t.exposeFloat('score', {
       nullable: false,
       description:
-        'vote / the best vote + path match / the best match: vote = Σ over the 20 most similar runs that changed it of similarity × outcome (resolved 1, partial 0.8, failed 0.6) / sqrt(files the run changed); path match = the idf-weighted words of its path the task mentions (docs/LEARNING.md).',
+        'vote / the best vote + 0.5 × path match / the best match: vote = Σ over the 20 best-ranked runs that changed it of text similarity × outcome (resolved 1, partial 0.8, failed 0.6) / sqrt(files the run changed); path match = the idf-weighted words of its path the task mentions (docs/LEARNING.md).',
     }),
     runs: t.exposeInt('runs', { nullable: false, description: 'Runs among the 50 most similar that changed the file.' }),
     resolved: t.exposeInt('resolved', { nullable: false, description: 'Of those, runs that succeeded.' }),
@@ -59,7 +58,7 @@ builder.queryFields((t) => ({
       limit: t.arg.int({ defaultValue: DEFAULT_FILES }),
       filter: t.arg({ type: RelevantEpisodeFilter }),
     },
-    resolve: (_root, args, ctx: Context) => {
+    resolve: (_root, args, ctx) => {
       const limit = args.limit ?? DEFAULT_FILES;
       throwIfViolations(validateRetrieval(args.task, limit));
       const filter = { minReward: args.filter?.minReward ?? null, endedAfter: args.filter?.endedAfter ?? null, agent: args.filter?.agent ?? null };
