@@ -155,7 +155,12 @@ export async function reportFiles(input: FilesBenchInput): Promise<string[]> {
     if (files.some((f) => run.files.includes(f))) right += 1;
   }
   const n = Math.max(1, measured.length);
+  const { rows: kinds } = await input.database.db.pool.query<{ kind: string; n: number }>(
+    "SELECT kind, count(*)::int AS n FROM patterns WHERE tenant_id = $1 AND status = 'active' GROUP BY kind ORDER BY kind",
+    [tenantId],
+  );
   return [
+    `patterns active from the pool: ${kinds.map((k) => `${k.kind}=${k.n}`).join(' ') || 'none'}`,
     `files: ${measured.length} held-out tasks that changed a file; ceiling (share of their files some pool run changed) ${fmt(ceiling / n, 3)}`,
     `patterns: served a file pattern to ${served} of ${input.heldOut.length} held-out tasks, right for ${right}`,
     `memory files Recall@5 episodic=${(episodic / n).toFixed(3)} bm25vote=${(vote / n).toFixed(3)}`,

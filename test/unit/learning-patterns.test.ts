@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StepFacts } from '../../src/learning/facts.ts';
+import { errorNames, type StepFacts } from '../../src/learning/facts.ts';
 import {
   changedFiles,
   nextStatus,
@@ -71,6 +71,42 @@ describe('observeEpisode', () => {
     expect(changedFiles({ kind: 'failure', reason: 'x', artifacts: ['./a.py', 'b/c/d.py', 'notes'] } as never)).toEqual(['a.py', 'c/d.py']);
     const many = observeEpisode(episode({ outcome: { kind: 'success', verdict: 'ok', artifacts: ['a.py', 'b.py', 'c.py', 'd.py'] } }));
     expect(many.fileTargets).toHaveLength(PATTERN_RULES.filesPerEpisode);
+  });
+});
+
+describe('error-fix patterns', () => {
+  it('pairs each error name a failed step showed with each changed file, cued by the error', () => {
+    expect(errorNames('Traceback (most recent call last):\n  ...\nTypeError: unhashable; raise ValidationError')).toEqual(['TypeError', 'ValidationError']);
+    expect(errorNames(null)).toEqual([]);
+    const failed: StepFacts = { ...step(2, 'python', 'error', 'exit_1'), errorNames: ['TypeError'] };
+    const shown: StepFacts = { ...step(3, 'python', 'success'), errorNames: ['KeyError'] };
+    const obs = observeEpisode(episode({ steps: [step(1, 'grep', 'success'), failed, shown] }));
+    const fixes = obs.candidates.filter((c) => c.kind === 'error_fix');
+    expect(fixes.map((c) => c.signature)).toEqual([
+      ['django/django', 'typeerror', 'django/db/models/query.py'],
+      ['django/django', 'typeerror', 'tests/queries/test_qs.py'],
+    ]);
+    expect(fixes.every((c) => c.cue === 'typeerror' && c.target.startsWith('file:'))).toBe(true);
+    // The error's own outcome pattern is the error-fix pattern's support.
+    expect(obs.candidates.filter((c) => c.kind === 'error_outcome').map((c) => c.cue)).toEqual(['exit_1', 'typeerror']);
+  });
+  it('is judged as a file pattern: three co-occurrences, positive lift, an informative error', () => {
+    expect(patternStrength('error_fix', [{ support: 4, hits: 2, episodes: 100, baseHits: 2 }]).failure).toBe('too_few_occurrences');
+    expect(patternStrength('error_fix', [{ support: 4, hits: 3, episodes: 100, baseHits: 3 }]).failure).toBeNull();
+    expect(patternStrength('error_fix', [{ support: 30, hits: 30, episodes: 100, baseHits: 30 }]).failure).toBe('uninformative_cue');
+    expect(patternStrength('error_fix', [{ support: 10, hits: 3, episodes: 100, baseHits: 60 }]).failure).toBe('low_lift');
+    expect(
+      patternSummary({
+        kind: 'error_fix',
+        scope: 'acme/api',
+        cue: 'keyerror',
+        target: 'file:api/cache.py',
+        occurrences: 4,
+        successes: 3,
+        baselineRate: 0.05,
+        lift: 0.5,
+      }),
+    ).toBe('In acme/api, runs that hit keyerror changed api/cache.py in 3 of 4 (comparable runs without it: 5%; lift +0.50).');
   });
 });
 
