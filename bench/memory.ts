@@ -16,6 +16,7 @@ import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { createEpisodicClient, type EpisodicClient, unwrap } from '../src/client/index.ts';
 import { type ImportedRun, importRuns, parseMiniSweAgent } from '../src/import/index.ts';
 import { type DevRun, loadDevRuns } from './memory-data.ts';
+import { reportFiles } from './memory-files.ts';
 import { Bm25Baseline, evaluate, type Metrics, paired, randomSameRepository } from './memory-metrics.ts';
 import { leaveRepositoryOut, splitByRepository } from './memory-split.ts';
 import { type BenchDatabase, fmt, openBenchDatabase, percentile, startBenchServer } from './support.ts';
@@ -223,6 +224,10 @@ async function main() {
       const m = final.get(mode);
       if (m) summary.push(`memory ${mode} FileHit@5 episodic=${m.episodic.fileHit.toFixed(3)} bm25=${m.bm25.fileHit.toFixed(3)}`);
     }
+    // relevantFiles and served file patterns (bench/memory-files.ts), on a tenant of its own: its last two lines close the summary.
+    const files = await reportFiles({ database, url: server.url, pool, heldOut });
+    console.log(files.slice(0, -2).join('\n'));
+    summary.push(...files.slice(-2));
   } finally {
     await server.stop();
     await database.close();

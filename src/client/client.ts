@@ -101,6 +101,9 @@ export function createEpisodicClient(options: EpisodicClientOptions) {
     /** Completed episodes most relevant to a task, best first, with the score breakdown. */
     relevantEpisodes: (args: { task: T.RetrievalTaskInput; limit?: number; filter?: T.RelevantEpisodeFilter; includeFailures?: boolean }) =>
       request<T.RelevantEpisodesResult>(DOCUMENTS.relevantEpisodes, args),
+    /** Where to look: the files runs of similar tasks changed, best first, with their support and the runs as evidence. */
+    relevantFiles: (args: { task: T.RetrievalTaskInput; limit?: number; filter?: T.RelevantEpisodeFilter }) =>
+      request<T.RelevantFilesResult>(DOCUMENTS.relevantFiles, args),
     ledgerEvents: async (args: { after?: number | string; first?: number; filter?: T.LedgerEventFilter } = {}) =>
       ledgerPage(
         await request<RawPage>(DOCUMENTS.ledgerEvents, {

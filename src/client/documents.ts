@@ -104,6 +104,9 @@ export const DOCUMENTS = {
   relevantEpisodes: `query RelevantEpisodes($task: RetrievalTaskInput!, $limit: Int, $filter: RelevantEpisodeFilter, $includeFailures: Boolean) {
     result: relevantEpisodes(task: $task, limit: $limit, filter: $filter, includeFailures: $includeFailures) { ${errors('InputLimitError')}
       ... on RelevantEpisodes { retrievalId episodes { ${SCORED_EPISODE} } warnings { ${SCORED_EPISODE} } } } }`,
+  relevantFiles: `query RelevantFiles($task: RetrievalTaskInput!, $limit: Int, $filter: RelevantEpisodeFilter) {
+    result: relevantFiles(task: $task, limit: $limit, filter: $filter) { ${errors('InputLimitError')}
+      ... on RelevantFiles { retrievalId files { path score runs resolved failed evidence { ${EPISODE_FIELDS} } } } } }`,
   ledgerPublicKey: 'query LedgerPublicKey { result: ledgerPublicKey { algorithm keyId publicKey } }',
   viewer: 'query Viewer { result: viewer { id name } }',
   subscribeLedger: `subscription LedgerEvents($afterSeq: BigInt, $filter: LedgerEventFilter) { ledgerEvents(afterSeq: $afterSeq, filter: $filter) { ${LEDGER_EVENT_FIELDS} } }`,

@@ -99,6 +99,22 @@ export interface RelevantEpisodes {
   episodes: ScoredEpisode[];
   warnings: ScoredEpisode[];
 }
+export interface RelevantFile {
+  path: string;
+  /** vote / the best vote + 0.5 × path match / the best match (docs/LEARNING.md, relevantFiles). */
+  score: number;
+  /** Runs among the 50 most similar that changed it, and of those the resolved and the failed. */
+  runs: number;
+  resolved: number;
+  failed: number;
+  /** Those runs, best first. */
+  evidence: Episode[];
+}
+export interface RelevantFiles {
+  __typename: 'RelevantFiles';
+  retrievalId: string | null;
+  files: RelevantFile[];
+}
 export interface EpisodeProofBundle {
   __typename: 'EpisodeProofBundle';
   bundle: Json;
@@ -126,4 +142,5 @@ export type LedgerEventsResult = LedgerEventPage | InputLimitError;
 export type EpisodeProofBundleResult = EpisodeProofBundle | NotFoundError | NotCheckpointedError;
 export type LedgerCheckpointsResult = SignedTreeHeadPage | InputLimitError;
 export type RelevantEpisodesResult = RelevantEpisodes | InputLimitError;
+export type RelevantFilesResult = RelevantFiles | InputLimitError;
 export type VerifyLedgerResult = ({ __typename: 'LedgerVerification' } & LedgerVerification) | InputLimitError;

@@ -94,7 +94,7 @@ async function finishEpisode(ctx: WriteContext, p: Pending, judged: ReadonlyMap<
     mode,
     candidates: p.obs.candidates.length,
     kept: 0,
-    rejected: { too_few_occurrences: 0, no_comparable_episodes: 0, low_lift: 0 },
+    rejected: { too_few_occurrences: 0, uninformative_cue: 0, no_comparable_episodes: 0, low_lift: 0 },
     activated: 0,
     confirmed: 0,
     revived: 0,

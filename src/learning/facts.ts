@@ -21,6 +21,15 @@ export interface StepFacts {
   tokens: number | null;
   /** The step result's error class, when it reported one; keys error-recovery patterns. */
   errorClass?: string | null;
+  /** Error and exception names a failed step's output shows (`TypeError`, `IntegrityError`): errorNames(). */
+  errorNames?: string[];
+}
+
+const ERROR_NAME = /\b[A-Z][A-Za-z0-9_]*(?:Error|Exception)\b/g;
+
+/** The distinct error and exception names a text shows (a traceback's last line, a test failure). */
+export function errorNames(text: string | null): string[] {
+  return text ? [...new Set(text.match(ERROR_NAME) ?? [])] : [];
 }
 
 export interface VirtueScore {

@@ -13,13 +13,13 @@ import { type PatternKind, patternSummary } from './patterns.ts';
 import type { Reflection } from './reflection.ts';
 import type { Reward } from './reward.ts';
 
-const PATTERN_KIND_VALUES = ['FILE_CHANGE', 'TASK_OUTCOME', 'TOOL_OUTCOME', 'ERROR_OUTCOME'] as const satisfies readonly Uppercase<PatternKind>[];
+const PATTERN_KIND_VALUES = ['FILE_CHANGE', 'TASK_OUTCOME', 'TOOL_OUTCOME', 'ERROR_OUTCOME', 'ERROR_FIX'] as const satisfies readonly Uppercase<PatternKind>[];
 const PATTERN_STATUSES = ['CANDIDATE', 'ACTIVE', 'SUPERSEDED'] as const;
 const LEARNING_STATES = ['NONE', 'PENDING', 'QUEUED', 'DONE', 'SKIPPED'] as const;
 
 export const PatternKindEnum = builder.enumType('PatternKind', {
   description:
-    'FILE_CHANGE: tasks mentioning a term change a file; TASK_OUTCOME: tasks mentioning a term succeed more or less often; TOOL_OUTCOME: runs using a tool; ERROR_OUTCOME: runs hitting an error class.',
+    'FILE_CHANGE: tasks mentioning a term change a file; TASK_OUTCOME: tasks mentioning a term succeed more or less often; TOOL_OUTCOME: runs using a tool; ERROR_OUTCOME: runs hitting an error class or name; ERROR_FIX: runs whose failed steps showed an error name changed a file (served to tasks mentioning the error).',
   values: PATTERN_KIND_VALUES,
 });
 export const PatternStatusEnum = builder.enumType('PatternStatus', {
@@ -73,6 +73,10 @@ const RejectedCounts = builder.objectRef<ExtractionReport['rejected']>('PatternR
     tooFewOccurrences: t.int({
       resolve: (r) => r.too_few_occurrences,
       description: 'Too few episodes with the antecedent (or, for a file pattern, with the file changed too).',
+    }),
+    uninformativeCue: t.int({
+      resolve: (r) => r.uninformative_cue,
+      description: 'Its cue term is in more than 20 % of the scope’s tasks: too common to say anything about one task (the idf floor).',
     }),
     noComparableEpisodes: t.int({
       resolve: (r) => r.no_comparable_episodes,
@@ -174,7 +178,7 @@ builder.prismaObject('Pattern', {
     changedFile: t.string({
       nullable: true,
       select: { target: true },
-      description: 'FILE_CHANGE: the file the tasks changed.',
+      description: 'FILE_CHANGE and ERROR_FIX: the file the runs changed.',
       resolve: (p) => (p.target.startsWith('file:') ? p.target.slice(5) : null),
     }),
     lift: t.exposeFloat('lift', {

@@ -7,6 +7,8 @@ import type pg from 'pg';
 import { type ContextFacts, compareText } from './facts.ts';
 import {
   type EpisodeObservation,
+  FILE_ANTECEDENT,
+  FILE_KINDS,
   nextStatus,
   PATTERN_RULES,
   type PatternCandidate,
@@ -56,12 +58,13 @@ export async function countObservations(client: pg.PoolClient, tenantId: string,
   );
   const ids = await createPatterns(client, tenantId, episodes, now);
   // Per pattern and stratum: support, hits and rewards this batch adds. A file pattern's support is
-  // its term's (task_outcome) support; its own row counts co-occurrences as hits.
+  // its antecedent's (FILE_ANTECEDENT: the term's task_outcome, the error's error_outcome); its own
+  // row counts co-occurrences as hits.
   const strata = new Map<string, { id: string; stratum: string; file: boolean; support: number; hits: number; reward: number }>();
   for (const { obs } of episodes) {
     for (const c of obs.candidates) {
       const id = ids.get(c.key) as string;
-      const file = c.kind === 'file_change';
+      const file = FILE_KINDS.has(c.kind);
       const key = `${id}\u0000${obs.stratum}`;
       const row = strata.get(key) ?? { id, stratum: obs.stratum, file, support: 0, hits: 0, reward: 0 };
       row.support += file ? 0 : 1;
@@ -89,13 +92,14 @@ export async function countObservations(client: pg.PoolClient, tenantId: string,
      RETURNING p.scope, p.cue, p.kind, p.occurrences`,
     [[...totals.keys()], [...totals.values()].map((t) => t.support), [...totals.values()].map((t) => t.hits), now],
   );
-  // The batch counted each file pattern's term (task_outcome) too: the file pattern takes that support.
-  const termSupport = new Map(counted.filter((r) => r.kind === 'task_outcome').map((r) => [`${r.scope}\u0000${r.cue}`, r.occurrences]));
+  // The batch counted each file pattern's antecedent too: the file pattern takes that support.
+  const termSupport = new Map(counted.map((r) => [`${r.kind}\u0000${r.scope}\u0000${r.cue}`, r.occurrences]));
   const files = new Map<string, number>();
   for (const { obs } of episodes) {
     for (const c of obs.candidates) {
-      const support = termSupport.get(`${obs.scope}\u0000${c.cue}`);
-      if (c.kind === 'file_change' && support !== undefined) files.set(ids.get(c.key) as string, support);
+      const antecedent = antecedentOf(c.kind);
+      const support = antecedent && termSupport.get(`${antecedent}\u0000${obs.scope}\u0000${c.cue}`);
+      if (support !== undefined && support !== null) files.set(ids.get(c.key) as string, support);
     }
   }
   if (files.size) {
@@ -105,6 +109,11 @@ export async function countObservations(client: pg.PoolClient, tenantId: string,
     ]);
   }
   return ids;
+}
+
+/** The kind whose support a file kind's support is; null for the other kinds. */
+function antecedentOf(kind: PatternKind): PatternKind | null {
+  return kind === 'file_change' || kind === 'error_fix' ? FILE_ANTECEDENT[kind] : null;
 }
 
 /** Creates the rows of keys not seen before (in key order), then reads every key's id. */
@@ -181,28 +190,29 @@ async function judgedRows(client: pg.PoolClient, tenantId: string, scope: string
             p.baseline_rate AS stored_baseline, s.stratum, s.support, s.hits, s.reward_sum
        FROM patterns p JOIN pattern_strata s ON s.pattern_id = p.id
       WHERE p.tenant_id = $1 AND p.scope = $2
-        AND ((p.kind <> 'file_change' AND p.occurrences >= $3) OR (p.kind = 'file_change' AND p.successes >= $4) OR p.status <> 'candidate')
+        AND ((p.kind <> ALL($5::text[]) AND p.occurrences >= $3) OR (p.kind = ANY($5::text[]) AND p.successes >= $4) OR p.status <> 'candidate')
       ORDER BY p.id, s.stratum`,
-    [tenantId, scope, Math.min(...Object.values(PATTERN_RULES.minSupport)), PATTERN_RULES.minFileHits],
+    [tenantId, scope, Math.min(...Object.values(PATTERN_RULES.minSupport)), PATTERN_RULES.minFileHits, [...FILE_KINDS]],
   );
   const { rows: baselines } = await client.query<{ stratum: string; target: string; episodes: number; hits: number }>(
     'SELECT stratum, target, episodes, hits FROM pattern_baselines WHERE tenant_id = $1 AND scope = $2',
     [tenantId, scope],
   );
-  const fileCues = [...new Set(strata.filter((r) => r.kind === 'file_change').map((r) => r.cue))];
-  const { rows: terms } = await client.query<{ cue: string; stratum: string; support: number }>(
-    `SELECT p.cue, s.stratum, s.support FROM patterns p JOIN pattern_strata s ON s.pattern_id = p.id
-      WHERE p.tenant_id = $1 AND p.cue = ANY($2::text[]) AND p.scope = $3 AND p.kind = 'task_outcome'`,
-    [tenantId, fileCues, scope],
+  const fileCues = [...new Set(strata.filter((r) => FILE_KINDS.has(r.kind)).map((r) => r.cue))];
+  const { rows: terms } = await client.query<{ kind: string; cue: string; stratum: string; support: number }>(
+    `SELECT p.kind, p.cue, s.stratum, s.support FROM patterns p JOIN pattern_strata s ON s.pattern_id = p.id
+      WHERE p.tenant_id = $1 AND p.cue = ANY($2::text[]) AND p.scope = $3 AND p.kind = ANY($4::text[])`,
+    [tenantId, fileCues, scope, Object.values(FILE_ANTECEDENT)],
   );
   const base = new Map(baselines.map((b) => [`${b.stratum}\u0000${b.target}`, b]));
-  const termSupport = new Map(terms.map((t) => [`${t.stratum}\u0000${t.cue}`, t.support]));
+  const termSupport = new Map(terms.map((t) => [`${t.kind}\u0000${t.stratum}\u0000${t.cue}`, t.support]));
   return strata.map((r) => {
     const all = base.get(`${r.stratum}\u0000`);
-    const isFile = r.kind === 'file_change';
+    const antecedent = antecedentOf(r.kind);
+    const isFile = antecedent !== null;
     return {
       ...r,
-      support: isFile ? (termSupport.get(`${r.stratum}\u0000${r.cue}`) ?? 0) : r.support,
+      support: isFile ? (termSupport.get(`${antecedent}\u0000${r.stratum}\u0000${r.cue}`) ?? 0) : r.support,
       episodes: all?.episodes ?? 0,
       base_hits: isFile ? (base.get(`${r.stratum}\u0000${r.target}`)?.episodes ?? 0) : (all?.hits ?? 0),
     };
@@ -236,7 +246,7 @@ export async function refreshScope(client: pg.PoolClient, tenantId: string, scop
     judged.set(id, { from: first.status, to: status, failure: strength.failure });
     const rewardSum = strata.reduce((sum, s) => sum + s.reward_sum, 0);
     // A file pattern's rewards are summed over its co-occurrences (hits); the others' over their support.
-    const observed = first.kind === 'file_change' ? strength.hits : strength.support;
+    const observed = FILE_KINDS.has(first.kind) ? strength.hits : strength.support;
     const meanReward = observed > 0 ? Math.min(1, rewardSum / observed) : 0;
     const lift = strength.lift === null ? null : round(strength.lift);
     const baseline = round(strength.baselineRate);

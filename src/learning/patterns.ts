@@ -6,7 +6,10 @@
  * - file_change [scope, term, path]: the task mentions `term` and the run changed `path`;
  * - task_outcome [scope, term]: the task mentions `term` (consequent: the run succeeded);
  * - tool_outcome [scope, tool]: the run used `tool` successfully (consequent: success);
- * - error_outcome [scope, errorClass]: the run hit `errorClass` (consequent: success).
+ * - error_outcome [scope, error]: the run hit `error`, its step's error class or an error name its
+ *   failed steps' output shows (consequent: success);
+ * - error_fix [scope, error, path]: the run's failed steps showed the error name `error` and the run
+ *   changed `path`: the file that fixed that error (served to a task that mentions the error).
  * The scope is the episode's domain (else its language, else `*`), so one fact is one pattern, not
  * one per context field. A pattern's strength is a comparison inside its scope and harness stratum
  * (the episode's agent): how often the consequent holds with the antecedent against how often it
@@ -17,18 +20,31 @@ import type { Outcome } from '../episodes/outcome.ts';
 import { type ContextFacts, clamp, episodeSucceeded, type StepFacts } from './facts.ts';
 import { taskTerms } from './task-terms.ts';
 
-export const PATTERN_KINDS = ['file_change', 'task_outcome', 'tool_outcome', 'error_outcome'] as const;
+export const PATTERN_KINDS = ['file_change', 'task_outcome', 'tool_outcome', 'error_outcome', 'error_fix'] as const;
 export type PatternKind = (typeof PATTERN_KINDS)[number];
+
+/** Kinds whose consequent is a changed file (`file:<path>`); their support is their antecedent's (FILE_ANTECEDENT). */
+export const FILE_KINDS: ReadonlySet<PatternKind> = new Set(['file_change', 'error_fix']);
+/** The kind whose support (episodes with the cue) a file kind's support is. */
+export const FILE_ANTECEDENT = { file_change: 'task_outcome', error_fix: 'error_outcome' } as const satisfies Partial<Record<PatternKind, PatternKind>>;
+/** Kinds whose cue must be informative in its scope (the idf floor). */
+const CUED_KINDS: ReadonlySet<PatternKind> = new Set(['file_change', 'task_outcome', 'error_fix']);
 
 export const PATTERN_RULES = {
   /** Episodes with the antecedent a pattern needs, by kind. */
-  minSupport: { file_change: 3, task_outcome: 5, tool_outcome: 5, error_outcome: 5 },
-  /** Episodes with both antecedent and consequent a file pattern needs. */
-  minFileHits: 2,
+  minSupport: { file_change: 3, task_outcome: 5, tool_outcome: 5, error_outcome: 5, error_fix: 3 },
+  /** Episodes with both antecedent and consequent a file pattern needs: a file two runs changed may be chance. */
+  minFileHits: 3,
+  /**
+   * The largest share of a scope's episodes whose task may mention a cue term (file and task-outcome
+   * patterns): an idf floor, ln(1 / 0.2) = 1.6. A word most tasks of a project say ("python", the
+   * project's name, "model" in a web framework) predicts nothing about any one task.
+   */
+  maxCueShare: 0.2,
   /** Comparable episodes (same scope and stratum) without the antecedent. */
   minComparable: 5,
   /** |lift| a pattern needs: file patterns must predict a change (positive lift); outcome patterns may warn. */
-  minLift: { file_change: 0.15, task_outcome: 0.1, tool_outcome: 0.1, error_outcome: 0.1 },
+  minLift: { file_change: 0.15, task_outcome: 0.1, tool_outcome: 0.1, error_outcome: 0.1, error_fix: 0.15 },
   /** Pseudo-observations at the comparable rate added to the rate with the antecedent (shrinks small samples). */
   priorWeight: 2,
   /** |lift| / its standard error a pattern needs (about 95% two-sided): small samples need a larger lift. */
@@ -80,10 +96,9 @@ export function observeEpisode(episode: TaskEpisode): EpisodeObservation {
   const terms = taskTerms(episode.description);
   const files = changedFiles(episode.outcome).slice(0, PATTERN_RULES.filesPerEpisode);
   const tools = distinctNames(episode.steps.filter((s) => s.resultKind === 'success').map((s) => s.tool)).slice(0, PATTERN_RULES.toolsPerEpisode);
-  const errors = distinctNames(episode.steps.filter((s) => s.resultKind === 'error' || s.resultKind === 'timeout').map((s) => s.errorClass)).slice(
-    0,
-    PATTERN_RULES.errorsPerEpisode,
-  );
+  const failed = episode.steps.filter((s) => s.resultKind === 'error' || s.resultKind === 'timeout');
+  const named = distinctNames(failed.flatMap((s) => s.errorNames ?? [])).slice(0, PATTERN_RULES.errorsPerEpisode);
+  const errors = [...new Set([...distinctNames(failed.map((s) => s.errorClass)), ...named])].slice(0, 2 * PATTERN_RULES.errorsPerEpisode);
   const candidates: PatternCandidate[] = [
     ...terms.flatMap((term) =>
       files.map((path) => candidate('file_change', [scope, term, path], term, `file:${path}`, `in ${scope}, tasks mentioning "${term}" change ${path}`)),
@@ -91,6 +106,9 @@ export function observeEpisode(episode: TaskEpisode): EpisodeObservation {
     ...terms.map((term) => candidate('task_outcome', [scope, term], term, SUCCESS_TARGET, `in ${scope}, tasks mentioning "${term}"`)),
     ...tools.map((tool) => candidate('tool_outcome', [scope, tool], tool, SUCCESS_TARGET, `in ${scope}, runs that used ${tool}`)),
     ...errors.map((error) => candidate('error_outcome', [scope, error], error, SUCCESS_TARGET, `in ${scope}, runs that hit ${error}`)),
+    ...named.flatMap((error) =>
+      files.map((path) => candidate('error_fix', [scope, error, path], error, `file:${path}`, `in ${scope}, runs that hit ${error} changed ${path}`)),
+    ),
   ];
   return {
     scope,
@@ -146,7 +164,7 @@ export interface StratumCounts {
   baseHits: number;
 }
 
-export type RejectionReason = 'too_few_occurrences' | 'no_comparable_episodes' | 'low_lift';
+export type RejectionReason = 'too_few_occurrences' | 'uninformative_cue' | 'no_comparable_episodes' | 'low_lift';
 
 export interface PatternStrength {
   support: number;
@@ -199,7 +217,7 @@ export function patternStrength(kind: PatternKind, strata: readonly StratumCount
   const baselineRate = weight > 0 ? weightedWithout / weight : 0;
   const lift = weight > 0 ? (weightedWith - weightedWithout) / weight : null;
   const z = lift === null ? 0 : liftZ(lift, episodes > 0 ? baseHits / episodes : 0, support, comparable);
-  return { support, hits, rate, baselineRate, lift, z, comparable, failure: barFailure(kind, support, hits, comparable, lift, z) };
+  return { support, hits, rate, baselineRate, lift, z, comparable, failure: barFailure(kind, { support, hits, episodes, comparable }, lift, z) };
 }
 
 /**
@@ -213,12 +231,18 @@ function liftZ(lift: number, p: number, support: number, comparable: number): nu
   return variance > 0 ? lift / Math.sqrt(variance) : Math.sign(lift) * Number.POSITIVE_INFINITY;
 }
 
-function barFailure(kind: PatternKind, support: number, hits: number, comparable: number, lift: number | null, z: number): RejectionReason | null {
+function barFailure(
+  kind: PatternKind,
+  { support, hits, episodes, comparable }: { support: number; hits: number; episodes: number; comparable: number },
+  lift: number | null,
+  z: number,
+): RejectionReason | null {
   if (support < PATTERN_RULES.minSupport[kind]) return 'too_few_occurrences';
-  if (kind === 'file_change' && hits < PATTERN_RULES.minFileHits) return 'too_few_occurrences';
+  if (FILE_KINDS.has(kind) && hits < PATTERN_RULES.minFileHits) return 'too_few_occurrences';
+  if (CUED_KINDS.has(kind) && support > PATTERN_RULES.maxCueShare * episodes) return 'uninformative_cue';
   if (lift === null || comparable < PATTERN_RULES.minComparable) return 'no_comparable_episodes';
-  const signed = kind === 'file_change' ? lift : Math.abs(lift);
-  const signedZ = kind === 'file_change' ? z : Math.abs(z);
+  const signed = FILE_KINDS.has(kind) ? lift : Math.abs(lift);
+  const signedZ = FILE_KINDS.has(kind) ? z : Math.abs(z);
   return signed >= PATTERN_RULES.minLift[kind] && signedZ >= PATTERN_RULES.minZ ? null : 'low_lift';
 }
 
@@ -257,5 +281,7 @@ export function patternSummary(p: {
       return `In ${p.scope}, runs that used ${p.cue} succeeded in ${counts} (${compared}).`;
     case 'error_outcome':
       return `In ${p.scope}, runs that hit ${p.cue} succeeded in ${counts} (${compared}).`;
+    case 'error_fix':
+      return `In ${p.scope}, runs that hit ${p.cue} changed ${p.target.replace(/^file:/, '')} in ${counts} (${compared}).`;
   }
 }

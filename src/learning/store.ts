@@ -6,7 +6,7 @@ import type { Complexity } from '../episodes/limits.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import { contentHash } from '../ledger/hash.ts';
 import type { StopReason } from '../stops/stop-reason.ts';
-import type { ContextFacts, Critique, StepFacts, StepResultKind } from './facts.ts';
+import { type ContextFacts, type Critique, errorNames, type StepFacts, type StepResultKind } from './facts.ts';
 import { observeEpisode, type TaskEpisode } from './patterns.ts';
 import { generateReflection, type Reflection } from './reflection.ts';
 import { computeReward, type Reward } from './reward.ts';
@@ -34,6 +34,9 @@ export interface EpisodeFacts {
   learningState: LearningState | null;
 }
 
+/** Characters of a failed step's message and output read for the error names it shows. */
+const ERROR_TEXT_CHARS = 4000;
+
 const EPISODE_COLUMNS = `id, tenant_id, work_item_id, status, agent, task_description, outcome, stop_reason, complexity, domain, language, framework, tags,
   critique, metadata, started_at, ended_at, reward_score, learning_state, times_known`;
 
@@ -46,7 +49,8 @@ export async function loadEpisodeFacts(client: pg.PoolClient, tenantId: string, 
   const r = rows[0];
   if (!r) return null;
   const steps = await client.query<StepFactsSqlRow>(
-    `SELECT step_number, kind, tool, result_kind, latency_ms, tokens, result->>'errorClass' AS error_class
+    `SELECT step_number, kind, tool, result_kind, latency_ms, tokens, result->>'errorClass' AS error_class,
+            CASE WHEN result_kind IN ('error', 'timeout') THEN left(concat_ws(' ', result->>'message', result->>'output', observation), ${ERROR_TEXT_CHARS}) END AS error_text
        FROM steps WHERE episode_id = $1 ORDER BY step_number`,
     [episodeId],
   );
@@ -84,6 +88,7 @@ interface StepFactsSqlRow {
   latency_ms: number | null;
   tokens: number | null;
   error_class: string | null;
+  error_text: string | null;
 }
 
 function toStepFacts(r: StepFactsSqlRow): StepFacts {
@@ -95,6 +100,7 @@ function toStepFacts(r: StepFactsSqlRow): StepFacts {
     latencyMs: r.latency_ms,
     tokens: r.tokens,
     errorClass: r.error_class,
+    errorNames: errorNames(r.error_text),
   };
 }
 

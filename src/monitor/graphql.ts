@@ -127,7 +127,7 @@ const ReceiptRef = builder.objectRef<ReceiptRow>('RetrievalReceipt').implement({
   description: 'What one relevantEpisodes / relevantPatterns call served, best first.',
   fields: (t) => ({
     id: t.exposeID('id'),
-    kind: t.exposeString('kind', { description: 'episodes or patterns' }),
+    kind: t.exposeString('kind', { description: 'episodes, patterns or files (relevantFiles: its episodeIds are the evidence runs)' }),
     queryHash: t.exposeString('queryHash'),
     resultsHash: t.exposeString('resultsHash'),
     createdAt: t.field({ type: 'DateTime', resolve: (r) => r.createdAt }),

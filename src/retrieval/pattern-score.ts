@@ -5,7 +5,7 @@
  *   relevance = 0.5 × cue + 0.5 × scope
  *   total     = relevance × (0.5 + 0.5 × strength) + 0.1 × feedback,   strength = min(1, |lift| / 0.5)
  *
- * cue: 1 when the task mentions the pattern's term (file and task-outcome patterns); tool and error
+ * cue: 1 when the task mentions the pattern's term or error (file, task-outcome and error-fix patterns); tool and error
  * patterns are about runs of a scope, not about words of a task, so their cue is 0.
  * scope: 1 when the task's domain is the pattern's scope, 0.5 when the task names no domain and its
  * language is the pattern's, 0 when the task gives neither. A task of another domain (or, naming no
@@ -46,7 +46,7 @@ export interface PatternRelevance {
 export function patternRelevance(query: PatternQuery, pattern: RankedPattern): PatternRelevance | null {
   const scope = scopeFit(query.context, pattern);
   if (scope === null) return null;
-  const cued = pattern.kind === 'file_change' || pattern.kind === 'task_outcome';
+  const cued = pattern.kind === 'file_change' || pattern.kind === 'task_outcome' || pattern.kind === 'error_fix';
   const cue = cued && query.terms.has(pattern.cue) ? 1 : 0;
   if (cued && cue === 0) return null;
   const relevance = PATTERN_RELEVANCE.cue * cue + PATTERN_RELEVANCE.scope * scope;

@@ -24,7 +24,7 @@ export async function rankPatterns(pool: pg.Pool, tenantId: string, task: Patter
   const domain = task.context.domain?.trim().toLowerCase() || null;
   const { rows } = await pool.query(
     `WITH c AS (
-       (SELECT id FROM patterns WHERE tenant_id = $1 AND cue = ANY($2::text[]) AND status = 'active' AND kind IN ('file_change', 'task_outcome')
+       (SELECT id FROM patterns WHERE tenant_id = $1 AND cue = ANY($2::text[]) AND status = 'active' AND kind IN ('file_change', 'task_outcome', 'error_fix')
          ORDER BY effectiveness DESC, id LIMIT ${PATTERN_CANDIDATE_CAPS.cued})
        UNION
        (SELECT id FROM patterns WHERE tenant_id = $1 AND scope = $3 AND status = 'active' AND kind IN ('tool_outcome', 'error_outcome')

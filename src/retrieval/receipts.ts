@@ -20,7 +20,8 @@ export const FEEDBACK_RATE = 0.3;
 export const MAX_USED_RETRIEVALS = 32;
 
 export interface Receipt {
-  kind: 'episodes' | 'patterns';
+  /** files: a relevantFiles answer, whose evidence runs are its episodeIds. */
+  kind: 'episodes' | 'patterns' | 'files';
   /** Everything that decided the answer (task, limit, filters), hashed canonically. */
   query: unknown;
   episodeIds?: string[];

@@ -15,6 +15,7 @@ import '../ledger/proofs.ts';
 import '../ledger/subscriptions.ts';
 import '../learning/graphql.ts';
 import '../retrieval/graphql.ts';
+import '../retrieval/graphql-files.ts';
 import '../monitor/graphql.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

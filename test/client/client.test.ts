@@ -126,6 +126,18 @@ describe('retrieval', () => {
     const finished = await api.completeEpisode(next.id, { kind: 'SUCCESS', verdict: 'parsed' }, [answer.retrievalId ?? 'none']);
     expect(finished.__typename).toBe('FinishEpisodePayload');
   });
+
+  it('asks relevantFiles where to look, with the runs that changed each file', async () => {
+    const fixed = unwrap(await api.startEpisode({ taskDescription: 'Tab-separated export loses its header row', taskType: 'bugfix' })).episode;
+    unwrap(await api.completeEpisode(fixed.id, { kind: 'SUCCESS', verdict: 'fixed', artifacts: ['export/tsv.py'] }));
+    const answer = unwrap(await api.relevantFiles({ task: { description: 'the tab-separated export has no header row' }, limit: 3 }));
+    expect(answer.retrievalId).toEqual(expect.any(String));
+    const file = must(answer.files.find((f) => f.path === 'export/tsv.py'));
+    expect(file).toMatchObject({ runs: 1, resolved: 1, failed: 0 });
+    expect(file.evidence.map((e) => e.id)).toEqual([fixed.id]);
+    const refused = await api.relevantFiles({ task: { description: 'x' }, limit: 0 });
+    expect(refused).toMatchObject({ __typename: 'InputLimitError', violations: [{ field: 'limit' }] });
+  });
 });
 
 describe('logSteps batching', () => {

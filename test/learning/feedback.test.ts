@@ -153,7 +153,7 @@ describe('feedback loop', () => {
       expect(p.pattern.feedbackCredit).toBeCloseTo(FEEDBACK_RATE, 10);
       expect(p.score.feedback).toBeCloseTo(FEEDBACK_RATE, 10);
     }
-  }, 300_000); // replays the 30-run pattern corpus through the API
+  }, 300_000); // replays the 43-run pattern corpus through the API
 
   it('refuses unknown or foreign retrieval ids and changes nothing', async () => {
     const mine = await learnerTenant(t, 'feedback-refuse-a');

@@ -37,5 +37,5 @@ describe('extractPatternBatch', () => {
     for (const id of ids) expect((await many.l.episode(id)).learningState).toBe('DONE');
     // A second run of the same batch has nothing to do: nothing is counted twice.
     expect(await t.services.writer.run(many.keys.tenantId, (ctx) => extractPatternBatch(ctx, ids.slice(0, 7), 'async'))).toEqual([]);
-  }, 300_000); // 60 runs through the API: seconds alone, minutes on a loaded machine
+  }, 300_000); // 86 runs through the API: seconds alone, minutes on a loaded machine
 });

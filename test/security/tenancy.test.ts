@@ -111,9 +111,8 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++) {
     const id = await startA({});
     await ok(A.write, LOG, { id, steps: STEPS.map((s) => ({ ...s, sideEffectKey: undefined })) });
-    expect((await ok(A.write, COMPLETE, { id, outcome: { kind: 'SUCCESS', verdict: 'migrated' }, mode: 'SYNC' })).completeEpisode.__typename).toBe(
-      'FinishEpisodePayload',
-    );
+    const outcome = { kind: 'SUCCESS', verdict: 'migrated', artifacts: ['billing/migrate.sql'] };
+    expect((await ok(A.write, COMPLETE, { id, outcome, mode: 'SYNC' })).completeEpisode.__typename).toBe('FinishEpisodePayload');
     a.completed.push(id);
   }
   a.episodes = [a.running, a.blocked, ...a.completed];
@@ -267,6 +266,16 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
       expect(data.relevantEpisodes.episodes).toEqual([]);
       expect(data.relevantEpisodes.warnings).toEqual([]);
       const { rows } = await t.services.db.pool.query('SELECT tenant_id FROM retrievals WHERE id = $1', [data.relevantEpisodes.retrievalId]);
+      expect(rows[0].tenant_id).toBe(B.tenantId);
+    },
+    relevantFiles: async () => {
+      // Tenant A's runs changed billing/migrate.sql (A is answered it); B, asking A's own task with a write key, gets none of it and its receipt is B's.
+      const query =
+        'query($d: String!) { relevantFiles(task: { description: $d, context: { language: "sql", domain: "billing", tags: ["tenant-a"] } }) { ... on RelevantFiles { retrievalId files { path evidence { id } } } } }';
+      expect((await ok(A.read, query, { d: a.task })).relevantFiles.files.map((f: Json) => f.path)).toEqual(['billing/migrate.sql']);
+      const data = await ok(B.write, query, { d: a.task });
+      expect(data.relevantFiles.files).toEqual([]);
+      const { rows } = await t.services.db.pool.query('SELECT tenant_id FROM retrievals WHERE id = $1', [data.relevantFiles.retrievalId]);
       expect(rows[0].tenant_id).toBe(B.tenantId);
     },
     relevantPatterns: async () => {

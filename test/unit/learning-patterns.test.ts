@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StepFacts } from '../../src/learning/facts.ts';
+import { errorNames, type StepFacts } from '../../src/learning/facts.ts';
 import {
   changedFiles,
   nextStatus,
@@ -74,6 +74,42 @@ describe('observeEpisode', () => {
   });
 });
 
+describe('error-fix patterns', () => {
+  it('pairs each error name a failed step showed with each changed file, cued by the error', () => {
+    expect(errorNames('Traceback (most recent call last):\n  ...\nTypeError: unhashable; raise ValidationError')).toEqual(['TypeError', 'ValidationError']);
+    expect(errorNames(null)).toEqual([]);
+    const failed: StepFacts = { ...step(2, 'python', 'error', 'exit_1'), errorNames: ['TypeError'] };
+    const shown: StepFacts = { ...step(3, 'python', 'success'), errorNames: ['KeyError'] };
+    const obs = observeEpisode(episode({ steps: [step(1, 'grep', 'success'), failed, shown] }));
+    const fixes = obs.candidates.filter((c) => c.kind === 'error_fix');
+    expect(fixes.map((c) => c.signature)).toEqual([
+      ['django/django', 'typeerror', 'django/db/models/query.py'],
+      ['django/django', 'typeerror', 'tests/queries/test_qs.py'],
+    ]);
+    expect(fixes.every((c) => c.cue === 'typeerror' && c.target.startsWith('file:'))).toBe(true);
+    // The error's own outcome pattern is the error-fix pattern's support.
+    expect(obs.candidates.filter((c) => c.kind === 'error_outcome').map((c) => c.cue)).toEqual(['exit_1', 'typeerror']);
+  });
+  it('is judged as a file pattern: three co-occurrences, positive lift, an informative error', () => {
+    expect(patternStrength('error_fix', [{ support: 4, hits: 2, episodes: 100, baseHits: 2 }]).failure).toBe('too_few_occurrences');
+    expect(patternStrength('error_fix', [{ support: 4, hits: 3, episodes: 100, baseHits: 3 }]).failure).toBeNull();
+    expect(patternStrength('error_fix', [{ support: 30, hits: 30, episodes: 100, baseHits: 30 }]).failure).toBe('uninformative_cue');
+    expect(patternStrength('error_fix', [{ support: 10, hits: 3, episodes: 100, baseHits: 60 }]).failure).toBe('low_lift');
+    expect(
+      patternSummary({
+        kind: 'error_fix',
+        scope: 'acme/api',
+        cue: 'keyerror',
+        target: 'file:api/cache.py',
+        occurrences: 4,
+        successes: 3,
+        baselineRate: 0.05,
+        lift: 0.5,
+      }),
+    ).toBe('In acme/api, runs that hit keyerror changed api/cache.py in 3 of 4 (comparable runs without it: 5%; lift +0.50).');
+  });
+});
+
 describe('patternStrength', () => {
   it('is lift over comparable episodes without the antecedent, not the raw success rate', () => {
     // 8 of 10 with the term succeed; 80 of 100 without it do: a high rate, no lift.
@@ -102,11 +138,19 @@ describe('patternStrength', () => {
     const pooledWithout = (45 - 36 + 15 - 2) / 55;
     expect(pooledRate - pooledWithout).toBeGreaterThan(0.4);
   });
-  it('needs support, comparable episodes and, for files, two co-occurrences', () => {
+  it('needs support, comparable episodes and, for files, three co-occurrences', () => {
     expect(patternStrength('task_outcome', [{ support: 4, hits: 4, episodes: 100, baseHits: 10 }]).failure).toBe('too_few_occurrences');
-    expect(patternStrength('task_outcome', [{ support: 10, hits: 10, episodes: 12, baseHits: 10 }]).failure).toBe('no_comparable_episodes');
-    expect(patternStrength('file_change', [{ support: 5, hits: 1, episodes: 100, baseHits: 1 }]).failure).toBe('too_few_occurrences');
-    expect(patternStrength('file_change', [{ support: 3, hits: 2, episodes: 100, baseHits: 3 }]).failure).toBeNull();
+    expect(patternStrength('tool_outcome', [{ support: 10, hits: 10, episodes: 12, baseHits: 10 }]).failure).toBe('no_comparable_episodes');
+    expect(patternStrength('file_change', [{ support: 5, hits: 2, episodes: 100, baseHits: 2 }]).failure).toBe('too_few_occurrences');
+    expect(patternStrength('file_change', [{ support: 3, hits: 3, episodes: 100, baseHits: 3 }]).failure).toBeNull();
+  });
+  it('refuses a cue term most tasks of the scope mention (the idf floor), for files and task outcomes only', () => {
+    const common = { support: 21, hits: 21, episodes: 100, baseHits: 21 };
+    expect(patternStrength('file_change', [common]).failure).toBe('uninformative_cue');
+    expect(patternStrength('task_outcome', [{ ...common, baseHits: 50 }]).failure).toBe('uninformative_cue');
+    expect(patternStrength('file_change', [{ ...common, support: 20, hits: 20, baseHits: 20 }]).failure).toBeNull();
+    // A tool every run uses is not a word of the task: its outcome lift is judged as before.
+    expect(patternStrength('tool_outcome', [{ support: 90, hits: 90, episodes: 100, baseHits: 92 }]).failure).not.toBe('uninformative_cue');
   });
   it('needs a larger lift from a small sample (lift over its standard error at least 2)', () => {
     // Always succeeding against 75% without it: 5 runs are not enough, 60 are.
@@ -114,13 +158,13 @@ describe('patternStrength', () => {
     expect(small.lift).toBeGreaterThan(PATTERN_RULES.minLift.task_outcome);
     expect(small.z).toBeLessThan(PATTERN_RULES.minZ);
     expect(small.failure).toBe('low_lift');
-    const large = patternStrength('task_outcome', [{ support: 60, hits: 60, episodes: 160, baseHits: 135 }]);
+    const large = patternStrength('task_outcome', [{ support: 60, hits: 60, episodes: 400, baseHits: 315 }]);
     expect(large.z).toBeGreaterThan(PATTERN_RULES.minZ);
     expect(large.failure).toBeNull();
   });
   it('serves negative outcome lift as a warning but never a negative file prediction', () => {
     expect(patternStrength('error_outcome', [{ support: 10, hits: 2, episodes: 100, baseHits: 70 }]).failure).toBeNull();
-    expect(patternStrength('file_change', [{ support: 10, hits: 2, episodes: 100, baseHits: 60 }]).failure).toBe('low_lift');
+    expect(patternStrength('file_change', [{ support: 10, hits: 3, episodes: 100, baseHits: 60 }]).failure).toBe('low_lift');
   });
 });
 

@@ -1,0 +1,62 @@
+// relevantFiles in the store: rank the tenant's ended runs as relevantEpisodes does (the same
+// ranking function, failures included), read the files each candidate changed (its outcome's
+// artifacts: the importer stores a run's final patch's files there, an agent its own), rank the
+// files (files.ts), then record a receipt of the runs served as evidence, when the caller may write.
+import type pg from 'pg';
+import { FILE_RULES, type FileEvidence, type RankedRun, type RunOutcome, rankFiles } from './files.ts';
+import { recordRetrieval } from './receipts.ts';
+import type { RetrievalDeps } from './retrieve.ts';
+import type { RetrievalQuery } from './score.ts';
+import { type EpisodeRetrievalFilter, rankEpisodesWithTerms } from './store.ts';
+
+export interface FileRetrievalResult {
+  /** Null when nothing was recorded (the caller may not write). */
+  retrievalId: string | null;
+  files: FileEvidence[];
+}
+
+export async function retrieveFiles(
+  deps: RetrievalDeps,
+  tenantId: string,
+  request: { query: RetrievalQuery; limit: number; filter: EpisodeRetrievalFilter; record: boolean },
+): Promise<FileRetrievalResult> {
+  const { episodes, terms } = await rankEpisodesWithTerms(deps.pool, {
+    tenantId,
+    query: request.query,
+    limit: FILE_RULES.similarRuns,
+    statuses: ['completed', 'failed'],
+    filter: request.filter,
+    now: new Date(),
+  });
+  const changed = await changedFilesOf(
+    deps.pool,
+    tenantId,
+    episodes.map((e) => e.id),
+  );
+  const runs: RankedRun[] = episodes.map((e) => ({ id: e.id, similarity: e.score.similarity, ...(changed.get(e.id) ?? { outcome: null, files: [] }) }));
+  const files = rankFiles(request.query.description, runs, request.limit);
+  if (!request.record) return { retrievalId: null, files };
+  // The receipt lists the evidence runs: completeEpisode(usedRetrievals) credits them as it credits
+  // a relevantEpisodes answer.
+  const evidence = [...new Set(files.flatMap((f) => f.evidence))];
+  const query = {
+    files: true,
+    task: request.query,
+    limit: request.limit,
+    filter: { minReward: request.filter.minReward ?? null, endedAfter: request.filter.endedAfter?.toISOString() ?? null, agent: request.filter.agent ?? null },
+  };
+  const retrievalId = await deps.writer.run(tenantId, (ctx) => recordRetrieval(ctx, { kind: 'files', query, episodeIds: evidence, terms }));
+  return { retrievalId, files };
+}
+
+/** Each episode's outcome and the files it changed (outcome artifacts), tenant-scoped. */
+async function changedFilesOf(pool: pg.Pool, tenantId: string, ids: readonly string[]): Promise<Map<string, { outcome: RunOutcome | null; files: string[] }>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await pool.query<{ id: string; outcome_kind: RunOutcome | null; artifacts: string[] | null }>(
+    `SELECT id, outcome_kind,
+            CASE WHEN jsonb_typeof(outcome->'artifacts') = 'array' THEN ARRAY(SELECT jsonb_array_elements_text(outcome->'artifacts')) END AS artifacts
+       FROM episodes WHERE tenant_id = $1 AND id = ANY($2::uuid[])`,
+    [tenantId, ids],
+  );
+  return new Map(rows.map((r) => [r.id, { outcome: r.outcome_kind, files: r.artifacts ?? [] }]));
+}
