@@ -36,14 +36,17 @@ export type StepRow = Record<(typeof STEP_HASH_FIELDS)[number], unknown> & { ste
   >;
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+// Column names computed once: verifyLedger converts every step row of a ledger.
+const HASH_COLUMNS = STEP_HASH_FIELDS.map((field) => [field, snake(field)] as const);
+const OPTIONAL_COLUMNS = STEP_OPTIONAL_FIELDS.map((field) => [field, snake(field)] as const);
 const TIME_FIELDS: ReadonlySet<string> = new Set(['startedAt', 'endedAt']);
 
 /** A `steps` table row (snake_case columns) as the exported step row; times as toISOString(). */
 export function stepRowFromColumns(row: Record<string, unknown>): StepRow {
   const step: Record<string, unknown> = { stepNumber: row.step_number };
-  for (const field of STEP_HASH_FIELDS) step[field] = row[snake(field)] ?? null;
-  for (const field of STEP_OPTIONAL_FIELDS) {
-    const value = row[snake(field)];
+  for (const [field, column] of HASH_COLUMNS) step[field] = row[column] ?? null;
+  for (const [field, column] of OPTIONAL_COLUMNS) {
+    const value = row[column];
     if (value == null) continue;
     step[field] = TIME_FIELDS.has(field) ? new Date(value as string | Date).toISOString() : value;
   }

@@ -76,13 +76,13 @@ describe('verifyLedger covers every hashed row', () => {
     expect((await verify()).rowsChecked).toBe(8);
   });
 
-  it('an edited steps.content_hash column (what the API serves) is a step-mismatch, after every event checked', async () => {
+  it('an edited steps.content_hash column (what the API serves) is a step-mismatch; checked counts the events before it (§7.5)', async () => {
     const seq = await seqOf('steps.logged');
     await expectCaught(
       `UPDATE steps SET content_hash = reverse(content_hash) WHERE episode_id = $1 AND step_number = 2`,
       `UPDATE steps SET content_hash = reverse(content_hash) WHERE episode_id = $1 AND step_number = 2`,
       [episodeId],
-      { problem: 'step-mismatch', firstBadSeq: String(seq), checked: await head() },
+      { problem: 'step-mismatch', firstBadSeq: String(seq), checked: seq - 1 },
     );
   });
 
@@ -92,7 +92,7 @@ describe('verifyLedger covers every hashed row', () => {
       `UPDATE checkpoints SET state = jsonb_set(state, '{cursor}', '4') WHERE episode_id = $1`,
       `UPDATE checkpoints SET state = jsonb_set(state, '{cursor}', '3') WHERE episode_id = $1`,
       [episodeId],
-      { problem: 'row-mismatch', firstBadSeq: String(seq) },
+      { problem: 'row-mismatch', firstBadSeq: String(seq), checked: seq - 1 },
     );
   });
 
