@@ -26,6 +26,7 @@ import { createMetrics, METRICS_PATH, metricsAllowed } from './http/metrics.ts';
 import { nodeLimitError } from './http/node-limit.ts';
 import { requestIdFrom } from './http/request-id.ts';
 import { useStreamGuard } from './http/streams.ts';
+import { inexactNumberMessage } from './ledger/json-numbers.ts';
 import { requestScope } from './log.ts';
 import type { Context, Services } from './schema/context.ts';
 import { schema } from './schema/index.ts';
@@ -110,6 +111,11 @@ function createGraphQLHandler(services: Services, { admission, keyWatch, metrics
       maskError(error, message) {
         const requestId = requestScope.getStore()?.requestId;
         const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+        if (error instanceof GraphQLError && error.extensions.reason === 'JSON_NUMBER_OUT_OF_RANGE') {
+          // Restated: graphql-js echoes the value as parsed from the body, already rounded
+          // (9007199254740993 as ...992), and the compiled executor replaces the reason by "Expected type JSON.".
+          return new GraphQLError(inexactNumberMessage(String(error.extensions.path)), { nodes: error.nodes, path: error.path, extensions: error.extensions });
+        }
         // Saturation and outages are not bugs: say so, with a status and a hint a client can act on.
         if (causes(original).some(isPoolSaturated)) {
           log.warn({ requestId, err: original }, 'no database connection free: request shed');

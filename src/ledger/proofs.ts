@@ -12,6 +12,7 @@ import { asSeq, SignedTreeHeadRef, tenantOf } from './graphql.ts';
 import { type StoredLedgerEvent, toHex } from './hash.ts';
 import { eventLeafHash } from './merkle.ts';
 import { EVENT_COLUMNS, type LedgerEventSqlRow, readEvents, readHead, toEvent } from './read.ts';
+import { retryAfterMs } from './retry-after.ts';
 import type { SignedTreeHead } from './signed-head.ts';
 import { type StepRow, stepRowFromColumns } from './step-hash.ts';
 
@@ -69,7 +70,7 @@ const ProofBundleRef = builder.objectRef<ProofBundle>('EpisodeProofBundle').impl
 async function checkpointCovering(ctx: Context, size: number): Promise<SignedTreeHead> {
   const latest = await latestCheckpoint(ctx.services.db.pool, tenantOf(ctx));
   if (latest && latest.treeSize >= size) return latest;
-  throw new NotCheckpointedError(size, latest?.treeSize ?? null, ctx.services.checkpoints.opts.intervalMs);
+  throw new NotCheckpointedError(size, latest?.treeSize ?? null, retryAfterMs(latest, ctx.services.checkpoints.opts.intervalMs, Date.now()));
 }
 
 /** An episode's events (lease.charged names its episode in the payload, §10) and its step rows. */
