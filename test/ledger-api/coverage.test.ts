@@ -2,6 +2,7 @@
 // step rows (recomputed and their content_hash column), checkpoint states, critiques, outcomes,
 // input hashes, retrievals, signed checkpoints; and JSON numbers beyond 2^53 - 1 are refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentHash } from '../../src/ledger/hash.ts';
 import { stepRowFromColumns, stepRowHash } from '../../src/ledger/step-hash.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
@@ -178,5 +179,45 @@ describe('JSON numbers beyond 2^53 - 1', () => {
     });
     expect(exact.errors).toBeUndefined();
     expect(await head()).toBe(before);
+  });
+});
+
+describe('Step.hashedContent', () => {
+  it('reproduces Step.contentHash for a step with a blob, a truncated field and imported times', async () => {
+    const started = await t.gql(
+      'mutation { startEpisode(input: { taskDescription: "hashed content", taskType: "audit", startedAt: "2025-01-02T03:00:00.000Z" }) { ... on StartEpisodePayload { episode { id } } } }',
+    );
+    const id = started.data.startEpisode.episode.id;
+    const long = 'line of output\n'.repeat(2_000);
+    const [startedAt, endedAt] = ['2025-01-02T03:04:05.006Z', '2025-01-02T03:04:06.007Z'];
+    const steps = [
+      { kind: 'tool_call', tool: 'bash', observation: long, startedAt, endedAt },
+      { kind: 'tool_call', tool: 'bash', observation: long, result: { kind: 'SUCCESS', output: 'ok' } },
+    ];
+    for (const [mode, step] of [
+      ['BLOB', steps[0]],
+      ['TRUNCATE', steps[1]],
+    ] as const) {
+      const logged = await t.gql(
+        'mutation($e: ID!, $s: [StepInput!]!, $o: LogStepsOptions) { logSteps(episodeId: $e, steps: $s, options: $o) { __typename ... on LogStepsPayload { results { status reason message } } ... on InputLimitError { message } } }',
+        {
+          e: id,
+          s: [step],
+          o: { largeContent: mode },
+        },
+      );
+      expect(logged.data.logSteps, JSON.stringify(logged)).toMatchObject({ __typename: 'LogStepsPayload', results: [{ status: 'ACCEPTED' }] });
+    }
+    const read = await t.gql(
+      'query($e: ID!) { episode(id: $e) { ... on Episode { steps { edges { node { contentHash hashedContent contentRefs { field } } } } } } }',
+      {
+        e: id,
+      },
+    );
+    const nodes = read.data.episode.steps.edges.map((e: { node: Record<string, unknown> }) => e.node);
+    expect(nodes).toHaveLength(2);
+    expect(nodes.flatMap((n: { contentRefs: unknown[] }) => n.contentRefs).length).toBeGreaterThanOrEqual(2);
+    for (const node of nodes) expect(contentHash(node.hashedContent)).toBe(node.contentHash);
+    expect(nodes[0].hashedContent).toMatchObject({ startedAt, endedAt });
   });
 });
