@@ -34,11 +34,11 @@ function episodeSteps(episodeId: string, k: number): HashedStep[] {
   return prepareSteps(
     episodeId,
     Array.from({ length: count }, (_, i) => ({
-      kind: 'TOOL_CALL',
+      kind: 'tool_call',
       tool: 'bash',
       action: `run ${i}`,
       parameters: { command: `grep -rn pattern_${k}_${i} src/` },
-      result: { kind: 'SUCCESS' as const, output: output(i) },
+      result: { kind: 'success' as const, output: output(i) },
       observation: `observed ${i}`,
       tokens: 100 + i,
       worldAfter: { cwd: '/repo', files: [`src/file_${i % 7}.py`] },
