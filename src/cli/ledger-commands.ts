@@ -26,7 +26,9 @@ const EXPORT_HELP = `Usage: episodic export [--after <seq>] [--to <seq>] [--outp
        episodic export --episode <id> [--output <file>]
 Writes a ledger export (docs/LEDGER.md §6.2) as JSON lines to stdout or a file: a header, every
 signed checkpoint, then the events in seq order; check it with
-\`episodic verify --public-key <hex> <file>\`. With --episode, writes the episode's proof bundle
+\`episodic verify --public-key <hex> <file>\`. After --after <size>, it also carries the proof
+that the newest checkpoint extends the tree of that size: \`episodic verify --state <file>\`
+then checks only what is new. With --episode, writes the episode's proof bundle
 (its events and step rows with inclusion proofs against the latest signed checkpoint) instead,
 waiting for the next checkpoint when the episode's last events are newer.`;
 
@@ -123,6 +125,16 @@ async function allCheckpoints(client: EpisodicClient): Promise<Array<Omit<Signed
   }
 }
 
+/**
+ * After a checkpoint a verifier already checked (--after <its size>): the proof that the newest
+ * checkpoint extends it, so `episodic verify --state` checks only what is new (docs/LEDGER.md §7.3.1).
+ */
+async function consistencyFrom(client: EpisodicClient, after: number, newest: number | undefined) {
+  if (after === 0 || newest === undefined || newest <= after) return undefined;
+  const proof = failOnErrorResult(await client.consistencyProof({ fromSize: after, toSize: newest }));
+  return { fromSize: after, toSize: newest, proof: proof.proof };
+}
+
 export const exportCommand = defineCommand({
   name: 'export',
   summary: 'write ledger events (or an episode proof bundle) for `verify`',
@@ -151,6 +163,8 @@ export const exportCommand = defineCommand({
         const toSeq = to === undefined ? null : Math.max(after, Math.min(to, head));
         await write(out, `${JSON.stringify({ format: EXPORT_FORMAT, tenantId, afterSeq: after, toSeq })}\n`);
         for (const checkpoint of checkpoints) await write(out, `${JSON.stringify({ checkpoint })}\n`);
+        const consistency = await consistencyFrom(client, after, checkpoints.at(-1)?.treeSize);
+        if (consistency) await write(out, `${JSON.stringify({ consistency })}\n`);
         for (;;) {
           const page = failOnErrorResult(await client.ledgerEvents({ after, first: to === undefined ? 500 : Math.min(500, to - after) }));
           for (const event of page.events) await write(out, `${JSON.stringify(event)}\n`);

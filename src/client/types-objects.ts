@@ -202,6 +202,15 @@ export interface LedgerHead {
   hash: string;
   latestCheckpoint: SignedTreeHead | null;
 }
+/** RFC 9162 §2.1.4 proof that the tree of size fromSize is a prefix of the tree of size toSize. */
+export interface ConsistencyProof {
+  __typename: 'ConsistencyProof';
+  fromSize: BigIntString;
+  toSize: BigIntString;
+  fromRoot: string;
+  toRoot: string;
+  proof: string[];
+}
 export interface SignedTreeHeadPage {
   __typename: 'SignedTreeHeadPage';
   checkpoints: SignedTreeHead[];

@@ -4,6 +4,7 @@ import type { Json } from './types.ts';
 import type { IdempotencyConflictError, IllegalTransitionError, InputLimitError, LeaseError, LoopStoppedError, NotFoundError } from './types-errors.ts';
 import type {
   ApiKey,
+  ConsistencyProof,
   Episode,
   EpisodeStopReason,
   Lease,
@@ -125,5 +126,6 @@ export type WorkItemQueryResult = ({ __typename: 'WorkItem' } & WorkItem) | NotF
 export type LedgerEventsResult = LedgerEventPage | InputLimitError;
 export type EpisodeProofBundleResult = EpisodeProofBundle | NotFoundError | NotCheckpointedError;
 export type LedgerCheckpointsResult = SignedTreeHeadPage | InputLimitError;
+export type ConsistencyProofResult = ConsistencyProof | InputLimitError;
 export type RelevantEpisodesResult = RelevantEpisodes | InputLimitError;
 export type VerifyLedgerResult = ({ __typename: 'LedgerVerification' } & LedgerVerification) | InputLimitError;
