@@ -9,6 +9,8 @@ import type { EpisodicClient } from '../client/client.ts';
 import type { EpisodicError } from '../client/errors.ts';
 import type { EpisodeProofBundleResult, LedgerEvent, SignedTreeHead } from '../client/types.ts';
 import { EXPORT_FORMAT } from '../ledger/export-format.ts';
+import type { StoredLedgerEvent } from '../ledger/hash.ts';
+import type { RowClaims } from '../ledger/row-checks.ts';
 import { defineCommand, failOnErrorResult, intOption, listOption, usage } from './remote.ts';
 
 const TAIL_HELP = `Usage: episodic tail [--after <seq>] [--verify] [filters]
@@ -135,6 +137,17 @@ async function consistencyFrom(client: EpisodicClient, after: number, newest: nu
   return { fromSize: after, toSize: newest, proof: proof.proof };
 }
 
+const ROW_REFS_PER_CALL = 500;
+
+/** The stored values the exported events hash (docs/LEDGER.md §3.3), read in calls of 500. */
+async function hashedRowsOf(client: EpisodicClient, claims: RowClaims) {
+  const { claimList } = await import('../ledger/hashed-rows.ts');
+  const refs = claimList(claims).map(({ kind, id }) => ({ kind, id }));
+  const rows = [];
+  for (let i = 0; i < refs.length; i += ROW_REFS_PER_CALL) rows.push(...failOnErrorResult(await client.hashedRows(refs.slice(i, i + ROW_REFS_PER_CALL))).rows);
+  return rows;
+}
+
 export const exportCommand = defineCommand({
   name: 'export',
   summary: 'write ledger events (or an episode proof bundle) for `verify`',
@@ -165,15 +178,19 @@ export const exportCommand = defineCommand({
         for (const checkpoint of checkpoints) await write(out, `${JSON.stringify({ checkpoint })}\n`);
         const consistency = await consistencyFrom(client, after, checkpoints.at(-1)?.treeSize);
         if (consistency) await write(out, `${JSON.stringify({ consistency })}\n`);
+        // To the head, the values the events hash follow them, so verify recomputes every hash.
+        const claims = toSeq === null ? new (await import('../ledger/row-checks.ts')).RowClaims() : undefined;
         for (;;) {
           const page = failOnErrorResult(await client.ledgerEvents({ after, first: to === undefined ? 500 : Math.min(500, to - after) }));
           for (const event of page.events) await write(out, `${JSON.stringify(event)}\n`);
+          for (const event of page.events) claims?.add(event as StoredLedgerEvent);
           count += page.events.length;
           first ??= page.events[0]?.seq ?? null;
           last = page.events.at(-1)?.seq ?? last;
           after = last ?? after;
           if (!page.pageInfo.hasNextPage || (to !== undefined && after >= to) || !page.events.length) break;
         }
+        if (claims) for (const row of await hashedRowsOf(client, claims)) await write(out, `${JSON.stringify({ row })}\n`);
       }
     } finally {
       if (file) {

@@ -21,7 +21,10 @@ export async function verifyCommand(path: string, publicKey: string | undefined,
     if (!result.state) throw new CliError('--state: the first check must be of an export from seq 1 (episodic export), to verify the root itself', 2);
     await writeVerifierState(statePath, result.state);
   }
-  const extra = result.kind === 'bundle' ? `, ${result.stepsChecked ?? 0} steps` : `, ${result.checkpointsChecked ?? 0} signed checkpoints`;
+  const extra =
+    result.kind === 'bundle'
+      ? `, ${result.stepsChecked ?? 0} steps`
+      : `, ${result.checkpointsChecked ?? 0} signed checkpoints, ${result.rowsChecked ?? 0} hashed rows`;
   const kept = statePath && result.state ? `; state at tree size ${result.state.treeSize} written to ${statePath}` : '';
   return { text: `verified ${result.kind}: ${result.checked} events${extra} checked${kept}`, json: result };
 }

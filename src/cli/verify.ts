@@ -47,6 +47,7 @@ export interface VerifyResult {
   checked: number;
   stepsChecked?: number;
   checkpointsChecked?: number;
+  rowsChecked?: number;
   latestCheckpoint?: { treeSize: number; issuedAt: string } | null;
   /** The state to keep for the next incremental check (exports whose newest root was verified). */
   state?: VerifierState;
@@ -95,6 +96,7 @@ export async function verifyFile(path: string, publicKeyHex?: string, state?: Ve
     kind: 'export',
     checked: report.eventsChecked,
     checkpointsChecked: report.checkpointsChecked,
+    rowsChecked: report.rowsChecked,
     latestCheckpoint: report.latestCheckpoint,
     ...(report.state ? { state: report.state } : {}),
     problems,

@@ -122,6 +122,8 @@ export function createEpisodicClient(options: EpisodicClientOptions) {
         fromSize: String(args.fromSize),
         toSize: args.toSize === undefined ? undefined : String(args.toSize),
       }),
+    /** The stored values events hash, for an offline verifier (at most 500 refs a call). */
+    hashedRows: (refs: Array<{ kind: string; id: string }>) => request<T.HashedRowsResult>(DOCUMENTS.hashedRows, { refs }),
     ledgerPublicKey: () => request<{ algorithm: string; keyId: string; publicKey: string }>(DOCUMENTS.ledgerPublicKey),
     episodeProofBundle: (episodeId: string) => request<T.EpisodeProofBundleResult>(DOCUMENTS.episodeProofBundle, { episodeId }),
     verifyLedger: (range: { fromSeq?: number | string; toSeq?: number | string } = {}) =>

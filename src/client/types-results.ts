@@ -7,6 +7,7 @@ import type {
   ConsistencyProof,
   Episode,
   EpisodeStopReason,
+  HashedRowList,
   Lease,
   LeaseCharge,
   LedgerEvent,
@@ -127,5 +128,6 @@ export type LedgerEventsResult = LedgerEventPage | InputLimitError;
 export type EpisodeProofBundleResult = EpisodeProofBundle | NotFoundError | NotCheckpointedError;
 export type LedgerCheckpointsResult = SignedTreeHeadPage | InputLimitError;
 export type ConsistencyProofResult = ConsistencyProof | InputLimitError;
+export type HashedRowsResult = HashedRowList | InputLimitError;
 export type RelevantEpisodesResult = RelevantEpisodes | InputLimitError;
 export type VerifyLedgerResult = ({ __typename: 'LedgerVerification' } & LedgerVerification) | InputLimitError;

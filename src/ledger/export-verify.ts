@@ -5,6 +5,7 @@
 
 import { EXPORT_FORMAT, EXPORT_FORMATS } from './export-format.ts';
 import { fromHex, GENESIS_HASH, isHashHex, type StoredLedgerEvent, toHex } from './hash.ts';
+import { checkHashedRows, type HashedRow, isHashedRow, rowClaimsOf } from './hashed-rows.ts';
 import { eventLeafHash, MerkleAccumulator, verifyConsistency } from './merkle.ts';
 import { hasExactly, hasOnly, isUuid } from './shape.ts';
 import { isSignedTreeHead, type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
@@ -25,6 +26,8 @@ export interface ExportReport {
   ok: boolean;
   eventsChecked: number;
   checkpointsChecked: number;
+  /** Hashed values (outcomes, critiques, ..., checkpoint states, retrieval results) recomputed from the file's row lines. */
+  rowsChecked: number;
   /** The newest checkpoint that verified: compare it with a fresh one from the server (§7.3). */
   latestCheckpoint: { treeSize: number; issuedAt: string } | null;
   /** What a later incremental check starts from (§7.3.1): set when the newest checkpoint's root was verified. */
@@ -89,17 +92,29 @@ function isConsistencyLine(value: unknown): value is ConsistencyLine {
 }
 
 /** Splits the lines after the header into checkpoints ({"checkpoint": head}), consistency proofs and events. */
-function split(lines: unknown[]): { checkpoints: unknown[]; consistency: unknown[]; events: unknown[] } {
+function split(lines: unknown[]): { checkpoints: unknown[]; consistency: unknown[]; rows: unknown[]; events: unknown[] } {
   const checkpoints: unknown[] = [];
   const consistency: unknown[] = [];
+  const rows: unknown[] = [];
   const events: unknown[] = [];
   for (const line of lines) {
     const only = (member: string) => typeof line === 'object' && line !== null && hasExactly(line, [member]);
     if (only('checkpoint')) checkpoints.push((line as Line).checkpoint);
     else if (only('consistency')) consistency.push((line as Line).consistency);
+    else if (only('row')) rows.push((line as Line).row);
     else events.push(line);
   }
-  return { checkpoints, consistency, events };
+  return { checkpoints, consistency, rows, events };
+}
+
+/** §6.2: when the file carries row lines, every value its events hash is there and hashes to the latest claim. */
+function rowsFailure(rows: unknown[], events: StoredLedgerEvent[], report: ExportReport, fail: Fail): ExportReport | undefined {
+  if (!rows.length) return undefined;
+  const bad = rows.findIndex((r) => !isHashedRow(r));
+  if (bad >= 0) return fail('malformed', `row ${bad + 1} is not {kind, id, value} of a known kind`);
+  const check = checkHashedRows(rowClaimsOf(events), rows as HashedRow[]);
+  report.rowsChecked = check.checked;
+  return check.failure ? fail(check.failure.problem, check.failure.reason, check.failure.seq) : undefined;
 }
 
 type Fail = (problem: LedgerProblem, reason: string, firstBadSeq?: number) => ExportReport;
@@ -152,7 +167,7 @@ const stateOf = (head: SignedTreeHead): VerifierState => ({
  * reach, through the consistency proof the file carries from the state's tree to it.
  */
 export function verifyExport(lines: unknown[], publicKey: Uint8Array, state?: VerifierState): ExportReport {
-  const report: ExportReport = { ok: false, eventsChecked: 0, checkpointsChecked: 0, latestCheckpoint: null };
+  const report: ExportReport = { ok: false, eventsChecked: 0, checkpointsChecked: 0, rowsChecked: 0, latestCheckpoint: null };
   const fail: Fail = (problem, reason, firstBadSeq) => ({
     ...report,
     ok: false,
@@ -163,8 +178,8 @@ export function verifyExport(lines: unknown[], publicKey: Uint8Array, state?: Ve
   const headerProblem = headerFailure(lines[0]);
   if (headerProblem) return fail(headerProblem.problem, headerProblem.reason);
   const header = lines[0] as ExportHeader;
-  const { checkpoints, consistency, events } = split(lines.slice(1));
-  if (consistency.length && header.format === 'episodic.export.v1') return fail('malformed', 'a v1 export carries no consistency line');
+  const { checkpoints, consistency, rows, events } = split(lines.slice(1));
+  if ((consistency.length || rows.length) && header.format === 'episodic.export.v1') return fail('malformed', 'a v1 export carries no consistency or row line');
 
   const heads: SignedTreeHead[] = [];
   for (const [i, head] of checkpoints.entries()) {
@@ -198,6 +213,9 @@ export function verifyExport(lines: unknown[], publicKey: Uint8Array, state?: Ve
   const end = header.toSeq ?? Number.MAX_SAFE_INTEGER;
   const beyond = heads.find((h) => h.treeSize > lastSeq && h.treeSize <= end);
   if (beyond) return fail('missing-tail', `checkpoint ${beyond.treeSize} is signed but the events end at seq ${lastSeq}`, lastSeq + 1);
+
+  const rowProblem = rowsFailure(rows, stored, report, fail);
+  if (rowProblem) return rowProblem;
 
   const newest = heads.filter((h) => h.treeSize >= firstSeq && h.treeSize <= lastSeq).at(-1);
   if (state && newest) {
