@@ -8,6 +8,8 @@ import type { Context } from '../schema/context.ts';
 import { buildProofBundle, type ProofBundle } from './bundle.ts';
 import { latestCheckpoint } from './checkpoints.ts';
 import { NotCheckpointedError } from './errors.ts';
+import { rowClaimsOf } from './hashed-rows.ts';
+import { readHashedRows } from './hashed-rows-store.ts';
 import { asSeq, SignedTreeHeadRef, tenantOf } from './graphql.ts';
 import { type StoredLedgerEvent, toHex } from './hash.ts';
 import { eventLeafHash } from './merkle.ts';
@@ -144,7 +146,9 @@ builder.queryFields((t) => ({
       const record = await episodeRecord(pool, tenantId, id);
       const checkpoint = await checkpointCovering(ctx, record.events.at(-1)?.seq ?? 0);
       const tree = await ctx.services.checkpoints.trees.atLeast(tenantId, checkpoint.treeSize);
-      return buildProofBundle({ episodeId: id, publicKey: ctx.services.checkpoints.signer.publicKeyHex, ...record }, tree, checkpoint);
+      const covered = record.events.filter((e) => e.seq <= checkpoint.treeSize);
+      const rows = await readHashedRows(pool, tenantId, rowClaimsOf(covered));
+      return buildProofBundle({ episodeId: id, publicKey: ctx.services.checkpoints.signer.publicKeyHex, ...record, rows }, tree, checkpoint);
     },
   }),
 }));

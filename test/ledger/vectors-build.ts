@@ -147,8 +147,20 @@ function bundleVectors(x: ReturnType<typeof exampleLedger>) {
   return [
     { name: 'intact', bundle: b, publicKey: key, expected: { ok: true, problems: [] } },
     {
-      name: 'format episodic.bundle.v2',
-      bundle: { ...b, format: 'episodic.bundle.v2' },
+      name: 'a v1 bundle (no rows) still verifies',
+      bundle: { ...b, format: 'episodic.bundle.v1', rows: undefined },
+      publicKey: key,
+      expected: { ok: true, problems: [] },
+    },
+    {
+      name: 'a v2 bundle without rows',
+      bundle: { ...b, rows: undefined },
+      publicKey: key,
+      expected: { ok: false, problems: ['malformed'] },
+    },
+    {
+      name: 'format episodic.bundle.v9',
+      bundle: { ...b, format: 'episodic.bundle.v9' },
       publicKey: key,
       expected: { ok: false, problems: ['unsupported-version'] },
     },
