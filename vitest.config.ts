@@ -8,7 +8,7 @@ const require = createRequire(import.meta.url);
 // the ledger (test/ledger/tamper.random.test.ts, 10 s of hashing) runs with the integration files.
 const UNIT = [
   'test/unit/**/*.test.ts',
-  'test/ledger/{hash,merkle,signed-head,verify,worked-example}.test.ts',
+  'test/ledger/{hash,merkle,signed-head,verify,worked-example,incremental}.test.ts',
   'test/web/{chain,static,optional}.test.ts',
   'test/client/progress.test.ts',
   'test/platform/schema-file.test.ts',

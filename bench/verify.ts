@@ -1,46 +1,66 @@
-// verifyLedger throughput (issue 4): N chained events stored in PostgreSQL, verified through the
-// same code path as the verifyLedger query, as a ratio to raw BLAKE3 over the same bytes in the
-// same run. Run: npm run bench:verify [N]   (default 1,000,000)
-import { randomUUID } from 'node:crypto';
+// verifyLedger throughput on a realistic ledger (bench/verify-mix.ts: whole episodes with step
+// rows, checkpoint states, critiques, outcomes, one signed tree head), as a ratio to raw BLAKE3
+// (hash-wasm, the fastest here) over every byte that verification hashes, in the same run: chain
+// inputs, step contents, the other hashed rows, Merkle leaves and inner nodes. Then the incremental
+// check: a verifier that kept the state of the signed head checks only the last 1,000 events.
+// Run: npm run bench:verify [N]   (default 200,000; BENCH_DATABASE_URL to use a server)
 import { performance } from 'node:perf_hooks';
-import { blake3 } from '@noble/hashes/blake3.js';
-import { withTransaction } from '../src/db/tx.ts';
-import { CHAIN_DOMAIN_TAG, canonicalEntryBytes, fromHex, type StoredLedgerEvent } from '../src/ledger/hash.ts';
-import { appendEvents } from '../src/ledger/store.ts';
-import { verifyChain } from '../src/ledger/verify.ts';
+import { createBLAKE3 } from 'hash-wasm';
+import type pg from 'pg';
+import { CHAIN_DOMAIN_TAG, canonicalEntryBytes, canonicalJson, fromHex } from '../src/ledger/hash.ts';
+import { readEvents } from '../src/ledger/read.ts';
+import { stepRowFromColumns } from '../src/ledger/step-hash.ts';
 import { verifyStoredRange } from '../src/ledger/verify-range.ts';
 import { fmt, openBenchDatabase } from './support.ts';
+import { writeMixLedger } from './verify-mix.ts';
 
-const N = Number(process.argv[2] ?? 1_000_000);
-const CHUNK = 10_000;
+const N = Number(process.argv[2] ?? 200_000);
+const PAGE = 20_000;
+const utf8 = new TextEncoder();
 
-/** Appends N events through the ledger's own append path (chained, in transactions of CHUNK). */
-async function appendChain(pool: import('pg').Pool, tenantId: string): Promise<StoredLedgerEvent[]> {
-  const events: StoredLedgerEvent[] = [];
-  const episodeId = randomUUID();
-  for (let first = 1; first <= N; first += CHUNK) {
-    const chunk = Array.from({ length: Math.min(CHUNK, N - first + 1) }, (_, k) => {
-      const n = first + k;
-      return { type: 'episode.note', episodeId, payload: { note: `event ${n}`, tokens: n % 997, tags: ['bench', 'ledger'] } };
+/** Seconds raw BLAKE3 takes over the same bytes; inputs are prepared page by page, untimed. */
+async function rawBlake3Seconds(pool: pg.Pool, tenantId: string): Promise<{ seconds: number; bytes: number }> {
+  const hasher = await createBLAKE3();
+  const hashAll = (inputs: Uint8Array[]) => {
+    const t0 = performance.now();
+    for (const input of inputs) {
+      hasher.init();
+      hasher.update(input);
+      hasher.digest('binary');
+    }
+    return (performance.now() - t0) / 1000;
+  };
+  let seconds = 0;
+  let bytes = 0;
+  let leaves = 0;
+  for (let after = 0; ; after += PAGE) {
+    const events = await readEvents(pool, tenantId, { afterSeq: after, limit: PAGE });
+    if (!events.length) break;
+    const inputs = events.map((e) => {
+      const entry = canonicalEntryBytes(e);
+      const buf = new Uint8Array(CHAIN_DOMAIN_TAG.length + 32 + entry.length);
+      buf.set(CHAIN_DOMAIN_TAG);
+      buf.set(fromHex(e.prevHash, 32), CHAIN_DOMAIN_TAG.length);
+      buf.set(entry, CHAIN_DOMAIN_TAG.length + 32);
+      return buf;
     });
-    events.push(...(await withTransaction(pool, (client) => appendEvents(client, tenantId, chunk))));
+    leaves += events.length;
+    bytes += inputs.reduce((n, b) => n + b.length, 0);
+    seconds += hashAll(inputs);
   }
-  return events;
-}
-
-function rawBlake3(events: StoredLedgerEvent[]): number {
-  // The same bytes the chain hashes: tag || prevHash || canonical entry, prepared before timing.
-  const inputs = events.map((e) => {
-    const entry = canonicalEntryBytes(e);
-    const buf = new Uint8Array(CHAIN_DOMAIN_TAG.length + 32 + entry.length);
-    buf.set(CHAIN_DOMAIN_TAG);
-    buf.set(fromHex(e.prevHash, 32), CHAIN_DOMAIN_TAG.length);
-    buf.set(entry, CHAIN_DOMAIN_TAG.length + 32);
-    return buf;
-  });
-  const t0 = performance.now();
-  for (const input of inputs) blake3(input);
-  return (performance.now() - t0) / 1000;
+  for (let after = 0; ; after += PAGE) {
+    const { rows } = await pool.query('SELECT * FROM steps WHERE tenant_id = $1 ORDER BY id LIMIT $2 OFFSET $3', [tenantId, PAGE, after]);
+    if (!rows.length) break;
+    const inputs = rows.map((r) => utf8.encode(canonicalJson(stepRowFromColumns(r))));
+    bytes += inputs.reduce((n, b) => n + b.length, 0);
+    seconds += hashAll(inputs);
+  }
+  // Merkle: n leaves of 33 bytes and n - 1 inner nodes of 65 bytes.
+  const leafInputs = Array.from({ length: leaves }, () => new Uint8Array(33));
+  const nodeInputs = Array.from({ length: Math.max(leaves - 1, 0) }, () => new Uint8Array(65));
+  seconds += hashAll(leafInputs) + hashAll(nodeInputs);
+  bytes += leaves * 33 + Math.max(leaves - 1, 0) * 65;
+  return { seconds, bytes };
 }
 
 async function main() {
@@ -49,25 +69,36 @@ async function main() {
     const { rows } = await bench.db.pool.query(`INSERT INTO tenants (name) VALUES ('verify-bench') RETURNING id`);
     const tenantId = rows[0].id as string;
     let t0 = performance.now();
-    const events = await appendChain(bench.db.pool, tenantId);
+    const ledger = await writeMixLedger(bench.db.pool, tenantId, N);
     const loadSeconds = (performance.now() - t0) / 1000;
+    for (const table of ['ledger_events', 'steps', 'episodes', 'checkpoints']) await bench.db.pool.query(`VACUUM ANALYZE ${table}`);
 
-    // The stored path runs first, before the raw inputs below take memory of their own.
     t0 = performance.now();
-    const stored = await verifyStoredRange(bench.db.pool, tenantId, { fromSeq: 1, toSeq: null }, '00'.repeat(32));
-    const dbSeconds = (performance.now() - t0) / 1000;
-    t0 = performance.now();
-    const inMemory = verifyChain(events);
-    const memSeconds = (performance.now() - t0) / 1000;
-    const raw = rawBlake3(events);
-    if (!inMemory.ok || !stored.ok || stored.checked !== N) throw new Error(`verification failed: ${JSON.stringify({ inMemory, stored })}`);
+    const full = await verifyStoredRange(bench.db.pool, tenantId, { fromSeq: 1, toSeq: null }, ledger.publicKeyHex);
+    const fullSeconds = (performance.now() - t0) / 1000;
+    if (!full.ok || full.checked !== ledger.events) throw new Error(`verification failed: ${JSON.stringify(full)}`);
 
-    console.log(`\nevents: ${fmt(N)} (chained and stored by the append path in ${fmt(loadSeconds, 1)} s); node ${process.version}\n`);
+    const from = Math.max(1, ledger.events - 999);
+    t0 = performance.now();
+    const tail = await verifyStoredRange(bench.db.pool, tenantId, { fromSeq: from, toSeq: null }, ledger.publicKeyHex);
+    const tailSeconds = (performance.now() - t0) / 1000;
+    if (!tail.ok) throw new Error(`tail verification failed: ${JSON.stringify(tail)}`);
+
+    const raw = await rawBlake3Seconds(bench.db.pool, tenantId);
+    console.log(
+      `\nevents: ${fmt(ledger.events)} (${fmt(ledger.stepRows)} step rows, ${fmt(full.rowsChecked)} other rows, ${fmt(full.checkpointsChecked)} signed checkpoint; written in ${fmt(loadSeconds, 1)} s); ${fmt(raw.bytes / 1e6, 1)} MB hashed; node ${process.version}\n`,
+    );
     console.log('| what | seconds | events/s | ratio to raw BLAKE3 |\n| --- | ---: | ---: | ---: |');
-    const row = (name: string, s: number) => console.log(`| ${name} | ${fmt(s, 2)} | ${fmt(N / s)} | ${fmt(raw / s, 2)} |`);
-    row('raw BLAKE3 over the same bytes (tag, prevHash, canonical entry)', raw);
-    row('verifyChain in memory (canonical JSON + BLAKE3 + links)', memSeconds);
-    row('verifyLedger path: read from PostgreSQL in pages + verifyChain', dbSeconds);
+    const row = (name: string, s: number, events = ledger.events) =>
+      console.log(`| ${name} | ${fmt(s, 2)} | ${fmt(events / s)} | ${fmt(raw.seconds / s, 2)} |`);
+    row('raw BLAKE3 (hash-wasm) over the same bytes', raw.seconds);
+    row('verifyLedger path: chain + step rows + hashed rows + signed Merkle root', fullSeconds);
+    console.log(
+      `\nincremental: the last ${fmt(ledger.events - from + 1)} events (seq ${fmt(from)}..${fmt(ledger.events)}) with their step rows in ${fmt(tailSeconds * 1000, 0)} ms`,
+    );
+    console.log(
+      `verify events=${ledger.events} ratio=${fmt(raw.seconds / fullSeconds, 2)} events_per_s=${Math.round(ledger.events / fullSeconds)} tail_1000_ms=${Math.round(tailSeconds * 1000)}`,
+    );
   } finally {
     await bench.close();
   }

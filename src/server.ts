@@ -29,6 +29,7 @@ import { requestIdFrom } from './http/request-id.ts';
 import { useResponseBudget } from './http/response-budget.ts';
 import { useStreamGuard } from './http/streams.ts';
 import { yogaLogging } from './http/yoga-log.ts';
+import { inexactNumberMessage } from './ledger/json-numbers.ts';
 import { requestScope } from './log.ts';
 import { createMcpHandler, MCP_PATH } from './mcp/http.ts';
 import { createOtlpHandler, OTLP_TRACES_PATH } from './otlp/http.ts';
@@ -113,6 +114,11 @@ function createGraphQLHandler(services: Services, { admission, limiter, keyWatch
       maskError(error, message) {
         const requestId = requestScope.getStore()?.requestId;
         const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+        if (error instanceof GraphQLError && error.extensions.reason === 'JSON_NUMBER_OUT_OF_RANGE') {
+          // Restated: graphql-js echoes the value as parsed from the body, already rounded
+          // (9007199254740993 as ...992), and the compiled executor replaces the reason by "Expected type JSON.".
+          return new GraphQLError(inexactNumberMessage(String(error.extensions.path)), { nodes: error.nodes, path: error.path, extensions: error.extensions });
+        }
         // Saturation and outages are not bugs: say so, with a status and a hint a client can act on.
         if (causes(original).some(isPoolSaturated)) {
           log.warn({ requestId, err: original }, 'no database connection free: request shed');

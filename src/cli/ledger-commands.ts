@@ -10,6 +10,8 @@ import type { EpisodicClient } from '../client/client.ts';
 import type { EpisodicError } from '../client/errors.ts';
 import type { EpisodeProofBundleResult, LedgerEvent, SignedTreeHead } from '../client/types.ts';
 import { EXPORT_FORMAT } from '../ledger/export-format.ts';
+import type { StoredLedgerEvent } from '../ledger/hash.ts';
+import type { RowClaims } from '../ledger/row-checks.ts';
 import { defineCommand, failOnErrorResult, intOption, listOption, usage } from './remote.ts';
 
 const TAIL_HELP = `Usage: episodic tail [--after <seq>] [--verify] [filters]
@@ -27,7 +29,9 @@ const EXPORT_HELP = `Usage: episodic export [--after <seq>] [--to <seq>] [--outp
        episodic export --episode <id> [--output <file>]
 Writes a ledger export (docs/LEDGER.md §6.2) as JSON lines to stdout or a file: a header, every
 signed checkpoint, then the events in seq order; check it with
-\`episodic verify --public-key <hex> <file>\`. With --episode, writes the episode's proof bundle
+\`episodic verify --public-key <hex> <file>\`. After --after <size>, it also carries the proof
+that the newest checkpoint extends the tree of that size: \`episodic verify --state <file>\`
+then checks only what is new. With --episode, writes the episode's proof bundle
 (its events and step rows with inclusion proofs against the latest signed checkpoint) instead,
 waiting for the next checkpoint when the episode's last events are newer.`;
 
@@ -139,6 +143,27 @@ async function allCheckpoints(client: EpisodicClient): Promise<Array<Omit<Signed
   }
 }
 
+/**
+ * After a checkpoint a verifier already checked (--after <its size>): the proof that the newest
+ * checkpoint extends it, so `episodic verify --state` checks only what is new (docs/LEDGER.md §7.3.1).
+ */
+async function consistencyFrom(client: EpisodicClient, after: number, newest: number | undefined) {
+  if (after === 0 || newest === undefined || newest <= after) return undefined;
+  const proof = failOnErrorResult(await client.consistencyProof({ fromSize: after, toSize: newest }));
+  return { fromSize: after, toSize: newest, proof: proof.proof };
+}
+
+const ROW_REFS_PER_CALL = 500;
+
+/** The stored values the exported events hash (docs/LEDGER.md §3.3), read in calls of 500. */
+async function hashedRowsOf(client: EpisodicClient, claims: RowClaims) {
+  const { claimList } = await import('../ledger/hashed-rows.ts');
+  const refs = claimList(claims).map(({ kind, id }) => ({ kind, id }));
+  const rows = [];
+  for (let i = 0; i < refs.length; i += ROW_REFS_PER_CALL) rows.push(...failOnErrorResult(await client.hashedRows(refs.slice(i, i + ROW_REFS_PER_CALL))).rows);
+  return rows;
+}
+
 export const exportCommand = defineCommand({
   name: 'export',
   summary: 'write ledger events (or an episode proof bundle) for `verify`',
@@ -171,15 +196,21 @@ export const exportCommand = defineCommand({
         const toSeq = to === undefined ? null : Math.max(after, Math.min(to, head));
         await write(out, `${JSON.stringify({ format: EXPORT_FORMAT, tenantId, afterSeq: after, toSeq })}\n`);
         for (const checkpoint of checkpoints) await write(out, `${JSON.stringify({ checkpoint })}\n`);
+        const consistency = await consistencyFrom(client, after, checkpoints.at(-1)?.treeSize);
+        if (consistency) await write(out, `${JSON.stringify({ consistency })}\n`);
+        // To the head, the values the events hash follow them, so verify recomputes every hash.
+        const claims = toSeq === null ? new (await import('../ledger/row-checks.ts')).RowClaims() : undefined;
         for (;;) {
           const page = failOnErrorResult(await client.ledgerEvents({ after, first: to === undefined ? 500 : Math.min(500, to - after) }));
           for (const event of page.events) await write(out, `${JSON.stringify(event)}\n`);
+          for (const event of page.events) claims?.add(event as StoredLedgerEvent);
           count += page.events.length;
           first ??= page.events[0]?.seq ?? null;
           last = page.events.at(-1)?.seq ?? last;
           after = last ?? after;
           if (!page.pageInfo.hasNextPage || (to !== undefined && after >= to) || !page.events.length) break;
         }
+        if (claims) for (const row of await hashedRowsOf(client, claims)) await write(out, `${JSON.stringify({ row })}\n`);
       }
       done = true;
     } finally {

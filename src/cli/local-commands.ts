@@ -18,10 +18,15 @@ const KEYS_OPERATOR_HELP = `Usage: episodic keys <create|list|revoke> --tenant <
 Without --tenant, \`episodic keys\` works over the API with an admin key (episodic keys --help).
 Database: as for \`episodic tenants --help\`.`;
 
-const VERIFY_HELP = `Usage: episodic verify --public-key <hex> <file> [--json]
+const VERIFY_HELP = `Usage: episodic verify --public-key <hex> [--state <state.json>] <file> [--json]
 Checks, with no server, a proof bundle (episodeProofBundle, \`episodic export --episode\`) or a
 ledger export (\`episodic export\`) against a key you trust (docs/LEDGER.md §5.2): a bundle's own
 key is never trusted, so nothing is called verified without --public-key.
+  --state <file>   incremental checks of exports (§7.3.1): the file keeps the newest verified
+                   checkpoint (tree size, root, head hash). When it does not exist, the export
+                   must start at seq 1 and is checked whole; afterwards check only what is new
+                   with an export made by \`episodic export --after <its treeSize>\`. Written
+                   after each successful check.
 Exit 0 verified, 3 not verified, 2 unreadable input.`;
 
 export const LOCAL_COMMANDS: Record<string, { summary: string; help: string }> = {
@@ -37,6 +42,7 @@ const OPERATOR_OPTIONS = {
   name: { type: 'string' },
   expires: { type: 'string' },
   'public-key': { type: 'string' },
+  state: { type: 'string' },
 } as const;
 
 export const isLocalCommand = (group: string): group is 'tenants' | 'keys' | 'verify' => group === 'tenants' || group === 'keys' || group === 'verify';
@@ -49,7 +55,7 @@ export async function runLocal(group: 'tenants' | 'keys' | 'verify', argv: strin
     if (values.help) return VERIFY_HELP;
     if (!action) throw new CliError(`missing the file to verify\n\n${VERIFY_HELP}`, EXIT.usage);
     const { verifyCommand } = await import('./verify-command.ts');
-    return verifyCommand(action, values['public-key']);
+    return verifyCommand(action, values['public-key'], values.state);
   }
   const help = group === 'tenants' ? TENANTS_HELP : KEYS_OPERATOR_HELP;
   if (values.help || !action) return help;

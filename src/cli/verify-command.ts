@@ -1,10 +1,11 @@
 // `episodic verify` as a command: the check itself is verify.ts; this turns its report into the
 // CLI's output (a summary line, or the report with --json) and exit code 3 when not verified.
 import { CliError, type Output } from './errors.ts';
-import { VERIFY_FAILED_EXIT, verifyFile } from './verify.ts';
+import { readVerifierState, VERIFY_FAILED_EXIT, verifyFile, writeVerifierState } from './verify.ts';
 
-export async function verifyCommand(path: string, publicKey: string | undefined): Promise<Output> {
-  const result = await verifyFile(path, publicKey);
+export async function verifyCommand(path: string, publicKey: string | undefined, statePath?: string): Promise<Output> {
+  const state = statePath ? await readVerifierState(statePath) : undefined;
+  const result = await verifyFile(path, publicKey, state);
   if (!result.ok) {
     const first = result.problems[0];
     throw Object.assign(
@@ -15,6 +16,15 @@ export async function verifyCommand(path: string, publicKey: string | undefined)
       { details: result },
     );
   }
-  const extra = result.kind === 'bundle' ? `, ${result.stepsChecked ?? 0} steps` : `, ${result.checkpointsChecked ?? 0} signed checkpoints`;
-  return { text: `verified ${result.kind}: ${result.checked} events${extra} checked`, json: result };
+  if (statePath) {
+    if (result.kind !== 'export') throw new CliError('--state applies to ledger exports, not to proof bundles', 2);
+    if (!result.state) throw new CliError('--state: the first check must be of an export from seq 1 (episodic export), to verify the root itself', 2);
+    await writeVerifierState(statePath, result.state);
+  }
+  const extra =
+    result.kind === 'bundle'
+      ? `, ${result.stepsChecked ?? 0} steps`
+      : `, ${result.checkpointsChecked ?? 0} signed checkpoints, ${result.rowsChecked ?? 0} hashed rows`;
+  const kept = statePath && result.state ? `; state at tree size ${result.state.treeSize} written to ${statePath}` : '';
+  return { text: `verified ${result.kind}: ${result.checked} events${extra} checked${kept}`, json: result };
 }

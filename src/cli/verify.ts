@@ -2,9 +2,9 @@
 // document) or a ledger export (`episodic export`, JSON lines with a header) with no server.
 // The key must come from the caller (docs/LEDGER.md §5.2): a bundle's own publicKey is never trust,
 // so without --public-key nothing is called verified.
-import { readFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { verifyProofBundle } from '../ledger/bundle.ts';
-import { EXPORT_FORMAT, verifyExport } from '../ledger/export-verify.ts';
+import { EXPORT_FORMATS, isVerifierState, type VerifierState, verifyExport } from '../ledger/export-verify.ts';
 import { fromHex } from '../ledger/hash.ts';
 import { isAcceptablePublicKey } from '../ledger/signed-head.ts';
 import { CliError } from './errors.ts';
@@ -47,27 +47,58 @@ export interface VerifyResult {
   checked: number;
   stepsChecked?: number;
   checkpointsChecked?: number;
+  rowsChecked?: number;
   latestCheckpoint?: { treeSize: number; issuedAt: string } | null;
+  /** The state to keep for the next incremental check (exports whose newest root was verified). */
+  state?: VerifierState;
   problems: Array<{ seq?: number; stepNumber?: number; problem: string; reason: string }>;
 }
 
-export async function verifyFile(path: string, publicKeyHex?: string): Promise<VerifyResult> {
+/** The kept state, or undefined when the file does not exist yet (the first check is a whole one). */
+export async function readVerifierState(path: string): Promise<VerifierState | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new CliError(`--state ${path}: ${(err as Error).message}`, 2);
+  }
+  let state: unknown;
+  try {
+    state = JSON.parse(text);
+  } catch {
+    throw new CliError(`--state ${path} is not JSON`, 2);
+  }
+  if (!isVerifierState(state)) throw new CliError(`--state ${path} is not a verifier state (docs/LEDGER.md §7.3.1)`, 2);
+  return state;
+}
+
+/** Replaces the state file whole (write, then rename), so a crash never leaves half a state. */
+export async function writeVerifierState(path: string, state: VerifierState): Promise<void> {
+  const partial = `${path}.partial-${process.pid}`;
+  await writeFile(partial, `${JSON.stringify(state, null, 2)}\n`);
+  await rename(partial, path);
+}
+
+export async function verifyFile(path: string, publicKeyHex?: string, state?: VerifierState): Promise<VerifyResult> {
   const key = trustedKey(publicKeyHex);
   const parsed = parse(await readFile(path, 'utf8'));
   // An export of an empty range is its header alone: one line, one JSON object.
-  const data = typeof parsed === 'object' && parsed !== null && (parsed as { format?: unknown }).format === EXPORT_FORMAT ? [parsed] : parsed;
+  const data = typeof parsed === 'object' && parsed !== null && EXPORT_FORMATS.includes(String((parsed as { format?: unknown }).format)) ? [parsed] : parsed;
   if (!Array.isArray(data)) {
     const report = verifyProofBundle(data, key);
     return { ok: report.ok, kind: 'bundle', checked: report.eventsChecked, stepsChecked: report.stepsChecked, problems: report.problems };
   }
-  const report = verifyExport(data, key);
+  const report = verifyExport(data, key, state);
   const problems = report.ok ? [] : [{ seq: report.firstBadSeq, problem: report.problem ?? 'malformed', reason: report.reason ?? '' }];
   return {
     ok: report.ok,
     kind: 'export',
     checked: report.eventsChecked,
     checkpointsChecked: report.checkpointsChecked,
+    rowsChecked: report.rowsChecked,
     latestCheckpoint: report.latestCheckpoint,
+    ...(report.state ? { state: report.state } : {}),
     problems,
   };
 }

@@ -119,6 +119,14 @@ export function createEpisodicClient(options: EpisodicClientOptions) {
         afterTreeSize: args.afterTreeSize === undefined ? undefined : String(args.afterTreeSize),
         first: args.first ?? 100,
       }),
+    /** Proof that the tree of size fromSize is a prefix of the tree of size toSize (default: the head). */
+    consistencyProof: (args: { fromSize: number; toSize?: number }) =>
+      request<T.ConsistencyProofResult>(DOCUMENTS.consistencyProof, {
+        fromSize: String(args.fromSize),
+        toSize: args.toSize === undefined ? undefined : String(args.toSize),
+      }),
+    /** The stored values events hash, for an offline verifier (at most 500 refs a call). */
+    hashedRows: (refs: Array<{ kind: string; id: string }>) => request<T.HashedRowsResult>(DOCUMENTS.hashedRows, { refs }),
     ledgerPublicKey: () => request<{ algorithm: string; keyId: string; publicKey: string }>(DOCUMENTS.ledgerPublicKey),
     episodeProofBundle: (episodeId: string) => request<T.EpisodeProofBundleResult>(DOCUMENTS.episodeProofBundle, { episodeId }),
     verifyLedger: (range: { fromSeq?: number | string; toSeq?: number | string } = {}) =>

@@ -99,6 +99,9 @@ export const DOCUMENTS = {
     ${errors('NotFoundError', 'NotCheckpointedError')} ... on EpisodeProofBundle { bundle eventCount stepCount treeHead { ${TREE_HEAD_FIELDS} } } } }`,
   ledgerCheckpoints: `query LedgerCheckpoints($afterTreeSize: BigInt, $first: Int) { result: ledgerCheckpoints(afterTreeSize: $afterTreeSize, first: $first) {
     ${errors('InputLimitError')} ... on SignedTreeHeadPage { checkpoints { ${TREE_HEAD_FIELDS} } hasNextPage } } }`,
+  consistencyProof: `query ConsistencyProof($fromSize: BigInt!, $toSize: BigInt) { result: consistencyProof(fromSize: $fromSize, toSize: $toSize) {
+    ${errors('InputLimitError')} ... on ConsistencyProof { fromSize toSize fromRoot toRoot proof } } }`,
+  hashedRows: `query HashedRows($refs: [HashedRowRef!]!) { result: hashedRows(refs: $refs) { ${errors('InputLimitError')} ... on HashedRowList { rows { kind id value } } } }`,
   verifyLedger: `query VerifyLedger($fromSeq: BigInt, $toSeq: BigInt) { result: verifyLedger(fromSeq: $fromSeq, toSeq: $toSeq) {
     ${errors('InputLimitError')} ... on LedgerVerification { ok checked stepsChecked rowsChecked checkpointsChecked firstBadSeq problem reason checkpointTreeSize } } }`,
   relevantEpisodes: `query RelevantEpisodes($task: RetrievalTaskInput!, $limit: Int, $filter: RelevantEpisodeFilter, $includeFailures: Boolean) {

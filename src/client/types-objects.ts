@@ -206,6 +206,25 @@ export interface LedgerHead {
   hash: string;
   latestCheckpoint: SignedTreeHead | null;
 }
+/** A stored value an event hashes (docs/LEDGER.md §3.3). */
+export interface HashedRow {
+  kind: string;
+  id: string;
+  value: unknown;
+}
+export interface HashedRowList {
+  __typename: 'HashedRowList';
+  rows: HashedRow[];
+}
+/** RFC 9162 §2.1.4 proof that the tree of size fromSize is a prefix of the tree of size toSize. */
+export interface ConsistencyProof {
+  __typename: 'ConsistencyProof';
+  fromSize: BigIntString;
+  toSize: BigIntString;
+  fromRoot: string;
+  toRoot: string;
+  proof: string[];
+}
 export interface SignedTreeHeadPage {
   __typename: 'SignedTreeHeadPage';
   checkpoints: SignedTreeHead[];

@@ -4,8 +4,10 @@ import type { Json } from './types.ts';
 import type { IdempotencyConflictError, IllegalTransitionError, InputLimitError, LeaseError, LoopStoppedError, NotFoundError } from './types-errors.ts';
 import type {
   ApiKey,
+  ConsistencyProof,
   Episode,
   EpisodeStopReason,
+  HashedRowList,
   Lease,
   LeaseCharge,
   LedgerEvent,
@@ -141,6 +143,8 @@ export type WorkItemQueryResult = ({ __typename: 'WorkItem' } & WorkItem) | NotF
 export type LedgerEventsResult = LedgerEventPage | InputLimitError;
 export type EpisodeProofBundleResult = EpisodeProofBundle | NotFoundError | NotCheckpointedError;
 export type LedgerCheckpointsResult = SignedTreeHeadPage | InputLimitError;
+export type ConsistencyProofResult = ConsistencyProof | InputLimitError;
+export type HashedRowsResult = HashedRowList | InputLimitError;
 export type RelevantEpisodesResult = RelevantEpisodes | InputLimitError;
 export type RelevantFilesResult = RelevantFiles | InputLimitError;
 export type VerifyLedgerResult = ({ __typename: 'LedgerVerification' } & LedgerVerification) | InputLimitError;

@@ -2,13 +2,16 @@
 // signed tree head, and its step rows, checkable offline with a public key the caller trusts.
 // Verification never throws on bad data: a bundle is untrusted input.
 import { fromHex, isHashHex, type StoredLedgerEvent, toHex } from './hash.ts';
+import { checkHashedRows, type HashedRow, isHashedRow, rowClaimsOf } from './hashed-rows.ts';
 import { eventLeafHash, type MerkleTree, verifyInclusion } from './merkle.ts';
 import { hasExactly, hasOnly, isUuid } from './shape.ts';
 import { isSignedTreeHead, type SignedTreeHead, type TreeHead, verifyTreeHead } from './signed-head.ts';
 import { STEP_HASH_FIELDS, STEP_OPTIONAL_FIELDS, type StepRow, stepRowHash } from './step-hash.ts';
 import { contentFailure, eventShapeFailure, type Failure, type LedgerProblem } from './verify.ts';
 
-export const BUNDLE_FORMAT = 'episodic.bundle.v1';
+/** v2 adds `rows`, the values the events hash (§6.1); v1 bundles still verify (no rows to check). */
+export const BUNDLE_FORMAT = 'episodic.bundle.v2';
+const BUNDLE_V1 = 'episodic.bundle.v1';
 
 /** Inclusion proof of one event, as carried in a bundle. */
 export interface EventInclusionProof {
@@ -19,7 +22,7 @@ export interface EventInclusionProof {
 
 /** Everything an auditor needs to check one episode's events and steps offline. */
 export interface ProofBundle {
-  format: typeof BUNDLE_FORMAT;
+  format: typeof BUNDLE_FORMAT | typeof BUNDLE_V1;
   tenantId: string;
   episodeId: string;
   /** The key the server signs with, for information: verifiers never trust it (§6). */
@@ -28,9 +31,12 @@ export interface ProofBundle {
   steps: StepRow[];
   proofs: EventInclusionProof[];
   treeHead: SignedTreeHead;
+  /** v2: the stored values the events hash (§3.3). */
+  rows?: HashedRow[];
 }
 
-const BUNDLE_MEMBERS = ['format', 'tenantId', 'episodeId', 'publicKey', 'events', 'steps', 'proofs', 'treeHead'];
+const BUNDLE_V1_MEMBERS = ['format', 'tenantId', 'episodeId', 'publicKey', 'events', 'steps', 'proofs', 'treeHead'];
+const BUNDLE_MEMBERS = [...BUNDLE_V1_MEMBERS, 'rows'];
 const PROOF_MEMBERS = ['seq', 'leafIndex', 'auditPath'];
 const STEP_MEMBERS = ['stepNumber', ...STEP_HASH_FIELDS];
 
@@ -48,12 +54,14 @@ export interface BundleReport {
   eventsChecked: number;
   /** Step rows whose hash matched their steps.logged entry. */
   stepsChecked: number;
+  /** Hashed values (outcome, critique, ...) recomputed from the bundle's rows (v2). */
+  rowsChecked: number;
   problems: BundleProblem[];
 }
 
 /** Assembles a bundle for events already covered by `treeHead` (producer side; throws on misuse). */
 export function buildProofBundle(
-  parts: { episodeId: string; publicKey: string; events: StoredLedgerEvent[]; steps: StepRow[] },
+  parts: { episodeId: string; publicKey: string; events: StoredLedgerEvent[]; steps: StepRow[]; rows: HashedRow[] },
   tree: MerkleTree,
   treeHead: SignedTreeHead,
 ): ProofBundle {
@@ -71,6 +79,7 @@ export function buildProofBundle(
     steps: parts.steps,
     proofs,
     treeHead,
+    rows: parts.rows,
   };
 }
 
@@ -91,12 +100,14 @@ function isStepRow(value: unknown): value is StepRow {
 function envelopeFailure(value: unknown): Failure | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problem: 'malformed', reason: 'a bundle is a JSON object' };
   const b = value as Record<string, unknown>;
-  if (b.format !== BUNDLE_FORMAT) {
+  if (b.format !== BUNDLE_FORMAT && b.format !== BUNDLE_V1) {
     return typeof b.format === 'string'
-      ? { problem: 'unsupported-version', reason: `format "${b.format}" is not ${BUNDLE_FORMAT}` }
+      ? { problem: 'unsupported-version', reason: `format "${b.format}" is not ${BUNDLE_FORMAT} (or ${BUNDLE_V1})` }
       : { problem: 'malformed', reason: `format must be "${BUNDLE_FORMAT}"` };
   }
-  if (!hasExactly(b, BUNDLE_MEMBERS)) return { problem: 'malformed', reason: `a bundle has exactly the members ${BUNDLE_MEMBERS.join(', ')}` };
+  const members = b.format === BUNDLE_V1 ? BUNDLE_V1_MEMBERS : BUNDLE_MEMBERS;
+  if (!hasExactly(b, members)) return { problem: 'malformed', reason: `a bundle has exactly the members ${members.join(', ')}` };
+  if (b.format === BUNDLE_FORMAT && (!Array.isArray(b.rows) || !b.rows.every(isHashedRow))) return { problem: 'malformed', reason: 'rows must be {kind, id, value} of known kinds' };
   if (!isUuid(b.tenantId) || !isUuid(b.episodeId)) return { problem: 'malformed', reason: 'tenantId and episodeId must be lowercase uuids' };
   if (!isHashHex(b.publicKey)) return { problem: 'malformed', reason: 'publicKey must be 64 lowercase hex digits' };
   if (!Array.isArray(b.events) || !Array.isArray(b.steps) || !Array.isArray(b.proofs))
@@ -210,7 +221,7 @@ function checkSteps(bundle: ProofBundle, events: Iterable<StoredLedgerEvent>, pr
  */
 export function verifyProofBundle(value: unknown, publicKey: Uint8Array): BundleReport {
   const envelope = envelopeFailure(value);
-  if (envelope) return { ok: false, signatureValid: false, eventsChecked: 0, stepsChecked: 0, problems: [envelope] };
+  if (envelope) return { ok: false, signatureValid: false, eventsChecked: 0, stepsChecked: 0, rowsChecked: 0, problems: [envelope] };
   const bundle = value as ProofBundle;
   const problems: BundleProblem[] = [];
   const signatureValid = verifyTreeHead(bundle.treeHead, publicKey);
@@ -230,5 +241,7 @@ export function verifyProofBundle(value: unknown, publicKey: Uint8Array): Bundle
     if (!eventsBySeq.has(seq)) problems.push({ seq, problem: 'malformed', reason: `proof for seq ${seq} has no event` });
   }
   const stepsChecked = checkSteps(bundle, eventsBySeq.values(), problems);
-  return { ok: problems.length === 0, signatureValid, eventsChecked, stepsChecked, problems };
+  const rows = bundle.rows ? checkHashedRows(rowClaimsOf(eventsBySeq.values()), bundle.rows) : { checked: 0 };
+  if (rows.failure) problems.push(rows.failure);
+  return { ok: problems.length === 0, signatureValid, eventsChecked, stepsChecked, rowsChecked: rows.checked, problems };
 }

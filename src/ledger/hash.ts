@@ -32,9 +32,12 @@ const utf8 = new TextEncoder();
 /** utf8 "episodic.ledger.v1" followed by one 0x00 byte (hex 657069736f6469632e6c65646765722e763100). */
 export const CHAIN_DOMAIN_TAG: Uint8Array = utf8.encode('episodic.ledger.v1\0');
 
-/** BLAKE3-256. */
+/** BLAKE3-256 (hash-wasm once its instance is ready, noble before it: the same bytes). */
 export function hashBytes(data: Uint8Array): Uint8Array {
-  return blake3(data);
+  if (!wasmHasher) return blake3(data);
+  wasmHasher.init();
+  wasmHasher.update(data);
+  return wasmHasher.digest('binary');
 }
 
 /** Lowercase hex. */
@@ -120,7 +123,7 @@ export function chainHash(prevHashHex: string, e: LedgerEntry): string {
   const input = chainInputWithRoom(json.length);
   input.set(fromHex(prevHashHex, HASH_BYTES), PREV_HASH_OFFSET);
   const { written } = utf8.encodeInto(json, input.subarray(ENTRY_OFFSET));
-  return toHex(blake3(input.subarray(0, ENTRY_OFFSET + written)));
+  return toHex(hashBytes(input.subarray(0, ENTRY_OFFSET + written)));
 }
 
 /** Hex BLAKE3 of the RFC 8785 JSON of a value: step content hashes, parameter hashes. */
@@ -128,19 +131,22 @@ export function contentHash(value: unknown): string {
   return canonicalTextHash(canonicalJson(value));
 }
 
-// Content hashes (two per journaled step) use hash-wasm's BLAKE3: on a 500-byte step it took 2 us
-// here against noble's 12 us, and noble's was the largest CPU cost of logSteps. The chain and
-// Merkle hashes, one per event, stay on noble, the reference the verifiers use; a property test
-// checks that both give the same bytes. One instance per thread, used synchronously: no interleaving.
-// Loaded without a top-level await (the client package is also built as CommonJS, which has none):
-// until the WebAssembly instance is ready, noble computes the same hash.
-let contentHasher: Awaited<ReturnType<typeof createBLAKE3>> | undefined;
-void createBLAKE3().then((hasher) => (contentHasher = hasher));
+// Every BLAKE3 here uses hash-wasm once it is loaded: on a 500-byte step it took 2 us against
+// noble's 12 us, and noble's was the largest CPU cost of logSteps and of verifyLedger (chain,
+// step contents, Merkle leaves and nodes). noble, the reference, computes the same bytes until
+// the WebAssembly instance is ready; a property test checks that both agree. One instance per
+// thread, used synchronously: no interleaving. Loaded without a top-level await (the client
+// package is also built as CommonJS, which has none); long runs await `hasherReady` first.
+let wasmHasher: Awaited<ReturnType<typeof createBLAKE3>> | undefined;
+export const hasherReady: Promise<void> = createBLAKE3().then(
+  (hasher) => void (wasmHasher = hasher),
+  () => undefined,
+);
 
 /** Hex BLAKE3 of the UTF-8 of already canonical JSON text. */
 export function canonicalTextHash(canonical: string): string {
-  if (!contentHasher) return toHex(blake3(utf8.encode(canonical)));
-  contentHasher.init();
-  contentHasher.update(canonical);
-  return contentHasher.digest('hex');
+  if (!wasmHasher) return toHex(blake3(utf8.encode(canonical)));
+  wasmHasher.init();
+  wasmHasher.update(canonical);
+  return wasmHasher.digest('hex');
 }

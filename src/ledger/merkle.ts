@@ -1,7 +1,6 @@
 // RFC 6962 / RFC 9162 Merkle tree over the ledger, with BLAKE3 instead of SHA-256.
 // Leaf i (0-based) is the event with seq i + 1; its leaf data is the 32 raw bytes of that
 // event's chain hash.
-import { blake3 } from '@noble/hashes/blake3.js';
 import { must } from '../core/must.ts';
 import { bytesEqual, fromHex, HASH_BYTES, hashBytes } from './hash.ts';
 
@@ -15,7 +14,7 @@ export function hashLeaf(leafData: Uint8Array): Uint8Array {
   const input = new Uint8Array(1 + leafData.length);
   input[0] = LEAF_PREFIX;
   input.set(leafData, 1);
-  return blake3(input);
+  return hashBytes(input);
 }
 
 // Reused for every interior node: building a 1M-leaf tree hashes ~1M nodes.
@@ -26,7 +25,7 @@ nodeInput[0] = NODE_PREFIX;
 export function hashChildren(left: Uint8Array, right: Uint8Array): Uint8Array {
   nodeInput.set(left, 1);
   nodeInput.set(right, 1 + HASH_BYTES);
-  return blake3(nodeInput);
+  return hashBytes(nodeInput);
 }
 
 /** The leaf hash of a ledger event: hashLeaf(raw bytes of its chain hash). */
@@ -84,7 +83,7 @@ class HashList {
   hashLastPair(): Uint8Array {
     const end = this.count * HASH_BYTES;
     nodeInput.set(this.bytes.subarray(end - 2 * HASH_BYTES, end), 1);
-    return blake3(nodeInput);
+    return hashBytes(nodeInput);
   }
 
   private grow(): void {

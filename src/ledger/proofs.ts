@@ -8,10 +8,13 @@ import type { Context } from '../schema/context.ts';
 import { buildProofBundle, type ProofBundle } from './bundle.ts';
 import { latestCheckpoint } from './checkpoints.ts';
 import { NotCheckpointedError } from './errors.ts';
+import { rowClaimsOf } from './hashed-rows.ts';
+import { readHashedRows } from './hashed-rows-store.ts';
 import { asSeq, SignedTreeHeadRef, tenantOf } from './graphql.ts';
 import { type StoredLedgerEvent, toHex } from './hash.ts';
 import { eventLeafHash } from './merkle.ts';
 import { EVENT_COLUMNS, type LedgerEventSqlRow, readEvents, readHead, toEvent } from './read.ts';
+import { retryAfterMs } from './retry-after.ts';
 import type { SignedTreeHead } from './signed-head.ts';
 import { type StepRow, stepRowFromColumns } from './step-hash.ts';
 
@@ -69,7 +72,7 @@ const ProofBundleRef = builder.objectRef<ProofBundle>('EpisodeProofBundle').impl
 async function checkpointCovering(ctx: Context, size: number): Promise<SignedTreeHead> {
   const latest = await latestCheckpoint(ctx.services.db.pool, tenantOf(ctx));
   if (latest && latest.treeSize >= size) return latest;
-  throw new NotCheckpointedError(size, latest?.treeSize ?? null, ctx.services.checkpoints.opts.intervalMs);
+  throw new NotCheckpointedError(size, latest?.treeSize ?? null, retryAfterMs(latest, ctx.services.checkpoints.opts.intervalMs, Date.now()));
 }
 
 /** An episode's events (lease.charged names its episode in the payload, §10) and its step rows. */
@@ -143,7 +146,9 @@ builder.queryFields((t) => ({
       const record = await episodeRecord(pool, tenantId, id);
       const checkpoint = await checkpointCovering(ctx, record.events.at(-1)?.seq ?? 0);
       const tree = await ctx.services.checkpoints.trees.atLeast(tenantId, checkpoint.treeSize);
-      return buildProofBundle({ episodeId: id, publicKey: ctx.services.checkpoints.signer.publicKeyHex, ...record }, tree, checkpoint);
+      const covered = record.events.filter((e) => e.seq <= checkpoint.treeSize);
+      const rows = await readHashedRows(pool, tenantId, rowClaimsOf(covered));
+      return buildProofBundle({ episodeId: id, publicKey: ctx.services.checkpoints.signer.publicKeyHex, ...record, rows }, tree, checkpoint);
     },
   }),
 }));

@@ -7,6 +7,8 @@ import { listSize } from '../schema/page-size.ts';
 import { latestCheckpoint, listCheckpoints } from './checkpoints.ts';
 import { asSeq, LedgerEventRef, LedgerFilterInput, SignedTreeHeadRef, tenantOf } from './graphql.ts';
 import type { StoredLedgerEvent } from './hash.ts';
+import { HASHED_ROW_KINDS, type HashedRow, type HashedRowKind } from './hashed-rows.ts';
+import { readHashedRows } from './hashed-rows-store.ts';
 import { type LedgerFilter, readEvents, readHead } from './read.ts';
 import type { SignedTreeHead } from './signed-head.ts';
 import { type RangeReport, verifyStoredRange } from './verify-range.ts';
@@ -83,6 +85,43 @@ const VerifyReportRef = builder.objectRef<RangeReport>('LedgerVerification').imp
   }),
 });
 
+const MAX_ROW_REFS = 500;
+
+const HashedRowRef = builder.objectRef<HashedRow>('HashedRow').implement({
+  description: 'A stored value an event hashes (docs/LEDGER.md §3.3): contentHash(value) is the hash the latest such event carries.',
+  fields: (t) => ({
+    kind: t.exposeString('kind', { description: HASHED_ROW_KINDS.join(', ') }),
+    id: t.exposeString('id', { description: 'The episode, checkpoint or retrieval it belongs to.' }),
+    value: t.field({ type: 'JSON', nullable: true, resolve: (r) => r.value }),
+  }),
+});
+
+const HashedRowRefInput = builder.inputType('HashedRowRef', {
+  fields: (t) => ({ kind: t.string({ required: true }), id: t.string({ required: true }) }),
+});
+
+const HashedRowListRef = builder.objectRef<{ rows: HashedRow[] }>('HashedRowList').implement({
+  fields: (t) => ({ rows: t.field({ type: [HashedRowRef], resolve: (l) => l.rows }) }),
+});
+
+function rowRefs(refs: Array<{ kind: string; id: string }>): Array<{ kind: HashedRowKind; id: string }> {
+  if (refs.length > MAX_ROW_REFS)
+    throw new InputLimitError([
+      { field: 'refs', limit: `at most ${MAX_ROW_REFS}`, actual: String(refs.length), message: `at most ${MAX_ROW_REFS} refs per call` },
+    ]);
+  const bad = refs.findIndex((r) => !(HASHED_ROW_KINDS as readonly string[]).includes(r.kind) || !isUuid(r.id));
+  if (bad >= 0)
+    throw new InputLimitError([
+      {
+        field: `refs.${bad}`,
+        limit: `kind one of ${HASHED_ROW_KINDS.join(', ')}; id a uuid`,
+        actual: JSON.stringify(refs[bad]),
+        message: 'unknown row kind or malformed id',
+      },
+    ]);
+  return refs as Array<{ kind: HashedRowKind; id: string }>;
+}
+
 function pageSize(first: number | null | undefined): number {
   const n = first ?? DEFAULT_PAGE;
   if (n < 1 || n > MAX_PAGE)
@@ -149,6 +188,14 @@ builder.queryFields((t) => ({
     type: PublicKeyRef,
     description: 'The key that signs checkpoints. Trust it only as far as you trust this connection (docs/LEDGER.md §5.2).',
     resolve: (_root, _args, ctx) => ({ keyId: ctx.services.checkpoints.signer.keyId, publicKey: ctx.services.checkpoints.signer.publicKeyHex }),
+  }),
+  hashedRows: t.field({
+    type: HashedRowListRef,
+    description:
+      'The stored values events hash (outcomes, critiques, rewards, reflections, checkpoint states, retrieval results), for an offline verifier: `episodic export` carries them (docs/LEDGER.md §6.2).',
+    errors: { types: [InputLimitError] },
+    args: { refs: t.arg({ type: [HashedRowRefInput], required: true }) },
+    resolve: async (_root, args, ctx) => ({ rows: await readHashedRows(ctx.services.db.pool, tenantOf(ctx), rowRefs(args.refs)) }),
   }),
   verifyLedger: t.field({
     type: VerifyReportRef,

@@ -4,7 +4,7 @@
 // root); and, from seq 1, a cut-off tail and step rows no event covers.
 import type pg from 'pg';
 import { listCheckpoints } from './checkpoints.ts';
-import { fromHex, GENESIS_HASH, type StoredLedgerEvent, toHex } from './hash.ts';
+import { fromHex, GENESIS_HASH, hasherReady, type StoredLedgerEvent, toHex } from './hash.ts';
 import { eventLeafHash, MerkleAccumulator } from './merkle.ts';
 import { readEvents } from './read.ts';
 import { checkRows, RowClaims } from './row-checks.ts';
@@ -36,28 +36,53 @@ async function prevHashBefore(pool: pg.Pool, tenantId: string, fromSeq: number):
 
 type StepEntry = { n: number; hash: string };
 
-/** Each step entry's row: recomputed (§3.2) and its stored content_hash column, both equal to the entry. */
-async function checkSteps(pool: pg.Pool, tenantId: string, events: StoredLedgerEvent[]): Promise<{ checked: number; bad?: Failure }> {
-  let checked = 0;
+interface Covered {
+  seq: number;
+  episodeId: string;
+  entry: StepEntry;
+}
+
+/** The step entries the page's steps.logged events carry, in event order. */
+function coveredSteps(events: StoredLedgerEvent[]): Covered[] {
+  const covered: Covered[] = [];
   for (const e of events) {
     if (e.type !== 'steps.logged' || !e.episodeId) continue;
-    const listed = (e.payload as { steps?: StepEntry[] }).steps ?? [];
-    const { rows } = await pool.query('SELECT * FROM steps WHERE tenant_id = $1 AND episode_id = $2 AND step_number = ANY($3::int[])', [
-      tenantId,
-      e.episodeId,
-      listed.map((s) => s.n),
-    ]);
-    const byNumber = new Map(rows.map((r) => [r.step_number as number, r]));
-    for (const s of listed) {
-      const row = byNumber.get(s.n);
-      const where = `step ${s.n} of episode ${e.episodeId}`;
-      if (!row) return { checked, bad: { seq: e.seq, problem: 'step-missing', reason: `${where} is missing` } };
-      if (stepRowHash(stepRowFromColumns(row)) !== s.hash)
-        return { checked, bad: { seq: e.seq, problem: 'step-mismatch', reason: `${where} differs from what was logged` } };
-      if (row.content_hash !== s.hash)
-        return { checked, bad: { seq: e.seq, problem: 'step-mismatch', reason: `${where}: its content_hash column differs from the logged hash` } };
-      checked += 1;
-    }
+    for (const entry of (e.payload as { steps?: StepEntry[] }).steps ?? []) covered.push({ seq: e.seq, episodeId: e.episodeId, entry });
+  }
+  return covered;
+}
+
+const STEP_READ = 5_000;
+
+/** The rows of the covered steps, read STEP_READ at a time (one round trip each, not one per event). */
+async function readCoveredRows(pool: pg.Pool, tenantId: string, covered: Covered[]): Promise<Map<string, Record<string, unknown>>> {
+  const rows = new Map<string, Record<string, unknown>>();
+  for (let i = 0; i < covered.length; i += STEP_READ) {
+    const part = covered.slice(i, i + STEP_READ);
+    const result = await pool.query(
+      `SELECT s.* FROM unnest($2::uuid[], $3::int[]) AS k(episode_id, step_number)
+         JOIN steps s ON s.tenant_id = $1 AND s.episode_id = k.episode_id AND s.step_number = k.step_number`,
+      [tenantId, part.map((c) => c.episodeId), part.map((c) => c.entry.n)],
+    );
+    for (const row of result.rows) rows.set(`${row.episode_id}:${row.step_number}`, row);
+  }
+  return rows;
+}
+
+/** Each step entry's row: recomputed (§3.2) and its stored content_hash column, both equal to the entry. */
+async function checkSteps(pool: pg.Pool, tenantId: string, events: StoredLedgerEvent[]): Promise<{ checked: number; bad?: Failure }> {
+  const covered = coveredSteps(events);
+  const rows = await readCoveredRows(pool, tenantId, covered);
+  let checked = 0;
+  for (const { seq, episodeId, entry } of covered) {
+    const row = rows.get(`${episodeId}:${entry.n}`);
+    const where = `step ${entry.n} of episode ${episodeId}`;
+    if (!row) return { checked, bad: { seq, problem: 'step-missing', reason: `${where} is missing` } };
+    if (stepRowHash(stepRowFromColumns(row)) !== entry.hash)
+      return { checked, bad: { seq, problem: 'step-mismatch', reason: `${where} differs from what was logged` } };
+    if (row.content_hash !== entry.hash)
+      return { checked, bad: { seq, problem: 'step-mismatch', reason: `${where}: its content_hash column differs from the logged hash` } };
+    checked += 1;
   }
   return { checked };
 }
@@ -119,13 +144,16 @@ export async function verifyStoredRange(
   publicKeyHex: string,
 ): Promise<RangeReport> {
   const { fromSeq, toSeq } = range;
+  await hasherReady;
   const heads = await allCheckpoints(pool, tenantId);
   const latest = heads.at(-1) ?? null;
   const counts = { checked: 0, stepsChecked: 0, rowsChecked: 0, checkpointsChecked: 0 };
   const walk = new CheckpointWalk(heads, fromHex(publicKeyHex, 32), fromSeq === 1, fromSeq);
+  // §7.5: `checked` counts the events verified before the first failing one, whichever check failed.
   const report = (failure?: Failure): RangeReport => ({
     ok: !failure,
     ...counts,
+    checked: failure ? Math.max(0, Math.min(counts.checked, failure.seq - fromSeq)) : counts.checked,
     checkpointsChecked: walk.checked,
     checkpointTreeSize: latest?.treeSize ?? null,
     ...(failure ? { firstBadSeq: failure.seq, problem: failure.problem, reason: failure.reason } : {}),

@@ -7,6 +7,7 @@ import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import { sizeText } from '../core/sizes.ts';
 import { episodeField } from '../episodes/graphql-payloads.ts';
+import { stepHashedMembers, stepRowFromRecord } from '../ledger/step-hash.ts';
 
 import { LimitViolationRef } from '../schema/base.ts';
 import type { AuthedContext } from '../schema/context.ts';
@@ -41,7 +42,16 @@ builder.prismaObject('Step', {
     worldBefore: t.expose('worldBefore', { type: 'JSON', nullable: true }),
     worldAfter: t.expose('worldAfter', { type: 'JSON', nullable: true }),
     metadata: t.expose('metadata', { type: 'JSON', nullable: true }),
-    contentHash: t.exposeString('contentHash', { description: 'BLAKE3 of the step as stored, covering the hash of every blob it references (contentRefs).' }),
+    contentHash: t.exposeString('contentHash', {
+      description:
+        'BLAKE3 of the RFC 8785 JSON of hashedContent (docs/LEDGER.md §3.2), covering the hash of every blob it references (contentRefs). The fields above are a view (times as DateTime, result split into resultKind and result): check this hash against hashedContent, not against them.',
+    }),
+    hashedContent: t.field({
+      type: 'JSON',
+      description:
+        'Exactly the members contentHash covers, as hashed: contentHash = BLAKE3(RFC 8785 JSON of this value), for steps with blobs, truncated fields or imported times too.',
+      resolve: (s) => stepHashedMembers(stepRowFromRecord(s as unknown as Record<string, unknown>)),
+    }),
     contentRefs: t.field({ type: [StepContentRef], select: { contentRefs: true }, resolve: (s) => contentRefList(s.contentRefs) }),
     startedAt: t.expose('startedAt', {
       type: 'DateTime',

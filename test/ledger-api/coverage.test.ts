@@ -2,6 +2,7 @@
 // step rows (recomputed and their content_hash column), checkpoint states, critiques, outcomes,
 // input hashes, retrievals, signed checkpoints; and JSON numbers beyond 2^53 - 1 are refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentHash } from '../../src/ledger/hash.ts';
 import { stepRowFromColumns, stepRowHash } from '../../src/ledger/step-hash.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
@@ -76,13 +77,13 @@ describe('verifyLedger covers every hashed row', () => {
     expect((await verify()).rowsChecked).toBe(8);
   });
 
-  it('an edited steps.content_hash column (what the API serves) is a step-mismatch, after every event checked', async () => {
+  it('an edited steps.content_hash column (what the API serves) is a step-mismatch; checked counts the events before it (§7.5)', async () => {
     const seq = await seqOf('steps.logged');
     await expectCaught(
       `UPDATE steps SET content_hash = reverse(content_hash) WHERE episode_id = $1 AND step_number = 2`,
       `UPDATE steps SET content_hash = reverse(content_hash) WHERE episode_id = $1 AND step_number = 2`,
       [episodeId],
-      { problem: 'step-mismatch', firstBadSeq: String(seq), checked: await head() },
+      { problem: 'step-mismatch', firstBadSeq: String(seq), checked: seq - 1 },
     );
   });
 
@@ -92,7 +93,7 @@ describe('verifyLedger covers every hashed row', () => {
       `UPDATE checkpoints SET state = jsonb_set(state, '{cursor}', '4') WHERE episode_id = $1`,
       `UPDATE checkpoints SET state = jsonb_set(state, '{cursor}', '3') WHERE episode_id = $1`,
       [episodeId],
-      { problem: 'row-mismatch', firstBadSeq: String(seq) },
+      { problem: 'row-mismatch', firstBadSeq: String(seq), checked: seq - 1 },
     );
   });
 
@@ -159,16 +160,64 @@ describe('JSON numbers beyond 2^53 - 1', () => {
       s: { big: [1, beyondSafe] },
     });
     expect(asVariable.errors?.[0]?.message).toMatch(/\$\.big\[1\].*9007199254740991/);
+    expect(asVariable.errors?.[0]?.message).not.toMatch(/12345678901234567/);
     expect(asVariable.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'JSON_NUMBER_OUT_OF_RANGE', path: '$.big[1]' });
     const asLiteral = await t.gql(
       `mutation { logStep(episodeId: "${episodeId}", step: { kind: "tool_call", parameters: { n: 12345678901234567890 } }) { __typename } }`,
     );
     expect(asLiteral.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'JSON_NUMBER_OUT_OF_RANGE', path: '$.n' });
+    // In a logSteps batch the reason is the message too, and the value (rounded by JSON parsing) is not echoed.
+    const inBatch = await t.gql('mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { __typename } }', {
+      e: episodeId,
+      s: [{ kind: 'tool_call', parameters: { n: beyondSafe } }],
+    });
+    expect(inBatch.errors?.[0]?.message).toMatch(/JSON number at \$\.n is beyond .*9007199254740991/);
+    expect(inBatch.errors?.[0]?.message).not.toMatch(/12345678901234567|Expected type/);
     const exact = await t.gql('mutation($e: ID!, $s: JSON!) { saveCheckpoint(episodeId: $e, state: $s) { __typename } }', {
       e: 'x',
       s: { n: 9007199254740991, s: '12345678901234567890' },
     });
     expect(exact.errors).toBeUndefined();
     expect(await head()).toBe(before);
+  });
+});
+
+describe('Step.hashedContent', () => {
+  it('reproduces Step.contentHash for a step with a blob, a truncated field and imported times', async () => {
+    const started = await t.gql(
+      'mutation { startEpisode(input: { taskDescription: "hashed content", taskType: "audit", startedAt: "2025-01-02T03:00:00.000Z" }) { ... on StartEpisodePayload { episode { id } } } }',
+    );
+    const id = started.data.startEpisode.episode.id;
+    const long = 'line of output\n'.repeat(2_000);
+    const [startedAt, endedAt] = ['2025-01-02T03:04:05.006Z', '2025-01-02T03:04:06.007Z'];
+    const steps = [
+      { kind: 'tool_call', tool: 'bash', observation: long, startedAt, endedAt },
+      { kind: 'tool_call', tool: 'bash', observation: long, result: { kind: 'SUCCESS', output: 'ok' } },
+    ];
+    for (const [mode, step] of [
+      ['BLOB', steps[0]],
+      ['TRUNCATE', steps[1]],
+    ] as const) {
+      const logged = await t.gql(
+        'mutation($e: ID!, $s: [StepInput!]!, $o: LogStepsOptions) { logSteps(episodeId: $e, steps: $s, options: $o) { __typename ... on LogStepsPayload { results { status reason message } } ... on InputLimitError { message } } }',
+        {
+          e: id,
+          s: [step],
+          o: { largeContent: mode },
+        },
+      );
+      expect(logged.data.logSteps, JSON.stringify(logged)).toMatchObject({ __typename: 'LogStepsPayload', results: [{ status: 'ACCEPTED' }] });
+    }
+    const read = await t.gql(
+      'query($e: ID!) { episode(id: $e) { ... on Episode { steps { edges { node { contentHash hashedContent contentRefs { field } } } } } } }',
+      {
+        e: id,
+      },
+    );
+    const nodes = read.data.episode.steps.edges.map((e: { node: Record<string, unknown> }) => e.node);
+    expect(nodes).toHaveLength(2);
+    expect(nodes.flatMap((n: { contentRefs: unknown[] }) => n.contentRefs).length).toBeGreaterThanOrEqual(2);
+    for (const node of nodes) expect(contentHash(node.hashedContent)).toBe(node.contentHash);
+    expect(nodes[0].hashedContent).toMatchObject({ startedAt, endedAt });
   });
 });

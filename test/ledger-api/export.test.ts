@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chainHash } from '../../src/ledger/hash.ts';
+import { readEvents } from '../../src/ledger/read.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 const run = promisify(execFile);
@@ -39,7 +41,7 @@ describe('episodic export | verify', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(lines[0]).toEqual({ format: 'episodic.export.v1', tenantId: t.keys.tenantId, afterSeq: 0, toSeq: null });
+    expect(lines[0]).toEqual({ format: 'episodic.export.v2', tenantId: t.keys.tenantId, afterSeq: 0, toSeq: null });
     expect(lines.filter((l) => l.checkpoint).map((l) => l.checkpoint.treeSize)).toEqual([5]);
 
     const ok = await cli(['verify', '--public-key', key, '--json', file]);
@@ -60,5 +62,57 @@ describe('episodic export | verify', () => {
     const failed = await cli(['verify', '--public-key', key, cut]);
     expect(failed.code).toBe(3);
     expect(failed.err).toMatch(/seq 4: missing-tail/);
+  });
+
+  it('checks only what is new with --state, and catches an event rewritten before the kept checkpoint', async () => {
+    const key = (await t.gql('{ ledgerPublicKey { publicKey } }')).data.ledgerPublicKey.publicKey;
+    const dir = await mkdtemp(join(tmpdir(), 'episodic-state-'));
+    const [whole, state] = [join(dir, 'whole.jsonl'), join(dir, 'state.json')];
+    await t.services.checkpoints.publish(t.keys.tenantId);
+    expect((await cli(['export', '--url', t.url, '--key', t.keys.read, '--output', whole])).code).toBe(0);
+    const first = await cli(['verify', '--public-key', key, '--state', state, '--json', whole]);
+    expect(first.code).toBe(0);
+    const kept = JSON.parse(await readFile(state, 'utf8'));
+    expect(kept).toMatchObject({ format: 'episodic.verifier-state.v1', tenantId: t.keys.tenantId });
+
+    const started = await t.gql(
+      'mutation { startEpisode(input: { taskDescription: "grow", taskType: "audit" }) { ... on StartEpisodePayload { episode { id } } } }',
+    );
+    for (let i = 0; i < 3; i++)
+      await t.gql('mutation($e: ID!) { logStep(episodeId: $e, step: { tool: "t" }) { __typename } }', { e: started.data.startEpisode.episode.id });
+    await t.services.checkpoints.publish(t.keys.tenantId);
+    const newer = join(dir, 'newer.jsonl');
+    expect((await cli(['export', '--url', t.url, '--key', t.keys.read, '--after', String(kept.treeSize), '--output', newer])).code).toBe(0);
+    const second = await cli(['verify', '--public-key', key, '--state', state, '--json', newer]);
+    expect(second.code, second.err).toBe(0);
+    expect(JSON.parse(second.out)).toMatchObject({ ok: true, checked: 4, state: { treeSize: kept.treeSize + 4 } });
+    expect(JSON.parse(await readFile(state, 'utf8')).treeSize).toBe(kept.treeSize + 4);
+
+    // The operator rewrites event 2 and re-chains everything after it, so the stored chain is whole again.
+    const pool = t.services.db.pool;
+    const events = await readEvents(pool, t.keys.tenantId, { afterSeq: 0, limit: 1000 });
+    let prevHash = events[0]?.hash ?? '';
+    for (const e of events.slice(1)) {
+      const payload = e.seq === 2 ? { ...(e.payload as object), forged: true } : e.payload;
+      const hash = chainHash(prevHash, { ...e, payload });
+      await pool.query('UPDATE ledger_events SET payload = $3, prev_hash = $4, hash = $5 WHERE tenant_id = $1 AND seq = $2', [
+        t.keys.tenantId,
+        e.seq,
+        JSON.stringify(payload),
+        prevHash,
+        hash,
+      ]);
+      prevHash = hash;
+    }
+    await pool.query('UPDATE ledger_heads SET hash = $2 WHERE tenant_id = $1', [t.keys.tenantId, prevHash]);
+    await t.gql('mutation($e: ID!) { logStep(episodeId: $e, step: { tool: "t" }) { __typename } }', { e: started.data.startEpisode.episode.id });
+    await t.services.checkpoints.publish(t.keys.tenantId);
+    const more = await cli(['export', '--url', t.url, '--key', t.keys.read, '--after', String(kept.treeSize + 4), '--output', join(dir, 'more.jsonl')]);
+    expect(more.code).toBe(0);
+    const before = await readFile(state, 'utf8');
+    const caught = await cli(['verify', '--public-key', key, '--state', state, join(dir, 'more.jsonl')]);
+    expect(caught.code).toBe(3);
+    expect(caught.err).toMatch(/history was rewritten|prev-hash-mismatch|head-hash-mismatch/);
+    expect(await readFile(state, 'utf8')).toBe(before);
   });
 });

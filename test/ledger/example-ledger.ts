@@ -75,7 +75,7 @@ export function exampleLedger() {
   const signed = signTreeHead(head, EXAMPLE_SECRET_KEY);
   const event2 = events[1];
   if (!event2) throw new Error('no event 2');
-  const bundle = buildProofBundle({ episodeId: EPISODE, publicKey: toHex(publicKey), events: [event2], steps: [stepRow] }, tree, signed);
+  const bundle = buildProofBundle({ episodeId: EPISODE, publicKey: toHex(publicKey), events: [event2], steps: [stepRow], rows: [] }, tree, signed);
   const firstEntry = entries[0];
   if (!firstEntry) throw new Error('no event 1');
   return {

@@ -2,7 +2,7 @@
 // seeds). vectors.test.ts compares the file with this and runs every case through the verifiers.
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
-import { EXPORT_FORMAT } from '../../src/ledger/export-verify.ts';
+import { EXPORT_FORMAT, STATE_FORMAT } from '../../src/ledger/export-verify.ts';
 import { canonicalEntryBytes, chainHash, GENESIS_HASH, hashBytes, type LedgerEntry, type StoredLedgerEvent, toHex } from '../../src/ledger/hash.ts';
 import { MerkleTree } from '../../src/ledger/merkle.ts';
 import { publicKeyFromPrivate, type SignedTreeHead, signTreeHead, treeHeadMessage } from '../../src/ledger/signed-head.ts';
@@ -147,8 +147,20 @@ function bundleVectors(x: ReturnType<typeof exampleLedger>) {
   return [
     { name: 'intact', bundle: b, publicKey: key, expected: { ok: true, problems: [] } },
     {
-      name: 'format episodic.bundle.v2',
-      bundle: { ...b, format: 'episodic.bundle.v2' },
+      name: 'a v1 bundle (no rows) still verifies',
+      bundle: { ...b, format: 'episodic.bundle.v1', rows: undefined },
+      publicKey: key,
+      expected: { ok: true, problems: [] },
+    },
+    {
+      name: 'a v2 bundle without rows',
+      bundle: { ...b, rows: undefined },
+      publicKey: key,
+      expected: { ok: false, problems: ['malformed'] },
+    },
+    {
+      name: 'format episodic.bundle.v9',
+      bundle: { ...b, format: 'episodic.bundle.v9' },
       publicKey: key,
       expected: { ok: false, problems: ['unsupported-version'] },
     },
@@ -213,8 +225,15 @@ function exportVectors() {
       expected: { ok: false, problem: 'signature', firstBadSeq: 4 },
     },
     {
+      name: 'a v1 export (no consistency line) still verifies',
+      lines: [{ ...header, format: 'episodic.export.v1' }, ...checkpoints, ...events],
+      publicKey,
+      expected: { ok: true },
+    },
+    ...incrementalExportVectors(events, tree, head, header, publicKey),
+    {
       name: 'unknown export format',
-      lines: [{ ...header, format: 'episodic.export.v2' }, ...events],
+      lines: [{ ...header, format: 'episodic.export.v9' }, ...events],
       publicKey,
       expected: { ok: false, problem: 'unsupported-version' },
     },
@@ -223,6 +242,46 @@ function exportVectors() {
       lines: [{ ...header, afterSeq: 2, toSeq: 5 }, ...checkpoints, ...events.slice(2, 5)],
       publicKey,
       expected: { ok: true },
+    },
+  ];
+}
+
+/** §7.3.1: from the state of checkpoint 4, the export after seq 4 with its consistency proof to checkpoint 7. */
+function incrementalExportVectors(
+  events: StoredLedgerEvent[],
+  tree: MerkleTree,
+  head: (n: number) => SignedTreeHead,
+  header: { format: string; tenantId: string; afterSeq: number; toSeq: null },
+  publicKey: string,
+) {
+  const at4 = head(4);
+  const state = { format: STATE_FORMAT, tenantId: TENANT, treeSize: 4, rootHash: at4.rootHash, headHash: at4.headHash };
+  const at7 = head(7);
+  const consistency = { consistency: { fromSize: 4, toSize: 7, proof: tree.consistencyProof(4, 7).map(toHex) } };
+  const lines = [{ ...header, afterSeq: 4 }, { checkpoint: at4 }, { checkpoint: at7 }, consistency, ...events.slice(4)];
+  const forgedRoot = { ...state, rootHash: toHex(tree.root(3)) };
+  return [
+    {
+      name: 'incremental: from the state at 4, the events after it and the consistency proof to 7',
+      lines,
+      publicKey,
+      state,
+      expected: { ok: true },
+      nextState: { ...state, treeSize: 7, rootHash: at7.rootHash, headHash: at7.headHash },
+    },
+    {
+      name: 'incremental: a state whose tree is not the signed one at its size (history rewritten)',
+      lines,
+      publicKey,
+      state: forgedRoot,
+      expected: { ok: false, problem: 'root-mismatch', firstBadSeq: 4 },
+    },
+    {
+      name: 'incremental: without the checkpoint at 4, the consistency proof does not lead from the state',
+      lines: lines.filter((l) => l !== lines[1]),
+      publicKey,
+      state: forgedRoot,
+      expected: { ok: false, problem: 'proof-invalid', firstBadSeq: 7 },
     },
   ];
 }

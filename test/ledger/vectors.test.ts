@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { describe, expect, it } from 'vitest';
 import { verifyProofBundle } from '../../src/ledger/bundle.ts';
-import { verifyExport } from '../../src/ledger/export-verify.ts';
+import { type VerifierState, verifyExport } from '../../src/ledger/export-verify.ts';
 import { canonicalJson, chainHash, contentHash, fromHex, type StoredLedgerEvent, toHex } from '../../src/ledger/hash.ts';
 import { eventLeafHash, MerkleTree, verifyConsistency, verifyInclusion } from '../../src/ledger/merkle.ts';
 import { isAcceptablePublicKey, verifyEd25519Strict } from '../../src/ledger/signed-head.ts';
@@ -123,12 +123,14 @@ describe('docs/ledger-vectors.json', () => {
 
   it('exports: each case gives its expected verdict, a cut-off tail included', () => {
     for (const c of vectors.exports) {
-      const report = verifyExport(c.lines, fromHex(c.publicKey, 32));
+      const state = 'state' in c ? (c.state as VerifierState) : undefined;
+      const report = verifyExport(c.lines, fromHex(c.publicKey, 32), state);
       expect({ ok: report.ok, problem: report.problem, firstBadSeq: report.firstBadSeq }, c.name).toEqual({
         problem: undefined,
         firstBadSeq: undefined,
         ...c.expected,
       });
+      if ('nextState' in c) expect(report.state, c.name).toEqual(c.nextState);
     }
   });
 });

@@ -141,7 +141,7 @@ describe('verifyProofBundle', () => {
   const head = headAt(36);
   const episodeEvents = chain.filter((e) => e.episodeId === EPISODES[0] && e.seq <= 36);
   const make = (events: StoredLedgerEvent[], t = tree, h = head) =>
-    buildProofBundle({ episodeId: must(EPISODES[0]), publicKey: toHex(publicKey), events, steps: [] }, t, h);
+    buildProofBundle({ episodeId: must(EPISODES[0]), publicKey: toHex(publicKey), events, steps: [], rows: [] }, t, h);
   const bundle = make(episodeEvents);
   // Adjacent events of one episode too, so links inside the bundle are checked.
   const oneEpisode = link(Array.from({ length: 8 }, (_, i) => ({ ...entryAt(i + 1), episodeId: must(EPISODES[0]) })));
@@ -160,6 +160,7 @@ describe('verifyProofBundle', () => {
       signatureValid: true,
       eventsChecked: episodeEvents.length,
       stepsChecked: 0,
+      rowsChecked: 0,
       problems: [],
     });
     expect(verifyProofBundle(JSON.parse(JSON.stringify(bundle)) as ProofBundle, publicKey).ok).toBe(true);
