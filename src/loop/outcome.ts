@@ -10,8 +10,6 @@ export type EpisodeLoopOutcome =
   | { kind: 'escalated'; reason: string; episodesExecuted: number }
   | { kind: 'error'; error: string; episodesExecuted: number; recoverable: boolean };
 
-export type EpisodeLoopOutcomeKind = EpisodeLoopOutcome['kind'];
-
 /** The stop condition an outcome stands for. */
 export function outcomeStopReason(outcome: EpisodeLoopOutcome): StopReason {
   switch (outcome.kind) {
