@@ -6,7 +6,7 @@ import { type Format, formatOfName, formatSuffixesText } from './formats.ts';
 import { ImportFileError } from './run.ts';
 
 /** Harness verdict files found in a folder are read, not imported as runs. */
-export const VERDICT_FILE_NAMES = ['results.csv', 'results.json'];
+const VERDICT_FILE_NAMES = ['results.csv', 'results.json'];
 
 export interface FoundFile {
   path: string;

@@ -11,7 +11,7 @@ export type EpisodeLoopOutcome =
   | { kind: 'error'; error: string; episodesExecuted: number; recoverable: boolean };
 
 /** The stop condition an outcome stands for. */
-export function outcomeStopReason(outcome: EpisodeLoopOutcome): StopReason {
+function outcomeStopReason(outcome: EpisodeLoopOutcome): StopReason {
   switch (outcome.kind) {
     case 'budget_exhausted':
       return { kind: 'budget_exhausted', resource: outcome.resource as Extract<StopReason, { kind: 'budget_exhausted' }>['resource'] };
