@@ -1,6 +1,6 @@
 // episodic import <files or folders> [--format f] [--verdicts file]: imports agent runs (one
 // episode each) with a progress bar, a summary, and exit code 2 when any file or step was refused.
-import { FORMATS, type Format } from '../import/formats.ts';
+import { FORMATS, formatHelpLines, isFormat } from '../import/formats.ts';
 import type { ImportReport, RunReport } from '../import/index.ts';
 import type { ImportWarning } from '../import/warnings.ts';
 import { CliError } from './errors.ts';
@@ -8,9 +8,8 @@ import { progressBar } from './progress.ts';
 import { defineCommand, EXIT, intOption, listOption, usage } from './remote.ts';
 
 const HELP = `Usage: episodic import <file or folder>... [--format ${FORMATS.join('|')}] [--verdicts <file>]
-Imports finished agent runs, one episode per run file, through the API:
-  *.traj.json  mini-swe-agent trajectories       *.traj  SWE-agent trajectories
-  *.jsonl      generic JSON lines (README "Importing runs")
+Imports finished agent runs, one episode per run file, through the API (README "Importing agent runs"):
+${formatHelpLines('  ').join('\n')}
 Folders are walked; results.csv / results.json inside them are read as harness verdicts
 (instance_id,resolved): resolved -> SUCCESS, else FAILURE. Importing a file again changes nothing.
   --format <f>        read every file as this format (default: by file name)
@@ -50,18 +49,17 @@ function summaryText(report: ImportReport): string {
 
 export const importCommand = defineCommand({
   name: 'import',
-  summary: 'import agent runs (mini-swe-agent, SWE-agent, JSONL) from files or folders',
+  summary: `import agent runs (${FORMATS.join(', ')}) from files or folders`,
   help: HELP,
   options: { format: { type: 'string' }, verdicts: { type: 'string', multiple: true }, concurrency: { type: 'string' }, truncate: { type: 'boolean' } },
   async run({ values, positionals, json, client, io }) {
     if (!positionals.length) throw usage('missing the files or folders to import', HELP);
     const format = values.format as string | undefined;
-    if (format !== undefined && !(FORMATS as readonly string[]).includes(format))
-      throw usage(`--format must be one of ${FORMATS.join(', ')}, got "${format}"`, HELP);
+    if (format !== undefined && !isFormat(format)) throw usage(`--format must be one of ${FORMATS.join(', ')}, got "${format}"`, HELP);
     const bar = progressBar('importing', io.stderr);
     const { importRuns } = await import('../import/index.ts');
     const report = await importRuns(client, positionals, {
-      format: (format as Format | undefined) ?? null,
+      format: format ?? null,
       verdictFiles: listOption(values.verdicts) ?? [],
       concurrency: intOption(values.concurrency, '--concurrency', HELP, 1) ?? 8,
       largeContent: values.truncate ? 'TRUNCATE' : 'BLOB',

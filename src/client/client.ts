@@ -5,7 +5,7 @@ import { DOCUMENTS } from './documents.ts';
 import type { EpisodicError } from './errors.ts';
 import { type RawLedgerEvent, toLedgerEvent } from './events.ts';
 import { type LedgerSubscription, type SubscribeLedgerOptions, subscribeLedger } from './ledger-stream.ts';
-import { createTransport, type FetchLike } from './transport.ts';
+import { createTransport, type FetchLike, type Request } from './transport.ts';
 import type * as T from './types.ts';
 import { type StepsLogged, watchEpisode, watchSteps } from './watch.ts';
 import type { WebSocketImpl } from './ws.ts';
@@ -28,6 +28,28 @@ type RawPage = { __typename: 'LedgerEventConnection'; edges: Array<{ node: RawLe
 function ledgerPage(result: RawPage): T.LedgerEventsResult {
   if (result.__typename === 'InputLimitError') return result;
   return { __typename: 'LedgerEventConnection', events: (result.edges ?? []).map((e) => toLedgerEvent(e.node)), pageInfo: result.pageInfo };
+}
+
+/** Work items and their leases: the client's methods for the loop of episodes. */
+function workMethods(request: Request) {
+  return {
+    createWorkItem: (input: { title: string; description?: string; metadata?: T.Json; maxEpisodes?: number }) =>
+      request<T.CreateWorkItemResult>(DOCUMENTS.createWorkItem, input),
+    /** Lets a stopped loop of episodes go on, optionally with a higher maxEpisodes. */
+    resumeWorkItem: (id: string, maxEpisodes?: number) => request<T.ResumeWorkItemResult>(DOCUMENTS.resumeWorkItem, { id, maxEpisodes }),
+    issueLease: (input: {
+      workItemId: string;
+      issuer: string;
+      holder: string;
+      expiresAt: string | Date;
+      budget?: T.LeaseBudgetInput;
+      scope?: string[];
+      parentLeaseId?: string;
+    }) => request<T.IssueLeaseResult>(DOCUMENTS.issueLease, { ...input, expiresAt: new Date(input.expiresAt).toISOString() }),
+    revokeLease: (id: string) => request<T.RevokeLeaseResult>(DOCUMENTS.revokeLease, { id }),
+    lease: (id: string) => request<T.LeaseQueryResult>(DOCUMENTS.lease, { id }),
+    workItem: (id: string) => request<T.WorkItemQueryResult>(DOCUMENTS.workItem, { id }),
+  };
 }
 
 export function createEpisodicClient(options: EpisodicClientOptions) {
@@ -67,22 +89,7 @@ export function createEpisodicClient(options: EpisodicClientOptions) {
       request<T.EpisodeResult>(DOCUMENTS.recordCritique, { episodeId, ...critique }),
     saveCheckpoint: (episodeId: string, state: T.Json, label?: string) => request<T.EpisodeResult>(DOCUMENTS.saveCheckpoint, { episodeId, state, label }),
 
-    createWorkItem: (input: { title: string; description?: string; metadata?: T.Json; maxEpisodes?: number }) =>
-      request<T.CreateWorkItemResult>(DOCUMENTS.createWorkItem, input),
-    /** Lets a stopped loop of episodes go on, optionally with a higher maxEpisodes. */
-    resumeWorkItem: (id: string, maxEpisodes?: number) => request<T.ResumeWorkItemResult>(DOCUMENTS.resumeWorkItem, { id, maxEpisodes }),
-    issueLease: (input: {
-      workItemId: string;
-      issuer: string;
-      holder: string;
-      expiresAt: string | Date;
-      budget?: T.LeaseBudgetInput;
-      scope?: string[];
-      parentLeaseId?: string;
-    }) => request<T.IssueLeaseResult>(DOCUMENTS.issueLease, { ...input, expiresAt: new Date(input.expiresAt).toISOString() }),
-    revokeLease: (id: string) => request<T.RevokeLeaseResult>(DOCUMENTS.revokeLease, { id }),
-    lease: (id: string) => request<T.LeaseQueryResult>(DOCUMENTS.lease, { id }),
-    workItem: (id: string) => request<T.WorkItemQueryResult>(DOCUMENTS.workItem, { id }),
+    ...workMethods(request),
 
     episode: (id: string) => request<T.EpisodeQueryResult>(DOCUMENTS.episode, { id }),
     /** A blob a step references (Step.contentRefs), by its BLAKE3 hash. */

@@ -33,7 +33,7 @@ export const EPISODE_FIELDS = `id status phase episodeNumber taskDescription tas
 export const STEP_FIELDS = `id stepNumber kind tool action parameters argsHash contentHash result resultKind observation latencyMs
   tokens cost sideEffectKey worldBefore worldAfter metadata startedAt endedAt contentRefs { field hash sizeBytes stored } createdAt`;
 
-export const LEDGER_EVENT_FIELDS = 'seq type episodeId workItemId payload createdAt prevHash hash tenantId';
+const LEDGER_EVENT_FIELDS = 'seq type episodeId workItemId payload createdAt prevHash hash tenantId';
 
 const STEP_RESULT_FIELDS = 'index status stepNumber reason message step { id stepNumber } violations { field limit actual message }';
 const AMOUNTS = '{ episodes toolCalls tokens wallMs }';

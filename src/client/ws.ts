@@ -19,7 +19,7 @@ export function toWsUrl(url: string): string {
   return url.replace(/^http(s?):/i, 'ws$1:');
 }
 
-export async function resolveWebSocketImpl(impl?: WebSocketImpl): Promise<WebSocketImpl> {
+async function resolveWebSocketImpl(impl?: WebSocketImpl): Promise<WebSocketImpl> {
   if (impl) return impl;
   if (typeof (globalThis as { WebSocket?: unknown }).WebSocket === 'function') return (globalThis as { WebSocket?: unknown }).WebSocket;
   return (await import('ws')).default;

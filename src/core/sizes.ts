@@ -7,8 +7,3 @@ export function sizeText(bytes: number): string {
   if (bytes % 1024 === 0) return `${bytes / 1024} KB`;
   return `${bytes} bytes`;
 }
-
-/** A count as the descriptions write it: 1,000. */
-export function countText(n: number): string {
-  return n.toLocaleString('en-US');
-}

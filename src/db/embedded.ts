@@ -162,7 +162,7 @@ export function runningEmbeddedUrl(dataDir: string, port: number, database: stri
  * The port the running postmaster listens on: line 4 of postmaster.pid. The server may have been
  * started with another EMBEDDED_PG_PORT than the command that joins it has in its environment.
  */
-export function postmasterPort(file: string): number | undefined {
+function postmasterPort(file: string): number | undefined {
   try {
     const port = Number(readFileSync(file, 'utf8').split('\n')[3]);
     return Number.isInteger(port) && port > 0 && port < 65536 ? port : undefined;

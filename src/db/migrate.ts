@@ -55,7 +55,7 @@ export class MigrationError extends Error {
 }
 
 /** Which migrations still need to run; refuses a database whose history disagrees with ours. */
-export function pendingMigrations(all: Migration[], applied: AppliedRow[]): Migration[] {
+function pendingMigrations(all: Migration[], applied: AppliedRow[]): Migration[] {
   const done = new Map(applied.filter((r) => r.rolled_back_at === null).map((r) => [r.migration_name, r]));
   for (const row of done.values()) {
     if (row.finished_at === null) {

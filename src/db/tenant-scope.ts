@@ -53,7 +53,7 @@ interface ScopableArgs {
 }
 
 /** The operation's arguments with the tenant added to its filter and to the rows it creates (same shape as given). */
-export function scopeArgs<A>(model: string, operation: string, args: A, tenantId: string): A {
+function scopeArgs<A>(model: string, operation: string, args: A, tenantId: string): A {
   if (!TENANT_MODELS.has(model)) return args;
   const given = (args ?? {}) as ScopableArgs;
   const next: ScopableArgs = { ...given };

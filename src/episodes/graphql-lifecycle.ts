@@ -3,7 +3,7 @@
 import { builder } from '../builder.ts';
 import { IdempotencyConflictError, IllegalTransitionError, InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../core/errors.ts';
 import type { WriteContext } from '../core/write-context.ts';
-import { ExtractPatternsModeEnum } from '../learning/enums.ts';
+import { ExtractPatternsModeEnum } from '../learning/graphql-enums.ts';
 import { LoopStoppedError } from '../leases/errors.ts';
 import { blockEpisode, resumeEpisode } from '../lifecycle/approval.ts';
 import { completeAndLearn } from '../lifecycle/complete.ts';

@@ -3,7 +3,7 @@ import { builder } from '../builder.ts';
 import { NotFoundError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { connectionSize } from '../schema/page-size.ts';
-import { EpisodeFilterInput, episodeWhere } from './filter.ts';
+import { EpisodeFilterInput, episodeWhere } from './graphql-filter.ts';
 
 builder.queryFields((t) => ({
   episode: t.withAuth({ read: true }).prismaField({

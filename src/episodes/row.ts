@@ -57,7 +57,7 @@ export interface EpisodeSqlRow {
   times_known: boolean | null;
 }
 
-export function toEpisodeRow(r: EpisodeSqlRow): EpisodeRow {
+function toEpisodeRow(r: EpisodeSqlRow): EpisodeRow {
   return {
     id: r.id,
     tenantId: r.tenant_id,

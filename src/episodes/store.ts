@@ -6,10 +6,11 @@ import { IdempotencyConflictError, NotFoundError, throwIfViolations } from '../c
 import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import type { WriteContext } from '../core/write-context.ts';
+import { insertInto, Params, queryRows } from '../db/sql.ts';
 import { contentHash } from '../ledger/hash.ts';
 import { type JsonValue, jsonBytes } from '../validation/json.ts';
 import { checkEpisodeSize, type StartEpisodeInput } from './limits.ts';
-import { placeEpisode } from './placement.ts';
+import { type Placement, placeEpisode } from './placement.ts';
 import { lockEpisode } from './row.ts';
 import { requireTransition } from './status.ts';
 
@@ -25,12 +26,27 @@ function startInputHash(input: StartEpisodeInput): string {
   return contentHash(JSON.parse(JSON.stringify(rest)));
 }
 
-async function findByDedupeKey(client: pg.PoolClient, tenantId: string, key: string) {
-  const { rows } = await client.query('SELECT id, input_hash, deadline_at FROM episodes WHERE tenant_id = $1 AND dedupe_key = $2', [tenantId, key]);
-  return rows[0] as { id: string; input_hash: string; deadline_at: Date | null } | undefined;
+/** An episode started with a dedupeKey, as a repeat of its start reads it. */
+interface DedupedRow {
+  id: string;
+  input_hash: string;
+  deadline_at: Date | null;
 }
 
-function sameRequestOrConflict(key: string, existing: { id: string; input_hash: string; deadline_at: Date | null }, inputHash: string): StartResult {
+async function findByDedupeKey(client: pg.PoolClient, tenantId: string, key: string): Promise<DedupedRow | undefined> {
+  const p = new Params();
+  const sql = `SELECT id, input_hash, deadline_at FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND dedupe_key = ${p.add(key)}`;
+  return (await queryRows<DedupedRow>(client, sql, p))[0];
+}
+
+async function requireParent(client: pg.PoolClient, tenantId: string, parentId: string): Promise<void> {
+  const p = new Params();
+  const found =
+    isUuid(parentId) && (await queryRows(client, `SELECT 1 FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND id = ${p.add(parentId)}`, p)).length;
+  if (!found) throw new NotFoundError('Episode', parentId);
+}
+
+function sameRequestOrConflict(key: string, existing: DedupedRow, inputHash: string): StartResult {
   if (existing.input_hash !== inputHash) throw new IdempotencyConflictError(key, existing.id);
   return { episodeId: existing.id, deduplicated: true, deadlineAt: existing.deadline_at };
 }
@@ -42,22 +58,67 @@ export interface ContextPack {
 
 export type StartInput = StartEpisodeInput & { episodeNumber?: number | null; contextPack?: ContextPack | null };
 
+/** What a start decided beyond its input: the times it keeps and whether the run is a past one. */
+interface StartFacts {
+  inputHash: string;
+  historical: boolean;
+  timesKnown: boolean;
+  startedAt: Date;
+  deadlineAt: Date | null;
+}
+
+/** The new episode's row, column by column. */
+function episodeColumns(ctx: WriteContext, input: StartInput, place: Placement, facts: StartFacts): Record<string, unknown> {
+  const { context: c } = input;
+  return {
+    tenant_id: ctx.tenantId,
+    work_item_id: place.workItemId,
+    lease_id: place.leaseId,
+    parent_episode_id: input.parentEpisodeId ?? null,
+    episode_number: place.episodeNumber,
+    agent: input.agent ?? null,
+    task_description: input.taskDescription,
+    task_type: input.taskType,
+    language: c.language ?? null,
+    framework: c.framework ?? null,
+    complexity: c.complexity,
+    domain: c.domain ?? null,
+    tags: c.tags,
+    goal_spec: input.goalSpec == null ? null : JSON.stringify(input.goalSpec),
+    dedupe_key: input.dedupeKey ?? null,
+    input_hash: facts.inputHash,
+    max_attempts: input.maxAttempts ?? 1,
+    mode: input.mode,
+    on_budget_exhausted: input.onBudgetExhausted,
+    max_tokens: place.budget.maxTokens,
+    max_steps: input.budget.maxSteps ?? null,
+    max_wall_ms: place.budget.maxWallMs,
+    metadata: JSON.stringify(input.metadata ?? {}),
+    started_at: facts.startedAt,
+    deadline_at: facts.deadlineAt,
+    updated_at: ctx.now,
+    context_pack_hash: input.contextPack?.packHash ?? null,
+    manifest_hash: input.contextPack?.manifestHash ?? null,
+    max_tool_calls: place.budget.maxToolCalls,
+    lease_hold: place.leaseHold === null ? null : JSON.stringify(place.leaseHold),
+    historical: facts.historical,
+    import_source: input.importSource ? JSON.stringify(input.importSource) : null,
+    times_known: facts.timesKnown,
+  };
+}
+
 export async function startEpisode(ctx: WriteContext, input: StartInput): Promise<StartResult> {
   const { client, tenantId, now } = ctx;
   const inputHash = startInputHash(input);
   if (input.dedupeKey) {
     // Concurrent starts with one key queue here, so a repeat sees the first start's committed row
     // before it places anything (a repeat must not move the work item's episode number).
-    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`episode-dedupe:${tenantId}:${input.dedupeKey}`]);
+    const lock = new Params();
+    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended(${lock.add(`episode-dedupe:${tenantId}:${input.dedupeKey}`)}, 0))`, lock.values);
     const existing = await findByDedupeKey(client, tenantId, input.dedupeKey);
     if (existing) return sameRequestOrConflict(input.dedupeKey, existing, inputHash);
   }
-  if (input.parentEpisodeId) {
-    const parent =
-      isUuid(input.parentEpisodeId) &&
-      (await client.query('SELECT 1 FROM episodes WHERE tenant_id = $1 AND id = $2', [tenantId, input.parentEpisodeId])).rowCount;
-    if (!parent) throw new NotFoundError('Episode', input.parentEpisodeId);
-  }
+  if (input.parentEpisodeId) await requireParent(client, tenantId, input.parentEpisodeId);
   const place = await placeEpisode(ctx, input);
   // A past run (imported) has no deadline to enforce now: its wall time is measured by its steps' times.
   const historical = Boolean(input.startedAt || input.importSource);
@@ -66,56 +127,15 @@ export async function startEpisode(ctx: WriteContext, input: StartInput): Promis
   const timesKnown = !(input.importSource && !input.startedAt);
   const startedAt = input.startedAt ?? now;
   const deadlineAt = place.budget.maxWallMs && !historical ? new Date(now.getTime() + place.budget.maxWallMs) : null;
-  const { context: c } = input;
-  const { rows } = await client.query(
-    `INSERT INTO episodes (tenant_id, work_item_id, lease_id, parent_episode_id, episode_number, agent, task_description, task_type,
-       language, framework, complexity, domain, tags, goal_spec, dedupe_key, input_hash, max_attempts, mode, on_budget_exhausted,
-       max_tokens, max_steps, max_wall_ms, metadata, started_at, deadline_at, updated_at, context_pack_hash, manifest_hash,
-       max_tool_calls, lease_hold, historical, import_source, times_known)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$30,$26,$27,$28,$29,$31,$32,$33)
-     ON CONFLICT (tenant_id, dedupe_key) DO NOTHING RETURNING id`,
-    [
-      tenantId,
-      place.workItemId,
-      place.leaseId,
-      input.parentEpisodeId ?? null,
-      place.episodeNumber,
-      input.agent ?? null,
-      input.taskDescription,
-      input.taskType,
-      c.language ?? null,
-      c.framework ?? null,
-      c.complexity,
-      c.domain ?? null,
-      c.tags,
-      input.goalSpec == null ? null : JSON.stringify(input.goalSpec),
-      input.dedupeKey ?? null,
-      inputHash,
-      input.maxAttempts ?? 1,
-      input.mode,
-      input.onBudgetExhausted,
-      place.budget.maxTokens,
-      input.budget.maxSteps ?? null,
-      place.budget.maxWallMs,
-      JSON.stringify(input.metadata ?? {}),
-      startedAt,
-      deadlineAt,
-      input.contextPack?.packHash ?? null,
-      input.contextPack?.manifestHash ?? null,
-      place.budget.maxToolCalls,
-      place.leaseHold === null ? null : JSON.stringify(place.leaseHold),
-      now,
-      historical,
-      input.importSource ? JSON.stringify(input.importSource) : null,
-      timesKnown,
-    ],
-  );
+  const p = new Params();
+  const insert = insertInto(p, 'episodes', episodeColumns(ctx, input, place, { inputHash, historical, timesKnown, startedAt, deadlineAt }));
+  const rows = await queryRows<{ id: string }>(client, `${insert} ON CONFLICT (tenant_id, dedupe_key) DO NOTHING RETURNING id`, p);
   if (!rows.length) {
     // A concurrent start with the same dedupeKey committed first.
     const existing = await findByDedupeKey(client, tenantId, must(input.dedupeKey));
     return sameRequestOrConflict(must(input.dedupeKey), must(existing), inputHash);
   }
-  const episodeId = rows[0].id as string;
+  const episodeId = must(rows[0]).id;
   ctx.events.push({
     type: 'episode.started',
     episodeId,
@@ -139,30 +159,46 @@ export async function saveCheckpoint(ctx: WriteContext, episodeId: string, label
   const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
   requireTransition(ep, 'checkpoint');
   throwIfViolations(checkEpisodeSize(ep.sizeBytes, jsonBytes(state), 'input.state'));
-  const { rows } = await ctx.client.query(
-    'INSERT INTO checkpoints (tenant_id, episode_id, step_number, label, state, created_at) VALUES ($1,$2,$3,$4,$5,$6) RETURNING id',
-    [ctx.tenantId, ep.id, ep.stepCount, label, JSON.stringify(state), ctx.now],
+  const p = new Params();
+  const insert = insertInto(p, 'checkpoints', {
+    tenant_id: ctx.tenantId,
+    episode_id: ep.id,
+    step_number: ep.stepCount,
+    label,
+    state: JSON.stringify(state),
+    created_at: ctx.now,
+  });
+  const checkpointId = must((await queryRows<{ id: string }>(ctx.client, `${insert} RETURNING id`, p))[0]).id;
+  const u = new Params();
+  await ctx.client.query(
+    `UPDATE episodes SET size_bytes = size_bytes + ${u.add(jsonBytes(state))}, updated_at = ${u.add(ctx.now)} WHERE id = ${u.add(ep.id)}`,
+    u.values,
   );
-  await ctx.client.query('UPDATE episodes SET size_bytes = size_bytes + $2, updated_at = $3 WHERE id = $1', [ep.id, jsonBytes(state), ctx.now]);
   ctx.events.push({
     type: 'checkpoint.saved',
     episodeId: ep.id,
     workItemId: ep.workItemId,
-    payload: { checkpointId: rows[0].id, stepNumber: ep.stepCount, label, stateHash: contentHash(state) },
+    payload: { checkpointId, stepNumber: ep.stepCount, label, stateHash: contentHash(state) },
   });
-  return rows[0].id;
+  return checkpointId;
 }
 
 /** Records a context pack miss: every miss is counted; only the first miss of a stable id is a defect record. */
 export async function recordPackMiss(ctx: WriteContext, episodeId: string, miss: { stableId: string; reason: string; packHash: string | null }) {
   const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
-  const { rows } = await ctx.client.query(
-    `INSERT INTO pack_misses (tenant_id, episode_id, stable_id, reason, pack_hash, first_at, last_at) VALUES ($1,$2,$3,$4,$5,$6,$6)
-     ON CONFLICT (episode_id, stable_id) DO UPDATE SET occurrences = pack_misses.occurrences + 1, last_at = EXCLUDED.last_at
-     RETURNING id, occurrences`,
-    [ctx.tenantId, ep.id, miss.stableId, miss.reason, miss.packHash ?? ep.contextPackHash, ctx.now],
-  );
-  const { id, occurrences } = rows[0] as { id: string; occurrences: number };
+  const p = new Params();
+  const insert = insertInto(p, 'pack_misses', {
+    tenant_id: ctx.tenantId,
+    episode_id: ep.id,
+    stable_id: miss.stableId,
+    reason: miss.reason,
+    pack_hash: miss.packHash ?? ep.contextPackHash,
+    first_at: ctx.now,
+    last_at: ctx.now,
+  });
+  const sql = `${insert} ON CONFLICT (episode_id, stable_id) DO UPDATE SET occurrences = pack_misses.occurrences + 1, last_at = EXCLUDED.last_at
+     RETURNING id, occurrences`;
+  const { id, occurrences } = must((await queryRows<{ id: string; occurrences: number }>(ctx.client, sql, p))[0]);
   const defect = occurrences === 1;
   ctx.events.push({
     type: defect ? 'defect.recorded' : 'pack.missed',

@@ -12,7 +12,7 @@ export interface RunSource {
   name: string;
 }
 
-export const dedupeKeyOf = (source: RunSource) => `import:${source.format}:${source.sourceHash}`;
+const dedupeKeyOf = (source: RunSource) => `import:${source.format}:${source.sourceHash}`;
 
 export function startInput(run: ImportedRun, source: RunSource, extraTags: readonly string[] = []): StartEpisodeInput {
   return {

@@ -2,19 +2,11 @@
 // order), each file's format from its name unless one is forced.
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { Format } from './formats.ts';
+import { type Format, formatOfName, formatSuffixesText } from './formats.ts';
 import { ImportFileError } from './run.ts';
 
-/** The format a file name implies, or null for files an import skips in a folder. */
-export function formatOfName(name: string): Format | null {
-  if (name.endsWith('.traj.json')) return 'mini-swe-agent';
-  if (name.endsWith('.traj')) return 'swe-agent';
-  if (name.endsWith('.jsonl')) return 'jsonl';
-  return null;
-}
-
 /** Harness verdict files found in a folder are read, not imported as runs. */
-export const VERDICT_FILE_NAMES = ['results.csv', 'results.json'];
+const VERDICT_FILE_NAMES = ['results.csv', 'results.json'];
 
 export interface FoundFile {
   path: string;
@@ -43,7 +35,7 @@ export async function findFiles(paths: readonly string[], forced: Format | null)
     if (!info) throw new ImportFileError(path, null, 'no such file or folder');
     if (info.isFile()) {
       const format = forced ?? formatOfName(path);
-      if (!format) throw new ImportFileError(path, null, 'unknown format: name it .traj.json (mini-swe-agent), .traj (swe-agent) or .jsonl, or pass --format');
+      if (!format) throw new ImportFileError(path, null, `unknown format: name it ${formatSuffixesText()}, or pass --format`);
       runs.push({ path, format });
       continue;
     }

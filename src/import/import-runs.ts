@@ -12,15 +12,13 @@ import type { StepItemResult } from '../client/types.ts';
 import { outcomeOf, type RunSource, startInput, stepInput } from './episode.ts';
 import { type FoundFile, findFiles } from './files.ts';
 import type { Format } from './formats.ts';
-import { parseGenericJsonl } from './jsonl.ts';
-import { parseMiniSweAgent } from './mini-swe-agent.ts';
+import { PARSERS } from './parsers.ts';
 import { type ImportedRun, ImportFileError } from './run.ts';
-import { parseSweAgent } from './swe-agent.ts';
 import { parseVerdicts, type Verdicts } from './verdicts.ts';
 import { type ImportWarning, importWarnings, type ParsedRun } from './warnings.ts';
 
 export interface ImportOptions {
-  /** Force one format; by default each file's name decides (.traj.json, .traj, .jsonl). */
+  /** Force one format; by default each file's name decides (the suffixes of formats.ts). */
   format?: Format | null;
   /** Harness verdicts by instance id; results.csv / results.json found in a given folder are read too. */
   verdicts?: Verdicts;
@@ -71,12 +69,6 @@ export interface ImportReport {
   /** Runs sharing one task text, runs without times: see warnings.ts. */
   warnings: ImportWarning[];
 }
-
-const PARSERS: Record<Format, (file: string, text: string) => ImportedRun> = {
-  'mini-swe-agent': parseMiniSweAgent,
-  'swe-agent': parseSweAgent,
-  jsonl: parseGenericJsonl,
-};
 
 async function blake3Hex(data: Uint8Array): Promise<string> {
   const hasher = await createBLAKE3();

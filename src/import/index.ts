@@ -1,9 +1,12 @@
-// Importing real agent runs (mini-swe-agent, SWE-agent, generic JSONL) through the public API.
+// Importing real agent runs through the public API. The formats are declared once, in formats.ts;
+// their parsers are PARSERS (the per-format exports below are kept for bench/memory*.ts, which
+// still name them one by one).
 
 export { FORMATS, type Format } from './formats.ts';
 export { type ImportOptions, type ImportReport, importFile, importRuns, type RunReport, readVerdictFiles, type StepRejection } from './import-runs.ts';
 export { parseGenericJsonl } from './jsonl.ts';
 export { parseMiniSweAgent } from './mini-swe-agent.ts';
+export { PARSERS } from './parsers.ts';
 export { type ImportedRun, type ImportedStep, ImportFileError } from './run.ts';
 export { parseSweAgent } from './swe-agent.ts';
 export { parseVerdicts } from './verdicts.ts';

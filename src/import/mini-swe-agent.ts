@@ -6,7 +6,7 @@ import { actionOf, resultKindOf, toolOf } from './commands.ts';
 import { taskMessageOf, textOf } from './messages.ts';
 import { changedFiles, type ImportedRun, type ImportedStep, ImportFileError, languageOf, parseJson, repositoryOf } from './run.ts';
 
-export const MINI_SWE_AGENT = 'mini-swe-agent';
+const MINI_SWE_AGENT = 'mini-swe-agent';
 
 interface Message {
   role: string;

@@ -10,7 +10,7 @@ import { type ChatMessage, taskMessageOf, textOf } from './messages.ts';
 import { finishWithSubmit, taskOf } from './mini-swe-agent.ts';
 import { changedFiles, type ImportedRun, type ImportedStep, ImportFileError, languageOf, parseJson, repositoryOf } from './run.ts';
 
-export const SWE_AGENT = 'swe-agent';
+const SWE_AGENT = 'swe-agent';
 
 interface TrajectoryEntry {
   action?: unknown;

@@ -17,7 +17,7 @@ import type { Writer } from '../write.ts';
 import { extractEpisodePatterns } from './extract.ts';
 
 export const EXTRACT_JOB = 'learning-extract-patterns';
-export const EXTRACT_SWEEP_JOB = 'learning-extract-sweep';
+const EXTRACT_SWEEP_JOB = 'learning-extract-sweep';
 const RETRY = { retryLimit: 5, retryDelay: 2, retryBackoff: true, expireInSeconds: 300 } as const;
 const SWEEP_LIMIT = 500;
 /**
@@ -50,7 +50,7 @@ export interface LearningJobs {
 }
 
 /** Episodes this commit ended with extraction pending (a synchronous run in the same commit already did it). */
-export function pendingExtractions(events: readonly StoredLedgerEvent[]): string[] {
+function pendingExtractions(events: readonly StoredLedgerEvent[]): string[] {
   const extracted = new Set(events.filter((e) => e.type === 'patterns.extracted').map((e) => e.episodeId));
   return events
     .filter((e) => (e.type === 'episode.completed' || e.type === 'episode.failed') && e.episodeId && !extracted.has(e.episodeId))
@@ -103,7 +103,7 @@ export async function startLearningWorkers(queue: JobQueue, pool: pg.Pool, write
 }
 
 /** Queues the episode's extraction (state pending → queued) unless the queue is full (→ skipped, with a ledger event). */
-export async function enqueueExtraction(queue: JobQueue, pool: pg.Pool, writer: Writer, maxQueueDepth: number, job: ExtractJob): Promise<EnqueueResult> {
+async function enqueueExtraction(queue: JobQueue, pool: pg.Pool, writer: Writer, maxQueueDepth: number, job: ExtractJob): Promise<EnqueueResult> {
   const depth = await queue.getQueueSize(EXTRACT_JOB);
   if (depth >= maxQueueDepth) {
     return writer.run(job.tenantId, async (ctx) => {

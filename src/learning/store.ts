@@ -75,7 +75,7 @@ export async function loadEpisodeFacts(client: pg.PoolClient, tenantId: string, 
   };
 }
 
-export function contextOf(r: { domain: string | null; language: string | null; framework: string | null; tags: string[] | null }): ContextFacts {
+function contextOf(r: { domain: string | null; language: string | null; framework: string | null; tags: string[] | null }): ContextFacts {
   return { domain: r.domain, language: r.language, framework: r.framework, tags: r.tags ?? [] };
 }
 

@@ -72,7 +72,7 @@ export function shareOnParent(nodes: readonly LeaseNode[], id: string, nowMs: nu
 }
 
 /** Reserved per resource as the API shows it: null where the lease is unlimited. */
-export function reservedBudget(lease: Pick<Lease, 'budget'>, reserved: LeaseUsage): LeaseBudget {
+function reservedBudget(lease: Pick<Lease, 'budget'>, reserved: LeaseUsage): LeaseBudget {
   const show = (key: keyof LeaseBudget) => (lease.budget[key] === null ? null : reserved[key]);
   return { episodes: show('episodes'), toolCalls: show('toolCalls'), tokens: show('tokens'), wallMs: show('wallMs') };
 }

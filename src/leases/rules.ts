@@ -75,7 +75,7 @@ export const BUDGET_KEY: Record<LeaseResource, keyof LeaseBudget> = {
   wall_time: 'wallMs',
 };
 
-export const UNLIMITED_SCOPE = '*';
+const UNLIMITED_SCOPE = '*';
 
 export const NO_USAGE: LeaseUsage = { episodes: 0, toolCalls: 0, tokens: 0, wallMs: 0 };
 

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { LeaseError } from '../core/errors.ts';
 import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
+import { insertInto, Params, queryRows } from '../db/sql.ts';
 import { addUsage, childReservation, type LeaseNode, shareOnParent, subtractUsage } from './accounting.ts';
 import { type LeaseRow, lockLease, readLease } from './row.ts';
 import { checkChildLease, type LeaseBudget, type LeaseUsage, remainingLeaseBudget } from './rules.ts';
@@ -52,29 +53,27 @@ export async function issueLease(client: pg.PoolClient, tenantId: string, input:
   await lockWorkItem(client, tenantId, input.workItemId);
   const onParent = input.parentLeaseId !== null ? await reserveOnParent(client, tenantId, input, now) : null;
   const b = input.budget;
-  const { rows } = await client.query(
-    `INSERT INTO leases (tenant_id, work_item_id, parent_id, issuer, holder, scope, expires_at, max_episodes, max_tool_calls, max_tokens, max_wall_ms, created_at)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) RETURNING id`,
-    [
-      tenantId,
-      input.workItemId,
-      input.parentLeaseId,
-      input.issuer,
-      input.holder,
-      input.scope,
-      input.expiresAt,
-      b.episodes,
-      b.toolCalls,
-      b.tokens,
-      b.wallMs,
-      now,
-    ],
-  );
+  const p = new Params();
+  const insert = insertInto(p, 'leases', {
+    tenant_id: tenantId,
+    work_item_id: input.workItemId,
+    parent_id: input.parentLeaseId,
+    issuer: input.issuer,
+    holder: input.holder,
+    scope: input.scope,
+    expires_at: input.expiresAt,
+    max_episodes: b.episodes,
+    max_tool_calls: b.toolCalls,
+    max_tokens: b.tokens,
+    max_wall_ms: b.wallMs,
+    created_at: now,
+  });
+  const leaseId = must((await queryRows<{ id: string }>(client, `${insert} RETURNING id`, p))[0]).id;
   events.push({
     type: 'lease.issued',
     workItemId: input.workItemId,
     payload: {
-      leaseId: rows[0].id,
+      leaseId,
       parentLeaseId: input.parentLeaseId,
       holder: input.holder,
       scope: input.scope,
@@ -83,7 +82,7 @@ export async function issueLease(client: pg.PoolClient, tenantId: string, input:
       ...(onParent ? { reservedOnParent: onParent.reserved, parentRemaining: onParent.parentRemaining } : {}),
     },
   });
-  return rows[0].id;
+  return leaseId;
 }
 
 const markRevoked = (nodes: LeaseNode[], ids: Set<string>): LeaseNode[] =>

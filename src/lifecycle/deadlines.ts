@@ -10,7 +10,7 @@ import type { Writer } from '../write.ts';
 import { stopForBudget } from './budget-stop.ts';
 
 export const DEADLINE_JOB = 'episode-deadline';
-export const DEADLINE_SWEEP_JOB = 'episode-deadline-sweep';
+const DEADLINE_SWEEP_JOB = 'episode-deadline-sweep';
 const SWEEP_LIMIT = 500;
 
 interface DeadlineJob {
@@ -19,7 +19,7 @@ interface DeadlineJob {
 }
 
 /** Stops the episode with budget_exhausted{wall_time} if it is still live and past its deadline. */
-export async function enforceDeadline(writer: Writer, job: DeadlineJob): Promise<boolean> {
+async function enforceDeadline(writer: Writer, job: DeadlineJob): Promise<boolean> {
   return writer.run(job.tenantId, async (ctx) => {
     const ep = await lockEpisode(ctx.client, ctx.tenantId, job.episodeId);
     if (ep.status !== 'running' && ep.status !== 'blocked') return false;
@@ -43,7 +43,7 @@ export async function stopIfOverdue(pool: pg.Pool, writer: Writer, tenantId: str
   if (rowCount) await enforceDeadline(writer, { tenantId, episodeId });
 }
 
-export async function sweepDeadlines(pool: pg.Pool, writer: Writer): Promise<number> {
+async function sweepDeadlines(pool: pg.Pool, writer: Writer): Promise<number> {
   const { rows } = await pool.query<DeadlineJob>(
     `SELECT tenant_id AS "tenantId", id AS "episodeId" FROM episodes
       WHERE status IN ('running', 'blocked') AND deadline_at <= now() ORDER BY deadline_at LIMIT ${SWEEP_LIMIT}`,

@@ -42,7 +42,7 @@ export interface AgentLoopConfig {
   logVirtueScores: boolean;
 }
 
-export const DEFAULT_AGENT_LOOP_CONFIG: AgentLoopConfig = {
+const DEFAULT_AGENT_LOOP_CONFIG: AgentLoopConfig = {
   enableCritic: true,
   storeExperiences: true,
   maxSkillSteps: 16,

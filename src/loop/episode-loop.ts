@@ -205,6 +205,121 @@ async function journalAndEnd(
   return { status: current.status, stepsAccepted, charge: null, serverStop: fromApiStop(current.stopReason) };
 }
 
+/** What stays the same for every episode of one run. */
+interface LoopRun {
+  client: EpisodicClient;
+  workId: string;
+  leaseId: string;
+  goalSpec: Json | null;
+  maxEpisodes: number;
+  options: EpisodeLoopOptions;
+}
+
+/** What one run has done so far. */
+interface LoopState<TOutput> {
+  number: number;
+  remaining: LeaseBudget;
+  episodes: EpisodeRecord[];
+  tokensConsumed: number;
+  output: TOutput | undefined;
+}
+
+/** Starts the next episode under the lease, or says why the loop stops instead. */
+async function startNext(run: LoopRun, number: number): Promise<{ stop: StopReason } | { stop: null; episode: Episode }> {
+  const { client, leaseId, options } = run;
+  const started = await client.startEpisode({
+    ...options.task,
+    workItemId: run.workId,
+    leaseId,
+    episodeNumber: number,
+    goalSpec: run.goalSpec ?? undefined,
+    budget: { maxWallMs: options.episodeTimeoutMs ?? DEFAULT_EPISODE_TIMEOUT_MS, maxTokens: options.maxTokensPerEpisode },
+    onBudgetExhausted: options.onBudgetExhausted,
+  });
+  if (started.__typename === 'LeaseError' && started.rule === 'exhausted') {
+    return { stop: { kind: 'budget_exhausted', resource: exhaustedResource((await leaseRemaining(client, leaseId)).remaining) } };
+  }
+  if (started.__typename === 'LeaseError' && (started.rule === 'revoked' || started.rule === 'expired')) {
+    return { stop: { kind: 'error', message: started.message, recoverable: false } };
+  }
+  if (started.__typename === 'LoopStoppedError') {
+    // The server decided the work item's loop has stopped (or started all its max episodes).
+    return { stop: fromApiStop(started.stopCondition) ?? { kind: 'error', message: started.message, recoverable: false } };
+  }
+  return { stop: null, episode: unwrap(started).episode }; // any other refusal is invalid input (CTR-EP01)
+}
+
+/** Fails the episode whose holon threw; rethrows under strictBudgetEnforcement, else stops the loop. */
+async function holonFailed<TOutput>(run: LoopRun, state: LoopState<TOutput>, episodeId: string, err: unknown): Promise<StopReason> {
+  const message = `holon failed: ${(err as Error)?.message ?? String(err)}`;
+  await run.client.failEpisode(episodeId, message, false);
+  const stop: StopReason = { kind: 'error', message, recoverable: false };
+  state.episodes.push({ id: episodeId, episodeNumber: state.number, status: 'FAILED', stepsAccepted: 0, tokens: 0, leaseCharge: null, stop });
+  if (run.options.strictBudgetEnforcement) throw err;
+  return stop;
+}
+
+/** Journals and ends the episode, records it, and decides whether the loop stops. */
+async function settleEpisode<TOutput>(
+  run: LoopRun,
+  state: LoopState<TOutput>,
+  episodeId: string,
+  result: HolonEpisodeResult<TOutput>,
+): Promise<StopReason | null> {
+  const { client, leaseId, options } = run;
+  state.output = result.output ?? state.output;
+  const journal = journalSteps(result);
+  state.tokensConsumed += journal.tokens;
+  const ended = await journalAndEnd(client, episodeId, journal.steps, result, state.number, options.usedRetrievals);
+  const { charge, serverStop } = ended;
+  state.remaining = charge ? remainingFromCharge(charge) : (await leaseRemaining(client, leaseId)).remaining;
+
+  // INV-EP03: an overdrawn lease is exhausted; so is one with nothing left when the holon would go on.
+  const leaseExhausted = charge?.exhausted && (!charge.ok || !result.stop) ? (charge.exhausted as ExhaustedResource) : null;
+  const budgetExhausted = serverStop?.kind === 'budget_exhausted' ? serverStop.resource : leaseExhausted;
+  const holonStop: StopReason | null = serverStop ?? result.stop ?? null;
+  const record: EpisodeRecord = {
+    id: episodeId,
+    episodeNumber: state.number,
+    status: ended.status,
+    stepsAccepted: ended.stepsAccepted,
+    tokens: journal.tokens,
+    leaseCharge: charge,
+    stop: null,
+  };
+  state.episodes.push(record);
+  const stop = evaluateStopCondition({ budgetExhausted, holonStop, episodesExecuted: state.episodes.length, maxEpisodes: run.maxEpisodes });
+  record.stop = stop;
+  options.onEpisode?.(record);
+  state.number += 1;
+  return stop;
+}
+
+/** One episode: started, executed by the holon, settled; the loop's stop, or null to go on. */
+async function runOneEpisode<TOutput>(run: LoopRun, holon: Holon<TOutput>, state: LoopState<TOutput>): Promise<StopReason | null> {
+  const started = await startNext(run, state.number);
+  if (started.stop) return started.stop;
+  const { episode } = started;
+  state.number = episode.episodeNumber ?? state.number;
+  let result: HolonEpisodeResult<TOutput>;
+  try {
+    result = await holon.executeEpisode({
+      workId: run.workId,
+      leaseId: run.leaseId,
+      episodeId: episode.id,
+      episodeNumber: state.number,
+      goalSpec: run.goalSpec,
+      progress: state.output,
+      episodesExecuted: state.episodes.length,
+      tokensConsumed: state.tokensConsumed,
+      remaining: state.remaining,
+    });
+  } catch (err) {
+    return holonFailed(run, state, episode.id, err);
+  }
+  return settleEpisode(run, state, episode.id, result);
+}
+
 export async function runEpisodeLoop<TOutput = unknown>(
   client: EpisodicClient,
   holon: Holon<TOutput>,
@@ -216,97 +331,18 @@ export async function runEpisodeLoop<TOutput = unknown>(
 ): Promise<EpisodeLoopResult<TOutput>> {
   const leaseId = typeof lease === 'string' ? lease : lease.id;
   validateInput(workId, leaseId, goalSpec);
-  const maxEpisodes = options.maxEpisodes ?? DEFAULT_MAX_EPISODES;
-  let number = Math.max(1, Math.floor(initialEpisodeNumber)); // INV-EP02
-  let { remaining } = await leaseRemaining(client, leaseId);
-  const episodes: EpisodeRecord[] = [];
-  let tokensConsumed = 0;
-  let output: TOutput | undefined;
-  let stop: StopReason | null = maxEpisodes <= 0 ? { kind: 'max_episodes' } : null;
+  const run: LoopRun = { client, workId, leaseId, goalSpec, options, maxEpisodes: options.maxEpisodes ?? DEFAULT_MAX_EPISODES };
+  const state: LoopState<TOutput> = {
+    number: Math.max(1, Math.floor(initialEpisodeNumber)), // INV-EP02
+    remaining: (await leaseRemaining(client, leaseId)).remaining,
+    episodes: [],
+    tokensConsumed: 0,
+    output: undefined,
+  };
+  let stop: StopReason | null = run.maxEpisodes <= 0 ? { kind: 'max_episodes' } : null;
+  while (!stop) stop = await runOneEpisode(run, holon, state);
 
-  while (!stop) {
-    const started = await client.startEpisode({
-      ...options.task,
-      workItemId: workId,
-      leaseId,
-      episodeNumber: number,
-      goalSpec: goalSpec ?? undefined,
-      budget: { maxWallMs: options.episodeTimeoutMs ?? DEFAULT_EPISODE_TIMEOUT_MS, maxTokens: options.maxTokensPerEpisode },
-      onBudgetExhausted: options.onBudgetExhausted,
-    });
-    if (started.__typename === 'LeaseError' && started.rule === 'exhausted') {
-      stop = { kind: 'budget_exhausted', resource: exhaustedResource((await leaseRemaining(client, leaseId)).remaining) };
-      break;
-    }
-    if (started.__typename === 'LeaseError' && (started.rule === 'revoked' || started.rule === 'expired')) {
-      stop = { kind: 'error', message: started.message, recoverable: false };
-      break;
-    }
-    if (started.__typename === 'LoopStoppedError') {
-      // The server decided the work item's loop has stopped (or started all its max episodes).
-      stop = fromApiStop(started.stopCondition) ?? { kind: 'error', message: started.message, recoverable: false };
-      break;
-    }
-    const episode = unwrap(started).episode; // any other refusal is invalid input (CTR-EP01)
-    number = episode.episodeNumber ?? number;
-
-    let result: HolonEpisodeResult<TOutput>;
-    try {
-      result = await holon.executeEpisode({
-        workId,
-        leaseId,
-        episodeId: episode.id,
-        episodeNumber: number,
-        goalSpec,
-        progress: output,
-        episodesExecuted: episodes.length,
-        tokensConsumed,
-        remaining,
-      });
-    } catch (err) {
-      const message = `holon failed: ${(err as Error)?.message ?? String(err)}`;
-      await client.failEpisode(episode.id, message, false);
-      episodes.push({
-        id: episode.id,
-        episodeNumber: number,
-        status: 'FAILED',
-        stepsAccepted: 0,
-        tokens: 0,
-        leaseCharge: null,
-        stop: { kind: 'error', message, recoverable: false },
-      });
-      if (options.strictBudgetEnforcement) throw err;
-      stop = { kind: 'error', message, recoverable: false };
-      break;
-    }
-    output = result.output ?? output;
-
-    const journal = journalSteps(result);
-    tokensConsumed += journal.tokens;
-    const ended = await journalAndEnd(client, episode.id, journal.steps, result, number, options.usedRetrievals);
-    const { charge, serverStop } = ended;
-    remaining = charge ? remainingFromCharge(charge) : (await leaseRemaining(client, leaseId)).remaining;
-
-    // INV-EP03: an overdrawn lease is exhausted; so is one with nothing left when the holon would go on.
-    const leaseExhausted = charge?.exhausted && (!charge.ok || !result.stop) ? (charge.exhausted as ExhaustedResource) : null;
-    const budgetExhausted = serverStop?.kind === 'budget_exhausted' ? serverStop.resource : leaseExhausted;
-    const holonStop: StopReason | null = serverStop ?? result.stop ?? null;
-    const record: EpisodeRecord = {
-      id: episode.id,
-      episodeNumber: number,
-      status: ended.status,
-      stepsAccepted: ended.stepsAccepted,
-      tokens: journal.tokens,
-      leaseCharge: charge,
-      stop: null,
-    };
-    episodes.push(record);
-    stop = evaluateStopCondition({ budgetExhausted, holonStop, episodesExecuted: episodes.length, maxEpisodes });
-    record.stop = stop;
-    options.onEpisode?.(record);
-    number += 1;
-  }
-
+  const { episodes, tokensConsumed, output } = state;
   const outcome = outcomeFromStop(stop, episodes.length, tokensConsumed);
   return {
     outcome,
@@ -317,6 +353,6 @@ export async function runEpisodeLoop<TOutput = unknown>(
     episodes,
     episodesExecuted: episodes.length,
     tokensConsumed,
-    nextEpisodeNumber: episodes.length ? must(episodes[episodes.length - 1]).episodeNumber + 1 : number,
+    nextEpisodeNumber: episodes.length ? must(episodes[episodes.length - 1]).episodeNumber + 1 : state.number,
   };
 }

@@ -10,10 +10,8 @@ export type EpisodeLoopOutcome =
   | { kind: 'escalated'; reason: string; episodesExecuted: number }
   | { kind: 'error'; error: string; episodesExecuted: number; recoverable: boolean };
 
-export type EpisodeLoopOutcomeKind = EpisodeLoopOutcome['kind'];
-
 /** The stop condition an outcome stands for. */
-export function outcomeStopReason(outcome: EpisodeLoopOutcome): StopReason {
+function outcomeStopReason(outcome: EpisodeLoopOutcome): StopReason {
   switch (outcome.kind) {
     case 'budget_exhausted':
       return { kind: 'budget_exhausted', resource: outcome.resource as Extract<StopReason, { kind: 'budget_exhausted' }>['resource'] };

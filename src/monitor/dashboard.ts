@@ -39,14 +39,14 @@ export function histogramPercentile(histogram: ReadonlyArray<{ bucket: number; c
 }
 
 /** Ranges up to this are cut into hours (at most 336 buckets); longer ones into days. */
-export const HOURLY_UP_TO_MS = 14 * DAY_MS;
+const HOURLY_UP_TO_MS = 14 * DAY_MS;
 /** Ranges up to this are cut into days (at most 731 buckets); longer ones into weeks. */
-export const DAILY_UP_TO_MS = 731 * DAY_MS;
+const DAILY_UP_TO_MS = 731 * DAY_MS;
 export const WEEK_MS = 7 * DAY_MS;
 /** Ten years of imported history: at most 522 weekly buckets. */
 export const MAX_RANGE_DAYS = 3653;
-export const MAX_RANGE_MS = MAX_RANGE_DAYS * DAY_MS;
-export const MAX_FILTER_TEXT = 200;
+const MAX_RANGE_MS = MAX_RANGE_DAYS * DAY_MS;
+const MAX_FILTER_TEXT = 200;
 /** Tools listed with their error rate, most used first. */
 export const TOP_TOOLS = 12;
 
@@ -127,7 +127,7 @@ export interface Bucket {
 
 export type BucketRow = Partial<Omit<Bucket, 'start'>> & { start: Date };
 
-export function emptyBucket(start: Date): Bucket {
+function emptyBucket(start: Date): Bucket {
   return {
     start,
     runs: 0,

@@ -2,6 +2,7 @@
 // step's number, tool, error and the last line of its output (a traceback ends with the error).
 // A harness verdict ("not resolved by the harness") says that a run failed, not how.
 import type pg from 'pg';
+import { Params, queryRows } from '../db/sql.ts';
 
 /** Characters of the output's last line kept. */
 export const LAST_LINE_CHARS = 200;
@@ -32,7 +33,15 @@ export function lastLineOf(output: unknown): string | null {
   return line.length > LAST_LINE_CHARS ? `${line.slice(0, LAST_LINE_CHARS - 1)}…` : line;
 }
 
-export function describeLastError(row: { step_number: number; tool: string | null; result_kind: string; result: StepResult | null }): LastError {
+/** The columns of a step that describe how it failed. */
+interface FailedStepRow {
+  step_number: number;
+  tool: string | null;
+  result_kind: string;
+  result: StepResult | null;
+}
+
+export function describeLastError(row: FailedStepRow): LastError {
   const r = row.result ?? {};
   const message = typeof r.message === 'string' && r.message ? r.message : row.result_kind === 'timeout' ? 'timed out' : 'failed';
   const errorClass = typeof r.errorClass === 'string' && r.errorClass ? `${r.errorClass}: ` : '';
@@ -41,11 +50,10 @@ export function describeLastError(row: { step_number: number; tool: string | nul
 
 /** The episode's last step that ended in an error or a timeout; null when none did. */
 export async function findLastError(pool: pg.Pool, tenantId: string, episodeId: string): Promise<LastError | null> {
-  const { rows } = await pool.query(
-    `SELECT step_number, tool, result_kind, result FROM steps
-      WHERE tenant_id = $1 AND episode_id = $2 AND result_kind IN ('error', 'timeout')
-      ORDER BY step_number DESC LIMIT 1`,
-    [tenantId, episodeId],
-  );
+  const p = new Params();
+  const sql = `SELECT step_number, tool, result_kind, result FROM steps
+      WHERE tenant_id = ${p.add(tenantId)} AND episode_id = ${p.add(episodeId)} AND result_kind IN ('error', 'timeout')
+      ORDER BY step_number DESC LIMIT 1`;
+  const rows = await queryRows<FailedStepRow>(pool, sql, p);
   return rows[0] ? describeLastError(rows[0]) : null;
 }

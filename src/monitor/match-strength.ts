@@ -12,7 +12,7 @@ export const HALF_STRENGTH_BM25 = 40;
 export type StrengthWord = 'strong' | 'moderate' | 'weak' | 'none';
 
 /** Lower bounds of each word, strongest first. */
-export const STRENGTH_WORDS: ReadonlyArray<[StrengthWord, number]> = [
+const STRENGTH_WORDS: ReadonlyArray<[StrengthWord, number]> = [
   ['strong', 0.6],
   ['moderate', 0.35],
   ['weak', 0.1],

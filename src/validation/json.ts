@@ -9,7 +9,7 @@ export type JsonObject = { [key: string]: JsonValue };
  * Nesting of arrays/objects in any JSON field. V8's JSON.stringify overflows its stack near
  * 4,000 levels, which JSON.parse accepts; 64 is far deeper than real tool arguments.
  */
-export const JSON_DEPTH = 64;
+const JSON_DEPTH = 64;
 
 /** Bytes of the JSON text of `value`; 0 for undefined. */
 export function jsonBytes(value: unknown): number {

@@ -149,6 +149,26 @@ function Charts({ d }: { d: DashboardData }) {
   );
 }
 
+function Tiles({ data }: { data: DashboardData }) {
+  const t = data.totals;
+  return (
+    <div class="tiles">
+      <Tile label="Runs" value={num(t.runs)} detail={`${num(t.ended)} ended`} />
+      <Tile label="Success rate" value={pct(t.successRate)} detail={`${num(t.successes)} ok · ${num(t.partials)} partial · ${num(t.failures)} failed`} />
+      <Tile label="Tokens" value={num(t.tokens)} />
+      <Tile label="Cost" value={money(t.cost ?? 0)} />
+      <Tile label="Step latency" value={`p50 ${duration(data.latencyP50)}`} detail={`p95 ${duration(data.latencyP95)} · ${num(data.steps)} steps`} />
+      <Tile
+        label="Budget exhaustions"
+        value={num(t.budgetExhaustions)}
+        detail={data.budgetExhaustions.map((b) => `${b.resource} ${b.count}`).join(' · ') || undefined}
+      />
+      <Tile label="Patterns learned" value={num(t.patternsLearned)} />
+      <Tile label="Retrievals" value={`${num(t.retrievalsServed)} served`} detail={`${num(t.retrievalsCredited)} credited`} />
+    </div>
+  );
+}
+
 /** `changed` moves whenever the ledger shows a new event: the dashboard reloads shortly after. */
 export function Dashboard({ api, changed }: { api: Api; changed: string | undefined }) {
   const [filter, setFilter] = useState<Filter>({ range: '24h', taskType: '', domain: '' });
@@ -218,20 +238,7 @@ export function Dashboard({ api, changed }: { api: Api; changed: string | undefi
       {error && <p class="alert">{error}</p>}
       {data && t && (
         <>
-          <div class="tiles">
-            <Tile label="Runs" value={num(t.runs)} detail={`${num(t.ended)} ended`} />
-            <Tile label="Success rate" value={pct(t.successRate)} detail={`${num(t.successes)} ok · ${num(t.partials)} partial · ${num(t.failures)} failed`} />
-            <Tile label="Tokens" value={num(t.tokens)} />
-            <Tile label="Cost" value={money(t.cost ?? 0)} />
-            <Tile label="Step latency" value={`p50 ${duration(data.latencyP50)}`} detail={`p95 ${duration(data.latencyP95)} · ${num(data.steps)} steps`} />
-            <Tile
-              label="Budget exhaustions"
-              value={num(t.budgetExhaustions)}
-              detail={data.budgetExhaustions.map((b) => `${b.resource} ${b.count}`).join(' · ') || undefined}
-            />
-            <Tile label="Patterns learned" value={num(t.patternsLearned)} />
-            <Tile label="Retrievals" value={`${num(t.retrievalsServed)} served`} detail={`${num(t.retrievalsCredited)} credited`} />
-          </div>
+          <Tiles data={data} />
           <Charts d={data} />
         </>
       )}

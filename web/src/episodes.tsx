@@ -51,6 +51,56 @@ function readFilter(form: HTMLFormElement): Filter {
   };
 }
 
+function EpisodeFilters({ onSubmit }: { onSubmit: (event: Event) => void }) {
+  return (
+    <form class="filters" onSubmit={onSubmit}>
+      <fieldset>
+        {STATUSES.map((s) => (
+          <label key={s}>
+            <input type="checkbox" name="status" value={s} /> {s.toLowerCase()}
+          </label>
+        ))}
+      </fieldset>
+      <input name="taskType" placeholder="task type" aria-label="Task type" />
+      <input name="domain" placeholder="domain" aria-label="Domain" />
+      <input name="tags" placeholder="tags (a, b)" aria-label="Tags" />
+      <input name="text" type="search" placeholder="search descriptions" aria-label="Search descriptions" />
+      <button type="submit">Filter</button>
+    </form>
+  );
+}
+
+function EpisodeRow({ r }: { r: Row }) {
+  return (
+    <tr data-episode={r.id}>
+      <td class="task">
+        <a class="clamp" href={`#/episodes/${r.id}`} title="Open the episode">
+          {r.taskDescription}
+        </a>
+        <WholeTask text={r.taskDescription} />
+        <div class="tags">
+          {[r.context?.domain, ...(r.context?.tags ?? [])].filter(Boolean).map((t) => (
+            <span class="tag" key={t}>
+              {t}
+            </span>
+          ))}
+        </div>
+      </td>
+      <td data-label="type">{r.taskType}</td>
+      <td>
+        <span class={`status ${r.status}`}>{r.status}</span>
+      </td>
+      <td class="num" data-label="steps">
+        {num(r.stepCount)}
+      </td>
+      <td class="num" data-label="tokens">
+        {num(r.usedTokens)}
+      </td>
+      <td data-label="started">{time(r.startedAt)}</td>
+    </tr>
+  );
+}
+
 /** `changed` moves whenever the ledger reports an episode event: the page reloads shortly after. */
 export function EpisodeList({ api, changed }: { api: Api; changed: string | undefined }) {
   const [filter, setFilter] = useState<Filter>({});
@@ -87,20 +137,7 @@ export function EpisodeList({ api, changed }: { api: Api; changed: string | unde
 
   return (
     <section class="episodes">
-      <form class="filters" onSubmit={apply}>
-        <fieldset>
-          {STATUSES.map((s) => (
-            <label key={s}>
-              <input type="checkbox" name="status" value={s} /> {s.toLowerCase()}
-            </label>
-          ))}
-        </fieldset>
-        <input name="taskType" placeholder="task type" aria-label="Task type" />
-        <input name="domain" placeholder="domain" aria-label="Domain" />
-        <input name="tags" placeholder="tags (a, b)" aria-label="Tags" />
-        <input name="text" type="search" placeholder="search descriptions" aria-label="Search descriptions" />
-        <button type="submit">Filter</button>
-      </form>
+      <EpisodeFilters onSubmit={apply} />
       {error && <p class="alert">{error}</p>}
       <table class="list">
         <colgroup>
@@ -123,32 +160,7 @@ export function EpisodeList({ api, changed }: { api: Api; changed: string | unde
         </thead>
         <tbody>
           {page?.rows.map((r) => (
-            <tr key={r.id} data-episode={r.id}>
-              <td class="task">
-                <a class="clamp" href={`#/episodes/${r.id}`} title="Open the episode">
-                  {r.taskDescription}
-                </a>
-                <WholeTask text={r.taskDescription} />
-                <div class="tags">
-                  {[r.context?.domain, ...(r.context?.tags ?? [])].filter(Boolean).map((t) => (
-                    <span class="tag" key={t}>
-                      {t}
-                    </span>
-                  ))}
-                </div>
-              </td>
-              <td data-label="type">{r.taskType}</td>
-              <td>
-                <span class={`status ${r.status}`}>{r.status}</span>
-              </td>
-              <td class="num" data-label="steps">
-                {num(r.stepCount)}
-              </td>
-              <td class="num" data-label="tokens">
-                {num(r.usedTokens)}
-              </td>
-              <td data-label="started">{time(r.startedAt)}</td>
-            </tr>
+            <EpisodeRow key={r.id} r={r} />
           ))}
         </tbody>
       </table>

@@ -66,6 +66,38 @@ function Json({ value }: { value: unknown }) {
   return <pre class="json">{JSON.stringify(value, null, 2)}</pre>;
 }
 
+/** The error or timeout a failed step ended with, above its output. */
+function StepFailure({ kind, result: r }: { kind: StepRow['resultKind']; result: FullStep['result'] }) {
+  return (
+    <>
+      {kind === 'error' && r && (
+        <div class="step-error" role="group" aria-label="Error">
+          <b>{r.errorClass ?? 'Error'}</b>: <span class="error-message">{r.message ?? 'no message'}</span>
+        </div>
+      )}
+      {kind === 'timeout' && (
+        <div class="step-error" role="group" aria-label="Error">
+          <b>Timeout</b>
+        </div>
+      )}
+    </>
+  );
+}
+
+function StepFacts({ step }: { step: FullStep }) {
+  return (
+    <p class="muted step-facts">
+      cost {num(step.cost)} · content hash <code>{step.contentHash.slice(0, 16)}</code>
+      {step.sideEffectKey && (
+        <>
+          {' '}
+          · side-effect key <code>{step.sideEffectKey}</code>
+        </>
+      )}
+    </p>
+  );
+}
+
 function StepDetail({ api, episodeId, row }: { api: Api; episodeId: string; row: StepRow }) {
   const [step, setStep] = useState<FullStep | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -87,16 +119,7 @@ function StepDetail({ api, episodeId, row }: { api: Api; episodeId: string; row:
   const extras = Object.entries(step).filter(([k, v]) => !KNOWN.includes(k) && k !== 'message' && v !== null && v !== undefined);
   return (
     <div class="step-detail">
-      {row.resultKind === 'error' && r && (
-        <div class="step-error" role="group" aria-label="Error">
-          <b>{r.errorClass ?? 'Error'}</b>: <span class="error-message">{r.message ?? 'no message'}</span>
-        </div>
-      )}
-      {row.resultKind === 'timeout' && (
-        <div class="step-error" role="group" aria-label="Error">
-          <b>Timeout</b>
-        </div>
-      )}
+      <StepFailure kind={row.resultKind} result={r} />
       {r?.output !== undefined && (
         <section aria-label="Output">
           <h4>Output</h4>
@@ -144,15 +167,7 @@ function StepDetail({ api, episodeId, row }: { api: Api; episodeId: string; row:
           <Json value={step.metadata} />
         </section>
       )}
-      <p class="muted step-facts">
-        cost {num(step.cost)} · content hash <code>{step.contentHash.slice(0, 16)}</code>
-        {step.sideEffectKey && (
-          <>
-            {' '}
-            · side-effect key <code>{step.sideEffectKey}</code>
-          </>
-        )}
-      </p>
+      <StepFacts step={step} />
     </div>
   );
 }
