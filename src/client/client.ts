@@ -52,6 +52,42 @@ function workMethods(request: Request) {
   };
 }
 
+/** The ledger's reads: events, head, checkpoints, proofs, hashed rows, verification. */
+function ledgerMethods(request: Request) {
+  return {
+    ledgerEvents: async (args: { after?: number | string; first?: number; filter?: T.LedgerEventFilter } = {}) =>
+      ledgerPage(
+        await request<RawPage>(DOCUMENTS.ledgerEvents, {
+          after: args.after === undefined ? undefined : String(args.after),
+          first: args.first ?? 100,
+          filter: args.filter,
+        }),
+      ),
+    ledgerHead: () => request<T.LedgerHead>(DOCUMENTS.ledgerHead),
+    /** Signed checkpoints with treeSize > afterTreeSize (all when omitted, the empty tree included), oldest first. */
+    ledgerCheckpoints: (args: { afterTreeSize?: number; first?: number } = {}) =>
+      request<T.LedgerCheckpointsResult>(DOCUMENTS.ledgerCheckpoints, {
+        afterTreeSize: args.afterTreeSize === undefined ? undefined : String(args.afterTreeSize),
+        first: args.first ?? 100,
+      }),
+    /** Proof that the tree of size fromSize is a prefix of the tree of size toSize (default: the head). */
+    consistencyProof: (args: { fromSize: number; toSize?: number }) =>
+      request<T.ConsistencyProofResult>(DOCUMENTS.consistencyProof, {
+        fromSize: String(args.fromSize),
+        toSize: args.toSize === undefined ? undefined : String(args.toSize),
+      }),
+    /** The stored values events hash, for an offline verifier (at most 500 refs a call). */
+    hashedRows: (refs: Array<{ kind: string; id: string }>) => request<T.HashedRowsResult>(DOCUMENTS.hashedRows, { refs }),
+    ledgerPublicKey: () => request<{ algorithm: string; keyId: string; publicKey: string }>(DOCUMENTS.ledgerPublicKey),
+    episodeProofBundle: (episodeId: string) => request<T.EpisodeProofBundleResult>(DOCUMENTS.episodeProofBundle, { episodeId }),
+    verifyLedger: (range: { fromSeq?: number | string; toSeq?: number | string } = {}) =>
+      request<T.VerifyLedgerResult>(DOCUMENTS.verifyLedger, {
+        fromSeq: range.fromSeq === undefined ? undefined : String(range.fromSeq),
+        toSeq: range.toSeq === undefined ? undefined : String(range.toSeq),
+      }),
+  };
+}
+
 export function createEpisodicClient(options: EpisodicClientOptions) {
   const request = createTransport(options);
   const connection = { url: options.url, apiKey: options.apiKey, webSocketImpl: options.webSocketImpl };
@@ -111,36 +147,7 @@ export function createEpisodicClient(options: EpisodicClientOptions) {
     /** Where to look: the files runs of similar tasks changed, best first, with their support and the runs as evidence. */
     relevantFiles: (args: { task: T.RetrievalTaskInput; limit?: number; filter?: T.RelevantEpisodeFilter }) =>
       request<T.RelevantFilesResult>(DOCUMENTS.relevantFiles, args),
-    ledgerEvents: async (args: { after?: number | string; first?: number; filter?: T.LedgerEventFilter } = {}) =>
-      ledgerPage(
-        await request<RawPage>(DOCUMENTS.ledgerEvents, {
-          after: args.after === undefined ? undefined : String(args.after),
-          first: args.first ?? 100,
-          filter: args.filter,
-        }),
-      ),
-    ledgerHead: () => request<T.LedgerHead>(DOCUMENTS.ledgerHead),
-    /** Signed checkpoints with treeSize > afterTreeSize (all when omitted, the empty tree included), oldest first. */
-    ledgerCheckpoints: (args: { afterTreeSize?: number; first?: number } = {}) =>
-      request<T.LedgerCheckpointsResult>(DOCUMENTS.ledgerCheckpoints, {
-        afterTreeSize: args.afterTreeSize === undefined ? undefined : String(args.afterTreeSize),
-        first: args.first ?? 100,
-      }),
-    /** Proof that the tree of size fromSize is a prefix of the tree of size toSize (default: the head). */
-    consistencyProof: (args: { fromSize: number; toSize?: number }) =>
-      request<T.ConsistencyProofResult>(DOCUMENTS.consistencyProof, {
-        fromSize: String(args.fromSize),
-        toSize: args.toSize === undefined ? undefined : String(args.toSize),
-      }),
-    /** The stored values events hash, for an offline verifier (at most 500 refs a call). */
-    hashedRows: (refs: Array<{ kind: string; id: string }>) => request<T.HashedRowsResult>(DOCUMENTS.hashedRows, { refs }),
-    ledgerPublicKey: () => request<{ algorithm: string; keyId: string; publicKey: string }>(DOCUMENTS.ledgerPublicKey),
-    episodeProofBundle: (episodeId: string) => request<T.EpisodeProofBundleResult>(DOCUMENTS.episodeProofBundle, { episodeId }),
-    verifyLedger: (range: { fromSeq?: number | string; toSeq?: number | string } = {}) =>
-      request<T.VerifyLedgerResult>(DOCUMENTS.verifyLedger, {
-        fromSeq: range.fromSeq === undefined ? undefined : String(range.fromSeq),
-        toSeq: range.toSeq === undefined ? undefined : String(range.toSeq),
-      }),
+    ...ledgerMethods(request),
 
     createApiKey: (input: { name: string; scopes: string[]; expiresAt?: string }) => request<T.CreateApiKeyResult>(DOCUMENTS.createApiKey, input),
     apiKeys: () => request<T.ApiKey[]>(DOCUMENTS.apiKeys),
