@@ -26,4 +26,4 @@ it('loses no acknowledged step when the server is SIGKILLed mid-stream', async (
   expect(report.afterRestart.ackedChecked).toBeGreaterThanOrEqual(report.ackedBeforeKill);
   expect(report.afterRestart.verify.ok).toBe(true);
   expect(report.afterRetry.verify.ok).toBe(true);
-}, 90_000);
+}, 240_000); // fixed work with real processes: ran past 90 s at load 25-35 on 2 cores
