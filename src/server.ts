@@ -13,7 +13,7 @@ import { tokenFromHeader } from './auth/keys.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
 import { KEY_REVOKED_CLOSE_CODE, KeyWatch } from './auth/socket-keys.ts';
 import type { AuthResult } from './auth/store.ts';
-import { isPoolSaturated, isUnavailable } from './db/errors.ts';
+import { databaseTrouble } from './db/errors.ts';
 import { migrationsApplied } from './db/migrate.ts';
 import { ScopedClients } from './db/tenant-scope.ts';
 import { Admission, overloadedError, useAdmission } from './http/admission.ts';
@@ -120,11 +120,12 @@ function createGraphQLHandler(services: Services, { admission, limiter, keyWatch
           return new GraphQLError(inexactNumberMessage(String(error.extensions.path)), { nodes: error.nodes, path: error.path, extensions: error.extensions });
         }
         // Saturation and outages are not bugs: say so, with a status and a hint a client can act on.
-        if (causes(original).some(isPoolSaturated)) {
-          log.warn({ requestId, err: original }, 'no database connection free: request shed');
+        const trouble = databaseTrouble(original, services.db.answeredRecently());
+        if (trouble === 'saturated') {
+          log.warn({ requestId, err: original }, 'no database connection free or opened in time: request shed');
           return poolSaturatedError(requestId, services.config.dbPoolMax);
         }
-        if (databaseUnavailable(original)) {
+        if (trouble === 'unavailable') {
           log.warn({ requestId, err: original }, 'database unavailable');
           return databaseUnavailableError(requestId);
         }
@@ -348,21 +349,6 @@ export function createApp(services: Services): App {
       httpServer.closeAllConnections();
     },
   };
-}
-
-/** Prisma's codes for a server it cannot reach, a timeout reaching it, a closed connection, an exhausted pool. */
-const PRISMA_UNAVAILABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
-
-/** The error and the causes it wraps (Prisma and GraphQL wrap driver errors), at most five deep. */
-function causes(err: unknown): unknown[] {
-  const chain: unknown[] = [];
-  for (let e = err; e && chain.length < 5; e = (e as { cause?: unknown }).cause) chain.push(e);
-  return chain;
-}
-
-/** The database cannot be reached right now (connection refused or lost, shutting down, Prisma's pool timeout). */
-function databaseUnavailable(err: unknown): boolean {
-  return causes(err).some((e) => isUnavailable(e) || PRISMA_UNAVAILABLE.has(String((e as { code?: unknown }).code)));
 }
 
 function poolSaturatedError(requestId: string | undefined, poolMax: number): GraphQLError {

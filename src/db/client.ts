@@ -2,17 +2,31 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
+import { isUnavailable } from './errors.ts';
 
 export type Db = PrismaClient;
+
+/** How long a request may wait to check out a pooled connection, and a new connection to be opened. */
+const CONNECT_TIMEOUT_MS = 5_000;
 
 export interface Database {
   pool: pg.Pool;
   prisma: PrismaClient;
+  /**
+   * The database answered (a connection opened, or a query ended without a connection error) within
+   * the connect timeout: while a connection that just timed out was being opened.
+   */
+  answeredRecently(): boolean;
   close(): Promise<void>;
 }
 
-export function createDatabase(url: string, poolMax: number): Database {
-  const pool = new pg.Pool({ connectionString: url, max: poolMax, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
+export function createDatabase(url: string, poolMax: number, connectTimeoutMs = CONNECT_TIMEOUT_MS): Database {
+  const pool = new pg.Pool({ connectionString: url, max: poolMax, connectionTimeoutMillis: connectTimeoutMs, idleTimeoutMillis: 30_000 });
+  // When the database last answered: tells a connect timeout under load from one with the database away.
+  let lastAnswer = Number.NEGATIVE_INFINITY;
+  const answered = () => (lastAnswer = performance.now());
+  pool.on('connect', answered);
+  pool.on('release', (err: unknown) => (isUnavailable(err) ? undefined : answered()));
   // A dropped connection must not crash the process; the next query reconnects. The pool only
   // listens to its idle clients: a client checked out between two queries of a transaction
   // (PostgreSQL restarted mid-transaction) emits 'error' with no listener, which would kill the
@@ -23,6 +37,7 @@ export function createDatabase(url: string, poolMax: number): Database {
   return {
     pool,
     prisma,
+    answeredRecently: () => performance.now() - lastAnswer <= connectTimeoutMs,
     async close() {
       await prisma.$disconnect();
       await pool.end();

@@ -40,7 +40,9 @@ async function readmeScript(): Promise<string> {
 const runScript = (file: string) =>
   run(process.execPath, [file], { cwd: project, env: { PATH: process.env.PATH ?? '', EPISODIC_URL: t.url, EPISODIC_API_KEY: t.keys.write } });
 
-describe('the packed client package', () => {
+// Each test starts node or tsc processes on a packed package: a few seconds idle, tsc over 60 s at
+// load 25-35 on 2 cores; not vitest's default timeout.
+describe('the packed client package', { timeout: 180_000 }, () => {
   it('runs the README script from an empty project as ESM', async () => {
     const script = await readmeScript();
     expect(script.trim().split('\n')).toHaveLength(5);

@@ -77,8 +77,9 @@ describe('tailLedger', () => {
     const done = collect(tailLedger({ ...ledger, tenantId: TENANT, cursor, filter: null, signal: abort.signal }), seen);
     await waitUntil(() => seen.length === 5, 'the replay');
     ledger.state.failing = true;
+    const readsBefore = ledger.state.reads;
     ledger.append(3); // the read it triggers fails
-    await new Promise((r) => setTimeout(r, 50));
+    await waitUntil(() => ledger.state.reads > readsBefore, 'the failing read');
     expect(cursor.seen).toBe(5);
     ledger.state.failing = false;
     ledger.wakeAll(); // what the bus does after reconnecting
@@ -93,7 +94,7 @@ describe('tailLedger', () => {
     const abort = new AbortController();
     const gen = tailLedger({ ...ledger, tenantId: TENANT, cursor: cursorAfter(null), filter: null, signal: abort.signal });
     const next = gen.next();
-    await new Promise((r) => setTimeout(r, 20));
+    await waitUntil(() => ledger.state.reads === 2, 'the head and the first live read'); // then it waits for a wake-up
     abort.abort();
     expect(await next).toEqual({ done: true, value: undefined });
     ledger.append(1);

@@ -21,15 +21,27 @@ const event = (n: string) => ({ type: 'work_item.created', workItemId: randomUUI
 async function begin() {
   const client = await m.db.pool.connect();
   await client.query('BEGIN');
+  const pid = Number((await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
   return {
     client,
     append: (names: string[]) => appendEvents(client, tenantId, names.map(event)),
     commit: async () => void (await client.query('COMMIT'), client.release()),
     rollback: async () => void (await client.query('ROLLBACK'), client.release()),
+    /** Resolves once this transaction waits for a lock another one holds (not after a guessed time). */
+    blocked: () => waitForLockWait(pid),
   };
 }
 
 let tenantId: string;
+
+async function waitForLockWait(pid: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  const waiting = async () => (await m.db.pool.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [pid])).rowCount === 1;
+  while (!(await waiting())) {
+    if (Date.now() > deadline) throw new Error(`backend ${pid} never waited for a lock`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 /** The SQL texts the client sends from now on. */
 function recordQueries(client: import('pg').PoolClient): string[] {
@@ -58,7 +70,7 @@ describe('appendEvents', () => {
     const b = await begin();
     const sent = recordQueries(b.client);
     const pending = b.append(['b1']); // waits for a's row lock on the head
-    await new Promise((r) => setTimeout(r, 50));
+    await b.blocked();
     await a.commit();
     const stored = await pending;
     const appendSent = [...sent];
@@ -78,7 +90,7 @@ describe('appendEvents', () => {
     await a.append(['lost']);
     const b = await begin();
     const pending = b.append(['kept']);
-    await new Promise((r) => setTimeout(r, 50));
+    await b.blocked();
     await a.rollback();
     expect((await pending).map((e) => e.seq)).toEqual([5]);
     await b.commit();

@@ -1,18 +1,23 @@
 // Randomized tamper detection: thousands of single mutations of a 2,000-event chain, each on a
 // copy, each with the seq the verifier must report computed from the mutation itself.
-// Replay a failure with LEDGER_FUZZ_SEED=<seed printed in the assertion message>.
+// Replay a failure with LEDGER_FUZZ_SEED=<seed printed in the assertion message>. Both random loops
+// are CPU-bound hashing (7.5 s and 2.3 s idle, 8x that at load 8-9): they run their full count on
+// an idle machine and stop at a time budget on a busy one (test/support/budget.ts).
 import { describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
 import { chainHash, GENESIS_HASH, type StoredLedgerEvent, toHex } from '../../src/ledger/hash.ts';
 import { MerkleTree } from '../../src/ledger/merkle.ts';
 import { generateSigningKey, publicKeyFromPrivate, type SignedTreeHead, signTreeHead } from '../../src/ledger/signed-head.ts';
 import { type ChainReport, type LedgerProblem, verifyAgainstCheckpoint, verifyChain } from '../../src/ledger/verify.ts';
+import { budgetTimeout, runTrials, type TrialBudget } from '../support/budget.ts';
 import { buildChain, link, seededRandom } from './fixtures.ts';
 
 const CHAIN_LENGTH = 2000;
-const MUTATIONS = 4000;
+/** 4,000 mutations idle (1.9 ms each); at least 50 of each of the 7 kinds, whatever the load. */
+const MUTATIONS: TrialBudget = { min: 350, max: 4000, budgetMs: 15_000 };
 const FULL_CHAIN_EVERY = 50; // other mutations verify a random window around the mutation
-const CUT_TAILS = 150;
+/** 150 cuts idle (15 ms each: a Merkle tree of the kept events per cut). */
+const CUT_TAILS: TrialBudget = { min: 30, max: 150, budgetMs: 5_000 };
 
 const seed = Number(process.env.LEDGER_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 32));
 const random = seededRandom(seed);
@@ -109,33 +114,40 @@ function verifyWindow(events: StoredLedgerEvent[], first: number): ChainReport {
   return verifyChain(events, { expectedFirstSeq: first, expectedPrevHash });
 }
 
-describe(`randomized tamper detection (seed ${seed})`, () => {
+// The fixed-size tests verify the whole chain a few times: under 1.3 s idle, up to 13 s measured at
+// load 21 on 2 cores (33x); their timeout is not vitest's default but 120 s.
+describe(`randomized tamper detection (seed ${seed})`, { timeout: 120_000 }, () => {
   it('the untouched chain verifies', () => {
     expect(verifyChain(chain)).toEqual({ ok: true, checked: CHAIN_LENGTH });
   });
 
-  it(`reports the exact seq for ${MUTATIONS} random single mutations`, () => {
-    const seen = new Map<string, number>();
-    for (let trial = 0; trial < MUTATIONS; trial++) {
-      const name = must(mutationNames[between(0, mutationNames.length - 1)]);
-      const { needsNext, apply } = must(mutations[name]);
-      const seq = between(1, needsNext ? CHAIN_LENGTH - 1 : CHAIN_LENGTH);
-      const [first, last] = windowAround(seq, needsNext, trial % FULL_CHAIN_EVERY === 0);
-      const events = chain.slice(first - 1, last);
-      const expected = apply(events, seq - first);
+  it(
+    `reports the exact seq for random single mutations (${MUTATIONS.max} idle, at least ${MUTATIONS.min} on a busy machine)`,
+    () => {
+      const seen = new Map<string, number>();
+      runTrials(MUTATIONS, (trial) => {
+        // Round robin, so even the fewest trials try every kind of mutation.
+        const name = must(mutationNames[trial % mutationNames.length]);
+        const { needsNext, apply } = must(mutations[name]);
+        const seq = between(1, needsNext ? CHAIN_LENGTH - 1 : CHAIN_LENGTH);
+        const [first, last] = windowAround(seq, needsNext, trial % FULL_CHAIN_EVERY === 0);
+        const events = chain.slice(first - 1, last);
+        const expected = apply(events, seq - first);
 
-      const report = verifyWindow(events, first);
-      const context = `seed ${seed}, trial ${trial}: ${name} at seq ${seq}, window ${first}..${last}`;
-      if (expected.seq === undefined) {
-        expect(report, context).toEqual({ ok: true, checked: events.length });
-      } else {
-        expect(report, context).toMatchObject({ ok: false, firstBadSeq: expected.seq, problem: expected.problem });
-        expect(report.checked, context).toBe(expected.seq - first);
-      }
-      seen.set(name, (seen.get(name) ?? 0) + 1);
-    }
-    expect([...seen.keys()].sort()).toEqual([...mutationNames].sort());
-  });
+        const report = verifyWindow(events, first);
+        const context = `seed ${seed}, trial ${trial}: ${name} at seq ${seq}, window ${first}..${last}`;
+        if (expected.seq === undefined) {
+          expect(report, context).toEqual({ ok: true, checked: events.length });
+        } else {
+          expect(report, context).toMatchObject({ ok: false, firstBadSeq: expected.seq, problem: expected.problem });
+          expect(report.checked, context).toBe(expected.seq - first);
+        }
+        seen.set(name, (seen.get(name) ?? 0) + 1);
+      });
+      expect([...seen.keys()].sort()).toEqual([...mutationNames].sort());
+    },
+    budgetTimeout(MUTATIONS, 2),
+  );
 
   describe('cut-off tails after a checkpoint', () => {
     const tree = MerkleTree.fromEventHashes(chain.map((e) => e.hash));
@@ -158,21 +170,25 @@ describe(`randomized tamper detection (seed ${seed})`, () => {
       for (const head of checkpoints) expect(verifyAgainstCheckpoint(chain, head, publicKey)).toEqual({ ok: true, checked: CHAIN_LENGTH });
     });
 
-    it(`reports the first missing seq for ${CUT_TAILS} random cuts`, () => {
-      for (let trial = 0; trial < CUT_TAILS; trial++) {
-        const head = must(checkpoints[between(0, checkpoints.length - 1)]);
-        const kept = between(0, head.treeSize - 1);
-        const report = verifyAgainstCheckpoint(chain.slice(0, kept), head, publicKey);
-        const context = `seed ${seed}, trial ${trial}: cut after seq ${kept}, checkpoint ${head.treeSize}`;
-        expect(report, context).toEqual({
-          ok: false,
-          checked: kept,
-          firstBadSeq: kept + 1,
-          problem: 'missing-tail',
-          reason: `checkpoint covers ${head.treeSize} events, chain ends at seq ${kept}`,
+    it(
+      `reports the first missing seq for random cuts (${CUT_TAILS.max} idle, at least ${CUT_TAILS.min} on a busy machine)`,
+      () => {
+        runTrials(CUT_TAILS, (trial) => {
+          const head = must(checkpoints[between(0, checkpoints.length - 1)]);
+          const kept = between(0, head.treeSize - 1);
+          const report = verifyAgainstCheckpoint(chain.slice(0, kept), head, publicKey);
+          const context = `seed ${seed}, trial ${trial}: cut after seq ${kept}, checkpoint ${head.treeSize}`;
+          expect(report, context).toEqual({
+            ok: false,
+            checked: kept,
+            firstBadSeq: kept + 1,
+            problem: 'missing-tail',
+            reason: `checkpoint covers ${head.treeSize} events, chain ends at seq ${kept}`,
+          });
         });
-      }
-    });
+      },
+      budgetTimeout(CUT_TAILS, 15),
+    );
 
     it('catches a consistent rewrite of history before a checkpoint', () => {
       for (let trial = 0; trial < 5; trial++) {

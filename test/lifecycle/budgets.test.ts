@@ -138,7 +138,7 @@ describe('wall time', () => {
     expect(episode.deadlineAt).not.toBeNull();
     expect(new Date(episode.deadlineAt).getTime() - new Date(episode.startedAt).getTime()).toBe(300);
     let seen: Json = episode;
-    const giveUp = Date.now() + 15_000;
+    const giveUp = Date.now() + 45_000; // the job polls every 0.5 s; a busy machine delays it
     while (seen.status === 'RUNNING' && Date.now() < giveUp) {
       await sleep(200);
       seen = await client(t, quiet.read).episode(episode.id);
@@ -155,10 +155,20 @@ describe('wall time', () => {
   it('is enforced on a blocked episode waiting for approval', async () => {
     const quiet = await t.addTenant('blocked-agent');
     const api2 = client(t, quiet.write);
-    const episode = await api2.startOk(startInput({ budget: { maxWallMs: 300 } }));
+    // Blocked well before its deadline (a 300 ms budget ran out before the block call on a busy
+    // machine); then the clock moves past the deadline for the episode and its deadline job alike.
+    const episode = await api2.startOk(startInput({ budget: { maxWallMs: 3_600_000 } }));
     expect((await api2.block(episode.id, 'approve?')).episode.status).toBe('BLOCKED');
+    await t.services.db.pool.query(
+      `UPDATE episodes SET started_at = started_at - interval '2 hours', deadline_at = deadline_at - interval '2 hours' WHERE id = $1`,
+      [episode.id],
+    );
+    const moved = await t.services.db.pool.query(`UPDATE pgboss.job SET start_after = now() WHERE name = 'episode-deadline' AND singleton_key = $1`, [
+      episode.id,
+    ]);
+    expect(moved.rowCount).toBe(1);
     let seen: Json = episode;
-    const giveUp = Date.now() + 15_000;
+    const giveUp = Date.now() + 45_000;
     while (seen.status !== 'FAILED' && Date.now() < giveUp) {
       await sleep(200);
       seen = await api2.episode(episode.id);

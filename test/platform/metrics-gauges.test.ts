@@ -41,9 +41,10 @@ const START = 'mutation { startEpisode(input: { taskDescription: "gauges", taskT
 
 /** Reads /metrics until `done` holds for it (the server learns of a closed socket asynchronously). */
 async function metricsWhen(done: (m: (name: string) => number) => boolean): Promise<(name: string) => number> {
-  for (let attempt = 0; ; attempt++) {
+  // Until a deadline, not a count of attempts: each attempt takes longer on a busy machine.
+  for (const deadline = Date.now() + 30_000; ; ) {
     const m = await metrics();
-    if (done(m) || attempt === 100) return m;
+    if (done(m) || Date.now() > deadline) return m;
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -11,14 +11,14 @@ function value(text: string, name: string): number {
 }
 
 it('serves sockets, subscriptions, queue depth, group-commit batches and request metrics', async () => {
-  const ws = t.wsClient(t.keys.read);
-  await new Promise<void>((resolve) => {
-    const stop = ws.subscribe({ query: 'subscription { ledgerEvents { seq } }' }, { next: () => undefined, error: () => undefined, complete: () => undefined });
-    setTimeout(() => resolve(void stop), 300);
-  });
   const started = await t.gql('mutation { startEpisode(input: { taskDescription: "m", taskType: "t" }) { ... on StartEpisodePayload { episode { id } } } }');
   await t.gql('mutation($e: ID!) { logSteps(episodeId: $e, steps: [{ tool: "a" }, { tool: "b" }]) { __typename } }', {
     e: started.data.startEpisode.episode.id,
+  });
+  // A subscription replaying from seq 0 is live once its first event arrives (not after a fixed wait).
+  const ws = t.wsClient(t.keys.read);
+  await new Promise<void>((resolve, reject) => {
+    ws.subscribe({ query: 'subscription { ledgerEvents(afterSeq: 0) { seq } }' }, { next: () => resolve(), error: reject, complete: () => undefined });
   });
   // /metrics needs an admin key (or METRICS_TOKEN): it shows every tenant's traffic.
   const res = await fetch(t.url.replace('/graphql', '/metrics'), { headers: { authorization: `Bearer ${t.keys.admin}` } });

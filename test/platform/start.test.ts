@@ -20,7 +20,11 @@ async function viewerName(port: number, key: string): Promise<string | undefined
   return ((await res.json()) as Json).data?.viewer?.name;
 }
 
-describe('embedded default', () => {
+// Server processes that start PostgreSQL or migrate a database: 5-20 s idle, over 60 s measured at
+// load 25-35 on 2 cores; not vitest's default timeout.
+const PROCESS_TEST_MS = 180_000;
+
+describe('embedded default', { timeout: PROCESS_TEST_MS }, () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'episodic-start-'));
@@ -48,7 +52,7 @@ describe('embedded default', () => {
   });
 });
 
-describe('external database', () => {
+describe('external database', { timeout: PROCESS_TEST_MS }, () => {
   it('brings up two servers started at once on one empty database, migrating it once', async () => {
     const database = await createEmptyDatabase();
     const dataDir = await mkdtemp(join(tmpdir(), 'episodic-two-'));

@@ -7,6 +7,13 @@ import { recordReport, summary } from './harness.ts';
 import type { ScenarioReport } from './scenarios.ts';
 
 /** An empty database for the test file, created before its tests (when `enabled`) and dropped after. */
+/**
+ * The timeout of a fault scenario: fixed work with real server processes (and a PostgreSQL or Redis
+ * of its own). Idle they take 15-40 s; at load 25-30 on 2 cores they took 80-120 s (shutdown 81 s,
+ * postgres-restart 111 s, crash 108 s, redis-outage 119 s against timeouts of 90-120 s), so 240 s.
+ */
+export const SCENARIO_TEST_MS = 240_000;
+
 export function useEmptyDatabase(enabled = true): { readonly url: string } {
   let database: TestDatabase | undefined;
   beforeAll(async () => {

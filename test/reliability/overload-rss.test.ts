@@ -3,7 +3,7 @@
 // answers instead of queueing it, its resident memory (sampled from /proc every 100 ms) stays
 // under a generous bound, and every accepted step is stored.
 import { expect, it } from 'vitest';
-import { checkedReport, useEmptyDatabase } from './fixture.ts';
+import { checkedReport, SCENARIO_TEST_MS, useEmptyDatabase } from './fixture.ts';
 import { overload } from './scenarios.ts';
 
 /**
@@ -14,11 +14,15 @@ const PEAK_RSS_BOUND_MIB = 1_024;
 
 const database = useEmptyDatabase();
 
-it('sheds load above capacity with clear errors while memory stays bounded, and stores what it accepted', async () => {
-  const report = await overload({ databaseUrl: database.url, clients: 600, stepsPerCall: 250, durationMs: 10_000 });
-  await checkedReport('overload', report, ['calls', 'acceptedSteps', 'acceptedStepsPerSecond', 'shed', 'unanswered', 'storedSteps', 'rss', 'problems']);
-  expect(report.shed.OVERLOADED ?? 0).toBeGreaterThan(0);
-  expect(report.unanswered).toBe(0);
-  expect(report.rss.peakMiB).toBeLessThan(PEAK_RSS_BOUND_MIB);
-  expect(report.storedSteps).toBe(report.acceptedSteps);
-}, 120_000);
+it(
+  'sheds load above capacity with clear errors while memory stays bounded, and stores what it accepted',
+  async () => {
+    const report = await overload({ databaseUrl: database.url, clients: 600, stepsPerCall: 250, durationMs: 10_000 });
+    await checkedReport('overload', report, ['calls', 'acceptedSteps', 'acceptedStepsPerSecond', 'shed', 'unanswered', 'storedSteps', 'rss', 'problems']);
+    expect(report.shed.OVERLOADED ?? 0).toBeGreaterThan(0);
+    expect(report.unanswered).toBe(0);
+    expect(report.rss.peakMiB).toBeLessThan(PEAK_RSS_BOUND_MIB);
+    expect(report.storedSteps).toBe(report.acceptedSteps);
+  },
+  SCENARIO_TEST_MS,
+);

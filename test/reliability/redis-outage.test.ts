@@ -5,7 +5,7 @@
 // the scenario starts a redis-server of its own on a free loopback port and never touches REDIS_URL's.
 import { expect, it } from 'vitest';
 import { testRedisUrl } from '../../src/config.ts';
-import { checkedReport, useEmptyDatabase } from './fixture.ts';
+import { checkedReport, SCENARIO_TEST_MS, useEmptyDatabase } from './fixture.ts';
 import { redisAvailable } from './harness.ts';
 import { redisOutage } from './scenarios.ts';
 
@@ -30,5 +30,5 @@ it.runIf(enabled)(
     expect(report.fanoutWhileDown.every((f) => f !== 'connected')).toBe(true);
     expect(report.reconnectedAfterMs).toBeLessThan(15_000);
   },
-  120_000,
+  SCENARIO_TEST_MS,
 );

@@ -868,7 +868,8 @@ export async function overload(o: OverloadOptions): Promise<OverloadReport> {
     if (!Object.keys(shed).some((code) => code === 'OVERLOADED' || code === 'RATE_LIMITED'))
       problems.push(`the load was not shed (no OVERLOADED or RATE_LIMITED answer): ${JSON.stringify(shed)}`);
     const unexpected = Object.keys(shed).filter((code) => code !== 'OVERLOADED' && code !== 'RATE_LIMITED');
-    if (unexpected.length) problems.push(`calls failed with other errors than OVERLOADED/RATE_LIMITED: ${JSON.stringify(shed)}`);
+    if (unexpected.length)
+      problems.push(`calls failed with other errors than OVERLOADED/RATE_LIMITED: ${JSON.stringify(shed)}; the server logged: ${recentErrors(s).join(' | ')}`);
     const exitCode = await s.stop('SIGTERM');
     if (exitCode !== 0) problems.push(`the server exited with ${exitCode} after SIGTERM`);
     return {

@@ -5,7 +5,7 @@ import { expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/store.ts';
 import { LEDGER_EVENTS, sseEvents } from '../ledger-live/support.ts';
 import { type TestApp, useApp } from '../support/app.ts';
-import { acked, postRaw, rawSocket } from './support.ts';
+import { acked, postRaw, rawSocket, waitFor } from './support.ts';
 
 let t: TestApp;
 useApp((app) => (t = app), { KEY_RECHECK_MS: '100', MAX_STREAMS_PER_KEY: '3', METRICS_TOKEN: 'm'.repeat(40) });
@@ -83,9 +83,12 @@ it('ends an SSE subscription soon after its key is revoked, with KEY_REVOKED', a
 });
 
 it('ends an SSE subscription when its key expires', async () => {
-  const key = await readKey(new Date(Date.now() + 1_500));
+  const key = await readKey(new Date(Date.now() + 3_600_000));
   const res = await subscribeSse(key.token, new AbortController().signal);
   expect(res.status).toBe(200);
+  // The clock moves past the expiry (a key expiring 1.5 s ahead was refused before the stream
+  // opened on a busy machine); the server's recheck compares expires_at with its own clock.
+  await t.database.db.pool.query('UPDATE api_keys SET expires_at = now() WHERE id = $1', [key.id]);
   const { codes } = await untilClosed(res);
   expect(codes).toEqual(['KEY_REVOKED']);
 });
@@ -97,8 +100,9 @@ it("caps one key's open subscriptions across SSE and WebSocket, leaving other ke
   expect(open.map((r) => r.status)).toEqual([200, 200]);
   const socket = rawSocket(t.url, key.token);
   await acked(socket);
-  socket.send({ id: 'a', type: 'subscribe', payload: { query: 'subscription { ledgerEvents { seq } }' } });
-  await new Promise((r) => setTimeout(r, 300));
+  // Replaying from seq 0 (the key's own api_key.created event at least), it is open once an event arrives.
+  socket.send({ id: 'a', type: 'subscribe', payload: { query: 'subscription { ledgerEvents(afterSeq: 0) { seq } }' } });
+  await waitFor(() => socket.messages.find((m) => m.id === 'a' && m.type === 'next'), 'the WebSocket subscription to be open');
   const fourth = await subscribeSse(key.token, abort.signal);
   const { codes } = await untilClosed(fourth);
   expect(codes).toEqual(['TOO_MANY_STREAMS']);

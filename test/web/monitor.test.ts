@@ -133,8 +133,9 @@ describe('monitor page in Chromium', { timeout: BROWSER_TEST_MS }, () => {
     await expect.poll(() => rows().count(), LIVE).toBe(1);
     await startEpisode({ taskDescription: 'Summarise the release notes', taskType: 'writing', context: { domain: 'docs', tags: ['release'] } });
     for (let i = 1; i <= 16; i++) await startEpisode({ taskDescription: `Bulk job ${i}`, taskType: 'bulk' });
+    // Newest first, live: wait for the last one (the page is full from job 13 on, before 14-16 arrive).
+    await expect.poll(() => rows().first().textContent(), LIVE).toContain('Bulk job 16');
     await expect.poll(() => rows().count(), LIVE).toBe(15); // a full first page, without a reload
-    expect(await rows().first().textContent()).toContain('Bulk job 16'); // newest first
 
     await page.fill('input[name=taskType]', 'bulk');
     await page.getByRole('button', { name: 'Filter' }).click();

@@ -24,7 +24,8 @@ beforeAll(async () => {
   await gql('mutation($id: ID!) { completeEpisode(episodeId: $id, outcome: { kind: SUCCESS, verdict: "ok" }) { __typename } }', { id });
   const query = 'query($id: ID!) { episodeProofBundle(episodeId: $id) { ... on EpisodeProofBundle { bundle } } ledgerPublicKey { keyId publicKey } }';
   let data = await gql(query, { id });
-  for (let tries = 0; !data.episodeProofBundle.bundle && tries < 50; tries++) {
+  // Until a deadline, not a count of tries: the checkpoint job runs later on a busy machine.
+  for (const deadline = Date.now() + 60_000; !data.episodeProofBundle.bundle && Date.now() < deadline; ) {
     await new Promise((resolve) => setTimeout(resolve, 100)); // NotCheckpointedError until the next checkpoint
     data = await gql(query, { id });
   }
