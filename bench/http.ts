@@ -56,6 +56,8 @@ interface Load {
   p95: number;
   p99: number;
   n: number;
+  /** In the order sent (with one client: request i sent bodies[i % bodies.length]). */
+  latencies: number[];
 }
 
 /** One measurement: the load process runs `clients` connections for `seconds` against the url. */
@@ -65,8 +67,9 @@ function load(url: string, token: string, bodies: string[], clients = CLIENTS, s
     child.once('message', (m) => {
       const r = m as { error?: string; count: number; seconds: number; latencies: number[] };
       if (r.error) return fail(new Error(r.error));
-      const sorted = r.latencies.sort((a, b) => a - b);
-      done({ rps: r.count / r.seconds, p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99), n: r.count });
+      const sorted = [...r.latencies].sort((a, b) => a - b);
+      const [p50, p95, p99] = [50, 95, 99].map((p) => percentile(sorted, p));
+      done({ rps: r.count / r.seconds, p50: must(p50, 'p50'), p95: must(p95, 'p95'), p99: must(p99, 'p99'), n: r.count, latencies: r.latencies });
     });
     child.send({ url, token, bodies, clients, seconds });
   });
@@ -207,7 +210,11 @@ async function main() {
     console.log(line('episode with 20 steps', medianLoad(results.episode)));
     console.log(line('relevantEpisodes (mix)', medianLoad(results.relevant)));
     console.log(`\nrelevantEpisodes one client at a time on the development set, receipt written, the mix cycled:`);
-    QUERY_MIX.forEach((q, i) => console.log(`   ${i + 1}. ${q.length} chars: ${JSON.stringify(q.slice(0, 60))}${q.length > 60 ? '...' : ''}`));
+    QUERY_MIX.forEach((q, i) => {
+      const own = single.latencies.filter((_, j) => j % QUERY_MIX.length === i).sort((a, b) => a - b);
+      const text = `${JSON.stringify(q.slice(0, 60))}${q.length > 60 ? '...' : ''}`;
+      console.log(`   ${i + 1}. ${q.length} chars: ${text.padEnd(66)} p50 ${fmt(percentile(own, 50), 1)} ms  p95 ${fmt(percentile(own, 95), 1)} ms`);
+    });
     console.log(`   p50 ${fmt(single.p50, 1)} ms  p95 ${fmt(single.p95, 1)} ms  p99 ${fmt(single.p99, 1)} ms  (n=${single.n}; target p50 <= 10, p95 <= 30)`);
     console.log(`http read_ratio=${median(ratios).toFixed(2)} relevant_p95_ms=${single.p95.toFixed(1)}`);
   } finally {
