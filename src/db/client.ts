@@ -30,22 +30,22 @@ export function createDatabase(url: string, poolMax: number): Database {
   };
 }
 
-/** Distinct statements kept prepared on each connection; past it a new statement is sent unnamed (parsed each time). */
+/** Distinct statements kept prepared on each connection; past it a new statement is sent unnamed (parsed each time, as pg does by default). */
 const PREPARED_STATEMENTS_MAX = 2_000;
 
 /**
  * Names Prisma's statements so each connection parses and plans one once and then only binds it:
- * without a name PostgreSQL parses and plans every query again, which was most of a one-row read's
- * database time. A name stands for one SQL text in the whole process (pg refuses a name reused
- * for another text), and the set is bounded because Prisma inlines the length of a list into its
+ * without a name PostgreSQL parses and plans every query again, on the same cores as the server. A
+ * name stands for one SQL text in this pool's process (pg refuses a name reused for another
+ * text), and the set is bounded because Prisma inlines the length of a list into its
  * SQL (IN ($1, $2, ...)), so shapes can keep coming.
  */
-function preparedStatementNames(): (query: { sql: string }) => string | undefined {
+function preparedStatementNames(): (query: { sql: string }) => string {
   const names = new Map<string, string>();
   return ({ sql }) => {
     let name = names.get(sql);
     if (name === undefined && names.size < PREPARED_STATEMENTS_MAX) names.set(sql, (name = `episodic_${names.size}`));
-    return name;
+    return name ?? ''; // pg sends an empty name as the unnamed statement
   };
 }
 
