@@ -33,7 +33,7 @@ export function createDatabase(url: string, poolMax: number, connectTimeoutMs = 
   // process. Its next query fails instead, and the pool discards it on release.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { statementNameGenerator: preparedStatementNames() }) });
   return {
     pool,
     prisma,
@@ -42,6 +42,25 @@ export function createDatabase(url: string, poolMax: number, connectTimeoutMs = 
       await prisma.$disconnect();
       await pool.end();
     },
+  };
+}
+
+/** Distinct statements kept prepared on each connection; past it a new statement is sent unnamed (parsed each time, as pg does by default). */
+const PREPARED_STATEMENTS_MAX = 2_000;
+
+/**
+ * Names Prisma's statements so each connection parses and plans one once and then only binds it:
+ * without a name PostgreSQL parses and plans every query again, on the same cores as the server. A
+ * name stands for one SQL text in this pool's process (pg refuses a name reused for another
+ * text), and the set is bounded because Prisma inlines the length of a list into its
+ * SQL (IN ($1, $2, ...)), so shapes can keep coming.
+ */
+function preparedStatementNames(): (query: { sql: string }) => string {
+  const names = new Map<string, string>();
+  return ({ sql }) => {
+    let name = names.get(sql);
+    if (name === undefined && names.size < PREPARED_STATEMENTS_MAX) names.set(sql, (name = `episodic_${names.size}`));
+    return name ?? ''; // pg sends an empty name as the unnamed statement
   };
 }
 

@@ -6,9 +6,11 @@
 // what looks like a mis-import (warnings.ts).
 import { readFile } from 'node:fs/promises';
 import { createBLAKE3 } from 'hash-wasm';
+import { logStepsBatched } from '../client/batch.ts';
 import type { EpisodicClient } from '../client/client.ts';
 import { isErrorResult } from '../client/errors.ts';
-import type { StepItemResult } from '../client/types.ts';
+import type { FinishEpisodeResult, LogStepsResult, StartEpisodeResult, StepItemResult } from '../client/types.ts';
+import { IMPORT_DOCUMENTS } from './documents.ts';
 import { outcomeOf, type RunSource, startInput, stepInput } from './episode.ts';
 import { type FoundFile, findFiles } from './files.ts';
 import type { Format } from './formats.ts';
@@ -175,19 +177,24 @@ async function journal(
   options: ImportOptions,
   base: RunReport,
 ): Promise<RunReport> {
-  const started = await client.startEpisode(startInput(run, source));
+  const started = await client.request<StartEpisodeResult>(IMPORT_DOCUMENTS.startEpisode, { input: startInput(run, source) });
   if (isErrorResult(started)) refused(started);
   const episode = started.episode;
   const report = { ...base, episodeId: episode.id };
   if (started.deduplicated && episode.status !== 'RUNNING')
     return { ...report, status: 'duplicate', duplicates: run.steps.length, outcome: episode.outcome?.kind ?? null };
-  const logged = await client.logSteps(episode.id, run.steps.map(stepInput), { largeContent: options.largeContent ?? 'BLOB', onInvalidStep: 'REJECT_STEP' });
+  const stepOptions = { largeContent: options.largeContent ?? 'BLOB', onInvalidStep: 'REJECT_STEP' } as const;
+  const logged = await logStepsBatched(
+    (steps) => client.request<LogStepsResult>(IMPORT_DOCUMENTS.logSteps, { episodeId: episode.id, steps, options: stepOptions }),
+    run.steps.map(stepInput),
+    stepOptions,
+  );
   if (isErrorResult(logged)) refused(logged);
   if (logged.stoppedBy) refused(logged.stoppedBy);
   const outcome = outcomeOf(run, resolved);
   // An end without a start measures nothing: a run without a start time keeps its times unknown.
   const endedAt = run.startedAt && run.endedAt ? { endedAt: run.endedAt.toISOString() } : {};
-  const finished = await client.completeEpisode(episode.id, outcome, [], endedAt);
+  const finished = await client.request<FinishEpisodeResult>(IMPORT_DOCUMENTS.completeEpisode, { episodeId: episode.id, outcome, ...endedAt });
   if (isErrorResult(finished)) refused(finished);
   return {
     ...report,

@@ -5,6 +5,7 @@ import { builder } from '../builder.ts';
 import { InputLimitError, throwIfViolations } from '../core/errors.ts';
 import type { Context } from '../schema/context.ts';
 import { listSize } from '../schema/page-size.ts';
+import { loadInBatch } from './episode-loader.ts';
 import { RelevantEpisodeFilter, RetrievalContextInput, RetrievalTaskInput, toContextFacts, toRetrievalQuery } from './graphql-inputs.ts';
 import { patternTaskViolations, RETRIEVAL_LIMITS, validateRetrieval } from './inputs.ts';
 import type { ScoredPattern } from './pattern-store.ts';
@@ -45,7 +46,11 @@ const RelevanceScoreRef = builder.objectRef<ScoredEpisode>('RelevanceScore').imp
 
 const ScoredEpisodeRef = builder.objectRef<ScoredEpisode>('ScoredEpisode').implement({
   fields: (t) => ({
-    episode: t.prismaField({ type: 'Episode', resolve: (query, s, _args, ctx) => ctx.db.episode.findUniqueOrThrow({ ...query, where: { id: s.id } }) }),
+    episode: t.prismaField({
+      type: 'Episode',
+      // One read for every episode of the answer (up to 2 × limit with warnings), not one each.
+      resolve: (query, s, _args, ctx) => loadInBatch(ctx, query, s.id, (args) => ctx.db.episode.findMany(args)),
+    }),
     score: t.field({ type: RelevanceScoreRef, resolve: (s) => s }),
     failed: t.exposeBoolean('failed', { description: 'A failed episode: evidence of what did not work.' }),
     whatWentWrong: t.exposeString('whatWentWrong', { nullable: true, description: "A failed episode's outcome reason and details." }),

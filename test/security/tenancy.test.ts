@@ -304,6 +304,19 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
     viewer: async () => {
       expect((await ok(B.read, '{ viewer { id name } }')).viewer).toEqual({ id: B.tenantId, name: 'tenant-b' });
     },
+    viewerKey: async () => {
+      const key = (await ok(B.read, '{ viewerKey { id scopes } }')).viewerKey;
+      expect(key.scopes).toEqual(['read']);
+      expect(a.apiKeys).not.toContain(key.id);
+    },
+    hashedRows: async () => {
+      const refs = [...a.completed.map((id) => ({ kind: 'episode.outcome', id })), { kind: 'retrieval.results', id: a.retrieval }].filter((r) => r.id);
+      expect(refs.length).toBeGreaterThan(0);
+      const data = await ok(B.read, 'query($r: [HashedRowRef!]!) { hashedRows(refs: $r) { __typename ... on HashedRowList { rows { kind id } } } }', {
+        r: refs,
+      });
+      expect(data.hashedRows).toEqual({ __typename: 'HashedRowList', rows: [] });
+    },
     workItem: async () => {
       notFound(await as(B.read, `query($id: ID!) { workItem(id: $id) { ${NF} } }`, { id: a.workItem }), 'workItem', 'WorkItem', a.workItem);
     },

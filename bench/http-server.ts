@@ -1,0 +1,75 @@
+// One server of bench:http, in its own process (bench/http.ts forks it): `episodic` the real
+// service, `yoga` bare graphql-yoga answering `{hello}`, `yoga-pg` bare yoga reading one tenant's
+// row with `pg` (`{tenant{name}}`, the same row `{viewer{name}}` reads). Sends `{ url }` over IPC
+// when listening; stops and exits on the message 'stop' (so a --cpu-prof profile is written).
+//   argv: <mode>; env: BENCH_DATABASE (url), BENCH_TENANT (id, yoga-pg)
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createSchema, createYoga } from 'graphql-yoga';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { createDatabase } from '../src/db/client.ts';
+import { createLogger } from '../src/log.ts';
+import { createApp } from '../src/server.ts';
+import { createServices, stopServices } from '../src/services.ts';
+import { freePort } from '../test/support/ports.ts';
+
+const mode = process.argv[2];
+const databaseUrl = process.env.BENCH_DATABASE ?? '';
+const tenantId = process.env.BENCH_TENANT ?? '';
+
+async function startEpisodic(): Promise<{ url: string; stop(): Promise<void> }> {
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    PORT: String(await freePort()),
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'error',
+    DB_POOL_MAX: '20',
+    RATE_LIMIT_PER_MINUTE: '0',
+    LEDGER_SIGNING_KEY: randomBytes(32).toString('hex'),
+  });
+  const db = createDatabase(databaseUrl, config.dbPoolMax);
+  const services = await createServices(config, db, createLogger(config.logLevel));
+  const app = createApp(services);
+  await app.start();
+  return {
+    url: app.url(),
+    async stop() {
+      await app.stop();
+      await stopServices(services);
+      await db.close();
+    },
+  };
+}
+
+async function startBare(withPg: boolean): Promise<{ url: string; stop(): Promise<void> }> {
+  const pool = withPg ? new pg.Pool({ connectionString: databaseUrl, max: 20 }) : null;
+  const schema = pool
+    ? createSchema({
+        typeDefs: 'type Tenant { name: String } type Query { tenant: Tenant }',
+        resolvers: {
+          Query: { tenant: async () => (await pool.query('SELECT name FROM tenants WHERE id = $1', [tenantId])).rows[0] ?? null },
+        },
+      })
+    : createSchema({ typeDefs: 'type Query { hello: String }', resolvers: { Query: { hello: () => 'world' } } });
+  const yoga = createYoga({ schema, logging: false, landingPage: false, graphiql: false });
+  const server = createServer(yoga);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${yoga.graphqlEndpoint}`,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await pool?.end();
+    },
+  };
+}
+
+const running = mode === 'episodic' ? await startEpisodic() : await startBare(mode === 'yoga-pg');
+process.on('message', async (message) => {
+  if (message !== 'stop') return;
+  await running.stop();
+  process.exit(0);
+});
+process.send?.({ url: running.url });

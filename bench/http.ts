@@ -1,0 +1,227 @@
+// HTTP throughput and latency where users feel them (issue 31). Every server in its own process
+// (bench/http-server.ts), the load generator in another (bench/http-load.mjs, 32 keep-alive
+// clients); the pairs alternate ROUNDS times and each figure is the median of its rounds:
+//   {__typename} with a key            against bare graphql-yoga answering {hello}
+//   {viewer{name}} (one row)           against bare yoga + pg reading the same row
+//   an episode with 20 steps, relevantEpisodes (the query mix printed, receipt written)
+// relevantEpisodes latency is also measured one client at a time (what an agent sees), on the
+// development set's 350 runs imported through the CLI first. Ends with one line a script reads:
+//   http read_ratio=<viewer req/s over yoga+pg req/s> relevant_p95_ms=<one client at a time>
+// Run: npm run bench:http [-- <archive.tar.gz or folder of runs>]
+//   BENCH_HTTP_SECONDS (per measurement, default 5), BENCH_HTTP_ROUNDS (default 3),
+//   BENCH_CPU_PROF=<dir>: the Episodic server runs with --cpu-prof into that folder.
+import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createApiKey, createTenant } from '../src/auth/store.ts';
+import { must } from '../src/core/must.ts';
+import { type BenchDatabase, fmt, openBenchDatabase, percentile } from './support.ts';
+
+const REPO = resolve(import.meta.dirname, '..');
+const SOURCE = resolve(REPO, process.argv[2] ?? '../shared/data/swebench-verified-mini-swe-agent.tar.gz');
+const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
+const CLIENTS = 32;
+const CPU_PROF = process.env.BENCH_CPU_PROF;
+
+interface Server {
+  url: string;
+  stop(): Promise<void>;
+}
+
+function startServer(mode: 'episodic' | 'yoga' | 'yoga-pg', env: Record<string, string>): Promise<Server> {
+  const execArgv = ['--import', 'tsx', ...(mode === 'episodic' && CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [])];
+  const child = fork(join(REPO, 'bench/http-server.ts'), [mode], { execArgv, env: { ...process.env, ...env, NODE_ENV: 'production' } });
+  return new Promise((done, fail) => {
+    child.once('exit', (code) => fail(new Error(`${mode} server exited ${code}`)));
+    child.once('message', (m) => {
+      child.removeAllListeners('exit');
+      done({ url: (m as { url: string }).url, stop: () => stopChild(child) });
+    });
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((done) => {
+    child.once('exit', () => done());
+    child.send('stop');
+  });
+}
+
+interface Load {
+  rps: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  n: number;
+  /** In the order sent (with one client: request i sent bodies[i % bodies.length]). */
+  latencies: number[];
+}
+
+/** One measurement: the load process runs `clients` connections for `seconds` against the url. */
+function load(url: string, token: string, bodies: string[], clients = CLIENTS, seconds = SECONDS): Promise<Load> {
+  const child = fork(join(REPO, 'bench/http-load.mjs'), [], { execArgv: [] });
+  return new Promise((done, fail) => {
+    child.once('message', (m) => {
+      const r = m as { error?: string; count: number; seconds: number; latencies: number[] };
+      if (r.error) return fail(new Error(r.error));
+      const sorted = [...r.latencies].sort((a, b) => a - b);
+      const [p50, p95, p99] = [50, 95, 99].map((p) => percentile(sorted, p));
+      done({ rps: r.count / r.seconds, p50: must(p50, 'p50'), p95: must(p95, 'p95'), p99: must(p99, 'p99'), n: r.count, latencies: r.latencies });
+    });
+    child.send({ url, token, bodies, clients, seconds });
+  });
+}
+
+const body = (query: string, variables: Record<string, unknown> = {}) => JSON.stringify({ query, variables });
+
+async function gql(url: string, token: string, query: string, variables: Record<string, unknown> = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: body(query, variables),
+  });
+  const answer = (await res.json()) as { data?: Record<string, Record<string, unknown>>; errors?: unknown };
+  if (answer.errors || !answer.data) throw new Error(JSON.stringify(answer));
+  return answer.data;
+}
+
+/** An episode with 20 steps, written through the API; its id. */
+async function episodeWithSteps(url: string, token: string): Promise<string> {
+  const started = await gql(
+    url,
+    token,
+    'mutation { startEpisode(input: { taskDescription: "bench: read an episode", taskType: "bench" }) { ... on StartEpisodePayload { episode { id } } } }',
+  );
+  const id = must((started.startEpisode as { episode?: { id: string } }).episode?.id, 'episode id');
+  const steps = Array.from({ length: 20 }, (_, i) => ({ kind: 'tool_call', action: `ls -la src/module${i}`, observation: `file${i}.py\n`.repeat(20) }));
+  await gql(url, token, 'mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { __typename } }', { e: id, s: steps });
+  return id;
+}
+
+const PARAGRAPH =
+  'QuerySet.union() with ordering breaks on ordering with fields of the related model: a TypeError is raised when ' +
+  'the compiler resolves the ORDER BY term of a combined query, and the migration autodetector then fails. ';
+
+/** The fixed query mix: one common word to 10 KB, as agents ask it. */
+const QUERY_MIX: string[] = [
+  'fix',
+  'test',
+  'fix error',
+  'django queryset',
+  'TypeError when serializing a queryset with ordering',
+  'Add support for timezone-aware datetimes in the admin changelist filters and keep the URL parameters stable',
+  PARAGRAPH.repeat(4).trim(),
+  PARAGRAPH.repeat(Math.ceil(10_240 / PARAGRAPH.length)).slice(0, 10_240),
+];
+
+const RELEVANT = `query($t: RetrievalTaskInput!) { relevantEpisodes(task: $t, limit: 5) { __typename ... on RelevantEpisodes { retrievalId episodes { episode { id taskDescription } } } } }`;
+const EPISODE = `query($id: ID!) { episode(id: $id) { __typename ... on Episode { id status steps(first: 20) { edges { node { id kind action observation } } } } } }`;
+
+async function runsFolder(): Promise<{ dir: string; cleanup(): Promise<void> }> {
+  if (!existsSync(SOURCE)) throw new Error(`no development set at ${SOURCE}: pass the archive or folder as the first argument`);
+  if (statSync(SOURCE).isDirectory()) return { dir: SOURCE, cleanup: async () => {} };
+  const dir = await mkdtemp(join(tmpdir(), 'episodic-http-bench-'));
+  execFileSync('tar', ['-xzf', SOURCE, '-C', dir]);
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+function importRuns(url: string, token: string, dir: string): Promise<void> {
+  const child = spawn(process.execPath, ['bin/episodic.mjs', 'import', dir, '--json', '--url', url, '--key', token], {
+    cwd: REPO,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return new Promise((done, fail) => child.once('close', (code) => (code === 0 ? done() : fail(new Error(`episodic import exited ${code}`)))));
+}
+
+async function waitUntilLearned(database: BenchDatabase): Promise<void> {
+  for (;;) {
+    const { rows } = await database.db.pool.query(`SELECT count(*)::int AS n FROM episodes WHERE learning_state IN ('pending', 'queued')`);
+    if (rows[0].n === 0) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const median = (xs: number[]) => must([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)], 'median');
+
+/** The median (by req/s) of a series of measurements. */
+function medianLoad(loads: Load[]): Load {
+  return must([...loads].sort((a, b) => a.rps - b.rps)[Math.floor(loads.length / 2)], 'median load');
+}
+
+const line = (name: string, l: Load) =>
+  `${name.padEnd(34)} ${fmt(l.rps).padStart(6)} req/s  p50 ${fmt(l.p50, 1).padStart(6)} ms  p99 ${fmt(l.p99, 1).padStart(6)} ms  (n=${l.n})`;
+
+async function main() {
+  console.log(
+    `http benchmark: ${CLIENTS} keep-alive clients, ${SECONDS} s per measurement, ${ROUNDS} rounds (load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')})`,
+  );
+  const database = await openBenchDatabase();
+  const folder = await runsFolder();
+  const tenant = await createTenant(database.db.prisma, 'bench-http');
+  const { token } = await createApiKey(database.db.prisma, { tenantId: tenant.id, name: 'bench', scopes: ['write'] });
+  const env = { BENCH_DATABASE: database.url, BENCH_TENANT: tenant.id };
+  const episodic = await startServer('episodic', env);
+  const yoga = await startServer('yoga', env);
+  const yogaPg = await startServer('yoga-pg', env);
+  try {
+    console.log(`importing ${SOURCE} through the CLI ...`);
+    await importRuns(episodic.url, token, folder.dir);
+    await waitUntilLearned(database);
+    const episodeId = await episodeWithSteps(episodic.url, token);
+    const cases = {
+      yoga: () => load(yoga.url, '', [body('{ hello }')]),
+      typename: () => load(episodic.url, token, [body('{ __typename }')]),
+      yogaPg: () => load(yogaPg.url, '', [body('{ tenant { name } }')]),
+      viewer: () => load(episodic.url, token, [body('{ viewer { name } }')]),
+      episode: () => load(episodic.url, token, [body(EPISODE, { id: episodeId })]),
+      relevant: () =>
+        load(
+          episodic.url,
+          token,
+          QUERY_MIX.map((d) => body(RELEVANT, { t: { description: d } })),
+        ),
+    };
+    const results: Record<keyof typeof cases, Load[]> = { yoga: [], typename: [], yogaPg: [], viewer: [], episode: [], relevant: [] };
+    await load(episodic.url, token, [body('{ viewer { name } }')], CLIENTS, 1); // warm-up
+    await load(yogaPg.url, '', [body('{ tenant { name } }')], CLIENTS, 1);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, measure] of Object.entries(cases)) results[name as keyof typeof cases].push(await measure());
+    }
+    const single = await load(
+      episodic.url,
+      token,
+      QUERY_MIX.map((d) => body(RELEVANT, { t: { description: d } })),
+      1,
+      SECONDS * 2,
+    );
+    const ratios = results.viewer.map((v, i) => v.rps / must(results.yogaPg[i], 'pair').rps);
+    console.log(`\nmedian of ${ROUNDS} rounds, ${CLIENTS} concurrent clients`);
+    console.log(line('bare yoga {hello}', medianLoad(results.yoga)));
+    console.log(line('{__typename} with a key', medianLoad(results.typename)));
+    console.log(`   ratio to bare yoga ${fmt(medianLoad(results.typename).rps / medianLoad(results.yoga).rps, 2)}`);
+    console.log(line('bare yoga + pg, one row', medianLoad(results.yogaPg)));
+    console.log(line('{viewer{name}} (one row)', medianLoad(results.viewer)));
+    console.log(`   ratio to bare yoga + pg ${fmt(median(ratios), 2)} (per round: ${ratios.map((r) => fmt(r, 2)).join(', ')})`);
+    console.log(line('episode with 20 steps', medianLoad(results.episode)));
+    console.log(line('relevantEpisodes (mix)', medianLoad(results.relevant)));
+    console.log(`\nrelevantEpisodes one client at a time on the development set, receipt written, the mix cycled:`);
+    QUERY_MIX.forEach((q, i) => {
+      const own = single.latencies.filter((_, j) => j % QUERY_MIX.length === i).sort((a, b) => a - b);
+      const text = `${JSON.stringify(q.slice(0, 60))}${q.length > 60 ? '...' : ''}`;
+      console.log(`   ${i + 1}. ${q.length} chars: ${text.padEnd(66)} p50 ${fmt(percentile(own, 50), 1)} ms  p95 ${fmt(percentile(own, 95), 1)} ms`);
+    });
+    console.log(`   p50 ${fmt(single.p50, 1)} ms  p95 ${fmt(single.p95, 1)} ms  p99 ${fmt(single.p99, 1)} ms  (n=${single.n}; target p50 <= 10, p95 <= 30)`);
+    console.log(`http read_ratio=${median(ratios).toFixed(2)} relevant_p95_ms=${single.p95.toFixed(1)}`);
+  } finally {
+    await Promise.all([episodic.stop(), yoga.stop(), yogaPg.stop()]);
+    await folder.cleanup();
+    await database.close();
+  }
+}
+
+await main();
