@@ -107,7 +107,8 @@ function envelopeFailure(value: unknown): Failure | undefined {
   }
   const members = b.format === BUNDLE_V1 ? BUNDLE_V1_MEMBERS : BUNDLE_MEMBERS;
   if (!hasExactly(b, members)) return { problem: 'malformed', reason: `a bundle has exactly the members ${members.join(', ')}` };
-  if (b.format === BUNDLE_FORMAT && (!Array.isArray(b.rows) || !b.rows.every(isHashedRow))) return { problem: 'malformed', reason: 'rows must be {kind, id, value} of known kinds' };
+  if (b.format === BUNDLE_FORMAT && (!Array.isArray(b.rows) || !b.rows.every(isHashedRow)))
+    return { problem: 'malformed', reason: 'rows must be {kind, id, value} of known kinds' };
   if (!isUuid(b.tenantId) || !isUuid(b.episodeId)) return { problem: 'malformed', reason: 'tenantId and episodeId must be lowercase uuids' };
   if (!isHashHex(b.publicKey)) return { problem: 'malformed', reason: 'publicKey must be 64 lowercase hex digits' };
   if (!Array.isArray(b.events) || !Array.isArray(b.steps) || !Array.isArray(b.proofs))
