@@ -14,14 +14,18 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { createEpisodicClient, type EpisodicClient, unwrap } from '../src/client/index.ts';
+import { must } from '../src/core/must.ts';
 import { type ImportedRun, importRuns, parseMiniSweAgent } from '../src/import/index.ts';
+import { rankEpisodesWithTerms } from '../src/retrieval/store.ts';
 import { type DevRun, loadDevRuns } from './memory-data.ts';
-import { Bm25Baseline, evaluate, type Metrics, paired, randomSameRepository } from './memory-metrics.ts';
+import { Bm25Baseline, ceiling, evaluate, everythingTerms, type Metrics, paired, randomSameRepository } from './memory-metrics.ts';
 import { leaveRepositoryOut, splitByRepository } from './memory-split.ts';
 import { type BenchDatabase, fmt, openBenchDatabase, percentile, startBenchServer } from './support.ts';
 
 const args = process.argv.slice(2);
-const LORO = !args.includes('--no-loro');
+/** --quick: the two held-out tables only (for iterating); the recorded figures come from a full run. */
+const QUICK = args.includes('--quick');
+const LORO = !args.includes('--no-loro') && !QUICK;
 const DESCRIPTION_BYTES = 10 * 1024;
 
 type Mode = 'text' | 'context';
@@ -34,6 +38,7 @@ const RELEVANT = `query($task: RetrievalTaskInput!, $filter: RelevantEpisodeFilt
 }`;
 
 interface Tenant {
+  id: string;
   url: string;
   token: string;
   /** The imported episodes' agent: queries filter on it, so the feedback runs never answer them. */
@@ -74,7 +79,7 @@ async function newTenant(database: BenchDatabase, url: string, name: string, poo
   const first = [...episodes.values()][0];
   const episode = first ? await client.episode(first) : null;
   const agent = episode?.__typename === 'Episode' ? (episode.agent ?? '') : '';
-  return { url, token, agent, episodes, runs: new Map([...episodes].map(([run, episodeId]) => [episodeId, run])) };
+  return { id: tenant.id, url, token, agent, episodes, runs: new Map([...episodes].map(([run, episodeId]) => [episodeId, run])) };
 }
 
 /** Asks relevantEpisodes for each query; rankings by run id, latencies in ms, and the retrieval ids. */
@@ -107,11 +112,15 @@ async function askEpisodic(t: Tenant, queries: readonly DevRun[], mode: Mode) {
 const line = (name: string, m: Metrics) => `| ${name} | ${m.fileHit.toFixed(3)} | ${m.sameRepoP5.toFixed(3)} | ${m.mrr.toFixed(3)} | ${m.hub.toFixed(3)} |`;
 const HEADER = ['| ranking | FileHit@5 | same-repo P@5 | MRR@5 | max top-5 share |', '|---|---|---|---|---|'];
 
+/** BM25 over task descriptions, BM25 over everything a run left, and a random pick: same pool, same queries. */
 function baselines(pool: readonly DevRun[], queries: readonly DevRun[], mode: Mode) {
   const bm25 = new Bm25Baseline(pool);
-  const bm25Rankings: Rankings = new Map(queries.map((q) => [q.id, bm25.rank(q.description, mode === 'context' ? q.repository : null)]));
+  const bm25all = new Bm25Baseline(pool, everythingTerms);
+  const restrict = (q: DevRun) => (mode === 'context' ? q.repository : null);
+  const bm25Rankings: Rankings = new Map(queries.map((q) => [q.id, bm25.rank(q.description, restrict(q))]));
+  const bm25allRankings: Rankings = new Map(queries.map((q) => [q.id, bm25all.rank(q.description, restrict(q))]));
   const random: Rankings = new Map(queries.map((q, i) => [q.id, randomSameRepository(q, pool, 1000 + i)]));
-  return { bm25Rankings, random };
+  return { bm25Rankings, bm25allRankings, random };
 }
 
 /** Successful held-out runs of `givers` complete with usedRetrievals of their own query. */
@@ -157,6 +166,52 @@ async function patternReport(t: Tenant, pool: readonly DevRun[], heldOut: readon
   return reportPatterns({ client, pool: pool.map(describe), heldOut: heldOut.map(describe) });
 }
 
+/**
+ * The ranking's own time, apart from HTTP and the receipt write: the same queries ranked in this
+ * process on the server's database (what relevantEpisodes runs before it records the receipt).
+ */
+async function serverRankingTimes(database: BenchDatabase, t: Tenant, queries: readonly DevRun[], mode: Mode): Promise<number[]> {
+  const times: number[] = [];
+  for (const q of queries) {
+    const { description, context } = task(q, mode);
+    const query = { description, taskType: null, context: { domain: context?.domain ?? null, language: context?.language ?? null, framework: null, tags: [] } };
+    const t0 = performance.now();
+    await rankEpisodesWithTerms(database.db.pool, {
+      tenantId: t.id,
+      query,
+      statuses: ['completed', 'failed'],
+      limit: 5,
+      filter: { agent: t.agent },
+      now: new Date(),
+    });
+    times.push(performance.now() - t0);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+/**
+ * The relevantFiles report (bench/memory-files.ts, issue 27), when that file is present: its
+ * filesReport({ client, pool, heldOut, episodes }) returns lines; those beginning "memory " join the
+ * summary lines at the end (e.g. `memory files Recall@5 episodic=0.000 bm25vote=0.000`).
+ */
+interface FilesModule {
+  filesReport?: (input: {
+    client: EpisodicClient;
+    pool: readonly DevRun[];
+    heldOut: readonly DevRun[];
+    episodes: ReadonlyMap<string, string>;
+  }) => Promise<string[]>;
+}
+
+async function filesReport(t: Tenant, pool: readonly DevRun[], heldOut: readonly DevRun[]): Promise<string[]> {
+  const file = new URL('./memory-files.ts', import.meta.url);
+  if (!existsSync(file)) return [];
+  const { filesReport: report } = (await import(file.href)) as FilesModule;
+  if (!report) return [];
+  const client = createEpisodicClient({ url: t.url, apiKey: t.token, timeoutMs: 120_000 });
+  return report({ client, pool, heldOut, episodes: t.episodes });
+}
+
 async function main() {
   const runs = loadDevRuns();
   const { pool, heldOut } = splitByRepository(runs);
@@ -165,31 +220,38 @@ async function main() {
   console.log(
     `# Memory benchmark: ${runs.length} runs of ${repositories.length} repositories; pool ${pool.length}, held out ${heldOut.length} (20% per repository, seed 15)\n`,
   );
+  // The baselines before any request: their CPU-bound indexing would stall this process between
+  // requests, and the server closes an idle keep-alive connection meanwhile.
+  const baseline = new Map((['text', 'context'] as const).map((mode) => [mode, baselines(pool, heldOut, mode)]));
   const database = await openBenchDatabase();
   const server = await startBenchServer(database.url);
   const summary: string[] = [];
   try {
     const main = await newTenant(database, server.url, 'memory-main', pool);
-    const final = new Map<Mode, { episodic: Metrics; bm25: Metrics }>();
+    const final = new Map<Mode, Record<'episodic' | 'bm25' | 'bm25all', Metrics>>();
+    console.log(`Ceiling (share of held-out queries for which some pool run changed one of their files): ${ceiling(heldOut, pool).toFixed(3)}\n`);
     for (const mode of ['text', 'context'] as const) {
       const asked = await askEpisodic(main, heldOut, mode);
-      const { bm25Rankings, random } = baselines(pool, heldOut, mode);
+      const { bm25Rankings, bm25allRankings, random } = must(baseline.get(mode));
       const episodic = evaluate(heldOut, asked.rankings, poolById);
       const bm25 = evaluate(heldOut, bm25Rankings, poolById);
-      final.set(mode, { episodic, bm25 });
+      const bm25all = evaluate(heldOut, bm25allRankings, poolById);
+      final.set(mode, { episodic, bm25, bm25all });
       const sorted = [...asked.latencies].sort((a, b) => a - b);
-      const pair = paired(heldOut, asked.rankings, bm25Rankings, poolById);
+      const pair = paired(heldOut, asked.rankings, bm25allRankings, poolById);
+      const same = mode === 'context' ? ' (same repository)' : '';
       console.log(`## ${mode === 'text' ? 'Task text only' : 'Task text + context {domain, language}'} (${heldOut.length} queries)\n`);
       console.log(
         [
           ...HEADER,
           line('Episodic relevantEpisodes', episodic),
-          line(`BM25 over descriptions${mode === 'context' ? ' (same repository)' : ''}`, bm25),
+          line(`BM25 over descriptions${same}`, bm25),
+          line(`BM25 over everything a run left (task, commands, outputs, patch)${same}`, bm25all),
           line('random, same repository', evaluate(heldOut, random, poolById)),
         ].join('\n'),
       );
       console.log(
-        `\nPaired: Episodic hits where BM25 misses ${pair.onlyA}, BM25 where Episodic misses ${pair.onlyB}. relevantEpisodes over HTTP: p50 ${fmt(percentile(sorted, 50), 1)} ms, p95 ${fmt(percentile(sorted, 95), 1)} ms.\n`,
+        `\nPaired: Episodic hits where BM25-all misses ${pair.onlyA}, BM25-all where Episodic misses ${pair.onlyB}. relevantEpisodes over HTTP (ranking + receipt write): p50 ${fmt(percentile(sorted, 50), 1)} ms, p95 ${fmt(percentile(sorted, 95), 1)} ms.\n`,
       );
     }
     if (LORO) {
@@ -200,34 +262,53 @@ async function main() {
         const t = await newTenant(database, server.url, `memory-loro-${repository}`, split.pool);
         const queries = heldOut.filter((r) => r.repository === repository);
         const episodic = evaluate(queries, (await askEpisodic(t, queries, 'text')).rankings, poolById);
-        const bm25 = evaluate(queries, baselines(split.pool, queries, 'text').bm25Rankings, poolById);
-        console.log(`| ${repository} ${line('Episodic', episodic)}\n| ${repository} ${line('BM25', bm25)}`);
+        const { bm25Rankings, bm25allRankings } = baselines(split.pool, queries, 'text');
+        const bm25 = evaluate(queries, bm25Rankings, poolById);
+        const bm25all = evaluate(queries, bm25allRankings, poolById);
+        console.log(`| ${repository} ${line('Episodic', episodic)}\n| ${repository} ${line('BM25', bm25)}\n| ${repository} ${line('BM25 all', bm25all)}`);
       }
       console.log('');
     }
-    // Feedback: successful runs of the first half of the held-out tasks report the retrieval they
-    // used; the second half is measured before and after (so no query is credited for itself).
-    const givers = heldOut.filter((_, i) => i % 2 === 0);
-    const measured = heldOut.filter((_, i) => i % 2 === 1);
-    const before = evaluate(measured, (await askEpisodic(main, measured, 'context')).rankings, poolById);
-    const given = await giveFeedback(main, givers, 'context');
-    const asked = await askEpisodic(main, measured, 'context');
-    const after = evaluate(measured, asked.rankings, poolById);
-    console.log(`## Feedback (usedRetrievals of ${given} successful held-out runs; measured on the other ${measured.length} held-out tasks, text + context)\n`);
-    console.log([...HEADER, line('before feedback', before), line('after feedback', after)].join('\n'));
-    console.log(
-      `\nQuery-relative credit: ${asked.withFeedback} of the ${measured.length} measured queries have a credited episode (a use by a resembling query) in their top 5.\n`,
-    );
-    for (const report of await patternReport(main, pool, heldOut)) console.log(report);
-    for (const mode of ['text', 'context'] as const) {
-      const m = final.get(mode);
-      if (m) summary.push(`memory ${mode} FileHit@5 episodic=${m.episodic.fileHit.toFixed(3)} bm25=${m.bm25.fileHit.toFixed(3)}`);
+    if (!QUICK) await feedbackReport(main, heldOut, poolById);
+    for (const report of QUICK ? [] : [...(await patternReport(main, pool, heldOut)), ...(await filesReport(main, pool, heldOut))]) {
+      if (report.startsWith('memory ')) summary.push(report);
+      else console.log(report);
     }
+    // After every HTTP request: an idle keep-alive connection may be closed by the server meanwhile.
+    for (const mode of ['text', 'context'] as const) {
+      const ranking = await serverRankingTimes(database, main, heldOut, mode);
+      console.log(
+        `Server-side ranking alone (${mode}, no HTTP, no receipt write): p50 ${fmt(percentile(ranking, 50), 1)} ms, p95 ${fmt(percentile(ranking, 95), 1)} ms.`,
+      );
+    }
+    console.log('');
+    const modeLines = [...final].map(
+      ([mode, m]) =>
+        `memory ${mode} FileHit@5 episodic=${m.episodic.fileHit.toFixed(3)} bm25=${m.bm25.fileHit.toFixed(3)} bm25all=${m.bm25all.fileHit.toFixed(3)}`,
+    );
+    summary.unshift(...modeLines);
   } finally {
     await server.stop();
     await database.close();
   }
   console.log(summary.join('\n'));
+}
+
+/** The feedback section: before and after usedRetrievals of successful held-out runs. */
+async function feedbackReport(main: Tenant, heldOut: readonly DevRun[], poolById: ReadonlyMap<string, DevRun>): Promise<void> {
+  // Feedback: successful runs of the first half of the held-out tasks report the retrieval they
+  // used; the second half is measured before and after (so no query is credited for itself).
+  const givers = heldOut.filter((_, i) => i % 2 === 0);
+  const measured = heldOut.filter((_, i) => i % 2 === 1);
+  const before = evaluate(measured, (await askEpisodic(main, measured, 'context')).rankings, poolById);
+  const given = await giveFeedback(main, givers, 'context');
+  const asked = await askEpisodic(main, measured, 'context');
+  const after = evaluate(measured, asked.rankings, poolById);
+  console.log(`## Feedback (usedRetrievals of ${given} successful held-out runs; measured on the other ${measured.length} held-out tasks, text + context)\n`);
+  console.log([...HEADER, line('before feedback', before), line('after feedback', after)].join('\n'));
+  console.log(
+    `\nQuery-relative credit: ${asked.withFeedback} of the ${measured.length} measured queries have a credited episode (a use by a resembling query) in their top 5.\n`,
+  );
 }
 
 main().catch((error) => {
