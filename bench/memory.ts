@@ -16,6 +16,7 @@ import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { createEpisodicClient, type EpisodicClient, unwrap } from '../src/client/index.ts';
 import { must } from '../src/core/must.ts';
 import { type ImportedRun, importRuns, parseMiniSweAgent } from '../src/import/index.ts';
+import { trainRankingModel } from '../src/retrieval/ranker-training.ts';
 import { rankEpisodesWithTerms } from '../src/retrieval/store.ts';
 import { type DevRun, loadDevRuns } from './memory-data.ts';
 import { Bm25Baseline, ceiling, evaluate, everythingTerms, type Metrics, paired, randomSameRepository } from './memory-metrics.ts';
@@ -76,6 +77,15 @@ async function newTenant(database: BenchDatabase, url: string, name: string, poo
   // What autovacuum does after a bulk import (this benchmark's server may run without it): the
   // planner's statistics and the visibility map that keeps the postings scan index-only.
   for (const table of ['episode_terms', 'episode_term_df', 'episode_term_totals', 'episodes']) await database.db.pool.query(`VACUUM ANALYZE ${table}`);
+  // The learned ranker, fitted on this pool only (what the learning queue does as history grows);
+  // the held-out queries are never in it.
+  const t0 = performance.now();
+  const fitted = await trainRankingModel(database.db.pool, tenant.id);
+  console.error(
+    fitted
+      ? `${name}: ranker fitted on ${fitted.queries} pool queries (${fitted.pairs} pairs) in ${fmt((performance.now() - t0) / 1000, 1)} s; weights ${fitted.model.features.map((f, i) => `${f}=${fmt(fitted.model.weights[i] ?? 0, 2)}`).join(' ')}`
+      : `${name}: too little history for the ranker; fixed formula`,
+  );
   const first = [...episodes.values()][0];
   const episode = first ? await client.episode(first) : null;
   const agent = episode?.__typename === 'Episode' ? (episode.agent ?? '') : '';
