@@ -28,7 +28,7 @@
  */
 export const BM25 = {
   k1: 1.2,
-  b: [0.75, 1, 0.75] as readonly number[],
+  b: [0.75, 1, 1] as readonly number[],
   WORK_WEIGHT: 0.5,
   /** The change field's weight in the candidate sum (the learned model weighs the fields itself). */
   CHANGE_WEIGHT: 0.5,

@@ -47,7 +47,7 @@ const FIXED_ONLY: RankingModel = { features: [], weights: [], means: [], scales:
 /**
  * Fits the tenant's model on its history and stores it (replacing the previous one). Returns what
  * it stored, or null (the tenant ranks by the fixed formula) below RANKER_TRAINING.minQueries or
- * when the model does not beat the fixed formula on a fifth of the queries it was not fitted on.
+ * when the model does worse than the fixed formula on a fifth of the queries it was not fitted on.
  */
 export async function trainRankingModel(pool: pg.Pool, tenantId: string): Promise<(StoredRankerInfo & { model: RankingModel }) | null> {
   const indexed = await indexedEpisodes(pool, tenantId);
@@ -61,12 +61,12 @@ export async function trainRankingModel(pool: pg.Pool, tenantId: string): Promis
   for (const [i, episode] of rows.entries()) queries.push(await trainingQuery(pool, tenantId, episode, i % 2 === 0));
   const useful = queries.filter((q) => q.candidates.some((c) => c.relevant) && q.candidates.some((c) => !c.relevant));
   if (useful.length < RANKER_TRAINING.minQueries) return null;
-  // Every fifth query validates a model fitted on the others: kept only when it beats the fixed formula.
+  // Every fifth query validates a model fitted on the others: kept unless it does worse than the fixed formula.
   const check = validate(
     useful.filter((_, i) => i % 5 === 4),
     fitRankingModel(useful.filter((_, i) => i % 5 !== 4)) ?? FIXED_ONLY,
   );
-  if (check.model <= check.fixed) {
+  if (check.model < check.fixed) {
     await pool.query('DELETE FROM ranking_models WHERE tenant_id = $1', [tenantId]);
     return null;
   }
