@@ -103,7 +103,11 @@ export function workTerms(input: WorkInput): TermCounts {
   for (const step of input.steps) {
     if (step.tool) addWords(counts, step.tool);
     if (step.action) addWords(counts, step.action);
-    if (step.parameters) addWords(counts, step.parameters.slice(0, STEP_TEXT_CHARS));
+    if (step.parameters) {
+      addWords(counts, step.parameters.slice(0, STEP_TEXT_CHARS));
+      // The modules of the paths it opened, searched or ran: what a task naming them meets (mentionTerms).
+      mentionTerms(step.parameters.slice(0, STEP_TEXT_CHARS), counts);
+    }
     if (step.errorClass) addWords(counts, step.errorClass);
     if (step.errorMessage) for (const [name] of step.errorMessage.slice(0, STEP_TEXT_CHARS).matchAll(ERROR_CLASS)) addWords(counts, name);
     const output = step.output ?? '';
