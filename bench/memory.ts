@@ -84,7 +84,7 @@ async function newTenant(database: BenchDatabase, url: string, name: string, poo
   console.error(
     fitted
       ? `${name}: ranker fitted on ${fitted.queries} pool queries (${fitted.pairs} pairs) in ${fmt((performance.now() - t0) / 1000, 1)} s; weights ${fitted.model.features.map((f, i) => `${f}=${fmt(fitted.model.weights[i] ?? 0, 2)}`).join(' ')}`
-      : `${name}: too little history for the ranker; fixed formula`,
+      : `${name}: no learned ranker kept (too little history, or no better than the fixed formula in cross-validation); fixed formula`,
   );
   const first = [...episodes.values()][0];
   const episode = first ? await client.episode(first) : null;
@@ -102,11 +102,18 @@ async function askEpisodic(t: Tenant, queries: readonly DevRun[], mode: Mode) {
   let withFeedback = 0;
   for (const q of queries) {
     const t0 = performance.now();
-    const result = await client.request<{
-      __typename: string;
-      retrievalId: string;
-      episodes: Array<{ episode: { id: string }; score: { feedbackUses: number } }>;
-    }>(RELEVANT, { task: task(q, mode), filter: { agent: t.agent } });
+    const ask = () =>
+      client.request<{
+        __typename: string;
+        retrievalId: string;
+        episodes: Array<{ episode: { id: string }; score: { feedbackUses: number } }>;
+      }>(RELEVANT, { task: task(q, mode), filter: { agent: t.agent } });
+    // Once more on a transport error: a keep-alive connection the server closed while this process
+    // was busy (fitting a ranker in-process) fails the first request sent on it.
+    const result = await ask().catch((error: unknown) => {
+      if ((error as { kind?: string }).kind === 'transport') return ask();
+      throw error;
+    });
     latencies.push(performance.now() - t0);
     if (result.__typename !== 'RelevantEpisodes') throw new Error(`relevantEpisodes: ${JSON.stringify(result)}`);
     if (result.episodes.some((e) => e.score.feedbackUses > 0)) withFeedback += 1;

@@ -41,13 +41,31 @@ async function trainingQuery(pool: pg.Pool, tenantId: string, episode: TrainingE
   return { candidates: episodes.map((e) => ({ x: e.features, relevant: relevant.has(e.id) })) };
 }
 
+export const FOLDS = 5;
+
+/** MRR@5 of the fixed formula and of models fitted without the fold they rank, over all folds. */
+export function crossValidate(queries: readonly TrainingQuery[]): { fixed: number; model: number } {
+  let fixed = 0;
+  let model = 0;
+  for (let fold = 0; fold < FOLDS; fold++) {
+    const held = queries.filter((_, i) => i % FOLDS === fold);
+    const fitted = fitRankingModel(queries.filter((_, i) => i % FOLDS !== fold)) ?? FIXED_ONLY;
+    const check = validate(held, fitted);
+    fixed += check.fixed * held.length;
+    model += check.model * held.length;
+  }
+  const n = Math.max(1, queries.length);
+  return { fixed: fixed / n, model: model / n };
+}
+
 /** A model that cannot beat anything (no weights): what validation compares when fitting found no pairs. */
 const FIXED_ONLY: RankingModel = { features: [], weights: [], means: [], scales: [] };
 
 /**
  * Fits the tenant's model on its history and stores it (replacing the previous one). Returns what
  * it stored, or null (the tenant ranks by the fixed formula) below RANKER_TRAINING.minQueries or
- * when the model does worse than the fixed formula on a fifth of the queries it was not fitted on.
+ * when models fitted on four fifths of the queries do worse than the fixed formula on the fifth they
+ * were not fitted on (five-fold cross-validation).
  */
 export async function trainRankingModel(pool: pg.Pool, tenantId: string): Promise<(StoredRankerInfo & { model: RankingModel }) | null> {
   const indexed = await indexedEpisodes(pool, tenantId);
@@ -61,11 +79,8 @@ export async function trainRankingModel(pool: pg.Pool, tenantId: string): Promis
   for (const [i, episode] of rows.entries()) queries.push(await trainingQuery(pool, tenantId, episode, i % 2 === 0));
   const useful = queries.filter((q) => q.candidates.some((c) => c.relevant) && q.candidates.some((c) => !c.relevant));
   if (useful.length < RANKER_TRAINING.minQueries) return null;
-  // Every fifth query validates a model fitted on the others: kept unless it does worse than the fixed formula.
-  const check = validate(
-    useful.filter((_, i) => i % 5 === 4),
-    fitRankingModel(useful.filter((_, i) => i % 5 !== 4)) ?? FIXED_ONLY,
-  );
+  // Five-fold cross-validation: each fifth of the queries is ranked by a model fitted on the others.
+  const check = crossValidate(useful);
   if (check.model < check.fixed) {
     await pool.query('DELETE FROM ranking_models WHERE tenant_id = $1', [tenantId]);
     return null;

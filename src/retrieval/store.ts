@@ -17,7 +17,7 @@ import type pg from 'pg';
 import { type ContextFacts, compareText } from '../learning/facts.ts';
 import { BM25, chooseQueryTerms, type QueryTerm, type TermStat, weightedTerms } from './bm25.ts';
 import { EPISODE_FEEDBACK, type FeedbackUse, queryFeedback, type WeightedTerms } from './feedback.ts';
-import { type CandidateEvidence, contributions, type FeatureVector, features, fieldMaxima, type RankingModel } from './ranker.ts';
+import { type CandidateEvidence, contributions, type FeatureVector, features, fieldMaxima, modelScore, type RankingModel } from './ranker.ts';
 import { loadRankingModel } from './ranker-store.ts';
 import { contextMatch, type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
 import { mentionTerms, taskTerms } from './terms.ts';
@@ -126,9 +126,10 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
   if (r.stats) Object.assign(r.stats, { candidates: rows.length, fallback });
   const best = Math.max(1e-9, ...rows.map((row) => row.task + row.work + row.change));
   const maxima = fieldMaxima(rows.map((row) => evidenceOf(r, row)));
+  const bestScore = model ? Math.max(...rows.map((row) => modelScore(model, featuresOf(r, row, maxima)))) : 0;
   const queryWords = new Set(counts.keys());
   const episodes = rows
-    .map((row) => toScored(r, row, { textRank: (row.task + row.work + row.change) / best, maxima, model }, queryWords))
+    .map((row) => toScored(r, row, { textRank: (row.task + row.work + row.change) / best, maxima, model, bestScore }, queryWords))
     .sort((a, b) => b.score.total - a.score.total || compareText(a.id, b.id))
     .slice(0, r.limit);
   return { episodes, terms: weightedTerms(chosen) };
@@ -151,15 +152,25 @@ interface Ranking {
   textRank: number;
   maxima: ReturnType<typeof fieldMaxima>;
   model: RankingModel | null;
+  /** The best candidate's model score: evidence is relative to it. */
+  bestScore: number;
+}
+
+/** A candidate's features among the query's candidates (ranker.ts). */
+function featuresOf(r: EpisodeRetrieval, row: CandidateRow, maxima: ReturnType<typeof fieldMaxima>): FeatureVector {
+  const side = { taskType: row.task_type, context: { domain: row.domain, language: row.language, framework: row.framework, tags: row.tags ?? [] } };
+  return features({ ...evidenceOf(r, row), contextMatch: contextMatch({ taskType: r.query.taskType, context: r.query.context }, side) }, maxima);
 }
 
 function toScored(r: EpisodeRetrieval, row: CandidateRow, ranking: Ranking, queryWords: ReadonlySet<string>): ScoredEpisode {
   const feedback = queryFeedback(queryWords, row.feedback_uses ?? []);
   const side = { taskType: row.task_type, context: { domain: row.domain, language: row.language, framework: row.framework, tags: row.tags ?? [] } };
   const query = { taskType: r.query.taskType, context: r.query.context };
-  const x = features({ ...evidenceOf(r, row), contextMatch: contextMatch(query, side) }, ranking.maxima);
+  const x = featuresOf(r, row, ranking.maxima);
   const parts = ranking.model ? contributions(ranking.model, x) : null;
-  const learnedEvidence = parts ? sigmoid(Object.values(parts).reduce((sum, v) => sum + v, 0)) : null;
+  // exp(score − best): 1 for the best candidate, and a model-score gap of g leaves e^−g of its evidence,
+  // so the priors (a factor within 0.90 to 1.17) reorder only candidates within 0.26 of each other.
+  const learnedEvidence = parts ? Math.exp(Object.values(parts).reduce((sum, v) => sum + v, 0) - ranking.bestScore) : null;
   return {
     id: row.id,
     taskText: row.task,
@@ -184,8 +195,6 @@ function toScored(r: EpisodeRetrieval, row: CandidateRow, ranking: Ranking, quer
     }),
   };
 }
-
-const sigmoid = (v: number) => 1 / (1 + Math.exp(-v));
 
 function baseWhere(p: Params, r: EpisodeRetrieval): string {
   const f = r.filter ?? {};

@@ -45,12 +45,16 @@ describe('learned ranker', () => {
     const share = (r: { episodes: Json[] }) => ids(r.episodes).filter((id) => billing.has(id)).length;
     expect(share(learned)).toBe(5);
     expect(share(learned)).toBeGreaterThanOrEqual(share(fixed));
+    // evidence = exp(model score − the best candidate's): at most 1, and its ratios are those of the scores.
+    const sum = (e: Json) => e.score.contributions.reduce((s: number, c: Json) => s + c.contribution, 0);
+    const [first, ...rest] = learned.episodes;
     for (const e of learned.episodes) {
       expect(e.score.learned).toBe(true);
-      const sum = e.score.contributions.reduce((s: number, c: Json) => s + c.contribution, 0);
-      expect(e.score.evidence).toBeCloseTo(1 / (1 + Math.exp(-sum)), 6);
+      expect(e.score.evidence).toBeLessThanOrEqual(1);
       expect(e.score.contributions.map((c: Json) => c.name)).toContain('change');
+      expect(e.score.evidence / first.score.evidence).toBeCloseTo(Math.exp(sum(e) - sum(first)), 6);
     }
+    expect(rest.length).toBe(4);
   });
 
   it('queues a refit only for a tenant whose history is due', async () => {

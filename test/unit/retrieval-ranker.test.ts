@@ -12,6 +12,7 @@ import {
   type TrainingQuery,
   validate,
 } from '../../src/retrieval/ranker.ts';
+import { crossValidate } from '../../src/retrieval/ranker-training.ts';
 import { changeTerms, fileModuleTerms, lastDiff, mentionTerms, moduleComponents } from '../../src/retrieval/terms.ts';
 
 const evidence = (e: Partial<CandidateEvidence>): CandidateEvidence => ({ task: 0, work: 0, change: 0, sameDomain: 0, contextMatch: 0, trigram: 0, ...e });
@@ -58,6 +59,12 @@ describe('fitRankingModel', () => {
     expect(model.weights.every((w) => w >= 0)).toBe(true);
     expect(weight('change') + weight('changeRelative')).toBeGreaterThan(weight('taskText') + weight('taskTextRelative'));
     const check = validate(queries, model);
+    expect(check.fixed).toBe(0.5);
+    expect(check.model).toBe(1);
+  });
+
+  it('cross-validates: models fitted without a fold beat the given order on it', () => {
+    const check = crossValidate(changeDecides(30));
     expect(check.fixed).toBe(0.5);
     expect(check.model).toBe(1);
   });
