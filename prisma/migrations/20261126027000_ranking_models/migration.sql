@@ -4,10 +4,10 @@
 
 CREATE TABLE "ranking_models" (
     "tenant_id" UUID NOT NULL,
-    "features" TEXT[] NOT NULL,
-    "weights" DOUBLE PRECISION[] NOT NULL,
-    "means" DOUBLE PRECISION[] NOT NULL,
-    "scales" DOUBLE PRECISION[] NOT NULL,
+    "features" TEXT[],
+    "weights" DOUBLE PRECISION[],
+    "means" DOUBLE PRECISION[],
+    "scales" DOUBLE PRECISION[],
     "episodes" INTEGER NOT NULL,
     "queries" INTEGER NOT NULL,
     "pairs" INTEGER NOT NULL,
