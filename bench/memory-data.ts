@@ -2,7 +2,7 @@
 // repository, task text, harness verdict, and the files its final patch changes. The product
 // itself reads the runs through the importer; this file never feeds the ranking.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,8 +34,9 @@ export interface DevRun {
   path: string;
 }
 
-/** Unpacks the archive once per content size into the system temp folder (never into the repo). */
+/** Unpacks the archive once per content size into the system temp folder (never into the repo); a folder is read as it is. */
 export function unpack(archive: string): string {
+  if (statSync(archive).isDirectory()) return archive;
   const size = readFileSync(archive).length;
   const target = join(tmpdir(), `episodic-memory-${size}`);
   if (!existsSync(join(target, '.done'))) {

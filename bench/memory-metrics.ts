@@ -1,7 +1,7 @@
 // Metrics and baselines of the memory benchmark, over run ids. Labels come from the data only:
 // an episode is relevant to a task when its final patch changes a file the task's own final patch
 // changes (memory-data.ts drops packaging files).
-import { documentLength, type TermCounts, taskTerms } from '../src/retrieval/terms.ts';
+import { addWords, documentLength, type TermCounts, taskTerms } from '../src/retrieval/terms.ts';
 import { rng } from './retrieval-data.ts';
 
 export interface LabelledRun {
@@ -54,12 +54,34 @@ export function paired(
   return { onlyA: queries.filter((q) => hit(a, q) && !hit(b, q)).length, onlyB: queries.filter((q) => !hit(a, q) && hit(b, q)).length };
 }
 
+/** The share of queries for which some pool run changed one of their files: what any ranking can reach. */
+export function ceiling(queries: readonly LabelledRun[], pool: readonly LabelledRun[]): number {
+  const reachable = queries.filter((q) => pool.some((r) => r.id !== q.id && relevant(q, r))).length;
+  return reachable / Math.max(1, queries.length);
+}
+
+/** A run as the "everything it left" baseline reads it: task, commands, outputs and final patch. */
+export interface RunText extends LabelledRun {
+  patch: string;
+  steps: ReadonlyArray<{ command: string; output: string }>;
+}
+
+/** The terms of everything a run left, on the product's tokeniser (terms.ts addWords). */
+export function everythingTerms(run: RunText): TermCounts {
+  const counts = taskTerms(run.description);
+  for (const step of run.steps) {
+    addWords(counts, step.command);
+    addWords(counts, step.output);
+  }
+  return addWords(counts, run.patch);
+}
+
 /**
- * Okapi BM25 (k1 1.2, b 0.75, Lucene's non-negative idf) over the pool's task descriptions, with
- * every query term, on the same terms the product extracts (terms.ts), so the comparison is of
- * ranking, not of tokenising. In context mode it ranks only the query's repository.
+ * Okapi BM25 (k1 1.2, b 0.75, Lucene's non-negative idf) over one text per pool run (by default its
+ * task description), with every query term, on the same terms the product extracts (terms.ts), so
+ * the comparison is of ranking, not of tokenising. In context mode it ranks only the query's repository.
  */
-export class Bm25Baseline {
+export class Bm25Baseline<R extends LabelledRun = LabelledRun> {
   private readonly docs = new Map<string, TermCounts>();
   private readonly lengths = new Map<string, number>();
   private readonly df = new Map<string, number>();
@@ -67,20 +89,23 @@ export class Bm25Baseline {
   private readonly averageLength: number;
 
   constructor(
-    private readonly pool: readonly LabelledRun[],
+    private readonly pool: readonly R[],
+    documentTerms: (run: R) => TermCounts = (run) => taskTerms(run.description),
     private readonly k1 = 1.2,
     private readonly b = 0.75,
   ) {
     let total = 0;
     for (const run of pool) {
-      const counts = taskTerms(run.description);
+      const counts = documentTerms(run);
       this.docs.set(run.id, counts);
       const length = documentLength(counts);
       this.lengths.set(run.id, length);
       total += length;
       for (const term of counts.keys()) {
         this.df.set(term, (this.df.get(term) ?? 0) + 1);
-        this.postings.set(term, [...(this.postings.get(term) ?? []), run.id]);
+        const list = this.postings.get(term);
+        if (list) list.push(run.id);
+        else this.postings.set(term, [run.id]);
       }
     }
     this.averageLength = total / Math.max(1, pool.length);

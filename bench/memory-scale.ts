@@ -9,7 +9,9 @@
 // with the BM25 impacts and the pruning (INDEXED_TERMS per field by impact × idf) the product
 // writes at completion (term-index.ts; idf here is the base set's, of the term a variant renames);
 // step rows are not inserted: the query never reads the steps table, only the postings built from
-// the steps. The queries are the real held-out task texts, text only and text + context.
+// the steps. The change field (the files, modules and scopes of the final patch) is bootstrapped the
+// same way, and the learned ranker is fitted on the loaded history before timing, so every timed
+// query loads and applies it. The queries are the real held-out task texts, text only and text + context.
 // Run: npm run bench:memory-scale -- 100000   (BENCH_DATABASE_URL to use a server; the bench creates and
 //      drops its own database episodic_bench_scale; --text-indexes also builds the GIN text indexes)
 import { randomUUID } from 'node:crypto';
@@ -18,8 +20,9 @@ import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { BM25, topTerms } from '../src/retrieval/bm25.ts';
+import { trainRankingModel } from '../src/retrieval/ranker-training.ts';
 import { rankEpisodes } from '../src/retrieval/store.ts';
-import { documentLength, type TermCounts, taskTerms, workTerms } from '../src/retrieval/terms.ts';
+import { changeTerms, documentLength, type TermCounts, taskTerms, workTerms } from '../src/retrieval/terms.ts';
 import { type DevRun, loadDevRuns } from './memory-data.ts';
 import { splitByRepository } from './memory-split.ts';
 import { rng } from './retrieval-data.ts';
@@ -32,7 +35,7 @@ const RENAME_SHARE = 0.9;
 
 interface Base {
   run: DevRun;
-  fields: [TermCounts, TermCounts];
+  fields: [TermCounts, TermCounts, TermCounts];
 }
 
 /** The work field as the importer journals a run: one step per command, the patch as the submit step's output. */
@@ -57,12 +60,12 @@ function workOf(run: DevRun): TermCounts {
 
 function documentFrequencies(bases: Base[]): Map<string, number> {
   const df = new Map<string, number>();
-  for (const b of bases) for (const term of new Set([...b.fields[0].keys(), ...b.fields[1].keys()])) df.set(term, (df.get(term) ?? 0) + 1);
+  for (const b of bases) for (const term of new Set(b.fields.flatMap((f) => [...f.keys()]))) df.set(term, (df.get(term) ?? 0) + 1);
   return df;
 }
 
-/** A copy of a base document with its rare terms renamed to skewed variants (the same variant in both fields). */
-function bootstrap(base: Base, rare: Set<string>, random: () => number, variants: number): [TermCounts, TermCounts] {
+/** A copy of a base document with its rare terms renamed to skewed variants (the same variant in every field). */
+function bootstrap(base: Base, rare: Set<string>, random: () => number, variants: number): [TermCounts, TermCounts, TermCounts] {
   const renamed = new Map<string, string>();
   const name = (term: string) => {
     if (!rare.has(term)) return term;
@@ -77,7 +80,7 @@ function bootstrap(base: Base, rare: Set<string>, random: () => number, variants
     const copy: TermCounts = new Map();
     for (const [term, tf] of counts) copy.set(name(term), (copy.get(name(term)) ?? 0) + tf);
     return copy;
-  }) as [TermCounts, TermCounts];
+  }) as [TermCounts, TermCounts, TermCounts];
 }
 
 /** Indexes dropped for the load and built after it (their definitions, from pg_indexes). */
@@ -171,7 +174,7 @@ async function openCopy(pool: pg.Pool, sql: string) {
 
 /** Per field, each base term's idf in the base set: what pruning ranks a copy's terms by (a renamed variant keeps its term's). */
 function baseIdf(bases: Base[]): Array<Map<string, number>> {
-  return [0, 1].map((field) => {
+  return [0, 1, 2].map((field) => {
     const df = new Map<string, number>();
     for (const b of bases) for (const term of (b.fields[field] ?? new Map()).keys()) df.set(term, (df.get(term) ?? 0) + 1);
     return new Map([...df].map(([term, n]) => [term, BM25.idf(bases.length, n)]));
@@ -183,11 +186,11 @@ async function load(pool: pg.Pool, tenantId: string, bases: Base[]) {
   const rare = new Set([...df].filter(([, n]) => n <= RARE_DF).map(([term]) => term));
   const idf = baseIdf(bases);
   const random = rng(15);
-  const average = [0, 1].map((f) => bases.reduce((sum, b) => sum + documentLength(b.fields[f] ?? new Map()), 0) / bases.length);
+  const average = [0, 1, 2].map((f) => bases.reduce((sum, b) => sum + documentLength(b.fields[f] ?? new Map()), 0) / bases.length);
   // Document frequencies of the terms a copy keeps unrenamed are counted here (all of them, pruned
   // or not); a renamed variant's (too many distinct names to count in memory at 1M) from its postings after the load.
-  const frequencies = [new Map<string, number>(), new Map<string, number>()];
-  const lengths = [0, 0];
+  const frequencies = [new Map<string, number>(), new Map<string, number>(), new Map<string, number>()];
+  const lengths = [0, 0, 0];
   const variants = Math.max(10, Math.round(N / 20));
   const endedAt = new Date(Date.now() - 86_400_000).toISOString();
   const episodesCopy = await openCopy(
@@ -296,7 +299,10 @@ async function explainOne(pool: pg.Pool, tenantId: string, q: DevRun | undefined
 async function main() {
   const runs = loadDevRuns();
   const { pool: devPool, heldOut } = splitByRepository(runs);
-  const bases: Base[] = devPool.map((run) => ({ run, fields: [taskTerms(run.description), workOf(run)] }));
+  const bases: Base[] = devPool.map((run) => ({
+    run,
+    fields: [taskTerms(run.description), workOf(run), changeTerms({ artifacts: run.files, diff: run.patch })],
+  }));
   const database = await openBenchDatabase({ name: 'episodic_bench_scale' });
   const server = await startBenchServer(database.url);
   const pool = database.db.pool;
@@ -320,6 +326,14 @@ async function main() {
       `${fmt(postings)} postings (${fmt(postings / N, 1)} per episode; ${fmt(unpruned / N, 1)} before pruning to ${BM25.INDEXED_TERMS} per field): ${size[0].terms} with indexes; episodes ${size[0].episodes}; ` +
         `document frequencies ${size[0].df}; database ${size[0].database}. COPY load ${fmt(loadSeconds, 0)} s, indexes + vacuum ${fmt(indexed.seconds, 0)} s, ${variantDf ? `variant frequencies ${fmt(dfSeconds, 0)} s` : 'no df rows for renamed variants'}` +
         `${indexed.skipped.length ? ` (not built: ${indexed.skipped.join(', ')})` : ''}.\n`,
+    );
+    // The learned ranker, fitted as the learning queue would on this history: every query below loads and applies it.
+    const fitStarted = performance.now();
+    const fitted = await trainRankingModel(pool, server.tenantId);
+    console.log(
+      fitted
+        ? `Learned ranker fitted on ${fitted.queries} queries (${fmt(fitted.pairs)} pairs) in ${fmt((performance.now() - fitStarted) / 1000, 1)} s; every query below ranks with it.\n`
+        : 'No learned ranker (the fixed formula did as well on held-back training queries); queries rank by the fixed formula.\n',
     );
     console.log(`load average during timing: ${loadAverage()}\n`);
     if (process.argv.includes('--explain')) await explainOne(pool, server.tenantId, heldOut[0]);

@@ -2,6 +2,7 @@
  * BM25 over two fields, as relevantEpisodes ranks by it. Pure.
  *
  * score(q, d) = Σ_{t in q} idf_task(t) · impact_task(t, d) + WORK_WEIGHT · Σ idf_work(t) · impact_work(t, d)
+ *              + CHANGE_WEIGHT · Σ idf_change(t) · impact_change(t, d)
  * impact(t, d) = tf · (k1 + 1) / (tf + k1 · (1 − b + b · |d| / avg|d|))       (stored per posting)
  * idf(t)       = ln(1 + (N − df + 0.5) / (df + 0.5))                           (Lucene's, never negative)
  *
@@ -27,8 +28,10 @@
  */
 export const BM25 = {
   k1: 1.2,
-  b: [0.75, 1] as readonly number[],
+  b: [0.75, 1, 1] as readonly number[],
   WORK_WEIGHT: 0.5,
+  /** The change field's weight in the candidate sum (the learned model weighs the fields itself). */
+  CHANGE_WEIGHT: 0.5,
   QUERY_TERMS: 48,
   REPEATED_MIN: 3,
   REPEATED_TERMS: 8,
@@ -78,7 +81,7 @@ export function chooseQueryTerms(stats: readonly TermStat[], repeated: readonly 
     .filter((s) => chosen.has(s.term))
     .map((s) => {
       const idf = BM25.idf(s.documents, s.df);
-      return { field: s.field, term: s.term, idf, weight: idf * (s.field === 0 ? 1 : BM25.WORK_WEIGHT) };
+      return { field: s.field, term: s.term, idf, weight: idf * (s.field === 0 ? 1 : s.field === 1 ? BM25.WORK_WEIGHT : BM25.CHANGE_WEIGHT) };
     });
 }
 

@@ -18,10 +18,39 @@ const DEFAULT_RESULTS = 10;
 
 const retrievalDeps = (ctx: Context): RetrievalDeps => ({ pool: ctx.services.db.pool, writer: ctx.services.writer });
 
+interface FeatureContribution {
+  name: string;
+  value: number;
+  contribution: number;
+}
+
+const FeatureContributionRef = builder.objectRef<FeatureContribution>('FeatureContribution').implement({
+  description: "One feature of the tenant's learned ranker: its value for this episode and its part of the model's score (weight × standardised value).",
+  fields: (t) => ({
+    name: t.exposeString('name', {
+      description: 'taskText, work, change (log1p of BM25), their Relative shares of the best candidate, sameRepository, contextMatch, trigram.',
+    }),
+    value: t.exposeFloat('value'),
+    contribution: t.exposeFloat('contribution'),
+  }),
+});
+
 const RelevanceScoreRef = builder.objectRef<ScoredEpisode>('RelevanceScore').implement({
-  description: 'total = 0.40 contextMatch + 0.05 reward + 0.43 similarity + 0.02 recency + 0.10 feedback (docs/LEARNING.md).',
+  description:
+    "total = evidence × (1 + 0.05 reward + 0.02 recency + 0.10 feedback): evidence first. evidence is the tenant's learned ranker's (sigmoid of the sum of contributions) when it has one, else (0.40 contextMatch + 0.43 similarity) / 0.83 (docs/LEARNING.md).",
   fields: (t) => ({
     total: t.float({ resolve: (s) => s.score.total }),
+    evidence: t.float({ resolve: (s) => s.score.evidence, description: 'The task evidence in [0, 1]; reward, recency and feedback only scale it.' }),
+    learned: t.boolean({
+      resolve: (s) => s.contributions !== null,
+      description: "Whether the tenant's learned ranker gave the evidence (else the fixed formula).",
+    }),
+    contributions: t.field({
+      type: [FeatureContributionRef],
+      resolve: (s) =>
+        Object.entries(s.features).map(([name, value]) => ({ name, value, contribution: s.contributions?.[name as keyof typeof s.features] ?? 0 })),
+      description: 'Each feature of the learned ranker with its contribution (0 for every feature when the fixed formula ranked).',
+    }),
     contextMatch: t.float({ resolve: (s) => s.score.contextMatch }),
     reward: t.float({ resolve: (s) => s.score.reward }),
     similarity: t.float({ resolve: (s) => s.score.similarity, description: 'max(textRank, trigramSimilarity)' }),
@@ -35,10 +64,14 @@ const RelevanceScoreRef = builder.objectRef<ScoredEpisode>('RelevanceScore').imp
       description: 'Reported uses that counted: those by queries resembling this one (idf-weighted share of their terms at least 0.4).',
     }),
     feedbackResemblance: t.exposeFloat('feedbackResemblance', { description: "The largest resemblance of any reported use's query to this one, in [0, 1]." }),
-    textRank: t.exposeFloat('textRank', { description: "(taskText + work) / the best candidate's, in [0, 1]." }),
+    textRank: t.exposeFloat('textRank', { description: "(taskText + work + change) / the best candidate's, in [0, 1]." }),
     taskText: t.exposeFloat('taskText', { description: 'BM25 (k1 1.2, b 0.75) of the query against the task description.' }),
     work: t.exposeFloat('work', {
       description: '0.5 × BM25 (b 1) of the query against what the episode did: files and symbols it changed, its commands, errors and tools.',
+    }),
+    change: t.exposeFloat('change', {
+      description:
+        '0.5 × BM25 (b 1) of the query against the change the episode left: its changed files, their module names and the scopes and definitions it changed.',
     }),
     trigramSimilarity: t.exposeFloat('trigramSimilarity'),
   }),

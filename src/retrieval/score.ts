@@ -111,6 +111,11 @@ function sameValue(a: string | null, b: string | null): boolean {
 
 // ---- our ranking ----
 
+/**
+ * The fixed formula's weights (the ranking below a minimum of history, and the evidence of a
+ * tenant without a learned model). contextMatch and similarity are the task evidence; reward,
+ * recency and feedback are priors that only reorder runs of comparable evidence (evidenceFirst).
+ */
 export const RELEVANCE_WEIGHTS = {
   contextMatch: 0.4,
   reward: 0.05,
@@ -131,6 +136,17 @@ export const CONTEXT_FIELD_WEIGHTS = {
 
 export const RECENCY_HALF_LIFE_DAYS = 30;
 
+/** The largest factor the priors can apply (all at their best) and the smallest (feedback at -1). */
+export const PRIOR_FACTOR = {
+  max: 1 + RELEVANCE_WEIGHTS.reward + RELEVANCE_WEIGHTS.recency + RELEVANCE_WEIGHTS.feedback,
+  min: 1 - RELEVANCE_WEIGHTS.feedback,
+} as const;
+/**
+ * Evidence first: a run whose evidence is at most this share of another's never outranks it,
+ * whatever its reward, recency and feedback (PRIOR_FACTOR.min / PRIOR_FACTOR.max, about 0.77).
+ */
+export const COMPARABLE_EVIDENCE = PRIOR_FACTOR.min / PRIOR_FACTOR.max;
+
 export interface ContextSide {
   taskType: string | null;
   context: ContextFacts;
@@ -139,14 +155,16 @@ export interface ContextSide {
 export interface RankingCandidate extends ContextSide {
   /** Reward.normalized; null counts as 0. */
   rewardNormalized: number | null;
-  /** Full-text rank in [0, 1]: SQL ts_rank_cd(document, query, 32), i.e. rank / (rank + 1). */
+  /** Full-text rank in [0, 1]: BM25 relative to the best candidate's. */
   textRank: number;
   /** pg_trgm similarity of the descriptions, in [0, 1]. */
   trigramSimilarity: number;
-  /** Days since the episode ended; negative (clock skew) counts as 0. */
-  ageDays: number;
+  /** Days since the episode ended; negative (clock skew) counts as 0; null when unknown (neutral recency). */
+  ageDays: number | null;
   /** Retrieval-feedback credit in [-1, 1]; 0 when none. */
   feedbackCredit: number;
+  /** The learned model's evidence in [0, 1] (ranker.ts); null without a model (the fixed formula's evidence). */
+  learnedEvidence?: number | null;
 }
 
 export interface RelevanceBreakdown {
@@ -156,9 +174,14 @@ export interface RelevanceBreakdown {
   similarity: number;
   recency: number;
   feedback: number;
-  /** Σ RELEVANCE_WEIGHTS × component, in [-0.1, 1]. */
+  /** The task evidence in [0, 1]: the learned model's, or the fixed formula's. */
+  evidence: number;
+  /** evidence × the priors' factor (evidenceFirst), in [0, PRIOR_FACTOR.max]. */
   total: number;
 }
+
+/** Neutral recency for a run whose end time is unknown: that of a run half a life old. */
+export const NEUTRAL_RECENCY = 2 ** -1;
 
 export function relevanceScore(query: ContextSide, candidate: RankingCandidate): RelevanceBreakdown {
   const components = {
@@ -166,16 +189,32 @@ export function relevanceScore(query: ContextSide, candidate: RankingCandidate):
     reward: clamp(candidate.rewardNormalized ?? 0, 0, 1),
     // Either signal alone is evidence: full text needs words a dictionary can split, trigrams do not.
     similarity: Math.max(clamp(candidate.textRank, 0, 1), clamp(candidate.trigramSimilarity, 0, 1)),
-    recency: recencyWeight(candidate.ageDays),
+    recency: candidate.ageDays === null ? NEUTRAL_RECENCY : recencyWeight(candidate.ageDays),
     feedback: clamp(candidate.feedbackCredit, -1, 1),
   };
-  const total =
-    RELEVANCE_WEIGHTS.contextMatch * components.contextMatch +
-    RELEVANCE_WEIGHTS.reward * components.reward +
-    RELEVANCE_WEIGHTS.similarity * components.similarity +
-    RELEVANCE_WEIGHTS.recency * components.recency +
-    RELEVANCE_WEIGHTS.feedback * components.feedback;
-  return { ...components, total };
+  const evidence = candidate.learnedEvidence != null ? clamp(candidate.learnedEvidence, 0, 1) : fixedEvidence(components.contextMatch, components.similarity);
+  return { ...components, evidence, total: evidenceFirst(evidence, components) };
+}
+
+/** The fixed formula's evidence: weighted context match and text similarity, in [0, 1]. */
+export function fixedEvidence(context: number, similarity: number): number {
+  return (
+    (RELEVANCE_WEIGHTS.contextMatch * context + RELEVANCE_WEIGHTS.similarity * similarity) / (RELEVANCE_WEIGHTS.contextMatch + RELEVANCE_WEIGHTS.similarity)
+  );
+}
+
+/**
+ * Evidence first: the priors scale the evidence by a factor in [PRIOR_FACTOR.min, PRIOR_FACTOR.max]
+ * instead of adding to it, so they reorder runs of comparable evidence and never lift a run with
+ * next to no overlap above one with real overlap (a property test states it).
+ */
+export function evidenceFirst(evidence: number, priors: { reward: number; recency: number; feedback: number }): number {
+  const factor =
+    1 +
+    RELEVANCE_WEIGHTS.reward * clamp(priors.reward, 0, 1) +
+    RELEVANCE_WEIGHTS.recency * clamp(priors.recency, 0, 1) +
+    RELEVANCE_WEIGHTS.feedback * clamp(priors.feedback, -1, 1);
+  return clamp(evidence, 0, 1) * factor;
 }
 
 /**

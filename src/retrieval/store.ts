@@ -1,22 +1,26 @@
-// relevantEpisodes in SQL: a two-field BM25 over the retrieval index (term-index.ts), then
-// relevanceScore (score.ts) over a capped candidate set. Never a scan of the tenant's episodes.
+// relevantEpisodes in SQL: a three-field BM25 over the retrieval index (term-index.ts), then
+// relevanceScore (score.ts) over a capped candidate set, with the tenant's learned model as the
+// evidence when it has one (ranker.ts, ranker-store.ts). Never a scan of the tenant's episodes.
 //
 // 1. The query's terms (terms.ts), their document frequencies (episode_term_df) and the field
 //    totals (one lookup) give each of the QUERY_TERMS rarest terms its idf (chooseQueryTerms, bm25.ts).
 // 2. Per query term and field, the POSTINGS_PER_TERM best postings by impact, read from the index
-//    (tenant, field, term, impact desc, episode) alone; summed per episode: BM25 of the task
-//    description plus WORK_WEIGHT × BM25 of what the episode did.
+//    (tenant, field, term, impact desc, episode) alone; summed per episode and field: BM25 of the
+//    task description, of what the episode did and of the change it left (each with its field weight).
 // 3. Candidates: the best LEXICAL_CANDIDATES by that sum, and as many of the query's domain.
 //    When the words found (almost) nothing: the context's best-reward episodes and trigram
 //    similarity (text without spaces, typos).
-// 4. relevanceScore in TypeScript, with similarity = BM25 / the best candidate's BM25, and the
-//    feedback of each candidate's reported uses by queries resembling this one (feedback.ts).
+// 4. relevanceScore in TypeScript, with similarity = BM25 / the best candidate's BM25, the learned
+//    model's evidence (when the tenant has a model), and the feedback of each candidate's reported
+//    uses by queries resembling this one (feedback.ts).
 import type pg from 'pg';
 import { type ContextFacts, compareText } from '../learning/facts.ts';
 import { BM25, chooseQueryTerms, type QueryTerm, type TermStat, weightedTerms } from './bm25.ts';
 import { EPISODE_FEEDBACK, type FeedbackUse, queryFeedback, type WeightedTerms } from './feedback.ts';
-import { RECENCY_HALF_LIFE_DAYS, type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
-import { taskTerms } from './terms.ts';
+import { type CandidateEvidence, contributions, type FeatureVector, features, fieldMaxima, modelScore, type RankingModel } from './ranker.ts';
+import { loadRankingModel } from './ranker-store.ts';
+import { contextMatch, RECENCY_HALF_LIFE_DAYS, type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
+import { mentionTerms, taskTerms } from './terms.ts';
 
 export const LEXICAL_CANDIDATES = 100;
 export const CONTEXT_CANDIDATES = 50;
@@ -48,14 +52,25 @@ export interface EpisodeRetrieval {
   now: Date;
   /** Filled in when given: how many candidates were scored, and whether the fallback ran. */
   stats?: { candidates: number; fallback: boolean };
+  /** Never a candidate (a training query's own episode). */
+  excludeId?: string;
+  /**
+   * The model to rank by: undefined loads the tenant's (ranker-store.ts), null ranks by the fixed
+   * formula (what the model is trained on, so training never depends on a previous model).
+   */
+  model?: RankingModel | null;
 }
 
 export interface ScoredEpisode {
   id: string;
   score: RelevanceBreakdown;
-  /** BM25 of the task description, and WORK_WEIGHT × BM25 of what the episode did. */
+  /** BM25 of the task description, and the field weight × BM25 of what the episode did and of its change. */
   taskText: number;
   work: number;
+  change: number;
+  /** The learned model's features and each one's contribution to its score (null without a model). */
+  features: FeatureVector;
+  contributions: FeatureVector | null;
   /** taskText + work relative to the best candidate's, in [0, 1]. */
   textRank: number;
   trigramSimilarity: number;
@@ -98,44 +113,86 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
     .filter((w) => (counts.get(w) ?? 0) >= BM25.REPEATED_MIN)
     .sort((a, b) => (counts.get(b) ?? 0) - (counts.get(a) ?? 0) || compareText(a, b))
     .slice(0, BM25.REPEATED_TERMS);
-  const chosen = words.length > 0 ? chooseQueryTerms(await termStats(pool, r.tenantId, words), repeated) : [];
+  const mentions = [...mentionTerms(r.query.description).keys()].slice(0, LOOKUP_TERMS);
+  const lookup = [...words, ...mentions];
+  const [stats, model] = await Promise.all([
+    lookup.length > 0 ? termStats(pool, r.tenantId, lookup) : Promise.resolve([]),
+    r.model === undefined ? loadRankingModel(pool, r.tenantId) : Promise.resolve(r.model),
+  ]);
+  const chosen = chooseQueryTerms(stats, repeated);
   const lexical = chosen.length > 0 ? await lexicalCandidates(pool, r, chosen) : [];
   const fallback = lexical.length < FALLBACK_BELOW;
-  const rows = fallback ? await withFallback(pool, r, lexical) : lexical;
+  const rows = (fallback ? await withFallback(pool, r, lexical) : lexical).filter((row) => row.id !== r.excludeId);
   if (r.stats) Object.assign(r.stats, { candidates: rows.length, fallback });
-  const best = Math.max(1e-9, ...rows.map((row) => row.task + row.work));
+  const best = Math.max(1e-9, ...rows.map((row) => row.task + row.work + row.change));
+  const maxima = fieldMaxima(rows.map((row) => evidenceOf(r, row)));
+  const bestScore = model ? Math.max(...rows.map((row) => modelScore(model, featuresOf(r, row, maxima)))) : 0;
   const queryWords = new Set(counts.keys());
   const episodes = rows
-    .map((row) => toScored(r, row, (row.task + row.work) / best, queryWords))
+    .map((row) => toScored(r, row, { textRank: (row.task + row.work + row.change) / best, maxima, model, bestScore }, queryWords))
     .sort((a, b) => b.score.total - a.score.total || compareText(a.id, b.id))
     .slice(0, r.limit);
   return { episodes, terms: weightedTerms(chosen) };
 }
 
-function toScored(r: EpisodeRetrieval, row: CandidateRow, textRank: number, queryWords: ReadonlySet<string>): ScoredEpisode {
+/** A candidate's evidence for the learned model's features. */
+function evidenceOf(r: EpisodeRetrieval, row: CandidateRow): CandidateEvidence {
+  const domain = r.query.context.domain;
+  return {
+    task: row.task,
+    work: row.work,
+    change: row.change,
+    sameDomain: domain !== null && row.domain === domain ? 1 : 0,
+    contextMatch: 0,
+    trigram: row.trigram,
+  };
+}
+
+interface Ranking {
+  textRank: number;
+  maxima: ReturnType<typeof fieldMaxima>;
+  model: RankingModel | null;
+  /** The best candidate's model score: evidence is relative to it. */
+  bestScore: number;
+}
+
+/** A candidate's features among the query's candidates (ranker.ts). */
+function featuresOf(r: EpisodeRetrieval, row: CandidateRow, maxima: ReturnType<typeof fieldMaxima>): FeatureVector {
+  const side = { taskType: row.task_type, context: { domain: row.domain, language: row.language, framework: row.framework, tags: row.tags ?? [] } };
+  return features({ ...evidenceOf(r, row), contextMatch: contextMatch({ taskType: r.query.taskType, context: r.query.context }, side) }, maxima);
+}
+
+function toScored(r: EpisodeRetrieval, row: CandidateRow, ranking: Ranking, queryWords: ReadonlySet<string>): ScoredEpisode {
   const feedback = queryFeedback(queryWords, row.feedback_uses ?? []);
+  const side = { taskType: row.task_type, context: { domain: row.domain, language: row.language, framework: row.framework, tags: row.tags ?? [] } };
+  const query = { taskType: r.query.taskType, context: r.query.context };
+  const x = featuresOf(r, row, ranking.maxima);
+  const parts = ranking.model ? contributions(ranking.model, x) : null;
+  // exp(score − best): 1 for the best candidate, and a model-score gap of g leaves e^−g of its evidence,
+  // so the priors (a factor within 0.90 to 1.17) reorder only candidates within 0.26 of each other.
+  const learnedEvidence = parts ? Math.exp(Object.values(parts).reduce((sum, v) => sum + v, 0) - ranking.bestScore) : null;
   return {
     id: row.id,
     taskText: row.task,
     work: row.work,
-    textRank,
+    change: row.change,
+    features: x,
+    contributions: parts,
+    textRank: ranking.textRank,
     trigramSimilarity: row.trigram,
     failed: row.status === 'failed',
     whatWentWrong: row.status === 'failed' ? row.what_went_wrong : null,
     feedbackUses: feedback.uses,
     feedbackResemblance: feedback.resemblance,
-    score: relevanceScore(
-      { taskType: r.query.taskType, context: r.query.context },
-      {
-        taskType: row.task_type,
-        context: { domain: row.domain, language: row.language, framework: row.framework, tags: row.tags ?? [] },
-        rewardNormalized: row.reward_score,
-        textRank,
-        trigramSimilarity: row.trigram,
-        ageDays: row.age_days,
-        feedbackCredit: feedback.credit,
-      },
-    ),
+    score: relevanceScore(query, {
+      ...side,
+      rewardNormalized: row.reward_score,
+      textRank: ranking.textRank,
+      trigramSimilarity: row.trigram,
+      ageDays: row.age_days,
+      feedbackCredit: feedback.credit,
+      learnedEvidence,
+    }),
   };
 }
 
@@ -154,6 +211,7 @@ interface CandidateRow {
   id: string;
   task: number;
   work: number;
+  change: number;
   task_type: string;
   domain: string | null;
   language: string | null;
@@ -164,7 +222,8 @@ interface CandidateRow {
   reward_score: number | null;
   /** The newest reported uses (feedback.ts), oldest first. */
   feedback_uses: FeedbackUse[] | null;
-  age_days: number;
+  /** null when the episode's end time is unknown. */
+  age_days: number | null;
   trigram: number;
 }
 
@@ -186,7 +245,7 @@ function candidateColumns(p: Params, r: EpisodeRetrieval, trigram: boolean): str
 async function termStats(pool: pg.Pool, tenantId: string, words: string[]): Promise<TermStat[]> {
   const { rows } = await pool.query<TermStat>(
     `SELECT d.field, d.term, d.df, t.documents FROM unnest($2::text[]) AS w(term)
-       JOIN episode_term_df d ON d.tenant_id = $1 AND d.field IN (0, 1) AND d.term = w.term
+       JOIN episode_term_df d ON d.tenant_id = $1 AND d.field IN (0, 1, 2) AND d.term = w.term
        JOIN episode_term_totals t ON t.tenant_id = $1 AND t.field = d.field`,
     [tenantId, words],
   );
@@ -207,7 +266,9 @@ async function lexicalCandidates(pool: pg.Pool, r: EpisodeRetrieval, terms: Quer
   const columns = candidateColumns(p, r, false);
   const domain = r.query.context.domain;
   const byDomain =
-    domain === null ? '' : `UNION ALL (SELECT * FROM scored WHERE domain = ${p.add(domain)} ORDER BY task + work DESC, id LIMIT ${CONTEXT_CANDIDATES})`;
+    domain === null
+      ? ''
+      : `UNION ALL (SELECT * FROM scored WHERE domain = ${p.add(domain)} ORDER BY task + work + change DESC, id LIMIT ${CONTEXT_CANDIDATES})`;
   const { rows } = await pool.query<CandidateRow>(
     `WITH q AS MATERIALIZED (SELECT * FROM unnest(${fields}::int[], ${names}::text[], ${weights}::float8[]) AS q(field, term, weight)),
      hits AS (
@@ -216,11 +277,12 @@ async function lexicalCandidates(pool: pg.Pool, r: EpisodeRetrieval, terms: Quer
           WHERE t.tenant_id = ${tenant} AND t.field = q.field AND t.term = q.term
           ORDER BY t.impact DESC LIMIT ${BM25.POSTINGS_PER_TERM}) p),
      summed AS (
-       SELECT episode_id, coalesce(sum(s) FILTER (WHERE field = 0), 0)::float8 AS task, coalesce(sum(s) FILTER (WHERE field = 1), 0)::float8 AS work
+       SELECT episode_id, coalesce(sum(s) FILTER (WHERE field = 0), 0)::float8 AS task, coalesce(sum(s) FILTER (WHERE field = 1), 0)::float8 AS work,
+              coalesce(sum(s) FILTER (WHERE field = 2), 0)::float8 AS change
          FROM hits GROUP BY episode_id),
-     best AS (SELECT * FROM summed ORDER BY task + work DESC LIMIT ${JOINED_CANDIDATES}),
-     scored AS MATERIALIZED (SELECT s.task, s.work, ${columns} FROM best s JOIN episodes e ON e.id = s.episode_id WHERE ${base})
-     (SELECT * FROM scored ORDER BY task + work DESC, id LIMIT ${LEXICAL_CANDIDATES}) ${byDomain}`,
+     best AS (SELECT * FROM summed ORDER BY task + work + change DESC LIMIT ${JOINED_CANDIDATES}),
+     scored AS MATERIALIZED (SELECT s.task, s.work, s.change, ${columns} FROM best s JOIN episodes e ON e.id = s.episode_id WHERE ${base})
+     (SELECT * FROM scored ORDER BY task + work + change DESC, id LIMIT ${LEXICAL_CANDIDATES}) ${byDomain}`,
     p.values,
   );
   const seen = new Set<string>();
@@ -235,10 +297,10 @@ async function withFallback(pool: pg.Pool, r: EpisodeRetrieval, lexical: Candida
   const list = p.add([...new Set([...ids, ...known.keys()])]);
   const columns = candidateColumns(p, r, true);
   const { rows } = await pool.query<CandidateRow>(
-    `SELECT 0::float8 AS task, 0::float8 AS work, ${columns} FROM episodes e WHERE e.id = ANY(${list}::uuid[])`,
+    `SELECT 0::float8 AS task, 0::float8 AS work, 0::float8 AS change, ${columns} FROM episodes e WHERE e.id = ANY(${list}::uuid[])`,
     p.values,
   );
-  return rows.map((row) => ({ ...row, task: known.get(row.id)?.task ?? 0, work: known.get(row.id)?.work ?? 0 }));
+  return rows.map((row) => ({ ...row, task: known.get(row.id)?.task ?? 0, work: known.get(row.id)?.work ?? 0, change: known.get(row.id)?.change ?? 0 }));
 }
 
 /** The query's context clauses: domain, then language (and framework). */

@@ -1,5 +1,5 @@
 // The retrieval index, written when an episode ends (finishEpisode, in its transaction): the terms
-// of its task description and of what it did (terms.ts), each stored with its BM25 weight in the
+// of its task description, of what it did and of the change it left (terms.ts), each stored with its BM25 weight in the
 // document (impact, without idf), plus the term's document frequency and the field's totals.
 //
 // Impacts use the field's average length at write time (including this document). Lucene
@@ -11,9 +11,9 @@
 // impact × idf per field only (static pruning, bm25.ts topTerms).
 import type pg from 'pg';
 import { BM25, topTerms } from './bm25.ts';
-import { DIFF_CHARS, documentLength, STEP_TEXT_CHARS, type TermCounts, taskTerms, type WorkStep, workTerms } from './terms.ts';
+import { changeTerms, DIFF_CHARS, documentLength, lastDiff, STEP_TEXT_CHARS, type TermCounts, taskTerms, type WorkStep, workTerms } from './terms.ts';
 
-export const FIELD = { task: 0, work: 1 } as const;
+export const FIELD = { task: 0, work: 1, change: 2 } as const;
 
 /** Steps read for the work field: the first ones and the last ones (where the change is submitted). */
 export const INDEXED_STEPS = 400;
@@ -57,6 +57,8 @@ export async function indexEpisodeTerms(client: pg.PoolClient, tenantId: string,
   const work = workTerms({ artifacts: episode.artifacts ?? [], failure: episode.failure, steps: steps.rows.map(toWorkStep) });
   await writeField(client, tenantId, episodeId, FIELD.task, taskTerms(episode.task_description));
   await writeField(client, tenantId, episodeId, FIELD.work, work);
+  const change = changeTerms({ artifacts: episode.artifacts ?? [], diff: lastDiff(steps.rows.map((s) => s.output)) });
+  await writeField(client, tenantId, episodeId, FIELD.change, change);
 }
 
 function toWorkStep(s: StepSource): WorkStep {

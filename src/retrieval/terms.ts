@@ -103,7 +103,11 @@ export function workTerms(input: WorkInput): TermCounts {
   for (const step of input.steps) {
     if (step.tool) addWords(counts, step.tool);
     if (step.action) addWords(counts, step.action);
-    if (step.parameters) addWords(counts, step.parameters.slice(0, STEP_TEXT_CHARS));
+    if (step.parameters) {
+      addWords(counts, step.parameters.slice(0, STEP_TEXT_CHARS));
+      // The modules of the paths it opened, searched or ran: what a task naming them meets (mentionTerms).
+      mentionTerms(step.parameters.slice(0, STEP_TEXT_CHARS), counts);
+    }
     if (step.errorClass) addWords(counts, step.errorClass);
     if (step.errorMessage) for (const [name] of step.errorMessage.slice(0, STEP_TEXT_CHARS).matchAll(ERROR_CLASS)) addWords(counts, name);
     const output = step.output ?? '';
@@ -118,4 +122,117 @@ export function documentLength(counts: TermCounts): number {
   let length = 0;
   for (const tf of counts.values()) length += tf;
   return length;
+}
+
+// ---- the change field: what a run's final change touched ----
+
+/** Source-file extensions dropped from a path's last component ("query.py" names module "query"). */
+const SOURCE_EXTENSIONS = new Set([
+  'py',
+  'pyi',
+  'java',
+  'kt',
+  'scala',
+  'js',
+  'jsx',
+  'ts',
+  'tsx',
+  'rb',
+  'go',
+  'rs',
+  'c',
+  'h',
+  'cc',
+  'cpp',
+  'hpp',
+  'cs',
+  'php',
+  'swift',
+  'm',
+]);
+/** Module terms are runs of 2 to MODULE_PARTS components: `models.query`, `db.models.query`, … */
+export const MODULE_PARTS = 4;
+const DEFINITION = /\b(?:def|class|function|func|fn|interface|struct|enum|trait|module)\s+([A-Za-z_][\w]*)/g;
+const MENTION = /[\p{L}\p{N}_]+(?:[./\\][\p{L}\p{N}_]+)+/gu;
+
+/** A path or dotted name as module components, lower-cased: `django/db/models/query.py` -> django, db, models, query. */
+export function moduleComponents(name: string): string[] {
+  const parts = name
+    .toLowerCase()
+    .split(/[./\\]+/)
+    .filter((p) => p !== '');
+  if (parts.length > 1 && SOURCE_EXTENSIONS.has(parts[parts.length - 1] ?? '')) parts.pop();
+  if (parts[parts.length - 1] === '__init__') parts.pop();
+  return parts;
+}
+
+const moduleTerm = (parts: readonly string[]) => parts.join('.');
+
+/**
+ * Module terms of a changed file: its path's suffixes of 2 to MODULE_PARTS components, dotted
+ * (`models.query`, `db.models.query`, `django.db.models.query`). A task that names the module, a
+ * dotted path, a file path or a traceback line meets them through mentionTerms.
+ */
+export function fileModuleTerms(path: string): string[] {
+  const parts = moduleComponents(path);
+  const terms: string[] = [];
+  for (let n = 2; n <= Math.min(MODULE_PARTS, parts.length); n++) terms.push(moduleTerm(parts.slice(parts.length - n)));
+  return terms.filter((t) => t.length <= TERM_MAX_CHARS);
+}
+
+/**
+ * Module terms a text mentions: every run of 2 to MODULE_PARTS consecutive components of each
+ * dotted name or path in it (`django.db.models.query.QuerySet` gives `models.query`, …,
+ * `query.queryset`; a traceback's `/testbed/django/db/models/query.py` gives `django.db.models.query`).
+ */
+export function mentionTerms(text: string, counts: TermCounts = new Map()): TermCounts {
+  for (const [mention] of text.matchAll(MENTION)) {
+    const parts = moduleComponents(mention);
+    for (let start = 0; start < parts.length; start++)
+      for (let n = 2; n <= MODULE_PARTS && start + n <= parts.length; n++) {
+        const term = moduleTerm(parts.slice(start, start + n));
+        if (term.length <= TERM_MAX_CHARS) counts.set(term, (counts.get(term) ?? 0) + 1);
+      }
+  }
+  return counts;
+}
+
+/** What the change field reads: the files a run's outcome names and its last diff (the change it left). */
+export interface ChangeInput {
+  artifacts: readonly string[];
+  /** The last unified diff among its steps' results, or null. */
+  diff: string | null;
+}
+
+/**
+ * The change field: the changed files' words and module terms and the scopes of the change (hunk
+ * headers, names defined on changed lines), each at CHANGE_WEIGHT. What a run touched, apart from
+ * what it typed and read on the way. The other words of changed lines stay out: with them a long
+ * patch matched every task by volume (measured: one run in the top 5 of 37% of queries).
+ */
+export function changeTerms(input: ChangeInput): TermCounts {
+  const counts: TermCounts = new Map();
+  const files = new Set(input.artifacts);
+  const text = (input.diff ?? '').slice(0, DIFF_CHARS);
+  for (const m of text.matchAll(DIFF_FILE)) files.add(m[2] ?? m[3] ?? '');
+  files.delete('');
+  for (const file of files) {
+    addWords(counts, file, CHANGE_WEIGHT);
+    for (const term of fileModuleTerms(file)) counts.set(term, (counts.get(term) ?? 0) + CHANGE_WEIGHT);
+  }
+  for (const line of text.split('\n')) {
+    const changed = (line.startsWith('+') || line.startsWith('-')) && !line.startsWith('+++') && !line.startsWith('---');
+    if (line.startsWith('@@')) addWords(counts, line.replace(/^@@[^@]*@@/, ''), CHANGE_WEIGHT);
+    else if (changed) for (const [, name] of line.matchAll(DEFINITION)) if (name) addWords(counts, name, CHANGE_WEIGHT);
+  }
+  return counts;
+}
+
+/** The last diff among step results (the change a run submitted), or null. */
+export function lastDiff(outputs: ReadonlyArray<string | null>): string | null {
+  for (let i = outputs.length - 1; i >= 0; i--) {
+    const output = outputs[i];
+    if (output && looksLikeDiff(output)) return output;
+  }
+  return null;
 }

@@ -18,13 +18,14 @@ const DATA = { domain: 'data', language: 'python', framework: 'pandas', tags: ['
 
 function expectBreakdown(s: Json) {
   expect(s.similarity).toBeCloseTo(Math.max(s.textRank, s.trigramSimilarity), 6);
-  const total =
-    RELEVANCE_WEIGHTS.contextMatch * s.contextMatch +
-    RELEVANCE_WEIGHTS.reward * s.reward +
-    RELEVANCE_WEIGHTS.similarity * s.similarity +
-    RELEVANCE_WEIGHTS.recency * s.recency +
-    RELEVANCE_WEIGHTS.feedback * s.feedback;
-  expect(s.total).toBeCloseTo(total, 10);
+  // Without a learned model the evidence is the fixed formula's; the priors scale it (evidence first).
+  expect(s.learned).toBe(false);
+  const evidence =
+    (RELEVANCE_WEIGHTS.contextMatch * s.contextMatch + RELEVANCE_WEIGHTS.similarity * s.similarity) /
+    (RELEVANCE_WEIGHTS.contextMatch + RELEVANCE_WEIGHTS.similarity);
+  expect(s.evidence).toBeCloseTo(evidence, 10);
+  const factor = 1 + RELEVANCE_WEIGHTS.reward * s.reward + RELEVANCE_WEIGHTS.recency * s.recency + RELEVANCE_WEIGHTS.feedback * s.feedback;
+  expect(s.total).toBeCloseTo(evidence * factor, 10);
 }
 
 describe('ranking', () => {

@@ -23,7 +23,8 @@ export const COMPLETE = `mutation($id: ID!, $outcome: OutcomeInput!, $mode: Extr
 
 export const EPISODE = `query($id: ID!) { episode(id: $id) { ${errorFields('NotFoundError')} ... on Episode { id status learningState feedbackCredit ${REWARD} ${REFLECTION} } } }`;
 
-const SCORE = 'score { total contextMatch reward similarity recency feedback feedbackUses feedbackResemblance textRank taskText work trigramSimilarity }';
+const SCORE =
+  'score { total evidence learned contributions { name value contribution } contextMatch reward similarity recency feedback feedbackUses feedbackResemblance textRank taskText work change trigramSimilarity }';
 export const RELEVANT_EPISODES = `query($task: RetrievalTaskInput!, $limit: Int, $includeFailures: Boolean, $filter: RelevantEpisodeFilter) {
   relevantEpisodes(task: $task, limit: $limit, includeFailures: $includeFailures, filter: $filter) {
     ${errorFields('InputLimitError')}

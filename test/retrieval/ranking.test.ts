@@ -76,7 +76,9 @@ describe('two-field BM25 ranking', () => {
     const [first, second] = r.episodes;
     expect(first.score.work).toBeGreaterThan(second.score.work);
     expect(first.score.textRank).toBeCloseTo(1, 10);
-    expect(second.score.textRank).toBeCloseTo((second.score.taskText + second.score.work) / (first.score.taskText + first.score.work), 10);
+    expect(first.score.change).toBeGreaterThan(second.score.change); // the changed file and symbol are its change field
+    const sum = (s: Json) => s.taskText + s.work + s.change;
+    expect(second.score.textRank).toBeCloseTo(sum(second.score) / sum(first.score), 10);
   });
 
   it('returns failed runs ranked among the results, marked, with what went wrong', async () => {

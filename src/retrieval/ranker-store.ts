@@ -1,0 +1,54 @@
+// The tenant's learned ranker in PostgreSQL (ranking_models): loaded by every relevantEpisodes,
+// fitted by ranker-training.ts when the learning queue finds a refit due.
+import type pg from 'pg';
+import type { RankingModel } from './ranker.ts';
+
+export const RANKER_TRAINING = {
+  /** The newest episodes with changed files used as training queries. */
+  queries: 300,
+  /** Below this many queries with a relevant candidate the tenant keeps the fixed formula. */
+  minQueries: 20,
+  /** A model is refitted once this many more episodes are indexed than it was fitted on. */
+  refitEvery: 50,
+} as const;
+
+interface ModelRow {
+  features: string[];
+  weights: number[];
+  means: number[];
+  scales: number[];
+}
+
+export async function loadRankingModel(pool: pg.Pool, tenantId: string): Promise<RankingModel | null> {
+  const { rows } = await pool.query<ModelRow>('SELECT features, weights, means, scales FROM ranking_models WHERE tenant_id = $1', [tenantId]);
+  return rows[0] ?? null;
+}
+
+export interface StoredRankerInfo {
+  episodes: number;
+  queries: number;
+  pairs: number;
+  trainedAt: Date;
+}
+
+export async function rankingModelInfo(pool: pg.Pool, tenantId: string): Promise<StoredRankerInfo | null> {
+  const { rows } = await pool.query<{ episodes: number; queries: number; pairs: number; trained_at: Date }>(
+    'SELECT episodes, queries, pairs, trained_at FROM ranking_models WHERE tenant_id = $1',
+    [tenantId],
+  );
+  const row = rows[0];
+  return row ? { episodes: row.episodes, queries: row.queries, pairs: row.pairs, trainedAt: row.trained_at } : null;
+}
+
+/** Episodes indexed for retrieval (the task field's document count). */
+export async function indexedEpisodes(pool: pg.Pool, tenantId: string): Promise<number> {
+  const { rows } = await pool.query<{ documents: number }>('SELECT documents FROM episode_term_totals WHERE tenant_id = $1 AND field = 0', [tenantId]);
+  return rows[0]?.documents ?? 0;
+}
+
+/** Whether the tenant's history has grown enough since its model (or to have a first one). */
+export async function refitDue(pool: pg.Pool, tenantId: string): Promise<boolean> {
+  const [indexed, info] = await Promise.all([indexedEpisodes(pool, tenantId), rankingModelInfo(pool, tenantId)]);
+  if (!info) return indexed >= RANKER_TRAINING.minQueries;
+  return indexed >= info.episodes + RANKER_TRAINING.refitEvery;
+}

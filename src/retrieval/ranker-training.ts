@@ -1,0 +1,100 @@
+// Fitting the tenant's learned ranker on its own history (run by the learning queue, learning/jobs.ts).
+//
+// Training discipline: each training query is a past episode's task, ranked by the fixed formula
+// (never by a previous model) with the episode itself excluded; its relevant candidates are the
+// other episodes whose outcome artifacts (the files their final change touched) share a file with
+// its own. Half the queries carry the episode's context {domain, language}, half only its text, as
+// callers ask both ways. Nothing a later query asks is ever in the training set: a model is fitted
+// on episodes that already ended.
+import type pg from 'pg';
+import { fitRankingModel, type RankingModel, type TrainingQuery, validate } from './ranker.ts';
+import { indexedEpisodes, RANKER_TRAINING, type StoredRankerInfo } from './ranker-store.ts';
+import { LEXICAL_CANDIDATES, rankEpisodesWithTerms } from './store.ts';
+
+interface TrainingEpisode {
+  id: string;
+  task_description: string;
+  domain: string | null;
+  language: string | null;
+  artifacts: string[];
+}
+
+const ARTIFACTS = `CASE WHEN jsonb_typeof(outcome->'artifacts') = 'array' THEN ARRAY(SELECT jsonb_array_elements_text(outcome->'artifacts')) ELSE '{}' END`;
+
+/** One training query: the episode's task ranked by the fixed formula without it, labelled by shared files. */
+async function trainingQuery(pool: pg.Pool, tenantId: string, episode: TrainingEpisode, withContext: boolean): Promise<TrainingQuery> {
+  const context = { domain: withContext ? episode.domain : null, language: withContext ? episode.language : null, framework: null, tags: [] };
+  const { episodes } = await rankEpisodesWithTerms(pool, {
+    tenantId,
+    query: { description: episode.task_description, taskType: null, context },
+    statuses: ['completed', 'failed'],
+    limit: LEXICAL_CANDIDATES,
+    now: new Date(),
+    excludeId: episode.id,
+    model: null,
+  });
+  const { rows } = await pool.query<{ id: string; artifacts: string[] }>(`SELECT id, ${ARTIFACTS} AS artifacts FROM episodes WHERE id = ANY($1::uuid[])`, [
+    episodes.map((e) => e.id),
+  ]);
+  const files = new Set(episode.artifacts);
+  const relevant = new Set(rows.filter((r) => r.artifacts.some((f) => files.has(f))).map((r) => r.id));
+  return { candidates: episodes.map((e) => ({ x: e.features, relevant: relevant.has(e.id) })) };
+}
+
+export const FOLDS = 5;
+
+/** MRR@5 of the fixed formula and of models fitted without the fold they rank, over all folds. */
+export function crossValidate(queries: readonly TrainingQuery[]): { fixed: number; model: number } {
+  let fixed = 0;
+  let model = 0;
+  for (let fold = 0; fold < FOLDS; fold++) {
+    const held = queries.filter((_, i) => i % FOLDS === fold);
+    const fitted = fitRankingModel(queries.filter((_, i) => i % FOLDS !== fold)) ?? FIXED_ONLY;
+    const check = validate(held, fitted);
+    fixed += check.fixed * held.length;
+    model += check.model * held.length;
+  }
+  const n = Math.max(1, queries.length);
+  return { fixed: fixed / n, model: model / n };
+}
+
+/** A model that cannot beat anything (no weights): what validation compares when fitting found no pairs. */
+const FIXED_ONLY: RankingModel = { features: [], weights: [], means: [], scales: [] };
+
+/**
+ * Fits the tenant's model on its history and stores it (replacing the previous one). Returns what
+ * it stored, or null (the tenant ranks by the fixed formula) below RANKER_TRAINING.minQueries or
+ * when models fitted on four fifths of the queries do worse than the fixed formula on the fifth they
+ * were not fitted on (five-fold cross-validation).
+ */
+export async function trainRankingModel(pool: pg.Pool, tenantId: string): Promise<(StoredRankerInfo & { model: RankingModel }) | null> {
+  const indexed = await indexedEpisodes(pool, tenantId);
+  const { rows } = await pool.query<TrainingEpisode>(
+    `SELECT id, task_description, domain, language, ${ARTIFACTS} AS artifacts FROM episodes
+      WHERE tenant_id = $1 AND status IN ('completed', 'failed') AND jsonb_typeof(outcome->'artifacts') = 'array' AND jsonb_array_length(outcome->'artifacts') > 0
+      ORDER BY ended_at DESC NULLS LAST, id LIMIT $2`,
+    [tenantId, RANKER_TRAINING.queries],
+  );
+  const queries: TrainingQuery[] = [];
+  for (const [i, episode] of rows.entries()) queries.push(await trainingQuery(pool, tenantId, episode, i % 2 === 0));
+  const useful = queries.filter((q) => q.candidates.some((c) => c.relevant) && q.candidates.some((c) => !c.relevant));
+  if (useful.length < RANKER_TRAINING.minQueries) return null;
+  // Five-fold cross-validation: each fifth of the queries is ranked by a model fitted on the others.
+  const check = crossValidate(useful);
+  if (check.model < check.fixed) {
+    await pool.query('DELETE FROM ranking_models WHERE tenant_id = $1', [tenantId]);
+    return null;
+  }
+  const fitted = fitRankingModel(useful);
+  if (!fitted) return null;
+  const { rows: saved } = await pool.query<{ trained_at: Date }>(
+    `INSERT INTO ranking_models (tenant_id, features, weights, means, scales, episodes, queries, pairs, trained_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())
+     ON CONFLICT (tenant_id) DO UPDATE SET features = EXCLUDED.features, weights = EXCLUDED.weights, means = EXCLUDED.means, scales = EXCLUDED.scales,
+       episodes = EXCLUDED.episodes, queries = EXCLUDED.queries, pairs = EXCLUDED.pairs, trained_at = EXCLUDED.trained_at
+     RETURNING trained_at`,
+    [tenantId, fitted.features, fitted.weights, fitted.means, fitted.scales, indexed, useful.length, fitted.pairs],
+  );
+  const model = { features: fitted.features, weights: fitted.weights, means: fitted.means, scales: fitted.scales };
+  return { model, episodes: indexed, queries: useful.length, pairs: fitted.pairs, trainedAt: saved[0]?.trained_at ?? new Date() };
+}
