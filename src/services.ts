@@ -13,6 +13,7 @@ import { LedgerReads } from './ledger/live-reads.ts';
 import { loadSigner } from './ledger/signer.ts';
 import { stopForBudget } from './lifecycle/budget-stop.ts';
 import { startDeadlineWorkers } from './lifecycle/deadlines.ts';
+import { startRankerRefits } from './retrieval/ranker-jobs.ts';
 import type { Services } from './schema/context.ts';
 import { StepIngestor } from './steps/ingest.ts';
 import { DEFAULT_REDACTED_KEYS } from './steps/redact.ts';
@@ -27,7 +28,12 @@ export async function createServices(config: Config, db: Database, log: Logger):
   writer.onCommit((tenantId, events) => ledgerBus.publish(tenantId, must(events[events.length - 1]).seq));
   const jobs = await startJobQueue(db.pool, log);
   await startDeadlineWorkers(jobs, db.pool, writer, log, config.jobPollSeconds);
-  const learning = await startLearningWorkers(jobs, db.pool, writer, log, { ...config.learning, pollSeconds: config.jobPollSeconds });
+  const refits = await startRankerRefits(jobs, db.pool, log, config.jobPollSeconds);
+  const learning = await startLearningWorkers(jobs, db.pool, writer, log, {
+    ...config.learning,
+    pollSeconds: config.jobPollSeconds,
+    onHistoryGrew: refits.queueDue,
+  });
   const signer = await loadSigner(config.ledger.signingKey, config.dataDir);
   const checkpoints = new CheckpointPublisher(db.pool, new TreeCache(db.pool), signer, log, config.ledger);
   writer.onCommit((tenantId, events) => checkpoints.committed(tenantId, events));

@@ -15,7 +15,6 @@ import { inTransaction, type JobQueue, underSetupLock } from '../jobs/queue.ts';
 import type { StoredLedgerEvent } from '../ledger/hash.ts';
 import type { Writer } from '../write.ts';
 import { extractEpisodePatterns } from './extract.ts';
-import { createRankerQueue, queueDueRefits, startRankerWorker } from './ranker-jobs.ts';
 
 export const EXTRACT_JOB = 'learning-extract-patterns';
 const EXTRACT_SWEEP_JOB = 'learning-extract-sweep';
@@ -35,6 +34,8 @@ export interface LearningQueueOptions {
   /** Extraction workers in this process. */
   workers: number;
   pollSeconds: number;
+  /** Called with the tenants of each extraction batch (the history grew): services.ts refits their learned rankers. */
+  onHistoryGrew?: (tenantIds: string[]) => Promise<unknown>;
 }
 
 export interface ExtractJob {
@@ -64,9 +65,7 @@ export async function startLearningWorkers(queue: JobQueue, pool: pg.Pool, write
     await queue.createQueue(EXTRACT_JOB, { name: EXTRACT_JOB, ...RETRY });
     await queue.createQueue(EXTRACT_SWEEP_JOB, { name: EXTRACT_SWEEP_JOB });
     await queue.schedule(EXTRACT_SWEEP_JOB, '* * * * *');
-    await createRankerQueue(queue);
   });
-  await startRankerWorker(queue, pool, log, options.pollSeconds);
   // Enqueues and extraction batches still running: drain() waits for them, so a stopping server
   // closes its pool only after the last job has been completed or failed.
   const inFlight = new Set<Promise<unknown>>();
@@ -81,12 +80,10 @@ export async function startLearningWorkers(queue: JobQueue, pool: pg.Pool, write
     let self = '';
     self = await queue.work<ExtractJob>(EXTRACT_JOB, { pollingIntervalSeconds: options.pollSeconds, batchSize: EXTRACT_BATCH }, async (jobs) => {
       await track(runBatch(queue, writer, jobs));
-      // The history grew: refit the learned ranker of tenants whose model is due (ranker-jobs.ts).
-      await queueDueRefits(
-        queue,
-        pool,
-        jobs.map((j) => j.data.tenantId),
-      ).catch((err: unknown) => log.warn({ err }, 'ranker refit not queued; the next batch retries'));
+      // The history grew: refit the learned ranker of tenants whose model is due (retrieval/ranker-jobs.ts).
+      await options
+        .onHistoryGrew?.(jobs.map((j) => j.data.tenantId))
+        .catch((err: unknown) => log.warn({ err }, 'ranker refit not queued; the next batch retries'));
       // A full batch means more are waiting: fetch again now rather than after the polling interval.
       if (jobs.length === EXTRACT_BATCH) queue.notifyWorker(self);
     });

@@ -3,7 +3,7 @@
 // the model puts the runs that changed the asked module's file first, and relevantEpisodes shows each
 // feature's contribution. The learning queue queues a refit once the history is large enough.
 import { describe, expect, it } from 'vitest';
-import { queueDueRefits, RANKER_JOB } from '../../src/learning/ranker-jobs.ts';
+import { queueDueRefits, RANKER_JOB } from '../../src/retrieval/ranker-jobs.ts';
 import { loadRankingModel, RANKER_TRAINING, rankingModelInfo, refitDue } from '../../src/retrieval/ranker-store.ts';
 import { trainRankingModel } from '../../src/retrieval/ranker-training.ts';
 import { type TestApp, useApp } from '../support/app.ts';

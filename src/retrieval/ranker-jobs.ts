@@ -1,0 +1,49 @@
+// Refitting the learned ranker (ranker-training.ts) on the job queue: after an extraction batch
+// (the learning queue calls onHistoryGrew, which services.ts wires to queueDue), each of its tenants whose history has grown by RANKER_TRAINING.refitEvery
+// episodes since its model (or reached the minimum for a first one) gets a fit job; pg-boss's
+// singleton key keeps one waiting job per tenant, so a burst of endings fits once.
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { type JobQueue, underSetupLock } from '../jobs/queue.ts';
+import { refitDue } from './ranker-store.ts';
+import { trainRankingModel } from './ranker-training.ts';
+
+export const RANKER_JOB = 'learning-fit-ranker';
+
+export interface RankerJob {
+  tenantId: string;
+}
+
+export interface RankerRefits {
+  /** Queues a fit for each of these tenants whose model is due; returns the tenants queued. */
+  queueDue(tenantIds: Iterable<string>): Promise<string[]>;
+}
+
+/** Creates the queue (under the setup lock, as the other queues), starts its worker. */
+export async function startRankerRefits(queue: JobQueue, pool: pg.Pool, log: Logger, pollSeconds: number): Promise<RankerRefits> {
+  await underSetupLock(pool, () => queue.createQueue(RANKER_JOB, { name: RANKER_JOB, retryLimit: 2, retryDelay: 30, expireInSeconds: 900 }));
+  await startRankerWorker(queue, pool, log, pollSeconds);
+  return { queueDue: (tenantIds) => queueDueRefits(queue, pool, tenantIds) };
+}
+
+async function startRankerWorker(queue: JobQueue, pool: pg.Pool, log: Logger, pollSeconds: number): Promise<void> {
+  await queue.work<RankerJob>(RANKER_JOB, { pollingIntervalSeconds: pollSeconds }, async ([job]) => {
+    if (!job) return;
+    const fitted = await trainRankingModel(pool, job.data.tenantId);
+    log.info(
+      { tenantId: job.data.tenantId, ...(fitted ? { episodes: fitted.episodes, queries: fitted.queries, pairs: fitted.pairs } : { model: 'fixed formula' }) },
+      'ranker fitted',
+    );
+  });
+}
+
+/** Queues a fit for each tenant whose model is due (refitDue); returns the tenants queued. */
+export async function queueDueRefits(queue: JobQueue, pool: pg.Pool, tenantIds: Iterable<string>): Promise<string[]> {
+  const queued: string[] = [];
+  for (const tenantId of new Set(tenantIds)) {
+    if (!(await refitDue(pool, tenantId))) continue;
+    await queue.send(RANKER_JOB, { tenantId }, { singletonKey: tenantId });
+    queued.push(tenantId);
+  }
+  return queued;
+}
