@@ -18,7 +18,7 @@ const KEYS_OPERATOR_HELP = `Usage: episodic keys <create|list|revoke> --tenant <
 Without --tenant, \`episodic keys\` works over the API with an admin key (episodic keys --help).
 Database: as for \`episodic tenants --help\`.`;
 
-const VERIFY_HELP = `Usage: episodic verify --public-key <hex> [--state <state.json>] <file> [--json]
+const VERIFY_HELP = `Usage: episodic verify --public-key <hex> <file> [--state <state.json>] [--json]
 Checks, with no server, a proof bundle (episodeProofBundle, \`episodic export --episode\`) or a
 ledger export (\`episodic export\`) against a key you trust (docs/LEDGER.md §5.2): a bundle's own
 key is never trusted, so nothing is called verified without --public-key.
