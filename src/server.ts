@@ -114,7 +114,9 @@ function createGraphQLHandler(services: Services, { admission, limiter, keyWatch
       maskError(error, message) {
         const requestId = requestScope.getStore()?.requestId;
         const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
-        if (error instanceof GraphQLError && error.extensions.reason === 'JSON_NUMBER_OUT_OF_RANGE') {
+        // extensions may be missing, whatever the type says: graphql-jit's GraphQLError (the step journal's
+        // compiled mutations) leaves it undefined when the error has no original error with extensions.
+        if (error instanceof GraphQLError && error.extensions?.reason === 'JSON_NUMBER_OUT_OF_RANGE') {
           // Restated: graphql-js echoes the value as parsed from the body, already rounded
           // (9007199254740993 as ...992), and the compiled executor replaces the reason by "Expected type JSON.".
           return new GraphQLError(inexactNumberMessage(String(error.extensions.path)), { nodes: error.nodes, path: error.path, extensions: error.extensions });
