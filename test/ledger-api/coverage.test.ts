@@ -180,6 +180,23 @@ describe('JSON numbers beyond 2^53 - 1', () => {
     expect(exact.errors).toBeUndefined();
     expect(await head()).toBe(before);
   });
+
+  it('leave any other bad variable of a compiled logSteps or logStep a BAD_USER_INPUT naming it (its error carries no extensions)', async () => {
+    const before = await head();
+    const batch = await t.gql('mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { __typename } }', {
+      e: episodeId,
+      s: [{ kind: 'tool_call', latencyMs: -2147483649 }],
+    });
+    expect(batch.errors?.[0]?.message).toMatch(/latencyMs.*-2147483649/);
+    expect(batch.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+    const one = await t.gql('mutation($e: ID!, $s: StepInput!) { logStep(episodeId: $e, step: $s) { __typename } }', {
+      e: episodeId,
+      s: { kind: 'tool_call', result: { kind: 'success' } },
+    });
+    expect(one.errors?.[0]?.message).toMatch(/"success".*StepResultKind/);
+    expect(one.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+    expect(await head()).toBe(before);
+  });
 });
 
 describe('Step.hashedContent', () => {
