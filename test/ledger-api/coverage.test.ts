@@ -180,8 +180,10 @@ describe('JSON numbers beyond 2^53 - 1', () => {
     expect(exact.errors).toBeUndefined();
     expect(await head()).toBe(before);
   });
+});
 
-  it('leave any other bad variable of a compiled logSteps or logStep a BAD_USER_INPUT naming it (its error carries no extensions)', async () => {
+describe('bad variables of the compiled step journal (graphql-jit errors carry no extensions)', () => {
+  it('answer BAD_USER_INPUT naming the value and its type, and nothing is written', async () => {
     const before = await head();
     const batch = await t.gql('mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { __typename } }', {
       e: episodeId,
