@@ -182,6 +182,25 @@ describe('JSON numbers beyond 2^53 - 1', () => {
   });
 });
 
+describe('bad variables of the compiled step journal (graphql-jit errors carry no extensions)', () => {
+  it('answer BAD_USER_INPUT naming the value and its type, and nothing is written', async () => {
+    const before = await head();
+    const batch = await t.gql('mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { __typename } }', {
+      e: episodeId,
+      s: [{ kind: 'tool_call', latencyMs: -2147483649 }],
+    });
+    expect(batch.errors?.[0]?.message).toMatch(/latencyMs.*-2147483649/);
+    expect(batch.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+    const one = await t.gql('mutation($e: ID!, $s: StepInput!) { logStep(episodeId: $e, step: $s) { __typename } }', {
+      e: episodeId,
+      s: { kind: 'tool_call', result: { kind: 'success' } },
+    });
+    expect(one.errors?.[0]?.message).toMatch(/"success".*StepResultKind/);
+    expect(one.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+    expect(await head()).toBe(before);
+  });
+});
+
 describe('Step.hashedContent', () => {
   it('reproduces Step.contentHash for a step with a blob, a truncated field and imported times', async () => {
     const started = await t.gql(
