@@ -11,7 +11,7 @@ import type { EpisodicError } from '../client/errors.ts';
 import type { EpisodeProofBundleResult, LedgerEvent, SignedTreeHead } from '../client/types.ts';
 import { EXPORT_FORMAT } from '../ledger/export-format.ts';
 import type { StoredLedgerEvent } from '../ledger/hash.ts';
-import type { RowClaims } from '../ledger/row-checks.ts';
+import type { RowClaims } from '../ledger/row-claims.ts';
 import { defineCommand, failOnErrorResult, intOption, listOption, usage } from './remote.ts';
 
 const TAIL_HELP = `Usage: episodic tail [--after <seq>] [--verify] [filters]
@@ -199,7 +199,7 @@ export const exportCommand = defineCommand({
         const consistency = await consistencyFrom(client, after, checkpoints.at(-1)?.treeSize);
         if (consistency) await write(out, `${JSON.stringify({ consistency })}\n`);
         // To the head, the values the events hash follow them, so verify recomputes every hash.
-        const claims = toSeq === null ? new (await import('../ledger/row-checks.ts')).RowClaims() : undefined;
+        const claims = toSeq === null ? new (await import('../ledger/row-claims.ts')).RowClaims() : undefined;
         for (;;) {
           const page = failOnErrorResult(await client.ledgerEvents({ after, first: to === undefined ? 500 : Math.min(500, to - after) }));
           for (const event of page.events) await write(out, `${JSON.stringify(event)}\n`);

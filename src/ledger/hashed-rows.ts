@@ -3,7 +3,7 @@
 // (contentHash) to the latest claim its events make. inputHash and queryHash are hashes of inputs
 // the server does not keep, so they have no row. Pure: the CLI and the verifier share it.
 import { contentHash, type StoredLedgerEvent } from './hash.ts';
-import { RowClaims } from './row-checks.ts';
+import { RowClaims } from './row-claims.ts';
 
 export const HASHED_ROW_KINDS = [
   'episode.outcome',

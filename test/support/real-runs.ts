@@ -1,18 +1,30 @@
 // The 350 real mini-swe-agent runs (SWE-bench Verified), for tests that need real data: unpacked
 // from the shared archive into a temporary folder that `cleanup` removes, and imported through the
-// product's importer (importRuns over the public API). The archive sits beside the repository on CI
-// (../shared/data); from a git worktree under /work/wt it is two levels up.
+// product's importer (importRuns over the public API). CI clones the repository where it likes, so
+// the archive is looked for in EPISODIC_REAL_RUNS_ARCHIVE, then in shared/data of every folder above
+// the repository (beside a clone, or two levels up from a git worktree), then in /work/shared/data.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { EpisodicClient } from '../../src/client/client.ts';
+import { testRealRunsArchive } from '../../src/config.ts';
 import { type ImportReport, importRuns } from '../../src/import/index.ts';
 
-const ARCHIVE = 'shared/data/swebench-verified-mini-swe-agent.tar.gz';
+const ARCHIVE = join('shared', 'data', 'swebench-verified-mini-swe-agent.tar.gz');
 const REPO = resolve(import.meta.dirname, '../..');
-export const ARCHIVE_CANDIDATES = [resolve(REPO, '..', ARCHIVE), resolve(REPO, '../..', ARCHIVE)];
+
+/** Where the archive may be, in the order looked: the configured path, each folder above the repository, /work. */
+function archiveCandidates(): string[] {
+  const above: string[] = [];
+  for (let dir = dirname(REPO); ; dir = dirname(dir)) {
+    above.push(join(dir, ARCHIVE));
+    if (dirname(dir) === dir) break;
+  }
+  const configured = testRealRunsArchive();
+  return [...new Set([...(configured ? [resolve(configured)] : []), ...above, join('/work', ARCHIVE)])];
+}
 
 export interface RealRuns {
   /** The trajectory files imported, in name order. */
@@ -22,8 +34,11 @@ export interface RealRuns {
 }
 
 export function realRunsArchive(): string {
-  const found = ARCHIVE_CANDIDATES.find((p) => existsSync(p));
-  if (!found) throw new Error(`the real runs are missing: none of ${ARCHIVE_CANDIDATES.join(', ')} exists`);
+  const candidates = archiveCandidates();
+  const found = candidates.find((p) => existsSync(p));
+  if (!found) {
+    throw new Error(`the real runs are missing: none of ${candidates.join(', ')} exists (set EPISODIC_REAL_RUNS_ARCHIVE to the archive's path)`);
+  }
   return found;
 }
 

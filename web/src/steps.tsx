@@ -18,6 +18,8 @@ export interface StepRow {
   observation: string | null;
 }
 
+// Fields shown in their own place, or not at all: hashedContent repeats the whole step in the form
+// contentHash covers (for verifiers, not readers), so it is not an extra field to show.
 const KNOWN = [
   'id',
   'stepNumber',
@@ -37,6 +39,7 @@ const KNOWN = [
   'worldAfter',
   'metadata',
   'contentHash',
+  'hashedContent',
   'createdAt',
 ];
 const FULL = 'parameters argsHash result observation cost sideEffectKey worldBefore worldAfter metadata contentHash createdAt';

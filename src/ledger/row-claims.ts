@@ -1,0 +1,56 @@
+// The claims the ledger's events make about stored rows (docs/LEDGER.md §7.5): per episode the
+// latest hash of each value, and every checkpoint state and retrieval hashed. Pure, so the client
+// package (verifyProofBundle, through hashed-rows.ts) can use it without the database driver;
+// row-checks.ts compares the claims with the rows in PostgreSQL.
+import type { StoredLedgerEvent } from './hash.ts';
+
+export interface Claim {
+  seq: number;
+  hash: string;
+}
+
+type EpisodeClaims = Partial<Record<'inputHash' | 'outcomeHash' | 'critiqueHash' | 'rewardHash' | 'reflectionHash', Claim>>;
+
+const ENDINGS = new Set(['episode.completed', 'episode.failed', 'episode.cancelled', 'episode.escalated']);
+
+type Payload = Record<string, unknown>;
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** Collects, per episode, the latest claim of each hash; checkpoint states and retrievals per row. */
+export class RowClaims {
+  readonly episodes = new Map<string, EpisodeClaims>();
+  readonly states: Array<Claim & { id: string }> = [];
+  readonly retrievals: Array<{ seq: number; id: string; queryHash: string; resultsHash: string }> = [];
+
+  add(e: StoredLedgerEvent): void {
+    const p = (typeof e.payload === 'object' && e.payload !== null ? e.payload : {}) as Payload;
+    const episode = e.episodeId ? this.claimsOf(e.episodeId) : undefined;
+    const claim = (hash: unknown): Claim | undefined => (typeof hash === 'string' ? { seq: e.seq, hash } : undefined);
+    if (e.type === 'episode.started' && episode) episode.inputHash = claim(p.inputHash);
+    if (ENDINGS.has(e.type) && episode && p.outcomeHash !== null) episode.outcomeHash = claim(p.outcomeHash);
+    if (e.type === 'critique.recorded' && episode) episode.critiqueHash = claim(p.critiqueHash);
+    if (episode && (ENDINGS.has(e.type) || e.type === 'critique.recorded')) this.experience(episode, e.seq, p.experience);
+    // Extraction re-scores the experience without carrying its hashes: earlier claims no longer hold.
+    if (e.type === 'patterns.extracted' && episode) delete episode.rewardHash, delete episode.reflectionHash;
+    if (e.type === 'checkpoint.saved' && str(p.checkpointId) && str(p.stateHash))
+      this.states.push({ seq: e.seq, id: p.checkpointId as string, hash: p.stateHash as string });
+    if (e.type === 'retrieval.served' && str(p.retrievalId) && str(p.queryHash) && str(p.resultsHash)) {
+      this.retrievals.push({ seq: e.seq, id: p.retrievalId as string, queryHash: p.queryHash as string, resultsHash: p.resultsHash as string });
+    }
+  }
+
+  private claimsOf(episodeId: string): EpisodeClaims {
+    const found = this.episodes.get(episodeId);
+    if (found) return found;
+    const created: EpisodeClaims = {};
+    this.episodes.set(episodeId, created);
+    return created;
+  }
+
+  private experience(episode: EpisodeClaims, seq: number, experience: unknown): void {
+    if (typeof experience !== 'object' || experience === null) return;
+    const x = experience as Payload;
+    if (typeof x.rewardHash === 'string') episode.rewardHash = { seq, hash: x.rewardHash };
+    if (typeof x.reflectionHash === 'string') episode.reflectionHash = { seq, hash: x.reflectionHash };
+  }
+}
