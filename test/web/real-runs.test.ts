@@ -170,7 +170,8 @@ describe('the monitor on imported real runs', { timeout: BROWSER_TEST_MS }, () =
     expect(await receipt.locator('.went-wrong').first().textContent()).toMatch(/^Last error at step \d+/);
     await page.getByLabel('Task description').fill(task);
     await page.getByRole('button', { name: 'Retrieve' }).click();
-    const episodes = page.locator('table.scores', { hasText: 'Episodes' }).first();
+    // By the table's accessible name: a real task text may itself contain "Warnings" or "Episodes".
+    const episodes = page.getByRole('table', { name: 'Episodes', exact: true });
     await episodes.waitFor(LIVE);
     const words = await episodes.locator('td[data-strength]').evaluateAll((els) => els.map((el) => el.getAttribute('data-strength')));
     expect(words.length).toBeGreaterThan(0);
@@ -184,7 +185,7 @@ describe('the monitor on imported real runs', { timeout: BROWSER_TEST_MS }, () =
       t.keys.read,
     );
     for (const e of far.data.relevantEpisodes.episodes) expect(matchStrength(e.score).word).not.toBe('strong');
-    const warnings = page.locator('table.scores', { hasText: 'Warnings' });
+    const warnings = page.getByRole('table', { name: 'Warnings', exact: true });
     await warnings.waitFor(LIVE);
     const said = await warnings.locator('.went-wrong').allTextContents();
     expect(said.length).toBeGreaterThan(0);
