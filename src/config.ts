@@ -72,6 +72,7 @@ const EnvSchema = z.object({
     .min(1024)
     .default(8 * 1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(1000),
   MAX_CONCURRENT_REQUESTS: z.coerce.number().int().min(1).default(256),
   MAX_REQUESTS_PER_KEY: z.coerce.number().int().min(1).default(64),
   MAX_STREAMS_PER_KEY: z.coerce.number().int().min(1).default(64),
@@ -136,6 +137,12 @@ export interface Config {
    */
   armor: { maxDepth: number; maxAliases: number; maxTokens: number; maxCost: number; maxNodes: number };
   shutdownTimeoutMs: number;
+  /**
+   * How long a stopping server still reads requests on connections it already has (answered with
+   * `Connection: close`): a request a client sent on an idle keep-alive connection just before the
+   * signal is answered, not cut. Bounded by shutdownTimeoutMs.
+   */
+  shutdownDrainMs: number;
   /** Admission control (src/http/admission.ts). */
   admission: {
     /** GraphQL POST requests one process works on at once (counted once the body has arrived); more are refused with OVERLOADED. */
@@ -228,6 +235,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     keyCacheMs: e.KEY_CACHE_MS,
     armor: { maxDepth: e.MAX_QUERY_DEPTH, maxAliases: e.MAX_ALIASES, maxTokens: e.MAX_TOKENS, maxCost: e.MAX_COST, maxNodes: e.MAX_NODES },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainMs: Math.min(e.SHUTDOWN_DRAIN_MS, e.SHUTDOWN_TIMEOUT_MS),
     admission: {
       maxConcurrentRequests: e.MAX_CONCURRENT_REQUESTS,
       maxRequestsPerKey: Math.min(e.MAX_REQUESTS_PER_KEY, e.MAX_CONCURRENT_REQUESTS),

@@ -2,7 +2,7 @@
 // health endpoints. createApp builds it; start/stop own the lifecycle.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { PothosValidationError } from '@pothos/core';
 import { type ExecutionArgs, GraphQLError } from 'graphql';
 import type { ServerOptions } from 'graphql-ws';
@@ -339,13 +339,16 @@ export function createApp(services: Services): App {
       ready = false;
       stopping = true;
       for (const res of unfinished) if (!res.headersSent) res.setHeader('connection', 'close');
-      const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
-      httpServer.closeIdleConnections();
+      // net.Server's close stops accepting only; http.Server's would also cut idle keep-alive
+      // connections at once, losing a request a client sent on one just before the signal.
+      const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(httpServer, () => resolve()));
       keyWatch.stop();
       stopEndingRevoked();
       await ws.dispose();
       for (const client of wss.clients) client.terminate();
-      const timeout = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());
+      const timeout = delay(config.shutdownTimeoutMs);
+      await Promise.race([closed, delay(config.shutdownDrainMs)]);
+      httpServer.close();
       await Promise.race([closed, timeout]);
       httpServer.closeAllConnections();
     },
@@ -374,6 +377,11 @@ function tooManyOperations(max: number): GraphQLError {
     `This connection already runs ${max} operations, the most one connection may (SUBSCRIPTIONS_PER_CONNECTION). Complete one, or open another connection.`,
     { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', limit: max } },
   );
+}
+
+/** Resolves after ms without keeping the process alive for it. */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function displayHost(host: string): string {

@@ -53,6 +53,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     DATABASE_URL: database.url,
     LOG_LEVEL: 'silent',
     SHUTDOWN_TIMEOUT_MS: '2000',
+    // In-process test servers stop after their clients are done: no request can be on its way.
+    SHUTDOWN_DRAIN_MS: '0',
     JOB_POLL_SECONDS: '0.5',
     LEDGER_SIGNING_KEY: randomBytes(32).toString('hex'),
     ...env,
