@@ -65,9 +65,9 @@ describe('fan-out across two servers', () => {
     await waitUntil(() => !bus.healthy, 'server 1 to notice');
     await logSteps(two, episode); // its notification finds no listener on server 1
     await waitUntil(() => bus.healthy, 'the listener to reconnect');
-    await waitUntil(() => w.values.length === 1, 'the event written during the outage', 5_000);
+    await waitUntil(() => w.values.length === 1, 'the event written during the outage');
     await logSteps(two, episode); // and notifications flow again
-    await waitUntil(() => w.values.length === 2, 'an event after the outage', 5_000);
+    await waitUntil(() => w.values.length === 2, 'an event after the outage');
     expect(seqsOf(w.values)).toEqual([head + 1, head + 2]);
     w.stop();
   });

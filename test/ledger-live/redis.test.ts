@@ -54,9 +54,9 @@ it.runIf(!!redisUrl)('re-subscribes after Redis drops the subscriber and deliver
   await waitUntil(() => !a.services.ledgerBus.healthy, 'server 1 to notice');
   await logSteps(b, episode); // published while server 1 is not subscribed
   await waitUntil(() => a.services.ledgerBus.healthy, 'the subscriber to come back');
-  await waitUntil(() => w.values.length === 1, 'the event written during the outage', 5_000);
+  await waitUntil(() => w.values.length === 1, 'the event written during the outage');
   await logSteps(b, episode);
-  await waitUntil(() => w.values.length === 2, 'an event after the outage', 5_000);
+  await waitUntil(() => w.values.length === 2, 'an event after the outage');
   expect(seqsOf(w.values)).toEqual([head + 1, head + 2]);
   w.stop();
 });

@@ -13,10 +13,14 @@ const CRITIQUE = 'mutation($e: ID!) { recordCritique(episodeId: $e, verdict: "fi
 const COMPLETE = 'mutation($e: ID!) { completeEpisode(episodeId: $e, outcome: { kind: SUCCESS, verdict: "ok", artifacts: [] }) { __typename } }';
 
 it('delivers live only the events of the chosen types, all of them, in seq order', async () => {
-  const headBefore = (await storedLedger(t)).length;
+  const before = await storedLedger(t);
+  const headBefore = before.length;
+  // From the head read here: a subscription without afterSeq starts at the head it reads itself,
+  // which on a busy machine can come after the first write below.
+  const afterSeq = String(before.at(-1)?.seq ?? 0);
   const client = t.wsClient(t.keys.read);
-  const steps = watch(client, LEDGER_EVENTS, { filter: { types: ['steps.logged'] } });
-  const lifecycle = watch(client, LEDGER_EVENTS, { filter: { types: ['episode.started', 'episode.completed'] } });
+  const steps = watch(client, LEDGER_EVENTS, { afterSeq, filter: { types: ['steps.logged'] } });
+  const lifecycle = watch(client, LEDGER_EVENTS, { afterSeq, filter: { types: ['episode.started', 'episode.completed'] } });
   await waitUntil(() => t.services.ledgerBus.subscribers === 2, 'both subscriptions to go live');
 
   const [one, two] = [await startEpisode(t), await startEpisode(t)];
