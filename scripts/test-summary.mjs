@@ -25,7 +25,10 @@ const passed = report.numPassedTests ?? 0;
 // used: it also counts every describe block around a failed test.
 const failedInReport = (report.numFailedTests ?? 0) + countFilesFailedWithoutTests(report);
 const unreported = vitestExitCode !== 0 && failedInReport === 0 ? 1 : 0;
-if (unreported) console.log(`vitest exited ${vitestExitCode} with no failed test in its report: an unhandled error or a failed setup or teardown (see "Unhandled" or "Error" in the log above)`);
+if (unreported)
+  console.log(
+    `vitest exited ${vitestExitCode} with no failed test in its report: an unhandled error or a failed setup or teardown (see "Unhandled" or "Error" in the log above)`,
+  );
 const failed = failedInReport + unreported;
 const skipped = skippedByFile(report);
 const skippedTotal = skipped.reduce((sum, [, n]) => sum + n, 0);
