@@ -19,6 +19,11 @@ import type { Json } from '../support/json.ts';
 import { acked, operationsOf, post, printedSchema, type Root, rawSocket, Snapshotter, waitFor } from './support.ts';
 
 const KEY_RECHECK_MS = 200;
+/**
+ * What a loaded 2-core machine adds to a timer before it fires: the bounds below still tell a
+ * recheck every KEY_RECHECK_MS from the default (5 s) and from none at all.
+ */
+const BUSY_SLACK_MS = 3_000;
 const schema = printedSchema();
 
 let t: TestApp;
@@ -264,9 +269,9 @@ describe('revoked and expired keys', () => {
     }, 'a live event');
     const revokedAt = Date.now();
     await revoke(key.id);
-    const closed = await closedWithin(s, KEY_RECHECK_MS + 500);
+    const closed = await closedWithin(s, KEY_RECHECK_MS + BUSY_SLACK_MS);
     expect(closed?.code).toBe(4403);
-    expect(must(closed).at - revokedAt).toBeLessThan(KEY_RECHECK_MS + 500);
+    expect(must(closed).at - revokedAt).toBeLessThan(KEY_RECHECK_MS + BUSY_SLACK_MS);
     // Still refused on reconnect.
     expect((await rawSocket(t.url, key.token).closed).code).toBe(4403);
   });
@@ -276,10 +281,10 @@ describe('revoked and expired keys', () => {
     const key = await newKey(['read'], new Date(expiresAt).toISOString());
     const s = rawSocket(t.url, key.token);
     await acked(s);
-    const closed = await closedWithin(s, expiresAt - Date.now() + KEY_RECHECK_MS + 500);
+    const closed = await closedWithin(s, expiresAt - Date.now() + KEY_RECHECK_MS + BUSY_SLACK_MS);
     expect(closed?.code).toBe(4403);
     expect(must(closed).at).toBeGreaterThanOrEqual(expiresAt - 50);
-    expect(must(closed).at - expiresAt).toBeLessThan(KEY_RECHECK_MS + 500);
+    expect(must(closed).at - expiresAt).toBeLessThan(KEY_RECHECK_MS + BUSY_SLACK_MS);
   });
 
   it('closes sockets in every server process when another process revokes the key', async () => {
@@ -290,9 +295,9 @@ describe('revoked and expired keys', () => {
       await acked(s);
       const revokedAt = Date.now();
       await revoke(key.id); // through the first server
-      const closed = await closedWithin(s, KEY_RECHECK_MS + 500);
+      const closed = await closedWithin(s, KEY_RECHECK_MS + BUSY_SLACK_MS);
       expect(closed?.code).toBe(4403);
-      expect(must(closed).at - revokedAt).toBeLessThan(KEY_RECHECK_MS + 500);
+      expect(must(closed).at - revokedAt).toBeLessThan(KEY_RECHECK_MS + BUSY_SLACK_MS);
     } finally {
       await second.stop();
     }
@@ -450,7 +455,7 @@ describe('keys kept between requests', () => {
         async () => (await other.gql('{ viewer { id } }', {}, key.token)).errors?.[0]?.extensions?.reason === 'REVOKED',
         'refused on the other server',
       );
-      expect(Date.now() - revokedAt).toBeLessThan(keyCacheMs + 500);
+      expect(Date.now() - revokedAt).toBeLessThan(keyCacheMs + BUSY_SLACK_MS);
     } finally {
       await other.stop();
     }
