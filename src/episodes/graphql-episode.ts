@@ -15,7 +15,7 @@ import {
   OUTCOME_KINDS,
   OutcomeKindEnum,
   PolicyEnum,
-} from './enums.ts';
+} from './graphql-enums.ts';
 import { StopReasonRef } from './graphql-stop.ts';
 import type { Outcome } from './outcome.ts';
 
