@@ -3,6 +3,7 @@
 import { builder } from '../builder.ts';
 import { enumValue } from '../schema/enum-value.ts';
 import { connectionSize } from '../schema/page-size.ts';
+import { StopReasonRef } from '../stops/graphql.ts';
 import type { StopReason } from '../stops/stop-reason.ts';
 import {
   BUDGET_POLICIES,
@@ -16,7 +17,6 @@ import {
   OutcomeKindEnum,
   PolicyEnum,
 } from './graphql-enums.ts';
-import { StopReasonRef } from './graphql-stop.ts';
 import type { Outcome } from './outcome.ts';
 
 const TaskContext = builder

@@ -1,11 +1,11 @@
-// Learning in the API: reward and reflection on Episode, what a completion learned, the Pattern
-// type with the episodes it came from, patterns(filter) and pattern(id), and on-demand extraction.
+// Learning in the API: reward and reflection on Episode, an extraction run (also answered by
+// completeEpisode, lifecycle/graphql-payloads.ts), the Pattern type with the episodes it came
+// from, patterns(filter) and pattern(id), and on-demand extraction.
 import { builder } from '../builder.ts';
 import { InputLimitError, NotFoundError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
-import { episodeField, FinishPayload } from '../episodes/graphql-payloads.ts';
+import { episodeField } from '../episodes/graphql-payloads.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import type { FeedbackReport } from '../retrieval/receipts.ts';
 import { enumValue } from '../schema/enum-value.ts';
 import { connectionSize } from '../schema/page-size.ts';
 import { type ExtractionReport, extractEpisodePatterns } from './extract.ts';
@@ -86,7 +86,7 @@ const RejectedCounts = builder.objectRef<ExtractionReport['rejected']>('PatternR
   }),
 });
 
-const ExtractionRef = builder.objectRef<ExtractionReport>('PatternExtraction').implement({
+export const ExtractionRef = builder.objectRef<ExtractionReport>('PatternExtraction').implement({
   description: 'One extraction run, as its patterns.extracted ledger event records it: candidates = kept + rejected.',
   fields: (t) => ({
     mode: t.string({ resolve: (r) => r.mode }),
@@ -105,31 +105,6 @@ const ExtractionRef = builder.objectRef<ExtractionReport>('PatternExtraction').i
     }),
   }),
 });
-
-const FeedbackRef = builder.objectRef<FeedbackReport>('RetrievalFeedback').implement({
-  fields: (t) => ({
-    retrievalIds: t.exposeIDList('retrievalIds'),
-    target: t.exposeFloat('target', { description: '+1 success, -1 failure; credits move 0.3 of the way towards it.' }),
-    episodes: t.exposeInt('episodes', { description: 'Episodes credited or debited.' }),
-    patterns: t.exposeInt('patterns', { description: 'Patterns credited or debited.' }),
-    confirmed: t.exposeInt('confirmed', {
-      description: 'Served episodes credited: for a success that reports artifacts, those that changed one of its files (the others get target 0).',
-    }),
-    uses: t.exposeInt('uses', {
-      description: "Uses recorded (one per retrieval and episode it served): ranking applies each to later queries that resemble the retrieval's query.",
-    }),
-  }),
-});
-
-builder.objectFields(FinishPayload, (t) => ({
-  extraction: t.field({
-    type: ExtractionRef,
-    nullable: true,
-    description: 'The run of extractPatterns: SYNC; null when queued.',
-    resolve: (p) => p.extraction ?? null,
-  }),
-  feedback: t.field({ type: FeedbackRef, nullable: true, description: 'Credit given for usedRetrievals.', resolve: (p) => p.feedback ?? null }),
-}));
 
 // ---- patterns ----
 

@@ -5,8 +5,6 @@ import './base.ts';
 import '../auth/graphql.ts';
 import '../episodes/graphql-episode.ts';
 import '../episodes/graphql-queries.ts';
-import '../episodes/graphql-lifecycle.ts';
-import '../episodes/graphql-records.ts';
 import '../steps/graphql.ts';
 import '../leases/graphql.ts';
 import '../ledger/graphql.ts';
@@ -16,6 +14,8 @@ import '../ledger/graphql-subscriptions.ts';
 import '../learning/graphql.ts';
 import '../retrieval/graphql.ts';
 import '../retrieval/graphql-files.ts';
+import '../lifecycle/graphql.ts';
+import '../lifecycle/graphql-records.ts';
 import '../monitor/graphql.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });
