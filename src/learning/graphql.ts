@@ -4,6 +4,7 @@
 import { builder } from '../builder.ts';
 import { InputLimitError, NotFoundError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import { episodeField } from '../episodes/graphql-payloads.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { enumValue } from '../schema/enum-value.ts';
@@ -256,9 +257,11 @@ builder.mutationFields((t) => ({
       const episodeId = String(args.episodeId);
       if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
       const extraction = await ctx.services.writer.run(ctx.viewer.tenantId, async (w) => {
-        const { rows } = await w.client.query('SELECT outcome IS NOT NULL AS ended FROM episodes WHERE tenant_id = $1 AND id = $2', [w.tenantId, episodeId]);
-        if (!rows.length) throw new NotFoundError('Episode', episodeId);
-        if (!rows[0].ended)
+        const p = new Params();
+        const sql = `SELECT outcome IS NOT NULL AS ended FROM episodes WHERE tenant_id = ${p.add(w.tenantId)} AND id = ${p.add(episodeId)}`;
+        const [row] = await queryRows<{ ended: boolean }>(w.client, sql, p);
+        if (!row) throw new NotFoundError('Episode', episodeId);
+        if (!row.ended)
           throw new InputLimitError([
             {
               field: 'episodeId',

@@ -1,5 +1,7 @@
 // Reads a tenant's ledger in seq order, as the exact values that were hashed.
 import type pg from 'pg';
+import type { LedgerHeadsRow } from '../db/rows.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import { GENESIS_HASH, type StoredLedgerEvent } from './hash.ts';
 
 export interface LedgerFilter {
@@ -60,6 +62,7 @@ export async function readEvents(
 
 /** The chain head; an empty ledger's is seq 0 with the genesis hash (docs/LEDGER.md §3). */
 export async function readHead(db: pg.Pool | pg.PoolClient, tenantId: string): Promise<{ seq: number; hash: string }> {
-  const { rows } = await db.query('SELECT seq, hash FROM ledger_heads WHERE tenant_id = $1', [tenantId]);
-  return rows.length ? { seq: Number(rows[0].seq), hash: rows[0].hash } : { seq: 0, hash: GENESIS_HASH };
+  const p = new Params();
+  const [head] = await queryRows<Pick<LedgerHeadsRow, 'seq' | 'hash'>>(db, `SELECT seq, hash FROM ledger_heads WHERE tenant_id = ${p.add(tenantId)}`, p);
+  return head ? { seq: Number(head.seq), hash: head.hash } : { seq: 0, hash: GENESIS_HASH };
 }

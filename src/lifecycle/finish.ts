@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import { buildRunReceipt } from '../episodes/receipts.ts';
 import type { EpisodeRow } from '../episodes/row.ts';
@@ -76,8 +77,9 @@ async function appendRunReceipt(
   usage: { steps: number; tokens: number; toolCalls: number; wallMs: number | null },
   events: NewLedgerEvent[],
 ) {
-  const { rows } = await client.query('SELECT count(*)::int AS n FROM pack_misses WHERE episode_id = $1', [ep.id]);
-  const input = { contextPackHash: must(ep.contextPackHash), manifestHash: ep.manifestHash, packMisses: rows[0].n as number, usage };
+  const p = new Params();
+  const [misses] = await queryRows<{ n: number }>(client, `SELECT count(*)::int AS n FROM pack_misses WHERE episode_id = ${p.add(ep.id)}`, p);
+  const input = { contextPackHash: must(ep.contextPackHash), manifestHash: ep.manifestHash, packMisses: misses?.n ?? 0, usage };
   events.push({
     type: 'run.receipt',
     episodeId: ep.id,
