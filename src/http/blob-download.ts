@@ -19,7 +19,7 @@ import { enforceRateLimit } from './hardening.ts';
 export const BLOBS_PATH = '/blobs/';
 
 /** Bytes read from the database per query: what one download holds in memory (twice, as hex on the wire from pg). */
-export const DOWNLOAD_CHUNK_BYTES = 1024 * 1024;
+const DOWNLOAD_CHUNK_BYTES = 1024 * 1024;
 
 interface DownloadParts {
   services: Services;

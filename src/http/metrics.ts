@@ -134,7 +134,7 @@ function boundedRequestMetrics(registry: Registry) {
 }
 
 /** The root field an operation selects, if the schema has it; `multiple` or `unknown` otherwise. */
-export function operationLabel(document: DocumentNode | undefined, operationName: string | undefined): string {
+function operationLabel(document: DocumentNode | undefined, operationName: string | undefined): string {
   const operation = document ? getOperationAST(document, operationName) : null;
   const root =
     operation &&

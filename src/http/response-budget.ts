@@ -23,7 +23,7 @@ export function blobHashesIn(document: DocumentNode, variables: Record<string, u
   return hashes;
 }
 
-export function responseTooLargeError(limit: number, requested: number): GraphQLError {
+function responseTooLargeError(limit: number, requested: number): GraphQLError {
   return new GraphQLError(
     `The blobs this request reads hold ${requested} bytes, more than MAX_RESPONSE_BYTES (${limit} bytes per request); nothing was read. Download large content with GET /blobs/<hash> (Range supported), or split the request.`,
     { extensions: { code: 'RESPONSE_TOO_LARGE', budget: 'MAX_RESPONSE_BYTES', limit, requested } },

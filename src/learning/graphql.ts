@@ -18,12 +18,12 @@ const PATTERN_KIND_VALUES = ['FILE_CHANGE', 'TASK_OUTCOME', 'TOOL_OUTCOME', 'ERR
 const PATTERN_STATUSES = ['CANDIDATE', 'ACTIVE', 'SUPERSEDED'] as const;
 const LEARNING_STATES = ['NONE', 'PENDING', 'QUEUED', 'DONE', 'SKIPPED'] as const;
 
-export const PatternKindEnum = builder.enumType('PatternKind', {
+const PatternKindEnum = builder.enumType('PatternKind', {
   description:
     'FILE_CHANGE: tasks mentioning a term change a file; TASK_OUTCOME: tasks mentioning a term succeed more or less often; TOOL_OUTCOME: runs using a tool; ERROR_OUTCOME: runs hitting an error class or name; ERROR_FIX: runs whose failed steps showed an error name changed a file (served to tasks mentioning the error).',
   values: PATTERN_KIND_VALUES,
 });
-export const PatternStatusEnum = builder.enumType('PatternStatus', {
+const PatternStatusEnum = builder.enumType('PatternStatus', {
   description:
     'ACTIVE: its counts meet the bar now (support, comparable episodes, lift; docs/LEARNING.md); CANDIDATE: counts kept, bar never met; SUPERSEDED: met the bar once, no longer does.',
   values: PATTERN_STATUSES,

@@ -302,7 +302,7 @@ export async function recordObservations(
 }
 
 /** Stored lift and baseline keep STORED_DIGITS decimals: what a reader compares, and few enough that a new episode rarely changes them. */
-export const STORED_DIGITS = 2;
+const STORED_DIGITS = 2;
 function round(x: number): number {
   return Number(x.toFixed(STORED_DIGITS));
 }

@@ -85,7 +85,7 @@ export async function listCheckpoints(pool: pg.Pool, tenantId: string, afterSize
 }
 
 /** Tree sizes in (after, upTo] that are multiples of `every`: the sizes a commit must checkpoint. */
-export function scheduledSizes(after: number, upTo: number, every: number): number[] {
+function scheduledSizes(after: number, upTo: number, every: number): number[] {
   const sizes: number[] = [];
   for (let size = (Math.floor(after / every) + 1) * every; size <= upTo; size += every) sizes.push(size);
   return sizes;
