@@ -1,5 +1,5 @@
 // An OTLP export request (ExportTraceServiceRequest) read into plain spans. The protobuf decoder
-// (decode.ts) and JSON.parse produce the same camelCase tree, except that ids are bytes in protobuf
+// (codec.ts) and JSON.parse produce the same camelCase tree, except that ids are bytes in protobuf
 // and hex in OTLP/JSON and that 64-bit integers may be Long objects or strings: both are read here.
 // Pure.
 
