@@ -4,6 +4,7 @@
 // transaction-level advisory lock on (tenant, scope): they touch the same baseline rows and the
 // refresh reads them all, so running them one at a time costs nothing and cannot deadlock.
 import type pg from 'pg';
+import { Params, unnestAs } from '../db/sql.ts';
 import { type ContextFacts, compareText } from './facts.ts';
 import {
   type EpisodeObservation,
@@ -123,30 +124,35 @@ async function createPatterns(client: pg.PoolClient, tenantId: string, episodes:
     for (const c of episode.obs.candidates) if (!firsts.has(c.key)) firsts.set(c.key, { candidate: c, scope: episode.obs.scope, episode });
   const sorted = [...firsts.values()].sort((x, y) => compareText(x.candidate.key, y.candidate.key));
   if (sorted.length === 0) return new Map();
+  const p = new Params();
+  const [tenant, at] = [p.add(tenantId), p.add(now)];
+  const candidates = unnestAs(
+    p,
+    'u',
+    {
+      key: [sorted.map((f) => f.candidate.key), 'text'],
+      kind: [sorted.map((f) => f.candidate.kind), 'text'],
+      signature: [sorted.map((f) => JSON.stringify(f.candidate.signature)), 'jsonb'],
+      description: [sorted.map((f) => f.candidate.description), 'text'],
+      scope: [sorted.map((f) => f.scope), 'text'],
+      cue: [sorted.map((f) => f.candidate.cue), 'text'],
+      target: [sorted.map((f) => f.candidate.target), 'text'],
+      domain: [sorted.map((f) => f.episode.context.domain), 'text'],
+      language: [sorted.map((f) => f.episode.context.language), 'text'],
+      framework: [sorted.map((f) => f.episode.context.framework), 'text'],
+      tags: [sorted.map((f) => JSON.stringify(f.episode.context.tags)), 'jsonb'],
+      episode: [sorted.map((f) => f.episode.episodeId), 'uuid'],
+    },
+    { ordinality: 'n' },
+  );
   await client.query(
     `INSERT INTO patterns (tenant_id, key, kind, signature, description, scope, cue, target, domain, language, framework, tags, first_episode_id, created_at, updated_at)
-     SELECT $1, u.key, u.kind, ARRAY(SELECT jsonb_array_elements_text(u.signature)), u.description, u.scope, u.cue, u.target,
-            u.domain, u.language, u.framework, ARRAY(SELECT jsonb_array_elements_text(u.tags)), u.episode, $13, $13
-       FROM unnest($2::text[], $3::text[], $4::jsonb[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::jsonb[], $14::uuid[])
-            WITH ORDINALITY AS u(key, kind, signature, description, scope, cue, target, domain, language, framework, tags, episode, n)
+     SELECT ${tenant}, u.key, u.kind, ARRAY(SELECT jsonb_array_elements_text(u.signature)), u.description, u.scope, u.cue, u.target,
+            u.domain, u.language, u.framework, ARRAY(SELECT jsonb_array_elements_text(u.tags)), u.episode, ${at}, ${at}
+       FROM ${candidates}
       ORDER BY u.n
      ON CONFLICT (tenant_id, key) DO NOTHING`,
-    [
-      tenantId,
-      sorted.map((f) => f.candidate.key),
-      sorted.map((f) => f.candidate.kind),
-      sorted.map((f) => JSON.stringify(f.candidate.signature)),
-      sorted.map((f) => f.candidate.description),
-      sorted.map((f) => f.scope),
-      sorted.map((f) => f.candidate.cue),
-      sorted.map((f) => f.candidate.target),
-      sorted.map((f) => f.episode.context.domain),
-      sorted.map((f) => f.episode.context.language),
-      sorted.map((f) => f.episode.context.framework),
-      sorted.map((f) => JSON.stringify(f.episode.context.tags)),
-      now,
-      sorted.map((f) => f.episode.episodeId),
-    ],
+    p.values,
   );
   const { rows } = await client.query<{ id: string; key: string }>('SELECT id, key FROM patterns WHERE tenant_id = $1 AND key = ANY($2::text[])', [
     tenantId,
@@ -260,24 +266,25 @@ export async function refreshScope(client: pg.PoolClient, tenantId: string, scop
     if (!unchanged) updates.push({ id, status, support: strength.support, hits: strength.hits, rate: strength.rate, meanReward, lift, baseline });
   }
   if (updates.length) {
+    const p = new Params();
+    const at = p.add(now);
+    const rows = unnestAs(p, 'u', {
+      id: [updates.map((u) => u.id), 'uuid'],
+      status: [updates.map((u) => u.status), 'text'],
+      support: [updates.map((u) => u.support), 'int'],
+      hits: [updates.map((u) => u.hits), 'int'],
+      rate: [updates.map((u) => u.rate), 'float8'],
+      mean_reward: [updates.map((u) => u.meanReward), 'float8'],
+      lift: [updates.map((u) => u.lift), 'float8'],
+      baseline: [updates.map((u) => u.baseline), 'float8'],
+    });
     await client.query(
       `UPDATE patterns p SET status = u.status, occurrences = u.support, successes = u.hits, success_rate = u.rate, mean_reward = u.mean_reward,
               lift = u.lift, baseline_rate = u.baseline, effectiveness = LEAST(1, abs(COALESCE(u.lift, 0))),
-              superseded_at = CASE WHEN u.status = 'superseded' THEN COALESCE(p.superseded_at, $9) WHEN u.status = 'active' THEN NULL ELSE p.superseded_at END
-         FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::float8[], $6::float8[], $7::float8[], $8::float8[])
-              AS u(id, status, support, hits, rate, mean_reward, lift, baseline)
+              superseded_at = CASE WHEN u.status = 'superseded' THEN COALESCE(p.superseded_at, ${at}) WHEN u.status = 'active' THEN NULL ELSE p.superseded_at END
+         FROM ${rows}
         WHERE p.id = u.id`,
-      [
-        updates.map((u) => u.id),
-        updates.map((u) => u.status),
-        updates.map((u) => u.support),
-        updates.map((u) => u.hits),
-        updates.map((u) => u.rate),
-        updates.map((u) => u.meanReward),
-        updates.map((u) => u.lift),
-        updates.map((u) => u.baseline),
-        now,
-      ],
+      p.values,
     );
   }
   return judged;
@@ -293,11 +300,13 @@ export async function recordObservations(
   now: Date,
 ): Promise<void> {
   if (patterns.length === 0) return;
+  const p = new Params();
+  const rows = unnestAs(p, 'u', { id: [patterns.map((x) => x.id), 'uuid'], kept: [patterns.map((x) => x.kept), 'bool'] });
   await client.query(
     `INSERT INTO pattern_episodes (pattern_id, episode_id, tenant_id, success, reward, kept, observed_at)
-     SELECT u.id, $3, $4, $5, $6, u.kept, $7 FROM unnest($1::uuid[], $2::bool[]) AS u(id, kept)
+     SELECT u.id, ${p.add(episodeId)}, ${p.add(tenantId)}, ${p.add(observation.success)}, ${p.add(observation.reward)}, u.kept, ${p.add(now)} FROM ${rows}
      ON CONFLICT (pattern_id, episode_id) DO NOTHING`,
-    [patterns.map((p) => p.id), patterns.map((p) => p.kept), episodeId, tenantId, observation.success, observation.reward, now],
+    p.values,
   );
 }
 
