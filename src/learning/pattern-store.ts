@@ -4,7 +4,7 @@
 // transaction-level advisory lock on (tenant, scope): they touch the same baseline rows and the
 // refresh reads them all, so running them one at a time costs nothing and cannot deadlock.
 import type pg from 'pg';
-import { Params, unnestAs } from '../db/sql.ts';
+import { Params, queryRows, unnestAs } from '../db/sql.ts';
 import { type ContextFacts, compareText } from './facts.ts';
 import {
   type EpisodeObservation,
@@ -50,12 +50,20 @@ export async function countObservations(client: pg.PoolClient, tenantId: string,
     }
   }
   const rows = [...baselines.values()].sort((x, y) => compareText(x.scope + x.stratum + x.target, y.scope + y.stratum + y.target));
+  const pb = new Params();
+  const baselineRows = unnestAs(pb, 'u', {
+    scope: [rows.map((r) => r.scope), 'text'],
+    stratum: [rows.map((r) => r.stratum), 'text'],
+    target: [rows.map((r) => r.target), 'text'],
+    episodes: [rows.map((r) => r.episodes), 'int'],
+    hits: [rows.map((r) => r.hits), 'int'],
+  });
   await client.query(
     `INSERT INTO pattern_baselines (tenant_id, scope, stratum, target, episodes, hits)
-     SELECT $1, u.scope, u.stratum, u.target, u.episodes, u.hits FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::int[]) AS u(scope, stratum, target, episodes, hits)
+     SELECT ${pb.add(tenantId)}, u.scope, u.stratum, u.target, u.episodes, u.hits FROM ${baselineRows}
      ON CONFLICT (tenant_id, scope, stratum, target) DO UPDATE
        SET episodes = pattern_baselines.episodes + EXCLUDED.episodes, hits = pattern_baselines.hits + EXCLUDED.hits`,
-    [tenantId, rows.map((r) => r.scope), rows.map((r) => r.stratum), rows.map((r) => r.target), rows.map((r) => r.episodes), rows.map((r) => r.hits)],
+    pb.values,
   );
   const ids = await createPatterns(client, tenantId, episodes, now);
   // Per pattern and stratum: support, hits and rewards this batch adds. A file pattern's support is
@@ -75,23 +83,38 @@ export async function countObservations(client: pg.PoolClient, tenantId: string,
     }
   }
   const added = [...strata.values()].sort((x, y) => compareText(x.id + x.stratum, y.id + y.stratum));
+  const ps = new Params();
+  const strataRows = unnestAs(ps, 'u', {
+    id: [added.map((r) => r.id), 'uuid'],
+    stratum: [added.map((r) => r.stratum), 'text'],
+    support: [added.map((r) => r.support), 'int'],
+    hits: [added.map((r) => r.hits), 'int'],
+    reward: [added.map((r) => r.reward), 'float8'],
+  });
   await client.query(
     `INSERT INTO pattern_strata (pattern_id, stratum, tenant_id, support, hits, reward_sum)
-     SELECT u.id, u.stratum, $1, u.support, u.hits, u.reward FROM unnest($2::uuid[], $3::text[], $4::int[], $5::int[], $6::float8[]) AS u(id, stratum, support, hits, reward)
+     SELECT u.id, u.stratum, ${ps.add(tenantId)}, u.support, u.hits, u.reward FROM ${strataRows}
      ON CONFLICT (pattern_id, stratum) DO UPDATE
        SET support = pattern_strata.support + EXCLUDED.support, hits = pattern_strata.hits + EXCLUDED.hits, reward_sum = pattern_strata.reward_sum + EXCLUDED.reward_sum`,
-    [tenantId, added.map((r) => r.id), added.map((r) => r.stratum), added.map((r) => r.support), added.map((r) => r.hits), added.map((r) => r.reward)],
+    ps.values,
   );
   const totals = new Map<string, { support: number; hits: number }>();
   for (const r of added) {
     const t = totals.get(r.id) ?? { support: 0, hits: 0 };
     totals.set(r.id, { support: t.support + r.support, hits: t.hits + r.hits });
   }
-  const { rows: counted } = await client.query<{ scope: string; cue: string; kind: PatternKind; occurrences: number }>(
-    `UPDATE patterns p SET occurrences = p.occurrences + u.support, successes = p.successes + u.hits, updated_at = $4
-       FROM unnest($1::uuid[], $2::int[], $3::int[]) AS u(id, support, hits) WHERE p.id = u.id
+  const pc = new Params();
+  const totalRows = unnestAs(pc, 'u', {
+    id: [[...totals.keys()], 'uuid'],
+    support: [[...totals.values()].map((t) => t.support), 'int'],
+    hits: [[...totals.values()].map((t) => t.hits), 'int'],
+  });
+  const counted = await queryRows<{ scope: string; cue: string; kind: PatternKind; occurrences: number }>(
+    client,
+    `UPDATE patterns p SET occurrences = p.occurrences + u.support, successes = p.successes + u.hits, updated_at = ${pc.add(now)}
+       FROM ${totalRows} WHERE p.id = u.id
      RETURNING p.scope, p.cue, p.kind, p.occurrences`,
-    [[...totals.keys()], [...totals.values()].map((t) => t.support), [...totals.values()].map((t) => t.hits), now],
+    pc,
   );
   // The batch counted each file pattern's antecedent too: the file pattern takes that support.
   const termSupport = new Map(counted.map((r) => [`${r.kind}\u0000${r.scope}\u0000${r.cue}`, r.occurrences]));
@@ -191,14 +214,18 @@ interface JudgedRow {
 async function judgedRows(client: pg.PoolClient, tenantId: string, scope: string): Promise<JudgedRow[]> {
   // A file pattern's stored occurrences are its term's support when it was last counted (it may have
   // grown since): its own co-occurrences (successes, always current) decide whether it is judged.
-  const { rows: strata } = await client.query<Omit<JudgedRow, 'episodes' | 'base_hits'> & { cue: string; target: string }>(
+  const p = new Params();
+  const fileKinds = p.add([...FILE_KINDS]);
+  const strata = await queryRows<Omit<JudgedRow, 'episodes' | 'base_hits'> & { cue: string; target: string }>(
+    client,
     `SELECT p.id, p.kind, p.status, p.cue, p.target, p.occurrences AS stored_support, p.successes AS stored_hits, p.lift AS stored_lift,
             p.baseline_rate AS stored_baseline, s.stratum, s.support, s.hits, s.reward_sum
        FROM patterns p JOIN pattern_strata s ON s.pattern_id = p.id
-      WHERE p.tenant_id = $1 AND p.scope = $2
-        AND ((p.kind <> ALL($5::text[]) AND p.occurrences >= $3) OR (p.kind = ANY($5::text[]) AND p.successes >= $4) OR p.status <> 'candidate')
+      WHERE p.tenant_id = ${p.add(tenantId)} AND p.scope = ${p.add(scope)}
+        AND ((p.kind <> ALL(${fileKinds}::text[]) AND p.occurrences >= ${p.add(Math.min(...Object.values(PATTERN_RULES.minSupport)))})
+             OR (p.kind = ANY(${fileKinds}::text[]) AND p.successes >= ${p.add(PATTERN_RULES.minFileHits)}) OR p.status <> 'candidate')
       ORDER BY p.id, s.stratum`,
-    [tenantId, scope, Math.min(...Object.values(PATTERN_RULES.minSupport)), PATTERN_RULES.minFileHits, [...FILE_KINDS]],
+    p,
   );
   const { rows: baselines } = await client.query<{ stratum: string; target: string; episodes: number; hits: number }>(
     'SELECT stratum, target, episodes, hits FROM pattern_baselines WHERE tenant_id = $1 AND scope = $2',

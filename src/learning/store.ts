@@ -186,13 +186,12 @@ export async function refreshExperience(
   });
   const candidates = observeEpisode(patternEpisodeOf(facts, facts.outcome, reward.normalized)).candidates.length;
   const state = learningState === 'decide' ? (candidates > 0 ? 'pending' : 'none') : (learningState ?? facts.learningState);
-  await client.query('UPDATE episodes SET reward = $2, reward_score = $3, reflection = $4, learning_state = $5 WHERE id = $1', [
-    episodeId,
-    JSON.stringify(reward),
-    reward.normalized,
-    JSON.stringify(reflection),
-    state,
-  ]);
+  const p = new Params();
+  await client.query(
+    `UPDATE episodes SET reward = ${p.add(JSON.stringify(reward))}, reward_score = ${p.add(reward.normalized)}, reflection = ${p.add(JSON.stringify(reflection))},
+            learning_state = ${p.add(state)} WHERE id = ${p.add(episodeId)}`,
+    p.values,
+  );
   return {
     reward: reward.normalized,
     rewardHash: contentHash(reward),
