@@ -27,6 +27,16 @@ export async function lockScopes(client: pg.PoolClient, tenantId: string, scopes
   }
 }
 
+/** What a batch adds to one pattern's stratum. */
+interface StratumAdded {
+  id: string;
+  stratum: string;
+  file: boolean;
+  support: number;
+  hits: number;
+  reward: number;
+}
+
 export interface CountedEpisode {
   obs: EpisodeObservation;
   episodeId: string;
@@ -39,37 +49,12 @@ export interface CountedEpisode {
  * keeps the context of the first episode of the batch that has it (display only).
  */
 export async function countObservations(client: pg.PoolClient, tenantId: string, episodes: readonly CountedEpisode[], now: Date): Promise<Map<string, string>> {
-  const baselines = new Map<string, { scope: string; stratum: string; target: string; episodes: number; hits: number }>();
-  for (const { obs } of episodes) {
-    for (const target of ['', ...obs.fileTargets]) {
-      const key = [obs.scope, obs.stratum, target].join('\u0000');
-      const row = baselines.get(key) ?? { scope: obs.scope, stratum: obs.stratum, target, episodes: 0, hits: 0 };
-      row.episodes += 1;
-      row.hits += obs.success ? 1 : 0;
-      baselines.set(key, row);
-    }
-  }
-  const rows = [...baselines.values()].sort((x, y) => compareText(x.scope + x.stratum + x.target, y.scope + y.stratum + y.target));
-  const pb = new Params();
-  const baselineRows = unnestAs(pb, 'u', {
-    scope: [rows.map((r) => r.scope), 'text'],
-    stratum: [rows.map((r) => r.stratum), 'text'],
-    target: [rows.map((r) => r.target), 'text'],
-    episodes: [rows.map((r) => r.episodes), 'int'],
-    hits: [rows.map((r) => r.hits), 'int'],
-  });
-  await client.query(
-    `INSERT INTO pattern_baselines (tenant_id, scope, stratum, target, episodes, hits)
-     SELECT ${pb.add(tenantId)}, u.scope, u.stratum, u.target, u.episodes, u.hits FROM ${baselineRows}
-     ON CONFLICT (tenant_id, scope, stratum, target) DO UPDATE
-       SET episodes = pattern_baselines.episodes + EXCLUDED.episodes, hits = pattern_baselines.hits + EXCLUDED.hits`,
-    pb.values,
-  );
+  await addBaselines(client, tenantId, episodes);
   const ids = await createPatterns(client, tenantId, episodes, now);
   // Per pattern and stratum: support, hits and rewards this batch adds. A file pattern's support is
   // its antecedent's (FILE_ANTECEDENT: the term's task_outcome, the error's error_outcome); its own
   // row counts co-occurrences as hits.
-  const strata = new Map<string, { id: string; stratum: string; file: boolean; support: number; hits: number; reward: number }>();
+  const strata = new Map<string, StratumAdded>();
   for (const { obs } of episodes) {
     for (const c of obs.candidates) {
       const id = ids.get(c.key) as string;
@@ -83,21 +68,7 @@ export async function countObservations(client: pg.PoolClient, tenantId: string,
     }
   }
   const added = [...strata.values()].sort((x, y) => compareText(x.id + x.stratum, y.id + y.stratum));
-  const ps = new Params();
-  const strataRows = unnestAs(ps, 'u', {
-    id: [added.map((r) => r.id), 'uuid'],
-    stratum: [added.map((r) => r.stratum), 'text'],
-    support: [added.map((r) => r.support), 'int'],
-    hits: [added.map((r) => r.hits), 'int'],
-    reward: [added.map((r) => r.reward), 'float8'],
-  });
-  await client.query(
-    `INSERT INTO pattern_strata (pattern_id, stratum, tenant_id, support, hits, reward_sum)
-     SELECT u.id, u.stratum, ${ps.add(tenantId)}, u.support, u.hits, u.reward FROM ${strataRows}
-     ON CONFLICT (pattern_id, stratum) DO UPDATE
-       SET support = pattern_strata.support + EXCLUDED.support, hits = pattern_strata.hits + EXCLUDED.hits, reward_sum = pattern_strata.reward_sum + EXCLUDED.reward_sum`,
-    ps.values,
-  );
+  await addStrata(client, tenantId, added);
   const totals = new Map<string, { support: number; hits: number }>();
   for (const r of added) {
     const t = totals.get(r.id) ?? { support: 0, hits: 0 };
@@ -133,6 +104,55 @@ export async function countObservations(client: pg.PoolClient, tenantId: string,
     ]);
   }
   return ids;
+}
+
+/** Adds the batch's episodes to the baselines of their scope and stratum (target '': every episode; a file: episodes that changed it). */
+async function addBaselines(client: pg.PoolClient, tenantId: string, episodes: readonly CountedEpisode[]): Promise<void> {
+  const baselines = new Map<string, { scope: string; stratum: string; target: string; episodes: number; hits: number }>();
+  for (const { obs } of episodes) {
+    for (const target of ['', ...obs.fileTargets]) {
+      const key = [obs.scope, obs.stratum, target].join('\u0000');
+      const row = baselines.get(key) ?? { scope: obs.scope, stratum: obs.stratum, target, episodes: 0, hits: 0 };
+      row.episodes += 1;
+      row.hits += obs.success ? 1 : 0;
+      baselines.set(key, row);
+    }
+  }
+  const rows = [...baselines.values()].sort((x, y) => compareText(x.scope + x.stratum + x.target, y.scope + y.stratum + y.target));
+  const pb = new Params();
+  const baselineRows = unnestAs(pb, 'u', {
+    scope: [rows.map((r) => r.scope), 'text'],
+    stratum: [rows.map((r) => r.stratum), 'text'],
+    target: [rows.map((r) => r.target), 'text'],
+    episodes: [rows.map((r) => r.episodes), 'int'],
+    hits: [rows.map((r) => r.hits), 'int'],
+  });
+  await client.query(
+    `INSERT INTO pattern_baselines (tenant_id, scope, stratum, target, episodes, hits)
+     SELECT ${pb.add(tenantId)}, u.scope, u.stratum, u.target, u.episodes, u.hits FROM ${baselineRows}
+     ON CONFLICT (tenant_id, scope, stratum, target) DO UPDATE
+       SET episodes = pattern_baselines.episodes + EXCLUDED.episodes, hits = pattern_baselines.hits + EXCLUDED.hits`,
+    pb.values,
+  );
+}
+
+/** Adds the batch's support, hits and rewards to each pattern's stratum. */
+async function addStrata(client: pg.PoolClient, tenantId: string, added: readonly StratumAdded[]): Promise<void> {
+  const ps = new Params();
+  const strataRows = unnestAs(ps, 'u', {
+    id: [added.map((r) => r.id), 'uuid'],
+    stratum: [added.map((r) => r.stratum), 'text'],
+    support: [added.map((r) => r.support), 'int'],
+    hits: [added.map((r) => r.hits), 'int'],
+    reward: [added.map((r) => r.reward), 'float8'],
+  });
+  await client.query(
+    `INSERT INTO pattern_strata (pattern_id, stratum, tenant_id, support, hits, reward_sum)
+     SELECT u.id, u.stratum, ${ps.add(tenantId)}, u.support, u.hits, u.reward FROM ${strataRows}
+     ON CONFLICT (pattern_id, stratum) DO UPDATE
+       SET support = pattern_strata.support + EXCLUDED.support, hits = pattern_strata.hits + EXCLUDED.hits, reward_sum = pattern_strata.reward_sum + EXCLUDED.reward_sum`,
+    ps.values,
+  );
 }
 
 /** The kind whose support a file kind's support is; null for the other kinds. */
