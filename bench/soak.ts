@@ -9,7 +9,6 @@
 // temp folder. The PostgreSQL-restart rounds always use a dedicated embedded PostgreSQL of their
 // own. Redis rounds run when a redis-server binary is on PATH (a dedicated one on a free port).
 // Figures: printed, and written to test-results/reliability/soak.json.
-import { benchDatabaseUrl } from '../src/config.ts';
 import { must } from '../src/core/must.ts';
 import {
   createScratchDatabase,
@@ -21,6 +20,7 @@ import {
 } from '../test/reliability/harness.ts';
 import { crashDuringIngest, gracefulShutdown, overload, postgresRestart, redisOutage, type ScenarioReport } from '../test/reliability/scenarios.ts';
 import type { Json } from '../test/support/json.ts';
+import { benchDatabaseUrl } from './support.ts';
 
 const SECONDS = Number(process.argv[2] ?? process.env.SOAK_SECONDS ?? 300);
 if (!Number.isFinite(SECONDS) || SECONDS <= 0) throw new Error(`soak seconds must be a positive number, got ${process.argv[2]}`);

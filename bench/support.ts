@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
-import { benchDatabaseUrl, loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config.ts';
 import { must } from '../src/core/must.ts';
 import { createDatabase, type Database } from '../src/db/client.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
@@ -21,6 +21,11 @@ import type { StepBatchOutcome, StepBatchRequest } from '../src/steps/apply.ts';
 import type { Json } from '../test/support/json.ts';
 import { freePort } from '../test/support/ports.ts';
 import { createNaiveIngest } from './naive-ingest.ts';
+
+/** Benchmarks use this server instead of starting an embedded one when it is set. */
+export function benchDatabaseUrl(source: NodeJS.ProcessEnv = process.env): string | undefined {
+  return source.BENCH_DATABASE_URL || undefined;
+}
 
 export interface BenchDatabase {
   url: string;

@@ -258,26 +258,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   });
 }
 
-/** Benchmarks use this server instead of starting an embedded one when it is set. */
-export function benchDatabaseUrl(source: NodeJS.ProcessEnv = process.env): string | undefined {
-  return source.BENCH_DATABASE_URL || undefined;
-}
-
-/** Tests use this server instead of starting an embedded one when it is set. */
-export function testDatabaseUrl(source: NodeJS.ProcessEnv = process.env): string | undefined {
-  return source.TEST_DATABASE_URL || undefined;
-}
-
-/** The archive of real runs test/web/real-runs.test.ts imports, when it is not in a shared/data folder above the repository. */
-export function testRealRunsArchive(source: NodeJS.ProcessEnv = process.env): string | undefined {
-  return source.EPISODIC_REAL_RUNS_ARCHIVE || undefined;
-}
-
-/** Tests that need Redis run only where one is configured. */
-export function testRedisUrl(source: NodeJS.ProcessEnv = process.env): string | undefined {
-  return source.REDIS_URL || undefined;
-}
-
 /** What the CLI's server commands and client scripts read: the API key, the URL and where the admin key file lives. */
 export function clientEnv(source: NodeJS.ProcessEnv = process.env): { apiKey: string | undefined; url: string | undefined; dataDir: string } {
   return { apiKey: source.EPISODIC_API_KEY || undefined, url: source.EPISODIC_URL || undefined, dataDir: resolve(source.EPISODIC_DATA_DIR || '.episodic') };

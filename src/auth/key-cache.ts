@@ -4,6 +4,7 @@
 // by this process forgets the key at once; one made elsewhere (another server, the operator CLI)
 // takes effect within ttlMs.
 import type pg from 'pg';
+import { Params } from '../db/sql.ts';
 import { checkKey, parseToken, type StoredKey } from './keys.ts';
 import type { AuthResult } from './store.ts';
 
@@ -29,7 +30,8 @@ export class KeyCache {
     if (failure || !key) return { failure: failure ?? 'unknown' };
     if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
       key.lastUsedAt = now;
-      await this.pool.query('UPDATE api_keys SET last_used_at = $2 WHERE id = $1', [key.id, now]);
+      const p = new Params();
+      await this.pool.query(`UPDATE api_keys SET last_used_at = ${p.add(now)} WHERE id = ${p.add(key.id)}`, p.values);
     }
     return { viewer: { tenantId: key.tenantId, keyId: key.id, scopes: key.scopes, expiresAt: key.expiresAt } };
   }

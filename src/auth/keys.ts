@@ -4,7 +4,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { LimitViolation } from '../core/errors.ts';
 import { must } from '../core/must.ts';
 
-export const SCOPES = ['read', 'write', 'admin'] as const;
+const SCOPES = ['read', 'write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 const TOKEN_PATTERN = /^epk_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
@@ -30,7 +30,7 @@ export function parseToken(token: string): { prefix: string; secret: string } | 
   return m ? { prefix: must(m[1]), secret: must(m[2]) } : null;
 }
 
-export function secretMatches(secret: string, storedHash: string): boolean {
+function secretMatches(secret: string, storedHash: string): boolean {
   const a = Buffer.from(hashSecret(secret), 'hex');
   const b = Buffer.from(storedHash, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
@@ -42,7 +42,7 @@ export function grantsScope(held: readonly string[], wanted: Scope): boolean {
   return held.some((s) => rank(s) >= rank(wanted));
 }
 
-export function parseScopes(input: readonly string[]): Scope[] | { invalid: string[] } {
+function parseScopes(input: readonly string[]): Scope[] | { invalid: string[] } {
   const invalid = input.filter((s) => !SCOPES.includes(s as Scope));
   if (invalid.length) return { invalid };
   return [...new Set(input)] as Scope[];

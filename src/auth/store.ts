@@ -4,6 +4,8 @@ import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import type { WriteContext } from '../core/write-context.ts';
 import type { Db } from '../db/client.ts';
+import type { ApiKeysRow } from '../db/rows.ts';
+import { insertInto, Params, queryRows } from '../db/sql.ts';
 import { type AuthFailure, generateApiKey, type Scope } from './keys.ts';
 
 export interface Viewer {
@@ -62,12 +64,17 @@ export async function createApiKeyRecorded(
 ): Promise<CreatedKey> {
   const generated = generateApiKey();
   const expiresAt = input.expiresAt ?? null;
-  const { rows } = await w.client.query<{ id: string }>(
-    `INSERT INTO api_keys (tenant_id, name, prefix, secret_hash, scopes, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-    [w.tenantId, input.name, generated.prefix, generated.secretHash, input.scopes, w.now, expiresAt],
-  );
-  const id = must(rows[0]).id;
+  const p = new Params();
+  const insert = insertInto(p, 'api_keys', {
+    tenant_id: w.tenantId,
+    name: input.name,
+    prefix: generated.prefix,
+    secret_hash: generated.secretHash,
+    scopes: input.scopes,
+    created_at: w.now,
+    expires_at: expiresAt,
+  });
+  const id = must((await queryRows<Pick<ApiKeysRow, 'id'>>(w.client, `${insert} RETURNING id`, p))[0]).id;
   w.events.push({
     type: 'api_key.created',
     payload: {
@@ -92,7 +99,8 @@ export async function revokeApiKeyRecorded(w: WriteContext, id: string, actor: K
   const key = rows[0];
   if (!key) return null;
   if (key.revoked_at) return { id: key.id, revoked: false };
-  await w.client.query('UPDATE api_keys SET revoked_at = $3 WHERE tenant_id = $1 AND id = $2', [w.tenantId, key.id, w.now]);
+  const u = new Params();
+  await w.client.query(`UPDATE api_keys SET revoked_at = ${u.add(w.now)} WHERE tenant_id = ${u.add(w.tenantId)} AND id = ${u.add(key.id)}`, u.values);
   w.events.push({ type: 'api_key.revoked', payload: { keyId: key.id, prefix: key.prefix, ...actorPayload(actor) } });
   return { id: key.id, revoked: true };
 }

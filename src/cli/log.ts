@@ -25,7 +25,7 @@ export interface StepLine {
   step: StepInput;
 }
 
-export function parseJsonLines(input: string): StepLine[] {
+function parseJsonLines(input: string): StepLine[] {
   const steps: StepLine[] = [];
   for (const [i, line] of input.split('\n').entries()) {
     if (!line.trim()) continue;
@@ -42,7 +42,7 @@ export function parseJsonLines(input: string): StepLine[] {
 }
 
 /** A side-effect key for each step that has none, from the input's hash and the step's line. */
-export async function withLineKeys(input: string, lines: StepLine[]): Promise<StepInput[]> {
+async function withLineKeys(input: string, lines: StepLine[]): Promise<StepInput[]> {
   // Loaded here, not at start-up: `episodic --help` loads no dependency.
   const { createBLAKE3 } = await import('hash-wasm');
   const hash = (await createBLAKE3()).init().update(input).digest('hex');
@@ -63,7 +63,7 @@ function withErrorDetails<T extends { __typename: string }>(result: T) {
  * The server names a field by its place in the call (`steps.1.latencyMs`, 0-based in the batch);
  * the line already names the step, so the field is said relative to it (`latencyMs`).
  */
-export const stepRelative = (message: string | null) => (message ?? '').replace(/\bsteps\.\d+\./g, '');
+const stepRelative = (message: string | null) => (message ?? '').replace(/\bsteps\.\d+\./g, '');
 
 export const logCommand = defineCommand({
   name: 'log',

@@ -7,7 +7,7 @@ import { DEFAULT_URL, resolveApiKey } from './remote.ts';
 
 export const MCP_SUMMARY = 'serve the tools to a coding agent over MCP (stdio)';
 
-export const MCP_HELP = `Usage: episodic mcp [--url <url>] [--key <key>]
+const MCP_HELP = `Usage: episodic mcp [--url <url>] [--key <key>]
 Serves Episodic to a coding agent over MCP (Model Context Protocol) on stdin/stdout: the agent's
 MCP configuration runs this command. Tools: relevant_episodes, relevant_files, relevant_patterns
 and episode (any key); start_episode, log_steps and complete_episode (a key with write scope;

@@ -45,11 +45,11 @@ const oneLine = (value: Json | string | null | undefined, max = 160): string => 
 };
 
 /** A number for people: at most 3 decimals (0.733, not 0.7333333333333333), thousands separated. */
-export const fmtNumber = (n: number | string | null | undefined): string =>
+const fmtNumber = (n: number | string | null | undefined): string =>
   n === null || n === undefined ? '-' : Number(n).toLocaleString('en-US', { maximumFractionDigits: 3 });
 
 /** Milliseconds for people: 820 ms, 1.5 s, 2 min 5 s, 3 h 4 min. */
-export function fmtDuration(ms: number): string {
+function fmtDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${fmtNumber(Math.round(ms / 100) / 10)} s`;
   if (ms < 3_600_000) return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;

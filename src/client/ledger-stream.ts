@@ -76,116 +76,124 @@ function toEpisodicError(err: unknown, url: string): EpisodicError {
 export function subscribeLedger(request: Request, connection: Connection, options: SubscribeLedgerOptions): LedgerSubscription {
   const startSeq = Number(options.afterSeq ?? 0);
   if (!Number.isSafeInteger(startSeq) || startSeq < 0) throw new EpisodicError('input', `afterSeq must be a seq >= 0, got ${options.afterSeq}`);
+  const stream = new LedgerStream(connection, options, startSeq);
+  stream.start(request).catch((err) => stream.fail(err));
+  return stream;
+}
+
+/** One ledger subscription: its cursors, its socket, and the in-order delivery to onEvent. */
+class LedgerStream implements LedgerSubscription {
+  readonly done: Promise<void>;
   // graphql-ws sends this very object on every (re)subscribe: afterSeq always holds the cursor.
-  const variables = { afterSeq: String(startSeq), filter: options.filter ?? null };
-  let lastSeq = startSeq; // received (and verified): the cursor of every resubscribe
-  let delivered = startSeq; // handed to onEvent: what the caller may resume after
-  let verifier: LedgerStreamVerifier | null = null;
-  let ws: Client | null = null;
-  let unsubscribe: (() => void) | null = null;
-  let closed = false;
-  let delivery: Promise<void> = Promise.resolve();
-  let settle!: () => void;
-  const done = new Promise<void>((resolve) => (settle = resolve));
+  private readonly variables: { afterSeq: string; filter: LedgerEventFilter | null };
+  private received: number; // received (and verified): the cursor of every resubscribe
+  private delivered: number; // handed to onEvent: what the caller may resume after
+  private verifier: LedgerStreamVerifier | null = null;
+  private ws: Client | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private closed = false;
+  private delivery: Promise<void> = Promise.resolve();
+  private settle: () => void = () => undefined;
 
-  async function close(): Promise<void> {
-    if (closed) return done;
-    closed = true;
+  constructor(
+    private readonly connection: Connection,
+    private readonly options: SubscribeLedgerOptions,
+    private readonly startSeq: number,
+  ) {
+    this.variables = { afterSeq: String(startSeq), filter: options.filter ?? null };
+    this.received = startSeq;
+    this.delivered = startSeq;
+    this.done = new Promise<void>((resolve) => (this.settle = resolve));
+  }
+
+  get lastSeq(): number {
+    return this.delivered;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return this.done;
+    this.closed = true;
     try {
-      unsubscribe?.();
+      this.unsubscribe?.();
       // graphql-ws rejects dispose() when it was waiting to reconnect: nothing is left to close then.
-      await Promise.resolve(ws?.dispose()).catch(() => undefined);
+      await Promise.resolve(this.ws?.dispose()).catch(() => undefined);
     } finally {
-      settle();
+      this.settle();
     }
   }
 
-  function fail(err: unknown): void {
-    if (closed) return;
-    options.onError?.(toEpisodicError(err, connection.url));
-    void close();
+  fail(err: unknown): void {
+    if (this.closed) return;
+    this.options.onError?.(toEpisodicError(err, this.connection.url));
+    void this.close();
   }
 
-  function receive(raw: RawLedgerEvent): void {
-    if (closed) return;
-    const event = toLedgerEvent(raw);
-    if (event.seq <= lastSeq) return; // already delivered before a reconnect
-    if (verifier) {
-      const check = verifier.check(event);
-      if (!check.ok) {
-        const { report } = check;
-        fail(
-          new EpisodicError(
-            'verification',
-            `ledger stream failed verification at seq ${report.firstBadSeq ?? event.seq}: ${report.problem}: ${report.reason}`,
-            { report },
-          ),
-        );
-        return;
-      }
-    }
-    lastSeq = event.seq;
-    variables.afterSeq = String(lastSeq);
-    delivery = delivery
-      .then(() => {
-        if (closed) return;
-        delivered = event.seq;
-        return options.onEvent(event);
-      })
-      .catch(fail);
-  }
-
-  async function start(): Promise<void> {
+  async start(request: Request): Promise<void> {
+    const { options } = this;
     if (options.verify !== false) {
       const filtered = options.filter != null;
-      const prevHash = options.prevHash ?? (startSeq > 0 && !filtered ? await anchorHash(request, startSeq) : undefined);
-      verifier = new LedgerStreamVerifier({ afterSeq: startSeq, prevHash, filtered });
+      const prevHash = options.prevHash ?? (this.startSeq > 0 && !filtered ? await anchorHash(request, this.startSeq) : undefined);
+      this.verifier = new LedgerStreamVerifier({ afterSeq: this.startSeq, prevHash, filtered });
     }
-    if (closed) return;
-    ws = await createWsClient({
-      ...connection,
+    if (this.closed) return;
+    const ws = await createWsClient({
+      ...this.connection,
       retryAttempts: options.retryAttempts,
       retryWait: options.retryWait,
-      onConnected: (reconnect) => options.onConnected?.({ reconnect, afterSeq: lastSeq }),
+      onConnected: (reconnect) => options.onConnected?.({ reconnect, afterSeq: this.received }),
       onDisconnected: (reason) => {
-        if (!closed) options.onDisconnected?.({ reason, afterSeq: lastSeq });
+        if (!this.closed) options.onDisconnected?.({ reason, afterSeq: this.received });
       },
     });
-    subscribe(ws);
+    this.ws = ws;
+    this.subscribe(ws);
   }
 
   /** One subscribe; a server-side early end (slow consumer, server error) is resubscribed from our cursor. */
-  function subscribe(client: Client, resubscribes = 0): void {
-    const from = lastSeq;
+  private subscribe(client: Client, resubscribes = 0): void {
+    const from = this.received;
     let stale = false;
-    unsubscribe = client.subscribe<{ ledgerEvents: RawLedgerEvent }>(
-      { query: DOCUMENTS.subscribeLedger, variables },
+    this.unsubscribe = client.subscribe<{ ledgerEvents: RawLedgerEvent }>(
+      { query: DOCUMENTS.subscribeLedger, variables: this.variables },
       {
         next: (message) => {
           if (stale) return;
           const code = message.errors?.[0]?.extensions?.code;
           if (message.errors?.length && RESUMABLE.has(String(code)) && resubscribes < MAX_RESUBSCRIBES) {
             stale = true;
-            unsubscribe?.();
-            const again = lastSeq > from ? 0 : resubscribes + 1;
-            setTimeout(() => !closed && subscribe(client, again), 100 * 2 ** again);
+            this.unsubscribe?.();
+            const again = this.received > from ? 0 : resubscribes + 1;
+            setTimeout(() => !this.closed && this.subscribe(client, again), 100 * 2 ** again);
             return;
           }
-          if (message.errors?.length) return fail(message.errors);
-          if (message.data?.ledgerEvents) receive(message.data.ledgerEvents);
+          if (message.errors?.length) return this.fail(message.errors);
+          if (message.data?.ledgerEvents) this.receive(message.data.ledgerEvents);
         },
-        error: (err) => !stale && fail(err),
-        complete: () => !stale && void close(),
+        error: (err) => !stale && this.fail(err),
+        complete: () => !stale && void this.close(),
       },
     );
   }
 
-  start().catch(fail);
-  return {
-    get lastSeq() {
-      return delivered;
-    },
-    done,
-    close,
-  };
+  private receive(raw: RawLedgerEvent): void {
+    if (this.closed) return;
+    const event = toLedgerEvent(raw);
+    if (event.seq <= this.received) return; // already delivered before a reconnect
+    const check = this.verifier?.check(event);
+    if (check && !check.ok) {
+      const { report } = check;
+      const where = report.firstBadSeq ?? event.seq;
+      this.fail(new EpisodicError('verification', `ledger stream failed verification at seq ${where}: ${report.problem}: ${report.reason}`, { report }));
+      return;
+    }
+    this.received = event.seq;
+    this.variables.afterSeq = String(event.seq);
+    this.delivery = this.delivery
+      .then(() => {
+        if (this.closed) return;
+        this.delivered = event.seq;
+        return this.options.onEvent(event);
+      })
+      .catch((err) => this.fail(err));
+  }
 }

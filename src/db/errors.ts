@@ -40,12 +40,12 @@ export function isPoolSaturated(err: unknown): boolean {
 }
 
 /** A new connection's handshake outlasted the connect timeout: a database away, or one (or a process) too busy to finish it in time. */
-export function isConnectTimeout(err: unknown): boolean {
+function isConnectTimeout(err: unknown): boolean {
   return err instanceof Error && err.message === CONNECT_TIMEOUT;
 }
 
 /** The error and the causes it wraps (Prisma, GraphQL and pg-pool wrap driver errors), at most five deep. */
-export function causes(err: unknown): unknown[] {
+function causes(err: unknown): unknown[] {
   const chain: unknown[] = [];
   for (let e = err; e && chain.length < 5; e = (e as { cause?: unknown }).cause) chain.push(e);
   return chain;

@@ -1,6 +1,7 @@
 // The one idiom for raw SQL: each value is placed where the statement uses it (`${p.add(value)}`),
-// never by counting positional placeholders, and the caller names the type of the rows it reads
-// (`client.query<SomeRow>(...)`).
+// never by counting positional placeholders (a row to insert is one record, `insertInto`; many rows
+// are one array per column, `unnestAs`), and the caller names the type of the rows it reads
+// (`queryRows<Pick<SomeRow, ...>>(...)`, the row types of rows.ts).
 import type pg from 'pg';
 
 /** A statement's values, each added where it is used; `add` answers its placeholder ($1, $2, ...). */
@@ -18,6 +19,20 @@ export function insertInto(p: Params, table: string, row: Readonly<Record<string
   const columns = Object.keys(row);
   const placeholders = columns.map((column) => p.add(row[column]));
   return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders.join(', ')})`;
+}
+
+/** A column of a multi-row statement: one value per row, and their SQL type (`uuid`, `jsonb`, ...). */
+export type UnnestColumn = readonly [values: readonly unknown[], type: string];
+
+/**
+ * `unnest($1::uuid[], $2::int[], ...) AS alias(column, ...)` from one record of column name to its
+ * values: the rows of a multi-row insert or update, one array per column, in one order. With
+ * `ordinality`, a last column of that name numbers the rows from 1.
+ */
+export function unnestAs(p: Params, alias: string, columns: Readonly<Record<string, UnnestColumn>>, options: { ordinality?: string } = {}): string {
+  const arrays = Object.values(columns).map(([values, type]) => `${p.add(values)}::${type}[]`);
+  const names = [...Object.keys(columns), ...(options.ordinality ? [options.ordinality] : [])];
+  return `unnest(${arrays.join(', ')})${options.ordinality ? ' WITH ORDINALITY' : ''} AS ${alias}(${names.join(', ')})`;
 }
 
 /** The rows of a statement built with Params, typed by the caller. */

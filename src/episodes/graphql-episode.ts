@@ -3,6 +3,7 @@
 import { builder } from '../builder.ts';
 import { enumValue } from '../schema/enum-value.ts';
 import { connectionSize } from '../schema/page-size.ts';
+import { StopReasonRef } from '../stops/graphql.ts';
 import type { StopReason } from '../stops/stop-reason.ts';
 import {
   BUDGET_POLICIES,
@@ -15,8 +16,7 @@ import {
   OUTCOME_KINDS,
   OutcomeKindEnum,
   PolicyEnum,
-} from './enums.ts';
-import { StopReasonRef } from './graphql-stop.ts';
+} from './graphql-enums.ts';
 import type { Outcome } from './outcome.ts';
 
 const TaskContext = builder

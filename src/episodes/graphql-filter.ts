@@ -1,7 +1,7 @@
 // The episodes(filter) argument and its translation to a tenant-scoped Prisma where clause.
 import { builder } from '../builder.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import { OutcomeKindEnum as Outcome, EpisodeStatusEnum as Status } from './enums.ts';
+import { OutcomeKindEnum as Outcome, EpisodeStatusEnum as Status } from './graphql-enums.ts';
 
 export const EpisodeFilterInput = builder.inputType('EpisodeFilter', {
   fields: (t) => ({

@@ -3,7 +3,7 @@
 import { builder } from '../builder.ts';
 import { sizeText } from '../core/sizes.ts';
 import type { JsonObject, JsonValue } from '../validation/json.ts';
-import { ComplexityEnum, lower, ModeEnum, OutcomeKindEnum, PolicyEnum } from './enums.ts';
+import { ComplexityEnum, lower, ModeEnum, OutcomeKindEnum, PolicyEnum } from './graphql-enums.ts';
 import { HISTORICAL_START, ImportSourceInput } from './graphql-import.ts';
 import { EPISODE_LIMITS, type StartEpisodeInput } from './limits.ts';
 import type { Outcome } from './outcome.ts';

@@ -1,10 +1,6 @@
-// What the episode mutations answer: the episode they changed, and what the change produced.
+// What the episode mutations answer: the episode they changed (ending one answers
+// FinishEpisodePayload, lifecycle/graphql-payloads.ts).
 import { builder } from '../builder.ts';
-import type { EpisodeLeaseCharge } from '../leases/charge.ts';
-import { LeaseChargeRef } from '../leases/graphql-types.ts';
-import type { CompletionResult } from '../lifecycle/complete.ts';
-import type { StopReason } from '../stops/stop-reason.ts';
-import { StopReasonRef } from './graphql-stop.ts';
 
 /** The builder's own types, for helpers that take a field builder. */
 export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
@@ -25,22 +21,6 @@ export const StartEpisodePayload = builder.objectRef<{ episodeId: string; dedupl
   fields: (t) => ({
     episode: episodeField(t),
     deduplicated: t.exposeBoolean('deduplicated', { description: 'True when dedupeKey matched an earlier start with the same input.' }),
-  }),
-});
-
-type FinishShape = { episodeId: string } & Partial<CompletionResult> & { leaseCharge: EpisodeLeaseCharge | null; stopCondition: StopReason | null };
-
-export const FinishPayload = builder.objectRef<FinishShape>('FinishEpisodePayload').implement({
-  fields: (t) => ({
-    episode: episodeField(t),
-    leaseCharge: t.field({ type: LeaseChargeRef, nullable: true, resolve: (p) => p.leaseCharge }),
-    stopCondition: t.field({
-      type: StopReasonRef,
-      nullable: true,
-      description:
-        "The work item loop's stop condition after this episode (in priority order: budget > the holon's stop > max episodes); null: the loop may go on, or the episode has no work item.",
-      resolve: (p) => p.stopCondition,
-    }),
   }),
 });
 

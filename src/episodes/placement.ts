@@ -4,6 +4,7 @@
 import { InputLimitError, LeaseError } from '../core/errors.ts';
 import { must } from '../core/must.ts';
 import type { WriteContext } from '../core/write-context.ts';
+import { Params } from '../db/sql.ts';
 import { type EpisodeCaps, planEpisodeHold } from '../leases/accounting.ts';
 import { checkLoopOpen } from '../leases/loop.ts';
 import { type LeaseRow, lockLease, readLease } from '../leases/row.ts';
@@ -58,6 +59,10 @@ export async function placeEpisode(ctx: WriteContext, input: StartEpisodeInput &
   const next = nextEpisodeNumber(item.lastEpisodeNumber, input.episodeNumber);
   if (!next.ok)
     throw new InputLimitError([{ field: 'input.episodeNumber', limit: `> ${next.lastIssued}`, actual: String(next.requested), message: next.message }]);
-  await client.query('UPDATE work_items SET last_episode_number = $2, updated_at = $3 WHERE id = $1', [workItemId, next.episodeNumber, now]);
+  const p = new Params();
+  await client.query(
+    `UPDATE work_items SET last_episode_number = ${p.add(next.episodeNumber)}, updated_at = ${p.add(now)} WHERE id = ${p.add(workItemId)}`,
+    p.values,
+  );
   return { workItemId, leaseId: input.leaseId ?? null, episodeNumber: next.episodeNumber, budget: held?.caps ?? own, leaseHold: held?.hold ?? null };
 }

@@ -63,7 +63,7 @@ export class Admission {
   }
 }
 
-export function isEventStream(accept: string | string[] | undefined): boolean {
+function isEventStream(accept: string | string[] | undefined): boolean {
   return String(accept ?? '').includes('text/event-stream');
 }
 

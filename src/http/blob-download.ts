@@ -11,6 +11,7 @@ import type pg from 'pg';
 import parseRange from 'range-parser';
 import { grantsScope, tokenFromHeader } from '../auth/keys.ts';
 import type { RateLimiter } from '../auth/rate-limit.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import { isHashHex } from '../ledger/hash.ts';
 import type { Services } from '../schema/context.ts';
 import type { Admission } from './admission.ts';
@@ -19,7 +20,7 @@ import { enforceRateLimit } from './hardening.ts';
 export const BLOBS_PATH = '/blobs/';
 
 /** Bytes read from the database per query: what one download holds in memory (twice, as hex on the wire from pg). */
-export const DOWNLOAD_CHUNK_BYTES = 1024 * 1024;
+const DOWNLOAD_CHUNK_BYTES = 1024 * 1024;
 
 interface DownloadParts {
   services: Services;
@@ -37,11 +38,10 @@ async function* blobChunks(pool: pg.Pool, tenantId: string, hash: string, start:
   for (let at = start; at <= end; at += DOWNLOAD_CHUNK_BYTES) {
     const length = Math.min(DOWNLOAD_CHUNK_BYTES, end - at + 1);
     // substring of bytea counts from 1.
-    const { rows } = await pool.query<{ chunk: Buffer | null }>(
-      `SELECT substring(convert_to(content, 'UTF8') FROM $3 FOR $4) AS chunk FROM blobs WHERE tenant_id = $1 AND hash = $2`,
-      [tenantId, hash, at + 1, length],
-    );
-    const chunk = rows[0]?.chunk;
+    const p = new Params();
+    const sql = `SELECT substring(convert_to(content, 'UTF8') FROM ${p.add(at + 1)} FOR ${p.add(length)}) AS chunk FROM blobs
+      WHERE tenant_id = ${p.add(tenantId)} AND hash = ${p.add(hash)}`;
+    const chunk = (await queryRows<{ chunk: Buffer | null }>(pool, sql, p))[0]?.chunk;
     if (!chunk) return;
     yield chunk;
   }

@@ -51,7 +51,7 @@ function rootType(schema: GraphQLSchema, operation: 'query' | 'mutation' | 'subs
 }
 
 /** The refusal for the document, or null when the viewer may run every root field of it. */
-export function documentRefusal(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, ctx: Context): GraphQLError | null {
+function documentRefusal(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, ctx: Context): GraphQLError | null {
   const operation = getOperationAST(document, operationName);
   const type = operation && rootType(schema, operation.operation);
   if (!operation || !type) return null;

@@ -9,7 +9,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../schema/context.ts';
 import { FairPermits } from './fair-permits.ts';
 
-export const EXPENSIVE_FIELDS: ReadonlySet<string> = new Set(['verifyLedger']);
+const EXPENSIVE_FIELDS: ReadonlySet<string> = new Set(['verifyLedger']);
 
 function expensiveFieldsIn(document: DocumentNode): string[] {
   const found: string[] = [];
@@ -22,7 +22,7 @@ function expensiveFieldsIn(document: DocumentNode): string[] {
 }
 
 /** Refuses a document that selects an expensive field more than once (aliases, fragments). */
-export const OneExpensiveFieldRule: ValidationRule = (context) => ({
+const OneExpensiveFieldRule: ValidationRule = (context) => ({
   Document(node) {
     const found = expensiveFieldsIn(node);
     if (found.length > 1) {

@@ -29,7 +29,7 @@ export class FairPermits {
     };
   }
 
-  /** Waiting callers of `group` (for tests and metrics). */
+  /** Waiting callers of `group` (read by test/unit/fair-permits.test.ts). */
   waiting(group: string): number {
     return this.queues.get(group)?.length ?? 0;
   }

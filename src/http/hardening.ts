@@ -53,7 +53,7 @@ export async function enforceRateLimit(limiter: RateLimiter | null, keyId: strin
 }
 
 /** Where the first string (or object key) of `value` that is not valid Unicode sits, e.g. `$step.metadata.note`. */
-export function illFormedStringPath(value: unknown, path: string): string | null {
+function illFormedStringPath(value: unknown, path: string): string | null {
   const pending: Array<[unknown, string]> = [[value, path]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [current, at] = next;
@@ -81,7 +81,7 @@ function isWellFormed(text: string): boolean {
  * Unicode does not). PostgreSQL rejects such a string in jsonb and silently replaces it in text,
  * which would break the hashes the ledger recorded. graphql-js already refuses one in a literal.
  */
-export function useWellFormedVariables(): Plugin {
+function useWellFormedVariables(): Plugin {
   const check = (variables: unknown): GraphQLError | null => {
     const path = illFormedStringPath(variables ?? {}, '$');
     if (!path) return null;
@@ -127,10 +127,10 @@ export function withRequestErrorCode<E>(error: E, fallback?: string): E | GraphQ
 }
 
 /** Brackets a document may nest: far above any real query, far below what overflows the parser's recursion. */
-export const MAX_NESTING = 128;
+const MAX_NESTING = 128;
 
 /** How deeply `[`, `{` and `(` nest in a GraphQL source, outside strings and comments. */
-export function nestingDepth(source: string): number {
+function nestingDepth(source: string): number {
   let depth = 0;
   let deepest = 0;
   for (let i = 0; i < source.length; i++) {
@@ -157,7 +157,7 @@ export function nestingDepth(source: string): number {
  * Refuses a document nested deeper than MAX_NESTING before graphql-js parses it: a 3,000-deep list
  * literal overflowed the parser's recursion (an untyped internal error, before auth).
  */
-export function useNestingLimit(): Plugin {
+function useNestingLimit(): Plugin {
   return {
     onParse({ parseFn, setParseFn }) {
       setParseFn((source, options) => {
@@ -175,7 +175,7 @@ export function useNestingLimit(): Plugin {
 }
 
 /** Where the first string holding a NUL character sits in `value`, e.g. `$filter.text`. */
-export function nulPath(value: unknown, path: string): string | null {
+function nulPath(value: unknown, path: string): string | null {
   const pending: Array<[unknown, string]> = [[value, path]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [current, at] = next;
@@ -209,7 +209,7 @@ function nulLiteralPath(document: DocumentNode): string | null {
  * PostgreSQL cannot hold NUL in text, so a filter with one failed deep in the database as an
  * untyped internal error. Writes keep their own typed limits (InputLimitError).
  */
-export function useNoNulInReads(): Plugin {
+function useNoNulInReads(): Plugin {
   const check = (args: ExecutionArgs): GraphQLError | null => {
     const operation = getOperationAST(args.document, args.operationName);
     if (!operation || operation.operation === 'mutation') return null;
@@ -248,7 +248,7 @@ export function withoutSuggestions(error: GraphQLError): GraphQLError {
 }
 
 /** Validation errors do not pass through error masking: production strips their suggestions here. */
-export function useNoSuggestions(): Plugin {
+function useNoSuggestions(): Plugin {
   return {
     onValidate() {
       return ({ result, setResult }) => {

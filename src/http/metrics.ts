@@ -1,6 +1,6 @@
 // /metrics in Prometheus format: yoga's plugin (request and execution timings) plus the gauges an
 // operator of this service needs: sockets, subscriptions, job queue depth, group-commit batches.
-// The endpoint needs an admin key or METRICS_TOKEN (server.ts), and every label comes from a
+// The endpoint needs an admin key or METRICS_TOKEN (health.ts), and every label comes from a
 // bounded set, so no request can grow the answer.
 import { timingSafeEqual } from 'node:crypto';
 import { createCounter, createHistogram, type FillLabelsFnParams, usePrometheus } from '@graphql-yoga/plugin-prometheus';
@@ -134,7 +134,7 @@ function boundedRequestMetrics(registry: Registry) {
 }
 
 /** The root field an operation selects, if the schema has it; `multiple` or `unknown` otherwise. */
-export function operationLabel(document: DocumentNode | undefined, operationName: string | undefined): string {
+function operationLabel(document: DocumentNode | undefined, operationName: string | undefined): string {
   const operation = document ? getOperationAST(document, operationName) : null;
   const root =
     operation &&

@@ -2,7 +2,7 @@
 // summed, may return more nodes than the limit is refused before any resolver reads a row.
 // graphql-armor's cost limit cannot see page sizes: `episodes(first: 100) { ... steps(first: 1000) }`
 // is a small document that may read 100,000 steps. Counted where the variables are known: at
-// execute and subscribe (HTTP, SSE) and in the graphql-ws onSubscribe (src/server.ts).
+// execute and subscribe (HTTP, SSE) and in the graphql-ws onSubscribe (src/http/websocket.ts).
 import { type DocumentNode, GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { countNodes } from './node-count.ts';

@@ -6,6 +6,7 @@
 import { type DocumentNode, GraphQLError, Kind, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type pg from 'pg';
+import { Params, queryRows } from '../db/sql.ts';
 import { isHashHex } from '../ledger/hash.ts';
 import type { Context } from '../schema/context.ts';
 
@@ -23,7 +24,7 @@ export function blobHashesIn(document: DocumentNode, variables: Record<string, u
   return hashes;
 }
 
-export function responseTooLargeError(limit: number, requested: number): GraphQLError {
+function responseTooLargeError(limit: number, requested: number): GraphQLError {
   return new GraphQLError(
     `The blobs this request reads hold ${requested} bytes, more than MAX_RESPONSE_BYTES (${limit} bytes per request); nothing was read. Download large content with GET /blobs/<hash> (Range supported), or split the request.`,
     { extensions: { code: 'RESPONSE_TOO_LARGE', budget: 'MAX_RESPONSE_BYTES', limit, requested } },
@@ -37,11 +38,9 @@ export function useResponseBudget(pool: pg.Pool, limit: number): Plugin {
       if (!tenantId) return;
       const hashes = blobHashesIn(args.document, args.variableValues);
       if (!hashes.length) return;
-      const { rows } = await pool.query<{ requested: string | null }>(
-        'SELECT sum(b.size_bytes) AS requested FROM unnest($2::text[]) AS h(hash) JOIN blobs b ON b.tenant_id = $1 AND b.hash = h.hash',
-        [tenantId, hashes],
-      );
-      const requested = Number(rows[0]?.requested ?? 0);
+      const p = new Params();
+      const sql = `SELECT sum(b.size_bytes) AS requested FROM unnest(${p.add(hashes)}::text[]) AS h(hash) JOIN blobs b ON b.tenant_id = ${p.add(tenantId)} AND b.hash = h.hash`;
+      const requested = Number((await queryRows<{ requested: string | null }>(pool, sql, p))[0]?.requested ?? 0);
       if (requested > limit) setResultAndStopExecution({ errors: [responseTooLargeError(limit, requested)] });
     },
   };

@@ -12,7 +12,7 @@ function tooManyStreams(max: number): GraphQLError {
   });
 }
 
-export function keyRevokedError(): GraphQLError {
+function keyRevokedError(): GraphQLError {
   return new GraphQLError('Subscription ended: its API key was revoked or has expired.', { extensions: { code: 'KEY_REVOKED' } });
 }
 
@@ -22,7 +22,7 @@ type Results = AsyncIterable<ExecutionResult>;
  * `source` as an iterator that `end()` stops at once, even while it waits for its next item:
  * the waiting next() answers the KEY_REVOKED error, the one after it completes.
  */
-export function endable(source: Results, onFinish: () => void): { iterator: AsyncIterableIterator<ExecutionResult>; end(): void } {
+function endable(source: Results, onFinish: () => void): { iterator: AsyncIterableIterator<ExecutionResult>; end(): void } {
   const inner = source[Symbol.asyncIterator]();
   let state: 'open' | 'ending' | 'done' = 'open';
   let signal: (r: IteratorResult<ExecutionResult>) => void = () => undefined;

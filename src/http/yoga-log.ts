@@ -2,7 +2,7 @@
 // limits, CSRF prevention, parse errors) at error level, and some of them twice: those are a
 // client's mistakes, answered with a code, so they are logged once per request, at info, with the
 // request id. Errors that are not GraphQLErrors stay at error level (unexpected errors are logged
-// where they are masked, src/server.ts).
+// where they are masked, src/http/yoga.ts).
 import { GraphQLError } from 'graphql';
 import type { YogaLogger } from 'graphql-yoga';
 import type { Logger } from 'pino';

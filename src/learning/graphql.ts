@@ -1,11 +1,12 @@
-// Learning in the API: reward and reflection on Episode, what a completion learned, the Pattern
-// type with the episodes it came from, patterns(filter) and pattern(id), and on-demand extraction.
+// Learning in the API: reward and reflection on Episode, an extraction run (also answered by
+// completeEpisode, lifecycle/graphql-payloads.ts), the Pattern type with the episodes it came
+// from, patterns(filter) and pattern(id), and on-demand extraction.
 import { builder } from '../builder.ts';
 import { InputLimitError, NotFoundError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
-import { episodeField, FinishPayload } from '../episodes/graphql-payloads.ts';
+import { Params, queryRows } from '../db/sql.ts';
+import { episodeField } from '../episodes/graphql-payloads.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import type { FeedbackReport } from '../retrieval/receipts.ts';
 import { enumValue } from '../schema/enum-value.ts';
 import { connectionSize } from '../schema/page-size.ts';
 import { type ExtractionReport, extractEpisodePatterns } from './extract.ts';
@@ -17,12 +18,12 @@ const PATTERN_KIND_VALUES = ['FILE_CHANGE', 'TASK_OUTCOME', 'TOOL_OUTCOME', 'ERR
 const PATTERN_STATUSES = ['CANDIDATE', 'ACTIVE', 'SUPERSEDED'] as const;
 const LEARNING_STATES = ['NONE', 'PENDING', 'QUEUED', 'DONE', 'SKIPPED'] as const;
 
-export const PatternKindEnum = builder.enumType('PatternKind', {
+const PatternKindEnum = builder.enumType('PatternKind', {
   description:
     'FILE_CHANGE: tasks mentioning a term change a file; TASK_OUTCOME: tasks mentioning a term succeed more or less often; TOOL_OUTCOME: runs using a tool; ERROR_OUTCOME: runs hitting an error class or name; ERROR_FIX: runs whose failed steps showed an error name changed a file (served to tasks mentioning the error).',
   values: PATTERN_KIND_VALUES,
 });
-export const PatternStatusEnum = builder.enumType('PatternStatus', {
+const PatternStatusEnum = builder.enumType('PatternStatus', {
   description:
     'ACTIVE: its counts meet the bar now (support, comparable episodes, lift; docs/LEARNING.md); CANDIDATE: counts kept, bar never met; SUPERSEDED: met the bar once, no longer does.',
   values: PATTERN_STATUSES,
@@ -86,7 +87,7 @@ const RejectedCounts = builder.objectRef<ExtractionReport['rejected']>('PatternR
   }),
 });
 
-const ExtractionRef = builder.objectRef<ExtractionReport>('PatternExtraction').implement({
+export const ExtractionRef = builder.objectRef<ExtractionReport>('PatternExtraction').implement({
   description: 'One extraction run, as its patterns.extracted ledger event records it: candidates = kept + rejected.',
   fields: (t) => ({
     mode: t.string({ resolve: (r) => r.mode }),
@@ -105,31 +106,6 @@ const ExtractionRef = builder.objectRef<ExtractionReport>('PatternExtraction').i
     }),
   }),
 });
-
-const FeedbackRef = builder.objectRef<FeedbackReport>('RetrievalFeedback').implement({
-  fields: (t) => ({
-    retrievalIds: t.exposeIDList('retrievalIds'),
-    target: t.exposeFloat('target', { description: '+1 success, -1 failure; credits move 0.3 of the way towards it.' }),
-    episodes: t.exposeInt('episodes', { description: 'Episodes credited or debited.' }),
-    patterns: t.exposeInt('patterns', { description: 'Patterns credited or debited.' }),
-    confirmed: t.exposeInt('confirmed', {
-      description: 'Served episodes credited: for a success that reports artifacts, those that changed one of its files (the others get target 0).',
-    }),
-    uses: t.exposeInt('uses', {
-      description: "Uses recorded (one per retrieval and episode it served): ranking applies each to later queries that resemble the retrieval's query.",
-    }),
-  }),
-});
-
-builder.objectFields(FinishPayload, (t) => ({
-  extraction: t.field({
-    type: ExtractionRef,
-    nullable: true,
-    description: 'The run of extractPatterns: SYNC; null when queued.',
-    resolve: (p) => p.extraction ?? null,
-  }),
-  feedback: t.field({ type: FeedbackRef, nullable: true, description: 'Credit given for usedRetrievals.', resolve: (p) => p.feedback ?? null }),
-}));
 
 // ---- patterns ----
 
@@ -281,9 +257,11 @@ builder.mutationFields((t) => ({
       const episodeId = String(args.episodeId);
       if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
       const extraction = await ctx.services.writer.run(ctx.viewer.tenantId, async (w) => {
-        const { rows } = await w.client.query('SELECT outcome IS NOT NULL AS ended FROM episodes WHERE tenant_id = $1 AND id = $2', [w.tenantId, episodeId]);
-        if (!rows.length) throw new NotFoundError('Episode', episodeId);
-        if (!rows[0].ended)
+        const p = new Params();
+        const sql = `SELECT outcome IS NOT NULL AS ended FROM episodes WHERE tenant_id = ${p.add(w.tenantId)} AND id = ${p.add(episodeId)}`;
+        const [row] = await queryRows<{ ended: boolean }>(w.client, sql, p);
+        if (!row) throw new NotFoundError('Episode', episodeId);
+        if (!row.ended)
           throw new InputLimitError([
             {
               field: 'episodeId',

@@ -4,6 +4,7 @@
 // transaction-level advisory lock on (tenant, scope): they touch the same baseline rows and the
 // refresh reads them all, so running them one at a time costs nothing and cannot deadlock.
 import type pg from 'pg';
+import { Params, queryRows, unnestAs } from '../db/sql.ts';
 import { type ContextFacts, compareText } from './facts.ts';
 import {
   type EpisodeObservation,
@@ -26,6 +27,16 @@ export async function lockScopes(client: pg.PoolClient, tenantId: string, scopes
   }
 }
 
+/** What a batch adds to one pattern's stratum. */
+interface StratumAdded {
+  id: string;
+  stratum: string;
+  file: boolean;
+  support: number;
+  hits: number;
+  reward: number;
+}
+
 export interface CountedEpisode {
   obs: EpisodeObservation;
   episodeId: string;
@@ -38,29 +49,12 @@ export interface CountedEpisode {
  * keeps the context of the first episode of the batch that has it (display only).
  */
 export async function countObservations(client: pg.PoolClient, tenantId: string, episodes: readonly CountedEpisode[], now: Date): Promise<Map<string, string>> {
-  const baselines = new Map<string, { scope: string; stratum: string; target: string; episodes: number; hits: number }>();
-  for (const { obs } of episodes) {
-    for (const target of ['', ...obs.fileTargets]) {
-      const key = [obs.scope, obs.stratum, target].join('\u0000');
-      const row = baselines.get(key) ?? { scope: obs.scope, stratum: obs.stratum, target, episodes: 0, hits: 0 };
-      row.episodes += 1;
-      row.hits += obs.success ? 1 : 0;
-      baselines.set(key, row);
-    }
-  }
-  const rows = [...baselines.values()].sort((x, y) => compareText(x.scope + x.stratum + x.target, y.scope + y.stratum + y.target));
-  await client.query(
-    `INSERT INTO pattern_baselines (tenant_id, scope, stratum, target, episodes, hits)
-     SELECT $1, u.scope, u.stratum, u.target, u.episodes, u.hits FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::int[]) AS u(scope, stratum, target, episodes, hits)
-     ON CONFLICT (tenant_id, scope, stratum, target) DO UPDATE
-       SET episodes = pattern_baselines.episodes + EXCLUDED.episodes, hits = pattern_baselines.hits + EXCLUDED.hits`,
-    [tenantId, rows.map((r) => r.scope), rows.map((r) => r.stratum), rows.map((r) => r.target), rows.map((r) => r.episodes), rows.map((r) => r.hits)],
-  );
+  await addBaselines(client, tenantId, episodes);
   const ids = await createPatterns(client, tenantId, episodes, now);
   // Per pattern and stratum: support, hits and rewards this batch adds. A file pattern's support is
   // its antecedent's (FILE_ANTECEDENT: the term's task_outcome, the error's error_outcome); its own
   // row counts co-occurrences as hits.
-  const strata = new Map<string, { id: string; stratum: string; file: boolean; support: number; hits: number; reward: number }>();
+  const strata = new Map<string, StratumAdded>();
   for (const { obs } of episodes) {
     for (const c of obs.candidates) {
       const id = ids.get(c.key) as string;
@@ -74,23 +68,24 @@ export async function countObservations(client: pg.PoolClient, tenantId: string,
     }
   }
   const added = [...strata.values()].sort((x, y) => compareText(x.id + x.stratum, y.id + y.stratum));
-  await client.query(
-    `INSERT INTO pattern_strata (pattern_id, stratum, tenant_id, support, hits, reward_sum)
-     SELECT u.id, u.stratum, $1, u.support, u.hits, u.reward FROM unnest($2::uuid[], $3::text[], $4::int[], $5::int[], $6::float8[]) AS u(id, stratum, support, hits, reward)
-     ON CONFLICT (pattern_id, stratum) DO UPDATE
-       SET support = pattern_strata.support + EXCLUDED.support, hits = pattern_strata.hits + EXCLUDED.hits, reward_sum = pattern_strata.reward_sum + EXCLUDED.reward_sum`,
-    [tenantId, added.map((r) => r.id), added.map((r) => r.stratum), added.map((r) => r.support), added.map((r) => r.hits), added.map((r) => r.reward)],
-  );
+  await addStrata(client, tenantId, added);
   const totals = new Map<string, { support: number; hits: number }>();
   for (const r of added) {
     const t = totals.get(r.id) ?? { support: 0, hits: 0 };
     totals.set(r.id, { support: t.support + r.support, hits: t.hits + r.hits });
   }
-  const { rows: counted } = await client.query<{ scope: string; cue: string; kind: PatternKind; occurrences: number }>(
-    `UPDATE patterns p SET occurrences = p.occurrences + u.support, successes = p.successes + u.hits, updated_at = $4
-       FROM unnest($1::uuid[], $2::int[], $3::int[]) AS u(id, support, hits) WHERE p.id = u.id
+  const pc = new Params();
+  const totalRows = unnestAs(pc, 'u', {
+    id: [[...totals.keys()], 'uuid'],
+    support: [[...totals.values()].map((t) => t.support), 'int'],
+    hits: [[...totals.values()].map((t) => t.hits), 'int'],
+  });
+  const counted = await queryRows<{ scope: string; cue: string; kind: PatternKind; occurrences: number }>(
+    client,
+    `UPDATE patterns p SET occurrences = p.occurrences + u.support, successes = p.successes + u.hits, updated_at = ${pc.add(now)}
+       FROM ${totalRows} WHERE p.id = u.id
      RETURNING p.scope, p.cue, p.kind, p.occurrences`,
-    [[...totals.keys()], [...totals.values()].map((t) => t.support), [...totals.values()].map((t) => t.hits), now],
+    pc,
   );
   // The batch counted each file pattern's antecedent too: the file pattern takes that support.
   const termSupport = new Map(counted.map((r) => [`${r.kind}\u0000${r.scope}\u0000${r.cue}`, r.occurrences]));
@@ -111,6 +106,55 @@ export async function countObservations(client: pg.PoolClient, tenantId: string,
   return ids;
 }
 
+/** Adds the batch's episodes to the baselines of their scope and stratum (target '': every episode; a file: episodes that changed it). */
+async function addBaselines(client: pg.PoolClient, tenantId: string, episodes: readonly CountedEpisode[]): Promise<void> {
+  const baselines = new Map<string, { scope: string; stratum: string; target: string; episodes: number; hits: number }>();
+  for (const { obs } of episodes) {
+    for (const target of ['', ...obs.fileTargets]) {
+      const key = [obs.scope, obs.stratum, target].join('\u0000');
+      const row = baselines.get(key) ?? { scope: obs.scope, stratum: obs.stratum, target, episodes: 0, hits: 0 };
+      row.episodes += 1;
+      row.hits += obs.success ? 1 : 0;
+      baselines.set(key, row);
+    }
+  }
+  const rows = [...baselines.values()].sort((x, y) => compareText(x.scope + x.stratum + x.target, y.scope + y.stratum + y.target));
+  const pb = new Params();
+  const baselineRows = unnestAs(pb, 'u', {
+    scope: [rows.map((r) => r.scope), 'text'],
+    stratum: [rows.map((r) => r.stratum), 'text'],
+    target: [rows.map((r) => r.target), 'text'],
+    episodes: [rows.map((r) => r.episodes), 'int'],
+    hits: [rows.map((r) => r.hits), 'int'],
+  });
+  await client.query(
+    `INSERT INTO pattern_baselines (tenant_id, scope, stratum, target, episodes, hits)
+     SELECT ${pb.add(tenantId)}, u.scope, u.stratum, u.target, u.episodes, u.hits FROM ${baselineRows}
+     ON CONFLICT (tenant_id, scope, stratum, target) DO UPDATE
+       SET episodes = pattern_baselines.episodes + EXCLUDED.episodes, hits = pattern_baselines.hits + EXCLUDED.hits`,
+    pb.values,
+  );
+}
+
+/** Adds the batch's support, hits and rewards to each pattern's stratum. */
+async function addStrata(client: pg.PoolClient, tenantId: string, added: readonly StratumAdded[]): Promise<void> {
+  const ps = new Params();
+  const strataRows = unnestAs(ps, 'u', {
+    id: [added.map((r) => r.id), 'uuid'],
+    stratum: [added.map((r) => r.stratum), 'text'],
+    support: [added.map((r) => r.support), 'int'],
+    hits: [added.map((r) => r.hits), 'int'],
+    reward: [added.map((r) => r.reward), 'float8'],
+  });
+  await client.query(
+    `INSERT INTO pattern_strata (pattern_id, stratum, tenant_id, support, hits, reward_sum)
+     SELECT u.id, u.stratum, ${ps.add(tenantId)}, u.support, u.hits, u.reward FROM ${strataRows}
+     ON CONFLICT (pattern_id, stratum) DO UPDATE
+       SET support = pattern_strata.support + EXCLUDED.support, hits = pattern_strata.hits + EXCLUDED.hits, reward_sum = pattern_strata.reward_sum + EXCLUDED.reward_sum`,
+    ps.values,
+  );
+}
+
 /** The kind whose support a file kind's support is; null for the other kinds. */
 function antecedentOf(kind: PatternKind): PatternKind | null {
   return kind === 'file_change' || kind === 'error_fix' ? FILE_ANTECEDENT[kind] : null;
@@ -123,30 +167,35 @@ async function createPatterns(client: pg.PoolClient, tenantId: string, episodes:
     for (const c of episode.obs.candidates) if (!firsts.has(c.key)) firsts.set(c.key, { candidate: c, scope: episode.obs.scope, episode });
   const sorted = [...firsts.values()].sort((x, y) => compareText(x.candidate.key, y.candidate.key));
   if (sorted.length === 0) return new Map();
+  const p = new Params();
+  const [tenant, at] = [p.add(tenantId), p.add(now)];
+  const candidates = unnestAs(
+    p,
+    'u',
+    {
+      key: [sorted.map((f) => f.candidate.key), 'text'],
+      kind: [sorted.map((f) => f.candidate.kind), 'text'],
+      signature: [sorted.map((f) => JSON.stringify(f.candidate.signature)), 'jsonb'],
+      description: [sorted.map((f) => f.candidate.description), 'text'],
+      scope: [sorted.map((f) => f.scope), 'text'],
+      cue: [sorted.map((f) => f.candidate.cue), 'text'],
+      target: [sorted.map((f) => f.candidate.target), 'text'],
+      domain: [sorted.map((f) => f.episode.context.domain), 'text'],
+      language: [sorted.map((f) => f.episode.context.language), 'text'],
+      framework: [sorted.map((f) => f.episode.context.framework), 'text'],
+      tags: [sorted.map((f) => JSON.stringify(f.episode.context.tags)), 'jsonb'],
+      episode: [sorted.map((f) => f.episode.episodeId), 'uuid'],
+    },
+    { ordinality: 'n' },
+  );
   await client.query(
     `INSERT INTO patterns (tenant_id, key, kind, signature, description, scope, cue, target, domain, language, framework, tags, first_episode_id, created_at, updated_at)
-     SELECT $1, u.key, u.kind, ARRAY(SELECT jsonb_array_elements_text(u.signature)), u.description, u.scope, u.cue, u.target,
-            u.domain, u.language, u.framework, ARRAY(SELECT jsonb_array_elements_text(u.tags)), u.episode, $13, $13
-       FROM unnest($2::text[], $3::text[], $4::jsonb[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::jsonb[], $14::uuid[])
-            WITH ORDINALITY AS u(key, kind, signature, description, scope, cue, target, domain, language, framework, tags, episode, n)
+     SELECT ${tenant}, u.key, u.kind, ARRAY(SELECT jsonb_array_elements_text(u.signature)), u.description, u.scope, u.cue, u.target,
+            u.domain, u.language, u.framework, ARRAY(SELECT jsonb_array_elements_text(u.tags)), u.episode, ${at}, ${at}
+       FROM ${candidates}
       ORDER BY u.n
      ON CONFLICT (tenant_id, key) DO NOTHING`,
-    [
-      tenantId,
-      sorted.map((f) => f.candidate.key),
-      sorted.map((f) => f.candidate.kind),
-      sorted.map((f) => JSON.stringify(f.candidate.signature)),
-      sorted.map((f) => f.candidate.description),
-      sorted.map((f) => f.scope),
-      sorted.map((f) => f.candidate.cue),
-      sorted.map((f) => f.candidate.target),
-      sorted.map((f) => f.episode.context.domain),
-      sorted.map((f) => f.episode.context.language),
-      sorted.map((f) => f.episode.context.framework),
-      sorted.map((f) => JSON.stringify(f.episode.context.tags)),
-      now,
-      sorted.map((f) => f.episode.episodeId),
-    ],
+    p.values,
   );
   const { rows } = await client.query<{ id: string; key: string }>('SELECT id, key FROM patterns WHERE tenant_id = $1 AND key = ANY($2::text[])', [
     tenantId,
@@ -185,14 +234,18 @@ interface JudgedRow {
 async function judgedRows(client: pg.PoolClient, tenantId: string, scope: string): Promise<JudgedRow[]> {
   // A file pattern's stored occurrences are its term's support when it was last counted (it may have
   // grown since): its own co-occurrences (successes, always current) decide whether it is judged.
-  const { rows: strata } = await client.query<Omit<JudgedRow, 'episodes' | 'base_hits'> & { cue: string; target: string }>(
+  const p = new Params();
+  const fileKinds = p.add([...FILE_KINDS]);
+  const strata = await queryRows<Omit<JudgedRow, 'episodes' | 'base_hits'> & { cue: string; target: string }>(
+    client,
     `SELECT p.id, p.kind, p.status, p.cue, p.target, p.occurrences AS stored_support, p.successes AS stored_hits, p.lift AS stored_lift,
             p.baseline_rate AS stored_baseline, s.stratum, s.support, s.hits, s.reward_sum
        FROM patterns p JOIN pattern_strata s ON s.pattern_id = p.id
-      WHERE p.tenant_id = $1 AND p.scope = $2
-        AND ((p.kind <> ALL($5::text[]) AND p.occurrences >= $3) OR (p.kind = ANY($5::text[]) AND p.successes >= $4) OR p.status <> 'candidate')
+      WHERE p.tenant_id = ${p.add(tenantId)} AND p.scope = ${p.add(scope)}
+        AND ((p.kind <> ALL(${fileKinds}::text[]) AND p.occurrences >= ${p.add(Math.min(...Object.values(PATTERN_RULES.minSupport)))})
+             OR (p.kind = ANY(${fileKinds}::text[]) AND p.successes >= ${p.add(PATTERN_RULES.minFileHits)}) OR p.status <> 'candidate')
       ORDER BY p.id, s.stratum`,
-    [tenantId, scope, Math.min(...Object.values(PATTERN_RULES.minSupport)), PATTERN_RULES.minFileHits, [...FILE_KINDS]],
+    p,
   );
   const { rows: baselines } = await client.query<{ stratum: string; target: string; episodes: number; hits: number }>(
     'SELECT stratum, target, episodes, hits FROM pattern_baselines WHERE tenant_id = $1 AND scope = $2',
@@ -260,24 +313,25 @@ export async function refreshScope(client: pg.PoolClient, tenantId: string, scop
     if (!unchanged) updates.push({ id, status, support: strength.support, hits: strength.hits, rate: strength.rate, meanReward, lift, baseline });
   }
   if (updates.length) {
+    const p = new Params();
+    const at = p.add(now);
+    const rows = unnestAs(p, 'u', {
+      id: [updates.map((u) => u.id), 'uuid'],
+      status: [updates.map((u) => u.status), 'text'],
+      support: [updates.map((u) => u.support), 'int'],
+      hits: [updates.map((u) => u.hits), 'int'],
+      rate: [updates.map((u) => u.rate), 'float8'],
+      mean_reward: [updates.map((u) => u.meanReward), 'float8'],
+      lift: [updates.map((u) => u.lift), 'float8'],
+      baseline: [updates.map((u) => u.baseline), 'float8'],
+    });
     await client.query(
       `UPDATE patterns p SET status = u.status, occurrences = u.support, successes = u.hits, success_rate = u.rate, mean_reward = u.mean_reward,
               lift = u.lift, baseline_rate = u.baseline, effectiveness = LEAST(1, abs(COALESCE(u.lift, 0))),
-              superseded_at = CASE WHEN u.status = 'superseded' THEN COALESCE(p.superseded_at, $9) WHEN u.status = 'active' THEN NULL ELSE p.superseded_at END
-         FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::float8[], $6::float8[], $7::float8[], $8::float8[])
-              AS u(id, status, support, hits, rate, mean_reward, lift, baseline)
+              superseded_at = CASE WHEN u.status = 'superseded' THEN COALESCE(p.superseded_at, ${at}) WHEN u.status = 'active' THEN NULL ELSE p.superseded_at END
+         FROM ${rows}
         WHERE p.id = u.id`,
-      [
-        updates.map((u) => u.id),
-        updates.map((u) => u.status),
-        updates.map((u) => u.support),
-        updates.map((u) => u.hits),
-        updates.map((u) => u.rate),
-        updates.map((u) => u.meanReward),
-        updates.map((u) => u.lift),
-        updates.map((u) => u.baseline),
-        now,
-      ],
+      p.values,
     );
   }
   return judged;
@@ -293,16 +347,18 @@ export async function recordObservations(
   now: Date,
 ): Promise<void> {
   if (patterns.length === 0) return;
+  const p = new Params();
+  const rows = unnestAs(p, 'u', { id: [patterns.map((x) => x.id), 'uuid'], kept: [patterns.map((x) => x.kept), 'bool'] });
   await client.query(
     `INSERT INTO pattern_episodes (pattern_id, episode_id, tenant_id, success, reward, kept, observed_at)
-     SELECT u.id, $3, $4, $5, $6, u.kept, $7 FROM unnest($1::uuid[], $2::bool[]) AS u(id, kept)
+     SELECT u.id, ${p.add(episodeId)}, ${p.add(tenantId)}, ${p.add(observation.success)}, ${p.add(observation.reward)}, u.kept, ${p.add(now)} FROM ${rows}
      ON CONFLICT (pattern_id, episode_id) DO NOTHING`,
-    [patterns.map((p) => p.id), patterns.map((p) => p.kept), episodeId, tenantId, observation.success, observation.reward, now],
+    p.values,
   );
 }
 
 /** Stored lift and baseline keep STORED_DIGITS decimals: what a reader compares, and few enough that a new episode rarely changes them. */
-export const STORED_DIGITS = 2;
+const STORED_DIGITS = 2;
 function round(x: number): number {
   return Number(x.toFixed(STORED_DIGITS));
 }

@@ -20,7 +20,7 @@ import type { Outcome } from '../episodes/outcome.ts';
 import { type ContextFacts, clamp, episodeSucceeded, type StepFacts } from './facts.ts';
 import { taskTerms } from './task-terms.ts';
 
-export const PATTERN_KINDS = ['file_change', 'task_outcome', 'tool_outcome', 'error_outcome', 'error_fix'] as const;
+const PATTERN_KINDS = ['file_change', 'task_outcome', 'tool_outcome', 'error_outcome', 'error_fix'] as const;
 export type PatternKind = (typeof PATTERN_KINDS)[number];
 
 /** Kinds whose consequent is a changed file (`file:<path>`); their support is their antecedent's (FILE_ANTECEDENT). */
@@ -56,7 +56,7 @@ export const PATTERN_RULES = {
 } as const;
 
 /** The consequent of outcome kinds: the run succeeded. File patterns' consequent is `file:<path>`. */
-export const SUCCESS_TARGET = '';
+const SUCCESS_TARGET = '';
 
 export interface TaskEpisode {
   description: string;
@@ -120,7 +120,7 @@ export function observeEpisode(episode: TaskEpisode): EpisodeObservation {
   };
 }
 
-export function patternKey(kind: PatternKind, signature: readonly string[]): string {
+function patternKey(kind: PatternKind, signature: readonly string[]): string {
   return `${kind}:${JSON.stringify(signature)}`;
 }
 

@@ -41,7 +41,7 @@ export interface Reflection {
 
 export const REFLECTION_MAX_ITEMS = 5;
 export const REFLECTION_ITEM_MAX_CHARS = 300;
-export const THRESHOLDS = {
+const THRESHOLDS = {
   highSuccessRate: 0.8,
   lowSuccessRate: 0.5,
   criticPraise: 0.7,

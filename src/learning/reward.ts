@@ -53,9 +53,9 @@ export interface Reward {
   learningBonus: number;
 }
 
-export const EFFICIENCY = { min: 0.5, max: 1.5, referenceSeconds: 60, referenceSteps: 10, unknownDuration: 1 } as const;
-export const COMPLEXITY_BONUS: Record<Complexity, number> = { simple: 1.0, moderate: 1.1, complex: 1.2 };
-export const QUALITY = {
+const EFFICIENCY = { min: 0.5, max: 1.5, referenceSeconds: 60, referenceSteps: 10, unknownDuration: 1 } as const;
+const COMPLEXITY_BONUS: Record<Complexity, number> = { simple: 1.0, moderate: 1.1, complex: 1.2 };
+const QUALITY = {
   min: 0.5,
   max: 1.5,
   testArtifact: 0.1,

@@ -2,6 +2,8 @@
 // and stores the reward and reflection in the ending's own transaction (finishEpisode calls it for
 // every ending that has an outcome: complete, fail, converge, budget and deadline stops).
 import type pg from 'pg';
+import type { EpisodesRow } from '../db/rows.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import type { Complexity } from '../episodes/limits.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import { contentHash } from '../ledger/hash.ts';
@@ -40,13 +42,36 @@ const ERROR_TEXT_CHARS = 4000;
 const EPISODE_COLUMNS = `id, tenant_id, work_item_id, status, agent, task_description, outcome, stop_reason, complexity, domain, language, framework, tags,
   critique, metadata, started_at, ended_at, reward_score, learning_state, times_known`;
 
+/** The columns of EPISODE_COLUMNS. */
+type EpisodeFactsSqlRow = Pick<
+  EpisodesRow,
+  | 'id'
+  | 'tenant_id'
+  | 'work_item_id'
+  | 'status'
+  | 'agent'
+  | 'task_description'
+  | 'outcome'
+  | 'stop_reason'
+  | 'complexity'
+  | 'domain'
+  | 'language'
+  | 'framework'
+  | 'tags'
+  | 'critique'
+  | 'metadata'
+  | 'started_at'
+  | 'ended_at'
+  | 'reward_score'
+  | 'learning_state'
+  | 'times_known'
+>;
+
 /** The episode and its steps as the learning rules see them; lock: hold the row until commit. */
 export async function loadEpisodeFacts(client: pg.PoolClient, tenantId: string, episodeId: string, lock = false): Promise<EpisodeFacts | null> {
-  const { rows } = await client.query(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [
-    tenantId,
-    episodeId,
-  ]);
-  const r = rows[0];
+  const p = new Params();
+  const sql = `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND id = ${p.add(episodeId)}${lock ? ' FOR UPDATE' : ''}`;
+  const [r] = await queryRows<EpisodeFactsSqlRow>(client, sql, p);
   if (!r) return null;
   const steps = await client.query<StepFactsSqlRow>(
     `SELECT step_number, kind, tool, result_kind, latency_ms, tokens, result->>'errorClass' AS error_class,
@@ -54,7 +79,8 @@ export async function loadEpisodeFacts(client: pg.PoolClient, tenantId: string, 
        FROM steps WHERE episode_id = $1 ORDER BY step_number`,
     [episodeId],
   );
-  const ended = (r.ended_at as Date | null) ?? new Date();
+  const ended = r.ended_at ?? new Date();
+  const critique = r.critique as Critique | null;
   return {
     id: r.id,
     tenantId: r.tenant_id,
@@ -62,16 +88,16 @@ export async function loadEpisodeFacts(client: pg.PoolClient, tenantId: string, 
     status: r.status,
     agent: r.agent,
     taskDescription: r.task_description,
-    outcome: r.outcome,
-    stopReason: r.stop_reason,
-    complexity: r.complexity,
+    outcome: r.outcome as Outcome | null,
+    stopReason: r.stop_reason as StopReason | null,
+    complexity: r.complexity as Complexity,
     context: contextOf(r),
-    critique: r.critique ? { ...r.critique, virtueScores: r.critique.virtueScores ?? [] } : null,
-    metadata: r.metadata ?? {},
-    durationMs: r.times_known === false ? null : ended.getTime() - (r.started_at as Date).getTime(),
+    critique: critique ? { ...critique, virtueScores: critique.virtueScores ?? [] } : null,
+    metadata: (r.metadata ?? {}) as Record<string, unknown>,
+    durationMs: r.times_known === false ? null : ended.getTime() - r.started_at.getTime(),
     steps: steps.rows.map(toStepFacts),
     rewardNormalized: r.reward_score,
-    learningState: r.learning_state,
+    learningState: r.learning_state as LearningState | null,
   };
 }
 
@@ -131,8 +157,9 @@ export interface ExperienceSummary {
 
 /** Patterns this episode produced or confirmed: the observations its extraction kept. */
 async function patternsDiscovered(client: pg.PoolClient, episodeId: string): Promise<number> {
-  const { rows } = await client.query('SELECT count(*)::int AS n FROM pattern_episodes WHERE episode_id = $1 AND kept', [episodeId]);
-  return rows[0].n;
+  const p = new Params();
+  const rows = await queryRows<{ n: number }>(client, `SELECT count(*)::int AS n FROM pattern_episodes WHERE episode_id = ${p.add(episodeId)} AND kept`, p);
+  return rows[0]?.n ?? 0;
 }
 
 /**
@@ -159,13 +186,12 @@ export async function refreshExperience(
   });
   const candidates = observeEpisode(patternEpisodeOf(facts, facts.outcome, reward.normalized)).candidates.length;
   const state = learningState === 'decide' ? (candidates > 0 ? 'pending' : 'none') : (learningState ?? facts.learningState);
-  await client.query('UPDATE episodes SET reward = $2, reward_score = $3, reflection = $4, learning_state = $5 WHERE id = $1', [
-    episodeId,
-    JSON.stringify(reward),
-    reward.normalized,
-    JSON.stringify(reflection),
-    state,
-  ]);
+  const p = new Params();
+  await client.query(
+    `UPDATE episodes SET reward = ${p.add(JSON.stringify(reward))}, reward_score = ${p.add(reward.normalized)}, reflection = ${p.add(JSON.stringify(reflection))},
+            learning_state = ${p.add(state)} WHERE id = ${p.add(episodeId)}`,
+    p.values,
+  );
   return {
     reward: reward.normalized,
     rewardHash: contentHash(reward),

@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
+import { Params } from '../db/sql.ts';
 import { episodeCharge, releasedHold } from './accounting.ts';
 import { lockLease } from './row.ts';
 import { chargeLease, checkLeaseUsable, type LeaseCharge, type LeaseUsage, NO_USAGE } from './rules.ts';
@@ -38,11 +39,12 @@ async function ancestorIds(client: pg.PoolClient, tenantId: string, leaseId: str
 }
 
 async function addConsumption(client: pg.PoolClient, ids: string[], charged: LeaseUsage) {
+  const p = new Params();
   await client.query(
-    `UPDATE leases SET used_episodes = used_episodes + $2, used_tool_calls = used_tool_calls + $3,
-            used_tokens = used_tokens + $4, used_wall_ms = used_wall_ms + $5
-      WHERE id = ANY($1::uuid[])`,
-    [ids, charged.episodes, charged.toolCalls, charged.tokens, charged.wallMs],
+    `UPDATE leases SET used_episodes = used_episodes + ${p.add(charged.episodes)}, used_tool_calls = used_tool_calls + ${p.add(charged.toolCalls)},
+            used_tokens = used_tokens + ${p.add(charged.tokens)}, used_wall_ms = used_wall_ms + ${p.add(charged.wallMs)}
+      WHERE id = ANY(${p.add(ids)}::uuid[])`,
+    p.values,
   );
 }
 

@@ -1,8 +1,8 @@
 // Lease GraphQL types shared by the lease and episode modules: budgets, the charge an ending
 // reports, and the error a start gets once its work item's loop has stopped.
 import { builder } from '../builder.ts';
-import { StopReasonRef } from '../episodes/graphql-stop.ts';
 import { ErrorInterface } from '../schema/base.ts';
+import { StopReasonRef } from '../stops/graphql.ts';
 import type { EpisodeLeaseCharge } from './charge.ts';
 import { LoopStoppedError } from './errors.ts';
 import type { LeaseBudget } from './rules.ts';

@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import { InputLimitError } from '../core/errors.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
+import { Params } from '../db/sql.ts';
 import { type LoopStopInput, loopStopCondition, startRefusal } from '../stops/loop-stop.ts';
 import type { StopReason } from '../stops/stop-reason.ts';
 import { LoopStoppedError } from './errors.ts';
@@ -51,7 +52,12 @@ export async function decideLoopStop(
   const stop = loopStopCondition({ holonStop: episode.holonStop, leaseCharge, episodesExecuted: executed ?? 0, maxEpisodes: item.maxEpisodes });
   if (!stop) return null;
   const episodesExecuted = executed ?? (await countEpisodes(client, item.id, 'ended'));
-  await client.query('UPDATE work_items SET stop_condition = $2, stopped_at = $3, updated_at = $3 WHERE id = $1', [item.id, JSON.stringify(stop), now]);
+  const p = new Params();
+  const at = p.add(now);
+  await client.query(
+    `UPDATE work_items SET stop_condition = ${p.add(JSON.stringify(stop))}, stopped_at = ${at}, updated_at = ${at} WHERE id = ${p.add(item.id)}`,
+    p.values,
+  );
   events.push({
     type: 'work_item.stopped',
     episodeId: episode.id,
@@ -88,6 +94,10 @@ export async function resumeWorkItem(
     ]);
   }
   if (item.stopCondition === null && max === item.maxEpisodes) return; // nothing changes, so no event
-  await client.query('UPDATE work_items SET stop_condition = NULL, stopped_at = NULL, max_episodes = $2, updated_at = $3 WHERE id = $1', [id, max, now]);
+  const p = new Params();
+  await client.query(
+    `UPDATE work_items SET stop_condition = NULL, stopped_at = NULL, max_episodes = ${p.add(max)}, updated_at = ${p.add(now)} WHERE id = ${p.add(id)}`,
+    p.values,
+  );
   events.push({ type: 'work_item.resumed', workItemId: id, payload: { previousStopCondition: item.stopCondition, maxEpisodes: max } });
 }

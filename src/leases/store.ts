@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { LeaseError } from '../core/errors.ts';
 import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
+import type { LeasesRow } from '../db/rows.ts';
 import { insertInto, Params, queryRows } from '../db/sql.ts';
 import { addUsage, childReservation, type LeaseNode, shareOnParent, subtractUsage } from './accounting.ts';
 import { type LeaseRow, lockLease, readLease } from './row.ts';
@@ -94,11 +95,9 @@ export async function revokeLease(client: pg.PoolClient, tenantId: string, id: s
   await lockWorkItem(client, tenantId, found.workItemId);
   const lease = await lockLease(client, tenantId, id);
   const nodes = await loadLeaseTree(client, tenantId, id);
-  const { rows } = await client.query<{ id: string }>(
-    `UPDATE leases SET revoked_at = $3 WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND revoked_at IS NULL RETURNING id`,
-    [tenantId, nodes.map((n) => n.id), now],
-  );
-  const revoked = rows.map((r) => r.id).sort();
+  const p = new Params();
+  const sql = `UPDATE leases SET revoked_at = ${p.add(now)} WHERE tenant_id = ${p.add(tenantId)} AND id = ANY(${p.add(nodes.map((n) => n.id))}::uuid[]) AND revoked_at IS NULL RETURNING id`;
+  const revoked = (await queryRows<Pick<LeasesRow, 'id'>>(client, sql, p)).map((r) => r.id).sort();
   // What the revoked lease weighed on its parent before and after: the difference goes back. Live
   // episodes under it keep their holds until they end, so the parent is never overdrawn by them.
   const released = lease.parentId

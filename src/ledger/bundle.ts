@@ -10,7 +10,7 @@ import { STEP_HASH_FIELDS, STEP_OPTIONAL_FIELDS, type StepRow, stepRowHash } fro
 import { contentFailure, eventShapeFailure, type Failure, type LedgerProblem } from './verify.ts';
 
 /** v2 adds `rows`, the values the events hash (§6.1); v1 bundles still verify (no rows to check). */
-export const BUNDLE_FORMAT = 'episodic.bundle.v2';
+const BUNDLE_FORMAT = 'episodic.bundle.v2';
 const BUNDLE_V1 = 'episodic.bundle.v1';
 
 /** Inclusion proof of one event, as carried in a bundle. */
@@ -138,7 +138,7 @@ function proofFailure(e: StoredLedgerEvent, proof: EventInclusionProof | undefin
 }
 
 /** The episode an event concerns: its episodeId, or for lease.charged the payload's (§10). */
-export function concernedEpisode(e: StoredLedgerEvent): string | null {
+function concernedEpisode(e: StoredLedgerEvent): string | null {
   if (e.type === 'lease.charged' && typeof e.payload === 'object' && e.payload !== null) {
     const id = (e.payload as Record<string, unknown>).episodeId;
     return typeof id === 'string' ? id : null;

@@ -4,6 +4,7 @@
 // ledger without a checkpoint counts as moved). Reads never publish one.
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { insertInto, Params, queryRows } from '../db/sql.ts';
 import { GENESIS_HASH, type StoredLedgerEvent, toHex } from './hash.ts';
 import { eventLeafHash, MerkleTree } from './merkle.ts';
 import { readHead } from './read.ts';
@@ -85,7 +86,7 @@ export async function listCheckpoints(pool: pg.Pool, tenantId: string, afterSize
 }
 
 /** Tree sizes in (after, upTo] that are multiples of `every`: the sizes a commit must checkpoint. */
-export function scheduledSizes(after: number, upTo: number, every: number): number[] {
+function scheduledSizes(after: number, upTo: number, every: number): number[] {
   const sizes: number[] = [];
   for (let size = (Math.floor(after / every) + 1) * every; size <= upTo; size += every) sizes.push(size);
   return sizes;
@@ -108,14 +109,21 @@ export class CheckpointPublisher {
     const headHash = treeSize === 0 ? GENESIS_HASH : await this.hashOf(tenantId, treeSize);
     const signed = this.signer.sign({ tenantId, treeSize, rootHash: toHex(tree.root(treeSize)), headHash, issuedAt: new Date().toISOString() });
     // Another process may have signed this size first: the stored one stands.
-    const { rows } = await this.pool.query<CheckpointRow>(
-      `WITH ins AS (
-         INSERT INTO ledger_checkpoints (tenant_id, tree_size, root_hash, head_hash, issued_at, signature, key_id)
-         VALUES ($1,$2,$3,$4,$5,$6,$7) ON CONFLICT DO NOTHING RETURNING *)
-       SELECT * FROM ins UNION ALL SELECT * FROM ledger_checkpoints WHERE tenant_id = $1 AND tree_size = $2 AND NOT EXISTS (SELECT 1 FROM ins)`,
-      [tenantId, treeSize, signed.rootHash, signed.headHash, signed.issuedAt, signed.signature, signed.keyId],
-    );
-    return rows[0] ? toSigned(rows[0]) : signed;
+    const p = new Params();
+    const insert = insertInto(p, 'ledger_checkpoints', {
+      tenant_id: tenantId,
+      tree_size: treeSize,
+      root_hash: signed.rootHash,
+      head_hash: signed.headHash,
+      issued_at: signed.issuedAt,
+      signature: signed.signature,
+      key_id: signed.keyId,
+    });
+    const sql = `WITH ins AS (${insert} ON CONFLICT DO NOTHING RETURNING *)
+       SELECT * FROM ins UNION ALL
+       SELECT * FROM ledger_checkpoints WHERE tenant_id = ${p.add(tenantId)} AND tree_size = ${p.add(treeSize)} AND NOT EXISTS (SELECT 1 FROM ins)`;
+    const [stored] = await queryRows<CheckpointRow>(this.pool, sql, p);
+    return stored ? toSigned(stored) : signed;
   }
 
   /** Signs the tenant's current head unless a checkpoint already covers it (the timer's step). */

@@ -1,7 +1,10 @@
-// The LedgerEvent and SignedTreeHead types and helpers shared by the ledger queries and subscriptions.
+// The LedgerEvent and SignedTreeHead types, the ledger's error types, and helpers shared by the
+// ledger queries, proofs and subscriptions (graphql-*.ts).
 import { builder } from '../builder.ts';
 import { InputLimitError } from '../core/errors.ts';
+import { ErrorInterface } from '../schema/base.ts';
 import type { Context } from '../schema/context.ts';
+import { NotCheckpointedError } from './errors.ts';
 import type { StoredLedgerEvent } from './hash.ts';
 import type { SignedTreeHead } from './signed-head.ts';
 
@@ -63,3 +66,15 @@ export function asSeq(field: string, value: bigint | null | undefined, fallback:
   }
   return Number(value);
 }
+
+builder.objectType(NotCheckpointedError, {
+  name: 'NotCheckpointedError',
+  description: 'The event is newer than the latest signed checkpoint. Retry after retryAfterMs (checkpoint schedule: docs/LEDGER.md §5).',
+  interfaces: [ErrorInterface],
+  isTypeOf: (v) => v instanceof NotCheckpointedError,
+  fields: (t) => ({
+    seq: t.field({ type: 'BigInt', resolve: (e) => e.seq }),
+    checkpointTreeSize: t.field({ type: 'BigInt', nullable: true, resolve: (e) => e.checkpointTreeSize }),
+    retryAfterMs: t.exposeInt('retryAfterMs'),
+  }),
+});

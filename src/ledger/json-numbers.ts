@@ -2,7 +2,7 @@
 // longer holds every integer, so 12345678901234567890 would be stored and hashed as
 // 12345678901234567000. Such numbers are refused at the API instead of silently rounded.
 
-export const MAX_EXACT = Number.MAX_SAFE_INTEGER;
+const MAX_EXACT = Number.MAX_SAFE_INTEGER;
 
 /** The JSON path of the first number whose magnitude exceeds 2^53 - 1 (or is not finite), if any. */
 export function firstInexactNumber(value: unknown, path = '$'): string | undefined {

@@ -4,8 +4,8 @@
 import { must } from '../core/must.ts';
 import { bytesEqual, fromHex, HASH_BYTES, hashBytes } from './hash.ts';
 
-export const LEAF_PREFIX = 0x00;
-export const NODE_PREFIX = 0x01;
+const LEAF_PREFIX = 0x00;
+const NODE_PREFIX = 0x01;
 /** MTH of zero leaves = BLAKE3 of the empty string (RFC 6962 §2.1). */
 export const EMPTY_TREE_ROOT: Uint8Array = hashBytes(new Uint8Array(0));
 

@@ -1,5 +1,7 @@
 // Reads a tenant's ledger in seq order, as the exact values that were hashed.
 import type pg from 'pg';
+import type { LedgerHeadsRow } from '../db/rows.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import { GENESIS_HASH, type StoredLedgerEvent } from './hash.ts';
 
 export interface LedgerFilter {
@@ -48,18 +50,20 @@ export async function readEvents(
   opts: { afterSeq: number; limit: number; toSeq?: number | null; filter?: LedgerFilter | null },
 ): Promise<StoredLedgerEvent[]> {
   const f = opts.filter ?? {};
-  const { rows } = await db.query<LedgerEventSqlRow>(
-    `SELECT ${EVENT_COLUMNS} FROM ledger_events
-      WHERE tenant_id = $1 AND seq > $2 AND ($3::bigint IS NULL OR seq <= $3)
-        AND ($4::uuid IS NULL OR episode_id = $4) AND ($5::uuid IS NULL OR work_item_id = $5) AND ($6::text[] IS NULL OR type = ANY($6))
-      ORDER BY seq LIMIT $7`,
-    [tenantId, opts.afterSeq, opts.toSeq ?? null, f.episodeId ?? null, f.workItemId ?? null, f.types?.length ? f.types : null, opts.limit],
-  );
-  return rows.map(toEvent);
+  const p = new Params();
+  const [tenant, after, to] = [p.add(tenantId), p.add(opts.afterSeq), p.add(opts.toSeq ?? null)];
+  const [episode, workItem, types] = [p.add(f.episodeId ?? null), p.add(f.workItemId ?? null), p.add(f.types?.length ? f.types : null)];
+  const sql = `SELECT ${EVENT_COLUMNS} FROM ledger_events
+      WHERE tenant_id = ${tenant} AND seq > ${after} AND (${to}::bigint IS NULL OR seq <= ${to})
+        AND (${episode}::uuid IS NULL OR episode_id = ${episode}) AND (${workItem}::uuid IS NULL OR work_item_id = ${workItem})
+        AND (${types}::text[] IS NULL OR type = ANY(${types}))
+      ORDER BY seq LIMIT ${p.add(opts.limit)}`;
+  return (await queryRows<LedgerEventSqlRow>(db, sql, p)).map(toEvent);
 }
 
 /** The chain head; an empty ledger's is seq 0 with the genesis hash (docs/LEDGER.md §3). */
 export async function readHead(db: pg.Pool | pg.PoolClient, tenantId: string): Promise<{ seq: number; hash: string }> {
-  const { rows } = await db.query('SELECT seq, hash FROM ledger_heads WHERE tenant_id = $1', [tenantId]);
-  return rows.length ? { seq: Number(rows[0].seq), hash: rows[0].hash } : { seq: 0, hash: GENESIS_HASH };
+  const p = new Params();
+  const [head] = await queryRows<Pick<LedgerHeadsRow, 'seq' | 'hash'>>(db, `SELECT seq, hash FROM ledger_heads WHERE tenant_id = ${p.add(tenantId)}`, p);
+  return head ? { seq: Number(head.seq), hash: head.hash } : { seq: 0, hash: GENESIS_HASH };
 }

@@ -3,6 +3,8 @@
 // time; where later events replace the value (a new critique, a re-scored experience), only the
 // latest event of the episode is compared, and only when the verified range reaches the head.
 import type pg from 'pg';
+import type { CheckpointsRow, EpisodesRow, RetrievalsRow } from '../db/rows.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import { contentHash } from './hash.ts';
 import type { Claim, RowClaims } from './row-claims.ts';
 
@@ -30,11 +32,13 @@ export async function checkRows(pool: pg.Pool, tenantId: string, claims: RowClai
   const failures: RowFailure[] = [];
   let checked = 0;
   for (const ids of chunks([...claims.episodes.keys()])) {
-    const { rows } = await pool.query(
-      'SELECT id, input_hash, outcome, critique, reward, reflection FROM episodes WHERE tenant_id = $1 AND id = ANY($2::uuid[])',
-      [tenantId, ids],
+    const p = new Params();
+    const rows = await queryRows<Pick<EpisodesRow, 'id' | 'input_hash' | 'outcome' | 'critique' | 'reward' | 'reflection'>>(
+      pool,
+      `SELECT id, input_hash, outcome, critique, reward, reflection FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND id = ANY(${p.add(ids)}::uuid[])`,
+      p,
     );
-    const byId = new Map(rows.map((r) => [r.id as string, r]));
+    const byId = new Map(rows.map((r) => [r.id, r]));
     for (const id of ids) {
       const c = claims.episodes.get(id) ?? {};
       const row = byId.get(id);
@@ -47,16 +51,21 @@ export async function checkRows(pool: pg.Pool, tenantId: string, claims: RowClai
     }
   }
   for (const part of chunks(claims.states)) {
-    const { rows } = await pool.query('SELECT id, state FROM checkpoints WHERE tenant_id = $1 AND id = ANY($2::uuid[])', [tenantId, part.map((s) => s.id)]);
-    const byId = new Map(rows.map((r) => [r.id as string, r.state]));
+    const p = new Params();
+    const sql = `SELECT id, state FROM checkpoints WHERE tenant_id = ${p.add(tenantId)} AND id = ANY(${p.add(part.map((s) => s.id))}::uuid[])`;
+    const rows = await queryRows<Pick<CheckpointsRow, 'id' | 'state'>>(pool, sql, p);
+    const byId = new Map(rows.map((r) => [r.id, r.state]));
     for (const s of part) checked += compare(s, byId.has(s.id) ? contentHash(byId.get(s.id)) : null, `checkpoint ${s.id} state`, failures);
   }
   for (const part of chunks(claims.retrievals)) {
-    const { rows } = await pool.query(
-      'SELECT id, query_hash, episode_ids::text[] AS episode_ids, warning_ids::text[] AS warning_ids, pattern_ids::text[] AS pattern_ids FROM retrievals WHERE tenant_id = $1 AND id = ANY($2::uuid[])',
-      [tenantId, part.map((r) => r.id)],
+    const p = new Params();
+    const rows = await queryRows<Pick<RetrievalsRow, 'id' | 'query_hash' | 'episode_ids' | 'warning_ids' | 'pattern_ids'>>(
+      pool,
+      `SELECT id, query_hash, episode_ids::text[] AS episode_ids, warning_ids::text[] AS warning_ids, pattern_ids::text[] AS pattern_ids
+         FROM retrievals WHERE tenant_id = ${p.add(tenantId)} AND id = ANY(${p.add(part.map((r) => r.id))}::uuid[])`,
+      p,
     );
-    const byId = new Map(rows.map((r) => [r.id as string, r]));
+    const byId = new Map(rows.map((r) => [r.id, r]));
     for (const r of part) {
       const row = byId.get(r.id);
       checked += compare({ seq: r.seq, hash: r.queryHash }, row?.query_hash ?? null, `retrieval ${r.id} query_hash`, failures);

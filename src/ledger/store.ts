@@ -3,6 +3,7 @@
 import type pg from 'pg';
 import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
+import { Params, unnestAs } from '../db/sql.ts';
 import { chainHash, GENESIS_HASH, type StoredLedgerEvent } from './hash.ts';
 
 async function lockHead(client: pg.PoolClient, tenantId: string): Promise<{ seq: number; hash: string }> {
@@ -75,35 +76,34 @@ function chainEvents(tenantId: string, head: ChainTail, events: NewLedgerEvent[]
 /** Inserts the events and moves the head, in one statement, if the head is `from`; false if it was not. */
 async function insertChained(client: pg.PoolClient, tenantId: string, from: ChainTail, stored: StoredLedgerEvent[]): Promise<boolean> {
   const last = must(stored[stored.length - 1]);
+  const p = new Params();
+  const tenant = p.add(tenantId);
+  const [toSeq, toHash, fromSeq, fromHash] = [p.add(last.seq), p.add(last.hash), p.add(from.seq), p.add(from.hash)];
+  const events = unnestAs(p, 'u', {
+    seq: [stored.map((e) => e.seq), 'bigint'],
+    type: [stored.map((e) => e.type), 'text'],
+    episode_id: [stored.map((e) => e.episodeId), 'uuid'],
+    work_item_id: [stored.map((e) => e.workItemId), 'uuid'],
+    payload: [stored.map((e) => JSON.stringify(e.payload)), 'jsonb'],
+    prev_hash: [stored.map((e) => e.prevHash), 'text'],
+    hash: [stored.map((e) => e.hash), 'text'],
+    created_at: [stored.map((e) => e.createdAt), 'timestamptz'],
+  });
+  // The row is matched on the tenant alone, so an append queued behind an uncommitted one waits
+  // for its row lock and then sees the head that one committed (READ COMMITTED re-reads a row
+  // updated under it); the CASE moves it only from the expected tail. A condition on seq in the
+  // WHERE would be tested against the snapshot's older head, and never match while queued.
   const { rowCount } = await client.query(
-    // The row is matched on the tenant alone, so an append queued behind an uncommitted one waits
-    // for its row lock and then sees the head that one committed (READ COMMITTED re-reads a row
-    // updated under it); the CASE moves it only from the expected tail. A condition on seq in the
-    // WHERE would be tested against the snapshot's older head, and never match while queued.
     `WITH head AS (
        UPDATE ledger_heads
-          SET seq = CASE WHEN seq = $12 AND hash = $13 THEN $10 ELSE seq END,
-              hash = CASE WHEN seq = $12 AND hash = $13 THEN $11 ELSE hash END
-        WHERE tenant_id = $1
-       RETURNING seq = $10 AND hash = $11 AS moved)
+          SET seq = CASE WHEN seq = ${fromSeq} AND hash = ${fromHash} THEN ${toSeq} ELSE seq END,
+              hash = CASE WHEN seq = ${fromSeq} AND hash = ${fromHash} THEN ${toHash} ELSE hash END
+        WHERE tenant_id = ${tenant}
+       RETURNING seq = ${toSeq} AND hash = ${toHash} AS moved)
      INSERT INTO ledger_events (tenant_id, seq, type, episode_id, work_item_id, payload, prev_hash, hash, created_at)
-     SELECT $1, u.* FROM unnest($2::bigint[], $3::text[], $4::uuid[], $5::uuid[], $6::jsonb[], $7::text[], $8::text[], $9::timestamptz[]) AS u
+     SELECT ${tenant}, u.* FROM ${events}
       WHERE (SELECT moved FROM head)`,
-    [
-      tenantId,
-      stored.map((e) => e.seq),
-      stored.map((e) => e.type),
-      stored.map((e) => e.episodeId),
-      stored.map((e) => e.workItemId),
-      stored.map((e) => JSON.stringify(e.payload)),
-      stored.map((e) => e.prevHash),
-      stored.map((e) => e.hash),
-      stored.map((e) => e.createdAt),
-      last.seq,
-      last.hash,
-      from.seq,
-      from.hash,
-    ],
+    p.values,
   );
   return rowCount === stored.length;
 }

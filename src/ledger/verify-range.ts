@@ -3,6 +3,8 @@
 // events hash (row-checks.ts); every signed checkpoint within the range (signature, head hash,
 // root); and, from seq 1, a cut-off tail and step rows no event covers.
 import type pg from 'pg';
+import type { LedgerEventsRow, StepsRow } from '../db/rows.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import { listCheckpoints } from './checkpoints.ts';
 import { fromHex, GENESIS_HASH, hasherReady, type StoredLedgerEvent, toHex } from './hash.ts';
 import { eventLeafHash, MerkleAccumulator } from './merkle.ts';
@@ -31,8 +33,10 @@ interface Failure {
 
 async function prevHashBefore(pool: pg.Pool, tenantId: string, fromSeq: number): Promise<string> {
   if (fromSeq <= 1) return GENESIS_HASH;
-  const { rows } = await pool.query('SELECT hash FROM ledger_events WHERE tenant_id = $1 AND seq = $2', [tenantId, fromSeq - 1]);
-  return rows[0]?.hash ?? GENESIS_HASH;
+  const p = new Params();
+  const sql = `SELECT hash FROM ledger_events WHERE tenant_id = ${p.add(tenantId)} AND seq = ${p.add(fromSeq - 1)}`;
+  const [row] = await queryRows<Pick<LedgerEventsRow, 'hash'>>(pool, sql, p);
+  return row?.hash ?? GENESIS_HASH;
 }
 
 type StepEntry = { n: number; hash: string };
@@ -56,16 +60,14 @@ function coveredSteps(events: StoredLedgerEvent[]): Covered[] {
 const STEP_READ = 5_000;
 
 /** The rows of the covered steps, read STEP_READ at a time (one round trip each, not one per event). */
-async function readCoveredRows(pool: pg.Pool, tenantId: string, covered: Covered[]): Promise<Map<string, Record<string, unknown>>> {
-  const rows = new Map<string, Record<string, unknown>>();
+async function readCoveredRows(pool: pg.Pool, tenantId: string, covered: Covered[]): Promise<Map<string, StepsRow>> {
+  const rows = new Map<string, StepsRow>();
   for (let i = 0; i < covered.length; i += STEP_READ) {
     const part = covered.slice(i, i + STEP_READ);
-    const result = await pool.query(
-      `SELECT s.* FROM unnest($2::uuid[], $3::int[]) AS k(episode_id, step_number)
-         JOIN steps s ON s.tenant_id = $1 AND s.episode_id = k.episode_id AND s.step_number = k.step_number`,
-      [tenantId, part.map((c) => c.episodeId), part.map((c) => c.entry.n)],
-    );
-    for (const row of result.rows) rows.set(`${row.episode_id}:${row.step_number}`, row);
+    const p = new Params();
+    const sql = `SELECT s.* FROM unnest(${p.add(part.map((c) => c.episodeId))}::uuid[], ${p.add(part.map((c) => c.entry.n))}::int[]) AS k(episode_id, step_number)
+         JOIN steps s ON s.tenant_id = ${p.add(tenantId)} AND s.episode_id = k.episode_id AND s.step_number = k.step_number`;
+    for (const row of await queryRows<StepsRow>(pool, sql, p)) rows.set(`${row.episode_id}:${row.step_number}`, row);
   }
   return rows;
 }
@@ -192,8 +194,9 @@ export async function verifyStoredRange(
     return report({ seq: end + 1, problem: 'missing-tail', reason: `checkpoint ${beyond.treeSize} is signed but the ledger ends at seq ${end}` });
   }
   if (fromSeq === 1 && toSeq === null) {
-    const { rows } = await pool.query('SELECT count(*)::bigint AS n FROM steps WHERE tenant_id = $1', [tenantId]);
-    const stored = Number(rows[0].n);
+    const p = new Params();
+    const [count] = await queryRows<{ n: string }>(pool, `SELECT count(*)::bigint AS n FROM steps WHERE tenant_id = ${p.add(tenantId)}`, p);
+    const stored = Number(count?.n ?? 0);
     if (stored > counts.stepsChecked)
       return report({ seq: end + 1, problem: 'step-uncovered', reason: `${stored - counts.stepsChecked} step rows are covered by no steps.logged event` });
   }

@@ -76,7 +76,7 @@ const EVENT_MEMBERS = ['tenantId', 'seq', 'type', 'episodeId', 'workItemId', 'pa
 const EVENT_TYPE = /^[a-z_]+(?:\.[a-z_]+)+$/;
 
 /** Exactly the nine members of §2 (and optionally `v`: 1), each well-formed. */
-export function isStoredEvent(value: unknown): value is StoredLedgerEvent {
+function isStoredEvent(value: unknown): value is StoredLedgerEvent {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const e = value as Record<string, unknown>;
   return (

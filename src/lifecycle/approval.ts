@@ -2,6 +2,7 @@
 // steps (a blocked episode resumes from its journal), in the call's transaction.
 import { throwIfViolations } from '../core/errors.ts';
 import type { WriteContext } from '../core/write-context.ts';
+import { Params } from '../db/sql.ts';
 import { EPISODE_LIMITS } from '../episodes/limits.ts';
 import { type EpisodeRow, lockEpisode } from '../episodes/row.ts';
 import { requireTransition } from '../episodes/status.ts';
@@ -45,9 +46,12 @@ export async function blockEpisode(ctx: WriteContext, episodeId: string, reason:
   );
   if (approvalRequest !== null) await journalStep(ctx, ep, 'approval_requested', { reason, request: approvalRequest });
   const stop: StopReason = { kind: 'blocked', reason };
+  const p = new Params();
+  const request = approvalRequest === null ? null : JSON.stringify(approvalRequest);
   await ctx.client.query(
-    `UPDATE episodes SET status = 'blocked', blocked_reason = $2, approval_request = $3, stop_reason = $4, updated_at = $5 WHERE id = $1`,
-    [ep.id, reason, approvalRequest === null ? null : JSON.stringify(approvalRequest), JSON.stringify(stop), ctx.now],
+    `UPDATE episodes SET status = 'blocked', blocked_reason = ${p.add(reason)}, approval_request = ${p.add(request)}, stop_reason = ${p.add(JSON.stringify(stop))},
+            updated_at = ${p.add(ctx.now)} WHERE id = ${p.add(ep.id)}`,
+    p.values,
   );
   ctx.events.push({ type: 'episode.blocked', episodeId: ep.id, workItemId: ep.workItemId, payload: { reason, approvalRequested: approvalRequest !== null } });
 }
@@ -56,6 +60,10 @@ export async function resumeEpisode(ctx: WriteContext, episodeId: string, decisi
   const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
   requireTransition(ep, 'resume');
   await journalStep(ctx, ep, 'approval_resolved', { approved: decision.approved, decidedBy: decision.decidedBy, comment: decision.comment });
-  await ctx.client.query(`UPDATE episodes SET status = 'running', blocked_reason = NULL, stop_reason = NULL, updated_at = $2 WHERE id = $1`, [ep.id, ctx.now]);
+  const p = new Params();
+  await ctx.client.query(
+    `UPDATE episodes SET status = 'running', blocked_reason = NULL, stop_reason = NULL, updated_at = ${p.add(ctx.now)} WHERE id = ${p.add(ep.id)}`,
+    p.values,
+  );
   ctx.events.push({ type: 'episode.resumed', episodeId: ep.id, workItemId: ep.workItemId, payload: decision });
 }

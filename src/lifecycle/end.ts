@@ -2,6 +2,7 @@
 // finish.ts in the call's transaction.
 import { throwIfViolations } from '../core/errors.ts';
 import type { WriteContext } from '../core/write-context.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import { timeRangeViolations } from '../episodes/import-limits.ts';
 import { checkEpisodeSize } from '../episodes/limits.ts';
 import { holonStopForOutcome, type Outcome } from '../episodes/outcome.ts';
@@ -34,8 +35,10 @@ async function endTime(ctx: WriteContext, ep: EpisodeRow, endedAt: Date | null):
     return endedAt;
   }
   if (!ep.historical) return ctx.now;
-  const { rows } = await ctx.client.query('SELECT max(coalesce(ended_at, started_at)) AS last FROM steps WHERE episode_id = $1', [ep.id]);
-  return (rows[0]?.last as Date | null) ?? ep.startedAt;
+  const p = new Params();
+  const sql = `SELECT max(coalesce(ended_at, started_at)) AS last FROM steps WHERE episode_id = ${p.add(ep.id)}`;
+  const [row] = await queryRows<{ last: Date | null }>(ctx.client, sql, p);
+  return row?.last ?? ep.startedAt;
 }
 
 export async function completeEpisode(ctx: WriteContext, episodeId: string, outcome: Outcome, endedAt: Date | null = null): Promise<FinishResult> {

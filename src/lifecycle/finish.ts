@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import { buildRunReceipt } from '../episodes/receipts.ts';
 import type { EpisodeRow } from '../episodes/row.ts';
@@ -40,10 +41,13 @@ export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, endin
   // Lock order for everything touching a work item's leases: the work item, then its leases.
   const item = ep.workItemId ? await lockWorkItem(client, ep.tenantId, ep.workItemId) : null;
   const ended = ending.endedAt ?? now;
+  const p = new Params();
+  const at = p.add(ended);
+  const outcome = ending.outcome ? JSON.stringify(ending.outcome) : null;
   await client.query(
-    `UPDATE episodes SET status = $2, stop_reason = $3, outcome = $4, outcome_kind = $5, ended_at = $6, updated_at = $6,
-            blocked_reason = NULL WHERE id = $1`,
-    [ep.id, ending.status, JSON.stringify(ending.stopReason), ending.outcome ? JSON.stringify(ending.outcome) : null, ending.outcome?.kind ?? null, ended],
+    `UPDATE episodes SET status = ${p.add(ending.status)}, stop_reason = ${p.add(JSON.stringify(ending.stopReason))}, outcome = ${p.add(outcome)},
+            outcome_kind = ${p.add(ending.outcome?.kind ?? null)}, ended_at = ${at}, updated_at = ${at}, blocked_reason = NULL WHERE id = ${p.add(ep.id)}`,
+    p.values,
   );
   if (ending.outcome) await indexEpisodeTerms(client, ep.tenantId, ep.id);
   // An imported run without times has no wall time: null, never the time its import took.
@@ -76,8 +80,9 @@ async function appendRunReceipt(
   usage: { steps: number; tokens: number; toolCalls: number; wallMs: number | null },
   events: NewLedgerEvent[],
 ) {
-  const { rows } = await client.query('SELECT count(*)::int AS n FROM pack_misses WHERE episode_id = $1', [ep.id]);
-  const input = { contextPackHash: must(ep.contextPackHash), manifestHash: ep.manifestHash, packMisses: rows[0].n as number, usage };
+  const p = new Params();
+  const [misses] = await queryRows<{ n: number }>(client, `SELECT count(*)::int AS n FROM pack_misses WHERE episode_id = ${p.add(ep.id)}`, p);
+  const input = { contextPackHash: must(ep.contextPackHash), manifestHash: ep.manifestHash, packMisses: misses?.n ?? 0, usage };
   events.push({
     type: 'run.receipt',
     episodeId: ep.id,

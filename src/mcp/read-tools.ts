@@ -35,7 +35,7 @@ export const TASK_INPUT = {
 type TaskArgs = { task: string; taskType?: string; language?: string; framework?: string; domain?: string; tags?: string[] };
 
 /** RetrievalTaskInput from the tool arguments. */
-export function retrievalTask(a: TaskArgs) {
+function retrievalTask(a: TaskArgs) {
   const context = { language: a.language, framework: a.framework, domain: a.domain, tags: a.tags };
   return { description: a.task, taskType: a.taskType, context };
 }

@@ -11,7 +11,7 @@ import { READ_TOOLS } from './read-tools.ts';
 import type { Tool, ToolAnswer } from './tool.ts';
 import { WRITE_TOOLS } from './write-tools.ts';
 
-export const TOOLS: readonly Tool[] = [...READ_TOOLS, ...WRITE_TOOLS];
+const TOOLS: readonly Tool[] = [...READ_TOOLS, ...WRITE_TOOLS];
 
 const INSTRUCTIONS = `Episodic remembers agent runs and what they learnt.
 Before a task: relevant_episodes, relevant_files and relevant_patterns say what similar past runs did, changed and got wrong.

@@ -40,7 +40,7 @@ export function defineTool<const S extends z.ZodRawShape>(tool: {
 type UnionResult = { __typename: string; message?: string | null; violations?: Array<Record<string, unknown>> | null } & Record<string, unknown>;
 
 /** A result-union error as a tool error: its type, its message and each field with its limit. */
-export function errorAnswer(result: UnionResult): ToolAnswer {
+function errorAnswer(result: UnionResult): ToolAnswer {
   // A refused input changes nothing: the API checks every limit before it writes (or records a receipt).
   const detail = result.violations?.length ? `${violationsText(result.violations)}. Nothing was written.` : (result.message ?? 'refused');
   return { text: `${result.__typename}: ${detail}`, structured: result, isError: true };

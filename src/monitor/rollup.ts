@@ -9,6 +9,7 @@
 // then find it current). Nothing is added to the write path. The first read of a tenant (no state
 // yet) builds every hour.
 import type pg from 'pg';
+import { Params } from '../db/sql.ts';
 import { withTransaction } from '../db/tx.ts';
 import { STATUSES } from './dashboard.ts';
 
@@ -103,7 +104,8 @@ export async function refreshRollup(pool: pg.Pool, tenantId: string): Promise<Ho
     }
     const hours = seen === '-1' ? null : await touchedHours(client, tenantId, seen, headSeq);
     if (hours === null || hours.length > 0) await rebuild(client, tenantId, hours);
-    await client.query('UPDATE monitor_rollup_states SET seq = $2 WHERE tenant_id = $1', [tenantId, headSeq]);
+    const p = new Params();
+    await client.query(`UPDATE monitor_rollup_states SET seq = ${p.add(headSeq)} WHERE tenant_id = ${p.add(tenantId)}`, p.values);
     return hours;
   });
 }

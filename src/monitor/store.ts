@@ -58,15 +58,21 @@ const keyed = (p: Params, f: DashboardFilter): [...Params, string, string] => {
   return [...p, key.dimension, key.value];
 };
 
+/** A row of runBuckets' query: the monitor_hours sums of one bucket. */
+type RunBucketSqlRow = { start: Date; runs: number; successes: number; partials: number; failures: number; tokens: number; cost: number } & Record<
+  (typeof STATUSES)[number],
+  number
+>;
+
 async function runBuckets(pool: pg.Pool, p: Params, f: DashboardFilter): Promise<BucketRow[]> {
   const statuses = STATUSES.map((s) => `sum(${s})::int AS ${s}`).join(', ');
-  const { rows } = await pool.query(
+  const { rows } = await pool.query<RunBucketSqlRow>(
     `SELECT ${bucketOf('hour')} AS start, sum(runs)::int AS runs, ${statuses}, sum(successes)::int AS successes, sum(partials)::int AS partials,
             sum(failures)::int AS failures, sum(tokens)::float8 AS tokens, sum(cost)::float8 AS cost
        FROM monitor_hours WHERE ${ROLLUP_WHERE} GROUP BY 1`,
     keyed(p, f),
   );
-  return rows.map((r) => ({ ...r, byStatus: Object.fromEntries(STATUSES.map((s) => [s, r[s] as number])) }));
+  return rows.map((r) => ({ ...r, byStatus: Object.fromEntries(STATUSES.map((s) => [s, r[s]])) }));
 }
 
 async function budgetBuckets(pool: pg.Pool, p: Params, f: DashboardFilter): Promise<{ rows: BucketRow[]; byResource: BudgetExhaustion[] }> {

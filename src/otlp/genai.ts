@@ -88,7 +88,7 @@ function indexedMessages(a: Attributes, prefix: string, infix = ''): Message[] {
   return out;
 }
 
-export function inputMessages(a: Attributes): Message[] {
+function inputMessages(a: Attributes): Message[] {
   const lists = [
     messagesOf(a['gen_ai.input.messages']),
     messagesOf(a['gen_ai.prompt']),

@@ -9,7 +9,7 @@ import { allAttributes, count, first, firstUserMessage, operationOf, outputText,
 import { type Attributes, type AttrValue, type OtlpSpan, STATUS_ERROR, STATUS_OK } from './spans.ts';
 
 /** The attribute on the root span that states the run's outcome: success, partial or failure. */
-export const OUTCOME_ATTRIBUTE = 'episodic.outcome';
+const OUTCOME_ATTRIBUTE = 'episodic.outcome';
 
 export const dedupeKeyOfTrace = (traceId: string) => `otlp:${traceId}`;
 export const sideEffectKeyOfSpan = (spanId: string) => `otlp:${spanId}`;

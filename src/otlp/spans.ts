@@ -1,5 +1,5 @@
 // An OTLP export request (ExportTraceServiceRequest) read into plain spans. The protobuf decoder
-// (decode.ts) and JSON.parse produce the same camelCase tree, except that ids are bytes in protobuf
+// (codec.ts) and JSON.parse produce the same camelCase tree, except that ids are bytes in protobuf
 // and hex in OTLP/JSON and that 64-bit integers may be Long objects or strings: both are read here.
 // Pure.
 
@@ -7,7 +7,7 @@
 export type AttrValue = string | number | boolean | null | AttrValue[] | { [key: string]: AttrValue };
 export type Attributes = Record<string, AttrValue>;
 
-export const STATUS_UNSET = 0;
+/** A span's status code (OTLP Status.code; 0, unset, is neither). */
 export const STATUS_OK = 1;
 export const STATUS_ERROR = 2;
 
@@ -74,7 +74,7 @@ const nanosToMs = (v: unknown): number => {
   return Math.floor(int64(v) / 1_000_000);
 };
 
-export function anyValue(v: unknown): AttrValue {
+function anyValue(v: unknown): AttrValue {
   if (!isTree(v)) return null;
   if (v.stringValue != null) return String(v.stringValue);
   if (v.boolValue != null) return Boolean(v.boolValue);
@@ -86,7 +86,7 @@ export function anyValue(v: unknown): AttrValue {
   return null;
 }
 
-export function attributesOf(list: unknown): Attributes {
+function attributesOf(list: unknown): Attributes {
   const out: Attributes = {};
   for (const kv of listOf(list)) {
     if (isTree(kv) && typeof kv.key === 'string') out[kv.key] = anyValue(kv.value);

@@ -1,7 +1,7 @@
 // The retrieval inputs of the API, and their conversion to the domain's query (blank strings as
 // not given, tags deduplicated). The GraphQL shapes are inferred from the refs, never restated.
 import { builder } from '../builder.ts';
-import { ComplexityEnum } from '../episodes/enums.ts';
+import { ComplexityEnum } from '../episodes/graphql-enums.ts';
 import type { ContextFacts } from '../learning/facts.ts';
 import type { RetrievalQuery } from './score.ts';
 

@@ -2,7 +2,7 @@
 // and defaults filled in). The GraphQL shapes are inferred from the refs, never restated.
 import { builder } from '../builder.ts';
 import { sizeText } from '../core/sizes.ts';
-import { lower } from '../episodes/enums.ts';
+import { lower } from '../episodes/graphql-enums.ts';
 import type { JsonObject, JsonValue } from '../validation/json.ts';
 import { BLOB_LIMITS, type LargeContentMode } from './large-content.ts';
 import { STEP_LIMITS, type StepInput } from './limits.ts';

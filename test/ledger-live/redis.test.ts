@@ -3,11 +3,11 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/store.ts';
-import { testRedisUrl } from '../../src/config.ts';
 import { must } from '../../src/core/must.ts';
 import { RedisLedgerBus } from '../../src/ledger/bus-redis.ts';
 import { acked, rawSocket } from '../security/support.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { testRedisUrl } from '../support/env.ts';
 import { LEDGER_EVENTS, logSteps, range, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
 
 const redisUrl = testRedisUrl();

@@ -4,7 +4,7 @@
 // Runs where a redis-server binary exists and REDIS_URL is set (as CI does when it has Redis);
 // the scenario starts a redis-server of its own on a free loopback port and never touches REDIS_URL's.
 import { expect, it } from 'vitest';
-import { testRedisUrl } from '../../src/config.ts';
+import { testRedisUrl } from '../support/env.ts';
 import { checkedReport, SCENARIO_TEST_MS, useEmptyDatabase } from './fixture.ts';
 import { redisAvailable } from './harness.ts';
 import { redisOutage } from './scenarios.ts';

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'vite';
 import type { TestProject } from 'vitest/node';
-import { testDatabaseUrl } from '../../src/config.ts';
 import { type EmbeddedServer, startEmbeddedPostgres } from '../../src/db/embedded.ts';
+import { testDatabaseUrl } from './env.ts';
 import { freePort } from './ports.ts';
 
 let embedded: EmbeddedServer | undefined;

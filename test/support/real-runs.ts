@@ -9,8 +9,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { EpisodicClient } from '../../src/client/client.ts';
-import { testRealRunsArchive } from '../../src/config.ts';
 import { type ImportReport, importRuns } from '../../src/import/index.ts';
+import { testRealRunsArchive } from './env.ts';
 
 const ARCHIVE = join('shared', 'data', 'swebench-verified-mini-swe-agent.tar.gz');
 const REPO = resolve(import.meta.dirname, '../..');

@@ -11,27 +11,6 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const FUNCTION_LINES = 80;
 const TABLE_LINES = 100;
 
-/**
- * Not measured yet, because other changes are rewriting them at the time of writing (issue 32).
- * Remove an entry once its change has landed and its long functions are split; the test then
- * holds them too.
- */
-const NOT_YET_MEASURED: readonly RegExp[] = [
-  /^src\/retrieval\//, // the ranking is being rewritten
-  /^src\/learning\/patterns/, // pattern extraction is being reworked
-  /^src\/http\//, // security work
-  /^src\/auth\//, // security work
-  /^src\/ledger\//, // ledger work (subscribeLedger, 116 lines)
-  /^src\/otlp\//,
-  /^src\/mcp\//,
-];
-
-/** Long functions known and left for a later pass, by "file:name". Remove each once it is split. */
-const KNOWN_LONG: readonly string[] = [
-  'src/server.ts:createApp', // others are editing server.ts; the graphql-ws handlers should move out
-  'src/client/ledger-stream.ts:subscribeLedger', // the ledger work may be changing the client's ledger stream
-];
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
@@ -96,11 +75,11 @@ function measure(file: string): Measured[] {
 }
 
 const allFiles = [...sourceFiles(join(ROOT, 'src')), ...sourceFiles(join(ROOT, 'web/src'))];
-const measured = allFiles.filter((file) => !NOT_YET_MEASURED.some((pattern) => pattern.test(relative(ROOT, file)))).flatMap(measure);
+const measured = allFiles.flatMap(measure);
 
 describe('function length', () => {
   it(`no function in src/ or web/src/ is over ${FUNCTION_LINES} lines (a declarative table over ${TABLE_LINES})`, () => {
-    const over = measured.filter((m) => m.lines > m.limit && !KNOWN_LONG.includes(m.where)).map((m) => `${m.where}: ${m.lines} lines (limit ${m.limit})`);
+    const over = measured.filter((m) => m.lines > m.limit).map((m) => `${m.where}: ${m.lines} lines (limit ${m.limit})`);
     expect(over).toEqual([]);
   });
 
@@ -123,15 +102,5 @@ describe('function length', () => {
     expect(isTable(fnOf(arrow), arrow)).toBe(true);
     expect(isTable(fnOf(methods), methods)).toBe(true);
     expect(lineCount(code, fnOf(code))).toBe(92);
-  });
-
-  it('every exclusion still matches a file (a stale one is removed)', () => {
-    const all = allFiles.map((f) => relative(ROOT, f));
-    for (const pattern of NOT_YET_MEASURED)
-      expect(
-        all.some((f) => pattern.test(f)),
-        String(pattern),
-      ).toBe(true);
-    for (const where of KNOWN_LONG) expect(measured.find((m) => m.where === where)?.lines ?? 0, where).toBeGreaterThan(FUNCTION_LINES);
   });
 });

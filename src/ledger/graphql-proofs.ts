@@ -4,6 +4,8 @@ import type pg from 'pg';
 import { builder } from '../builder.ts';
 import { InputLimitError, NotFoundError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
+import type { StepsRow } from '../db/rows.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import type { Context } from '../schema/context.ts';
 import { buildProofBundle, type ProofBundle } from './bundle.ts';
 import { latestCheckpoint } from './checkpoints.ts';
@@ -82,8 +84,13 @@ async function episodeRecord(pool: pg.Pool, tenantId: string, episodeId: string)
       WHERE tenant_id = $1 AND (episode_id = $2 OR (type = 'lease.charged' AND payload->>'episodeId' = $2::text)) ORDER BY seq`,
     [tenantId, episodeId],
   );
-  const steps = await pool.query('SELECT * FROM steps WHERE tenant_id = $1 AND episode_id = $2 ORDER BY step_number', [tenantId, episodeId]);
-  return { events: events.rows.map(toEvent), steps: steps.rows.map(stepRowFromColumns) };
+  const p = new Params();
+  const steps = await queryRows<StepsRow>(
+    pool,
+    `SELECT * FROM steps WHERE tenant_id = ${p.add(tenantId)} AND episode_id = ${p.add(episodeId)} ORDER BY step_number`,
+    p,
+  );
+  return { events: events.rows.map(toEvent), steps: steps.map(stepRowFromColumns) };
 }
 
 builder.queryFields((t) => ({

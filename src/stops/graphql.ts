@@ -1,6 +1,6 @@
 // The StopReason GraphQL type: why an episode stopped, and why a work item's loop stopped.
 import { builder } from '../builder.ts';
-import { canContinue, isSuccessful, type StopReason } from '../stops/stop-reason.ts';
+import { canContinue, isSuccessful, type StopReason } from './stop-reason.ts';
 
 export const StopReasonRef = builder.objectRef<StopReason>('StopReason').implement({
   description:

@@ -2,15 +2,15 @@
 // of its context pack.
 import { builder } from '../builder.ts';
 import { InputLimitError, NotFoundError, throwIfViolations } from '../core/errors.ts';
-import { recordCritique } from '../lifecycle/critique.ts';
+import { CALL_LIMITS, freeTextViolations, validateCritique } from '../episodes/call-limits.ts';
+import { VirtueScoreInput } from '../episodes/graphql-inputs.ts';
+import { EpisodePayload, PackMissPayload } from '../episodes/graphql-payloads.ts';
+import { validateCheckpointState } from '../episodes/limits.ts';
+import * as store from '../episodes/store.ts';
 import type { JsonValue } from '../validation/json.ts';
 import { hashViolations } from '../validation/violations.ts';
-import { CALL_LIMITS, freeTextViolations, validateCritique } from './call-limits.ts';
-import { VirtueScoreInput } from './graphql-inputs.ts';
-import { changeEpisode, transitionErrors } from './graphql-lifecycle.ts';
-import { EpisodePayload, PackMissPayload } from './graphql-payloads.ts';
-import { validateCheckpointState } from './limits.ts';
-import * as store from './store.ts';
+import { recordCritique } from './critique.ts';
+import { changeEpisode, transitionErrors } from './graphql.ts';
 
 builder.mutationFields((t) => ({
   saveCheckpoint: t.withAuth({ write: true }).field({

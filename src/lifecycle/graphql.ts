@@ -3,22 +3,23 @@
 import { builder } from '../builder.ts';
 import { IdempotencyConflictError, IllegalTransitionError, InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../core/errors.ts';
 import type { WriteContext } from '../core/write-context.ts';
+import { CALL_LIMITS, freeTextViolations } from '../episodes/call-limits.ts';
+import { HISTORICAL_END } from '../episodes/graphql-import.ts';
+import { OutcomeInput, StartEpisodeInputRef, toContextPack, toOutcome, toStartEpisodeInput } from '../episodes/graphql-inputs.ts';
+import { EpisodePayload, StartEpisodePayload, type Types } from '../episodes/graphql-payloads.ts';
+import { timeRangeViolations } from '../episodes/import-limits.ts';
+import { validateEpisodeInput, validateGoalSpec } from '../episodes/limits.ts';
+import * as store from '../episodes/store.ts';
 import { ExtractPatternsModeEnum } from '../learning/graphql-enums.ts';
 import { LoopStoppedError } from '../leases/errors.ts';
-import { blockEpisode, resumeEpisode } from '../lifecycle/approval.ts';
-import { completeAndLearn } from '../lifecycle/complete.ts';
-import { scheduleDeadline, stopIfOverdue } from '../lifecycle/deadlines.ts';
-import { endEpisode } from '../lifecycle/end.ts';
 import type { AuthedContext } from '../schema/context.ts';
 import type { JsonValue } from '../validation/json.ts';
 import { hashViolations } from '../validation/violations.ts';
-import { CALL_LIMITS, freeTextViolations } from './call-limits.ts';
-import { HISTORICAL_END } from './graphql-import.ts';
-import { OutcomeInput, StartEpisodeInputRef, toContextPack, toOutcome, toStartEpisodeInput } from './graphql-inputs.ts';
-import { EpisodePayload, FinishPayload, StartEpisodePayload, type Types } from './graphql-payloads.ts';
-import { timeRangeViolations } from './import-limits.ts';
-import { validateEpisodeInput, validateGoalSpec } from './limits.ts';
-import * as store from './store.ts';
+import { blockEpisode, resumeEpisode } from './approval.ts';
+import { completeAndLearn } from './complete.ts';
+import { scheduleDeadline, stopIfOverdue } from './deadlines.ts';
+import { endEpisode } from './end.ts';
+import { FinishPayload } from './graphql-payloads.ts';
 
 export const transitionErrors = [NotFoundError, IllegalTransitionError, InputLimitError];
 

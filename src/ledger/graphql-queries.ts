@@ -1,5 +1,5 @@
 // Ledger queries: paging the chain, the head, the signed checkpoints, the public key, verification.
-// Proofs are in proofs.ts.
+// Proofs are in graphql-proofs.ts.
 import { builder } from '../builder.ts';
 import { InputLimitError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
