@@ -278,7 +278,7 @@ async function lexicalCandidates(
        UNION SELECT unnest(${p.add(repeated)}::text[])),
      q AS MATERIALIZED (
        SELECT s.field, s.term, s.df, s.documents,
-              ln(1 + (s.documents - s.df + 0.5) / (s.df + 0.5)) * (CASE s.field WHEN 0 THEN 1 WHEN 1 THEN ${p.add(BM25.WORK_WEIGHT)}::float8 ELSE ${p.add(BM25.CHANGE_WEIGHT)}::float8 END) AS weight
+              ln(1 + (s.documents - s.df + 0.5::float8) / (s.df + 0.5::float8)) * (CASE s.field WHEN 0 THEN 1 WHEN 1 THEN ${p.add(BM25.WORK_WEIGHT)}::float8 ELSE ${p.add(BM25.CHANGE_WEIGHT)}::float8 END) AS weight
          FROM stats s WHERE s.term IN (SELECT term FROM chosen)),
      hits AS (
        SELECT p.episode_id, q.field, q.weight * p.impact AS s FROM q CROSS JOIN LATERAL (
