@@ -155,7 +155,7 @@ export function isTransientConflict(err: unknown): boolean {
  * Runs a fetched batch, failing to the queue only the jobs that failed (the worker then hands them
  * back to pg-boss, which retries them; after its last retry the episode is marked skipped, giveUp).
  */
-async function runBatch(queue: JobQueue, writer: Writer, jobs: FetchedJob[]) {
+export async function runBatch(queue: Pick<JobQueue, 'fail'>, writer: Writer, jobs: FetchedJob[]): Promise<void> {
   const { failed, lastError } = await runExtractionJobs(writer, jobs);
   const message = lastError instanceof Error ? lastError.message : String(lastError);
   for (const job of failed) {

@@ -4,7 +4,7 @@
 // Before that order, the first round below already failed with "deadlock detected".
 import { describe, expect, it } from 'vitest';
 import { extractEpisodePatterns } from '../../src/learning/extract.ts';
-import { type FetchedJob, runExtractionJobs } from '../../src/learning/jobs.ts';
+import { EXTRACT_JOB, type FetchedJob, runBatch, runExtractionJobs } from '../../src/learning/jobs.ts';
 import type { Writer } from '../../src/write.ts';
 import { type Learner, learnerTenant } from '../learning/support.ts';
 import { startInput } from '../lifecycle/support.ts';
@@ -94,5 +94,26 @@ describe('pattern extraction locks', () => {
     const result = await runExtractionJobs(losing, jobs);
     expect(result).toMatchObject({ failed: [], retried: 2 });
     for (const id of ids) expect((await l.episode(id)).learningState).toBe('DONE');
+  }, 300_000);
+
+  it('marks the episode skipped, with the reason in the ledger, when its job fails its last retry', async () => {
+    const { keys, l } = await learnerTenant(t, 'gives-up');
+    const [id] = await history(l, 40);
+    const pool = t.database.db.pool;
+    await pool.query(`UPDATE episodes SET learning_state = 'queued' WHERE id = $1`, [id]);
+    let failures = 2; // the batch's transaction, then the job's own
+    const broken: Writer = {
+      ...t.services.writer,
+      run: (tenantId, fn) => (failures-- > 0 ? Promise.reject(new Error('disk full')) : t.services.writer.run(tenantId, fn)),
+    };
+    const failed: string[] = [];
+    const queue = { fail: async (name: string, jobId: string) => void failed.push(`${name} ${jobId}`) };
+    await runBatch(queue as never, broken, [{ id: 'last-try', data: { tenantId: keys.tenantId, episodeId: id ?? '' }, retryCount: 5, retryLimit: 5 }]);
+    expect(failed).toEqual([`${EXTRACT_JOB} last-try`]);
+    expect((await l.episode(id ?? '')).learningState).toBe('SKIPPED');
+    const { rows } = await pool.query(`SELECT payload FROM ledger_events WHERE episode_id = $1 AND type = 'patterns.extraction_skipped' ORDER BY seq`, [id]);
+    // The first says the queue was full when it ended (this app has no queue room); the second, this.
+    expect(rows.map((r) => r.payload.reason)).toEqual(['queue_full', 'failed']);
+    expect(rows[1]?.payload).toEqual({ reason: 'failed', attempts: 6, message: 'disk full' });
   }, 300_000);
 });
