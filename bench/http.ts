@@ -17,6 +17,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { must } from '../src/core/must.ts';
+import { QUERY_MIX } from './query-mix.ts';
 import { type BenchDatabase, fmt, openBenchDatabase, percentile } from './support.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
@@ -100,22 +101,6 @@ async function episodeWithSteps(url: string, token: string): Promise<string> {
   await gql(url, token, 'mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { __typename } }', { e: id, s: steps });
   return id;
 }
-
-const PARAGRAPH =
-  'QuerySet.union() with ordering breaks on ordering with fields of the related model: a TypeError is raised when ' +
-  'the compiler resolves the ORDER BY term of a combined query, and the migration autodetector then fails. ';
-
-/** The fixed query mix: one common word to 10 KB, as agents ask it. */
-const QUERY_MIX: string[] = [
-  'fix',
-  'test',
-  'fix error',
-  'django queryset',
-  'TypeError when serializing a queryset with ordering',
-  'Add support for timezone-aware datetimes in the admin changelist filters and keep the URL parameters stable',
-  PARAGRAPH.repeat(4).trim(),
-  PARAGRAPH.repeat(Math.ceil(10_240 / PARAGRAPH.length)).slice(0, 10_240),
-];
 
 const RELEVANT = `query($t: RetrievalTaskInput!) { relevantEpisodes(task: $t, limit: 5) { __typename ... on RelevantEpisodes { retrievalId episodes { episode { id taskDescription } } } } }`;
 const EPISODE = `query($id: ID!) { episode(id: $id) { __typename ... on Episode { id status steps(first: 20) { edges { node { id kind action observation } } } } } }`;

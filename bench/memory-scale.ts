@@ -19,14 +19,17 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import type { ContextFacts } from '../src/learning/facts.ts';
 import { BM25, topTerms } from '../src/retrieval/bm25.ts';
+import { RANKER_FEATURES } from '../src/retrieval/ranker.ts';
 import { trainRankingModel } from '../src/retrieval/ranker-training.ts';
 import { rankEpisodes } from '../src/retrieval/store.ts';
 import { changeTerms, documentLength, type TermCounts, taskTerms, workTerms } from '../src/retrieval/terms.ts';
 import { type DevRun, loadDevRuns } from './memory-data.ts';
 import { splitByRepository } from './memory-split.ts';
+import { mixLabel, QUERY_MIX } from './query-mix.ts';
 import { rng } from './retrieval-data.ts';
-import { fmt, openBenchDatabase, percentile, startBenchServer } from './support.ts';
+import { type BenchServer, fmt, gql, openBenchDatabase, percentile, startBenchServer } from './support.ts';
 
 const N = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 100_000);
 const CHUNK = 1000;
@@ -274,26 +277,239 @@ function explaining(pool: pg.Pool, spent: { ms: number }): pg.Pool {
   });
 }
 
-/** Prints the plan of the first held-out query's ranking statement (--explain). */
-async function explainOne(pool: pg.Pool, tenantId: string, q: DevRun | undefined) {
-  if (!q) return;
+/** Prints the plans of one query's statements (--explain: the first held-out task; --explain-mix=i: the mix's i-th query). */
+async function explainOne(pool: pg.Pool, tenantId: string, description: string | undefined) {
+  if (description === undefined) return;
   const query = pool.query.bind(pool) as (sql: string, values?: unknown[]) => Promise<pg.QueryResult>;
   const spy = Object.assign(Object.create(pool) as pg.Pool, {
     query: async (sql: string, values?: unknown[]) => {
-      if (sql.trimStart().startsWith('WITH')) {
-        const plan = await query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, values);
-        console.log(plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'));
-      }
+      const plan = await query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, values);
+      console.log(`${sql.replace(/\s+/g, ' ').slice(0, 160)}...\n${plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n')}\n`);
       return query(sql, values);
     },
   });
   await rankEpisodes(spy, {
     tenantId,
-    query: { description: q.description.slice(0, 10_000), taskType: null, context: { domain: null, language: null, framework: null, tags: [] } },
+    query: { description: description.slice(0, 10_000), taskType: null, context: NO_CONTEXT },
     statuses: ['completed', 'failed'],
     limit: 5,
     now: new Date(),
   });
+}
+
+const flag = (name: string) => process.argv.includes(name);
+const option = (name: string) => process.argv.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+
+const NO_CONTEXT = { domain: null, language: null, framework: null, tags: [] };
+
+/** Loads N episodes into a fresh database, or finds the tenant of a reused one (--reuse). */
+async function prepare(pool: pg.Pool, reused: boolean, bases: Base[], newTenant: () => Promise<string>): Promise<string> {
+  if (reused) {
+    const { rows } = await pool.query<{ tenant_id: string; documents: number }>('SELECT tenant_id, documents FROM episode_term_totals WHERE field = 0');
+    const found = rows[0];
+    if (!found || found.documents !== N) throw new Error(`--reuse: the database holds ${found?.documents ?? 0} episodes, not ${N}; run without --reuse`);
+    console.log(`# relevantEpisodes at ${fmt(N)} episodes (reused database: loaded by an earlier run with --keep)\n`);
+    return found.tenant_id;
+  }
+  const tenantId = await newTenant();
+  const dropped = await dropIndexes(pool);
+  const t0 = performance.now();
+  const { postings, unpruned } = await load(pool, tenantId, bases);
+  const loadSeconds = (performance.now() - t0) / 1000;
+  const indexed = await createIndexes(pool, dropped, flag('--text-indexes'));
+  // Queries are real task texts and never name a renamed variant, so its df row is never read;
+  // --variant-df writes them anyway (a GROUP BY over the postings: minutes at 1M) for the table's size.
+  const variantDf = flag('--variant-df');
+  const dfSeconds = variantDf ? await variantFrequencies(pool, tenantId) : 0;
+  await pool.query('VACUUM ANALYZE episode_term_df');
+  const { rows: size } = await pool.query(
+    `SELECT pg_size_pretty(pg_total_relation_size('episode_terms')) AS terms, pg_size_pretty(pg_total_relation_size('episodes')) AS episodes,
+            pg_size_pretty(pg_total_relation_size('episode_term_df')) AS df, pg_size_pretty(pg_database_size(current_database())) AS database`,
+  );
+  console.log(`# relevantEpisodes at ${fmt(N)} episodes bootstrapped from ${bases.length} real runs\n`);
+  console.log(
+    `${fmt(postings)} postings (${fmt(postings / N, 1)} per episode; ${fmt(unpruned / N, 1)} before pruning to ${BM25.INDEXED_TERMS} per field): ${size[0].terms} with indexes; episodes ${size[0].episodes}; ` +
+      `document frequencies ${size[0].df}; database ${size[0].database}. COPY load ${fmt(loadSeconds, 0)} s, indexes + vacuum ${fmt(indexed.seconds, 0)} s, ${variantDf ? `variant frequencies ${fmt(dfSeconds, 0)} s` : 'no df rows for renamed variants'}` +
+      `${indexed.skipped.length ? ` (not built: ${indexed.skipped.join(', ')})` : ''}.\n`,
+  );
+  return tenantId;
+}
+
+/** The learned ranker, fitted as the learning queue would on this history (kept from an earlier run of a reused database unless --refit). */
+async function fitRanker(pool: pg.Pool, tenantId: string): Promise<void> {
+  const { rows } = await pool.query<{ queries: number; pairs: number }>('SELECT queries, pairs FROM ranking_models WHERE tenant_id = $1', [tenantId]);
+  const kept = rows[0];
+  if (kept && !flag('--refit')) {
+    console.log(`Learned ranker of the earlier run kept (${kept.queries} queries, ${fmt(kept.pairs)} pairs); every query below ranks with it.\n`);
+    return;
+  }
+  const fitStarted = performance.now();
+  const fitted = await trainRankingModel(pool, tenantId);
+  const seconds = fmt((performance.now() - fitStarted) / 1000, 1);
+  if (fitted) {
+    console.log(`Learned ranker fitted on ${fitted.queries} queries (${fmt(fitted.pairs)} pairs) in ${seconds} s; every query below ranks with it.\n`);
+    return;
+  }
+  // Cross-validation kept the fixed formula (copies of one run share its files, so on this history the
+  // fixed formula ranks as well). The timing is of the learned path all the same: a model over every
+  // feature is stored, so each query loads and applies it (its weights change the order, not the cost).
+  await pool.query(
+    `INSERT INTO ranking_models (tenant_id, features, weights, means, scales, episodes, queries, pairs) VALUES ($1, $2, $3, $4, $5, $6, 0, 0)
+     ON CONFLICT (tenant_id) DO NOTHING`,
+    [tenantId, [...RANKER_FEATURES], RANKER_FEATURES.map(() => 1), RANKER_FEATURES.map(() => 0), RANKER_FEATURES.map(() => 1), N],
+  );
+  console.log(
+    `Cross-validation kept the fixed formula (${seconds} s); for timing, a model with equal weights over the ${RANKER_FEATURES.length} features is stored and every query below loads and applies it.\n`,
+  );
+}
+
+interface Timed {
+  ms: number[];
+  candidates: number[];
+  fallbacks: number;
+  /** The top 5 of the warm-up pass. */
+  top: string[];
+}
+
+/** rankEpisodes (the ranking alone, in this process: no HTTP, no receipt) over the queries, `passes` times after a warm-up pass. */
+async function timeRanking(
+  pool: pg.Pool,
+  tenantId: string,
+  queries: ReadonlyArray<{ description: string; context: ContextFacts }>,
+  passes: number,
+): Promise<Timed[]> {
+  const timed: Timed[] = queries.map(() => ({ ms: [], candidates: [], fallbacks: 0, top: [] }));
+  for (let pass = 0; pass <= passes; pass++) {
+    for (const [i, q] of queries.entries()) {
+      const stats = { candidates: 0, fallback: false };
+      const started = performance.now();
+      const ranked = await rankEpisodes(pool, {
+        tenantId,
+        query: { description: q.description, taskType: null, context: q.context },
+        statuses: ['completed', 'failed'],
+        limit: 5,
+        now: new Date(),
+        stats,
+      });
+      const t = timed[i] as Timed;
+      if (pass === 0) t.top = ranked.map((e) => e.id);
+      if (pass > 0) {
+        t.ms.push(performance.now() - started);
+        t.candidates.push(stats.candidates);
+        if (stats.fallback) t.fallbacks += 1;
+      }
+    }
+  }
+  return timed;
+}
+
+/** The statements' own execution time per query (EXPLAIN ANALYZE: what PostgreSQL spends, without the client's queueing for a CPU). */
+async function timeStatements(pool: pg.Pool, tenantId: string, queries: ReadonlyArray<{ description: string; context: ContextFacts }>): Promise<number[]> {
+  const executed: number[] = [];
+  for (const q of queries) {
+    const spent = { ms: 0 };
+    await rankEpisodes(explaining(pool, spent), {
+      tenantId,
+      query: { description: q.description, taskType: null, context: q.context },
+      statuses: ['completed', 'failed'],
+      limit: 5,
+      now: new Date(),
+    });
+    executed.push(spent.ms);
+  }
+  return executed.sort((a, b) => a - b);
+}
+
+const RELEVANT =
+  'query($t: RetrievalTaskInput!) { relevantEpisodes(task: $t, limit: 5) { __typename ... on RelevantEpisodes { retrievalId episodes { episode { id } } } } }';
+
+/** relevantEpisodes over HTTP, one client at a time, receipt written: what an agent sees. */
+async function timeHttp(server: BenchServer, queries: readonly string[], passes: number): Promise<number[][]> {
+  const ms: number[][] = queries.map(() => []);
+  for (let pass = 0; pass <= passes; pass++) {
+    for (const [i, description] of queries.entries()) {
+      const started = performance.now();
+      const data = await gql(server, RELEVANT, { t: { description } });
+      if (data.relevantEpisodes.__typename !== 'RelevantEpisodes') throw new Error(JSON.stringify(data));
+      if (pass > 0) ms[i]?.push(performance.now() - started);
+    }
+  }
+  return ms;
+}
+
+const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+const p = (values: number[], q: number) => fmt(percentile(sorted(values), q), 1);
+
+/**
+ * Quality at scale: the share of held-out tasks whose top 5 holds a run that changed one of the
+ * task's files (copies carry their base run's files). A guard for changes made for speed: it fell
+ * from 0.197 to 0.169 when the postings of common terms were cut (docs/BENCHMARKS.md).
+ */
+async function fileHits(pool: pg.Pool, heldOut: DevRun[], timed: Timed[]): Promise<number> {
+  const ids = timed.flatMap((t) => t.top);
+  const { rows } = await pool.query<{ id: string; files: string[] }>(
+    `SELECT id, ARRAY(SELECT jsonb_array_elements_text(coalesce(outcome->'artifacts', '[]'))) AS files FROM episodes WHERE id = ANY($1::uuid[])`,
+    [ids],
+  );
+  const files = new Map(rows.map((r) => [r.id, r.files]));
+  const hits = heldOut.filter((q, i) => (timed[i]?.top ?? []).some((id) => (files.get(id) ?? []).some((f) => q.files.includes(f))));
+  return hits.length / Math.max(1, heldOut.length);
+}
+
+async function heldOutTable(pool: pg.Pool, tenantId: string, heldOut: DevRun[]): Promise<Record<string, number>> {
+  console.log(
+    '| held-out task texts | p50 ms | p95 ms | p99 ms | queries | candidates (mean) | fallback | statements in PostgreSQL p50 / p95 ms (EXPLAIN ANALYZE) | FileHit@5 |\n|---|---|---|---|---|---|---|---|---|',
+  );
+  const p95: Record<string, number> = {};
+  for (const mode of ['text', 'context'] as const) {
+    const queries = heldOut.map((q) => ({
+      description: q.description.slice(0, 10_000),
+      context: mode === 'context' ? { domain: q.repository, language: q.language, framework: null, tags: [] } : NO_CONTEXT,
+    }));
+    const timed = await timeRanking(pool, tenantId, queries, 2);
+    const ms = timed.flatMap((t) => t.ms);
+    const candidates = timed.flatMap((t) => t.candidates);
+    const executed = await timeStatements(pool, tenantId, queries);
+    const hit = await fileHits(pool, heldOut, timed);
+    p95[mode] = percentile(sorted(ms), 95);
+    console.log(
+      `| ${mode === 'text' ? 'task text' : 'text + context'} | ${p(ms, 50)} | ${p(ms, 95)} | ${p(ms, 99)} | ${ms.length} | ${fmt(candidates.reduce((a, b) => a + b, 0) / candidates.length, 0)} | ${timed.reduce((n, t) => n + t.fallbacks, 0)} | ${fmt(percentile(executed, 50), 1)} / ${fmt(percentile(executed, 95), 1)} | ${fmt(hit, 3)} |`,
+    );
+    console.log(`load average after ${mode}: ${loadAverage()}`);
+  }
+  return p95;
+}
+
+/** Issue 31's fixed mix: the ranking alone (in process) and relevantEpisodes over HTTP with its receipt, per query. */
+async function mixTable(pool: pg.Pool, server: BenchServer): Promise<{ ranking: number; http: number }> {
+  const passes = Number(option('--mix-passes') ?? 10);
+  const ranking = await timeRanking(
+    pool,
+    server.tenantId,
+    QUERY_MIX.map((description) => ({ description, context: NO_CONTEXT })),
+    passes,
+  );
+  const http = await timeHttp(server, QUERY_MIX, passes);
+  const executed = await timeStatements(
+    pool,
+    server.tenantId,
+    QUERY_MIX.map((description) => ({ description, context: NO_CONTEXT })),
+  );
+  console.log(
+    `\nIssue 31's query mix, ${passes} passes after a warm-up: the ranking alone (rankEpisodes in this process: term lookup, candidate statement, model, scoring) and relevantEpisodes over HTTP (one client at a time, receipt and ledger event written).\n`,
+  );
+  console.log('| query | ranking p50 / p95 ms | HTTP with receipt p50 / p95 ms | candidates | statements in PostgreSQL ms |\n|---|---|---|---|---|');
+  QUERY_MIX.forEach((q, i) => {
+    const r = ranking[i] as Timed;
+    console.log(
+      `| ${mixLabel(q)} | ${p(r.ms, 50)} / ${p(r.ms, 95)} | ${p(http[i] ?? [], 50)} / ${p(http[i] ?? [], 95)} | ${r.candidates[0] ?? 0} | ${fmt(executed[i] ?? 0, 1)} |`,
+    );
+  });
+  const all = ranking.flatMap((t) => t.ms);
+  const allHttp = http.flat();
+  console.log(`| **the mix** | **${p(all, 50)} / ${p(all, 95)}** | **${p(allHttp, 50)} / ${p(allHttp, 95)}** | | |`);
+  console.log(`load average after the mix: ${loadAverage()}\n`);
+  return { ranking: percentile(sorted(all), 95), http: percentile(sorted(allHttp), 95) };
 }
 
 async function main() {
@@ -303,92 +519,28 @@ async function main() {
     run,
     fields: [taskTerms(run.description), workOf(run), changeTerms({ artifacts: run.files, diff: run.patch })],
   }));
-  const database = await openBenchDatabase({ name: 'episodic_bench_scale' });
-  const server = await startBenchServer(database.url);
+  const reuse = flag('--reuse');
+  const database = await openBenchDatabase({ name: option('--database') ?? 'episodic_bench_scale', reuse, keep: reuse || flag('--keep') });
   const pool = database.db.pool;
+  let server: BenchServer | undefined;
   try {
-    const dropped = await dropIndexes(pool);
-    const t0 = performance.now();
-    const { postings, unpruned } = await load(pool, server.tenantId, bases);
-    const loadSeconds = (performance.now() - t0) / 1000;
-    const indexed = await createIndexes(pool, dropped, process.argv.includes('--text-indexes'));
-    // Queries are real task texts and never name a renamed variant, so its df row is never read;
-    // --variant-df writes them anyway (a GROUP BY over the postings: minutes at 1M) for the table's size.
-    const variantDf = process.argv.includes('--variant-df');
-    const dfSeconds = variantDf ? await variantFrequencies(pool, server.tenantId) : 0;
-    await pool.query('VACUUM ANALYZE episode_term_df');
-    const { rows: size } = await pool.query(
-      `SELECT pg_size_pretty(pg_total_relation_size('episode_terms')) AS terms, pg_size_pretty(pg_total_relation_size('episodes')) AS episodes,
-              pg_size_pretty(pg_total_relation_size('episode_term_df')) AS df, pg_size_pretty(pg_database_size(current_database())) AS database`,
-    );
-    console.log(`# relevantEpisodes at ${fmt(N)} episodes bootstrapped from ${bases.length} real runs\n`);
-    console.log(
-      `${fmt(postings)} postings (${fmt(postings / N, 1)} per episode; ${fmt(unpruned / N, 1)} before pruning to ${BM25.INDEXED_TERMS} per field): ${size[0].terms} with indexes; episodes ${size[0].episodes}; ` +
-        `document frequencies ${size[0].df}; database ${size[0].database}. COPY load ${fmt(loadSeconds, 0)} s, indexes + vacuum ${fmt(indexed.seconds, 0)} s, ${variantDf ? `variant frequencies ${fmt(dfSeconds, 0)} s` : 'no df rows for renamed variants'}` +
-        `${indexed.skipped.length ? ` (not built: ${indexed.skipped.join(', ')})` : ''}.\n`,
-    );
-    // The learned ranker, fitted as the learning queue would on this history: every query below loads and applies it.
-    const fitStarted = performance.now();
-    const fitted = await trainRankingModel(pool, server.tenantId);
-    console.log(
-      fitted
-        ? `Learned ranker fitted on ${fitted.queries} queries (${fmt(fitted.pairs)} pairs) in ${fmt((performance.now() - fitStarted) / 1000, 1)} s; every query below ranks with it.\n`
-        : 'No learned ranker (the fixed formula did as well on held-back training queries); queries rank by the fixed formula.\n',
-    );
+    const tenantId = await prepare(pool, database.reused, bases, async () => {
+      server = await startBenchServer(database.url);
+      return server.tenantId;
+    });
+    server ??= await startBenchServer(database.url, {}, 'group', tenantId);
+    await fitRanker(pool, tenantId);
     console.log(`load average during timing: ${loadAverage()}\n`);
-    if (process.argv.includes('--explain')) await explainOne(pool, server.tenantId, heldOut[0]);
+    const mixed = option('--explain-mix');
+    if (flag('--explain') || mixed) await explainOne(pool, tenantId, mixed ? QUERY_MIX[Number(mixed)] : heldOut[0]?.description);
+    if (flag('--explain-only')) return;
+    const heldOutP95 = flag('--mix-only') ? { text: Number.NaN, context: Number.NaN } : await heldOutTable(pool, tenantId, heldOut);
+    const mix = await mixTable(pool, server);
     console.log(
-      '| query | p50 ms | p95 ms | p99 ms | queries | candidates (mean) | fallback | statements in PostgreSQL p50 / p95 ms (EXPLAIN ANALYZE) |\n|---|---|---|---|---|---|---|---|',
+      `memory-scale episodes=${N} text_p95_ms=${fmt(heldOutP95.text ?? Number.NaN, 1)} context_p95_ms=${fmt(heldOutP95.context ?? Number.NaN, 1)} mix_ranking_p95_ms=${fmt(mix.ranking, 1)} mix_http_p95_ms=${fmt(mix.http, 1)}`,
     );
-    for (const mode of ['text', 'context'] as const) {
-      const ms: number[] = [];
-      const candidates: number[] = [];
-      let fallbacks = 0;
-      const context = (q: DevRun) =>
-        mode === 'context'
-          ? { domain: q.repository, language: q.language, framework: null, tags: [] }
-          : { domain: null, language: null, framework: null, tags: [] };
-      for (const pass of [0, 1, 2]) {
-        for (const q of heldOut) {
-          const stats = { candidates: 0, fallback: false };
-          const started = performance.now();
-          await rankEpisodes(pool, {
-            tenantId: server.tenantId,
-            query: { description: q.description.slice(0, 10_000), taskType: null, context: context(q) },
-            statuses: ['completed', 'failed'],
-            limit: 5,
-            now: new Date(),
-            stats,
-          });
-          if (pass > 0) {
-            ms.push(performance.now() - started);
-            candidates.push(stats.candidates);
-            if (stats.fallback) fallbacks += 1;
-          }
-        }
-      }
-      ms.sort((a, b) => a - b);
-      // The statements' own execution time (what PostgreSQL spends, without queueing for a CPU on the client side).
-      const executed: number[] = [];
-      for (const q of heldOut) {
-        const spent = { ms: 0 };
-        await rankEpisodes(explaining(pool, spent), {
-          tenantId: server.tenantId,
-          query: { description: q.description.slice(0, 10_000), taskType: null, context: context(q) },
-          statuses: ['completed', 'failed'],
-          limit: 5,
-          now: new Date(),
-        });
-        executed.push(spent.ms);
-      }
-      executed.sort((a, b) => a - b);
-      console.log(
-        `| ${mode === 'text' ? 'task text' : 'text + context'} | ${fmt(percentile(ms, 50), 1)} | ${fmt(percentile(ms, 95), 1)} | ${fmt(percentile(ms, 99), 1)} | ${ms.length} | ${fmt(candidates.reduce((a, b) => a + b, 0) / candidates.length, 0)} | ${fallbacks} | ${fmt(percentile(executed, 50), 1)} / ${fmt(percentile(executed, 95), 1)} |`,
-      );
-      console.log(`load average after ${mode}: ${loadAverage()}`);
-    }
   } finally {
-    await server.stop();
+    await server?.stop();
     await database.close();
   }
 }

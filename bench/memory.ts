@@ -72,6 +72,8 @@ async function newTenant(database: BenchDatabase, url: string, name: string, poo
   );
   const episodes = new Map<string, string>();
   for (const run of report.runs) if (run.instanceId && run.episodeId) episodes.set(run.instanceId, run.episodeId);
+  // A failed run changes the pool (and so every figure): say which and why.
+  for (const run of report.runs) if (run.status === 'failed') console.error(`${name}: failed to import ${run.error?.message ?? run.file}`);
   console.error(
     `${name}: imported ${report.imported} of ${pool.length} runs (${report.acceptedSteps} steps, ${report.rejectedSteps} refused, ${report.failed} failed) in ${fmt(report.seconds, 1)} s`,
   );

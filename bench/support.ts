@@ -33,8 +33,12 @@ export interface BenchDatabase {
   close(): Promise<void>;
 }
 
-/** A fresh database on the bench server; `name` to use a fixed one (dropped first if a crashed run left it). */
-export async function openBenchDatabase(options: { name?: string } = {}): Promise<BenchDatabase> {
+/**
+ * A fresh database on the bench server; `name` to use a fixed one (dropped first if a crashed run
+ * left it). reuse: an existing database of that name is kept as it is (`reused` says so); keep: close()
+ * leaves the database for a later run to reuse.
+ */
+export async function openBenchDatabase(options: { name?: string; reuse?: boolean; keep?: boolean } = {}): Promise<BenchDatabase & { reused: boolean }> {
   let serverUrl = benchDatabaseUrl();
   let stopEmbedded: (() => Promise<void>) | undefined;
   let dataDir: string | undefined;
@@ -48,8 +52,12 @@ export async function openBenchDatabase(options: { name?: string } = {}): Promis
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`bad database name ${name}`);
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
-  if (options.name) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
+  const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
+  const reused = Boolean(options.reuse && options.name && exists);
+  if (!reused) {
+    if (options.name) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  }
   await admin.end();
   const u = new URL(serverUrl);
   u.pathname = `/${name}`;
@@ -58,12 +66,15 @@ export async function openBenchDatabase(options: { name?: string } = {}): Promis
   return {
     url: u.toString(),
     db,
+    reused,
     async close() {
       await db.close();
-      const a = new pg.Client({ connectionString: serverUrl });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
+      if (!options.keep) {
+        const a = new pg.Client({ connectionString: serverUrl });
+        await a.connect();
+        await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await a.end();
+      }
       await stopEmbedded?.();
       if (dataDir) await rm(dataDir, { recursive: true, force: true });
     },
@@ -85,7 +96,13 @@ export interface BenchServer {
 export type IngestMode = 'group' | 'naive' | 'none';
 
 /** The per-key rate limit is off: throughput benchmarks measure the server, not the limiter (bench:admission measures admission). */
-export async function startBenchServer(databaseUrl: string, env: Record<string, string> = {}, ingest: IngestMode = 'group'): Promise<BenchServer> {
+export async function startBenchServer(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  ingest: IngestMode = 'group',
+  /** An existing tenant to serve (a reused database's); default a new one. */
+  tenantId?: string,
+): Promise<BenchServer> {
   const config = loadConfig({
     NODE_ENV: 'production',
     PORT: String(await freePort()),
@@ -106,7 +123,7 @@ export async function startBenchServer(databaseUrl: string, env: Record<string, 
   }
   const app = createApp(services);
   await app.start();
-  const tenant = await createTenant(db.prisma, `bench-${randomBytes(4).toString('hex')}`);
+  const tenant = tenantId ? { id: tenantId } : await createTenant(db.prisma, `bench-${randomBytes(4).toString('hex')}`);
   const key = await createApiKey(db.prisma, { tenantId: tenant.id, name: 'bench', scopes: ['write'] });
   return {
     url: app.url(),

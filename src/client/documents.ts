@@ -46,7 +46,7 @@ const WORK_ITEM_FIELDS = `id title description lastEpisodeNumber maxEpisodes sto
 const API_KEY_FIELDS = 'id name prefix scopes createdAt expiresAt revokedAt lastUsedAt';
 const TREE_HEAD_FIELDS = 'treeSize rootHash headHash issuedAt signature keyId tenantId';
 
-const SCORED_EPISODE = `episode { ${EPISODE_FIELDS} } score { total similarity textRank taskText work trigramSimilarity contextMatch reward recency feedback feedbackUses feedbackResemblance } failed whatWentWrong`;
+const SCORED_EPISODE = `episode { ${EPISODE_FIELDS} } score { total similarity textRank taskText work change trigramSimilarity contextMatch reward recency feedback feedbackUses feedbackResemblance } failed whatWentWrong`;
 const EPISODE_PAYLOAD = `${TRANSITION} ... on EpisodePayload { episode { ${EPISODE_FIELDS} } }`;
 const FINISH_PAYLOAD = `${TRANSITION} ... on FinishEpisodePayload { episode { ${EPISODE_FIELDS} } leaseCharge { ${LEASE_CHARGE_FIELDS} } stopCondition { ${STOP_FIELDS} } }`;
 

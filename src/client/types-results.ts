@@ -76,6 +76,8 @@ export interface RelevanceScore {
   taskText: number;
   /** 0.5 × BM25 of the query against what the episode did (files, symbols, commands, errors, tools). */
   work: number;
+  /** 0.5 × BM25 of the query against the change the episode left (changed files, modules, scopes). */
+  change: number;
   trigramSimilarity: number;
   contextMatch: number;
   reward: number;

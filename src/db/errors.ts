@@ -45,7 +45,7 @@ function isConnectTimeout(err: unknown): boolean {
 }
 
 /** The error and the causes it wraps (Prisma, GraphQL and pg-pool wrap driver errors), at most five deep. */
-function causes(err: unknown): unknown[] {
+export function causes(err: unknown): unknown[] {
   const chain: unknown[] = [];
   for (let e = err; e && chain.length < 5; e = (e as { cause?: unknown }).cause) chain.push(e);
   return chain;

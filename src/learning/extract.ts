@@ -8,7 +8,8 @@
 
 import { NotFoundError } from '../core/errors.ts';
 import type { WriteContext } from '../core/write-context.ts';
-import { countObservations, type Judgement, lockScopes, recordObservations, refreshScope } from './pattern-store.ts';
+import { lockLearning } from './lock.ts';
+import { countObservations, type Judgement, recordObservations, refreshScope } from './pattern-store.ts';
 import { type EpisodeObservation, observeEpisode, type RejectionReason } from './patterns.ts';
 import { type EpisodeFacts, loadEpisodeFacts, patternEpisodeOf, refreshExperience, rewardOf } from './store.ts';
 
@@ -55,9 +56,13 @@ export async function extractPatternBatch(
   mode: ExtractionMode,
   options: { missing: 'throw' | 'skip' } = { missing: 'skip' },
 ): Promise<ExtractionReport[]> {
+  // The lock order of lock.ts: the tenant's learning lock, then the episode rows in id order.
+  await lockLearning(ctx.client, ctx.tenantId);
+  const loaded = new Map<string, EpisodeFacts | null>();
+  for (const episodeId of [...new Set(episodeIds)].sort()) loaded.set(episodeId, await loadEpisodeFacts(ctx.client, ctx.tenantId, episodeId, true));
   const pending: Pending[] = [];
-  for (const episodeId of [...new Set(episodeIds)]) {
-    const facts = await loadEpisodeFacts(ctx.client, ctx.tenantId, episodeId, true);
+  for (const episodeId of new Set(episodeIds)) {
+    const facts = loaded.get(episodeId);
     if (!facts) {
       if (options.missing === 'throw') throw new NotFoundError('Episode', episodeId);
       continue;
@@ -67,11 +72,6 @@ export async function extractPatternBatch(
     pending.push({ facts, obs: observeEpisode(patternEpisodeOf(facts, facts.outcome, rewardBefore)), rewardBefore, ids: new Map() });
   }
   if (pending.length === 0) return [];
-  await lockScopes(
-    ctx.client,
-    ctx.tenantId,
-    pending.map((p) => p.obs.scope),
-  );
   const ids = await countObservations(
     ctx.client,
     ctx.tenantId,

@@ -3,18 +3,20 @@
 // `pending`; after its commit this process queues the job (`queued`) unless the queue already holds
 // maxQueueDepth waiting jobs, in which case the episode is `skipped` with a
 // `patterns.extraction_skipped` ledger event that says why. A sweep queues any episode left pending
-// (a process that stopped between commit and enqueue). Failed runs are retried with backoff.
+// (a process that stopped between commit and enqueue). A run that lost a race (deadlock, serialization
+// failure) runs again at once; other failures go back to the queue, which retries them with backoff,
+// and after the last retry the episode is `skipped` (reason `failed`), to be run on demand.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { NotFoundError } from '../core/errors.ts';
 import { must } from '../core/must.ts';
-import type { WriteContext } from '../core/write-context.ts';
+import { causes } from '../db/errors.ts';
 import { withTransaction } from '../db/tx.ts';
 import { inTransaction, type JobQueue, underSetupLock } from '../jobs/queue.ts';
 import type { StoredLedgerEvent } from '../ledger/hash.ts';
 import type { Writer } from '../write.ts';
-import { extractEpisodePatterns } from './extract.ts';
+import { extractPatternBatch } from './extract.ts';
 
 export const EXTRACT_JOB = 'learning-extract-patterns';
 const EXTRACT_SWEEP_JOB = 'learning-extract-sweep';
@@ -78,15 +80,19 @@ export async function startLearningWorkers(queue: JobQueue, pool: pg.Pool, write
   const wake = () => workerIds.forEach((id) => queue.notifyWorker(id));
   for (let i = 0; i < options.workers; i += 1) {
     let self = '';
-    self = await queue.work<ExtractJob>(EXTRACT_JOB, { pollingIntervalSeconds: options.pollSeconds, batchSize: EXTRACT_BATCH }, async (jobs) => {
-      await track(runBatch(queue, writer, jobs));
-      // The history grew: refit the learned ranker of tenants whose model is due (retrieval/ranker-jobs.ts).
-      await options
-        .onHistoryGrew?.(jobs.map((j) => j.data.tenantId))
-        .catch((err: unknown) => log.warn({ err }, 'ranker refit not queued; the next batch retries'));
-      // A full batch means more are waiting: fetch again now rather than after the polling interval.
-      if (jobs.length === EXTRACT_BATCH) queue.notifyWorker(self);
-    });
+    self = await queue.work<ExtractJob>(
+      EXTRACT_JOB,
+      { pollingIntervalSeconds: options.pollSeconds, batchSize: EXTRACT_BATCH, includeMetadata: true },
+      async (jobs) => {
+        await track(runBatch(queue, writer, jobs));
+        // The history grew: refit the learned ranker of tenants whose model is due (retrieval/ranker-jobs.ts).
+        await options
+          .onHistoryGrew?.(jobs.map((j) => j.data.tenantId))
+          .catch((err: unknown) => log.warn({ err }, 'ranker refit not queued; the next batch retries'));
+        // A full batch means more are waiting: fetch again now rather than after the polling interval.
+        if (jobs.length === EXTRACT_BATCH) queue.notifyWorker(self);
+      },
+    );
     workerIds.push(self);
   }
   const enqueue = async (job: ExtractJob) => {
@@ -134,50 +140,94 @@ async function enqueueExtraction(queue: JobQueue, pool: pg.Pool, writer: Writer,
   });
 }
 
-type FetchedJob = { id: string; data: ExtractJob };
+export type FetchedJob = { id: string; data: ExtractJob; retryCount?: number; retryLimit?: number };
+
+/** SQLSTATEs of a transaction that lost a race and may simply run again: deadlock detected, serialization failure. */
+const TRANSIENT = new Set(['40P01', '40001']);
+/** Runs of one transaction that lost such a race, before its jobs go back to the queue (which retries them with backoff). */
+const TRANSIENT_ATTEMPTS = 3;
+
+export function isTransientConflict(err: unknown): boolean {
+  return causes(err).some((e) => TRANSIENT.has(String((e as { code?: unknown } | null)?.code)));
+}
 
 /**
- * Runs a fetched batch: each tenant's jobs one after another in one transaction (one ledger append
- * and one commit for all of them, as if they ran in a row). If that transaction fails, each job
- * runs alone, so only the jobs that fail are failed (and retried), not the batch.
+ * Runs a fetched batch, failing to the queue only the jobs that failed (the worker then hands them
+ * back to pg-boss, which retries them; after its last retry the episode is marked skipped, giveUp).
  */
-async function runBatch(queue: JobQueue, writer: Writer, jobs: FetchedJob[]) {
+export async function runBatch(queue: Pick<JobQueue, 'fail'>, writer: Writer, jobs: FetchedJob[]): Promise<void> {
+  const { failed, lastError } = await runExtractionJobs(writer, jobs);
+  const message = lastError instanceof Error ? lastError.message : String(lastError);
+  for (const job of failed) {
+    if ((job.retryCount ?? 0) >= (job.retryLimit ?? RETRY.retryLimit)) await giveUp(writer, job, message);
+    await queue.fail(EXTRACT_JOB, job.id, { message });
+  }
+}
+
+/**
+ * Each tenant's jobs in one transaction (extractPatternBatch: one ledger append, one refresh per
+ * scope). A deadlock or serialization failure runs the transaction again (TRANSIENT_ATTEMPTS); any
+ * other failure runs each job alone, so only the jobs that fail are failed, not the batch.
+ * retried: transactions run again after a transient failure.
+ */
+export async function runExtractionJobs(writer: Writer, jobs: FetchedJob[]): Promise<{ failed: FetchedJob[]; lastError: unknown; retried: number }> {
   const byTenant = new Map<string, FetchedJob[]>();
   for (const job of jobs) byTenant.set(job.data.tenantId, [...(byTenant.get(job.data.tenantId) ?? []), job]);
-  const failed: string[] = [];
+  const failed: FetchedJob[] = [];
   let lastError: unknown = null;
+  let retried = 0;
+  const counted = () => void (retried += 1);
   for (const [tenantId, group] of byTenant) {
-    const together = await writer
-      .run(tenantId, async (ctx) => {
-        for (const job of group) await extractUnlessGone(ctx, job.data.episodeId);
-      })
-      .then(
-        () => true,
-        () => false,
-      );
+    const ids = group.map((job) => job.data.episodeId);
+    const together = await retryTransient(() => runExtraction(writer, tenantId, ids), counted).then(
+      () => true,
+      () => false,
+    );
     if (together) continue;
     for (const job of group) {
-      await runExtraction(writer, job.data).catch((err: unknown) => {
-        failed.push(job.id);
+      await retryTransient(() => runExtraction(writer, tenantId, [job.data.episodeId]), counted).catch((err: unknown) => {
+        failed.push(job);
         lastError = err;
       });
     }
   }
-  const data = { message: lastError instanceof Error ? lastError.message : String(lastError) };
-  for (const id of failed) await queue.fail(EXTRACT_JOB, id, data);
+  return { failed, lastError, retried };
 }
 
-async function runExtraction(writer: Writer, job: ExtractJob) {
-  await writer.run(job.tenantId, (ctx) => extractUnlessGone(ctx, job.episodeId)); // a failure: pg-boss retries it
-}
-
-/** The episode (or its tenant) may have been deleted since it was queued: then there is nothing to learn. */
-async function extractUnlessGone(ctx: WriteContext, episodeId: string): Promise<void> {
-  try {
-    await extractEpisodePatterns(ctx, episodeId, 'async');
-  } catch (err) {
-    if (!(err instanceof NotFoundError)) throw err;
+async function retryTransient<T>(run: () => Promise<T>, onRetry: () => void): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt >= TRANSIENT_ATTEMPTS || !isTransientConflict(err)) throw err;
+      onRetry();
+      // A little jitter, so the transactions that collided do not collide again in step.
+      await sleep(Math.random() * 20 * attempt);
+    }
   }
+}
+
+/** Unknown ids are skipped: the episode (or its tenant) may have been deleted since it was queued. */
+async function runExtraction(writer: Writer, tenantId: string, episodeIds: string[]) {
+  await writer.run(tenantId, (ctx) => extractPatternBatch(ctx, episodeIds, 'async', { missing: 'skip' }));
+}
+
+/** The queue's last retry failed too: the episode is skipped, with a ledger event, so extractEpisodePatterns can run it later. */
+async function giveUp(writer: Writer, job: FetchedJob, message: string): Promise<void> {
+  await writer
+    .run(job.data.tenantId, async (ctx) => {
+      const { rowCount } = await ctx.client.query(
+        `UPDATE episodes SET learning_state = 'skipped' WHERE tenant_id = $1 AND id = $2 AND learning_state = 'queued'`,
+        [job.data.tenantId, job.data.episodeId],
+      );
+      if (rowCount)
+        ctx.events.push({
+          type: 'patterns.extraction_skipped',
+          episodeId: job.data.episodeId,
+          payload: { reason: 'failed', attempts: (job.retryCount ?? 0) + 1, message },
+        });
+    })
+    .catch(() => undefined); // the episode stays queued; nothing else is lost
 }
 
 async function sweepPending(pool: pg.Pool, enqueue: (job: ExtractJob) => Promise<EnqueueResult>): Promise<number> {

@@ -1,8 +1,8 @@
 // SQL for pattern counts and statuses. Counting is commutative (increments), and the refresh after it
 // recomputes the strength and status of every judged pattern of the scope from those counts, so the
-// result does not depend on the order episodes were counted in. Extractions of one scope take a
-// transaction-level advisory lock on (tenant, scope): they touch the same baseline rows and the
-// refresh reads them all, so running them one at a time costs nothing and cannot deadlock.
+// result does not depend on the order episodes were counted in. Every write here runs under the
+// tenant's learning lock (lock.ts), taken before the episode rows: extractions of a tenant run one at
+// a time, so the rows they share (baselines, the patterns of a scope) cannot deadlock.
 import type pg from 'pg';
 import { Params, queryRows, unnestAs } from '../db/sql.ts';
 import { type ContextFacts, compareText } from './facts.ts';
@@ -19,13 +19,6 @@ import {
   type RejectionReason,
   type StratumCounts,
 } from './patterns.ts';
-
-/** Serialises extractions of the same scopes (sorted, so two batches cannot wait on each other). */
-export async function lockScopes(client: pg.PoolClient, tenantId: string, scopes: readonly string[]): Promise<void> {
-  for (const scope of [...new Set(scopes)].sort()) {
-    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('patterns/' || $1 || '/' || $2, 0))`, [tenantId, scope]);
-  }
-}
 
 /** What a batch adds to one pattern's stratum. */
 interface StratumAdded {

@@ -10,6 +10,7 @@ import { RelevantEpisodeFilter, RetrievalContextInput, RetrievalTaskInput, toCon
 import { patternTaskViolations, RETRIEVAL_LIMITS, validateRetrieval } from './inputs.ts';
 import type { ScoredPattern } from './pattern-store.ts';
 import { type EpisodeRetrievalResult, type PatternRetrievalResult, type RetrievalDeps, retrieveEpisodes, retrievePatterns } from './retrieve.ts';
+import { RETRIEVAL_SIGNALS, type RetrievalSignal, scoreFormula } from './signals.ts';
 import type { ScoredEpisode } from './store.ts';
 
 /** What retrieval reads and writes: the pool for ranking, the writer for receipts. */
@@ -36,8 +37,7 @@ const FeatureContributionRef = builder.objectRef<FeatureContribution>('FeatureCo
 });
 
 const RelevanceScoreRef = builder.objectRef<ScoredEpisode>('RelevanceScore').implement({
-  description:
-    "total = evidence × (1 + 0.05 reward + 0.02 recency + 0.10 feedback): evidence first. evidence is the tenant's learned ranker's (sigmoid of the sum of contributions) when it has one, else (0.40 contextMatch + 0.43 similarity) / 0.83 (docs/LEARNING.md).",
+  description: scoreFormula(),
   fields: (t) => ({
     total: t.float({ resolve: (s) => s.score.total }),
     evidence: t.float({ resolve: (s) => s.score.evidence, description: 'The task evidence in [0, 1]; reward, recency and feedback only scale it.' }),
@@ -51,29 +51,15 @@ const RelevanceScoreRef = builder.objectRef<ScoredEpisode>('RelevanceScore').imp
         Object.entries(s.features).map(([name, value]) => ({ name, value, contribution: s.contributions?.[name as keyof typeof s.features] ?? 0 })),
       description: 'Each feature of the learned ranker with its contribution (0 for every feature when the fixed formula ranked).',
     }),
-    contextMatch: t.float({ resolve: (s) => s.score.contextMatch }),
-    reward: t.float({ resolve: (s) => s.score.reward }),
-    similarity: t.float({ resolve: (s) => s.score.similarity, description: 'max(textRank, trigramSimilarity)' }),
-    recency: t.float({ resolve: (s) => s.score.recency }),
-    feedback: t.float({
-      resolve: (s) => s.score.feedback,
-      description:
-        'Query-relative credit in [-1, 1]: reported uses of this episode (usedRetrievals) applied as far as the query that served it resembles this one (docs/LEARNING.md).',
-    }),
-    feedbackUses: t.exposeInt('feedbackUses', {
-      description: 'Reported uses that counted: those by queries resembling this one (idf-weighted share of their terms at least 0.4).',
-    }),
-    feedbackResemblance: t.exposeFloat('feedbackResemblance', { description: "The largest resemblance of any reported use's query to this one, in [0, 1]." }),
-    textRank: t.exposeFloat('textRank', { description: "(taskText + work + change) / the best candidate's, in [0, 1]." }),
-    taskText: t.exposeFloat('taskText', { description: 'BM25 (k1 1.2, b 0.75) of the query against the task description.' }),
-    work: t.exposeFloat('work', {
-      description: '0.5 × BM25 (b 1) of the query against what the episode did: files and symbols it changed, its commands, errors and tools.',
-    }),
-    change: t.exposeFloat('change', {
-      description:
-        '0.5 × BM25 (b 1) of the query against the change the episode left: its changed files, their module names and the scopes and definitions it changed.',
-    }),
-    trigramSimilarity: t.exposeFloat('trigramSimilarity'),
+    // One field per declared signal (signals.ts).
+    ...Object.fromEntries(
+      RETRIEVAL_SIGNALS.map((signal: RetrievalSignal) => [
+        signal.name,
+        signal.type === 'Int'
+          ? t.int({ resolve: (s) => signal.value(s), description: signal.description })
+          : t.float({ resolve: (s) => signal.value(s), description: signal.description }),
+      ]),
+    ),
   }),
 });
 

@@ -11,6 +11,7 @@ import { InputLimitError, NotFoundError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import type { WriteContext } from '../core/write-context.ts';
 import type { Outcome } from '../episodes/outcome.ts';
+import { lockLearning } from '../learning/lock.ts';
 import { baseReward } from '../learning/reward.ts';
 import { contentHash } from '../ledger/hash.ts';
 import { groundedTarget, type WeightedTerms } from './feedback.ts';
@@ -106,6 +107,8 @@ export async function creditRetrievals(
   const unknown = ids.find((id) => !rows.some((r) => r.id === id));
   if (unknown !== undefined) throw new NotFoundError('Retrieval', unknown);
   const target = 2 * baseReward(outcome) - 1;
+  // Credit locks episode and pattern rows that pattern extraction locks too: after the learning lock (lock.ts).
+  await lockLearning(ctx.client, ctx.tenantId);
   const targets = await episodeTargets(
     ctx,
     rows.flatMap((r) => r.episode_ids ?? []),

@@ -12,6 +12,7 @@
  * docs/LEARNING.md gives both formulas and the weights' rationale.
  */
 import { type ContextFacts, clamp, compareText } from '../learning/facts.ts';
+import { signalWeights, type WeightedSignal } from './signals.ts';
 
 export interface RetrievalQuery {
   description: string;
@@ -113,17 +114,11 @@ function sameValue(a: string | null, b: string | null): boolean {
 
 /**
  * The fixed formula's weights (the ranking below a minimum of history, and the evidence of a
- * tenant without a learned model). contextMatch and similarity are the task evidence; reward,
- * recency and feedback are priors that only reorder runs of comparable evidence (evidenceFirst).
+ * tenant without a learned model), from the signals' table (signals.ts). contextMatch and
+ * similarity are the task evidence; reward, recency and feedback are priors that only reorder runs
+ * of comparable evidence (evidenceFirst); feedback applies to a signed credit.
  */
-export const RELEVANCE_WEIGHTS = {
-  contextMatch: 0.4,
-  reward: 0.05,
-  similarity: 0.43,
-  recency: 0.02,
-  /** Applied to a signed credit: a debited episode loses up to this much. */
-  feedback: 0.1,
-} as const;
+export const RELEVANCE_WEIGHTS: Readonly<Record<WeightedSignal, number>> = signalWeights();
 
 /** Shares of contextMatch; fields the query leaves empty drop out and the rest are rescaled. */
 export const CONTEXT_FIELD_WEIGHTS = {

@@ -2,8 +2,9 @@
 // relevanceScore (score.ts) over a capped candidate set, with the tenant's learned model as the
 // evidence when it has one (ranker.ts, ranker-store.ts). Never a scan of the tenant's episodes.
 //
+// 1-3 are one statement (one round trip; the tenant's learned model is read beside it):
 // 1. The query's terms (terms.ts), their document frequencies (episode_term_df) and the field
-//    totals (one lookup) give each of the QUERY_TERMS rarest terms its idf (chooseQueryTerms, bm25.ts).
+//    totals give each of the QUERY_TERMS rarest terms its idf (the choice of chooseQueryTerms, bm25.ts).
 // 2. Per query term and field, the POSTINGS_PER_TERM best postings by impact, read from the index
 //    (tenant, field, term, impact desc, episode) alone; summed per episode and field: BM25 of the
 //    task description, of what the episode did and of the change it left (each with its field weight).
@@ -15,7 +16,7 @@
 //    uses by queries resembling this one (feedback.ts).
 import type pg from 'pg';
 import { type ContextFacts, compareText } from '../learning/facts.ts';
-import { BM25, chooseQueryTerms, type QueryTerm, type TermStat, weightedTerms } from './bm25.ts';
+import { BM25, chooseQueryTerms, type TermStat, weightedTerms } from './bm25.ts';
 import { EPISODE_FEEDBACK, type FeedbackUse, queryFeedback, type WeightedTerms } from './feedback.ts';
 import { type CandidateEvidence, contributions, type FeatureVector, features, fieldMaxima, modelScore, type RankingModel } from './ranker.ts';
 import { loadRankingModel } from './ranker-store.ts';
@@ -115,12 +116,13 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
     .slice(0, BM25.REPEATED_TERMS);
   const mentions = [...mentionTerms(r.query.description).keys()].slice(0, LOOKUP_TERMS);
   const lookup = [...words, ...mentions];
-  const [stats, model] = await Promise.all([
-    lookup.length > 0 ? termStats(pool, r.tenantId, lookup) : Promise.resolve([]),
+  const [found, model] = await Promise.all([
+    lookup.length > 0 ? lexicalCandidates(pool, r, lookup, repeated) : Promise.resolve({ rows: [], stats: [] }),
     r.model === undefined ? loadRankingModel(pool, r.tenantId) : Promise.resolve(r.model),
   ]);
-  const chosen = chooseQueryTerms(stats, repeated);
-  const lexical = chosen.length > 0 ? await lexicalCandidates(pool, r, chosen) : [];
+  // The statement chose the terms as chooseQueryTerms does; over the chosen ones' stats it gives them back with their idf.
+  const chosen = chooseQueryTerms(found.stats, repeated);
+  const lexical = found.rows;
   const fallback = lexical.length < FALLBACK_BELOW;
   const rows = (fallback ? await withFallback(pool, r, lexical) : lexical).filter((row) => row.id !== r.excludeId);
   if (r.stats) Object.assign(r.stats, { candidates: rows.length, fallback });
@@ -241,27 +243,22 @@ function candidateColumns(p: Params, r: EpisodeRetrieval, trigram: boolean): str
           (${similarity})::float8 AS trigram`;
 }
 
-/** The query words' document frequencies per field (one lookup), for chooseQueryTerms. */
-async function termStats(pool: pg.Pool, tenantId: string, words: string[]): Promise<TermStat[]> {
-  const { rows } = await pool.query<TermStat>(
-    `SELECT d.field, d.term, d.df, t.documents FROM unnest($2::text[]) AS w(term)
-       JOIN episode_term_df d ON d.tenant_id = $1 AND d.field IN (0, 1, 2) AND d.term = w.term
-       JOIN episode_term_totals t ON t.tenant_id = $1 AND t.field = d.field`,
-    [tenantId, words],
-  );
-  return rows;
-}
-
 /**
- * One statement: each chosen (field, term)'s best postings, weighted by idf × field weight, summed
- * per episode; the best LEXICAL_CANDIDATES and as many of the query's domain, with their columns.
+ * One statement, one round trip: the query words' document frequencies per field (an index probe
+ * per field and word), the terms chooseQueryTerms (bm25.ts) would choose (the QUERY_TERMS rarest by
+ * their smaller share of documents, ties by term, and the repeated ones), each chosen (field, term)'s
+ * best postings weighted by idf × field weight and summed per episode; then the best
+ * LEXICAL_CANDIDATES and as many of the query's domain, with their columns. Returns the candidates
+ * and the chosen terms' frequencies.
  */
-async function lexicalCandidates(pool: pg.Pool, r: EpisodeRetrieval, terms: QueryTerm[]): Promise<CandidateRow[]> {
+async function lexicalCandidates(
+  pool: pg.Pool,
+  r: EpisodeRetrieval,
+  words: string[],
+  repeated: string[],
+): Promise<{ rows: CandidateRow[]; stats: TermStat[] }> {
   const p = new Params();
   const tenant = p.add(r.tenantId);
-  const fields = p.add(terms.map((t) => t.field));
-  const names = p.add(terms.map((t) => t.term));
-  const weights = p.add(terms.map((t) => t.weight));
   const base = baseWhere(p, r);
   const columns = candidateColumns(p, r, false);
   const domain = r.query.context.domain;
@@ -269,8 +266,20 @@ async function lexicalCandidates(pool: pg.Pool, r: EpisodeRetrieval, terms: Quer
     domain === null
       ? ''
       : `UNION ALL (SELECT * FROM scored WHERE domain = ${p.add(domain)} ORDER BY task + work + change DESC, id LIMIT ${CONTEXT_CANDIDATES})`;
-  const { rows } = await pool.query<CandidateRow>(
-    `WITH q AS MATERIALIZED (SELECT * FROM unnest(${fields}::int[], ${names}::text[], ${weights}::float8[]) AS q(field, term, weight)),
+  const { rows } = await pool.query<{ candidate: CandidateRow | null; terms: TermStat[] | null }>(
+    `WITH w AS MATERIALIZED (SELECT DISTINCT term FROM unnest(${p.add(words)}::text[]) AS w(term)),
+     stats AS MATERIALIZED (
+       -- OFFSET 0 keeps the probe a probe: one index lookup per field and word, never a scan of the tenant's frequencies.
+       SELECT t.field, w.term, d.df, t.documents FROM episode_term_totals t CROSS JOIN w
+        CROSS JOIN LATERAL (SELECT d.df FROM episode_term_df d WHERE d.tenant_id = ${tenant} AND d.field = t.field AND d.term = w.term OFFSET 0) d
+        WHERE t.tenant_id = ${tenant} AND t.field IN (0, 1, 2)),
+     chosen AS (
+       (SELECT term FROM stats GROUP BY term ORDER BY min(df::float8 / greatest(documents, 1)), term COLLATE "C" LIMIT ${BM25.QUERY_TERMS})
+       UNION SELECT unnest(${p.add(repeated)}::text[])),
+     q AS MATERIALIZED (
+       SELECT s.field, s.term, s.df, s.documents,
+              ln(1 + (s.documents - s.df + 0.5::float8) / (s.df + 0.5::float8)) * (CASE s.field WHEN 0 THEN 1 WHEN 1 THEN ${p.add(BM25.WORK_WEIGHT)}::float8 ELSE ${p.add(BM25.CHANGE_WEIGHT)}::float8 END) AS weight
+         FROM stats s WHERE s.term IN (SELECT term FROM chosen)),
      hits AS (
        SELECT p.episode_id, q.field, q.weight * p.impact AS s FROM q CROSS JOIN LATERAL (
          SELECT t.episode_id, t.impact FROM episode_terms t
@@ -281,12 +290,15 @@ async function lexicalCandidates(pool: pg.Pool, r: EpisodeRetrieval, terms: Quer
               coalesce(sum(s) FILTER (WHERE field = 2), 0)::float8 AS change
          FROM hits GROUP BY episode_id),
      best AS (SELECT * FROM summed ORDER BY task + work + change DESC LIMIT ${JOINED_CANDIDATES}),
-     scored AS MATERIALIZED (SELECT s.task, s.work, s.change, ${columns} FROM best s JOIN episodes e ON e.id = s.episode_id WHERE ${base})
-     (SELECT * FROM scored ORDER BY task + work + change DESC, id LIMIT ${LEXICAL_CANDIDATES}) ${byDomain}`,
+     scored AS MATERIALIZED (SELECT s.task, s.work, s.change, ${columns} FROM best s JOIN episodes e ON e.id = s.episode_id WHERE ${base}),
+     found AS ((SELECT * FROM scored ORDER BY task + work + change DESC, id LIMIT ${LEXICAL_CANDIDATES}) ${byDomain})
+     SELECT to_jsonb(f) AS candidate, NULL::jsonb AS terms FROM found f
+     UNION ALL SELECT NULL, coalesce(jsonb_agg(jsonb_build_object('field', field, 'term', term, 'df', df, 'documents', documents)), '[]') FROM q`,
     p.values,
   );
   const seen = new Set<string>();
-  return rows.filter((row) => !seen.has(row.id) && seen.add(row.id));
+  const candidates = rows.flatMap((row) => (row.candidate && !seen.has(row.candidate.id) && seen.add(row.candidate.id) ? [row.candidate] : []));
+  return { rows: candidates, stats: rows.find((row) => row.terms !== null)?.terms ?? [] };
 }
 
 /** Adds the fallback candidates (context, trigram) to the few lexical ones. */

@@ -12,8 +12,8 @@ const RECEIPTS = `query Receipts($before: DateTime) { retrievalReceipts(first: 2
     episodes { id taskDescription status } warnings { id taskDescription status lastError { stepNumber tool message lastLine } } patterns { id description }
     credits { seq target outcome episodesCredited patternsCredited episode { id taskDescription } } } }
   ... on InputLimitError { message } } }`;
-/** The components shown, then the raw evidence the absolute strength is computed from (match-strength.ts). */
-const SCORE = 'total contextMatch reward similarity recency feedback taskText work trigramSimilarity';
+/** Every signal (src/retrieval/signals.ts; a test checks): the components shown, the raw evidence the absolute strength is computed from (match-strength.ts). */
+const SCORE = 'total contextMatch reward similarity recency feedback feedbackUses feedbackResemblance textRank taskText work change trigramSimilarity';
 const RUN = `query Run($task: RetrievalTaskInput!) {
   relevantEpisodes(task: $task, includeFailures: true, limit: 5) { ... on RelevantEpisodes { retrievalId
     episodes { episode { id taskDescription } score { ${SCORE} } }

@@ -1,0 +1,123 @@
+// The retrieval signals of relevantEpisodes, declared once. Adding a signal is one entry here (and
+// its value on ScoredEpisode, store.ts): the fixed formula's weights (score.ts RELEVANCE_WEIGHTS),
+// the GraphQL fields of RelevanceScore with their descriptions and the type's formula
+// (graphql.ts) are derived from this table, and test/unit/retrieval-signals.test.ts fails when a
+// signal is missing from the client's selection (src/client/documents.ts), the monitor's query
+// (web/src/retrievals.tsx) or docs/LEARNING.md.
+import type { ScoredEpisode } from './store.ts';
+
+/**
+ * evidence: weighed in the fixed formula's task evidence; prior: scales the evidence
+ * (evidenceFirst, score.ts); measure: shown for explanation, weighed by neither.
+ */
+export type SignalRole = 'evidence' | 'prior' | 'measure';
+
+export interface RetrievalSignal {
+  /** The RelevanceScore field. */
+  name: string;
+  role: SignalRole;
+  /** The fixed formula's weight (0 for a measure). */
+  weight: number;
+  /** The GraphQL type of the field. */
+  type: 'Float' | 'Int';
+  description?: string;
+  value(s: ScoredEpisode): number;
+}
+
+export const RETRIEVAL_SIGNALS = [
+  { name: 'contextMatch', role: 'evidence', weight: 0.4, type: 'Float', value: (s) => s.score.contextMatch },
+  {
+    name: 'similarity',
+    role: 'evidence',
+    weight: 0.43,
+    type: 'Float',
+    description: 'max(textRank, trigramSimilarity)',
+    value: (s) => s.score.similarity,
+  },
+  { name: 'reward', role: 'prior', weight: 0.05, type: 'Float', value: (s) => s.score.reward },
+  { name: 'recency', role: 'prior', weight: 0.02, type: 'Float', value: (s) => s.score.recency },
+  {
+    name: 'feedback',
+    role: 'prior',
+    // Applied to a signed credit: a debited episode loses up to this much.
+    weight: 0.1,
+    type: 'Float',
+    description:
+      'Query-relative credit in [-1, 1]: reported uses of this episode (usedRetrievals) applied as far as the query that served it resembles this one (docs/LEARNING.md).',
+    value: (s) => s.score.feedback,
+  },
+  {
+    name: 'feedbackUses',
+    role: 'measure',
+    weight: 0,
+    type: 'Int',
+    description: 'Reported uses that counted: those by queries resembling this one (idf-weighted share of their terms at least 0.4).',
+    value: (s) => s.feedbackUses,
+  },
+  {
+    name: 'feedbackResemblance',
+    role: 'measure',
+    weight: 0,
+    type: 'Float',
+    description: "The largest resemblance of any reported use's query to this one, in [0, 1].",
+    value: (s) => s.feedbackResemblance,
+  },
+  {
+    name: 'textRank',
+    role: 'measure',
+    weight: 0,
+    type: 'Float',
+    description: "(taskText + work + change) / the best candidate's, in [0, 1].",
+    value: (s) => s.textRank,
+  },
+  {
+    name: 'taskText',
+    role: 'measure',
+    weight: 0,
+    type: 'Float',
+    description: 'BM25 (k1 1.2, b 0.75) of the query against the task description.',
+    value: (s) => s.taskText,
+  },
+  {
+    name: 'work',
+    role: 'measure',
+    weight: 0,
+    type: 'Float',
+    description: '0.5 × BM25 (b 1) of the query against what the episode did: files and symbols it changed, its commands, errors and tools.',
+    value: (s) => s.work,
+  },
+  {
+    name: 'change',
+    role: 'measure',
+    weight: 0,
+    type: 'Float',
+    description:
+      '0.5 × BM25 (b 1) of the query against the change the episode left: its changed files, their module names and the scopes and definitions it changed.',
+    value: (s) => s.change,
+  },
+  { name: 'trigramSimilarity', role: 'measure', weight: 0, type: 'Float', value: (s) => s.trigramSimilarity },
+] as const satisfies readonly RetrievalSignal[];
+
+type Signal = (typeof RETRIEVAL_SIGNALS)[number];
+export type WeightedSignal = Extract<Signal, { role: 'evidence' | 'prior' }>['name'];
+
+/** The fixed formula's weights, by signal: those of the evidence and prior signals. */
+export function signalWeights(): Record<WeightedSignal, number> {
+  const weighted = RETRIEVAL_SIGNALS.filter((s: RetrievalSignal) => s.role !== 'measure');
+  return Object.fromEntries(weighted.map((s) => [s.name, s.weight])) as Record<WeightedSignal, number>;
+}
+
+const weightOf = (s: RetrievalSignal) => s.weight.toFixed(2);
+
+/** The RelevanceScore type's description: its formula, written from the weights above. */
+export function scoreFormula(): string {
+  const signals: readonly RetrievalSignal[] = RETRIEVAL_SIGNALS;
+  const priors = signals.filter((s) => s.role === 'prior');
+  const evidence = signals.filter((s) => s.role === 'evidence');
+  const sum = evidence.reduce((total, s) => total + s.weight, 0);
+  return (
+    `total = evidence × (1 + ${priors.map((s) => `${weightOf(s)} ${s.name}`).join(' + ')}): evidence first. ` +
+    "evidence is the tenant's learned ranker's (e^(its score − the best candidate's)) when it has one, " +
+    `else (${evidence.map((s) => `${weightOf(s)} ${s.name}`).join(' + ')}) / ${sum.toFixed(2)} (docs/LEARNING.md).`
+  );
+}
