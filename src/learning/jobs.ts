@@ -147,7 +147,7 @@ const TRANSIENT = new Set(['40P01', '40001']);
 /** Runs of one transaction that lost such a race, before its jobs go back to the queue (which retries them with backoff). */
 const TRANSIENT_ATTEMPTS = 3;
 
-export function isTransientConflict(err: unknown): boolean {
+function isTransientConflict(err: unknown): boolean {
   return causes(err).some((e) => TRANSIENT.has(String((e as { code?: unknown } | null)?.code)));
 }
 
