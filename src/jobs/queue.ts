@@ -11,13 +11,20 @@ const QUEUE_SETUP_LOCK_KEY = 72_707_369_003;
 
 /** Statements pg-boss has sent and not yet seen answered, per queue (see stopJobQueue). */
 const pendingStatements = new WeakMap<JobQueue, Set<Promise<unknown>>>();
+/** Job handlers running now, per queue (see stopJobQueue). */
+const runningHandlers = new WeakMap<JobQueue, Set<Promise<unknown>>>();
+
+/** Adds a promise to a set until it settles. */
+function trackIn(set: Set<Promise<unknown>>, running: Promise<unknown>): void {
+  set.add(running);
+  void running.finally(() => set.delete(running)).catch(() => undefined);
+}
 
 export async function startJobQueue(pool: pg.Pool, log: Logger): Promise<JobQueue> {
   const pending = new Set<Promise<unknown>>();
   const executeSql = (text: string, values: unknown[]) => {
     const running = pool.query(text, values);
-    pending.add(running);
-    void running.finally(() => pending.delete(running)).catch(() => undefined);
+    trackIn(pending, running);
     return running;
   };
   const boss = new PgBoss({
@@ -32,17 +39,39 @@ export async function startJobQueue(pool: pg.Pool, log: Logger): Promise<JobQueu
   boss.on('error', (err) => log.error({ err }, 'job queue error'));
   await underSetupLock(pool, () => boss.start());
   pendingStatements.set(boss, pending);
+  runningHandlers.set(boss, new Set());
   return boss;
 }
 
+/** A job handler for queue.work that stopJobQueue waits for. */
+export function handlerOf<J>(queue: JobQueue, handler: (jobs: J[]) => Promise<unknown>): (jobs: J[]) => Promise<void> {
+  return async (jobs) => {
+    const running = handler(jobs);
+    const handlers = runningHandlers.get(queue);
+    if (handlers) trackIn(handlers, running);
+    await running;
+  };
+}
+
 /**
- * Stops the workers (waiting up to `timeoutMs` for running jobs), then for the statements pg-boss
- * still has in flight: it completes a finished job without awaiting it (pg-boss 10), so a pool
- * closed right after stop() would fail that completion and leave the job to expire and run again.
+ * Stops the workers (waiting up to `timeoutMs` for running jobs), then until no statement and no
+ * handler of this queue is left. pg-boss 10 completes and fails a job without awaiting it, and a
+ * fetch it sent before stop() can still start a handler: with the pool closed under them, the
+ * completion fails (the job expires and runs again) and its rejection reaches no one.
  */
 export async function stopJobQueue(boss: JobQueue, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   await boss.stop({ graceful: true, wait: true, timeout: timeoutMs });
-  await Promise.allSettled([...(pendingStatements.get(boss) ?? [])]);
+  const inFlight = () => [...(pendingStatements.get(boss) ?? []), ...(runningHandlers.get(boss) ?? [])];
+  for (let left = inFlight(); left.length > 0 && Date.now() < deadline; left = inFlight()) {
+    await Promise.race([Promise.allSettled(left), delay(deadline - Date.now())]);
+    // A settled handler's completion is sent in pg-boss's continuation: let it run, then look again.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /**

@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { must } from '../core/must.ts';
 import { causes } from '../db/errors.ts';
 import { withTransaction } from '../db/tx.ts';
-import { inTransaction, type JobQueue, underSetupLock } from '../jobs/queue.ts';
+import { handlerOf, inTransaction, type JobQueue, underSetupLock } from '../jobs/queue.ts';
 import type { StoredLedgerEvent } from '../ledger/hash.ts';
 import type { Writer } from '../write.ts';
 import { extractPatternBatch } from './extract.ts';
@@ -83,7 +83,7 @@ export async function startLearningWorkers(queue: JobQueue, pool: pg.Pool, write
     self = await queue.work<ExtractJob>(
       EXTRACT_JOB,
       { pollingIntervalSeconds: options.pollSeconds, batchSize: EXTRACT_BATCH, includeMetadata: true },
-      async (jobs) => {
+      handlerOf(queue, async (jobs: FetchedJob[]) => {
         await track(runBatch(queue, writer, jobs));
         // The history grew: refit the learned ranker of tenants whose model is due (retrieval/ranker-jobs.ts).
         await options
@@ -91,7 +91,7 @@ export async function startLearningWorkers(queue: JobQueue, pool: pg.Pool, write
           .catch((err: unknown) => log.warn({ err }, 'ranker refit not queued; the next batch retries'));
         // A full batch means more are waiting: fetch again now rather than after the polling interval.
         if (jobs.length === EXTRACT_BATCH) queue.notifyWorker(self);
-      },
+      }),
     );
     workerIds.push(self);
   }
@@ -101,10 +101,11 @@ export async function startLearningWorkers(queue: JobQueue, pool: pg.Pool, write
     if (result === 'queued') wake();
     return result;
   };
-  await queue.work(EXTRACT_SWEEP_JOB, { pollingIntervalSeconds: options.pollSeconds }, async () => {
+  const sweep = handlerOf(queue, async () => {
     const queued = await sweepPending(pool, enqueue);
     if (queued) log.info({ queued }, 'learning sweep queued pending pattern extractions');
   });
+  await queue.work(EXTRACT_SWEEP_JOB, { pollingIntervalSeconds: options.pollSeconds }, sweep);
 
   writer.onCommit((tenantId, events) => {
     for (const episodeId of pendingExtractions(events)) {

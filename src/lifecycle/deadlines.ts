@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { isUuid } from '../core/ids.ts';
 import { lockEpisode } from '../episodes/row.ts';
-import { type JobQueue, underSetupLock } from '../jobs/queue.ts';
+import { handlerOf, type JobQueue, underSetupLock } from '../jobs/queue.ts';
 import type { Writer } from '../write.ts';
 import { stopForBudget } from './budget-stop.ts';
 
@@ -63,13 +63,15 @@ export async function startDeadlineWorkers(queue: JobQueue, pool: pg.Pool, write
     await queue.createQueue(DEADLINE_SWEEP_JOB);
     await queue.schedule(DEADLINE_SWEEP_JOB, '* * * * *');
   });
-  await queue.work<DeadlineJob>(DEADLINE_JOB, { pollingIntervalSeconds: pollSeconds, batchSize: 20 }, async (jobs) => {
+  const enforce = handlerOf(queue, async (jobs: { data: DeadlineJob }[]) => {
     for (const job of jobs) {
       if (await enforceDeadline(writer, job.data)) log.info({ episodeId: job.data.episodeId }, 'episode stopped at its wall-time deadline');
     }
   });
-  await queue.work(DEADLINE_SWEEP_JOB, { pollingIntervalSeconds: pollSeconds }, async () => {
+  await queue.work<DeadlineJob>(DEADLINE_JOB, { pollingIntervalSeconds: pollSeconds, batchSize: 20 }, enforce);
+  const sweep = handlerOf(queue, async () => {
     const stopped = await sweepDeadlines(pool, writer);
     if (stopped) log.info({ stopped }, 'deadline sweep stopped overdue episodes');
   });
+  await queue.work(DEADLINE_SWEEP_JOB, { pollingIntervalSeconds: pollSeconds }, sweep);
 }

@@ -4,7 +4,7 @@
 // singleton key keeps one waiting job per tenant, so a burst of endings fits once.
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { type JobQueue, underSetupLock } from '../jobs/queue.ts';
+import { handlerOf, type JobQueue, underSetupLock } from '../jobs/queue.ts';
 import { refitDue } from './ranker-store.ts';
 import { trainRankingModel } from './ranker-training.ts';
 
@@ -27,7 +27,7 @@ export async function startRankerRefits(queue: JobQueue, pool: pg.Pool, log: Log
 }
 
 async function startRankerWorker(queue: JobQueue, pool: pg.Pool, log: Logger, pollSeconds: number): Promise<void> {
-  await queue.work<RankerJob>(RANKER_JOB, { pollingIntervalSeconds: pollSeconds }, async ([job]) => {
+  const fit = handlerOf(queue, async ([job]: { data: RankerJob }[]) => {
     if (!job) return;
     const fitted = await trainRankingModel(pool, job.data.tenantId);
     log.info(
@@ -35,6 +35,7 @@ async function startRankerWorker(queue: JobQueue, pool: pg.Pool, log: Logger, po
       'ranker fitted',
     );
   });
+  await queue.work<RankerJob>(RANKER_JOB, { pollingIntervalSeconds: pollSeconds }, fit);
 }
 
 /** Queues a fit for each tenant whose model is due (refitDue); returns the tenants queued. */
