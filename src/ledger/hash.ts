@@ -95,9 +95,14 @@ const isWellFormed: ((this: string) => boolean) | undefined = (String.prototype 
 // The characters JSON.stringify escapes besides lone surrogates: without them it only adds quotes.
 const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
 
+/** Throws, as RFC 8785 (and the canonicalize package) does, on a string with a lone surrogate. */
+export function assertWellFormed(s: string): void {
+  if (isWellFormed ? !isWellFormed.call(s) : SURROGATE.test(s) && LONE_SURROGATE.test(s)) throw new Error('Lone surrogate is not allowed');
+}
+
 /** The canonical form of a string (JSON.stringify's escapes are RFC 8785's). */
 export function canonicalString(s: string): string {
-  if (isWellFormed ? !isWellFormed.call(s) : SURROGATE.test(s) && LONE_SURROGATE.test(s)) throw new Error('Lone surrogate is not allowed');
+  assertWellFormed(s);
   return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
 }
 
@@ -205,18 +210,48 @@ function chainInputWithRoom(entryChars: number): Uint8Array {
   return chainInput;
 }
 
-const hexValue = (code: number): number => (code <= 57 ? code - 48 : code - 87); // '0'-'9', 'a'-'f'
+/** The value of a lowercase hex digit, or -1. */
+const hexValue = (code: number): number => (code >= 48 && code <= 57 ? code - 48 : code >= 97 && code <= 102 ? code - 87 : -1);
+
+/** The chain input of an event in the shared buffer (valid until the next call). */
+function chainInputOf(prevHashHex: string, e: LedgerEntry): Uint8Array {
+  const json = canonicalEntryJson(e);
+  const input = chainInputWithRoom(json.length);
+  if (typeof prevHashHex !== 'string' || prevHashHex.length !== 2 * HASH_BYTES) throw new RangeError('expected 32 bytes of lowercase hex');
+  for (let i = 0; i < HASH_BYTES; i++) {
+    const high = hexValue(prevHashHex.charCodeAt(2 * i));
+    const low = hexValue(prevHashHex.charCodeAt(2 * i + 1));
+    if (high < 0 || low < 0) throw new RangeError('expected 32 bytes of lowercase hex');
+    input[PREV_HASH_OFFSET + i] = (high << 4) | low;
+  }
+  const { written } = utf8.encodeInto(json, input.subarray(ENTRY_OFFSET));
+  return input.subarray(0, ENTRY_OFFSET + written);
+}
 
 /** Hex of BLAKE3(CHAIN_DOMAIN_TAG || prevHash as 32 raw bytes || canonicalEntryBytes(e)). */
 export function chainHash(prevHashHex: string, e: LedgerEntry): string {
-  const json = canonicalEntryJson(e);
-  const input = chainInputWithRoom(json.length);
-  if (!isHashHex(prevHashHex)) throw new RangeError('expected 32 bytes of lowercase hex');
+  return hashHex(chainInputOf(prevHashHex, e));
+}
+
+/** chainHash(prevHashHex, e) === expectedHex, without writing the hash out as hex. */
+export function chainHashIs(prevHashHex: string, e: LedgerEntry, expectedHex: string): boolean {
+  return hashIs(chainInputOf(prevHashHex, e), expectedHex);
+}
+
+/** canonicalTextHash(canonical) === expectedHex, without writing the hash out as hex. */
+export function canonicalTextHashIs(canonical: string, expectedHex: unknown): boolean {
+  return typeof expectedHex === 'string' && hashIs(textBytes(canonical), expectedHex);
+}
+
+/** BLAKE3(data) compared with lowercase hex byte by byte: hash-wasm's hex output cost more than the hash. */
+function hashIs(data: Uint8Array, expectedHex: string): boolean {
+  if (expectedHex.length !== 2 * HASH_BYTES) return false;
+  const digest = hashBytes(data);
   for (let i = 0; i < HASH_BYTES; i++) {
-    input[PREV_HASH_OFFSET + i] = (hexValue(prevHashHex.charCodeAt(2 * i)) << 4) | hexValue(prevHashHex.charCodeAt(2 * i + 1));
+    const byte = (hexValue(expectedHex.charCodeAt(2 * i)) << 4) | hexValue(expectedHex.charCodeAt(2 * i + 1));
+    if (digest[i] !== byte) return false;
   }
-  const { written } = utf8.encodeInto(json, input.subarray(ENTRY_OFFSET));
-  return hashHex(input.subarray(0, ENTRY_OFFSET + written));
+  return true;
 }
 
 /** Lowercase hex BLAKE3-256 of the bytes. */
@@ -247,9 +282,14 @@ export const hasherReady: Promise<void> = createBLAKE3().then(
 // The UTF-8 of a text to hash, encoded into one reused buffer rather than a new one per text.
 let textInput = new Uint8Array(1 << 16);
 
+/** The UTF-8 of the text in the shared buffer (valid until the next call). */
+function textBytes(text: string): Uint8Array {
+  if (text.length * 3 > textInput.length) textInput = new Uint8Array(text.length * 6);
+  const { written } = utf8.encodeInto(text, textInput);
+  return textInput.subarray(0, written);
+}
+
 /** Hex BLAKE3 of the UTF-8 of already canonical JSON text. */
 export function canonicalTextHash(canonical: string): string {
-  if (canonical.length * 3 > textInput.length) textInput = new Uint8Array(canonical.length * 6);
-  const { written } = utf8.encodeInto(canonical, textInput);
-  return hashHex(textInput.subarray(0, written));
+  return hashHex(textBytes(canonical));
 }

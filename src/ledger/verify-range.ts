@@ -5,16 +5,15 @@
 import type pg from 'pg';
 import { must } from '../core/must.ts';
 import { listCheckpoints } from './checkpoints.ts';
-import { canonicalTextHash, fromHex, GENESIS_HASH, hasherReady, type StoredLedgerEvent, toHex } from './hash.ts';
+import { canonicalTextHashIs, fromHex, GENESIS_HASH, hasherReady, type StoredLedgerEvent, toHex } from './hash.ts';
 import { eventLeafHash, MerkleAccumulator } from './merkle.ts';
 import { checkRows } from './row-checks.ts';
 import { RowClaims } from './row-claims.ts';
 import { type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
-import { stepCanonicalText } from './step-hash.ts';
 import { type ChainReport, type LedgerProblem, verifyChain } from './verify.ts';
-import { readEventPage, readStepRows, STEP_VALUES_OFFSET, type StepKey, type StoredStep } from './verify-read.ts';
+import { readEventPage, readStepRows, type StepKey, type StoredStep, storedStepText } from './verify-read.ts';
 
-const PAGE = 10_000;
+const PAGE = 5_000;
 
 export interface RangeReport extends ChainReport {
   stepsChecked: number;
@@ -59,9 +58,10 @@ function checkSteps(covered: Covered[], rows: Map<string, Map<number, StoredStep
   for (const { seq, episodeId, n, hash } of covered) {
     const row = rows.get(episodeId)?.get(n);
     if (!row) return { checked, bad: { seq, problem: 'step-missing', reason: `step ${n} of episode ${episodeId} is missing` } };
-    if (canonicalTextHash(stepCanonicalText(row, STEP_VALUES_OFFSET)) !== hash)
+    const step = storedStepText(row);
+    if (!canonicalTextHashIs(step.canonical, hash))
       return { checked, bad: { seq, problem: 'step-mismatch', reason: `step ${n} of episode ${episodeId} differs from what was logged` } };
-    if (row[0] !== hash) {
+    if (step.contentHash !== hash) {
       const reason = `step ${n} of episode ${episodeId}: its content_hash column differs from the logged hash`;
       return { checked, bad: { seq, problem: 'step-mismatch', reason } };
     }
@@ -82,17 +82,37 @@ interface Page {
   stepRows: Promise<Map<string, Map<number, StoredStep>>>;
 }
 
-/** The range's pages, each page's step rows and the next page read while the caller checks this one. */
+/** Pages read ahead of the one being checked: two pages' events and step rows in flight at once. */
+const READ_AHEAD = 2;
+
+/** Reads the first PAGE events after seq `after` (up to toSeq), then the step rows they cover. */
+function readPage(pool: pg.Pool, tenantId: string, after: number, toSeq: number | null): Promise<Page> {
+  return ahead(
+    readEventPage(pool, tenantId, after, toSeq, PAGE).then((events) => {
+      const covered = coveredSteps(events);
+      return { events, covered, stepRows: ahead(readStepRows(pool, tenantId, covered)) };
+    }),
+  );
+}
+
+/**
+ * The range's pages of PAGE events, each page's reads started READ_AHEAD pages before it is
+ * checked, so that PostgreSQL prints rows while this process hashes them. A page is read before
+ * the previous one arrives, so it starts where that one ends if seqs have no gap: where they have
+ * one, the page holding the gap fails verifyChain and the walk stops there, so a page read on a
+ * wrong guess is never checked. The walk ends at the first page shorter than PAGE.
+ */
 async function* pages(pool: pg.Pool, tenantId: string, fromSeq: number, toSeq: number | null): AsyncGenerator<Page> {
-  let next = ahead(readEventPage(pool, tenantId, fromSeq - 1, toSeq, PAGE));
+  const inFlight: Promise<Page>[] = [];
+  let after = fromSeq - 1;
   for (;;) {
-    const events = await next;
-    const last = events.at(-1);
-    if (!last) return;
-    const covered = coveredSteps(events);
-    const stepRows = ahead(readStepRows(pool, tenantId, covered));
-    next = events.length < PAGE ? Promise.resolve([]) : ahead(readEventPage(pool, tenantId, last.seq, toSeq, PAGE));
-    yield { events, covered, stepRows };
+    while (inFlight.length < READ_AHEAD) {
+      inFlight.push(readPage(pool, tenantId, after, toSeq));
+      after += PAGE;
+    }
+    const page = await must(inFlight.shift());
+    if (page.events.length) yield page;
+    if (page.events.length < PAGE) return;
   }
 }
 

@@ -4,8 +4,10 @@
 // of a page by runs of step numbers per episode (a few index range scans, not one lookup per
 // step). verify-range.ts overlaps each read with the checks of the previous page.
 import type pg from 'pg';
-import type { StoredLedgerEvent } from './hash.ts';
-import { STEP_CANONICAL_FIELDS } from './step-hash.ts';
+import { must } from '../core/must.ts';
+import { canonicalJson, type StoredLedgerEvent } from './hash.ts';
+import { decodeString, JsonTextReader } from './json-text.ts';
+import { STEP_CANONICAL_FIELDS, stepCanonicalFromTexts } from './step-hash.ts';
 
 const CREATED_AT = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -50,9 +52,11 @@ export interface StepKey {
   n: number;
 }
 
-/** A stored step row: its content_hash column, then its hashed members in STEP_CANONICAL_FIELDS order from STEP_VALUES_OFFSET on. */
-export type StoredStep = unknown[];
-export const STEP_VALUES_OFFSET = 1;
+/**
+ * A stored step row as PostgreSQL printed it: [content_hash, members...] (storedStepText reads it).
+ * Kept as that one text until it is checked, so that no value of the row outlives its check.
+ */
+export type StoredStep = string;
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const TIMES = new Set(['startedAt', 'endedAt']);
@@ -61,11 +65,33 @@ const STEP_COLUMNS = STEP_CANONICAL_FIELDS.map(({ field }) => {
   if (TIMES.has(field)) return `(extract(epoch FROM s.${snake(field)}) * 1000)::float8`;
   return field === 'cost' ? 's.cost::text' : `s.${snake(field)}`;
 }).join(', ');
-const COST_INDEX = STEP_VALUES_OFFSET + STEP_CANONICAL_FIELDS.findIndex(({ field }) => field === 'cost');
-const TIME_INDEXES = STEP_CANONICAL_FIELDS.flatMap(({ field }, i) => (TIMES.has(field) ? [STEP_VALUES_OFFSET + i] : []));
+const IS_TIME = STEP_CANONICAL_FIELDS.map(({ field }) => TIMES.has(field));
+const COST_INDEX = STEP_CANONICAL_FIELDS.findIndex(({ field }) => field === 'cost');
 /** Step numbers closer than this share one range scan; the rows between are read and ignored. */
 const RUN_GAP = 8;
 const MAX_INT4 = 2 ** 31 - 1;
+
+const memberTexts: string[] = new Array(STEP_CANONICAL_FIELDS.length);
+
+/**
+ * A StoredStep to its content_hash column and the canonical text of its hashed members, straight
+ * from PostgreSQL's JSON text (json-text.ts): the row is never parsed into values. Times (epoch
+ * milliseconds) become ISO text and cost (float8 as text) a number, as the driver's Date and
+ * parseFloat made them.
+ */
+export function storedStepText(row: StoredStep): { contentHash: string; canonical: string } {
+  const reader = new JsonTextReader(row);
+  reader.enterArray();
+  const contentHash = decodeString(must(reader.next()));
+  for (let i = 0; i < memberTexts.length; i++) {
+    const t = must(reader.next());
+    if (t === 'null') memberTexts[i] = t;
+    else if (IS_TIME[i]) memberTexts[i] = `"${new Date(Number(t)).toISOString()}"`;
+    else if (i === COST_INDEX) memberTexts[i] = canonicalJson(Number.parseFloat(decodeString(t)));
+    else memberTexts[i] = t;
+  }
+  return { contentHash, canonical: stepCanonicalFromTexts(memberTexts) };
+}
 
 /** The keys as runs [lo, hi] of step numbers per episode, in key order. */
 function runsOf(keys: readonly StepKey[]): { episodes: string[]; lo: number[]; hi: number[] } {
@@ -91,8 +117,8 @@ export async function readStepRows(db: pg.Pool, tenantId: string, keys: readonly
   if (!keys.length) return found;
   // A number the step_number column cannot hold names no row: left out, so it is reported missing.
   const runs = runsOf(keys.filter((k) => Number.isSafeInteger(k.n) && Math.abs(k.n) <= MAX_INT4));
-  const { rows } = await db.query<[string]>({
-    text: `SELECT json_build_array(s.content_hash, ${STEP_COLUMNS}, s.episode_id, s.step_number)::text
+  const { rows } = await db.query<[string, string, string]>({
+    text: `SELECT s.episode_id, s.step_number, json_build_array(s.content_hash, ${STEP_COLUMNS})::text
              FROM unnest($2::uuid[], $3::int[], $4::int[]) AS k(episode_id, lo, hi)
              JOIN steps s ON s.episode_id = k.episode_id AND s.step_number BETWEEN k.lo AND k.hi
             WHERE s.tenant_id = $1`,
@@ -100,15 +126,10 @@ export async function readStepRows(db: pg.Pool, tenantId: string, keys: readonly
     rowMode: 'array',
     types: TEXT_ONLY,
   });
-  const at = STEP_VALUES_OFFSET + STEP_CANONICAL_FIELDS.length; // episode_id, then step_number
-  for (const [text] of rows) {
-    const r = JSON.parse(text) as Row;
-    for (const i of TIME_INDEXES) if (r[i] != null) r[i] = new Date(r[i] as number).toISOString();
-    r[COST_INDEX] = r[COST_INDEX] == null ? null : Number.parseFloat(r[COST_INDEX] as string);
-    const episodeId = r[at] as string;
+  for (const [episodeId, n, row] of rows) {
     let steps = found.get(episodeId);
     if (!steps) found.set(episodeId, (steps = new Map()));
-    steps.set(r[at + 1] as number, r);
+    steps.set(Number(n), row);
   }
   return found;
 }
