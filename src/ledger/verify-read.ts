@@ -1,8 +1,11 @@
-// The reads of a stored-range verification (verify-range.ts), shaped for throughput: rows come
-// back as arrays (no object per row from the driver), only the columns that are hashed or
-// compared, timestamps as text or epoch milliseconds (no Date parsed per row), and the step rows
-// of a page by runs of step numbers per episode (a few index range scans, not one lookup per
-// step). verify-range.ts overlaps each read with the checks of the previous page.
+// The reads of a stored-range verification (verify-range.ts), shaped for throughput. Each row
+// comes back as one JSON text (json_build_array) with only the columns that are hashed or
+// compared, timestamps as text or epoch milliseconds (no Date parsed per row): an event row is
+// parsed by one native JSON.parse, a third less CPU than the driver's per-column parsing, and a
+// step row is not parsed at all: its canonical text is written straight from PostgreSQL's JSON
+// text (json-text.ts) when it is checked. The step rows of a page are read by runs of step
+// numbers per episode (a few index range scans, not one lookup per step). verify-range.ts starts
+// these reads pages ahead of its checks.
 import type pg from 'pg';
 import { must } from '../core/must.ts';
 import { canonicalJson, type StoredLedgerEvent } from './hash.ts';
@@ -13,10 +16,9 @@ const CREATED_AT = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI
 
 type Row = unknown[];
 
-// Each row comes back as one JSON array text (json_build_array), parsed by one native JSON.parse:
-// a third less CPU than the driver's per-column parsing. jsonb values are embedded as their text,
-// so they parse to what the driver's own JSON.parse of a jsonb column returns; seq and cost come
-// as text, parsed as the driver parses bigint and float8.
+// The rows' one text column as it comes. jsonb values are embedded in it as their own text, so
+// they parse to what the driver's JSON.parse of a jsonb column returns; seq and cost come as text,
+// parsed as the driver parses bigint and float8.
 const TEXT_ONLY = { getTypeParser: () => (text: string) => text };
 
 /** Events with afterSeq < seq (<= toSeq), oldest first, at most `limit`, exactly as hashed. */
@@ -99,14 +101,18 @@ function runsOf(keys: readonly StepKey[]): { episodes: string[]; lo: number[]; h
   const open = new Map<string, number>(); // episode -> index of its latest run
   for (const { episodeId, n } of keys) {
     const at = open.get(episodeId);
-    const hi = at === undefined ? undefined : runs.hi[at];
-    if (at !== undefined && hi !== undefined && n > hi && n <= hi + RUN_GAP) runs.hi[at] = n;
-    else if (at === undefined || hi === undefined || n < (runs.lo[at] ?? 0) || n > hi) {
-      open.set(episodeId, runs.episodes.length);
-      runs.episodes.push(episodeId);
-      runs.lo.push(n);
-      runs.hi.push(n);
+    if (at !== undefined) {
+      const hi = runs.hi[at] ?? 0;
+      if (n >= (runs.lo[at] ?? 0) && n <= hi) continue;
+      if (n > hi && n <= hi + RUN_GAP) {
+        runs.hi[at] = n;
+        continue;
+      }
     }
+    open.set(episodeId, runs.episodes.length);
+    runs.episodes.push(episodeId);
+    runs.lo.push(n);
+    runs.hi.push(n);
   }
   return runs;
 }
