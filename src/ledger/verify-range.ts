@@ -79,39 +79,29 @@ function ahead<T>(read: Promise<T>): Promise<T> {
 interface Page {
   events: StoredLedgerEvent[];
   covered: Covered[];
-  stepRows: Promise<Map<string, Map<number, StoredStep>>>;
+  stepRows: Map<string, Map<number, StoredStep>>;
 }
 
-/** Pages read ahead of the one being checked: two pages' events and step rows in flight at once. */
-const READ_AHEAD = 2;
-
-/** Reads the first PAGE events after seq `after` (up to toSeq), then the step rows they cover. */
-function readPage(pool: pg.Pool, tenantId: string, after: number, toSeq: number | null): Promise<Page> {
-  return ahead(
-    readEventPage(pool, tenantId, after, toSeq, PAGE).then((events) => {
-      const covered = coveredSteps(events);
-      return { events, covered, stepRows: ahead(readStepRows(pool, tenantId, covered)) };
-    }),
-  );
+/** The first PAGE events after seq `after` (up to toSeq), then the step rows they cover: one query at a time. */
+async function readPage(pool: pg.Pool, tenantId: string, after: number, toSeq: number | null): Promise<Page> {
+  const events = await readEventPage(pool, tenantId, after, toSeq, PAGE);
+  const covered = coveredSteps(events);
+  return { events, covered, stepRows: await readStepRows(pool, tenantId, covered) };
 }
 
 /**
- * The range's pages of PAGE events, each page's reads started READ_AHEAD pages before it is
- * checked, so that PostgreSQL prints rows while this process hashes them. A page is read before
- * the previous one arrives, so it starts where that one ends if seqs have no gap: where they have
- * one, the page holding the gap fails verifyChain and the walk stops there, so a page read on a
- * wrong guess is never checked. The walk ends at the first page shorter than PAGE.
+ * The range's pages of PAGE events, the next page read while the caller checks this one: the
+ * database prints rows while this process hashes. One query at a time, so a verification holds
+ * one pooled connection (VERIFY_LEDGER_TOTAL_CONCURRENCY counts on it). Ends at a short page.
  */
 async function* pages(pool: pg.Pool, tenantId: string, fromSeq: number, toSeq: number | null): AsyncGenerator<Page> {
-  const inFlight: Promise<Page>[] = [];
-  let after = fromSeq - 1;
+  let next = ahead(readPage(pool, tenantId, fromSeq - 1, toSeq));
   for (;;) {
-    while (inFlight.length < READ_AHEAD) {
-      inFlight.push(readPage(pool, tenantId, after, toSeq));
-      after += PAGE;
-    }
-    const page = await must(inFlight.shift());
-    if (page.events.length) yield page;
+    const page = await next;
+    const last = page.events.at(-1);
+    if (!last) return;
+    if (page.events.length === PAGE) next = ahead(readPage(pool, tenantId, last.seq, toSeq));
+    yield page;
     if (page.events.length < PAGE) return;
   }
 }
@@ -195,7 +185,7 @@ export async function verifyStoredRange(
     const chain = verifyChain(page, { expectedPrevHash, expectedFirstSeq, tenantId });
     counts.checked += chain.checked;
     if (!chain.ok) return report({ seq: chain.firstBadSeq ?? expectedFirstSeq, problem: chain.problem ?? 'malformed', reason: chain.reason ?? '' });
-    const steps = checkSteps(covered, await stepRows);
+    const steps = checkSteps(covered, stepRows);
     counts.stepsChecked += steps.checked;
     if (steps.bad) return report(steps.bad);
     const checkpoint = walk.feed(page, tree);
