@@ -85,9 +85,10 @@ export const STEP_CANONICAL_FIELDS: ReadonlyArray<{ field: string; optional: boo
 const CANONICAL_KEYS = STEP_CANONICAL_FIELDS.map(({ field }) => canonicalString(field));
 
 /**
- * canonicalJson(stepHashedMembers(row)) written out member by member in the fixed order, from the
- * members' values in STEP_CANONICAL_FIELDS order (from `offset` on): no object is built or sorted per step (a
- * verification converts every step row of a ledger). Unset optional members are left out.
+ * canonicalJson(stepHashedMembers(row)) written out member by member in the fixed order, from
+ * the members' values in STEP_CANONICAL_FIELDS order (from `offset` on): no object is built or
+ * sorted per step (a verification converts every step row of a ledger). Unset optional members
+ * are left out.
  */
 export function stepCanonicalText(values: readonly unknown[], offset = 0): string {
   let out = '';
