@@ -52,10 +52,20 @@ function coveredSteps(events: StoredLedgerEvent[]): Covered[] {
   return covered;
 }
 
-/** Each step entry's row: recomputed (§3.2) and its stored content_hash column, both equal to the entry. */
-function checkSteps(covered: Covered[], rows: Map<string, Map<number, StoredStep>>): { checked: number; bad?: Failure } {
+/** Steps checked between two turns of the event loop. */
+const STEP_SLICE = 1_000;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Each step entry's row: recomputed (§3.2) and its stored content_hash column, both equal to the
+ * entry. Yields to the event loop every STEP_SLICE steps, so that the next page's reads proceed
+ * meanwhile: its step query goes out as soon as its events arrive, and rows are taken off the
+ * socket as PostgreSQL sends them instead of waiting in a full buffer.
+ */
+async function checkSteps(covered: Covered[], rows: Map<string, Map<number, StoredStep>>): Promise<{ checked: number; bad?: Failure }> {
   let checked = 0;
   for (const { seq, episodeId, n, hash } of covered) {
+    if (checked % STEP_SLICE === STEP_SLICE - 1) await nextTurn();
     const row = rows.get(episodeId)?.get(n);
     if (!row) return { checked, bad: { seq, problem: 'step-missing', reason: `step ${n} of episode ${episodeId} is missing` } };
     const step = storedStepText(row);
@@ -185,7 +195,7 @@ export async function verifyStoredRange(
     const chain = verifyChain(page, { expectedPrevHash, expectedFirstSeq, tenantId });
     counts.checked += chain.checked;
     if (!chain.ok) return report({ seq: chain.firstBadSeq ?? expectedFirstSeq, problem: chain.problem ?? 'malformed', reason: chain.reason ?? '' });
-    const steps = checkSteps(covered, stepRows);
+    const steps = await checkSteps(covered, stepRows);
     counts.stepsChecked += steps.checked;
     if (steps.bad) return report(steps.bad);
     const checkpoint = walk.feed(page, tree);
