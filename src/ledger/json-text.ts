@@ -6,8 +6,8 @@
 // by length), numbers re-printed as ECMAScript prints them. Any literal that is not already in
 // canonical form (another escape, \u0041, \/) is decoded and re-encoded, so the result is
 // canonicalJson(JSON.parse(text)) for every valid JSON text (what this does with invalid text is
-// unspecified: its input is PostgreSQL's output); test/unit/json-text.test.ts checks that, also
-// on PostgreSQL's own output.
+// unspecified: its input is PostgreSQL's output); test/unit/json-text.test.ts checks that, and
+// test/ledger/json-text-pg.test.ts on PostgreSQL's own output.
 import { assertWellFormed, canonicalString } from './hash.ts';
 
 const QUOTE = 34;
