@@ -4,6 +4,7 @@
 // ledger without a checkpoint counts as moved). Reads never publish one.
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import type { LedgerCheckpointsRow } from '../db/rows.ts';
 import { insertInto, Params, queryRows } from '../db/sql.ts';
 import { GENESIS_HASH, type StoredLedgerEvent, toHex } from './hash.ts';
 import { eventLeafHash, MerkleTree } from './merkle.ts';
@@ -48,15 +49,7 @@ export class TreeCache {
   }
 }
 
-interface CheckpointRow {
-  tenant_id: string;
-  tree_size: string;
-  root_hash: string;
-  head_hash: string;
-  issued_at: Date;
-  signature: string;
-  key_id: string;
-}
+type CheckpointRow = LedgerCheckpointsRow;
 
 function toSigned(r: CheckpointRow): SignedTreeHead {
   return {
