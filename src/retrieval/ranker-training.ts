@@ -7,7 +7,7 @@
 // callers ask both ways. Nothing a later query asks is ever in the training set: a model is fitted
 // on episodes that already ended.
 import type pg from 'pg';
-import { fitRankingModel, type RankingModel, type TrainingQuery, validate } from './ranker.ts';
+import { type FittedModel, fittingSteps, type RankingModel, type TrainingQuery, validate } from './ranker.ts';
 import { indexedEpisodes, RANKER_TRAINING, type StoredRankerInfo } from './ranker-store.ts';
 import { LEXICAL_CANDIDATES, rankEpisodesWithTerms } from './store.ts';
 
@@ -42,14 +42,33 @@ async function trainingQuery(pool: pg.Pool, tenantId: string, episode: TrainingE
 }
 
 export const FOLDS = 5;
+/**
+ * A fit gives the event loop back at least this often: a refit is seconds of CPU on the server's
+ * own thread (six fits over ~30,000 pairs), and requests must not wait for it.
+ */
+const YIELD_EVERY_MS = 10;
+
+/** fitRankingModel (ranker.ts), yielding to other work every YIELD_EVERY_MS. */
+async function fitYielding(queries: readonly TrainingQuery[]): Promise<FittedModel | null> {
+  const steps = fittingSteps(queries);
+  let since = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - since >= YIELD_EVERY_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      since = performance.now();
+    }
+  }
+}
 
 /** MRR@5 of the fixed formula and of models fitted without the fold they rank, over all folds. */
-export function crossValidate(queries: readonly TrainingQuery[]): { fixed: number; model: number } {
+export async function crossValidate(queries: readonly TrainingQuery[]): Promise<{ fixed: number; model: number }> {
   let fixed = 0;
   let model = 0;
   for (let fold = 0; fold < FOLDS; fold++) {
     const held = queries.filter((_, i) => i % FOLDS === fold);
-    const fitted = fitRankingModel(queries.filter((_, i) => i % FOLDS !== fold)) ?? FIXED_ONLY;
+    const fitted = (await fitYielding(queries.filter((_, i) => i % FOLDS !== fold))) ?? FIXED_ONLY;
     const check = validate(held, fitted);
     fixed += check.fixed * held.length;
     model += check.model * held.length;
@@ -80,12 +99,12 @@ export async function trainRankingModel(pool: pg.Pool, tenantId: string): Promis
   const useful = queries.filter((q) => q.candidates.some((c) => c.relevant) && q.candidates.some((c) => !c.relevant));
   if (useful.length < RANKER_TRAINING.minQueries) return null;
   // Five-fold cross-validation: each fifth of the queries is ranked by a model fitted on the others.
-  const check = crossValidate(useful);
+  const check = await crossValidate(useful);
   if (check.model < check.fixed) {
     await pool.query('DELETE FROM ranking_models WHERE tenant_id = $1', [tenantId]);
     return null;
   }
-  const fitted = fitRankingModel(useful);
+  const fitted = await fitYielding(useful);
   if (!fitted) return null;
   const { rows: saved } = await pool.query<{ trained_at: Date }>(
     `INSERT INTO ranking_models (tenant_id, features, weights, means, scales, episodes, queries, pairs, trained_at)

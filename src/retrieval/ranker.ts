@@ -118,10 +118,10 @@ export function standardisation(rows: readonly number[][]): { means: number[]; s
   return { means, scales };
 }
 
-/** Training pairs (relevant, irrelevant) of each query, as differences of standardised vectors. */
-function pairDifferences(queries: readonly TrainingQuery[], means: number[], scales: number[]): number[][] {
+/** Training pairs (relevant, irrelevant) of each query, as differences of standardised vectors, flat: pair k is [k·F, (k+1)·F). */
+function pairDifferences(queries: readonly TrainingQuery[], means: number[], scales: number[]): Float64Array {
   const z = (x: FeatureVector) => vector(x).map((v, i) => (v - (means[i] ?? 0)) / (scales[i] ?? 1));
-  const differences: number[][] = [];
+  const differences: number[] = [];
   for (const q of queries) {
     const positives = q.candidates.filter((c) => c.relevant).map((c) => z(c.x));
     const negatives = q.candidates.filter((c) => !c.relevant).map((c) => z(c.x));
@@ -129,9 +129,33 @@ function pairDifferences(queries: readonly TrainingQuery[], means: number[], sca
     const stride = Math.max(1, negatives.length / perPositive);
     const drawn: number[][] = [];
     for (let at = 0; at < negatives.length && drawn.length < perPositive; at += stride) drawn.push(negatives[Math.floor(at)] ?? []);
-    for (const p of positives) for (const n of drawn) differences.push(p.map((v, i) => v - (n[i] ?? 0)));
+    for (const p of positives) for (const n of drawn) for (const [i, v] of p.entries()) differences.push(v - (n[i] ?? 0));
   }
-  return differences;
+  return Float64Array.from(differences);
+}
+
+/**
+ * Projected full-batch gradient descent of the pairwise logistic loss over flat pair differences,
+ * one iteration per yield. Typed arrays and plain loops: a refit runs this six times (five folds and
+ * the final fit) over ~30,000 pairs on the server's event loop, which the caller hands back to other
+ * work between iterations.
+ */
+function* descend(differences: Float64Array, features: number): Generator<void, number[], void> {
+  const pairs = differences.length / features;
+  const weights = new Float64Array(features).fill(0.1);
+  const gradient = new Float64Array(features);
+  for (let step = 0; step < FIT.iterations; step++) {
+    for (let i = 0; i < features; i++) gradient[i] = FIT.l2 * (weights[i] as number);
+    for (let k = 0; k < differences.length; k += features) {
+      let margin = 0;
+      for (let i = 0; i < features; i++) margin += (differences[k + i] as number) * (weights[i] as number);
+      const pull = -1 / (1 + Math.exp(margin));
+      for (let i = 0; i < features; i++) gradient[i] = (gradient[i] as number) + (pull * (differences[k + i] as number)) / pairs;
+    }
+    for (let i = 0; i < features; i++) weights[i] = Math.max(0, (weights[i] as number) - FIT.learningRate * (gradient[i] as number));
+    yield;
+  }
+  return [...weights];
 }
 
 /**
@@ -140,26 +164,24 @@ function pairDifferences(queries: readonly TrainingQuery[], means: number[], sca
  * text). Deterministic. Null when no query has
  * both a relevant and an irrelevant candidate.
  */
-export function fitRankingModel(queries: readonly TrainingQuery[]): (RankingModel & { pairs: number }) | null {
+export function fitRankingModel(queries: readonly TrainingQuery[]): FittedModel | null {
+  const steps = fittingSteps(queries);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+export type FittedModel = RankingModel & { pairs: number };
+
+/** fitRankingModel one descent iteration at a time (ranker-training.ts yields to the event loop between them). */
+export function* fittingSteps(queries: readonly TrainingQuery[]): Generator<void, FittedModel | null, void> {
   const rows = queries.flatMap((q) => q.candidates.map((c) => vector(c.x)));
   const { means, scales } = standardisation(rows);
   const differences = pairDifferences(queries, means, scales);
   if (differences.length === 0) return null;
-  const weights = RANKER_FEATURES.map(() => 0.1);
-  for (let step = 0; step < FIT.iterations; step++) {
-    const gradient = weights.map((w) => FIT.l2 * w);
-    for (const d of differences) {
-      const margin = d.reduce((s, v, i) => s + v * (weights[i] ?? 0), 0);
-      const pull = -1 / (1 + Math.exp(margin));
-      d.forEach((v, i) => {
-        gradient[i] = (gradient[i] ?? 0) + (pull * v) / differences.length;
-      });
-    }
-    weights.forEach((w, i) => {
-      weights[i] = Math.max(0, w - FIT.learningRate * (gradient[i] ?? 0));
-    });
-  }
-  return { features: [...RANKER_FEATURES], weights, means, scales, pairs: differences.length };
+  const weights = yield* descend(differences, RANKER_FEATURES.length);
+  return { features: [...RANKER_FEATURES], weights, means, scales, pairs: differences.length / RANKER_FEATURES.length };
 }
 
 /** MRR@k of a ranking of one query's candidates (indices into them): 1 / rank of the first relevant one. */

@@ -3,9 +3,11 @@ import {
   type CandidateEvidence,
   contributions,
   type FeatureVector,
+  FIT,
   features,
   fieldMaxima,
   fitRankingModel,
+  fittingSteps,
   modelScore,
   RANKER_FEATURES,
   standardisation,
@@ -63,10 +65,20 @@ describe('fitRankingModel', () => {
     expect(check.model).toBe(1);
   });
 
-  it('cross-validates: models fitted without a fold beat the given order on it', () => {
-    const check = crossValidate(changeDecides(30));
+  it('cross-validates: models fitted without a fold beat the given order on it', async () => {
+    const check = await crossValidate(changeDecides(30));
     expect(check.fixed).toBe(0.5);
     expect(check.model).toBe(1);
+  });
+
+  it('fits one descent iteration per step, so a refit can give the event loop back between them, to the same model', () => {
+    const queries = changeDecides(10);
+    const steps = fittingSteps(queries);
+    let yielded = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) yielded++;
+    expect(yielded).toBe(FIT.iterations);
+    expect(step.value).toEqual(fitRankingModel(queries));
   });
 
   it('is null without a pair to learn from', () => {
