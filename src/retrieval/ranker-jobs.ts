@@ -1,7 +1,8 @@
 // Refitting the learned ranker (ranker-training.ts) on the job queue: after an extraction batch
 // (the learning queue calls onHistoryGrew, which services.ts wires to queueDue), each of its tenants whose history has grown by RANKER_TRAINING.refitEvery
-// episodes since its model (or reached the minimum for a first one) gets a fit job; pg-boss's
-// singleton key keeps one waiting job per tenant, so a burst of endings fits once.
+// episodes since its last fit (or reached the minimum for a first one) gets a fit job. Until that fit
+// is stored every batch finds the tenant due again, so the job is throttled per tenant: at most one
+// per REFIT_SLOT_SECONDS, and one more in the next slot to catch up after a burst (an import).
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { handlerOf, type JobQueue, underSetupLock } from '../jobs/queue.ts';
@@ -9,6 +10,8 @@ import { refitDue } from './ranker-store.ts';
 import { trainRankingModel } from './ranker-training.ts';
 
 export const RANKER_JOB = 'learning-fit-ranker';
+/** pg-boss throttling slot of a tenant's fit jobs (singletonSeconds with singletonNextSlot). */
+const REFIT_SLOT_SECONDS = 60;
 
 export interface RankerJob {
   tenantId: string;
@@ -43,7 +46,7 @@ export async function queueDueRefits(queue: JobQueue, pool: pg.Pool, tenantIds: 
   const queued: string[] = [];
   for (const tenantId of new Set(tenantIds)) {
     if (!(await refitDue(pool, tenantId))) continue;
-    await queue.send(RANKER_JOB, { tenantId }, { singletonKey: tenantId });
+    await queue.send(RANKER_JOB, { tenantId }, { singletonKey: tenantId, singletonSeconds: REFIT_SLOT_SECONDS, singletonNextSlot: true });
     queued.push(tenantId);
   }
   return queued;

@@ -19,8 +19,12 @@ interface ModelRow {
   scales: number[];
 }
 
+/** The tenant's model; null when it has none or its last fit kept the fixed formula (a row without features). */
 export async function loadRankingModel(pool: pg.Pool, tenantId: string): Promise<RankingModel | null> {
-  const { rows } = await pool.query<ModelRow>('SELECT features, weights, means, scales FROM ranking_models WHERE tenant_id = $1', [tenantId]);
+  const { rows } = await pool.query<ModelRow>(
+    'SELECT features, weights, means, scales FROM ranking_models WHERE tenant_id = $1 AND cardinality(features) > 0',
+    [tenantId],
+  );
   return rows[0] ?? null;
 }
 
@@ -46,7 +50,12 @@ export async function indexedEpisodes(pool: pg.Pool, tenantId: string): Promise<
   return rows[0]?.documents ?? 0;
 }
 
-/** Whether the tenant's history has grown enough since its model (or to have a first one). */
+/**
+ * Whether the tenant's history has grown enough since its last fit (or to have a first one). A fit
+ * that kept the fixed formula is a fit too: its row (no features) records the history it saw, so a
+ * tenant whose history cannot beat the formula is tried again after refitEvery more episodes, not
+ * after every extraction batch.
+ */
 export async function refitDue(pool: pg.Pool, tenantId: string): Promise<boolean> {
   const [indexed, info] = await Promise.all([indexedEpisodes(pool, tenantId), rankingModelInfo(pool, tenantId)]);
   if (!info) return indexed >= RANKER_TRAINING.minQueries;

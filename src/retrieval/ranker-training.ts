@@ -82,9 +82,9 @@ const FIXED_ONLY: RankingModel = { features: [], weights: [], means: [], scales:
 
 /**
  * Fits the tenant's model on its history and stores it (replacing the previous one). Returns what
- * it stored, or null (the tenant ranks by the fixed formula) below RANKER_TRAINING.minQueries or
- * when models fitted on four fifths of the queries do worse than the fixed formula on the fifth they
- * were not fitted on (five-fold cross-validation).
+ * it stored, or null (the tenant ranks by the fixed formula, and a row without features records the
+ * fit) below RANKER_TRAINING.minQueries or when models fitted on four fifths of the queries do worse
+ * than the fixed formula on the fifth they were not fitted on (five-fold cross-validation).
  */
 export async function trainRankingModel(pool: pg.Pool, tenantId: string): Promise<(StoredRankerInfo & { model: RankingModel }) | null> {
   const indexed = await indexedEpisodes(pool, tenantId);
@@ -97,23 +97,30 @@ export async function trainRankingModel(pool: pg.Pool, tenantId: string): Promis
   const queries: TrainingQuery[] = [];
   for (const [i, episode] of rows.entries()) queries.push(await trainingQuery(pool, tenantId, episode, i % 2 === 0));
   const useful = queries.filter((q) => q.candidates.some((c) => c.relevant) && q.candidates.some((c) => !c.relevant));
-  if (useful.length < RANKER_TRAINING.minQueries) return null;
-  // Five-fold cross-validation: each fifth of the queries is ranked by a model fitted on the others.
-  const check = await crossValidate(useful);
-  if (check.model < check.fixed) {
-    await pool.query('DELETE FROM ranking_models WHERE tenant_id = $1', [tenantId]);
-    return null;
-  }
-  const fitted = await fitYielding(useful);
+  const fitted = (await beatsFixedFormula(useful)) ? await fitYielding(useful) : null;
+  const stored = fitted ?? { ...FIXED_ONLY, pairs: 0 };
+  const trainedAt = await saveFit(pool, tenantId, stored, indexed, useful.length);
   if (!fitted) return null;
-  const { rows: saved } = await pool.query<{ trained_at: Date }>(
+  const model = { features: fitted.features, weights: fitted.weights, means: fitted.means, scales: fitted.scales };
+  return { model, episodes: indexed, queries: useful.length, pairs: fitted.pairs, trainedAt };
+}
+
+/** Enough queries, and models fitted on four fifths do at least as well as the fixed formula on the fifth left out. */
+async function beatsFixedFormula(queries: readonly TrainingQuery[]): Promise<boolean> {
+  if (queries.length < RANKER_TRAINING.minQueries) return false;
+  const check = await crossValidate(queries);
+  return check.model >= check.fixed;
+}
+
+/** Stores the fit (a model without features when the tenant keeps the fixed formula: refitDue counts from it). */
+async function saveFit(pool: pg.Pool, tenantId: string, fit: FittedModel, episodes: number, queries: number): Promise<Date> {
+  const { rows } = await pool.query<{ trained_at: Date }>(
     `INSERT INTO ranking_models (tenant_id, features, weights, means, scales, episodes, queries, pairs, trained_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())
      ON CONFLICT (tenant_id) DO UPDATE SET features = EXCLUDED.features, weights = EXCLUDED.weights, means = EXCLUDED.means, scales = EXCLUDED.scales,
        episodes = EXCLUDED.episodes, queries = EXCLUDED.queries, pairs = EXCLUDED.pairs, trained_at = EXCLUDED.trained_at
      RETURNING trained_at`,
-    [tenantId, fitted.features, fitted.weights, fitted.means, fitted.scales, indexed, useful.length, fitted.pairs],
+    [tenantId, fit.features, fit.weights, fit.means, fit.scales, episodes, queries, fit.pairs],
   );
-  const model = { features: fitted.features, weights: fitted.weights, means: fitted.means, scales: fitted.scales };
-  return { model, episodes: indexed, queries: useful.length, pairs: fitted.pairs, trainedAt: saved[0]?.trained_at ?? new Date() };
+  return rows[0]?.trained_at ?? new Date();
 }

@@ -66,4 +66,34 @@ describe('learned ranker', () => {
     const waiting = await t.services.db.pool.query(`SELECT data FROM pgboss.job WHERE name = $1 AND data->>'tenantId' = $2`, [RANKER_JOB, keys.tenantId]);
     expect(waiting.rowCount).toBeGreaterThanOrEqual(1);
   });
+
+  it('queues at most one fit per tenant and slot however often an import finds the tenant due', async () => {
+    const { keys, l } = await learnerTenant(t, 'ranker-burst');
+    for (let j = 0; j < RANKER_TRAINING.minQueries; j++) await l.run({ description: description(MODULES[j % 5] ?? 'billing', j), outcome: outcome('billing') });
+    const sends = 6;
+    for (let batch = 0; batch < sends; batch++) await queueDueRefits(t.services.jobs, t.services.db.pool, [keys.tenantId]);
+    // Slots are REFIT_SLOT_SECONDS of the clock; the learning queue may have sent one in an earlier slot.
+    const { rows } = await t.services.db.pool.query<{ slot: Date; jobs: number }>(
+      `SELECT singleton_on AS slot, count(*)::int AS jobs FROM pgboss.job WHERE name = $1 AND data->>'tenantId' = $2 GROUP BY singleton_on`,
+      [RANKER_JOB, keys.tenantId],
+    );
+    expect(rows.length).toBeGreaterThanOrEqual(1);
+    expect(rows.every((r) => r.slot !== null && r.jobs === 1)).toBe(true);
+    expect(rows.length).toBeLessThan(sends);
+  });
+
+  it('records a fit that keeps the fixed formula, so the tenant is not refitted before its history grows', async () => {
+    const { keys, l } = await learnerTenant(t, 'ranker-none');
+    // Every run changed a file of its own: no run is relevant to another, so nothing can be learned.
+    for (let j = 0; j < RANKER_TRAINING.minQueries + 2; j++)
+      await l.run({ description: description(MODULES[j % 5] ?? 'billing', j), outcome: outcome(`own${j}`) });
+    const pool = t.services.db.pool;
+    expect(await refitDue(pool, keys.tenantId)).toBe(true);
+    expect(await trainRankingModel(pool, keys.tenantId)).toBeNull();
+    expect(await loadRankingModel(pool, keys.tenantId)).toBeNull();
+    expect(await rankingModelInfo(pool, keys.tenantId)).toMatchObject({ episodes: RANKER_TRAINING.minQueries + 2, pairs: 0 });
+    expect(await refitDue(pool, keys.tenantId)).toBe(false);
+    const asked = await l.relevant({ description: description('billing', 3), taskType: 'bugfix', context: {} }, { limit: 5 });
+    expect(asked.episodes.every((e: Json) => e.score.learned === false)).toBe(true);
+  });
 });
