@@ -30,7 +30,7 @@ export interface Seed003Episode {
   rewardTotal: number | null;
 }
 
-export const SEED003 = {
+const SEED003 = {
   reward: 0.3,
   description: 0.3,
   contextCap: 0.4,
