@@ -7,6 +7,7 @@ import net, { type AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { RateLimiter } from './auth/rate-limit.ts';
 import { KeyWatch } from './auth/socket-keys.ts';
+import { delay } from './core/delay.ts';
 import { Admission } from './http/admission.ts';
 import { BLOBS_PATH, serveBlob } from './http/blob-download.ts';
 import { sendJson, sendMetrics, sendReadiness } from './http/health.ts';
@@ -137,9 +138,4 @@ function createRouter(services: Services, { yoga, metrics, admission, limiter, i
 
 function displayHost(host: string): string {
   return host === '0.0.0.0' || host === '::' || host === '127.0.0.1' ? 'localhost' : host;
-}
-
-/** Resolves after ms without keeping the process alive for it. */
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

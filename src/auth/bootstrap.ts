@@ -3,6 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Database } from '../db/client.ts';
+import { Params } from '../db/sql.ts';
 import { createApiKey } from './store.ts';
 
 const BOOTSTRAP_LOCK_KEY = 72_707_369_002;
@@ -15,7 +16,8 @@ export interface BootstrapResult {
 export async function bootstrapDefaultTenant(db: Database, dataDir: string): Promise<BootstrapResult | null> {
   const client = await db.pool.connect();
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [BOOTSTRAP_LOCK_KEY]);
+    const lock = new Params();
+    await client.query(`SELECT pg_advisory_lock(${lock.add(BOOTSTRAP_LOCK_KEY)})`, lock.values);
     const { rowCount } = await client.query('SELECT 1 FROM tenants LIMIT 1');
     if (rowCount) return null;
     const tenant = await db.prisma.tenant.create({ data: { name: 'default' } });
@@ -25,7 +27,8 @@ export async function bootstrapDefaultTenant(db: Database, dataDir: string): Pro
     await writeFile(keyFile, `${key.token}\n`, { mode: 0o600 });
     return { tenantId: tenant.id, keyFile };
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [BOOTSTRAP_LOCK_KEY]).catch(() => undefined);
+    const unlock = new Params();
+    await client.query(`SELECT pg_advisory_unlock(${unlock.add(BOOTSTRAP_LOCK_KEY)})`, unlock.values).catch(() => undefined);
     client.release();
   }
 }

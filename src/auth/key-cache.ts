@@ -4,7 +4,7 @@
 // by this process forgets the key at once; one made elsewhere (another server, the operator CLI)
 // takes effect within ttlMs.
 import type pg from 'pg';
-import { Params } from '../db/sql.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import { checkKey, parseToken, type StoredKey } from './keys.ts';
 import type { AuthResult } from './store.ts';
 
@@ -44,10 +44,12 @@ export class KeyCache {
   private async row(prefix: string, nowMs: number): Promise<KeyRow | null> {
     const cached = this.byPrefix.get(prefix);
     if (cached && nowMs - cached.loadedAt < this.ttlMs) return cached.row;
-    const { rows } = await this.pool.query<KeyRow>(
+    const p = new Params();
+    const rows = await queryRows<KeyRow>(
+      this.pool,
       `SELECT id, tenant_id AS "tenantId", secret_hash AS "secretHash", scopes, expires_at AS "expiresAt",
-              revoked_at AS "revokedAt", last_used_at AS "lastUsedAt" FROM api_keys WHERE prefix = $1`,
-      [prefix],
+              revoked_at AS "revokedAt", last_used_at AS "lastUsedAt" FROM api_keys WHERE prefix = ${p.add(prefix)}`,
+      p,
     );
     const row = rows[0] ?? null;
     // Unknown prefixes are not kept: a flood of made-up keys must not grow this map.

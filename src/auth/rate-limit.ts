@@ -3,6 +3,8 @@
 // sees one write per slice rather than one per request.
 import type pg from 'pg';
 import { must } from '../core/must.ts';
+import type { RateLimitWindowsRow } from '../db/rows.ts';
+import { Params, queryRows } from '../db/sql.ts';
 
 const WINDOW_MS = 60_000;
 
@@ -64,10 +66,12 @@ export class RateLimiter {
   }
 
   private async claim(keyId: string, window: number): Promise<number> {
-    const { rows } = await this.pool.query<{ used: number }>(
-      `INSERT INTO rate_limit_windows (key_id, window_start, used) VALUES ($1, to_timestamp($2), $3)
+    const p = new Params();
+    const rows = await queryRows<Pick<RateLimitWindowsRow, 'used'>>(
+      this.pool,
+      `INSERT INTO rate_limit_windows (key_id, window_start, used) VALUES (${p.add(keyId)}, to_timestamp(${p.add((window * WINDOW_MS) / 1000)}), ${p.add(this.sliceSize)})
        ON CONFLICT (key_id, window_start) DO UPDATE SET used = rate_limit_windows.used + EXCLUDED.used RETURNING used`,
-      [keyId, (window * WINDOW_MS) / 1000, this.sliceSize],
+      p,
     );
     const before = must(rows[0]).used - this.sliceSize;
     return Math.min(this.sliceSize, this.perMinute - before);

@@ -8,6 +8,8 @@
 //   open streams' keys finds one revoked or expired.
 // The stream cap per key (MAX_STREAMS_PER_KEY) is counted here, for SSE and graphql-ws together.
 import type pg from 'pg';
+import type { ApiKeysRow } from '../db/rows.ts';
+import { Params, queryRows } from '../db/sql.ts';
 
 export const KEY_REVOKED_CLOSE_CODE = 4403;
 
@@ -72,9 +74,11 @@ export class KeyWatch {
   async check(now = new Date()): Promise<number> {
     const keyIds = [...new Set([...this.streams.keys()].map((s) => s.keyId))];
     if (!keyIds.length) return 0;
-    const { rows } = await this.pool.query<{ id: string }>(
-      'SELECT id FROM api_keys WHERE id = ANY($1::uuid[]) AND (revoked_at IS NOT NULL OR expires_at <= $2)',
-      [keyIds, now],
+    const p = new Params();
+    const rows = await queryRows<Pick<ApiKeysRow, 'id'>>(
+      this.pool,
+      `SELECT id FROM api_keys WHERE id = ANY(${p.add(keyIds)}::uuid[]) AND (revoked_at IS NOT NULL OR expires_at <= ${p.add(now)})`,
+      p,
     );
     let ended = 0;
     for (const row of rows) ended += this.endKey(row.id);

@@ -92,11 +92,12 @@ export async function createApiKeyRecorded(
 /** Revokes a key of the writer's tenant; null when it has no such key. Revoking twice changes (and records) nothing. */
 export async function revokeApiKeyRecorded(w: WriteContext, id: string, actor: KeyActor): Promise<{ id: string; revoked: boolean } | null> {
   if (!isUuid(id)) return null;
-  const { rows } = await w.client.query<{ id: string; prefix: string; revoked_at: Date | null }>(
-    'SELECT id, prefix, revoked_at FROM api_keys WHERE tenant_id = $1 AND id = $2 FOR UPDATE',
-    [w.tenantId, id],
+  const p = new Params();
+  const [key] = await queryRows<Pick<ApiKeysRow, 'id' | 'prefix' | 'revoked_at'>>(
+    w.client,
+    `SELECT id, prefix, revoked_at FROM api_keys WHERE tenant_id = ${p.add(w.tenantId)} AND id = ${p.add(id)} FOR UPDATE`,
+    p,
   );
-  const key = rows[0];
   if (!key) return null;
   if (key.revoked_at) return { id: key.id, revoked: false };
   const u = new Params();

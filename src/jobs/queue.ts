@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
+import { delay } from '../core/delay.ts';
 
 export type JobQueue = PgBoss;
 
@@ -68,10 +69,6 @@ export async function stopJobQueue(boss: JobQueue, timeoutMs: number): Promise<v
     // A settled handler's completion is sent in pg-boss's continuation: let it run, then look again.
     await new Promise((resolve) => setImmediate(resolve));
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /**

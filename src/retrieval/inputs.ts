@@ -26,7 +26,7 @@ export interface TaskFields {
   context?: ContextFields | null;
 }
 
-export function validateContext(c: ContextFields | null | undefined, field: string): LimitViolation[] {
+function validateContext(c: ContextFields | null | undefined, field: string): LimitViolation[] {
   const tooLong = (name: string, value: string | null | undefined, max: number): LimitViolation[] =>
     value != null && Array.from(value).length > max
       ? [{ field: `${field}.${name}`, limit: max, actual: Array.from(value).length, message: `${field}.${name} is longer than ${max} characters` }]
@@ -67,7 +67,7 @@ export function validateRetrieval(task: TaskFields, limit: number): LimitViolati
   ];
 }
 
-export function validateLimit(limit: number): LimitViolation[] {
+function validateLimit(limit: number): LimitViolation[] {
   return limit >= 1 && limit <= RETRIEVAL_LIMITS.maxResults
     ? []
     : [{ field: 'limit', limit: `1..${RETRIEVAL_LIMITS.maxResults}`, actual: limit, message: `limit must be between 1 and ${RETRIEVAL_LIMITS.maxResults}` }];

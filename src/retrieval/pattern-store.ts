@@ -2,12 +2,14 @@
 // error patterns of the task's domain, capped; then patternRelevance (pattern-score.ts) over just
 // those candidates, with its floor.
 import type pg from 'pg';
+import type { PatternsRow } from '../db/rows.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import { type ContextFacts, compareText } from '../learning/facts.ts';
 import type { PatternKind } from '../learning/patterns.ts';
 import { TASK_TERM_RULES, taskTerms } from '../learning/task-terms.ts';
 import { type PatternRelevance, patternRelevance } from './pattern-score.ts';
 
-export const PATTERN_CANDIDATE_CAPS = { cued: 500, scope: 200 } as const;
+const PATTERN_CANDIDATE_CAPS = { cued: 500, scope: 200 } as const;
 
 export interface ScoredPattern {
   id: string;
@@ -22,17 +24,17 @@ export interface PatternTask {
 export async function rankPatterns(pool: pg.Pool, tenantId: string, task: PatternTask, limit: number): Promise<ScoredPattern[]> {
   const terms = taskTerms(task.description, TASK_TERM_RULES.perQuery);
   const domain = task.context.domain?.trim().toLowerCase() || null;
-  const { rows } = await pool.query(
-    `WITH c AS (
-       (SELECT id FROM patterns WHERE tenant_id = $1 AND cue = ANY($2::text[]) AND status = 'active' AND kind IN ('file_change', 'task_outcome', 'error_fix')
+  const p = new Params();
+  const tenant = p.add(tenantId);
+  const sql = `WITH c AS (
+       (SELECT id FROM patterns WHERE tenant_id = ${tenant} AND cue = ANY(${p.add(terms)}::text[]) AND status = 'active' AND kind IN ('file_change', 'task_outcome', 'error_fix')
          ORDER BY effectiveness DESC, id LIMIT ${PATTERN_CANDIDATE_CAPS.cued})
        UNION
-       (SELECT id FROM patterns WHERE tenant_id = $1 AND scope = $3 AND status = 'active' AND kind IN ('tool_outcome', 'error_outcome')
+       (SELECT id FROM patterns WHERE tenant_id = ${tenant} AND scope = ${p.add(domain)} AND status = 'active' AND kind IN ('tool_outcome', 'error_outcome')
          ORDER BY effectiveness DESC, id LIMIT ${PATTERN_CANDIDATE_CAPS.scope})
      )
-     SELECT p.id, p.key, p.kind, p.scope, p.cue, p.language, p.lift, p.feedback_credit FROM patterns p JOIN c USING (id)`,
-    [tenantId, terms, domain],
-  );
+     SELECT p.id, p.key, p.kind, p.scope, p.cue, p.language, p.lift, p.feedback_credit FROM patterns p JOIN c USING (id)`;
+  const rows = await queryRows<Pick<PatternsRow, 'id' | 'key' | 'kind' | 'scope' | 'cue' | 'language' | 'lift' | 'feedback_credit'>>(pool, sql, p);
   const query = { terms: new Set(terms), context: task.context };
   const scored: Array<ScoredPattern & { key: string }> = [];
   for (const row of rows) {
@@ -44,7 +46,7 @@ export async function rankPatterns(pool: pg.Pool, tenantId: string, task: Patter
       lift: row.lift,
       feedbackCredit: row.feedback_credit,
     });
-    if (score) scored.push({ id: row.id as string, key: row.key as string, score });
+    if (score) scored.push({ id: row.id, key: row.key, score });
   }
   // Ties break by key (the fact), not id, so two tenants with the same history get the same order.
   return scored

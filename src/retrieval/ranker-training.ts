@@ -7,6 +7,8 @@
 // callers ask both ways. Nothing a later query asks is ever in the training set: a model is fitted
 // on episodes that already ended.
 import type pg from 'pg';
+import type { RankingModelsRow } from '../db/rows.ts';
+import { insertInto, Params, queryRows } from '../db/sql.ts';
 import { type FittedModel, fittingSteps, type RankingModel, type TrainingQuery, validate } from './ranker.ts';
 import { indexedEpisodes, RANKER_TRAINING, type StoredRankerInfo } from './ranker-store.ts';
 import { LEXICAL_CANDIDATES, rankEpisodesWithTerms } from './store.ts';
@@ -41,7 +43,7 @@ async function trainingQuery(pool: pg.Pool, tenantId: string, episode: TrainingE
   return { candidates: episodes.map((e) => ({ x: e.features, relevant: relevant.has(e.id) })) };
 }
 
-export const FOLDS = 5;
+const FOLDS = 5;
 /**
  * A fit gives the event loop back at least this often: a refit is seconds of CPU on the server's
  * own thread (six fits over ~30,000 pairs), and requests must not wait for it.
@@ -114,13 +116,25 @@ async function beatsFixedFormula(queries: readonly TrainingQuery[]): Promise<boo
 
 /** Stores the fit (a model without features when the tenant keeps the fixed formula: refitDue counts from it). */
 async function saveFit(pool: pg.Pool, tenantId: string, fit: FittedModel, episodes: number, queries: number): Promise<Date> {
-  const { rows } = await pool.query<{ trained_at: Date }>(
-    `INSERT INTO ranking_models (tenant_id, features, weights, means, scales, episodes, queries, pairs, trained_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())
+  const p = new Params();
+  // trained_at is left to the column's default, now(), which EXCLUDED carries into the update too.
+  const insert = insertInto(p, 'ranking_models', {
+    tenant_id: tenantId,
+    features: fit.features,
+    weights: fit.weights,
+    means: fit.means,
+    scales: fit.scales,
+    episodes,
+    queries,
+    pairs: fit.pairs,
+  });
+  const saved = await queryRows<Pick<RankingModelsRow, 'trained_at'>>(
+    pool,
+    `${insert}
      ON CONFLICT (tenant_id) DO UPDATE SET features = EXCLUDED.features, weights = EXCLUDED.weights, means = EXCLUDED.means, scales = EXCLUDED.scales,
        episodes = EXCLUDED.episodes, queries = EXCLUDED.queries, pairs = EXCLUDED.pairs, trained_at = EXCLUDED.trained_at
      RETURNING trained_at`,
-    [tenantId, fit.features, fit.weights, fit.means, fit.scales, episodes, queries, fit.pairs],
+    p,
   );
-  return rows[0]?.trained_at ?? new Date();
+  return saved[0]?.trained_at ?? new Date();
 }

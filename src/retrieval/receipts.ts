@@ -9,7 +9,10 @@
 import type pg from 'pg';
 import { InputLimitError, NotFoundError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
+import { must } from '../core/must.ts';
 import type { WriteContext } from '../core/write-context.ts';
+import type { EpisodesRow, RetrievalsRow } from '../db/rows.ts';
+import { insertInto, Params, queryRows, unnestAs } from '../db/sql.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import { lockLearning } from '../learning/lock.ts';
 import { baseReward } from '../learning/reward.ts';
@@ -18,7 +21,7 @@ import { groundedTarget, type WeightedTerms } from './feedback.ts';
 
 /** Credit moves this share of the way to the target per use: after n helpful uses, 1 − 0.7^n. */
 export const FEEDBACK_RATE = 0.3;
-export const MAX_USED_RETRIEVALS = 32;
+const MAX_USED_RETRIEVALS = 32;
 
 export interface Receipt {
   /** files: a relevantFiles answer, whose evidence runs are its episodeIds. */
@@ -36,23 +39,20 @@ export async function recordRetrieval(ctx: WriteContext, receipt: Receipt): Prom
   const ids = { episodes: receipt.episodeIds ?? [], warnings: receipt.warningIds ?? [], patterns: receipt.patternIds ?? [] };
   const queryHash = contentHash(receipt.query);
   const resultsHash = contentHash(ids);
-  const { rows } = await ctx.client.query(
-    `INSERT INTO retrievals (tenant_id, kind, query_hash, results_hash, episode_ids, warning_ids, pattern_ids, query_terms, query_weights, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
-    [
-      ctx.tenantId,
-      receipt.kind,
-      queryHash,
-      resultsHash,
-      ids.episodes,
-      ids.warnings,
-      ids.patterns,
-      receipt.terms?.terms ?? [],
-      receipt.terms?.weights ?? [],
-      ctx.now,
-    ],
-  );
-  const retrievalId = rows[0].id as string;
+  const p = new Params();
+  const insert = insertInto(p, 'retrievals', {
+    tenant_id: ctx.tenantId,
+    kind: receipt.kind,
+    query_hash: queryHash,
+    results_hash: resultsHash,
+    episode_ids: ids.episodes,
+    warning_ids: ids.warnings,
+    pattern_ids: ids.patterns,
+    query_terms: receipt.terms?.terms ?? [],
+    query_weights: receipt.terms?.weights ?? [],
+    created_at: ctx.now,
+  });
+  const retrievalId = must((await queryRows<Pick<RetrievalsRow, 'id'>>(ctx.client, `${insert} RETURNING id`, p))[0]).id;
   ctx.events.push({
     type: 'retrieval.served',
     payload: {
@@ -100,9 +100,12 @@ export async function creditRetrievals(
   // !== undefined: an empty string is a malformed id too, not "none missing".
   const missing = ids.find((id) => !isUuid(id));
   if (missing !== undefined) throw new NotFoundError('Retrieval', missing);
-  const { rows } = await ctx.client.query<{ id: string; episode_ids: string[] | null; pattern_ids: string[] | null }>(
-    'SELECT id, episode_ids, pattern_ids FROM retrievals WHERE tenant_id = $1 AND id = ANY($2::uuid[])',
-    [ctx.tenantId, ids],
+  const p = new Params();
+  // The arrays are nullable columns (Prisma's lists), so the row type says so rather than RetrievalsRow's.
+  const rows = await queryRows<{ id: string; episode_ids: string[] | null; pattern_ids: string[] | null }>(
+    ctx.client,
+    `SELECT id, episode_ids, pattern_ids FROM retrievals WHERE tenant_id = ${p.add(ctx.tenantId)} AND id = ANY(${p.add(ids)}::uuid[])`,
+    p,
   );
   const unknown = ids.find((id) => !rows.some((r) => r.id === id));
   if (unknown !== undefined) throw new NotFoundError('Retrieval', unknown);
@@ -134,11 +137,10 @@ export async function creditRetrievals(
 async function episodeTargets(ctx: WriteContext, served: string[], target: number, usedByArtifacts: readonly string[]): Promise<Map<string, number>> {
   const unique = [...new Set(served)].sort();
   if (unique.length === 0) return new Map();
-  const { rows } = await ctx.client.query<{ id: string; artifacts: string[] | null }>(
-    `SELECT id, CASE WHEN jsonb_typeof(outcome->'artifacts') = 'array' THEN ARRAY(SELECT jsonb_array_elements_text(outcome->'artifacts')) END AS artifacts
-       FROM episodes WHERE tenant_id = $1 AND id = ANY($2::uuid[]) ORDER BY id`,
-    [ctx.tenantId, unique],
-  );
+  const p = new Params();
+  const sql = `SELECT id, CASE WHEN jsonb_typeof(outcome->'artifacts') = 'array' THEN ARRAY(SELECT jsonb_array_elements_text(outcome->'artifacts')) END AS artifacts
+       FROM episodes WHERE tenant_id = ${p.add(ctx.tenantId)} AND id = ANY(${p.add(unique)}::uuid[]) ORDER BY id`;
+  const rows = await queryRows<Pick<EpisodesRow, 'id'> & { artifacts: string[] | null }>(ctx.client, sql, p);
   return new Map(rows.map((r) => [r.id, groundedTarget(target, usedByArtifacts, r.artifacts ?? [])]));
 }
 
@@ -155,10 +157,16 @@ async function recordUses(
       .map((episode) => ({ retrieval: r.id, episode, target: targets.get(episode) ?? 0 })),
   );
   if (uses.length === 0) return 0;
+  const p = new Params();
   const { rowCount } = await ctx.client.query(
     `INSERT INTO episode_feedback (tenant_id, episode_id, retrieval_id, used_by, target, created_at)
-     SELECT $1, u.episode, u.retrieval, $2, u.target, $3 FROM unnest($4::uuid[], $5::uuid[], $6::float8[]) AS u(retrieval, episode, target)`,
-    [ctx.tenantId, usedBy, ctx.now, uses.map((u) => u.retrieval), uses.map((u) => u.episode), uses.map((u) => u.target)],
+     SELECT ${p.add(ctx.tenantId)}, u.episode, u.retrieval, ${p.add(usedBy)}, u.target, ${p.add(ctx.now)}
+       FROM ${unnestAs(p, 'u', {
+         retrieval: [uses.map((u) => u.retrieval), 'uuid'],
+         episode: [uses.map((u) => u.episode), 'uuid'],
+         target: [uses.map((u) => u.target), 'float8'],
+       })}`,
+    p.values,
   );
   return rowCount ?? 0;
 }
@@ -173,11 +181,17 @@ async function credit(
 ): Promise<number> {
   const unique = [...new Set(ids)].sort();
   if (unique.length === 0) return 0;
-  await client.query(`SELECT id FROM ${table} WHERE tenant_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`, [tenantId, unique]);
+  const lock = new Params();
+  await client.query(
+    `SELECT id FROM ${table} WHERE tenant_id = ${lock.add(tenantId)} AND id = ANY(${lock.add(unique)}::uuid[]) ORDER BY id FOR UPDATE`,
+    lock.values,
+  );
+  const p = new Params();
   const { rowCount } = await client.query(
-    `UPDATE ${table} x SET feedback_credit = LEAST(1, GREATEST(-1, x.feedback_credit + $4 * (u.target - x.feedback_credit)))
-       FROM unnest($2::uuid[], $3::float8[]) AS u(id, target) WHERE x.tenant_id = $1 AND x.id = u.id`,
-    [tenantId, unique, unique.map(targetOf), FEEDBACK_RATE],
+    `UPDATE ${table} x SET feedback_credit = LEAST(1, GREATEST(-1, x.feedback_credit + ${p.add(FEEDBACK_RATE)} * (u.target - x.feedback_credit)))
+       FROM ${unnestAs(p, 'u', { id: [unique, 'uuid'], target: [unique.map(targetOf), 'float8'] })}
+      WHERE x.tenant_id = ${p.add(tenantId)} AND x.id = u.id`,
+    p.values,
   );
   return rowCount ?? 0;
 }

@@ -15,6 +15,7 @@
 //    model's evidence (when the tenant has a model), and the feedback of each candidate's reported
 //    uses by queries resembling this one (feedback.ts).
 import type pg from 'pg';
+import { Params } from '../db/sql.ts';
 import { type ContextFacts, compareText } from '../learning/facts.ts';
 import { BM25, chooseQueryTerms, type TermStat, weightedTerms } from './bm25.ts';
 import { EPISODE_FEEDBACK, type FeedbackUse, queryFeedback, type WeightedTerms } from './feedback.ts';
@@ -31,11 +32,11 @@ export const CONTEXT_CANDIDATES = 50;
  * filters and the domain apply within them, so a filter that rejects nearly all of them returns
  * fewer results rather than reading every matching episode.
  */
-export const JOINED_CANDIDATES = 200;
+const JOINED_CANDIDATES = 200;
 /** Below this many lexical matches the context and trigram fallbacks run. */
-export const FALLBACK_BELOW = 3;
+const FALLBACK_BELOW = 3;
 /** similarity() reads at most this many characters of each description. */
-export const TRIGRAM_CHARS = 1000;
+const TRIGRAM_CHARS = 1000;
 
 export interface EpisodeRetrievalFilter {
   minReward?: number | null;
@@ -82,14 +83,6 @@ export interface ScoredEpisode {
   feedbackUses: number;
   /** The largest resemblance of any reported use's query to this one, in [0, 1]. */
   feedbackResemblance: number;
-}
-
-class Params {
-  readonly values: unknown[] = [];
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
 }
 
 /** The largest number of distinct query terms looked up (a 10 KB description holds fewer words). */

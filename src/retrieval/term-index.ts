@@ -16,7 +16,7 @@ import { changeTerms, DIFF_CHARS, documentLength, lastDiff, STEP_TEXT_CHARS, typ
 export const FIELD = { task: 0, work: 1, change: 2 } as const;
 
 /** Steps read for the work field: the first ones and the last ones (where the change is submitted). */
-export const INDEXED_STEPS = 400;
+const INDEXED_STEPS = 400;
 
 interface EpisodeSource {
   task_description: string;

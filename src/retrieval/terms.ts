@@ -15,8 +15,8 @@
  * or function finds the run that changed it, and a task that names part of one still meets it.
  * Paths split into their segments (`django/forms/models.py` -> django, forms, models, py).
  */
-export const TERM_MIN_CHARS = 2;
-export const TERM_MAX_CHARS = 64;
+const TERM_MIN_CHARS = 2;
+const TERM_MAX_CHARS = 64;
 /** Characters of each step's parameters and result read for terms (a step may hold 1 MB). */
 export const STEP_TEXT_CHARS = 4000;
 /** Characters of each diff read (a patch may be large; its first part names what changed). */
@@ -81,7 +81,7 @@ export interface WorkInput {
 const DIFF_FILE = /^diff --git a\/(\S+) b\/(\S+)$|^\+\+\+ b\/(\S+)$/gm;
 
 /** Files and symbols of a unified diff: the paths, the hunk headers' scopes, the changed lines. */
-export function diffTerms(counts: TermCounts, diff: string, weight: number): string[] {
+function diffTerms(counts: TermCounts, diff: string, weight: number): string[] {
   const text = diff.slice(0, DIFF_CHARS);
   const files = new Set<string>();
   for (const m of text.matchAll(DIFF_FILE)) files.add(m[2] ?? m[3] ?? '');
@@ -151,7 +151,7 @@ const SOURCE_EXTENSIONS = new Set([
   'm',
 ]);
 /** Module terms are runs of 2 to MODULE_PARTS components: `models.query`, `db.models.query`, … */
-export const MODULE_PARTS = 4;
+const MODULE_PARTS = 4;
 const DEFINITION = /\b(?:def|class|function|func|fn|interface|struct|enum|trait|module)\s+([A-Za-z_][\w]*)/g;
 const MENTION = /[\p{L}\p{N}_]+(?:[./\\][\p{L}\p{N}_]+)+/gu;
 

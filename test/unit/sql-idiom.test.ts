@@ -9,12 +9,6 @@ import { ROWS_PATH, rowTypesSource, SCHEMA_PATH } from '../../scripts/sql-rows.t
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-/**
- * Folders another change is rewriting at the time of writing (issue 32: the retrieval signal
- * table). Remove an entry once that change has landed in the idiom; the test then holds it too.
- */
-const PENDING: readonly RegExp[] = [/^src\/retrieval\//];
-
 /** The most positional placeholders ($1, $2, ...) a statement may number by hand, in order. */
 const MAX_POSITIONAL = 5;
 
@@ -70,7 +64,6 @@ function countedPlaceholders(text: string): number[] {
 }
 
 const files = sourceFiles(join(ROOT, 'src')).map((f) => relative(ROOT, f));
-const held = files.filter((f) => !PENDING.some((p) => p.test(f)));
 const textOf = (f: string) => readFileSync(join(ROOT, f), 'utf8');
 
 describe('one typed SQL idiom', () => {
@@ -79,11 +72,11 @@ describe('one typed SQL idiom', () => {
   });
 
   it('no raw query in src/ reads rows without naming their type', () => {
-    expect(held.flatMap((f) => untypedReads(textOf(f)).map((line) => `${f}:${line}`))).toEqual([]);
+    expect(files.flatMap((f) => untypedReads(textOf(f)).map((line) => `${f}:${line}`))).toEqual([]);
   });
 
   it(`no raw query in src/ numbers its placeholders out of order, or more than ${MAX_POSITIONAL} of them`, () => {
-    expect(held.flatMap((f) => countedPlaceholders(textOf(f)).map((line) => `${f}:${line}`))).toEqual([]);
+    expect(files.flatMap((f) => countedPlaceholders(textOf(f)).map((line) => `${f}:${line}`))).toEqual([]);
   });
 
   it('would catch an untyped read, and lets a typed one, a statement and a rowCount pass', () => {
@@ -102,15 +95,5 @@ describe('one typed SQL idiom', () => {
     expect(countedPlaceholders("await c.query('SELECT $1::int AS n WHERE $2 > $1', [a, b]);")).toEqual([]);
     const placed = ['await c.query(`UPDATE t SET a = $', '{p.add(a)} WHERE id = $', '{p.add(id)}`, p.values);'].join('');
     expect(countedPlaceholders(placed)).toEqual([]);
-  });
-
-  it('every pending folder still holds a query outside the idiom (a stale entry is removed)', () => {
-    for (const pattern of PENDING) {
-      const pending = files.filter((f) => pattern.test(f));
-      expect(
-        pending.some((f) => untypedReads(textOf(f)).length + countedPlaceholders(textOf(f)).length > 0),
-        String(pattern),
-      ).toBe(true);
-    }
   });
 });
