@@ -8,6 +8,7 @@ import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { clearLeftoverPostmaster, commandLine, isAlive, portInUse, readPidFile, startPostmaster } from './postmaster.ts';
+import { Params } from './sql.ts';
 
 export interface EmbeddedServer {
   url: string;
@@ -137,7 +138,8 @@ async function createDatabaseIfMissing(url: string, database: string): Promise<v
   const admin = new pg.Client({ connectionString: url.replace(/\/[^/]*$/, '/postgres') });
   await admin.connect();
   try {
-    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    const p = new Params();
+    const { rowCount } = await admin.query(`SELECT 1 FROM pg_database WHERE datname = ${p.add(database)}`, p.values);
     if (!rowCount) await admin.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
   } finally {
     await admin.end();

@@ -6,6 +6,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { Params } from './sql.ts';
 
 export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'prisma', 'migrations');
 
@@ -74,14 +75,16 @@ export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<stri
   const migrations = await readMigrations(dir);
   const client = await pool.connect();
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    const lock = new Params();
+    await client.query(`SELECT pg_advisory_lock(${lock.add(MIGRATION_LOCK_KEY)})`, lock.values);
     await client.query(CREATE_BOOKKEEPING);
     const { rows } = await client.query<AppliedRow>('SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"');
     const pending = pendingMigrations(migrations, rows);
     for (const m of pending) await applyOne(client, m);
     return pending.map((m) => m.name);
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    const unlock = new Params();
+    await client.query(`SELECT pg_advisory_unlock(${unlock.add(MIGRATION_LOCK_KEY)})`, unlock.values).catch(() => undefined);
     client.release();
   }
 }
@@ -90,13 +93,18 @@ async function applyOne(client: pg.PoolClient, m: Migration): Promise<void> {
   const id = randomUUID();
   await client.query('BEGIN');
   try {
-    await client.query('INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)', [
-      id,
-      m.checksum,
-      m.name,
-    ]);
+    const started = new Params();
+    await client.query(
+      `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count)
+       VALUES (${started.add(id)}, ${started.add(m.checksum)}, ${started.add(m.name)}, now(), 0)`,
+      started.values,
+    );
     await client.query(m.sql);
-    await client.query('UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1', [id]);
+    const finished = new Params();
+    await client.query(
+      `UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = ${finished.add(id)}`,
+      finished.values,
+    );
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK');

@@ -2,6 +2,7 @@
 import type pg from 'pg';
 import { NotFoundError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import type { LeaseUsage } from '../leases/rules.ts';
 import type { Budget } from './budget.ts';
 import type { EpisodeStatus } from './status.ts';
@@ -83,10 +84,12 @@ function toEpisodeRow(r: EpisodeSqlRow): EpisodeRow {
 export async function lockEpisodes(client: pg.PoolClient, tenantId: string, ids: string[]): Promise<Map<string, EpisodeRow>> {
   const valid = [...new Set(ids.filter(isUuid))].sort();
   if (!valid.length) return new Map();
-  const { rows } = await client.query<EpisodeSqlRow>(`SELECT ${COLUMNS} FROM episodes WHERE tenant_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`, [
-    tenantId,
-    valid,
-  ]);
+  const p = new Params();
+  const rows = await queryRows<EpisodeSqlRow>(
+    client,
+    `SELECT ${COLUMNS} FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND id = ANY(${p.add(valid)}::uuid[]) ORDER BY id FOR UPDATE`,
+    p,
+  );
   return new Map(rows.map((r) => [r.id, toEpisodeRow(r)]));
 }
 

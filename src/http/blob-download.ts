@@ -11,6 +11,7 @@ import type pg from 'pg';
 import parseRange from 'range-parser';
 import { grantsScope, tokenFromHeader } from '../auth/keys.ts';
 import type { RateLimiter } from '../auth/rate-limit.ts';
+import type { BlobsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { isHashHex } from '../ledger/hash.ts';
 import type { Services } from '../schema/context.ts';
@@ -31,6 +32,13 @@ interface DownloadParts {
 function sendError(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ error: { code, message } }));
+}
+
+/** The blob's size in bytes; undefined when the tenant has no such blob. */
+async function blobSize(pool: pg.Pool, tenantId: string, hash: string): Promise<number | undefined> {
+  const p = new Params();
+  const sql = `SELECT size_bytes FROM blobs WHERE tenant_id = ${p.add(tenantId)} AND hash = ${p.add(hash)}`;
+  return (await queryRows<Pick<BlobsRow, 'size_bytes'>>(pool, sql, p))[0]?.size_bytes;
 }
 
 /** The blob's bytes from `start` to `end` (inclusive), one chunk per query, so no connection is held between chunks. */
@@ -78,10 +86,7 @@ export async function serveBlob(req: IncomingMessage, res: ServerResponse, parts
   const tenantId = await admit(req, res, parts);
   if (!tenantId) return;
   const pool = parts.services.db.pool;
-  const found = isHashHex(hash)
-    ? await pool.query<{ size_bytes: number }>('SELECT size_bytes FROM blobs WHERE tenant_id = $1 AND hash = $2', [tenantId, hash])
-    : null;
-  const size = found?.rows[0]?.size_bytes;
+  const size = isHashHex(hash) ? await blobSize(pool, tenantId, hash) : undefined;
   // The same answer for a malformed hash, another tenant's blob and one that does not exist.
   if (size === undefined) return sendError(res, 404, 'NOT_FOUND', `Blob ${hash} was not found.`);
   const headers: Record<string, string> = {

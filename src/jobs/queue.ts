@@ -5,6 +5,7 @@ import type pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import { delay } from '../core/delay.ts';
+import { Params } from '../db/sql.ts';
 
 export type JobQueue = PgBoss;
 
@@ -78,10 +79,12 @@ export async function stopJobQueue(boss: JobQueue, timeoutMs: number): Promise<v
 export async function underSetupLock<T>(pool: pg.Pool, fn: () => Promise<T>): Promise<T> {
   const lock = await pool.connect();
   try {
-    await lock.query('SELECT pg_advisory_lock($1)', [QUEUE_SETUP_LOCK_KEY]);
+    const locking = new Params();
+    await lock.query(`SELECT pg_advisory_lock(${locking.add(QUEUE_SETUP_LOCK_KEY)})`, locking.values);
     return await fn();
   } finally {
-    await lock.query('SELECT pg_advisory_unlock($1)', [QUEUE_SETUP_LOCK_KEY]).catch(() => undefined);
+    const unlocking = new Params();
+    await lock.query(`SELECT pg_advisory_unlock(${unlocking.add(QUEUE_SETUP_LOCK_KEY)})`, unlocking.values).catch(() => undefined);
     lock.release();
   }
 }

@@ -12,6 +12,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { must } from '../core/must.ts';
 import { causes } from '../db/errors.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import { withTransaction } from '../db/tx.ts';
 import { handlerOf, inTransaction, type JobQueue, underSetupLock } from '../jobs/queue.ts';
 import type { StoredLedgerEvent } from '../ledger/hash.ts';
@@ -120,9 +121,10 @@ async function enqueueExtraction(queue: JobQueue, pool: pg.Pool, writer: Writer,
   const depth = await queue.getQueueSize(EXTRACT_JOB);
   if (depth >= maxQueueDepth) {
     return writer.run(job.tenantId, async (ctx) => {
+      const p = new Params();
       const { rowCount } = await ctx.client.query(
-        `UPDATE episodes SET learning_state = 'skipped' WHERE tenant_id = $1 AND id = $2 AND learning_state = 'pending'`,
-        [job.tenantId, job.episodeId],
+        `UPDATE episodes SET learning_state = 'skipped' WHERE tenant_id = ${p.add(job.tenantId)} AND id = ${p.add(job.episodeId)} AND learning_state = 'pending'`,
+        p.values,
       );
       if (!rowCount) return 'not_pending';
       ctx.events.push({ type: 'patterns.extraction_skipped', episodeId: job.episodeId, payload: { reason: 'queue_full', queueDepth: depth, maxQueueDepth } });
@@ -130,10 +132,11 @@ async function enqueueExtraction(queue: JobQueue, pool: pg.Pool, writer: Writer,
     });
   }
   return withTransaction(pool, async (client) => {
-    const { rowCount } = await client.query(`UPDATE episodes SET learning_state = 'queued' WHERE tenant_id = $1 AND id = $2 AND learning_state = 'pending'`, [
-      job.tenantId,
-      job.episodeId,
-    ]);
+    const p = new Params();
+    const { rowCount } = await client.query(
+      `UPDATE episodes SET learning_state = 'queued' WHERE tenant_id = ${p.add(job.tenantId)} AND id = ${p.add(job.episodeId)} AND learning_state = 'pending'`,
+      p.values,
+    );
     if (!rowCount) return 'not_pending';
     // The job commits with the state change: queued means a job exists.
     await queue.send(EXTRACT_JOB, job, { ...RETRY, db: inTransaction(client) });
@@ -217,9 +220,10 @@ async function runExtraction(writer: Writer, tenantId: string, episodeIds: strin
 async function giveUp(writer: Writer, job: FetchedJob, message: string): Promise<void> {
   await writer
     .run(job.data.tenantId, async (ctx) => {
+      const p = new Params();
       const { rowCount } = await ctx.client.query(
-        `UPDATE episodes SET learning_state = 'skipped' WHERE tenant_id = $1 AND id = $2 AND learning_state = 'queued'`,
-        [job.data.tenantId, job.data.episodeId],
+        `UPDATE episodes SET learning_state = 'skipped' WHERE tenant_id = ${p.add(job.data.tenantId)} AND id = ${p.add(job.data.episodeId)} AND learning_state = 'queued'`,
+        p.values,
       );
       if (rowCount)
         ctx.events.push({
@@ -232,10 +236,12 @@ async function giveUp(writer: Writer, job: FetchedJob, message: string): Promise
 }
 
 async function sweepPending(pool: pg.Pool, enqueue: (job: ExtractJob) => Promise<EnqueueResult>): Promise<number> {
-  const { rows } = await pool.query<ExtractJob>(
+  const p = new Params();
+  const rows = await queryRows<ExtractJob>(
+    pool,
     `SELECT tenant_id AS "tenantId", id AS "episodeId" FROM episodes
-      WHERE learning_state = 'pending' AND ended_at < now() - make_interval(secs => $1) ORDER BY ended_at LIMIT ${SWEEP_LIMIT}`,
-    [SWEEP_AFTER_SECONDS],
+      WHERE learning_state = 'pending' AND ended_at < now() - make_interval(secs => ${p.add(SWEEP_AFTER_SECONDS)}) ORDER BY ended_at LIMIT ${SWEEP_LIMIT}`,
+    p,
   );
   let queued = 0;
   for (const job of rows) queued += (await enqueue(job)) === 'queued' ? 1 : 0;

@@ -11,7 +11,9 @@
 // Extraction used to lock its episode's row first and its scope's lock after it, while a queued
 // batch held the scope's lock and then locked the next episode's row: 40P01 (deadlock detected).
 import type pg from 'pg';
+import { Params } from '../db/sql.ts';
 
 export async function lockLearning(client: pg.PoolClient, tenantId: string): Promise<void> {
-  await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('learning/' || $1, 0))`, [tenantId]);
+  const p = new Params();
+  await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('learning/' || ${p.add(tenantId)}, 0))`, p.values);
 }

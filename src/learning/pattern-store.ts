@@ -4,6 +4,7 @@
 // tenant's learning lock (lock.ts), taken before the episode rows: extractions of a tenant run one at
 // a time, so the rows they share (baselines, the patterns of a scope) cannot deadlock.
 import type pg from 'pg';
+import type { PatternBaselinesRow, PatternStrataRow, PatternsRow } from '../db/rows.ts';
 import { Params, queryRows, unnestAs } from '../db/sql.ts';
 import { type ContextFacts, compareText } from './facts.ts';
 import {
@@ -91,10 +92,9 @@ export async function countObservations(client: pg.PoolClient, tenantId: string,
     }
   }
   if (files.size) {
-    await client.query('UPDATE patterns p SET occurrences = u.occurrences FROM unnest($1::uuid[], $2::int[]) AS u(id, occurrences) WHERE p.id = u.id', [
-      [...files.keys()],
-      [...files.values()],
-    ]);
+    const p = new Params();
+    const u = unnestAs(p, 'u', { id: [[...files.keys()], 'uuid'], occurrences: [[...files.values()], 'int'] });
+    await client.query(`UPDATE patterns p SET occurrences = u.occurrences FROM ${u} WHERE p.id = u.id`, p.values);
   }
   return ids;
 }
@@ -190,10 +190,12 @@ async function createPatterns(client: pg.PoolClient, tenantId: string, episodes:
      ON CONFLICT (tenant_id, key) DO NOTHING`,
     p.values,
   );
-  const { rows } = await client.query<{ id: string; key: string }>('SELECT id, key FROM patterns WHERE tenant_id = $1 AND key = ANY($2::text[])', [
-    tenantId,
-    sorted.map((f) => f.candidate.key),
-  ]);
+  const q = new Params();
+  const rows = await queryRows<Pick<PatternsRow, 'id' | 'key'>>(
+    client,
+    `SELECT id, key FROM patterns WHERE tenant_id = ${q.add(tenantId)} AND key = ANY(${q.add(sorted.map((f) => f.candidate.key))}::text[])`,
+    q,
+  );
   return new Map(rows.map((r) => [r.key, r.id]));
 }
 
@@ -240,15 +242,20 @@ async function judgedRows(client: pg.PoolClient, tenantId: string, scope: string
       ORDER BY p.id, s.stratum`,
     p,
   );
-  const { rows: baselines } = await client.query<{ stratum: string; target: string; episodes: number; hits: number }>(
-    'SELECT stratum, target, episodes, hits FROM pattern_baselines WHERE tenant_id = $1 AND scope = $2',
-    [tenantId, scope],
+  const bp = new Params();
+  const baselines = await queryRows<Pick<PatternBaselinesRow, 'stratum' | 'target' | 'episodes' | 'hits'>>(
+    client,
+    `SELECT stratum, target, episodes, hits FROM pattern_baselines WHERE tenant_id = ${bp.add(tenantId)} AND scope = ${bp.add(scope)}`,
+    bp,
   );
   const fileCues = [...new Set(strata.filter((r) => FILE_KINDS.has(r.kind)).map((r) => r.cue))];
-  const { rows: terms } = await client.query<{ kind: string; cue: string; stratum: string; support: number }>(
+  const tp = new Params();
+  const terms = await queryRows<Pick<PatternsRow, 'kind' | 'cue'> & Pick<PatternStrataRow, 'stratum' | 'support'>>(
+    client,
     `SELECT p.kind, p.cue, s.stratum, s.support FROM patterns p JOIN pattern_strata s ON s.pattern_id = p.id
-      WHERE p.tenant_id = $1 AND p.cue = ANY($2::text[]) AND p.scope = $3 AND p.kind = ANY($4::text[])`,
-    [tenantId, fileCues, scope, Object.values(FILE_ANTECEDENT)],
+      WHERE p.tenant_id = ${tp.add(tenantId)} AND p.cue = ANY(${tp.add(fileCues)}::text[]) AND p.scope = ${tp.add(scope)}
+        AND p.kind = ANY(${tp.add(Object.values(FILE_ANTECEDENT))}::text[])`,
+    tp,
   );
   const base = new Map(baselines.map((b) => [`${b.stratum}\u0000${b.target}`, b]));
   const termSupport = new Map(terms.map((t) => [`${t.kind}\u0000${t.stratum}\u0000${t.cue}`, t.support]));

@@ -73,11 +73,13 @@ export async function loadEpisodeFacts(client: pg.PoolClient, tenantId: string, 
   const sql = `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND id = ${p.add(episodeId)}${lock ? ' FOR UPDATE' : ''}`;
   const [r] = await queryRows<EpisodeFactsSqlRow>(client, sql, p);
   if (!r) return null;
-  const steps = await client.query<StepFactsSqlRow>(
+  const s = new Params();
+  const steps = await queryRows<StepFactsSqlRow>(
+    client,
     `SELECT step_number, kind, tool, result_kind, latency_ms, tokens, result->>'errorClass' AS error_class,
             CASE WHEN result_kind IN ('error', 'timeout') THEN left(concat_ws(' ', result->>'message', result->>'output', observation), ${ERROR_TEXT_CHARS}) END AS error_text
-       FROM steps WHERE episode_id = $1 ORDER BY step_number`,
-    [episodeId],
+       FROM steps WHERE episode_id = ${s.add(episodeId)} ORDER BY step_number`,
+    s,
   );
   const ended = r.ended_at ?? new Date();
   const critique = r.critique as Critique | null;
@@ -95,7 +97,7 @@ export async function loadEpisodeFacts(client: pg.PoolClient, tenantId: string, 
     critique: critique ? { ...critique, virtueScores: critique.virtueScores ?? [] } : null,
     metadata: (r.metadata ?? {}) as Record<string, unknown>,
     durationMs: r.times_known === false ? null : ended.getTime() - r.started_at.getTime(),
-    steps: steps.rows.map(toStepFacts),
+    steps: steps.map(toStepFacts),
     rewardNormalized: r.reward_score,
     learningState: r.learning_state as LearningState | null,
   };

@@ -6,7 +6,8 @@
 import type pg from 'pg';
 import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
-import { Params } from '../db/sql.ts';
+import type { LeasesRow } from '../db/rows.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import { episodeCharge, releasedHold } from './accounting.ts';
 import { lockLease } from './row.ts';
 import { chargeLease, checkLeaseUsable, type LeaseCharge, type LeaseUsage, NO_USAGE } from './rules.ts';
@@ -26,14 +27,17 @@ export interface EpisodeLeaseCharge extends LeaseCharge {
 
 /** Ancestors of a lease, nearest first. */
 async function ancestorIds(client: pg.PoolClient, tenantId: string, leaseId: string): Promise<string[]> {
-  const { rows } = await client.query<{ id: string }>(
+  const p = new Params();
+  const tenant = p.add(tenantId);
+  const rows = await queryRows<Pick<LeasesRow, 'id'>>(
+    client,
     `WITH RECURSIVE chain AS (
-       SELECT parent_id AS id, 1 AS depth FROM leases WHERE tenant_id = $1 AND id = $2
+       SELECT parent_id AS id, 1 AS depth FROM leases WHERE tenant_id = ${tenant} AND id = ${p.add(leaseId)}
        UNION ALL
-       SELECT l.parent_id, c.depth + 1 FROM leases l JOIN chain c ON l.id = c.id WHERE l.tenant_id = $1
+       SELECT l.parent_id, c.depth + 1 FROM leases l JOIN chain c ON l.id = c.id WHERE l.tenant_id = ${tenant}
      )
      SELECT id FROM chain WHERE id IS NOT NULL ORDER BY depth`,
-    [tenantId, leaseId],
+    p,
   );
   return rows.map((r) => r.id);
 }

@@ -2,6 +2,7 @@
 import type pg from 'pg';
 import { NotFoundError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import type { Lease } from './rules.ts';
 
 export interface LeaseRow {
@@ -50,11 +51,9 @@ export function toLeaseRow(r: LeaseSqlRow): LeaseRow {
 
 async function selectLease(client: pg.PoolClient, tenantId: string, id: string, lock: boolean): Promise<LeaseRow> {
   if (!isUuid(id)) throw new NotFoundError('Lease', id);
-  const { rows } = await client.query<LeaseSqlRow>(`SELECT ${LEASE_COLUMNS} FROM leases WHERE tenant_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [
-    tenantId,
-    id,
-  ]);
-  const row = rows[0];
+  const p = new Params();
+  const sql = `SELECT ${LEASE_COLUMNS} FROM leases WHERE tenant_id = ${p.add(tenantId)} AND id = ${p.add(id)}${lock ? ' FOR UPDATE' : ''}`;
+  const [row] = await queryRows<LeaseSqlRow>(client, sql, p);
   if (!row) throw new NotFoundError('Lease', id);
   return toLeaseRow(row);
 }

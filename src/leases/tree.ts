@@ -3,17 +3,21 @@
 // of being stored, so they cannot drift, and an expired child releases its budget the moment it
 // expires without any job having to run.
 import type pg from 'pg';
+import { Params } from '../db/sql.ts';
 import { type LeaseNode, type LeaseStanding, leaseStanding, reservedAmounts } from './accounting.ts';
 import { LEASE_COLUMNS, type LeaseSqlRow, toLeaseRow } from './row.ts';
 import type { LeaseUsage } from './rules.ts';
 
 type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
-const TREE_SQL = `
+/** The lease `id` of the tenant and every lease under it, each with what its live episodes hold. */
+function treeSql(p: Params, tenantId: string, id: string): string {
+  const tenant = p.add(tenantId);
+  return `
   WITH RECURSIVE tree AS (
-    SELECT id FROM leases WHERE tenant_id = $1 AND id = $2
+    SELECT id FROM leases WHERE tenant_id = ${tenant} AND id = ${p.add(id)}
     UNION ALL
-    SELECT l.id FROM leases l JOIN tree t ON l.parent_id = t.id WHERE l.tenant_id = $1
+    SELECT l.id FROM leases l JOIN tree t ON l.parent_id = t.id WHERE l.tenant_id = ${tenant}
   )
   SELECT ${LEASE_COLUMNS}, h.held_episodes, h.held_tool_calls, h.held_tokens, h.held_wall_ms
     FROM leases JOIN tree USING (id)
@@ -26,8 +30,9 @@ const TREE_SQL = `
        -- Running and blocked episodes hold their part of the lease; an ending releases it.
        WHERE e.lease_id = leases.id AND e.status IN ('running', 'blocked')
     ) h`;
+}
 
-/** A row of TREE_SQL: the lease's columns and what its live episodes hold. */
+/** A row of treeSql: the lease's columns and what its live episodes hold. */
 interface LeaseTreeSqlRow extends LeaseSqlRow {
   held_episodes: number;
   held_tool_calls: number;
@@ -37,7 +42,8 @@ interface LeaseTreeSqlRow extends LeaseSqlRow {
 
 /** The subtree rooted at lease `id` (empty when the lease does not exist in the tenant). */
 export async function loadLeaseTree(db: Queryable, tenantId: string, id: string): Promise<LeaseNode[]> {
-  const { rows } = await db.query<LeaseTreeSqlRow>(TREE_SQL, [tenantId, id]);
+  const p = new Params();
+  const { rows } = await db.query<LeaseTreeSqlRow>(treeSql(p, tenantId, id), p.values);
   return rows.map((r) => {
     const { id: leaseId, parentId, lease } = toLeaseRow(r);
     const held: LeaseUsage = { episodes: r.held_episodes, toolCalls: r.held_tool_calls, tokens: r.held_tokens, wallMs: r.held_wall_ms };

@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { isUuid } from '../core/ids.ts';
+import { Params } from '../db/sql.ts';
 import { lockEpisode } from '../episodes/row.ts';
 import { handlerOf, type JobQueue, underSetupLock } from '../jobs/queue.ts';
 import type { Writer } from '../write.ts';
@@ -35,10 +36,11 @@ async function enforceDeadline(writer: Writer, job: DeadlineJob): Promise<boolea
  */
 export async function stopIfOverdue(pool: pg.Pool, writer: Writer, tenantId: string, episodeId: string, now = new Date()): Promise<void> {
   if (!isUuid(episodeId)) return;
+  const p = new Params();
   const { rowCount } = await pool.query(
-    `SELECT 1 FROM episodes WHERE tenant_id = $1 AND id = $2 AND status IN ('running', 'blocked') AND NOT historical
-        AND started_at + max_wall_ms * interval '1 millisecond' <= $3`,
-    [tenantId, episodeId, now],
+    `SELECT 1 FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND id = ${p.add(episodeId)} AND status IN ('running', 'blocked') AND NOT historical
+        AND started_at + max_wall_ms * interval '1 millisecond' <= ${p.add(now)}`,
+    p.values,
   );
   if (rowCount) await enforceDeadline(writer, { tenantId, episodeId });
 }

@@ -1,6 +1,7 @@
 // Retrieval receipts as the monitor shows them: what a retrieval served, and which completions
 // credited it (their retrieval.feedback ledger events), tenant-scoped. Reads only.
 import type pg from 'pg';
+import { Params, queryRows } from '../db/sql.ts';
 
 export interface ReceiptRow {
   id: string;
@@ -33,17 +34,17 @@ const RECEIPT_COLUMNS = `id, kind, query_hash AS "queryHash", results_hash AS "r
 
 /** Newest first; `before` is the createdAt of the last receipt of the previous page. */
 export async function listReceipts(pool: pg.Pool, tenantId: string, first: number, before: Date | null): Promise<ReceiptRow[]> {
-  const { rows } = await pool.query<ReceiptRow>(
-    `SELECT ${RECEIPT_COLUMNS} FROM retrievals WHERE tenant_id = $1 AND ($2::timestamptz IS NULL OR created_at < $2)
-      ORDER BY created_at DESC, id DESC LIMIT $3`,
-    [tenantId, before, first],
-  );
-  return rows;
+  const p = new Params();
+  const after = p.add(before);
+  const sql = `SELECT ${RECEIPT_COLUMNS} FROM retrievals WHERE tenant_id = ${p.add(tenantId)} AND (${after}::timestamptz IS NULL OR created_at < ${after})
+      ORDER BY created_at DESC, id DESC LIMIT ${p.add(first)}`;
+  return queryRows<ReceiptRow>(pool, sql, p);
 }
 
 export async function findReceipt(pool: pg.Pool, tenantId: string, id: string): Promise<ReceiptRow | null> {
-  const { rows } = await pool.query<ReceiptRow>(`SELECT ${RECEIPT_COLUMNS} FROM retrievals WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
-  return rows[0] ?? null;
+  const p = new Params();
+  const sql = `SELECT ${RECEIPT_COLUMNS} FROM retrievals WHERE tenant_id = ${p.add(tenantId)} AND id = ${p.add(id)}`;
+  return (await queryRows<ReceiptRow>(pool, sql, p))[0] ?? null;
 }
 
 interface FeedbackEvent {
@@ -66,23 +67,19 @@ const toCredit = (e: FeedbackEvent): RetrievalCredit => ({
 
 /** The completions that credited this retrieval (GIN index on the feedback events' payload). */
 export async function creditsOfRetrieval(pool: pg.Pool, tenantId: string, retrievalId: string): Promise<RetrievalCredit[]> {
-  const { rows } = await pool.query<FeedbackEvent>(
-    `SELECT seq, episode_id, payload, created_at FROM ledger_events
-      WHERE tenant_id = $1 AND type = 'retrieval.feedback' AND payload @> jsonb_build_object('retrievalIds', jsonb_build_array($2::text))
-      ORDER BY seq`,
-    [tenantId, retrievalId],
-  );
-  return rows.map(toCredit);
+  const p = new Params();
+  const sql = `SELECT seq, episode_id, payload, created_at FROM ledger_events
+      WHERE tenant_id = ${p.add(tenantId)} AND type = 'retrieval.feedback' AND payload @> jsonb_build_object('retrievalIds', jsonb_build_array(${p.add(retrievalId)}::text))
+      ORDER BY seq`;
+  return (await queryRows<FeedbackEvent>(pool, sql, p)).map(toCredit);
 }
 
 /** The retrievals an episode's completion used, with the credit it gave them. */
 export async function creditsOfEpisode(pool: pg.Pool, tenantId: string, episodeId: string): Promise<RetrievalCredit[]> {
-  const { rows } = await pool.query<FeedbackEvent>(
-    `SELECT seq, episode_id, payload, created_at FROM ledger_events
-      WHERE tenant_id = $1 AND episode_id = $2 AND type = 'retrieval.feedback' ORDER BY seq`,
-    [tenantId, episodeId],
-  );
-  return rows.map(toCredit);
+  const p = new Params();
+  const sql = `SELECT seq, episode_id, payload, created_at FROM ledger_events
+      WHERE tenant_id = ${p.add(tenantId)} AND episode_id = ${p.add(episodeId)} AND type = 'retrieval.feedback' ORDER BY seq`;
+  return (await queryRows<FeedbackEvent>(pool, sql, p)).map(toCredit);
 }
 
 /** The rows with these ids, in the order of `ids` (a receipt lists what it served best first). */

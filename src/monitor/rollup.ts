@@ -9,7 +9,8 @@
 // then find it current). Nothing is added to the write path. The first read of a tenant (no state
 // yet) builds every hour.
 import type pg from 'pg';
-import { Params } from '../db/sql.ts';
+import type { LedgerHeadsRow, MonitorRollupStatesRow } from '../db/rows.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import { withTransaction } from '../db/tx.ts';
 import { STATUSES } from './dashboard.ts';
 
@@ -22,90 +23,114 @@ const BUCKET = `CASE WHEN s.latency_ms <= 1 THEN 0 ELSE ceil(ln(s.latency_ms) / 
 /** Hours to rebuild: null for every hour of the tenant. */
 type Hours = Date[] | null;
 
-/** Rows of the listed hours ($2); $3 and $4 bound them as values, so the plan uses the time indexes. */
-const hourFilter = (column: string, hours: Hours) =>
-  hours === null ? 'true' : `date_trunc('hour', ${column}) = ANY($2::timestamptz[]) AND ${column} >= $3 AND ${column} < $4`;
+/** Rows of the listed hours; the hours' bounds, as values too, let the plan use the time indexes. */
+function hourFilter(p: Params, column: string, hours: Hours): string {
+  if (hours === null) return 'true';
+  const times = hours.map((h) => h.getTime());
+  const [from, to] = [new Date(Math.min(...times)), new Date(Math.max(...times) + 3_600_000)];
+  return `date_trunc('hour', ${column}) = ANY(${p.add(hours)}::timestamptz[]) AND ${column} >= ${p.add(from)} AND ${column} < ${p.add(to)}`;
+}
 
 async function rebuild(client: pg.PoolClient, tenantId: string, hours: Hours): Promise<void> {
-  const times = (hours ?? []).map((h) => h.getTime());
-  const params = hours === null ? [tenantId] : [tenantId, hours, new Date(Math.min(...times)), new Date(Math.max(...times) + 3_600_000)];
   for (const table of ['monitor_hours', 'monitor_hour_budgets', 'monitor_hour_tools', 'monitor_hour_latencies']) {
-    await client.query(`DELETE FROM ${table} WHERE tenant_id = $1 AND ${hours === null ? 'true' : 'hour = ANY($2::timestamptz[])'}`, params.slice(0, 2));
+    const p = new Params();
+    await client.query(
+      `DELETE FROM ${table} WHERE tenant_id = ${p.add(tenantId)} AND ${hours === null ? 'true' : `hour = ANY(${p.add(hours)}::timestamptz[])`}`,
+      p.values,
+    );
   }
+  for (const statement of [runsSql, budgetsSql, toolsSql, latenciesSql]) {
+    const p = new Params();
+    const tenant = p.add(tenantId);
+    await client.query(statement(tenant, `e.tenant_id = ${tenant} AND ${hourFilter(p, 'e.started_at', hours)}`), p.values);
+  }
+}
+
+// Each statement rebuilds one rollup table from the episodes `where` selects (of the tenant `tenant`).
+
+function runsSql(tenant: string, where: string): string {
   const statuses = STATUSES.map((s) => `count(*) FILTER (WHERE e.status = '${s}')`).join(', ');
-  await client.query(
-    `INSERT INTO monitor_hours (tenant_id, dimension, value, hour, runs, ${STATUSES.join(', ')}, successes, partials, failures, tokens, cost)
-     SELECT $1, d.dimension, d.value, date_trunc('hour', e.started_at), count(*), ${statuses},
+  return `INSERT INTO monitor_hours (tenant_id, dimension, value, hour, runs, ${STATUSES.join(', ')}, successes, partials, failures, tokens, cost)
+     SELECT ${tenant}, d.dimension, d.value, date_trunc('hour', e.started_at), count(*), ${statuses},
             count(*) FILTER (WHERE e.outcome_kind = 'success'), count(*) FILTER (WHERE e.outcome_kind = 'partial'),
             count(*) FILTER (WHERE e.outcome_kind = 'failure'), coalesce(sum(e.used_tokens), 0), coalesce(sum(e.used_cost), 0)
        FROM episodes e CROSS JOIN LATERAL ${DIMENSIONS}
-      WHERE e.tenant_id = $1 AND ${hourFilter('e.started_at', hours)}
-      GROUP BY 2, 3, 4`,
-    params,
-  );
-  await client.query(
-    `INSERT INTO monitor_hour_budgets (tenant_id, dimension, value, hour, resource, count)
-     SELECT $1, d.dimension, d.value, date_trunc('hour', e.started_at), coalesce(e.stop_reason ->> 'resource', 'unknown'), count(*)
+      WHERE ${where}
+      GROUP BY 2, 3, 4`;
+}
+
+function budgetsSql(tenant: string, where: string): string {
+  return `INSERT INTO monitor_hour_budgets (tenant_id, dimension, value, hour, resource, count)
+     SELECT ${tenant}, d.dimension, d.value, date_trunc('hour', e.started_at), coalesce(e.stop_reason ->> 'resource', 'unknown'), count(*)
        FROM episodes e CROSS JOIN LATERAL ${DIMENSIONS}
-      WHERE e.tenant_id = $1 AND ${hourFilter('e.started_at', hours)} AND (e.stop_reason ->> 'kind') = 'budget_exhausted'
-      GROUP BY 2, 3, 4, 5`,
-    params,
-  );
-  // Steps in the hour their episode started, under its task type and domain (the episodes are
-  // found through their time index, their steps through (episode_id, step_number)).
-  const steps = `FROM episodes e JOIN steps s ON s.episode_id = e.id CROSS JOIN LATERAL ${DIMENSIONS}
-      WHERE e.tenant_id = $1 AND ${hourFilter('e.started_at', hours)}`;
-  await client.query(
-    `INSERT INTO monitor_hour_tools (tenant_id, dimension, value, hour, tool, calls, errors, timeouts)
-     SELECT $1, d.dimension, d.value, date_trunc('hour', e.started_at), coalesce(s.tool, ''), count(*),
+      WHERE ${where} AND (e.stop_reason ->> 'kind') = 'budget_exhausted'
+      GROUP BY 2, 3, 4, 5`;
+}
+
+// Steps in the hour their episode started, under its task type and domain (the episodes are
+// found through their time index, their steps through (episode_id, step_number)).
+const stepsOf = (where: string) => `FROM episodes e JOIN steps s ON s.episode_id = e.id CROSS JOIN LATERAL ${DIMENSIONS} WHERE ${where}`;
+
+function toolsSql(tenant: string, where: string): string {
+  return `INSERT INTO monitor_hour_tools (tenant_id, dimension, value, hour, tool, calls, errors, timeouts)
+     SELECT ${tenant}, d.dimension, d.value, date_trunc('hour', e.started_at), coalesce(s.tool, ''), count(*),
             count(*) FILTER (WHERE s.result_kind = 'error'), count(*) FILTER (WHERE s.result_kind = 'timeout')
-       ${steps}
-      GROUP BY 2, 3, 4, 5`,
-    params,
-  );
-  await client.query(
-    `INSERT INTO monitor_hour_latencies (tenant_id, dimension, value, hour, bucket, count)
-     SELECT $1, d.dimension, d.value, date_trunc('hour', e.started_at), ${BUCKET}, count(*)
-       ${steps} AND s.latency_ms IS NOT NULL
-      GROUP BY 2, 3, 4, 5`,
-    params,
-  );
+       ${stepsOf(where)}
+      GROUP BY 2, 3, 4, 5`;
+}
+
+function latenciesSql(tenant: string, where: string): string {
+  return `INSERT INTO monitor_hour_latencies (tenant_id, dimension, value, hour, bucket, count)
+     SELECT ${tenant}, d.dimension, d.value, date_trunc('hour', e.started_at), ${BUCKET}, count(*)
+       ${stepsOf(where)} AND s.latency_ms IS NOT NULL
+      GROUP BY 2, 3, 4, 5`;
 }
 
 /** The hours of the episodes with events after `afterSeq`: when they started. */
 async function touchedHours(client: pg.PoolClient, tenantId: string, afterSeq: string, headSeq: string): Promise<Date[]> {
   // The ids first, as a value: joined as a subquery, the planner guessed many and scanned every step.
-  const touched = await client.query<{ id: string }>(
-    'SELECT DISTINCT episode_id AS id FROM ledger_events WHERE tenant_id = $1 AND seq > $2 AND seq <= $3 AND episode_id IS NOT NULL',
-    [tenantId, afterSeq, headSeq],
+  const t = new Params();
+  const touched = await queryRows<{ id: string }>(
+    client,
+    `SELECT DISTINCT episode_id AS id FROM ledger_events
+      WHERE tenant_id = ${t.add(tenantId)} AND seq > ${t.add(afterSeq)} AND seq <= ${t.add(headSeq)} AND episode_id IS NOT NULL`,
+    t,
   );
-  const ids = touched.rows.map((r) => r.id);
-  if (ids.length === 0) return [];
-  const { rows } = await client.query<{ hour: Date }>("SELECT DISTINCT date_trunc('hour', started_at) AS hour FROM episodes WHERE id = ANY($1::uuid[])", [ids]);
-  return rows.map((r) => r.hour);
+  if (touched.length === 0) return [];
+  const h = new Params();
+  const sql = `SELECT DISTINCT date_trunc('hour', started_at) AS hour FROM episodes WHERE id = ANY(${h.add(touched.map((r) => r.id))}::uuid[])`;
+  return (await queryRows<{ hour: Date }>(client, sql, h)).map((r) => r.hour);
 }
 
 /** Brings the tenant's rollup up to its ledger head. Returns the hours rebuilt (null: all). */
 export async function refreshRollup(pool: pg.Pool, tenantId: string): Promise<Hours | 'current'> {
   // Most reads find the rollup current: say so without a transaction or a row lock.
-  const { rows } = await pool.query<{ current: boolean }>(
-    `SELECT coalesce((SELECT seq FROM monitor_rollup_states WHERE tenant_id = $1), -1) = coalesce((SELECT seq FROM ledger_heads WHERE tenant_id = $1), 0) AS current`,
-    [tenantId],
+  const p = new Params();
+  const tenant = p.add(tenantId);
+  const [check] = await queryRows<{ current: boolean }>(
+    pool,
+    `SELECT coalesce((SELECT seq FROM monitor_rollup_states WHERE tenant_id = ${tenant}), -1) = coalesce((SELECT seq FROM ledger_heads WHERE tenant_id = ${tenant}), 0) AS current`,
+    p,
   );
-  if (rows[0]?.current) return 'current';
+  if (check?.current) return 'current';
   return withTransaction(pool, async (client): Promise<Hours | 'current'> => {
-    await client.query('INSERT INTO monitor_rollup_states (tenant_id, seq) VALUES ($1, -1) ON CONFLICT (tenant_id) DO NOTHING', [tenantId]);
-    const state = await client.query<{ seq: string }>('SELECT seq FROM monitor_rollup_states WHERE tenant_id = $1 FOR UPDATE', [tenantId]);
-    const head = await client.query<{ seq: string }>('SELECT seq FROM ledger_heads WHERE tenant_id = $1', [tenantId]);
-    const seen = String(state.rows[0]?.seq ?? -1);
-    const headSeq = String(head.rows[0]?.seq ?? 0);
+    // p holds the tenant alone: each statement below places it as ${tenant}.
+    await client.query(`INSERT INTO monitor_rollup_states (tenant_id, seq) VALUES (${tenant}, -1) ON CONFLICT (tenant_id) DO NOTHING`, p.values);
+    const [state] = await queryRows<Pick<MonitorRollupStatesRow, 'seq'>>(
+      client,
+      `SELECT seq FROM monitor_rollup_states WHERE tenant_id = ${tenant} FOR UPDATE`,
+      p,
+    );
+    const [head] = await queryRows<Pick<LedgerHeadsRow, 'seq'>>(client, `SELECT seq FROM ledger_heads WHERE tenant_id = ${tenant}`, p);
+    const seen = String(state?.seq ?? -1);
+    const headSeq = String(head?.seq ?? 0);
     if (seen === headSeq) {
       return 'current';
     }
     const hours = seen === '-1' ? null : await touchedHours(client, tenantId, seen, headSeq);
     if (hours === null || hours.length > 0) await rebuild(client, tenantId, hours);
-    const p = new Params();
-    await client.query(`UPDATE monitor_rollup_states SET seq = ${p.add(headSeq)} WHERE tenant_id = ${p.add(tenantId)}`, p.values);
+    const u = new Params();
+    await client.query(`UPDATE monitor_rollup_states SET seq = ${u.add(headSeq)} WHERE tenant_id = ${u.add(tenantId)}`, u.values);
     return hours;
   });
 }

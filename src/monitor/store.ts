@@ -3,6 +3,7 @@
 // ledger head first); patterns and retrievals are read raw through the monitor migration's
 // indexes. Figures at 1M episodes: docs/BENCHMARKS.md.
 import type pg from 'pg';
+import { Params, queryRows } from '../db/sql.ts';
 import {
   alignedStart,
   type Bucket,
@@ -39,24 +40,33 @@ export interface Dashboard {
   budgetExhaustions: BudgetExhaustion[];
 }
 
-/** $1 tenant, $2 from, $3 to, $4 bucket width, $5 bucket origin; queries that filter add $6 and $7. */
-type Params = [string, Date, Date, string, Date];
+/** What every statement of a dashboard reads: the tenant, the filter (whole hours) and the buckets' width and origin. */
+interface Range {
+  tenantId: string;
+  filter: DashboardFilter;
+  width: string;
+  origin: Date;
+}
 
-const bucketOf = (column: string) => `date_bin($4::interval, ${column}, $5::timestamptz)`;
-const EPISODE_FILTER = '($6::text IS NULL OR task_type = $6) AND ($7::text IS NULL OR domain = $7)';
-const isFiltered = (f: DashboardFilter) => f.taskType !== null || f.domain !== null;
-const filtered = (p: Params, f: DashboardFilter): [...Params, string | null, string | null] => [...p, f.taskType, f.domain];
-/** For rows of other tables that belong to an episode: only when a filter is set (else no join). */
-const episodeMatch = (f: DashboardFilter, idColumn: string) =>
-  !isFiltered(f)
-    ? 'true'
-    : `EXISTS (SELECT 1 FROM episodes e WHERE e.id = ${idColumn} AND e.tenant_id = $1 AND ${EPISODE_FILTER.replaceAll('task_type', 'e.task_type').replaceAll('domain', 'e.domain')})`;
-/** Rollup rows of the filter's dimension: $6 dimension, $7 value. */
-const ROLLUP_WHERE = 'tenant_id = $1 AND dimension = $6 AND value = $7 AND hour >= $2 AND hour < $3';
-const keyed = (p: Params, f: DashboardFilter): [...Params, string, string] => {
-  const key = rollupKey(f);
-  return [...p, key.dimension, key.value];
+const bucketOf = (p: Params, r: Range, column: string) => `date_bin(${p.add(r.width)}::interval, ${column}, ${p.add(r.origin)}::timestamptz)`;
+const inRange = (p: Params, r: Range, column: string) => `${column} >= ${p.add(r.filter.from)} AND ${column} < ${p.add(r.filter.to)}`;
+/** A null filter value matches any. */
+const matches = (p: Params, column: string, value: string | null) => {
+  const placed = p.add(value);
+  return `(${placed}::text IS NULL OR ${column} = ${placed})`;
 };
+/** For rows of other tables that belong to an episode: only when a filter is set (else no join). */
+function episodeMatch(p: Params, r: Range, idColumn: string): string {
+  const f = r.filter;
+  if (f.taskType === null && f.domain === null) return 'true';
+  return `EXISTS (SELECT 1 FROM episodes e WHERE e.id = ${idColumn} AND e.tenant_id = ${p.add(r.tenantId)}
+    AND ${matches(p, 'e.task_type', f.taskType)} AND ${matches(p, 'e.domain', f.domain)})`;
+}
+/** Rollup rows of the filter's dimension in the range. */
+function rollupWhere(p: Params, r: Range): string {
+  const key = rollupKey(r.filter);
+  return `tenant_id = ${p.add(r.tenantId)} AND dimension = ${p.add(key.dimension)} AND value = ${p.add(key.value)} AND ${inRange(p, r, 'hour')}`;
+}
 
 /** A row of runBuckets' query: the monitor_hours sums of one bucket. */
 type RunBucketSqlRow = { start: Date; runs: number; successes: number; partials: number; failures: number; tokens: number; cost: number } & Record<
@@ -64,22 +74,20 @@ type RunBucketSqlRow = { start: Date; runs: number; successes: number; partials:
   number
 >;
 
-async function runBuckets(pool: pg.Pool, p: Params, f: DashboardFilter): Promise<BucketRow[]> {
+async function runBuckets(pool: pg.Pool, r: Range): Promise<BucketRow[]> {
   const statuses = STATUSES.map((s) => `sum(${s})::int AS ${s}`).join(', ');
-  const { rows } = await pool.query<RunBucketSqlRow>(
-    `SELECT ${bucketOf('hour')} AS start, sum(runs)::int AS runs, ${statuses}, sum(successes)::int AS successes, sum(partials)::int AS partials,
+  const p = new Params();
+  const sql = `SELECT ${bucketOf(p, r, 'hour')} AS start, sum(runs)::int AS runs, ${statuses}, sum(successes)::int AS successes, sum(partials)::int AS partials,
             sum(failures)::int AS failures, sum(tokens)::float8 AS tokens, sum(cost)::float8 AS cost
-       FROM monitor_hours WHERE ${ROLLUP_WHERE} GROUP BY 1`,
-    keyed(p, f),
-  );
-  return rows.map((r) => ({ ...r, byStatus: Object.fromEntries(STATUSES.map((s) => [s, r[s]])) }));
+       FROM monitor_hours WHERE ${rollupWhere(p, r)} GROUP BY 1`;
+  const rows = await queryRows<RunBucketSqlRow>(pool, sql, p);
+  return rows.map((row) => ({ ...row, byStatus: Object.fromEntries(STATUSES.map((s) => [s, row[s]])) }));
 }
 
-async function budgetBuckets(pool: pg.Pool, p: Params, f: DashboardFilter): Promise<{ rows: BucketRow[]; byResource: BudgetExhaustion[] }> {
-  const { rows } = await pool.query<{ start: Date; resource: string; count: number }>(
-    `SELECT ${bucketOf('hour')} AS start, resource, sum(count)::int AS count FROM monitor_hour_budgets WHERE ${ROLLUP_WHERE} GROUP BY 1, 2`,
-    keyed(p, f),
-  );
+async function budgetBuckets(pool: pg.Pool, r: Range): Promise<{ rows: BucketRow[]; byResource: BudgetExhaustion[] }> {
+  const p = new Params();
+  const sql = `SELECT ${bucketOf(p, r, 'hour')} AS start, resource, sum(count)::int AS count FROM monitor_hour_budgets WHERE ${rollupWhere(p, r)} GROUP BY 1, 2`;
+  const rows = await queryRows<{ start: Date; resource: string; count: number }>(pool, sql, p);
   const perBucket = new Map<number, BucketRow>();
   const perResource = new Map<string, number>();
   for (const r of rows) {
@@ -95,28 +103,17 @@ async function budgetBuckets(pool: pg.Pool, p: Params, f: DashboardFilter): Prom
 }
 
 /** Steps per bucket and latency percentiles from the rollup's histograms, and calls and errors per tool. */
-async function stepAggregates(pool: pg.Pool, p: Params, f: DashboardFilter) {
-  const params = keyed(p, f);
-  const [histogram, tools] = await Promise.all([
-    pool.query<{ start: Date; bucket: number; count: number }>(
-      `SELECT ${bucketOf('hour')} AS start, bucket, sum(count)::int AS count FROM monitor_hour_latencies WHERE ${ROLLUP_WHERE} GROUP BY 1, 2`,
-      params,
-    ),
-    pool.query<{ start: Date; tool: string; calls: number; errors: number; timeouts: number }>(
-      `SELECT ${bucketOf('hour')} AS start, tool, sum(calls)::int AS calls, sum(errors)::int AS errors, sum(timeouts)::int AS timeouts
-         FROM monitor_hour_tools WHERE ${ROLLUP_WHERE} GROUP BY 1, 2`,
-      params,
-    ),
-  ]);
+async function stepAggregates(pool: pg.Pool, r: Range) {
+  const [histogram, tools] = await Promise.all([latencyHistograms(pool, r), toolSums(pool, r)]);
   const perBucket = new Map<number, { start: Date; steps: number; histogram: Array<{ bucket: number; count: number }> }>();
   const bucket = (start: Date) => {
     const found = perBucket.get(start.getTime()) ?? { start, steps: 0, histogram: [] };
     perBucket.set(start.getTime(), found);
     return found;
   };
-  for (const h of histogram.rows) bucket(h.start).histogram.push(h);
+  for (const h of histogram) bucket(h.start).histogram.push(h);
   const perTool = new Map<string, { calls: number; errors: number; timeouts: number }>();
-  for (const t of tools.rows) {
+  for (const t of tools) {
     bucket(t.start).steps += t.calls;
     if (!t.tool) continue;
     const sum = perTool.get(t.tool) ?? { calls: 0, errors: 0, timeouts: 0 };
@@ -128,7 +125,7 @@ async function stepAggregates(pool: pg.Pool, p: Params, f: DashboardFilter) {
     latencyP50: histogramPercentile(b.histogram, 0.5, LATENCY_BASE),
     latencyP95: histogramPercentile(b.histogram, 0.95, LATENCY_BASE),
   }));
-  const all = histogram.rows;
+  const all = histogram;
   const toolStats: ToolStats[] = [...perTool]
     .map(([tool, t]) => ({ tool, ...t, errorRate: toolErrorRate(t.calls, t.errors, t.timeouts) }))
     .sort((a, b) => b.calls - a.calls || a.tool.localeCompare(b.tool))
@@ -142,49 +139,65 @@ async function stepAggregates(pool: pg.Pool, p: Params, f: DashboardFilter) {
   };
 }
 
+async function latencyHistograms(pool: pg.Pool, r: Range) {
+  const p = new Params();
+  const sql = `SELECT ${bucketOf(p, r, 'hour')} AS start, bucket, sum(count)::int AS count FROM monitor_hour_latencies WHERE ${rollupWhere(p, r)} GROUP BY 1, 2`;
+  return queryRows<{ start: Date; bucket: number; count: number }>(pool, sql, p);
+}
+
+async function toolSums(pool: pg.Pool, r: Range) {
+  const p = new Params();
+  const sql = `SELECT ${bucketOf(p, r, 'hour')} AS start, tool, sum(calls)::int AS calls, sum(errors)::int AS errors, sum(timeouts)::int AS timeouts
+         FROM monitor_hour_tools WHERE ${rollupWhere(p, r)} GROUP BY 1, 2`;
+  return queryRows<{ start: Date; tool: string; calls: number; errors: number; timeouts: number }>(pool, sql, p);
+}
+
 async function countBuckets(
   pool: pg.Pool,
-  p: Params | [...Params, string | null] | [...Params, string | null, string | null],
-  sql: string,
+  r: Range,
+  sqlOf: (p: Params, r: Range) => string,
   field: 'patternsLearned' | 'retrievalsServed' | 'retrievalsCredited',
 ): Promise<BucketRow[]> {
-  const { rows } = await pool.query<{ start: Date; count: number }>(sql, p);
-  return rows.map((r) => ({ start: r.start, [field]: r.count }));
+  const p = new Params();
+  const rows = await queryRows<{ start: Date; count: number }>(pool, sqlOf(p, r), p);
+  return rows.map((row) => ({ start: row.start, [field]: row.count }));
 }
 
 /** Patterns first seen in the range that are active now; the domain filter applies (patterns have no task type). */
-const PATTERNS_SQL = `SELECT ${bucketOf('created_at')} AS start, count(*)::int AS count FROM patterns
-  WHERE tenant_id = $1 AND created_at >= $2 AND created_at < $3 AND status = 'active' AND ($6::text IS NULL OR domain = $6)
+const patternsSql = (p: Params, r: Range) => `SELECT ${bucketOf(p, r, 'created_at')} AS start, count(*)::int AS count FROM patterns
+  WHERE tenant_id = ${p.add(r.tenantId)} AND ${inRange(p, r, 'created_at')} AND status = 'active' AND ${matches(p, 'domain', r.filter.domain)}
   GROUP BY 1`;
 /** Receipts carry no task type or domain: the count is the tenant's, whatever the filter. */
-const SERVED_SQL = `SELECT ${bucketOf('created_at')} AS start, count(*)::int AS count FROM retrievals
-  WHERE tenant_id = $1 AND created_at >= $2 AND created_at < $3
+const servedSql = (p: Params, r: Range) => `SELECT ${bucketOf(p, r, 'created_at')} AS start, count(*)::int AS count FROM retrievals
+  WHERE tenant_id = ${p.add(r.tenantId)} AND ${inRange(p, r, 'created_at')}
   GROUP BY 1`;
 const creditedSql = (
-  f: DashboardFilter,
-) => `SELECT ${bucketOf('l.created_at')} AS start, coalesce(sum(jsonb_array_length(l.payload -> 'retrievalIds')), 0)::int AS count
+  p: Params,
+  r: Range,
+) => `SELECT ${bucketOf(p, r, 'l.created_at')} AS start, coalesce(sum(jsonb_array_length(l.payload -> 'retrievalIds')), 0)::int AS count
   FROM ledger_events l
-  WHERE l.tenant_id = $1 AND l.type = 'retrieval.feedback' AND l.created_at >= $2 AND l.created_at < $3 AND ${episodeMatch(f, 'l.episode_id')}
+  WHERE l.tenant_id = ${p.add(r.tenantId)} AND l.type = 'retrieval.feedback' AND ${inRange(p, r, 'l.created_at')} AND ${episodeMatch(p, r, 'l.episode_id')}
   GROUP BY 1`;
 
 /** When the tenant's first run started (the index on (tenant_id, started_at) answers it); null when none did. */
 export async function firstRunAt(pool: pg.Pool, tenantId: string): Promise<Date | null> {
-  const { rows } = await pool.query<{ first: Date | null }>('SELECT min(started_at) AS first FROM episodes WHERE tenant_id = $1', [tenantId]);
-  return rows[0]?.first ?? null;
+  const p = new Params();
+  const sql = `SELECT min(started_at) AS first FROM episodes WHERE tenant_id = ${p.add(tenantId)}`;
+  return (await queryRows<{ first: Date | null }>(pool, sql, p))[0]?.first ?? null;
 }
 
 export async function loadDashboard(pool: pg.Pool, tenantId: string, asked: DashboardFilter): Promise<Dashboard> {
   const filter = wholeHours(asked);
   await refreshRollup(pool, tenantId);
   const bucketMs = bucketMsFor(filter);
-  const p: Params = [tenantId, filter.from, filter.to, `${bucketMs / 1000} seconds`, alignedStart(filter.from, bucketMs)];
+  const r: Range = { tenantId, filter, width: `${bucketMs / 1000} seconds`, origin: alignedStart(filter.from, bucketMs) };
   const [runs, budgets, steps, patterns, served, credited] = await Promise.all([
-    runBuckets(pool, p, filter),
-    budgetBuckets(pool, p, filter),
-    stepAggregates(pool, p, filter),
-    countBuckets(pool, [...p, filter.domain], PATTERNS_SQL, 'patternsLearned'),
-    countBuckets(pool, p, SERVED_SQL, 'retrievalsServed'),
-    countBuckets(pool, isFiltered(filter) ? filtered(p, filter) : p, creditedSql(filter), 'retrievalsCredited'),
+    runBuckets(pool, r),
+    budgetBuckets(pool, r),
+    stepAggregates(pool, r),
+    countBuckets(pool, r, patternsSql, 'patternsLearned'),
+    countBuckets(pool, r, servedSql, 'retrievalsServed'),
+    countBuckets(pool, r, creditedSql, 'retrievalsCredited'),
   ]);
   const series = buildSeries(filter, bucketMs, [runs, budgets.rows, steps.buckets, patterns, served, credited]);
   return {

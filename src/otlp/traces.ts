@@ -7,6 +7,8 @@
 import type pg from 'pg';
 import { DomainError, IllegalTransitionError, InputLimitError } from '../core/errors.ts';
 import { must } from '../core/must.ts';
+import type { EpisodesRow, StepsRow } from '../db/rows.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import { startEpisode } from '../episodes/store.ts';
 import { completeAndLearn } from '../lifecycle/complete.ts';
 import type { StepIngestor } from '../steps/ingest.ts';
@@ -91,9 +93,12 @@ export class TraceIngest {
 
   private async episodesOf(tenantId: string, traceIds: string[]): Promise<Map<string, EpisodeRef>> {
     const keys = traceIds.map(dedupeKeyOfTrace);
-    const { rows } = await this.deps.pool.query<{ id: string; dedupe_key: string; root: string | null }>(
-      "SELECT id, dedupe_key, metadata->>'rootSpanId' AS root FROM episodes WHERE tenant_id = $1 AND dedupe_key = ANY($2::text[])",
-      [tenantId, keys],
+    const p = new Params();
+    // dedupe_key is nullable in the table, but these rows matched a trace's key.
+    const rows = await queryRows<Pick<EpisodesRow, 'id'> & { dedupe_key: string; root: string | null }>(
+      this.deps.pool,
+      `SELECT id, dedupe_key, metadata->>'rootSpanId' AS root FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND dedupe_key = ANY(${p.add(keys)}::text[])`,
+      p,
     );
     return new Map(rows.map((r) => [r.dedupe_key.slice('otlp:'.length), { id: r.id, rootSpanId: r.root }]));
   }
@@ -176,9 +181,11 @@ export class TraceIngest {
 
   /** Spans for an episode that no longer takes steps: those it holds already are duplicates, the rest refused. */
   private async afterEnd(episodeId: string, spans: OtlpSpan[], error: Error): Promise<IngestReport> {
-    const { rows } = await this.deps.pool.query<{ side_effect_key: string }>(
-      'SELECT side_effect_key FROM steps WHERE episode_id = $1 AND side_effect_key = ANY($2::text[])',
-      [episodeId, spans.map((s) => sideEffectKeyOfSpan(s.spanId))],
+    const p = new Params();
+    const rows = await queryRows<Pick<StepsRow, 'side_effect_key'>>(
+      this.deps.pool,
+      `SELECT side_effect_key FROM steps WHERE episode_id = ${p.add(episodeId)} AND side_effect_key = ANY(${p.add(spans.map((s) => sideEffectKeyOfSpan(s.spanId)))}::text[])`,
+      p,
     );
     const held = new Set(rows.map((r) => r.side_effect_key));
     const report: IngestReport = { stored: 0, pending: 0, refused: [] };

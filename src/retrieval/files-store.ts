@@ -3,6 +3,7 @@
 // artifacts: the importer stores a run's final patch's files there, an agent its own), rank the
 // files (files.ts), then record a receipt of the runs served as evidence, when the caller may write.
 import type pg from 'pg';
+import { Params, queryRows } from '../db/sql.ts';
 import { FILE_RULES, type FileEvidence, type RankedRun, type RunOutcome, rankFiles } from './files.ts';
 import { recordRetrieval } from './receipts.ts';
 import type { RetrievalDeps } from './retrieve.ts';
@@ -52,11 +53,13 @@ export async function retrieveFiles(
 /** Each episode's outcome and the files it changed (outcome artifacts), tenant-scoped. */
 async function changedFilesOf(pool: pg.Pool, tenantId: string, ids: readonly string[]): Promise<Map<string, { outcome: RunOutcome | null; files: string[] }>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await pool.query<{ id: string; outcome_kind: RunOutcome | null; artifacts: string[] | null }>(
+  const p = new Params();
+  const rows = await queryRows<{ id: string; outcome_kind: RunOutcome | null; artifacts: string[] | null }>(
+    pool,
     `SELECT id, outcome_kind,
             CASE WHEN jsonb_typeof(outcome->'artifacts') = 'array' THEN ARRAY(SELECT jsonb_array_elements_text(outcome->'artifacts')) END AS artifacts
-       FROM episodes WHERE tenant_id = $1 AND id = ANY($2::uuid[])`,
-    [tenantId, ids],
+       FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND id = ANY(${p.add(ids)}::uuid[])`,
+    p,
   );
   return new Map(rows.map((r) => [r.id, { outcome: r.outcome_kind, files: r.artifacts ?? [] }]));
 }

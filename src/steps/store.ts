@@ -1,7 +1,7 @@
 // Multi-row step inserts with parameterised UNNEST: Prisma's createMany measured 0.08x of this here.
 import type pg from 'pg';
 import { must } from '../core/must.ts';
-import type { StepsRow } from '../db/rows.ts';
+import type { BlobsRow, StepsRow } from '../db/rows.ts';
 import { Params, queryRows, type UnnestColumn, unnestAs } from '../db/sql.ts';
 import type { StepDigest } from '../episodes/outcome.ts';
 import type { PreparedStep } from './prepare.ts';
@@ -95,10 +95,13 @@ export interface ExistingKeyedStep {
 /** Steps already journaled under any of these (episode, side-effect key) pairs. */
 export async function findKeyedSteps(client: pg.PoolClient, pairs: Array<{ episodeId: string; key: string }>): Promise<ExistingKeyedStep[]> {
   if (!pairs.length) return [];
-  const { rows } = await client.query<{ episode_id: string; side_effect_key: string; id: string; step_number: number }>(
-    `SELECT s.episode_id, s.side_effect_key, s.id, s.step_number FROM steps s
-       JOIN unnest($1::uuid[], $2::text[]) AS k(episode_id, key) ON s.episode_id = k.episode_id AND s.side_effect_key = k.key`,
-    [pairs.map((p) => p.episodeId), pairs.map((p) => p.key)],
+  const p = new Params();
+  const keys = unnestAs(p, 'k', { episode_id: [pairs.map((pair) => pair.episodeId), 'uuid'], key: [pairs.map((pair) => pair.key), 'text'] });
+  // side_effect_key is nullable in the table, but these rows matched a key.
+  const rows = await queryRows<Pick<StepsRow, 'episode_id' | 'id' | 'step_number'> & { side_effect_key: string }>(
+    client,
+    `SELECT s.episode_id, s.side_effect_key, s.id, s.step_number FROM steps s JOIN ${keys} ON s.episode_id = k.episode_id AND s.side_effect_key = k.key`,
+    p,
   );
   return rows.map((r) => ({ episodeId: r.episode_id, sideEffectKey: r.side_effect_key, id: r.id, stepNumber: r.step_number }));
 }
@@ -111,25 +114,39 @@ export async function findKeyedSteps(client: pg.PoolClient, pairs: Array<{ episo
 export async function insertBlobs(client: pg.PoolClient, tenantId: string, blobs: Array<{ hash: string; content: string; sizeBytes: number }>): Promise<void> {
   const unique = [...new Map(blobs.map((b) => [b.hash, b])).values()];
   if (!unique.length) return;
+  const p = new Params();
+  const tenant = p.add(tenantId);
+  const newBlobs = unnestAs(p, 'b', {
+    hash: [unique.map((b) => b.hash), 'text'],
+    content: [unique.map((b) => b.content), 'text'],
+    size_bytes: [unique.map((b) => b.sizeBytes), 'int'],
+  });
   await client.query(
     `WITH added AS (
        INSERT INTO blobs (tenant_id, hash, content, size_bytes)
-       SELECT $1, hash, content, size_bytes FROM unnest($2::text[], $3::text[], $4::int[]) AS b(hash, content, size_bytes)
+       SELECT ${tenant}, hash, content, size_bytes FROM ${newBlobs}
        ON CONFLICT DO NOTHING RETURNING size_bytes)
-     INSERT INTO blob_usage (tenant_id, bytes) SELECT $1, coalesce(sum(size_bytes), 0) FROM added
+     INSERT INTO blob_usage (tenant_id, bytes) SELECT ${tenant}, coalesce(sum(size_bytes), 0) FROM added
      ON CONFLICT (tenant_id) DO UPDATE SET bytes = blob_usage.bytes + EXCLUDED.bytes`,
-    [tenantId, unique.map((b) => b.hash), unique.map((b) => b.content), unique.map((b) => b.sizeBytes)],
+    p.values,
   );
 }
 
 /** The tenant's stored blob bytes, and which of `hashes` it holds already (read under the usage row's lock). */
 export async function blobStateForUpdate(client: pg.PoolClient, tenantId: string, hashes: string[]): Promise<{ bytes: number; present: Set<string> }> {
-  await client.query('INSERT INTO blob_usage (tenant_id) VALUES ($1) ON CONFLICT DO NOTHING', [tenantId]);
-  const usage = await client.query<{ bytes: number }>('SELECT bytes::float8 AS bytes FROM blob_usage WHERE tenant_id = $1 FOR UPDATE', [tenantId]);
-  const { rows } = hashes.length
-    ? await client.query<{ hash: string }>('SELECT hash FROM blobs WHERE tenant_id = $1 AND hash = ANY($2::text[])', [tenantId, hashes])
-    : { rows: [] };
-  return { bytes: usage.rows[0]?.bytes ?? 0, present: new Set(rows.map((r) => r.hash)) };
+  const u = new Params();
+  const tenant = u.add(tenantId);
+  await client.query(`INSERT INTO blob_usage (tenant_id) VALUES (${tenant}) ON CONFLICT DO NOTHING`, u.values);
+  // bytes is a bigint, which pg reads as a string; the cast reads it as a number.
+  const [usage] = await queryRows<{ bytes: number }>(client, `SELECT bytes::float8 AS bytes FROM blob_usage WHERE tenant_id = ${tenant} FOR UPDATE`, u);
+  return { bytes: usage?.bytes ?? 0, present: new Set(hashes.length ? await heldBlobs(client, tenantId, hashes) : []) };
+}
+
+/** Which of `hashes` the tenant holds already. */
+async function heldBlobs(client: pg.PoolClient, tenantId: string, hashes: string[]): Promise<string[]> {
+  const p = new Params();
+  const sql = `SELECT hash FROM blobs WHERE tenant_id = ${p.add(tenantId)} AND hash = ANY(${p.add(hashes)}::text[])`;
+  return (await queryRows<Pick<BlobsRow, 'hash'>>(client, sql, p)).map((r) => r.hash);
 }
 
 /** A row of stepDigests' query. */
@@ -143,9 +160,11 @@ interface StepDigestSqlRow {
 
 /** What a converge outcome lists of each journaled step, in step order. */
 export async function stepDigests(client: pg.PoolClient, episodeId: string): Promise<StepDigest[]> {
-  const { rows } = await client.query<StepDigestSqlRow>(
-    'SELECT step_number, kind, tool, action, result_kind FROM steps WHERE episode_id = $1 ORDER BY step_number',
-    [episodeId],
+  const p = new Params();
+  const rows = await queryRows<StepDigestSqlRow>(
+    client,
+    `SELECT step_number, kind, tool, action, result_kind FROM steps WHERE episode_id = ${p.add(episodeId)} ORDER BY step_number`,
+    p,
   );
   return rows.map((r) => ({ stepNumber: r.step_number, kind: r.kind, tool: r.tool, action: r.action, result: r.result_kind }));
 }
