@@ -1,6 +1,8 @@
 // The tenant's learned ranker in PostgreSQL (ranking_models): loaded by every relevantEpisodes,
 // fitted by ranker-training.ts when the learning queue finds a refit due.
 import type pg from 'pg';
+import type { EpisodeTermTotalsRow, RankingModelsRow } from '../db/rows.ts';
+import { Params, queryRows } from '../db/sql.ts';
 import type { RankingModel } from './ranker.ts';
 
 export const RANKER_TRAINING = {
@@ -12,18 +14,13 @@ export const RANKER_TRAINING = {
   refitEvery: 50,
 } as const;
 
-interface ModelRow {
-  features: string[];
-  weights: number[];
-  means: number[];
-  scales: number[];
-}
-
 /** The tenant's model; null when it has none or its last fit kept the fixed formula (a row without features). */
 export async function loadRankingModel(pool: pg.Pool, tenantId: string): Promise<RankingModel | null> {
-  const { rows } = await pool.query<ModelRow>(
-    'SELECT features, weights, means, scales FROM ranking_models WHERE tenant_id = $1 AND cardinality(features) > 0',
-    [tenantId],
+  const p = new Params();
+  const rows = await queryRows<Pick<RankingModelsRow, 'features' | 'weights' | 'means' | 'scales'>>(
+    pool,
+    `SELECT features, weights, means, scales FROM ranking_models WHERE tenant_id = ${p.add(tenantId)} AND cardinality(features) > 0`,
+    p,
   );
   return rows[0] ?? null;
 }
@@ -36,18 +33,24 @@ export interface StoredRankerInfo {
 }
 
 export async function rankingModelInfo(pool: pg.Pool, tenantId: string): Promise<StoredRankerInfo | null> {
-  const { rows } = await pool.query<{ episodes: number; queries: number; pairs: number; trained_at: Date }>(
-    'SELECT episodes, queries, pairs, trained_at FROM ranking_models WHERE tenant_id = $1',
-    [tenantId],
+  const p = new Params();
+  const [row] = await queryRows<Pick<RankingModelsRow, 'episodes' | 'queries' | 'pairs' | 'trained_at'>>(
+    pool,
+    `SELECT episodes, queries, pairs, trained_at FROM ranking_models WHERE tenant_id = ${p.add(tenantId)}`,
+    p,
   );
-  const row = rows[0];
   return row ? { episodes: row.episodes, queries: row.queries, pairs: row.pairs, trainedAt: row.trained_at } : null;
 }
 
 /** Episodes indexed for retrieval (the task field's document count). */
 export async function indexedEpisodes(pool: pg.Pool, tenantId: string): Promise<number> {
-  const { rows } = await pool.query<{ documents: number }>('SELECT documents FROM episode_term_totals WHERE tenant_id = $1 AND field = 0', [tenantId]);
-  return rows[0]?.documents ?? 0;
+  const p = new Params();
+  const [row] = await queryRows<Pick<EpisodeTermTotalsRow, 'documents'>>(
+    pool,
+    `SELECT documents FROM episode_term_totals WHERE tenant_id = ${p.add(tenantId)} AND field = 0`,
+    p,
+  );
+  return row?.documents ?? 0;
 }
 
 /**

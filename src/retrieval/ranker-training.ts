@@ -35,9 +35,12 @@ async function trainingQuery(pool: pg.Pool, tenantId: string, episode: TrainingE
     excludeId: episode.id,
     model: null,
   });
-  const { rows } = await pool.query<{ id: string; artifacts: string[] }>(`SELECT id, ${ARTIFACTS} AS artifacts FROM episodes WHERE id = ANY($1::uuid[])`, [
-    episodes.map((e) => e.id),
-  ]);
+  const p = new Params();
+  const rows = await queryRows<{ id: string; artifacts: string[] }>(
+    pool,
+    `SELECT id, ${ARTIFACTS} AS artifacts FROM episodes WHERE id = ANY(${p.add(episodes.map((e) => e.id))}::uuid[])`,
+    p,
+  );
   const files = new Set(episode.artifacts);
   const relevant = new Set(rows.filter((r) => r.artifacts.some((f) => files.has(f))).map((r) => r.id));
   return { candidates: episodes.map((e) => ({ x: e.features, relevant: relevant.has(e.id) })) };
@@ -90,11 +93,13 @@ const FIXED_ONLY: RankingModel = { features: [], weights: [], means: [], scales:
  */
 export async function trainRankingModel(pool: pg.Pool, tenantId: string): Promise<(StoredRankerInfo & { model: RankingModel }) | null> {
   const indexed = await indexedEpisodes(pool, tenantId);
-  const { rows } = await pool.query<TrainingEpisode>(
+  const p = new Params();
+  const rows = await queryRows<TrainingEpisode>(
+    pool,
     `SELECT id, task_description, domain, language, ${ARTIFACTS} AS artifacts FROM episodes
-      WHERE tenant_id = $1 AND status IN ('completed', 'failed') AND jsonb_typeof(outcome->'artifacts') = 'array' AND jsonb_array_length(outcome->'artifacts') > 0
-      ORDER BY ended_at DESC NULLS LAST, id LIMIT $2`,
-    [tenantId, RANKER_TRAINING.queries],
+      WHERE tenant_id = ${p.add(tenantId)} AND status IN ('completed', 'failed') AND jsonb_typeof(outcome->'artifacts') = 'array' AND jsonb_array_length(outcome->'artifacts') > 0
+      ORDER BY ended_at DESC NULLS LAST, id LIMIT ${p.add(RANKER_TRAINING.queries)}`,
+    p,
   );
   const queries: TrainingQuery[] = [];
   for (const [i, episode] of rows.entries()) queries.push(await trainingQuery(pool, tenantId, episode, i % 2 === 0));
