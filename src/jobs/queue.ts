@@ -13,6 +13,8 @@ const QUEUE_SETUP_LOCK_KEY = 72_707_369_003;
 
 /** Statements pg-boss has sent and not yet seen answered, per queue (see stopJobQueue). */
 const pendingStatements = new WeakMap<JobQueue, Set<Promise<unknown>>>();
+/** Queues stopJobQueue has finished with: their pool may be closed (see stopJobQueue). */
+const closedQueues = new WeakSet<JobQueue>();
 /** Job handlers running now, per queue (see stopJobQueue). */
 const runningHandlers = new WeakMap<JobQueue, Set<Promise<unknown>>>();
 
@@ -24,12 +26,16 @@ function trackIn(set: Set<Promise<unknown>>, running: Promise<unknown>): void {
 
 export async function startJobQueue(pool: pg.Pool, log: Logger): Promise<JobQueue> {
   const pending = new Set<Promise<unknown>>();
-  const executeSql = (text: string, values: unknown[]) => {
+  const executeSql = (text: string, values: unknown[]): Promise<pg.QueryResult> => {
+    // After the stop, a statement is dropped: it never settles, as if the process had died there
+    // (an unfinished job expires and runs again). Sent to the closed pool it would reject where
+    // pg-boss does not await it (a completion), an unhandled rejection that ends a process.
+    if (closedQueues.has(boss)) return new Promise<never>(() => undefined);
     const running = pool.query(text, values);
     trackIn(pending, running);
     return running;
   };
-  const boss = new PgBoss({
+  const boss: JobQueue = new PgBoss({
     db: { executeSql },
     schema: 'pgboss',
     // Expired or failed jobs are retried; completed ones are kept a day for inspection.
@@ -59,7 +65,8 @@ export function handlerOf<J>(queue: JobQueue, handler: (jobs: J[]) => Promise<un
  * Stops the workers (waiting up to `timeoutMs` for running jobs), then until no statement and no
  * handler of this queue is left. pg-boss 10 completes and fails a job without awaiting it, and a
  * fetch it sent before stop() can still start a handler: with the pool closed under them, the
- * completion fails (the job expires and runs again) and its rejection reaches no one.
+ * completion fails (the job expires and runs again) and its rejection reaches no one. What pg-boss
+ * sends after this returns (a continuation later than the last look, under load) is dropped.
  */
 export async function stopJobQueue(boss: JobQueue, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -70,6 +77,7 @@ export async function stopJobQueue(boss: JobQueue, timeoutMs: number): Promise<v
     // A settled handler's completion is sent in pg-boss's continuation: let it run, then look again.
     await new Promise((resolve) => setImmediate(resolve));
   }
+  closedQueues.add(boss);
 }
 
 /**

@@ -51,6 +51,32 @@ it('waits for a handler that started after stop() began, and for its completion,
   }
 });
 
+it('drops a statement pg-boss sends after the stop: it never reaches the closed pool', async () => {
+  const own = createDatabase(database.url, 2);
+  const queue = await startJobQueue(own.pool, createLogger('silent'));
+  await queue.createQueue('after-stop');
+  await stopJobQueue(queue, 10_000);
+  await own.close();
+  const rejected: unknown[] = [];
+  const onRejection = (reason: unknown) => rejected.push(reason);
+  process.on('unhandledRejection', onRejection);
+  try {
+    // As pg-boss completes a job whose handler returned after the last look: unawaited.
+    const completion = queue.complete('after-stop', '00000000-0000-4000-8000-000000000000');
+    const settled = await Promise.race([
+      completion.then(
+        () => 'settled',
+        () => 'rejected',
+      ),
+      new Promise((r) => setTimeout(() => r('pending'), 200)),
+    ]);
+    expect(settled).toBe('pending');
+    expect(rejected).toEqual([]);
+  } finally {
+    process.off('unhandledRejection', onRejection);
+  }
+});
+
 it('every job handler in src/ is registered through handlerOf', () => {
   const files = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
