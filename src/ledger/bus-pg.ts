@@ -4,6 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { Params } from '../db/sql.ts';
 import { type BusOptions, FanOutUnavailableError, type LedgerBus } from './bus.ts';
 import { decodeHeads, encodeHeads, FanOutBase } from './bus-core.ts';
 
@@ -45,11 +46,13 @@ export class PgLedgerBus extends FanOutBase implements LedgerBus {
   }
 
   protected async send(heads: Map<string, number>): Promise<void> {
-    await this.pool.query('SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload', [CHANNEL, encodeHeads(heads)]);
+    const p = new Params();
+    await this.pool.query(`SELECT pg_notify(${p.add(CHANNEL)}, payload) FROM unnest(${p.add(encodeHeads(heads))}::text[]) AS payload`, p.values);
   }
 
   protected async sendRevoked(keyId: string): Promise<void> {
-    await this.pool.query('SELECT pg_notify($1, $2)', [KEYS_CHANNEL, keyId]);
+    const p = new Params();
+    await this.pool.query(`SELECT pg_notify(${p.add(KEYS_CHANNEL)}, ${p.add(keyId)})`, p.values);
   }
 
   private async listen(): Promise<pg.Client> {

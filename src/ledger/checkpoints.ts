@@ -35,9 +35,11 @@ export class TreeCache {
 
   private async extend(tenantId: string, tree: MerkleTree, size: number): Promise<MerkleTree> {
     while (tree.size < size) {
-      const { rows } = await this.pool.query<{ seq: string; hash: string }>(
-        'SELECT seq, hash FROM ledger_events WHERE tenant_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4',
-        [tenantId, tree.size, size, PAGE],
+      const p = new Params();
+      const rows = await queryRows<{ seq: string; hash: string }>(
+        this.pool,
+        `SELECT seq, hash FROM ledger_events WHERE tenant_id = ${p.add(tenantId)} AND seq > ${p.add(tree.size)} AND seq <= ${p.add(size)} ORDER BY seq LIMIT ${p.add(PAGE)}`,
+        p,
       );
       if (!rows.length) throw new Error(`ledger of tenant ${tenantId} has ${tree.size} events, expected ${size}`);
       for (const r of rows) {
@@ -64,17 +66,23 @@ function toSigned(r: CheckpointRow): SignedTreeHead {
 }
 
 export async function latestCheckpoint(pool: pg.Pool, tenantId: string): Promise<SignedTreeHead | null> {
-  const { rows } = await pool.query<CheckpointRow>('SELECT * FROM ledger_checkpoints WHERE tenant_id = $1 ORDER BY tree_size DESC LIMIT 1', [tenantId]);
-  return rows[0] ? toSigned(rows[0]) : null;
+  const p = new Params();
+  const [row] = await queryRows<CheckpointRow>(
+    pool,
+    `SELECT * FROM ledger_checkpoints WHERE tenant_id = ${p.add(tenantId)} ORDER BY tree_size DESC LIMIT 1`,
+    p,
+  );
+  return row ? toSigned(row) : null;
 }
 
 /** Every signed checkpoint with treeSize > afterSize, oldest first, at most `limit`. */
 export async function listCheckpoints(pool: pg.Pool, tenantId: string, afterSize: number, limit: number): Promise<SignedTreeHead[]> {
-  const { rows } = await pool.query<CheckpointRow>('SELECT * FROM ledger_checkpoints WHERE tenant_id = $1 AND tree_size > $2 ORDER BY tree_size LIMIT $3', [
-    tenantId,
-    afterSize,
-    limit,
-  ]);
+  const p = new Params();
+  const rows = await queryRows<CheckpointRow>(
+    pool,
+    `SELECT * FROM ledger_checkpoints WHERE tenant_id = ${p.add(tenantId)} AND tree_size > ${p.add(afterSize)} ORDER BY tree_size LIMIT ${p.add(limit)}`,
+    p,
+  );
   return rows.map(toSigned);
 }
 
@@ -152,19 +160,22 @@ export class CheckpointPublisher {
    */
   async publishDue(): Promise<number> {
     try {
-      const missed = await this.pool.query<{ tenant_id: string; size: string }>(
-        `SELECT h.tenant_id, m.size FROM ledger_heads h CROSS JOIN LATERAL generate_series($1::bigint, h.seq, $1::bigint) AS m(size)
+      const p = new Params();
+      const every = p.add(this.opts.everyEvents);
+      const missed = await queryRows<{ tenant_id: string; size: string }>(
+        this.pool,
+        `SELECT h.tenant_id, m.size FROM ledger_heads h CROSS JOIN LATERAL generate_series(${every}::bigint, h.seq, ${every}::bigint) AS m(size)
           WHERE NOT EXISTS (SELECT 1 FROM ledger_checkpoints c WHERE c.tenant_id = h.tenant_id AND c.tree_size = m.size)
           ORDER BY h.tenant_id, m.size`,
-        [this.opts.everyEvents],
+        p,
       );
-      for (const r of missed.rows) await this.publishAt(r.tenant_id, Number(r.size));
+      for (const r of missed) await this.publishAt(r.tenant_id, Number(r.size));
       const { rows } = await this.pool.query<{ id: string }>(
         `SELECT t.id FROM tenants t LEFT JOIN ledger_heads h ON h.tenant_id = t.id
           WHERE COALESCE(h.seq, 0) > COALESCE((SELECT max(tree_size) FROM ledger_checkpoints c WHERE c.tenant_id = t.id), -1)`,
       );
       for (const r of rows) await this.publish(r.id);
-      return missed.rows.length + rows.length;
+      return missed.length + rows.length;
     } catch (err) {
       this.log.error({ err }, 'periodic checkpoint failed');
       return 0;
@@ -172,8 +183,13 @@ export class CheckpointPublisher {
   }
 
   private async hashOf(tenantId: string, seq: number): Promise<string> {
-    const { rows } = await this.pool.query<{ hash: string }>('SELECT hash FROM ledger_events WHERE tenant_id = $1 AND seq = $2', [tenantId, seq]);
-    if (!rows[0]) throw new Error(`ledger of tenant ${tenantId} has no event ${seq}`);
-    return rows[0].hash;
+    const p = new Params();
+    const [row] = await queryRows<{ hash: string }>(
+      this.pool,
+      `SELECT hash FROM ledger_events WHERE tenant_id = ${p.add(tenantId)} AND seq = ${p.add(seq)}`,
+      p,
+    );
+    if (!row) throw new Error(`ledger of tenant ${tenantId} has no event ${seq}`);
+    return row.hash;
   }
 }

@@ -77,12 +77,20 @@ async function checkpointCovering(ctx: Context, size: number): Promise<SignedTre
   throw new NotCheckpointedError(size, latest?.treeSize ?? null, retryAfterMs(latest, ctx.services.checkpoints.opts.intervalMs, Date.now()));
 }
 
+async function episodeExists(pool: pg.Pool, tenantId: string, id: string): Promise<boolean> {
+  const p = new Params();
+  return (await queryRows(pool, `SELECT 1 FROM episodes WHERE id = ${p.add(id)} AND tenant_id = ${p.add(tenantId)}`, p)).length > 0;
+}
+
 /** An episode's events (lease.charged names its episode in the payload, §10) and its step rows. */
 async function episodeRecord(pool: pg.Pool, tenantId: string, episodeId: string): Promise<{ events: StoredLedgerEvent[]; steps: StepRow[] }> {
-  const events = await pool.query<LedgerEventSqlRow>(
+  const e = new Params();
+  const episode = e.add(episodeId);
+  const events = await queryRows<LedgerEventSqlRow>(
+    pool,
     `SELECT ${EVENT_COLUMNS} FROM ledger_events
-      WHERE tenant_id = $1 AND (episode_id = $2 OR (type = 'lease.charged' AND payload->>'episodeId' = $2::text)) ORDER BY seq`,
-    [tenantId, episodeId],
+      WHERE tenant_id = ${e.add(tenantId)} AND (episode_id = ${episode} OR (type = 'lease.charged' AND payload->>'episodeId' = ${episode}::text)) ORDER BY seq`,
+    e,
   );
   const p = new Params();
   const steps = await queryRows<StepsRow>(
@@ -90,7 +98,7 @@ async function episodeRecord(pool: pg.Pool, tenantId: string, episodeId: string)
     `SELECT * FROM steps WHERE tenant_id = ${p.add(tenantId)} AND episode_id = ${p.add(episodeId)} ORDER BY step_number`,
     p,
   );
-  return { events: events.rows.map(toEvent), steps: steps.map(stepRowFromColumns) };
+  return { events: events.map(toEvent), steps: steps.map(stepRowFromColumns) };
 }
 
 builder.queryFields((t) => ({
@@ -148,7 +156,7 @@ builder.queryFields((t) => ({
       const tenantId = tenantOf(ctx);
       const { pool } = ctx.services.db;
       const id = String(episodeId).toLowerCase();
-      const exists = isUuid(id) && (await pool.query('SELECT 1 FROM episodes WHERE id = $1 AND tenant_id = $2', [id, tenantId])).rowCount;
+      const exists = isUuid(id) && (await episodeExists(pool, tenantId, id));
       if (!exists) throw new NotFoundError('Episode', String(episodeId));
       const record = await episodeRecord(pool, tenantId, id);
       const checkpoint = await checkpointCovering(ctx, record.events.at(-1)?.seq ?? 0);

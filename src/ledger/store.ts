@@ -3,15 +3,23 @@
 import type pg from 'pg';
 import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
-import { Params, unnestAs } from '../db/sql.ts';
+import { insertInto, Params, queryRows, unnestAs } from '../db/sql.ts';
 import { chainHash, GENESIS_HASH, type StoredLedgerEvent } from './hash.ts';
 
 async function lockHead(client: pg.PoolClient, tenantId: string): Promise<{ seq: number; hash: string }> {
-  const select = 'SELECT seq::text AS seq, hash FROM ledger_heads WHERE tenant_id = $1 FOR UPDATE';
-  let { rows } = await client.query<{ seq: string; hash: string }>(select, [tenantId]);
+  const select = () => {
+    const p = new Params();
+    return queryRows<{ seq: string; hash: string }>(
+      client,
+      `SELECT seq::text AS seq, hash FROM ledger_heads WHERE tenant_id = ${p.add(tenantId)} FOR UPDATE`,
+      p,
+    );
+  };
+  let rows = await select();
   if (!rows.length) {
-    await client.query('INSERT INTO ledger_heads (tenant_id, seq, hash) VALUES ($1, 0, $2) ON CONFLICT DO NOTHING', [tenantId, GENESIS_HASH]);
-    ({ rows } = await client.query<{ seq: string; hash: string }>(select, [tenantId]));
+    const p = new Params();
+    await client.query(`${insertInto(p, 'ledger_heads', { tenant_id: tenantId, seq: 0, hash: GENESIS_HASH })} ON CONFLICT DO NOTHING`, p.values);
+    rows = await select();
   }
   return { seq: Number(must(rows[0]).seq), hash: must(rows[0]).hash };
 }
