@@ -74,14 +74,107 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 
 /** RFC 8785 canonical JSON; throws TypeError for values with no JSON form (undefined, functions). */
 export function canonicalJson(value: unknown): string {
-  const json = canonicalize(value);
+  const json = fastCanonical(value, 0);
   if (json === undefined) throw new TypeError('value has no JSON representation');
   return json;
+}
+
+// RFC 8785 for plain JSON values (what JSON.parse returns), without the `canonicalize` package's
+// per-value checks, key/value arrays and Set of visited objects: that package was the largest
+// CPU cost of verifyLedger. Anything else (toJSON, undefined, symbols, functions, bigint, a depth
+// that may be a cycle) goes to the package, so the output is the package's for every input;
+// test/ledger/canonical.test.ts checks both agree on arbitrary values.
+const MAX_FAST_DEPTH = 64;
+const SURROGATE = /[\uD800-\uDFFF]/;
+// A lone surrogate has no UTF-8 form: RFC 8785 rejects it (the package throws), so must we.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+// String.prototype.isWellFormed (Node 20+, ES2024) answers at once for the usual one-byte strings.
+const isWellFormed: ((this: string) => boolean) | undefined = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
+
+// The characters JSON.stringify escapes besides lone surrogates: without them it only adds quotes.
+const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
+
+/** Throws, as RFC 8785 (and the canonicalize package) does, on a string with a lone surrogate. */
+export function assertWellFormed(s: string): void {
+  if (isWellFormed ? !isWellFormed.call(s) : SURROGATE.test(s) && LONE_SURROGATE.test(s)) throw new Error('Lone surrogate is not allowed');
+}
+
+/** The canonical form of a string (JSON.stringify's escapes are RFC 8785's). */
+export function canonicalString(s: string): string {
+  assertWellFormed(s);
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
+function fastCanonical(value: unknown, depth: number): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return canonicalString(value);
+    case 'number':
+      if (!Number.isFinite(value)) throw new Error(Number.isNaN(value) ? 'NaN is not allowed' : 'Infinity is not allowed');
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      if (value === null) return 'null';
+      if (depth < MAX_FAST_DEPTH && typeof (value as { toJSON?: unknown }).toJSON !== 'function') {
+        const out = Array.isArray(value) ? fastArray(value, depth) : fastObject(value as Record<string, unknown>, depth);
+        if (out !== undefined) return out;
+      }
+      return canonicalize(value);
+    default:
+      return canonicalize(value);
+  }
+}
+
+/** undefined when an element needs the package (its nulls for undefined and symbols). */
+function fastArray(values: unknown[], depth: number): string | undefined {
+  let out = '[';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v === undefined || typeof v === 'symbol' || typeof v === 'function' || typeof v === 'bigint') return undefined;
+    const part = fastCanonical(v, depth + 1);
+    if (part === undefined) return undefined;
+    out += i === 0 ? part : `,${part}`;
+  }
+  return `${out}]`;
+}
+
+function fastObject(object: Record<string, unknown>, depth: number): string | undefined {
+  const keys = Object.keys(object).sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const v = object[key];
+    if (v === undefined || typeof v === 'symbol' || typeof v === 'function' || typeof v === 'bigint') return undefined;
+    const part = fastCanonical(v, depth + 1);
+    if (part === undefined) return undefined;
+    out += `${i === 0 ? '' : ','}${canonicalString(key)}:${part}`;
+  }
+  return `${out}}`;
+}
+
+const LEDGER_ENTRY_ID = /^[0-9a-f-]{36}$/;
+const isPlainId = (v: unknown): v is string | null => v === null || (typeof v === 'string' && LEDGER_ENTRY_ID.test(v));
+
+/**
+ * The canonical entry written out in RFC 8785's member order (createdAt, episodeId, payload, seq,
+ * tenantId, type, v, workItemId) when every member is of its usual form, so that no object is
+ * built and sorted per event; otherwise undefined and the generic path serialises it.
+ */
+function templateEntryJson(e: LedgerEntry): string | undefined {
+  if (!Number.isSafeInteger(e.seq) || !isPlainId(e.episodeId) || !isPlainId(e.workItemId) || typeof e.tenantId !== 'string') return undefined;
+  if (typeof e.type !== 'string' || typeof e.createdAt !== 'string' || e.payload === undefined) return undefined;
+  const payload = canonicalJson(e.payload);
+  const id = (v: string | null) => (v === null ? 'null' : `"${v}"`);
+  return `{"createdAt":${canonicalString(e.createdAt)},"episodeId":${id(e.episodeId)},"payload":${payload},"seq":${e.seq},"tenantId":${canonicalString(e.tenantId)},"type":${canonicalString(e.type)},"v":${LEDGER_SCHEMA_VERSION},"workItemId":${id(e.workItemId)}}`;
 }
 
 // Fields are listed explicitly so extra properties on the caller's object (prevHash, hash,
 // database columns) never leak into the hash.
 function canonicalEntryJson(e: LedgerEntry): string {
+  const template = templateEntryJson(e);
+  if (template !== undefined) return template;
   return canonicalJson({
     v: LEDGER_SCHEMA_VERSION,
     tenantId: e.tenantId,
@@ -117,13 +210,56 @@ function chainInputWithRoom(entryChars: number): Uint8Array {
   return chainInput;
 }
 
-/** Hex of BLAKE3(CHAIN_DOMAIN_TAG || prevHash as 32 raw bytes || canonicalEntryBytes(e)). */
-export function chainHash(prevHashHex: string, e: LedgerEntry): string {
+/** The value of a lowercase hex digit, or -1. */
+const hexValue = (code: number): number => (code >= 48 && code <= 57 ? code - 48 : code >= 97 && code <= 102 ? code - 87 : -1);
+
+/** The chain input of an event in the shared buffer (valid until the next call). */
+function chainInputOf(prevHashHex: string, e: LedgerEntry): Uint8Array {
   const json = canonicalEntryJson(e);
   const input = chainInputWithRoom(json.length);
-  input.set(fromHex(prevHashHex, HASH_BYTES), PREV_HASH_OFFSET);
+  if (typeof prevHashHex !== 'string' || prevHashHex.length !== 2 * HASH_BYTES) throw new RangeError('expected 32 bytes of lowercase hex');
+  for (let i = 0; i < HASH_BYTES; i++) {
+    const high = hexValue(prevHashHex.charCodeAt(2 * i));
+    const low = hexValue(prevHashHex.charCodeAt(2 * i + 1));
+    if (high < 0 || low < 0) throw new RangeError('expected 32 bytes of lowercase hex');
+    input[PREV_HASH_OFFSET + i] = (high << 4) | low;
+  }
   const { written } = utf8.encodeInto(json, input.subarray(ENTRY_OFFSET));
-  return toHex(hashBytes(input.subarray(0, ENTRY_OFFSET + written)));
+  return input.subarray(0, ENTRY_OFFSET + written);
+}
+
+/** Hex of BLAKE3(CHAIN_DOMAIN_TAG || prevHash as 32 raw bytes || canonicalEntryBytes(e)). */
+export function chainHash(prevHashHex: string, e: LedgerEntry): string {
+  return hashHex(chainInputOf(prevHashHex, e));
+}
+
+/** chainHash(prevHashHex, e) === expectedHex, without writing the hash out as hex. */
+export function chainHashIs(prevHashHex: string, e: LedgerEntry, expectedHex: string): boolean {
+  return hashIs(chainInputOf(prevHashHex, e), expectedHex);
+}
+
+/** canonicalTextHash(canonical) === expectedHex, without writing the hash out as hex. */
+export function canonicalTextHashIs(canonical: string, expectedHex: unknown): boolean {
+  return typeof expectedHex === 'string' && hashIs(textBytes(canonical), expectedHex);
+}
+
+/** BLAKE3(data) compared with lowercase hex byte by byte: hash-wasm's hex output cost more than the hash. */
+function hashIs(data: Uint8Array, expectedHex: string): boolean {
+  if (expectedHex.length !== 2 * HASH_BYTES) return false;
+  const digest = hashBytes(data);
+  for (let i = 0; i < HASH_BYTES; i++) {
+    const byte = (hexValue(expectedHex.charCodeAt(2 * i)) << 4) | hexValue(expectedHex.charCodeAt(2 * i + 1));
+    if (digest[i] !== byte) return false;
+  }
+  return true;
+}
+
+/** Lowercase hex BLAKE3-256 of the bytes. */
+function hashHex(data: Uint8Array): string {
+  if (!wasmHasher) return toHex(blake3(data));
+  wasmHasher.init();
+  wasmHasher.update(data);
+  return wasmHasher.digest('hex');
 }
 
 /** Hex BLAKE3 of the RFC 8785 JSON of a value: step content hashes, parameter hashes. */
@@ -143,10 +279,17 @@ export const hasherReady: Promise<void> = createBLAKE3().then(
   () => undefined,
 );
 
+// The UTF-8 of a text to hash, encoded into one reused buffer rather than a new one per text.
+let textInput = new Uint8Array(1 << 16);
+
+/** The UTF-8 of the text in the shared buffer (valid until the next call). */
+function textBytes(text: string): Uint8Array {
+  if (text.length * 3 > textInput.length) textInput = new Uint8Array(text.length * 6);
+  const { written } = utf8.encodeInto(text, textInput);
+  return textInput.subarray(0, written);
+}
+
 /** Hex BLAKE3 of the UTF-8 of already canonical JSON text. */
 export function canonicalTextHash(canonical: string): string {
-  if (!wasmHasher) return toHex(blake3(utf8.encode(canonical)));
-  wasmHasher.init();
-  wasmHasher.update(canonical);
-  return wasmHasher.digest('hex');
+  return hashHex(textBytes(canonical));
 }

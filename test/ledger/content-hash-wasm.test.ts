@@ -41,8 +41,8 @@ describe('canonicalTextHash', () => {
       createBLAKE3: () => {
         ready = createBLAKE3().then((hasher) => ({
           init: () => hasher.init(),
-          update: (data: string) => {
-            updates.push(data);
+          update: (data: string | Uint8Array) => {
+            updates.push(typeof data === 'string' ? data : new TextDecoder().decode(data));
             return hasher.update(data);
           },
           digest: (type: 'hex') => hasher.digest(type),
