@@ -74,39 +74,42 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 
 /** RFC 8785 canonical JSON; throws TypeError for values with no JSON form (undefined, functions). */
 export function canonicalJson(value: unknown): string {
-  const json = fastCanonical(value, 0);
+  const json = plainCanonical(value, 0) ?? canonicalize(value);
   if (json === undefined) throw new TypeError('value has no JSON representation');
   return json;
 }
 
 // RFC 8785 for plain JSON values (what JSON.parse returns), without the `canonicalize` package's
 // per-value checks, key/value arrays and Set of visited objects: that package was the largest
-// CPU cost of verifyLedger. Anything else (toJSON, undefined, symbols, functions, bigint, a depth
-// that may be a cycle) goes to the package, so the output is the package's for every input;
-// test/ledger/canonical.test.ts checks both agree on arbitrary values.
-const MAX_FAST_DEPTH = 64;
-const SURROGATE = /[\uD800-\uDFFF]/;
-// A lone surrogate has no UTF-8 form: RFC 8785 rejects it (the package throws), so must we.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+// CPU cost of verifyLedger. A value holding anything else (toJSON, undefined, symbols, functions,
+// bigint, a depth that may be a cycle) goes to the package whole, so the output is the package's
+// for every input; test/unit/ledger-canonical.test.ts checks both agree on arbitrary values, and
+// test/unit/canonical-package.test.ts that plain values never reach the package.
+export const MAX_FAST_DEPTH = 64;
 
-// String.prototype.isWellFormed (Node 20+, ES2024) answers at once for the usual one-byte strings.
-const isWellFormed: ((this: string) => boolean) | undefined = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
+// String.prototype.isWellFormed (ES2024; Node 20, which package.json's engines require) answers
+// at once for the usual one-byte strings. ES2023's lib does not declare it yet.
+const isWellFormed = (String.prototype as unknown as { isWellFormed: (this: string) => boolean }).isWellFormed;
 
 // The characters JSON.stringify escapes besides lone surrogates: without them it only adds quotes.
 const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
 
 /** Throws, as RFC 8785 (and the canonicalize package) does, on a string with a lone surrogate. */
 export function assertWellFormed(s: string): void {
-  if (isWellFormed ? !isWellFormed.call(s) : SURROGATE.test(s) && LONE_SURROGATE.test(s)) throw new Error('Lone surrogate is not allowed');
+  if (!isWellFormed.call(s)) throw new Error('Lone surrogate is not allowed');
 }
 
-/** The canonical form of a string (JSON.stringify's escapes are RFC 8785's). */
+/**
+ * The canonical form of a string (JSON.stringify's escapes are RFC 8785's). Strings with nothing
+ * to escape are only quoted: twice as fast as JSON.stringify on ids and types, the same text.
+ */
 export function canonicalString(s: string): string {
   assertWellFormed(s);
   return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
 }
 
-function fastCanonical(value: unknown, depth: number): string | undefined {
+/** The canonical text of a plain JSON value, or undefined when it holds anything else (see above). */
+function plainCanonical(value: unknown, depth: number): string | undefined {
   switch (typeof value) {
     case 'string':
       return canonicalString(value);
@@ -117,74 +120,44 @@ function fastCanonical(value: unknown, depth: number): string | undefined {
       return value ? 'true' : 'false';
     case 'object':
       if (value === null) return 'null';
-      if (depth < MAX_FAST_DEPTH && typeof (value as { toJSON?: unknown }).toJSON !== 'function') {
-        const out = Array.isArray(value) ? fastArray(value, depth) : fastObject(value as Record<string, unknown>, depth);
-        if (out !== undefined) return out;
-      }
-      return canonicalize(value);
-    default:
-      return canonicalize(value);
+      if (depth >= MAX_FAST_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
+      return Array.isArray(value) ? plainArray(value, depth) : plainObject(value as Record<string, unknown>, depth);
   }
+  return undefined; // undefined, a symbol, a function or a bigint
 }
 
-/** undefined when an element needs the package (its nulls for undefined and symbols). */
-function fastArray(values: unknown[], depth: number): string | undefined {
+function plainArray(values: unknown[], depth: number): string | undefined {
   let out = '[';
   for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (v === undefined || typeof v === 'symbol' || typeof v === 'function' || typeof v === 'bigint') return undefined;
-    const part = fastCanonical(v, depth + 1);
+    const part = plainCanonical(values[i], depth + 1);
     if (part === undefined) return undefined;
     out += i === 0 ? part : `,${part}`;
   }
   return `${out}]`;
 }
 
-function fastObject(object: Record<string, unknown>, depth: number): string | undefined {
+function plainObject(object: Record<string, unknown>, depth: number): string | undefined {
   const keys = Object.keys(object).sort();
   let out = '{';
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
-    const v = object[key];
-    if (v === undefined || typeof v === 'symbol' || typeof v === 'function' || typeof v === 'bigint') return undefined;
-    const part = fastCanonical(v, depth + 1);
+    const part = plainCanonical(object[key], depth + 1);
     if (part === undefined) return undefined;
     out += `${i === 0 ? '' : ','}${canonicalString(key)}:${part}`;
   }
   return `${out}}`;
 }
 
-const LEDGER_ENTRY_ID = /^[0-9a-f-]{36}$/;
-const isPlainId = (v: unknown): v is string | null => v === null || (typeof v === 'string' && LEDGER_ENTRY_ID.test(v));
+// The entry is written out in RFC 8785's member order (createdAt, episodeId, payload, seq,
+// tenantId, type, v, workItemId), so that no object is built and sorted per event. Fields are
+// listed explicitly so extra properties on the caller's object (prevHash, hash, database columns)
+// never leak into the hash. A member that is undefined is left out, as JCS leaves it out.
+const before = (name: string, value: unknown): string => (value === undefined ? '' : `"${name}":${canonicalJson(value)},`);
+const after = (name: string, value: unknown): string => (value === undefined ? '' : `,"${name}":${canonicalJson(value)}`);
 
-/**
- * The canonical entry written out in RFC 8785's member order (createdAt, episodeId, payload, seq,
- * tenantId, type, v, workItemId) when every member is of its usual form, so that no object is
- * built and sorted per event; otherwise undefined and the generic path serialises it.
- */
-function templateEntryJson(e: LedgerEntry): string | undefined {
-  if (!Number.isSafeInteger(e.seq) || !isPlainId(e.episodeId) || !isPlainId(e.workItemId) || typeof e.tenantId !== 'string') return undefined;
-  if (typeof e.type !== 'string' || typeof e.createdAt !== 'string' || e.payload === undefined) return undefined;
-  const payload = canonicalJson(e.payload);
-  const id = (v: string | null) => (v === null ? 'null' : `"${v}"`);
-  return `{"createdAt":${canonicalString(e.createdAt)},"episodeId":${id(e.episodeId)},"payload":${payload},"seq":${e.seq},"tenantId":${canonicalString(e.tenantId)},"type":${canonicalString(e.type)},"v":${LEDGER_SCHEMA_VERSION},"workItemId":${id(e.workItemId)}}`;
-}
-
-// Fields are listed explicitly so extra properties on the caller's object (prevHash, hash,
-// database columns) never leak into the hash.
 function canonicalEntryJson(e: LedgerEntry): string {
-  const template = templateEntryJson(e);
-  if (template !== undefined) return template;
-  return canonicalJson({
-    v: LEDGER_SCHEMA_VERSION,
-    tenantId: e.tenantId,
-    seq: e.seq,
-    type: e.type,
-    episodeId: e.episodeId,
-    workItemId: e.workItemId,
-    payload: e.payload,
-    createdAt: e.createdAt,
-  });
+  const members = before('createdAt', e.createdAt) + before('episodeId', e.episodeId) + before('payload', e.payload) + before('seq', e.seq);
+  return `{${members}${before('tenantId', e.tenantId)}${before('type', e.type)}"v":${LEDGER_SCHEMA_VERSION}${after('workItemId', e.workItemId)}}`;
 }
 
 /** UTF-8 of the RFC 8785 JSON of {v, tenantId, seq, type, episodeId, workItemId, payload, createdAt}. */
@@ -210,8 +183,8 @@ function chainInputWithRoom(entryChars: number): Uint8Array {
   return chainInput;
 }
 
-/** The value of a lowercase hex digit, or -1. */
-const hexValue = (code: number): number => (code >= 48 && code <= 57 ? code - 48 : code >= 97 && code <= 102 ? code - 87 : -1);
+/** The value of a lowercase hex digit, or a negative number for any other code unit. */
+const hexValue = (code: number): number => (code <= 57 ? code - 48 : code >= 97 && code <= 102 ? code - 87 : -1);
 
 /** The chain input of an event in the shared buffer (valid until the next call). */
 function chainInputOf(prevHashHex: string, e: LedgerEntry): Uint8Array {
