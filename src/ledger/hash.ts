@@ -168,18 +168,22 @@ export function canonicalEntryBytes(e: LedgerEntry): Uint8Array {
 const PREV_HASH_OFFSET = CHAIN_DOMAIN_TAG.length;
 const ENTRY_OFFSET = PREV_HASH_OFFSET + HASH_BYTES;
 
+/**
+ * A reused buffer of at least `needed` bytes: `buffer` itself, or a new one twice that size (its
+ * content not kept). Growing when not needed would only allocate, so no test can see the bound.
+ */
+function withRoom(buffer: Uint8Array<ArrayBuffer>, needed: number): Uint8Array<ArrayBuffer> {
+  return needed > buffer.length ? new Uint8Array(needed * 2) : buffer;
+}
+
 // One reusable input buffer (tag || prevHash || entry): chainHash runs once per event on the
 // write path and up to millions of times in a verification, so it avoids concatenation copies.
 // Safe because hashing is synchronous and nothing else holds a reference to it.
 let chainInput = new Uint8Array(4096);
-chainInput.set(CHAIN_DOMAIN_TAG);
 
 function chainInputWithRoom(entryChars: number): Uint8Array {
-  const needed = ENTRY_OFFSET + entryChars * 3; // a UTF-16 code unit encodes to at most 3 bytes
-  if (needed > chainInput.length) {
-    chainInput = new Uint8Array(needed * 2);
-    chainInput.set(CHAIN_DOMAIN_TAG);
-  }
+  chainInput = withRoom(chainInput, ENTRY_OFFSET + entryChars * 3); // a UTF-16 code unit encodes to at most 3 bytes
+  chainInput.set(CHAIN_DOMAIN_TAG); // 19 bytes each time: a grown buffer starts empty
   return chainInput;
 }
 
@@ -232,7 +236,7 @@ function hashHex(data: Uint8Array): string {
   if (!wasmHasher) return toHex(blake3(data));
   wasmHasher.init();
   wasmHasher.update(data);
-  return wasmHasher.digest('hex');
+  return wasmHasher.digest(); // hex, hash-wasm's default
 }
 
 /** Hex BLAKE3 of the RFC 8785 JSON of a value: step content hashes, parameter hashes. */
@@ -257,7 +261,7 @@ let textInput = new Uint8Array(1 << 16);
 
 /** The UTF-8 of the text in the shared buffer (valid until the next call). */
 function textBytes(text: string): Uint8Array {
-  if (text.length * 3 > textInput.length) textInput = new Uint8Array(text.length * 6);
+  textInput = withRoom(textInput, text.length * 3);
   const { written } = utf8.encodeInto(text, textInput);
   return textInput.subarray(0, written);
 }
