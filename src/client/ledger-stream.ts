@@ -2,6 +2,9 @@
 // from the last seq received (graphql-ws re-sends the same payload object on each retry, and
 // its afterSeq is kept current), delivered exactly once and in order, and verified as it arrives.
 import type { Client } from 'graphql-ws';
+import type { VerifierState } from '../ledger/export-verify.ts';
+import { fromHex } from '../ledger/hash.ts';
+import type { SignedTreeHead } from '../ledger/signed-head.ts';
 import { verifyChain } from '../ledger/verify.ts';
 import { DOCUMENTS } from './documents.ts';
 import { EpisodicError } from './errors.ts';
@@ -30,6 +33,16 @@ export interface SubscribeLedgerOptions {
   /** Reconnection attempts in a row; default Infinity. */
   retryAttempts?: number;
   retryWait?: (retries: number) => Promise<void>;
+  /**
+   * A checkpoint verified before (docs/LEDGER.md §7.3.1, the state `episodic verify --state`
+   * keeps): the stream starts after it, chained from its head hash, and checkpoint() moves it
+   * forward with a consistency proof. Needs publicKey and an unfiltered stream.
+   */
+  state?: VerifierState;
+  /** The trusted ledger key (hex), obtained out of band: checkpoints are verified with it. */
+  publicKey?: string;
+  /** After checkpoint() moved the state: keep it (write it where the next run reads it). */
+  onState?: (state: VerifierState) => void | Promise<void>;
 }
 
 export interface LedgerSubscription {
@@ -38,6 +51,36 @@ export interface LedgerSubscription {
   /** Settles when the stream ends: closed, completed by the server, or failed (see onError). */
   readonly done: Promise<void>;
   close(): Promise<void>;
+  /**
+   * With a state: moves it to the newest signed checkpoint the verified stream has reached (its
+   * signature, head hash, and a consistency proof from the kept tree), calls onState and returns
+   * it; the state unchanged when no newer checkpoint is reached yet. A failed check ends the
+   * stream (onError) and rejects.
+   */
+  checkpoint(): Promise<VerifierState | undefined>;
+}
+
+type RawHead = Omit<SignedTreeHead, 'treeSize'> & { treeSize: string | number };
+const toHead = (raw: RawHead): SignedTreeHead => ({ ...raw, treeSize: Number(raw.treeSize) });
+
+/** The newest signed checkpoint with treeSize in (after, upTo], or undefined. */
+async function newestCheckpoint(request: Request, after: number, upTo: number): Promise<SignedTreeHead | undefined> {
+  let newest: SignedTreeHead | undefined;
+  for (let from = after; ; ) {
+    const page = await request<{ checkpoints?: RawHead[]; hasNextPage?: boolean; message?: string }>(DOCUMENTS.ledgerCheckpoints, {
+      afterTreeSize: String(from),
+      first: 100,
+    });
+    if (!page.checkpoints) throw new EpisodicError('graphql', page.message ?? 'ledgerCheckpoints refused');
+    for (const raw of page.checkpoints) {
+      const head = toHead(raw);
+      if (head.treeSize > upTo) return newest;
+      newest = head;
+    }
+    const last = page.checkpoints.at(-1);
+    if (!page.hasNextPage || !last) return newest;
+    from = Number(last.treeSize);
+  }
 }
 
 /** Early ends the server asks us to resubscribe after (extensions.code). */
@@ -73,11 +116,24 @@ function toEpisodicError(err: unknown, url: string): EpisodicError {
   return new EpisodicError('transport', (err as Error)?.message ?? String(err), { cause: err });
 }
 
+function stateOptions(options: SubscribeLedgerOptions): { startSeq: number; publicKey?: Uint8Array } {
+  const { state } = options;
+  if (!state) return { startSeq: Number(options.afterSeq ?? 0) };
+  if (options.filter != null || options.verify === false) throw new EpisodicError('input', 'a kept state needs the whole, verified stream');
+  let publicKey: Uint8Array;
+  try {
+    publicKey = fromHex(options.publicKey ?? '', 32);
+  } catch {
+    throw new EpisodicError('input', 'a kept state needs publicKey: the trusted ledger key, 64 hex digits');
+  }
+  return { startSeq: state.treeSize, publicKey };
+}
+
 export function subscribeLedger(request: Request, connection: Connection, options: SubscribeLedgerOptions): LedgerSubscription {
-  const startSeq = Number(options.afterSeq ?? 0);
+  const { startSeq, publicKey } = stateOptions(options);
   if (!Number.isSafeInteger(startSeq) || startSeq < 0) throw new EpisodicError('input', `afterSeq must be a seq >= 0, got ${options.afterSeq}`);
-  const stream = new LedgerStream(connection, options, startSeq);
-  stream.start(request).catch((err) => stream.fail(err));
+  const stream = new LedgerStream(request, connection, options, startSeq, publicKey);
+  stream.start().catch((err) => stream.fail(err));
   return stream;
 }
 
@@ -96,9 +152,11 @@ class LedgerStream implements LedgerSubscription {
   private settle: () => void = () => undefined;
 
   constructor(
+    private readonly request: Request,
     private readonly connection: Connection,
     private readonly options: SubscribeLedgerOptions,
     private readonly startSeq: number,
+    private readonly publicKey?: Uint8Array,
   ) {
     this.variables = { afterSeq: String(startSeq), filter: options.filter ?? null };
     this.received = startSeq;
@@ -128,9 +186,33 @@ class LedgerStream implements LedgerSubscription {
     void this.close();
   }
 
-  async start(request: Request): Promise<void> {
-    const { options } = this;
-    if (options.verify !== false) {
+  async checkpoint(): Promise<VerifierState | undefined> {
+    const { verifier, publicKey, request } = this;
+    const state = verifier?.state;
+    if (!verifier || !state || !publicKey) throw new EpisodicError('input', 'checkpoint() needs the state option');
+    const head = await newestCheckpoint(request, state.treeSize, verifier.lastSeq);
+    if (!head || head.treeSize <= state.treeSize) return state;
+    const proof = await request<{ proof?: string[]; message?: string }>(DOCUMENTS.consistencyProof, {
+      fromSize: String(state.treeSize),
+      toSize: String(head.treeSize),
+    });
+    if (!proof.proof) throw new EpisodicError('graphql', proof.message ?? 'consistencyProof refused');
+    const advanced = verifier.advance(head, proof.proof, publicKey);
+    if (!advanced.ok) {
+      const { report } = advanced;
+      const error = new EpisodicError('verification', `checkpoint ${head.treeSize} failed verification: ${report.problem}: ${report.reason}`, { report });
+      this.fail(error);
+      throw error;
+    }
+    await this.options.onState?.(advanced.state);
+    return advanced.state;
+  }
+
+  async start(): Promise<void> {
+    const { options, request } = this;
+    if (options.state) {
+      this.verifier = new LedgerStreamVerifier({ state: options.state });
+    } else if (options.verify !== false) {
       const filtered = options.filter != null;
       const prevHash = options.prevHash ?? (this.startSeq > 0 && !filtered ? await anchorHash(request, this.startSeq) : undefined);
       this.verifier = new LedgerStreamVerifier({ afterSeq: this.startSeq, prevHash, filtered });

@@ -74,24 +74,90 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 
 /** RFC 8785 canonical JSON; throws TypeError for values with no JSON form (undefined, functions). */
 export function canonicalJson(value: unknown): string {
-  const json = canonicalize(value);
+  const json = plainCanonical(value, 0) ?? canonicalize(value);
   if (json === undefined) throw new TypeError('value has no JSON representation');
   return json;
 }
 
-// Fields are listed explicitly so extra properties on the caller's object (prevHash, hash,
-// database columns) never leak into the hash.
+// RFC 8785 for plain JSON values (what JSON.parse returns), without the `canonicalize` package's
+// per-value checks, key/value arrays and Set of visited objects: that package was the largest
+// CPU cost of verifyLedger. A value holding anything else (toJSON, undefined, symbols, functions,
+// bigint, a depth that may be a cycle) goes to the package whole, so the output is the package's
+// for every input; test/unit/ledger-canonical.test.ts checks both agree on arbitrary values, and
+// test/unit/canonical-package.test.ts that plain values never reach the package.
+export const MAX_FAST_DEPTH = 64;
+
+// String.prototype.isWellFormed (ES2024; Node 20, which package.json's engines require) answers
+// at once for the usual one-byte strings. ES2023's lib does not declare it yet.
+const isWellFormed = (String.prototype as unknown as { isWellFormed: (this: string) => boolean }).isWellFormed;
+
+// The characters JSON.stringify escapes besides lone surrogates: without them it only adds quotes.
+const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
+
+/** Throws, as RFC 8785 (and the canonicalize package) does, on a string with a lone surrogate. */
+export function assertWellFormed(s: string): void {
+  if (!isWellFormed.call(s)) throw new Error('Lone surrogate is not allowed');
+}
+
+/**
+ * The canonical form of a string (JSON.stringify's escapes are RFC 8785's). Strings with nothing
+ * to escape are only quoted: twice as fast as JSON.stringify on ids and types, the same text.
+ */
+export function canonicalString(s: string): string {
+  assertWellFormed(s);
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
+/** The canonical text of a plain JSON value, or undefined when it holds anything else (see above). */
+function plainCanonical(value: unknown, depth: number): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return canonicalString(value);
+    case 'number':
+      if (!Number.isFinite(value)) throw new Error(Number.isNaN(value) ? 'NaN is not allowed' : 'Infinity is not allowed');
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      if (value === null) return 'null';
+      if (depth >= MAX_FAST_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
+      return Array.isArray(value) ? plainArray(value, depth) : plainObject(value as Record<string, unknown>, depth);
+  }
+  return undefined; // undefined, a symbol, a function or a bigint
+}
+
+function plainArray(values: unknown[], depth: number): string | undefined {
+  let out = '[';
+  for (let i = 0; i < values.length; i++) {
+    const part = plainCanonical(values[i], depth + 1);
+    if (part === undefined) return undefined;
+    out += i === 0 ? part : `,${part}`;
+  }
+  return `${out}]`;
+}
+
+function plainObject(object: Record<string, unknown>, depth: number): string | undefined {
+  const keys = Object.keys(object).sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const part = plainCanonical(object[key], depth + 1);
+    if (part === undefined) return undefined;
+    out += `${i === 0 ? '' : ','}${canonicalString(key)}:${part}`;
+  }
+  return `${out}}`;
+}
+
+// The entry is written out in RFC 8785's member order (createdAt, episodeId, payload, seq,
+// tenantId, type, v, workItemId), so that no object is built and sorted per event. Fields are
+// listed explicitly so extra properties on the caller's object (prevHash, hash, database columns)
+// never leak into the hash. A member that is undefined is left out, as JCS leaves it out.
+const before = (name: string, value: unknown): string => (value === undefined ? '' : `"${name}":${canonicalJson(value)},`);
+const after = (name: string, value: unknown): string => (value === undefined ? '' : `,"${name}":${canonicalJson(value)}`);
+
 function canonicalEntryJson(e: LedgerEntry): string {
-  return canonicalJson({
-    v: LEDGER_SCHEMA_VERSION,
-    tenantId: e.tenantId,
-    seq: e.seq,
-    type: e.type,
-    episodeId: e.episodeId,
-    workItemId: e.workItemId,
-    payload: e.payload,
-    createdAt: e.createdAt,
-  });
+  const members = before('createdAt', e.createdAt) + before('episodeId', e.episodeId) + before('payload', e.payload) + before('seq', e.seq);
+  return `{${members}${before('tenantId', e.tenantId)}${before('type', e.type)}"v":${LEDGER_SCHEMA_VERSION}${after('workItemId', e.workItemId)}}`;
 }
 
 /** UTF-8 of the RFC 8785 JSON of {v, tenantId, seq, type, episodeId, workItemId, payload, createdAt}. */
@@ -102,28 +168,75 @@ export function canonicalEntryBytes(e: LedgerEntry): Uint8Array {
 const PREV_HASH_OFFSET = CHAIN_DOMAIN_TAG.length;
 const ENTRY_OFFSET = PREV_HASH_OFFSET + HASH_BYTES;
 
+/**
+ * A reused buffer of at least `needed` bytes: `buffer` itself, or a new one twice that size (its
+ * content not kept). Growing when not needed would only allocate, so no test can see the bound.
+ */
+function withRoom(buffer: Uint8Array<ArrayBuffer>, needed: number): Uint8Array<ArrayBuffer> {
+  return needed > buffer.length ? new Uint8Array(needed * 2) : buffer;
+}
+
 // One reusable input buffer (tag || prevHash || entry): chainHash runs once per event on the
 // write path and up to millions of times in a verification, so it avoids concatenation copies.
 // Safe because hashing is synchronous and nothing else holds a reference to it.
 let chainInput = new Uint8Array(4096);
-chainInput.set(CHAIN_DOMAIN_TAG);
 
 function chainInputWithRoom(entryChars: number): Uint8Array {
-  const needed = ENTRY_OFFSET + entryChars * 3; // a UTF-16 code unit encodes to at most 3 bytes
-  if (needed > chainInput.length) {
-    chainInput = new Uint8Array(needed * 2);
-    chainInput.set(CHAIN_DOMAIN_TAG);
-  }
+  chainInput = withRoom(chainInput, ENTRY_OFFSET + entryChars * 3); // a UTF-16 code unit encodes to at most 3 bytes
+  chainInput.set(CHAIN_DOMAIN_TAG); // 19 bytes each time: a grown buffer starts empty
   return chainInput;
+}
+
+/** The value of a lowercase hex digit, or a negative number for any other code unit. */
+const hexValue = (code: number): number => (code <= 57 ? code - 48 : code >= 97 && code <= 102 ? code - 87 : -1);
+
+/** The chain input of an event in the shared buffer (valid until the next call). */
+function chainInputOf(prevHashHex: string, e: LedgerEntry): Uint8Array {
+  const json = canonicalEntryJson(e);
+  const input = chainInputWithRoom(json.length);
+  if (typeof prevHashHex !== 'string' || prevHashHex.length !== 2 * HASH_BYTES) throw new RangeError('expected 32 bytes of lowercase hex');
+  for (let i = 0; i < HASH_BYTES; i++) {
+    const high = hexValue(prevHashHex.charCodeAt(2 * i));
+    const low = hexValue(prevHashHex.charCodeAt(2 * i + 1));
+    if (high < 0 || low < 0) throw new RangeError('expected 32 bytes of lowercase hex');
+    input[PREV_HASH_OFFSET + i] = (high << 4) | low;
+  }
+  const { written } = utf8.encodeInto(json, input.subarray(ENTRY_OFFSET));
+  return input.subarray(0, ENTRY_OFFSET + written);
 }
 
 /** Hex of BLAKE3(CHAIN_DOMAIN_TAG || prevHash as 32 raw bytes || canonicalEntryBytes(e)). */
 export function chainHash(prevHashHex: string, e: LedgerEntry): string {
-  const json = canonicalEntryJson(e);
-  const input = chainInputWithRoom(json.length);
-  input.set(fromHex(prevHashHex, HASH_BYTES), PREV_HASH_OFFSET);
-  const { written } = utf8.encodeInto(json, input.subarray(ENTRY_OFFSET));
-  return toHex(hashBytes(input.subarray(0, ENTRY_OFFSET + written)));
+  return hashHex(chainInputOf(prevHashHex, e));
+}
+
+/** chainHash(prevHashHex, e) === expectedHex, without writing the hash out as hex. */
+export function chainHashIs(prevHashHex: string, e: LedgerEntry, expectedHex: string): boolean {
+  return hashIs(chainInputOf(prevHashHex, e), expectedHex);
+}
+
+/** canonicalTextHash(canonical) === expectedHex, without writing the hash out as hex. */
+export function canonicalTextHashIs(canonical: string, expectedHex: unknown): boolean {
+  return typeof expectedHex === 'string' && hashIs(textBytes(canonical), expectedHex);
+}
+
+/** BLAKE3(data) compared with lowercase hex byte by byte: hash-wasm's hex output cost more than the hash. */
+function hashIs(data: Uint8Array, expectedHex: string): boolean {
+  if (expectedHex.length !== 2 * HASH_BYTES) return false;
+  const digest = hashBytes(data);
+  for (let i = 0; i < HASH_BYTES; i++) {
+    const byte = (hexValue(expectedHex.charCodeAt(2 * i)) << 4) | hexValue(expectedHex.charCodeAt(2 * i + 1));
+    if (digest[i] !== byte) return false;
+  }
+  return true;
+}
+
+/** Lowercase hex BLAKE3-256 of the bytes. */
+function hashHex(data: Uint8Array): string {
+  if (!wasmHasher) return toHex(blake3(data));
+  wasmHasher.init();
+  wasmHasher.update(data);
+  return wasmHasher.digest(); // hex, hash-wasm's default
 }
 
 /** Hex BLAKE3 of the RFC 8785 JSON of a value: step content hashes, parameter hashes. */
@@ -143,10 +256,17 @@ export const hasherReady: Promise<void> = createBLAKE3().then(
   () => undefined,
 );
 
+// The UTF-8 of a text to hash, encoded into one reused buffer rather than a new one per text.
+let textInput = new Uint8Array(1 << 16);
+
+/** The UTF-8 of the text in the shared buffer (valid until the next call). */
+function textBytes(text: string): Uint8Array {
+  textInput = withRoom(textInput, text.length * 3);
+  const { written } = utf8.encodeInto(text, textInput);
+  return textInput.subarray(0, written);
+}
+
 /** Hex BLAKE3 of the UTF-8 of already canonical JSON text. */
 export function canonicalTextHash(canonical: string): string {
-  if (!wasmHasher) return toHex(blake3(utf8.encode(canonical)));
-  wasmHasher.init();
-  wasmHasher.update(canonical);
-  return wasmHasher.digest('hex');
+  return hashHex(textBytes(canonical));
 }

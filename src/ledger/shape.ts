@@ -21,6 +21,10 @@ export function hasExactly(value: object, names: readonly string[]): boolean {
 
 /** Like hasExactly, but the members in `optional` may be absent. */
 export function hasOnly(value: object, required: readonly string[], optional: readonly string[]): boolean {
-  const keys = Object.keys(value);
-  return required.every((n) => Object.hasOwn(value, n)) && keys.every((k) => required.includes(k) || optional.includes(k));
+  let found = 0; // own keys are distinct: counting the required ones found counts each once
+  for (const key of Object.keys(value)) {
+    if (required.includes(key)) found++;
+    else if (!optional.includes(key)) return false;
+  }
+  return found === required.length;
 }

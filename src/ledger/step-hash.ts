@@ -2,7 +2,7 @@
 // a step row (an exported one or a database row), independently of the server's write path
 // (src/steps/prepare.ts). test/ledger-api/coverage.test.ts checks both agree on stored rows, so a
 // change to either side without the other (and the spec) fails.
-import { contentHash } from './hash.ts';
+import { canonicalJson, canonicalString, canonicalTextHash } from './hash.ts';
 
 /** The hashed members of a step, in the spec's order (JCS sorts them anyway). */
 export const STEP_HASH_FIELDS = [
@@ -76,7 +76,43 @@ export function stepHashedMembers(row: Record<string, unknown>): Record<string, 
   return hashed;
 }
 
+/** Every hashed member (required and optional) in RFC 8785 order, with whether it is optional. */
+export const STEP_CANONICAL_FIELDS: ReadonlyArray<{ field: string; optional: boolean }> = [
+  ...STEP_HASH_FIELDS.map((field) => ({ field, optional: false })),
+  ...STEP_OPTIONAL_FIELDS.map((field) => ({ field, optional: true })),
+].sort((a, b) => (a.field < b.field ? -1 : 1));
+
+const CANONICAL_KEYS = STEP_CANONICAL_FIELDS.map(({ field }) => canonicalString(field));
+
+/**
+ * canonicalJson(stepHashedMembers(row)) written out member by member in the fixed order, from
+ * the members' values in STEP_CANONICAL_FIELDS order (from `offset` on): no object is built or
+ * sorted per step (a verification converts every step row of a ledger). Unset optional members
+ * are left out.
+ */
+function stepCanonicalText(values: readonly unknown[], offset = 0): string {
+  let out = '';
+  for (let i = 0; i < CANONICAL_KEYS.length; i++) {
+    const v = values[offset + i];
+    const optional = STEP_CANONICAL_FIELDS[i]?.optional;
+    if ((optional && v == null) || typeof v === 'symbol') continue;
+    out += `${out === '' ? '{' : ','}${CANONICAL_KEYS[i]}:${canonicalJson(v ?? null)}`;
+  }
+  return `${out === '' ? '{' : out}}`;
+}
+
+/** The same text from each member's own canonical text, in STEP_CANONICAL_FIELDS order ('null' when unset). */
+export function stepCanonicalFromTexts(texts: readonly string[]): string {
+  let out = '';
+  for (let i = 0; i < CANONICAL_KEYS.length; i++) {
+    const t = texts[i] ?? 'null';
+    if (t === 'null' && STEP_CANONICAL_FIELDS[i]?.optional) continue;
+    out += `${out === '' ? '{' : ','}${CANONICAL_KEYS[i]}:${t}`;
+  }
+  return `${out === '' ? '{' : out}}`;
+}
+
 /** contentHash of exactly the hashed members of the row. */
 export function stepRowHash(row: Record<string, unknown>): string {
-  return contentHash(stepHashedMembers(row));
+  return canonicalTextHash(stepCanonicalText(STEP_CANONICAL_FIELDS.map(({ field }) => row[field])));
 }

@@ -3,19 +3,19 @@
 // events hash (row-checks.ts); every signed checkpoint within the range (signature, head hash,
 // root); and, from seq 1, a cut-off tail and step rows no event covers.
 import type pg from 'pg';
-import type { LedgerEventsRow, StepsRow } from '../db/rows.ts';
+import { must } from '../core/must.ts';
+import type { LedgerEventsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { listCheckpoints } from './checkpoints.ts';
-import { fromHex, GENESIS_HASH, hasherReady, type StoredLedgerEvent, toHex } from './hash.ts';
+import { canonicalTextHashIs, fromHex, GENESIS_HASH, hasherReady, type StoredLedgerEvent, toHex } from './hash.ts';
 import { eventLeafHash, MerkleAccumulator } from './merkle.ts';
-import { readEvents } from './read.ts';
 import { checkRows } from './row-checks.ts';
 import { RowClaims } from './row-claims.ts';
 import { type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
-import { stepRowFromColumns, stepRowHash } from './step-hash.ts';
 import { type ChainReport, type LedgerProblem, verifyChain } from './verify.ts';
+import { readEventPage, readStepRows, type StepKey, type StoredStep, storedStepText } from './verify-read.ts';
 
-const PAGE = 20_000;
+const PAGE = 5_000;
 
 export interface RangeReport extends ChainReport {
   stepsChecked: number;
@@ -39,12 +39,11 @@ async function prevHashBefore(pool: pg.Pool, tenantId: string, fromSeq: number):
   return row?.hash ?? GENESIS_HASH;
 }
 
-type StepEntry = { n: number; hash: string };
+type StepEntry = { n: number; hash: unknown };
 
-interface Covered {
+interface Covered extends StepKey {
   seq: number;
-  episodeId: string;
-  entry: StepEntry;
+  hash: unknown;
 }
 
 /** The step entries the page's steps.logged events carry, in event order. */
@@ -52,42 +51,73 @@ function coveredSteps(events: StoredLedgerEvent[]): Covered[] {
   const covered: Covered[] = [];
   for (const e of events) {
     if (e.type !== 'steps.logged' || !e.episodeId) continue;
-    for (const entry of (e.payload as { steps?: StepEntry[] }).steps ?? []) covered.push({ seq: e.seq, episodeId: e.episodeId, entry });
+    for (const entry of (e.payload as { steps?: StepEntry[] }).steps ?? []) covered.push({ seq: e.seq, episodeId: e.episodeId, n: entry.n, hash: entry.hash });
   }
   return covered;
 }
 
-const STEP_READ = 5_000;
+/** Steps checked between two turns of the event loop. */
+const STEP_SLICE = 1_000;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** The rows of the covered steps, read STEP_READ at a time (one round trip each, not one per event). */
-async function readCoveredRows(pool: pg.Pool, tenantId: string, covered: Covered[]): Promise<Map<string, StepsRow>> {
-  const rows = new Map<string, StepsRow>();
-  for (let i = 0; i < covered.length; i += STEP_READ) {
-    const part = covered.slice(i, i + STEP_READ);
-    const p = new Params();
-    const sql = `SELECT s.* FROM unnest(${p.add(part.map((c) => c.episodeId))}::uuid[], ${p.add(part.map((c) => c.entry.n))}::int[]) AS k(episode_id, step_number)
-         JOIN steps s ON s.tenant_id = ${p.add(tenantId)} AND s.episode_id = k.episode_id AND s.step_number = k.step_number`;
-    for (const row of await queryRows<StepsRow>(pool, sql, p)) rows.set(`${row.episode_id}:${row.step_number}`, row);
-  }
-  return rows;
-}
-
-/** Each step entry's row: recomputed (§3.2) and its stored content_hash column, both equal to the entry. */
-async function checkSteps(pool: pg.Pool, tenantId: string, events: StoredLedgerEvent[]): Promise<{ checked: number; bad?: Failure }> {
-  const covered = coveredSteps(events);
-  const rows = await readCoveredRows(pool, tenantId, covered);
+/**
+ * Each step entry's row: recomputed (§3.2) and its stored content_hash column, both equal to the
+ * entry. Yields to the event loop every STEP_SLICE steps, so that the next page's reads proceed
+ * meanwhile: its step query goes out as soon as its events arrive, and rows are taken off the
+ * socket as PostgreSQL sends them instead of waiting in a full buffer.
+ */
+async function checkSteps(covered: Covered[], rows: Map<string, Map<number, StoredStep>>): Promise<{ checked: number; bad?: Failure }> {
   let checked = 0;
-  for (const { seq, episodeId, entry } of covered) {
-    const row = rows.get(`${episodeId}:${entry.n}`);
-    const where = `step ${entry.n} of episode ${episodeId}`;
-    if (!row) return { checked, bad: { seq, problem: 'step-missing', reason: `${where} is missing` } };
-    if (stepRowHash(stepRowFromColumns(row)) !== entry.hash)
-      return { checked, bad: { seq, problem: 'step-mismatch', reason: `${where} differs from what was logged` } };
-    if (row.content_hash !== entry.hash)
-      return { checked, bad: { seq, problem: 'step-mismatch', reason: `${where}: its content_hash column differs from the logged hash` } };
+  for (const { seq, episodeId, n, hash } of covered) {
+    if (checked % STEP_SLICE === STEP_SLICE - 1) await nextTurn();
+    const row = rows.get(episodeId)?.get(n);
+    if (!row) return { checked, bad: { seq, problem: 'step-missing', reason: `step ${n} of episode ${episodeId} is missing` } };
+    const step = storedStepText(row);
+    if (!canonicalTextHashIs(step.canonical, hash))
+      return { checked, bad: { seq, problem: 'step-mismatch', reason: `step ${n} of episode ${episodeId} differs from what was logged` } };
+    if (step.contentHash !== hash) {
+      const reason = `step ${n} of episode ${episodeId}: its content_hash column differs from the logged hash`;
+      return { checked, bad: { seq, problem: 'step-mismatch', reason } };
+    }
     checked += 1;
   }
   return { checked };
+}
+
+/** Marks a read started ahead as handled, so that one abandoned after a failure cannot crash the process. */
+function ahead<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => undefined);
+  return read;
+}
+
+interface Page {
+  events: StoredLedgerEvent[];
+  covered: Covered[];
+  stepRows: Map<string, Map<number, StoredStep>>;
+}
+
+/** The first PAGE events after seq `after` (up to toSeq), then the step rows they cover: one query at a time. */
+async function readPage(pool: pg.Pool, tenantId: string, after: number, toSeq: number | null): Promise<Page> {
+  const events = await readEventPage(pool, tenantId, after, toSeq, PAGE);
+  const covered = coveredSteps(events);
+  return { events, covered, stepRows: await readStepRows(pool, tenantId, covered) };
+}
+
+/**
+ * The range's pages of PAGE events, the next page read while the caller checks this one: the
+ * database prints rows while this process hashes. One query at a time, so a verification holds
+ * one pooled connection (VERIFY_LEDGER_TOTAL_CONCURRENCY counts on it). Ends at a short page.
+ */
+async function* pages(pool: pg.Pool, tenantId: string, fromSeq: number, toSeq: number | null): AsyncGenerator<Page> {
+  let next = ahead(readPage(pool, tenantId, fromSeq - 1, toSeq));
+  for (;;) {
+    const page = await next;
+    const last = page.events.at(-1);
+    if (!last) return;
+    if (page.events.length === PAGE) next = ahead(readPage(pool, tenantId, last.seq, toSeq));
+    yield page;
+    if (page.events.length < PAGE) return;
+  }
 }
 
 /** Checks the signed checkpoints whose size the page reaches, as the accumulator passes each size. */
@@ -165,22 +195,19 @@ export async function verifyStoredRange(
   const claims = new RowClaims();
   let expectedPrevHash = await prevHashBefore(pool, tenantId, fromSeq);
   let expectedFirstSeq = fromSeq;
-  for (;;) {
-    const page = await readEvents(pool, tenantId, { afterSeq: expectedFirstSeq - 1, toSeq, limit: PAGE });
-    const last = page.at(-1);
-    if (!last) break;
+  for await (const { events: page, covered, stepRows } of pages(pool, tenantId, fromSeq, toSeq)) {
     const chain = verifyChain(page, { expectedPrevHash, expectedFirstSeq, tenantId });
     counts.checked += chain.checked;
     if (!chain.ok) return report({ seq: chain.firstBadSeq ?? expectedFirstSeq, problem: chain.problem ?? 'malformed', reason: chain.reason ?? '' });
-    const steps = await checkSteps(pool, tenantId, page);
+    const steps = await checkSteps(covered, stepRows);
     counts.stepsChecked += steps.checked;
     if (steps.bad) return report(steps.bad);
     const checkpoint = walk.feed(page, tree);
     if (checkpoint) return report(checkpoint);
     if (toSeq === null) for (const e of page) claims.add(e);
+    const last = must(page.at(-1));
     expectedPrevHash = last.hash;
     expectedFirstSeq = last.seq + 1;
-    if (page.length < PAGE) break;
   }
   if (toSeq === null) {
     const rows = await checkRows(pool, tenantId, claims);

@@ -3,7 +3,7 @@
 // its input is by definition untrusted.
 
 import { must } from '../core/must.ts';
-import { chainHash, GENESIS_HASH, isHashHex, type StoredLedgerEvent, toHex } from './hash.ts';
+import { chainHash, chainHashIs, GENESIS_HASH, isHashHex, type StoredLedgerEvent, toHex } from './hash.ts';
 import { eventLeafHash, merkleRoot } from './merkle.ts';
 import { hasOnly, isCreatedAt, isUuid } from './shape.ts';
 import { isTreeHead, type SignedTreeHead, type TreeHead, verifyTreeHead } from './signed-head.ts';
@@ -105,14 +105,12 @@ export function eventShapeFailure(value: unknown, where: string): Failure | unde
 
 /** Recomputes an event's hash from its own prevHash and content. */
 export function contentFailure(e: StoredLedgerEvent): Failure | undefined {
-  let recomputed: string;
   try {
-    recomputed = chainHash(e.prevHash, e);
+    if (chainHashIs(e.prevHash, e, e.hash)) return undefined;
+    return { problem: 'hash-mismatch', reason: `seq ${e.seq}: content hashes to ${chainHash(e.prevHash, e)}, stored hash is ${e.hash}` };
   } catch (error) {
     return { problem: 'malformed', reason: `seq ${e.seq}: payload is not canonical JSON (${String(error)})` };
   }
-  if (recomputed === e.hash) return undefined;
-  return { problem: 'hash-mismatch', reason: `seq ${e.seq}: content hashes to ${recomputed}, stored hash is ${e.hash}` };
 }
 
 function seqFailure(events: readonly unknown[], index: number, expectedSeq: number): Failure {

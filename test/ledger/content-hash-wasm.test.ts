@@ -2,9 +2,6 @@
 // (src/ledger/hash.ts: loaded without a top-level await). Each test loads hash.ts afresh with
 // hash-wasm replaced, to see both paths: the fallback must give the same bytes, and the fast path
 // must really be taken once the instance exists (it is the point of the dependency).
-//
-// Equivalent mutant, left alive on purpose: `contentHasher.digest('hex')` -> `digest("")`.
-// hash-wasm returns hex for every output type except 'binary', so the bytes are the same.
 import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -41,11 +38,11 @@ describe('canonicalTextHash', () => {
       createBLAKE3: () => {
         ready = createBLAKE3().then((hasher) => ({
           init: () => hasher.init(),
-          update: (data: string) => {
-            updates.push(data);
+          update: (data: string | Uint8Array) => {
+            updates.push(typeof data === 'string' ? data : new TextDecoder().decode(data));
             return hasher.update(data);
           },
-          digest: (type: 'hex') => hasher.digest(type),
+          digest: (type?: 'hex') => hasher.digest(type),
         }));
         return ready;
       },
@@ -57,5 +54,38 @@ describe('canonicalTextHash', () => {
     expect(canonicalTextHash(long)).toBe(noble(long));
     expect(canonicalTextHash('abc')).toBe(ABC);
     expect(updates).toEqual(['abc', long, 'abc']);
+  });
+
+  it('hashes raw bytes and compares chain hashes with hash-wasm too, fresh for every input', async () => {
+    const { createBLAKE3 } = await vi.importActual<typeof import('hash-wasm')>('hash-wasm');
+    const updates: number[] = [];
+    let ready!: Promise<unknown>;
+    vi.doMock('hash-wasm', () => ({
+      createBLAKE3: () => {
+        ready = createBLAKE3().then((hasher) => ({
+          init: () => hasher.init(),
+          update: (data: Uint8Array) => {
+            updates.push(data.length);
+            return hasher.update(data);
+          },
+          digest: (type: 'binary') => hasher.digest(type),
+        }));
+        return ready;
+      },
+    }));
+    const { hashBytes, chainHash, chainHashIs, canonicalEntryBytes, CHAIN_DOMAIN_TAG, GENESIS_HASH } = await loadHash();
+    await ready;
+    await Promise.resolve();
+    const abc = utf8.encode('abc');
+    expect(bytesToHex(hashBytes(abc))).toBe(ABC);
+    expect(bytesToHex(hashBytes(abc))).toBe(ABC);
+    expect(updates).toEqual([3, 3]);
+    const entry = { tenantId: 't', seq: 1, type: 'x', episodeId: null, workItemId: null, payload: {}, createdAt: 'now' };
+    const hash = chainHash(GENESIS_HASH, entry);
+    expect(chainHashIs(GENESIS_HASH, entry, hash)).toBe(true);
+    expect(chainHashIs(GENESIS_HASH, entry, hash)).toBe(true);
+    // Each chain input is hashed whole and alone: tag, prevHash bytes, entry.
+    const inputLength = CHAIN_DOMAIN_TAG.length + 32 + canonicalEntryBytes(entry).length;
+    expect(updates).toEqual([3, 3, inputLength, inputLength, inputLength]);
   });
 });

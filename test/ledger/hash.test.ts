@@ -146,11 +146,13 @@ describe('contentHash', () => {
 // and the CLI show them), and every pattern is anchored at both ends.
 //
 // Equivalent mutants, left alive (no input tells them apart):
-// - bytesEqual's loop bound `i < a.length` -> `i <= a.length`: the lengths are equal by then, and
-//   the extra step XORs undefined with undefined, 0.
-// - chainInputWithRoom's `needed > chainInput.length` -> `>=` or `true`: growing the buffer when it
-//   is already big enough only allocates; the bytes hashed are the same (the tests below check a
-//   buffer that must grow and one that must not, against a reference).
+// - withRoom's `needed > buffer.length` -> `>=` or `true` (the reused chain input and text
+//   buffers): growing a buffer that is already big enough only allocates; the bytes hashed are the
+//   same (the tests below and test/unit/hash-compare.test.ts check buffers that must grow and ones
+//   that must not, against a reference). `true` is sometimes reported killed: allocating on every
+//   call can time out.
+// The exact RFC 8785 text, the hash comparisons and which values reach the canonicalize package
+// are pinned in test/unit/{canonical-json-rfc8785,hash-compare,canonical-package}.test.ts.
 function thrown(fn: () => unknown): unknown {
   try {
     fn();

@@ -3,6 +3,7 @@
 // carries from the kept tree to the newest checkpoint. A rewritten event before the kept
 // checkpoint is caught even when the rewriter re-chained and re-signed everything after it.
 import { describe, expect, it } from 'vitest';
+import { LedgerStreamVerifier } from '../../src/client/stream-verifier.ts';
 import { must } from '../../src/core/must.ts';
 import { EXPORT_FORMAT, type VerifierState, verifyExport } from '../../src/ledger/export-verify.ts';
 import { GENESIS_HASH, type StoredLedgerEvent, toHex } from '../../src/ledger/hash.ts';
@@ -120,5 +121,65 @@ describe('incremental export verification', () => {
       ok: false,
       problem: 'tenant-mismatch',
     });
+  });
+});
+
+describe('the client stream verifier with a kept state (§7.3.1)', () => {
+  const proofHex = (chain: StoredLedgerEvent[], from: number, to: number) =>
+    MerkleTree.fromEventHashes(chain.map((e) => e.hash))
+      .consistencyProof(from, to)
+      .map(toHex);
+
+  it('starts after the kept checkpoint, checks only the new events and moves the state with a consistency proof', () => {
+    const verifier = new LedgerStreamVerifier({ state: initialState() });
+    expect(verifier.lastSeq).toBe(30);
+    for (const e of grown) expect(verifier.check(e)).toEqual({ ok: true, duplicate: false, linked: true });
+    const advanced = verifier.advance(must(laterHeads[4]), proofHex(later, 30, 50), publicKey);
+    expect(advanced).toEqual({
+      ok: true,
+      state: { format: 'episodic.verifier-state.v1', tenantId: TENANT, treeSize: 50, rootHash: must(laterHeads[4]).rootHash, headHash: must(later[49]).hash },
+    });
+    // The moved state is what the next run starts from, as `episodic verify --state` keeps it.
+    expect(new LedgerStreamVerifier({ state: verifier.state }).lastSeq).toBe(50);
+  });
+
+  it('catches an event rewritten before the kept checkpoint: re-chained, the stream no longer links to the kept head', () => {
+    const rewritten = link([{ ...entryAt(5), payload: { forged: true } }, ...Array.from({ length: 45 }, (_, i) => entryAt(6 + i))], must(first[3]).hash);
+    const forged = [...first.slice(0, 4), ...rewritten];
+    const verifier = new LedgerStreamVerifier({ state: initialState() });
+    expect(verifier.check(must(forged[30]))).toMatchObject({ ok: false, report: { problem: 'prev-hash-mismatch', firstBadSeq: 31 } });
+  });
+
+  it('catches it when the new events are genuine but the new checkpoint was signed over the rewritten history', () => {
+    const rewritten = link([{ ...entryAt(5), payload: { forged: true } }, ...Array.from({ length: 45 }, (_, i) => entryAt(6 + i))], must(first[3]).hash);
+    const forged = [...first.slice(0, 4), ...rewritten];
+    const forgedTree = MerkleTree.fromEventHashes(forged.map((e) => e.hash));
+    const verifier = new LedgerStreamVerifier({ state: initialState() });
+    for (const e of grown) expect(verifier.check(e).ok).toBe(true);
+    // A signer that signs anything: the genuine head hash over the forged tree's root.
+    const head = signTreeHead(
+      { tenantId: TENANT, treeSize: 50, rootHash: toHex(forgedTree.root(50)), headHash: must(later[49]).hash, issuedAt: '2026-11-21T21:00:00.000Z' },
+      privateKey,
+    );
+    expect(verifier.advance(head, proofHex(forged, 30, 50), publicKey)).toMatchObject({ ok: false, report: { problem: 'proof-invalid', firstBadSeq: 50 } });
+    expect(verifier.state?.treeSize).toBe(30);
+    // And the forged checkpoint itself, whose head hash is not the event the stream verified.
+    const forgedHeads = headsOf(forged, [50]);
+    expect(verifier.advance(must(forgedHeads[0]), proofHex(forged, 30, 50), publicKey)).toMatchObject({
+      ok: false,
+      report: { problem: 'head-hash-mismatch' },
+    });
+  });
+
+  it('refuses a checkpoint with another key, beyond the events verified, or re-signed at the kept size', () => {
+    const verifier = new LedgerStreamVerifier({ state: initialState() });
+    for (const e of grown.slice(0, 10)) verifier.check(e);
+    const otherKey = publicKeyFromPrivate(generateSigningKey());
+    expect(verifier.advance(must(laterHeads[3]), proofHex(later, 30, 40), otherKey)).toMatchObject({ ok: false, report: { problem: 'signature' } });
+    expect(verifier.advance(must(laterHeads[4]), proofHex(later, 30, 50), publicKey)).toMatchObject({ ok: false, report: { problem: 'missing-tail' } });
+    const resigned = signTreeHead({ ...must(firstHeads[2]), rootHash: toHex(new Uint8Array(32)) }, privateKey);
+    expect(verifier.advance(resigned, [], publicKey)).toMatchObject({ ok: false, report: { problem: 'root-mismatch', firstBadSeq: 30 } });
+    expect(verifier.advance(must(laterHeads[3]), proofHex(later, 30, 40), publicKey)).toMatchObject({ ok: true, state: { treeSize: 40 } });
+    expect(() => new LedgerStreamVerifier({ state: initialState(), filtered: true })).toThrow(TypeError);
   });
 });

@@ -2,8 +2,19 @@
 // seeds). vectors.test.ts compares the file with this and runs every case through the verifiers.
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
+import { buildProofBundle } from '../../src/ledger/bundle.ts';
 import { EXPORT_FORMAT, STATE_FORMAT } from '../../src/ledger/export-verify.ts';
-import { canonicalEntryBytes, chainHash, GENESIS_HASH, hashBytes, type LedgerEntry, type StoredLedgerEvent, toHex } from '../../src/ledger/hash.ts';
+import {
+  canonicalEntryBytes,
+  chainHash,
+  contentHash,
+  GENESIS_HASH,
+  hashBytes,
+  type LedgerEntry,
+  type StoredLedgerEvent,
+  toHex,
+} from '../../src/ledger/hash.ts';
+import type { HashedRow } from '../../src/ledger/hashed-rows.ts';
 import { MerkleTree } from '../../src/ledger/merkle.ts';
 import { publicKeyFromPrivate, type SignedTreeHead, signTreeHead, treeHeadMessage } from '../../src/ledger/signed-head.ts';
 import { stepRowHash } from '../../src/ledger/step-hash.ts';
@@ -246,6 +257,85 @@ function exportVectors() {
   ];
 }
 
+const ROWS_EPISODE = '3c2d1e0f-4a5b-4c6d-8e7f-a1b2c3d4e5f6';
+const ROWS_CHECKPOINT = '7d6c5b4a-3e2f-4a1b-9c0d-e1f2a3b4c5d6';
+
+/** An episode whose events hash stored values (§3.3), with the rows (§6.1) that answer them. */
+function episodeWithRows() {
+  const values = {
+    state: { cursor: 3, files: ['a.py'], note: 'mid-run' },
+    critique: { verdict: 'pass', score: 0.75, feedback: 'ok' },
+    reward: { normalized: 0.5, base: 0.25 },
+    reflection: { insights: ['read before writing'], improvements: [] },
+    outcome: { kind: 'success', verdict: 'done', artifacts: ['patch.diff'] },
+  };
+  const experience = { rewardHash: contentHash(values.reward), reflectionHash: contentHash(values.reflection) };
+  const events = link([
+    entry(1, 'episode.started', { inputHash: contentHash({ taskDescription: 'fix it', taskType: 'coding' }) }, ROWS_EPISODE),
+    entry(2, 'checkpoint.saved', { checkpointId: ROWS_CHECKPOINT, stateHash: contentHash(values.state) }, ROWS_EPISODE),
+    entry(3, 'critique.recorded', { critiqueHash: contentHash(values.critique), experience }, ROWS_EPISODE),
+    entry(4, 'episode.completed', { status: 'completed', outcomeHash: contentHash(values.outcome), experience }, ROWS_EPISODE),
+  ]);
+  const rows: HashedRow[] = [
+    { kind: 'checkpoint.state', id: ROWS_CHECKPOINT, value: values.state },
+    { kind: 'episode.critique', id: ROWS_EPISODE, value: values.critique },
+    { kind: 'episode.reward', id: ROWS_EPISODE, value: values.reward },
+    { kind: 'episode.reflection', id: ROWS_EPISODE, value: values.reflection },
+    { kind: 'episode.outcome', id: ROWS_EPISODE, value: values.outcome },
+  ];
+  const tree = MerkleTree.fromEventHashes(events.map((e) => e.hash));
+  const head = signTreeHead(
+    { tenantId: TENANT, treeSize: 4, rootHash: toHex(tree.root()), headHash: events[3]?.hash ?? '', issuedAt: ISSUED_AT },
+    EXAMPLE_SECRET_KEY,
+  );
+  return { events, rows, tree, head };
+}
+
+/** Bundles and exports whose rows are not empty: each kind of row edited, missing or unclaimed. */
+function rowVectors() {
+  const { events, rows, tree, head } = episodeWithRows();
+  const publicKey = toHex(publicKeyFromPrivate(EXAMPLE_SECRET_KEY));
+  const bundle = buildProofBundle({ episodeId: ROWS_EPISODE, publicKey, events, steps: [], rows }, tree, head);
+  const edited = (i: number) => rows.map((r, j) => (j === i ? { ...r, value: { ...(r.value as object), forged: true } } : r));
+  const seqOf: Record<string, number> = {
+    'checkpoint.state': 2,
+    'episode.critique': 3,
+    'episode.reward': 4,
+    'episode.reflection': 4,
+    'episode.outcome': 4,
+  };
+  const stray = { kind: 'checkpoint.state', id: '00000000-0000-4000-8000-000000000001', value: { cursor: 0 } };
+  const bundles = [
+    { name: 'with rows: intact', bundle, publicKey, expected: { ok: true, problems: [] } },
+    ...rows.map((r, i) => ({
+      name: `with rows: ${r.kind} edited`,
+      bundle: { ...bundle, rows: edited(i) },
+      publicKey,
+      expected: { ok: false, problems: ['row-mismatch'] },
+    })),
+    {
+      name: 'with rows: the critique row missing',
+      bundle: { ...bundle, rows: rows.filter((r) => r.kind !== 'episode.critique') },
+      publicKey,
+      expected: { ok: false, problems: ['row-mismatch'] },
+    },
+    { name: 'with rows: a row no event claims', bundle: { ...bundle, rows: [...rows, stray] }, publicKey, expected: { ok: false, problems: ['malformed'] } },
+  ];
+  const header = { format: EXPORT_FORMAT, tenantId: TENANT, afterSeq: 0, toSeq: null };
+  const lines = (withRows: unknown[]) => [header, { checkpoint: head }, ...withRows.map((row) => ({ row })), ...events];
+  const exports = [
+    { name: 'with rows: intact', lines: lines(rows), publicKey, expected: { ok: true } },
+    ...rows.map((r, i) => ({
+      name: `with rows: ${r.kind} edited`,
+      lines: lines(edited(i)),
+      publicKey,
+      expected: { ok: false, problem: 'row-mismatch', firstBadSeq: seqOf[r.kind] },
+    })),
+    { name: 'with rows: the state row missing', lines: lines(rows.slice(1)), publicKey, expected: { ok: false, problem: 'row-mismatch', firstBadSeq: 2 } },
+  ];
+  return { bundles, exports };
+}
+
 /** §7.3.1: from the state of checkpoint 4, the export after seq 4 with its consistency proof to checkpoint 7. */
 function incrementalExportVectors(
   events: StoredLedgerEvent[],
@@ -297,7 +387,7 @@ export function buildVectors() {
     merkle: merkleVectors(),
     signatures: signatureVectors(x.signed),
     chains: chainVectors(x.events),
-    bundles: bundleVectors(x),
-    exports: exportVectors(),
+    bundles: [...bundleVectors(x), ...rowVectors().bundles],
+    exports: [...exportVectors(), ...rowVectors().exports],
   };
 }

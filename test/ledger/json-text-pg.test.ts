@@ -1,0 +1,47 @@
+// canonicalFromJsonText (src/ledger/json-text.ts) on PostgreSQL's own output, which verifyLedger
+// canonicalises without parsing: jsonb as jsonb_out prints it (members by length, ", " and ": ")
+// and inside json_build_array beside text, for arbitrary JSON values stored as jsonb. The result
+// must be canonicalJson of the value parsed back, and of the value that was stored.
+import fc from 'fast-check';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/ledger/hash.ts';
+import { canonicalFromJsonText, decodeString, JsonTextReader } from '../../src/ledger/json-text.ts';
+import { createEmptyDatabase, type TestDatabase } from '../support/db.ts';
+
+let database: TestDatabase;
+let client: pg.Client;
+beforeAll(async () => {
+  database = await createEmptyDatabase();
+  client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+});
+afterAll(async () => {
+  await client?.end();
+  await database?.drop();
+});
+
+// jsonb refuses \u0000 in strings; every other JSON value is storable.
+const storable = fc.jsonValue({ maxDepth: 4 }).filter((v) => !JSON.stringify(v).includes('\\u0000'));
+
+describe('canonicalFromJsonText on PostgreSQL output', () => {
+  it('is canonicalJson of the stored value, from jsonb text and from json_build_array', async () => {
+    const values = fc.sample(storable, { numRuns: 300, seed: 30 });
+    const texts = [...values.map((v) => JSON.stringify(v)), '{"b": 1, "a": [1.0, 1e2, -0, 0.10], "é": "\\n\\t\\"x\\u001f", "aa": {"z": null, "y": true}}'];
+    const { rows } = await client.query<{ jsonb: string; built: string }>(
+      `SELECT v::jsonb::text AS jsonb, json_build_array('pre"fix\n', v::jsonb, 1.50::float8)::text AS built FROM unnest($1::text[]) WITH ORDINALITY AS t(v, i) ORDER BY i`,
+      [texts],
+    );
+    rows.forEach((row, i) => {
+      const stored = JSON.parse(texts[i] as string);
+      expect(canonicalFromJsonText(row.jsonb)).toBe(canonicalJson(JSON.parse(row.jsonb)));
+      expect(canonicalFromJsonText(row.jsonb)).toBe(canonicalJson(stored));
+      const reader = new JsonTextReader(row.built);
+      reader.enterArray();
+      expect(decodeString(reader.next() ?? '')).toBe('pre"fix\n');
+      expect(reader.next()).toBe(canonicalJson(stored));
+      expect(reader.next()).toBe('1.5');
+      expect(reader.next()).toBeUndefined();
+    });
+  });
+});

@@ -1,0 +1,97 @@
+// canonicalFromJsonText (src/ledger/json-text.ts) is canonicalJson(JSON.parse(text)) for any JSON
+// text: the compact and indented forms, members in any order (jsonb prints them by length), and
+// strings escaped in every legal way, canonical or not. test/ledger/json-text-pg.test.ts checks it
+// on PostgreSQL's own output.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/ledger/hash.ts';
+import { canonicalFromJsonText, decodeString, JsonTextReader } from '../../src/ledger/json-text.ts';
+
+function outcome(f: () => string): { text?: string; error?: boolean } {
+  try {
+    return { text: f() };
+  } catch {
+    return { error: true };
+  }
+}
+
+const key = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('__proto__', '1', '10', 'a\\b', '"', '\n', '\uD800', '\u007f'));
+const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('\uD800', 'a\uDBFF', '"\\\n\u2028\u0000\u001f\b\u000b/'));
+const number = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.constantFrom(-0, 1e21, 1e-7, 2 ** 53 + 1, 1e15, 999999999999999));
+const json = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), number, text, tie('array'), tie('object')),
+  array: fc.array(tie('value'), { maxLength: 5 }),
+  object: fc.dictionary(key, tie('value'), { maxKeys: 5 }),
+})).value;
+
+/** Escapes a string's characters in one of the legal ways, chosen by `pick`. */
+function escapeString(s: string, pick: () => number): string {
+  let out = '"';
+  for (const ch of s.split('')) {
+    const code = ch.charCodeAt(0);
+    const hex = code.toString(16).padStart(4, '0');
+    const choice = pick() % 4;
+    if (choice === 1) out += `\\u${hex}`;
+    else if (choice === 2) out += `\\u${hex.toUpperCase()}`;
+    else if (choice === 3 && ch === '/') out += '\\/';
+    else out += JSON.stringify(ch).slice(1, -1);
+  }
+  return `${out}"`;
+}
+
+/** Serialises with random spacing, member order, number spelling and escapes. */
+function serialise(value: unknown, pick: () => number): string {
+  const space = () => [' ', '', '\n ', '\t'][pick() % 4] ?? '';
+  if (typeof value === 'string') return escapeString(value, pick);
+  if (typeof value === 'number') {
+    const plain = JSON.stringify(value);
+    const spelled = [plain, value.toExponential(), Number.isInteger(value) && Math.abs(value) < 1e15 ? `${plain}.0` : plain][pick() % 3] ?? plain;
+    return spelled.replace('e+', 'E+');
+  }
+  if (Array.isArray(value)) return `[${space()}${value.map((v) => serialise(v, pick)).join(`${space()},${space()}`)}${space()}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value);
+    if (pick() % 2) entries.reverse();
+    return `{${space()}${entries.map(([k, v]) => `${escapeString(k, pick)}${space()}:${space()}${serialise(v, pick)}`).join(`${space()},`)}${space()}}`;
+  }
+  return JSON.stringify(value);
+}
+
+describe('canonicalFromJsonText', () => {
+  it('is canonicalJson(JSON.parse(text)) for any JSON text, however spaced, ordered and escaped', () => {
+    fc.assert(
+      fc.property(json, fc.array(fc.nat(), { minLength: 1, maxLength: 64 }), (value, choices) => {
+        let i = 0;
+        const pick = () => choices[i++ % choices.length] ?? 0;
+        for (const text of [JSON.stringify(value), JSON.stringify(value, null, 2), serialise(value, pick)]) {
+          expect(outcome(() => canonicalFromJsonText(text))).toEqual(outcome(() => canonicalJson(JSON.parse(text))));
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('keeps the last of duplicate members, as JSON.parse does', () => {
+    const text = '{"b": 1, "a": 2, "b": 3, "a": [4]}';
+    expect(canonicalFromJsonText(text)).toBe(canonicalJson(JSON.parse(text)));
+    expect(canonicalFromJsonText(text)).toBe('{"a":[4],"b":3}');
+  });
+
+  it('refuses numbers with no finite value and lone surrogates, as canonicalJson does', () => {
+    expect(() => canonicalFromJsonText('[1e400]')).toThrow('Infinity');
+    expect(() => canonicalFromJsonText('{"a": "\\ud800"}')).toThrow('Lone surrogate');
+    expect(() => canonicalFromJsonText('"\uDC00"')).toThrow('Lone surrogate');
+    expect(() => canonicalFromJsonText('[1] x')).toThrow(SyntaxError);
+  });
+
+  it('reads the elements of an array one at a time, and decodes string literals', () => {
+    const reader = new JsonTextReader('["a\\n", {"y": 1, "x": 2}, null, 1.50]');
+    reader.enterArray();
+    const elements: string[] = [];
+    for (let e = reader.next(); e !== undefined; e = reader.next()) elements.push(e);
+    expect(elements).toEqual(['"a\\n"', '{"x":2,"y":1}', 'null', '1.5']);
+    expect(reader.done()).toBe(true);
+    expect(decodeString('"a\\n"')).toBe('a\n');
+    expect(decodeString('"plain"')).toBe('plain');
+  });
+});
