@@ -259,8 +259,12 @@ function exportVectors() {
 
 const ROWS_EPISODE = '3c2d1e0f-4a5b-4c6d-8e7f-a1b2c3d4e5f6';
 const ROWS_CHECKPOINT = '7d6c5b4a-3e2f-4a1b-9c0d-e1f2a3b4c5d6';
+const ROWS_RETRIEVAL = '5e4d3c2b-1a0f-4e9d-8c7b-6a5f4e3d2c1b';
 
-/** An episode whose events hash stored values (§3.3), with the rows (§6.1) that answer them. */
+/**
+ * An episode whose events hash stored values (§3.3), then a retrieval served (an event of no
+ * episode, so in exports only), with the rows (§6.1, §6.2) that answer them.
+ */
 function episodeWithRows() {
   const values = {
     state: { cursor: 3, files: ['a.py'], note: 'mid-run' },
@@ -268,6 +272,7 @@ function episodeWithRows() {
     reward: { normalized: 0.5, base: 0.25 },
     reflection: { insights: ['read before writing'], improvements: [] },
     outcome: { kind: 'success', verdict: 'done', artifacts: ['patch.diff'] },
+    results: { episodes: [ROWS_EPISODE], warnings: [], patterns: [] },
   };
   const experience = { rewardHash: contentHash(values.reward), reflectionHash: contentHash(values.reflection) };
   const events = link([
@@ -275,6 +280,18 @@ function episodeWithRows() {
     entry(2, 'checkpoint.saved', { checkpointId: ROWS_CHECKPOINT, stateHash: contentHash(values.state) }, ROWS_EPISODE),
     entry(3, 'critique.recorded', { critiqueHash: contentHash(values.critique), experience }, ROWS_EPISODE),
     entry(4, 'episode.completed', { status: 'completed', outcomeHash: contentHash(values.outcome), experience }, ROWS_EPISODE),
+    entry(
+      5,
+      'retrieval.served',
+      {
+        retrievalId: ROWS_RETRIEVAL,
+        kind: 'episodes',
+        queryHash: contentHash({ task: { description: 'fix it' }, limit: 5 }),
+        resultsHash: contentHash(values.results),
+        counts: { episodes: 1, warnings: 0, patterns: 0 },
+      },
+      null,
+    ),
   ]);
   const rows: HashedRow[] = [
     { kind: 'checkpoint.state', id: ROWS_CHECKPOINT, value: values.state },
@@ -282,10 +299,11 @@ function episodeWithRows() {
     { kind: 'episode.reward', id: ROWS_EPISODE, value: values.reward },
     { kind: 'episode.reflection', id: ROWS_EPISODE, value: values.reflection },
     { kind: 'episode.outcome', id: ROWS_EPISODE, value: values.outcome },
+    { kind: 'retrieval.results', id: ROWS_RETRIEVAL, value: values.results },
   ];
   const tree = MerkleTree.fromEventHashes(events.map((e) => e.hash));
   const head = signTreeHead(
-    { tenantId: TENANT, treeSize: 4, rootHash: toHex(tree.root()), headHash: events[3]?.hash ?? '', issuedAt: ISSUED_AT },
+    { tenantId: TENANT, treeSize: 5, rootHash: toHex(tree.root()), headHash: events[4]?.hash ?? '', issuedAt: ISSUED_AT },
     EXAMPLE_SECRET_KEY,
   );
   return { events, rows, tree, head };
@@ -293,16 +311,21 @@ function episodeWithRows() {
 
 /** Bundles and exports whose rows are not empty: each kind of row edited, missing or unclaimed. */
 function rowVectors() {
-  const { events, rows, tree, head } = episodeWithRows();
+  const { events, rows: allRows, tree, head } = episodeWithRows();
   const publicKey = toHex(publicKeyFromPrivate(EXAMPLE_SECRET_KEY));
-  const bundle = buildProofBundle({ episodeId: ROWS_EPISODE, publicKey, events, steps: [], rows }, tree, head);
-  const edited = (i: number) => rows.map((r, j) => (j === i ? { ...r, value: { ...(r.value as object), forged: true } } : r));
+  // A bundle holds the episode's events and the rows they claim: not the retrieval's.
+  const rows = allRows.filter((r) => r.kind !== 'retrieval.results');
+  const episodeEvents = events.filter((e) => e.episodeId === ROWS_EPISODE);
+  const bundle = buildProofBundle({ episodeId: ROWS_EPISODE, publicKey, events: episodeEvents, steps: [], rows }, tree, head);
+  const edit = (list: HashedRow[], i: number) => list.map((r, j) => (j === i ? { ...r, value: { ...(r.value as object), forged: true } } : r));
+  const edited = (i: number) => edit(rows, i);
   const seqOf: Record<string, number> = {
     'checkpoint.state': 2,
     'episode.critique': 3,
     'episode.reward': 4,
     'episode.reflection': 4,
     'episode.outcome': 4,
+    'retrieval.results': 5,
   };
   const stray = { kind: 'checkpoint.state', id: '00000000-0000-4000-8000-000000000001', value: { cursor: 0 } };
   const bundles = [
@@ -324,14 +347,14 @@ function rowVectors() {
   const header = { format: EXPORT_FORMAT, tenantId: TENANT, afterSeq: 0, toSeq: null };
   const lines = (withRows: unknown[]) => [header, { checkpoint: head }, ...withRows.map((row) => ({ row })), ...events];
   const exports = [
-    { name: 'with rows: intact', lines: lines(rows), publicKey, expected: { ok: true } },
-    ...rows.map((r, i) => ({
+    { name: 'with rows: intact', lines: lines(allRows), publicKey, expected: { ok: true } },
+    ...allRows.map((r, i) => ({
       name: `with rows: ${r.kind} edited`,
-      lines: lines(edited(i)),
+      lines: lines(edit(allRows, i)),
       publicKey,
       expected: { ok: false, problem: 'row-mismatch', firstBadSeq: seqOf[r.kind] },
     })),
-    { name: 'with rows: the state row missing', lines: lines(rows.slice(1)), publicKey, expected: { ok: false, problem: 'row-mismatch', firstBadSeq: 2 } },
+    { name: 'with rows: the state row missing', lines: lines(allRows.slice(1)), publicKey, expected: { ok: false, problem: 'row-mismatch', firstBadSeq: 2 } },
   ];
   return { bundles, exports };
 }
