@@ -17,6 +17,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { must } from '../src/core/must.ts';
+import { RANKER_JOB } from '../src/retrieval/ranker-jobs.ts';
 import { QUERY_MIX } from './query-mix.ts';
 import { type BenchDatabase, fmt, openBenchDatabase, percentile } from './support.ts';
 
@@ -121,10 +122,18 @@ function importRuns(url: string, token: string, dir: string): Promise<void> {
   return new Promise((done, fail) => child.once('close', (code) => (code === 0 ? done() : fail(new Error(`episodic import exited ${code}`)))));
 }
 
+/**
+ * Every imported run learned, and the learned ranker's fits done: the import queues one in the
+ * next throttling slot (up to a minute later), and a fit is seconds of CPU that would otherwise
+ * land in the middle of the measurements.
+ */
 async function waitUntilLearned(database: BenchDatabase): Promise<void> {
   for (;;) {
-    const { rows } = await database.db.pool.query(`SELECT count(*)::int AS n FROM episodes WHERE learning_state IN ('pending', 'queued')`);
-    if (rows[0].n === 0) return;
+    const { rows } = await database.db.pool.query<{ n: number }>(
+      `SELECT ((SELECT count(*) FROM episodes WHERE learning_state IN ('pending', 'queued'))
+             + (SELECT count(*) FROM pgboss.job WHERE name = '${RANKER_JOB}' AND state IN ('created', 'retry', 'active')))::int AS n`,
+    );
+    if (rows[0]?.n === 0) return;
     await new Promise((r) => setTimeout(r, 200));
   }
 }

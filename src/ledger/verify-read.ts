@@ -8,6 +8,7 @@
 // these reads pages ahead of its checks.
 import type pg from 'pg';
 import { must } from '../core/must.ts';
+import { Params, unnestAs } from '../db/sql.ts';
 import { canonicalJson, type StoredLedgerEvent } from './hash.ts';
 import { decodeString, JsonTextReader } from './json-text.ts';
 import { STEP_CANONICAL_FIELDS, stepCanonicalFromTexts } from './step-hash.ts';
@@ -23,10 +24,12 @@ const TEXT_ONLY = { getTypeParser: () => (text: string) => text };
 
 /** Events with afterSeq < seq (<= toSeq), oldest first, at most `limit`, exactly as hashed. */
 export async function readEventPage(db: pg.Pool, tenantId: string, afterSeq: number, toSeq: number | null, limit: number): Promise<StoredLedgerEvent[]> {
+  const p = new Params();
+  const to = p.add(toSeq);
   const { rows } = await db.query<[string]>({
     text: `SELECT json_build_array(tenant_id, seq::text, type, episode_id, work_item_id, payload, ${CREATED_AT}, prev_hash, hash)::text FROM ledger_events
-            WHERE tenant_id = $1 AND seq > $2 AND ($3::bigint IS NULL OR seq <= $3) ORDER BY seq LIMIT $4`,
-    values: [tenantId, afterSeq, toSeq, limit],
+            WHERE tenant_id = ${p.add(tenantId)} AND seq > ${p.add(afterSeq)} AND (${to}::bigint IS NULL OR seq <= ${to}) ORDER BY seq LIMIT ${p.add(limit)}`,
+    values: p.values,
     rowMode: 'array',
     types: TEXT_ONLY,
   });
@@ -123,12 +126,13 @@ export async function readStepRows(db: pg.Pool, tenantId: string, keys: readonly
   if (!keys.length) return found;
   // A number the step_number column cannot hold names no row: left out, so it is reported missing.
   const runs = runsOf(keys.filter((k) => Number.isSafeInteger(k.n) && Math.abs(k.n) <= MAX_INT4));
+  const p = new Params();
   const { rows } = await db.query<[string, string, string]>({
     text: `SELECT s.episode_id, s.step_number, json_build_array(s.content_hash, ${STEP_COLUMNS})::text
-             FROM unnest($1::uuid[], $2::int[], $3::int[]) AS k(episode_id, lo, hi)
+             FROM ${unnestAs(p, 'k', { episode_id: [runs.episodes, 'uuid'], lo: [runs.lo, 'int'], hi: [runs.hi, 'int'] })}
              JOIN steps s ON s.episode_id = k.episode_id AND s.step_number BETWEEN k.lo AND k.hi
-            WHERE s.tenant_id = $4`,
-    values: [runs.episodes, runs.lo, runs.hi, tenantId],
+            WHERE s.tenant_id = ${p.add(tenantId)}`,
+    values: p.values,
     rowMode: 'array',
     types: TEXT_ONLY,
   });
