@@ -40,7 +40,9 @@ function childrenIndex(nodes: readonly LeaseNode[]): Map<string, LeaseNode[]> {
 }
 
 function findNode(nodes: readonly LeaseNode[], id: string): LeaseNode {
-  const node = nodes.find((n) => n.id === id);
+  // The tree's ids are PostgreSQL's text of a uuid (lower case); the id asked for may be in any case.
+  const wanted = id.toLowerCase();
+  const node = nodes.find((n) => n.id === wanted);
   if (!node) throw new RangeError(`lease ${id} is not in the tree`);
   return node;
 }

@@ -90,8 +90,10 @@ const markRevoked = (nodes: LeaseNode[], ids: Set<string>): LeaseNode[] =>
   nodes.map((n) => (ids.has(n.id) ? { ...n, lease: { ...n.lease, revoked: true } } : n));
 
 /** Revokes a lease and every lease derived from it; the unspent part of its reservation returns to its parent. */
-export async function revokeLease(client: pg.PoolClient, tenantId: string, id: string, now: Date, events: NewLedgerEvent[]): Promise<void> {
-  const found: LeaseRow = await readLease(client, tenantId, id);
+export async function revokeLease(client: pg.PoolClient, tenantId: string, asked: string, now: Date, events: NewLedgerEvent[]): Promise<void> {
+  const found: LeaseRow = await readLease(client, tenantId, asked);
+  // The stored id from here on: the one asked for may be in upper case, and the ledger keeps one spelling.
+  const id = found.id;
   await lockWorkItem(client, tenantId, found.workItemId);
   const lease = await lockLease(client, tenantId, id);
   const nodes = await loadLeaseTree(client, tenantId, id);

@@ -334,6 +334,21 @@ describe('revoked and expired leases', () => {
     await api.startOk(startInput({ leaseId: lease.id }));
   });
 
+  it('takes a lease id in any letter case, as PostgreSQL does: a child revoked by its id in upper case', async () => {
+    const { workItem, lease } = await leaseOn({ episodes: 5 });
+    const child = await api.issueLeaseOk({ workItemId: workItem.id, parentLeaseId: lease.id.toUpperCase(), budget: { episodes: 1 }, expiresAt: inHours(0.5) });
+    expect((await api.lease(child.id.toUpperCase())).__typename).toBe('Lease');
+    const revoked = await api.revokeLease(child.id.toUpperCase());
+    expect(revoked.__typename).toBe('LeasePayload');
+    expect((await api.lease(child.id)).revokedAt).not.toBeNull();
+    const { rows } = await t.services.db.pool.query<{ payload: { leaseId: string } }>(
+      `SELECT payload FROM ledger_events WHERE tenant_id = $1 AND type = 'lease.revoked' ORDER BY seq DESC LIMIT 1`,
+      [t.keys.tenantId],
+    );
+    expect(rows[0]?.payload.leaseId).toBe(child.id);
+    await api.startOk(startInput({ leaseId: lease.id }));
+  });
+
   it('an expired lease starts no episode', async () => {
     // The API refuses a past expiry, so the lease expires in the database: time passing, not a request.
     const { lease } = await leaseOn({ episodes: 5 });
