@@ -221,10 +221,11 @@ export interface ServerOptions {
 }
 
 export async function startServer(o: ServerOptions): Promise<EpisodicServer> {
-  const port = o.port ?? (await freePort());
+  // PORT=0 unless restarting: the server binds a port the system picks and prints it. A port picked
+  // here and freed before the child binds it can be taken meanwhile (EADDRINUSE in a CI run).
   const proc = startServerProcess({
     DATABASE_URL: o.databaseUrl,
-    PORT: String(port),
+    PORT: String(o.port ?? 0),
     HOST: '127.0.0.1',
     EPISODIC_DATA_DIR: o.dataDir,
     NODE_ENV: 'production',
@@ -236,6 +237,7 @@ export async function startServer(o: ServerOptions): Promise<EpisodicServer> {
     await proc.stop('SIGKILL');
     throw err;
   }
+  const port = Number(must(SERVING.exec(proc.output()), 'the serving line')[1]);
   const apiKey = (await readFile(join(o.dataDir, 'admin-key'), 'utf8')).trim();
   const base = `http://127.0.0.1:${port}`;
   const graphqlUrl = `${base}/graphql`;
