@@ -1,6 +1,7 @@
 // The episode inputs of the API, and their conversion to the domain's inputs (enums lower-cased,
 // nulls and defaults filled in). The GraphQL shapes are inferred from the refs, never restated.
 import { builder } from '../builder.ts';
+import { canonicalId } from '../core/ids.ts';
 import { sizeText } from '../core/sizes.ts';
 import type { JsonObject, JsonValue } from '../validation/json.ts';
 import { ComplexityEnum, lower, ModeEnum, OutcomeKindEnum, PolicyEnum } from './graphql-enums.ts';
@@ -84,7 +85,7 @@ export const VirtueScoreInput = builder.inputType('VirtueScoreInput', {
 type GqlStartEpisode = typeof StartEpisodeInputRef.$inferInput;
 type GqlOutcome = typeof OutcomeInput.$inferInput;
 
-const idOrNull = (v: string | number | null | undefined) => (v == null ? null : String(v));
+const idOrNull = (v: string | number | null | undefined) => (v == null ? null : canonicalId(v));
 
 export function toStartEpisodeInput(i: GqlStartEpisode): StartEpisodeInput & { episodeNumber: number | null } {
   const c = i.context;

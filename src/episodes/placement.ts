@@ -2,6 +2,7 @@
 // lease (usable, with a hold on what the lease has left unreserved). Checks only; the caller writes.
 
 import { InputLimitError, LeaseError } from '../core/errors.ts';
+import { sameId } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import type { WriteContext } from '../core/write-context.ts';
 import { Params } from '../db/sql.ts';
@@ -35,7 +36,7 @@ async function holdOnLease(ctx: WriteContext, leaseId: string, workItemId: strin
   const row = await lockLease(ctx.client, ctx.tenantId, leaseId);
   const unusable = checkLeaseUsable(row.lease, ctx.now.getTime());
   if (unusable.length) throw new LeaseError(row.id, must(unusable[0]).rule, must(unusable[0]).message);
-  if (workItemId && workItemId !== row.workItemId)
+  if (workItemId && !sameId(workItemId, row.workItemId))
     throw new LeaseError(row.id, 'wrong_work_item', `lease ${row.id} was issued for work item ${row.workItemId}, not ${workItemId}`);
   const reserved = await leaseReserved(ctx.client, ctx.tenantId, row.id, ctx.now);
   const plan = planEpisodeHold(remainingLeaseBudget(row.lease, reserved), own);

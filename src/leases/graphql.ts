@@ -2,7 +2,7 @@
 import { pastExpiryViolations } from '../auth/keys.ts';
 import { builder } from '../builder.ts';
 import { InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../core/errors.ts';
-import { isUuid } from '../core/ids.ts';
+import { canonicalId, isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import { type Context, viewerOf } from '../schema/context.ts';
 import { connectionSize } from '../schema/page-size.ts';
@@ -183,8 +183,8 @@ builder.mutationFields((t) => ({
           w.client,
           w.tenantId,
           {
-            workItemId: String(args.workItemId),
-            parentLeaseId: args.parentLeaseId == null ? null : String(args.parentLeaseId),
+            workItemId: canonicalId(args.workItemId),
+            parentLeaseId: args.parentLeaseId == null ? null : canonicalId(args.parentLeaseId),
             issuer: args.issuer,
             holder: args.holder,
             scope,

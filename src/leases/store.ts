@@ -2,6 +2,7 @@
 // unspent part back when revoked (accounting.ts); both lock the work item first (work-items.ts).
 import type pg from 'pg';
 import { LeaseError } from '../core/errors.ts';
+import { sameId } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
 import type { LeasesRow } from '../db/rows.ts';
@@ -32,7 +33,7 @@ interface ParentReservation {
 /** Checks a child against what its parent has left unreserved; what it will reserve there. */
 async function reserveOnParent(client: pg.PoolClient, tenantId: string, input: IssueLeaseInput, now: Date): Promise<ParentReservation> {
   const parent = await lockLease(client, tenantId, must(input.parentLeaseId));
-  if (parent.workItemId !== input.workItemId)
+  if (!sameId(parent.workItemId, input.workItemId))
     throw new LeaseError(parent.id, 'wrong_work_item', `parent lease ${parent.id} belongs to work item ${parent.workItemId}`);
   const reservedBefore = await leaseReserved(client, tenantId, parent.id, now);
   const child = { budget: input.budget, scope: input.scope, expiresAtMs: input.expiresAt.getTime() };

@@ -349,6 +349,26 @@ describe('revoked and expired leases', () => {
     await api.startOk(startInput({ leaseId: lease.id }));
   });
 
+  it('matches a work item id in any letter case against the lease: a child lease and an episode on it', async () => {
+    const { workItem, lease } = await leaseOn({ episodes: 5 });
+    const upper = workItem.id.toUpperCase();
+    const child = await api.issueLeaseOk({ workItemId: upper, parentLeaseId: lease.id, budget: { episodes: 2 }, expiresAt: inHours(0.5) });
+    const episode = await api.startOk(startInput({ leaseId: child.id, workItemId: upper }));
+    expect(episode.workItem?.id).toBe(workItem.id);
+    const grandchild = await api.issueLeaseOk({
+      workItemId: upper,
+      parentLeaseId: child.id.toUpperCase(),
+      budget: { episodes: 1 },
+      expiresAt: inHours(0.25),
+    });
+    const { rows } = await t.services.db.pool.query<{ payload: { leaseId: string; parentLeaseId: string } }>(
+      `SELECT payload FROM ledger_events WHERE tenant_id = $1 AND type = 'lease.issued' ORDER BY seq DESC LIMIT 1`,
+      [t.keys.tenantId],
+    );
+    // The ledger keeps the stored spelling, whatever the request's.
+    expect(rows[0]?.payload).toMatchObject({ leaseId: grandchild.id, parentLeaseId: child.id });
+  });
+
   it('an expired lease starts no episode', async () => {
     // The API refuses a past expiry, so the lease expires in the database: time passing, not a request.
     const { lease } = await leaseOn({ episodes: 5 });
