@@ -64,7 +64,7 @@ const ALL_ROUNDS: Round[] = [
     // A long group-commit window parks calls in the buffer; the default one is the realistic case.
     run: (url) =>
       onScratch(url, (databaseUrl) =>
-        gracefulShutdown({ databaseUrl, writers: pick([8, 24, 48]), windowMs: pick([2, 500]), graceMs: 100, signalAfterAcks: random(200, 2_000) }),
+        gracefulShutdown({ databaseUrl, writers: pick([8, 24, 48]), windowMs: pick([2, 500]), signalAfterAcks: random(200, 2_000) }),
       ),
   },
   {
@@ -117,7 +117,7 @@ function collect(t: Tally, name: string, r: Json) {
   if (name === 'crash') {
     for (const k of ['cycles', 'inFlightAtKill', 'callsInDoubt', 'inDoubtCommitted', 'halfWritten', 'restartMs', 'retriedDuplicates']) note(t, k, r[k]);
   } else if (name === 'shutdown') {
-    for (const k of ['inFlightAtSignal', 'answeredAfterSignal', 'unansweredInFlight', 'lastMomentUnanswered', 'exitAfterMs', 'exitCode']) note(t, k, r[k]);
+    for (const k of ['inFlightAtSignal', 'answeredAfterSignal', 'unansweredInFlight', 'unreadUnanswered', 'exitAfterMs', 'exitCode']) note(t, k, r[k]);
   } else if (name === 'postgres-restart') {
     for (const o of r.outages ?? [])
       for (const k of ['unreadyAfterMs', 'readyAfterMs', 'firstWriteAfterMs', 'subscribersCaughtUpAfterMs', 'slowestRefusalMs'])

@@ -33,8 +33,8 @@ export function createApp(services: Services): App {
   const { config, log } = services;
   // Declared before yoga so the sockets gauge can read it; assigned once the HTTP server exists.
   let wss: WebSocketServer | undefined;
-  const metrics = createMetrics(services, () => wss?.clients.size ?? 0);
   const admission = new Admission(config.admission);
+  const metrics = createMetrics(services, { openSockets: () => wss?.clients.size ?? 0, requestsInFlight: () => admission.inFlight });
   // One watch for every stream (WebSockets and SSE subscriptions): one rule for a revoked or expired key.
   const keyWatch = new KeyWatch(services.db.pool, config.keyRecheckMs);
   const limiter = config.rateLimitPerMinute > 0 ? new RateLimiter(services.db.pool, config.rateLimitPerMinute) : null;

@@ -50,7 +50,7 @@ export function createTransport(options: TransportOptions): Request {
       status = res.status;
       text = await res.text();
     } catch (cause) {
-      throw new EpisodicError('transport', `cannot reach ${options.url}: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+      throw new EpisodicError('transport', `cannot reach ${options.url}: ${reasonOf(cause)}`, { cause });
     }
     const body = parseBody(text);
     if (body?.errors?.length) {
@@ -62,4 +62,12 @@ export function createTransport(options: TransportOptions): Request {
     }
     return body.data.result as T;
   };
+}
+
+/** fetch's own message ("fetch failed") with the socket's reason under it (ECONNREFUSED, ECONNRESET, ...). */
+function reasonOf(cause: unknown): string {
+  const message = (cause as Error | undefined)?.message ?? String(cause);
+  const inner = (cause as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  const detail = inner?.code ?? inner?.message;
+  return typeof detail === 'string' && detail ? `${message} (${detail})` : message;
 }

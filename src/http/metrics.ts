@@ -15,7 +15,13 @@ import { schema } from '../schema/index.ts';
 
 export const METRICS_PATH = '/metrics';
 
-export function createMetrics(services: Services, openSockets: () => number): { plugin: Plugin; registry: Registry } {
+/** What the server counts itself, read when /metrics is scraped. */
+export interface LiveCounts {
+  openSockets: () => number;
+  requestsInFlight: () => number;
+}
+
+export function createMetrics(services: Services, live: LiveCounts): { plugin: Plugin; registry: Registry } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   new Gauge({
@@ -23,7 +29,15 @@ export function createMetrics(services: Services, openSockets: () => number): { 
     help: 'Open WebSocket connections',
     registers: [registry],
     collect() {
-      this.set(openSockets());
+      this.set(live.openSockets());
+    },
+  });
+  new Gauge({
+    name: 'episodic_graphql_requests_in_flight',
+    help: 'GraphQL POST requests read whole and not yet answered (the slots MAX_CONCURRENT_REQUESTS bounds)',
+    registers: [registry],
+    collect() {
+      this.set(live.requestsInFlight());
     },
   });
   new Gauge({

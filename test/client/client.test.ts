@@ -1,5 +1,6 @@
 // The typed client against the real server: mutations and queries return their typed union
 // members, transport and GraphQL failures throw EpisodicError, and logSteps batches big inputs.
+import { type AddressInfo, createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
 import { createEpisodicClient, type EpisodicClient, EpisodicError, isErrorResult, type StepInput, unwrap } from '../../src/index.ts';
@@ -197,8 +198,12 @@ describe('transport errors', () => {
   });
 
   it('throws EpisodicError transport when the server cannot be reached, and graphql for an invalid document', async () => {
-    const down = createEpisodicClient({ url: 'http://127.0.0.1:1/graphql', apiKey: 'x' });
-    expect(await down.ledgerHead().catch((e) => e)).toMatchObject({ name: 'EpisodicError', kind: 'transport' });
+    const port = await closedPort();
+    const down = createEpisodicClient({ url: `http://127.0.0.1:${port}/graphql`, apiKey: 'x' });
+    const refused = await down.ledgerHead().catch((e) => e);
+    expect(refused).toMatchObject({ name: 'EpisodicError', kind: 'transport' });
+    // The socket's reason, not only fetch's "fetch failed".
+    expect(refused.message).toBe(`cannot reach http://127.0.0.1:${port}/graphql: fetch failed (ECONNREFUSED)`);
     const bad: Json = await api.request('{ result: noSuchField }').catch((e) => e);
     expect(bad).toMatchObject({ kind: 'graphql' });
     expect(bad.message).toMatch(/noSuchField/);
@@ -211,3 +216,12 @@ describe('transport errors', () => {
     expect(calls[0]).toMatch(/Viewer/);
   });
 });
+
+/** A port nothing listens on: one the system gave and took back. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

@@ -51,7 +51,7 @@ async function metricsWhen(done: (m: (name: string) => number) => boolean): Prom
 
 it('reports exactly the open sockets, live subscriptions and steps committed', async () => {
   const idle = await metrics();
-  expect([idle('episodic_open_websockets'), idle('episodic_active_subscriptions')]).toEqual([0, 0]);
+  expect([idle('episodic_open_websockets'), idle('episodic_active_subscriptions'), idle('episodic_graphql_requests_in_flight')]).toEqual([0, 0, 0]);
 
   const [first, second] = [await connected(), await connected()];
   const subscriptions = [liveSubscription(first), liveSubscription(first), liveSubscription(second)];

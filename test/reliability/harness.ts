@@ -205,6 +205,8 @@ export interface EpisodicServer {
   apiKey: string;
   client: EpisodicClient;
   readyz(): Promise<{ status: number; body: Record<string, unknown> }>;
+  /** One unlabelled value from /metrics (read with the admin key). */
+  metric(name: string): Promise<number>;
   /** SIGTERM (graceful) by default; resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -252,6 +254,12 @@ export async function startServer(o: ServerOptions): Promise<EpisodicServer> {
     async readyz() {
       const res = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(10_000) });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    },
+    async metric(name) {
+      const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(10_000) });
+      const line = (await res.text()).split('\n').find((l) => l.startsWith(`${name} `));
+      if (!line) throw new Error(`/metrics (${res.status}) has no ${name}`);
+      return Number(line.slice(name.length + 1));
     },
     stop: (signal = 'SIGTERM') => within(30_000, `server on port ${port} to exit after ${signal}`, proc.stop(signal)),
   };

@@ -410,8 +410,6 @@ export interface ShutdownOptions {
   writers?: number;
   /** Group-commit window of the server: long enough that calls are parked in the buffer at the signal. */
   windowMs?: number;
-  /** Calls sent this long before the signal were certainly read by the server: each must get its answer. */
-  graceMs?: number;
   signalAfterAcks?: number;
   log?: Log;
 }
@@ -423,11 +421,11 @@ export interface ShutdownReport extends ScenarioReport {
   inFlightAtSignal: number;
   /** Calls sent before the signal that were answered after it (drained by the shutdown). */
   answeredAfterSignal: number;
-  /** Calls sent more than graceMs before the signal without an answer (must be 0). */
+  /** Calls the server counted as read (its in-flight gauge) just before the signal, without an answer (must be 0). */
   unansweredInFlight: number;
-  /** Calls sent within graceMs of the signal: answered / not (not read by the server before it closed). */
-  lastMomentAnswered: number;
-  lastMomentUnanswered: number;
+  /** Calls open at the signal that the server had not been seen to read: answered / not (may meet the closing port). */
+  unreadAnswered: number;
+  unreadUnanswered: number;
   /** Calls sent after the signal: refused connections, as expected, and how long the slowest took to fail. */
   afterSignalCalls: number;
   afterSignalAnswered: number;
@@ -435,10 +433,28 @@ export interface ShutdownReport extends ScenarioReport {
   integrity: IntegrityReport;
 }
 
+/**
+ * Calls the server has read and not answered, at least `wanted` of them: when no call was sent and
+ * none ended while /metrics was read, the server's in-flight gauge counted open calls only, so a
+ * count equal to theirs means it had read every one.
+ */
+async function callsReadByServer(server: EpisodicServer, load: StepLoad, wanted: number): Promise<Set<CallRecord>> {
+  let read = new Set<CallRecord>();
+  const allRead = async () => {
+    const sent = load.calls.length;
+    const open = load.calls.filter((c) => c.endedAt === 0);
+    if (open.length < wanted) return false;
+    const counted = await server.metric('episodic_graphql_requests_in_flight');
+    read = new Set(open);
+    return counted === open.length && load.calls.length === sent && open.every((c) => c.endedAt === 0);
+  };
+  await waitUntil(allRead, `the server to count ${wanted} or more calls read and unanswered`, 20_000, () => ({ inFlight: load.inFlight }));
+  return read;
+}
+
 export async function gracefulShutdown(o: ShutdownOptions): Promise<ShutdownReport> {
   const log = o.log ?? quiet;
   const started = Date.now();
-  const graceMs = o.graceMs ?? 100;
   const dataDir = await tempDir('episodic-rel-shutdown-');
   const servers: EpisodicServer[] = [];
   let load: StepLoad | undefined;
@@ -465,17 +481,11 @@ export async function gracefulShutdown(o: ShutdownOptions): Promise<ShutdownRepo
       60_000,
       () => ({ acked: l.ackedSteps, refusals: l.refusals() }),
     );
-    // Signal while every writer has a call that the server has certainly read (sent more than
-    // graceMs ago) and not yet answered: with a long group-commit window it waits in the buffer.
-    // With a short window (the default 2 ms) calls do not stay that long: then every writer just
-    // has a call in flight, and those sent within graceMs are reported apart (lastMoment*).
-    const writers = o.writers ?? 24;
-    const minAge = (o.windowMs ?? 500) >= 4 * graceMs ? graceMs + 20 : 0;
-    const settledInFlight = () => {
-      const open = l.calls.filter((c) => c.endedAt === 0);
-      return open.length === writers && open.every((c) => c.sentAt <= Date.now() - minAge);
-    };
-    await waitUntil(settledInFlight, `every writer to have a call in flight for ${minAge} ms`, 20_000, () => ({ inFlight: l.inFlight }));
+    // Signal while every writer has a call that the server itself counts as read and unanswered
+    // (its in-flight gauge): with a long group-commit window they wait in the buffer. A client's own
+    // send time proves nothing on a busy machine, where its bytes can leave a second later.
+    // With a short window (the default 2 ms) calls do not stay that long: then some are read at the signal.
+    const read = await callsReadByServer(first, l, (o.windowMs ?? 500) >= 100 ? (o.writers ?? 24) : 1);
     const signalAt = Date.now();
     const inFlightAtSignal = l.inFlight;
     first.proc.child.kill('SIGTERM');
@@ -486,10 +496,9 @@ export async function gracefulShutdown(o: ShutdownOptions): Promise<ShutdownRepo
     log(`shutdown: SIGTERM with ${inFlightAtSignal} calls in flight; exit ${exitCode} after ${exitAfterMs} ms`);
 
     const before = l.calls.filter((c) => c.sentAt < signalAt);
-    const certain = before.filter((c) => c.sentAt < signalAt - graceMs);
-    const lastMoment = before.filter((c) => c.sentAt >= signalAt - graceMs);
+    const unread = before.filter((c) => !read.has(c) && c.endedAt >= signalAt);
     const after = l.calls.filter((c) => c.sentAt >= signalAt);
-    const unanswered = certain.filter((c) => c.outcome === 'no-answer');
+    const unanswered = [...read].filter((c) => c.outcome === 'no-answer');
 
     const second = await startServer({ databaseUrl: o.databaseUrl, dataDir: dataDir.path });
     servers.push(second);
@@ -500,7 +509,7 @@ export async function gracefulShutdown(o: ShutdownOptions): Promise<ShutdownRepo
       ...(exitCode !== 0 ? [`the server exited with ${exitCode} after SIGTERM (stderr: ${first.proc.stderr().slice(-500)})`] : []),
       ...(!first.proc.output().includes('"msg":"stopped"') ? ['the server did not log "stopped"'] : []),
       ...(unanswered.length
-        ? [`${unanswered.length} calls in flight before the signal got no answer: ${[...new Set(unanswered.map((c) => c.message))].join('; ')}`]
+        ? [`${unanswered.length} calls the server had read before the signal got no answer: ${[...new Set(unanswered.map((c) => c.message))].join('; ')}`]
         : []),
       ...(inFlightAtSignal === 0 ? ['no call was in flight at the signal'] : []),
       ...(secondExit !== 0 ? [`the restarted server exited with ${secondExit}`] : []),
@@ -518,8 +527,8 @@ export async function gracefulShutdown(o: ShutdownOptions): Promise<ShutdownRepo
       inFlightAtSignal,
       answeredAfterSignal: before.filter((c) => c.outcome !== 'no-answer' && c.endedAt >= signalAt).length,
       unansweredInFlight: unanswered.length,
-      lastMomentAnswered: lastMoment.filter((c) => c.outcome !== 'no-answer').length,
-      lastMomentUnanswered: lastMoment.filter((c) => c.outcome === 'no-answer').length,
+      unreadAnswered: unread.filter((c) => c.outcome !== 'no-answer').length,
+      unreadUnanswered: unread.filter((c) => c.outcome === 'no-answer').length,
       afterSignalCalls: after.length,
       afterSignalAnswered: after.filter((c) => c.outcome !== 'no-answer').length,
       slowestAfterSignalMs,

@@ -10,7 +10,7 @@ it(
   'answers every call in flight at SIGTERM, stores every acknowledged step, and exits 0',
   async () => {
     // A 500 ms group-commit window parks the calls in the buffer, so the signal finds them there.
-    const report = await gracefulShutdown({ databaseUrl: database.url, writers: 24, windowMs: 500, graceMs: 100 });
+    const report = await gracefulShutdown({ databaseUrl: database.url, writers: 24, windowMs: 500 });
     await checkedReport('sigterm-during-ingest', report, [
       'inFlightAtSignal',
       'answeredAfterSignal',
