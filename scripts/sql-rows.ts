@@ -1,6 +1,7 @@
 // Writes src/db/rows.ts: one row type per table of prisma/schema.prisma, as raw SQL through pg reads
-// it (column names, int8 and numeric as strings, jsonb as unknown). Committed;
-// test/unit/sql-rows.test.ts fails when it is stale (`npm run sql-rows` rewrites it).
+// it (column names, int8 and numeric as strings, jsonb as unknown, a list as possibly null: Prisma's
+// migrations make list columns nullable, test/platform/schema-drift.test.ts holds that). Committed;
+// test/unit/sql-idiom.test.ts fails when it is stale (`npm run sql-rows` rewrites it).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -39,7 +40,7 @@ function columnsOf(body: string[]): Column[] {
     const scalar = field && PG_TYPES[field[2] ?? ''];
     if (field && scalar) {
       const mapped = /@map\("([^"]+)"\)/.exec(field[5] ?? '')?.[1];
-      const type = `${scalar}${field[3] ? '[]' : ''}${field[4] ? ' | null' : ''}`;
+      const type = `${scalar}${field[3] ? '[]' : ''}${field[3] || field[4] ? ' | null' : ''}`;
       columns.push({ name: mapped ?? field[1] ?? '', type, doc });
     }
     doc = null;

@@ -17,7 +17,7 @@ export type ApiKeysRow = {
   /** Public part of the key, used to find the row; the secret is stored only as a hash. */
   prefix: string;
   secret_hash: string;
-  scopes: string[];
+  scopes: string[] | null;
   created_at: Date;
   expires_at: Date | null;
   revoked_at: Date | null;
@@ -50,7 +50,7 @@ export type LeasesRow = {
   parent_id: string | null;
   issuer: string;
   holder: string;
-  scope: string[];
+  scope: string[] | null;
   expires_at: Date;
   max_episodes: number | null;
   max_tool_calls: number | null;
@@ -79,7 +79,7 @@ export type EpisodesRow = {
   framework: string | null;
   complexity: string;
   domain: string | null;
-  tags: string[];
+  tags: string[] | null;
   goal_spec: unknown | null;
   dedupe_key: string | null;
   input_hash: string | null;
@@ -222,13 +222,13 @@ export type PatternsRow = {
   /** kind + canonical signature; the same pattern found again has the same key. */
   key: string;
   kind: string;
-  signature: string[];
+  signature: string[] | null;
   description: string;
   /** Context of the episode that first produced the pattern (ranking fit). */
   domain: string | null;
   language: string | null;
   framework: string | null;
-  tags: string[];
+  tags: string[] | null;
   first_episode_id: string | null;
   occurrences: number;
   successes: number;
@@ -290,12 +290,12 @@ export type RetrievalsRow = {
   kind: string;
   query_hash: string;
   results_hash: string;
-  episode_ids: string[];
-  warning_ids: string[];
-  pattern_ids: string[];
+  episode_ids: string[] | null;
+  warning_ids: string[] | null;
+  pattern_ids: string[] | null;
   /** The terms the query ranked by (episode retrievals), with their idf in queryWeights: what feedback is relative to. */
-  query_terms: string[];
-  query_weights: number[];
+  query_terms: string[] | null;
+  query_weights: number[] | null;
   created_at: Date;
 };
 
@@ -346,10 +346,10 @@ export type EpisodeTermTotalsRow = {
 /** The `ranking_models` table. */
 export type RankingModelsRow = {
   tenant_id: string;
-  features: string[];
-  weights: number[];
-  means: number[];
-  scales: number[];
+  features: string[] | null;
+  weights: number[] | null;
+  means: number[] | null;
+  scales: number[] | null;
   /** Episodes indexed when it was fitted, the training queries (runs with a relevant run) and pairs. */
   episodes: number;
   queries: number;

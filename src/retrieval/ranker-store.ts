@@ -22,7 +22,10 @@ export async function loadRankingModel(pool: pg.Pool, tenantId: string): Promise
     `SELECT features, weights, means, scales FROM ranking_models WHERE tenant_id = ${p.add(tenantId)} AND cardinality(features) > 0`,
     p,
   );
-  return rows[0] ?? null;
+  const row = rows[0];
+  // List columns may hold NULL (Prisma's migrations make them nullable); a row missing one is no model.
+  if (!row?.features || !row.weights || !row.means || !row.scales) return null;
+  return { features: row.features, weights: row.weights, means: row.means, scales: row.scales };
 }
 
 export interface StoredRankerInfo {

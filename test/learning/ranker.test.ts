@@ -55,6 +55,12 @@ describe('learned ranker', () => {
       expect(e.score.evidence / first.score.evidence).toBeCloseTo(Math.exp(sum(e) - sum(first)), 6);
     }
     expect(rest.length).toBe(4);
+
+    // A list column may hold NULL (Prisma's migrations make them nullable): such a row is no model.
+    await pool.query('UPDATE ranking_models SET weights = NULL WHERE tenant_id = $1', [keys.tenantId]);
+    expect(await loadRankingModel(pool, keys.tenantId)).toBeNull();
+    const unlearned = await l.relevant({ description: description('billing', 3), taskType: 'bugfix', context: {} }, { limit: 5 });
+    expect(unlearned.episodes.every((e: Json) => e.score.learned === false)).toBe(true);
   });
 
   it('queues a refit only for a tenant whose history is due', async () => {
