@@ -1,4 +1,6 @@
-// A fresh, migrated database per test file on the run's PostgreSQL server.
+// A fresh, migrated database per test file on the run's PostgreSQL server: a copy of the template
+// the run's global setup migrated once (CREATE DATABASE ... TEMPLATE), about a fifth of the time of
+// applying every migration again.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
@@ -9,14 +11,28 @@ export function serverUrl(): string {
   return inject('databaseUrl');
 }
 
+/** A database on `base`'s server, migrated, that nothing stays connected to: the template of every test database. */
+export async function createTemplateDatabase(base: string): Promise<TestDatabase> {
+  const template = await createEmptyDatabase(base);
+  const db = createDatabase(template.url, 2);
+  try {
+    await migrate(db.pool);
+  } finally {
+    await db.close();
+  }
+  // A copy needs its template without sessions; none may connect from here on.
+  await admin((c) => c.query(`ALTER DATABASE ${template.name} WITH ALLOW_CONNECTIONS false`), base);
+  return template;
+}
+
 export function urlForDatabase(name: string, base = serverUrl()): string {
   const u = new URL(base);
   u.pathname = `/${name}`;
   return u.toString();
 }
 
-async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl() });
+async function admin<T>(fn: (c: pg.Client) => Promise<T>, base = serverUrl()): Promise<T> {
+  const client = new pg.Client({ connectionString: base });
   await client.connect();
   try {
     return await fn(client);
@@ -31,14 +47,14 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** An empty database (no migrations). */
-export async function createEmptyDatabase(): Promise<TestDatabase> {
+/** An empty database (no migrations), or a copy of `template`. */
+export async function createEmptyDatabase(base = serverUrl(), template?: string): Promise<TestDatabase> {
   const name = `t_${randomBytes(6).toString('hex')}`;
-  await admin((c) => c.query(`CREATE DATABASE ${name}`));
+  await admin((c) => c.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`), base);
   return {
     name,
-    url: urlForDatabase(name),
-    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    url: urlForDatabase(name, base),
+    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`), base).then(() => undefined),
   };
 }
 
@@ -47,9 +63,8 @@ export interface MigratedDatabase extends TestDatabase {
 }
 
 export async function createMigratedDatabase(poolMax = 10): Promise<MigratedDatabase> {
-  const empty = await createEmptyDatabase();
+  const empty = await createEmptyDatabase(serverUrl(), inject('templateDatabase'));
   const db = createDatabase(empty.url, poolMax);
-  await migrate(db.pool);
   return {
     ...empty,
     db,

@@ -11,15 +11,19 @@ import { join } from 'node:path';
 import { build } from 'vite';
 import type { TestProject } from 'vitest/node';
 import { type EmbeddedServer, startEmbeddedPostgres } from '../../src/db/embedded.ts';
+import { createTemplateDatabase, type TestDatabase } from './db.ts';
 import { testDatabaseUrl } from './env.ts';
 import { freePort } from './ports.ts';
 
 let embedded: EmbeddedServer | undefined;
 let dataDir: string | undefined;
+let template: TestDatabase | undefined;
 
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
+    /** A migrated database each test database is copied from (test/support/db.ts). */
+    templateDatabase: string;
   }
 }
 
@@ -52,10 +56,13 @@ export async function setup(project: TestProject) {
     embedded = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'episodic_test', settings: { max_connections: '400' } });
     url = embedded.url;
   }
+  template = await createTemplateDatabase(url);
   project.provide('databaseUrl', url);
+  project.provide('templateDatabase', template.name);
 }
 
 export async function teardown() {
+  await template?.drop();
   await embedded?.stop();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 }
