@@ -90,11 +90,17 @@ export function Approval({ api, episodeId, status, request, reason, steps }: App
   const key = numbers.join(',');
   useEffect(() => {
     if (!numbers.length) return setJournal([]);
+    // Steps arrive in batches, so this runs again as they do: an older, slower answer (the request
+    // without the resolution) must not overwrite a newer one.
+    let current = true;
     const fields = numbers.map((n) => `s${n}: episodeStep(episodeId: $id, stepNumber: ${n}) { ... on Step { stepNumber kind parameters } }`).join(' ');
     void api
       .query<Record<string, Journal>>(`query Approvals($id: ID!) { ${fields} }`, { id: episodeId })
-      .then((data) => setJournal(Object.values(data).filter((j) => j?.stepNumber)))
-      .catch(() => setJournal([]));
+      .then((data) => current && setJournal(Object.values(data).filter((j) => j?.stepNumber)))
+      .catch(() => current && setJournal([]));
+    return () => {
+      current = false;
+    };
   }, [api, episodeId, key]);
   if (status !== 'BLOCKED' && !numbers.length) return null;
   return (
