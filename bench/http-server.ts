@@ -1,6 +1,6 @@
 // One server of bench:http, in its own process (bench/http.ts forks it): `episodic` the real
 // service, `yoga` bare graphql-yoga answering `{hello}`, `yoga-pg` bare yoga reading one tenant's
-// row with `pg` (`{tenant{name}}`, the same row `{viewer{name}}` reads). Sends `{ url }` over IPC
+// row with `pg` and a prepared statement (`{tenant{name}}`, the same row `{viewer{name}}` reads). Sends `{ url }` over IPC
 // when listening; stops and exits on the message 'stop' (so a --cpu-prof profile is written).
 //   argv: <mode>; env: BENCH_DATABASE (url), BENCH_TENANT (id, yoga-pg)
 import { randomBytes } from 'node:crypto';
@@ -49,7 +49,10 @@ async function startBare(withPg: boolean): Promise<{ url: string; stop(): Promis
     ? createSchema({
         typeDefs: 'type Tenant { name: String } type Query { tenant: Tenant }',
         resolvers: {
-          Query: { tenant: async () => (await pool.query('SELECT name FROM tenants WHERE id = $1', [tenantId])).rows[0] ?? null },
+          // A named statement: parsed and planned once per connection, as Episodic's reads are.
+          Query: {
+            tenant: async () => (await pool.query({ name: 'tenant', text: 'SELECT name FROM tenants WHERE id = $1', values: [tenantId] })).rows[0] ?? null,
+          },
         },
       })
     : createSchema({ typeDefs: 'type Query { hello: String }', resolvers: { Query: { hello: () => 'world' } } });

@@ -33,7 +33,10 @@ export function createDatabase(url: string, poolMax: number, connectTimeoutMs = 
   // process. Its next query fails instead, and the pool discards it on release.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { statementNameGenerator: preparedStatementNames() }) });
+  // `minimal` errors: the default captures a stack trace on every query to point at its call site
+  // in a message, a cost on every read for a message the server masks anyway.
+  const adapter = new PrismaPg(pool, { statementNameGenerator: preparedStatementNames() });
+  const prisma = new PrismaClient({ adapter, errorFormat: 'minimal' });
   return {
     pool,
     prisma,

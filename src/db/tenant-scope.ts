@@ -2,9 +2,11 @@
 // that adds `tenantId = viewer's tenant` to the model's filter (and to what it creates), for every
 // model that has a tenantId column, found from the datamodel so a new model cannot be forgotten.
 import { GraphQLError } from 'graphql';
+import type pg from 'pg';
 import { must } from '../core/must.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import { byIdTables, type TableNames, withByIdReads } from './by-id-read.ts';
 
 const TENANT_MODELS: ReadonlySet<string> = new Set(
   Object.entries(getDatamodel().datamodel.models)
@@ -84,9 +86,27 @@ async function checkCursor(prisma: PrismaClient, model: string, cursor: object, 
   }
 }
 
-/** A client whose every query on a tenant-owned model is confined to `tenantId`. */
-export function tenantScoped(prisma: PrismaClient, tenantId: string): ScopedPrisma {
-  return prisma.$extends({
+/** Prisma's own model and column names (the runtime data model every client carries). */
+function tableNamesOf(prisma: PrismaClient): TableNames {
+  return (prisma as unknown as { _runtimeDataModel: TableNames })._runtimeDataModel;
+}
+
+const tablesOfClient = new WeakMap<PrismaClient, ReturnType<typeof byIdTables>>();
+
+/** The by-id tables of a client's models, built once per client. */
+function tablesOf(prisma: PrismaClient): ReturnType<typeof byIdTables> {
+  let tables = tablesOfClient.get(prisma);
+  if (!tables) tablesOfClient.set(prisma, (tables = byIdTables(tableNamesOf(prisma))));
+  return tables;
+}
+
+/**
+ * A client whose every query on a tenant-owned model is confined to `tenantId`. With `pool`, a
+ * findUnique by id of scalar fields is read with one prepared statement before it reaches Prisma
+ * (by-id-read.ts), confined to the tenant in its SQL.
+ */
+export function tenantScoped(prisma: PrismaClient, tenantId: string, pool?: pg.Pool): ScopedPrisma {
+  const scoped = prisma.$extends({
     query: {
       $allModels: {
         async $allOperations({ model, operation, args, query }) {
@@ -97,6 +117,7 @@ export function tenantScoped(prisma: PrismaClient, tenantId: string): ScopedPris
       },
     },
   }) as unknown as PrismaClient;
+  return pool ? withByIdReads(scoped, { pool, tables: tablesOf(prisma), tenantId }) : scoped;
 }
 
 /** Scoped clients are cheap to keep and costly to rebuild per request: keep the recent ones. */
@@ -104,6 +125,7 @@ export class ScopedClients {
   private readonly cache = new Map<string, ScopedPrisma>();
   constructor(
     private readonly prisma: PrismaClient,
+    private readonly pool?: pg.Pool,
     private readonly max = 1_000,
   ) {}
 
@@ -112,7 +134,7 @@ export class ScopedClients {
     if (client) {
       this.cache.delete(tenantId);
     } else {
-      client = tenantScoped(this.prisma, tenantId);
+      client = tenantScoped(this.prisma, tenantId, this.pool);
       if (this.cache.size >= this.max) this.cache.delete(must(this.cache.keys().next().value));
     }
     this.cache.set(tenantId, client);

@@ -37,7 +37,7 @@ export type WsInitialContext = { wsAuth?: AuthResult; wsSocket?: WebSocket; res?
 const NO_TENANT = '00000000-0000-0000-0000-000000000000';
 
 function contextFactory(services: Services, limiter: RateLimiter | null, admission: Admission) {
-  const scoped = new ScopedClients(services.db.prisma);
+  const scoped = new ScopedClients(services.db.prisma, services.db.pool);
   return async (initial: YogaInitialContext & WsInitialContext): Promise<Context> => {
     const requestId = requestScope.getStore()?.requestId ?? randomUUID();
     const auth = initial.wsAuth ?? (await services.keys.authenticate(tokenFromHeader(initial.request.headers.get('authorization'))));

@@ -1,0 +1,176 @@
+// One tenant's row by id, read without the ORM: the read a GraphQL field that resolves one row by
+// id makes (`viewer`, a payload's episode, Pothos' fallback for a relation). Prisma 7 spends about
+// 300 µs of CPU on such a query (query plan, interpreter, result mapping) where pg with a prepared
+// statement spends about 70 µs (docs/BENCHMARKS.md, "The one-row read"). Only one shape is taken
+// here: `where: { id }` with scalar fields selected (or none: all scalars), on a model whose every
+// selected column pg reads into what Prisma returns; anything else returns undefined and goes to
+// Prisma. The tenant filter is in the statement, as tenant-scope.ts adds it to Prisma's.
+import type pg from 'pg';
+import { getDatamodel } from '../generated/pothos-types.ts';
+
+/** A field as this read needs it: its column and how pg's value becomes Prisma's. */
+interface Column {
+  field: string;
+  /** The SELECT expression, aliased to the field's name. */
+  select: string;
+  convert?: (value: unknown) => unknown;
+}
+
+/** Prisma scalar types pg already returns as Prisma does (lists included); the others are converted or refused. */
+const AS_IS = new Set(['String', 'Int', 'Float', 'Boolean', 'Json']);
+
+/** Epoch milliseconds read the same from timestamp and timestamptz columns (Prisma's timestamp is UTC). */
+const toDate = (value: unknown) => (value === null ? null : new Date(value as number));
+const toBigInt = (value: unknown) => (value === null ? null : BigInt(value as string));
+/** Prisma answers a NULL list column (its migrations allow NULL) as an empty list. */
+const toList = (value: unknown) => value ?? [];
+
+/** Model name to table and field names, as Prisma maps them (its runtime data model). */
+export interface TableNames {
+  models: Record<string, { dbName: string | null; fields: ReadonlyArray<{ name: string; dbName?: string | null }> }>;
+}
+
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+function columnOf(field: { name: string; type: string; isList: boolean }, column: string): Column | undefined {
+  const name = quote(field.name);
+  if (AS_IS.has(field.type)) return { field: field.name, select: `${quote(column)} AS ${name}`, ...(field.isList ? { convert: toList } : {}) };
+  if (field.isList) return undefined;
+  if (field.type === 'DateTime') return { field: field.name, select: `(extract(epoch FROM ${quote(column)}) * 1000)::float8 AS ${name}`, convert: toDate };
+  if (field.type === 'BigInt') return { field: field.name, select: `${quote(column)}::text AS ${name}`, convert: toBigInt };
+  return undefined;
+}
+
+interface Table {
+  name: string;
+  /** The column that holds the row's tenant: `tenant_id`, or `id` for the tenants table itself. */
+  tenantColumn: string;
+  /** Scalar fields this read can return, by name; a field missing here sends the query to Prisma. */
+  columns: Map<string, Column>;
+  /** Every scalar field, in the model's order: what Prisma returns without a select. */
+  scalars: string[];
+}
+
+/**
+ * The models with an `id` field that belong to a tenant (a `tenantId` field), and Tenant itself (a
+ * tenant reads its own row only), from Pothos' datamodel and Prisma's names.
+ */
+export function byIdTables(names: TableNames | undefined): Map<string, Table> {
+  const tables = new Map<string, Table>();
+  if (!names?.models) return tables; // a Prisma without its runtime data model: everything goes to Prisma
+  for (const [model, { fields }] of Object.entries(getDatamodel().datamodel.models)) {
+    const mapped = names.models[model];
+    const scalars = fields.filter((f) => f.kind === 'scalar' || f.kind === 'enum');
+    const owned = scalars.some((f) => f.name === 'tenantId');
+    if (!mapped || !scalars.some((f) => f.name === 'id') || !(owned || model === 'Tenant')) continue;
+    const columnNames = new Map(mapped.fields.map((f) => [f.name, f.dbName ?? f.name]));
+    const columns = new Map<string, Column>();
+    for (const field of scalars) {
+      const column = columnOf(field, columnNames.get(field.name) ?? field.name);
+      if (column) columns.set(field.name, column);
+    }
+    const tenantColumn = owned ? (columnNames.get('tenantId') ?? 'tenantId') : 'id';
+    tables.set(model, { name: mapped.dbName ?? model, tenantColumn, columns, scalars: scalars.map((f) => f.name) });
+  }
+  return tables;
+}
+
+/** The fields a `select` asks for when every one is a plain `true` on a scalar; undefined otherwise. */
+function selectedFields(table: Table, args: Record<string, unknown>): string[] | undefined {
+  const select = args.select;
+  if (select === undefined) return table.scalars;
+  if (typeof select !== 'object' || select === null) return undefined;
+  const fields = Object.entries(select);
+  if (fields.some(([field, wanted]) => wanted !== true || !table.scalars.includes(field))) return undefined;
+  return fields.map(([field]) => field);
+}
+
+/** The id of `where: { id }` (nothing else), or undefined. */
+function idOf(args: Record<string, unknown>): string | undefined {
+  const where = args.where as Record<string, unknown> | undefined;
+  if (!where || typeof where.id !== 'string' || Object.keys(where).length !== 1) return undefined;
+  return where.id;
+}
+
+interface ByIdStatement {
+  sql: string;
+  id: string;
+  columns: Column[];
+}
+
+/** The statement for a findUnique of this shape, or undefined when Prisma must answer it. */
+export function byIdStatement(tables: Map<string, Table>, model: string, args: unknown): ByIdStatement | undefined {
+  const table = tables.get(model);
+  if (!table || typeof args !== 'object' || args === null) return undefined;
+  const given = args as Record<string, unknown>;
+  if (Object.keys(given).some((key) => key !== 'where' && key !== 'select')) return undefined;
+  const id = idOf(given);
+  const fields = selectedFields(table, given);
+  if (id === undefined || !fields?.length) return undefined;
+  const columns: Column[] = [];
+  for (const field of fields) {
+    const column = table.columns.get(field);
+    if (!column) return undefined;
+    columns.push(column);
+  }
+  const sql = `SELECT ${columns.map((c) => c.select).join(', ')} FROM ${quote(table.name)} WHERE id = $1::uuid AND ${quote(table.tenantColumn)} = $2::uuid`;
+  return { sql, id, columns };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Statement names this process gave (pg refuses one name for two texts); bounded by the models' shapes. */
+const statementNames = new Map<string, string>();
+
+/**
+ * The row, null when the tenant has none with that id, or undefined when the id is no UUID (Prisma
+ * then answers, with its own error for a malformed id).
+ */
+async function readById(pool: pg.Pool, statement: ByIdStatement, tenantId: string): Promise<Record<string, unknown> | null | undefined> {
+  if (!UUID.test(statement.id)) return undefined;
+  let name = statementNames.get(statement.sql);
+  if (name === undefined) statementNames.set(statement.sql, (name = `episodic_by_id_${statementNames.size}`));
+  const { rows } = await pool.query<Record<string, unknown>>({ name, text: statement.sql, values: [statement.id, tenantId] });
+  const row = rows[0];
+  if (!row) return null;
+  for (const { field, convert } of statement.columns) if (convert) row[field] = convert(row[field]);
+  return row;
+}
+
+type OneRow = 'findUnique' | 'findUniqueOrThrow';
+type Delegate = Record<OneRow, (args: unknown) => Promise<unknown>>;
+
+interface ByIdReads {
+  pool: pg.Pool;
+  tables: Map<string, Table>;
+  tenantId: string;
+}
+
+/** The delegate with findUnique and findUniqueOrThrow read by id first; a miss of OrThrow goes to Prisma for its error. */
+function byIdDelegate(delegate: Delegate, model: string, reads: ByIdReads): Delegate {
+  const read = async (operation: OneRow, args: unknown) => {
+    const statement = byIdStatement(reads.tables, model, args);
+    const row = statement ? await readById(reads.pool, statement, reads.tenantId) : undefined;
+    if (row || (row === null && operation === 'findUnique')) return row;
+    return delegate[operation](args);
+  };
+  const wrapped: Delegate = { findUnique: (args) => read('findUnique', args), findUniqueOrThrow: (args) => read('findUniqueOrThrow', args) };
+  return new Proxy(delegate, {
+    get: (target, property) => (property === 'findUnique' || property === 'findUniqueOrThrow' ? wrapped[property] : Reflect.get(target, property)),
+  });
+}
+
+/** The client with the by-id read in front of the delegates of the tables' models (client.episode, ...). */
+export function withByIdReads<Client extends object>(client: Client, reads: ByIdReads): Client {
+  const delegates = new Map<string, Delegate>();
+  return new Proxy(client, {
+    get(target, property) {
+      const value = Reflect.get(target, property);
+      if (typeof property !== 'string') return value;
+      const model = property.charAt(0).toUpperCase() + property.slice(1);
+      if (!reads.tables.has(model)) return value;
+      let delegate = delegates.get(property);
+      if (!delegate) delegates.set(property, (delegate = byIdDelegate(value as Delegate, model, reads)));
+      return delegate;
+    },
+  });
+}
