@@ -121,8 +121,7 @@ const RelevantPatternsRef = builder.objectRef<PatternRetrievalResult>('RelevantP
 builder.queryFields((t) => ({
   relevantEpisodes: t.withAuth({ read: true }).field({
     type: RelevantEpisodesRef,
-    description:
-      'Completed episodes ranked by context match, reward, description similarity, recency and retrieval feedback. Records a receipt (retrieval.served).',
+    description: 'Completed episodes ranked by the signals of RelevanceScore (its description gives the formula). Records a receipt (retrieval.served).',
     errors: { types: [InputLimitError] },
     ...listSize('limit', DEFAULT_RESULTS, RETRIEVAL_LIMITS.maxResults),
     args: {

@@ -1,8 +1,10 @@
 // The retrieval signals of relevantEpisodes, declared once. Adding a signal is one entry here (and
-// its value on ScoredEpisode, store.ts): the fixed formula's weights (score.ts RELEVANCE_WEIGHTS),
-// the GraphQL fields of RelevanceScore with their descriptions and the type's formula
-// (graphql.ts) are derived from this table, and test/unit/retrieval-signals.test.ts fails when a
-// signal is missing from the client's selection (src/client/documents.ts), the monitor's query
+// its value: on ScoredEpisode for a measure, store.ts; in relevanceScore for a weighted signal,
+// score.ts, whose breakdown type asks for it). Derived from this table: the ranking's fixed
+// formula (fixedEvidence, evidenceFirst, PRIOR_FACTOR in score.ts), the breakdown's type, the
+// GraphQL fields of RelevanceScore with their descriptions and the type's formula (graphql.ts).
+// test/unit/retrieval-signals.test.ts fails when a signal is missing from the client's selection
+// (src/client/documents.ts) or its type (src/client/types-results.ts), the monitor's query
 // (web/src/retrievals.tsx) or docs/LEARNING.md.
 import type { ScoredEpisode } from './store.ts';
 
@@ -18,6 +20,8 @@ export interface RetrievalSignal {
   role: SignalRole;
   /** The fixed formula's weight (0 for a measure). */
   weight: number;
+  /** A weighted signal's values (a prior is clamped to them); a measure's are unbounded. */
+  range?: readonly [min: number, max: number];
   /** The GraphQL type of the field. */
   type: 'Float' | 'Int';
   description?: string;
@@ -25,22 +29,24 @@ export interface RetrievalSignal {
 }
 
 export const RETRIEVAL_SIGNALS = [
-  { name: 'contextMatch', role: 'evidence', weight: 0.4, type: 'Float', value: (s) => s.score.contextMatch },
+  { name: 'contextMatch', role: 'evidence', weight: 0.4, range: [0, 1], type: 'Float', value: (s) => s.score.contextMatch },
   {
     name: 'similarity',
     role: 'evidence',
     weight: 0.43,
+    range: [0, 1],
     type: 'Float',
     description: 'max(textRank, trigramSimilarity)',
     value: (s) => s.score.similarity,
   },
-  { name: 'reward', role: 'prior', weight: 0.05, type: 'Float', value: (s) => s.score.reward },
-  { name: 'recency', role: 'prior', weight: 0.02, type: 'Float', value: (s) => s.score.recency },
+  { name: 'reward', role: 'prior', weight: 0.05, range: [0, 1], type: 'Float', value: (s) => s.score.reward },
+  { name: 'recency', role: 'prior', weight: 0.02, range: [0, 1], type: 'Float', value: (s) => s.score.recency },
   {
     name: 'feedback',
     role: 'prior',
     // Applied to a signed credit: a debited episode loses up to this much.
     weight: 0.1,
+    range: [-1, 1],
     type: 'Float',
     description:
       'Query-relative credit in [-1, 1]: reported uses of this episode (usedRetrievals) applied as far as the query that served it resembles this one (docs/LEARNING.md).',
@@ -99,25 +105,32 @@ export const RETRIEVAL_SIGNALS = [
 ] as const satisfies readonly RetrievalSignal[];
 
 type Signal = (typeof RETRIEVAL_SIGNALS)[number];
-export type WeightedSignal = Extract<Signal, { role: 'evidence' | 'prior' }>['name'];
+type EvidenceEntry = Extract<Signal, { role: 'evidence' }>;
+type PriorEntry = Extract<Signal, { role: 'prior' }>;
+export type EvidenceSignal = EvidenceEntry['name'];
+export type PriorSignal = PriorEntry['name'];
+export type WeightedSignal = EvidenceSignal | PriorSignal;
+
+/** The task evidence of the fixed formula (the learned ranker's evidence replaces them), in the table's order. */
+export const EVIDENCE_SIGNALS: readonly EvidenceEntry[] = RETRIEVAL_SIGNALS.filter((s): s is EvidenceEntry => s.role === 'evidence');
+/** The priors that scale the evidence, learned or fixed (evidenceFirst, score.ts), in the table's order. */
+export const PRIOR_SIGNALS: readonly PriorEntry[] = RETRIEVAL_SIGNALS.filter((s): s is PriorEntry => s.role === 'prior');
 
 /** The fixed formula's weights, by signal: those of the evidence and prior signals. */
 export function signalWeights(): Record<WeightedSignal, number> {
-  const weighted = RETRIEVAL_SIGNALS.filter((s: RetrievalSignal) => s.role !== 'measure');
+  const weighted = [...EVIDENCE_SIGNALS, ...PRIOR_SIGNALS];
   return Object.fromEntries(weighted.map((s) => [s.name, s.weight])) as Record<WeightedSignal, number>;
 }
 
 const weightOf = (s: RetrievalSignal) => s.weight.toFixed(2);
+const weightedSum = (signals: readonly RetrievalSignal[]) => signals.map((s) => `${weightOf(s)} ${s.name}`).join(' + ');
 
 /** The RelevanceScore type's description: its formula, written from the weights above. */
 export function scoreFormula(): string {
-  const signals: readonly RetrievalSignal[] = RETRIEVAL_SIGNALS;
-  const priors = signals.filter((s) => s.role === 'prior');
-  const evidence = signals.filter((s) => s.role === 'evidence');
-  const sum = evidence.reduce((total, s) => total + s.weight, 0);
+  const sum = EVIDENCE_SIGNALS.reduce((total, s) => total + s.weight, 0);
   return (
-    `total = evidence × (1 + ${priors.map((s) => `${weightOf(s)} ${s.name}`).join(' + ')}): evidence first. ` +
+    `total = evidence × (1 + ${weightedSum(PRIOR_SIGNALS)}): evidence first. ` +
     "evidence is the tenant's learned ranker's (e^(its score − the best candidate's)) when it has one, " +
-    `else (${evidence.map((s) => `${weightOf(s)} ${s.name}`).join(' + ')}) / ${sum.toFixed(2)} (docs/LEARNING.md).`
+    `else (${weightedSum(EVIDENCE_SIGNALS)}) / ${sum.toFixed(2)} (docs/LEARNING.md).`
   );
 }
