@@ -1,11 +1,11 @@
-// The retrieval signals of relevantEpisodes, declared once. Adding a signal is one entry here (and
-// its value: on ScoredEpisode for a measure, store.ts; in relevanceScore for a weighted signal,
-// score.ts, whose breakdown type asks for it). Derived from this table: the ranking's fixed
-// formula (fixedEvidence, evidenceFirst, PRIOR_FACTOR in score.ts), the breakdown's type, the
-// GraphQL fields of RelevanceScore with their descriptions and the type's formula (graphql.ts).
-// test/unit/retrieval-signals.test.ts fails when a signal is missing from the client's selection
-// (src/client/documents.ts) or its type (src/client/types-results.ts), the monitor's query
-// (web/src/retrievals.tsx) or docs/LEARNING.md.
+// The retrieval signals of relevantEpisodes, declared once. Adding a signal is one entry here and
+// its value: a measure's is the ScoredEpisode field of its name (store.ts), a weighted signal's is
+// computed by relevanceScore (score.ts); the compiler asks for either. Derived from this table:
+// the ranking's fixed formula (fixedEvidence, evidenceFirst, PRIOR_FACTOR in score.ts), the
+// breakdown's type, the GraphQL fields of RelevanceScore with their descriptions and the type's
+// formula (graphql.ts). test/unit/retrieval-signals.test.ts fails when a signal is missing from
+// the client's selection (src/client/documents.ts) or its type (src/client/types-results.ts), the
+// monitor's query (web/src/retrievals.tsx) or docs/LEARNING.md.
 import type { ScoredEpisode } from './store.ts';
 
 /**
@@ -25,11 +25,10 @@ export interface RetrievalSignal {
   /** The GraphQL type of the field. */
   type: 'Float' | 'Int';
   description?: string;
-  value(s: ScoredEpisode): number;
 }
 
 export const RETRIEVAL_SIGNALS = [
-  { name: 'contextMatch', role: 'evidence', weight: 0.4, range: [0, 1], type: 'Float', value: (s) => s.score.contextMatch },
+  { name: 'contextMatch', role: 'evidence', weight: 0.4, range: [0, 1], type: 'Float' },
   {
     name: 'similarity',
     role: 'evidence',
@@ -37,10 +36,9 @@ export const RETRIEVAL_SIGNALS = [
     range: [0, 1],
     type: 'Float',
     description: 'max(textRank, trigramSimilarity)',
-    value: (s) => s.score.similarity,
   },
-  { name: 'reward', role: 'prior', weight: 0.05, range: [0, 1], type: 'Float', value: (s) => s.score.reward },
-  { name: 'recency', role: 'prior', weight: 0.02, range: [0, 1], type: 'Float', value: (s) => s.score.recency },
+  { name: 'reward', role: 'prior', weight: 0.05, range: [0, 1], type: 'Float' },
+  { name: 'recency', role: 'prior', weight: 0.02, range: [0, 1], type: 'Float' },
   {
     name: 'feedback',
     role: 'prior',
@@ -50,7 +48,6 @@ export const RETRIEVAL_SIGNALS = [
     type: 'Float',
     description:
       'Query-relative credit in [-1, 1]: reported uses of this episode (usedRetrievals) applied as far as the query that served it resembles this one (docs/LEARNING.md).',
-    value: (s) => s.score.feedback,
   },
   {
     name: 'feedbackUses',
@@ -58,7 +55,6 @@ export const RETRIEVAL_SIGNALS = [
     weight: 0,
     type: 'Int',
     description: 'Reported uses that counted: those by queries resembling this one (idf-weighted share of their terms at least 0.4).',
-    value: (s) => s.feedbackUses,
   },
   {
     name: 'feedbackResemblance',
@@ -66,7 +62,6 @@ export const RETRIEVAL_SIGNALS = [
     weight: 0,
     type: 'Float',
     description: "The largest resemblance of any reported use's query to this one, in [0, 1].",
-    value: (s) => s.feedbackResemblance,
   },
   {
     name: 'textRank',
@@ -74,7 +69,6 @@ export const RETRIEVAL_SIGNALS = [
     weight: 0,
     type: 'Float',
     description: "(taskText + work + change) / the best candidate's, in [0, 1].",
-    value: (s) => s.textRank,
   },
   {
     name: 'taskText',
@@ -82,7 +76,6 @@ export const RETRIEVAL_SIGNALS = [
     weight: 0,
     type: 'Float',
     description: 'BM25 (k1 1.2, b 0.75) of the query against the task description.',
-    value: (s) => s.taskText,
   },
   {
     name: 'work',
@@ -90,7 +83,6 @@ export const RETRIEVAL_SIGNALS = [
     weight: 0,
     type: 'Float',
     description: '0.5 × BM25 (b 1) of the query against what the episode did: files and symbols it changed, its commands, errors and tools.',
-    value: (s) => s.work,
   },
   {
     name: 'change',
@@ -99,9 +91,8 @@ export const RETRIEVAL_SIGNALS = [
     type: 'Float',
     description:
       '0.5 × BM25 (b 1) of the query against the change the episode left: its changed files, their module names and the scopes and definitions it changed.',
-    value: (s) => s.change,
   },
-  { name: 'trigramSimilarity', role: 'measure', weight: 0, type: 'Float', value: (s) => s.trigramSimilarity },
+  { name: 'trigramSimilarity', role: 'measure', weight: 0, type: 'Float' },
 ] as const satisfies readonly RetrievalSignal[];
 
 type Signal = (typeof RETRIEVAL_SIGNALS)[number];
@@ -120,6 +111,11 @@ export const PRIOR_SIGNALS: readonly PriorEntry[] = RETRIEVAL_SIGNALS.filter((s)
 export function signalWeights(): Record<WeightedSignal, number> {
   const weighted = [...EVIDENCE_SIGNALS, ...PRIOR_SIGNALS];
   return Object.fromEntries(weighted.map((s) => [s.name, s.weight])) as Record<WeightedSignal, number>;
+}
+
+/** A signal's value for a scored episode: a weighted signal's in the breakdown, a measure's beside it. */
+export function signalValue(s: ScoredEpisode, signal: Signal): number {
+  return signal.role === 'measure' ? s[signal.name] : s.score[signal.name];
 }
 
 const weightOf = (s: RetrievalSignal) => s.weight.toFixed(2);
