@@ -1,6 +1,6 @@
 import { builder } from '../builder.ts';
 import { InputLimitError, NotFoundError } from '../core/errors.ts';
-import { isUuid } from '../core/ids.ts';
+import { canonicalId, isUuid } from '../core/ids.ts';
 import { checkKeyRequest, pastExpiryViolations } from './keys.ts';
 import { createApiKeyRecorded, revokeApiKeyRecorded } from './store.ts';
 
@@ -78,7 +78,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { id }, ctx) => {
       const { tenantId, keyId } = ctx.viewer;
       // The revocation and its api_key.revoked ledger event commit together.
-      const revoked = isUuid(id) ? await ctx.services.writer.run(tenantId, (w) => revokeApiKeyRecorded(w, String(id), { keyId })) : null;
+      const revoked = isUuid(id) ? await ctx.services.writer.run(tenantId, (w) => revokeApiKeyRecorded(w, canonicalId(id), { keyId })) : null;
       if (!revoked) throw new NotFoundError('ApiKey', String(id));
       return ctx.db.apiKey.findUniqueOrThrow({ ...query, where: { id: revoked.id } });
     },

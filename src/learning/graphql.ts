@@ -3,7 +3,7 @@
 // from, patterns(filter) and pattern(id), and on-demand extraction.
 import { builder } from '../builder.ts';
 import { InputLimitError, NotFoundError } from '../core/errors.ts';
-import { isUuid } from '../core/ids.ts';
+import { canonicalId, isUuid } from '../core/ids.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { episodeField } from '../episodes/graphql-payloads.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
@@ -254,7 +254,7 @@ builder.mutationFields((t) => ({
     errors: { types: [NotFoundError, InputLimitError] },
     args: { episodeId: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      const episodeId = String(args.episodeId);
+      const episodeId = canonicalId(args.episodeId);
       if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
       const extraction = await ctx.services.writer.run(ctx.viewer.tenantId, async (w) => {
         const p = new Params();

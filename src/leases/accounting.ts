@@ -14,6 +14,7 @@
  * - When an episode ends, its hold is released and what it used is charged (charge.ts).
  */
 
+import { canonicalId } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import { LEASE_RESOURCES, type LeaseResource } from '../stops/resources.ts';
 import { BUDGET_KEY, checkLeaseUsable, type Lease, type LeaseBudget, type LeaseUsage, NO_USAGE, remainingLeaseBudget } from './rules.ts';
@@ -41,7 +42,7 @@ function childrenIndex(nodes: readonly LeaseNode[]): Map<string, LeaseNode[]> {
 
 function findNode(nodes: readonly LeaseNode[], id: string): LeaseNode {
   // The tree's ids are PostgreSQL's text of a uuid (lower case); the id asked for may be in any case.
-  const wanted = id.toLowerCase();
+  const wanted = canonicalId(id);
   const node = nodes.find((n) => n.id === wanted);
   if (!node) throw new RangeError(`lease ${id} is not in the tree`);
   return node;

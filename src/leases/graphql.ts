@@ -153,7 +153,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), maxEpisodes: t.arg.int() },
     resolve: async (_root, args, ctx) => {
       throwIfViolations(validateResumeWorkItem(args.maxEpisodes));
-      const id = String(args.id);
+      const id = canonicalId(args.id);
       await ctx.services.writer.run(ctx.viewer.tenantId, (w) => resumeWorkItem(w.client, w.tenantId, id, args.maxEpisodes ?? null, w.now, w.events));
       return { id };
     },
@@ -203,9 +203,10 @@ builder.mutationFields((t) => ({
     description: 'Revokes a lease and every lease derived from it.',
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, { id }, ctx) => {
-      await ctx.services.writer.run(ctx.viewer.tenantId, (w) => revokeLease(w.client, w.tenantId, String(id), w.now, w.events));
-      return { id: String(id) };
+    resolve: async (_root, args, ctx) => {
+      const id = canonicalId(args.id);
+      await ctx.services.writer.run(ctx.viewer.tenantId, (w) => revokeLease(w.client, w.tenantId, id, w.now, w.events));
+      return { id };
     },
   }),
 }));

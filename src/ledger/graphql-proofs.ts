@@ -3,7 +3,7 @@
 import type pg from 'pg';
 import { builder } from '../builder.ts';
 import { InputLimitError, NotFoundError } from '../core/errors.ts';
-import { isUuid } from '../core/ids.ts';
+import { canonicalId, isUuid } from '../core/ids.ts';
 import type { StepsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import type { Context } from '../schema/context.ts';
@@ -155,7 +155,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, { episodeId }, ctx) => {
       const tenantId = tenantOf(ctx);
       const { pool } = ctx.services.db;
-      const id = String(episodeId).toLowerCase();
+      const id = canonicalId(episodeId);
       const exists = isUuid(id) && (await episodeExists(pool, tenantId, id));
       if (!exists) throw new NotFoundError('Episode', String(episodeId));
       const record = await episodeRecord(pool, tenantId, id);

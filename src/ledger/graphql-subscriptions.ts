@@ -3,7 +3,7 @@
 // subscribe, so a key without `read` is refused before any event is read.
 import { GraphQLError } from 'graphql';
 import { builder } from '../builder.ts';
-import { isUuid } from '../core/ids.ts';
+import { canonicalId, isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import type { AuthedContext } from '../schema/context.ts';
 import { LedgerEventRef, LedgerFilterInput } from './graphql.ts';
@@ -40,7 +40,7 @@ function toFilter(input: FilterArg): LedgerFilter | null {
     const value = input[field];
     if (value === null || value === undefined) return null;
     if (!isUuid(String(value))) throw badInput(`filter.${field}`, `filter.${field} must be a UUID`);
-    return String(value).toLowerCase();
+    return canonicalId(value);
   };
   return { episodeId: id('episodeId'), workItemId: id('workItemId'), types: input.types ?? null };
 }
@@ -111,7 +111,7 @@ builder.subscriptionFields((t) => ({
     description: 'The episode as it is now, then again each time one of its ledger events commits.',
     args: { id: t.arg.id({ required: true }) },
     subscribe: async (_root, args, ctx) => {
-      const episodeId = await visibleEpisodeId(ctx, String(args.id));
+      const episodeId = await visibleEpisodeId(ctx, canonicalId(args.id));
       // The head is read before the state is loaded, so no change can fall between the two.
       const head = await ctx.services.ledgerReads.head(ctx.viewer.tenantId);
       const cursor = cursorAfter(head);
@@ -119,7 +119,7 @@ builder.subscriptionFields((t) => ({
     },
     resolve: async (query, tick, args, ctx) => {
       unwrap(tick);
-      const episode = await ctx.db.episode.findFirst({ ...query, where: { id: String(args.id), tenantId: ctx.viewer.tenantId } });
+      const episode = await ctx.db.episode.findFirst({ ...query, where: { id: canonicalId(args.id), tenantId: ctx.viewer.tenantId } });
       if (!episode) throw episodeNotFound(String(args.id));
       return episode;
     },
@@ -130,7 +130,7 @@ builder.subscriptionFields((t) => ({
     args: { episodeId: t.arg.id({ required: true }), afterSeq: t.arg({ type: 'BigInt', description: afterSeqDescription }) },
     subscribe: async (_root, args, ctx) => {
       const cursor = cursorAfter(toSeq(args.afterSeq, 'afterSeq'));
-      const episodeId = await visibleEpisodeId(ctx, String(args.episodeId));
+      const episodeId = await visibleEpisodeId(ctx, canonicalId(args.episodeId));
       return liveSource({ ctx, cursor, run: (signal) => tail(ctx, cursor, { episodeId, types: ['steps.logged'] }, signal) });
     },
     resolve: (item) => unwrap(item),

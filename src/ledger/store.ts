@@ -1,6 +1,7 @@
 // Appends events to a tenant's chain inside the caller's transaction. The head row is locked for
 // the rest of the transaction, so seq is assigned in commit order and the chain never forks.
 import type pg from 'pg';
+import { canonicalId } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
 import { insertInto, Params, queryRows, unnestAs } from '../db/sql.ts';
@@ -66,8 +67,8 @@ function chainEvents(tenantId: string, head: ChainTail, events: NewLedgerEvent[]
       type: e.type,
       // Hashed as the uuid columns will hold them (lower case): an id a client sent in upper case
       // would otherwise hash one way and read back another, and the chain would fail to verify.
-      episodeId: e.episodeId?.toLowerCase() ?? null,
-      workItemId: e.workItemId?.toLowerCase() ?? null,
+      episodeId: e.episodeId == null ? null : canonicalId(e.episodeId),
+      workItemId: e.workItemId == null ? null : canonicalId(e.workItemId),
       payload: typeof e.payload === 'function' ? e.payload({ seq: head.seq + i, hash: prevHash }) : e.payload,
       createdAt,
     };

@@ -2,6 +2,7 @@
 // of its context pack.
 import { builder } from '../builder.ts';
 import { InputLimitError, NotFoundError, throwIfViolations } from '../core/errors.ts';
+import { canonicalId } from '../core/ids.ts';
 import { CALL_LIMITS, freeTextViolations, validateCritique } from '../episodes/call-limits.ts';
 import { VirtueScoreInput } from '../episodes/graphql-inputs.ts';
 import { EpisodePayload, PackMissPayload } from '../episodes/graphql-payloads.ts';
@@ -19,7 +20,7 @@ builder.mutationFields((t) => ({
     args: { episodeId: t.arg.id({ required: true }), label: t.arg.string(), state: t.arg({ type: 'JSON', required: true }) },
     resolve: async (_root, args, ctx) => {
       throwIfViolations([...freeTextViolations('label', args.label, CALL_LIMITS.labelBytes), ...validateCheckpointState(args.state as JsonValue)]);
-      const episodeId = String(args.episodeId);
+      const episodeId = canonicalId(args.episodeId);
       await changeEpisode(ctx, episodeId, (w) => store.saveCheckpoint(w, episodeId, args.label ?? null, args.state as JsonValue));
       return { episodeId };
     },
@@ -37,7 +38,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const scores = args.virtueScores ?? [];
       throwIfViolations(validateCritique({ verdict: args.verdict, score: args.score, feedback: args.feedback, virtueScores: scores }));
-      const episodeId = String(args.episodeId);
+      const episodeId = canonicalId(args.episodeId);
       await changeEpisode(ctx, episodeId, (w) =>
         recordCritique(w, episodeId, { verdict: args.verdict, score: args.score ?? null, feedback: args.feedback ?? null, virtueScores: scores }),
       );
@@ -60,7 +61,7 @@ builder.mutationFields((t) => ({
         ...freeTextViolations('reason', args.reason),
         ...hashViolations('packHash', args.packHash),
       ]);
-      const episodeId = String(args.episodeId);
+      const episodeId = canonicalId(args.episodeId);
       const result = await ctx.services.writer.run(ctx.viewer.tenantId, (w) =>
         store.recordPackMiss(w, episodeId, { stableId: args.stableId, reason: args.reason, packHash: args.packHash ?? null }),
       );

@@ -2,6 +2,7 @@
 // (fail, cancel, escalate). Resolvers check the input, then delegate to the store.
 import { builder } from '../builder.ts';
 import { IdempotencyConflictError, IllegalTransitionError, InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../core/errors.ts';
+import { canonicalId } from '../core/ids.ts';
 import type { WriteContext } from '../core/write-context.ts';
 import { CALL_LIMITS, freeTextViolations } from '../episodes/call-limits.ts';
 import { HISTORICAL_END } from '../episodes/graphql-import.ts';
@@ -63,7 +64,7 @@ builder.mutationFields((t) => ({
         ...freeTextViolations('reason', args.reason),
         ...(args.approvalRequest == null ? [] : validateGoalSpec(args.approvalRequest as JsonValue, 'approvalRequest')),
       ]);
-      const episodeId = String(args.episodeId);
+      const episodeId = canonicalId(args.episodeId);
       await changeEpisode(ctx, episodeId, (w) => blockEpisode(w, episodeId, args.reason, (args.approvalRequest ?? null) as JsonValue));
       return { episodeId };
     },
@@ -79,7 +80,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, args, ctx) => {
       throwIfViolations([...freeTextViolations('decidedBy', args.decidedBy, CALL_LIMITS.labelBytes), ...freeTextViolations('comment', args.comment)]);
-      const episodeId = String(args.episodeId);
+      const episodeId = canonicalId(args.episodeId);
       await changeEpisode(ctx, episodeId, (w) =>
         resumeEpisode(w, episodeId, { approved: args.approved, decidedBy: args.decidedBy ?? null, comment: args.comment ?? null }),
       );
@@ -100,7 +101,7 @@ builder.mutationFields((t) => ({
       endedAt: t.arg({ type: 'DateTime', description: HISTORICAL_END }),
     },
     resolve: async (_root, args, ctx) => {
-      const episodeId = String(args.episodeId);
+      const episodeId = canonicalId(args.episodeId);
       throwIfViolations(timeRangeViolations('endedAt', 'endedAt', args.endedAt, null));
       const options = {
         extractPatterns: args.extractPatterns === 'SYNC' ? ('sync' as const) : ('async' as const),
@@ -127,7 +128,7 @@ function endMutation(t: PothosSchemaTypes.MutationFieldBuilder<Types, Types['Roo
     },
     resolve: async (_root, args, ctx) => {
       throwIfViolations(freeTextViolations('reason', args.reason));
-      const episodeId = String(args.episodeId);
+      const episodeId = canonicalId(args.episodeId);
       const result = await changeEpisode(ctx, episodeId, (w: WriteContext) => endEpisode(w, episodeId, action, args.reason ?? '', args.recoverable ?? false));
       return { episodeId, ...result };
     },

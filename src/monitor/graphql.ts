@@ -2,7 +2,7 @@
 // credit they got, an episode's used retrievals. Reads only; tenant-scoped.
 import { builder } from '../builder.ts';
 import { InputLimitError, NotFoundError } from '../core/errors.ts';
-import { isUuid } from '../core/ids.ts';
+import { canonicalId, isUuid } from '../core/ids.ts';
 import type { Context } from '../schema/context.ts';
 import { listSize } from '../schema/page-size.ts';
 import { allTimeFrom, type Bucket, MAX_RANGE_DAYS, type ToolStats, type Totals, validateDashboardFilter } from './dashboard.ts';
@@ -202,7 +202,7 @@ builder.queryFields((t) => ({
     errors: { types: [NotFoundError] },
     args: { episodeId: t.arg.id({ required: true }), stepNumber: t.arg.int({ required: true }) },
     resolve: async (query, _root, { episodeId, stepNumber }, ctx) => {
-      const id = String(episodeId);
+      const id = canonicalId(episodeId);
       const step = isUuid(id) ? await ctx.db.step.findFirst({ ...query, where: { episodeId: id, stepNumber, tenantId: tenantOf(ctx) } }) : null;
       if (!step) throw new NotFoundError('Step', `${id}#${stepNumber}`);
       return step;
@@ -229,7 +229,7 @@ builder.queryFields((t) => ({
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, { id }, ctx) => {
-      const receipt = isUuid(String(id)) ? await findReceipt(ctx.services.db.pool, tenantOf(ctx), String(id)) : null;
+      const receipt = isUuid(String(id)) ? await findReceipt(ctx.services.db.pool, tenantOf(ctx), canonicalId(id)) : null;
       if (!receipt) throw new NotFoundError('Retrieval', String(id));
       return receipt;
     },

@@ -10,7 +10,7 @@ import { RelevantEpisodeFilter, RetrievalContextInput, RetrievalTaskInput, toCon
 import { patternTaskViolations, RETRIEVAL_LIMITS, validateRetrieval } from './inputs.ts';
 import type { ScoredPattern } from './pattern-store.ts';
 import { type EpisodeRetrievalResult, type PatternRetrievalResult, type RetrievalDeps, retrieveEpisodes, retrievePatterns } from './retrieve.ts';
-import { RETRIEVAL_SIGNALS, type RetrievalSignal, scoreFormula } from './signals.ts';
+import { RETRIEVAL_SIGNALS, type RetrievalSignal, scoreFormula, signalValue } from './signals.ts';
 import type { ScoredEpisode } from './store.ts';
 
 /** What retrieval reads and writes: the pool for ranking, the writer for receipts. */
@@ -53,12 +53,11 @@ const RelevanceScoreRef = builder.objectRef<ScoredEpisode>('RelevanceScore').imp
     }),
     // One field per declared signal (signals.ts).
     ...Object.fromEntries(
-      RETRIEVAL_SIGNALS.map((signal: RetrievalSignal) => [
-        signal.name,
-        signal.type === 'Int'
-          ? t.int({ resolve: (s) => signal.value(s), description: signal.description })
-          : t.float({ resolve: (s) => signal.value(s), description: signal.description }),
-      ]),
+      RETRIEVAL_SIGNALS.map((signal) => {
+        const { name, type, description }: RetrievalSignal = signal;
+        const resolve = (s: ScoredEpisode) => signalValue(s, signal);
+        return [name, type === 'Int' ? t.int({ resolve, description }) : t.float({ resolve, description })];
+      }),
     ),
   }),
 });
@@ -121,8 +120,7 @@ const RelevantPatternsRef = builder.objectRef<PatternRetrievalResult>('RelevantP
 builder.queryFields((t) => ({
   relevantEpisodes: t.withAuth({ read: true }).field({
     type: RelevantEpisodesRef,
-    description:
-      'Completed episodes ranked by context match, reward, description similarity, recency and retrieval feedback. Records a receipt (retrieval.served).',
+    description: 'Completed episodes ranked by the signals of RelevanceScore (its description gives the formula). Records a receipt (retrieval.served).',
     errors: { types: [InputLimitError] },
     ...listSize('limit', DEFAULT_RESULTS, RETRIEVAL_LIMITS.maxResults),
     args: {

@@ -8,7 +8,7 @@
 // Patterns rank by their overall credit (pattern-score.ts).
 import type pg from 'pg';
 import { InputLimitError, NotFoundError } from '../core/errors.ts';
-import { isUuid } from '../core/ids.ts';
+import { canonicalId, isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import type { WriteContext } from '../core/write-context.ts';
 import type { EpisodesRow, RetrievalsRow } from '../db/rows.ts';
@@ -85,7 +85,7 @@ export async function creditRetrievals(
   retrievalIds: readonly string[],
   outcome: Outcome,
 ): Promise<FeedbackReport | null> {
-  const ids = [...new Set(retrievalIds.map((id) => String(id).toLowerCase()))];
+  const ids = [...new Set(retrievalIds.map(canonicalId))];
   if (ids.length === 0) return null;
   if (ids.length > MAX_USED_RETRIEVALS) {
     throw new InputLimitError([

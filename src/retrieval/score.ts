@@ -4,17 +4,17 @@
  * relative to the best candidate's; pg_trgm similarity; age; feedback credit; the learned model's
  * evidence when the tenant has a model, ranker.ts).
  *
- * - Evidence: the learned model's, else the fixed formula's (fixedEvidence): contextMatch and
- *   similarity (the larger of textRank and trigram similarity), weighted by the signals' table
- *   (signals.ts).
- * - Priors: reward, recency and feedback scale the evidence (evidenceFirst) instead of adding to
- *   it, so they only reorder runs of comparable evidence.
+ * - Evidence: the learned model's, else the fixed formula's (fixedEvidence): the evidence signals
+ *   of the signals' table (signals.ts: contextMatch and similarity, the larger of textRank and
+ *   trigram similarity), weighted by it.
+ * - Priors: the table's prior signals (reward, recency and feedback) scale the evidence
+ *   (evidenceFirst) instead of adding to it, so they only reorder runs of comparable evidence.
  *
  * docs/LEARNING.md gives the formula and the weights' rationale. The keyword baseline the
  * benchmark compares against is benchmark code (test/support/retrieval-baseline.ts).
  */
 import { type ContextFacts, clamp } from '../learning/facts.ts';
-import { signalWeights, type WeightedSignal } from './signals.ts';
+import { EVIDENCE_SIGNALS, type EvidenceSignal, PRIOR_SIGNALS, type PriorSignal, signalWeights, type WeightedSignal } from './signals.ts';
 
 export interface RetrievalQuery {
   description: string;
@@ -41,10 +41,10 @@ export const CONTEXT_FIELD_WEIGHTS = {
 
 export const RECENCY_HALF_LIFE_DAYS = 30;
 
-/** The largest factor the priors can apply (all at their best) and the smallest (feedback at -1). */
+/** The largest factor the priors can apply (all at their best) and the smallest (all at their worst: feedback at -1). */
 export const PRIOR_FACTOR = {
-  max: 1 + RELEVANCE_WEIGHTS.reward + RELEVANCE_WEIGHTS.recency + RELEVANCE_WEIGHTS.feedback,
-  min: 1 - RELEVANCE_WEIGHTS.feedback,
+  max: PRIOR_SIGNALS.reduce((factor, s) => factor + s.weight * s.range[1], 1),
+  min: PRIOR_SIGNALS.reduce((factor, s) => factor + s.weight * s.range[0], 1),
 } as const;
 /**
  * Evidence first: a run whose evidence is at most this share of another's never outranks it,
@@ -72,24 +72,19 @@ export interface RankingCandidate extends ContextSide {
   learnedEvidence?: number | null;
 }
 
-export interface RelevanceBreakdown {
-  /** Each component in [0, 1], except feedback in [-1, 1]. */
-  contextMatch: number;
-  reward: number;
-  similarity: number;
-  recency: number;
-  feedback: number;
+/** Each weighted signal of the table (signals.ts), in its range, and what they add up to. */
+export type RelevanceBreakdown = Record<WeightedSignal, number> & {
   /** The task evidence in [0, 1]: the learned model's, or the fixed formula's. */
   evidence: number;
   /** evidence × the priors' factor (evidenceFirst), in [0, PRIOR_FACTOR.max]. */
   total: number;
-}
+};
 
 /** Neutral recency for a run whose end time is unknown: that of a run half a life old. */
 export const NEUTRAL_RECENCY = 2 ** -1;
 
 export function relevanceScore(query: ContextSide, candidate: RankingCandidate): RelevanceBreakdown {
-  const components = {
+  const components: Record<WeightedSignal, number> = {
     contextMatch: contextMatch(query, candidate),
     reward: clamp(candidate.rewardNormalized ?? 0, 0, 1),
     // Either signal alone is evidence: full text needs words a dictionary can split, trigrams do not.
@@ -97,15 +92,15 @@ export function relevanceScore(query: ContextSide, candidate: RankingCandidate):
     recency: candidate.ageDays === null ? NEUTRAL_RECENCY : recencyWeight(candidate.ageDays),
     feedback: clamp(candidate.feedbackCredit, -1, 1),
   };
-  const evidence = candidate.learnedEvidence != null ? clamp(candidate.learnedEvidence, 0, 1) : fixedEvidence(components.contextMatch, components.similarity);
+  const evidence = candidate.learnedEvidence != null ? clamp(candidate.learnedEvidence, 0, 1) : fixedEvidence(components);
   return { ...components, evidence, total: evidenceFirst(evidence, components) };
 }
 
-/** The fixed formula's evidence: weighted context match and text similarity, in [0, 1]. */
-export function fixedEvidence(context: number, similarity: number): number {
-  return (
-    (RELEVANCE_WEIGHTS.contextMatch * context + RELEVANCE_WEIGHTS.similarity * similarity) / (RELEVANCE_WEIGHTS.contextMatch + RELEVANCE_WEIGHTS.similarity)
-  );
+const EVIDENCE_WEIGHT = EVIDENCE_SIGNALS.reduce((sum, s) => sum + s.weight, 0);
+
+/** The fixed formula's evidence: the weighted mean of the evidence signals (context match and text similarity), in [0, 1]. */
+export function fixedEvidence(signals: Readonly<Record<EvidenceSignal, number>>): number {
+  return EVIDENCE_SIGNALS.reduce((sum, s) => sum + s.weight * signals[s.name], 0) / EVIDENCE_WEIGHT;
 }
 
 /**
@@ -113,12 +108,8 @@ export function fixedEvidence(context: number, similarity: number): number {
  * instead of adding to it, so they reorder runs of comparable evidence and never lift a run with
  * next to no overlap above one with real overlap (a property test states it).
  */
-export function evidenceFirst(evidence: number, priors: { reward: number; recency: number; feedback: number }): number {
-  const factor =
-    1 +
-    RELEVANCE_WEIGHTS.reward * clamp(priors.reward, 0, 1) +
-    RELEVANCE_WEIGHTS.recency * clamp(priors.recency, 0, 1) +
-    RELEVANCE_WEIGHTS.feedback * clamp(priors.feedback, -1, 1);
+export function evidenceFirst(evidence: number, priors: Readonly<Record<PriorSignal, number>>): number {
+  const factor = PRIOR_SIGNALS.reduce((sum, s) => sum + s.weight * clamp(priors[s.name], s.range[0], s.range[1]), 1);
   return clamp(evidence, 0, 1) * factor;
 }
 

@@ -3,7 +3,7 @@
 import { GraphQLError } from 'graphql';
 import { builder } from '../builder.ts';
 import { IllegalTransitionError, InputLimitError, type LimitViolation, NotFoundError, throwIfViolations } from '../core/errors.ts';
-import { isUuid } from '../core/ids.ts';
+import { canonicalId, isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import { sizeText } from '../core/sizes.ts';
 import { episodeField } from '../episodes/graphql-payloads.ts';
@@ -191,12 +191,12 @@ builder.mutationFields((t) => ({
       }),
       options: t.arg({ type: LogStepsOptionsInput, description: 'Large content and invalid steps: by default both refuse the call.' }),
     },
-    resolve: (_root, args, ctx) => logSteps(ctx, String(args.episodeId), args.steps, false, toLogOptions(args.options)),
+    resolve: (_root, args, ctx) => logSteps(ctx, canonicalId(args.episodeId), args.steps, false, toLogOptions(args.options)),
   }),
   logStep: t.withAuth({ write: true }).field({
     type: LogStepPayload,
     errors,
     args: { episodeId: t.arg.id({ required: true }), step: t.arg({ type: StepInputRef, required: true }) },
-    resolve: (_root, args, ctx) => logSteps(ctx, String(args.episodeId), [args.step], true),
+    resolve: (_root, args, ctx) => logSteps(ctx, canonicalId(args.episodeId), [args.step], true),
   }),
 }));

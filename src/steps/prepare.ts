@@ -1,6 +1,7 @@
 // Pure preparation of a step for storage: redacted parameters with a hash of the original,
 // the result split into kind and body, and the bytes it adds to its episode.
 
+import { canonicalId } from '../core/ids.ts';
 import { contentHash } from '../ledger/hash.ts';
 import { jsonBytes } from '../validation/json.ts';
 import type { BlobToStore, ContentRefs } from './large-content.ts';
@@ -76,7 +77,7 @@ export interface StepToPrepare {
  * call joins a group commit, outside its transaction.
  */
 export function prepareSteps(episodeId: string, steps: readonly (StepInput | StepToPrepare)[], redactKeys: readonly string[]): HashedStep[] {
-  const id = episodeId.toLowerCase(); // hashed as the uuid column holds it
+  const id = canonicalId(episodeId); // hashed as the uuid column holds it
   return steps.map((s) => {
     const { step: input, refs, blobs } = 'step' in s ? s : { step: s, refs: null, blobs: [] };
     const step = prepareStep(input, redactKeys, refs);

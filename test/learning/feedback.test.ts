@@ -71,6 +71,16 @@ describe('feedback loop', () => {
     });
   });
 
+  it('reads a used retrieval id in any letter case, two spellings of one id as one', async () => {
+    const { l } = await learnerTenant(t, 'feedback-letter-case');
+    const twin = await twins(l);
+    const served = await l.relevant(query, { filter: { agent: 'twin-b' } });
+    const user = await l.api.startOk(startInput({ taskDescription: 'Tidy the changelog', taskType: 'chore' }));
+    const done = await l.completeOk(user.id, SUCCESS, 'ASYNC', [served.retrievalId.toUpperCase(), served.retrievalId]);
+    expect(done.feedback).toMatchObject({ retrievalIds: [served.retrievalId], episodes: 1, uses: 1 });
+    expect((await l.relevant(query)).episodes.find((e: Json) => e.episode.id === twin.b).score.feedbackUses).toBe(1);
+  });
+
   it('applies the credit only to later queries that resemble the query that served the episode', async () => {
     const { keys, l } = await learnerTenant(t, 'feedback-relative');
     const twin = await twins(l);

@@ -20,14 +20,17 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-async function episodeWithSteps(steps = 3): Promise<string> {
+/** An episode with steps, completed; spell writes its id as the steps and completion send it. */
+async function episodeWithSteps(steps = 3, spell = (id: string) => id): Promise<string> {
   const started = await t.gql(
     'mutation { startEpisode(input: { taskDescription: "prove it", taskType: "audit" }) { ... on StartEpisodePayload { episode { id } } } }',
   );
   const id = started.data.startEpisode.episode.id;
   const s = Array.from({ length: steps }, (_, i) => ({ tool: 'bash', action: `run ${i}`, parameters: { i }, tokens: 1 }));
-  await t.gql('mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { __typename } }', { e: id, s });
-  await t.gql('mutation($e: ID!) { completeEpisode(episodeId: $e, outcome: { kind: SUCCESS, verdict: "done", artifacts: [] }) { __typename } }', { e: id });
+  await t.gql('mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { __typename } }', { e: spell(id), s });
+  await t.gql('mutation($e: ID!) { completeEpisode(episodeId: $e, outcome: { kind: SUCCESS, verdict: "done", artifacts: [] }) { __typename } }', {
+    e: spell(id),
+  });
   return id;
 }
 
@@ -297,6 +300,20 @@ describe('episode proof bundles verify offline', () => {
     expect(bundle.events.find((e: Json) => e.type === 'lease.charged')).toMatchObject({ episodeId: null, payload: { episodeId: id, leaseId } });
     const serverKey = (await t.gql('{ ledgerPublicKey { publicKey } }')).data.ledgerPublicKey.publicKey;
     expect(verifyProofBundle(bundle, fromHex(serverKey, 32))).toMatchObject({ ok: true });
+  });
+
+  it('reads an episode id in any letter case: steps, completion and bundle asked in upper case verify as stored', async () => {
+    const id = await episodeWithSteps(2, (e) => e.toUpperCase());
+    await t.services.checkpoints.publish(t.keys.tenantId);
+    const res = await t.gql('query($e: ID!) { episodeProofBundle(episodeId: $e) { ... on EpisodeProofBundle { bundle stepCount } } }', {
+      e: id.toUpperCase(),
+    });
+    const { bundle, stepCount } = res.data.episodeProofBundle;
+    expect(stepCount).toBe(2);
+    expect(bundle.episodeId).toBe(id);
+    expect(bundle.events.map((e: Json) => e.episodeId)).toEqual([id, id, id]);
+    const serverKey = (await t.gql('{ ledgerPublicKey { publicKey } }')).data.ledgerPublicKey.publicKey;
+    expect(verifyProofBundle(bundle, fromHex(serverKey, 32))).toMatchObject({ ok: true, eventsChecked: 3, stepsChecked: 2 });
   });
 
   it('refuses a bundle for an episode of another tenant', async () => {

@@ -51,7 +51,9 @@ describe('ledgerEvents', () => {
     const [mine, other] = [await startEpisode(t), await startEpisode(t)];
     await logSteps(t, mine);
     await logSteps(t, other);
-    const w = watch(t.wsClient(t.keys.read), LEDGER_EVENTS, { afterSeq: '0', filter: { episodeId: mine, types: ['steps.logged'] } });
+    // Spelled in upper case: the filter reads an id in any letter case (canonicalId), live events included.
+    const filter = { episodeId: mine.toUpperCase(), types: ['steps.logged'] };
+    const w = watch(t.wsClient(t.keys.read), LEDGER_EVENTS, { afterSeq: '0', filter });
     await waitUntil(() => w.values.length === 1, 'the replayed match');
     await logSteps(t, other);
     await logSteps(t, mine);
@@ -98,7 +100,7 @@ describe('episodeUpdated and stepsLogged', () => {
     const episode = await startEpisode(t);
     await logSteps(t, episode, 2);
     const query = 'subscription($id: ID!, $after: BigInt) { stepsLogged(episodeId: $id, afterSeq: $after) { seq episodeId steps { stepNumber action } } }';
-    const w = watch(t.wsClient(t.keys.read), query, { id: episode, after: '0' });
+    const w = watch(t.wsClient(t.keys.read), query, { id: episode.toUpperCase(), after: '0' }); // any letter case
     await waitUntil(() => w.values.length === 1, 'the replayed batch');
     await logSteps(t, await startEpisode(t)); // another episode's steps are not this one's
     await logSteps(t, episode, 3);

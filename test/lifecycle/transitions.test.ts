@@ -56,6 +56,29 @@ describe('legal paths', () => {
     ]);
   });
 
+  it('reads the episode id in any letter case: every mutation on it, asked in upper case, acts on it', async () => {
+    const { id } = await api.startOk();
+    const upper = id.toUpperCase();
+    expect((await api.logStep(upper, step())).__typename).toBe('LogStepPayload');
+    expect((await api.logSteps(upper, [step()])).__typename).toBe('LogStepsPayload');
+    for (const changed of [await api.checkpoint(upper), await api.critique(upper), await api.block(upper), await api.resume(upper)])
+      expect(changed.__typename).toBe('EpisodePayload');
+    const done = await api.complete(upper);
+    expect(done.__typename).toBe('FinishEpisodePayload');
+    expect(done.episode).toMatchObject({ id, status: 'COMPLETED', stepCount: 3 }); // the resume's decision is a step
+    expect(await ledgerTypes(t, t.keys.tenantId, id)).toEqual([
+      'episode.started',
+      'steps.logged',
+      'steps.logged',
+      'checkpoint.saved',
+      'critique.recorded',
+      'episode.blocked',
+      'steps.logged',
+      'episode.resumed',
+      'episode.completed',
+    ]);
+  });
+
   it('blocks without an approval request without journaling a step, and journals a rejected decision on resume', async () => {
     const { id } = await api.startOk();
     expect((await api.block(id, 'waiting for CI')).episode).toMatchObject({ status: 'BLOCKED', stepCount: 0, approvalRequest: null });

@@ -102,7 +102,7 @@ describe('relevanceScore', () => {
       }),
       { numRuns: 300 },
     );
-    expect(fixedEvidence(0, 0)).toBe(0);
+    expect(fixedEvidence({ contextMatch: 0, similarity: 0 })).toBe(0);
   });
 
   it('clamps out-of-range inputs', () => {
