@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './test/support/slow-first.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -30,7 +31,9 @@ export default defineConfig({
     // Vitest's default is one worker per core but one; these files mostly wait on PostgreSQL,
     // sockets and child processes, so on a 2-core machine 4 files at a time finish far sooner.
     maxWorkers: 4,
-    reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
+    reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }], './test/support/durations-reporter.ts'],
+    // The longest files first, also on a fresh clone that has no durations of its own (slow-first.ts).
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       // Pure modules, no shared state to reset: one thread pool without per-file isolation keeps the
       // unit run under 5 s on a 2-core machine (isolated forks took 6 s, mostly module loading).
