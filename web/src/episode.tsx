@@ -67,13 +67,14 @@ function useEpisode(api: Api, id: string, optional: string) {
     api
       .query<{ episode: Episode & { message?: string } }>(query, { id })
       .then(({ episode: found }) => {
+        // An answer that arrives after the page moved to another episode is dropped, or it would replace that episode's.
+        if (stopped) return;
         if (found.message) return setError(found.message);
         setEpisode(found);
-        if (stopped) return;
         const live = `subscription EpisodeUpdated($id: ID!) { episodeUpdated(id: $id) { ${FIELDS} ${optional} } }`;
         unfollow = api.follow<{ episodeUpdated: Episode | null }>(live, { id }, (d) => d.episodeUpdated && setEpisode(d.episodeUpdated));
       })
-      .catch((err: Error) => setError(err.message));
+      .catch((err: Error) => stopped || setError(err.message));
     return () => {
       stopped = true;
       unfollow();
