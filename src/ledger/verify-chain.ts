@@ -8,7 +8,7 @@
 import { CHAIN_DOMAIN_TAG, fromHex, HASH_BYTES, hashBytes, isHashHex, type StoredLedgerEvent } from './hash.ts';
 import { JsonBytesCanonicaliser } from './json-text.ts';
 import { isUuid } from './shape.ts';
-import { type ByteRows, rowCount } from './verify-read.ts';
+import { type ByteRows, rowCount } from './copy-rows.ts';
 
 /** A verified page: its events have seq firstSeq, firstSeq + 1, ...; event i's hash is hashes[32i..32i+32). */
 export interface PageIndex {
@@ -142,7 +142,7 @@ const scratchPrev = new Uint8Array(HASH_BYTES);
 
 /** Event row i chains from `prev` with seq `seq`, its own hash decoded into `hash`. */
 function rowChains(rows: ByteRows, i: number, seq: number, prev: Uint8Array, tenantId: string, hash: Uint8Array): boolean {
-  w.begin(rows.bytes, rows.starts[i], rows.starts[i + 1]);
+  w.begin(rows.bytes, rows.starts[i], rows.ends[i]);
   w.bytes(CHAIN_DOMAIN_TAG);
   w.bytes(prev);
   w.enterArray();

@@ -14,16 +14,8 @@ import { RowClaims } from './row-claims.ts';
 import { type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
 import { type ChainReport, type LedgerProblem, verifyChain } from './verify.ts';
 import { type ChainStart, chainOfRows, indexOfEvents, type PageIndex } from './verify-chain.ts';
-import {
-  type ByteRows,
-  checkStepRow,
-  eventAt,
-  readEventPage,
-  readStepRows,
-  rowCount,
-  type StepKey,
-  type StoredSteps,
-} from './verify-read.ts';
+import { type ByteRows, rowCount } from './copy-rows.ts';
+import { checkStepRow, eventAt, readEventPage, readStepRows, type StepKey, type StoredSteps } from './verify-read.ts';
 
 const PAGE = 5_000;
 
@@ -67,14 +59,6 @@ const facts = new JsonBytesCanonicaliser();
 const STEPS_LOGGED = new TextEncoder().encode('"steps.logged"');
 const utf8Decoder = new TextDecoder();
 
-/** The text of the next element of the row facts reads. */
-function elementText(): string {
-  facts.more();
-  const start = facts.position;
-  facts.skip();
-  return utf8Decoder.decode(facts.source.subarray(start, facts.position));
-}
-
 /** Whether the next element of the row facts reads is the literal "steps.logged". */
 function isStepsLogged(): boolean {
   facts.more();
@@ -90,19 +74,25 @@ function isStepsLogged(): boolean {
 function eventFacts(rows: ByteRows): EventFacts {
   const found: EventFacts = { covered: [], stepsLogged: new Array(rowCount(rows)) };
   for (let i = 0; i < rowCount(rows); i++) {
-    facts.begin(rows.bytes, rows.starts[i], rows.starts[i + 1]);
+    facts.begin(rows.bytes, rows.starts[i], rows.ends[i]);
     facts.enterArray();
     facts.more();
     facts.skip(); // createdAt
     facts.more();
     const episodeId = facts.isNull() ? null : facts.stringValue();
-    const payload = elementText();
-    elementText(); // seq
-    elementText(); // tenantId
+    facts.more();
+    const payload = facts.position;
+    facts.skip();
+    const payloadEnd = facts.position;
+    for (let skipped = 0; skipped < 2; skipped++) {
+      facts.more();
+      facts.skip(); // seq, tenantId
+    }
     const stepsLogged = isStepsLogged();
     found.stepsLogged[i] = stepsLogged;
     if (!stepsLogged || !episodeId) continue;
-    for (const entry of (JSON.parse(payload) as { steps?: StepEntry[] }).steps ?? []) found.covered.push({ event: i, episodeId, n: entry.n, hash: entry.hash });
+    const { steps } = JSON.parse(utf8Decoder.decode(facts.source.subarray(payload, payloadEnd))) as { steps?: StepEntry[] };
+    for (const entry of steps ?? []) found.covered.push({ event: i, episodeId, n: entry.n, hash: entry.hash });
   }
   return found;
 }
