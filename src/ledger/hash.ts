@@ -95,7 +95,7 @@ const isWellFormed = (String.prototype as unknown as { isWellFormed: (this: stri
 const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
 
 /** Throws, as RFC 8785 (and the canonicalize package) does, on a string with a lone surrogate. */
-export function assertWellFormed(s: string): void {
+function assertWellFormed(s: string): void {
   if (!isWellFormed.call(s)) throw new Error('Lone surrogate is not allowed');
 }
 

@@ -230,7 +230,8 @@ export class JsonBytesCanonicaliser {
       const c = s[p] as number;
       if (c === QUOTE) {
         this.pos = p + 1;
-        return this.copy(start, this.pos);
+        this.copy(start, this.pos);
+        return;
       }
       if (c === BACKSLASH) break;
       p++;
@@ -256,8 +257,8 @@ export class JsonBytesCanonicaliser {
       }
     }
     this.pos = p + 1;
-    if (canonical) return this.copy(start, this.pos);
-    this.reencode(start);
+    if (canonical) this.copy(start, this.pos);
+    else this.reencode(start);
   }
 
   /** The literal from `start` to the read position, decoded and written in canonical form. */
@@ -391,7 +392,8 @@ export class JsonBytesCanonicaliser {
     const plain = n > 0 && n <= 15 && (s[digits] !== 48 || (n === 1 && p - start === 1)) && next !== 46 && next !== 101 && next !== 69;
     if (plain) {
       this.pos = p;
-      return this.copy(start, p);
+      this.copy(start, p);
+      return;
     }
     const value = JSON.parse(this.numberToken()) as number; // throws on anything that is not a JSON number
     if (!Number.isFinite(value)) throw new Error('Infinity is not allowed');

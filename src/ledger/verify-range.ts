@@ -1,11 +1,14 @@
 // Server-side verification of a stored range (docs/LEDGER.md §7.5): the chain; every step row the
 // events cover (recomputed from the row, and its content_hash column compared); the other rows
 // events hash (row-checks.ts); every signed checkpoint within the range (signature, head hash,
-// root); and, from seq 1, a cut-off tail and step rows no event covers.
+// root); and, from seq 1, a cut-off tail and step rows no event covers. Rows stay UTF-8 bytes
+// (verify-read.ts): the chain is checked from them (verify-chain.ts), falling back to verifyChain
+// on the parsed events for its verdict and report whenever that fast check is in doubt.
 import type pg from 'pg';
 import type { LedgerEventsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { listCheckpoints } from './checkpoints.ts';
+import { type ByteRows, rowCount } from './copy-rows.ts';
 import { fromHex, GENESIS_HASH, HASH_BYTES, hasherReady, toHex } from './hash.ts';
 import { JsonBytesCanonicaliser } from './json-text.ts';
 import { hashLeaf, MerkleAccumulator } from './merkle.ts';
@@ -14,7 +17,6 @@ import { RowClaims } from './row-claims.ts';
 import { type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
 import { type ChainReport, type LedgerProblem, verifyChain } from './verify.ts';
 import { type ChainStart, chainOfRows, indexOfEvents, type PageIndex } from './verify-chain.ts';
-import { type ByteRows, rowCount } from './copy-rows.ts';
 import { checkStepRow, eventAt, readEventPage, readStepRows, type StepKey, type StoredSteps } from './verify-read.ts';
 
 const PAGE = 5_000;
@@ -70,7 +72,7 @@ function isStepsLogged(): boolean {
   return true;
 }
 
-/** The step entries the page's steps.logged events carry, in event order (the rows' members: verify-read.ts EVENT_ROW). */
+/** The step entries the page's steps.logged events carry, in event order (the rows' members: verify-read.ts readEventPage). */
 function eventFacts(rows: ByteRows): EventFacts {
   const found: EventFacts = { covered: [], stepsLogged: new Array(rowCount(rows)) };
   for (let i = 0; i < rowCount(rows); i++) {

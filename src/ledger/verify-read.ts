@@ -15,11 +15,12 @@ import { STEP_CANONICAL_FIELDS } from './step-hash.ts';
 
 const CREATED_AT = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-// An event row's members in RFC 8785 order (that of canonicalEntryBytes), so that its chain input
-// is written in one pass (verify-chain.ts), then the two hashes.
-export const EVENT_ROW = ['createdAt', 'episodeId', 'payload', 'seq', 'tenantId', 'type', 'workItemId', 'prevHash', 'hash'] as const;
-
-/** Events with afterSeq < seq (<= toSeq), oldest first, at most `limit`, exactly as hashed: one EVENT_ROW text each. */
+/**
+ * Events with afterSeq < seq (<= toSeq), oldest first, at most `limit`, exactly as hashed, each
+ * the JSON text [createdAt, episodeId, payload, seq, tenantId, type, workItemId, prevHash, hash]:
+ * the members in RFC 8785 order (that of canonicalEntryBytes), so that the chain input is written
+ * in one pass (verify-chain.ts), then the two hashes.
+ */
 export function readEventPage(db: pg.Pool, tenantId: string, afterSeq: number, toSeq: number | null, limit: number): Promise<ByteRows> {
   const upTo = toSeq === null ? '' : ` AND seq <= ${sqlInteger(toSeq)}`;
   return copyRows(
@@ -159,7 +160,10 @@ export async function readStepRows(db: pg.Pool, tenantId: string, keys: readonly
   if (!keys.length) return { bytes: new Uint8Array(0), starts: [], ends: [], rows };
   // A number the step_number column cannot hold names no row: left out, so it is reported missing.
   const runs = runsOf(keys.filter((k) => Number.isSafeInteger(k.n) && Math.abs(k.n) <= MAX_INT4));
-  const episodes = sqlArray(runs.episodes.map((id) => sqlUuid(id).slice(1, -1)), 'uuid');
+  const episodes = sqlArray(
+    runs.episodes.map((id) => sqlUuid(id).slice(1, -1)),
+    'uuid',
+  );
   const [lo, hi] = [runs.lo, runs.hi].map((ns) => sqlArray(ns.map(sqlInteger), 'int'));
   const steps: StoredSteps = {
     ...(await copyRows(

@@ -7,10 +7,10 @@ import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  bytesHashIs,
   CHAIN_DOMAIN_TAG,
   canonicalEntryBytes,
   canonicalTextHash,
-  bytesHashIs,
   chainHash,
   chainHashIs,
   hasherReady,

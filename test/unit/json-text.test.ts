@@ -89,7 +89,11 @@ describe('canonicalFromJsonText', () => {
   });
 
   it('refuses text that is not well-formed UTF-8 (a lone surrogate encoded, a cut sequence)', () => {
-    for (const bytes of [[0x22, 0xed, 0xa0, 0x80, 0x22], [0x22, 0xc3, 0x22], [0x22, 0xff, 0x22]]) {
+    for (const bytes of [
+      [0x22, 0xed, 0xa0, 0x80, 0x22],
+      [0x22, 0xc3, 0x22],
+      [0x22, 0xff, 0x22],
+    ]) {
       expect(() => canonicalFromJsonBytes(Uint8Array.from(bytes))).toThrow('UTF-8');
     }
   });
