@@ -76,7 +76,8 @@ class CopyOut {
 }
 
 const int16 = (b: Uint8Array, p: number): number => (((b[p] as number) << 24) | ((b[p + 1] as number) << 16)) >> 16;
-const int32 = (b: Uint8Array, p: number): number => ((b[p] as number) << 24) | ((b[p + 1] as number) << 16) | ((b[p + 2] as number) << 8) | (b[p + 3] as number);
+const int32 = (b: Uint8Array, p: number): number =>
+  ((b[p] as number) << 24) | ((b[p + 1] as number) << 16) | ((b[p + 2] as number) << 8) | (b[p + 3] as number);
 /** "PGCOPY\n\377\r\n\0", then 32-bit flags and header extension length. */
 const SIGNATURE = [80, 71, 67, 79, 80, 89, 10, 255, 13, 10, 0];
 

@@ -5,10 +5,11 @@
 // what verifyChain (verify.ts) checks, no less: members well-formed as §2 states, tenant, seq,
 // prevHash, hash. It only says whether the whole page passes: on any doubt the caller runs
 // verifyChain on the parsed events, whose report (or success) is then the verdict.
+
+import { type ByteRows, rowCount } from './copy-rows.ts';
 import { CHAIN_DOMAIN_TAG, fromHex, HASH_BYTES, hashBytes, isHashHex, type StoredLedgerEvent } from './hash.ts';
 import { JsonBytesCanonicaliser } from './json-text.ts';
 import { isUuid } from './shape.ts';
-import { type ByteRows, rowCount } from './copy-rows.ts';
 
 /** A verified page: its events have seq firstSeq, firstSeq + 1, ...; event i's hash is hashes[32i..32i+32). */
 export interface PageIndex {
