@@ -95,7 +95,7 @@ const isWellFormed = (String.prototype as unknown as { isWellFormed: (this: stri
 const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
 
 /** Throws, as RFC 8785 (and the canonicalize package) does, on a string with a lone surrogate. */
-export function assertWellFormed(s: string): void {
+function assertWellFormed(s: string): void {
   if (!isWellFormed.call(s)) throw new Error('Lone surrogate is not allowed');
 }
 
@@ -215,9 +215,9 @@ export function chainHashIs(prevHashHex: string, e: LedgerEntry, expectedHex: st
   return hashIs(chainInputOf(prevHashHex, e), expectedHex);
 }
 
-/** canonicalTextHash(canonical) === expectedHex, without writing the hash out as hex. */
-export function canonicalTextHashIs(canonical: string, expectedHex: unknown): boolean {
-  return typeof expectedHex === 'string' && hashIs(textBytes(canonical), expectedHex);
+/** Hex BLAKE3(data) === expectedHex, without writing the hash out as hex; false for anything but a string. */
+export function bytesHashIs(data: Uint8Array, expectedHex: unknown): boolean {
+  return typeof expectedHex === 'string' && hashIs(data, expectedHex);
 }
 
 /** BLAKE3(data) compared with lowercase hex byte by byte: hash-wasm's hex output cost more than the hash. */

@@ -101,17 +101,6 @@ function stepCanonicalText(values: readonly unknown[], offset = 0): string {
   return `${out === '' ? '{' : out}}`;
 }
 
-/** The same text from each member's own canonical text, in STEP_CANONICAL_FIELDS order ('null' when unset). */
-export function stepCanonicalFromTexts(texts: readonly string[]): string {
-  let out = '';
-  for (let i = 0; i < CANONICAL_KEYS.length; i++) {
-    const t = texts[i] ?? 'null';
-    if (t === 'null' && STEP_CANONICAL_FIELDS[i]?.optional) continue;
-    out += `${out === '' ? '{' : ','}${CANONICAL_KEYS[i]}:${t}`;
-  }
-  return `${out === '' ? '{' : out}}`;
-}
-
 /** contentHash of exactly the hashed members of the row. */
 export function stepRowHash(row: Record<string, unknown>): string {
   return canonicalTextHash(stepCanonicalText(STEP_CANONICAL_FIELDS.map(({ field }) => row[field])));

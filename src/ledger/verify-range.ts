@@ -1,19 +1,23 @@
 // Server-side verification of a stored range (docs/LEDGER.md §7.5): the chain; every step row the
 // events cover (recomputed from the row, and its content_hash column compared); the other rows
 // events hash (row-checks.ts); every signed checkpoint within the range (signature, head hash,
-// root); and, from seq 1, a cut-off tail and step rows no event covers.
+// root); and, from seq 1, a cut-off tail and step rows no event covers. Rows stay UTF-8 bytes
+// (verify-read.ts): the chain is checked from them (verify-chain.ts), falling back to verifyChain
+// on the parsed events for its verdict and report whenever that fast check is in doubt.
 import type pg from 'pg';
-import { must } from '../core/must.ts';
 import type { LedgerEventsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { listCheckpoints } from './checkpoints.ts';
-import { canonicalTextHashIs, fromHex, GENESIS_HASH, hasherReady, type StoredLedgerEvent, toHex } from './hash.ts';
-import { eventLeafHash, MerkleAccumulator } from './merkle.ts';
+import { type ByteRows, rowCount } from './copy-rows.ts';
+import { fromHex, GENESIS_HASH, HASH_BYTES, hasherReady, toHex } from './hash.ts';
+import { JsonBytesCanonicaliser } from './json-text.ts';
+import { hashLeaf, MerkleAccumulator } from './merkle.ts';
 import { checkRows } from './row-checks.ts';
 import { RowClaims } from './row-claims.ts';
 import { type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
 import { type ChainReport, type LedgerProblem, verifyChain } from './verify.ts';
-import { readEventPage, readStepRows, type StepKey, type StoredStep, storedStepText } from './verify-read.ts';
+import { type ChainStart, chainOfRows, indexOfEvents, type PageIndex } from './verify-chain.ts';
+import { checkStepRow, eventAt, readEventPage, readStepRows, type StepKey, type StoredSteps } from './verify-read.ts';
 
 const PAGE = 5_000;
 
@@ -42,18 +46,57 @@ async function prevHashBefore(pool: pg.Pool, tenantId: string, fromSeq: number):
 type StepEntry = { n: number; hash: unknown };
 
 interface Covered extends StepKey {
-  seq: number;
+  /** The index in its page of the event that logged it. */
+  event: number;
   hash: unknown;
 }
 
-/** The step entries the page's steps.logged events carry, in event order. */
-function coveredSteps(events: StoredLedgerEvent[]): Covered[] {
-  const covered: Covered[] = [];
-  for (const e of events) {
-    if (e.type !== 'steps.logged' || !e.episodeId) continue;
-    for (const entry of (e.payload as { steps?: StepEntry[] }).steps ?? []) covered.push({ seq: e.seq, episodeId: e.episodeId, n: entry.n, hash: entry.hash });
+/** What a page's events need besides the chain: the steps its steps.logged events cover, and which events those are. */
+interface EventFacts {
+  covered: Covered[];
+  stepsLogged: boolean[];
+}
+
+const facts = new JsonBytesCanonicaliser();
+const STEPS_LOGGED = new TextEncoder().encode('"steps.logged"');
+const utf8Decoder = new TextDecoder();
+
+/** Whether the next element of the row facts reads is the literal "steps.logged". */
+function isStepsLogged(): boolean {
+  facts.more();
+  const start = facts.position;
+  facts.skip();
+  const s = facts.source;
+  if (facts.position - start !== STEPS_LOGGED.length) return false;
+  for (let i = 0; i < STEPS_LOGGED.length; i++) if (s[start + i] !== STEPS_LOGGED[i]) return false;
+  return true;
+}
+
+/** The step entries the page's steps.logged events carry, in event order (the rows' members: verify-read.ts readEventPage). */
+function eventFacts(rows: ByteRows): EventFacts {
+  const found: EventFacts = { covered: [], stepsLogged: new Array(rowCount(rows)) };
+  for (let i = 0; i < rowCount(rows); i++) {
+    facts.begin(rows.bytes, rows.starts[i], rows.ends[i]);
+    facts.enterArray();
+    facts.more();
+    facts.skip(); // createdAt
+    facts.more();
+    const episodeId = facts.isNull() ? null : facts.stringValue();
+    facts.more();
+    const payload = facts.position;
+    facts.skip();
+    const payloadEnd = facts.position;
+    for (let skipped = 0; skipped < 2; skipped++) {
+      facts.more();
+      facts.skip(); // seq, tenantId
+    }
+    const stepsLogged = isStepsLogged();
+    found.stepsLogged[i] = stepsLogged;
+    if (!stepsLogged || !episodeId) continue;
+    const { steps } = JSON.parse(utf8Decoder.decode(facts.source.subarray(payload, payloadEnd))) as { steps?: StepEntry[] };
+    for (const entry of steps ?? []) found.covered.push({ event: i, episodeId, n: entry.n, hash: entry.hash });
   }
-  return covered;
+  return found;
 }
 
 /** Steps checked between two turns of the event loop. */
@@ -66,16 +109,17 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * meanwhile: its step query goes out as soon as its events arrive, and rows are taken off the
  * socket as PostgreSQL sends them instead of waiting in a full buffer.
  */
-async function checkSteps(covered: Covered[], rows: Map<string, Map<number, StoredStep>>): Promise<{ checked: number; bad?: Failure }> {
+async function checkSteps(covered: Covered[], steps: StoredSteps, firstSeq: number): Promise<{ checked: number; bad?: Failure }> {
   let checked = 0;
-  for (const { seq, episodeId, n, hash } of covered) {
+  for (const { event, episodeId, n, hash } of covered) {
     if (checked % STEP_SLICE === STEP_SLICE - 1) await nextTurn();
-    const row = rows.get(episodeId)?.get(n);
-    if (!row) return { checked, bad: { seq, problem: 'step-missing', reason: `step ${n} of episode ${episodeId} is missing` } };
-    const step = storedStepText(row);
-    if (!canonicalTextHashIs(step.canonical, hash))
+    const seq = firstSeq + event;
+    const index = steps.rows.get(episodeId)?.get(n);
+    if (index === undefined) return { checked, bad: { seq, problem: 'step-missing', reason: `step ${n} of episode ${episodeId} is missing` } };
+    const check = checkStepRow(steps, index, hash);
+    if (check === 'content-differs')
       return { checked, bad: { seq, problem: 'step-mismatch', reason: `step ${n} of episode ${episodeId} differs from what was logged` } };
-    if (step.contentHash !== hash) {
+    if (check === 'column-differs') {
       const reason = `step ${n} of episode ${episodeId}: its content_hash column differs from the logged hash`;
       return { checked, bad: { seq, problem: 'step-mismatch', reason } };
     }
@@ -91,16 +135,16 @@ function ahead<T>(read: Promise<T>): Promise<T> {
 }
 
 interface Page {
-  events: StoredLedgerEvent[];
-  covered: Covered[];
-  stepRows: Map<string, Map<number, StoredStep>>;
+  rows: ByteRows;
+  facts: EventFacts;
+  stepRows: StoredSteps;
 }
 
 /** The first PAGE events after seq `after` (up to toSeq), then the step rows they cover: one query at a time. */
 async function readPage(pool: pg.Pool, tenantId: string, after: number, toSeq: number | null): Promise<Page> {
-  const events = await readEventPage(pool, tenantId, after, toSeq, PAGE);
-  const covered = coveredSteps(events);
-  return { events, covered, stepRows: await readStepRows(pool, tenantId, covered) };
+  const rows = await readEventPage(pool, tenantId, after, toSeq, PAGE);
+  const found = eventFacts(rows);
+  return { rows, facts: found, stepRows: await readStepRows(pool, tenantId, found.covered) };
 }
 
 /**
@@ -112,11 +156,11 @@ async function* pages(pool: pg.Pool, tenantId: string, fromSeq: number, toSeq: n
   let next = ahead(readPage(pool, tenantId, fromSeq - 1, toSeq));
   for (;;) {
     const page = await next;
-    const last = page.events.at(-1);
-    if (!last) return;
-    if (page.events.length === PAGE) next = ahead(readPage(pool, tenantId, last.seq, toSeq));
+    const count = rowCount(page.rows);
+    if (count === 0) return;
+    if (count === PAGE) next = ahead(readPage(pool, tenantId, eventAt(page.rows, count - 1).seq, toSeq));
     yield page;
-    if (page.events.length < PAGE) return;
+    if (count < PAGE) return;
   }
 }
 
@@ -133,12 +177,14 @@ class CheckpointWalk {
   ) {}
 
   /** Feeds the page's events; returns the first checkpoint failure. */
-  feed(events: StoredLedgerEvent[], tree: MerkleAccumulator): Failure | undefined {
-    for (const e of events) {
-      if (this.fromStart) tree.append(eventLeafHash(e.hash));
-      for (let head = this.heads[this.next]; head && head.treeSize <= e.seq; head = this.heads[++this.next]) {
+  feed(page: PageIndex, tree: MerkleAccumulator): Failure | undefined {
+    for (let i = 0; i < page.count; i++) {
+      const seq = page.firstSeq + i;
+      const hash = page.hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES);
+      if (this.fromStart) tree.append(hashLeaf(hash));
+      for (let head = this.heads[this.next]; head && head.treeSize <= seq; head = this.heads[++this.next]) {
         if (head.treeSize < this.fromSeq) continue;
-        const failure = this.check(head, e, tree);
+        const failure = this.check(head, toHex(hash), tree);
         if (failure) return failure;
         this.checked++;
       }
@@ -146,10 +192,10 @@ class CheckpointWalk {
     return undefined;
   }
 
-  private check(head: SignedTreeHead, e: StoredLedgerEvent, tree: MerkleAccumulator): Failure | undefined {
+  private check(head: SignedTreeHead, hash: string, tree: MerkleAccumulator): Failure | undefined {
     if (!verifyTreeHead(head, this.publicKey))
       return { seq: head.treeSize, problem: 'signature', reason: `checkpoint ${head.treeSize} does not verify with the server's key` };
-    if (e.hash !== head.headHash)
+    if (hash !== head.headHash)
       return {
         seq: head.treeSize,
         problem: 'head-hash-mismatch',
@@ -159,6 +205,15 @@ class CheckpointWalk {
       return { seq: head.treeSize, problem: 'root-mismatch', reason: `events 1..${head.treeSize} do not produce the signed root` };
     return undefined;
   }
+}
+
+/** The page's chain from `start`: the fast check of the rows, else verifyChain's verdict on the parsed events. */
+function chainOf(rows: ByteRows, start: ChainStart): { index: PageIndex } | { report: ChainReport } {
+  const index = chainOfRows(rows, start);
+  if (index) return { index };
+  const events = Array.from({ length: rowCount(rows) }, (_, i) => eventAt(rows, i));
+  const report = verifyChain(events, { expectedPrevHash: start.prevHash, expectedFirstSeq: start.seq, tenantId: start.tenantId });
+  return report.ok ? { index: indexOfEvents(events, start.seq) } : { report };
 }
 
 async function allCheckpoints(pool: pg.Pool, tenantId: string): Promise<SignedTreeHead[]> {
@@ -195,19 +250,24 @@ export async function verifyStoredRange(
   const claims = new RowClaims();
   let expectedPrevHash = await prevHashBefore(pool, tenantId, fromSeq);
   let expectedFirstSeq = fromSeq;
-  for await (const { events: page, covered, stepRows } of pages(pool, tenantId, fromSeq, toSeq)) {
-    const chain = verifyChain(page, { expectedPrevHash, expectedFirstSeq, tenantId });
-    counts.checked += chain.checked;
-    if (!chain.ok) return report({ seq: chain.firstBadSeq ?? expectedFirstSeq, problem: chain.problem ?? 'malformed', reason: chain.reason ?? '' });
-    const steps = await checkSteps(covered, stepRows);
+  for await (const { rows, facts: found, stepRows } of pages(pool, tenantId, fromSeq, toSeq)) {
+    const chain = chainOf(rows, { seq: expectedFirstSeq, prevHash: expectedPrevHash, tenantId });
+    if ('report' in chain) {
+      const { checked, firstBadSeq, problem, reason } = chain.report;
+      counts.checked += checked;
+      return report({ seq: firstBadSeq ?? expectedFirstSeq, problem: problem ?? 'malformed', reason: reason ?? '' });
+    }
+    const { index } = chain;
+    counts.checked += index.count;
+    const steps = await checkSteps(found.covered, stepRows, index.firstSeq);
     counts.stepsChecked += steps.checked;
     if (steps.bad) return report(steps.bad);
-    const checkpoint = walk.feed(page, tree);
+    const checkpoint = walk.feed(index, tree);
     if (checkpoint) return report(checkpoint);
-    if (toSeq === null) for (const e of page) claims.add(e);
-    const last = must(page.at(-1));
-    expectedPrevHash = last.hash;
-    expectedFirstSeq = last.seq + 1;
+    // steps.logged events claim no row: row-claims.ts reads nothing of theirs.
+    if (toSeq === null) for (let i = 0; i < index.count; i++) if (!found.stepsLogged[i]) claims.add(eventAt(rows, i));
+    expectedPrevHash = toHex(index.hashes.subarray((index.count - 1) * HASH_BYTES));
+    expectedFirstSeq = index.firstSeq + index.count;
   }
   if (toSeq === null) {
     const rows = await checkRows(pool, tenantId, claims);

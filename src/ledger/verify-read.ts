@@ -1,54 +1,57 @@
 // The reads of a stored-range verification (verify-range.ts), shaped for throughput. Each row
 // comes back as one JSON text (json_build_array) with only the columns that are hashed or
-// compared, timestamps as text or epoch milliseconds (no Date parsed per row): an event row is
-// parsed by one native JSON.parse, a third less CPU than the driver's per-column parsing, and a
-// step row is not parsed at all: its canonical text is written straight from PostgreSQL's JSON
-// text (json-text.ts) when it is checked. The step rows of a page are read by runs of step
-// numbers per episode (a few index range scans, not one lookup per step). verify-range.ts starts
-// these reads pages ahead of its checks.
+// compared, timestamps as text or epoch milliseconds (no Date parsed per row), and stays UTF-8
+// bytes in one array per read (copy-rows.ts): no row is parsed into values or made a string.
+// Event rows are chain-checked from the bytes (verify-chain.ts; eventAt parses one when needed),
+// and each step row's canonical bytes are written straight from them (json-text.ts) when it is
+// checked. The step rows of a page are read by runs of step numbers per episode (a few index
+// range scans, not one lookup per step). verify-range.ts starts these reads pages ahead of its
+// checks.
 import type pg from 'pg';
-import { must } from '../core/must.ts';
-import { Params, unnestAs } from '../db/sql.ts';
-import { canonicalJson, type StoredLedgerEvent } from './hash.ts';
-import { decodeString, JsonTextReader } from './json-text.ts';
-import { STEP_CANONICAL_FIELDS, stepCanonicalFromTexts } from './step-hash.ts';
+import { type ByteRows, copyRows, sqlInteger, sqlUuid } from './copy-rows.ts';
+import { bytesHashIs, canonicalJson, canonicalString, type StoredLedgerEvent } from './hash.ts';
+import { JsonBytesCanonicaliser } from './json-text.ts';
+import { STEP_CANONICAL_FIELDS } from './step-hash.ts';
 
 const CREATED_AT = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-type Row = unknown[];
+/**
+ * Events with afterSeq < seq (<= toSeq), oldest first, at most `limit`, exactly as hashed, each
+ * the JSON text [createdAt, episodeId, payload, seq, tenantId, type, workItemId, prevHash, hash]:
+ * the members in RFC 8785 order (that of canonicalEntryBytes), so that the chain input is written
+ * in one pass (verify-chain.ts), then the two hashes.
+ */
+export function readEventPage(db: pg.Pool, tenantId: string, afterSeq: number, toSeq: number | null, limit: number): Promise<ByteRows> {
+  const upTo = toSeq === null ? '' : ` AND seq <= ${sqlInteger(toSeq)}`;
+  return copyRows(
+    db,
+    `SELECT json_build_array(${CREATED_AT}, episode_id, payload, seq::text, tenant_id, type, work_item_id, prev_hash, hash) FROM ledger_events
+      WHERE tenant_id = ${sqlUuid(tenantId)} AND seq > ${sqlInteger(afterSeq)}${upTo} ORDER BY seq LIMIT ${sqlInteger(limit)}`,
+    limit * 512,
+  );
+}
 
-// The rows' one text column as it comes. jsonb values are embedded in it as their own text, so
-// they parse to what the driver's JSON.parse of a jsonb column returns; seq and cost come as text,
-// parsed as the driver parses bigint and float8.
-const TEXT_ONLY = { getTypeParser: () => (text: string) => text };
+const utf8Decoder = new TextDecoder();
 
-/** Events with afterSeq < seq (<= toSeq), oldest first, at most `limit`, exactly as hashed. */
-export async function readEventPage(db: pg.Pool, tenantId: string, afterSeq: number, toSeq: number | null, limit: number): Promise<StoredLedgerEvent[]> {
-  const p = new Params();
-  const to = p.add(toSeq);
-  const { rows } = await db.query<[string]>({
-    text: `SELECT json_build_array(tenant_id, seq::text, type, episode_id, work_item_id, payload, ${CREATED_AT}, prev_hash, hash)::text FROM ledger_events
-            WHERE tenant_id = ${p.add(tenantId)} AND seq > ${p.add(afterSeq)} AND (${to}::bigint IS NULL OR seq <= ${to}) ORDER BY seq LIMIT ${p.add(limit)}`,
-    values: p.values,
-    rowMode: 'array',
-    types: TEXT_ONLY,
-  });
-  const events: StoredLedgerEvent[] = new Array(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const r = JSON.parse((rows[i] as [string])[0]) as Row;
-    events[i] = {
-      tenantId: r[0] as string,
-      seq: Number(r[1]),
-      type: r[2] as string,
-      episodeId: r[3] as string | null,
-      workItemId: r[4] as string | null,
-      payload: r[5],
-      createdAt: r[6] as string,
-      prevHash: r[7] as string,
-      hash: r[8] as string,
-    };
-  }
-  return events;
+/** The JSON text of row i, parsed. jsonb values are embedded in it as their own text, so they parse to what the driver's JSON.parse of a jsonb column returns. */
+function parseRow(rows: ByteRows, i: number): unknown[] {
+  return JSON.parse(utf8Decoder.decode(rows.bytes.subarray(rows.starts[i], rows.ends[i]))) as unknown[];
+}
+
+/** Event row i as a stored event; seq comes as text, parsed as the driver parses bigint. */
+export function eventAt(rows: ByteRows, i: number): StoredLedgerEvent {
+  const r = parseRow(rows, i);
+  return {
+    createdAt: r[0] as string,
+    episodeId: r[1] as string | null,
+    payload: r[2],
+    seq: Number(r[3]),
+    tenantId: r[4] as string,
+    type: r[5] as string,
+    workItemId: r[6] as string | null,
+    prevHash: r[7] as string,
+    hash: r[8] as string,
+  };
 }
 
 /** A step an event covers: the episode and the step number. */
@@ -56,12 +59,6 @@ export interface StepKey {
   episodeId: string;
   n: number;
 }
-
-/**
- * A stored step row as PostgreSQL printed it: [content_hash, members...] (storedStepText reads it).
- * Kept as that one text until it is checked, so that no value of the row outlives its check.
- */
-export type StoredStep = string;
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const TIMES = new Set(['startedAt', 'endedAt']);
@@ -71,31 +68,65 @@ const STEP_COLUMNS = STEP_CANONICAL_FIELDS.map(({ field }) => {
   return field === 'cost' ? 's.cost::text' : `s.${snake(field)}`;
 }).join(', ');
 const IS_TIME = STEP_CANONICAL_FIELDS.map(({ field }) => TIMES.has(field));
+const IS_OPTIONAL = STEP_CANONICAL_FIELDS.map(({ optional }) => optional);
 const COST_INDEX = STEP_CANONICAL_FIELDS.findIndex(({ field }) => field === 'cost');
+const utf8 = new TextEncoder();
+// Each member's `"key":`, written before its value.
+const KEYS = STEP_CANONICAL_FIELDS.map(({ field }) => utf8.encode(`${canonicalString(field)}:`));
 /** Step numbers closer than this share one range scan; the rows between are read and ignored. */
 const RUN_GAP = 8;
 const MAX_INT4 = 2 ** 31 - 1;
 
-const memberTexts: string[] = new Array(STEP_CANONICAL_FIELDS.length);
+/**
+ * A page's stored step rows as PostgreSQL sent them, each one JSON text
+ * [episode_id, step_number, content_hash, members...], and the row index of each step by episode
+ * id then number.
+ */
+export interface StoredSteps extends ByteRows {
+  rows: Map<string, Map<number, number>>;
+}
+
+/** What checking a step row against its logged hash found. */
+export type StepCheck = 'ok' | 'content-differs' | 'column-differs';
+
+const writer = new JsonBytesCanonicaliser();
+
+/** Positions the writer at the members of row `index`; true when its content_hash column is `hash`. */
+function enterStepRow(steps: StoredSteps, index: number, hash: unknown): boolean {
+  writer.begin(steps.bytes, steps.starts[index], steps.ends[index]);
+  writer.enterArray();
+  for (let i = 0; i < 2; i++) {
+    if (!writer.more()) throw new SyntaxError('step row ends early');
+    writer.skip(); // episode_id, step_number
+  }
+  if (!writer.more()) throw new SyntaxError('step row ends early');
+  // A hash column is lowercase hex: a literal that is `hash` only once unescaped holds no hash.
+  return writer.literalIs(hash);
+}
 
 /**
- * A StoredStep to its content_hash column and the canonical text of its hashed members, straight
- * from PostgreSQL's JSON text (json-text.ts): the row is never parsed into values. Times (epoch
- * milliseconds) become ISO text and cost (float8 as text) a number, as the driver's Date and
- * parseFloat made them.
+ * Row `index` recomputed (§3.2) and its content_hash column, each compared with the logged hash:
+ * the canonical bytes are written straight from PostgreSQL's JSON text (json-text.ts) and hashed
+ * where they lie. Times (epoch milliseconds) become ISO text and cost (float8 as text) a number,
+ * as the driver's Date and parseFloat made them.
  */
-export function storedStepText(row: StoredStep): { contentHash: string; canonical: string } {
-  const reader = new JsonTextReader(row);
-  reader.enterArray();
-  const contentHash = decodeString(must(reader.next()));
-  for (let i = 0; i < memberTexts.length; i++) {
-    const t = must(reader.next());
-    if (t === 'null') memberTexts[i] = t;
-    else if (IS_TIME[i]) memberTexts[i] = `"${new Date(Number(t)).toISOString()}"`;
-    else if (i === COST_INDEX) memberTexts[i] = canonicalJson(Number.parseFloat(decodeString(t)));
-    else memberTexts[i] = t;
+export function checkStepRow(steps: StoredSteps, index: number, hash: unknown): StepCheck {
+  const columnIs = enterStepRow(steps, index, hash);
+  writer.ascii('{');
+  for (let i = 0; i < KEYS.length; i++) {
+    if (!writer.more()) throw new SyntaxError('step row ends early');
+    const isNull = writer.isNull();
+    if (isNull && IS_OPTIONAL[i]) continue;
+    if (writer.length > 1) writer.ascii(',');
+    writer.bytes(KEYS[i] as Uint8Array);
+    if (isNull) writer.ascii('null');
+    else if (IS_TIME[i]) writer.ascii(`"${new Date(writer.numberValue()).toISOString()}"`);
+    else if (i === COST_INDEX) writer.ascii(canonicalJson(Number.parseFloat(writer.stringValue())));
+    else writer.value();
   }
-  return { contentHash, canonical: stepCanonicalFromTexts(memberTexts) };
+  writer.ascii('}');
+  if (!bytesHashIs(writer.written(), hash)) return 'content-differs';
+  return columnIs ? 'ok' : 'column-differs';
 }
 
 /** The keys as runs [lo, hi] of step numbers per episode, in key order. */
@@ -120,26 +151,41 @@ function runsOf(keys: readonly StepKey[]): { episodes: string[]; lo: number[]; h
   return runs;
 }
 
-/** The stored rows of the given steps, by episode id then step number; absent steps are absent. */
-export async function readStepRows(db: pg.Pool, tenantId: string, keys: readonly StepKey[]): Promise<Map<string, Map<number, StoredStep>>> {
-  const found = new Map<string, Map<number, StoredStep>>();
-  if (!keys.length) return found;
+/** A SQL array of uuids or integers, each checked (COPY takes no parameters: copy-rows.ts). */
+const sqlArray = (values: readonly string[], type: 'uuid' | 'int'): string => `'{${values.join(',')}}'::${type}[]`;
+
+/** The stored rows of the given steps; absent steps are absent. */
+export async function readStepRows(db: pg.Pool, tenantId: string, keys: readonly StepKey[]): Promise<StoredSteps> {
+  const rows = new Map<string, Map<number, number>>();
+  if (!keys.length) return { bytes: new Uint8Array(0), starts: [], ends: [], rows };
   // A number the step_number column cannot hold names no row: left out, so it is reported missing.
   const runs = runsOf(keys.filter((k) => Number.isSafeInteger(k.n) && Math.abs(k.n) <= MAX_INT4));
-  const p = new Params();
-  const { rows } = await db.query<[string, string, string]>({
-    text: `SELECT s.episode_id, s.step_number, json_build_array(s.content_hash, ${STEP_COLUMNS})::text
-             FROM ${unnestAs(p, 'k', { episode_id: [runs.episodes, 'uuid'], lo: [runs.lo, 'int'], hi: [runs.hi, 'int'] })}
-             JOIN steps s ON s.episode_id = k.episode_id AND s.step_number BETWEEN k.lo AND k.hi
-            WHERE s.tenant_id = ${p.add(tenantId)}`,
-    values: p.values,
-    rowMode: 'array',
-    types: TEXT_ONLY,
-  });
-  for (const [episodeId, n, row] of rows) {
-    let steps = found.get(episodeId);
-    if (!steps) found.set(episodeId, (steps = new Map()));
-    steps.set(Number(n), row);
+  const episodes = sqlArray(
+    runs.episodes.map((id) => sqlUuid(id).slice(1, -1)),
+    'uuid',
+  );
+  const [lo, hi] = [runs.lo, runs.hi].map((ns) => sqlArray(ns.map(sqlInteger), 'int'));
+  const steps: StoredSteps = {
+    ...(await copyRows(
+      db,
+      `SELECT json_build_array(s.episode_id, s.step_number, s.content_hash, ${STEP_COLUMNS})
+         FROM unnest(${episodes}, ${lo}, ${hi}) AS k(episode_id, lo, hi)
+         JOIN steps s ON s.episode_id = k.episode_id AND s.step_number BETWEEN k.lo AND k.hi
+        WHERE s.tenant_id = ${sqlUuid(tenantId)}`,
+      keys.length * 1024,
+    )),
+    rows,
+  };
+  for (let i = 0; i < steps.starts.length; i++) {
+    writer.begin(steps.bytes, steps.starts[i], steps.ends[i]);
+    writer.enterArray();
+    writer.more();
+    const episodeId = writer.stringValue();
+    writer.more();
+    const n = writer.numberValue();
+    let byNumber = rows.get(episodeId);
+    if (!byNumber) rows.set(episodeId, (byNumber = new Map()));
+    byNumber.set(n, i);
   }
-  return found;
+  return steps;
 }

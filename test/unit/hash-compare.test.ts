@@ -1,5 +1,5 @@
 // The comparisons verifyLedger makes without writing hashes out as hex (src/ledger/hash.ts:
-// chainHashIs, canonicalTextHashIs) and the parsing of prevHash into the chain input: equal only
+// chainHashIs, bytesHashIs) and the parsing of prevHash into the chain input: equal only
 // to the exact lowercase hex of the hash, for any byte, every other string and non-string false;
 // a prevHash that is not 64 lowercase hex digits refused. References are computed with
 // @noble/hashes from the definitions in docs/LEDGER.md §3.
@@ -7,10 +7,10 @@ import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  bytesHashIs,
   CHAIN_DOMAIN_TAG,
   canonicalEntryBytes,
   canonicalTextHash,
-  canonicalTextHashIs,
   chainHash,
   chainHashIs,
   hasherReady,
@@ -108,22 +108,22 @@ describe('chainHashIs', () => {
   });
 });
 
-describe('canonicalTextHashIs', () => {
+describe('bytesHashIs', () => {
   it('is true exactly for the BLAKE3 hex of the UTF-8 text', () => {
     for (const text of ['', 'abc', '{"a":"é€😀"}', 'x'.repeat(5000)]) {
       const hex = bytesToHex(blake3(utf8.encode(text)));
-      expect(canonicalTextHashIs(text, hex), text.slice(0, 10)).toBe(true);
-      expect(canonicalTextHashIs(`${text} `, hex)).toBe(false);
-      expect(canonicalTextHashIs(text, withDigit(hex, 63, hex.endsWith('0') ? '1' : '0'))).toBe(false);
-      expect(canonicalTextHashIs(text, `${hex}0`)).toBe(false);
-      expect(canonicalTextHashIs(text, hex.toUpperCase())).toBe(false);
+      expect(bytesHashIs(utf8.encode(text), hex), text.slice(0, 10)).toBe(true);
+      expect(bytesHashIs(utf8.encode(`${text} `), hex)).toBe(false);
+      expect(bytesHashIs(utf8.encode(text), withDigit(hex, 63, hex.endsWith('0') ? '1' : '0'))).toBe(false);
+      expect(bytesHashIs(utf8.encode(text), `${hex}0`)).toBe(false);
+      expect(bytesHashIs(utf8.encode(text), hex.toUpperCase())).toBe(false);
     }
   });
 
   it('is false, without throwing, for an expected value that is not a string', () => {
     const hex = bytesToHex(blake3(utf8.encode('abc')));
     for (const bad of [null, undefined, 42, [...hex], { length: 64 }, utf8.encode(hex)]) {
-      expect(canonicalTextHashIs('abc', bad), String(bad)).toBe(false);
+      expect(bytesHashIs(utf8.encode('abc'), bad), String(bad)).toBe(false);
     }
   });
 });
@@ -135,7 +135,7 @@ describe('canonicalTextHash on texts larger than its first buffer', () => {
     for (const text of texts) {
       const expected = bytesToHex(blake3(utf8.encode(text)));
       expect(canonicalTextHash(text), `${text.length} units`).toBe(expected);
-      expect(canonicalTextHashIs(text, expected)).toBe(true);
+      expect(bytesHashIs(utf8.encode(text), expected)).toBe(true);
     }
   });
 });

@@ -1,0 +1,116 @@
+// One-column query results kept as bytes, for verifyLedger's reads (verify-read.ts): the query runs
+// as COPY (...) TO STDOUT (FORMAT binary), whose data the driver hands over as raw chunks, copied
+// into one byte array. A json column's binary form is its UTF-8 text, so each row is a JSON text
+// that never becomes a JS string: no per-row decode, string, row array, or re-encode (together the
+// largest CPU cost of a verification), and nothing on the JS heap that scavenges would copy.
+// COPY takes no bind parameters: callers put values in the text through sqlUuid and sqlInteger,
+// which accept only what they name, so nothing else can reach the SQL.
+import { Buffer } from 'node:buffer';
+import type pg from 'pg';
+
+/** Rows of UTF-8 JSON text in one byte array: row i is bytes[starts[i]..ends[i]). */
+export interface ByteRows {
+  bytes: Uint8Array;
+  starts: number[];
+  ends: number[];
+}
+
+export const rowCount = (rows: ByteRows): number => rows.starts.length;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A uuid as SQL text; throws on anything else. */
+export function sqlUuid(value: string): string {
+  if (!UUID.test(value)) throw new TypeError(`not a uuid: ${JSON.stringify(value)}`);
+  return `'${value}'`;
+}
+
+/** An integer as SQL text; throws on anything else. */
+export function sqlInteger(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new TypeError(`not an integer: ${value}`);
+  return String(value);
+}
+
+/** Collects a COPY's data chunks (pg's Submittable protocol, as pg-copy-streams implements it). */
+class CopyOut {
+  bytes: Uint8Array;
+  used = 0;
+  readonly done: Promise<void>;
+  private settle: { resolve: () => void; reject: (error: Error) => void } | undefined;
+  private failed: Error | undefined;
+
+  constructor(
+    readonly text: string,
+    sizeHint: number,
+  ) {
+    this.bytes = Buffer.allocUnsafeSlow(sizeHint); // not zeroed: only what is copied in is read
+    this.done = new Promise((resolve, reject) => void (this.settle = { resolve, reject }));
+  }
+
+  submit(connection: { query: (text: string) => void }): void {
+    connection.query(this.text);
+  }
+
+  /** A chunk of the driver's buffer, reused once this returns: copied at once. */
+  handleCopyData(message: { chunk: Uint8Array }): void {
+    const { chunk } = message;
+    if (this.used + chunk.length > this.bytes.length) {
+      const grown = Buffer.allocUnsafeSlow((this.used + chunk.length) * 2);
+      grown.set(this.bytes.subarray(0, this.used));
+      this.bytes = grown;
+    }
+    this.bytes.set(chunk, this.used);
+    this.used += chunk.length;
+  }
+
+  handleCommandComplete(): void {}
+
+  handleError(error: Error): void {
+    this.failed = error;
+    this.settle?.reject(error);
+  }
+
+  handleReadyForQuery(): void {
+    if (!this.failed) this.settle?.resolve();
+  }
+}
+
+const int16 = (b: Uint8Array, p: number): number => (((b[p] as number) << 24) | ((b[p + 1] as number) << 16)) >> 16;
+const int32 = (b: Uint8Array, p: number): number =>
+  ((b[p] as number) << 24) | ((b[p + 1] as number) << 16) | ((b[p + 2] as number) << 8) | (b[p + 3] as number);
+/** "PGCOPY\n\377\r\n\0", then 32-bit flags and header extension length. */
+const SIGNATURE = [80, 71, 67, 79, 80, 89, 10, 255, 13, 10, 0];
+
+/** The rows of COPY's binary format: a header, then per row a field count (1 here), a length and the value; -1 ends. */
+function rowsOf(bytes: Uint8Array, used: number): ByteRows {
+  if (SIGNATURE.some((b, i) => bytes[i] !== b)) throw new Error('COPY output lacks the binary signature');
+  const rows: ByteRows = { bytes, starts: [], ends: [] };
+  for (let p = SIGNATURE.length + 8 + int32(bytes, SIGNATURE.length + 4); p < used; ) {
+    const fields = int16(bytes, p);
+    if (fields === -1) return rows;
+    const length = int32(bytes, p + 2);
+    if (fields !== 1 || length < 0) throw new Error('COPY output is not one non-null column');
+    rows.starts.push(p + 6);
+    rows.ends.push(p + 6 + length);
+    p += 6 + length;
+  }
+  throw new Error('COPY output ends early');
+}
+
+/** Runs `select` (one json column) through COPY on one pooled connection; sizeHint is the expected byte count. */
+export async function copyRows(pool: pg.Pool, select: string, sizeHint: number): Promise<ByteRows> {
+  const copy = new CopyOut(`COPY (${select}) TO STDOUT (FORMAT binary)`, sizeHint);
+  const client = await pool.connect();
+  let failure: Error | undefined;
+  try {
+    client.query(copy);
+    await copy.done;
+  } catch (error) {
+    failure = error as Error;
+    throw error;
+  } finally {
+    // A connection that failed outside the query (not a database error) is not reused.
+    client.release(failure && !('code' in failure) ? failure : undefined);
+  }
+  return rowsOf(copy.bytes, copy.used);
+}
