@@ -1,11 +1,13 @@
 // One tenant's row by id, read without the ORM: the read a GraphQL field that resolves one row by
-// id makes (`viewer`, a payload's episode, Pothos' fallback for a relation). Prisma 7 spends about
-// 300 µs of CPU on such a query (query plan, interpreter, result mapping) where pg with a prepared
-// statement spends about 70 µs (docs/BENCHMARKS.md, "The one-row read"). Only one shape is taken
-// here: `where: { id }` with scalar fields selected (or none: all scalars), on a model whose every
-// selected column pg reads into what Prisma returns; anything else returns undefined and goes to
-// Prisma. The tenant filter is in the statement, as tenant-scope.ts adds it to Prisma's.
+// id makes (`viewer`, a payload's episode, Pothos' fallback for a relation). Prisma 7's client
+// spends about 300 µs of CPU on such a query (request pipeline, query plan, interpreter, result
+// mapping) where pg with a prepared statement spends about 50 µs (docs/BENCHMARKS.md, "The one-row
+// read"), so the read is taken before the call reaches Prisma at all. Only one shape is taken:
+// `where: { id }` with scalar fields selected (or none: all scalars), on a model whose every
+// selected column pg reads into what Prisma returns; anything else goes to Prisma. The tenant
+// filter is in the statement, as tenant-scope.ts adds it to Prisma's.
 import type pg from 'pg';
+import { isUuid } from '../core/ids.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 
 /** A field as this read needs it: its column and how pg's value becomes Prisma's. */
@@ -117,7 +119,6 @@ export function byIdStatement(tables: Map<string, Table>, model: string, args: u
   return { sql, id, columns };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Statement names this process gave (pg refuses one name for two texts); bounded by the models' shapes. */
 const statementNames = new Map<string, string>();
 
@@ -126,7 +127,7 @@ const statementNames = new Map<string, string>();
  * then answers, with its own error for a malformed id).
  */
 async function readById(pool: pg.Pool, statement: ByIdStatement, tenantId: string): Promise<Record<string, unknown> | null | undefined> {
-  if (!UUID.test(statement.id)) return undefined;
+  if (!isUuid(statement.id)) return undefined;
   let name = statementNames.get(statement.sql);
   if (name === undefined) statementNames.set(statement.sql, (name = `episodic_by_id_${statementNames.size}`));
   const { rows } = await pool.query<Record<string, unknown>>({ name, text: statement.sql, values: [statement.id, tenantId] });

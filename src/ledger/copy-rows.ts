@@ -7,6 +7,7 @@
 // which accept only what they name, so nothing else can reach the SQL.
 import { Buffer } from 'node:buffer';
 import type pg from 'pg';
+import { isUuid } from '../core/ids.ts';
 
 /** Rows of UTF-8 JSON text in one byte array: row i is bytes[starts[i]..ends[i]). */
 export interface ByteRows {
@@ -17,11 +18,9 @@ export interface ByteRows {
 
 export const rowCount = (rows: ByteRows): number => rows.starts.length;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A uuid as SQL text; throws on anything else. */
 export function sqlUuid(value: string): string {
-  if (!UUID.test(value)) throw new TypeError(`not a uuid: ${JSON.stringify(value)}`);
+  if (!isUuid(value)) throw new TypeError(`not a uuid: ${JSON.stringify(value)}`);
   return `'${value}'`;
 }
 
