@@ -175,8 +175,10 @@ export async function refreshExperience(
   tenantId: string,
   episodeId: string,
   learningState?: LearningState | 'decide',
+  /** The facts when the caller holds them, read under its lock in this transaction (extraction). */
+  loaded?: EpisodeFacts,
 ): Promise<ExperienceSummary | null> {
-  const facts = await loadEpisodeFacts(client, tenantId, episodeId);
+  const facts = loaded ?? (await loadEpisodeFacts(client, tenantId, episodeId));
   if (!facts?.outcome) return null;
   const reward = rewardOf(facts, facts.outcome, await patternsDiscovered(client, episodeId));
   const reflection: Reflection = generateReflection({

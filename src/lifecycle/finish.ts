@@ -49,7 +49,6 @@ export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, endin
             outcome_kind = ${p.add(ending.outcome?.kind ?? null)}, ended_at = ${at}, updated_at = ${at}, blocked_reason = NULL WHERE id = ${p.add(ep.id)}`,
     p.values,
   );
-  if (ending.outcome) await indexEpisodeTerms(client, ep.tenantId, ep.id);
   // An imported run without times has no wall time: null, never the time its import took.
   const wallMs = ep.timesKnown ? ended.getTime() - ep.startedAt.getTime() : null;
   const usage = { steps: ep.stepCount, tokens: ep.usedTokens, toolCalls: ep.usedToolCalls, wallMs };
@@ -71,6 +70,8 @@ export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, endin
   const stopCondition = item
     ? await decideLoopStop(client, item, { id: ep.id, leaseId: ep.leaseId, holonStop: ending.holonStop ?? null }, leaseCharge, now, events)
     : null;
+  // Last: the index's shared rows stay locked until commit (term-index.ts).
+  if (ending.outcome) await indexEpisodeTerms(client, ep.tenantId, ep.id);
   return { leaseCharge, stopCondition };
 }
 

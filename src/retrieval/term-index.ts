@@ -11,7 +11,7 @@
 // impact × idf per field only (static pruning, bm25.ts topTerms).
 import type pg from 'pg';
 import type { EpisodeTermDfRow, EpisodeTermTotalsRow } from '../db/rows.ts';
-import { insertInto, Params, queryRows, unnestAs } from '../db/sql.ts';
+import { Params, queryRows, unnestAs } from '../db/sql.ts';
 import { BM25, topTerms } from './bm25.ts';
 import { changeTerms, DIFF_CHARS, documentLength, lastDiff, STEP_TEXT_CHARS, type TermCounts, taskTerms, type WorkStep, workTerms } from './terms.ts';
 
@@ -21,6 +21,7 @@ export const FIELD = { task: 0, work: 1, change: 2 } as const;
 const INDEXED_STEPS = 400;
 
 interface EpisodeSource {
+  indexed: boolean;
   task_description: string;
   artifacts: string[] | null;
   failure: string | null;
@@ -37,26 +38,26 @@ interface StepSource {
 
 /** Indexes an ended episode (idempotent: an episode already indexed is left alone). */
 export async function indexEpisodeTerms(client: pg.PoolClient, tenantId: string, episodeId: string): Promise<void> {
-  const p = new Params();
-  const already = await client.query(`SELECT 1 FROM episode_terms WHERE episode_id = ${p.add(episodeId)} LIMIT 1`, p.values);
-  if (already.rowCount) return;
   const episode = await episodeSource(client, episodeId);
-  if (!episode) return;
+  if (!episode || episode.indexed) return;
   const steps = await indexedSteps(client, episodeId);
   const work = workTerms({ artifacts: episode.artifacts ?? [], failure: episode.failure, steps: steps.map(toWorkStep) });
-  await writeField(client, tenantId, episodeId, FIELD.task, taskTerms(episode.task_description));
-  await writeField(client, tenantId, episodeId, FIELD.work, work);
   const change = changeTerms({ artifacts: episode.artifacts ?? [], diff: lastDiff(steps.map((s) => s.output)) });
-  await writeField(client, tenantId, episodeId, FIELD.change, change);
+  await writeFields(client, tenantId, episodeId, [
+    { field: FIELD.task, counts: taskTerms(episode.task_description) },
+    { field: FIELD.work, counts: work },
+    { field: FIELD.change, counts: change },
+  ]);
 }
 
 async function episodeSource(client: pg.PoolClient, episodeId: string): Promise<EpisodeSource | undefined> {
   const p = new Params();
-  const sql = `SELECT task_description,
+  const id = p.add(episodeId);
+  const sql = `SELECT EXISTS (SELECT 1 FROM episode_terms WHERE episode_id = ${id}) AS indexed, task_description,
             CASE WHEN jsonb_typeof(outcome->'artifacts') = 'array' THEN ARRAY(SELECT jsonb_array_elements_text(outcome->'artifacts')) END AS artifacts,
             CASE WHEN outcome_kind = 'failure' THEN concat_ws(' ', outcome->>'reason', outcome->>'details')
                  WHEN outcome_kind = 'partial' THEN outcome->>'failed' END AS failure
-       FROM episodes WHERE id = ${p.add(episodeId)}`;
+       FROM episodes WHERE id = ${id}`;
   return (await queryRows<EpisodeSource>(client, sql, p))[0];
 }
 
@@ -76,39 +77,102 @@ function toWorkStep(s: StepSource): WorkStep {
   return { tool: s.tool, action: s.action, parameters: s.parameters, errorClass: s.error_class, errorMessage: s.error_message, output: s.output };
 }
 
-async function writeField(client: pg.PoolClient, tenantId: string, episodeId: string, field: number, counts: TermCounts): Promise<void> {
-  const length = documentLength(counts);
-  const p = new Params();
-  const [totals] = await queryRows<Pick<EpisodeTermTotalsRow, 'documents' | 'length'>>(
-    client,
-    `${insertInto(p, 'episode_term_totals', { tenant_id: tenantId, field, documents: 1, length })}
-     ON CONFLICT (tenant_id, field) DO UPDATE SET documents = episode_term_totals.documents + 1, length = episode_term_totals.length + EXCLUDED.length
-     RETURNING documents, length`,
-    p,
-  );
-  if (counts.size === 0) return;
-  const documents = totals?.documents ?? 1;
-  const averageLength = totals ? Number(totals.length) / Math.max(1, totals.documents) : length;
-  const terms = [...counts.keys()].sort();
-  // Every term counts in the document frequencies; only the best INDEXED_TERMS get postings.
-  const d = new Params();
-  const dfs = await queryRows<Pick<EpisodeTermDfRow, 'term' | 'df'>>(
-    client,
-    `INSERT INTO episode_term_df (tenant_id, field, term, df)
-     SELECT ${d.add(tenantId)}, ${d.add(field)}, u.term, 1 FROM ${unnestAs(d, 'u', { term: [terms, 'text'] })} ORDER BY u.term
-     ON CONFLICT (tenant_id, field, term) DO UPDATE SET df = episode_term_df.df + 1 RETURNING term, df`,
-    d,
-  );
-  const df = new Map(dfs.map((r) => [r.term, r.df]));
-  const kept = topTerms(
-    terms.map((term) => ({ term, impact: BM25.impact(counts.get(term) ?? 0, length, averageLength, field), idf: BM25.idf(documents, df.get(term) ?? 1) })),
-    BM25.INDEXED_TERMS,
-  ).sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+/** One field's terms of one episode, with the document length they make. */
+interface FieldTerms {
+  field: number;
+  counts: TermCounts;
+}
+
+/**
+ * Reads the field totals and the terms' document frequencies as committed, then writes the
+ * frequencies, the totals and the postings last. The frequency and totals rows are shared by every
+ * ending of the tenant and stay locked until commit, so nothing else runs between taking them and
+ * the commit (the reads take no lock). Alone, the impacts are those of reading the rows after the
+ * update; endings that run at once each count the others' documents only once they commit.
+ */
+async function writeFields(client: pg.PoolClient, tenantId: string, episodeId: string, fields: readonly FieldTerms[]): Promise<void> {
+  const terms = fields.map((f) => ({ ...f, length: documentLength(f.counts), terms: [...f.counts.keys()].sort() }));
+  const withTerms = terms.filter((f) => f.terms.length > 0);
+  const totals = await committedTotals(client, tenantId);
+  const df = await committedDocumentFrequencies(client, tenantId, withTerms);
+  const postings = withTerms.flatMap((f) => {
+    const total = totals.get(f.field);
+    const documents = (total?.documents ?? 0) + 1;
+    const averageLength = (Number(total?.length ?? 0) + f.length) / documents;
+    const scored = f.terms.map((term) => ({
+      field: f.field,
+      term,
+      impact: BM25.impact(f.counts.get(term) ?? 0, f.length, averageLength, f.field),
+      idf: BM25.idf(documents, (df.get(dfKey(f.field, term)) ?? 0) + 1),
+    }));
+    // Every term counts in the document frequencies; only the best INDEXED_TERMS get postings.
+    return topTerms(scored, BM25.INDEXED_TERMS).sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+  });
+  if (withTerms.length) await addDocumentFrequencies(client, tenantId, withTerms);
+  await addTotals(client, tenantId, terms);
+  if (!postings.length) return;
   const k = new Params();
   await client.query(
     `INSERT INTO episode_terms (tenant_id, episode_id, field, term, impact)
-     SELECT ${k.add(tenantId)}, ${k.add(episodeId)}, ${k.add(field)}, t.term, t.impact
-       FROM ${unnestAs(k, 't', { term: [kept.map((t) => t.term), 'text'], impact: [kept.map((t) => t.impact), 'float8'] })}`,
+     SELECT ${k.add(tenantId)}, ${k.add(episodeId)}, t.field, t.term, t.impact
+       FROM ${unnestAs(k, 't', { field: [postings.map((t) => t.field), 'int'], term: [postings.map((t) => t.term), 'text'], impact: [postings.map((t) => t.impact), 'float8'] })}`,
     k.values,
+  );
+}
+
+/** The tenant's field totals as committed, by field. */
+async function committedTotals(client: pg.PoolClient, tenantId: string) {
+  const p = new Params();
+  const rows = await queryRows<Pick<EpisodeTermTotalsRow, 'field' | 'documents' | 'length'>>(
+    client,
+    `SELECT field, documents, length FROM episode_term_totals WHERE tenant_id = ${p.add(tenantId)}`,
+    p,
+  );
+  return new Map(rows.map((r) => [r.field, r]));
+}
+
+/** Adds one document and its length to each field's totals, in field order. */
+async function addTotals(client: pg.PoolClient, tenantId: string, fields: ReadonlyArray<{ field: number; length: number }>) {
+  const p = new Params();
+  const rows = { field: [fields.map((f) => f.field), 'int'], length: [fields.map((f) => f.length), 'int8'] } as const;
+  await client.query(
+    `INSERT INTO episode_term_totals (tenant_id, field, documents, length)
+     SELECT ${p.add(tenantId)}, u.field, 1, u.length FROM ${unnestAs(p, 'u', rows)} ORDER BY u.field
+     ON CONFLICT (tenant_id, field) DO UPDATE SET documents = episode_term_totals.documents + 1, length = episode_term_totals.length + EXCLUDED.length`,
+    p.values,
+  );
+}
+
+const dfKey = (field: number, term: string) => `${field}\u0000${term}`;
+
+/** The (field, term) pairs as unnest columns. */
+function termColumns(fields: ReadonlyArray<{ field: number; terms: string[] }>) {
+  return { field: [fields.flatMap((f) => f.terms.map(() => f.field)), 'int'], term: [fields.flatMap((f) => f.terms), 'text'] } as const;
+}
+
+/** The terms' document frequencies as committed, by dfKey (absent: no document yet). */
+async function committedDocumentFrequencies(client: pg.PoolClient, tenantId: string, fields: ReadonlyArray<{ field: number; terms: string[] }>) {
+  if (!fields.length) return new Map<string, number>();
+  const d = new Params();
+  const rows = await queryRows<Pick<EpisodeTermDfRow, 'field' | 'term' | 'df'>>(
+    client,
+    `SELECT f.field, f.term, f.df FROM ${unnestAs(d, 'u', termColumns(fields))}
+       JOIN episode_term_df f ON f.tenant_id = ${d.add(tenantId)} AND f.field = u.field AND f.term = u.term`,
+    d,
+  );
+  return new Map(rows.map((r) => [dfKey(r.field, r.term), r.df]));
+}
+
+/**
+ * Adds this document to each of its terms' frequencies, in (field, term) order, so two endings that
+ * share terms wait for each other instead of deadlocking.
+ */
+async function addDocumentFrequencies(client: pg.PoolClient, tenantId: string, fields: ReadonlyArray<{ field: number; terms: string[] }>) {
+  const d = new Params();
+  await client.query(
+    `INSERT INTO episode_term_df (tenant_id, field, term, df)
+     SELECT ${d.add(tenantId)}, u.field, u.term, 1 FROM ${unnestAs(d, 'u', termColumns(fields))} ORDER BY u.field, u.term
+     ON CONFLICT (tenant_id, field, term) DO UPDATE SET df = episode_term_df.df + 1`,
+    d.values,
   );
 }
