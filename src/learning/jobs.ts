@@ -30,6 +30,12 @@ const SWEEP_LIMIT = 500;
  */
 const EXTRACT_BATCH = 25;
 const SWEEP_AFTER_SECONDS = 60;
+/**
+ * How long a job queued by this process waits before the workers are woken. Endings that arrive
+ * within it (an import's, a busy tenant's) share one extraction batch: one learning lock, one
+ * refresh per scope and one commit through the ledger head for all of them, instead of one each.
+ */
+const WAKE_DELAY_MS = 500;
 
 export interface LearningQueueOptions {
   /** Waiting jobs (created or retrying) beyond which new extractions are skipped, with a ledger event. */
@@ -78,7 +84,15 @@ export async function startLearningWorkers(queue: JobQueue, pool: pg.Pool, write
     return running;
   };
   const workerIds: string[] = [];
-  const wake = () => workerIds.forEach((id) => queue.notifyWorker(id));
+  let wakeTimer: NodeJS.Timeout | null = null;
+  const wakeNow = () => {
+    if (wakeTimer) clearTimeout(wakeTimer);
+    wakeTimer = null;
+    for (const id of workerIds) queue.notifyWorker(id);
+  };
+  const wakeSoon = () => {
+    wakeTimer ??= setTimeout(wakeNow, WAKE_DELAY_MS).unref();
+  };
   for (let i = 0; i < options.workers; i += 1) {
     let self = '';
     self = await queue.work<ExtractJob>(
@@ -98,8 +112,8 @@ export async function startLearningWorkers(queue: JobQueue, pool: pg.Pool, write
   }
   const enqueue = async (job: ExtractJob) => {
     const result = await enqueueExtraction(queue, pool, writer, options.maxQueueDepth, job);
-    // Jobs queued by this process start at once here; other processes find them by polling.
-    if (result === 'queued') wake();
+    // Jobs queued by this process start within WAKE_DELAY_MS here; other processes find them by polling.
+    if (result === 'queued') wakeSoon();
     return result;
   };
   const sweep = handlerOf(queue, async () => {
@@ -113,7 +127,12 @@ export async function startLearningWorkers(queue: JobQueue, pool: pg.Pool, write
       void track(enqueue({ tenantId, episodeId }).catch((err) => log.warn({ err, episodeId }, 'pattern extraction not queued; the sweep retries it')));
     }
   });
-  return { enqueue, drain: async () => void (await Promise.allSettled([...inFlight])) };
+  const drain = async () => {
+    // Whoever waits for this process's work wants its queued jobs started, not left to a timer.
+    if (wakeTimer) wakeNow();
+    await Promise.allSettled([...inFlight]);
+  };
+  return { enqueue, drain };
 }
 
 /** Queues the episode's extraction (state pending → queued) unless the queue is full (→ skipped, with a ledger event). */
