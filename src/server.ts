@@ -153,7 +153,7 @@ function listener(route: ReturnType<typeof createRouter>, unfinished: Set<Server
 function inProcessFetch(yoga: GraphQLHandler): App['fetch'] {
   return (url, init) =>
     inRequestScope(new Headers(init?.headers).get('x-request-id') ?? undefined, async (requestId) => {
-      const response = await yoga.fetch(url, init);
+      const response = await yoga.fetch(url, init ?? {});
       response.headers.set('x-request-id', requestId);
       return response;
     });
