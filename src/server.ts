@@ -27,6 +27,13 @@ export interface App {
   start(): Promise<number>;
   stop(): Promise<void>;
   url(): string;
+  /**
+   * A GraphQL request answered by the same yoga in the same request scope as one read from the
+   * socket, but with no socket: auth, rate limits, tenancy and error masking are the API's. What
+   * belongs to a connection does not apply: no admission slot (one is held per response), no
+   * `Connection: close` at shutdown. For callers whose subject is the schema, not the transport.
+   */
+  fetch(url: string, init?: RequestInit): Promise<Response>;
 }
 
 export function createApp(services: Services): App {
@@ -53,16 +60,7 @@ export function createApp(services: Services): App {
       requestTimeout: config.admission.bodyTimeoutMs,
       connectionsCheckingInterval: Math.min(1_000, config.admission.headersTimeoutMs),
     },
-    (req, res) => {
-      const requestId = requestIdFrom(req.headers['x-request-id']) ?? randomUUID();
-      res.setHeader('x-request-id', requestId);
-      // A request read on a kept-alive connection after shutdown began is still answered, but it
-      // is the connection's last: otherwise busy clients would keep the server alive until the timeout.
-      if (stopping) res.setHeader('connection', 'close');
-      unfinished.add(res);
-      res.once('close', () => unfinished.delete(res));
-      requestScope.run({ requestId }, () => void route(req, res));
-    },
+    listener(route, unfinished, () => stopping),
   );
 
   // A graphql-ws message is held whole in memory like an HTTP body, so it gets the same limit
@@ -89,6 +87,7 @@ export function createApp(services: Services): App {
       const { port } = httpServer.address() as AddressInfo;
       return `http://${displayHost(config.host)}:${port}${GRAPHQL_PATH}`;
     },
+    fetch: inProcessFetch(yoga),
     /** Stops accepting, lets in-flight requests finish (up to the timeout), then closes sockets. */
     async stop() {
       ready = false;
@@ -134,6 +133,36 @@ function createRouter(services: Services, { yoga, metrics, admission, limiter, i
     if (serveWeb(req, res)) return;
     return yoga(req, res);
   };
+}
+
+/** Each request in the scope of its id (echoed in x-request-id), tracked until its response closes. */
+function listener(route: ReturnType<typeof createRouter>, unfinished: Set<ServerResponse>, stopping: () => boolean) {
+  return (req: IncomingMessage, res: ServerResponse) =>
+    inRequestScope(req.headers['x-request-id'], (requestId) => {
+      res.setHeader('x-request-id', requestId);
+      // A request read on a kept-alive connection after shutdown began is still answered, but it
+      // is the connection's last: otherwise busy clients would keep the server alive until the timeout.
+      if (stopping()) res.setHeader('connection', 'close');
+      unfinished.add(res);
+      res.once('close', () => unfinished.delete(res));
+      void route(req, res);
+    });
+}
+
+/** App.fetch: yoga's own fetch, in the request scope the socket's requests get, answering with their x-request-id. */
+function inProcessFetch(yoga: GraphQLHandler): App['fetch'] {
+  return (url, init) =>
+    inRequestScope(new Headers(init?.headers).get('x-request-id') ?? undefined, async (requestId) => {
+      const response = await yoga.fetch(url, init ?? {});
+      response.headers.set('x-request-id', requestId);
+      return response;
+    });
+}
+
+/** Runs `handle` in the scope of one request, named by the client's x-request-id when usable (else a new id). */
+function inRequestScope<T>(header: string | string[] | undefined, handle: (requestId: string) => T): T {
+  const requestId = requestIdFrom(header) ?? randomUUID();
+  return requestScope.run({ requestId }, () => handle(requestId));
 }
 
 function displayHost(host: string): string {

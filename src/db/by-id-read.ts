@@ -9,6 +9,7 @@
 import type pg from 'pg';
 import { isUuid } from '../core/ids.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
+import { preparedStatementNames } from './statement-names.ts';
 
 /** A field as this read needs it: its column and how pg's value becomes Prisma's. */
 interface Column {
@@ -119,8 +120,8 @@ export function byIdStatement(tables: Map<string, Table>, model: string, args: u
   return { sql, id, columns };
 }
 
-/** Statement names this process gave (pg refuses one name for two texts); bounded by the models' shapes. */
-const statementNames = new Map<string, string>();
+/** One name per statement text in this process; the texts are bounded by the models' shapes. */
+const statementName = preparedStatementNames('episodic_by_id_');
 
 /**
  * The row, null when the tenant has none with that id, or undefined when the id is no UUID (Prisma
@@ -128,8 +129,7 @@ const statementNames = new Map<string, string>();
  */
 async function readById(pool: pg.Pool, statement: ByIdStatement, tenantId: string): Promise<Record<string, unknown> | null | undefined> {
   if (!isUuid(statement.id)) return undefined;
-  let name = statementNames.get(statement.sql);
-  if (name === undefined) statementNames.set(statement.sql, (name = `episodic_by_id_${statementNames.size}`));
+  const name = statementName(statement.sql);
   const { rows } = await pool.query<Record<string, unknown>>({ name, text: statement.sql, values: [statement.id, tenantId] });
   const row = rows[0];
   if (!row) return null;

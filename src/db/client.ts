@@ -3,6 +3,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { isUnavailable } from './errors.ts';
+import { preparedStatementNames } from './statement-names.ts';
 
 export type Db = PrismaClient;
 
@@ -33,9 +34,11 @@ export function createDatabase(url: string, poolMax: number, connectTimeoutMs = 
   // process. Its next query fails instead, and the pool discards it on release.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
+  // Prisma's statements are named, so each connection plans one once (statement-names.ts).
+  const statementName = preparedStatementNames('episodic_');
   // `minimal` errors: the default captures a stack trace on every query to point at its call site
   // in a message, a cost on every read for a message the server masks anyway.
-  const adapter = new PrismaPg(pool, { statementNameGenerator: preparedStatementNames() });
+  const adapter = new PrismaPg(pool, { statementNameGenerator: ({ sql }) => statementName(sql) });
   const prisma = new PrismaClient({ adapter, errorFormat: 'minimal' });
   return {
     pool,
@@ -45,25 +48,6 @@ export function createDatabase(url: string, poolMax: number, connectTimeoutMs = 
       await prisma.$disconnect();
       await pool.end();
     },
-  };
-}
-
-/** Distinct statements kept prepared on each connection; past it a new statement is sent unnamed (parsed each time, as pg does by default). */
-const PREPARED_STATEMENTS_MAX = 2_000;
-
-/**
- * Names Prisma's statements so each connection parses and plans one once and then only binds it:
- * without a name PostgreSQL parses and plans every query again, on the same cores as the server. A
- * name stands for one SQL text in this pool's process (pg refuses a name reused for another
- * text), and the set is bounded because Prisma inlines the length of a list into its
- * SQL (IN ($1, $2, ...)), so shapes can keep coming.
- */
-function preparedStatementNames(): (query: { sql: string }) => string {
-  const names = new Map<string, string>();
-  return ({ sql }) => {
-    let name = names.get(sql);
-    if (name === undefined && names.size < PREPARED_STATEMENTS_MAX) names.set(sql, (name = `episodic_${names.size}`));
-    return name ?? ''; // pg sends an empty name as the unnamed statement
   };
 }
 

@@ -211,7 +211,7 @@ describe('transport errors', () => {
 
   it('accepts a custom fetch', async () => {
     const calls: string[] = [];
-    const c = createEpisodicClient({ url: t.url, apiKey: t.keys.read, fetch: (url, init) => (calls.push(init.body), fetch(url, init)) });
+    const c = createEpisodicClient({ url: t.url, apiKey: t.keys.read, fetch: (url, init) => (calls.push(init.body), t.fetch(url, init)) });
     expect((await c.viewer()).name).toBe('tenant-a');
     expect(calls[0]).toMatch(/Viewer/);
   });

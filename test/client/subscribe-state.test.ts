@@ -17,7 +17,8 @@ let publicKey: string;
 
 beforeAll(async () => {
   t = await startTestApp({ CHECKPOINT_EVERY_EVENTS: '4', CHECKPOINT_INTERVAL_MS: '3600000', LEARNING_WORKERS: '0' });
-  api = createEpisodicClient({ url: t.url, apiKey: t.keys.admin });
+  // Writes in process (t.fetch); the subscriptions under test go over graphql-ws to t.url.
+  api = createEpisodicClient({ url: t.url, apiKey: t.keys.admin, fetch: t.fetch });
   publicKey = (await api.ledgerPublicKey()).publicKey;
 });
 afterAll(() => t?.stop());

@@ -6,8 +6,9 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { createEpisodicClient, type EpisodicClient, unwrap } from '../../src/client/index.ts';
 import type { TestApp } from '../support/app.ts';
 
-export function clientFor(t: TestApp, key: string = t.keys.admin, url: string = t.url): EpisodicClient {
-  return createEpisodicClient({ url, apiKey: key });
+/** A client of the app as its gql posts (in process unless the app was started overSocket); given a url, over HTTP to it. */
+export function clientFor(t: TestApp, key: string = t.keys.admin, url?: string): EpisodicClient {
+  return createEpisodicClient({ url: url ?? t.url, apiKey: key, fetch: url ? undefined : t.fetch });
 }
 
 export async function leaseFor(client: EpisodicClient, budget: { episodes?: number; toolCalls?: number; tokens?: number; wallMs?: number } = {}) {

@@ -2,7 +2,7 @@
 // sent before stop() started afterwards, and for the completion pg-boss 10 sends (unawaited) when a
 // handler returns. Closing the pool under them failed that completion with a rejection no one
 // caught: an unhandled rejection that failed a whole CI run with every test green.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { migrate } from '../../src/db/migrate.ts';
 import { handlerOf, startJobQueue, stopJobQueue } from '../../src/jobs/queue.ts';
 import { createLogger } from '../../src/log.ts';
 import { createEmptyDatabase, type TestDatabase } from '../support/db.ts';
+import { sourceFiles } from '../support/source-files.ts';
 
 let database: TestDatabase;
 let db: Database;
@@ -78,9 +79,7 @@ it('drops a statement pg-boss sends after the stop: it never reaches the closed 
 });
 
 it('every job handler in src/ is registered through handlerOf', () => {
-  const files = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
-  const sources = files(join(import.meta.dirname, '../../src')).map((f) => readFileSync(f, 'utf8'));
+  const sources = sourceFiles(join(import.meta.dirname, '../../src')).map((f) => readFileSync(f, 'utf8'));
   const workers = sources.reduce((n, s) => n + (s.match(/\bqueue\.work[<(]/g)?.length ?? 0), 0);
   const tracked = sources.reduce((n, s) => n + (s.match(/\bhandlerOf\(queue,/g)?.length ?? 0), 0);
   expect(workers).toBeGreaterThan(0);

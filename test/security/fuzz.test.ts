@@ -1,5 +1,6 @@
-// Property-based fuzzing of every mutation over HTTP (fast-check). Arguments are generated from the
-// printed schema's input types: mostly plausible values (so writes happen and budgets are crossed),
+// Property-based fuzzing of every mutation through the API, in process through the app's yoga
+// (fast-check). Arguments are generated from the printed schema's input types: mostly plausible
+// values (so writes happen and budgets are crossed),
 // mixed with oversized, malformed and boundary ones (NUL bytes, lone surrogates, 1 MB strings, deep
 // JSON, out-of-range numbers and dates, wrong types, other tenants' and malformed ids). For each call:
 //  - no unmasked internal error: every GraphQL error carries a known code (INTERNAL_SERVER_ERROR
@@ -398,7 +399,7 @@ async function pools(tenantId: string, exceptKey = ''): Promise<Pools> {
 }
 
 async function seed(token: string, tag: string) {
-  const gql = (q: string, v: Record<string, unknown> = {}) => post(t.url, q, v, token).then((r) => r.body);
+  const gql = (q: string, v: Record<string, unknown> = {}) => post(t, q, v, token).then((r) => r.body);
   const wi = await gql('mutation { createWorkItem(title: "fuzz work") { ... on WorkItemPayload { workItem { id } } } }');
   const workItemId = wi.data.createWorkItem.workItem.id;
   await gql(
@@ -525,7 +526,7 @@ describe('fuzzing every mutation', { timeout: FUZZ_TEST_MS }, () => {
           const variables = resolveIds(generated, own, foreignPools) as Record<string, unknown>;
           const before = await snapshots.take(t.keys.tenantId);
           const foreignBefore = await snapshots.take(foreignTenant.tenantId);
-          const res = await postRaw(t.url, body(document, variables), t.keys.admin);
+          const res = await postRaw(t, body(document, variables), t.keys.admin);
           const verdict = classify(name, res, errors, variables);
           counts[verdict] = must(counts[verdict]) + 1;
           if (process.env.FUZZ_STATS && verdict === 'refused') {
@@ -563,7 +564,7 @@ describe('fuzzing every mutation', { timeout: FUZZ_TEST_MS }, () => {
     await check(
       fc.asyncProperty(budgetArb, fc.array(batchArb, { minLength: 2, maxLength: 6 }), fc.boolean(), async (budget, batches, converge) => {
         const started = await post(
-          t.url,
+          t,
           'mutation($input: StartEpisodeInput!) { startEpisode(input: $input) { ... on StartEpisodePayload { episode { id } } } }',
           {
             input: { taskDescription: 'fuzz budget race', taskType: 'fuzz', budget, onBudgetExhausted: converge ? 'CONVERGE' : 'FAIL' },
@@ -574,7 +575,7 @@ describe('fuzzing every mutation', { timeout: FUZZ_TEST_MS }, () => {
         const answers = await Promise.all(
           batches.map((tokens) =>
             postRaw(
-              t.url,
+              t,
               body('mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { __typename } }', {
                 e: episodeId,
                 s: tokens.map((n, i) => ({ kind: 'tool_call', action: `step ${i}`, tokens: n })),
@@ -603,7 +604,7 @@ describe('fuzzing every mutation', { timeout: FUZZ_TEST_MS }, () => {
     );
     await check(
       fc.asyncProperty(bodyArb, async (raw) => {
-        const res = await postRaw(t.url, raw, t.keys.admin);
+        const res = await postRaw(t, raw, t.keys.admin);
         expect(res.status, describeAnswer('(raw body)', res, raw)).toBeLessThan(500);
         expect(JSON.stringify(res.body ?? null)).not.toContain('INTERNAL_SERVER_ERROR');
       }),
@@ -632,7 +633,7 @@ describe('after the run', () => {
   it('verifies the ledger of both tenants, gapless', async () => {
     for (const keys of [t.keys, foreignTenant]) {
       const res = await post(
-        t.url,
+        t,
         '{ verifyLedger { __typename ... on LedgerVerification { ok checked stepsChecked problem reason firstBadSeq } } ledgerHead { seq } }',
         {},
         keys.admin,

@@ -77,7 +77,7 @@ describe('the node limit over HTTP', () => {
   });
 
   it('refuses 100 episodes x 1,000 steps, naming the count, the biggest field and the limit, and reads nothing', async () => {
-    const res = await post(t.url, NESTED, TOO_MANY, t.keys.read);
+    const res = await post(t, NESTED, TOO_MANY, t.keys.read);
     expectRefused(res, MESSAGE);
     expect(res.body.errors[0].message).toBe(MESSAGE);
     expect(res.body.errors[0].extensions).toMatchObject({ limit: 10_000, actual: 100_100, field: 'episodes.edges.node.steps' });
@@ -85,7 +85,7 @@ describe('the node limit over HTTP', () => {
   });
 
   it('serves a request at the limit (100 + 100 x 99 = 10,000 nodes), which does read', async () => {
-    const res = await post(t.url, NESTED, AT_LIMIT, t.keys.read);
+    const res = await post(t, NESTED, AT_LIMIT, t.keys.read);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.errors).toBeUndefined();
     const [edge] = res.body.data.episodes.edges;
@@ -98,8 +98,8 @@ describe('the node limit over HTTP', () => {
     const defaults = `query($n: Int) { a: episodes(first: $n) { edges { node { id steps { edges { node { id } } } } } }
       b: episodes(first: $n) { edges { node { id steps { edges { node { id } } } } } } }`;
     // Two aliases of 100 + 100 x 50: 10,200.
-    expectRefused(await post(t.url, defaults, { n: 100 }, t.keys.read), /^This request may return 10,200 nodes \(a\.edges\.node\.steps: 100 x 50\)/);
-    const literal = await post(t.url, `{ episodes(first: 100) { edges { node { id ${STEPS(1000)} } } } }`, {}, t.keys.read);
+    expectRefused(await post(t, defaults, { n: 100 }, t.keys.read), /^This request may return 10,200 nodes \(a\.edges\.node\.steps: 100 x 50\)/);
+    const literal = await post(t, `{ episodes(first: 100) { edges { node { id ${STEPS(1000)} } } } }`, {}, t.keys.read);
     // graphql-armor's refusals are answered with 200 (a validation error); the node limit's with 400.
     expect(literal.body.data).toBeUndefined();
     expect(literal.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
@@ -111,11 +111,11 @@ describe('the node limit over HTTP', () => {
     const fragments = `fragment Page on Query { again: episodes(first: $n) { edges { node { ...Steps } } } }
       fragment Steps on Episode { ${STEPS('$m')} }`;
     // One page: 100 + 6,000 nodes. Two (the second spread from a fragment): 12,200.
-    const one = await post(t.url, `query($n: Int, $m: Int) { ...Page } ${fragments}`, { n: 100, m: 60 }, t.keys.read);
+    const one = await post(t, `query($n: Int, $m: Int) { ...Page } ${fragments}`, { n: 100, m: 60 }, t.keys.read);
     expect(one.body.errors, JSON.stringify(one.body.errors)).toBeUndefined();
     reads.length = 0;
     const two = await post(
-      t.url,
+      t,
       `query($n: Int, $m: Int) { episodes(first: $n) { edges { node { ...Steps } } } ...Page } ${fragments}`,
       { n: 100, m: 60 },
       t.keys.read,
@@ -172,7 +172,7 @@ describe('the node limit under load', () => {
     const attack = async () => {
       let refused = 0;
       for (let i = 0; i < 3 || !victimDone; i++) {
-        expectRefused(await post(t.url, NESTED, TOO_MANY, t.keys.read), MESSAGE);
+        expectRefused(await post(t, NESTED, TOO_MANY, t.keys.read), MESSAGE);
         refused += 1;
       }
       return refused;
@@ -180,7 +180,7 @@ describe('the node limit under load', () => {
     const victimWork = async () => {
       try {
         for (let i = 0; i < 10; i++) {
-          const res = await post(t.url, NESTED, { n: 20, m: 50 }, victim.read);
+          const res = await post(t, NESTED, { n: 20, m: 50 }, victim.read);
           expect(res.status).toBe(200);
           expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
         }

@@ -126,7 +126,7 @@ function adminOperations(): string[] {
 }
 
 async function call(op: Operation, token: string | null) {
-  return post(t.url, op.query, op.variables, token);
+  return post(t, op.query, op.variables, token);
 }
 
 function codes(res: { body: Json }): string[] {
@@ -466,16 +466,16 @@ describe('production settings', () => {
   it('turns off introspection, GraphiQL and field suggestions with NODE_ENV=production', async () => {
     const prod = await startTestApp({ NODE_ENV: 'production' }, { shareDatabaseOf: t });
     try {
-      const introspection = await post(prod.url, '{ __schema { types { name } } }', {}, t.keys.admin);
+      const introspection = await post(prod, '{ __schema { types { name } } }', {}, t.keys.admin);
       expect(introspection.body.data ?? null).toBeNull();
       expect(introspection.body.errors[0].message).toMatch(/introspection/i);
-      const typo = await post(prod.url, '{ viewr { id } }', {}, t.keys.admin);
+      const typo = await post(prod, '{ viewr { id } }', {}, t.keys.admin);
       expect(typo.body.errors[0].message).not.toMatch(/Did you mean/);
       const page = await fetch(prod.url, { headers: { accept: 'text/html' } });
       expect(await page.text()).not.toContain('GraphiQL');
       // The development server of the same database answers all three.
-      expect((await post(t.url, '{ __schema { queryType { name } } }', {}, t.keys.admin)).body.data.__schema.queryType.name).toBe('Query');
-      expect((await post(t.url, '{ viewr { id } }', {}, t.keys.admin)).body.errors[0].message).toMatch(/Did you mean/);
+      expect((await post(t, '{ __schema { queryType { name } } }', {}, t.keys.admin)).body.data.__schema.queryType.name).toBe('Query');
+      expect((await post(t, '{ viewr { id } }', {}, t.keys.admin)).body.errors[0].message).toMatch(/Did you mean/);
     } finally {
       await prod.stop();
     }

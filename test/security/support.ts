@@ -1,10 +1,11 @@
 // Helpers for the security tests: the operations the printed schema declares, tenant snapshots
-// taken in SQL, raw HTTP calls, and a bare graphql-ws socket whose close code can be watched.
+// taken in SQL, raw HTTP calls (or in-process ones), and a bare graphql-ws socket whose close code can be watched.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { buildSchema, type GraphQLSchema } from 'graphql';
 import type pg from 'pg';
 import WebSocket from 'ws';
+import type { TestApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
 
 export type Root = 'Query' | 'Mutation' | 'Subscription';
@@ -88,9 +89,13 @@ export interface HttpAnswer<T = Json> {
   requestId: string | null;
 }
 
+/** Where a call goes: a url is posted to over its socket; a test app by its own fetch (in process unless started overSocket). */
+export type Target = string | Pick<TestApp, 'url' | 'fetch'>;
+
 /** POSTs a raw body to /graphql; the answer's JSON (or null) with the status. */
-export async function postRaw(url: string, body: string, token: string | null, headers: Record<string, string> = {}): Promise<HttpAnswer> {
-  const res = await fetch(url, {
+export async function postRaw(to: Target, body: string, token: string | null, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  const [url, send] = typeof to === 'string' ? [to, fetch] : [to.url, to.fetch];
+  const res = await send(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
     body,
@@ -105,8 +110,8 @@ export async function postRaw(url: string, body: string, token: string | null, h
   return { status: res.status, body: parsed, requestId: res.headers.get('x-request-id') };
 }
 
-export function post(url: string, query: string, variables: Record<string, unknown> = {}, token: string | null = null): Promise<HttpAnswer> {
-  return postRaw(url, JSON.stringify({ query, variables }), token);
+export function post(to: Target, query: string, variables: Record<string, unknown> = {}, token: string | null = null): Promise<HttpAnswer> {
+  return postRaw(to, JSON.stringify({ query, variables }), token);
 }
 
 export interface RawSocket {

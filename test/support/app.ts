@@ -1,4 +1,7 @@
-// A real server on a free port over a fresh database, with a tenant and keys of each scope.
+// A real server on a free port over a fresh database, with a tenant and keys of each scope. GraphQL
+// calls (gql, and the clients of test/client/support.ts) go through the app's yoga in process by
+// default (App.fetch: same auth, tenancy and error masking, no socket); a file whose subject is the
+// transport (admission slots, status codes on the wire) asks for the socket with `overSocket`.
 import { randomBytes } from 'node:crypto';
 import { type Client, createClient } from 'graphql-ws';
 import type { Logger } from 'pino';
@@ -25,9 +28,14 @@ export interface TenantKeys {
   read: string;
 }
 
+/** How a GraphQL POST reaches the server: App.fetch in process, or fetch over the socket. */
+export type GraphQLFetch = (url: string, init: RequestInit) => Promise<Response>;
+
 export interface TestApp {
   app: App;
   url: string;
+  /** What gql posts with (see the file's header); a client built for this app takes it as its fetch. */
+  fetch: GraphQLFetch;
   services: Services;
   database: MigratedDatabase;
   keys: TenantKeys;
@@ -42,6 +50,8 @@ export interface TestAppOptions {
   shareDatabaseOf?: TestApp;
   /** The server's logger (default: one at LOG_LEVEL, silent in tests); a test passes one to read what was logged. */
   logger?: Logger;
+  /** gql and the test clients post over the listening socket, as a remote client does (default: in process). */
+  overSocket?: boolean;
 }
 
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
@@ -63,6 +73,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const app = createApp(services);
   await app.start();
   const url = app.url();
+  const graphqlFetch: GraphQLFetch = options.overSocket ? (to, init) => fetch(to, init) : (to, init) => app.fetch(to, init);
   const wsClients: Client[] = [];
 
   async function addTenant(name: string): Promise<TenantKeys> {
@@ -77,11 +88,12 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     app,
     url,
     services,
+    fetch: graphqlFetch,
     database,
     keys,
     addTenant,
     async gql(query, variables, token = keys.admin) {
-      const res = await fetch(url, {
+      const res = await graphqlFetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
         body: JSON.stringify({ query, variables }),
@@ -110,10 +122,10 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
 }
 
 /** Starts a server for the test file before its tests and stops it after them; `ready` receives it. */
-export function useApp(ready: (app: TestApp) => unknown, env: Record<string, string> = {}): void {
+export function useApp(ready: (app: TestApp) => unknown, env: Record<string, string> = {}, options: TestAppOptions = {}): void {
   let app: TestApp | undefined;
   beforeAll(async () => {
-    app = await startTestApp(env);
+    app = await startTestApp(env, options);
     await ready(app);
   });
   afterAll(() => app?.stop());

@@ -2,9 +2,10 @@
 // folders, an import only runs down the order, GraphQL modules included (a folder's graphql*.ts
 // imports its own folder, lower folders and the GraphQL base, never a higher folder), and domain
 // modules never import the GraphQL layer. Pure: reads files, no database.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../support/source-files.ts';
 
 const SRC = resolve(import.meta.dirname, '../../src');
 
@@ -51,14 +52,6 @@ const ORDER: readonly string[] = [
 
 /** The one exception to the order: every GraphQL module registers on the builder and reads the resolvers' context, scalars and base types. */
 const GRAPHQL_BASE = (path: string) => path === 'builder.ts' || (path.startsWith('schema/') && path !== 'schema/index.ts');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'generated' ? [] : sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
 
 /** The src files a module imports: static imports and re-exports (type-only ones included), side-effect imports, dynamic imports. */
 function importsOf(file: string): string[] {

@@ -2,9 +2,10 @@
 // entry point), and every value a module of src/ exports is named in some other file (source,
 // test, bench, script or example). Types are left out: an exported type documents a signature.
 // Pure: reads files, no database; a name is matched as a word, so a mention counts as a use.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../support/source-files.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -18,15 +19,10 @@ const ENTRY_POINTS: readonly string[] = [
 /** The package's public API (src/index.ts re-exports these folders whole): a user may need any export. */
 const PUBLIC = /^src\/(client|loop)\//;
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return ['generated', 'node_modules', 'dist', 'fixtures'].includes(entry.name) ? [] : sourceFiles(path);
-    return /\.(ts|tsx|mjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
-  });
-}
+/** Every file that may import or name an export: the sources, tests, benchmarks, scripts and examples (not fixtures or builds). */
+const WALK = { names: /\.(ts|tsx|mjs)$/, skip: ['generated', 'node_modules', 'dist', 'fixtures'] };
 
-const everyFile = ['src', 'web/src', 'test', 'bench', 'scripts', 'examples', 'bin'].flatMap((d) => sourceFiles(join(ROOT, d)));
+const everyFile = ['src', 'web/src', 'test', 'bench', 'scripts', 'examples', 'bin'].flatMap((d) => sourceFiles(join(ROOT, d), WALK));
 const texts = new Map(everyFile.map((f) => [relative(ROOT, f), readFileSync(f, 'utf8')]));
 const isSource = (path: string) => /^(src|web\/src)\//.test(path);
 

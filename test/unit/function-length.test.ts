@@ -2,22 +2,15 @@
 // object literal making up most of it: a Pothos field map, a client's method table) may reach 100.
 // Measured on the TypeScript syntax tree, from a function's first line to its last, nested
 // functions included.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../support/source-files.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FUNCTION_LINES = 80;
 const TABLE_LINES = 100;
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'generated' ? [] : sourceFiles(path);
-    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
-  });
-}
 
 function nameOf(node: ts.Node): string {
   if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isGetAccessor(node) || ts.isSetAccessor(node)) && node.name) {

@@ -1,17 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalId, isUuid, sameId } from '../../src/core/ids.ts';
+import { sourceFiles } from '../support/source-files.ts';
 
 const SRC = resolve(import.meta.dirname, '../../src');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'generated' ? [] : sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
 
 /** `.toLowerCase()` on something named an id: `id`, `ids`, `episodeId`, `String(retrievalId)`, `e.workItemId?`. */
 const LOWERED_ID = /\b(?:\w*Ids?|ids?|uuids?)\)?\??\.toLowerCase\(\)/g;

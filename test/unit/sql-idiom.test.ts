@@ -1,20 +1,13 @@
 // One typed SQL idiom (src/db/sql.ts, src/db/rows.ts): the row types are those of the Prisma schema,
 // no raw query in src/ reads rows without naming their type, and none numbers its placeholders by
 // hand (Params places each value where it is used). Pure: reads files, no database.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROWS_PATH, rowTypesSource, SCHEMA_PATH } from '../../scripts/sql-rows.ts';
+import { sourceFiles } from '../support/source-files.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'generated' ? [] : sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
 
 /** The index just past the parenthesis that closes the one opened at `open`. */
 function closing(text: string, open: number): number {
