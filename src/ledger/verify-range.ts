@@ -15,9 +15,10 @@ import { hashLeaf, MerkleAccumulator } from './merkle.ts';
 import { checkRows } from './row-checks.ts';
 import { RowClaims } from './row-claims.ts';
 import { type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
+import { type StepKey, type StoredSteps, stepRowOf } from './step-runs.ts';
 import { type ChainReport, type LedgerProblem, verifyChain } from './verify.ts';
 import { type ChainStart, chainOfRows, indexOfEvents, type PageIndex } from './verify-chain.ts';
-import { checkStepRow, eventAt, readEventPage, readStepRows, type StepKey, type StoredSteps } from './verify-read.ts';
+import { checkStepRow, eventAt, readEventPage, readStepRows } from './verify-read.ts';
 
 const PAGE = 5_000;
 
@@ -76,7 +77,7 @@ function isStepsLogged(): boolean {
 function eventFacts(rows: ByteRows): EventFacts {
   const found: EventFacts = { covered: [], stepsLogged: new Array(rowCount(rows)) };
   for (let i = 0; i < rowCount(rows); i++) {
-    facts.begin(rows.bytes, rows.starts[i], rows.ends[i]);
+    facts.begin(rows.bytes, rows.starts[i], rows.ends[i], rows.wellFormed === true);
     facts.enterArray();
     facts.more();
     facts.skip(); // createdAt
@@ -111,11 +112,12 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 async function checkSteps(covered: Covered[], steps: StoredSteps, firstSeq: number): Promise<{ checked: number; bad?: Failure }> {
   let checked = 0;
-  for (const { event, episodeId, n, hash } of covered) {
+  for (let k = 0; k < covered.length; k++) {
+    const { event, episodeId, n, hash } = covered[k] as Covered;
     if (checked % STEP_SLICE === STEP_SLICE - 1) await nextTurn();
     const seq = firstSeq + event;
-    const index = steps.rows.get(episodeId)?.get(n);
-    if (index === undefined) return { checked, bad: { seq, problem: 'step-missing', reason: `step ${n} of episode ${episodeId} is missing` } };
+    const index = stepRowOf(steps, k, n);
+    if (index < 0) return { checked, bad: { seq, problem: 'step-missing', reason: `step ${n} of episode ${episodeId} is missing` } };
     const check = checkStepRow(steps, index, hash);
     if (check === 'content-differs')
       return { checked, bad: { seq, problem: 'step-mismatch', reason: `step ${n} of episode ${episodeId} differs from what was logged` } };
