@@ -15,10 +15,12 @@ import { hashLeaf, MerkleAccumulator } from './merkle.ts';
 import { checkRows } from './row-checks.ts';
 import { RowClaims } from './row-claims.ts';
 import { type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
+import type { StepBatch, StepProblem } from './step-check.ts';
+import { checkSteps } from './step-checker.ts';
 import { type StepKey, type StoredSteps, stepRowOf } from './step-runs.ts';
 import { type ChainReport, type LedgerProblem, verifyChain } from './verify.ts';
 import { type ChainStart, chainOfRows, indexOfEvents, type PageIndex } from './verify-chain.ts';
-import { checkStepRow, eventAt, readEventPage, readStepRows } from './verify-read.ts';
+import { eventAt, readEventPage, readStepRows } from './verify-read.ts';
 
 const PAGE = 5_000;
 
@@ -100,34 +102,39 @@ function eventFacts(rows: ByteRows): EventFacts {
   return found;
 }
 
-/** Steps checked between two turns of the event loop. */
-const STEP_SLICE = 1_000;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** The page's step entries in logged order with where each one's row lies (step-check.ts). */
+function stepBatch(covered: Covered[], steps: StoredSteps): StepBatch {
+  const batch: StepBatch = {
+    bytes: steps.bytes,
+    wellFormed: steps.wellFormed === true,
+    starts: new Int32Array(covered.length),
+    ends: new Int32Array(covered.length),
+    hashes: covered.map((c) => c.hash),
+  };
+  covered.forEach(({ n }, k) => {
+    const row = stepRowOf(steps, k, n);
+    batch.starts[k] = row < 0 ? -1 : (steps.starts[row] as number);
+    batch.ends[k] = row < 0 ? -1 : (steps.ends[row] as number);
+  });
+  return batch;
+}
+
+const STEP_REASONS: Record<StepProblem, (step: string) => [LedgerProblem, string]> = {
+  'step-missing': (step) => ['step-missing', `${step} is missing`],
+  'content-differs': (step) => ['step-mismatch', `${step} differs from what was logged`],
+  'column-differs': (step) => ['step-mismatch', `${step}: its content_hash column differs from the logged hash`],
+};
 
 /**
  * Each step entry's row: recomputed (§3.2) and its stored content_hash column, both equal to the
- * entry. Yields to the event loop every STEP_SLICE steps, so that the next page's reads proceed
- * meanwhile: its step query goes out as soon as its events arrive, and rows are taken off the
- * socket as PostgreSQL sends them instead of waiting in a full buffer.
+ * entry. Checked off this thread when it can be (step-checker.ts), while this one checks the chain.
  */
-async function checkSteps(covered: Covered[], steps: StoredSteps, firstSeq: number): Promise<{ checked: number; bad?: Failure }> {
-  let checked = 0;
-  for (let k = 0; k < covered.length; k++) {
-    const { event, episodeId, n, hash } = covered[k] as Covered;
-    if (checked % STEP_SLICE === STEP_SLICE - 1) await nextTurn();
-    const seq = firstSeq + event;
-    const index = stepRowOf(steps, k, n);
-    if (index < 0) return { checked, bad: { seq, problem: 'step-missing', reason: `step ${n} of episode ${episodeId} is missing` } };
-    const check = checkStepRow(steps, index, hash);
-    if (check === 'content-differs')
-      return { checked, bad: { seq, problem: 'step-mismatch', reason: `step ${n} of episode ${episodeId} differs from what was logged` } };
-    if (check === 'column-differs') {
-      const reason = `step ${n} of episode ${episodeId}: its content_hash column differs from the logged hash`;
-      return { checked, bad: { seq, problem: 'step-mismatch', reason } };
-    }
-    checked += 1;
-  }
-  return { checked };
+async function checkPageSteps(covered: Covered[], steps: StoredSteps, firstSeq: number): Promise<{ checked: number; bad?: Failure }> {
+  const { checked, bad } = await checkSteps(stepBatch(covered, steps));
+  if (!bad) return { checked };
+  const { event, episodeId, n } = covered[bad.entry] as Covered;
+  const [problem, reason] = STEP_REASONS[bad.problem](`step ${n} of episode ${episodeId}`);
+  return { checked, bad: { seq: firstSeq + event, problem, reason } };
 }
 
 /** Marks a read started ahead as handled, so that one abandoned after a failure cannot crash the process. */
@@ -253,6 +260,8 @@ export async function verifyStoredRange(
   let expectedPrevHash = await prevHashBefore(pool, tenantId, fromSeq);
   let expectedFirstSeq = fromSeq;
   for await (const { rows, facts: found, stepRows } of pages(pool, tenantId, fromSeq, toSeq)) {
+    // The steps are checked (off this thread) while the chain is; the chain's verdict comes first.
+    const steps = ahead(checkPageSteps(found.covered, stepRows, expectedFirstSeq));
     const chain = chainOf(rows, { seq: expectedFirstSeq, prevHash: expectedPrevHash, tenantId });
     if ('report' in chain) {
       const { checked, firstBadSeq, problem, reason } = chain.report;
@@ -261,9 +270,9 @@ export async function verifyStoredRange(
     }
     const { index } = chain;
     counts.checked += index.count;
-    const steps = await checkSteps(found.covered, stepRows, index.firstSeq);
-    counts.stepsChecked += steps.checked;
-    if (steps.bad) return report(steps.bad);
+    const { checked, bad } = await steps;
+    counts.stepsChecked += checked;
+    if (bad) return report(bad);
     const checkpoint = walk.feed(index, tree);
     if (checkpoint) return report(checkpoint);
     // steps.logged events claim no row: row-claims.ts reads nothing of theirs.

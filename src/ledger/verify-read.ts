@@ -3,14 +3,13 @@
 // compared, timestamps as text or epoch milliseconds (no Date parsed per row), and stays UTF-8
 // bytes in one array per read (copy-rows.ts): no row is parsed into values or made a string.
 // Event rows are chain-checked from the bytes (verify-chain.ts; eventAt parses one when needed),
-// and each step row's canonical bytes are written straight from them (json-text.ts) when it is
+// and each step row's canonical bytes are written straight from them (step-check.ts) when it is
 // checked. The step rows of a page are read by runs of step numbers per episode (a few index
-// range scans, not one lookup per step). verify-range.ts starts these reads pages ahead of its
-// checks.
+// range scans, not one lookup per step: step-runs.ts). Many rows share one COPY row (copy-rows.ts).
+// verify-range.ts starts these reads pages ahead of its checks.
 import type pg from 'pg';
 import { type ByteRows, copyRows, sqlInteger, sqlUuid } from './copy-rows.ts';
-import { bytesHashIs, canonicalJson, canonicalString, type StoredLedgerEvent } from './hash.ts';
-import { JsonBytesCanonicaliser } from './json-text.ts';
+import type { StoredLedgerEvent } from './hash.ts';
 import { STEP_CANONICAL_FIELDS } from './step-hash.ts';
 import { runsOf, type StepKey, type StoredSteps, storedSteps } from './step-runs.ts';
 
@@ -63,58 +62,11 @@ export function eventAt(rows: ByteRows, i: number): StoredLedgerEvent {
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const TIMES = new Set(['startedAt', 'endedAt']);
-// Times as epoch milliseconds (the columns hold milliseconds): converted to ISO text only when set.
+// Times as epoch milliseconds (the columns hold milliseconds): step-check.ts makes them ISO text only when set.
 const STEP_COLUMNS = STEP_CANONICAL_FIELDS.map(({ field }) => {
   if (TIMES.has(field)) return `(extract(epoch FROM s.${snake(field)}) * 1000)::float8`;
   return field === 'cost' ? 's.cost::text' : `s.${snake(field)}`;
 }).join(', ');
-const IS_TIME = STEP_CANONICAL_FIELDS.map(({ field }) => TIMES.has(field));
-const IS_OPTIONAL = STEP_CANONICAL_FIELDS.map(({ optional }) => optional);
-const COST_INDEX = STEP_CANONICAL_FIELDS.findIndex(({ field }) => field === 'cost');
-const utf8 = new TextEncoder();
-// Each member's `"key":`, written before its value.
-const KEYS = STEP_CANONICAL_FIELDS.map(({ field }) => utf8.encode(`${canonicalString(field)}:`));
-
-/** What checking a step row against its logged hash found. */
-export type StepCheck = 'ok' | 'content-differs' | 'column-differs';
-
-const writer = new JsonBytesCanonicaliser();
-
-/** Positions the writer at the members of row `index`; true when its content_hash column is `hash`. */
-function enterStepRow(steps: StoredSteps, index: number, hash: unknown): boolean {
-  writer.begin(steps.bytes, steps.starts[index], steps.ends[index], steps.wellFormed === true);
-  writer.enterArray();
-  if (!writer.more()) throw new SyntaxError('step row ends early');
-  writer.skip(); // step_number
-  if (!writer.more()) throw new SyntaxError('step row ends early');
-  // A hash column is lowercase hex: a literal that is `hash` only once unescaped holds no hash.
-  return writer.literalIs(hash);
-}
-
-/**
- * Row `index` recomputed (§3.2) and its content_hash column, each compared with the logged hash:
- * the canonical bytes are written straight from PostgreSQL's JSON text (json-text.ts) and hashed
- * where they lie. Times (epoch milliseconds) become ISO text and cost (float8 as text) a number,
- * as the driver's Date and parseFloat made them.
- */
-export function checkStepRow(steps: StoredSteps, index: number, hash: unknown): StepCheck {
-  const columnIs = enterStepRow(steps, index, hash);
-  writer.ascii('{');
-  for (let i = 0; i < KEYS.length; i++) {
-    if (!writer.more()) throw new SyntaxError('step row ends early');
-    const isNull = writer.isNull();
-    if (isNull && IS_OPTIONAL[i]) continue;
-    if (writer.length > 1) writer.ascii(',');
-    writer.bytes(KEYS[i] as Uint8Array);
-    if (isNull) writer.ascii('null');
-    else if (IS_TIME[i]) writer.ascii(`"${new Date(writer.numberValue()).toISOString()}"`);
-    else if (i === COST_INDEX) writer.ascii(canonicalJson(Number.parseFloat(writer.stringValue())));
-    else writer.value();
-  }
-  writer.ascii('}');
-  if (!bytesHashIs(writer.written(), hash)) return 'content-differs';
-  return columnIs ? 'ok' : 'column-differs';
-}
 
 /** A SQL array of uuids or integers, each checked (COPY takes no parameters: copy-rows.ts). */
 const sqlArray = (values: readonly string[], type: 'uuid' | 'int'): string => `'{${values.join(',')}}'::${type}[]`;
