@@ -9,15 +9,15 @@ import type { LedgerEventsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { listCheckpoints } from './checkpoints.ts';
 import { type ByteRows, rowCount } from './copy-rows.ts';
+import { type Covered, type EventFacts, eventFacts } from './event-facts.ts';
 import { fromHex, GENESIS_HASH, HASH_BYTES, hasherReady, toHex } from './hash.ts';
-import { JsonBytesCanonicaliser } from './json-text.ts';
 import { hashLeaf, MerkleAccumulator } from './merkle.ts';
 import { checkRows } from './row-checks.ts';
 import { RowClaims } from './row-claims.ts';
 import { type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
 import type { StepBatch, StepProblem } from './step-check.ts';
 import { checkSteps } from './step-checker.ts';
-import { type StepKey, type StoredSteps, stepRowOf } from './step-runs.ts';
+import { type StoredSteps, stepRowOf } from './step-runs.ts';
 import { type ChainReport, type LedgerProblem, verifyChain } from './verify.ts';
 import { type ChainStart, chainOfRows, indexOfEvents, type PageIndex } from './verify-chain.ts';
 import { eventAt, readEventPage, readStepRows } from './verify-read.ts';
@@ -44,62 +44,6 @@ async function prevHashBefore(pool: pg.Pool, tenantId: string, fromSeq: number):
   const sql = `SELECT hash FROM ledger_events WHERE tenant_id = ${p.add(tenantId)} AND seq = ${p.add(fromSeq - 1)}`;
   const [row] = await queryRows<Pick<LedgerEventsRow, 'hash'>>(pool, sql, p);
   return row?.hash ?? GENESIS_HASH;
-}
-
-type StepEntry = { n: number; hash: unknown };
-
-interface Covered extends StepKey {
-  /** The index in its page of the event that logged it. */
-  event: number;
-  hash: unknown;
-}
-
-/** What a page's events need besides the chain: the steps its steps.logged events cover, and which events those are. */
-interface EventFacts {
-  covered: Covered[];
-  stepsLogged: boolean[];
-}
-
-const facts = new JsonBytesCanonicaliser();
-const STEPS_LOGGED = new TextEncoder().encode('"steps.logged"');
-const utf8Decoder = new TextDecoder();
-
-/** Whether the next element of the row facts reads is the literal "steps.logged". */
-function isStepsLogged(): boolean {
-  facts.more();
-  const start = facts.position;
-  facts.skip();
-  const s = facts.source;
-  if (facts.position - start !== STEPS_LOGGED.length) return false;
-  for (let i = 0; i < STEPS_LOGGED.length; i++) if (s[start + i] !== STEPS_LOGGED[i]) return false;
-  return true;
-}
-
-/** The step entries the page's steps.logged events carry, in event order (the rows' members: verify-read.ts readEventPage). */
-function eventFacts(rows: ByteRows): EventFacts {
-  const found: EventFacts = { covered: [], stepsLogged: new Array(rowCount(rows)) };
-  for (let i = 0; i < rowCount(rows); i++) {
-    facts.begin(rows.bytes, rows.starts[i], rows.ends[i], rows.wellFormed === true);
-    facts.enterArray();
-    facts.more();
-    facts.skip(); // createdAt
-    facts.more();
-    const episodeId = facts.isNull() ? null : facts.stringValue();
-    facts.more();
-    const payload = facts.position;
-    facts.skip();
-    const payloadEnd = facts.position;
-    for (let skipped = 0; skipped < 2; skipped++) {
-      facts.more();
-      facts.skip(); // seq, tenantId
-    }
-    const stepsLogged = isStepsLogged();
-    found.stepsLogged[i] = stepsLogged;
-    if (!stepsLogged || !episodeId) continue;
-    const { steps } = JSON.parse(utf8Decoder.decode(facts.source.subarray(payload, payloadEnd))) as { steps?: StepEntry[] };
-    for (const entry of steps ?? []) found.covered.push({ event: i, episodeId, n: entry.n, hash: entry.hash });
-  }
-  return found;
 }
 
 /** The page's step entries in logged order with where each one's row lies (step-check.ts). */
