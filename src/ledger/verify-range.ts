@@ -3,7 +3,9 @@
 // events hash (row-checks.ts); every signed checkpoint within the range (signature, head hash,
 // root); and, from seq 1, a cut-off tail and step rows no event covers. Rows stay UTF-8 bytes
 // (verify-read.ts): the chain is checked from them (verify-chain.ts), falling back to verifyChain
-// on the parsed events for its verdict and report whenever that fast check is in doubt.
+// on the parsed events for its verdict and report whenever that fast check is in doubt. A page's
+// step rows are checked on a worker thread (step-checker.ts) while this thread checks its chain,
+// and the next page is read meanwhile: PostgreSQL, this thread and the worker each keep a core busy.
 import type pg from 'pg';
 import type { LedgerEventsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
