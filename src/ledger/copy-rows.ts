@@ -3,9 +3,13 @@
 // into one byte array. A json column's binary form is its UTF-8 text, so each row is a JSON text
 // that never becomes a JS string: no per-row decode, string, row array, or re-encode (together the
 // largest CPU cost of a verification), and nothing on the JS heap that scavenges would copy.
+// Each COPY row may hold several JSON texts joined by newlines (string_agg in the query): the
+// driver makes a Buffer, a message object and an event per COPY row, which cost more than the
+// row's canonical form when a row is one small JSON text. JSON text as PostgreSQL prints it holds
+// no raw newline (strings escape it), so the newline separates texts unambiguously.
 // COPY takes no bind parameters: callers put values in the text through sqlUuid and sqlInteger,
 // which accept only what they name, so nothing else can reach the SQL.
-import { Buffer } from 'node:buffer';
+import { Buffer, isUtf8 } from 'node:buffer';
 import type pg from 'pg';
 import { isUuid } from '../core/ids.ts';
 
@@ -14,6 +18,13 @@ export interface ByteRows {
   bytes: Uint8Array;
   starts: number[];
   ends: number[];
+  /** True when every row is known to be well-formed UTF-8 (checked once per COPY row, not per text). */
+  wellFormed?: boolean;
+}
+
+/** Rows as copyRows returns them: row i came from the COPY row numbered groups[i] (from 0, NULL ones counted). */
+export interface GroupedRows extends ByteRows {
+  groups: number[];
 }
 
 export const rowCount = (rows: ByteRows): number => rows.starts.length;
@@ -79,25 +90,48 @@ const int32 = (b: Uint8Array, p: number): number =>
   ((b[p] as number) << 24) | ((b[p + 1] as number) << 16) | ((b[p + 2] as number) << 8) | (b[p + 3] as number);
 /** "PGCOPY\n\377\r\n\0", then 32-bit flags and header extension length. */
 const SIGNATURE = [80, 71, 67, 79, 80, 89, 10, 255, 13, 10, 0];
+const NEWLINE = 10;
 
-/** The rows of COPY's binary format: a header, then per row a field count (1 here), a length and the value; -1 ends. */
-function rowsOf(bytes: Uint8Array, used: number): ByteRows {
+/**
+ * The rows of COPY's binary format: a header, then per row a field count (1 here), a length (-1
+ * for NULL, skipped) and the value, newline-separated JSON texts; -1 ends.
+ */
+function rowsOf(bytes: Uint8Array, used: number): GroupedRows {
   if (SIGNATURE.some((b, i) => bytes[i] !== b)) throw new Error('COPY output lacks the binary signature');
-  const rows: ByteRows = { bytes, starts: [], ends: [] };
-  for (let p = SIGNATURE.length + 8 + int32(bytes, SIGNATURE.length + 4); p < used; ) {
+  const rows: GroupedRows = { bytes, starts: [], ends: [], groups: [], wellFormed: true };
+  for (let p = SIGNATURE.length + 8 + int32(bytes, SIGNATURE.length + 4), group = 0; p < used; group++) {
     const fields = int16(bytes, p);
     if (fields === -1) return rows;
     const length = int32(bytes, p + 2);
-    if (fields !== 1 || length < 0) throw new Error('COPY output is not one non-null column');
-    rows.starts.push(p + 6);
-    rows.ends.push(p + 6 + length);
-    p += 6 + length;
+    if (fields !== 1) throw new Error('COPY output is not one column');
+    p += 6;
+    if (length < 0) continue; // NULL: a group without rows
+    if (p + length > used) break;
+    const field = bytes.subarray(p, p + length);
+    if (!isUtf8(field)) rows.wellFormed = false; // each text is then checked where it is read
+    splitTexts(field, p, rows, group);
+    p += length;
   }
   throw new Error('COPY output ends early');
 }
 
-/** Runs `select` (one json column) through COPY on one pooled connection; sizeHint is the expected byte count. */
-export async function copyRows(pool: pg.Pool, select: string, sizeHint: number): Promise<ByteRows> {
+/** Adds the newline-separated texts of `field` (at `offset` in the rows' bytes) as rows of `group`. */
+function splitTexts(field: Uint8Array, offset: number, rows: GroupedRows, group: number): void {
+  for (let start = 0; start <= field.length; ) {
+    const newline = field.indexOf(NEWLINE, start);
+    const end = newline < 0 ? field.length : newline;
+    rows.starts.push(offset + start);
+    rows.ends.push(offset + end);
+    rows.groups.push(group);
+    start = end + 1;
+  }
+}
+
+/**
+ * Runs `select` (one column of newline-separated JSON texts, or NULL) through COPY on one pooled
+ * connection; sizeHint is the expected byte count.
+ */
+export async function copyRows(pool: pg.Pool, select: string, sizeHint: number): Promise<GroupedRows> {
   const copy = new CopyOut(`COPY (${select}) TO STDOUT (FORMAT binary)`, sizeHint);
   const client = await pool.connect();
   let failure: Error | undefined;
@@ -111,5 +145,6 @@ export async function copyRows(pool: pg.Pool, select: string, sizeHint: number):
     // A connection that failed outside the query (not a database error) is not reused.
     client.release(failure && !('code' in failure) ? failure : undefined);
   }
-  return rowsOf(copy.bytes, copy.used);
+  // A plain Uint8Array view: Buffer's own subarray (one per text read) costs several times more.
+  return rowsOf(new Uint8Array(copy.bytes.buffer, copy.bytes.byteOffset, copy.bytes.length), copy.used);
 }

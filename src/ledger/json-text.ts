@@ -54,11 +54,15 @@ export class JsonBytesCanonicaliser {
   // again only once passed, so that a text without escapes is searched once.
   private nextBackslash = -1;
 
-  /** Starts reading src[start..end) and writing at out[0]. Throws on text that is not well-formed UTF-8. */
-  begin(src: Uint8Array, start = 0, end = src.length): void {
+  /**
+   * Starts reading src[start..end) and writing at out[0]. Throws on text that is not well-formed
+   * UTF-8, unless the caller says it already checked (`wellFormed`: copy-rows.ts checks each COPY
+   * row once, which holds many texts).
+   */
+  begin(src: Uint8Array, start = 0, end = src.length, wellFormed = false): void {
     // A view of just this text, so that a search for the next quote or backslash stops at its end.
     this.src = start === 0 && end === src.length ? src : src.subarray(start, end);
-    if (!isUtf8(this.src)) throw new TypeError('JSON text is not well-formed UTF-8');
+    if (!wellFormed && !isUtf8(this.src)) throw new TypeError('JSON text is not well-formed UTF-8');
     this.pos = 0;
     this.end = this.src.length;
     this.length = 0;

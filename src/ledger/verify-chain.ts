@@ -143,7 +143,7 @@ const scratchPrev = new Uint8Array(HASH_BYTES);
 
 /** Event row i chains from `prev` with seq `seq`, its own hash decoded into `hash`. */
 function rowChains(rows: ByteRows, i: number, seq: number, prev: Uint8Array, tenantId: string, hash: Uint8Array): boolean {
-  w.begin(rows.bytes, rows.starts[i], rows.ends[i]);
+  w.begin(rows.bytes, rows.starts[i], rows.ends[i], rows.wellFormed === true);
   w.bytes(CHAIN_DOMAIN_TAG);
   w.bytes(prev);
   w.enterArray();

@@ -3,21 +3,26 @@
 // events hash (row-checks.ts); every signed checkpoint within the range (signature, head hash,
 // root); and, from seq 1, a cut-off tail and step rows no event covers. Rows stay UTF-8 bytes
 // (verify-read.ts): the chain is checked from them (verify-chain.ts), falling back to verifyChain
-// on the parsed events for its verdict and report whenever that fast check is in doubt.
+// on the parsed events for its verdict and report whenever that fast check is in doubt. A page's
+// step rows are checked on a worker thread (step-checker.ts) while this thread checks its chain,
+// and the next page is read meanwhile: PostgreSQL, this thread and the worker each keep a core busy.
 import type pg from 'pg';
 import type { LedgerEventsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { listCheckpoints } from './checkpoints.ts';
 import { type ByteRows, rowCount } from './copy-rows.ts';
+import { type Covered, type EventFacts, eventFacts } from './event-facts.ts';
 import { fromHex, GENESIS_HASH, HASH_BYTES, hasherReady, toHex } from './hash.ts';
-import { JsonBytesCanonicaliser } from './json-text.ts';
 import { hashLeaf, MerkleAccumulator } from './merkle.ts';
 import { checkRows } from './row-checks.ts';
 import { RowClaims } from './row-claims.ts';
 import { type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
+import type { StepBatch, StepProblem } from './step-check.ts';
+import { checkSteps } from './step-checker.ts';
+import { type StoredSteps, stepRowOf } from './step-runs.ts';
 import { type ChainReport, type LedgerProblem, verifyChain } from './verify.ts';
 import { type ChainStart, chainOfRows, indexOfEvents, type PageIndex } from './verify-chain.ts';
-import { checkStepRow, eventAt, readEventPage, readStepRows, type StepKey, type StoredSteps } from './verify-read.ts';
+import { eventAt, readEventPage, readStepRows } from './verify-read.ts';
 
 const PAGE = 5_000;
 
@@ -43,89 +48,39 @@ async function prevHashBefore(pool: pg.Pool, tenantId: string, fromSeq: number):
   return row?.hash ?? GENESIS_HASH;
 }
 
-type StepEntry = { n: number; hash: unknown };
-
-interface Covered extends StepKey {
-  /** The index in its page of the event that logged it. */
-  event: number;
-  hash: unknown;
+/** The page's step entries in logged order with where each one's row lies (step-check.ts). */
+function stepBatch(covered: Covered[], steps: StoredSteps): StepBatch {
+  const batch: StepBatch = {
+    bytes: steps.bytes,
+    wellFormed: steps.wellFormed === true,
+    starts: new Int32Array(covered.length),
+    ends: new Int32Array(covered.length),
+    hashes: covered.map((c) => c.hash),
+  };
+  covered.forEach(({ n }, k) => {
+    const row = stepRowOf(steps, k, n);
+    batch.starts[k] = row < 0 ? -1 : (steps.starts[row] as number);
+    batch.ends[k] = row < 0 ? -1 : (steps.ends[row] as number);
+  });
+  return batch;
 }
 
-/** What a page's events need besides the chain: the steps its steps.logged events cover, and which events those are. */
-interface EventFacts {
-  covered: Covered[];
-  stepsLogged: boolean[];
-}
-
-const facts = new JsonBytesCanonicaliser();
-const STEPS_LOGGED = new TextEncoder().encode('"steps.logged"');
-const utf8Decoder = new TextDecoder();
-
-/** Whether the next element of the row facts reads is the literal "steps.logged". */
-function isStepsLogged(): boolean {
-  facts.more();
-  const start = facts.position;
-  facts.skip();
-  const s = facts.source;
-  if (facts.position - start !== STEPS_LOGGED.length) return false;
-  for (let i = 0; i < STEPS_LOGGED.length; i++) if (s[start + i] !== STEPS_LOGGED[i]) return false;
-  return true;
-}
-
-/** The step entries the page's steps.logged events carry, in event order (the rows' members: verify-read.ts readEventPage). */
-function eventFacts(rows: ByteRows): EventFacts {
-  const found: EventFacts = { covered: [], stepsLogged: new Array(rowCount(rows)) };
-  for (let i = 0; i < rowCount(rows); i++) {
-    facts.begin(rows.bytes, rows.starts[i], rows.ends[i]);
-    facts.enterArray();
-    facts.more();
-    facts.skip(); // createdAt
-    facts.more();
-    const episodeId = facts.isNull() ? null : facts.stringValue();
-    facts.more();
-    const payload = facts.position;
-    facts.skip();
-    const payloadEnd = facts.position;
-    for (let skipped = 0; skipped < 2; skipped++) {
-      facts.more();
-      facts.skip(); // seq, tenantId
-    }
-    const stepsLogged = isStepsLogged();
-    found.stepsLogged[i] = stepsLogged;
-    if (!stepsLogged || !episodeId) continue;
-    const { steps } = JSON.parse(utf8Decoder.decode(facts.source.subarray(payload, payloadEnd))) as { steps?: StepEntry[] };
-    for (const entry of steps ?? []) found.covered.push({ event: i, episodeId, n: entry.n, hash: entry.hash });
-  }
-  return found;
-}
-
-/** Steps checked between two turns of the event loop. */
-const STEP_SLICE = 1_000;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+const STEP_REASONS: Record<StepProblem, (step: string) => [LedgerProblem, string]> = {
+  'step-missing': (step) => ['step-missing', `${step} is missing`],
+  'content-differs': (step) => ['step-mismatch', `${step} differs from what was logged`],
+  'column-differs': (step) => ['step-mismatch', `${step}: its content_hash column differs from the logged hash`],
+};
 
 /**
  * Each step entry's row: recomputed (§3.2) and its stored content_hash column, both equal to the
- * entry. Yields to the event loop every STEP_SLICE steps, so that the next page's reads proceed
- * meanwhile: its step query goes out as soon as its events arrive, and rows are taken off the
- * socket as PostgreSQL sends them instead of waiting in a full buffer.
+ * entry. Checked off this thread when it can be (step-checker.ts), while this one checks the chain.
  */
-async function checkSteps(covered: Covered[], steps: StoredSteps, firstSeq: number): Promise<{ checked: number; bad?: Failure }> {
-  let checked = 0;
-  for (const { event, episodeId, n, hash } of covered) {
-    if (checked % STEP_SLICE === STEP_SLICE - 1) await nextTurn();
-    const seq = firstSeq + event;
-    const index = steps.rows.get(episodeId)?.get(n);
-    if (index === undefined) return { checked, bad: { seq, problem: 'step-missing', reason: `step ${n} of episode ${episodeId} is missing` } };
-    const check = checkStepRow(steps, index, hash);
-    if (check === 'content-differs')
-      return { checked, bad: { seq, problem: 'step-mismatch', reason: `step ${n} of episode ${episodeId} differs from what was logged` } };
-    if (check === 'column-differs') {
-      const reason = `step ${n} of episode ${episodeId}: its content_hash column differs from the logged hash`;
-      return { checked, bad: { seq, problem: 'step-mismatch', reason } };
-    }
-    checked += 1;
-  }
-  return { checked };
+async function checkPageSteps(covered: Covered[], steps: StoredSteps, firstSeq: number): Promise<{ checked: number; bad?: Failure }> {
+  const { checked, bad } = await checkSteps(stepBatch(covered, steps));
+  if (!bad) return { checked };
+  const { event, episodeId, n } = covered[bad.entry] as Covered;
+  const [problem, reason] = STEP_REASONS[bad.problem](`step ${n} of episode ${episodeId}`);
+  return { checked, bad: { seq: firstSeq + event, problem, reason } };
 }
 
 /** Marks a read started ahead as handled, so that one abandoned after a failure cannot crash the process. */
@@ -251,6 +206,8 @@ export async function verifyStoredRange(
   let expectedPrevHash = await prevHashBefore(pool, tenantId, fromSeq);
   let expectedFirstSeq = fromSeq;
   for await (const { rows, facts: found, stepRows } of pages(pool, tenantId, fromSeq, toSeq)) {
+    // The steps are checked (off this thread) while the chain is; the chain's verdict comes first.
+    const steps = ahead(checkPageSteps(found.covered, stepRows, expectedFirstSeq));
     const chain = chainOf(rows, { seq: expectedFirstSeq, prevHash: expectedPrevHash, tenantId });
     if ('report' in chain) {
       const { checked, firstBadSeq, problem, reason } = chain.report;
@@ -259,9 +216,9 @@ export async function verifyStoredRange(
     }
     const { index } = chain;
     counts.checked += index.count;
-    const steps = await checkSteps(found.covered, stepRows, index.firstSeq);
-    counts.stepsChecked += steps.checked;
-    if (steps.bad) return report(steps.bad);
+    const { checked, bad } = await steps;
+    counts.stepsChecked += checked;
+    if (bad) return report(bad);
     const checkpoint = walk.feed(index, tree);
     if (checkpoint) return report(checkpoint);
     // steps.logged events claim no row: row-claims.ts reads nothing of theirs.

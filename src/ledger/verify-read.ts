@@ -3,30 +3,36 @@
 // compared, timestamps as text or epoch milliseconds (no Date parsed per row), and stays UTF-8
 // bytes in one array per read (copy-rows.ts): no row is parsed into values or made a string.
 // Event rows are chain-checked from the bytes (verify-chain.ts; eventAt parses one when needed),
-// and each step row's canonical bytes are written straight from them (json-text.ts) when it is
+// and each step row's canonical bytes are written straight from them (step-check.ts) when it is
 // checked. The step rows of a page are read by runs of step numbers per episode (a few index
-// range scans, not one lookup per step). verify-range.ts starts these reads pages ahead of its
-// checks.
+// range scans, not one lookup per step: step-runs.ts). Many rows share one COPY row (copy-rows.ts).
+// verify-range.ts starts these reads pages ahead of its checks.
 import type pg from 'pg';
 import { type ByteRows, copyRows, sqlInteger, sqlUuid } from './copy-rows.ts';
-import { bytesHashIs, canonicalJson, canonicalString, type StoredLedgerEvent } from './hash.ts';
-import { JsonBytesCanonicaliser } from './json-text.ts';
+import type { StoredLedgerEvent } from './hash.ts';
 import { STEP_CANONICAL_FIELDS } from './step-hash.ts';
+import { runsOf, type StepKey, type StoredSteps, storedSteps } from './step-runs.ts';
 
 const CREATED_AT = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** Texts per COPY row of an event page (about 256 KB of the realistic mix): few driver messages, no large one. */
+const EVENTS_PER_COPY_ROW = 256;
 
 /**
  * Events with afterSeq < seq (<= toSeq), oldest first, at most `limit`, exactly as hashed, each
  * the JSON text [createdAt, episodeId, payload, seq, tenantId, type, workItemId, prevHash, hash]:
  * the members in RFC 8785 order (that of canonicalEntryBytes), so that the chain input is written
- * in one pass (verify-chain.ts), then the two hashes.
+ * in one pass (verify-chain.ts), then the two hashes. EVENTS_PER_COPY_ROW texts to a COPY row.
  */
 export function readEventPage(db: pg.Pool, tenantId: string, afterSeq: number, toSeq: number | null, limit: number): Promise<ByteRows> {
   const upTo = toSeq === null ? '' : ` AND seq <= ${sqlInteger(toSeq)}`;
+  const group = `(e.seq - ${sqlInteger(afterSeq)} - 1) / ${EVENTS_PER_COPY_ROW}`;
   return copyRows(
     db,
-    `SELECT json_build_array(${CREATED_AT}, episode_id, payload, seq::text, tenant_id, type, work_item_id, prev_hash, hash) FROM ledger_events
-      WHERE tenant_id = ${sqlUuid(tenantId)} AND seq > ${sqlInteger(afterSeq)}${upTo} ORDER BY seq LIMIT ${sqlInteger(limit)}`,
+    `SELECT string_agg(e.text, E'\\n' ORDER BY e.seq) FROM (
+       SELECT seq, json_build_array(${CREATED_AT}, episode_id, payload, seq::text, tenant_id, type, work_item_id, prev_hash, hash)::text AS text
+         FROM ledger_events WHERE tenant_id = ${sqlUuid(tenantId)} AND seq > ${sqlInteger(afterSeq)}${upTo} ORDER BY seq LIMIT ${sqlInteger(limit)}
+     ) e GROUP BY ${group} ORDER BY ${group}`,
     limit * 512,
   );
 }
@@ -54,138 +60,35 @@ export function eventAt(rows: ByteRows, i: number): StoredLedgerEvent {
   };
 }
 
-/** A step an event covers: the episode and the step number. */
-export interface StepKey {
-  episodeId: string;
-  n: number;
-}
-
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const TIMES = new Set(['startedAt', 'endedAt']);
-// Times as epoch milliseconds (the columns hold milliseconds): converted to ISO text only when set.
+// Times as epoch milliseconds (the columns hold milliseconds): step-check.ts makes them ISO text only when set.
 const STEP_COLUMNS = STEP_CANONICAL_FIELDS.map(({ field }) => {
   if (TIMES.has(field)) return `(extract(epoch FROM s.${snake(field)}) * 1000)::float8`;
   return field === 'cost' ? 's.cost::text' : `s.${snake(field)}`;
 }).join(', ');
-const IS_TIME = STEP_CANONICAL_FIELDS.map(({ field }) => TIMES.has(field));
-const IS_OPTIONAL = STEP_CANONICAL_FIELDS.map(({ optional }) => optional);
-const COST_INDEX = STEP_CANONICAL_FIELDS.findIndex(({ field }) => field === 'cost');
-const utf8 = new TextEncoder();
-// Each member's `"key":`, written before its value.
-const KEYS = STEP_CANONICAL_FIELDS.map(({ field }) => utf8.encode(`${canonicalString(field)}:`));
-/** Step numbers closer than this share one range scan; the rows between are read and ignored. */
-const RUN_GAP = 8;
-const MAX_INT4 = 2 ** 31 - 1;
-
-/**
- * A page's stored step rows as PostgreSQL sent them, each one JSON text
- * [episode_id, step_number, content_hash, members...], and the row index of each step by episode
- * id then number.
- */
-export interface StoredSteps extends ByteRows {
-  rows: Map<string, Map<number, number>>;
-}
-
-/** What checking a step row against its logged hash found. */
-export type StepCheck = 'ok' | 'content-differs' | 'column-differs';
-
-const writer = new JsonBytesCanonicaliser();
-
-/** Positions the writer at the members of row `index`; true when its content_hash column is `hash`. */
-function enterStepRow(steps: StoredSteps, index: number, hash: unknown): boolean {
-  writer.begin(steps.bytes, steps.starts[index], steps.ends[index]);
-  writer.enterArray();
-  for (let i = 0; i < 2; i++) {
-    if (!writer.more()) throw new SyntaxError('step row ends early');
-    writer.skip(); // episode_id, step_number
-  }
-  if (!writer.more()) throw new SyntaxError('step row ends early');
-  // A hash column is lowercase hex: a literal that is `hash` only once unescaped holds no hash.
-  return writer.literalIs(hash);
-}
-
-/**
- * Row `index` recomputed (§3.2) and its content_hash column, each compared with the logged hash:
- * the canonical bytes are written straight from PostgreSQL's JSON text (json-text.ts) and hashed
- * where they lie. Times (epoch milliseconds) become ISO text and cost (float8 as text) a number,
- * as the driver's Date and parseFloat made them.
- */
-export function checkStepRow(steps: StoredSteps, index: number, hash: unknown): StepCheck {
-  const columnIs = enterStepRow(steps, index, hash);
-  writer.ascii('{');
-  for (let i = 0; i < KEYS.length; i++) {
-    if (!writer.more()) throw new SyntaxError('step row ends early');
-    const isNull = writer.isNull();
-    if (isNull && IS_OPTIONAL[i]) continue;
-    if (writer.length > 1) writer.ascii(',');
-    writer.bytes(KEYS[i] as Uint8Array);
-    if (isNull) writer.ascii('null');
-    else if (IS_TIME[i]) writer.ascii(`"${new Date(writer.numberValue()).toISOString()}"`);
-    else if (i === COST_INDEX) writer.ascii(canonicalJson(Number.parseFloat(writer.stringValue())));
-    else writer.value();
-  }
-  writer.ascii('}');
-  if (!bytesHashIs(writer.written(), hash)) return 'content-differs';
-  return columnIs ? 'ok' : 'column-differs';
-}
-
-/** The keys as runs [lo, hi] of step numbers per episode, in key order. */
-function runsOf(keys: readonly StepKey[]): { episodes: string[]; lo: number[]; hi: number[] } {
-  const runs = { episodes: [] as string[], lo: [] as number[], hi: [] as number[] };
-  const open = new Map<string, number>(); // episode -> index of its latest run
-  for (const { episodeId, n } of keys) {
-    const at = open.get(episodeId);
-    if (at !== undefined) {
-      const hi = runs.hi[at] ?? 0;
-      if (n >= (runs.lo[at] ?? 0) && n <= hi) continue;
-      if (n > hi && n <= hi + RUN_GAP) {
-        runs.hi[at] = n;
-        continue;
-      }
-    }
-    open.set(episodeId, runs.episodes.length);
-    runs.episodes.push(episodeId);
-    runs.lo.push(n);
-    runs.hi.push(n);
-  }
-  return runs;
-}
 
 /** A SQL array of uuids or integers, each checked (COPY takes no parameters: copy-rows.ts). */
 const sqlArray = (values: readonly string[], type: 'uuid' | 'int'): string => `'{${values.join(',')}}'::${type}[]`;
 
-/** The stored rows of the given steps; absent steps are absent. */
+/**
+ * The stored rows of the given steps, by runs of step numbers (step-runs.ts), each run's rows in
+ * one COPY row (NULL when it has none); absent steps are absent.
+ */
 export async function readStepRows(db: pg.Pool, tenantId: string, keys: readonly StepKey[]): Promise<StoredSteps> {
-  const rows = new Map<string, Map<number, number>>();
-  if (!keys.length) return { bytes: new Uint8Array(0), starts: [], ends: [], rows };
-  // A number the step_number column cannot hold names no row: left out, so it is reported missing.
-  const runs = runsOf(keys.filter((k) => Number.isSafeInteger(k.n) && Math.abs(k.n) <= MAX_INT4));
+  const runs = runsOf(keys);
+  if (!runs.episodes.length) return storedSteps({ bytes: new Uint8Array(0), starts: [], ends: [], groups: [] }, runs);
   const episodes = sqlArray(
     runs.episodes.map((id) => sqlUuid(id).slice(1, -1)),
     'uuid',
   );
   const [lo, hi] = [runs.lo, runs.hi].map((ns) => sqlArray(ns.map(sqlInteger), 'int'));
-  const steps: StoredSteps = {
-    ...(await copyRows(
-      db,
-      `SELECT json_build_array(s.episode_id, s.step_number, s.content_hash, ${STEP_COLUMNS})
-         FROM unnest(${episodes}, ${lo}, ${hi}) AS k(episode_id, lo, hi)
-         JOIN steps s ON s.episode_id = k.episode_id AND s.step_number BETWEEN k.lo AND k.hi
-        WHERE s.tenant_id = ${sqlUuid(tenantId)}`,
-      keys.length * 1024,
-    )),
-    rows,
-  };
-  for (let i = 0; i < steps.starts.length; i++) {
-    writer.begin(steps.bytes, steps.starts[i], steps.ends[i]);
-    writer.enterArray();
-    writer.more();
-    const episodeId = writer.stringValue();
-    writer.more();
-    const n = writer.numberValue();
-    let byNumber = rows.get(episodeId);
-    if (!byNumber) rows.set(episodeId, (byNumber = new Map()));
-    byNumber.set(n, i);
-  }
-  return steps;
+  const rows = await copyRows(
+    db,
+    `SELECT (SELECT string_agg(json_build_array(s.step_number, s.content_hash, ${STEP_COLUMNS})::text, E'\\n') FROM steps s
+              WHERE s.episode_id = k.episode_id AND s.step_number BETWEEN k.lo AND k.hi AND s.tenant_id = ${sqlUuid(tenantId)})
+       FROM unnest(${episodes}, ${lo}, ${hi}) WITH ORDINALITY AS k(episode_id, lo, hi, run) ORDER BY k.run`,
+    keys.length * 1024,
+  );
+  return storedSteps(rows, runs);
 }

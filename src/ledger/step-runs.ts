@@ -1,0 +1,90 @@
+// Which stored step row answers which step entry of a verified page (verify-read.ts reads the
+// rows, verify-range.ts checks them). The entries' steps are read as runs of step numbers per
+// episode (a few index range scans, not one lookup per step), each run's rows in one COPY row;
+// each row starts with its step number, so a flat table of slots (run, step number) -> row index
+// finds an entry's row without a map, an episode id string or a parsed number per row.
+import type { GroupedRows } from './copy-rows.ts';
+
+/** A step an event covers: the episode and the step number. */
+export interface StepKey {
+  episodeId: string;
+  n: number;
+}
+
+/** Runs [lo[r], hi[r]] of step numbers of episodes[r]; keyRun[k] is key k's run, -1 when it names no row. */
+export interface StepRuns {
+  episodes: string[];
+  lo: number[];
+  hi: number[];
+  keyRun: Int32Array;
+}
+
+/** Step numbers closer than this share one range scan; the rows between are read and ignored. */
+const RUN_GAP = 8;
+const MAX_INT4 = 2 ** 31 - 1;
+
+/** The keys as runs of step numbers per episode, in key order. A number step_number cannot hold names no row: its key is in no run. */
+export function runsOf(keys: readonly StepKey[]): StepRuns {
+  const runs: StepRuns = { episodes: [], lo: [], hi: [], keyRun: new Int32Array(keys.length).fill(-1) };
+  const open = new Map<string, number>(); // episode -> index of its latest run
+  keys.forEach(({ episodeId, n }, k) => {
+    if (!Number.isSafeInteger(n) || Math.abs(n) > MAX_INT4) return;
+    const at = open.get(episodeId);
+    if (at !== undefined) {
+      const hi = runs.hi[at] as number;
+      if (n >= (runs.lo[at] as number) && n <= hi) return void (runs.keyRun[k] = at);
+      if (n > hi && n <= hi + RUN_GAP) {
+        runs.hi[at] = n;
+        return void (runs.keyRun[k] = at);
+      }
+    }
+    runs.keyRun[k] = runs.episodes.length;
+    open.set(episodeId, runs.episodes.length);
+    runs.episodes.push(episodeId);
+    runs.lo.push(n);
+    runs.hi.push(n);
+  });
+  return runs;
+}
+
+/** A page's stored step rows (each [step_number, content_hash, members...], grouped by run) and where each key's row is. */
+export interface StoredSteps extends GroupedRows {
+  runs: StepRuns;
+  /** Run r's slot for step number n is slots[base[r] + n - lo[r]]: a row index, or -1. */
+  slots: Int32Array;
+  base: Int32Array;
+}
+
+/** The integer a row's text starts with (`[123, ...`), or NaN. */
+function leadingInteger(bytes: Uint8Array, start: number, end: number): number {
+  let p = start + 1;
+  const negative = bytes[p] === 45;
+  if (negative) p++;
+  let value = 0;
+  const first = p;
+  for (let c = bytes[p] as number; p < end && c >= 48 && c <= 57; c = bytes[++p] as number) value = value * 10 + c - 48;
+  if (bytes[start] !== 91 || p === first || p - first > 10 || (bytes[p] !== 44 && bytes[p] !== 93)) return Number.NaN;
+  return negative ? -value : value;
+}
+
+/** The rows of `runs` as PostgreSQL sent them (COPY row r holds run r's rows), with their slots. */
+export function storedSteps(rows: GroupedRows, runs: StepRuns): StoredSteps {
+  const count = runs.episodes.length;
+  const base = new Int32Array(count + 1);
+  for (let r = 0; r < count; r++) base[r + 1] = (base[r] as number) + (runs.hi[r] as number) - (runs.lo[r] as number) + 1;
+  const slots = new Int32Array(base[count] as number).fill(-1);
+  for (let i = 0; i < rows.starts.length; i++) {
+    const r = rows.groups[i] as number;
+    const n = leadingInteger(rows.bytes, rows.starts[i] as number, rows.ends[i] as number);
+    // The query reads only the run's range: a row outside it (or unreadable) answers no key.
+    if (r < count && n >= (runs.lo[r] as number) && n <= (runs.hi[r] as number)) slots[(base[r] as number) + n - (runs.lo[r] as number)] = i;
+  }
+  return { ...rows, runs, slots, base };
+}
+
+/** The row index of key k (whose step number is n), or -1 when its row is absent. */
+export function stepRowOf(steps: StoredSteps, k: number, n: number): number {
+  const r = steps.runs.keyRun[k] ?? -1;
+  if (r < 0) return -1;
+  return steps.slots[(steps.base[r] as number) + n - (steps.runs.lo[r] as number)] as number;
+}
