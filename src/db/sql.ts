@@ -3,6 +3,7 @@
 // are one array per column, `unnestAs`), and the caller names the type of the rows it reads
 // (`queryRows<Pick<SomeRow, ...>>(...)`, the row types of rows.ts).
 import type pg from 'pg';
+import { preparedStatementNames } from './statement-names.ts';
 
 /** A statement's values, each added where it is used; `add` answers its placeholder ($1, $2, ...). */
 export class Params {
@@ -21,6 +22,19 @@ export function insertInto(p: Params, table: string, row: Readonly<Record<string
   return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders.join(', ')})`;
 }
 
+/** A value and its SQL type (`uuid`, `text[]`, ...): what a statement needs when no column gives the type. */
+export type TypedValue = readonly [value: unknown, type: string];
+
+/**
+ * `INSERT INTO table (columns) SELECT $1::type, ... WHERE when`: one row, written only where the
+ * condition holds (a part of a larger statement, as the ledger's one-statement append).
+ */
+export function insertWhere(p: Params, table: string, row: Readonly<Record<string, TypedValue>>, when: string): string {
+  const columns = Object.keys(row);
+  const values = Object.values(row).map(([value, type]) => `${p.add(value)}::${type}`);
+  return `INSERT INTO ${table} (${columns.join(', ')}) SELECT ${values.join(', ')} WHERE ${when}`;
+}
+
 /** A column of a multi-row statement: one value per row, and their SQL type (`uuid`, `jsonb`, ...). */
 export type UnnestColumn = readonly [values: readonly unknown[], type: string];
 
@@ -33,6 +47,16 @@ export function unnestAs(p: Params, alias: string, columns: Readonly<Record<stri
   const arrays = Object.values(columns).map(([values, type]) => `${p.add(values)}::${type}[]`);
   const names = [...Object.keys(columns), ...(options.ordinality ? [options.ordinality] : [])];
   return `unnest(${arrays.join(', ')})${options.ordinality ? ' WITH ORDINALITY' : ''} AS ${alias}(${names.join(', ')})`;
+}
+
+const namedStatement = preparedStatementNames('episodic_sql_');
+
+/**
+ * queryRows as a named prepared statement: parsed and planned once per connection, then only bound.
+ * For the hot reads whose text has a few shapes (a retrieval's ranking: a query a client waits on).
+ */
+export async function queryPrepared<Row extends pg.QueryResultRow>(client: pg.ClientBase | pg.Pool, sql: string, p: Params): Promise<Row[]> {
+  return (await client.query<Row>({ name: namedStatement(sql), text: sql, values: p.values })).rows;
 }
 
 /** The rows of a statement built with Params, typed by the caller. */

@@ -82,8 +82,44 @@ function chainEvents(tenantId: string, head: ChainTail, events: NewLedgerEvent[]
   return stored;
 }
 
-/** Inserts the events and moves the head, in one statement, if the head is `from`; false if it was not. */
-async function insertChained(client: pg.PoolClient, tenantId: string, from: ChainTail, stored: StoredLedgerEvent[]): Promise<boolean> {
+/**
+ * A domain write that is one data-modifying statement (an INSERT ... SELECT ... WHERE `when`), so
+ * that it and its ledger events can be one autocommit statement (appendInOneStatement).
+ */
+export type RowsStatement = (p: Params, when: string) => string;
+
+/**
+ * The write `rows` and its events in one autocommit statement: one round trip, no BEGIN and COMMIT.
+ * Only onto the tail this process knows; null when it knows none or the head moved elsewhere, and
+ * then nothing was written (`rows` runs only where the head moved), so the caller takes the
+ * transactional path, which locks the head.
+ */
+export async function appendInOneStatement(
+  pool: pg.Pool,
+  tenantId: string,
+  events: NewLedgerEvent[],
+  rows: RowsStatement,
+): Promise<StoredLedgerEvent[] | null> {
+  const expected = tails.get(tenantId);
+  if (!expected || !events.length) return null;
+  const stored = chainEvents(tenantId, expected, events);
+  if (await insertChained(pool, tenantId, expected, stored, rows)) return stored;
+  // Nothing was written: forget the tail, so the next append locks the head and reads it.
+  if (tails.get(tenantId)?.hash === must(stored[stored.length - 1]).hash) tails.delete(tenantId);
+  return null;
+}
+
+/**
+ * Inserts the events and moves the head, in one statement, if the head is `from`; false if it was
+ * not. `rows`, when given, is written by the same statement under the same condition.
+ */
+async function insertChained(
+  client: pg.PoolClient | pg.Pool,
+  tenantId: string,
+  from: ChainTail,
+  stored: StoredLedgerEvent[],
+  rows?: RowsStatement,
+): Promise<boolean> {
   const last = must(stored[stored.length - 1]);
   const p = new Params();
   const tenant = p.add(tenantId);
@@ -98,6 +134,7 @@ async function insertChained(client: pg.PoolClient, tenantId: string, from: Chai
     hash: [stored.map((e) => e.hash), 'text'],
     created_at: [stored.map((e) => e.createdAt), 'timestamptz'],
   });
+  const alongside = rows ? `,\n     rows AS (${rows(p, '(SELECT moved FROM head)')})` : '';
   // The row is matched on the tenant alone, so an append queued behind an uncommitted one waits
   // for its row lock and then sees the head that one committed (READ COMMITTED re-reads a row
   // updated under it); the CASE moves it only from the expected tail. A condition on seq in the
@@ -108,7 +145,7 @@ async function insertChained(client: pg.PoolClient, tenantId: string, from: Chai
           SET seq = CASE WHEN seq = ${fromSeq} AND hash = ${fromHash} THEN ${toSeq} ELSE seq END,
               hash = CASE WHEN seq = ${fromSeq} AND hash = ${fromHash} THEN ${toHash} ELSE hash END
         WHERE tenant_id = ${tenant}
-       RETURNING seq = ${toSeq} AND hash = ${toHash} AS moved)
+       RETURNING seq = ${toSeq} AND hash = ${toHash} AS moved)${alongside}
      INSERT INTO ledger_events (tenant_id, seq, type, episode_id, work_item_id, payload, prev_hash, hash, created_at)
      SELECT ${tenant}, u.* FROM ${events}
       WHERE (SELECT moved FROM head)`,

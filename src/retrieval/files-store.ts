@@ -46,7 +46,7 @@ export async function retrieveFiles(
     limit: request.limit,
     filter: { minReward: request.filter.minReward ?? null, endedAfter: request.filter.endedAfter?.toISOString() ?? null, agent: request.filter.agent ?? null },
   };
-  const retrievalId = await deps.writer.run(tenantId, (ctx) => recordRetrieval(ctx, { kind: 'files', query, episodeIds: evidence, terms }));
+  const retrievalId = await recordRetrieval(deps.writer, tenantId, { kind: 'files', query, episodeIds: evidence, terms });
   return { retrievalId, files };
 }
 

@@ -2,7 +2,7 @@
 // fitted by ranker-training.ts when the learning queue finds a refit due.
 import type pg from 'pg';
 import type { EpisodeTermTotalsRow, RankingModelsRow } from '../db/rows.ts';
-import { Params, queryRows } from '../db/sql.ts';
+import { Params, queryPrepared, queryRows } from '../db/sql.ts';
 import type { RankingModel } from './ranker.ts';
 
 export const RANKER_TRAINING = {
@@ -17,7 +17,7 @@ export const RANKER_TRAINING = {
 /** The tenant's model; null when it has none or its last fit kept the fixed formula (a row without features). */
 export async function loadRankingModel(pool: pg.Pool, tenantId: string): Promise<RankingModel | null> {
   const p = new Params();
-  const rows = await queryRows<Pick<RankingModelsRow, 'features' | 'weights' | 'means' | 'scales'>>(
+  const rows = await queryPrepared<Pick<RankingModelsRow, 'features' | 'weights' | 'means' | 'scales'>>(
     pool,
     `SELECT features, weights, means, scales FROM ranking_models WHERE tenant_id = ${p.add(tenantId)} AND cardinality(features) > 0`,
     p,

@@ -6,17 +6,18 @@
 // with its retrieval (whose receipt keeps the query's terms), and a later query applies it only as
 // far as it resembles that query (feedback.ts); episodes.feedback_credit keeps the overall credit.
 // Patterns rank by their overall credit (pattern-score.ts).
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { InputLimitError, NotFoundError } from '../core/errors.ts';
 import { canonicalId, isUuid } from '../core/ids.ts';
-import { must } from '../core/must.ts';
 import type { WriteContext } from '../core/write-context.ts';
-import type { EpisodesRow, RetrievalsRow } from '../db/rows.ts';
-import { insertInto, Params, queryRows, unnestAs } from '../db/sql.ts';
+import type { EpisodesRow } from '../db/rows.ts';
+import { insertWhere, Params, queryRows, unnestAs } from '../db/sql.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import { lockLearning } from '../learning/lock.ts';
 import { baseReward } from '../learning/reward.ts';
 import { contentHash } from '../ledger/hash.ts';
+import type { Writer } from '../write.ts';
 import { groundedTarget, type WeightedTerms } from './feedback.ts';
 
 /** Credit moves this share of the way to the target per use: after n helpful uses, 1 − 0.7^n. */
@@ -35,25 +36,32 @@ export interface Receipt {
   terms?: WeightedTerms;
 }
 
-export async function recordRetrieval(ctx: WriteContext, receipt: Receipt): Promise<string> {
+/** Records the receipt and its `retrieval.served` event (one statement: Writer.runStatement); its id. */
+export async function recordRetrieval(writer: Writer, tenantId: string, receipt: Receipt): Promise<string> {
   const ids = { episodes: receipt.episodeIds ?? [], warnings: receipt.warningIds ?? [], patterns: receipt.patternIds ?? [] };
   const queryHash = contentHash(receipt.query);
   const resultsHash = contentHash(ids);
-  const p = new Params();
-  const insert = insertInto(p, 'retrievals', {
-    tenant_id: ctx.tenantId,
-    kind: receipt.kind,
-    query_hash: queryHash,
-    results_hash: resultsHash,
-    episode_ids: ids.episodes,
-    warning_ids: ids.warnings,
-    pattern_ids: ids.patterns,
-    query_terms: receipt.terms?.terms ?? [],
-    query_weights: receipt.terms?.weights ?? [],
-    created_at: ctx.now,
-  });
-  const retrievalId = must((await queryRows<Pick<RetrievalsRow, 'id'>>(ctx.client, `${insert} RETURNING id`, p))[0]).id;
-  ctx.events.push({
+  const retrievalId = randomUUID();
+  const row = (p: Params, when: string) =>
+    insertWhere(
+      p,
+      'retrievals',
+      {
+        id: [retrievalId, 'uuid'],
+        tenant_id: [tenantId, 'uuid'],
+        kind: [receipt.kind, 'text'],
+        query_hash: [queryHash, 'text'],
+        results_hash: [resultsHash, 'text'],
+        episode_ids: [ids.episodes, 'uuid[]'],
+        warning_ids: [ids.warnings, 'uuid[]'],
+        pattern_ids: [ids.patterns, 'uuid[]'],
+        query_terms: [receipt.terms?.terms ?? [], 'text[]'],
+        query_weights: [receipt.terms?.weights ?? [], 'float8[]'],
+        created_at: [new Date(), 'timestamptz'],
+      },
+      when,
+    );
+  const served = {
     type: 'retrieval.served',
     payload: {
       retrievalId,
@@ -62,7 +70,8 @@ export async function recordRetrieval(ctx: WriteContext, receipt: Receipt): Prom
       resultsHash,
       counts: { episodes: ids.episodes.length, warnings: ids.warnings.length, patterns: ids.patterns.length },
     },
-  });
+  };
+  await writer.runStatement(tenantId, row, [served]);
   return retrievalId;
 }
 

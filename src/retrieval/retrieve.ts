@@ -46,9 +46,13 @@ export async function retrieveEpisodes(
     filter: { minReward: request.filter.minReward ?? null, endedAfter: request.filter.endedAfter?.toISOString() ?? null, agent: request.filter.agent ?? null },
   };
   if (!request.record) return { retrievalId: null, episodes, warnings };
-  const retrievalId = await deps.writer.run(tenantId, (ctx) =>
-    recordRetrieval(ctx, { kind: 'episodes', query, episodeIds: episodes.map((e) => e.id), warningIds: warnings.map((e) => e.id), terms }),
-  );
+  const retrievalId = await recordRetrieval(deps.writer, tenantId, {
+    kind: 'episodes',
+    query,
+    episodeIds: episodes.map((e) => e.id),
+    warningIds: warnings.map((e) => e.id),
+    terms,
+  });
   return { retrievalId, episodes, warnings };
 }
 
@@ -66,8 +70,6 @@ export async function retrievePatterns(
 ): Promise<PatternRetrievalResult> {
   const patterns = await rankPatterns(deps.pool, tenantId, task, limit);
   if (!record) return { retrievalId: null, patterns };
-  const retrievalId = await deps.writer.run(tenantId, (ctx) =>
-    recordRetrieval(ctx, { kind: 'patterns', query: { task, limit }, patternIds: patterns.map((p) => p.id) }),
-  );
+  const retrievalId = await recordRetrieval(deps.writer, tenantId, { kind: 'patterns', query: { task, limit }, patternIds: patterns.map((p) => p.id) });
   return { retrievalId, patterns };
 }

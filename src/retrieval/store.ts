@@ -15,7 +15,7 @@
 //    model's evidence (when the tenant has a model), and the feedback of each candidate's reported
 //    uses by queries resembling this one (feedback.ts).
 import type pg from 'pg';
-import { Params } from '../db/sql.ts';
+import { Params, queryPrepared } from '../db/sql.ts';
 import { type ContextFacts, compareText } from '../learning/facts.ts';
 import { BM25, chooseQueryTerms, type TermStat, weightedTerms } from './bm25.ts';
 import { EPISODE_FEEDBACK, type FeedbackUse, queryFeedback, type WeightedTerms } from './feedback.ts';
@@ -259,7 +259,8 @@ async function lexicalCandidates(
     domain === null
       ? ''
       : `UNION ALL (SELECT * FROM scored WHERE domain = ${p.add(domain)} ORDER BY task + work + change DESC, id LIMIT ${CONTEXT_CANDIDATES})`;
-  const { rows } = await pool.query<{ candidate: CandidateRow | null; terms: TermStat[] | null }>(
+  const rows = await queryPrepared<{ candidate: CandidateRow | null; terms: TermStat[] | null }>(
+    pool,
     `WITH w AS MATERIALIZED (SELECT DISTINCT term FROM unnest(${p.add(words)}::text[]) AS w(term)),
      stats AS MATERIALIZED (
        -- OFFSET 0 keeps the probe a probe: one index lookup per field and word, never a scan of the tenant's frequencies.
@@ -287,7 +288,7 @@ async function lexicalCandidates(
      found AS ((SELECT * FROM scored ORDER BY task + work + change DESC, id LIMIT ${LEXICAL_CANDIDATES}) ${byDomain})
      SELECT to_jsonb(f) AS candidate, NULL::jsonb AS terms FROM found f
      UNION ALL SELECT NULL, coalesce(jsonb_agg(jsonb_build_object('field', field, 'term', term, 'df', df, 'documents', documents)), '[]') FROM q`,
-    p.values,
+    p,
   );
   const seen = new Set<string>();
   const candidates = rows.flatMap((row) => (row.candidate && !seen.has(row.candidate.id) && seen.add(row.candidate.id) ? [row.candidate] : []));

@@ -1,13 +1,15 @@
 // Appends chain optimistically onto the tail this process computed last. These cases force each
 // path against the real database: an append queued behind an uncommitted one, a tail that was
-// rolled back, and a head moved by someone else. The chain must stay gapless and valid throughout.
+// rolled back, and a head moved by someone else; and the one-statement write (a receipt) on both paths. The chain must stay gapless and valid throughout.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant } from '../../src/auth/store.ts';
 import { must } from '../../src/core/must.ts';
+import { insertWhere, type Params } from '../../src/db/sql.ts';
 import { readEvents, readHead } from '../../src/ledger/read.ts';
-import { appendEvents } from '../../src/ledger/store.ts';
+import { appendEvents, appendInOneStatement } from '../../src/ledger/store.ts';
 import { verifyChain } from '../../src/ledger/verify.ts';
+import { createWriter } from '../../src/write.ts';
 import { createMigratedDatabase, type MigratedDatabase } from '../support/db.ts';
 
 let m: MigratedDatabase;
@@ -118,5 +120,49 @@ describe('appendEvents', () => {
     const { events, report } = await chain();
     expect(report).toMatchObject({ ok: true, checked: before.head.seq + 3 });
     expect(events.slice(-3).map((e) => (e.payload as { title: string }).title)).toEqual(['mine 1', 'theirs', 'mine 2']);
+  });
+});
+
+describe('Writer.runStatement: a write and its events as one autocommit statement', () => {
+  /** A retrieval row marked by its query hash, written only where the condition holds. */
+  const receipt = (mark: string) => (p: Params, when: string) =>
+    insertWhere(p, 'retrievals', { tenant_id: [tenantId, 'uuid'], kind: ['episodes', 'text'], query_hash: [mark, 'text'], results_hash: ['r', 'text'] }, when);
+  const marked = async (mark: string) =>
+    Number((await m.db.pool.query('SELECT count(*) AS n FROM retrievals WHERE tenant_id = $1 AND query_hash = $2', [tenantId, mark])).rows[0].n);
+
+  it('writes the row and chains its event in one statement onto the tail this process knows', async () => {
+    tenantId = (await createTenant(m.db.prisma, `t-${randomUUID()}`)).id;
+    const writer = createWriter(m.db.pool, []);
+    await writer.run(tenantId, async (ctx) => void ctx.events.push(event('known tail')));
+    const sent: string[] = [];
+    const query = m.db.pool.query.bind(m.db.pool) as (...args: unknown[]) => unknown;
+    (m.db.pool as { query: unknown }).query = (text: unknown, ...rest: unknown[]) => (sent.push(String(text)), query(text, ...rest));
+    try {
+      await writer.runStatement(tenantId, receipt('one'), [event('one statement')]);
+    } finally {
+      (m.db.pool as { query: unknown }).query = query;
+    }
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/INSERT INTO retrievals/);
+    expect(await marked('one')).toBe(1);
+    const { events, report } = await chain();
+    expect(report).toMatchObject({ ok: true, checked: 2 });
+    expect(must(events.at(-1)).payload).toEqual({ title: 'one statement' });
+  });
+
+  it('writes nothing in that statement when another process moved the head, then writes once under the lock', async () => {
+    const anotherInstance = '../../src/ledger/store.ts?another-process-2';
+    const otherProcess = (await import(/* @vite-ignore */ anotherInstance)) as typeof import('../../src/ledger/store.ts');
+    const theirs = await begin();
+    await otherProcess.appendEvents(theirs.client, tenantId, [event('theirs')]);
+    await theirs.commit();
+    const writer = createWriter(m.db.pool, []);
+    expect(await appendInOneStatement(m.db.pool, tenantId, [event('refused')], receipt('refused'))).toBeNull();
+    expect(await marked('refused')).toBe(0);
+    await writer.runStatement(tenantId, receipt('after'), [event('after the move')]);
+    expect(await marked('after')).toBe(1);
+    const { events, report } = await chain();
+    expect(report).toMatchObject({ ok: true, checked: 4 });
+    expect(events.slice(-2).map((e) => (e.payload as { title: string }).title)).toEqual(['theirs', 'after the move']);
   });
 });
