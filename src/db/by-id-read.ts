@@ -2,8 +2,9 @@
 // id makes (`viewer`, a payload's episode, Pothos' fallback for a relation). Prisma 7's client
 // spends about 300 µs of CPU on such a query (request pipeline, query plan, interpreter, result
 // mapping) where pg with a prepared statement spends about 50 µs (docs/BENCHMARKS.md, "The one-row
-// read"), so the read is taken before the call reaches Prisma at all. Only one shape is taken:
-// `where: { id }` with scalar fields selected (or none: all scalars), on a model whose every
+// read"), so the read is taken before the call reaches Prisma at all. Only two shapes are taken:
+// `where: { id }` (findUnique) or `where: { id: { in: ids } }` (findMany: a retrieval answer's
+// episodes) with scalar fields selected (or none: all scalars), on a model whose every
 // selected column pg reads into what Prisma returns; anything else goes to Prisma. The tenant
 // filter is in the statement, as tenant-scope.ts adds it to Prisma's.
 import type pg from 'pg';
@@ -88,16 +89,20 @@ function selectedFields(table: Table, args: Record<string, unknown>): string[] |
   return fields.map(([field]) => field);
 }
 
-/** The id of `where: { id }` (nothing else), or undefined. */
-function idOf(args: Record<string, unknown>): string | undefined {
+/** The id of `where: { id }`, or the ids of `where: { id: { in: [...] } }` (nothing else); else undefined. */
+function idOf(args: Record<string, unknown>): string | string[] | undefined {
   const where = args.where as Record<string, unknown> | undefined;
-  if (!where || typeof where.id !== 'string' || Object.keys(where).length !== 1) return undefined;
-  return where.id;
+  if (!where || Object.keys(where).length !== 1) return undefined;
+  if (typeof where.id === 'string') return where.id;
+  const id = where.id as Record<string, unknown> | null | undefined;
+  if (typeof id !== 'object' || id === null || Object.keys(id).length !== 1 || !Array.isArray(id.in)) return undefined;
+  return id.in.every((v) => typeof v === 'string') ? (id.in as string[]) : undefined;
 }
 
 interface ByIdStatement {
   sql: string;
-  id: string;
+  /** One id (a findUnique), or a list (a findMany by ids: the rows found, in no set order). */
+  id: string | string[];
   columns: Column[];
 }
 
@@ -110,13 +115,16 @@ export function byIdStatement(tables: Map<string, Table>, model: string, args: u
   const id = idOf(given);
   const fields = selectedFields(table, given);
   if (id === undefined || !fields?.length) return undefined;
+  // Prisma's findMany of tenants is not confined (tenant-scope.ts scopes tenant-owned models): only those are taken.
+  if (Array.isArray(id) && table.tenantColumn === 'id') return undefined;
   const columns: Column[] = [];
   for (const field of fields) {
     const column = table.columns.get(field);
     if (!column) return undefined;
     columns.push(column);
   }
-  const sql = `SELECT ${columns.map((c) => c.select).join(', ')} FROM ${quote(table.name)} WHERE id = $1::uuid AND ${quote(table.tenantColumn)} = $2::uuid`;
+  const byId = typeof id === 'string' ? 'id = $1::uuid' : 'id = ANY($1::uuid[])';
+  const sql = `SELECT ${columns.map((c) => c.select).join(', ')} FROM ${quote(table.name)} WHERE ${byId} AND ${quote(table.tenantColumn)} = $2::uuid`;
   return { sql, id, columns };
 }
 
@@ -124,21 +132,19 @@ export function byIdStatement(tables: Map<string, Table>, model: string, args: u
 const statementName = preparedStatementNames('episodic_by_id_');
 
 /**
- * The row, null when the tenant has none with that id, or undefined when the id is no UUID (Prisma
+ * The rows (none when the tenant has none with that id), or undefined when an id is no UUID (Prisma
  * then answers, with its own error for a malformed id).
  */
-async function readById(pool: pg.Pool, statement: ByIdStatement, tenantId: string): Promise<Record<string, unknown> | null | undefined> {
-  if (!isUuid(statement.id)) return undefined;
+async function readById(pool: pg.Pool, statement: ByIdStatement, tenantId: string): Promise<Record<string, unknown>[] | undefined> {
+  if (!(typeof statement.id === 'string' ? isUuid(statement.id) : statement.id.every(isUuid))) return undefined;
   const name = statementName(statement.sql);
   const { rows } = await pool.query<Record<string, unknown>>({ name, text: statement.sql, values: [statement.id, tenantId] });
-  const row = rows[0];
-  if (!row) return null;
-  for (const { field, convert } of statement.columns) if (convert) row[field] = convert(row[field]);
-  return row;
+  for (const row of rows) for (const { field, convert } of statement.columns) if (convert) row[field] = convert(row[field]);
+  return rows;
 }
 
-type OneRow = 'findUnique' | 'findUniqueOrThrow';
-type Delegate = Record<OneRow, (args: unknown) => Promise<unknown>>;
+type Operation = 'findUnique' | 'findUniqueOrThrow' | 'findMany';
+type Delegate = Record<Operation, (args: unknown) => Promise<unknown>>;
 
 interface ByIdReads {
   pool: pg.Pool;
@@ -146,17 +152,29 @@ interface ByIdReads {
   tenantId: string;
 }
 
-/** The delegate with findUnique and findUniqueOrThrow read by id first; a miss of OrThrow goes to Prisma for its error. */
+/**
+ * The delegate with findUnique, findUniqueOrThrow and findMany by ids read by id first; a miss of
+ * OrThrow goes to Prisma for its error.
+ */
 function byIdDelegate(delegate: Delegate, model: string, reads: ByIdReads): Delegate {
-  const read = async (operation: OneRow, args: unknown) => {
+  const read = async (operation: Operation, args: unknown) => {
     const statement = byIdStatement(reads.tables, model, args);
-    const row = statement ? await readById(reads.pool, statement, reads.tenantId) : undefined;
+    const many = operation === 'findMany';
+    // Each operation takes only its own shape: one id for the single reads, a list for findMany.
+    const rows = statement && many === Array.isArray(statement.id) ? await readById(reads.pool, statement, reads.tenantId) : undefined;
+    if (rows && many) return rows;
+    const row = rows?.[0] ?? (rows ? null : undefined);
     if (row || (row === null && operation === 'findUnique')) return row;
     return delegate[operation](args);
   };
-  const wrapped: Delegate = { findUnique: (args) => read('findUnique', args), findUniqueOrThrow: (args) => read('findUniqueOrThrow', args) };
+  const wrapped: Delegate = {
+    findUnique: (args) => read('findUnique', args),
+    findUniqueOrThrow: (args) => read('findUniqueOrThrow', args),
+    findMany: (args) => read('findMany', args),
+  };
   return new Proxy(delegate, {
-    get: (target, property) => (property === 'findUnique' || property === 'findUniqueOrThrow' ? wrapped[property] : Reflect.get(target, property)),
+    get: (target, property) =>
+      property === 'findUnique' || property === 'findUniqueOrThrow' || property === 'findMany' ? wrapped[property] : Reflect.get(target, property),
   });
 }
 

@@ -14,18 +14,24 @@ export const RANKER_TRAINING = {
   refitEvery: 50,
 } as const;
 
-/** The tenant's model; null when it has none or its last fit kept the fixed formula (a row without features). */
-export async function loadRankingModel(pool: pg.Pool, tenantId: string): Promise<RankingModel | null> {
-  const p = new Params();
-  const rows = await queryPrepared<Pick<RankingModelsRow, 'features' | 'weights' | 'means' | 'scales'>>(
-    pool,
-    `SELECT features, weights, means, scales FROM ranking_models WHERE tenant_id = ${p.add(tenantId)} AND cardinality(features) > 0`,
-    p,
-  );
-  const row = rows[0];
+type ModelColumns = Pick<RankingModelsRow, 'features' | 'weights' | 'means' | 'scales'>;
+
+/** The statement reading the tenant's model row (a part of the ranking's own statement, store.ts). */
+export function rankingModelSql(p: Params, tenantId: string): string {
+  return `SELECT features, weights, means, scales FROM ranking_models WHERE tenant_id = ${p.add(tenantId)} AND cardinality(features) > 0`;
+}
+
+/** The model of a row that statement read; null without one. */
+export function toRankingModel(row: ModelColumns | null | undefined): RankingModel | null {
   // List columns may hold NULL (Prisma's migrations make them nullable); a row missing one is no model.
   if (!row?.features || !row.weights || !row.means || !row.scales) return null;
   return { features: row.features, weights: row.weights, means: row.means, scales: row.scales };
+}
+
+/** The tenant's model; null when it has none or its last fit kept the fixed formula (a row without features). */
+export async function loadRankingModel(pool: pg.Pool, tenantId: string): Promise<RankingModel | null> {
+  const p = new Params();
+  return toRankingModel((await queryPrepared<ModelColumns>(pool, rankingModelSql(p, tenantId), p))[0]);
 }
 
 export interface StoredRankerInfo {

@@ -2,7 +2,7 @@
 // relevanceScore (score.ts) over a capped candidate set, with the tenant's learned model as the
 // evidence when it has one (ranker.ts, ranker-store.ts). Never a scan of the tenant's episodes.
 //
-// 1-3 are one statement (one round trip; the tenant's learned model is read beside it):
+// 1-3 are one statement (one round trip, which also reads the tenant's learned model):
 // 1. The query's terms (terms.ts), their document frequencies (episode_term_df) and the field
 //    totals give each of the QUERY_TERMS rarest terms its idf (the choice of chooseQueryTerms, bm25.ts).
 // 2. Per query term and field, the POSTINGS_PER_TERM best postings by impact, read from the index
@@ -20,7 +20,7 @@ import { type ContextFacts, compareText } from '../learning/facts.ts';
 import { BM25, chooseQueryTerms, type TermStat, weightedTerms } from './bm25.ts';
 import { EPISODE_FEEDBACK, type FeedbackUse, queryFeedback, type WeightedTerms } from './feedback.ts';
 import { type CandidateEvidence, contributions, type FeatureVector, features, fieldMaxima, modelScore, type RankingModel } from './ranker.ts';
-import { loadRankingModel } from './ranker-store.ts';
+import { loadRankingModel, rankingModelSql, toRankingModel } from './ranker-store.ts';
 import { contextMatch, RECENCY_HALF_LIFE_DAYS, type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
 import { mentionTerms, taskTerms } from './terms.ts';
 
@@ -109,10 +109,9 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
     .slice(0, BM25.REPEATED_TERMS);
   const mentions = [...mentionTerms(r.query.description).keys()].slice(0, LOOKUP_TERMS);
   const lookup = [...words, ...mentions];
-  const [found, model] = await Promise.all([
-    lookup.length > 0 ? lexicalCandidates(pool, r, lookup, repeated) : Promise.resolve({ rows: [], stats: [] }),
-    r.model === undefined ? loadRankingModel(pool, r.tenantId) : Promise.resolve(r.model),
-  ]);
+  // The tenant's model is read by the ranking's own statement (one round trip), or alone without words.
+  const found = lookup.length > 0 ? await lexicalCandidates(pool, r, lookup, repeated) : { rows: [], stats: [], model: null };
+  const model = r.model !== undefined ? r.model : lookup.length > 0 ? found.model : await loadRankingModel(pool, r.tenantId);
   // The statement chose the terms as chooseQueryTerms does; over the chosen ones' stats it gives them back with their idf.
   const chosen = chooseQueryTerms(found.stats, repeated);
   const lexical = found.rows;
@@ -249,7 +248,7 @@ async function lexicalCandidates(
   r: EpisodeRetrieval,
   words: string[],
   repeated: string[],
-): Promise<{ rows: CandidateRow[]; stats: TermStat[] }> {
+): Promise<{ rows: CandidateRow[]; stats: TermStat[]; model: RankingModel | null }> {
   const p = new Params();
   const tenant = p.add(r.tenantId);
   const base = baseWhere(p, r);
@@ -259,7 +258,8 @@ async function lexicalCandidates(
     domain === null
       ? ''
       : `UNION ALL (SELECT * FROM scored WHERE domain = ${p.add(domain)} ORDER BY task + work + change DESC, id LIMIT ${CONTEXT_CANDIDATES})`;
-  const rows = await queryPrepared<{ candidate: CandidateRow | null; terms: TermStat[] | null }>(
+  const modelRow = r.model === undefined ? `UNION ALL SELECT NULL, NULL, to_jsonb(m) FROM (${rankingModelSql(p, r.tenantId)}) m` : '';
+  const rows = await queryPrepared<{ candidate: CandidateRow | null; terms: TermStat[] | null; model: Parameters<typeof toRankingModel>[0] }>(
     pool,
     `WITH w AS MATERIALIZED (SELECT DISTINCT term FROM unnest(${p.add(words)}::text[]) AS w(term)),
      stats AS MATERIALIZED (
@@ -286,13 +286,18 @@ async function lexicalCandidates(
      best AS (SELECT * FROM summed ORDER BY task + work + change DESC LIMIT ${JOINED_CANDIDATES}),
      scored AS MATERIALIZED (SELECT s.task, s.work, s.change, ${columns} FROM best s JOIN episodes e ON e.id = s.episode_id WHERE ${base}),
      found AS ((SELECT * FROM scored ORDER BY task + work + change DESC, id LIMIT ${LEXICAL_CANDIDATES}) ${byDomain})
-     SELECT to_jsonb(f) AS candidate, NULL::jsonb AS terms FROM found f
-     UNION ALL SELECT NULL, coalesce(jsonb_agg(jsonb_build_object('field', field, 'term', term, 'df', df, 'documents', documents)), '[]') FROM q`,
+     SELECT to_jsonb(f) AS candidate, NULL::jsonb AS terms, NULL::jsonb AS model FROM found f
+     UNION ALL SELECT NULL, coalesce(jsonb_agg(jsonb_build_object('field', field, 'term', term, 'df', df, 'documents', documents)), '[]'), NULL FROM q
+     ${modelRow}`,
     p,
   );
   const seen = new Set<string>();
   const candidates = rows.flatMap((row) => (row.candidate && !seen.has(row.candidate.id) && seen.add(row.candidate.id) ? [row.candidate] : []));
-  return { rows: candidates, stats: rows.find((row) => row.terms !== null)?.terms ?? [] };
+  return {
+    rows: candidates,
+    stats: rows.find((row) => row.terms !== null)?.terms ?? [],
+    model: toRankingModel(rows.find((row) => row.model !== null)?.model),
+  };
 }
 
 /** Adds the fallback candidates (context, trigram) to the few lexical ones. */

@@ -20,6 +20,7 @@ let prisma: ScopedPrisma;
 type Delegate = {
   findUnique(args: object): Promise<unknown>;
   findUniqueOrThrow(args: object): Promise<unknown>;
+  findMany(args: object): Promise<Array<{ id: string }>>;
 };
 const delegate = (client: ScopedPrisma, model: string) => (client as unknown as Record<string, Delegate>)[model] as Delegate;
 
@@ -130,7 +131,7 @@ describe('by-id read', () => {
       { where: { id: a }, select: { id: false } },
       { where: { id: a }, omit: { name: true } },
     ]) {
-      expect(byIdStatement(tables(), 'Tenant', args), JSON.stringify(args)).toBeUndefined();
+      expect(byIdStatement(tables(), 'Episode', args), JSON.stringify(args)).toBeUndefined();
     }
   });
 
@@ -161,6 +162,30 @@ describe('by-id read', () => {
     expect(await thrown(fast.episode.findUniqueOrThrow({ where: { id: foreignEpisode } }))).toBe(expected);
     for (const id of ['not-a-uuid', a.toUpperCase()]) {
       expect(await thrown(fast.episode.findUnique({ where: { id } })), id).toBe(await thrown(prisma.episode.findUnique({ where: { id } })));
+    }
+  });
+
+  it("answers a findMany by ids as Prisma does, with only the tenant's rows", async () => {
+    const byId = (found: Array<{ id: string }>) => [...found].sort((x, y) => x.id.localeCompare(y.id));
+    for (const [model, id] of Object.entries(rows).filter(([model]) => model !== 'tenant')) {
+      const args = { where: { id: { in: [id, foreignEpisode, b] } } };
+      const expected = byId(await delegate(prisma, model).findMany(args));
+      expect(
+        expected.map((r) => r.id),
+        model,
+      ).toEqual([id]);
+      expect(byId(await delegate(fast, model).findMany(args)), model).toStrictEqual(expected);
+    }
+    const second = (await database.db.prisma.episode.create({ data: { tenantId: a, taskDescription: 'second', taskType: 't' } })).id;
+    const both = { where: { id: { in: [rows.episode as string, second] } }, select: { id: true, taskDescription: true } };
+    expect(byId(await fast.episode.findMany(both))).toStrictEqual(byId(await prisma.episode.findMany(both)));
+    expect(await fast.episode.findMany({ where: { id: { in: [] } } })).toEqual([]);
+    for (const args of [
+      { where: { id: { in: [a], notIn: [b] } } },
+      { where: { id: { in: [a] } }, orderBy: { id: 'asc' } },
+      { where: { id: { in: [a, 1] } } },
+    ]) {
+      expect(byIdStatement(tables(), 'Episode', args), JSON.stringify(args)).toBeUndefined();
     }
   });
 
