@@ -15,11 +15,12 @@
 //    model's evidence (when the tenant has a model), and the feedback of each candidate's reported
 //    uses by queries resembling this one (feedback.ts).
 import type pg from 'pg';
+import { must } from '../core/must.ts';
 import { Params, queryPrepared } from '../db/sql.ts';
 import { type ContextFacts, compareText } from '../learning/facts.ts';
 import { BM25, chooseQueryTerms, type TermStat, weightedTerms } from './bm25.ts';
 import { EPISODE_FEEDBACK, type FeedbackUse, queryFeedback, type WeightedTerms } from './feedback.ts';
-import { type CandidateEvidence, contributions, type FeatureVector, features, fieldMaxima, modelScore, type RankingModel } from './ranker.ts';
+import { type CandidateEvidence, contributions, type FeatureVector, features, fieldMaxima, type RankingModel } from './ranker.ts';
 import { loadRankingModel, rankingModelSql, toRankingModel } from './ranker-store.ts';
 import { contextMatch, RECENCY_HALF_LIFE_DAYS, type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
 import { mentionTerms, taskTerms } from './terms.ts';
@@ -120,10 +121,16 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
   if (r.stats) Object.assign(r.stats, { candidates: rows.length, fallback });
   const best = Math.max(1e-9, ...rows.map((row) => row.task + row.work + row.change));
   const maxima = fieldMaxima(rows.map((row) => evidenceOf(r, row)));
-  const bestScore = model ? Math.max(...rows.map((row) => modelScore(model, featuresOf(r, row, maxima)))) : 0;
+  // Each candidate's features and the model's contributions, once: the best score scales them all.
+  const learned = rows.map((row) => {
+    const x = featuresOf(r, row, maxima);
+    const parts = model ? contributions(model, x) : null;
+    return { x, parts, score: parts ? sumOf(parts) : 0 };
+  });
+  const bestScore = model ? Math.max(...learned.map((l) => l.score)) : 0;
   const queryWords = new Set(counts.keys());
   const episodes = rows
-    .map((row) => toScored(r, row, { textRank: (row.task + row.work + row.change) / best, maxima, model, bestScore }, queryWords))
+    .map((row, i) => toScored(r, row, { textRank: (row.task + row.work + row.change) / best, ...must(learned[i]), bestScore }, queryWords))
     .sort((a, b) => b.score.total - a.score.total || compareText(a.id, b.id))
     .slice(0, r.limit);
   return { episodes, terms: weightedTerms(chosen) };
@@ -144,11 +151,15 @@ function evidenceOf(r: EpisodeRetrieval, row: CandidateRow): CandidateEvidence {
 
 interface Ranking {
   textRank: number;
-  maxima: ReturnType<typeof fieldMaxima>;
-  model: RankingModel | null;
-  /** The best candidate's model score: evidence is relative to it. */
+  /** The candidate's features, and their contributions under the tenant's model (null without one). */
+  x: FeatureVector;
+  parts: FeatureVector | null;
+  /** The model's score of this candidate and of the best one: evidence is relative to the best. */
+  score: number;
   bestScore: number;
 }
+
+const sumOf = (parts: FeatureVector) => Object.values(parts).reduce((sum, v) => sum + v, 0);
 
 /** A candidate's features among the query's candidates (ranker.ts). */
 function featuresOf(r: EpisodeRetrieval, row: CandidateRow, maxima: ReturnType<typeof fieldMaxima>): FeatureVector {
@@ -160,11 +171,10 @@ function toScored(r: EpisodeRetrieval, row: CandidateRow, ranking: Ranking, quer
   const feedback = queryFeedback(queryWords, row.feedback_uses ?? []);
   const side = { taskType: row.task_type, context: { domain: row.domain, language: row.language, framework: row.framework, tags: row.tags ?? [] } };
   const query = { taskType: r.query.taskType, context: r.query.context };
-  const x = featuresOf(r, row, ranking.maxima);
-  const parts = ranking.model ? contributions(ranking.model, x) : null;
+  const { x, parts } = ranking;
   // exp(score − best): 1 for the best candidate, and a model-score gap of g leaves e^−g of its evidence,
   // so the priors (a factor within 0.90 to 1.17) reorder only candidates within 0.26 of each other.
-  const learnedEvidence = parts ? Math.exp(Object.values(parts).reduce((sum, v) => sum + v, 0) - ranking.bestScore) : null;
+  const learnedEvidence = parts ? Math.exp(ranking.score - ranking.bestScore) : null;
   return {
     id: row.id,
     taskText: row.task,
