@@ -118,6 +118,9 @@ export function evidenceFirst(evidence: number, priors: Readonly<Record<PriorSig
  * exactly; tags score |query tags ∩ candidate tags| / |query tags|. 0 when the query gives no context.
  */
 export function contextMatch(query: ContextSide, candidate: ContextSide): number {
+  const { domain, language, framework, tags } = query.context;
+  // No context given (most queries): nothing to match, for every candidate of the query.
+  if (domain === null && query.taskType === null && language === null && framework === null && tags.length === 0) return 0;
   const queryTags = new Set(query.context.tags);
   const candidateTags = new Set(candidate.context.tags);
   const terms: Array<[weight: number, specified: boolean, score: number]> = [
