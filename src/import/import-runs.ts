@@ -8,8 +8,9 @@ import { readFile } from 'node:fs/promises';
 import { createBLAKE3 } from 'hash-wasm';
 import { logStepsBatched } from '../client/batch.ts';
 import type { EpisodicClient } from '../client/client.ts';
-import { isErrorResult } from '../client/errors.ts';
+import { EpisodicError, isErrorResult } from '../client/errors.ts';
 import type { FinishEpisodeResult, LogStepsResult, StartEpisodeResult, StepItemResult } from '../client/types.ts';
+import { delay } from '../core/delay.ts';
 import { IMPORT_DOCUMENTS } from './documents.ts';
 import { outcomeOf, type RunSource, startInput, stepInput } from './episode.ts';
 import { type FoundFile, findFiles } from './files.ts';
@@ -177,7 +178,8 @@ async function journal(
   options: ImportOptions,
   base: RunReport,
 ): Promise<RunReport> {
-  const started = await client.request<StartEpisodeResult>(IMPORT_DOCUMENTS.startEpisode, { input: startInput(run, source) });
+  const start = () => resent(() => client.request<StartEpisodeResult>(IMPORT_DOCUMENTS.startEpisode, { input: startInput(run, source) }));
+  const started = await start();
   if (isErrorResult(started)) refused(started);
   const episode = started.episode;
   const report = { ...base, episodeId: episode.id };
@@ -185,7 +187,7 @@ async function journal(
     return { ...report, status: 'duplicate', duplicates: run.steps.length, outcome: episode.outcome?.kind ?? null };
   const stepOptions = { largeContent: options.largeContent ?? 'BLOB', onInvalidStep: 'REJECT_STEP' } as const;
   const logged = await logStepsBatched(
-    (steps) => client.request<LogStepsResult>(IMPORT_DOCUMENTS.logSteps, { episodeId: episode.id, steps, options: stepOptions }),
+    (steps) => resent(() => client.request<LogStepsResult>(IMPORT_DOCUMENTS.logSteps, { episodeId: episode.id, steps, options: stepOptions })),
     run.steps.map(stepInput),
     stepOptions,
   );
@@ -194,8 +196,14 @@ async function journal(
   const outcome = outcomeOf(run, resolved);
   // An end without a start measures nothing: a run without a start time keeps its times unknown.
   const endedAt = run.startedAt && run.endedAt ? { endedAt: run.endedAt.toISOString() } : {};
-  const finished = await client.request<FinishEpisodeResult>(IMPORT_DOCUMENTS.completeEpisode, { episodeId: episode.id, outcome, ...endedAt });
-  if (isErrorResult(finished)) refused(finished);
+  const complete = () => client.request<FinishEpisodeResult>(IMPORT_DOCUMENTS.completeEpisode, { episodeId: episode.id, outcome, ...endedAt });
+  const finished = await complete().catch(async (err: unknown) => {
+    if (!isCutConnection(err)) throw err;
+    // The completion may have committed with its answer lost: the start, deduplicated, says whether it ended.
+    const now = await start();
+    return !isErrorResult(now) && now.episode.status !== 'RUNNING' ? null : resent(complete);
+  });
+  if (finished && isErrorResult(finished)) refused(finished);
   return {
     ...report,
     status: started.deduplicated ? 'resumed' : 'imported',
@@ -204,6 +212,30 @@ async function journal(
     rejected: logged.results.filter((r) => r.status === 'REJECTED').map((r) => rejection(run, r)),
     outcome: outcome.kind,
   };
+}
+
+/** Sends a call again when the connection was cut before its answer: each call of an import is idempotent. */
+const RESENDS = 2;
+const RESEND_DELAY_MS = 250;
+
+function isCutConnection(err: unknown): boolean {
+  return err instanceof EpisodicError && err.kind === 'transport';
+}
+
+/**
+ * The call, sent again (at most RESENDS times) when the connection failed without an answer, as a
+ * keep-alive connection the server closed while the client reused it does under load. Safe because
+ * a start is deduplicated by the file's hash and a step by its position (sideEffectKey).
+ */
+async function resent<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      if (attempt > RESENDS || !isCutConnection(err)) throw err;
+      await delay(RESEND_DELAY_MS * attempt);
+    }
+  }
 }
 
 function rejection(run: ImportedRun, r: StepItemResult): StepRejection {
