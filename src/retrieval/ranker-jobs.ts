@@ -2,7 +2,8 @@
 // (the learning queue calls onHistoryGrew, which services.ts wires to queueDue), each of its tenants whose history has grown by RANKER_TRAINING.refitEvery
 // episodes since its last fit (or reached the minimum for a first one) gets a fit job. Until that fit
 // is stored every batch finds the tenant due again, so the job is throttled per tenant: at most one
-// per REFIT_SLOT_SECONDS, and one more in the next slot to catch up after a burst (an import).
+// per REFIT_SLOT_SECONDS, and one more in the next slot to catch up after a burst (an import); each
+// starts REFIT_DELAY_SECONDS after it is queued, so a burst ends before its fit reads the history.
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { handlerOf, type JobQueue, underSetupLock } from '../jobs/queue.ts';
@@ -12,6 +13,12 @@ import { trainRankingModel } from './ranker-training.ts';
 export const RANKER_JOB = 'learning-fit-ranker';
 /** pg-boss throttling slot of a tenant's fit jobs (singletonSeconds with singletonNextSlot). */
 const REFIT_SLOT_SECONDS = 60;
+/**
+ * A fit starts this long after it is queued, so a burst of endings (an import) finishes first and
+ * the fit sees all of it: started at once, the first fit of an import ran during the import on a
+ * fraction of its runs (6-7 s of PostgreSQL's CPU on the development set) and was superseded.
+ */
+const REFIT_DELAY_SECONDS = 30;
 
 export interface RankerJob {
   tenantId: string;
@@ -46,7 +53,11 @@ export async function queueDueRefits(queue: JobQueue, pool: pg.Pool, tenantIds: 
   const queued: string[] = [];
   for (const tenantId of new Set(tenantIds)) {
     if (!(await refitDue(pool, tenantId))) continue;
-    await queue.send(RANKER_JOB, { tenantId }, { singletonKey: tenantId, singletonSeconds: REFIT_SLOT_SECONDS, singletonNextSlot: true });
+    await queue.send(
+      RANKER_JOB,
+      { tenantId },
+      { singletonKey: tenantId, singletonSeconds: REFIT_SLOT_SECONDS, singletonNextSlot: true, startAfter: REFIT_DELAY_SECONDS },
+    );
     queued.push(tenantId);
   }
   return queued;

@@ -69,8 +69,14 @@ describe('learned ranker', () => {
     for (let j = 0; j < RANKER_TRAINING.minQueries; j++) await l.run({ description: description(MODULES[j % 5] ?? 'billing', j), outcome: outcome('billing') });
     const queued = await queueDueRefits(t.services.jobs, t.services.db.pool, [keys.tenantId, small.tenantId]);
     expect(queued).toEqual([keys.tenantId]);
-    const waiting = await t.services.db.pool.query(`SELECT data FROM pgboss.job WHERE name = $1 AND data->>'tenantId' = $2`, [RANKER_JOB, keys.tenantId]);
+    const waiting = await t.services.db.pool.query<{ delay: number }>(
+      `SELECT extract(epoch FROM start_after - created_on)::float8 AS delay FROM pgboss.job WHERE name = $1 AND data->>'tenantId' = $2 ORDER BY created_on`,
+      [RANKER_JOB, keys.tenantId],
+    );
     expect(waiting.rowCount).toBeGreaterThanOrEqual(1);
+    // Not at once: an import's endings are all in before its fit reads the history. (The tenant's
+    // first job; one in a next slot starts at that slot, which may be sooner.)
+    expect(waiting.rows[0]?.delay).toBeGreaterThanOrEqual(29);
   });
 
   it('queues at most one fit per tenant and slot however often an import finds the tenant due', async () => {
