@@ -7,11 +7,13 @@
 // relevantEpisodes latency is also measured one client at a time (what an agent sees), on the
 // development set's 350 runs imported through the CLI first. Ends with one line a script reads:
 //   http read_ratio=<viewer req/s over yoga+pg req/s> relevant_p95_ms=<one client at a time>
+// Each load also prints the server's CPU per answered request (from /proc), which the other work
+// on a shared machine does not move as it moves req/s.
 // Run: npm run bench:http [-- <archive.tar.gz or folder of runs>]
 //   BENCH_HTTP_SECONDS (per measurement, default 5), BENCH_HTTP_ROUNDS (default 3),
 //   BENCH_CPU_PROF=<dir>: the Episodic server runs with --cpu-prof into that folder.
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -30,7 +32,16 @@ const CPU_PROF = process.env.BENCH_CPU_PROF;
 
 interface Server {
   url: string;
+  /** CPU time (user + system) the server's process has used so far, in ms (Linux /proc). */
+  cpuMs(): number;
   stop(): Promise<void>;
+}
+
+/** utime + stime of a process, in ms: /proc/<pid>/stat fields 14 and 15, in clock ticks of 10 ms. */
+function processCpuMs(pid: number | undefined): number {
+  if (pid === undefined || !existsSync(`/proc/${pid}/stat`)) return Number.NaN;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function startServer(mode: 'episodic' | 'yoga' | 'yoga-pg', env: Record<string, string>): Promise<Server> {
@@ -40,7 +51,7 @@ function startServer(mode: 'episodic' | 'yoga' | 'yoga-pg', env: Record<string, 
     child.once('exit', (code) => fail(new Error(`${mode} server exited ${code}`)));
     child.once('message', (m) => {
       child.removeAllListeners('exit');
-      done({ url: (m as { url: string }).url, stop: () => stopChild(child) });
+      done({ url: (m as { url: string }).url, cpuMs: () => processCpuMs(child.pid), stop: () => stopChild(child) });
     });
   });
 }
@@ -60,20 +71,24 @@ interface Load {
   n: number;
   /** In the order sent (with one client: request i sent bodies[i % bodies.length]). */
   latencies: number[];
+  /** The server's CPU per answered request, in µs: what the load cost it, whatever else ran on the machine. */
+  cpuUs: number;
 }
 
 /** One measurement: the load process runs `clients` connections for `seconds` against the url. */
-function load(url: string, token: string, bodies: string[], clients = CLIENTS, seconds = SECONDS): Promise<Load> {
+function load(server: Server, token: string, bodies: string[], clients = CLIENTS, seconds = SECONDS): Promise<Load> {
   const child = fork(join(REPO, 'bench/http-load.mjs'), [], { execArgv: [] });
+  const cpuBefore = server.cpuMs();
   return new Promise((done, fail) => {
     child.once('message', (m) => {
       const r = m as { error?: string; count: number; seconds: number; latencies: number[] };
       if (r.error) return fail(new Error(r.error));
       const sorted = [...r.latencies].sort((a, b) => a - b);
       const [p50, p95, p99] = [50, 95, 99].map((p) => percentile(sorted, p));
-      done({ rps: r.count / r.seconds, p50: must(p50, 'p50'), p95: must(p95, 'p95'), p99: must(p99, 'p99'), n: r.count, latencies: r.latencies });
+      const cpuUs = ((server.cpuMs() - cpuBefore) * 1000) / Math.max(1, r.count);
+      done({ rps: r.count / r.seconds, p50: must(p50, 'p50'), p95: must(p95, 'p95'), p99: must(p99, 'p99'), n: r.count, latencies: r.latencies, cpuUs });
     });
-    child.send({ url, token, bodies, clients, seconds });
+    child.send({ url: server.url, token, bodies, clients, seconds });
   });
 }
 
@@ -168,26 +183,27 @@ async function main() {
     await waitUntilLearned(database);
     const episodeId = await episodeWithSteps(episodic.url, token);
     const cases = {
-      yoga: () => load(yoga.url, '', [body('{ hello }')]),
-      typename: () => load(episodic.url, token, [body('{ __typename }')]),
-      yogaPg: () => load(yogaPg.url, '', [body('{ tenant { name } }')]),
-      viewer: () => load(episodic.url, token, [body('{ viewer { name } }')]),
-      episode: () => load(episodic.url, token, [body(EPISODE, { id: episodeId })]),
+      yoga: () => load(yoga, '', [body('{ hello }')]),
+      typename: () => load(episodic, token, [body('{ __typename }')]),
+      yogaPg: () => load(yogaPg, '', [body('{ tenant { name } }')]),
+      viewer: () => load(episodic, token, [body('{ viewer { name } }')]),
+      episode: () => load(episodic, token, [body(EPISODE, { id: episodeId })]),
       relevant: () =>
         load(
-          episodic.url,
+          episodic,
           token,
           QUERY_MIX.map((d) => body(RELEVANT, { t: { description: d } })),
         ),
     };
     const results: Record<keyof typeof cases, Load[]> = { yoga: [], typename: [], yogaPg: [], viewer: [], episode: [], relevant: [] };
-    await load(episodic.url, token, [body('{ viewer { name } }')], CLIENTS, 1); // warm-up
-    await load(yogaPg.url, '', [body('{ tenant { name } }')], CLIENTS, 1);
+    // Warm-up: every case once, a full measurement each, so each server's hot paths are compiled
+    // before the rounds (a one-second warm-up left the larger server's first round measuring its JIT).
+    for (const measure of Object.values(cases)) await measure().catch(() => undefined);
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, measure] of Object.entries(cases)) results[name as keyof typeof cases].push(await measure());
     }
     const single = await load(
-      episodic.url,
+      episodic,
       token,
       QUERY_MIX.map((d) => body(RELEVANT, { t: { description: d } })),
       1,
@@ -201,6 +217,10 @@ async function main() {
     console.log(line('bare yoga + pg, one row', medianLoad(results.yogaPg)));
     console.log(line('{viewer{name}} (one row)', medianLoad(results.viewer)));
     console.log(`   ratio to bare yoga + pg ${fmt(median(ratios), 2)} (per round: ${ratios.map((r) => fmt(r, 2)).join(', ')})`);
+    const cpu = (name: keyof typeof results) => median(results[name].map((l) => l.cpuUs));
+    console.log(
+      `   server CPU per request (median of rounds): bare yoga ${fmt(cpu('yoga'))} µs, {__typename} ${fmt(cpu('typename'))} µs, bare yoga + pg ${fmt(cpu('yogaPg'))} µs, {viewer{name}} ${fmt(cpu('viewer'))} µs: ratio ${fmt(cpu('yogaPg') / cpu('viewer'), 2)}`,
+    );
     console.log(line('episode with 20 steps', medianLoad(results.episode)));
     console.log(line('relevantEpisodes (mix)', medianLoad(results.relevant)));
     console.log(`\nrelevantEpisodes one client at a time on the development set, receipt written, the mix cycled:`);
