@@ -104,3 +104,33 @@ export function topTerms<T extends { term: string; impact: number; idf: number }
   if (entries.length <= k) return [...entries];
   return [...entries].sort((a, b) => b.impact * b.idf - a.impact * a.idf || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0)).slice(0, Math.max(0, k));
 }
+
+/** One field of one document as the index writes it: its terms' counts and the length they make. */
+export interface FieldDocument {
+  field: number;
+  counts: ReadonlyMap<string, number>;
+  length: number;
+}
+
+/** A field's totals over the tenant's documents before this one: how many, and their summed length. */
+export interface FieldTotals {
+  documents: number;
+  length: number;
+}
+
+/**
+ * The postings one document writes in one field, sorted by term: each term's impact against the
+ * field's totals counting this document, and its idf counting it too (`df` is the committed
+ * frequency without it), pruned to the INDEXED_TERMS best by impact × idf (topTerms).
+ */
+export function fieldPostings(doc: FieldDocument, before: FieldTotals | undefined, df: (term: string) => number) {
+  const documents = (before?.documents ?? 0) + 1;
+  const averageLength = ((before?.length ?? 0) + doc.length) / documents;
+  const scored = [...doc.counts.keys()].sort().map((term) => ({
+    field: doc.field,
+    term,
+    impact: BM25.impact(doc.counts.get(term) ?? 0, doc.length, averageLength, doc.field),
+    idf: BM25.idf(documents, df(term) + 1),
+  }));
+  return topTerms(scored, BM25.INDEXED_TERMS).sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+}

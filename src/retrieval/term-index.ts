@@ -12,7 +12,7 @@
 import type pg from 'pg';
 import type { EpisodeTermDfRow, EpisodeTermTotalsRow } from '../db/rows.ts';
 import { Params, queryRows, unnestAs } from '../db/sql.ts';
-import { BM25, topTerms } from './bm25.ts';
+import { fieldPostings } from './bm25.ts';
 import { changeTerms, DIFF_CHARS, documentLength, lastDiff, STEP_TEXT_CHARS, type TermCounts, taskTerms, type WorkStep, workTerms } from './terms.ts';
 
 export const FIELD = { task: 0, work: 1, change: 2 } as const;
@@ -95,18 +95,11 @@ async function writeFields(client: pg.PoolClient, tenantId: string, episodeId: s
   const withTerms = terms.filter((f) => f.terms.length > 0);
   const totals = await committedTotals(client, tenantId);
   const df = await committedDocumentFrequencies(client, tenantId, withTerms);
+  // Every term counts in the document frequencies; only the best INDEXED_TERMS get postings.
   const postings = withTerms.flatMap((f) => {
     const total = totals.get(f.field);
-    const documents = (total?.documents ?? 0) + 1;
-    const averageLength = (Number(total?.length ?? 0) + f.length) / documents;
-    const scored = f.terms.map((term) => ({
-      field: f.field,
-      term,
-      impact: BM25.impact(f.counts.get(term) ?? 0, f.length, averageLength, f.field),
-      idf: BM25.idf(documents, (df.get(dfKey(f.field, term)) ?? 0) + 1),
-    }));
-    // Every term counts in the document frequencies; only the best INDEXED_TERMS get postings.
-    return topTerms(scored, BM25.INDEXED_TERMS).sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+    const before = total && { documents: total.documents, length: Number(total.length) };
+    return fieldPostings(f, before, (term) => df.get(dfKey(f.field, term)) ?? 0);
   });
   // The postings are this episode's own rows: written before the shared rows are locked, so the
   // other endings wait for this one only through its last two statements and its commit.

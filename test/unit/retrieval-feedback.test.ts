@@ -1,7 +1,7 @@
 // The query-relative feedback rule (src/retrieval/feedback.ts) and the choice of query terms it is
 // relative to (bm25.ts): pure functions, no database.
 import { describe, expect, it } from 'vitest';
-import { BM25, chooseQueryTerms, type TermStat, topTerms, weightedTerms } from '../../src/retrieval/bm25.ts';
+import { BM25, chooseQueryTerms, fieldPostings, type TermStat, topTerms, weightedTerms } from '../../src/retrieval/bm25.ts';
 import { EPISODE_FEEDBACK, type FeedbackUse, groundedTarget, queryFeedback, resemblance } from '../../src/retrieval/feedback.ts';
 
 const use = (terms: Record<string, number>, target = 1): FeedbackUse => ({ terms: Object.keys(terms), weights: Object.values(terms), target });
@@ -127,5 +127,30 @@ describe('topTerms (static index pruning)', () => {
     expect(topTerms(entries, 3).map((t) => t.term)).toEqual(['modelchoicefield', 'iterator', 'alpha']);
     expect(topTerms(entries, 10)).toHaveLength(5);
     expect(topTerms(entries, 0)).toEqual([]);
+  });
+});
+
+describe('fieldPostings (what an ending writes to the index)', () => {
+  const doc = (counts: Record<string, number>) => ({
+    field: 1,
+    counts: new Map(Object.entries(counts)),
+    length: Object.values(counts).reduce((a, b) => a + b, 0),
+  });
+
+  it("counts the document itself in the totals and in each term's frequency, sorted by term", () => {
+    const d = doc({ zeta: 2, alpha: 1 });
+    const first = fieldPostings(d, undefined, () => 0);
+    expect(first.map((p) => p.term)).toEqual(['alpha', 'zeta']);
+    expect(first[0]).toEqual({ field: 1, term: 'alpha', impact: BM25.impact(1, 3, 3, 1), idf: BM25.idf(1, 1) });
+    const later = fieldPostings(d, { documents: 9, length: 57 }, (term) => (term === 'zeta' ? 4 : 0));
+    expect(later[1]).toEqual({ field: 1, term: 'zeta', impact: BM25.impact(2, 3, 6, 1), idf: BM25.idf(10, 5) });
+  });
+
+  it('keeps the INDEXED_TERMS best by impact × idf; a rarer term outranks a common one said as often', () => {
+    const counts = Object.fromEntries(Array.from({ length: BM25.INDEXED_TERMS + 5 }, (_, i) => [`t${String(i).padStart(3, '0')}`, 1]));
+    const kept = fieldPostings(doc(counts), { documents: 99, length: 9_900 }, (term) => (term === 't000' ? 0 : 50));
+    expect(kept).toHaveLength(BM25.INDEXED_TERMS);
+    expect(kept.map((p) => p.term)).toContain('t000');
+    expect(kept.map((p) => p.term)).toEqual([...kept.map((p) => p.term)].sort());
   });
 });
