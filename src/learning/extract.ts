@@ -109,7 +109,7 @@ async function finishEpisode(ctx: WriteContext, p: Pending, judged: ReadonlyMap<
     return { id, kept: judgement.to === 'active' };
   });
   await recordObservations(ctx.client, ctx.tenantId, p.facts.id, { success: p.obs.success, reward: p.obs.reward }, observed, ctx.now);
-  const experience = await refreshExperience(ctx.client, ctx.tenantId, p.facts.id, 'done', p.facts);
+  const experience = await refreshExperience(ctx.client, ctx.tenantId, p.facts.id, { learningState: 'done', facts: p.facts });
   report.reward.after = experience?.reward ?? p.rewardBefore;
   ctx.events.push({ type: 'patterns.extracted', episodeId: p.facts.id, workItemId: p.facts.workItemId, payload: report });
   return report;

@@ -164,21 +164,26 @@ async function patternsDiscovered(client: pg.PoolClient, episodeId: string): Pro
   return rows[0]?.n ?? 0;
 }
 
+export interface ExperienceRefresh {
+  /** 'decide' sets pending or none by whether the episode has pattern candidates; a state sets it; absent keeps it. */
+  learningState?: LearningState | 'decide';
+  /** The facts when the caller holds them, read under its lock in this transaction (extraction). */
+  facts?: EpisodeFacts;
+}
+
 /**
  * Computes and stores the reward (counting the patterns extraction kept so far) and the reflection
  * of an episode that has an outcome, in the caller's transaction. Runs when the episode ends, when a
- * critique arrives afterwards, and after pattern extraction. learningState: 'decide' sets pending or
- * none by whether the episode has pattern candidates; a state sets it; undefined keeps it.
+ * critique arrives afterwards, and after pattern extraction.
  */
 export async function refreshExperience(
   client: pg.PoolClient,
   tenantId: string,
   episodeId: string,
-  learningState?: LearningState | 'decide',
-  /** The facts when the caller holds them, read under its lock in this transaction (extraction). */
-  loaded?: EpisodeFacts,
+  options: ExperienceRefresh = {},
 ): Promise<ExperienceSummary | null> {
-  const facts = loaded ?? (await loadEpisodeFacts(client, tenantId, episodeId));
+  const { learningState } = options;
+  const facts = options.facts ?? (await loadEpisodeFacts(client, tenantId, episodeId));
   if (!facts?.outcome) return null;
   const reward = rewardOf(facts, facts.outcome, await patternsDiscovered(client, episodeId));
   const reflection: Reflection = generateReflection({

@@ -52,7 +52,7 @@ export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, endin
   // An imported run without times has no wall time: null, never the time its import took.
   const wallMs = ep.timesKnown ? ended.getTime() - ep.startedAt.getTime() : null;
   const usage = { steps: ep.stepCount, tokens: ep.usedTokens, toolCalls: ep.usedToolCalls, wallMs };
-  const experience = ending.outcome ? await refreshExperience(client, ep.tenantId, ep.id, 'decide') : null;
+  const experience = ending.outcome ? await refreshExperience(client, ep.tenantId, ep.id, { learningState: 'decide' }) : null;
   events.push({
     type: ending.eventType,
     episodeId: ep.id,
