@@ -127,7 +127,9 @@ describe('canonicalFromJsonText', () => {
 describe('rawString and valueFrom', () => {
   it("rawString writes canonicalString's literal of any well-formed string from its UTF-8", () => {
     const writer = new JsonBytesCanonicaliser();
-    const wellFormed = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' })).filter((s) => s.isWellFormed());
+    const wellFormed = fc
+      .oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }))
+      .filter((s) => utf8Decoder.decode(utf8.encode(s)) === s); // well-formed: encoding keeps it
     fc.assert(
       fc.property(wellFormed, fc.string(), (s, before) => {
         const raw = utf8.encode(`${before}${s}`);
