@@ -127,11 +127,8 @@ function splitTexts(field: Uint8Array, offset: number, rows: GroupedRows, group:
   }
 }
 
-/**
- * Runs `select` (one column of newline-separated JSON texts, or NULL) through COPY on one pooled
- * connection; sizeHint is the expected byte count.
- */
-export async function copyRows(pool: pg.Pool, select: string, sizeHint: number): Promise<GroupedRows> {
+/** COPY (select) TO STDOUT (FORMAT binary) on one pooled connection: its data and the byte count. */
+async function copyOut(pool: pg.Pool, select: string, sizeHint: number): Promise<{ bytes: Uint8Array; used: number }> {
   const copy = new CopyOut(`COPY (${select}) TO STDOUT (FORMAT binary)`, sizeHint);
   const client = await pool.connect();
   let failure: Error | undefined;
@@ -146,5 +143,45 @@ export async function copyRows(pool: pg.Pool, select: string, sizeHint: number):
     client.release(failure && !('code' in failure) ? failure : undefined);
   }
   // A plain Uint8Array view: Buffer's own subarray (one per text read) costs several times more.
-  return rowsOf(new Uint8Array(copy.bytes.buffer, copy.bytes.byteOffset, copy.bytes.length), copy.used);
+  return { bytes: new Uint8Array(copy.bytes.buffer, copy.bytes.byteOffset, copy.bytes.length), used: copy.used };
+}
+
+/**
+ * Runs `select` (one column of newline-separated JSON texts, or NULL) through COPY on one pooled
+ * connection; sizeHint is the expected byte count.
+ */
+export async function copyRows(pool: pg.Pool, select: string, sizeHint: number): Promise<GroupedRows> {
+  const { bytes, used } = await copyOut(pool, select, sizeHint);
+  return rowsOf(bytes, used);
+}
+
+/** Rows of a binary COPY with several fields: row i is bytes[starts[i]..ends[i]), its field count first, then each field's length and bytes. */
+export interface FieldRows {
+  bytes: Uint8Array;
+  starts: number[];
+  ends: number[];
+}
+
+/** The rows of COPY's binary format, each of `fields` fields (checked to lie within the data); -1 ends. */
+function fieldRowsOf(bytes: Uint8Array, used: number, fields: number): FieldRows {
+  if (SIGNATURE.some((b, i) => bytes[i] !== b)) throw new Error('COPY output lacks the binary signature');
+  const rows: FieldRows = { bytes, starts: [], ends: [] };
+  for (let p = SIGNATURE.length + 8 + int32(bytes, SIGNATURE.length + 4); p + 2 <= used; ) {
+    const count = int16(bytes, p);
+    if (count === -1) return rows;
+    if (count !== fields) throw new Error(`COPY output is not ${fields} columns`);
+    const start = p;
+    p += 2;
+    for (let f = 0; f < fields && p <= used; f++) p += 4 + Math.max(int32(bytes, p), 0);
+    if (p > used) break;
+    rows.starts.push(start);
+    rows.ends.push(p);
+  }
+  throw new Error('COPY output ends early');
+}
+
+/** Runs `select` (rows of `fields` columns) through binary COPY on one pooled connection; sizeHint is the expected byte count. */
+export async function copyFieldRows(pool: pg.Pool, select: string, fields: number, sizeHint: number): Promise<FieldRows> {
+  const { bytes, used } = await copyOut(pool, select, sizeHint);
+  return fieldRowsOf(bytes, used, fields);
 }

@@ -20,7 +20,8 @@ const COLON = 58;
 const utf8 = new TextEncoder();
 /** Longest run copied by a loop rather than through a view (an allocation). */
 const COPY_LOOP_MAX = 64;
-const utf8Decoder = new TextDecoder();
+// Fatal: a literal re-encoded from text that is not well-formed UTF-8 throws instead of becoming U+FFFD.
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** `\u00xx` escapes RFC 8785 writes: the control characters without a short escape, lowercase. */
 function canonicalControlEscape(high: number, low: number): boolean {
@@ -68,6 +69,44 @@ export class JsonBytesCanonicaliser {
     this.length = 0;
     this.top = 0;
     this.nextBackslash = -1;
+  }
+
+  /** Starts writing at out[0] again (for valueFrom and rawString). */
+  clear(): void {
+    this.length = 0;
+  }
+
+  /**
+   * Reads src[start..end), one JSON value, and writes its canonical form after what is already
+   * written (no UTF-8 check here: a caller that copies raw text checks what it wrote, step-check.ts).
+   */
+  valueFrom(src: Uint8Array, start: number, end: number): void {
+    this.src = src.subarray(start, end);
+    this.pos = 0;
+    this.end = this.src.length;
+    this.top = 0;
+    this.nextBackslash = -1;
+    this.value();
+    if (!this.done()) throw new SyntaxError('unexpected text after the JSON value');
+  }
+
+  /**
+   * Writes the UTF-8 text src[start..end) (a text column as PostgreSQL sends it in binary COPY) as
+   * an RFC 8785 string literal: \" \\ \b \f \n \r \t, other control characters as lowercase
+   * \u00xx, every other byte as it is (canonicalString's output for the same string).
+   */
+  rawString(src: Uint8Array, start: number, end: number): void {
+    this.room(2 + 6 * (end - start));
+    const out = this.out;
+    let at = this.length;
+    out[at++] = QUOTE;
+    for (let p = start; p < end; p++) {
+      const c = src[p] as number;
+      if (c >= 32 && c !== QUOTE && c !== BACKSLASH) out[at++] = c;
+      else at = writeEscape(out, at, c);
+    }
+    out[at++] = QUOTE;
+    this.length = at;
   }
 
   /** The bytes written (a view of `out`, valid until the next write). */
@@ -434,6 +473,21 @@ export class JsonBytesCanonicaliser {
     grown.set(this.out.subarray(0, this.length));
     this.out = grown;
   }
+}
+
+const HEX_DIGITS = utf8.encode('0123456789abcdef');
+const SHORT_FOR: Record<number, number> = { 8: 98, 9: 116, 10: 110, 12: 102, 13: 114, 34: 34, 92: 92 };
+
+/** Writes the RFC 8785 escape of the byte c (a control character, quote or backslash) at out[at]; returns the next position. */
+function writeEscape(out: Uint8Array, at: number, c: number): number {
+  out[at++] = BACKSLASH;
+  const short = SHORT_FOR[c];
+  if (short !== undefined) {
+    out[at++] = short;
+    return at;
+  }
+  out.set([117, 48, 48, HEX_DIGITS[c >> 4] as number, HEX_DIGITS[c & 15] as number], at); // u00xx
+  return at + 5;
 }
 
 /** Copies from[start..end) to to[at..]: short runs by a loop, long ones natively (through a view). */

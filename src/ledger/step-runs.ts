@@ -1,9 +1,9 @@
 // Which stored step row answers which step entry of a verified page (verify-read.ts reads the
 // rows, verify-range.ts checks them). The entries' steps are read as runs of step numbers per
-// episode (a few index range scans, not one lookup per step), each run's rows in one COPY row;
-// each row starts with its step number, so a flat table of slots (run, step number) -> row index
-// finds an entry's row without a map, an episode id string or a parsed number per row.
-import type { GroupedRows } from './copy-rows.ts';
+// episode (a few index range scans, not one lookup per step); each row starts with its run and
+// step number, so a flat table of slots (run, step number) -> row index finds an entry's row
+// without a map or an episode id string per row.
+import type { FieldRows } from './copy-rows.ts';
 
 /** A step an event covers: the episode and the step number. */
 export interface StepKey {
@@ -47,41 +47,37 @@ export function runsOf(keys: readonly StepKey[]): StepRuns {
   return runs;
 }
 
-/** A page's stored step rows (each [step_number, content_hash, members...], grouped by run) and where each key's row is. */
-export interface StoredSteps extends GroupedRows {
+/** A page's stored step rows (each [run, step_number, content_hash, members...]: step-check.ts) and where each key's row is. */
+export interface StoredSteps extends FieldRows {
   runs: StepRuns;
   /** Run r's slot for step number n is slots[base[r] + n - lo[r]]: a row index, or -1. */
   slots: Int32Array;
   base: Int32Array;
 }
 
-/** The integer a row's text starts with (`[123, ...`), or NaN. */
-function leadingInteger(bytes: Uint8Array, start: number, end: number): number {
-  let p = start + 1;
-  const negative = bytes[p] === 45;
-  if (negative) p++;
-  let value = 0;
-  const first = p;
-  for (let c = bytes[p] as number; p < end && c >= 48 && c <= 57; c = bytes[++p] as number) value = value * 10 + c - 48;
-  if (bytes[start] !== 91 || p === first || p - first > 10 || (bytes[p] !== 44 && bytes[p] !== 93)) return Number.NaN;
-  return negative ? -value : value;
+/** The int4 at the field starting at p (its length, then 4 bytes), or NaN when the field is not 4 bytes. */
+function int4Field(bytes: Uint8Array, p: number): number {
+  const length = ((bytes[p] as number) << 24) | ((bytes[p + 1] as number) << 16) | ((bytes[p + 2] as number) << 8) | (bytes[p + 3] as number);
+  if (length !== 4) return Number.NaN;
+  return ((bytes[p + 4] as number) << 24) | ((bytes[p + 5] as number) << 16) | ((bytes[p + 6] as number) << 8) | (bytes[p + 7] as number);
 }
 
-/** The rows of `runs` as PostgreSQL sent them (COPY row r holds run r's rows), with their slots. */
-export function storedSteps(rows: GroupedRows, runs: StepRuns): StoredSteps {
+/** The rows of `runs` as PostgreSQL sent them (each starting with its run and step number, as int4), with their slots. */
+export function storedSteps(rows: FieldRows, runs: StepRuns): StoredSteps {
   const count = runs.episodes.length;
   const base = new Int32Array(count + 1);
   for (let r = 0; r < count; r++) base[r + 1] = (base[r] as number) + (runs.hi[r] as number) - (runs.lo[r] as number) + 1;
   const slots = new Int32Array(base[count] as number).fill(-1);
   for (let i = 0; i < rows.starts.length; i++) {
-    const r = rows.groups[i] as number;
-    const n = leadingInteger(rows.bytes, rows.starts[i] as number, rows.ends[i] as number);
+    const start = rows.starts[i] as number;
+    // After the field count: the run (int4), then the step number (int4).
+    const r = (rows.ends[i] as number) >= start + 18 ? int4Field(rows.bytes, start + 2) : Number.NaN;
+    const n = r >= 0 ? int4Field(rows.bytes, start + 10) : Number.NaN;
     // The query reads only the run's range: a row outside it (or unreadable) answers no key.
     if (r < count && n >= (runs.lo[r] as number) && n <= (runs.hi[r] as number)) slots[(base[r] as number) + n - (runs.lo[r] as number)] = i;
   }
   return { ...rows, runs, slots, base };
 }
-
 /** The row index of key k (whose step number is n), or -1 when its row is absent. */
 export function stepRowOf(steps: StoredSteps, k: number, n: number): number {
   const r = steps.runs.keyRun[k] ?? -1;

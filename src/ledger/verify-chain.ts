@@ -26,7 +26,10 @@ export interface ChainStart {
 
 const QUOTE = 34;
 const isDigit = (c: number | undefined): boolean => c !== undefined && c >= 48 && c <= 57;
-const hexValue = (c: number | undefined): number => (c === undefined ? -1 : c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1);
+/** Lowercase hex digits' values by byte, -1 for any other byte: one load instead of comparisons (400,000 hashes a 200,000-event ledger). */
+const HEX_VALUE = new Int8Array(256).fill(-1);
+for (let c = 0; c < 16; c++) HEX_VALUE['0123456789abcdef'.charCodeAt(c)] = c;
+const hexValue = (c: number | undefined): number => (c === undefined ? -1 : (HEX_VALUE[c] as number));
 
 /** A lowercase uuid literal, quotes included, at s[start..end). */
 function isUuidLiteral(s: Uint8Array, start: number, end: number): boolean {
@@ -70,13 +73,14 @@ function isTypeLiteral(s: Uint8Array, start: number, end: number): boolean {
 /** Decodes a 64-digit lowercase hex literal into `out`; false if it is not one. */
 function hashLiteralInto(s: Uint8Array, start: number, end: number, out: Uint8Array): boolean {
   if (end - start !== 2 * HASH_BYTES + 2) return false;
-  for (let i = 0; i < HASH_BYTES; i++) {
-    const high = hexValue(s[start + 1 + 2 * i]);
-    const low = hexValue(s[start + 2 + 2 * i]);
-    if (high < 0 || low < 0) return false;
+  let bad = 0;
+  for (let i = 0, p = start + 1; i < HASH_BYTES; i++, p += 2) {
+    const high = HEX_VALUE[s[p] as number] as number;
+    const low = HEX_VALUE[s[p + 1] as number] as number;
+    bad |= high | low; // -1 marks a byte that is no lowercase hex digit
     out[i] = (high << 4) | low;
   }
-  return true;
+  return bad >= 0;
 }
 
 const w = new JsonBytesCanonicaliser();

@@ -52,7 +52,6 @@ async function prevHashBefore(pool: pg.Pool, tenantId: string, fromSeq: number):
 function stepBatch(covered: Covered[], steps: StoredSteps): StepBatch {
   const batch: StepBatch = {
     bytes: steps.bytes,
-    wellFormed: steps.wellFormed === true,
     starts: new Int32Array(covered.length),
     ends: new Int32Array(covered.length),
     hashes: covered.map((c) => c.hash),

@@ -1,14 +1,16 @@
-// The reads of a stored-range verification (verify-range.ts), shaped for throughput. Each row
-// comes back as one JSON text (json_build_array) with only the columns that are hashed or
-// compared, timestamps as text or epoch milliseconds (no Date parsed per row), and stays UTF-8
-// bytes in one array per read (copy-rows.ts): no row is parsed into values or made a string.
+// The reads of a stored-range verification (verify-range.ts), shaped for throughput: only the
+// columns that are hashed or compared, timestamps as text or binary (no Date
+// parsed per row), kept as bytes in one array per read (copy-rows.ts): no row is parsed into
+// values or made a string. An event row comes back as one JSON text (json_build_array).
 // Event rows are chain-checked from the bytes (verify-chain.ts; eventAt parses one when needed),
-// and each step row's canonical bytes are written straight from them (step-check.ts) when it is
-// checked. The step rows of a page are read by runs of step numbers per episode (a few index
-// range scans, not one lookup per step: step-runs.ts). Many rows share one COPY row (copy-rows.ts).
+// many to a COPY row (copy-rows.ts). Step rows come as separate binary columns instead (one COPY
+// row each): PostgreSQL prints them in half the CPU json_build_array and string_agg took, and each
+// step row's canonical bytes are written straight from them (step-check.ts) when it is checked.
+// The step rows of a page are read by runs of step numbers per episode (a few index range scans,
+// not one lookup per step: step-runs.ts).
 // verify-range.ts starts these reads pages ahead of its checks.
 import type pg from 'pg';
-import { type ByteRows, copyRows, sqlInteger, sqlUuid } from './copy-rows.ts';
+import { type ByteRows, copyFieldRows, copyRows, sqlInteger, sqlUuid } from './copy-rows.ts';
 import type { StoredLedgerEvent } from './hash.ts';
 import { STEP_CANONICAL_FIELDS } from './step-hash.ts';
 import { runsOf, type StepKey, type StoredSteps, storedSteps } from './step-runs.ts';
@@ -61,33 +63,33 @@ export function eventAt(rows: ByteRows, i: number): StoredLedgerEvent {
 }
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const TIMES = new Set(['startedAt', 'endedAt']);
-// Times as epoch milliseconds (the columns hold milliseconds): step-check.ts makes them ISO text only when set.
-const STEP_COLUMNS = STEP_CANONICAL_FIELDS.map(({ field }) => {
-  if (TIMES.has(field)) return `(extract(epoch FROM s.${snake(field)}) * 1000)::float8`;
-  return field === 'cost' ? 's.cost::text' : `s.${snake(field)}`;
-}).join(', ');
+// Each member's column as step-check.ts reads it: the column itself, episode_id as text.
+const STEP_COLUMNS = STEP_CANONICAL_FIELDS.map(({ field }) => (field === 'episodeId' ? 's.episode_id::text' : `s.${snake(field)}`)).join(', ');
+/** run, step_number, content_hash, then the members. */
+const STEP_FIELDS = 3 + STEP_CANONICAL_FIELDS.length;
 
 /** A SQL array of uuids or integers, each checked (COPY takes no parameters: copy-rows.ts). */
 const sqlArray = (values: readonly string[], type: 'uuid' | 'int'): string => `'{${values.join(',')}}'::${type}[]`;
 
 /**
- * The stored rows of the given steps, by runs of step numbers (step-runs.ts), each run's rows in
- * one COPY row (NULL when it has none); absent steps are absent.
+ * The stored rows of the given steps, by runs of step numbers (step-runs.ts), each its own binary
+ * COPY row [run, step_number, content_hash, members...] in no particular order (the run and step
+ * number place it); absent steps are absent.
  */
 export async function readStepRows(db: pg.Pool, tenantId: string, keys: readonly StepKey[]): Promise<StoredSteps> {
   const runs = runsOf(keys);
-  if (!runs.episodes.length) return storedSteps({ bytes: new Uint8Array(0), starts: [], ends: [], groups: [] }, runs);
+  if (!runs.episodes.length) return storedSteps({ bytes: new Uint8Array(0), starts: [], ends: [] }, runs);
   const episodes = sqlArray(
     runs.episodes.map((id) => sqlUuid(id).slice(1, -1)),
     'uuid',
   );
   const [lo, hi] = [runs.lo, runs.hi].map((ns) => sqlArray(ns.map(sqlInteger), 'int'));
-  const rows = await copyRows(
+  const rows = await copyFieldRows(
     db,
-    `SELECT (SELECT string_agg(json_build_array(s.step_number, s.content_hash, ${STEP_COLUMNS})::text, E'\\n') FROM steps s
-              WHERE s.episode_id = k.episode_id AND s.step_number BETWEEN k.lo AND k.hi AND s.tenant_id = ${sqlUuid(tenantId)})
-       FROM unnest(${episodes}, ${lo}, ${hi}) WITH ORDINALITY AS k(episode_id, lo, hi, run) ORDER BY k.run`,
+    `SELECT (k.run - 1)::int4, s.step_number, s.content_hash, ${STEP_COLUMNS}
+       FROM unnest(${episodes}, ${lo}, ${hi}) WITH ORDINALITY AS k(episode_id, lo, hi, run)
+       JOIN steps s ON s.episode_id = k.episode_id AND s.step_number BETWEEN k.lo AND k.hi AND s.tenant_id = ${sqlUuid(tenantId)}`,
+    STEP_FIELDS,
     keys.length * 1024,
   );
   return storedSteps(rows, runs);

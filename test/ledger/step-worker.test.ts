@@ -1,28 +1,68 @@
 // The step check off the main thread (src/ledger/step-checker.ts): a batch large enough to go to
 // the worker gets the verdict the same check gives inline (step-check.ts), on good rows, on rows
 // whose content or content_hash column was changed, on missing rows, and the same error on a row
-// that is not the JSON the read asks for. Verifications of small ledgers check inline, so this is
+// that is not the row the read asks for. Verifications of small ledgers check inline, so this is
 // what exercises the worker.
 import { describe, expect, it } from 'vitest';
-import { checkStepBatch, type StepBatch } from '../../src/ledger/step-check.ts';
+import { checkStepBatch, STEP_COLUMN_KINDS, type StepBatch, type StepColumnKind } from '../../src/ledger/step-check.ts';
 import { checkSteps, stepWorkerReady } from '../../src/ledger/step-checker.ts';
 import { STEP_CANONICAL_FIELDS, stepRowHash } from '../../src/ledger/step-hash.ts';
 
 const episodeId = '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9';
 const utf8 = new TextEncoder();
 
-/** Step n's row: the hashed record, and its text as the step read gets it (times as epoch ms, cost as text). */
-function step(n: number): { hash: string; text: string } {
+type Field = Uint8Array | null;
+const utf8Field = (text: string): Field => utf8.encode(text);
+const int4Field = (n: number): Field => {
+  const b = new Uint8Array(4);
+  new DataView(b.buffer).setInt32(0, n);
+  return b;
+};
+
+/** A member's column as binary COPY sends it (step-check.ts): text, jsonb, int4, float8 or timestamptz. */
+function column(kind: StepColumnKind, v: unknown): Field {
+  if (v === null || v === undefined) return null;
+  const b = new Uint8Array(8);
+  const view = new DataView(b.buffer);
+  if (kind === 'text') return utf8Field(v as string);
+  if (kind === 'jsonb') return new Uint8Array([1, ...utf8.encode(JSON.stringify(v, null, 1))]);
+  if (kind === 'int4') return int4Field(v as number);
+  if (kind === 'float8') view.setFloat64(0, v as number);
+  else view.setBigInt64(0, BigInt(Date.parse(v as string) - Date.UTC(2000, 0, 1)) * 1000n);
+  return b;
+}
+
+/** One binary COPY row: the field count, then each field's length (-1: NULL) and bytes. */
+function copyRow(fields: Field[]): Uint8Array {
+  const size = 2 + fields.reduce((n, f) => n + 4 + (f?.length ?? 0), 0);
+  const row = new Uint8Array(size);
+  const view = new DataView(row.buffer);
+  view.setInt16(0, fields.length);
+  let at = 2;
+  for (const f of fields) {
+    view.setInt32(at, f ? f.length : -1);
+    if (f) row.set(f, at + 4);
+    at += 4 + (f?.length ?? 0);
+  }
+  return row;
+}
+
+/** Step n's row: the hashed record, and the row as the step read gets it; `edit` may change the record's columns. */
+function step(
+  n: number,
+  edit: (record: Record<string, unknown>) => void = () => undefined,
+  editFields: (members: Field[]) => void = () => undefined,
+): { hash: string; row: Uint8Array } {
   const record: Record<string, unknown> = {
     episodeId,
     kind: 'tool_call',
     tool: 'bash',
-    action: `run ${n}`,
+    action: `run ${n} "quoted"\t`,
     parameters: { command: `grep -rn "x${n}" src/`, flags: [n, 1.5, true] },
     argsHash: null,
     resultKind: 'success',
     result: { output: `line\n${'é'.repeat(n % 5)}`, exitCode: 0 },
-    observation: null,
+    observation: n % 2 ? null : `seen\u0001 ${'ü'.repeat(n % 3)}`,
     latencyMs: n,
     tokens: 100 + n,
     cost: n / 1000,
@@ -33,30 +73,26 @@ function step(n: number): { hash: string; text: string } {
     ...(n % 3 === 0 ? { startedAt: new Date(1_700_000_000_000 + n).toISOString() } : {}),
   };
   const hash = stepRowHash(record);
-  const value = (field: string) => {
-    const v = record[field] ?? null;
-    if (v !== null && (field === 'startedAt' || field === 'endedAt')) return Date.parse(v as string);
-    return field === 'cost' ? String(v) : v;
-  };
-  const members = STEP_CANONICAL_FIELDS.map(({ field }) => JSON.stringify(value(field)));
-  return { hash, text: `[${n}, ${JSON.stringify(hash)}, ${members.join(', ')}]` };
+  edit(record);
+  const members = STEP_CANONICAL_FIELDS.map(({ field }, i) => column(STEP_COLUMN_KINDS[i] as StepColumnKind, record[field]));
+  editFields(members);
+  return { hash, row: copyRow([int4Field(0), int4Field(n), utf8Field((record.contentHash as string) ?? hash), ...members]) };
 }
 
-/** A batch of `count` steps; `edit` may change a row's text or logged hash, or drop the row (null). */
-function batch(count: number, edit: (n: number, row: { hash: string; text: string }) => { hash: string; text: string } | null = (_, r) => r): StepBatch {
+/** A batch of `count` steps; `edit` may change a row or logged hash, or drop the row (null). */
+function batch(count: number, edit: (n: number, row: { hash: string; row: Uint8Array }) => { hash: string; row: Uint8Array } | null = (_, r) => r): StepBatch {
   const rows = Array.from({ length: count }, (_, i) => edit(i + 1, step(i + 1)));
-  const texts = rows.map((r) => utf8.encode(r?.text ?? ''));
-  const bytes = new Uint8Array(texts.reduce((n, t) => n + t.length + 1, 0));
+  const bytes = new Uint8Array(rows.reduce((n, r) => n + (r?.row.length ?? 0), 0));
   const starts = new Int32Array(count);
   const ends = new Int32Array(count);
   let at = 0;
-  texts.forEach((t, k) => {
-    bytes.set(t, at);
-    starts[k] = rows[k] ? at : -1;
-    ends[k] = rows[k] ? at + t.length : -1;
-    at += t.length + 1;
+  rows.forEach((r, k) => {
+    starts[k] = r ? at : -1;
+    ends[k] = r ? at + r.row.length : -1;
+    if (r) bytes.set(r.row, at);
+    at += r?.row.length ?? 0;
   });
-  return { bytes, wellFormed: true, starts, ends, hashes: rows.map((r, k) => r?.hash ?? step(k + 1).hash) };
+  return { bytes, starts, ends, hashes: rows.map((r, k) => r?.hash ?? step(k + 1).hash) };
 }
 
 /** The verdict inline (on a copy: the worker takes the batch's bytes). */
@@ -70,8 +106,8 @@ describe('step checks on the worker thread', () => {
   it('gives the inline verdict on good, changed and missing rows', async () => {
     const cases: StepBatch[] = [
       batch(2_500),
-      batch(2_500, (n, r) => (n === 1_777 ? { ...r, text: r.text.replace('"run ', '"ran ') } : r)),
-      batch(2_500, (n, r) => (n === 2_001 ? { ...r, text: r.text.replace(r.hash, r.hash.replace(/^./, 'f')) } : r)),
+      batch(2_500, (n, r) => (n === 1_777 ? { ...r, row: step(n, (s) => void (s.action = 'ran')).row } : r)),
+      batch(2_500, (n, r) => (n === 2_001 ? { ...r, row: step(n, (s) => void (s.contentHash = r.hash.replace(/^./, 'f'))).row } : r)),
       batch(2_500, (n, r) => (n === 2_400 ? null : r)),
     ];
     const verdicts = [
@@ -89,8 +125,27 @@ describe('step checks on the worker thread', () => {
   });
 
   it('fails with the inline error on a row that is not a step row', async () => {
-    const b = batch(2_500, (n, r) => (n === 3 ? { ...r, text: '[3, "x"]' } : r));
-    expect(() => inline(b)).toThrow('step row ends early');
-    await expect(checkSteps(b)).rejects.toThrow('step row ends early');
+    const b = batch(2_500, (n, r) => (n === 3 ? { ...r, row: copyRow([int4Field(0), int4Field(3), utf8Field('x')]) } : r));
+    expect(() => inline(b)).toThrow('step row has not 22 fields');
+    await expect(checkSteps(b)).rejects.toThrow('step row has not 22 fields');
+  });
+
+  it('recomputes every kind of column as the driver made it: escaped text, jsonb, times, NULLs', () => {
+    const ok = batch(30);
+    expect(checkStepBatch(ok)).toEqual({ checked: 30 });
+    // A row cut short, a jsonb field of another version and text that is not UTF-8 are errors, not verdicts.
+    const cut = batch(3, (n, r) => (n === 2 ? { ...r, row: r.row.subarray(0, r.row.length - 3) } : r));
+    expect(() => checkStepBatch(cut)).toThrow('step row ends early');
+    const worldAfter = STEP_CANONICAL_FIELDS.findIndex(({ field }) => field === 'worldAfter');
+    const version = batch(3, (n, r) => (n === 2 ? step(n, undefined, (m) => void (m[worldAfter] = new Uint8Array([2, 123, 125]))) : r));
+    expect(() => checkStepBatch(version)).toThrow('not a jsonb field');
+    const changed = batch(3, (n, r) => (n === 2 ? { ...r, row: step(n, (s) => void (s.worldAfter = null)).row } : r));
+    expect(checkStepBatch(changed)).toEqual({ checked: 1, bad: { entry: 1, problem: 'content-differs' } });
+    const bad = step(2);
+    const action = utf8.encode('run 2');
+    const at = bad.row.findIndex((_, i) => action.every((c, j) => bad.row[i + j] === c));
+    bad.row[at] = 0xff;
+    const malformed = batch(3, (n, r) => (n === 2 ? bad : r));
+    expect(() => checkStepBatch(malformed)).toThrow('not well-formed UTF-8');
   });
 });

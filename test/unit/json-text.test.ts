@@ -121,3 +121,48 @@ describe('canonicalFromJsonText', () => {
     expect(writer.done()).toBe(true);
   });
 });
+
+// The step check (step-check.ts) writes a step's members one after another into one output: text
+// columns from their raw UTF-8 (binary COPY), jsonb columns from their JSON text.
+describe('rawString and valueFrom', () => {
+  it("rawString writes canonicalString's literal of any well-formed string from its UTF-8", () => {
+    const writer = new JsonBytesCanonicaliser();
+    const wellFormed = fc
+      .oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }))
+      .filter((s) => utf8Decoder.decode(utf8.encode(s)) === s); // well-formed: encoding keeps it
+    fc.assert(
+      fc.property(wellFormed, fc.string(), (s, before) => {
+        const raw = utf8.encode(`${before}${s}`);
+        writer.clear();
+        writer.ascii('{');
+        writer.rawString(raw, raw.length - utf8.encode(s).length, raw.length);
+        expect(utf8Decoder.decode(writer.written())).toBe(`{${canonicalJson(s)}`);
+      }),
+    );
+  });
+
+  it('valueFrom appends canonicalJson(JSON.parse(text)) of a slice holding one value, and refuses anything after it', () => {
+    const writer = new JsonBytesCanonicaliser();
+    fc.assert(
+      fc.property(json, json, fc.constantFrom(0, 1, 2), (a, b, indent) => {
+        const first = utf8.encode(`\u0001${JSON.stringify(a, null, indent)}`);
+        const second = utf8.encode(JSON.stringify(b));
+        const written = outcome(() => {
+          writer.clear();
+          writer.valueFrom(first, 1, first.length);
+          writer.ascii(',');
+          writer.valueFrom(second, 0, second.length);
+          return utf8Decoder.decode(writer.written());
+        });
+        expect(written).toEqual(outcome(() => `${canonicalJson(a)},${canonicalJson(b)}`));
+      }),
+    );
+    expect(() => writer.valueFrom(utf8.encode('1 2'), 0, 3)).toThrow('unexpected text after the JSON value');
+  });
+
+  it('re-encodes no literal from text that is not well-formed UTF-8', () => {
+    const writer = new JsonBytesCanonicaliser();
+    const text = new Uint8Array([34, 92, 117, 48, 48, 52, 49, 0xff, 34]); // "\u0041<FF>"
+    expect(() => writer.valueFrom(text, 0, text.length)).toThrow();
+  });
+});

@@ -1,36 +1,61 @@
 // step-runs.ts: a page's step entries as runs of step numbers per episode, and the slot table that
-// finds an entry's row among the rows PostgreSQL sent for its run (each text starting with its
-// step number), without a map or a string per row.
+// finds an entry's row among the rows PostgreSQL sent (each starting with its run and step number,
+// in any order), without a map or a string per row.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { GroupedRows } from '../../src/ledger/copy-rows.ts';
+import type { FieldRows } from '../../src/ledger/copy-rows.ts';
 import { runsOf, type StepKey, stepRowOf, storedSteps } from '../../src/ledger/step-runs.ts';
 
 const A = '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9';
 const B = '5f0c6b7e-3d2a-4c1b-9e8f-7a6b5c4d3e2f';
 const utf8 = new TextEncoder();
 
-/** Rows as the step read returns them: for each run, the texts of the stored steps it covers. */
-function rowsFor(keys: StepKey[], stored: Set<string>): GroupedRows {
+/** A binary COPY row of int4 fields, then a text field (step-check.ts reads the rest). */
+function copyRow(ints: number[], text: string): Uint8Array {
+  const tail = utf8.encode(text);
+  const row = new Uint8Array(2 + 8 * ints.length + 4 + tail.length);
+  const view = new DataView(row.buffer);
+  view.setInt16(0, ints.length + 1);
+  ints.forEach((n, i) => {
+    view.setInt32(2 + 8 * i, 4);
+    view.setInt32(6 + 8 * i, n);
+  });
+  view.setInt32(2 + 8 * ints.length, tail.length);
+  row.set(tail, 6 + 8 * ints.length);
+  return row;
+}
+
+/** Rows as the step read returns them, in the given order: for each run, the stored steps it covers. */
+function rowsFor(keys: StepKey[], stored: Set<string>, order: (n: number) => number = (i) => i): FieldRows {
   const runs = runsOf(keys);
-  const texts: { text: string; group: number }[] = [];
+  const made: { row: Uint8Array; text: string }[] = [];
   runs.episodes.forEach((episodeId, r) => {
     for (let n = runs.lo[r] as number; n <= (runs.hi[r] as number); n++)
-      if (stored.has(`${episodeId}/${n}`)) texts.push({ text: `[${n}, "${episodeId}/${n}", null]`, group: r });
+      if (stored.has(`${episodeId}/${n}`)) made.push({ row: copyRow([r, n], `${episodeId}/${n}`), text: `${episodeId}/${n}` });
   });
-  const bytes = utf8.encode(texts.map((t) => t.text).join('\n'));
-  const rows: GroupedRows = { bytes, starts: [], ends: [], groups: [] };
+  made.sort((a, b) => order(made.indexOf(a)) - order(made.indexOf(b)));
+  return rowsOf(made.map((m) => m.row));
+}
+
+function rowsOf(list: Uint8Array[]): FieldRows {
+  const bytes = new Uint8Array(list.reduce((n, r) => n + r.length, 0));
+  const rows: FieldRows = { bytes, starts: [], ends: [] };
   let at = 0;
-  for (const { text, group } of texts) {
+  for (const row of list) {
+    bytes.set(row, at);
     rows.starts.push(at);
-    rows.ends.push(at + text.length);
-    rows.groups.push(group);
-    at += text.length + 1;
+    rows.ends.push(at + row.length);
+    at += row.length;
   }
   return rows;
 }
 
-const textOf = (rows: GroupedRows, i: number) => new TextDecoder().decode(rows.bytes.subarray(rows.starts[i], rows.ends[i]));
+/** The text field that ends row i. */
+const textOf = (rows: FieldRows, i: number) => {
+  const end = rows.ends[i] as number;
+  const text = rows.bytes.subarray(rows.starts[i], end);
+  return new TextDecoder().decode(text.subarray(text.length - (text.length - 2 - 16 - 4)));
+};
 
 describe('runsOf', () => {
   it('joins step numbers of an episode within the gap, in key order', () => {
@@ -64,27 +89,28 @@ describe('stepRowOf', () => {
   it("finds every entry's stored row, and no row for an absent step", () => {
     const keyArb = fc.record({ episodeId: fc.constantFrom(A, B), n: fc.integer({ min: -3, max: 60 }) });
     fc.assert(
-      fc.property(fc.array(keyArb, { maxLength: 60 }), fc.func(fc.boolean()), (keys, isStored) => {
+      fc.property(fc.array(keyArb, { maxLength: 60 }), fc.func(fc.boolean()), fc.func(fc.integer()), (keys, isStored, order) => {
         const stored = new Set(keys.filter((k) => isStored(k)).map((k) => `${k.episodeId}/${k.n}`));
-        const steps = storedSteps(rowsFor(keys, stored), runsOf(keys));
+        const steps = storedSteps(rowsFor(keys, stored, order), runsOf(keys));
         keys.forEach((k, i) => {
           const row = stepRowOf(steps, i, k.n);
-          if (stored.has(`${k.episodeId}/${k.n}`)) expect(textOf(steps, row)).toBe(`[${k.n}, "${k.episodeId}/${k.n}", null]`);
+          if (stored.has(`${k.episodeId}/${k.n}`)) expect(textOf(steps, row)).toBe(`${k.episodeId}/${k.n}`);
           else expect(row).toBe(-1);
         });
       }),
     );
   });
 
-  it('ignores a row outside its run or without a readable step number', () => {
+  it('ignores a row outside its run or without a readable run and step number', () => {
     const keys = [{ episodeId: A, n: 5 }];
     const rows = rowsFor(keys, new Set([`${A}/5`]));
     const steps = storedSteps(rows, runsOf(keys));
     expect(stepRowOf(steps, 0, 5)).toBe(0);
-    for (const text of ['[6, "x"]', '["5", "x"]', '[5x, "x"]', '5, "x"]', '[12345678901, "x"]']) {
-      const bytes = utf8.encode(text);
-      const other = storedSteps({ bytes, starts: [0], ends: [bytes.length], groups: [0] }, runsOf(keys));
-      expect(stepRowOf(other, 0, 5)).toBe(-1);
+    const short = copyRow([0, 5], 'x').subarray(0, 12);
+    const wide = copyRow([0, 5], 'x');
+    new DataView(wide.buffer).setInt32(10, 8); // the step number's field is not 4 bytes
+    for (const row of [copyRow([0, 6], 'x'), copyRow([1, 5], 'x'), copyRow([-1, 5], 'x'), short, wide]) {
+      expect(stepRowOf(storedSteps(rowsOf([row]), runsOf(keys)), 0, 5)).toBe(-1);
     }
   });
 });
