@@ -54,11 +54,7 @@ export async function setup(project: TestProject) {
   if (!url) {
     dataDir = await mkdtemp(join(tmpdir(), 'episodic-test-'));
     // Several files run at once, each with servers and pools of its own: more than the default 100.
-    // Nothing on this server must outlive a crash (the tests that stop or kill PostgreSQL start
-    // their own), so commits do not wait for the disk: 4 ms a commit here, and the suite's files
-    // commit tens of thousands of transactions.
-    const settings = { max_connections: '400', fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' };
-    embedded = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'episodic_test', settings });
+    embedded = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'episodic_test', settings: { max_connections: '400' } });
     url = embedded.url;
   }
   template = await createTemplateDatabase(url);
