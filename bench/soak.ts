@@ -8,7 +8,9 @@
 // PostgreSQL: BENCH_DATABASE_URL (a server we may create databases on), else an embedded one in a
 // temp folder. The PostgreSQL-restart rounds always use a dedicated embedded PostgreSQL of their
 // own. Redis rounds run when a redis-server binary is on PATH (a dedicated one on a free port).
-// Figures: printed, and written to test-results/reliability/soak.json.
+// Figures: printed, and written to test-results/reliability/soak.json. The server processes run the
+// server compiled from the sources first (scripts/build.mjs --server), as the test suite's do.
+import { execFileSync } from 'node:child_process';
 import { must } from '../src/core/must.ts';
 import {
   createScratchDatabase,
@@ -21,6 +23,8 @@ import {
 import { crashDuringIngest, gracefulShutdown, overload, postgresRestart, redisOutage, type ScenarioReport } from '../test/reliability/scenarios.ts';
 import type { Json } from '../test/support/json.ts';
 import { benchDatabaseUrl } from './support.ts';
+
+execFileSync(process.execPath, ['scripts/build.mjs', '--server'], { stdio: 'inherit' });
 
 const SECONDS = Number(process.argv[2] ?? process.env.SOAK_SECONDS ?? 300);
 if (!Number.isFinite(SECONDS) || SECONDS <= 0) throw new Error(`soak seconds must be a positive number, got ${process.argv[2]}`);

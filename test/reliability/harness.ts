@@ -1,5 +1,5 @@
 // The fault harness's moving parts, shared by the quick tests (test/reliability/*.test.ts) and the
-// soak (bench/soak.ts): real server processes (`node --import tsx src/main.ts`), a dedicated
+// soak (bench/soak.ts): real server processes (`node dist/server/main.js`, test/support/process.ts), a dedicated
 // PostgreSQL or Redis that a scenario may stop and start, polling with a deadline, and memory
 // sampling from /proc. Nothing here imports vitest, so the soak runs it as a plain script.
 import { type ChildProcess, spawn } from 'node:child_process';

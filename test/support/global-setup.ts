@@ -1,7 +1,8 @@
 // One PostgreSQL for the whole run: embedded by default, or TEST_DATABASE_URL. Each test file
 // creates its own database on it (test/support/db.ts), so files run in parallel without sharing.
-// First it compiles the CLI and the client package (scripts/build.mjs, under a second), so the
-// tests run what users run, built from the sources under test; and the monitor page (web/dist),
+// First it compiles the CLI, the client package and the server's child-process build (scripts/
+// build.mjs --server, about a second), so the tests run what users run, built from the sources
+// under test; and the monitor page (web/dist),
 // once, because the browser test files run at the same time and would overwrite each other's build.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -46,7 +47,7 @@ function ensureChromium(): void {
 }
 
 export async function setup(project: TestProject) {
-  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['scripts/build.mjs', '--server'], { stdio: 'inherit' });
   await build({ configFile: 'web/vite.config.ts', logLevel: 'warn' });
   ensureChromium();
   let url = testDatabaseUrl();
