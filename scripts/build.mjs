@@ -17,40 +17,34 @@ import { buildClientPackage } from './build-client.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+/** Plain ESM JavaScript for Node 20, dependencies left to node_modules, chunks shared. */
+const NODE_BUNDLE = {
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+};
+
 export async function buildCli() {
   const outdir = join(root, 'dist', 'cli');
   await rm(outdir, { recursive: true, force: true });
-  await build({
-    entryPoints: [join(root, 'src', 'cli', 'main.ts')],
-    outdir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    sourcemap: 'linked',
-    logLevel: 'warning',
-  });
+  await build({ ...NODE_BUNDLE, entryPoints: [join(root, 'src', 'cli', 'main.ts')], outdir });
 }
 
 export async function buildServer() {
   const outdir = join(root, 'dist', 'server');
   await rm(outdir, { recursive: true, force: true });
   await build({
+    ...NODE_BUNDLE,
     // Two levels under the root, as src/main.ts is: the paths it finds from import.meta.url
     // (web/dist, prisma/migrations) are the same; the step worker is found beside the module.
     entryPoints: [join(root, 'src', 'main.ts'), join(root, 'src', 'ledger', 'step-worker.ts')],
     entryNames: '[name]',
     outdir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    sourcemap: 'linked',
-    logLevel: 'warning',
   });
 }
 

@@ -88,8 +88,13 @@ export function contributions(model: RankingModel, x: FeatureVector): FeatureVec
   return out;
 }
 
+/** The model's score: the sum of the contributions. */
+export function contributionSum(parts: FeatureVector): number {
+  return Object.values(parts).reduce((sum, v) => sum + v, 0);
+}
+
 export function modelScore(model: RankingModel, x: FeatureVector): number {
-  return Object.values(contributions(model, x)).reduce((sum, v) => sum + v, 0);
+  return contributionSum(contributions(model, x));
 }
 
 /** A query of the training history: its candidates' features, and which of them are relevant. */

@@ -20,7 +20,7 @@ import { Params, queryPrepared } from '../db/sql.ts';
 import { type ContextFacts, compareText } from '../learning/facts.ts';
 import { BM25, chooseQueryTerms, type TermStat, weightedTerms } from './bm25.ts';
 import { EPISODE_FEEDBACK, type FeedbackUse, queryFeedback, type WeightedTerms } from './feedback.ts';
-import { type CandidateEvidence, contributions, type FeatureVector, features, fieldMaxima, type RankingModel } from './ranker.ts';
+import { type CandidateEvidence, contributionSum, contributions, type FeatureVector, features, fieldMaxima, type RankingModel } from './ranker.ts';
 import { loadRankingModel, rankingModelSql, toRankingModel } from './ranker-store.ts';
 import { contextMatch, RECENCY_HALF_LIFE_DAYS, type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
 import { mentionTerms, taskTerms } from './terms.ts';
@@ -111,8 +111,11 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
   const mentions = [...mentionTerms(r.query.description).keys()].slice(0, LOOKUP_TERMS);
   const lookup = [...words, ...mentions];
   // The tenant's model is read by the ranking's own statement (one round trip), or alone without words.
-  const found = lookup.length > 0 ? await lexicalCandidates(pool, r, lookup, repeated) : { rows: [], stats: [], model: null };
-  const model = r.model !== undefined ? r.model : lookup.length > 0 ? found.model : await loadRankingModel(pool, r.tenantId);
+  const found =
+    lookup.length > 0
+      ? await lexicalCandidates(pool, r, lookup, repeated)
+      : { rows: [], stats: [], model: r.model === undefined ? await loadRankingModel(pool, r.tenantId) : null };
+  const model = r.model !== undefined ? r.model : found.model;
   // The statement chose the terms as chooseQueryTerms does; over the chosen ones' stats it gives them back with their idf.
   const chosen = chooseQueryTerms(found.stats, repeated);
   const lexical = found.rows;
@@ -125,7 +128,7 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
   const learned = rows.map((row) => {
     const x = featuresOf(r, row, maxima);
     const parts = model ? contributions(model, x) : null;
-    return { x, parts, score: parts ? sumOf(parts) : 0 };
+    return { x, parts, score: parts ? contributionSum(parts) : 0 };
   });
   const bestScore = model ? Math.max(...learned.map((l) => l.score)) : 0;
   const queryWords = new Set(counts.keys());
@@ -158,8 +161,6 @@ interface Ranking {
   score: number;
   bestScore: number;
 }
-
-const sumOf = (parts: FeatureVector) => Object.values(parts).reduce((sum, v) => sum + v, 0);
 
 /** A candidate's features among the query's candidates (ranker.ts). */
 function featuresOf(r: EpisodeRetrieval, row: CandidateRow, maxima: ReturnType<typeof fieldMaxima>): FeatureVector {

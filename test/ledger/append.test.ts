@@ -45,15 +45,22 @@ async function waitForLockWait(pid: number): Promise<void> {
   }
 }
 
-/** The SQL texts the client sends from now on. */
-function recordQueries(client: import('pg').PoolClient): string[] {
+/** The SQL texts the client (or pool) sends from now on, until `stop`. */
+function recordQueries(client: import('pg').PoolClient | import('pg').Pool): { sent: string[]; stop(): void } {
   const sent: string[] = [];
+  const original = client.query;
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as { query: unknown }).query = (text: unknown, ...rest: unknown[]) => {
-    sent.push(String(text));
+    sent.push(typeof text === 'object' && text !== null && 'text' in text ? String(text.text) : String(text));
     return query(text, ...rest);
   };
-  return sent;
+  return { sent, stop: () => void ((client as { query: unknown }).query = original) };
+}
+
+/** A second instance of the store module: its own tails, as another server process has. */
+async function anotherProcess(tag: string): Promise<typeof import('../../src/ledger/store.ts')> {
+  const instance = `../../src/ledger/store.ts?${tag}`;
+  return (await import(/* @vite-ignore */ instance)) as typeof import('../../src/ledger/store.ts');
 }
 
 async function chain() {
@@ -70,7 +77,7 @@ describe('appendEvents', () => {
     const a = await begin();
     await a.append(['a1', 'a2']);
     const b = await begin();
-    const sent = recordQueries(b.client);
+    const { sent } = recordQueries(b.client);
     const pending = b.append(['b1']); // waits for a's row lock on the head
     await b.blocked();
     await a.commit();
@@ -102,9 +109,7 @@ describe('appendEvents', () => {
   });
 
   it('re-chains when another process moved the head past the tail this process knows', async () => {
-    // A second instance of the module has its own tails, as another server process would.
-    const anotherInstance = '../../src/ledger/store.ts?another-process';
-    const otherProcess = (await import(/* @vite-ignore */ anotherInstance)) as typeof import('../../src/ledger/store.ts');
+    const otherProcess = await anotherProcess('another-process');
     expect(otherProcess.appendEvents).not.toBe(appendEvents);
     const before = await chain();
     const mine = await begin();
@@ -134,13 +139,11 @@ describe('Writer.runStatement: a write and its events as one autocommit statemen
     tenantId = (await createTenant(m.db.prisma, `t-${randomUUID()}`)).id;
     const writer = createWriter(m.db.pool, []);
     await writer.run(tenantId, async (ctx) => void ctx.events.push(event('known tail')));
-    const sent: string[] = [];
-    const query = m.db.pool.query.bind(m.db.pool) as (...args: unknown[]) => unknown;
-    (m.db.pool as { query: unknown }).query = (text: unknown, ...rest: unknown[]) => (sent.push(String(text)), query(text, ...rest));
+    const { sent, stop } = recordQueries(m.db.pool);
     try {
       await writer.runStatement(tenantId, receipt('one'), [event('one statement')]);
     } finally {
-      (m.db.pool as { query: unknown }).query = query;
+      stop();
     }
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatch(/INSERT INTO retrievals/);
@@ -151,8 +154,7 @@ describe('Writer.runStatement: a write and its events as one autocommit statemen
   });
 
   it('writes nothing in that statement when another process moved the head, then writes once under the lock', async () => {
-    const anotherInstance = '../../src/ledger/store.ts?another-process-2';
-    const otherProcess = (await import(/* @vite-ignore */ anotherInstance)) as typeof import('../../src/ledger/store.ts');
+    const otherProcess = await anotherProcess('another-process-2');
     const theirs = await begin();
     await otherProcess.appendEvents(theirs.client, tenantId, [event('theirs')]);
     await theirs.commit();
