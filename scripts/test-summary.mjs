@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Prints vitest's JSON report as the lines CI reads. The last line is exactly "N passed, M failed"
-// (the form the founders' CI parses); before it, "K skipped" with the files the skipped tests are
-// in, so that tests switched off by a missing service (Redis) are visible rather than silent.
+// (the form the founders' CI parses); before it, each failed test (file, name, first line of its
+// message: CI shows only the log's tail, so a flake must be named there) and "K skipped" with the
+// files the skipped tests are in, so that tests switched off by a missing service (Redis) are
+// visible rather than silent.
 // Exits non-zero when the report is missing, a test failed, or no test ran. With `--exit-code N`
 // (vitest's own exit code), a run that exited non-zero with no failed test in its report (an
 // unhandled error, a failing global setup or teardown: the JSON report records neither) counts as
@@ -30,6 +32,7 @@ if (unreported)
     `vitest exited ${vitestExitCode} with no failed test in its report: an unhandled error or a failed setup or teardown (see "Unhandled" or "Error" in the log above)`,
   );
 const failed = failedInReport + unreported;
+for (const line of failedTestLines(report)) console.log(line);
 const skipped = skippedByFile(report);
 const skippedTotal = skipped.reduce((sum, [, n]) => sum + n, 0);
 console.log(`${skippedTotal} skipped${skippedTotal ? `: ${skipped.map(([name, n]) => `${name} (${n})`).join(', ')}` : ''}`);
@@ -38,6 +41,20 @@ process.exit(failed > 0 || passed === 0 ? 1 : 0);
 
 function countFilesFailedWithoutTests(r) {
   return (r.testResults ?? []).filter((s) => s.status === 'failed' && !(s.assertionResults ?? []).some((a) => a.status === 'failed')).length;
+}
+
+/** "failed: <file> > <test>: <first line of its message>" for each failed test or file that failed to load. */
+function failedTestLines(r) {
+  return (r.testResults ?? []).flatMap((s) => {
+    const file = relative(process.cwd(), s.name);
+    const tests = (s.assertionResults ?? []).filter((a) => a.status === 'failed');
+    if (tests.length === 0) return s.status === 'failed' ? [`failed: ${file}: ${firstLine(s.message)}`] : [];
+    return tests.map((a) => `failed: ${file} > ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`);
+  });
+}
+
+function firstLine(message) {
+  return (message ?? '').split('\n').find((l) => l.trim() !== '')?.trim().slice(0, 300) ?? '';
 }
 
 /** [file, number of skipped or todo tests] for each file that has any, in report order. */
