@@ -26,7 +26,9 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all(started.map((p) => p.stop('SIGTERM')));
-  for (const pid of [pidIn('server.pid'), pidIn('pgdata/postmaster.pid'), ...watchdogs()]) if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+  // Only processes of this folder: a pid file can outlive its process (a SIGKILLed server, a failed
+  // start), and with pid_max 32768 its number is soon another process's, e.g. another file's server.
+  for (const pid of [pidIn('server.pid'), pidIn('pgdata/postmaster.pid'), ...watchdogs()]) if (pid && ofThisFolder(pid)) process.kill(pid, 'SIGKILL');
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -35,10 +37,10 @@ function pidIn(file: string): number | undefined {
   return existsSync(path) ? Number(readFileSync(path, 'utf8').split('\n')[0]) : undefined;
 }
 
-function alive(pid: number): boolean {
+/** True when the process is alive and its command line or environment names this test's data folder. */
+function ofThisFolder(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    return [`/proc/${pid}/cmdline`, `/proc/${pid}/environ`].some((file) => readFileSync(file, 'utf8').includes(dataDir));
   } catch {
     return false;
   }
@@ -81,7 +83,7 @@ describe('npm start survives real life', { timeout: 400_000 }, () => {
     expect(postgres).toBeGreaterThan(0);
     process.kill(server as number, 'SIGKILL');
     await first.exited();
-    await until('the orphaned PostgreSQL stopped', () => !alive(postgres as number));
+    await until('the orphaned PostgreSQL stopped', () => !ofThisFolder(postgres as number));
     const second = await serving();
     expect(second.output()).not.toContain('initialising embedded PostgreSQL');
     await second.stop('SIGTERM');
@@ -93,10 +95,10 @@ describe('npm start survives real life', { timeout: 400_000 }, () => {
     for (const pid of watchdogs()) process.kill(pid, 'SIGKILL');
     process.kill(pidIn('server.pid') as number, 'SIGKILL');
     await first.exited();
-    expect(alive(postgres)).toBe(true);
+    expect(ofThisFolder(postgres)).toBe(true);
     const second = await serving();
     expect(second.output()).toContain(`stopping the PostgreSQL (pid ${postgres}) a previous server left running`);
-    expect(alive(postgres)).toBe(false);
+    expect(ofThisFolder(postgres)).toBe(false);
     await second.stop('SIGTERM');
   });
 
@@ -113,10 +115,10 @@ describe('npm start survives real life', { timeout: 400_000 }, () => {
     expect(JSON.parse(defaultPort.stdout)).toEqual([expect.objectContaining({ id: key.id })]);
     const server = pidIn('server.pid') as number;
     const postgres = pidIn('pgdata/postmaster.pid') as number;
-    expect(alive(server) && alive(postgres)).toBe(true);
+    expect(ofThisFolder(server) && ofThisFolder(postgres)).toBe(true);
     proc.child.kill('SIGTERM');
     await proc.exited();
-    await until('the server and its PostgreSQL exited', () => !alive(server) && !alive(postgres));
+    await until('the server and its PostgreSQL exited', () => !ofThisFolder(server) && !ofThisFolder(postgres));
     expect(watchdogs()).toEqual([]);
     expect(existsSync(join(dataDir, 'server.pid'))).toBe(false);
   });

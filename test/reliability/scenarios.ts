@@ -860,6 +860,11 @@ export async function overload(o: OverloadOptions): Promise<OverloadReport> {
     };
     await Promise.all(Array.from({ length: clients }, client));
     const rss = sampler.stop();
+    const death = deathOf(s);
+    if ('signal' in death)
+      throw new Error(
+        `the server died under the overload (exit ${death.exitCode}, signal ${death.signal}; ${unanswered} calls unanswered): ${death.stderr.replace(/\s+/g, ' ').slice(-800)} | ${recentErrors(s).join(' | ')}`,
+      );
     const metrics = await scrapeMetrics(s.base, s.apiKey);
     const half = Math.floor(rss.samples.length / 2);
     const peakOf = (xs: number[]) => xs.reduce((m, x) => Math.max(m, x), 0);

@@ -129,4 +129,25 @@ describe('two-field BM25 ranking', () => {
     const found = await l.relevant({ description: 'the FrobnicatorCache is stale', context: CTX });
     expect(ids(found.episodes)[0]).toBe(long.episode.id);
   });
+
+  it("goes with its tenant: a deleted tenant's postings, frequencies and totals are deleted, another tenant's stay", async () => {
+    const gone = await learnerTenant(t, 'rank-deleted');
+    const kept = await learnerTenant(t, 'rank-kept');
+    for (const { l } of [gone, kept]) for (const topic of TOPICS.slice(0, 2)) await l.run({ description: `${topic}. Fix it.`, context: CTX });
+    const pool = t.services.db.pool;
+    const rowsOf = async (tenantId: string) =>
+      (
+        await pool.query(
+          `SELECT (SELECT count(*) FROM episode_terms WHERE tenant_id = $1)::int AS postings,
+                  (SELECT count(*) FROM episode_term_df WHERE tenant_id = $1)::int AS frequencies,
+                  (SELECT count(*) FROM episode_term_totals WHERE tenant_id = $1)::int AS totals`,
+          [tenantId],
+        )
+      ).rows[0];
+    const before = await rowsOf(kept.keys.tenantId);
+    expect(before.postings * before.frequencies * before.totals).toBeGreaterThan(0);
+    await pool.query('DELETE FROM tenants WHERE id = $1', [gone.keys.tenantId]);
+    expect(await rowsOf(gone.keys.tenantId)).toEqual({ postings: 0, frequencies: 0, totals: 0 });
+    expect(await rowsOf(kept.keys.tenantId)).toEqual(before);
+  });
 });
