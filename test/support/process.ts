@@ -4,7 +4,7 @@
 // transpiling and resolving modules, about 2 s without. `npm start` still runs the sources
 // through tsx, as a user's does.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { must } from '../../src/core/must.ts';
 
@@ -30,6 +30,20 @@ export function startWithNpm(env: Record<string, string>): ServerProcess {
   return spawnServer('npm', ['start', '--silent'], { PATH: path, ...env });
 }
 
+/**
+ * What a process that printed nothing was doing, from /proc: its state (R running, S sleeping, D
+ * waiting on I/O, T stopped, Z zombie), the CPU it used and the kernel function it waits in.
+ */
+function processState(pid: number | undefined): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const wchan = readFileSync(`/proc/${pid}/wchan`, 'utf8');
+    return `pid ${pid} state ${stat[0]}, CPU ${(Number(stat[11]) + Number(stat[12])) * 10} ms, waiting in ${wchan || '-'}`;
+  } catch {
+    return `pid ${pid}: no /proc entry`;
+  }
+}
+
 function spawnServer(command: string, args: string[], env: Record<string, string>): ServerProcess {
   const child = spawn(command, args, {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
@@ -51,7 +65,8 @@ function spawnServer(command: string, args: string[], env: Record<string, string
           if (pattern.test(out)) return (clearInterval(poll), resolve());
           if (child.exitCode !== null || Date.now() - started > timeoutMs) {
             clearInterval(poll);
-            reject(new Error(`server did not print ${pattern}; stdout: ${out.slice(-2000)} stderr: ${err.slice(-2000)}`));
+            const how = child.exitCode !== null ? `it exited ${child.exitCode}` : `after ${timeoutMs} ms ${processState(child.pid)}`;
+            reject(new Error(`server did not print ${pattern} (${how}); stdout: ${out.slice(-2000)} stderr: ${err.slice(-2000)}`));
           }
         }, 50);
       });
