@@ -63,9 +63,11 @@ function spawnServer(command: string, args: string[], env: Record<string, string
         const started = Date.now();
         const poll = setInterval(() => {
           if (pattern.test(out)) return (clearInterval(poll), resolve());
-          if (child.exitCode !== null || Date.now() - started > timeoutMs) {
+          // A process killed by a signal has no exit code, only a signal code.
+          const ended = child.exitCode !== null || child.signalCode !== null;
+          if (ended || Date.now() - started > timeoutMs) {
             clearInterval(poll);
-            const how = child.exitCode !== null ? `it exited ${child.exitCode}` : `after ${timeoutMs} ms ${processState(child.pid)}`;
+            const how = ended ? `it exited: code ${child.exitCode}, signal ${child.signalCode}` : `after ${timeoutMs} ms ${processState(child.pid)}`;
             reject(new Error(`server did not print ${pattern} (${how}); stdout: ${out.slice(-2000)} stderr: ${err.slice(-2000)}`));
           }
         }, 50);
@@ -73,7 +75,7 @@ function spawnServer(command: string, args: string[], env: Record<string, string
     },
     exited: () => exit,
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exit;
     },
   };
