@@ -1,7 +1,6 @@
 // One node:http server: yoga for HTTP and SSE on /graphql (http/yoga.ts), graphql-ws on the same
 // path (http/websocket.ts), the health endpoints, and the other routes. createApp builds it;
 // start/stop own the lifecycle.
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
@@ -11,11 +10,10 @@ import { delay } from './core/delay.ts';
 import { Admission } from './http/admission.ts';
 import { BLOBS_PATH, serveBlob } from './http/blob-download.ts';
 import { sendJson, sendMetrics, sendReadiness } from './http/health.ts';
+import { inRequestScope, requestListener } from './http/listener.ts';
 import { createMetrics, METRICS_PATH } from './http/metrics.ts';
-import { requestIdFrom } from './http/request-id.ts';
 import { serveGraphQLOverWebSocket } from './http/websocket.ts';
 import { createGraphQLHandler, GRAPHQL_PATH, type GraphQLHandler } from './http/yoga.ts';
-import { requestScope } from './log.ts';
 import { createMcpHandler, MCP_PATH } from './mcp/http.ts';
 import { createOtlpHandler, OTLP_TRACES_PATH } from './otlp/http.ts';
 import type { Services } from './schema/context.ts';
@@ -60,7 +58,7 @@ export function createApp(services: Services): App {
       requestTimeout: config.admission.bodyTimeoutMs,
       connectionsCheckingInterval: Math.min(1_000, config.admission.headersTimeoutMs),
     },
-    listener(route, unfinished, () => stopping),
+    requestListener(route, unfinished, () => stopping, log),
   );
 
   // A graphql-ws message is held whole in memory like an HTTP body, so it gets the same limit
@@ -135,20 +133,6 @@ function createRouter(services: Services, { yoga, metrics, admission, limiter, i
   };
 }
 
-/** Each request in the scope of its id (echoed in x-request-id), tracked until its response closes. */
-function listener(route: ReturnType<typeof createRouter>, unfinished: Set<ServerResponse>, stopping: () => boolean) {
-  return (req: IncomingMessage, res: ServerResponse) =>
-    inRequestScope(req.headers['x-request-id'], (requestId) => {
-      res.setHeader('x-request-id', requestId);
-      // A request read on a kept-alive connection after shutdown began is still answered, but it
-      // is the connection's last: otherwise busy clients would keep the server alive until the timeout.
-      if (stopping()) res.setHeader('connection', 'close');
-      unfinished.add(res);
-      res.once('close', () => unfinished.delete(res));
-      void route(req, res);
-    });
-}
-
 /** App.fetch: yoga's own fetch, in the request scope the socket's requests get, answering with their x-request-id. */
 function inProcessFetch(yoga: GraphQLHandler): App['fetch'] {
   return (url, init) =>
@@ -157,12 +141,6 @@ function inProcessFetch(yoga: GraphQLHandler): App['fetch'] {
       response.headers.set('x-request-id', requestId);
       return response;
     });
-}
-
-/** Runs `handle` in the scope of one request, named by the client's x-request-id when usable (else a new id). */
-function inRequestScope<T>(header: string | string[] | undefined, handle: (requestId: string) => T): T {
-  const requestId = requestIdFrom(header) ?? randomUUID();
-  return requestScope.run({ requestId }, () => handle(requestId));
 }
 
 function displayHost(host: string): string {
