@@ -54,7 +54,13 @@ function failedTestLines(r) {
 }
 
 function firstLine(message) {
-  return (message ?? '').split('\n').find((l) => l.trim() !== '')?.trim().slice(0, 300) ?? '';
+  return (
+    (message ?? '')
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim()
+      .slice(0, 300) ?? ''
+  );
 }
 
 /** [file, number of skipped or todo tests] for each file that has any, in report order. */
