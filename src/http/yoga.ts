@@ -10,6 +10,7 @@ import { tokenFromHeader } from '../auth/keys.ts';
 import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { KeyWatch } from '../auth/socket-keys.ts';
 import type { AuthResult } from '../auth/store.ts';
+import { WritesBeforeAnswer } from '../core/writes-before-answer.ts';
 import { databaseTrouble } from '../db/errors.ts';
 import { ScopedClients } from '../db/tenant-scope.ts';
 import { inexactNumberMessage } from '../ledger/json-numbers.ts';
@@ -26,6 +27,7 @@ import { useCompiledStepJournal } from './jit.ts';
 import type { createMetrics } from './metrics.ts';
 import { useResponseBudget } from './response-budget.ts';
 import { useStreamGuard } from './streams.ts';
+import { useWritesBeforeAnswer } from './writes-before-answer.ts';
 import { yogaLogging } from './yoga-log.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -53,6 +55,7 @@ function contextFactory(services: Services, limiter: RateLimiter | null, admissi
       services,
       db: scoped.for('viewer' in auth ? auth.viewer.tenantId : NO_TENANT),
       budget: new ResponseBudget(services.config.maxResponseBytes),
+      writesBeforeAnswer: new WritesBeforeAnswer(),
       wsSocket: initial.wsSocket,
     };
   };
@@ -75,6 +78,8 @@ export function createGraphQLHandler(services: Services, { admission, limiter, k
     // The limit is useBodyLimit's (in hardeningPlugins): yoga's counts every body as a stream.
     maxRequestBodySize: false,
     plugins: [
+      // First, so that every other plugin's end of execution (admission, metrics) comes after the writes.
+      useWritesBeforeAnswer(),
       useAdmission(admission, config.admission.maxConcurrentRequests),
       ...hardeningPlugins(config),
       useDocumentAuthorization(),

@@ -5,8 +5,7 @@
 import type pg from 'pg';
 import { Params, queryRows } from '../db/sql.ts';
 import { FILE_RULES, type FileEvidence, type RankedRun, type RunOutcome, rankFiles } from './files.ts';
-import { recordRetrieval } from './receipts.ts';
-import type { RetrievalDeps } from './retrieve.ts';
+import { type RetrievalDeps, startReceipt } from './retrieve.ts';
 import type { RetrievalQuery } from './score.ts';
 import { type EpisodeRetrievalFilter, rankEpisodesWithTerms } from './store.ts';
 
@@ -46,7 +45,7 @@ export async function retrieveFiles(
     limit: request.limit,
     filter: { minReward: request.filter.minReward ?? null, endedAfter: request.filter.endedAfter?.toISOString() ?? null, agent: request.filter.agent ?? null },
   };
-  const retrievalId = await recordRetrieval(deps.writer, tenantId, { kind: 'files', query, episodeIds: evidence, terms });
+  const retrievalId = startReceipt(deps, tenantId, { kind: 'files', query, episodeIds: evidence, terms });
   return { retrievalId, files };
 }
 

@@ -6,6 +6,7 @@ import { InputLimitError, throwIfViolations } from '../core/errors.ts';
 import { listSize } from '../schema/page-size.ts';
 import type { FileEvidence } from './files.ts';
 import { type FileRetrievalResult, retrieveFiles } from './files-store.ts';
+import { retrievalDeps } from './graphql.ts';
 import { RelevantEpisodeFilter, RetrievalTaskInput, toRetrievalQuery } from './graphql-inputs.ts';
 import { RETRIEVAL_LIMITS, validateRetrieval } from './inputs.ts';
 
@@ -62,8 +63,12 @@ builder.queryFields((t) => ({
       const limit = args.limit ?? DEFAULT_FILES;
       throwIfViolations(validateRetrieval(args.task, limit));
       const filter = { minReward: args.filter?.minReward ?? null, endedAfter: args.filter?.endedAfter ?? null, agent: args.filter?.agent ?? null };
-      const deps = { pool: ctx.services.db.pool, writer: ctx.services.writer };
-      return retrieveFiles(deps, ctx.viewer.tenantId, { query: toRetrievalQuery(args.task), limit, filter, record: grantsScope(ctx.viewer.scopes, 'write') });
+      return retrieveFiles(retrievalDeps(ctx), ctx.viewer.tenantId, {
+        query: toRetrievalQuery(args.task),
+        limit,
+        filter,
+        record: grantsScope(ctx.viewer.scopes, 'write'),
+      });
     },
   }),
 }));

@@ -17,7 +17,11 @@ import type { ScoredEpisode } from './store.ts';
 /** Results of a retrieval unless limit says otherwise (at most RETRIEVAL_LIMITS.maxResults). */
 const DEFAULT_RESULTS = 10;
 
-const retrievalDeps = (ctx: Context): RetrievalDeps => ({ pool: ctx.services.db.pool, writer: ctx.services.writer });
+export const retrievalDeps = (ctx: Context): RetrievalDeps => ({
+  pool: ctx.services.db.pool,
+  writer: ctx.services.writer,
+  beforeAnswer: (write) => ctx.writesBeforeAnswer.add(write),
+});
 
 interface FeatureContribution {
   name: string;

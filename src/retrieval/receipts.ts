@@ -36,8 +36,12 @@ export interface Receipt {
   terms?: WeightedTerms;
 }
 
-/** Records the receipt and its `retrieval.served` event (one statement: Writer.runStatement); its id. */
-export async function recordRetrieval(writer: Writer, tenantId: string, receipt: Receipt): Promise<string> {
+/**
+ * Starts recording the receipt and its `retrieval.served` event (one statement: Writer.runStatement).
+ * The id is known at once; `written` settles when the receipt has committed (or failed): the
+ * answer naming the id must not leave before it (RetrievalDeps.beforeAnswer).
+ */
+export function recordRetrieval(writer: Writer, tenantId: string, receipt: Receipt): { retrievalId: string; written: Promise<void> } {
   const ids = { episodes: receipt.episodeIds ?? [], warnings: receipt.warningIds ?? [], patterns: receipt.patternIds ?? [] };
   const queryHash = contentHash(receipt.query);
   const resultsHash = contentHash(ids);
@@ -71,8 +75,7 @@ export async function recordRetrieval(writer: Writer, tenantId: string, receipt:
       counts: { episodes: ids.episodes.length, warnings: ids.warnings.length, patterns: ids.patterns.length },
     },
   };
-  await writer.runStatement(tenantId, row, [served]);
-  return retrievalId;
+  return { retrievalId, written: writer.runStatement(tenantId, row, [served]) };
 }
 
 export interface FeedbackReport {

@@ -1,9 +1,10 @@
 // A retrieval: rank (read-only, on the pool), then record its receipt and ledger event (one write),
-// only when the caller may write (`record`): a read-scope key never writes (docs/SECURITY.md).
+// only when the caller may write (`record`): a read-scope key never writes (docs/SECURITY.md). The
+// receipt commits while the caller reads the answer's episodes; the answer waits for it (beforeAnswer).
 import type pg from 'pg';
 import type { Writer } from '../write.ts';
 import { type PatternTask, rankPatterns, type ScoredPattern } from './pattern-store.ts';
-import { recordRetrieval } from './receipts.ts';
+import { type Receipt, recordRetrieval } from './receipts.ts';
 import type { RetrievalQuery } from './score.ts';
 import { CONTEXT_CANDIDATES, type EpisodeRetrievalFilter, LEXICAL_CANDIDATES, rankEpisodesWithTerms, type ScoredEpisode } from './store.ts';
 
@@ -11,6 +12,15 @@ import { CONTEXT_CANDIDATES, type EpisodeRetrievalFilter, LEXICAL_CANDIDATES, ra
 export interface RetrievalDeps {
   pool: pg.Pool;
   writer: Writer;
+  /** Holds the answer until the receipt's write has settled (Context.writesBeforeAnswer). */
+  beforeAnswer(write: Promise<void>): void;
+}
+
+/** Records the receipt without waiting for its commit, which the answer waits for instead; its id. */
+export function startReceipt(deps: RetrievalDeps, tenantId: string, receipt: Receipt): string {
+  const { retrievalId, written } = recordRetrieval(deps.writer, tenantId, receipt);
+  deps.beforeAnswer(written);
+  return retrievalId;
 }
 
 /** Every candidate, so the warnings can be the best failed ones however far down they rank. */
@@ -46,7 +56,7 @@ export async function retrieveEpisodes(
     filter: { minReward: request.filter.minReward ?? null, endedAfter: request.filter.endedAfter?.toISOString() ?? null, agent: request.filter.agent ?? null },
   };
   if (!request.record) return { retrievalId: null, episodes, warnings };
-  const retrievalId = await recordRetrieval(deps.writer, tenantId, {
+  const retrievalId = startReceipt(deps, tenantId, {
     kind: 'episodes',
     query,
     episodeIds: episodes.map((e) => e.id),
@@ -70,6 +80,6 @@ export async function retrievePatterns(
 ): Promise<PatternRetrievalResult> {
   const patterns = await rankPatterns(deps.pool, tenantId, task, limit);
   if (!record) return { retrievalId: null, patterns };
-  const retrievalId = await recordRetrieval(deps.writer, tenantId, { kind: 'patterns', query: { task, limit }, patternIds: patterns.map((p) => p.id) });
+  const retrievalId = startReceipt(deps, tenantId, { kind: 'patterns', query: { task, limit }, patternIds: patterns.map((p) => p.id) });
   return { retrievalId, patterns };
 }

@@ -5,6 +5,7 @@ import type { KeyCache } from '../auth/key-cache.ts';
 import type { AuthFailure } from '../auth/keys.ts';
 import type { Viewer } from '../auth/store.ts';
 import type { Config } from '../config.ts';
+import type { WritesBeforeAnswer } from '../core/writes-before-answer.ts';
 import type { Database } from '../db/client.ts';
 import type { ScopedPrisma } from '../db/tenant-scope.ts';
 import type { JobQueue } from '../jobs/queue.ts';
@@ -46,6 +47,8 @@ export interface Context {
   db: ScopedPrisma;
   /** Bytes of large stored content this request may still read (MAX_RESPONSE_BYTES). */
   budget: ResponseBudget;
+  /** Writes a resolver started and did not await: the answer leaves once they have committed. */
+  writesBeforeAnswer: WritesBeforeAnswer;
   /** The graphql-ws socket an operation runs on (absent over HTTP and SSE): its send buffer shows a slow consumer. */
   wsSocket?: { readonly bufferedAmount: number };
 }

@@ -8,7 +8,7 @@ import { RELEVANCE_WEIGHTS } from '../../src/retrieval/score.ts';
 import { startInput } from '../lifecycle/support.ts';
 import { type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
-import { FAILURE, ids, type Learner, learnerTenant, ledger, SUCCESS } from './support.ts';
+import { FAILURE, ids, type Learner, learnerTenant, ledger, RELEVANT_EPISODES, SUCCESS } from './support.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
@@ -201,5 +201,69 @@ describe('tenancy and receipts', () => {
     expect(rows[0].query_hash).toBe(contentHash(query));
     const again = await l.relevant(task, { includeFailures: true, limit: 5 });
     expect(again.retrievalId).not.toBe(r.retrievalId);
+  });
+  it('answers only once the receipt has committed (it commits while the answer is read)', async () => {
+    const { keys, l } = await learnerTenant(t, 'receipt-before-answer');
+    const description = 'Retry the webhook delivery with backoff';
+    await l.run({ description, context: WEB });
+    // The receipt's statement takes the tenant's ledger head: held here, the receipt cannot commit.
+    const holder = await t.services.db.pool.connect();
+    let answer: Promise<unknown> | undefined;
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM ledger_heads WHERE tenant_id = $1 FOR UPDATE', [keys.tenantId]);
+      let answered = false;
+      answer = t.gql(RELEVANT_EPISODES, { task: { description } }, keys.write).then((r) => {
+        answered = true;
+        return r;
+      });
+      await new Promise((r) => setTimeout(r, 400));
+      expect(answered).toBe(false);
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    const r = (await answer) as { data: { relevantEpisodes: { retrievalId: string; episodes: unknown[] } } };
+    const { retrievalId } = r.data.relevantEpisodes;
+    const { rows } = await t.services.db.pool.query('SELECT kind FROM retrievals WHERE id = $1', [retrievalId]);
+    expect(rows).toEqual([{ kind: 'episodes' }]);
+    expect((await ledger(t, keys.tenantId, 'retrieval.served')).map((e) => (e.payload as Json).retrievalId)).toEqual([retrievalId]);
+  });
+
+  it('fails the answer, naming no retrieval, when its receipt cannot be stored', async () => {
+    const { keys, l } = await learnerTenant(t, 'receipt-fails');
+    const description = 'Compress the nightly backups';
+    await l.run({ description, context: WEB });
+    const constraint = `receipts_refused_${keys.tenantId.replaceAll('-', '')}`;
+    await t.services.db.pool.query(`ALTER TABLE retrievals ADD CONSTRAINT ${constraint} CHECK (tenant_id <> '${keys.tenantId}') NOT VALID`);
+    try {
+      const r = await t.gql(RELEVANT_EPISODES, { task: { description } }, keys.write);
+      expect(r.data).toBeNull();
+      expect(r.errors).toHaveLength(1);
+      expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', requestId: expect.any(String) });
+      expect(JSON.stringify(r)).not.toContain(constraint);
+      for (const patterns of [true, false]) {
+        const other = patterns
+          ? await t.gql(
+              'query($d: String!) { relevantPatterns(task: { description: $d }) { __typename ... on RelevantPatterns { retrievalId } } }',
+              { d: description },
+              keys.write,
+            )
+          : await t.gql(
+              'query($d: String!) { relevantFiles(task: { description: $d }) { __typename ... on RelevantFiles { retrievalId } } }',
+              { d: description },
+              keys.write,
+            );
+        expect(other.data).toBeNull();
+        expect(other.errors?.[0]?.extensions?.code).toBe('INTERNAL_SERVER_ERROR');
+      }
+      // A read-scope key records nothing, so the same retrieval answers it meanwhile.
+      const read = await t.gql(RELEVANT_EPISODES, { task: { description } }, keys.read);
+      expect(read.errors).toBeUndefined();
+      expect(read.data).toMatchObject({ relevantEpisodes: { retrievalId: null } });
+    } finally {
+      await t.services.db.pool.query(`ALTER TABLE retrievals DROP CONSTRAINT ${constraint}`);
+    }
+    expect(await ledger(t, keys.tenantId, 'retrieval.served')).toEqual([]);
   });
 });
