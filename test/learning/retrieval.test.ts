@@ -28,6 +28,29 @@ function expectBreakdown(s: Json) {
   expect(s.total).toBeCloseTo(evidence * factor, 10);
 }
 
+/**
+ * Sends a request while another transaction holds the tenant's ledger head (which the receipt's
+ * statement takes), checks that no answer came meanwhile, then lets the receipt commit; the answer.
+ */
+async function whileLedgerHeadHeld<T>(tenantId: string, send: () => Promise<T>): Promise<T> {
+  const holder = await t.services.db.pool.connect();
+  let answer: Promise<T>;
+  try {
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM ledger_heads WHERE tenant_id = $1 FOR UPDATE', [tenantId]);
+    let answered = false;
+    answer = send().finally(() => {
+      answered = true;
+    });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(answered).toBe(false);
+  } finally {
+    await holder.query('ROLLBACK');
+    holder.release();
+  }
+  return answer;
+}
+
 describe('ranking', () => {
   it('puts a context match above a mismatch with the same description', async () => {
     const { l } = await learnerTenant(t, 'rank-context');
@@ -202,32 +225,28 @@ describe('tenancy and receipts', () => {
     const again = await l.relevant(task, { includeFailures: true, limit: 5 });
     expect(again.retrievalId).not.toBe(r.retrievalId);
   });
-  it('answers only once the receipt has committed (it commits while the answer is read)', async () => {
+  it('answers only once the receipt has committed (it commits while the answer is read), over HTTP and graphql-ws', async () => {
     const { keys, l } = await learnerTenant(t, 'receipt-before-answer');
     const description = 'Retry the webhook delivery with backoff';
     await l.run({ description, context: WEB });
-    // The receipt's statement takes the tenant's ledger head: held here, the receipt cannot commit.
-    const holder = await t.services.db.pool.connect();
-    let answer: Promise<unknown> | undefined;
-    try {
-      await holder.query('BEGIN');
-      await holder.query('SELECT 1 FROM ledger_heads WHERE tenant_id = $1 FOR UPDATE', [keys.tenantId]);
-      let answered = false;
-      answer = t.gql(RELEVANT_EPISODES, { task: { description } }, keys.write).then((r) => {
-        answered = true;
-        return r;
+    const overHttp = () => t.gql(RELEVANT_EPISODES, { task: { description } }, keys.write);
+    const overWs = () =>
+      new Promise<Json>((resolve, reject) => {
+        let result: Json;
+        t.wsClient(keys.write).subscribe(
+          { query: RELEVANT_EPISODES, variables: { task: { description } } },
+          { next: (r) => (result = r), error: reject, complete: () => resolve(result) },
+        );
       });
-      await new Promise((r) => setTimeout(r, 400));
-      expect(answered).toBe(false);
-    } finally {
-      await holder.query('ROLLBACK');
-      holder.release();
+    const served: string[] = [];
+    for (const send of [overHttp, overWs]) {
+      const answer = (await whileLedgerHeadHeld(keys.tenantId, send)) as { data: { relevantEpisodes: { retrievalId: string } } };
+      const { retrievalId } = answer.data.relevantEpisodes;
+      const { rows } = await t.services.db.pool.query('SELECT kind FROM retrievals WHERE id = $1', [retrievalId]);
+      expect(rows).toEqual([{ kind: 'episodes' }]);
+      served.push(retrievalId);
     }
-    const r = (await answer) as { data: { relevantEpisodes: { retrievalId: string; episodes: unknown[] } } };
-    const { retrievalId } = r.data.relevantEpisodes;
-    const { rows } = await t.services.db.pool.query('SELECT kind FROM retrievals WHERE id = $1', [retrievalId]);
-    expect(rows).toEqual([{ kind: 'episodes' }]);
-    expect((await ledger(t, keys.tenantId, 'retrieval.served')).map((e) => (e.payload as Json).retrievalId)).toEqual([retrievalId]);
+    expect((await ledger(t, keys.tenantId, 'retrieval.served')).map((e) => (e.payload as Json).retrievalId)).toEqual(served);
   });
 
   it('fails the answer, naming no retrieval, when its receipt cannot be stored', async () => {
