@@ -22,7 +22,7 @@ import { BM25, chooseQueryTerms, type TermStat, weightedTerms } from './bm25.ts'
 import { EPISODE_FEEDBACK, type FeedbackUse, queryFeedback, type WeightedTerms } from './feedback.ts';
 import { type CandidateEvidence, contributionSum, contributions, type FeatureVector, features, fieldMaxima, type RankingModel } from './ranker.ts';
 import { loadRankingModel, rankingModelSql, toRankingModel } from './ranker-store.ts';
-import { contextMatch, RECENCY_HALF_LIFE_DAYS, type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
+import { type ContextSide, contextMatch, RECENCY_HALF_LIFE_DAYS, type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
 import { mentionTerms, taskTerms } from './terms.ts';
 
 export const LEXICAL_CANDIDATES = 100;
@@ -132,24 +132,33 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
   });
   const bestScore = model ? Math.max(...learned.map((l) => l.score)) : 0;
   const queryWords = new Set(counts.keys());
+  const query: ContextSide = { taskType: r.query.taskType, context: r.query.context };
   const episodes = rows
-    .map((row, i) => toScored(r, row, { textRank: (row.task + row.work + row.change) / best, ...must(learned[i]), bestScore }, queryWords))
+    .map((row, i) => {
+      const { x, parts, score } = must(learned[i]);
+      return toScored(row, query, { textRank: (row.task + row.work + row.change) / best, x, parts, score, bestScore }, queryWords);
+    })
     .sort((a, b) => b.score.total - a.score.total || compareText(a.id, b.id))
     .slice(0, r.limit);
   return { episodes, terms: weightedTerms(chosen) };
 }
 
-/** A candidate's evidence for the learned model's features. */
-function evidenceOf(r: EpisodeRetrieval, row: CandidateRow): CandidateEvidence {
+/** A candidate's evidence for the learned model's features (its context match when known). */
+function evidenceOf(r: EpisodeRetrieval, row: CandidateRow, contextMatch = 0): CandidateEvidence {
   const domain = r.query.context.domain;
   return {
     task: row.task,
     work: row.work,
     change: row.change,
     sameDomain: domain !== null && row.domain === domain ? 1 : 0,
-    contextMatch: 0,
+    contextMatch,
     trigram: row.trigram,
   };
+}
+
+/** The candidate's task type and context, as relevanceScore and contextMatch compare them. */
+function sideOf(row: CandidateRow): ContextSide {
+  return { taskType: row.task_type, context: { domain: row.domain, language: row.language, framework: row.framework, tags: row.tags ?? [] } };
 }
 
 interface Ranking {
@@ -164,14 +173,12 @@ interface Ranking {
 
 /** A candidate's features among the query's candidates (ranker.ts). */
 function featuresOf(r: EpisodeRetrieval, row: CandidateRow, maxima: ReturnType<typeof fieldMaxima>): FeatureVector {
-  const side = { taskType: row.task_type, context: { domain: row.domain, language: row.language, framework: row.framework, tags: row.tags ?? [] } };
-  return features({ ...evidenceOf(r, row), contextMatch: contextMatch({ taskType: r.query.taskType, context: r.query.context }, side) }, maxima);
+  return features(evidenceOf(r, row, contextMatch({ taskType: r.query.taskType, context: r.query.context }, sideOf(row))), maxima);
 }
 
-function toScored(r: EpisodeRetrieval, row: CandidateRow, ranking: Ranking, queryWords: ReadonlySet<string>): ScoredEpisode {
+function toScored(row: CandidateRow, query: ContextSide, ranking: Ranking, queryWords: ReadonlySet<string>): ScoredEpisode {
   const feedback = queryFeedback(queryWords, row.feedback_uses ?? []);
-  const side = { taskType: row.task_type, context: { domain: row.domain, language: row.language, framework: row.framework, tags: row.tags ?? [] } };
-  const query = { taskType: r.query.taskType, context: r.query.context };
+  const side = sideOf(row);
   const { x, parts } = ranking;
   // exp(score − best): 1 for the best candidate, and a model-score gap of g leaves e^−g of its evidence,
   // so the priors (a factor within 0.90 to 1.17) reorder only candidates within 0.26 of each other.
@@ -189,8 +196,10 @@ function toScored(r: EpisodeRetrieval, row: CandidateRow, ranking: Ranking, quer
     whatWentWrong: row.status === 'failed' ? row.what_went_wrong : null,
     feedbackUses: feedback.uses,
     feedbackResemblance: feedback.resemblance,
+    // Each member named, not spread (relevanceScore's comment says why).
     score: relevanceScore(query, {
-      ...side,
+      taskType: side.taskType,
+      context: side.context,
       rewardNormalized: row.reward_score,
       textRank: ranking.textRank,
       trigramSimilarity: row.trigram,

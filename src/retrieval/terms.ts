@@ -42,12 +42,19 @@ function add(counts: TermCounts, term: string, weight: number): void {
   if (keep(term)) counts.set(term, (counts.get(term) ?? 0) + weight);
 }
 
+/**
+ * A word CAMEL matches whole, in one piece (lower case, Capitalised, all capitals, digits): it has
+ * no parts, so the split is skipped for the words of ordinary text (most of every field's words).
+ */
+const ONE_PART = /^(?:[A-Z]?[a-z]+|[A-Z]+|\d+)$/;
+
 /** Adds the terms of a text: each word, and the parts of a snake_case or CamelCase word. */
 export function addWords(counts: TermCounts, text: string, weight = 1): TermCounts {
   for (const [word] of text.matchAll(WORD)) {
     if (HEX_NOISE.test(word)) continue;
     const lower = word.toLowerCase();
     add(counts, lower, weight);
+    if (ONE_PART.test(word)) continue;
     const parts = new Set<string>();
     for (const piece of word.split('_')) for (const [part] of piece.matchAll(CAMEL)) parts.add(part.toLowerCase());
     if (parts.size > 1) for (const part of parts) if (part !== lower) add(counts, part, weight);

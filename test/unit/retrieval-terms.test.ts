@@ -1,0 +1,68 @@
+// addWords skips splitting a word that is one CAMEL piece (the words of ordinary text); the terms
+// must be exactly those of splitting every word, as the index already holds them.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { addWords, type TermCounts } from '../../src/retrieval/terms.ts';
+
+/** addWords as it was before the shortcut: every word split on underscores and CamelCase. */
+function splittingEveryWord(text: string): TermCounts {
+  const counts: TermCounts = new Map();
+  const keep = (term: string) => term.length >= 2 && term.length <= 64 && !/^[\d_]+$/.test(term);
+  const add = (term: string) => keep(term) && counts.set(term, (counts.get(term) ?? 0) + 1);
+  for (const [word] of text.matchAll(/[\p{L}\p{N}_]+/gu)) {
+    if (/^(?:0x)?(?=[0-9a-f]*\d)[0-9a-f]{6,}$/i.test(word)) continue;
+    const lower = word.toLowerCase();
+    add(lower);
+    const parts = new Set<string>();
+    for (const piece of word.split('_')) for (const [part] of piece.matchAll(/[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+/g)) parts.add(part.toLowerCase());
+    if (parts.size > 1) for (const part of parts) if (part !== lower) add(part);
+  }
+  return counts;
+}
+
+const PIECES = [
+  'a',
+  'b',
+  'Z',
+  'Q',
+  'x',
+  'HTTP',
+  'Error',
+  'get',
+  'Value',
+  '_',
+  '0',
+  '7',
+  '42',
+  'é',
+  'É',
+  'ß',
+  '中',
+  'ﬁ',
+  'İ',
+  ' ',
+  '.',
+  '/',
+  '-',
+  'deadbeef1',
+  '0x',
+];
+const texts = fc.array(fc.constantFrom(...PIECES), { maxLength: 40 }).map((pieces) => pieces.join(''));
+
+describe('addWords', () => {
+  it('gives the terms of splitting every word, for any mix of cases, digits, underscores and non-ASCII letters', () => {
+    fc.assert(
+      fc.property(fc.oneof(texts, fc.string({ unit: 'grapheme', maxLength: 60 })), (text) => {
+        expect([...addWords(new Map(), text)].sort()).toEqual([...splittingEveryWord(text)].sort());
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('splits identifiers and keeps plain words whole', () => {
+    const terms = addWords(new Map(), 'ModelChoiceField bulk_create HTTPServer Hello world');
+    expect([...terms.keys()].sort()).toEqual(
+      ['modelchoicefield', 'model', 'choice', 'field', 'bulk_create', 'bulk', 'create', 'httpserver', 'http', 'server', 'hello', 'world'].sort(),
+    );
+  });
+});
