@@ -13,6 +13,7 @@ import { LedgerReads } from './ledger/live-reads.ts';
 import { loadSigner } from './ledger/signer.ts';
 import { stopForBudget } from './lifecycle/budget-stop.ts';
 import { startDeadlineWorkers } from './lifecycle/deadlines.ts';
+import { ImportBatcher } from './lifecycle/import-batch.ts';
 import { startRankerRefits } from './retrieval/ranker-jobs.ts';
 import type { Services } from './schema/context.ts';
 import { StepIngestor } from './steps/ingest.ts';
@@ -48,11 +49,13 @@ export async function createServices(config: Config, db: Database, log: Logger):
       ledgerBus.announceRevoked(keyId);
     }
   });
-  return { config, db, log, writer, ingest, jobs, learning, redactKeys, checkpoints, ledgerBus, ledgerReads: new LedgerReads(db.pool), keys };
+  const imports = new ImportBatcher(writer);
+  return { config, db, log, writer, ingest, imports, jobs, learning, redactKeys, checkpoints, ledgerBus, ledgerReads: new LedgerReads(db.pool), keys };
 }
 
 /** Answers every accepted write, then stops background work. The caller closes the database. */
 export async function stopServices(services: Services): Promise<void> {
+  await services.imports.drain();
   await services.ingest.drain();
   services.checkpoints.stop();
   await services.learning.drain();

@@ -44,6 +44,15 @@ export interface LogStepsPayload {
   results: StepItemResult[];
   episode: Episode;
 }
+export interface ImportRunPayload {
+  __typename: 'ImportRunPayload';
+  deduplicated: boolean;
+  episode: Episode;
+  /** Null when the run had been imported and had ended before. */
+  steps: LogStepsPayload | null;
+  /** Null when nothing was logged, or a budget stopped the episode during its steps. */
+  completion: FinishEpisodePayload | null;
+}
 export interface LogStepPayload {
   __typename: 'LogStepPayload';
   budgetExhausted: string | null;
@@ -130,6 +139,14 @@ export interface EpisodeProofBundle {
 type Transition = IllegalTransitionError | InputLimitError | NotFoundError;
 export type StartEpisodeResult = StartEpisodePayload | IdempotencyConflictError | InputLimitError | LeaseError | LoopStoppedError | NotFoundError;
 export type LogStepsResult = LogStepsPayload | Transition;
+export type ImportRunResult =
+  | ImportRunPayload
+  | IdempotencyConflictError
+  | InputLimitError
+  | LeaseError
+  | LoopStoppedError
+  | NotFoundError
+  | IllegalTransitionError;
 export type LogStepResult = LogStepPayload | Transition;
 export type EpisodeResult = EpisodePayload | Transition;
 export type FinishEpisodeResult = FinishEpisodePayload | Transition;

@@ -9,8 +9,18 @@ import { createBLAKE3 } from 'hash-wasm';
 import { logStepsBatched } from '../client/batch.ts';
 import type { EpisodicClient } from '../client/client.ts';
 import { EpisodicError, isErrorResult } from '../client/errors.ts';
-import type { FinishEpisodeResult, LogStepsResult, StartEpisodeResult, StepItemResult } from '../client/types.ts';
+import type {
+  FinishEpisodeResult,
+  ImportRunResult,
+  LogStepsResult,
+  OutcomeInput,
+  StartEpisodeInput,
+  StartEpisodeResult,
+  StepInput,
+  StepItemResult,
+} from '../client/types.ts';
 import { delay } from '../core/delay.ts';
+import { must } from '../core/must.ts';
 import { IMPORT_DOCUMENTS } from './documents.ts';
 import { outcomeOf, type RunSource, startInput, stepInput } from './episode.ts';
 import { type FoundFile, findFiles } from './files.ts';
@@ -178,25 +188,64 @@ async function journal(
   options: ImportOptions,
   base: RunReport,
 ): Promise<RunReport> {
-  const start = () => resent(() => client.request<StartEpisodeResult>(IMPORT_DOCUMENTS.startEpisode, { input: startInput(run, source) }));
+  const stepOptions = { largeContent: options.largeContent ?? 'BLOB', onInvalidStep: 'REJECT_STEP' } as const;
+  const outcome = outcomeOf(run, resolved);
+  // An end without a start measures nothing: a run without a start time keeps its times unknown.
+  const endedAt = run.startedAt && run.endedAt ? { endedAt: run.endedAt.toISOString() } : {};
+  const call = { start: startInput(run, source), steps: run.steps.map(stepInput), stepOptions, outcome, endedAt };
+  if (call.steps.length > STEPS_PER_CALL) return journalInCalls(client, run, call, base);
+  let sent = 0;
+  const imported = await resent(() => {
+    sent += 1;
+    const variables = { input: call.start, steps: call.steps, options: stepOptions, outcome, ...endedAt };
+    return client.request<ImportRunResult>(IMPORT_DOCUMENTS.importRun, variables);
+  });
+  if (isErrorResult(imported)) refused(imported);
+  const report = { ...base, episodeId: imported.episode.id };
+  // Found ended on the first send: imported before. On a resend: the first send's lost answer committed it.
+  if (imported.deduplicated && !imported.steps)
+    return sent > 1
+      ? { ...report, status: 'resumed', accepted: run.steps.length, outcome: outcome.kind }
+      : { ...report, status: 'duplicate', duplicates: run.steps.length, outcome: imported.episode.outcome?.kind ?? null };
+  const logged = must(imported.steps);
+  if (!imported.completion) refused({ __typename: 'BudgetExhausted', message: `the episode stopped during its steps (${logged.budgetExhausted ?? 'budget'})` });
+  return {
+    ...report,
+    status: imported.deduplicated ? 'resumed' : 'imported',
+    accepted: logged.accepted,
+    duplicates: logged.duplicates,
+    rejected: logged.results.filter((r) => r.status === 'REJECTED').map((r) => rejection(run, r)),
+    outcome: outcome.kind,
+  };
+}
+
+/** What an import sends for one run. */
+interface RunCall {
+  start: StartEpisodeInput;
+  steps: StepInput[];
+  stepOptions: { largeContent: 'BLOB' | 'TRUNCATE'; onInvalidStep: 'REJECT_STEP' };
+  outcome: OutcomeInput;
+  endedAt: { endedAt?: string };
+}
+
+/** A run of more steps than one call takes: started, its steps logged in batches, completed (three calls or more). */
+async function journalInCalls(client: EpisodicClient, run: ImportedRun, call: RunCall, base: RunReport): Promise<RunReport> {
+  const start = () => resent(() => client.request<StartEpisodeResult>(IMPORT_DOCUMENTS.startEpisode, { input: call.start }));
   const started = await start();
   if (isErrorResult(started)) refused(started);
   const episode = started.episode;
   const report = { ...base, episodeId: episode.id };
   if (started.deduplicated && episode.status !== 'RUNNING')
     return { ...report, status: 'duplicate', duplicates: run.steps.length, outcome: episode.outcome?.kind ?? null };
-  const stepOptions = { largeContent: options.largeContent ?? 'BLOB', onInvalidStep: 'REJECT_STEP' } as const;
   const logged = await logStepsBatched(
-    (steps) => resent(() => client.request<LogStepsResult>(IMPORT_DOCUMENTS.logSteps, { episodeId: episode.id, steps, options: stepOptions })),
-    run.steps.map(stepInput),
-    stepOptions,
+    (steps) => resent(() => client.request<LogStepsResult>(IMPORT_DOCUMENTS.logSteps, { episodeId: episode.id, steps, options: call.stepOptions })),
+    call.steps,
+    call.stepOptions,
   );
   if (isErrorResult(logged)) refused(logged);
   if (logged.stoppedBy) refused(logged.stoppedBy);
-  const outcome = outcomeOf(run, resolved);
-  // An end without a start measures nothing: a run without a start time keeps its times unknown.
-  const endedAt = run.startedAt && run.endedAt ? { endedAt: run.endedAt.toISOString() } : {};
-  const complete = () => client.request<FinishEpisodeResult>(IMPORT_DOCUMENTS.completeEpisode, { episodeId: episode.id, outcome, ...endedAt });
+  const complete = () =>
+    client.request<FinishEpisodeResult>(IMPORT_DOCUMENTS.completeEpisode, { episodeId: episode.id, outcome: call.outcome, ...call.endedAt });
   const finished = await complete().catch(async (err: unknown) => {
     if (!isCutConnection(err)) throw err;
     // The completion may have committed with its answer lost: the start, deduplicated, says whether it ended.
@@ -210,9 +259,12 @@ async function journal(
     accepted: logged.accepted,
     duplicates: logged.duplicates,
     rejected: logged.results.filter((r) => r.status === 'REJECTED').map((r) => rejection(run, r)),
-    outcome: outcome.kind,
+    outcome: call.outcome.kind,
   };
 }
+
+/** Steps one call takes (the API's limit per call): a longer run is imported in several calls. */
+const STEPS_PER_CALL = 1000;
 
 /** Sends a call again when the connection was cut before its answer: each call of an import is idempotent. */
 const RESENDS = 2;

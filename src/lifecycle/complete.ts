@@ -15,6 +15,8 @@ export interface LearningOptions {
   usedRetrievals: readonly string[];
   /** A past run's real end (importing it); null: now. */
   endedAt?: Date | null;
+  /** Set: the episode's terms are indexed by the caller, with these episodes' (finish.ts). */
+  indexWith?: string[];
 }
 
 export interface CompletionResult {
@@ -26,7 +28,7 @@ export interface CompletionResult {
 }
 
 export async function completeAndLearn(ctx: WriteContext, episodeId: string, outcome: Outcome, options: LearningOptions): Promise<CompletionResult> {
-  const { leaseCharge, stopCondition } = await completeEpisode(ctx, episodeId, outcome, options.endedAt ?? null);
+  const { leaseCharge, stopCondition } = await completeEpisode(ctx, episodeId, outcome, options.endedAt ?? null, options.indexWith);
   const feedback = await creditRetrievals(ctx, episodeId, options.usedRetrievals, outcome);
   const extraction = options.extractPatterns === 'sync' ? await extractEpisodePatterns(ctx, episodeId, 'sync') : null;
   return { leaseCharge, stopCondition, extraction, feedback };

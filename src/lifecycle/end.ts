@@ -41,7 +41,13 @@ async function endTime(ctx: WriteContext, ep: EpisodeRow, endedAt: Date | null):
   return row?.last ?? ep.startedAt;
 }
 
-export async function completeEpisode(ctx: WriteContext, episodeId: string, outcome: Outcome, endedAt: Date | null = null): Promise<FinishResult> {
+export async function completeEpisode(
+  ctx: WriteContext,
+  episodeId: string,
+  outcome: Outcome,
+  endedAt: Date | null = null,
+  indexWith?: string[],
+): Promise<FinishResult> {
   throwIfViolations(validateOutcome(outcome));
   const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
   requireTransition(ep, 'complete');
@@ -58,6 +64,7 @@ export async function completeEpisode(ctx: WriteContext, episodeId: string, outc
       eventType: failed ? 'episode.failed' : 'episode.completed',
       holonStop: holonStopForOutcome(outcome),
       endedAt: ended,
+      ...(indexWith ? { indexWith } : {}),
     },
     ctx.now,
     ctx.events,

@@ -29,6 +29,8 @@ export interface EpisodeEnding {
   holonStop?: StopReason | null;
   /** A past run's real end (imported); unset: now. */
   endedAt?: Date;
+  /** Set: the episode joins this list, whose episodes the caller indexes together before commit (import-run.ts); unset: indexed here. */
+  indexWith?: string[];
 }
 
 export interface FinishResult {
@@ -71,7 +73,8 @@ export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, endin
     ? await decideLoopStop(client, item, { id: ep.id, leaseId: ep.leaseId, holonStop: ending.holonStop ?? null }, leaseCharge, now, events)
     : null;
   // Last: the index's shared rows stay locked until commit (term-index.ts).
-  if (ending.outcome) await indexEpisodeTerms(client, ep.tenantId, ep.id);
+  if (ending.outcome && ending.indexWith) ending.indexWith.push(ep.id);
+  else if (ending.outcome) await indexEpisodeTerms(client, ep.tenantId, ep.id);
   return { leaseCharge, stopCondition };
 }
 

@@ -34,21 +34,26 @@ export async function changeEpisode<T>(ctx: AuthedContext, episodeId: string, ch
   return ctx.services.writer.run(ctx.viewer.tenantId, change);
 }
 
+/** A start's input checked (its limits, its context pack's hashes) as the store takes it. */
+export function checkedStart(input: typeof StartEpisodeInputRef.$inferInput): store.StartInput {
+  const domain = toStartEpisodeInput(input);
+  throwIfViolations(validateEpisodeInput(domain));
+  throwIfViolations([
+    ...hashViolations('input.contextPack.packHash', input.contextPack?.packHash),
+    ...hashViolations('input.contextPack.manifestHash', input.contextPack?.manifestHash),
+  ]);
+  return { ...domain, contextPack: toContextPack(input) };
+}
+
 builder.mutationFields((t) => ({
   startEpisode: t.withAuth({ write: true }).field({
     type: StartEpisodePayload,
     errors: { types: [InputLimitError, IdempotencyConflictError, NotFoundError, LeaseError, LoopStoppedError] },
     args: { input: t.arg({ type: StartEpisodeInputRef, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      const domain = toStartEpisodeInput(input);
-      throwIfViolations(validateEpisodeInput(domain));
-      throwIfViolations([
-        ...hashViolations('input.contextPack.packHash', input.contextPack?.packHash),
-        ...hashViolations('input.contextPack.manifestHash', input.contextPack?.manifestHash),
-      ]);
-      const contextPack = toContextPack(input);
+      const start = checkedStart(input);
       const { services, viewer } = ctx;
-      const result = await services.writer.run(viewer.tenantId, (w) => store.startEpisode(w, { ...domain, contextPack }));
+      const result = await services.writer.run(viewer.tenantId, (w) => store.startEpisode(w, start));
       if (result.deadlineAt && !result.deduplicated) {
         await scheduleDeadline(services.jobs, { tenantId: viewer.tenantId, episodeId: result.episodeId }, result.deadlineAt);
       }

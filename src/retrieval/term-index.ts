@@ -38,16 +38,32 @@ interface StepSource {
 
 /** Indexes an ended episode (idempotent: an episode already indexed is left alone). */
 export async function indexEpisodeTerms(client: pg.PoolClient, tenantId: string, episodeId: string): Promise<void> {
-  const episode = await episodeSource(client, episodeId);
-  if (!episode || episode.indexed) return;
-  const steps = await indexedSteps(client, episodeId);
-  const work = workTerms({ artifacts: episode.artifacts ?? [], failure: episode.failure, steps: steps.map(toWorkStep) });
-  const change = changeTerms({ artifacts: episode.artifacts ?? [], diff: lastDiff(steps.map((s) => s.output)) });
-  await writeFields(client, tenantId, episodeId, [
-    { field: FIELD.task, counts: taskTerms(episode.task_description) },
-    { field: FIELD.work, counts: work },
-    { field: FIELD.change, counts: change },
-  ]);
+  await indexEpisodesTerms(client, tenantId, [episodeId]);
+}
+
+/**
+ * Indexes several ended episodes of a tenant at once (runs imported in one transaction): each is
+ * weighted against the totals and frequencies as committed, as endings that run at once are, and
+ * the shared rows are written once for all of them, not once per episode.
+ */
+export async function indexEpisodesTerms(client: pg.PoolClient, tenantId: string, episodeIds: readonly string[]): Promise<void> {
+  const documents: EpisodeFields[] = [];
+  for (const episodeId of episodeIds) {
+    const episode = await episodeSource(client, episodeId);
+    if (!episode || episode.indexed) continue;
+    const steps = await indexedSteps(client, episodeId);
+    const work = workTerms({ artifacts: episode.artifacts ?? [], failure: episode.failure, steps: steps.map(toWorkStep) });
+    const change = changeTerms({ artifacts: episode.artifacts ?? [], diff: lastDiff(steps.map((s) => s.output)) });
+    documents.push({
+      episodeId,
+      fields: [
+        { field: FIELD.task, counts: taskTerms(episode.task_description) },
+        { field: FIELD.work, counts: work },
+        { field: FIELD.change, counts: change },
+      ],
+    });
+  }
+  if (documents.length) await writeFields(client, tenantId, documents);
 }
 
 async function episodeSource(client: pg.PoolClient, episodeId: string): Promise<EpisodeSource | undefined> {
@@ -83,40 +99,73 @@ interface FieldTerms {
   counts: TermCounts;
 }
 
+interface EpisodeFields {
+  episodeId: string;
+  fields: FieldTerms[];
+}
+
 /**
  * Reads the field totals and the terms' document frequencies as committed, writes the postings,
  * then the frequencies and the totals last. The frequency and totals rows are shared by every
  * ending of the tenant and stay locked until commit, so nothing else runs between taking them and
  * the commit (the reads take no lock). Alone, the impacts are those of reading the rows after the
- * update; endings that run at once each count the others' documents only once they commit.
+ * update; endings that run at once (or are indexed together) each count the others' documents
+ * only once they commit.
  */
-async function writeFields(client: pg.PoolClient, tenantId: string, episodeId: string, fields: readonly FieldTerms[]): Promise<void> {
-  const terms = fields.map((f) => ({ ...f, length: documentLength(f.counts), terms: [...f.counts.keys()].sort() }));
-  const withTerms = terms.filter((f) => f.terms.length > 0);
+async function writeFields(client: pg.PoolClient, tenantId: string, documents: readonly EpisodeFields[]): Promise<void> {
+  const perEpisode = documents.map((d) => d.fields.map((f) => ({ ...f, length: documentLength(f.counts), terms: [...f.counts.keys()].sort() })));
+  const withTerms = perEpisode.map((fields) => fields.filter((f) => f.terms.length > 0));
+  const counts = documentCounts(withTerms.flat());
   const totals = await committedTotals(client, tenantId);
-  const df = await committedDocumentFrequencies(client, tenantId, withTerms);
+  const df = await committedDocumentFrequencies(client, tenantId, counts);
   // Every term counts in the document frequencies; only the best INDEXED_TERMS get postings.
-  const postings = withTerms.flatMap((f) => {
-    const total = totals.get(f.field);
-    const before = total && { documents: total.documents, length: Number(total.length) };
-    return fieldPostings(f, before, (term) => df.get(dfKey(f.field, term)) ?? 0);
-  });
-  // The postings are this episode's own rows: written before the shared rows are locked, so the
+  const postings = documents.flatMap((d, k) =>
+    (withTerms[k] ?? []).flatMap((f) => {
+      const total = totals.get(f.field);
+      const before = total && { documents: total.documents, length: Number(total.length) };
+      return fieldPostings(f, before, (term) => df.get(dfKey(f.field, term)) ?? 0).map((p) => ({ ...p, episodeId: d.episodeId }));
+    }),
+  );
+  // The postings are these episodes' own rows: written before the shared rows are locked, so the
   // other endings wait for this one only through its last two statements and its commit.
-  await addPostings(client, tenantId, episodeId, postings);
-  if (withTerms.length) await addDocumentFrequencies(client, tenantId, withTerms);
-  await addTotals(client, tenantId, terms);
+  await addPostings(client, tenantId, postings);
+  if (counts.length) await addDocumentFrequencies(client, tenantId, counts);
+  await addTotals(client, tenantId, perEpisode.flat());
 }
 
-type Posting = { field: number; term: string; impact: number };
+/** How many of the documents hold each (field, term), in (field, term) order. */
+function documentCounts(fields: ReadonlyArray<{ field: number; terms: string[] }>): TermCount[] {
+  const byKey = new Map<string, TermCount>();
+  for (const f of fields)
+    for (const term of f.terms) {
+      const key = dfKey(f.field, term);
+      const entry = byKey.get(key);
+      if (entry) entry.documents += 1;
+      else byKey.set(key, { field: f.field, term, documents: 1 });
+    }
+  return [...byKey.values()].sort((a, b) => a.field - b.field || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+}
 
-async function addPostings(client: pg.PoolClient, tenantId: string, episodeId: string, postings: readonly Posting[]) {
+interface TermCount {
+  field: number;
+  term: string;
+  documents: number;
+}
+
+type Posting = { episodeId: string; field: number; term: string; impact: number };
+
+async function addPostings(client: pg.PoolClient, tenantId: string, postings: readonly Posting[]) {
   if (!postings.length) return;
   const k = new Params();
+  const rows = {
+    episode: [postings.map((t) => t.episodeId), 'uuid'],
+    field: [postings.map((t) => t.field), 'int'],
+    term: [postings.map((t) => t.term), 'text'],
+    impact: [postings.map((t) => t.impact), 'float8'],
+  } as const;
   await client.query(
     `INSERT INTO episode_terms (tenant_id, episode_id, field, term, impact)
-     SELECT ${k.add(tenantId)}, ${k.add(episodeId)}, t.field, t.term, t.impact
-       FROM ${unnestAs(k, 't', { field: [postings.map((t) => t.field), 'int'], term: [postings.map((t) => t.term), 'text'], impact: [postings.map((t) => t.impact), 'float8'] })}`,
+     SELECT ${k.add(tenantId)}, t.episode, t.field, t.term, t.impact FROM ${unnestAs(k, 't', rows)}`,
     k.values,
   );
 }
@@ -132,14 +181,24 @@ async function committedTotals(client: pg.PoolClient, tenantId: string) {
   return new Map(rows.map((r) => [r.field, r]));
 }
 
-/** Adds one document and its length to each field's totals, in field order. */
+/** Adds each document and its length to its fields' totals, in field order. */
 async function addTotals(client: pg.PoolClient, tenantId: string, fields: ReadonlyArray<{ field: number; length: number }>) {
+  const byField = new Map<number, { documents: number; length: number }>();
+  for (const f of fields) {
+    const entry = byField.get(f.field) ?? { documents: 0, length: 0 };
+    byField.set(f.field, { documents: entry.documents + 1, length: entry.length + f.length });
+  }
+  const totals = [...byField.entries()].sort(([a], [b]) => a - b);
   const p = new Params();
-  const rows = { field: [fields.map((f) => f.field), 'int'], length: [fields.map((f) => f.length), 'int8'] } as const;
+  const rows = {
+    field: [totals.map(([field]) => field), 'int'],
+    documents: [totals.map(([, t]) => t.documents), 'int'],
+    length: [totals.map(([, t]) => t.length), 'int8'],
+  } as const;
   await client.query(
     `INSERT INTO episode_term_totals (tenant_id, field, documents, length)
-     SELECT ${p.add(tenantId)}, u.field, 1, u.length FROM ${unnestAs(p, 'u', rows)} ORDER BY u.field
-     ON CONFLICT (tenant_id, field) DO UPDATE SET documents = episode_term_totals.documents + 1, length = episode_term_totals.length + EXCLUDED.length`,
+     SELECT ${p.add(tenantId)}, u.field, u.documents, u.length FROM ${unnestAs(p, 'u', rows)} ORDER BY u.field
+     ON CONFLICT (tenant_id, field) DO UPDATE SET documents = episode_term_totals.documents + EXCLUDED.documents, length = episode_term_totals.length + EXCLUDED.length`,
     p.values,
   );
 }
@@ -147,19 +206,19 @@ async function addTotals(client: pg.PoolClient, tenantId: string, fields: Readon
 const dfKey = (field: number, term: string) => `${field}\u0000${term}`;
 
 /** The (field, term) pairs as unnest columns. */
-function termColumns(fields: ReadonlyArray<{ field: number; terms: string[] }>) {
-  return { field: [fields.flatMap((f) => f.terms.map(() => f.field)), 'int'], term: [fields.flatMap((f) => f.terms), 'text'] } as const;
+function termColumns(counts: readonly TermCount[]) {
+  return { field: [counts.map((c) => c.field), 'int'], term: [counts.map((c) => c.term), 'text'] } as const;
 }
 
 /** The terms' document frequencies as committed, by dfKey (absent: no document yet). */
-async function committedDocumentFrequencies(client: pg.PoolClient, tenantId: string, fields: ReadonlyArray<{ field: number; terms: string[] }>) {
-  if (!fields.length) return new Map<string, number>();
+async function committedDocumentFrequencies(client: pg.PoolClient, tenantId: string, counts: readonly TermCount[]) {
+  if (!counts.length) return new Map<string, number>();
   const d = new Params();
   const rows = await queryRows<Pick<EpisodeTermDfRow, 'field' | 'term' | 'df'>>(
     client,
     // One index probe per term (LATERAL ... LIMIT 1): as a join, PostgreSQL hashed every frequency
     // row of the tenant for each ending (50 ms at 350 episodes, growing with the tenant).
-    `SELECT u.field, u.term, f.df FROM ${unnestAs(d, 'u', termColumns(fields))}
+    `SELECT u.field, u.term, f.df FROM ${unnestAs(d, 'u', termColumns(counts))}
        CROSS JOIN LATERAL (SELECT df FROM episode_term_df f WHERE f.tenant_id = ${d.add(tenantId)} AND f.field = u.field AND f.term = u.term LIMIT 1) f`,
     d,
   );
@@ -167,15 +226,16 @@ async function committedDocumentFrequencies(client: pg.PoolClient, tenantId: str
 }
 
 /**
- * Adds this document to each of its terms' frequencies, in (field, term) order, so two endings that
+ * Adds the documents to their terms' frequencies, in (field, term) order, so two endings that
  * share terms wait for each other instead of deadlocking.
  */
-async function addDocumentFrequencies(client: pg.PoolClient, tenantId: string, fields: ReadonlyArray<{ field: number; terms: string[] }>) {
+async function addDocumentFrequencies(client: pg.PoolClient, tenantId: string, counts: readonly TermCount[]) {
   const d = new Params();
+  const rows = { ...termColumns(counts), documents: [counts.map((c) => c.documents), 'int'] } as const;
   await client.query(
     `INSERT INTO episode_term_df (tenant_id, field, term, df)
-     SELECT ${d.add(tenantId)}, u.field, u.term, 1 FROM ${unnestAs(d, 'u', termColumns(fields))} ORDER BY u.field, u.term
-     ON CONFLICT (tenant_id, field, term) DO UPDATE SET df = episode_term_df.df + 1`,
+     SELECT ${d.add(tenantId)}, u.field, u.term, u.documents FROM ${unnestAs(d, 'u', rows)} ORDER BY u.field, u.term
+     ON CONFLICT (tenant_id, field, term) DO UPDATE SET df = episode_term_df.df + EXCLUDED.df`,
     d.values,
   );
 }

@@ -13,6 +13,7 @@ import type { LearningJobs } from '../learning/jobs.ts';
 import type { LedgerBus } from '../ledger/bus.ts';
 import type { CheckpointPublisher } from '../ledger/checkpoints.ts';
 import type { LedgerReads } from '../ledger/live-reads.ts';
+import type { ImportBatcher } from '../lifecycle/import-batch.ts';
 import type { StepIngestor } from '../steps/ingest.ts';
 import type { ResponseBudget } from '../steps/read-budget.ts';
 import type { Writer } from '../write.ts';
@@ -24,6 +25,8 @@ export interface Services {
   log: Logger;
   writer: Writer;
   ingest: StepIngestor;
+  /** importRun's group commit. */
+  imports: ImportBatcher;
   jobs: JobQueue;
   /** Pattern extraction on the job queue. */
   learning: LearningJobs;

@@ -16,6 +16,7 @@ import '../retrieval/graphql.ts';
 import '../retrieval/graphql-files.ts';
 import '../lifecycle/graphql.ts';
 import '../lifecycle/graphql-records.ts';
+import '../lifecycle/graphql-import.ts';
 import '../monitor/graphql.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -96,7 +96,8 @@ const StepItemResultRef = builder.objectRef<ItemResult>('StepItemResult').implem
   }),
 });
 
-interface LogResult {
+/** What logSteps answers; importRun answers it for the steps of the run it imports. */
+export interface LogResult {
   episodeId: string;
   results: ItemResult[];
   exhausted: string | null;
@@ -104,7 +105,7 @@ interface LogResult {
 
 const count = (p: LogResult, status: string) => p.results.filter((r) => r.item.status === status).length;
 
-const LogStepsPayload = builder.objectRef<LogResult>('LogStepsPayload').implement({
+export const LogStepsPayload = builder.objectRef<LogResult>('LogStepsPayload').implement({
   fields: (t) => ({
     episode: episodeField(t),
     results: t.field({ type: [StepItemResultRef], resolve: (p) => p.results }),
@@ -123,7 +124,53 @@ const LogStepPayload = builder.objectRef<LogResult>('LogStepPayload').implement(
   }),
 });
 
-/** @param single logStep: violations name the `step` argument (step.observation), not steps.0.observation */
+/** A call's steps, checked: large content offloaded, each step's violations, and the steps that have none. */
+export interface CheckedSteps {
+  steps: ReturnType<typeof offloadLargeContent>[];
+  perStep: LimitViolation[][];
+  validIndexes: number[];
+}
+
+/**
+ * Checks a call's steps before anything is written: the call's size, each step's limits (refusing
+ * the call, or rejecting the step alone with options.rejectInvalid).
+ * @param single logStep: violations name the `step` argument (step.observation), not steps.0.observation
+ */
+export function checkSteps(raw: Array<typeof StepInputRef.$inferInput>, single: boolean, options: LogOptions): CheckedSteps {
+  throwIfViolations(checkStepBatchSize(raw.length, 'steps'));
+  const steps = raw.map((s) => offloadLargeContent(toStepInput(s), options.largeContent));
+  const perStep = steps.map((s, i) => validateStep(s.step, i, 'steps'));
+  if (!options.rejectInvalid) {
+    const violations = perStep.flat();
+    throwIfViolations(
+      single
+        ? violations.map((v) => ({ ...v, field: v.field.replace(/^steps\.0\./, 'step.'), message: v.message.replace(/^steps\.0\./, 'step.') }))
+        : violations,
+    );
+  }
+  return { steps, perStep, validIndexes: perStep.flatMap((v, i) => (v.length ? [] : [i])) };
+}
+
+/** The checked steps' valid ones, hashed for the episode. */
+export function prepareChecked(checked: CheckedSteps, episodeId: string, redactKeys: readonly string[]) {
+  return prepareSteps(
+    episodeId,
+    checked.validIndexes.map((i) => must(checked.steps[i])),
+    redactKeys,
+  );
+}
+
+/** One result per step of the call: the store's for the valid ones (in order), the violations' for the others. */
+export function stepResults(checked: CheckedSteps, stored: readonly StepItemResult[]): ItemResult[] {
+  const accepted = new Map(checked.validIndexes.map((index, k) => [index, must(stored[k])]));
+  return checked.perStep.map((violations, index): ItemResult => {
+    const item = accepted.get(index);
+    if (item) return { index, item };
+    const message = `refused: ${violations.map((v) => v.message).join('; ')}`;
+    return { index, item: { status: 'rejected', reason: 'invalid', message }, violations };
+  });
+}
+
 async function logSteps(
   ctx: AuthedContext,
   episodeId: string,
@@ -136,35 +183,12 @@ async function logSteps(
   } catch (err) {
     overloaded(err);
   }
-  throwIfViolations(checkStepBatchSize(raw.length, 'steps'));
-  const steps = raw.map((s) => offloadLargeContent(toStepInput(s), options.largeContent));
-  const perStep = steps.map((s, i) => validateStep(s.step, i, 'steps'));
-  if (!options.rejectInvalid) {
-    const violations = perStep.flat();
-    throwIfViolations(
-      single
-        ? violations.map((v) => ({ ...v, field: v.field.replace(/^steps\.0\./, 'step.'), message: v.message.replace(/^steps\.0\./, 'step.') }))
-        : violations,
-    );
-  }
+  const checked = checkSteps(raw, single, options);
   if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
-  const validIndexes = perStep.flatMap((v, i) => (v.length ? [] : [i]));
-  const prepared = prepareSteps(
-    episodeId,
-    validIndexes.map((i) => must(steps[i])),
-    ctx.services.redactKeys,
-  );
-  const request = { episodeId, steps: prepared, blobCapBytes: ctx.services.config.blobTotalCapBytes };
+  const request = { episodeId, steps: prepareChecked(checked, episodeId, ctx.services.redactKeys), blobCapBytes: ctx.services.config.blobTotalCapBytes };
   const outcome = await ctx.services.ingest.submit(ctx.viewer.tenantId, request).catch(overloaded);
   if (!outcome.ok) throw outcome.error;
-  const accepted = new Map(validIndexes.map((index, k) => [index, must(outcome.items[k])]));
-  const results = perStep.map((violations, index): ItemResult => {
-    const item = accepted.get(index);
-    if (item) return { index, item };
-    const message = `refused: ${violations.map((v) => v.message).join('; ')}`;
-    return { index, item: { status: 'rejected', reason: 'invalid', message }, violations };
-  });
-  return { episodeId, results, exhausted: outcome.exhausted };
+  return { episodeId, results: stepResults(checked, outcome.items), exhausted: outcome.exhausted };
 }
 
 const errors = { types: [InputLimitError, NotFoundError, IllegalTransitionError] };

@@ -1,7 +1,8 @@
 // An import whose answers are lost on the way back (the server commits, the client's connection is
 // reset, as a keep-alive connection closed under load is): each call is sent again and the run is
 // imported once, complete, with each step once. The resets come from a TCP proxy in front of the
-// real server that drops the first answer to each of the import's three calls.
+// real server that drops the first answer to each of the import's calls: importRun, one per run (a
+// run of more steps than one call takes is sent as three calls, which resend alike).
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import { importRuns } from '../../src/import/index.ts';
 import { type TestApp, useApp } from '../support/app.ts';
 
 const MINI = join(import.meta.dirname, 'fixtures', 'mini');
-const CALLS = ['ImportStartEpisode', 'ImportLogSteps', 'ImportCompleteEpisode'];
+const CALLS = ['ImportRun'];
 
 let t: TestApp;
 useApp((app) => {
@@ -65,6 +66,6 @@ it('sends each call again when its answer was lost, and imports the run once', a
   expect(rows[0]).toMatchObject({ episodes: 1, status: 'completed' });
   expect(rows[0]?.steps).toBe(run?.steps);
   expect(rows[0]?.distinct_steps).toBe(run?.steps);
-  // Counted as imported; its status says the start, sent again, found the episode its lost first answer made.
+  // Counted as imported; its status says the call, sent again, found the episode its lost first answer made.
   expect(run?.status).toBe('resumed');
 });

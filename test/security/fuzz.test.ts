@@ -44,6 +44,7 @@ const KNOWN_CODES = new Set(['BAD_USER_INPUT', 'GRAPHQL_VALIDATION_FAILED', 'GRA
 /** Every mutation, in the order they are fuzzed: starts first, so later ones find episodes to act on. */
 const ORDER = [
   'startEpisode',
+  'importRun',
   'createWorkItem',
   'issueLease',
   'resumeWorkItem',
@@ -76,6 +77,9 @@ const ID_POOLS: Record<string, Pool> = {
   'completeEpisode.usedRetrievals': 'retrieval',
   'escalateEpisode.episodeId': 'episode',
   'extractEpisodePatterns.episodeId': 'episode',
+  'importRun.input.parentEpisodeId': 'episode',
+  'importRun.input.workItemId': 'workItem',
+  'importRun.input.leaseId': 'lease',
   'failEpisode.episodeId': 'episode',
   'issueLease.workItemId': 'workItem',
   'issueLease.parentLeaseId': 'lease',

@@ -456,6 +456,21 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
         a.running,
       );
     },
+    importRun: async () => {
+      const run = (input: object) => ({
+        input: { taskDescription: 'B run', taskType: 'other', importSource: { format: 'jsonl', sourceHash: 'cd'.repeat(32), name: 'b.jsonl' }, ...input },
+        steps: [{ tool: 'bash', action: 'ls' }],
+        outcome: { kind: 'SUCCESS', verdict: 'ok' },
+      });
+      const IMPORT = `mutation($input: StartEpisodeInput!, $steps: [StepInput!]!, $outcome: OutcomeInput!) { importRun(input: $input, steps: $steps, outcome: $outcome) { ${NF} } }`;
+      for (const [field, id, entity] of [
+        ['parentEpisodeId', a.completed[0], 'Episode'],
+        ['workItemId', a.workItem, 'WorkItem'],
+        ['leaseId', a.lease, 'Lease'],
+      ] as const)
+        notFound(await as(B.write, IMPORT, run({ [field]: id })), 'importRun', entity, id);
+      // (A's dedupe key across tenants is startEpisode's case below: importRun starts through the same store.)
+    },
     startEpisode: async () => {
       for (const [field, id, entity] of [
         ['parentEpisodeId', a.completed[0], 'Episode'],

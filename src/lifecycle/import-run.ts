@@ -1,0 +1,78 @@
+// A past run imported whole in one transaction: its start (deduplicated by its dedupe key), its
+// steps and its completion, with the ledger events the three calls of an import (startEpisode,
+// logSteps in requests of LOG_REQUEST_STEPS, completeEpisode) append, in their order and with their
+// payloads. One transaction and one chain-head append instead of three: an import's cost is per
+// round trip and per transaction, not per row (docs/BENCHMARKS.md, issue 31).
+import type { WriteContext } from '../core/write-context.ts';
+import type { Outcome } from '../episodes/outcome.ts';
+import { lockEpisode } from '../episodes/row.ts';
+import { type StartInput, startEpisode } from '../episodes/store.ts';
+import { indexEpisodesTerms } from '../retrieval/term-index.ts';
+import { applyStepBatch, type StepBatchRequest, type StepItemResult } from '../steps/apply.ts';
+import type { HashedStep } from '../steps/prepare.ts';
+import { stopForBudget } from './budget-stop.ts';
+import { type CompletionResult, completeAndLearn } from './complete.ts';
+
+/** Steps per logSteps request of the client (its MAX_BATCH): one steps.logged event each. */
+export const LOG_REQUEST_STEPS = 500;
+
+export interface RunToImport {
+  start: StartInput;
+  /** The run's steps hashed for its episode, one list per logSteps request the client would send. */
+  steps(episodeId: string): HashedStep[][];
+  outcome: Outcome;
+  endedAt: Date | null;
+  blobCapBytes: number;
+}
+
+export interface ImportRunResult {
+  episodeId: string;
+  deduplicated: boolean;
+  /** Null when the run had been imported and had ended before: nothing was logged. */
+  logged: { items: StepItemResult[]; exhausted: string | null } | null;
+  /** Null when nothing was logged, or when a budget stopped the episode during its steps. */
+  completion: CompletionResult | null;
+}
+
+const budgetRefusal: StepItemResult = {
+  status: 'rejected',
+  reason: 'budget_exhausted',
+  message: 'refused: the episode budget was exhausted by an earlier step',
+};
+
+/**
+ * Imports runs in the caller's transaction, one after the other, then indexes the terms of those
+ * that completed together: the term index's shared rows (frequencies, totals) are written once for
+ * the batch, where each ending would take and write them in turn.
+ */
+export async function importRuns(ctx: WriteContext, runs: readonly RunToImport[]): Promise<ImportRunResult[]> {
+  const completed: string[] = [];
+  const results: ImportRunResult[] = [];
+  for (const run of runs) results.push(await importRun(ctx, run, completed));
+  await indexEpisodesTerms(ctx.client, ctx.tenantId, completed);
+  return results;
+}
+
+async function importRun(ctx: WriteContext, run: RunToImport, indexWith: string[]): Promise<ImportRunResult> {
+  const { episodeId, deduplicated } = await startEpisode(ctx, run.start);
+  // A repeat finds the run as the first import left it: ended (nothing to do) or still running
+  // (an import cut short: its steps are found by their side-effect keys, the rest logged).
+  if (deduplicated && (await lockEpisode(ctx.client, ctx.tenantId, episodeId)).status !== 'running')
+    return { episodeId, deduplicated, logged: null, completion: null };
+  const requests: StepBatchRequest[] = run.steps(episodeId).map((steps) => ({ episodeId, steps, blobCapBytes: run.blobCapBytes }));
+  const outcomes = requests.length ? await applyStepBatch(ctx.client, ctx.tenantId, requests, ctx.now, ctx.events, stopForBudget) : [];
+  const items: StepItemResult[] = [];
+  let exhausted: string | null = null;
+  for (const [k, outcome] of outcomes.entries()) {
+    // Requests after the one that exhausted the budget find the episode stopped; the client
+    // would not have sent them: their steps are refused for the budget.
+    if (exhausted) items.push(...(requests[k]?.steps ?? []).map(() => budgetRefusal));
+    else if (!outcome.ok) throw outcome.error;
+    else items.push(...outcome.items), (exhausted = outcome.exhausted);
+  }
+  const logged = { items, exhausted };
+  // A budget that ran out stopped the episode in the step batch: there is nothing left to complete.
+  if (exhausted) return { episodeId, deduplicated, logged, completion: null };
+  const completion = await completeAndLearn(ctx, episodeId, run.outcome, { extractPatterns: 'async', usedRetrievals: [], endedAt: run.endedAt, indexWith });
+  return { episodeId, deduplicated, logged, completion };
+}
