@@ -49,7 +49,10 @@ export async function createServices(config: Config, db: Database, log: Logger):
       ledgerBus.announceRevoked(keyId);
     }
   });
-  const imports = new ImportBatcher(writer);
+  // An import's batch extracts its runs' patterns as it commits: its tenant's ranker may be due a refit.
+  const imports = new ImportBatcher(writer, (tenantId) =>
+    refits.queueDue([tenantId]).catch((err: unknown) => log.warn({ err }, 'ranker refit not queued; the next batch retries')),
+  );
   return { config, db, log, writer, ingest, imports, jobs, learning, redactKeys, checkpoints, ledgerBus, ledgerReads: new LedgerReads(db.pool), keys };
 }
 

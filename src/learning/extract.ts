@@ -7,7 +7,8 @@
 // A batch refreshes each scope once, which is what makes draining a backlog cheap.
 
 import { NotFoundError } from '../core/errors.ts';
-import type { WriteContext } from '../core/write-context.ts';
+import { must } from '../core/must.ts';
+import type { NewLedgerEvent, WriteContext } from '../core/write-context.ts';
 import { lockLearning } from './lock.ts';
 import { countObservations, type Judgement, recordObservations, refreshScope } from './pattern-store.ts';
 import { type EpisodeObservation, observeEpisode, type RejectionReason } from './patterns.ts';
@@ -39,6 +40,15 @@ interface Pending {
   ids: Map<string, string>;
 }
 
+/** Episodes these events ended with extraction pending (a synchronous run among the same events already did it). */
+export function pendingExtractions(events: readonly NewLedgerEvent[]): string[] {
+  const extracted = new Set(events.filter((e) => e.type === 'patterns.extracted').map((e) => e.episodeId));
+  return events
+    .filter((e) => (e.type === 'episode.completed' || e.type === 'episode.failed') && e.episodeId && !extracted.has(e.episodeId))
+    .filter((e) => (e.payload as { experience?: { extraction?: string } } | null)?.experience?.extraction === 'pending')
+    .map((e) => must(e.episodeId));
+}
+
 /** Runs extraction unless it already ran; null when there is nothing to do (no outcome, or done). */
 export async function extractEpisodePatterns(ctx: WriteContext, episodeId: string, mode: ExtractionMode): Promise<ExtractionReport | null> {
   const [report] = await extractPatternBatch(ctx, [episodeId], mode, { missing: 'throw' });
@@ -54,12 +64,15 @@ export async function extractPatternBatch(
   ctx: WriteContext,
   episodeIds: readonly string[],
   mode: ExtractionMode,
-  options: { missing: 'throw' | 'skip' } = { missing: 'skip' },
+  options: { missing: 'throw' | 'skip'; facts?: ReadonlyMap<string, EpisodeFacts> } = { missing: 'skip' },
 ): Promise<ExtractionReport[]> {
   // The lock order of lock.ts: the tenant's learning lock, then the episode rows in id order.
   await lockLearning(ctx.client, ctx.tenantId);
   const loaded = new Map<string, EpisodeFacts | null>();
-  for (const episodeId of [...new Set(episodeIds)].sort()) loaded.set(episodeId, await loadEpisodeFacts(ctx.client, ctx.tenantId, episodeId, true));
+  for (const episodeId of [...new Set(episodeIds)].sort()) {
+    // Facts the caller read in this transaction, the row locked since (an import's endings), need no second read.
+    loaded.set(episodeId, options.facts?.get(episodeId) ?? (await loadEpisodeFacts(ctx.client, ctx.tenantId, episodeId, true)));
+  }
   const pending: Pending[] = [];
   for (const episodeId of new Set(episodeIds)) {
     const facts = loaded.get(episodeId);
@@ -110,7 +123,7 @@ async function finishEpisode(ctx: WriteContext, p: Pending, judged: ReadonlyMap<
   });
   await recordObservations(ctx.client, ctx.tenantId, p.facts.id, { success: p.obs.success, reward: p.obs.reward }, observed, ctx.now);
   const experience = await refreshExperience(ctx.client, ctx.tenantId, p.facts.id, { learningState: 'done', facts: p.facts });
-  report.reward.after = experience?.reward ?? p.rewardBefore;
+  report.reward.after = experience?.summary.reward ?? p.rewardBefore;
   ctx.events.push({ type: 'patterns.extracted', episodeId: p.facts.id, workItemId: p.facts.workItemId, payload: report });
   return report;
 }

@@ -10,14 +10,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { must } from '../core/must.ts';
 import { causes } from '../db/errors.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { withTransaction } from '../db/tx.ts';
 import { handlerOf, inTransaction, type JobQueue, underSetupLock } from '../jobs/queue.ts';
-import type { StoredLedgerEvent } from '../ledger/hash.ts';
 import type { Writer } from '../write.ts';
-import { extractPatternBatch } from './extract.ts';
+import { extractPatternBatch, pendingExtractions } from './extract.ts';
 
 export const EXTRACT_JOB = 'learning-extract-patterns';
 const EXTRACT_SWEEP_JOB = 'learning-extract-sweep';
@@ -58,15 +56,6 @@ export interface LearningJobs {
   enqueue(job: ExtractJob): Promise<EnqueueResult>;
   /** Waits for the enqueues started by commits of this process and the extraction batches it runs. */
   drain(): Promise<void>;
-}
-
-/** Episodes this commit ended with extraction pending (a synchronous run in the same commit already did it). */
-function pendingExtractions(events: readonly StoredLedgerEvent[]): string[] {
-  const extracted = new Set(events.filter((e) => e.type === 'patterns.extracted').map((e) => e.episodeId));
-  return events
-    .filter((e) => (e.type === 'episode.completed' || e.type === 'episode.failed') && e.episodeId && !extracted.has(e.episodeId))
-    .filter((e) => (e.payload as { experience?: { extraction?: string } } | null)?.experience?.extraction === 'pending')
-    .map((e) => must(e.episodeId));
 }
 
 export async function startLearningWorkers(queue: JobQueue, pool: pg.Pool, writer: Writer, log: Logger, options: LearningQueueOptions): Promise<LearningJobs> {

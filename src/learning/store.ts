@@ -169,6 +169,14 @@ export interface ExperienceRefresh {
   learningState?: LearningState | 'decide';
   /** The facts when the caller holds them, read under its lock in this transaction (extraction). */
   facts?: EpisodeFacts;
+  /** Known to the caller: an ending has none, since extraction runs only after it. Absent: counted. */
+  patternsDiscovered?: number;
+}
+
+export interface RefreshedExperience {
+  summary: ExperienceSummary;
+  /** The facts it was computed from, with the reward and learning state it stored. */
+  facts: EpisodeFacts;
 }
 
 /**
@@ -181,11 +189,11 @@ export async function refreshExperience(
   tenantId: string,
   episodeId: string,
   options: ExperienceRefresh = {},
-): Promise<ExperienceSummary | null> {
+): Promise<RefreshedExperience | null> {
   const { learningState } = options;
   const facts = options.facts ?? (await loadEpisodeFacts(client, tenantId, episodeId));
   if (!facts?.outcome) return null;
-  const reward = rewardOf(facts, facts.outcome, await patternsDiscovered(client, episodeId));
+  const reward = rewardOf(facts, facts.outcome, options.patternsDiscovered ?? (await patternsDiscovered(client, episodeId)));
   const reflection: Reflection = generateReflection({
     outcome: facts.outcome,
     steps: facts.steps,
@@ -201,11 +209,12 @@ export async function refreshExperience(
             learning_state = ${p.add(state)} WHERE id = ${p.add(episodeId)}`,
     p.values,
   );
-  return {
+  const summary = {
     reward: reward.normalized,
     rewardHash: contentHash(reward),
     reflectionHash: contentHash(reflection),
     patternCandidates: candidates,
     extraction: state,
   };
+  return { summary, facts: { ...facts, rewardNormalized: reward.normalized, learningState: state } };
 }

@@ -5,6 +5,7 @@
 import type { WriteContext } from '../core/write-context.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import { type ExtractionMode, type ExtractionReport, extractEpisodePatterns } from '../learning/extract.ts';
+import type { EpisodeFacts } from '../learning/store.ts';
 import type { EpisodeLeaseCharge } from '../leases/charge.ts';
 import { creditRetrievals, type FeedbackReport } from '../retrieval/receipts.ts';
 import type { StopReason } from '../stops/stop-reason.ts';
@@ -25,11 +26,13 @@ export interface CompletionResult {
   stopCondition: StopReason | null;
   extraction: ExtractionReport | null;
   feedback: FeedbackReport | null;
+  /** What the experience was computed from, as stored (finish.ts). */
+  facts: EpisodeFacts | null;
 }
 
 export async function completeAndLearn(ctx: WriteContext, episodeId: string, outcome: Outcome, options: LearningOptions): Promise<CompletionResult> {
-  const { leaseCharge, stopCondition } = await completeEpisode(ctx, episodeId, outcome, options.endedAt ?? null, options.indexWith);
+  const { leaseCharge, stopCondition, facts } = await completeEpisode(ctx, episodeId, outcome, options.endedAt ?? null, options.indexWith);
   const feedback = await creditRetrievals(ctx, episodeId, options.usedRetrievals, outcome);
   const extraction = options.extractPatterns === 'sync' ? await extractEpisodePatterns(ctx, episodeId, 'sync') : null;
-  return { leaseCharge, stopCondition, extraction, feedback };
+  return { leaseCharge, stopCondition, extraction, feedback, facts };
 }

@@ -22,7 +22,7 @@ export async function recordCritique(ctx: WriteContext, episodeId: string, criti
     p.values,
   );
   // A critique of an episode that already ended (a critic may run after the episode) re-scores it.
-  const experience = await refreshExperience(ctx.client, ctx.tenantId, ep.id);
+  const experience = (await refreshExperience(ctx.client, ctx.tenantId, ep.id))?.summary;
   ctx.events.push({
     type: 'critique.recorded',
     episodeId: ep.id,

@@ -9,7 +9,7 @@ import type { Outcome } from '../episodes/outcome.ts';
 import { buildRunReceipt } from '../episodes/receipts.ts';
 import type { EpisodeRow } from '../episodes/row.ts';
 import type { EpisodeStatus } from '../episodes/status.ts';
-import { refreshExperience } from '../learning/store.ts';
+import { type EpisodeFacts, refreshExperience } from '../learning/store.ts';
 import { chargeEpisodeToLease, type EpisodeLeaseCharge } from '../leases/charge.ts';
 import { decideLoopStop } from '../leases/loop.ts';
 import { lockWorkItem } from '../leases/work-items.ts';
@@ -37,6 +37,8 @@ export interface FinishResult {
   leaseCharge: EpisodeLeaseCharge | null;
   /** The work item loop's stop condition after this episode; null: the loop may go on (or no work item). */
   stopCondition: StopReason | null;
+  /** What the experience was computed from, as stored (null without an outcome): extraction later in the transaction starts from it. */
+  facts: EpisodeFacts | null;
 }
 
 export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, ending: EpisodeEnding, now: Date, events: NewLedgerEvent[]): Promise<FinishResult> {
@@ -54,7 +56,8 @@ export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, endin
   // An imported run without times has no wall time: null, never the time its import took.
   const wallMs = ep.timesKnown ? ended.getTime() - ep.startedAt.getTime() : null;
   const usage = { steps: ep.stepCount, tokens: ep.usedTokens, toolCalls: ep.usedToolCalls, wallMs };
-  const experience = ending.outcome ? await refreshExperience(client, ep.tenantId, ep.id, { learningState: 'decide' }) : null;
+  // An ending precedes its extraction, so no pattern has counted it yet.
+  const experience = ending.outcome ? await refreshExperience(client, ep.tenantId, ep.id, { learningState: 'decide', patternsDiscovered: 0 }) : null;
   events.push({
     type: ending.eventType,
     episodeId: ep.id,
@@ -64,7 +67,7 @@ export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, endin
       stopReason: ending.stopReason,
       outcomeHash: ending.outcome ? contentHash(ending.outcome) : null,
       usage,
-      ...(experience ? { experience } : {}),
+      ...(experience ? { experience: experience.summary } : {}),
     },
   });
   if (ep.contextPackHash) await appendRunReceipt(client, ep, usage, events);
@@ -75,7 +78,7 @@ export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, endin
   // Last: the index's shared rows stay locked until commit (term-index.ts).
   if (ending.outcome && ending.indexWith) ending.indexWith.push(ep.id);
   else if (ending.outcome) await indexEpisodeTerms(client, ep.tenantId, ep.id);
-  return { leaseCharge, stopCondition };
+  return { leaseCharge, stopCondition, facts: experience?.facts ?? null };
 }
 
 async function appendRunReceipt(

@@ -30,6 +30,8 @@ export class ImportBatcher {
 
   constructor(
     private readonly writer: Writer,
+    /** After a batch commits (its runs answered): the tenant's history grew, as after a queued extraction batch. */
+    private readonly afterCommit: (tenantId: string) => Promise<unknown> = async () => undefined,
     /** Runs in one transaction at most. */
     private readonly maxRuns = MAX_RUNS,
   ) {}
@@ -78,5 +80,6 @@ export class ImportBatcher {
       if (batch.length === 1) return must(batch[0]).reject(err);
       for (const p of batch) await this.writer.run(tenantId, (w) => importRuns(w, [p.run])).then(([r]) => p.resolve(must(r)), p.reject);
     }
+    await this.afterCommit(tenantId);
   }
 }

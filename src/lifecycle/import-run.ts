@@ -2,11 +2,15 @@
 // steps and its completion, with the ledger events the three calls of an import (startEpisode,
 // logSteps in requests of LOG_REQUEST_STEPS, completeEpisode) append, in their order and with their
 // payloads. One transaction and one chain-head append instead of three: an import's cost is per
-// round trip and per transaction, not per row (docs/BENCHMARKS.md, issue 31).
+// round trip and per transaction, not per row (docs/BENCHMARKS.md, issue 31). The runs' pattern
+// extraction runs in the same transaction, for the batch at once (as completeEpisode's
+// extractPatterns: SYNC does for one), not through the queue: one learning lock and one refresh per
+// scope per batch, no job to queue, fetch and complete per run.
 import type { WriteContext } from '../core/write-context.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import { lockEpisode } from '../episodes/row.ts';
 import { type StartInput, startEpisode } from '../episodes/store.ts';
+import { extractPatternBatch, pendingExtractions } from '../learning/extract.ts';
 import { indexEpisodesTerms } from '../retrieval/term-index.ts';
 import { applyStepBatch, type StepBatchRequest, type StepItemResult } from '../steps/apply.ts';
 import type { HashedStep } from '../steps/prepare.ts';
@@ -41,14 +45,21 @@ const budgetRefusal: StepItemResult = {
 };
 
 /**
- * Imports runs in the caller's transaction, one after the other, then indexes the terms of those
- * that completed together: the term index's shared rows (frequencies, totals) are written once for
- * the batch, where each ending would take and write them in turn.
+ * Imports runs in the caller's transaction, one after the other, extracts the patterns of those
+ * that ended with candidates, then indexes the terms of those that completed together: the term
+ * index's shared rows (frequencies, totals) are written once for the batch, where each ending would
+ * take and write them in turn, and last, since they stay locked until commit (term-index.ts).
  */
 export async function importRuns(ctx: WriteContext, runs: readonly RunToImport[]): Promise<ImportRunResult[]> {
   const completed: string[] = [];
   const results: ImportRunResult[] = [];
   for (const run of runs) results.push(await importRun(ctx, run, completed));
+  const facts = new Map(results.flatMap((r) => (r.completion?.facts ? [[r.episodeId, r.completion.facts] as const] : [])));
+  const reports = await extractPatternBatch(ctx, pendingExtractions(ctx.events), 'sync', { missing: 'throw', facts });
+  for (const report of reports) {
+    const result = results.find((r) => r.episodeId === report.episodeId);
+    if (result?.completion) result.completion.extraction = report;
+  }
   await indexEpisodesTerms(ctx.client, ctx.tenantId, completed);
   return results;
 }

@@ -1,5 +1,6 @@
 // Refitting the learned ranker (ranker-training.ts) on the job queue: after an extraction batch
-// (the learning queue calls onHistoryGrew, which services.ts wires to queueDue), each of its tenants whose history has grown by RANKER_TRAINING.refitEvery
+// (the learning queue's onHistoryGrew and an import batch's afterCommit, which services.ts wires to
+// queueDue), each of its tenants whose history has grown by RANKER_TRAINING.refitEvery
 // episodes since its last fit (or reached the minimum for a first one) gets a fit job. Until that fit
 // is stored every batch finds the tenant due again, so the job is throttled per tenant: at most one
 // per REFIT_SLOT_SECONDS, and one more in the next slot to catch up after a burst (an import); each

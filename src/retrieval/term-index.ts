@@ -47,11 +47,15 @@ export async function indexEpisodeTerms(client: pg.PoolClient, tenantId: string,
  * the shared rows are written once for all of them, not once per episode.
  */
 export async function indexEpisodesTerms(client: pg.PoolClient, tenantId: string, episodeIds: readonly string[]): Promise<void> {
+  if (episodeIds.length === 0) return;
+  // Two reads for all of them: a batch's cost is per round trip, not per row.
+  const sources = await episodeSources(client, episodeIds);
+  const stepsOf = await indexedSteps(client, episodeIds);
   const documents: EpisodeFields[] = [];
   for (const episodeId of episodeIds) {
-    const episode = await episodeSource(client, episodeId);
+    const episode = sources.get(episodeId);
     if (!episode || episode.indexed) continue;
-    const steps = await indexedSteps(client, episodeId);
+    const steps = stepsOf.get(episodeId) ?? [];
     const work = workTerms({ artifacts: episode.artifacts ?? [], failure: episode.failure, steps: steps.map(toWorkStep) });
     const change = changeTerms({ artifacts: episode.artifacts ?? [], diff: lastDiff(steps.map((s) => s.output)) });
     documents.push({
@@ -66,27 +70,32 @@ export async function indexEpisodesTerms(client: pg.PoolClient, tenantId: string
   if (documents.length) await writeFields(client, tenantId, documents);
 }
 
-async function episodeSource(client: pg.PoolClient, episodeId: string): Promise<EpisodeSource | undefined> {
+async function episodeSources(client: pg.PoolClient, episodeIds: readonly string[]): Promise<Map<string, EpisodeSource>> {
   const p = new Params();
-  const id = p.add(episodeId);
-  const sql = `SELECT EXISTS (SELECT 1 FROM episode_terms WHERE episode_id = ${id}) AS indexed, task_description,
+  const sql = `SELECT id, EXISTS (SELECT 1 FROM episode_terms t WHERE t.episode_id = e.id) AS indexed, task_description,
             CASE WHEN jsonb_typeof(outcome->'artifacts') = 'array' THEN ARRAY(SELECT jsonb_array_elements_text(outcome->'artifacts')) END AS artifacts,
             CASE WHEN outcome_kind = 'failure' THEN concat_ws(' ', outcome->>'reason', outcome->>'details')
                  WHEN outcome_kind = 'partial' THEN outcome->>'failed' END AS failure
-       FROM episodes WHERE id = ${id}`;
-  return (await queryRows<EpisodeSource>(client, sql, p))[0];
+       FROM episodes e WHERE id = ANY(${p.add(episodeIds)}::uuid[])`;
+  return new Map((await queryRows<EpisodeSource & { id: string }>(client, sql, p)).map((r) => [r.id, r]));
 }
 
-/** The first and the last INDEXED_STEPS / 2 steps. */
-async function indexedSteps(client: pg.PoolClient, episodeId: string): Promise<StepSource[]> {
+/** Each episode's first and last INDEXED_STEPS / 2 steps, in order. */
+async function indexedSteps(client: pg.PoolClient, episodeIds: readonly string[]): Promise<Map<string, StepSource[]>> {
   const p = new Params();
-  const id = p.add(episodeId);
   const half = p.add(INDEXED_STEPS / 2);
-  const sql = `SELECT tool, action, left(parameters::text, ${STEP_TEXT_CHARS}) AS parameters, result->>'errorClass' AS error_class,
-            left(result->>'message', ${STEP_TEXT_CHARS}) AS error_message, left(coalesce(result->>'output', observation), ${DIFF_CHARS}) AS output
-       FROM steps WHERE episode_id = ${id} AND (step_number <= ${half} OR step_number > (SELECT step_count FROM episodes WHERE id = ${id}) - ${half})
-      ORDER BY step_number`;
-  return queryRows<StepSource>(client, sql, p);
+  const sql = `SELECT s.episode_id, s.tool, s.action, left(s.parameters::text, ${STEP_TEXT_CHARS}) AS parameters, s.result->>'errorClass' AS error_class,
+            left(s.result->>'message', ${STEP_TEXT_CHARS}) AS error_message, left(coalesce(s.result->>'output', s.observation), ${DIFF_CHARS}) AS output
+       FROM episodes e JOIN steps s ON s.episode_id = e.id
+      WHERE e.id = ANY(${p.add(episodeIds)}::uuid[]) AND (s.step_number <= ${half} OR s.step_number > e.step_count - ${half})
+      ORDER BY s.episode_id, s.step_number`;
+  const byEpisode = new Map<string, StepSource[]>();
+  for (const row of await queryRows<StepSource & { episode_id: string }>(client, sql, p)) {
+    const steps = byEpisode.get(row.episode_id);
+    if (steps) steps.push(row);
+    else byEpisode.set(row.episode_id, [row]);
+  }
+  return byEpisode;
 }
 
 function toWorkStep(s: StepSource): WorkStep {

@@ -1,12 +1,15 @@
-// Learning keeps up with an import: queued pattern extractions start when they are queued and a
-// backlog is fetched in batches, not one job per polling interval. The polling interval here is
-// the longest allowed (60 s), so a queue that waited on polling could not finish within it.
+// Learning keeps up with a burst of endings: queued pattern extractions start when they are queued
+// and a backlog is fetched in batches, not one job per polling interval. The polling interval here
+// is the longest allowed (60 s), so a queue that waited on polling could not finish within it. An
+// import learns in its own transactions: every run is extracted when the import returns, no job queued.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unwrap } from '../../src/client/index.ts';
 import { importRuns } from '../../src/import/index.ts';
 import { EXTRACT_JOB } from '../../src/learning/jobs.ts';
+import { RANKER_JOB } from '../../src/retrieval/ranker-jobs.ts';
 import { clientFor } from '../client/support.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
@@ -42,10 +45,48 @@ async function learningStates(): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((r) => [r.state, r.n]));
 }
 
-describe('the learning queue during an import', () => {
-  it('extracts every imported run within one polling interval', async () => {
-    const report = await importRuns(clientFor(t, t.keys.write), [await writeRuns()]);
-    expect(report).toMatchObject({ imported: RUNS, failed: 0 });
+async function extractJobs(): Promise<{ n: number; firstFetchMs: number; maxWaitSeconds: number }> {
+  const { rows } = await t.database.db.pool.query(
+    `SELECT count(*)::int AS n, (extract(epoch FROM min(started_on)) * 1000)::float AS "firstFetchMs",
+            max(extract(epoch FROM started_on - created_on))::float AS "maxWaitSeconds"
+       FROM pgboss.job WHERE name = $1`,
+    [EXTRACT_JOB],
+  );
+  return rows[0];
+}
+
+async function extractedEvents(): Promise<number> {
+  const { rows } = await t.database.db.pool.query(`SELECT count(*)::int AS n FROM ledger_events WHERE type = 'patterns.extracted'`);
+  return rows[0].n;
+}
+
+/** RUNS episodes started and completed by concurrent callers, 8 at a time, each ending with extraction queued. */
+async function endInBurst(): Promise<void> {
+  const api = clientFor(t, t.keys.write);
+  const waiting = Array.from({ length: RUNS }, (_, i) => i);
+  const caller = async () => {
+    for (let i = waiting.shift(); i !== undefined; i = waiting.shift()) {
+      const input = {
+        taskDescription: `Fix bug ${i} in the parser`,
+        taskType: 'code_change',
+        agent: 'queue-test',
+        context: { domain: 'acme/app', language: 'python' },
+      };
+      const { episode } = unwrap(await api.startEpisode(input));
+      unwrap(
+        await api.completeEpisode(
+          episode.id,
+          i % 4 ? { kind: 'SUCCESS', verdict: 'resolved' } : { kind: 'FAILURE', verdict: 'unresolved', reason: 'tests failed' },
+        ),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, caller));
+}
+
+describe('pattern extraction during a burst of endings and an import', () => {
+  it('extracts every queued ending within one polling interval', async () => {
+    await endInBurst();
     let states = await learningStates();
     for (const deadline = Date.now() + 100_000; (states.pending ?? 0) + (states.queued ?? 0) > 0 && Date.now() < deadline; ) {
       await new Promise((r) => setTimeout(r, 100));
@@ -54,18 +95,27 @@ describe('the learning queue during an import', () => {
     expect(states).toEqual({ done: RUNS });
     // Woken by their enqueue, not by polling: a job was fetched before the workers' second poll,
     // and none waited anywhere near an interval (one job per poll would make the last wait 40).
-    // Not "all done within half an interval of the import's start": the import of 40 runs alone
-    // took most of a minute at load 28.
-    const { rows: jobs } = await t.database.db.pool.query(
-      `SELECT count(*)::int AS n, (extract(epoch FROM min(started_on)) * 1000)::float AS "firstFetchMs",
-              max(extract(epoch FROM started_on - created_on))::float AS "maxWaitSeconds"
-         FROM pgboss.job WHERE name = $1`,
-      [EXTRACT_JOB],
-    );
-    expect(jobs[0].n).toBe(RUNS);
-    expect(jobs[0].firstFetchMs).toBeLessThan(secondPollAt);
-    expect(jobs[0].maxWaitSeconds).toBeLessThan(POLL_SECONDS);
-    const { rows } = await t.database.db.pool.query(`SELECT count(*)::int AS n FROM ledger_events WHERE type = 'patterns.extracted'`);
-    expect(rows[0].n).toBe(RUNS);
-  }, 200_000); // the import and the extractions: 13 s idle, about a minute at load 28
+    // Not "all done within half an interval of the start": 40 endings took most of a minute at load 28.
+    const jobs = await extractJobs();
+    expect(jobs.n).toBe(RUNS);
+    expect(jobs.firstFetchMs).toBeLessThan(secondPollAt);
+    expect(jobs.maxWaitSeconds).toBeLessThan(POLL_SECONDS);
+    expect(await extractedEvents()).toBe(RUNS);
+  }, 200_000); // 13 s idle, about a minute at load 28
+
+  it('has every imported run extracted when the import returns, with no job queued for it, and its ranker fit queued', async () => {
+    const [states, events, jobs] = [await learningStates(), await extractedEvents(), (await extractJobs()).n];
+    const tenant = await t.addTenant('importer');
+    const report = await importRuns(clientFor(t, tenant.write), [await writeRuns()]);
+    expect(report).toMatchObject({ imported: RUNS, failed: 0 });
+    expect(await learningStates()).toEqual({ ...states, done: (states.done ?? 0) + RUNS });
+    expect(await extractedEvents()).toBe(events + RUNS);
+    expect((await extractJobs()).n).toBe(jobs);
+    // The tenant's history grew past the first fit's minimum (20 episodes): a fit is queued for it.
+    const { rows } = await t.database.db.pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND data->>'tenantId' = $2`, [
+      RANKER_JOB,
+      tenant.tenantId,
+    ]);
+    expect(rows[0].n).toBeGreaterThan(0);
+  }, 200_000);
 });
