@@ -122,7 +122,9 @@ async function finishEpisode(ctx: WriteContext, p: Pending, judged: ReadonlyMap<
     return { id, kept: judgement.to === 'active' };
   });
   await recordObservations(ctx.client, ctx.tenantId, p.facts.id, { success: p.obs.success, reward: p.obs.reward }, observed, ctx.now);
-  const experience = await refreshExperience(ctx.client, ctx.tenantId, p.facts.id, { learningState: 'done', facts: p.facts });
+  // The episode's only observations are these (extraction runs once, under the episode's lock).
+  const patternsDiscovered = new Set(observed.filter((o) => o.kept).map((o) => o.id)).size;
+  const experience = await refreshExperience(ctx.client, ctx.tenantId, p.facts.id, { learningState: 'done', facts: p.facts, patternsDiscovered });
   report.reward.after = experience?.summary.reward ?? p.rewardBefore;
   ctx.events.push({ type: 'patterns.extracted', episodeId: p.facts.id, workItemId: p.facts.workItemId, payload: report });
   return report;

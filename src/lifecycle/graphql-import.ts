@@ -49,7 +49,9 @@ function stepRequests(checked: CheckedSteps, episodeId: string, redactKeys: read
   const groups = new Map<number, HashedStep[]>();
   checked.validIndexes.forEach((index, k) => {
     const group = Math.floor(index / LOG_REQUEST_STEPS);
-    groups.set(group, [...(groups.get(group) ?? []), must(hashed[k])]);
+    const steps = groups.get(group);
+    if (steps) steps.push(must(hashed[k]));
+    else groups.set(group, [must(hashed[k])]);
   });
   return [...groups.values()];
 }

@@ -30,7 +30,7 @@ export class ImportBatcher {
 
   constructor(
     private readonly writer: Writer,
-    /** After a batch commits (its runs answered): the tenant's history grew, as after a queued extraction batch. */
+    /** After a tenant's batches have all committed (its runs answered): its history grew, as after a queued extraction batch. */
     private readonly afterCommit: (tenantId: string) => Promise<unknown> = async () => undefined,
     /** Runs in one transaction at most. */
     private readonly maxRuns = MAX_RUNS,
@@ -61,6 +61,8 @@ export class ImportBatcher {
     q.flushing -= 1;
     if (q.flushing || q.pending.length) return;
     this.queues.delete(tenantId);
+    // Once per burst, not per batch: what it queues (a ranker refit) reads the history later anyway.
+    await this.afterCommit(tenantId);
     if (this.queues.size) return;
     for (const done of this.idle) done();
     this.idle.clear();
@@ -80,6 +82,5 @@ export class ImportBatcher {
       if (batch.length === 1) return must(batch[0]).reject(err);
       for (const p of batch) await this.writer.run(tenantId, (w) => importRuns(w, [p.run])).then(([r]) => p.resolve(must(r)), p.reject);
     }
-    await this.afterCommit(tenantId);
   }
 }

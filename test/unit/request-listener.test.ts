@@ -40,8 +40,11 @@ beforeAll(async () => {
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
+/** A request left unanswered (the regression: the failure escaped) fails in seconds, not at the test timeout. */
+const answerWithin = () => AbortSignal.timeout(10_000);
+
 it('answers 500 with the request id when a route fails before answering, and logs the error with it', async () => {
-  const res = await fetch(`${base}/before-headers`, { headers: { 'x-request-id': 'req-before-1' } });
+  const res = await fetch(`${base}/before-headers`, { headers: { 'x-request-id': 'req-before-1' }, signal: answerWithin() });
   expect(res.status).toBe(500);
   expect(res.headers.get('x-request-id')).toBe('req-before-1');
   expect(await res.json()).toEqual({ error: 'internal error', requestId: 'req-before-1' });
@@ -49,8 +52,8 @@ it('answers 500 with the request id when a route fails before answering, and log
 });
 
 it('closes the connection when a route fails mid-answer, and the server goes on answering', async () => {
-  await expect(fetch(`${base}/after-headers`, { headers: { 'x-request-id': 'req-after-1' } }).then((r) => r.text())).rejects.toThrow();
+  await expect(fetch(`${base}/after-headers`, { headers: { 'x-request-id': 'req-after-1' }, signal: answerWithin() }).then((r) => r.text())).rejects.toThrow();
   expect(lines.find((l) => l.requestId === 'req-after-1')).toMatchObject({ err: { message: 'failed mid-answer' } });
-  const ok = await fetch(`${base}/fine`);
+  const ok = await fetch(`${base}/fine`, { signal: answerWithin() });
   expect(await ok.text()).toBe('ok');
 });
