@@ -96,9 +96,7 @@ interface Dropped {
  * load: COPY into unindexed tables, then one sorted build per index.
  */
 async function dropIndexes(pool: pg.Pool): Promise<Dropped> {
-  await pool.query(
-    'ALTER TABLE episode_terms DROP CONSTRAINT episode_terms_pkey, DROP CONSTRAINT episode_terms_episode_id_fkey, DROP CONSTRAINT episode_terms_tenant_id_fkey',
-  );
+  await pool.query('ALTER TABLE episode_terms DROP CONSTRAINT episode_terms_pkey, DROP CONSTRAINT episode_terms_episode_id_fkey');
   const { rows } = await pool.query<{ indexname: string; indexdef: string }>(
     `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename IN ('episode_terms', 'episodes') AND indexname <> 'episodes_pkey' ORDER BY indexname`,
   );
@@ -130,9 +128,6 @@ async function createIndexes(pool: pg.Pool, dropped: Dropped, withText: boolean)
     }
     await client.query(
       'ALTER TABLE episode_terms ADD CONSTRAINT episode_terms_episode_id_fkey FOREIGN KEY (episode_id) REFERENCES episodes(id) ON DELETE CASCADE ON UPDATE CASCADE',
-    );
-    await client.query(
-      'ALTER TABLE episode_terms ADD CONSTRAINT episode_terms_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE ON UPDATE CASCADE',
     );
     // What autovacuum does after inserts (the migration tunes it for this table): the visibility
     // map lets the postings query run index-only; the statistics give the planner its estimates.
@@ -263,11 +258,17 @@ const loadAverage = () =>
     .map((n) => n.toFixed(2))
     .join(', ');
 
+/** A statement as pool.query takes it: its text, or a config (a named prepared statement, queryPrepared). */
+type Statement = string | { text: string; values?: unknown[] };
+const textOf = (statement: Statement, values?: unknown[]) =>
+  typeof statement === 'string' ? { sql: statement, values } : { sql: statement.text, values: statement.values };
+
 /** A pool whose statements run under EXPLAIN ANALYZE, adding each one's execution time to `spent` (the rows are then read for real). */
 function explaining(pool: pg.Pool, spent: { ms: number }): pg.Pool {
   const query = pool.query.bind(pool) as (sql: string, values?: unknown[]) => Promise<pg.QueryResult>;
   return Object.assign(Object.create(pool) as pg.Pool, {
-    query: async (sql: string, values?: unknown[]) => {
+    query: async (statement: Statement, given?: unknown[]) => {
+      const { sql, values } = textOf(statement, given);
       const plan = await query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, values);
       spent.ms += Number(
         (plan.rows[0] as { 'QUERY PLAN': Array<{ 'Execution Time': number; 'Planning Time': number }> })['QUERY PLAN'][0]?.['Execution Time'] ?? 0,
@@ -282,7 +283,8 @@ async function explainOne(pool: pg.Pool, tenantId: string, description: string |
   if (description === undefined) return;
   const query = pool.query.bind(pool) as (sql: string, values?: unknown[]) => Promise<pg.QueryResult>;
   const spy = Object.assign(Object.create(pool) as pg.Pool, {
-    query: async (sql: string, values?: unknown[]) => {
+    query: async (statement: Statement, given?: unknown[]) => {
+      const { sql, values } = textOf(statement, given);
       const plan = await query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, values);
       console.log(`${sql.replace(/\s+/g, ' ').slice(0, 160)}...\n${plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n')}\n`);
       return query(sql, values);
