@@ -14,6 +14,7 @@ import { loadSigner } from './ledger/signer.ts';
 import { stopForBudget } from './lifecycle/budget-stop.ts';
 import { startDeadlineWorkers } from './lifecycle/deadlines.ts';
 import { ImportBatcher } from './lifecycle/import-batch.ts';
+import { indexStatisticsRefresher } from './retrieval/index-statistics.ts';
 import { startRankerRefits } from './retrieval/ranker-jobs.ts';
 import type { Services } from './schema/context.ts';
 import { StepIngestor } from './steps/ingest.ts';
@@ -49,9 +50,14 @@ export async function createServices(config: Config, db: Database, log: Logger):
       ledgerBus.announceRevoked(keyId);
     }
   });
-  // An import's batch extracts its runs' patterns as it commits: its tenant's ranker may be due a refit.
+  // After a tenant's import burst: its patterns were extracted as it committed, so its ranker may be
+  // due a refit; and the term index grew, so its planner statistics may be stale (index-statistics.ts).
+  const refreshIndexStatistics = indexStatisticsRefresher(db.pool);
   const imports = new ImportBatcher(writer, (tenantId) =>
-    refits.queueDue([tenantId]).catch((err: unknown) => log.warn({ err }, 'ranker refit not queued; the next batch retries')),
+    Promise.all([
+      refits.queueDue([tenantId]).catch((err: unknown) => log.warn({ err }, 'ranker refit not queued; the next batch retries')),
+      refreshIndexStatistics().catch((err: unknown) => log.warn({ err }, 'term index statistics not refreshed; autovacuum will')),
+    ]),
   );
   return { config, db, log, writer, ingest, imports, jobs, learning, redactKeys, checkpoints, ledgerBus, ledgerReads: new LedgerReads(db.pool), keys };
 }

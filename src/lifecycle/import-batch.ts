@@ -16,6 +16,8 @@ interface Pending {
 interface TenantQueue {
   pending: Pending[];
   flushing: number;
+  /** A batch committed since afterCommit last ran. */
+  committed: boolean;
 }
 
 /** Batches of one tenant in flight at once: two overlap one batch's steps and completions with the other's index write and commit. */
@@ -39,7 +41,7 @@ export class ImportBatcher {
   submit(tenantId: string, run: RunToImport): Promise<ImportRunResult> {
     return new Promise((resolve, reject) => {
       let q = this.queues.get(tenantId);
-      if (!q) this.queues.set(tenantId, (q = { pending: [], flushing: 0 }));
+      if (!q) this.queues.set(tenantId, (q = { pending: [], flushing: 0, committed: false }));
       q.pending.push({ run, resolve, reject });
       // With a batch committing, the calls arriving meanwhile gather for the next one.
       if (q.flushing < MAX_CONCURRENT_FLUSHES) void this.flush(tenantId, q);
@@ -57,12 +59,18 @@ export class ImportBatcher {
     while (q.pending.length) {
       const batch = q.pending.splice(0, this.maxRuns);
       await this.commit(tenantId, batch);
+      q.committed = true;
+    }
+    // Once per burst, not per batch (what it does reads the history later anyway), by the last flush
+    // out; the queue stays held meanwhile, so drain() waits for it, and runs that commit meanwhile
+    // (their own flush) have it run again. Its failures are its own to report (services.ts logs them).
+    while (q.flushing === 1 && !q.pending.length && q.committed) {
+      q.committed = false;
+      await this.afterCommit(tenantId).catch(() => undefined);
     }
     q.flushing -= 1;
     if (q.flushing || q.pending.length) return;
     this.queues.delete(tenantId);
-    // Once per burst, not per batch: what it queues (a ranker refit) reads the history later anyway.
-    await this.afterCommit(tenantId);
     if (this.queues.size) return;
     for (const done of this.idle) done();
     this.idle.clear();

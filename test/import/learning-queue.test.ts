@@ -103,14 +103,22 @@ describe('pattern extraction during a burst of endings and an import', () => {
     expect(await extractedEvents()).toBe(RUNS);
   }, 200_000); // 13 s idle, about a minute at load 28
 
-  it('has every imported run extracted when the import returns, with no job queued for it, and its ranker fit queued', async () => {
+  it('has every imported run extracted when the import returns, with no job queued for it, its ranker fit queued and its term index analyzed', async () => {
     const [states, events, jobs] = [await learningStates(), await extractedEvents(), (await extractJobs()).n];
     const tenant = await t.addTenant('importer');
     const report = await importRuns(clientFor(t, tenant.write), [await writeRuns()]);
     expect(report).toMatchObject({ imported: RUNS, failed: 0 });
+    // What follows a burst (the refit, the statistics) runs after its answers: wait for it.
+    await t.services.imports.drain();
     expect(await learningStates()).toEqual({ ...states, done: (states.done ?? 0) + RUNS });
     expect(await extractedEvents()).toBe(events + RUNS);
     expect((await extractJobs()).n).toBe(jobs);
+    // The term index grew from nothing: its statistics were refreshed when the import's burst ended,
+    // not left to autovacuum's next round (ANALYZE of a table this small counts every row).
+    const { rows: stats } = await t.database.db.pool.query(
+      `SELECT c.reltuples::int AS counted, (SELECT count(*)::int FROM episode_terms) AS n FROM pg_class c WHERE c.relname = 'episode_terms'`,
+    );
+    expect(stats[0].counted).toBe(stats[0].n);
     // The tenant's history grew past the first fit's minimum (20 episodes): a fit is queued for it.
     const { rows } = await t.database.db.pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND data->>'tenantId' = $2`, [
       RANKER_JOB,
