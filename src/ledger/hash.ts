@@ -141,9 +141,13 @@ function plainObject(object: Record<string, unknown>, depth: number): string | u
   let out = '{';
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
-    const part = plainCanonical(object[key], depth + 1);
+    const value = object[key];
+    if (value === undefined || typeof value === 'symbol') return undefined; // members the package's path leaves out
+    // The key before its value, as the package checks them: {"\uD800": Infinity} is a lone surrogate.
+    const name = canonicalString(key);
+    const part = plainCanonical(value, depth + 1);
     if (part === undefined) return undefined;
-    out += `${i === 0 ? '' : ','}${canonicalString(key)}:${part}`;
+    out += `${i === 0 ? '' : ','}${name}:${part}`;
   }
   return `${out}}`;
 }

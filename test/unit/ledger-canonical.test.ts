@@ -45,6 +45,14 @@ describe('canonicalJson', () => {
     );
   });
 
+  it("checks a member's key before its value, as the package does", () => {
+    for (const value of [{ '\uD800': Number.POSITIVE_INFINITY }, { a: 1, '\uDC00': Number.NaN }, { '\uD800': [Number.POSITIVE_INFINITY] }]) {
+      expect(viaFast(value)).toEqual({ error: 'Lone surrogate is not allowed' });
+      expect(viaFast(value)).toEqual(viaPackage(value));
+    }
+    for (const value of [{ '\uD800': undefined }, { '\uD800': Symbol('s'), a: 1 }]) expect(viaFast(value)).toEqual(viaPackage(value));
+  });
+
   it('gives the package text or error for values JSON.parse never returns', () => {
     const deep: unknown[] = [];
     let at = deep;
