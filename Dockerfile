@@ -8,9 +8,9 @@ COPY scripts ./scripts
 COPY prisma ./prisma
 RUN npm ci --no-audit --no-fund --include=dev
 COPY . .
-RUN npm run build:web && npm run build && npm prune --omit=dev --no-audit --no-fund
+RUN npm run build:web && npm run build -- --server && npm prune --omit=dev --no-audit --no-fund
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 4000
 HEALTHCHECK --interval=10s --timeout=3s --retries=6 CMD node -e "fetch('http://127.0.0.1:4000/readyz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
-CMD ["node", "--import", "tsx", "src/main.ts"]
+CMD ["node", "--enable-source-maps", "dist/server/main.js"]

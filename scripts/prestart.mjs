@@ -1,11 +1,17 @@
 #!/usr/bin/env node
-// `npm start` runs this first: builds the monitor page (web/ -> web/dist) when it is not built yet.
-// `npm run build:web` rebuilds it unconditionally.
+// `npm start` runs this first: compiles the server (src/ -> dist/server, esbuild, about a second)
+// when a source is newer than the last build, so a start runs plain JavaScript (about 2 s of CPU
+// where a start through tsx spent 5), and builds the monitor page (web/ -> web/dist) when it is
+// not built yet. `npm run build:web` rebuilds the page unconditionally.
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildServer, serverBuildIsStale } from './node-builds.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+if (serverBuildIsStale()) await buildServer({ clean: false });
+
 if (!existsSync(join(root, 'web', 'dist', 'index.html'))) {
   const vite = await import('vite').catch(() => null);
   if (!vite) {
