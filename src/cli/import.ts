@@ -14,7 +14,7 @@ Folders are walked; results.csv / results.json inside them are read as harness v
 (instance_id,resolved): resolved -> SUCCESS, else FAILURE. Importing a file again changes nothing.
   --format <f>        read every file as this format (default: by file name)
   --verdicts <file>   a verdict file (repeatable)
-  --concurrency <n>   runs imported at once (default 8)
+  --concurrency <n>   runs imported at once (default 32)
   --truncate          keep output past its inline limit as head + tail (default: whole, as a blob)
 Warns (a "warning:" line; "warnings" in --json) when runs of different instances share one task
 text, or when runs carry no times (their times stay unknown).
@@ -61,7 +61,7 @@ export const importCommand = defineCommand({
     const report = await importRuns(client, positionals, {
       format: format ?? null,
       verdictFiles: listOption(values.verdicts) ?? [],
-      concurrency: intOption(values.concurrency, '--concurrency', HELP, 1) ?? 8,
+      concurrency: intOption(values.concurrency, '--concurrency', HELP, 1),
       largeContent: values.truncate ? 'TRUNCATE' : 'BLOB',
       onProgress: (_run, done, total) => bar.update(done, total),
     }).finally(() => bar.finish());

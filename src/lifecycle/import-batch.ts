@@ -23,8 +23,12 @@ interface TenantQueue {
 /** Batches of one tenant in flight at once: two overlap one batch's steps and completions with the other's index write and commit. */
 const MAX_CONCURRENT_FLUSHES = 2;
 
-/** Runs in one transaction: enough for the calls an import keeps in flight (its default concurrency is 8). */
-const MAX_RUNS = 16;
+/**
+ * Runs in one transaction: about a third of what an import keeps in flight (the CLI's default
+ * concurrency is 32), so that while two batches commit the next one is already gathering. The 350
+ * development runs: 16 to a batch 10.2-10.4 s, 10 to a batch 9.4-9.5 s (docs/BENCHMARKS.md).
+ */
+const MAX_RUNS = 10;
 
 export class ImportBatcher {
   private readonly queues = new Map<string, TenantQueue>();
