@@ -1,6 +1,6 @@
 // API keys: `epk_<prefix>_<secret>`. The prefix finds the row; only a hash of the secret is stored.
 // Secrets are 256 random bits, so a fast hash is enough (no password stretching needed).
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { LimitViolation } from '../core/errors.ts';
 import { must } from '../core/must.ts';
 
@@ -16,7 +16,8 @@ export interface GeneratedKey {
 }
 
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  // crypto.hash: one call, no Hash object (every authenticated request hashes its key's secret).
+  return hash('sha256', secret, 'hex');
 }
 
 export function generateApiKey(): GeneratedKey {

@@ -8,10 +8,11 @@ import { type DocumentNode, GraphQLError, type ValidationRule, visit } from 'gra
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../schema/context.ts';
 import { FairPermits } from './fair-permits.ts';
+import { perDocument } from './per-document.ts';
 
 const EXPENSIVE_FIELDS: ReadonlySet<string> = new Set(['verifyLedger']);
 
-function expensiveFieldsIn(document: DocumentNode): string[] {
+const expensiveFieldsIn = perDocument((document: DocumentNode): readonly string[] => {
   const found: string[] = [];
   visit(document, {
     Field(node) {
@@ -19,7 +20,7 @@ function expensiveFieldsIn(document: DocumentNode): string[] {
     },
   });
   return found;
-}
+});
 
 /** Refuses a document that selects an expensive field more than once (aliases, fragments). */
 const OneExpensiveFieldRule: ValidationRule = (context) => ({

@@ -9,6 +9,7 @@ import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { Config } from '../config.ts';
 import { useBodyLimit } from './body-limit.ts';
 import { useNodeLimit } from './node-limit.ts';
+import { perDocument } from './per-document.ts';
 import { useUtf8Bodies } from './utf8-body.ts';
 
 export function hardeningPlugins(config: Config): Array<Plugin | Plugin<Record<string, unknown>>> {
@@ -189,7 +190,7 @@ function nulPath(value: unknown, path: string): string | null {
 }
 
 /** The path of the first string literal argument holding NUL in a document, e.g. `episodes.filter.text`. */
-function nulLiteralPath(document: DocumentNode): string | null {
+const nulLiteralPath = perDocument((document: DocumentNode): string | null => {
   let found: string | null = null;
   const fields: string[] = [];
   const names: string[] = [];
@@ -202,7 +203,7 @@ function nulLiteralPath(document: DocumentNode): string | null {
     },
   });
   return found;
-}
+});
 
 /**
  * Reads with a NUL character in a string (variables or literals) are refused as BAD_USER_INPUT:

@@ -3,26 +3,34 @@
 // their rows in one query, and a document whose blobs together pass the budget is refused before
 // any of them is read. Each read is charged again as it resolves (src/steps/read-budget.ts), which
 // also covers content reached through steps (Step.contentRefs { content }).
-import { type DocumentNode, GraphQLError, Kind, visit } from 'graphql';
+import { type DocumentNode, GraphQLError, Kind, type ValueNode, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type pg from 'pg';
 import { Params, queryRows } from '../db/sql.ts';
 import { isHashHex } from '../ledger/hash.ts';
 import type { Context } from '../schema/context.ts';
+import { perDocument } from './per-document.ts';
 
 /** The hash argument of every `blob` field in the document (literal or variable), one entry per occurrence. */
 export function blobHashesIn(document: DocumentNode, variables: Record<string, unknown> | null | undefined): string[] {
   const hashes: string[] = [];
-  visit(document, {
-    Field(node) {
-      if (node.name.value !== 'blob') return;
-      const arg = node.arguments?.find((a) => a.name.value === 'hash')?.value;
-      const value = arg?.kind === Kind.STRING ? arg.value : arg?.kind === Kind.VARIABLE ? variables?.[arg.name.value] : undefined;
-      if (isHashHex(value)) hashes.push(value);
-    },
-  });
+  for (const arg of blobHashArguments(document)) {
+    const value = arg?.kind === Kind.STRING ? arg.value : arg?.kind === Kind.VARIABLE ? variables?.[arg.name.value] : undefined;
+    if (isHashHex(value)) hashes.push(value);
+  }
   return hashes;
 }
+
+/** The `hash` argument of each `blob` field in the document (undefined where it has none). */
+const blobHashArguments = perDocument((document: DocumentNode): readonly (ValueNode | undefined)[] => {
+  const found: (ValueNode | undefined)[] = [];
+  visit(document, {
+    Field(node) {
+      if (node.name.value === 'blob') found.push(node.arguments?.find((a) => a.name.value === 'hash')?.value);
+    },
+  });
+  return found;
+});
 
 function responseTooLargeError(limit: number, requested: number): GraphQLError {
   return new GraphQLError(

@@ -252,7 +252,8 @@ async function journalInCalls(client: EpisodicClient, run: ImportedRun, call: Ru
   if (logged.stoppedBy) refused(logged.stoppedBy);
   const complete = () =>
     client.request<FinishEpisodeResult>(IMPORT_DOCUMENTS.completeEpisode, { episodeId: episode.id, outcome: call.outcome, ...call.endedAt });
-  const finished = await complete().catch(async (err: unknown) => {
+  // A completion whose answer was lost is not simply sent again: the start says whether it committed.
+  const finished = await resent(complete, 'throw').catch(async (err: unknown) => {
     if (!isCutConnection(err)) throw err;
     // The completion may have committed with its answer lost: the start, deduplicated, says whether it ended.
     const now = await start();
@@ -279,28 +280,30 @@ const RESEND_DELAY_MS = 250;
 const BUSY_RESENDS = 20;
 const BUSY_CODES = new Set(['OVERLOADED', 'RATE_LIMITED']);
 
-/** How long to wait before sending the call again after its `attempt`th failure; null: not again. */
-function resendDelayMs(err: unknown, attempt: number): number | null {
-  if (!(err instanceof EpisodicError)) return null;
-  if (err.kind === 'transport') return attempt <= RESENDS ? RESEND_DELAY_MS * attempt : null;
-  if (!BUSY_CODES.has(err.code ?? '') || attempt > BUSY_RESENDS) return null;
+function isCutConnection(err: unknown): boolean {
+  return err instanceof EpisodicError && err.kind === 'transport';
+}
+
+/** How long to wait before sending a call the server refused for now (its `attempt`th refusal); null: not again. */
+function busyDelayMs(err: unknown, attempt: number): number | null {
+  if (!(err instanceof EpisodicError) || !BUSY_CODES.has(err.code ?? '') || attempt > BUSY_RESENDS) return null;
   const retryAfterMs = err.errors[0]?.extensions?.retryAfterMs;
   return typeof retryAfterMs === 'number' ? retryAfterMs : 1000;
 }
 
 /**
- * The call, sent again when the connection failed without an answer (as a keep-alive connection
- * the server closed while the client reused it does under load), or when the server refused it for
- * now: an import keeps DEFAULT_IMPORT_CONCURRENCY calls in flight, more than a server with a lower
- * MAX_REQUESTS_PER_KEY takes. Safe because a start is deduplicated by the file's hash and a step by
- * its position (sideEffectKey).
+ * The call, sent again when the server refused it for now (an import keeps
+ * DEFAULT_IMPORT_CONCURRENCY calls in flight, more than a server with a lower MAX_REQUESTS_PER_KEY
+ * takes) and, unless `cut` is 'throw', when the connection failed without an answer (as a
+ * keep-alive connection the server closed while the client reused it does under load). Safe
+ * because a start is deduplicated by the file's hash and a step by its position (sideEffectKey).
  */
-async function resent<T>(call: () => Promise<T>): Promise<T> {
+async function resent<T>(call: () => Promise<T>, cut: 'resend' | 'throw' = 'resend'): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();
     } catch (err) {
-      const wait = resendDelayMs(err, attempt);
+      const wait = isCutConnection(err) ? (cut === 'resend' && attempt <= RESENDS ? RESEND_DELAY_MS * attempt : null) : busyDelayMs(err, attempt);
       if (wait === null) throw err;
       await delay(wait);
     }
