@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `npm start` runs this first: compiles the server (src/ -> dist/server, esbuild, about a second)
-// when a source is newer than the last build, so a start runs plain JavaScript (about 2 s of CPU
-// where a start through tsx spent 5), and builds the monitor page (web/ -> web/dist) when it is
+// `npm start` runs this first: compiles the server (src/ -> dist/server, esbuild, about 0.2 s) when
+// a source is newer than the last build, so a start runs plain JavaScript (1.1-1.2 s to serving
+// where a start through tsx took 1.4-1.8 s, docs/BENCHMARKS.md), and builds the monitor page (web/ -> web/dist) when it is
 // not built yet. `npm run build:web` rebuilds the page unconditionally.
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';

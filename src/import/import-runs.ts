@@ -252,7 +252,6 @@ async function journalInCalls(client: EpisodicClient, run: ImportedRun, call: Ru
   if (logged.stoppedBy) refused(logged.stoppedBy);
   const complete = () =>
     client.request<FinishEpisodeResult>(IMPORT_DOCUMENTS.completeEpisode, { episodeId: episode.id, outcome: call.outcome, ...call.endedAt });
-  // A completion whose answer was lost is not simply sent again: the start says whether it committed.
   const finished = await resent(complete, 'throw').catch(async (err: unknown) => {
     if (!isCutConnection(err)) throw err;
     // The completion may have committed with its answer lost: the start, deduplicated, says whether it ended.
@@ -291,6 +290,12 @@ function busyDelayMs(err: unknown, attempt: number): number | null {
   return typeof retryAfterMs === 'number' ? retryAfterMs : 1000;
 }
 
+/** How long to wait before the call's next try after its `attempt`th failure; null: not again. */
+function resendDelayMs(err: unknown, attempt: number, cut: 'resend' | 'throw'): number | null {
+  if (!isCutConnection(err)) return busyDelayMs(err, attempt);
+  return cut === 'resend' && attempt <= RESENDS ? RESEND_DELAY_MS * attempt : null;
+}
+
 /**
  * The call, sent again when the server refused it for now (an import keeps
  * DEFAULT_IMPORT_CONCURRENCY calls in flight, more than a server with a lower MAX_REQUESTS_PER_KEY
@@ -303,7 +308,7 @@ async function resent<T>(call: () => Promise<T>, cut: 'resend' | 'throw' = 'rese
     try {
       return await call();
     } catch (err) {
-      const wait = isCutConnection(err) ? (cut === 'resend' && attempt <= RESENDS ? RESEND_DELAY_MS * attempt : null) : busyDelayMs(err, attempt);
+      const wait = resendDelayMs(err, attempt, cut);
       if (wait === null) throw err;
       await delay(wait);
     }

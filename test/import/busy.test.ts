@@ -1,7 +1,7 @@
 // An import keeps many calls in flight (32 by default); a server that takes fewer from one key
 // (MAX_REQUESTS_PER_KEY) refuses the rest with OVERLOADED and a retryAfterMs, and the import sends
 // each refused call again after that wait: every run is imported, none fails.
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ useApp(
 
 let folder: string;
 beforeAll(async () => {
-  folder = join(tmpdir(), `episodic-busy-import-${process.pid}`);
+  folder = await mkdtemp(join(tmpdir(), 'episodic-busy-import-'));
   const run = JSON.parse(await readFile(MINI, 'utf8'));
   for (let i = 0; i < RUNS; i++) {
     const id = `django__django-${100 + i}`;
