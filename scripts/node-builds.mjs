@@ -27,7 +27,7 @@ export async function buildCli() {
 }
 
 /**
- * dist/server: main.js and its step worker beside it. `clean` empties the folder first; `npm start`
+ * dist/server: main.js and its verification worker beside it. `clean` empties the folder first; `npm start`
  * builds without it, since a running server of the same checkout may still load a chunk it left
  * for later (the MCP endpoint's), and chunk names change with their content.
  */
@@ -36,8 +36,8 @@ export async function buildServer({ clean }) {
   await build({
     ...NODE_BUNDLE,
     // Two levels under the root, as src/main.ts is: the paths it finds from import.meta.url
-    // (web/dist, prisma/migrations) are the same; the step worker is found beside the module.
-    entryPoints: [join(root, 'src', 'main.ts'), join(root, 'src', 'ledger', 'step-worker.ts')],
+    // (web/dist, prisma/migrations) are the same; the verification worker is found beside the module.
+    entryPoints: [join(root, 'src', 'main.ts'), join(root, 'src', 'ledger', 'verify-worker.ts')],
     entryNames: '[name]',
     outdir: SERVER_DIR,
   });

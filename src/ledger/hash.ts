@@ -58,6 +58,34 @@ export function fromHex(hex: string, byteLength?: number): Uint8Array {
   return hexToBytes(hex);
 }
 
+/** Lowercase hex digits' values by byte, -1 for any other byte: one load instead of comparisons. */
+const HEX_VALUE = new Int8Array(256).fill(-1);
+for (let c = 0; c < 16; c++) HEX_VALUE['0123456789abcdef'.charCodeAt(c)] = c;
+
+/** Decodes the 64-digit lowercase hex text[at..at+length) into out[to..to+32); false (out then undefined) if it is not one. */
+export function hashHexInto(text: Uint8Array, at: number, length: number, out: Uint8Array, to: number): boolean {
+  if (length !== 2 * HASH_BYTES) return false;
+  let bad = 0;
+  for (let i = 0, p = at; i < HASH_BYTES; i++, p += 2) {
+    const high = HEX_VALUE[text[p] as number] as number;
+    const low = HEX_VALUE[text[p + 1] as number] as number;
+    bad |= high | low; // -1 marks a byte that is no lowercase hex digit
+    out[to + i] = (high << 4) | low;
+  }
+  return bad >= 0;
+}
+
+/** text[at..at+length) is the 64-digit lowercase hex of bytes[from..from+32). */
+export function hexMatches(text: Uint8Array, at: number, length: number, bytes: Uint8Array, from: number): boolean {
+  if (length !== 2 * HASH_BYTES) return false;
+  for (let i = 0, p = at; i < HASH_BYTES; i++, p += 2) {
+    const high = HEX_VALUE[text[p] as number] as number;
+    const low = HEX_VALUE[text[p + 1] as number] as number;
+    if ((high | low) < 0 || ((high << 4) | low) !== bytes[from + i]) return false;
+  }
+  return true;
+}
+
 const HASH_HEX = /^[0-9a-f]{64}$/;
 
 /** True for a lowercase hex string of exactly 32 bytes. */
@@ -217,11 +245,6 @@ export function chainHash(prevHashHex: string, e: LedgerEntry): string {
 /** chainHash(prevHashHex, e) === expectedHex, without writing the hash out as hex. */
 export function chainHashIs(prevHashHex: string, e: LedgerEntry, expectedHex: string): boolean {
   return hashIs(chainInputOf(prevHashHex, e), expectedHex);
-}
-
-/** Hex BLAKE3(data) === expectedHex, without writing the hash out as hex; false for anything but a string. */
-export function bytesHashIs(data: Uint8Array, expectedHex: unknown): boolean {
-  return typeof expectedHex === 'string' && hashIs(data, expectedHex);
 }
 
 /** BLAKE3(data) compared with lowercase hex byte by byte: hash-wasm's hex output cost more than the hash. */

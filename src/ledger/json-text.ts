@@ -1,5 +1,5 @@
 // RFC 8785 bytes straight from UTF-8 JSON text, without building the value or any string: what
-// verifyLedger does with the rows PostgreSQL sends (json_build_array of a step's columns, jsonb as
+// verifyLedger does with the jsonb columns PostgreSQL sends (events' payloads, steps' jsonb columns, as
 // jsonb_out prints it), read as bytes so that no row text lands on the JS heap. PostgreSQL already
 // escapes strings exactly as RFC 8785 does (\" \\ \b \f \n \r \t, other control characters as
 // \u00xx, nothing else), so string literals are copied as they are and only the layout changes:
@@ -228,13 +228,31 @@ export class JsonBytesCanonicaliser {
   /** Writes ASCII text (keys, numbers, times) as it is. */
   ascii(text: string): void {
     this.room(text.length);
-    for (let i = 0; i < text.length; i++) this.out[this.length++] = text.charCodeAt(i);
+    const out = this.out;
+    let at = this.length;
+    for (let i = 0; i < text.length; i++) out[at++] = text.charCodeAt(i);
+    this.length = at;
+  }
+
+  /** Writes src[start..end) as it is. */
+  raw(src: Uint8Array, start: number, end: number): void {
+    this.room(end - start);
+    copyBytes(src, start, end, this.out, this.length);
+    this.length += end - start;
+  }
+
+  /** Makes room for `n` bytes, counts them written and returns where they start: the caller fills out[at..at+n). */
+  reserve(n: number): number {
+    this.room(n);
+    const at = this.length;
+    this.length += n;
+    return at;
   }
 
   /** Writes bytes as they are. */
   bytes(data: Uint8Array): void {
     this.room(data.length);
-    this.out.set(data, this.length);
+    copyBytes(data, 0, data.length, this.out, this.length);
     this.length += data.length;
   }
 

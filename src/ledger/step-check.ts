@@ -1,5 +1,5 @@
 // The step-row check of a stored-range verification (docs/LEDGER.md §7.5, §3.2), pure so that it
-// runs in a worker thread (step-worker.ts) as well as inline: each entry's stored row recomputed
+// runs in a worker thread (verify-worker.ts) as well as inline: each entry's stored row recomputed
 // from its columns and its content_hash column, both compared with the logged hash. A row is as
 // binary COPY sends it (verify-read.ts readStepRows): [run, step_number, content_hash, then the
 // canonical members in RFC 8785 order], each field a 32-bit length (-1: NULL) and its bytes:
@@ -8,7 +8,8 @@
 // straight from them (text escaped, jsonb through json-text.ts) and hashed where they lie.
 // A batch is a page's entries in logged order, with where each one's row lies.
 import { isUtf8 } from 'node:buffer';
-import { bytesHashIs, canonicalJson, canonicalString } from './hash.ts';
+import { FieldReader } from './copy-fields.ts';
+import { canonicalJson, canonicalString, HASH_BYTES, hashBytes, hexMatches } from './hash.ts';
 import { JsonBytesCanonicaliser } from './json-text.ts';
 import { STEP_CANONICAL_FIELDS } from './step-hash.ts';
 
@@ -32,12 +33,17 @@ const KIND_OF: Record<string, StepColumnKind> = {
 /** The canonical members' column kinds, in STEP_CANONICAL_FIELDS order (anything else is text). */
 export const STEP_COLUMN_KINDS: readonly StepColumnKind[] = STEP_CANONICAL_FIELDS.map(({ field }) => KIND_OF[field] ?? 'text');
 
-/** A page's step entries in logged order: entry k's row is bytes[starts[k]..ends[k]) (starts[k] -1: no row), its logged hash hashes[k]. */
+/**
+ * A page's step entries in logged order: entry k's row is bytes[starts[k]..ends[k]) (starts[k] -1:
+ * no row), its logged hash hashes[32k..32k+32) when logged[k] is 1 (0: the entry's hash is no
+ * lowercase hex hash, so nothing equals it).
+ */
 export interface StepBatch {
   bytes: Uint8Array;
   starts: Int32Array;
   ends: Int32Array;
-  hashes: unknown[];
+  hashes: Uint8Array;
+  logged: Uint8Array;
 }
 
 export type StepProblem = 'step-missing' | 'content-differs' | 'column-differs';
@@ -55,81 +61,22 @@ const KEYS = STEP_CANONICAL_FIELDS.map(({ field }) => utf8.encode(`${canonicalSt
 /** Fields before the members: run, step_number, content_hash. */
 const LEADING_FIELDS = 3;
 const FIELDS = LEADING_FIELDS + KEYS.length;
-/** 2000-01-01T00:00:00Z in Unix milliseconds: PostgreSQL's epoch for timestamps. */
-const PG_EPOCH_MS = 946_684_800_000;
-
 const writer = new JsonBytesCanonicaliser();
-
-/** Reads a row's fields in order: at() and length after each next(). */
-class Fields {
-  private b: Uint8Array = new Uint8Array(0);
-  private view: DataView = new DataView(this.b.buffer);
-  private p = 0;
-  private end = 0;
-  at = 0;
-  length = 0;
-
-  begin(bytes: Uint8Array, start: number, end: number): void {
-    if (this.b !== bytes) {
-      this.b = bytes;
-      this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    }
-    if (end - start < 2 || this.view.getInt16(start) !== FIELDS) throw new SyntaxError(`step row has not ${FIELDS} fields`);
-    this.p = start + 2;
-    this.end = end;
-  }
-
-  /** The next field; length -1 for NULL. */
-  next(): void {
-    if (this.p + 4 > this.end) throw new SyntaxError('step row ends early');
-    this.length = this.view.getInt32(this.p);
-    this.at = this.p + 4;
-    this.p = this.at + Math.max(this.length, 0);
-    if (this.p > this.end) throw new SyntaxError('step row ends early');
-  }
-
-  int32(): number {
-    if (this.length !== 4) throw new SyntaxError('not an int4 field');
-    return this.view.getInt32(this.at);
-  }
-
-  float64(): number {
-    if (this.length !== 8) throw new SyntaxError('not a float8 field');
-    return this.view.getFloat64(this.at);
-  }
-
-  /** A timestamptz as Unix milliseconds, truncated as a Date truncates (exact at every magnitude). */
-  millis(): number {
-    if (this.length !== 8) throw new SyntaxError('not a timestamptz field');
-    const high = this.view.getInt32(this.at);
-    const micros = high * 2 ** 32 + this.view.getUint32(this.at + 4);
-    if (Math.abs(high) < 2 ** 20) return micros / 1000 + PG_EPOCH_MS; // below 2^52: exact
-    return Number(this.view.getBigInt64(this.at) / 1000n) + PG_EPOCH_MS;
-  }
-
-  /** The field's bytes are exactly the ASCII of `expected`. */
-  isAscii(expected: unknown): boolean {
-    if (typeof expected !== 'string' || this.length !== expected.length) return false;
-    for (let i = 0; i < expected.length; i++) {
-      const c = expected.charCodeAt(i);
-      if (c > 127 || this.b[this.at + i] !== c) return false;
-    }
-    return true;
-  }
-}
-
-const fields = new Fields();
+const fields = new FieldReader(FIELDS);
 
 /** Writes the member value of field i (not NULL) from its column, as the driver's values made it. */
 function writeValue(bytes: Uint8Array, kind: StepColumnKind): void {
   const { at, length } = fields;
   if (kind === 'text') writer.rawString(bytes, at, at + length);
-  else if (kind === 'jsonb') {
-    if (length < 1 || bytes[at] !== 1) throw new SyntaxError('not a jsonb field (version 1)');
-    writer.valueFrom(bytes, at + 1, at + length);
-  } else if (kind === 'int4') writer.ascii(String(fields.int32()));
+  else if (kind === 'jsonb') writer.valueFrom(bytes, fields.jsonbText(), at + length);
+  else if (kind === 'int4') writer.ascii(String(fields.int32()));
   else if (kind === 'float8') writer.ascii(canonicalJson(fields.float64()));
   else writer.ascii(`"${new Date(fields.millis()).toISOString()}"`);
+}
+
+function digestIs(digest: Uint8Array, hashes: Uint8Array, from: number): boolean {
+  for (let i = 0; i < HASH_BYTES; i++) if (digest[i] !== hashes[from + i]) return false;
+  return true;
 }
 
 /**
@@ -137,14 +84,13 @@ function writeValue(bytes: Uint8Array, kind: StepColumnKind): void {
  * Throws on a row that is not the row the read asks for, or whose text is not well-formed UTF-8.
  */
 function checkEntry(batch: StepBatch, k: number): StepProblem | undefined {
-  const hash = batch.hashes[k];
   const bytes = batch.bytes;
+  const logged = batch.logged[k] === 1;
   fields.begin(bytes, batch.starts[k] as number, batch.ends[k] as number);
   fields.next(); // run
   fields.next(); // step_number
   fields.next();
-  // A hash column is lowercase hex: bytes that are not `hash` as ASCII hold no hash.
-  const columnIs = fields.isAscii(hash);
+  const columnIs = logged && hexMatches(bytes, fields.at, fields.length, batch.hashes, k * HASH_BYTES);
   writer.clear();
   writer.ascii('{');
   for (let i = 0; i < KEYS.length; i++) {
@@ -159,7 +105,7 @@ function checkEntry(batch: StepBatch, k: number): StepProblem | undefined {
   writer.ascii('}');
   const written = writer.written();
   if (!isUtf8(written)) throw new TypeError('step row is not well-formed UTF-8');
-  if (!bytesHashIs(written, hash)) return 'content-differs';
+  if (!logged || !digestIs(hashBytes(written), batch.hashes, k * HASH_BYTES)) return 'content-differs';
   return columnIs ? undefined : 'column-differs';
 }
 
@@ -167,7 +113,7 @@ function checkEntry(batch: StepBatch, k: number): StepProblem | undefined {
  * Checks entries [from, to) of the batch in order up to the first bad one (`checked` counts from
  * `from`). Throws on a row that is not the row the read asks for.
  */
-export function checkStepBatch(batch: StepBatch, from = 0, to = batch.hashes.length): StepVerdict {
+export function checkStepBatch(batch: StepBatch, from = 0, to = batch.logged.length): StepVerdict {
   for (let k = from; k < to; k++) {
     const problem = (batch.starts[k] as number) < 0 ? 'step-missing' : checkEntry(batch, k);
     if (problem) return { checked: k - from, bad: { entry: k, problem } };

@@ -11,6 +11,29 @@ export interface StepKey {
   n: number;
 }
 
+/**
+ * Steps by index, in columns (no object per step, so that they cross threads as a few arrays):
+ * step k is step number ns[k] (NaN: no number was logged) of episode episodes[episodeOf[k]].
+ */
+export interface StepKeys {
+  count: number;
+  episodeOf: Int32Array;
+  episodes: string[];
+  ns: Float64Array;
+}
+
+/** The keys in columns. */
+export function stepKeys(list: readonly StepKey[]): StepKeys {
+  const episodes = [...new Set(list.map((key) => key.episodeId))];
+  const index = new Map(episodes.map((id, i) => [id, i]));
+  return {
+    count: list.length,
+    episodeOf: Int32Array.from(list, (key) => index.get(key.episodeId) as number),
+    episodes,
+    ns: Float64Array.from(list, (key) => key.n),
+  };
+}
+
 /** Runs [lo[r], hi[r]] of step numbers of episodes[r]; keyRun[k] is key k's run, -1 when it names no row. */
 export interface StepRuns {
   episodes: string[];
@@ -24,26 +47,32 @@ const RUN_GAP = 8;
 const MAX_INT4 = 2 ** 31 - 1;
 
 /** The keys as runs of step numbers per episode, in key order. A number step_number cannot hold names no row: its key is in no run. */
-export function runsOf(keys: readonly StepKey[]): StepRuns {
-  const runs: StepRuns = { episodes: [], lo: [], hi: [], keyRun: new Int32Array(keys.length).fill(-1) };
-  const open = new Map<string, number>(); // episode -> index of its latest run
-  keys.forEach(({ episodeId, n }, k) => {
-    if (!Number.isSafeInteger(n) || Math.abs(n) > MAX_INT4) return;
-    const at = open.get(episodeId);
-    if (at !== undefined) {
+export function runsOf(keys: StepKeys): StepRuns {
+  const runs: StepRuns = { episodes: [], lo: [], hi: [], keyRun: new Int32Array(keys.count).fill(-1) };
+  const open = new Int32Array(keys.episodes.length).fill(-1); // episode -> index of its latest run
+  for (let k = 0; k < keys.count; k++) {
+    const n = keys.ns[k] as number;
+    if (!Number.isSafeInteger(n) || Math.abs(n) > MAX_INT4) continue;
+    const episode = keys.episodeOf[k] as number;
+    const at = open[episode] as number;
+    if (at >= 0) {
       const hi = runs.hi[at] as number;
-      if (n >= (runs.lo[at] as number) && n <= hi) return void (runs.keyRun[k] = at);
+      if (n >= (runs.lo[at] as number) && n <= hi) {
+        runs.keyRun[k] = at;
+        continue;
+      }
       if (n > hi && n <= hi + RUN_GAP) {
         runs.hi[at] = n;
-        return void (runs.keyRun[k] = at);
+        runs.keyRun[k] = at;
+        continue;
       }
     }
     runs.keyRun[k] = runs.episodes.length;
-    open.set(episodeId, runs.episodes.length);
-    runs.episodes.push(episodeId);
+    open[episode] = runs.episodes.length;
+    runs.episodes.push(keys.episodes[episode] as string);
     runs.lo.push(n);
     runs.hi.push(n);
-  });
+  }
   return runs;
 }
 

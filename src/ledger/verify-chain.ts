@@ -1,15 +1,21 @@
 // The chain check of a stored-range verification (verify-range.ts) straight from the event rows'
-// UTF-8 JSON text (verify-read.ts): each event's chain input is written in one pass into a reused
-// buffer (the row's members come in RFC 8785 order; the payload through json-text.ts) and hashed
-// where it lies, so no event object, string or regular expression is made per event. It checks
-// what verifyChain (verify.ts) checks, no less: members well-formed as §2 states, tenant, seq,
-// prevHash, hash. It only says whether the whole page passes: on any doubt the caller runs
-// verifyChain on the parsed events, whose report (or success) is then the verdict.
+// binary columns (verify-read.ts): each event's chain input is written in one pass into a reused
+// buffer (the row's members come in RFC 8785 order; the payload through json-text.ts, the ids and
+// time formatted from their binary form) and hashed where it lies, so no event object is made per
+// event. It checks what verifyChain (verify.ts) checks, no less: members well-formed as §2 states,
+// seq, prevHash, hash (the tenant is the one the read asked for). It only says whether the whole
+// page passes: on any doubt the caller runs verifyChain on the parsed events, whose report (or
+// success) is then the verdict.
 
-import { type ByteRows, rowCount } from './copy-rows.ts';
-import { CHAIN_DOMAIN_TAG, fromHex, HASH_BYTES, hashBytes, isHashHex, type StoredLedgerEvent } from './hash.ts';
+import { isUtf8 } from 'node:buffer';
+import { FieldReader } from './copy-fields.ts';
+import { type FieldRows, rowCount } from './copy-rows.ts';
+import { CoveredSteps, EpisodeIds, type EventFacts, printed, printedSteps, STEPS_LOGGED, sameBytes } from './event-facts.ts';
+import { CHAIN_DOMAIN_TAG, fromHex, HASH_BYTES, hashBytes, hashHexInto, hexMatches, type StoredLedgerEvent } from './hash.ts';
+import { EARLIEST_ISO_MS, isoTimeInto, LATEST_ISO_MS } from './iso-time.ts';
 import { JsonBytesCanonicaliser } from './json-text.ts';
 import { isUuid } from './shape.ts';
+import { EVENT_FIELD, EVENT_FIELDS } from './verify-read.ts';
 
 /** A verified page: its events have seq firstSeq, firstSeq + 1, ...; event i's hash is hashes[32i..32i+32). */
 export interface PageIndex {
@@ -24,41 +30,11 @@ export interface ChainStart {
   tenantId: string;
 }
 
-const QUOTE = 34;
-const isDigit = (c: number | undefined): boolean => c !== undefined && c >= 48 && c <= 57;
-/** Lowercase hex digits' values by byte, -1 for any other byte: one load instead of comparisons (400,000 hashes a 200,000-event ledger). */
-const HEX_VALUE = new Int8Array(256).fill(-1);
-for (let c = 0; c < 16; c++) HEX_VALUE['0123456789abcdef'.charCodeAt(c)] = c;
-const hexValue = (c: number | undefined): number => (c === undefined ? -1 : (HEX_VALUE[c] as number));
-
-/** A lowercase uuid literal, quotes included, at s[start..end). */
-function isUuidLiteral(s: Uint8Array, start: number, end: number): boolean {
-  if (end - start !== 38) return false;
-  for (let i = 0; i < 36; i++) {
-    const c = s[start + 1 + i];
-    if (i === 8 || i === 13 || i === 18 || i === 23 ? c !== 45 : hexValue(c) < 0) return false;
-  }
-  return true;
-}
-
-const CREATED_AT_SHAPE = '0000-00-00T00:00:00.000Z';
-
-/** A createdAt literal (Date.prototype.toISOString of a year 0000-9999). */
-function isCreatedAtLiteral(s: Uint8Array, start: number, end: number): boolean {
-  if (end - start !== CREATED_AT_SHAPE.length + 2) return false;
-  for (let i = 0; i < CREATED_AT_SHAPE.length; i++) {
-    const c = s[start + 1 + i];
-    const shape = CREATED_AT_SHAPE.charCodeAt(i);
-    if (shape === 48 ? !isDigit(c) : c !== shape) return false;
-  }
-  return true;
-}
-
-/** An event type literal: [a-z_]+ segments joined by dots, at least two. */
-function isTypeLiteral(s: Uint8Array, start: number, end: number): boolean {
+/** An event type: [a-z_]+ segments joined by dots, at least two. */
+function isType(s: Uint8Array, start: number, end: number): boolean {
   let segments = 1;
   let length = 0;
-  for (let p = start + 1; p < end - 1; p++) {
+  for (let p = start; p < end; p++) {
     const c = s[p] as number;
     if (c === 46) {
       if (length === 0) return false;
@@ -70,126 +46,162 @@ function isTypeLiteral(s: Uint8Array, start: number, end: number): boolean {
   return segments >= 2 && length > 0;
 }
 
-/** Decodes a 64-digit lowercase hex literal into `out`; false if it is not one. */
-function hashLiteralInto(s: Uint8Array, start: number, end: number, out: Uint8Array): boolean {
-  if (end - start !== 2 * HASH_BYTES + 2) return false;
-  let bad = 0;
-  for (let i = 0, p = start + 1; i < HASH_BYTES; i++, p += 2) {
-    const high = HEX_VALUE[s[p] as number] as number;
-    const low = HEX_VALUE[s[p + 1] as number] as number;
-    bad |= high | low; // -1 marks a byte that is no lowercase hex digit
-    out[i] = (high << 4) | low;
-  }
-  return bad >= 0;
-}
-
+const QUOTE = 34;
 const w = new JsonBytesCanonicaliser();
+const fields = new FieldReader(EVENT_FIELDS);
+const utf8 = new TextEncoder();
 
-type Shape = (s: Uint8Array, start: number, end: number) => boolean;
-
-/** Moves past the next element, a string literal, and writes it if `shape` accepts it. */
-const literal = (shape: Shape): boolean => w.more() && literalHere(shape);
-
-/** The next element: null or a uuid literal, written. */
-function uuidOrNull(): boolean {
-  if (!w.more()) return false;
-  if (!w.isNull()) return literalHere(isUuidLiteral);
-  w.ascii('null');
-  return true;
-}
-
-/** literal() for an element more() has already been called for. */
-function literalHere(shape: Shape): boolean {
-  const start = w.position;
-  if (w.source[start] !== QUOTE) return false;
-  w.skip();
-  if (!shape(w.source, start, w.position)) return false;
-  w.copy(start, w.position);
-  return true;
-}
-
-/** The seq literal ("123", as bigint prints) holding exactly `seq`, written as a number. */
-function seqLiteral(seq: number): boolean {
-  if (!w.more()) return false;
-  const s = w.source;
-  const start = w.position;
-  w.skip();
-  const end = w.position;
-  if (s[start] !== QUOTE || end - start < 3 || end - start > 17 || s[start + 1] === 48) return false;
-  let value = 0;
-  for (let p = start + 1; p < end - 1; p++) {
-    if (!isDigit(s[p])) return false;
-    value = value * 10 + ((s[p] as number) - 48);
+/** Field f, a uuid or NULL, written as a string literal or null. */
+function uuidOrNull(f: number): void {
+  fields.field(f);
+  if (fields.isNull) {
+    w.ascii('null');
+    return;
   }
-  if (value !== seq) return false;
-  w.copy(start + 1, end - 1);
+  const at = w.reserve(38);
+  w.out[at] = QUOTE;
+  fields.uuidInto(w.out, at + 1);
+  w.out[at + 37] = QUOTE;
+}
+
+/** The created_at field, written as Date.prototype.toISOString writes it; false beyond four-digit years. */
+function createdAt(): boolean {
+  fields.field(EVENT_FIELD.createdAt);
+  const ms = fields.millis();
+  if (!(ms >= EARLIEST_ISO_MS && ms <= LATEST_ISO_MS)) return false;
+  const at = w.reserve(26);
+  w.out[at] = QUOTE;
+  isoTimeInto(ms, w.out, at + 1);
+  w.out[at + 25] = QUOTE;
   return true;
 }
 
-/** The tenant literal, equal to `tenantId` (a uuid). */
-function tenantLiteral(tenantId: string): boolean {
-  if (!literal(isUuidLiteral)) return false;
-  const s = w.out;
-  const at = w.length - 37;
-  for (let i = 0; i < 36; i++) if (s[at + i] !== tenantId.charCodeAt(i)) return false;
+/** A steps.logged payload printedSteps read (`count` entries), in canonical form: its members' order is RFC 8785's already. */
+function writePrintedSteps(bytes: Uint8Array, count: number): void {
+  w.ascii('{"steps":[');
+  for (let i = 0; i < count; i++) {
+    w.ascii(i === 0 ? '{"hash":"' : ',{"hash":"');
+    const hashAt = printed.hashAt[i] as number;
+    w.raw(bytes, hashAt, hashAt + 2 * HASH_BYTES);
+    w.ascii('","n":');
+    w.raw(bytes, printed.digitsAt[i] as number, printed.digitsEnd[i] as number);
+    w.ascii('}');
+  }
+  w.ascii(']}');
+}
+
+/**
+ * The payload field (jsonb) written in canonical form, and for a steps.logged event of an
+ * episode the steps it covers; false unless its text is well-formed UTF-8.
+ */
+function payload(bytes: Uint8Array, event: number, stepsLogged: boolean, episodeId: string | null, found: CoveredSteps): boolean {
+  fields.field(EVENT_FIELD.payload);
+  const start = fields.jsonbText();
+  const end = fields.at + fields.length;
+  const count = stepsLogged ? printedSteps(bytes, start, end) : -1;
+  if (count >= 0) {
+    writePrintedSteps(bytes, count); // ASCII, checked by printedSteps
+    if (episodeId) found.addPrinted(event, episodeId, bytes, count);
+    return true;
+  }
+  if (!isUtf8(bytes.subarray(start, end))) return false;
+  w.valueFrom(bytes, start, end);
+  if (stepsLogged && episodeId) found.addParsed(event, episodeId, bytes, start, end);
   return true;
 }
 
-/** The next element, a hash literal, decoded into `out`. */
-function hashElement(out: Uint8Array): boolean {
-  if (!w.more()) return false;
-  const start = w.position;
-  w.skip();
-  return hashLiteralInto(w.source, start, w.position, out);
+/** Where one event's chain input comes from and goes to. */
+interface EventLink {
+  /** The previous hash is prev[from..from+32); for the page's first event, its own prev_hash is decoded there first. */
+  prev: Uint8Array;
+  from: number;
+  first: boolean;
+  /** Its own hash is decoded into hashes[to..to+32). */
+  hashes: Uint8Array;
+  to: number;
 }
 
-const scratchPrev = new Uint8Array(HASH_BYTES);
+/** The prev_hash field: decoded into the link's prev for a page's first event, else equal to the previous event's hash. */
+function prevHash(bytes: Uint8Array, link: EventLink): boolean {
+  fields.field(EVENT_FIELD.prevHash);
+  if (link.first) return hashHexInto(bytes, fields.at, fields.length, link.prev, link.from);
+  return hexMatches(bytes, fields.at, fields.length, link.prev, link.from);
+}
 
-/** Event row i chains from `prev` with seq `seq`, its own hash decoded into `hash`. */
-function rowChains(rows: ByteRows, i: number, seq: number, prev: Uint8Array, tenantId: string, hash: Uint8Array): boolean {
-  w.begin(rows.bytes, rows.starts[i], rows.ends[i], rows.wellFormed === true);
+/** Event row i has seq `seq`, chains from its link's previous hash, and hashes to its hash field (decoded into the link). */
+function rowChains(rows: FieldRows, i: number, seq: number, link: EventLink, tenant: Uint8Array, found: CoveredSteps, ids: EpisodeIds): boolean {
+  const bytes = rows.bytes;
+  fields.begin(bytes, rows.starts[i] as number, rows.ends[i] as number);
+  fields.field(EVENT_FIELD.type);
+  const typeAt = fields.at;
+  const typeLength = fields.length;
+  if (!isType(bytes, typeAt, typeAt + typeLength)) return false;
+  const stepsLogged = typeLength === STEPS_LOGGED.length && sameBytes(STEPS_LOGGED, 0, bytes, typeAt, typeLength);
+  if (stepsLogged) found.stepsLogged[i] = 1;
+  fields.field(EVENT_FIELD.episodeId);
+  const episodeId = stepsLogged ? ids.of(fields, bytes) : null;
+  if (!prevHash(bytes, link)) return false;
+  w.clear();
   w.bytes(CHAIN_DOMAIN_TAG);
-  w.bytes(prev);
-  w.enterArray();
+  w.raw(link.prev, link.from, link.from + HASH_BYTES);
   w.ascii('{"createdAt":');
-  if (!literal(isCreatedAtLiteral)) return false;
+  if (!createdAt()) return false;
   w.ascii(',"episodeId":');
-  if (!uuidOrNull()) return false;
+  uuidOrNull(EVENT_FIELD.episodeId);
   w.ascii(',"payload":');
-  if (!w.more()) return false;
-  w.value();
-  w.ascii(',"seq":');
-  if (!seqLiteral(seq)) return false;
-  w.ascii(',"tenantId":');
-  if (!tenantLiteral(tenantId)) return false;
-  w.ascii(',"type":');
-  if (!literal(isTypeLiteral)) return false;
-  w.ascii(',"v":1,"workItemId":');
-  if (!uuidOrNull()) return false;
+  if (!payload(bytes, i, stepsLogged, episodeId, found)) return false;
+  fields.field(EVENT_FIELD.seq);
+  if (fields.int64() !== seq) return false;
+  w.ascii(`,"seq":${seq},"tenantId":`);
+  w.bytes(tenant);
+  w.ascii(',"type":"');
+  w.raw(bytes, typeAt, typeAt + typeLength);
+  w.ascii('","v":1,"workItemId":');
+  uuidOrNull(EVENT_FIELD.workItemId);
   w.ascii('}');
-  if (!hashElement(scratchPrev) || !hashElement(hash) || w.more() || !w.done()) return false;
-  for (let b = 0; b < HASH_BYTES; b++) if (scratchPrev[b] !== prev[b]) return false;
+  fields.field(EVENT_FIELD.hash);
+  if (!hashHexInto(bytes, fields.at, fields.length, link.hashes, link.to)) return false;
   const digest = hashBytes(w.written());
-  for (let b = 0; b < HASH_BYTES; b++) if (digest[b] !== hash[b]) return false;
+  for (let b = 0; b < HASH_BYTES; b++) if (digest[b] !== link.hashes[link.to + b]) return false;
   return true;
 }
 
-/** The page's index when every event passes; undefined on any doubt (the caller then runs verifyChain). */
-export function chainOfRows(rows: ByteRows, start: ChainStart): PageIndex | undefined {
-  if (!isUuid(start.tenantId) || !isHashHex(start.prevHash)) return undefined;
+/** A page whose events all passed: their hashes, the hash its first event chains from, and what they say besides (event-facts.ts). */
+export interface PageChain {
+  index: PageIndex;
+  firstPrev: Uint8Array;
+  facts: EventFacts;
+}
+
+/**
+ * The page's events from seq `firstSeq`, checked from their rows: each chains from the one before
+ * it (the first from whatever its prev_hash says: the caller compares firstPrev with the previous
+ * page's last hash), so a page is checked as soon as it is read. Undefined on any doubt (the caller
+ * then runs verifyChain).
+ */
+export function chainOfPage(rows: FieldRows, firstSeq: number, tenantId: string): PageChain | undefined {
+  if (!isUuid(tenantId)) return undefined;
   const count = rowCount(rows);
   const hashes = new Uint8Array(count * HASH_BYTES);
-  let prev = fromHex(start.prevHash, HASH_BYTES);
+  const firstPrev = new Uint8Array(HASH_BYTES);
+  const tenant = utf8.encode(JSON.stringify(tenantId));
+  const found = new CoveredSteps(count);
+  const ids = new EpisodeIds();
+  const link: EventLink = { prev: firstPrev, from: 0, first: true, hashes, to: 0 };
   try {
     for (let i = 0; i < count; i++) {
-      const hash = hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES);
-      if (!rowChains(rows, i, start.seq + i, prev, start.tenantId, hash)) return undefined;
-      prev = hash;
+      if (i > 0) {
+        link.prev = hashes;
+        link.from = (i - 1) * HASH_BYTES;
+        link.first = false;
+        link.to = i * HASH_BYTES;
+      }
+      if (!rowChains(rows, i, firstSeq + i, link, tenant, found, ids)) return undefined;
     }
   } catch {
-    return undefined; // not canonical, or not JSON: verifyChain names the problem
+    return undefined; // not canonical, or not JSON, or not the row asked for: verifyChain names the problem
   }
-  return { firstSeq: start.seq, count, hashes };
+  return { index: { firstSeq, count, hashes }, firstPrev, facts: found.facts() };
 }
 
 /** The index of events verifyChain accepted from seq `firstSeq`. */

@@ -1,30 +1,25 @@
 // Server-side verification of a stored range (docs/LEDGER.md §7.5): the chain; every step row the
 // events cover (recomputed from the row, and its content_hash column compared); the other rows
 // events hash (row-checks.ts); every signed checkpoint within the range (signature, head hash,
-// root); and, from seq 1, a cut-off tail and step rows no event covers. Rows stay UTF-8 bytes
-// (verify-read.ts): the chain is checked from them (verify-chain.ts), falling back to verifyChain
-// on the parsed events for its verdict and report whenever that fast check is in doubt. A page's
-// step rows are checked on a worker thread (step-checker.ts) while this thread checks its chain,
-// and the next page is read meanwhile: PostgreSQL, this thread and the worker each keep a core busy.
+// root); and, from seq 1, a cut-off tail and step rows no event covers. Pages are read and checked
+// as a pipeline (verify-pages.ts): each page's chain from its rows (verify-chain.ts), its step rows
+// on a worker thread. Here each page is joined to the one before, falling back to verifyChain on
+// the parsed events for its verdict and report whenever the fast check is in doubt; verdicts are
+// taken in page order, so the first failure reported is the earliest.
 import type pg from 'pg';
 import type { LedgerEventsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { listCheckpoints } from './checkpoints.ts';
-import { type ByteRows, rowCount } from './copy-rows.ts';
-import { type Covered, type EventFacts, eventFacts } from './event-facts.ts';
+import { releaseBytes, rowCount } from './copy-rows.ts';
 import { fromHex, GENESIS_HASH, HASH_BYTES, hasherReady, toHex } from './hash.ts';
 import { hashLeaf, MerkleAccumulator } from './merkle.ts';
 import { checkRows } from './row-checks.ts';
 import { RowClaims } from './row-claims.ts';
 import { type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
-import type { StepBatch, StepProblem } from './step-check.ts';
-import { checkSteps } from './step-checker.ts';
-import { type StoredSteps, stepRowOf } from './step-runs.ts';
-import { type ChainReport, type LedgerProblem, verifyChain } from './verify.ts';
-import { type ChainStart, chainOfRows, indexOfEvents, type PageIndex } from './verify-chain.ts';
-import { eventAt, readEventPage, readStepRows } from './verify-read.ts';
-
-const PAGE = 5_000;
+import { type ChainReport, verifyChain } from './verify.ts';
+import { type ChainStart, indexOfEvents, type PageIndex } from './verify-chain.ts';
+import { type Failure, type Page, pages, type StepsVerdict } from './verify-pages.ts';
+import { eventAt } from './verify-read.ts';
 
 export interface RangeReport extends ChainReport {
   stepsChecked: number;
@@ -32,12 +27,6 @@ export interface RangeReport extends ChainReport {
   checkpointsChecked: number;
   /** The latest signed checkpoint's size (null when none). */
   checkpointTreeSize: number | null;
-}
-
-interface Failure {
-  seq: number;
-  problem: LedgerProblem;
-  reason: string;
 }
 
 async function prevHashBefore(pool: pg.Pool, tenantId: string, fromSeq: number): Promise<string> {
@@ -48,73 +37,39 @@ async function prevHashBefore(pool: pg.Pool, tenantId: string, fromSeq: number):
   return row?.hash ?? GENESIS_HASH;
 }
 
-/** The page's step entries in logged order with where each one's row lies (step-check.ts). */
-function stepBatch(covered: Covered[], steps: StoredSteps): StepBatch {
-  const batch: StepBatch = {
-    bytes: steps.bytes,
-    starts: new Int32Array(covered.length),
-    ends: new Int32Array(covered.length),
-    hashes: covered.map((c) => c.hash),
-  };
-  covered.forEach(({ n }, k) => {
-    const row = stepRowOf(steps, k, n);
-    batch.starts[k] = row < 0 ? -1 : (steps.starts[row] as number);
-    batch.ends[k] = row < 0 ? -1 : (steps.ends[row] as number);
-  });
-  return batch;
-}
+/** Pages whose step verdicts may still be out while the next page's chain is checked. */
+const PAGES_UNSETTLED = 2;
 
-const STEP_REASONS: Record<StepProblem, (step: string) => [LedgerProblem, string]> = {
-  'step-missing': (step) => ['step-missing', `${step} is missing`],
-  'content-differs': (step) => ['step-mismatch', `${step} differs from what was logged`],
-  'column-differs': (step) => ['step-mismatch', `${step}: its content_hash column differs from the logged hash`],
-};
-
-/**
- * Each step entry's row: recomputed (§3.2) and its stored content_hash column, both equal to the
- * entry. Checked off this thread when it can be (step-checker.ts), while this one checks the chain.
- */
-async function checkPageSteps(covered: Covered[], steps: StoredSteps, firstSeq: number): Promise<{ checked: number; bad?: Failure }> {
-  const { checked, bad } = await checkSteps(stepBatch(covered, steps));
-  if (!bad) return { checked };
-  const { event, episodeId, n } = covered[bad.entry] as Covered;
-  const [problem, reason] = STEP_REASONS[bad.problem](`step ${n} of episode ${episodeId}`);
-  return { checked, bad: { seq: firstSeq + event, problem, reason } };
-}
-
-/** Marks a read started ahead as handled, so that one abandoned after a failure cannot crash the process. */
-function ahead<T>(read: Promise<T>): Promise<T> {
-  read.catch(() => undefined);
-  return read;
-}
-
-interface Page {
-  rows: ByteRows;
-  facts: EventFacts;
-  stepRows: StoredSteps;
-}
-
-/** The first PAGE events after seq `after` (up to toSeq), then the step rows they cover: one query at a time. */
-async function readPage(pool: pg.Pool, tenantId: string, after: number, toSeq: number | null): Promise<Page> {
-  const rows = await readEventPage(pool, tenantId, after, toSeq, PAGE);
-  const found = eventFacts(rows);
-  return { rows, facts: found, stepRows: await readStepRows(pool, tenantId, found.covered) };
+interface PageVerdicts {
+  steps: Promise<StepsVerdict>;
+  checkpoint: Failure | undefined;
+  checkpointsBefore: number;
+  checkpointsAfter: number;
 }
 
 /**
- * The range's pages of PAGE events, the next page read while the caller checks this one: the
- * database prints rows while this process hashes. One query at a time, so a verification holds
- * one pooled connection (VERIFY_LEDGER_TOTAL_CONCURRENCY counts on it). Ends at a short page.
+ * The verdicts that come after a page's chain (its steps', then its checkpoints'), settled in page
+ * order: the first failure reported is the earliest page's, and the counts stop at it.
  */
-async function* pages(pool: pg.Pool, tenantId: string, fromSeq: number, toSeq: number | null): AsyncGenerator<Page> {
-  let next = ahead(readPage(pool, tenantId, fromSeq - 1, toSeq));
-  for (;;) {
-    const page = await next;
-    const count = rowCount(page.rows);
-    if (count === 0) return;
-    if (count === PAGE) next = ahead(readPage(pool, tenantId, eventAt(page.rows, count - 1).seq, toSeq));
-    yield page;
-    if (count < PAGE) return;
+class PendingVerdicts {
+  private readonly queue: PageVerdicts[] = [];
+
+  constructor(private readonly counts: { stepsChecked: number; checkpointsChecked: number }) {}
+
+  add(page: PageVerdicts): void {
+    this.queue.push(page);
+  }
+
+  /** Settles pages, oldest first, until `keep` are left; the first failure met. */
+  async settle(keep: number): Promise<Failure | undefined> {
+    while (this.queue.length > keep) {
+      const page = this.queue.shift() as PageVerdicts;
+      const { checked, bad } = await page.steps;
+      this.counts.stepsChecked += checked;
+      this.counts.checkpointsChecked = bad ? page.checkpointsBefore : page.checkpointsAfter;
+      if (bad || page.checkpoint) return bad ?? page.checkpoint;
+    }
+    return undefined;
   }
 }
 
@@ -161,11 +116,10 @@ class CheckpointWalk {
   }
 }
 
-/** The page's chain from `start`: the fast check of the rows, else verifyChain's verdict on the parsed events. */
-function chainOf(rows: ByteRows, start: ChainStart): { index: PageIndex } | { report: ChainReport } {
-  const index = chainOfRows(rows, start);
-  if (index) return { index };
-  const events = Array.from({ length: rowCount(rows) }, (_, i) => eventAt(rows, i));
+/** The page's chain from `start`: its rows' own check when it joins the one before, else verifyChain's verdict on the parsed events. */
+function chainOf({ rows, chain }: Page, start: ChainStart): { index: PageIndex } | { report: ChainReport } {
+  if (chain && chain.index.firstSeq === start.seq && toHex(chain.firstPrev) === start.prevHash) return { index: chain.index };
+  const events = Array.from({ length: rowCount(rows) }, (_, i) => eventAt(rows, i, start.tenantId));
   const report = verifyChain(events, { expectedPrevHash: start.prevHash, expectedFirstSeq: start.seq, tenantId: start.tenantId });
   return report.ok ? { index: indexOfEvents(events, start.seq) } : { report };
 }
@@ -196,35 +150,39 @@ export async function verifyStoredRange(
     ok: !failure,
     ...counts,
     checked: failure ? Math.max(0, Math.min(counts.checked, failure.seq - fromSeq)) : counts.checked,
-    checkpointsChecked: walk.checked,
     checkpointTreeSize: latest?.treeSize ?? null,
     ...(failure ? { firstBadSeq: failure.seq, problem: failure.problem, reason: failure.reason } : {}),
   });
   const tree = new MerkleAccumulator();
   const claims = new RowClaims();
+  const pending = new PendingVerdicts(counts);
   let expectedPrevHash = await prevHashBefore(pool, tenantId, fromSeq);
   let expectedFirstSeq = fromSeq;
-  for await (const { rows, facts: found, stepRows } of pages(pool, tenantId, fromSeq, toSeq)) {
-    // The steps are checked (off this thread) while the chain is; the chain's verdict comes first.
-    const steps = ahead(checkPageSteps(found.covered, stepRows, expectedFirstSeq));
-    const chain = chainOf(rows, { seq: expectedFirstSeq, prevHash: expectedPrevHash, tenantId });
+  for await (const page of pages(pool, { tenantId, fromSeq, toSeq })) {
+    const { rows, facts: found, steps } = page;
+    const chain = chainOf(page, { seq: expectedFirstSeq, prevHash: expectedPrevHash, tenantId });
     if ('report' in chain) {
+      const earlier = await pending.settle(0);
+      if (earlier) return report(earlier);
       const { checked, firstBadSeq, problem, reason } = chain.report;
       counts.checked += checked;
       return report({ seq: firstBadSeq ?? expectedFirstSeq, problem: problem ?? 'malformed', reason: reason ?? '' });
     }
     const { index } = chain;
     counts.checked += index.count;
-    const { checked, bad } = await steps;
-    counts.stepsChecked += checked;
-    if (bad) return report(bad);
+    const checkpointsBefore = walk.checked;
     const checkpoint = walk.feed(index, tree);
-    if (checkpoint) return report(checkpoint);
+    pending.add({ steps, checkpoint, checkpointsBefore, checkpointsAfter: walk.checked });
     // steps.logged events claim no row: row-claims.ts reads nothing of theirs.
-    if (toSeq === null) for (let i = 0; i < index.count; i++) if (!found.stepsLogged[i]) claims.add(eventAt(rows, i));
+    if (toSeq === null) for (let i = 0; i < index.count; i++) if (!found.stepsLogged[i]) claims.add(eventAt(rows, i, tenantId));
+    const failure = await pending.settle(checkpoint ? 0 : PAGES_UNSETTLED);
+    if (failure) return report(failure);
+    releaseBytes(rows.bytes); // nothing reads this page's rows any more
     expectedPrevHash = toHex(index.hashes.subarray((index.count - 1) * HASH_BYTES));
     expectedFirstSeq = index.firstSeq + index.count;
   }
+  const failure = await pending.settle(0);
+  if (failure) return report(failure);
   if (toSeq === null) {
     const rows = await checkRows(pool, tenantId, claims);
     counts.rowsChecked = rows.checked;

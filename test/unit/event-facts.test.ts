@@ -1,43 +1,47 @@
 // eventFacts (src/ledger/event-facts.ts): the steps a page's steps.logged events cover, read from
-// the event rows' JSON text, equal what JSON.parse of the same rows gives, whether a payload is in
-// the form PostgreSQL prints (read from its bytes) or any other (parsed).
+// the event rows' binary columns, equal what JSON.parse of each payload gives, whether a payload
+// is in the form PostgreSQL prints (read from its bytes) or any other (parsed), with each logged
+// hash kept as bytes when it is a lowercase hex hash and marked as no hash otherwise.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ByteRows } from '../../src/ledger/copy-rows.ts';
 import { eventFacts } from '../../src/ledger/event-facts.ts';
+import { copyRow, fieldRows, int8, jsonb, text, timestamptz, uuid } from '../support/copy-binary.ts';
 
-const utf8 = new TextEncoder();
 const A = '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9';
 const B = '5f0c6b7e-3d2a-4c1b-9e8f-7a6b5c4d3e2f';
 const HASH = 'f9664b1223a00938fee3e083d860d8398c5ac4262371a7f9bfcfb5de4e64374a';
 
-function byteRows(texts: string[]): ByteRows {
-  const bytes = utf8.encode(texts.join('\n'));
-  const rows: ByteRows = { bytes, starts: [], ends: [], wellFormed: true };
-  let at = 0;
-  for (const t of texts) {
-    const length = utf8.encode(t).length;
-    rows.starts.push(at);
-    rows.ends.push(at + length);
-    at += length + 1;
-  }
-  return rows;
-}
-
 /** An event row as readEventPage gets it, the payload text as given. */
 const row = (episodeId: string | null, payload: string, type: string) =>
-  `["2026-11-27T10:00:00.000Z", ${JSON.stringify(episodeId)}, ${payload}, "1", "${A}", ${JSON.stringify(type)}, null, "${HASH}", "${HASH}"]`;
+  copyRow([timestamptz('2026-11-27T10:00:00.000Z'), uuid(episodeId), jsonb(payload), int8(1), text(type), uuid(null), text(HASH), text(HASH)]);
 
-/** The same facts from JSON.parse of each row. */
-function reference(texts: string[]) {
-  const covered: unknown[] = [];
-  const stepsLogged = texts.map((t, event) => {
-    const r = JSON.parse(t) as [string, string | null, { steps?: { n: unknown; hash: unknown }[] }, string, string, string];
-    if (r[5] !== 'steps.logged') return false;
-    if (r[1]) for (const e of r[2].steps ?? []) covered.push({ event, episodeId: r[1], n: e.n, hash: e.hash });
-    return true;
+type Event = { episodeId: string | null; payload: string; type: string };
+
+/** The same facts from JSON.parse of each payload. */
+function reference(events: Event[]) {
+  const covered: { event: number; episodeId: string; n: number; hash: string | null }[] = [];
+  events.forEach((e, event) => {
+    const payload = JSON.parse(e.payload) as { steps?: unknown } | null;
+    if (e.type !== 'steps.logged' || !e.episodeId || !Array.isArray(payload?.steps)) return;
+    for (const entry of payload.steps as { n?: unknown; hash?: unknown }[]) {
+      const { n, hash } = typeof entry === 'object' && entry !== null ? entry : {};
+      const isHash = typeof hash === 'string' && /^[0-9a-f]{64}$/.test(hash);
+      covered.push({ event, episodeId: e.episodeId, n: typeof n === 'number' ? n : Number.NaN, hash: isHash ? hash : null });
+    }
   });
-  return { covered, stepsLogged };
+  return { covered, stepsLogged: events.map((e) => (e.type === 'steps.logged' ? 1 : 0)) };
+}
+
+/** eventFacts' columns as one object per covered step. */
+function found(events: Event[]) {
+  const facts = eventFacts(fieldRows(events.map((e) => row(e.episodeId, e.payload, e.type))));
+  const covered = Array.from({ length: facts.count }, (_, k) => ({
+    event: facts.events[k],
+    episodeId: facts.episodes[facts.episodeOf[k] as number],
+    n: facts.ns[k],
+    hash: facts.logged[k] ? Buffer.from(facts.hashes.subarray(32 * k, 32 * k + 32)).toString('hex') : null,
+  }));
+  return { covered, stepsLogged: [...facts.stepsLogged] };
 }
 
 /** A steps.logged payload as PostgreSQL prints it, or in another legal form. */
@@ -46,13 +50,22 @@ const payloadArb = fc.oneof(
     .array(fc.record({ n: fc.nat(), hash: fc.constantFrom(HASH, HASH.toUpperCase(), HASH.slice(1)) }), { maxLength: 4 })
     .map((steps) => `{"steps": [${steps.map((s) => `{"n": ${s.n}, "hash": "${s.hash}"}`).join(', ')}]}`),
   fc
-    .array(fc.record({ n: fc.integer({ min: -5, max: 1e6 }), hash: fc.constantFrom(HASH, 7, null) }), { maxLength: 4 })
+    .array(fc.record({ n: fc.oneof(fc.integer({ min: -5, max: 1e6 }), fc.constant('3')), hash: fc.constantFrom(HASH, 7, null) }), { maxLength: 4 })
     .map((steps) => JSON.stringify({ steps })),
-  fc.constantFrom('{"steps": []}', '{}', '{"steps": [{"n": 1, "hash": "x", "more": 1}]}', '{"other": 1, "steps": [{"hash": "h", "n": 2}]}'),
+  fc.constantFrom(
+    '{"steps": []}',
+    '{}',
+    'null',
+    '[1]',
+    '{"steps": 3}',
+    '{"steps": [null, 2]}',
+    '{"steps": [{"n": 1, "hash": "x", "more": 1}]}',
+    '{"other": 1, "steps": [{"hash": "h", "n": 2}]}',
+  ),
 );
 
 describe('eventFacts', () => {
-  it('equals JSON.parse of the rows', () => {
+  it('equals JSON.parse of the payloads', () => {
     const eventArb = fc.record({
       episodeId: fc.constantFrom(A, B, null),
       payload: payloadArb,
@@ -60,8 +73,7 @@ describe('eventFacts', () => {
     });
     fc.assert(
       fc.property(fc.array(eventArb, { maxLength: 12 }), (events) => {
-        const texts = events.map((e) => row(e.episodeId, e.payload, e.type));
-        expect(eventFacts(byteRows(texts))).toEqual(reference(texts));
+        expect(found(events)).toEqual(reference(events));
       }),
       { numRuns: 500 },
     );

@@ -1,5 +1,5 @@
 // The comparisons verifyLedger makes without writing hashes out as hex (src/ledger/hash.ts:
-// chainHashIs, bytesHashIs) and the parsing of prevHash into the chain input: equal only
+// chainHashIs; hexMatches and hashHexInto on the rows' hex bytes) and the parsing of prevHash into the chain input: equal only
 // to the exact lowercase hex of the hash, for any byte, every other string and non-string false;
 // a prevHash that is not 64 lowercase hex digits refused. References are computed with
 // @noble/hashes from the definitions in docs/LEDGER.md §3.
@@ -7,13 +7,15 @@ import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  bytesHashIs,
   CHAIN_DOMAIN_TAG,
   canonicalEntryBytes,
   canonicalTextHash,
   chainHash,
   chainHashIs,
+  hashBytes,
   hasherReady,
+  hashHexInto,
+  hexMatches,
   type LedgerEntry,
 } from '../../src/ledger/hash.ts';
 
@@ -108,22 +110,33 @@ describe('chainHashIs', () => {
   });
 });
 
-describe('bytesHashIs', () => {
-  it('is true exactly for the BLAKE3 hex of the UTF-8 text', () => {
+describe('hexMatches and hashHexInto (hex bytes as the rows hold them)', () => {
+  it('match exactly the lowercase hex of the bytes, at any offset', () => {
     for (const text of ['', 'abc', '{"a":"é€😀"}', 'x'.repeat(5000)]) {
-      const hex = bytesToHex(blake3(utf8.encode(text)));
-      expect(bytesHashIs(utf8.encode(text), hex), text.slice(0, 10)).toBe(true);
-      expect(bytesHashIs(utf8.encode(`${text} `), hex)).toBe(false);
-      expect(bytesHashIs(utf8.encode(text), withDigit(hex, 63, hex.endsWith('0') ? '1' : '0'))).toBe(false);
-      expect(bytesHashIs(utf8.encode(text), `${hex}0`)).toBe(false);
-      expect(bytesHashIs(utf8.encode(text), hex.toUpperCase())).toBe(false);
+      const digest = blake3(utf8.encode(text));
+      const hex = bytesToHex(digest);
+      const row = utf8.encode(`..${hex}..`);
+      const bytes = new Uint8Array(40);
+      bytes.set(digest, 5);
+      expect(hexMatches(row, 2, 64, bytes, 5), text.slice(0, 10)).toBe(true);
+      const decoded = new Uint8Array(34);
+      expect(hashHexInto(row, 2, 64, decoded, 2)).toBe(true);
+      expect(decoded.subarray(2)).toEqual(digest);
+      for (const bad of [withDigit(hex, 63, hex.endsWith('0') ? '1' : '0'), hex.toUpperCase(), `${hex.slice(0, 10)}g${hex.slice(11)}`]) {
+        expect(hexMatches(utf8.encode(bad), 0, 64, bytes, 5), bad).toBe(false);
+      }
+      for (const bad of [hex.toUpperCase(), `${hex.slice(0, 10)}"${hex.slice(11)}`, `${hex.slice(0, 62)}\\`]) {
+        expect(hashHexInto(utf8.encode(bad), 0, 64, decoded, 0), bad).toBe(false);
+      }
     }
   });
 
-  it('is false, without throwing, for an expected value that is not a string', () => {
-    const hex = bytesToHex(blake3(utf8.encode('abc')));
-    for (const bad of [null, undefined, 42, [...hex], { length: 64 }, utf8.encode(hex)]) {
-      expect(bytesHashIs(utf8.encode('abc'), bad), String(bad)).toBe(false);
+  it('refuse any length but 64 digits', () => {
+    const hex = utf8.encode(bytesToHex(blake3(utf8.encode('abc'))));
+    const digest = blake3(utf8.encode('abc'));
+    for (const length of [0, 62, 63, 65, 128]) {
+      expect(hexMatches(hex, 0, length, digest, 0), String(length)).toBe(false);
+      expect(hashHexInto(hex, 0, length, new Uint8Array(32), 0), String(length)).toBe(false);
     }
   });
 });
@@ -135,7 +148,7 @@ describe('canonicalTextHash on texts larger than its first buffer', () => {
     for (const text of texts) {
       const expected = bytesToHex(blake3(utf8.encode(text)));
       expect(canonicalTextHash(text), `${text.length} units`).toBe(expected);
-      expect(bytesHashIs(utf8.encode(text), expected)).toBe(true);
+      expect(bytesToHex(hashBytes(utf8.encode(text)))).toBe(expected);
     }
   });
 });

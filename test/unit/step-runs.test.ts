@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FieldRows } from '../../src/ledger/copy-rows.ts';
-import { runsOf, type StepKey, stepRowOf, storedSteps } from '../../src/ledger/step-runs.ts';
+import { runsOf, type StepKey, stepKeys, stepRowOf, storedSteps } from '../../src/ledger/step-runs.ts';
 
 const A = '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9';
 const B = '5f0c6b7e-3d2a-4c1b-9e8f-7a6b5c4d3e2f';
@@ -27,7 +27,7 @@ function copyRow(ints: number[], text: string): Uint8Array {
 
 /** Rows as the step read returns them, in the given order: for each run, the stored steps it covers. */
 function rowsFor(keys: StepKey[], stored: Set<string>, order: (n: number) => number = (i) => i): FieldRows {
-  const runs = runsOf(keys);
+  const runs = runsOf(stepKeys(keys));
   const made: { row: Uint8Array; text: string }[] = [];
   runs.episodes.forEach((episodeId, r) => {
     for (let n = runs.lo[r] as number; n <= (runs.hi[r] as number); n++)
@@ -59,14 +59,16 @@ const textOf = (rows: FieldRows, i: number) => {
 
 describe('runsOf', () => {
   it('joins step numbers of an episode within the gap, in key order', () => {
-    const runs = runsOf([
-      { episodeId: A, n: 1 },
-      { episodeId: A, n: 2 },
-      { episodeId: B, n: 1 },
-      { episodeId: A, n: 9 },
-      { episodeId: A, n: 40 },
-      { episodeId: A, n: 3 },
-    ]);
+    const runs = runsOf(
+      stepKeys([
+        { episodeId: A, n: 1 },
+        { episodeId: A, n: 2 },
+        { episodeId: B, n: 1 },
+        { episodeId: A, n: 9 },
+        { episodeId: A, n: 40 },
+        { episodeId: A, n: 3 },
+      ]),
+    );
     // 3 comes after A's run moved on to 40: a run of its own (rows may be read twice, never missed).
     expect(runs.episodes).toEqual([A, B, A, A]);
     expect(runs.lo).toEqual([1, 1, 40, 3]);
@@ -75,12 +77,15 @@ describe('runsOf', () => {
   });
 
   it('puts a step number step_number cannot hold in no run', () => {
-    const runs = runsOf([
-      { episodeId: A, n: 2 ** 31 },
-      { episodeId: A, n: 1.5 },
-      { episodeId: A, n: 7 },
-    ]);
-    expect([...runs.keyRun]).toEqual([-1, -1, 0]);
+    const runs = runsOf(
+      stepKeys([
+        { episodeId: A, n: 2 ** 31 },
+        { episodeId: A, n: 1.5 },
+        { episodeId: A, n: Number.NaN },
+        { episodeId: A, n: 7 },
+      ]),
+    );
+    expect([...runs.keyRun]).toEqual([-1, -1, -1, 0]);
     expect(runs.episodes).toEqual([A]);
   });
 });
@@ -91,7 +96,7 @@ describe('stepRowOf', () => {
     fc.assert(
       fc.property(fc.array(keyArb, { maxLength: 60 }), fc.func(fc.boolean()), fc.func(fc.integer()), (keys, isStored, order) => {
         const stored = new Set(keys.filter((k) => isStored(k)).map((k) => `${k.episodeId}/${k.n}`));
-        const steps = storedSteps(rowsFor(keys, stored, order), runsOf(keys));
+        const steps = storedSteps(rowsFor(keys, stored, order), runsOf(stepKeys(keys)));
         keys.forEach((k, i) => {
           const row = stepRowOf(steps, i, k.n);
           if (stored.has(`${k.episodeId}/${k.n}`)) expect(textOf(steps, row)).toBe(`${k.episodeId}/${k.n}`);
@@ -104,13 +109,13 @@ describe('stepRowOf', () => {
   it('ignores a row outside its run or without a readable run and step number', () => {
     const keys = [{ episodeId: A, n: 5 }];
     const rows = rowsFor(keys, new Set([`${A}/5`]));
-    const steps = storedSteps(rows, runsOf(keys));
+    const steps = storedSteps(rows, runsOf(stepKeys(keys)));
     expect(stepRowOf(steps, 0, 5)).toBe(0);
     const short = copyRow([0, 5], 'x').subarray(0, 12);
     const wide = copyRow([0, 5], 'x');
     new DataView(wide.buffer).setInt32(10, 8); // the step number's field is not 4 bytes
     for (const row of [copyRow([0, 6], 'x'), copyRow([1, 5], 'x'), copyRow([-1, 5], 'x'), short, wide]) {
-      expect(stepRowOf(storedSteps(rowsOf([row]), runsOf(keys)), 0, 5)).toBe(-1);
+      expect(stepRowOf(storedSteps(rowsOf([row]), runsOf(stepKeys(keys))), 0, 5)).toBe(-1);
     }
   });
 });

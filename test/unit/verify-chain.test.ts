@@ -1,94 +1,108 @@
-// chainOfRows (src/ledger/verify-chain.ts), the chain check of verifyLedger straight from event
-// rows' JSON text, against verifyChain on the same rows parsed: it accepts an untouched page, and it
-// never accepts a page verifyChain refuses, whatever byte of it is changed.
+// chainOfPage (src/ledger/verify-chain.ts), the chain check of verifyLedger straight from the event
+// rows' binary columns, against verifyChain on the same rows parsed (eventAt): it accepts an
+// untouched page with every event's hash and the facts of its steps.logged events, it never accepts
+// a page verifyChain refuses whichever byte of it is changed, and it leaves the join to the page
+// before (its first prevHash) and the page's seq to its caller only as far as it says.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ByteRows } from '../../src/ledger/copy-rows.ts';
+import type { FieldRows } from '../../src/ledger/copy-rows.ts';
+import { eventFacts } from '../../src/ledger/event-facts.ts';
 import { chainHash, GENESIS_HASH, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
 import { verifyChain } from '../../src/ledger/verify.ts';
-import { chainOfRows } from '../../src/ledger/verify-chain.ts';
+import { chainOfPage } from '../../src/ledger/verify-chain.ts';
+import { eventAt } from '../../src/ledger/verify-read.ts';
+import { copyRow, eventFields, fieldRows } from '../support/copy-binary.ts';
 
 const tenantId = '5f0c6b7e-3d2a-4c1b-9e8f-7a6b5c4d3e2f';
 const episodeId = '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9';
-const utf8 = new TextEncoder();
 
-/** A chained page of events from seq 1 with the given payloads. */
-function ledger(payloads: unknown[]): StoredLedgerEvent[] {
-  let prevHash = GENESIS_HASH;
+/** A chained page of events from `firstSeq` after `prevHash`: steps.logged events on even seqs. */
+function ledger(payloads: unknown[], firstSeq = 1, prevHash = GENESIS_HASH): StoredLedgerEvent[] {
+  let prev = prevHash;
   return payloads.map((payload, i) => {
     const entry = {
       tenantId,
-      seq: i + 1,
-      type: 'steps.logged',
-      episodeId: i % 2 ? null : episodeId,
-      workItemId: null,
+      seq: firstSeq + i,
+      type: i % 2 ? 'checkpoint.saved' : 'steps.logged',
+      episodeId: i % 3 === 2 ? null : episodeId,
+      workItemId: i % 4 === 3 ? '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d' : null,
       payload,
-      createdAt: '2026-11-27T10:00:00.000Z',
+      createdAt: new Date(Date.UTC(2026, 10, 27, 10) + i * 1234.5).toISOString(),
     };
-    const hash = chainHash(prevHash, entry);
-    const event = { ...entry, prevHash, hash };
-    prevHash = hash;
+    const hash = chainHash(prev, entry);
+    const event = { ...entry, prevHash: prev, hash };
+    prev = hash;
     return event;
   });
 }
 
-/** Event rows as readEventPage gets them (members in RFC 8785 order, seq as text), spaced as PostgreSQL prints. */
-const rowText = (e: StoredLedgerEvent): string =>
-  `[${[e.createdAt, e.episodeId, e.payload, String(e.seq), e.tenantId, e.type, e.workItemId, e.prevHash, e.hash].map((v) => JSON.stringify(v)).join(', ')}]`;
+const rowsOf = (events: StoredLedgerEvent[]): Uint8Array[] => events.map((e) => copyRow(eventFields(e)));
 
-function byteRows(texts: string[]): ByteRows {
-  const parts = texts.map((t) => utf8.encode(t));
-  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  const rows: ByteRows = { bytes, starts: [], ends: [] };
-  let at = 0;
-  for (const part of parts) {
-    bytes.set(part, at);
-    rows.starts.push(at);
-    rows.ends.push((at += part.length));
-  }
-  return rows;
-}
-
-/** verifyChain's verdict on the rows parsed as eventAt parses them; false when one is not JSON. */
-function verifyChainAccepts(texts: string[]): boolean {
+/** verifyChain's verdict on the rows parsed as eventAt parses them; false when one cannot be parsed. */
+function verifyChainAccepts(rows: FieldRows, firstSeq = 1, prevHash = GENESIS_HASH): boolean {
   try {
-    const events = texts.map((t) => {
-      const r = JSON.parse(t) as unknown[];
-      return { createdAt: r[0], episodeId: r[1], payload: r[2], seq: Number(r[3]), tenantId: r[4], type: r[5], workItemId: r[6], prevHash: r[7], hash: r[8] };
-    });
-    return verifyChain(events as StoredLedgerEvent[], { expectedPrevHash: GENESIS_HASH, expectedFirstSeq: 1, tenantId }).ok;
+    const events = rows.starts.map((_, i) => eventAt(rows, i, tenantId));
+    return verifyChain(events, { expectedPrevHash: prevHash, expectedFirstSeq: firstSeq, tenantId }).ok;
   } catch {
     return false;
   }
 }
 
-const start = { seq: 1, prevHash: GENESIS_HASH, tenantId };
-const payloads = fc.array(fc.jsonValue({ maxDepth: 3 }), { minLength: 1, maxLength: 4 });
+const stepsPayload = fc
+  .array(fc.record({ n: fc.nat({ max: 500 }), hash: fc.constantFrom(GENESIS_HASH, 'ab'.repeat(32)) }), { maxLength: 3 })
+  .map((steps) => ({ steps }));
+const payloads = fc.array(fc.oneof(stepsPayload, fc.jsonValue({ maxDepth: 3 })), { minLength: 1, maxLength: 5 });
 
-describe('chainOfRows', () => {
-  it('accepts an untouched page, with every event hash', () => {
+describe('chainOfPage', () => {
+  it('accepts an untouched page, with every event hash, its first prevHash and the facts eventFacts reads', () => {
     fc.assert(
-      fc.property(payloads, (values) => {
-        const events = ledger(values);
-        const index = chainOfRows(byteRows(events.map(rowText)), start);
-        expect(index?.count).toBe(events.length);
-        expect(Buffer.from(index?.hashes ?? []).toString('hex')).toBe(events.map((e) => e.hash).join(''));
+      fc.property(payloads, fc.boolean(), (values, fromGenesis) => {
+        const firstSeq = fromGenesis ? 1 : 41;
+        const prevHash = fromGenesis ? GENESIS_HASH : 'cd'.repeat(32);
+        const events = ledger(values, firstSeq, prevHash);
+        const rows = fieldRows(rowsOf(events));
+        const page = chainOfPage(rows, firstSeq, tenantId);
+        expect(page?.index).toMatchObject({ firstSeq, count: events.length });
+        expect(Buffer.from(page?.index.hashes ?? []).toString('hex')).toBe(events.map((e) => e.hash).join(''));
+        expect(Buffer.from(page?.firstPrev ?? []).toString('hex')).toBe(prevHash);
+        expect(page?.facts).toEqual(eventFacts(rows));
       }),
-      { numRuns: 100 },
+      { numRuns: 150 },
     );
   });
 
   it('never accepts a page verifyChain refuses, whichever byte is changed', () => {
     fc.assert(
-      fc.property(payloads, fc.nat(), fc.integer({ min: 32, max: 126 }), (values, where, code) => {
-        const texts = ledger(values).map(rowText);
-        const row = where % texts.length;
-        const text = texts[row] as string;
-        const at = Math.floor(where / texts.length) % text.length;
-        texts[row] = text.slice(0, at) + String.fromCharCode(code) + text.slice(at + 1);
-        if (chainOfRows(byteRows(texts), start)) expect(verifyChainAccepts(texts)).toBe(true);
+      fc.property(payloads, fc.nat(), fc.integer({ min: 0, max: 255 }), (values, where, byte) => {
+        const rows = rowsOf(ledger(values));
+        const r = where % rows.length;
+        const row = rows[r] as Uint8Array;
+        row[Math.floor(where / rows.length) % row.length] = byte;
+        const page = fieldRows(rows);
+        if (chainOfPage(page, 1, tenantId)) expect(verifyChainAccepts(page)).toBe(true);
       }),
-      { numRuns: 400 },
+      { numRuns: 600 },
     );
+  });
+
+  it('refuses a page whose seqs are not firstSeq, firstSeq + 1, ...', () => {
+    const rows = fieldRows(rowsOf(ledger([{ a: 1 }, { b: 2 }])));
+    expect(chainOfPage(rows, 1, tenantId)).toBeDefined();
+    expect(chainOfPage(rows, 2, tenantId)).toBeUndefined();
+  });
+
+  it('refuses a time whose ISO text has no four-digit year, which verifyChain names', () => {
+    const [event] = ledger([{ a: 1 }]) as [StoredLedgerEvent];
+    const late = { ...event, createdAt: '+010000-01-01T00:00:00.000Z' };
+    late.hash = chainHash(GENESIS_HASH, late);
+    const fields = eventFields({ ...late, createdAt: '2026-01-01T00:00:00.000Z' });
+    fields[0] = eventFields(event)[0] ?? null;
+    const micros = BigInt(Date.parse('+010000-01-01T00:00:00.000Z') - Date.UTC(2000, 0, 1)) * 1000n;
+    const time = new Uint8Array(8);
+    new DataView(time.buffer).setBigInt64(0, micros);
+    fields[0] = time;
+    const rows = fieldRows([copyRow(fields)]);
+    expect(chainOfPage(rows, 1, tenantId)).toBeUndefined();
+    expect(verifyChainAccepts(rows)).toBe(false);
   });
 });

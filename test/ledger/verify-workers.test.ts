@@ -1,12 +1,12 @@
-// The step check off the main thread (src/ledger/step-checker.ts): a batch large enough to go to
-// the worker gets the verdict the same check gives inline (step-check.ts), on good rows, on rows
+// The step check off the main thread (src/ledger/verify-workers.ts): a batch large enough to go to
+// a worker gets the verdict the same check gives inline (step-check.ts), on good rows, on rows
 // whose content or content_hash column was changed, on missing rows, and the same error on a row
 // that is not the row the read asks for. Verifications of small ledgers check inline, so this is
 // what exercises the worker.
 import { describe, expect, it } from 'vitest';
 import { checkStepBatch, STEP_COLUMN_KINDS, type StepBatch, type StepColumnKind } from '../../src/ledger/step-check.ts';
-import { checkSteps, stepWorkerReady } from '../../src/ledger/step-checker.ts';
 import { STEP_CANONICAL_FIELDS, stepRowHash } from '../../src/ledger/step-hash.ts';
+import { checkSteps, verifyWorkersReady } from '../../src/ledger/verify-workers.ts';
 
 const episodeId = '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9';
 const utf8 = new TextEncoder();
@@ -92,15 +92,17 @@ function batch(count: number, edit: (n: number, row: { hash: string; row: Uint8A
     if (r) bytes.set(r.row, at);
     at += r?.row.length ?? 0;
   });
-  return { bytes, starts, ends, hashes: rows.map((r, k) => r?.hash ?? step(k + 1).hash) };
+  const hashes = new Uint8Array(32 * count);
+  rows.forEach((r, k) => hashes.set(Buffer.from(r?.hash ?? step(k + 1).hash, 'hex'), 32 * k));
+  return { bytes, starts, ends, hashes, logged: new Uint8Array(count).fill(1) };
 }
 
-/** The verdict inline (on a copy: the worker takes the batch's bytes). */
-const inline = (b: StepBatch) => checkStepBatch({ ...b, bytes: b.bytes.slice() });
+/** The verdict inline (on copies: the worker takes the batch's arrays). */
+const inline = (b: StepBatch) => checkStepBatch({ ...b, bytes: b.bytes.slice(), hashes: b.hashes.slice(), logged: b.logged.slice() });
 
 describe('step checks on the worker thread', () => {
   it('starts the worker', async () => {
-    expect(await stepWorkerReady()).toBe(true);
+    expect(await verifyWorkersReady()).toBe(true);
   });
 
   it('gives the inline verdict on good, changed and missing rows', async () => {
@@ -119,15 +121,23 @@ describe('step checks on the worker thread', () => {
     for (const [i, b] of cases.entries()) {
       const expected = inline(b);
       expect(expected).toEqual(verdicts[i]);
+      const rows = b.bytes.slice();
       expect(await checkSteps(b)).toEqual(expected);
-      expect(b.bytes.byteLength).toBe(0); // moved to the worker, not copied
+      expect(b.hashes.byteLength).toBe(0); // moved to the worker, not copied
+      expect(b.bytes).toEqual(rows); // the row bytes come back with the verdict
     }
   });
 
   it('fails with the inline error on a row that is not a step row', async () => {
     const b = batch(2_500, (n, r) => (n === 3 ? { ...r, row: copyRow([int4Field(0), int4Field(3), utf8Field('x')]) } : r));
-    expect(() => inline(b)).toThrow('step row has not 22 fields');
-    await expect(checkSteps(b)).rejects.toThrow('step row has not 22 fields');
+    expect(() => inline(b)).toThrow('row has not 22 fields');
+    await expect(checkSteps(b)).rejects.toThrow('row has not 22 fields');
+  });
+
+  it('refuses an entry whose logged hash was no hash, whatever its row holds', () => {
+    const b = batch(3);
+    b.logged[1] = 0;
+    expect(checkStepBatch(b)).toEqual({ checked: 1, bad: { entry: 1, problem: 'content-differs' } });
   });
 
   it('recomputes every kind of column as the driver made it: escaped text, jsonb, times, NULLs', () => {
@@ -135,7 +145,7 @@ describe('step checks on the worker thread', () => {
     expect(checkStepBatch(ok)).toEqual({ checked: 30 });
     // A row cut short, a jsonb field of another version and text that is not UTF-8 are errors, not verdicts.
     const cut = batch(3, (n, r) => (n === 2 ? { ...r, row: r.row.subarray(0, r.row.length - 3) } : r));
-    expect(() => checkStepBatch(cut)).toThrow('step row ends early');
+    expect(() => checkStepBatch(cut)).toThrow('row ends early');
     const worldAfter = STEP_CANONICAL_FIELDS.findIndex(({ field }) => field === 'worldAfter');
     const version = batch(3, (n, r) => (n === 2 ? step(n, undefined, (m) => void (m[worldAfter] = new Uint8Array([2, 123, 125]))) : r));
     expect(() => checkStepBatch(version)).toThrow('not a jsonb field');

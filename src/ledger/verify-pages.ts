@@ -1,0 +1,161 @@
+// The pages of a stored-range verification (verify-range.ts), read and checked as a pipeline so
+// that PostgreSQL and the two verification workers keep both cores busy: a page's events are read
+// (verify-read.ts), and the next page's read starts at once, while the chain worker checks their
+// chain from the rows (verify-chain.ts); then the step rows they cover are read and sent to the
+// step worker (verify-workers.ts). This thread only reads and hands over. Reads run one at a time, so a verification holds one pooled
+// connection (VERIFY_LEDGER_TOTAL_CONCURRENCY counts on it).
+import type pg from 'pg';
+import { type FieldRows, releaseBytes, rowCount } from './copy-rows.ts';
+import type { EventFacts } from './event-facts.ts';
+import type { StepBatch, StepProblem } from './step-check.ts';
+import { type StoredSteps, stepRowOf } from './step-runs.ts';
+import type { LedgerProblem } from './verify.ts';
+import type { PageChain } from './verify-chain.ts';
+import { readEventPage, readStepRows, seqAt } from './verify-read.ts';
+import { checkChain, checkSteps } from './verify-workers.ts';
+
+export const PAGE = 5_000;
+/** Event pages read ahead of the one the caller checks. */
+const PAGES_AHEAD = 3;
+
+export interface Failure {
+  seq: number;
+  problem: LedgerProblem;
+  reason: string;
+}
+
+export interface StepsVerdict {
+  checked: number;
+  bad?: Failure;
+}
+
+export interface Page {
+  rows: FieldRows;
+  /** The seq the page was read from (the one after the previous page's last). */
+  firstSeq: number;
+  /** The page's chain when its rows passed on their own (verify-chain.ts). */
+  chain: PageChain | undefined;
+  facts: EventFacts;
+  /** The check of the step rows its events cover, under way. */
+  steps: Promise<StepsVerdict>;
+}
+
+interface EventRows {
+  rows: FieldRows;
+  firstSeq: number;
+  count: number;
+  last: number;
+}
+
+export interface Range {
+  tenantId: string;
+  fromSeq: number;
+  toSeq: number | null;
+}
+
+/** The page's step entries in logged order with where each one's row lies (step-check.ts). */
+function stepBatch(facts: EventFacts, steps: StoredSteps): StepBatch {
+  const batch: StepBatch = {
+    bytes: steps.bytes,
+    starts: new Int32Array(facts.count),
+    ends: new Int32Array(facts.count),
+    hashes: facts.hashes,
+    logged: facts.logged,
+  };
+  for (let k = 0; k < facts.count; k++) {
+    const row = stepRowOf(steps, k, facts.ns[k] as number);
+    batch.starts[k] = row < 0 ? -1 : (steps.starts[row] as number);
+    batch.ends[k] = row < 0 ? -1 : (steps.ends[row] as number);
+  }
+  return batch;
+}
+
+const STEP_REASONS: Record<StepProblem, (step: string) => [LedgerProblem, string]> = {
+  'step-missing': (step) => ['step-missing', `${step} is missing`],
+  'content-differs': (step) => ['step-mismatch', `${step} differs from what was logged`],
+  'column-differs': (step) => ['step-mismatch', `${step}: its content_hash column differs from the logged hash`],
+};
+
+/**
+ * Each step entry's row: recomputed (§3.2) and its stored content_hash column, both equal to the
+ * entry. Checked off this thread when it can be (verify-workers.ts).
+ */
+async function checkPageSteps(facts: EventFacts, steps: StoredSteps, firstSeq: number): Promise<StepsVerdict> {
+  const batch = stepBatch(facts, steps);
+  const { checked, bad } = await checkSteps(batch);
+  releaseBytes(batch.bytes);
+  if (!bad) return { checked };
+  const k = bad.entry;
+  const [problem, reason] = STEP_REASONS[bad.problem](`step ${facts.ns[k]} of episode ${facts.episodes[facts.episodeOf[k] as number]}`);
+  return { checked, bad: { seq: firstSeq + (facts.events[k] as number), problem, reason } };
+}
+
+/** Marks work started ahead as handled, so that what is abandoned after a failure cannot crash the process. */
+export function ahead<T>(work: Promise<T>): Promise<T> {
+  work.catch(() => undefined);
+  return work;
+}
+
+/** The range's reads, one at a time in the order asked; none starts once the reader stops. */
+class Reads {
+  stopped = false;
+  private last: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly range: Range,
+  ) {}
+
+  /** The PAGE events after seq `after`, once the reads asked before have finished; `last` is the last one's seq. */
+  events(after: number): Promise<EventRows | null> {
+    const { tenantId, toSeq } = this.range;
+    return this.serial(async () => {
+      const rows = await readEventPage(this.pool, tenantId, after, toSeq, PAGE);
+      const count = rowCount(rows);
+      return { rows, firstSeq: after + 1, count, last: count > 0 ? seqAt(rows, count - 1) : after };
+    });
+  }
+
+  /** The page of these event rows: their chain checked (on the chain worker), then their steps read and their check started. */
+  async page({ rows: read, firstSeq }: EventRows): Promise<Page> {
+    const { rows, chain, facts } = await checkChain(read, firstSeq, this.range.tenantId);
+    const stepRows = await this.serial(() => readStepRows(this.pool, this.range.tenantId, facts));
+    return { rows, firstSeq, chain, facts, steps: ahead(stepRows ? checkPageSteps(facts, stepRows, firstSeq) : Promise.resolve({ checked: 0 })) };
+  }
+
+  private serial<T>(read: () => Promise<T>): Promise<T | null> {
+    const run = this.last.then(() => (this.stopped ? null : read()));
+    this.last = run.catch(() => undefined);
+    return run;
+  }
+}
+
+/**
+ * The range's pages of PAGE events in order. Each page's events are read as soon as the previous
+ * page's are in (PAGES_AHEAD at most), and its steps once its chain is checked. Ends at a short page.
+ */
+export async function* pages(pool: pg.Pool, range: Range): AsyncGenerator<Page> {
+  const reads = new Reads(pool, range);
+  const events: Promise<EventRows | null>[] = [];
+  const pending: Promise<Page | null>[] = [];
+  const next = (previous: Promise<EventRows | null> | undefined): Promise<EventRows | null> => {
+    if (!previous) return ahead(reads.events(range.fromSeq - 1));
+    return ahead(previous.then((read) => (read && read.count === PAGE ? reads.events(read.last) : null)));
+  };
+  try {
+    for (;;) {
+      while (events.length <= PAGES_AHEAD) {
+        const read = next(events.at(-1));
+        events.push(read);
+        pending.push(ahead(read.then((r) => (r && r.count > 0 ? reads.page(r) : null))));
+      }
+      events.shift();
+      const page = await pending.shift();
+      if (!page) return;
+      yield page;
+      if (rowCount(page.rows) < PAGE) return;
+    }
+  } finally {
+    reads.stopped = true; // the reads queued behind a failure start no query
+  }
+}
