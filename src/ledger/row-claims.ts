@@ -9,7 +9,7 @@ export interface Claim {
   hash: string;
 }
 
-type EpisodeClaims = Partial<Record<'inputHash' | 'outcomeHash' | 'critiqueHash' | 'rewardHash' | 'reflectionHash', Claim>>;
+export type EpisodeClaims = Partial<Record<'inputHash' | 'outcomeHash' | 'critiqueHash' | 'rewardHash' | 'reflectionHash', Claim>>;
 
 const ENDINGS = new Set(['episode.completed', 'episode.failed', 'episode.cancelled', 'episode.escalated']);
 

@@ -1,12 +1,13 @@
 // The pages of a stored-range verification (verify-range.ts), read and checked as a pipeline so
 // that PostgreSQL and the two verification workers keep both cores busy: a page's events are read
-// (verify-read.ts), and the next page's read starts at once, while the chain worker checks their
-// chain from the rows (verify-chain.ts); then the step rows they cover are read and sent to the
-// step worker (verify-workers.ts). This thread only reads and hands over. Reads run one at a time, so a verification holds one pooled
-// connection (VERIFY_LEDGER_TOTAL_CONCURRENCY counts on it).
+// (verify-read.ts), and the next page's read starts at once, while a worker checks their chain
+// from the rows (verify-chain.ts); then the step rows they cover are read and sent to a worker
+// (verify-workers.ts). This thread only reads and hands over. Reads run one at a time
+// (one-query.ts).
 import type pg from 'pg';
 import { type FieldRows, releaseBytes, rowCount } from './copy-rows.ts';
 import type { EventFacts } from './event-facts.ts';
+import type { OneQueryAtATime } from './one-query.ts';
 import type { StepBatch, StepProblem } from './step-check.ts';
 import { type StoredSteps, stepRowOf } from './step-runs.ts';
 import type { LedgerProblem } from './verify.ts';
@@ -96,20 +97,18 @@ export function ahead<T>(work: Promise<T>): Promise<T> {
   return work;
 }
 
-/** The range's reads, one at a time in the order asked; none starts once the reader stops. */
+/** The range's reads, through the verification's one connection. */
 class Reads {
-  stopped = false;
-  private last: Promise<unknown> = Promise.resolve();
-
   constructor(
     private readonly pool: pg.Pool,
     private readonly range: Range,
+    private readonly queries: OneQueryAtATime,
   ) {}
 
   /** The PAGE events after seq `after`, once the reads asked before have finished; `last` is the last one's seq. */
   events(after: number): Promise<EventRows | null> {
     const { tenantId, toSeq } = this.range;
-    return this.serial(async () => {
+    return this.queries.run(async () => {
       const rows = await readEventPage(this.pool, tenantId, after, toSeq, PAGE);
       const count = rowCount(rows);
       return { rows, firstSeq: after + 1, count, last: count > 0 ? seqAt(rows, count - 1) : after };
@@ -119,14 +118,8 @@ class Reads {
   /** The page of these event rows: their chain checked (on the chain worker), then their steps read and their check started. */
   async page({ rows: read, firstSeq }: EventRows): Promise<Page> {
     const { rows, chain, facts } = await checkChain(read, firstSeq, this.range.tenantId);
-    const stepRows = await this.serial(() => readStepRows(this.pool, this.range.tenantId, facts));
+    const stepRows = await this.queries.run(() => readStepRows(this.pool, this.range.tenantId, facts));
     return { rows, firstSeq, chain, facts, steps: ahead(stepRows ? checkPageSteps(facts, stepRows, firstSeq) : Promise.resolve({ checked: 0 })) };
-  }
-
-  private serial<T>(read: () => Promise<T>): Promise<T | null> {
-    const run = this.last.then(() => (this.stopped ? null : read()));
-    this.last = run.catch(() => undefined);
-    return run;
   }
 }
 
@@ -134,28 +127,24 @@ class Reads {
  * The range's pages of PAGE events in order. Each page's events are read as soon as the previous
  * page's are in (PAGES_AHEAD at most), and its steps once its chain is checked. Ends at a short page.
  */
-export async function* pages(pool: pg.Pool, range: Range): AsyncGenerator<Page> {
-  const reads = new Reads(pool, range);
+export async function* pages(pool: pg.Pool, range: Range, queries: OneQueryAtATime): AsyncGenerator<Page> {
+  const reads = new Reads(pool, range, queries);
   const events: Promise<EventRows | null>[] = [];
   const pending: Promise<Page | null>[] = [];
   const next = (previous: Promise<EventRows | null> | undefined): Promise<EventRows | null> => {
     if (!previous) return ahead(reads.events(range.fromSeq - 1));
     return ahead(previous.then((read) => (read && read.count === PAGE ? reads.events(read.last) : null)));
   };
-  try {
-    for (;;) {
-      while (events.length <= PAGES_AHEAD) {
-        const read = next(events.at(-1));
-        events.push(read);
-        pending.push(ahead(read.then((r) => (r && r.count > 0 ? reads.page(r) : null))));
-      }
-      events.shift();
-      const page = await pending.shift();
-      if (!page) return;
-      yield page;
-      if (rowCount(page.rows) < PAGE) return;
+  for (;;) {
+    while (events.length <= PAGES_AHEAD) {
+      const read = next(events.at(-1));
+      events.push(read);
+      pending.push(ahead(read.then((r) => (r && r.count > 0 ? reads.page(r) : null))));
     }
-  } finally {
-    reads.stopped = true; // the reads queued behind a failure start no query
+    events.shift();
+    const page = await pending.shift();
+    if (!page) return;
+    yield page;
+    if (rowCount(page.rows) < PAGE) return;
   }
 }

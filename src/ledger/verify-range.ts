@@ -13,7 +13,8 @@ import { listCheckpoints } from './checkpoints.ts';
 import { releaseBytes, rowCount } from './copy-rows.ts';
 import { fromHex, GENESIS_HASH, HASH_BYTES, hasherReady, toHex } from './hash.ts';
 import { hashLeaf, MerkleAccumulator } from './merkle.ts';
-import { checkRows } from './row-checks.ts';
+import { OneQueryAtATime } from './one-query.ts';
+import { RowCheck } from './row-checks.ts';
 import { RowClaims } from './row-claims.ts';
 import { type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
 import { type ChainReport, verifyChain } from './verify.ts';
@@ -139,6 +140,21 @@ export async function verifyStoredRange(
   range: { fromSeq: number; toSeq: number | null },
   publicKeyHex: string,
 ): Promise<RangeReport> {
+  const queries = new OneQueryAtATime();
+  try {
+    return await verifyThrough(queries, pool, tenantId, range, publicKeyHex);
+  } finally {
+    queries.stopped = true; // reads and checks queued behind the verdict start no query
+  }
+}
+
+async function verifyThrough(
+  queries: OneQueryAtATime,
+  pool: pg.Pool,
+  tenantId: string,
+  range: { fromSeq: number; toSeq: number | null },
+  publicKeyHex: string,
+): Promise<RangeReport> {
   const { fromSeq, toSeq } = range;
   await hasherReady;
   const heads = await allCheckpoints(pool, tenantId);
@@ -155,10 +171,11 @@ export async function verifyStoredRange(
   });
   const tree = new MerkleAccumulator();
   const claims = new RowClaims();
+  const rowCheck = new RowCheck(pool, tenantId, claims, (query) => queries.run(query));
   const pending = new PendingVerdicts(counts);
   let expectedPrevHash = await prevHashBefore(pool, tenantId, fromSeq);
   let expectedFirstSeq = fromSeq;
-  for await (const page of pages(pool, { tenantId, fromSeq, toSeq })) {
+  for await (const page of pages(pool, { tenantId, fromSeq, toSeq }, queries)) {
     const { rows, facts: found, steps } = page;
     const chain = chainOf(page, { seq: expectedFirstSeq, prevHash: expectedPrevHash, tenantId });
     if ('report' in chain) {
@@ -174,7 +191,10 @@ export async function verifyStoredRange(
     const checkpoint = walk.feed(index, tree);
     pending.add({ steps, checkpoint, checkpointsBefore, checkpointsAfter: walk.checked });
     // steps.logged events claim no row: row-claims.ts reads nothing of theirs.
-    if (toSeq === null) for (let i = 0; i < index.count; i++) if (!found.stepsLogged[i]) claims.add(eventAt(rows, i, tenantId));
+    if (toSeq === null) {
+      for (let i = 0; i < index.count; i++) if (!found.stepsLogged[i]) claims.add(eventAt(rows, i, tenantId));
+      rowCheck.checkAhead();
+    }
     const failure = await pending.settle(checkpoint ? 0 : PAGES_UNSETTLED);
     if (failure) return report(failure);
     releaseBytes(rows.bytes); // nothing reads this page's rows any more
@@ -184,7 +204,7 @@ export async function verifyStoredRange(
   const failure = await pending.settle(0);
   if (failure) return report(failure);
   if (toSeq === null) {
-    const rows = await checkRows(pool, tenantId, claims);
+    const rows = await rowCheck.finish();
     counts.rowsChecked = rows.checked;
     const [bad] = rows.failures;
     if (bad) return report({ seq: bad.seq, problem: 'row-mismatch', reason: bad.reason });

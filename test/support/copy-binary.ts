@@ -81,3 +81,6 @@ export function fieldRows(rows: Uint8Array[]): FieldRows {
 export function eventFields(e: StoredLedgerEvent, payloadText = pgJson(e.payload)): Field[] {
   return [timestamptz(e.createdAt), uuid(e.episodeId), jsonb(payloadText), int8(e.seq), text(e.type), uuid(e.workItemId), text(e.prevHash), text(e.hash)];
 }
+
+/** An event row as readEventPage reads it (eventFields' fields as one binary COPY row). */
+export const eventRow = (e: StoredLedgerEvent, payloadText?: string): Uint8Array => copyRow(eventFields(e, payloadText));

@@ -1,8 +1,9 @@
 // The comparisons verifyLedger makes without writing hashes out as hex (src/ledger/hash.ts:
-// chainHashIs; hexMatches and hashHexInto on the rows' hex bytes) and the parsing of prevHash into the chain input: equal only
-// to the exact lowercase hex of the hash, for any byte, every other string and non-string false;
-// a prevHash that is not 64 lowercase hex digits refused. References are computed with
-// @noble/hashes from the definitions in docs/LEDGER.md §3.
+// chainHashIs, and hexMatches and hashHexInto on the hex bytes of the rows' hash columns) and the
+// parsing of prevHash into the chain input: equal only to the exact lowercase hex of the hash,
+// for any byte, every other string and non-string false; a hash that is not 64 lowercase hex
+// digits (uppercase, another length, another character) refused or not decoded. References are
+// computed with @noble/hashes from the definitions in docs/LEDGER.md §3.
 import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -111,32 +112,58 @@ describe('chainHashIs', () => {
 });
 
 describe('hexMatches and hashHexInto (hex bytes as the rows hold them)', () => {
-  it('match exactly the lowercase hex of the bytes, at any offset', () => {
-    for (const text of ['', 'abc', '{"a":"é€😀"}', 'x'.repeat(5000)]) {
-      const digest = blake3(utf8.encode(text));
-      const hex = bytesToHex(digest);
-      const row = utf8.encode(`..${hex}..`);
+  /** The hex of `digest` as bytes at text[at..at+64), other bytes around it. */
+  function hexText(digest: Uint8Array, at: number): Uint8Array {
+    const text = new Uint8Array(at + 70).fill(48);
+    text.set(utf8.encode(bytesToHex(digest)), at);
+    return text;
+  }
+  const digests = Array.from({ length: 8 }, (_, d) => Uint8Array.from({ length: 32 }, (_, i) => 32 * d + i)); // every byte value once
+
+  it('decode and match every byte value, in the high and the low digit, at any offset', () => {
+    for (const [d, digest] of digests.entries()) {
+      const text = hexText(digest, d);
+      const out = new Uint8Array(32 + d).fill(7);
+      expect(hashHexInto(text, d, 64, out, d), `digest ${d}`).toBe(true);
+      expect(out.subarray(d)).toEqual(digest);
       const bytes = new Uint8Array(40);
-      bytes.set(digest, 5);
-      expect(hexMatches(row, 2, 64, bytes, 5), text.slice(0, 10)).toBe(true);
-      const decoded = new Uint8Array(34);
-      expect(hashHexInto(row, 2, 64, decoded, 2)).toBe(true);
-      expect(decoded.subarray(2)).toEqual(digest);
-      for (const bad of [withDigit(hex, 63, hex.endsWith('0') ? '1' : '0'), hex.toUpperCase(), `${hex.slice(0, 10)}g${hex.slice(11)}`]) {
-        expect(hexMatches(utf8.encode(bad), 0, 64, bytes, 5), bad).toBe(false);
-      }
-      for (const bad of [hex.toUpperCase(), `${hex.slice(0, 10)}"${hex.slice(11)}`, `${hex.slice(0, 62)}\\`]) {
-        expect(hashHexInto(utf8.encode(bad), 0, 64, decoded, 0), bad).toBe(false);
-      }
+      bytes.set(digest, 3);
+      expect(hexMatches(text, d, 64, bytes, 3), `digest ${d}`).toBe(true);
     }
   });
 
-  it('refuse any length but 64 digits', () => {
-    const hex = utf8.encode(bytesToHex(blake3(utf8.encode('abc'))));
+  it('hexMatches is false when any one digit differs', () => {
     const digest = blake3(utf8.encode('abc'));
-    for (const length of [0, 62, 63, 65, 128]) {
-      expect(hexMatches(hex, 0, length, digest, 0), String(length)).toBe(false);
-      expect(hashHexInto(hex, 0, length, new Uint8Array(32), 0), String(length)).toBe(false);
+    const text = hexText(digest, 0);
+    for (let index = 0; index < 64; index++) {
+      const changed = text.slice();
+      changed[index] = changed[index] === 48 ? 49 : 48;
+      expect(hexMatches(changed, 0, 64, digest, 0), `digit ${index}`).toBe(false);
+    }
+  });
+
+  it('refuse a byte beside the hex digits, an uppercase digit or a byte outside ASCII, in the high or the low half of any byte', () => {
+    const digest = digests[5] as Uint8Array; // a0..bf: letters in every high digit
+    const bad = [...NOT_HEX_DIGITS.filter((c) => c.length === 1 && c.charCodeAt(0) < 128).map((c) => c.charCodeAt(0)), 0x22, 0x00, 0xc3, 0xe9, 0xff];
+    for (const byte of bad) {
+      for (const index of [0, 1, 30, 31, 62, 63]) {
+        const text = hexText(digest, 2);
+        text[2 + index] = byte;
+        expect(hashHexInto(text, 2, 64, new Uint8Array(32), 0), `${byte} at ${index}`).toBe(false);
+        expect(hexMatches(text, 2, 64, digest, 0), `${byte} at ${index}`).toBe(false);
+      }
+    }
+    const upper = utf8.encode(bytesToHex(digest).toUpperCase());
+    expect(hashHexInto(upper, 0, 64, new Uint8Array(32), 0)).toBe(false);
+    expect(hexMatches(upper, 0, 64, digest, 0)).toBe(false);
+  });
+
+  it('refuse any length but 64 digits', () => {
+    const digest = blake3(utf8.encode('abc'));
+    const text = utf8.encode(bytesToHex(digest).repeat(2));
+    for (const length of [-1, 0, 62, 63, 65, 128]) {
+      expect(hexMatches(text, 0, length, digest, 0), String(length)).toBe(false);
+      expect(hashHexInto(text, 0, length, new Uint8Array(32), 0), String(length)).toBe(false);
     }
   });
 });

@@ -1,8 +1,10 @@
 // chainOfPage (src/ledger/verify-chain.ts), the chain check of verifyLedger straight from the event
-// rows' binary columns, against verifyChain on the same rows parsed (eventAt): it accepts an
-// untouched page with every event's hash and the facts of its steps.logged events, it never accepts
-// a page verifyChain refuses whichever byte of it is changed, and it leaves the join to the page
-// before (its first prevHash) and the page's seq to its caller only as far as it says.
+// rows' binary COPY columns, against verifyChain (src/ledger/verify.ts) on the same rows parsed as
+// eventAt parses them: it accepts an untouched page, giving every event's hash, the hash its first
+// event chains from (whatever it is: the caller joins it to the page before) and the facts of its
+// steps.logged events; it refuses a seq other than firstSeq + i; and whichever byte of a row is
+// changed, in a field's data or its length header, it never accepts a page verifyChain refuses
+// (an event eventAt cannot parse counts as refused).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FieldRows } from '../../src/ledger/copy-rows.ts';
@@ -10,35 +12,44 @@ import { eventFacts } from '../../src/ledger/event-facts.ts';
 import { chainHash, GENESIS_HASH, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
 import { verifyChain } from '../../src/ledger/verify.ts';
 import { chainOfPage } from '../../src/ledger/verify-chain.ts';
-import { eventAt } from '../../src/ledger/verify-read.ts';
-import { copyRow, eventFields, fieldRows } from '../support/copy-binary.ts';
+import { EVENT_FIELDS, eventAt } from '../../src/ledger/verify-read.ts';
+import { eventRow, fieldRows, pgJson } from '../support/copy-binary.ts';
 
 const tenantId = '5f0c6b7e-3d2a-4c1b-9e8f-7a6b5c4d3e2f';
 const episodeId = '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9';
+const workItemId = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
+const HASH = 'f9664b1223a00938fee3e083d860d8398c5ac4262371a7f9bfcfb5de4e64374a';
+const toHex = (bytes: Uint8Array | undefined) => Buffer.from(bytes ?? []).toString('hex');
 
-/** A chained page of events from `firstSeq` after `prevHash`: steps.logged events on even seqs. */
-function ledger(payloads: unknown[], firstSeq = 1, prevHash = GENESIS_HASH): StoredLedgerEvent[] {
+interface Content {
+  type: string;
+  payload: unknown;
+}
+
+/** The contents chained from `prevHash`, event i with seq seqs[i] (firstSeq + i unless given); every third of no episode. */
+function ledger(contents: Content[], firstSeq = 1, prevHash = GENESIS_HASH, seqs = contents.map((_, i) => firstSeq + i)): StoredLedgerEvent[] {
   let prev = prevHash;
-  return payloads.map((payload, i) => {
+  return contents.map(({ type, payload }, i) => {
     const entry = {
       tenantId,
-      seq: firstSeq + i,
-      type: i % 2 ? 'checkpoint.saved' : 'steps.logged',
+      seq: seqs[i] as number,
+      type,
       episodeId: i % 3 === 2 ? null : episodeId,
-      workItemId: i % 4 === 3 ? '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d' : null,
+      workItemId: i % 4 === 3 ? workItemId : null,
       payload,
       createdAt: new Date(Date.UTC(2026, 10, 27, 10) + i * 1234.5).toISOString(),
     };
-    const hash = chainHash(prev, entry);
-    const event = { ...entry, prevHash: prev, hash };
-    prev = hash;
+    const event = { ...entry, prevHash: prev, hash: chainHash(prev, entry) };
+    prev = event.hash;
     return event;
   });
 }
 
-const rowsOf = (events: StoredLedgerEvent[]): Uint8Array[] => events.map((e) => copyRow(eventFields(e)));
+/** The events' rows, each payload printed as jsonb_out prints it or (compact) as JSON.stringify does. */
+const pageOf = (events: StoredLedgerEvent[], compact = false): FieldRows =>
+  fieldRows(events.map((e) => eventRow(e, compact ? JSON.stringify(e.payload) : pgJson(e.payload))));
 
-/** verifyChain's verdict on the rows parsed as eventAt parses them; false when one cannot be parsed. */
+/** verifyChain's verdict on the rows as eventAt parses them; false when one cannot be parsed. */
 function verifyChainAccepts(rows: FieldRows, firstSeq = 1, prevHash = GENESIS_HASH): boolean {
   try {
     const events = rows.starts.map((_, i) => eventAt(rows, i, tenantId));
@@ -48,61 +59,118 @@ function verifyChainAccepts(rows: FieldRows, firstSeq = 1, prevHash = GENESIS_HA
   }
 }
 
-const stepsPayload = fc
-  .array(fc.record({ n: fc.nat({ max: 500 }), hash: fc.constantFrom(GENESIS_HASH, 'ab'.repeat(32)) }), { maxLength: 3 })
-  .map((steps) => ({ steps }));
-const payloads = fc.array(fc.oneof(stepsPayload, fc.jsonValue({ maxDepth: 3 })), { minLength: 1, maxLength: 5 });
+/** The steps the page's steps.logged events of an episode cover, as their payloads say. */
+function coveredOf(events: StoredLedgerEvent[]) {
+  return events.flatMap((e, event) => {
+    if (e.type !== 'steps.logged' || !e.episodeId) return [];
+    return (e.payload as { steps: { n: number; hash: string }[] }).steps.map(({ n, hash }) => ({ event, episodeId: e.episodeId, n, hash }));
+  });
+}
+
+/** The covered steps of chainOfPage's facts, one object each. */
+function coveredIn(facts: ReturnType<typeof eventFacts>) {
+  return Array.from({ length: facts.count }, (_, k) => ({
+    event: facts.events[k],
+    episodeId: facts.episodes[facts.episodeOf[k] as number],
+    n: facts.ns[k],
+    hash: facts.logged[k] ? toHex(facts.hashes.subarray(32 * k, 32 * k + 32)) : null,
+  }));
+}
+
+const stepsLogged = fc
+  .array(fc.record({ n: fc.nat({ max: 500 }), hash: fc.constantFrom(GENESIS_HASH, HASH, 'ab'.repeat(32)) }), { maxLength: 3 })
+  .map((steps): Content => ({ type: 'steps.logged', payload: { steps } }));
+const other = fc.jsonValue({ maxDepth: 3 }).map((payload): Content => ({ type: 'checkpoint.saved', payload }));
+const contentsArb = fc.array(fc.oneof(stepsLogged, other), { minLength: 1, maxLength: 5 });
+
+/** Where each field's data lies in a row: [start, end) per field (empty for NULL). */
+function fieldSpans(row: Uint8Array): [number, number][] {
+  const view = new DataView(row.buffer, row.byteOffset, row.byteLength);
+  const spans: [number, number][] = [];
+  for (let f = 0, p = 2; f < EVENT_FIELDS; f++) {
+    const length = Math.max(view.getInt32(p), 0);
+    spans.push([p + 4, p + 4 + length]);
+    p += 4 + length;
+  }
+  return spans;
+}
 
 describe('chainOfPage', () => {
-  it('accepts an untouched page, with every event hash, its first prevHash and the facts eventFacts reads', () => {
+  it('accepts an untouched page, with every event hash, its first prevHash and its steps.logged facts', () => {
     fc.assert(
-      fc.property(payloads, fc.boolean(), (values, fromGenesis) => {
+      fc.property(contentsArb, fc.boolean(), fc.boolean(), (contents, fromGenesis, compact) => {
         const firstSeq = fromGenesis ? 1 : 41;
         const prevHash = fromGenesis ? GENESIS_HASH : 'cd'.repeat(32);
-        const events = ledger(values, firstSeq, prevHash);
-        const rows = fieldRows(rowsOf(events));
+        const events = ledger(contents, firstSeq, prevHash);
+        const rows = pageOf(events, compact);
         const page = chainOfPage(rows, firstSeq, tenantId);
         expect(page?.index).toMatchObject({ firstSeq, count: events.length });
-        expect(Buffer.from(page?.index.hashes ?? []).toString('hex')).toBe(events.map((e) => e.hash).join(''));
-        expect(Buffer.from(page?.firstPrev ?? []).toString('hex')).toBe(prevHash);
+        expect(toHex(page?.index.hashes)).toBe(events.map((e) => e.hash).join(''));
+        expect(toHex(page?.firstPrev)).toBe(prevHash);
+        expect([...(page?.facts.stepsLogged ?? [])]).toEqual(events.map((e) => (e.type === 'steps.logged' ? 1 : 0)));
+        expect(page && coveredIn(page.facts)).toEqual(coveredOf(events));
         expect(page?.facts).toEqual(eventFacts(rows));
       }),
       { numRuns: 150 },
     );
   });
 
-  it('never accepts a page verifyChain refuses, whichever byte is changed', () => {
+  it('gives a first prevHash other than the genesis hash as it is, leaving the join to its caller', () => {
+    const prevHash = 'ab'.repeat(32);
+    const events = ledger([{ type: 'episode.started', payload: { a: 1 } }], 1, prevHash);
+    const page = chainOfPage(pageOf(events), 1, tenantId);
+    expect(toHex(page?.firstPrev)).toBe(prevHash);
+    expect(verifyChainAccepts(pageOf(events), 1, prevHash)).toBe(true);
+  });
+
+  it('refuses a page whose seqs are not firstSeq, firstSeq + 1, ..., though each event hashes to its hash', () => {
+    const contents = [1, 2, 3].map((a): Content => ({ type: 'episode.started', payload: { a } }));
+    expect(chainOfPage(pageOf(ledger(contents)), 1, tenantId)).toBeDefined();
+    expect(chainOfPage(pageOf(ledger(contents)), 2, tenantId)).toBeUndefined();
+    for (const seqs of [
+      [1, 2, 4],
+      [1, 3, 2],
+      [1, 1, 2],
+      [2, 3, 4],
+    ]) {
+      const rows = pageOf(ledger(contents, 1, GENESIS_HASH, seqs));
+      expect(chainOfPage(rows, 1, tenantId), String(seqs)).toBeUndefined();
+      expect(verifyChainAccepts(rows), String(seqs)).toBe(false);
+    }
+  });
+
+  it('refuses a tenant id that is not a lowercase uuid', () => {
+    const rows = pageOf(ledger([{ type: 'episode.started', payload: {} }]));
+    expect(chainOfPage(rows, 1, tenantId.toUpperCase())).toBeUndefined();
+  });
+
+  it('never accepts a page verifyChain refuses, whichever byte of a field or a header is changed', () => {
+    const where = fc.record({ row: fc.nat(), field: fc.integer({ min: 0, max: EVENT_FIELDS }), at: fc.nat(), flip: fc.integer({ min: 1, max: 255 }) });
     fc.assert(
-      fc.property(payloads, fc.nat(), fc.integer({ min: 0, max: 255 }), (values, where, byte) => {
-        const rows = rowsOf(ledger(values));
-        const r = where % rows.length;
-        const row = rows[r] as Uint8Array;
-        row[Math.floor(where / rows.length) % row.length] = byte;
+      fc.property(contentsArb, where, (contents, { row, field, at, flip }) => {
+        const rows = ledger(contents).map((e) => eventRow(e));
+        const changed = rows[row % rows.length] as Uint8Array;
+        // field EVENT_FIELDS: any byte of the row, its count and length headers included.
+        const [start, end] = field < EVENT_FIELDS ? (fieldSpans(changed)[field] as [number, number]) : [0, changed.length];
+        const p = end > start ? start + (at % (end - start)) : at % changed.length;
+        changed[p] = (changed[p] as number) ^ flip;
         const page = fieldRows(rows);
-        if (chainOfPage(page, 1, tenantId)) expect(verifyChainAccepts(page)).toBe(true);
+        const chain = chainOfPage(page, 1, tenantId);
+        if (!chain) return;
+        expect(verifyChainAccepts(page)).toBe(true);
+        expect(chain.facts).toEqual(eventFacts(page));
       }),
-      { numRuns: 600 },
+      { numRuns: 1000 },
     );
   });
 
-  it('refuses a page whose seqs are not firstSeq, firstSeq + 1, ...', () => {
-    const rows = fieldRows(rowsOf(ledger([{ a: 1 }, { b: 2 }])));
-    expect(chainOfPage(rows, 1, tenantId)).toBeDefined();
-    expect(chainOfPage(rows, 2, tenantId)).toBeUndefined();
-  });
-
-  it('refuses a time whose ISO text has no four-digit year, which verifyChain names', () => {
-    const [event] = ledger([{ a: 1 }]) as [StoredLedgerEvent];
-    const late = { ...event, createdAt: '+010000-01-01T00:00:00.000Z' };
-    late.hash = chainHash(GENESIS_HASH, late);
-    const fields = eventFields({ ...late, createdAt: '2026-01-01T00:00:00.000Z' });
-    fields[0] = eventFields(event)[0] ?? null;
-    const micros = BigInt(Date.parse('+010000-01-01T00:00:00.000Z') - Date.UTC(2000, 0, 1)) * 1000n;
-    const time = new Uint8Array(8);
-    new DataView(time.buffer).setBigInt64(0, micros);
-    fields[0] = time;
-    const rows = fieldRows([copyRow(fields)]);
-    expect(chainOfPage(rows, 1, tenantId)).toBeUndefined();
-    expect(verifyChainAccepts(rows)).toBe(false);
+  it('refuses a time whose ISO text has no four-digit year, as verifyChain does', () => {
+    for (const createdAt of ['+010000-01-01T00:00:00.000Z', '-000001-12-31T23:59:59.999Z']) {
+      const entry = { tenantId, seq: 1, type: 'episode.started', episodeId, workItemId: null, payload: { a: 1 }, createdAt };
+      const rows = fieldRows([eventRow({ ...entry, prevHash: GENESIS_HASH, hash: chainHash(GENESIS_HASH, entry) })]);
+      expect(eventAt(rows, 0, tenantId).createdAt).toBe(createdAt);
+      expect(chainOfPage(rows, 1, tenantId), createdAt).toBeUndefined();
+      expect(verifyChainAccepts(rows), createdAt).toBe(false);
+    }
   });
 });
