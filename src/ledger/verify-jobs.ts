@@ -40,7 +40,7 @@ export interface StepsResult {
   bytes: Uint8Array;
 }
 
-/** The buffers a job or its result moves to the other thread. */
+/** The array buffers a job or its result moves to the other thread (shared ones are shared, not moved). */
 export function transferOf(value: Job | ChainResult | StepsResult): ArrayBuffer[] {
   return buffersOf(value).filter((buffer): buffer is ArrayBuffer => buffer instanceof ArrayBuffer);
 }

@@ -3,9 +3,9 @@
 // the verdicts while both cores hash (a verification was bound by the main thread's CPU: it checked
 // the chain, and while it did it left PostgreSQL's rows unread). Until a worker has said it is
 // ready, and for small jobs (the check of a ledger's tail), inline: a verification never waits for
-// a worker to start. If a worker cannot start or dies, its jobs run inline from then on (the job
-// it held fails: its buffers went with it). Inline step checks yield to the event loop every
-// SLICE entries.
+// a worker to start. If a worker cannot start or dies, jobs go to the other, or run inline when
+// neither runs (the jobs it held fail: the arrays moved to it went with it). Inline step checks
+// yield to the event loop every SLICE entries.
 import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -53,7 +53,7 @@ class VerifyWorker {
     return this.waiting.size;
   }
 
-  /** The job's result from the worker; its buffers are moved there, not copied. */
+  /** The job's result from the worker; its arrays are moved there (shared ones shared), not copied. */
   run<T>(job: Job): Promise<T> {
     const id = this.next++;
     if (this.waiting.size === 0) this.worker.ref();
@@ -126,8 +126,8 @@ async function checkInline(batch: StepBatch): Promise<StepVerdict> {
 }
 
 /**
- * The verdict on the batch (step-check.ts), from the steps worker when it is ready and the batch
- * is large; the batch's row bytes are its own again once the verdict is in (batch.bytes).
+ * The verdict on the batch (step-check.ts), from a worker when one is ready and the batch is
+ * large; the batch's row bytes are its own again once the verdict is in (batch.bytes).
  */
 export async function checkSteps(batch: StepBatch): Promise<StepVerdict> {
   const off = batch.logged.length >= INLINE_BELOW ? worker() : undefined;
