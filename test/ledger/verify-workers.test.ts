@@ -7,11 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { checkStepBatch, STEP_COLUMN_KINDS, type StepBatch, type StepColumnKind } from '../../src/ledger/step-check.ts';
 import { STEP_CANONICAL_FIELDS, stepRowHash } from '../../src/ledger/step-hash.ts';
 import { checkSteps, verifyWorkersReady } from '../../src/ledger/verify-workers.ts';
+import { copyRow, type Field } from '../support/copy-binary.ts';
 
 const episodeId = '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9';
 const utf8 = new TextEncoder();
 
-type Field = Uint8Array | null;
 const utf8Field = (text: string): Field => utf8.encode(text);
 const int4Field = (n: number): Field => {
   const b = new Uint8Array(4);
@@ -30,21 +30,6 @@ function column(kind: StepColumnKind, v: unknown): Field {
   if (kind === 'float8') view.setFloat64(0, v as number);
   else view.setBigInt64(0, BigInt(Date.parse(v as string) - Date.UTC(2000, 0, 1)) * 1000n);
   return b;
-}
-
-/** One binary COPY row: the field count, then each field's length (-1: NULL) and bytes. */
-function copyRow(fields: Field[]): Uint8Array {
-  const size = 2 + fields.reduce((n, f) => n + 4 + (f?.length ?? 0), 0);
-  const row = new Uint8Array(size);
-  const view = new DataView(row.buffer);
-  view.setInt16(0, fields.length);
-  let at = 2;
-  for (const f of fields) {
-    view.setInt32(at, f ? f.length : -1);
-    if (f) row.set(f, at + 4);
-    at += 4 + (f?.length ?? 0);
-  }
-  return row;
 }
 
 /** Step n's row: the hashed record, and the row as the step read gets it; `edit` may change the record's columns. */

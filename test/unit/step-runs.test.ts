@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FieldRows } from '../../src/ledger/copy-rows.ts';
 import { runsOf, type StepKey, stepKeys, stepRowOf, storedSteps } from '../../src/ledger/step-runs.ts';
+import { fieldRows } from '../support/copy-binary.ts';
 
 const A = '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9';
 const B = '5f0c6b7e-3d2a-4c1b-9e8f-7a6b5c4d3e2f';
@@ -34,20 +35,7 @@ function rowsFor(keys: StepKey[], stored: Set<string>, order: (n: number) => num
       if (stored.has(`${episodeId}/${n}`)) made.push({ row: copyRow([r, n], `${episodeId}/${n}`), text: `${episodeId}/${n}` });
   });
   made.sort((a, b) => order(made.indexOf(a)) - order(made.indexOf(b)));
-  return rowsOf(made.map((m) => m.row));
-}
-
-function rowsOf(list: Uint8Array[]): FieldRows {
-  const bytes = new Uint8Array(list.reduce((n, r) => n + r.length, 0));
-  const rows: FieldRows = { bytes, starts: [], ends: [] };
-  let at = 0;
-  for (const row of list) {
-    bytes.set(row, at);
-    rows.starts.push(at);
-    rows.ends.push(at + row.length);
-    at += row.length;
-  }
-  return rows;
+  return fieldRows(made.map((m) => m.row));
 }
 
 /** The text field that ends row i. */
@@ -115,7 +103,7 @@ describe('stepRowOf', () => {
     const wide = copyRow([0, 5], 'x');
     new DataView(wide.buffer).setInt32(10, 8); // the step number's field is not 4 bytes
     for (const row of [copyRow([0, 6], 'x'), copyRow([1, 5], 'x'), copyRow([-1, 5], 'x'), short, wide]) {
-      expect(stepRowOf(storedSteps(rowsOf([row]), runsOf(stepKeys(keys))), 0, 5)).toBe(-1);
+      expect(stepRowOf(storedSteps(fieldRows([row]), runsOf(stepKeys(keys))), 0, 5)).toBe(-1);
     }
   });
 });
