@@ -18,6 +18,12 @@ async function post(body: string, token = t.keys.read, headers: Record<string, s
   return { status: res.status, body: (await res.json().catch(() => null)) as Json };
 }
 
+/** Waits, when less than `ms` is left of the current clock minute, for the next one to begin. */
+async function awayFromMinuteEnd(ms: number): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < ms) await new Promise((resolve) => setTimeout(resolve, left + 100));
+}
+
 describe('hardening', () => {
   it('refuses an oversized body with 413', async () => {
     const res = await post(JSON.stringify({ query: '{ viewer { id } }', variables: { pad: 'x'.repeat(70 * 1024) } }), t.keys.admin);
@@ -89,6 +95,9 @@ describe('hardening', () => {
   });
 
   it('limits requests per key (across processes, counted in PostgreSQL) without affecting other keys', async () => {
+    // The limit counts per fixed minute (src/auth/rate-limit.ts): the two apps' requests must fall in
+    // one. A run that started near a minute's end met a fresh window in the second app (CI, 08:51).
+    await awayFromMinuteEnd(25_000);
     const limitedApp = await startTestApp({ RATE_LIMIT_PER_MINUTE: '5' });
     const other = await limitedApp.addTenant('rate-other');
     const answers = [];
