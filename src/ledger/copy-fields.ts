@@ -126,3 +126,9 @@ export function uuidString(fields: FieldReader): string {
   fields.uuidInto(uuidText, 0);
   return latin1.decode(uuidText);
 }
+
+/** a[aAt..aAt+n) equals b[bAt..bAt+n). */
+export function sameBytes(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number, n: number): boolean {
+  for (let i = 0; i < n; i++) if (a[aAt + i] !== b[bAt + i]) return false;
+  return true;
+}

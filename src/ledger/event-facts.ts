@@ -5,7 +5,7 @@
 // payload as PostgreSQL prints it, {"steps": [{"n": 1, "hash": "<hex>"}, ...]}, is read straight
 // from its bytes (printedSteps); any other form is parsed by JSON.parse, whose result the fast
 // path equals. The logged hashes are kept as bytes, 32 per covered step, for the step check.
-import { FieldReader, uuidString } from './copy-fields.ts';
+import { FieldReader, sameBytes, uuidString } from './copy-fields.ts';
 import { type FieldRows, rowCount } from './copy-rows.ts';
 import { HASH_BYTES, hashHexInto } from './hash.ts';
 import type { StepKeys } from './step-runs.ts';
@@ -176,12 +176,6 @@ export class EpisodeIds {
     this.lastAt = fields.at;
     return this.last;
   }
-}
-
-/** a[aAt..aAt+n) equals b[bAt..bAt+n). */
-export function sameBytes(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number, n: number): boolean {
-  for (let i = 0; i < n; i++) if (a[aAt + i] !== b[bAt + i]) return false;
-  return true;
 }
 
 const fields = new FieldReader(EVENT_FIELDS);

@@ -8,7 +8,7 @@
 // straight from them (text escaped, jsonb through json-text.ts) and hashed where they lie.
 // A batch is a page's entries in logged order, with where each one's row lies.
 import { isUtf8 } from 'node:buffer';
-import { FieldReader } from './copy-fields.ts';
+import { FieldReader, sameBytes } from './copy-fields.ts';
 import { canonicalJson, canonicalString, HASH_BYTES, hashBytes, hexMatches } from './hash.ts';
 import { JsonBytesCanonicaliser } from './json-text.ts';
 import { STEP_CANONICAL_FIELDS } from './step-hash.ts';
@@ -74,11 +74,6 @@ function writeValue(bytes: Uint8Array, kind: StepColumnKind): void {
   else writer.ascii(`"${new Date(fields.millis()).toISOString()}"`);
 }
 
-function digestIs(digest: Uint8Array, hashes: Uint8Array, from: number): boolean {
-  for (let i = 0; i < HASH_BYTES; i++) if (digest[i] !== hashes[from + i]) return false;
-  return true;
-}
-
 /**
  * Entry k's row recomputed (§3.2) and its content_hash column, each compared with the logged hash.
  * Throws on a row that is not the row the read asks for, or whose text is not well-formed UTF-8.
@@ -105,7 +100,7 @@ function checkEntry(batch: StepBatch, k: number): StepProblem | undefined {
   writer.ascii('}');
   const written = writer.written();
   if (!isUtf8(written)) throw new TypeError('step row is not well-formed UTF-8');
-  if (!logged || !digestIs(hashBytes(written), batch.hashes, k * HASH_BYTES)) return 'content-differs';
+  if (!logged || !sameBytes(hashBytes(written), 0, batch.hashes, k * HASH_BYTES, HASH_BYTES)) return 'content-differs';
   return columnIs ? undefined : 'column-differs';
 }
 

@@ -8,9 +8,9 @@
 // success) is then the verdict.
 
 import { isUtf8 } from 'node:buffer';
-import { FieldReader } from './copy-fields.ts';
+import { FieldReader, sameBytes } from './copy-fields.ts';
 import { type FieldRows, rowCount } from './copy-rows.ts';
-import { CoveredSteps, EpisodeIds, type EventFacts, printed, printedSteps, STEPS_LOGGED, sameBytes } from './event-facts.ts';
+import { CoveredSteps, EpisodeIds, type EventFacts, printed, printedSteps, STEPS_LOGGED } from './event-facts.ts';
 import { CHAIN_DOMAIN_TAG, fromHex, HASH_BYTES, hashBytes, hashHexInto, hexMatches, type StoredLedgerEvent } from './hash.ts';
 import { EARLIEST_ISO_MS, isoTimeInto, LATEST_ISO_MS } from './iso-time.ts';
 import { JsonBytesCanonicaliser } from './json-text.ts';
@@ -161,9 +161,7 @@ function rowChains(rows: FieldRows, i: number, seq: number, link: EventLink, ten
   w.ascii('}');
   fields.field(EVENT_FIELD.hash);
   if (!hashHexInto(bytes, fields.at, fields.length, link.hashes, link.to)) return false;
-  const digest = hashBytes(w.written());
-  for (let b = 0; b < HASH_BYTES; b++) if (digest[b] !== link.hashes[link.to + b]) return false;
-  return true;
+  return sameBytes(hashBytes(w.written()), 0, link.hashes, link.to, HASH_BYTES);
 }
 
 /** A page whose events all passed: their hashes, the hash its first event chains from, and what they say besides (event-facts.ts). */
