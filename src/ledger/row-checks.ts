@@ -99,15 +99,14 @@ const NEWEST_LEFT = 200;
 /**
  * Compares the claims a verification collects (row-claims.ts) with the stored rows. Checks ahead
  * (during the walk over the pages, through its one connection) the claims least likely to change:
- * the oldest episodes', every checkpoint state and retrieval (each claimed once). An episode
- * whose claims changed after its check ahead (a later critique, a re-scored experience) is checked
- * again at the end; only the check of its latest claims counts.
+ * the oldest episodes' and the checkpoint states (each claimed once); retrievals at the end. An
+ * episode whose claims changed after its check ahead (a later critique, a re-scored experience) is
+ * checked again at the end; only the check of its latest claims counts.
  */
 export class RowCheck {
   private readonly ahead = new Map<string, { claims: EpisodeClaims; result: Checked }>();
   private readonly results: Checked[] = [];
   private states = 0;
-  private retrievals = 0;
   private running: Promise<void> | undefined;
 
   constructor(
@@ -148,7 +147,7 @@ export class RowCheck {
     const checkedAhead = parts.length;
     for (const ids of chunks(again)) parts.push(...(await checkEpisodes(this.pool, this.tenantId, ids, (id) => this.claims.episodes.get(id) ?? {})).values());
     for (const part of chunks(this.claims.states.slice(this.states))) parts.push(await checkStates(this.pool, this.tenantId, part));
-    for (const part of chunks(this.claims.retrievals.slice(this.retrievals))) parts.push(await checkRetrievals(this.pool, this.tenantId, part));
+    for (const part of chunks(this.claims.retrievals)) parts.push(await checkRetrievals(this.pool, this.tenantId, part));
     const failures = parts.flatMap((p) => p.failures).sort((a, b) => a.seq - b.seq);
     return { checked: parts.reduce((n, p) => n + p.checked, 0), failures, checkedAhead };
   }
