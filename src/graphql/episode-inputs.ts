@@ -5,6 +5,7 @@ import { canonicalId } from '../core/ids.ts';
 import { sizeText } from '../core/sizes.ts';
 import { EPISODE_LIMITS, type StartEpisodeInput } from '../episodes/limits.ts';
 import type { Outcome } from '../episodes/outcome.ts';
+import type { StartInput } from '../episodes/store.ts';
 import type { JsonObject, JsonValue } from '../validation/json.ts';
 import { builder } from './builder.ts';
 import { ComplexityEnum, lower, ModeEnum, OutcomeKindEnum, PolicyEnum } from './episode-enums.ts';
@@ -88,7 +89,7 @@ type GqlOutcome = typeof OutcomeInput.$inferInput;
 
 const idOrNull = (v: string | number | null | undefined) => (v == null ? null : canonicalId(v));
 
-export function toStartEpisodeInput(i: GqlStartEpisode): StartEpisodeInput & { episodeNumber: number | null } {
+function toStartEpisodeInput(i: GqlStartEpisode): StartEpisodeInput & { episodeNumber: number | null } {
   const c = i.context;
   return {
     taskDescription: i.taskDescription,
@@ -124,8 +125,13 @@ export function toStartEpisodeInput(i: GqlStartEpisode): StartEpisodeInput & { e
   };
 }
 
-export function toContextPack(i: GqlStartEpisode) {
+function toContextPack(i: GqlStartEpisode) {
   return i.contextPack ? { packHash: i.contextPack.packHash, manifestHash: i.contextPack.manifestHash ?? null } : null;
+}
+
+/** A start as the store takes it (its context pack included). */
+export function toStartInput(i: GqlStartEpisode): StartInput {
+  return { ...toStartEpisodeInput(i), contextPack: toContextPack(i) };
 }
 
 export function toOutcome(o: GqlOutcome): Outcome {

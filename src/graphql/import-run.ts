@@ -8,13 +8,13 @@ import { timeRangeViolations } from '../episodes/import-limits.ts';
 import { validateOutcome } from '../episodes/outcome-limits.ts';
 import { LoopStoppedError } from '../leases/errors.ts';
 import { type ImportRunResult, LOG_REQUEST_STEPS } from '../lifecycle/import-run.ts';
+import { checkStart } from '../lifecycle/start.ts';
 import type { HashedStep } from '../steps/prepare.ts';
 import { builder } from './builder.ts';
-import { OutcomeInput, StartEpisodeInputRef, toOutcome } from './episode-inputs.ts';
+import { OutcomeInput, StartEpisodeInputRef, toOutcome, toStartInput } from './episode-inputs.ts';
 import { episodeField } from './episode-payloads.ts';
 import { FinishPayload } from './finish-payloads.ts';
 import { HISTORICAL_END } from './import-source.ts';
-import { checkedStart } from './lifecycle.ts';
 import { LogStepsOptionsInput, StepInputRef, toLogOptions } from './step-inputs.ts';
 import { type CheckedSteps, checkSteps, type LogResult, LogStepsPayload, prepareChecked, stepResults } from './steps.ts';
 
@@ -71,7 +71,8 @@ builder.mutationField('importRun', (t) =>
       endedAt: t.arg({ type: 'DateTime', description: HISTORICAL_END }),
     },
     resolve: async (_root, args, ctx) => {
-      const start = checkedStart(args.input);
+      const start = toStartInput(args.input);
+      checkStart(start);
       if (!start.importSource)
         throwIfViolations([{ field: 'input.importSource', limit: 'required', message: 'input.importSource is required: importRun imports a past run' }]);
       const checked = checkSteps(args.steps, false, toLogOptions(args.options));

@@ -6,18 +6,17 @@ import { canonicalId } from '../core/ids.ts';
 import type { WriteContext } from '../core/write-context.ts';
 import { CALL_LIMITS, freeTextViolations } from '../episodes/call-limits.ts';
 import { timeRangeViolations } from '../episodes/import-limits.ts';
-import { validateEpisodeInput, validateGoalSpec } from '../episodes/limits.ts';
-import * as store from '../episodes/store.ts';
+import { validateGoalSpec } from '../episodes/limits.ts';
 import { LoopStoppedError } from '../leases/errors.ts';
 import { blockEpisode, resumeEpisode } from '../lifecycle/approval.ts';
 import { completeAndLearn } from '../lifecycle/complete.ts';
-import { scheduleDeadline, stopIfOverdue } from '../lifecycle/deadlines.ts';
+import { stopIfOverdue } from '../lifecycle/deadlines.ts';
 import { endEpisode } from '../lifecycle/end.ts';
+import { startEpisode } from '../lifecycle/start.ts';
 import type { JsonValue } from '../validation/json.ts';
-import { hashViolations } from '../validation/violations.ts';
 import { builder } from './builder.ts';
 import type { AuthedContext } from './context.ts';
-import { OutcomeInput, StartEpisodeInputRef, toContextPack, toOutcome, toStartEpisodeInput } from './episode-inputs.ts';
+import { OutcomeInput, StartEpisodeInputRef, toOutcome, toStartInput } from './episode-inputs.ts';
 import { EpisodePayload, StartEpisodePayload, type Types } from './episode-payloads.ts';
 import { FinishPayload } from './finish-payloads.ts';
 import { HISTORICAL_END } from './import-source.ts';
@@ -35,31 +34,12 @@ export async function changeEpisode<T>(ctx: AuthedContext, episodeId: string, ch
   return ctx.services.writer.run(ctx.viewer.tenantId, change);
 }
 
-/** A start's input checked (its limits, its context pack's hashes) as the store takes it. */
-export function checkedStart(input: typeof StartEpisodeInputRef.$inferInput): store.StartInput {
-  const domain = toStartEpisodeInput(input);
-  throwIfViolations(validateEpisodeInput(domain));
-  throwIfViolations([
-    ...hashViolations('input.contextPack.packHash', input.contextPack?.packHash),
-    ...hashViolations('input.contextPack.manifestHash', input.contextPack?.manifestHash),
-  ]);
-  return { ...domain, contextPack: toContextPack(input) };
-}
-
 builder.mutationFields((t) => ({
   startEpisode: t.withAuth({ write: true }).field({
     type: StartEpisodePayload,
     errors: { types: [InputLimitError, IdempotencyConflictError, NotFoundError, LeaseError, LoopStoppedError] },
     args: { input: t.arg({ type: StartEpisodeInputRef, required: true }) },
-    resolve: async (_root, { input }, ctx) => {
-      const start = checkedStart(input);
-      const { services, viewer } = ctx;
-      const result = await services.writer.run(viewer.tenantId, (w) => store.startEpisode(w, start));
-      if (result.deadlineAt && !result.deduplicated) {
-        await scheduleDeadline(services.jobs, { tenantId: viewer.tenantId, episodeId: result.episodeId }, result.deadlineAt);
-      }
-      return result;
-    },
+    resolve: (_root, { input }, ctx) => startEpisode(ctx.services, ctx.viewer.tenantId, toStartInput(input)),
   }),
   blockEpisode: t.withAuth({ write: true }).field({
     type: EpisodePayload,

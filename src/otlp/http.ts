@@ -40,6 +40,7 @@ export function createOtlpHandler(services: Services, admission: Admission) {
   const traces = new TraceIngest({
     pool: services.db.pool,
     writer: services.writer,
+    jobs: services.jobs,
     ingest: services.ingest,
     redactKeys: services.redactKeys,
     blobCapBytes: services.config.blobTotalCapBytes,

@@ -9,8 +9,9 @@ import { DomainError, IllegalTransitionError, InputLimitError } from '../core/er
 import { must } from '../core/must.ts';
 import type { EpisodesRow, StepsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
-import { startEpisode } from '../episodes/store.ts';
+import type { JobQueue } from '../jobs/queue.ts';
 import { completeAndLearn } from '../lifecycle/complete.ts';
+import { startEpisode } from '../lifecycle/start.ts';
 import type { StepIngestor } from '../steps/ingest.ts';
 import { STEP_LIMITS, validateStep } from '../steps/limits.ts';
 import { prepareSteps } from '../steps/prepare.ts';
@@ -36,6 +37,7 @@ export interface IngestReport {
 export interface TraceIngestDeps {
   pool: pg.Pool;
   writer: Writer;
+  jobs: JobQueue;
   ingest: StepIngestor;
   redactKeys: readonly string[];
   blobCapBytes: number;
@@ -133,8 +135,7 @@ export class TraceIngest {
 
   private async start(tenantId: string, root: OtlpSpan, children: OtlpSpan[]): Promise<EpisodeRef | { refused: string }> {
     try {
-      const input = episodeOfRoot(root, children);
-      const { episodeId } = await this.deps.writer.run(tenantId, (w) => startEpisode(w, input));
+      const { episodeId } = await startEpisode(this.deps, tenantId, episodeOfRoot(root, children));
       return { id: episodeId, rootSpanId: root.spanId };
     } catch (err) {
       if (err instanceof DomainError) return { refused: `the root span could not start its episode: ${err.message}` };
