@@ -9,14 +9,15 @@ import { validateOutcome } from '../episodes/outcome-limits.ts';
 import { LoopStoppedError } from '../leases/errors.ts';
 import { type ImportRunResult, LOG_REQUEST_STEPS } from '../lifecycle/import-run.ts';
 import { checkStart } from '../lifecycle/start.ts';
+import { type CheckedSteps, checkSteps, type LogResult, prepareChecked, stepResults } from '../steps/journal.ts';
 import type { HashedStep } from '../steps/prepare.ts';
 import { builder } from './builder.ts';
 import { OutcomeInput, StartEpisodeInputRef, toOutcome, toStartInput } from './episode-inputs.ts';
 import { episodeField } from './episode-payloads.ts';
 import { FinishPayload } from './finish-payloads.ts';
 import { HISTORICAL_END } from './import-source.ts';
-import { LogStepsOptionsInput, StepInputRef, toLogOptions } from './step-inputs.ts';
-import { type CheckedSteps, checkSteps, type LogResult, LogStepsPayload, prepareChecked, stepResults } from './steps.ts';
+import { LogStepsOptionsInput, StepInputRef, toLogOptions, toStepInput } from './step-inputs.ts';
+import { LogStepsPayload } from './steps.ts';
 
 interface ImportRunShape {
   episodeId: string;
@@ -75,7 +76,7 @@ builder.mutationField('importRun', (t) =>
       checkStart(start);
       if (!start.importSource)
         throwIfViolations([{ field: 'input.importSource', limit: 'required', message: 'input.importSource is required: importRun imports a past run' }]);
-      const checked = checkSteps(args.steps, false, toLogOptions(args.options));
+      const checked = checkSteps(args.steps.map(toStepInput), toLogOptions(args.options));
       const outcome = toOutcome(args.outcome);
       throwIfViolations([...validateOutcome(outcome, 'outcome'), ...timeRangeViolations('endedAt', 'endedAt', args.endedAt, null)]);
       const { services, viewer } = ctx;

@@ -2,7 +2,8 @@
 // and defaults filled in). The GraphQL shapes are inferred from the refs, never restated.
 
 import { sizeText } from '../core/sizes.ts';
-import { BLOB_LIMITS, type LargeContentMode } from '../steps/large-content.ts';
+import type { LogOptions } from '../steps/journal.ts';
+import { BLOB_LIMITS } from '../steps/large-content.ts';
 import { STEP_LIMITS, type StepInput } from '../steps/limits.ts';
 import type { JsonObject, JsonValue } from '../validation/json.ts';
 import { builder } from './builder.ts';
@@ -107,13 +108,6 @@ export function toStepInput(s: GqlStep): StepInput {
     ...(s.endedAt ? { endedAt: s.endedAt } : {}),
   };
 }
-
-export interface LogOptions {
-  largeContent: LargeContentMode;
-  rejectInvalid: boolean;
-}
-
-export const DEFAULT_LOG_OPTIONS: LogOptions = { largeContent: 'refuse', rejectInvalid: false };
 
 export function toLogOptions(raw: typeof LogStepsOptionsInput.$inferInput | null | undefined): LogOptions {
   return { largeContent: lower(raw?.largeContent ?? 'REFUSE'), rejectInvalid: raw?.onInvalidStep === 'REJECT_STEP' };

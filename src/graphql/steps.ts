@@ -1,23 +1,22 @@
 // Step journal: the Step type and logSteps / logStep, which go through group commit.
 
 import { GraphQLError } from 'graphql';
-import { IllegalTransitionError, InputLimitError, type LimitViolation, NotFoundError, throwIfViolations } from '../core/errors.ts';
-import { canonicalId, isUuid } from '../core/ids.ts';
+import { IllegalTransitionError, InputLimitError, NotFoundError } from '../core/errors.ts';
+import { canonicalId } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import { sizeText } from '../core/sizes.ts';
 import { stepHashedMembers, stepRowFromRecord } from '../ledger/step-hash.ts';
-import type { StepItemResult } from '../steps/apply.ts';
+import type { Services } from '../services.ts';
 import { OverloadedError } from '../steps/ingest.ts';
-import { offloadLargeContent } from '../steps/large-content.ts';
-import { checkStepBatchSize, STEP_LIMITS, validateStep } from '../steps/limits.ts';
-import { prepareSteps } from '../steps/prepare.ts';
+import { type ItemResult, type JournalDeps, journalSteps, type LogOptions, type LogResult } from '../steps/journal.ts';
+import { STEP_LIMITS } from '../steps/limits.ts';
 import { LimitViolationRef } from './base.ts';
 import { builder } from './builder.ts';
 import type { AuthedContext } from './context.ts';
 import { enumValue } from './enum-value.ts';
 import { episodeField } from './episode-payloads.ts';
 import { contentRefList, StepContentRef } from './step-blobs.ts';
-import { DEFAULT_LOG_OPTIONS, type LogOptions, LogStepsOptionsInput, StepInputRef, toLogOptions, toStepInput } from './step-inputs.ts';
+import { LogStepsOptionsInput, StepInputRef, toLogOptions, toStepInput } from './step-inputs.ts';
 
 builder.prismaObject('Step', {
   fields: (t) => ({
@@ -64,12 +63,6 @@ builder.prismaObject('Step', {
 
 const ITEM_STATUSES = ['ACCEPTED', 'DUPLICATE', 'REJECTED'] as const;
 const ItemStatus = builder.enumType('StepItemStatus', { values: ITEM_STATUSES });
-interface ItemResult {
-  index: number;
-  item: StepItemResult;
-  violations?: LimitViolation[];
-}
-
 const StepItemResultRef = builder.objectRef<ItemResult>('StepItemResult').implement({
   fields: (t) => ({
     index: t.exposeInt('index', { description: 'Position of the step in the request.' }),
@@ -95,13 +88,6 @@ const StepItemResultRef = builder.objectRef<ItemResult>('StepItemResult').implem
   }),
 });
 
-/** What logSteps answers; importRun answers it for the steps of the run it imports. */
-export interface LogResult {
-  episodeId: string;
-  results: ItemResult[];
-  exhausted: string | null;
-}
-
 const count = (p: LogResult, status: string) => p.results.filter((r) => r.item.status === status).length;
 
 export const LogStepsPayload = builder.objectRef<LogResult>('LogStepsPayload').implement({
@@ -123,71 +109,16 @@ const LogStepPayload = builder.objectRef<LogResult>('LogStepPayload').implement(
   }),
 });
 
-/** A call's steps, checked: large content offloaded, each step's violations, and the steps that have none. */
-export interface CheckedSteps {
-  steps: ReturnType<typeof offloadLargeContent>[];
-  perStep: LimitViolation[][];
-  validIndexes: number[];
-}
+/** What journalSteps needs, from the services. */
+export const journalDeps = (services: Services): JournalDeps => ({
+  ingest: services.ingest,
+  redactKeys: services.redactKeys,
+  blobCapBytes: services.config.blobTotalCapBytes,
+});
 
-/**
- * Checks a call's steps before anything is written: the call's size, each step's limits (refusing
- * the call, or rejecting the step alone with options.rejectInvalid).
- * @param single logStep: violations name the `step` argument (step.observation), not steps.0.observation
- */
-export function checkSteps(raw: Array<typeof StepInputRef.$inferInput>, single: boolean, options: LogOptions): CheckedSteps {
-  throwIfViolations(checkStepBatchSize(raw.length, 'steps'));
-  const steps = raw.map((s) => offloadLargeContent(toStepInput(s), options.largeContent));
-  const perStep = steps.map((s, i) => validateStep(s.step, i, 'steps'));
-  if (!options.rejectInvalid) {
-    const violations = perStep.flat();
-    throwIfViolations(
-      single
-        ? violations.map((v) => ({ ...v, field: v.field.replace(/^steps\.0\./, 'step.'), message: v.message.replace(/^steps\.0\./, 'step.') }))
-        : violations,
-    );
-  }
-  return { steps, perStep, validIndexes: perStep.flatMap((v, i) => (v.length ? [] : [i])) };
-}
-
-/** The checked steps' valid ones, hashed for the episode. */
-export function prepareChecked(checked: CheckedSteps, episodeId: string, redactKeys: readonly string[]) {
-  return prepareSteps(
-    episodeId,
-    checked.validIndexes.map((i) => must(checked.steps[i])),
-    redactKeys,
-  );
-}
-
-/** One result per step of the call: the store's for the valid ones (in order), the violations' for the others. */
-export function stepResults(checked: CheckedSteps, stored: readonly StepItemResult[]): ItemResult[] {
-  const accepted = new Map(checked.validIndexes.map((index, k) => [index, must(stored[k])]));
-  return checked.perStep.map((violations, index): ItemResult => {
-    const item = accepted.get(index);
-    if (item) return { index, item };
-    const message = `refused: ${violations.map((v) => v.message).join('; ')}`;
-    return { index, item: { status: 'rejected', reason: 'invalid', message }, violations };
-  });
-}
-
-async function logSteps(
-  ctx: AuthedContext,
-  episodeId: string,
-  raw: Array<typeof StepInputRef.$inferInput>,
-  single: boolean,
-  options: LogOptions = DEFAULT_LOG_OPTIONS,
-): Promise<LogResult> {
-  try {
-    ctx.services.ingest.assertRoom(raw.length);
-  } catch (err) {
-    overloaded(err);
-  }
-  const checked = checkSteps(raw, single, options);
-  if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
-  const request = { episodeId, steps: prepareChecked(checked, episodeId, ctx.services.redactKeys), blobCapBytes: ctx.services.config.blobTotalCapBytes };
-  const outcome = await ctx.services.ingest.submit(ctx.viewer.tenantId, request).catch(overloaded);
-  if (!outcome.ok) throw outcome.error;
-  return { episodeId, results: stepResults(checked, outcome.items), exhausted: outcome.exhausted };
+/** Journals the steps of a logSteps or logStep call; a full ingestor answers OVERLOADED. */
+function logSteps(ctx: AuthedContext, episodeId: string, steps: Array<typeof StepInputRef.$inferInput>, single: boolean, options?: LogOptions) {
+  return journalSteps(journalDeps(ctx.services), ctx.viewer.tenantId, episodeId, steps.map(toStepInput), options, single).catch(overloaded);
 }
 
 const errors = { types: [InputLimitError, NotFoundError, IllegalTransitionError] };
