@@ -1,32 +1,18 @@
 // importRun: a past run (its start, steps and outcome) imported in one call and one transaction,
-// as `episodic import` sends it. Every input is checked before anything is written, as the three
-// calls it replaces check theirs; what it writes and the ledger events it appends are theirs too.
+// as `episodic import` sends it, through lifecycle/import.ts (which checks it whole first).
 
-import { IdempotencyConflictError, IllegalTransitionError, InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../core/errors.ts';
-import { must } from '../core/must.ts';
-import { timeRangeViolations } from '../episodes/import-limits.ts';
-import { validateOutcome } from '../episodes/outcome-limits.ts';
+import { IdempotencyConflictError, IllegalTransitionError, InputLimitError, LeaseError, NotFoundError } from '../core/errors.ts';
 import { LoopStoppedError } from '../leases/errors.ts';
-import { type ImportRunResult, LOG_REQUEST_STEPS } from '../lifecycle/import-run.ts';
-import { checkStart } from '../lifecycle/start.ts';
-import { type CheckedSteps, checkSteps, type LogResult, prepareChecked, stepResults } from '../steps/journal.ts';
-import type { HashedStep } from '../steps/prepare.ts';
+import { type ImportedRun, importRun } from '../lifecycle/import.ts';
 import { builder } from './builder.ts';
 import { OutcomeInput, StartEpisodeInputRef, toOutcome, toStartInput } from './episode-inputs.ts';
 import { episodeField } from './episode-payloads.ts';
 import { FinishPayload } from './finish-payloads.ts';
 import { HISTORICAL_END } from './import-source.ts';
 import { LogStepsOptionsInput, StepInputRef, toLogOptions, toStepInput } from './step-inputs.ts';
-import { LogStepsPayload } from './steps.ts';
+import { journalDeps, LogStepsPayload } from './steps.ts';
 
-interface ImportRunShape {
-  episodeId: string;
-  deduplicated: boolean;
-  steps: LogResult | null;
-  completion: ImportRunResult['completion'];
-}
-
-const ImportRunPayload = builder.objectRef<ImportRunShape>('ImportRunPayload').implement({
+const ImportRunPayload = builder.objectRef<ImportedRun>('ImportRunPayload').implement({
   fields: (t) => ({
     episode: episodeField(t),
     deduplicated: t.exposeBoolean('deduplicated', { description: "True when the run's dedupeKey matched an earlier import of it." }),
@@ -45,19 +31,6 @@ const ImportRunPayload = builder.objectRef<ImportRunShape>('ImportRunPayload').i
   }),
 });
 
-/** The valid steps hashed for the episode, grouped as the client's logSteps requests would carry them. */
-function stepRequests(checked: CheckedSteps, episodeId: string, redactKeys: readonly string[]): HashedStep[][] {
-  const hashed = prepareChecked(checked, episodeId, redactKeys);
-  const groups = new Map<number, HashedStep[]>();
-  checked.validIndexes.forEach((index, k) => {
-    const group = Math.floor(index / LOG_REQUEST_STEPS);
-    const steps = groups.get(group);
-    if (steps) steps.push(must(hashed[k]));
-    else groups.set(group, [must(hashed[k])]);
-  });
-  return [...groups.values()];
-}
-
 builder.mutationField('importRun', (t) =>
   t.withAuth({ write: true }).field({
     type: ImportRunPayload,
@@ -71,26 +44,15 @@ builder.mutationField('importRun', (t) =>
       outcome: t.arg({ type: OutcomeInput, required: true }),
       endedAt: t.arg({ type: 'DateTime', description: HISTORICAL_END }),
     },
-    resolve: async (_root, args, ctx) => {
-      const start = toStartInput(args.input);
-      checkStart(start);
-      if (!start.importSource)
-        throwIfViolations([{ field: 'input.importSource', limit: 'required', message: 'input.importSource is required: importRun imports a past run' }]);
-      const checked = checkSteps(args.steps.map(toStepInput), toLogOptions(args.options));
-      const outcome = toOutcome(args.outcome);
-      throwIfViolations([...validateOutcome(outcome, 'outcome'), ...timeRangeViolations('endedAt', 'endedAt', args.endedAt, null)]);
-      const { services, viewer } = ctx;
+    resolve: (_root, args, ctx) => {
       const run = {
-        start,
-        steps: (episodeId: string) => stepRequests(checked, episodeId, services.redactKeys),
-        outcome,
+        start: toStartInput(args.input),
+        steps: args.steps.map(toStepInput),
+        options: toLogOptions(args.options),
+        outcome: toOutcome(args.outcome),
         endedAt: args.endedAt ?? null,
-        blobCapBytes: services.config.blobTotalCapBytes,
       };
-      const result = await services.imports.submit(viewer.tenantId, run);
-      const { episodeId, logged } = result;
-      const steps = logged && { episodeId, results: stepResults(checked, logged.items), exhausted: logged.exhausted };
-      return { episodeId, deduplicated: result.deduplicated, steps, completion: result.completion };
+      return importRun({ ...journalDeps(ctx.services), imports: ctx.services.imports }, ctx.viewer.tenantId, run);
     },
   }),
 );

@@ -1,21 +1,14 @@
 // The lifecycle mutations: start an episode, block and resume it, complete it or end it otherwise
-// (fail, cancel, escalate). Resolvers check the input, then delegate to the store.
+// (fail, cancel, escalate). Resolvers translate; the checks and writes are lifecycle/start.ts and
+// lifecycle/calls.ts.
 
-import { IdempotencyConflictError, IllegalTransitionError, InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../core/errors.ts';
+import { IdempotencyConflictError, IllegalTransitionError, InputLimitError, LeaseError, NotFoundError } from '../core/errors.ts';
 import { canonicalId } from '../core/ids.ts';
-import type { WriteContext } from '../core/write-context.ts';
-import { CALL_LIMITS, freeTextViolations } from '../episodes/call-limits.ts';
-import { timeRangeViolations } from '../episodes/import-limits.ts';
-import { validateGoalSpec } from '../episodes/limits.ts';
 import { LoopStoppedError } from '../leases/errors.ts';
-import { blockEpisode, resumeEpisode } from '../lifecycle/approval.ts';
-import { completeAndLearn } from '../lifecycle/complete.ts';
-import { stopIfOverdue } from '../lifecycle/deadlines.ts';
-import { endEpisode } from '../lifecycle/end.ts';
+import * as calls from '../lifecycle/calls.ts';
 import { startEpisode } from '../lifecycle/start.ts';
 import type { JsonValue } from '../validation/json.ts';
 import { builder } from './builder.ts';
-import type { AuthedContext } from './context.ts';
 import { OutcomeInput, StartEpisodeInputRef, toOutcome, toStartInput } from './episode-inputs.ts';
 import { EpisodePayload, StartEpisodePayload, type Types } from './episode-payloads.ts';
 import { FinishPayload } from './finish-payloads.ts';
@@ -23,16 +16,6 @@ import { HISTORICAL_END } from './import-source.ts';
 import { ExtractPatternsModeEnum } from './pattern-enums.ts';
 
 export const transitionErrors = [NotFoundError, IllegalTransitionError, InputLimitError];
-
-/**
- * Runs a change of a live episode, after stopping it if its wall-time deadline has passed: the
- * budget comes first even when the deadline job has not run yet, so a late ending finds the episode
- * failed (budget_exhausted wall_time) and is refused as an illegal transition.
- */
-export async function changeEpisode<T>(ctx: AuthedContext, episodeId: string, change: (w: WriteContext) => Promise<T>): Promise<T> {
-  await stopIfOverdue(ctx.services.db.pool, ctx.services.writer, ctx.viewer.tenantId, episodeId);
-  return ctx.services.writer.run(ctx.viewer.tenantId, change);
-}
 
 builder.mutationFields((t) => ({
   startEpisode: t.withAuth({ write: true }).field({
@@ -46,12 +29,8 @@ builder.mutationFields((t) => ({
     errors: { types: transitionErrors },
     args: { episodeId: t.arg.id({ required: true }), reason: t.arg.string({ required: true }), approvalRequest: t.arg({ type: 'JSON' }) },
     resolve: async (_root, args, ctx) => {
-      throwIfViolations([
-        ...freeTextViolations('reason', args.reason),
-        ...(args.approvalRequest == null ? [] : validateGoalSpec(args.approvalRequest as JsonValue, 'approvalRequest')),
-      ]);
       const episodeId = canonicalId(args.episodeId);
-      await changeEpisode(ctx, episodeId, (w) => blockEpisode(w, episodeId, args.reason, (args.approvalRequest ?? null) as JsonValue));
+      await calls.block(ctx.services, ctx.viewer.tenantId, episodeId, args.reason, (args.approvalRequest ?? null) as JsonValue);
       return { episodeId };
     },
   }),
@@ -65,11 +44,9 @@ builder.mutationFields((t) => ({
       comment: t.arg.string(),
     },
     resolve: async (_root, args, ctx) => {
-      throwIfViolations([...freeTextViolations('decidedBy', args.decidedBy, CALL_LIMITS.labelBytes), ...freeTextViolations('comment', args.comment)]);
       const episodeId = canonicalId(args.episodeId);
-      await changeEpisode(ctx, episodeId, (w) =>
-        resumeEpisode(w, episodeId, { approved: args.approved, decidedBy: args.decidedBy ?? null, comment: args.comment ?? null }),
-      );
+      const decision = { approved: args.approved, decidedBy: args.decidedBy ?? null, comment: args.comment ?? null };
+      await calls.resume(ctx.services, ctx.viewer.tenantId, episodeId, decision);
       return { episodeId };
     },
   }),
@@ -88,13 +65,12 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, args, ctx) => {
       const episodeId = canonicalId(args.episodeId);
-      throwIfViolations(timeRangeViolations('endedAt', 'endedAt', args.endedAt, null));
       const options = {
         extractPatterns: args.extractPatterns === 'SYNC' ? ('sync' as const) : ('async' as const),
         usedRetrievals: (args.usedRetrievals ?? []).map(String),
         endedAt: args.endedAt ?? null,
       };
-      const result = await changeEpisode(ctx, episodeId, (w) => completeAndLearn(w, episodeId, toOutcome(args.outcome), options));
+      const result = await calls.complete(ctx.services, ctx.viewer.tenantId, episodeId, toOutcome(args.outcome), options);
       return { episodeId, ...result };
     },
   }),
@@ -113,9 +89,8 @@ function endMutation(t: PothosSchemaTypes.MutationFieldBuilder<Types, Types['Roo
       ...(action === 'fail' ? { recoverable: t.arg.boolean({ defaultValue: false }) } : {}),
     },
     resolve: async (_root, args, ctx) => {
-      throwIfViolations(freeTextViolations('reason', args.reason));
       const episodeId = canonicalId(args.episodeId);
-      const result = await changeEpisode(ctx, episodeId, (w: WriteContext) => endEpisode(w, episodeId, action, args.reason ?? '', args.recoverable ?? false));
+      const result = await calls.end(ctx.services, ctx.viewer.tenantId, episodeId, action, args.reason ?? null, args.recoverable ?? false);
       return { episodeId, ...result };
     },
   });

@@ -71,7 +71,7 @@ export async function completeEpisode(
   );
 }
 
-type Ending = 'fail' | 'cancel' | 'escalate';
+export type Ending = 'fail' | 'cancel' | 'escalate';
 
 const ENDINGS: Record<Ending, { status: 'failed' | 'cancelled' | 'escalated'; eventType: string }> = {
   fail: { status: 'failed', eventType: 'episode.failed' },

@@ -38,7 +38,7 @@ const retryLater = (status: 429 | 503, message: string) =>
 
 export function createOtlpHandler(services: Services, admission: Admission) {
   const traces = new TraceIngest({
-    pool: services.db.pool,
+    db: services.db,
     writer: services.writer,
     jobs: services.jobs,
     ingest: services.ingest,

@@ -10,7 +10,7 @@ import { must } from '../core/must.ts';
 import type { EpisodesRow, StepsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import type { JobQueue } from '../jobs/queue.ts';
-import { completeAndLearn } from '../lifecycle/complete.ts';
+import { checkCompletion, complete } from '../lifecycle/calls.ts';
 import { startEpisode } from '../lifecycle/start.ts';
 import type { StepIngestor } from '../steps/ingest.ts';
 import { checkSteps, type ItemResult, journalSteps, type LogOptions } from '../steps/journal.ts';
@@ -35,7 +35,7 @@ export interface IngestReport {
 }
 
 export interface TraceIngestDeps {
-  pool: pg.Pool;
+  db: { pool: pg.Pool };
   writer: Writer;
   jobs: JobQueue;
   ingest: StepIngestor;
@@ -85,8 +85,8 @@ export class TraceIngest {
 
   private async keep(tenantId: string, spans: OtlpSpan[], report: IngestReport) {
     if (!spans.length) return;
-    const room = Math.max(0, MAX_PENDING_SPANS_PER_TENANT - (await pendingCount(this.deps.pool, tenantId)));
-    await keepPending(this.deps.pool, tenantId, spans.slice(0, room));
+    const room = Math.max(0, MAX_PENDING_SPANS_PER_TENANT - (await pendingCount(this.deps.db.pool, tenantId)));
+    await keepPending(this.deps.db.pool, tenantId, spans.slice(0, room));
     report.pending += Math.min(room, spans.length);
     for (const span of spans.slice(room)) {
       report.refused.push(refusal(span, `no root span yet, and ${MAX_PENDING_SPANS_PER_TENANT} spans of this tenant already wait for theirs`));
@@ -98,7 +98,7 @@ export class TraceIngest {
     const p = new Params();
     // dedupe_key is nullable in the table, but these rows matched a trace's key.
     const rows = await queryRows<Pick<EpisodesRow, 'id'> & { dedupe_key: string; root: string | null }>(
-      this.deps.pool,
+      this.deps.db.pool,
       `SELECT id, dedupe_key, metadata->>'rootSpanId' AS root FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND dedupe_key = ANY(${p.add(keys)}::text[])`,
       p,
     );
@@ -107,7 +107,7 @@ export class TraceIngest {
 
   /** A trace whose root is known (in this request or stored as its episode): start, journal, complete. */
   private async settle(tenantId: string, traceId: string, spans: OtlpSpan[], known: EpisodeRef | null): Promise<IngestReport> {
-    const kept = await pendingOf(this.deps.pool, tenantId, [traceId]);
+    const kept = await pendingOf(this.deps.db.pool, tenantId, [traceId]);
     const all = groupByTrace([...spans, ...kept]).get(traceId) ?? [];
     const root = rootOf(all, known);
     const children = all.filter((s) => s !== root).sort((a, b) => a.startMs - b.startMs || a.spanId.localeCompare(b.spanId));
@@ -125,7 +125,7 @@ export class TraceIngest {
     merge(report, await this.journal(tenantId, episode.id, children));
     if (root) merge(report, await this.complete(tenantId, episode.id, root));
     await forgetPending(
-      this.deps.pool,
+      this.deps.db.pool,
       tenantId,
       traceId,
       kept.map((s) => s.spanId),
@@ -135,6 +135,8 @@ export class TraceIngest {
 
   private async start(tenantId: string, root: OtlpSpan, children: OtlpSpan[]): Promise<EpisodeRef | { refused: string }> {
     try {
+      // A root its completion would refuse starts nothing: no episode is left running for it.
+      checkCompletion(outcomeOfRoot(root), endOf(root));
       const { episodeId } = await startEpisode(this.deps, tenantId, episodeOfRoot(root, children));
       return { id: episodeId, rootSpanId: root.spanId };
     } catch (err) {
@@ -173,7 +175,7 @@ export class TraceIngest {
   private async afterEnd(episodeId: string, spans: OtlpSpan[], error: Error): Promise<IngestReport> {
     const p = new Params();
     const rows = await queryRows<Pick<StepsRow, 'side_effect_key'>>(
-      this.deps.pool,
+      this.deps.db.pool,
       `SELECT side_effect_key FROM steps WHERE episode_id = ${p.add(episodeId)} AND side_effect_key = ANY(${p.add(spans.map((s) => sideEffectKeyOfSpan(s.spanId)))}::text[])`,
       p,
     );
@@ -188,9 +190,9 @@ export class TraceIngest {
 
   /** The root span ended: the episode completes (a repeated root finds it completed and is a duplicate). */
   private async complete(tenantId: string, episodeId: string, root: OtlpSpan): Promise<IngestReport> {
-    const options = { extractPatterns: 'async' as const, usedRetrievals: [], endedAt: new Date(Math.max(root.startMs, root.endMs)) };
+    const options = { extractPatterns: 'async' as const, usedRetrievals: [], endedAt: endOf(root) };
     try {
-      await this.deps.writer.run(tenantId, (w) => completeAndLearn(w, episodeId, outcomeOfRoot(root), options));
+      await complete(this.deps, tenantId, episodeId, outcomeOfRoot(root), options);
       return { stored: 1, pending: 0, refused: [] };
     } catch (err) {
       if (err instanceof IllegalTransitionError) return { stored: 1, pending: 0, refused: [] };
@@ -213,6 +215,9 @@ function tally(report: IngestReport, span: OtlpSpan, result: ItemResult) {
 }
 
 const isRoot = (span: OtlpSpan) => span.parentSpanId === null;
+
+/** When a root span's run ended (a span ending before it starts ends at its start). */
+const endOf = (root: OtlpSpan) => new Date(Math.max(root.startMs, root.endMs));
 
 /**
  * The span that starts and ends the trace's episode: the one that started it, once there is an

@@ -283,9 +283,12 @@ describe('OTLP/HTTP trace ingest', () => {
     });
     const longId = 'cd'.repeat(16);
     const ahead = 'ef'.repeat(16);
+    const endsAhead = 'fa'.repeat(16);
+    const year = 365 * 86_400_000;
     const spans = [
       root(longId, Date.now() - 5_000, [{ key: 'gen_ai.conversation.id', value: { stringValue: 'c'.repeat(100_000) } }]),
-      root(ahead, Date.now() + 365 * 86_400_000, []),
+      root(ahead, Date.now() + year, []),
+      { ...root(endsAhead, Date.now() - 5_000, []), endTimeUnixNano: String(BigInt(Date.now() + year) * 1_000_000n) },
     ];
     const res = await fetch(`${base}/v1/traces`, {
       method: 'POST',
@@ -294,11 +297,11 @@ describe('OTLP/HTTP trace ingest', () => {
     });
     expect(res.status).toBe(200);
     const answer = (await res.json()) as { partialSuccess: { rejectedSpans: number; errorMessage: string } };
-    expect(answer.partialSuccess.rejectedSpans).toBe(2);
+    expect(answer.partialSuccess.rejectedSpans).toBe(3);
     expect(answer.partialSuccess.errorMessage).toMatch(new RegExp(`trace ${longId}: the root span could not start its episode: .*input\\.metadata`));
-    expect(answer.partialSuccess.errorMessage).toMatch(new RegExp(`trace ${ahead}: the root span could not start its episode: .*input\\.startedAt`));
-    expect(await episodeOfTrace(longId)).toBeUndefined();
-    expect(await episodeOfTrace(ahead)).toBeUndefined();
+    for (const traceId of [ahead, endsAhead])
+      expect(answer.partialSuccess.errorMessage).toMatch(new RegExp(`trace ${traceId}: the root span could not start its episode: .* is in the future`));
+    for (const traceId of [longId, ahead, endsAhead]) expect(await episodeOfTrace(traceId)).toBeUndefined();
   });
 
   it('finds a run that came in over OTLP with relevantEpisodes', async () => {
