@@ -17,7 +17,7 @@ export interface LogOptions {
   rejectInvalid: boolean;
 }
 
-export const DEFAULT_LOG_OPTIONS: LogOptions = { largeContent: 'refuse', rejectInvalid: false };
+const DEFAULT_LOG_OPTIONS: LogOptions = { largeContent: 'refuse', rejectInvalid: false };
 
 /** One step's result: the store's, or its violations when it was rejected as invalid. */
 export interface ItemResult {

@@ -1,53 +1,14 @@
-// The dependency order of ARCHITECTURE.md, checked on the import statements of src/**: between
-// folders, an import only runs down the order, and domain modules never import the GraphQL layer
-// (src/graphql/, above every domain folder). Pure: reads files, no database.
+// The shape of src/, computed from its import statements (type-only, side-effect and dynamic
+// imports included): between its places (each folder, each top-level file) the imports form no
+// cycle; every module that registers on the Pothos builder lives in src/graphql/; the domain
+// modules (every place the GraphQL layer reaches) never import it. Pure: reads files, no database.
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sourceFiles } from '../support/source-files.ts';
 
 const SRC = resolve(import.meta.dirname, '../../src');
-
-/**
- * Lowest first: a module may import its own folder and the folders before it. The root files are
- * placed one by one (config and log are read everywhere; write.ts is the write path over the
- * ledger; services.ts declares and builds the Services every door reads; the rest compose the
- * server). `graphql` is the GraphQL layer, above every domain folder.
- */
-const ORDER: readonly string[] = [
-  'core',
-  'generated',
-  'config.ts',
-  'log.ts',
-  'db',
-  'jobs',
-  'ledger',
-  'write.ts',
-  'validation',
-  'auth',
-  'stops',
-  'leases',
-  'episodes',
-  'steps',
-  'learning',
-  'retrieval',
-  'lifecycle',
-  'monitor',
-  'client',
-  'import',
-  'loop',
-  'web',
-  'services.ts',
-  'graphql',
-  'http',
-  'otlp',
-  'mcp',
-  'runtime.ts',
-  'server.ts',
-  'index.ts',
-  'main.ts',
-  'cli',
-];
+const GRAPHQL = 'graphql';
 
 /** The src files a module imports: static imports and re-exports (type-only ones included), side-effect imports, dynamic imports. */
 function importsOf(file: string): string[] {
@@ -61,63 +22,106 @@ function importsOf(file: string): string[] {
 }
 
 const files = sourceFiles(SRC);
-const imports = new Map(files.map((f) => [f, importsOf(f)]));
 const rel = (file: string) => relative(SRC, file);
+const imports = new Map(files.map((f) => [rel(f), importsOf(f).map(rel)]));
 
-/** A module of the GraphQL layer: src/graphql/, and any module that imports the builder. */
-function isGraphQL(file: string): boolean {
-  return rel(file).startsWith('graphql/') || (imports.get(file) ?? []).some((t) => rel(t) === 'graphql/builder.ts');
+/** A module's place: its top-level folder under src/, or its own name for a top-level file. */
+const placeOf = (path: string): string => (path.includes('/') ? (path.split('/')[0] ?? path) : path);
+
+/** One import between two places: "from -> to" of the places, with the module import that makes it. */
+interface PlaceEdge {
+  from: string;
+  to: string;
+  via: string;
 }
 
-/** The place of a module in ORDER: its folder, or its own name at the root. */
-function placeOf(path: string): string {
-  return path.includes('/') ? (path.split('/')[0] ?? path) : path;
-}
-
-function rank(place: string): number {
-  const index = ORDER.indexOf(place);
-  if (index < 0) throw new Error(`${place} is not in ARCHITECTURE.md's order (test/unit/architecture.test.ts ORDER)`);
-  return index;
-}
-
-/** Whether an import from one module to another (paths under src/) runs back up between places. */
-function runsBackUp(from: string, to: string): boolean {
-  const [a, b] = [placeOf(from), placeOf(to)];
-  return a !== b && rank(b) > rank(a);
-}
-
-/** Every import from a module to a module placed above it, as "from -> to" (paths under src/). */
-function againstTheOrder(): string[] {
-  const found: string[] = [];
-  for (const [file, targets] of imports) {
-    for (const target of targets) if (runsBackUp(rel(file), rel(target))) found.push(`${rel(file)} -> ${rel(target)}`);
+function placeEdges(graph: ReadonlyMap<string, readonly string[]>): PlaceEdge[] {
+  const edges = new Map<string, PlaceEdge>();
+  for (const [file, targets] of graph) {
+    for (const target of targets) {
+      const [from, to] = [placeOf(file), placeOf(target)];
+      if (from !== to && !edges.has(`${from} ${to}`)) edges.set(`${from} ${to}`, { from, to, via: `${file} -> ${target}` });
+    }
   }
-  return found.sort();
+  return [...edges.values()];
 }
 
-describe('the dependency order of ARCHITECTURE.md', () => {
-  it('places every source folder and root file', () => {
-    for (const file of files) expect(() => rank(placeOf(rel(file))), rel(file)).not.toThrow();
+/** A cycle between places, as the imports that close it ("a/x.ts -> b/y.ts"), or null when there is none. */
+function cycleOf(edges: readonly PlaceEdge[]): string[] | null {
+  const out = new Map<string, PlaceEdge[]>();
+  for (const e of edges) out.set(e.from, [...(out.get(e.from) ?? []), e]);
+  const state = new Map<string, 'open' | 'done'>();
+  const path: PlaceEdge[] = [];
+  const visit = (place: string): string[] | null => {
+    state.set(place, 'open');
+    for (const edge of out.get(place) ?? []) {
+      if (state.get(edge.to) === 'open') {
+        const start = path.findIndex((e) => e.from === edge.to);
+        return [...path.slice(start < 0 ? path.length : start), edge].map((e) => e.via);
+      }
+      if (state.has(edge.to)) continue;
+      path.push(edge);
+      const found = visit(edge.to);
+      if (found) return found;
+      path.pop();
+    }
+    state.set(place, 'done');
+    return null;
+  };
+  for (const place of out.keys()) {
+    const found = state.has(place) ? null : visit(place);
+    if (found) return found;
+  }
+  return null;
+}
+
+const REGISTRATION = /\bbuilder\.(?:query|mutation|subscription|object|input|enum|interface|union|scalar|prisma|node|add)\w*\(/;
+
+/** Whether a module registers on the Pothos builder: it imports the builder, or calls it. */
+const registersOnBuilder = (path: string) =>
+  (imports.get(path) ?? []).includes(`${GRAPHQL}/builder.ts`) || REGISTRATION.test(readFileSync(join(SRC, path), 'utf8'));
+
+/** The places the GraphQL layer imports, directly or through others: the domain below it. */
+function domainPlaces(edges: readonly PlaceEdge[]): Set<string> {
+  const reached = new Set<string>();
+  const next = [GRAPHQL];
+  while (next.length) {
+    const place = next.pop() ?? '';
+    for (const e of edges.filter((edge) => edge.from === place && !reached.has(edge.to))) {
+      reached.add(e.to);
+      next.push(e.to);
+    }
+  }
+  reached.delete(GRAPHQL);
+  return reached;
+}
+
+describe('the shape of src/', () => {
+  const edges = placeEdges(imports);
+
+  it('has no import cycle between its folders and top-level files', () => {
+    expect(cycleOf(edges)).toBeNull();
   });
 
-  it('no import runs back up between folders', () => {
-    expect(againstTheOrder()).toEqual([]);
+  it('keeps every module that registers on the Pothos builder in src/graphql/', () => {
+    expect([...imports.keys()].filter((p) => registersOnBuilder(p) && placeOf(p) !== GRAPHQL)).toEqual([]);
   });
 
-  it('domain modules never import the GraphQL layer', () => {
-    const domain = files.filter((f) => !isGraphQL(f) && rank(placeOf(rel(f))) < rank('graphql'));
-    const offending = domain.flatMap((f) => (imports.get(f) ?? []).filter(isGraphQL).map((t) => `${rel(f)} -> ${rel(t)}`));
-    expect(offending).toEqual([]);
+  it('has domain modules that never import src/graphql/', () => {
+    const domain = domainPlaces(edges);
+    expect(domain.size).toBeGreaterThan(10);
+    expect(edges.filter((e) => domain.has(e.from) && e.to === GRAPHQL).map((e) => e.via)).toEqual([]);
   });
 
-  it('would catch an import running back up, or a domain module importing the GraphQL layer', () => {
-    expect(runsBackUp('episodes/store.ts', 'ledger/store.ts')).toBe(false);
-    expect(runsBackUp('ledger/store.ts', 'episodes/store.ts')).toBe(true);
-    expect(runsBackUp('graphql/leases.ts', 'episodes/store.ts')).toBe(false);
-    expect(runsBackUp('lifecycle/complete.ts', 'graphql/lifecycle.ts')).toBe(true);
-    expect(runsBackUp('graphql/ledger.ts', 'http/yoga.ts')).toBe(true);
-    expect(isGraphQL(join(SRC, 'graphql/context.ts'))).toBe(true);
-    expect(isGraphQL(join(SRC, 'ledger/store.ts'))).toBe(false);
-    expect(importsOf(join(SRC, 'graphql/schema.ts')).map(rel)).toContain('graphql/ledger.ts');
+  it('would catch a cycle, naming the imports that close it, and a builder module outside src/graphql/', () => {
+    const graph = new Map([...imports, ['ledger/store.ts', [...(imports.get('ledger/store.ts') ?? []), 'graphql/ledger.ts']]]);
+    const cycle = cycleOf(placeEdges(graph));
+    expect(cycle).toContain('ledger/store.ts -> graphql/ledger.ts');
+    expect(cycle?.some((via) => via.startsWith('graphql/'))).toBe(true);
+    expect(cycleOf([{ from: 'a', to: 'b', via: 'a/x.ts -> b/y.ts' }])).toBeNull();
+    expect(registersOnBuilder('graphql/episodes.ts')).toBe(true);
+    expect(registersOnBuilder('episodes/store.ts')).toBe(false);
+    expect(domainPlaces(edges)).toContain('episodes');
+    expect(domainPlaces(edges)).not.toContain('http');
   });
 });
