@@ -1,12 +1,9 @@
 // Work items and leases: the GraphQL types, queries and mutations.
-import { pastExpiryViolations } from '../auth/keys.ts';
-import { InputLimitError, LeaseError, NotFoundError, throwIfViolations } from '../core/errors.ts';
+import { InputLimitError, LeaseError, NotFoundError } from '../core/errors.ts';
 import { canonicalId, isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import type { LeaseStanding } from '../leases/accounting.ts';
-import { validateLeaseInput, validateResumeWorkItem, validateWorkItem } from '../leases/limits.ts';
-import { resumeWorkItem } from '../leases/loop.ts';
-import { createWorkItem, issueLease, revokeLease } from '../leases/store.ts';
+import * as leases from '../leases/calls.ts';
 import { readLeaseStanding } from '../leases/tree.ts';
 import type { StopReason } from '../stops/stop-reason.ts';
 import { builder } from './builder.ts';
@@ -140,10 +137,8 @@ builder.mutationFields((t) => ({
       maxEpisodes: t.arg.int({ description: 'How many episodes the loop may run in all; omitted is unlimited.' }),
     },
     resolve: async (_root, args, ctx) => {
-      throwIfViolations(validateWorkItem(args));
       const input = { title: args.title, description: args.description ?? null, metadata: args.metadata ?? {}, maxEpisodes: args.maxEpisodes ?? null };
-      const id = await ctx.services.writer.run(ctx.viewer.tenantId, (w) => createWorkItem(w.client, w.tenantId, input, w.now, w.events));
-      return { id };
+      return { id: await leases.createWorkItem(ctx.services, ctx.viewer.tenantId, input) };
     },
   }),
   resumeWorkItem: t.withAuth({ write: true }).field({
@@ -152,9 +147,8 @@ builder.mutationFields((t) => ({
     errors: { types: [InputLimitError, NotFoundError] },
     args: { id: t.arg.id({ required: true }), maxEpisodes: t.arg.int() },
     resolve: async (_root, args, ctx) => {
-      throwIfViolations(validateResumeWorkItem(args.maxEpisodes));
       const id = canonicalId(args.id);
-      await ctx.services.writer.run(ctx.viewer.tenantId, (w) => resumeWorkItem(w.client, w.tenantId, id, args.maxEpisodes ?? null, w.now, w.events));
+      await leases.resumeWorkItem(ctx.services, ctx.viewer.tenantId, id, args.maxEpisodes ?? null);
       return { id };
     },
   }),
@@ -172,30 +166,17 @@ builder.mutationFields((t) => ({
       budget: t.arg({ type: LeaseBudgetInput }),
     },
     resolve: async (_root, args, ctx) => {
-      const scope = args.scope ?? ['*'];
       const b = args.budget ?? {};
-      throwIfViolations(validateLeaseInput({ issuer: args.issuer, holder: args.holder, scope, budget: b }));
-      const past = pastExpiryViolations('expiresAt', args.expiresAt, new Date());
-      if (past.length) throw new InputLimitError(past);
-      const budget = { episodes: b.episodes ?? null, toolCalls: b.toolCalls ?? null, tokens: b.tokens ?? null, wallMs: b.wallMs ?? null };
-      const id = await ctx.services.writer.run(ctx.viewer.tenantId, (w) =>
-        issueLease(
-          w.client,
-          w.tenantId,
-          {
-            workItemId: canonicalId(args.workItemId),
-            parentLeaseId: args.parentLeaseId == null ? null : canonicalId(args.parentLeaseId),
-            issuer: args.issuer,
-            holder: args.holder,
-            scope,
-            expiresAt: args.expiresAt,
-            budget,
-          },
-          w.now,
-          w.events,
-        ),
-      );
-      return { id };
+      const input = {
+        workItemId: canonicalId(args.workItemId),
+        parentLeaseId: args.parentLeaseId == null ? null : canonicalId(args.parentLeaseId),
+        issuer: args.issuer,
+        holder: args.holder,
+        scope: args.scope ?? ['*'],
+        expiresAt: args.expiresAt,
+        budget: { episodes: b.episodes ?? null, toolCalls: b.toolCalls ?? null, tokens: b.tokens ?? null, wallMs: b.wallMs ?? null },
+      };
+      return { id: await leases.issueLease(ctx.services, ctx.viewer.tenantId, input) };
     },
   }),
   revokeLease: t.withAuth({ write: true }).field({
@@ -205,7 +186,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       const id = canonicalId(args.id);
-      await ctx.services.writer.run(ctx.viewer.tenantId, (w) => revokeLease(w.client, w.tenantId, id, w.now, w.events));
+      await leases.revokeLease(ctx.services, ctx.viewer.tenantId, id);
       return { id };
     },
   }),
