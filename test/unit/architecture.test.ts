@@ -32,6 +32,7 @@ const ORDER: readonly string[] = [
   'steps',
   'learning',
   'retrieval',
+  'experiments',
   'lifecycle',
   'monitor',
   'client',
