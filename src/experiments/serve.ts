@@ -3,6 +3,8 @@
 // episode's arm (seeded, recorded on its first retrieval with an experiment.assigned event)
 // decides what is ranked, and the receipt records the arm. The answer has the same shape in every
 // arm: the agent is not told.
+import { NotFoundError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import {
   type EpisodeRetrievalRequest,
   type EpisodeRetrievalResult,
@@ -24,9 +26,11 @@ export async function retrieveForEpisode(
   episodeId: string | null,
 ): Promise<EpisodeRetrievalResult> {
   // A read-only key records nothing, so it cannot be assigned either: it is served the memory.
-  const found = episodeId && request.record ? await experimentForEpisode(deps.pool, tenantId, episodeId) : null;
-  if (!found || !episodeId) return retrieveEpisodes(deps, tenantId, request);
+  if (episodeId === null || !request.record) return retrieveEpisodes(deps, tenantId, request);
+  const found = isUuid(episodeId) ? await experimentForEpisode(deps.pool, tenantId, episodeId) : null;
+  if (!found) throw new NotFoundError('Episode', episodeId);
   const { experiment } = found;
+  if (!experiment) return retrieveEpisodes(deps, tenantId, request);
   const arm = found.assigned ?? (await recordAssignment(deps, experiment, episodeId));
   const ranked = await rankForArm(deps, tenantId, request, experiment, arm, episodeId);
   return recordEpisodeRetrieval(deps, tenantId, request, ranked.lists, { experimentId: experiment.id, name: arm, teams: ranked.teams });

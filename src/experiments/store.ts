@@ -44,32 +44,33 @@ export async function listExperiments(db: pg.Pool, tenantId: string): Promise<Ex
 }
 
 export interface ExperimentForEpisode {
-  experiment: Experiment;
-  /** The arm recorded for the episode already, if it asked before. */
+  /** The oldest running experiment whose scope holds the episode; null: none does. */
+  experiment: Experiment | null;
+  /** The arm it was assigned already, if it asked before. */
   assigned: Arm | null;
 }
 
-/**
- * The running experiment an episode falls in (the oldest, when several scopes hold it), with the
- * arm it was assigned already; null when none applies or the episode is not the tenant's.
- */
+/** The running experiment an episode falls in, with its arm if assigned; null when the tenant has no such episode. */
 export async function experimentForEpisode(db: pg.Pool, tenantId: string, episodeId: string): Promise<ExperimentForEpisode | null> {
   const p = new Params();
-  const tenant = p.add(tenantId);
   const sql = `SELECT x.*, a.arm AS assigned
       FROM episodes e
-      JOIN experiments x ON x.tenant_id = e.tenant_id AND x.status = 'running'
-       AND (x.scope_work_item_id IS NULL OR x.scope_work_item_id = e.work_item_id)
-       AND (x.scope_agent IS NULL OR x.scope_agent = e.agent)
-       AND (x.scope_task_type IS NULL OR x.scope_task_type = e.task_type)
+      LEFT JOIN LATERAL (
+        SELECT * FROM experiments x
+         WHERE x.tenant_id = e.tenant_id AND x.status = 'running'
+           AND (x.scope_work_item_id IS NULL OR x.scope_work_item_id = e.work_item_id)
+           AND (x.scope_agent IS NULL OR x.scope_agent = e.agent)
+           AND (x.scope_task_type IS NULL OR x.scope_task_type = e.task_type)
+         ORDER BY x.started_at, x.id LIMIT 1) x ON true
       LEFT JOIN experiment_assignments a ON a.experiment_id = x.id AND a.episode_id = e.id
-     WHERE e.tenant_id = ${tenant} AND e.id = ${p.add(episodeId)}
-     ORDER BY x.started_at, x.id LIMIT 1`;
-  const [row] = await queryRows<ExperimentsRow & { assigned: Arm | null }>(db, sql, p);
+     WHERE e.tenant_id = ${p.add(tenantId)} AND e.id = ${p.add(episodeId)}`;
+  const [row] = await queryRows<NullableColumns<ExperimentsRow> & { assigned: Arm | null }>(db, sql, p);
   if (!row) return null;
   const { assigned, ...experiment } = row;
-  return { experiment, assigned };
+  return { experiment: experiment.id === null ? null : (experiment as Experiment), assigned };
 }
+
+type NullableColumns<Row> = { [K in keyof Row]: Row[K] | null };
 
 /** Records the episode's arm; true when this call recorded it (a concurrent first retrieval may have). */
 export async function insertAssignment(ctx: WriteContext, experimentId: string, episodeId: string, arm: Arm): Promise<boolean> {
