@@ -145,7 +145,9 @@ export async function runExperiment(call: Call, population: Population, plan: Ex
   let calledAfter: number | null = null;
   let impact: Json = null;
   while (runs.length < plan.runs) {
-    const families = Array.from({ length: Math.min(plan.parallel, plan.runs - runs.length) }, () => Math.floor(agent.random() * FAMILIES));
+    // A batch never runs past the next reading of memoryImpact.
+    const batch = Math.min(plan.parallel, plan.runs - runs.length, plan.checkEvery - (runs.length % plan.checkEvery));
+    const families = Array.from({ length: batch }, () => Math.floor(agent.random() * FAMILIES));
     runs.push(...(await Promise.all(families.map((family) => runOnce(call, population, agent, family)))));
     if (runs.length % plan.checkEvery === 0 || runs.length === plan.runs) {
       impact = (await call(MEMORY_IMPACT, { id: experimentId })).memoryImpact;
