@@ -3,7 +3,7 @@
 // audited against what the experiment was and when it ran.
 import { IllegalTransitionError, InputLimitError, NotFoundError } from '../core/errors.ts';
 import type { WriteContext } from '../core/write-context.ts';
-import { experimentViolations, type ExperimentRequest } from './limits.ts';
+import { type ExperimentRequest, experimentViolations } from './limits.ts';
 import { type Experiment, insertExperiment, lockExperiment, setExperimentStatus } from './store.ts';
 
 /** What the ledger keeps of an experiment: everything that decides its assignments and its answer. */

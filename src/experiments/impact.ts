@@ -2,8 +2,8 @@
 // (verdict.ts, statistics.ts; docs/LEARNING.md "Does the memory help?").
 import type pg from 'pg';
 import { NotFoundError } from '../core/errors.ts';
-import { type HoldoutVerdict, holdoutVerdict, type InterleavingVerdict, interleavingVerdict } from './verdict.ts';
 import { type ArmMeasures, armMeasures, type Experiment, interleavingTally, readExperiment, unaskedMeasures } from './store.ts';
+import { type HoldoutVerdict, holdoutVerdict, type InterleavingVerdict, interleavingVerdict } from './verdict.ts';
 
 export interface MemoryImpact {
   experiment: Experiment;
@@ -39,6 +39,10 @@ export async function memoryImpact(pool: pg.Pool, tenantId: string, experimentId
     return { experiment, arms: [arm('interleaved')], unasked, holdout: null, interleaving: verdict, sentence: verdict.sentence };
   }
   const [memory, control] = [arm('memory'), arm('control')];
-  const verdict = holdoutVerdict({ runs: memory.ended, successes: memory.successes }, { runs: control.ended, successes: control.successes }, experiment.min_sample);
+  const verdict = holdoutVerdict(
+    { runs: memory.ended, successes: memory.successes },
+    { runs: control.ended, successes: control.successes },
+    experiment.min_sample,
+  );
   return { experiment, arms: [memory, control], unasked, holdout: verdict, interleaving: null, sentence: verdict.sentence };
 }

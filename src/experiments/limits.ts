@@ -46,7 +46,12 @@ export function experimentViolations(request: ExperimentRequest): LimitViolation
   ];
   if (request.kind === 'holdout') violations.push(...finiteNumberViolations('input.controlShare', request.controlShare, L.minControlShare, L.maxControlShare));
   if (request.kind === 'interleave' && request.control === 'nothing') {
-    violations.push({ field: 'input.control', limit: 'a ranking', actual: 'NOTHING', message: 'input.control must be a ranking to interleave with, not NOTHING' });
+    violations.push({
+      field: 'input.control',
+      limit: 'a ranking',
+      actual: 'NOTHING',
+      message: 'input.control must be a ranking to interleave with, not NOTHING',
+    });
   }
   return violations;
 }

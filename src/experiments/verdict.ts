@@ -5,7 +5,7 @@
  * experiment's minimum sample: the normal approximation and a team's first lucky runs are not to be
  * read as an answer.
  */
-import { type ProportionDifference, type Proportion, SIGNIFICANCE, signTest, twoProportionTest } from './statistics.ts';
+import { type Proportion, type ProportionDifference, SIGNIFICANCE, signTest, twoProportionTest } from './statistics.ts';
 
 export type VerdictKind = 'too_few_runs' | 'raised' | 'lowered' | 'no_difference';
 
@@ -51,7 +51,14 @@ export function interleavingVerdict(wins: number, losses: number, ties: number, 
   const decided = wins + losses;
   const tally = `${wins} won, ${losses} lost, ${ties} tied`;
   if (decided < minSample) {
-    return { kind: 'too_few_runs', wins, losses, ties, pValue, sentence: `too few decided runs to tell yet: ${tally}, at least ${minSample} decided are needed` };
+    return {
+      kind: 'too_few_runs',
+      wins,
+      losses,
+      ties,
+      pValue,
+      sentence: `too few decided runs to tell yet: ${tally}, at least ${minSample} decided are needed`,
+    };
   }
   if (pValue >= SIGNIFICANCE) {
     return { kind: 'no_difference', wins, losses, ties, pValue, sentence: `no difference found between memory and ${baseline}: ${tally}, ${pText(pValue)}` };

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { IllegalTransitionError, InputLimitError, NotFoundError } from '../core/errors.ts';
 import { canonicalId, isUuid } from '../core/ids.ts';
-import { CONTROL_RANKINGS, EXPERIMENT_KINDS } from '../experiments/arms.ts';
+import type { CONTROL_RANKINGS, EXPERIMENT_KINDS } from '../experiments/arms.ts';
 import { changeExperimentStatus, startExperiment } from '../experiments/experiments.ts';
 import { type MemoryImpact, memoryImpact } from '../experiments/impact.ts';
 import { EXPERIMENT_LIMITS } from '../experiments/limits.ts';
@@ -42,8 +42,12 @@ const ExperimentRef = builder.objectRef<Experiment>('Experiment').implement({
     status: t.field({ type: ExperimentStatusEnum, resolve: (x) => enumValue(STATUS_VALUES, x.status) }),
     controlShare: t.exposeFloat('control_share', { description: 'Holdout: the share of episodes served the control arm (0 for an interleaving).' }),
     control: t.field({ type: ControlRankingEnum, resolve: (x) => enumValue(CONTROL_VALUES, x.control) }),
-    minSample: t.exposeInt('min_sample', { description: 'Ended runs per arm (holdout) or decided retrievals (interleaving) before the answer claims anything.' }),
-    seed: t.exposeString('seed', { description: 'Assignment seed: an episode is in control when BLAKE3(seed, episode id) as a number in [0, 1) is below controlShare.' }),
+    minSample: t.exposeInt('min_sample', {
+      description: 'Ended runs per arm (holdout) or decided retrievals (interleaving) before the answer claims anything.',
+    }),
+    seed: t.exposeString('seed', {
+      description: 'Assignment seed: an episode is in control when BLAKE3(seed, episode id) as a number in [0, 1) is below controlShare.',
+    }),
     scopeWorkItemId: t.exposeID('scope_work_item_id', { nullable: true }),
     scopeAgent: t.exposeString('scope_agent', { nullable: true }),
     scopeTaskType: t.exposeString('scope_task_type', { nullable: true }),
@@ -70,14 +74,18 @@ const ArmMeasuresRef = builder.objectRef<ArmMeasures>('ArmMeasures').implement({
 
 const MemoryImpactRef = builder.objectRef<MemoryImpact>('MemoryImpact').implement({
   description:
-    'What an experiment found. Holdout: the two-proportion z-test of the success rates (memory − control), a 95 % Wald interval. Interleaving: the exact sign test on the retrievals whose used items were more of one ranking\'s picks.',
+    "What an experiment found. Holdout: the two-proportion z-test of the success rates (memory − control), a 95 % Wald interval. Interleaving: the exact sign test on the retrievals whose used items were more of one ranking's picks.",
   fields: (t) => ({
     experiment: t.field({ type: ExperimentRef, resolve: (m) => m.experiment }),
     arms: t.field({ type: [ArmMeasuresRef], resolve: (m) => m.arms }),
     unasked: t.field({ type: ArmMeasuresRef, resolve: (m) => m.unasked, description: 'Runs in scope since the start that asked for nothing: in no arm.' }),
     verdict: t.field({ type: VerdictEnum, resolve: (m) => enumValue(VERDICT_VALUES, (m.holdout ?? m.interleaving)?.kind ?? 'too_few_runs') }),
     method: t.string({ resolve: (m) => (m.holdout ? 'two-proportion z-test' : 'exact sign test') }),
-    difference: t.float({ nullable: true, resolve: (m) => m.holdout?.comparison?.difference ?? null, description: 'Holdout: success rate with memory − in control.' }),
+    difference: t.float({
+      nullable: true,
+      resolve: (m) => m.holdout?.comparison?.difference ?? null,
+      description: 'Holdout: success rate with memory − in control.',
+    }),
     differenceLow: t.float({ nullable: true, resolve: (m) => m.holdout?.comparison?.low ?? null, description: '95 % interval, low end.' }),
     differenceHigh: t.float({ nullable: true, resolve: (m) => m.holdout?.comparison?.high ?? null, description: '95 % interval, high end.' }),
     pValue: t.float({ nullable: true, resolve: (m) => m.holdout?.comparison?.pValue ?? m.interleaving?.pValue ?? null }),
@@ -129,7 +137,8 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   startExperiment: t.withAuth({ write: true }).field({
     type: ExperimentRef,
-    description: 'Starts an experiment (an experiment.started ledger event): from now on, episodes in its scope that ask relevantEpisodes(episodeId) are assigned an arm.',
+    description:
+      'Starts an experiment (an experiment.started ledger event): from now on, episodes in its scope that ask relevantEpisodes(episodeId) are assigned an arm.',
     errors: { types: [InputLimitError] },
     args: { input: t.arg({ type: StartExperimentInput, required: true }) },
     resolve: (_root, { input }, ctx) => {

@@ -135,7 +135,8 @@ builder.queryFields((t) => ({
       includeFailures: t.arg.boolean({ defaultValue: false }),
       filter: t.arg({ type: RelevantEpisodeFilter }),
       episodeId: t.arg.id({
-        description: 'The episode asking (its run). Under a running experiment (memoryImpact) it is assigned an arm on its first retrieval; the answer has the same shape in every arm.',
+        description:
+          'The episode asking (its run). Under a running experiment (memoryImpact) it is assigned an arm on its first retrieval; the answer has the same shape in every arm.',
       }),
     },
     resolve: (_root, args, ctx) => {

@@ -3,8 +3,8 @@
 // receipt commits while the caller reads the answer's episodes; the answer waits for it (beforeAnswer).
 import type pg from 'pg';
 import type { Writer } from '../write.ts';
-import { type PatternTask, rankPatterns, type ScoredPattern } from './pattern-store.ts';
 import type { WeightedTerms } from './feedback.ts';
+import { type PatternTask, rankPatterns, type ScoredPattern } from './pattern-store.ts';
 import { type Receipt, type ReceiptArm, recordRetrieval } from './receipts.ts';
 import type { RetrievalQuery } from './score.ts';
 import { CONTEXT_CANDIDATES, type EpisodeRetrievalFilter, LEXICAL_CANDIDATES, rankEpisodesWithTerms, type ScoredEpisode } from './store.ts';

@@ -3,8 +3,8 @@
 // the receipt records the arm; the answer has one shape in every arm; a control-arm run learns as
 // any other; bad input is a typed error that changes nothing.
 import { describe, expect, it } from 'vitest';
-import { errorFields } from '../lifecycle/support.ts';
 import { ledger } from '../learning/support.ts';
+import { errorFields } from '../lifecycle/support.ts';
 import { type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
 
@@ -53,7 +53,16 @@ describe('experiments', () => {
     expect(await data(LIST, {}, keys.read)).toEqual([]);
 
     const started = await data(START, { input: { name: 'holdout 10 %', seed: 's1', scope: { agent: 'bot' } } }, keys.write);
-    expect(started).toMatchObject({ __typename: 'Experiment', kind: 'HOLDOUT', status: 'RUNNING', controlShare: 0.1, control: 'NOTHING', minSample: 100, seed: 's1', scopeAgent: 'bot' });
+    expect(started).toMatchObject({
+      __typename: 'Experiment',
+      kind: 'HOLDOUT',
+      status: 'RUNNING',
+      controlShare: 0.1,
+      control: 'NOTHING',
+      minSample: 100,
+      seed: 's1',
+      scopeAgent: 'bot',
+    });
     const paused = await data(PAUSE, { id: started.id }, keys.write);
     expect(paused.status).toBe('PAUSED');
     expect(paused.pausedAt).not.toBeNull();
@@ -65,7 +74,13 @@ describe('experiments', () => {
 
     const events = await ledger(t, keys.tenantId);
     expect(events.map((e) => e.type)).toEqual(['experiment.started', 'experiment.paused', 'experiment.resumed']);
-    expect(events[0]?.payload).toMatchObject({ experimentId: started.id, kind: 'holdout', controlShare: 0.1, seed: 's1', scope: { agent: 'bot', workItemId: null } });
+    expect(events[0]?.payload).toMatchObject({
+      experimentId: started.id,
+      kind: 'holdout',
+      controlShare: 0.1,
+      seed: 's1',
+      scope: { agent: 'bot', workItemId: null },
+    });
   });
 
   it('assigns each run one arm on its first retrieval, records it on every receipt, and serves the control nothing in the same shape', async () => {

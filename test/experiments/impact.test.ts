@@ -10,8 +10,8 @@
 // false-positive rate is the stated 5 %, and 3 of 3 null experiments claiming has odds 1 in 8,000
 // (bench:impact measures the rate over more of them).
 import { describe, expect, it } from 'vitest';
-import { type Call, type Population, runExperiment, seedHistory } from '../support/impact-simulation.ts';
 import { type TestApp, useApp } from '../support/app.ts';
+import { type Call, type Population, runExperiment, seedHistory } from '../support/impact-simulation.ts';
 
 let t: TestApp;
 useApp((app) => (t = app));
