@@ -119,6 +119,8 @@ export interface ExperimentPlan {
   checkEvery: number;
   /** Runs at a time (the server's concurrency). */
   parallel: number;
+  /** End once memoryImpact has called the effect (a benchmark counting the runs it needed). */
+  stopWhenCalled?: boolean;
 }
 
 export interface ExperimentResult {
@@ -144,7 +146,7 @@ export async function runExperiment(call: Call, population: Population, plan: Ex
   const runs: RunRecord[] = [];
   let calledAfter: number | null = null;
   let impact: Json = null;
-  while (runs.length < plan.runs) {
+  while (runs.length < plan.runs && !(plan.stopWhenCalled && calledAfter !== null)) {
     // A batch never runs past the next reading of memoryImpact.
     const batch = Math.min(plan.parallel, plan.runs - runs.length, plan.checkEvery - (runs.length % plan.checkEvery));
     const families = Array.from({ length: batch }, () => Math.floor(agent.random() * FAMILIES));
