@@ -161,19 +161,18 @@ builder.mutationFields((t) => ({
     description: 'Pauses a running experiment (experiment.paused): its episodes are served the memory until it is resumed; what it measured stays.',
     errors: { types: [NotFoundError, IllegalTransitionError] },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => changeStatus(ctx.services.writer, ctx.viewer.tenantId, String(args.id), 'pause'),
+    resolve: (_root, args, ctx) => changeStatus(ctx.services.writer, ctx.viewer.tenantId, canonicalId(args.id), 'pause'),
   }),
   resumeExperiment: t.withAuth({ write: true }).field({
     type: ExperimentRef,
     description: 'Resumes a paused experiment (experiment.resumed).',
     errors: { types: [NotFoundError, IllegalTransitionError] },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => changeStatus(ctx.services.writer, ctx.viewer.tenantId, String(args.id), 'resume'),
+    resolve: (_root, args, ctx) => changeStatus(ctx.services.writer, ctx.viewer.tenantId, canonicalId(args.id), 'resume'),
   }),
 }));
 
 function changeStatus(writer: Writer, tenantId: string, id: string, action: 'pause' | 'resume') {
-  const canonical = canonicalId(id);
-  if (!isUuid(canonical)) throw new NotFoundError('Experiment', canonical);
-  return writer.run(tenantId, (w) => changeExperimentStatus(w, canonical, action));
+  if (!isUuid(id)) throw new NotFoundError('Experiment', id);
+  return writer.run(tenantId, (w) => changeExperimentStatus(w, id, action));
 }
