@@ -3,6 +3,7 @@
 // --json, --url/--key, the exit codes and escaped output from remote.ts and errors.ts.
 import { keysCommand } from './api-keys.ts';
 import { completeCommand, listCommand, startCommand } from './episode-commands.ts';
+import { experimentCommand, impactCommand } from './experiments.ts';
 import { importCommand } from './import.ts';
 import { exportCommand, tailCommand } from './ledger-commands.ts';
 import { logCommand } from './log.ts';
@@ -11,10 +12,20 @@ import type { RemoteCommand } from './remote.ts';
 import { showCommand } from './show.ts';
 
 export const REMOTE_COMMANDS: Record<string, RemoteCommand> = Object.fromEntries(
-  [startCommand, logCommand, importCommand, completeCommand, showCommand, listCommand, relevantCommand, tailCommand, exportCommand, keysCommand].map((c) => [
-    c.name,
-    c,
-  ]),
+  [
+    startCommand,
+    logCommand,
+    importCommand,
+    completeCommand,
+    showCommand,
+    listCommand,
+    relevantCommand,
+    tailCommand,
+    exportCommand,
+    keysCommand,
+    experimentCommand,
+    impactCommand,
+  ].map((c) => [c.name, c]),
 );
 
 /** The remote command argv asks for; `keys` goes to the database instead when --tenant is given. */

@@ -296,6 +296,11 @@ export type RetrievalsRow = {
   /** The terms the query ranked by (episode retrievals), with their idf in queryWeights: what feedback is relative to. */
   query_terms: string[] | null;
   query_weights: number[] | null;
+  /** The experiment arm that served it (src/experiments): memory, control or interleaved; null outside an experiment. */
+  arm: string | null;
+  experiment_id: string | null;
+  /** Interleaving: the team (memory or baseline) of each served episode, in episodeIds' order. */
+  teams: string[] | null;
   created_at: Date;
 };
 
@@ -437,4 +442,34 @@ export type OtlpPendingSpansRow = {
   span_id: string;
   span: unknown;
   received_at: Date;
+};
+
+/** The `experiments` table. */
+export type ExperimentsRow = {
+  id: string;
+  tenant_id: string;
+  name: string;
+  /** holdout or interleave */
+  kind: string;
+  /** running or paused */
+  status: string;
+  control_share: number;
+  /** nothing, fixed_formula or bm25 */
+  control: string;
+  min_sample: number;
+  seed: string;
+  scope_work_item_id: string | null;
+  scope_agent: string | null;
+  scope_task_type: string | null;
+  started_at: Date;
+  paused_at: Date | null;
+};
+
+/** The `experiment_assignments` table. */
+export type ExperimentAssignmentsRow = {
+  experiment_id: string;
+  episode_id: string;
+  tenant_id: string;
+  arm: string;
+  assigned_at: Date;
 };

@@ -131,6 +131,11 @@ const ReceiptRef = builder.objectRef<ReceiptRow>('RetrievalReceipt').implement({
     kind: t.exposeString('kind', { description: 'episodes, patterns or files (relevantFiles: its episodeIds are the evidence runs)' }),
     queryHash: t.exposeString('queryHash'),
     resultsHash: t.exposeString('resultsHash'),
+    arm: t.exposeString('arm', {
+      nullable: true,
+      description: 'The experiment arm that served it: memory, control or interleaved; null outside an experiment.',
+    }),
+    experimentId: t.exposeID('experimentId', { nullable: true }),
     createdAt: t.field({ type: 'DateTime', resolve: (r) => r.createdAt }),
     episodes: t.prismaField({
       type: ['Episode'],

@@ -1,11 +1,13 @@
 // Retrieval in the API: relevantEpisodes and relevantPatterns, each answer with its score
 // breakdown and a retrievalId (the receipt completeEpisode(usedRetrievals) credits).
 import { grantsScope } from '../auth/keys.ts';
-import { InputLimitError, throwIfViolations } from '../core/errors.ts';
+import { InputLimitError, NotFoundError, throwIfViolations } from '../core/errors.ts';
+import { canonicalId } from '../core/ids.ts';
+import { retrieveForEpisode } from '../experiments/serve.ts';
 import { loadInBatch } from '../retrieval/episode-loader.ts';
 import { patternTaskViolations, RETRIEVAL_LIMITS, validateRetrieval } from '../retrieval/inputs.ts';
 import type { ScoredPattern } from '../retrieval/pattern-store.ts';
-import { type EpisodeRetrievalResult, type PatternRetrievalResult, type RetrievalDeps, retrieveEpisodes, retrievePatterns } from '../retrieval/retrieve.ts';
+import { type EpisodeRetrievalResult, type PatternRetrievalResult, type RetrievalDeps, retrievePatterns } from '../retrieval/retrieve.ts';
 import { RETRIEVAL_SIGNALS, type RetrievalSignal, scoreFormula, signalValue } from '../retrieval/signals.ts';
 import type { ScoredEpisode } from '../retrieval/store.ts';
 import { builder } from './builder.ts';
@@ -125,13 +127,17 @@ builder.queryFields((t) => ({
   relevantEpisodes: t.withAuth({ read: true }).field({
     type: RelevantEpisodesRef,
     description: 'Completed episodes ranked by the signals of RelevanceScore (its description gives the formula). Records a receipt (retrieval.served).',
-    errors: { types: [InputLimitError] },
+    errors: { types: [InputLimitError, NotFoundError] },
     ...listSize('limit', DEFAULT_RESULTS, RETRIEVAL_LIMITS.maxResults),
     args: {
       task: t.arg({ type: RetrievalTaskInput, required: true }),
       limit: t.arg.int({ defaultValue: DEFAULT_RESULTS }),
       includeFailures: t.arg.boolean({ defaultValue: false }),
       filter: t.arg({ type: RelevantEpisodeFilter }),
+      episodeId: t.arg.id({
+        description:
+          'The episode asking (its run). Under a running experiment (memoryImpact) it is assigned an arm on its first retrieval; the answer has the same shape in every arm.',
+      }),
     },
     resolve: (_root, args, ctx) => {
       const limit = args.limit ?? DEFAULT_RESULTS;
@@ -139,13 +145,8 @@ builder.queryFields((t) => ({
       const filter = { minReward: args.filter?.minReward ?? null, endedAfter: args.filter?.endedAfter ?? null, agent: args.filter?.agent ?? null };
       // Receipts are writes: only a key that may write records one.
       const record = grantsScope(ctx.viewer.scopes, 'write');
-      return retrieveEpisodes(retrievalDeps(ctx), ctx.viewer.tenantId, {
-        query: toRetrievalQuery(args.task),
-        limit,
-        includeFailures: args.includeFailures ?? false,
-        filter,
-        record,
-      });
+      const request = { query: toRetrievalQuery(args.task), limit, includeFailures: args.includeFailures ?? false, filter, record };
+      return retrieveForEpisode(retrievalDeps(ctx), ctx.viewer.tenantId, request, args.episodeId == null ? null : canonicalId(args.episodeId));
     },
   }),
   relevantPatterns: t.withAuth({ read: true }).field({

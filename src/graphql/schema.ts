@@ -18,6 +18,7 @@ import './lifecycle.ts';
 import './episode-records.ts';
 import './import-run.ts';
 import './dashboard.ts';
+import './experiments.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });
 // Fail at start-up, not on the first request.

@@ -11,8 +11,8 @@ const STEP = 'stepNumber kind tool action observation tokens latencyMs resultKin
 
 export const OPERATIONS = {
   viewerKey: 'query ViewerKey { result: viewerKey { id name scopes } }',
-  relevantEpisodes: `query RelevantEpisodes($task: RetrievalTaskInput!, $limit: Int, $includeFailures: Boolean) {
-    result: relevantEpisodes(task: $task, limit: $limit, includeFailures: $includeFailures) { ${errors('InputLimitError')}
+  relevantEpisodes: `query RelevantEpisodes($task: RetrievalTaskInput!, $limit: Int, $includeFailures: Boolean, $episodeId: ID) {
+    result: relevantEpisodes(task: $task, limit: $limit, includeFailures: $includeFailures, episodeId: $episodeId) { ${errors('InputLimitError')}
       ... on RelevantEpisodes { retrievalId episodes { ${SCORED} } warnings { ${SCORED} } } } }`,
   relevantFiles: `query RelevantFiles($task: RetrievalTaskInput!, $limit: Int) {
     result: relevantFiles(task: $task, limit: $limit) { ${errors('InputLimitError')}

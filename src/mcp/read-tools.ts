@@ -48,10 +48,15 @@ const relevantEpisodes = defineTool({
   description:
     'Call before you start a task: finds completed past runs of similar tasks, best first, with their outcome, the files they changed, what went wrong and lessons. Set includeFailures to also see similar runs that failed. The answer carries a retrieval id: pass it to complete_episode (usedRetrievals) if it helped.',
   scope: 'read',
-  input: { ...TASK_INPUT, includeFailures: z.boolean().default(false).describe('Also list similar failed runs, as warnings') },
+  input: {
+    ...TASK_INPUT,
+    includeFailures: z.boolean().default(false).describe('Also list similar failed runs, as warnings'),
+    episodeId: z.string().optional().describe('Your episode id (start_episode answers it): an experiment on the memory counts your run'),
+  },
   run: async (a, request) => {
     type Result = Union<{ __typename: 'RelevantEpisodes'; retrievalId: string | null; episodes: ScoredEpisode[]; warnings: ScoredEpisode[] | null }>;
-    const result = await request<Result>(OPERATIONS.relevantEpisodes, { task: retrievalTask(a), limit: a.limit, includeFailures: a.includeFailures });
+    const variables = { task: retrievalTask(a), limit: a.limit, includeFailures: a.includeFailures, episodeId: a.episodeId };
+    const result = await request<Result>(OPERATIONS.relevantEpisodes, variables);
     return answer(result, (r) => relevantEpisodesText(r as Extract<Result, { __typename: 'RelevantEpisodes' }>));
   },
 });

@@ -7,11 +7,12 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import packageJson from '../../package.json' with { type: 'json' };
 import { EpisodicError } from '../client/errors.ts';
 import type { Request } from '../client/transport.ts';
+import { EXPERIMENT_TOOLS } from './experiment-tools.ts';
 import { READ_TOOLS } from './read-tools.ts';
 import type { Tool, ToolAnswer } from './tool.ts';
 import { WRITE_TOOLS } from './write-tools.ts';
 
-const TOOLS: readonly Tool[] = [...READ_TOOLS, ...WRITE_TOOLS];
+const TOOLS: readonly Tool[] = [...READ_TOOLS, ...WRITE_TOOLS, ...EXPERIMENT_TOOLS];
 
 const INSTRUCTIONS = `Episodic remembers agent runs and what they learnt.
 Before a task: relevant_episodes, relevant_files and relevant_patterns say what similar past runs did, changed and got wrong.

@@ -11,6 +11,9 @@ export interface ReceiptRow {
   episodeIds: string[];
   warningIds: string[];
   patternIds: string[];
+  /** The experiment arm that served it (src/experiments); null outside an experiment. */
+  arm: string | null;
+  experimentId: string | null;
   createdAt: Date;
 }
 
@@ -30,7 +33,7 @@ export interface RetrievalCredit {
 export const MAX_RECEIPTS_PAGE = 100;
 
 const RECEIPT_COLUMNS = `id, kind, query_hash AS "queryHash", results_hash AS "resultsHash", episode_ids AS "episodeIds",
-  warning_ids AS "warningIds", pattern_ids AS "patternIds", created_at AS "createdAt"`;
+  warning_ids AS "warningIds", pattern_ids AS "patternIds", arm, experiment_id AS "experimentId", created_at AS "createdAt"`;
 
 /** Newest first; `before` is the createdAt of the last receipt of the previous page. */
 export async function listReceipts(pool: pg.Pool, tenantId: string, first: number, before: Date | null): Promise<ReceiptRow[]> {

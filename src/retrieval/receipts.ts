@@ -34,6 +34,15 @@ export interface Receipt {
   patternIds?: string[];
   /** The query's terms as the ranking used them, with their idf (episode retrievals): what feedback is relative to. */
   terms?: WeightedTerms;
+  /** Served under an experiment (src/experiments): its arm. */
+  arm?: ReceiptArm;
+}
+
+/** The experiment arm a receipt records; teams: interleaving's team of each served episode, in order. */
+export interface ReceiptArm {
+  experimentId: string;
+  name: string;
+  teams: readonly string[];
 }
 
 /**
@@ -61,6 +70,9 @@ export function recordRetrieval(writer: Writer, tenantId: string, receipt: Recei
         pattern_ids: [ids.patterns, 'uuid[]'],
         query_terms: [receipt.terms?.terms ?? [], 'text[]'],
         query_weights: [receipt.terms?.weights ?? [], 'float8[]'],
+        arm: [receipt.arm?.name ?? null, 'text'],
+        experiment_id: [receipt.arm?.experimentId ?? null, 'uuid'],
+        teams: [[...(receipt.arm?.teams ?? [])], 'text[]'],
         created_at: [new Date(), 'timestamptz'],
       },
       when,
@@ -73,6 +85,7 @@ export function recordRetrieval(writer: Writer, tenantId: string, receipt: Recei
       queryHash,
       resultsHash,
       counts: { episodes: ids.episodes.length, warnings: ids.warnings.length, patterns: ids.patterns.length },
+      ...(receipt.arm ? { experimentId: receipt.arm.experimentId, arm: receipt.arm.name } : {}),
     },
   };
   return { retrievalId, written: writer.runStatement(tenantId, row, [served]) };

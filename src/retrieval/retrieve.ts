@@ -3,8 +3,9 @@
 // receipt commits while the caller reads the answer's episodes; the answer waits for it (beforeAnswer).
 import type pg from 'pg';
 import type { Writer } from '../write.ts';
+import type { WeightedTerms } from './feedback.ts';
 import { type PatternTask, rankPatterns, type ScoredPattern } from './pattern-store.ts';
-import { type Receipt, recordRetrieval } from './receipts.ts';
+import { type Receipt, type ReceiptArm, recordRetrieval } from './receipts.ts';
 import type { RetrievalQuery } from './score.ts';
 import { CONTEXT_CANDIDATES, type EpisodeRetrievalFilter, LEXICAL_CANDIDATES, rankEpisodesWithTerms, type ScoredEpisode } from './store.ts';
 
@@ -33,36 +34,70 @@ export interface EpisodeRetrievalResult {
   warnings: ScoredEpisode[];
 }
 
-export async function retrieveEpisodes(
+export interface EpisodeRetrievalRequest {
+  query: RetrievalQuery;
+  limit: number;
+  includeFailures: boolean;
+  filter: EpisodeRetrievalFilter;
+  record: boolean;
+}
+
+/** What one ranking served, before its receipt. */
+export interface RankedEpisodes {
+  episodes: ScoredEpisode[];
+  warnings: ScoredEpisode[];
+  terms: WeightedTerms;
+}
+
+/** How an experiment (src/experiments) ranks instead: the fixed formula, or every candidate (to reorder them). */
+export interface RankingOptions {
+  model?: null;
+  allCandidates?: boolean;
+}
+
+export async function retrieveEpisodes(deps: RetrievalDeps, tenantId: string, request: EpisodeRetrievalRequest): Promise<EpisodeRetrievalResult> {
+  return recordEpisodeRetrieval(deps, tenantId, request, await rankEpisodeRetrieval(deps, tenantId, request));
+}
+
+/** The ranking of a retrieval (read-only): the served list and the warnings. */
+export async function rankEpisodeRetrieval(
   deps: RetrievalDeps,
   tenantId: string,
-  request: { query: RetrievalQuery; limit: number; includeFailures: boolean; filter: EpisodeRetrievalFilter; record: boolean },
-): Promise<EpisodeRetrievalResult> {
+  request: EpisodeRetrievalRequest,
+  options: RankingOptions = {},
+): Promise<RankedEpisodes> {
   const now = new Date();
-  const common = { tenantId, query: request.query, limit: request.limit, filter: request.filter, now };
+  const common = { tenantId, query: request.query, filter: request.filter, now, ...(options.model === null ? { model: null } : {}) };
+  const ranked = options.allCandidates || request.includeFailures ? RANKED_FOR_WARNINGS : request.limit;
   // One ranking serves both lists: failed episodes are ranked among the completed ones (evidence
   // of what did not work), and the warnings are the best failed ones of the same candidates.
-  const { episodes: ranked, terms } = await rankEpisodesWithTerms(deps.pool, {
+  const { episodes, terms } = await rankEpisodesWithTerms(deps.pool, {
     ...common,
-    limit: request.includeFailures ? RANKED_FOR_WARNINGS : request.limit,
+    limit: ranked,
     statuses: request.includeFailures ? ['completed', 'failed'] : ['completed'],
   });
-  const episodes = ranked.slice(0, request.limit);
-  const warnings = ranked.filter((e) => e.failed).slice(0, request.limit);
+  const served = options.allCandidates ? episodes : episodes.slice(0, request.limit);
+  return { episodes: served, warnings: episodes.filter((e) => e.failed).slice(0, request.limit), terms };
+}
+
+/** Records what was served (when the caller may write), with the experiment arm that served it. */
+export function recordEpisodeRetrieval(
+  deps: RetrievalDeps,
+  tenantId: string,
+  request: EpisodeRetrievalRequest,
+  ranked: RankedEpisodes,
+  arm?: ReceiptArm,
+): EpisodeRetrievalResult {
+  const { episodes, warnings, terms } = ranked;
+  if (!request.record) return { retrievalId: null, episodes, warnings };
   const query = {
     task: request.query,
     limit: request.limit,
     includeFailures: request.includeFailures,
     filter: { minReward: request.filter.minReward ?? null, endedAfter: request.filter.endedAfter?.toISOString() ?? null, agent: request.filter.agent ?? null },
   };
-  if (!request.record) return { retrievalId: null, episodes, warnings };
-  const retrievalId = startReceipt(deps, tenantId, {
-    kind: 'episodes',
-    query,
-    episodeIds: episodes.map((e) => e.id),
-    warningIds: warnings.map((e) => e.id),
-    terms,
-  });
+  const receipt: Receipt = { kind: 'episodes', query, episodeIds: episodes.map((e) => e.id), warningIds: warnings.map((e) => e.id), terms };
+  const retrievalId = startReceipt(deps, tenantId, arm ? { ...receipt, arm } : receipt);
   return { retrievalId, episodes, warnings };
 }
 

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
 import { type Connected, call, connect, episodeIds, mcpUrl, type TransportName } from './support.ts';
 
-const READ_TOOLS = ['episode', 'relevant_episodes', 'relevant_files', 'relevant_patterns'];
-const WRITE_TOOLS = ['complete_episode', 'log_steps', 'start_episode'];
+const READ_TOOLS = ['episode', 'memory_impact', 'relevant_episodes', 'relevant_files', 'relevant_patterns'];
+const WRITE_TOOLS = ['complete_episode', 'experiment', 'log_steps', 'start_episode'];
 
 let t: TestApp;
 beforeAll(async () => {

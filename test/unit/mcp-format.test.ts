@@ -132,8 +132,8 @@ describe('refusals and steps', () => {
 
 describe('the tools a key sees', () => {
   it('shows a read key the read tools only; write and admin keys all of them', () => {
-    expect(toolsFor(['read']).map((t) => t.name)).toEqual(['relevant_episodes', 'relevant_files', 'relevant_patterns', 'episode']);
-    expect(toolsFor(['write']).map((t) => t.name)).toHaveLength(7);
+    expect(toolsFor(['read']).map((t) => t.name)).toEqual(['relevant_episodes', 'relevant_files', 'relevant_patterns', 'episode', 'memory_impact']);
+    expect(toolsFor(['write']).map((t) => t.name)).toHaveLength(9);
     expect(toolsFor(['admin']).map((t) => t.name)).toContain('complete_episode');
   });
 });

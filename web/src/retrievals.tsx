@@ -8,7 +8,7 @@ import type { Api } from './api.ts';
 import { Bar, num, shortId, time, Value } from './format.tsx';
 
 const RECEIPTS = `query Receipts($before: DateTime) { retrievalReceipts(first: 20, before: $before) {
-  ... on QueryRetrievalReceiptsSuccess { data { id kind createdAt queryHash
+  ... on QueryRetrievalReceiptsSuccess { data { id kind createdAt queryHash arm experimentId
     episodes { id taskDescription status } warnings { id taskDescription status lastError { stepNumber tool message lastLine } } patterns { id description }
     credits { seq target outcome episodesCredited patternsCredited episode { id taskDescription } } } }
   ... on InputLimitError { message } } }`;
@@ -39,6 +39,9 @@ interface Receipt {
   kind: string;
   createdAt: string;
   queryHash: string;
+  /** The experiment arm that served it (memory, control, interleaved); null outside an experiment. */
+  arm: string | null;
+  experimentId: string | null;
   episodes: Ref[];
   warnings: Ref[];
   patterns: Ref[];
@@ -136,6 +139,12 @@ function ReceiptCard({ r }: { r: Receipt }) {
         )}
         <p class="muted">
           query hash <code>{r.queryHash.slice(0, 16)}</code>
+          {r.arm && (
+            <>
+              {' '}
+              · experiment arm <b>{r.arm}</b> (experiment <code>{shortId(r.experimentId ?? '')}</code>)
+            </>
+          )}
         </p>
       </details>
     </li>
