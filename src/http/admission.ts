@@ -8,8 +8,8 @@
 import type { ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { requestScope } from '../log.ts';
 import type { Context } from '../graphql/context.ts';
+import { requestScope } from '../log.ts';
 import { FairQueue, FairQueueRefusal, type Release } from './fair-queue.ts';
 
 export interface AdmissionLimits {

@@ -27,24 +27,8 @@ export function nodeLimitError(args: NodeLimitArgs, maxNodes: number): GraphQLEr
   });
 }
 
-/**
- * Checked at validation, where yoga's context already holds the request's variables: before the
- * context factory authenticates and rate-limits (database work), so an over-limit request is its
- * 400 however busy the server is. Checked again at execute and subscribe for callers whose
- * validation had no request params (graphql-ws runs its own check in onSubscribe too).
- */
 export function useNodeLimit(maxNodes: number): Plugin {
   return {
-    onValidate({ context, params }) {
-      const request = (context as { params?: { variables?: Record<string, unknown> | null; operationName?: string | null } }).params;
-      if (!request) return undefined;
-      return ({ valid, setResult }) => {
-        if (!valid) return;
-        const { schema, documentAST: document } = params;
-        const error = nodeLimitError({ schema, document, variableValues: request.variables, operationName: request.operationName }, maxNodes);
-        if (error) setResult([error]);
-      };
-    },
     onExecute({ args, setResultAndStopExecution }) {
       const error = nodeLimitError(args, maxNodes);
       if (error) setResultAndStopExecution({ errors: [error] });

@@ -23,7 +23,7 @@ import { type Admission, overloadedError, useAdmission, useOneErrorPerRefusal } 
 import { useDocumentAuthorization } from './document-auth.ts';
 import { useExpensiveFieldLimits } from './expensive.ts';
 import { graphiqlOptions, renderGraphiQL } from './graphiql.ts';
-import { enforceRateLimit, hardeningPlugins, withoutSuggestions, withRequestErrorCode } from './hardening.ts';
+import { enforceRateLimit, hardeningPlugins, useRateLimit, withoutSuggestions, withRequestErrorCode } from './hardening.ts';
 import { useCompiledStepJournal } from './jit.ts';
 import type { createMetrics } from './metrics.ts';
 import { useResponseBudget } from './response-budget.ts';
@@ -44,7 +44,9 @@ function contextFactory(services: Services, limiter: RateLimiter | null) {
   return async (initial: YogaInitialContext & WsInitialContext): Promise<Context> => {
     const requestId = requestScope.getStore()?.requestId ?? randomUUID();
     const auth = initial.wsAuth ?? (await services.keys.authenticate(tokenFromHeader(initial.request.headers.get('authorization'))));
-    if ('viewer' in auth) await enforceRateLimit(limiter, auth.viewer.keyId);
+    // A graphql-ws operation is counted here, so a refusal is that operation's error message (its
+    // shape was checked in onSubscribe first); HTTP requests are counted after their shape checks (useRateLimit).
+    if (initial.wsAuth && 'viewer' in auth) await enforceRateLimit(limiter, auth.viewer.keyId);
     return {
       requestId,
       log: services.log.child({ requestId }),
@@ -82,6 +84,7 @@ export function createGraphQLHandler(services: Services, { admission, limiter, k
       ...hardeningPlugins(config),
       useDocumentAuthorization(),
       // After every shape check and scope check: a bad request is refused whatever the load.
+      useRateLimit(limiter),
       useAdmission(admission),
       useExpensiveFieldLimits(config.admission.verifyLedgerConcurrency, config.admission.verifyLedgerTotalConcurrency),
       useResponseBudget(services.db.pool, config.maxResponseBytes),
