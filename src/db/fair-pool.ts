@@ -5,7 +5,7 @@
 // scope names (src/http/admission.ts marks it); work outside any request (jobs, group commit) is one
 // caller of its own. The pool itself then never has waiters.
 import type pg from 'pg';
-import { FairQueue, type Release } from '../http/fair-queue.ts';
+import { FairQueue, type Release } from '../core/fair-queue.ts';
 import { requestScope } from '../log.ts';
 
 /** pg-pool's message for a checkout that waited connectionTimeoutMillis: errors.ts reads it as saturation. */

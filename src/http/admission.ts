@@ -1,5 +1,5 @@
 // Admission control: at most MAX_CONCURRENT_REQUESTS requests are worked on at once, shared fairly
-// between tenants and keys (fair-queue.ts). A request takes its slot only after every shape check
+// between tenants and keys (src/core/fair-queue.ts). A request takes its slot only after every shape check
 // (parse, depth, aliases, tokens, node limit, scopes), so a bad request is its 400 whatever the load,
 // and half-sent requests hold none (node's headers and request timeouts close them with 408). Every
 // door takes slots here: GraphQL over HTTP and graphql-ws, each call of an MCP batch, OTLP exports,
@@ -8,9 +8,9 @@
 import type { ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { FairQueue, FairQueueRefusal, type Release } from '../core/fair-queue.ts';
 import type { Context } from '../graphql/context.ts';
 import { requestScope } from '../log.ts';
-import { FairQueue, FairQueueRefusal, type Release } from './fair-queue.ts';
 
 export interface AdmissionLimits {
   maxConcurrentRequests: number;
@@ -52,10 +52,6 @@ export class Admission {
     return this.slots.inUse;
   }
 
-  get waiting(): number {
-    return this.slots.queued;
-  }
-
   /** A slot for `caller`, in its fair turn; throws the one OVERLOADED error a refused call gets. */
   async take(caller: Caller): Promise<Release> {
     try {
@@ -93,7 +89,7 @@ export class Admission {
 }
 
 /** Marks the request scope with its caller, so the database connections it asks for are shared fairly too (src/db/fair-pool.ts). */
-export function markCaller(caller: Caller): void {
+function markCaller(caller: Caller): void {
   const scope = requestScope.getStore();
   if (scope) Object.assign(scope, { tenantId: caller.tenantId, keyId: caller.keyId });
 }
@@ -125,7 +121,7 @@ export function useAdmission(admission: Admission): Plugin {
 const SHED_CODES: ReadonlySet<unknown> = new Set(['OVERLOADED', 'DATABASE_UNAVAILABLE']);
 
 /** The errors with each shed code after its first left out (a 1,000-step logSteps once answered ~40 identical OVERLOADED errors). */
-export function oneErrorPerShedCode<E extends { extensions?: Record<string, unknown> }>(errors: readonly E[]): E[] {
+function oneErrorPerShedCode<E extends { extensions?: Record<string, unknown> }>(errors: readonly E[]): E[] {
   const seen = new Set<unknown>();
   return errors.filter((e) => {
     const code = e.extensions?.code;

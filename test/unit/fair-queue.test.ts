@@ -1,8 +1,8 @@
-// Fair shares of slots between tenants and keys (src/http/fair-queue.ts): one key alone uses every
+// Fair shares of slots between tenants and keys (src/core/fair-queue.ts): one key alone uses every
 // idle slot; once callers wait, freed slots go round-robin between tenants, then keys; a key's queue
 // is bounded and a wait is timed.
 import { describe, expect, it } from 'vitest';
-import { FairQueue, FairQueueRefusal, type Release } from '../../src/http/fair-queue.ts';
+import { FairQueue, FairQueueRefusal, type Release } from '../../src/core/fair-queue.ts';
 
 const limits = { capacity: 2, perKey: 2, queuedPerKey: 100, waitMs: 60_000 };
 
