@@ -75,6 +75,11 @@ const EnvSchema = z.object({
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(1000),
   MAX_CONCURRENT_REQUESTS: z.coerce.number().int().min(1).default(256),
   MAX_REQUESTS_PER_KEY: z.coerce.number().int().min(1).default(64),
+  // A key's requests beyond MAX_REQUESTS_PER_KEY (or beyond a full server) wait in the key's own
+  // queue, served in fair turns between tenants and keys, for up to ADMISSION_WAIT_MS; past that
+  // queue or that wait they are refused with one OVERLOADED answer.
+  MAX_QUEUED_PER_KEY: z.coerce.number().int().min(0).default(256),
+  ADMISSION_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   MAX_STREAMS_PER_KEY: z.coerce.number().int().min(1).default(64),
   HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
@@ -145,10 +150,14 @@ export interface Config {
   shutdownDrainMs: number;
   /** Admission control (src/http/admission.ts). */
   admission: {
-    /** GraphQL POST requests one process works on at once (counted once the body has arrived); more are refused with OVERLOADED. */
+    /** Requests (GraphQL operations, MCP calls, OTLP exports, blob downloads) one process works on at once, taken after the shape checks. */
     maxConcurrentRequests: number;
     /** Of those, the most one API key may hold, so one key cannot take every slot. */
     maxRequestsPerKey: number;
+    /** Requests of one key that may wait for a slot (fair turns between tenants and keys); more are refused with OVERLOADED. */
+    maxQueuedPerKey: number;
+    /** How long a request waits for a slot before it is refused with OVERLOADED. */
+    admissionWaitMs: number;
     /** Open subscriptions (SSE and WebSocket) of one API key in this process. */
     maxStreamsPerKey: number;
     /** A client must send its headers within headersTimeoutMs and its whole request within bodyTimeoutMs (else 408). */
@@ -239,6 +248,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     admission: {
       maxConcurrentRequests: e.MAX_CONCURRENT_REQUESTS,
       maxRequestsPerKey: Math.min(e.MAX_REQUESTS_PER_KEY, e.MAX_CONCURRENT_REQUESTS),
+      maxQueuedPerKey: e.MAX_QUEUED_PER_KEY,
+      admissionWaitMs: e.ADMISSION_WAIT_MS,
       maxStreamsPerKey: e.MAX_STREAMS_PER_KEY,
       headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
       bodyTimeoutMs: Math.max(e.BODY_TIMEOUT_MS, e.HEADERS_TIMEOUT_MS),

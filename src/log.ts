@@ -5,5 +5,8 @@ export function createLogger(level: string): Logger {
   return pino({ level, base: { service: 'episodic' } });
 }
 
-/** Carries the request id to code that has no context (error masking). */
-export const requestScope = new AsyncLocalStorage<{ requestId: string }>();
+/**
+ * Carries the request id to code that has no context (error masking), and, once the request is
+ * admitted, its caller, by which database connections are shared fairly (src/db/fair-pool.ts).
+ */
+export const requestScope = new AsyncLocalStorage<{ requestId: string; tenantId?: string; keyId?: string }>();

@@ -3,6 +3,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { isUnavailable } from './errors.ts';
+import { shareConnectionsFairly } from './fair-pool.ts';
 import { preparedStatementNames } from './statement-names.ts';
 
 export type Db = PrismaClient;
@@ -34,6 +35,7 @@ export function createDatabase(url: string, poolMax: number, connectTimeoutMs = 
   // process. Its next query fails instead, and the pool discards it on release.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
+  shareConnectionsFairly(pool, poolMax, connectTimeoutMs);
   // Prisma's statements are named, so each connection plans one once (statement-names.ts).
   const statementName = preparedStatementNames('episodic_');
   // `minimal` errors: the default captures a stack trace on every query to point at its call site

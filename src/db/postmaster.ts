@@ -23,6 +23,8 @@ export interface PostmasterOptions {
 
 export interface Postmaster {
   pid: number;
+  /** Settles when the process has exited, by stop() or otherwise. */
+  exited: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -126,6 +128,7 @@ export function startPostmaster(opts: PostmasterOptions): Promise<Postmaster> {
       const watchdog = startWatchdog(process.pid, child.pid, opts.pgDir);
       resolve({
         pid: child.pid,
+        exited,
         async stop() {
           if (watchdog.pid && isAlive(watchdog.pid)) process.kill(watchdog.pid, 'SIGTERM');
           if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
@@ -144,4 +147,47 @@ export function startPostmaster(opts: PostmasterOptions): Promise<Postmaster> {
       reject(new Error(`PostgreSQL exited with code ${code}${detail ? `: ${detail.trim()}` : ''}`));
     });
   });
+}
+
+/** Waits before the next restart: 100 ms doubling to 5 s. */
+const RESTART_BACKOFF_MS = { first: 100, max: 5_000 };
+
+/**
+ * Keeps the postmaster running: when it exits without stop() (a SIGKILL, an OOM kill, a crash), it
+ * is started again on the same folder and port, with backoff, and each attempt is logged. After a
+ * SIGKILL its backends notice the postmaster is gone and exit; until they have, PostgreSQL refuses
+ * to start (its shared memory is still attached), so the first attempts may fail. PostgreSQL's
+ * crash recovery replays the WAL: every committed (acknowledged) write is there after the restart.
+ */
+export function supervisePostmaster(opts: PostmasterOptions, first: Postmaster): Pick<Postmaster, 'stop'> {
+  let current = first;
+  let stopping = false;
+  const restart = async (gone: Postmaster) => {
+    opts.log(`embedded PostgreSQL (pid ${gone.pid}) exited unexpectedly; restarting it`);
+    await gone.stop(); // ends its watchdog
+    for (let wait = RESTART_BACKOFF_MS.first; !stopping; wait = Math.min(wait * 2, RESTART_BACKOFF_MS.max)) {
+      await new Promise((r) => setTimeout(r, wait));
+      if (stopping) return;
+      try {
+        current = await startPostmaster(opts);
+      } catch (err) {
+        opts.log(`embedded PostgreSQL did not restart (${err instanceof Error ? err.message : String(err)}); trying again`);
+        continue;
+      }
+      opts.log(`embedded PostgreSQL restarted (pid ${current.pid})`);
+      if (stopping) await current.stop();
+      else watch(current);
+      return;
+    }
+  };
+  const watch = (postmaster: Postmaster) => {
+    void postmaster.exited.then(() => (stopping ? undefined : restart(postmaster)));
+  };
+  watch(first);
+  return {
+    async stop() {
+      stopping = true;
+      await current.stop();
+    },
+  };
 }

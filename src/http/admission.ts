@@ -1,15 +1,22 @@
-// Admission control for GraphQL POSTs. A request takes a slot only once its body has arrived (yoga's
-// onParams), so clients that open connections and send half a request hold no slot: node's headers
-// and request timeouts close them (408). Of the process-wide slots, one API key may hold at most
-// maxRequestsPerKey, so one busy key leaves room for every other. Subscriptions (SSE) take no slot:
-// they count against their key's stream cap instead (src/http/streams.ts).
+// Admission control: at most MAX_CONCURRENT_REQUESTS requests are worked on at once, shared fairly
+// between tenants and keys (src/core/fair-queue.ts). A request takes its slot only after every shape check
+// (parse, depth, aliases, tokens, node limit, scopes), so a bad request is its 400 whatever the load,
+// and half-sent requests hold none (node's headers and request timeouts close them with 408). Every
+// door takes slots here: GraphQL over HTTP and graphql-ws, each call of an MCP batch, OTLP exports,
+// blob downloads. Subscriptions take no slot: they count against their key's stream cap instead
+// (src/http/streams.ts).
 import type { ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { FairQueue, FairQueueRefusal, type Release } from '../core/fair-queue.ts';
+import type { Context } from '../graphql/context.ts';
+import { requestScope } from '../log.ts';
 
 export interface AdmissionLimits {
   maxConcurrentRequests: number;
   maxRequestsPerKey: number;
+  maxQueuedPerKey: number;
+  admissionWaitMs: number;
 }
 
 export function overloadedError(message: string, limit: number, code = 'OVERLOADED'): GraphQLError {
@@ -18,65 +25,120 @@ export function overloadedError(message: string, limit: number, code = 'OVERLOAD
   });
 }
 
-export class Admission {
-  private working = 0;
-  private readonly byKey = new Map<string, number>();
+/** Who a request works for: its API key within its tenant. */
+export interface Caller {
+  tenantId: string;
+  keyId: string;
+}
 
-  constructor(private readonly limits: AdmissionLimits) {}
+export class Admission {
+  private readonly slots: FairQueue;
+
+  constructor(private readonly limits: AdmissionLimits) {
+    this.slots = new FairQueue({
+      capacity: limits.maxConcurrentRequests,
+      perKey: limits.maxRequestsPerKey,
+      queuedPerKey: limits.maxQueuedPerKey,
+      waitMs: limits.admissionWaitMs,
+    });
+  }
 
   /** Every slot is taken: /readyz says so, so a balancer sends new work elsewhere. */
   get saturated(): boolean {
-    return this.working >= this.limits.maxConcurrentRequests;
+    return this.slots.full;
   }
 
   get inFlight(): number {
-    return this.working;
+    return this.slots.inUse;
   }
 
-  /** Takes a process-wide slot until `res` closes; false when none is free. */
-  enter(res: ServerResponse): boolean {
-    if (this.saturated) return false;
-    this.working += 1;
-    res.once('close', () => (this.working -= 1));
-    return true;
+  /** A slot for `caller`, in its fair turn; throws the one OVERLOADED error a refused call gets. */
+  async take(caller: Caller): Promise<Release> {
+    try {
+      return await this.slots.take(caller.tenantId, caller.keyId);
+    } catch (err) {
+      if (err instanceof FairQueueRefusal) throw this.refusal(err);
+      throw err;
+    }
   }
 
-  /** Takes one of `keyId`'s slots until `res` closes; false when the key holds its share. */
-  enterKey(keyId: string, res: ServerResponse): boolean {
-    const held = this.byKey.get(keyId) ?? 0;
-    if (held >= this.limits.maxRequestsPerKey) return false;
-    this.byKey.set(keyId, held + 1);
-    res.once('close', () => {
-      const left = (this.byKey.get(keyId) ?? 1) - 1;
-      if (left > 0) this.byKey.set(keyId, left);
-      else this.byKey.delete(keyId);
-    });
-    return true;
+  /** A slot held until `res` closes (doors outside GraphQL: OTLP, blob downloads). */
+  async takeFor(caller: Caller, res: ServerResponse): Promise<void> {
+    const release = await this.take(caller);
+    if (res.closed) release();
+    else res.once('close', release);
   }
 
-  /** Throws OVERLOADED when `keyId` already holds its share of the slots (over SSE no slot is taken). */
-  admitKey(keyId: string, res: ServerResponse | undefined): void {
-    if (!res || isEventStream(res.req?.headers.accept)) return;
-    if (this.enterKey(keyId, res)) return;
-    const max = this.limits.maxRequestsPerKey;
-    throw overloadedError(`This API key has ${max} requests in progress, the most one key may (MAX_REQUESTS_PER_KEY); retry shortly.`, max);
+  private refusal(err: FairQueueRefusal): GraphQLError {
+    const { maxRequestsPerKey, maxConcurrentRequests, maxQueuedPerKey, admissionWaitMs } = this.limits;
+    if (err.reason === 'key-busy') {
+      return overloadedError(
+        `This API key has ${maxRequestsPerKey} requests in progress, the most one key may (MAX_REQUESTS_PER_KEY), and ${maxQueuedPerKey} waiting (MAX_QUEUED_PER_KEY); retry shortly.`,
+        maxRequestsPerKey,
+      );
+    }
+    const why =
+      err.reason === 'timeout'
+        ? `no slot came free within ${admissionWaitMs} ms (ADMISSION_WAIT_MS)`
+        : `this API key has ${maxQueuedPerKey} requests waiting (MAX_QUEUED_PER_KEY)`;
+    return overloadedError(
+      `The server is working on ${maxConcurrentRequests} requests, the most it takes at once (MAX_CONCURRENT_REQUESTS), and ${why}; retry shortly.`,
+      maxConcurrentRequests,
+    );
   }
 }
 
-function isEventStream(accept: string | string[] | undefined): boolean {
-  return String(accept ?? '').includes('text/event-stream');
+/** Marks the request scope with its caller, so the database connections it asks for are shared fairly too (src/db/fair-pool.ts). */
+function markCaller(caller: Caller): void {
+  const scope = requestScope.getStore();
+  if (scope) Object.assign(scope, { tenantId: caller.tenantId, keyId: caller.keyId });
 }
 
-/** The process-wide slot, taken once the request's body has been read and parsed. */
-export function useAdmission(admission: Admission, max: number): Plugin {
+/**
+ * Takes the caller's slot at execution, after every shape check (this plugin comes after them), and
+ * gives it back when the result is ready. Subscriptions (SSE, graphql-ws) take none.
+ */
+export function useAdmission(admission: Admission): Plugin {
   return {
-    onParams({ request, context, setResult }) {
-      const res = (context as { res?: ServerResponse }).res;
-      if (!res || request.method !== 'POST' || isEventStream(request.headers.get('accept') ?? undefined)) return;
-      if (admission.enter(res)) return;
-      setResult({
-        errors: [overloadedError(`The server is working on ${max} requests, the most it takes at once (MAX_CONCURRENT_REQUESTS); retry shortly.`, max)],
-      });
+    async onExecute({ args, setResultAndStopExecution }) {
+      const viewer = (args.contextValue as unknown as Context).viewer;
+      if (!viewer) return undefined;
+      markCaller(viewer);
+      let release: Release;
+      try {
+        release = await admission.take(viewer);
+      } catch (err) {
+        if (!(err instanceof GraphQLError)) throw err;
+        setResultAndStopExecution({ errors: [err] });
+        return undefined;
+      }
+      return { onExecuteDone: () => release() };
+    },
+  };
+}
+
+/** Codes of a call shed for load: however many resolvers met it, the client is told once. */
+const SHED_CODES: ReadonlySet<unknown> = new Set(['OVERLOADED', 'DATABASE_UNAVAILABLE']);
+
+/** The errors with each shed code after its first left out (a 1,000-step logSteps once answered ~40 identical OVERLOADED errors). */
+function oneErrorPerShedCode<E extends { extensions?: Record<string, unknown> }>(errors: readonly E[]): E[] {
+  const seen = new Set<unknown>();
+  return errors.filter((e) => {
+    const code = e.extensions?.code;
+    if (!SHED_CODES.has(code)) return true;
+    if (seen.has(code)) return false;
+    seen.add(code);
+    return true;
+  });
+}
+
+/** A shed call gets one OVERLOADED (or DATABASE_UNAVAILABLE) error with its Retry-After, never one per field. */
+export function useOneErrorPerRefusal(): Plugin {
+  return {
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result) || !('errors' in result) || !result.errors || result.errors.length < 2) return;
+      const errors = oneErrorPerShedCode(result.errors as readonly GraphQLError[]);
+      if (errors.length < result.errors.length) setResult({ ...result, errors });
     },
   };
 }

@@ -73,8 +73,11 @@ async function admit(req: IncomingMessage, res: ServerResponse, { services, limi
     sendError(res, 429, 'RATE_LIMITED', err.message, { 'retry-after': String(Math.ceil(Number(err.extensions.retryAfterMs ?? 1000) / 1000)) });
     return null;
   }
-  if (!admission.enter(res) || !admission.enterKey(auth.viewer.keyId, res)) {
-    sendError(res, 503, 'OVERLOADED', 'The server or this API key has as many requests in progress as it may; retry shortly.', { 'retry-after': '1' });
+  try {
+    await admission.takeFor(auth.viewer, res);
+  } catch (err) {
+    if (!(err instanceof GraphQLError)) throw err;
+    sendError(res, 503, 'OVERLOADED', err.message, { 'retry-after': '1' });
     return null;
   }
   return auth.viewer.tenantId;

@@ -53,6 +53,37 @@ export async function enforceRateLimit(limiter: RateLimiter | null, keyId: strin
   });
 }
 
+/**
+ * The per-key rate limit for every HTTP operation (GraphQL, SSE, each call of an MCP batch),
+ * counted after the shape checks: a request refused for its shape costs no allowance and no
+ * database round trip, whatever the load.
+ */
+export function useRateLimit(limiter: RateLimiter | null): Plugin {
+  const check = async (args: ExecutionArgs): Promise<GraphQLError | null> => {
+    const context = args.contextValue as { viewer?: { keyId: string } | null; wsSocket?: unknown };
+    // graphql-ws operations were counted as their context was built (src/http/yoga.ts).
+    const keyId = context.wsSocket ? undefined : context.viewer?.keyId;
+    if (!keyId) return null;
+    try {
+      await enforceRateLimit(limiter, keyId);
+      return null;
+    } catch (err) {
+      if (err instanceof GraphQLError) return err;
+      throw err;
+    }
+  };
+  return {
+    async onExecute({ args, setResultAndStopExecution }) {
+      const error = await check(args);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
+    async onSubscribe({ args, setResultAndStopExecution }) {
+      const error = await check(args);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
+  };
+}
+
 /** Where the first string (or object key) of `value` that is not valid Unicode sits, e.g. `$step.metadata.note`. */
 function illFormedStringPath(value: unknown, path: string): string | null {
   const pending: Array<[unknown, string]> = [[value, path]];

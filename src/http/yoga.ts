@@ -19,11 +19,11 @@ import { inexactNumberMessage } from '../ledger/json-numbers.ts';
 import { requestScope } from '../log.ts';
 import type { Services } from '../services.ts';
 import { ResponseBudget } from '../steps/read-budget.ts';
-import { type Admission, overloadedError, useAdmission } from './admission.ts';
+import { type Admission, overloadedError, useAdmission, useOneErrorPerRefusal } from './admission.ts';
 import { useDocumentAuthorization } from './document-auth.ts';
 import { useExpensiveFieldLimits } from './expensive.ts';
 import { graphiqlOptions, renderGraphiQL } from './graphiql.ts';
-import { enforceRateLimit, hardeningPlugins, withoutSuggestions, withRequestErrorCode } from './hardening.ts';
+import { enforceRateLimit, hardeningPlugins, useRateLimit, withoutSuggestions, withRequestErrorCode } from './hardening.ts';
 import { useCompiledStepJournal } from './jit.ts';
 import type { createMetrics } from './metrics.ts';
 import { useResponseBudget } from './response-budget.ts';
@@ -39,15 +39,14 @@ export type WsInitialContext = { wsAuth?: AuthResult; wsSocket?: WebSocket; res?
 /** No tenant has this id: a request without a viewer sees nothing even if a resolver forgot its scope. */
 const NO_TENANT = '00000000-0000-0000-0000-000000000000';
 
-function contextFactory(services: Services, limiter: RateLimiter | null, admission: Admission) {
+function contextFactory(services: Services, limiter: RateLimiter | null) {
   const scoped = new ScopedClients(services.db.prisma, services.db.pool);
   return async (initial: YogaInitialContext & WsInitialContext): Promise<Context> => {
     const requestId = requestScope.getStore()?.requestId ?? randomUUID();
     const auth = initial.wsAuth ?? (await services.keys.authenticate(tokenFromHeader(initial.request.headers.get('authorization'))));
-    if ('viewer' in auth) {
-      await enforceRateLimit(limiter, auth.viewer.keyId);
-      admission.admitKey(auth.viewer.keyId, initial.res);
-    }
+    // A graphql-ws operation is counted here, so a refusal is that operation's error message (its
+    // shape was checked in onSubscribe first); HTTP requests are counted after their shape checks (useRateLimit).
+    if (initial.wsAuth && 'viewer' in auth) await enforceRateLimit(limiter, auth.viewer.keyId);
     return {
       requestId,
       log: services.log.child({ requestId }),
@@ -81,9 +80,12 @@ export function createGraphQLHandler(services: Services, { admission, limiter, k
     plugins: [
       // First, so that every other plugin's end of execution (admission, metrics) comes after the writes.
       useWritesBeforeAnswer(),
-      useAdmission(admission, config.admission.maxConcurrentRequests),
+      useOneErrorPerRefusal(),
       ...hardeningPlugins(config),
       useDocumentAuthorization(),
+      // After every shape check and scope check: a bad request is refused whatever the load.
+      useRateLimit(limiter),
+      useAdmission(admission),
       useExpensiveFieldLimits(config.admission.verifyLedgerConcurrency, config.admission.verifyLedgerTotalConcurrency),
       useResponseBudget(services.db.pool, config.maxResponseBytes),
       useStreamGuard(keyWatch, config.admission.maxStreamsPerKey),
@@ -95,7 +97,7 @@ export function createGraphQLHandler(services: Services, { admission, limiter, k
     graphiql: config.graphiql ? graphiqlOptions() : false,
     renderGraphiQL,
     landingPage: false,
-    context: contextFactory(services, limiter, admission),
+    context: contextFactory(services, limiter),
     logging: yogaLogging(log),
     maskedErrors: { isDev: false, maskError: errorMasker(services) },
   });

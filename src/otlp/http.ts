@@ -72,11 +72,9 @@ export function createOtlpHandler(services: Services, admission: Admission) {
       throw new HttpRefusal(401, RPC.unauthenticated, `API key ${auth.failure}: send Authorization: Bearer <key>`, { 'www-authenticate': 'Bearer' });
     }
     if (!grantsScope(auth.viewer.scopes, 'write')) throw new HttpRefusal(403, RPC.permissionDenied, 'Exporting traces needs an API key with the write scope');
-    const max = services.config.admission;
-    if (!admission.enter(res))
-      throw retryLater(503, `The server is working on ${max.maxConcurrentRequests} requests, the most it takes at once; retry shortly`);
-    if (!admission.enterKey(auth.viewer.keyId, res))
-      throw retryLater(429, `This API key has ${max.maxRequestsPerKey} requests in progress, the most one key may; retry shortly`);
+    await admission.takeFor(auth.viewer, res).catch((err: Error) => {
+      throw retryLater(503, err.message);
+    });
     return auth.viewer.tenantId;
   }
 }

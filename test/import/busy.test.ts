@@ -18,7 +18,7 @@ useApp(
   (app) => {
     t = app;
   },
-  { MAX_REQUESTS_PER_KEY: '2' },
+  { MAX_REQUESTS_PER_KEY: '2', MAX_QUEUED_PER_KEY: '0' },
 );
 
 let folder: string;

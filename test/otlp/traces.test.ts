@@ -160,7 +160,7 @@ describe('OTLP/HTTP trace ingest', () => {
   describe('on a server that takes one request at a time', () => {
     let small: TestApp;
     beforeAll(async () => {
-      small = await startTestApp({ MAX_CONCURRENT_REQUESTS: '1' });
+      small = await startTestApp({ MAX_CONCURRENT_REQUESTS: '1', MAX_QUEUED_PER_KEY: '0' });
     });
     afterAll(() => small.stop());
 

@@ -15,7 +15,7 @@ useApp(
     t = app;
     other = await app.addTenant('other');
   },
-  { MAX_CONCURRENT_REQUESTS: '4', MAX_REQUESTS_PER_KEY: '2', HEADERS_TIMEOUT_MS: '1000', BODY_TIMEOUT_MS: '1500' },
+  { MAX_CONCURRENT_REQUESTS: '4', MAX_REQUESTS_PER_KEY: '2', MAX_QUEUED_PER_KEY: '0', HEADERS_TIMEOUT_MS: '1000', BODY_TIMEOUT_MS: '1500' },
   // Admission slots are held per response on the socket: "another tenant is still served" proves
   // something only if its call could have been refused, so gql goes over the socket too.
   { overSocket: true },

@@ -1,0 +1,139 @@
+// Fair under load (issue 50): one server (in this process, production mode), a victim read key of
+// its own tenant asking `{ viewer { id } }` one request at a time, first with no other traffic (the
+// baseline, same run), then during each attack, run by another tenant's key from a separate process
+// (bench/fairness-attack.ts) so the attacker's CPU is not the server's event loop:
+//   clients600      one write key's 600 clients posting startEpisode + logSteps (25 steps)
+//   aliased_inline  30 aliased episode(id){ steps(first: 333){ edges{ node{ result } } } } of one ~9.9 MB inline episode
+//   blob64          64 concurrent blob(hash) reads of a ~7.9 MB blob by one read key
+//   otlp16          16 OTLP exporters of one key, 500-span requests
+//   mcp8            8 MCP POSTs, each a JSON-RPC batch of 100 relevant_episodes calls
+// Prints, for scripts: `fairness attack=<name> victim_p99_ms=<n> baseline_p99_ms=<n> ratio=<r>` per
+// attack, and `fairness rss idle_mib=<n> peak_mib=<n> ratio=<r>` for the server's RSS.
+//   npm run bench:fairness    (BENCH_PHASE_MS per phase, default 8000; BENCH_DATABASE_URL to use a server)
+import { spawn } from 'node:child_process';
+import { createApiKey, createTenant } from '../src/auth/store.ts';
+import { blobHash } from '../src/steps/large-content.ts';
+import type { Json } from '../test/support/json.ts';
+import { fmt, openBenchDatabase, startBenchServer, summarize } from './support.ts';
+
+const PHASE_MS = Number(process.env.BENCH_PHASE_MS ?? 8_000);
+const INLINE_STEPS = 333;
+const INLINE_OUTPUT_CHARS = 29_700; // 333 x 29,700 = 9.9 MB
+const BLOB_CHARS = 7.9 * 1024 * 1024;
+
+async function post(url: string, token: string, query: string, variables: Record<string, unknown> = {}): Promise<Json> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  return (await res.json()) as Json;
+}
+
+/** The victim's query, one at a time, for PHASE_MS: its p99 and how many failed. */
+async function probe(url: string, token: string): Promise<{ p99: number; n: number; failed: number }> {
+  const latencies: number[] = [];
+  let failed = 0;
+  for (const until = Date.now() + PHASE_MS; Date.now() < until; ) {
+    const started = performance.now();
+    const body = await post(url, token, '{ viewer { id } }').catch(() => null);
+    latencies.push(performance.now() - started);
+    if (!body?.data?.viewer?.id) failed += 1;
+  }
+  return { p99: summarize(latencies).p99, n: latencies.length, failed };
+}
+
+/** Samples this process's RSS (the server runs in it) every 100 ms: the peak in MiB. */
+function rssPeak(): { stop(): number } {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, process.memoryUsage().rss) / 1024 / 1024;
+    },
+  };
+}
+
+function attack(name: string, base: string, token: string, args: Record<string, string> = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/fairness-attack.ts', name, base, token, String(PHASE_MS), JSON.stringify(args)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.once('error', reject);
+    child.once('exit', () => resolve(out.trim()));
+  });
+}
+
+async function seed(url: string, writer: string): Promise<{ episodeId: string; hash: string }> {
+  const start = 'mutation { startEpisode(input: { taskDescription: "big", taskType: "bench" }) { ... on StartEpisodePayload { episode { id } } } }';
+  const episodeId = (await post(url, writer, start)).data.startEpisode.episode.id as string;
+  const steps = Array.from({ length: INLINE_STEPS }, (_, i) => ({
+    tool: 'sh',
+    result: { kind: 'SUCCESS', output: String(i % 10).repeat(INLINE_OUTPUT_CHARS) },
+  }));
+  const log =
+    'mutation($e: ID!, $s: [StepInput!]!, $o: LogOptions) { logSteps(episodeId: $e, steps: $s, options: $o) { __typename ... on LogStepsPayload { accepted } } }';
+  for (let i = 0; i < steps.length; i += 111) await post(url, writer, log, { e: episodeId, s: steps.slice(i, i + 111) });
+  const other = (await post(url, writer, start)).data.startEpisode.episode.id as string;
+  const output = 'b'.repeat(BLOB_CHARS);
+  await post(url, writer, log, { e: other, s: [{ tool: 't', result: { kind: 'SUCCESS', output } }], o: { largeContent: 'BLOB' } });
+  // Past runs for relevant_episodes to rank.
+  for (let i = 0; i < 20; i++) {
+    const id = (await post(url, writer, start)).data.startEpisode.episode.id as string;
+    await post(url, writer, `mutation($e: ID!) { completeEpisode(episodeId: $e, outcome: { kind: SUCCESS, reason: "fixed the parser" }) { __typename } }`, {
+      e: id,
+    });
+  }
+  return { episodeId, hash: blobHash(output) };
+}
+
+async function tenantKey(db: Awaited<ReturnType<typeof openBenchDatabase>>, name: string, scopes: Array<'read' | 'write'>) {
+  const tenant = await createTenant(db.db.prisma, `${name}-${Date.now()}`);
+  return { tenantId: tenant.id, token: (await createApiKey(db.db.prisma, { tenantId: tenant.id, name, scopes })).token };
+}
+
+async function main() {
+  const database = await openBenchDatabase();
+  const server = await startBenchServer(database.url, { LOG_LEVEL: 'error' });
+  const base = server.url.replace(/\/graphql$/, '');
+  try {
+    const victim = await tenantKey(database, 'victim', ['read']);
+    const attacker = await tenantKey(database, 'attacker', ['write']);
+    const reader = (await createApiKey(database.db.prisma, { tenantId: attacker.tenantId, name: 'attacker reader', scopes: ['read'] })).token;
+    const { episodeId, hash } = await seed(server.url, attacker.token);
+    global.gc?.();
+    const idle = process.memoryUsage().rss / 1024 / 1024;
+    const sampler = rssPeak();
+    const baseline = await probe(server.url, victim.token);
+    const attacks: Array<[string, string, Record<string, string>]> = [
+      ['clients600', attacker.token, { clients: '600' }],
+      ['aliased_inline', reader, { episodeId }],
+      ['blob64', reader, { hash }],
+      ['otlp16', attacker.token, {}],
+      ['mcp8', reader, {}],
+    ];
+    const lines: string[] = [];
+    for (const [name, token, args] of attacks) {
+      const running = attack(name, base, token, args);
+      await new Promise((r) => setTimeout(r, 500)); // the attack is under way
+      const during = await probe(server.url, victim.token);
+      const answers = await running;
+      const line = `fairness attack=${name} victim_p99_ms=${fmt(during.p99, 1)} baseline_p99_ms=${fmt(baseline.p99, 1)} ratio=${fmt(during.p99 / baseline.p99, 2)}`;
+      console.log(line);
+      console.error(`  victim n=${during.n} failed=${during.failed}; attacker answers ${answers}`);
+      lines.push(line);
+      await new Promise((r) => setTimeout(r, 1_000)); // let the last attack's work drain
+    }
+    const peak = sampler.stop();
+    console.log(`fairness rss idle_mib=${fmt(idle)} peak_mib=${fmt(peak)} ratio=${fmt(peak / idle, 2)}`);
+    console.error(`  baseline n=${baseline.n} failed=${baseline.failed}; ${PHASE_MS / 1000} s per phase`);
+  } finally {
+    await server.stop();
+    await database.close();
+  }
+}
+
+await main();

@@ -1,0 +1,193 @@
+// Fair shares of a fixed number of slots (request slots, database connections) between tenants and,
+// within a tenant, between API keys (max-min fair sharing, as deficit round robin with a quantum of
+// one slot gives it). A caller runs at once while a slot is free and its key has nobody waiting, so
+// one key alone may use every idle slot; once callers wait, each freed slot goes to the waiting
+// tenant holding the fewest slots and, within it, to the key holding the fewest (ties round-robin),
+// so a key with many requests waits behind its own requests, never in front of another key's. Each
+// key's queue is bounded and each wait is timed, so a flood is refused (one answer) instead of held.
+//
+// Why not a library: p-queue and bottleneck schedule one FIFO (with priorities, or one limiter per
+// group without a shared, fair total); Envoy's and nginx's per-client limits cap a client
+// (limit_conn) without sharing a total between clients; PgBouncer queues clients FIFO per pool. The
+// rule here is small and pure (no I/O; test/unit/fair-queue.test.ts).
+
+export type Release = () => void;
+
+export interface FairQueueLimits {
+  /** Slots in all. */
+  capacity: number;
+  /** Slots one key may hold at once (nginx's limit_conn); at most `capacity`. */
+  perKey: number;
+  /** Callers of one key that may wait for a slot; beyond it a caller is refused at once. */
+  queuedPerKey: number;
+  /** How long a caller waits for a slot before it is refused. */
+  waitMs: number;
+}
+
+export type Refusal = 'key-busy' | 'full' | 'timeout';
+
+export class FairQueueRefusal extends Error {
+  constructor(readonly reason: Refusal) {
+    super(`no slot: ${reason}`);
+  }
+}
+
+interface Waiter {
+  grant(): void;
+  refuse(reason: Refusal): void;
+}
+
+/** Adds `by` to a count, dropping counts that reach zero. */
+function add(counts: Map<string, number>, name: string, by: number): void {
+  const n = (counts.get(name) ?? 0) + by;
+  if (n > 0) counts.set(name, n);
+  else counts.delete(name);
+}
+
+interface Who {
+  tenant: string;
+  key: string;
+}
+
+export class FairQueue {
+  private running = 0;
+  private readonly runningBy = new Map<string, number>();
+  private readonly runningByTenant = new Map<string, number>();
+  /** Waiters per tenant and key; the maps' orders are the round-robin orders (one served moves to the back). */
+  private readonly waiting = new Map<string, Map<string, Waiter[]>>();
+
+  constructor(private readonly limits: FairQueueLimits) {}
+
+  get inUse(): number {
+    return this.running;
+  }
+
+  get full(): boolean {
+    return this.running >= this.limits.capacity;
+  }
+
+  /** Callers waiting in all (read by /metrics and tests). */
+  get queued(): number {
+    let n = 0;
+    for (const keys of this.waiting.values()) for (const q of keys.values()) n += q.length;
+    return n;
+  }
+
+  /** A slot at once, or null (nothing is queued). */
+  tryTake(tenant: string, key: string): Release | null {
+    if (!this.canStartNow({ tenant, key })) return null;
+    return this.start({ tenant, key });
+  }
+
+  /** A slot, waiting for its turn; rejects with FairQueueRefusal when the key's queue is full or the wait passes waitMs. */
+  take(tenant: string, key: string): Promise<Release> {
+    const who = { tenant, key };
+    if (this.canStartNow(who)) return Promise.resolve(this.start(who));
+    const queue = this.queueOf(who);
+    if (queue.length >= this.limits.queuedPerKey) {
+      this.dropIfEmpty(who);
+      const reason: Refusal = (this.runningBy.get(key) ?? 0) >= this.limits.perKey ? 'key-busy' : 'full';
+      return Promise.reject(new FairQueueRefusal(reason));
+    }
+    return new Promise<Release>((resolve, reject) => {
+      const waiter: Waiter = {
+        grant: () => {
+          clearTimeout(timer);
+          resolve(this.start(who));
+        },
+        refuse: (reason) => reject(new FairQueueRefusal(reason)),
+      };
+      const timer = setTimeout(() => {
+        const at = queue.indexOf(waiter);
+        if (at < 0) return;
+        queue.splice(at, 1);
+        this.dropIfEmpty(who);
+        waiter.refuse('timeout');
+      }, this.limits.waitMs);
+      queue.push(waiter);
+    });
+  }
+
+  private canStartNow(who: Who): boolean {
+    return !this.full && (this.runningBy.get(who.key) ?? 0) < this.limits.perKey && !this.waiting.get(who.tenant)?.get(who.key)?.length;
+  }
+
+  private start(who: Who): Release {
+    this.running += 1;
+    add(this.runningBy, who.key, 1);
+    add(this.runningByTenant, who.tenant, 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.running -= 1;
+      add(this.runningBy, who.key, -1);
+      add(this.runningByTenant, who.tenant, -1);
+      this.dispatch();
+    };
+  }
+
+  private queueOf(who: Who): Waiter[] {
+    let keys = this.waiting.get(who.tenant);
+    if (!keys) this.waiting.set(who.tenant, (keys = new Map()));
+    let queue = keys.get(who.key);
+    if (!queue) keys.set(who.key, (queue = []));
+    return queue;
+  }
+
+  private dropIfEmpty(who: Who): void {
+    const keys = this.waiting.get(who.tenant);
+    if (keys?.get(who.key)?.length === 0) keys.delete(who.key);
+    if (keys?.size === 0) this.waiting.delete(who.tenant);
+  }
+
+  /**
+   * Hands free slots to waiters, one at a time: to the waiting tenant that holds the fewest slots, and
+   * within it to the waiting key that holds the fewest; ties go round-robin (one served moves to the back).
+   */
+  private dispatch(): void {
+    while (!this.full) {
+      const next = this.nextToServe();
+      if (!next) return;
+      this.grantNext(next.tenant, next.keys, next.key);
+    }
+  }
+
+  private nextToServe(): { tenant: string; keys: Map<string, Waiter[]>; key: string } | undefined {
+    let best: { tenant: string; keys: Map<string, Waiter[]>; key: string } | undefined;
+    let bestHeld = Number.POSITIVE_INFINITY;
+    for (const [tenant, keys] of this.waiting) {
+      const held = this.runningByTenant.get(tenant) ?? 0;
+      if (held >= bestHeld) continue;
+      const key = this.leastBusyKey(keys);
+      if (key === undefined) continue;
+      best = { tenant, keys, key };
+      bestHeld = held;
+    }
+    return best;
+  }
+
+  private leastBusyKey(keys: Map<string, Waiter[]>): string | undefined {
+    let best: string | undefined;
+    let bestHeld = Number.POSITIVE_INFINITY;
+    for (const key of keys.keys()) {
+      const held = this.runningBy.get(key) ?? 0;
+      if (held < this.limits.perKey && held < bestHeld) {
+        best = key;
+        bestHeld = held;
+      }
+    }
+    return best;
+  }
+
+  private grantNext(tenant: string, keys: Map<string, Waiter[]>, key: string): void {
+    const queue = keys.get(key) ?? [];
+    const next = queue.shift();
+    // Served: the key and the tenant go to the back of their round-robin orders.
+    keys.delete(key);
+    if (queue.length) keys.set(key, queue);
+    this.waiting.delete(tenant);
+    if (keys.size) this.waiting.set(tenant, keys);
+    next?.grant();
+  }
+}

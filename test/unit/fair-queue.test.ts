@@ -1,0 +1,91 @@
+// Fair shares of slots between tenants and keys (src/core/fair-queue.ts): one key alone uses every
+// idle slot; once callers wait, freed slots go round-robin between tenants, then keys; a key's queue
+// is bounded and a wait is timed.
+import { describe, expect, it } from 'vitest';
+import { FairQueue, FairQueueRefusal, type Release } from '../../src/core/fair-queue.ts';
+
+const limits = { capacity: 2, perKey: 2, queuedPerKey: 100, waitMs: 60_000 };
+
+/** Starts `take` calls in order and records the order in which they are granted. */
+function recorder(queue: FairQueue) {
+  const order: string[] = [];
+  const grants = new Map<string, Promise<Release>>();
+  const take = (tenant: string, key: string, label: string) => {
+    const grant = queue.take(tenant, key).then((release) => {
+      order.push(label);
+      return release;
+    });
+    grants.set(label, grant);
+    return grant;
+  };
+  return { order, grants, take };
+}
+
+describe('FairQueue', () => {
+  it('lets one key use every idle slot, and queues the next one', async () => {
+    const queue = new FairQueue({ ...limits, capacity: 3, perKey: 3 });
+    const { order, take } = recorder(queue);
+    await Promise.all([take('T', 'a', 'a1'), take('T', 'a', 'a2'), take('T', 'a', 'a3')]);
+    expect(queue.inUse).toBe(3);
+    expect(queue.full).toBe(true);
+    void take('T', 'a', 'a4');
+    await Promise.resolve();
+    expect(order).toEqual(['a1', 'a2', 'a3']);
+    expect(queue.queued).toBe(1);
+  });
+
+  it("serves another tenant's caller before the busy key's earlier waiters", async () => {
+    const queue = new FairQueue(limits);
+    const { order, grants, take } = recorder(queue);
+    const held = await Promise.all([take('A', 'a', 'a1'), take('A', 'a', 'a2')]);
+    for (let i = 3; i <= 6; i++) void take('A', 'a', `a${i}`);
+    void take('B', 'b', 'b1');
+    held[0]?.();
+    await grants.get('b1');
+    expect(order).toEqual(['a1', 'a2', 'b1']);
+    held[1]?.();
+    await grants.get('a3');
+    expect(order).toEqual(['a1', 'a2', 'b1', 'a3']);
+  });
+
+  it('shares a tenant turn between its keys, and tenants before keys', async () => {
+    const queue = new FairQueue({ ...limits, capacity: 1, perKey: 1 });
+    const { order, grants, take } = recorder(queue);
+    let release = await take('A', 'a', 'a1');
+    void take('A', 'a', 'a2');
+    void take('A', 'a', 'a3');
+    void take('A', 'x', 'x1');
+    void take('B', 'b', 'b1');
+    for (const label of ['a2', 'b1', 'x1', 'a3']) {
+      release();
+      release = await (grants.get(label) as Promise<Release>);
+    }
+    // A (first to wait), then B, then A's other key, then a again.
+    expect(order).toEqual(['a1', 'a2', 'b1', 'x1', 'a3']);
+  });
+
+  it('holds one key to perKey slots while others use the rest', async () => {
+    const queue = new FairQueue({ ...limits, capacity: 4, perKey: 2 });
+    const { order, take } = recorder(queue);
+    await Promise.all([take('A', 'a', 'a1'), take('A', 'a', 'a2')]);
+    void take('A', 'a', 'a3');
+    await take('B', 'b', 'b1');
+    expect(order).toEqual(['a1', 'a2', 'b1']);
+    expect(queue.inUse).toBe(3);
+  });
+
+  it("refuses a caller past its key's queue, and one whose wait runs out; a release twice frees one slot", async () => {
+    const queue = new FairQueue({ capacity: 1, perKey: 1, queuedPerKey: 1, waitMs: 20 });
+    const release = await queue.take('A', 'a');
+    const waiting = queue.take('A', 'a');
+    await expect(queue.take('A', 'a')).rejects.toMatchObject({ reason: 'key-busy' });
+    await expect(waiting).rejects.toBeInstanceOf(FairQueueRefusal);
+    await expect(waiting).rejects.toMatchObject({ reason: 'timeout' });
+    expect(queue.queued).toBe(0);
+    release();
+    release();
+    expect(queue.inUse).toBe(0);
+    expect(queue.tryTake('B', 'b')).toBeTypeOf('function');
+    expect(queue.tryTake('B', 'b')).toBeNull();
+  });
+});
