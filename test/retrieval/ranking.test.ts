@@ -112,8 +112,8 @@ describe('two-field BM25 ranking', () => {
   it("keeps postings for an episode's best INDEXED_TERMS terms per field, counts all of them, and still finds it by a rare one", async () => {
     const { keys, l } = await learnerTenant(t, 'rank-pruning');
     for (const topic of TOPICS) await l.run({ description: `${topic}. Fix it.`, context: CTX });
-    // 300 distinct words said once, and one rare identifier said three times.
-    const words = Array.from({ length: 300 }, (_, i) => `word${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);
+    // 600 distinct words said once, and one rare identifier said three times.
+    const words = Array.from({ length: 600 }, (_, i) => `word${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);
     const long = await l.run({ description: `${words.join(' ')} FrobnicatorCache FrobnicatorCache FrobnicatorCache`, context: CTX });
     const pool = t.services.db.pool;
     const { rows: postings } = await pool.query(
@@ -125,7 +125,7 @@ describe('two-field BM25 ranking', () => {
       keys.tenantId,
       'word%',
     ]);
-    expect(df[0].n).toBe(300);
+    expect(df[0].n).toBe(600);
     const found = await l.relevant({ description: 'the FrobnicatorCache is stale', context: CTX });
     expect(ids(found.episodes)[0]).toBe(long.episode.id);
   });
