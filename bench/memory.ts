@@ -332,7 +332,7 @@ async function main() {
       deterministic,
     );
     summary.unshift(...modeLines);
-    if (!QUICK) {
+    {
       // relevantFiles and served file patterns (bench/memory-files.ts), on a tenant of its own: its last two lines close the summary.
       const files = await reportFiles({ database, url: server.url, pool, heldOut });
       console.log(files.slice(0, -2).join('\n'));

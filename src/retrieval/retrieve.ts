@@ -3,6 +3,7 @@
 // receipt commits while the caller reads the answer's episodes; the answer waits for it (beforeAnswer).
 import type pg from 'pg';
 import type { Writer } from '../write.ts';
+import { failedWorkOf } from './failures.ts';
 import { type PatternTask, rankPatterns, type ScoredPattern } from './pattern-store.ts';
 import { type Receipt, recordRetrieval } from './receipts.ts';
 import type { RetrievalQuery } from './score.ts';
@@ -47,8 +48,7 @@ export async function retrieveEpisodes(
     limit: request.includeFailures ? RANKED_FOR_WARNINGS : request.limit,
     statuses: request.includeFailures ? ['completed', 'failed'] : ['completed'],
   });
-  const episodes = ranked.slice(0, request.limit);
-  const warnings = ranked.filter((e) => e.failed).slice(0, request.limit);
+  const { episodes, warnings } = await withFailedWork(deps.pool, tenantId, ranked.slice(0, request.limit), warningsOf(ranked, request.limit));
   const query = {
     task: request.query,
     limit: request.limit,
@@ -64,6 +64,26 @@ export async function retrieveEpisodes(
     terms,
   });
   return { retrievalId, episodes, warnings };
+}
+
+/**
+ * A warning is a failed run as relevant as WARNING_FLOOR of the best answer (a failed run that
+ * barely matches is noise), not already among the runs served, each once, best first.
+ */
+export const WARNING_FLOOR = 0.5;
+
+export function warningsOf(ranked: readonly ScoredEpisode[], limit: number): ScoredEpisode[] {
+  const served = new Set(ranked.slice(0, limit).map((e) => e.id));
+  const floor = WARNING_FLOOR * (ranked[0]?.score.total ?? 0);
+  return ranked.filter((e) => e.failed && !served.has(e.id) && e.score.total >= floor && e.score.total > 0).slice(0, limit);
+}
+
+/** Each failed run's whatWentWrong: what went wrong in its work (failures.ts), its verdict only when no step failed. */
+async function withFailedWork(pool: pg.Pool, tenantId: string, episodes: ScoredEpisode[], warnings: ScoredEpisode[]) {
+  const failed = [...episodes, ...warnings].filter((e) => e.failed).map((e) => e.id);
+  const work = await failedWorkOf(pool, tenantId, failed);
+  const described = (e: ScoredEpisode) => (e.failed ? { ...e, whatWentWrong: work.get(e.id) ?? e.whatWentWrong } : e);
+  return { episodes: episodes.map(described), warnings: warnings.map(described) };
 }
 
 export interface PatternRetrievalResult {

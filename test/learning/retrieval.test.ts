@@ -122,9 +122,13 @@ describe('filters', () => {
     const warned = await l.relevant({ description, context: DATA }, { includeFailures: true });
     expect(ids(warned.episodes).sort()).toEqual([ep.good, ep.poor, ep.agent, ep.failed].sort());
     expect(warned.episodes.filter((e: Json) => e.failed).map((e: Json) => e.episode.id)).toEqual([ep.failed]);
-    expect(ids(warned.warnings)).toEqual([ep.failed]);
-    expect(warned.warnings[0].episode.status).toBe('FAILED');
-    expectBreakdown(warned.warnings[0].score);
+    // Served once: the failed run is among the runs, so it is no warning too.
+    expect(warned.warnings).toEqual([]);
+    const best = await l.relevant({ description, context: DATA }, { includeFailures: true, limit: 1 });
+    expect(ids(best.episodes)).toEqual([ep.good]);
+    expect(ids(best.warnings)).toEqual([ep.failed]);
+    expect(best.warnings[0].episode.status).toBe('FAILED');
+    expectBreakdown(best.warnings[0].score);
   });
 
   it('applies minReward, endedAfter, agent and limit', async () => {
