@@ -81,7 +81,11 @@ describe('stop words', () => {
   it('are no term of any field, not even as parts of a split test name', () => {
     const fields = [
       changeTerms({ artifacts: ['tests/test_pickle.py'], diff }),
-      workTerms({ artifacts: [], failure: null, steps: [{ tool: 'bash', action: null, parameters: null, errorClass: null, errorMessage: null, output: diff }] }),
+      workTerms({
+        artifacts: [],
+        failure: null,
+        steps: [{ tool: 'bash', action: null, parameters: null, errorClass: null, errorMessage: null, output: diff }],
+      }),
       taskTerms('When the object is pickled, it is not the same as the one in the cache'),
     ];
     for (const counts of fields) for (const word of ['is', 'when', 'the', 'in', 'it', 'not', 'as']) expect(counts.has(word)).toBe(false);
