@@ -4,9 +4,16 @@
 // failed, not how, so it is the text only when no step failed.
 import type pg from 'pg';
 import { Params, queryRows } from '../db/sql.ts';
-import { describeLastError, type LastError } from '../monitor/last-error.ts';
 
-export const FAILURE_TEXT = { commandChars: 160, files: 3 } as const;
+const FAILURE_TEXT = { commandChars: 160, files: 3, lastLineChars: 200 } as const;
+
+/** A run's last failing step (error or timeout): its number, tool, error and the last line of its output. */
+interface LastError {
+  stepNumber: number;
+  tool: string | null;
+  message: string;
+  lastLine: string | null;
+}
 
 /** A failed run's last failing step, its command, and the files its outcome names. */
 export interface FailedWork {
@@ -44,10 +51,20 @@ export function commandOf(parameters: unknown): string | null {
   return strings.length === 1 ? (strings[0] ?? null) : null;
 }
 
-/** A message that already starts with its error class ("TypeError: ...") is not prefixed with it again. */
-function withoutRepeatedClass(result: Record<string, unknown> | null): Record<string, unknown> | null {
-  const { errorClass, message } = result ?? {};
-  return typeof errorClass === 'string' && typeof message === 'string' && message.startsWith(errorClass) ? { ...result, errorClass: null } : result;
+/** The step's error as it reported it ("TypeError: ..."), and its output's last non-empty line. */
+function lastErrorOf(row: FailedRow & { step_number: number; result_kind: string }): LastError {
+  const { errorClass, message, output } = row.result ?? {};
+  const text = typeof message === 'string' && message ? message : row.result_kind === 'timeout' ? 'timed out' : 'failed';
+  const prefix = typeof errorClass === 'string' && errorClass && !text.startsWith(errorClass) ? `${errorClass}: ` : '';
+  const line =
+    typeof output === 'string'
+      ? output
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean)
+          .at(-1)
+      : undefined;
+  return { stepNumber: row.step_number, tool: row.tool, message: `${prefix}${text}`, lastLine: line ? clip(line, FAILURE_TEXT.lastLineChars) : null };
 }
 
 interface FailedRow {
@@ -78,10 +95,7 @@ export async function failedWorkOf(pool: pg.Pool, tenantId: string, ids: readonl
   );
   return new Map(
     rows.map((r) => {
-      const error =
-        r.step_number === null || r.result_kind === null
-          ? null
-          : describeLastError({ step_number: r.step_number, tool: r.tool, result_kind: r.result_kind, result: withoutRepeatedClass(r.result) });
+      const error = r.step_number === null || r.result_kind === null ? null : lastErrorOf({ ...r, step_number: r.step_number, result_kind: r.result_kind });
       return [r.episode_id, describeFailedWork({ error, command: commandOf(r.parameters), files: r.artifacts ?? [], verdict: r.verdict })];
     }),
   );

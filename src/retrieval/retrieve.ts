@@ -67,15 +67,20 @@ export async function retrieveEpisodes(
 }
 
 /**
- * A warning is a failed run as relevant as WARNING_FLOOR of the best answer (a failed run that
- * barely matches is noise), not already among the runs served, each once, best first.
+ * A warning is a failed run whose text is as similar to the task as WARNING_FLOOR of the most
+ * similar candidate's, and whose score is WARNING_FLOOR of the best answer's (a failed run that
+ * barely matches is noise: a shared context alone gives half the fixed formula's evidence), not
+ * already among the runs served, each once, best first.
  */
-export const WARNING_FLOOR = 0.5;
+const WARNING_FLOOR = 0.5;
 
 export function warningsOf(ranked: readonly ScoredEpisode[], limit: number): ScoredEpisode[] {
   const served = new Set(ranked.slice(0, limit).map((e) => e.id));
-  const floor = WARNING_FLOOR * (ranked[0]?.score.total ?? 0);
-  return ranked.filter((e) => e.failed && !served.has(e.id) && e.score.total >= floor && e.score.total > 0).slice(0, limit);
+  const best = ranked[0]?.score.total ?? 0;
+  const similar = Math.max(0, ...ranked.map((e) => e.score.similarity));
+  return ranked
+    .filter((e) => e.failed && !served.has(e.id) && e.score.total > 0 && e.score.total >= WARNING_FLOOR * best && e.score.similarity >= WARNING_FLOOR * similar)
+    .slice(0, limit);
 }
 
 /** Each failed run's whatWentWrong: what went wrong in its work (failures.ts), its verdict only when no step failed. */

@@ -207,7 +207,8 @@ describe('tenancy and receipts', () => {
     await l.run({ description, context: WEB });
     await l.run({ description, context: WEB, outcome: FAILURE });
     const task = { description, context: WEB };
-    const r = await l.relevant(task, { includeFailures: true, limit: 5 });
+    // limit 1: the failed run is a warning only when it is not among the runs served.
+    const r = await l.relevant(task, { includeFailures: true, limit: 1 });
     const [event] = await ledger(t, keys.tenantId, 'retrieval.served');
     const { rows } = await t.services.db.pool.query('SELECT * FROM retrievals WHERE id = $1', [r.retrievalId]);
     const served = { episodes: ids(r.episodes), warnings: ids(r.warnings), patterns: [] };
@@ -217,11 +218,11 @@ describe('tenancy and receipts', () => {
       kind: 'episodes',
       queryHash: rows[0].query_hash,
       resultsHash: contentHash(served),
-      counts: { episodes: 2, warnings: 1, patterns: 0 },
+      counts: { episodes: 1, warnings: 1, patterns: 0 },
     });
     const query = {
       task: { description, taskType: null, context: { domain: 'web', language: 'typescript', framework: 'express', tags: ['api'] } },
-      limit: 5,
+      limit: 1,
       includeFailures: true,
       filter: { minReward: null, endedAfter: null, agent: null },
     };

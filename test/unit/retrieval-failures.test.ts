@@ -37,7 +37,7 @@ describe('describeFailedWork', () => {
   });
 });
 
-const scored = (id: string, total: number, failed: boolean) => ({ id, failed, score: { total } }) as unknown as ScoredEpisode;
+const scored = (id: string, total: number, failed: boolean, similarity = total) => ({ id, failed, score: { total, similarity } }) as unknown as ScoredEpisode;
 
 describe('warningsOf', () => {
   it('serves failed runs above the floor, not already among the runs, each once', () => {
@@ -45,5 +45,7 @@ describe('warningsOf', () => {
     expect(warningsOf(ranked, 2).map((e) => e.id)).toEqual(['f2']);
     expect(warningsOf(ranked, 1).map((e) => e.id)).toEqual(['f1']);
     expect(warningsOf(ranked, 5)).toEqual([]);
+    // A shared context keeps its score up; its text is not similar enough.
+    expect(warningsOf([scored('a', 1, false), scored('f', 0.6, true, 0.1)], 1)).toEqual([]);
   });
 });
