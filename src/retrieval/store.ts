@@ -135,13 +135,15 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
   });
   const bestScore = model ? Math.max(...learned.map((l) => l.score)) : 0;
   const queryWords = new Set(counts.keys());
+  // Equal totals (runs of the query's domain with no text in common) are ordered by their content, not by their random ids.
+  const tieKeys = new Map(rows.map((row) => [row.id, row.tie_key]));
   const query: ContextSide = { taskType: r.query.taskType, context: r.query.context };
   const episodes = rows
     .map((row, i) => {
       const { x, parts, score } = must(learned[i]);
       return toScored(row, query, { textRank: (row.task + row.work + row.change) / best, x, parts, score, bestScore }, queryWords);
     })
-    .sort((a, b) => b.score.total - a.score.total || compareText(a.id, b.id))
+    .sort((a, b) => b.score.total - a.score.total || compareText(tieKeys.get(a.id) ?? '', tieKeys.get(b.id) ?? '') || compareText(a.id, b.id))
     .slice(0, r.limit);
   return { episodes, terms: weightedTerms(chosen) };
 }
@@ -242,6 +244,8 @@ interface CandidateRow {
   /** null when the episode's end time is unknown. */
   age_days: number | null;
   trigram: number;
+  /** A hash of the task and outcome: orders equal totals the same way in every tenant with this history. */
+  tie_key: string;
 }
 
 /** What relevanceScore needs of each candidate episode (e), with its BM25 parts. */
@@ -255,7 +259,7 @@ function candidateColumns(p: Params, r: EpisodeRetrieval, trigram: boolean): str
           -- Times unknown (an imported run without them): one half-life, so recency is a neutral 0.5.
           (CASE WHEN e.times_known THEN EXTRACT(EPOCH FROM (${p.add(r.now)}::timestamptz - COALESCE(e.ended_at, e.updated_at))) / 86400
                 ELSE ${p.add(RECENCY_HALF_LIFE_DAYS)} END)::float8 AS age_days,
-          (${similarity})::float8 AS trigram`;
+          (${similarity})::float8 AS trigram, md5(e.task_description || coalesce(e.outcome::text, '')) AS tie_key`;
 }
 
 /**
