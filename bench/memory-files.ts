@@ -20,6 +20,7 @@ import { pathToFileURL } from 'node:url';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { createEpisodicClient, type EpisodicClient } from '../src/client/index.ts';
 import { importRuns } from '../src/import/index.ts';
+import { diffFiles } from '../src/retrieval/files.ts';
 import { type DevRun, loadDevRuns } from './memory-data.ts';
 import { Bm25Baseline } from './memory-metrics.ts';
 import { splitByRepository } from './memory-split.ts';
@@ -135,11 +136,22 @@ export async function reportFiles(input: FilesBenchInput): Promise<string[]> {
   const measured = input.heldOut.filter((r) => r.files.length > 0);
   const poolFiles = new Map(input.pool.map((r) => [r.id, r.files]));
   const known = new Set(input.pool.flatMap((r) => r.files));
+  // Scratch: a file some pool run's patch created and no pool run's patch changed as an existing file.
+  const created = new Set(input.pool.flatMap((r) => diffFiles(r.patch).flatMap((f) => (f.created ? [f.path] : []))));
+  const existing = new Set(input.pool.flatMap((r) => diffFiles(r.patch).flatMap((f) => (f.created ? [] : [f.path]))));
+  const repositoryFiles = (repository: string) =>
+    new Set(input.pool.filter((r) => r.repository === repository).flatMap((r) => diffFiles(r.patch).map((f) => f.path)));
   let episodic = 0;
   let vote = 0;
   let ceiling = 0;
+  let scratch = 0;
+  let foreign = 0;
   for (const run of measured) {
-    episodic += recallAt(await askFiles(client, agent, run), run.files);
+    const answered = (await askFiles(client, agent, run)).slice(0, K);
+    episodic += recallAt(answered, run.files);
+    scratch += answered.filter((f) => created.has(f) && !existing.has(f)).length;
+    const own = repositoryFiles(run.repository);
+    foreign += answered.filter((f) => !own.has(f)).length;
     vote += recallAt(
       voteFiles(bm25.rank(run.description, run.repository), (id) => poolFiles.get(id) ?? []),
       run.files,
@@ -161,9 +173,9 @@ export async function reportFiles(input: FilesBenchInput): Promise<string[]> {
   );
   return [
     `patterns active from the pool: ${kinds.map((k) => `${k.kind}=${k.n}`).join(' ') || 'none'}`,
-    `files: ${measured.length} held-out tasks that changed a file; ceiling (share of their files some pool run changed) ${fmt(ceiling / n, 3)}`,
+    `files: ${measured.length} held-out tasks that changed a file; ceiling (share of their files some pool run changed) ${fmt(ceiling / n, 3)}; answers (top ${K}, task + context) that are files pool runs only ever created: ${scratch}, files no pool run of the task's repository changed: ${foreign}`,
     `patterns: served a file pattern to ${served} of ${input.heldOut.length} held-out tasks, right for ${right}`,
-    `memory files Recall@5 episodic=${(episodic / n).toFixed(3)} bm25vote=${(vote / n).toFixed(3)}`,
+    `memory files Recall@5 episodic=${(episodic / n).toFixed(3)} bm25vote=${(vote / n).toFixed(3)} scratch=${scratch} foreign=${foreign}`,
     `memory patterns served=${served} right=${(served ? right / served : 0).toFixed(3)}`,
   ];
 }

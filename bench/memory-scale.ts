@@ -184,7 +184,6 @@ async function load(pool: pg.Pool, tenantId: string, bases: Base[]) {
   const rare = new Set([...df].filter(([, n]) => n <= RARE_DF).map(([term]) => term));
   const idf = baseIdf(bases);
   const random = rng(15);
-  const average = [0, 1, 2].map((f) => bases.reduce((sum, b) => sum + documentLength(b.fields[f] ?? new Map()), 0) / bases.length);
   // Document frequencies of the terms a copy keeps unrenamed are counted here (all of them, pruned
   // or not); a renamed variant's (too many distinct names to count in memory at 1M) from its postings after the load.
   const frequencies = [new Map<string, number>(), new Map<string, number>(), new Map<string, number>()];
@@ -213,7 +212,11 @@ async function load(pool: pg.Pool, tenantId: string, bases: Base[]) {
         const entries = [...counts].map(([term, tf]) => {
           const original = /v\d+$/.test(term) && !idf[field]?.has(term) ? term.replace(/v\d+$/, '') : term;
           if (original === term) frequencies[field]?.set(term, (frequencies[field]?.get(term) ?? 0) + 1);
-          return { term, impact: BM25.impact(tf, length, average[field] ?? length, field), idf: idf[field]?.get(original) ?? BM25.idf(bases.length, 1) };
+          return {
+            term,
+            impact: BM25.impact(tf, length, BM25.PIVOT_LENGTH[field] ?? length, field),
+            idf: idf[field]?.get(original) ?? BM25.idf(bases.length, 1),
+          };
         });
         unpruned += entries.length;
         for (const t of topTerms(entries, BM25.INDEXED_TERMS)) termRows += `${tenantId}\t${id}\t${field}\t${t.term}\t${t.impact}\n`;

@@ -60,16 +60,19 @@ const task = (run: DevRun, mode: Mode) => ({
   ...(mode === 'context' ? { context: { domain: run.repository, language: run.language } } : {}),
 });
 
-async function newTenant(database: BenchDatabase, url: string, name: string, pool: readonly DevRun[]): Promise<Tenant> {
+/** How a pool is imported: the order of its files and how many runs at once (importRuns' concurrency). */
+interface ImportPlan {
+  reversed?: boolean;
+  concurrency?: number;
+}
+
+async function newTenant(database: BenchDatabase, url: string, name: string, pool: readonly DevRun[], plan: ImportPlan = {}): Promise<Tenant> {
   const tenant = await createTenant(database.db.prisma, name);
   const { token } = await createApiKey(database.db.prisma, { tenantId: tenant.id, name: 'bench', scopes: ['admin', 'write', 'read'] });
   const client = createEpisodicClient({ url, apiKey: token, timeoutMs: 120_000 });
   const verdictFiles = [...new Set(pool.map((r) => join(dirname(r.path), '..', '..', 'results.csv')))].filter(existsSync);
-  const report = await importRuns(
-    client,
-    pool.map((r) => r.path),
-    { verdictFiles },
-  );
+  const paths = pool.map((r) => r.path);
+  const report = await importRuns(client, plan.reversed ? paths.reverse() : paths, { verdictFiles, concurrency: plan.concurrency });
   const episodes = new Map<string, string>();
   for (const run of report.runs) if (run.instanceId && run.episodeId) episodes.set(run.instanceId, run.episodeId);
   // A failed run changes the pool (and so every figure): say which and why.
@@ -127,6 +130,43 @@ async function askEpisodic(t: Tenant, queries: readonly DevRun[], mode: Mode) {
     retrievals.set(q.id, result.retrievalId);
   }
   return { rankings, latencies, retrievals, withFeedback };
+}
+
+const TOP10 = `query($task: RetrievalTaskInput!, $filter: RelevantEpisodeFilter) {
+  result: relevantEpisodes(task: $task, limit: 10, includeFailures: true, filter: $filter) {
+    __typename ... on RelevantEpisodes { episodes { episode { id } failed score { total } } }
+  }
+}`;
+
+/** Each held-out task's top 10 in both modes, as run ids with their scores: the text two tenants are compared by. */
+async function topTens(t: Tenant, queries: readonly DevRun[]): Promise<string[]> {
+  const client = createEpisodicClient({ url: t.url, apiKey: t.token, timeoutMs: 60_000 });
+  const answers: string[] = [];
+  for (const mode of ['text', 'context'] as const)
+    for (const q of queries) {
+      const result = await client.request<{ episodes?: Array<{ episode: { id: string }; failed: boolean; score: { total: number } }> }>(TOP10, {
+        task: task(q, mode),
+        filter: { agent: t.agent },
+      });
+      // Scores to 6 decimals: recency moves with the clock between the two tenants' answers (by less than 1e-9 here).
+      const top = (result.episodes ?? []).map((e) => [t.runs.get(e.episode.id) ?? e.episode.id, e.failed, e.score.total.toFixed(6)]);
+      answers.push(`${mode} ${q.id} ${JSON.stringify(top)}`);
+    }
+  return answers;
+}
+
+/**
+ * Determinism: the pool imported again into a fresh tenant in reverse order, two runs at a time
+ * (the main tenant took it in order, 32 at a time), its own ranker fitted; every held-out task's
+ * top 10 in both modes must be the same text.
+ */
+async function determinism(database: BenchDatabase, url: string, main: Tenant, pool: readonly DevRun[], heldOut: readonly DevRun[]): Promise<string> {
+  const reversed = await newTenant(database, url, 'memory-reversed', pool, { reversed: true, concurrency: 2 });
+  const [a, b] = [await topTens(main, heldOut), await topTens(reversed, heldOut)];
+  const differing = a.filter((answer, i) => answer !== b[i]);
+  for (const answer of differing.slice(0, 3)) console.error(`determinism: differs: ${answer.slice(0, 300)}`);
+  console.log(`Determinism: ${a.length - differing.length} of ${a.length} top-10 answers identical after a reversed import two at a time.\n`);
+  return `memory determinism identical=${differing.length === 0 ? 'yes' : 'no'}`;
 }
 
 const line = (name: string, m: Metrics) => `| ${name} | ${m.fileHit.toFixed(3)} | ${m.sameRepoP5.toFixed(3)} | ${m.mrr.toFixed(3)} | ${m.hub.toFixed(3)} |`;
@@ -266,6 +306,7 @@ async function main() {
       }
       console.log('');
     }
+    const deterministic = await determinism(database, server.url, main, pool, heldOut);
     if (!QUICK) await feedbackReport(main, heldOut, poolById);
     for (const report of QUICK ? [] : await patternReport(main, pool, heldOut)) {
       if (report.startsWith('memory ')) summary.push(report);
@@ -283,8 +324,15 @@ async function main() {
       ([mode, m]) =>
         `memory ${mode} FileHit@5 episodic=${m.episodic.fileHit.toFixed(3)} bm25=${m.bm25.fileHit.toFixed(3)} bm25all=${m.bm25all.fileHit.toFixed(3)}`,
     );
+    const text = must(final.get('text'));
+    const context = must(final.get('context'));
+    modeLines.push(
+      `memory mrr text=${text.episodic.mrr.toFixed(3)} context=${context.episodic.mrr.toFixed(3)} bm25all_text=${text.bm25all.mrr.toFixed(3)} bm25all_context=${context.bm25all.mrr.toFixed(3)}`,
+      `memory hubs max_share=${Math.max(text.episodic.hub, context.episodic.hub).toFixed(3)}`,
+      deterministic,
+    );
     summary.unshift(...modeLines);
-    if (!QUICK) {
+    {
       // relevantFiles and served file patterns (bench/memory-files.ts), on a tenant of its own: its last two lines close the summary.
       const files = await reportFiles({ database, url: server.url, pool, heldOut });
       console.log(files.slice(0, -2).join('\n'));

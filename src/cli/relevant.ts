@@ -37,11 +37,12 @@ interface Answer {
 }
 
 /** What went wrong in a failed run: its verdict, its last error and the step. */
-export function wentWrong(verdict: string | null, error: LastError | null): string {
-  const last = error
+/** The server's account of what went wrong in the work (its last failing step, the files it was changing), else the last error. */
+export function wentWrong(whatWentWrong: string | null, error: LastError | null): string {
+  if (whatWentWrong) return whatWentWrong;
+  return error
     ? `last error at step ${error.stepNumber}${error.tool ? ` (${error.tool})` : ''}: ${error.message}${error.lastLine ? ` · ${error.lastLine}` : ''}`
     : 'no step reported an error';
-  return `${verdict ? `${verdict}; ` : ''}${last}`;
 }
 
 const strengthOf = (h: Hit) => matchStrength(h.score);

@@ -332,6 +332,16 @@ export type EpisodeTermsRow = {
   impact: number;
 };
 
+/** The `episode_files` table. */
+export type EpisodeFilesRow = {
+  tenant_id: string;
+  episode_id: string;
+  /** The episode's domain ('' without one): a path is a file of one repository. */
+  domain: string;
+  path: string;
+  created: boolean;
+};
+
 /** The `episode_term_df` table. */
 export type EpisodeTermDfRow = {
   tenant_id: string;

@@ -13,7 +13,9 @@
  * base:        success 1; partial completed/(completed+failed), 0.5 when both lists are empty; failure 0.
  * efficiency:  clamp(0.5·d + 0.5·s, 0.5, 1.5) with
  *              d = 1.5 if durationMs <= 0, else 0.5 + exp(-(seconds/60)/2);
- *              d = 1 (neutral: the multiplier's identity) when durationMs is null (times unknown)
+ *              d = s when durationMs is null (times unknown) and there are steps: the duration
+ *              its steps take at the formula's own reference pace (60 s per 10 steps, 6 s a step), so
+ *              the missing time is neither a fast run nor a slow one; d = 1 with no steps either
  *              s = 0.5 if there are no steps, else 0.5 + exp(-(steps/10)/2)
  * complexity:  simple 1.0, moderate 1.1, complex 1.2.
  * quality:     clamp(1 + Σ adjustments, 0.5, 1.5); see QUALITY and qualityMultiplier().
@@ -53,7 +55,7 @@ export interface Reward {
   learningBonus: number;
 }
 
-const EFFICIENCY = { min: 0.5, max: 1.5, referenceSeconds: 60, referenceSteps: 10, unknownDuration: 1 } as const;
+const EFFICIENCY = { min: 0.5, max: 1.5, referenceSeconds: 60, referenceSteps: 10, unknownWithoutSteps: 1 } as const;
 const COMPLEXITY_BONUS: Record<Complexity, number> = { simple: 1.0, moderate: 1.1, complex: 1.2 };
 const QUALITY = {
   min: 0.5,
@@ -106,9 +108,11 @@ export function baseReward(outcome: Outcome): number {
 }
 
 export function efficiencyMultiplier(durationMs: number | null, stepCount: number): number {
-  const duration =
-    durationMs === null ? EFFICIENCY.unknownDuration : durationMs > 0 ? decayScore(durationMs / 1000 / EFFICIENCY.referenceSeconds) : EFFICIENCY.max;
   const steps = stepCount > 0 ? decayScore(stepCount / EFFICIENCY.referenceSteps) : EFFICIENCY.min;
+  // An unknown duration is its steps' at the reference pace: a fixed value (it was 1, an 83 s run,
+  // faster than nearly every timed agent run) rewarded runs for having no times.
+  const unknown = stepCount > 0 ? steps : EFFICIENCY.unknownWithoutSteps;
+  const duration = durationMs === null ? unknown : durationMs > 0 ? decayScore(durationMs / 1000 / EFFICIENCY.referenceSeconds) : EFFICIENCY.max;
   return clamp(0.5 * duration + 0.5 * steps, EFFICIENCY.min, EFFICIENCY.max);
 }
 

@@ -23,8 +23,15 @@
  *   the baseline's without them).
  * - POSTINGS_PER_TERM = 100: each term's best postings by impact; the tail of a common term's list
  *   cannot lift a document into the top results on its own.
- * - INDEXED_TERMS = 128: each episode keeps postings for its 128 terms of largest impact × idf per
- *   field (static pruning, topTerms); the rest of its ~300 would be read by almost no query.
+ * - PIVOT_LENGTH: the length an impact's length norm is relative to, a fixed reference per field
+ *   (a typical task description, run and change), not the tenant's running average: a stored impact
+ *   then depends on its own document only, so the same episodes give the same index whatever order
+ *   or concurrency they end in (with the running average, 32 concurrent imports wrote other
+ *   impacts than one at a time). idf, from the document frequencies, is computed at query time.
+ * - INDEXED_TERMS = 512: postings kept per episode and field, the largest impacts (ties: longer,
+ *   then by term), a bound on what one enormous document writes; a real run has far fewer
+ *   distinct terms, so nearly every document is indexed whole. Pruning by impact × idf (the write
+ *   time's idf) made the index depend on the order episodes ended in.
  */
 export const BM25 = {
   k1: 1.2,
@@ -36,8 +43,10 @@ export const BM25 = {
   REPEATED_MIN: 3,
   REPEATED_TERMS: 8,
   POSTINGS_PER_TERM: 100,
-  /** Postings kept per episode and field (topTerms): measured on the development set, docs/BENCHMARKS.md. */
-  INDEXED_TERMS: 128,
+  /** Postings kept per episode and field (topTerms). */
+  INDEXED_TERMS: 512,
+  /** Reference lengths (task, work, change) of the length norm, in term occurrences. */
+  PIVOT_LENGTH: [200, 2000, 50] as readonly number[],
 
   impact(tf: number, length: number, averageLength: number, field: number): number {
     if (tf <= 0) return 0;
@@ -94,15 +103,15 @@ export function weightedTerms(terms: readonly QueryTerm[]): { terms: string[]; w
 }
 
 /**
- * Static index pruning: the terms of one document field that get postings, the `k` with the
- * largest BM25 contribution impact × idf (ties by term); the others still count in the document
- * length and frequencies, so idf and length normalisation are those of the whole text. A query
- * reads only each term's best POSTINGS_PER_TERM postings anyway, and a posting of low impact × idf
- * (a common word said once in a long text) is the kind that never reaches them.
+ * Static index pruning: the `k` terms of one document field with the largest impact (ties: the
+ * longer term, then by term); the others still count in the document length and frequencies. It
+ * reads the document alone, so what is kept never depends on the rest of the index.
  */
-export function topTerms<T extends { term: string; impact: number; idf: number }>(entries: readonly T[], k: number): T[] {
+export function topTerms<T extends { term: string; impact: number }>(entries: readonly T[], k: number): T[] {
   if (entries.length <= k) return [...entries];
-  return [...entries].sort((a, b) => b.impact * b.idf - a.impact * a.idf || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0)).slice(0, Math.max(0, k));
+  return [...entries]
+    .sort((a, b) => b.impact - a.impact || b.term.length - a.term.length || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0))
+    .slice(0, Math.max(0, k));
 }
 
 /** One field of one document as the index writes it: its terms' counts and the length they make. */
@@ -112,25 +121,17 @@ export interface FieldDocument {
   length: number;
 }
 
-/** A field's totals over the tenant's documents before this one: how many, and their summed length. */
-export interface FieldTotals {
-  documents: number;
-  length: number;
-}
-
 /**
  * The postings one document writes in one field, sorted by term: each term's impact against the
- * field's totals counting this document, and its idf counting it too (`df` is the committed
- * frequency without it), pruned to the INDEXED_TERMS best by impact × idf (topTerms).
+ * field's PIVOT_LENGTH, pruned to the INDEXED_TERMS largest (topTerms). A function of the document
+ * alone, so the index is the same for the same episodes in any order.
  */
-export function fieldPostings(doc: FieldDocument, before: FieldTotals | undefined, df: (term: string) => number) {
-  const documents = (before?.documents ?? 0) + 1;
-  const averageLength = ((before?.length ?? 0) + doc.length) / documents;
+export function fieldPostings(doc: FieldDocument) {
+  const pivot = BM25.PIVOT_LENGTH[doc.field] ?? doc.length;
   const scored = [...doc.counts.keys()].sort().map((term) => ({
     field: doc.field,
     term,
-    impact: BM25.impact(doc.counts.get(term) ?? 0, doc.length, averageLength, doc.field),
-    idf: BM25.idf(documents, df(term) + 1),
+    impact: BM25.impact(doc.counts.get(term) ?? 0, doc.length, pivot, doc.field),
   }));
   return topTerms(scored, BM25.INDEXED_TERMS).sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
 }

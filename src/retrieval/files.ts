@@ -66,6 +66,28 @@ export function normalisePaths(paths: readonly string[]): string[] {
   return [...new Set(out)].slice(0, FILE_RULES.filesPerRun);
 }
 
+/** A file a unified diff changes, and whether the diff creates it (`new file mode`, `--- /dev/null`). */
+export interface DiffFile {
+  path: string;
+  created: boolean;
+}
+
+const DIFF_HEADER = /^diff --git a\/(\S+) b\/(\S+)$/;
+
+/** The files of a unified diff (the change a run left), each once, with whether the diff created it. */
+export function diffFiles(diff: string): DiffFile[] {
+  const files = new Map<string, boolean>();
+  let current: string | null = null;
+  for (const line of diff.split('\n')) {
+    const header = DIFF_HEADER.exec(line);
+    if (header) {
+      current = normalisePaths([header[2] ?? ''])[0] ?? null;
+      if (current !== null && !files.has(current)) files.set(current, false);
+    } else if (current !== null && (line.startsWith('new file mode') || line === '--- /dev/null')) files.set(current, true);
+  }
+  return [...files].map(([path, created]) => ({ path, created }));
+}
+
 /** The ranked files, best first (ties by path), at most `limit`. */
 export function rankFiles(task: string, runs: readonly RankedRun[], limit: number): FileEvidence[] {
   const similar = runs.slice(0, FILE_RULES.similarRuns);

@@ -46,6 +46,14 @@ async function trainingQuery(pool: pg.Pool, tenantId: string, episode: TrainingE
   return { candidates: episodes.map((e) => ({ x: e.features, relevant: relevant.has(e.id) })) };
 }
 
+/**
+ * The training runs' order, newest first by a key the history itself fixes: the end time when it is
+ * known, then (runs without times, whose ended_at is when they were imported) a hash of the task
+ * and outcome. Import order and episode ids (random) never choose the training set, its folds or
+ * which half is asked with context, so the same history gives the same model.
+ */
+const STABLE_NEWEST = `(CASE WHEN times_known THEN ended_at END) DESC NULLS LAST, md5(task_description || coalesce(outcome::text, '')), id`;
+
 const FOLDS = 5;
 /**
  * A fit gives the event loop back at least this often: a refit is seconds of CPU on the server's
@@ -98,7 +106,7 @@ export async function trainRankingModel(pool: pg.Pool, tenantId: string): Promis
     pool,
     `SELECT id, task_description, domain, language, ${ARTIFACTS} AS artifacts FROM episodes
       WHERE tenant_id = ${p.add(tenantId)} AND status IN ('completed', 'failed') AND jsonb_typeof(outcome->'artifacts') = 'array' AND jsonb_array_length(outcome->'artifacts') > 0
-      ORDER BY ended_at DESC NULLS LAST, id LIMIT ${p.add(RANKER_TRAINING.queries)}`,
+      ORDER BY ${STABLE_NEWEST} LIMIT ${p.add(RANKER_TRAINING.queries)}`,
     p,
   );
   const queries: TrainingQuery[] = [];

@@ -3,6 +3,7 @@
 // receipt commits while the caller reads the answer's episodes; the answer waits for it (beforeAnswer).
 import type pg from 'pg';
 import type { Writer } from '../write.ts';
+import { failedWorkOf } from './failures.ts';
 import type { WeightedTerms } from './feedback.ts';
 import { type PatternTask, rankPatterns, type ScoredPattern } from './pattern-store.ts';
 import { type Receipt, type ReceiptArm, recordRetrieval } from './receipts.ts';
@@ -77,7 +78,8 @@ export async function rankEpisodeRetrieval(
     statuses: request.includeFailures ? ['completed', 'failed'] : ['completed'],
   });
   const served = options.allCandidates ? episodes : episodes.slice(0, request.limit);
-  return { episodes: served, warnings: episodes.filter((e) => e.failed).slice(0, request.limit), terms };
+  const described = await withFailedWork(deps.pool, tenantId, served, warningsOf(episodes, request.limit));
+  return { ...described, terms };
 }
 
 /** Records what was served (when the caller may write), with the experiment arm that served it. */
@@ -99,6 +101,31 @@ export function recordEpisodeRetrieval(
   const receipt: Receipt = { kind: 'episodes', query, episodeIds: episodes.map((e) => e.id), warningIds: warnings.map((e) => e.id), terms };
   const retrievalId = startReceipt(deps, tenantId, arm ? { ...receipt, arm } : receipt);
   return { retrievalId, episodes, warnings };
+}
+
+/**
+ * A warning is a failed run whose text is as similar to the task as WARNING_FLOOR of the most
+ * similar candidate's, and whose score is WARNING_FLOOR of the best answer's (a failed run that
+ * barely matches is noise: a shared context alone gives half the fixed formula's evidence), not
+ * already among the runs served, each once, best first.
+ */
+const WARNING_FLOOR = 0.5;
+
+export function warningsOf(ranked: readonly ScoredEpisode[], limit: number): ScoredEpisode[] {
+  const served = new Set(ranked.slice(0, limit).map((e) => e.id));
+  const best = ranked[0]?.score.total ?? 0;
+  const similar = Math.max(0, ...ranked.map((e) => e.score.similarity));
+  return ranked
+    .filter((e) => e.failed && !served.has(e.id) && e.score.total > 0 && e.score.total >= WARNING_FLOOR * best && e.score.similarity >= WARNING_FLOOR * similar)
+    .slice(0, limit);
+}
+
+/** Each failed run's whatWentWrong: what went wrong in its work (failures.ts), its verdict only when no step failed. */
+async function withFailedWork(pool: pg.Pool, tenantId: string, episodes: ScoredEpisode[], warnings: ScoredEpisode[]) {
+  const failed = [...episodes, ...warnings].filter((e) => e.failed).map((e) => e.id);
+  const work = await failedWorkOf(pool, tenantId, failed);
+  const described = (e: ScoredEpisode) => (e.failed ? { ...e, whatWentWrong: work.get(e.id) ?? e.whatWentWrong } : e);
+  return { episodes: episodes.map(described), warnings: warnings.map(described) };
 }
 
 export interface PatternRetrievalResult {

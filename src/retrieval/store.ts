@@ -11,6 +11,9 @@
 // 3. Candidates: the best LEXICAL_CANDIDATES by that sum, and as many of the query's domain.
 //    When the words found (almost) nothing: the context's best-reward episodes and trigram
 //    similarity (text without spaces, typos).
+// Every cut keeps its ties (FETCH FIRST ... WITH TIES) and every sum adds in term order: which
+// episodes a cut keeps and the bits of a sum never depend on the order rows were written in (the
+// episode ids, random, broke ties before), so the same history gives the same answer.
 // 4. relevanceScore in TypeScript, with similarity = BM25 / the best candidate's BM25, the learned
 //    model's evidence (when the tenant has a model), and the feedback of each candidate's reported
 //    uses by queries resembling this one (feedback.ts).
@@ -132,13 +135,15 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
   });
   const bestScore = model ? Math.max(...learned.map((l) => l.score)) : 0;
   const queryWords = new Set(counts.keys());
+  // Equal totals (runs of the query's domain with no text in common) are ordered by their content, not by their random ids.
+  const tieKeys = new Map(rows.map((row) => [row.id, row.tie_key]));
   const query: ContextSide = { taskType: r.query.taskType, context: r.query.context };
   const episodes = rows
     .map((row, i) => {
       const { x, parts, score } = must(learned[i]);
       return toScored(row, query, { textRank: (row.task + row.work + row.change) / best, x, parts, score, bestScore }, queryWords);
     })
-    .sort((a, b) => b.score.total - a.score.total || compareText(a.id, b.id))
+    .sort((a, b) => b.score.total - a.score.total || compareText(tieKeys.get(a.id) ?? '', tieKeys.get(b.id) ?? '') || compareText(a.id, b.id))
     .slice(0, r.limit);
   return { episodes, terms: weightedTerms(chosen) };
 }
@@ -239,6 +244,8 @@ interface CandidateRow {
   /** null when the episode's end time is unknown. */
   age_days: number | null;
   trigram: number;
+  /** A hash of the task and outcome: orders equal totals the same way in every tenant with this history. */
+  tie_key: string;
 }
 
 /** What relevanceScore needs of each candidate episode (e), with its BM25 parts. */
@@ -252,7 +259,7 @@ function candidateColumns(p: Params, r: EpisodeRetrieval, trigram: boolean): str
           -- Times unknown (an imported run without them): one half-life, so recency is a neutral 0.5.
           (CASE WHEN e.times_known THEN EXTRACT(EPOCH FROM (${p.add(r.now)}::timestamptz - COALESCE(e.ended_at, e.updated_at))) / 86400
                 ELSE ${p.add(RECENCY_HALF_LIFE_DAYS)} END)::float8 AS age_days,
-          (${similarity})::float8 AS trigram`;
+          (${similarity})::float8 AS trigram, md5(e.task_description || coalesce(e.outcome::text, '')) AS tie_key`;
 }
 
 /**
@@ -277,7 +284,7 @@ async function lexicalCandidates(
   const byDomain =
     domain === null
       ? ''
-      : `UNION ALL (SELECT * FROM scored WHERE domain = ${p.add(domain)} ORDER BY task + work + change DESC, id LIMIT ${CONTEXT_CANDIDATES})`;
+      : `UNION ALL (SELECT * FROM scored WHERE domain = ${p.add(domain)} ORDER BY task + work + change DESC FETCH FIRST ${CONTEXT_CANDIDATES} ROWS WITH TIES)`;
   const modelRow = r.model === undefined ? `UNION ALL SELECT NULL, NULL, to_jsonb(m) FROM (${rankingModelSql(p, r.tenantId)}) m` : '';
   const rows = await queryPrepared<{ candidate: CandidateRow | null; terms: TermStat[] | null; model: Parameters<typeof toRankingModel>[0] }>(
     pool,
@@ -295,17 +302,18 @@ async function lexicalCandidates(
               ln(1 + (s.documents - s.df + 0.5::float8) / (s.df + 0.5::float8)) * (CASE s.field WHEN 0 THEN 1 WHEN 1 THEN ${p.add(BM25.WORK_WEIGHT)}::float8 ELSE ${p.add(BM25.CHANGE_WEIGHT)}::float8 END) AS weight
          FROM stats s WHERE s.term IN (SELECT term FROM chosen)),
      hits AS (
-       SELECT p.episode_id, q.field, q.weight * p.impact AS s FROM q CROSS JOIN LATERAL (
+       SELECT p.episode_id, q.field, q.term, q.weight * p.impact AS s FROM q CROSS JOIN LATERAL (
          SELECT t.episode_id, t.impact FROM episode_terms t
           WHERE t.tenant_id = ${tenant} AND t.field = q.field AND t.term = q.term
-          ORDER BY t.impact DESC LIMIT ${BM25.POSTINGS_PER_TERM}) p),
+          ORDER BY t.impact DESC FETCH FIRST ${BM25.POSTINGS_PER_TERM} ROWS WITH TIES) p),
      summed AS (
-       SELECT episode_id, coalesce(sum(s) FILTER (WHERE field = 0), 0)::float8 AS task, coalesce(sum(s) FILTER (WHERE field = 1), 0)::float8 AS work,
-              coalesce(sum(s) FILTER (WHERE field = 2), 0)::float8 AS change
+       SELECT episode_id, coalesce(sum(s ORDER BY term) FILTER (WHERE field = 0), 0)::float8 AS task,
+              coalesce(sum(s ORDER BY term) FILTER (WHERE field = 1), 0)::float8 AS work,
+              coalesce(sum(s ORDER BY term) FILTER (WHERE field = 2), 0)::float8 AS change
          FROM hits GROUP BY episode_id),
-     best AS (SELECT * FROM summed ORDER BY task + work + change DESC LIMIT ${JOINED_CANDIDATES}),
+     best AS (SELECT * FROM summed ORDER BY task + work + change DESC FETCH FIRST ${JOINED_CANDIDATES} ROWS WITH TIES),
      scored AS MATERIALIZED (SELECT s.task, s.work, s.change, ${columns} FROM best s JOIN episodes e ON e.id = s.episode_id WHERE ${base}),
-     found AS ((SELECT * FROM scored ORDER BY task + work + change DESC, id LIMIT ${LEXICAL_CANDIDATES}) ${byDomain})
+     found AS ((SELECT * FROM scored ORDER BY task + work + change DESC FETCH FIRST ${LEXICAL_CANDIDATES} ROWS WITH TIES) ${byDomain})
      SELECT to_jsonb(f) AS candidate, NULL::jsonb AS terms, NULL::jsonb AS model FROM found f
      UNION ALL SELECT NULL, coalesce(jsonb_agg(jsonb_build_object('field', field, 'term', term, 'df', df, 'documents', documents)), '[]'), NULL FROM q
      ${modelRow}`,

@@ -2,17 +2,18 @@
 // of its task description, of what it did and of the change it left (terms.ts), each stored with its BM25 weight in the
 // document (impact, without idf), plus the term's document frequency and the field's totals.
 //
-// Impacts use the field's average length at write time (including this document). Lucene
-// recomputes length norms at query time; here the average moves slowly once a tenant has a few
-// hundred episodes, and a precomputed impact is what lets a query read only each term's best
-// postings from the index (store.ts). Document frequencies are upserted in term order, so two
-// endings that share terms wait for each other instead of deadlocking. Every term counts in the
-// frequencies and the length; postings are written for the INDEXED_TERMS terms of largest
-// impact × idf per field only (static pruning, bm25.ts topTerms).
+// Impacts are relative to each field's fixed reference length (bm25.ts PIVOT_LENGTH), not to the
+// average at write time: a stored impact depends on its document alone, so the same episodes give
+// the same index in any order or concurrency (with the running average, concurrent imports wrote
+// other impacts than serial ones). A precomputed impact is what lets a query read only each term's
+// best postings from the index (store.ts); idf comes from the frequencies at query time. Document
+// frequencies are upserted in term order, so two endings that share terms wait for each other
+// instead of deadlocking. Every term counts in the frequencies and the length; postings are
+// written for the INDEXED_TERMS terms of largest impact per field (bm25.ts topTerms).
 import type pg from 'pg';
-import type { EpisodeTermDfRow, EpisodeTermTotalsRow } from '../db/rows.ts';
 import { Params, queryRows, unnestAs } from '../db/sql.ts';
 import { fieldPostings } from './bm25.ts';
+import { type DiffFile, diffFiles } from './files.ts';
 import { changeTerms, DIFF_CHARS, documentLength, lastDiff, STEP_TEXT_CHARS, type TermCounts, taskTerms, type WorkStep, workTerms } from './terms.ts';
 
 export const FIELD = { task: 0, work: 1, change: 2 } as const;
@@ -22,6 +23,7 @@ const INDEXED_STEPS = 400;
 
 interface EpisodeSource {
   indexed: boolean;
+  domain: string | null;
   task_description: string;
   artifacts: string[] | null;
   failure: string | null;
@@ -42,9 +44,8 @@ export async function indexEpisodeTerms(client: pg.PoolClient, tenantId: string,
 }
 
 /**
- * Indexes several ended episodes of a tenant at once (runs imported in one transaction): each is
- * weighted against the totals and frequencies as committed, as endings that run at once are, and
- * the shared rows are written once for all of them, not once per episode.
+ * Indexes several ended episodes of a tenant at once (runs imported in one transaction): the
+ * shared rows are written once for all of them, not once per episode.
  */
 export async function indexEpisodesTerms(client: pg.PoolClient, tenantId: string, episodeIds: readonly string[]): Promise<void> {
   if (episodeIds.length === 0) return;
@@ -52,12 +53,15 @@ export async function indexEpisodesTerms(client: pg.PoolClient, tenantId: string
   const sources = await episodeSources(client, episodeIds);
   const stepsOf = await indexedSteps(client, episodeIds);
   const documents: EpisodeFields[] = [];
+  const files: Array<DiffFile & { episodeId: string; domain: string }> = [];
   for (const episodeId of episodeIds) {
     const episode = sources.get(episodeId);
     if (!episode || episode.indexed) continue;
     const steps = stepsOf.get(episodeId) ?? [];
     const work = workTerms({ artifacts: episode.artifacts ?? [], failure: episode.failure, steps: steps.map(toWorkStep) });
-    const change = changeTerms({ artifacts: episode.artifacts ?? [], diff: lastDiff(steps.map((s) => s.output)) });
+    const diff = lastDiff(steps.map((s) => s.output));
+    const change = changeTerms({ artifacts: episode.artifacts ?? [], diff });
+    for (const file of diffFiles(diff ?? '')) files.push({ ...file, episodeId, domain: episode.domain ?? '' });
     documents.push({
       episodeId,
       fields: [
@@ -68,11 +72,29 @@ export async function indexEpisodesTerms(client: pg.PoolClient, tenantId: string
     });
   }
   if (documents.length) await writeFields(client, tenantId, documents);
+  await addFiles(client, tenantId, files);
+}
+
+/** The files each episode's last diff changed, and whether it created them (files-store.ts reads them). */
+async function addFiles(client: pg.PoolClient, tenantId: string, files: ReadonlyArray<DiffFile & { episodeId: string; domain: string }>) {
+  if (!files.length) return;
+  const p = new Params();
+  const rows = {
+    episode: [files.map((f) => f.episodeId), 'uuid'],
+    domain: [files.map((f) => f.domain), 'text'],
+    path: [files.map((f) => f.path), 'text'],
+    created: [files.map((f) => f.created), 'bool'],
+  } as const;
+  await client.query(
+    `INSERT INTO episode_files (tenant_id, episode_id, domain, path, created)
+     SELECT ${p.add(tenantId)}, f.episode, f.domain, f.path, f.created FROM ${unnestAs(p, 'f', rows)} ON CONFLICT DO NOTHING`,
+    p.values,
+  );
 }
 
 async function episodeSources(client: pg.PoolClient, episodeIds: readonly string[]): Promise<Map<string, EpisodeSource>> {
   const p = new Params();
-  const sql = `SELECT id, EXISTS (SELECT 1 FROM episode_terms t WHERE t.episode_id = e.id) AS indexed, task_description,
+  const sql = `SELECT id, EXISTS (SELECT 1 FROM episode_terms t WHERE t.episode_id = e.id) AS indexed, domain, task_description,
             CASE WHEN jsonb_typeof(outcome->'artifacts') = 'array' THEN ARRAY(SELECT jsonb_array_elements_text(outcome->'artifacts')) END AS artifacts,
             CASE WHEN outcome_kind = 'failure' THEN concat_ws(' ', outcome->>'reason', outcome->>'details')
                  WHEN outcome_kind = 'partial' THEN outcome->>'failed' END AS failure
@@ -114,27 +136,15 @@ interface EpisodeFields {
 }
 
 /**
- * Reads the field totals and the terms' document frequencies as committed, writes the postings,
- * then the frequencies and the totals last. The frequency and totals rows are shared by every
- * ending of the tenant and stay locked until commit, so nothing else runs between taking them and
- * the commit (the reads take no lock). Alone, the impacts are those of reading the rows after the
- * update; endings that run at once (or are indexed together) each count the others' documents
- * only once they commit.
+ * Writes the postings, then the frequencies and the totals last. The frequency and totals rows are
+ * shared by every ending of the tenant and stay locked until commit, so nothing else runs between
+ * taking them and the commit.
  */
 async function writeFields(client: pg.PoolClient, tenantId: string, documents: readonly EpisodeFields[]): Promise<void> {
   const perEpisode = documents.map((d) => d.fields.map((f) => ({ ...f, length: documentLength(f.counts), terms: [...f.counts.keys()].sort() })));
   const withTerms = perEpisode.map((fields) => fields.filter((f) => f.terms.length > 0));
   const counts = documentCounts(withTerms.flat());
-  const totals = await committedTotals(client, tenantId);
-  const df = await committedDocumentFrequencies(client, tenantId, counts);
-  // Every term counts in the document frequencies; only the best INDEXED_TERMS get postings.
-  const postings = documents.flatMap((d, k) =>
-    (withTerms[k] ?? []).flatMap((f) => {
-      const total = totals.get(f.field);
-      const before = total && { documents: total.documents, length: Number(total.length) };
-      return fieldPostings(f, before, (term) => df.get(dfKey(f.field, term)) ?? 0).map((p) => ({ ...p, episodeId: d.episodeId }));
-    }),
-  );
+  const postings = documents.flatMap((d, k) => (withTerms[k] ?? []).flatMap((f) => fieldPostings(f).map((p) => ({ ...p, episodeId: d.episodeId }))));
   // The postings are these episodes' own rows: written before the shared rows are locked, so the
   // other endings wait for this one only through its last two statements and its commit.
   await addPostings(client, tenantId, postings);
@@ -147,7 +157,7 @@ function documentCounts(fields: ReadonlyArray<{ field: number; terms: string[] }
   const byKey = new Map<string, TermCount>();
   for (const f of fields)
     for (const term of f.terms) {
-      const key = dfKey(f.field, term);
+      const key = `${f.field}\u0000${term}`;
       const entry = byKey.get(key);
       if (entry) entry.documents += 1;
       else byKey.set(key, { field: f.field, term, documents: 1 });
@@ -179,17 +189,6 @@ async function addPostings(client: pg.PoolClient, tenantId: string, postings: re
   );
 }
 
-/** The tenant's field totals as committed, by field. */
-async function committedTotals(client: pg.PoolClient, tenantId: string) {
-  const p = new Params();
-  const rows = await queryRows<Pick<EpisodeTermTotalsRow, 'field' | 'documents' | 'length'>>(
-    client,
-    `SELECT field, documents, length FROM episode_term_totals WHERE tenant_id = ${p.add(tenantId)}`,
-    p,
-  );
-  return new Map(rows.map((r) => [r.field, r]));
-}
-
 /** Adds each document and its length to its fields' totals, in field order. */
 async function addTotals(client: pg.PoolClient, tenantId: string, fields: ReadonlyArray<{ field: number; length: number }>) {
   const byField = new Map<number, { documents: number; length: number }>();
@@ -212,26 +211,9 @@ async function addTotals(client: pg.PoolClient, tenantId: string, fields: Readon
   );
 }
 
-const dfKey = (field: number, term: string) => `${field}\u0000${term}`;
-
 /** The (field, term) pairs as unnest columns. */
 function termColumns(counts: readonly TermCount[]) {
   return { field: [counts.map((c) => c.field), 'int'], term: [counts.map((c) => c.term), 'text'] } as const;
-}
-
-/** The terms' document frequencies as committed, by dfKey (absent: no document yet). */
-async function committedDocumentFrequencies(client: pg.PoolClient, tenantId: string, counts: readonly TermCount[]) {
-  if (!counts.length) return new Map<string, number>();
-  const d = new Params();
-  const rows = await queryRows<Pick<EpisodeTermDfRow, 'field' | 'term' | 'df'>>(
-    client,
-    // One index probe per term (LATERAL ... LIMIT 1): as a join, PostgreSQL hashed every frequency
-    // row of the tenant for each ending (50 ms at 350 episodes, growing with the tenant).
-    `SELECT u.field, u.term, f.df FROM ${unnestAs(d, 'u', termColumns(counts))}
-       CROSS JOIN LATERAL (SELECT df FROM episode_term_df f WHERE f.tenant_id = ${d.add(tenantId)} AND f.field = u.field AND f.term = u.term LIMIT 1) f`,
-    d,
-  );
-  return new Map(rows.map((r) => [dfKey(r.field, r.term), r.df]));
 }
 
 /**

@@ -14,7 +14,10 @@
  * too (`ModelChoiceField` -> modelchoicefield, model, choice, field), so a task that names a class
  * or function finds the run that changed it, and a task that names part of one still meets it.
  * Paths split into their segments (`django/forms/models.py` -> django, forms, models, py).
+ * English function words (stop-words.ts) are never terms, in any field, whole or as a part.
  */
+import { STOP_WORDS } from './stop-words.ts';
+
 const TERM_MIN_CHARS = 2;
 const TERM_MAX_CHARS = 64;
 /** Characters of each step's parameters and result read for terms (a step may hold 1 MB). */
@@ -36,7 +39,7 @@ const CAMEL = /[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+/g;
 const HEX_NOISE = /^(?:0x)?(?=[0-9a-f]*\d)[0-9a-f]{6,}$/i;
 const ERROR_CLASS = /\b[A-Z][A-Za-z0-9_]*(?:Error|Exception|Warning|Failure)\b/g;
 
-const keep = (term: string) => term.length >= TERM_MIN_CHARS && term.length <= TERM_MAX_CHARS && !/^[\d_]+$/.test(term);
+const keep = (term: string) => term.length >= TERM_MIN_CHARS && term.length <= TERM_MAX_CHARS && !/^[\d_]+$/.test(term) && !STOP_WORDS.has(term);
 
 function add(counts: TermCounts, term: string, weight: number): void {
   if (keep(term)) counts.set(term, (counts.get(term) ?? 0) + weight);

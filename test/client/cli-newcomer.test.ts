@@ -153,14 +153,16 @@ describe.concurrent('episodic for a newcomer', () => {
       { kind: 'tool_call', tool: 'shell', result: { kind: 'SUCCESS', output: 'ok' } },
     ]);
     unwrap(await api.completeEpisode(bad.id, { kind: 'FAILURE', reason: 'tests still red' }));
-    const r = await cli('relevant', task, '--failures');
+    const r = await cli('relevant', task, '--failures', '--limit', '1');
     expect(r.code, r.stderr).toBe(0);
     // One row per result: the strength word and value, the id, the status, the task on one line.
     expect(r.stdout).toMatch(/^(strong|moderate|weak|none) +[01]\.\d\d  [0-9a-f-]{36}  (COMPLETED|FAILED) +Repair the quarterly invoice/m);
-    expect(r.stdout).toContain('tests still red; last error at step 1 (pytest): exit_1: exit code 1 · AssertionError: 0.1 != 0.10');
-    const json = JSON.parse((await cli('relevant', task, '--failures', '--json')).stdout);
+    // What went wrong in the work (its last failing step and output), not the verdict "tests still red".
+    expect(r.stdout).toContain('pytest failed (step 1): exit_1: exit code 1; last output: AssertionError: 0.1 != 0.10');
+    // --limit 1: the failed run is a warning only when it is not among the runs served.
+    const json = JSON.parse((await cli('relevant', task, '--failures', '--limit', '1', '--json')).stdout);
     expect(json.warnings).toEqual(expect.arrayContaining([expect.objectContaining({ strength: expect.objectContaining({ word: expect.any(String) }) })]));
-    expect(json.warnings.find((w: { episode: { id: string } }) => w.episode.id === bad.id)?.wentWrong).toMatch(/^tests still red; last error at step 1/);
+    expect(json.warnings.find((w: { episode: { id: string } }) => w.episode.id === bad.id)?.wentWrong).toMatch(/^pytest failed \(step 1\): exit_1/);
   });
 
   it('tail says when its connection drops, then resumes', async () => {

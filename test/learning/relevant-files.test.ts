@@ -77,6 +77,61 @@ describe('relevantFiles', () => {
     expect(r.files.map((f: Json) => f.path)).not.toContain('shop/unknown.py');
   });
 
+  it('never offers a file runs only ever created (a scratch file), and offers one some run changed as an existing file', async () => {
+    const { keys, l } = await learnerTenant(t, 'files-scratch');
+    const diff = (files: Array<[string, 'new' | 'changed']>) =>
+      files
+        .map(([file, kind]) =>
+          [
+            `diff --git a/${file} b/${file}`,
+            ...(kind === 'new' ? ['new file mode 100644', '--- /dev/null'] : [`--- a/${file}`]),
+            `+++ b/${file}`,
+            '@@ -0,0 +1 @@',
+            '+x = 1',
+          ].join('\n'),
+        )
+        .join('\n');
+    const submit = (files: Array<[string, 'new' | 'changed']>) => ({
+      kind: 'tool_call',
+      tool: 'submit',
+      action: 'submit',
+      parameters: { command: 'git diff' },
+      result: { kind: 'SUCCESS', output: diff(files) },
+    });
+    const run = (description: string, files: Array<[string, 'new' | 'changed']>) =>
+      l.run({ description, context: CONTEXT, steps: [submit(files)], outcome: success(files.map(([f]) => f)) });
+    await run('Coupon discount total wrong at checkout', [
+      ['shop/pricing.py', 'changed'],
+      ['reproduce_coupon.py', 'new'],
+    ]);
+    await run('Checkout coupon discount applied twice', [
+      ['shop/pricing.py', 'changed'],
+      ['reproduce_coupon.py', 'new'],
+      ['shop/coupons.py', 'new'],
+    ]);
+    // Created by one run, changed as an existing file by another: a file of the repository.
+    await run('Coupon codes are case sensitive at checkout', [['shop/coupons.py', 'changed']]);
+    const r = await files(keys.write, { description: 'checkout coupon discount total', context: CONTEXT });
+    const paths = r.files.map((f: Json) => f.path);
+    expect(paths).toContain('shop/pricing.py');
+    expect(paths).toContain('shop/coupons.py');
+    expect(paths).not.toContain('reproduce_coupon.py');
+  });
+
+  it("answers only files of the task's repository when the task names it", async () => {
+    const { keys, l } = await learnerTenant(t, 'files-foreign');
+    await l.run({ description: 'Coupon discount total wrong at checkout', context: CONTEXT, outcome: success(['shop/pricing.py']) });
+    await l.run({
+      description: 'Coupon discount total wrong at checkout page',
+      context: { domain: 'other/store', language: 'python' },
+      outcome: success(['store/prices.py']),
+    });
+    const own = await files(keys.write, { description: 'checkout coupon discount total', context: CONTEXT });
+    expect(own.files.map((f: Json) => f.path)).toEqual(['shop/pricing.py']);
+    const any = await files(keys.write, { description: 'checkout coupon discount total' });
+    expect(new Set(any.files.map((f: Json) => f.path))).toEqual(new Set(['shop/pricing.py', 'store/prices.py']));
+  });
+
   it('records a receipt that credits the evidence runs, and a read key records nothing', async () => {
     const { keys, l } = await learnerTenant(t, 'files-receipt');
     const a = await l.run({ description: 'Search results ignore the category filter', context: CONTEXT, outcome: success(['shop/search.py']) });

@@ -122,9 +122,13 @@ describe('filters', () => {
     const warned = await l.relevant({ description, context: DATA }, { includeFailures: true });
     expect(ids(warned.episodes).sort()).toEqual([ep.good, ep.poor, ep.agent, ep.failed].sort());
     expect(warned.episodes.filter((e: Json) => e.failed).map((e: Json) => e.episode.id)).toEqual([ep.failed]);
-    expect(ids(warned.warnings)).toEqual([ep.failed]);
-    expect(warned.warnings[0].episode.status).toBe('FAILED');
-    expectBreakdown(warned.warnings[0].score);
+    // Served once: the failed run is among the runs, so it is no warning too.
+    expect(warned.warnings).toEqual([]);
+    const best = await l.relevant({ description, context: DATA }, { includeFailures: true, limit: 1 });
+    expect(ids(best.episodes)).toEqual([ep.good]);
+    expect(ids(best.warnings)).toEqual([ep.failed]);
+    expect(best.warnings[0].episode.status).toBe('FAILED');
+    expectBreakdown(best.warnings[0].score);
   });
 
   it('applies minReward, endedAfter, agent and limit', async () => {
@@ -203,7 +207,8 @@ describe('tenancy and receipts', () => {
     await l.run({ description, context: WEB });
     await l.run({ description, context: WEB, outcome: FAILURE });
     const task = { description, context: WEB };
-    const r = await l.relevant(task, { includeFailures: true, limit: 5 });
+    // limit 1: the failed run is a warning only when it is not among the runs served.
+    const r = await l.relevant(task, { includeFailures: true, limit: 1 });
     const [event] = await ledger(t, keys.tenantId, 'retrieval.served');
     const { rows } = await t.services.db.pool.query('SELECT * FROM retrievals WHERE id = $1', [r.retrievalId]);
     const served = { episodes: ids(r.episodes), warnings: ids(r.warnings), patterns: [] };
@@ -213,11 +218,11 @@ describe('tenancy and receipts', () => {
       kind: 'episodes',
       queryHash: rows[0].query_hash,
       resultsHash: contentHash(served),
-      counts: { episodes: 2, warnings: 1, patterns: 0 },
+      counts: { episodes: 1, warnings: 1, patterns: 0 },
     });
     const query = {
       task: { description, taskType: null, context: { domain: 'web', language: 'typescript', framework: 'express', tags: ['api'] } },
-      limit: 5,
+      limit: 1,
       includeFailures: true,
       filter: { minReward: null, endedAfter: null, agent: null },
     };

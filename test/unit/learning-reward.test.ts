@@ -68,11 +68,15 @@ describe('efficiencyMultiplier', () => {
     expect(efficiencyMultiplier(0, 0)).toBeCloseTo(0.5 * 1.5 + 0.5 * 0.5, 12);
   });
 
-  it('takes an unknown duration (null) as neutral: 1, between the best and the worst, whatever the steps', () => {
-    expect(efficiencyMultiplier(null, 10)).toBeCloseTo(0.5 * 1 + 0.5 * (0.5 + Math.exp(-0.5)), 12);
-    expect(efficiencyMultiplier(null, 4)).toBeLessThan(efficiencyMultiplier(0, 4));
-    expect(efficiencyMultiplier(null, 4)).toBeLessThan(efficiencyMultiplier(1_000, 4));
-    expect(efficiencyMultiplier(null, 4)).toBeGreaterThan(efficiencyMultiplier(3_600_000, 4));
+  it('takes an unknown duration (null) as its steps at the reference pace (6 s a step): neither a fast run nor a slow one', () => {
+    for (const steps of [1, 4, 10, 40, 150]) {
+      expect(efficiencyMultiplier(null, steps)).toBeCloseTo(efficiencyMultiplier(steps * 6_000, steps), 12);
+      expect(efficiencyMultiplier(null, steps)).toBeLessThan(efficiencyMultiplier(steps * 3_000, steps));
+      expect(efficiencyMultiplier(null, steps)).toBeGreaterThan(efficiencyMultiplier(steps * 12_000, steps));
+    }
+    // Not the 83 s run it used to be: a 40-step run without times is no faster than 40 steps take at that pace.
+    expect(efficiencyMultiplier(null, 40)).toBeLessThan(efficiencyMultiplier(83_000, 40));
+    expect(efficiencyMultiplier(null, 0)).toBeCloseTo(0.5 * 1 + 0.5 * 0.5, 12);
   });
 
   it('stays within [0.5, 1.5] at the extremes', () => {

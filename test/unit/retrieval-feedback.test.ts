@@ -116,41 +116,45 @@ describe('groundedTarget', () => {
 });
 
 describe('topTerms (static index pruning)', () => {
-  it('keeps the k terms of largest impact × idf, ties by term', () => {
+  it('keeps the k terms of largest impact, ties by the longer term, then by term', () => {
     const entries = [
-      { term: 'the', impact: 2, idf: 0.05 },
-      { term: 'modelchoicefield', impact: 1, idf: 5 },
-      { term: 'iterator', impact: 1.5, idf: 2 },
-      { term: 'beta', impact: 1, idf: 1 },
-      { term: 'alpha', impact: 1, idf: 1 },
+      { term: 'the', impact: 1 },
+      { term: 'modelchoicefield', impact: 1 },
+      { term: 'iterator', impact: 1.5 },
+      { term: 'beta', impact: 1 },
+      { term: 'alph', impact: 1 },
     ];
-    expect(topTerms(entries, 3).map((t) => t.term)).toEqual(['modelchoicefield', 'iterator', 'alpha']);
+    expect(topTerms(entries, 3).map((t) => t.term)).toEqual(['iterator', 'modelchoicefield', 'alph']);
     expect(topTerms(entries, 10)).toHaveLength(5);
     expect(topTerms(entries, 0)).toEqual([]);
   });
 });
 
 describe('fieldPostings (what an ending writes to the index)', () => {
-  const doc = (counts: Record<string, number>) => ({
-    field: 1,
+  const doc = (counts: Record<string, number>, field = 1) => ({
+    field,
     counts: new Map(Object.entries(counts)),
     length: Object.values(counts).reduce((a, b) => a + b, 0),
   });
 
-  it("counts the document itself in the totals and in each term's frequency, sorted by term", () => {
+  it("weighs each term against the field's fixed reference length, sorted by term", () => {
     const d = doc({ zeta: 2, alpha: 1 });
-    const first = fieldPostings(d, undefined, () => 0);
-    expect(first.map((p) => p.term)).toEqual(['alpha', 'zeta']);
-    expect(first[0]).toEqual({ field: 1, term: 'alpha', impact: BM25.impact(1, 3, 3, 1), idf: BM25.idf(1, 1) });
-    const later = fieldPostings(d, { documents: 9, length: 57 }, (term) => (term === 'zeta' ? 4 : 0));
-    expect(later[1]).toEqual({ field: 1, term: 'zeta', impact: BM25.impact(2, 3, 6, 1), idf: BM25.idf(10, 5) });
+    const postings = fieldPostings(d);
+    expect(postings.map((p) => p.term)).toEqual(['alpha', 'zeta']);
+    expect(postings[0]).toEqual({ field: 1, term: 'alpha', impact: BM25.impact(1, 3, BM25.PIVOT_LENGTH[1] ?? 0, 1) });
+    expect(fieldPostings(doc({ zeta: 2, alpha: 1 }, 0))[1]).toEqual({ field: 0, term: 'zeta', impact: BM25.impact(2, 3, BM25.PIVOT_LENGTH[0] ?? 0, 0) });
   });
 
-  it('keeps the INDEXED_TERMS best by impact × idf; a rarer term outranks a common one said as often', () => {
+  it('is a function of the document alone: the same document gives the same postings whatever else is indexed', () => {
+    const d = doc({ queryset: 3, prefetch: 2, sliced: 1 });
+    expect(fieldPostings(d)).toEqual(fieldPostings(doc({ sliced: 1, prefetch: 2, queryset: 3 })));
+  });
+
+  it('keeps the INDEXED_TERMS largest impacts; a term said more often outranks one said once', () => {
     const counts = Object.fromEntries(Array.from({ length: BM25.INDEXED_TERMS + 5 }, (_, i) => [`t${String(i).padStart(3, '0')}`, 1]));
-    const kept = fieldPostings(doc(counts), { documents: 99, length: 9_900 }, (term) => (term === 't000' ? 0 : 50));
+    const kept = fieldPostings(doc({ ...counts, zzz: 3 }));
     expect(kept).toHaveLength(BM25.INDEXED_TERMS);
-    expect(kept.map((p) => p.term)).toContain('t000');
+    expect(kept.map((p) => p.term)).toContain('zzz');
     expect(kept.map((p) => p.term)).toEqual([...kept.map((p) => p.term)].sort());
   });
 });

@@ -2,12 +2,13 @@
 // must be exactly those of splitting every word, as the index already holds them.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addWords, type TermCounts } from '../../src/retrieval/terms.ts';
+import { STOP_WORDS } from '../../src/retrieval/stop-words.ts';
+import { addWords, changeTerms, type TermCounts, taskTerms, workTerms } from '../../src/retrieval/terms.ts';
 
 /** addWords as it was before the shortcut: every word split on underscores and CamelCase. */
 function splittingEveryWord(text: string): TermCounts {
   const counts: TermCounts = new Map();
-  const keep = (term: string) => term.length >= 2 && term.length <= 64 && !/^[\d_]+$/.test(term);
+  const keep = (term: string) => term.length >= 2 && term.length <= 64 && !/^[\d_]+$/.test(term) && !STOP_WORDS.has(term);
   const add = (term: string) => keep(term) && counts.set(term, (counts.get(term) ?? 0) + 1);
   for (const [word] of text.matchAll(/[\p{L}\p{N}_]+/gu)) {
     if (/^(?:0x)?(?=[0-9a-f]*\d)[0-9a-f]{6,}$/i.test(word)) continue;
@@ -45,6 +46,8 @@ const PIECES = [
   '/',
   '-',
   'deadbeef1',
+  'is',
+  'When',
   '0x',
 ];
 const texts = fc.array(fc.constantFrom(...PIECES), { maxLength: 40 }).map((pieces) => pieces.join(''));
@@ -64,5 +67,30 @@ describe('addWords', () => {
     expect([...terms.keys()].sort()).toEqual(
       ['modelchoicefield', 'model', 'choice', 'field', 'bulk_create', 'bulk', 'create', 'httpserver', 'http', 'server', 'hello', 'world'].sort(),
     );
+  });
+});
+
+describe('stop words', () => {
+  const diff = [
+    'diff --git a/tests/test_pickle.py b/tests/test_pickle.py',
+    '@@ -10,3 +10,6 @@ class PickleTests(TestCase):',
+    '+    def test_pickling_works_when_getstate_is_overwritten_in_the_subclass(self):',
+    '+        pass',
+  ].join('\n');
+
+  it('are no term of any field, not even as parts of a split test name', () => {
+    const fields = [
+      changeTerms({ artifacts: ['tests/test_pickle.py'], diff }),
+      workTerms({
+        artifacts: [],
+        failure: null,
+        steps: [{ tool: 'bash', action: null, parameters: null, errorClass: null, errorMessage: null, output: diff }],
+      }),
+      taskTerms('When the object is pickled, it is not the same as the one in the cache'),
+    ];
+    for (const counts of fields) for (const word of ['is', 'when', 'the', 'in', 'it', 'not', 'as']) expect(counts.has(word)).toBe(false);
+    expect(fields[0]?.has('getstate')).toBe(true);
+    expect(fields[0]?.has('pickling')).toBe(true);
+    expect(fields[0]?.has('test_pickling_works_when_getstate_is_overwritten_in_the_subclass')).toBe(true);
   });
 });
