@@ -250,7 +250,12 @@ function exportVectors() {
     },
     {
       name: 'range after seq 2 to seq 5',
-      lines: [{ ...header, afterSeq: 2, toSeq: 5 }, ...checkpoints, ...events.slice(2, 5)],
+      lines: [
+        { ...header, afterSeq: 2, toSeq: 5 },
+        ...checkpoints,
+        { consistency: { fromSize: 2, toSize: 7, proof: tree.consistencyProof(2, 7).map(toHex) } },
+        ...events.slice(2, 5),
+      ],
       publicKey,
       expected: { ok: true },
     },
@@ -345,7 +350,7 @@ function rowVectors() {
     { name: 'with rows: a row no event claims', bundle: { ...bundle, rows: [...rows, stray] }, publicKey, expected: { ok: false, problems: ['malformed'] } },
   ];
   const header = { format: EXPORT_FORMAT, tenantId: TENANT, afterSeq: 0, toSeq: null };
-  const lines = (withRows: unknown[]) => [header, { checkpoint: head }, ...withRows.map((row) => ({ row })), ...events];
+  const lines = (withRows: unknown[]) => [header, { checkpoint: head }, ...events, ...withRows.map((row) => ({ row }))];
   const exports = [
     { name: 'with rows: intact', lines: lines(allRows), publicKey, expected: { ok: true } },
     ...allRows.map((r, i) => ({
@@ -355,6 +360,8 @@ function rowVectors() {
       expected: { ok: false, problem: 'row-mismatch', firstBadSeq: seqOf[r.kind] },
     })),
     { name: 'with rows: the state row missing', lines: lines(allRows.slice(1)), publicKey, expected: { ok: false, problem: 'row-mismatch', firstBadSeq: 2 } },
+    // §6.2: a v2 export to the head carries its rows; stripping them is no "0 rows checked".
+    { name: 'with rows: every row line stripped', lines: lines([]), publicKey, expected: { ok: false, problem: 'row-mismatch', firstBadSeq: 2 } },
   ];
   return { bundles, exports };
 }
@@ -388,6 +395,15 @@ function incrementalExportVectors(
       publicKey,
       state: forgedRoot,
       expected: { ok: false, problem: 'root-mismatch', firstBadSeq: 4 },
+    },
+    {
+      // §7.3.1 step 1: checkpoints are kept forever, so a file whose newest checkpoint is older
+      // than the state comes from a ledger cut back (events 5..7 and checkpoint 7 deleted).
+      name: 'incremental: rolled back below the state at 7 (events after 4 and checkpoint 7 deleted)',
+      lines: [{ ...header, afterSeq: 7 }, { checkpoint: head(0) }, { checkpoint: at4 }],
+      publicKey,
+      state: { ...state, treeSize: 7, rootHash: at7.rootHash, headHash: at7.headHash },
+      expected: { ok: false, problem: 'missing-tail', firstBadSeq: 5 },
     },
     {
       name: 'incremental: without the checkpoint at 4, the consistency proof does not lead from the state',
