@@ -9,6 +9,7 @@
 import type pg from 'pg';
 import type { LedgerEventsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
+import { checkBlobs } from './blob-check.ts';
 import { listCheckpoints, signedMark } from './checkpoints.ts';
 import { releaseBytes, rowCount } from './copy-rows.ts';
 import { fromHex, GENESIS_HASH, HASH_BYTES, hasherReady, toHex } from './hash.ts';
@@ -240,6 +241,8 @@ async function verifyThrough(
     const stored = Number(count?.n ?? 0);
     if (stored > counts.stepsChecked)
       return report({ seq: end + 1, problem: 'step-uncovered', reason: `${stored - counts.stepsChecked} step rows are covered by no steps.logged event` });
+    const blobs = await checkBlobs(pool, tenantId, end);
+    if (blobs.failure) return report({ ...blobs.failure, problem: 'step-mismatch' });
   }
   return report();
 }

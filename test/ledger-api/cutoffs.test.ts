@@ -2,26 +2,27 @@
 // deleted alone, a missing event under the checkpoint timer, and an export whose row lines were
 // stripped. Each is edited in PostgreSQL (or in the file) and named at its place by verifyLedger,
 // by `episodic verify`, or by the timer's log.
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInProcess } from '../client/cli-run.ts';
 import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
 
-const run = promisify(execFile);
+/** Each test's budget from its work: a CLI command (an export or a verify of a small ledger) takes up to 10 s on a loaded 2-core machine. */
+const CLI_RUN_MS = 10_000;
+const budget = (cliRuns: number) => ({ timeout: (cliRuns + 1) * CLI_RUN_MS });
 let t: TestApp;
 let key: string;
 let dir: string;
 const logged: string[] = [];
 
-const cli = (args: string[]) =>
-  run(process.execPath, ['bin/episodic.mjs', ...args]).then(
-    (r) => ({ code: 0, out: r.stdout, err: r.stderr }),
-    (e) => ({ code: e.code as number, out: e.stdout as string, err: e.stderr as string }),
-  );
+/** `episodic` in this process (the binary's own code, runCli, without a Node start per command). */
+const cli = async (args: string[]) => {
+  const r = await startInProcess(args, { env: {} }).exited;
+  return { code: r.code, out: r.stdout, err: r.stderr };
+};
 
 const VERIFY = '{ verifyLedger { ... on LedgerVerification { ok checked firstBadSeq problem reason } } }';
 const verifyLedger = async (tenant: TenantKeys) => (await t.gql(VERIFY, {}, tenant.read)).data.verifyLedger;
@@ -60,7 +61,7 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 describe('a ledger rolled back below what a verifier holds', () => {
-  it('is missing-tail at the first seq cut off, for episodic verify --state, verifyLedger, and the timer signs nothing', async () => {
+  it('is missing-tail at the first seq cut off, for episodic verify --state, verifyLedger, and the timer signs nothing', budget(8), async () => {
     const tenant = await t.addTenant(`rollback-${Date.now()}`);
     const state = join(dir, 'rollback-state.json');
     await runEpisode(tenant, 'kept');
@@ -139,13 +140,13 @@ describe('an event missing under the checkpoint timer', () => {
 });
 
 describe('an export whose row lines were stripped', () => {
-  it('fails at the first event whose hashed row it lacks, never as "0 hashed rows checked"', async () => {
+  it('fails at the first event whose hashed row it lacks, never as "0 hashed rows checked"', budget(3), async () => {
     const tenant = await t.addTenant(`stripped-${Date.now()}`);
     await runEpisode(tenant, 'stripped');
     await t.services.checkpoints.publish(tenant.tenantId);
     const { file, verified } = await exportAndVerify(tenant, 'stripped');
     expect(verified.code, verified.err).toBe(0);
-    expect(JSON.parse(verified.out)).toMatchObject({ ok: true, rowsChecked: 3 }); // outcome, reward, reflection
+    expect(JSON.parse(verified.out)).toMatchObject({ ok: true, rowsChecked: 4 }); // record, outcome, reward, reflection
     const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
     await writeFile(file, `${lines.filter((l) => !l.startsWith('{"row":')).join('\n')}\n`);
     const stripped = await cli(['verify', '--public-key', key, '--json', file]);
