@@ -6,12 +6,37 @@ import type pg from 'pg';
 import { Params, queryRows } from '../db/sql.ts';
 import { hashBytes, toHex } from './hash.ts';
 
-const PAGE = 200;
+const PAGE = 1_000;
+/** Blob bytes held at once: a blob is up to 16 MB, so contents are read in batches of about this much. */
+const BATCH_BYTES = 32 * 1024 * 1024;
 const utf8 = new TextEncoder();
 
 export interface BlobFailure {
   seq: number;
   reason: string;
+}
+
+/** Keys in batches whose sizes add up to about BATCH_BYTES (a larger blob alone). */
+function batches(keys: Array<{ hash: string; size_bytes: number }>): string[][] {
+  const out: string[][] = [[]];
+  let bytes = 0;
+  for (const k of keys) {
+    if (bytes + k.size_bytes > BATCH_BYTES && (out.at(-1) as string[]).length) {
+      out.push([]);
+      bytes = 0;
+    }
+    (out.at(-1) as string[]).push(k.hash);
+    bytes += k.size_bytes;
+  }
+  return out;
+}
+
+/** Hashes whose blob no longer hashes to its key, of one batch. */
+async function forgedIn(pool: pg.Pool, tenantId: string, hashes: string[]): Promise<string[]> {
+  const p = new Params();
+  const sql = `SELECT hash, content FROM blobs WHERE tenant_id = ${p.add(tenantId)} AND hash = ANY(${p.add(hashes)}::text[])`;
+  const rows = await queryRows<{ hash: string; content: string }>(pool, sql, p);
+  return rows.filter((r) => toHex(hashBytes(utf8.encode(r.content))) !== r.hash).map((r) => r.hash);
 }
 
 /** Blobs whose bytes no longer hash to their key, in key order. */
@@ -21,15 +46,15 @@ async function forgedBlobs(pool: pg.Pool, tenantId: string): Promise<{ checked: 
   const forged: string[] = [];
   for (;;) {
     const p = new Params();
-    const rows = await queryRows<{ hash: string; content: string }>(
+    const keys = await queryRows<{ hash: string; size_bytes: number }>(
       pool,
-      `SELECT hash, content FROM blobs WHERE tenant_id = ${p.add(tenantId)} AND hash > ${p.add(after)} ORDER BY hash LIMIT ${PAGE}`,
+      `SELECT hash, size_bytes FROM blobs WHERE tenant_id = ${p.add(tenantId)} AND hash > ${p.add(after)} ORDER BY hash LIMIT ${PAGE}`,
       p,
     );
-    for (const r of rows) if (toHex(hashBytes(utf8.encode(r.content))) !== r.hash) forged.push(r.hash);
-    checked += rows.length;
-    after = rows.at(-1)?.hash ?? after;
-    if (rows.length < PAGE) return { checked, forged };
+    for (const batch of batches(keys)) if (batch.length) forged.push(...(await forgedIn(pool, tenantId, batch)));
+    checked += keys.length;
+    after = keys.at(-1)?.hash ?? after;
+    if (keys.length < PAGE) return { checked, forged: forged.sort() };
   }
 }
 
