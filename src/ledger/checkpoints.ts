@@ -55,7 +55,7 @@ export class TreeCache {
  * Stored events or checkpoints are gone (deleted in the database): the ledger cannot be extended
  * or signed honestly, so nothing is signed and the place is reported as tampering.
  */
-export class LedgerTamperedError extends Error {
+class LedgerTamperedError extends Error {
   override name = 'LedgerTamperedError';
   constructor(
     readonly tenantId: string,

@@ -151,6 +151,17 @@ async function cutOffFailure(pool: pg.Pool, tenantId: string, end: number, lates
   return undefined;
 }
 
+/** From seq 1 to the head: step rows no event covers, and every blob re-hashed. */
+async function wholeLedgerFailure(pool: pg.Pool, tenantId: string, end: number, stepsChecked: number): Promise<Failure | undefined> {
+  const p = new Params();
+  const [count] = await queryRows<{ n: string }>(pool, `SELECT count(*)::bigint AS n FROM steps WHERE tenant_id = ${p.add(tenantId)}`, p);
+  const stored = Number(count?.n ?? 0);
+  if (stored > stepsChecked)
+    return { seq: end + 1, problem: 'step-uncovered', reason: `${stored - stepsChecked} step rows are covered by no steps.logged event` };
+  const blobs = await checkBlobs(pool, tenantId, end);
+  return blobs.failure ? { ...blobs.failure, problem: 'step-mismatch' } : undefined;
+}
+
 export async function verifyStoredRange(
   pool: pg.Pool,
   tenantId: string,
@@ -236,13 +247,8 @@ async function verifyThrough(
     if (cut) return report(cut);
   }
   if (fromSeq === 1 && toSeq === null) {
-    const p = new Params();
-    const [count] = await queryRows<{ n: string }>(pool, `SELECT count(*)::bigint AS n FROM steps WHERE tenant_id = ${p.add(tenantId)}`, p);
-    const stored = Number(count?.n ?? 0);
-    if (stored > counts.stepsChecked)
-      return report({ seq: end + 1, problem: 'step-uncovered', reason: `${stored - counts.stepsChecked} step rows are covered by no steps.logged event` });
-    const blobs = await checkBlobs(pool, tenantId, end);
-    if (blobs.failure) return report({ ...blobs.failure, problem: 'step-mismatch' });
+    const whole = await wholeLedgerFailure(pool, tenantId, end, counts.stepsChecked);
+    if (whole) return report(whole);
   }
   return report();
 }
