@@ -44,6 +44,8 @@ function trustedKey(hex: string | undefined): Uint8Array {
 export interface VerifyResult {
   ok: boolean;
   kind: 'bundle' | 'export';
+  /** Bundles: whether the tree head's signature verified with the trusted key (§7.4). */
+  signatureValid?: boolean;
   checked: number;
   stepsChecked?: number;
   checkpointsChecked?: number;
@@ -87,7 +89,15 @@ export async function verifyFile(path: string, publicKeyHex?: string, state?: Ve
   const data = typeof parsed === 'object' && parsed !== null && EXPORT_FORMATS.includes(String((parsed as { format?: unknown }).format)) ? [parsed] : parsed;
   if (!Array.isArray(data)) {
     const report = verifyProofBundle(data, key);
-    return { ok: report.ok, kind: 'bundle', checked: report.eventsChecked, stepsChecked: report.stepsChecked, problems: report.problems };
+    return {
+      ok: report.ok,
+      kind: 'bundle',
+      signatureValid: report.signatureValid,
+      checked: report.eventsChecked,
+      stepsChecked: report.stepsChecked,
+      rowsChecked: report.rowsChecked,
+      problems: report.problems,
+    };
   }
   const report = verifyExport(data, key, state);
   const problems = report.ok ? [] : [{ seq: report.firstBadSeq, problem: report.problem ?? 'malformed', reason: report.reason ?? '' }];

@@ -202,6 +202,12 @@ export type LedgerCheckpointsRow = {
   key_id: string;
 };
 
+/** The `ledger_checkpoint_marks` table. */
+export type LedgerCheckpointMarksRow = {
+  tenant_id: string;
+  tree_size: string;
+};
+
 /** The `pack_misses` table. */
 export type PackMissesRow = {
   id: string;

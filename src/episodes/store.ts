@@ -7,6 +7,7 @@ import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import type { WriteContext } from '../core/write-context.ts';
 import { insertInto, Params, queryRows } from '../db/sql.ts';
+import { episodeRecordOfInsert } from '../ledger/episode-record.ts';
 import { contentHash } from '../ledger/hash.ts';
 import { type JsonValue, jsonBytes } from '../validation/json.ts';
 import { checkEpisodeSize, type StartEpisodeInput } from './limits.ts';
@@ -128,7 +129,8 @@ export async function startEpisode(ctx: WriteContext, input: StartInput): Promis
   const startedAt = input.startedAt ?? now;
   const deadlineAt = place.budget.maxWallMs && !historical ? new Date(now.getTime() + place.budget.maxWallMs) : null;
   const p = new Params();
-  const insert = insertInto(p, 'episodes', episodeColumns(ctx, input, place, { inputHash, historical, timesKnown, startedAt, deadlineAt }));
+  const columns = episodeColumns(ctx, input, place, { inputHash, historical, timesKnown, startedAt, deadlineAt });
+  const insert = insertInto(p, 'episodes', columns);
   const rows = await queryRows<{ id: string }>(client, `${insert} ON CONFLICT (tenant_id, dedupe_key) DO NOTHING RETURNING id`, p);
   if (!rows.length) {
     // A concurrent start with the same dedupeKey committed first.
@@ -142,6 +144,7 @@ export async function startEpisode(ctx: WriteContext, input: StartInput): Promis
     workItemId: place.workItemId,
     payload: {
       inputHash,
+      recordHash: contentHash(episodeRecordOfInsert(columns)),
       taskType: input.taskType,
       episodeNumber: place.episodeNumber,
       leaseId: place.leaseId,

@@ -5,6 +5,7 @@
 // nothing; importing a file again finds its episode instead of adding one. The report warns about
 // what looks like a mis-import (warnings.ts).
 import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { createBLAKE3 } from 'hash-wasm';
 import { logStepsBatched } from '../client/batch.ts';
 import type { EpisodicClient } from '../client/client.ts';
@@ -169,7 +170,8 @@ async function importOne(
   try {
     const bytes = await readFile(found.path);
     run = PARSERS[found.format](found.path, new TextDecoder().decode(bytes));
-    const source: RunSource = { format: found.format, sourceHash: await blake3Hex(bytes), name: found.path };
+    // The file's name, never the client's path: it is written into the ledger, which keeps it forever.
+    const source: RunSource = { format: found.format, sourceHash: await blake3Hex(bytes), name: basename(found.path) };
     const report = await journal(client, run, source, verdicts.get(run.instanceId) ?? run.resolved ?? undefined, options, {
       ...base,
       instanceId: run.instanceId,

@@ -126,7 +126,10 @@ async function finishEpisode(ctx: WriteContext, p: Pending, judged: ReadonlyMap<
   const patternsDiscovered = new Set(observed.filter((o) => o.kept).map((o) => o.id)).size;
   const experience = await refreshExperience(ctx.client, ctx.tenantId, p.facts.id, { learningState: 'done', facts: p.facts, patternsDiscovered });
   report.reward.after = experience?.summary.reward ?? p.rewardBefore;
-  ctx.events.push({ type: 'patterns.extracted', episodeId: p.facts.id, workItemId: p.facts.workItemId, payload: report });
+  // The re-scored reward and reflection are claimed by their hashes, as an ending claims them (docs/LEDGER.md §3.3).
+  const { summary } = experience ?? {};
+  const claims = summary ? { experience: { reward: summary.reward, rewardHash: summary.rewardHash, reflectionHash: summary.reflectionHash } } : {};
+  ctx.events.push({ type: 'patterns.extracted', episodeId: p.facts.id, workItemId: p.facts.workItemId, payload: { ...report, ...claims } });
   return report;
 }
 

@@ -41,9 +41,9 @@ export class TreeCache {
         `SELECT seq, hash FROM ledger_events WHERE tenant_id = ${p.add(tenantId)} AND seq > ${p.add(tree.size)} AND seq <= ${p.add(size)} ORDER BY seq LIMIT ${p.add(PAGE)}`,
         p,
       );
-      if (!rows.length) throw new Error(`ledger of tenant ${tenantId} has ${tree.size} events, expected ${size}`);
+      if (!rows.length) throw new LedgerTamperedError(tenantId, tree.size + 1, `the ledger ends at seq ${tree.size}, seq ${size} was committed`);
       for (const r of rows) {
-        if (Number(r.seq) !== tree.size + 1) throw new Error(`ledger of tenant ${tenantId} has a gap before seq ${r.seq}`);
+        if (Number(r.seq) !== tree.size + 1) throw new LedgerTamperedError(tenantId, tree.size + 1, `seq ${tree.size + 1} is missing before seq ${r.seq}`);
         tree.append(eventLeafHash(r.hash));
       }
     }
@@ -51,7 +51,29 @@ export class TreeCache {
   }
 }
 
+/**
+ * Stored events or checkpoints are gone (deleted in the database): the ledger cannot be extended
+ * or signed honestly, so nothing is signed and the place is reported as tampering.
+ */
+class LedgerTamperedError extends Error {
+  override name = 'LedgerTamperedError';
+  constructor(
+    readonly tenantId: string,
+    readonly seq: number,
+    readonly detail: string,
+  ) {
+    super(`ledger of tenant ${tenantId} was tampered with at seq ${seq}: ${detail}`);
+  }
+}
+
 type CheckpointRow = LedgerCheckpointsRow;
+
+/** The largest tree size ever signed for the tenant (0 when none): checkpoints are kept forever, so none is newer. */
+export async function signedMark(pool: pg.Pool, tenantId: string): Promise<number> {
+  const p = new Params();
+  const [row] = await queryRows<{ tree_size: string }>(pool, `SELECT tree_size FROM ledger_checkpoint_marks WHERE tenant_id = ${p.add(tenantId)}`, p);
+  return Number(row?.tree_size ?? 0);
+}
 
 function toSigned(r: CheckpointRow): SignedTreeHead {
   return {
@@ -120,17 +142,26 @@ export class CheckpointPublisher {
       signature: signed.signature,
       key_id: signed.keyId,
     });
-    const sql = `WITH ins AS (${insert} ON CONFLICT DO NOTHING RETURNING *)
+    // The mark moves with the insert, in one statement: a checkpoint stored is never newer than it.
+    const sql = `WITH ins AS (${insert} ON CONFLICT DO NOTHING RETURNING *),
+       mark AS (INSERT INTO ledger_checkpoint_marks (tenant_id, tree_size) SELECT tenant_id, tree_size FROM ins
+         ON CONFLICT (tenant_id) DO UPDATE SET tree_size = GREATEST(ledger_checkpoint_marks.tree_size, EXCLUDED.tree_size))
        SELECT * FROM ins UNION ALL
        SELECT * FROM ledger_checkpoints WHERE tenant_id = ${p.add(tenantId)} AND tree_size = ${p.add(treeSize)} AND NOT EXISTS (SELECT 1 FROM ins)`;
     const [stored] = await queryRows<CheckpointRow>(this.pool, sql, p);
     return stored ? toSigned(stored) : signed;
   }
 
-  /** Signs the tenant's current head unless a checkpoint already covers it (the timer's step). */
+  /**
+   * Signs the tenant's current head unless a checkpoint already covers it (the timer's step).
+   * A newest checkpoint below the signed mark was deleted: signing the head again would hide that
+   * behind a fresh issuedAt, so it is refused as tampering.
+   */
   async publish(tenantId: string): Promise<SignedTreeHead> {
     const head = await readHead(this.pool, tenantId);
     const latest = await latestCheckpoint(this.pool, tenantId);
+    const mark = await signedMark(this.pool, tenantId);
+    if ((latest?.treeSize ?? 0) < mark) throw new LedgerTamperedError(tenantId, mark, `checkpoint ${mark} was signed and is gone`);
     if (latest && latest.treeSize >= head.seq) return latest;
     return this.publishAt(tenantId, head.seq);
   }
@@ -141,7 +172,7 @@ export class CheckpointPublisher {
     const last = events.at(-1)?.seq;
     if (first === undefined || last === undefined) return;
     for (const size of scheduledSizes(first - 1, last, this.opts.everyEvents)) {
-      this.publishAt(tenantId, size).catch((err) => this.log.error({ err, tenantId, size }, 'checkpoint failed'));
+      void this.attempt(() => this.publishAt(tenantId, size), tenantId);
     }
   }
 
@@ -169,15 +200,29 @@ export class CheckpointPublisher {
           ORDER BY h.tenant_id, m.size`,
         p,
       );
-      for (const r of missed) await this.publishAt(r.tenant_id, Number(r.size));
+      // One tenant's failure (a tampered ledger) stops neither the others nor its other sizes.
+      let signed = 0;
+      for (const r of missed) signed += await this.attempt(() => this.publishAt(r.tenant_id, Number(r.size)), r.tenant_id);
       const { rows } = await this.pool.query<{ id: string }>(
         `SELECT t.id FROM tenants t LEFT JOIN ledger_heads h ON h.tenant_id = t.id
           WHERE COALESCE(h.seq, 0) > COALESCE((SELECT max(tree_size) FROM ledger_checkpoints c WHERE c.tenant_id = t.id), -1)`,
       );
-      for (const r of rows) await this.publish(r.id);
-      return missed.length + rows.length;
+      for (const r of rows) signed += await this.attempt(() => this.publish(r.id), r.id);
+      return signed;
     } catch (err) {
       this.log.error({ err }, 'periodic checkpoint failed');
+      return 0;
+    }
+  }
+
+  /** 1 when signed; a tampered ledger is logged as such (tenant and seq), any other failure as one. */
+  private async attempt(sign: () => Promise<SignedTreeHead>, tenantId: string): Promise<number> {
+    try {
+      await sign();
+      return 1;
+    } catch (err) {
+      if (err instanceof LedgerTamperedError) this.log.error({ tenantId, seq: err.seq, tampering: true }, err.message);
+      else this.log.error({ err, tenantId }, 'periodic checkpoint failed');
       return 0;
     }
   }
@@ -189,7 +234,7 @@ export class CheckpointPublisher {
       `SELECT hash FROM ledger_events WHERE tenant_id = ${p.add(tenantId)} AND seq = ${p.add(seq)}`,
       p,
     );
-    if (!row) throw new Error(`ledger of tenant ${tenantId} has no event ${seq}`);
+    if (!row) throw new LedgerTamperedError(tenantId, seq, `event ${seq} was committed and is gone`);
     return row.hash;
   }
 }

@@ -107,9 +107,14 @@ function split(lines: unknown[]): { checkpoints: unknown[]; consistency: unknown
   return { checkpoints, consistency, rows, events };
 }
 
-/** §6.2: when the file carries row lines, every value its events hash is there and hashes to the latest claim. */
-function rowsFailure(rows: unknown[], events: StoredLedgerEvent[], report: ExportReport, fail: Fail): ExportReport | undefined {
-  if (!rows.length) return undefined;
+/**
+ * §6.2: a v2 export to the head carries every value its events hash, each hashing to the latest
+ * claim; a file whose row lines were stripped fails at the first claim it lacks, never as "0 checked".
+ */
+function rowsFailure(rows: unknown[], events: StoredLedgerEvent[], header: ExportHeader, report: ExportReport, fail: Fail): ExportReport | undefined {
+  const carriesRows = header.format !== 'episodic.export.v1' && header.toSeq === null;
+  if (!carriesRows && !rows.length) return undefined;
+  if (!carriesRows) return fail('malformed', 'only a v2 export to the head (toSeq null) carries row lines');
   const bad = rows.findIndex((r) => !isHashedRow(r));
   if (bad >= 0) return fail('malformed', `row ${bad + 1} is not {kind, id, value} of a known kind`);
   const check = checkHashedRows(rowClaimsOf(events), rows as HashedRow[]);
@@ -122,6 +127,14 @@ type Fail = (problem: LedgerProblem, reason: string, firstBadSeq?: number) => Ex
 /** §7.3.1: the file continues the verified state: its tenant, its size, and the signed head at that size unchanged. */
 function stateFailure(state: VerifierState, header: ExportHeader, heads: SignedTreeHead[], fail: Fail): ExportReport | undefined {
   if (header.tenantId !== state.tenantId) return fail('tenant-mismatch', `the state is for tenant ${state.tenantId}`);
+  // Checkpoints are kept forever: a ledger whose newest checkpoint is older than the state was cut back.
+  const newest = heads.at(-1)?.treeSize ?? -1;
+  if (newest < state.treeSize)
+    return fail(
+      'missing-tail',
+      `the state holds checkpoint ${state.treeSize}, the file's newest is ${newest < 0 ? 'none' : newest}: the ledger was rolled back`,
+      Math.max(newest, 0) + 1,
+    );
   if (header.afterSeq !== state.treeSize)
     return fail(
       'malformed',
@@ -214,7 +227,7 @@ export function verifyExport(lines: unknown[], publicKey: Uint8Array, state?: Ve
   const beyond = heads.find((h) => h.treeSize > lastSeq && h.treeSize <= end);
   if (beyond) return fail('missing-tail', `checkpoint ${beyond.treeSize} is signed but the events end at seq ${lastSeq}`, lastSeq + 1);
 
-  const rowProblem = rowsFailure(rows, stored, report, fail);
+  const rowProblem = rowsFailure(rows, stored, header, report, fail);
   if (rowProblem) return rowProblem;
 
   const newest = heads.filter((h) => h.treeSize >= firstSeq && h.treeSize <= lastSeq).at(-1);

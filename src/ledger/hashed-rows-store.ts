@@ -3,11 +3,12 @@
 import type pg from 'pg';
 import type { CheckpointsRow, EpisodesRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
+import { EPISODE_RECORD_COLUMNS, type EpisodeRecordColumns, episodeRecord } from './episode-record.ts';
 import { type HashedRow, type HashedRowKind, rowKey } from './hashed-rows.ts';
 
-type EpisodeValues = Pick<EpisodesRow, 'id' | 'outcome' | 'critique' | 'reward' | 'reflection'>;
+type EpisodeValues = Pick<EpisodesRow, 'id' | 'outcome' | 'critique' | 'reward' | 'reflection'> & EpisodeRecordColumns;
 
-const EPISODE_COLUMNS: Partial<Record<HashedRowKind, Exclude<keyof EpisodeValues, 'id'>>> = {
+const EPISODE_COLUMNS: Partial<Record<HashedRowKind, 'outcome' | 'critique' | 'reward' | 'reflection'>> = {
   'episode.outcome': 'outcome',
   'episode.critique': 'critique',
   'episode.reward': 'reward',
@@ -26,11 +27,14 @@ export async function readHashedRows(pool: pg.Pool, tenantId: string, refs: Ref[
   const pe = new Params();
   const episodes = await queryRows<EpisodeValues>(
     pool,
-    `SELECT id, outcome, critique, reward, reflection FROM episodes WHERE tenant_id = ${pe.add(tenantId)} AND id = ANY(${pe.add(ids((k) => k in EPISODE_COLUMNS))}::uuid[])`,
+    `SELECT id, outcome, critique, reward, reflection, ${EPISODE_RECORD_COLUMNS} FROM episodes
+      WHERE tenant_id = ${pe.add(tenantId)} AND id = ANY(${pe.add(ids((k) => k in EPISODE_COLUMNS || k === 'episode.record'))}::uuid[])`,
     pe,
   );
-  for (const e of episodes)
+  for (const e of episodes) {
     for (const [kind, column] of Object.entries(EPISODE_COLUMNS)) rows.push({ kind: kind as HashedRowKind, id: e.id, value: e[column] ?? null });
+    rows.push({ kind: 'episode.record', id: e.id, value: episodeRecord(e) });
+  }
   const ps = new Params();
   const states = await queryRows<Pick<CheckpointsRow, 'id' | 'state'>>(
     pool,

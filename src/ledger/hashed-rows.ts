@@ -6,6 +6,7 @@ import { contentHash, type StoredLedgerEvent } from './hash.ts';
 import { RowClaims } from './row-claims.ts';
 
 export const HASHED_ROW_KINDS = [
+  'episode.record',
   'episode.outcome',
   'episode.critique',
   'episode.reward',
@@ -29,6 +30,7 @@ export interface RowClaim {
 }
 
 const EPISODE_CLAIMS = [
+  ['recordHash', 'episode.record'],
   ['outcomeHash', 'episode.outcome'],
   ['critiqueHash', 'episode.critique'],
   ['rewardHash', 'episode.reward'],

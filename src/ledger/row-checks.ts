@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import type { CheckpointsRow, EpisodesRow, RetrievalsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
+import { EPISODE_RECORD_COLUMNS, type EpisodeRecordColumns, episodeRecord } from './episode-record.ts';
 import { contentHash } from './hash.ts';
 import type { Claim, EpisodeClaims, RowClaims } from './row-claims.ts';
 
@@ -34,12 +35,31 @@ interface Checked {
 
 type Query = <T>(query: () => Promise<T>) => Promise<T | null>;
 
+type EpisodeColumns = Pick<
+  EpisodesRow,
+  'id' | 'input_hash' | 'outcome' | 'critique' | 'reward' | 'reflection' | 'reward_score' | 'context_pack_hash' | 'manifest_hash'
+> &
+  EpisodeRecordColumns;
+
+/**
+ * reward_score is derived: the hashed reward's `normalized`, kept as a column to rank by. Checked
+ * against the reward its claim covers, at that claim's event.
+ */
+function compareScore(claim: Claim | undefined, row: EpisodeColumns | undefined, failures: RowFailure[]): void {
+  // A null score ranks nothing (rows written without one, as the benchmark's): only a score set is compared.
+  if (!claim || !row || row.reward_score === null) return;
+  const normalized = (row.reward as { normalized?: unknown } | null)?.normalized ?? null;
+  if (row.reward_score !== normalized)
+    failures.push({ seq: claim.seq, reason: `episode ${row.id} reward_score ${row.reward_score} is not its hashed reward's normalized ${normalized}` });
+}
+
 /** The episodes' claims compared with their rows (one query), by episode. */
 async function checkEpisodes(pool: pg.Pool, tenantId: string, ids: string[], claimsOf: (id: string) => EpisodeClaims): Promise<Map<string, Checked>> {
   const p = new Params();
-  const rows = await queryRows<Pick<EpisodesRow, 'id' | 'input_hash' | 'outcome' | 'critique' | 'reward' | 'reflection'>>(
+  const rows = await queryRows<EpisodeColumns>(
     pool,
-    `SELECT id, input_hash, outcome, critique, reward, reflection FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND id = ANY(${p.add(ids)}::uuid[])`,
+    `SELECT id, input_hash, outcome, critique, reward, reflection, reward_score, context_pack_hash, manifest_hash, ${EPISODE_RECORD_COLUMNS}
+       FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND id = ANY(${p.add(ids)}::uuid[])`,
     p,
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
@@ -51,11 +71,20 @@ async function checkEpisodes(pool: pg.Pool, tenantId: string, ids: string[], cla
       const hashOf = (v: unknown) => (row && v != null ? contentHash(v) : null);
       const checked =
         compare(c.inputHash, row?.input_hash ?? null, `episode ${id} input_hash`, failures) +
+        compare(c.recordHash, row ? contentHash(episodeRecord(row)) : null, `episode ${id} task, context, goal and metadata`, failures) +
         compare(c.outcomeHash, hashOf(row?.outcome), `episode ${id} outcome`, failures) +
         compare(c.critiqueHash, hashOf(row?.critique), `episode ${id} critique`, failures) +
         compare(c.rewardHash, hashOf(row?.reward), `episode ${id} reward`, failures) +
         compare(c.reflectionHash, hashOf(row?.reflection), `episode ${id} reflection`, failures);
-      return [id, { checked, failures }];
+      // Columns that repeat what an event or a hashed row says: checked, not counted as rows.
+      compare(
+        c.contextPack,
+        row ? `${row.context_pack_hash ?? ''}:${row.manifest_hash ?? ''}` : null,
+        `episode ${id} context_pack_hash, manifest_hash`,
+        failures,
+      );
+      compareScore(c.rewardHash, row, failures);
+      return [id, { checked, failures: failures.sort((a, b) => a.seq - b.seq) }];
     }),
   );
 }
@@ -75,9 +104,9 @@ async function checkRetrievals(pool: pg.Pool, tenantId: string, part: RowClaims[
   const failures: RowFailure[] = [];
   let checked = 0;
   const p = new Params();
-  const rows = await queryRows<Pick<RetrievalsRow, 'id' | 'query_hash' | 'episode_ids' | 'warning_ids' | 'pattern_ids'>>(
+  const rows = await queryRows<Pick<RetrievalsRow, 'id' | 'query_hash' | 'results_hash' | 'episode_ids' | 'warning_ids' | 'pattern_ids'>>(
     pool,
-    `SELECT id, query_hash, episode_ids::text[] AS episode_ids, warning_ids::text[] AS warning_ids, pattern_ids::text[] AS pattern_ids
+    `SELECT id, query_hash, results_hash, episode_ids::text[] AS episode_ids, warning_ids::text[] AS warning_ids, pattern_ids::text[] AS pattern_ids
        FROM retrievals WHERE tenant_id = ${p.add(tenantId)} AND id = ANY(${p.add(part.map((r) => r.id))}::uuid[])`,
     p,
   );
@@ -87,11 +116,13 @@ async function checkRetrievals(pool: pg.Pool, tenantId: string, part: RowClaims[
     checked += compare({ seq: r.seq, hash: r.queryHash }, row?.query_hash ?? null, `retrieval ${r.id} query_hash`, failures);
     const results = row ? contentHash({ episodes: row.episode_ids, warnings: row.warning_ids, patterns: row.pattern_ids }) : null;
     checked += compare({ seq: r.seq, hash: r.resultsHash }, results, `retrieval ${r.id} results`, failures);
+    // results_hash is the served ids' hash, kept with them: it must say what the event says.
+    compare({ seq: r.seq, hash: r.resultsHash }, row?.results_hash ?? null, `retrieval ${r.id} results_hash`, failures);
   }
   return { checked, failures };
 }
 
-const CLAIM_KEYS = ['inputHash', 'outcomeHash', 'critiqueHash', 'rewardHash', 'reflectionHash'] as const;
+const CLAIM_KEYS = ['inputHash', 'recordHash', 'outcomeHash', 'critiqueHash', 'rewardHash', 'reflectionHash', 'contextPack'] as const;
 const sameClaims = (a: EpisodeClaims, b: EpisodeClaims): boolean => CLAIM_KEYS.every((k) => a[k] === b[k]);
 /** The newest episodes a check ahead leaves alone: their events may still be coming. */
 const NEWEST_LEFT = 200;

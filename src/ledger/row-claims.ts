@@ -9,7 +9,9 @@ export interface Claim {
   hash: string;
 }
 
-export type EpisodeClaims = Partial<Record<'inputHash' | 'outcomeHash' | 'critiqueHash' | 'rewardHash' | 'reflectionHash', Claim>>;
+export type EpisodeClaims = Partial<
+  Record<'inputHash' | 'recordHash' | 'outcomeHash' | 'critiqueHash' | 'rewardHash' | 'reflectionHash' | 'contextPack', Claim>
+>;
 
 const ENDINGS = new Set(['episode.completed', 'episode.failed', 'episode.cancelled', 'episode.escalated']);
 
@@ -27,11 +29,14 @@ export class RowClaims {
     const episode = e.episodeId ? this.claimsOf(e.episodeId) : undefined;
     const claim = (hash: unknown): Claim | undefined => (typeof hash === 'string' ? { seq: e.seq, hash } : undefined);
     if (e.type === 'episode.started' && episode) episode.inputHash = claim(p.inputHash);
+    if (e.type === 'episode.started' && episode) episode.recordHash = claim(p.recordHash);
     if (ENDINGS.has(e.type) && episode && p.outcomeHash !== null) episode.outcomeHash = claim(p.outcomeHash);
     if (e.type === 'critique.recorded' && episode) episode.critiqueHash = claim(p.critiqueHash);
-    if (episode && (ENDINGS.has(e.type) || e.type === 'critique.recorded')) this.experience(episode, e.seq, p.experience);
-    // Extraction re-scores the experience without carrying its hashes: earlier claims no longer hold.
+    if (e.type === 'episode.started' && episode) this.contextPack(episode, e.seq, p.contextPack);
+    // Extraction re-scores the experience: its event claims the new hashes (one written before it
+    // carried them claims none, and the earlier claims no longer hold).
     if (e.type === 'patterns.extracted' && episode) delete episode.rewardHash, delete episode.reflectionHash;
+    if (episode && (ENDINGS.has(e.type) || e.type === 'critique.recorded' || e.type === 'patterns.extracted')) this.experience(episode, e.seq, p.experience);
     if (e.type === 'checkpoint.saved' && str(p.checkpointId) && str(p.stateHash))
       this.states.push({ seq: e.seq, id: p.checkpointId as string, hash: p.stateHash as string });
     if (e.type === 'retrieval.served' && str(p.retrievalId) && str(p.queryHash) && str(p.resultsHash)) {
@@ -45,6 +50,12 @@ export class RowClaims {
     const created: EpisodeClaims = {};
     this.episodes.set(episodeId, created);
     return created;
+  }
+
+  /** episode.started's context pack: the hashes stored as sent in context_pack_hash and manifest_hash (null without a pack). */
+  private contextPack(episode: EpisodeClaims, seq: number, pack: unknown): void {
+    const x = (typeof pack === 'object' && pack !== null ? pack : {}) as Payload;
+    episode.contextPack = { seq, hash: `${str(x.packHash) ?? ''}:${str(x.manifestHash) ?? ''}` };
   }
 
   private experience(episode: EpisodeClaims, seq: number, experience: unknown): void {

@@ -9,7 +9,8 @@
 import type pg from 'pg';
 import type { LedgerEventsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
-import { listCheckpoints } from './checkpoints.ts';
+import { checkBlobs } from './blob-check.ts';
+import { listCheckpoints, signedMark } from './checkpoints.ts';
 import { releaseBytes, rowCount } from './copy-rows.ts';
 import { fromHex, GENESIS_HASH, HASH_BYTES, hasherReady, toHex } from './hash.ts';
 import { hashLeaf, MerkleAccumulator } from './merkle.ts';
@@ -134,6 +135,33 @@ async function allCheckpoints(pool: pg.Pool, tenantId: string): Promise<SignedTr
   }
 }
 
+/**
+ * A tail deleted together with its checkpoints leaves a valid shorter chain: the head row and the
+ * largest size ever signed still say how far the ledger reached. A newest checkpoint deleted alone
+ * is reported at its size.
+ */
+async function cutOffFailure(pool: pg.Pool, tenantId: string, end: number, latest: number | null): Promise<Failure | undefined> {
+  const mark = await signedMark(pool, tenantId);
+  const p = new Params();
+  const [head] = await queryRows<{ seq: string }>(pool, `SELECT seq FROM ledger_heads WHERE tenant_id = ${p.add(tenantId)}`, p);
+  const reached = Math.max(mark, Number(head?.seq ?? 0));
+  if (reached > end)
+    return { seq: end + 1, problem: 'missing-tail', reason: `the ledger reached seq ${reached} (head row, or a checkpoint signed) but ends at seq ${end}` };
+  if (mark > (latest ?? 0)) return { seq: mark, problem: 'checkpoint-missing', reason: `checkpoint ${mark} was signed and is gone` };
+  return undefined;
+}
+
+/** From seq 1 to the head: step rows no event covers, and every blob re-hashed. */
+async function wholeLedgerFailure(pool: pg.Pool, tenantId: string, end: number, stepsChecked: number): Promise<Failure | undefined> {
+  const p = new Params();
+  const [count] = await queryRows<{ n: string }>(pool, `SELECT count(*)::bigint AS n FROM steps WHERE tenant_id = ${p.add(tenantId)}`, p);
+  const stored = Number(count?.n ?? 0);
+  if (stored > stepsChecked)
+    return { seq: end + 1, problem: 'step-uncovered', reason: `${stored - stepsChecked} step rows are covered by no steps.logged event` };
+  const blobs = await checkBlobs(pool, tenantId, end);
+  return blobs.failure ? { ...blobs.failure, problem: 'step-mismatch' } : undefined;
+}
+
 export async function verifyStoredRange(
   pool: pg.Pool,
   tenantId: string,
@@ -214,12 +242,13 @@ async function verifyThrough(
   if (beyond && (toSeq === null || toSeq >= beyond.treeSize)) {
     return report({ seq: end + 1, problem: 'missing-tail', reason: `checkpoint ${beyond.treeSize} is signed but the ledger ends at seq ${end}` });
   }
+  if (toSeq === null) {
+    const cut = await cutOffFailure(pool, tenantId, end, latest?.treeSize ?? null);
+    if (cut) return report(cut);
+  }
   if (fromSeq === 1 && toSeq === null) {
-    const p = new Params();
-    const [count] = await queryRows<{ n: string }>(pool, `SELECT count(*)::bigint AS n FROM steps WHERE tenant_id = ${p.add(tenantId)}`, p);
-    const stored = Number(count?.n ?? 0);
-    if (stored > counts.stepsChecked)
-      return report({ seq: end + 1, problem: 'step-uncovered', reason: `${stored - counts.stepsChecked} step rows are covered by no steps.logged event` });
+    const whole = await wholeLedgerFailure(pool, tenantId, end, counts.stepsChecked);
+    if (whole) return report(whole);
   }
   return report();
 }

@@ -27,6 +27,7 @@ export const LEDGER_PROBLEMS = [
   'step-mismatch',
   'step-uncovered',
   'row-mismatch',
+  'checkpoint-missing',
 ] as const;
 
 export type LedgerProblem =
@@ -46,7 +47,8 @@ export type LedgerProblem =
   | 'step-missing' // a steps.logged entry names a step row the bundle or database lacks
   | 'step-mismatch' // a step row does not hash to what its steps.logged entry carries
   | 'step-uncovered' // a step row no steps.logged entry covers
-  | 'row-mismatch'; // a stored row (checkpoint state, critique, outcome, ...) differs from its event's hash
+  | 'row-mismatch' // a stored row (checkpoint state, critique, outcome, ...) differs from its event's hash
+  | 'checkpoint-missing'; // a checkpoint the server signed (or a verifier's state names) is gone
 
 export interface ChainReport {
   ok: boolean;

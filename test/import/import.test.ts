@@ -3,7 +3,7 @@
 // episode holds (task, repository, verdict, artifacts, tools, exit codes, historical times).
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createBLAKE3 } from 'hash-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type EpisodicClient, type Step, unwrap } from '../../src/client/index.ts';
@@ -84,12 +84,15 @@ describe('mini-swe-agent', () => {
     expect(must(steps[0]).endedAt).toBe(new Date(1763500010 * 1000).toISOString());
   });
 
-  it("records the source file's BLAKE3 in the ledger and marks the run imported", async () => {
+  it("records the source file's BLAKE3 and name (never the client's path) in the ledger and marks the run imported", async () => {
     const page = await api.ledgerEvents({ filter: { episodeId } });
     if (page.__typename !== 'LedgerEventConnection') throw new Error(page.message);
     const started = must(page.events.find((e) => e.type === 'episode.started'));
     expect(started.payload).toMatchObject({
-      imported: { startedAt: new Date(1763500000 * 1000).toISOString(), source: { format: 'mini-swe-agent', sourceHash: await blake3File(MINI_FILE) } },
+      imported: {
+        startedAt: new Date(1763500000 * 1000).toISOString(),
+        source: { format: 'mini-swe-agent', sourceHash: await blake3File(MINI_FILE), name: basename(MINI_FILE) },
+      },
     });
   });
 

@@ -54,8 +54,8 @@ describe('an export carries the values its events hash', () => {
   it('verifies them offline', async () => {
     const ok = await exportAndVerify('intact');
     expect(ok.code, ok.err).toBe(0);
-    // outcome, critique, reward, reflection, the checkpoint state and the retrieval's results
-    expect(JSON.parse(ok.out)).toMatchObject({ ok: true, rowsChecked: 6 });
+    // record, outcome, critique, reward, reflection, the checkpoint state and the retrieval's results
+    expect(JSON.parse(ok.out)).toMatchObject({ ok: true, rowsChecked: 7 });
   });
 
   const edits = [

@@ -3,6 +3,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { buildProofBundle } from '../../src/ledger/bundle.ts';
+import { episodeRecord } from '../../src/ledger/episode-record.ts';
 import { EXPORT_FORMAT, STATE_FORMAT } from '../../src/ledger/export-verify.ts';
 import {
   canonicalEntryBytes,
@@ -250,7 +251,12 @@ function exportVectors() {
     },
     {
       name: 'range after seq 2 to seq 5',
-      lines: [{ ...header, afterSeq: 2, toSeq: 5 }, ...checkpoints, ...events.slice(2, 5)],
+      lines: [
+        { ...header, afterSeq: 2, toSeq: 5 },
+        ...checkpoints,
+        { consistency: { fromSize: 2, toSize: 7, proof: tree.consistencyProof(2, 7).map(toHex) } },
+        ...events.slice(2, 5),
+      ],
       publicKey,
       expected: { ok: true },
     },
@@ -273,10 +279,29 @@ function episodeWithRows() {
     reflection: { insights: ['read before writing'], improvements: [] },
     outcome: { kind: 'success', verdict: 'done', artifacts: ['patch.diff'] },
     results: { episodes: [ROWS_EPISODE], warnings: [], patterns: [] },
+    record: episodeRecord({
+      task_description: 'fix it',
+      task_type: 'coding',
+      agent: null,
+      language: 'python',
+      framework: null,
+      complexity: 'moderate',
+      domain: null,
+      tags: ['bugfix'],
+      goal_spec: { tests: 'pass' },
+      metadata: {},
+      parent_episode_id: null,
+      import_source: null,
+    }),
   };
   const experience = { rewardHash: contentHash(values.reward), reflectionHash: contentHash(values.reflection) };
   const events = link([
-    entry(1, 'episode.started', { inputHash: contentHash({ taskDescription: 'fix it', taskType: 'coding' }) }, ROWS_EPISODE),
+    entry(
+      1,
+      'episode.started',
+      { inputHash: contentHash({ taskDescription: 'fix it', taskType: 'coding' }), recordHash: contentHash(values.record) },
+      ROWS_EPISODE,
+    ),
     entry(2, 'checkpoint.saved', { checkpointId: ROWS_CHECKPOINT, stateHash: contentHash(values.state) }, ROWS_EPISODE),
     entry(3, 'critique.recorded', { critiqueHash: contentHash(values.critique), experience }, ROWS_EPISODE),
     entry(4, 'episode.completed', { status: 'completed', outcomeHash: contentHash(values.outcome), experience }, ROWS_EPISODE),
@@ -300,6 +325,7 @@ function episodeWithRows() {
     { kind: 'episode.reflection', id: ROWS_EPISODE, value: values.reflection },
     { kind: 'episode.outcome', id: ROWS_EPISODE, value: values.outcome },
     { kind: 'retrieval.results', id: ROWS_RETRIEVAL, value: values.results },
+    { kind: 'episode.record', id: ROWS_EPISODE, value: values.record },
   ];
   const tree = MerkleTree.fromEventHashes(events.map((e) => e.hash));
   const head = signTreeHead(
@@ -320,6 +346,7 @@ function rowVectors() {
   const edit = (list: HashedRow[], i: number) => list.map((r, j) => (j === i ? { ...r, value: { ...(r.value as object), forged: true } } : r));
   const edited = (i: number) => edit(rows, i);
   const seqOf: Record<string, number> = {
+    'episode.record': 1,
     'checkpoint.state': 2,
     'episode.critique': 3,
     'episode.reward': 4,
@@ -345,7 +372,7 @@ function rowVectors() {
     { name: 'with rows: a row no event claims', bundle: { ...bundle, rows: [...rows, stray] }, publicKey, expected: { ok: false, problems: ['malformed'] } },
   ];
   const header = { format: EXPORT_FORMAT, tenantId: TENANT, afterSeq: 0, toSeq: null };
-  const lines = (withRows: unknown[]) => [header, { checkpoint: head }, ...withRows.map((row) => ({ row })), ...events];
+  const lines = (withRows: unknown[]) => [header, { checkpoint: head }, ...events, ...withRows.map((row) => ({ row }))];
   const exports = [
     { name: 'with rows: intact', lines: lines(allRows), publicKey, expected: { ok: true } },
     ...allRows.map((r, i) => ({
@@ -355,6 +382,8 @@ function rowVectors() {
       expected: { ok: false, problem: 'row-mismatch', firstBadSeq: seqOf[r.kind] },
     })),
     { name: 'with rows: the state row missing', lines: lines(allRows.slice(1)), publicKey, expected: { ok: false, problem: 'row-mismatch', firstBadSeq: 2 } },
+    // §6.2: a v2 export to the head carries its rows; stripping them is no "0 rows checked".
+    { name: 'with rows: every row line stripped', lines: lines([]), publicKey, expected: { ok: false, problem: 'row-mismatch', firstBadSeq: 1 } },
   ];
   return { bundles, exports };
 }
@@ -388,6 +417,15 @@ function incrementalExportVectors(
       publicKey,
       state: forgedRoot,
       expected: { ok: false, problem: 'root-mismatch', firstBadSeq: 4 },
+    },
+    {
+      // §7.3.1 step 1: checkpoints are kept forever, so a file whose newest checkpoint is older
+      // than the state comes from a ledger cut back (events 5..7 and checkpoint 7 deleted).
+      name: 'incremental: rolled back below the state at 7 (events after 4 and checkpoint 7 deleted)',
+      lines: [{ ...header, afterSeq: 7 }, { checkpoint: head(0) }, { checkpoint: at4 }],
+      publicKey,
+      state: { ...state, treeSize: 7, rootHash: at7.rootHash, headHash: at7.headHash },
+      expected: { ok: false, problem: 'missing-tail', firstBadSeq: 5 },
     },
     {
       name: 'incremental: without the checkpoint at 4, the consistency proof does not lead from the state',

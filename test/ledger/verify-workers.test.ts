@@ -85,12 +85,17 @@ function batch(count: number, edit: (n: number, row: { hash: string; row: Uint8A
 /** The verdict inline (on copies: the worker takes the batch's arrays). */
 const inline = (b: StepBatch) => checkStepBatch({ ...b, bytes: b.bytes.slice(), hashes: b.hashes.slice(), logged: b.logged.slice() });
 
+/** Rows the verdict test builds and checks twice (inline and on the worker). */
+const VERDICT_ROWS = 4 * 2_500;
+/** Its time budget from its work: a row built, hashed and checked twice takes about 0.2 ms idle; 20 ms allows load 35 on 2 cores (seen: 50 s were not enough). */
+const VERDICT_BUDGET_MS = VERDICT_ROWS * 20;
+
 describe('step checks on the worker thread', () => {
   it('starts the worker', async () => {
     expect(await verifyWorkersReady()).toBe(true);
   });
 
-  it('gives the inline verdict on good, changed and missing rows', async () => {
+  it('gives the inline verdict on good, changed and missing rows', { timeout: VERDICT_BUDGET_MS }, async () => {
     const cases: StepBatch[] = [
       batch(2_500),
       batch(2_500, (n, r) => (n === 1_777 ? { ...r, row: step(n, (s) => void (s.action = 'ran')).row } : r)),
