@@ -8,7 +8,7 @@ import { grantsScope, tokenFromHeader } from '../auth/keys.ts';
 import type { RateLimiter } from '../auth/rate-limit.ts';
 import { isPoolSaturated, isUnavailable } from '../db/errors.ts';
 import type { Admission } from '../http/admission.ts';
-import type { Services } from '../schema/context.ts';
+import type { Services } from '../services.ts';
 import { OverloadedError } from '../steps/ingest.ts';
 import { STEP_LIMITS } from '../steps/limits.ts';
 import { type BodyFormat, CONTENT_TYPES, decodeRequest, encodeResponse, encodeStatus, formatOf, inflate, type PartialSuccess } from './codec.ts';
@@ -41,6 +41,7 @@ export function createOtlpHandler(services: Services, admission: Admission, limi
   const traces = new TraceIngest({
     pool: services.db.pool,
     writer: services.writer,
+    jobs: services.jobs,
     ingest: services.ingest,
     redactKeys: services.redactKeys,
     blobCapBytes: services.config.blobTotalCapBytes,

@@ -5,19 +5,19 @@
 // completed through the normal lifecycle (reward, reflection, retrieval index, pattern jobs).
 // Every span refused on the way is reported back; none is dropped silently.
 import type pg from 'pg';
-import { DomainError, IllegalTransitionError, InputLimitError } from '../core/errors.ts';
+import { DomainError, IllegalTransitionError, InputLimitError, type LimitViolation, NotFoundError } from '../core/errors.ts';
 import { must } from '../core/must.ts';
 import type { EpisodesRow, StepsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { timeRangeViolations } from '../episodes/import-limits.ts';
 import { validateEpisodeInput } from '../episodes/limits.ts';
 import { validateOutcome } from '../episodes/outcome-limits.ts';
-import { startEpisode } from '../episodes/store.ts';
+import type { JobQueue } from '../jobs/queue.ts';
 import { completeAndLearn } from '../lifecycle/complete.ts';
+import { startEpisode } from '../lifecycle/start.ts';
 import type { StepIngestor } from '../steps/ingest.ts';
+import { checkSteps, type ItemResult, journalSteps, type LogOptions } from '../steps/journal.ts';
 import { STEP_LIMITS, validateStep } from '../steps/limits.ts';
-import { prepareSteps } from '../steps/prepare.ts';
-import type { LimitViolation } from '../validation/violations.ts';
 import type { Writer } from '../write.ts';
 import { dedupeKeyOfTrace, episodeOfRoot, outcomeOfRoot, sideEffectKeyOfSpan, stepOfSpan } from './mapping.ts';
 import { expirePending, forgetPending, keepPending, pendingHeld, pendingJson, pendingOf } from './pending.ts';
@@ -41,6 +41,7 @@ export interface IngestReport {
 export interface TraceIngestDeps {
   pool: pg.Pool;
   writer: Writer;
+  jobs: JobQueue;
   ingest: StepIngestor;
   redactKeys: readonly string[];
   blobCapBytes: number;
@@ -155,10 +156,10 @@ export class TraceIngest {
 
   private async start(tenantId: string, root: OtlpSpan, children: OtlpSpan[]): Promise<EpisodeRef | { refused: string }> {
     try {
-      const input = episodeOfRoot(root, children);
+      // The run is refused whole when its root could not also end it: its outcome and end are checked before its start.
       const violations = runViolations(root, children);
       if (violations.length) throw new InputLimitError(violations);
-      const { episodeId } = await this.deps.writer.run(tenantId, (w) => startEpisode(w, input));
+      const { episodeId } = await startEpisode(this.deps, tenantId, episodeOfRoot(root, children));
       return { id: episodeId, rootSpanId: root.spanId };
     } catch (err) {
       if (err instanceof DomainError) return { refused: `the root span could not start its episode: ${err.message}` };
@@ -169,36 +170,25 @@ export class TraceIngest {
   /** The spans as steps, in order of their start; each refused one is reported with its reason. */
   private async journal(tenantId: string, episodeId: string, spans: OtlpSpan[]): Promise<IngestReport> {
     const report: IngestReport = { stored: 0, pending: 0, refused: [] };
-    const steps = spans.map((s) => stepOfSpan(s));
-    const valid: number[] = [];
-    steps.forEach((step, i) => {
-      const violations = validateStep(step, i, 'spans');
-      if (violations.length) report.refused.push(refusal(must(spans[i]), violations.map((v) => v.message).join('; ')));
-      else valid.push(i);
-    });
-    for (let i = 0; i < valid.length; i += STEP_LIMITS.stepsPerCall) {
-      const chunk = valid.slice(i, i + STEP_LIMITS.stepsPerCall);
-      const prepared = prepareSteps(
-        episodeId,
-        chunk.map((k) => must(steps[k])),
-        this.deps.redactKeys,
-      );
-      const outcome = await this.deps.ingest.submit(tenantId, { episodeId, steps: prepared, blobCapBytes: this.deps.blobCapBytes });
-      if (!outcome.ok) {
+    for (let i = 0; i < spans.length; i += STEP_LIMITS.stepsPerCall) {
+      const chunk = spans.slice(i, i + STEP_LIMITS.stepsPerCall);
+      const steps = chunk.map((s) => stepOfSpan(s));
+      try {
+        const logged = await journalSteps(this.deps, tenantId, episodeId, steps, SPAN_STEPS);
+        logged.results.forEach((r, k) => tally(report, must(chunk[k]), r));
+      } catch (err) {
+        if (!(err instanceof NotFoundError || err instanceof IllegalTransitionError)) throw err;
+        const checked = checkSteps(steps, SPAN_STEPS);
+        checked.perStep.forEach((violations, k) => violations.length && report.refused.push(refusal(must(chunk[k]), messagesOf(violations))));
         merge(
           report,
           await this.afterEnd(
             episodeId,
-            chunk.map((k) => must(spans[k])),
-            outcome.error,
+            checked.validIndexes.map((k) => must(chunk[k])),
+            err,
           ),
         );
-        continue;
       }
-      outcome.items.forEach((item, k) => {
-        if (item.status === 'rejected') report.refused.push(refusal(must(spans[must(chunk[k])]), item.message));
-        else report.stored += 1;
-      });
     }
     return report;
   }
@@ -232,6 +222,18 @@ export class TraceIngest {
       throw err;
     }
   }
+}
+
+/** A span is journaled as it came (no large content offloaded); an invalid one is refused alone. */
+const SPAN_STEPS: LogOptions = { largeContent: 'refuse', rejectInvalid: true };
+
+const messagesOf = (violations: readonly LimitViolation[]) => violations.map((v) => v.message).join('; ');
+
+/** A journaled span counted as stored, or refused with its reason. */
+function tally(report: IngestReport, span: OtlpSpan, result: ItemResult) {
+  if (result.violations) report.refused.push(refusal(span, messagesOf(result.violations)));
+  else if (result.item.status === 'rejected') report.refused.push(refusal(span, result.item.message));
+  else report.stored += 1;
 }
 
 const isRoot = (span: OtlpSpan) => span.parentSpanId === null;

@@ -272,6 +272,35 @@ describe('OTLP/HTTP trace ingest', () => {
     expect(ep).toMatchObject({ status: 'completed', outcome_kind: 'success', step_count: 2 });
   });
 
+  it('refuses a root span whose episode startEpisode would refuse, and stores no episode for it', async () => {
+    const root = (traceId: string, startMs: number, attributes: object[]) => ({
+      traceId,
+      spanId: '0000000000000001',
+      name: 'invoke_agent',
+      startTimeUnixNano: String(BigInt(startMs) * 1_000_000n),
+      endTimeUnixNano: String(BigInt(startMs + 1_000) * 1_000_000n),
+      attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } }, ...attributes],
+    });
+    const longId = 'cd'.repeat(16);
+    const ahead = 'ef'.repeat(16);
+    const spans = [
+      root(longId, Date.now() - 5_000, [{ key: 'gen_ai.conversation.id', value: { stringValue: 'c'.repeat(100_000) } }]),
+      root(ahead, Date.now() + 365 * 86_400_000, []),
+    ];
+    const res = await fetch(`${base}/v1/traces`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.keys.write}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }),
+    });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { partialSuccess: { rejectedSpans: number; errorMessage: string } };
+    expect(answer.partialSuccess.rejectedSpans).toBe(2);
+    expect(answer.partialSuccess.errorMessage).toMatch(new RegExp(`trace ${longId}: the root span could not start its episode: .*input\\.metadata`));
+    expect(answer.partialSuccess.errorMessage).toMatch(new RegExp(`trace ${ahead}: the root span could not start its episode: .*input\\.startedAt`));
+    expect(await episodeOfTrace(longId)).toBeUndefined();
+    expect(await episodeOfTrace(ahead)).toBeUndefined();
+  });
+
   it('finds a run that came in over OTLP with relevantEpisodes', async () => {
     const spans = recordRuns('memory-agent', [run('Migrate the payment webhooks to the new signature scheme')]);
     expect((await exportSpans(exporterFor(base, t.keys.write), spans)).code).toBe(0);
