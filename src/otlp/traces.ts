@@ -244,7 +244,8 @@ function runViolations(root: OtlpSpan, trace: readonly OtlpSpan[]): LimitViolati
   return [
     ...validateEpisodeInput(start, 'episode'),
     ...validateOutcome(outcomeOfRoot(root), 'outcome'),
-    ...timeRangeViolations('episode.startedAt', 'episode.endedAt', start.startedAt, new Date(Math.max(root.startMs, root.endMs))),
+    // The end is the root's end or its start, whichever is later: only its own range is checked.
+    ...timeRangeViolations('episode.endedAt', 'episode.endedAt', new Date(Math.max(root.startMs, root.endMs)), null),
   ];
 }
 

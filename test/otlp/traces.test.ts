@@ -295,8 +295,8 @@ describe('OTLP/HTTP trace ingest', () => {
     expect(res.status).toBe(200);
     const answer = (await res.json()) as { partialSuccess: { rejectedSpans: number; errorMessage: string } };
     expect(answer.partialSuccess.rejectedSpans).toBe(2);
-    expect(answer.partialSuccess.errorMessage).toMatch(new RegExp(`trace ${longId}: the root span could not start its episode: .*input\\.metadata`));
-    expect(answer.partialSuccess.errorMessage).toMatch(new RegExp(`trace ${ahead}: the root span could not start its episode: .*input\\.startedAt`));
+    expect(answer.partialSuccess.errorMessage).toMatch(new RegExp(`trace ${longId}: episode\\.metadata is \\d+ bytes; the limit is 65536 bytes`));
+    expect(answer.partialSuccess.errorMessage).toMatch(new RegExp(`trace ${ahead}: episode\\.startedAt \\(.*\\) is in the future`));
     expect(await episodeOfTrace(longId)).toBeUndefined();
     expect(await episodeOfTrace(ahead)).toBeUndefined();
   });
