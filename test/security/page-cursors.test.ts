@@ -20,10 +20,10 @@ const PLACES = [
 ];
 
 async function anEpisode(): Promise<string> {
-  const res = await t.gql(
-    'mutation { startEpisode(input: {taskDescription: "page me", taskType: "t", context: {complexity: SIMPLE, tags: []}}) { ... on StartEpisodePayload { episodeId } } }',
-  );
-  return res.data?.startEpisode.episodeId as string;
+  const res = await t.gql('mutation { startEpisode(input: { taskDescription: "page me", taskType: "t" }) { ... on StartEpisodePayload { episode { id } } } }');
+  const id = res.data?.startEpisode.episode.id;
+  expect(id).toEqual(expect.any(String));
+  return id as string;
 }
 
 describe('GraphQL page cursors and ids', () => {
@@ -73,6 +73,7 @@ describe('GraphQL page cursors and ids', () => {
     );
     expect(first.data?.episodes.pageInfo.endCursor).toEqual(expect.any(String));
     expect(next.errors).toBeUndefined();
-    expect(next.data?.episodes.edges).toEqual(expect.any(Array));
+    expect(next.data?.episodes.edges).toHaveLength(1);
+    expect(next.data?.episodes.edges[0].cursor).not.toBe(first.data?.episodes.edges[0].cursor);
   });
 });
