@@ -18,7 +18,7 @@ export function badArgument(field: string, limit: string, message: string): Grap
 }
 
 /** Why `cursor` is not one of this connection's cursors (`parts` UUIDs), or null. */
-export function cursorProblem(cursor: string, parts: number): string | null {
+function cursorProblem(cursor: string, parts: number): string | null {
   const decoded = Buffer.from(cursor, 'base64').toString('utf8');
   if (!decoded.startsWith('GPC:')) return 'is not a page cursor';
   let value: unknown;

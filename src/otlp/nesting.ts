@@ -7,7 +7,7 @@ import { JSON_DEPTH } from '../validation/json.ts';
 import { MalformedRequestError } from './spans.ts';
 
 /** Levels of arrays and key-value lists in one attribute value: as deep as any stored JSON may nest. */
-export const ATTRIBUTE_NESTING = JSON_DEPTH;
+const ATTRIBUTE_NESTING = JSON_DEPTH;
 
 const tooDeep = () => new MalformedRequestError(`an attribute value nests arrays/kvlists deeper than ${ATTRIBUTE_NESTING} levels (the limit)`);
 
