@@ -104,6 +104,22 @@ const EnvSchema = z.object({
     .int()
     .min(0)
     .default(10 * 1024 ** 3),
+  // Spans waiting for their trace's root (src/otlp/pending-limits.ts). An exporter sends a span when
+  // it ends, so a run's first children wait as long as the run lasts: a day covers long agent runs,
+  // and 256 MiB holds thousands of runs in flight at once (most spans are a few kB).
+  OTLP_PENDING_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(256 * 1024 ** 2),
+  OTLP_PENDING_EXPIRY_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(24 * 3600 * 1000),
+  // Host names (Host header) and origins (Origin header) /mcp answers: DNS rebinding protection (src/mcp/origin.ts).
+  MCP_ALLOWED_HOSTS: commaList.optional(),
+  MCP_ALLOWED_ORIGINS: commaList.optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -186,7 +202,14 @@ export interface Config {
   learning: { maxQueueDepth: number; workers: number };
   /** Bytes of step blobs one tenant may hold; a step whose new blob would pass it is refused (blob_cap). */
   blobTotalCapBytes: number;
+  /** Spans waiting for their root: the bytes one tenant may keep, and how long one waits before it is dropped. */
+  otlpPending: { maxBytesPerTenant: number; expiryMs: number };
+  /** /mcp answers only requests whose Host is one of `hosts` and whose Origin (when sent) is one of `origins`. */
+  mcp: { allowedHosts: string[]; allowedOrigins: string[] };
 }
+
+/** The names a local client reaches this machine by: the default of MCP_ALLOWED_HOSTS. */
+const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -266,6 +289,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     learning: { maxQueueDepth: e.LEARNING_QUEUE_MAX_DEPTH, workers: e.LEARNING_WORKERS },
     blobTotalCapBytes: e.BLOB_TOTAL_CAP_BYTES,
+    otlpPending: { maxBytesPerTenant: e.OTLP_PENDING_MAX_BYTES, expiryMs: e.OTLP_PENDING_EXPIRY_MS },
+    mcp: { allowedHosts: e.MCP_ALLOWED_HOSTS ?? LOCAL_HOSTS, allowedOrigins: e.MCP_ALLOWED_ORIGINS ?? [] },
   });
 }
 

@@ -457,6 +457,8 @@ export type OtlpPendingSpansRow = {
   trace_id: string;
   span_id: string;
   span: unknown;
+  /** UTF-8 bytes of the span's JSON: the tenant's waiting spans are capped in bytes. */
+  bytes: number;
   received_at: Date;
 };
 

@@ -16,7 +16,13 @@ export interface ImportSource {
   name?: string | null;
 }
 
-/** Historical times: none in the future (of `now`), and the start not after the end. */
+/** No agent ran before 1970 (OTLP's zero time, a Unix clock's start); an earlier time is a broken one. */
+const EARLIEST_TIME = new Date(0);
+
+/** A real date (not Invalid Date, which a time past JavaScript's range becomes) from EARLIEST_TIME on. */
+const inRange = (t: Date): boolean => Number.isFinite(t.getTime()) && t.getTime() >= EARLIEST_TIME.getTime();
+
+/** Historical times: real ones from 1970 on, none in the future (of `now`), and the start not after the end. */
 export function timeRangeViolations(
   startField: string,
   endField: string,
@@ -24,10 +30,13 @@ export function timeRangeViolations(
   end: Date | null | undefined,
   now = new Date(),
 ): LimitViolation[] {
-  const future = (field: string, t: Date | null | undefined): LimitViolation[] =>
-    t && t.getTime() > now.getTime() ? [{ field, limit: 'not in the future', message: `${field} (${t.toISOString()}) is in the future` }] : [];
+  const outOfRange = (field: string, t: Date | null | undefined): LimitViolation[] => {
+    if (!t) return [];
+    if (!inRange(t)) return [{ field, limit: `from ${EARLIEST_TIME.toISOString()}`, message: `${field} is not a time from ${EARLIEST_TIME.toISOString()} on` }];
+    return t.getTime() > now.getTime() ? [{ field, limit: 'not in the future', message: `${field} (${t.toISOString()}) is in the future` }] : [];
+  };
   const ordered: LimitViolation[] =
-    start && end && start.getTime() > end.getTime()
+    start && end && inRange(start) && inRange(end) && start.getTime() > end.getTime()
       ? [
           {
             field: endField,
@@ -36,7 +45,7 @@ export function timeRangeViolations(
           },
         ]
       : [];
-  return [...future(startField, start), ...future(endField, end), ...ordered];
+  return [...outOfRange(startField, start), ...outOfRange(endField, end), ...ordered];
 }
 
 export function importSourceViolations(field: string, source: ImportSource): LimitViolation[] {

@@ -1,8 +1,10 @@
 // The episodes(filter) argument and its translation to a tenant-scoped Prisma where clause.
 
+import { canonicalId, isUuid } from '../core/ids.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { builder } from './builder.ts';
 import { OutcomeKindEnum as Outcome, EpisodeStatusEnum as Status } from './episode-enums.ts';
+import { badArgument } from './page-arguments.ts';
 
 export const EpisodeFilterInput = builder.inputType('EpisodeFilter', {
   fields: (t) => ({
@@ -34,11 +36,12 @@ export interface EpisodeFilter {
   text?: string | null;
 }
 
-const UUID = /^[0-9a-f-]{36}$/i;
-
 export function episodeWhere(tenantId: string, f: EpisodeFilter | null): Prisma.EpisodeWhereInput {
   if (!f) return { tenantId };
-  const workItemId = f.workItemId == null ? undefined : String(f.workItemId);
+  const workItemId = f.workItemId == null ? undefined : canonicalId(f.workItemId);
+  if (workItemId !== undefined && !isUuid(workItemId)) {
+    throw badArgument('filter.workItemId', 'a UUID', `filter.workItemId must be a work item's id (a UUID), got "${(workItemId as string).slice(0, 64)}"`);
+  }
   return {
     tenantId,
     ...(f.status?.length ? { status: { in: f.status.map((s) => s.toLowerCase()) } } : {}),
@@ -46,8 +49,7 @@ export function episodeWhere(tenantId: string, f: EpisodeFilter | null): Prisma.
     ...(f.domain ? { domain: f.domain } : {}),
     ...(f.language ? { language: f.language } : {}),
     ...(f.tags?.length ? { tags: { hasEvery: f.tags } } : {}),
-    // A malformed id matches nothing rather than failing the query.
-    ...(workItemId ? { workItemId: UUID.test(workItemId) ? workItemId : '00000000-0000-0000-0000-000000000000' } : {}),
+    ...(workItemId ? { workItemId } : {}),
     ...(f.agent ? { agent: f.agent } : {}),
     ...(f.outcome ? { outcomeKind: f.outcome.toLowerCase() } : {}),
     ...(f.startedAfter || f.startedBefore

@@ -6,6 +6,9 @@ import type { GraphQLField } from 'graphql';
 /** The key of a field's `extensions` that holds its PageSize. */
 export const PAGE_SIZE = 'episodicPageSize';
 
+/** The key of a connection's `extensions` that holds how many UUID columns its cursor names (page-arguments.ts). */
+export const CURSOR_PARTS = 'episodicCursorParts';
+
 export interface PageSize {
   /** The arguments that size a page, read in order; the first one given wins (relay: first ?? last). */
   args: readonly string[];
@@ -17,10 +20,15 @@ export interface PageSize {
 
 /**
  * Spread into a relay connection's options (prismaConnection, relatedConnection): Pothos pages
- * with defaultSize and maxSize, and the node limit reads the same numbers from the extension.
+ * with defaultSize and maxSize, and the node limit reads the same numbers from the extension;
+ * `cursorParts`: the UUID columns of its cursor (page-arguments.ts checks a cursor against them).
  */
-export function connectionSize(defaultSize: number, maxSize: number): { defaultSize: number; maxSize: number; extensions: Record<string, PageSize> } {
-  return { defaultSize, maxSize, extensions: { [PAGE_SIZE]: { args: ['first', 'last'], defaultSize, maxSize } } };
+export function connectionSize(
+  defaultSize: number,
+  maxSize: number,
+  cursorParts = 1,
+): { defaultSize: number; maxSize: number; extensions: Record<string, PageSize | number> } {
+  return { defaultSize, maxSize, extensions: { [PAGE_SIZE]: { args: ['first', 'last'], defaultSize, maxSize }, [CURSOR_PARTS]: cursorParts } };
 }
 
 /**

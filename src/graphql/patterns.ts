@@ -180,7 +180,7 @@ builder.prismaObject('Pattern', {
     episodes: t.relatedConnection('episodes', {
       description: 'The episodes the pattern was observed in, oldest first.',
       cursor: 'patternId_episodeId',
-      ...connectionSize(20, 100),
+      ...connectionSize(20, 100, 2),
       query: { orderBy: [{ observedAt: 'asc' }, { episodeId: 'asc' }] },
     }),
   }),

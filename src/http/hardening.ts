@@ -7,6 +7,7 @@ import { type DocumentNode, type ExecutionArgs, GraphQLError, getOperationAST, v
 import type { Plugin } from 'graphql-yoga';
 import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { Config } from '../config.ts';
+import { usePageCursors } from '../graphql/page-arguments.ts';
 import { useBodyLimit } from './body-limit.ts';
 import { useNodeLimit } from './node-limit.ts';
 import { perDocument } from './per-document.ts';
@@ -30,6 +31,8 @@ export function hardeningPlugins(config: Config): Array<Plugin | Plugin<Record<s
     useUtf8Bodies(),
     useBodyLimit(config.maxBodyBytes),
     useWellFormedVariables(),
+    // Page cursors are checked before any resolver hands one to Prisma.
+    usePageCursors(),
     useNoNulInReads(),
     // Where the variables are known, before any resolver reads a row (over WebSocket also in onSubscribe).
     useNodeLimit(maxNodes),

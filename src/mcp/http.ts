@@ -1,12 +1,13 @@
 // Streamable HTTP at /mcp (stateless: a fresh server and transport per POST, as the SDK's
-// stateless example does). The API key comes as a bearer token; a refused key is a 401 before any
-// MCP message is read. Each tool call runs its GraphQL operation in-process through yoga's own
+// stateless example does). Host and Origin are checked first (origin.ts: 403 for another site's
+// page), then the API key, a bearer token: a refused key is a 401 before any MCP message is read. Each tool call runs its GraphQL operation in-process through yoga's own
 // fetch with the caller's key, so authentication, scopes, limits and tenancy are the API's own.
 // The SDK is loaded on the first /mcp request, not at server start.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AUTH_FAILURE_MESSAGES, tokenFromHeader } from '../auth/keys.ts';
 import { createTransport, type FetchLike } from '../client/transport.ts';
 import type { Services } from '../services.ts';
+import { originRefusal } from './origin.ts';
 
 export const MCP_PATH = '/mcp';
 
@@ -25,6 +26,8 @@ async function serve(services: Services, graphql: InProcessGraphQL, req: Incomin
   if (req.method !== 'POST') {
     return sendJsonRpcError(res, 405, 'This MCP endpoint is stateless: POST each JSON-RPC request (no sessions, no GET stream).', { allow: 'POST' });
   }
+  const refusal = originRefusal(req.headers, services.config.mcp);
+  if (refusal) return sendJsonRpcError(res, 403, refusal);
   const token = tokenFromHeader(req.headers.authorization);
   const auth = await services.keys.authenticate(token);
   if ('failure' in auth) return sendJsonRpcError(res, 401, AUTH_FAILURE_MESSAGES[auth.failure], { 'www-authenticate': 'Bearer' });

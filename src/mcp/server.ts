@@ -7,6 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import packageJson from '../../package.json' with { type: 'json' };
 import { EpisodicError } from '../client/errors.ts';
 import type { Request } from '../client/transport.ts';
+import { exceedsJsonDepth, JSON_DEPTH, type JsonValue } from '../validation/json.ts';
 import { EXPERIMENT_TOOLS } from './experiment-tools.ts';
 import { READ_TOOLS } from './read-tools.ts';
 import type { Tool, ToolAnswer } from './tool.ts';
@@ -32,6 +33,20 @@ function failureAnswer(err: unknown): ToolAnswer {
   return { text: `${err.message}${code}`, structured: { error: err.message, code: err.code ?? null, kind: err.kind }, isError: true };
 }
 
+/**
+ * Arguments nested past the depth any stored JSON may have, refused before a tool serialises them
+ * for the API (JSON.stringify overflowed its stack on 50,000 levels, answered as "cannot reach").
+ */
+function tooDeep(args: Record<string, unknown>): ToolAnswer | null {
+  if (!exceedsJsonDepth(args as JsonValue, JSON_DEPTH + 1)) return null;
+  const violation = { field: 'arguments', limit: JSON_DEPTH, message: `arguments nest arrays/objects deeper than ${JSON_DEPTH} levels` };
+  return {
+    text: `InputLimitError: ${violation.message} (the limit is ${JSON_DEPTH}). Nothing was written.`,
+    structured: { __typename: 'InputLimitError', violations: [violation] },
+    isError: true,
+  };
+}
+
 function toResult(a: ToolAnswer): CallToolResult {
   return { content: [{ type: 'text', text: a.text }], structuredContent: a.structured, ...(a.isError ? { isError: true } : {}) };
 }
@@ -47,7 +62,7 @@ export function createMcpServer(request: Request, scopes: readonly string[]): Mc
         inputSchema: tool.input,
         annotations: { readOnlyHint: tool.scope === 'read', destructiveHint: false, openWorldHint: false },
       },
-      async (args: Record<string, unknown>) => toResult(await tool.run(args, request).catch(failureAnswer)),
+      async (args: Record<string, unknown>) => toResult(tooDeep(args) ?? (await tool.run(args, request).catch(failureAnswer))),
     );
   }
   return server;

@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import { gunzipSync } from 'node:zlib';
 import protobuf from 'protobufjs/minimal.js';
+import { checkJsonNesting, checkProtobufNesting } from './nesting.ts';
 import { MalformedRequestError } from './spans.ts';
 
 interface MessageType {
@@ -50,12 +51,16 @@ export function inflate(body: Buffer, encoding: string | undefined, maxBytes: nu
 /** The request as a camelCase tree (spans.ts reads it); MalformedRequestError when it cannot be decoded. */
 export function decodeRequest(body: Buffer, format: BodyFormat): unknown {
   if (format === 'json') {
+    let request: unknown;
     try {
-      return JSON.parse(body.toString('utf8'));
+      request = JSON.parse(body.toString('utf8'));
     } catch (err) {
       throw new MalformedRequestError(`the body is not JSON: ${(err as Error).message}`);
     }
+    checkJsonNesting(request);
+    return request;
   }
+  checkProtobufNesting(body);
   try {
     return messages.ExportTraceServiceRequest.decode(body);
   } catch (err) {

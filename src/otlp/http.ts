@@ -2,9 +2,10 @@
 // as a bearer token of write scope. Answers as OTLP/HTTP does: 200 with an ExportTraceServiceResponse
 // (partialSuccess counts and names the refused spans), 400 for a body that cannot be decoded,
 // 401/403, 413, 415, and 429/503 with Retry-After when the server or the key is at its limit (the
-// admission slots GraphQL requests take, and the step ingestor's backpressure).
+// key's rate limit and the admission slots GraphQL requests take, and the step ingestor's backpressure).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { grantsScope, tokenFromHeader } from '../auth/keys.ts';
+import type { RateLimiter } from '../auth/rate-limit.ts';
 import { isPoolSaturated, isUnavailable } from '../db/errors.ts';
 import type { Admission } from '../http/admission.ts';
 import type { Services } from '../services.ts';
@@ -36,7 +37,7 @@ class HttpRefusal extends Error {
 const retryLater = (status: 429 | 503, message: string) =>
   new HttpRefusal(status, status === 429 ? RPC.resourceExhausted : RPC.unavailable, message, { 'retry-after': '1' });
 
-export function createOtlpHandler(services: Services, admission: Admission) {
+export function createOtlpHandler(services: Services, admission: Admission, limiter: RateLimiter | null) {
   const traces = new TraceIngest({
     db: services.db,
     writer: services.writer,
@@ -44,6 +45,7 @@ export function createOtlpHandler(services: Services, admission: Admission) {
     ingest: services.ingest,
     redactKeys: services.redactKeys,
     blobCapBytes: services.config.blobTotalCapBytes,
+    pending: services.config.otlpPending,
   });
   return async function handleTraces(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const format: BodyFormat = formatOf(req.headers['content-type']) ?? 'json';
@@ -72,6 +74,14 @@ export function createOtlpHandler(services: Services, admission: Admission) {
       throw new HttpRefusal(401, RPC.unauthenticated, `API key ${auth.failure}: send Authorization: Bearer <key>`, { 'www-authenticate': 'Bearer' });
     }
     if (!grantsScope(auth.viewer.scopes, 'write')) throw new HttpRefusal(403, RPC.permissionDenied, 'Exporting traces needs an API key with the write scope');
+    // The key's rate limit counts every HTTP request, an export as a GraphQL request (RATE_LIMIT_PER_MINUTE).
+    const rate = limiter ? await limiter.take(auth.viewer.keyId) : { ok: true, retryAfterMs: 0 };
+    if (!rate.ok) {
+      const seconds = Math.ceil(rate.retryAfterMs / 1000);
+      throw new HttpRefusal(429, RPC.resourceExhausted, `Rate limit exceeded for this API key (RATE_LIMIT_PER_MINUTE); retry in ${seconds} s`, {
+        'retry-after': String(seconds),
+      });
+    }
     await admission.takeFor(auth.viewer, res).catch((err: Error) => {
       throw retryLater(503, err.message);
     });

@@ -133,6 +133,8 @@ export function spansOf(request: unknown): { spans: OtlpSpan[]; unreadable: Unre
   const spans: OtlpSpan[] = [];
   const unreadable: UnreadableSpan[] = [];
   let index = 0;
+  // A decoded protobuf message always has the list (empty when absent); OTLP/JSON must name it.
+  if (!Array.isArray(request.resourceSpans)) badShape('the body has no resourceSpans list (an ExportTraceServiceRequest holds one)');
   for (const rs of listOf(request.resourceSpans)) {
     if (!isTree(rs)) badShape('resourceSpans holds a non-object');
     const resource = attributesOf(isTree(rs.resource) ? rs.resource.attributes : []);

@@ -9,15 +9,19 @@ import { DomainError, IllegalTransitionError, InputLimitError, type LimitViolati
 import { must } from '../core/must.ts';
 import type { EpisodesRow, StepsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
+import { timeRangeViolations } from '../episodes/import-limits.ts';
+import { validateEpisodeInput } from '../episodes/limits.ts';
+import { validateOutcome } from '../episodes/outcome-limits.ts';
 import type { JobQueue } from '../jobs/queue.ts';
-import { checkCompletion, complete } from '../lifecycle/calls.ts';
+import { complete } from '../lifecycle/calls.ts';
 import { startEpisode } from '../lifecycle/start.ts';
 import type { StepIngestor } from '../steps/ingest.ts';
 import { checkSteps, type ItemResult, journalSteps, type LogOptions } from '../steps/journal.ts';
-import { STEP_LIMITS } from '../steps/limits.ts';
+import { STEP_LIMITS, validateStep } from '../steps/limits.ts';
 import type { Writer } from '../write.ts';
 import { dedupeKeyOfTrace, episodeOfRoot, outcomeOfRoot, sideEffectKeyOfSpan, stepOfSpan } from './mapping.ts';
-import { forgetPending, keepPending, MAX_PENDING_SPANS_PER_TENANT, pendingCount, pendingOf } from './pending.ts';
+import { expirePending, forgetPending, keepPending, pendingHeld, pendingJson, pendingOf } from './pending.ts';
+import { admitPending, expiredBefore, MAX_PENDING_SPANS_PER_TENANT, type PendingLimits } from './pending-limits.ts';
 import type { OtlpSpan } from './spans.ts';
 
 export interface SpanRefusal {
@@ -41,6 +45,8 @@ export interface TraceIngestDeps {
   ingest: StepIngestor;
   redactKeys: readonly string[];
   blobCapBytes: number;
+  /** OTLP_PENDING_MAX_BYTES and OTLP_PENDING_EXPIRY_MS. */
+  pending: Omit<PendingLimits, 'maxSpansPerTenant'>;
 }
 
 /** Traces of one request settled at once: their step batches meet in the ingestor's group commit. */
@@ -55,10 +61,15 @@ interface EpisodeRef {
 export class TraceIngest {
   constructor(private readonly deps: TraceIngestDeps) {}
 
-  async ingest(tenantId: string, spans: readonly OtlpSpan[]): Promise<IngestReport> {
+  /**
+   * Every span is checked first against the limits of what it would store (screen): one over a
+   * limit is refused alone, before anything is written, and the request's other spans go on.
+   */
+  async ingest(tenantId: string, sent: readonly OtlpSpan[]): Promise<IngestReport> {
+    const { spans, refused } = screen(sent);
     const byTrace = groupByTrace(spans);
     const episodes = await this.episodesOf(tenantId, [...byTrace.keys()]);
-    const report: IngestReport = { stored: 0, pending: 0, refused: [] };
+    const report: IngestReport = { stored: 0, pending: 0, refused };
     const waiting = [...byTrace].filter(([traceId, list]) => !episodes.has(traceId) && !list.some(isRoot));
     await this.keep(
       tenantId,
@@ -83,14 +94,19 @@ export class TraceIngest {
     return report;
   }
 
+  /** Spans without their root wait, within the tenant's count and byte caps; spans waiting past the expiry are dropped first. */
   private async keep(tenantId: string, spans: OtlpSpan[], report: IngestReport) {
     if (!spans.length) return;
-    const room = Math.max(0, MAX_PENDING_SPANS_PER_TENANT - (await pendingCount(this.deps.db.pool, tenantId)));
-    await keepPending(this.deps.db.pool, tenantId, spans.slice(0, room));
-    report.pending += Math.min(room, spans.length);
-    for (const span of spans.slice(room)) {
-      report.refused.push(refusal(span, `no root span yet, and ${MAX_PENDING_SPANS_PER_TENANT} spans of this tenant already wait for theirs`));
-    }
+    const limits = { ...this.deps.pending, maxSpansPerTenant: MAX_PENDING_SPANS_PER_TENANT };
+    await expirePending(this.deps.db.pool, expiredBefore(limits, Date.now()));
+    const candidates = spans.map((span) => {
+      const json = pendingJson(span);
+      return { span, json, bytes: Buffer.byteLength(json) };
+    });
+    const { kept, refused } = admitPending(candidates, await pendingHeld(this.deps.db.pool, tenantId), limits);
+    await keepPending(this.deps.db.pool, tenantId, kept);
+    report.pending += kept.length;
+    for (const r of refused) report.refused.push(refusal(r.span, r.reason));
   }
 
   private async episodesOf(tenantId: string, traceIds: string[]): Promise<Map<string, EpisodeRef>> {
@@ -116,8 +132,13 @@ export class TraceIngest {
     if (!episode) {
       const started = await this.start(tenantId, must(root), children);
       if ('refused' in started) {
-        // A trace without an episode is settled only with its root in this request: every span of it here is refused.
-        report.refused.push(...spans.map((s) => refusal(s, started.refused)));
+        // The root alone is refused; the request's other spans of its trace wait for a root, as if it had not come.
+        report.refused.push(refusal(must(root), started.refused));
+        await this.keep(
+          tenantId,
+          spans.filter((s) => s !== root),
+          report,
+        );
         return report;
       }
       episode = started;
@@ -135,8 +156,9 @@ export class TraceIngest {
 
   private async start(tenantId: string, root: OtlpSpan, children: OtlpSpan[]): Promise<EpisodeRef | { refused: string }> {
     try {
-      // A root its completion would refuse starts nothing: no episode is left running for it.
-      checkCompletion(outcomeOfRoot(root), endOf(root));
+      // The run is refused whole when its root could not also end it: its outcome and end are checked before its start.
+      const violations = runViolations(root, children);
+      if (violations.length) throw new InputLimitError(violations);
       const { episodeId } = await startEpisode(this.deps, tenantId, episodeOfRoot(root, children));
       return { id: episodeId, rootSpanId: root.spanId };
     } catch (err) {
@@ -218,6 +240,43 @@ const isRoot = (span: OtlpSpan) => span.parentSpanId === null;
 
 /** When a root span's run ended (a span ending before it starts ends at its start). */
 const endOf = (root: OtlpSpan) => new Date(Math.max(root.startMs, root.endMs));
+
+/** Why a root span cannot be the run it starts and ends: its episode's start, its outcome and its times, checked by their domain's limits. */
+function runViolations(root: OtlpSpan, trace: readonly OtlpSpan[]): LimitViolation[] {
+  const start = episodeOfRoot(root, trace);
+  return [
+    ...validateEpisodeInput(start, 'episode'),
+    ...validateOutcome(outcomeOfRoot(root), 'outcome'),
+    // The end is the root's end or its start, whichever is later: only its own range is checked.
+    ...timeRangeViolations('episode.endedAt', 'episode.endedAt', new Date(Math.max(root.startMs, root.endMs)), null),
+  ];
+}
+
+/**
+ * The request's spans that fit every limit, and a refusal for each other one: the root the request
+ * carries for a trace is checked as its run, any other span as its step. Nothing is written yet.
+ */
+function screen(spans: readonly OtlpSpan[]): { spans: OtlpSpan[]; refused: SpanRefusal[] } {
+  const admitted: OtlpSpan[] = [];
+  const refused: SpanRefusal[] = [];
+  for (const list of groupByTrace(spans).values()) {
+    const root = rootOf(list, null);
+    const children = list.filter((s) => s !== root);
+    for (const span of list) {
+      const violations = span === root ? runViolations(span, children) : validateStep(stepOfSpan(span), 0, 'step').map(unnumbered);
+      if (violations.length) refused.push(refusal(span, violations.map((v) => v.message).join('; ')));
+      else admitted.push(span);
+    }
+  }
+  return { spans: admitted, refused };
+}
+
+/** A step's violations name its fields as `step.<field>`: a span is one step, not a position in a list. */
+const unnumbered = (v: LimitViolation): LimitViolation => ({
+  ...v,
+  field: v.field.replace(/^step\.0\./, 'step.'),
+  message: v.message.replaceAll('step.0.', 'step.'),
+});
 
 /**
  * The span that starts and ends the trace's episode: the one that started it, once there is an

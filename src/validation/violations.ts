@@ -5,7 +5,8 @@
  *
  * Sizes are UTF-8 bytes. "Chars" are Unicode code points. No stored string may contain NUL
  * (U+0000): PostgreSQL rejects it in text and in jsonb, so it is refused here with a clear message
- * instead of failing the insert. The limits themselves live with their domain (episodes/limits.ts,
+ * instead of failing the insert; nor may one hold a lone UTF-16 surrogate (not Unicode: PostgreSQL
+ * refuses it in jsonb, and text would not hash as the ledger recorded it). The limits themselves live with their domain (episodes/limits.ts,
  * steps/limits.ts, leases/limits.ts, ...).
  */
 
@@ -39,6 +40,12 @@ export function identifierRule(maxChars: number): TextRule {
 
 export const NUL = '\u0000';
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Whether the text is valid Unicode: no UTF-16 surrogate without its pair. */
+export function isWellFormedText(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
 
 export function textViolations(field: string, value: string | null | undefined, rule: TextRule): LimitViolation[] {
   if (value === undefined || value === null) return [];
@@ -53,6 +60,7 @@ export function textViolations(field: string, value: string | null | undefined, 
   } else if (value.includes(NUL)) {
     violations.push(nulViolation(field, 'contains'));
   }
+  if (!isWellFormedText(value)) violations.push(surrogateViolation(field, 'contains'));
   return violations;
 }
 
@@ -89,6 +97,10 @@ function finiteActual(value: number): { actual?: number } {
 
 export function nulViolation(path: string, verb: string): LimitViolation {
   return { field: path, limit: 'no NUL characters', message: `${path} ${verb} a NUL character (U+0000), which cannot be stored` };
+}
+
+export function surrogateViolation(path: string, verb: string): LimitViolation {
+  return { field: path, limit: 'valid Unicode', message: `${path} ${verb} a lone UTF-16 surrogate (not valid Unicode), which cannot be stored` };
 }
 
 /** A hash the client sends (context pack, manifest): BLAKE3 in lowercase hex. */

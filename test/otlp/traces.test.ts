@@ -298,9 +298,9 @@ describe('OTLP/HTTP trace ingest', () => {
     expect(res.status).toBe(200);
     const answer = (await res.json()) as { partialSuccess: { rejectedSpans: number; errorMessage: string } };
     expect(answer.partialSuccess.rejectedSpans).toBe(3);
-    expect(answer.partialSuccess.errorMessage).toMatch(new RegExp(`trace ${longId}: the root span could not start its episode: .*input\\.metadata`));
-    for (const traceId of [ahead, endsAhead])
-      expect(answer.partialSuccess.errorMessage).toMatch(new RegExp(`trace ${traceId}: the root span could not start its episode: .* is in the future`));
+    expect(answer.partialSuccess.errorMessage).toMatch(new RegExp(`trace ${longId}: episode\\.metadata is \\d+ bytes; the limit is 65536 bytes`));
+    expect(answer.partialSuccess.errorMessage).toMatch(new RegExp(`trace ${ahead}: episode\\.startedAt \\(.*\\) is in the future`));
+    expect(answer.partialSuccess.errorMessage).toMatch(new RegExp(`trace ${endsAhead}: episode\\.endedAt .*is in the future`));
     for (const traceId of [longId, ahead, endsAhead]) expect(await episodeOfTrace(traceId)).toBeUndefined();
   });
 

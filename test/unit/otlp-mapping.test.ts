@@ -111,7 +111,9 @@ describe('reading an export request', () => {
     expect(() => spansOf({ resourceSpans: 'x' })).toThrow(MalformedRequestError);
     expect(() => decodeRequest(Buffer.from('{'), 'json')).toThrow(MalformedRequestError);
     expect(() => inflate(Buffer.from('x'), 'br', 100)).toThrow(/not supported/);
-    expect(spansOf({}).total).toBe(0);
+    // docs/OTLP.md: a body without resourceSpans is no export request (400); an empty list is one.
+    expect(() => spansOf({})).toThrow(/no resourceSpans list/);
+    expect(spansOf({ resourceSpans: [] }).total).toBe(0);
   });
 
   it('knows the OTLP/HTTP content types, and answers partial success in the request format', () => {
