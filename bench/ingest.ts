@@ -13,7 +13,7 @@
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { must } from '../src/core/must.ts';
-import { toStepInput } from '../src/steps/graphql-inputs.ts';
+import { toStepInput } from '../src/graphql/step-inputs.ts';
 import { prepareSteps } from '../src/steps/prepare.ts';
 import { DEFAULT_REDACTED_KEYS } from '../src/steps/redact.ts';
 import { type BenchServer, type CpuUse, fmt, gql, measureCpu, openBenchDatabase, runLoad, startBenchServer, summarize } from './support.ts';

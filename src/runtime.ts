@@ -6,7 +6,7 @@ import { createDatabase, type Database, describeConnectionError } from './db/cli
 import { startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import { FanOutUnavailableError } from './ledger/bus.ts';
-import type { Services } from './schema/context.ts';
+import type { Services } from './services.ts';
 import { createServices, stopServices } from './services.ts';
 
 /** A start-up failure with a message meant for the operator, printed as one line. */

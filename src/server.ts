@@ -16,7 +16,7 @@ import { serveGraphQLOverWebSocket } from './http/websocket.ts';
 import { createGraphQLHandler, GRAPHQL_PATH, type GraphQLHandler } from './http/yoga.ts';
 import { createMcpHandler, MCP_PATH } from './mcp/http.ts';
 import { createOtlpHandler, OTLP_TRACES_PATH } from './otlp/http.ts';
-import type { Services } from './schema/context.ts';
+import type { Services } from './services.ts';
 import { createStaticHandler } from './web/static.ts';
 
 export { GRAPHQL_PATH };

@@ -1,12 +1,15 @@
-// The long-lived parts a request needs (Services, declared with the resolvers' context in
-// schema/context.ts), created once per process (or per test server).
+// The long-lived parts a request needs (Services: what every resolver reads as ctx.services),
+// created once per process (or per test server).
 import type { Logger } from 'pino';
 import { KeyCache } from './auth/key-cache.ts';
 import type { Config } from './config.ts';
 import { must } from './core/must.ts';
 import type { Database } from './db/client.ts';
+import type { JobQueue } from './jobs/queue.ts';
 import { startJobQueue, stopJobQueue } from './jobs/queue.ts';
+import type { LearningJobs } from './learning/jobs.ts';
 import { startLearningWorkers } from './learning/jobs.ts';
+import type { LedgerBus } from './ledger/bus.ts';
 import { createLedgerBus } from './ledger/bus.ts';
 import { CheckpointPublisher, TreeCache } from './ledger/checkpoints.ts';
 import { LedgerReads } from './ledger/live-reads.ts';
@@ -16,10 +19,32 @@ import { startDeadlineWorkers } from './lifecycle/deadlines.ts';
 import { ImportBatcher } from './lifecycle/import-batch.ts';
 import { indexStatisticsRefresher } from './retrieval/index-statistics.ts';
 import { startRankerRefits } from './retrieval/ranker-jobs.ts';
-import type { Services } from './schema/context.ts';
 import { StepIngestor } from './steps/ingest.ts';
 import { DEFAULT_REDACTED_KEYS } from './steps/redact.ts';
+import type { Writer } from './write.ts';
 import { createWriter } from './write.ts';
+
+/** The long-lived parts a request needs: built once per process by createServices. */
+export interface Services {
+  config: Config;
+  db: Database;
+  log: Logger;
+  writer: Writer;
+  ingest: StepIngestor;
+  /** importRun's group commit. */
+  imports: ImportBatcher;
+  jobs: JobQueue;
+  /** Pattern extraction on the job queue. */
+  learning: LearningJobs;
+  redactKeys: readonly string[];
+  checkpoints: CheckpointPublisher;
+  /** Announces ledger growth to subscribers in every process. */
+  ledgerBus: LedgerBus;
+  /** Ledger reads of live subscribers (shared between subscribers woken by the same commit). */
+  ledgerReads: LedgerReads;
+  /** API keys of recent requests (revocations by this process forget them at commit). */
+  keys: KeyCache;
+}
 
 export async function createServices(config: Config, db: Database, log: Logger): Promise<Services> {
   const redactKeys = config.redactKeys ?? DEFAULT_REDACTED_KEYS;

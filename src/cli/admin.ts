@@ -2,7 +2,7 @@
 // before any key exists, and rotating keys.
 import { checkKeyRequest } from '../auth/keys.ts';
 import { createApiKeyRecorded, createTenant, revokeApiKeyRecorded } from '../auth/store.ts';
-import type { Services } from '../schema/context.ts';
+import type { Services } from '../services.ts';
 import { CliError } from './errors.ts';
 
 async function findTenant(services: Services, nameOrId: string) {

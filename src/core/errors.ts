@@ -1,5 +1,5 @@
 // Domain errors: expected failures, returned as typed members of result unions (clients branch on
-// __typename); the GraphQL layer (src/schema/base.ts) gives them their types. Everything else is
+// __typename); the GraphQL layer (src/graphql/base.ts) gives them their types. Everything else is
 // unexpected and masked by yoga. Errors that carry a domain type live with it (LoopStoppedError
 // in src/leases/errors.ts).
 
@@ -19,7 +19,7 @@ export class NotFoundError extends DomainError {
  * One input that broke a rule, as every validator returns it: the field by the dotted path the
  * client sent (e.g. 'input.steps.3.observation'), the limit (a number, or the rule in words) and,
  * what was sent (a size, a count, the value refused). The one violation type of the service; the API prints
- * `limit` and `actual` as strings (src/schema/base.ts).
+ * `limit` and `actual` as strings (src/graphql/base.ts).
  */
 export interface LimitViolation {
   field: string;

@@ -14,7 +14,7 @@ import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { BlobsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { isHashHex } from '../ledger/hash.ts';
-import type { Services } from '../schema/context.ts';
+import type { Services } from '../services.ts';
 import type { Admission } from './admission.ts';
 import { enforceRateLimit } from './hardening.ts';
 

@@ -14,7 +14,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { AUTH_FAILURE_MESSAGES, grantsScope, type Scope } from '../auth/keys.ts';
-import type { Context } from '../schema/context.ts';
+import type { Context } from '../graphql/context.ts';
 
 type ScopeMap = Partial<Record<Scope, boolean>>;
 

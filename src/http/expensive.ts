@@ -6,7 +6,7 @@
 // stays free for every other tenant.
 import { type DocumentNode, GraphQLError, type ValidationRule, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { Context } from '../schema/context.ts';
+import type { Context } from '../graphql/context.ts';
 import { FairPermits } from './fair-permits.ts';
 import { perDocument } from './per-document.ts';
 

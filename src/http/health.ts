@@ -1,7 +1,7 @@
 // The endpoints beside /graphql that a balancer or a scraper reads: liveness, readiness, metrics.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { migrationsApplied } from '../db/migrate.ts';
-import type { Services } from '../schema/context.ts';
+import type { Services } from '../services.ts';
 import type { Admission } from './admission.ts';
 import { type createMetrics, metricsAllowed } from './metrics.ts';
 

@@ -8,10 +8,11 @@ import { type DocumentNode, getOperationAST, Kind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { grantsScope, tokenFromHeader } from '../auth/keys.ts';
+import type { Context } from '../graphql/context.ts';
+import { schema } from '../graphql/schema.ts';
 import { EXTRACT_JOB } from '../learning/jobs.ts';
 import { DEADLINE_JOB } from '../lifecycle/deadlines.ts';
-import type { Context, Services } from '../schema/context.ts';
-import { schema } from '../schema/index.ts';
+import type { Services } from '../services.ts';
 
 export const METRICS_PATH = '/metrics';
 

@@ -23,7 +23,7 @@ import {
   Kind,
   type SelectionSetNode,
 } from 'graphql';
-import { type PageSize, pageSizeOf } from '../schema/page-size.ts';
+import { type PageSize, pageSizeOf } from '../graphql/page-size.ts';
 
 /** The paged field that may return the most nodes: its response path and the page sizes multiplied along it. */
 export interface NodePath {

@@ -4,7 +4,7 @@
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { KeyWatch } from '../auth/socket-keys.ts';
-import type { Context } from '../schema/context.ts';
+import type { Context } from '../graphql/context.ts';
 
 function tooManyStreams(max: number): GraphQLError {
   return new GraphQLError(`This API key already has ${max} open subscriptions, the most one key may (MAX_STREAMS_PER_KEY). Complete one first.`, {

@@ -10,7 +10,7 @@ import { tokenFromHeader } from '../auth/keys.ts';
 import { KEY_REVOKED_CLOSE_CODE, type KeyWatch } from '../auth/socket-keys.ts';
 import type { AuthResult } from '../auth/store.ts';
 import { requestScope } from '../log.ts';
-import type { Services } from '../schema/context.ts';
+import type { Services } from '../services.ts';
 import { withRequestErrorCode } from './hardening.ts';
 import { nodeLimitError } from './node-limit.ts';
 import type { GraphQLHandler } from './yoga.ts';

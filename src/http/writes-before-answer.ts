@@ -4,7 +4,7 @@
 // other unexpected or database error.
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { Context } from '../schema/context.ts';
+import type { Context } from '../graphql/context.ts';
 
 export function useWritesBeforeAnswer(): Plugin {
   return {

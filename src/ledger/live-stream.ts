@@ -30,7 +30,7 @@ export class StreamEnd {
   }
 }
 
-/** What the stream guard reads of a request's context (src/schema/context.ts has it). */
+/** What the stream guard reads of a request's context (src/graphql/context.ts has it). */
 export interface StreamContext {
   log: Pick<Logger, 'error'>;
   services: { config: { subscriptions: { maxBufferedBytes: number } } };

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AUTH_FAILURE_MESSAGES, tokenFromHeader } from '../auth/keys.ts';
 import { createTransport, type FetchLike } from '../client/transport.ts';
-import type { Services } from '../schema/context.ts';
+import type { Services } from '../services.ts';
 
 export const MCP_PATH = '/mcp';
 

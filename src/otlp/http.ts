@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { grantsScope, tokenFromHeader } from '../auth/keys.ts';
 import { isPoolSaturated, isUnavailable } from '../db/errors.ts';
 import type { Admission } from '../http/admission.ts';
-import type { Services } from '../schema/context.ts';
+import type { Services } from '../services.ts';
 import { OverloadedError } from '../steps/ingest.ts';
 import { STEP_LIMITS } from '../steps/limits.ts';
 import { type BodyFormat, CONTENT_TYPES, decodeRequest, encodeResponse, encodeStatus, formatOf, inflate, type PartialSuccess } from './codec.ts';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { printSchema } from 'graphql';
 import { expect, it } from 'vitest';
-import { schema } from '../../src/schema/index.ts';
+import { schema } from '../../src/graphql/schema.ts';
 
 it('schema.graphql is the printed schema (run `npm run print-schema` after changing types)', async () => {
   const committed = await readFile('schema.graphql', 'utf8');

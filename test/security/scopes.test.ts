@@ -12,7 +12,7 @@ import { hashSecret, parseToken, type Scope } from '../../src/auth/keys.ts';
 import { createApiKey } from '../../src/auth/store.ts';
 import { keyCreate, keyRevoke } from '../../src/cli/admin.ts';
 import { must } from '../../src/core/must.ts';
-import { schema as liveSchema } from '../../src/schema/index.ts';
+import { schema as liveSchema } from '../../src/graphql/schema.ts';
 import { waitUntil, watch } from '../ledger-live/support.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';

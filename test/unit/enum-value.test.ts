@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { enumValue } from '../../src/schema/enum-value.ts';
+import { enumValue } from '../../src/graphql/enum-value.ts';
 
 describe('enumValue', () => {
   const STATUSES = ['RUNNING', 'DRY_RUN'] as const;

@@ -2,9 +2,9 @@
 // nested connections and summed, with variables, defaults, fragments, aliases and directives.
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { schema } from '../../src/graphql/schema.ts';
 import { countNodes } from '../../src/http/node-count.ts';
 import { nodeLimitError } from '../../src/http/node-limit.ts';
-import { schema } from '../../src/schema/index.ts';
 
 const count = (query: string, variables: Record<string, unknown> = {}, operationName?: string) =>
   countNodes(schema, { document: parse(query), variables, operationName });

@@ -1,9 +1,9 @@
-// Every paged field of the schema declares its page sizes (src/schema/page-size.ts), so the node
+// Every paged field of the schema declares its page sizes (src/graphql/page-size.ts), so the node
 // limit counts it: a new connection or list sized by first/last/limit cannot escape the limit.
 import { type GraphQLField, getNamedType, isObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { schema } from '../../src/schema/index.ts';
-import { pageSizeOf } from '../../src/schema/page-size.ts';
+import { pageSizeOf } from '../../src/graphql/page-size.ts';
+import { schema } from '../../src/graphql/schema.ts';
 
 const SIZE_ARGS = ['first', 'last', 'limit'];
 

@@ -1,0 +1,59 @@
+// The episodes(filter) argument and its translation to a tenant-scoped Prisma where clause.
+
+import type { Prisma } from '../generated/prisma/client.ts';
+import { builder } from './builder.ts';
+import { OutcomeKindEnum as Outcome, EpisodeStatusEnum as Status } from './episode-enums.ts';
+
+export const EpisodeFilterInput = builder.inputType('EpisodeFilter', {
+  fields: (t) => ({
+    status: t.field({ type: [Status], description: 'Any of these statuses.' }),
+    taskType: t.string(),
+    domain: t.string(),
+    language: t.string(),
+    tags: t.stringList({ description: 'Episodes carrying all of these tags.' }),
+    workItemId: t.id(),
+    agent: t.string(),
+    outcome: t.field({ type: Outcome }),
+    startedAfter: t.field({ type: 'DateTime' }),
+    startedBefore: t.field({ type: 'DateTime' }),
+    text: t.string({ description: 'Case-insensitive match in the task description.' }),
+  }),
+});
+
+export interface EpisodeFilter {
+  status?: string[] | null;
+  taskType?: string | null;
+  domain?: string | null;
+  language?: string | null;
+  tags?: string[] | null;
+  workItemId?: string | number | null;
+  agent?: string | null;
+  outcome?: string | null;
+  startedAfter?: Date | null;
+  startedBefore?: Date | null;
+  text?: string | null;
+}
+
+const UUID = /^[0-9a-f-]{36}$/i;
+
+export function episodeWhere(tenantId: string, f: EpisodeFilter | null): Prisma.EpisodeWhereInput {
+  if (!f) return { tenantId };
+  const workItemId = f.workItemId == null ? undefined : String(f.workItemId);
+  return {
+    tenantId,
+    ...(f.status?.length ? { status: { in: f.status.map((s) => s.toLowerCase()) } } : {}),
+    ...(f.taskType ? { taskType: f.taskType } : {}),
+    ...(f.domain ? { domain: f.domain } : {}),
+    ...(f.language ? { language: f.language } : {}),
+    ...(f.tags?.length ? { tags: { hasEvery: f.tags } } : {}),
+    // A malformed id matches nothing rather than failing the query.
+    ...(workItemId ? { workItemId: UUID.test(workItemId) ? workItemId : '00000000-0000-0000-0000-000000000000' } : {}),
+    ...(f.agent ? { agent: f.agent } : {}),
+    ...(f.outcome ? { outcomeKind: f.outcome.toLowerCase() } : {}),
+    ...(f.startedAfter || f.startedBefore
+      ? { startedAt: { ...(f.startedAfter ? { gte: f.startedAfter } : {}), ...(f.startedBefore ? { lt: f.startedBefore } : {}) } }
+      : {}),
+    // Prisma passes `contains` to ILIKE as it is: % and _ would be wildcards, so they are escaped.
+    ...(f.text ? { taskDescription: { contains: f.text.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' as const } } : {}),
+  };
+}

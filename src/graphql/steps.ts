@@ -1,0 +1,225 @@
+// Step journal: the Step type and logSteps / logStep, which go through group commit.
+
+import { GraphQLError } from 'graphql';
+import { IllegalTransitionError, InputLimitError, type LimitViolation, NotFoundError, throwIfViolations } from '../core/errors.ts';
+import { canonicalId, isUuid } from '../core/ids.ts';
+import { must } from '../core/must.ts';
+import { sizeText } from '../core/sizes.ts';
+import { stepHashedMembers, stepRowFromRecord } from '../ledger/step-hash.ts';
+import type { StepItemResult } from '../steps/apply.ts';
+import { OverloadedError } from '../steps/ingest.ts';
+import { offloadLargeContent } from '../steps/large-content.ts';
+import { checkStepBatchSize, STEP_LIMITS, validateStep } from '../steps/limits.ts';
+import { prepareSteps } from '../steps/prepare.ts';
+import { LimitViolationRef } from './base.ts';
+import { builder } from './builder.ts';
+import type { AuthedContext } from './context.ts';
+import { enumValue } from './enum-value.ts';
+import { episodeField } from './episode-payloads.ts';
+import { contentRefList, StepContentRef } from './step-blobs.ts';
+import { DEFAULT_LOG_OPTIONS, type LogOptions, LogStepsOptionsInput, StepInputRef, toLogOptions, toStepInput } from './step-inputs.ts';
+
+builder.prismaObject('Step', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    stepNumber: t.exposeInt('stepNumber'),
+    kind: t.exposeString('kind'),
+    tool: t.exposeString('tool', { nullable: true }),
+    action: t.exposeString('action', { nullable: true }),
+    parameters: t.expose('parameters', { type: 'JSON', nullable: true, description: 'Redacted copy; argsHash is the BLAKE3 of the original.' }),
+    argsHash: t.exposeString('argsHash', { nullable: true }),
+    resultKind: t.exposeString('resultKind', { nullable: true, description: 'success, error or timeout' }),
+    result: t.expose('result', { type: 'JSON', nullable: true }),
+    observation: t.exposeString('observation', {
+      nullable: true,
+      description: `At most ${sizeText(STEP_LIMITS.observationBytes)} inline; a longer one kept as a blob or truncated holds a head + tail preview (see contentRefs).`,
+    }),
+    latencyMs: t.exposeInt('latencyMs', { nullable: true }),
+    tokens: t.exposeInt('tokens'),
+    cost: t.exposeFloat('cost'),
+    sideEffectKey: t.exposeString('sideEffectKey', { nullable: true }),
+    worldBefore: t.expose('worldBefore', { type: 'JSON', nullable: true }),
+    worldAfter: t.expose('worldAfter', { type: 'JSON', nullable: true }),
+    metadata: t.expose('metadata', { type: 'JSON', nullable: true }),
+    contentHash: t.exposeString('contentHash', {
+      description:
+        'BLAKE3 of the RFC 8785 JSON of hashedContent (docs/LEDGER.md §3.2), covering the hash of every blob it references (contentRefs). The fields above are a view (times as DateTime, result split into resultKind and result): check this hash against hashedContent, not against them.',
+    }),
+    hashedContent: t.field({
+      type: 'JSON',
+      description:
+        'Exactly the members contentHash covers, as hashed: contentHash = BLAKE3(RFC 8785 JSON of this value), for steps with blobs, truncated fields or imported times too.',
+      resolve: (s) => stepHashedMembers(stepRowFromRecord(s as unknown as Record<string, unknown>)),
+    }),
+    contentRefs: t.field({ type: [StepContentRef], select: { contentRefs: true }, resolve: (s) => contentRefList(s.contentRefs) }),
+    startedAt: t.expose('startedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the step really ran (an imported run); null when journaled live.',
+    }),
+    endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the step was journaled.' }),
+  }),
+});
+
+const ITEM_STATUSES = ['ACCEPTED', 'DUPLICATE', 'REJECTED'] as const;
+const ItemStatus = builder.enumType('StepItemStatus', { values: ITEM_STATUSES });
+interface ItemResult {
+  index: number;
+  item: StepItemResult;
+  violations?: LimitViolation[];
+}
+
+const StepItemResultRef = builder.objectRef<ItemResult>('StepItemResult').implement({
+  fields: (t) => ({
+    index: t.exposeInt('index', { description: 'Position of the step in the request.' }),
+    status: t.field({ type: ItemStatus, resolve: (r) => enumValue(ITEM_STATUSES, r.item.status) }),
+    stepNumber: t.int({ nullable: true, resolve: (r) => ('stepNumber' in r.item ? r.item.stepNumber : null) }),
+    step: t.prismaField({
+      type: 'Step',
+      nullable: true,
+      resolve: (query, r, _args, ctx) => ('stepId' in r.item ? ctx.db.step.findUnique({ ...query, where: { id: r.item.stepId } }) : null),
+    }),
+    reason: t.string({
+      nullable: true,
+      resolve: (r) => ('reason' in r.item ? r.item.reason : null),
+      description: 'budget_exhausted, step_limit, episode_size_limit, blob_cap, time_order, or invalid (onInvalidStep REJECT_STEP: see violations)',
+    }),
+    message: t.string({ nullable: true, resolve: (r) => ('message' in r.item ? r.item.message : null) }),
+    violations: t.field({
+      type: [LimitViolationRef],
+      nullable: true,
+      resolve: (r) => r.violations ?? null,
+      description: 'Why an invalid step was rejected: each field and its limit.',
+    }),
+  }),
+});
+
+/** What logSteps answers; importRun answers it for the steps of the run it imports. */
+export interface LogResult {
+  episodeId: string;
+  results: ItemResult[];
+  exhausted: string | null;
+}
+
+const count = (p: LogResult, status: string) => p.results.filter((r) => r.item.status === status).length;
+
+export const LogStepsPayload = builder.objectRef<LogResult>('LogStepsPayload').implement({
+  fields: (t) => ({
+    episode: episodeField(t),
+    results: t.field({ type: [StepItemResultRef], resolve: (p) => p.results }),
+    accepted: t.int({ resolve: (p) => count(p, 'accepted') }),
+    duplicates: t.int({ resolve: (p) => count(p, 'duplicate') }),
+    rejected: t.int({ resolve: (p) => count(p, 'rejected') }),
+    budgetExhausted: t.string({ nullable: true, description: 'The resource whose budget this call exhausted, if any.', resolve: (p) => p.exhausted }),
+  }),
+});
+
+const LogStepPayload = builder.objectRef<LogResult>('LogStepPayload').implement({
+  fields: (t) => ({
+    episode: episodeField(t),
+    result: t.field({ type: StepItemResultRef, resolve: (p) => must(p.results[0]) }),
+    budgetExhausted: t.string({ nullable: true, resolve: (p) => p.exhausted }),
+  }),
+});
+
+/** A call's steps, checked: large content offloaded, each step's violations, and the steps that have none. */
+export interface CheckedSteps {
+  steps: ReturnType<typeof offloadLargeContent>[];
+  perStep: LimitViolation[][];
+  validIndexes: number[];
+}
+
+/**
+ * Checks a call's steps before anything is written: the call's size, each step's limits (refusing
+ * the call, or rejecting the step alone with options.rejectInvalid).
+ * @param single logStep: violations name the `step` argument (step.observation), not steps.0.observation
+ */
+export function checkSteps(raw: Array<typeof StepInputRef.$inferInput>, single: boolean, options: LogOptions): CheckedSteps {
+  throwIfViolations(checkStepBatchSize(raw.length, 'steps'));
+  const steps = raw.map((s) => offloadLargeContent(toStepInput(s), options.largeContent));
+  const perStep = steps.map((s, i) => validateStep(s.step, i, 'steps'));
+  if (!options.rejectInvalid) {
+    const violations = perStep.flat();
+    throwIfViolations(
+      single
+        ? violations.map((v) => ({ ...v, field: v.field.replace(/^steps\.0\./, 'step.'), message: v.message.replace(/^steps\.0\./, 'step.') }))
+        : violations,
+    );
+  }
+  return { steps, perStep, validIndexes: perStep.flatMap((v, i) => (v.length ? [] : [i])) };
+}
+
+/** The checked steps' valid ones, hashed for the episode. */
+export function prepareChecked(checked: CheckedSteps, episodeId: string, redactKeys: readonly string[]) {
+  return prepareSteps(
+    episodeId,
+    checked.validIndexes.map((i) => must(checked.steps[i])),
+    redactKeys,
+  );
+}
+
+/** One result per step of the call: the store's for the valid ones (in order), the violations' for the others. */
+export function stepResults(checked: CheckedSteps, stored: readonly StepItemResult[]): ItemResult[] {
+  const accepted = new Map(checked.validIndexes.map((index, k) => [index, must(stored[k])]));
+  return checked.perStep.map((violations, index): ItemResult => {
+    const item = accepted.get(index);
+    if (item) return { index, item };
+    const message = `refused: ${violations.map((v) => v.message).join('; ')}`;
+    return { index, item: { status: 'rejected', reason: 'invalid', message }, violations };
+  });
+}
+
+async function logSteps(
+  ctx: AuthedContext,
+  episodeId: string,
+  raw: Array<typeof StepInputRef.$inferInput>,
+  single: boolean,
+  options: LogOptions = DEFAULT_LOG_OPTIONS,
+): Promise<LogResult> {
+  try {
+    ctx.services.ingest.assertRoom(raw.length);
+  } catch (err) {
+    overloaded(err);
+  }
+  const checked = checkSteps(raw, single, options);
+  if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
+  const request = { episodeId, steps: prepareChecked(checked, episodeId, ctx.services.redactKeys), blobCapBytes: ctx.services.config.blobTotalCapBytes };
+  const outcome = await ctx.services.ingest.submit(ctx.viewer.tenantId, request).catch(overloaded);
+  if (!outcome.ok) throw outcome.error;
+  return { episodeId, results: stepResults(checked, outcome.items), exhausted: outcome.exhausted };
+}
+
+const errors = { types: [InputLimitError, NotFoundError, IllegalTransitionError] };
+
+/** Backpressure: a full ingestion buffer answers at once with a retryable error, never an unbounded queue. */
+function overloaded(err: unknown): never {
+  if (err instanceof OverloadedError) {
+    throw new GraphQLError(err.message, { extensions: { code: 'OVERLOADED', retryAfterMs: 1000, http: { status: 503, headers: { 'retry-after': '1' } } } });
+  }
+  throw err;
+}
+
+builder.mutationFields((t) => ({
+  logSteps: t.withAuth({ write: true }).field({
+    type: LogStepsPayload,
+    description: 'Journals many steps in one call; one result per step (accepted, duplicate, or rejected with the reason).',
+    errors,
+    args: {
+      episodeId: t.arg.id({ required: true }),
+      steps: t.arg({
+        type: [StepInputRef],
+        required: true,
+        description: 'At most 1,000 steps per call and per episode; an episode holds at most 10 MB inline (blobs count against BLOB_TOTAL_CAP_BYTES instead).',
+      }),
+      options: t.arg({ type: LogStepsOptionsInput, description: 'Large content and invalid steps: by default both refuse the call.' }),
+    },
+    resolve: (_root, args, ctx) => logSteps(ctx, canonicalId(args.episodeId), args.steps, false, toLogOptions(args.options)),
+  }),
+  logStep: t.withAuth({ write: true }).field({
+    type: LogStepPayload,
+    errors,
+    args: { episodeId: t.arg.id({ required: true }), step: t.arg({ type: StepInputRef, required: true }) },
+    resolve: (_root, args, ctx) => logSteps(ctx, canonicalId(args.episodeId), [args.step], true),
+  }),
+}));
