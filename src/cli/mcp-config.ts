@@ -29,7 +29,7 @@ export interface McpConfigRequest {
 export const KEY_PLACEHOLDER = 'epk_...';
 
 /** The absolute path of this package's bin/episodic.mjs (from src/cli or dist/cli alike). */
-export function binPath(): string {
+function binPath(): string {
   return fileURLToPath(new URL('../../bin/episodic.mjs', import.meta.url));
 }
 
