@@ -166,11 +166,13 @@ export function EpisodePage({ api, id }: { api: Api; id: string }) {
       </p>
       {ctx && (
         <p class="tags">
-          {[ctx.domain, ctx.language, ctx.framework, ctx.complexity?.toLowerCase(), ...(ctx.tags ?? [])].filter(Boolean).map((t) => (
-            <span class="tag" key={t ?? ''}>
-              {t}
-            </span>
-          ))}
+          {[ctx.domain, ctx.language, ctx.framework, ctx.complexity && `complexity: ${ctx.complexity.toLowerCase()}`, ...(ctx.tags ?? [])]
+            .filter(Boolean)
+            .map((t) => (
+              <span class="tag" key={t ?? ''}>
+                {t}
+              </span>
+            ))}
         </p>
       )}
       <Goal goal={e.goalSpec} />
