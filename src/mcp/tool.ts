@@ -51,12 +51,3 @@ export function answer<T extends { __typename: string }>(result: T, toText: (r: 
   if (result.__typename.endsWith('Error')) return errorAnswer(result as unknown as UnionResult);
   return { text: toText(result), structured: result as unknown as Record<string, unknown> };
 }
-
-/** A tool error naming the tool's own argument (not the API field it maps to); nothing was sent. */
-export function argumentError(argument: string, message: string): ToolAnswer {
-  return {
-    text: `InputLimitError: ${argument}: ${message}. Nothing was written.`,
-    structured: { __typename: 'InputLimitError', violations: [{ field: argument, message }] },
-    isError: true,
-  };
-}

@@ -150,9 +150,6 @@ const completeEpisode = defineTool({
   },
   run: async (a, request) => {
     const kind = a.outcome.toUpperCase();
-    // The API names outcome.verdict / outcome.reason; the agent called them summary and reason.
-    if (a.outcome !== 'failure' && !a.summary?.trim()) return argumentError('summary', `required for a ${a.outcome} outcome: what you did, in a sentence`);
-    if (a.outcome === 'failure' && !a.reason?.trim()) return argumentError('reason', 'required for a failure outcome: why, in a sentence');
     const artifacts = a.filesChanged;
     const outcome =
       a.outcome === 'failure'

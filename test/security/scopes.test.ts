@@ -143,8 +143,6 @@ describe('scopes', () => {
       expect(codes(res), `${op.name}: ${JSON.stringify(res.body)}`).toEqual(['FORBIDDEN']);
       expect(res.body.data?.[op.name] ?? null, op.name).toBeNull();
       expect(res.status, op.name).toBe(403);
-      // The refusal names the scope the key lacks, and the ones it has.
-      expect(res.body.errors[0].message, op.name).toMatch(/\(scopes read\) lacks the (write|admin) scope/);
     }
     expect(await snapshots.take(t.keys.tenantId)).toEqual(before);
   });
