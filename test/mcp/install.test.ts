@@ -43,7 +43,7 @@ async function toolNames(client: Client): Promise<string[]> {
   return tools.map((tool) => tool.name).sort();
 }
 
-describe('episodic mcp --print-config', () => {
+describe('episodic mcp --print-config', { timeout: 180_000 }, () => {
   it.each(['claude-code', 'cursor', 'claude-desktop', 'windsurf'])('prints a stdio block for %s that the SDK client runs from another folder', async (name) => {
     const entry = (await printConfig(name)).mcpServers?.episodic as { command: string; args: string[]; env: Record<string, string> };
     expect(entry.command).toBe(process.execPath);
@@ -81,7 +81,7 @@ describe('episodic mcp --print-config', () => {
   });
 });
 
-describe('npm pack', () => {
+describe('npm pack', { timeout: 180_000 }, () => {
   it('ships the sources, migrations, build scripts and the built monitor, and no tests', async () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { maxBuffer: 16 * 1024 * 1024 });
     const files = (JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>)[0]?.files.map((f) => f.path) ?? [];
