@@ -78,7 +78,8 @@ export function createApp(services: Services): App {
       });
       ready = true;
       const { port } = httpServer.address() as AddressInfo;
-      log.info({ port, host: config.host }, `Episodic serving GraphQL on http://${displayHost(config.host)}:${port}${GRAPHQL_PATH}`);
+      const origin = `http://${displayHost(config.host)}:${port}`;
+      log.info({ port, host: config.host }, `Episodic serving GraphQL on ${origin}${GRAPHQL_PATH} and the monitor on ${origin}/`);
       return port;
     },
     url() {

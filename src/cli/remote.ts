@@ -100,7 +100,8 @@ function toCliError(err: unknown): unknown {
   // GraphQL validation of variables (a wrong enum value, a missing field) is refused input too.
   if (err.kind === 'graphql' && (err.code === 'BAD_USER_INPUT' || err.code === 'GRAPHQL_VALIDATION_FAILED' || /^Variable "\$/.test(err.message)))
     return inputRefused(err.message);
-  const hint = err.code === 'UNAUTHENTICATED' ? ' (check --key)' : err.code === 'FORBIDDEN' ? ' (the key lacks the scope for this)' : '';
+  const hint =
+    err.code === 'UNAUTHENTICATED' ? ' (check --key)' : err.code === 'FORBIDDEN' ? ' (a key with the scope named: episodic keys create --scopes <scope>)' : '';
   return new CliError(`${err.message}${hint}`, EXIT.runtime);
 }
 

@@ -22,6 +22,9 @@ ${remoteCommandsHelp()}
 
 ${CONNECTION_HELP}
 
+The server:
+  serve       start the server here (as \`npm start\` does in a checkout; episodic serve --help)
+
 On the server's database (while \`npm start\` runs, or with DATABASE_URL):
   tenants     ${LOCAL_COMMANDS.tenants?.summary}
   keys --tenant <name|id> ...  keys of any tenant (episodic keys --tenant x --help)
@@ -33,7 +36,13 @@ Offline (no server, no database):
 
 ${EXIT_CODES_HELP}`;
 
-const ALL_COMMANDS = () => [...Object.keys(REMOTE_COMMANDS), 'mcp', ...Object.keys(LOCAL_COMMANDS)];
+const SERVE_HELP = `Usage: episodic serve
+Starts the server in this folder, as \`npm start\` does in a checkout: with no DATABASE_URL an
+embedded PostgreSQL with its data, the admin key and the signing key in ./.episodic
+(EPISODIC_DATA_DIR), the API at http://localhost:4000/graphql (PORT, HOST) and the monitor at /.
+Every setting is an environment variable (docs/CONFIGURATION.md). Ctrl-C or SIGTERM stops it.`;
+
+const ALL_COMMANDS = () => [...Object.keys(REMOTE_COMMANDS), 'mcp', 'serve', ...Object.keys(LOCAL_COMMANDS)];
 
 function unknownCommand(name: string): CliError {
   const close = ALL_COMMANDS().filter((c) => distance(name, c) <= 2 || c.startsWith(name));
@@ -62,6 +71,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<Output | string | un
     return values.version ? `episodic ${version()}` : HELP;
   }
   if (group === 'help') return HELP;
+  // bin/episodic.mjs runs `episodic serve` as the compiled server; only its --help comes here.
+  if (group === 'serve') return SERVE_HELP;
   if (group === 'mcp') {
     await runMcp(argv, io);
     return undefined;

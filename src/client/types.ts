@@ -16,3 +16,6 @@ export type * from './types-errors.ts';
 export type * from './types-inputs.ts';
 export type * from './types-objects.ts';
 export type * from './types-results.ts';
+
+// The compiler checks these shapes against the types generated from schema.graphql.
+import type {} from './schema-check.ts';

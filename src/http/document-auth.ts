@@ -31,6 +31,11 @@ function opens(map: ScopeMap | null, held: readonly string[]): boolean {
   return !listed.length || listed.some((s) => grantsScope(held, s));
 }
 
+/** The scopes listed by whichever of the two maps the held scopes do not open. */
+function missingScopes(typeScopes: ScopeMap | null, fieldScopes: ScopeMap | null, held: readonly string[]): Scope[] {
+  return [typeScopes, fieldScopes].flatMap((map) => (map && !opens(map, held) ? (Object.keys(map) as Scope[]).filter((s) => map[s]) : []));
+}
+
 /** Root field names a selection set selects, through fragments and inline fragments. */
 function rootFieldNames(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen = new Set<string>()): string[] {
   const names: string[] = [];
@@ -69,8 +74,10 @@ function documentRefusal(schema: GraphQLSchema, document: DocumentNode, operatio
     return !field || !opens(typeScopes, held) || !opens(declaredScopes(field.extensions), held);
   });
   if (!forbidden.length) return null;
-  return new GraphQLError(`This API key lacks the scope ${forbidden.join(', ')} needs; nothing in this document ran.`, {
-    extensions: { code: 'FORBIDDEN', fields: forbidden, http: { status: 403 } },
+  const needed = [...new Set(forbidden.flatMap((name) => missingScopes(typeScopes, declaredScopes(type.getFields()[name]?.extensions), held)))];
+  const scope = needed.length ? `the ${needed.join(' or ')} scope` : 'the scope';
+  return new GraphQLError(`This API key (scopes ${held.join(', ')}) lacks ${scope} ${forbidden.join(', ')} needs; nothing in this document ran.`, {
+    extensions: { code: 'FORBIDDEN', fields: forbidden, scopes: needed, http: { status: 403 } },
   });
 }
 

@@ -1,6 +1,6 @@
 // The client package as a user gets it: `npm pack` of packages/client, installed into an empty
 // project (its two dependencies from npm's cache when offline, else the registry), then the
-// README's five-line script run as ESM, the same with require() as CommonJS, and a TypeScript
+// docs/CLIENT.md's five-line script run as ESM, the same with require() as CommonJS, and a TypeScript
 // file type-checked against the installed declarations: all against a real server.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -28,12 +28,12 @@ afterAll(async () => {
   await rm(project, { recursive: true, force: true });
 });
 
-/** The ```js block under "### A script in five lines" in the README. */
+/** The ```js block under "### A script in five lines" in docs/CLIENT.md. */
 async function readmeScript(): Promise<string> {
-  const readme = await readFile('README.md', 'utf8');
+  const readme = await readFile('docs/CLIENT.md', 'utf8');
   const section = readme.slice(readme.indexOf('### A script in five lines'));
   const match = /```js\n([\s\S]*?)```/.exec(section);
-  if (!match?.[1]) throw new Error('no js block in the README section');
+  if (!match?.[1]) throw new Error('no js block in the docs/CLIENT.md section');
   return match[1];
 }
 
@@ -43,7 +43,7 @@ const runScript = (file: string) =>
 // Each test starts node or tsc processes on a packed package: a few seconds idle, tsc over 60 s at
 // load 25-35 on 2 cores; not vitest's default timeout.
 describe('the packed client package', { timeout: 180_000 }, () => {
-  it('runs the README script from an empty project as ESM', async () => {
+  it('runs the docs/CLIENT.md script from an empty project as ESM', async () => {
     const script = await readmeScript();
     expect(script.trim().split('\n')).toHaveLength(5);
     await writeFile(join(project, 'script.mjs'), script);

@@ -37,6 +37,8 @@ describe('embedded default', { timeout: PROCESS_TEST_MS }, () => {
     await first.waitFor(SERVING);
     const keyFile = join(dataDir, 'admin-key');
     expect(first.output()).toContain(keyFile);
+    // The start-up line names the monitor beside the API.
+    expect(first.output()).toContain(`on http://localhost:${env.PORT}/graphql and the monitor on http://localhost:${env.PORT}/`);
     expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
     const key = (await readFile(keyFile, 'utf8')).trim();
     expect(await viewerName(Number(env.PORT), key)).toBe('default');

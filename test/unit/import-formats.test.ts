@@ -1,5 +1,5 @@
 // The importer's formats are declared once (src/import/formats.ts); everything that names them is
-// derived from that table or checked here: a format missing from the CLI's help, the README's list,
+// derived from that table or checked here: a format missing from the CLI's help, docs/IMPORT.md's list,
 // the parsers or file detection fails this file.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -9,14 +9,14 @@ import { findFiles } from '../../src/import/files.ts';
 import { FORMATS, formatOfName, formatSpec } from '../../src/import/formats.ts';
 import { PARSERS } from '../../src/import/parsers.ts';
 
-const README = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
+const IMPORT_DOC = readFileSync(resolve(import.meta.dirname, '../../docs/IMPORT.md'), 'utf8');
 
-/** The README's "Importing agent runs" section, up to the next second-level heading. */
+/** docs/IMPORT.md ("Importing agent runs"), up to its first second-level heading. */
 function importSection(): string {
-  const start = README.indexOf('## Importing agent runs');
+  const start = IMPORT_DOC.indexOf('# Importing agent runs');
   expect(start).toBeGreaterThanOrEqual(0);
-  const end = README.indexOf('\n## ', start + 1);
-  return README.slice(start, end < 0 ? undefined : end);
+  const end = IMPORT_DOC.indexOf('\n## ', start + 1);
+  return IMPORT_DOC.slice(start, end < 0 ? undefined : end);
 }
 
 describe('the importer formats table', () => {
@@ -24,7 +24,7 @@ describe('the importer formats table', () => {
     expect([...FORMATS].sort()).toEqual(expect.arrayContaining(['jsonl', 'mini-swe-agent', 'swe-agent']));
   });
 
-  it.each(FORMATS)('%s is listed in the README with its file name and --format value', (format) => {
+  it.each(FORMATS)('%s is listed in docs/IMPORT.md with its file name and --format value', (format) => {
     const { suffix, label } = formatSpec(format);
     expect(importSection()).toContain(`- \`*${suffix}\`: ${label}`);
     expect(importSection()).toContain(`(\`--format ${format}\`)`);

@@ -1,10 +1,10 @@
-// The learning fields (reward, reflection, patterns) are selected from introspection: whatever
-// shape the schema gives them, the selection is valid; without them, or without introspection,
-// there is nothing to select.
+// The step view's extra fields (those a later part of the service adds to Step) are selected from
+// introspection: whatever the schema adds, the selection is valid; with introspection refused
+// there is nothing extra to select (the view keeps the fields it names, which codegen checks).
 import { buildSchema, type GraphQLSchema, graphql, parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
-import { optionalEpisodeSelection, type Query } from '../../web/src/optional.ts';
+import { extraSelection, type Query } from '../../web/src/optional.ts';
 
 function queryOf(schema: GraphQLSchema): Query {
   return async <T>(source: string, variableValues?: Record<string, unknown>) => {
@@ -14,27 +14,21 @@ function queryOf(schema: GraphQLSchema): Query {
   };
 }
 
-const withLearning = buildSchema(`
-  type Query { episode(id: ID!): Episode }
-  type Episode { id: ID taskType: String reward: Reward reflection: Reflection patterns: [Pattern!]! }
-  type Reward { total: Float normalized: Float components: RewardComponents }
-  type RewardComponents { base: Float efficiency: Float detail: Detail }
-  type Detail { note: String }
-  type Reflection { successes: [String!] improvements: [String!] insights: [String!] }
-  type Pattern { id: ID kind: String successRate: Float sourceEpisode: Episode episodes(first: Int!): [Episode!] }
+const withExtras = buildSchema(`
+  type Query { episodeStep(id: ID!): Step }
+  type Step { id: ID kind: String contentRefs: [ContentRef!] summary: String episode: Episode page(first: Int!): [String!] }
+  type ContentRef { field: String hash: String sizeBytes: Int }
+  type Episode { id: ID }
 `);
 
-describe('optional episode fields', () => {
-  it('selects what the schema offers, two levels deep, skipping episodes and required arguments', async () => {
-    const selection = await optionalEpisodeSelection(queryOf(withLearning));
-    expect(selection).toBe(
-      'reward { total normalized components { base efficiency } } reflection { successes improvements insights } patterns { id kind successRate }',
-    );
-    expect(validate(withLearning, parse(`{ episode(id: "x") { ${selection} } }`))).toEqual([]);
+describe('extra step fields', () => {
+  it('selects the fields beyond the known ones, objects one level deep, skipping episodes and required arguments', async () => {
+    const selection = await extraSelection(queryOf(withExtras), 'Step', ['id', 'kind']);
+    expect(selection).toBe('contentRefs { field hash sizeBytes } summary');
+    expect(validate(withExtras, parse(`{ episodeStep(id: "x") { ${selection} } }`))).toEqual([]);
   });
 
-  it('selects nothing when the schema lacks the fields or refuses introspection', async () => {
-    expect(await optionalEpisodeSelection(queryOf(buildSchema('type Query { episode: Episode } type Episode { id: ID }')))).toBe('');
-    expect(await optionalEpisodeSelection(() => Promise.reject(new Error('introspection is disabled')))).toBe('');
+  it('selects nothing when introspection is refused', async () => {
+    expect(await extraSelection(() => Promise.reject(new Error('introspection is disabled')), 'Step', ['id'])).toBe('');
   });
 });

@@ -1,6 +1,10 @@
 // The monitor's link to the service: GraphQL over HTTP for queries, one graphql-ws socket for
 // every subscription. The API key lives in sessionStorage only (gone when the tab closes).
 import { type Client, createClient } from 'graphql-ws/client';
+import type { TypedDocumentString } from './generated/graphql.ts';
+
+/** A document: generated from schema.graphql (typed result and variables), or a plain string. */
+type Doc<R, V> = TypedDocumentString<R, V> | string;
 
 const KEY = 'episodic.apiKey';
 export const storedKey = () => sessionStorage.getItem(KEY);
@@ -10,13 +14,13 @@ export const forgetKey = () => sessionStorage.removeItem(KEY);
 export type LinkStatus = 'connecting' | 'live' | 'reconnecting' | 'refused';
 
 export interface Api {
-  query<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
+  query<R, V = Record<string, unknown>>(query: Doc<R, V>, variables?: V): Promise<R>;
   /**
    * Follows a subscription until the returned function is called. `variables` is sent again as
    * the same object on every resubscribe (graphql-ws does so after a reconnect), so a caller keeps
    * its cursor in it. A stream the server ends (or fails) is resubscribed after a pause.
    */
-  follow<T>(query: string, variables: Record<string, unknown>, onData: (data: T) => void): () => void;
+  follow<R, V extends Record<string, unknown> = Record<string, unknown>>(query: Doc<R, V>, variables: V, onData: (data: R) => void): () => void;
   close(): void;
 }
 
@@ -40,18 +44,20 @@ export function createApi(apiKey: string, onStatus: (status: LinkStatus) => void
   });
 
   return {
-    async query<T>(query: string, variables?: Record<string, unknown>): Promise<T> {
+    async query<R, V>(doc: Doc<R, V>, variables?: V): Promise<R> {
+      const query = String(doc);
       const res = await fetch('/graphql', {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization },
         body: JSON.stringify({ query, variables }),
       });
-      const body = (await res.json()) as { data?: T; errors?: Array<{ message: string }> };
+      const body = (await res.json()) as { data?: R; errors?: Array<{ message: string }> };
       if (body.errors?.length) throw new Error(body.errors.map((e) => e.message).join('; '));
       if (!body.data) throw new Error(`HTTP ${res.status}`);
       return body.data;
     },
-    follow<T>(query: string, variables: Record<string, unknown>, onData: (data: T) => void) {
+    follow<R, V extends Record<string, unknown>>(doc: Doc<R, V>, variables: V, onData: (data: R) => void) {
+      const query = String(doc);
       let stopped = false;
       let retries = 0;
       let unsubscribe = () => {};
@@ -60,12 +66,12 @@ export function createApi(apiKey: string, onStatus: (status: LinkStatus) => void
       };
       const start = () => {
         if (stopped) return;
-        unsubscribe = ws.subscribe<T>(
+        unsubscribe = ws.subscribe<R>(
           { query, variables },
           {
             next: (message) => {
               retries = 0;
-              if (message.data) onData(message.data as T);
+              if (message.data) onData(message.data as R);
             },
             error: restart,
             complete: restart,

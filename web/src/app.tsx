@@ -7,7 +7,6 @@ import { EpisodePage } from './episode.tsx';
 import { EpisodeList } from './episodes.tsx';
 import { useLedger } from './ledger.ts';
 import { LedgerPanel } from './ledger-panel.tsx';
-import { optionalEpisodeSelection } from './optional.ts';
 import { PatternsPage } from './patterns.tsx';
 import { RetrievalsPage } from './retrievals.tsx';
 
@@ -124,9 +123,9 @@ function Nav() {
   );
 }
 
-function View({ api, hash, optional, changed }: { api: Api; hash: string; optional: string | null; changed: string | undefined }) {
+function View({ api, hash, changed }: { api: Api; hash: string; changed: string | undefined }) {
   const episodeId = /^#\/episodes\/([\w-]+)$/.exec(hash)?.[1];
-  if (episodeId) return optional !== null ? <EpisodePage api={api} id={episodeId} optional={optional} /> : null;
+  if (episodeId) return <EpisodePage api={api} id={episodeId} />;
   if (hash.startsWith('#/dashboard')) return <Dashboard api={api} changed={changed} />;
   if (hash.startsWith('#/patterns')) return <PatternsPage api={api} />;
   if (hash.startsWith('#/retrievals')) return <RetrievalsPage api={api} />;
@@ -136,13 +135,11 @@ function View({ api, hash, optional, changed }: { api: Api; hash: string; option
 function Monitor({ api }: { api: Api }) {
   const hash = useHash();
   const ledger = useLedger(api);
-  const [optional, setOptional] = useState<string | null>(null);
-  useEffect(() => void optionalEpisodeSelection(api.query).then(setOptional), [api]);
   const changed = ledger.events.find((e) => e.episodeId || e.type.startsWith('retrieval.') || e.type.startsWith('patterns.'))?.seq;
   return (
     <main>
       <div class="view">
-        <View api={api} hash={hash} optional={optional} changed={changed} />
+        <View api={api} hash={hash} changed={changed} />
       </div>
       <LedgerPanel {...ledger} />
     </main>

@@ -3,17 +3,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { num, Section, shortId, time, Value } from './format.tsx';
+import type { EpisodePageFragment } from './generated/graphql.ts';
 import type { StepRow } from './steps.tsx';
 
-export interface Credit {
-  seq: string;
-  retrievalIds: string[];
-  target: number | null;
-  outcome: string | null;
-  episodesCredited: number | null;
-  patternsCredited: number | null;
-  createdAt: string;
-}
+/** A completion's credit to the retrievals it used, as the episode page's document selects it. */
+export type Credit = NonNullable<EpisodePageFragment['retrievalCredits']>[number];
 interface Outcome {
   kind: string;
   verdict: string | null;
@@ -145,8 +139,8 @@ export function RetrievalsUsed({ credits }: { credits: Credit[] }) {
     <Section title="Retrievals used">
       <ul class="credits">
         {credits.map((c) => (
-          <li key={c.seq}>
-            {c.retrievalIds.map((id) => (
+          <li key={c.seq ?? ''}>
+            {(c.retrievalIds ?? []).map((id) => (
               <a key={id} href={`#/retrievals`} title={id}>
                 <code>{shortId(id)}</code>
               </a>

@@ -86,7 +86,9 @@ function EpisodeRow({ r }: { r: Row }) {
           ))}
         </div>
       </td>
-      <td data-label="type">{r.taskType}</td>
+      <td data-label="type" class="nowrap">
+        {r.taskType}
+      </td>
       <td>
         <span class={`status ${r.status}`}>{r.status}</span>
       </td>

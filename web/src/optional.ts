@@ -1,10 +1,8 @@
-// Episode fields the schema may not have yet (the learning results). Their selections are built
-// from introspection, so the page shows whatever shape they take and leaves them out when the
-// schema lacks them or the server answers no introspection.
+// Step fields beyond those the step view names (content another part of the service adds later),
+// found by introspection; with introspection off (production) the view shows the fields it names,
+// which web/src/generated checks against schema.graphql.
 
-export const OPTIONAL_FIELDS = ['reward', 'reflection', 'patterns'] as const;
-const MAX_DEPTH = 2;
-/** Nested types not worth expanding inside a learning result. */
+/** Nested types not worth expanding inside a step. */
 const OPAQUE = /^Episode$|Connection$/;
 
 interface TypeRef {
@@ -46,28 +44,6 @@ function select(field: Field, types: Types, depth: number): string | null {
   if (t.kind !== 'OBJECT' || depth === 0 || OPAQUE.test(t.name ?? '')) return null;
   const inner = (types.get(t.name ?? '') ?? []).map((f) => select(f, types, depth - 1)).filter(Boolean);
   return inner.length ? `${field.name} { ${inner.join(' ')} }` : null;
-}
-
-/** A selection of the optional fields present on Episode ('' when none is, or introspection is off). */
-export async function optionalEpisodeSelection(query: Query): Promise<string> {
-  const types: Types = new Map();
-  try {
-    await load(query, ['Episode'], types);
-    const present = (types.get('Episode') ?? []).filter((f) => (OPTIONAL_FIELDS as readonly string[]).includes(f.name));
-    let frontier = present.map((f) => named(f.type));
-    for (let depth = 0; depth < MAX_DEPTH && frontier.length; depth++) {
-      const wanted = [...new Set(frontier.flatMap((t) => (t.kind === 'OBJECT' && t.name && !OPAQUE.test(t.name) && !types.has(t.name) ? [t.name] : [])))];
-      if (!wanted.length) break;
-      await load(query, wanted, types);
-      frontier = wanted.flatMap((name) => (types.get(name) ?? []).map((f) => named(f.type)));
-    }
-    return present
-      .map((f) => select(f, types, MAX_DEPTH))
-      .filter(Boolean)
-      .join(' ');
-  } catch {
-    return '';
-  }
 }
 
 /**

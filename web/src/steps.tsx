@@ -189,7 +189,7 @@ export function Timeline({ api, episodeId, steps }: { api: Api; episodeId: strin
     <ol class="timeline">
       {steps.map((s) => {
         const expanded = open.has(s.stepNumber);
-        const what = [s.tool, s.action].filter(Boolean).join('.');
+        const what = [s.tool, s.action].filter(Boolean).join(': ');
         return (
           <li key={s.stepNumber} data-step={s.stepNumber} class={s.resultKind ?? ''}>
             <button

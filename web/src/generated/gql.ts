@@ -1,0 +1,50 @@
+/* eslint-disable */
+import * as types from './graphql';
+
+
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "\n  fragment EpisodePage on Episode {\n    id taskDescription taskType status mode agent startedAt endedAt timesKnown usedCost goalSpec approvalRequest blockedReason\n    retrievalCredits { seq retrievalIds target outcome episodesCredited patternsCredited createdAt }\n    context { language framework complexity domain tags }\n    budgetUsage { resource used limit fraction }\n    stopReason { kind reason resource recoverable isSuccessful canContinue }\n    outcome { kind verdict artifacts completed failed reason details }\n    critique { verdict score feedback virtueScores { name score } }\n    checkpoints { id label stepNumber createdAt state }\n    reward { total normalized base efficiency qualityMultiplier complexityBonus learningBonus }\n    reflection { successes improvements insights }\n  }\n": typeof types.EpisodePageFragmentDoc,
+    "\n  query Episode($id: ID!) {\n    episode(id: $id) { __typename ... on Episode { ...EpisodePage } ... on NotFoundError { message } }\n    patterns(first: 50, filter: { episodeId: $id }) { edges { node { id kind summary lift successRate occurrences } } }\n  }\n": typeof types.EpisodeDocument,
+    "\n  subscription EpisodeUpdated($id: ID!) { episodeUpdated(id: $id) { ...EpisodePage } }\n": typeof types.EpisodeUpdatedDocument,
+    "\n  subscription Steps($episodeId: ID!, $afterSeq: BigInt) {\n    stepsLogged(episodeId: $episodeId, afterSeq: $afterSeq) { seq steps { stepNumber kind tool action resultKind latencyMs tokens observation } }\n  }\n": typeof types.StepsDocument,
+};
+const documents: Documents = {
+    "\n  fragment EpisodePage on Episode {\n    id taskDescription taskType status mode agent startedAt endedAt timesKnown usedCost goalSpec approvalRequest blockedReason\n    retrievalCredits { seq retrievalIds target outcome episodesCredited patternsCredited createdAt }\n    context { language framework complexity domain tags }\n    budgetUsage { resource used limit fraction }\n    stopReason { kind reason resource recoverable isSuccessful canContinue }\n    outcome { kind verdict artifacts completed failed reason details }\n    critique { verdict score feedback virtueScores { name score } }\n    checkpoints { id label stepNumber createdAt state }\n    reward { total normalized base efficiency qualityMultiplier complexityBonus learningBonus }\n    reflection { successes improvements insights }\n  }\n": types.EpisodePageFragmentDoc,
+    "\n  query Episode($id: ID!) {\n    episode(id: $id) { __typename ... on Episode { ...EpisodePage } ... on NotFoundError { message } }\n    patterns(first: 50, filter: { episodeId: $id }) { edges { node { id kind summary lift successRate occurrences } } }\n  }\n": types.EpisodeDocument,
+    "\n  subscription EpisodeUpdated($id: ID!) { episodeUpdated(id: $id) { ...EpisodePage } }\n": types.EpisodeUpdatedDocument,
+    "\n  subscription Steps($episodeId: ID!, $afterSeq: BigInt) {\n    stepsLogged(episodeId: $episodeId, afterSeq: $afterSeq) { seq steps { stepNumber kind tool action resultKind latencyMs tokens observation } }\n  }\n": types.StepsDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment EpisodePage on Episode {\n    id taskDescription taskType status mode agent startedAt endedAt timesKnown usedCost goalSpec approvalRequest blockedReason\n    retrievalCredits { seq retrievalIds target outcome episodesCredited patternsCredited createdAt }\n    context { language framework complexity domain tags }\n    budgetUsage { resource used limit fraction }\n    stopReason { kind reason resource recoverable isSuccessful canContinue }\n    outcome { kind verdict artifacts completed failed reason details }\n    critique { verdict score feedback virtueScores { name score } }\n    checkpoints { id label stepNumber createdAt state }\n    reward { total normalized base efficiency qualityMultiplier complexityBonus learningBonus }\n    reflection { successes improvements insights }\n  }\n"): typeof import('./graphql').EpisodePageFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Episode($id: ID!) {\n    episode(id: $id) { __typename ... on Episode { ...EpisodePage } ... on NotFoundError { message } }\n    patterns(first: 50, filter: { episodeId: $id }) { edges { node { id kind summary lift successRate occurrences } } }\n  }\n"): typeof import('./graphql').EpisodeDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription EpisodeUpdated($id: ID!) { episodeUpdated(id: $id) { ...EpisodePage } }\n"): typeof import('./graphql').EpisodeUpdatedDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription Steps($episodeId: ID!, $afterSeq: BigInt) {\n    stepsLogged(episodeId: $episodeId, afterSeq: $afterSeq) { seq steps { stepNumber kind tool action resultKind latencyMs tokens observation } }\n  }\n"): typeof import('./graphql').StepsDocument;
+
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}

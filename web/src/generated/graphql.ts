@@ -1,0 +1,382 @@
+/* eslint-disable */
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+export type Complexity =
+  | 'COMPLEX'
+  | 'MODERATE'
+  | 'SIMPLE';
+
+export type EpisodeMode =
+  | 'DRY_RUN'
+  | 'LIVE';
+
+export type EpisodeStatus =
+  | 'BLOCKED'
+  | 'CANCELLED'
+  | 'COMPLETED'
+  | 'ESCALATED'
+  | 'FAILED'
+  | 'RUNNING';
+
+export type OutcomeKind =
+  | 'FAILURE'
+  | 'PARTIAL'
+  | 'SUCCESS';
+
+/** FILE_CHANGE: tasks mentioning a term change a file; TASK_OUTCOME: tasks mentioning a term succeed more or less often; TOOL_OUTCOME: runs using a tool; ERROR_OUTCOME: runs hitting an error class or name; ERROR_FIX: runs whose failed steps showed an error name changed a file (served to tasks mentioning the error). */
+export type PatternKind =
+  | 'ERROR_FIX'
+  | 'ERROR_OUTCOME'
+  | 'FILE_CHANGE'
+  | 'TASK_OUTCOME'
+  | 'TOOL_OUTCOME';
+
+export type EpisodePageFragment = { id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null };
+
+export type EpisodeQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type EpisodeQuery = { episode:
+    | { __typename: 'Episode', id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null }
+    | { __typename: 'NotFoundError', message: string | null }
+   | null, patterns: { edges: Array<{ node: { id: string | null, kind: PatternKind | null, summary: string | null, lift: number | null, successRate: number | null, occurrences: number | null } }> } | null };
+
+export type EpisodeUpdatedSubscriptionVariables = Exact<{
+  id: string;
+}>;
+
+
+export type EpisodeUpdatedSubscription = { episodeUpdated: { id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null } | null };
+
+export type StepsSubscriptionVariables = Exact<{
+  episodeId: string;
+  afterSeq?: string | null | undefined;
+}>;
+
+
+export type StepsSubscription = { stepsLogged: { seq: string | null, steps: Array<{ stepNumber: number | null, kind: string | null, tool: string | null, action: string | null, resultKind: string | null, latencyMs: number | null, tokens: number | null, observation: string | null }> | null } | null };
+
+export class TypedDocumentString<TResult, TVariables>
+  extends String
+  implements DocumentTypeDecoration<TResult, TVariables>
+{
+  __apiType?: NonNullable<DocumentTypeDecoration<TResult, TVariables>['__apiType']>;
+  private value: string;
+  public __meta__?: Record<string, any> | undefined;
+
+  constructor(value: string, __meta__?: Record<string, any> | undefined) {
+    super(value);
+    this.value = value;
+    this.__meta__ = __meta__;
+  }
+
+  override toString(): string & DocumentTypeDecoration<TResult, TVariables> {
+    return this.value;
+  }
+}
+export const EpisodePageFragmentDoc = new TypedDocumentString(`
+    fragment EpisodePage on Episode {
+  id
+  taskDescription
+  taskType
+  status
+  mode
+  agent
+  startedAt
+  endedAt
+  timesKnown
+  usedCost
+  goalSpec
+  approvalRequest
+  blockedReason
+  retrievalCredits {
+    seq
+    retrievalIds
+    target
+    outcome
+    episodesCredited
+    patternsCredited
+    createdAt
+  }
+  context {
+    language
+    framework
+    complexity
+    domain
+    tags
+  }
+  budgetUsage {
+    resource
+    used
+    limit
+    fraction
+  }
+  stopReason {
+    kind
+    reason
+    resource
+    recoverable
+    isSuccessful
+    canContinue
+  }
+  outcome {
+    kind
+    verdict
+    artifacts
+    completed
+    failed
+    reason
+    details
+  }
+  critique {
+    verdict
+    score
+    feedback
+    virtueScores {
+      name
+      score
+    }
+  }
+  checkpoints {
+    id
+    label
+    stepNumber
+    createdAt
+    state
+  }
+  reward {
+    total
+    normalized
+    base
+    efficiency
+    qualityMultiplier
+    complexityBonus
+    learningBonus
+  }
+  reflection {
+    successes
+    improvements
+    insights
+  }
+}
+    `, {"fragmentName":"EpisodePage"}) as unknown as TypedDocumentString<EpisodePageFragment, unknown>;
+export const EpisodeDocument = new TypedDocumentString(`
+    query Episode($id: ID!) {
+  episode(id: $id) {
+    __typename
+    ... on Episode {
+      ...EpisodePage
+    }
+    ... on NotFoundError {
+      message
+    }
+  }
+  patterns(first: 50, filter: {episodeId: $id}) {
+    edges {
+      node {
+        id
+        kind
+        summary
+        lift
+        successRate
+        occurrences
+      }
+    }
+  }
+}
+    fragment EpisodePage on Episode {
+  id
+  taskDescription
+  taskType
+  status
+  mode
+  agent
+  startedAt
+  endedAt
+  timesKnown
+  usedCost
+  goalSpec
+  approvalRequest
+  blockedReason
+  retrievalCredits {
+    seq
+    retrievalIds
+    target
+    outcome
+    episodesCredited
+    patternsCredited
+    createdAt
+  }
+  context {
+    language
+    framework
+    complexity
+    domain
+    tags
+  }
+  budgetUsage {
+    resource
+    used
+    limit
+    fraction
+  }
+  stopReason {
+    kind
+    reason
+    resource
+    recoverable
+    isSuccessful
+    canContinue
+  }
+  outcome {
+    kind
+    verdict
+    artifacts
+    completed
+    failed
+    reason
+    details
+  }
+  critique {
+    verdict
+    score
+    feedback
+    virtueScores {
+      name
+      score
+    }
+  }
+  checkpoints {
+    id
+    label
+    stepNumber
+    createdAt
+    state
+  }
+  reward {
+    total
+    normalized
+    base
+    efficiency
+    qualityMultiplier
+    complexityBonus
+    learningBonus
+  }
+  reflection {
+    successes
+    improvements
+    insights
+  }
+}`) as unknown as TypedDocumentString<EpisodeQuery, EpisodeQueryVariables>;
+export const EpisodeUpdatedDocument = new TypedDocumentString(`
+    subscription EpisodeUpdated($id: ID!) {
+  episodeUpdated(id: $id) {
+    ...EpisodePage
+  }
+}
+    fragment EpisodePage on Episode {
+  id
+  taskDescription
+  taskType
+  status
+  mode
+  agent
+  startedAt
+  endedAt
+  timesKnown
+  usedCost
+  goalSpec
+  approvalRequest
+  blockedReason
+  retrievalCredits {
+    seq
+    retrievalIds
+    target
+    outcome
+    episodesCredited
+    patternsCredited
+    createdAt
+  }
+  context {
+    language
+    framework
+    complexity
+    domain
+    tags
+  }
+  budgetUsage {
+    resource
+    used
+    limit
+    fraction
+  }
+  stopReason {
+    kind
+    reason
+    resource
+    recoverable
+    isSuccessful
+    canContinue
+  }
+  outcome {
+    kind
+    verdict
+    artifacts
+    completed
+    failed
+    reason
+    details
+  }
+  critique {
+    verdict
+    score
+    feedback
+    virtueScores {
+      name
+      score
+    }
+  }
+  checkpoints {
+    id
+    label
+    stepNumber
+    createdAt
+    state
+  }
+  reward {
+    total
+    normalized
+    base
+    efficiency
+    qualityMultiplier
+    complexityBonus
+    learningBonus
+  }
+  reflection {
+    successes
+    improvements
+    insights
+  }
+}`) as unknown as TypedDocumentString<EpisodeUpdatedSubscription, EpisodeUpdatedSubscriptionVariables>;
+export const StepsDocument = new TypedDocumentString(`
+    subscription Steps($episodeId: ID!, $afterSeq: BigInt) {
+  stepsLogged(episodeId: $episodeId, afterSeq: $afterSeq) {
+    seq
+    steps {
+      stepNumber
+      kind
+      tool
+      action
+      resultKind
+      latencyMs
+      tokens
+      observation
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<StepsSubscription, StepsSubscriptionVariables>;
