@@ -12,9 +12,12 @@ import { Params, queryRows } from '../db/sql.ts';
 import { startEpisode } from '../episodes/store.ts';
 import { completeAndLearn } from '../lifecycle/complete.ts';
 import type { StepIngestor } from '../steps/ingest.ts';
+import { offloadLargeContent } from '../steps/large-content.ts';
 import { STEP_LIMITS, validateStep } from '../steps/limits.ts';
 import { prepareSteps } from '../steps/prepare.ts';
 import type { Writer } from '../write.ts';
+import { operationOf } from './genai.ts';
+import { withLogEvents } from './logs.ts';
 import { dedupeKeyOfTrace, episodeOfRoot, outcomeOfRoot, sideEffectKeyOfSpan, stepOfSpan } from './mapping.ts';
 import { forgetPending, keepPending, MAX_PENDING_SPANS_PER_TENANT, pendingCount, pendingOf } from './pending.ts';
 import type { OtlpSpan } from './spans.ts';
@@ -106,7 +109,7 @@ export class TraceIngest {
   /** A trace whose root is known (in this request or stored as its episode): start, journal, complete. */
   private async settle(tenantId: string, traceId: string, spans: OtlpSpan[], known: EpisodeRef | null): Promise<IngestReport> {
     const kept = await pendingOf(this.deps.pool, tenantId, [traceId]);
-    const all = groupByTrace([...spans, ...kept]).get(traceId) ?? [];
+    const all = await withLogEvents(this.deps.pool, tenantId, [traceId], groupByTrace([...spans, ...kept]).get(traceId) ?? []);
     const root = rootOf(all, known);
     const children = all.filter((s) => s !== root).sort((a, b) => a.startMs - b.startMs || a.spanId.localeCompare(b.spanId));
     const report: IngestReport = { stored: 0, pending: 0, refused: [] };
@@ -145,7 +148,9 @@ export class TraceIngest {
   /** The spans as steps, in order of their start; each refused one is reported with its reason. */
   private async journal(tenantId: string, episodeId: string, spans: OtlpSpan[]): Promise<IngestReport> {
     const report: IngestReport = { stored: 0, pending: 0, refused: [] };
-    const steps = spans.map((s) => stepOfSpan(s));
+    // A long transcript or tool result is kept whole in the blob store, its preview inline.
+    const offloaded = spans.map((s) => offloadLargeContent(stepOfSpan(s), 'blob'));
+    const steps = offloaded.map((o) => o.step);
     const valid: number[] = [];
     steps.forEach((step, i) => {
       const violations = validateStep(step, i, 'spans');
@@ -156,7 +161,7 @@ export class TraceIngest {
       const chunk = valid.slice(i, i + STEP_LIMITS.stepsPerCall);
       const prepared = prepareSteps(
         episodeId,
-        chunk.map((k) => must(steps[k])),
+        chunk.map((k) => must(offloaded[k])),
         this.deps.redactKeys,
       );
       const outcome = await this.deps.ingest.submit(tenantId, { episodeId, steps: prepared, blobCapBytes: this.deps.blobCapBytes });
@@ -220,7 +225,7 @@ const isRoot = (span: OtlpSpan) => span.parentSpanId === null;
 function rootOf(spans: readonly OtlpSpan[], known: EpisodeRef | null): OtlpSpan | null {
   const roots = spans.filter(isRoot);
   if (known) return roots.find((s) => s.spanId === known.rootSpanId) ?? null;
-  const agent = (s: OtlpSpan) => (s.attributes['gen_ai.operation.name'] === 'invoke_agent' ? 0 : 1);
+  const agent = (s: OtlpSpan) => (operationOf(s) === 'invoke_agent' ? 0 : 1);
   return roots.sort((a, b) => agent(a) - agent(b) || a.startMs - b.startMs || a.spanId.localeCompare(b.spanId))[0] ?? null;
 }
 
