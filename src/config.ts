@@ -99,6 +99,11 @@ const EnvSchema = z.object({
     .int()
     .min(0)
     .default(10 * 1024 ** 3),
+  OTLP_RUN_IDLE_MS: z.coerce.number().int().min(100).max(86_400_000).default(300_000),
+  OTLP_RUN_ATTRIBUTE: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,128}$/, 'must be an attribute name (letters, digits, _ . -)')
+    .default('episodic.run.id'),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -177,6 +182,11 @@ export interface Config {
   learning: { maxQueueDepth: number; workers: number };
   /** Bytes of step blobs one tenant may hold; a step whose new blob would pass it is refused (blob_cap). */
   blobTotalCapBytes: number;
+  /**
+   * OTLP runs without an agent root span (src/otlp/runs.ts): the attribute that marks a run
+   * (resource or span), and how long a run may be idle before it ends.
+   */
+  otlpRuns: { idleMs: number; attribute: string };
 }
 
 export class ConfigError extends Error {
@@ -255,6 +265,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     learning: { maxQueueDepth: e.LEARNING_QUEUE_MAX_DEPTH, workers: e.LEARNING_WORKERS },
     blobTotalCapBytes: e.BLOB_TOTAL_CAP_BYTES,
+    otlpRuns: { idleMs: e.OTLP_RUN_IDLE_MS, attribute: e.OTLP_RUN_ATTRIBUTE },
   });
 }
 

@@ -49,6 +49,8 @@ export function createOtlpHandler(services: Services, admission: Admission) {
     ingest: services.ingest,
     redactKeys: services.redactKeys,
     blobCapBytes: services.config.blobTotalCapBytes,
+    queue: services.jobs,
+    runs: services.config.otlpRuns,
   });
   return otlpEndpoint(services, admission, async (tenantId, body, format) => {
     const { spans, unreadable } = spansOf(decodeRequest(body, format));

@@ -60,7 +60,9 @@ const responseType = root.lookupType('otlp.ExportLogsServiceResponse');
 /** The logs request as a camelCase tree; MalformedRequestError when it cannot be decoded. */
 export function decodeLogsRequest(body: Buffer, format: BodyFormat): unknown {
   try {
-    return format === 'json' ? JSON.parse(body.toString('utf8')) : requestType.decode(body);
+    if (format === 'json') return JSON.parse(body.toString('utf8'));
+    // A plain tree without defaults: a decoded message answers every unset oneof field with its default ('' for stringValue).
+    return requestType.toObject(requestType.decode(body), { longs: String, defaults: false });
   } catch (err) {
     throw new MalformedRequestError(`the body is not an ExportLogsServiceRequest in ${format}: ${(err as Error).message}`);
   }

@@ -173,8 +173,8 @@ export function stepOfSpan(span: OtlpSpan): StepInput {
 
 /**
  * The outcome of a run whose root span ended: `episodic.outcome` when set (success, partial,
- * failure), else status ERROR is a failure with its message and status OK a success; an UNSET
- * status says nothing about the run, so the outcome stays PARTIAL.
+ * failure, unknown); else an agent span's status (OK a success, ERROR a failure), and ERROR of any
+ * root a failure. An OK model call or an UNSET status says nothing about the task: unknown.
  */
 export function outcomeOfRoot(root: OtlpSpan): Outcome {
   const a = root.attributes;
@@ -182,12 +182,19 @@ export function outcomeOfRoot(root: OtlpSpan): Outcome {
   const artifacts = stringList(a['episodic.artifacts']).map((x) => cutBytes(x, 1024));
   const message = root.status.message.trim() || text(a['error.type']);
   const verdict = text(a['episodic.verdict']);
+  const agent = operationOf(root) === 'invoke_agent';
   if (stated === 'failure' || (!stated && root.status.code === STATUS_ERROR)) {
     return { kind: 'failure', reason: cutBytes(message || 'the root span ended with status ERROR', 10_000), artifacts };
   }
-  if (stated === 'success' || (!stated && root.status.code === STATUS_OK)) {
-    return { kind: 'success', verdict: cutBytes(verdict ?? 'the root span ended with status OK', 10_000), artifacts };
+  if (stated === 'success' || (!stated && agent && root.status.code === STATUS_OK)) {
+    return { kind: 'success', verdict: cutBytes(verdict ?? 'the agent span ended with status OK', 10_000), artifacts };
   }
-  const why = stated === 'partial' ? 'stated partial' : `no ${OUTCOME_ATTRIBUTE} and status UNSET`;
-  return { kind: 'partial', verdict: cutBytes(verdict ?? `the root span ended (${why})`, 10_000), completed: [], failed: [], artifacts };
+  if (stated === 'partial')
+    return { kind: 'partial', verdict: cutBytes(verdict ?? 'the root span ended (stated partial)', 10_000), completed: [], failed: [], artifacts };
+  const why = agent ? 'its status UNSET' : `a ${root.status.code === STATUS_OK ? 'status OK' : 'status UNSET'} that is no agent's`;
+  return {
+    kind: 'unknown',
+    verdict: cutBytes(verdict ?? `the root span ended without ${OUTCOME_ATTRIBUTE}, with ${why}: whether the task was solved is unknown`, 10_000),
+    artifacts,
+  };
 }

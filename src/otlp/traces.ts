@@ -10,6 +10,7 @@ import { must } from '../core/must.ts';
 import type { EpisodesRow, StepsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { startEpisode } from '../episodes/store.ts';
+import type { JobQueue } from '../jobs/queue.ts';
 import { completeAndLearn } from '../lifecycle/complete.ts';
 import type { StepIngestor } from '../steps/ingest.ts';
 import { offloadLargeContent } from '../steps/large-content.ts';
@@ -20,6 +21,7 @@ import { operationOf } from './genai.ts';
 import { withLogEvents } from './logs.ts';
 import { dedupeKeyOfTrace, episodeOfRoot, outcomeOfRoot, sideEffectKeyOfSpan, stepOfSpan } from './mapping.ts';
 import { forgetPending, keepPending, MAX_PENDING_SPANS_PER_TENANT, pendingCount, pendingOf } from './pending.ts';
+import { closeRun, openRunOf, type RunKey, runKeyOf, touchRun } from './runs.ts';
 import type { OtlpSpan } from './spans.ts';
 
 export interface SpanRefusal {
@@ -42,6 +44,9 @@ export interface TraceIngestDeps {
   ingest: StepIngestor;
   redactKeys: readonly string[];
   blobCapBytes: number;
+  queue: JobQueue;
+  /** Runs without an agent root span (runs.ts). */
+  runs: { idleMs: number; attribute: string };
 }
 
 /** Traces of one request settled at once: their step batches meet in the ingestor's group commit. */
@@ -51,9 +56,14 @@ interface EpisodeRef {
   id: string;
   /** The span that started the episode. */
   rootSpanId: string | null;
+  /** The run key of an episode of model calls without an agent root (runs.ts). */
+  run: string | null;
 }
 
 export class TraceIngest {
+  /** Per run key, the work on it in this process: a run's calls join it one after another. */
+  private readonly runChains = new Map<string, Promise<unknown>>();
+
   constructor(private readonly deps: TraceIngestDeps) {}
 
   async ingest(tenantId: string, spans: readonly OtlpSpan[]): Promise<IngestReport> {
@@ -75,12 +85,17 @@ export class TraceIngest {
       : new Map<string, EpisodeRef>();
     const settle = [...byTrace].filter(([traceId]) => episodes.has(traceId) || appeared.has(traceId) || !waiting.some(([t]) => t === traceId));
     for (const [traceId] of waiting) if (appeared.has(traceId)) episodes.set(traceId, must(appeared.get(traceId)));
-    for (let i = 0; i < settle.length; i += TRACES_AT_ONCE) {
+    // Model calls without an agent root join their runs one at a time, in the order they started.
+    const calls = settle.filter(([traceId, list]) => !episodes.has(traceId) && list.some((s) => isRoot(s) && operationOf(s) === 'model_call'));
+    const others = settle.filter((entry) => !calls.includes(entry));
+    for (let i = 0; i < others.length; i += TRACES_AT_ONCE) {
       const reports = await Promise.all(
-        settle.slice(i, i + TRACES_AT_ONCE).map(([traceId, list]) => this.settle(tenantId, traceId, list, episodes.get(traceId) ?? null)),
+        others.slice(i, i + TRACES_AT_ONCE).map(([traceId, list]) => this.settle(tenantId, traceId, list, episodes.get(traceId) ?? null)),
       );
       for (const r of reports) merge(report, r);
     }
+    const earliest = (list: OtlpSpan[]) => Math.min(...list.map((s) => s.startMs));
+    for (const [traceId, list] of calls.sort((a, b) => earliest(a[1]) - earliest(b[1]))) merge(report, await this.settle(tenantId, traceId, list, null));
     return report;
   }
 
@@ -98,12 +113,12 @@ export class TraceIngest {
     const keys = traceIds.map(dedupeKeyOfTrace);
     const p = new Params();
     // dedupe_key is nullable in the table, but these rows matched a trace's key.
-    const rows = await queryRows<Pick<EpisodesRow, 'id'> & { dedupe_key: string; root: string | null }>(
+    const rows = await queryRows<Pick<EpisodesRow, 'id'> & { dedupe_key: string; root: string | null; run: string | null }>(
       this.deps.pool,
-      `SELECT id, dedupe_key, metadata->>'rootSpanId' AS root FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND dedupe_key = ANY(${p.add(keys)}::text[])`,
+      `SELECT id, dedupe_key, metadata->>'rootSpanId' AS root, metadata->>'otlpRun' AS run FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND dedupe_key = ANY(${p.add(keys)}::text[])`,
       p,
     );
-    return new Map(rows.map((r) => [r.dedupe_key.slice('otlp:'.length), { id: r.id, rootSpanId: r.root }]));
+    return new Map(rows.map((r) => [r.dedupe_key.slice('otlp:'.length), { id: r.id, rootSpanId: r.root, run: r.run }]));
   }
 
   /** A trace whose root is known (in this request or stored as its episode): start, journal, complete. */
@@ -111,6 +126,7 @@ export class TraceIngest {
     const kept = await pendingOf(this.deps.pool, tenantId, [traceId]);
     const all = await withLogEvents(this.deps.pool, tenantId, [traceId], groupByTrace([...spans, ...kept]).get(traceId) ?? []);
     const root = rootOf(all, known);
+    if (known?.run || (!known && root && operationOf(root) === 'model_call')) return this.joinRun(tenantId, traceId, all, kept, known);
     const children = all.filter((s) => s !== root).sort((a, b) => a.startMs - b.startMs || a.spanId.localeCompare(b.spanId));
     const report: IngestReport = { stored: 0, pending: 0, refused: [] };
     let episode = known;
@@ -134,11 +150,54 @@ export class TraceIngest {
     return report;
   }
 
-  private async start(tenantId: string, root: OtlpSpan, children: OtlpSpan[]): Promise<EpisodeRef | { refused: string }> {
+  /**
+   * A trace whose root is a model call (no agent or user span around it): one call of a run. It
+   * joins the run's open episode, or starts one; the run ends after the idle gap (runs.ts).
+   */
+  private joinRun(tenantId: string, traceId: string, spans: OtlpSpan[], kept: OtlpSpan[], known: EpisodeRef | null): Promise<IngestReport> {
+    const root = must(rootOf(spans, null) ?? spans[0]);
+    const { key, byService } = known?.run ? { key: known.run, byService: false } : runKeyOf(root, this.deps.runs.attribute);
+    const chainKey = `${tenantId}:${key}`;
+    const work = (this.runChains.get(chainKey) ?? Promise.resolve()).then(() => this.journalRun(tenantId, traceId, spans, kept, known, { key, byService }));
+    const settled = work.catch(() => undefined);
+    this.runChains.set(chainKey, settled);
+    void settled.then(() => this.runChains.get(chainKey) === settled && this.runChains.delete(chainKey));
+    return work;
+  }
+
+  private async journalRun(tenantId: string, traceId: string, spans: OtlpSpan[], kept: OtlpSpan[], known: EpisodeRef | null, run: RunKey) {
+    const { pool, writer, queue, runs } = this.deps;
+    const ordered = [...spans].sort((a, b) => a.startMs - b.startMs || a.spanId.localeCompare(b.spanId));
+    const startMs = Math.min(...ordered.map((s) => s.startMs));
+    const endMs = Math.max(...ordered.map((s) => Math.max(s.startMs, s.endMs)));
+    let open = known ? { episodeId: known.id, lastSpanEndMs: endMs } : await openRunOf(pool, tenantId, run.key);
+    // The service's calls are one run only while they come less than the idle gap apart.
+    if (open && !known && run.byService && startMs - open.lastSpanEndMs >= runs.idleMs) {
+      await closeRun(pool, writer, tenantId, run.key, open.episodeId, open.lastSpanEndMs);
+      open = null;
+    }
+    if (!open) {
+      const started = await this.start(tenantId, must(ordered[0]), ordered, run.key);
+      if ('refused' in started) return { stored: 0, pending: 0, refused: spans.map((s) => refusal(s, started.refused)) };
+      open = { episodeId: started.id, lastSpanEndMs: endMs };
+    }
+    const report = await this.journal(tenantId, open.episodeId, ordered);
+    await touchRun(queue, pool, tenantId, run.key, { episodeId: open.episodeId, lastSpanEndMs: endMs }, runs.idleMs);
+    await forgetPending(
+      pool,
+      tenantId,
+      traceId,
+      kept.map((s) => s.spanId),
+    );
+    return report;
+  }
+
+  private async start(tenantId: string, root: OtlpSpan, children: OtlpSpan[], run: string | null = null): Promise<EpisodeRef | { refused: string }> {
     try {
       const input = episodeOfRoot(root, children);
+      if (run) input.metadata = { ...input.metadata, otlpRun: run };
       const { episodeId } = await this.deps.writer.run(tenantId, (w) => startEpisode(w, input));
-      return { id: episodeId, rootSpanId: root.spanId };
+      return { id: episodeId, rootSpanId: root.spanId, run };
     } catch (err) {
       if (err instanceof DomainError) return { refused: `the root span could not start its episode: ${err.message}` };
       throw err;

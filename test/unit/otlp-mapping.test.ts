@@ -223,11 +223,16 @@ describe('spans as episodes and steps', () => {
     expect(step.action).toBe('gpt-x (no answer)');
   });
 
-  it('the outcome: episodic.outcome first, then the status; an UNSET status stays partial', () => {
+  it('the outcome: episodic.outcome first, then an agent span status; otherwise unknown', () => {
     const root = (attributes: Attributes, code: number, message = '') => span(attributes, { parentSpanId: null, status: { code, message } });
-    expect(outcomeOfRoot(root({}, 1)).kind).toBe('success');
+    const agent = { 'gen_ai.operation.name': 'invoke_agent' };
+    expect(outcomeOfRoot(root(agent, 1)).kind).toBe('success');
     expect(outcomeOfRoot(root({}, 2, 'crashed'))).toMatchObject({ kind: 'failure', reason: 'crashed' });
-    expect(outcomeOfRoot(root({}, 0)).kind).toBe('partial');
+    expect(outcomeOfRoot(root(agent, 0)).kind).toBe('unknown');
+    // An OK model call is not a solved task.
+    expect(outcomeOfRoot(root({ 'gen_ai.operation.name': 'chat' }, 1)).kind).toBe('unknown');
+    expect(outcomeOfRoot(root({ 'openinference.span.kind': 'LLM' }, 1)).kind).toBe('unknown');
+    expect(outcomeOfRoot(root({ 'episodic.outcome': 'partial' }, 1)).kind).toBe('partial');
     expect(outcomeOfRoot(root({ 'episodic.outcome': 'failure' }, 1)).kind).toBe('failure');
     expect(outcomeOfRoot(root({ 'episodic.outcome': 'success', 'episodic.artifacts': ['a.ts'] }, 2))).toMatchObject({ kind: 'success', artifacts: ['a.ts'] });
   });

@@ -31,7 +31,7 @@ export async function runOpenAIAgent(OpenAIClass: typeof OpenAI, baseURL: string
       for (const tc of calls) {
         if (tc.type !== 'function') continue;
         const args = JSON.parse(tc.function.arguments) as object;
-        const content = inToolSpan(withRoot, tc.function.name, args, () => runTool(tc.function.name, tc.function.arguments));
+        const content = await inToolSpan(withRoot, tc.function.name, args, () => runTool(tc.function.name, tc.function.arguments));
         messages.push({ role: 'tool', tool_call_id: tc.id, content });
       }
     }
