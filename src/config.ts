@@ -120,6 +120,12 @@ const EnvSchema = z.object({
   // Host names (Host header) and origins (Origin header) /mcp answers: DNS rebinding protection (src/mcp/origin.ts).
   MCP_ALLOWED_HOSTS: commaList.optional(),
   MCP_ALLOWED_ORIGINS: commaList.optional(),
+
+  OTLP_RUN_IDLE_MS: z.coerce.number().int().min(100).max(86_400_000).default(300_000),
+  OTLP_RUN_ATTRIBUTE: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,128}$/, 'must be an attribute name (letters, digits, _ . -)')
+    .default('episodic.run.id'),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -206,6 +212,12 @@ export interface Config {
   otlpPending: { maxBytesPerTenant: number; expiryMs: number };
   /** /mcp answers only requests whose Host is one of `hosts` and whose Origin (when sent) is one of `origins`. */
   mcp: { allowedHosts: string[]; allowedOrigins: string[] };
+
+  /**
+   * OTLP runs without an agent root span (src/otlp/runs.ts): the attribute that marks a run
+   * (resource or span), and how long a run may be idle before it ends.
+   */
+  otlpRuns: { idleMs: number; attribute: string };
 }
 
 /** The names a local client reaches this machine by: the default of MCP_ALLOWED_HOSTS. */
@@ -291,6 +303,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     blobTotalCapBytes: e.BLOB_TOTAL_CAP_BYTES,
     otlpPending: { maxBytesPerTenant: e.OTLP_PENDING_MAX_BYTES, expiryMs: e.OTLP_PENDING_EXPIRY_MS },
     mcp: { allowedHosts: e.MCP_ALLOWED_HOSTS ?? LOCAL_HOSTS, allowedOrigins: e.MCP_ALLOWED_ORIGINS ?? [] },
+
+    otlpRuns: { idleMs: e.OTLP_RUN_IDLE_MS, attribute: e.OTLP_RUN_ATTRIBUTE },
   });
 }
 

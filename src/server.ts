@@ -15,7 +15,7 @@ import { createMetrics, METRICS_PATH } from './http/metrics.ts';
 import { serveGraphQLOverWebSocket } from './http/websocket.ts';
 import { createGraphQLHandler, GRAPHQL_PATH, type GraphQLHandler } from './http/yoga.ts';
 import { createMcpHandler, MCP_PATH } from './mcp/http.ts';
-import { createOtlpHandler, OTLP_TRACES_PATH } from './otlp/http.ts';
+import { createOtlpHandler, createOtlpLogsHandler, OTLP_LOGS_PATH, OTLP_TRACES_PATH } from './otlp/http.ts';
 import type { Services } from './services.ts';
 import { createStaticHandler } from './web/static.ts';
 
@@ -120,6 +120,7 @@ interface Routes {
 function createRouter(services: Services, { yoga, metrics, admission, limiter, isReady }: Routes) {
   const serveWeb = createStaticHandler();
   const otlpTraces = createOtlpHandler(services, admission, limiter);
+  const otlpLogs = createOtlpLogsHandler(services, admission, limiter);
   const serveMcp = createMcpHandler(services, { url: `http://localhost${GRAPHQL_PATH}`, fetch: async (url, init) => yoga.fetch(url, init) });
   return async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -127,6 +128,7 @@ function createRouter(services: Services, { yoga, metrics, admission, limiter, i
     if (path === '/readyz') return sendReadiness(res, services, admission, isReady());
     if (path === METRICS_PATH) return sendMetrics(req, res, services, metrics);
     if (path === OTLP_TRACES_PATH) return otlpTraces(req, res);
+    if (path === OTLP_LOGS_PATH) return otlpLogs(req, res);
     if (path === MCP_PATH) return serveMcp(req, res);
     if (path?.startsWith(BLOBS_PATH)) return serveBlob(req, res, { services, limiter, admission });
     if (serveWeb(req, res)) return;

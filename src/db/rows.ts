@@ -491,3 +491,24 @@ export type ExperimentAssignmentsRow = {
   arm: string;
   assigned_at: Date;
 };
+
+/** The `otlp_span_events` table. */
+export type OtlpSpanEventsRow = {
+  tenant_id: string;
+  trace_id: string;
+  span_id: string;
+  event_key: string;
+  event: unknown;
+  received_at: Date;
+};
+
+/** The `otlp_open_runs` table. */
+export type OtlpOpenRunsRow = {
+  tenant_id: string;
+  run_key: string;
+  episode_id: string;
+  /** The latest end (span clock, Unix ms) of a span in the run: a later call within the idle gap joins it. */
+  last_span_end_ms: string;
+  /** When the run's latest span arrived (server clock): the run ends once this is older than the idle gap. */
+  last_seen_at: Date;
+};

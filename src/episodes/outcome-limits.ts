@@ -13,6 +13,9 @@ export function validateOutcome(outcome: Outcome, field = 'input.outcome'): Limi
   if (outcome.kind === 'success') {
     return [...textViolations(`${field}.verdict`, outcome.verdict, textRule), ...listViolations(`${field}.artifacts`, outcome.artifacts)];
   }
+  if (outcome.kind === 'unknown') {
+    return [...textViolations(`${field}.verdict`, outcome.verdict, textRule), ...listViolations(`${field}.artifacts`, outcome.artifacts ?? [])];
+  }
   if (outcome.kind === 'partial') {
     return [
       ...textViolations(`${field}.verdict`, outcome.verdict, textRule),

@@ -9,7 +9,9 @@ import { type Budget, budgetLimit, type Usage, usageOf } from './budget.ts';
 export type Outcome =
   | { kind: 'success'; verdict: string; artifacts: string[] }
   | { kind: 'partial'; verdict: string; completed: string[]; failed: string[]; artifacts?: string[] }
-  | { kind: 'failure'; reason: string; details?: string; artifacts?: string[] };
+  | { kind: 'failure'; reason: string; details?: string; artifacts?: string[] }
+  /** Nothing said whether the task was solved (telemetry without episodic.outcome, e.g.): neither success nor failure. */
+  | { kind: 'unknown'; verdict: string; artifacts?: string[] };
 
 /** Just what a summary needs to know about one journaled step. */
 export interface StepDigest {

@@ -2,7 +2,7 @@
 import { builder } from './builder.ts';
 
 export const EPISODE_STATUSES = ['RUNNING', 'BLOCKED', 'COMPLETED', 'FAILED', 'CANCELLED', 'ESCALATED'] as const;
-export const OUTCOME_KINDS = ['SUCCESS', 'PARTIAL', 'FAILURE'] as const;
+export const OUTCOME_KINDS = ['SUCCESS', 'PARTIAL', 'FAILURE', 'UNKNOWN'] as const;
 export const COMPLEXITIES = ['SIMPLE', 'MODERATE', 'COMPLEX'] as const;
 export const EPISODE_MODES = ['LIVE', 'DRY_RUN'] as const;
 export const BUDGET_POLICIES = ['FAIL', 'CONVERGE'] as const;

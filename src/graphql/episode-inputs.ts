@@ -140,5 +140,6 @@ export function toOutcome(o: GqlOutcome): Outcome {
   const artifacts = o.artifacts?.length ? { artifacts: o.artifacts } : {};
   if (o.kind === 'SUCCESS') return { kind: 'success', verdict: o.verdict ?? '', artifacts: o.artifacts ?? [] };
   if (o.kind === 'PARTIAL') return { kind: 'partial', verdict: o.verdict ?? '', completed: o.completed ?? [], failed: o.failed ?? [], ...artifacts };
+  if (o.kind === 'UNKNOWN') return { kind: 'unknown', verdict: o.verdict ?? '', ...artifacts };
   return { kind: 'failure', reason: o.reason ?? '', ...(o.details == null ? {} : { details: o.details }), ...artifacts };
 }

@@ -80,7 +80,8 @@ export async function extractPatternBatch(
       if (options.missing === 'throw') throw new NotFoundError('Episode', episodeId);
       continue;
     }
-    if (!facts.outcome || facts.learningState === 'done') continue;
+    // An unknown outcome is no evidence for or against a pattern: such a run is not observed.
+    if (!facts.outcome || facts.outcome.kind === 'unknown' || facts.learningState === 'done') continue;
     const rewardBefore = facts.rewardNormalized ?? rewardOf(facts, facts.outcome, 0).normalized;
     pending.push({ facts, obs: observeEpisode(patternEpisodeOf(facts, facts.outcome, rewardBefore)), rewardBefore, ids: new Map() });
   }

@@ -90,7 +90,7 @@ function applyRules(rules: readonly Rule[], facts: Facts): string[] {
 const SUCCESS_RULES: readonly Rule[] = [
   ({ input: { outcome } }) => {
     if (outcome.kind === 'success') return `Completed the task: ${outcome.verdict}`;
-    if (outcome.kind === 'failure') return null;
+    if (outcome.kind === 'failure' || outcome.kind === 'unknown') return null;
     const items = outcome.completed.length + outcome.failed.length;
     if (items === 0) return `Partly completed: ${outcome.verdict}`;
     if (outcome.completed.length === 0) return null;

@@ -103,6 +103,8 @@ export function computeReward(input: RewardInput): Reward {
 export function baseReward(outcome: Outcome): number {
   if (outcome.kind === 'success') return 1;
   if (outcome.kind === 'failure') return 0;
+  // Unknown: no evidence either way, the midpoint (neither a success's 1 nor a failure's 0).
+  if (outcome.kind === 'unknown') return 0.5;
   const items = outcome.completed.length + outcome.failed.length;
   return items === 0 ? 0.5 : outcome.completed.length / items;
 }

@@ -2,6 +2,7 @@
 // tokens, model, tool call. The current (Development status) names come first, then the older
 // names instrumentations still emit (OpenLLMetry's indexed gen_ai.prompt.N.*, gen_ai.usage.prompt_tokens,
 // OpenInference's llm.* and input.value/output.value). Pure.
+import { inputMessages, parsed } from './messages.ts';
 import type { Attributes, AttrValue, OtlpSpan } from './spans.ts';
 
 export type Operation = 'invoke_agent' | 'execute_tool' | 'model_call' | 'other';
@@ -14,13 +15,22 @@ export function allAttributes(span: OtlpSpan): Attributes {
   return Object.assign({}, ...span.events.map((e) => e.attributes), span.attributes);
 }
 
+/** AI SDK span operations (ai.operationId): the call of generateText/streamText is the agent run, its doGenerate/doStream a model call. */
+const AI_SDK_AGENT = /^ai\.(generateText|streamText|generateObject|streamObject)$/;
+const AI_SDK_MODEL = /^ai\.(generateText|streamText|generateObject|streamObject)\.do(Generate|Stream)$|^ai\.embed(Many)?(\.doEmbed)?$/;
+
+/** What a span did, by the GenAI operation name, else by each library's own marker. */
 export function operationOf(span: OtlpSpan): Operation {
   const a = span.attributes;
   const op = text(a['gen_ai.operation.name']);
   if (op === 'invoke_agent' || op === 'create_agent') return 'invoke_agent';
   if (op === 'execute_tool') return 'execute_tool';
   if (op && MODEL_OPERATIONS.has(op)) return 'model_call';
-  const kind = text(a['openinference.span.kind'])?.toUpperCase();
+  const aiSdk = text(a['ai.operationId']);
+  if (aiSdk === 'ai.toolCall') return 'execute_tool';
+  if (aiSdk && AI_SDK_AGENT.test(aiSdk)) return 'invoke_agent';
+  if (aiSdk && AI_SDK_MODEL.test(aiSdk)) return 'model_call';
+  const kind = (text(a['openinference.span.kind']) ?? text(a['traceloop.span.kind']))?.toUpperCase();
   if (kind === 'AGENT') return 'invoke_agent';
   if (kind === 'TOOL' || a['gen_ai.tool.name'] != null) return 'execute_tool';
   if (kind === 'LLM' || kind === 'EMBEDDING' || a['gen_ai.request.model'] != null || a['gen_ai.system'] != null || a['llm.model_name'] != null)
@@ -42,78 +52,9 @@ export function count(v: AttrValue | undefined): number | null {
 
 export const first = <T>(...values: Array<T | null | undefined>): T | null => values.find((v) => v != null) ?? null;
 
-/** A JSON attribute (messages, arguments) as a value; plain text stays text. */
-export function parsed(v: AttrValue | undefined): AttrValue | undefined {
-  if (typeof v !== 'string') return v;
-  const t = v.trim();
-  if (!t.startsWith('[') && !t.startsWith('{')) return v;
-  try {
-    return JSON.parse(t) as AttrValue;
-  } catch {
-    return v;
-  }
-}
-
-interface Message {
-  role: string | null;
-  text: string;
-}
-
-/** The text of a message: its text parts (current convention) or its content (older shapes). */
-function messageText(m: AttrValue): string {
-  if (typeof m === 'string') return m;
-  if (!m || typeof m !== 'object' || Array.isArray(m)) return '';
-  if (Array.isArray(m.parts)) {
-    return m.parts.flatMap((p) => (p && typeof p === 'object' && !Array.isArray(p) && typeof p.content === 'string' ? [p.content] : [])).join('\n');
-  }
-  if (typeof m.content === 'string') return m.content;
-  if (Array.isArray(m.content)) return m.content.map((c) => (typeof c === 'string' ? c : (text((c as Attributes)?.text) ?? ''))).join('\n');
-  return '';
-}
-
-function messagesOf(v: AttrValue | undefined): Message[] {
-  const value = parsed(v);
-  if (value == null) return [];
-  if (typeof value === 'string') return [{ role: null, text: value }];
-  const list = Array.isArray(value) ? value : [value];
-  return list.map((m) => ({ role: m && typeof m === 'object' && !Array.isArray(m) ? text(m.role) : null, text: messageText(m) }));
-}
-
-/** Indexed messages: gen_ai.prompt.0.role / gen_ai.prompt.0.content, llm.input_messages.0.message.role / ... */
-function indexedMessages(a: Attributes, prefix: string, infix = ''): Message[] {
-  const out: Message[] = [];
-  for (let i = 0; a[`${prefix}.${i}.${infix}content`] != null || a[`${prefix}.${i}.${infix}role`] != null; i += 1) {
-    out.push({ role: text(a[`${prefix}.${i}.${infix}role`]), text: text(a[`${prefix}.${i}.${infix}content`]) ?? '' });
-  }
-  return out;
-}
-
-function inputMessages(a: Attributes): Message[] {
-  const lists = [
-    messagesOf(a['gen_ai.input.messages']),
-    messagesOf(a['gen_ai.prompt']),
-    indexedMessages(a, 'gen_ai.prompt'),
-    indexedMessages(a, 'llm.input_messages', 'message.'),
-    messagesOf(a['input.value']),
-  ];
-  return lists.find((l) => l.some((m) => m.text.trim())) ?? [];
-}
-
-export function outputText(a: Attributes): string | null {
-  const lists = [
-    messagesOf(a['gen_ai.output.messages']),
-    messagesOf(a['gen_ai.completion']),
-    indexedMessages(a, 'gen_ai.completion'),
-    indexedMessages(a, 'llm.output_messages', 'message.'),
-    messagesOf(a['output.value']),
-  ];
-  const found = lists.find((l) => l.some((m) => m.text.trim()));
-  return found ? found.map((m) => m.text).join('\n') : null;
-}
-
 /** The task a run was given: its first user message (or the only message without a role). */
-export function firstUserMessage(a: Attributes): string | null {
-  const messages = inputMessages(a).filter((m) => m.text.trim());
+export function firstUserMessage(span: OtlpSpan, a: Attributes = allAttributes(span)): string | null {
+  const messages = inputMessages(span, a).filter((m) => m.text.trim());
   return first(messages.find((m) => m.role === 'user' || m.role === 'human')?.text, messages.find((m) => m.role === null)?.text);
 }
 
@@ -131,21 +72,37 @@ export function usageOf(a: Attributes): Usage {
     count(a['gen_ai.usage.prompt_tokens']),
     count(a['llm.token_count.prompt']),
     count(a['llm.usage.prompt_tokens']),
+    count(a['ai.usage.inputTokens']),
+    count(a['ai.usage.promptTokens']),
   );
   const outputTokens = first(
     count(a['gen_ai.usage.output_tokens']),
     count(a['gen_ai.usage.completion_tokens']),
     count(a['llm.token_count.completion']),
     count(a['llm.usage.completion_tokens']),
+    count(a['ai.usage.outputTokens']),
+    count(a['ai.usage.completionTokens']),
   );
-  const total = first(count(a['llm.usage.total_tokens']), count(a['llm.token_count.total']));
+  const total = first(
+    count(a['llm.usage.total_tokens']),
+    count(a['llm.token_count.total']),
+    count(a['gen_ai.usage.total_tokens']),
+    count(a['ai.usage.totalTokens']),
+  );
   const sum = inputTokens != null || outputTokens != null ? (inputTokens ?? 0) + (outputTokens ?? 0) : null;
   return {
     inputTokens,
     outputTokens,
     tokens: first(sum, total),
     cost: first(count(a['gen_ai.usage.cost']), count(a['llm.usage.cost']), count(a['episodic.cost'])),
-    model: first(text(a['gen_ai.response.model']), text(a['gen_ai.request.model']), text(a['llm.model_name']), text(a['llm.request.model'])),
+    model: first(
+      text(a['gen_ai.response.model']),
+      text(a['ai.response.model']),
+      text(a['gen_ai.request.model']),
+      text(a['llm.model_name']),
+      text(a['ai.model.id']),
+      text(a['llm.request.model']),
+    ),
   };
 }
 
@@ -158,9 +115,20 @@ export interface ToolCall {
 
 export function toolCallOf(a: Attributes): ToolCall {
   return {
-    name: first(text(a['gen_ai.tool.name']), text(a['tool.name'])),
-    arguments: parsed(a['gen_ai.tool.call.arguments'] ?? a['tool.parameters'] ?? a['input.value']),
-    result: first(text(a['gen_ai.tool.call.result']), text(a['output.value'])),
-    callId: text(a['gen_ai.tool.call.id']),
+    name: first(text(a['gen_ai.tool.name']), text(a['tool.name']), text(a['ai.toolCall.name']), text(a['traceloop.entity.name'])),
+    arguments: parsed(a['gen_ai.tool.call.arguments'] ?? a['ai.toolCall.args'] ?? a['tool.parameters'] ?? a['input.value'] ?? a['traceloop.entity.input']),
+    result: first(text(a['gen_ai.tool.call.result']), unquoted(text(a['ai.toolCall.result'])), text(a['output.value']), text(a['traceloop.entity.output'])),
+    callId: first(text(a['gen_ai.tool.call.id']), text(a['ai.toolCall.id'])),
   };
+}
+
+/** The AI SDK writes a tool's result as JSON: a string result arrives quoted. */
+function unquoted(v: string | null): string | null {
+  if (!v?.startsWith('"')) return v;
+  try {
+    const value: unknown = JSON.parse(v);
+    return typeof value === 'string' ? value : v;
+  } catch {
+    return v;
+  }
 }

@@ -12,10 +12,13 @@ import type { Services } from '../services.ts';
 import { OverloadedError } from '../steps/ingest.ts';
 import { STEP_LIMITS } from '../steps/limits.ts';
 import { type BodyFormat, CONTENT_TYPES, decodeRequest, encodeResponse, encodeStatus, formatOf, inflate, type PartialSuccess } from './codec.ts';
+import { keepSpanEvents, spanEventsOf } from './logs.ts';
+import { decodeLogsRequest, encodeLogsResponse } from './logs-codec.ts';
 import { MalformedRequestError, spansOf, type UnreadableSpan } from './spans.ts';
 import { type SpanRefusal, TraceIngest } from './traces.ts';
 
 export const OTLP_TRACES_PATH = '/v1/traces';
+export const OTLP_LOGS_PATH = '/v1/logs';
 
 /** Refusals named one by one in partialSuccess.errorMessage; the count covers them all. */
 const NAMED_REFUSALS = 10;
@@ -37,6 +40,9 @@ class HttpRefusal extends Error {
 const retryLater = (status: 429 | 503, message: string) =>
   new HttpRefusal(status, status === 429 ? RPC.resourceExhausted : RPC.unavailable, message, { 'retry-after': '1' });
 
+/** What an OTLP/HTTP endpoint does with a decoded, admitted body: the answer to send. */
+type ExportHandler = (tenantId: string, body: Buffer, format: BodyFormat) => Promise<Buffer>;
+
 export function createOtlpHandler(services: Services, admission: Admission, limiter: RateLimiter | null) {
   const traces = new TraceIngest({
     db: services.db,
@@ -46,21 +52,37 @@ export function createOtlpHandler(services: Services, admission: Admission, limi
     redactKeys: services.redactKeys,
     blobCapBytes: services.config.blobTotalCapBytes,
     pending: services.config.otlpPending,
+    runs: services.config.otlpRuns,
   });
-  return async function handleTraces(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  return otlpEndpoint(services, admission, limiter, async (tenantId, body, format) => {
+    const { spans, unreadable } = spansOf(decodeRequest(body, format));
+    // Shed early when not even one step batch would fit; each batch is checked again as it is submitted.
+    services.ingest.assertRoom(Math.min(spans.length, STEP_LIMITS.stepsPerCall));
+    const report = await traces.ingest(tenantId, spans);
+    services.log.debug({ spans: spans.length, stored: report.stored, pending: report.pending, refused: report.refused.length }, 'OTLP traces exported');
+    return encodeResponse(format, partialSuccess(unreadable, report.refused));
+  });
+}
+
+/** POST /v1/logs: the GenAI log events of model calls are kept for their spans; other records are accepted and dropped. */
+export function createOtlpLogsHandler(services: Services, admission: Admission, limiter: RateLimiter | null) {
+  return otlpEndpoint(services, admission, limiter, async (tenantId, body, format) => {
+    const { events } = spanEventsOf(decodeLogsRequest(body, format));
+    await keepSpanEvents(services.db.pool, tenantId, events);
+    return encodeLogsResponse(format, null);
+  });
+}
+
+function otlpEndpoint(services: Services, admission: Admission, limiter: RateLimiter | null, handle: ExportHandler) {
+  return async function handleExport(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const format: BodyFormat = formatOf(req.headers['content-type']) ?? 'json';
     try {
-      if (req.method !== 'POST') throw new HttpRefusal(405, RPC.invalidArgument, 'OTLP/HTTP traces are sent with POST', { allow: 'POST' });
+      if (req.method !== 'POST') throw new HttpRefusal(405, RPC.invalidArgument, 'OTLP/HTTP exports are sent with POST', { allow: 'POST' });
       if (!formatOf(req.headers['content-type']))
         throw new HttpRefusal(415, RPC.invalidArgument, 'Content-Type must be application/x-protobuf or application/json');
       const tenantId = await admit(req, res);
       const body = inflate(await readBody(req, services.config.maxBodyBytes), req.headers['content-encoding'], services.config.maxBodyBytes);
-      const { spans, unreadable } = spansOf(decodeRequest(body, format));
-      // Shed early when not even one step batch would fit; each batch is checked again as it is submitted.
-      services.ingest.assertRoom(Math.min(spans.length, STEP_LIMITS.stepsPerCall));
-      const report = await traces.ingest(tenantId, spans);
-      services.log.debug({ spans: spans.length, stored: report.stored, pending: report.pending, refused: report.refused.length }, 'OTLP traces exported');
-      send(res, 200, format, encodeResponse(format, partialSuccess(unreadable, report.refused)));
+      send(res, 200, format, await handle(tenantId, body, format));
     } catch (err) {
       const refusal = asRefusal(err, services);
       send(res, refusal.status, format, encodeStatus(format, refusal.rpcCode, refusal.message), refusal.headers);
@@ -73,7 +95,8 @@ export function createOtlpHandler(services: Services, admission: Admission, limi
     if ('failure' in auth) {
       throw new HttpRefusal(401, RPC.unauthenticated, `API key ${auth.failure}: send Authorization: Bearer <key>`, { 'www-authenticate': 'Bearer' });
     }
-    if (!grantsScope(auth.viewer.scopes, 'write')) throw new HttpRefusal(403, RPC.permissionDenied, 'Exporting traces needs an API key with the write scope');
+    if (!grantsScope(auth.viewer.scopes, 'write'))
+      throw new HttpRefusal(403, RPC.permissionDenied, 'Exporting telemetry needs an API key with the write scope');
     // The key's rate limit counts every HTTP request, an export as a GraphQL request (RATE_LIMIT_PER_MINUTE).
     const rate = limiter ? await limiter.take(auth.viewer.keyId) : { ok: true, retryAfterMs: 0 };
     if (!rate.ok) {

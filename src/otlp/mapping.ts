@@ -5,8 +5,10 @@ import { EPISODE_LIMITS, type StartEpisodeInput } from '../episodes/limits.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import { STEP_LIMITS, type StepInput } from '../steps/limits.ts';
 import type { JsonObject, JsonValue } from '../validation/json.ts';
-import { allAttributes, count, first, firstUserMessage, operationOf, outputText, text, toolCallOf, usageOf } from './genai.ts';
+import { allAttributes, count, first, firstUserMessage, operationOf, text, toolCallOf, usageOf } from './genai.ts';
+import { inputMessages, outputMessages } from './messages.ts';
 import { type Attributes, type AttrValue, type OtlpSpan, STATUS_ERROR, STATUS_OK } from './spans.ts';
+import { answerOf, chosenToolCalls, modelAction, toolAction, transcriptOf } from './step-content.ts';
 
 /** The attribute on the root span that states the run's outcome: success, partial or failure. */
 const OUTCOME_ATTRIBUTE = 'episodic.outcome';
@@ -38,12 +40,12 @@ function taskOf(root: OtlpSpan, trace: readonly OtlpSpan[]): string {
   const a = allAttributes(root);
   const fromTrace = () => {
     for (const span of [...trace].sort((x, y) => x.startMs - y.startMs)) {
-      const message = firstUserMessage(allAttributes(span));
+      const message = firstUserMessage(span);
       if (message) return message;
     }
     return null;
   };
-  const task = first(firstUserMessage(a), text(a['gen_ai.agent.description']), fromTrace(), root.name.trim() || null, 'OTLP trace');
+  const task = first(firstUserMessage(root, a), text(a['gen_ai.agent.description']), fromTrace(), root.name.trim() || null, 'OTLP trace');
   return cutBytes(task ?? 'OTLP trace', EPISODE_LIMITS.descriptionBytes);
 }
 
@@ -89,19 +91,49 @@ function errorOf(span: OtlpSpan): StepInput['result'] {
   return { kind: 'error', message: cutBytes(message, STEP_LIMITS.errorMessageBytes), errorClass: label(errorType, STEP_LIMITS.errorClassChars) };
 }
 
-/** What the span adds as parameters: tool arguments, or the model asked for. */
-function parametersOf(kind: string, a: Attributes): JsonValue | undefined {
+/** A tool call's arguments as its parameters. */
+function toolParameters(args: AttrValue | undefined): JsonValue | undefined {
+  if (args === undefined || args === null) return undefined;
+  return typeof args === 'object' ? (args as JsonValue) : { arguments: args };
+}
+
+/** A model call's parameters: the model asked for, its temperature. */
+function modelParameters(a: Attributes, model: string | null): JsonValue | undefined {
+  const asked = first(text(a['gen_ai.request.model']), text(a['ai.model.id']), model);
+  const temperature = count(a['gen_ai.request.temperature']);
+  return asked ? { model: asked, ...(temperature != null ? { temperature } : {}) } : undefined;
+}
+
+interface StepContent {
+  tool: string | null;
+  action: string;
+  parameters: JsonValue | undefined;
+  /** result.output: the tool's result, or the model call's transcript (JSON). */
+  output: string | null;
+  observation: string | null;
+  extra: JsonObject;
+}
+
+/** What the span did, by its kind: a tool and its command, a model and what it answered or chose. */
+function contentOf(kind: string, span: OtlpSpan, a: Attributes, model: string | null): StepContent {
   if (kind === 'tool_call') {
-    const args = toolCallOf(a).arguments;
-    if (args === undefined || args === null) return undefined;
-    return typeof args === 'object' ? (args as JsonValue) : { arguments: args };
+    const call = toolCallOf(a);
+    const tool = call.name ?? span.name;
+    const extra: JsonObject = call.callId ? { toolCallId: call.callId } : {};
+    return { tool, action: toolAction(tool, call.arguments), parameters: toolParameters(call.arguments), output: call.result, observation: call.result, extra };
   }
   if (kind === 'llm_call') {
-    const model = text(a['gen_ai.request.model']);
-    const temperature = count(a['gen_ai.request.temperature']);
-    return model ? { model, ...(temperature != null ? { temperature } : {}) } : undefined;
+    const output = outputMessages(span, a);
+    const calls = chosenToolCalls(output);
+    const extra: JsonObject = calls.length ? { toolCalls: calls } : {};
+    // The model is the step's parameters and metadata, never its tool: a model is not a tool the agent chose.
+    const transcript = transcriptOf(inputMessages(span, a), output);
+    return { tool: null, action: modelAction(model, output), parameters: modelParameters(a, model), output: transcript, observation: answerOf(output), extra };
   }
-  return undefined;
+  const answer = kind === 'agent_call' ? answerOf(outputMessages(span, a)) : null;
+  const agent = text(a['gen_ai.agent.name']) ?? text(a['ai.telemetry.functionId']);
+  const extra: JsonObject = kind === 'agent_call' && agent ? { agent } : {};
+  return { tool: null, action: span.name || kind, parameters: undefined, output: answer, observation: answer, extra };
 }
 
 /** A span below the root as a step; its side-effect key (the span id) makes a retried export a duplicate. */
@@ -109,29 +141,28 @@ export function stepOfSpan(span: OtlpSpan): StepInput {
   const a = allAttributes(span);
   const kind = KIND_BY_OPERATION[operationOf(span)];
   const usage = usageOf(a);
-  const tool = kind === 'tool_call' ? toolCallOf(a) : null;
-  const output = kind === 'tool_call' ? tool?.result : kind === 'llm_call' || kind === 'agent_call' ? outputText(a) : null;
+  const content = contentOf(kind, span, a, usage.model);
+  // A sub-agent's span sums its children's tokens: counted once, on the children.
+  const tokens = kind === 'agent_call' ? null : usage.tokens;
   const error = errorOf(span);
   const metadata: JsonObject = {
     spanId: span.spanId,
     ...(span.parentSpanId ? { parentSpanId: span.parentSpanId } : {}),
     ...(text(span.attributes['gen_ai.operation.name']) ? { operation: text(span.attributes['gen_ai.operation.name']) } : {}),
     ...(usage.model ? { model: usage.model } : {}),
-    ...(usage.inputTokens != null ? { inputTokens: usage.inputTokens } : {}),
-    ...(usage.outputTokens != null ? { outputTokens: usage.outputTokens } : {}),
-    ...(tool?.callId ? { toolCallId: tool.callId } : {}),
-    ...(kind === 'agent_call' && text(a['gen_ai.agent.name']) ? { agent: text(a['gen_ai.agent.name']) } : {}),
+    ...(usage.inputTokens != null && tokens != null ? { inputTokens: usage.inputTokens } : {}),
+    ...(usage.outputTokens != null && tokens != null ? { outputTokens: usage.outputTokens } : {}),
+    ...content.extra,
   };
-  const parameters = parametersOf(kind, a);
   return {
     kind,
-    tool: kind === 'tool_call' ? (tool?.name ?? span.name) : kind === 'llm_call' ? usage.model : null,
-    action: cutBytes(span.name || kind, STEP_LIMITS.actionBytes),
-    ...(parameters !== undefined ? { parameters } : {}),
-    result: error ?? { kind: 'success', ...(output ? { output: cutBytes(output, STEP_LIMITS.resultOutputBytes) } : {}) },
-    ...(output ? { observation: cutBytes(output, STEP_LIMITS.observationBytes) } : {}),
+    tool: content.tool,
+    action: cutBytes(content.action, STEP_LIMITS.actionBytes),
+    ...(content.parameters !== undefined ? { parameters: content.parameters } : {}),
+    result: error ?? { kind: 'success', ...(content.output ? { output: content.output } : {}) },
+    ...(content.observation ? { observation: cutBytes(content.observation, STEP_LIMITS.observationBytes) } : {}),
     latencyMs: Math.max(0, span.endMs - span.startMs),
-    ...(usage.tokens != null ? { tokens: Math.round(usage.tokens) } : {}),
+    ...(tokens != null ? { tokens: Math.round(tokens) } : {}),
     ...(usage.cost != null ? { cost: usage.cost } : {}),
     sideEffectKey: sideEffectKeyOfSpan(span.spanId),
     metadata,
@@ -142,8 +173,8 @@ export function stepOfSpan(span: OtlpSpan): StepInput {
 
 /**
  * The outcome of a run whose root span ended: `episodic.outcome` when set (success, partial,
- * failure), else status ERROR is a failure with its message and status OK a success; an UNSET
- * status says nothing about the run, so the outcome stays PARTIAL.
+ * failure, unknown); else an agent span's status (OK a success, ERROR a failure), and ERROR of any
+ * root a failure. An OK model call or an UNSET status says nothing about the task: unknown.
  */
 export function outcomeOfRoot(root: OtlpSpan): Outcome {
   const a = root.attributes;
@@ -151,12 +182,19 @@ export function outcomeOfRoot(root: OtlpSpan): Outcome {
   const artifacts = stringList(a['episodic.artifacts']).map((x) => cutBytes(x, 1024));
   const message = root.status.message.trim() || text(a['error.type']);
   const verdict = text(a['episodic.verdict']);
+  const agent = operationOf(root) === 'invoke_agent';
   if (stated === 'failure' || (!stated && root.status.code === STATUS_ERROR)) {
     return { kind: 'failure', reason: cutBytes(message || 'the root span ended with status ERROR', 10_000), artifacts };
   }
-  if (stated === 'success' || (!stated && root.status.code === STATUS_OK)) {
-    return { kind: 'success', verdict: cutBytes(verdict ?? 'the root span ended with status OK', 10_000), artifacts };
+  if (stated === 'success' || (!stated && agent && root.status.code === STATUS_OK)) {
+    return { kind: 'success', verdict: cutBytes(verdict ?? 'the agent span ended with status OK', 10_000), artifacts };
   }
-  const why = stated === 'partial' ? 'stated partial' : `no ${OUTCOME_ATTRIBUTE} and status UNSET`;
-  return { kind: 'partial', verdict: cutBytes(verdict ?? `the root span ended (${why})`, 10_000), completed: [], failed: [], artifacts };
+  if (stated === 'partial')
+    return { kind: 'partial', verdict: cutBytes(verdict ?? 'the root span ended (stated partial)', 10_000), completed: [], failed: [], artifacts };
+  const why = agent ? 'its status UNSET' : `a ${root.status.code === STATUS_OK ? 'status OK' : 'status UNSET'} that is no agent's`;
+  return {
+    kind: 'unknown',
+    verdict: cutBytes(verdict ?? `the root span ended without ${OUTCOME_ATTRIBUTE}, with ${why}: whether the task was solved is unknown`, 10_000),
+    artifacts,
+  };
 }

@@ -42,15 +42,15 @@ export class MalformedRequestError extends Error {
 
 type Tree = Record<string, unknown>;
 
-const isTree = (v: unknown): v is Tree => typeof v === 'object' && v !== null && !Array.isArray(v);
-const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : v == null ? [] : badShape('a repeated field is not a list'));
+export const isTree = (v: unknown): v is Tree => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : v == null ? [] : badShape('a repeated field is not a list'));
 
 function badShape(message: string): never {
   throw new MalformedRequestError(message);
 }
 
 /** Bytes (protobuf) or hex (OTLP/JSON) as lowercase hex; '' when absent. */
-function idOf(v: unknown): string {
+export function idOf(v: unknown): string {
   if (v == null) return '';
   if (v instanceof Uint8Array) return Buffer.from(v).toString('hex');
   if (typeof v === 'string') return v.toLowerCase();
@@ -68,13 +68,13 @@ function int64(v: unknown): number {
   return badShape('not an integer');
 }
 
-const nanosToMs = (v: unknown): number => {
+export const nanosToMs = (v: unknown): number => {
   if (typeof v === 'string' && /^\d+$/.test(v)) return Number(BigInt(v) / 1_000_000n);
   if (typeof v === 'object' && v !== null && 'low' in v) return Number(BigInt(String(v)) / 1_000_000n);
   return Math.floor(int64(v) / 1_000_000);
 };
 
-function anyValue(v: unknown): AttrValue {
+export function anyValue(v: unknown): AttrValue {
   if (!isTree(v)) return null;
   if (v.stringValue != null) return String(v.stringValue);
   if (v.boolValue != null) return Boolean(v.boolValue);
@@ -86,7 +86,7 @@ function anyValue(v: unknown): AttrValue {
   return null;
 }
 
-function attributesOf(list: unknown): Attributes {
+export function attributesOf(list: unknown): Attributes {
   const out: Attributes = {};
   for (const kv of listOf(list)) {
     if (isTree(kv) && typeof kv.key === 'string') out[kv.key] = anyValue(kv.value);

@@ -19,9 +19,12 @@ import type { StepIngestor } from '../steps/ingest.ts';
 import { checkSteps, type ItemResult, journalSteps, type LogOptions } from '../steps/journal.ts';
 import { STEP_LIMITS, validateStep } from '../steps/limits.ts';
 import type { Writer } from '../write.ts';
+import { operationOf } from './genai.ts';
+import { withLogEvents } from './logs.ts';
 import { dedupeKeyOfTrace, episodeOfRoot, outcomeOfRoot, sideEffectKeyOfSpan, stepOfSpan } from './mapping.ts';
 import { expirePending, forgetPending, keepPending, pendingHeld, pendingJson, pendingOf } from './pending.ts';
 import { admitPending, expiredBefore, MAX_PENDING_SPANS_PER_TENANT, type PendingLimits } from './pending-limits.ts';
+import { closeRun, openRunOf, type RunKey, runKeyOf, touchRun } from './runs.ts';
 import type { OtlpSpan } from './spans.ts';
 
 export interface SpanRefusal {
@@ -47,6 +50,8 @@ export interface TraceIngestDeps {
   blobCapBytes: number;
   /** OTLP_PENDING_MAX_BYTES and OTLP_PENDING_EXPIRY_MS. */
   pending: Omit<PendingLimits, 'maxSpansPerTenant'>;
+  /** Runs without an agent root span (runs.ts). */
+  runs: { idleMs: number; attribute: string };
 }
 
 /** Traces of one request settled at once: their step batches meet in the ingestor's group commit. */
@@ -56,9 +61,14 @@ interface EpisodeRef {
   id: string;
   /** The span that started the episode. */
   rootSpanId: string | null;
+  /** The run key of an episode of model calls without an agent root (runs.ts). */
+  run: string | null;
 }
 
 export class TraceIngest {
+  /** Per run key, the work on it in this process: a run's calls join it one after another. */
+  private readonly runChains = new Map<string, Promise<unknown>>();
+
   constructor(private readonly deps: TraceIngestDeps) {}
 
   /**
@@ -85,12 +95,17 @@ export class TraceIngest {
       : new Map<string, EpisodeRef>();
     const settle = [...byTrace].filter(([traceId]) => episodes.has(traceId) || appeared.has(traceId) || !waiting.some(([t]) => t === traceId));
     for (const [traceId] of waiting) if (appeared.has(traceId)) episodes.set(traceId, must(appeared.get(traceId)));
-    for (let i = 0; i < settle.length; i += TRACES_AT_ONCE) {
+    // Model calls without an agent root join their runs one at a time, in the order they started.
+    const calls = settle.filter(([traceId, list]) => !episodes.has(traceId) && list.some((s) => isRoot(s) && operationOf(s) === 'model_call'));
+    const others = settle.filter((entry) => !calls.includes(entry));
+    for (let i = 0; i < others.length; i += TRACES_AT_ONCE) {
       const reports = await Promise.all(
-        settle.slice(i, i + TRACES_AT_ONCE).map(([traceId, list]) => this.settle(tenantId, traceId, list, episodes.get(traceId) ?? null)),
+        others.slice(i, i + TRACES_AT_ONCE).map(([traceId, list]) => this.settle(tenantId, traceId, list, episodes.get(traceId) ?? null)),
       );
       for (const r of reports) merge(report, r);
     }
+    const earliest = (list: OtlpSpan[]) => Math.min(...list.map((s) => s.startMs));
+    for (const [traceId, list] of calls.sort((a, b) => earliest(a[1]) - earliest(b[1]))) merge(report, await this.settle(tenantId, traceId, list, null));
     return report;
   }
 
@@ -113,19 +128,20 @@ export class TraceIngest {
     const keys = traceIds.map(dedupeKeyOfTrace);
     const p = new Params();
     // dedupe_key is nullable in the table, but these rows matched a trace's key.
-    const rows = await queryRows<Pick<EpisodesRow, 'id'> & { dedupe_key: string; root: string | null }>(
+    const rows = await queryRows<Pick<EpisodesRow, 'id'> & { dedupe_key: string; root: string | null; run: string | null }>(
       this.deps.db.pool,
-      `SELECT id, dedupe_key, metadata->>'rootSpanId' AS root FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND dedupe_key = ANY(${p.add(keys)}::text[])`,
+      `SELECT id, dedupe_key, metadata->>'rootSpanId' AS root, metadata->>'otlpRun' AS run FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND dedupe_key = ANY(${p.add(keys)}::text[])`,
       p,
     );
-    return new Map(rows.map((r) => [r.dedupe_key.slice('otlp:'.length), { id: r.id, rootSpanId: r.root }]));
+    return new Map(rows.map((r) => [r.dedupe_key.slice('otlp:'.length), { id: r.id, rootSpanId: r.root, run: r.run }]));
   }
 
   /** A trace whose root is known (in this request or stored as its episode): start, journal, complete. */
   private async settle(tenantId: string, traceId: string, spans: OtlpSpan[], known: EpisodeRef | null): Promise<IngestReport> {
     const kept = await pendingOf(this.deps.db.pool, tenantId, [traceId]);
-    const all = groupByTrace([...spans, ...kept]).get(traceId) ?? [];
+    const all = await withLogEvents(this.deps.db.pool, tenantId, [traceId], groupByTrace([...spans, ...kept]).get(traceId) ?? []);
     const root = rootOf(all, known);
+    if (known?.run || (!known && root && operationOf(root) === 'model_call')) return this.joinRun(tenantId, traceId, all, kept, known);
     const children = all.filter((s) => s !== root).sort((a, b) => a.startMs - b.startMs || a.spanId.localeCompare(b.spanId));
     const report: IngestReport = { stored: 0, pending: 0, refused: [] };
     let episode = known;
@@ -154,13 +170,58 @@ export class TraceIngest {
     return report;
   }
 
-  private async start(tenantId: string, root: OtlpSpan, children: OtlpSpan[]): Promise<EpisodeRef | { refused: string }> {
+  /**
+   * A trace whose root is a model call (no agent or user span around it): one call of a run. It
+   * joins the run's open episode, or starts one; the run ends after the idle gap (runs.ts).
+   */
+  private joinRun(tenantId: string, traceId: string, spans: OtlpSpan[], kept: OtlpSpan[], known: EpisodeRef | null): Promise<IngestReport> {
+    const root = must(rootOf(spans, null) ?? spans[0]);
+    const { key, byService } = known?.run ? { key: known.run, byService: false } : runKeyOf(root, this.deps.runs.attribute);
+    const chainKey = `${tenantId}:${key}`;
+    const work = (this.runChains.get(chainKey) ?? Promise.resolve()).then(() => this.journalRun(tenantId, traceId, spans, kept, known, { key, byService }));
+    const settled = work.catch(() => undefined);
+    this.runChains.set(chainKey, settled);
+    void settled.then(() => this.runChains.get(chainKey) === settled && this.runChains.delete(chainKey));
+    return work;
+  }
+
+  private async journalRun(tenantId: string, traceId: string, spans: OtlpSpan[], kept: OtlpSpan[], known: EpisodeRef | null, run: RunKey) {
+    const { writer, jobs: queue, runs } = this.deps;
+    const { pool } = this.deps.db;
+    const ordered = [...spans].sort((a, b) => a.startMs - b.startMs || a.spanId.localeCompare(b.spanId));
+    const startMs = Math.min(...ordered.map((s) => s.startMs));
+    const endMs = Math.max(...ordered.map((s) => Math.max(s.startMs, s.endMs)));
+    let open = known ? { episodeId: known.id, lastSpanEndMs: endMs } : await openRunOf(pool, tenantId, run.key);
+    // The service's calls are one run only while they come less than the idle gap apart.
+    if (open && !known && run.byService && startMs - open.lastSpanEndMs >= runs.idleMs) {
+      await closeRun(pool, writer, tenantId, run.key, open.episodeId, open.lastSpanEndMs);
+      open = null;
+    }
+    if (!open) {
+      const started = await this.start(tenantId, must(ordered[0]), ordered, run.key);
+      if ('refused' in started) return { stored: 0, pending: 0, refused: spans.map((s) => refusal(s, started.refused)) };
+      open = { episodeId: started.id, lastSpanEndMs: endMs };
+    }
+    const report = await this.journal(tenantId, open.episodeId, ordered);
+    await touchRun(queue, pool, tenantId, run.key, { episodeId: open.episodeId, lastSpanEndMs: endMs }, runs.idleMs);
+    await forgetPending(
+      pool,
+      tenantId,
+      traceId,
+      kept.map((s) => s.spanId),
+    );
+    return report;
+  }
+
+  private async start(tenantId: string, root: OtlpSpan, children: OtlpSpan[], run: string | null = null): Promise<EpisodeRef | { refused: string }> {
     try {
       // The run is refused whole when its root could not also end it: its outcome and end are checked before its start.
       const violations = runViolations(root, children);
       if (violations.length) throw new InputLimitError(violations);
-      const { episodeId } = await startEpisode(this.deps, tenantId, episodeOfRoot(root, children));
-      return { id: episodeId, rootSpanId: root.spanId };
+      const input = episodeOfRoot(root, children);
+      if (run) input.metadata = { ...input.metadata, otlpRun: run };
+      const { episodeId } = await startEpisode(this.deps, tenantId, input);
+      return { id: episodeId, rootSpanId: root.spanId, run };
     } catch (err) {
       if (err instanceof DomainError) return { refused: `the root span could not start its episode: ${err.message}` };
       throw err;
@@ -225,7 +286,8 @@ export class TraceIngest {
 }
 
 /** A span is journaled as it came (no large content offloaded); an invalid one is refused alone. */
-const SPAN_STEPS: LogOptions = { largeContent: 'refuse', rejectInvalid: true };
+// A long transcript or tool result is kept whole in the blob store, its preview inline.
+const SPAN_STEPS: LogOptions = { largeContent: 'blob', rejectInvalid: true };
 
 const messagesOf = (violations: readonly LimitViolation[]) => violations.map((v) => v.message).join('; ');
 
@@ -286,7 +348,7 @@ const unnumbered = (v: LimitViolation): LimitViolation => ({
 function rootOf(spans: readonly OtlpSpan[], known: EpisodeRef | null): OtlpSpan | null {
   const roots = spans.filter(isRoot);
   if (known) return roots.find((s) => s.spanId === known.rootSpanId) ?? null;
-  const agent = (s: OtlpSpan) => (s.attributes['gen_ai.operation.name'] === 'invoke_agent' ? 0 : 1);
+  const agent = (s: OtlpSpan) => (operationOf(s) === 'invoke_agent' ? 0 : 1);
   return roots.sort((a, b) => agent(a) - agent(b) || a.startMs - b.startMs || a.spanId.localeCompare(b.spanId))[0] ?? null;
 }
 

@@ -57,8 +57,9 @@ describe('OTLP/HTTP trace ingest', () => {
     expect(ep.tokens).toBe(240);
     const steps = await stepsOf(String(ep.id));
     expect(steps.map((s) => [s.kind, s.tool, s.result_kind])).toEqual([
-      ['llm_call', 'gpt-test-1', 'success'],
-      ['llm_call', 'gpt-test-1', 'success'],
+      // A model is not a tool: the step names it in its metadata, not as its tool.
+      ['llm_call', null, 'success'],
+      ['llm_call', null, 'success'],
       ['tool_call', 'read_file', 'success'],
       ['tool_call', 'run_tests', 'error'],
     ]);
@@ -84,8 +85,8 @@ describe('OTLP/HTTP trace ingest', () => {
     expect(rows[0].n).toBe(4);
     expect((await exportSpans(exporter, spans.filter(isRootSpan))).code).toBe(0);
     const ep = must(await episodeOfTrace(traceId));
-    // No outcome stated and status UNSET: partial.
-    expect(ep).toMatchObject({ status: 'completed', outcome_kind: 'partial', step_count: 4 });
+    // No outcome stated and status UNSET: unknown.
+    expect(ep).toMatchObject({ status: 'completed', outcome_kind: 'unknown', step_count: 4 });
     const after = await t.services.db.pool.query('SELECT count(*)::int AS n FROM otlp_pending_spans WHERE trace_id = $1', [traceId]);
     expect(after.rows[0].n).toBe(0);
   });

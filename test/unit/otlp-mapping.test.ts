@@ -4,8 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { validateEpisodeInput } from '../../src/episodes/limits.ts';
 import { decodeRequest, encodeResponse, formatOf, inflate } from '../../src/otlp/codec.ts';
-import { firstUserMessage, operationOf, outputText, usageOf } from '../../src/otlp/genai.ts';
+import { firstUserMessage, operationOf, usageOf } from '../../src/otlp/genai.ts';
 import { cutBytes, episodeOfRoot, outcomeOfRoot, stepOfSpan } from '../../src/otlp/mapping.ts';
+import { outputMessages } from '../../src/otlp/messages.ts';
 import { type Attributes, MalformedRequestError, type OtlpSpan, spansOf } from '../../src/otlp/spans.ts';
 import { validateStep } from '../../src/steps/limits.ts';
 
@@ -143,19 +144,22 @@ describe('GenAI semantic conventions', () => {
       { role: 'system', parts: [{ type: 'text', content: 'be brief' }] },
       { role: 'user', parts: [{ type: 'text', content: 'Fix the login bug' }] },
     ];
-    expect(firstUserMessage({ 'gen_ai.input.messages': JSON.stringify(current) })).toBe('Fix the login bug');
-    expect(firstUserMessage({ 'gen_ai.prompt': JSON.stringify([{ role: 'user', content: 'old style' }]) })).toBe('old style');
+    expect(firstUserMessage(span({ 'gen_ai.input.messages': JSON.stringify(current) }))).toBe('Fix the login bug');
+    expect(firstUserMessage(span({ 'gen_ai.prompt': JSON.stringify([{ role: 'user', content: 'old style' }]) }))).toBe('old style');
     expect(
-      firstUserMessage({
-        'gen_ai.prompt.0.role': 'system',
-        'gen_ai.prompt.0.content': 'sys',
-        'gen_ai.prompt.1.role': 'user',
-        'gen_ai.prompt.1.content': 'indexed',
-      }),
+      firstUserMessage(
+        span({
+          'gen_ai.prompt.0.role': 'system',
+          'gen_ai.prompt.0.content': 'sys',
+          'gen_ai.prompt.1.role': 'user',
+          'gen_ai.prompt.1.content': 'indexed',
+        }),
+      ),
     ).toBe('indexed');
-    expect(firstUserMessage({ 'gen_ai.prompt': 'plain text prompt' })).toBe('plain text prompt');
-    expect(outputText({ 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'done' }] }]) })).toBe('done');
-    expect(outputText({ 'gen_ai.completion.0.content': 'older answer' })).toBe('older answer');
+    expect(firstUserMessage(span({ 'gen_ai.prompt': 'plain text prompt' }))).toBe('plain text prompt');
+    const answer = (a: Attributes) => outputMessages(span(a), a).map((m) => m.text);
+    expect(answer({ 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'done' }] }]) })).toEqual(['done']);
+    expect(answer({ 'gen_ai.completion.0.content': 'older answer' })).toEqual(['older answer']);
   });
 
   it('adds input and output tokens under the current or the older names', () => {
@@ -217,14 +221,20 @@ describe('spans as episodes and steps', () => {
         'gen_ai.usage.cost': 0.01,
       }),
     );
-    expect(step).toMatchObject({ kind: 'llm_call', tool: 'gpt-x', tokens: 7, cost: 0.01, parameters: { model: 'gpt-x' } });
+    expect(step).toMatchObject({ kind: 'llm_call', tool: null, tokens: 7, cost: 0.01, parameters: { model: 'gpt-x' }, metadata: { model: 'gpt-x' } });
+    expect(step.action).toBe('gpt-x (no answer)');
   });
 
-  it('the outcome: episodic.outcome first, then the status; an UNSET status stays partial', () => {
+  it('the outcome: episodic.outcome first, then an agent span status; otherwise unknown', () => {
     const root = (attributes: Attributes, code: number, message = '') => span(attributes, { parentSpanId: null, status: { code, message } });
-    expect(outcomeOfRoot(root({}, 1)).kind).toBe('success');
+    const agent = { 'gen_ai.operation.name': 'invoke_agent' };
+    expect(outcomeOfRoot(root(agent, 1)).kind).toBe('success');
     expect(outcomeOfRoot(root({}, 2, 'crashed'))).toMatchObject({ kind: 'failure', reason: 'crashed' });
-    expect(outcomeOfRoot(root({}, 0)).kind).toBe('partial');
+    expect(outcomeOfRoot(root(agent, 0)).kind).toBe('unknown');
+    // An OK model call is not a solved task.
+    expect(outcomeOfRoot(root({ 'gen_ai.operation.name': 'chat' }, 1)).kind).toBe('unknown');
+    expect(outcomeOfRoot(root({ 'openinference.span.kind': 'LLM' }, 1)).kind).toBe('unknown');
+    expect(outcomeOfRoot(root({ 'episodic.outcome': 'partial' }, 1)).kind).toBe('partial');
     expect(outcomeOfRoot(root({ 'episodic.outcome': 'failure' }, 1)).kind).toBe('failure');
     expect(outcomeOfRoot(root({ 'episodic.outcome': 'success', 'episodic.artifacts': ['a.ts'] }, 2))).toMatchObject({ kind: 'success', artifacts: ['a.ts'] });
   });

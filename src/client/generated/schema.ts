@@ -28,6 +28,24 @@ export type ApiKey = {
   scopes: Maybe<Array<Scalars['String']['output']>>;
 };
 
+/** One arm's episodes (assigned on their first retrieval) and the measures of those that ended. */
+export type ArmMeasures = {
+  __typename?: 'ArmMeasures';
+  /** memory, control, interleaved, or unasked (runs in scope that asked for nothing). */
+  arm: Maybe<Scalars['String']['output']>;
+  assigned: Maybe<Scalars['Int']['output']>;
+  /** Runs with an outcome: what the rates and means are over. */
+  ended: Maybe<Scalars['Int']['output']>;
+  meanCost: Maybe<Scalars['Float']['output']>;
+  meanReward: Maybe<Scalars['Float']['output']>;
+  meanSteps: Maybe<Scalars['Float']['output']>;
+  meanTokens: Maybe<Scalars['Float']['output']>;
+  /** Over runs whose times are known. */
+  meanWallMs: Maybe<Scalars['Float']['output']>;
+  successRate: Maybe<Scalars['Float']['output']>;
+  successes: Maybe<Scalars['Int']['output']>;
+};
+
 /** Step content kept whole: content-addressed by BLAKE3, per tenant. */
 export type Blob = {
   __typename?: 'Blob';
@@ -99,6 +117,12 @@ export type ContextPackInput = {
   /** BLAKE3 of the pack: 64 lowercase hex digits. */
   packHash: Scalars['String']['input'];
 };
+
+/** What a holdout's control arm is served (or what an interleaving drafts against): NOTHING, FIXED_FORMULA (the ranking without the learned model), BM25 (the same candidates by BM25 over everything a run left, alone). */
+export type ControlRanking =
+  | 'BM25'
+  | 'FIXED_FORMULA'
+  | 'NOTHING';
 
 export type CreatedApiKey = {
   __typename?: 'CreatedApiKey';
@@ -318,6 +342,43 @@ export type Error = {
   message: Maybe<Scalars['String']['output']>;
 };
 
+/** An experiment on the memory (docs/LEARNING.md, "Does the memory help?"). Started, paused and resumed with ledger events. */
+export type Experiment = {
+  __typename?: 'Experiment';
+  control: Maybe<ControlRanking>;
+  /** Holdout: the share of episodes served the control arm (0 for an interleaving). */
+  controlShare: Maybe<Scalars['Float']['output']>;
+  id: Maybe<Scalars['ID']['output']>;
+  kind: Maybe<ExperimentKind>;
+  /** Ended runs per arm (holdout) or decided retrievals (interleaving) before the answer claims anything. */
+  minSample: Maybe<Scalars['Int']['output']>;
+  name: Maybe<Scalars['String']['output']>;
+  pausedAt: Maybe<Scalars['DateTime']['output']>;
+  scopeAgent: Maybe<Scalars['String']['output']>;
+  scopeTaskType: Maybe<Scalars['String']['output']>;
+  scopeWorkItemId: Maybe<Scalars['ID']['output']>;
+  /** Assignment seed: an episode is in control when BLAKE3(seed, episode id) as a number in [0, 1) is below controlShare. */
+  seed: Maybe<Scalars['String']['output']>;
+  startedAt: Maybe<Scalars['DateTime']['output']>;
+  status: Maybe<ExperimentStatus>;
+};
+
+/** HOLDOUT serves a seeded share of episodes the control arm; INTERLEAVE serves every episode both rankings merged (team draft). */
+export type ExperimentKind =
+  | 'HOLDOUT'
+  | 'INTERLEAVE';
+
+/** Narrows the experiment to the tenant's episodes of a work item, an agent or a task type (all given must hold). */
+export type ExperimentScopeInput = {
+  agent?: InputMaybe<Scalars['String']['input']>;
+  taskType?: InputMaybe<Scalars['String']['input']>;
+  workItemId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+export type ExperimentStatus =
+  | 'PAUSED'
+  | 'RUNNING';
+
 export type ExtractEpisodePatternsPayload = {
   __typename?: 'ExtractEpisodePatternsPayload';
   episode: Maybe<Episode>;
@@ -356,7 +417,7 @@ export type HashedRow = {
   __typename?: 'HashedRow';
   /** The episode, checkpoint or retrieval it belongs to. */
   id: Maybe<Scalars['String']['output']>;
-  /** episode.outcome, episode.critique, episode.reward, episode.reflection, checkpoint.state, retrieval.results */
+  /** episode.record, episode.outcome, episode.critique, episode.reward, episode.reflection, checkpoint.state, retrieval.results */
   kind: Maybe<Scalars['String']['output']>;
   value: Maybe<Scalars['JSON']['output']>;
 };
@@ -387,6 +448,13 @@ export type IllegalTransitionError = Error & {
   from: Maybe<Scalars['String']['output']>;
   message: Maybe<Scalars['String']['output']>;
 };
+
+/** TOO_FEW_RUNS until the minimum sample; then RAISED or LOWERED when p < 0.05, else NO_DIFFERENCE. */
+export type ImpactVerdict =
+  | 'LOWERED'
+  | 'NO_DIFFERENCE'
+  | 'RAISED'
+  | 'TOO_FEW_RUNS';
 
 export type ImportRunPayload = {
   __typename?: 'ImportRunPayload';
@@ -658,6 +726,30 @@ export type LoopStoppedError = Error & {
   workItemId: Maybe<Scalars['ID']['output']>;
 };
 
+/** What an experiment found. Holdout: the two-proportion z-test of the success rates (memory − control), a 95 % Wald interval. Interleaving: the exact sign test on the retrievals whose used items were more of one ranking's picks. */
+export type MemoryImpact = {
+  __typename?: 'MemoryImpact';
+  arms: Maybe<Array<ArmMeasures>>;
+  /** Holdout: success rate with memory − in control. */
+  difference: Maybe<Scalars['Float']['output']>;
+  /** 95 % interval, high end. */
+  differenceHigh: Maybe<Scalars['Float']['output']>;
+  /** 95 % interval, low end. */
+  differenceLow: Maybe<Scalars['Float']['output']>;
+  experiment: Maybe<Experiment>;
+  losses: Maybe<Scalars['Int']['output']>;
+  method: Maybe<Scalars['String']['output']>;
+  pValue: Maybe<Scalars['Float']['output']>;
+  /** The answer in one plain sentence. */
+  sentence: Maybe<Scalars['String']['output']>;
+  ties: Maybe<Scalars['Int']['output']>;
+  /** Runs in scope since the start that asked for nothing: in no arm. */
+  unasked: Maybe<ArmMeasures>;
+  verdict: Maybe<ImpactVerdict>;
+  /** Interleaving: retrievals the memory's picks won. */
+  wins: Maybe<Scalars['Int']['output']>;
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
   blockEpisode: Maybe<MutationBlockEpisodeResult>;
@@ -676,10 +768,14 @@ export type Mutation = {
   logStep: Maybe<MutationLogStepResult>;
   /** Journals many steps in one call; one result per step (accepted, duplicate, or rejected with the reason). */
   logSteps: Maybe<MutationLogStepsResult>;
+  /** Pauses a running experiment (experiment.paused): its episodes are served the memory until it is resumed; what it measured stays. */
+  pauseExperiment: Maybe<MutationPauseExperimentResult>;
   recordCritique: Maybe<MutationRecordCritiqueResult>;
   /** Records that the agent needed something its context pack lacked; the first miss of a stable id is a defect record. */
   recordPackMiss: Maybe<MutationRecordPackMissResult>;
   resumeEpisode: Maybe<MutationResumeEpisodeResult>;
+  /** Resumes a paused experiment (experiment.resumed). */
+  resumeExperiment: Maybe<MutationResumeExperimentResult>;
   /** Lets a stopped loop of episodes go on (an operator decision, in the ledger), optionally with a higher maxEpisodes. */
   resumeWorkItem: Maybe<MutationResumeWorkItemResult>;
   revokeApiKey: Maybe<MutationRevokeApiKeyResult>;
@@ -687,6 +783,8 @@ export type Mutation = {
   revokeLease: Maybe<MutationRevokeLeaseResult>;
   saveCheckpoint: Maybe<MutationSaveCheckpointResult>;
   startEpisode: Maybe<MutationStartEpisodeResult>;
+  /** Starts an experiment (an experiment.started ledger event): from now on, episodes in its scope that ask relevantEpisodes(episodeId) are assigned an arm. */
+  startExperiment: Maybe<MutationStartExperimentResult>;
 };
 
 
@@ -778,6 +876,11 @@ export type MutationLogStepsArgs = {
 };
 
 
+export type MutationPauseExperimentArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
 export type MutationRecordCritiqueArgs = {
   episodeId: Scalars['ID']['input'];
   feedback?: InputMaybe<Scalars['String']['input']>;
@@ -800,6 +903,11 @@ export type MutationResumeEpisodeArgs = {
   comment?: InputMaybe<Scalars['String']['input']>;
   decidedBy?: InputMaybe<Scalars['String']['input']>;
   episodeId: Scalars['ID']['input'];
+};
+
+
+export type MutationResumeExperimentArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -830,6 +938,11 @@ export type MutationStartEpisodeArgs = {
   input: StartEpisodeInput;
 };
 
+
+export type MutationStartExperimentArgs = {
+  input: StartExperimentInput;
+};
+
 export type MutationBlockEpisodeResult = EpisodePayload | IllegalTransitionError | InputLimitError | NotFoundError;
 
 export type MutationCancelEpisodeResult = FinishEpisodePayload | IllegalTransitionError | InputLimitError | NotFoundError;
@@ -854,11 +967,15 @@ export type MutationLogStepResult = IllegalTransitionError | InputLimitError | L
 
 export type MutationLogStepsResult = IllegalTransitionError | InputLimitError | LogStepsPayload | NotFoundError;
 
+export type MutationPauseExperimentResult = Experiment | IllegalTransitionError | NotFoundError;
+
 export type MutationRecordCritiqueResult = EpisodePayload | IllegalTransitionError | InputLimitError | NotFoundError;
 
 export type MutationRecordPackMissResult = InputLimitError | NotFoundError | RecordPackMissPayload;
 
 export type MutationResumeEpisodeResult = EpisodePayload | IllegalTransitionError | InputLimitError | NotFoundError;
+
+export type MutationResumeExperimentResult = Experiment | IllegalTransitionError | NotFoundError;
 
 export type MutationResumeWorkItemResult = InputLimitError | NotFoundError | WorkItemPayload;
 
@@ -869,6 +986,8 @@ export type MutationRevokeLeaseResult = LeasePayload | NotFoundError;
 export type MutationSaveCheckpointResult = EpisodePayload | IllegalTransitionError | InputLimitError | NotFoundError;
 
 export type MutationStartEpisodeResult = IdempotencyConflictError | InputLimitError | LeaseError | LoopStoppedError | NotFoundError | StartEpisodePayload;
+
+export type MutationStartExperimentResult = Experiment | InputLimitError;
 
 /** The event is newer than the latest signed checkpoint. Retry after retryAfterMs (checkpoint schedule: docs/LEDGER.md §5). */
 export type NotCheckpointedError = Error & {
@@ -911,7 +1030,8 @@ export type OutcomeInput = {
 export type OutcomeKind =
   | 'FAILURE'
   | 'PARTIAL'
-  | 'SUCCESS';
+  | 'SUCCESS'
+  | 'UNKNOWN';
 
 export type PageInfo = {
   __typename?: 'PageInfo';
@@ -1076,6 +1196,8 @@ export type Query = {
   /** One step in full (parameters, result, observation, world state), for a row the monitor expands. */
   episodeStep: Maybe<QueryEpisodeStepResult>;
   episodes: Maybe<QueryEpisodesConnection>;
+  /** The tenant's experiments, newest first (at most 100). */
+  experiments: Maybe<Array<Experiment>>;
   /** The stored values events hash (outcomes, critiques, rewards, reflections, checkpoint states, retrieval results), for an offline verifier: `episodic export` carries them (docs/LEDGER.md §6.2). */
   hashedRows: Maybe<QueryHashedRowsResult>;
   inclusionProof: Maybe<QueryInclusionProofResult>;
@@ -1086,6 +1208,8 @@ export type Query = {
   ledgerHead: Maybe<LedgerHead>;
   /** The key that signs checkpoints. Trust it only as far as you trust this connection (docs/LEDGER.md §5.2). */
   ledgerPublicKey: Maybe<LedgerPublicKey>;
+  /** Does the memory help? Per arm the counts and means, and the difference with its interval, p-value and a plain sentence. */
+  memoryImpact: Maybe<QueryMemoryImpactResult>;
   pattern: Maybe<QueryPatternResult>;
   /** Patterns of this tenant, most effective first. */
   patterns: Maybe<QueryPatternsConnection>;
@@ -1177,6 +1301,11 @@ export type QueryLedgerEventsArgs = {
 };
 
 
+export type QueryMemoryImpactArgs = {
+  experimentId: Scalars['ID']['input'];
+};
+
+
 export type QueryPatternArgs = {
   id: Scalars['ID']['input'];
 };
@@ -1192,6 +1321,7 @@ export type QueryPatternsArgs = {
 
 
 export type QueryRelevantEpisodesArgs = {
+  episodeId?: InputMaybe<Scalars['ID']['input']>;
   filter?: InputMaybe<RelevantEpisodeFilter>;
   includeFailures?: InputMaybe<Scalars['Boolean']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
@@ -1268,6 +1398,8 @@ export type QueryLedgerCheckpointsResult = InputLimitError | SignedTreeHeadPage;
 
 export type QueryLedgerEventsResult = InputLimitError | LedgerEventConnection;
 
+export type QueryMemoryImpactResult = MemoryImpact | NotFoundError;
+
 export type QueryPatternResult = NotFoundError | Pattern;
 
 export type QueryPatternsConnection = {
@@ -1282,7 +1414,7 @@ export type QueryPatternsConnectionEdge = {
   node: Pattern;
 };
 
-export type QueryRelevantEpisodesResult = InputLimitError | RelevantEpisodes;
+export type QueryRelevantEpisodesResult = InputLimitError | NotFoundError | RelevantEpisodes;
 
 export type QueryRelevantFilesResult = InputLimitError | RelevantFiles;
 
@@ -1451,9 +1583,12 @@ export type RetrievalFeedback = {
 /** What one relevantEpisodes / relevantPatterns call served, best first. */
 export type RetrievalReceipt = {
   __typename?: 'RetrievalReceipt';
+  /** The experiment arm that served it: memory, control or interleaved; null outside an experiment. */
+  arm: Maybe<Scalars['String']['output']>;
   createdAt: Maybe<Scalars['DateTime']['output']>;
   credits: Maybe<Array<RetrievalCredit>>;
   episodes: Maybe<Array<Episode>>;
+  experimentId: Maybe<Scalars['ID']['output']>;
   id: Maybe<Scalars['ID']['output']>;
   /** episodes, patterns or files (relevantFiles: its episodeIds are the evidence runs) */
   kind: Maybe<Scalars['String']['output']>;
@@ -1552,6 +1687,18 @@ export type StartEpisodePayload = {
   /** True when dedupeKey matched an earlier start with the same input. */
   deduplicated: Maybe<Scalars['Boolean']['output']>;
   episode: Maybe<Episode>;
+};
+
+export type StartExperimentInput = {
+  control?: InputMaybe<ControlRanking>;
+  /** Holdout: from 0.01 to 0.9. */
+  controlShare?: InputMaybe<Scalars['Float']['input']>;
+  kind?: InputMaybe<ExperimentKind>;
+  minSample?: InputMaybe<Scalars['Int']['input']>;
+  name: Scalars['String']['input'];
+  scope?: InputMaybe<ExperimentScopeInput>;
+  /** Default: a random one (stored, so assignments stay reproducible). */
+  seed?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type Step = {

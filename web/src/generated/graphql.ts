@@ -24,7 +24,8 @@ export type EpisodeStatus =
 export type OutcomeKind =
   | 'FAILURE'
   | 'PARTIAL'
-  | 'SUCCESS';
+  | 'SUCCESS'
+  | 'UNKNOWN';
 
 /** FILE_CHANGE: tasks mentioning a term change a file; TASK_OUTCOME: tasks mentioning a term succeed more or less often; TOOL_OUTCOME: runs using a tool; ERROR_OUTCOME: runs hitting an error class or name; ERROR_FIX: runs whose failed steps showed an error name changed a file (served to tasks mentioning the error). */
 export type PatternKind =

@@ -1,0 +1,80 @@
+// The OpenTelemetry SDK as a user sets it up for an instrumentation library: a global tracer
+// provider (and logger provider, for instrumentations that send messages as log events). Spans and
+// log records are held in memory per run and then sent with the real OTLP/HTTP exporters
+// (protobuf or JSON) to the server under test, so a test decides when a run's telemetry arrives.
+import { context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import { logs } from '@opentelemetry/api-logs';
+import { OTLPLogExporter as JsonLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
+import { OTLPLogExporter as ProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { type Encoding, type ExportResult, exporterFor, exportSpans } from '../support.ts';
+
+export interface Telemetry {
+  tracerProvider: NodeTracerProvider;
+  loggerProvider: LoggerProvider;
+  /** Sends what was recorded since the last call: log records first, then spans. */
+  flush(base: string, token: string, encoding: Encoding): Promise<{ spans: ExportResult; logs: ExportResult | null; traceIds: string[] }>;
+}
+
+export function setUpTelemetry(service: string): Telemetry {
+  const resource = resourceFromAttributes({ 'service.name': service });
+  const spans = new InMemorySpanExporter();
+  const records = new InMemoryLogRecordExporter();
+  const tracerProvider = new NodeTracerProvider({ resource, spanProcessors: [new SimpleSpanProcessor(spans)] });
+  tracerProvider.register();
+  const loggerProvider = new LoggerProvider({ resource, processors: [new SimpleLogRecordProcessor({ exporter: records })] });
+  logs.setGlobalLoggerProvider(loggerProvider);
+  return {
+    tracerProvider,
+    loggerProvider,
+    async flush(base, token, encoding) {
+      const finished = spans.getFinishedSpans();
+      const logged = records.getFinishedLogRecords();
+      spans.reset();
+      records.reset();
+      const logOptions = { url: `${base}/v1/logs`, headers: { Authorization: `Bearer ${token}` } };
+      const logExporter = encoding === 'json' ? new JsonLogExporter(logOptions) : new ProtoLogExporter(logOptions);
+      const logResult = logged.length ? await new Promise<ExportResult>((resolve) => logExporter.export(logged, resolve)) : null;
+      const spanResult = await exportSpans(exporterFor(base, token, encoding), finished);
+      return { spans: spanResult, logs: logResult, traceIds: [...new Set(finished.map((s) => s.spanContext().traceId))] };
+    },
+  };
+}
+
+const tracer = () => trace.getTracer('agent-of-the-user');
+
+/** The user's own agent span around a run (what "with a user root span" means in the fixtures). */
+export async function inAgentSpan<T>(withRoot: boolean, work: () => Promise<T>): Promise<T> {
+  if (!withRoot) return work();
+  return tracer().startActiveSpan(
+    'invoke_agent coder',
+    { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'coder' } },
+    async (span) => {
+      try {
+        return await work();
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
+
+/** A tool the user's agent runs, in an execute_tool span of its own when the user writes spans. A tool takes time (a few ms here), so its span and the next call's do not start in the same millisecond. */
+export async function inToolSpan(withRoot: boolean, name: string, args: object, work: () => string): Promise<string> {
+  const span: Span | null = withRoot
+    ? tracer().startSpan(
+        `execute_tool ${name}`,
+        { attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.call.arguments': JSON.stringify(args) } },
+        context.active(),
+      )
+    : null;
+  await new Promise((resolve) => setTimeout(resolve, 3));
+  const result = work();
+  span?.setAttribute('gen_ai.tool.call.result', result).setStatus({ code: SpanStatusCode.OK });
+  span?.end();
+  await new Promise((resolve) => setTimeout(resolve, 3));
+  return result;
+}
