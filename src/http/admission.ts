@@ -8,8 +8,8 @@
 import type { ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { Viewer } from '../auth/store.ts';
 import { FairQueue, FairQueueRefusal, type Release } from '../core/fair-queue.ts';
-import type { Context } from '../graphql/context.ts';
 import { requestScope } from '../log.ts';
 
 export interface AdmissionLimits {
@@ -101,7 +101,7 @@ function markCaller(caller: Caller): void {
 export function useAdmission(admission: Admission): Plugin {
   return {
     async onExecute({ args, setResultAndStopExecution }) {
-      const viewer = (args.contextValue as unknown as Context).viewer;
+      const viewer = (args.contextValue as unknown as { viewer: Viewer | null }).viewer;
       if (!viewer) return undefined;
       markCaller(viewer);
       let release: Release;

@@ -48,7 +48,7 @@ export async function resume(deps: ChangeDeps, tenantId: string, episodeId: stri
 }
 
 /** Refuses (InputLimitError) a completion whose outcome is out of its limits or whose end is in the future. */
-export function checkCompletion(outcome: Outcome, endedAt: Date | null | undefined): void {
+function checkCompletion(outcome: Outcome, endedAt: Date | null | undefined): void {
   throwIfViolations([...validateOutcome(outcome), ...timeRangeViolations('endedAt', 'endedAt', endedAt, null)]);
 }
 

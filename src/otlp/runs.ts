@@ -14,7 +14,7 @@ import type { Writer } from '../write.ts';
 import { text } from './genai.ts';
 import type { OtlpSpan } from './spans.ts';
 
-export const RUN_CLOSE_JOB = 'otlp-run-close';
+const RUN_CLOSE_JOB = 'otlp-run-close';
 
 /** A run's key, and whether it is the service's (joined only within the idle gap). */
 export interface RunKey {
