@@ -64,11 +64,14 @@ const ORDER = [
   'failEpisode',
   'cancelEpisode',
   'escalateEpisode',
+  'startExperiment',
+  'pauseExperiment',
+  'resumeExperiment',
 ];
 
 // ---- ids: references resolved against the database at call time ----
 
-type Pool = 'episode' | 'workItem' | 'lease' | 'apiKey' | 'retrieval';
+type Pool = 'episode' | 'workItem' | 'lease' | 'apiKey' | 'retrieval' | 'experiment';
 
 /** Which rows an ID argument names, by its path (mutation.arg[.field]). A new ID argument must be added here. */
 const ID_POOLS: Record<string, Pool> = {
@@ -96,6 +99,9 @@ const ID_POOLS: Record<string, Pool> = {
   'startEpisode.input.parentEpisodeId': 'episode',
   'startEpisode.input.workItemId': 'workItem',
   'startEpisode.input.leaseId': 'lease',
+  'startExperiment.input.scope.workItemId': 'workItem',
+  'pauseExperiment.id': 'experiment',
+  'resumeExperiment.id': 'experiment',
 };
 
 class IdRef {
@@ -395,10 +401,11 @@ async function pools(tenantId: string, exceptKey = ''): Promise<Pools> {
      UNION ALL SELECT 'lease', id::text FROM leases WHERE tenant_id = $1
      UNION ALL SELECT 'apiKey', id::text FROM api_keys WHERE tenant_id = $1 AND id::text <> $2
      UNION ALL SELECT 'retrieval', id::text FROM retrievals WHERE tenant_id = $1
+     UNION ALL SELECT 'experiment', id::text FROM experiments WHERE tenant_id = $1
      ORDER BY 1, 2`,
     [tenantId, exceptKey],
   );
-  const p: Pools = { episode: [], workItem: [], lease: [], apiKey: [], retrieval: [], liveEpisodes: [] };
+  const p: Pools = { episode: [], workItem: [], lease: [], apiKey: [], retrieval: [], experiment: [], liveEpisodes: [] };
   for (const r of rows) (r.pool === 'live' ? p.liveEpisodes : p[r.pool]).push(r.id);
   return p;
 }

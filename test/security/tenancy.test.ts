@@ -38,6 +38,7 @@ const a = {
   hashes: new Set<string>(),
   rootOfOne: '',
   blobHash: '',
+  experiment: '',
 };
 /** Tenant B's own rows, for calls that need something of B's to point at A's. */
 const b = { workItem: '', running: '' };
@@ -127,6 +128,7 @@ beforeAll(async () => {
   a.retrieval = retrieval.relevantEpisodes.retrievalId;
   expect(retrieval.relevantEpisodes.episodes.length).toBeGreaterThan(0);
   a.apiKeys = (await ok(A.admin, '{ apiKeys { id } }')).apiKeys.map((k: Json) => k.id);
+  a.experiment = (await ok(A.write, 'mutation { startExperiment(input: { name: "billing holdout" }) { ... on Experiment { id } } }')).startExperiment.id;
   const proof = await ok(A.read, '{ consistencyProof(fromSize: 1, toSize: 1) { ... on ConsistencyProof { fromRoot } } }');
   a.rootOfOne = proof.consistencyProof.fromRoot;
   const { rows } = await t.services.db.pool.query('SELECT seq, hash FROM ledger_events WHERE tenant_id = $1 ORDER BY seq', [A.tenantId]);
@@ -155,7 +157,8 @@ function notFound(res: GraphQLResponse, field: string, entity: string, id?: stri
 /** Nothing of A anywhere in an answer: none of its ids, hashes, task text or tenant id. */
 function noneOfA(value: unknown) {
   const text = JSON.stringify(value);
-  for (const id of [A.tenantId, a.workItem, a.lease, a.childLease, a.retrieval, ...a.episodes, ...a.patterns, ...a.apiKeys]) expect(text).not.toContain(id);
+  for (const id of [A.tenantId, a.workItem, a.lease, a.childLease, a.retrieval, a.experiment, ...a.episodes, ...a.patterns, ...a.apiKeys])
+    expect(text).not.toContain(id);
   for (const hash of a.hashes) expect(text).not.toContain(hash);
   expect(text).not.toContain('billing');
 }
@@ -165,6 +168,19 @@ const NF = '__typename ... on NotFoundError { entity id }';
 /** One case per operation: B's calls, with A's ids, and what B must see. */
 const CASES: Record<Root, Record<string, () => Promise<void>>> = {
   Query: {
+    experiments: async () => {
+      const data = await ok(B.read, '{ experiments { id name } }');
+      expect(data.experiments).toEqual([]);
+      noneOfA(data);
+    },
+    memoryImpact: async () => {
+      notFound(
+        await as(B.read, `query($id: ID!) { memoryImpact(experimentId: $id) { ${NF} } }`, { id: a.experiment }),
+        'memoryImpact',
+        'Experiment',
+        a.experiment,
+      );
+    },
     apiKeys: async () => {
       const data = await ok(B.admin, '{ apiKeys { id name } }');
       const { rows } = await t.services.db.pool.query('SELECT id FROM api_keys WHERE tenant_id = $1', [B.tenantId]);
@@ -323,6 +339,28 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
   },
 
   Mutation: {
+    startExperiment: async () => {
+      const data = await ok(B.write, 'mutation { startExperiment(input: { name: "B holdout" }) { ... on Experiment { id name } } }');
+      noneOfA(data);
+      const { rows } = await t.services.db.pool.query('SELECT tenant_id FROM experiments WHERE id = $1', [data.startExperiment.id]);
+      expect(rows).toEqual([{ tenant_id: B.tenantId }]);
+    },
+    pauseExperiment: async () => {
+      notFound(
+        await as(B.write, `mutation($id: ID!) { pauseExperiment(id: $id) { ${NF} } }`, { id: a.experiment }),
+        'pauseExperiment',
+        'Experiment',
+        a.experiment,
+      );
+    },
+    resumeExperiment: async () => {
+      notFound(
+        await as(B.write, `mutation($id: ID!) { resumeExperiment(id: $id) { ${NF} } }`, { id: a.experiment }),
+        'resumeExperiment',
+        'Experiment',
+        a.experiment,
+      );
+    },
     blockEpisode: async () => {
       notFound(
         await as(B.write, `mutation($id: ID!) { blockEpisode(episodeId: $id, reason: "mine now", approvalRequest: {}) { ${NF} } }`, { id: a.running }),
