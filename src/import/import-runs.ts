@@ -26,12 +26,12 @@ import { must } from '../core/must.ts';
 import { IMPORT_DOCUMENTS } from './documents.ts';
 import { outcomeOf, type RunSource, startInput, stepInput } from './episode.ts';
 import { type FoundFile, findFiles } from './files.ts';
-import type { Format } from './formats.ts';
+import { type Format, formatSuffixesText } from './formats.ts';
 import { ImportInterruptedError } from './interrupted.ts';
 import { PARSERS } from './parsers.ts';
 import { type ImportedRun, ImportFileError } from './run.ts';
 import { parseVerdicts, type Verdicts } from './verdicts.ts';
-import { type ImportWarning, importWarnings, type ParsedRun } from './warnings.ts';
+import { type ImportWarning, importWarnings, nothingFoundWarning, type ParsedRun } from './warnings.ts';
 
 /**
  * Runs imported at once: a run's calls mostly wait on the server, whose import batches gather what
@@ -140,7 +140,7 @@ export async function importRuns(client: EpisodicClient, paths: readonly string[
     acceptedSteps: reports.reduce((n, r) => n + r.accepted, 0),
     rejectedSteps: reports.reduce((n, r) => n + r.rejected.length, 0),
     seconds: (performance.now() - started) / 1000,
-    warnings: importWarnings(parsed.filter((p): p is ParsedRun => p !== null)),
+    warnings: [...found.empty.map((e) => nothingFoundWarning(e, formatSuffixesText())), ...importWarnings(parsed.filter((p): p is ParsedRun => p !== null))],
   };
 }
 
