@@ -4,8 +4,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 
-export const EXIT = { ok: 0, runtime: 1, usage: 2, verification: 3, notFound: 4 } as const;
-export const EXIT_CODES_HELP = 'Exit codes: 0 success, 1 runtime or server error, 2 usage error or input refused, 3 verification failed, 4 not found.';
+export const EXIT = { ok: 0, runtime: 1, usage: 2, verification: 3, notFound: 4, serverLost: 5 } as const;
+export const EXIT_CODES_HELP =
+  'Exit codes: 0 success, 1 runtime or server error, 2 usage error or input refused, 3 verification failed, 4 not found, ' +
+  '5 an import stopped: the server could not be reached or went away (importing again resumes).';
 
 /** A failure the CLI reports as one line with a stable exit code (see EXIT). */
 export class CliError extends Error {

@@ -18,7 +18,9 @@ Folders are walked; results.csv / results.json inside them are read as harness v
   --truncate          keep output past its inline limit as head + tail (default: whole, as a blob)
 Warns (a "warning:" line; "warnings" in --json) when runs of different instances share one task
 text, or when runs carry no times (their times stay unknown).
-Exit code 2 when a file could not be read (its line is named) or a step was refused.`;
+Exit code 2 when a file could not be read (its line is named) or a step was refused; 4 when nothing
+was found to import (a warning says why); 5 when the server could not be reached or went away (the
+line says after how many runs; importing again resumes).`;
 
 /** How many of a warning's runs its line names. */
 const WARNING_RUNS_SHOWN = 5;
@@ -30,6 +32,7 @@ function runLine(r: RunReport): string | null {
 }
 
 function warningLine(w: ImportWarning): string {
+  if (!w.runs.length) return `warning: ${w.message}`;
   const more = w.runs.length > WARNING_RUNS_SHOWN ? `, and ${w.runs.length - WARNING_RUNS_SHOWN} more` : '';
   return `warning: ${w.message}; runs: ${w.runs.slice(0, WARNING_RUNS_SHOWN).join(', ')}${more}`;
 }
@@ -57,15 +60,26 @@ export const importCommand = defineCommand({
     const format = values.format as string | undefined;
     if (format !== undefined && !isFormat(format)) throw usage(`--format must be one of ${FORMATS.join(', ')}, got "${format}"`, HELP);
     const bar = progressBar('importing', io.stderr);
-    const { importRuns } = await import('../import/index.ts');
+    const { importRuns, ImportInterruptedError } = await import('../import/index.ts');
     const report = await importRuns(client, positionals, {
       format: format ?? null,
       verdictFiles: listOption(values.verdicts) ?? [],
       concurrency: intOption(values.concurrency, '--concurrency', HELP, 1),
       largeContent: values.truncate ? 'TRUNCATE' : 'BLOB',
       onProgress: (_run, done, total) => bar.update(done, total),
-    }).finally(() => bar.finish());
+    })
+      .catch((err: unknown) => {
+        if (!(err instanceof ImportInterruptedError)) throw err;
+        throw Object.assign(new CliError(err.message, EXIT.serverLost), {
+          details: { error: 'SERVER_LOST', message: err.message, done: err.done, total: err.total },
+        });
+      })
+      .finally(() => bar.finish());
     const summary = { ...report, runs: report.runs };
+    if (!report.runs.length) {
+      if (!json) io.stdout.write(`${summaryText(report)}\n`);
+      throw Object.assign(new CliError('nothing to import: no run file in the paths given', EXIT.notFound), { details: summary });
+    }
     if (report.failed || report.rejectedSteps) {
       if (!json) io.stdout.write(`${summaryText(report)}\n`);
       throw Object.assign(new CliError(`${report.failed} file(s) failed, ${report.rejectedSteps} step(s) refused`, EXIT.usage), { details: summary });

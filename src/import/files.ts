@@ -16,20 +16,24 @@ export interface FoundFile {
 export interface FoundFiles {
   runs: FoundFile[];
   verdictFiles: string[];
+  /** Why a folder gave no run: per folder given that held none, its files and the links skipped. */
+  empty: Array<{ folder: string; files: number; links: number }>;
 }
 
-async function walk(dir: string, out: string[]): Promise<void> {
+async function walk(dir: string, out: string[], links: { count: number }): Promise<void> {
   const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
   for (const e of entries) {
     const path = join(dir, e.name);
-    if (e.isDirectory()) await walk(path, out);
+    if (e.isDirectory()) await walk(path, out, links);
     else if (e.isFile()) out.push(path);
+    else if (e.isSymbolicLink()) links.count += 1;
   }
 }
 
 export async function findFiles(paths: readonly string[], forced: Format | null): Promise<FoundFiles> {
   const runs: FoundFile[] = [];
   const verdictFiles: string[] = [];
+  const empty: FoundFiles['empty'] = [];
   for (const path of paths) {
     const info = await stat(path).catch(() => null);
     if (!info) throw new ImportFileError(path, null, 'no such file or folder');
@@ -40,12 +44,15 @@ export async function findFiles(paths: readonly string[], forced: Format | null)
       continue;
     }
     const inside: string[] = [];
-    await walk(path, inside);
+    const links = { count: 0 };
+    await walk(path, inside, links);
+    const before = runs.length;
     for (const file of inside) {
       if (VERDICT_FILE_NAMES.includes(basename(file))) verdictFiles.push(file);
       const implied = formatOfName(file);
       if (implied && (!forced || forced === implied)) runs.push({ path: file, format: implied });
     }
+    if (runs.length === before) empty.push({ folder: path, files: inside.length, links: links.count });
   }
-  return { runs, verdictFiles };
+  return { runs, verdictFiles, empty };
 }

@@ -6,6 +6,8 @@
 // what looks like a mis-import (warnings.ts).
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+// A timer that holds the process open: a resend's wait can be the CLI's only work (unref'd, node exited 13 in it, silent).
+import { setTimeout as delay } from 'node:timers/promises';
 import { createBLAKE3 } from 'hash-wasm';
 import { logStepsBatched } from '../client/batch.ts';
 import type { EpisodicClient } from '../client/client.ts';
@@ -20,16 +22,16 @@ import type {
   StepInput,
   StepItemResult,
 } from '../client/types.ts';
-import { delay } from '../core/delay.ts';
 import { must } from '../core/must.ts';
 import { IMPORT_DOCUMENTS } from './documents.ts';
 import { outcomeOf, type RunSource, startInput, stepInput } from './episode.ts';
 import { type FoundFile, findFiles } from './files.ts';
-import type { Format } from './formats.ts';
+import { type Format, formatSuffixesText } from './formats.ts';
+import { ImportInterruptedError } from './interrupted.ts';
 import { PARSERS } from './parsers.ts';
 import { type ImportedRun, ImportFileError } from './run.ts';
 import { parseVerdicts, type Verdicts } from './verdicts.ts';
-import { type ImportWarning, importWarnings, type ParsedRun } from './warnings.ts';
+import { type ImportWarning, importWarnings, nothingFoundWarning, type ParsedRun } from './warnings.ts';
 
 /**
  * Runs imported at once: a run's calls mostly wait on the server, whose import batches gather what
@@ -110,9 +112,16 @@ export async function importRuns(client: EpisodicClient, paths: readonly string[
   const parsed: Array<ParsedRun | null> = new Array(found.runs.length).fill(null);
   const waiting = found.runs.map((file, position) => ({ file, position }));
   let done = 0;
+  // The server unreachable (after the resends): every further run would fail the same way, so the import stops.
+  let lost: EpisodicError | null = null;
   const worker = async () => {
-    for (let next = waiting.shift(); next; next = waiting.shift()) {
-      const { report, run } = await importOne(client, next.file, verdicts, options);
+    for (let next = waiting.shift(); next && !lost; next = waiting.shift()) {
+      const { report, run } = await importOne(client, next.file, verdicts, options).catch((err: unknown) => {
+        if (!isCutConnection(err)) throw err;
+        lost ??= err;
+        return { report: null, run: null };
+      });
+      if (!report) continue;
       reports[next.position] = report;
       parsed[next.position] = run && { run: run.instanceId, format: run.format, task: run.taskDescription, timesKnown: run.startedAt !== null };
       done += 1;
@@ -120,6 +129,7 @@ export async function importRuns(client: EpisodicClient, paths: readonly string[
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? DEFAULT_IMPORT_CONCURRENCY) }, worker));
+  if (lost) throw new ImportInterruptedError(lost, done, found.runs.length);
   const count = (status: RunReport['status']) => reports.filter((r) => r.status === status).length;
   return {
     runs: reports,
@@ -130,7 +140,7 @@ export async function importRuns(client: EpisodicClient, paths: readonly string[
     acceptedSteps: reports.reduce((n, r) => n + r.accepted, 0),
     rejectedSteps: reports.reduce((n, r) => n + r.rejected.length, 0),
     seconds: (performance.now() - started) / 1000,
-    warnings: importWarnings(parsed.filter((p): p is ParsedRun => p !== null)),
+    warnings: [...found.empty.map((e) => nothingFoundWarning(e, formatSuffixesText())), ...importWarnings(parsed.filter((p): p is ParsedRun => p !== null))],
   };
 }
 
@@ -140,7 +150,7 @@ function failed(base: RunReport, err: unknown): RunReport {
   return { ...base, status: 'failed', error: { message: `${base.file}: ${message}`, file: base.file, line: null } };
 }
 
-/** Imports one file; never throws (a failure is the report's error). */
+/** Imports one file; a failure is the report's error, but for the server out of reach (thrown: EpisodicError 'transport'). */
 export async function importFile(client: EpisodicClient, found: FoundFile, verdicts: Verdicts, options: ImportOptions): Promise<RunReport> {
   return (await importOne(client, found, verdicts, options)).report;
 }
@@ -180,6 +190,7 @@ async function importOne(
     });
     return { report, run };
   } catch (err) {
+    if (isCutConnection(err)) throw err;
     return { report: failed(run ? { ...base, instanceId: run.instanceId, timesKnown: run.startedAt !== null } : base, err), run };
   }
 }
@@ -281,7 +292,7 @@ const RESEND_DELAY_MS = 250;
 const BUSY_RESENDS = 20;
 const BUSY_CODES = new Set(['OVERLOADED', 'RATE_LIMITED']);
 
-function isCutConnection(err: unknown): boolean {
+function isCutConnection(err: unknown): err is EpisodicError {
   return err instanceof EpisodicError && err.kind === 'transport';
 }
 

@@ -4,6 +4,7 @@
 
 export { FORMATS, type Format } from './formats.ts';
 export { type ImportOptions, type ImportReport, importFile, importRuns, type RunReport, readVerdictFiles, type StepRejection } from './import-runs.ts';
+export { ImportInterruptedError } from './interrupted.ts';
 export { parseGenericJsonl } from './jsonl.ts';
 export { parseMiniSweAgent } from './mini-swe-agent.ts';
 export { PARSERS } from './parsers.ts';

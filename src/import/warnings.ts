@@ -3,7 +3,7 @@
 // and runs whose format carries no times (their times stay unknown). Pure.
 
 export interface ImportWarning {
-  code: 'SHARED_TASK' | 'TIMES_UNKNOWN';
+  code: 'SHARED_TASK' | 'TIMES_UNKNOWN' | 'NOTHING_FOUND';
   message: string;
   /** The runs it is about: instance ids (the file where a run has none). */
   runs: string[];
@@ -73,4 +73,13 @@ function timesUnknownWarning(runs: readonly ParsedRun[]): ImportWarning[] {
 
 export function importWarnings(runs: readonly ParsedRun[]): ImportWarning[] {
   return [...sharedTaskWarnings(runs), ...timesUnknownWarning(runs)];
+}
+
+/** A folder that gave no run to import, and why: no file with a run's name, or only links (never followed). */
+export function nothingFoundWarning(empty: { folder: string; files: number; links: number }, names: string): ImportWarning {
+  const why = [
+    empty.files ? `${empty.files} file(s), none named ${names}` : `no file named ${names}`,
+    ...(empty.links ? [`${empty.links} symbolic link(s) skipped (links are not followed)`] : []),
+  ];
+  return { code: 'NOTHING_FOUND', message: `nothing to import in ${empty.folder}: ${why.join('; ')}`, runs: [] };
 }
