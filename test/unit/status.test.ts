@@ -25,7 +25,7 @@ const LEGAL: Record<EpisodeStatus, Partial<Record<EpisodeAction, EpisodeStatus>>
     critique: 'running',
   },
   blocked: { resume: 'running', fail: 'failed', cancel: 'cancelled', escalate: 'escalated', critique: 'blocked' },
-  completed: { critique: 'completed' },
+  completed: { critique: 'completed', appendLateTelemetry: 'completed' },
   failed: {},
   cancelled: {},
   escalated: {},
