@@ -126,6 +126,9 @@ const EnvSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,128}$/, 'must be an attribute name (letters, digits, _ . -)')
     .default('episodic.run.id'),
+  // A span that ends after its root completed the episode (a streamed call, a fire-and-forget tool)
+  // is still the run's step within this long after the root's end (src/otlp/traces.ts).
+  OTLP_LATE_SPAN_GRACE_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -218,6 +221,8 @@ export interface Config {
    * (resource or span), and how long a run may be idle before it ends.
    */
   otlpRuns: { idleMs: number; attribute: string };
+  /** How long after its root span's end a late child span is still added to the completed episode. */
+  otlpLateSpanGraceMs: number;
 }
 
 /** The names a local client reaches this machine by: the default of MCP_ALLOWED_HOSTS. */
@@ -305,6 +310,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     mcp: { allowedHosts: e.MCP_ALLOWED_HOSTS ?? LOCAL_HOSTS, allowedOrigins: e.MCP_ALLOWED_ORIGINS ?? [] },
 
     otlpRuns: { idleMs: e.OTLP_RUN_IDLE_MS, attribute: e.OTLP_RUN_ATTRIBUTE },
+    otlpLateSpanGraceMs: e.OTLP_LATE_SPAN_GRACE_MS,
   });
 }
 

@@ -119,7 +119,7 @@ interface Routes {
 /** Every path the server answers; /graphql (and anything unmatched) goes to yoga. */
 function createRouter(services: Services, { yoga, metrics, admission, limiter, isReady }: Routes) {
   const serveWeb = createStaticHandler();
-  const otlpTraces = createOtlpHandler(services, admission, limiter);
+  const otlpTraces = createOtlpHandler(services, admission, limiter, metrics.countSpanRefusals);
   const otlpLogs = createOtlpLogsHandler(services, admission, limiter);
   const serveMcp = createMcpHandler(services, { url: `http://localhost${GRAPHQL_PATH}`, fetch: async (url, init) => yoga.fetch(url, init) });
   return async (req: IncomingMessage, res: ServerResponse) => {

@@ -14,7 +14,18 @@ import { IllegalTransitionError } from '../core/errors.ts';
 export const EPISODE_STATUSES = ['running', 'blocked', 'completed', 'failed', 'cancelled', 'escalated'] as const;
 export type EpisodeStatus = (typeof EPISODE_STATUSES)[number];
 
-export const EPISODE_ACTIONS = ['block', 'resume', 'complete', 'fail', 'cancel', 'escalate', 'logSteps', 'checkpoint', 'critique'] as const;
+export const EPISODE_ACTIONS = [
+  'block',
+  'resume',
+  'complete',
+  'fail',
+  'cancel',
+  'escalate',
+  'logSteps',
+  'checkpoint',
+  'critique',
+  'appendLateTelemetry',
+] as const;
 export type EpisodeAction = (typeof EPISODE_ACTIONS)[number];
 
 export type TransitionCheck =
@@ -40,8 +51,10 @@ const TRANSITIONS: Record<EpisodeStatus, Partial<Record<EpisodeAction, EpisodeSt
     escalate: 'escalated',
     critique: 'blocked',
   },
-  // Critique of a finished episode is how the critic result arrives after completion.
-  completed: { critique: 'completed' },
+  // Critique of a finished episode is how the critic result arrives after completion. Late
+  // telemetry: a traced run's span that ended after the root span completed its episode (OTLP,
+  // within OTLP_LATE_SPAN_GRACE_MS) is still the run's step.
+  completed: { critique: 'completed', appendLateTelemetry: 'completed' },
   failed: {},
   cancelled: {},
   escalated: {},

@@ -6,12 +6,13 @@ import { timingSafeEqual } from 'node:crypto';
 import { createCounter, createHistogram, type FillLabelsFnParams, usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import { type DocumentNode, getOperationAST, Kind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { grantsScope, tokenFromHeader } from '../auth/keys.ts';
 import type { Context } from '../graphql/context.ts';
 import { schema } from '../graphql/schema.ts';
 import { EXTRACT_JOB } from '../learning/jobs.ts';
 import { DEADLINE_JOB } from '../lifecycle/deadlines.ts';
+import { REFUSAL_KINDS, type RefusalKind } from '../otlp/refusals.ts';
 import type { Services } from '../services.ts';
 
 export const METRICS_PATH = '/metrics';
@@ -22,7 +23,10 @@ export interface LiveCounts {
   requestsInFlight: () => number;
 }
 
-export function createMetrics(services: Services, live: LiveCounts): { plugin: Plugin; registry: Registry } {
+/** Counts spans an OTLP export refused, by the kind of refusal (a bounded set). */
+export type CountSpanRefusals = (kind: RefusalKind, spans: number) => void;
+
+export function createMetrics(services: Services, live: LiveCounts): { plugin: Plugin; registry: Registry; countSpanRefusals: CountSpanRefusals } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   new Gauge({
@@ -82,7 +86,16 @@ export function createMetrics(services: Services, live: LiveCounts): { plugin: P
     requests.observe(n);
     rows.observe(r);
   });
-  return { registry, plugin: usePrometheus({ endpoint: false, registry, metrics: boundedRequestMetrics(registry) }) };
+  // An exporter logs a partialSuccess only at debug level: this counter is how refusals show.
+  const refused = new Counter({
+    name: 'episodic_otlp_spans_refused_total',
+    help: 'Spans /v1/traces refused (partialSuccess), by reason',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  for (const reason of REFUSAL_KINDS) refused.inc({ reason }, 0);
+  const countSpanRefusals: CountSpanRefusals = (reason, spans) => refused.inc({ reason }, spans);
+  return { registry, countSpanRefusals, plugin: usePrometheus({ endpoint: false, registry, metrics: boundedRequestMetrics(registry) }) };
 }
 
 /** A request is counted only once a key has opened it: unauthenticated traffic adds no series. */

@@ -40,11 +40,16 @@ interface Pending {
   ids: Map<string, string>;
 }
 
+/** A completed episode's experience redone after late steps (src/lifecycle/late-telemetry.ts); its extraction may be pending again. */
+export const EXPERIENCE_REDONE_EVENT = 'episode.experience_redone';
+
+const LEARNING_EVENTS = new Set(['episode.completed', 'episode.failed', EXPERIENCE_REDONE_EVENT]);
+
 /** Episodes these events ended with extraction pending (a synchronous run among the same events already did it). */
 export function pendingExtractions(events: readonly NewLedgerEvent[]): string[] {
   const extracted = new Set(events.filter((e) => e.type === 'patterns.extracted').map((e) => e.episodeId));
   return events
-    .filter((e) => (e.type === 'episode.completed' || e.type === 'episode.failed') && e.episodeId && !extracted.has(e.episodeId))
+    .filter((e) => LEARNING_EVENTS.has(e.type) && e.episodeId && !extracted.has(e.episodeId))
     .filter((e) => (e.payload as { experience?: { extraction?: string } } | null)?.experience?.extraction === 'pending')
     .map((e) => must(e.episodeId));
 }

@@ -15,6 +15,9 @@ export type EpisodeClaims = Partial<
 
 const ENDINGS = new Set(['episode.completed', 'episode.failed', 'episode.cancelled', 'episode.escalated']);
 
+/** Events that re-score an ended episode's experience (late telemetry: src/lifecycle/late-telemetry.ts). */
+const RESCORINGS = new Set(['critique.recorded', 'patterns.extracted', 'episode.experience_redone']);
+
 type Payload = Record<string, unknown>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
@@ -36,7 +39,7 @@ export class RowClaims {
     // Extraction re-scores the experience: its event claims the new hashes (one written before it
     // carried them claims none, and the earlier claims no longer hold).
     if (e.type === 'patterns.extracted' && episode) delete episode.rewardHash, delete episode.reflectionHash;
-    if (episode && (ENDINGS.has(e.type) || e.type === 'critique.recorded' || e.type === 'patterns.extracted')) this.experience(episode, e.seq, p.experience);
+    if (episode && (ENDINGS.has(e.type) || RESCORINGS.has(e.type))) this.experience(episode, e.seq, p.experience);
     if (e.type === 'checkpoint.saved' && str(p.checkpointId) && str(p.stateHash))
       this.states.push({ seq: e.seq, id: p.checkpointId as string, hash: p.stateHash as string });
     if (e.type === 'retrieval.served' && str(p.retrievalId) && str(p.queryHash) && str(p.resultsHash)) {

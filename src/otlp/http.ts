@@ -8,6 +8,7 @@ import { grantsScope, tokenFromHeader } from '../auth/keys.ts';
 import type { RateLimiter } from '../auth/rate-limit.ts';
 import { isPoolSaturated, isUnavailable } from '../db/errors.ts';
 import type { Admission } from '../http/admission.ts';
+import type { CountSpanRefusals } from '../http/metrics.ts';
 import type { Services } from '../services.ts';
 import { OverloadedError } from '../steps/ingest.ts';
 import { STEP_LIMITS } from '../steps/limits.ts';
@@ -43,7 +44,7 @@ const retryLater = (status: 429 | 503, message: string) =>
 /** What an OTLP/HTTP endpoint does with a decoded, admitted body: the answer to send. */
 type ExportHandler = (tenantId: string, body: Buffer, format: BodyFormat) => Promise<Buffer>;
 
-export function createOtlpHandler(services: Services, admission: Admission, limiter: RateLimiter | null) {
+export function createOtlpHandler(services: Services, admission: Admission, limiter: RateLimiter | null, countRefusals: CountSpanRefusals) {
   const traces = new TraceIngest({
     db: services.db,
     writer: services.writer,
@@ -53,6 +54,7 @@ export function createOtlpHandler(services: Services, admission: Admission, limi
     blobCapBytes: services.config.blobTotalCapBytes,
     pending: services.config.otlpPending,
     runs: services.config.otlpRuns,
+    lateSpanGraceMs: services.config.otlpLateSpanGraceMs,
   });
   return otlpEndpoint(services, admission, limiter, async (tenantId, body, format) => {
     const { spans, unreadable } = spansOf(decodeRequest(body, format));
@@ -60,6 +62,8 @@ export function createOtlpHandler(services: Services, admission: Admission, limi
     services.ingest.assertRoom(Math.min(spans.length, STEP_LIMITS.stepsPerCall));
     const report = await traces.ingest(tenantId, spans);
     services.log.debug({ spans: spans.length, stored: report.stored, pending: report.pending, refused: report.refused.length }, 'OTLP traces exported');
+    if (unreadable.length) countRefusals('unreadable', unreadable.length);
+    for (const r of report.refused) countRefusals(r.kind, 1);
     return encodeResponse(format, partialSuccess(unreadable, report.refused));
   });
 }

@@ -14,6 +14,7 @@ import { validateEpisodeInput } from '../episodes/limits.ts';
 import { validateOutcome } from '../episodes/outcome-limits.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { complete } from '../lifecycle/calls.ts';
+import { redoExperienceAfterLateSteps } from '../lifecycle/late-telemetry.ts';
 import { startEpisode } from '../lifecycle/start.ts';
 import type { StepIngestor } from '../steps/ingest.ts';
 import { checkSteps, type ItemResult, journalSteps, type LogOptions } from '../steps/journal.ts';
@@ -24,14 +25,11 @@ import { withLogEvents } from './logs.ts';
 import { dedupeKeyOfTrace, episodeOfRoot, outcomeOfRoot, sideEffectKeyOfSpan, stepOfSpan } from './mapping.ts';
 import { expirePending, forgetPending, keepPending, pendingHeld, pendingJson, pendingOf } from './pending.ts';
 import { admitPending, expiredBefore, MAX_PENDING_SPANS_PER_TENANT, type PendingLimits } from './pending-limits.ts';
+import type { RefusalKind, SpanRefusal } from './refusals.ts';
 import { closeRun, openRunOf, type RunKey, runKeyOf, touchRun } from './runs.ts';
 import type { OtlpSpan } from './spans.ts';
 
-export interface SpanRefusal {
-  traceId: string;
-  spanId: string;
-  reason: string;
-}
+export type { SpanRefusal } from './refusals.ts';
 
 export interface IngestReport {
   /** Spans stored as steps or as episodes (duplicates of stored ones included). */
@@ -52,6 +50,8 @@ export interface TraceIngestDeps {
   pending: Omit<PendingLimits, 'maxSpansPerTenant'>;
   /** Runs without an agent root span (runs.ts). */
   runs: { idleMs: number; attribute: string };
+  /** OTLP_LATE_SPAN_GRACE_MS: how long after its root's end a child is still added to the completed episode. */
+  lateSpanGraceMs: number;
 }
 
 /** Traces of one request settled at once: their step batches meet in the ingestor's group commit. */
@@ -121,7 +121,7 @@ export class TraceIngest {
     const { kept, refused } = admitPending(candidates, await pendingHeld(this.deps.db.pool, tenantId), limits);
     await keepPending(this.deps.db.pool, tenantId, kept);
     report.pending += kept.length;
-    for (const r of refused) report.refused.push(refusal(r.span, r.reason));
+    for (const r of refused) report.refused.push(refusal(r.span, r.reason, 'pending_cap'));
   }
 
   private async episodesOf(tenantId: string, traceIds: string[]): Promise<Map<string, EpisodeRef>> {
@@ -149,7 +149,7 @@ export class TraceIngest {
       const started = await this.start(tenantId, must(root), children);
       if ('refused' in started) {
         // The root alone is refused; the request's other spans of its trace wait for a root, as if it had not come.
-        report.refused.push(refusal(must(root), started.refused));
+        report.refused.push(refusal(must(root), started.refused, 'root'));
         await this.keep(
           tenantId,
           spans.filter((s) => s !== root),
@@ -199,7 +199,7 @@ export class TraceIngest {
     }
     if (!open) {
       const started = await this.start(tenantId, must(ordered[0]), ordered, run.key);
-      if ('refused' in started) return { stored: 0, pending: 0, refused: spans.map((s) => refusal(s, started.refused)) };
+      if ('refused' in started) return { stored: 0, pending: 0, refused: spans.map((s) => refusal(s, started.refused, 'root')) };
       open = { episodeId: started.id, lastSpanEndMs: endMs };
     }
     const report = await this.journal(tenantId, open.episodeId, ordered);
@@ -240,10 +240,11 @@ export class TraceIngest {
       } catch (err) {
         if (!(err instanceof NotFoundError || err instanceof IllegalTransitionError)) throw err;
         const checked = checkSteps(steps, SPAN_STEPS);
-        checked.perStep.forEach((violations, k) => violations.length && report.refused.push(refusal(must(chunk[k]), messagesOf(violations))));
+        checked.perStep.forEach((violations, k) => violations.length && report.refused.push(refusal(must(chunk[k]), messagesOf(violations), 'limit')));
         merge(
           report,
           await this.afterEnd(
+            tenantId,
             episodeId,
             checked.validIndexes.map((k) => must(chunk[k])),
             err,
@@ -254,8 +255,12 @@ export class TraceIngest {
     return report;
   }
 
-  /** Spans for an episode that no longer takes steps: those it holds already are duplicates, the rest refused. */
-  private async afterEnd(episodeId: string, spans: OtlpSpan[], error: Error): Promise<IngestReport> {
+  /**
+   * Spans for an episode that no longer takes steps: those it holds already are duplicates. The
+   * rest are late: within the grace period after the root's end of an episode OTLP completed, they
+   * are appended as its steps and its learning is redone; otherwise refused.
+   */
+  private async afterEnd(tenantId: string, episodeId: string, spans: OtlpSpan[], error: Error): Promise<IngestReport> {
     const p = new Params();
     const rows = await queryRows<Pick<StepsRow, 'side_effect_key'>>(
       this.deps.db.pool,
@@ -264,10 +269,52 @@ export class TraceIngest {
     );
     const held = new Set(rows.map((r) => r.side_effect_key));
     const report: IngestReport = { stored: 0, pending: 0, refused: [] };
-    for (const span of spans) {
-      if (held.has(sideEffectKeyOfSpan(span.spanId))) report.stored += 1;
-      else report.refused.push(refusal(span, `the trace's episode ${episodeId} takes no more steps: ${error.message}`));
+    const late = spans.filter((span) => !held.has(sideEffectKeyOfSpan(span.spanId)));
+    report.stored += spans.length - late.length;
+    if (!late.length) return report;
+    const ended = await this.completedAt(episodeId);
+    const graceMs = this.deps.lateSpanGraceMs;
+    if (ended && Date.now() - ended.getTime() <= graceMs) return mergeInto(report, await this.appendLate(tenantId, episodeId, late));
+    const why = ended
+      ? `it arrived ${Math.round((Date.now() - ended.getTime()) / 1000)} s after its root span ended, past the grace period of ${graceMs} ms (OTLP_LATE_SPAN_GRACE_MS)`
+      : error.message;
+    for (const span of late) report.refused.push(refusal(span, `the trace's episode ${episodeId} takes no more steps: ${why}`, 'late'));
+    return report;
+  }
+
+  /** When the episode was completed (its end), or null when it ended otherwise (failed, cancelled) or is gone. */
+  private async completedAt(episodeId: string): Promise<Date | null> {
+    const p = new Params();
+    const [row] = await queryRows<Pick<EpisodesRow, 'ended_at'>>(
+      this.deps.db.pool,
+      `SELECT ended_at FROM episodes WHERE id = ${p.add(episodeId)} AND status = 'completed'`,
+      p,
+    );
+    return row?.ended_at ?? null;
+  }
+
+  /** Late spans appended to their completed episode (appendLateTelemetry), then its experience redone. */
+  private async appendLate(tenantId: string, episodeId: string, spans: OtlpSpan[]): Promise<IngestReport> {
+    const report: IngestReport = { stored: 0, pending: 0, refused: [] };
+    let appended = 0;
+    for (let i = 0; i < spans.length; i += STEP_LIMITS.stepsPerCall) {
+      const chunk = spans.slice(i, i + STEP_LIMITS.stepsPerCall);
+      try {
+        const logged = await journalSteps(
+          this.deps,
+          tenantId,
+          episodeId,
+          chunk.map((s) => stepOfSpan(s)),
+          LATE_SPAN_STEPS,
+        );
+        logged.results.forEach((r, k) => tally(report, must(chunk[k]), r));
+        appended += logged.results.filter((r) => r.item.status === 'accepted').length;
+      } catch (err) {
+        if (!(err instanceof NotFoundError || err instanceof IllegalTransitionError)) throw err;
+        for (const span of chunk) report.refused.push(refusal(span, `the trace's episode ${episodeId} takes no more steps: ${err.message}`, 'late'));
+      }
     }
+    if (appended) await this.deps.writer.run(tenantId, (w) => redoExperienceAfterLateSteps(w, episodeId, appended));
     return report;
   }
 
@@ -279,7 +326,7 @@ export class TraceIngest {
       return { stored: 1, pending: 0, refused: [] };
     } catch (err) {
       if (err instanceof IllegalTransitionError) return { stored: 1, pending: 0, refused: [] };
-      if (err instanceof InputLimitError) return { stored: 0, pending: 0, refused: [refusal(root, err.message)] };
+      if (err instanceof InputLimitError) return { stored: 0, pending: 0, refused: [refusal(root, err.message, 'root')] };
       throw err;
     }
   }
@@ -288,13 +335,14 @@ export class TraceIngest {
 /** A span is journaled as it came (no large content offloaded); an invalid one is refused alone. */
 // A long transcript or tool result is kept whole in the blob store, its preview inline.
 const SPAN_STEPS: LogOptions = { largeContent: 'blob', rejectInvalid: true };
+const LATE_SPAN_STEPS: LogOptions = { ...SPAN_STEPS, action: 'appendLateTelemetry' };
 
 const messagesOf = (violations: readonly LimitViolation[]) => violations.map((v) => v.message).join('; ');
 
 /** A journaled span counted as stored, or refused with its reason. */
 function tally(report: IngestReport, span: OtlpSpan, result: ItemResult) {
-  if (result.violations) report.refused.push(refusal(span, messagesOf(result.violations)));
-  else if (result.item.status === 'rejected') report.refused.push(refusal(span, result.item.message));
+  if (result.violations) report.refused.push(refusal(span, messagesOf(result.violations), 'limit'));
+  else if (result.item.status === 'rejected') report.refused.push(refusal(span, result.item.message, 'step_rejected'));
   else report.stored += 1;
 }
 
@@ -326,7 +374,7 @@ function screen(spans: readonly OtlpSpan[]): { spans: OtlpSpan[]; refused: SpanR
     const children = list.filter((s) => s !== root);
     for (const span of list) {
       const violations = span === root ? runViolations(span, children) : validateStep(stepOfSpan(span), 0, 'step').map(unnumbered);
-      if (violations.length) refused.push(refusal(span, violations.map((v) => v.message).join('; ')));
+      if (violations.length) refused.push(refusal(span, messagesOf(violations), 'limit'));
       else admitted.push(span);
     }
   }
@@ -352,7 +400,7 @@ function rootOf(spans: readonly OtlpSpan[], known: EpisodeRef | null): OtlpSpan 
   return roots.sort((a, b) => agent(a) - agent(b) || a.startMs - b.startMs || a.spanId.localeCompare(b.spanId))[0] ?? null;
 }
 
-const refusal = (span: OtlpSpan, reason: string): SpanRefusal => ({ traceId: span.traceId, spanId: span.spanId, reason });
+const refusal = (span: OtlpSpan, reason: string, kind: RefusalKind): SpanRefusal => ({ traceId: span.traceId, spanId: span.spanId, reason, kind });
 
 /** Spans by trace, each span once (a span repeated in one request, or kept and sent again, counts once). */
 function groupByTrace(spans: readonly OtlpSpan[]): Map<string, OtlpSpan[]> {
@@ -370,3 +418,5 @@ function merge(into: IngestReport, from: IngestReport) {
   into.pending += from.pending;
   into.refused.push(...from.refused);
 }
+
+const mergeInto = (into: IngestReport, from: IngestReport): IngestReport => (merge(into, from), into);

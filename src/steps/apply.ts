@@ -19,7 +19,11 @@ export interface StepBatchRequest {
   steps: HashedStep[];
   /** The tenant's blobs may hold at most this many bytes (BLOB_TOTAL_CAP_BYTES). */
   blobCapBytes: number;
+  /** appendLateTelemetry: steps of a traced run that ended after its episode completed (unset: logSteps, a live episode's). */
+  action?: StepAction;
 }
+
+export type StepAction = 'logSteps' | 'appendLateTelemetry';
 
 export type RejectReason = 'budget_exhausted' | 'step_limit' | 'episode_size_limit' | 'blob_cap' | 'time_order';
 
@@ -126,7 +130,7 @@ function planRequest(
 
 function validateRequest(request: StepBatchRequest, ep: EpisodeRow | undefined): NotFoundError | IllegalTransitionError | null {
   if (!ep) return new NotFoundError('Episode', request.episodeId);
-  const check = checkTransition(ep.status, 'logSteps');
+  const check = checkTransition(ep.status, request.action ?? 'logSteps');
   return check.ok ? null : new IllegalTransitionError(check.from, check.action, check.allowed, check.message);
 }
 
@@ -162,7 +166,8 @@ export async function applyStepBatch(
     const plan = planRequest(tenantId, request, ep, keyed, now, blobs);
     // The episode stops below, in this transaction: a later request of the batch for the same
     // episode is refused as it would be in a later call, instead of slipping past the budget.
-    if (plan.exhausted) ep.status = statusAfterBudgetStop(ep.onBudgetExhausted, plan.exhausted);
+    // A completed episode's late telemetry stops nothing: the run is over.
+    if (plan.exhausted && !isLate(request)) ep.status = statusAfterBudgetStop(ep.onBudgetExhausted, plan.exhausted);
     return plan;
   });
 
@@ -195,9 +200,10 @@ export async function applyStepBatch(
     });
     const accepted = plan.items.flatMap((i) => (i.status === 'pending' ? [{ n: i.row.stepNumber, hash: i.row.contentHash }] : []));
     if (accepted.length) {
-      events.push({ type: 'steps.logged', episodeId: plan.ep.id, workItemId: plan.ep.workItemId, payload: { steps: accepted } });
+      const payload = isLate(plan.request) ? { steps: accepted, lateTelemetry: true } : { steps: accepted };
+      events.push({ type: 'steps.logged', episodeId: plan.ep.id, workItemId: plan.ep.workItemId, payload });
     }
-    if (plan.exhausted && !stops.has(plan.ep.id)) stops.set(plan.ep.id, { ...plan, exhausted: plan.exhausted });
+    if (plan.exhausted && !isLate(plan.request) && !stops.has(plan.ep.id)) stops.set(plan.ep.id, { ...plan, exhausted: plan.exhausted });
     outcomes.push({ ok: true, episodeId: plan.ep.id, items, exhausted: plan.exhausted });
   }
   // Ending an episode locks its work item (then its leases): two batches doing that in opposite
@@ -205,6 +211,8 @@ export async function applyStepBatch(
   for (const plan of [...stops.values()].sort(byWorkItemThenId)) await stopForBudget(client, plan.ep, plan.exhausted, now, events);
   return outcomes;
 }
+
+const isLate = (request: StepBatchRequest) => request.action === 'appendLateTelemetry';
 
 function byWorkItemThenId(a: Planned, b: Planned): number {
   return (a.ep.workItemId ?? '').localeCompare(b.ep.workItemId ?? '') || a.ep.id.localeCompare(b.ep.id);

@@ -4,7 +4,7 @@
 import { type LimitViolation, NotFoundError, throwIfViolations } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
-import type { StepItemResult } from './apply.ts';
+import type { StepAction, StepItemResult } from './apply.ts';
 import type { StepIngestor } from './ingest.ts';
 import { type LargeContentMode, offloadLargeContent } from './large-content.ts';
 import { checkStepBatchSize, type StepInput, validateStep } from './limits.ts';
@@ -15,6 +15,8 @@ export interface LogOptions {
   largeContent: LargeContentMode;
   /** true: an invalid step is rejected alone (its violations in its result); false: it refuses the call. */
   rejectInvalid: boolean;
+  /** appendLateTelemetry: a completed traced run's late spans (apply.ts); unset: logSteps. */
+  action?: StepAction;
 }
 
 const DEFAULT_LOG_OPTIONS: LogOptions = { largeContent: 'refuse', rejectInvalid: false };
@@ -104,7 +106,7 @@ export async function journalSteps(
   deps.ingest.assertRoom(steps.length);
   const checked = checkSteps(steps, options, single);
   if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
-  const request = { episodeId, steps: prepareChecked(checked, episodeId, deps.redactKeys), blobCapBytes: deps.blobCapBytes };
+  const request = { episodeId, steps: prepareChecked(checked, episodeId, deps.redactKeys), blobCapBytes: deps.blobCapBytes, action: options.action };
   const outcome = await deps.ingest.submit(tenantId, request);
   if (!outcome.ok) throw outcome.error;
   return { episodeId, results: stepResults(checked, outcome.items), exhausted: outcome.exhausted };
