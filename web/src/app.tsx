@@ -1,10 +1,11 @@
 // Sign-in, the header with its navigation, and the views (episodes, one episode, dashboard,
-// patterns, retrievals) beside the live ledger.
+// patterns, retrievals, experiments) beside the live ledger.
 import { useEffect, useState } from 'preact/hooks';
 import { type Api, createApi, forgetKey, type LinkStatus, storedKey, storeKey } from './api.ts';
 import { Dashboard } from './dashboard.tsx';
 import { EpisodePage } from './episode.tsx';
 import { EpisodeList } from './episodes.tsx';
+import { ExperimentsPage } from './experiments.tsx';
 import { useLedger } from './ledger.ts';
 import { LedgerPanel } from './ledger-panel.tsx';
 import { PatternsPage } from './patterns.tsx';
@@ -108,6 +109,7 @@ const VIEWS = [
   { href: '#/dashboard', label: 'Dashboard', match: /^#\/dashboard/ },
   { href: '#/patterns', label: 'Patterns', match: /^#\/patterns/ },
   { href: '#/retrievals', label: 'Retrievals', match: /^#\/retrievals/ },
+  { href: '#/experiments', label: 'Experiments', match: /^#\/experiments/ },
 ];
 
 function Nav() {
@@ -129,13 +131,17 @@ function View({ api, hash, changed }: { api: Api; hash: string; changed: string 
   if (hash.startsWith('#/dashboard')) return <Dashboard api={api} changed={changed} />;
   if (hash.startsWith('#/patterns')) return <PatternsPage api={api} />;
   if (hash.startsWith('#/retrievals')) return <RetrievalsPage api={api} />;
+  const experiment = /^#\/experiments(?:\/([\w-]+))?$/.exec(hash);
+  if (experiment) return <ExperimentsPage api={api} id={experiment[1]} changed={changed} />;
   return <EpisodeList api={api} changed={changed} />;
 }
 
 function Monitor({ api }: { api: Api }) {
   const hash = useHash();
   const ledger = useLedger(api);
-  const changed = ledger.events.find((e) => e.episodeId || e.type.startsWith('retrieval.') || e.type.startsWith('patterns.'))?.seq;
+  const changed = ledger.events.find(
+    (e) => e.episodeId || e.type.startsWith('retrieval.') || e.type.startsWith('patterns.') || e.type.startsWith('experiment.'),
+  )?.seq;
   return (
     <main>
       <div class="view">

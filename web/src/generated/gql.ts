@@ -19,12 +19,18 @@ type Documents = {
     "\n  query Episode($id: ID!) {\n    episode(id: $id) { __typename ... on Episode { ...EpisodePage } ... on NotFoundError { message } }\n    patterns(first: 50, filter: { episodeId: $id }) { edges { node { id kind summary lift successRate occurrences } } }\n  }\n": typeof types.EpisodeDocument,
     "\n  subscription EpisodeUpdated($id: ID!) { episodeUpdated(id: $id) { ...EpisodePage } }\n": typeof types.EpisodeUpdatedDocument,
     "\n  subscription Steps($episodeId: ID!, $afterSeq: BigInt) {\n    stepsLogged(episodeId: $episodeId, afterSeq: $afterSeq) { seq steps { stepNumber kind tool action resultKind latencyMs tokens observation } }\n  }\n": typeof types.StepsDocument,
+    "\n  query Experiments { experiments { id name kind status controlShare control minSample startedAt pausedAt scopeAgent scopeTaskType scopeWorkItemId } }\n": typeof types.ExperimentsDocument,
+    "\n  query MemoryImpact($id: ID!) {\n    memoryImpact(experimentId: $id) {\n      __typename\n      ... on MemoryImpact {\n        verdict method sentence difference differenceLow differenceHigh pValue wins losses ties\n        experiment { id name minSample kind }\n        arms { ...ArmRow }\n        unasked { ...ArmRow }\n      }\n      ... on NotFoundError { message }\n    }\n  }\n": typeof types.MemoryImpactDocument,
+    "\n  fragment ArmRow on ArmMeasures { arm assigned ended successes successRate meanReward meanSteps meanTokens meanCost meanWallMs }\n": typeof types.ArmRowFragmentDoc,
 };
 const documents: Documents = {
     "\n  fragment EpisodePage on Episode {\n    id taskDescription taskType status mode agent startedAt endedAt timesKnown usedCost goalSpec approvalRequest blockedReason\n    retrievalCredits { seq retrievalIds target outcome episodesCredited patternsCredited createdAt }\n    context { language framework complexity domain tags }\n    budgetUsage { resource used limit fraction }\n    stopReason { kind reason resource recoverable isSuccessful canContinue }\n    outcome { kind verdict artifacts completed failed reason details }\n    critique { verdict score feedback virtueScores { name score } }\n    checkpoints { id label stepNumber createdAt state }\n    reward { total normalized base efficiency qualityMultiplier complexityBonus learningBonus }\n    reflection { successes improvements insights }\n  }\n": types.EpisodePageFragmentDoc,
     "\n  query Episode($id: ID!) {\n    episode(id: $id) { __typename ... on Episode { ...EpisodePage } ... on NotFoundError { message } }\n    patterns(first: 50, filter: { episodeId: $id }) { edges { node { id kind summary lift successRate occurrences } } }\n  }\n": types.EpisodeDocument,
     "\n  subscription EpisodeUpdated($id: ID!) { episodeUpdated(id: $id) { ...EpisodePage } }\n": types.EpisodeUpdatedDocument,
     "\n  subscription Steps($episodeId: ID!, $afterSeq: BigInt) {\n    stepsLogged(episodeId: $episodeId, afterSeq: $afterSeq) { seq steps { stepNumber kind tool action resultKind latencyMs tokens observation } }\n  }\n": types.StepsDocument,
+    "\n  query Experiments { experiments { id name kind status controlShare control minSample startedAt pausedAt scopeAgent scopeTaskType scopeWorkItemId } }\n": types.ExperimentsDocument,
+    "\n  query MemoryImpact($id: ID!) {\n    memoryImpact(experimentId: $id) {\n      __typename\n      ... on MemoryImpact {\n        verdict method sentence difference differenceLow differenceHigh pValue wins losses ties\n        experiment { id name minSample kind }\n        arms { ...ArmRow }\n        unasked { ...ArmRow }\n      }\n      ... on NotFoundError { message }\n    }\n  }\n": types.MemoryImpactDocument,
+    "\n  fragment ArmRow on ArmMeasures { arm assigned ended successes successRate meanReward meanSteps meanTokens meanCost meanWallMs }\n": types.ArmRowFragmentDoc,
 };
 
 /**
@@ -43,6 +49,18 @@ export function graphql(source: "\n  subscription EpisodeUpdated($id: ID!) { epi
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription Steps($episodeId: ID!, $afterSeq: BigInt) {\n    stepsLogged(episodeId: $episodeId, afterSeq: $afterSeq) { seq steps { stepNumber kind tool action resultKind latencyMs tokens observation } }\n  }\n"): typeof import('./graphql').StepsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Experiments { experiments { id name kind status controlShare control minSample startedAt pausedAt scopeAgent scopeTaskType scopeWorkItemId } }\n"): typeof import('./graphql').ExperimentsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query MemoryImpact($id: ID!) {\n    memoryImpact(experimentId: $id) {\n      __typename\n      ... on MemoryImpact {\n        verdict method sentence difference differenceLow differenceHigh pValue wins losses ties\n        experiment { id name minSample kind }\n        arms { ...ArmRow }\n        unasked { ...ArmRow }\n      }\n      ... on NotFoundError { message }\n    }\n  }\n"): typeof import('./graphql').MemoryImpactDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ArmRow on ArmMeasures { arm assigned ended successes successRate meanReward meanSteps meanTokens meanCost meanWallMs }\n"): typeof import('./graphql').ArmRowFragmentDoc;
 
 
 export function graphql(source: string) {

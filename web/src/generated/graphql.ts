@@ -9,6 +9,12 @@ export type Complexity =
   | 'MODERATE'
   | 'SIMPLE';
 
+/** What a holdout's control arm is served (or what an interleaving drafts against): NOTHING, FIXED_FORMULA (the ranking without the learned model), BM25 (the same candidates by BM25 over everything a run left, alone). */
+export type ControlRanking =
+  | 'BM25'
+  | 'FIXED_FORMULA'
+  | 'NOTHING';
+
 export type EpisodeMode =
   | 'DRY_RUN'
   | 'LIVE';
@@ -20,6 +26,22 @@ export type EpisodeStatus =
   | 'ESCALATED'
   | 'FAILED'
   | 'RUNNING';
+
+/** HOLDOUT serves a seeded share of episodes the control arm; INTERLEAVE serves every episode both rankings merged (team draft). */
+export type ExperimentKind =
+  | 'HOLDOUT'
+  | 'INTERLEAVE';
+
+export type ExperimentStatus =
+  | 'PAUSED'
+  | 'RUNNING';
+
+/** TOO_FEW_RUNS until the minimum sample; then RAISED or LOWERED when p < 0.05, else NO_DIFFERENCE. */
+export type ImpactVerdict =
+  | 'LOWERED'
+  | 'NO_DIFFERENCE'
+  | 'RAISED'
+  | 'TOO_FEW_RUNS';
 
 export type OutcomeKind =
   | 'FAILURE'
@@ -61,6 +83,23 @@ export type StepsSubscriptionVariables = Exact<{
 
 
 export type StepsSubscription = { stepsLogged: { seq: string | null, steps: Array<{ stepNumber: number | null, kind: string | null, tool: string | null, action: string | null, resultKind: string | null, latencyMs: number | null, tokens: number | null, observation: string | null }> | null } | null };
+
+export type ExperimentsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ExperimentsQuery = { experiments: Array<{ id: string | null, name: string | null, kind: ExperimentKind | null, status: ExperimentStatus | null, controlShare: number | null, control: ControlRanking | null, minSample: number | null, startedAt: string | null, pausedAt: string | null, scopeAgent: string | null, scopeTaskType: string | null, scopeWorkItemId: string | null }> | null };
+
+export type MemoryImpactQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type MemoryImpactQuery = { memoryImpact:
+    | { __typename: 'MemoryImpact', verdict: ImpactVerdict | null, method: string | null, sentence: string | null, difference: number | null, differenceLow: number | null, differenceHigh: number | null, pValue: number | null, wins: number | null, losses: number | null, ties: number | null, experiment: { id: string | null, name: string | null, minSample: number | null, kind: ExperimentKind | null } | null, arms: Array<{ arm: string | null, assigned: number | null, ended: number | null, successes: number | null, successRate: number | null, meanReward: number | null, meanSteps: number | null, meanTokens: number | null, meanCost: number | null, meanWallMs: number | null }> | null, unasked: { arm: string | null, assigned: number | null, ended: number | null, successes: number | null, successRate: number | null, meanReward: number | null, meanSteps: number | null, meanTokens: number | null, meanCost: number | null, meanWallMs: number | null } | null }
+    | { __typename: 'NotFoundError', message: string | null }
+   | null };
+
+export type ArmRowFragment = { arm: string | null, assigned: number | null, ended: number | null, successes: number | null, successRate: number | null, meanReward: number | null, meanSteps: number | null, meanTokens: number | null, meanCost: number | null, meanWallMs: number | null };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -166,6 +205,20 @@ export const EpisodePageFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"EpisodePage"}) as unknown as TypedDocumentString<EpisodePageFragment, unknown>;
+export const ArmRowFragmentDoc = new TypedDocumentString(`
+    fragment ArmRow on ArmMeasures {
+  arm
+  assigned
+  ended
+  successes
+  successRate
+  meanReward
+  meanSteps
+  meanTokens
+  meanCost
+  meanWallMs
+}
+    `, {"fragmentName":"ArmRow"}) as unknown as TypedDocumentString<ArmRowFragment, unknown>;
 export const EpisodeDocument = new TypedDocumentString(`
     query Episode($id: ID!) {
   episode(id: $id) {
@@ -381,3 +434,66 @@ export const StepsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<StepsSubscription, StepsSubscriptionVariables>;
+export const ExperimentsDocument = new TypedDocumentString(`
+    query Experiments {
+  experiments {
+    id
+    name
+    kind
+    status
+    controlShare
+    control
+    minSample
+    startedAt
+    pausedAt
+    scopeAgent
+    scopeTaskType
+    scopeWorkItemId
+  }
+}
+    `) as unknown as TypedDocumentString<ExperimentsQuery, ExperimentsQueryVariables>;
+export const MemoryImpactDocument = new TypedDocumentString(`
+    query MemoryImpact($id: ID!) {
+  memoryImpact(experimentId: $id) {
+    __typename
+    ... on MemoryImpact {
+      verdict
+      method
+      sentence
+      difference
+      differenceLow
+      differenceHigh
+      pValue
+      wins
+      losses
+      ties
+      experiment {
+        id
+        name
+        minSample
+        kind
+      }
+      arms {
+        ...ArmRow
+      }
+      unasked {
+        ...ArmRow
+      }
+    }
+    ... on NotFoundError {
+      message
+    }
+  }
+}
+    fragment ArmRow on ArmMeasures {
+  arm
+  assigned
+  ended
+  successes
+  successRate
+  meanReward
+  meanSteps
+  meanTokens
+  meanCost
+  meanWallMs
+}`) as unknown as TypedDocumentString<MemoryImpactQuery, MemoryImpactQueryVariables>;
