@@ -1,0 +1,49 @@
+// What a newcomer's first day found in the CLI (issue 53): `show` of something that is not an id
+// is a usage error and `show` prints the task's context. The commands run in-process (runCli) against the test server.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EpisodicClient, unwrap } from '../../src/index.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { startInProcess } from './cli-run.ts';
+import { clientFor } from './support.ts';
+
+let t: TestApp;
+let api: EpisodicClient;
+beforeAll(async () => {
+  t = await startTestApp();
+  api = clientFor(t);
+});
+afterAll(() => t.stop());
+
+const cli = (...args: string[]) =>
+  startInProcess([...args, '--url', t.url, '--key', t.keys.admin], { env: { EPISODIC_DATA_DIR: '/nonexistent/episodic' } }).exited;
+
+describe.concurrent('episodic on a first day', () => {
+  it('show refuses an argument that is not an episode id with a usage error (exit 2), and a well-formed unknown id is not found (exit 4)', async () => {
+    const bad = await cli('show', 'not-a-uuid');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^episodic: "not-a-uuid" is not an episode id \(a UUID/);
+    expect(bad.stderr).toContain('Usage: episodic show <episodeId>');
+    const missing = await cli('show', '00000000-0000-4000-8000-000000000000');
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toMatch(/NotFoundError/);
+  });
+
+  it('show prints the context: domain, language, framework, complexity and tags', async () => {
+    const { episode } = unwrap(
+      await api.startEpisode({
+        taskDescription: 'Speed up the report query',
+        taskType: 'perf',
+        context: { domain: 'billing', language: 'TypeScript', framework: 'Prisma', complexity: 'MODERATE', tags: ['db', 'slow'] },
+      }),
+    );
+    const r = await cli('show', episode.id);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^context +domain billing, language TypeScript, framework Prisma, complexity moderate$/m);
+    expect(r.stdout).toMatch(/^tags +db, slow$/m);
+    const { episode: bare } = unwrap(await api.startEpisode({ taskDescription: 'No context at all', taskType: 'perf' }));
+    // The server files a task without a stated complexity as moderate; nothing else is printed for it.
+    const plain = (await cli('show', bare.id)).stdout;
+    expect(plain).toMatch(/^context +complexity moderate$/m);
+    expect(plain).not.toMatch(/^tags /m);
+  });
+});
