@@ -1,5 +1,6 @@
 // What a newcomer's first day found in the CLI (issue 53): `show` of something that is not an id
-// is a usage error and `show` prints the task's context. The commands run in-process (runCli) against the test server.
+// is a usage error, `show` prints the task's context, and `complete --used-retrieval` credits the
+// retrieval `relevant` printed. The commands run in-process (runCli) against the test server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EpisodicClient, unwrap } from '../../src/index.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
@@ -45,5 +46,27 @@ describe.concurrent('episodic on a first day', () => {
     const plain = (await cli('show', bare.id)).stdout;
     expect(plain).toMatch(/^context +complexity moderate$/m);
     expect(plain).not.toMatch(/^tags /m);
+  });
+
+  it('complete --used-retrieval credits the retrieval relevant printed', async () => {
+    const task = 'Rotate the expiring TLS certificate on the staging ingress';
+    const { episode: past } = unwrap(await api.startEpisode({ taskDescription: task, taskType: 'ops' }));
+    unwrap(await api.completeEpisode(past.id, { kind: 'SUCCESS', verdict: 'renewed with certbot' }));
+    const found = await cli('relevant', task, '--json');
+    expect(found.code, found.stderr).toBe(0);
+    const { retrievalId, episodes } = JSON.parse(found.stdout);
+    expect(retrievalId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(episodes.map((e: { episode: { id: string } }) => e.episode.id)).toContain(past.id);
+
+    const { episode } = unwrap(await api.startEpisode({ taskDescription: `${task} again`, taskType: 'ops' }));
+    const done = await cli('complete', episode.id, '--outcome', 'success', '--verdict', 'same fix', '--used-retrieval', retrievalId);
+    expect(done.code, done.stderr).toBe(0);
+    const credits = await t.gql<{ episode: { retrievalCredits: Array<{ retrievalIds: string[]; target: number; episodesCredited: number }> } }>(
+      'query($id: ID!) { episode(id: $id) { ... on Episode { retrievalCredits { retrievalIds target episodesCredited } } } }',
+      { id: episode.id },
+      t.keys.admin,
+    );
+    expect(credits.data?.episode.retrievalCredits).toEqual([{ retrievalIds: [retrievalId], target: 1, episodesCredited: episodes.length }]);
+    expect((await cli('complete', '--help')).stdout).toMatch(/--used-retrieval <id>/);
   });
 });
