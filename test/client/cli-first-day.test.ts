@@ -1,7 +1,7 @@
 // What a newcomer's first day found in the CLI (issue 53): `show` of something that is not an id
-// is a usage error, `show` prints the task's context, and `complete --used-retrieval` credits the
-// retrieval `relevant` printed, and
-// `import` gives each step with a start and an end its latency. In order: see the note on the credit test. The commands run in-process (runCli) against the test server.
+// is a usage error, `show` prints the task's context, `complete --used-retrieval` credits the
+// retrieval `relevant` printed, and `import` gives each step with a start and an end its latency.
+// The commands run in-process (runCli) against the test server, in order (see the credit test).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
