@@ -26,7 +26,9 @@ Ends an episode with its outcome; the lease, if any, is charged.
   --completed <x>, --failed <y>
                                partial: what succeeded / failed (repeatable)
   --reason <text>              failure: the reason (required for failure)
-  --details <text>             failure: details`;
+  --details <text>             failure: details
+  --used-retrieval <id>        a retrieval (the id episodic relevant prints) that helped: credited
+                               on success, debited on failure (repeatable)`;
 
 const LIST_HELP = `Usage: episodic list [filters]
 Lists episodes, newest first.
@@ -122,11 +124,12 @@ export const completeCommand = defineCommand({
     failed: { type: 'string', multiple: true },
     reason: { type: 'string' },
     details: { type: 'string' },
+    'used-retrieval': { type: 'string', multiple: true },
   },
   async run({ values, positionals, client }) {
     const id = positionals[0];
     if (!id) throw usage('missing the episode id', COMPLETE_HELP);
-    const result = failOnErrorResult(await client.completeEpisode(id, outcomeOf(values)));
+    const result = failOnErrorResult(await client.completeEpisode(id, outcomeOf(values), listOption(values['used-retrieval'])));
     const { episode, leaseCharge } = result;
     const charge = leaseCharge
       ? `\nlease charged: ${leaseCharge.ok ? 'ok' : 'overdrawn'}${leaseCharge.exhausted ? `, ${leaseCharge.exhausted} exhausted` : ''}`

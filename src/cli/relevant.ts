@@ -14,7 +14,7 @@ BM25 of the task text and of what the episode did, or the trigram similarity), a
   --failures   also the failed runs to beware of, each with what went wrong: the verdict, and
                its last error with the step it happened at
   --limit <n>  results, 1..50 (default 5)
-A key with write scope records a receipt; its id is printed (completeEpisode --used-retrieval).`;
+A key with write scope records a receipt; its id is printed: pass it to episodic complete --used-retrieval <id>.`;
 
 const SCORE = 'total taskText work trigramSimilarity';
 const EPISODE = `id taskDescription status lastError { stepNumber tool kind message lastLine }`;

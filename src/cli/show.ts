@@ -3,6 +3,7 @@
 // observed; --steps adds the full journal. --json prints the same as one object.
 import type { EpisodicClient } from '../client/client.ts';
 import type { Episode, Json, Step } from '../client/types.ts';
+import { isUuid } from '../core/ids.ts';
 import { defineCommand, failOnErrorResult, type Output, usage } from './remote.ts';
 
 const HELP = `Usage: episodic show <episodeId> [--steps]
@@ -70,6 +71,17 @@ const stepLine = (s: Step) =>
 /** A step that did not succeed: its result kind says so (error, timeout). */
 const failed = (s: Step) => s.resultKind !== null && s.resultKind.toLowerCase() !== 'success';
 
+/** The task's context: domain, language, framework and complexity on one line, the tags on the next. */
+function contextLines(context: Episode['context']): string[] {
+  if (!context) return [];
+  const { domain, language, framework, complexity, tags } = context;
+  const known = Object.entries({ domain, language, framework, complexity: complexity?.toLowerCase() }).filter(([, value]) => value);
+  return [
+    ...(known.length ? [`context      ${known.map(([name, value]) => `${name} ${value}`).join(', ')}`] : []),
+    ...(tags.length ? [`tags         ${tags.join(', ')}`] : []),
+  ];
+}
+
 function describe(e: Episode, learning: Learning | undefined, steps: Step[]): string[] {
   const budget = (e.budgetUsage ?? [])
     .map((b) => `${b.resource} ${budgetValue(b.resource, Number(b.used))}${b.limit === null ? '' : `/${budgetValue(b.resource, Number(b.limit))}`}`)
@@ -87,7 +99,7 @@ function describe(e: Episode, learning: Learning | undefined, steps: Step[]): st
       : `time         started ${e.startedAt}${e.endedAt ? `, ended ${e.endedAt}` : ''}`,
     `usage        ${fmtNumber(e.stepCount)} steps, ${fmtNumber(e.usedTokens)} tokens, ${fmtNumber(e.usedToolCalls)} tool calls${budget ? ` (${budget})` : ''}`,
   ];
-  if (e.context?.tags.length) lines.push(`tags         ${e.context.tags.join(', ')}`);
+  lines.push(...contextLines(e.context));
   const o = e.outcome;
   lines.push(`outcome      ${o ? `${o.kind}: ${o.verdict ?? o.reason ?? ''}${o.details ? ` (${o.details})` : ''}` : '-'}`);
   if (o?.artifacts?.length) lines.push(`artifacts    ${o.artifacts.join(', ')}`);
@@ -123,6 +135,7 @@ export const showCommand = defineCommand({
   async run({ values, positionals, client }): Promise<Output> {
     const id = positionals[0];
     if (!id) throw usage('missing the episode id', HELP);
+    if (!isUuid(id)) throw usage(`"${id}" is not an episode id (a UUID, as episodic start and episodic list print)`, HELP);
     const episode = failOnErrorResult(await client.episode(id));
     const [learning, steps] = await Promise.all([
       client.request<Learning & { __typename: string }>(LEARNING, { id }),

@@ -34,14 +34,22 @@ export function startInput(run: ImportedRun, source: RunSource, extraTags: reado
 
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
+/** The run's own latency, else the time from the step's start to its end when it gives both (in order). */
+function latencyOf(step: ImportedStep): number | undefined {
+  if (step.latencyMs != null) return step.latencyMs;
+  if (!step.startedAt || !step.endedAt || step.endedAt < step.startedAt) return undefined;
+  return Math.round(step.endedAt.getTime() - step.startedAt.getTime());
+}
+
 export function stepInput(step: ImportedStep, index: number): StepInput {
+  const latencyMs = latencyOf(step);
   return {
     kind: step.kind,
     ...(step.tool ? { tool: step.tool } : {}),
     action: step.action,
     ...(step.parameters ? { parameters: step.parameters } : {}),
     result: step.result,
-    ...(step.latencyMs != null ? { latencyMs: step.latencyMs } : {}),
+    ...(latencyMs !== undefined ? { latencyMs } : {}),
     ...(step.tokens != null ? { tokens: Math.max(0, Math.round(step.tokens)) } : {}),
     ...(step.cost != null && Number.isFinite(step.cost) ? { cost: Math.max(0, step.cost) } : {}),
     // The position in the file: importing it again finds the step instead of adding it twice.
