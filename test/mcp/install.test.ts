@@ -16,7 +16,17 @@ import { startTestApp, type TestApp } from '../support/app.ts';
 
 const run = promisify(execFile);
 const BIN = resolve('bin/episodic.mjs');
-const TOOLS = ['complete_episode', 'episode', 'experiment', 'log_steps', 'memory_impact', 'relevant_episodes', 'relevant_files', 'relevant_patterns', 'start_episode'];
+const TOOLS = [
+  'complete_episode',
+  'episode',
+  'experiment',
+  'log_steps',
+  'memory_impact',
+  'relevant_episodes',
+  'relevant_files',
+  'relevant_patterns',
+  'start_episode',
+];
 
 let t: TestApp;
 let project: string;
