@@ -190,12 +190,12 @@ describe('experiments panel', { timeout: BROWSER_TEST_MS }, () => {
   it('shows "not enough runs yet" below the minimum sample', async () => {
     await page.getByRole('link', { name: 'scout holdout' }).click();
     await page.locator(`.impact[data-impact="${early.id}"]`).waitFor(LIVE);
-    expect(await page.locator('#impact-title').textContent()).toBe('Memory impact: scout holdout');
+    await expect.poll(() => page.locator('#impact-title').textContent(), LIVE).toBe('Memory impact: scout holdout');
     const impact = await impactOf(early.id);
     expect(impact.verdict).toBe('TOO_FEW_RUNS');
     expect(impact.arms.reduce((sum: number, a: Json) => sum + a.ended, 0)).toBe(3);
+    await expect.poll(() => page.locator('[data-sentence]').textContent(), LIVE).toBe(impact.sentence);
     await expectArmsShown(impact);
-    expect(await page.locator('[data-sentence]').textContent()).toBe(impact.sentence);
     const note = must(await page.locator('[data-too-few]').textContent());
     expect(note).toContain(`Not enough runs yet: it claims nothing before ${MIN_SAMPLE} ended runs per arm`);
     for (const a of impact.arms) expect(note).toContain(`${a.arm} ${a.ended}`);

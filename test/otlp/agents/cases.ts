@@ -21,6 +21,8 @@ export interface InstrumentedLibrary {
   run(model: FakeModel, task: string, withRoot: boolean): Promise<void>;
   /** Steps a run makes: the model and tool calls, and a nested agent span where the framework has one. */
   expectedKinds(withRoot: boolean): string[];
+  /** Stops instrumenting, so the next file in the same worker process is traced by its own library only. */
+  disable(): void;
 }
 
 interface EpisodeRow {
@@ -80,7 +82,10 @@ export function describeInstrumentedAgent(name: string, setUp: () => Promise<Ins
     model = await startFakeModel();
     library = await setUp();
   });
-  afterAll(() => model?.close());
+  afterAll(() => {
+    library?.disable();
+    return model?.close();
+  });
 
   describe(name, () => {
     const cases: Array<[Encoding, boolean]> = [

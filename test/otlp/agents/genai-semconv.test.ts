@@ -2,11 +2,10 @@
 // chat spans with gen_ai.* attributes, the messages as log events over OTLP logs (/v1/logs). The
 // instrumentation patches `openai` as Node loads it (require-in-the-middle), so the SDK is required
 // after the instrumentation is enabled.
-import { createRequire } from 'node:module';
 import { OpenAIInstrumentation } from '@opentelemetry/instrumentation-openai';
 import type OpenAI from 'openai';
 import { describeInstrumentedAgent } from './cases.ts';
-import { runOpenAIAgent } from './openai-agent.ts';
+import { freshOpenAI, runOpenAIAgent } from './openai-agent.ts';
 import { setUpTelemetry } from './telemetry.ts';
 
 describeInstrumentedAgent('GenAI semantic conventions', async () => {
@@ -15,8 +14,9 @@ describeInstrumentedAgent('GenAI semantic conventions', async () => {
   instrumentation.setTracerProvider(telemetry.tracerProvider);
   instrumentation.setLoggerProvider(telemetry.loggerProvider);
   instrumentation.enable();
-  const openai = createRequire(import.meta.url)('openai') as typeof import('openai');
+  const openai = freshOpenAI();
   return {
+    disable: () => instrumentation.disable(),
     entry: 'GenAI semantic conventions',
     telemetry,
     run: (model, task, withRoot) => runOpenAIAgent(openai.OpenAI as typeof OpenAI, model.baseURL, task, withRoot).then(() => undefined),

@@ -1,5 +1,7 @@
 // A 3-call tool-calling agent on the real `openai` SDK, as a user writes one: chat completions with
 // tools, each tool call the model chooses run and answered, until the model answers in text.
+import { createRequire } from 'node:module';
+import { sep } from 'node:path';
 import type OpenAI from 'openai';
 import { MODEL, SCRIPT } from './fake-model.ts';
 import { inAgentSpan, inToolSpan } from './telemetry.ts';
@@ -37,4 +39,14 @@ export async function runOpenAIAgent(OpenAIClass: typeof OpenAI, baseURL: string
     }
     throw new Error('the agent did not finish');
   });
+}
+
+/**
+ * A copy of the openai package of its own: test files share a worker process, and an earlier file's
+ * instrumentation patched the copy it loaded; each library instruments the copy it is given.
+ */
+export function freshOpenAI(): typeof import('openai') {
+  const require = createRequire(import.meta.url);
+  for (const key of Object.keys(require.cache)) if (key.includes(`${sep}node_modules${sep}openai${sep}`)) delete require.cache[key];
+  return require('openai') as typeof import('openai');
 }

@@ -1,20 +1,20 @@
 // OpenInference (@arizeai/openinference-instrumentation-openai) on the openai SDK: LLM spans with
 // llm.* attributes, input.value/output.value, the chosen tool calls in llm.output_messages.
-import { createRequire } from 'node:module';
 import { OpenAIInstrumentation } from '@arizeai/openinference-instrumentation-openai';
 import type OpenAI from 'openai';
 import { describeInstrumentedAgent } from './cases.ts';
-import { runOpenAIAgent } from './openai-agent.ts';
+import { freshOpenAI, runOpenAIAgent } from './openai-agent.ts';
 import { setUpTelemetry } from './telemetry.ts';
 
 describeInstrumentedAgent('OpenInference', async () => {
   const telemetry = setUpTelemetry('invoice-agent-openinference');
   const instrumentation = new OpenAIInstrumentation();
   instrumentation.setTracerProvider(telemetry.tracerProvider);
-  const openai = createRequire(import.meta.url)('openai') as typeof import('openai');
+  const openai = freshOpenAI();
   // Declared to take the client class, it patches the module's OpenAI (module.OpenAI.Chat.Completions).
   instrumentation.manuallyInstrument(openai as unknown as typeof OpenAI);
   return {
+    disable: () => instrumentation.disable(),
     entry: 'OpenInference',
     telemetry,
     run: (model, task, withRoot) => runOpenAIAgent(openai.OpenAI as typeof OpenAI, model.baseURL, task, withRoot).then(() => undefined),

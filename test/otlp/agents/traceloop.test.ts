@@ -1,20 +1,20 @@
 // OpenLLMetry (@traceloop/instrumentation-openai) on the openai SDK: chat spans with the GenAI
 // attributes (gen_ai.input.messages / gen_ai.output.messages with tool_call parts in this version).
-import { createRequire } from 'node:module';
 import { OpenAIInstrumentation } from '@traceloop/instrumentation-openai';
 import type OpenAI from 'openai';
 import { describeInstrumentedAgent } from './cases.ts';
-import { runOpenAIAgent } from './openai-agent.ts';
+import { freshOpenAI, runOpenAIAgent } from './openai-agent.ts';
 import { setUpTelemetry } from './telemetry.ts';
 
 describeInstrumentedAgent('OpenLLMetry', async () => {
   const telemetry = setUpTelemetry('invoice-agent-openllmetry');
   const instrumentation = new OpenAIInstrumentation({ traceContent: true });
   instrumentation.setTracerProvider(telemetry.tracerProvider);
-  const openai = createRequire(import.meta.url)('openai') as typeof import('openai');
+  const openai = freshOpenAI();
   // The instrumentation patches the client class's Chat.Completions.
   instrumentation.manuallyInstrument(openai.OpenAI);
   return {
+    disable: () => instrumentation.disable(),
     entry: 'OpenLLMetry',
     telemetry,
     run: (model, task, withRoot) => runOpenAIAgent(openai.OpenAI as typeof OpenAI, model.baseURL, task, withRoot).then(() => undefined),
