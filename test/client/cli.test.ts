@@ -237,7 +237,7 @@ describe.concurrent('episodic keys (API) and connection handling', () => {
     const bad = await cli(['list', '--url', t.url, '--key', `epk_aaaaaaaaaaaa_${'a'.repeat(43)}`], { auth: false });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/check --key/);
-    const down = await binary(['show', 'x', '--url', 'http://127.0.0.1:1/graphql', '--key', 'k'], { auth: false }).exited; // one line from the real process
+    const down = await binary(['show', '00000000-0000-4000-8000-000000000000', '--url', 'http://127.0.0.1:1/graphql', '--key', 'k'], { auth: false }).exited; // one line from the real process
     expect(down.code).toBe(1);
     expect(down.stderr.trim().split('\n')).toHaveLength(1);
     for (const command of ['start', 'log', 'complete', 'show', 'list', 'tail', 'export', 'keys']) {

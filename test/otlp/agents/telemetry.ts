@@ -2,7 +2,7 @@
 // provider (and logger provider, for instrumentations that send messages as log events). Spans and
 // log records are held in memory per run and then sent with the real OTLP/HTTP exporters
 // (protobuf or JSON) to the server under test, so a test decides when a run's telemetry arrives.
-import { context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import { logs } from '@opentelemetry/api-logs';
 import { OTLPLogExporter as JsonLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPLogExporter as ProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
@@ -24,8 +24,14 @@ export function setUpTelemetry(service: string): Telemetry {
   const spans = new InMemorySpanExporter();
   const records = new InMemoryLogRecordExporter();
   const tracerProvider = new NodeTracerProvider({ resource, spanProcessors: [new SimpleSpanProcessor(spans)] });
+  // Test files share a worker process, and the API keeps the first provider registered: drop the
+  // previous file's globals, or this file's root spans would go to that file's exporter.
+  trace.disable();
+  context.disable();
+  propagation.disable();
   tracerProvider.register();
   const loggerProvider = new LoggerProvider({ resource, processors: [new SimpleLogRecordProcessor({ exporter: records })] });
+  logs.disable();
   logs.setGlobalLoggerProvider(loggerProvider);
   return {
     tracerProvider,
