@@ -6,6 +6,7 @@ import { createDatabase, type Database, describeConnectionError } from './db/cli
 import { startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import { FanOutUnavailableError } from './ledger/bus.ts';
+import { startRunClosers } from './otlp/runs.ts';
 import type { Services } from './services.ts';
 import { createServices, stopServices } from './services.ts';
 
@@ -55,6 +56,8 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   const services = await createServices(config, db, log).catch((err) => {
     throw err instanceof FanOutUnavailableError ? new StartupError(err.message) : err;
   });
+  // The OTLP door's job (runs without an agent root end after their idle gap), wired above the services it uses.
+  await startRunClosers(services.jobs, db.pool, services.writer, log, config.jobPollSeconds, config.otlpRuns.idleMs);
   return {
     services,
     async close() {

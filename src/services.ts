@@ -17,7 +17,6 @@ import { loadSigner } from './ledger/signer.ts';
 import { stopForBudget } from './lifecycle/budget-stop.ts';
 import { startDeadlineWorkers } from './lifecycle/deadlines.ts';
 import { ImportBatcher } from './lifecycle/import-batch.ts';
-import { startRunClosers } from './otlp/runs.ts';
 import { indexStatisticsRefresher } from './retrieval/index-statistics.ts';
 import { startRankerRefits } from './retrieval/ranker-jobs.ts';
 import { StepIngestor } from './steps/ingest.ts';
@@ -56,7 +55,6 @@ export async function createServices(config: Config, db: Database, log: Logger):
   writer.onCommit((tenantId, events) => ledgerBus.publish(tenantId, must(events[events.length - 1]).seq));
   const jobs = await startJobQueue(db.pool, log);
   await startDeadlineWorkers(jobs, db.pool, writer, log, config.jobPollSeconds);
-  await startRunClosers(jobs, db.pool, writer, log, config.jobPollSeconds, config.otlpRuns.idleMs);
   const refits = await startRankerRefits(jobs, db.pool, log, config.jobPollSeconds);
   const learning = await startLearningWorkers(jobs, db.pool, writer, log, {
     ...config.learning,

@@ -12,8 +12,8 @@ import type { Context } from '../graphql/context.ts';
 import { schema } from '../graphql/schema.ts';
 import { EXTRACT_JOB } from '../learning/jobs.ts';
 import { DEADLINE_JOB } from '../lifecycle/deadlines.ts';
-import { REFUSAL_KINDS, type RefusalKind } from '../otlp/refusals.ts';
 import type { Services } from '../services.ts';
+import { REFUSAL_KINDS, type RefusalKind } from './span-refusals.ts';
 
 export const METRICS_PATH = '/metrics';
 

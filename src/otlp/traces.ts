@@ -12,6 +12,7 @@ import { Params, queryRows } from '../db/sql.ts';
 import { timeRangeViolations } from '../episodes/import-limits.ts';
 import { validateEpisodeInput } from '../episodes/limits.ts';
 import { validateOutcome } from '../episodes/outcome-limits.ts';
+import type { RefusalKind, SpanRefusal } from '../http/span-refusals.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { complete } from '../lifecycle/calls.ts';
 import { redoExperienceAfterLateSteps } from '../lifecycle/late-telemetry.ts';
@@ -25,11 +26,10 @@ import { withLogEvents } from './logs.ts';
 import { dedupeKeyOfTrace, episodeOfRoot, outcomeOfRoot, sideEffectKeyOfSpan, stepOfSpan } from './mapping.ts';
 import { expirePending, forgetPending, keepPending, pendingHeld, pendingJson, pendingOf } from './pending.ts';
 import { admitPending, expiredBefore, MAX_PENDING_SPANS_PER_TENANT, type PendingLimits } from './pending-limits.ts';
-import type { RefusalKind, SpanRefusal } from './refusals.ts';
 import { closeRun, openRunOf, type RunKey, runKeyOf, touchRun } from './runs.ts';
 import type { OtlpSpan } from './spans.ts';
 
-export type { SpanRefusal } from './refusals.ts';
+export type { SpanRefusal } from '../http/span-refusals.ts';
 
 export interface IngestReport {
   /** Spans stored as steps or as episodes (duplicates of stored ones included). */
