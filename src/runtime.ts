@@ -31,6 +31,17 @@ async function connect(url: string, poolMax: number): Promise<Database> {
   }
 }
 
+/** The services with the doors' background jobs running (every server process, and the tests' servers). */
+export async function startServices(config: Config, db: Database, log: Logger): Promise<Services> {
+  const services = await createServices(config, db, log);
+  // The OTLP door's job (runs without an agent root end after their idle gap), wired above the services it uses.
+  await startRunClosers(services.jobs, db.pool, services.writer, log, config.jobPollSeconds, config.otlpRuns.idleMs).catch(async (err) => {
+    await stopServices(services);
+    throw err;
+  });
+  return services;
+}
+
 export async function openRuntime(config: Config, log: Logger): Promise<Runtime> {
   let stopEmbedded: (() => Promise<void>) | undefined;
   let url = config.databaseUrl;
@@ -53,11 +64,9 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   });
   const applied = await migrate(db.pool);
   if (applied.length) log.info({ applied }, 'migrations applied');
-  const services = await createServices(config, db, log).catch((err) => {
+  const services = await startServices(config, db, log).catch((err) => {
     throw err instanceof FanOutUnavailableError ? new StartupError(err.message) : err;
   });
-  // The OTLP door's job (runs without an agent root end after their idle gap), wired above the services it uses.
-  await startRunClosers(services.jobs, db.pool, services.writer, log, config.jobPollSeconds, config.otlpRuns.idleMs);
   return {
     services,
     async close() {

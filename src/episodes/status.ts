@@ -70,9 +70,13 @@ export function isTerminal(status: EpisodeStatus): boolean {
   return TERMINAL.has(status);
 }
 
-/** Actions legal in `status`, in EPISODE_ACTIONS order. */
+// Done by the service itself (the OTLP door's late spans), never asked for by a client, so an
+// error's `allowed` list does not offer it.
+const SERVICE_ACTIONS: ReadonlySet<EpisodeAction> = new Set(['appendLateTelemetry']);
+
+/** Actions a client may take in `status`, in EPISODE_ACTIONS order. */
 export function allowedActions(status: EpisodeStatus): EpisodeAction[] {
-  return EPISODE_ACTIONS.filter((action) => TRANSITIONS[status][action] !== undefined);
+  return EPISODE_ACTIONS.filter((action) => TRANSITIONS[status][action] !== undefined && !SERVICE_ACTIONS.has(action));
 }
 
 export function checkTransition(status: EpisodeStatus, action: EpisodeAction): TransitionCheck {

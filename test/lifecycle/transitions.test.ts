@@ -161,7 +161,7 @@ type Action = (typeof ACTIONS)[number];
 const ALLOWED: Record<string, Action[]> = {
   running: ['block', 'complete', 'fail', 'cancel', 'escalate', 'logSteps', 'checkpoint', 'critique'],
   blocked: ['resume', 'fail', 'cancel', 'escalate', 'critique'],
-  completed: ['critique', 'appendLateTelemetry'],
+  completed: ['critique'],
   failed: [],
   cancelled: [],
   escalated: [],
@@ -222,7 +222,7 @@ describe('illegal transitions', () => {
   it('refuses logStep on a completed episode and journals nothing', async () => {
     const id = await episodeIn('completed');
     const before = await counts(t, t.keys.tenantId);
-    expect(await api.logStep(id, step())).toMatchObject({ __typename: 'IllegalTransitionError', from: 'completed', action: 'logSteps', allowed: ['critique', 'appendLateTelemetry'] });
+    expect(await api.logStep(id, step())).toMatchObject({ __typename: 'IllegalTransitionError', from: 'completed', action: 'logSteps', allowed: ['critique'] });
     expect(await counts(t, t.keys.tenantId)).toEqual(before);
   });
 

@@ -10,9 +10,10 @@ import WebSocket from 'ws';
 import { createApiKey, createTenant } from '../../src/auth/store.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
+import { startServices } from '../../src/runtime.ts';
 import { type App, createApp } from '../../src/server.ts';
 import type { Services } from '../../src/services.ts';
-import { createServices, stopServices } from '../../src/services.ts';
+import { stopServices } from '../../src/services.ts';
 import { attachDatabase, createMigratedDatabase, type MigratedDatabase } from './db.ts';
 import type { Json } from './json.ts';
 
@@ -69,7 +70,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     LEDGER_SIGNING_KEY: randomBytes(32).toString('hex'),
     ...env,
   });
-  const services: Services = await createServices(config, database.db, options.logger ?? createLogger(config.logLevel));
+  const services: Services = await startServices(config, database.db, options.logger ?? createLogger(config.logLevel));
   const app = createApp(services);
   await app.start();
   const url = app.url();

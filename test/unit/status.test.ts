@@ -77,8 +77,14 @@ describe('checkTransition', () => {
 });
 
 describe('allowedActions', () => {
-  it.each(EPISODE_STATUSES)('lists exactly the legal actions of %s', (status) => {
-    expect(allowedActions(status)).toEqual(EPISODE_ACTIONS.filter((action) => LEGAL[status][action] !== undefined));
+  it.each(EPISODE_STATUSES)('lists exactly the legal client actions of %s', (status) => {
+    const legal = EPISODE_ACTIONS.filter((action) => LEGAL[status][action] !== undefined && action !== 'appendLateTelemetry');
+    expect(allowedActions(status)).toEqual(legal);
+  });
+
+  it('never offers the service-only late telemetry action, though it is legal on a completed episode', () => {
+    expect(checkTransition('completed', 'appendLateTelemetry')).toEqual({ ok: true, to: 'completed' });
+    expect(allowedActions('completed')).toEqual(['critique']);
   });
 });
 
