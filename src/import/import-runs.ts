@@ -1,9 +1,12 @@
 // importRuns: reads trajectory files and journals each run as one episode through the public API
-// (the typed client): start (deduplicated by the file's BLAKE3), steps (large output kept as blobs,
-// a step that breaks a limit rejected alone), completion with the harness verdict and the run's
+// (the typed client): start (deduplicated by the file's BLAKE3), steps (large output kept as blobs),
+// completion with the harness verdict and the run's
 // own end time. A file is parsed whole before anything is written, so a malformed file writes
 // nothing; importing a file again finds its episode instead of adding one. The report warns about
-// what looks like a mis-import (warnings.ts).
+// what looks like a mis-import (warnings.ts). A run is stored whole or not at all: a step that breaks
+// a limit refuses its run (REFUSE_CALL), named by its file and line, so a run is never stored short of
+// a step and a second import can never report such a run as imported. (A run of more steps than one
+// call takes is started before its steps: refused part way, it stays RUNNING, never reported whole.)
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 // A timer that holds the process open: a resend's wait can be the CLI's only work (unref'd, node exited 13 in it, silent).
@@ -199,6 +202,13 @@ function refused(result: { __typename: string; message?: string | null }): never
   throw new Error(`${result.__typename}: ${result.message ?? ''}`);
 }
 
+/** A run the API refused: its file and, when a step broke a limit, that step's line (steps.N names the Nth of the call). */
+function refusedRun(run: ImportedRun | null, file: string, result: { __typename: string; message?: string | null }): never {
+  const index = /\bsteps\.(\d+)\./.exec(result.message ?? '')?.[1];
+  const line = index === undefined || !run ? null : (run.steps[Number(index)]?.line ?? null);
+  throw new ImportFileError(file, line, `refused, nothing imported: ${result.__typename}: ${result.message ?? ''}`);
+}
+
 async function journal(
   client: EpisodicClient,
   run: ImportedRun,
@@ -207,7 +217,7 @@ async function journal(
   options: ImportOptions,
   base: RunReport,
 ): Promise<RunReport> {
-  const stepOptions = { largeContent: options.largeContent ?? 'BLOB', onInvalidStep: 'REJECT_STEP' } as const;
+  const stepOptions = { largeContent: options.largeContent ?? 'BLOB', onInvalidStep: 'REFUSE_CALL' } as const;
   const outcome = outcomeOf(run, resolved);
   // An end without a start measures nothing: a run without a start time keeps its times unknown.
   const endedAt = run.startedAt && run.endedAt ? { endedAt: run.endedAt.toISOString() } : {};
@@ -219,7 +229,7 @@ async function journal(
     const variables = { input: call.start, steps: call.steps, options: stepOptions, outcome, ...endedAt };
     return client.request<ImportRunResult>(IMPORT_DOCUMENTS.importRun, variables);
   });
-  if (isErrorResult(imported)) refused(imported);
+  if (isErrorResult(imported)) refusedRun(run, base.file, imported);
   const report = { ...base, episodeId: imported.episode.id };
   // Found ended on the first send: imported before. On a resend: the first send's lost answer committed it.
   if (imported.deduplicated && !imported.steps)
@@ -242,7 +252,7 @@ async function journal(
 interface RunCall {
   start: StartEpisodeInput;
   steps: StepInput[];
-  stepOptions: { largeContent: 'BLOB' | 'TRUNCATE'; onInvalidStep: 'REJECT_STEP' };
+  stepOptions: { largeContent: 'BLOB' | 'TRUNCATE'; onInvalidStep: 'REFUSE_CALL' };
   outcome: OutcomeInput;
   endedAt: { endedAt?: string };
 }
@@ -261,7 +271,8 @@ async function journalInCalls(client: EpisodicClient, run: ImportedRun, call: Ru
     call.steps,
     call.stepOptions,
   );
-  if (isErrorResult(logged)) refused(logged);
+  // The batches' step numbers are the batch's own: the line is not known here.
+  if (isErrorResult(logged)) refusedRun(null, base.file, logged);
   if (logged.stoppedBy) refused(logged.stoppedBy);
   const complete = () =>
     client.request<FinishEpisodeResult>(IMPORT_DOCUMENTS.completeEpisode, { episodeId: episode.id, outcome: call.outcome, ...call.endedAt });

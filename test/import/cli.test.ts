@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../src/client/index.ts';
-import { type CliResult, startInProcess } from '../client/cli-run.ts';
+import { type CliResult, spawnBinary, startInProcess } from '../client/cli-run.ts';
 import { clientFor } from '../client/support.ts';
 import { type TestApp, useApp } from '../support/app.ts';
 
@@ -54,6 +54,53 @@ describe('episodic import', () => {
   it('refuses an unknown format as a usage error', async () => {
     expect((await cli(['import', FIXTURES, '--format', 'csv'])).code).toBe(2);
     expect((await cli(['import', join(dir, 'missing')])).code).toBe(1);
+  });
+});
+
+describe('episodic import of a run with a bad step', () => {
+  const run = (tool: string) =>
+    [
+      {
+        type: 'run',
+        id: 'acme__partial-1',
+        task: 'a run whose step 3 of 5 is bad',
+        resolved: true,
+        startedAt: '2025-06-01T10:00:00Z',
+        endedAt: '2025-06-01T10:05:00Z',
+      },
+      ...[1, 2, 3, 4, 5].map((n) => ({
+        type: 'step',
+        command: `echo ${n}`,
+        tool: n === 3 ? tool : 'run',
+        output: `${n}`,
+        startedAt: `2025-06-01T10:0${n - 1}:00Z`,
+      })),
+    ]
+      .map((l) => JSON.stringify(l))
+      .join('\n');
+  const binary = (file: string) =>
+    spawnBinary(['import', file], { env: { EPISODIC_URL: t.url, EPISODIC_API_KEY: t.keys.write, EPISODIC_DATA_DIR: join(dir, 'none') } }).exited;
+  const stored = async () => {
+    const { rows } = await t.database.db.pool.query(`SELECT status, step_count FROM episodes WHERE task_description = 'a run whose step 3 of 5 is bad'`);
+    return rows as Array<{ status: string; step_count: number }>;
+  };
+
+  it('stores it not at all, naming the step, again on a re-import (never "already imported"), and whole once the file is fixed', async () => {
+    const file = join(dir, 'partial.jsonl');
+    await writeFile(file, run('ru\u0007n'));
+    const first = await binary(file);
+    expect(first.code).toBe(2);
+    expect(first.stdout).toContain(`${file}:4: refused, nothing imported: InputLimitError: steps.2.tool must not contain control characters`);
+    expect(await stored()).toEqual([]);
+    const again = await binary(file);
+    expect(again.code).toBe(2);
+    expect(again.stdout).toMatch(/imported 0 run\(s\), 0 already imported, 1 failed/);
+    expect(await stored()).toEqual([]);
+    await writeFile(file, run('run'));
+    const fixed = await binary(file);
+    expect(fixed.code).toBe(0);
+    expect(fixed.stdout).toMatch(/imported 1 run\(s\), 0 already imported, 0 failed; steps: 5 accepted/);
+    expect(await stored()).toEqual([{ status: 'completed', step_count: 5 }]);
   });
 });
 

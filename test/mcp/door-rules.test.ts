@@ -100,3 +100,24 @@ describe.each<TransportName>(['stdio', 'http'])('MCP arguments over %s', (transp
     expect(rows[0].n).toBe(1);
   });
 });
+
+describe('episodic mcp and a line over its length limit', () => {
+  let writer: Connected;
+  beforeAll(async () => {
+    writer = await connect(t, 'stdio', t.keys.write);
+  });
+  afterAll(() => writer?.close());
+
+  // The SDK's StdioServerTransport closes on a message over its 10 MiB buffer: stdio-lines.ts answers it first.
+  it('answers a 17 MiB log_steps with the typed InputLimitError naming the limit, writes nothing, and keeps serving', async () => {
+    const started = await call(writer.client, 'start_episode', { task: 'a 17 MiB argument' });
+    const episodeId = String((started.structured.episode as { id: string }).id);
+    const huge = await call(writer.client, 'log_steps', { episodeId, steps: [{ kind: 'tool_call', tool: 'bash', output: 'o'.repeat(17 * 1024 * 1024) }] });
+    expect(huge.isError).toBe(true);
+    expect(huge.text).toMatch(/^InputLimitError: arguments: the message is \d+ bytes; the limit is 10485759 bytes/);
+    const ok = await call(writer.client, 'log_steps', { episodeId, steps: [{ kind: 'tool_call', tool: 'bash', output: 'fits' }] });
+    expect(ok.isError).toBe(false);
+    const { rows } = await t.services.db.pool.query('SELECT count(*)::int AS n FROM steps WHERE episode_id = $1', [episodeId]);
+    expect(rows[0].n).toBe(1);
+  });
+});

@@ -5,17 +5,14 @@
 // episode and no ledger event; bad input never answers 500; deep nesting and a body without
 // resourceSpans answer 400; the key's rate limit counts exports; waiting spans have a byte cap and
 // an expiry.
-import { context, type Span, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
 import { type TenantKeys, type TestApp, useApp } from '../support/app.ts';
+import { waitForRoomInTheMinute } from '../support/rate-window.ts';
 import { deepProtobufRequest } from './deep-request.ts';
-import { type Encoding, exportSpans, isRootSpan, traceOf } from './support.ts';
+import { type Answer, agentRun, type Encoding, exportSpans, isRootSpan, postSpans, traceOf } from './support.ts';
 
 let t: TestApp;
 let base: string;
@@ -27,63 +24,8 @@ useApp(
   { RATE_LIMIT_PER_MINUTE: '40', OTLP_PENDING_MAX_BYTES: '300000' },
 );
 
-/** Spans recorded by the SDK's tracer; `run` gets the tracer and the time to start at. */
-function record(run: (tracer: Tracer, at: () => number) => void): ReadableSpan[] {
-  const memory = new InMemorySpanExporter();
-  const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': 'refusal-agent' }),
-    spanProcessors: [new SimpleSpanProcessor(memory)],
-  });
-  let time = Date.now() - 60_000;
-  run(provider.getTracer('refusals'), () => (time += 1));
-  return memory.getFinishedSpans();
-}
-
-/** A run: its root and `tools` tool spans below it; `change` alters a span before it ends. */
-function agentRun(tools: number, change: (span: Span, index: number | 'root') => void = () => undefined, rootStart?: number): ReadableSpan[] {
-  return record((tracer, at) => {
-    const root = tracer.startSpan('invoke_agent coder', {
-      startTime: rootStart ?? at(),
-      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'episodic.outcome': 'success' },
-    });
-    const ctx = trace.setSpan(context.active(), root);
-    for (let i = 0; i < tools; i += 1) {
-      const start = rootStart ? rootStart + 1 + i : at();
-      const span = tracer.startSpan(
-        'execute_tool bash',
-        { startTime: start, attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'bash', 'gen_ai.tool.call.result': `ok ${i}` } },
-        ctx,
-      );
-      change(span, i);
-      span.end(start + 1);
-    }
-    change(root, 'root');
-    root.setStatus({ code: SpanStatusCode.OK });
-    root.end(rootStart ? rootStart + tools + 2 : at());
-  });
-}
-
-interface Answer {
-  status: number;
-  retryAfter: string | null;
-  rejected: number;
-  message: string;
-}
-
-/** POSTs the spans as the SDK's exporter encodes them; the status and the partialSuccess it answered. */
-async function post(spans: ReadableSpan[], encoding: Encoding, token = t.keys.write): Promise<Answer> {
-  const serializer = encoding === 'json' ? JsonTraceSerializer : ProtobufTraceSerializer;
-  const res = await fetch(`${base}/v1/traces`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': encoding === 'json' ? 'application/json' : 'application/x-protobuf' },
-    body: Buffer.from(must(serializer.serializeRequest(spans))),
-  });
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  if (res.status !== 200)
-    return { status: res.status, retryAfter: res.headers.get('retry-after'), rejected: 0, message: Buffer.from(bytes).toString('latin1') };
-  const partial = serializer.deserializeResponse(bytes).partialSuccess;
-  return { status: 200, retryAfter: null, rejected: Number(String(partial?.rejectedSpans ?? 0)), message: partial?.errorMessage ?? '' };
-}
+/** POSTs the spans as the SDK's exporter encodes them (the write key by default). */
+const post = (spans: ReadableSpan[], encoding: Encoding, token = t.keys.write): Promise<Answer> => postSpans(base, spans, encoding, token);
 
 async function episodeOf(traceId: string) {
   const { rows } = await t.services.db.pool.query('SELECT id, status, step_count FROM episodes WHERE tenant_id = $1 AND dedupe_key = $2', [
@@ -226,9 +168,3 @@ describe('OTLP request limits', () => {
     expect(rows[0].n).toBe(1);
   });
 });
-
-/** The rate limit counts in fixed minutes: a test that uses one up starts with 15 s of it left at least. */
-async function waitForRoomInTheMinute() {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
-}

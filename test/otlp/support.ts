@@ -1,11 +1,13 @@
 // The real OpenTelemetry JS SDK as an instrumented agent would run it: spans recorded by a tracer
 // provider, exported by the OTLP/HTTP exporters (protobuf and JSON) to the server under test.
-import { type Context, context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Context, context, type Span, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { must } from '../../src/core/must.ts';
 
 export type Encoding = 'protobuf' | 'json';
 
@@ -85,3 +87,61 @@ export function recordRuns(service: string, runs: AgentRun[], baseTime = Date.no
 
 export const isRootSpan = (s: ReadableSpan) => !s.parentSpanContext;
 export const traceOf = (s: ReadableSpan) => s.spanContext().traceId;
+
+/** Spans recorded by the SDK's tracer; `run` gets the tracer and the time to start at. */
+export function record(run: (tracer: Tracer, at: () => number) => void): ReadableSpan[] {
+  const memory = new InMemorySpanExporter();
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'refusal-agent' }),
+    spanProcessors: [new SimpleSpanProcessor(memory)],
+  });
+  let time = Date.now() - 60_000;
+  run(provider.getTracer('refusals'), () => (time += 1));
+  return memory.getFinishedSpans();
+}
+
+/** A run: its root and `tools` tool spans below it; `change` alters a span before it ends. */
+export function agentRun(tools: number, change: (span: Span, index: number | 'root') => void = () => undefined, rootStart?: number): ReadableSpan[] {
+  return record((tracer, at) => {
+    const root = tracer.startSpan('invoke_agent coder', {
+      startTime: rootStart ?? at(),
+      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'episodic.outcome': 'success' },
+    });
+    const ctx = trace.setSpan(context.active(), root);
+    for (let i = 0; i < tools; i += 1) {
+      const start = rootStart ? rootStart + 1 + i : at();
+      const span = tracer.startSpan(
+        'execute_tool bash',
+        { startTime: start, attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'bash', 'gen_ai.tool.call.result': `ok ${i}` } },
+        ctx,
+      );
+      change(span, i);
+      span.end(start + 1);
+    }
+    change(root, 'root');
+    root.setStatus({ code: SpanStatusCode.OK });
+    root.end(rootStart ? rootStart + tools + 2 : at());
+  });
+}
+
+export interface Answer {
+  status: number;
+  retryAfter: string | null;
+  rejected: number;
+  message: string;
+}
+
+/** POSTs the spans to `base`/v1/traces as the SDK's exporter encodes them; the status and the partialSuccess it answered. */
+export async function postSpans(base: string, spans: ReadableSpan[], encoding: Encoding, token: string): Promise<Answer> {
+  const serializer = encoding === 'json' ? JsonTraceSerializer : ProtobufTraceSerializer;
+  const res = await fetch(`${base}/v1/traces`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': encoding === 'json' ? 'application/json' : 'application/x-protobuf' },
+    body: Buffer.from(must(serializer.serializeRequest(spans))),
+  });
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  if (res.status !== 200)
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), rejected: 0, message: Buffer.from(bytes).toString('latin1') };
+  const partial = serializer.deserializeResponse(bytes).partialSuccess;
+  return { status: 200, retryAfter: null, rejected: Number(String(partial?.rejectedSpans ?? 0)), message: partial?.errorMessage ?? '' };
+}
