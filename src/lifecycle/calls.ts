@@ -3,7 +3,7 @@
 // wall-time deadline has passed (the budget comes first even when the deadline job has not run
 // yet, so a late ending finds the episode failed and is refused as an illegal transition).
 import type pg from 'pg';
-import { throwIfViolations } from '../core/errors.ts';
+import { type LimitViolation, throwIfViolations } from '../core/errors.ts';
 import type { WriteContext } from '../core/write-context.ts';
 import { CALL_LIMITS, freeTextViolations } from '../episodes/call-limits.ts';
 import { timeRangeViolations } from '../episodes/import-limits.ts';
@@ -47,9 +47,15 @@ export async function resume(deps: ChangeDeps, tenantId: string, episodeId: stri
   await changeEpisode(deps, tenantId, episodeId, (w) => resumeEpisode(w, episodeId, decision));
 }
 
+/** What is out of its limits in a completion: its outcome (named under `field.outcome`) and its end (`field.endedAt`: not in the future). */
+export function completionViolations(outcome: Outcome, endedAt: Date | null | undefined, field = 'input'): LimitViolation[] {
+  const endedAtField = field === 'input' ? 'endedAt' : `${field}.endedAt`;
+  return [...validateOutcome(outcome, `${field}.outcome`), ...timeRangeViolations(endedAtField, endedAtField, endedAt, null)];
+}
+
 /** Refuses (InputLimitError) a completion whose outcome is out of its limits or whose end is in the future. */
-function checkCompletion(outcome: Outcome, endedAt: Date | null | undefined): void {
-  throwIfViolations([...validateOutcome(outcome), ...timeRangeViolations('endedAt', 'endedAt', endedAt, null)]);
+export function checkCompletion(outcome: Outcome, endedAt: Date | null | undefined): void {
+  throwIfViolations(completionViolations(outcome, endedAt));
 }
 
 /** Completes an episode with its outcome and learns from it (reward, reflection, retrieval credit, patterns). */

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { IllegalTransitionError } from '../core/errors.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { handlerOf, type JobQueue, underSetupLock } from '../jobs/queue.ts';
-import { completeAndLearn } from '../lifecycle/complete.ts';
+import { complete } from '../lifecycle/calls.ts';
 import type { Writer } from '../write.ts';
 import { text } from './genai.ts';
 import type { OtlpSpan } from './spans.ts';
@@ -68,7 +68,8 @@ export async function touchRun(queue: JobQueue, pool: pg.Pool, tenantId: string,
 export async function closeRun(pool: pg.Pool, writer: Writer, tenantId: string, runKey: string, episodeId: string, endedAtMs: number): Promise<void> {
   const outcome = { kind: 'unknown' as const, verdict: 'the run ended (idle) without episodic.outcome: whether the task was solved is unknown' };
   try {
-    await writer.run(tenantId, (w) => completeAndLearn(w, episodeId, outcome, { extractPatterns: 'async', usedRetrievals: [], endedAt: new Date(endedAtMs) }));
+    // The lifecycle's completion, as every door makes it: checked, after the episode's deadline is enforced.
+    await complete({ db: { pool }, writer }, tenantId, episodeId, outcome, { extractPatterns: 'async', usedRetrievals: [], endedAt: new Date(endedAtMs) });
   } catch (err) {
     // Completed already (another process closed it, or a later root span did).
     if (!(err instanceof IllegalTransitionError)) throw err;

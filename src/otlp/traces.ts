@@ -9,17 +9,14 @@ import { DomainError, IllegalTransitionError, InputLimitError, type LimitViolati
 import { must } from '../core/must.ts';
 import type { EpisodesRow, StepsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
-import { timeRangeViolations } from '../episodes/import-limits.ts';
-import { validateEpisodeInput } from '../episodes/limits.ts';
-import { validateOutcome } from '../episodes/outcome-limits.ts';
 import type { RefusalKind, SpanRefusal } from '../http/span-refusals.ts';
 import type { JobQueue } from '../jobs/queue.ts';
-import { complete } from '../lifecycle/calls.ts';
+import { complete, completionViolations } from '../lifecycle/calls.ts';
 import { redoExperienceAfterLateSteps } from '../lifecycle/late-telemetry.ts';
-import { startEpisode } from '../lifecycle/start.ts';
+import { startEpisode, startViolations } from '../lifecycle/start.ts';
 import type { StepIngestor } from '../steps/ingest.ts';
 import { checkSteps, type ItemResult, journalSteps, type LogOptions } from '../steps/journal.ts';
-import { STEP_LIMITS, validateStep } from '../steps/limits.ts';
+import { STEP_LIMITS } from '../steps/limits.ts';
 import type { Writer } from '../write.ts';
 import { operationOf } from './genai.ts';
 import { withLogEvents } from './logs.ts';
@@ -72,8 +69,9 @@ export class TraceIngest {
   constructor(private readonly deps: TraceIngestDeps) {}
 
   /**
-   * Every span is checked first against the limits of what it would store (screen): one over a
-   * limit is refused alone, before anything is written, and the request's other spans go on.
+   * Every span is checked first against the limits of what it would store (screen, through the use
+   * cases' own checks): one over a limit is refused alone, before anything is written, and the
+   * request's other spans go on.
    */
   async ingest(tenantId: string, sent: readonly OtlpSpan[]): Promise<IngestReport> {
     const { spans, refused } = screen(sent);
@@ -351,16 +349,17 @@ const isRoot = (span: OtlpSpan) => span.parentSpanId === null;
 /** When a root span's run ended (a span ending before it starts ends at its start). */
 const endOf = (root: OtlpSpan) => new Date(Math.max(root.startMs, root.endMs));
 
-/** Why a root span cannot be the run it starts and ends: its episode's start, its outcome and its times, checked by their domain's limits. */
+/**
+ * Why a root span cannot be the run it starts and ends: its episode's start and its completion,
+ * checked by the use cases' own checks (startEpisode's and complete's), as they will check them.
+ */
 function runViolations(root: OtlpSpan, trace: readonly OtlpSpan[]): LimitViolation[] {
-  const start = episodeOfRoot(root, trace);
-  return [
-    ...validateEpisodeInput(start, 'episode'),
-    ...validateOutcome(outcomeOfRoot(root), 'outcome'),
-    // The end is the root's end or its start, whichever is later: only its own range is checked.
-    ...timeRangeViolations('episode.endedAt', 'episode.endedAt', new Date(Math.max(root.startMs, root.endMs)), null),
-  ];
+  // The end is the root's end or its start, whichever is later: only its own range is checked.
+  return [...startViolations(episodeOfRoot(root, trace), 'episode'), ...completionViolations(outcomeOfRoot(root), endOf(root), 'episode')];
 }
+
+/** Why a span cannot be its step: journalSteps' own check of a call of that one step, as the journal will check it. */
+const stepViolations = (span: OtlpSpan): LimitViolation[] => (checkSteps([stepOfSpan(span)], SPAN_STEPS).perStep[0] ?? []).map(unnumbered);
 
 /**
  * The request's spans that fit every limit, and a refusal for each other one: the root the request
@@ -373,7 +372,7 @@ function screen(spans: readonly OtlpSpan[]): { spans: OtlpSpan[]; refused: SpanR
     const root = rootOf(list, null);
     const children = list.filter((s) => s !== root);
     for (const span of list) {
-      const violations = span === root ? runViolations(span, children) : validateStep(stepOfSpan(span), 0, 'step').map(unnumbered);
+      const violations = span === root ? runViolations(span, children) : stepViolations(span);
       if (violations.length) refused.push(refusal(span, messagesOf(violations), 'limit'));
       else admitted.push(span);
     }
@@ -381,11 +380,11 @@ function screen(spans: readonly OtlpSpan[]): { spans: OtlpSpan[]; refused: SpanR
   return { spans: admitted, refused };
 }
 
-/** A step's violations name its fields as `step.<field>`: a span is one step, not a position in a list. */
+/** A step's violations name its fields as `step.<field>`: a span is one step, not a position in a call's list. */
 const unnumbered = (v: LimitViolation): LimitViolation => ({
   ...v,
-  field: v.field.replace(/^step\.0\./, 'step.'),
-  message: v.message.replaceAll('step.0.', 'step.'),
+  field: v.field.replace(/^steps\.0\./, 'step.'),
+  message: v.message.replaceAll('steps.0.', 'step.'),
 });
 
 /**
