@@ -54,7 +54,7 @@ export function completionViolations(outcome: Outcome, endedAt: Date | null | un
 }
 
 /** Refuses (InputLimitError) a completion whose outcome is out of its limits or whose end is in the future. */
-export function checkCompletion(outcome: Outcome, endedAt: Date | null | undefined): void {
+function checkCompletion(outcome: Outcome, endedAt: Date | null | undefined): void {
   throwIfViolations(completionViolations(outcome, endedAt));
 }
 

@@ -10,7 +10,7 @@ import { Transform, type TransformCallback, type Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 
 /** The longest line passed on: what the SDK's read buffer holds, its newline aside. */
-export const MAX_STDIO_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE - 1;
+const MAX_STDIO_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE - 1;
 
 /** Bytes kept of each end of an oversized line: enough for its method (first) and id (last, as the SDK client writes it). */
 const KEPT_BYTES = 512;
