@@ -29,7 +29,8 @@ export class RateLimiter {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly perMinute: number,
+    /** RATE_LIMIT_PER_MINUTE: a refusal names it. */
+    readonly perMinute: number,
   ) {
     // Small limits are counted exactly; large ones in slices of 1% (at most 1% over-reservation per process).
     this.sliceSize = Math.max(1, Math.floor(perMinute / 100));

@@ -47,13 +47,18 @@ export async function enforceRateLimit(limiter: RateLimiter | null, keyId: strin
   if (!limiter) return;
   const decision = await limiter.take(keyId);
   if (decision.ok) return;
-  throw new GraphQLError(`Rate limit exceeded for this API key; retry in ${Math.ceil(decision.retryAfterMs / 1000)} s.`, {
-    extensions: {
-      code: 'RATE_LIMITED',
-      retryAfterMs: decision.retryAfterMs,
-      http: { status: 429, headers: { 'retry-after': String(Math.ceil(decision.retryAfterMs / 1000)) } },
+  throw new GraphQLError(
+    `Rate limit exceeded for this API key: the limit is ${limiter.perMinute} requests a minute (RATE_LIMIT_PER_MINUTE); retry in ${Math.ceil(decision.retryAfterMs / 1000)} s.`,
+    {
+      extensions: {
+        code: 'RATE_LIMITED',
+        field: 'apiKey',
+        limit: `${limiter.perMinute} requests a minute`,
+        retryAfterMs: decision.retryAfterMs,
+        http: { status: 429, headers: { 'retry-after': String(Math.ceil(decision.retryAfterMs / 1000)) } },
+      },
     },
-  });
+  );
 }
 
 /**

@@ -103,11 +103,10 @@ function otlpEndpoint(services: Services, admission: Admission, limiter: RateLim
       throw new HttpRefusal(403, RPC.permissionDenied, 'Exporting telemetry needs an API key with the write scope');
     // The key's rate limit counts every HTTP request, an export as a GraphQL request (RATE_LIMIT_PER_MINUTE).
     const rate = limiter ? await limiter.take(auth.viewer.keyId) : { ok: true, retryAfterMs: 0 };
-    if (!rate.ok) {
+    if (limiter && !rate.ok) {
       const seconds = Math.ceil(rate.retryAfterMs / 1000);
-      throw new HttpRefusal(429, RPC.resourceExhausted, `Rate limit exceeded for this API key (RATE_LIMIT_PER_MINUTE); retry in ${seconds} s`, {
-        'retry-after': String(seconds),
-      });
+      const why = `Rate limit exceeded for this API key: the limit is ${limiter.perMinute} requests a minute (RATE_LIMIT_PER_MINUTE); retry in ${seconds} s`;
+      throw new HttpRefusal(429, RPC.resourceExhausted, why, { 'retry-after': String(seconds) });
     }
     await admission.takeFor(auth.viewer, res).catch((err: Error) => {
       throw retryLater(503, err.message);
