@@ -83,6 +83,16 @@ describe.each(['protobuf', 'json'] as const)('OTLP refusals over %s', (encoding)
     }
   });
 
+  it('keeps a tool result over the inline limit whole as a blob, as the journal does, rather than refusing it', async () => {
+    const long = 'r'.repeat(1024 * 1024 + 100);
+    const spans = agentRun(1, (span, i) => i === 0 && span.setAttribute('gen_ai.tool.call.result', long));
+    expect(await post(spans, encoding)).toMatchObject({ status: 200, rejected: 0 });
+    const episode = must(await episodeOf(traceOf(rootOf(spans))));
+    expect(episode).toMatchObject({ status: 'completed', step_count: 1 });
+    const { rows } = await t.services.db.pool.query(`SELECT content_refs->'result.output' AS ref FROM steps WHERE episode_id = $1`, [episode.id]);
+    expect(rows[0].ref).toMatchObject({ sizeBytes: long.length, stored: true });
+  });
+
   it('refuses a root with metadata over its limit or dated a year ahead: no episode, no ledger event, its children wait', async () => {
     const long = agentRun(2, (span, i) => {
       if (i === 'root') span.setAttribute('gen_ai.conversation.id', 'c'.repeat(100_000));
