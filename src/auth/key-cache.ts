@@ -2,14 +2,20 @@
 // database round trip per call, the largest single cost of a small mutation. The secret, expiry
 // and revocation are still checked on every request against the kept row. A revocation committed
 // by this process forgets the key at once; one made elsewhere (another server, the operator CLI)
-// takes effect within ttlMs.
+// takes effect within ttlMs. When the database cannot answer a reload in time (saturated or away),
+// the row read at most STALE_FOR_MS ago still authenticates: a request that needs no database (one
+// refused for its shape, a cached read) is not failed for the key's bookkeeping, and the database
+// is not asked again by every request of a busy key while it is struggling.
 import type pg from 'pg';
+import { databaseTrouble } from '../db/errors.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { checkKey, parseToken, type StoredKey } from './keys.ts';
 import type { AuthResult } from './store.ts';
 
 /** Bounds how often a busy key rewrites its `last_used_at` row. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+/** How old a kept row may be and still authenticate while the database cannot answer its reload. */
+const STALE_FOR_MS = 60_000;
 
 type KeyRow = StoredKey & { lastUsedAt: Date | null };
 
@@ -31,7 +37,10 @@ export class KeyCache {
     if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
       key.lastUsedAt = now;
       const p = new Params();
-      await this.pool.query(`UPDATE api_keys SET last_used_at = ${p.add(now)} WHERE id = ${p.add(key.id)}`, p.values);
+      // Bookkeeping, not a check: the request does not wait for it, nor fail with it (the next minute writes it again).
+      this.pool.query(`UPDATE api_keys SET last_used_at = ${p.add(now)} WHERE id = ${p.add(key.id)}`, p.values).catch(() => {
+        key.lastUsedAt = null;
+      });
     }
     return { viewer: { tenantId: key.tenantId, keyId: key.id, scopes: key.scopes, expiresAt: key.expiresAt } };
   }
@@ -44,17 +53,26 @@ export class KeyCache {
   private async row(prefix: string, nowMs: number): Promise<KeyRow | null> {
     const cached = this.byPrefix.get(prefix);
     if (cached && nowMs - cached.loadedAt < this.ttlMs) return cached.row;
-    const p = new Params();
-    const rows = await queryRows<KeyRow>(
-      this.pool,
-      `SELECT id, tenant_id AS "tenantId", secret_hash AS "secretHash", scopes, expires_at AS "expiresAt",
-              revoked_at AS "revokedAt", last_used_at AS "lastUsedAt" FROM api_keys WHERE prefix = ${p.add(prefix)}`,
-      p,
-    );
+    const rows = await this.read(prefix).catch((err: unknown) => {
+      const stale = cached && nowMs - cached.loadedAt < STALE_FOR_MS && databaseTrouble(err, true) !== null;
+      if (stale) return [cached.row];
+      throw err;
+    });
+    if (cached && rows[0] === cached.row) return cached.row;
     const row = rows[0] ?? null;
     // Unknown prefixes are not kept: a flood of made-up keys must not grow this map.
     if (row) this.byPrefix.set(prefix, { row, loadedAt: nowMs });
     else this.byPrefix.delete(prefix);
     return row;
+  }
+
+  private read(prefix: string): Promise<KeyRow[]> {
+    const p = new Params();
+    return queryRows<KeyRow>(
+      this.pool,
+      `SELECT id, tenant_id AS "tenantId", secret_hash AS "secretHash", scopes, expires_at AS "expiresAt",
+              revoked_at AS "revokedAt", last_used_at AS "lastUsedAt" FROM api_keys WHERE prefix = ${p.add(prefix)}`,
+      p,
+    );
   }
 }

@@ -3,7 +3,7 @@
 
 import { InputLimitError, NotFoundError } from '../core/errors.ts';
 import { canonicalId, isUuid } from '../core/ids.ts';
-import { allTimeFrom, type Bucket, MAX_RANGE_DAYS, type ToolStats, type Totals, validateDashboardFilter } from '../monitor/dashboard.ts';
+import { allTimeFrom, type Bucket, MAX_RANGE_DAYS, rangeEnd, type ToolStats, type Totals, validateDashboardFilter } from '../monitor/dashboard.ts';
 import { findLastError, LAST_LINE_CHARS, type LastError } from '../monitor/last-error.ts';
 import {
   creditsOfEpisode,
@@ -15,7 +15,7 @@ import {
   type ReceiptRow,
   type RetrievalCredit,
 } from '../monitor/receipts.ts';
-import { type BudgetExhaustion, type Dashboard, firstRunAt, loadDashboard } from '../monitor/store.ts';
+import { type BudgetExhaustion, type Dashboard, loadDashboard, runSpan } from '../monitor/store.ts';
 import { builder } from './builder.ts';
 import type { Context } from './context.ts';
 import { listSize } from './page-size.ts';
@@ -26,7 +26,10 @@ const DEFAULT_RECEIPTS_PAGE = 20;
 const DashboardFilterInput = builder.inputType('DashboardFilter', {
   fields: (t) => ({
     from: t.field({ type: 'DateTime', description: "Omitted: all time, from the hour of the tenant's first run." }),
-    to: t.field({ type: 'DateTime', required: true, description: `Exclusive; at most ${MAX_RANGE_DAYS} days after from.` }),
+    to: t.field({
+      type: 'DateTime',
+      description: `Exclusive; at most ${MAX_RANGE_DAYS} days after from. Omitted: the end of the current hour, or for all time (from omitted too) the end of the hour of the tenant's latest run.`,
+    }),
     taskType: t.string(),
     domain: t.string(),
   }),
@@ -195,8 +198,10 @@ builder.queryFields((t) => ({
     args: { filter: t.arg({ type: DashboardFilterInput, required: true }) },
     resolve: async (_root, { filter: f }, ctx) => {
       const pool = ctx.services.db.pool;
-      const from = f.from ?? allTimeFrom(await firstRunAt(pool, tenantOf(ctx)), f.to);
-      const filter = { from, to: f.to, taskType: f.taskType || null, domain: f.domain || null };
+      const span = f.from && f.to ? null : await runSpan(pool, tenantOf(ctx));
+      const to = f.to ?? rangeEnd(span?.latest ?? null, !f.from, new Date());
+      const from = f.from ?? allTimeFrom(span?.first ?? null, to);
+      const filter = { from, to, taskType: f.taskType || null, domain: f.domain || null };
       const violations = validateDashboardFilter(filter);
       if (violations.length) throw new InputLimitError(violations);
       return loadDashboard(pool, tenantOf(ctx), filter);

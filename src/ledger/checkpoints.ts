@@ -69,7 +69,7 @@ class LedgerTamperedError extends Error {
 type CheckpointRow = LedgerCheckpointsRow;
 
 /** The largest tree size ever signed for the tenant (0 when none): checkpoints are kept forever, so none is newer. */
-export async function signedMark(pool: pg.Pool, tenantId: string): Promise<number> {
+async function signedMark(pool: pg.Pool, tenantId: string): Promise<number> {
   const p = new Params();
   const [row] = await queryRows<{ tree_size: string }>(pool, `SELECT tree_size FROM ledger_checkpoint_marks WHERE tenant_id = ${p.add(tenantId)}`, p);
   return Number(row?.tree_size ?? 0);
@@ -158,9 +158,10 @@ export class CheckpointPublisher {
    * behind a fresh issuedAt, so it is refused as tampering.
    */
   async publish(tenantId: string): Promise<SignedTreeHead> {
+    // The mark first: a checkpoint another process signs meanwhile then shows in `latest` too.
+    const mark = await signedMark(this.pool, tenantId);
     const head = await readHead(this.pool, tenantId);
     const latest = await latestCheckpoint(this.pool, tenantId);
-    const mark = await signedMark(this.pool, tenantId);
     if ((latest?.treeSize ?? 0) < mark) throw new LedgerTamperedError(tenantId, mark, `checkpoint ${mark} was signed and is gone`);
     if (latest && latest.treeSize >= head.seq) return latest;
     return this.publishAt(tenantId, head.seq);

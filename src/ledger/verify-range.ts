@@ -10,7 +10,7 @@ import type pg from 'pg';
 import type { LedgerEventsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { checkBlobs } from './blob-check.ts';
-import { listCheckpoints, signedMark } from './checkpoints.ts';
+import { listCheckpoints } from './checkpoints.ts';
 import { releaseBytes, rowCount } from './copy-rows.ts';
 import { fromHex, GENESIS_HASH, HASH_BYTES, hasherReady, toHex } from './hash.ts';
 import { hashLeaf, MerkleAccumulator } from './merkle.ts';
@@ -135,16 +135,39 @@ async function allCheckpoints(pool: pg.Pool, tenantId: string): Promise<SignedTr
   }
 }
 
+/** How far the ledger reached when the verification began: the largest size signed, the head row, the step rows. */
+interface Reach {
+  mark: number;
+  headSeq: number;
+  stepRows: number;
+}
+
+/**
+ * Read in one statement before the checkpoints and the events: a live server appends events,
+ * steps and checkpoints while the walk runs, and counts read after it would report those as a
+ * missing tail, a missing checkpoint or uncovered steps. What the walk checks reaches at least this far.
+ */
+async function reachOf(pool: pg.Pool, tenantId: string): Promise<Reach> {
+  const p = new Params();
+  const tenant = p.add(tenantId);
+  const [row] = await queryRows<{ mark: string | null; head: string | null; steps: string }>(
+    pool,
+    `SELECT (SELECT tree_size FROM ledger_checkpoint_marks WHERE tenant_id = ${tenant}) AS mark,
+            (SELECT seq FROM ledger_heads WHERE tenant_id = ${tenant}) AS head,
+            (SELECT count(*) FROM steps WHERE tenant_id = ${tenant}) AS steps`,
+    p,
+  );
+  return { mark: Number(row?.mark ?? 0), headSeq: Number(row?.head ?? 0), stepRows: Number(row?.steps ?? 0) };
+}
+
 /**
  * A tail deleted together with its checkpoints leaves a valid shorter chain: the head row and the
  * largest size ever signed still say how far the ledger reached. A newest checkpoint deleted alone
  * is reported at its size.
  */
-async function cutOffFailure(pool: pg.Pool, tenantId: string, end: number, latest: number | null): Promise<Failure | undefined> {
-  const mark = await signedMark(pool, tenantId);
-  const p = new Params();
-  const [head] = await queryRows<{ seq: string }>(pool, `SELECT seq FROM ledger_heads WHERE tenant_id = ${p.add(tenantId)}`, p);
-  const reached = Math.max(mark, Number(head?.seq ?? 0));
+function cutOffFailure(reach: Reach, end: number, latest: number | null): Failure | undefined {
+  const { mark } = reach;
+  const reached = Math.max(mark, reach.headSeq);
   if (reached > end)
     return { seq: end + 1, problem: 'missing-tail', reason: `the ledger reached seq ${reached} (head row, or a checkpoint signed) but ends at seq ${end}` };
   if (mark > (latest ?? 0)) return { seq: mark, problem: 'checkpoint-missing', reason: `checkpoint ${mark} was signed and is gone` };
@@ -152,10 +175,8 @@ async function cutOffFailure(pool: pg.Pool, tenantId: string, end: number, lates
 }
 
 /** From seq 1 to the head: step rows no event covers, and every blob re-hashed. */
-async function wholeLedgerFailure(pool: pg.Pool, tenantId: string, end: number, stepsChecked: number): Promise<Failure | undefined> {
-  const p = new Params();
-  const [count] = await queryRows<{ n: string }>(pool, `SELECT count(*)::bigint AS n FROM steps WHERE tenant_id = ${p.add(tenantId)}`, p);
-  const stored = Number(count?.n ?? 0);
+async function wholeLedgerFailure(pool: pg.Pool, tenantId: string, reach: Reach, end: number, stepsChecked: number): Promise<Failure | undefined> {
+  const stored = reach.stepRows;
   if (stored > stepsChecked)
     return { seq: end + 1, problem: 'step-uncovered', reason: `${stored - stepsChecked} step rows are covered by no steps.logged event` };
   const blobs = await checkBlobs(pool, tenantId, end);
@@ -185,6 +206,7 @@ async function verifyThrough(
 ): Promise<RangeReport> {
   const { fromSeq, toSeq } = range;
   await hasherReady;
+  const reach = await reachOf(pool, tenantId);
   const heads = await allCheckpoints(pool, tenantId);
   const latest = heads.at(-1) ?? null;
   const counts = { checked: 0, stepsChecked: 0, rowsChecked: 0, checkpointsChecked: 0 };
@@ -243,11 +265,11 @@ async function verifyThrough(
     return report({ seq: end + 1, problem: 'missing-tail', reason: `checkpoint ${beyond.treeSize} is signed but the ledger ends at seq ${end}` });
   }
   if (toSeq === null) {
-    const cut = await cutOffFailure(pool, tenantId, end, latest?.treeSize ?? null);
+    const cut = cutOffFailure(reach, end, latest?.treeSize ?? null);
     if (cut) return report(cut);
   }
   if (fromSeq === 1 && toSeq === null) {
-    const whole = await wholeLedgerFailure(pool, tenantId, end, counts.stepsChecked);
+    const whole = await wholeLedgerFailure(pool, tenantId, reach, end, counts.stepsChecked);
     if (whole) return report(whole);
   }
   return report();

@@ -39,15 +39,29 @@ export function defineTool<const S extends z.ZodRawShape>(tool: {
 
 type UnionResult = { __typename: string; message?: string | null; violations?: Array<Record<string, unknown>> | null } & Record<string, unknown>;
 
-/** A result-union error as a tool error: its type, its message and each field with its limit. */
-function errorAnswer(result: UnionResult): ToolAnswer {
+/** API field paths a tool's arguments map to (`outcome.verdict` -> `summary`), so an error names the argument the agent passed. */
+export type ArgumentNames = ReadonlyArray<readonly [apiPath: string, argument: string]>;
+
+function renamed(text: string, names: ArgumentNames): string {
+  return names.reduce((out, [path, argument]) => out.replace(new RegExp(`\\b(?:input\\.)?${path.replace(/\./g, '\\.')}\\b`, 'g'), argument), text);
+}
+
+function withArgumentNames(violation: Record<string, unknown>, names: ArgumentNames): Record<string, unknown> {
+  const out = { ...violation };
+  for (const key of ['field', 'message'] as const) if (typeof out[key] === 'string') out[key] = renamed(out[key], names);
+  return out;
+}
+
+/** A result-union error as a tool error: its type, its message and each field (as the tool's argument) with its limit. */
+function errorAnswer(result: UnionResult, names: ArgumentNames): ToolAnswer {
+  const violations = result.violations?.map((v) => withArgumentNames(v, names));
   // A refused input changes nothing: the API checks every limit before it writes (or records a receipt).
-  const detail = result.violations?.length ? `${violationsText(result.violations)}. Nothing was written.` : (result.message ?? 'refused');
-  return { text: `${result.__typename}: ${detail}`, structured: result, isError: true };
+  const detail = violations?.length ? `${violationsText(violations)}. Nothing was written.` : renamed(result.message ?? 'refused', names);
+  return { text: `${result.__typename}: ${detail}`, structured: { ...result, ...(violations ? { violations } : {}) }, isError: true };
 }
 
 /** The success member of a union result through `toText`, or the error member as a tool error. */
-export function answer<T extends { __typename: string }>(result: T, toText: (r: T) => string): ToolAnswer {
-  if (result.__typename.endsWith('Error')) return errorAnswer(result as unknown as UnionResult);
+export function answer<T extends { __typename: string }>(result: T, toText: (r: T) => string, names: ArgumentNames = []): ToolAnswer {
+  if (result.__typename.endsWith('Error')) return errorAnswer(result as unknown as UnionResult, names);
   return { text: toText(result), structured: result as unknown as Record<string, unknown> };
 }

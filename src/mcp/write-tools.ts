@@ -7,7 +7,7 @@ import { STEP_LIMITS } from '../steps/limits.ts';
 import { violationsText } from './format.ts';
 import { OPERATIONS } from './operations.ts';
 import { TASK_INPUT } from './read-tools.ts';
-import { answer, defineTool } from './tool.ts';
+import { type ArgumentNames, answer, defineTool } from './tool.ts';
 
 const { task, taskType, language, framework, domain, tags } = TASK_INPUT;
 const episodeId = z.string().min(1).max(128).describe('The episode id start_episode returned');
@@ -131,6 +131,16 @@ const logSteps = defineTool({
 const list = (what: string) =>
   z.array(z.string().max(OUTCOME_LIMITS.itemBytes)).max(OUTCOME_LIMITS.items).optional().describe(`${what} (at most ${OUTCOME_LIMITS.items} items)`);
 
+/** complete_episode's flat arguments, where the API's outcome fields arrive from. */
+const OUTCOME_ARGUMENTS: ArgumentNames = [
+  ['outcome.verdict', 'summary'],
+  ['outcome.artifacts', 'filesChanged'],
+  ['outcome.completed', 'completed'],
+  ['outcome.failed', 'failed'],
+  ['outcome.reason', 'reason'],
+  ['outcome.details', 'details'],
+];
+
 const completeEpisode = defineTool({
   name: 'complete_episode',
   title: 'Finish a run with its outcome',
@@ -161,11 +171,15 @@ const completeEpisode = defineTool({
       outcome,
       usedRetrievals: a.usedRetrievals,
     });
-    return answer(result, (r) => {
-      const { episode } = r as Result;
-      const reward = episode.reward?.normalized == null ? '' : `, reward ${episode.reward.normalized.toFixed(2)}`;
-      return `Episode ${episode.id} is ${episode.status} (${kind}${reward}). relevant_episodes will find it for similar tasks.`;
-    });
+    return answer(
+      result,
+      (r) => {
+        const { episode } = r as Result;
+        const reward = episode.reward?.normalized == null ? '' : `, reward ${episode.reward.normalized.toFixed(2)}`;
+        return `Episode ${episode.id} is ${episode.status} (${kind}${reward}). relevant_episodes will find it for similar tasks.`;
+      },
+      OUTCOME_ARGUMENTS,
+    );
   },
 });
 

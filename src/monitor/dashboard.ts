@@ -92,6 +92,20 @@ export function bucketMsFor(f: Pick<DashboardFilter, 'from' | 'to'>): number {
   return span <= HOURLY_UP_TO_MS ? HOUR_MS : span <= DAILY_UP_TO_MS ? DAY_MS : WEEK_MS;
 }
 
+/** The end of the hour `at` falls in (exclusive): a range's `to` when the caller gives none. */
+export function endOfHour(at: Date): Date {
+  return new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS);
+}
+
+/**
+ * Where a range without `to` ends: after the hour of the tenant's latest run when the range is all
+ * time (imported history a year old fills the chart instead of one bar at its left edge), else
+ * (or with no run yet) at the end of the current hour.
+ */
+export function rangeEnd(latestRun: Date | null, allTime: boolean, now: Date): Date {
+  return allTime && latestRun ? endOfHour(latestRun) : endOfHour(now);
+}
+
 /**
  * The range "all time": from the hour of the tenant's first run (null: none yet, then the last
  * day) to `to`.

@@ -179,11 +179,12 @@ const creditedSql = (
   WHERE l.tenant_id = ${p.add(r.tenantId)} AND l.type = 'retrieval.feedback' AND ${inRange(p, r, 'l.created_at')} AND ${episodeMatch(p, r, 'l.episode_id')}
   GROUP BY 1`;
 
-/** When the tenant's first run started (the index on (tenant_id, started_at) answers it); null when none did. */
-export async function firstRunAt(pool: pg.Pool, tenantId: string): Promise<Date | null> {
+/** When the tenant's first and latest runs started (the index on (tenant_id, started_at) answers it); null when none did. */
+export async function runSpan(pool: pg.Pool, tenantId: string): Promise<{ first: Date | null; latest: Date | null }> {
   const p = new Params();
-  const sql = `SELECT min(started_at) AS first FROM episodes WHERE tenant_id = ${p.add(tenantId)}`;
-  return (await queryRows<{ first: Date | null }>(pool, sql, p))[0]?.first ?? null;
+  const sql = `SELECT min(started_at) AS first, max(started_at) AS latest FROM episodes WHERE tenant_id = ${p.add(tenantId)}`;
+  const [row] = await queryRows<{ first: Date | null; latest: Date | null }>(pool, sql, p);
+  return { first: row?.first ?? null, latest: row?.latest ?? null };
 }
 
 export async function loadDashboard(pool: pg.Pool, tenantId: string, asked: DashboardFilter): Promise<Dashboard> {

@@ -162,6 +162,11 @@ describe.each<TransportName>(['stdio', 'http'])('MCP over %s', (transport) => {
     const noReason = await call(writer.client, 'complete_episode', { episodeId: id, outcome: 'failure' });
     expect(noReason.isError).toBe(true);
     expect(noReason.text).toMatch(/reason/);
+    // The error names the argument the agent passed (summary), not the API field it becomes.
+    const noSummary = await call(writer.client, 'complete_episode', { episodeId: id, outcome: 'success' });
+    expect(noSummary.isError).toBe(true);
+    expect(noSummary.text).toMatch(/\bsummary\b/);
+    expect(noSummary.text).not.toMatch(/verdict/);
     const episode = await call(writer.client, 'episode', { id });
     expect(episode.text).toMatch(new RegExp(`^Episode ${id}: RUNNING`));
     expect(episode.text).not.toContain('Steps');

@@ -15,3 +15,6 @@ export const FLAGS = [
 
 /** A real Chromium and server on a 2-core machine that other jobs share: a test's steps can take minutes. */
 export const BROWSER_TEST_MS = 180_000;
+
+/** How long a browser test waits for one thing to show (a page's first load on a loaded machine took over 30 s). */
+export const SHOW_MS = 90_000;

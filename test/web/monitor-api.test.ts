@@ -172,6 +172,27 @@ describe('dashboard query', () => {
     expect(recent.steps).toBe(0);
   });
 
+  it('over all time with no end either spans the first to the latest run, so runs imported a year ago fill the chart', async () => {
+    const archive = await t.addTenant('tenant-archive');
+    const first = new Date(Date.now() - 400 * 86_400_000);
+    const latest = new Date(first.getTime() + 3 * 86_400_000 + 90 * 60_000);
+    const START = 'mutation($input: StartEpisodeInput!) { startEpisode(input: $input) { __typename } }';
+    for (const startedAt of [first, latest]) {
+      const data = await api(START, { input: { taskDescription: 'An imported run', taskType: 'history', startedAt: startedAt.toISOString() } }, archive.write);
+      expect(data.startEpisode.__typename).toBe('StartEpisodePayload');
+    }
+    const hour = (d: Date) => Math.floor(d.getTime() / 3_600_000) * 3_600_000;
+    const all = await api('{ dashboard(filter: {}) { ... on Dashboard { from bucketSeconds totals { runs } series { start runs } } } }', {}, archive.read).then(
+      (d) => d.dashboard,
+    );
+    expect(all.from).toBe(new Date(hour(first)).toISOString());
+    expect(all.bucketSeconds).toBe(3_600); // four days: hours, not one weekly bar
+    expect(all.totals.runs).toBe(2);
+    const last = all.series.at(-1);
+    expect(last).toMatchObject({ start: new Date(hour(latest)).toISOString(), runs: 1 });
+    expect(all.series[0]).toMatchObject({ runs: 1 });
+  });
+
   it('is confined to the tenant of the key', async () => {
     const other = await t.addTenant('tenant-b');
     const d = await dashboard({}, other.read);

@@ -7,8 +7,10 @@ import {
   bucketMsFor,
   buildSeries,
   DAY_MS,
+  endOfHour,
   HOUR_MS,
   histogramPercentile,
+  rangeEnd,
   rollupKey,
   totalsOf,
   validateDashboardFilter,
@@ -51,6 +53,14 @@ describe('dashboard rules', () => {
     expect(allTimeFrom(null, at('2026-11-26T15:00:00Z'))).toEqual(at('2026-11-25T15:00:00Z'));
     expect(allTimeFrom(at('2026-11-26T14:59:00Z'), at('2026-11-26T15:00:00Z'))).toEqual(at('2026-11-26T14:00:00Z'));
     expect(allTimeFrom(at('2026-11-27T00:00:00Z'), at('2026-11-26T15:00:00Z'))).toEqual(at('2026-11-26T14:00:00Z')); // never an empty range
+  });
+
+  it('ends a range without `to` after the latest run for all time, else at the end of the current hour', () => {
+    const now = at('2026-11-26T14:20:00Z');
+    expect(endOfHour(at('2026-11-26T14:00:00Z'))).toEqual(at('2026-11-26T15:00:00Z'));
+    expect(rangeEnd(at('2025-11-20T08:59:59Z'), true, now)).toEqual(at('2025-11-20T09:00:00Z'));
+    expect(rangeEnd(at('2025-11-20T08:59:59Z'), false, now)).toEqual(at('2026-11-26T15:00:00Z'));
+    expect(rangeEnd(null, true, now)).toEqual(at('2026-11-26T15:00:00Z'));
   });
 
   it('fills every bucket, merges sources and totals them; partial outcomes are not successes', () => {

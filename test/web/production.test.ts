@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
 import { corpus } from '../patterns/corpus.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import { BROWSER_TEST_MS, CHROMIUM, FLAGS } from '../support/browser.ts';
+import { BROWSER_TEST_MS, CHROMIUM, FLAGS, SHOW_MS } from '../support/browser.ts';
 import type { Json } from '../support/json.ts';
 
 let t: TestApp;
@@ -75,7 +75,7 @@ describe('the monitor with introspection off', () => {
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.goto(new URL(`/#/episodes/${id}`, t.url).href);
       const card = (title: string | RegExp) => page.locator('section.card', { has: page.locator('h3', { hasText: title }) });
-      await card(/^Reward$/).waitFor({ timeout: 30_000 });
+      await card(/^Reward$/).waitFor({ timeout: SHOW_MS });
       const reward = await card(/^Reward$/).textContent();
       expect(reward).toMatch(/total/i);
       expect(await card(/^Reflection$/).textContent()).toMatch(/successes/i);

@@ -114,10 +114,11 @@ describe('the monitor on imported real runs', { timeout: BROWSER_TEST_MS }, () =
     const busy = dash.series.filter((b: { runs: number; steps: number }) => b.runs > 0 || b.steps > 0);
     expect(busy.every((b: { runs: number; steps: number }) => b.runs > 0 && b.steps > 0)).toBe(true);
 
+    // Opened without a click: no run in the last 24 hours, so it shows all time and says so.
     await page.goto(`${home()}#/dashboard`);
-    await page.getByLabel('Range').selectOption('all');
-    await page.getByRole('button', { name: 'Apply' }).click();
     await expect.poll(() => tile('Runs').locator('.tile-value').textContent(), LIVE).toBe(num(d.runs));
+    expect(await page.locator('[data-widened]').textContent()).toContain('No run started in the last 24 hours');
+    expect(await page.getByLabel('Range').inputValue()).toBe('all');
     expect(await tile('Tokens').locator('.tile-value').textContent()).toBe(num(d.tokens));
     expect(await tile('Step latency').locator('.tile-detail').textContent()).toContain(`${num(d.steps)} steps`);
     expect(await tile('Success rate').locator('.tile-detail').textContent()).toContain(`${num(d.successes)} ok`);
@@ -125,7 +126,13 @@ describe('the monitor on imported real runs', { timeout: BROWSER_TEST_MS }, () =
     expect(await page.locator(`[data-chart="Tool error rates"] [data-tool="${top.tool}"]`).textContent()).toContain(
       `${num(top.errors)} of ${num(top.calls)} calls`,
     );
-    expect(await page.locator('.charts figcaption').first().textContent()).toBe('Runs per day by status');
+    // The chart spans the first to the latest run, in buckets of that span's size.
+    const opened = await t.gql('{ dashboard(filter: {}) { ... on Dashboard { bucketSeconds series { runs } } } }', {}, t.keys.read);
+    const { bucketSeconds, series } = opened.data.dashboard as { bucketSeconds: number; series: Array<{ runs: number }> };
+    expect(series[0]?.runs).toBeGreaterThan(0);
+    expect(series.at(-1)?.runs).toBeGreaterThan(0);
+    const unit = bucketSeconds >= 7 * 86_400 ? 'week' : bucketSeconds >= 86_400 ? 'day' : 'hour';
+    expect(await page.locator('.charts figcaption').first().textContent()).toBe(`Runs per ${unit} by status`);
   });
 
   it('clamps a long task in the list and on the episode page, the whole text one click away', async () => {

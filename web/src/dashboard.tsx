@@ -58,11 +58,15 @@ const money = (n: number) => `$${n.toFixed(n < 10 ? 4 : 2)}`;
 
 function variables(f: Filter) {
   const hours = RANGES.find((r) => r.value === f.range)?.hours;
+  const match = { taskType: f.taskType || null, domain: f.domain || null };
+  // All time: no start and no end, the server spans the tenant's first to latest run (imported history included).
+  if (hours === null) return { filter: { from: null, to: null, ...match } };
   const to = new Date(Math.ceil((Date.now() + 1) / 3_600_000) * 3_600_000); // the end of this hour
-  // All time: no start, the server starts at the tenant's first run (imported history included).
-  const from = hours === null ? null : new Date(to.getTime() - (hours ?? 24) * 3_600_000).toISOString();
-  return { filter: { from, to: to.toISOString(), taskType: f.taskType || null, domain: f.domain || null } };
+  return { filter: { from: new Date(to.getTime() - (hours ?? 24) * 3_600_000).toISOString(), to: to.toISOString(), ...match } };
 }
+
+/** The range the dashboard opens on; with no run in it (an import of older runs) it opens on all time instead. */
+const OPENING_RANGE = '24h';
 
 const bucketName = (seconds: number) => (seconds >= 7 * 86_400 ? 'week' : seconds >= 86_400 ? 'day' : 'hour');
 
@@ -171,7 +175,10 @@ function Tiles({ data }: { data: DashboardData }) {
 
 /** `changed` moves whenever the ledger shows a new event: the dashboard reloads shortly after. */
 export function Dashboard({ api, changed }: { api: Api; changed: string | undefined }) {
-  const [filter, setFilter] = useState<Filter>({ range: '24h', taskType: '', domain: '' });
+  const [filter, setFilter] = useState<Filter>({ range: OPENING_RANGE, taskType: '', domain: '' });
+  // Set once the opening range was empty and all time shown instead; the user's own choice clears it.
+  const [widened, setWidened] = useState(false);
+  const chosen = useRef(false);
   const [data, setData] = useState<DashboardData | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loadedAt, setLoadedAt] = useState<string>('');
@@ -188,6 +195,10 @@ export function Dashboard({ api, changed }: { api: Api; changed: string | undefi
         .query<{ dashboard: DashboardData }>(QUERY, variables(filter))
         .then(({ dashboard }) => {
           if (dashboard.message) return setError(dashboard.message);
+          if (!chosen.current && filter.range === OPENING_RANGE && dashboard.totals.runs === 0) {
+            setWidened(true);
+            return setFilter({ ...filter, range: 'all' });
+          }
           setData(dashboard);
           setError(null);
           setLoadedAt(new Date().toLocaleTimeString('en-GB', { hour12: false }));
@@ -200,8 +211,10 @@ export function Dashboard({ api, changed }: { api: Api; changed: string | undefi
   const apply = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
+    chosen.current = true;
+    setWidened(false);
     setFilter({
-      range: String(form.get('range') ?? '24h'),
+      range: String(form.get('range') ?? OPENING_RANGE),
       taskType: String(form.get('taskType') ?? '').trim(),
       domain: String(form.get('domain') ?? '').trim(),
     });
@@ -213,9 +226,9 @@ export function Dashboard({ api, changed }: { api: Api; changed: string | undefi
       <form class="filters" onSubmit={apply} aria-label="Dashboard filters">
         <label>
           Range{' '}
-          <select name="range" defaultValue={filter.range}>
+          <select name="range" key={filter.range}>
             {RANGES.map((r) => (
-              <option key={r.value} value={r.value}>
+              <option key={r.value} value={r.value} selected={r.value === filter.range}>
                 {r.label}
               </option>
             ))}
@@ -235,6 +248,11 @@ export function Dashboard({ api, changed }: { api: Api; changed: string | undefi
           </span>
         )}
       </form>
+      {widened && (
+        <p class="muted" data-widened>
+          No run started in the last 24 hours: showing all time.
+        </p>
+      )}
       {error && <p class="alert">{error}</p>}
       {data && t && (
         <>

@@ -197,8 +197,8 @@ export type DashboardFilter = {
   /** Omitted: all time, from the hour of the tenant's first run. */
   from?: InputMaybe<Scalars['DateTime']['input']>;
   taskType?: InputMaybe<Scalars['String']['input']>;
-  /** Exclusive; at most 3653 days after from. */
-  to: Scalars['DateTime']['input'];
+  /** Exclusive; at most 3653 days after from. Omitted: the end of the current hour, or for all time (from omitted too) the end of the hour of the tenant's latest run. */
+  to?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 export type DashboardTotals = {
