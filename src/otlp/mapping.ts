@@ -7,7 +7,7 @@ import { STEP_LIMITS, type StepInput } from '../steps/limits.ts';
 import type { JsonObject, JsonValue } from '../validation/json.ts';
 import { allAttributes, count, first, firstUserMessage, operationOf, text, toolCallOf, usageOf } from './genai.ts';
 import { inputMessages, outputMessages } from './messages.ts';
-import { type Attributes, type AttrValue, type OtlpSpan, STATUS_ERROR, STATUS_OK } from './spans.ts';
+import { type Attributes, type AttrValue, byStart, type OtlpSpan, STATUS_ERROR, STATUS_OK } from './spans.ts';
 import { answerOf, chosenToolCalls, modelAction, toolAction, transcriptOf } from './step-content.ts';
 
 /** The attribute on the root span that states the run's outcome: success, partial or failure. */
@@ -39,7 +39,7 @@ const stringList = (v: AttrValue | undefined): string[] => (Array.isArray(v) ? v
 function taskOf(root: OtlpSpan, trace: readonly OtlpSpan[]): string {
   const a = allAttributes(root);
   const fromTrace = () => {
-    for (const span of [...trace].sort((x, y) => x.startMs - y.startMs)) {
+    for (const span of [...trace].sort(byStart)) {
       const message = firstUserMessage(span);
       if (message) return message;
     }

@@ -22,6 +22,8 @@ export interface OtlpSpan {
   /** Unix milliseconds. */
   startMs: number;
   endMs: number;
+  /** Unix microseconds: orders spans that start in the same millisecond (a tool call and the model call after it). */
+  startUs: number;
   attributes: Attributes;
   status: { code: number; message: string };
   /** Span events (older GenAI instrumentations put prompts and completions there). */
@@ -67,6 +69,23 @@ function int64(v: unknown): number {
   }
   return badShape('not an integer');
 }
+
+const nanosToUs = (v: unknown): number => {
+  if (typeof v === 'string' && /^\d+$/.test(v)) return Number(BigInt(v) / 1_000n);
+  if (typeof v === 'object' && v !== null && 'low' in v) return Number(BigInt(String(v)) / 1_000n);
+  return Math.floor(int64(v) / 1_000);
+};
+
+/** Spans in the order they started, to the microsecond; the span id breaks a tie so the order never depends on arrival. */
+export function byStart(a: OtlpSpan, b: OtlpSpan): number {
+  return startUsOf(a) - startUsOf(b) || a.spanId.localeCompare(b.spanId);
+}
+
+/** Pending spans stored before startUs existed have only milliseconds. */
+const startUsOf = (s: OtlpSpan): number => s.startUs ?? s.startMs * 1_000;
+
+/** When the earliest of the spans started, in microseconds. */
+export const earliestStartUs = (spans: readonly OtlpSpan[]): number => Math.min(...spans.map(startUsOf));
 
 export const nanosToMs = (v: unknown): number => {
   if (typeof v === 'string' && /^\d+$/.test(v)) return Number(BigInt(v) / 1_000_000n);
@@ -120,6 +139,7 @@ function spanOf(raw: unknown, resource: Attributes): OtlpSpan | string {
     name: typeof raw.name === 'string' ? raw.name : '',
     startMs: nanosToMs(raw.startTimeUnixNano),
     endMs: nanosToMs(raw.endTimeUnixNano),
+    startUs: nanosToUs(raw.startTimeUnixNano),
     attributes: attributesOf(raw.attributes),
     status: { code: int64(status.code), message: typeof status.message === 'string' ? status.message : '' },
     events: listOf(raw.events).flatMap((e) => (isTree(e) ? [{ name: String(e.name ?? ''), attributes: attributesOf(e.attributes) }] : [])),

@@ -24,7 +24,7 @@ import { dedupeKeyOfTrace, episodeOfRoot, outcomeOfRoot, sideEffectKeyOfSpan, st
 import { expirePending, forgetPending, keepPending, pendingHeld, pendingJson, pendingOf } from './pending.ts';
 import { admitPending, expiredBefore, MAX_PENDING_SPANS_PER_TENANT, type PendingLimits } from './pending-limits.ts';
 import { closeRun, openRunOf, type RunKey, runKeyOf, touchRun } from './runs.ts';
-import type { OtlpSpan } from './spans.ts';
+import { byStart, earliestStartUs, type OtlpSpan } from './spans.ts';
 
 export type { SpanRefusal } from '../http/span-refusals.ts';
 
@@ -102,8 +102,8 @@ export class TraceIngest {
       );
       for (const r of reports) merge(report, r);
     }
-    const earliest = (list: OtlpSpan[]) => Math.min(...list.map((s) => s.startMs));
-    for (const [traceId, list] of calls.sort((a, b) => earliest(a[1]) - earliest(b[1]))) merge(report, await this.settle(tenantId, traceId, list, null));
+    for (const [traceId, list] of calls.sort((a, b) => earliestStartUs(a[1]) - earliestStartUs(b[1])))
+      merge(report, await this.settle(tenantId, traceId, list, null));
     return report;
   }
 
@@ -140,7 +140,7 @@ export class TraceIngest {
     const all = await withLogEvents(this.deps.db.pool, tenantId, [traceId], groupByTrace([...spans, ...kept]).get(traceId) ?? []);
     const root = rootOf(all, known);
     if (known?.run || (!known && root && operationOf(root) === 'model_call')) return this.joinRun(tenantId, traceId, all, kept, known);
-    const children = all.filter((s) => s !== root).sort((a, b) => a.startMs - b.startMs || a.spanId.localeCompare(b.spanId));
+    const children = all.filter((s) => s !== root).sort(byStart);
     const report: IngestReport = { stored: 0, pending: 0, refused: [] };
     let episode = known;
     if (!episode) {
@@ -186,7 +186,7 @@ export class TraceIngest {
   private async journalRun(tenantId: string, traceId: string, spans: OtlpSpan[], kept: OtlpSpan[], known: EpisodeRef | null, run: RunKey) {
     const { writer, jobs: queue, runs } = this.deps;
     const { pool } = this.deps.db;
-    const ordered = [...spans].sort((a, b) => a.startMs - b.startMs || a.spanId.localeCompare(b.spanId));
+    const ordered = [...spans].sort(byStart);
     const startMs = Math.min(...ordered.map((s) => s.startMs));
     const endMs = Math.max(...ordered.map((s) => Math.max(s.startMs, s.endMs)));
     let open = known ? { episodeId: known.id, lastSpanEndMs: endMs } : await openRunOf(pool, tenantId, run.key);

@@ -7,7 +7,7 @@ import { decodeRequest, encodeResponse, formatOf, inflate } from '../../src/otlp
 import { firstUserMessage, operationOf, usageOf } from '../../src/otlp/genai.ts';
 import { cutBytes, episodeOfRoot, outcomeOfRoot, stepOfSpan } from '../../src/otlp/mapping.ts';
 import { outputMessages } from '../../src/otlp/messages.ts';
-import { type Attributes, MalformedRequestError, type OtlpSpan, spansOf } from '../../src/otlp/spans.ts';
+import { type Attributes, byStart, MalformedRequestError, type OtlpSpan, spansOf } from '../../src/otlp/spans.ts';
 import { validateStep } from '../../src/steps/limits.ts';
 
 const TRACE = '5b8efff798038103d269b633813fc60c';
@@ -20,6 +20,7 @@ function span(attributes: Attributes, extra: Partial<OtlpSpan> = {}): OtlpSpan {
     name: 'span',
     startMs: 1_700_000_000_000,
     endMs: 1_700_000_000_250,
+    startUs: (extra.startMs ?? 1_700_000_000_000) * 1_000,
     attributes,
     status: { code: 0, message: '' },
     events: [],
@@ -72,11 +73,21 @@ describe('reading an export request', () => {
       name: 'invoke_agent',
       startMs: 1_700_000_000_123,
       endMs: 1_700_000_001_000,
+      startUs: 1_700_000_000_123_456,
       attributes: { s: 'x', i: 42, d: 0.5, b: true, a: ['p', 1], m: { k: 'v' } },
       status: { code: 2, message: 'boom' },
       events: [{ name: 'gen_ai.content.prompt', attributes: { 'gen_ai.prompt': 'hi' } }],
       resource: { 'service.name': 'svc' },
     });
+  });
+
+  it('orders spans that start in the same millisecond by their microseconds, then by span id, whatever the arrival order', () => {
+    const at = (spanId: string, startUs: number) => span({}, { spanId, startMs: Math.floor(startUs / 1_000), startUs });
+    const tool = at('0000000000000009', 1_700_000_000_000_400);
+    const nextCall = at('0000000000000001', 1_700_000_000_000_900);
+    const twin = at('0000000000000002', 1_700_000_000_000_900);
+    expect([nextCall, twin, tool].sort(byStart)).toEqual([tool, nextCall, twin]);
+    expect([twin, tool, nextCall].sort(byStart)).toEqual([tool, nextCall, twin]);
   });
 
   it('reads bytes ids (protobuf), a remote parent as no parent, and reports unreadable spans by position', () => {
