@@ -1,16 +1,17 @@
 // The same history gives the same answers (issue 51): the same real runs imported into two tenants,
 // one in name order many at once, the other in reverse order one at a time, give the same index
 // statistics, the same rewards, the same learned ranker (or the same decision to keep the fixed
-// formula) and the same top 10s with the same scores, in text and context mode. Before, a run's reward counted the
-// patterns its extraction kept, which depends on the runs that ended before it.
+// formula) and the same top 10s with the same scores, in text and context mode. Before, a run's
+// reward counted the patterns its extraction kept, which depends on the runs that ended before it:
+// on these 59 runs both cases failed (30 runs were too few for a pattern to tell).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trainRankingModel } from '../../src/retrieval/ranker-training.ts';
 import { clientFor } from '../client/support.ts';
 import { type TenantKeys, type TestApp, useApp } from '../support/app.ts';
 import { importRealRuns, type RealRuns } from '../support/real-runs.ts';
 
-/** Every 12th run of the development set: 30 runs of the three repositories. */
-const EVERY = 12;
+/** Every 6th run of the development set: 59 runs of the three repositories. */
+const EVERY = 6;
 
 let t: TestApp;
 let forward: TenantKeys;
@@ -79,16 +80,22 @@ async function topTens(keys: TenantKeys, tasks: ReadonlyArray<{ description: str
 
 describe('the same runs in another order and concurrency', () => {
   it('give the same rewards, index statistics and postings', async () => {
-    expect(imports.map((i) => i.report.imported)).toEqual([30, 30]);
+    expect(imports.map((i) => i.report.imported)).toEqual([59, 59]);
     const [a, b] = [await history(forward.tenantId), await history(backward.tenantId)];
-    expect(a.rewards).toHaveLength(30);
+    expect(a.rewards).toHaveLength(59);
     expect(a.postings.length).toBeGreaterThan(1000);
     expect(b).toEqual(a);
   });
 
   it('give the same learned ranker and the same top 10s, scores included, in both modes', async () => {
     const [fitA, fitB] = [await trainRankingModel(t.services.db.pool, forward.tenantId), await trainRankingModel(t.services.db.pool, backward.tenantId)];
-    expect(fitB?.model ?? null).toEqual(fitA?.model ?? null);
+    // Both kept a model or both kept the formula; the same features, and numbers equal but for the
+    // clock: recency (in the fixed totals the file votes weigh) moves by about 1e-12 between the fits.
+    expect(Boolean(fitB)).toBe(Boolean(fitA));
+    expect(fitB?.model.features).toEqual(fitA?.model.features);
+    const numbers = (fit: typeof fitA) => (fit ? [...fit.model.weights, ...fit.model.means, ...fit.model.scales] : []);
+    expect(numbers(fitB)).toHaveLength(numbers(fitA).length);
+    for (const [i, value] of numbers(fitB).entries()) expect(value).toBeCloseTo(numbers(fitA)[i] ?? Number.NaN, 9);
     const { rows: tasks } = await t.services.db.pool.query<{ task_description: string; domain: string; language: string }>(
       'SELECT task_description, domain, language FROM episodes WHERE tenant_id = $1 ORDER BY md5(task_description) LIMIT 8',
       [forward.tenantId],
