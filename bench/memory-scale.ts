@@ -24,7 +24,7 @@ import { BM25, topTerms } from '../src/retrieval/bm25.ts';
 import { RANKER_FEATURES } from '../src/retrieval/ranker.ts';
 import { trainRankingModel } from '../src/retrieval/ranker-training.ts';
 import { rankEpisodes } from '../src/retrieval/store.ts';
-import { changeTerms, documentLength, type TermCounts, taskTerms, workTerms } from '../src/retrieval/terms.ts';
+import { changeTerms, documentLength, type TermCounts, taskTerms, traceTerms, type WorkStep, workTerms } from '../src/retrieval/terms.ts';
 import { type DevRun, loadDevRuns } from './memory-data.ts';
 import { splitByRepository } from './memory-split.ts';
 import { mixLabel, QUERY_MIX } from './query-mix.ts';
@@ -38,27 +38,29 @@ const RENAME_SHARE = 0.9;
 
 interface Base {
   run: DevRun;
-  fields: [TermCounts, TermCounts, TermCounts];
+  /** task, work, change and trace (term-index.ts FIELD). */
+  fields: [TermCounts, TermCounts, TermCounts, TermCounts];
 }
 
-/** The work field as the importer journals a run: one step per command, the patch as the submit step's output. */
-function workOf(run: DevRun): TermCounts {
-  return workTerms({
-    artifacts: run.files,
-    failure: run.resolved ? null : 'not resolved',
-    steps: run.steps.map((s, i) => {
-      const submit = i === run.steps.length - 1 && s.command.includes('SUBMIT');
-      const ok = submit || s.returnCode === 0 || s.returnCode === null;
-      return {
-        tool: submit ? 'submit' : (/^[A-Za-z0-9_.-]+/.exec(s.command)?.[0] ?? 'run'),
-        action: null,
-        parameters: JSON.stringify({ command: s.command }),
-        errorClass: ok ? null : `exit ${s.returnCode}`,
-        errorMessage: ok ? null : s.output,
-        output: submit ? run.patch : ok ? s.output : null,
-      };
-    }),
+/** A run's steps as the importer journals them: one step per command, the patch as the submit step's output. */
+function journaledSteps(run: DevRun): WorkStep[] {
+  return run.steps.map((s, i) => {
+    const submit = i === run.steps.length - 1 && s.command.includes('SUBMIT');
+    const ok = submit || s.returnCode === 0 || s.returnCode === null;
+    return {
+      tool: submit ? 'submit' : (/^[A-Za-z0-9_.-]+/.exec(s.command)?.[0] ?? 'run'),
+      action: null,
+      parameters: JSON.stringify({ command: s.command }),
+      errorClass: ok ? null : `exit ${s.returnCode}`,
+      errorMessage: ok ? null : s.output,
+      output: submit ? run.patch : ok ? s.output : null,
+    };
   });
+}
+
+/** The work field as the importer journals a run. */
+function workOf(run: DevRun): TermCounts {
+  return workTerms({ artifacts: run.files, failure: run.resolved ? null : 'not resolved', steps: journaledSteps(run) });
 }
 
 function documentFrequencies(bases: Base[]): Map<string, number> {
@@ -68,7 +70,7 @@ function documentFrequencies(bases: Base[]): Map<string, number> {
 }
 
 /** A copy of a base document with its rare terms renamed to skewed variants (the same variant in every field). */
-function bootstrap(base: Base, rare: Set<string>, random: () => number, variants: number): [TermCounts, TermCounts, TermCounts] {
+function bootstrap(base: Base, rare: Set<string>, random: () => number, variants: number): Base['fields'] {
   const renamed = new Map<string, string>();
   const name = (term: string) => {
     if (!rare.has(term)) return term;
@@ -83,7 +85,7 @@ function bootstrap(base: Base, rare: Set<string>, random: () => number, variants
     const copy: TermCounts = new Map();
     for (const [term, tf] of counts) copy.set(name(term), (copy.get(name(term)) ?? 0) + tf);
     return copy;
-  }) as [TermCounts, TermCounts, TermCounts];
+  }) as Base['fields'];
 }
 
 /** Indexes dropped for the load and built after it (their definitions, from pg_indexes). */
@@ -172,7 +174,7 @@ async function openCopy(pool: pg.Pool, sql: string) {
 
 /** Per field, each base term's idf in the base set: what pruning ranks a copy's terms by (a renamed variant keeps its term's). */
 function baseIdf(bases: Base[]): Array<Map<string, number>> {
-  return [0, 1, 2].map((field) => {
+  return [0, 1, 2, 3].map((field) => {
     const df = new Map<string, number>();
     for (const b of bases) for (const term of (b.fields[field] ?? new Map()).keys()) df.set(term, (df.get(term) ?? 0) + 1);
     return new Map([...df].map(([term, n]) => [term, BM25.idf(bases.length, n)]));
@@ -186,8 +188,8 @@ async function load(pool: pg.Pool, tenantId: string, bases: Base[]) {
   const random = rng(15);
   // Document frequencies of the terms a copy keeps unrenamed are counted here (all of them, pruned
   // or not); a renamed variant's (too many distinct names to count in memory at 1M) from its postings after the load.
-  const frequencies = [new Map<string, number>(), new Map<string, number>(), new Map<string, number>()];
-  const lengths = [0, 0, 0];
+  const frequencies = [new Map<string, number>(), new Map<string, number>(), new Map<string, number>(), new Map<string, number>()];
+  const lengths = [0, 0, 0, 0];
   const variants = Math.max(10, Math.round(N / 20));
   const endedAt = new Date(Date.now() - 86_400_000).toISOString();
   const episodesCopy = await openCopy(
@@ -522,7 +524,12 @@ async function main() {
   const { pool: devPool, heldOut } = splitByRepository(runs);
   const bases: Base[] = devPool.map((run) => ({
     run,
-    fields: [taskTerms(run.description), workOf(run), changeTerms({ artifacts: run.files, diff: run.patch })],
+    fields: [
+      taskTerms(run.description),
+      workOf(run),
+      changeTerms({ artifacts: run.files, diff: run.patch }),
+      traceTerms({ description: run.description, steps: journaledSteps(run), diff: run.patch }),
+    ],
   }));
   const reuse = flag('--reuse');
   const database = await openBenchDatabase({ name: option('--database') ?? 'episodic_bench_scale', reuse, keep: reuse || flag('--keep') });

@@ -16,12 +16,14 @@ import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { createEpisodicClient, type EpisodicClient, unwrap } from '../src/client/index.ts';
 import { must } from '../src/core/must.ts';
 import { type ImportedRun, importRuns, parseMiniSweAgent } from '../src/import/index.ts';
+import { matchStrength, type StrengthWord } from '../src/monitor/match-strength.ts';
 import { trainRankingModel } from '../src/retrieval/ranker-training.ts';
 import { rankEpisodesWithTerms } from '../src/retrieval/store.ts';
 import { type DevRun, loadDevRuns } from './memory-data.ts';
 import { reportFiles } from './memory-files.ts';
 import { Bm25Baseline, ceiling, evaluate, everythingTerms, type Metrics, paired, randomSameRepository } from './memory-metrics.ts';
 import { leaveRepositoryOut, splitByRepository } from './memory-split.ts';
+import { rng } from './retrieval-data.ts';
 import { type BenchDatabase, fmt, openBenchDatabase, percentile, startBenchServer } from './support.ts';
 
 const args = process.argv.slice(2);
@@ -249,6 +251,105 @@ async function serverRankingTimes(database: BenchDatabase, t: Tenant, queries: r
   return times.sort((a, b) => a - b);
 }
 
+/** Each held-out task's top 5 ranked in this process by the tenant's learned ranker and by the fixed formula (model null). */
+async function rankerRankings(database: BenchDatabase, t: Tenant, queries: readonly DevRun[], mode: Mode, pool: ReadonlyMap<string, DevRun>) {
+  const learned: Rankings = new Map();
+  const fixed: Rankings = new Map();
+  /** Each run served by the learned ranking: its match strength (src/monitor/match-strength.ts) and whether it shares a file with the task. */
+  const served: Array<{ value: number; word: StrengthWord; hit: boolean }> = [];
+  for (const q of queries) {
+    const { description, context } = task(q, mode);
+    const query = { description, taskType: null, context: { domain: context?.domain ?? null, language: context?.language ?? null, framework: null, tags: [] } };
+    const base = { tenantId: t.id, query, statuses: ['completed', 'failed'] as const, limit: 5, filter: { agent: t.agent }, now: new Date() };
+    for (const [rankings, model] of [
+      [learned, undefined],
+      [fixed, null],
+    ] as const) {
+      const { episodes } = await rankEpisodesWithTerms(database.db.pool, { ...base, statuses: [...base.statuses], model });
+      if (model === undefined)
+        for (const e of episodes) {
+          const run = t.runs.get(e.id);
+          served.push({ ...matchStrength(e), hit: Boolean(run && pool.get(run)?.files.some((f) => q.files.includes(f))) });
+        }
+      rankings.set(
+        q.id,
+        episodes.map((e) => t.runs.get(e.id) ?? e.id),
+      );
+    }
+  }
+  return { learned, fixed, served };
+}
+
+/**
+ * Calibration of the strength shown beside each served run: the expected calibration error over ten
+ * equal bins of its value against the share of those runs that changed one of the task's files,
+ * and whether the words order the hit rates (strong > moderate > weak > none, over the words served).
+ */
+function calibration(served: ReadonlyArray<{ value: number; word: StrengthWord; hit: boolean }>): { ece: number; monotone: boolean; words: string } {
+  const bins = Array.from({ length: 10 }, () => ({ n: 0, value: 0, hits: 0 }));
+  for (const s of served) {
+    const bin = bins[Math.min(9, Math.floor(s.value * 10))];
+    if (!bin) continue;
+    bin.n += 1;
+    bin.value += s.value;
+    bin.hits += s.hit ? 1 : 0;
+  }
+  const n = Math.max(1, served.length);
+  const ece = bins.reduce((sum, b) => sum + (b.n === 0 ? 0 : (b.n / n) * Math.abs(b.value / b.n - b.hits / b.n)), 0);
+  const rates = (['strong', 'moderate', 'weak', 'none'] as const).map((word) => {
+    const of = served.filter((s) => s.word === word);
+    return { word, n: of.length, rate: of.filter((s) => s.hit).length / Math.max(1, of.length) };
+  });
+  const present = rates.filter((r) => r.n > 0);
+  const monotone = present.length === 4 && present.every((r, i) => i === 0 || (present[i - 1]?.rate ?? 0) > r.rate);
+  return { ece, monotone, words: rates.map((r) => `${r.word} ${r.n} served, hit ${r.rate.toFixed(3)}`).join('; ') };
+}
+
+/** Per-query reciprocal rank @5 (0 without a hit). */
+function reciprocalRanks(queries: readonly DevRun[], rankings: Rankings, pool: ReadonlyMap<string, DevRun>): number[] {
+  return queries.map((q) => {
+    const at = (rankings.get(q.id) ?? []).slice(0, 5).findIndex((id) => pool.get(id)?.files.some((f) => q.files.includes(f)));
+    return at < 0 ? 0 : 1 / (at + 1);
+  });
+}
+
+/** A paired bootstrap 95 % interval of the mean difference a − b (2,000 resamples, fixed seed). */
+function pairedInterval(a: readonly number[], b: readonly number[]): { mean: number; low: number; high: number } {
+  const d = a.map((v, i) => v - (b[i] ?? 0));
+  const mean = d.reduce((s, v) => s + v, 0) / Math.max(1, d.length);
+  const random = rng(51);
+  const means: number[] = [];
+  for (let k = 0; k < 2000; k++) {
+    let sum = 0;
+    for (let i = 0; i < d.length; i++) sum += d[Math.floor(random() * d.length)] ?? 0;
+    means.push(sum / Math.max(1, d.length));
+  }
+  means.sort((x, y) => x - y);
+  return { mean, low: means[49] ?? 0, high: means[1949] ?? 0 };
+}
+
+/** The learned ranker against the fixed formula on the same held-out tasks, both modes: MRR@5, FileHit@5 and the paired interval of the MRR gain. */
+async function rankerReport(database: BenchDatabase, t: Tenant, heldOut: readonly DevRun[], pool: ReadonlyMap<string, DevRun>): Promise<string[]> {
+  const parts: string[] = [];
+  const allServed: Array<{ value: number; word: StrengthWord; hit: boolean }> = [];
+  console.log('## Learned ranker against the fixed formula (same tenant, same held-out tasks, ranked in process)\n');
+  console.log('| mode | learned MRR@5 | fixed MRR@5 | MRR gain (95 % paired bootstrap) | learned FileHit@5 | fixed FileHit@5 |\n|---|---|---|---|---|---|');
+  for (const mode of ['text', 'context'] as const) {
+    const { learned, fixed, served } = await rankerRankings(database, t, heldOut, mode, pool);
+    allServed.push(...served);
+    const [a, b] = [reciprocalRanks(heldOut, learned, pool), reciprocalRanks(heldOut, fixed, pool)];
+    const gain = pairedInterval(a, b);
+    const [ml, mf] = [evaluate(heldOut, learned, pool), evaluate(heldOut, fixed, pool)];
+    console.log(
+      `| ${mode} | ${ml.mrr.toFixed(3)} | ${mf.mrr.toFixed(3)} | ${gain.mean >= 0 ? '+' : ''}${gain.mean.toFixed(3)} [${gain.low.toFixed(3)}, ${gain.high.toFixed(3)}] | ${ml.fileHit.toFixed(3)} | ${mf.fileHit.toFixed(3)} |`,
+    );
+    parts.push(`${mode}_learned=${ml.mrr.toFixed(3)} ${mode}_fixed=${mf.mrr.toFixed(3)} ${mode}_gain_ci=[${gain.low.toFixed(3)},${gain.high.toFixed(3)}]`);
+  }
+  const calibrated = calibration(allServed);
+  console.log(`\nStrength of the ${allServed.length} runs served (top 5, both modes): ECE ${calibrated.ece.toFixed(3)}; ${calibrated.words}.\n`);
+  return [`memory ranker ${parts.join(' ')}`, `memory calibration ece=${calibrated.ece.toFixed(3)} monotone=${calibrated.monotone ? 'yes' : 'no'}`];
+}
+
 async function main() {
   const runs = loadDevRuns();
   const { pool, heldOut } = splitByRepository(runs);
@@ -306,6 +407,7 @@ async function main() {
       }
       console.log('');
     }
+    const ranker = await rankerReport(database, main, heldOut, poolById);
     const deterministic = await determinism(database, server.url, main, pool, heldOut);
     if (!QUICK) await feedbackReport(main, heldOut, poolById);
     for (const report of QUICK ? [] : await patternReport(main, pool, heldOut)) {
@@ -329,6 +431,7 @@ async function main() {
     modeLines.push(
       `memory mrr text=${text.episodic.mrr.toFixed(3)} context=${context.episodic.mrr.toFixed(3)} bm25all_text=${text.bm25all.mrr.toFixed(3)} bm25all_context=${context.bm25all.mrr.toFixed(3)}`,
       `memory hubs max_share=${Math.max(text.episodic.hub, context.episodic.hub).toFixed(3)}`,
+      ...ranker,
       deterministic,
     );
     summary.unshift(...modeLines);

@@ -24,7 +24,8 @@
  * Deviations from that calculator, all deliberate: rates count only steps that have a result (see
  * facts.ts); seconds are fractional, not truncated; artifact names match case-insensitively; the
  * lint bonus reads `lint_warnings` as well as `clippy_warnings`; its abstention outcome does
- * not exist here, so its abstention term is dropped (it never changes a failure's base of 0).
+ * not exist here, so its abstention term is dropped (it never changes a failure's base of 0); its
+ * per-pattern bonus is dropped (learningBonus says why).
  */
 
 import type { Complexity } from '../episodes/limits.ts';
@@ -38,7 +39,7 @@ export interface RewardInput {
   /** Null when the run's times are unknown (an imported run without them): speed neither helps nor hurts. */
   durationMs: number | null;
   critique: Pick<Critique, 'score' | 'virtueScores'> | null;
-  /** Patterns this episode produced or confirmed. */
+  /** Patterns this episode produced or confirmed: recorded, never rewarded (learningBonus). */
   patternsDiscovered: number;
   /** Episode metadata; reads test_coverage (percent), lint_warnings / clippy_warnings. */
   metadata: Record<string, unknown>;
@@ -75,8 +76,6 @@ const QUALITY = {
 } as const;
 export const LEARNING = {
   max: 0.5,
-  perPattern: 0.1,
-  patternsMax: 0.3,
   fiveTools: 0.15,
   threeTools: 0.1,
   reliable: 0.2,
@@ -167,9 +166,14 @@ function criticAdjustment(critique: RewardInput['critique']): number {
   return score + virtue;
 }
 
+/**
+ * What the run itself shows it learned: varied tools, reliable steps, a recovery, a quick finish.
+ * Patterns it led to earn nothing: whether a run's cue became a pattern depends on which runs
+ * ended before it, so the same history imported in another order gave other rewards, another
+ * ranking and another learned ranker (issue 51). A run's reward is a function of the run alone.
+ */
 export function learningBonus(input: RewardInput): number {
   const bonuses = [
-    Math.min(LEARNING.patternsMax, LEARNING.perPattern * Math.max(0, input.patternsDiscovered)),
     toolNoveltyBonus(input.steps),
     reliabilityBonus(input.steps),
     findRecoveries(input.steps).length > 0 ? LEARNING.recovery : 0,

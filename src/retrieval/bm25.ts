@@ -28,6 +28,11 @@
  *   then depends on its own document only, so the same episodes give the same index whatever order
  *   or concurrency they end in (with the running average, 32 concurrent imports wrote other
  *   impacts than one at a time). idf, from the document frequencies, is computed at query time.
+ * - The trace field (3: every word a run left, terms.ts traceTerms) is scored for the chosen terms
+ *   (k1 1.2, b 0.75, its own idf) but never in the candidates' sum: it is one of the learned
+ *   model's features (ranker.ts traceRelative), read for the candidates the three fields found.
+ *   Its terms do not choose the query's terms either (those are the three fields' rarest), so it
+ *   changes no other field's score.
  * - INDEXED_TERMS = 512: postings kept per episode and field, the largest impacts (ties: longer,
  *   then by term), a bound on what one enormous document writes; a real run has far fewer
  *   distinct terms, so nearly every document is indexed whole. Pruning by impact × idf (the write
@@ -35,7 +40,7 @@
  */
 export const BM25 = {
   k1: 1.2,
-  b: [0.75, 1, 1] as readonly number[],
+  b: [0.75, 1, 1, 0.75] as readonly number[],
   WORK_WEIGHT: 0.5,
   /** The change field's weight in the candidate sum (the learned model weighs the fields itself). */
   CHANGE_WEIGHT: 0.5,
@@ -45,8 +50,10 @@ export const BM25 = {
   POSTINGS_PER_TERM: 100,
   /** Postings kept per episode and field (topTerms). */
   INDEXED_TERMS: 512,
-  /** Reference lengths (task, work, change) of the length norm, in term occurrences. */
-  PIVOT_LENGTH: [200, 2000, 50] as readonly number[],
+  /** Reference lengths (task, work, change, trace) of the length norm, in term occurrences. */
+  PIVOT_LENGTH: [200, 2000, 50, 5000] as readonly number[],
+  /** The trace field (scored, never summed into the candidates' BM25). */
+  TRACE_FIELD: 3,
 
   impact(tf: number, length: number, averageLength: number, field: number): number {
     if (tf <= 0) return 0;
@@ -83,15 +90,20 @@ export interface QueryTerm {
  */
 export function chooseQueryTerms(stats: readonly TermStat[], repeated: readonly string[]): QueryTerm[] {
   const share = new Map<string, number>();
-  for (const s of stats) share.set(s.term, Math.min(share.get(s.term) ?? Infinity, s.df / Math.max(s.documents, 1)));
+  for (const s of stats) if (s.field !== BM25.TRACE_FIELD) share.set(s.term, Math.min(share.get(s.term) ?? Infinity, s.df / Math.max(s.documents, 1)));
   const rarest = [...share].sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, BM25.QUERY_TERMS);
   const chosen = new Set([...rarest.map(([term]) => term), ...repeated]);
   return stats
     .filter((s) => chosen.has(s.term))
     .map((s) => {
       const idf = BM25.idf(s.documents, s.df);
-      return { field: s.field, term: s.term, idf, weight: idf * (s.field === 0 ? 1 : s.field === 1 ? BM25.WORK_WEIGHT : BM25.CHANGE_WEIGHT) };
+      return { field: s.field, term: s.term, idf, weight: idf * fieldWeight(s.field) };
     });
+}
+
+/** A field's weight: 1 for the task and the trace (scored apart), WORK_WEIGHT and CHANGE_WEIGHT in the candidates' sum. */
+function fieldWeight(field: number): number {
+  return field === 1 ? BM25.WORK_WEIGHT : field === 2 ? BM25.CHANGE_WEIGHT : 1;
 }
 
 /** The receipt's view of a query: each chosen term once, with its largest idf over the fields. */

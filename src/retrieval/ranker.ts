@@ -10,7 +10,7 @@
  * overlap never lowers the score, and a run with no overlap can never beat one with some on every
  * feature; the model only learns how much each kind of overlap counts.
  *
- * Why no library: a linear pairwise model over nine features is a few dozen lines; the JavaScript
+ * Why no library: a linear pairwise model over thirteen features is a few dozen lines; the JavaScript
  * learning-to-rank packages are unmaintained or bring a runtime (TensorFlow.js) far heavier than
  * the model, and this code must run inside a retrieval's 50 ms budget and a learning job.
  */
@@ -26,6 +26,10 @@ export const RANKER_FEATURES = [
   'sameRepository',
   'contextMatch',
   'trigram',
+  'traceRelative',
+  'namesChangedModule',
+  'namesChangedFile',
+  'fileVote',
 ] as const;
 export type RankerFeature = (typeof RANKER_FEATURES)[number];
 export type FeatureVector = Record<RankerFeature, number>;
@@ -40,6 +44,12 @@ export interface CandidateEvidence {
   sameDomain: number;
   contextMatch: number;
   trigram: number;
+  /** BM25 of the trace field (everything the run left; bm25.ts). */
+  trace: number;
+  /** What the candidate's changed files say about the query (changed-files.ts). */
+  namesChangedModule: number;
+  namesChangedFile: number;
+  fileVote: number;
 }
 
 /** The best value of each BM25 field among one query's candidates (for the relative features). */
@@ -47,11 +57,12 @@ export interface FieldMaxima {
   task: number;
   work: number;
   change: number;
+  trace: number;
 }
 
 export function fieldMaxima(candidates: readonly CandidateEvidence[]): FieldMaxima {
   const max = (pick: (c: CandidateEvidence) => number) => candidates.reduce((m, c) => Math.max(m, pick(c)), 0);
-  return { task: max((c) => c.task), work: max((c) => c.work), change: max((c) => c.change) };
+  return { task: max((c) => c.task), work: max((c) => c.work), change: max((c) => c.change), trace: max((c) => c.trace) };
 }
 
 const relative = (value: number, best: number) => (best > 0 ? value / best : 0);
@@ -68,6 +79,10 @@ export function features(c: CandidateEvidence, best: FieldMaxima): FeatureVector
     sameRepository: c.sameDomain,
     contextMatch: c.contextMatch,
     trigram: c.trigram,
+    traceRelative: relative(c.trace, best.trace),
+    namesChangedModule: c.namesChangedModule,
+    namesChangedFile: c.namesChangedFile,
+    fileVote: c.fileVote,
   };
 }
 

@@ -22,6 +22,7 @@ import { must } from '../core/must.ts';
 import { Params, queryPrepared } from '../db/sql.ts';
 import { type ContextFacts, compareText } from '../learning/facts.ts';
 import { BM25, chooseQueryTerms, type TermStat, weightedTerms } from './bm25.ts';
+import { changedFileSignals, queryMentions } from './changed-files.ts';
 import { EPISODE_FEEDBACK, type FeedbackUse, queryFeedback, type WeightedTerms } from './feedback.ts';
 import { type CandidateEvidence, contributionSum, contributions, type FeatureVector, features, fieldMaxima, type RankingModel } from './ranker.ts';
 import { loadRankingModel, rankingModelSql, toRankingModel } from './ranker-store.ts';
@@ -120,45 +121,73 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
       : { rows: [], stats: [], model: r.model === undefined ? await loadRankingModel(pool, r.tenantId) : null };
   const model = r.model !== undefined ? r.model : found.model;
   // The statement chose the terms as chooseQueryTerms does; over the chosen ones' stats it gives them back with their idf.
-  const chosen = chooseQueryTerms(found.stats, repeated);
+  const chosen = chooseQueryTerms(
+    found.stats.filter((s) => s.field !== BM25.TRACE_FIELD),
+    repeated,
+  );
   const lexical = found.rows;
   const fallback = lexical.length < FALLBACK_BELOW;
   const rows = (fallback ? await withFallback(pool, r, lexical) : lexical).filter((row) => row.id !== r.excludeId);
   if (r.stats) Object.assign(r.stats, { candidates: rows.length, fallback });
   const best = Math.max(1e-9, ...rows.map((row) => row.task + row.work + row.change));
-  const maxima = fieldMaxima(rows.map((row) => evidenceOf(r, row)));
+  const queryWords = new Set(counts.keys());
+  const query: ContextSide = { taskType: r.query.taskType, context: r.query.context };
+  // The fixed formula's totals first: the best of them vote for the files the model's fileVote reads.
+  const feedback = rows.map((row) => queryFeedback(queryWords, row.feedback_uses ?? []));
+  const fixed = rows.map((row, i) => fixedScore(row, query, (row.task + row.work + row.change) / best, must(feedback[i]).credit));
+  const fileSignals = changedFileSignals(
+    queryMentions(r.query.description),
+    rows.map((row, i) => ({ files: row.files ?? [], total: must(fixed[i]).total, key: row.tie_key })),
+  );
+  const evidence = rows.map((row, i) => ({ ...evidenceOf(r, row), ...must(fileSignals[i]) }));
+  const maxima = fieldMaxima(evidence);
   // Each candidate's features and the model's contributions, once: the best score scales them all.
-  const learned = rows.map((row) => {
-    const x = featuresOf(r, row, maxima);
+  const learned = rows.map((row, i) => {
+    const x = features({ ...must(evidence[i]), contextMatch: contextMatch(query, sideOf(row)) }, maxima);
     const parts = model ? contributions(model, x) : null;
     return { x, parts, score: parts ? contributionSum(parts) : 0 };
   });
   const bestScore = model ? Math.max(...learned.map((l) => l.score)) : 0;
-  const queryWords = new Set(counts.keys());
   // Equal totals (runs of the query's domain with no text in common) are ordered by their content, not by their random ids.
   const tieKeys = new Map(rows.map((row) => [row.id, row.tie_key]));
-  const query: ContextSide = { taskType: r.query.taskType, context: r.query.context };
   const episodes = rows
     .map((row, i) => {
       const { x, parts, score } = must(learned[i]);
-      return toScored(row, query, { textRank: (row.task + row.work + row.change) / best, x, parts, score, bestScore }, queryWords);
+      const ranking = { textRank: (row.task + row.work + row.change) / best, x, parts, score, bestScore };
+      return toScored(row, query, ranking, must(feedback[i]), parts ? null : must(fixed[i]));
     })
     .sort((a, b) => b.score.total - a.score.total || compareText(tieKeys.get(a.id) ?? '', tieKeys.get(b.id) ?? '') || compareText(a.id, b.id))
     .slice(0, r.limit);
   return { episodes, terms: weightedTerms(chosen) };
 }
 
-/** A candidate's evidence for the learned model's features (its context match when known). */
-function evidenceOf(r: EpisodeRetrieval, row: CandidateRow, contextMatch = 0): CandidateEvidence {
+/** A candidate's evidence for the learned model's features, without the changed files' signals and the context match. */
+function evidenceOf(r: EpisodeRetrieval, row: CandidateRow): Omit<CandidateEvidence, 'namesChangedModule' | 'namesChangedFile' | 'fileVote'> {
   const domain = r.query.context.domain;
   return {
     task: row.task,
     work: row.work,
     change: row.change,
+    trace: row.trace,
     sameDomain: domain !== null && row.domain === domain ? 1 : 0,
-    contextMatch,
+    contextMatch: 0,
     trigram: row.trigram,
   };
+}
+
+/** The fixed formula's breakdown of a candidate (relevanceScore without a learned model). */
+function fixedScore(row: CandidateRow, query: ContextSide, textRank: number, feedbackCredit: number): RelevanceBreakdown {
+  const side = sideOf(row);
+  return relevanceScore(query, {
+    taskType: side.taskType,
+    context: side.context,
+    rewardNormalized: row.reward_score,
+    textRank,
+    trigramSimilarity: row.trigram,
+    ageDays: row.age_days,
+    feedbackCredit,
+    learnedEvidence: null,
+  });
 }
 
 /** The candidate's task type and context, as relevanceScore and contextMatch compare them. */
@@ -176,13 +205,17 @@ interface Ranking {
   bestScore: number;
 }
 
-/** A candidate's features among the query's candidates (ranker.ts). */
-function featuresOf(r: EpisodeRetrieval, row: CandidateRow, maxima: ReturnType<typeof fieldMaxima>): FeatureVector {
-  return features(evidenceOf(r, row, contextMatch({ taskType: r.query.taskType, context: r.query.context }, sideOf(row))), maxima);
-}
-
-function toScored(row: CandidateRow, query: ContextSide, ranking: Ranking, queryWords: ReadonlySet<string>): ScoredEpisode {
-  const feedback = queryFeedback(queryWords, row.feedback_uses ?? []);
+/**
+ * A candidate as relevantEpisodes answers it; `fixed` is its fixed-formula breakdown when there is
+ * no model (computed once, for the file votes), else its breakdown is computed with the model's evidence.
+ */
+function toScored(
+  row: CandidateRow,
+  query: ContextSide,
+  ranking: Ranking,
+  feedback: ReturnType<typeof queryFeedback>,
+  fixed: RelevanceBreakdown | null,
+): ScoredEpisode {
   const side = sideOf(row);
   const { x, parts } = ranking;
   // exp(score − best): 1 for the best candidate, and a model-score gap of g leaves e^−g of its evidence,
@@ -202,16 +235,18 @@ function toScored(row: CandidateRow, query: ContextSide, ranking: Ranking, query
     feedbackUses: feedback.uses,
     feedbackResemblance: feedback.resemblance,
     // Each member named, not spread (relevanceScore's comment says why).
-    score: relevanceScore(query, {
-      taskType: side.taskType,
-      context: side.context,
-      rewardNormalized: row.reward_score,
-      textRank: ranking.textRank,
-      trigramSimilarity: row.trigram,
-      ageDays: row.age_days,
-      feedbackCredit: feedback.credit,
-      learnedEvidence,
-    }),
+    score:
+      fixed ??
+      relevanceScore(query, {
+        taskType: side.taskType,
+        context: side.context,
+        rewardNormalized: row.reward_score,
+        textRank: ranking.textRank,
+        trigramSimilarity: row.trigram,
+        ageDays: row.age_days,
+        feedbackCredit: feedback.credit,
+        learnedEvidence,
+      }),
   };
 }
 
@@ -231,6 +266,10 @@ interface CandidateRow {
   task: number;
   work: number;
   change: number;
+  /** BM25 of the trace field (scored for the candidates, never in their sum). */
+  trace: number;
+  /** Paths its last diff changed (episode_files), sorted. */
+  files: string[] | null;
   task_type: string;
   domain: string | null;
   language: string | null;
@@ -252,6 +291,7 @@ interface CandidateRow {
 function candidateColumns(p: Params, r: EpisodeRetrieval, trigram: boolean): string {
   const similarity = trigram ? `similarity(left(e.task_description, ${TRIGRAM_CHARS}), ${p.add(r.query.description.slice(0, TRIGRAM_CHARS))})` : '0';
   return `e.id, e.task_type, e.domain, e.language, e.framework, e.tags, e.status, e.reward_score,
+          ARRAY(SELECT f.path FROM episode_files f WHERE f.episode_id = e.id ORDER BY f.path COLLATE "C") AS files,
           (SELECT jsonb_agg(jsonb_build_object('terms', u.query_terms, 'weights', u.query_weights, 'target', u.target) ORDER BY u.created_at, u.id)
              FROM (SELECT r.query_terms, r.query_weights, f.target, f.created_at, f.id FROM episode_feedback f JOIN retrievals r ON r.id = f.retrieval_id
                     WHERE f.episode_id = e.id ORDER BY f.created_at DESC, f.id DESC LIMIT ${EPISODE_FEEDBACK.MAX_USES}) u) AS feedback_uses,
@@ -293,13 +333,13 @@ async function lexicalCandidates(
        -- OFFSET 0 keeps the probe a probe: one index lookup per field and word, never a scan of the tenant's frequencies.
        SELECT t.field, w.term, d.df, t.documents FROM episode_term_totals t CROSS JOIN w
         CROSS JOIN LATERAL (SELECT d.df FROM episode_term_df d WHERE d.tenant_id = ${tenant} AND d.field = t.field AND d.term = w.term OFFSET 0) d
-        WHERE t.tenant_id = ${tenant} AND t.field IN (0, 1, 2)),
+        WHERE t.tenant_id = ${tenant} AND t.field IN (0, 1, 2, ${BM25.TRACE_FIELD})),
      chosen AS (
-       (SELECT term FROM stats GROUP BY term ORDER BY min(df::float8 / greatest(documents, 1)), term COLLATE "C" LIMIT ${BM25.QUERY_TERMS})
+       (SELECT term FROM stats WHERE field <> ${BM25.TRACE_FIELD} GROUP BY term ORDER BY min(df::float8 / greatest(documents, 1)), term COLLATE "C" LIMIT ${BM25.QUERY_TERMS})
        UNION SELECT unnest(${p.add(repeated)}::text[])),
      q AS MATERIALIZED (
        SELECT s.field, s.term, s.df, s.documents,
-              ln(1 + (s.documents - s.df + 0.5::float8) / (s.df + 0.5::float8)) * (CASE s.field WHEN 0 THEN 1 WHEN 1 THEN ${p.add(BM25.WORK_WEIGHT)}::float8 ELSE ${p.add(BM25.CHANGE_WEIGHT)}::float8 END) AS weight
+              ln(1 + (s.documents - s.df + 0.5::float8) / (s.df + 0.5::float8)) * (CASE s.field WHEN 0 THEN 1 WHEN ${BM25.TRACE_FIELD} THEN 1 WHEN 1 THEN ${p.add(BM25.WORK_WEIGHT)}::float8 ELSE ${p.add(BM25.CHANGE_WEIGHT)}::float8 END) AS weight
          FROM stats s WHERE s.term IN (SELECT term FROM chosen)),
      hits AS (
        SELECT p.episode_id, q.field, q.term, q.weight * p.impact AS s FROM q CROSS JOIN LATERAL (
@@ -309,10 +349,11 @@ async function lexicalCandidates(
      summed AS (
        SELECT episode_id, coalesce(sum(s ORDER BY term) FILTER (WHERE field = 0), 0)::float8 AS task,
               coalesce(sum(s ORDER BY term) FILTER (WHERE field = 1), 0)::float8 AS work,
-              coalesce(sum(s ORDER BY term) FILTER (WHERE field = 2), 0)::float8 AS change
+              coalesce(sum(s ORDER BY term) FILTER (WHERE field = 2), 0)::float8 AS change,
+              coalesce(sum(s ORDER BY term) FILTER (WHERE field = ${BM25.TRACE_FIELD}), 0)::float8 AS trace
          FROM hits GROUP BY episode_id),
-     best AS (SELECT * FROM summed ORDER BY task + work + change DESC FETCH FIRST ${JOINED_CANDIDATES} ROWS WITH TIES),
-     scored AS MATERIALIZED (SELECT s.task, s.work, s.change, ${columns} FROM best s JOIN episodes e ON e.id = s.episode_id WHERE ${base}),
+     best AS (SELECT * FROM summed WHERE task + work + change > 0 ORDER BY task + work + change DESC FETCH FIRST ${JOINED_CANDIDATES} ROWS WITH TIES),
+     scored AS MATERIALIZED (SELECT s.task, s.work, s.change, s.trace, ${columns} FROM best s JOIN episodes e ON e.id = s.episode_id WHERE ${base}),
      found AS ((SELECT * FROM scored ORDER BY task + work + change DESC FETCH FIRST ${LEXICAL_CANDIDATES} ROWS WITH TIES) ${byDomain})
      SELECT to_jsonb(f) AS candidate, NULL::jsonb AS terms, NULL::jsonb AS model FROM found f
      UNION ALL SELECT NULL, coalesce(jsonb_agg(jsonb_build_object('field', field, 'term', term, 'df', df, 'documents', documents)), '[]'), NULL FROM q
@@ -336,10 +377,13 @@ async function withFallback(pool: pg.Pool, r: EpisodeRetrieval, lexical: Candida
   const list = p.add([...new Set([...ids, ...known.keys()])]);
   const columns = candidateColumns(p, r, true);
   const { rows } = await pool.query<CandidateRow>(
-    `SELECT 0::float8 AS task, 0::float8 AS work, 0::float8 AS change, ${columns} FROM episodes e WHERE e.id = ANY(${list}::uuid[])`,
+    `SELECT 0::float8 AS task, 0::float8 AS work, 0::float8 AS change, 0::float8 AS trace, ${columns} FROM episodes e WHERE e.id = ANY(${list}::uuid[])`,
     p.values,
   );
-  return rows.map((row) => ({ ...row, task: known.get(row.id)?.task ?? 0, work: known.get(row.id)?.work ?? 0, change: known.get(row.id)?.change ?? 0 }));
+  return rows.map((row) => {
+    const lexicalRow = known.get(row.id);
+    return { ...row, task: lexicalRow?.task ?? 0, work: lexicalRow?.work ?? 0, change: lexicalRow?.change ?? 0, trace: lexicalRow?.trace ?? 0 };
+  });
 }
 
 /** The query's context clauses: domain, then language (and framework). */

@@ -1,6 +1,7 @@
 // The retrieval index, written when an episode ends (finishEpisode, in its transaction): the terms
-// of its task description, of what it did and of the change it left (terms.ts), each stored with its BM25 weight in the
-// document (impact, without idf), plus the term's document frequency and the field's totals.
+// of its task description, of what it did, of the change it left and of everything it left (the
+// trace; terms.ts), each stored with its BM25 weight in the document (impact, without idf), plus
+// the term's document frequency and the field's totals.
 //
 // Impacts are relative to each field's fixed reference length (bm25.ts PIVOT_LENGTH), not to the
 // average at write time: a stored impact depends on its document alone, so the same episodes give
@@ -14,9 +15,20 @@ import type pg from 'pg';
 import { Params, queryRows, unnestAs } from '../db/sql.ts';
 import { fieldPostings } from './bm25.ts';
 import { type DiffFile, diffFiles } from './files.ts';
-import { changeTerms, DIFF_CHARS, documentLength, lastDiff, STEP_TEXT_CHARS, type TermCounts, taskTerms, type WorkStep, workTerms } from './terms.ts';
+import {
+  changeTerms,
+  DIFF_CHARS,
+  documentLength,
+  lastDiff,
+  STEP_TEXT_CHARS,
+  type TermCounts,
+  taskTerms,
+  traceTerms,
+  type WorkStep,
+  workTerms,
+} from './terms.ts';
 
-export const FIELD = { task: 0, work: 1, change: 2 } as const;
+export const FIELD = { task: 0, work: 1, change: 2, trace: 3 } as const;
 
 /** Steps read for the work field: the first ones and the last ones (where the change is submitted). */
 const INDEXED_STEPS = 400;
@@ -58,7 +70,8 @@ export async function indexEpisodesTerms(client: pg.PoolClient, tenantId: string
     const episode = sources.get(episodeId);
     if (!episode || episode.indexed) continue;
     const steps = stepsOf.get(episodeId) ?? [];
-    const work = workTerms({ artifacts: episode.artifacts ?? [], failure: episode.failure, steps: steps.map(toWorkStep) });
+    const workSteps = steps.map(toWorkStep);
+    const work = workTerms({ artifacts: episode.artifacts ?? [], failure: episode.failure, steps: workSteps });
     const diff = lastDiff(steps.map((s) => s.output));
     const change = changeTerms({ artifacts: episode.artifacts ?? [], diff });
     for (const file of diffFiles(diff ?? '')) files.push({ ...file, episodeId, domain: episode.domain ?? '' });
@@ -68,6 +81,7 @@ export async function indexEpisodesTerms(client: pg.PoolClient, tenantId: string
         { field: FIELD.task, counts: taskTerms(episode.task_description) },
         { field: FIELD.work, counts: work },
         { field: FIELD.change, counts: change },
+        { field: FIELD.trace, counts: traceTerms({ description: episode.task_description, steps: workSteps, diff }) },
       ],
     });
   }

@@ -127,6 +127,30 @@ export function workTerms(input: WorkInput): TermCounts {
   return counts;
 }
 
+/** What the trace field reads: the task, each step's parameters, error and result text, and the change. */
+export interface TraceInput {
+  description: string;
+  steps: readonly WorkStep[];
+  diff: string | null;
+}
+
+/**
+ * The trace field: every word a run left, its task, its commands, what they printed (the code it
+ * read, the tests' output) and its change, as one document. The work field keeps only paths,
+ * identifiers and error classes of the steps; what a run read on its way (a file's content printed
+ * by `cat`, a search's hits) names the code it was about, which the other fields never see.
+ */
+export function traceTerms(input: TraceInput): TermCounts {
+  const counts = taskTerms(input.description);
+  for (const step of input.steps) {
+    if (step.parameters) addWords(counts, step.parameters.slice(0, STEP_TEXT_CHARS));
+    if (step.errorMessage) addWords(counts, step.errorMessage.slice(0, STEP_TEXT_CHARS));
+    if (step.output) addWords(counts, step.output.slice(0, DIFF_CHARS));
+  }
+  if (input.diff) addWords(counts, input.diff.slice(0, DIFF_CHARS));
+  return counts;
+}
+
 /** A document's length for BM25: the sum of its term frequencies. */
 export function documentLength(counts: TermCounts): number {
   let length = 0;

@@ -42,19 +42,27 @@ export function realRunsArchive(): string {
   return found;
 }
 
+/** Which runs and how: every `every`-th from `offset` by instance id, sent in reverse order, so many at once (importRuns' concurrency). */
+export interface RealRunsPlan {
+  offset?: number;
+  reversed?: boolean;
+  concurrency?: number;
+}
+
 /**
  * Unpacks the archive and imports every `every`-th run (by instance id, so the subset is the same
  * on every machine) through `importRuns`, with the harness verdicts of results.csv.
  */
-export async function importRealRuns(client: EpisodicClient, every = 1): Promise<RealRuns> {
+export async function importRealRuns(client: EpisodicClient, every = 1, plan: RealRunsPlan = {}): Promise<RealRuns> {
   const dir = await mkdtemp(join(tmpdir(), 'episodic-real-runs-'));
   const cleanup = () => rm(dir, { recursive: true, force: true });
   try {
     execFileSync('tar', ['-xzf', realRunsArchive(), '-C', dir]);
     const base = join(dir, (await readdir(dir)).find((d) => existsSync(join(dir, d, 'results.csv'))) ?? '');
-    const ids = (await readdir(join(base, 'trajs'))).sort().filter((_, i) => i % every === 0);
+    const ids = (await readdir(join(base, 'trajs'))).sort().filter((_, i) => i % every === (plan.offset ?? 0));
     const files = ids.map((id) => join(base, 'trajs', id, `${id}.traj.json`));
-    const report = await importRuns(client, files, { verdictFiles: [join(base, 'results.csv')] });
+    const sent = plan.reversed ? [...files].reverse() : files;
+    const report = await importRuns(client, sent, { verdictFiles: [join(base, 'results.csv')], concurrency: plan.concurrency });
     return { files, report, cleanup };
   } catch (err) {
     await cleanup();

@@ -131,10 +131,10 @@ describe('qualityMultiplier', () => {
 });
 
 describe('learningBonus', () => {
-  it('gives 0.1 per pattern up to 0.3', () => {
-    expect(learningBonus({ ...PLAIN, patternsDiscovered: 2 })).toBeCloseTo(0.2, 12);
-    expect(learningBonus({ ...PLAIN, patternsDiscovered: 7 })).toBeCloseTo(0.3, 12);
-    expect(learningBonus({ ...PLAIN, patternsDiscovered: -3 })).toBe(0);
+  it("gives nothing for patterns: whether a run's cue became one depends on the runs before it, not on the run", () => {
+    const steps = ['a', 'b', 'c'].map((tool, index) => step(index + 1, tool, 'success'));
+    for (const patternsDiscovered of [0, 2, 7]) expect(learningBonus({ ...PLAIN, steps, patternsDiscovered })).toBe(learningBonus({ ...PLAIN, steps }));
+    expect(computeReward({ ...PLAIN, steps, patternsDiscovered: 3 })).toEqual(computeReward({ ...PLAIN, steps, patternsDiscovered: 0 }));
   });
 
   it('rewards an error followed by a success, even across a result-less step', () => {
@@ -161,9 +161,10 @@ describe('learningBonus', () => {
     expect(learningBonus({ ...PLAIN, steps: tools(1), durationMs: null })).toBe(0);
   });
 
-  it('is capped at 0.5', () => {
-    const steps = ['a', 'b', 'c', 'd', 'e'].map((tool, index) => step(index + 1, tool, 'success'));
-    expect(learningBonus({ ...PLAIN, steps, patternsDiscovered: 3, durationMs: 1000 })).toBe(0.5);
+  it('sums to at most 0.5: five tools, reliable steps and a recovery', () => {
+    const tools = ['a', 'b', 'c', 'd', 'e'];
+    const steps = Array.from({ length: 11 }, (_, index) => step(index + 1, tools[index % 5] ?? 'a', index === 0 ? 'error' : 'success'));
+    expect(learningBonus({ ...PLAIN, steps, durationMs: 1000 })).toBeCloseTo(0.5, 12);
   });
 });
 
@@ -172,11 +173,11 @@ describe('computeReward', () => {
     const steps = ['a', 'b', 'c', 'a'].map((tool, index) => step(index + 1, tool, 'success'));
     const reward = computeReward({ ...PLAIN, steps, durationMs: 20_000, patternsDiscovered: 1 });
     const efficiency = 0.5 * (0.5 + Math.exp(-(20 / 60) / 2)) + 0.5 * (0.5 + Math.exp(-(4 / 10) / 2));
-    // learning: 1 pattern 0.1 + 3 tools 0.1 + perfect 3+ steps 0.15 + quick 0.1.
-    const total = 1 * efficiency * 1.0 * 1.1 + 0.45;
+    // learning: 3 tools 0.1 + perfect 3+ steps 0.15 + quick 0.1 (the pattern earns nothing).
+    const total = 1 * efficiency * 1.0 * 1.1 + 0.35;
     expect(reward.efficiency).toBeCloseTo(efficiency, 12);
     expect(reward.qualityMultiplier).toBeCloseTo(1.1, 12);
-    expect(reward.learningBonus).toBeCloseTo(0.45, 12);
+    expect(reward.learningBonus).toBeCloseTo(0.35, 12);
     expect(reward.total).toBeCloseTo(total, 12);
     expect(reward.normalized).toBeCloseTo(total / 3.2, 12);
   });

@@ -17,7 +17,19 @@ import {
 import { crossValidate } from '../../src/retrieval/ranker-training.ts';
 import { changeTerms, fileModuleTerms, lastDiff, mentionTerms, moduleComponents } from '../../src/retrieval/terms.ts';
 
-const evidence = (e: Partial<CandidateEvidence>): CandidateEvidence => ({ task: 0, work: 0, change: 0, sameDomain: 0, contextMatch: 0, trigram: 0, ...e });
+const evidence = (e: Partial<CandidateEvidence>): CandidateEvidence => ({
+  task: 0,
+  work: 0,
+  change: 0,
+  trace: 0,
+  sameDomain: 0,
+  contextMatch: 0,
+  trigram: 0,
+  namesChangedModule: 0,
+  namesChangedFile: 0,
+  fileVote: 0,
+  ...e,
+});
 
 /** Queries whose relevant candidate is the one with the change-field match, whatever its task text. */
 function changeDecides(n: number): TrainingQuery[] {
