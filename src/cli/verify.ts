@@ -48,6 +48,8 @@ export interface VerifyResult {
   signatureValid?: boolean;
   checked: number;
   stepsChecked?: number;
+  /** Bundles: steps whose content was forgotten, each named by a steps.forgotten event (§3.4). */
+  stepsForgotten?: number;
   checkpointsChecked?: number;
   rowsChecked?: number;
   latestCheckpoint?: { treeSize: number; issuedAt: string } | null;
@@ -95,6 +97,7 @@ export async function verifyFile(path: string, publicKeyHex?: string, state?: Ve
       signatureValid: report.signatureValid,
       checked: report.eventsChecked,
       stepsChecked: report.stepsChecked,
+      stepsForgotten: report.stepsForgotten,
       rowsChecked: report.rowsChecked,
       problems: report.problems,
     };

@@ -103,7 +103,7 @@ export const DOCUMENTS = {
     ${errors('InputLimitError')} ... on ConsistencyProof { fromSize toSize fromRoot toRoot proof } } }`,
   hashedRows: `query HashedRows($refs: [HashedRowRef!]!) { result: hashedRows(refs: $refs) { ${errors('InputLimitError')} ... on HashedRowList { rows { kind id value } } } }`,
   verifyLedger: `query VerifyLedger($fromSeq: BigInt, $toSeq: BigInt) { result: verifyLedger(fromSeq: $fromSeq, toSeq: $toSeq) {
-    ${errors('InputLimitError')} ... on LedgerVerification { ok checked stepsChecked rowsChecked checkpointsChecked firstBadSeq problem reason checkpointTreeSize } } }`,
+    ${errors('InputLimitError')} ... on LedgerVerification { ok checked stepsChecked stepsForgotten rowsChecked checkpointsChecked firstBadSeq problem reason checkpointTreeSize } } }`,
   relevantEpisodes: `query RelevantEpisodes($task: RetrievalTaskInput!, $limit: Int, $filter: RelevantEpisodeFilter, $includeFailures: Boolean) {
     result: relevantEpisodes(task: $task, limit: $limit, filter: $filter, includeFailures: $includeFailures) { ${errors('InputLimitError')}
       ... on RelevantEpisodes { retrievalId episodes { ${SCORED_EPISODE} } warnings { ${SCORED_EPISODE} } } } }`,

@@ -243,6 +243,8 @@ export interface LedgerVerification {
   ok: boolean;
   checked: number;
   stepsChecked: number;
+  /** Of the steps checked, those forgotten (docs/LEDGER.md §3.4). */
+  stepsForgotten: number;
   rowsChecked: number;
   checkpointsChecked: number;
   firstBadSeq: BigIntString | null;

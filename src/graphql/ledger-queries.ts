@@ -73,6 +73,10 @@ const VerifyReportRef = builder.objectRef<RangeReport>('LedgerVerification').imp
     stepsChecked: t.exposeInt('stepsChecked', {
       description: 'Step rows recomputed (and their content_hash column compared) against the hashes their events carry.',
     }),
+    stepsForgotten: t.exposeInt('stepsForgotten', {
+      description:
+        'Of the steps checked, those whose content was forgotten (forgetSteps): a steps.forgotten event names each with its logged hash (docs/LEDGER.md §3.4).',
+    }),
     rowsChecked: t.exposeInt('rowsChecked', {
       description: 'Other hashed rows (checkpoint states, critiques, outcomes, rewards, reflections, retrievals, input hashes) compared with their events.',
     }),

@@ -1,6 +1,7 @@
 // Episode proof bundles (docs/LEDGER.md §6): an episode's events with inclusion proofs against a
 // signed tree head, and its step rows, checkable offline with a public key the caller trusts.
 // Verification never throws on bad data: a bundle is untrusted input.
+import { type ForgottenStepRow, forgottenStepsOf, isForgotten, isForgottenStepRow } from './forgotten.ts';
 import { fromHex, isHashHex, type StoredLedgerEvent, toHex } from './hash.ts';
 import { checkHashedRows, type HashedRow, isHashedRow, rowClaimsOf } from './hashed-rows.ts';
 import { eventLeafHash, type MerkleTree, verifyInclusion } from './merkle.ts';
@@ -28,7 +29,8 @@ export interface ProofBundle {
   /** The key the server signs with, for information: verifiers never trust it (§6). */
   publicKey: string;
   events: StoredLedgerEvent[];
-  steps: StepRow[];
+  /** Step rows; a forgotten step is `{stepNumber, forgotten: true}` (§3.4). */
+  steps: Array<StepRow | ForgottenStepRow>;
   proofs: EventInclusionProof[];
   treeHead: SignedTreeHead;
   /** v2: the stored values the events hash (§3.3). */
@@ -54,6 +56,8 @@ export interface BundleReport {
   eventsChecked: number;
   /** Step rows whose hash matched their steps.logged entry. */
   stepsChecked: number;
+  /** Steps without content that a steps.forgotten event of the bundle names with their logged hash (§3.4). */
+  stepsForgotten: number;
   /** Hashed values (outcome, critique, ...) recomputed from the bundle's rows (v2). */
   rowsChecked: number;
   problems: BundleProblem[];
@@ -61,7 +65,7 @@ export interface BundleReport {
 
 /** Assembles a bundle for events already covered by `treeHead` (producer side; throws on misuse). */
 export function buildProofBundle(
-  parts: { episodeId: string; publicKey: string; events: StoredLedgerEvent[]; steps: StepRow[]; rows: HashedRow[] },
+  parts: { episodeId: string; publicKey: string; events: StoredLedgerEvent[]; steps: Array<StepRow | ForgottenStepRow>; rows: HashedRow[] },
   tree: MerkleTree,
   treeHead: SignedTreeHead,
 ): ProofBundle {
@@ -89,7 +93,8 @@ function isProof(value: unknown): value is EventInclusionProof {
   return Number.isSafeInteger(p.seq) && Number.isSafeInteger(p.leafIndex) && Array.isArray(p.auditPath) && p.auditPath.every(isHashHex);
 }
 
-function isStepRow(value: unknown): value is StepRow {
+function isStepRow(value: unknown): value is StepRow | ForgottenStepRow {
+  if (isForgottenStepRow(value)) return true;
   if (typeof value !== 'object' || value === null || !hasOnly(value, STEP_MEMBERS, STEP_OPTIONAL_FIELDS)) return false;
   const s = value as Record<string, unknown>;
   if (STEP_OPTIONAL_FIELDS.some((f) => f in s && s[f] === null)) return false; // present only when set
@@ -187,11 +192,16 @@ function indexBy<T>(items: unknown[], isItem: (v: unknown) => v is T, key: (item
   return byKey;
 }
 
-/** §6 step rule: every steps.logged entry has its row and hash, every row has exactly one entry. */
-function checkSteps(bundle: ProofBundle, events: Iterable<StoredLedgerEvent>, problems: BundleProblem[]): number {
+/**
+ * §6 step rule: every steps.logged entry has its row and hash, every row has exactly one entry; a
+ * forgotten row stands for its entry only where a steps.forgotten event of the bundle names it
+ * with the logged hash (§3.4).
+ */
+function checkSteps(bundle: ProofBundle, events: StoredLedgerEvent[], problems: BundleProblem[]): { checked: number; forgotten: number } {
   const rows = indexBy(bundle.steps, isStepRow, (s) => s.stepNumber, 'step', problems);
+  const forgottenSteps = forgottenStepsOf(events);
   const covered = new Set<number>();
-  let checked = 0;
+  const counts = { checked: 0, forgotten: 0 };
   for (const e of events) {
     if (e.type !== 'steps.logged') continue;
     const entries = (e.payload as { steps?: unknown }).steps;
@@ -204,15 +214,24 @@ function checkSteps(bundle: ProofBundle, events: Iterable<StoredLedgerEvent>, pr
       covered.add(n);
       const row = rows.get(n);
       if (!row) problems.push({ seq: e.seq, stepNumber: n, problem: 'step-missing', reason: `step ${n} logged by seq ${e.seq} is not in the bundle` });
-      else if (row.episodeId !== bundle.episodeId || stepRowHash(row) !== hash)
+      else if (isForgottenStepRow(row)) {
+        if (isForgotten(forgottenSteps, bundle.episodeId, n, hash)) counts.forgotten++;
+        else
+          problems.push({
+            seq: e.seq,
+            stepNumber: n,
+            problem: 'step-mismatch',
+            reason: `step ${n} is marked forgotten but no steps.forgotten event of the bundle names it with the hash seq ${e.seq} logged`,
+          });
+      } else if (row.episodeId !== bundle.episodeId || stepRowHash(row) !== hash)
         problems.push({ seq: e.seq, stepNumber: n, problem: 'step-mismatch', reason: `step ${n} does not hash to what seq ${e.seq} logged` });
-      else checked++;
+      else counts.checked++;
     }
   }
   for (const n of rows.keys()) {
     if (!covered.has(n)) problems.push({ stepNumber: n, problem: 'step-uncovered', reason: `step ${n} is covered by no steps.logged event in the bundle` });
   }
-  return checked;
+  return counts;
 }
 
 /**
@@ -222,7 +241,7 @@ function checkSteps(bundle: ProofBundle, events: Iterable<StoredLedgerEvent>, pr
  */
 export function verifyProofBundle(value: unknown, publicKey: Uint8Array): BundleReport {
   const envelope = envelopeFailure(value);
-  if (envelope) return { ok: false, signatureValid: false, eventsChecked: 0, stepsChecked: 0, rowsChecked: 0, problems: [envelope] };
+  if (envelope) return { ok: false, signatureValid: false, eventsChecked: 0, stepsChecked: 0, stepsForgotten: 0, rowsChecked: 0, problems: [envelope] };
   const bundle = value as ProofBundle;
   const problems: BundleProblem[] = [];
   const signatureValid = verifyTreeHead(bundle.treeHead, publicKey);
@@ -241,8 +260,16 @@ export function verifyProofBundle(value: unknown, publicKey: Uint8Array): Bundle
   for (const seq of proofsBySeq.keys()) {
     if (!eventsBySeq.has(seq)) problems.push({ seq, problem: 'malformed', reason: `proof for seq ${seq} has no event` });
   }
-  const stepsChecked = checkSteps(bundle, eventsBySeq.values(), problems);
+  const steps = checkSteps(bundle, [...eventsBySeq.values()], problems);
   const rows = bundle.rows ? checkHashedRows(rowClaimsOf(eventsBySeq.values()), bundle.rows) : { checked: 0 };
   if (rows.failure) problems.push(rows.failure);
-  return { ok: problems.length === 0, signatureValid, eventsChecked, stepsChecked, rowsChecked: rows.checked, problems };
+  return {
+    ok: problems.length === 0,
+    signatureValid,
+    eventsChecked,
+    stepsChecked: steps.checked,
+    stepsForgotten: steps.forgotten,
+    rowsChecked: rows.checked,
+    problems,
+  };
 }

@@ -36,7 +36,8 @@ export const STEP_COLUMN_KINDS: readonly StepColumnKind[] = STEP_CANONICAL_FIELD
 /**
  * A page's step entries in logged order: entry k's row is bytes[starts[k]..ends[k]) (starts[k] -1:
  * no row), its logged hash hashes[32k..32k+32) when logged[k] is 1 (0: the entry's hash is no
- * lowercase hex hash, so nothing equals it).
+ * lowercase hex hash, so nothing equals it; FORGOTTEN: a steps.forgotten event names the step with
+ * that hash, so its row has no content to check, §3.4).
  */
 export interface StepBatch {
   bytes: Uint8Array;
@@ -45,6 +46,9 @@ export interface StepBatch {
   hashes: Uint8Array;
   logged: Uint8Array;
 }
+
+/** logged[k] of an entry whose step was forgotten (verify-pages.ts marks it): accepted unread. */
+export const FORGOTTEN = 2;
 
 export type StepProblem = 'step-missing' | 'content-differs' | 'column-differs';
 
@@ -110,6 +114,7 @@ function checkEntry(batch: StepBatch, k: number): StepProblem | undefined {
  */
 export function checkStepBatch(batch: StepBatch, from = 0, to = batch.logged.length): StepVerdict {
   for (let k = from; k < to; k++) {
+    if (batch.logged[k] === FORGOTTEN) continue;
     const problem = (batch.starts[k] as number) < 0 ? 'step-missing' : checkEntry(batch, k);
     if (problem) return { checked: k - from, bad: { entry: k, problem } };
   }

@@ -26,9 +26,11 @@ export const STEP_HASH_FIELDS = [
 
 /**
  * Members hashed only when set (non-null), so steps stored before they existed keep their hash:
- * the references of fields kept as blobs or truncated, and the times an imported step really ran.
+ * the references of fields kept as blobs or truncated, the times an imported step really ran, and
+ * the salt (random hex deleted with the content when it is forgotten, §3.4, so that the logged
+ * hash cannot confirm a guess of what was forgotten).
  */
-export const STEP_OPTIONAL_FIELDS = ['contentRefs', 'startedAt', 'endedAt'] as const;
+export const STEP_OPTIONAL_FIELDS = ['contentRefs', 'startedAt', 'endedAt', 'salt'] as const;
 
 /** A step row as exported in a bundle: the hashed members plus its number. */
 export type StepRow = Record<(typeof STEP_HASH_FIELDS)[number], unknown> & { stepNumber: number } & Partial<

@@ -7,8 +7,10 @@
 import type pg from 'pg';
 import { type FieldRows, releaseBytes, rowCount } from './copy-rows.ts';
 import type { EventFacts } from './event-facts.ts';
+import { type ForgottenSteps, isForgotten } from './forgotten.ts';
+import { toHex } from './hash.ts';
 import type { OneQueryAtATime } from './one-query.ts';
-import type { StepBatch, StepProblem } from './step-check.ts';
+import { FORGOTTEN, type StepBatch, type StepProblem } from './step-check.ts';
 import { type StoredSteps, stepRowOf } from './step-runs.ts';
 import type { LedgerProblem } from './verify.ts';
 import type { PageChain } from './verify-chain.ts';
@@ -26,7 +28,10 @@ export interface Failure {
 }
 
 export interface StepsVerdict {
+  /** Entries that verified, forgotten ones included. */
   checked: number;
+  /** Of them, entries a steps.forgotten event names with their logged hash (§3.4). */
+  forgotten: number;
   bad?: Failure;
 }
 
@@ -52,16 +57,33 @@ export interface Range {
   tenantId: string;
   fromSeq: number;
   toSeq: number | null;
+  /** The tenant's forgotten steps (forgotten.ts): their entries are accepted without content. */
+  forgotten: ForgottenSteps;
+}
+
+/** The entries of forgotten steps marked FORGOTTEN in a copy of `logged` (the facts' own stays as logged); how many. */
+function markForgotten(facts: EventFacts, forgotten: ForgottenSteps): { logged: Uint8Array; count: number } {
+  if (forgotten.size === 0) return { logged: facts.logged, count: 0 };
+  const logged = facts.logged.slice();
+  let count = 0;
+  for (let k = 0; k < facts.count; k++) {
+    const episode = facts.episodes[facts.episodeOf[k] as number] as string;
+    if (logged[k] !== 1 || !forgotten.has(episode)) continue;
+    if (!isForgotten(forgotten, episode, facts.ns[k] as number, toHex(facts.hashes.subarray(k * 32, k * 32 + 32)))) continue;
+    logged[k] = FORGOTTEN;
+    count++;
+  }
+  return { logged, count };
 }
 
 /** The page's step entries in logged order with where each one's row lies (step-check.ts). */
-function stepBatch(facts: EventFacts, steps: StoredSteps): StepBatch {
+function stepBatch(facts: EventFacts, steps: StoredSteps, logged: Uint8Array): StepBatch {
   const batch: StepBatch = {
     bytes: steps.bytes,
     starts: new Int32Array(facts.count),
     ends: new Int32Array(facts.count),
     hashes: facts.hashes,
-    logged: facts.logged,
+    logged,
   };
   for (let k = 0; k < facts.count; k++) {
     const row = stepRowOf(steps, k, facts.ns[k] as number);
@@ -81,14 +103,17 @@ const STEP_REASONS: Record<StepProblem, (step: string) => [LedgerProblem, string
  * Each step entry's row: recomputed (§3.2) and its stored content_hash column, both equal to the
  * entry. Checked off this thread when it can be (verify-workers.ts).
  */
-async function checkPageSteps(facts: EventFacts, steps: StoredSteps, firstSeq: number): Promise<StepsVerdict> {
-  const batch = stepBatch(facts, steps);
+async function checkPageSteps(facts: EventFacts, steps: StoredSteps, firstSeq: number, forgottenSteps: ForgottenSteps): Promise<StepsVerdict> {
+  const { logged, count } = markForgotten(facts, forgottenSteps);
+  const batch = stepBatch(facts, steps, logged);
   const { checked, bad } = await checkSteps(batch);
   releaseBytes(batch.bytes);
-  if (!bad) return { checked };
+  if (!bad) return { checked, forgotten: count };
   const k = bad.entry;
+  let forgotten = 0;
+  for (let i = 0; i < k; i++) if (logged[i] === FORGOTTEN) forgotten++;
   const [problem, reason] = STEP_REASONS[bad.problem](`step ${facts.ns[k]} of episode ${facts.episodes[facts.episodeOf[k] as number]}`);
-  return { checked, bad: { seq: firstSeq + (facts.events[k] as number), problem, reason } };
+  return { checked, forgotten, bad: { seq: firstSeq + (facts.events[k] as number), problem, reason } };
 }
 
 /** Marks work started ahead as handled, so that what is abandoned after a failure cannot crash the process. */
@@ -119,7 +144,13 @@ class Reads {
   async page({ rows: read, firstSeq }: EventRows): Promise<Page> {
     const { rows, chain, facts } = await checkChain(read, firstSeq, this.range.tenantId);
     const stepRows = await this.queries.run(() => readStepRows(this.pool, this.range.tenantId, facts));
-    return { rows, firstSeq, chain, facts, steps: ahead(stepRows ? checkPageSteps(facts, stepRows, firstSeq) : Promise.resolve({ checked: 0 })) };
+    return {
+      rows,
+      firstSeq,
+      chain,
+      facts,
+      steps: ahead(stepRows ? checkPageSteps(facts, stepRows, firstSeq, this.range.forgotten) : Promise.resolve({ checked: 0, forgotten: 0 })),
+    };
   }
 }
 

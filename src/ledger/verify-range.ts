@@ -12,9 +12,11 @@ import { Params, queryRows } from '../db/sql.ts';
 import { checkBlobs } from './blob-check.ts';
 import { listCheckpoints, signedMark } from './checkpoints.ts';
 import { releaseBytes, rowCount } from './copy-rows.ts';
-import { fromHex, GENESIS_HASH, HASH_BYTES, hasherReady, toHex } from './hash.ts';
+import { type ForgottenSteps, forgottenStepsOf, STEPS_FORGOTTEN } from './forgotten.ts';
+import { chainHashIs, fromHex, GENESIS_HASH, HASH_BYTES, hasherReady, toHex } from './hash.ts';
 import { hashLeaf, MerkleAccumulator } from './merkle.ts';
 import { OneQueryAtATime } from './one-query.ts';
+import { EVENT_COLUMNS, type LedgerEventSqlRow, toEvent } from './read.ts';
 import { RowCheck } from './row-checks.ts';
 import { RowClaims } from './row-claims.ts';
 import { type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
@@ -25,6 +27,8 @@ import { eventAt } from './verify-read.ts';
 
 export interface RangeReport extends ChainReport {
   stepsChecked: number;
+  /** Of the steps checked, those whose content a steps.forgotten event names as forgotten (§3.4). */
+  stepsForgotten: number;
   rowsChecked: number;
   checkpointsChecked: number;
   /** The latest signed checkpoint's size (null when none). */
@@ -37,6 +41,18 @@ async function prevHashBefore(pool: pg.Pool, tenantId: string, fromSeq: number):
   const sql = `SELECT hash FROM ledger_events WHERE tenant_id = ${p.add(tenantId)} AND seq = ${p.add(fromSeq - 1)}`;
   const [row] = await queryRows<Pick<LedgerEventsRow, 'hash'>>(pool, sql, p);
   return row?.hash ?? GENESIS_HASH;
+}
+
+/**
+ * The tenant's forgotten steps, from its steps.forgotten events (a partial index finds them). Each
+ * event's own hash is recomputed; its place in the chain is checked with the rest of the range,
+ * so one outside the range is trusted as far as its own hash goes (§7.5).
+ */
+async function forgottenSteps(pool: pg.Pool, tenantId: string): Promise<ForgottenSteps> {
+  const p = new Params();
+  const sql = `SELECT ${EVENT_COLUMNS} FROM ledger_events WHERE tenant_id = ${p.add(tenantId)} AND type = ${p.add(STEPS_FORGOTTEN)} ORDER BY seq`;
+  const events = (await queryRows<LedgerEventSqlRow>(pool, sql, p)).map(toEvent);
+  return forgottenStepsOf(events.filter((e) => chainHashIs(e.prevHash, e, e.hash)));
 }
 
 /** Pages whose step verdicts may still be out while the next page's chain is checked. */
@@ -56,7 +72,7 @@ interface PageVerdicts {
 class PendingVerdicts {
   private readonly queue: PageVerdicts[] = [];
 
-  constructor(private readonly counts: { stepsChecked: number; checkpointsChecked: number }) {}
+  constructor(private readonly counts: { stepsChecked: number; stepsForgotten: number; checkpointsChecked: number }) {}
 
   add(page: PageVerdicts): void {
     this.queue.push(page);
@@ -66,8 +82,9 @@ class PendingVerdicts {
   async settle(keep: number): Promise<Failure | undefined> {
     while (this.queue.length > keep) {
       const page = this.queue.shift() as PageVerdicts;
-      const { checked, bad } = await page.steps;
+      const { checked, forgotten, bad } = await page.steps;
       this.counts.stepsChecked += checked;
+      this.counts.stepsForgotten += forgotten;
       this.counts.checkpointsChecked = bad ? page.checkpointsBefore : page.checkpointsAfter;
       if (bad || page.checkpoint) return bad ?? page.checkpoint;
     }
@@ -187,7 +204,8 @@ async function verifyThrough(
   await hasherReady;
   const heads = await allCheckpoints(pool, tenantId);
   const latest = heads.at(-1) ?? null;
-  const counts = { checked: 0, stepsChecked: 0, rowsChecked: 0, checkpointsChecked: 0 };
+  const counts = { checked: 0, stepsChecked: 0, stepsForgotten: 0, rowsChecked: 0, checkpointsChecked: 0 };
+  const forgotten = await forgottenSteps(pool, tenantId);
   const walk = new CheckpointWalk(heads, fromHex(publicKeyHex, 32), fromSeq === 1, fromSeq);
   // §7.5: `checked` counts the events verified before the first failing one, whichever check failed.
   const report = (failure?: Failure): RangeReport => ({
@@ -203,7 +221,7 @@ async function verifyThrough(
   const pending = new PendingVerdicts(counts);
   let expectedPrevHash = await prevHashBefore(pool, tenantId, fromSeq);
   let expectedFirstSeq = fromSeq;
-  for await (const page of pages(pool, { tenantId, fromSeq, toSeq }, queries)) {
+  for await (const page of pages(pool, { tenantId, fromSeq, toSeq, forgotten }, queries)) {
     const { rows, facts: found, steps } = page;
     const chain = chainOf(page, { seq: expectedFirstSeq, prevHash: expectedPrevHash, tenantId });
     if ('report' in chain) {

@@ -34,8 +34,11 @@ export const STEP_INPUT = {
   latencyMs: 1250,
 };
 
+/** The example step's salt (§3.4): fixed here so the example is reproducible; the server draws 128 random bits per step. */
+export const EXAMPLE_SALT = '0f1e2d3c4b5a69788796a5b4c3d2e1f0';
+
 export function exampleLedger() {
-  const [prepared] = prepareSteps(EPISODE, [STEP_INPUT], DEFAULT_REDACTED_KEYS);
+  const [prepared] = prepareSteps(EPISODE, [STEP_INPUT], DEFAULT_REDACTED_KEYS, () => EXAMPLE_SALT);
   if (!prepared) throw new Error('no step prepared');
   // The step row as the steps table stores it, in the bundle's shape (snake_case columns).
   const stepRow = stepRowFromColumns({
@@ -56,6 +59,7 @@ export function exampleLedger() {
     world_before: prepared.worldBefore,
     world_after: prepared.worldAfter,
     metadata: prepared.metadata,
+    salt: prepared.salt,
   });
   const common = { tenantId: TENANT, episodeId: EPISODE, workItemId: null };
   const entries: LedgerEntry[] = [

@@ -120,8 +120,8 @@ describe('step checks on the worker thread', () => {
 
   it('fails with the inline error on a row that is not a step row', async () => {
     const b = batch(2_500, (n, r) => (n === 3 ? { ...r, row: copyRow([int4Field(0), int4Field(3), utf8Field('x')]) } : r));
-    expect(() => inline(b)).toThrow('row has not 22 fields');
-    await expect(checkSteps(b)).rejects.toThrow('row has not 22 fields');
+    expect(() => inline(b)).toThrow('row has not 23 fields');
+    await expect(checkSteps(b)).rejects.toThrow('row has not 23 fields');
   });
 
   it('refuses an entry whose logged hash was no hash, whatever its row holds', () => {

@@ -160,6 +160,7 @@ describe('verifyProofBundle', () => {
       signatureValid: true,
       eventsChecked: episodeEvents.length,
       stepsChecked: 0,
+      stepsForgotten: 0,
       rowsChecked: 0,
       problems: [],
     });

@@ -143,6 +143,7 @@ describe('docs/LEDGER.md §8 worked example', () => {
       signatureValid: true,
       eventsChecked: 1,
       stepsChecked: 1,
+      stepsForgotten: 0,
       rowsChecked: 0,
       problems: [],
     });
