@@ -21,6 +21,7 @@ import { indexStatisticsRefresher } from './retrieval/index-statistics.ts';
 import { startRankerRefits } from './retrieval/ranker-jobs.ts';
 import { StepIngestor } from './steps/ingest.ts';
 import { DEFAULT_REDACTED_KEYS } from './steps/redact.ts';
+import { StepRetention } from './steps/retention.ts';
 import type { Writer } from './write.ts';
 import { createWriter } from './write.ts';
 
@@ -44,6 +45,8 @@ export interface Services {
   ledgerReads: LedgerReads;
   /** API keys of recent requests (revocations by this process forget them at commit). */
   keys: KeyCache;
+  /** Forgets the step content of runs past STEP_RETENTION_DAYS. */
+  retention: StepRetention;
 }
 
 export async function createServices(config: Config, db: Database, log: Logger): Promise<Services> {
@@ -84,13 +87,31 @@ export async function createServices(config: Config, db: Database, log: Logger):
       refreshIndexStatistics().catch((err: unknown) => log.warn({ err }, 'term index statistics not refreshed; autovacuum will')),
     ]),
   );
-  return { config, db, log, writer, ingest, imports, jobs, learning, redactKeys, checkpoints, ledgerBus, ledgerReads: new LedgerReads(db.pool), keys };
+  const retention = new StepRetention(db.pool, writer, log, config.stepRetention);
+  retention.start();
+  return {
+    config,
+    db,
+    log,
+    writer,
+    ingest,
+    imports,
+    jobs,
+    learning,
+    redactKeys,
+    checkpoints,
+    ledgerBus,
+    ledgerReads: new LedgerReads(db.pool),
+    keys,
+    retention,
+  };
 }
 
 /** Answers every accepted write, then stops background work. The caller closes the database. */
 export async function stopServices(services: Services): Promise<void> {
   await services.imports.drain();
   await services.ingest.drain();
+  await services.retention.stop();
   services.checkpoints.stop();
   await services.learning.drain();
   await stopJobQueue(services.jobs, 30_000);

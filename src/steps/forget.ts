@@ -18,6 +18,9 @@ export interface ForgetStepsRequest {
   reason: string;
 }
 
+/** Who asked: an admin key, or the operator's retention setting (STEP_RETENTION_DAYS). */
+export type ForgetActor = { keyId: string } | { retentionDays: number };
+
 export interface ForgetStepsResult {
   episodeId: string;
   /** The step numbers forgotten now (steps forgotten before, or absent, are not repeated). */
@@ -92,7 +95,7 @@ async function deleteUnreferencedBlobs(w: WriteContext, hashes: string[]): Promi
  * steps.forgotten event, in the caller's transaction. The episode is locked first, so no step is
  * logged or forgotten beside it.
  */
-export async function forgetStepsRecorded(w: WriteContext, req: ForgetStepsRequest, actor: { keyId: string }): Promise<ForgetStepsResult> {
+export async function forgetStepsRecorded(w: WriteContext, req: ForgetStepsRequest, actor: ForgetActor): Promise<ForgetStepsResult> {
   checkRequest(req);
   const ep = await lockEpisode(w.client, w.tenantId, req.episodeId);
   const p = new Params();
@@ -117,7 +120,11 @@ export async function forgetStepsRecorded(w: WriteContext, req: ForgetStepsReque
     type: 'steps.forgotten',
     episodeId: ep.id,
     workItemId: ep.workItemId,
-    payload: { steps: rows.map((r) => ({ n: r.step_number, hash: r.content_hash })), reason: req.reason, byKeyId: actor.keyId },
+    payload: {
+      steps: rows.map((r) => ({ n: r.step_number, hash: r.content_hash })),
+      reason: req.reason,
+      ...('keyId' in actor ? { byKeyId: actor.keyId } : { byRetention: { days: actor.retentionDays } }),
+    },
   });
   return { episodeId: ep.id, forgotten: numbers, blobsDeleted };
 }
