@@ -3,10 +3,10 @@
 // The key must come from the caller (docs/LEDGER.md §5.2): a bundle's own publicKey is never trust,
 // so without --public-key nothing is called verified.
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { verifyProofBundle } from '../ledger/bundle.ts';
-import { EXPORT_FORMATS, isVerifierState, type VerifierState, verifyExport } from '../ledger/export-verify.ts';
-import { fromHex } from '../ledger/hash.ts';
-import { isAcceptablePublicKey } from '../ledger/signed-head.ts';
+import { fromHex } from '../ledger/format/hash.ts';
+import { isAcceptablePublicKey } from '../ledger/format/signed-head.ts';
+import { verifyProofBundle } from '../ledger/proofs/bundle.ts';
+import { EXPORT_FORMATS, isVerifierState, type VerifierState, verifyExport } from '../ledger/proofs/export-verify.ts';
 import { CliError } from './errors.ts';
 
 export const VERIFY_FAILED_EXIT = 3;

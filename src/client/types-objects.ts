@@ -1,6 +1,6 @@
 // The API's object shapes, as the client's documents select them.
 
-import type { StoredLedgerEvent } from '../ledger/hash.ts';
+import type { StoredLedgerEvent } from '../ledger/format/hash.ts';
 import type { StopReasonKind } from '../stops/stop-reason.ts';
 import type { BigIntString, Complexity, DateTimeString, EpisodeStatus, Json, OutcomeKind, StepItemStatus } from './types.ts';
 import type { LimitViolation } from './types-errors.ts';

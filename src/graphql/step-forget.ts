@@ -23,13 +23,12 @@ builder.mutationFields((t) => ({
       stepNumbers: t.arg.intList({ description: 'The steps to forget; omitted: every step of the episode.' }),
       reason: t.arg.string({ required: true, description: 'Why (recorded in the ledger event): at most 500 characters.' }),
     },
-    resolve: async (_root, args, ctx) => {
-      const id = String(args.episodeId);
-      if (!isUuid(id)) throw new NotFoundError('Episode', id);
+    resolve: async (_root, { episodeId, stepNumbers, reason }, ctx) => {
+      if (!isUuid(episodeId)) throw new NotFoundError('Episode', String(episodeId));
       const { tenantId, keyId } = ctx.viewer;
       // The content's deletion and its steps.forgotten ledger event commit together.
       return ctx.services.writer.run(tenantId, (w) =>
-        forgetStepsRecorded(w, { episodeId: canonicalId(id), stepNumbers: args.stepNumbers ?? null, reason: args.reason }, { keyId }),
+        forgetStepsRecorded(w, { episodeId: canonicalId(episodeId), stepNumbers: stepNumbers ?? null, reason }, { keyId }),
       );
     },
   }),

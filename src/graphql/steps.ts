@@ -5,7 +5,7 @@ import { IllegalTransitionError, InputLimitError, NotFoundError } from '../core/
 import { canonicalId } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import { sizeText } from '../core/sizes.ts';
-import { stepHashedMembers, stepRowFromRecord } from '../ledger/step-hash.ts';
+import { stepHashedMembers, stepRowFromRecord } from '../ledger/format/step-hash.ts';
 import type { Services } from '../services.ts';
 import { OverloadedError } from '../steps/ingest.ts';
 import { type ItemResult, type JournalDeps, journalSteps, type LogOptions, type LogResult } from '../steps/journal.ts';

@@ -9,7 +9,7 @@ import type { WriteContext } from '../core/write-context.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { lockEpisode } from '../episodes/row.ts';
 
-export const FORGET_LIMITS = { reasonChars: 500, stepNumbers: 10_000 } as const;
+const FORGET_LIMITS = { reasonChars: 500, stepNumbers: 10_000 } as const;
 
 export interface ForgetStepsRequest {
   episodeId: string;

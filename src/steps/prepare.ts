@@ -3,7 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { canonicalId } from '../core/ids.ts';
-import { contentHash } from '../ledger/hash.ts';
+import { contentHash } from '../ledger/format/hash.ts';
 import { jsonBytes } from '../validation/json.ts';
 import type { BlobToStore, ContentRefs } from './large-content.ts';
 import type { StepInput } from './limits.ts';

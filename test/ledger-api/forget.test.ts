@@ -7,7 +7,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stepRowFromColumns, stepRowHash } from '../../src/ledger/step-hash.ts';
+import { stepRowFromColumns, stepRowHash } from '../../src/ledger/format/step-hash.ts';
 import { startInProcess } from '../client/cli-run.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 

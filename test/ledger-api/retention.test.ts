@@ -3,8 +3,8 @@
 // that names the setting, and leaves runs still inside it (or still going) alone; the ledger and
 // the bundles still verify, reporting the steps as forgotten.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyProofBundle } from '../../src/ledger/bundle.ts';
-import { fromHex } from '../../src/ledger/hash.ts';
+import { fromHex } from '../../src/ledger/format/hash.ts';
+import { verifyProofBundle } from '../../src/ledger/proofs/bundle.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;

@@ -3,8 +3,8 @@
 // that only the signed checkpoint's Merkle root can tell.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
-import { chainHash } from '../../src/ledger/hash.ts';
-import { readEvents } from '../../src/ledger/read.ts';
+import { chainHash } from '../../src/ledger/format/hash.ts';
+import { readEvents } from '../../src/ledger/store/read.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;

@@ -1,7 +1,7 @@
 // The worked example of docs/LEDGER.md §8, built by the server's own code (step preparation,
 // chain hashing, Merkle tree, signing, bundle assembly). worked-example.test.ts renders it into
 // the spec and ledger-vectors reuse it, so neither can drift from the implementation.
-import { buildProofBundle } from '../../src/ledger/bundle.ts';
+
 import {
   CHAIN_DOMAIN_TAG,
   canonicalEntryBytes,
@@ -11,10 +11,11 @@ import {
   type LedgerEntry,
   type StoredLedgerEvent,
   toHex,
-} from '../../src/ledger/hash.ts';
-import { eventLeafHash, MerkleTree } from '../../src/ledger/merkle.ts';
-import { keyIdOf, publicKeyFromPrivate, signTreeHead, treeHeadMessage } from '../../src/ledger/signed-head.ts';
-import { stepRowFromColumns } from '../../src/ledger/step-hash.ts';
+} from '../../src/ledger/format/hash.ts';
+import { eventLeafHash, MerkleTree } from '../../src/ledger/format/merkle.ts';
+import { keyIdOf, publicKeyFromPrivate, signTreeHead, treeHeadMessage } from '../../src/ledger/format/signed-head.ts';
+import { stepRowFromColumns } from '../../src/ledger/format/step-hash.ts';
+import { buildProofBundle } from '../../src/ledger/proofs/bundle.ts';
 import { prepareSteps } from '../../src/steps/prepare.ts';
 import { DEFAULT_REDACTED_KEYS } from '../../src/steps/redact.ts';
 

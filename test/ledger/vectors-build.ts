@@ -2,9 +2,7 @@
 // seeds). vectors.test.ts compares the file with this and runs every case through the verifiers.
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
-import { buildProofBundle } from '../../src/ledger/bundle.ts';
-import { episodeRecord } from '../../src/ledger/episode-record.ts';
-import { EXPORT_FORMAT, STATE_FORMAT } from '../../src/ledger/export-verify.ts';
+import { episodeRecord } from '../../src/ledger/format/episode-record.ts';
 import {
   canonicalEntryBytes,
   chainHash,
@@ -14,11 +12,13 @@ import {
   type LedgerEntry,
   type StoredLedgerEvent,
   toHex,
-} from '../../src/ledger/hash.ts';
-import type { HashedRow } from '../../src/ledger/hashed-rows.ts';
-import { EMPTY_TREE_ROOT, MerkleTree } from '../../src/ledger/merkle.ts';
-import { publicKeyFromPrivate, type SignedTreeHead, signTreeHead, treeHeadMessage } from '../../src/ledger/signed-head.ts';
-import { stepRowHash } from '../../src/ledger/step-hash.ts';
+} from '../../src/ledger/format/hash.ts';
+import type { HashedRow } from '../../src/ledger/format/hashed-rows.ts';
+import { EMPTY_TREE_ROOT, MerkleTree } from '../../src/ledger/format/merkle.ts';
+import { publicKeyFromPrivate, type SignedTreeHead, signTreeHead, treeHeadMessage } from '../../src/ledger/format/signed-head.ts';
+import { stepRowHash } from '../../src/ledger/format/step-hash.ts';
+import { buildProofBundle } from '../../src/ledger/proofs/bundle.ts';
+import { EXPORT_FORMAT, STATE_FORMAT } from '../../src/ledger/proofs/export-verify.ts';
 import { EPISODE, EXAMPLE_SECRET_KEY, exampleLedger, ISSUED_AT, TENANT } from './example-ledger.ts';
 
 const utf8 = new TextEncoder();

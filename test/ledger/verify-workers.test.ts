@@ -1,12 +1,12 @@
-// The step check off the main thread (src/ledger/verify-workers.ts): a batch large enough to go to
+// The step check off the main thread (src/ledger/verification/verify-workers.ts): a batch large enough to go to
 // a worker gets the verdict the same check gives inline (step-check.ts), on good rows, on rows
 // whose content or content_hash column was changed, on missing rows, and the same error on a row
 // that is not the row the read asks for. Verifications of small ledgers check inline, so this is
 // what exercises the worker.
 import { describe, expect, it } from 'vitest';
-import { checkStepBatch, STEP_COLUMN_KINDS, type StepBatch, type StepColumnKind } from '../../src/ledger/step-check.ts';
-import { STEP_CANONICAL_FIELDS, stepRowHash } from '../../src/ledger/step-hash.ts';
-import { checkSteps, verifyWorkersReady } from '../../src/ledger/verify-workers.ts';
+import { STEP_CANONICAL_FIELDS, stepRowHash } from '../../src/ledger/format/step-hash.ts';
+import { checkStepBatch, STEP_COLUMN_KINDS, type StepBatch, type StepColumnKind } from '../../src/ledger/verification/step-check.ts';
+import { checkSteps, verifyWorkersReady } from '../../src/ledger/verification/verify-workers.ts';
 import { copyRow, type Field } from '../support/copy-binary.ts';
 
 const episodeId = '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9';

@@ -2,7 +2,7 @@
 // its size changes the hash (a field left out would let an edited row pass verification), and
 // prepareStep maps the input exactly (missing fields stored as null, not dropped).
 import { describe, expect, it } from 'vitest';
-import { contentHash } from '../../src/ledger/hash.ts';
+import { contentHash } from '../../src/ledger/format/hash.ts';
 import type { ContentRefs } from '../../src/steps/large-content.ts';
 import { type PreparedStep, prepareStep, rowToPreparedStep, type StepRow, stepContentHash } from '../../src/steps/prepare.ts';
 

@@ -3,7 +3,7 @@
 // step-check.ts) and answers each with its result, its buffers moved back, or with the message of
 // what it threw.
 import { parentPort } from 'node:worker_threads';
-import { hasherReady } from './hash.ts';
+import { hasherReady } from '../format/hash.ts';
 import { checkStepBatch } from './step-check.ts';
 import { chainJob, type Job, transferOf } from './verify-jobs.ts';
 

@@ -4,7 +4,7 @@ import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import canonicalize from 'canonicalize';
 import { createBLAKE3 } from 'hash-wasm';
-import { must } from '../core/must.ts';
+import { must } from '../../core/must.ts';
 
 export const LEDGER_SCHEMA_VERSION = 1;
 export const HASH_BYTES = 32;

@@ -2,11 +2,11 @@
 // database. Every function returns a structured report and never throws on bad data, because
 // its input is by definition untrusted.
 
-import { must } from '../core/must.ts';
-import { chainHash, chainHashIs, GENESIS_HASH, isHashHex, type StoredLedgerEvent, toHex } from './hash.ts';
-import { eventLeafHash, merkleRoot } from './merkle.ts';
-import { hasOnly, isCreatedAt, isUuid } from './shape.ts';
-import { isTreeHead, type SignedTreeHead, type TreeHead, verifyTreeHead } from './signed-head.ts';
+import { must } from '../../core/must.ts';
+import { chainHash, chainHashIs, GENESIS_HASH, isHashHex, type StoredLedgerEvent, toHex } from '../format/hash.ts';
+import { eventLeafHash, merkleRoot } from '../format/merkle.ts';
+import { hasOnly, isCreatedAt, isUuid } from '../format/shape.ts';
+import { isTreeHead, type SignedTreeHead, type TreeHead, verifyTreeHead } from '../format/signed-head.ts';
 
 /** Every problem code a verifier reports (docs/LEDGER.md §7.4 lists them with their meaning). */
 export const LEDGER_PROBLEMS = [

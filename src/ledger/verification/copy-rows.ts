@@ -6,7 +6,7 @@
 // COPY takes no bind parameters: callers put values in the text through sqlUuid and sqlInteger,
 // which accept only what they name, so nothing else can reach the SQL.
 import type pg from 'pg';
-import { isUuid } from '../core/ids.ts';
+import { isUuid } from '../../core/ids.ts';
 
 export const rowCount = (rows: FieldRows): number => rows.starts.length;
 

@@ -1,13 +1,13 @@
 // Episode proof bundles (docs/LEDGER.md §6): an episode's events with inclusion proofs against a
 // signed tree head, and its step rows, checkable offline with a public key the caller trusts.
 // Verification never throws on bad data: a bundle is untrusted input.
-import { type ForgottenStepRow, forgottenStepsOf, isForgotten, isForgottenStepRow } from './forgotten.ts';
-import { fromHex, isHashHex, type StoredLedgerEvent, toHex } from './hash.ts';
-import { checkHashedRows, type HashedRow, isHashedRow, rowClaimsOf } from './hashed-rows.ts';
-import { eventLeafHash, type MerkleTree, verifyInclusion } from './merkle.ts';
-import { hasExactly, hasOnly, isUuid } from './shape.ts';
-import { isSignedTreeHead, type SignedTreeHead, type TreeHead, verifyTreeHead } from './signed-head.ts';
-import { STEP_HASH_FIELDS, STEP_OPTIONAL_FIELDS, type StepRow, stepRowHash } from './step-hash.ts';
+import { type ForgottenStepRow, forgottenStepsOf, isForgotten, isForgottenStepRow } from '../format/forgotten.ts';
+import { fromHex, isHashHex, type StoredLedgerEvent, toHex } from '../format/hash.ts';
+import { checkHashedRows, type HashedRow, isHashedRow, rowClaimsOf } from '../format/hashed-rows.ts';
+import { eventLeafHash, type MerkleTree, verifyInclusion } from '../format/merkle.ts';
+import { hasExactly, hasOnly, isUuid } from '../format/shape.ts';
+import { isSignedTreeHead, type SignedTreeHead, type TreeHead, verifyTreeHead } from '../format/signed-head.ts';
+import { STEP_HASH_FIELDS, STEP_OPTIONAL_FIELDS, type StepRow, stepRowHash } from '../format/step-hash.ts';
 import { contentFailure, eventShapeFailure, type Failure, type LedgerProblem } from './verify.ts';
 
 /** v2 adds `rows`, the values the events hash (§6.1); v1 bundles still verify (no rows to check). */

@@ -4,12 +4,12 @@
 // ledger without a checkpoint counts as moved). Reads never publish one.
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { LedgerCheckpointsRow } from '../db/rows.ts';
-import { insertInto, Params, queryRows } from '../db/sql.ts';
-import { GENESIS_HASH, type StoredLedgerEvent, toHex } from './hash.ts';
-import { eventLeafHash, MerkleTree } from './merkle.ts';
+import type { LedgerCheckpointsRow } from '../../db/rows.ts';
+import { insertInto, Params, queryRows } from '../../db/sql.ts';
+import { GENESIS_HASH, type StoredLedgerEvent, toHex } from '../format/hash.ts';
+import { eventLeafHash, MerkleTree } from '../format/merkle.ts';
+import type { SignedTreeHead } from '../format/signed-head.ts';
 import { readHead } from './read.ts';
-import type { SignedTreeHead } from './signed-head.ts';
 import type { LedgerSigner } from './signer.ts';
 
 const PAGE = 10_000;

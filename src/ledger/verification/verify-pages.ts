@@ -5,14 +5,14 @@
 // (verify-workers.ts). This thread only reads and hands over. Reads run one at a time
 // (one-query.ts).
 import type pg from 'pg';
+import { type ForgottenSteps, isForgotten } from '../format/forgotten.ts';
+import { toHex } from '../format/hash.ts';
+import type { LedgerProblem } from '../proofs/verify.ts';
 import { type FieldRows, releaseBytes, rowCount } from './copy-rows.ts';
 import type { EventFacts } from './event-facts.ts';
-import { type ForgottenSteps, isForgotten } from './forgotten.ts';
-import { toHex } from './hash.ts';
 import type { OneQueryAtATime } from './one-query.ts';
 import { FORGOTTEN, type StepBatch, type StepProblem } from './step-check.ts';
 import { type StoredSteps, stepRowOf } from './step-runs.ts';
-import type { LedgerProblem } from './verify.ts';
 import type { PageChain } from './verify-chain.ts';
 import { readEventPage, readStepRows, seqAt } from './verify-read.ts';
 import { checkChain, checkSteps } from './verify-workers.ts';

@@ -7,20 +7,20 @@
 // the parsed events for its verdict and report whenever the fast check is in doubt; verdicts are
 // taken in page order, so the first failure reported is the earliest.
 import type pg from 'pg';
-import type { LedgerEventsRow } from '../db/rows.ts';
-import { Params, queryRows } from '../db/sql.ts';
+import type { LedgerEventsRow } from '../../db/rows.ts';
+import { Params, queryRows } from '../../db/sql.ts';
+import { type ForgottenSteps, forgottenStepsOf, STEPS_FORGOTTEN } from '../format/forgotten.ts';
+import { chainHashIs, fromHex, GENESIS_HASH, HASH_BYTES, hasherReady, toHex } from '../format/hash.ts';
+import { hashLeaf, MerkleAccumulator } from '../format/merkle.ts';
+import { RowClaims } from '../format/row-claims.ts';
+import { type SignedTreeHead, verifyTreeHead } from '../format/signed-head.ts';
+import { type ChainReport, verifyChain } from '../proofs/verify.ts';
+import { listCheckpoints, signedMark } from '../store/checkpoints.ts';
+import { EVENT_COLUMNS, type LedgerEventSqlRow, toEvent } from '../store/read.ts';
 import { checkBlobs } from './blob-check.ts';
-import { listCheckpoints, signedMark } from './checkpoints.ts';
 import { releaseBytes, rowCount } from './copy-rows.ts';
-import { type ForgottenSteps, forgottenStepsOf, STEPS_FORGOTTEN } from './forgotten.ts';
-import { chainHashIs, fromHex, GENESIS_HASH, HASH_BYTES, hasherReady, toHex } from './hash.ts';
-import { hashLeaf, MerkleAccumulator } from './merkle.ts';
 import { OneQueryAtATime } from './one-query.ts';
-import { EVENT_COLUMNS, type LedgerEventSqlRow, toEvent } from './read.ts';
 import { RowCheck } from './row-checks.ts';
-import { RowClaims } from './row-claims.ts';
-import { type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
-import { type ChainReport, verifyChain } from './verify.ts';
 import { type ChainStart, indexOfEvents, type PageIndex } from './verify-chain.ts';
 import { type Failure, type Page, pages, type StepsVerdict } from './verify-pages.ts';
 import { eventAt } from './verify-read.ts';

@@ -4,8 +4,8 @@
 // milliseconds later). A read is shared only with subscribers woken before it started, so a shared
 // answer always contains every commit that woke them.
 import type pg from 'pg';
-import type { StoredLedgerEvent } from './hash.ts';
-import { type LedgerFilter, readEvents, readHead } from './read.ts';
+import type { StoredLedgerEvent } from '../format/hash.ts';
+import { type LedgerFilter, readEvents, readHead } from '../store/read.ts';
 
 /** Events per read: the most a subscriber holds in memory at once. */
 export const LIVE_PAGE_SIZE = 500;

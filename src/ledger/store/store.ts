@@ -1,11 +1,11 @@
 // Appends events to a tenant's chain inside the caller's transaction. The head row is locked for
 // the rest of the transaction, so seq is assigned in commit order and the chain never forks.
 import type pg from 'pg';
-import { canonicalId } from '../core/ids.ts';
-import { must } from '../core/must.ts';
-import type { NewLedgerEvent } from '../core/write-context.ts';
-import { insertInto, Params, queryRows, unnestAs } from '../db/sql.ts';
-import { chainHash, GENESIS_HASH, type StoredLedgerEvent } from './hash.ts';
+import { canonicalId } from '../../core/ids.ts';
+import { must } from '../../core/must.ts';
+import type { NewLedgerEvent } from '../../core/write-context.ts';
+import { insertInto, Params, queryRows, unnestAs } from '../../db/sql.ts';
+import { chainHash, GENESIS_HASH, type StoredLedgerEvent } from '../format/hash.ts';
 
 async function lockHead(client: pg.PoolClient, tenantId: string): Promise<{ seq: number; hash: string }> {
   const select = () => {

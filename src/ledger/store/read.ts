@@ -1,8 +1,8 @@
 // Reads a tenant's ledger in seq order, as the exact values that were hashed.
 import type pg from 'pg';
-import type { LedgerHeadsRow } from '../db/rows.ts';
-import { Params, queryRows } from '../db/sql.ts';
-import { GENESIS_HASH, type StoredLedgerEvent } from './hash.ts';
+import type { LedgerHeadsRow } from '../../db/rows.ts';
+import { Params, queryRows } from '../../db/sql.ts';
+import { GENESIS_HASH, type StoredLedgerEvent } from '../format/hash.ts';
 
 export interface LedgerFilter {
   episodeId?: string | null;

@@ -3,7 +3,7 @@
 // since messages published while the subscriber was away are gone.
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { redactUrl } from '../config.ts';
+import { redactUrl } from '../../config.ts';
 import { type BusOptions, FanOutUnavailableError, type LedgerBus } from './bus.ts';
 import { decodeHeads, encodeHeads, FanOutBase } from './bus-core.ts';
 

@@ -1,10 +1,10 @@
 // Reads the stored values of hashed rows (hashed-rows.ts) for an export, tenant-scoped: the same
 // columns verifyLedger compares (row-checks.ts).
 import type pg from 'pg';
-import type { CheckpointsRow, EpisodesRow } from '../db/rows.ts';
-import { Params, queryRows } from '../db/sql.ts';
-import { EPISODE_RECORD_COLUMNS, type EpisodeRecordColumns, episodeRecord } from './episode-record.ts';
-import { type HashedRow, type HashedRowKind, rowKey } from './hashed-rows.ts';
+import type { CheckpointsRow, EpisodesRow } from '../../db/rows.ts';
+import { Params, queryRows } from '../../db/sql.ts';
+import { EPISODE_RECORD_COLUMNS, type EpisodeRecordColumns, episodeRecord } from '../format/episode-record.ts';
+import { type HashedRow, type HashedRowKind, rowKey } from '../format/hashed-rows.ts';
 
 type EpisodeValues = Pick<EpisodesRow, 'id' | 'outcome' | 'critique' | 'reward' | 'reflection'> & EpisodeRecordColumns;
 

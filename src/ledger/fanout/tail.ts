@@ -3,12 +3,12 @@
 // follows commit order (the chain head stays locked until commit), so every read returns a
 // contiguous continuation. Notifications only say when to read.
 
-import { must } from '../core/must.ts';
-import { isPoolSaturated, isUnavailable } from '../db/errors.ts';
+import { must } from '../../core/must.ts';
+import { isPoolSaturated, isUnavailable } from '../../db/errors.ts';
+import type { StoredLedgerEvent } from '../format/hash.ts';
+import type { LedgerFilter } from '../store/read.ts';
 import type { LedgerBus } from './bus.ts';
-import type { StoredLedgerEvent } from './hash.ts';
 import { type LedgerReads, LIVE_PAGE_SIZE } from './live-reads.ts';
-import type { LedgerFilter } from './read.ts';
 
 /** What the tail reads through (LedgerReads in the server). */
 export type TailReads = Pick<LedgerReads, 'now' | 'head' | 'range' | 'after'>;

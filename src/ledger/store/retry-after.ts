@@ -1,5 +1,5 @@
 // When to ask again for a proof of an event no signed checkpoint covers yet (docs/LEDGER.md §5.3).
-import type { SignedTreeHead } from './signed-head.ts';
+import type { SignedTreeHead } from '../format/signed-head.ts';
 
 const MIN_RETRY_MS = 100;
 

@@ -8,13 +8,13 @@
 // success) is then the verdict.
 
 import { isUtf8 } from 'node:buffer';
+import { CHAIN_DOMAIN_TAG, fromHex, HASH_BYTES, hashBytes, hashHexInto, hexMatches, type StoredLedgerEvent } from '../format/hash.ts';
+import { EARLIEST_ISO_MS, isoTimeInto, LATEST_ISO_MS } from '../format/iso-time.ts';
+import { JsonBytesCanonicaliser } from '../format/json-text.ts';
+import { isUuid } from '../format/shape.ts';
 import { FieldReader, sameBytes } from './copy-fields.ts';
 import { type FieldRows, rowCount } from './copy-rows.ts';
 import { CoveredSteps, EpisodeIds, type EventFacts, printed, printedSteps, STEPS_LOGGED } from './event-facts.ts';
-import { CHAIN_DOMAIN_TAG, fromHex, HASH_BYTES, hashBytes, hashHexInto, hexMatches, type StoredLedgerEvent } from './hash.ts';
-import { EARLIEST_ISO_MS, isoTimeInto, LATEST_ISO_MS } from './iso-time.ts';
-import { JsonBytesCanonicaliser } from './json-text.ts';
-import { isUuid } from './shape.ts';
 import { EVENT_FIELD, EVENT_FIELDS } from './verify-read.ts';
 
 /** A verified page: its events have seq firstSeq, firstSeq + 1, ...; event i's hash is hashes[32i..32i+32). */

@@ -3,11 +3,11 @@
 // time; where later events replace the value (a new critique, a re-scored experience), only the
 // latest event of the episode is compared, and only when the verified range reaches the head.
 import type pg from 'pg';
-import type { CheckpointsRow, EpisodesRow, RetrievalsRow } from '../db/rows.ts';
-import { Params, queryRows } from '../db/sql.ts';
-import { EPISODE_RECORD_COLUMNS, type EpisodeRecordColumns, episodeRecord } from './episode-record.ts';
-import { contentHash } from './hash.ts';
-import type { Claim, EpisodeClaims, RowClaims } from './row-claims.ts';
+import type { CheckpointsRow, EpisodesRow, RetrievalsRow } from '../../db/rows.ts';
+import { Params, queryRows } from '../../db/sql.ts';
+import { EPISODE_RECORD_COLUMNS, type EpisodeRecordColumns, episodeRecord } from '../format/episode-record.ts';
+import { contentHash } from '../format/hash.ts';
+import type { Claim, EpisodeClaims, RowClaims } from '../format/row-claims.ts';
 
 export interface RowFailure {
   seq: number;

@@ -3,8 +3,8 @@
 // so a blob whose bytes no longer hash to its key is step content changed, reported at the
 // steps.logged event of the first step referencing it.
 import type pg from 'pg';
-import { Params, queryRows } from '../db/sql.ts';
-import { hashBytes, toHex } from './hash.ts';
+import { Params, queryRows } from '../../db/sql.ts';
+import { hashBytes, toHex } from '../format/hash.ts';
 
 const PAGE = 1_000;
 /** Blob bytes held at once: a blob is up to 16 MB, so contents are read in batches of about this much. */

@@ -3,12 +3,12 @@
 // each checkpoint the events reach (head hash, and from seq 1 the root); a checkpoint beyond the
 // last event is a cut-off tail. Never throws on bad data.
 
-import { EXPORT_FORMAT, EXPORT_FORMATS } from './export-format.ts';
-import { fromHex, GENESIS_HASH, isHashHex, type StoredLedgerEvent, toHex } from './hash.ts';
-import { checkHashedRows, type HashedRow, isHashedRow, rowClaimsOf } from './hashed-rows.ts';
-import { eventLeafHash, MerkleAccumulator, verifyConsistency } from './merkle.ts';
-import { hasExactly, hasOnly, isUuid } from './shape.ts';
-import { isSignedTreeHead, type SignedTreeHead, verifyTreeHead } from './signed-head.ts';
+import { EXPORT_FORMAT, EXPORT_FORMATS } from '../format/export-format.ts';
+import { fromHex, GENESIS_HASH, isHashHex, type StoredLedgerEvent, toHex } from '../format/hash.ts';
+import { checkHashedRows, type HashedRow, isHashedRow, rowClaimsOf } from '../format/hashed-rows.ts';
+import { eventLeafHash, MerkleAccumulator, verifyConsistency } from '../format/merkle.ts';
+import { hasExactly, hasOnly, isUuid } from '../format/shape.ts';
+import { isSignedTreeHead, type SignedTreeHead, verifyTreeHead } from '../format/signed-head.ts';
 import { type LedgerProblem, verifyChain } from './verify.ts';
 
 export { EXPORT_FORMAT, EXPORT_FORMATS };

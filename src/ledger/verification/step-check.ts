@@ -8,10 +8,10 @@
 // straight from them (text escaped, jsonb through json-text.ts) and hashed where they lie.
 // A batch is a page's entries in logged order, with where each one's row lies.
 import { isUtf8 } from 'node:buffer';
+import { canonicalJson, canonicalString, HASH_BYTES, hashBytes, hexMatches } from '../format/hash.ts';
+import { JsonBytesCanonicaliser } from '../format/json-text.ts';
+import { STEP_CANONICAL_FIELDS } from '../format/step-hash.ts';
 import { FieldReader, sameBytes } from './copy-fields.ts';
-import { canonicalJson, canonicalString, HASH_BYTES, hashBytes, hexMatches } from './hash.ts';
-import { JsonBytesCanonicaliser } from './json-text.ts';
-import { STEP_CANONICAL_FIELDS } from './step-hash.ts';
 
 /** How each canonical member's column is sent (verify-read.ts selects it so). */
 export type StepColumnKind = 'text' | 'jsonb' | 'int4' | 'float8' | 'time';

@@ -5,9 +5,10 @@
 // payload as PostgreSQL prints it, {"steps": [{"n": 1, "hash": "<hex>"}, ...]}, is read straight
 // from its bytes (printedSteps); any other form is parsed by JSON.parse, whose result the fast
 // path equals. The logged hashes are kept as bytes, 32 per covered step, for the step check.
+
+import { HASH_BYTES, hashHexInto } from '../format/hash.ts';
 import { FieldReader, sameBytes, uuidString } from './copy-fields.ts';
 import { type FieldRows, rowCount } from './copy-rows.ts';
-import { HASH_BYTES, hashHexInto } from './hash.ts';
 import type { StepKeys } from './step-runs.ts';
 import { EVENT_FIELD, EVENT_FIELDS } from './verify-read.ts';
 

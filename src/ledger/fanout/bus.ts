@@ -3,7 +3,7 @@
 // duplicated notification can delay a delivery but never skip or repeat an event.
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import type { Config } from '../../config.ts';
 import { PgLedgerBus } from './bus-pg.ts';
 import { RedisLedgerBus } from './bus-redis.ts';
 

@@ -1,7 +1,7 @@
 // RFC 6962 / RFC 9162 Merkle tree over the ledger, with BLAKE3 instead of SHA-256.
 // Leaf i (0-based) is the event with seq i + 1; its leaf data is the 32 raw bytes of that
 // event's chain hash.
-import { must } from '../core/must.ts';
+import { must } from '../../core/must.ts';
 import { bytesEqual, fromHex, HASH_BYTES, hashBytes } from './hash.ts';
 
 const LEAF_PREFIX = 0x00;

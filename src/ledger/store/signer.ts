@@ -5,8 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fromHex, toHex } from './hash.ts';
-import { generateSigningKey, keyIdOf, publicKeyFromPrivate, type SignedTreeHead, signTreeHead, type TreeHead } from './signed-head.ts';
+import { fromHex, toHex } from '../format/hash.ts';
+import { generateSigningKey, keyIdOf, publicKeyFromPrivate, type SignedTreeHead, signTreeHead, type TreeHead } from '../format/signed-head.ts';
 
 export interface LedgerSigner {
   keyId: string;

@@ -8,10 +8,10 @@
 // per episode (a few index range scans, not one lookup per step: step-runs.ts).
 // verify-range.ts starts these reads pages ahead of its checks.
 import type pg from 'pg';
+import type { StoredLedgerEvent } from '../format/hash.ts';
+import { STEP_CANONICAL_FIELDS } from '../format/step-hash.ts';
 import { FieldReader, uuidString } from './copy-fields.ts';
 import { copyFieldRows, type FieldRows, sqlInteger, sqlUuid } from './copy-rows.ts';
-import type { StoredLedgerEvent } from './hash.ts';
-import { STEP_CANONICAL_FIELDS } from './step-hash.ts';
 import { runsOf, type StepKeys, type StoredSteps, storedSteps } from './step-runs.ts';
 
 /** The fields of an event row as readEventPage selects them, by position. */
