@@ -48,7 +48,7 @@ export interface VerifyResult {
   signatureValid?: boolean;
   checked: number;
   stepsChecked?: number;
-  /** Bundles: steps whose content was forgotten, each named by a steps.forgotten event (§3.4). */
+  /** Steps whose content was forgotten: in a bundle, rows a steps.forgotten event vouches for; in an export, the steps its steps.forgotten events name (§3.4). */
   stepsForgotten?: number;
   checkpointsChecked?: number;
   rowsChecked?: number;
@@ -110,6 +110,7 @@ export async function verifyFile(path: string, publicKeyHex?: string, state?: Ve
     checked: report.eventsChecked,
     checkpointsChecked: report.checkpointsChecked,
     rowsChecked: report.rowsChecked,
+    stepsForgotten: report.stepsForgotten,
     latestCheckpoint: report.latestCheckpoint,
     ...(report.state ? { state: report.state } : {}),
     problems,

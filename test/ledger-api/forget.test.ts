@@ -154,6 +154,7 @@ describe('forgetSteps', () => {
     expect((await cli(['export', '--url', t.url, '--key', t.keys.read, '--output', file])).code).toBe(0);
     const exported = await verifyOffline(file);
     expect(exported.code, exported.err).toBe(0);
+    expect(JSON.parse(exported.out)).toMatchObject({ ok: true, kind: 'export', stepsForgotten: 3 });
   });
 
   it('content removed without a steps.forgotten event is still a step-mismatch, for verifyLedger and episodic verify', { timeout: CLI_BUDGET_MS }, async () => {

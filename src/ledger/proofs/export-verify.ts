@@ -4,6 +4,7 @@
 // last event is a cut-off tail. Never throws on bad data.
 
 import { EXPORT_FORMAT, EXPORT_FORMATS } from '../format/export-format.ts';
+import { forgottenStepsOf } from '../format/forgotten.ts';
 import { fromHex, GENESIS_HASH, isHashHex, type StoredLedgerEvent, toHex } from '../format/hash.ts';
 import { checkHashedRows, type HashedRow, isHashedRow, rowClaimsOf } from '../format/hashed-rows.ts';
 import { eventLeafHash, MerkleAccumulator, verifyConsistency } from '../format/merkle.ts';
@@ -28,6 +29,8 @@ export interface ExportReport {
   checkpointsChecked: number;
   /** Hashed values (outcomes, critiques, ..., checkpoint states, retrieval results) recomputed from the file's row lines. */
   rowsChecked: number;
+  /** Steps the file's verified steps.forgotten events name: their content is gone from the server (§3.4). */
+  stepsForgotten: number;
   /** The newest checkpoint that verified: compare it with a fresh one from the server (§7.3). */
   latestCheckpoint: { treeSize: number; issuedAt: string } | null;
   /** What a later incremental check starts from (§7.3.1): set when the newest checkpoint's root was verified. */
@@ -180,7 +183,7 @@ const stateOf = (head: SignedTreeHead): VerifierState => ({
  * reach, through the consistency proof the file carries from the state's tree to it.
  */
 export function verifyExport(lines: unknown[], publicKey: Uint8Array, state?: VerifierState): ExportReport {
-  const report: ExportReport = { ok: false, eventsChecked: 0, checkpointsChecked: 0, rowsChecked: 0, latestCheckpoint: null };
+  const report: ExportReport = { ok: false, eventsChecked: 0, checkpointsChecked: 0, rowsChecked: 0, stepsForgotten: 0, latestCheckpoint: null };
   const fail: Fail = (problem, reason, firstBadSeq) => ({
     ...report,
     ok: false,
@@ -217,6 +220,7 @@ export function verifyExport(lines: unknown[], publicKey: Uint8Array, state?: Ve
   report.eventsChecked = chain.checked;
   if (!chain.ok) return fail(chain.problem ?? 'malformed', chain.reason ?? '', chain.firstBadSeq);
   const stored = events as StoredLedgerEvent[];
+  for (const steps of forgottenStepsOf(stored).values()) report.stepsForgotten += steps.size;
   const lastSeq = header.afterSeq + stored.length;
   if (header.toSeq !== null && lastSeq < header.toSeq)
     return fail('missing-tail', `the header says events up to ${header.toSeq}, the file ends at ${lastSeq}`, lastSeq + 1);
