@@ -84,6 +84,7 @@ export const DOCUMENTS = {
   createApiKey: `mutation CreateApiKey($name: String!, $scopes: [String!]!, $expiresAt: DateTime) {
     result: createApiKey(name: $name, scopes: $scopes, expiresAt: $expiresAt) { ${errors('InputLimitError')} ... on CreatedApiKey { token key { ${API_KEY_FIELDS} } } } }`,
   revokeApiKey: `mutation RevokeApiKey($id: ID!) { result: revokeApiKey(id: $id) { ${errors('NotFoundError')} ... on ApiKey { ${API_KEY_FIELDS} } } }`,
+  forgetSteps: `mutation ForgetSteps($episodeId: ID!, $stepNumbers: [Int!], $reason: String!) { result: forgetSteps(episodeId: $episodeId, stepNumbers: $stepNumbers, reason: $reason) { ${errors('InputLimitError', 'NotFoundError')} ... on ForgetStepsPayload { episodeId forgotten blobsDeleted } } }`,
   apiKeys: `query ApiKeys { result: apiKeys { ${API_KEY_FIELDS} } }`,
   episode: `query Episode($id: ID!) { result: episode(id: $id) { ${errors('NotFoundError')} ... on Episode { ${EPISODE_FIELDS} } } }`,
   episodeSteps: `query EpisodeSteps($id: ID!, $first: Int, $after: String) { result: episode(id: $id) { ${errors('NotFoundError')}
