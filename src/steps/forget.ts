@@ -8,6 +8,7 @@ import { InputLimitError } from '../core/errors.ts';
 import type { WriteContext } from '../core/write-context.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { lockEpisode } from '../episodes/row.ts';
+import { FORGOTTEN_MEMBERS } from '../ledger/format/forgotten.ts';
 
 const FORGET_LIMITS = { reasonChars: 500, stepNumbers: 10_000 } as const;
 
@@ -28,20 +29,8 @@ export interface ForgetStepsResult {
   blobsDeleted: number;
 }
 
-/** The columns a forgotten step loses: everything it was told, and the salt that hashed it. */
-const CONTENT_COLUMNS = [
-  'tool',
-  'action',
-  'parameters',
-  'args_hash',
-  'result',
-  'observation',
-  'world_before',
-  'world_after',
-  'metadata',
-  'content_refs',
-  'salt',
-];
+/** The columns a forgotten step loses (FORGOTTEN_MEMBERS, which verifyLedger requires empty). */
+const CONTENT_COLUMNS = FORGOTTEN_MEMBERS.map((m) => m.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
 
 function checkRequest(req: ForgetStepsRequest): void {
   const violations = [];

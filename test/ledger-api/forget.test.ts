@@ -157,6 +157,17 @@ describe('forgetSteps', () => {
     expect(JSON.parse(exported.out)).toMatchObject({ ok: true, kind: 'export', stepsForgotten: 3 });
   });
 
+  it('content written into a forgotten step (served, unverifiable) is a step-mismatch at its steps.logged event', async () => {
+    const seq = await loggedSeqOf(1);
+    await sql(`UPDATE steps SET observation = 'forged', forgotten_at = NULL WHERE episode_id = $1 AND step_number = 1`, [episodeId]);
+    try {
+      expect(await verifyLedger()).toMatchObject({ ok: false, problem: 'step-mismatch', firstBadSeq: String(seq) });
+    } finally {
+      await sql(`UPDATE steps SET observation = NULL, forgotten_at = now() WHERE episode_id = $1 AND step_number = 1`, [episodeId]);
+    }
+    expect(await verifyLedger()).toMatchObject({ ok: true, stepsForgotten: 3 });
+  });
+
   it('content removed without a steps.forgotten event is still a step-mismatch, for verifyLedger and episodic verify', { timeout: CLI_BUDGET_MS }, async () => {
     const other = await t.gql(
       'mutation { startEpisode(input: { taskDescription: "kept", taskType: "audit" }) { ... on StartEpisodePayload { episode { id } } } }',

@@ -6,6 +6,25 @@ import { isHashHex, type StoredLedgerEvent } from './hash.ts';
 
 export const STEPS_FORGOTTEN = 'steps.forgotten';
 
+/**
+ * The step members forgetting deletes (everything the agent told, and the salt that hashed it). A
+ * stored row a steps.forgotten event names must have none of them, or content was written into a
+ * forgotten step and would be served unverified: step-mismatch.
+ */
+export const FORGOTTEN_MEMBERS: readonly string[] = [
+  'tool',
+  'action',
+  'parameters',
+  'argsHash',
+  'result',
+  'observation',
+  'worldBefore',
+  'worldAfter',
+  'metadata',
+  'contentRefs',
+  'salt',
+];
+
 /** A bundle's row of a forgotten step: its number only. */
 export interface ForgottenStepRow {
   stepNumber: number;

@@ -8,6 +8,7 @@
 // straight from them (text escaped, jsonb through json-text.ts) and hashed where they lie.
 // A batch is a page's entries in logged order, with where each one's row lies.
 import { isUtf8 } from 'node:buffer';
+import { FORGOTTEN_MEMBERS } from '../format/forgotten.ts';
 import { canonicalJson, canonicalString, HASH_BYTES, hashBytes, hexMatches } from '../format/hash.ts';
 import { JsonBytesCanonicaliser } from '../format/json-text.ts';
 import { STEP_CANONICAL_FIELDS } from '../format/step-hash.ts';
@@ -47,8 +48,12 @@ export interface StepBatch {
   logged: Uint8Array;
 }
 
-/** logged[k] of an entry whose step was forgotten (verify-pages.ts marks it): accepted unread. */
+/**
+ * logged[k] of an entry whose step was forgotten (verify-pages.ts marks it): its row, if any, must
+ * hold none of the forgotten members and keep the logged hash in its content_hash column.
+ */
 export const FORGOTTEN = 2;
+const IS_FORGOTTEN_MEMBER = STEP_CANONICAL_FIELDS.map(({ field }) => FORGOTTEN_MEMBERS.includes(field));
 
 export type StepProblem = 'step-missing' | 'content-differs' | 'column-differs';
 
@@ -108,14 +113,30 @@ function checkEntry(batch: StepBatch, k: number): StepProblem | undefined {
   return columnIs ? undefined : 'column-differs';
 }
 
+/** A forgotten entry's row: none of the forgotten members set, its content_hash column the logged hash. */
+function checkForgotten(batch: StepBatch, k: number): StepProblem | undefined {
+  const bytes = batch.bytes;
+  fields.begin(bytes, batch.starts[k] as number, batch.ends[k] as number);
+  fields.next(); // run
+  fields.next(); // step_number
+  fields.next();
+  const columnIs = hexMatches(bytes, fields.at, fields.length, batch.hashes, k * HASH_BYTES);
+  for (let i = 0; i < KEYS.length; i++) {
+    fields.next();
+    if (IS_FORGOTTEN_MEMBER[i] && fields.length >= 0) return 'content-differs';
+  }
+  return columnIs ? undefined : 'column-differs';
+}
+
 /**
  * Checks entries [from, to) of the batch in order up to the first bad one (`checked` counts from
  * `from`). Throws on a row that is not the row the read asks for.
  */
 export function checkStepBatch(batch: StepBatch, from = 0, to = batch.logged.length): StepVerdict {
   for (let k = from; k < to; k++) {
-    if (batch.logged[k] === FORGOTTEN) continue;
-    const problem = (batch.starts[k] as number) < 0 ? 'step-missing' : checkEntry(batch, k);
+    const absent = (batch.starts[k] as number) < 0;
+    const forgotten = batch.logged[k] === FORGOTTEN;
+    const problem = absent ? (forgotten ? undefined : 'step-missing') : forgotten ? checkForgotten(batch, k) : checkEntry(batch, k);
     if (problem) return { checked: k - from, bad: { entry: k, problem } };
   }
   return { checked: to - from };
