@@ -9,6 +9,7 @@ import type { WriteContext } from '../core/write-context.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { lockEpisode } from '../episodes/row.ts';
 import { FORGOTTEN_MEMBERS } from '../ledger/format/forgotten.ts';
+import { countViolations, textViolations } from '../validation/violations.ts';
 
 const FORGET_LIMITS = { reasonChars: 500, stepNumbers: 10_000 } as const;
 
@@ -33,22 +34,9 @@ export interface ForgetStepsResult {
 const CONTENT_COLUMNS = FORGOTTEN_MEMBERS.map((m) => m.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
 
 function checkRequest(req: ForgetStepsRequest): void {
-  const violations = [];
-  if (req.reason.trim() === '') violations.push({ field: 'reason', limit: 1, actual: 0, message: 'reason must name why the content is forgotten' });
-  if (req.reason.length > FORGET_LIMITS.reasonChars)
-    violations.push({
-      field: 'reason',
-      limit: FORGET_LIMITS.reasonChars,
-      actual: req.reason.length,
-      message: `reason is at most ${FORGET_LIMITS.reasonChars} characters`,
-    });
-  if (req.stepNumbers && req.stepNumbers.length > FORGET_LIMITS.stepNumbers)
-    violations.push({
-      field: 'stepNumbers',
-      limit: FORGET_LIMITS.stepNumbers,
-      actual: req.stepNumbers.length,
-      message: `at most ${FORGET_LIMITS.stepNumbers} steps per call`,
-    });
+  // The reason is stored in a jsonb payload: no NUL, no lone surrogate, as every stored text.
+  const violations = textViolations('reason', req.reason, { nonEmpty: true, maxChars: FORGET_LIMITS.reasonChars });
+  if (req.stepNumbers) violations.push(...countViolations('stepNumbers', req.stepNumbers.length, FORGET_LIMITS.stepNumbers, 'step numbers'));
   if (violations.length) throw new InputLimitError(violations);
 }
 

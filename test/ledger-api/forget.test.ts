@@ -101,7 +101,9 @@ describe('forgetSteps', () => {
   it('names the field and limit of a reason too long', async () => {
     const refused = await t.gql(FORGET, { e: episodeId, n: [1], r: 'x'.repeat(501) });
     expect(refused.data.forgetSteps).toMatchObject({ __typename: 'InputLimitError' });
-    expect(refused.data.forgetSteps.message).toMatch(/reason is at most 500 characters/);
+    expect(refused.data.forgetSteps.message).toMatch(/reason is 501 characters; the limit is 500 characters/);
+    const nul = await t.gql(FORGET, { e: episodeId, n: [1], r: 'nul\u0000inside' });
+    expect(nul.data.forgetSteps).toMatchObject({ __typename: 'InputLimitError' });
   });
 
   it('deletes the content, salt and blob, and records the steps, their hashes and who asked in the ledger', async () => {
