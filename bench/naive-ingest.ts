@@ -4,7 +4,7 @@
 
 import { must } from '../src/core/must.ts';
 import type { Database } from '../src/db/client.ts';
-import { chainHash, GENESIS_HASH } from '../src/ledger/hash.ts';
+import { chainHash, GENESIS_HASH } from '../src/ledger/format/hash.ts';
 import type { StepBatchOutcome, StepBatchRequest } from '../src/steps/apply.ts';
 
 export function createNaiveIngest(db: Database) {

@@ -12,7 +12,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { must } from '../src/core/must.ts';
-import { readHead } from '../src/ledger/read.ts';
+import { readHead } from '../src/ledger/store/read.ts';
 import type { Json } from '../test/support/json.ts';
 import { type BenchDatabase, fmt, openBenchDatabase, percentile } from './support.ts';
 

@@ -8,11 +8,11 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { NewLedgerEvent } from '../src/core/write-context.ts';
 import { withTransaction } from '../src/db/tx.ts';
-import { contentHash, type StoredLedgerEvent, toHex } from '../src/ledger/hash.ts';
-import { eventLeafHash, MerkleTree } from '../src/ledger/merkle.ts';
-import { generateSigningKey } from '../src/ledger/signed-head.ts';
-import { signerFromKey } from '../src/ledger/signer.ts';
-import { appendEvents } from '../src/ledger/store.ts';
+import { contentHash, type StoredLedgerEvent, toHex } from '../src/ledger/format/hash.ts';
+import { eventLeafHash, MerkleTree } from '../src/ledger/format/merkle.ts';
+import { generateSigningKey } from '../src/ledger/format/signed-head.ts';
+import { signerFromKey } from '../src/ledger/store/signer.ts';
+import { appendEvents } from '../src/ledger/store/store.ts';
 import { type HashedStep, prepareSteps } from '../src/steps/prepare.ts';
 import { insertSteps, type StepRowToInsert } from '../src/steps/store.ts';
 

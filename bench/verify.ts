@@ -8,10 +8,10 @@
 import { performance } from 'node:perf_hooks';
 import { createBLAKE3 } from 'hash-wasm';
 import type pg from 'pg';
-import { CHAIN_DOMAIN_TAG, canonicalEntryBytes, canonicalJson, fromHex } from '../src/ledger/hash.ts';
-import { readEvents } from '../src/ledger/read.ts';
-import { stepHashedMembers, stepRowFromColumns } from '../src/ledger/step-hash.ts';
-import { verifyStoredRange } from '../src/ledger/verify-range.ts';
+import { CHAIN_DOMAIN_TAG, canonicalEntryBytes, canonicalJson, fromHex } from '../src/ledger/format/hash.ts';
+import { stepHashedMembers, stepRowFromColumns } from '../src/ledger/format/step-hash.ts';
+import { readEvents } from '../src/ledger/store/read.ts';
+import { verifyStoredRange } from '../src/ledger/verification/verify-range.ts';
 import { fmt, openBenchDatabase } from './support.ts';
 import { writeMixLedger } from './verify-mix.ts';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { clientEnv } from '../src/config.ts';
 import { must } from '../src/core/must.ts';
 import { createEpisodicClient, type EpisodicClient, EpisodicError, type Holon, runEpisodeLoop, unwrap, verifyProofBundle } from '../src/index.ts';
-import { fromHex } from '../src/ledger/hash.ts';
+import { fromHex } from '../src/ledger/format/hash.ts';
 
 const env = clientEnv();
 const url = env.url ?? 'http://localhost:4000/graphql';

@@ -129,6 +129,11 @@ const EnvSchema = z.object({
   // A span that ends after its root completed the episode (a streamed call, a fire-and-forget tool)
   // is still the run's step within this long after the root's end (src/otlp/traces.ts).
   OTLP_LATE_SPAN_GRACE_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
+
+  // Retention (docs/LEDGER.md §3.4): the content of the steps of runs that ended more than this many
+  // days ago is forgotten, with a steps.forgotten event per run; unset keeps everything.
+  STEP_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
+  RETENTION_SWEEP_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(3_600_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -223,6 +228,8 @@ export interface Config {
   otlpRuns: { idleMs: number; attribute: string };
   /** How long after its root span's end a late child span is still added to the completed episode. */
   otlpLateSpanGraceMs: number;
+  /** Step content of runs ended more than `days` ago is forgotten (null: kept), checked every `sweepMs`. */
+  stepRetention: { days: number | null; sweepMs: number };
 }
 
 /** The names a local client reaches this machine by: the default of MCP_ALLOWED_HOSTS. */
@@ -311,6 +318,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
 
     otlpRuns: { idleMs: e.OTLP_RUN_IDLE_MS, attribute: e.OTLP_RUN_ATTRIBUTE },
     otlpLateSpanGraceMs: e.OTLP_LATE_SPAN_GRACE_MS,
+    stepRetention: { days: e.STEP_RETENTION_DAYS ?? null, sweepMs: e.RETENTION_SWEEP_MS },
   });
 }
 

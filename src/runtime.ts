@@ -5,7 +5,7 @@ import type { Config } from './config.ts';
 import { createDatabase, type Database, describeConnectionError } from './db/client.ts';
 import { startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
-import { FanOutUnavailableError } from './ledger/bus.ts';
+import { FanOutUnavailableError } from './ledger/fanout/bus.ts';
 import { startRunClosers } from './otlp/runs.ts';
 import type { Services } from './services.ts';
 import { createServices, stopServices } from './services.ts';

@@ -9,11 +9,11 @@ import type { JobQueue } from './jobs/queue.ts';
 import { startJobQueue, stopJobQueue } from './jobs/queue.ts';
 import type { LearningJobs } from './learning/jobs.ts';
 import { startLearningWorkers } from './learning/jobs.ts';
-import type { LedgerBus } from './ledger/bus.ts';
-import { createLedgerBus } from './ledger/bus.ts';
-import { CheckpointPublisher, TreeCache } from './ledger/checkpoints.ts';
-import { LedgerReads } from './ledger/live-reads.ts';
-import { loadSigner } from './ledger/signer.ts';
+import type { LedgerBus } from './ledger/fanout/bus.ts';
+import { createLedgerBus } from './ledger/fanout/bus.ts';
+import { LedgerReads } from './ledger/fanout/live-reads.ts';
+import { CheckpointPublisher, TreeCache } from './ledger/store/checkpoints.ts';
+import { loadSigner } from './ledger/store/signer.ts';
 import { stopForBudget } from './lifecycle/budget-stop.ts';
 import { startDeadlineWorkers } from './lifecycle/deadlines.ts';
 import { ImportBatcher } from './lifecycle/import-batch.ts';
@@ -21,6 +21,7 @@ import { indexStatisticsRefresher } from './retrieval/index-statistics.ts';
 import { startRankerRefits } from './retrieval/ranker-jobs.ts';
 import { StepIngestor } from './steps/ingest.ts';
 import { DEFAULT_REDACTED_KEYS } from './steps/redact.ts';
+import { StepRetention } from './steps/retention.ts';
 import type { Writer } from './write.ts';
 import { createWriter } from './write.ts';
 
@@ -44,6 +45,8 @@ export interface Services {
   ledgerReads: LedgerReads;
   /** API keys of recent requests (revocations by this process forget them at commit). */
   keys: KeyCache;
+  /** Forgets the step content of runs past STEP_RETENTION_DAYS. */
+  retention: StepRetention;
 }
 
 export async function createServices(config: Config, db: Database, log: Logger): Promise<Services> {
@@ -84,13 +87,31 @@ export async function createServices(config: Config, db: Database, log: Logger):
       refreshIndexStatistics().catch((err: unknown) => log.warn({ err }, 'term index statistics not refreshed; autovacuum will')),
     ]),
   );
-  return { config, db, log, writer, ingest, imports, jobs, learning, redactKeys, checkpoints, ledgerBus, ledgerReads: new LedgerReads(db.pool), keys };
+  const retention = new StepRetention(db.pool, writer, log, config.stepRetention);
+  retention.start();
+  return {
+    config,
+    db,
+    log,
+    writer,
+    ingest,
+    imports,
+    jobs,
+    learning,
+    redactKeys,
+    checkpoints,
+    ledgerBus,
+    ledgerReads: new LedgerReads(db.pool),
+    keys,
+    retention,
+  };
 }
 
 /** Answers every accepted write, then stops background work. The caller closes the database. */
 export async function stopServices(services: Services): Promise<void> {
   await services.imports.drain();
   await services.ingest.drain();
+  await services.retention.stop();
   services.checkpoints.stop();
   await services.learning.drain();
   await stopJobQueue(services.jobs, 30_000);

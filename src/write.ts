@@ -4,8 +4,8 @@ import type pg from 'pg';
 import type { NewLedgerEvent, WriteContext } from './core/write-context.ts';
 import { Params } from './db/sql.ts';
 import { withTransaction } from './db/tx.ts';
-import type { StoredLedgerEvent } from './ledger/hash.ts';
-import { appendEvents, appendInOneStatement, type RowsStatement } from './ledger/store.ts';
+import type { StoredLedgerEvent } from './ledger/format/hash.ts';
+import { appendEvents, appendInOneStatement, type RowsStatement } from './ledger/store/store.ts';
 
 export type CommitListener = (tenantId: string, events: StoredLedgerEvent[]) => void;
 

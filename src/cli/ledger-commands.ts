@@ -9,9 +9,9 @@ import type { Writable } from 'node:stream';
 import type { EpisodicClient } from '../client/client.ts';
 import type { EpisodicError } from '../client/errors.ts';
 import type { EpisodeProofBundleResult, LedgerEvent, SignedTreeHead } from '../client/types.ts';
-import { EXPORT_FORMAT } from '../ledger/export-format.ts';
-import type { StoredLedgerEvent } from '../ledger/hash.ts';
-import type { RowClaims } from '../ledger/row-claims.ts';
+import { EXPORT_FORMAT } from '../ledger/format/export-format.ts';
+import type { StoredLedgerEvent } from '../ledger/format/hash.ts';
+import type { RowClaims } from '../ledger/format/row-claims.ts';
 import { defineCommand, failOnErrorResult, intOption, listOption, usage } from './remote.ts';
 
 const TAIL_HELP = `Usage: episodic tail [--after <seq>] [--verify] [filters]
@@ -157,7 +157,7 @@ const ROW_REFS_PER_CALL = 500;
 
 /** The stored values the exported events hash (docs/LEDGER.md §3.3), read in calls of 500. */
 async function hashedRowsOf(client: EpisodicClient, claims: RowClaims) {
-  const { claimList } = await import('../ledger/hashed-rows.ts');
+  const { claimList } = await import('../ledger/format/hashed-rows.ts');
   const refs = claimList(claims).map(({ kind, id }) => ({ kind, id }));
   const rows = [];
   for (let i = 0; i < refs.length; i += ROW_REFS_PER_CALL) rows.push(...failOnErrorResult(await client.hashedRows(refs.slice(i, i + ROW_REFS_PER_CALL))).rows);
@@ -199,7 +199,7 @@ export const exportCommand = defineCommand({
         const consistency = await consistencyFrom(client, after, checkpoints.at(-1)?.treeSize);
         if (consistency) await write(out, `${JSON.stringify({ consistency })}\n`);
         // To the head, the values the events hash follow them, so verify recomputes every hash.
-        const claims = toSeq === null ? new (await import('../ledger/row-claims.ts')).RowClaims() : undefined;
+        const claims = toSeq === null ? new (await import('../ledger/format/row-claims.ts')).RowClaims() : undefined;
         for (;;) {
           const page = failOnErrorResult(await client.ledgerEvents({ after, first: to === undefined ? 500 : Math.min(500, to - after) }));
           for (const event of page.events) await write(out, `${JSON.stringify(event)}\n`);

@@ -3,10 +3,10 @@
 // The key must come from the caller (docs/LEDGER.md §5.2): a bundle's own publicKey is never trust,
 // so without --public-key nothing is called verified.
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { verifyProofBundle } from '../ledger/bundle.ts';
-import { EXPORT_FORMATS, isVerifierState, type VerifierState, verifyExport } from '../ledger/export-verify.ts';
-import { fromHex } from '../ledger/hash.ts';
-import { isAcceptablePublicKey } from '../ledger/signed-head.ts';
+import { fromHex } from '../ledger/format/hash.ts';
+import { isAcceptablePublicKey } from '../ledger/format/signed-head.ts';
+import { verifyProofBundle } from '../ledger/proofs/bundle.ts';
+import { EXPORT_FORMATS, isVerifierState, type VerifierState, verifyExport } from '../ledger/proofs/export-verify.ts';
 import { CliError } from './errors.ts';
 
 export const VERIFY_FAILED_EXIT = 3;
@@ -48,6 +48,8 @@ export interface VerifyResult {
   signatureValid?: boolean;
   checked: number;
   stepsChecked?: number;
+  /** Steps whose content was forgotten: in a bundle, rows a steps.forgotten event vouches for; in an export, the steps its steps.forgotten events name (§3.4). */
+  stepsForgotten?: number;
   checkpointsChecked?: number;
   rowsChecked?: number;
   latestCheckpoint?: { treeSize: number; issuedAt: string } | null;
@@ -95,6 +97,7 @@ export async function verifyFile(path: string, publicKeyHex?: string, state?: Ve
       signatureValid: report.signatureValid,
       checked: report.eventsChecked,
       stepsChecked: report.stepsChecked,
+      stepsForgotten: report.stepsForgotten,
       rowsChecked: report.rowsChecked,
       problems: report.problems,
     };
@@ -107,6 +110,7 @@ export async function verifyFile(path: string, publicKeyHex?: string, state?: Ve
     checked: report.eventsChecked,
     checkpointsChecked: report.checkpointsChecked,
     rowsChecked: report.rowsChecked,
+    stepsForgotten: report.stepsForgotten,
     latestCheckpoint: report.latestCheckpoint,
     ...(report.state ? { state: report.state } : {}),
     problems,

@@ -152,6 +152,9 @@ export function createEpisodicClient(options: EpisodicClientOptions) {
     createApiKey: (input: { name: string; scopes: string[]; expiresAt?: string }) => request<T.CreateApiKeyResult>(DOCUMENTS.createApiKey, input),
     apiKeys: () => request<T.ApiKey[]>(DOCUMENTS.apiKeys),
     revokeApiKey: (id: string) => request<T.RevokeApiKeyResult>(DOCUMENTS.revokeApiKey, { id }),
+    /** Admin: deletes the content of an episode's steps (all, or those numbered), recorded by a steps.forgotten ledger event (docs/LEDGER.md §3.4). */
+    forgetSteps: (episodeId: string, reason: string, stepNumbers?: number[]) =>
+      request<T.ForgetStepsResult>(DOCUMENTS.forgetSteps, { episodeId, reason, stepNumbers: stepNumbers ?? null }),
     viewer: () => request<{ id: string; name: string }>(DOCUMENTS.viewer),
 
     /** Live ledger events over graphql-ws: resumed after reconnects, verified, exactly once. */

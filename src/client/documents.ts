@@ -84,6 +84,7 @@ export const DOCUMENTS = {
   createApiKey: `mutation CreateApiKey($name: String!, $scopes: [String!]!, $expiresAt: DateTime) {
     result: createApiKey(name: $name, scopes: $scopes, expiresAt: $expiresAt) { ${errors('InputLimitError')} ... on CreatedApiKey { token key { ${API_KEY_FIELDS} } } } }`,
   revokeApiKey: `mutation RevokeApiKey($id: ID!) { result: revokeApiKey(id: $id) { ${errors('NotFoundError')} ... on ApiKey { ${API_KEY_FIELDS} } } }`,
+  forgetSteps: `mutation ForgetSteps($episodeId: ID!, $stepNumbers: [Int!], $reason: String!) { result: forgetSteps(episodeId: $episodeId, stepNumbers: $stepNumbers, reason: $reason) { ${errors('InputLimitError', 'NotFoundError')} ... on ForgetStepsPayload { episodeId forgotten blobsDeleted } } }`,
   apiKeys: `query ApiKeys { result: apiKeys { ${API_KEY_FIELDS} } }`,
   episode: `query Episode($id: ID!) { result: episode(id: $id) { ${errors('NotFoundError')} ... on Episode { ${EPISODE_FIELDS} } } }`,
   episodeSteps: `query EpisodeSteps($id: ID!, $first: Int, $after: String) { result: episode(id: $id) { ${errors('NotFoundError')}
@@ -103,7 +104,7 @@ export const DOCUMENTS = {
     ${errors('InputLimitError')} ... on ConsistencyProof { fromSize toSize fromRoot toRoot proof } } }`,
   hashedRows: `query HashedRows($refs: [HashedRowRef!]!) { result: hashedRows(refs: $refs) { ${errors('InputLimitError')} ... on HashedRowList { rows { kind id value } } } }`,
   verifyLedger: `query VerifyLedger($fromSeq: BigInt, $toSeq: BigInt) { result: verifyLedger(fromSeq: $fromSeq, toSeq: $toSeq) {
-    ${errors('InputLimitError')} ... on LedgerVerification { ok checked stepsChecked rowsChecked checkpointsChecked firstBadSeq problem reason checkpointTreeSize } } }`,
+    ${errors('InputLimitError')} ... on LedgerVerification { ok checked stepsChecked stepsForgotten rowsChecked checkpointsChecked firstBadSeq problem reason checkpointTreeSize } } }`,
   relevantEpisodes: `query RelevantEpisodes($task: RetrievalTaskInput!, $limit: Int, $filter: RelevantEpisodeFilter, $includeFailures: Boolean) {
     result: relevantEpisodes(task: $task, limit: $limit, filter: $filter, includeFailures: $includeFailures) { ${errors('InputLimitError')}
       ... on RelevantEpisodes { retrievalId episodes { ${SCORED_EPISODE} } warnings { ${SCORED_EPISODE} } } } }`,

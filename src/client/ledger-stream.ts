@@ -2,10 +2,10 @@
 // from the last seq received (graphql-ws re-sends the same payload object on each retry, and
 // its afterSeq is kept current), delivered exactly once and in order, and verified as it arrives.
 import type { Client } from 'graphql-ws';
-import type { VerifierState } from '../ledger/export-verify.ts';
-import { fromHex } from '../ledger/hash.ts';
-import type { SignedTreeHead } from '../ledger/signed-head.ts';
-import { verifyChain } from '../ledger/verify.ts';
+import { fromHex } from '../ledger/format/hash.ts';
+import type { SignedTreeHead } from '../ledger/format/signed-head.ts';
+import type { VerifierState } from '../ledger/proofs/export-verify.ts';
+import { verifyChain } from '../ledger/proofs/verify.ts';
 import { DOCUMENTS } from './documents.ts';
 import { EpisodicError } from './errors.ts';
 import { type RawLedgerEvent, toLedgerEvent } from './events.ts';

@@ -9,11 +9,12 @@
 // stream has reached: its signature with the trusted key, its head hash is the hash of the event
 // the stream verified at its size, and a consistency proof from the kept root to its root. Only
 // what is new is checked; a rewritten event at or before the kept checkpoint breaks the proof.
-import { STATE_FORMAT, type VerifierState } from '../ledger/export-verify.ts';
-import { fromHex, GENESIS_HASH, isHashHex } from '../ledger/hash.ts';
-import { verifyConsistency } from '../ledger/merkle.ts';
-import { isSignedTreeHead, type SignedTreeHead, verifyTreeHead } from '../ledger/signed-head.ts';
-import { type ChainReport, type LedgerProblem, verifyChain } from '../ledger/verify.ts';
+
+import { fromHex, GENESIS_HASH, isHashHex } from '../ledger/format/hash.ts';
+import { verifyConsistency } from '../ledger/format/merkle.ts';
+import { isSignedTreeHead, type SignedTreeHead, verifyTreeHead } from '../ledger/format/signed-head.ts';
+import { STATE_FORMAT, type VerifierState } from '../ledger/proofs/export-verify.ts';
+import { type ChainReport, type LedgerProblem, verifyChain } from '../ledger/proofs/verify.ts';
 import type { LedgerEvent } from './types.ts';
 
 export type { VerifierState };

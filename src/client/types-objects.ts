@@ -1,6 +1,6 @@
 // The API's object shapes, as the client's documents select them.
 
-import type { StoredLedgerEvent } from '../ledger/hash.ts';
+import type { StoredLedgerEvent } from '../ledger/format/hash.ts';
 import type { StopReasonKind } from '../stops/stop-reason.ts';
 import type { BigIntString, Complexity, DateTimeString, EpisodeStatus, Json, OutcomeKind, StepItemStatus } from './types.ts';
 import type { LimitViolation } from './types-errors.ts';
@@ -243,6 +243,8 @@ export interface LedgerVerification {
   ok: boolean;
   checked: number;
   stepsChecked: number;
+  /** Of the steps checked, those forgotten (docs/LEDGER.md §3.4). */
+  stepsForgotten: number;
   rowsChecked: number;
   checkpointsChecked: number;
   firstBadSeq: BigIntString | null;

@@ -156,6 +156,11 @@ export type IssueLeaseResult = LeasePayload | InputLimitError | LeaseError | Not
 export type RevokeLeaseResult = LeasePayload | NotFoundError;
 export type CreateApiKeyResult = CreatedApiKey | InputLimitError;
 export type RevokeApiKeyResult = ({ __typename: 'ApiKey' } & ApiKey) | NotFoundError;
+/** forgetSteps (admin): the steps whose content this call forgot, and the blobs it deleted (docs/LEDGER.md §3.4). */
+export type ForgetStepsResult =
+  | { __typename: 'ForgetStepsPayload'; episodeId: string; forgotten: number[]; blobsDeleted: number }
+  | InputLimitError
+  | NotFoundError;
 export type EpisodeQueryResult = ({ __typename: 'Episode' } & Episode) | NotFoundError;
 export type LeaseQueryResult = ({ __typename: 'Lease' } & Lease) | NotFoundError;
 export type WorkItemQueryResult = ({ __typename: 'WorkItem' } & WorkItem) | NotFoundError;

@@ -2,7 +2,7 @@
 // and queues the ledger events that commit with it.
 import type pg from 'pg';
 
-/** A ledger event to append in the writer's transaction (src/ledger/store.ts assigns seq and hash). */
+/** A ledger event to append in the writer's transaction (src/ledger/store/store.ts assigns seq and hash). */
 export interface NewLedgerEvent {
   type: string;
   episodeId?: string | null;

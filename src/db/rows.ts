@@ -157,6 +157,10 @@ export type StepsRow = {
   /** When the step really ran (imported runs); null for steps journaled live. */
   started_at: Date | null;
   ended_at: Date | null;
+  /** Random hex hashed with the content (docs/LEDGER.md §3.4), deleted with it when forgotten; null for steps stored before salts. */
+  salt: string | null;
+  /** When a steps.forgotten event removed this step's content (docs/LEDGER.md §3.4); null while it is kept. */
+  forgotten_at: Date | null;
   created_at: Date;
 };
 

@@ -5,17 +5,18 @@ import { InputLimitError, NotFoundError } from '../core/errors.ts';
 import { canonicalId, isUuid } from '../core/ids.ts';
 import type { StepsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
-import { buildProofBundle, type ProofBundle } from '../ledger/bundle.ts';
-import { latestCheckpoint } from '../ledger/checkpoints.ts';
-import { NotCheckpointedError } from '../ledger/errors.ts';
-import { type StoredLedgerEvent, toHex } from '../ledger/hash.ts';
-import { rowClaimsOf } from '../ledger/hashed-rows.ts';
-import { readHashedRows } from '../ledger/hashed-rows-store.ts';
-import { eventLeafHash } from '../ledger/merkle.ts';
-import { EVENT_COLUMNS, type LedgerEventSqlRow, readEvents, readHead, toEvent } from '../ledger/read.ts';
-import { retryAfterMs } from '../ledger/retry-after.ts';
-import type { SignedTreeHead } from '../ledger/signed-head.ts';
-import { type StepRow, stepRowFromColumns } from '../ledger/step-hash.ts';
+import type { ForgottenStepRow } from '../ledger/format/forgotten.ts';
+import { type StoredLedgerEvent, toHex } from '../ledger/format/hash.ts';
+import { rowClaimsOf } from '../ledger/format/hashed-rows.ts';
+import { eventLeafHash } from '../ledger/format/merkle.ts';
+import type { SignedTreeHead } from '../ledger/format/signed-head.ts';
+import { type StepRow, stepRowFromColumns } from '../ledger/format/step-hash.ts';
+import { buildProofBundle, type ProofBundle } from '../ledger/proofs/bundle.ts';
+import { latestCheckpoint } from '../ledger/store/checkpoints.ts';
+import { NotCheckpointedError } from '../ledger/store/errors.ts';
+import { readHashedRows } from '../ledger/store/hashed-rows-store.ts';
+import { EVENT_COLUMNS, type LedgerEventSqlRow, readEvents, readHead, toEvent } from '../ledger/store/read.ts';
+import { retryAfterMs } from '../ledger/store/retry-after.ts';
 import { builder } from './builder.ts';
 import type { Context } from './context.ts';
 import { asSeq, SignedTreeHeadRef, tenantOf } from './ledger.ts';
@@ -83,7 +84,11 @@ async function episodeExists(pool: pg.Pool, tenantId: string, id: string): Promi
 }
 
 /** An episode's events (lease.charged names its episode in the payload, §10) and its step rows. */
-async function episodeRecord(pool: pg.Pool, tenantId: string, episodeId: string): Promise<{ events: StoredLedgerEvent[]; steps: StepRow[] }> {
+async function episodeRecord(
+  pool: pg.Pool,
+  tenantId: string,
+  episodeId: string,
+): Promise<{ events: StoredLedgerEvent[]; steps: Array<StepRow | ForgottenStepRow> }> {
   const e = new Params();
   const episode = e.add(episodeId);
   const events = await queryRows<LedgerEventSqlRow>(
@@ -98,7 +103,9 @@ async function episodeRecord(pool: pg.Pool, tenantId: string, episodeId: string)
     `SELECT * FROM steps WHERE tenant_id = ${p.add(tenantId)} AND episode_id = ${p.add(episodeId)} ORDER BY step_number`,
     p,
   );
-  return { events: events.map(toEvent), steps: steps.map(stepRowFromColumns) };
+  // A forgotten step is carried as its number: its steps.forgotten event, in events, vouches for it (§3.4).
+  const rows = steps.map((s) => (s.forgotten_at ? { stepNumber: s.step_number, forgotten: true as const } : stepRowFromColumns(s)));
+  return { events: events.map(toEvent), steps: rows };
 }
 
 builder.queryFields((t) => ({

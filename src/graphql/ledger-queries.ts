@@ -3,13 +3,13 @@
 
 import { InputLimitError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
-import { latestCheckpoint, listCheckpoints } from '../ledger/checkpoints.ts';
-import type { StoredLedgerEvent } from '../ledger/hash.ts';
-import { HASHED_ROW_KINDS, type HashedRow, type HashedRowKind } from '../ledger/hashed-rows.ts';
-import { readHashedRows } from '../ledger/hashed-rows-store.ts';
-import { type LedgerFilter, readEvents, readHead } from '../ledger/read.ts';
-import type { SignedTreeHead } from '../ledger/signed-head.ts';
-import { type RangeReport, verifyStoredRange } from '../ledger/verify-range.ts';
+import type { StoredLedgerEvent } from '../ledger/format/hash.ts';
+import { HASHED_ROW_KINDS, type HashedRow, type HashedRowKind } from '../ledger/format/hashed-rows.ts';
+import type { SignedTreeHead } from '../ledger/format/signed-head.ts';
+import { latestCheckpoint, listCheckpoints } from '../ledger/store/checkpoints.ts';
+import { readHashedRows } from '../ledger/store/hashed-rows-store.ts';
+import { type LedgerFilter, readEvents, readHead } from '../ledger/store/read.ts';
+import { type RangeReport, verifyStoredRange } from '../ledger/verification/verify-range.ts';
 import { builder } from './builder.ts';
 import { asSeq, LedgerEventRef, LedgerFilterInput, SignedTreeHeadRef, tenantOf } from './ledger.ts';
 import { listSize } from './page-size.ts';
@@ -72,6 +72,10 @@ const VerifyReportRef = builder.objectRef<RangeReport>('LedgerVerification').imp
     checked: t.exposeInt('checked', { description: 'Events whose hash and link verified.' }),
     stepsChecked: t.exposeInt('stepsChecked', {
       description: 'Step rows recomputed (and their content_hash column compared) against the hashes their events carry.',
+    }),
+    stepsForgotten: t.exposeInt('stepsForgotten', {
+      description:
+        'Of the steps checked, those whose content was forgotten (forgetSteps): a steps.forgotten event names each with its logged hash (docs/LEDGER.md §3.4).',
     }),
     rowsChecked: t.exposeInt('rowsChecked', {
       description: 'Other hashed rows (checkpoint states, critiques, outcomes, rewards, reflections, retrievals, input hashes) compared with their events.',

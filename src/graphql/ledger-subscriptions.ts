@@ -4,10 +4,10 @@
 import { GraphQLError } from 'graphql';
 import { canonicalId, isUuid } from '../core/ids.ts';
 import { must } from '../core/must.ts';
-import type { StoredLedgerEvent } from '../ledger/hash.ts';
-import { liveSource, StreamEnd } from '../ledger/live-stream.ts';
-import type { LedgerFilter } from '../ledger/read.ts';
-import { cursorAfter, type LedgerCursor, tailLedger } from '../ledger/tail.ts';
+import { liveSource, StreamEnd } from '../ledger/fanout/live-stream.ts';
+import { cursorAfter, type LedgerCursor, tailLedger } from '../ledger/fanout/tail.ts';
+import type { StoredLedgerEvent } from '../ledger/format/hash.ts';
+import type { LedgerFilter } from '../ledger/store/read.ts';
 import { builder } from './builder.ts';
 import type { AuthedContext } from './context.ts';
 import { LedgerEventRef, LedgerFilterInput } from './ledger.ts';

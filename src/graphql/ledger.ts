@@ -2,9 +2,9 @@
 // ledger queries, proofs and subscriptions (graphql-*.ts).
 
 import { InputLimitError } from '../core/errors.ts';
-import { NotCheckpointedError } from '../ledger/errors.ts';
-import type { StoredLedgerEvent } from '../ledger/hash.ts';
-import type { SignedTreeHead } from '../ledger/signed-head.ts';
+import type { StoredLedgerEvent } from '../ledger/format/hash.ts';
+import type { SignedTreeHead } from '../ledger/format/signed-head.ts';
+import { NotCheckpointedError } from '../ledger/store/errors.ts';
 import { ErrorInterface } from './base.ts';
 import { builder } from './builder.ts';
 import type { Context } from './context.ts';

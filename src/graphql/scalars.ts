@@ -1,5 +1,5 @@
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
-import { firstInexactNumber, inexactNumberMessage } from '../ledger/json-numbers.ts';
+import { firstInexactNumber, inexactNumberMessage } from '../ledger/format/json-numbers.ts';
 import type { Builder } from './builder.ts';
 
 /** A JSON input whose numbers all fit a double exactly; others are refused, never rounded. */

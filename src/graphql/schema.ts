@@ -6,6 +6,7 @@ import './api-keys.ts';
 import './episodes.ts';
 import './episode-queries.ts';
 import './steps.ts';
+import './step-forget.ts';
 import './leases.ts';
 import './ledger.ts';
 import './ledger-queries.ts';

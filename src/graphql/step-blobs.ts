@@ -3,7 +3,7 @@
 // charged to the request's byte budget at its stored size (from the row) before its bytes are read.
 import { GraphQLError } from 'graphql';
 import { NotFoundError } from '../core/errors.ts';
-import { isHashHex } from '../ledger/hash.ts';
+import { isHashHex } from '../ledger/format/hash.ts';
 import type { ContentRef, ContentRefs } from '../steps/large-content.ts';
 import { ResponseBudgetError } from '../steps/read-budget.ts';
 import { ErrorInterface } from './base.ts';

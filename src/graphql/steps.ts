@@ -5,7 +5,7 @@ import { IllegalTransitionError, InputLimitError, NotFoundError } from '../core/
 import { canonicalId } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import { sizeText } from '../core/sizes.ts';
-import { stepHashedMembers, stepRowFromRecord } from '../ledger/step-hash.ts';
+import { stepHashedMembers, stepRowFromRecord } from '../ledger/format/step-hash.ts';
 import type { Services } from '../services.ts';
 import { OverloadedError } from '../steps/ingest.ts';
 import { type ItemResult, type JournalDeps, journalSteps, type LogOptions, type LogResult } from '../steps/journal.ts';
@@ -46,9 +46,15 @@ builder.prismaObject('Step', {
     }),
     hashedContent: t.field({
       type: 'JSON',
+      nullable: true,
       description:
-        'Exactly the members contentHash covers, as hashed: contentHash = BLAKE3(RFC 8785 JSON of this value), for steps with blobs, truncated fields or imported times too.',
-      resolve: (s) => stepHashedMembers(stepRowFromRecord(s as unknown as Record<string, unknown>)),
+        'Exactly the members contentHash covers, as hashed: contentHash = BLAKE3(RFC 8785 JSON of this value), for steps with blobs, truncated fields or imported times too. Null once the content is forgotten (forgottenAt).',
+      resolve: (s) => (s.forgottenAt ? null : stepHashedMembers(stepRowFromRecord(s as unknown as Record<string, unknown>))),
+    }),
+    forgottenAt: t.expose('forgottenAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: "When forgetSteps deleted this step's content (its steps.forgotten ledger event names it); null while it is kept.",
     }),
     contentRefs: t.field({ type: [StepContentRef], select: { contentRefs: true }, resolve: (s) => contentRefList(s.contentRefs) }),
     startedAt: t.expose('startedAt', {

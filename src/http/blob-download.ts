@@ -13,7 +13,7 @@ import { grantsScope, tokenFromHeader } from '../auth/keys.ts';
 import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { BlobsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
-import { isHashHex } from '../ledger/hash.ts';
+import { isHashHex } from '../ledger/format/hash.ts';
 import type { Services } from '../services.ts';
 import type { Admission } from './admission.ts';
 import { enforceRateLimit } from './hardening.ts';

@@ -8,7 +8,7 @@ import type { Plugin } from 'graphql-yoga';
 import type pg from 'pg';
 import { Params, queryRows } from '../db/sql.ts';
 import type { Context } from '../graphql/context.ts';
-import { isHashHex } from '../ledger/hash.ts';
+import { isHashHex } from '../ledger/format/hash.ts';
 import { perDocument } from './per-document.ts';
 
 /** The hash argument of every `blob` field in the document (literal or variable), one entry per occurrence. */

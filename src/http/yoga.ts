@@ -15,7 +15,7 @@ import { databaseTrouble } from '../db/errors.ts';
 import { ScopedClients } from '../db/tenant-scope.ts';
 import type { Context } from '../graphql/context.ts';
 import { schema } from '../graphql/schema.ts';
-import { inexactNumberMessage } from '../ledger/json-numbers.ts';
+import { inexactNumberMessage } from '../ledger/format/json-numbers.ts';
 import { requestScope } from '../log.ts';
 import type { Services } from '../services.ts';
 import { ResponseBudget } from '../steps/read-budget.ts';

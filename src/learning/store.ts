@@ -6,7 +6,7 @@ import type { EpisodesRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import type { Complexity } from '../episodes/limits.ts';
 import type { Outcome } from '../episodes/outcome.ts';
-import { contentHash } from '../ledger/hash.ts';
+import { contentHash } from '../ledger/format/hash.ts';
 import type { StopReason } from '../stops/stop-reason.ts';
 import { type ContextFacts, type Critique, errorNames, type StepFacts, type StepResultKind } from './facts.ts';
 import { observeEpisode, type TaskEpisode } from './patterns.ts';

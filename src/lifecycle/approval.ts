@@ -7,14 +7,14 @@ import { EPISODE_LIMITS } from '../episodes/limits.ts';
 import { type EpisodeRow, lockEpisode } from '../episodes/row.ts';
 import { requireTransition } from '../episodes/status.ts';
 import { checkStepCount } from '../steps/limits.ts';
-import { prepareStep, stepContentHash } from '../steps/prepare.ts';
+import { newStepSalt, prepareStep, stepContentHash } from '../steps/prepare.ts';
 import { insertSteps } from '../steps/store.ts';
 import type { StopReason } from '../stops/stop-reason.ts';
 import type { JsonValue } from '../validation/json.ts';
 
 /** Journals an approval step: a blocked episode resumes from its journal (approval_requested, then approval_resolved). */
 async function journalStep(ctx: WriteContext, ep: EpisodeRow, kind: string, parameters: JsonValue) {
-  const step = prepareStep({ kind, parameters }, ctx.redactKeys);
+  const step = { ...prepareStep({ kind, parameters }, ctx.redactKeys), salt: newStepSalt() };
   const stepNumber = ep.stepCount + 1;
   const hash = stepContentHash(ep.id, step);
   const usage = {

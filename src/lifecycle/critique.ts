@@ -4,7 +4,7 @@ import { Params } from '../db/sql.ts';
 import { lockEpisode } from '../episodes/row.ts';
 import { requireTransition } from '../episodes/status.ts';
 import { refreshExperience } from '../learning/store.ts';
-import { contentHash } from '../ledger/hash.ts';
+import { contentHash } from '../ledger/format/hash.ts';
 
 export interface CritiqueInput {
   verdict: string;

@@ -13,7 +13,7 @@ import { type EpisodeFacts, refreshExperience } from '../learning/store.ts';
 import { chargeEpisodeToLease, type EpisodeLeaseCharge } from '../leases/charge.ts';
 import { decideLoopStop } from '../leases/loop.ts';
 import { lockWorkItem } from '../leases/work-items.ts';
-import { contentHash } from '../ledger/hash.ts';
+import { contentHash } from '../ledger/format/hash.ts';
 import { indexEpisodeTerms } from '../retrieval/term-index.ts';
 import type { StopReason } from '../stops/stop-reason.ts';
 

@@ -16,7 +16,7 @@ import { insertWhere, Params, queryRows, unnestAs } from '../db/sql.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import { lockLearning } from '../learning/lock.ts';
 import { baseReward } from '../learning/reward.ts';
-import { contentHash } from '../ledger/hash.ts';
+import { contentHash } from '../ledger/format/hash.ts';
 import type { Writer } from '../write.ts';
 import { groundedTarget, type WeightedTerms } from './feedback.ts';
 

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
 import { withTransaction } from '../db/tx.ts';
-import { appendEvents } from '../ledger/store.ts';
+import { appendEvents } from '../ledger/store/store.ts';
 import type { Writer } from '../write.ts';
 import { applyStepBatch, type StepBatchOutcome, type StepBatchRequest, type StopForBudget } from './apply.ts';
 

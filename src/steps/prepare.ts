@@ -1,8 +1,9 @@
 // Pure preparation of a step for storage: redacted parameters with a hash of the original,
 // the result split into kind and body, and the bytes it adds to its episode.
 
+import { randomBytes } from 'node:crypto';
 import { canonicalId } from '../core/ids.ts';
-import { contentHash } from '../ledger/hash.ts';
+import { contentHash } from '../ledger/format/hash.ts';
 import { jsonBytes } from '../validation/json.ts';
 import type { BlobToStore, ContentRefs } from './large-content.ts';
 import type { StepInput } from './limits.ts';
@@ -30,6 +31,11 @@ export interface PreparedStep {
   /** ISO 8601 times the step really ran (imported runs); null when journaled live. */
   startedAt: string | null;
   endedAt: string | null;
+  /**
+   * Random hex hashed with the content (docs/LEDGER.md §3.4): forgetting the step deletes it with
+   * the content, so the logged hash no longer confirms a guess of what was forgotten.
+   */
+  salt: string | null;
 }
 
 const orNull = <T>(v: T | undefined | null): T | null => (v === undefined ? null : v);
@@ -59,7 +65,13 @@ export function prepareStep(step: StepInput, redactKeys: readonly string[], cont
     contentRefs,
     startedAt: isoOrNull(step.startedAt),
     endedAt: isoOrNull(step.endedAt),
+    salt: null,
   };
+}
+
+/** A fresh salt: 128 random bits as lowercase hex, enough that no guess of the content can be checked without it. */
+export function newStepSalt(): string {
+  return randomBytes(16).toString('hex');
 }
 
 /** A prepared step with its content hash, and the blobs it references that are to be stored with it. */
@@ -73,14 +85,20 @@ export interface StepToPrepare {
 }
 
 /**
- * A call's validated steps, prepared for storage and hashed for their episode. Done before the
- * call joins a group commit, outside its transaction.
+ * A call's validated steps, prepared for storage, each given a fresh salt (`salt`: fixed only by
+ * the spec's worked example) and hashed for their episode. Done before the call joins a group
+ * commit, outside its transaction.
  */
-export function prepareSteps(episodeId: string, steps: readonly (StepInput | StepToPrepare)[], redactKeys: readonly string[]): HashedStep[] {
+export function prepareSteps(
+  episodeId: string,
+  steps: readonly (StepInput | StepToPrepare)[],
+  redactKeys: readonly string[],
+  salt: () => string = newStepSalt,
+): HashedStep[] {
   const id = canonicalId(episodeId); // hashed as the uuid column holds it
   return steps.map((s) => {
     const { step: input, refs, blobs } = 'step' in s ? s : { step: s, refs: null, blobs: [] };
-    const step = prepareStep(input, redactKeys, refs);
+    const step = { ...prepareStep(input, redactKeys, refs), salt: salt() };
     return { ...step, contentHash: stepContentHash(id, step), blobs };
   });
 }
@@ -112,6 +130,7 @@ export function stepContentHash(episodeId: string, s: PreparedStep): string {
     ...(s.contentRefs ? { contentRefs: s.contentRefs } : {}),
     ...(s.startedAt ? { startedAt: s.startedAt } : {}),
     ...(s.endedAt ? { endedAt: s.endedAt } : {}),
+    ...(s.salt ? { salt: s.salt } : {}),
   });
 }
 
@@ -138,6 +157,7 @@ export interface StepRow {
   content_refs?: ContentRefs | null;
   started_at?: Date | string | null;
   ended_at?: Date | string | null;
+  salt?: string | null;
 }
 
 /** A stored `steps` row back as the step that was hashed. */
@@ -162,5 +182,6 @@ export function rowToPreparedStep(r: StepRow): PreparedStep {
     contentRefs: r.content_refs ?? null,
     startedAt: isoOfColumn(r.started_at),
     endedAt: isoOfColumn(r.ended_at),
+    salt: r.salt ?? null,
   };
 }

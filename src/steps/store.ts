@@ -82,6 +82,7 @@ function stepColumns(rows: StepRowToInsert[]): Record<string, UnnestColumn> {
     content_refs: [col((r) => json(r.step.contentRefs)), 'jsonb'],
     started_at: [col((r) => r.step.startedAt), 'timestamptz'],
     ended_at: [col((r) => r.step.endedAt), 'timestamptz'],
+    salt: [col((r) => r.step.salt), 'text'],
   };
 }
 

@@ -11,7 +11,7 @@
  */
 
 import type { LimitViolation } from '../core/errors.ts';
-import { isHashHex } from '../ledger/hash.ts';
+import { isHashHex } from '../ledger/format/hash.ts';
 
 export type { LimitViolation };
 

@@ -106,6 +106,18 @@ describe('mutations and queries', () => {
     expect(err).toBeInstanceOf(EpisodicError);
     expect(err).toMatchObject({ kind: 'graphql', code: 'FORBIDDEN' });
   });
+
+  it("forgets a step's content (admin) and answers a typed error for an unknown episode", async () => {
+    const { episode } = unwrap(await api.startEpisode({ taskDescription: 'forget me', taskType: 'x' }));
+    unwrap(await api.logStep(episode.id, { kind: 'tool_call', tool: 'shell', observation: 'pasted secret' }));
+    expect(unwrap(await api.forgetSteps(episode.id, 'secret in tool output', [1]))).toEqual({
+      __typename: 'ForgetStepsPayload',
+      episodeId: episode.id,
+      forgotten: [1],
+      blobsDeleted: 0,
+    });
+    expect(await api.forgetSteps('00000000-0000-4000-8000-000000000000', 'x')).toMatchObject({ __typename: 'NotFoundError', entity: 'Episode' });
+  });
 });
 
 describe('retrieval', () => {

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
 import { createEpisodicClient, type EpisodicClient, type EpisodicError, type LedgerEvent, unwrap } from '../../src/index.ts';
-import { STATE_FORMAT, type VerifierState } from '../../src/ledger/export-verify.ts';
-import { toHex } from '../../src/ledger/hash.ts';
-import { MerkleTree } from '../../src/ledger/merkle.ts';
+import { toHex } from '../../src/ledger/format/hash.ts';
+import { MerkleTree } from '../../src/ledger/format/merkle.ts';
+import { STATE_FORMAT, type VerifierState } from '../../src/ledger/proofs/export-verify.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { waitFor } from './support.ts';
 

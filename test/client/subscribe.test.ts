@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { must } from '../../src/core/must.ts';
 import { createEpisodicClient, type EpisodicClient, type EpisodicError, type LedgerEvent, LedgerStreamVerifier, unwrap } from '../../src/index.ts';
-import { chainHash, GENESIS_HASH } from '../../src/ledger/hash.ts';
+import { chainHash, GENESIS_HASH } from '../../src/ledger/format/hash.ts';
 import { stopServices } from '../../src/services.ts';
 import { startTestApp, type TestApp, useApp } from '../support/app.ts';
 import { clientFor, sleep, startProxy, waitFor } from './support.ts';

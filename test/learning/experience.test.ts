@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
 import { MAX_REWARD_TOTAL } from '../../src/learning/reward.ts';
-import { contentHash } from '../../src/ledger/hash.ts';
+import { contentHash } from '../../src/ledger/format/hash.ts';
 import { startInput } from '../lifecycle/support.ts';
 import { type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';

@@ -3,7 +3,7 @@
 // non-English text and failures as warnings.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
-import { contentHash } from '../../src/ledger/hash.ts';
+import { contentHash } from '../../src/ledger/format/hash.ts';
 import { RELEVANCE_WEIGHTS } from '../../src/retrieval/score.ts';
 import { startInput } from '../lifecycle/support.ts';
 import { type TestApp, useApp } from '../support/app.ts';

@@ -2,8 +2,8 @@
 // step rows (recomputed and their content_hash column), checkpoint states, critiques, outcomes,
 // input hashes, retrievals, signed checkpoints; and JSON numbers beyond 2^53 - 1 are refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentHash } from '../../src/ledger/hash.ts';
-import { stepRowFromColumns, stepRowHash } from '../../src/ledger/step-hash.ts';
+import { contentHash } from '../../src/ledger/format/hash.ts';
+import { stepRowFromColumns, stepRowHash } from '../../src/ledger/format/step-hash.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;

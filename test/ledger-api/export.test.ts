@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chainHash } from '../../src/ledger/hash.ts';
-import { readEvents } from '../../src/ledger/read.ts';
+import { chainHash } from '../../src/ledger/format/hash.ts';
+import { readEvents } from '../../src/ledger/store/read.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 const run = promisify(execFile);

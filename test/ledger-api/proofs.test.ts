@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { verifyProofBundle } from '../../src/ledger/bundle.ts';
-import { fromHex, GENESIS_HASH, toHex } from '../../src/ledger/hash.ts';
-import { EMPTY_TREE_ROOT, eventLeafHash, verifyConsistency, verifyInclusion } from '../../src/ledger/merkle.ts';
-import { generateSigningKey, publicKeyFromPrivate, type SignedTreeHead, signTreeHead, verifyTreeHead } from '../../src/ledger/signed-head.ts';
+import { fromHex, GENESIS_HASH, toHex } from '../../src/ledger/format/hash.ts';
+import { EMPTY_TREE_ROOT, eventLeafHash, verifyConsistency, verifyInclusion } from '../../src/ledger/format/merkle.ts';
+import { generateSigningKey, publicKeyFromPrivate, type SignedTreeHead, signTreeHead, verifyTreeHead } from '../../src/ledger/format/signed-head.ts';
+import { verifyProofBundle } from '../../src/ledger/proofs/bundle.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
 

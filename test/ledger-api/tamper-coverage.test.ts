@@ -3,8 +3,8 @@
 // that only the signed checkpoint's Merkle root can tell.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
-import { chainHash } from '../../src/ledger/hash.ts';
-import { readEvents } from '../../src/ledger/read.ts';
+import { chainHash } from '../../src/ledger/format/hash.ts';
+import { readEvents } from '../../src/ledger/store/read.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;
@@ -61,6 +61,7 @@ const UNHASHED = {
   content_hash: 'a cache of the hash; the steps.logged event holds the one compared',
   size_bytes: 'an accounting figure derived from the input, not content',
   created_at: 'server time, not part of what the agent logged',
+  forgotten_at: 'a marker: a row is accepted without its content only where a steps.forgotten event names it (§3.4), whatever this says',
 };
 
 /** An SQL expression that changes the column's value, by its type. */
@@ -87,9 +88,10 @@ describe('a step row edited in any hashed column', () => {
     const {
       rows: [row],
     } = await pool().query('SELECT to_jsonb(s) AS row FROM steps s WHERE episode_id = $1 AND step_number = 2', [episodeId]);
-    // Every column holds a value, except content_refs (set only for fields offloaded as blobs): an
-    // edit that fills it in must be caught all the same.
-    for (const [column, value] of Object.entries(row.row)) if (column !== 'content_refs') expect({ column, value }).not.toMatchObject({ value: null });
+    // Every column holds a value, except content_refs (set only for fields offloaded as blobs) and
+    // forgotten_at (set when forgotten): an edit that fills content_refs in must be caught all the same.
+    for (const [column, value] of Object.entries(row.row))
+      if (column !== 'content_refs' && column !== 'forgotten_at') expect({ column, value }).not.toMatchObject({ value: null });
     expect(await verify()).toMatchObject({ ok: true, stepsChecked: 3 });
 
     const { rows: columns } = await pool().query<{ column_name: string; data_type: string }>(

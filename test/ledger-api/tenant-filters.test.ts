@@ -3,8 +3,8 @@
 // anchor for fromSeq > 1, a doubled leaf set for the checkpoint root, foreign events in a page).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
-import { fromHex } from '../../src/ledger/hash.ts';
-import { verifyConsistency } from '../../src/ledger/merkle.ts';
+import { fromHex } from '../../src/ledger/format/hash.ts';
+import { verifyConsistency } from '../../src/ledger/format/merkle.ts';
 import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
 
 let t: TestApp;

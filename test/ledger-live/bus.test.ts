@@ -3,7 +3,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
-import { Coalescer, decodeHeads, encodeHeads, LocalSubscribers } from '../../src/ledger/bus-core.ts';
+import { Coalescer, decodeHeads, encodeHeads, LocalSubscribers } from '../../src/ledger/fanout/bus-core.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { createMigratedDatabase } from '../support/db.ts';
 import { freePort } from '../support/ports.ts';

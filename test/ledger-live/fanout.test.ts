@@ -2,7 +2,7 @@
 // Events written through one reach subscribers of the other (PostgreSQL LISTEN/NOTIFY), concurrent
 // writers on both keep seq gapless and the chain valid, and a lost listener connection recovers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyChain } from '../../src/ledger/verify.ts';
+import { verifyChain } from '../../src/ledger/proofs/verify.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { LEDGER_EVENTS, logSteps, range, seqsOf, startEpisode, storedLedger, waitUntil, watch } from './support.ts';
 

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/store.ts';
 import { must } from '../../src/core/must.ts';
-import { RedisLedgerBus } from '../../src/ledger/bus-redis.ts';
+import { RedisLedgerBus } from '../../src/ledger/fanout/bus-redis.ts';
 import { acked, rawSocket } from '../security/support.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { testRedisUrl } from '../support/env.ts';

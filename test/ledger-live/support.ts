@@ -3,8 +3,8 @@
 import type { Client } from 'graphql-ws';
 import { expect } from 'vitest';
 import { must } from '../../src/core/must.ts';
-import type { StoredLedgerEvent } from '../../src/ledger/hash.ts';
-import { readEvents } from '../../src/ledger/read.ts';
+import type { StoredLedgerEvent } from '../../src/ledger/format/hash.ts';
+import { readEvents } from '../../src/ledger/store/read.ts';
 import type { TestApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
 

@@ -2,11 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
 import { isPoolSaturated, isUnavailable } from '../../src/db/errors.ts';
-import type { LedgerBus } from '../../src/ledger/bus.ts';
-import { LocalSubscribers } from '../../src/ledger/bus-core.ts';
-import type { StoredLedgerEvent } from '../../src/ledger/hash.ts';
-import { LIVE_PAGE_SIZE } from '../../src/ledger/live-reads.ts';
-import { cursorAfter, matchesFilter, type TailReads, tailLedger } from '../../src/ledger/tail.ts';
+import type { LedgerBus } from '../../src/ledger/fanout/bus.ts';
+import { LocalSubscribers } from '../../src/ledger/fanout/bus-core.ts';
+import { LIVE_PAGE_SIZE } from '../../src/ledger/fanout/live-reads.ts';
+import { cursorAfter, matchesFilter, type TailReads, tailLedger } from '../../src/ledger/fanout/tail.ts';
+import type { StoredLedgerEvent } from '../../src/ledger/format/hash.ts';
 import { range, waitUntil } from './support.ts';
 
 const TENANT = '00000000-0000-4000-8000-000000000001';

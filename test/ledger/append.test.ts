@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant } from '../../src/auth/store.ts';
 import { must } from '../../src/core/must.ts';
 import { insertWhere, type Params } from '../../src/db/sql.ts';
-import { readEvents, readHead } from '../../src/ledger/read.ts';
-import { appendEvents, appendInOneStatement } from '../../src/ledger/store.ts';
-import { verifyChain } from '../../src/ledger/verify.ts';
+import { verifyChain } from '../../src/ledger/proofs/verify.ts';
+import { readEvents, readHead } from '../../src/ledger/store/read.ts';
+import { appendEvents, appendInOneStatement } from '../../src/ledger/store/store.ts';
 import { createWriter } from '../../src/write.ts';
 import { createMigratedDatabase, type MigratedDatabase } from '../support/db.ts';
 
@@ -58,9 +58,9 @@ function recordQueries(client: import('pg').PoolClient | import('pg').Pool): { s
 }
 
 /** A second instance of the store module: its own tails, as another server process has. */
-async function anotherProcess(tag: string): Promise<typeof import('../../src/ledger/store.ts')> {
-  const instance = `../../src/ledger/store.ts?${tag}`;
-  return (await import(/* @vite-ignore */ instance)) as typeof import('../../src/ledger/store.ts');
+async function anotherProcess(tag: string): Promise<typeof import('../../src/ledger/store/store.ts')> {
+  const instance = `../../src/ledger/store/store.ts?${tag}`;
+  return (await import(/* @vite-ignore */ instance)) as typeof import('../../src/ledger/store/store.ts');
 }
 
 async function chain() {

@@ -1,5 +1,5 @@
 // Content hashes use hash-wasm's BLAKE3 once its WebAssembly instance is ready and noble's before
-// (src/ledger/hash.ts: loaded without a top-level await). Each test loads hash.ts afresh with
+// (src/ledger/format/hash.ts: loaded without a top-level await). Each test loads hash.ts afresh with
 // hash-wasm replaced, to see both paths: the fallback must give the same bytes, and the fast path
 // must really be taken once the instance exists (it is the point of the dependency).
 import { blake3 } from '@noble/hashes/blake3.js';
@@ -13,7 +13,7 @@ const long = `{"text":"${'é€😀x'.repeat(1500)}"}`;
 
 async function loadHash() {
   vi.resetModules();
-  return import('../../src/ledger/hash.ts');
+  return import('../../src/ledger/format/hash.ts');
 }
 
 afterEach(() => {

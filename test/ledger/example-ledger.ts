@@ -1,7 +1,7 @@
 // The worked example of docs/LEDGER.md §8, built by the server's own code (step preparation,
 // chain hashing, Merkle tree, signing, bundle assembly). worked-example.test.ts renders it into
 // the spec and ledger-vectors reuse it, so neither can drift from the implementation.
-import { buildProofBundle } from '../../src/ledger/bundle.ts';
+
 import {
   CHAIN_DOMAIN_TAG,
   canonicalEntryBytes,
@@ -11,10 +11,11 @@ import {
   type LedgerEntry,
   type StoredLedgerEvent,
   toHex,
-} from '../../src/ledger/hash.ts';
-import { eventLeafHash, MerkleTree } from '../../src/ledger/merkle.ts';
-import { keyIdOf, publicKeyFromPrivate, signTreeHead, treeHeadMessage } from '../../src/ledger/signed-head.ts';
-import { stepRowFromColumns } from '../../src/ledger/step-hash.ts';
+} from '../../src/ledger/format/hash.ts';
+import { eventLeafHash, MerkleTree } from '../../src/ledger/format/merkle.ts';
+import { keyIdOf, publicKeyFromPrivate, signTreeHead, treeHeadMessage } from '../../src/ledger/format/signed-head.ts';
+import { stepRowFromColumns } from '../../src/ledger/format/step-hash.ts';
+import { buildProofBundle } from '../../src/ledger/proofs/bundle.ts';
 import { prepareSteps } from '../../src/steps/prepare.ts';
 import { DEFAULT_REDACTED_KEYS } from '../../src/steps/redact.ts';
 
@@ -34,8 +35,11 @@ export const STEP_INPUT = {
   latencyMs: 1250,
 };
 
+/** The example step's salt (§3.4): fixed here so the example is reproducible; the server draws 128 random bits per step. */
+export const EXAMPLE_SALT = '0f1e2d3c4b5a69788796a5b4c3d2e1f0';
+
 export function exampleLedger() {
-  const [prepared] = prepareSteps(EPISODE, [STEP_INPUT], DEFAULT_REDACTED_KEYS);
+  const [prepared] = prepareSteps(EPISODE, [STEP_INPUT], DEFAULT_REDACTED_KEYS, () => EXAMPLE_SALT);
   if (!prepared) throw new Error('no step prepared');
   // The step row as the steps table stores it, in the bundle's shape (snake_case columns).
   const stepRow = stepRowFromColumns({
@@ -56,6 +60,7 @@ export function exampleLedger() {
     world_before: prepared.worldBefore,
     world_after: prepared.worldAfter,
     metadata: prepared.metadata,
+    salt: prepared.salt,
   });
   const common = { tenantId: TENANT, episodeId: EPISODE, workItemId: null };
   const entries: LedgerEntry[] = [

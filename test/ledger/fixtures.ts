@@ -1,7 +1,7 @@
 // Builds realistic hash-chained ledgers for the verifier tests.
 
 import { must } from '../../src/core/must.ts';
-import { chainHash, GENESIS_HASH, type LedgerEntry, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
+import { chainHash, GENESIS_HASH, type LedgerEntry, type StoredLedgerEvent } from '../../src/ledger/format/hash.ts';
 
 export const TENANT = '6f1c1d2e-8a3b-4c5d-9e0f-112233445566';
 export const EPISODES = ['0b8e2f4a-1c3d-4e5f-8a9b-c0d1e2f3a4b5', '9a7c3e11-2b4d-4f6a-8c0e-1f2a3b4c5d6e'];

@@ -16,7 +16,7 @@ import {
   LEDGER_SCHEMA_VERSION,
   type LedgerEntry,
   toHex,
-} from '../../src/ledger/hash.ts';
+} from '../../src/ledger/format/hash.ts';
 import { binaryString } from '../support/code-points.ts';
 
 const utf8 = new TextEncoder();

@@ -5,10 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { LedgerStreamVerifier } from '../../src/client/stream-verifier.ts';
 import { must } from '../../src/core/must.ts';
-import { EXPORT_FORMAT, type VerifierState, verifyExport } from '../../src/ledger/export-verify.ts';
-import { GENESIS_HASH, type StoredLedgerEvent, toHex } from '../../src/ledger/hash.ts';
-import { MerkleTree } from '../../src/ledger/merkle.ts';
-import { generateSigningKey, publicKeyFromPrivate, type SignedTreeHead, signTreeHead } from '../../src/ledger/signed-head.ts';
+import { GENESIS_HASH, type StoredLedgerEvent, toHex } from '../../src/ledger/format/hash.ts';
+import { MerkleTree } from '../../src/ledger/format/merkle.ts';
+import { generateSigningKey, publicKeyFromPrivate, type SignedTreeHead, signTreeHead } from '../../src/ledger/format/signed-head.ts';
+import { EXPORT_FORMAT, type VerifierState, verifyExport } from '../../src/ledger/proofs/export-verify.ts';
 import { buildChain, entryAt, link, TENANT } from './fixtures.ts';
 
 const privateKey = generateSigningKey();

@@ -1,12 +1,12 @@
-// canonicalFromJsonBytes and JsonBytesCanonicaliser (src/ledger/json-text.ts) on the UTF-8 of
+// canonicalFromJsonBytes and JsonBytesCanonicaliser (src/ledger/format/json-text.ts) on the UTF-8 of
 // PostgreSQL's own output, which verifyLedger canonicalises without parsing: jsonb as jsonb_out prints it (members by length, ", " and ": ")
 // and inside json_build_array beside text, for arbitrary JSON values stored as jsonb. The result
 // must be canonicalJson of the value parsed back, and of the value that was stored.
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/ledger/hash.ts';
-import { canonicalFromJsonBytes, JsonBytesCanonicaliser } from '../../src/ledger/json-text.ts';
+import { canonicalJson } from '../../src/ledger/format/hash.ts';
+import { canonicalFromJsonBytes, JsonBytesCanonicaliser } from '../../src/ledger/format/json-text.ts';
 import { createEmptyDatabase, type TestDatabase } from '../support/db.ts';
 
 let database: TestDatabase;

@@ -1,8 +1,17 @@
 import { blake3 } from '@noble/hashes/blake3.js';
 import { describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
-import { toHex } from '../../src/ledger/hash.ts';
-import { EMPTY_TREE_ROOT, eventLeafHash, hashChildren, hashLeaf, MerkleTree, merkleRoot, verifyConsistency, verifyInclusion } from '../../src/ledger/merkle.ts';
+import { toHex } from '../../src/ledger/format/hash.ts';
+import {
+  EMPTY_TREE_ROOT,
+  eventLeafHash,
+  hashChildren,
+  hashLeaf,
+  MerkleTree,
+  merkleRoot,
+  verifyConsistency,
+  verifyInclusion,
+} from '../../src/ledger/format/merkle.ts';
 
 // Test-local hashing straight from BLAKE3, independent of the code under test.
 function H(...parts: Uint8Array[]): Uint8Array {

@@ -1,4 +1,4 @@
-// The check of hashed rows verifyLedger makes (src/ledger/row-checks.ts RowCheck) against a real
+// The check of hashed rows verifyLedger makes (src/ledger/verification/row-checks.ts RowCheck) against a real
 // database, with chunks small enough that it checks ahead during the walk: an edited row of an
 // episode checked ahead is caught at its event, an episode whose claim changed after its check
 // ahead (a later critique) is judged by its latest claim only (the row that matches it passes, the
@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant } from '../../src/auth/store.ts';
-import { contentHash, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
-import { OneQueryAtATime } from '../../src/ledger/one-query.ts';
-import { RowCheck } from '../../src/ledger/row-checks.ts';
-import { RowClaims } from '../../src/ledger/row-claims.ts';
+import { contentHash, type StoredLedgerEvent } from '../../src/ledger/format/hash.ts';
+import { RowClaims } from '../../src/ledger/format/row-claims.ts';
+import { OneQueryAtATime } from '../../src/ledger/verification/one-query.ts';
+import { RowCheck } from '../../src/ledger/verification/row-checks.ts';
 import { createMigratedDatabase, type MigratedDatabase } from '../support/db.ts';
 
 let m: MigratedDatabase;

@@ -2,8 +2,8 @@
 // re-score claims the new reward and reflection by their hashes; one written before events carried
 // them withdraws the earlier claims; episode.started claims the record and the context pack.
 import { describe, expect, it } from 'vitest';
-import type { StoredLedgerEvent } from '../../src/ledger/hash.ts';
-import { rowClaimsOf } from '../../src/ledger/hashed-rows.ts';
+import type { StoredLedgerEvent } from '../../src/ledger/format/hash.ts';
+import { rowClaimsOf } from '../../src/ledger/format/hashed-rows.ts';
 
 const EPISODE = '0b8e2f4a-1c3d-4e5f-8a9b-c0d1e2f3a4b5';
 const h = (c: string) => c.repeat(64);

@@ -2,8 +2,8 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
-import { fromHex, GENESIS_HASH, toHex } from '../../src/ledger/hash.ts';
-import { EMPTY_TREE_ROOT } from '../../src/ledger/merkle.ts';
+import { fromHex, GENESIS_HASH, toHex } from '../../src/ledger/format/hash.ts';
+import { EMPTY_TREE_ROOT } from '../../src/ledger/format/merkle.ts';
 import {
   generateSigningKey,
   isAcceptablePublicKey,
@@ -18,7 +18,7 @@ import {
   treeHeadMessage,
   verifyEd25519Strict,
   verifyTreeHead,
-} from '../../src/ledger/signed-head.ts';
+} from '../../src/ledger/format/signed-head.ts';
 
 const head: TreeHead = {
   tenantId: '6f1c1d2e-8a3b-4c5d-9e0f-112233445566',

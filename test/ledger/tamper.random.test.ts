@@ -5,10 +5,10 @@
 // an idle machine and stop at a time budget on a busy one (test/support/budget.ts).
 import { describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
-import { chainHash, GENESIS_HASH, type StoredLedgerEvent, toHex } from '../../src/ledger/hash.ts';
-import { MerkleTree } from '../../src/ledger/merkle.ts';
-import { generateSigningKey, publicKeyFromPrivate, type SignedTreeHead, signTreeHead } from '../../src/ledger/signed-head.ts';
-import { type ChainReport, type LedgerProblem, verifyAgainstCheckpoint, verifyChain } from '../../src/ledger/verify.ts';
+import { chainHash, GENESIS_HASH, type StoredLedgerEvent, toHex } from '../../src/ledger/format/hash.ts';
+import { MerkleTree } from '../../src/ledger/format/merkle.ts';
+import { generateSigningKey, publicKeyFromPrivate, type SignedTreeHead, signTreeHead } from '../../src/ledger/format/signed-head.ts';
+import { type ChainReport, type LedgerProblem, verifyAgainstCheckpoint, verifyChain } from '../../src/ledger/proofs/verify.ts';
 import { budgetTimeout, runTrials, type TrialBudget } from '../support/budget.ts';
 import { buildChain, link, seededRandom } from './fixtures.ts';
 

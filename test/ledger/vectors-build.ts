@@ -2,9 +2,7 @@
 // seeds). vectors.test.ts compares the file with this and runs every case through the verifiers.
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
-import { buildProofBundle } from '../../src/ledger/bundle.ts';
-import { episodeRecord } from '../../src/ledger/episode-record.ts';
-import { EXPORT_FORMAT, STATE_FORMAT } from '../../src/ledger/export-verify.ts';
+import { episodeRecord } from '../../src/ledger/format/episode-record.ts';
 import {
   canonicalEntryBytes,
   chainHash,
@@ -14,11 +12,13 @@ import {
   type LedgerEntry,
   type StoredLedgerEvent,
   toHex,
-} from '../../src/ledger/hash.ts';
-import type { HashedRow } from '../../src/ledger/hashed-rows.ts';
-import { MerkleTree } from '../../src/ledger/merkle.ts';
-import { publicKeyFromPrivate, type SignedTreeHead, signTreeHead, treeHeadMessage } from '../../src/ledger/signed-head.ts';
-import { stepRowHash } from '../../src/ledger/step-hash.ts';
+} from '../../src/ledger/format/hash.ts';
+import type { HashedRow } from '../../src/ledger/format/hashed-rows.ts';
+import { EMPTY_TREE_ROOT, MerkleTree } from '../../src/ledger/format/merkle.ts';
+import { publicKeyFromPrivate, type SignedTreeHead, signTreeHead, treeHeadMessage } from '../../src/ledger/format/signed-head.ts';
+import { stepRowHash } from '../../src/ledger/format/step-hash.ts';
+import { buildProofBundle } from '../../src/ledger/proofs/bundle.ts';
+import { EXPORT_FORMAT, STATE_FORMAT } from '../../src/ledger/proofs/export-verify.ts';
 import { EPISODE, EXAMPLE_SECRET_KEY, exampleLedger, ISSUED_AT, TENANT } from './example-ledger.ts';
 
 const utf8 = new TextEncoder();
@@ -93,6 +93,7 @@ function cofactoredOnly(message: Uint8Array): string {
 
 function signatureVectors(head: SignedTreeHead) {
   const message = treeHeadMessage(head);
+  const empty = { tenantId: TENANT, treeSize: 0, rootHash: toHex(EMPTY_TREE_ROOT), headHash: GENESIS_HASH, issuedAt: ISSUED_AT };
   const publicKey = toHex(publicKeyFromPrivate(EXAMPLE_SECRET_KEY));
   const sig = head.signature;
   const s = numberLE(Uint8Array.from(Buffer.from(sig.slice(64), 'hex')));
@@ -116,6 +117,13 @@ function signatureVectors(head: SignedTreeHead) {
       { name: 'S + L (not reduced)', publicKey, message: toHex(message), signature: sig.slice(0, 64) + toHex(bytesLE(s + L)), valid: false },
       { name: 'one message bit flipped', publicKey, message: toHex(flipped), signature: sig, valid: false },
       { name: 'another key', publicKey: toHex(publicKeyFromPrivate(OTHER_SECRET_KEY)), message: toHex(message), signature: sig, valid: false },
+      {
+        name: 'the empty tree (treeSize 0, rootHash MTH({}), headHash GENESIS)',
+        publicKey,
+        message: toHex(treeHeadMessage(empty)),
+        signature: signTreeHead(empty, EXAMPLE_SECRET_KEY).signature,
+        valid: true,
+      },
     ],
   };
 }
@@ -235,6 +243,18 @@ function exportVectors() {
       lines: [header, { checkpoint: head(4, OTHER_SECRET_KEY) }, ...events],
       publicKey,
       expected: { ok: false, problem: 'signature', firstBadSeq: 4 },
+    },
+    {
+      name: "the empty tree's checkpoint (the tenant's attestation, §11) signed by another key",
+      lines: [header, { checkpoint: head(0, OTHER_SECRET_KEY) }, ...checkpoints.slice(1), ...events],
+      publicKey,
+      expected: { ok: false, problem: 'signature', firstBadSeq: 0 },
+    },
+    {
+      name: 'an export of the empty ledger: its header and the signed empty tree',
+      lines: [header, { checkpoint: head(0) }],
+      publicKey,
+      expected: { ok: true },
     },
     {
       name: 'a v1 export (no consistency line) still verifies',
@@ -437,6 +457,82 @@ function incrementalExportVectors(
   ];
 }
 
+/**
+ * Forgetting (§3.4): the example episode's step forgotten by a steps.forgotten event (seq 4); its
+ * bundle carries the step as `{stepNumber, forgotten: true}` and the event that vouches for it.
+ */
+function forgottenVectors(x: ReturnType<typeof exampleLedger>) {
+  const logged = x.prepared.contentHash;
+  const forget = (hash: string) =>
+    entry(4, 'steps.forgotten', { steps: [{ n: 1, hash }], reason: 'a secret pasted into a tool output', byKeyId: FORGETTER_KEY });
+  const bundleOf = (hash: string, steps: unknown[]) => {
+    const events = link([...x.entries, forget(hash)]);
+    const tree = MerkleTree.fromEventHashes(events.map((e) => e.hash));
+    const head = signTreeHead(
+      { tenantId: TENANT, treeSize: 4, rootHash: toHex(tree.root()), headHash: events[3]?.hash ?? '', issuedAt: ISSUED_AT },
+      EXAMPLE_SECRET_KEY,
+    );
+    const parts = { episodeId: EPISODE, publicKey: x.publicKey, events: events.slice(1), steps: steps as never[], rows: [] };
+    return buildProofBundle(parts, tree, head);
+  };
+  const forgottenRow = { stepNumber: 1, forgotten: true };
+  const publicKey = x.publicKey;
+  return [
+    {
+      name: 'forgotten: the step forgotten, vouched for by its steps.forgotten event',
+      bundle: bundleOf(logged, [forgottenRow]),
+      publicKey,
+      expected: { ok: true, problems: [], stepsForgotten: 1 },
+    },
+    {
+      name: 'forgotten: the content still there after its steps.forgotten event (it verifies as kept)',
+      bundle: bundleOf(logged, [x.stepRow]),
+      publicKey,
+      expected: { ok: true, problems: [], stepsForgotten: 0 },
+    },
+    {
+      name: 'forgotten: a step row marked forgotten that no steps.forgotten event names',
+      bundle: { ...x.bundle, steps: [forgottenRow] },
+      publicKey,
+      expected: { ok: false, problems: ['step-mismatch'], stepsForgotten: 0 },
+    },
+    {
+      name: 'forgotten: the steps.forgotten event names another hash than the one logged',
+      bundle: bundleOf('e'.repeat(64), [forgottenRow]),
+      publicKey,
+      expected: { ok: false, problems: ['step-mismatch'], stepsForgotten: 0 },
+    },
+    {
+      name: 'forgotten: a forgotten row with a member more',
+      bundle: bundleOf(logged, [{ ...forgottenRow, observation: null }]),
+      publicKey,
+      expected: { ok: false, problems: ['malformed', 'step-missing'], stepsForgotten: 0 },
+    },
+  ];
+}
+const FORGETTER_KEY = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
+
+/**
+ * Blobs (§3.3): a step row whose observation is kept as a blob, the blob's bytes, and the verdict a
+ * verifier that fetches the blob reaches by re-hashing them.
+ */
+function blobVectors(x: ReturnType<typeof exampleLedger>) {
+  const content = 'line of output\n'.repeat(3);
+  const hash = toHex(hashBytes(utf8.encode(content)));
+  const row = {
+    ...x.stepRow,
+    observation: content.slice(0, 8),
+    contentRefs: { observation: { hash, sizeBytes: utf8.encode(content).length, stored: true } },
+  };
+  return {
+    step: { row, hash: stepRowHash(row) },
+    cases: [
+      { name: 'the blob as stored', hash, content, expected: { ok: true } },
+      { name: '"forged" prepended to the stored blob', hash, content: `forged${content}`, expected: { ok: false, problem: 'step-mismatch' } },
+    ],
+  };
+}
+
 export function buildVectors() {
   const x = exampleLedger();
   return {
@@ -444,11 +540,12 @@ export function buildVectors() {
       'Conformance vectors for docs/LEDGER.md (format v1). Generated by test/ledger/vectors.test.ts from the server code; hex is lowercase; seq and treeSize are JSON numbers.',
     example: { secretKey: x.secretKey, publicKey: x.publicKey, keyId: x.keyId, note: 'publicly derived: never use it for real' },
     canonical: canonicalVectors(),
-    steps: [{ row: x.stepRow, hash: x.prepared.contentHash }],
+    steps: [{ row: x.stepRow, hash: x.prepared.contentHash }, blobVectors(x).step],
+    blobs: blobVectors(x).cases,
     merkle: merkleVectors(),
     signatures: signatureVectors(x.signed),
     chains: chainVectors(x.events),
-    bundles: [...bundleVectors(x), ...rowVectors().bundles],
+    bundles: [...bundleVectors(x), ...rowVectors().bundles, ...forgottenVectors(x)],
     exports: [...exportVectors(), ...rowVectors().exports],
   };
 }

@@ -1,12 +1,12 @@
-// The step check off the main thread (src/ledger/verify-workers.ts): a batch large enough to go to
+// The step check off the main thread (src/ledger/verification/verify-workers.ts): a batch large enough to go to
 // a worker gets the verdict the same check gives inline (step-check.ts), on good rows, on rows
 // whose content or content_hash column was changed, on missing rows, and the same error on a row
 // that is not the row the read asks for. Verifications of small ledgers check inline, so this is
 // what exercises the worker.
 import { describe, expect, it } from 'vitest';
-import { checkStepBatch, STEP_COLUMN_KINDS, type StepBatch, type StepColumnKind } from '../../src/ledger/step-check.ts';
-import { STEP_CANONICAL_FIELDS, stepRowHash } from '../../src/ledger/step-hash.ts';
-import { checkSteps, verifyWorkersReady } from '../../src/ledger/verify-workers.ts';
+import { STEP_CANONICAL_FIELDS, stepRowHash } from '../../src/ledger/format/step-hash.ts';
+import { checkStepBatch, STEP_COLUMN_KINDS, type StepBatch, type StepColumnKind } from '../../src/ledger/verification/step-check.ts';
+import { checkSteps, verifyWorkersReady } from '../../src/ledger/verification/verify-workers.ts';
 import { copyRow, type Field } from '../support/copy-binary.ts';
 
 const episodeId = '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9';
@@ -120,8 +120,8 @@ describe('step checks on the worker thread', () => {
 
   it('fails with the inline error on a row that is not a step row', async () => {
     const b = batch(2_500, (n, r) => (n === 3 ? { ...r, row: copyRow([int4Field(0), int4Field(3), utf8Field('x')]) } : r));
-    expect(() => inline(b)).toThrow('row has not 22 fields');
-    await expect(checkSteps(b)).rejects.toThrow('row has not 22 fields');
+    expect(() => inline(b)).toThrow('row has not 23 fields');
+    await expect(checkSteps(b)).rejects.toThrow('row has not 23 fields');
   });
 
   it('refuses an entry whose logged hash was no hash, whatever its row holds', () => {

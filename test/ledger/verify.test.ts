@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
-import { buildProofBundle, type ProofBundle, verifyProofBundle } from '../../src/ledger/bundle.ts';
-import { chainHash, GENESIS_HASH, type StoredLedgerEvent, toHex } from '../../src/ledger/hash.ts';
-import { EMPTY_TREE_ROOT, MerkleTree } from '../../src/ledger/merkle.ts';
-import { generateSigningKey, publicKeyFromPrivate, type SignedTreeHead, signTreeHead } from '../../src/ledger/signed-head.ts';
-import { verifyAgainstCheckpoint, verifyChain } from '../../src/ledger/verify.ts';
+import { chainHash, GENESIS_HASH, type StoredLedgerEvent, toHex } from '../../src/ledger/format/hash.ts';
+import { EMPTY_TREE_ROOT, MerkleTree } from '../../src/ledger/format/merkle.ts';
+import { generateSigningKey, publicKeyFromPrivate, type SignedTreeHead, signTreeHead } from '../../src/ledger/format/signed-head.ts';
+import { buildProofBundle, type ProofBundle, verifyProofBundle } from '../../src/ledger/proofs/bundle.ts';
+import { verifyAgainstCheckpoint, verifyChain } from '../../src/ledger/proofs/verify.ts';
 import { buildChain, EPISODES, entryAt, link, TENANT } from './fixtures.ts';
 
 const chain = buildChain(40);
@@ -160,6 +160,7 @@ describe('verifyProofBundle', () => {
       signatureValid: true,
       eventsChecked: episodeEvents.length,
       stepsChecked: 0,
+      stepsForgotten: 0,
       rowsChecked: 0,
       problems: [],
     });

@@ -5,9 +5,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
-import { verifyProofBundle } from '../../src/ledger/bundle.ts';
-import { fromHex } from '../../src/ledger/hash.ts';
-import { stepRowHash } from '../../src/ledger/step-hash.ts';
+import { fromHex } from '../../src/ledger/format/hash.ts';
+import { stepRowHash } from '../../src/ledger/format/step-hash.ts';
+import { verifyProofBundle } from '../../src/ledger/proofs/bundle.ts';
 import { exampleLedger, ISSUED_AT } from './example-ledger.ts';
 
 const DOC = new URL('../../docs/LEDGER.md', import.meta.url);
@@ -143,6 +143,7 @@ describe('docs/LEDGER.md §8 worked example', () => {
       signatureValid: true,
       eventsChecked: 1,
       stepsChecked: 1,
+      stepsForgotten: 0,
       rowsChecked: 0,
       problems: [],
     });

@@ -3,7 +3,7 @@
 // the content hash of each step they cover.
 import { describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
-import { chainHash, GENESIS_HASH } from '../../src/ledger/hash.ts';
+import { chainHash, GENESIS_HASH } from '../../src/ledger/format/hash.ts';
 import { rowToPreparedStep, stepContentHash } from '../../src/steps/prepare.ts';
 import { type TenantKeys, type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';

@@ -1,6 +1,6 @@
 // REDACT_KEYS replaces the list of keys whose values are redacted in stored step parameters.
 import { expect, it } from 'vitest';
-import { contentHash } from '../../src/ledger/hash.ts';
+import { contentHash } from '../../src/ledger/format/hash.ts';
 import { type TestApp, useApp } from '../support/app.ts';
 import { client, step } from './support.ts';
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createDatabase } from '../../src/db/client.ts';
-import { contentHash } from '../../src/ledger/hash.ts';
+import { contentHash } from '../../src/ledger/format/hash.ts';
 import { createLogger } from '../../src/log.ts';
 import { createApp } from '../../src/server.ts';
 import { createServices, stopServices } from '../../src/services.ts';

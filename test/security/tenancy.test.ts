@@ -482,6 +482,14 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
     revokeApiKey: async () => {
       for (const id of a.apiKeys) notFound(await as(B.admin, `mutation($id: ID!) { revokeApiKey(id: $id) { ${NF} } }`, { id }), 'revokeApiKey', 'ApiKey', id);
     },
+    forgetSteps: async () => {
+      notFound(
+        await as(B.admin, `mutation($id: ID!) { forgetSteps(episodeId: $id, reason: "deletion request") { ${NF} } }`, { id: a.running }),
+        'forgetSteps',
+        'Episode',
+        a.running,
+      );
+    },
     revokeLease: async () => {
       for (const id of [a.lease, a.childLease])
         notFound(await as(B.write, `mutation($id: ID!) { revokeLease(id: $id) { ${NF} } }`, { id }), 'revokeLease', 'Lease', id);

@@ -1,8 +1,9 @@
 // Rows in PostgreSQL's binary COPY format, as the verification's reads receive them
-// (src/ledger/copy-rows.ts, copy-fields.ts): per row a 16-bit field count, then per field a 32-bit
-// length (-1: NULL) and its bytes. Event rows carry readEventPage's columns (src/ledger/verify-read.ts).
-import type { FieldRows } from '../../src/ledger/copy-rows.ts';
-import type { StoredLedgerEvent } from '../../src/ledger/hash.ts';
+// (src/ledger/verification/copy-rows.ts, copy-fields.ts): per row a 16-bit field count, then per field a 32-bit
+// length (-1: NULL) and its bytes. Event rows carry readEventPage's columns (src/ledger/verification/verify-read.ts).
+
+import type { StoredLedgerEvent } from '../../src/ledger/format/hash.ts';
+import type { FieldRows } from '../../src/ledger/verification/copy-rows.ts';
 
 const utf8 = new TextEncoder();
 /** 2000-01-01T00:00:00Z in Unix milliseconds: PostgreSQL's epoch. */

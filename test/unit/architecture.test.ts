@@ -96,6 +96,16 @@ function domainPlaces(edges: readonly PlaceEdge[]): Set<string> {
   return reached;
 }
 
+/** The imports between the subfolders of src/ledger/, as place edges (a subfolder is a place). */
+function ledgerSubfolderEdges(graph: ReadonlyMap<string, readonly string[]>): PlaceEdge[] {
+  const ledger = new Map(
+    [...graph]
+      .filter(([file]) => file.startsWith('ledger/'))
+      .map(([file, targets]) => [file.slice('ledger/'.length), targets.filter((t) => t.startsWith('ledger/')).map((t) => t.slice('ledger/'.length))] as const),
+  );
+  return placeEdges(ledger).map((e) => ({ ...e, via: e.via.replace(/^|(?<= -> )/g, 'ledger/') }));
+}
+
 describe('the shape of src/', () => {
   const edges = placeEdges(imports);
 
@@ -113,10 +123,19 @@ describe('the shape of src/', () => {
     expect(edges.filter((e) => domain.has(e.from) && e.to === GRAPHQL).map((e) => e.via)).toEqual([]);
   });
 
+  it('has no import cycle between the subfolders of src/ledger/ (formats, proofs, verification, fan-out, store)', () => {
+    const subfolders = ledgerSubfolderEdges(imports);
+    expect(new Set(subfolders.flatMap((e) => [e.from, e.to]))).toEqual(new Set(['format', 'proofs', 'verification', 'fanout', 'store']));
+    expect([...imports.keys()].filter((p) => /^ledger\/[^/]+$/.test(p))).toEqual([]); // every ledger module is in a subfolder
+    expect(cycleOf(subfolders)).toBeNull();
+  });
+
   it('would catch a cycle, naming the imports that close it, and a builder module outside src/graphql/', () => {
-    const graph = new Map([...imports, ['ledger/store.ts', [...(imports.get('ledger/store.ts') ?? []), 'graphql/ledger.ts']]]);
+    const graph = new Map([...imports, ['ledger/store/store.ts', [...(imports.get('ledger/store/store.ts') ?? []), 'graphql/ledger.ts']]]);
     const cycle = cycleOf(placeEdges(graph));
-    expect(cycle).toContain('ledger/store.ts -> graphql/ledger.ts');
+    expect(cycle).toContain('ledger/store/store.ts -> graphql/ledger.ts');
+    const inLedger = new Map([...imports, ['ledger/format/hash.ts', ['ledger/store/read.ts']]]);
+    expect(cycleOf(ledgerSubfolderEdges(inLedger))).toContain('ledger/format/hash.ts -> ledger/store/read.ts');
     expect(cycle?.some((via) => via.startsWith('graphql/'))).toBe(true);
     expect(cycleOf([{ from: 'a', to: 'b', via: 'a/x.ts -> b/y.ts' }])).toBeNull();
     expect(registersOnBuilder('graphql/episodes.ts')).toBe(true);

@@ -1,11 +1,11 @@
-// The exact RFC 8785 text of src/ledger/hash.ts (canonicalJson, canonicalEntryBytes) and of
-// src/ledger/json-text.ts (canonicalFromJsonBytes) on the RFC's own examples and on the cases where
+// The exact RFC 8785 text of src/ledger/format/hash.ts (canonicalJson, canonicalEntryBytes) and of
+// src/ledger/format/json-text.ts (canonicalFromJsonBytes) on the RFC's own examples and on the cases where
 // a hand-written serialiser goes wrong: number forms, escapes, surrogates, member order by UTF-16
 // code units, empty and nested containers, values JSON.parse never returns. Expected texts are the
 // RFC's (section 3.2.2.3, 3.2.3, appendix B) or follow from it, never the code's output.
 import { describe, expect, it } from 'vitest';
-import { canonicalEntryBytes, canonicalJson, type LedgerEntry } from '../../src/ledger/hash.ts';
-import { canonicalFromJsonBytes } from '../../src/ledger/json-text.ts';
+import { canonicalEntryBytes, canonicalJson, type LedgerEntry } from '../../src/ledger/format/hash.ts';
+import { canonicalFromJsonBytes } from '../../src/ledger/format/json-text.ts';
 
 const canonicalFromJsonText = (text: string): string => new TextDecoder().decode(canonicalFromJsonBytes(new TextEncoder().encode(text)));
 

@@ -1,4 +1,4 @@
-// canonicalJson (src/ledger/hash.ts) writes plain JSON values itself and hands anything else to
+// canonicalJson (src/ledger/format/hash.ts) writes plain JSON values itself and hands anything else to
 // the `canonicalize` package whole. Which path is taken is invisible in the text (both agree, see
 // ledger-canonical.test.ts), but it is the point of the fast path: the package was the largest CPU
 // cost of verifyLedger. So hash.ts is loaded here afresh with the package wrapped (it still does
@@ -17,7 +17,7 @@ async function loadHash() {
     },
   }));
   vi.resetModules();
-  return import('../../src/ledger/hash.ts');
+  return import('../../src/ledger/format/hash.ts');
 }
 
 afterEach(() => {

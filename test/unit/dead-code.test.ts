@@ -14,7 +14,7 @@ const ENTRY_POINTS: readonly string[] = [
   'src/main.ts', // the server process (npm start, the Dockerfile)
   'src/cli/main.ts', // the episodic command (bin/episodic.mjs runs its build)
   'web/src/main.tsx', // the monitor page (web/index.html)
-  'src/ledger/verify-worker.ts', // verifyLedger's worker threads (src/ledger/verify-workers.ts starts them)
+  'src/ledger/verification/verify-worker.ts', // verifyLedger's worker threads (src/ledger/verification/verify-workers.ts starts them)
 ];
 
 /** The package's public API (src/index.ts re-exports these folders whole): a user may need any export. */

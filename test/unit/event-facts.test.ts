@@ -1,11 +1,11 @@
-// eventFacts (src/ledger/event-facts.ts): the steps a page's steps.logged events cover, read from
+// eventFacts (src/ledger/verification/event-facts.ts): the steps a page's steps.logged events cover, read from
 // the event rows' binary columns, equal what JSON.parse of each payload gives, whether a payload
 // is in the form PostgreSQL prints (read from its bytes) or any other (parsed), with each logged
 // hash kept as bytes when it is a lowercase hex hash and marked as no hash otherwise.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { eventFacts } from '../../src/ledger/event-facts.ts';
-import { GENESIS_HASH } from '../../src/ledger/hash.ts';
+import { GENESIS_HASH } from '../../src/ledger/format/hash.ts';
+import { eventFacts } from '../../src/ledger/verification/event-facts.ts';
 import { eventRow, fieldRows } from '../support/copy-binary.ts';
 
 const A = '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9';

@@ -1,4 +1,4 @@
-// The comparisons verifyLedger makes without writing hashes out as hex (src/ledger/hash.ts:
+// The comparisons verifyLedger makes without writing hashes out as hex (src/ledger/format/hash.ts:
 // chainHashIs, and hexMatches and hashHexInto on the hex bytes of the rows' hash columns) and the
 // parsing of prevHash into the chain input: equal only to the exact lowercase hex of the hash,
 // for any byte, every other string and non-string false; a hash that is not 64 lowercase hex
@@ -18,7 +18,7 @@ import {
   hashHexInto,
   hexMatches,
   type LedgerEntry,
-} from '../../src/ledger/hash.ts';
+} from '../../src/ledger/format/hash.ts';
 
 beforeAll(() => hasherReady);
 

@@ -1,4 +1,4 @@
-// isoTimeInto (src/ledger/iso-time.ts), which the chain check uses to write each event's
+// isoTimeInto (src/ledger/format/iso-time.ts), which the chain check uses to write each event's
 // created_at: exactly the bytes of Date.prototype.toISOString for every time of a four-digit year
 // (EARLIEST_ISO_MS to LATEST_ISO_MS, both included), before and after 1970, on leap days and the
 // days around them, fractions of a millisecond dropped as a Date drops them (towards zero), and
@@ -6,7 +6,7 @@
 // its 24 bytes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EARLIEST_ISO_MS, isoTimeInto, LATEST_ISO_MS } from '../../src/ledger/iso-time.ts';
+import { EARLIEST_ISO_MS, isoTimeInto, LATEST_ISO_MS } from '../../src/ledger/format/iso-time.ts';
 
 const latin1 = new TextDecoder('latin1');
 

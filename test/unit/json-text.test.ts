@@ -1,11 +1,11 @@
-// canonicalFromJsonBytes (src/ledger/json-text.ts) is the UTF-8 of canonicalJson(JSON.parse(text))
+// canonicalFromJsonBytes (src/ledger/format/json-text.ts) is the UTF-8 of canonicalJson(JSON.parse(text))
 // for any JSON text: the compact and indented forms, members in any order (jsonb prints them by
 // length), and strings escaped in every legal way, canonical or not. test/ledger/json-text-pg.test.ts
 // checks it on PostgreSQL's own output.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/ledger/hash.ts';
-import { canonicalFromJsonBytes, JsonBytesCanonicaliser } from '../../src/ledger/json-text.ts';
+import { canonicalJson } from '../../src/ledger/format/hash.ts';
+import { canonicalFromJsonBytes, JsonBytesCanonicaliser } from '../../src/ledger/format/json-text.ts';
 import { binaryString } from '../support/code-points.ts';
 
 const utf8 = new TextEncoder();

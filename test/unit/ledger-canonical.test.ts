@@ -1,4 +1,4 @@
-// The fast RFC 8785 paths of src/ledger/hash.ts and step-hash.ts against the `canonicalize`
+// The fast RFC 8785 paths of src/ledger/format/hash.ts and step-hash.ts against the `canonicalize`
 // package they replace on the hot path: the same text (or the same error) for any value, the
 // same chain hash as the generic entry object, the same step hash as the hashed members.
 import { blake3 } from '@noble/hashes/blake3.js';
@@ -6,8 +6,8 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CHAIN_DOMAIN_TAG, canonicalJson, chainHash, contentHash, hasherReady, LEDGER_SCHEMA_VERSION } from '../../src/ledger/hash.ts';
-import { STEP_HASH_FIELDS, STEP_OPTIONAL_FIELDS, stepHashedMembers, stepRowHash } from '../../src/ledger/step-hash.ts';
+import { CHAIN_DOMAIN_TAG, canonicalJson, chainHash, contentHash, hasherReady, LEDGER_SCHEMA_VERSION } from '../../src/ledger/format/hash.ts';
+import { STEP_HASH_FIELDS, STEP_OPTIONAL_FIELDS, stepHashedMembers, stepRowHash } from '../../src/ledger/format/step-hash.ts';
 import { binaryString } from '../support/code-points.ts';
 
 function outcome(f: () => string | undefined): { text?: string; error?: string } {

@@ -5,6 +5,8 @@ import { must } from '../../src/core/must.ts';
 import { prepareStep, prepareSteps, stepContentHash } from '../../src/steps/prepare.ts';
 
 const EPISODE = '3f1d9c2e-8a4b-4c5d-9e0f-0123456789ab';
+/** A fixed salt, where a test compares hashes of two preparations (each draws fresh salts). */
+const fixedSalt = () => 'cd'.repeat(16);
 const steps = Array.from({ length: 30 }, (_, i) => ({
   kind: i % 3 ? 'tool_call' : 'thought',
   tool: `tool-${i % 5}`,
@@ -21,15 +23,17 @@ describe('prepareSteps', () => {
     for (const [i, p] of prepared.entries()) {
       const { contentHash, blobs, ...step } = p;
       expect(blobs).toEqual([]);
-      expect(step).toEqual(prepareStep(must(steps[i]), ['token']));
+      expect(step.salt).toMatch(/^[0-9a-f]{32}$/);
+      expect(step).toEqual({ ...prepareStep(must(steps[i]), ['token']), salt: step.salt });
       expect(contentHash).toBe(stepContentHash(EPISODE, step));
     }
     expect(new Set(prepared.map((p) => p.contentHash)).size).toBe(steps.length);
+    expect(new Set(prepared.map((p) => p.salt)).size).toBe(steps.length);
   });
 
   it('hashes an episode id sent in upper case as the uuid column stores it', () => {
-    const upper = prepareSteps(EPISODE.toUpperCase(), steps, ['token']);
-    expect(upper.map((p) => p.contentHash)).toEqual(prepareSteps(EPISODE, steps, ['token']).map((p) => p.contentHash));
+    const upper = prepareSteps(EPISODE.toUpperCase(), steps, ['token'], fixedSalt);
+    expect(upper.map((p) => p.contentHash)).toEqual(prepareSteps(EPISODE, steps, ['token'], fixedSalt).map((p) => p.contentHash));
   });
 
   it('takes offloaded steps with their content references and blobs, mixed with plain steps', () => {
@@ -43,14 +47,14 @@ describe('prepareSteps', () => {
     expect(plain?.contentRefs).toBeNull();
     const { contentHash, blobs, ...step } = must(withBlob, 'prepared offloaded step');
     expect(blobs).toEqual([blob]);
-    expect(step).toEqual(prepareStep(offloaded.step, ['token'], refs));
+    expect(step).toEqual({ ...prepareStep(offloaded.step, ['token'], refs), salt: step.salt });
     expect(step.contentRefs).toEqual(refs);
     expect(step.kind).toBe(second.kind);
     expect(contentHash).toBe(stepContentHash(EPISODE, step));
   });
 
   it('binds the hash to the episode', () => {
-    const other = prepareSteps('0b8e2f4a-1c3d-4e5f-8a9b-c0d1e2f3a4b5', steps.slice(0, 1), ['token']);
-    expect(must(other[0]).contentHash).not.toBe(must(prepareSteps(EPISODE, steps.slice(0, 1), ['token'])[0]).contentHash);
+    const other = prepareSteps('0b8e2f4a-1c3d-4e5f-8a9b-c0d1e2f3a4b5', steps.slice(0, 1), ['token'], fixedSalt);
+    expect(must(other[0]).contentHash).not.toBe(must(prepareSteps(EPISODE, steps.slice(0, 1), ['token'], fixedSalt)[0]).contentHash);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { retryAfterMs } from '../../src/ledger/retry-after.ts';
-import type { SignedTreeHead } from '../../src/ledger/signed-head.ts';
+import type { SignedTreeHead } from '../../src/ledger/format/signed-head.ts';
+import { retryAfterMs } from '../../src/ledger/store/retry-after.ts';
 
 const signedAt = (iso: string) => ({ issuedAt: iso }) as SignedTreeHead;
 const T = Date.parse('2026-11-26T12:00:00.000Z');

@@ -2,7 +2,7 @@
 // its size changes the hash (a field left out would let an edited row pass verification), and
 // prepareStep maps the input exactly (missing fields stored as null, not dropped).
 import { describe, expect, it } from 'vitest';
-import { contentHash } from '../../src/ledger/hash.ts';
+import { contentHash } from '../../src/ledger/format/hash.ts';
 import type { ContentRefs } from '../../src/steps/large-content.ts';
 import { type PreparedStep, prepareStep, rowToPreparedStep, type StepRow, stepContentHash } from '../../src/steps/prepare.ts';
 
@@ -35,8 +35,11 @@ function changed(value: unknown): unknown {
   return { changed: value ?? null };
 }
 
+/** The salt prepareSteps gives every step (§3.4): hashed like the content. */
+const SALT = 'ab'.repeat(16);
+
 describe('stepContentHash', () => {
-  const full = prepareStep(FULL, ['apiKey'], REFS);
+  const full = { ...prepareStep(FULL, ['apiKey'], REFS), salt: SALT };
   const hash = stepContentHash(EPISODE, full);
 
   it.each(Object.keys(full).filter((field) => field !== 'sizeBytes'))('changes when %s changes', (field) => {
@@ -44,8 +47,8 @@ describe('stepContentHash', () => {
     expect(stepContentHash(EPISODE, edited)).not.toBe(hash);
   });
 
-  it('covers all 18 stored fields, and not the size (derived from the input)', () => {
-    expect(Object.keys(full)).toHaveLength(19);
+  it('covers all 19 stored fields (the salt too), and not the size (derived from the input)', () => {
+    expect(Object.keys(full)).toHaveLength(20);
     expect(stepContentHash(EPISODE, { ...full, sizeBytes: full.sizeBytes + 1 })).toBe(hash);
   });
 
@@ -76,6 +79,7 @@ describe('prepareStep', () => {
       contentRefs: null,
       startedAt: '2026-11-20T10:00:00.000Z',
       endedAt: '2026-11-20T10:00:02.500Z',
+      salt: null,
     });
   });
 
@@ -100,6 +104,7 @@ describe('prepareStep', () => {
       contentRefs: null,
       startedAt: null,
       endedAt: null,
+      salt: null,
     });
   });
 
@@ -137,11 +142,12 @@ describe('rowToPreparedStep', () => {
       content_refs: p.contentRefs,
       started_at: p.startedAt === null ? null : new Date(p.startedAt),
       ended_at: p.endedAt === null ? null : new Date(p.endedAt),
+      salt: p.salt,
     };
   }
 
   it('gives back the step that was hashed, timestamps as ISO text, so the hash recomputes', () => {
-    const full = prepareStep(FULL, ['apiKey'], REFS);
+    const full = { ...prepareStep(FULL, ['apiKey'], REFS), salt: SALT };
     expect(rowToPreparedStep(rowOf(full))).toStrictEqual(full);
     expect(stepContentHash(EPISODE, rowToPreparedStep(rowOf(full)))).toBe(stepContentHash(EPISODE, full));
     // Timestamps read as text (another driver setting) are normalised the same way.
@@ -151,7 +157,7 @@ describe('rowToPreparedStep', () => {
 
   it('reads missing optional columns (rows stored before them) as null', () => {
     const bare = prepareStep({ kind: 'thought' }, []);
-    const { content_refs: _refs, started_at: _start, ended_at: _end, ...oldRow } = rowOf(bare);
+    const { content_refs: _refs, started_at: _start, ended_at: _end, salt: _salt, ...oldRow } = rowOf(bare);
     expect(rowToPreparedStep(oldRow)).toStrictEqual(bare);
     expect(rowToPreparedStep(rowOf(bare))).toStrictEqual(bare);
     expect(stepContentHash(EPISODE, rowToPreparedStep(oldRow))).toBe(stepContentHash(EPISODE, bare));

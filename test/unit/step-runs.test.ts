@@ -3,8 +3,8 @@
 // in any order), without a map or a string per row.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { FieldRows } from '../../src/ledger/copy-rows.ts';
-import { runsOf, type StepKey, stepKeys, stepRowOf, storedSteps } from '../../src/ledger/step-runs.ts';
+import type { FieldRows } from '../../src/ledger/verification/copy-rows.ts';
+import { runsOf, type StepKey, stepKeys, stepRowOf, storedSteps } from '../../src/ledger/verification/step-runs.ts';
 import { fieldRows } from '../support/copy-binary.ts';
 
 const A = '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9';

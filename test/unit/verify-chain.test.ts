@@ -1,5 +1,5 @@
-// chainOfPage (src/ledger/verify-chain.ts), the chain check of verifyLedger straight from the event
-// rows' binary COPY columns, against verifyChain (src/ledger/verify.ts) on the same rows parsed as
+// chainOfPage (src/ledger/verification/verify-chain.ts), the chain check of verifyLedger straight from the event
+// rows' binary COPY columns, against verifyChain (src/ledger/proofs/verify.ts) on the same rows parsed as
 // eventAt parses them: it accepts an untouched page, giving every event's hash, the hash its first
 // event chains from (whatever it is: the caller joins it to the page before) and the facts of its
 // steps.logged events; it refuses a seq other than firstSeq + i; and whichever byte of a row is
@@ -7,12 +7,12 @@
 // (an event eventAt cannot parse counts as refused).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { FieldRows } from '../../src/ledger/copy-rows.ts';
-import { eventFacts } from '../../src/ledger/event-facts.ts';
-import { chainHash, GENESIS_HASH, type StoredLedgerEvent } from '../../src/ledger/hash.ts';
-import { verifyChain } from '../../src/ledger/verify.ts';
-import { chainOfPage } from '../../src/ledger/verify-chain.ts';
-import { EVENT_FIELDS, eventAt } from '../../src/ledger/verify-read.ts';
+import { chainHash, GENESIS_HASH, type StoredLedgerEvent } from '../../src/ledger/format/hash.ts';
+import { verifyChain } from '../../src/ledger/proofs/verify.ts';
+import type { FieldRows } from '../../src/ledger/verification/copy-rows.ts';
+import { eventFacts } from '../../src/ledger/verification/event-facts.ts';
+import { chainOfPage } from '../../src/ledger/verification/verify-chain.ts';
+import { EVENT_FIELDS, eventAt } from '../../src/ledger/verification/verify-read.ts';
 import { eventRow, fieldRows, pgJson } from '../support/copy-binary.ts';
 
 const tenantId = '5f0c6b7e-3d2a-4c1b-9e8f-7a6b5c4d3e2f';

@@ -2,7 +2,7 @@
 // with the reference implementation byte for byte, and must flag tampering and broken links.
 import { describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
-import { GENESIS_HASH, type LedgerEntry, chainHash as referenceHash } from '../../src/ledger/hash.ts';
+import { GENESIS_HASH, type LedgerEntry, chainHash as referenceHash } from '../../src/ledger/format/hash.ts';
 import { ChainVerifier, chainHash, type LedgerEvent } from '../../web/src/chain.ts';
 
 const tenantId = '6f1c1d2e-8a3b-4c5d-9e0f-112233445566';
@@ -35,7 +35,7 @@ function chain(): LedgerEvent[] {
 }
 
 describe('in-browser chain verification', () => {
-  it('computes the same hash as src/ledger/hash.ts', () => {
+  it('computes the same hash as src/ledger/format/hash.ts', () => {
     for (const e of chain()) expect(chainHash(e.prevHash, e)).toBe(e.hash);
   });
 

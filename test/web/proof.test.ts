@@ -1,10 +1,10 @@
 // The browser's proof bundle verifier (web/src/proof.ts, written from docs/LEDGER.md) against the
 // server's real bundles: it accepts them, and it refuses each kind of tampering exactly when the
-// service's own verifier (src/ledger/verify.ts) does.
+// service's own verifier (src/ledger/proofs/verify.ts) does.
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
-import { type ProofBundle, verifyProofBundle } from '../../src/ledger/bundle.ts';
+import { type ProofBundle, verifyProofBundle } from '../../src/ledger/proofs/bundle.ts';
 import { type Bundle, keyIdOf, verifyBundle } from '../../web/src/proof.ts';
 import { type TestApp, useApp } from '../support/app.ts';
 

@@ -1,6 +1,6 @@
 // Chain verification in the browser, written from docs/LEDGER.md section 3 alone (as a third
 // party would): hash = BLAKE3(utf8("episodic.ledger.v1") || 0x00 || prevHash bytes || JCS(event)),
-// prevHash of seq n = hash of seq n - 1. test/web/chain.test.ts pins it to src/ledger/hash.ts.
+// prevHash of seq n = hash of seq n - 1. test/web/chain.test.ts pins it to src/ledger/format/hash.ts.
 import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import canonicalize from 'canonicalize';

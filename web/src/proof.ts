@@ -1,7 +1,7 @@
 // Proof bundle verification in the browser, from docs/LEDGER.md sections 4 to 7 alone (as
 // chain.ts does for the chain): the tree head's Ed25519 signature, each event's chain hash, each
 // event's inclusion proof against the signed root, links between bundled neighbours, and the head
-// hash. test/web/proof.test.ts pins it to the server's bundles and src/ledger/verify.ts.
+// hash. test/web/proof.test.ts pins it to the server's bundles and src/ledger/proofs/verify.ts.
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';

@@ -412,6 +412,15 @@ export type FinishEpisodePayload = {
   stopCondition: Maybe<StopReason>;
 };
 
+export type ForgetStepsPayload = {
+  __typename?: 'ForgetStepsPayload';
+  /** Blobs deleted because no kept step references them any more. */
+  blobsDeleted: Maybe<Scalars['Int']['output']>;
+  episodeId: Maybe<Scalars['ID']['output']>;
+  /** Step numbers whose content was forgotten by this call (not those forgotten before). */
+  forgotten: Maybe<Array<Scalars['Int']['output']>>;
+};
+
 /** A stored value an event hashes (docs/LEDGER.md §3.3): contentHash(value) is the hash the latest such event carries. */
 export type HashedRow = {
   __typename?: 'HashedRow';
@@ -684,6 +693,8 @@ export type LedgerVerification = {
   rowsChecked: Maybe<Scalars['Int']['output']>;
   /** Step rows recomputed (and their content_hash column compared) against the hashes their events carry. */
   stepsChecked: Maybe<Scalars['Int']['output']>;
+  /** Of the steps checked, those whose content was forgotten (forgetSteps): a steps.forgotten event names each with its logged hash (docs/LEDGER.md §3.4). */
+  stepsForgotten: Maybe<Scalars['Int']['output']>;
 };
 
 /** One input that broke a rule: the field path as sent, the limit, and what was sent. */
@@ -761,6 +772,8 @@ export type Mutation = {
   /** Runs pattern extraction for an ended episode now (for example one whose queued extraction was skipped). */
   extractEpisodePatterns: Maybe<MutationExtractEpisodePatternsResult>;
   failEpisode: Maybe<MutationFailEpisodeResult>;
+  /** Deletes the content of an episode's steps (all, or those numbered) and their unreferenced blobs; a steps.forgotten ledger event, committed with it, names each step and its logged hash and the admin key that asked. The chain, proofs and bundles still verify, reporting these steps as forgotten (docs/LEDGER.md §3.4). */
+  forgetSteps: Maybe<MutationForgetStepsResult>;
   /** Imports a past run whole, in one transaction: startEpisode (input.importSource required), logSteps and completeEpisode, with the same rows, the same ledger events and the same limits. Sent again, it finds the run by its dedupeKey. */
   importRun: Maybe<MutationImportRunResult>;
   /** Issues a lease on a work item; with parentLeaseId, a child lease that may only narrow its parent. */
@@ -840,6 +853,13 @@ export type MutationFailEpisodeArgs = {
   episodeId: Scalars['ID']['input'];
   reason: Scalars['String']['input'];
   recoverable?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
+export type MutationForgetStepsArgs = {
+  episodeId: Scalars['ID']['input'];
+  reason: Scalars['String']['input'];
+  stepNumbers?: InputMaybe<Array<Scalars['Int']['input']>>;
 };
 
 
@@ -958,6 +978,8 @@ export type MutationEscalateEpisodeResult = FinishEpisodePayload | IllegalTransi
 export type MutationExtractEpisodePatternsResult = ExtractEpisodePatternsPayload | InputLimitError | NotFoundError;
 
 export type MutationFailEpisodeResult = FinishEpisodePayload | IllegalTransitionError | InputLimitError | NotFoundError;
+
+export type MutationForgetStepsResult = ForgetStepsPayload | InputLimitError | NotFoundError;
 
 export type MutationImportRunResult = IdempotencyConflictError | IllegalTransitionError | ImportRunPayload | InputLimitError | LeaseError | LoopStoppedError | NotFoundError;
 
@@ -1712,7 +1734,9 @@ export type Step = {
   /** When the step was journaled. */
   createdAt: Maybe<Scalars['DateTime']['output']>;
   endedAt: Maybe<Scalars['DateTime']['output']>;
-  /** Exactly the members contentHash covers, as hashed: contentHash = BLAKE3(RFC 8785 JSON of this value), for steps with blobs, truncated fields or imported times too. */
+  /** When forgetSteps deleted this step's content (its steps.forgotten ledger event names it); null while it is kept. */
+  forgottenAt: Maybe<Scalars['DateTime']['output']>;
+  /** Exactly the members contentHash covers, as hashed: contentHash = BLAKE3(RFC 8785 JSON of this value), for steps with blobs, truncated fields or imported times too. Null once the content is forgotten (forgottenAt). */
   hashedContent: Maybe<Scalars['JSON']['output']>;
   id: Maybe<Scalars['ID']['output']>;
   kind: Maybe<Scalars['String']['output']>;

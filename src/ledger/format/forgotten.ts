@@ -1,0 +1,63 @@
+// Forgotten steps (docs/LEDGER.md §3.4): a steps.forgotten event names each step whose content was
+// deleted, with the hash steps.logged gave it. A verifier accepts a step without its content only
+// where such an event names it with exactly its logged hash, and reports it as forgotten: content
+// deleted without that event is still step-missing or step-mismatch.
+import { isHashHex, type StoredLedgerEvent } from './hash.ts';
+
+export const STEPS_FORGOTTEN = 'steps.forgotten';
+
+/**
+ * The step members forgetting deletes (everything the agent told, and the salt that hashed it). A
+ * stored row a steps.forgotten event names must have none of them, or content was written into a
+ * forgotten step and would be served unverified: step-mismatch.
+ */
+export const FORGOTTEN_MEMBERS: readonly string[] = [
+  'tool',
+  'action',
+  'parameters',
+  'argsHash',
+  'result',
+  'observation',
+  'worldBefore',
+  'worldAfter',
+  'metadata',
+  'contentRefs',
+  'salt',
+];
+
+/** A bundle's row of a forgotten step: its number only. */
+export interface ForgottenStepRow {
+  stepNumber: number;
+  forgotten: true;
+}
+
+export function isForgottenStepRow(value: unknown): value is ForgottenStepRow {
+  if (typeof value !== 'object' || value === null) return false;
+  const row = value as Record<string, unknown>;
+  return Object.keys(row).length === 2 && row.forgotten === true && Number.isSafeInteger(row.stepNumber) && (row.stepNumber as number) >= 1;
+}
+
+/** Episode id -> step number -> {hash it was forgotten with, seq of the event}. */
+export type ForgottenSteps = Map<string, Map<number, { hash: string; seq: number }>>;
+
+/** The steps forgotten by these events (later events do not replace an earlier naming). */
+export function forgottenStepsOf(events: Iterable<StoredLedgerEvent>): ForgottenSteps {
+  const out: ForgottenSteps = new Map();
+  for (const e of events) {
+    if (e.type !== STEPS_FORGOTTEN || e.episodeId === null) continue;
+    const entries = (e.payload as { steps?: unknown } | null)?.steps;
+    if (!Array.isArray(entries)) continue;
+    let steps = out.get(e.episodeId);
+    if (!steps) out.set(e.episodeId, (steps = new Map()));
+    for (const entry of entries) {
+      const { n, hash } = (entry ?? {}) as { n?: unknown; hash?: unknown };
+      if (Number.isSafeInteger(n) && isHashHex(hash) && !steps.has(n as number)) steps.set(n as number, { hash, seq: e.seq });
+    }
+  }
+  return out;
+}
+
+/** Whether step n of the episode was forgotten with exactly this logged hash. */
+export function isForgotten(forgotten: ForgottenSteps, episodeId: string, n: number, loggedHash: string): boolean {
+  return forgotten.get(episodeId)?.get(n)?.hash === loggedHash;
+}
