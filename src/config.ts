@@ -23,6 +23,24 @@ const commaList = z.string().transform((v) =>
     .filter(Boolean),
 );
 
+// MODEL_PRICES: JSON {"<model>": {"input": <USD per 1M input tokens>, "output": <USD per 1M output tokens>}}
+// over the defaults of src/costs/prices.ts (docs/COSTS.md).
+const modelPrices = z
+  .string()
+  .transform((v, ctx) => {
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be JSON: {"<model>": {"input": <USD per 1M tokens>, "output": <USD per 1M tokens>}}' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.record(z.string().min(1).max(200), z.object({ input: z.number().min(0).max(1_000_000), output: z.number().min(0).max(1_000_000) }).strict(), {
+      message: 'must map model names to {"input": <USD per 1M tokens>, "output": <USD per 1M tokens>}',
+    }),
+  );
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -129,6 +147,7 @@ const EnvSchema = z.object({
   // A span that ends after its root completed the episode (a streamed call, a fire-and-forget tool)
   // is still the run's step within this long after the root's end (src/otlp/traces.ts).
   OTLP_LATE_SPAN_GRACE_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
+  MODEL_PRICES: modelPrices.optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -223,6 +242,8 @@ export interface Config {
   otlpRuns: { idleMs: number; attribute: string };
   /** How long after its root span's end a late child span is still added to the completed episode. */
   otlpLateSpanGraceMs: number;
+  /** MODEL_PRICES: entries over the default price table (src/costs/prices.ts), USD per 1M tokens. */
+  modelPrices: Record<string, { input: number; output: number }>;
 }
 
 /** The names a local client reaches this machine by: the default of MCP_ALLOWED_HOSTS. */
@@ -311,6 +332,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
 
     otlpRuns: { idleMs: e.OTLP_RUN_IDLE_MS, attribute: e.OTLP_RUN_ATTRIBUTE },
     otlpLateSpanGraceMs: e.OTLP_LATE_SPAN_GRACE_MS,
+    modelPrices: e.MODEL_PRICES ?? {},
   });
 }
 

@@ -17,6 +17,7 @@ import './retrieval-files.ts';
 import './lifecycle.ts';
 import './episode-records.ts';
 import './import-run.ts';
+import './model-usage.ts';
 import './dashboard.ts';
 import './experiments.ts';
 

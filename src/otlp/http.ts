@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { grantsScope, tokenFromHeader } from '../auth/keys.ts';
 import type { RateLimiter } from '../auth/rate-limit.ts';
+import { priceTable } from '../costs/prices.ts';
 import { isPoolSaturated, isUnavailable } from '../db/errors.ts';
 import type { Admission } from '../http/admission.ts';
 import type { CountSpanRefusals } from '../http/metrics.ts';
@@ -55,6 +56,7 @@ export function createOtlpHandler(services: Services, admission: Admission, limi
     pending: services.config.otlpPending,
     runs: services.config.otlpRuns,
     lateSpanGraceMs: services.config.otlpLateSpanGraceMs,
+    prices: priceTable(services.config.modelPrices),
   });
   return otlpEndpoint(services, admission, limiter, async (tenantId, body, format) => {
     const { spans, unreadable } = spansOf(decodeRequest(body, format));
