@@ -16,6 +16,7 @@ import { STEP_LIMITS } from '../steps/limits.ts';
 import { type BodyFormat, CONTENT_TYPES, decodeRequest, encodeResponse, encodeStatus, formatOf, inflate, type PartialSuccess } from './codec.ts';
 import { keepSpanEvents, spanEventsOf } from './logs.ts';
 import { decodeLogsRequest, encodeLogsResponse } from './logs-codec.ts';
+import { countRefusals as countTenantRefusals } from './refusal-counts.ts';
 import { MalformedRequestError, spansOf, type UnreadableSpan } from './spans.ts';
 import { type SpanRefusal, TraceIngest } from './traces.ts';
 
@@ -66,6 +67,10 @@ export function createOtlpHandler(services: Services, admission: Admission, limi
     services.log.debug({ spans: spans.length, stored: report.stored, pending: report.pending, refused: report.refused.length }, 'OTLP traces exported');
     if (unreadable.length) countRefusals('unreadable', unreadable.length);
     for (const r of report.refused) countRefusals(r.kind, 1);
+    await countTenantRefusals(services.db.pool, tenantId, [
+      ...unreadable.map((u) => ({ kind: 'unreadable' as const, traceId: '', spanId: '', reason: `span #${u.index} of the request: ${u.reason}` })),
+      ...report.refused,
+    ]);
     return encodeResponse(format, partialSuccess(unreadable, report.refused));
   });
 }

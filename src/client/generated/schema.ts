@@ -1031,6 +1031,20 @@ export type NotFoundError = Error & {
   message: Maybe<Scalars['String']['output']>;
 };
 
+/** Spans of one refusal reason since the tenant began exporting, and the latest one, named. docs/OTLP.md "Seeing refusals". */
+export type OtlpRefusalCount = {
+  __typename?: 'OtlpRefusalCount';
+  count: Maybe<Scalars['Float']['output']>;
+  /** unreadable, limit, root, pending_cap, step_rejected or late (the label of episodic_otlp_spans_refused_total). */
+  kind: Maybe<Scalars['String']['output']>;
+  lastAt: Maybe<Scalars['DateTime']['output']>;
+  /** Why the latest one was refused (at most 1,000 characters). */
+  lastReason: Maybe<Scalars['String']['output']>;
+  lastSpanId: Maybe<Scalars['String']['output']>;
+  /** Empty for a span that could not be read. */
+  lastTraceId: Maybe<Scalars['String']['output']>;
+};
+
 export type Outcome = {
   __typename?: 'Outcome';
   artifacts: Maybe<Array<Scalars['String']['output']>>;
@@ -1236,6 +1250,8 @@ export type Query = {
   ledgerPublicKey: Maybe<LedgerPublicKey>;
   /** Does the memory help? Per arm the counts and means, and the difference with its interval, p-value and a plain sentence. */
   memoryImpact: Maybe<QueryMemoryImpactResult>;
+  /** Spans /v1/traces refused for this tenant, per reason, the latest reason first (an exporter's default log level does not show them). */
+  otlpRefusals: Maybe<Array<OtlpRefusalCount>>;
   pattern: Maybe<QueryPatternResult>;
   /** Patterns of this tenant, most effective first. */
   patterns: Maybe<QueryPatternsConnection>;
