@@ -1,6 +1,6 @@
-// Spans the OTLP door refused, for the monitor (src/otlp/refusal-counts.ts). Reads only; tenant-scoped.
+// Spans the OTLP door refused, for the monitor (src/monitor/refusal-counts.ts). Reads only; tenant-scoped.
 
-import { type RefusalCount, refusalCountsOf } from '../otlp/refusal-counts.ts';
+import { type RefusalCount, refusalCountsOf } from '../monitor/refusal-counts.ts';
 import { builder } from './builder.ts';
 
 const RefusalCountRef = builder.objectRef<RefusalCount>('OtlpRefusalCount').implement({

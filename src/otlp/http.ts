@@ -10,13 +10,13 @@ import { priceTable } from '../costs/prices.ts';
 import { isPoolSaturated, isUnavailable } from '../db/errors.ts';
 import type { Admission } from '../http/admission.ts';
 import type { CountSpanRefusals } from '../http/metrics.ts';
+import { countRefusals as countTenantRefusals } from '../monitor/refusal-counts.ts';
 import type { Services } from '../services.ts';
 import { OverloadedError } from '../steps/ingest.ts';
 import { STEP_LIMITS } from '../steps/limits.ts';
 import { type BodyFormat, CONTENT_TYPES, decodeRequest, encodeResponse, encodeStatus, formatOf, inflate, type PartialSuccess } from './codec.ts';
 import { keepSpanEvents, spanEventsOf } from './logs.ts';
 import { decodeLogsRequest, encodeLogsResponse } from './logs-codec.ts';
-import { countRefusals as countTenantRefusals } from './refusal-counts.ts';
 import { MalformedRequestError, spansOf, type UnreadableSpan } from './spans.ts';
 import { type SpanRefusal, TraceIngest } from './traces.ts';
 

@@ -154,6 +154,18 @@ function contentOf(kind: string, span: OtlpSpan, a: Attributes, model: string | 
   return { tool: null, action: span.name || kind, parameters: undefined, output: answer, observation: answer, extra };
 }
 
+const STATED_OUTCOMES = new Set(['success', 'failure', 'partial', 'unknown']);
+
+/** episodic.outcome on a call (span, else resource): how a run without an agent root says how it went (run-outcome.ts). */
+function statedOutcomeOf(span: OtlpSpan): JsonObject {
+  const stated = text(span.attributes[OUTCOME_ATTRIBUTE] ?? span.resource[OUTCOME_ATTRIBUTE])
+    ?.trim()
+    .toLowerCase();
+  if (!stated || !STATED_OUTCOMES.has(stated)) return {};
+  const verdict = text(span.attributes['episodic.verdict'] ?? span.resource['episodic.verdict']);
+  return { statedOutcome: stated, ...(verdict ? { statedVerdict: cutBytes(verdict, 2000) } : {}) };
+}
+
 /**
  * A model call's cost: the span's own (gen_ai.usage.cost and the like), else its tokens at the
  * model's price; `known: false` when it used tokens and neither says what they cost (not 0).
@@ -187,6 +199,7 @@ export function stepOfSpan(span: OtlpSpan, prices: PriceTable | null = null): St
     ...(usage.inputTokens != null && tokens != null ? { inputTokens: usage.inputTokens } : {}),
     ...(usage.outputTokens != null && tokens != null ? { outputTokens: usage.outputTokens } : {}),
     ...(priced.source ? { costSource: priced.source } : {}),
+    ...statedOutcomeOf(span),
     ...content.extra,
   };
   return {

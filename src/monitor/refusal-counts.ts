@@ -3,10 +3,10 @@
 // them otherwise. One upsert per reason in a request that refused spans; nothing when none were.
 import type pg from 'pg';
 import { Params, queryRows } from '../db/sql.ts';
-import type { RefusalKind } from '../http/span-refusals.ts';
 
 export interface RefusedSpan {
-  kind: RefusalKind;
+  /** A reason of src/http/span-refusals.ts (the label of /metrics' episodic_otlp_spans_refused_total). */
+  kind: string;
   /** Empty when the span could not be read far enough to have one. */
   traceId: string;
   spanId: string;
@@ -27,7 +27,7 @@ const REASON_CHARS = 1000;
 
 export async function countRefusals(pool: pg.Pool, tenantId: string, refused: readonly RefusedSpan[]): Promise<void> {
   if (!refused.length) return;
-  const byKind = new Map<RefusalKind, { count: number; last: RefusedSpan }>();
+  const byKind = new Map<string, { count: number; last: RefusedSpan }>();
   for (const r of refused) byKind.set(r.kind, { count: (byKind.get(r.kind)?.count ?? 0) + 1, last: r });
   const p = new Params();
   const rows = [...byKind].map(
