@@ -8,7 +8,7 @@ import { Params, queryRows } from '../db/sql.ts';
 import type { DashboardFilter } from './dashboard.ts';
 
 /** Models listed for a range: the most used ones. */
-export const MAX_MODELS = 50;
+const MAX_MODELS = 50;
 
 export interface ModelUsage {
   /** null: steps that used tokens and name no model. */

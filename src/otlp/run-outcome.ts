@@ -9,7 +9,7 @@ import type { Outcome } from '../episodes/outcome.ts';
 const VERDICT_CHARS = 10_000;
 
 /** The outcome a stated kind and verdict make. Pure. */
-export function runOutcomeOf(stated: string | null, verdict: string | null): Outcome {
+function runOutcomeOf(stated: string | null, verdict: string | null): Outcome {
   const said = verdict?.slice(0, VERDICT_CHARS) || null;
   if (stated === 'success') return { kind: 'success', verdict: said ?? 'a call of the run stated episodic.outcome = success', artifacts: [] };
   if (stated === 'failure') return { kind: 'failure', reason: said ?? 'a call of the run stated episodic.outcome = failure' };

@@ -184,6 +184,54 @@ function Learned({ e, patterns }: { e: Episode; patterns: LearnedPattern[] }) {
   );
 }
 
+function CritiqueView({ e }: { e: Episode }) {
+  if (!e.critique) return null;
+  return (
+    <Section title="Critique">
+      <p>
+        <b>{e.critique.verdict}</b> {e.critique.score !== null && <>score {num(e.critique.score)}</>} {e.critique.feedback}
+      </p>
+      <Value value={Object.fromEntries((e.critique.virtueScores ?? []).map((v) => [v.name, v.score]))} />
+    </Section>
+  );
+}
+
+/** What the run used: budgets, cost, tokens and cost per model, and, for a run sent over OTLP, its span tree. */
+function Spend({ api, e }: { api: Api; e: Episode }) {
+  const traceId = metaText(e.metadata, 'traceId');
+  return (
+    <>
+      <Section title="Budget">
+        <Budgets usage={e.budgetUsage ?? []} />
+        <p class="muted">
+          cost so far {usd(e.usedCost ?? 0)}
+          {e.costKnown === false && ' and more: the cost of some model calls is unknown (a model the price table does not know)'}
+        </p>
+      </Section>
+      {(e.usageByModel?.length ?? 0) > 0 && (
+        <Section title="Models">
+          <Models lines={e.usageByModel ?? []} />
+        </Section>
+      )}
+      {traceId && (
+        <Section title="Span tree">
+          <SpanTree
+            api={api}
+            run={{
+              id: e.id ?? '',
+              label: e.taskDescription ?? '',
+              startedAt: e.startedAt ?? '',
+              endedAt: e.endedAt ?? null,
+              rootSpanId: metaText(e.metadata, 'rootSpanId'),
+              stepCount: e.stepCount ?? 0,
+            }}
+          />
+        </Section>
+      )}
+    </>
+  );
+}
+
 export function EpisodePage({ api, id }: { api: Api; id: string }) {
   const { episode: e, patterns, error } = useEpisode(api, id);
   const steps = useSteps(api, id);
@@ -191,7 +239,6 @@ export function EpisodePage({ api, id }: { api: Api; id: string }) {
   if (!e) return <p class="muted">Loading…</p>;
   const ctx = e.context;
   const session = metaText(e.metadata, 'sessionId');
-  const traceId = metaText(e.metadata, 'traceId');
   // "Stopped successfully" is the lifecycle's word for a run that completed: beside an unknown outcome it would read as a solved task.
   const stopReason = e.stopReason && (e.outcome?.kind === 'UNKNOWN' ? { ...e.stopReason, isSuccessful: null } : e.stopReason);
   return (
@@ -234,46 +281,13 @@ export function EpisodePage({ api, id }: { api: Api; id: string }) {
         </Section>
       )}
       <Approval api={api} episodeId={id} status={e.status ?? ''} request={e.approvalRequest} reason={e.blockedReason} steps={steps} />
-      <Section title="Budget">
-        <Budgets usage={e.budgetUsage ?? []} />
-        <p class="muted">
-          cost so far ${num(e.usedCost)}
-          {e.costKnown === false && ' and more: the cost of some model calls is unknown (a model the price table does not know)'}
-        </p>
-      </Section>
-      {(e.usageByModel?.length ?? 0) > 0 && (
-        <Section title="Models">
-          <Models lines={e.usageByModel ?? []} />
-        </Section>
-      )}
-      {traceId && (
-        <Section title="Span tree">
-          <SpanTree
-            api={api}
-            run={{
-              id,
-              label: e.taskDescription ?? '',
-              startedAt: e.startedAt ?? '',
-              endedAt: e.endedAt ?? null,
-              rootSpanId: metaText(e.metadata, 'rootSpanId'),
-              stepCount: e.stepCount ?? 0,
-            }}
-          />
-        </Section>
-      )}
+      <Spend api={api} e={e} />
       <Section title={`Steps (${steps.length})`}>
         <Timeline api={api} episodeId={id} steps={steps} />
       </Section>
       <RetrievalsUsed credits={e.retrievalCredits ?? []} />
       <ProofPanel api={api} episodeId={id} />
-      {e.critique && (
-        <Section title="Critique">
-          <p>
-            <b>{e.critique.verdict}</b> {e.critique.score !== null && <>score {num(e.critique.score)}</>} {e.critique.feedback}
-          </p>
-          <Value value={Object.fromEntries((e.critique.virtueScores ?? []).map((v) => [v.name, v.score]))} />
-        </Section>
-      )}
+      <CritiqueView e={e} />
       <Learned e={e} patterns={patterns} />
       {(e.checkpoints?.length ?? 0) > 0 && (
         <Section title="Checkpoints">
