@@ -1,26 +1,34 @@
-// OTLP trace ingest against logSteps (issue 28). One server, one database, one run:
+// OTLP trace ingest against logSteps (issues 28, 49). One server, one database, one run:
 //   logsteps: every run as an agent on our GraphQL API would journal it: startEpisode (historical),
 //             logSteps with its 99 steps, completeEpisode; 4 clients, each its own runs in turn.
-//   otlp:     the same runs as spans recorded by the OpenTelemetry SDK (1 invoke_agent root, 49 chat
-//             and 50 execute_tool spans each), sent by the OTLP protobuf exporter in requests of 10
-//             runs (1,000 spans) from 4 exporters at once.
+//   otlp:     the same runs as spans recorded by the OpenTelemetry SDK, sent by the OTLP protobuf
+//             exporter in requests of 10 runs (1,000 spans) from 4 exporters at once. The spans are
+//             shaped as the OpenInference instrumentation writes them (1 AGENT root, 49 LLM spans with
+//             their messages, tool calls and tokens, 50 TOOL spans: bench/openinference-runs.ts), or,
+//             with `genai` as the second argument, hand-written GenAI spans (invoke_agent, chat, execute_tool).
 // The steps are the same: the logsteps side sends what the server's own mapping makes of each span.
 // spans/s counts every span (root included: a run of 100 spans is 1 episode and 99 steps) per second.
 // After a warm-up of each, two rounds each, alternating, best of each. Prints `otlp spans_per_s=N ratio_vs_logsteps=R`.
-// Run: npm run bench:otlp -- 80   (runs per round and side, a multiple of 40, default 80; BENCH_DATABASE_URL to use a server).
+// Run: npm run bench:otlp -- 80 [openinference|genai]   (runs per round and side, a multiple of 40, default 80; BENCH_DATABASE_URL to use a server).
 import { performance } from 'node:perf_hooks';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { must } from '../src/core/must.ts';
+import { priceTable } from '../src/costs/prices.ts';
 import { decodeRequest } from '../src/otlp/codec.ts';
 import { episodeOfRoot, outcomeOfRoot, stepOfSpan } from '../src/otlp/mapping.ts';
 import { type OtlpSpan, spansOf } from '../src/otlp/spans.ts';
 import { type AgentRun, exporterFor, exportSpans, recordRuns } from '../test/otlp/support.ts';
+import { recordOpenInferenceRuns } from './openinference-runs.ts';
 import { type BenchServer, fmt, gql, openBenchDatabase, startBenchServer } from './support.ts';
 
 const RUNS = Number(process.argv[2] ?? 80);
 const CLIENTS = 4;
 const RUNS_PER_REQUEST = 10;
+const SHAPE = process.argv[3] ?? 'openinference';
+if (SHAPE !== 'openinference' && SHAPE !== 'genai') throw new Error(`the span shape is openinference or genai, got ${SHAPE}`);
+/** The server's own price table: the logsteps side sends the cost the mapping gives each model call. */
+const PRICES = priceTable();
 
 function agentRun(round: string, i: number): AgentRun {
   return {
@@ -33,7 +41,7 @@ function agentRun(round: string, i: number): AgentRun {
 }
 
 const runsOf = (round: string, n = RUNS) =>
-  recordRuns(
+  (SHAPE === 'genai' ? recordRuns : recordOpenInferenceRuns)(
     'bench-service',
     Array.from({ length: n }, (_, i) => agentRun(round, i)),
   );
@@ -68,7 +76,7 @@ async function logStepsRun(server: BenchServer, spans: OtlpSpan[]) {
   });
   const episodeId = started.startEpisode.episode.id;
   const steps = children.map((span) => {
-    const { result, startedAt, endedAt, ...step } = stepOfSpan(span);
+    const { result, startedAt, endedAt, ...step } = stepOfSpan(span, PRICES);
     return { ...step, result: result && { ...result, kind: upper(result.kind) }, startedAt: startedAt?.toISOString(), endedAt: endedAt?.toISOString() };
   });
   const logged = await gql(server, 'mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { ... on LogStepsPayload { accepted } } }', {
@@ -136,8 +144,20 @@ async function main() {
       logsteps.push(await logStepsRound(server, `logsteps-${round}`));
       otlp.push(await otlpRound(server, `otlp-${round}`));
     }
+    // Every span of the OTLP rounds stored: an export answers 200 even for spans it refuses (partialSuccess).
+    const { rows } = await database.db.pool.query(
+      `SELECT count(*)::int AS steps, count(*) FILTER (WHERE s.kind = 'llm_call' AND s.result->>'output' LIKE '{"input":%')::int AS transcripts
+         FROM steps s JOIN episodes e ON e.id = s.episode_id WHERE e.task_description LIKE 'otlp-_ run %'`,
+    );
+    const expected = 2 * RUNS * 99;
+    if (rows[0].steps !== expected) throw new Error(`the OTLP rounds stored ${rows[0].steps} steps of ${expected}`);
+    if (SHAPE === 'openinference' && rows[0].transcripts !== 2 * RUNS * 49) throw new Error(`${rows[0].transcripts} model calls kept their transcript`);
     const best = (xs: number[]) => Math.max(...xs);
     console.error(`logsteps spans/s per round: ${logsteps.map((x) => fmt(x)).join(', ')}; otlp: ${otlp.map((x) => fmt(x)).join(', ')}`);
+    const bytes = asOtlp(byTrace(runsOf('size', 1))[0] ?? []).length;
+    console.error(
+      `span shape: ${SHAPE} (${bytes} spans a run, ${fmt(Buffer.byteLength(JSON.stringify(byTrace(runsOf('size', 1))[0]?.map((s) => s.attributes))) / 1024)} KiB of attributes)`,
+    );
     console.log(`otlp spans_per_s=${Math.round(best(otlp))} ratio_vs_logsteps=${(best(otlp) / best(logsteps)).toFixed(2)}`);
   } finally {
     await server.stop();

@@ -23,6 +23,24 @@ const commaList = z.string().transform((v) =>
     .filter(Boolean),
 );
 
+// MODEL_PRICES: JSON {"<model>": {"input": <USD per 1M input tokens>, "output": <USD per 1M output tokens>}}
+// over the defaults of src/costs/prices.ts (docs/COSTS.md).
+const modelPrices = z
+  .string()
+  .transform((v, ctx) => {
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be JSON: {"<model>": {"input": <USD per 1M tokens>, "output": <USD per 1M tokens>}}' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.record(z.string().min(1).max(200), z.object({ input: z.number().min(0).max(1_000_000), output: z.number().min(0).max(1_000_000) }).strict(), {
+      message: 'must map model names to {"input": <USD per 1M tokens>, "output": <USD per 1M tokens>}',
+    }),
+  );
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -134,6 +152,7 @@ const EnvSchema = z.object({
   // days ago is forgotten, with a steps.forgotten event per run; unset keeps everything.
   STEP_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
   RETENTION_SWEEP_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(3_600_000),
+  MODEL_PRICES: modelPrices.optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -230,6 +249,8 @@ export interface Config {
   otlpLateSpanGraceMs: number;
   /** Step content of runs ended more than `days` ago is forgotten (null: kept), checked every `sweepMs`. */
   stepRetention: { days: number | null; sweepMs: number };
+  /** MODEL_PRICES: entries over the default price table (src/costs/prices.ts), USD per 1M tokens. */
+  modelPrices: Record<string, { input: number; output: number }>;
 }
 
 /** The names a local client reaches this machine by: the default of MCP_ALLOWED_HOSTS. */
@@ -319,6 +340,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     otlpRuns: { idleMs: e.OTLP_RUN_IDLE_MS, attribute: e.OTLP_RUN_ATTRIBUTE },
     otlpLateSpanGraceMs: e.OTLP_LATE_SPAN_GRACE_MS,
     stepRetention: { days: e.STEP_RETENTION_DAYS ?? null, sweepMs: e.RETENTION_SWEEP_MS },
+    modelPrices: e.MODEL_PRICES ?? {},
   });
 }
 

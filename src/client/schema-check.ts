@@ -45,6 +45,7 @@ export type ClientTypesMatchTheSchema = None<
 
 /** Episode fields the client's documents do not select (the monitor's and the MCP tools' own documents do, or nothing needs them). */
 type EpisodeFieldsNotSelected =
+  | 'costKnown'
   | 'feedbackCredit'
   | 'lastError'
   | 'learningState'
@@ -54,6 +55,7 @@ type EpisodeFieldsNotSelected =
   | 'retrievalCredits'
   | 'reward'
   | 'steps'
-  | 'updatedAt';
+  | 'updatedAt'
+  | 'usageByModel';
 
 export type EveryEpisodeFieldIsDecided = None<Exclude<keyof Schema.Episode, keyof T.Episode | EpisodeFieldsNotSelected | '__typename'>>;

@@ -516,3 +516,14 @@ export type OtlpOpenRunsRow = {
   /** When the run's latest span arrived (server clock): the run ends once this is older than the idle gap. */
   last_seen_at: Date;
 };
+
+/** The `otlp_refusal_counts` table. */
+export type OtlpRefusalCountsRow = {
+  tenant_id: string;
+  kind: string;
+  count: string;
+  last_at: Date;
+  last_trace_id: string;
+  last_span_id: string;
+  last_reason: string;
+};

@@ -5,6 +5,7 @@ import { InputLimitError, NotFoundError } from '../core/errors.ts';
 import { canonicalId, isUuid } from '../core/ids.ts';
 import { allTimeFrom, type Bucket, MAX_RANGE_DAYS, rangeEnd, type ToolStats, type Totals, validateDashboardFilter } from '../monitor/dashboard.ts';
 import { findLastError, LAST_LINE_CHARS, type LastError } from '../monitor/last-error.ts';
+import { usageByModelOfRange } from '../monitor/model-usage.ts';
 import {
   creditsOfEpisode,
   creditsOfRetrieval,
@@ -18,6 +19,7 @@ import {
 import { type BudgetExhaustion, type Dashboard, loadDashboard, runSpan } from '../monitor/store.ts';
 import { builder } from './builder.ts';
 import type { Context } from './context.ts';
+import { ModelUsageRef } from './model-usage.ts';
 import { listSize } from './page-size.ts';
 
 /** Receipts of a page unless first says otherwise. */
@@ -106,6 +108,11 @@ const DashboardRef = builder.objectRef<Dashboard>('Dashboard').implement({
     latencyP95: t.exposeFloat('latencyP95', { nullable: true, description: 'Step latency, ms, from a histogram with 10% wide buckets (within 5%).' }),
     tools: t.field({ type: [ToolStatsRef], resolve: (d) => d.tools, description: 'The most used tools, with their error rates.' }),
     budgetExhaustions: t.field({ type: [BudgetExhaustionRef], resolve: (d) => d.budgetExhaustions, description: 'Per resource.' }),
+    usageByModel: t.field({
+      type: [ModelUsageRef],
+      description: 'Tokens and cost of the model calls of the runs started in the range, per model, the most used first (at most 50).',
+      resolve: (d, _args, ctx) => usageByModelOfRange(ctx.services.db.pool, tenantOf(ctx), d.filter),
+    }),
   }),
 });
 

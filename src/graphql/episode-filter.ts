@@ -19,6 +19,9 @@ export const EpisodeFilterInput = builder.inputType('EpisodeFilter', {
     startedAfter: t.field({ type: 'DateTime' }),
     startedBefore: t.field({ type: 'DateTime' }),
     text: t.string({ description: 'Case-insensitive match in the task description.' }),
+    sessionId: t.string({
+      description: "The runs of one session: the episode's metadata.sessionId (OTLP: session.id, else gen_ai.conversation.id; docs/OTLP.md).",
+    }),
   }),
 });
 
@@ -34,6 +37,7 @@ export interface EpisodeFilter {
   startedAfter?: Date | null;
   startedBefore?: Date | null;
   text?: string | null;
+  sessionId?: string | null;
 }
 
 export function episodeWhere(tenantId: string, f: EpisodeFilter | null): Prisma.EpisodeWhereInput {
@@ -55,6 +59,7 @@ export function episodeWhere(tenantId: string, f: EpisodeFilter | null): Prisma.
     ...(f.startedAfter || f.startedBefore
       ? { startedAt: { ...(f.startedAfter ? { gte: f.startedAfter } : {}), ...(f.startedBefore ? { lt: f.startedBefore } : {}) } }
       : {}),
+    ...(f.sessionId ? { metadata: { path: ['sessionId'], equals: f.sessionId } } : {}),
     // Prisma passes `contains` to ILIKE as it is: % and _ would be wildcards, so they are escaped.
     ...(f.text ? { taskDescription: { contains: f.text.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' as const } } : {}),
   };

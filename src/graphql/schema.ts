@@ -18,6 +18,8 @@ import './retrieval-files.ts';
 import './lifecycle.ts';
 import './episode-records.ts';
 import './import-run.ts';
+import './model-usage.ts';
+import './otlp-refusals.ts';
 import './dashboard.ts';
 import './experiments.ts';
 

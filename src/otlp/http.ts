@@ -6,9 +6,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { grantsScope, tokenFromHeader } from '../auth/keys.ts';
 import type { RateLimiter } from '../auth/rate-limit.ts';
+import { priceTable } from '../costs/prices.ts';
 import { isPoolSaturated, isUnavailable } from '../db/errors.ts';
 import type { Admission } from '../http/admission.ts';
 import type { CountSpanRefusals } from '../http/metrics.ts';
+import { countRefusals as countTenantRefusals } from '../monitor/refusal-counts.ts';
 import type { Services } from '../services.ts';
 import { OverloadedError } from '../steps/ingest.ts';
 import { STEP_LIMITS } from '../steps/limits.ts';
@@ -55,6 +57,7 @@ export function createOtlpHandler(services: Services, admission: Admission, limi
     pending: services.config.otlpPending,
     runs: services.config.otlpRuns,
     lateSpanGraceMs: services.config.otlpLateSpanGraceMs,
+    prices: priceTable(services.config.modelPrices),
   });
   return otlpEndpoint(services, admission, limiter, async (tenantId, body, format) => {
     const { spans, unreadable } = spansOf(decodeRequest(body, format));
@@ -64,6 +67,10 @@ export function createOtlpHandler(services: Services, admission: Admission, limi
     services.log.debug({ spans: spans.length, stored: report.stored, pending: report.pending, refused: report.refused.length }, 'OTLP traces exported');
     if (unreadable.length) countRefusals('unreadable', unreadable.length);
     for (const r of report.refused) countRefusals(r.kind, 1);
+    await countTenantRefusals(services.db.pool, tenantId, [
+      ...unreadable.map((u) => ({ kind: 'unreadable' as const, traceId: '', spanId: '', reason: `span #${u.index} of the request: ${u.reason}` })),
+      ...report.refused,
+    ]);
     return encodeResponse(format, partialSuccess(unreadable, report.refused));
   });
 }

@@ -1,6 +1,7 @@
 // A trace as an episode: its root span starts and ends the episode, every other span is a step.
 // The table of docs/OTLP.md states this mapping; change both together. Pure.
 
+import { costOf, type PriceTable, priceOf } from '../costs/prices.ts';
 import { EPISODE_LIMITS, type StartEpisodeInput } from '../episodes/limits.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import { STEP_LIMITS, type StepInput } from '../steps/limits.ts';
@@ -49,11 +50,27 @@ function taskOf(root: OtlpSpan, trace: readonly OtlpSpan[]): string {
   return cutBytes(task ?? 'OTLP trace', EPISODE_LIMITS.descriptionBytes);
 }
 
+/**
+ * The session a run belongs to (the monitor's and the API's episodes filter sessionId): OpenInference's,
+ * Langfuse's and Phoenix's session.id, OpenLLMetry's association property, the AI SDK's telemetry
+ * metadata, else the GenAI conversation id; on the span, else its resource. A run's session is its
+ * root's, else the first of its other spans that has one.
+ */
+export function sessionOf(span: OtlpSpan): string | null {
+  for (const name of ['session.id', 'traceloop.association.properties.session_id', 'ai.telemetry.metadata.sessionId', 'gen_ai.conversation.id']) {
+    const value = label(text(span.attributes[name]) ?? text(span.resource[name]), 200);
+    if (value) return value;
+  }
+  return null;
+}
+
 /** The episode a trace's root span starts. `trace`: the trace's other spans known so far. */
 export function episodeOfRoot(root: OtlpSpan, trace: readonly OtlpSpan[]): StartEpisodeInput {
   const a = root.attributes;
   const r = root.resource;
   const service = text(r['service.name']);
+  // An instrumentation library sets the session on its own spans (OpenInference's setSession), not on the user's root.
+  const session = first(sessionOf(root), ...trace.map(sessionOf));
   const tags = ['otlp', ...stringList(a['episodic.tags'])].map((t) => label(t, EPISODE_LIMITS.tagChars)).filter((t): t is string => t !== null);
   const metadata: JsonObject = {
     traceId: root.traceId,
@@ -61,6 +78,7 @@ export function episodeOfRoot(root: OtlpSpan, trace: readonly OtlpSpan[]): Start
     ...(service ? { serviceName: service } : {}),
     ...(text(a['gen_ai.agent.id']) ? { agentId: text(a['gen_ai.agent.id']) } : {}),
     ...(text(a['gen_ai.conversation.id']) ? { conversationId: text(a['gen_ai.conversation.id']) } : {}),
+    ...(session ? { sessionId: session } : {}),
   };
   return {
     taskDescription: taskOf(root, trace),
@@ -136,8 +154,35 @@ function contentOf(kind: string, span: OtlpSpan, a: Attributes, model: string | 
   return { tool: null, action: span.name || kind, parameters: undefined, output: answer, observation: answer, extra };
 }
 
-/** A span below the root as a step; its side-effect key (the span id) makes a retried export a duplicate. */
-export function stepOfSpan(span: OtlpSpan): StepInput {
+const STATED_OUTCOMES = new Set(['success', 'failure', 'partial', 'unknown']);
+
+/** episodic.outcome on a call (span, else resource): how a run without an agent root says how it went (run-outcome.ts). */
+function statedOutcomeOf(span: OtlpSpan): JsonObject {
+  const stated = text(span.attributes[OUTCOME_ATTRIBUTE] ?? span.resource[OUTCOME_ATTRIBUTE])
+    ?.trim()
+    .toLowerCase();
+  if (!stated || !STATED_OUTCOMES.has(stated)) return {};
+  const verdict = text(span.attributes['episodic.verdict'] ?? span.resource['episodic.verdict']);
+  return { statedOutcome: stated, ...(verdict ? { statedVerdict: cutBytes(verdict, 2000) } : {}) };
+}
+
+/**
+ * A model call's cost: the span's own (gen_ai.usage.cost and the like), else its tokens at the
+ * model's price; `known: false` when it used tokens and neither says what they cost (not 0).
+ */
+function costOfCall(kind: string, usage: ReturnType<typeof usageOf>, tokens: number | null, prices: PriceTable | null) {
+  if (usage.cost != null) return { cost: usage.cost, source: 'span' as const };
+  if (kind !== 'llm_call' || !tokens) return { cost: null, source: null };
+  const price = prices ? priceOf(usage.model, prices) : null;
+  const cost = price ? costOf(usage, price) : null;
+  return cost == null ? { cost: null, source: 'unknown' as const } : { cost, source: 'price_table' as const };
+}
+
+/**
+ * A span below the root as a step; its side-effect key (the span id) makes a retried export a
+ * duplicate. `prices`: the model price table for spans without a cost of their own (null: none).
+ */
+export function stepOfSpan(span: OtlpSpan, prices: PriceTable | null = null): StepInput {
   const a = allAttributes(span);
   const kind = KIND_BY_OPERATION[operationOf(span)];
   const usage = usageOf(a);
@@ -145,6 +190,7 @@ export function stepOfSpan(span: OtlpSpan): StepInput {
   // A sub-agent's span sums its children's tokens: counted once, on the children.
   const tokens = kind === 'agent_call' ? null : usage.tokens;
   const error = errorOf(span);
+  const priced = costOfCall(kind, usage, tokens, prices);
   const metadata: JsonObject = {
     spanId: span.spanId,
     ...(span.parentSpanId ? { parentSpanId: span.parentSpanId } : {}),
@@ -152,6 +198,8 @@ export function stepOfSpan(span: OtlpSpan): StepInput {
     ...(usage.model ? { model: usage.model } : {}),
     ...(usage.inputTokens != null && tokens != null ? { inputTokens: usage.inputTokens } : {}),
     ...(usage.outputTokens != null && tokens != null ? { outputTokens: usage.outputTokens } : {}),
+    ...(priced.source ? { costSource: priced.source } : {}),
+    ...statedOutcomeOf(span),
     ...content.extra,
   };
   return {
@@ -163,7 +211,7 @@ export function stepOfSpan(span: OtlpSpan): StepInput {
     ...(content.observation ? { observation: cutBytes(content.observation, STEP_LIMITS.observationBytes) } : {}),
     latencyMs: Math.max(0, span.endMs - span.startMs),
     ...(tokens != null ? { tokens: Math.round(tokens) } : {}),
-    ...(usage.cost != null ? { cost: usage.cost } : {}),
+    ...(priced.cost != null ? { cost: priced.cost } : {}),
     sideEffectKey: sideEffectKeyOfSpan(span.spanId),
     metadata,
     startedAt: new Date(span.startMs),

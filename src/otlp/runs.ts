@@ -12,6 +12,7 @@ import { handlerOf, type JobQueue, underSetupLock } from '../jobs/queue.ts';
 import { complete } from '../lifecycle/calls.ts';
 import type { Writer } from '../write.ts';
 import { text } from './genai.ts';
+import { statedRunOutcome } from './run-outcome.ts';
 import type { OtlpSpan } from './spans.ts';
 
 const RUN_CLOSE_JOB = 'otlp-run-close';
@@ -64,9 +65,9 @@ export async function touchRun(queue: JobQueue, pool: pg.Pool, tenantId: string,
   await queue.send(RUN_CLOSE_JOB, { tenantId, runKey }, { startAfter: new Date(Date.now() + idleMs) });
 }
 
-/** Completes a run's episode (outcome unknown: nothing in the telemetry says whether the task was solved) and forgets the run. */
+/** Completes a run's episode (with the outcome a call stated, else unknown: run-outcome.ts) and forgets the run. */
 export async function closeRun(pool: pg.Pool, writer: Writer, tenantId: string, runKey: string, episodeId: string, endedAtMs: number): Promise<void> {
-  const outcome = { kind: 'unknown' as const, verdict: 'the run ended (idle) without episodic.outcome: whether the task was solved is unknown' };
+  const outcome = await statedRunOutcome(pool, tenantId, episodeId);
   try {
     // The lifecycle's completion, as every door makes it: checked, after the episode's deadline is enforced.
     await complete({ db: { pool }, writer }, tenantId, episodeId, outcome, { extractPatterns: 'async', usedRetrievals: [], endedAt: new Date(endedAtMs) });

@@ -82,7 +82,7 @@ export function byStart(a: OtlpSpan, b: OtlpSpan): number {
 }
 
 /** Pending spans stored before startUs existed have only milliseconds. */
-const startUsOf = (s: OtlpSpan): number => s.startUs ?? s.startMs * 1_000;
+export const startUsOf = (s: OtlpSpan): number => s.startUs ?? s.startMs * 1_000;
 
 /** When the earliest of the spans started, in microseconds. */
 export const earliestStartUs = (spans: readonly OtlpSpan[]): number => Math.min(...spans.map(startUsOf));

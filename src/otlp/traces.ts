@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import { DomainError, IllegalTransitionError, InputLimitError, type LimitViolation, NotFoundError } from '../core/errors.ts';
 import { must } from '../core/must.ts';
+import type { PriceTable } from '../costs/prices.ts';
 import type { EpisodesRow, StepsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import type { RefusalKind, SpanRefusal } from '../http/span-refusals.ts';
@@ -21,10 +22,11 @@ import type { Writer } from '../write.ts';
 import { operationOf } from './genai.ts';
 import { withLogEvents } from './logs.ts';
 import { dedupeKeyOfTrace, episodeOfRoot, outcomeOfRoot, sideEffectKeyOfSpan, stepOfSpan } from './mapping.ts';
+import { inStartOrder } from './order.ts';
 import { expirePending, forgetPending, keepPending, pendingHeld, pendingJson, pendingOf } from './pending.ts';
 import { admitPending, expiredBefore, MAX_PENDING_SPANS_PER_TENANT, type PendingLimits } from './pending-limits.ts';
 import { closeRun, openRunOf, type RunKey, runKeyOf, touchRun } from './runs.ts';
-import { byStart, earliestStartUs, type OtlpSpan } from './spans.ts';
+import { earliestStartUs, type OtlpSpan } from './spans.ts';
 
 export type { SpanRefusal } from '../http/span-refusals.ts';
 
@@ -49,6 +51,8 @@ export interface TraceIngestDeps {
   runs: { idleMs: number; attribute: string };
   /** OTLP_LATE_SPAN_GRACE_MS: how long after its root's end a child is still added to the completed episode. */
   lateSpanGraceMs: number;
+  /** The model price table: a model call's cost when its span carries none (src/costs/prices.ts). */
+  prices: PriceTable;
 }
 
 /** Traces of one request settled at once: their step batches meet in the ingestor's group commit. */
@@ -140,7 +144,7 @@ export class TraceIngest {
     const all = await withLogEvents(this.deps.db.pool, tenantId, [traceId], groupByTrace([...spans, ...kept]).get(traceId) ?? []);
     const root = rootOf(all, known);
     if (known?.run || (!known && root && operationOf(root) === 'model_call')) return this.joinRun(tenantId, traceId, all, kept, known);
-    const children = all.filter((s) => s !== root).sort(byStart);
+    const children = inStartOrder(all.filter((s) => s !== root));
     const report: IngestReport = { stored: 0, pending: 0, refused: [] };
     let episode = known;
     if (!episode) {
@@ -186,7 +190,7 @@ export class TraceIngest {
   private async journalRun(tenantId: string, traceId: string, spans: OtlpSpan[], kept: OtlpSpan[], known: EpisodeRef | null, run: RunKey) {
     const { writer, jobs: queue, runs } = this.deps;
     const { pool } = this.deps.db;
-    const ordered = [...spans].sort(byStart);
+    const ordered = inStartOrder(spans);
     const startMs = Math.min(...ordered.map((s) => s.startMs));
     const endMs = Math.max(...ordered.map((s) => Math.max(s.startMs, s.endMs)));
     let open = known ? { episodeId: known.id, lastSpanEndMs: endMs } : await openRunOf(pool, tenantId, run.key);
@@ -231,7 +235,7 @@ export class TraceIngest {
     const report: IngestReport = { stored: 0, pending: 0, refused: [] };
     for (let i = 0; i < spans.length; i += STEP_LIMITS.stepsPerCall) {
       const chunk = spans.slice(i, i + STEP_LIMITS.stepsPerCall);
-      const steps = chunk.map((s) => stepOfSpan(s));
+      const steps = chunk.map((s) => stepOfSpan(s, this.deps.prices));
       try {
         const logged = await journalSteps(this.deps, tenantId, episodeId, steps, SPAN_STEPS);
         logged.results.forEach((r, k) => tally(report, must(chunk[k]), r));
@@ -302,7 +306,7 @@ export class TraceIngest {
           this.deps,
           tenantId,
           episodeId,
-          chunk.map((s) => stepOfSpan(s)),
+          chunk.map((s) => stepOfSpan(s, this.deps.prices)),
           LATE_SPAN_STEPS,
         );
         logged.results.forEach((r, k) => tally(report, must(chunk[k]), r));

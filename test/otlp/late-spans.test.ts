@@ -132,6 +132,8 @@ describe.each(['protobuf', 'json'] as const)('late spans over %s', (encoding) =>
     const { onTime, late } = runWithLateChild(GRACE_MS + 40_000);
     expect(await post(onTime, encoding)).toMatchObject({ status: 200, rejected: 0 });
     const counted = await refusedCounter('late');
+    const before = await t.gql<{ otlpRefusals: Array<{ kind: string; count: number }> }>('{ otlpRefusals { kind count } }', {}, t.keys.read);
+    const refusalsBefore = before.data?.otlpRefusals.find((r) => r.kind === 'late')?.count ?? 0;
 
     const answer = await post([late], encoding);
     expect(answer).toMatchObject({ status: 200, rejected: 1 });
@@ -141,5 +143,15 @@ describe.each(['protobuf', 'json'] as const)('late spans over %s', (encoding) =>
     expect(episode).toMatchObject({ status: 'completed', step_count: 2 });
     expect((await eventsOf(episode.id)).some((e) => e.type === 'episode.experience_redone')).toBe(false);
     expect(await refusedCounter('late')).toBe(counted + 1);
+    // And the tenant's own count, which the monitor's dashboard shows, names the span and the reason.
+    const refusals = await t.gql<{ otlpRefusals: Array<{ kind: string; count: number; lastTraceId: string; lastSpanId: string; lastReason: string }> }>(
+      '{ otlpRefusals { kind count lastTraceId lastSpanId lastReason } }',
+      {},
+      t.keys.read,
+    );
+    const lateCount = refusals.data?.otlpRefusals.find((r) => r.kind === 'late');
+    expect(lateCount).toMatchObject({ lastTraceId: traceOf(late), lastSpanId: late.spanContext().spanId });
+    expect(lateCount?.count).toBe(refusalsBefore + 1);
+    expect(lateCount?.lastReason).toContain('past the grace period');
   });
 });

@@ -143,6 +143,11 @@ beforeAll(async () => {
   await ok(B.write, LOG, { id: b.running, steps: [{ tool: 'sh' }] });
   await t.services.checkpoints.publish(B.tenantId); // proofs are served against signed checkpoints only
 
+  // Spans of A's the OTLP door refused (src/otlp/refusal-counts.ts).
+  await t.services.db.pool.query(
+    `INSERT INTO otlp_refusal_counts (tenant_id, kind, count, last_trace_id, last_span_id, last_reason) VALUES ($1, 'late', 3, 'trace-of-tenant-a', 'span-of-a', 'billing run of A')`,
+    [A.tenantId],
+  );
   snapshots = await Snapshotter.create(t.services.db.pool);
 }, 120_000);
 afterAll(() => t.stop());
@@ -197,7 +202,7 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
       expect(one.consistencyProof.fromRoot).not.toBe(a.rootOfOne);
     },
     dashboard: async () => {
-      const q = 'query($f: DashboardFilter!) { dashboard(filter: $f) { ... on Dashboard { totals { runs } } } }';
+      const q = 'query($f: DashboardFilter!) { dashboard(filter: $f) { ... on Dashboard { totals { runs } usageByModel { model calls tokens } } } }';
       const f = { from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date(Date.now() + 3_600_000).toISOString() };
       const data = await ok(B.read, q, { f });
       expect(data.dashboard.totals.runs).toBe(1); // B's one episode; A's four never count
@@ -303,6 +308,12 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
     },
     retrievalReceipt: async () => {
       notFound(await as(B.read, `query($id: ID!) { retrievalReceipt(id: $id) { ${NF} } }`, { id: a.retrieval }), 'retrievalReceipt', 'Retrieval', a.retrieval);
+    },
+    otlpRefusals: async () => {
+      // A's refused spans (counted in beforeAll, as the OTLP door counts them) never show in B's.
+      const data = await ok(B.read, '{ otlpRefusals { kind count lastTraceId lastReason } }');
+      expect(data.otlpRefusals).toEqual([]);
+      noneOfA(data);
     },
     retrievalReceipts: async () => {
       const data = await ok(B.read, '{ retrievalReceipts(first: 100) { ... on QueryRetrievalReceiptsSuccess { data { id } } } }');

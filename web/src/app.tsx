@@ -105,7 +105,7 @@ function SignIn({ notice, onKey }: { notice: string | null; onKey: (key: string)
 }
 
 const VIEWS = [
-  { href: '#/', label: 'Episodes', match: /^(#\/?)?$|^#\/episodes/ },
+  { href: '#/', label: 'Episodes', match: /^(#\/?)?(\?.*)?$|^#\/episodes/ },
   { href: '#/dashboard', label: 'Dashboard', match: /^#\/dashboard/ },
   { href: '#/patterns', label: 'Patterns', match: /^#\/patterns/ },
   { href: '#/retrievals', label: 'Retrievals', match: /^#\/retrievals/ },
@@ -133,7 +133,8 @@ function View({ api, hash, changed }: { api: Api; hash: string; changed: string 
   if (hash.startsWith('#/retrievals')) return <RetrievalsPage api={api} />;
   const experiment = /^#\/experiments(?:\/([\w-]+))?$/.exec(hash);
   if (experiment) return <ExperimentsPage api={api} id={experiment[1]} changed={changed} />;
-  return <EpisodeList api={api} changed={changed} />;
+  const session = new URLSearchParams(/^#\/?\?(.*)$/.exec(hash)?.[1] ?? '').get('session') ?? undefined;
+  return <EpisodeList key={session ?? ''} api={api} changed={changed} session={session} />;
 }
 
 function Monitor({ api }: { api: Api }) {

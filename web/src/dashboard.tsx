@@ -4,6 +4,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { compact, Lines, RateBars, type Row, StackedBars } from './charts.tsx';
+import { type ModelLine, ModelUsage, REFUSAL_FIELDS, type Refusal, RefusedSpans, USAGE_FIELDS } from './dashboard-usage.tsx';
 import { duration, num } from './format.tsx';
 
 const RANGES = [
@@ -23,8 +24,9 @@ const QUERY = `query Dashboard($filter: DashboardFilter!) { dashboard(filter: $f
     totals { runs ended successes partials failures successRate tokens cost budgetExhaustions patternsLearned retrievalsServed retrievalsCredited }
     series { ${BUCKET_FIELDS} }
     tools { tool calls errors timeouts errorRate }
-    budgetExhaustions { resource count } }
-  ... on InputLimitError { message } } }`;
+    budgetExhaustions { resource count } ${USAGE_FIELDS} }
+  ... on InputLimitError { message } }
+  ${REFUSAL_FIELDS} }`;
 
 type Bucket = Record<string, number | null> & { start: string };
 interface DashboardData {
@@ -37,6 +39,7 @@ interface DashboardData {
   series: Bucket[];
   tools: Array<{ tool: string; calls: number; errors: number; timeouts: number; errorRate: number }>;
   budgetExhaustions: Array<{ resource: string; count: number }>;
+  usageByModel: ModelLine[];
   message?: string;
 }
 interface Filter {
@@ -180,6 +183,7 @@ export function Dashboard({ api, changed }: { api: Api; changed: string | undefi
   const [widened, setWidened] = useState(false);
   const chosen = useRef(false);
   const [data, setData] = useState<DashboardData | null>(null);
+  const [refusals, setRefusals] = useState<Refusal[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [loadedAt, setLoadedAt] = useState<string>('');
 
@@ -192,8 +196,9 @@ export function Dashboard({ api, changed }: { api: Api; changed: string | undefi
     const timer = setTimeout(() => {
       lastLoad.current = Date.now();
       api
-        .query<{ dashboard: DashboardData }>(QUERY, variables(filter))
-        .then(({ dashboard }) => {
+        .query<{ dashboard: DashboardData; otlpRefusals: Refusal[] }>(QUERY, variables(filter))
+        .then(({ dashboard, otlpRefusals }) => {
+          setRefusals(otlpRefusals);
           if (dashboard.message) return setError(dashboard.message);
           if (!chosen.current && filter.range === OPENING_RANGE && dashboard.totals.runs === 0) {
             setWidened(true);
@@ -257,7 +262,9 @@ export function Dashboard({ api, changed }: { api: Api; changed: string | undefi
       {data && t && (
         <>
           <Tiles data={data} />
+          <RefusedSpans refusals={refusals} />
           <Charts d={data} />
+          <ModelUsage lines={data.usageByModel} />
         </>
       )}
       {!data && !error && <p class="muted">Loading…</p>}

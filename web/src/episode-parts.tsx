@@ -23,7 +23,7 @@ export function Goal({ goal }: { goal: unknown }) {
   return <Section title="Goal">{typeof goal === 'string' ? <p class="goal">{goal}</p> : <Value value={goal} />}</Section>;
 }
 
-const OUTCOME_LABELS: Record<string, string> = { SUCCESS: 'success', PARTIAL: 'partial success', FAILURE: 'failure' };
+const OUTCOME_LABELS: Record<string, string> = { SUCCESS: 'success', PARTIAL: 'partial success', FAILURE: 'failure', UNKNOWN: 'outcome unknown' };
 
 export function OutcomeView({ outcome }: { outcome: Record<string, unknown> | null }) {
   if (!outcome) return null;
@@ -36,6 +36,11 @@ export function OutcomeView({ outcome }: { outcome: Record<string, unknown> | nu
         <span class={`outcome-kind ${o.kind}`}>{OUTCOME_LABELS[o.kind] ?? o.kind}</span> {o.verdict ?? o.reason}
         {o.kind === 'PARTIAL' && ` · ${done.length} of ${done.length + notDone.length} done`}
       </p>
+      {o.kind === 'UNKNOWN' && (
+        <p class="muted">
+          Nothing the run sent says whether its task was solved: not counted as a success or a failure (set episodic.outcome on the run to say).
+        </p>
+      )}
       {o.details && <p class="muted">{o.details}</p>}
       {(done.length > 0 || notDone.length > 0) && (
         <ul class="checklist">

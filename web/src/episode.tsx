@@ -6,10 +6,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { Approval, Goal, OutcomeView, RetrievalsUsed } from './episode-parts.tsx';
-import { Bar, duration, label, num, Section, shortId, time, Value, WholeTask } from './format.tsx';
+import { Bar, duration, label, num, Section, shortId, time, usd, Value, WholeTask } from './format.tsx';
 import { graphql } from './generated/gql.ts';
 import type { EpisodePageFragment, EpisodeQuery } from './generated/graphql.ts';
 import { ProofPanel } from './proof-panel.tsx';
+import { SpanTree } from './span-tree-view.tsx';
 import { type StepRow, Timeline } from './steps.tsx';
 
 // The page's documents, checked against schema.graphql by `npm run codegen` (web/src/generated):
@@ -18,7 +19,8 @@ import { type StepRow, Timeline } from './steps.tsx';
 // The fragment's text is appended to the documents that spread it (string mode).
 graphql(`
   fragment EpisodePage on Episode {
-    id taskDescription taskType status mode agent startedAt endedAt timesKnown usedCost goalSpec approvalRequest blockedReason
+    id taskDescription taskType status mode agent startedAt endedAt timesKnown usedCost goalSpec approvalRequest blockedReason metadata stepCount
+    costKnown usageByModel { model calls inputTokens outputTokens tokens cost }
     retrievalCredits { seq retrievalIds target outcome episodesCredited patternsCredited createdAt }
     context { language framework complexity domain tags }
     budgetUsage { resource used limit fraction }
@@ -46,6 +48,7 @@ const STEPS = graphql(`
 `);
 type Episode = EpisodePageFragment;
 type Budget = NonNullable<Episode['budgetUsage']>[number];
+type ModelLine = NonNullable<Episode['usageByModel']>[number];
 type LearnedPattern = NonNullable<EpisodeQuery['patterns']>['edges'][number]['node'];
 
 const compact = (o: Record<string, unknown> | null) =>
@@ -117,6 +120,41 @@ function Budgets({ usage }: { usage: Budget[] }) {
   );
 }
 
+/** Tokens and cost per model; a cost the price table could not tell is "unknown", never 0. */
+function Models({ lines }: { lines: ModelLine[] }) {
+  return (
+    <div class="table-wrap">
+      <table class="models">
+        <thead>
+          <tr>
+            <th>Model</th>
+            <th>Calls</th>
+            <th>Input</th>
+            <th>Output</th>
+            <th>Cost</th>
+          </tr>
+        </thead>
+        <tbody>
+          {lines.map((m) => (
+            <tr key={m.model ?? ''} data-model={m.model ?? ''}>
+              <td>{m.model ?? 'no model named'}</td>
+              <td>{num(m.calls)}</td>
+              <td>{num(m.inputTokens)}</td>
+              <td>{num(m.outputTokens)}</td>
+              <td>{m.cost === null ? 'unknown' : usd(m.cost)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+const metaText = (metadata: unknown, key: string): string | null => {
+  const v = metadata && typeof metadata === 'object' ? (metadata as Record<string, unknown>)[key] : null;
+  return typeof v === 'string' && v ? v : null;
+};
+
 function Learned({ e, patterns }: { e: Episode; patterns: LearnedPattern[] }) {
   return (
     <>
@@ -146,12 +184,63 @@ function Learned({ e, patterns }: { e: Episode; patterns: LearnedPattern[] }) {
   );
 }
 
+function CritiqueView({ e }: { e: Episode }) {
+  if (!e.critique) return null;
+  return (
+    <Section title="Critique">
+      <p>
+        <b>{e.critique.verdict}</b> {e.critique.score !== null && <>score {num(e.critique.score)}</>} {e.critique.feedback}
+      </p>
+      <Value value={Object.fromEntries((e.critique.virtueScores ?? []).map((v) => [v.name, v.score]))} />
+    </Section>
+  );
+}
+
+/** What the run used: budgets, cost, tokens and cost per model, and, for a run sent over OTLP, its span tree. */
+function Spend({ api, e }: { api: Api; e: Episode }) {
+  const traceId = metaText(e.metadata, 'traceId');
+  return (
+    <>
+      <Section title="Budget">
+        <Budgets usage={e.budgetUsage ?? []} />
+        <p class="muted">
+          cost so far {usd(e.usedCost ?? 0)}
+          {e.costKnown === false && ' and more: the cost of some model calls is unknown (a model the price table does not know)'}
+        </p>
+      </Section>
+      {(e.usageByModel?.length ?? 0) > 0 && (
+        <Section title="Models">
+          <Models lines={e.usageByModel ?? []} />
+        </Section>
+      )}
+      {traceId && (
+        <Section title="Span tree">
+          <SpanTree
+            api={api}
+            run={{
+              id: e.id ?? '',
+              label: e.taskDescription ?? '',
+              startedAt: e.startedAt ?? '',
+              endedAt: e.endedAt ?? null,
+              rootSpanId: metaText(e.metadata, 'rootSpanId'),
+              stepCount: e.stepCount ?? 0,
+            }}
+          />
+        </Section>
+      )}
+    </>
+  );
+}
+
 export function EpisodePage({ api, id }: { api: Api; id: string }) {
   const { episode: e, patterns, error } = useEpisode(api, id);
   const steps = useSteps(api, id);
   if (error) return <p class="alert">{error}</p>;
   if (!e) return <p class="muted">Loading…</p>;
   const ctx = e.context;
+  const session = metaText(e.metadata, 'sessionId');
+  // "Stopped successfully" is the lifecycle's word for a run that completed: beside an unknown outcome it would read as a solved task.
+  const stopReason = e.stopReason && (e.outcome?.kind === 'UNKNOWN' ? { ...e.stopReason, isSuccessful: null } : e.stopReason);
   return (
     <article class="episode">
       <p>
@@ -163,6 +252,15 @@ export function EpisodePage({ api, id }: { api: Api; id: string }) {
         <span class={`status ${e.status}`}>{e.status}</span> {e.taskType} · {e.mode} · {e.agent ?? 'no agent'} ·{' '}
         {e.timesKnown ? `started ${time(e.startedAt)}${e.endedAt ? ` · ended ${time(e.endedAt)}` : ''}` : `times unknown (imported ${time(e.startedAt)})`} ·{' '}
         <code>{shortId(id)}</code>
+        {session && (
+          <>
+            {' '}
+            · session{' '}
+            <a href={`#/?session=${encodeURIComponent(session)}`} title="The session's runs">
+              {session}
+            </a>
+          </>
+        )}
       </p>
       {ctx && (
         <p class="tags">
@@ -179,27 +277,17 @@ export function EpisodePage({ api, id }: { api: Api; id: string }) {
       {(e.outcome || e.stopReason) && (
         <Section title="Outcome">
           <OutcomeView outcome={e.outcome} />
-          {e.stopReason && <Value value={{ stopReason: compact(e.stopReason) }} />}
+          {stopReason && <Value value={{ stopReason: compact(stopReason) }} />}
         </Section>
       )}
       <Approval api={api} episodeId={id} status={e.status ?? ''} request={e.approvalRequest} reason={e.blockedReason} steps={steps} />
-      <Section title="Budget">
-        <Budgets usage={e.budgetUsage ?? []} />
-        <p class="muted">cost so far ${num(e.usedCost)}</p>
-      </Section>
+      <Spend api={api} e={e} />
       <Section title={`Steps (${steps.length})`}>
         <Timeline api={api} episodeId={id} steps={steps} />
       </Section>
       <RetrievalsUsed credits={e.retrievalCredits ?? []} />
       <ProofPanel api={api} episodeId={id} />
-      {e.critique && (
-        <Section title="Critique">
-          <p>
-            <b>{e.critique.verdict}</b> {e.critique.score !== null && <>score {num(e.critique.score)}</>} {e.critique.feedback}
-          </p>
-          <Value value={Object.fromEntries((e.critique.virtueScores ?? []).map((v) => [v.name, v.score]))} />
-        </Section>
-      )}
+      <CritiqueView e={e} />
       <Learned e={e} patterns={patterns} />
       {(e.checkpoints?.length ?? 0) > 0 && (
         <Section title="Checkpoints">

@@ -1,4 +1,4 @@
-// The episode list: filters (status, task type, domain, tags, text) and cursor paging; reloaded
+// The episode list: filters (status, task type, domain, tags, text, session) and cursor paging; reloaded
 // when the ledger shows an episode changed.
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
@@ -8,7 +8,7 @@ const STATUSES = ['RUNNING', 'BLOCKED', 'COMPLETED', 'FAILED', 'CANCELLED', 'ESC
 const PAGE_SIZE = 15;
 const QUERY = `query Episodes($filter: EpisodeFilter, $first: Int, $after: String) {
   episodes(filter: $filter, first: $first, after: $after) {
-    edges { node { id taskDescription taskType status stepCount usedTokens startedAt context { domain tags } } }
+    edges { node { id taskDescription taskType status stepCount usedTokens startedAt context { domain tags } outcome { kind } } }
     pageInfo { hasNextPage endCursor } } }`;
 
 interface Row {
@@ -20,6 +20,7 @@ interface Row {
   usedTokens: string;
   startedAt: string;
   context: { domain: string | null; tags: string[] } | null;
+  outcome: { kind: string } | null;
 }
 interface Page {
   rows: Row[];
@@ -32,6 +33,7 @@ interface Filter {
   domain?: string;
   tags?: string[];
   text?: string;
+  sessionId?: string;
 }
 
 function readFilter(form: HTMLFormElement): Filter {
@@ -48,10 +50,11 @@ function readFilter(form: HTMLFormElement): Filter {
     domain: text('domain'),
     tags: tags?.length ? tags : undefined,
     text: text('text'),
+    sessionId: text('session'),
   };
 }
 
-function EpisodeFilters({ onSubmit }: { onSubmit: (event: Event) => void }) {
+function EpisodeFilters({ onSubmit, session }: { onSubmit: (event: Event) => void; session: string | undefined }) {
   return (
     <form class="filters" onSubmit={onSubmit}>
       <fieldset>
@@ -65,6 +68,7 @@ function EpisodeFilters({ onSubmit }: { onSubmit: (event: Event) => void }) {
       <input name="domain" placeholder="domain" aria-label="Domain" />
       <input name="tags" placeholder="tags (a, b)" aria-label="Tags" />
       <input name="text" type="search" placeholder="search descriptions" aria-label="Search descriptions" />
+      <input name="session" placeholder="session" aria-label="Session" defaultValue={session} />
       <button type="submit">Filter</button>
     </form>
   );
@@ -84,6 +88,11 @@ function EpisodeRow({ r }: { r: Row }) {
               {t}
             </span>
           ))}
+          {r.outcome?.kind === 'UNKNOWN' && (
+            <span class="outcome-kind UNKNOWN" title="Nothing the run sent says whether its task was solved">
+              outcome unknown
+            </span>
+          )}
         </div>
       </td>
       <td data-label="type" class="nowrap">
@@ -103,9 +112,9 @@ function EpisodeRow({ r }: { r: Row }) {
   );
 }
 
-/** `changed` moves whenever the ledger reports an episode event: the page reloads shortly after. */
-export function EpisodeList({ api, changed }: { api: Api; changed: string | undefined }) {
-  const [filter, setFilter] = useState<Filter>({});
+/** `changed` moves whenever the ledger reports an episode event: the page reloads shortly after. `session`: #/?session=<id>, a session's runs. */
+export function EpisodeList({ api, changed, session }: { api: Api; changed: string | undefined; session?: string }) {
+  const [filter, setFilter] = useState<Filter>(session ? { sessionId: session } : {});
   const [cursors, setCursors] = useState<Array<string | null>>([null]);
   const [page, setPage] = useState<Page | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -139,7 +148,7 @@ export function EpisodeList({ api, changed }: { api: Api; changed: string | unde
 
   return (
     <section class="episodes">
-      <EpisodeFilters onSubmit={apply} />
+      <EpisodeFilters onSubmit={apply} session={session} />
       {error && <p class="alert">{error}</p>}
       <table class="list">
         <colgroup>

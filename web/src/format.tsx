@@ -4,6 +4,8 @@ import type { ComponentChildren } from 'preact';
 const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
 export const num = (n: number | string | null | undefined) => (n === null || n === undefined ? '–' : numberFormat.format(Number(n)));
 export const time = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString('en-GB', { hour12: false }) : '–');
+/** US dollars: small sums (a model call costs fractions of a cent) with the digits that tell them apart. */
+export const usd = (n: number) => `$${n.toFixed(n === 0 ? 2 : n < 0.01 ? 6 : n < 10 ? 4 : 2)}`;
 export const shortId = (id: string) => id.slice(0, 8);
 /** A duration: milliseconds below a second, then seconds, then minutes and seconds. */
 export const duration = (ms: number | null | undefined) => {

@@ -157,6 +157,8 @@ export type Dashboard = {
   /** The most used tools, with their error rates. */
   tools: Maybe<Array<ToolStats>>;
   totals: Maybe<DashboardTotals>;
+  /** Tokens and cost of the model calls of the runs started in the range, per model, the most used first (at most 50). */
+  usageByModel: Maybe<Array<ModelUsage>>;
 };
 
 /** One hour (ranges up to 14 days), one UTC day (up to 731 days) or one week of the range. Every figure counts the runs started in it. */
@@ -229,6 +231,8 @@ export type Episode = {
   budgetUsage: Maybe<Array<BudgetUsage>>;
   checkpoints: Maybe<Array<Checkpoint>>;
   context: Maybe<TaskContext>;
+  /** False when some model call used tokens whose cost is unknown: usedCost then counts only the known part. */
+  costKnown: Maybe<Scalars['Boolean']['output']>;
   critique: Maybe<Critique>;
   deadlineAt: Maybe<Scalars['DateTime']['output']>;
   dedupeKey: Maybe<Scalars['String']['output']>;
@@ -266,6 +270,8 @@ export type Episode = {
   /** False for an imported run whose format records no times (e.g. SWE-agent .traj): startedAt and endedAt are then when it was imported, wallTimeMs is null, its reward has no speed terms and retrieval gives it neutral recency. */
   timesKnown: Maybe<Scalars['Boolean']['output']>;
   updatedAt: Maybe<Scalars['DateTime']['output']>;
+  /** The episode's tokens and cost per model, the most used first. */
+  usageByModel: Maybe<Array<ModelUsage>>;
   usedCost: Maybe<Scalars['Float']['output']>;
   usedTokens: Maybe<Scalars['BigInt']['output']>;
   usedToolCalls: Maybe<Scalars['Int']['output']>;
@@ -287,6 +293,8 @@ export type EpisodeFilter = {
   domain?: InputMaybe<Scalars['String']['input']>;
   language?: InputMaybe<Scalars['String']['input']>;
   outcome?: InputMaybe<OutcomeKind>;
+  /** The runs of one session: the episode's metadata.sessionId (OTLP: session.id, else gen_ai.conversation.id; docs/OTLP.md). */
+  sessionId?: InputMaybe<Scalars['String']['input']>;
   startedAfter?: InputMaybe<Scalars['DateTime']['input']>;
   startedBefore?: InputMaybe<Scalars['DateTime']['input']>;
   /** Any of these statuses. */
@@ -761,6 +769,24 @@ export type MemoryImpact = {
   wins: Maybe<Scalars['Int']['output']>;
 };
 
+/** One model's calls, tokens and cost (USD). The cost is the spans' own, else tokens times the model price table (MODEL_PRICES, docs/COSTS.md). */
+export type ModelUsage = {
+  __typename?: 'ModelUsage';
+  /** Steps that called it. */
+  calls: Maybe<Scalars['Int']['output']>;
+  /** USD; null when the cost of some call is unknown (no cost on its span and a model the price table does not know), never a made-up 0. */
+  cost: Maybe<Scalars['Float']['output']>;
+  inputTokens: Maybe<Scalars['Float']['output']>;
+  /** USD of the calls whose cost is known. */
+  knownCost: Maybe<Scalars['Float']['output']>;
+  /** metadata.model of the steps; null for steps with tokens that name no model. */
+  model: Maybe<Scalars['String']['output']>;
+  outputTokens: Maybe<Scalars['Float']['output']>;
+  tokens: Maybe<Scalars['Float']['output']>;
+  /** Calls whose cost is unknown. */
+  unknownCostCalls: Maybe<Scalars['Int']['output']>;
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
   blockEpisode: Maybe<MutationBlockEpisodeResult>;
@@ -1027,6 +1053,20 @@ export type NotFoundError = Error & {
   message: Maybe<Scalars['String']['output']>;
 };
 
+/** Spans of one refusal reason since the tenant began exporting, and the latest one, named. docs/OTLP.md "Seeing refusals". */
+export type OtlpRefusalCount = {
+  __typename?: 'OtlpRefusalCount';
+  count: Maybe<Scalars['Float']['output']>;
+  /** unreadable, limit, root, pending_cap, step_rejected or late (the label of episodic_otlp_spans_refused_total). */
+  kind: Maybe<Scalars['String']['output']>;
+  lastAt: Maybe<Scalars['DateTime']['output']>;
+  /** Why the latest one was refused (at most 1,000 characters). */
+  lastReason: Maybe<Scalars['String']['output']>;
+  lastSpanId: Maybe<Scalars['String']['output']>;
+  /** Empty for a span that could not be read. */
+  lastTraceId: Maybe<Scalars['String']['output']>;
+};
+
 export type Outcome = {
   __typename?: 'Outcome';
   artifacts: Maybe<Array<Scalars['String']['output']>>;
@@ -1232,6 +1272,8 @@ export type Query = {
   ledgerPublicKey: Maybe<LedgerPublicKey>;
   /** Does the memory help? Per arm the counts and means, and the difference with its interval, p-value and a plain sentence. */
   memoryImpact: Maybe<QueryMemoryImpactResult>;
+  /** Spans /v1/traces refused for this tenant, per reason, the latest reason first (an exporter's default log level does not show them). */
+  otlpRefusals: Maybe<Array<OtlpRefusalCount>>;
   pattern: Maybe<QueryPatternResult>;
   /** Patterns of this tenant, most effective first. */
   patterns: Maybe<QueryPatternsConnection>;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delay } from '../../../src/core/delay.ts';
 import { type TestApp, useApp } from '../../support/app.ts';
 import type { Encoding } from '../support.ts';
-import { type FakeModel, FINAL_ANSWER, RESPONSE_MODEL, startFakeModel, TOTAL_TOKENS } from './fake-model.ts';
+import { type FakeModel, FINAL_ANSWER, RESPONSE_MODEL, startFakeModel, TOTAL_TOKENS, USAGE } from './fake-model.ts';
 import type { Telemetry } from './telemetry.ts';
 
 /** How the fixtures' server groups runs without a root span: a short idle gap so the tests need not wait minutes. */
@@ -69,6 +69,26 @@ async function stepsOf(t: TestApp, episodeId: string): Promise<StepRow[]> {
   return rows as StepRow[];
 }
 
+const INPUT_TOKENS = USAGE.reduce((n, u) => n + u.prompt_tokens, 0);
+const OUTPUT_TOKENS = USAGE.reduce((n, u) => n + u.completion_tokens, 0);
+/** gpt-4o-mini's default price: USD 0.15 per million input tokens, 0.60 per million output tokens. */
+const EXPECTED_COST = (INPUT_TOKENS * 0.15 + OUTPUT_TOKENS * 0.6) / 1e6;
+
+interface EpisodeUsage {
+  usedCost: number;
+  costKnown: boolean;
+  usageByModel: Array<{ model: string | null; calls: number; inputTokens: number; outputTokens: number; tokens: number; cost: number | null }>;
+}
+
+async function usageOf(t: TestApp, id: string): Promise<EpisodeUsage> {
+  const res = await t.gql<{ episode: EpisodeUsage }>(
+    `query($id: ID!) { episode(id: $id) { ... on Episode { usedCost costKnown usageByModel { model calls inputTokens outputTokens tokens cost } } } }`,
+    { id },
+    t.keys.read,
+  );
+  return res.data?.episode as EpisodeUsage;
+}
+
 export function describeInstrumentedAgent(name: string, setUp: () => Promise<InstrumentedLibrary>) {
   let t: TestApp;
   let base: string;
@@ -118,6 +138,19 @@ export function describeInstrumentedAgent(name: string, setUp: () => Promise<Ins
       expect(transcript.input.find((m) => m.role === 'user')?.content).toBe(task);
       const tools = steps.filter((s) => s.kind === 'tool_call');
       expect(tools.map((s) => s.action)).toEqual(['bash ls src', 'read_file src/invoice.ts'].slice(0, tools.length));
+      // No span carries a cost: the price table's gpt-4o-mini entry prices the dated model the fake answers as.
+      const usage = await usageOf(t, episode.id);
+      expect(usage.costKnown).toBe(true);
+      expect(usage.usageByModel).toHaveLength(1);
+      expect(usage.usageByModel[0]).toMatchObject({
+        model: RESPONSE_MODEL,
+        calls: 3,
+        inputTokens: INPUT_TOKENS,
+        outputTokens: OUTPUT_TOKENS,
+        tokens: TOTAL_TOKENS,
+      });
+      expect(usage.usageByModel[0]?.cost).toBeCloseTo(EXPECTED_COST, 12);
+      expect(usage.usedCost).toBeCloseTo(EXPECTED_COST, 12);
     });
 
     it('retrieval finds these runs by their task', async () => {

@@ -16,29 +16,39 @@ function runTool(name: string, args: string): string {
   return known ? known.result : `unknown tool ${name} (${args})`;
 }
 
-export async function runOpenAIAgent(OpenAIClass: typeof OpenAI, baseURL: string, task: string, withRoot: boolean): Promise<string> {
+export async function runOpenAIAgent(
+  OpenAIClass: typeof OpenAI,
+  baseURL: string,
+  task: string,
+  withRoot: boolean,
+  rootAttributes: Record<string, string> = {},
+): Promise<string> {
   const client = new OpenAIClass({ baseURL, apiKey: 'sk-test' });
-  return inAgentSpan(withRoot, async () => {
-    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
-      { role: 'system', content: 'You are a coding agent. Use the tools.' },
-      { role: 'user', content: task },
-    ];
-    for (let call = 0; call < 5; call += 1) {
-      const answer = await client.chat.completions.create({ model: MODEL, messages, tools: TOOLS });
-      const message = answer.choices[0]?.message;
-      if (!message) throw new Error('no choice');
-      messages.push(message);
-      const calls = message.tool_calls ?? [];
-      if (!calls.length) return message.content ?? '';
-      for (const tc of calls) {
-        if (tc.type !== 'function') continue;
-        const args = JSON.parse(tc.function.arguments) as object;
-        const content = await inToolSpan(withRoot, tc.function.name, args, () => runTool(tc.function.name, tc.function.arguments));
-        messages.push({ role: 'tool', tool_call_id: tc.id, content });
+  return inAgentSpan(
+    withRoot,
+    async () => {
+      const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+        { role: 'system', content: 'You are a coding agent. Use the tools.' },
+        { role: 'user', content: task },
+      ];
+      for (let call = 0; call < 5; call += 1) {
+        const answer = await client.chat.completions.create({ model: MODEL, messages, tools: TOOLS });
+        const message = answer.choices[0]?.message;
+        if (!message) throw new Error('no choice');
+        messages.push(message);
+        const calls = message.tool_calls ?? [];
+        if (!calls.length) return message.content ?? '';
+        for (const tc of calls) {
+          if (tc.type !== 'function') continue;
+          const args = JSON.parse(tc.function.arguments) as object;
+          const content = await inToolSpan(withRoot, tc.function.name, args, () => runTool(tc.function.name, tc.function.arguments));
+          messages.push({ role: 'tool', tool_call_id: tc.id, content });
+        }
       }
-    }
-    throw new Error('the agent did not finish');
-  });
+      throw new Error('the agent did not finish');
+    },
+    rootAttributes,
+  );
 }
 
 /**

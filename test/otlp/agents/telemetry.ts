@@ -52,12 +52,12 @@ export function setUpTelemetry(service: string): Telemetry {
 
 const tracer = () => trace.getTracer('agent-of-the-user');
 
-/** The user's own agent span around a run (what "with a user root span" means in the fixtures). */
-export async function inAgentSpan<T>(withRoot: boolean, work: () => Promise<T>): Promise<T> {
+/** The user's own agent span around a run (what "with a user root span" means in the fixtures), with any attributes of the user's (a session.id). */
+export async function inAgentSpan<T>(withRoot: boolean, work: () => Promise<T>, attributes: Record<string, string> = {}): Promise<T> {
   if (!withRoot) return work();
   return tracer().startActiveSpan(
     'invoke_agent coder',
-    { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'coder' } },
+    { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'coder', ...attributes } },
     async (span) => {
       try {
         return await work();

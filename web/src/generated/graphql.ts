@@ -57,7 +57,7 @@ export type PatternKind =
   | 'TASK_OUTCOME'
   | 'TOOL_OUTCOME';
 
-export type EpisodePageFragment = { id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null };
+export type EpisodePageFragment = { id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, metadata: unknown, stepCount: number | null, costKnown: boolean | null, usageByModel: Array<{ model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null }> | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null };
 
 export type EpisodeQueryVariables = Exact<{
   id: string;
@@ -65,7 +65,7 @@ export type EpisodeQueryVariables = Exact<{
 
 
 export type EpisodeQuery = { episode:
-    | { __typename: 'Episode', id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null }
+    | { __typename: 'Episode', id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, metadata: unknown, stepCount: number | null, costKnown: boolean | null, usageByModel: Array<{ model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null }> | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null }
     | { __typename: 'NotFoundError', message: string | null }
    | null, patterns: { edges: Array<{ node: { id: string | null, kind: PatternKind | null, summary: string | null, lift: number | null, successRate: number | null, occurrences: number | null } }> } | null };
 
@@ -74,7 +74,7 @@ export type EpisodeUpdatedSubscriptionVariables = Exact<{
 }>;
 
 
-export type EpisodeUpdatedSubscription = { episodeUpdated: { id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null } | null };
+export type EpisodeUpdatedSubscription = { episodeUpdated: { id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, metadata: unknown, stepCount: number | null, costKnown: boolean | null, usageByModel: Array<{ model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null }> | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null } | null };
 
 export type StepsSubscriptionVariables = Exact<{
   episodeId: string;
@@ -134,6 +134,17 @@ export const EpisodePageFragmentDoc = new TypedDocumentString(`
   goalSpec
   approvalRequest
   blockedReason
+  metadata
+  stepCount
+  costKnown
+  usageByModel {
+    model
+    calls
+    inputTokens
+    outputTokens
+    tokens
+    cost
+  }
   retrievalCredits {
     seq
     retrievalIds
@@ -257,6 +268,17 @@ export const EpisodeDocument = new TypedDocumentString(`
   goalSpec
   approvalRequest
   blockedReason
+  metadata
+  stepCount
+  costKnown
+  usageByModel {
+    model
+    calls
+    inputTokens
+    outputTokens
+    tokens
+    cost
+  }
   retrievalCredits {
     seq
     retrievalIds
@@ -347,6 +369,17 @@ export const EpisodeUpdatedDocument = new TypedDocumentString(`
   goalSpec
   approvalRequest
   blockedReason
+  metadata
+  stepCount
+  costKnown
+  usageByModel {
+    model
+    calls
+    inputTokens
+    outputTokens
+    tokens
+    cost
+  }
   retrievalCredits {
     seq
     retrievalIds
