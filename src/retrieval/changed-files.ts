@@ -19,7 +19,7 @@
 import { compareText } from '../learning/facts.ts';
 import { fileModuleTerms, mentionTerms, taskTerms } from './terms.ts';
 
-export const CHANGED_FILE_RULES = {
+const CHANGED_FILE_RULES = {
   /** The best candidates (fixed formula) whose changed files are voted for. */
   voters: 10,
 } as const;

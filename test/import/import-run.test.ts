@@ -78,7 +78,7 @@ async function ledgerOf(tenantId: string) {
 
 async function rowsOf(tenantId: string) {
   const q = async (sql: string) => (await t.database.db.pool.query(sql, [tenantId])).rows;
-  const away = `- 'id' - 'tenant_id' - 'episode_id' - 'created_at' - 'updated_at' - 'content_hash'`;
+  const away = `- 'id' - 'tenant_id' - 'episode_id' - 'created_at' - 'updated_at' - 'content_hash' - 'salt'`;
   return {
     episodes: await q(`SELECT to_jsonb(e) ${away} - 'learning_state' AS e FROM episodes e WHERE tenant_id = $1`),
     steps: await q(`SELECT to_jsonb(s) ${away} AS s FROM steps s WHERE tenant_id = $1 ORDER BY step_number`),

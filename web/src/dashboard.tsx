@@ -176,6 +176,36 @@ function Tiles({ data }: { data: DashboardData }) {
   );
 }
 
+/** The range, task type and domain the dashboard shows; `status` says when it last loaded. */
+function FilterForm({ filter, onApply, status }: { filter: Filter; onApply: (event: Event) => void; status: string }) {
+  return (
+    <form class="filters" onSubmit={onApply} aria-label="Dashboard filters">
+      <label>
+        Range{' '}
+        <select name="range" key={filter.range}>
+          {RANGES.map((r) => (
+            <option key={r.value} value={r.value} selected={r.value === filter.range}>
+              {r.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Task type <input name="taskType" defaultValue={filter.taskType} placeholder="any" />
+      </label>
+      <label>
+        Domain <input name="domain" defaultValue={filter.domain} placeholder="any" />
+      </label>
+      <button type="submit">Apply</button>
+      {status && (
+        <span class="muted" aria-live="polite">
+          {status}
+        </span>
+      )}
+    </form>
+  );
+}
+
 /** `changed` moves whenever the ledger shows a new event: the dashboard reloads shortly after. */
 export function Dashboard({ api, changed }: { api: Api; changed: string | undefined }) {
   const [filter, setFilter] = useState<Filter>({ range: OPENING_RANGE, taskType: '', domain: '' });
@@ -228,31 +258,7 @@ export function Dashboard({ api, changed }: { api: Api; changed: string | undefi
   return (
     <section class="dashboard" aria-labelledby="dashboard-title">
       <h2 id="dashboard-title">Dashboard</h2>
-      <form class="filters" onSubmit={apply} aria-label="Dashboard filters">
-        <label>
-          Range{' '}
-          <select name="range" key={filter.range}>
-            {RANGES.map((r) => (
-              <option key={r.value} value={r.value} selected={r.value === filter.range}>
-                {r.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Task type <input name="taskType" defaultValue={filter.taskType} placeholder="any" />
-        </label>
-        <label>
-          Domain <input name="domain" defaultValue={filter.domain} placeholder="any" />
-        </label>
-        <button type="submit">Apply</button>
-        {loadedAt && (
-          <span class="muted" aria-live="polite">
-            updated {loadedAt}
-            {data && ` · since ${data.from.slice(0, 10)}`}
-          </span>
-        )}
-      </form>
+      <FilterForm filter={filter} onApply={apply} status={loadedAt && `updated ${loadedAt}${data ? ` · since ${data.from.slice(0, 10)}` : ''}`} />
       {widened && (
         <p class="muted" data-widened>
           No run started in the last 24 hours: showing all time.
