@@ -9,7 +9,7 @@ import base from './stryker.config.mjs';
 const config = {
   ...base,
   mutate: [
-    'src/ledger/{hash,signed-head}.ts',
+    'src/ledger/format/{hash,signed-head}.ts',
     'src/steps/{prepare,redact}.ts',
     'src/episodes/{budget,outcome,status}.ts',
     'src/stops/{stop-reason,loop-stop}.ts',

@@ -27,7 +27,9 @@ const reads: string[] = [];
 const READS_ROWS = /\bFROM\s+"?(public"?\."?)?"?(episodes|steps)"?/i;
 
 beforeAll(async () => {
-  t = await startTestApp({ CHECKPOINT_INTERVAL_MS: '3600000', LEARNING_WORKERS: '0' });
+  // Over the socket, as attackers come: in process, two tight request loops resolved in promises
+  // alone and held up the event loop's I/O, so the victim's database answers waited behind them.
+  t = await startTestApp({ CHECKPOINT_INTERVAL_MS: '3600000', LEARNING_WORKERS: '0' }, { overSocket: true });
   victim = await t.addTenant('node-limit-victim');
   const started = await t.gql<Json>(
     'mutation { startEpisode(input: { taskDescription: "node limit", taskType: "limits" }) { ... on StartEpisodePayload { episode { id } } } }',
