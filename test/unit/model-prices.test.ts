@@ -6,23 +6,9 @@ import { ConfigError, loadConfig } from '../../src/config.ts';
 import { costOf, DEFAULT_MODEL_PRICES, priceOf, priceTable } from '../../src/costs/prices.ts';
 import { episodeOfRoot, sessionOf, stepOfSpan } from '../../src/otlp/mapping.ts';
 import type { Attributes, OtlpSpan } from '../../src/otlp/spans.ts';
+import { otlpSpan } from '../support/otlp-span.ts';
 
-function span(attributes: Attributes, extra: Partial<OtlpSpan> = {}): OtlpSpan {
-  return {
-    traceId: '5b8efff798038103d269b633813fc60c',
-    spanId: 'eee19b7ec3c1b174',
-    parentSpanId: 'eee19b7ec3c1b173',
-    name: 'chat',
-    startMs: 1_700_000_000_000,
-    endMs: 1_700_000_000_250,
-    startUs: (extra.startMs ?? 1_700_000_000_000) * 1_000,
-    attributes,
-    status: { code: 0, message: '' },
-    events: [],
-    resource: { 'service.name': 'shop-agent' },
-    ...extra,
-  };
-}
+const span = (attributes: Attributes, extra: Partial<OtlpSpan> = {}) => otlpSpan(attributes, { name: 'chat', ...extra });
 
 const table = priceTable();
 

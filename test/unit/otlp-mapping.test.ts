@@ -7,27 +7,13 @@ import { decodeRequest, encodeResponse, formatOf, inflate } from '../../src/otlp
 import { firstUserMessage, operationOf, usageOf } from '../../src/otlp/genai.ts';
 import { cutBytes, episodeOfRoot, outcomeOfRoot, stepOfSpan } from '../../src/otlp/mapping.ts';
 import { outputMessages } from '../../src/otlp/messages.ts';
-import { type Attributes, byStart, MalformedRequestError, type OtlpSpan, spansOf } from '../../src/otlp/spans.ts';
+import { type Attributes, byStart, MalformedRequestError, spansOf } from '../../src/otlp/spans.ts';
 import { validateStep } from '../../src/steps/limits.ts';
+import { otlpSpan, SPAN_TRACE_ID } from '../support/otlp-span.ts';
 
-const TRACE = '5b8efff798038103d269b633813fc60c';
+const TRACE = SPAN_TRACE_ID;
 
-function span(attributes: Attributes, extra: Partial<OtlpSpan> = {}): OtlpSpan {
-  return {
-    traceId: TRACE,
-    spanId: 'eee19b7ec3c1b174',
-    parentSpanId: 'eee19b7ec3c1b173',
-    name: 'span',
-    startMs: 1_700_000_000_000,
-    endMs: 1_700_000_000_250,
-    startUs: (extra.startMs ?? 1_700_000_000_000) * 1_000,
-    attributes,
-    status: { code: 0, message: '' },
-    events: [],
-    resource: { 'service.name': 'shop-agent' },
-    ...extra,
-  };
-}
+const span = otlpSpan;
 
 const kv = (key: string, value: object) => ({ key, value });
 

@@ -2,20 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { inStartOrder } from '../../src/otlp/order.ts';
 import type { OtlpSpan } from '../../src/otlp/spans.ts';
+import { otlpSpan } from '../support/otlp-span.ts';
 
-const span = (spanId: string, parentSpanId: string | null, startMs: number, endMs: number): OtlpSpan => ({
-  traceId: '5b8efff798038103d269b633813fc60c',
-  spanId,
-  parentSpanId,
-  name: spanId,
-  startMs,
-  endMs,
-  startUs: startMs * 1_000,
-  attributes: {},
-  status: { code: 0, message: '' },
-  events: [],
-  resource: {},
-});
+const span = (spanId: string, parentSpanId: string | null, startMs: number, endMs: number): OtlpSpan =>
+  otlpSpan({}, { spanId, parentSpanId, name: spanId, startMs, endMs, resource: {} });
 
 describe('the order of spans as steps', () => {
   it('puts a parent before its child of the same millisecond, whatever their ids', () => {
