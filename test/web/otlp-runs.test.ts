@@ -152,7 +152,7 @@ describe('the monitor on runs sent over OTLP by the real SDK', { timeout: BROWSE
     expect(await outcome.locator('.outcome-kind').textContent()).toBe('outcome unknown');
     expect(await page.locator('article.episode').textContent()).not.toMatch(/is successful|partial success/);
     const line = page.locator(`table.models tr[data-model="${RESPONSE_MODEL}"] td`);
-    expect(await line.allTextContents()).toEqual([RESPONSE_MODEL, '3', '3,790', '103', '$0.000630']);
+    expect(await line.allTextContents()).toEqual([RESPONSE_MODEL, '3', '3,790', '103', '3,893', '$0.000630']);
 
     // The session link lists the session's runs.
     await page.getByRole('link', { name: SESSION }).click();
@@ -165,8 +165,8 @@ describe('the monitor on runs sent over OTLP by the real SDK', { timeout: BROWSE
     const line = page.locator(`table.models tr[data-model="${RESPONSE_MODEL}"] td`);
     await line.first().waitFor(LIVE);
     const cells = await line.allTextContents();
-    expect(cells.slice(0, 3)).toEqual([RESPONSE_MODEL, '9', String((3790 + 103) * 3).replace(/\B(?=(\d{3})+$)/g, ',')]);
-    expect(cells[3]).toBe('$0.001891'); // 3 runs at gpt-4o-mini's price
+    // The same table as the episode page's: model, calls, input, output, tokens, cost, over 3 runs.
+    expect(cells).toEqual([RESPONSE_MODEL, '9', '11,370', '309', '11,679', '$0.001891']);
     const refused = page.locator('.refusals li[data-kind="unreadable"]');
     await refused.waitFor(LIVE);
     expect(await refused.textContent()).toContain('spanId must be 8 bytes');

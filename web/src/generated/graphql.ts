@@ -15,6 +15,15 @@ export type ControlRanking =
   | 'FIXED_FORMULA'
   | 'NOTHING';
 
+export type DashboardFilter = {
+  domain?: string | null | undefined;
+  /** Omitted: all time, from the hour of the tenant's first run. */
+  from?: string | null | undefined;
+  taskType?: string | null | undefined;
+  /** Exclusive; at most 3653 days after from. Omitted: the end of the current hour, or for all time (from omitted too) the end of the hour of the tenant's latest run. */
+  to?: string | null | undefined;
+};
+
 export type EpisodeMode =
   | 'DRY_RUN'
   | 'LIVE';
@@ -57,7 +66,17 @@ export type PatternKind =
   | 'TASK_OUTCOME'
   | 'TOOL_OUTCOME';
 
-export type EpisodePageFragment = { id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, metadata: unknown, stepCount: number | null, costKnown: boolean | null, usageByModel: Array<{ model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null }> | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null };
+export type DashboardQueryVariables = Exact<{
+  filter: DashboardFilter;
+}>;
+
+
+export type DashboardQuery = { dashboard:
+    | { __typename: 'Dashboard', from: string | null, bucketSeconds: number | null, steps: number | null, latencyP50: number | null, latencyP95: number | null, totals: { runs: number | null, ended: number | null, successes: number | null, partials: number | null, failures: number | null, successRate: number | null, tokens: number | null, cost: number | null, budgetExhaustions: number | null, patternsLearned: number | null, retrievalsServed: number | null, retrievalsCredited: number | null } | null, series: Array<{ start: string | null, runs: number | null, running: number | null, blocked: number | null, completed: number | null, failed: number | null, cancelled: number | null, escalated: number | null, successes: number | null, partials: number | null, failures: number | null, tokens: number | null, cost: number | null, budgetExhaustions: number | null, patternsLearned: number | null, retrievalsServed: number | null, retrievalsCredited: number | null, steps: number | null, latencyP50: number | null, latencyP95: number | null }> | null, tools: Array<{ tool: string | null, calls: number | null, errors: number | null, timeouts: number | null, errorRate: number | null }> | null, budgetExhaustions: Array<{ resource: string | null, count: number | null }> | null, usageByModel: Array<{ model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null, knownCost: number | null }> | null }
+    | { __typename: 'InputLimitError', message: string | null }
+   | null, otlpRefusals: Array<{ kind: string | null, count: number | null, lastAt: string | null, lastTraceId: string | null, lastSpanId: string | null, lastReason: string | null }> | null };
+
+export type EpisodePageFragment = { id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, metadata: unknown, stepCount: number | null, costKnown: boolean | null, usageByModel: Array<{ model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null, knownCost: number | null }> | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null };
 
 export type EpisodeQueryVariables = Exact<{
   id: string;
@@ -65,7 +84,7 @@ export type EpisodeQueryVariables = Exact<{
 
 
 export type EpisodeQuery = { episode:
-    | { __typename: 'Episode', id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, metadata: unknown, stepCount: number | null, costKnown: boolean | null, usageByModel: Array<{ model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null }> | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null }
+    | { __typename: 'Episode', id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, metadata: unknown, stepCount: number | null, costKnown: boolean | null, usageByModel: Array<{ model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null, knownCost: number | null }> | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null }
     | { __typename: 'NotFoundError', message: string | null }
    | null, patterns: { edges: Array<{ node: { id: string | null, kind: PatternKind | null, summary: string | null, lift: number | null, successRate: number | null, occurrences: number | null } }> } | null };
 
@@ -74,7 +93,7 @@ export type EpisodeUpdatedSubscriptionVariables = Exact<{
 }>;
 
 
-export type EpisodeUpdatedSubscription = { episodeUpdated: { id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, metadata: unknown, stepCount: number | null, costKnown: boolean | null, usageByModel: Array<{ model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null }> | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null } | null };
+export type EpisodeUpdatedSubscription = { episodeUpdated: { id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, metadata: unknown, stepCount: number | null, costKnown: boolean | null, usageByModel: Array<{ model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null, knownCost: number | null }> | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null } | null };
 
 export type StepsSubscriptionVariables = Exact<{
   episodeId: string;
@@ -101,6 +120,8 @@ export type MemoryImpactQuery = { memoryImpact:
 
 export type ArmRowFragment = { arm: string | null, assigned: number | null, ended: number | null, successes: number | null, successRate: number | null, meanReward: number | null, meanSteps: number | null, meanTokens: number | null, meanCost: number | null, meanWallMs: number | null };
 
+export type ModelUsageLineFragment = { model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null, knownCost: number | null };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -119,6 +140,17 @@ export class TypedDocumentString<TResult, TVariables>
     return this.value;
   }
 }
+export const ModelUsageLineFragmentDoc = new TypedDocumentString(`
+    fragment ModelUsageLine on ModelUsage {
+  model
+  calls
+  inputTokens
+  outputTokens
+  tokens
+  cost
+  knownCost
+}
+    `, {"fragmentName":"ModelUsageLine"}) as unknown as TypedDocumentString<ModelUsageLineFragment, unknown>;
 export const EpisodePageFragmentDoc = new TypedDocumentString(`
     fragment EpisodePage on Episode {
   id
@@ -138,12 +170,7 @@ export const EpisodePageFragmentDoc = new TypedDocumentString(`
   stepCount
   costKnown
   usageByModel {
-    model
-    calls
-    inputTokens
-    outputTokens
-    tokens
-    cost
+    ...ModelUsageLine
   }
   retrievalCredits {
     seq
@@ -215,7 +242,15 @@ export const EpisodePageFragmentDoc = new TypedDocumentString(`
     insights
   }
 }
-    `, {"fragmentName":"EpisodePage"}) as unknown as TypedDocumentString<EpisodePageFragment, unknown>;
+    fragment ModelUsageLine on ModelUsage {
+  model
+  calls
+  inputTokens
+  outputTokens
+  tokens
+  cost
+  knownCost
+}`, {"fragmentName":"EpisodePage"}) as unknown as TypedDocumentString<EpisodePageFragment, unknown>;
 export const ArmRowFragmentDoc = new TypedDocumentString(`
     fragment ArmRow on ArmMeasures {
   arm
@@ -230,6 +265,89 @@ export const ArmRowFragmentDoc = new TypedDocumentString(`
   meanWallMs
 }
     `, {"fragmentName":"ArmRow"}) as unknown as TypedDocumentString<ArmRowFragment, unknown>;
+export const DashboardDocument = new TypedDocumentString(`
+    query Dashboard($filter: DashboardFilter!) {
+  dashboard(filter: $filter) {
+    __typename
+    ... on Dashboard {
+      from
+      bucketSeconds
+      steps
+      latencyP50
+      latencyP95
+      totals {
+        runs
+        ended
+        successes
+        partials
+        failures
+        successRate
+        tokens
+        cost
+        budgetExhaustions
+        patternsLearned
+        retrievalsServed
+        retrievalsCredited
+      }
+      series {
+        start
+        runs
+        running
+        blocked
+        completed
+        failed
+        cancelled
+        escalated
+        successes
+        partials
+        failures
+        tokens
+        cost
+        budgetExhaustions
+        patternsLearned
+        retrievalsServed
+        retrievalsCredited
+        steps
+        latencyP50
+        latencyP95
+      }
+      tools {
+        tool
+        calls
+        errors
+        timeouts
+        errorRate
+      }
+      budgetExhaustions {
+        resource
+        count
+      }
+      usageByModel {
+        ...ModelUsageLine
+      }
+    }
+    ... on InputLimitError {
+      message
+    }
+  }
+  otlpRefusals {
+    kind
+    count
+    lastAt
+    lastTraceId
+    lastSpanId
+    lastReason
+  }
+}
+    fragment ModelUsageLine on ModelUsage {
+  model
+  calls
+  inputTokens
+  outputTokens
+  tokens
+  cost
+  knownCost
+}`) as unknown as TypedDocumentString<DashboardQuery, DashboardQueryVariables>;
 export const EpisodeDocument = new TypedDocumentString(`
     query Episode($id: ID!) {
   episode(id: $id) {
@@ -272,12 +390,7 @@ export const EpisodeDocument = new TypedDocumentString(`
   stepCount
   costKnown
   usageByModel {
-    model
-    calls
-    inputTokens
-    outputTokens
-    tokens
-    cost
+    ...ModelUsageLine
   }
   retrievalCredits {
     seq
@@ -348,6 +461,15 @@ export const EpisodeDocument = new TypedDocumentString(`
     improvements
     insights
   }
+}
+fragment ModelUsageLine on ModelUsage {
+  model
+  calls
+  inputTokens
+  outputTokens
+  tokens
+  cost
+  knownCost
 }`) as unknown as TypedDocumentString<EpisodeQuery, EpisodeQueryVariables>;
 export const EpisodeUpdatedDocument = new TypedDocumentString(`
     subscription EpisodeUpdated($id: ID!) {
@@ -373,12 +495,7 @@ export const EpisodeUpdatedDocument = new TypedDocumentString(`
   stepCount
   costKnown
   usageByModel {
-    model
-    calls
-    inputTokens
-    outputTokens
-    tokens
-    cost
+    ...ModelUsageLine
   }
   retrievalCredits {
     seq
@@ -449,6 +566,15 @@ export const EpisodeUpdatedDocument = new TypedDocumentString(`
     improvements
     insights
   }
+}
+fragment ModelUsageLine on ModelUsage {
+  model
+  calls
+  inputTokens
+  outputTokens
+  tokens
+  cost
+  knownCost
 }`) as unknown as TypedDocumentString<EpisodeUpdatedSubscription, EpisodeUpdatedSubscriptionVariables>;
 export const StepsDocument = new TypedDocumentString(`
     subscription Steps($episodeId: ID!, $afterSeq: BigInt) {
