@@ -24,6 +24,25 @@ export type DashboardFilter = {
   to?: string | null | undefined;
 };
 
+export type EpisodeFilter = {
+  agent?: string | null | undefined;
+  domain?: string | null | undefined;
+  language?: string | null | undefined;
+  outcome?: OutcomeKind | null | undefined;
+  /** The runs of one session: the episode's metadata.sessionId (OTLP: session.id, else gen_ai.conversation.id; docs/OTLP.md). */
+  sessionId?: string | null | undefined;
+  startedAfter?: string | null | undefined;
+  startedBefore?: string | null | undefined;
+  /** Any of these statuses. */
+  status?: Array<EpisodeStatus> | null | undefined;
+  /** Episodes carrying all of these tags. */
+  tags?: Array<string> | null | undefined;
+  taskType?: string | null | undefined;
+  /** Case-insensitive match in the task description. */
+  text?: string | null | undefined;
+  workItemId?: string | null | undefined;
+};
+
 export type EpisodeMode =
   | 'DRY_RUN'
   | 'LIVE';
@@ -66,6 +85,11 @@ export type PatternKind =
   | 'TASK_OUTCOME'
   | 'TOOL_OUTCOME';
 
+export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ViewerQuery = { viewer: { name: string | null } | null };
+
 export type DashboardQueryVariables = Exact<{
   filter: DashboardFilter;
 }>;
@@ -103,6 +127,15 @@ export type StepsSubscriptionVariables = Exact<{
 
 export type StepsSubscription = { stepsLogged: { seq: string | null, steps: Array<{ stepNumber: number | null, kind: string | null, tool: string | null, action: string | null, resultKind: string | null, latencyMs: number | null, tokens: number | null, observation: string | null }> | null } | null };
 
+export type EpisodesQueryVariables = Exact<{
+  filter?: EpisodeFilter | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type EpisodesQuery = { episodes: { edges: Array<{ node: { id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, stepCount: number | null, usedTokens: string | null, startedAt: string | null, context: { domain: string | null, tags: Array<string> | null } | null, outcome: { kind: OutcomeKind | null } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
+
 export type ExperimentsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -121,6 +154,17 @@ export type MemoryImpactQuery = { memoryImpact:
 export type ArmRowFragment = { arm: string | null, assigned: number | null, ended: number | null, successes: number | null, successRate: number | null, meanReward: number | null, meanSteps: number | null, meanTokens: number | null, meanCost: number | null, meanWallMs: number | null };
 
 export type ModelUsageLineFragment = { model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null, knownCost: number | null };
+
+export type EpisodeSpansQueryVariables = Exact<{
+  id: string;
+  first?: number | null | undefined;
+}>;
+
+
+export type EpisodeSpansQuery = { episode:
+    | { __typename: 'Episode', steps: { edges: Array<{ node: { stepNumber: number | null, kind: string | null, tool: string | null, action: string | null, startedAt: string | null, endedAt: string | null, latencyMs: number | null, tokens: number | null, resultKind: string | null, metadata: unknown, result: unknown } }> } | null }
+    | { __typename: 'NotFoundError' }
+   | null };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -265,6 +309,13 @@ export const ArmRowFragmentDoc = new TypedDocumentString(`
   meanWallMs
 }
     `, {"fragmentName":"ArmRow"}) as unknown as TypedDocumentString<ArmRowFragment, unknown>;
+export const ViewerDocument = new TypedDocumentString(`
+    query Viewer {
+  viewer {
+    name
+  }
+}
+    `) as unknown as TypedDocumentString<ViewerQuery, ViewerQueryVariables>;
 export const DashboardDocument = new TypedDocumentString(`
     query Dashboard($filter: DashboardFilter!) {
   dashboard(filter: $filter) {
@@ -593,6 +644,34 @@ export const StepsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<StepsSubscription, StepsSubscriptionVariables>;
+export const EpisodesDocument = new TypedDocumentString(`
+    query Episodes($filter: EpisodeFilter, $first: Int, $after: String) {
+  episodes(filter: $filter, first: $first, after: $after) {
+    edges {
+      node {
+        id
+        taskDescription
+        taskType
+        status
+        stepCount
+        usedTokens
+        startedAt
+        context {
+          domain
+          tags
+        }
+        outcome {
+          kind
+        }
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<EpisodesQuery, EpisodesQueryVariables>;
 export const ExperimentsDocument = new TypedDocumentString(`
     query Experiments {
   experiments {
@@ -656,3 +735,29 @@ export const MemoryImpactDocument = new TypedDocumentString(`
   meanCost
   meanWallMs
 }`) as unknown as TypedDocumentString<MemoryImpactQuery, MemoryImpactQueryVariables>;
+export const EpisodeSpansDocument = new TypedDocumentString(`
+    query EpisodeSpans($id: ID!, $first: Int) {
+  episode(id: $id) {
+    __typename
+    ... on Episode {
+      steps(first: $first) {
+        edges {
+          node {
+            stepNumber
+            kind
+            tool
+            action
+            startedAt
+            endedAt
+            latencyMs
+            tokens
+            resultKind
+            metadata
+            result
+          }
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<EpisodeSpansQuery, EpisodeSpansQueryVariables>;
