@@ -25,7 +25,12 @@ type Documents = {
     "\n  query Experiments { experiments { id name kind status controlShare control minSample startedAt pausedAt scopeAgent scopeTaskType scopeWorkItemId } }\n": typeof types.ExperimentsDocument,
     "\n  query MemoryImpact($id: ID!) {\n    memoryImpact(experimentId: $id) {\n      __typename\n      ... on MemoryImpact {\n        verdict method sentence difference differenceLow differenceHigh pValue wins losses ties\n        experiment { id name minSample kind }\n        arms { ...ArmRow }\n        unasked { ...ArmRow }\n      }\n      ... on NotFoundError { message }\n    }\n  }\n": typeof types.MemoryImpactDocument,
     "\n  fragment ArmRow on ArmMeasures { arm assigned ended successes successRate meanReward meanSteps meanTokens meanCost meanWallMs }\n": typeof types.ArmRowFragmentDoc,
+    "\n  fragment LedgerEventFields on LedgerEvent { tenantId seq type episodeId workItemId payload createdAt prevHash hash }\n": typeof types.LedgerEventFieldsFragmentDoc,
+    "\n  query LedgerHead { ledgerHead { seq } }\n": typeof types.LedgerHeadDocument,
+    "\n  query EventAt($after: String) {\n    ledgerEvents(after: $after, first: 1) {\n      __typename\n      ... on LedgerEventConnection { edges { node { ...LedgerEventFields } } }\n      ... on InputLimitError { message }\n    }\n  }\n": typeof types.EventAtDocument,
+    "\n  subscription Ledger($afterSeq: BigInt) { ledgerEvents(afterSeq: $afterSeq) { ...LedgerEventFields } }\n": typeof types.LedgerDocument,
     "\n  fragment ModelUsageLine on ModelUsage { model calls inputTokens outputTokens tokens cost knownCost }\n": typeof types.ModelUsageLineFragmentDoc,
+    "\n  query Proof($id: ID!) {\n    episodeProofBundle(episodeId: $id) {\n      __typename\n      ... on EpisodeProofBundle { bundle eventCount }\n      ... on NotFoundError { message }\n      ... on NotCheckpointedError { message retryAfterMs }\n    }\n    ledgerPublicKey { keyId publicKey }\n  }\n": typeof types.ProofDocument,
     "\n  query EpisodeSpans($id: ID!, $first: Int) {\n    episode(id: $id) {\n      __typename\n      ... on Episode { steps(first: $first) { edges { node { stepNumber kind tool action startedAt endedAt latencyMs tokens resultKind metadata result } } } }\n    }\n  }\n": typeof types.EpisodeSpansDocument,
 };
 const documents: Documents = {
@@ -39,7 +44,12 @@ const documents: Documents = {
     "\n  query Experiments { experiments { id name kind status controlShare control minSample startedAt pausedAt scopeAgent scopeTaskType scopeWorkItemId } }\n": types.ExperimentsDocument,
     "\n  query MemoryImpact($id: ID!) {\n    memoryImpact(experimentId: $id) {\n      __typename\n      ... on MemoryImpact {\n        verdict method sentence difference differenceLow differenceHigh pValue wins losses ties\n        experiment { id name minSample kind }\n        arms { ...ArmRow }\n        unasked { ...ArmRow }\n      }\n      ... on NotFoundError { message }\n    }\n  }\n": types.MemoryImpactDocument,
     "\n  fragment ArmRow on ArmMeasures { arm assigned ended successes successRate meanReward meanSteps meanTokens meanCost meanWallMs }\n": types.ArmRowFragmentDoc,
+    "\n  fragment LedgerEventFields on LedgerEvent { tenantId seq type episodeId workItemId payload createdAt prevHash hash }\n": types.LedgerEventFieldsFragmentDoc,
+    "\n  query LedgerHead { ledgerHead { seq } }\n": types.LedgerHeadDocument,
+    "\n  query EventAt($after: String) {\n    ledgerEvents(after: $after, first: 1) {\n      __typename\n      ... on LedgerEventConnection { edges { node { ...LedgerEventFields } } }\n      ... on InputLimitError { message }\n    }\n  }\n": types.EventAtDocument,
+    "\n  subscription Ledger($afterSeq: BigInt) { ledgerEvents(afterSeq: $afterSeq) { ...LedgerEventFields } }\n": types.LedgerDocument,
     "\n  fragment ModelUsageLine on ModelUsage { model calls inputTokens outputTokens tokens cost knownCost }\n": types.ModelUsageLineFragmentDoc,
+    "\n  query Proof($id: ID!) {\n    episodeProofBundle(episodeId: $id) {\n      __typename\n      ... on EpisodeProofBundle { bundle eventCount }\n      ... on NotFoundError { message }\n      ... on NotCheckpointedError { message retryAfterMs }\n    }\n    ledgerPublicKey { keyId publicKey }\n  }\n": types.ProofDocument,
     "\n  query EpisodeSpans($id: ID!, $first: Int) {\n    episode(id: $id) {\n      __typename\n      ... on Episode { steps(first: $first) { edges { node { stepNumber kind tool action startedAt endedAt latencyMs tokens resultKind metadata result } } } }\n    }\n  }\n": types.EpisodeSpansDocument,
 };
 
@@ -86,7 +96,27 @@ export function graphql(source: "\n  fragment ArmRow on ArmMeasures { arm assign
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  fragment LedgerEventFields on LedgerEvent { tenantId seq type episodeId workItemId payload createdAt prevHash hash }\n"): typeof import('./graphql').LedgerEventFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query LedgerHead { ledgerHead { seq } }\n"): typeof import('./graphql').LedgerHeadDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query EventAt($after: String) {\n    ledgerEvents(after: $after, first: 1) {\n      __typename\n      ... on LedgerEventConnection { edges { node { ...LedgerEventFields } } }\n      ... on InputLimitError { message }\n    }\n  }\n"): typeof import('./graphql').EventAtDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription Ledger($afterSeq: BigInt) { ledgerEvents(afterSeq: $afterSeq) { ...LedgerEventFields } }\n"): typeof import('./graphql').LedgerDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  fragment ModelUsageLine on ModelUsage { model calls inputTokens outputTokens tokens cost knownCost }\n"): typeof import('./graphql').ModelUsageLineFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Proof($id: ID!) {\n    episodeProofBundle(episodeId: $id) {\n      __typename\n      ... on EpisodeProofBundle { bundle eventCount }\n      ... on NotFoundError { message }\n      ... on NotCheckpointedError { message retryAfterMs }\n    }\n    ledgerPublicKey { keyId publicKey }\n  }\n"): typeof import('./graphql').ProofDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

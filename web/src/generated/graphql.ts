@@ -153,7 +153,42 @@ export type MemoryImpactQuery = { memoryImpact:
 
 export type ArmRowFragment = { arm: string | null, assigned: number | null, ended: number | null, successes: number | null, successRate: number | null, meanReward: number | null, meanSteps: number | null, meanTokens: number | null, meanCost: number | null, meanWallMs: number | null };
 
+export type LedgerEventFieldsFragment = { tenantId: string | null, seq: string | null, type: string | null, episodeId: string | null, workItemId: string | null, payload: unknown, createdAt: string | null, prevHash: string | null, hash: string | null };
+
+export type LedgerHeadQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type LedgerHeadQuery = { ledgerHead: { seq: string | null } | null };
+
+export type EventAtQueryVariables = Exact<{
+  after?: string | null | undefined;
+}>;
+
+
+export type EventAtQuery = { ledgerEvents:
+    | { __typename: 'InputLimitError', message: string | null }
+    | { __typename: 'LedgerEventConnection', edges: Array<{ node: { tenantId: string | null, seq: string | null, type: string | null, episodeId: string | null, workItemId: string | null, payload: unknown, createdAt: string | null, prevHash: string | null, hash: string | null } | null }> | null }
+   | null };
+
+export type LedgerSubscriptionVariables = Exact<{
+  afterSeq?: string | null | undefined;
+}>;
+
+
+export type LedgerSubscription = { ledgerEvents: { tenantId: string | null, seq: string | null, type: string | null, episodeId: string | null, workItemId: string | null, payload: unknown, createdAt: string | null, prevHash: string | null, hash: string | null } | null };
+
 export type ModelUsageLineFragment = { model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null, knownCost: number | null };
+
+export type ProofQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type ProofQuery = { episodeProofBundle:
+    | { __typename: 'EpisodeProofBundle', bundle: unknown, eventCount: number | null }
+    | { __typename: 'NotCheckpointedError', message: string | null, retryAfterMs: number | null }
+    | { __typename: 'NotFoundError', message: string | null }
+   | null, ledgerPublicKey: { keyId: string | null, publicKey: string | null } | null };
 
 export type EpisodeSpansQueryVariables = Exact<{
   id: string;
@@ -309,6 +344,19 @@ export const ArmRowFragmentDoc = new TypedDocumentString(`
   meanWallMs
 }
     `, {"fragmentName":"ArmRow"}) as unknown as TypedDocumentString<ArmRowFragment, unknown>;
+export const LedgerEventFieldsFragmentDoc = new TypedDocumentString(`
+    fragment LedgerEventFields on LedgerEvent {
+  tenantId
+  seq
+  type
+  episodeId
+  workItemId
+  payload
+  createdAt
+  prevHash
+  hash
+}
+    `, {"fragmentName":"LedgerEventFields"}) as unknown as TypedDocumentString<LedgerEventFieldsFragment, unknown>;
 export const ViewerDocument = new TypedDocumentString(`
     query Viewer {
   viewer {
@@ -735,6 +783,79 @@ export const MemoryImpactDocument = new TypedDocumentString(`
   meanCost
   meanWallMs
 }`) as unknown as TypedDocumentString<MemoryImpactQuery, MemoryImpactQueryVariables>;
+export const LedgerHeadDocument = new TypedDocumentString(`
+    query LedgerHead {
+  ledgerHead {
+    seq
+  }
+}
+    `) as unknown as TypedDocumentString<LedgerHeadQuery, LedgerHeadQueryVariables>;
+export const EventAtDocument = new TypedDocumentString(`
+    query EventAt($after: String) {
+  ledgerEvents(after: $after, first: 1) {
+    __typename
+    ... on LedgerEventConnection {
+      edges {
+        node {
+          ...LedgerEventFields
+        }
+      }
+    }
+    ... on InputLimitError {
+      message
+    }
+  }
+}
+    fragment LedgerEventFields on LedgerEvent {
+  tenantId
+  seq
+  type
+  episodeId
+  workItemId
+  payload
+  createdAt
+  prevHash
+  hash
+}`) as unknown as TypedDocumentString<EventAtQuery, EventAtQueryVariables>;
+export const LedgerDocument = new TypedDocumentString(`
+    subscription Ledger($afterSeq: BigInt) {
+  ledgerEvents(afterSeq: $afterSeq) {
+    ...LedgerEventFields
+  }
+}
+    fragment LedgerEventFields on LedgerEvent {
+  tenantId
+  seq
+  type
+  episodeId
+  workItemId
+  payload
+  createdAt
+  prevHash
+  hash
+}`) as unknown as TypedDocumentString<LedgerSubscription, LedgerSubscriptionVariables>;
+export const ProofDocument = new TypedDocumentString(`
+    query Proof($id: ID!) {
+  episodeProofBundle(episodeId: $id) {
+    __typename
+    ... on EpisodeProofBundle {
+      bundle
+      eventCount
+    }
+    ... on NotFoundError {
+      message
+    }
+    ... on NotCheckpointedError {
+      message
+      retryAfterMs
+    }
+  }
+  ledgerPublicKey {
+    keyId
+    publicKey
+  }
+}
+    `) as unknown as TypedDocumentString<ProofQuery, ProofQueryVariables>;
 export const EpisodeSpansDocument = new TypedDocumentString(`
     query EpisodeSpans($id: ID!, $first: Int) {
   episode(id: $id) {
