@@ -112,7 +112,8 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
     .filter((w) => (counts.get(w) ?? 0) >= BM25.REPEATED_MIN)
     .sort((a, b) => (counts.get(b) ?? 0) - (counts.get(a) ?? 0) || compareText(a, b))
     .slice(0, BM25.REPEATED_TERMS);
-  const mentions = [...mentionTerms(r.query.description).keys()].slice(0, LOOKUP_TERMS);
+  const mentioned = mentionTerms(r.query.description);
+  const mentions = [...mentioned.keys()].slice(0, LOOKUP_TERMS);
   const lookup = [...words, ...mentions];
   // The tenant's model is read by the ranking's own statement (one round trip), or alone without words.
   const found =
@@ -139,7 +140,7 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
   const keyOf = (id: string) => tieKeys.get(id) ?? '';
   await readTieKeys(pool, r.tenantId, tiedIds(rows.map((row, i) => ({ id: row.id, total: must(fixed[i]).total })), VOTERS), tieKeys);
   const fileSignals = changedFileSignals(
-    queryMentions(r.query.description),
+    queryMentions(r.query.description, { words: counts, modules: mentioned }),
     rows.map((row, i) => ({ files: row.files ?? [], total: must(fixed[i]).total, key: keyOf(row.id) })),
   );
   const evidence = rows.map((row, i) => ({ ...evidenceOf(r, row), ...must(fileSignals[i]) }));
