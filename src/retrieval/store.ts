@@ -168,14 +168,17 @@ const VOTERS = 10;
 
 /**
  * The candidates a sort by total, best first, cut to the `top` best, compares by their tie keys:
- * those whose total another one shares, at or above the `top`-th best total (NaN compares as a
- * tie). The others' order never reaches a comparison of keys, or lies below the cut.
+ * those whose total another one shares, at or above the `top`-th best total (all of them when a
+ * total is NaN). The others' order never reaches a comparison of keys, or lies below the cut.
  */
 export function tiedIds(candidates: ReadonlyArray<{ id: string; total: number }>, top: number): string[] {
   const count = new Map<number, number>();
   for (const c of candidates) count.set(c.total, (count.get(c.total) ?? 0) + 1);
-  const cut = [...candidates.map((c) => c.total)].sort((a, b) => b - a)[Math.max(0, Math.min(top, candidates.length) - 1)] ?? Number.NEGATIVE_INFINITY;
-  return candidates.filter((c) => Number.isNaN(c.total) || ((count.get(c.total) ?? 0) > 1 && c.total >= cut)).map((c) => c.id);
+  // A NaN total compares as a tie with every other: then every candidate is compared by key.
+  if (count.has(Number.NaN)) return candidates.map((c) => c.id);
+  if (count.size === candidates.length) return [];
+  const cut = candidates.map((c) => c.total).sort((a, b) => b - a)[Math.max(0, Math.min(top, candidates.length) - 1)] ?? Number.NEGATIVE_INFINITY;
+  return candidates.filter((c) => (count.get(c.total) ?? 0) > 1 && c.total >= cut).map((c) => c.id);
 }
 
 /**
