@@ -138,7 +138,11 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
   const fixed = rows.map((row, i) => fixedScore(row, query, (row.task + row.work + row.change) / best, must(feedback[i]).credit));
   const tieKeys = new Map<string, string>();
   const keyOf = (id: string) => tieKeys.get(id) ?? '';
-  await readTieKeys(pool, r.tenantId, tiedIds(rows.map((row, i) => ({ id: row.id, total: must(fixed[i]).total })), VOTERS), tieKeys);
+  const readTied = (totals: Array<{ id: string; total: number }>, top: number) => readTieKeys(pool, r.tenantId, tiedIds(totals, top), tieKeys);
+  await readTied(
+    rows.map((row, i) => ({ id: row.id, total: must(fixed[i]).total })),
+    VOTERS,
+  );
   const fileSignals = changedFileSignals(
     queryMentions(r.query.description, { words: counts, modules: mentioned }),
     rows.map((row, i) => ({ files: row.files ?? [], total: must(fixed[i]).total, key: keyOf(row.id) })),
@@ -158,7 +162,10 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
     return toScored(row, query, ranking, must(feedback[i]), parts ? null : must(fixed[i]));
   });
   // Equal totals (runs of the query's domain with no text in common) are ordered by their content, not by their random ids.
-  await readTieKeys(pool, r.tenantId, tiedIds(scored.map((e) => ({ id: e.id, total: e.score.total })), r.limit), tieKeys);
+  await readTied(
+    scored.map((e) => ({ id: e.id, total: e.score.total })),
+    r.limit,
+  );
   const episodes = scored.sort((a, b) => b.score.total - a.score.total || compareText(keyOf(a.id), keyOf(b.id)) || compareText(a.id, b.id)).slice(0, r.limit);
   return { episodes, terms: weightedTerms(chosen) };
 }

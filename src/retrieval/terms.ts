@@ -41,7 +41,6 @@ const ERROR_CLASS = /\b[A-Z][A-Za-z0-9_]*(?:Error|Exception|Warning|Failure)\b/g
 
 const keep = (term: string) => term.length >= TERM_MIN_CHARS && term.length <= TERM_MAX_CHARS && !/^[\d_]+$/.test(term) && !STOP_WORDS.has(term);
 
-
 /**
  * A word CAMEL matches whole, in one piece (lower case, Capitalised, all capitals, digits): it has
  * no parts, so the split is skipped for the words of ordinary text (most of every field's words).
