@@ -112,7 +112,8 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
     .filter((w) => (counts.get(w) ?? 0) >= BM25.REPEATED_MIN)
     .sort((a, b) => (counts.get(b) ?? 0) - (counts.get(a) ?? 0) || compareText(a, b))
     .slice(0, BM25.REPEATED_TERMS);
-  const mentions = [...mentionTerms(r.query.description).keys()].slice(0, LOOKUP_TERMS);
+  const mentioned = mentionTerms(r.query.description);
+  const mentions = [...mentioned.keys()].slice(0, LOOKUP_TERMS);
   const lookup = [...words, ...mentions];
   // The tenant's model is read by the ranking's own statement (one round trip), or alone without words.
   const found =
@@ -135,9 +136,16 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
   // The fixed formula's totals first: the best of them vote for the files the model's fileVote reads.
   const feedback = rows.map((row) => queryFeedback(queryWords, row.feedback_uses ?? []));
   const fixed = rows.map((row, i) => fixedScore(row, query, (row.task + row.work + row.change) / best, must(feedback[i]).credit));
+  const tieKeys = new Map<string, string>();
+  const keyOf = (id: string) => tieKeys.get(id) ?? '';
+  const readTied = (totals: Array<{ id: string; total: number }>, top: number) => readTieKeys(pool, r.tenantId, tiedIds(totals, top), tieKeys);
+  await readTied(
+    rows.map((row, i) => ({ id: row.id, total: must(fixed[i]).total })),
+    VOTERS,
+  );
   const fileSignals = changedFileSignals(
-    queryMentions(r.query.description),
-    rows.map((row, i) => ({ files: row.files ?? [], total: must(fixed[i]).total, key: row.tie_key })),
+    queryMentions(r.query.description, { words: counts, modules: mentioned }),
+    rows.map((row, i) => ({ files: row.files ?? [], total: must(fixed[i]).total, key: keyOf(row.id) })),
   );
   const evidence = rows.map((row, i) => ({ ...evidenceOf(r, row), ...must(fileSignals[i]) }));
   const maxima = fieldMaxima(evidence);
@@ -148,17 +156,55 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
     return { x, parts, score: parts ? contributionSum(parts) : 0 };
   });
   const bestScore = model ? Math.max(...learned.map((l) => l.score)) : 0;
+  const scored = rows.map((row, i) => {
+    const { x, parts, score } = must(learned[i]);
+    const ranking = { textRank: (row.task + row.work + row.change) / best, x, parts, score, bestScore };
+    return toScored(row, query, ranking, must(feedback[i]), parts ? null : must(fixed[i]));
+  });
   // Equal totals (runs of the query's domain with no text in common) are ordered by their content, not by their random ids.
-  const tieKeys = new Map(rows.map((row) => [row.id, row.tie_key]));
-  const episodes = rows
-    .map((row, i) => {
-      const { x, parts, score } = must(learned[i]);
-      const ranking = { textRank: (row.task + row.work + row.change) / best, x, parts, score, bestScore };
-      return toScored(row, query, ranking, must(feedback[i]), parts ? null : must(fixed[i]));
-    })
-    .sort((a, b) => b.score.total - a.score.total || compareText(tieKeys.get(a.id) ?? '', tieKeys.get(b.id) ?? '') || compareText(a.id, b.id))
-    .slice(0, r.limit);
+  await readTied(
+    scored.map((e) => ({ id: e.id, total: e.score.total })),
+    r.limit,
+  );
+  const episodes = scored.sort((a, b) => b.score.total - a.score.total || compareText(keyOf(a.id), keyOf(b.id)) || compareText(a.id, b.id)).slice(0, r.limit);
   return { episodes, terms: weightedTerms(chosen) };
+}
+
+/** The voters of changedFileSignals: the best candidates by the fixed formula. */
+const VOTERS = 10;
+
+/**
+ * The candidates a sort by total, best first, cut to the `top` best, compares by their tie keys:
+ * those whose total another one shares, at or above the `top`-th best total (all of them when a
+ * total is NaN). The others' order never reaches a comparison of keys, or lies below the cut.
+ */
+export function tiedIds(candidates: ReadonlyArray<{ id: string; total: number }>, top: number): string[] {
+  const count = new Map<number, number>();
+  for (const c of candidates) count.set(c.total, (count.get(c.total) ?? 0) + 1);
+  // A NaN total compares as a tie with every other: then every candidate is compared by key.
+  if (count.has(Number.NaN)) return candidates.map((c) => c.id);
+  if (count.size === candidates.length) return [];
+  const cut = candidates.map((c) => c.total).sort((a, b) => b - a)[Math.max(0, Math.min(top, candidates.length) - 1)] ?? Number.NEGATIVE_INFINITY;
+  return candidates.filter((c) => (count.get(c.total) ?? 0) > 1 && c.total >= cut).map((c) => c.id);
+}
+
+/**
+ * Adds to `keys` the tie key of each episode not yet in it: a hash of its task and outcome, which
+ * orders equal totals the same way in every tenant with this history. Read only for the tied
+ * candidates (tiedIds): hashing every candidate's description was a fifth of the ranking
+ * statement's CPU (docs/BENCHMARKS.md, issue 55).
+ */
+async function readTieKeys(pool: pg.Pool, tenantId: string, ids: readonly string[], keys: Map<string, string>): Promise<void> {
+  const missing = ids.filter((id) => !keys.has(id));
+  if (missing.length === 0) return;
+  const p = new Params();
+  const rows = await queryPrepared<TieKeyRow>(
+    pool,
+    `SELECT e.id, md5(e.task_description || coalesce(e.outcome::text, '')) AS tie_key FROM episodes e
+      WHERE e.tenant_id = ${p.add(tenantId)} AND e.id = ANY(${p.add(missing)}::uuid[])`,
+    p,
+  );
+  for (const row of rows) keys.set(row.id, row.tie_key);
 }
 
 /** A candidate's evidence for the learned model's features, without the changed files' signals and the context match. */
@@ -283,7 +329,11 @@ interface CandidateRow {
   /** null when the episode's end time is unknown. */
   age_days: number | null;
   trigram: number;
-  /** A hash of the task and outcome: orders equal totals the same way in every tenant with this history. */
+}
+
+/** A hash of an episode's task and outcome (readTieKeys): orders equal totals the same way in every tenant with this history. */
+interface TieKeyRow {
+  id: string;
   tie_key: string;
 }
 
@@ -299,7 +349,7 @@ function candidateColumns(p: Params, r: EpisodeRetrieval, trigram: boolean): str
           -- Times unknown (an imported run without them): one half-life, so recency is a neutral 0.5.
           (CASE WHEN e.times_known THEN EXTRACT(EPOCH FROM (${p.add(r.now)}::timestamptz - COALESCE(e.ended_at, e.updated_at))) / 86400
                 ELSE ${p.add(RECENCY_HALF_LIFE_DAYS)} END)::float8 AS age_days,
-          (${similarity})::float8 AS trigram, md5(e.task_description || coalesce(e.outcome::text, '')) AS tie_key`;
+          (${similarity})::float8 AS trigram`;
 }
 
 /**
@@ -353,9 +403,11 @@ async function lexicalCandidates(
               coalesce(sum(s ORDER BY term) FILTER (WHERE field = ${BM25.TRACE_FIELD}), 0)::float8 AS trace
          FROM hits GROUP BY episode_id),
      best AS (SELECT * FROM summed WHERE task + work + change > 0 ORDER BY task + work + change DESC FETCH FIRST ${JOINED_CANDIDATES} ROWS WITH TIES),
-     scored AS MATERIALIZED (SELECT s.task, s.work, s.change, s.trace, ${columns} FROM best s JOIN episodes e ON e.id = s.episode_id WHERE ${base}),
+     scored AS MATERIALIZED (SELECT s.task, s.work, s.change, s.trace, e.id, e.domain FROM best s JOIN episodes e ON e.id = s.episode_id WHERE ${base}),
      found AS ((SELECT * FROM scored ORDER BY task + work + change DESC FETCH FIRST ${LEXICAL_CANDIDATES} ROWS WITH TIES) ${byDomain})
-     SELECT to_jsonb(f) AS candidate, NULL::jsonb AS terms, NULL::jsonb AS model FROM found f
+     -- The columns of the candidates kept only (not of every one joined), in found's order (OFFSET 0: a nested loop over it).
+     SELECT to_jsonb(f) AS candidate, NULL::jsonb AS terms, NULL::jsonb AS model
+       FROM (SELECT f.task, f.work, f.change, f.trace, c.* FROM found f CROSS JOIN LATERAL (SELECT ${columns} FROM episodes e WHERE e.id = f.id OFFSET 0) c) f
      UNION ALL SELECT NULL, coalesce(jsonb_agg(jsonb_build_object('field', field, 'term', term, 'df', df, 'documents', documents)), '[]'), NULL FROM q
      ${modelRow}`,
     p,
