@@ -22,10 +22,11 @@ import { must } from '../core/must.ts';
 import { Params, queryPrepared } from '../db/sql.ts';
 import { type ContextFacts, compareText } from '../learning/facts.ts';
 import { BM25, chooseQueryTerms, type TermStat, weightedTerms } from './bm25.ts';
+import { calibratedStrength, DEFAULT_CALIBRATION, type StrengthCalibration, type StrengthInputs } from './calibration.ts';
 import { changedFileSignals, queryMentions } from './changed-files.ts';
 import { EPISODE_FEEDBACK, type FeedbackUse, queryFeedback, type WeightedTerms } from './feedback.ts';
 import { type CandidateEvidence, contributionSum, contributions, type FeatureVector, features, fieldMaxima, type RankingModel } from './ranker.ts';
-import { loadRankingModel, rankingModelSql, toRankingModel } from './ranker-store.ts';
+import { loadTenantRanking, rankingModelSql, type TenantRanking, toTenantRanking } from './ranker-store.ts';
 import { type ContextSide, contextMatch, RECENCY_HALF_LIFE_DAYS, type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
 import { mentionTerms, taskTerms } from './terms.ts';
 
@@ -66,6 +67,8 @@ export interface EpisodeRetrieval {
    * formula (what the model is trained on, so training never depends on a previous model).
    */
   model?: RankingModel | null;
+  /** The strength's calibration when the model is given (else the tenant's, loaded with its model). */
+  calibration?: StrengthCalibration;
 }
 
 export interface ScoredEpisode {
@@ -88,6 +91,10 @@ export interface ScoredEpisode {
   feedbackUses: number;
   /** The largest resemblance of any reported use's query to this one, in [0, 1]. */
   feedbackResemblance: number;
+  /** The calibrated chance that the run is useful to the task (calibration.ts), non-increasing down the ranking. */
+  strength: number;
+  /** What the strength was computed from (the query's level with the run's total): what a calibration is fitted on. */
+  strengthInputs: StrengthInputs;
 }
 
 /** The largest number of distinct query terms looked up (a 10 KB description holds fewer words). */
@@ -118,8 +125,9 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
   const found =
     lookup.length > 0
       ? await lexicalCandidates(pool, r, lookup, repeated)
-      : { rows: [], stats: [], model: r.model === undefined ? await loadRankingModel(pool, r.tenantId) : null };
-  const model = r.model !== undefined ? r.model : found.model;
+      : { rows: [], stats: [], ranking: r.model === undefined ? await loadTenantRanking(pool, r.tenantId) : null };
+  const model = r.model !== undefined ? r.model : (found.ranking?.model ?? null);
+  const calibration = r.model !== undefined ? (r.calibration ?? DEFAULT_CALIBRATION) : (found.ranking?.calibration ?? DEFAULT_CALIBRATION);
   // The statement chose the terms as chooseQueryTerms does; over the chosen ones' stats it gives them back with their idf.
   const chosen = chooseQueryTerms(
     found.stats.filter((s) => s.field !== BM25.TRACE_FIELD),
@@ -158,6 +166,11 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
     })
     .sort((a, b) => b.score.total - a.score.total || compareText(tieKeys.get(a.id) ?? '', tieKeys.get(b.id) ?? '') || compareText(a.id, b.id))
     .slice(0, r.limit);
+  // The strength after the order: monotone in the total within a query, so it follows the order.
+  for (const e of episodes) {
+    e.strengthInputs = { total: e.score.total, bestText: rows.length > 0 ? best : 0, bestScore };
+    e.strength = calibratedStrength(calibration, e.strengthInputs);
+  }
   return { episodes, terms: weightedTerms(chosen) };
 }
 
@@ -234,6 +247,8 @@ function toScored(
     whatWentWrong: row.status === 'failed' ? row.what_went_wrong : null,
     feedbackUses: feedback.uses,
     feedbackResemblance: feedback.resemblance,
+    strength: 0,
+    strengthInputs: { total: 0, bestText: 0, bestScore: 0 },
     // Each member named, not spread (relevanceScore's comment says why).
     score:
       fixed ??
@@ -315,7 +330,7 @@ async function lexicalCandidates(
   r: EpisodeRetrieval,
   words: string[],
   repeated: string[],
-): Promise<{ rows: CandidateRow[]; stats: TermStat[]; model: RankingModel | null }> {
+): Promise<{ rows: CandidateRow[]; stats: TermStat[]; ranking: TenantRanking | null }> {
   const p = new Params();
   const tenant = p.add(r.tenantId);
   const base = baseWhere(p, r);
@@ -326,7 +341,7 @@ async function lexicalCandidates(
       ? ''
       : `UNION ALL (SELECT * FROM scored WHERE domain = ${p.add(domain)} ORDER BY task + work + change DESC FETCH FIRST ${CONTEXT_CANDIDATES} ROWS WITH TIES)`;
   const modelRow = r.model === undefined ? `UNION ALL SELECT NULL, NULL, to_jsonb(m) FROM (${rankingModelSql(p, r.tenantId)}) m` : '';
-  const rows = await queryPrepared<{ candidate: CandidateRow | null; terms: TermStat[] | null; model: Parameters<typeof toRankingModel>[0] }>(
+  const rows = await queryPrepared<{ candidate: CandidateRow | null; terms: TermStat[] | null; model: Parameters<typeof toTenantRanking>[0] }>(
     pool,
     `WITH w AS MATERIALIZED (SELECT DISTINCT term FROM unnest(${p.add(words)}::text[]) AS w(term)),
      stats AS MATERIALIZED (
@@ -365,7 +380,7 @@ async function lexicalCandidates(
   return {
     rows: candidates,
     stats: rows.find((row) => row.terms !== null)?.terms ?? [],
-    model: toRankingModel(rows.find((row) => row.model !== null)?.model),
+    ranking: r.model === undefined ? toTenantRanking(rows.find((row) => row.model !== null)?.model) : null,
   };
 }
 

@@ -1,7 +1,8 @@
 // The same history gives the same answers (issue 51): the same real runs imported into two tenants,
 // one in name order many at once, the other in reverse order one at a time, give the same index
 // statistics, the same rewards, the same learned ranker (or the same decision to keep the fixed
-// formula) and the same top 10s with the same scores, in text and context mode. Before, a run's
+// formula), the same strength calibration and the same top 10s with the same scores and strengths,
+// in text and context mode. Before, a run's
 // reward counted the patterns its extraction kept, which depends on the runs that ended before it:
 // on these 59 runs both cases failed (30 runs were too few for a pattern to tell).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,7 +58,7 @@ async function history(tenantId: string) {
 
 const TOP10 = `query($task: RetrievalTaskInput!) {
   relevantEpisodes(task: $task, limit: 10, includeFailures: true) {
-    ... on RelevantEpisodes { episodes { episode { taskDescription } failed score { total evidence reward } } }
+    ... on RelevantEpisodes { episodes { episode { taskDescription } failed score { total evidence reward strength } } }
   }
 }`;
 
@@ -73,7 +74,7 @@ async function topTens(keys: TenantKeys, tasks: ReadonlyArray<{ description: str
     );
     const episodes = r.data?.relevantEpisodes.episodes ?? [];
     answers.push(JSON.stringify(episodes.map((e) => [e.episode.taskDescription.slice(0, 60), e.failed])));
-    for (const e of episodes) scores.push(...['total', 'evidence', 'reward'].map((k) => e.score[k] ?? 0));
+    for (const e of episodes) scores.push(...['total', 'evidence', 'reward', 'strength'].map((k) => e.score[k] ?? 0));
   }
   return { answers, scores };
 }
@@ -93,6 +94,8 @@ describe('the same runs in another order and concurrency', () => {
     // clock: recency (in the fixed totals the file votes weigh) moves by about 1e-12 between the fits.
     expect(Boolean(fitB)).toBe(Boolean(fitA));
     expect(fitB?.model.features).toEqual(fitA?.model.features);
+    // The strength's calibration is stored rounded, so the two serve the same strengths.
+    expect(fitB?.calibration).toEqual(fitA?.calibration);
     const numbers = (fit: typeof fitA) => (fit ? [...fit.model.weights, ...fit.model.means, ...fit.model.scales] : []);
     expect(numbers(fitB)).toHaveLength(numbers(fitA).length);
     for (const [i, value] of numbers(fitB).entries()) expect(value).toBeCloseTo(numbers(fitA)[i] ?? Number.NaN, 9);
