@@ -344,11 +344,13 @@ async function lexicalCandidates(
   const rows = await queryPrepared<{ candidate: CandidateRow | null; terms: TermStat[] | null; model: Parameters<typeof toTenantRanking>[0] }>(
     pool,
     `WITH w AS MATERIALIZED (SELECT DISTINCT term FROM unnest(${p.add(words)}::text[]) AS w(term)),
+     ${ownTerms(p, r)}
      stats AS MATERIALIZED (
        -- OFFSET 0 keeps the probe a probe: one index lookup per field and word, never a scan of the tenant's frequencies.
-       SELECT t.field, w.term, d.df, t.documents FROM episode_term_totals t CROSS JOIN w
+       SELECT t.field, w.term, d.df - o.n AS df, t.documents - o.documents AS documents FROM episode_term_totals t CROSS JOIN w
         CROSS JOIN LATERAL (SELECT d.df FROM episode_term_df d WHERE d.tenant_id = ${tenant} AND d.field = t.field AND d.term = w.term OFFSET 0) d
-        WHERE t.tenant_id = ${tenant} AND t.field IN (0, 1, 2, ${BM25.TRACE_FIELD})),
+        CROSS JOIN LATERAL (SELECT ${r.excludeId ? '1' : '0'} AS documents, count(*)::int AS n FROM own WHERE own.field = t.field AND own.term = w.term) o
+        WHERE t.tenant_id = ${tenant} AND t.field IN (0, 1, 2, ${BM25.TRACE_FIELD}) AND d.df - o.n > 0),
      chosen AS (
        (SELECT term FROM stats WHERE field <> ${BM25.TRACE_FIELD} GROUP BY term ORDER BY min(df::float8 / greatest(documents, 1)), term COLLATE "C" LIMIT ${BM25.QUERY_TERMS})
        UNION SELECT unnest(${p.add(repeated)}::text[])),
@@ -382,6 +384,20 @@ async function lexicalCandidates(
     stats: rows.find((row) => row.terms !== null)?.terms ?? [],
     ranking: r.model === undefined ? toTenantRanking(rows.find((row) => row.model !== null)?.model) : null,
   };
+}
+
+/**
+ * The excluded episode's own terms (its postings), left out of the frequencies with the episode
+ * itself: a training query is a run of the history asked as if it were new, and a new task is in no
+ * frequency. Counted, its own rare terms looked commoner, its matches weaker than a new task's, and
+ * the strength fitted on them promised new tasks too much (docs/LEARNING.md). Postings hold a field's
+ * 512 largest impacts, so a term below them still counts: the correction is exact for the task field.
+ */
+function ownTerms(p: Params, r: EpisodeRetrieval): string {
+  const own = r.excludeId
+    ? `SELECT field, term FROM episode_terms WHERE episode_id = ${p.add(r.excludeId)}::uuid`
+    : 'SELECT 0 AS field, NULL::text AS term WHERE false';
+  return `own AS MATERIALIZED (${own}),`;
 }
 
 /** Adds the fallback candidates (context, trigram) to the few lexical ones. */

@@ -114,4 +114,29 @@ describe('the same runs in another order and concurrency', () => {
     expect(b.scores).toHaveLength(a.scores.length);
     for (const [i, score] of b.scores.entries()) expect(score).toBeCloseTo(a.scores[i] ?? Number.NaN, 9);
   });
+
+  it('serve a strength that follows the order and tells the same bug from nothing similar', async () => {
+    await trainRankingModel(t.services.db.pool, forward.tenantId);
+    const { rows: tasks } = await t.services.db.pool.query<{ task_description: string }>(
+      'SELECT task_description FROM episodes WHERE tenant_id = $1 ORDER BY md5(task_description) LIMIT 4',
+      [forward.tenantId],
+    );
+    const strengths = async (description: string) => {
+      const r = await t.gql<{ relevantEpisodes: { episodes: Array<{ score: { strength: number; total: number } }> } }>(
+        TOP10,
+        { task: { description } },
+        forward.read,
+      );
+      return (r.data?.relevantEpisodes.episodes ?? []).map((e) => e.score.strength);
+    };
+    const unrelated = await strengths('Bake a sourdough loaf with rye flour and a long cold fermentation overnight');
+    for (const task of tasks) {
+      const served = await strengths(task.task_description.slice(0, 400));
+      expect(served.length).toBeGreaterThan(1);
+      // Never higher below in the list: a weak run is never ranked above a strong one.
+      for (const [i, s] of served.entries()) expect(s).toBeLessThanOrEqual(i === 0 ? 1 : (served[i - 1] ?? 1));
+      // The run itself is in the history: its task's best answer is surer than the best answer to a task nothing resembles.
+      expect(served[0] ?? 0).toBeGreaterThan(unrelated[0] ?? 0);
+    }
+  });
 });
