@@ -177,6 +177,14 @@ async function determinism(database: BenchDatabase, url: string, main: Tenant, p
   return `memory determinism identical=${differing.length === 0 ? 'yes' : 'no'}`;
 }
 
+/** The run in most top-5 lists, and in how many. */
+function hubRun(rankings: Rankings): { run: string; lists: number } {
+  const counts = new Map<string, number>();
+  for (const ranking of rankings.values()) for (const id of new Set(ranking.slice(0, 5))) counts.set(id, (counts.get(id) ?? 0) + 1);
+  const [run, lists] = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0] ?? ['none', 0];
+  return { run, lists };
+}
+
 const line = (name: string, m: Metrics) => `| ${name} | ${m.fileHit.toFixed(3)} | ${m.sameRepoP5.toFixed(3)} | ${m.mrr.toFixed(3)} | ${m.hub.toFixed(3)} |`;
 const HEADER = ['| ranking | FileHit@5 | same-repo P@5 | MRR@5 | max top-5 share |', '|---|---|---|---|---|'];
 
@@ -393,6 +401,8 @@ async function main() {
       final.set(mode, { episodic, bm25, bm25all });
       const sorted = [...asked.latencies].sort((a, b) => a - b);
       const pair = paired(heldOut, asked.rankings, bm25allRankings, poolById);
+      const hub = hubRun(asked.rankings);
+      console.error(`${mode}: the run in most top-5 lists: ${hub.run} (${hub.lists} of ${heldOut.length}; repository ${poolById.get(hub.run)?.repository})`);
       const same = mode === 'context' ? ' (same repository)' : '';
       console.log(`## ${mode === 'text' ? 'Task text only' : 'Task text + context {domain, language}'} (${heldOut.length} queries)\n`);
       console.log(
