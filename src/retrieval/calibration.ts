@@ -50,7 +50,7 @@ export interface CalibrationSample extends StrengthInputs {
   useful: boolean;
 }
 
-export const CALIBRATION_FIT = {
+const CALIBRATION_FIT = {
   iterations: 400,
   learningRate: 0.5,
   /** Weak L2 on the standardised weights: keeps a history that separates perfectly from infinite weights. */
