@@ -16,7 +16,7 @@ import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { createEpisodicClient, type EpisodicClient, unwrap } from '../src/client/index.ts';
 import { must } from '../src/core/must.ts';
 import { type ImportedRun, importRuns, parseMiniSweAgent } from '../src/import/index.ts';
-import { calibratedStrength, type StrengthWord, strengthWord } from '../src/retrieval/calibration.ts';
+import { calibratedStrength, type StrengthInputs, type StrengthWord, strengthWord } from '../src/retrieval/calibration.ts';
 import { loadTenantRanking } from '../src/retrieval/ranker-store.ts';
 import { calibrationSamples, trainingHistory, trainRankingModel } from '../src/retrieval/ranker-training.ts';
 import { rankEpisodesWithTerms } from '../src/retrieval/store.ts';
@@ -270,7 +270,7 @@ async function rankerRankings(database: BenchDatabase, t: Tenant, queries: reado
   const learned: Rankings = new Map();
   const fixed: Rankings = new Map();
   /** Each run served by the tenant's ranking: its strength (src/retrieval/calibration.ts) and whether it shares a file with the task. */
-  const served: Array<{ value: number; word: StrengthWord; hit: boolean }> = [];
+  const served: Array<{ value: number; word: StrengthWord; hit: boolean; inputs?: StrengthInputs }> = [];
   for (const q of queries) {
     const { description, context } = task(q, mode);
     const query = { description, taskType: null, context: { domain: context?.domain ?? null, language: context?.language ?? null, framework: null, tags: [] } };
@@ -283,7 +283,7 @@ async function rankerRankings(database: BenchDatabase, t: Tenant, queries: reado
       if (model === undefined)
         for (const e of episodes) {
           const run = t.runs.get(e.id);
-          served.push({ value: e.strength, word: strengthWord(e.strength), hit: Boolean(run && pool.get(run)?.files.some((f) => q.files.includes(f))) });
+          served.push({ value: e.strength, word: strengthWord(e.strength), hit: Boolean(run && pool.get(run)?.files.some((f) => q.files.includes(f))), inputs: e.strengthInputs });
         }
       rankings.set(
         q.id,
@@ -345,12 +345,14 @@ function pairedInterval(a: readonly number[], b: readonly number[]): { mean: num
 /** The learned ranker against the fixed formula on the same held-out tasks, both modes: MRR@5, FileHit@5 and the paired interval of the MRR gain. */
 async function rankerReport(database: BenchDatabase, t: Tenant, heldOut: readonly DevRun[], pool: ReadonlyMap<string, DevRun>): Promise<string[]> {
   const parts: string[] = [];
-  const allServed: Array<{ value: number; word: StrengthWord; hit: boolean }> = [];
+  const allServed: Array<{ value: number; word: StrengthWord; hit: boolean; inputs?: StrengthInputs }> = [];
   console.log('## Learned ranker against the fixed formula (same tenant, same held-out tasks, ranked in process)\n');
   console.log('| mode | learned MRR@5 | fixed MRR@5 | MRR gain (95 % paired bootstrap) | learned FileHit@5 | fixed FileHit@5 |\n|---|---|---|---|---|---|');
   for (const mode of ['text', 'context'] as const) {
     const { learned, fixed, served } = await rankerRankings(database, t, heldOut, mode, pool);
     allServed.push(...served);
+    const ofMode = calibration(served);
+    console.error(`${mode}: strength ECE ${ofMode.ece.toFixed(3)}; ${ofMode.words}`);
     const [a, b] = [reciprocalRanks(heldOut, learned, pool), reciprocalRanks(heldOut, fixed, pool)];
     const gain = pairedInterval(a, b);
     const [ml, mf] = [evaluate(heldOut, learned, pool), evaluate(heldOut, fixed, pool)];
@@ -368,6 +370,10 @@ async function rankerReport(database: BenchDatabase, t: Tenant, heldOut: readonl
     const own = calibration(
       samples.map((x) => ({ value: calibratedStrength(fittedCalibration, x), word: strengthWord(calibratedStrength(fittedCalibration, x)), hit: x.useful })),
     );
+    const mean = (xs: readonly StrengthInputs[], pick: (x: StrengthInputs) => number) => (xs.reduce((sum, x) => sum + pick(x), 0) / Math.max(1, xs.length)).toFixed(3);
+    const describe = (xs: readonly StrengthInputs[]) =>
+      `ln total ${mean(xs, (x) => Math.log(Math.max(1e-3, x.total)))}, ln(1 + bestText) ${mean(xs, (x) => Math.log1p(x.bestText))}, bestScore ${mean(xs, (x) => x.bestScore)}`;
+    console.log(`Inputs, pool's own: ${describe(samples)}; held-out served: ${describe(allServed.flatMap((x) => (x.inputs ? [x.inputs] : [])))}`);
     console.log(`Pool's own training queries (${history.length}), their top 5 by the model: ECE ${own.ece.toFixed(3)}; ${own.words}.`);
   }
   console.log(`\nStrength of the ${allServed.length} runs served (top 5, both modes): ECE ${calibrated.ece.toFixed(3)}; ${calibrated.words}.\n`);
