@@ -283,7 +283,12 @@ async function rankerRankings(database: BenchDatabase, t: Tenant, queries: reado
       if (model === undefined)
         for (const e of episodes) {
           const run = t.runs.get(e.id);
-          served.push({ value: e.strength, word: strengthWord(e.strength), hit: Boolean(run && pool.get(run)?.files.some((f) => q.files.includes(f))), inputs: e.strengthInputs });
+          served.push({
+            value: e.strength,
+            word: strengthWord(e.strength),
+            hit: Boolean(run && pool.get(run)?.files.some((f) => q.files.includes(f))),
+            inputs: e.strengthInputs,
+          });
         }
       rankings.set(
         q.id,
@@ -370,7 +375,8 @@ async function rankerReport(database: BenchDatabase, t: Tenant, heldOut: readonl
     const own = calibration(
       samples.map((x) => ({ value: calibratedStrength(fittedCalibration, x), word: strengthWord(calibratedStrength(fittedCalibration, x)), hit: x.useful })),
     );
-    const mean = (xs: readonly StrengthInputs[], pick: (x: StrengthInputs) => number) => (xs.reduce((sum, x) => sum + pick(x), 0) / Math.max(1, xs.length)).toFixed(3);
+    const mean = (xs: readonly StrengthInputs[], pick: (x: StrengthInputs) => number) =>
+      (xs.reduce((sum, x) => sum + pick(x), 0) / Math.max(1, xs.length)).toFixed(3);
     const describe = (xs: readonly StrengthInputs[]) =>
       `ln total ${mean(xs, (x) => Math.log(Math.max(1e-3, x.total)))}, ln(1 + bestText) ${mean(xs, (x) => Math.log1p(x.bestText))}, bestScore ${mean(xs, (x) => x.bestScore)}`;
     console.log(`Inputs, pool's own: ${describe(samples)}; held-out served: ${describe(allServed.flatMap((x) => (x.inputs ? [x.inputs] : [])))}`);
