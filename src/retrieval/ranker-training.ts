@@ -31,7 +31,13 @@ export interface HistoryQuery extends TrainingQuery {
 }
 
 /** One training query: the episode's task ranked by the fixed formula without it, labelled by shared files. */
-async function trainingQuery(pool: pg.Pool, tenantId: string, episode: TrainingEpisode, withContext: boolean): Promise<HistoryQuery> {
+async function trainingQuery(
+  pool: pg.Pool,
+  tenantId: string,
+  episode: TrainingEpisode,
+  withContext: boolean,
+  uninformative: ReadonlySet<string>,
+): Promise<HistoryQuery> {
   const context = { domain: withContext ? episode.domain : null, language: withContext ? episode.language : null, framework: null, tags: [] };
   const { episodes } = await rankEpisodesWithTerms(pool, {
     tenantId,
@@ -48,7 +54,7 @@ async function trainingQuery(pool: pg.Pool, tenantId: string, episode: TrainingE
     `SELECT id, ${ARTIFACTS} AS artifacts FROM episodes WHERE id = ANY(${p.add(episodes.map((e) => e.id))}::uuid[])`,
     p,
   );
-  const files = new Set(episode.artifacts);
+  const files = new Set(episode.artifacts.filter((f) => !uninformative.has(f)));
   const relevant = new Set(rows.filter((r) => r.artifacts.some((f) => files.has(f))).map((r) => r.id));
   const candidates = episodes.map((e) => ({
     x: e.features,
@@ -122,9 +128,36 @@ export async function trainingHistory(pool: pg.Pool, tenantId: string): Promise<
       ORDER BY ${STABLE_NEWEST} LIMIT ${p.add(RANKER_TRAINING.queries)}`,
     p,
   );
+  const uninformative = uninformativeFiles(rows);
   const queries: HistoryQuery[] = [];
-  for (const [i, episode] of rows.entries()) queries.push(await trainingQuery(pool, tenantId, episode, i % 2 === 0));
+  for (const [i, episode] of rows.entries()) queries.push(await trainingQuery(pool, tenantId, episode, i % 2 === 0, uninformative));
   return queries;
+}
+
+/** A file changed by more than this share of one domain's training runs is no label (below, at least 3 runs must share it). */
+const UNINFORMATIVE_FILE_SHARE = 0.2;
+
+/**
+ * Files that say nothing about a task: changed by more than UNINFORMATIVE_FILE_SHARE of the runs
+ * of a domain (and by more than 2). Shared, they made two runs "relevant" to each other whatever
+ * their tasks: in one repository of the development set a packaging file is in 36 of 44 runs'
+ * patches, so nearly every pair of its runs was a positive, the ranker learnt to favour that
+ * repository's runs and the strength learnt to promise them too much. By share, not by name, so
+ * it holds for any language's build files (package.json, pom.xml, go.mod) and for a harness that
+ * leaves the same scratch file in every patch.
+ */
+export function uninformativeFiles(runs: ReadonlyArray<{ domain: string | null; artifacts: readonly string[] }>): Set<string> {
+  const byDomain = new Map<string, { runs: number; files: Map<string, number> }>();
+  for (const run of runs) {
+    const group = byDomain.get(run.domain ?? '') ?? { runs: 0, files: new Map<string, number>() };
+    group.runs += 1;
+    for (const f of new Set(run.artifacts)) group.files.set(f, (group.files.get(f) ?? 0) + 1);
+    byDomain.set(run.domain ?? '', group);
+  }
+  const out = new Set<string>();
+  for (const group of byDomain.values())
+    for (const [file, n] of group.files) if (n > 2 && n > UNINFORMATIVE_FILE_SHARE * group.runs) out.add(file);
+  return out;
 }
 
 /** A kept model with the calibrations fitted beside it (null: too little history, DEFAULT_CALIBRATION). */
