@@ -155,8 +155,7 @@ export function uninformativeFiles(runs: ReadonlyArray<{ domain: string | null; 
     byDomain.set(run.domain ?? '', group);
   }
   const out = new Set<string>();
-  for (const group of byDomain.values())
-    for (const [file, n] of group.files) if (n > 2 && n > UNINFORMATIVE_FILE_SHARE * group.runs) out.add(file);
+  for (const group of byDomain.values()) for (const [file, n] of group.files) if (n > 2 && n > UNINFORMATIVE_FILE_SHARE * group.runs) out.add(file);
   return out;
 }
 
