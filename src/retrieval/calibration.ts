@@ -29,7 +29,7 @@ export type StrengthCalibration = readonly [bias: number, logTotal: number, logB
  * The fixed formula's calibration, for a tenant without a fit: fitted once on the development set's
  * pool (its own training queries, never the held-out tasks; docs/LEARNING.md), rounded.
  */
-export const DEFAULT_CALIBRATION: StrengthCalibration = [-4.7, 0.7, 0.86, 0];
+export const DEFAULT_CALIBRATION: StrengthCalibration = [-4, 0.77, 0.51, 0];
 
 /** Smallest total the logarithm sees (a total of 0 is no evidence; its strength is the floor of the model). */
 const MIN_TOTAL = 1e-3;
