@@ -143,6 +143,10 @@ describe('scopes', () => {
       expect(codes(res), `${op.name}: ${JSON.stringify(res.body)}`).toEqual(['FORBIDDEN']);
       expect(res.body.data?.[op.name] ?? null, op.name).toBeNull();
       expect(res.status, op.name).toBe(403);
+      // The refusal names the scope to ask for, not just "a scope".
+      expect(res.body.errors?.[0]?.message, op.name).toMatch(
+        new RegExp(`^This API key \\(scopes read\\) lacks the (write|admin)( or admin)? scope ${op.name} needs`),
+      );
     }
     expect(await snapshots.take(t.keys.tenantId)).toEqual(before);
   });

@@ -6,16 +6,12 @@
 // rows; every view at 360, 800 and 1440 px (no text over other text, nothing scrolling sideways,
 // the episode list beside the ledger panel, never under it); long tasks clamped with the whole
 // text one click away; a retrieval's strength (a calibrated chance) and the last error of each warning.
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
 import { clientFor } from '../client/support.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import { BROWSER_TEST_MS, CHROMIUM, FLAGS } from '../support/browser.ts';
+import { BROWSER_TEST_MS, openSignedIn, type SignedInMonitor } from '../support/browser.ts';
 import { importRealRuns, type RealRuns } from '../support/real-runs.ts';
 import { findOverlaps, unnamedControls } from './layout.ts';
 
@@ -26,34 +22,25 @@ const RUNS = 350;
 
 let t: TestApp;
 let runs: RealRuns;
-let context: BrowserContext;
+let monitor: SignedInMonitor | undefined;
 let page: Page;
-let profile: string;
-const pageProblems: string[] = [];
+let pageProblems: string[] = [];
 
 const home = () => t.url.replace(/\/graphql$/, '/');
 const sql = async <T>(text: string) => (await t.services.db.pool.query(text, [t.keys.tenantId])).rows as T[];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: this browser test needs Debian's chromium (apt-get install -y chromium)`);
   t = await startTestApp();
   runs = await importRealRuns(clientFor(t, t.keys.write));
-  profile = await mkdtemp(join(tmpdir(), 'episodic-chromium-'));
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1440, height: 900 } });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('pageerror', (err) => pageProblems.push(err.message));
-  page.on('console', (msg) => msg.type() === 'error' && pageProblems.push(msg.text()));
-  await page.goto(home());
-  await page.getByLabel('API key').fill(t.keys.read);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.locator('.link.live').waitFor({ timeout: LIVE.timeout });
+  monitor = await openSignedIn(home(), t.keys.read, LIVE.timeout);
+  page = monitor.page;
+  pageProblems = monitor.problems;
 }, 600_000);
 
 afterAll(async () => {
-  await context?.close();
+  await monitor?.close();
   await t?.stop();
   await runs?.cleanup();
-  if (profile) await rm(profile, { recursive: true, force: true });
 });
 
 /** A receipt, as an agent with a write key records one (the page's read key records none). */
