@@ -375,6 +375,8 @@ export type RankingModelsRow = {
   weights: number[] | null;
   means: number[] | null;
   scales: number[] | null;
+  /** The strength's calibration fitted with it (retrieval/calibration.ts: bias and three weights); empty keeps the default. */
+  calibration: number[] | null;
   /** Episodes indexed when it was fitted, the training queries (runs with a relevant run) and pairs. */
   episodes: number;
   queries: number;

@@ -22,10 +22,11 @@ import { must } from '../core/must.ts';
 import { Params, queryPrepared } from '../db/sql.ts';
 import { type ContextFacts, compareText } from '../learning/facts.ts';
 import { BM25, chooseQueryTerms, type TermStat, weightedTerms } from './bm25.ts';
+import { calibratedStrength, DEFAULT_CALIBRATION, type StrengthCalibration, type StrengthInputs } from './calibration.ts';
 import { changedFileSignals, queryMentions } from './changed-files.ts';
 import { EPISODE_FEEDBACK, type FeedbackUse, queryFeedback, type WeightedTerms } from './feedback.ts';
 import { type CandidateEvidence, contributionSum, contributions, type FeatureVector, features, fieldMaxima, type RankingModel } from './ranker.ts';
-import { loadRankingModel, rankingModelSql, toRankingModel } from './ranker-store.ts';
+import { loadTenantRanking, rankingModelSql, type TenantRanking, toTenantRanking } from './ranker-store.ts';
 import { type ContextSide, contextMatch, RECENCY_HALF_LIFE_DAYS, type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
 import { mentionTerms, taskTerms } from './terms.ts';
 
@@ -66,6 +67,8 @@ export interface EpisodeRetrieval {
    * formula (what the model is trained on, so training never depends on a previous model).
    */
   model?: RankingModel | null;
+  /** The strength's calibration when the model is given (else the tenant's, loaded with its model). */
+  calibration?: StrengthCalibration;
 }
 
 export interface ScoredEpisode {
@@ -88,6 +91,10 @@ export interface ScoredEpisode {
   feedbackUses: number;
   /** The largest resemblance of any reported use's query to this one, in [0, 1]. */
   feedbackResemblance: number;
+  /** The calibrated chance that the run is useful to the task (calibration.ts), non-increasing down the ranking. */
+  strength: number;
+  /** What the strength was computed from (the query's level with the run's total): what a calibration is fitted on. */
+  strengthInputs: StrengthInputs;
 }
 
 /** The largest number of distinct query terms looked up (a 10 KB description holds fewer words). */
@@ -119,8 +126,9 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
   const found =
     lookup.length > 0
       ? await lexicalCandidates(pool, r, lookup, repeated)
-      : { rows: [], stats: [], model: r.model === undefined ? await loadRankingModel(pool, r.tenantId) : null };
-  const model = r.model !== undefined ? r.model : found.model;
+      : { rows: [], stats: [], ranking: r.model === undefined ? await loadTenantRanking(pool, r.tenantId) : null };
+  const model = r.model !== undefined ? r.model : (found.ranking?.model ?? null);
+  const calibration = r.model !== undefined ? (r.calibration ?? DEFAULT_CALIBRATION) : (found.ranking?.calibration ?? DEFAULT_CALIBRATION);
   // The statement chose the terms as chooseQueryTerms does; over the chosen ones' stats it gives them back with their idf.
   const chosen = chooseQueryTerms(
     found.stats.filter((s) => s.field !== BM25.TRACE_FIELD),
@@ -167,6 +175,11 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
     r.limit,
   );
   const episodes = scored.sort((a, b) => b.score.total - a.score.total || compareText(keyOf(a.id), keyOf(b.id)) || compareText(a.id, b.id)).slice(0, r.limit);
+  // The strength after the order: monotone in the total within a query, so it follows the order.
+  for (const e of episodes) {
+    e.strengthInputs = { total: e.score.total, bestText: rows.length > 0 ? best : 0, bestScore };
+    e.strength = calibratedStrength(calibration, e.strengthInputs);
+  }
   return { episodes, terms: weightedTerms(chosen) };
 }
 
@@ -280,6 +293,8 @@ function toScored(
     whatWentWrong: row.status === 'failed' ? row.what_went_wrong : null,
     feedbackUses: feedback.uses,
     feedbackResemblance: feedback.resemblance,
+    strength: 0,
+    strengthInputs: { total: 0, bestText: 0, bestScore: 0 },
     // Each member named, not spread (relevanceScore's comment says why).
     score:
       fixed ??
@@ -365,7 +380,7 @@ async function lexicalCandidates(
   r: EpisodeRetrieval,
   words: string[],
   repeated: string[],
-): Promise<{ rows: CandidateRow[]; stats: TermStat[]; model: RankingModel | null }> {
+): Promise<{ rows: CandidateRow[]; stats: TermStat[]; ranking: TenantRanking | null }> {
   const p = new Params();
   const tenant = p.add(r.tenantId);
   const base = baseWhere(p, r);
@@ -376,14 +391,16 @@ async function lexicalCandidates(
       ? ''
       : `UNION ALL (SELECT * FROM scored WHERE domain = ${p.add(domain)} ORDER BY task + work + change DESC FETCH FIRST ${CONTEXT_CANDIDATES} ROWS WITH TIES)`;
   const modelRow = r.model === undefined ? `UNION ALL SELECT NULL, NULL, to_jsonb(m) FROM (${rankingModelSql(p, r.tenantId)}) m` : '';
-  const rows = await queryPrepared<{ candidate: CandidateRow | null; terms: TermStat[] | null; model: Parameters<typeof toRankingModel>[0] }>(
+  const rows = await queryPrepared<{ candidate: CandidateRow | null; terms: TermStat[] | null; model: Parameters<typeof toTenantRanking>[0] }>(
     pool,
     `WITH w AS MATERIALIZED (SELECT DISTINCT term FROM unnest(${p.add(words)}::text[]) AS w(term)),
+     ${ownTerms(p, r)}
      stats AS MATERIALIZED (
        -- OFFSET 0 keeps the probe a probe: one index lookup per field and word, never a scan of the tenant's frequencies.
-       SELECT t.field, w.term, d.df, t.documents FROM episode_term_totals t CROSS JOIN w
+       SELECT t.field, w.term, d.df - o.n AS df, t.documents - o.documents AS documents FROM episode_term_totals t CROSS JOIN w
         CROSS JOIN LATERAL (SELECT d.df FROM episode_term_df d WHERE d.tenant_id = ${tenant} AND d.field = t.field AND d.term = w.term OFFSET 0) d
-        WHERE t.tenant_id = ${tenant} AND t.field IN (0, 1, 2, ${BM25.TRACE_FIELD})),
+        CROSS JOIN LATERAL (SELECT ${r.excludeId ? '1' : '0'} AS documents, count(*)::int AS n FROM own WHERE own.field = t.field AND own.term = w.term) o
+        WHERE t.tenant_id = ${tenant} AND t.field IN (0, 1, 2, ${BM25.TRACE_FIELD}) AND d.df - o.n > 0),
      chosen AS (
        (SELECT term FROM stats WHERE field <> ${BM25.TRACE_FIELD} GROUP BY term ORDER BY min(df::float8 / greatest(documents, 1)), term COLLATE "C" LIMIT ${BM25.QUERY_TERMS})
        UNION SELECT unnest(${p.add(repeated)}::text[])),
@@ -417,8 +434,22 @@ async function lexicalCandidates(
   return {
     rows: candidates,
     stats: rows.find((row) => row.terms !== null)?.terms ?? [],
-    model: toRankingModel(rows.find((row) => row.model !== null)?.model),
+    ranking: r.model === undefined ? toTenantRanking(rows.find((row) => row.model !== null)?.model) : null,
   };
+}
+
+/**
+ * The excluded episode's own terms (its postings), left out of the frequencies with the episode
+ * itself: a training query is a run of the history asked as if it were new, and a new task is in no
+ * frequency. Counted, its own rare terms looked commoner, its matches weaker than a new task's, and
+ * the strength fitted on them promised new tasks too much (docs/LEARNING.md). Postings hold a field's
+ * 512 largest impacts, so a term below them still counts: the correction is exact for the task field.
+ */
+function ownTerms(p: Params, r: EpisodeRetrieval): string {
+  const own = r.excludeId
+    ? `SELECT field, term FROM episode_terms WHERE episode_id = ${p.add(r.excludeId)}::uuid`
+    : 'SELECT 0 AS field, NULL::text AS term WHERE false';
+  return `own AS MATERIALIZED (${own}),`;
 }
 
 /** Adds the fallback candidates (context, trigram) to the few lexical ones. */

@@ -1535,10 +1535,15 @@ export type RelevanceScore = {
   reward: Maybe<Scalars['Float']['output']>;
   /** max(textRank, trigramSimilarity) */
   similarity: Maybe<Scalars['Float']['output']>;
+  /** The calibrated chance, in [0, 1], that this run is useful to the task (that it changed a file the task's run will change), fitted on the tenant's own history; the same scale for every query, and never higher below in the list (docs/LEARNING.md). */
+  strength: Maybe<Scalars['Float']['output']>;
+  /** The strength in a word: strong (>= 0.5), moderate (>= 0.25), weak (>= 0.1), none. */
+  strengthWord: Maybe<Scalars['String']['output']>;
   /** BM25 (k1 1.2, b 0.75) of the query against the task description. */
   taskText: Maybe<Scalars['Float']['output']>;
   /** (taskText + work + change) / the best candidate's, in [0, 1]. */
   textRank: Maybe<Scalars['Float']['output']>;
+  /** The ranking total, relative to the best candidate (the top hit is always near 1): see strength for how good a match it is. */
   total: Maybe<Scalars['Float']['output']>;
   trigramSimilarity: Maybe<Scalars['Float']['output']>;
   /** 0.5 × BM25 (b 1) of the query against what the episode did: files and symbols it changed, its commands, errors and tools. */
