@@ -20,7 +20,7 @@ export interface ForgetStepsRequest {
   reason: string;
 }
 
-/** Who asked: an admin key, or the operator's retention setting (STEP_RETENTION_DAYS). */
+/** Who asked: an admin key, or the operator's retention setting (STEP_RETENTION_DAYS, RUN_RETENTION_DAYS). */
 export type ForgetActor = { keyId: string } | { retentionDays: number };
 
 export interface ForgetStepsResult {
@@ -33,9 +33,13 @@ export interface ForgetStepsResult {
 /** The columns a forgotten step loses (FORGOTTEN_MEMBERS, which verifyLedger requires empty). */
 const CONTENT_COLUMNS = FORGOTTEN_MEMBERS.map((m) => m.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
 
+/** A forgetting's reason is stored in a jsonb payload: non-empty, at most 500 characters, no NUL, no lone surrogate. */
+export function reasonViolations(reason: string) {
+  return textViolations('reason', reason, { nonEmpty: true, maxChars: FORGET_LIMITS.reasonChars });
+}
+
 function checkRequest(req: ForgetStepsRequest): void {
-  // The reason is stored in a jsonb payload: no NUL, no lone surrogate, as every stored text.
-  const violations = textViolations('reason', req.reason, { nonEmpty: true, maxChars: FORGET_LIMITS.reasonChars });
+  const violations = reasonViolations(req.reason);
   if (req.stepNumbers) violations.push(...countViolations('stepNumbers', req.stepNumbers.length, FORGET_LIMITS.stepNumbers, 'step numbers'));
   if (violations.length) throw new InputLimitError(violations);
 }

@@ -61,3 +61,34 @@ export function forgottenStepsOf(events: Iterable<StoredLedgerEvent>): Forgotten
 export function isForgotten(forgotten: ForgottenSteps, episodeId: string, n: number, loggedHash: string): boolean {
   return forgotten.get(episodeId)?.get(n)?.hash === loggedHash;
 }
+
+export const EPISODE_FORGOTTEN = 'episode.forgotten';
+
+/** Row key (`kind:id`, hashed-rows.ts rowKey) -> the hash an episode.forgotten event forgot it with, and its seq. */
+export type ForgottenRows = Map<string, { hash: string; seq: number }>;
+
+/**
+ * Adds the rows an episode.forgotten event names (`rows: [{kind, id, hash}]`) to `into`: each row
+ * whose value it deleted, with the hash of the value it deleted (an earlier naming is kept).
+ */
+export function addForgottenRows(into: ForgottenRows, e: StoredLedgerEvent): void {
+  if (e.type !== EPISODE_FORGOTTEN || e.episodeId === null) return;
+  const rows = (e.payload as { rows?: unknown } | null)?.rows;
+  if (!Array.isArray(rows)) return;
+  for (const row of rows) {
+    const { kind, id, hash } = (row ?? {}) as { kind?: unknown; id?: unknown; hash?: unknown };
+    const key = `${String(kind)}:${String(id)}`;
+    if (typeof kind === 'string' && typeof id === 'string' && isHashHex(hash) && !into.has(key)) into.set(key, { hash, seq: e.seq });
+  }
+}
+
+export function forgottenRowsOf(events: Iterable<StoredLedgerEvent>): ForgottenRows {
+  const out: ForgottenRows = new Map();
+  for (const e of events) addForgottenRows(out, e);
+  return out;
+}
+
+/** Whether the row was forgotten with exactly the hash its latest claim carries. */
+export function isRowForgotten(forgotten: ForgottenRows, row: { kind: string; id: string; hash: string }): boolean {
+  return forgotten.get(`${row.kind}:${row.id}`)?.hash === row.hash;
+}

@@ -3,7 +3,7 @@
 // Verification never throws on bad data: a bundle is untrusted input.
 import { type ForgottenStepRow, forgottenStepsOf, isForgotten, isForgottenStepRow } from '../format/forgotten.ts';
 import { fromHex, isHashHex, type StoredLedgerEvent, toHex } from '../format/hash.ts';
-import { checkHashedRows, type HashedRow, isHashedRow, rowClaimsOf } from '../format/hashed-rows.ts';
+import { checkHashedRows, claimList, collectClaims, forgottenClaimList, type HashedRow, isHashedRow } from '../format/hashed-rows.ts';
 import { eventLeafHash, type MerkleTree, verifyInclusion } from '../format/merkle.ts';
 import { hasExactly, hasOnly, isUuid } from '../format/shape.ts';
 import { isSignedTreeHead, type SignedTreeHead, type TreeHead, verifyTreeHead } from '../format/signed-head.ts';
@@ -60,6 +60,8 @@ export interface BundleReport {
   stepsForgotten: number;
   /** Hashed values (outcome, critique, ...) recomputed from the bundle's rows (v2). */
   rowsChecked: number;
+  /** Hashed values an episode.forgotten event of the bundle names with their claimed hash: deleted, not checked (§3.4). */
+  rowsForgotten: number;
   problems: BundleProblem[];
 }
 
@@ -241,7 +243,8 @@ function checkSteps(bundle: ProofBundle, events: StoredLedgerEvent[], problems: 
  */
 export function verifyProofBundle(value: unknown, publicKey: Uint8Array): BundleReport {
   const envelope = envelopeFailure(value);
-  if (envelope) return { ok: false, signatureValid: false, eventsChecked: 0, stepsChecked: 0, stepsForgotten: 0, rowsChecked: 0, problems: [envelope] };
+  if (envelope)
+    return { ok: false, signatureValid: false, eventsChecked: 0, stepsChecked: 0, stepsForgotten: 0, rowsChecked: 0, rowsForgotten: 0, problems: [envelope] };
   const bundle = value as ProofBundle;
   const problems: BundleProblem[] = [];
   const signatureValid = verifyTreeHead(bundle.treeHead, publicKey);
@@ -261,7 +264,8 @@ export function verifyProofBundle(value: unknown, publicKey: Uint8Array): Bundle
     if (!eventsBySeq.has(seq)) problems.push({ seq, problem: 'malformed', reason: `proof for seq ${seq} has no event` });
   }
   const steps = checkSteps(bundle, [...eventsBySeq.values()], problems);
-  const rows = bundle.rows ? checkHashedRows(rowClaimsOf(eventsBySeq.values()), bundle.rows) : { checked: 0 };
+  const claims = collectClaims(eventsBySeq.values());
+  const rows = bundle.rows ? checkHashedRows(claimList(claims), bundle.rows) : { checked: 0 };
   if (rows.failure) problems.push(rows.failure);
   return {
     ok: problems.length === 0,
@@ -270,6 +274,7 @@ export function verifyProofBundle(value: unknown, publicKey: Uint8Array): Bundle
     stepsChecked: steps.checked,
     stepsForgotten: steps.forgotten,
     rowsChecked: rows.checked,
+    rowsForgotten: forgottenClaimList(claims).length,
     problems,
   };
 }
