@@ -77,8 +77,9 @@ export function addForgottenRows(into: ForgottenRows, e: StoredLedgerEvent): voi
   if (!Array.isArray(rows)) return;
   for (const row of rows) {
     const { kind, id, hash } = (row ?? {}) as { kind?: unknown; id?: unknown; hash?: unknown };
-    const key = `${String(kind)}:${String(id)}`;
-    if (typeof kind === 'string' && typeof id === 'string' && isHashHex(hash) && !into.has(key)) into.set(key, { hash, seq: e.seq });
+    if (typeof kind !== 'string' || typeof id !== 'string' || !isHashHex(hash)) continue;
+    const key = `${kind}:${id}`;
+    if (!into.has(key)) into.set(key, { hash, seq: e.seq });
   }
 }
 
