@@ -10,7 +10,7 @@ import { type StoredLedgerEvent, toHex } from '../ledger/format/hash.ts';
 import { rowClaimsOf } from '../ledger/format/hashed-rows.ts';
 import { eventLeafHash } from '../ledger/format/merkle.ts';
 import type { SignedTreeHead } from '../ledger/format/signed-head.ts';
-import { type StepRow, stepRowFromColumns } from '../ledger/format/step-hash.ts';
+import { type StepRow, stepKeptMembers, stepRowFromColumns } from '../ledger/format/step-hash.ts';
 import { buildProofBundle, type ProofBundle } from '../ledger/proofs/bundle.ts';
 import { latestCheckpoint } from '../ledger/store/checkpoints.ts';
 import { NotCheckpointedError } from '../ledger/store/errors.ts';
@@ -103,8 +103,10 @@ async function episodeRecord(
     `SELECT * FROM steps WHERE tenant_id = ${p.add(tenantId)} AND episode_id = ${p.add(episodeId)} ORDER BY step_number`,
     p,
   );
-  // A forgotten step is carried as its number: its steps.forgotten event, in events, vouches for it (§3.4).
-  const rows = steps.map((s) => (s.forgotten_at ? { stepNumber: s.step_number, forgotten: true as const } : stepRowFromColumns(s)));
+  // A forgotten step is carried as its number and the members it keeps: its steps.forgotten event, in events, vouches for it (§3.4).
+  const rows = steps.map((s) =>
+    s.forgotten_at ? { stepNumber: s.step_number, forgotten: true as const, kept: stepKeptMembers(stepRowFromColumns(s)) } : stepRowFromColumns(s),
+  );
   return { events: events.map(toEvent), steps: rows };
 }
 

@@ -1,8 +1,8 @@
 // Episode proof bundles (docs/LEDGER.md §6): an episode's events with inclusion proofs against a
 // signed tree head, and its step rows, checkable offline with a public key the caller trusts.
 // Verification never throws on bad data: a bundle is untrusted input.
-import { type ForgottenStepRow, forgottenStepsOf, isForgotten, isForgottenStepRow } from '../format/forgotten.ts';
-import { fromHex, isHashHex, type StoredLedgerEvent, toHex } from '../format/hash.ts';
+import { type ForgottenStepRow, type ForgottenSteps, forgottenStepsOf, isForgottenStepRow } from '../format/forgotten.ts';
+import { contentHash, fromHex, isHashHex, type StoredLedgerEvent, toHex } from '../format/hash.ts';
 import { checkHashedRows, claimList, collectClaims, forgottenClaimList, type HashedRow, isHashedRow } from '../format/hashed-rows.ts';
 import { eventLeafHash, type MerkleTree, verifyInclusion } from '../format/merkle.ts';
 import { hasExactly, hasOnly, isUuid } from '../format/shape.ts';
@@ -217,14 +217,9 @@ function checkSteps(bundle: ProofBundle, events: StoredLedgerEvent[], problems: 
       const row = rows.get(n);
       if (!row) problems.push({ seq: e.seq, stepNumber: n, problem: 'step-missing', reason: `step ${n} logged by seq ${e.seq} is not in the bundle` });
       else if (isForgottenStepRow(row)) {
-        if (isForgotten(forgottenSteps, bundle.episodeId, n, hash)) counts.forgotten++;
-        else
-          problems.push({
-            seq: e.seq,
-            stepNumber: n,
-            problem: 'step-mismatch',
-            reason: `step ${n} is marked forgotten but no steps.forgotten event of the bundle names it with the hash seq ${e.seq} logged`,
-          });
+        const reason = forgottenRowFailure(row, forgottenSteps, bundle.episodeId, hash);
+        if (!reason) counts.forgotten++;
+        else problems.push({ seq: e.seq, stepNumber: n, problem: 'step-mismatch', reason: `step ${n} ${reason} (seq ${e.seq} logged it)` });
       } else if (row.episodeId !== bundle.episodeId || stepRowHash(row) !== hash)
         problems.push({ seq: e.seq, stepNumber: n, problem: 'step-mismatch', reason: `step ${n} does not hash to what seq ${e.seq} logged` });
       else counts.checked++;
@@ -234,6 +229,20 @@ function checkSteps(bundle: ProofBundle, events: StoredLedgerEvent[], problems: 
     if (!covered.has(n)) problems.push({ stepNumber: n, problem: 'step-uncovered', reason: `step ${n} is covered by no steps.logged event in the bundle` });
   }
   return counts;
+}
+
+/**
+ * Why a forgotten row does not stand for its entry (§3.4), or undefined: a steps.forgotten event
+ * must name it with the logged hash and, where that event hashed what the step keeps (keptHash),
+ * the row's `kept` members must hash to it.
+ */
+function forgottenRowFailure(row: ForgottenStepRow, forgotten: ForgottenSteps, episodeId: string, hash: string): string | undefined {
+  const named = forgotten.get(episodeId)?.get(row.stepNumber);
+  if (!named || named.hash !== hash) return 'is marked forgotten but no steps.forgotten event of the bundle names it with its logged hash';
+  if (named.keptHash === undefined) return undefined;
+  if (!row.kept || row.kept.episodeId !== episodeId || contentHash(row.kept) !== named.keptHash)
+    return 'keeps members (kind, result kind, latency, tokens, cost, side-effect key, times) that do not hash to the keptHash of its steps.forgotten event';
+  return undefined;
 }
 
 /**
