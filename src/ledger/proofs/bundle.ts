@@ -10,9 +10,15 @@ import { isSignedTreeHead, type SignedTreeHead, type TreeHead, verifyTreeHead } 
 import { STEP_HASH_FIELDS, STEP_OPTIONAL_FIELDS, type StepRow, stepRowHash } from '../format/step-hash.ts';
 import { contentFailure, eventShapeFailure, type Failure, type LedgerProblem } from './verify.ts';
 
-/** v2 adds `rows`, the values the events hash (§6.1); v1 bundles still verify (no rows to check). */
-const BUNDLE_FORMAT = 'episodic.bundle.v2';
+/**
+ * v3 adds what forgetting brought (§3.4, §9): the step member `salt` and forgotten step rows (v1
+ * and v2 files have neither: there they are malformed). v2 added `rows`, the values the events
+ * hash (§6.1); v1 and v2 bundles still verify (v1: no rows to check).
+ */
+const BUNDLE_FORMAT = 'episodic.bundle.v3';
+const BUNDLE_V2 = 'episodic.bundle.v2';
 const BUNDLE_V1 = 'episodic.bundle.v1';
+const BUNDLE_FORMATS: readonly unknown[] = [BUNDLE_FORMAT, BUNDLE_V2, BUNDLE_V1];
 
 /** Inclusion proof of one event, as carried in a bundle. */
 export interface EventInclusionProof {
@@ -23,7 +29,7 @@ export interface EventInclusionProof {
 
 /** Everything an auditor needs to check one episode's events and steps offline. */
 export interface ProofBundle {
-  format: typeof BUNDLE_FORMAT | typeof BUNDLE_V1;
+  format: typeof BUNDLE_FORMAT | typeof BUNDLE_V2 | typeof BUNDLE_V1;
   tenantId: string;
   episodeId: string;
   /** The key the server signs with, for information: verifiers never trust it (§6). */
@@ -97,6 +103,15 @@ function isProof(value: unknown): value is EventInclusionProof {
 
 function isStepRow(value: unknown): value is StepRow | ForgottenStepRow {
   if (isForgottenStepRow(value)) return true;
+  return isKeptStepRow(value);
+}
+
+/** A step row of a v1 or v2 bundle: written before forgetting, so never forgotten and without a salt (§9). */
+function isEarlyStepRow(value: unknown): value is StepRow {
+  return isKeptStepRow(value) && !('salt' in (value as object));
+}
+
+function isKeptStepRow(value: unknown): value is StepRow {
   if (typeof value !== 'object' || value === null || !hasOnly(value, STEP_MEMBERS, STEP_OPTIONAL_FIELDS)) return false;
   const s = value as Record<string, unknown>;
   if (STEP_OPTIONAL_FIELDS.some((f) => f in s && s[f] === null)) return false; // present only when set
@@ -107,14 +122,14 @@ function isStepRow(value: unknown): value is StepRow | ForgottenStepRow {
 function envelopeFailure(value: unknown): Failure | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problem: 'malformed', reason: 'a bundle is a JSON object' };
   const b = value as Record<string, unknown>;
-  if (b.format !== BUNDLE_FORMAT && b.format !== BUNDLE_V1) {
+  if (!BUNDLE_FORMATS.includes(b.format)) {
     return typeof b.format === 'string'
-      ? { problem: 'unsupported-version', reason: `format "${b.format}" is not ${BUNDLE_FORMAT} (or ${BUNDLE_V1})` }
+      ? { problem: 'unsupported-version', reason: `format "${b.format}" is not ${BUNDLE_FORMAT} (or ${BUNDLE_V2}, ${BUNDLE_V1})` }
       : { problem: 'malformed', reason: `format must be "${BUNDLE_FORMAT}"` };
   }
   const members = b.format === BUNDLE_V1 ? BUNDLE_V1_MEMBERS : BUNDLE_MEMBERS;
   if (!hasExactly(b, members)) return { problem: 'malformed', reason: `a bundle has exactly the members ${members.join(', ')}` };
-  if (b.format === BUNDLE_FORMAT && (!Array.isArray(b.rows) || !b.rows.every(isHashedRow)))
+  if (b.format !== BUNDLE_V1 && (!Array.isArray(b.rows) || !b.rows.every(isHashedRow)))
     return { problem: 'malformed', reason: 'rows must be {kind, id, value} of known kinds' };
   if (!isUuid(b.tenantId) || !isUuid(b.episodeId)) return { problem: 'malformed', reason: 'tenantId and episodeId must be lowercase uuids' };
   if (!isHashHex(b.publicKey)) return { problem: 'malformed', reason: 'publicKey must be 64 lowercase hex digits' };
@@ -200,7 +215,7 @@ function indexBy<T>(items: unknown[], isItem: (v: unknown) => v is T, key: (item
  * with the logged hash (§3.4).
  */
 function checkSteps(bundle: ProofBundle, events: StoredLedgerEvent[], problems: BundleProblem[]): { checked: number; forgotten: number } {
-  const rows = indexBy(bundle.steps, isStepRow, (s) => s.stepNumber, 'step', problems);
+  const rows = indexBy(bundle.steps, bundle.format === BUNDLE_FORMAT ? isStepRow : isEarlyStepRow, (s) => s.stepNumber, 'step', problems);
   const forgottenSteps = forgottenStepsOf(events);
   const covered = new Set<number>();
   const counts = { checked: 0, forgotten: 0 };
