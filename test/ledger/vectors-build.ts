@@ -180,7 +180,7 @@ function bundleVectors(x: ReturnType<typeof exampleLedger>) {
     },
     {
       name: 'a v2 bundle whose step row carries a salt (a v3 member, §9)',
-      bundle: { ...b, format: 'episodic.bundle.v2' },
+      bundle: { ...b, format: 'episodic.bundle.v2', blobs: undefined },
       publicKey: key,
       expected: { ok: false, problems: ['malformed', 'step-missing'] },
     },
@@ -224,17 +224,23 @@ function bundleVectors(x: ReturnType<typeof exampleLedger>) {
   ];
 }
 
-/** The example bundle as a ledger written before salts would give it: its step row unsalted, the chain and head re-made. */
-function unsaltedBundle(x: ReturnType<typeof exampleLedger>) {
-  const { salt: _salt, ...row } = x.stepRow;
-  const entries = x.entries.map((e) => (e.type === 'steps.logged' ? { ...e, payload: { steps: [{ n: 1, hash: stepRowHash(row) }] } } : e));
+/** The example bundle re-made around another step row (and the blobs it carries): the chain and head re-made. */
+function rebuiltBundle(x: ReturnType<typeof exampleLedger>, row: Record<string, unknown>, blobs: Array<{ hash: string; content: string }> = []) {
+  const entries = x.entries.map((e) => (e.type === 'steps.logged' ? { ...e, payload: { steps: [{ n: 1, hash: stepRowHash(row as never) }] } } : e));
   const events = link(entries);
   const tree = MerkleTree.fromEventHashes(events.map((e) => e.hash));
   const head = signTreeHead(
     { tenantId: TENANT, treeSize: 3, rootHash: toHex(tree.root()), headHash: events[2]?.hash ?? '', issuedAt: ISSUED_AT },
     EXAMPLE_SECRET_KEY,
   );
-  return buildProofBundle({ episodeId: EPISODE, publicKey: x.publicKey, events: events.slice(1, 2), steps: [row], rows: [] }, tree, head);
+  return buildProofBundle({ episodeId: EPISODE, publicKey: x.publicKey, events: events.slice(1, 2), steps: [row as never], rows: [], blobs }, tree, head);
+}
+
+/** The example bundle as a ledger written before salts would give it (v1 and v2 files have no salt, §9). */
+function unsaltedBundle(x: ReturnType<typeof exampleLedger>) {
+  const { salt: _salt, ...row } = x.stepRow;
+  const { blobs: _blobs, ...bundle } = rebuiltBundle(x, row);
+  return bundle;
 }
 
 function exportVectors() {
@@ -559,7 +565,7 @@ function forgottenVectors(x: ReturnType<typeof exampleLedger>) {
     },
     {
       name: 'forgotten: a forgotten step row in a v2 bundle (a v3 row, §9)',
-      bundle: { ...bundleOf(logged, [forgottenRow]), format: 'episodic.bundle.v2' },
+      bundle: { ...bundleOf(logged, [forgottenRow]), format: 'episodic.bundle.v2', blobs: undefined },
       publicKey,
       expected: { ok: false, problems: ['malformed', 'step-missing'], stepsForgotten: 0 },
     },
@@ -647,12 +653,30 @@ function blobVectors(x: ReturnType<typeof exampleLedger>) {
     observation: content.slice(0, 8),
     contentRefs: { observation: { hash, sizeBytes: utf8.encode(content).length, stored: true } },
   };
+  const publicKey = x.publicKey;
+  const bundles = [
+    { name: 'blobs: the blob carried as stored', bundle: rebuiltBundle(x, row, [{ hash, content }]), publicKey, expected: { ok: true, problems: [] } },
+    {
+      name: 'blobs: "forged" prepended to the carried blob',
+      bundle: rebuiltBundle(x, row, [{ hash, content: `forged${content}` }]),
+      publicKey,
+      expected: { ok: false, problems: ['step-mismatch'] },
+    },
+    { name: 'blobs: the referenced blob left out', bundle: rebuiltBundle(x, row), publicKey, expected: { ok: false, problems: ['step-mismatch'] } },
+    {
+      name: 'blobs: a blob no step references',
+      bundle: rebuiltBundle(x, x.stepRow, [{ hash, content }]),
+      publicKey,
+      expected: { ok: false, problems: ['malformed'] },
+    },
+  ];
   return {
     step: { row, hash: stepRowHash(row) },
     cases: [
       { name: 'the blob as stored', hash, content, expected: { ok: true } },
       { name: '"forged" prepended to the stored blob', hash, content: `forged${content}`, expected: { ok: false, problem: 'step-mismatch' } },
     ],
+    bundles,
   };
 }
 
@@ -668,7 +692,7 @@ export function buildVectors() {
     merkle: merkleVectors(),
     signatures: signatureVectors(x.signed),
     chains: chainVectors(x.events),
-    bundles: [...bundleVectors(x), ...rowVectors().bundles, ...forgottenVectors(x), ...forgottenEpisodeVectors().bundles],
+    bundles: [...bundleVectors(x), ...rowVectors().bundles, ...forgottenVectors(x), ...forgottenEpisodeVectors().bundles, ...blobVectors(x).bundles],
     exports: [...exportVectors(), ...rowVectors().exports, ...forgottenEpisodeVectors().exports],
   };
 }

@@ -8,6 +8,7 @@ import { eventLeafHash, type MerkleTree, verifyInclusion } from '../format/merkl
 import { hasExactly, hasOnly, isUuid } from '../format/shape.ts';
 import { isSignedTreeHead, type SignedTreeHead, type TreeHead, verifyTreeHead } from '../format/signed-head.ts';
 import { STEP_HASH_FIELDS, STEP_OPTIONAL_FIELDS, type StepRow, stepRowHash } from '../format/step-hash.ts';
+import { type BundleBlob, blobFailures, isBundleBlob } from './bundle-blobs.ts';
 import { contentFailure, eventShapeFailure, type Failure, type LedgerProblem } from './verify.ts';
 
 /**
@@ -41,10 +42,13 @@ export interface ProofBundle {
   treeHead: SignedTreeHead;
   /** v2: the stored values the events hash (§3.3). */
   rows?: HashedRow[];
+  /** v3: the bytes of the blobs the kept step rows reference (§3.3). */
+  blobs?: BundleBlob[];
 }
 
 const BUNDLE_V1_MEMBERS = ['format', 'tenantId', 'episodeId', 'publicKey', 'events', 'steps', 'proofs', 'treeHead'];
-const BUNDLE_MEMBERS = [...BUNDLE_V1_MEMBERS, 'rows'];
+const BUNDLE_V2_MEMBERS = [...BUNDLE_V1_MEMBERS, 'rows'];
+const BUNDLE_MEMBERS = [...BUNDLE_V2_MEMBERS, 'blobs'];
 const PROOF_MEMBERS = ['seq', 'leafIndex', 'auditPath'];
 const STEP_MEMBERS = ['stepNumber', ...STEP_HASH_FIELDS];
 
@@ -73,7 +77,14 @@ export interface BundleReport {
 
 /** Assembles a bundle for events already covered by `treeHead` (producer side; throws on misuse). */
 export function buildProofBundle(
-  parts: { episodeId: string; publicKey: string; events: StoredLedgerEvent[]; steps: Array<StepRow | ForgottenStepRow>; rows: HashedRow[] },
+  parts: {
+    episodeId: string;
+    publicKey: string;
+    events: StoredLedgerEvent[];
+    steps: Array<StepRow | ForgottenStepRow>;
+    rows: HashedRow[];
+    blobs?: BundleBlob[];
+  },
   tree: MerkleTree,
   treeHead: SignedTreeHead,
 ): ProofBundle {
@@ -92,6 +103,7 @@ export function buildProofBundle(
     proofs,
     treeHead,
     rows: parts.rows,
+    blobs: parts.blobs ?? [],
   };
 }
 
@@ -127,10 +139,12 @@ function envelopeFailure(value: unknown): Failure | undefined {
       ? { problem: 'unsupported-version', reason: `format "${b.format}" is not ${BUNDLE_FORMAT} (or ${BUNDLE_V2}, ${BUNDLE_V1})` }
       : { problem: 'malformed', reason: `format must be "${BUNDLE_FORMAT}"` };
   }
-  const members = b.format === BUNDLE_V1 ? BUNDLE_V1_MEMBERS : BUNDLE_MEMBERS;
+  const members = b.format === BUNDLE_V1 ? BUNDLE_V1_MEMBERS : b.format === BUNDLE_V2 ? BUNDLE_V2_MEMBERS : BUNDLE_MEMBERS;
   if (!hasExactly(b, members)) return { problem: 'malformed', reason: `a bundle has exactly the members ${members.join(', ')}` };
   if (b.format !== BUNDLE_V1 && (!Array.isArray(b.rows) || !b.rows.every(isHashedRow)))
     return { problem: 'malformed', reason: 'rows must be {kind, id, value} of known kinds' };
+  if (b.format === BUNDLE_FORMAT && (!Array.isArray(b.blobs) || !b.blobs.every(isBundleBlob)))
+    return { problem: 'malformed', reason: 'blobs must be {hash, content} with a lowercase hex hash' };
   if (!isUuid(b.tenantId) || !isUuid(b.episodeId)) return { problem: 'malformed', reason: 'tenantId and episodeId must be lowercase uuids' };
   if (!isHashHex(b.publicKey)) return { problem: 'malformed', reason: 'publicKey must be 64 lowercase hex digits' };
   if (!Array.isArray(b.events) || !Array.isArray(b.steps) || !Array.isArray(b.proofs))
@@ -214,11 +228,15 @@ function indexBy<T>(items: unknown[], isItem: (v: unknown) => v is T, key: (item
  * forgotten row stands for its entry only where a steps.forgotten event of the bundle names it
  * with the logged hash (§3.4).
  */
-function checkSteps(bundle: ProofBundle, events: StoredLedgerEvent[], problems: BundleProblem[]): { checked: number; forgotten: number } {
+function checkSteps(
+  bundle: ProofBundle,
+  events: StoredLedgerEvent[],
+  problems: BundleProblem[],
+): { checked: number; forgotten: number; logged: Array<[number, unknown, number]> } {
   const rows = indexBy(bundle.steps, bundle.format === BUNDLE_FORMAT ? isStepRow : isEarlyStepRow, (s) => s.stepNumber, 'step', problems);
   const forgottenSteps = forgottenStepsOf(events);
   const covered = new Set<number>();
-  const counts = { checked: 0, forgotten: 0 };
+  const counts = { checked: 0, forgotten: 0, logged: [] as Array<[number, unknown, number]> };
   for (const e of events) {
     if (e.type !== 'steps.logged') continue;
     const entries = (e.payload as { steps?: unknown }).steps;
@@ -230,6 +248,7 @@ function checkSteps(bundle: ProofBundle, events: StoredLedgerEvent[], problems: 
       }
       covered.add(n);
       const row = rows.get(n);
+      if (row) counts.logged.push([n, row, e.seq]);
       if (!row) problems.push({ seq: e.seq, stepNumber: n, problem: 'step-missing', reason: `step ${n} logged by seq ${e.seq} is not in the bundle` });
       else if (isForgottenStepRow(row)) {
         const reason = forgottenRowFailure(row, forgottenSteps, bundle.episodeId, hash);
@@ -288,6 +307,7 @@ export function verifyProofBundle(value: unknown, publicKey: Uint8Array): Bundle
     if (!eventsBySeq.has(seq)) problems.push({ seq, problem: 'malformed', reason: `proof for seq ${seq} has no event` });
   }
   const steps = checkSteps(bundle, [...eventsBySeq.values()], problems);
+  if (bundle.format === BUNDLE_FORMAT) problems.push(...blobFailures(steps.logged, bundle.blobs ?? []));
   const claims = collectClaims(eventsBySeq.values());
   const rows = bundle.rows ? checkHashedRows(claimList(claims), bundle.rows) : { checked: 0 };
   if (rows.failure) problems.push(rows.failure);
