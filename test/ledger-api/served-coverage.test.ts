@@ -133,7 +133,7 @@ describe('a served value edited in PostgreSQL', () => {
   });
 
   it("a blob's bytes: step-mismatch at the steps.logged event of the step that references it, for verifyLedger and episodic verify on the bundle", {
-    timeout: 4 * 10_000,
+    timeout: BLOB_BUDGET_MS,
   }, async () => {
     const intact = await bundleVerified('blob-intact');
     expect(intact.code, intact.out).toBe(0);
