@@ -156,6 +156,12 @@ builder.prismaObject('Episode', {
     startedAt: t.expose('startedAt', { type: 'DateTime', description: 'When the episode started; when it was imported if timesKnown is false.' }),
     deadlineAt: t.expose('deadlineAt', { type: 'DateTime', nullable: true }),
     endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true, description: 'When the episode ended; when it was imported if timesKnown is false.' }),
+    forgottenAt: t.expose('forgottenAt', {
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'When forgetEpisode (or RUN_RETENTION_DAYS) deleted its texts, outcome, critique, reward, reflection, checkpoints and step content; its episode.forgotten ledger event names each. Null while kept. A forgotten run is no longer listed or retrieved.',
+    }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     steps: t.relatedConnection('steps', { cursor: 'id', ...connectionSize(50, 1000), query: { orderBy: { stepNumber: 'asc' } } }),
     checkpoints: t.relation('checkpoints', { query: { orderBy: { createdAt: 'asc' } } }),

@@ -316,6 +316,8 @@ function baseWhere(p: Params, r: EpisodeRetrieval): string {
   return [
     `e.tenant_id = ${p.add(r.tenantId)}`,
     `e.status = ANY(${p.add(r.statuses)}::text[])`,
+    // A forgotten run is never served (docs/LEDGER.md §3.4), whatever index entry is left of it.
+    'e.forgotten_at IS NULL',
     ...(f.minReward != null ? [`e.reward_score >= ${p.add(f.minReward)}`] : []),
     ...(f.endedAfter ? [`e.ended_at >= ${p.add(f.endedAfter)}`] : []),
     ...(f.agent ? [`e.agent = ${p.add(f.agent)}`] : []),
