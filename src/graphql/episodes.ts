@@ -18,6 +18,7 @@ import {
   PolicyEnum,
 } from './episode-enums.ts';
 import { connectionSize } from './page-size.ts';
+import { chargeStepPage, selectsStepContent } from './step-page.ts';
 import { StopReasonRef } from './stop-reasons.ts';
 
 const TaskContext = builder
@@ -157,7 +158,18 @@ builder.prismaObject('Episode', {
     deadlineAt: t.expose('deadlineAt', { type: 'DateTime', nullable: true }),
     endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true, description: 'When the episode ended; when it was imported if timesKnown is false.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    steps: t.relatedConnection('steps', { cursor: 'id', ...connectionSize(50, 1000), query: { orderBy: { stepNumber: 'asc' } } }),
+    // Resolved on its own, not joined into the episode's query: its inline content is charged
+    // before it is read (step-page.ts).
+    steps: t.prismaConnection({
+      type: 'Step',
+      cursor: 'id',
+      nullable: true,
+      ...connectionSize(50, 1000),
+      resolve: async (query, episode, _args, ctx, info) => {
+        if (selectsStepContent(info)) await chargeStepPage(ctx, episode.id, query);
+        return ctx.db.step.findMany({ ...query, where: { episodeId: episode.id }, orderBy: { stepNumber: 'asc' } });
+      },
+    }),
     checkpoints: t.relation('checkpoints', { query: { orderBy: { createdAt: 'asc' } } }),
     workItem: t.relation('workItem', { nullable: true }),
     lease: t.relation('lease', { nullable: true }),
