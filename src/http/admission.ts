@@ -93,6 +93,14 @@ export class Admission {
   }
 }
 
+/** Slots an operation asks for instead of one, set by a plugin before admission (useResponseBudget: a large read). */
+const operationUnits = new WeakMap<object, number>();
+
+/** The operation of `context` takes `units` slots (its work's cost) when it is admitted. */
+export function chargeOperation(context: object, units: number): void {
+  operationUnits.set(context, units);
+}
+
 /** Marks the request scope with its caller, so the database connections it asks for are shared fairly too (src/db/fair-pool.ts). */
 export function markCaller(caller: Caller): void {
   const scope = requestScope.getStore();
@@ -112,7 +120,7 @@ export function useAdmission(admission: Admission): Plugin {
       markCaller(viewer);
       let release: Release;
       try {
-        release = await admission.take(viewer);
+        release = await admission.take(viewer, operationUnits.get(args.contextValue as object) ?? 1);
       } catch (err) {
         if (!(err instanceof GraphQLError)) throw err;
         setResultAndStopExecution({ errors: [err] });
