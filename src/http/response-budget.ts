@@ -3,8 +3,8 @@
 // their rows in one query, and a document whose blobs together pass the budget is refused before
 // any of them is read. Each read is charged again as it resolves (src/steps/read-budget.ts), which
 // also covers content reached through steps (Step.contentRefs { content }). A document within the
-// budget is charged by its bytes at admission too, one slot per MiB it reads (it runs before
-// useAdmission): 64 concurrent reads of a 7.9 MB blob by one key run about seven at a time, not 64.
+// budget is charged by its bytes at admission too, one slot per 128 KiB it reads (it runs before
+// useAdmission): 64 concurrent reads of a 7.9 MB blob by one key run one at a time, not 64.
 import { type DocumentNode, GraphQLError, Kind, type ValueNode, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type pg from 'pg';
@@ -43,8 +43,8 @@ function responseTooLargeError(limit: number, requested: number): GraphQLError {
   );
 }
 
-/** Bytes of stored content that cost one admission slot. */
-const BYTES_PER_SLOT = 1024 * 1024;
+/** Bytes of stored content that cost one admission slot: a read of the whole default budget (8 MiB) costs 64, a key's whole share. */
+const BYTES_PER_SLOT = 128 * 1024;
 
 async function requestedBytes(pool: pg.Pool, viewer: Viewer, hashes: string[]): Promise<number> {
   markCaller(viewer);
