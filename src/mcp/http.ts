@@ -79,7 +79,7 @@ async function charge(viewer: Viewer, calls: number, door: McpAdmission, res: Se
   const rate = door.limiter ? await door.limiter.take(viewer.keyId, Date.now(), units) : { ok: true, retryAfterMs: 0 };
   if (door.limiter && !rate.ok) {
     const seconds = String(Math.ceil(rate.retryAfterMs / 1000));
-    const why = `Rate limit exceeded for this API key: the limit is ${door.limiter.perMinute} calls a minute (RATE_LIMIT_PER_MINUTE; this POST carries ${units}); retry in ${seconds} s`;
+    const why = `Rate limit exceeded for this API key: the limit is ${door.limiter.perMinute} requests a minute (RATE_LIMIT_PER_MINUTE), a POST counting one per JSON-RPC call (this one carries ${units}); retry in ${seconds} s`;
     throw new McpRefusal(429, why, { 'retry-after': seconds });
   }
   await door.admission.takeFor(viewer, res, units).catch((err: Error) => {

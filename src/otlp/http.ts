@@ -126,7 +126,7 @@ function otlpEndpoint(services: Services, admission: Admission, limiter: RateLim
     const rate = limiter ? await limiter.take(viewer.keyId, Date.now(), cost) : { ok: true, retryAfterMs: 0 };
     if (limiter && !rate.ok) {
       const seconds = Math.ceil(rate.retryAfterMs / 1000);
-      const why = `Rate limit exceeded for this API key: the limit is ${limiter.perMinute} a minute (RATE_LIMIT_PER_MINUTE), an export counting one per span (this one ${cost}); retry in ${seconds} s`;
+      const why = `Rate limit exceeded for this API key: the limit is ${limiter.perMinute} requests a minute (RATE_LIMIT_PER_MINUTE), an export counting one per span (this one ${cost}); retry in ${seconds} s`;
       throw new HttpRefusal(429, RPC.resourceExhausted, why, { 'retry-after': String(seconds) });
     }
     await admission.takeFor(viewer, res, cost).catch((err: Error) => {

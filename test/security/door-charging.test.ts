@@ -56,7 +56,7 @@ it('charges an OTLP export one unit of the rate limit per span, refusing one pas
   const over = await post('/v1/traces', keys.write, trace(PER_MINUTE + 1));
   expect(over.status).toBe(429);
   expect(over.retryAfter).toMatch(/^\d+$/);
-  expect(over.body.message).toMatch(new RegExp(`limit is ${PER_MINUTE} a minute .*one per span \\(this one ${PER_MINUTE + 1}\\)`));
+  expect(over.body.message).toMatch(new RegExp(`limit is ${PER_MINUTE} requests a minute .*one per span \\(this one ${PER_MINUTE + 1}\\)`));
   expect(await episodes(keys.tenantId)).toBe(0);
   expect((await post('/v1/traces', keys.write, trace(60))).status).toBe(200);
   expect(await episodes(keys.tenantId)).toBe(1);
