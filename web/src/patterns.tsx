@@ -3,43 +3,44 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { Bar, num, time } from './format.tsx';
+import { graphql } from './generated/gql.ts';
+import type { PatternEpisodesQuery, PatternsQuery } from './generated/graphql.ts';
 
-const QUERY = `query Patterns($first: Int) { patterns(first: $first) { edges { node {
-  id kind description signature occurrences successes successRate effectiveness meanReward lift feedbackCredit createdAt
-  context { domain language } } } } }`;
-const EPISODES = `query PatternEpisodes($id: ID!) { pattern(id: $id) { ... on Pattern { episodes(first: 50) { edges { node {
-  success reward kept observedAt episode { id taskDescription status } } } } } ... on NotFoundError { message } } }`;
+// Checked against schema.graphql by `npm run codegen` (web/src/generated).
+const QUERY = graphql(`
+  query Patterns($first: Int) {
+    patterns(first: $first) {
+      edges {
+        node {
+          id kind description signature occurrences successes successRate effectiveness meanReward lift feedbackCredit createdAt
+          context { domain language }
+        }
+      }
+    }
+  }
+`);
+const EPISODES = graphql(`
+  query PatternEpisodes($id: ID!) {
+    pattern(id: $id) {
+      __typename
+      ... on Pattern { episodes(first: 50) { edges { node { success reward kept observedAt episode { id taskDescription status } } } } }
+      ... on NotFoundError { message }
+    }
+  }
+`);
 
-interface Pattern {
-  id: string;
-  kind: string;
-  description: string;
-  signature: string[];
-  occurrences: number;
-  successes: number;
-  successRate: number;
-  effectiveness: number;
-  meanReward: number;
-  lift: number | null;
-  feedbackCredit: number;
-  createdAt: string;
-  context: { domain: string | null; language: string | null } | null;
-}
-interface Backing {
-  success: boolean;
-  reward: number;
-  kept: boolean;
-  observedAt: string;
-  episode: { id: string; taskDescription: string; status: string } | null;
-}
+type Pattern = NonNullable<PatternsQuery['patterns']>['edges'][number]['node'];
+type Backing = NonNullable<Extract<PatternEpisodesQuery['pattern'], { __typename: 'Pattern' }>['episodes']>['edges'][number]['node'];
 
 function BackingEpisodes({ api, id }: { api: Api; id: string }) {
   const [rows, setRows] = useState<Backing[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     api
-      .query<{ pattern: { episodes?: { edges: Array<{ node: Backing }> }; message?: string } }>(EPISODES, { id })
-      .then(({ pattern }) => (pattern.message ? setError(pattern.message) : setRows(pattern.episodes?.edges.map((e) => e.node) ?? [])))
+      .query(EPISODES, { id })
+      .then(({ pattern }) =>
+        pattern?.__typename === 'Pattern' ? setRows(pattern.episodes?.edges.map((e) => e.node) ?? []) : setError(pattern?.message ?? 'pattern not found'),
+      )
       .catch((err: Error) => setError(err.message));
   }, [api, id]);
   if (error) return <p class="alert">{error}</p>;
@@ -64,7 +65,7 @@ function PatternCard({ api, p }: { api: Api; p: Pattern }) {
   return (
     <li class="card pattern" data-pattern={p.id}>
       <p class="pattern-head">
-        <span class="tag">{p.kind.toLowerCase().replace(/_/g, ' ')}</span> <b>{p.description}</b>
+        <span class="tag">{(p.kind ?? '').toLowerCase().replace(/_/g, ' ')}</span> <b>{p.description}</b>
       </p>
       <dl class="kv">
         <dt>lift</dt>
@@ -73,14 +74,14 @@ function PatternCard({ api, p }: { api: Api; p: Pattern }) {
         </dd>
         <dt>success rate</dt>
         <dd>
-          {num(p.successRate)} <Bar fraction={p.successRate} />{' '}
+          {num(p.successRate)} <Bar fraction={p.successRate ?? 0} />{' '}
           <span class="muted">
             {p.successes} of {p.occurrences}
           </span>
         </dd>
         <dt>effectiveness</dt>
         <dd>
-          {num(p.effectiveness)} <Bar fraction={p.effectiveness} />
+          {num(p.effectiveness)} <Bar fraction={p.effectiveness ?? 0} />
         </dd>
         <dt>retrieval credit</dt>
         <dd class="num">{num(p.feedbackCredit)}</dd>
@@ -89,7 +90,7 @@ function PatternCard({ api, p }: { api: Api; p: Pattern }) {
       <button type="button" aria-expanded={open} onClick={() => setOpen(!open)}>
         {open ? 'Hide episodes' : `Episodes behind it (${p.occurrences})`}
       </button>
-      {open && <BackingEpisodes api={api} id={p.id} />}
+      {open && p.id && <BackingEpisodes api={api} id={p.id} />}
     </li>
   );
 }
@@ -99,15 +100,16 @@ export function PatternsPage({ api }: { api: Api }) {
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     api
-      .query<{ patterns: { edges: Array<{ node: Pattern }> } }>(QUERY, { first: 100 })
-      .then(({ patterns: page }) => setPatterns(page.edges.map((e) => e.node)))
+      .query(QUERY, { first: 100 })
+      .then(({ patterns: page }) => setPatterns(page?.edges.map((e) => e.node) ?? []))
       .catch((err: Error) => setError(err.message));
   }, [api]);
   return (
     <section aria-labelledby="patterns-title">
       <h2 id="patterns-title">Active patterns</h2>
       <p class="muted">
-        Lift: the success rate of the episodes a pattern was seen in, over the success rate of every ended episode (1× is no better than any run).
+        Lift: how far the success rate of the episodes a pattern was seen in lies above that of comparable episodes without it, as a difference of rates (+0.21
+        is 21 points more; 0 is no better, below 0 a warning).
       </p>
       {error && <p class="alert">{error}</p>}
       {patterns && !patterns.length && <p class="muted">No active pattern yet.</p>}

@@ -30,6 +30,8 @@ type Documents = {
     "\n  query EventAt($after: String) {\n    ledgerEvents(after: $after, first: 1) {\n      __typename\n      ... on LedgerEventConnection { edges { node { ...LedgerEventFields } } }\n      ... on InputLimitError { message }\n    }\n  }\n": typeof types.EventAtDocument,
     "\n  subscription Ledger($afterSeq: BigInt) { ledgerEvents(afterSeq: $afterSeq) { ...LedgerEventFields } }\n": typeof types.LedgerDocument,
     "\n  fragment ModelUsageLine on ModelUsage { model calls inputTokens outputTokens tokens cost knownCost }\n": typeof types.ModelUsageLineFragmentDoc,
+    "\n  query Patterns($first: Int) {\n    patterns(first: $first) {\n      edges {\n        node {\n          id kind description signature occurrences successes successRate effectiveness meanReward lift feedbackCredit createdAt\n          context { domain language }\n        }\n      }\n    }\n  }\n": typeof types.PatternsDocument,
+    "\n  query PatternEpisodes($id: ID!) {\n    pattern(id: $id) {\n      __typename\n      ... on Pattern { episodes(first: 50) { edges { node { success reward kept observedAt episode { id taskDescription status } } } } }\n      ... on NotFoundError { message }\n    }\n  }\n": typeof types.PatternEpisodesDocument,
     "\n  query Proof($id: ID!) {\n    episodeProofBundle(episodeId: $id) {\n      __typename\n      ... on EpisodeProofBundle { bundle eventCount }\n      ... on NotFoundError { message }\n      ... on NotCheckpointedError { message retryAfterMs }\n    }\n    ledgerPublicKey { keyId publicKey }\n  }\n": typeof types.ProofDocument,
     "\n  query EpisodeSpans($id: ID!, $first: Int) {\n    episode(id: $id) {\n      __typename\n      ... on Episode { steps(first: $first) { edges { node { stepNumber kind tool action startedAt endedAt latencyMs tokens resultKind metadata result } } } }\n    }\n  }\n": typeof types.EpisodeSpansDocument,
 };
@@ -49,6 +51,8 @@ const documents: Documents = {
     "\n  query EventAt($after: String) {\n    ledgerEvents(after: $after, first: 1) {\n      __typename\n      ... on LedgerEventConnection { edges { node { ...LedgerEventFields } } }\n      ... on InputLimitError { message }\n    }\n  }\n": types.EventAtDocument,
     "\n  subscription Ledger($afterSeq: BigInt) { ledgerEvents(afterSeq: $afterSeq) { ...LedgerEventFields } }\n": types.LedgerDocument,
     "\n  fragment ModelUsageLine on ModelUsage { model calls inputTokens outputTokens tokens cost knownCost }\n": types.ModelUsageLineFragmentDoc,
+    "\n  query Patterns($first: Int) {\n    patterns(first: $first) {\n      edges {\n        node {\n          id kind description signature occurrences successes successRate effectiveness meanReward lift feedbackCredit createdAt\n          context { domain language }\n        }\n      }\n    }\n  }\n": types.PatternsDocument,
+    "\n  query PatternEpisodes($id: ID!) {\n    pattern(id: $id) {\n      __typename\n      ... on Pattern { episodes(first: 50) { edges { node { success reward kept observedAt episode { id taskDescription status } } } } }\n      ... on NotFoundError { message }\n    }\n  }\n": types.PatternEpisodesDocument,
     "\n  query Proof($id: ID!) {\n    episodeProofBundle(episodeId: $id) {\n      __typename\n      ... on EpisodeProofBundle { bundle eventCount }\n      ... on NotFoundError { message }\n      ... on NotCheckpointedError { message retryAfterMs }\n    }\n    ledgerPublicKey { keyId publicKey }\n  }\n": types.ProofDocument,
     "\n  query EpisodeSpans($id: ID!, $first: Int) {\n    episode(id: $id) {\n      __typename\n      ... on Episode { steps(first: $first) { edges { node { stepNumber kind tool action startedAt endedAt latencyMs tokens resultKind metadata result } } } }\n    }\n  }\n": types.EpisodeSpansDocument,
 };
@@ -113,6 +117,14 @@ export function graphql(source: "\n  subscription Ledger($afterSeq: BigInt) { le
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  fragment ModelUsageLine on ModelUsage { model calls inputTokens outputTokens tokens cost knownCost }\n"): typeof import('./graphql').ModelUsageLineFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Patterns($first: Int) {\n    patterns(first: $first) {\n      edges {\n        node {\n          id kind description signature occurrences successes successRate effectiveness meanReward lift feedbackCredit createdAt\n          context { domain language }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').PatternsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PatternEpisodes($id: ID!) {\n    pattern(id: $id) {\n      __typename\n      ... on Pattern { episodes(first: 50) { edges { node { success reward kept observedAt episode { id taskDescription status } } } } }\n      ... on NotFoundError { message }\n    }\n  }\n"): typeof import('./graphql').PatternEpisodesDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -179,6 +179,23 @@ export type LedgerSubscription = { ledgerEvents: { tenantId: string | null, seq:
 
 export type ModelUsageLineFragment = { model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null, knownCost: number | null };
 
+export type PatternsQueryVariables = Exact<{
+  first?: number | null | undefined;
+}>;
+
+
+export type PatternsQuery = { patterns: { edges: Array<{ node: { id: string | null, kind: PatternKind | null, description: string | null, signature: Array<string> | null, occurrences: number | null, successes: number | null, successRate: number | null, effectiveness: number | null, meanReward: number | null, lift: number | null, feedbackCredit: number | null, createdAt: string | null, context: { domain: string | null, language: string | null } | null } }> } | null };
+
+export type PatternEpisodesQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type PatternEpisodesQuery = { pattern:
+    | { __typename: 'NotFoundError', message: string | null }
+    | { __typename: 'Pattern', episodes: { edges: Array<{ node: { success: boolean | null, reward: number | null, kept: boolean | null, observedAt: string | null, episode: { id: string | null, taskDescription: string | null, status: EpisodeStatus | null } | null } }> } | null }
+   | null };
+
 export type ProofQueryVariables = Exact<{
   id: string;
 }>;
@@ -834,6 +851,59 @@ export const LedgerDocument = new TypedDocumentString(`
   prevHash
   hash
 }`) as unknown as TypedDocumentString<LedgerSubscription, LedgerSubscriptionVariables>;
+export const PatternsDocument = new TypedDocumentString(`
+    query Patterns($first: Int) {
+  patterns(first: $first) {
+    edges {
+      node {
+        id
+        kind
+        description
+        signature
+        occurrences
+        successes
+        successRate
+        effectiveness
+        meanReward
+        lift
+        feedbackCredit
+        createdAt
+        context {
+          domain
+          language
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PatternsQuery, PatternsQueryVariables>;
+export const PatternEpisodesDocument = new TypedDocumentString(`
+    query PatternEpisodes($id: ID!) {
+  pattern(id: $id) {
+    __typename
+    ... on Pattern {
+      episodes(first: 50) {
+        edges {
+          node {
+            success
+            reward
+            kept
+            observedAt
+            episode {
+              id
+              taskDescription
+              status
+            }
+          }
+        }
+      }
+    }
+    ... on NotFoundError {
+      message
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PatternEpisodesQuery, PatternEpisodesQueryVariables>;
 export const ProofDocument = new TypedDocumentString(`
     query Proof($id: ID!) {
   episodeProofBundle(episodeId: $id) {
