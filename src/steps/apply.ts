@@ -9,10 +9,10 @@ import { exhaustedResource, statusAfterBudgetStop } from '../episodes/budget.ts'
 import { EPISODE_LIMITS } from '../episodes/limits.ts';
 import { beginAndLockEpisodes, type EpisodeRow, lockEpisodes } from '../episodes/row.ts';
 import { checkTransition } from '../episodes/status.ts';
+import type { LeadingWrite } from '../ledger/store/store.ts';
 import type { BudgetResource } from '../stops/resources.ts';
 import type { BlobToStore } from './large-content.ts';
 import type { HashedStep } from './prepare.ts';
-import type { LeadingWrite } from '../ledger/store/store.ts';
 import { blobStateForUpdate, type EpisodeUsage, findKeyedSteps, insertBlobs, newStepIds, runStepsWrite, type StepRowToInsert, stepsWrite } from './store.ts';
 
 export interface StepBatchRequest {

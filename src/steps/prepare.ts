@@ -80,7 +80,7 @@ export function newStepSalt(): string {
  * Fresh salts for `count` steps, drawn from the CSPRNG in one call: one randomBytes per step was 3 %
  * of the server's CPU in logSteps (bench/ingest.ts). Each salt is its own 16 bytes, never shared.
  */
-export function stepSalts(count: number): () => string {
+function stepSalts(count: number): () => string {
   const hex = randomBytes(SALT_BYTES * count).toString('hex');
   let next = 0;
   return () => {

@@ -44,12 +44,7 @@ interface ChainTail {
  * committed head) without waiting for a round trip through Node. When the head moved elsewhere
  * (another process, a rolled-back append), the head is locked and read, and the events re-chained.
  */
-export async function appendEvents(
-  client: pg.PoolClient,
-  tenantId: string,
-  events: NewLedgerEvent[],
-  leading?: LeadingWrite,
-): Promise<StoredLedgerEvent[]> {
+export async function appendEvents(client: pg.PoolClient, tenantId: string, events: NewLedgerEvent[], leading?: LeadingWrite): Promise<StoredLedgerEvent[]> {
   const expected = tails.get(tenantId);
   if (expected && events.length) {
     const stored = chainEvents(tenantId, expected, events);
@@ -155,18 +150,18 @@ async function insertChained(
     hash: [stored.map((e) => e.hash), 'text'],
     created_at: [stored.map((e) => e.createdAt), 'timestamptz'],
   });
+  const [leadingCtes, afterLeading] = first ? [`${first.ctes},\n     `, ` AND ${first.done}`] : ['', ''];
   const alongside = rows ? `,\n     rows AS (${rows(p, '(SELECT moved FROM head)')})` : '';
   // The row is matched on the tenant alone, so an append queued behind an uncommitted one waits
   // for its row lock and then sees the head that one committed (READ COMMITTED re-reads a row
   // updated under it); the CASE moves it only from the expected tail. A condition on seq in the
   // WHERE would be tested against the snapshot's older head, and never match while queued.
   const { rowCount } = await client.query(
-    `WITH ${first ? `${first.ctes},
-     ` : ''}head AS (
+    `WITH ${leadingCtes}head AS (
        UPDATE ledger_heads
           SET seq = CASE WHEN seq = ${fromSeq} AND hash = ${fromHash} THEN ${toSeq} ELSE seq END,
               hash = CASE WHEN seq = ${fromSeq} AND hash = ${fromHash} THEN ${toHash} ELSE hash END
-        WHERE tenant_id = ${tenant}${first ? ` AND ${first.done}` : ''}
+        WHERE tenant_id = ${tenant}${afterLeading}
        RETURNING seq = ${toSeq} AND hash = ${toHash} AS moved)${alongside}
      INSERT INTO ledger_events (tenant_id, seq, type, episode_id, work_item_id, payload, prev_hash, hash, created_at)
      SELECT ${tenant}, u.* FROM ${events}
