@@ -1,11 +1,13 @@
 // One attack of bench/fairness.ts, run in its own process so the attacker's CPU is not the
 // server's event loop: `node --import tsx bench/fairness-attack.ts <name> <base-url> <token> <ms> <json-args>`.
-// Prints one JSON line: answers counted by code.
+// Prints one JSON line: answers counted by code (the first error code an answer names, else its
+// HTTP status), and `bytes`, the answers' total size (what the attack really read).
 const [name, base, token, msText, argsText] = process.argv.slice(2);
 const until = Date.now() + Number(msText);
 const args = JSON.parse(argsText ?? '{}') as Record<string, string>;
 const codes = new Map<string, number>();
 const count = (code: string) => codes.set(code, (codes.get(code) ?? 0) + 1);
+let bytes = 0;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
@@ -23,7 +25,8 @@ async function post(path: string, body: unknown, headers: Record<string, string>
 
 function codeOf(answer: { status: number; text: string }): string {
   if (answer.status === 0) return 'NO_ANSWER';
-  return /"code":"([A-Z_]+)"/.exec(answer.text.slice(0, 2_000))?.[1] ?? String(answer.status);
+  bytes += answer.text.length;
+  return /"code":"([A-Z_]+)"/.exec(answer.text)?.[1] ?? String(answer.status);
 }
 
 /** `n` loops until the end, each sending `once` again and again (a refused call waits 25 ms, as the audit's clients did). */
@@ -101,7 +104,7 @@ async function main(): Promise<void> {
     }));
     await loops(8, () => post('/mcp', batch, { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' }));
   } else throw new Error(`unknown attack ${name}`);
-  console.log(JSON.stringify(Object.fromEntries(codes)));
+  console.log(JSON.stringify({ ...Object.fromEntries(codes), bytes }));
 }
 
 await main();

@@ -1,6 +1,7 @@
 // Fair under load (issue 50): one server (in this process, production mode), a victim read key of
-// its own tenant asking `{ viewer { id } }` one request at a time, first with no other traffic (the
-// baseline, same run), then during each attack, run by another tenant's key from a separate process
+// its own tenant asking `{ viewer { id } }` one request at a time, with no other traffic (the
+// baseline, taken again right before each attack: on a shared machine the load moves within a
+// minute, and a ratio against a baseline taken minutes earlier measured the machine), then during each attack, run by another tenant's key from a separate process
 // (bench/fairness-attack.ts) so the attacker's CPU is not the server's event loop:
 //   clients600      one write key's 600 clients posting startEpisode + logSteps (25 steps)
 //   aliased_inline  30 aliased episode(id){ steps(first: 333){ edges{ node{ result } } } } of one ~9.9 MB inline episode
@@ -11,6 +12,7 @@
 // attack, and `fairness rss idle_mib=<n> peak_mib=<n> ratio=<r>` for the server's RSS.
 //   npm run bench:fairness    (BENCH_PHASE_MS per phase, default 8000; BENCH_DATABASE_URL to use a server)
 import { spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { blobHash } from '../src/steps/large-content.ts';
 import type { Json } from '../test/support/json.ts';
@@ -75,7 +77,7 @@ async function seed(url: string, writer: string): Promise<{ episodeId: string; h
     result: { kind: 'SUCCESS', output: String(i % 10).repeat(INLINE_OUTPUT_CHARS) },
   }));
   const log =
-    'mutation($e: ID!, $s: [StepInput!]!, $o: LogOptions) { logSteps(episodeId: $e, steps: $s, options: $o) { __typename ... on LogStepsPayload { accepted } } }';
+    'mutation($e: ID!, $s: [StepInput!]!, $o: LogStepsOptions) { logSteps(episodeId: $e, steps: $s, options: $o) { __typename ... on LogStepsPayload { accepted } } }';
   for (let i = 0; i < steps.length; i += 111) await post(url, writer, log, { e: episodeId, s: steps.slice(i, i + 111) });
   const other = (await post(url, writer, start)).data.startEpisode.episode.id as string;
   const output = 'b'.repeat(BLOB_CHARS);
@@ -87,7 +89,17 @@ async function seed(url: string, writer: string): Promise<{ episodeId: string; h
       e: id,
     });
   }
-  return { episodeId, hash: blobHash(output) };
+  const hash = blobHash(output);
+  // What the attacks will read, checked: the inline episode's steps and the blob as stored.
+  const stored = await post(
+    url,
+    writer,
+    `{ episode(id: "${episodeId}") { ... on Episode { stepCount } } blob(hash: "${hash}") { __typename ... on Blob { sizeBytes } } }`,
+  );
+  console.error(`  seeded: inline episode ${JSON.stringify(stored.data?.episode)}, blob ${JSON.stringify(stored.data?.blob)}`);
+  if (stored.data?.episode?.stepCount !== INLINE_STEPS || stored.data?.blob?.__typename !== 'Blob')
+    throw new Error('the seeding did not store what the attacks read');
+  return { episodeId, hash };
 }
 
 async function tenantKey(db: Awaited<ReturnType<typeof openBenchDatabase>>, name: string, scopes: Array<'read' | 'write'>) {
@@ -107,7 +119,6 @@ async function main() {
     global.gc?.();
     const idle = process.memoryUsage().rss / 1024 / 1024;
     const sampler = rssPeak();
-    const baseline = await probe(server.url, victim.token);
     const attacks: Array<[string, string, Record<string, string>]> = [
       ['clients600', attacker.token, { clients: '600' }],
       ['aliased_inline', reader, { episodeId }],
@@ -117,19 +128,25 @@ async function main() {
     ];
     const lines: string[] = [];
     for (const [name, token, args] of attacks) {
+      const baseline = await probe(server.url, victim.token);
       const running = attack(name, base, token, args);
       await new Promise((r) => setTimeout(r, 500)); // the attack is under way
       const during = await probe(server.url, victim.token);
       const answers = await running;
       const line = `fairness attack=${name} victim_p99_ms=${fmt(during.p99, 1)} baseline_p99_ms=${fmt(baseline.p99, 1)} ratio=${fmt(during.p99 / baseline.p99, 2)}`;
       console.log(line);
-      console.error(`  victim n=${during.n} failed=${during.failed}; attacker answers ${answers}`);
+      const load = loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ');
+      console.error(
+        `  victim n=${during.n} failed=${during.failed}; baseline n=${baseline.n} failed=${baseline.failed}; attacker answers ${answers}; load ${load}`,
+      );
       lines.push(line);
       await new Promise((r) => setTimeout(r, 1_000)); // let the last attack's work drain
     }
     const peak = sampler.stop();
     console.log(`fairness rss idle_mib=${fmt(idle)} peak_mib=${fmt(peak)} ratio=${fmt(peak / idle, 2)}`);
-    console.error(`  baseline n=${baseline.n} failed=${baseline.failed}; ${PHASE_MS / 1000} s per phase`);
+    console.error(`  ${PHASE_MS / 1000} s per phase`);
   } finally {
     await server.stop();
     await database.close();

@@ -5,8 +5,9 @@
 //   {viewer{name}} (one row)           against bare yoga + pg reading the same row
 //   an episode with 20 steps, relevantEpisodes (the query mix printed, receipt written)
 // relevantEpisodes latency is also measured one client at a time (what an agent sees), on the
-// development set's 350 runs imported through the CLI first. Ends with one line a script reads:
+// development set's 350 runs imported through the CLI first. Ends with two lines a script reads:
 //   http read_ratio=<viewer req/s over yoga+pg req/s> relevant_p95_ms=<one client at a time>
+//   http relevant_concurrent_rps=<req/s> relevant_concurrent_p95_ms=<p95>  (32 clients, the mix, median round)
 // Each load also prints the server's CPU per answered request (from /proc), which the other work
 // on a shared machine does not move as it moves req/s.
 // Run: npm run bench:http [-- <archive.tar.gz or folder of runs>]
@@ -223,6 +224,7 @@ async function main() {
     );
     console.log(line('episode with 20 steps', medianLoad(results.episode)));
     console.log(line('relevantEpisodes (mix)', medianLoad(results.relevant)));
+    console.log(`   server CPU per request (median of rounds): ${fmt(cpu('relevant'))} µs, receipts written`);
     console.log(`\nrelevantEpisodes one client at a time on the development set, receipt written, the mix cycled:`);
     QUERY_MIX.forEach((q, i) => {
       const own = single.latencies.filter((_, j) => j % QUERY_MIX.length === i).sort((a, b) => a - b);
@@ -231,6 +233,8 @@ async function main() {
     });
     console.log(`   p50 ${fmt(single.p50, 1)} ms  p95 ${fmt(single.p95, 1)} ms  p99 ${fmt(single.p99, 1)} ms  (n=${single.n}; target p50 <= 10, p95 <= 30)`);
     console.log(`http read_ratio=${median(ratios).toFixed(2)} relevant_p95_ms=${single.p95.toFixed(1)}`);
+    const concurrent = medianLoad(results.relevant);
+    console.log(`http relevant_concurrent_rps=${concurrent.rps.toFixed(0)} relevant_concurrent_p95_ms=${concurrent.p95.toFixed(1)}`);
   } finally {
     await Promise.all([episodic.stop(), yoga.stop(), yogaPg.stop()]);
     await folder.cleanup();

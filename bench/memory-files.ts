@@ -126,6 +126,36 @@ async function finishLearning(database: BenchDatabase, client: EpisodicClient, t
   for (const { id } of rows) await client.request(EXTRACT, { id });
 }
 
+/**
+ * Served file patterns against the prior: for each held-out task served a file pattern, whether one
+ * of its files is a file the task changed, and whether as many of the repository's most often
+ * changed pool files (ties by path) would have been: a pattern earns its place only above that.
+ */
+async function patternsAgainstPrior(client: EpisodicClient, input: FilesBenchInput): Promise<{ served: number; right: number; prior: number }> {
+  const counts = new Map<string, Map<string, number>>();
+  for (const run of input.pool) {
+    const of = counts.get(run.repository) ?? new Map<string, number>();
+    for (const f of run.files) of.set(f, (of.get(f) ?? 0) + 1);
+    counts.set(run.repository, of);
+  }
+  const mostChanged = (repository: string, k: number) =>
+    [...(counts.get(repository) ?? new Map<string, number>())]
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .slice(0, k)
+      .map(([f]) => f);
+  let served = 0;
+  let right = 0;
+  let prior = 0;
+  for (const run of input.heldOut) {
+    const files = await servedFiles(client, run);
+    if (files.length === 0) continue;
+    served += 1;
+    if (files.some((f) => run.files.includes(f))) right += 1;
+    if (mostChanged(run.repository, files.length).some((f) => run.files.includes(f))) prior += 1;
+  }
+  return { served, right, prior };
+}
+
 /** Imports the pool into a tenant of its own, asks for every held-out task; returns the report, ending with the two summary lines. */
 export async function reportFiles(input: FilesBenchInput): Promise<string[]> {
   // Built before any request: its seconds of CPU would otherwise stall the server in this process
@@ -158,14 +188,7 @@ export async function reportFiles(input: FilesBenchInput): Promise<string[]> {
     );
     ceiling += run.files.filter((f) => known.has(f)).length / run.files.length;
   }
-  let served = 0;
-  let right = 0;
-  for (const run of input.heldOut) {
-    const files = await servedFiles(client, run);
-    if (files.length === 0) continue;
-    served += 1;
-    if (files.some((f) => run.files.includes(f))) right += 1;
-  }
+  const { served, right, prior } = await patternsAgainstPrior(client, input);
   const n = Math.max(1, measured.length);
   const { rows: kinds } = await input.database.db.pool.query<{ kind: string; n: number }>(
     "SELECT kind, count(*)::int AS n FROM patterns WHERE tenant_id = $1 AND status = 'active' GROUP BY kind ORDER BY kind",
@@ -174,9 +197,9 @@ export async function reportFiles(input: FilesBenchInput): Promise<string[]> {
   return [
     `patterns active from the pool: ${kinds.map((k) => `${k.kind}=${k.n}`).join(' ') || 'none'}`,
     `files: ${measured.length} held-out tasks that changed a file; ceiling (share of their files some pool run changed) ${fmt(ceiling / n, 3)}; answers (top ${K}, task + context) that are files pool runs only ever created: ${scratch}, files no pool run of the task's repository changed: ${foreign}`,
-    `patterns: served a file pattern to ${served} of ${input.heldOut.length} held-out tasks, right for ${right}`,
+    `patterns: served a file pattern to ${served} of ${input.heldOut.length} held-out tasks, right for ${right}; the repository's most often changed files in their place (as many) right for ${prior}`,
     `memory files Recall@5 episodic=${(episodic / n).toFixed(3)} bm25vote=${(vote / n).toFixed(3)} scratch=${scratch} foreign=${foreign}`,
-    `memory patterns served=${served} right=${(served ? right / served : 0).toFixed(3)}`,
+    `memory patterns served=${served} right=${(served ? right / served : 0).toFixed(3)} prior=${(served ? prior / served : 0).toFixed(3)}`,
   ];
 }
 

@@ -16,8 +16,9 @@ import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { createEpisodicClient, type EpisodicClient, unwrap } from '../src/client/index.ts';
 import { must } from '../src/core/must.ts';
 import { type ImportedRun, importRuns, parseMiniSweAgent } from '../src/import/index.ts';
-import { matchStrength, type StrengthWord } from '../src/monitor/match-strength.ts';
-import { trainRankingModel } from '../src/retrieval/ranker-training.ts';
+import { calibratedStrength, type StrengthInputs, type StrengthWord, strengthWord } from '../src/retrieval/calibration.ts';
+import { loadTenantRanking } from '../src/retrieval/ranker-store.ts';
+import { calibrationSamples, trainingHistory, trainRankingModel } from '../src/retrieval/ranker-training.ts';
 import { rankEpisodesWithTerms } from '../src/retrieval/store.ts';
 import { type DevRun, loadDevRuns } from './memory-data.ts';
 import { reportFiles } from './memory-files.ts';
@@ -29,7 +30,9 @@ import { type BenchDatabase, fmt, openBenchDatabase, percentile, startBenchServe
 const args = process.argv.slice(2);
 /** --quick: the two held-out tables only (for iterating); the recorded figures come from a full run. */
 const QUICK = args.includes('--quick');
-const LORO = !args.includes('--no-loro') && !QUICK;
+/** --ranker-only: the main tenant's tables and the ranker report (learned against fixed, calibration); no determinism or files run. */
+const RANKER_ONLY = args.includes('--ranker-only');
+const LORO = !args.includes('--no-loro') && !QUICK && !RANKER_ONLY;
 const DESCRIPTION_BYTES = 10 * 1024;
 
 type Mode = 'text' | 'context';
@@ -93,6 +96,9 @@ async function newTenant(database: BenchDatabase, url: string, name: string, poo
     fitted
       ? `${name}: ranker fitted on ${fitted.queries} pool queries (${fitted.pairs} pairs) in ${fmt((performance.now() - t0) / 1000, 1)} s; weights ${fitted.model.features.map((f, i) => `${f}=${fmt(fitted.model.weights[i] ?? 0, 2)}`).join(' ')}`
       : `${name}: no learned ranker kept (too little history, or no better than the fixed formula in cross-validation); fixed formula`,
+  );
+  console.error(
+    `${name}: strength calibration ${JSON.stringify((await loadTenantRanking(database.db.pool, tenant.id)).calibration)}, the fixed formula's on the same history ${JSON.stringify(fitted?.fixedCalibration ?? null)}`,
   );
   const first = [...episodes.values()][0];
   const episode = first ? await client.episode(first) : null;
@@ -169,6 +175,14 @@ async function determinism(database: BenchDatabase, url: string, main: Tenant, p
   for (const answer of differing.slice(0, 3)) console.error(`determinism: differs: ${answer.slice(0, 300)}`);
   console.log(`Determinism: ${a.length - differing.length} of ${a.length} top-10 answers identical after a reversed import two at a time.\n`);
   return `memory determinism identical=${differing.length === 0 ? 'yes' : 'no'}`;
+}
+
+/** The run in most top-5 lists, and in how many. */
+function hubRun(rankings: Rankings): { run: string; lists: number } {
+  const counts = new Map<string, number>();
+  for (const ranking of rankings.values()) for (const id of new Set(ranking.slice(0, 5))) counts.set(id, (counts.get(id) ?? 0) + 1);
+  const [run, lists] = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0] ?? ['none', 0];
+  return { run, lists };
 }
 
 const line = (name: string, m: Metrics) => `| ${name} | ${m.fileHit.toFixed(3)} | ${m.sameRepoP5.toFixed(3)} | ${m.mrr.toFixed(3)} | ${m.hub.toFixed(3)} |`;
@@ -255,8 +269,8 @@ async function serverRankingTimes(database: BenchDatabase, t: Tenant, queries: r
 async function rankerRankings(database: BenchDatabase, t: Tenant, queries: readonly DevRun[], mode: Mode, pool: ReadonlyMap<string, DevRun>) {
   const learned: Rankings = new Map();
   const fixed: Rankings = new Map();
-  /** Each run served by the learned ranking: its match strength (src/monitor/match-strength.ts) and whether it shares a file with the task. */
-  const served: Array<{ value: number; word: StrengthWord; hit: boolean }> = [];
+  /** Each run served by the tenant's ranking: its strength (src/retrieval/calibration.ts) and whether it shares a file with the task. */
+  const served: Array<{ value: number; word: StrengthWord; hit: boolean; inputs?: StrengthInputs }> = [];
   for (const q of queries) {
     const { description, context } = task(q, mode);
     const query = { description, taskType: null, context: { domain: context?.domain ?? null, language: context?.language ?? null, framework: null, tags: [] } };
@@ -269,7 +283,12 @@ async function rankerRankings(database: BenchDatabase, t: Tenant, queries: reado
       if (model === undefined)
         for (const e of episodes) {
           const run = t.runs.get(e.id);
-          served.push({ ...matchStrength(e), hit: Boolean(run && pool.get(run)?.files.some((f) => q.files.includes(f))) });
+          served.push({
+            value: e.strength,
+            word: strengthWord(e.strength),
+            hit: Boolean(run && pool.get(run)?.files.some((f) => q.files.includes(f))),
+            inputs: e.strengthInputs,
+          });
         }
       rankings.set(
         q.id,
@@ -331,12 +350,14 @@ function pairedInterval(a: readonly number[], b: readonly number[]): { mean: num
 /** The learned ranker against the fixed formula on the same held-out tasks, both modes: MRR@5, FileHit@5 and the paired interval of the MRR gain. */
 async function rankerReport(database: BenchDatabase, t: Tenant, heldOut: readonly DevRun[], pool: ReadonlyMap<string, DevRun>): Promise<string[]> {
   const parts: string[] = [];
-  const allServed: Array<{ value: number; word: StrengthWord; hit: boolean }> = [];
+  const allServed: Array<{ value: number; word: StrengthWord; hit: boolean; inputs?: StrengthInputs }> = [];
   console.log('## Learned ranker against the fixed formula (same tenant, same held-out tasks, ranked in process)\n');
   console.log('| mode | learned MRR@5 | fixed MRR@5 | MRR gain (95 % paired bootstrap) | learned FileHit@5 | fixed FileHit@5 |\n|---|---|---|---|---|---|');
   for (const mode of ['text', 'context'] as const) {
     const { learned, fixed, served } = await rankerRankings(database, t, heldOut, mode, pool);
     allServed.push(...served);
+    const ofMode = calibration(served);
+    console.error(`${mode}: strength ECE ${ofMode.ece.toFixed(3)}; ${ofMode.words}`);
     const [a, b] = [reciprocalRanks(heldOut, learned, pool), reciprocalRanks(heldOut, fixed, pool)];
     const gain = pairedInterval(a, b);
     const [ml, mf] = [evaluate(heldOut, learned, pool), evaluate(heldOut, fixed, pool)];
@@ -346,6 +367,21 @@ async function rankerReport(database: BenchDatabase, t: Tenant, heldOut: readonl
     parts.push(`${mode}_learned=${ml.mrr.toFixed(3)} ${mode}_fixed=${mf.mrr.toFixed(3)} ${mode}_gain_ci=[${gain.low.toFixed(3)},${gain.high.toFixed(3)}]`);
   }
   const calibrated = calibration(allServed);
+  {
+    // The same measure on the pool's own training queries (what the calibration was fitted on, top 5 by the tenant's model).
+    const { model, calibration: fittedCalibration } = await loadTenantRanking(database.db.pool, t.id);
+    const history = await trainingHistory(database.db.pool, t.id);
+    const samples = calibrationSamples(history, () => model, 5);
+    const own = calibration(
+      samples.map((x) => ({ value: calibratedStrength(fittedCalibration, x), word: strengthWord(calibratedStrength(fittedCalibration, x)), hit: x.useful })),
+    );
+    const mean = (xs: readonly StrengthInputs[], pick: (x: StrengthInputs) => number) =>
+      (xs.reduce((sum, x) => sum + pick(x), 0) / Math.max(1, xs.length)).toFixed(3);
+    const describe = (xs: readonly StrengthInputs[]) =>
+      `ln total ${mean(xs, (x) => Math.log(Math.max(1e-3, x.total)))}, ln(1 + bestText) ${mean(xs, (x) => Math.log1p(x.bestText))}, bestScore ${mean(xs, (x) => x.bestScore)}`;
+    console.log(`Inputs, pool's own: ${describe(samples)}; held-out served: ${describe(allServed.flatMap((x) => (x.inputs ? [x.inputs] : [])))}`);
+    console.log(`Pool's own training queries (${history.length}), their top 5 by the model: ECE ${own.ece.toFixed(3)}; ${own.words}.`);
+  }
   console.log(`\nStrength of the ${allServed.length} runs served (top 5, both modes): ECE ${calibrated.ece.toFixed(3)}; ${calibrated.words}.\n`);
   return [`memory ranker ${parts.join(' ')}`, `memory calibration ece=${calibrated.ece.toFixed(3)} monotone=${calibrated.monotone ? 'yes' : 'no'}`];
 }
@@ -377,6 +413,8 @@ async function main() {
       final.set(mode, { episodic, bm25, bm25all });
       const sorted = [...asked.latencies].sort((a, b) => a - b);
       const pair = paired(heldOut, asked.rankings, bm25allRankings, poolById);
+      const hub = hubRun(asked.rankings);
+      console.error(`${mode}: the run in most top-5 lists: ${hub.run} (${hub.lists} of ${heldOut.length}; repository ${poolById.get(hub.run)?.repository})`);
       const same = mode === 'context' ? ' (same repository)' : '';
       console.log(`## ${mode === 'text' ? 'Task text only' : 'Task text + context {domain, language}'} (${heldOut.length} queries)\n`);
       console.log(
@@ -408,9 +446,9 @@ async function main() {
       console.log('');
     }
     const ranker = await rankerReport(database, main, heldOut, poolById);
-    const deterministic = await determinism(database, server.url, main, pool, heldOut);
-    if (!QUICK) await feedbackReport(main, heldOut, poolById);
-    for (const report of QUICK ? [] : await patternReport(main, pool, heldOut)) {
+    const deterministic = RANKER_ONLY ? 'memory determinism not run (--ranker-only)' : await determinism(database, server.url, main, pool, heldOut);
+    if (!QUICK && !RANKER_ONLY) await feedbackReport(main, heldOut, poolById);
+    for (const report of QUICK || RANKER_ONLY ? [] : await patternReport(main, pool, heldOut)) {
       if (report.startsWith('memory ')) summary.push(report);
       else console.log(report);
     }
@@ -435,7 +473,7 @@ async function main() {
       deterministic,
     );
     summary.unshift(...modeLines);
-    {
+    if (!RANKER_ONLY) {
       // relevantFiles and served file patterns (bench/memory-files.ts), on a tenant of its own: its last two lines close the summary.
       const files = await reportFiles({ database, url: server.url, pool, heldOut });
       console.log(files.slice(0, -2).join('\n'));

@@ -151,6 +151,10 @@ const EnvSchema = z.object({
   // Retention (docs/LEDGER.md §3.4): the content of the steps of runs that ended more than this many
   // days ago is forgotten, with a steps.forgotten event per run; unset keeps everything.
   STEP_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
+  // Runs that ended more than this many days ago are forgotten whole (their texts, outcome,
+  // critique, reward, reflection, checkpoints, steps, index entries, patterns), with their
+  // steps.forgotten and episode.forgotten events; unset keeps them.
+  RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
   RETENTION_SWEEP_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(3_600_000),
   MODEL_PRICES: modelPrices.optional(),
 });
@@ -248,7 +252,7 @@ export interface Config {
   /** How long after its root span's end a late child span is still added to the completed episode. */
   otlpLateSpanGraceMs: number;
   /** Step content of runs ended more than `days` ago is forgotten (null: kept), checked every `sweepMs`. */
-  stepRetention: { days: number | null; sweepMs: number };
+  retention: { days: number | null; runDays: number | null; sweepMs: number };
   /** MODEL_PRICES: entries over the default price table (src/costs/prices.ts), USD per 1M tokens. */
   modelPrices: Record<string, { input: number; output: number }>;
 }
@@ -339,7 +343,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
 
     otlpRuns: { idleMs: e.OTLP_RUN_IDLE_MS, attribute: e.OTLP_RUN_ATTRIBUTE },
     otlpLateSpanGraceMs: e.OTLP_LATE_SPAN_GRACE_MS,
-    stepRetention: { days: e.STEP_RETENTION_DAYS ?? null, sweepMs: e.RETENTION_SWEEP_MS },
+    retention: { days: e.STEP_RETENTION_DAYS ?? null, runDays: e.RUN_RETENTION_DAYS ?? null, sweepMs: e.RETENTION_SWEEP_MS },
     modelPrices: e.MODEL_PRICES ?? {},
   });
 }

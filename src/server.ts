@@ -121,7 +121,11 @@ function createRouter(services: Services, { yoga, metrics, admission, limiter, i
   const serveWeb = createStaticHandler();
   const otlpTraces = createOtlpHandler(services, admission, limiter, metrics.countSpanRefusals);
   const otlpLogs = createOtlpLogsHandler(services, admission, limiter);
-  const serveMcp = createMcpHandler(services, { url: `http://localhost${GRAPHQL_PATH}`, fetch: async (url, init) => yoga.fetch(url, init) });
+  const serveMcp = createMcpHandler(
+    services,
+    { url: `http://localhost${GRAPHQL_PATH}`, fetch: async (url, init) => yoga.fetch(url, init) },
+    { admission, limiter },
+  );
   return async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz') return sendJson(res, 200, { status: 'alive' });

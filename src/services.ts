@@ -17,11 +17,11 @@ import { loadSigner } from './ledger/store/signer.ts';
 import { stopForBudget } from './lifecycle/budget-stop.ts';
 import { startDeadlineWorkers } from './lifecycle/deadlines.ts';
 import { ImportBatcher } from './lifecycle/import-batch.ts';
+import { Retention } from './lifecycle/retention.ts';
 import { indexStatisticsRefresher } from './retrieval/index-statistics.ts';
 import { startRankerRefits } from './retrieval/ranker-jobs.ts';
 import { StepIngestor } from './steps/ingest.ts';
 import { DEFAULT_REDACTED_KEYS } from './steps/redact.ts';
-import { StepRetention } from './steps/retention.ts';
 import type { Writer } from './write.ts';
 import { createWriter } from './write.ts';
 
@@ -46,7 +46,7 @@ export interface Services {
   /** API keys of recent requests (revocations by this process forget them at commit). */
   keys: KeyCache;
   /** Forgets the step content of runs past STEP_RETENTION_DAYS. */
-  retention: StepRetention;
+  retention: Retention;
 }
 
 export async function createServices(config: Config, db: Database, log: Logger): Promise<Services> {
@@ -87,7 +87,7 @@ export async function createServices(config: Config, db: Database, log: Logger):
       refreshIndexStatistics().catch((err: unknown) => log.warn({ err }, 'term index statistics not refreshed; autovacuum will')),
     ]),
   );
-  const retention = new StepRetention(db.pool, writer, log, config.stepRetention);
+  const retention = new Retention(db.pool, writer, log, config.retention);
   retention.start();
   return {
     config,

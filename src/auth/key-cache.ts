@@ -5,10 +5,13 @@
 // takes effect within ttlMs. When the database cannot answer a reload in time (saturated or away),
 // the row read at most STALE_FOR_MS ago still authenticates: a request that needs no database (one
 // refused for its shape, a cached read) is not failed for the key's bookkeeping, and the database
-// is not asked again by every request of a busy key while it is struggling.
+// is not asked again by every request of a busy key while it is struggling. A reload is read once
+// for all the requests that need it (600 clients of one key once queued 600 reads every second, in
+// front of another key's one) and takes its database turn as that key's own caller (fair-pool.ts).
 import type pg from 'pg';
 import { databaseTrouble } from '../db/errors.ts';
 import { Params, queryRows } from '../db/sql.ts';
+import { requestScope } from '../log.ts';
 import { checkKey, parseToken, type StoredKey } from './keys.ts';
 import type { AuthResult } from './store.ts';
 
@@ -21,6 +24,8 @@ type KeyRow = StoredKey & { lastUsedAt: Date | null };
 
 export class KeyCache {
   private readonly byPrefix = new Map<string, { row: KeyRow; loadedAt: number }>();
+  /** The reload in flight per prefix: concurrent requests of one key wait for it instead of each reading the row. */
+  private readonly reloads = new Map<string, Promise<KeyRow[]>>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -53,7 +58,7 @@ export class KeyCache {
   private async row(prefix: string, nowMs: number): Promise<KeyRow | null> {
     const cached = this.byPrefix.get(prefix);
     if (cached && nowMs - cached.loadedAt < this.ttlMs) return cached.row;
-    const rows = await this.read(prefix).catch((err: unknown) => {
+    const rows = await this.reload(prefix).catch((err: unknown) => {
       const stale = cached && nowMs - cached.loadedAt < STALE_FOR_MS && databaseTrouble(err, true) !== null;
       if (stale) return [cached.row];
       throw err;
@@ -64,6 +69,19 @@ export class KeyCache {
     if (row) this.byPrefix.set(prefix, { row, loadedAt: nowMs });
     else this.byPrefix.delete(prefix);
     return row;
+  }
+
+  private reload(prefix: string): Promise<KeyRow[]> {
+    let reload = this.reloads.get(prefix);
+    if (!reload) {
+      // The key's own turn in the fair pool: a reload is not queued behind other callers' work (the request's caller is not known yet).
+      const requestId = requestScope.getStore()?.requestId ?? 'api-key reload';
+      reload = requestScope
+        .run({ requestId, tenantId: `api-key ${prefix}`, keyId: prefix }, () => this.read(prefix))
+        .finally(() => this.reloads.delete(prefix));
+      this.reloads.set(prefix, reload);
+    }
+    return reload;
   }
 
   private read(prefix: string): Promise<KeyRow[]> {

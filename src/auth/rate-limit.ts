@@ -36,14 +36,18 @@ export class RateLimiter {
     this.sliceSize = Math.max(1, Math.floor(perMinute / 100));
   }
 
-  async take(keyId: string, now = Date.now()): Promise<RateDecision> {
+  /**
+   * Takes `units` of the key's allowance this minute (a GraphQL operation is 1, an OTLP export one
+   * per span, an MCP batch one per call), or refuses without taking any.
+   */
+  async take(keyId: string, now = Date.now(), units = 1): Promise<RateDecision> {
     const window = Math.floor(now / WINDOW_MS);
     const retryAfterMs = (window + 1) * WINDOW_MS - now;
     for (;;) {
       const slice = this.slices.get(keyId);
       if (slice?.window === window) {
-        if (slice.remaining > 0) {
-          slice.remaining -= 1;
+        if (slice.remaining >= units) {
+          slice.remaining -= units;
           return { ok: true, retryAfterMs: 0 };
         }
         if (slice.exhausted) return { ok: false, retryAfterMs };
@@ -53,11 +57,12 @@ export class RateLimiter {
       // would be refused for the rest of the minute, having used a hundredth of it.
       let claim = this.claims.get(keyId);
       if (!claim) {
-        claim = this.claim(keyId, window)
+        const size = Math.max(this.sliceSize, units - (slice?.window === window ? slice.remaining : 0));
+        claim = this.claim(keyId, window, size)
           .then((granted) => {
             const current = this.slices.get(keyId);
             const carried = current?.window === window ? current.remaining : 0;
-            this.slices.set(keyId, { window, remaining: carried + Math.max(0, granted), exhausted: granted <= 0 });
+            this.slices.set(keyId, { window, remaining: carried + Math.max(0, granted), exhausted: granted < size });
           })
           .finally(() => this.claims.delete(keyId));
         this.claims.set(keyId, claim);
@@ -66,16 +71,16 @@ export class RateLimiter {
     }
   }
 
-  private async claim(keyId: string, window: number): Promise<number> {
+  private async claim(keyId: string, window: number, size: number): Promise<number> {
     const p = new Params();
     const rows = await queryRows<Pick<RateLimitWindowsRow, 'used'>>(
       this.pool,
-      `INSERT INTO rate_limit_windows (key_id, window_start, used) VALUES (${p.add(keyId)}, to_timestamp(${p.add((window * WINDOW_MS) / 1000)}), ${p.add(this.sliceSize)})
+      `INSERT INTO rate_limit_windows (key_id, window_start, used) VALUES (${p.add(keyId)}, to_timestamp(${p.add((window * WINDOW_MS) / 1000)}), ${p.add(size)})
        ON CONFLICT (key_id, window_start) DO UPDATE SET used = rate_limit_windows.used + EXCLUDED.used RETURNING used`,
       p,
     );
-    const before = must(rows[0]).used - this.sliceSize;
-    return Math.min(this.sliceSize, this.perMinute - before);
+    const before = must(rows[0]).used - size;
+    return Math.min(size, this.perMinute - before);
   }
 
   /** Drops windows older than an hour. */

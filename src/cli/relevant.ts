@@ -1,22 +1,21 @@
-// episodic relevant "<task>": the past episodes most relevant to a task, each with its absolute
-// match strength (one word and a value on the same scale for every query, unlike the relative
-// similarity), and with --failures the failed runs to beware of, each saying what went wrong: its
+// episodic relevant "<task>": the past episodes most relevant to a task, each with its strength
+// (the server's calibrated chance that the run is useful, one word and a value on the same scale
+// for every query, unlike the relative total), and with --failures the failed runs to beware of, each saying what went wrong: its
 // verdict, then its last error and the step it happened at.
 import type { LastError } from '../monitor/last-error.ts';
-import { matchStrength } from '../monitor/match-strength.ts';
 import { oneLine } from './errors.ts';
 import { defineCommand, failOnErrorResult, intOption, usage } from './remote.ts';
 
 const HELP = `Usage: episodic relevant "<task description>" [--type <t>] [--domain <d>] [--language <l>] [--limit <n>] [--failures]
 Lists the past episodes most relevant to a task, best first, each with how strongly it matches
-(strong, moderate, weak or none, and a value in [0, 1] on the same scale for every query: from the
-BM25 of the task text and of what the episode did, or the trigram similarity), and its score.
+(strong, moderate, weak or none, and the calibrated chance in [0, 1] that the run is useful to the
+task, fitted on this tenant's history: the same scale for every query), and its score.
   --failures   also the failed runs to beware of, each with what went wrong: the verdict, and
                its last error with the step it happened at
   --limit <n>  results, 1..50 (default 5)
 A key with write scope records a receipt; its id is printed: pass it to episodic complete --used-retrieval <id>.`;
 
-const SCORE = 'total taskText work trigramSimilarity';
+const SCORE = 'total strength strengthWord';
 const EPISODE = `id taskDescription status lastError { stepNumber tool kind message lastLine }`;
 const QUERY = `query Relevant($task: RetrievalTaskInput!, $limit: Int, $failures: Boolean) {
   result: relevantEpisodes(task: $task, limit: $limit, includeFailures: $failures) {
@@ -26,7 +25,7 @@ const QUERY = `query Relevant($task: RetrievalTaskInput!, $limit: Int, $failures
 
 interface Hit {
   episode: { id: string; taskDescription: string; status: string; lastError: LastError | null };
-  score: { total: number; taskText: number; work: number; trigramSimilarity: number };
+  score: { total: number; strength: number; strengthWord: string };
   whatWentWrong: string | null;
 }
 interface Answer {
@@ -45,7 +44,7 @@ export function wentWrong(whatWentWrong: string | null, error: LastError | null)
     : 'no step reported an error';
 }
 
-const strengthOf = (h: Hit) => matchStrength(h.score);
+const strengthOf = (h: Hit) => ({ value: h.score.strength, word: h.score.strengthWord });
 const row = (h: Hit) => {
   const s = strengthOf(h);
   return `${s.word.padEnd(8)} ${s.value.toFixed(2)}  ${h.episode.id}  ${h.episode.status.padEnd(9)} ${oneLine(h.episode.taskDescription, 70)}`;

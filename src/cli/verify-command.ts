@@ -23,8 +23,8 @@ export async function verifyCommand(path: string, publicKey: string | undefined,
   }
   const extra =
     result.kind === 'bundle'
-      ? `, ${result.stepsChecked ?? 0} steps, ${result.stepsForgotten ?? 0} steps forgotten, ${result.rowsChecked ?? 0} hashed rows`
-      : `, ${result.checkpointsChecked ?? 0} signed checkpoints, ${result.rowsChecked ?? 0} hashed rows, ${result.stepsForgotten ?? 0} steps forgotten`;
+      ? `, ${result.stepsChecked ?? 0} steps, ${result.stepsForgotten ?? 0} steps forgotten, ${result.rowsChecked ?? 0} hashed rows, ${result.rowsForgotten ?? 0} hashed rows forgotten`
+      : `, ${result.checkpointsChecked ?? 0} signed checkpoints, ${result.rowsChecked ?? 0} hashed rows, ${result.stepsForgotten ?? 0} steps forgotten, ${result.rowsForgotten ?? 0} hashed rows forgotten`;
   const kept = statePath && result.state ? `; state at tree size ${result.state.treeSize} written to ${statePath}` : '';
   return { text: `verified ${result.kind}: ${result.checked} events${extra} checked${kept}`, json: result };
 }

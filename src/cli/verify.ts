@@ -52,6 +52,8 @@ export interface VerifyResult {
   stepsForgotten?: number;
   checkpointsChecked?: number;
   rowsChecked?: number;
+  /** Hashed values (an episode's record, outcome, critique, ...) an episode.forgotten event names: deleted, not checked (§3.4). */
+  rowsForgotten?: number;
   latestCheckpoint?: { treeSize: number; issuedAt: string } | null;
   /** The state to keep for the next incremental check (exports whose newest root was verified). */
   state?: VerifierState;
@@ -99,6 +101,7 @@ export async function verifyFile(path: string, publicKeyHex?: string, state?: Ve
       stepsChecked: report.stepsChecked,
       stepsForgotten: report.stepsForgotten,
       rowsChecked: report.rowsChecked,
+      rowsForgotten: report.rowsForgotten,
       problems: report.problems,
     };
   }
@@ -111,6 +114,7 @@ export async function verifyFile(path: string, publicKeyHex?: string, state?: Ve
     checkpointsChecked: report.checkpointsChecked,
     rowsChecked: report.rowsChecked,
     stepsForgotten: report.stepsForgotten,
+    rowsForgotten: report.rowsForgotten,
     latestCheckpoint: report.latestCheckpoint,
     ...(report.state ? { state: report.state } : {}),
     problems,

@@ -153,6 +153,7 @@ export function createEpisodicClient(options: EpisodicClientOptions) {
     apiKeys: () => request<T.ApiKey[]>(DOCUMENTS.apiKeys),
     revokeApiKey: (id: string) => request<T.RevokeApiKeyResult>(DOCUMENTS.revokeApiKey, { id }),
     /** Admin: deletes the content of an episode's steps (all, or those numbered), recorded by a steps.forgotten ledger event (docs/LEDGER.md §3.4). */
+    forgetEpisode: (episodeId: string, reason: string) => request<T.ForgetEpisodeResult>(DOCUMENTS.forgetEpisode, { episodeId, reason }),
     forgetSteps: (episodeId: string, reason: string, stepNumbers?: number[]) =>
       request<T.ForgetStepsResult>(DOCUMENTS.forgetSteps, { episodeId, reason, stepNumbers: stepNumbers ?? null }),
     viewer: () => request<{ id: string; name: string }>(DOCUMENTS.viewer),

@@ -21,7 +21,7 @@ export function errors(...types: ErrorName[]): string {
 const TRANSITION = errors('IllegalTransitionError', 'InputLimitError', 'NotFoundError');
 
 export const EPISODE_FIELDS = `id status phase episodeNumber taskDescription taskType agent dedupeKey mode attempt maxAttempts
-  stepCount usedTokens usedToolCalls usedCost goalSpec metadata blockedReason approvalRequest startedAt endedAt timesKnown wallTimeMs deadlineAt
+  stepCount usedTokens usedToolCalls usedCost goalSpec metadata blockedReason approvalRequest startedAt endedAt timesKnown wallTimeMs deadlineAt forgottenAt
   context { language framework complexity domain tags }
   outcome { kind verdict artifacts completed failed reason details }
   stopReason { kind reason resource recoverable isSuccessful canContinue }
@@ -84,6 +84,7 @@ export const DOCUMENTS = {
   createApiKey: `mutation CreateApiKey($name: String!, $scopes: [String!]!, $expiresAt: DateTime) {
     result: createApiKey(name: $name, scopes: $scopes, expiresAt: $expiresAt) { ${errors('InputLimitError')} ... on CreatedApiKey { token key { ${API_KEY_FIELDS} } } } }`,
   revokeApiKey: `mutation RevokeApiKey($id: ID!) { result: revokeApiKey(id: $id) { ${errors('NotFoundError')} ... on ApiKey { ${API_KEY_FIELDS} } } }`,
+  forgetEpisode: `mutation ForgetEpisode($episodeId: ID!, $reason: String!) { result: forgetEpisode(episodeId: $episodeId, reason: $reason) { ${errors('InputLimitError', 'NotFoundError', 'IllegalTransitionError')} ... on ForgetEpisodePayload { episodeId forgotten stepsForgotten blobsDeleted rowsForgotten } } }`,
   forgetSteps: `mutation ForgetSteps($episodeId: ID!, $stepNumbers: [Int!], $reason: String!) { result: forgetSteps(episodeId: $episodeId, stepNumbers: $stepNumbers, reason: $reason) { ${errors('InputLimitError', 'NotFoundError')} ... on ForgetStepsPayload { episodeId forgotten blobsDeleted } } }`,
   apiKeys: `query ApiKeys { result: apiKeys { ${API_KEY_FIELDS} } }`,
   episode: `query Episode($id: ID!) { result: episode(id: $id) { ${errors('NotFoundError')} ... on Episode { ${EPISODE_FIELDS} } } }`,
@@ -104,7 +105,7 @@ export const DOCUMENTS = {
     ${errors('InputLimitError')} ... on ConsistencyProof { fromSize toSize fromRoot toRoot proof } } }`,
   hashedRows: `query HashedRows($refs: [HashedRowRef!]!) { result: hashedRows(refs: $refs) { ${errors('InputLimitError')} ... on HashedRowList { rows { kind id value } } } }`,
   verifyLedger: `query VerifyLedger($fromSeq: BigInt, $toSeq: BigInt) { result: verifyLedger(fromSeq: $fromSeq, toSeq: $toSeq) {
-    ${errors('InputLimitError')} ... on LedgerVerification { ok checked stepsChecked stepsForgotten rowsChecked checkpointsChecked firstBadSeq problem reason checkpointTreeSize } } }`,
+    ${errors('InputLimitError')} ... on LedgerVerification { ok checked stepsChecked stepsForgotten rowsChecked rowsForgotten checkpointsChecked firstBadSeq problem reason checkpointTreeSize } } }`,
   relevantEpisodes: `query RelevantEpisodes($task: RetrievalTaskInput!, $limit: Int, $filter: RelevantEpisodeFilter, $includeFailures: Boolean) {
     result: relevantEpisodes(task: $task, limit: $limit, filter: $filter, includeFailures: $includeFailures) { ${errors('InputLimitError')}
       ... on RelevantEpisodes { retrievalId episodes { ${SCORED_EPISODE} } warnings { ${SCORED_EPISODE} } } } }`,

@@ -82,6 +82,8 @@ export interface Episode {
   /** Null when timesKnown is false. */
   wallTimeMs: number | null;
   deadlineAt: DateTimeString | null;
+  /** When forgetEpisode (or retention) deleted its texts and derived values (docs/LEDGER.md §3.4); null while kept. */
+  forgottenAt: DateTimeString | null;
   context: TaskContext | null;
   outcome: Outcome | null;
   stopReason: EpisodeStopReason | null;
@@ -246,6 +248,8 @@ export interface LedgerVerification {
   /** Of the steps checked, those forgotten (docs/LEDGER.md §3.4). */
   stepsForgotten: number;
   rowsChecked: number;
+  /** Hashed rows an episode.forgotten event names: deleted, checked to be empty (docs/LEDGER.md §3.4). */
+  rowsForgotten: number;
   checkpointsChecked: number;
   firstBadSeq: BigIntString | null;
   problem: string | null;

@@ -161,6 +161,12 @@ export type ForgetStepsResult =
   | { __typename: 'ForgetStepsPayload'; episodeId: string; forgotten: number[]; blobsDeleted: number }
   | InputLimitError
   | NotFoundError;
+/** forgetEpisode (admin): what this call forgot of an ended run (docs/LEDGER.md §3.4); forgotten false when it was forgotten before. */
+export type ForgetEpisodeResult =
+  | { __typename: 'ForgetEpisodePayload'; episodeId: string; forgotten: boolean; stepsForgotten: number[]; blobsDeleted: number; rowsForgotten: number }
+  | InputLimitError
+  | NotFoundError
+  | IllegalTransitionError;
 export type EpisodeQueryResult = ({ __typename: 'Episode' } & Episode) | NotFoundError;
 export type LeaseQueryResult = ({ __typename: 'Lease' } & Lease) | NotFoundError;
 export type WorkItemQueryResult = ({ __typename: 'WorkItem' } & WorkItem) | NotFoundError;

@@ -1,6 +1,7 @@
 // Fair shares of a fixed number of slots (request slots, database connections) between tenants and,
 // within a tenant, between API keys (max-min fair sharing, as deficit round robin with a quantum of
-// one slot gives it). A caller runs at once while a slot is free and its key has nobody waiting, so
+// one slot gives it). A caller may take several slots at once (its work's cost: an OTLP export's
+// spans, an MCP batch's calls), at most the key's share, so heavy work holds what it costs. A caller runs at once while a slot is free and its key has nobody waiting, so
 // one key alone may use every idle slot; once callers wait, each freed slot goes to the waiting
 // tenant holding the fewest slots and, within it, to the key holding the fewest (ties round-robin),
 // so a key with many requests waits behind its own requests, never in front of another key's. Each
@@ -33,6 +34,7 @@ export class FairQueueRefusal extends Error {
 }
 
 interface Waiter {
+  units: number;
   grant(): void;
   refuse(reason: Refusal): void;
 }
@@ -47,6 +49,8 @@ function add(counts: Map<string, number>, name: string, by: number): void {
 interface Who {
   tenant: string;
   key: string;
+  /** Slots the caller holds while it runs. */
+  units: number;
 }
 
 export class FairQueue {
@@ -75,22 +79,27 @@ export class FairQueue {
 
   /** A slot at once, or null (nothing is queued). */
   tryTake(tenant: string, key: string): Release | null {
-    if (!this.canStartNow({ tenant, key })) return null;
-    return this.start({ tenant, key });
+    const who = { tenant, key, units: 1 };
+    if (!this.canStartNow(who)) return null;
+    return this.start(who);
   }
 
-  /** A slot, waiting for its turn; rejects with FairQueueRefusal when the key's queue is full or the wait passes waitMs. */
-  take(tenant: string, key: string): Promise<Release> {
-    const who = { tenant, key };
+  /**
+   * `units` slots (1 by default; at most the key's share), waiting for their turn; rejects with
+   * FairQueueRefusal when the key's queue is full or the wait passes waitMs.
+   */
+  take(tenant: string, key: string, units = 1): Promise<Release> {
+    const who = { tenant, key, units: Math.max(1, Math.min(Math.ceil(units), this.limits.perKey, this.limits.capacity)) };
     if (this.canStartNow(who)) return Promise.resolve(this.start(who));
     const queue = this.queueOf(who);
     if (queue.length >= this.limits.queuedPerKey) {
       this.dropIfEmpty(who);
-      const reason: Refusal = (this.runningBy.get(key) ?? 0) >= this.limits.perKey ? 'key-busy' : 'full';
+      const reason: Refusal = (this.runningBy.get(key) ?? 0) + who.units > this.limits.perKey ? 'key-busy' : 'full';
       return Promise.reject(new FairQueueRefusal(reason));
     }
     return new Promise<Release>((resolve, reject) => {
       const waiter: Waiter = {
+        units: who.units,
         grant: () => {
           clearTimeout(timer);
           resolve(this.start(who));
@@ -108,23 +117,29 @@ export class FairQueue {
     });
   }
 
+  private fits(who: Who): boolean {
+    return this.running + who.units <= this.limits.capacity && (this.runningBy.get(who.key) ?? 0) + who.units <= this.limits.perKey;
+  }
+
   private canStartNow(who: Who): boolean {
-    return !this.full && (this.runningBy.get(who.key) ?? 0) < this.limits.perKey && !this.waiting.get(who.tenant)?.get(who.key)?.length;
+    return this.fits(who) && !this.waiting.get(who.tenant)?.get(who.key)?.length;
   }
 
   private start(who: Who): Release {
-    this.running += 1;
-    add(this.runningBy, who.key, 1);
-    add(this.runningByTenant, who.tenant, 1);
+    this.count(who, 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.running -= 1;
-      add(this.runningBy, who.key, -1);
-      add(this.runningByTenant, who.tenant, -1);
+      this.count(who, -1);
       this.dispatch();
     };
+  }
+
+  private count(who: Who, sign: 1 | -1): void {
+    this.running += sign * who.units;
+    add(this.runningBy, who.key, sign * who.units);
+    add(this.runningByTenant, who.tenant, sign * who.units);
   }
 
   private queueOf(who: Who): Waiter[] {
@@ -144,11 +159,15 @@ export class FairQueue {
   /**
    * Hands free slots to waiters, one at a time: to the waiting tenant that holds the fewest slots, and
    * within it to the waiting key that holds the fewest; ties go round-robin (one served moves to the back).
+   * A turn whose slots are not all free yet waits for them, and so does everyone behind it: a heavy
+   * caller is never passed over for ever.
    */
   private dispatch(): void {
     while (!this.full) {
       const next = this.nextToServe();
       if (!next) return;
+      const head = next.keys.get(next.key)?.[0];
+      if (head && this.running + head.units > this.limits.capacity) return;
       this.grantNext(next.tenant, next.keys, next.key);
     }
   }
@@ -170,9 +189,9 @@ export class FairQueue {
   private leastBusyKey(keys: Map<string, Waiter[]>): string | undefined {
     let best: string | undefined;
     let bestHeld = Number.POSITIVE_INFINITY;
-    for (const key of keys.keys()) {
+    for (const [key, queue] of keys) {
       const held = this.runningBy.get(key) ?? 0;
-      if (held < this.limits.perKey && held < bestHeld) {
+      if (held + (queue[0]?.units ?? 1) <= this.limits.perKey && held < bestHeld) {
         best = key;
         bestHeld = held;
       }

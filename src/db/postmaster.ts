@@ -149,14 +149,27 @@ export function startPostmaster(opts: PostmasterOptions): Promise<Postmaster> {
   });
 }
 
-/** Waits before the next restart: 100 ms doubling to 5 s. */
-const RESTART_BACKOFF_MS = { first: 100, max: 5_000 };
+/** Waits before the next restart: 100 ms doubling to 1 s (a restart that fails costs little; ready again within seconds matters). */
+const RESTART_BACKOFF_MS = { first: 100, max: 1_000 };
+
+/**
+ * Ends what is left of a postmaster that died without stopping its backends (SIGKILL, OOM kill):
+ * they run in its process group and keep its shared memory attached, so PostgreSQL refuses to start
+ * on the folder until each one notices its parent is gone (seconds, longer on a loaded machine).
+ * Killing them loses nothing committed: crash recovery replays the WAL, as it would after they exit.
+ */
+function endOrphanedBackends(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // No process is left in the group.
+  }
+}
 
 /**
  * Keeps the postmaster running: when it exits without stop() (a SIGKILL, an OOM kill, a crash), it
- * is started again on the same folder and port, with backoff, and each attempt is logged. After a
- * SIGKILL its backends notice the postmaster is gone and exit; until they have, PostgreSQL refuses
- * to start (its shared memory is still attached), so the first attempts may fail. PostgreSQL's
+ * is started again on the same folder and port, with backoff, and each attempt is logged. Its
+ * orphaned backends are ended first (endOrphanedBackends), so the first attempt usually starts. PostgreSQL's
  * crash recovery replays the WAL: every committed (acknowledged) write is there after the restart.
  */
 export function supervisePostmaster(opts: PostmasterOptions, first: Postmaster): Pick<Postmaster, 'stop'> {
@@ -165,6 +178,7 @@ export function supervisePostmaster(opts: PostmasterOptions, first: Postmaster):
   const restart = async (gone: Postmaster) => {
     opts.log(`embedded PostgreSQL (pid ${gone.pid}) exited unexpectedly; restarting it`);
     await gone.stop(); // ends its watchdog
+    endOrphanedBackends(gone.pid);
     for (let wait = RESTART_BACKOFF_MS.first; !stopping; wait = Math.min(wait * 2, RESTART_BACKOFF_MS.max)) {
       await new Promise((r) => setTimeout(r, wait));
       if (stopping) return;

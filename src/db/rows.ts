@@ -122,6 +122,8 @@ export type EpisodesRow = {
   import_source: unknown | null;
   /** False for an imported run whose format records no times: startedAt/endedAt are then when it was imported (for ordering only); wall time is unknown, the reward has no speed terms, retrieval recency is neutral. */
   times_known: boolean;
+  /** When an episode.forgotten event removed the record's texts and what was derived from them (docs/LEDGER.md §3.4); null while kept. */
+  forgotten_at: Date | null;
   started_at: Date;
   deadline_at: Date | null;
   ended_at: Date | null;
@@ -375,6 +377,8 @@ export type RankingModelsRow = {
   weights: number[] | null;
   means: number[] | null;
   scales: number[] | null;
+  /** The strength's calibration fitted with it (retrieval/calibration.ts: bias and three weights); empty keeps the default. */
+  calibration: number[] | null;
   /** Episodes indexed when it was fitted, the training queries (runs with a relevant run) and pairs. */
   episodes: number;
   queries: number;

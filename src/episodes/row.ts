@@ -28,11 +28,13 @@ export interface EpisodeRow {
   historical: boolean;
   /** False: an imported run without times; startedAt is when it was imported, its wall time is unknown. */
   timesKnown: boolean;
+  /** An episode.forgotten event removed its texts (docs/LEDGER.md §3.4): no action may write to it again. */
+  forgotten: boolean;
 }
 
 const COLUMNS = `id, tenant_id, status, work_item_id, lease_id, step_count, used_tokens::float8 AS used_tokens,
   used_tool_calls, size_bytes::float8 AS size_bytes, max_tokens::float8 AS max_tokens, max_steps,
-  max_wall_ms::float8 AS max_wall_ms, max_tool_calls, lease_hold, on_budget_exhausted, started_at, context_pack_hash, manifest_hash, historical, times_known`;
+  max_wall_ms::float8 AS max_wall_ms, max_tool_calls, lease_hold, on_budget_exhausted, started_at, context_pack_hash, manifest_hash, historical, times_known, forgotten_at IS NOT NULL AS forgotten`;
 
 /** A row of COLUMNS as pg returns it (the float8 casts make the bigints numbers). */
 export interface EpisodeSqlRow {
@@ -56,6 +58,7 @@ export interface EpisodeSqlRow {
   manifest_hash: string | null;
   historical: boolean | null;
   times_known: boolean | null;
+  forgotten: boolean;
 }
 
 function toEpisodeRow(r: EpisodeSqlRow): EpisodeRow {
@@ -77,6 +80,7 @@ function toEpisodeRow(r: EpisodeSqlRow): EpisodeRow {
     manifestHash: r.manifest_hash,
     historical: r.historical === true,
     timesKnown: r.times_known !== false,
+    forgotten: r.forgotten === true,
   };
 }
 

@@ -79,7 +79,12 @@ export function allowedActions(status: EpisodeStatus): EpisodeAction[] {
   return EPISODE_ACTIONS.filter((action) => TRANSITIONS[status][action] !== undefined && !SERVICE_ACTIONS.has(action));
 }
 
-export function checkTransition(status: EpisodeStatus, action: EpisodeAction): TransitionCheck {
+/**
+ * Whether `action` is allowed in `status`. A forgotten episode (docs/LEDGER.md §3.4) allows none:
+ * a critique or late span would claim values again that its episode.forgotten event deleted.
+ */
+export function checkTransition(status: EpisodeStatus, action: EpisodeAction, forgotten = false): TransitionCheck {
+  if (forgotten) return { ok: false, from: status, action, allowed: [], message: `Cannot ${action} an episode that was forgotten (it is final)` };
   const to = TRANSITIONS[status][action];
   if (to !== undefined) return { ok: true, to };
   const allowed = allowedActions(status);
@@ -94,8 +99,8 @@ export function checkTransition(status: EpisodeStatus, action: EpisodeAction): T
 }
 
 /** The status `action` leads to from the episode's; throws IllegalTransitionError when it is not allowed. */
-export function requireTransition(ep: { status: EpisodeStatus }, action: EpisodeAction): EpisodeStatus {
-  const check = checkTransition(ep.status, action);
+export function requireTransition(ep: { status: EpisodeStatus; forgotten?: boolean }, action: EpisodeAction): EpisodeStatus {
+  const check = checkTransition(ep.status, action, ep.forgotten === true);
   if (!check.ok) throw new IllegalTransitionError(check.from, check.action, check.allowed, check.message);
   return check.to;
 }

@@ -149,11 +149,13 @@ const ReceiptRef = builder.objectRef<ReceiptRow>('RetrievalReceipt').implement({
     createdAt: t.field({ type: 'DateTime', resolve: (r) => r.createdAt }),
     episodes: t.prismaField({
       type: ['Episode'],
-      resolve: async (query, r, _a, ctx) => inOrder(r.episodeIds, await ctx.db.episode.findMany({ ...query, where: { id: { in: r.episodeIds } } })),
+      resolve: async (query, r, _a, ctx) =>
+        inOrder(r.episodeIds, await ctx.db.episode.findMany({ ...query, where: { id: { in: r.episodeIds }, forgottenAt: null } })),
     }),
     warnings: t.prismaField({
       type: ['Episode'],
-      resolve: async (query, r, _a, ctx) => inOrder(r.warningIds, await ctx.db.episode.findMany({ ...query, where: { id: { in: r.warningIds } } })),
+      resolve: async (query, r, _a, ctx) =>
+        inOrder(r.warningIds, await ctx.db.episode.findMany({ ...query, where: { id: { in: r.warningIds }, forgottenAt: null } })),
     }),
     patterns: t.prismaField({
       type: ['Pattern'],

@@ -40,14 +40,16 @@ export interface EpisodeFilter {
   sessionId?: string | null;
 }
 
+/** A forgotten run (docs/LEDGER.md §3.4) is never listed: only episode(id) still answers for it, with forgottenAt set. */
 export function episodeWhere(tenantId: string, f: EpisodeFilter | null): Prisma.EpisodeWhereInput {
-  if (!f) return { tenantId };
+  if (!f) return { tenantId, forgottenAt: null };
   const workItemId = f.workItemId == null ? undefined : canonicalId(f.workItemId);
   if (workItemId !== undefined && !isUuid(workItemId)) {
     throw badArgument('filter.workItemId', 'a UUID', `filter.workItemId must be a work item's id (a UUID), got "${(workItemId as string).slice(0, 64)}"`);
   }
   return {
     tenantId,
+    forgottenAt: null,
     ...(f.status?.length ? { status: { in: f.status.map((s) => s.toLowerCase()) } } : {}),
     ...(f.taskType ? { taskType: f.taskType } : {}),
     ...(f.domain ? { domain: f.domain } : {}),

@@ -18,6 +18,7 @@ import {
   PolicyEnum,
 } from './episode-enums.ts';
 import { connectionSize } from './page-size.ts';
+import { chargeStepPage, selectsStepContent } from './step-page.ts';
 import { StopReasonRef } from './stop-reasons.ts';
 
 const TaskContext = builder
@@ -156,8 +157,25 @@ builder.prismaObject('Episode', {
     startedAt: t.expose('startedAt', { type: 'DateTime', description: 'When the episode started; when it was imported if timesKnown is false.' }),
     deadlineAt: t.expose('deadlineAt', { type: 'DateTime', nullable: true }),
     endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true, description: 'When the episode ended; when it was imported if timesKnown is false.' }),
+    forgottenAt: t.expose('forgottenAt', {
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'When forgetEpisode (or RUN_RETENTION_DAYS) deleted its texts, outcome, critique, reward, reflection, checkpoints and step content; its episode.forgotten ledger event names each. Null while kept. A forgotten run is no longer listed or retrieved.',
+    }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    steps: t.relatedConnection('steps', { cursor: 'id', ...connectionSize(50, 1000), query: { orderBy: { stepNumber: 'asc' } } }),
+    // Resolved on its own, not joined into the episode's query: its inline content is charged
+    // before it is read (step-page.ts).
+    steps: t.prismaConnection({
+      type: 'Step',
+      cursor: 'id',
+      nullable: true,
+      ...connectionSize(50, 1000),
+      resolve: async (query, episode, _args, ctx, info) => {
+        if (selectsStepContent(info)) await chargeStepPage(ctx, episode.id, query);
+        return ctx.db.step.findMany({ ...query, where: { episodeId: episode.id }, orderBy: { stepNumber: 'asc' } });
+      },
+    }),
     checkpoints: t.relation('checkpoints', { query: { orderBy: { createdAt: 'asc' } } }),
     workItem: t.relation('workItem', { nullable: true }),
     lease: t.relation('lease', { nullable: true }),

@@ -10,8 +10,9 @@ import { type StoredLedgerEvent, toHex } from '../ledger/format/hash.ts';
 import { rowClaimsOf } from '../ledger/format/hashed-rows.ts';
 import { eventLeafHash } from '../ledger/format/merkle.ts';
 import type { SignedTreeHead } from '../ledger/format/signed-head.ts';
-import { type StepRow, stepRowFromColumns } from '../ledger/format/step-hash.ts';
+import { type StepRow, stepKeptMembers, stepRowFromColumns } from '../ledger/format/step-hash.ts';
 import { buildProofBundle, type ProofBundle } from '../ledger/proofs/bundle.ts';
+import { type BundleBlob, storedBlobRefs } from '../ledger/proofs/bundle-blobs.ts';
 import { latestCheckpoint } from '../ledger/store/checkpoints.ts';
 import { NotCheckpointedError } from '../ledger/store/errors.ts';
 import { readHashedRows } from '../ledger/store/hashed-rows-store.ts';
@@ -88,7 +89,7 @@ async function episodeRecord(
   pool: pg.Pool,
   tenantId: string,
   episodeId: string,
-): Promise<{ events: StoredLedgerEvent[]; steps: Array<StepRow | ForgottenStepRow> }> {
+): Promise<{ events: StoredLedgerEvent[]; steps: Array<StepRow | ForgottenStepRow>; blobs: BundleBlob[] }> {
   const e = new Params();
   const episode = e.add(episodeId);
   const events = await queryRows<LedgerEventSqlRow>(
@@ -103,9 +104,19 @@ async function episodeRecord(
     `SELECT * FROM steps WHERE tenant_id = ${p.add(tenantId)} AND episode_id = ${p.add(episodeId)} ORDER BY step_number`,
     p,
   );
-  // A forgotten step is carried as its number: its steps.forgotten event, in events, vouches for it (§3.4).
-  const rows = steps.map((s) => (s.forgotten_at ? { stepNumber: s.step_number, forgotten: true as const } : stepRowFromColumns(s)));
-  return { events: events.map(toEvent), steps: rows };
+  // A forgotten step is carried as its number and the members it keeps: its steps.forgotten event, in events, vouches for it (§3.4).
+  const rows = steps.map((s) =>
+    s.forgotten_at ? { stepNumber: s.step_number, forgotten: true as const, kept: stepKeptMembers(stepRowFromColumns(s)) } : stepRowFromColumns(s),
+  );
+  return { events: events.map(toEvent), steps: rows, blobs: await blobsOf(pool, tenantId, rows.flatMap(storedBlobRefs)) };
+}
+
+/** The stored blobs of these hashes (a v3 bundle carries the blobs its kept steps reference, §3.3). */
+async function blobsOf(pool: pg.Pool, tenantId: string, hashes: string[]): Promise<BundleBlob[]> {
+  if (!hashes.length) return [];
+  const p = new Params();
+  const sql = `SELECT hash, content FROM blobs WHERE tenant_id = ${p.add(tenantId)} AND hash = ANY(${p.add([...new Set(hashes)])}::text[]) ORDER BY hash`;
+  return queryRows<BundleBlob>(pool, sql, p);
 }
 
 builder.queryFields((t) => ({

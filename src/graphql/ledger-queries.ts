@@ -80,6 +80,10 @@ const VerifyReportRef = builder.objectRef<RangeReport>('LedgerVerification').imp
     rowsChecked: t.exposeInt('rowsChecked', {
       description: 'Other hashed rows (checkpoint states, critiques, outcomes, rewards, reflections, retrievals, input hashes) compared with their events.',
     }),
+    rowsForgotten: t.exposeInt('rowsForgotten', {
+      description:
+        'Hashed rows (an episode record, outcome, critique, reward, reflection, checkpoint state) an episode.forgotten event names with their claimed hash: checked to hold no value any more (docs/LEDGER.md §3.4).',
+    }),
     checkpointsChecked: t.exposeInt('checkpointsChecked', {
       description: 'Signed checkpoints whose signature, head hash and root verified against the stored events.',
     }),

@@ -4,6 +4,7 @@ import { grantsScope } from '../auth/keys.ts';
 import { InputLimitError, NotFoundError, throwIfViolations } from '../core/errors.ts';
 import { canonicalId } from '../core/ids.ts';
 import { retrieveForEpisode } from '../experiments/serve.ts';
+import { strengthWord } from '../retrieval/calibration.ts';
 import { loadInBatch } from '../retrieval/episode-loader.ts';
 import { patternTaskViolations, RETRIEVAL_LIMITS, validateRetrieval } from '../retrieval/inputs.ts';
 import type { ScoredPattern } from '../retrieval/pattern-store.ts';
@@ -45,7 +46,19 @@ const FeatureContributionRef = builder.objectRef<FeatureContribution>('FeatureCo
 const RelevanceScoreRef = builder.objectRef<ScoredEpisode>('RelevanceScore').implement({
   description: scoreFormula(),
   fields: (t) => ({
-    total: t.float({ resolve: (s) => s.score.total }),
+    total: t.float({
+      resolve: (s) => s.score.total,
+      description: 'The ranking total, relative to the best candidate (the top hit is always near 1): see strength for how good a match it is.',
+    }),
+    strength: t.float({
+      resolve: (s) => s.strength,
+      description:
+        "The calibrated chance, in [0, 1], that this run is useful to the task (that it changed a file the task's run will change), fitted on the tenant's own history; the same scale for every query, and never higher below in the list (docs/LEARNING.md).",
+    }),
+    strengthWord: t.string({
+      resolve: (s) => strengthWord(s.strength),
+      description: 'The strength in a word: strong (>= 0.5), moderate (>= 0.25), weak (>= 0.1), none.',
+    }),
     evidence: t.float({ resolve: (s) => s.score.evidence, description: 'The task evidence in [0, 1]; reward, recency and feedback only scale it.' }),
     learned: t.boolean({
       resolve: (s) => s.contributions !== null,

@@ -26,7 +26,7 @@ builder.objectType(ResponseBudgetError, {
 });
 
 /** The same refusal where a field cannot return an error type (a nullable String): a coded GraphQL error. */
-function budgetGraphQLError(err: ResponseBudgetError): GraphQLError {
+export function budgetGraphQLError(err: ResponseBudgetError): GraphQLError {
   return new GraphQLError(err.message, {
     extensions: { code: 'RESPONSE_TOO_LARGE', budget: 'MAX_RESPONSE_BYTES', limit: err.limit, requested: err.requested },
   });

@@ -5,7 +5,7 @@ import { IllegalTransitionError, InputLimitError, NotFoundError } from '../core/
 import { canonicalId } from '../core/ids.ts';
 import { must } from '../core/must.ts';
 import { sizeText } from '../core/sizes.ts';
-import { stepHashedMembers, stepRowFromRecord } from '../ledger/format/step-hash.ts';
+import { STEP_HASH_FIELDS, STEP_OPTIONAL_FIELDS, stepHashedMembers, stepRowFromRecord } from '../ledger/format/step-hash.ts';
 import type { Services } from '../services.ts';
 import { OverloadedError } from '../steps/ingest.ts';
 import { type ItemResult, type JournalDeps, journalSteps, type LogOptions, type LogResult } from '../steps/journal.ts';
@@ -18,7 +18,16 @@ import { episodeField } from './episode-payloads.ts';
 import { contentRefList, StepContentRef } from './step-blobs.ts';
 import { LogStepsOptionsInput, StepInputRef, toLogOptions, toStepInput } from './step-inputs.ts';
 
+/** Every column hashedContent reads: the hashed members, the step number, and whether the content is forgotten. */
+const HASHED_COLUMNS = Object.fromEntries([...STEP_HASH_FIELDS, ...STEP_OPTIONAL_FIELDS, 'stepNumber', 'forgottenAt'].map((f) => [f, true]));
+
+/** The step's hashed members, null once forgotten. */
+const hashedContentOf = (row: Record<string, unknown>) => (row.forgottenAt ? null : stepHashedMembers(stepRowFromRecord(row)));
+
 builder.prismaObject('Step', {
+  // Each field selects its own columns (exposed ones by themselves): a page of step numbers does not
+  // read the steps' inline content, which only the content fields read (and Episode.steps charges).
+  select: { id: true },
   fields: (t) => ({
     id: t.exposeID('id'),
     stepNumber: t.exposeInt('stepNumber'),
@@ -47,9 +56,10 @@ builder.prismaObject('Step', {
     hashedContent: t.field({
       type: 'JSON',
       nullable: true,
+      select: HASHED_COLUMNS,
       description:
         'Exactly the members contentHash covers, as hashed: contentHash = BLAKE3(RFC 8785 JSON of this value), for steps with blobs, truncated fields or imported times too. Null once the content is forgotten (forgottenAt).',
-      resolve: (s) => (s.forgottenAt ? null : stepHashedMembers(stepRowFromRecord(s as unknown as Record<string, unknown>))),
+      resolve: (s) => hashedContentOf(s as unknown as Record<string, unknown>),
     }),
     forgottenAt: t.expose('forgottenAt', {
       type: 'DateTime',

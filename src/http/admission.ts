@@ -52,19 +52,24 @@ export class Admission {
     return this.slots.inUse;
   }
 
-  /** A slot for `caller`, in its fair turn; throws the one OVERLOADED error a refused call gets. */
-  async take(caller: Caller): Promise<Release> {
+  /**
+   * `units` slots for `caller` (its work's cost: 1 for a GraphQL operation, an OTLP export's spans,
+   * an MCP batch's calls; at most MAX_REQUESTS_PER_KEY), in its fair turn; throws the one
+   * OVERLOADED error a refused call gets.
+   */
+  async take(caller: Caller, units = 1): Promise<Release> {
     try {
-      return await this.slots.take(caller.tenantId, caller.keyId);
+      return await this.slots.take(caller.tenantId, caller.keyId, units);
     } catch (err) {
       if (err instanceof FairQueueRefusal) throw this.refusal(err);
       throw err;
     }
   }
 
-  /** A slot held until `res` closes (doors outside GraphQL: OTLP, blob downloads). */
-  async takeFor(caller: Caller, res: ServerResponse): Promise<void> {
-    const release = await this.take(caller);
+  /** Slots held until `res` closes (doors outside GraphQL: OTLP, MCP, blob downloads). */
+  async takeFor(caller: Caller, res: ServerResponse, units = 1): Promise<void> {
+    markCaller(caller);
+    const release = await this.take(caller, units);
     if (res.closed) release();
     else res.once('close', release);
   }
@@ -73,7 +78,7 @@ export class Admission {
     const { maxRequestsPerKey, maxConcurrentRequests, maxQueuedPerKey, admissionWaitMs } = this.limits;
     if (err.reason === 'key-busy') {
       return overloadedError(
-        `This API key has ${maxRequestsPerKey} requests in progress, the most one key may (MAX_REQUESTS_PER_KEY), and ${maxQueuedPerKey} waiting (MAX_QUEUED_PER_KEY); retry shortly.`,
+        `This API key holds ${maxRequestsPerKey} request slots, the most one key may (MAX_REQUESTS_PER_KEY; an OTLP export takes one per span, an MCP POST one per call), and has ${maxQueuedPerKey} requests waiting (MAX_QUEUED_PER_KEY); retry shortly.`,
         maxRequestsPerKey,
       );
     }
@@ -88,8 +93,16 @@ export class Admission {
   }
 }
 
+/** Slots an operation asks for instead of one, set by a plugin before admission (useResponseBudget: a large read). */
+const operationUnits = new WeakMap<object, number>();
+
+/** The operation of `context` takes `units` slots (its work's cost) when it is admitted. */
+export function chargeOperation(context: object, units: number): void {
+  operationUnits.set(context, units);
+}
+
 /** Marks the request scope with its caller, so the database connections it asks for are shared fairly too (src/db/fair-pool.ts). */
-function markCaller(caller: Caller): void {
+export function markCaller(caller: Caller): void {
   const scope = requestScope.getStore();
   if (scope) Object.assign(scope, { tenantId: caller.tenantId, keyId: caller.keyId });
 }
@@ -102,11 +115,12 @@ export function useAdmission(admission: Admission): Plugin {
   return {
     async onExecute({ args, setResultAndStopExecution }) {
       const viewer = (args.contextValue as unknown as { viewer: Viewer | null }).viewer;
-      if (!viewer) return undefined;
+      // An operation of an MCP batch: the door holds the batch's slots, one per call.
+      if (!viewer || requestScope.getStore()?.admitted) return undefined;
       markCaller(viewer);
       let release: Release;
       try {
-        release = await admission.take(viewer);
+        release = await admission.take(viewer, operationUnits.get(args.contextValue as object) ?? 1);
       } catch (err) {
         if (!(err instanceof GraphQLError)) throw err;
         setResultAndStopExecution({ errors: [err] });

@@ -8,6 +8,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { Config } from '../config.ts';
 import { usePageCursors } from '../graphql/page-arguments.ts';
+import { requestScope } from '../log.ts';
 import { useBodyLimit } from './body-limit.ts';
 import { useNodeLimit } from './node-limit.ts';
 import { perDocument } from './per-document.ts';
@@ -43,9 +44,9 @@ export function hardeningPlugins(config: Config): Array<Plugin | Plugin<Record<s
 }
 
 /** Throws the 429-style error a client can act on: wait retryAfterMs, then retry. */
-export async function enforceRateLimit(limiter: RateLimiter | null, keyId: string): Promise<void> {
+export async function enforceRateLimit(limiter: RateLimiter | null, keyId: string, units = 1): Promise<void> {
   if (!limiter) return;
-  const decision = await limiter.take(keyId);
+  const decision = await limiter.take(keyId, Date.now(), units);
   if (decision.ok) return;
   throw new GraphQLError(
     `Rate limit exceeded for this API key: the limit is ${limiter.perMinute} requests a minute (RATE_LIMIT_PER_MINUTE); retry in ${Math.ceil(decision.retryAfterMs / 1000)} s.`,
@@ -70,7 +71,8 @@ export function useRateLimit(limiter: RateLimiter | null): Plugin {
   const check = async (args: ExecutionArgs): Promise<GraphQLError | null> => {
     const context = args.contextValue as { viewer?: { keyId: string } | null; wsSocket?: unknown };
     // graphql-ws operations were counted as their context was built (src/http/yoga.ts).
-    const keyId = context.wsSocket ? undefined : context.viewer?.keyId;
+    // An MCP batch's operations were counted at its door, one per call (src/mcp/http.ts).
+    const keyId = context.wsSocket || requestScope.getStore()?.admitted ? undefined : context.viewer?.keyId;
     if (!keyId) return null;
     try {
       await enforceRateLimit(limiter, keyId);

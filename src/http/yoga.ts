@@ -85,9 +85,10 @@ export function createGraphQLHandler(services: Services, { admission, limiter, k
       useDocumentAuthorization(),
       // After every shape check and scope check: a bad request is refused whatever the load.
       useRateLimit(limiter),
+      // Before admission: a document over the byte budget is refused without a slot, one within it takes slots by its bytes.
+      useResponseBudget(services.db.pool, config.maxResponseBytes),
       useAdmission(admission),
       useExpensiveFieldLimits(config.admission.verifyLedgerConcurrency, config.admission.verifyLedgerTotalConcurrency),
-      useResponseBudget(services.db.pool, config.maxResponseBytes),
       useStreamGuard(keyWatch, config.admission.maxStreamsPerKey),
       metricsPlugin,
       useCompiledStepJournal(),

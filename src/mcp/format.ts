@@ -23,7 +23,7 @@ export interface BriefEpisode {
 
 export interface ScoredEpisode {
   episode: BriefEpisode;
-  score?: { total?: number | null } | null;
+  score?: { total?: number | null; strength?: number | null; strengthWord?: string | null } | null;
   failed?: boolean | null;
   whatWentWrong?: string | null;
 }
@@ -86,9 +86,15 @@ export function outcomeText(outcome: BriefOutcome | null | undefined): string {
   return parts.join(': ');
 }
 
+/** The run's strength, an absolute chance ("nothing similar" reads low), and the relative ranking total beside it. */
+function strengthText(s: ScoredEpisode['score']): string {
+  const chance = s?.strength == null ? '?' : `${Math.round(s.strength * 100)}%`;
+  return `${s?.strengthWord ?? 'unknown'} match: ${chance} chance it is useful; ranking score ${score(s?.total)}`;
+}
+
 function scoredEpisodeLines(s: ScoredEpisode, index: number): string[] {
   const e = s.episode;
-  const lines = [`${index + 1}. ${outcomeText(e.outcome)} (score ${score(s.score?.total)}) episode ${e.id}`, `   task: ${oneLine(e.taskDescription, 300)}`];
+  const lines = [`${index + 1}. ${outcomeText(e.outcome)} (${strengthText(s.score)}) episode ${e.id}`, `   task: ${oneLine(e.taskDescription, 300)}`];
   const files = filesOf(e.outcome);
   if (files.length) lines.push(`   files: ${oneLine(files.join(', '), 300)}`);
   if (s.whatWentWrong) lines.push(`   what went wrong: ${oneLine(s.whatWentWrong, 300)}`);

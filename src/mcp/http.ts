@@ -3,11 +3,41 @@
 // page), then the API key, a bearer token: a refused key is a 401 before any MCP message is read. Each tool call runs its GraphQL operation in-process through yoga's own
 // fetch with the caller's key, so authentication, scopes, limits and tenancy are the API's own.
 // The SDK is loaded on the first /mcp request, not at server start.
+// A POST is charged by its JSON-RPC calls before any runs (the body read here, within
+// MAX_BODY_BYTES, and handed to the SDK parsed): one unit of the key's rate limit per call and one
+// admission slot per call up to the key's share, held until the answer is sent; a refusal is one
+// JSON-RPC error with Retry-After. The calls' operations then take nothing more (the request scope
+// says the door admitted them) and run a few at a time, so one batch of 100 cannot occupy the
+// machine's cores (8 batches of 100 relevant_episodes once held another key's query for 5.9 s).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AUTH_FAILURE_MESSAGES, tokenFromHeader } from '../auth/keys.ts';
+import type { RateLimiter } from '../auth/rate-limit.ts';
+import type { Viewer } from '../auth/store.ts';
 import { createTransport, type FetchLike } from '../client/transport.ts';
+import { type Admission, markCaller } from '../http/admission.ts';
+import { FairPermits } from '../http/fair-permits.ts';
+import { requestScope } from '../log.ts';
 import type { Services } from '../services.ts';
 import { originRefusal } from './origin.ts';
+
+/** A batch's calls run at most this many at a time: what one client's sequence of calls needs, not the machine. */
+const CALLS_AT_ONCE = 4;
+
+/** What the door needs to charge a POST: the server's admission and the keys' rate limit. */
+export interface McpAdmission {
+  admission: Admission;
+  limiter: RateLimiter | null;
+}
+
+class McpRefusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
 
 export const MCP_PATH = '/mcp';
 
@@ -22,7 +52,58 @@ function sendJsonRpcError(res: ServerResponse, status: number, message: string, 
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
-async function serve(services: Services, graphql: InProcessGraphQL, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** The body as JSON, refused past `limit` bytes (a declared length before any byte is read). */
+async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
+  const tooLarge = () => new McpRefusal(413, `Request body too large: at most ${limit} bytes (MAX_BODY_BYTES)`);
+  if (Number(req.headers['content-length'] ?? 0) > limit) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of req) {
+    bytes += (chunk as Buffer).length;
+    if (bytes > limit) throw tooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new McpRefusal(400, 'Parse error: the body is not JSON');
+  }
+}
+
+/** The calls a POST carries: each message of a batch, or the one message. */
+const callsIn = (body: unknown): number => (Array.isArray(body) ? body.length : 1);
+
+/** Takes the POST's rate allowance and slots, one per call; marks the scope so its operations take none again. */
+async function charge(viewer: Viewer, calls: number, door: McpAdmission, res: ServerResponse): Promise<void> {
+  const units = Math.max(1, calls);
+  const rate = door.limiter ? await door.limiter.take(viewer.keyId, Date.now(), units) : { ok: true, retryAfterMs: 0 };
+  if (door.limiter && !rate.ok) {
+    const seconds = String(Math.ceil(rate.retryAfterMs / 1000));
+    const why = `Rate limit exceeded for this API key: the limit is ${door.limiter.perMinute} requests a minute (RATE_LIMIT_PER_MINUTE), a POST counting one per JSON-RPC call (this one carries ${units}); retry in ${seconds} s`;
+    throw new McpRefusal(429, why, { 'retry-after': seconds });
+  }
+  await door.admission.takeFor(viewer, res, units).catch((err: Error) => {
+    throw new McpRefusal(503, err.message, { 'retry-after': '1' });
+  });
+  markCaller(viewer);
+  const scope = requestScope.getStore();
+  if (scope) scope.admitted = true;
+}
+
+/** yoga's fetch, at most CALLS_AT_ONCE operations of this POST at a time. */
+function fewAtATime(fetch: FetchLike): FetchLike {
+  const permits = new FairPermits(CALLS_AT_ONCE, CALLS_AT_ONCE);
+  return async (url, init) => {
+    const release = await permits.take('post');
+    try {
+      return await fetch(url, init);
+    } finally {
+      release();
+    }
+  };
+}
+
+async function serve(services: Services, graphql: InProcessGraphQL, door: McpAdmission, req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.method !== 'POST') {
     return sendJsonRpcError(res, 405, 'This MCP endpoint is stateless: POST each JSON-RPC request (no sessions, no GET stream).', { allow: 'POST' });
   }
@@ -31,11 +112,13 @@ async function serve(services: Services, graphql: InProcessGraphQL, req: Incomin
   const token = tokenFromHeader(req.headers.authorization);
   const auth = await services.keys.authenticate(token);
   if ('failure' in auth) return sendJsonRpcError(res, 401, AUTH_FAILURE_MESSAGES[auth.failure], { 'www-authenticate': 'Bearer' });
+  const body = await readJson(req, services.config.maxBodyBytes);
+  await charge(auth.viewer, callsIn(body), door, res);
   const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
     import('./server.ts'),
   ]);
-  const request = createTransport({ url: graphql.url, apiKey: token ?? undefined, fetch: graphql.fetch });
+  const request = createTransport({ url: graphql.url, apiKey: token ?? undefined, fetch: fewAtATime(graphql.fetch) });
   const server = createMcpServer(request, auth.viewer.scopes);
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -44,14 +127,15 @@ async function serve(services: Services, graphql: InProcessGraphQL, req: Incomin
   });
   res.once('close', () => void server.close());
   await server.connect(transport);
-  await transport.handleRequest(req, res);
+  await transport.handleRequest(req, res, body);
 }
 
-export function createMcpHandler(services: Services, graphql: InProcessGraphQL) {
+export function createMcpHandler(services: Services, graphql: InProcessGraphQL, door: McpAdmission) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
-      await serve(services, graphql, req, res);
+      await serve(services, graphql, door, req, res);
     } catch (err) {
+      if (err instanceof McpRefusal) return sendJsonRpcError(res, err.status, err.message, err.headers);
       services.log.error({ err }, 'MCP request failed');
       if (!res.headersSent) sendJsonRpcError(res, 500, 'Internal error');
       else res.end();

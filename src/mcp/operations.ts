@@ -6,7 +6,7 @@ import { errors } from '../client/documents.ts';
 const CONTEXT = 'context { language framework domain tags }';
 const OUTCOME = 'outcome { kind verdict artifacts completed failed reason details }';
 const BRIEF_EPISODE = `id status taskDescription taskType agent ${CONTEXT} ${OUTCOME} stepCount startedAt endedAt`;
-const SCORED = `episode { ${BRIEF_EPISODE} reflection { improvements } } score { total } failed whatWentWrong`;
+const SCORED = `episode { ${BRIEF_EPISODE} reflection { improvements } } score { total strength strengthWord } failed whatWentWrong`;
 const STEP = 'stepNumber kind tool action observation tokens latencyMs resultKind result';
 
 export const OPERATIONS = {

@@ -3,9 +3,13 @@
 // (partialSuccess counts and names the refused spans), 400 for a body that cannot be decoded,
 // 401/403, 413, 415, and 429/503 with Retry-After when the server or the key is at its limit (the
 // key's rate limit and the admission slots GraphQL requests take, and the step ingestor's backpressure).
+// An export is charged by its spans, once they are decoded and before any is ingested: one unit of
+// the key's rate limit per span, and one admission slot per span up to the key's share, so a key's
+// 500-span exports run one after another instead of beside everyone else's requests.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { grantsScope, tokenFromHeader } from '../auth/keys.ts';
 import type { RateLimiter } from '../auth/rate-limit.ts';
+import type { Viewer } from '../auth/store.ts';
 import { priceTable } from '../costs/prices.ts';
 import { isPoolSaturated, isUnavailable } from '../db/errors.ts';
 import type { Admission } from '../http/admission.ts';
@@ -43,8 +47,11 @@ class HttpRefusal extends Error {
 const retryLater = (status: 429 | 503, message: string) =>
   new HttpRefusal(status, status === 429 ? RPC.resourceExhausted : RPC.unavailable, message, { 'retry-after': '1' });
 
-/** What an OTLP/HTTP endpoint does with a decoded, admitted body: the answer to send. */
-type ExportHandler = (tenantId: string, body: Buffer, format: BodyFormat) => Promise<Buffer>;
+/** Takes the key's rate allowance and admission slots for `units` of work (spans); throws the 429/503 refusal. */
+type Charge = (units: number) => Promise<void>;
+
+/** What an OTLP/HTTP endpoint does with a read body: decode it, charge its cost, and answer. */
+type ExportHandler = (tenantId: string, body: Buffer, format: BodyFormat, charge: Charge) => Promise<Buffer>;
 
 export function createOtlpHandler(services: Services, admission: Admission, limiter: RateLimiter | null, countRefusals: CountSpanRefusals) {
   const traces = new TraceIngest({
@@ -59,8 +66,9 @@ export function createOtlpHandler(services: Services, admission: Admission, limi
     lateSpanGraceMs: services.config.otlpLateSpanGraceMs,
     prices: priceTable(services.config.modelPrices),
   });
-  return otlpEndpoint(services, admission, limiter, async (tenantId, body, format) => {
+  return otlpEndpoint(services, admission, limiter, async (tenantId, body, format, charge) => {
     const { spans, unreadable } = spansOf(decodeRequest(body, format));
+    await charge(spans.length + unreadable.length);
     // Shed early when not even one step batch would fit; each batch is checked again as it is submitted.
     services.ingest.assertRoom(Math.min(spans.length, STEP_LIMITS.stepsPerCall));
     const report = await traces.ingest(tenantId, spans);
@@ -77,8 +85,9 @@ export function createOtlpHandler(services: Services, admission: Admission, limi
 
 /** POST /v1/logs: the GenAI log events of model calls are kept for their spans; other records are accepted and dropped. */
 export function createOtlpLogsHandler(services: Services, admission: Admission, limiter: RateLimiter | null) {
-  return otlpEndpoint(services, admission, limiter, async (tenantId, body, format) => {
+  return otlpEndpoint(services, admission, limiter, async (tenantId, body, format, charge) => {
     const { events } = spanEventsOf(decodeLogsRequest(body, format));
+    await charge(events.length);
     await keepSpanEvents(services.db.pool, tenantId, events);
     return encodeLogsResponse(format, null);
   });
@@ -91,34 +100,38 @@ function otlpEndpoint(services: Services, admission: Admission, limiter: RateLim
       if (req.method !== 'POST') throw new HttpRefusal(405, RPC.invalidArgument, 'OTLP/HTTP exports are sent with POST', { allow: 'POST' });
       if (!formatOf(req.headers['content-type']))
         throw new HttpRefusal(415, RPC.invalidArgument, 'Content-Type must be application/x-protobuf or application/json');
-      const tenantId = await admit(req, res);
+      const viewer = await authorize(req);
       const body = inflate(await readBody(req, services.config.maxBodyBytes), req.headers['content-encoding'], services.config.maxBodyBytes);
-      send(res, 200, format, await handle(tenantId, body, format));
+      send(res, 200, format, await handle(viewer.tenantId, body, format, (units) => admit(viewer, res, units)));
     } catch (err) {
       const refusal = asRefusal(err, services);
       send(res, refusal.status, format, encodeStatus(format, refusal.rpcCode, refusal.message), refusal.headers);
     }
   };
 
-  /** The tenant of a write key with a free admission slot; refuses otherwise. */
-  async function admit(req: IncomingMessage, res: ServerResponse): Promise<string> {
+  /** The caller of a write key; refuses otherwise. */
+  async function authorize(req: IncomingMessage): Promise<Viewer> {
     const auth = await services.keys.authenticate(tokenFromHeader(req.headers.authorization));
     if ('failure' in auth) {
       throw new HttpRefusal(401, RPC.unauthenticated, `API key ${auth.failure}: send Authorization: Bearer <key>`, { 'www-authenticate': 'Bearer' });
     }
     if (!grantsScope(auth.viewer.scopes, 'write'))
       throw new HttpRefusal(403, RPC.permissionDenied, 'Exporting telemetry needs an API key with the write scope');
-    // The key's rate limit counts every HTTP request, an export as a GraphQL request (RATE_LIMIT_PER_MINUTE).
-    const rate = limiter ? await limiter.take(auth.viewer.keyId) : { ok: true, retryAfterMs: 0 };
+    return auth.viewer;
+  }
+
+  /** The key's rate limit (RATE_LIMIT_PER_MINUTE, one unit per span) and `units` admission slots, held until the answer is sent. */
+  async function admit(viewer: Viewer, res: ServerResponse, units: number): Promise<void> {
+    const cost = Math.max(1, units);
+    const rate = limiter ? await limiter.take(viewer.keyId, Date.now(), cost) : { ok: true, retryAfterMs: 0 };
     if (limiter && !rate.ok) {
       const seconds = Math.ceil(rate.retryAfterMs / 1000);
-      const why = `Rate limit exceeded for this API key: the limit is ${limiter.perMinute} requests a minute (RATE_LIMIT_PER_MINUTE); retry in ${seconds} s`;
+      const why = `Rate limit exceeded for this API key: the limit is ${limiter.perMinute} requests a minute (RATE_LIMIT_PER_MINUTE), an export counting one per span (this one ${cost}); retry in ${seconds} s`;
       throw new HttpRefusal(429, RPC.resourceExhausted, why, { 'retry-after': String(seconds) });
     }
-    await admission.takeFor(auth.viewer, res).catch((err: Error) => {
+    await admission.takeFor(viewer, res, cost).catch((err: Error) => {
       throw retryLater(503, err.message);
     });
-    return auth.viewer.tenantId;
   }
 }
 

@@ -3,6 +3,7 @@
 import type pg from 'pg';
 import type { EpisodeTermTotalsRow, RankingModelsRow } from '../db/rows.ts';
 import { Params, queryPrepared, queryRows } from '../db/sql.ts';
+import { DEFAULT_CALIBRATION, type StrengthCalibration } from './calibration.ts';
 import type { RankingModel } from './ranker.ts';
 
 export const RANKER_TRAINING = {
@@ -14,24 +15,34 @@ export const RANKER_TRAINING = {
   refitEvery: 50,
 } as const;
 
-type ModelColumns = Pick<RankingModelsRow, 'features' | 'weights' | 'means' | 'scales'>;
+type ModelColumns = Pick<RankingModelsRow, 'features' | 'weights' | 'means' | 'scales' | 'calibration'>;
 
-/** The statement reading the tenant's model row (a part of the ranking's own statement, store.ts). */
+/**
+ * The statement reading the tenant's model row (a part of the ranking's own statement, store.ts):
+ * a row without features (the fit kept the fixed formula) still carries its calibration.
+ */
 export function rankingModelSql(p: Params, tenantId: string): string {
-  return `SELECT features, weights, means, scales FROM ranking_models WHERE tenant_id = ${p.add(tenantId)} AND cardinality(features) > 0`;
+  return `SELECT features, weights, means, scales, calibration FROM ranking_models WHERE tenant_id = ${p.add(tenantId)}`;
 }
 
-/** The model of a row that statement read; null without one. */
-export function toRankingModel(row: ModelColumns | null | undefined): RankingModel | null {
+/** The tenant's ranking: its model (null for the fixed formula) and the calibration of its strength. */
+export interface TenantRanking {
+  model: RankingModel | null;
+  calibration: StrengthCalibration;
+}
+
+/** The ranking of a row that statement read; the fixed formula and the default calibration without one. */
+export function toTenantRanking(row: ModelColumns | null | undefined): TenantRanking {
+  const calibration = row?.calibration?.length === 4 ? (row.calibration as unknown as StrengthCalibration) : DEFAULT_CALIBRATION;
   // List columns may hold NULL (Prisma's migrations make them nullable); a row missing one is no model.
-  if (!row?.features || !row.weights || !row.means || !row.scales) return null;
-  return { features: row.features, weights: row.weights, means: row.means, scales: row.scales };
+  if (!row?.features?.length || !row.weights || !row.means || !row.scales) return { model: null, calibration };
+  return { model: { features: row.features, weights: row.weights, means: row.means, scales: row.scales }, calibration };
 }
 
-/** The tenant's model; null when it has none or its last fit kept the fixed formula (a row without features). */
-export async function loadRankingModel(pool: pg.Pool, tenantId: string): Promise<RankingModel | null> {
+/** The tenant's model (null when it has none or its last fit kept the fixed formula) and calibration. */
+export async function loadTenantRanking(pool: pg.Pool, tenantId: string): Promise<TenantRanking> {
   const p = new Params();
-  return toRankingModel((await queryPrepared<ModelColumns>(pool, rankingModelSql(p, tenantId), p))[0]);
+  return toTenantRanking((await queryPrepared<ModelColumns>(pool, rankingModelSql(p, tenantId), p))[0]);
 }
 
 export interface StoredRankerInfo {

@@ -9,7 +9,8 @@
 import type pg from 'pg';
 import type { RankingModelsRow } from '../db/rows.ts';
 import { insertInto, Params, queryRows } from '../db/sql.ts';
-import { type FittedModel, fittingSteps, type RankingModel, type TrainingQuery, validate } from './ranker.ts';
+import { type CalibrationSample, fitCalibration, type StrengthCalibration } from './calibration.ts';
+import { type FeatureVector, type FittedModel, fittingSteps, modelScore, type RankingModel, type TrainingQuery, validate } from './ranker.ts';
 import { indexedEpisodes, RANKER_TRAINING, type StoredRankerInfo } from './ranker-store.ts';
 import { LEXICAL_CANDIDATES, rankEpisodesWithTerms } from './store.ts';
 
@@ -23,8 +24,20 @@ interface TrainingEpisode {
 
 const ARTIFACTS = `CASE WHEN jsonb_typeof(outcome->'artifacts') = 'array' THEN ARRAY(SELECT jsonb_array_elements_text(outcome->'artifacts')) ELSE '{}' END`;
 
+/** A training query with what calibrating the strength needs: each candidate's total and priors' factor, the query's best BM25. */
+export interface HistoryQuery extends TrainingQuery {
+  bestText: number;
+  candidates: ReadonlyArray<{ x: FeatureVector; relevant: boolean; total: number; factor: number }>;
+}
+
 /** One training query: the episode's task ranked by the fixed formula without it, labelled by shared files. */
-async function trainingQuery(pool: pg.Pool, tenantId: string, episode: TrainingEpisode, withContext: boolean): Promise<TrainingQuery> {
+async function trainingQuery(
+  pool: pg.Pool,
+  tenantId: string,
+  episode: TrainingEpisode,
+  withContext: boolean,
+  uninformative: ReadonlySet<string>,
+): Promise<HistoryQuery> {
   const context = { domain: withContext ? episode.domain : null, language: withContext ? episode.language : null, framework: null, tags: [] };
   const { episodes } = await rankEpisodesWithTerms(pool, {
     tenantId,
@@ -41,9 +54,16 @@ async function trainingQuery(pool: pg.Pool, tenantId: string, episode: TrainingE
     `SELECT id, ${ARTIFACTS} AS artifacts FROM episodes WHERE id = ANY(${p.add(episodes.map((e) => e.id))}::uuid[])`,
     p,
   );
-  const files = new Set(episode.artifacts);
+  const files = new Set(episode.artifacts.filter((f) => !uninformative.has(f)));
   const relevant = new Set(rows.filter((r) => r.artifacts.some((f) => files.has(f))).map((r) => r.id));
-  return { candidates: episodes.map((e) => ({ x: e.features, relevant: relevant.has(e.id) })) };
+  const candidates = episodes.map((e) => ({
+    x: e.features,
+    relevant: relevant.has(e.id),
+    total: e.score.total,
+    // What reward, recency and feedback multiply the evidence by (evidenceFirst): the same under a model.
+    factor: e.score.evidence > 0 ? e.score.total / e.score.evidence : 1,
+  }));
+  return { bestText: episodes[0]?.strengthInputs.bestText ?? 0, candidates };
 }
 
 /**
@@ -75,32 +95,31 @@ async function fitYielding(queries: readonly TrainingQuery[]): Promise<FittedMod
   }
 }
 
-/** MRR@5 of the fixed formula and of models fitted without the fold they rank, over all folds. */
-export async function crossValidate(queries: readonly TrainingQuery[]): Promise<{ fixed: number; model: number }> {
+/**
+ * MRR@5 of the fixed formula and of models fitted without the fold they rank, over all folds, and
+ * those models (query i's fold is i % FOLDS: the strength is calibrated on the scores they give).
+ */
+export async function crossValidate(queries: readonly TrainingQuery[]): Promise<{ fixed: number; model: number; folds: RankingModel[] }> {
   let fixed = 0;
   let model = 0;
+  const folds: RankingModel[] = [];
   for (let fold = 0; fold < FOLDS; fold++) {
     const held = queries.filter((_, i) => i % FOLDS === fold);
     const fitted = (await fitYielding(queries.filter((_, i) => i % FOLDS !== fold))) ?? FIXED_ONLY;
+    folds.push(fitted);
     const check = validate(held, fitted);
     fixed += check.fixed * held.length;
     model += check.model * held.length;
   }
   const n = Math.max(1, queries.length);
-  return { fixed: fixed / n, model: model / n };
+  return { fixed: fixed / n, model: model / n, folds };
 }
 
 /** A model that cannot beat anything (no weights): what validation compares when fitting found no pairs. */
 const FIXED_ONLY: RankingModel = { features: [], weights: [], means: [], scales: [] };
 
-/**
- * Fits the tenant's model on its history and stores it (replacing the previous one). Returns what
- * it stored, or null (the tenant ranks by the fixed formula, and a row without features records the
- * fit) below RANKER_TRAINING.minQueries or when models fitted on four fifths of the queries do worse
- * than the fixed formula on the fifth they were not fitted on (five-fold cross-validation).
- */
-export async function trainRankingModel(pool: pg.Pool, tenantId: string): Promise<(StoredRankerInfo & { model: RankingModel }) | null> {
-  const indexed = await indexedEpisodes(pool, tenantId);
+/** The newest RANKER_TRAINING.queries runs with changed files, each as a training query (half of them with its context). */
+export async function trainingHistory(pool: pg.Pool, tenantId: string): Promise<HistoryQuery[]> {
   const p = new Params();
   const rows = await queryRows<TrainingEpisode>(
     pool,
@@ -109,26 +128,111 @@ export async function trainRankingModel(pool: pg.Pool, tenantId: string): Promis
       ORDER BY ${STABLE_NEWEST} LIMIT ${p.add(RANKER_TRAINING.queries)}`,
     p,
   );
-  const queries: TrainingQuery[] = [];
-  for (const [i, episode] of rows.entries()) queries.push(await trainingQuery(pool, tenantId, episode, i % 2 === 0));
+  const uninformative = uninformativeFiles(rows);
+  const queries: HistoryQuery[] = [];
+  for (const [i, episode] of rows.entries()) queries.push(await trainingQuery(pool, tenantId, episode, i % 2 === 0, uninformative));
+  return queries;
+}
+
+/** A file changed by more than this share of one domain's training runs is no label (below, at least 3 runs must share it). */
+const UNINFORMATIVE_FILE_SHARE = 0.2;
+
+/**
+ * Files that say nothing about a task: changed by more than UNINFORMATIVE_FILE_SHARE of the runs
+ * of a domain (and by more than 2). Shared, they made two runs "relevant" to each other whatever
+ * their tasks: in one repository of the development set a packaging file is in 36 of 44 runs'
+ * patches, so nearly every pair of its runs was a positive, the ranker learnt to favour that
+ * repository's runs and the strength learnt to promise them too much. By share, not by name, so
+ * it holds for any language's build files (package.json, pom.xml, go.mod) and for a harness that
+ * leaves the same scratch file in every patch.
+ */
+export function uninformativeFiles(runs: ReadonlyArray<{ domain: string | null; artifacts: readonly string[] }>): Set<string> {
+  const byDomain = new Map<string, { runs: number; files: Map<string, number> }>();
+  for (const run of runs) {
+    const group = byDomain.get(run.domain ?? '') ?? { runs: 0, files: new Map<string, number>() };
+    group.runs += 1;
+    for (const f of new Set(run.artifacts)) group.files.set(f, (group.files.get(f) ?? 0) + 1);
+    byDomain.set(run.domain ?? '', group);
+  }
+  const out = new Set<string>();
+  for (const group of byDomain.values()) for (const [file, n] of group.files) if (n > 2 && n > UNINFORMATIVE_FILE_SHARE * group.runs) out.add(file);
+  return out;
+}
+
+/** A kept model with the calibrations fitted beside it (null: too little history, DEFAULT_CALIBRATION). */
+interface FittedRanking {
+  model: RankingModel;
+  calibration: StrengthCalibration | null;
+  fixedCalibration: StrengthCalibration | null;
+}
+
+/**
+ * Fits the tenant's model on its history and stores it (replacing the previous one). Returns what
+ * it stored, or null (the tenant ranks by the fixed formula, and a row without features records the
+ * fit) below RANKER_TRAINING.minQueries or when models fitted on four fifths of the queries do worse
+ * than the fixed formula on the fifth they were not fitted on (five-fold cross-validation).
+ */
+export async function trainRankingModel(pool: pg.Pool, tenantId: string): Promise<(StoredRankerInfo & FittedRanking) | null> {
+  const indexed = await indexedEpisodes(pool, tenantId);
+  const queries = await trainingHistory(pool, tenantId);
   const useful = queries.filter((q) => q.candidates.some((c) => c.relevant) && q.candidates.some((c) => !c.relevant));
-  const fitted = (await beatsFixedFormula(useful)) ? await fitYielding(useful) : null;
+  const folds = await foldsBeatingFixedFormula(useful);
+  const fitted = folds ? await fitYielding(useful) : null;
   const stored = fitted ?? { ...FIXED_ONLY, pairs: 0 };
-  const trainedAt = await saveFit(pool, tenantId, stored, indexed, useful.length);
+  // Every query, also those no run answers (a strength fitted only where something was relevant would
+  // promise too much), each scored by a model not fitted on it: its fold's, or the final one for a
+  // query that was in no fit (nothing relevant). In-sample scores made strong runs look surer than they are.
+  const foldOf = new Map(useful.map((q, i) => [q, i % FOLDS]));
+  const modelOf = (q: HistoryQuery) => (fitted && folds ? (folds[foldOf.get(q) ?? -1] ?? fitted) : null);
+  const calibration = fitCalibration(calibrationSamples(queries, modelOf));
+  const trainedAt = await saveFit(pool, tenantId, stored, indexed, useful.length, calibration);
   if (!fitted) return null;
   const model = { features: fitted.features, weights: fitted.weights, means: fitted.means, scales: fitted.scales };
-  return { model, episodes: indexed, queries: useful.length, pairs: fitted.pairs, trainedAt };
+  // The fixed formula's calibration on the same history, for the record (DEFAULT_CALIBRATION was taken from one).
+  const fixedCalibration = fitCalibration(calibrationSamples(queries, () => null));
+  return { model, episodes: indexed, queries: useful.length, pairs: fitted.pairs, trainedAt, calibration, fixedCalibration };
 }
 
-/** Enough queries, and models fitted on four fifths do at least as well as the fixed formula on the fifth left out. */
-async function beatsFixedFormula(queries: readonly TrainingQuery[]): Promise<boolean> {
-  if (queries.length < RANKER_TRAINING.minQueries) return false;
+/** The fold models when there are enough queries and they do at least as well as the fixed formula on the fifths left out; else null. */
+async function foldsBeatingFixedFormula(queries: readonly TrainingQuery[]): Promise<RankingModel[] | null> {
+  if (queries.length < RANKER_TRAINING.minQueries) return null;
   const check = await crossValidate(queries);
-  return check.model >= check.fixed;
+  return check.model >= check.fixed ? check.folds : null;
 }
 
-/** Stores the fit (a model without features when the tenant keeps the fixed formula: refitDue counts from it). */
-async function saveFit(pool: pg.Pool, tenantId: string, fit: FittedModel, episodes: number, queries: number): Promise<Date> {
+/** Runs served per query that the strength's calibration learns from (the answers' usual depth, and some below it). */
+const CALIBRATED_RANKS = 10;
+
+/**
+ * Each query's best CALIBRATED_RANKS candidates as the tenant would serve them (by the model, with
+ * the fixed ranking's priors, or by the fixed formula's total), with whether each was relevant.
+ */
+export function calibrationSamples(
+  queries: readonly HistoryQuery[],
+  modelOf: (q: HistoryQuery) => RankingModel | null,
+  ranks = CALIBRATED_RANKS,
+): CalibrationSample[] {
+  return queries.flatMap((q) => {
+    const model = modelOf(q);
+    if (!model) return q.candidates.slice(0, ranks).map((c) => ({ total: c.total, bestText: q.bestText, bestScore: 0, useful: c.relevant }));
+    const scores = q.candidates.map((c) => modelScore(model, c.x));
+    const bestScore = Math.max(...scores);
+    return q.candidates
+      .map((c, i) => ({ total: Math.exp((scores[i] ?? 0) - bestScore) * c.factor, bestText: q.bestText, bestScore, useful: c.relevant }))
+      .sort((a, b) => b.total - a.total)
+      .slice(0, ranks);
+  });
+}
+
+/** Stores the fit (a model without features when the tenant keeps the fixed formula: refitDue counts from it) and its calibration (empty: the default). */
+async function saveFit(
+  pool: pg.Pool,
+  tenantId: string,
+  fit: FittedModel,
+  episodes: number,
+  queries: number,
+  calibration: StrengthCalibration | null,
+): Promise<Date> {
   const p = new Params();
   // trained_at is left to the column's default, now(), which EXCLUDED carries into the update too.
   const insert = insertInto(p, 'ranking_models', {
@@ -140,11 +244,12 @@ async function saveFit(pool: pg.Pool, tenantId: string, fit: FittedModel, episod
     episodes,
     queries,
     pairs: fit.pairs,
+    calibration: calibration ? [...calibration] : [],
   });
   const saved = await queryRows<Pick<RankingModelsRow, 'trained_at'>>(
     pool,
     `${insert}
-     ON CONFLICT (tenant_id) DO UPDATE SET features = EXCLUDED.features, weights = EXCLUDED.weights, means = EXCLUDED.means, scales = EXCLUDED.scales,
+     ON CONFLICT (tenant_id) DO UPDATE SET features = EXCLUDED.features, weights = EXCLUDED.weights, means = EXCLUDED.means, scales = EXCLUDED.scales, calibration = EXCLUDED.calibration,
        episodes = EXCLUDED.episodes, queries = EXCLUDED.queries, pairs = EXCLUDED.pairs, trained_at = EXCLUDED.trained_at
      RETURNING trained_at`,
     p,

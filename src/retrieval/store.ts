@@ -22,10 +22,11 @@ import { must } from '../core/must.ts';
 import { Params, queryPrepared } from '../db/sql.ts';
 import { type ContextFacts, compareText } from '../learning/facts.ts';
 import { BM25, chooseQueryTerms, type TermStat, weightedTerms } from './bm25.ts';
+import { calibratedStrength, DEFAULT_CALIBRATION, type StrengthCalibration, type StrengthInputs } from './calibration.ts';
 import { changedFileSignals, queryMentions } from './changed-files.ts';
 import { EPISODE_FEEDBACK, type FeedbackUse, queryFeedback, type WeightedTerms } from './feedback.ts';
 import { type CandidateEvidence, contributionSum, contributions, type FeatureVector, features, fieldMaxima, type RankingModel } from './ranker.ts';
-import { loadRankingModel, rankingModelSql, toRankingModel } from './ranker-store.ts';
+import { loadTenantRanking, rankingModelSql, type TenantRanking, toTenantRanking } from './ranker-store.ts';
 import { type ContextSide, contextMatch, RECENCY_HALF_LIFE_DAYS, type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
 import { mentionTerms, taskTerms } from './terms.ts';
 
@@ -66,6 +67,8 @@ export interface EpisodeRetrieval {
    * formula (what the model is trained on, so training never depends on a previous model).
    */
   model?: RankingModel | null;
+  /** The strength's calibration when the model is given (else the tenant's, loaded with its model). */
+  calibration?: StrengthCalibration;
 }
 
 export interface ScoredEpisode {
@@ -88,6 +91,10 @@ export interface ScoredEpisode {
   feedbackUses: number;
   /** The largest resemblance of any reported use's query to this one, in [0, 1]. */
   feedbackResemblance: number;
+  /** The calibrated chance that the run is useful to the task (calibration.ts), non-increasing down the ranking. */
+  strength: number;
+  /** What the strength was computed from (the query's level with the run's total): what a calibration is fitted on. */
+  strengthInputs: StrengthInputs;
 }
 
 /** The largest number of distinct query terms looked up (a 10 KB description holds fewer words). */
@@ -112,14 +119,16 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
     .filter((w) => (counts.get(w) ?? 0) >= BM25.REPEATED_MIN)
     .sort((a, b) => (counts.get(b) ?? 0) - (counts.get(a) ?? 0) || compareText(a, b))
     .slice(0, BM25.REPEATED_TERMS);
-  const mentions = [...mentionTerms(r.query.description).keys()].slice(0, LOOKUP_TERMS);
+  const mentioned = mentionTerms(r.query.description);
+  const mentions = [...mentioned.keys()].slice(0, LOOKUP_TERMS);
   const lookup = [...words, ...mentions];
   // The tenant's model is read by the ranking's own statement (one round trip), or alone without words.
   const found =
     lookup.length > 0
       ? await lexicalCandidates(pool, r, lookup, repeated)
-      : { rows: [], stats: [], model: r.model === undefined ? await loadRankingModel(pool, r.tenantId) : null };
-  const model = r.model !== undefined ? r.model : found.model;
+      : { rows: [], stats: [], ranking: r.model === undefined ? await loadTenantRanking(pool, r.tenantId) : null };
+  const model = r.model !== undefined ? r.model : (found.ranking?.model ?? null);
+  const calibration = r.model !== undefined ? (r.calibration ?? DEFAULT_CALIBRATION) : (found.ranking?.calibration ?? DEFAULT_CALIBRATION);
   // The statement chose the terms as chooseQueryTerms does; over the chosen ones' stats it gives them back with their idf.
   const chosen = chooseQueryTerms(
     found.stats.filter((s) => s.field !== BM25.TRACE_FIELD),
@@ -135,9 +144,16 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
   // The fixed formula's totals first: the best of them vote for the files the model's fileVote reads.
   const feedback = rows.map((row) => queryFeedback(queryWords, row.feedback_uses ?? []));
   const fixed = rows.map((row, i) => fixedScore(row, query, (row.task + row.work + row.change) / best, must(feedback[i]).credit));
+  const tieKeys = new Map<string, string>();
+  const keyOf = (id: string) => tieKeys.get(id) ?? '';
+  const readTied = (totals: Array<{ id: string; total: number }>, top: number) => readTieKeys(pool, r.tenantId, tiedIds(totals, top), tieKeys);
+  await readTied(
+    rows.map((row, i) => ({ id: row.id, total: must(fixed[i]).total })),
+    VOTERS,
+  );
   const fileSignals = changedFileSignals(
-    queryMentions(r.query.description),
-    rows.map((row, i) => ({ files: row.files ?? [], total: must(fixed[i]).total, key: row.tie_key })),
+    queryMentions(r.query.description, { words: counts, modules: mentioned }),
+    rows.map((row, i) => ({ files: row.files ?? [], total: must(fixed[i]).total, key: keyOf(row.id) })),
   );
   const evidence = rows.map((row, i) => ({ ...evidenceOf(r, row), ...must(fileSignals[i]) }));
   const maxima = fieldMaxima(evidence);
@@ -148,17 +164,60 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
     return { x, parts, score: parts ? contributionSum(parts) : 0 };
   });
   const bestScore = model ? Math.max(...learned.map((l) => l.score)) : 0;
+  const scored = rows.map((row, i) => {
+    const { x, parts, score } = must(learned[i]);
+    const ranking = { textRank: (row.task + row.work + row.change) / best, x, parts, score, bestScore };
+    return toScored(row, query, ranking, must(feedback[i]), parts ? null : must(fixed[i]));
+  });
   // Equal totals (runs of the query's domain with no text in common) are ordered by their content, not by their random ids.
-  const tieKeys = new Map(rows.map((row) => [row.id, row.tie_key]));
-  const episodes = rows
-    .map((row, i) => {
-      const { x, parts, score } = must(learned[i]);
-      const ranking = { textRank: (row.task + row.work + row.change) / best, x, parts, score, bestScore };
-      return toScored(row, query, ranking, must(feedback[i]), parts ? null : must(fixed[i]));
-    })
-    .sort((a, b) => b.score.total - a.score.total || compareText(tieKeys.get(a.id) ?? '', tieKeys.get(b.id) ?? '') || compareText(a.id, b.id))
-    .slice(0, r.limit);
+  await readTied(
+    scored.map((e) => ({ id: e.id, total: e.score.total })),
+    r.limit,
+  );
+  const episodes = scored.sort((a, b) => b.score.total - a.score.total || compareText(keyOf(a.id), keyOf(b.id)) || compareText(a.id, b.id)).slice(0, r.limit);
+  // The strength after the order: monotone in the total within a query, so it follows the order.
+  for (const e of episodes) {
+    e.strengthInputs = { total: e.score.total, bestText: rows.length > 0 ? best : 0, bestScore };
+    e.strength = calibratedStrength(calibration, e.strengthInputs);
+  }
   return { episodes, terms: weightedTerms(chosen) };
+}
+
+/** The voters of changedFileSignals: the best candidates by the fixed formula. */
+const VOTERS = 10;
+
+/**
+ * The candidates a sort by total, best first, cut to the `top` best, compares by their tie keys:
+ * those whose total another one shares, at or above the `top`-th best total (all of them when a
+ * total is NaN). The others' order never reaches a comparison of keys, or lies below the cut.
+ */
+export function tiedIds(candidates: ReadonlyArray<{ id: string; total: number }>, top: number): string[] {
+  const count = new Map<number, number>();
+  for (const c of candidates) count.set(c.total, (count.get(c.total) ?? 0) + 1);
+  // A NaN total compares as a tie with every other: then every candidate is compared by key.
+  if (count.has(Number.NaN)) return candidates.map((c) => c.id);
+  if (count.size === candidates.length) return [];
+  const cut = candidates.map((c) => c.total).sort((a, b) => b - a)[Math.max(0, Math.min(top, candidates.length) - 1)] ?? Number.NEGATIVE_INFINITY;
+  return candidates.filter((c) => (count.get(c.total) ?? 0) > 1 && c.total >= cut).map((c) => c.id);
+}
+
+/**
+ * Adds to `keys` the tie key of each episode not yet in it: a hash of its task and outcome, which
+ * orders equal totals the same way in every tenant with this history. Read only for the tied
+ * candidates (tiedIds): hashing every candidate's description was a fifth of the ranking
+ * statement's CPU (docs/BENCHMARKS.md, issue 55).
+ */
+async function readTieKeys(pool: pg.Pool, tenantId: string, ids: readonly string[], keys: Map<string, string>): Promise<void> {
+  const missing = ids.filter((id) => !keys.has(id));
+  if (missing.length === 0) return;
+  const p = new Params();
+  const rows = await queryPrepared<TieKeyRow>(
+    pool,
+    `SELECT e.id, md5(e.task_description || coalesce(e.outcome::text, '')) AS tie_key FROM episodes e
+      WHERE e.tenant_id = ${p.add(tenantId)} AND e.id = ANY(${p.add(missing)}::uuid[])`,
+    p,
+  );
+  for (const row of rows) keys.set(row.id, row.tie_key);
 }
 
 /** A candidate's evidence for the learned model's features, without the changed files' signals and the context match. */
@@ -234,6 +293,8 @@ function toScored(
     whatWentWrong: row.status === 'failed' ? row.what_went_wrong : null,
     feedbackUses: feedback.uses,
     feedbackResemblance: feedback.resemblance,
+    strength: 0,
+    strengthInputs: { total: 0, bestText: 0, bestScore: 0 },
     // Each member named, not spread (relevanceScore's comment says why).
     score:
       fixed ??
@@ -255,6 +316,8 @@ function baseWhere(p: Params, r: EpisodeRetrieval): string {
   return [
     `e.tenant_id = ${p.add(r.tenantId)}`,
     `e.status = ANY(${p.add(r.statuses)}::text[])`,
+    // A forgotten run is never served (docs/LEDGER.md §3.4), whatever index entry is left of it.
+    'e.forgotten_at IS NULL',
     ...(f.minReward != null ? [`e.reward_score >= ${p.add(f.minReward)}`] : []),
     ...(f.endedAfter ? [`e.ended_at >= ${p.add(f.endedAfter)}`] : []),
     ...(f.agent ? [`e.agent = ${p.add(f.agent)}`] : []),
@@ -283,7 +346,11 @@ interface CandidateRow {
   /** null when the episode's end time is unknown. */
   age_days: number | null;
   trigram: number;
-  /** A hash of the task and outcome: orders equal totals the same way in every tenant with this history. */
+}
+
+/** A hash of an episode's task and outcome (readTieKeys): orders equal totals the same way in every tenant with this history. */
+interface TieKeyRow {
+  id: string;
   tie_key: string;
 }
 
@@ -299,7 +366,7 @@ function candidateColumns(p: Params, r: EpisodeRetrieval, trigram: boolean): str
           -- Times unknown (an imported run without them): one half-life, so recency is a neutral 0.5.
           (CASE WHEN e.times_known THEN EXTRACT(EPOCH FROM (${p.add(r.now)}::timestamptz - COALESCE(e.ended_at, e.updated_at))) / 86400
                 ELSE ${p.add(RECENCY_HALF_LIFE_DAYS)} END)::float8 AS age_days,
-          (${similarity})::float8 AS trigram, md5(e.task_description || coalesce(e.outcome::text, '')) AS tie_key`;
+          (${similarity})::float8 AS trigram`;
 }
 
 /**
@@ -315,7 +382,7 @@ async function lexicalCandidates(
   r: EpisodeRetrieval,
   words: string[],
   repeated: string[],
-): Promise<{ rows: CandidateRow[]; stats: TermStat[]; model: RankingModel | null }> {
+): Promise<{ rows: CandidateRow[]; stats: TermStat[]; ranking: TenantRanking | null }> {
   const p = new Params();
   const tenant = p.add(r.tenantId);
   const base = baseWhere(p, r);
@@ -326,14 +393,16 @@ async function lexicalCandidates(
       ? ''
       : `UNION ALL (SELECT * FROM scored WHERE domain = ${p.add(domain)} ORDER BY task + work + change DESC FETCH FIRST ${CONTEXT_CANDIDATES} ROWS WITH TIES)`;
   const modelRow = r.model === undefined ? `UNION ALL SELECT NULL, NULL, to_jsonb(m) FROM (${rankingModelSql(p, r.tenantId)}) m` : '';
-  const rows = await queryPrepared<{ candidate: CandidateRow | null; terms: TermStat[] | null; model: Parameters<typeof toRankingModel>[0] }>(
+  const rows = await queryPrepared<{ candidate: CandidateRow | null; terms: TermStat[] | null; model: Parameters<typeof toTenantRanking>[0] }>(
     pool,
     `WITH w AS MATERIALIZED (SELECT DISTINCT term FROM unnest(${p.add(words)}::text[]) AS w(term)),
+     ${ownTerms(p, r)}
      stats AS MATERIALIZED (
        -- OFFSET 0 keeps the probe a probe: one index lookup per field and word, never a scan of the tenant's frequencies.
-       SELECT t.field, w.term, d.df, t.documents FROM episode_term_totals t CROSS JOIN w
+       SELECT t.field, w.term, d.df - o.n AS df, t.documents - o.documents AS documents FROM episode_term_totals t CROSS JOIN w
         CROSS JOIN LATERAL (SELECT d.df FROM episode_term_df d WHERE d.tenant_id = ${tenant} AND d.field = t.field AND d.term = w.term OFFSET 0) d
-        WHERE t.tenant_id = ${tenant} AND t.field IN (0, 1, 2, ${BM25.TRACE_FIELD})),
+        CROSS JOIN LATERAL (SELECT ${r.excludeId ? '1' : '0'} AS documents, count(*)::int AS n FROM own WHERE own.field = t.field AND own.term = w.term) o
+        WHERE t.tenant_id = ${tenant} AND t.field IN (0, 1, 2, ${BM25.TRACE_FIELD}) AND d.df - o.n > 0),
      chosen AS (
        (SELECT term FROM stats WHERE field <> ${BM25.TRACE_FIELD} GROUP BY term ORDER BY min(df::float8 / greatest(documents, 1)), term COLLATE "C" LIMIT ${BM25.QUERY_TERMS})
        UNION SELECT unnest(${p.add(repeated)}::text[])),
@@ -353,9 +422,11 @@ async function lexicalCandidates(
               coalesce(sum(s ORDER BY term) FILTER (WHERE field = ${BM25.TRACE_FIELD}), 0)::float8 AS trace
          FROM hits GROUP BY episode_id),
      best AS (SELECT * FROM summed WHERE task + work + change > 0 ORDER BY task + work + change DESC FETCH FIRST ${JOINED_CANDIDATES} ROWS WITH TIES),
-     scored AS MATERIALIZED (SELECT s.task, s.work, s.change, s.trace, ${columns} FROM best s JOIN episodes e ON e.id = s.episode_id WHERE ${base}),
+     scored AS MATERIALIZED (SELECT s.task, s.work, s.change, s.trace, e.id, e.domain FROM best s JOIN episodes e ON e.id = s.episode_id WHERE ${base}),
      found AS ((SELECT * FROM scored ORDER BY task + work + change DESC FETCH FIRST ${LEXICAL_CANDIDATES} ROWS WITH TIES) ${byDomain})
-     SELECT to_jsonb(f) AS candidate, NULL::jsonb AS terms, NULL::jsonb AS model FROM found f
+     -- The columns of the candidates kept only (not of every one joined), in found's order (OFFSET 0: a nested loop over it).
+     SELECT to_jsonb(f) AS candidate, NULL::jsonb AS terms, NULL::jsonb AS model
+       FROM (SELECT f.task, f.work, f.change, f.trace, c.* FROM found f CROSS JOIN LATERAL (SELECT ${columns} FROM episodes e WHERE e.id = f.id OFFSET 0) c) f
      UNION ALL SELECT NULL, coalesce(jsonb_agg(jsonb_build_object('field', field, 'term', term, 'df', df, 'documents', documents)), '[]'), NULL FROM q
      ${modelRow}`,
     p,
@@ -365,8 +436,22 @@ async function lexicalCandidates(
   return {
     rows: candidates,
     stats: rows.find((row) => row.terms !== null)?.terms ?? [],
-    model: toRankingModel(rows.find((row) => row.model !== null)?.model),
+    ranking: r.model === undefined ? toTenantRanking(rows.find((row) => row.model !== null)?.model) : null,
   };
+}
+
+/**
+ * The excluded episode's own terms (its postings), left out of the frequencies with the episode
+ * itself: a training query is a run of the history asked as if it were new, and a new task is in no
+ * frequency. Counted, its own rare terms looked commoner, its matches weaker than a new task's, and
+ * the strength fitted on them promised new tasks too much (docs/LEARNING.md). Postings hold a field's
+ * 512 largest impacts, so a term below them still counts: the correction is exact for the task field.
+ */
+function ownTerms(p: Params, r: EpisodeRetrieval): string {
+  const own = r.excludeId
+    ? `SELECT field, term FROM episode_terms WHERE episode_id = ${p.add(r.excludeId)}::uuid`
+    : 'SELECT 0 AS field, NULL::text AS term WHERE false';
+  return `own AS MATERIALIZED (${own}),`;
 }
 
 /** Adds the fallback candidates (context, trigram) to the few lexical ones. */

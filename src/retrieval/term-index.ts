@@ -61,14 +61,29 @@ export async function indexEpisodeTerms(client: pg.PoolClient, tenantId: string,
  */
 export async function indexEpisodesTerms(client: pg.PoolClient, tenantId: string, episodeIds: readonly string[]): Promise<void> {
   if (episodeIds.length === 0) return;
-  // Two reads for all of them: a batch's cost is per round trip, not per row.
+  const { documents, files } = await episodeDocuments(client, episodeIds, false);
+  if (documents.length) await writeFields(client, tenantId, documents);
+  await addFiles(client, tenantId, files);
+}
+
+type IndexedFile = DiffFile & { episodeId: string; domain: string };
+
+/**
+ * The fields and changed files of the episodes whose `indexed` state is as asked, computed from
+ * their stored record and steps (two reads for all of them: a batch's cost is per round trip).
+ */
+async function episodeDocuments(
+  client: pg.PoolClient,
+  episodeIds: readonly string[],
+  indexed: boolean,
+): Promise<{ documents: EpisodeFields[]; files: IndexedFile[] }> {
   const sources = await episodeSources(client, episodeIds);
   const stepsOf = await indexedSteps(client, episodeIds);
   const documents: EpisodeFields[] = [];
-  const files: Array<DiffFile & { episodeId: string; domain: string }> = [];
+  const files: IndexedFile[] = [];
   for (const episodeId of episodeIds) {
     const episode = sources.get(episodeId);
-    if (!episode || episode.indexed) continue;
+    if (!episode || episode.indexed !== indexed) continue;
     const steps = stepsOf.get(episodeId) ?? [];
     const workSteps = steps.map(toWorkStep);
     const work = workTerms({ artifacts: episode.artifacts ?? [], failure: episode.failure, steps: workSteps });
@@ -85,8 +100,63 @@ export async function indexEpisodesTerms(client: pg.PoolClient, tenantId: string
       ],
     });
   }
-  if (documents.length) await writeFields(client, tenantId, documents);
-  await addFiles(client, tenantId, files);
+  return { documents, files };
+}
+
+/**
+ * Takes forgotten episodes out of the index (docs/LEDGER.md §3.4), before their texts and steps are
+ * deleted, since the terms are recomputed from them: their postings and files go, and their
+ * documents leave the frequencies (a term no other episode holds is deleted: it could be the
+ * forgotten text itself) and the totals. Terms of steps appended after the episode was indexed
+ * (late telemetry) were never counted; clamping at zero keeps those counts sane.
+ */
+export async function unindexEpisodesTerms(client: pg.PoolClient, tenantId: string, episodeIds: readonly string[]): Promise<void> {
+  if (episodeIds.length === 0) return;
+  const { documents } = await episodeDocuments(client, episodeIds, true);
+  const p = new Params();
+  const ids = p.add(episodeIds);
+  await client.query(
+    `WITH t AS (DELETE FROM episode_terms WHERE tenant_id = ${p.add(tenantId)} AND episode_id = ANY(${ids}::uuid[]))
+     DELETE FROM episode_files WHERE episode_id = ANY(${ids}::uuid[])`,
+    p.values,
+  );
+  if (!documents.length) return;
+  const perEpisode = documents.map((d) => d.fields.map((f) => ({ ...f, length: documentLength(f.counts), terms: [...f.counts.keys()].sort() })));
+  const counts = documentCounts(perEpisode.flat().filter((f) => f.terms.length > 0));
+  if (counts.length) await removeDocumentFrequencies(client, tenantId, counts);
+  await removeTotals(client, tenantId, perEpisode.flat());
+}
+
+async function removeDocumentFrequencies(client: pg.PoolClient, tenantId: string, counts: readonly TermCount[]) {
+  const d = new Params();
+  const rows = { ...termColumns(counts), documents: [counts.map((c) => c.documents), 'int'] } as const;
+  const tenant = d.add(tenantId);
+  const u = unnestAs(d, 'u', rows);
+  // Two statements: a row updated in a WITH is not seen updated by the statement around it.
+  await client.query(
+    `UPDATE episode_term_df f SET df = f.df - u.documents FROM (SELECT * FROM ${u} ORDER BY u.field, u.term) u
+      WHERE f.tenant_id = ${tenant} AND f.field = u.field AND f.term = u.term`,
+    d.values,
+  );
+  await client.query(
+    `DELETE FROM episode_term_df f USING ${u} WHERE f.tenant_id = ${tenant} AND f.field = u.field AND f.term = u.term AND f.df <= 0`,
+    d.values,
+  );
+}
+
+async function removeTotals(client: pg.PoolClient, tenantId: string, fields: ReadonlyArray<{ field: number; length: number }>) {
+  const p = new Params();
+  const totals = fieldTotals(fields);
+  const rows = {
+    field: [totals.map(([field]) => field), 'int'],
+    documents: [totals.map(([, t]) => t.documents), 'int'],
+    length: [totals.map(([, t]) => t.length), 'int8'],
+  } as const;
+  await client.query(
+    `UPDATE episode_term_totals t SET documents = greatest(0, t.documents - u.documents), length = greatest(0, t.length - u.length)
+       FROM ${unnestAs(p, 'u', rows)} WHERE t.tenant_id = ${p.add(tenantId)} AND t.field = u.field`,
+    p.values,
+  );
 }
 
 /** The files each episode's last diff changed, and whether it created them (files-store.ts reads them). */
@@ -203,14 +273,19 @@ async function addPostings(client: pg.PoolClient, tenantId: string, postings: re
   );
 }
 
-/** Adds each document and its length to its fields' totals, in field order. */
-async function addTotals(client: pg.PoolClient, tenantId: string, fields: ReadonlyArray<{ field: number; length: number }>) {
+/** Documents and summed length per field, in field order. */
+function fieldTotals(fields: ReadonlyArray<{ field: number; length: number }>): Array<[number, { documents: number; length: number }]> {
   const byField = new Map<number, { documents: number; length: number }>();
   for (const f of fields) {
     const entry = byField.get(f.field) ?? { documents: 0, length: 0 };
     byField.set(f.field, { documents: entry.documents + 1, length: entry.length + f.length });
   }
-  const totals = [...byField.entries()].sort(([a], [b]) => a - b);
+  return [...byField.entries()].sort(([a], [b]) => a - b);
+}
+
+/** Adds each document and its length to its fields' totals, in field order. */
+async function addTotals(client: pg.PoolClient, tenantId: string, fields: ReadonlyArray<{ field: number; length: number }>) {
+  const totals = fieldTotals(fields);
   const p = new Params();
   const rows = {
     field: [totals.map(([field]) => field), 'int'],

@@ -41,10 +41,6 @@ const ERROR_CLASS = /\b[A-Z][A-Za-z0-9_]*(?:Error|Exception|Warning|Failure)\b/g
 
 const keep = (term: string) => term.length >= TERM_MIN_CHARS && term.length <= TERM_MAX_CHARS && !/^[\d_]+$/.test(term) && !STOP_WORDS.has(term);
 
-function add(counts: TermCounts, term: string, weight: number): void {
-  if (keep(term)) counts.set(term, (counts.get(term) ?? 0) + weight);
-}
-
 /**
  * A word CAMEL matches whole, in one piece (lower case, Capitalised, all capitals, digits): it has
  * no parts, so the split is skipped for the words of ordinary text (most of every field's words).
@@ -53,16 +49,40 @@ const ONE_PART = /^(?:[A-Z]?[a-z]+|[A-Z]+|\d+)$/;
 
 /** Adds the terms of a text: each word, and the parts of a snake_case or CamelCase word. */
 export function addWords(counts: TermCounts, text: string, weight = 1): TermCounts {
-  for (const [word] of text.matchAll(WORD)) {
-    if (HEX_NOISE.test(word)) continue;
-    const lower = word.toLowerCase();
-    add(counts, lower, weight);
-    if (ONE_PART.test(word)) continue;
-    const parts = new Set<string>();
-    for (const piece of word.split('_')) for (const [part] of piece.matchAll(CAMEL)) parts.add(part.toLowerCase());
-    if (parts.size > 1) for (const part of parts) if (part !== lower) add(counts, part, weight);
-  }
+  for (const [word] of text.matchAll(WORD)) for (const term of termsOfWord(word)) counts.set(term, (counts.get(term) ?? 0) + weight);
   return counts;
+}
+
+/**
+ * The terms of one word, in the order they count: the word lower-cased, then its parts. A pure
+ * function of the word, remembered for the words up to MEMO_WORD_CHARS long (a text repeats its
+ * words, and every text its language's): the regular expressions were most of a query's and an
+ * indexed episode's CPU (docs/BENCHMARKS.md, issue 55). Bounded: past MEMO_WORDS it starts again.
+ */
+function termsOfWord(word: string): readonly string[] {
+  if (word.length > MEMO_WORD_CHARS) return splitWord(word);
+  let terms = wordTerms.get(word);
+  if (terms === undefined) {
+    terms = splitWord(word);
+    if (wordTerms.size >= MEMO_WORDS) wordTerms.clear();
+    wordTerms.set(word, terms);
+  }
+  return terms;
+}
+
+const MEMO_WORD_CHARS = 128;
+const MEMO_WORDS = 100_000;
+const wordTerms = new Map<string, readonly string[]>();
+
+function splitWord(word: string): string[] {
+  if (HEX_NOISE.test(word)) return [];
+  const lower = word.toLowerCase();
+  const terms = keep(lower) ? [lower] : [];
+  if (ONE_PART.test(word)) return terms;
+  const parts = new Set<string>();
+  for (const piece of word.split('_')) for (const [part] of piece.matchAll(CAMEL)) parts.add(part.toLowerCase());
+  if (parts.size > 1) for (const part of parts) if (part !== lower && keep(part)) terms.push(part);
+  return terms;
 }
 
 export function taskTerms(description: string): TermCounts {

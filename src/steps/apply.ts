@@ -131,7 +131,7 @@ function planRequest(
 
 function validateRequest(request: StepBatchRequest, ep: EpisodeRow | undefined): NotFoundError | IllegalTransitionError | null {
   if (!ep) return new NotFoundError('Episode', request.episodeId);
-  const check = checkTransition(ep.status, request.action ?? 'logSteps');
+  const check = checkTransition(ep.status, request.action ?? 'logSteps', ep.forgotten);
   return check.ok ? null : new IllegalTransitionError(check.from, check.action, check.allowed, check.message);
 }
 

@@ -9,6 +9,8 @@ import type { WriteContext } from '../core/write-context.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { lockEpisode } from '../episodes/row.ts';
 import { FORGOTTEN_MEMBERS } from '../ledger/format/forgotten.ts';
+import { contentHash } from '../ledger/format/hash.ts';
+import { stepKeptMembers, stepRowFromColumns } from '../ledger/format/step-hash.ts';
 import { countViolations, textViolations } from '../validation/violations.ts';
 
 const FORGET_LIMITS = { reasonChars: 500, stepNumbers: 10_000 } as const;
@@ -20,7 +22,7 @@ export interface ForgetStepsRequest {
   reason: string;
 }
 
-/** Who asked: an admin key, or the operator's retention setting (STEP_RETENTION_DAYS). */
+/** Who asked: an admin key, or the operator's retention setting (STEP_RETENTION_DAYS, RUN_RETENTION_DAYS). */
 export type ForgetActor = { keyId: string } | { retentionDays: number };
 
 export interface ForgetStepsResult {
@@ -33,9 +35,13 @@ export interface ForgetStepsResult {
 /** The columns a forgotten step loses (FORGOTTEN_MEMBERS, which verifyLedger requires empty). */
 const CONTENT_COLUMNS = FORGOTTEN_MEMBERS.map((m) => m.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
 
+/** A forgetting's reason is stored in a jsonb payload: non-empty, at most 500 characters, no NUL, no lone surrogate. */
+export function reasonViolations(reason: string) {
+  return textViolations('reason', reason, { nonEmpty: true, maxChars: FORGET_LIMITS.reasonChars });
+}
+
 function checkRequest(req: ForgetStepsRequest): void {
-  // The reason is stored in a jsonb payload: no NUL, no lone surrogate, as every stored text.
-  const violations = textViolations('reason', req.reason, { nonEmpty: true, maxChars: FORGET_LIMITS.reasonChars });
+  const violations = reasonViolations(req.reason);
   if (req.stepNumbers) violations.push(...countViolations('stepNumbers', req.stepNumbers.length, FORGET_LIMITS.stepNumbers, 'step numbers'));
   if (violations.length) throw new InputLimitError(violations);
 }
@@ -79,7 +85,7 @@ export async function forgetStepsRecorded(w: WriteContext, req: ForgetStepsReque
   const only = req.stepNumbers ? ` AND step_number = ANY(${p.add([...new Set(req.stepNumbers)])}::int[])` : '';
   const rows = await queryRows<{ step_number: number; content_hash: string; content_refs: unknown }>(
     w.client,
-    `SELECT step_number, content_hash, content_refs FROM steps
+    `SELECT * FROM steps
       WHERE tenant_id = ${p.add(w.tenantId)} AND episode_id = ${p.add(ep.id)} AND forgotten_at IS NULL${only}
       ORDER BY step_number FOR UPDATE`,
     p,
@@ -98,7 +104,8 @@ export async function forgetStepsRecorded(w: WriteContext, req: ForgetStepsReque
     episodeId: ep.id,
     workItemId: ep.workItemId,
     payload: {
-      steps: rows.map((r) => ({ n: r.step_number, hash: r.content_hash })),
+      // keptHash covers what the row keeps (kind, result kind, latency, tokens, cost, side-effect key, times), unsalted.
+      steps: rows.map((r) => ({ n: r.step_number, hash: r.content_hash, keptHash: contentHash(stepKeptMembers(stepRowFromColumns(r))) })),
       reason: req.reason,
       ...('keyId' in actor ? { byKeyId: actor.keyId } : { byRetention: { days: actor.retentionDays } }),
     },

@@ -52,3 +52,25 @@ it('authenticates a key read under a minute ago while the pool cannot lend a con
   }
   expect(await keys.authenticate(token, new Date(t0.getTime() + 62_000))).toEqual({ failure: 'revoked' });
 });
+
+it("reads a key's row once for all of its concurrent requests when the kept row is due for a reload", async () => {
+  const tenant = await createTenant(database.db.prisma, 'tenant-busy-key');
+  const busy = (await createApiKey(database.db.prisma, { tenantId: tenant.id, name: 'busy', scopes: ['write'] })).token;
+  const pool = database.db.pool;
+  let reads = 0;
+  const counting = Object.create(pool) as typeof pool;
+  counting.query = ((text: unknown, values?: unknown) => {
+    if (typeof text === 'string' && text.includes('FROM api_keys')) reads += 1;
+    return pool.query(text as string, values as unknown[]);
+  }) as typeof pool.query;
+  const keys = new KeyCache(counting, 1_000);
+  const t0 = new Date();
+  const burst = async (at: Date) => {
+    const answers = await Promise.all(Array.from({ length: 100 }, () => keys.authenticate(busy, at)));
+    for (const a of answers) expect(a).toMatchObject({ viewer: { tenantId: tenant.id } });
+  };
+  await burst(t0);
+  expect(reads).toBe(1);
+  await burst(new Date(t0.getTime() + 1_500));
+  expect(reads).toBe(2);
+});

@@ -78,8 +78,9 @@ interface DoorContext {
 let t: TestApp;
 let base: string;
 let dir: string;
-// Low enough to use up quickly, high enough for a door's other cells (two requests each) on their own key.
-const RATE = 50;
+// Low enough to use up quickly, high enough for a door's other cells (two requests each, an OTLP
+// export counting one per span) on their own key.
+const RATE = 300;
 beforeAll(async () => {
   t = await startTestApp({ RATE_LIMIT_PER_MINUTE: String(RATE) }, { overSocket: true });
   base = t.url.replace(/\/graphql$/, '');

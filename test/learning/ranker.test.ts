@@ -4,7 +4,7 @@
 // feature's contribution. The learning queue queues a refit once the history is large enough.
 import { describe, expect, it } from 'vitest';
 import { queueDueRefits, RANKER_JOB } from '../../src/retrieval/ranker-jobs.ts';
-import { loadRankingModel, RANKER_TRAINING, rankingModelInfo, refitDue } from '../../src/retrieval/ranker-store.ts';
+import { loadTenantRanking, RANKER_TRAINING, rankingModelInfo, refitDue } from '../../src/retrieval/ranker-store.ts';
 import { trainRankingModel } from '../../src/retrieval/ranker-training.ts';
 import { type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
@@ -30,7 +30,7 @@ describe('learned ranker', () => {
         const done = await l.run({ description: description(m, j + k), outcome: outcome(m) });
         byModule.set(m, [...(byModule.get(m) ?? []), done.episode.id]);
       }
-    expect(await loadRankingModel(pool, keys.tenantId)).toBeNull();
+    expect((await loadTenantRanking(pool, keys.tenantId)).model).toBeNull();
     expect(await refitDue(pool, keys.tenantId)).toBe(true);
     const fixed = await l.relevant({ description: description('billing', 3), taskType: 'bugfix', context: {} }, { limit: 5 });
     const fitted = await trainRankingModel(pool, keys.tenantId);
@@ -58,7 +58,7 @@ describe('learned ranker', () => {
 
     // A list column may hold NULL (Prisma's migrations make them nullable): such a row is no model.
     await pool.query('UPDATE ranking_models SET weights = NULL WHERE tenant_id = $1', [keys.tenantId]);
-    expect(await loadRankingModel(pool, keys.tenantId)).toBeNull();
+    expect((await loadTenantRanking(pool, keys.tenantId)).model).toBeNull();
     const unlearned = await l.relevant({ description: description('billing', 3), taskType: 'bugfix', context: {} }, { limit: 5 });
     expect(unlearned.episodes.every((e: Json) => e.score.learned === false)).toBe(true);
   });
@@ -102,7 +102,7 @@ describe('learned ranker', () => {
     const pool = t.services.db.pool;
     expect(await refitDue(pool, keys.tenantId)).toBe(true);
     expect(await trainRankingModel(pool, keys.tenantId)).toBeNull();
-    expect(await loadRankingModel(pool, keys.tenantId)).toBeNull();
+    expect((await loadTenantRanking(pool, keys.tenantId)).model).toBeNull();
     expect(await rankingModelInfo(pool, keys.tenantId)).toMatchObject({ episodes: RANKER_TRAINING.minQueries + 2, pairs: 0 });
     expect(await refitDue(pool, keys.tenantId)).toBe(false);
     const asked = await l.relevant({ description: description('billing', 3), taskType: 'bugfix', context: {} }, { limit: 5 });

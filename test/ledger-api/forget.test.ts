@@ -127,7 +127,7 @@ describe('forgetSteps', () => {
     const [event] = (await sql(`SELECT payload FROM ledger_events WHERE episode_id = $1 AND type = 'steps.forgotten'`, [episodeId])).rows;
     const adminKeyId = (await t.gql('{ viewerKey { id } }')).data.viewerKey.id;
     expect(event.payload).toEqual({
-      steps: hashes.slice(0, 2).map((r) => ({ n: r.step_number, hash: r.content_hash })),
+      steps: hashes.slice(0, 2).map((r) => ({ n: r.step_number, hash: r.content_hash, keptHash: expect.stringMatching(/^[0-9a-f]{64}$/) })),
       reason: 'a secret pasted into a tool output',
       byKeyId: adminKeyId,
     });
@@ -166,6 +166,32 @@ describe('forgetSteps', () => {
       expect(await verifyLedger()).toMatchObject({ ok: false, problem: 'step-mismatch', firstBadSeq: String(seq) });
     } finally {
       await sql(`UPDATE steps SET observation = NULL, forgotten_at = now() WHERE episode_id = $1 AND step_number = 1`, [episodeId]);
+    }
+    expect(await verifyLedger()).toMatchObject({ ok: true, stepsForgotten: 3 });
+  });
+
+  it('what a forgotten step keeps (kind, tokens, cost, ...) stays covered by its keptHash: an edit is a step-mismatch for verifyLedger and episodic verify', {
+    timeout: CLI_BUDGET_MS,
+  }, async () => {
+    const seq = await loggedSeqOf(3);
+    const [event] = (await sql(`SELECT payload FROM ledger_events WHERE episode_id = $1 AND type = 'steps.forgotten' ORDER BY seq DESC LIMIT 1`, [episodeId]))
+      .rows;
+    expect(event.payload.steps).toEqual([{ n: 3, hash: expect.any(String), keptHash: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
+    const bundle = JSON.parse(await readFile(await bundleFile('kept-members'), 'utf8'));
+    expect(bundle.steps[2]).toEqual({
+      stepNumber: 3,
+      forgotten: true,
+      kept: { episodeId, kind: 'llm_call', resultKind: null, latencyMs: null, tokens: 7, cost: 0, sideEffectKey: null },
+    });
+    await sql('UPDATE steps SET tokens = 70000 WHERE episode_id = $1 AND step_number = 3', [episodeId]);
+    try {
+      expect(await verifyLedger()).toMatchObject({ ok: false, problem: 'step-mismatch', firstBadSeq: String(seq) });
+      expect((await verifyLedger()).reason).toMatch(/what it keeps .* differs from its steps.forgotten event's keptHash/);
+      const offline = await verifyOffline(await bundleFile('kept-edited'));
+      expect(offline.code).toBe(3);
+      expect(JSON.parse(offline.out).problems).toEqual([expect.objectContaining({ seq, stepNumber: 3, problem: 'step-mismatch' })]);
+    } finally {
+      await sql('UPDATE steps SET tokens = 7 WHERE episode_id = $1 AND step_number = 3', [episodeId]);
     }
     expect(await verifyLedger()).toMatchObject({ ok: true, stepsForgotten: 3 });
   });

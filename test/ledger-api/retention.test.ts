@@ -47,7 +47,7 @@ describe('STEP_RETENTION_DAYS', () => {
     const going = await run('running run', false);
     // The old run ended 40 days ago (ended_at is a derived time, §3.3; the events keep the real ones).
     await sql(`UPDATE episodes SET ended_at = now() - interval '40 days' WHERE id = $1`, [old]);
-    expect(await t.services.retention.sweep()).toEqual({ runs: 1, steps: 2 });
+    expect(await t.services.retention.sweep()).toEqual({ runs: 1, steps: 2, episodes: 0 });
     const { rows } = await sql('SELECT episode_id, observation, forgotten_at FROM steps WHERE tenant_id = $1 ORDER BY episode_id, step_number', [
       t.keys.tenantId,
     ]);
@@ -62,7 +62,7 @@ describe('STEP_RETENTION_DAYS', () => {
     expect(events[0].payload).toMatchObject({ reason: 'retention: the run ended more than 30 days ago', byRetention: { days: 30 } });
     expect(events[0].payload.steps.map((s: { n: number }) => s.n)).toEqual([1, 2]);
     // A second sweep finds nothing more to forget.
-    expect(await t.services.retention.sweep()).toEqual({ runs: 0, steps: 0 });
+    expect(await t.services.retention.sweep()).toEqual({ runs: 0, steps: 0, episodes: 0 });
 
     await t.services.checkpoints.publish(t.keys.tenantId);
     const verified = (await t.gql('{ verifyLedger { ... on LedgerVerification { ok stepsChecked stepsForgotten problem reason } } }')).data.verifyLedger;

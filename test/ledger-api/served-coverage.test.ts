@@ -12,6 +12,8 @@ import { startTestApp, type TestApp } from '../support/app.ts';
 
 /** The record test's budget from its work: eight CLI commands (the intact pair, three edits each exported and verified), up to 10 s each on a loaded 2-core machine. */
 const RECORD_BUDGET_MS = 9 * 10_000;
+/** The blob test's: four CLI commands (two bundles exported and verified), up to 10 s each. */
+const BLOB_BUDGET_MS = 4 * 10_000;
 let t: TestApp;
 let key: string;
 let dir: string;
@@ -35,13 +37,25 @@ async function exportAndVerify(name: string) {
   return cli(['verify', '--public-key', key, '--json', file]);
 }
 
+/** The episode's bundle (episodic export --episode), verified offline. */
+async function bundleVerified(name: string) {
+  const file = join(dir, `${name}.json`);
+  const exported = await cli(['export', '--url', t.url, '--key', t.keys.read, '--episode', episodeId, '--output', file]);
+  expect(exported.code, exported.err).toBe(0);
+  return cli(['verify', '--public-key', key, '--json', file]);
+}
+
 /** Applies the edit, expects each verifier's verdict, and restores the rows. */
-async function caught(edit: string, restore: string, expected: { type: string; problem: string; offline: boolean }) {
+async function caught(edit: string, restore: string, expected: { type: string; problem: string; offline: boolean | 'bundle' }) {
   await sql(edit, [episodeId]);
   try {
     const seq = await seqOf(expected.type);
     expect(await verifyLedger()).toMatchObject({ ok: false, problem: expected.problem, firstBadSeq: String(seq) });
-    if (expected.offline) {
+    if (expected.offline === 'bundle') {
+      const offline = await bundleVerified(expected.type);
+      expect(offline.code).toBe(3);
+      expect(JSON.parse(offline.out).problems).toEqual([expect.objectContaining({ seq, problem: expected.problem })]);
+    } else if (expected.offline) {
       const offline = await exportAndVerify(expected.type);
       expect(offline.code).toBe(3);
       expect(offline.err).toMatch(new RegExp(`seq ${seq}: ${expected.problem}`));
@@ -118,11 +132,15 @@ describe('a served value edited in PostgreSQL', () => {
     );
   });
 
-  it("a blob's bytes: step-mismatch at the steps.logged event of the step that references it", async () => {
+  it("a blob's bytes: step-mismatch at the steps.logged event of the step that references it, for verifyLedger and episodic verify on the bundle", {
+    timeout: BLOB_BUDGET_MS,
+  }, async () => {
+    const intact = await bundleVerified('blob-intact');
+    expect(intact.code, intact.out).toBe(0);
     await caught(
       `UPDATE blobs SET content = 'forged' || content WHERE tenant_id = (SELECT tenant_id FROM episodes WHERE id = $1)`,
       `UPDATE blobs SET content = substr(content, 7) WHERE tenant_id = (SELECT tenant_id FROM episodes WHERE id = $1)`,
-      { type: 'steps.logged', problem: 'step-mismatch', offline: false },
+      { type: 'steps.logged', problem: 'step-mismatch', offline: 'bundle' },
     );
   });
 });

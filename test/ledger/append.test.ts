@@ -167,4 +167,38 @@ describe('Writer.runStatement: a write and its events as one autocommit statemen
     expect(report).toMatchObject({ ok: true, checked: 4 });
     expect(events.slice(-2).map((e) => (e.payload as { title: string }).title)).toEqual(['theirs', 'after the move']);
   });
+
+  it('group-commits concurrent writes of one tenant: those that arrive while one is in flight go in one statement, in order', async () => {
+    tenantId = (await createTenant(m.db.prisma, `t-${randomUUID()}`)).id;
+    const writer = createWriter(m.db.pool, []);
+    await writer.run(tenantId, async (ctx) => void ctx.events.push(event('known tail')));
+    const marks = Array.from({ length: 12 }, (_, i) => `batched-${i}`);
+    const { sent, stop } = recordQueries(m.db.pool);
+    try {
+      await Promise.all(marks.map((mark) => writer.runStatement(tenantId, receipt(mark), [event(mark)])));
+    } finally {
+      stop();
+    }
+    // The first goes alone; the other eleven arrived while it was in flight and go together.
+    expect(sent).toHaveLength(2);
+    expect(sent.every((text) => /INSERT INTO retrievals/.test(text) && !/BEGIN|FOR UPDATE/.test(text))).toBe(true);
+    for (const mark of marks) expect(await marked(mark)).toBe(1);
+    const { events, report } = await chain();
+    expect(report).toMatchObject({ ok: true, checked: 13 });
+    expect(events.slice(1).map((e) => (e.payload as { title: string }).title)).toEqual(marks);
+  });
+
+  it('fails only the write whose statement fails: its batch is written again one by one', async () => {
+    const writer = createWriter(m.db.pool, []);
+    await writer.run(tenantId, async (ctx) => void ctx.events.push(event('tail again')));
+    const broken = (p: Params, when: string) => `${receipt('never')(p, when)} AND 1/0 = 1`;
+    const first = writer.runStatement(tenantId, receipt('alone'), [event('alone')]);
+    const failing = [writer.runStatement(tenantId, broken, [event('broken')]), writer.runStatement(tenantId, receipt('beside'), [event('beside')])];
+    await first;
+    await expect(failing[0]).rejects.toThrow(/division by zero/);
+    await failing[1];
+    await writer.runStatement(tenantId, receipt('later'), [event('later')]);
+    expect([await marked('alone'), await marked('never'), await marked('beside'), await marked('later')]).toEqual([1, 0, 1, 1]);
+    expect((await chain()).report).toMatchObject({ ok: true });
+  });
 });

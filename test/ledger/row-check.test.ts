@@ -48,7 +48,7 @@ function events(later: Partial<StoredLedgerEvent>[] = []): Partial<StoredLedgerE
 async function walk(list: Partial<StoredLedgerEvent>[]) {
   const claims = new RowClaims();
   const queries = new OneQueryAtATime();
-  const check = new RowCheck(m.db.pool, tenantId, claims, (q) => queries.run(q), { chunk: 3, newestLeft: 2 });
+  const check = new RowCheck(m.db.pool, tenantId, claims, (q) => queries.run(q), new Map(), { chunk: 3, newestLeft: 2 });
   for (const [i, e] of list.entries()) {
     claims.add(e as StoredLedgerEvent);
     if (i % 2) {

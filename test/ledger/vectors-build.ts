@@ -16,7 +16,7 @@ import {
 import type { HashedRow } from '../../src/ledger/format/hashed-rows.ts';
 import { EMPTY_TREE_ROOT, MerkleTree } from '../../src/ledger/format/merkle.ts';
 import { publicKeyFromPrivate, type SignedTreeHead, signTreeHead, treeHeadMessage } from '../../src/ledger/format/signed-head.ts';
-import { stepRowHash } from '../../src/ledger/format/step-hash.ts';
+import { stepKeptMembers, stepRowHash } from '../../src/ledger/format/step-hash.ts';
 import { buildProofBundle } from '../../src/ledger/proofs/bundle.ts';
 import { EXPORT_FORMAT, STATE_FORMAT } from '../../src/ledger/proofs/export-verify.ts';
 import { EPISODE, EXAMPLE_SECRET_KEY, exampleLedger, ISSUED_AT, TENANT } from './example-ledger.ts';
@@ -167,13 +167,25 @@ function bundleVectors(x: ReturnType<typeof exampleLedger>) {
   return [
     { name: 'intact', bundle: b, publicKey: key, expected: { ok: true, problems: [] } },
     {
-      name: 'a v1 bundle (no rows) still verifies',
-      bundle: { ...b, format: 'episodic.bundle.v1', rows: undefined },
+      name: 'a v1 bundle (no rows, an unsalted step) still verifies',
+      bundle: { ...unsaltedBundle(x), format: 'episodic.bundle.v1', rows: undefined },
       publicKey: key,
       expected: { ok: true, problems: [] },
     },
     {
-      name: 'a v2 bundle without rows',
+      name: 'a v2 bundle (an unsalted step) still verifies',
+      bundle: { ...unsaltedBundle(x), format: 'episodic.bundle.v2' },
+      publicKey: key,
+      expected: { ok: true, problems: [] },
+    },
+    {
+      name: 'a v2 bundle whose step row carries a salt (a v3 member, §9)',
+      bundle: { ...b, format: 'episodic.bundle.v2', blobs: undefined },
+      publicKey: key,
+      expected: { ok: false, problems: ['malformed', 'step-missing'] },
+    },
+    {
+      name: 'a v3 bundle without rows',
       bundle: { ...b, rows: undefined },
       publicKey: key,
       expected: { ok: false, problems: ['malformed'] },
@@ -210,6 +222,25 @@ function bundleVectors(x: ReturnType<typeof exampleLedger>) {
       expected: { ok: false, problems: ['signature', 'hash-mismatch'] },
     },
   ];
+}
+
+/** The example bundle re-made around another step row (and the blobs it carries): the chain and head re-made. */
+function rebuiltBundle(x: ReturnType<typeof exampleLedger>, row: Record<string, unknown>, blobs: Array<{ hash: string; content: string }> = []) {
+  const entries = x.entries.map((e) => (e.type === 'steps.logged' ? { ...e, payload: { steps: [{ n: 1, hash: stepRowHash(row as never) }] } } : e));
+  const events = link(entries);
+  const tree = MerkleTree.fromEventHashes(events.map((e) => e.hash));
+  const head = signTreeHead(
+    { tenantId: TENANT, treeSize: 3, rootHash: toHex(tree.root()), headHash: events[2]?.hash ?? '', issuedAt: ISSUED_AT },
+    EXAMPLE_SECRET_KEY,
+  );
+  return buildProofBundle({ episodeId: EPISODE, publicKey: x.publicKey, events: events.slice(1, 2), steps: [row as never], rows: [], blobs }, tree, head);
+}
+
+/** The example bundle as a ledger written before salts would give it (v1 and v2 files have no salt, §9). */
+function unsaltedBundle(x: ReturnType<typeof exampleLedger>) {
+  const { salt: _salt, ...row } = x.stepRow;
+  const { blobs: _blobs, ...bundle } = rebuiltBundle(x, row);
+  return bundle;
 }
 
 function exportVectors() {
@@ -463,10 +494,16 @@ function incrementalExportVectors(
  */
 function forgottenVectors(x: ReturnType<typeof exampleLedger>) {
   const logged = x.prepared.contentHash;
-  const forget = (hash: string) =>
-    entry(4, 'steps.forgotten', { steps: [{ n: 1, hash }], reason: 'a secret pasted into a tool output', byKeyId: FORGETTER_KEY });
-  const bundleOf = (hash: string, steps: unknown[]) => {
-    const events = link([...x.entries, forget(hash)]);
+  const kept = stepKeptMembers(x.stepRow);
+  const keptHash = contentHash(kept);
+  const forget = (hash: string, withKept = true) =>
+    entry(4, 'steps.forgotten', {
+      steps: [{ n: 1, hash, ...(withKept ? { keptHash } : {}) }],
+      reason: 'a secret pasted into a tool output',
+      byKeyId: FORGETTER_KEY,
+    });
+  const bundleOf = (hash: string, steps: unknown[], withKept = true) => {
+    const events = link([...x.entries, forget(hash, withKept)]);
     const tree = MerkleTree.fromEventHashes(events.map((e) => e.hash));
     const head = signTreeHead(
       { tenantId: TENANT, treeSize: 4, rootHash: toHex(tree.root()), headHash: events[3]?.hash ?? '', issuedAt: ISSUED_AT },
@@ -475,7 +512,7 @@ function forgottenVectors(x: ReturnType<typeof exampleLedger>) {
     const parts = { episodeId: EPISODE, publicKey: x.publicKey, events: events.slice(1), steps: steps as never[], rows: [] };
     return buildProofBundle(parts, tree, head);
   };
-  const forgottenRow = { stepNumber: 1, forgotten: true };
+  const forgottenRow = { stepNumber: 1, forgotten: true, kept };
   const publicKey = x.publicKey;
   return [
     {
@@ -508,7 +545,99 @@ function forgottenVectors(x: ReturnType<typeof exampleLedger>) {
       publicKey,
       expected: { ok: false, problems: ['malformed', 'step-missing'], stepsForgotten: 0 },
     },
+    {
+      name: 'forgotten: what the step keeps (its tokens) edited after it was forgotten',
+      bundle: bundleOf(logged, [{ ...forgottenRow, kept: { ...kept, tokens: 70000 } }]),
+      publicKey,
+      expected: { ok: false, problems: ['step-mismatch'], stepsForgotten: 0 },
+    },
+    {
+      name: 'forgotten: a forgotten row without what it keeps, where the event hashed it',
+      bundle: bundleOf(logged, [{ stepNumber: 1, forgotten: true }]),
+      publicKey,
+      expected: { ok: false, problems: ['step-mismatch'], stepsForgotten: 0 },
+    },
+    {
+      name: 'forgotten: an entry without keptHash (written before it) vouches for the number alone',
+      bundle: bundleOf(logged, [{ stepNumber: 1, forgotten: true }], false),
+      publicKey,
+      expected: { ok: true, problems: [], stepsForgotten: 1 },
+    },
+    {
+      name: 'forgotten: a forgotten step row in a v2 bundle (a v3 row, §9)',
+      bundle: { ...bundleOf(logged, [forgottenRow]), format: 'episodic.bundle.v2', blobs: undefined },
+      publicKey,
+      expected: { ok: false, problems: ['malformed', 'step-missing'], stepsForgotten: 0 },
+    },
   ];
+}
+
+/**
+ * Forgetting a whole episode (§3.4): the episode with rows forgotten by an episode.forgotten event
+ * (seq 6) naming each value it deleted with its hash; the retrieval's row (not the episode's) stays.
+ */
+function forgottenEpisodeVectors() {
+  const { events: kept, rows } = episodeWithRows();
+  const named = rows.filter((r) => r.kind !== 'retrieval.results').map((r) => ({ kind: r.kind, id: r.id, hash: contentHash(r.value) }));
+  const build = (names: typeof named) => {
+    const forgotten = entry(6, 'episode.forgotten', { rows: names, reason: 'customer deletion request', byKeyId: FORGETTER_KEY }, ROWS_EPISODE);
+    const events = link([...kept.map(({ prevHash: _p, hash: _h, ...e }) => e), forgotten]);
+    const tree = MerkleTree.fromEventHashes(events.map((e) => e.hash));
+    const head = signTreeHead(
+      { tenantId: TENANT, treeSize: 6, rootHash: toHex(tree.root()), headHash: events[5]?.hash ?? '', issuedAt: ISSUED_AT },
+      EXAMPLE_SECRET_KEY,
+    );
+    return { events, tree, head };
+  };
+  const publicKey = toHex(publicKeyFromPrivate(EXAMPLE_SECRET_KEY));
+  const bundleOf = (names: typeof named, bundleRows: HashedRow[]) => {
+    const { events, tree, head } = build(names);
+    const parts = { episodeId: ROWS_EPISODE, publicKey, events: events.filter((e) => e.episodeId === ROWS_EPISODE), steps: [], rows: bundleRows };
+    return buildProofBundle(parts, tree, head);
+  };
+  const critique = rows.find((r) => r.kind === 'episode.critique') as HashedRow;
+  const otherHash = named.map((n) => (n.kind === 'episode.critique' ? { ...n, hash: 'e'.repeat(64) } : n));
+  const bundles = [
+    {
+      name: 'forgotten episode: every value named, no row carried',
+      bundle: bundleOf(named, []),
+      publicKey,
+      expected: { ok: true, problems: [], rowsForgotten: 6 },
+    },
+    {
+      name: 'forgotten episode: a forgotten value still carried as a row',
+      bundle: bundleOf(named, [critique]),
+      publicKey,
+      expected: { ok: false, problems: ['malformed'], rowsForgotten: 6 },
+    },
+    {
+      name: 'forgotten episode: the event names another hash for the critique (the critique is missing)',
+      bundle: bundleOf(otherHash, []),
+      publicKey,
+      expected: { ok: false, problems: ['row-mismatch'], rowsForgotten: 5 },
+    },
+  ];
+  const { events, head } = build(named);
+  const header = { format: EXPORT_FORMAT, tenantId: TENANT, afterSeq: 0, toSeq: null };
+  const results = rows.filter((r) => r.kind === 'retrieval.results');
+  const lines = (withRows: HashedRow[], evs = events, h = head) => [header, { checkpoint: h }, ...evs, ...withRows.map((row) => ({ row }))];
+  const other = build(otherHash);
+  const exports = [
+    { name: 'forgotten episode: the retrieval row alone', lines: lines(results), publicKey, expected: { ok: true, rowsForgotten: 6 } },
+    {
+      name: 'forgotten episode: a forgotten value still carried as a row line',
+      lines: lines([...results, critique]),
+      publicKey,
+      expected: { ok: false, problem: 'malformed', rowsForgotten: 6 },
+    },
+    {
+      name: 'forgotten episode: the event names another hash for the critique',
+      lines: lines(results, other.events, other.head),
+      publicKey,
+      expected: { ok: false, problem: 'row-mismatch', firstBadSeq: 3, rowsForgotten: 5 },
+    },
+  ];
+  return { bundles, exports };
 }
 const FORGETTER_KEY = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
 
@@ -524,12 +653,30 @@ function blobVectors(x: ReturnType<typeof exampleLedger>) {
     observation: content.slice(0, 8),
     contentRefs: { observation: { hash, sizeBytes: utf8.encode(content).length, stored: true } },
   };
+  const publicKey = x.publicKey;
+  const bundles = [
+    { name: 'blobs: the blob carried as stored', bundle: rebuiltBundle(x, row, [{ hash, content }]), publicKey, expected: { ok: true, problems: [] } },
+    {
+      name: 'blobs: "forged" prepended to the carried blob',
+      bundle: rebuiltBundle(x, row, [{ hash, content: `forged${content}` }]),
+      publicKey,
+      expected: { ok: false, problems: ['step-mismatch'] },
+    },
+    { name: 'blobs: the referenced blob left out', bundle: rebuiltBundle(x, row), publicKey, expected: { ok: false, problems: ['step-mismatch'] } },
+    {
+      name: 'blobs: a blob no step references',
+      bundle: rebuiltBundle(x, x.stepRow, [{ hash, content }]),
+      publicKey,
+      expected: { ok: false, problems: ['malformed'] },
+    },
+  ];
   return {
     step: { row, hash: stepRowHash(row) },
     cases: [
       { name: 'the blob as stored', hash, content, expected: { ok: true } },
       { name: '"forged" prepended to the stored blob', hash, content: `forged${content}`, expected: { ok: false, problem: 'step-mismatch' } },
     ],
+    bundles,
   };
 }
 
@@ -545,7 +692,7 @@ export function buildVectors() {
     merkle: merkleVectors(),
     signatures: signatureVectors(x.signed),
     chains: chainVectors(x.events),
-    bundles: [...bundleVectors(x), ...rowVectors().bundles, ...forgottenVectors(x)],
-    exports: [...exportVectors(), ...rowVectors().exports],
+    bundles: [...bundleVectors(x), ...rowVectors().bundles, ...forgottenVectors(x), ...forgottenEpisodeVectors().bundles, ...blobVectors(x).bundles],
+    exports: [...exportVectors(), ...rowVectors().exports, ...forgottenEpisodeVectors().exports],
   };
 }

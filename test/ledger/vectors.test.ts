@@ -121,7 +121,8 @@ describe('docs/ledger-vectors.json', () => {
     for (const c of vectors.bundles) {
       const report = verifyProofBundle(c.bundle, fromHex(c.publicKey, 32));
       const forgotten = 'stepsForgotten' in c.expected ? { stepsForgotten: report.stepsForgotten } : {};
-      expect({ ok: report.ok, problems: report.problems.map((p) => p.problem), ...forgotten }, c.name).toEqual(c.expected);
+      const rows = 'rowsForgotten' in c.expected ? { rowsForgotten: report.rowsForgotten } : {};
+      expect({ ok: report.ok, problems: report.problems.map((p) => p.problem), ...forgotten, ...rows }, c.name).toEqual(c.expected);
     }
     expect(vectors.bundles.filter((c: { name: string }) => c.name.startsWith('forgotten:')).length).toBeGreaterThanOrEqual(4);
   });
@@ -137,7 +138,8 @@ describe('docs/ledger-vectors.json', () => {
     for (const c of vectors.exports) {
       const state = 'state' in c ? (c.state as VerifierState) : undefined;
       const report = verifyExport(c.lines, fromHex(c.publicKey, 32), state);
-      expect({ ok: report.ok, problem: report.problem, firstBadSeq: report.firstBadSeq }, c.name).toEqual({
+      const rows = 'rowsForgotten' in c.expected ? { rowsForgotten: report.rowsForgotten } : {};
+      expect({ ok: report.ok, problem: report.problem, firstBadSeq: report.firstBadSeq, ...rows }, c.name).toEqual({
         problem: undefined,
         firstBadSeq: undefined,
         ...c.expected,

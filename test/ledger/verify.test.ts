@@ -162,6 +162,7 @@ describe('verifyProofBundle', () => {
       stepsChecked: 0,
       stepsForgotten: 0,
       rowsChecked: 0,
+      rowsForgotten: 0,
       problems: [],
     });
     expect(verifyProofBundle(JSON.parse(JSON.stringify(bundle)) as ProofBundle, publicKey).ok).toBe(true);

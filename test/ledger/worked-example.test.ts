@@ -145,6 +145,7 @@ describe('docs/LEDGER.md §8 worked example', () => {
       stepsChecked: 1,
       stepsForgotten: 0,
       rowsChecked: 0,
+      rowsForgotten: 0,
       problems: [],
     });
   });

@@ -78,9 +78,14 @@ describe.each<TransportName>(['stdio', 'http'])('MCP over %s', (transport) => {
       language: 'python',
     });
     expect(found.isError, found.text).toBe(false);
-    const episodes = (found.structured as { episodes: Array<{ episode: { id: string } }> }).episodes;
+    const episodes = (found.structured as { episodes: Array<{ episode: { id: string }; score: { strength: number; strengthWord: string } }> }).episodes;
     expect(episodes[0]?.episode.id).toBe(id);
     expect(found.text).toContain(`episode ${id}`);
+    // The strength, a calibrated chance, in the structured content and in the text beside it.
+    const strength = episodes[0]?.score.strength ?? -1;
+    expect(strength).toBeGreaterThan(0);
+    expect(strength).toBeLessThan(1);
+    expect(found.text).toContain(`${episodes[0]?.score.strengthWord} match: ${Math.round(strength * 100)}% chance it is useful`);
     expect(found.text).toContain('gateway/retry.py');
     expect(found.text).toContain('retries the upstream call with backoff');
 

@@ -168,18 +168,13 @@ describe('OTLP/HTTP trace ingest', () => {
     it('answers 503 with Retry-After while its slot is taken, and takes the request again once it is free', async () => {
       const root = small.url.replace(/\/graphql$/, '');
       const body = JSON.stringify({ resourceSpans: [] });
-      const { hostname, port } = new URL(root);
-      // A request that has sent its headers but not yet its body holds the server's one slot.
-      const held = httpRequest({
-        host: hostname,
-        port,
-        path: '/v1/traces',
-        method: 'POST',
-        headers: { authorization: `Bearer ${small.keys.write}`, 'content-type': 'application/json', 'content-length': String(body.length) },
-      });
-      const heldAnswer = new Promise<number>((resolve) => held.on('response', (res) => resolve(res.resume().statusCode ?? 0)));
-      held.flushHeaders();
-      while ((await fetch(`${root}/readyz`)).status !== 503) await new Promise((resolve) => setImmediate(resolve));
+      // A start held in the database by a table lock holds the server's one slot (a half-sent
+      // request holds none: an export takes its slots once its body is read and its spans counted).
+      const lock = await small.services.db.pool.connect();
+      await lock.query('BEGIN');
+      await lock.query('LOCK TABLE ledger_events IN ACCESS EXCLUSIVE MODE');
+      const held = small.gql('mutation { startEpisode(input: { taskDescription: "held", taskType: "t" }) { __typename } }');
+      while ((await fetch(`${root}/readyz`)).status !== 503) await new Promise((resolve) => setTimeout(resolve, 10));
       const post = () =>
         fetch(`${root}/v1/traces`, {
           method: 'POST',
@@ -190,8 +185,9 @@ describe('OTLP/HTTP trace ingest', () => {
       expect(shed.status).toBe(503);
       expect(shed.headers.get('retry-after')).toBe('1');
       expect(await shed.json()).toMatchObject({ code: 14, message: expect.stringContaining('retry shortly') });
-      held.end(body);
-      expect(await heldAnswer).toBe(200);
+      await lock.query('COMMIT');
+      lock.release();
+      expect((await held).errors).toBeUndefined();
       expect((await post()).status).toBe(200);
     });
   });

@@ -1,6 +1,6 @@
 // The embedded PostgreSQL is supervised (src/db/postmaster.ts, supervisePostmaster): a server on the
 // fresh-machine default (no DATABASE_URL) takes writes, its postmaster is SIGKILLed, and the server
-// starts it again by itself: /readyz is 200 again (seconds; the bound is loose for a loaded machine), the restart is logged, every
+// starts it again by itself: /readyz is 200 again within 10 s, the restart is logged, every
 // acknowledged write is still there, and new writes are acknowledged.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -48,11 +48,11 @@ async function startEpisode(n: number): Promise<string | undefined> {
 }
 
 /**
- * The restart itself takes 0.1-3 s (measured: PostgreSQL back 2.5 s after the kill at load 50, ready
- * within 10 s at load 30); the bound is generous so the test holds on a loaded CI machine, where every
- * reconnect and the readiness query itself wait for CPU.
+ * Issue 50's bound: ready again within 10 s of the kill. The orphaned backends are ended at once and
+ * the restart retried every second at most, so what remains is PostgreSQL's crash recovery and the
+ * pool's reconnect.
  */
-const READY_WITHIN_MS = 30_000;
+const READY_WITHIN_MS = 10_000;
 
 const readyz = () =>
   fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2_000) })
@@ -91,6 +91,7 @@ it('restarts a SIGKILLed embedded PostgreSQL: ready again, every acknowledged wr
   writing = false;
   await writer;
   expect(readyAfterMs, proc.output().slice(-2_000)).toBeDefined();
+  console.info(`embedded PostgreSQL SIGKILLed: /readyz 200 again after ${readyAfterMs} ms`);
   expect(proc.output()).toMatch(/embedded PostgreSQL \(pid \d+\) exited unexpectedly; restarting it/);
   expect(proc.output()).toMatch(/embedded PostgreSQL restarted \(pid \d+\)/);
   expect(readPidFile(join(dataDir, 'pgdata', 'postmaster.pid'))).not.toBe(postmaster);

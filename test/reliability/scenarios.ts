@@ -818,6 +818,8 @@ export async function overload(o: OverloadOptions): Promise<OverloadReport> {
     let acceptedSteps = 0;
     let unanswered = 0;
     const unansweredWhy = new Set<string>();
+    /** Shed answers that were not exactly one error with a Retry-After header (issue 50). */
+    const malformedSheds = new Set<string>();
     const endAt = Date.now() + (o.durationMs ?? 12_000);
     const pause = o.pauseAfterShedMs ?? 25;
 
@@ -850,6 +852,8 @@ export async function overload(o: OverloadOptions): Promise<OverloadReport> {
           } else {
             const code = answer.errors?.[0]?.extensions?.code ?? `HTTP ${res.status}`;
             shed[code] = (shed[code] ?? 0) + 1;
+            if (answer.errors?.length !== 1 || !res.headers.get('retry-after'))
+              malformedSheds.add(`${code}: ${answer.errors?.length ?? 0} errors, Retry-After ${res.headers.get('retry-after')}`);
             if (pause) await sleep(pause);
           }
         } catch (err) {
@@ -879,6 +883,7 @@ export async function overload(o: OverloadOptions): Promise<OverloadReport> {
     const problems = [...integrityProblems(integrity)];
     if (storedSteps !== acceptedSteps) problems.push(`${acceptedSteps} steps were acknowledged but ${storedSteps} are stored`);
     if (unanswered) problems.push(`${unanswered} calls got no answer: ${[...unansweredWhy].slice(0, 3).join('; ')}`);
+    if (malformedSheds.size) problems.push(`shed calls not answered with one error and Retry-After: ${[...malformedSheds].slice(0, 3).join('; ')}`);
     if (!Object.keys(shed).some((code) => code === 'OVERLOADED' || code === 'RATE_LIMITED'))
       problems.push(`the load was not shed (no OVERLOADED or RATE_LIMITED answer): ${JSON.stringify(shed)}`);
     const unexpected = Object.keys(shed).filter((code) => code !== 'OVERLOADED' && code !== 'RATE_LIMITED');

@@ -1,7 +1,8 @@
 // The same history gives the same answers (issue 51): the same real runs imported into two tenants,
 // one in name order many at once, the other in reverse order one at a time, give the same index
 // statistics, the same rewards, the same learned ranker (or the same decision to keep the fixed
-// formula) and the same top 10s with the same scores, in text and context mode. Before, a run's
+// formula), the same strength calibration and the same top 10s with the same scores and strengths,
+// in text and context mode. Before, a run's
 // reward counted the patterns its extraction kept, which depends on the runs that ended before it:
 // on these 59 runs both cases failed (30 runs were too few for a pattern to tell).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,7 +58,7 @@ async function history(tenantId: string) {
 
 const TOP10 = `query($task: RetrievalTaskInput!) {
   relevantEpisodes(task: $task, limit: 10, includeFailures: true) {
-    ... on RelevantEpisodes { episodes { episode { taskDescription } failed score { total evidence reward } } }
+    ... on RelevantEpisodes { episodes { episode { taskDescription } failed score { total evidence reward strength } } }
   }
 }`;
 
@@ -73,7 +74,7 @@ async function topTens(keys: TenantKeys, tasks: ReadonlyArray<{ description: str
     );
     const episodes = r.data?.relevantEpisodes.episodes ?? [];
     answers.push(JSON.stringify(episodes.map((e) => [e.episode.taskDescription.slice(0, 60), e.failed])));
-    for (const e of episodes) scores.push(...['total', 'evidence', 'reward'].map((k) => e.score[k] ?? 0));
+    for (const e of episodes) scores.push(...['total', 'evidence', 'reward', 'strength'].map((k) => e.score[k] ?? 0));
   }
   return { answers, scores };
 }
@@ -93,6 +94,8 @@ describe('the same runs in another order and concurrency', () => {
     // clock: recency (in the fixed totals the file votes weigh) moves by about 1e-12 between the fits.
     expect(Boolean(fitB)).toBe(Boolean(fitA));
     expect(fitB?.model.features).toEqual(fitA?.model.features);
+    // The strength's calibration is stored rounded, so the two serve the same strengths.
+    expect(fitB?.calibration).toEqual(fitA?.calibration);
     const numbers = (fit: typeof fitA) => (fit ? [...fit.model.weights, ...fit.model.means, ...fit.model.scales] : []);
     expect(numbers(fitB)).toHaveLength(numbers(fitA).length);
     for (const [i, value] of numbers(fitB).entries()) expect(value).toBeCloseTo(numbers(fitA)[i] ?? Number.NaN, 9);
@@ -110,5 +113,30 @@ describe('the same runs in another order and concurrency', () => {
     // Recency moves with the clock between the two tenants' answers: by about 1e-12 for these year-old runs.
     expect(b.scores).toHaveLength(a.scores.length);
     for (const [i, score] of b.scores.entries()) expect(score).toBeCloseTo(a.scores[i] ?? Number.NaN, 9);
+  });
+
+  it('serve a strength that follows the order and tells the same bug from nothing similar', async () => {
+    await trainRankingModel(t.services.db.pool, forward.tenantId);
+    const { rows: tasks } = await t.services.db.pool.query<{ task_description: string }>(
+      'SELECT task_description FROM episodes WHERE tenant_id = $1 ORDER BY md5(task_description) LIMIT 4',
+      [forward.tenantId],
+    );
+    const strengths = async (description: string) => {
+      const r = await t.gql<{ relevantEpisodes: { episodes: Array<{ score: { strength: number; total: number } }> } }>(
+        TOP10,
+        { task: { description } },
+        forward.read,
+      );
+      return (r.data?.relevantEpisodes.episodes ?? []).map((e) => e.score.strength);
+    };
+    const unrelated = await strengths('Bake a sourdough loaf with rye flour and a long cold fermentation overnight');
+    for (const task of tasks) {
+      const served = await strengths(task.task_description.slice(0, 400));
+      expect(served.length).toBeGreaterThan(1);
+      // Never higher below in the list: a weak run is never ranked above a strong one.
+      for (const [i, s] of served.entries()) expect(s).toBeLessThanOrEqual(i === 0 ? 1 : (served[i - 1] ?? 1));
+      // The run itself is in the history: its task's best answer is surer than the best answer to a task nothing resembles.
+      expect(served[0] ?? 0).toBeGreaterThan(unrelated[0] ?? 0);
+    }
   });
 });

@@ -77,6 +77,37 @@ it('charges Step.contentRefs { content } at its stored size before reading it', 
   for (const e of refusals) expect(e.extensions).toMatchObject({ code: 'RESPONSE_TOO_LARGE', budget: 'MAX_RESPONSE_BYTES', limit: BUDGET });
 });
 
+it('refuses 30 aliased steps pages of a 9.9 MB inline episode before reading their content, with memory flat', async () => {
+  const api = clientFor(t, t.keys.write);
+  const episode = unwrap(await api.startEpisode({ taskDescription: 'large inline outputs', taskType: 'budget' })).episode;
+  // 333 steps of 29,700-byte outputs, inline (under the 1 MiB output limit): the audit's 9.9 MB episode.
+  const output = (i: number) => String(i % 10).repeat(29_700);
+  for (let from = 0; from < 333; from += 111) {
+    const steps = Array.from({ length: 111 }, (_, i) => ({ tool: 'sh', result: { kind: 'SUCCESS' as const, output: output(from + i) } }));
+    expect(unwrap(await api.logSteps(episode.id, steps)).accepted).toBe(111);
+  }
+  const page = (first: number, fields: string) => `episode(id: "${episode.id}") { ... on Episode { steps(first: ${first}) { edges { node { ${fields} } } } } }`;
+  const rssBefore = process.memoryUsage().rss;
+  const refused = await t.gql(aliased(30, page(333, 'result')), {}, t.keys.read);
+  expect(process.memoryUsage().rss - rssBefore).toBeLessThan(150 * MiB);
+  // Each page alone holds ~9.9 MB of steps: every one is refused, none of their rows read.
+  expect(refused.errors).toHaveLength(30);
+  for (const e of refused.errors ?? []) {
+    expect(e.extensions).toMatchObject({ code: 'RESPONSE_TOO_LARGE', budget: 'MAX_RESPONSE_BYTES', limit: BUDGET });
+    expect(e.extensions?.requested).toBeGreaterThan(333 * 29_700);
+  }
+  for (const alias of Object.values(refused.data as Record<string, Json>)) expect(alias.steps).toBeNull();
+  // Pages within the budget are served (100 steps: ~3 MB, two fit), and a page without content is not charged.
+  const served = await t.gql(aliased(3, page(100, 'stepNumber result')), {}, t.keys.read);
+  expect(served.errors).toHaveLength(1);
+  const pages = Object.values(served.data as Record<string, Json>).filter((alias) => alias.steps !== null);
+  expect(pages).toHaveLength(2);
+  for (const p of pages) expect(p.steps.edges[99].node.result.output).toBe(output(99));
+  const ids = await t.gql(aliased(30, page(333, 'id stepNumber')), {}, t.keys.read);
+  expect(ids.errors).toBeUndefined();
+  expect((ids.data as Json).a29.steps.edges).toHaveLength(333);
+});
+
 it('streams a blob of any size with GET /blobs/<hash>, with byte ranges, to its own tenant only', async () => {
   const whole = await download(big.hash, t.keys.read);
   expect(whole.status).toBe(200);

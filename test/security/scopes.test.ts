@@ -143,6 +143,10 @@ describe('scopes', () => {
       expect(codes(res), `${op.name}: ${JSON.stringify(res.body)}`).toEqual(['FORBIDDEN']);
       expect(res.body.data?.[op.name] ?? null, op.name).toBeNull();
       expect(res.status, op.name).toBe(403);
+      // The refusal names the scope to ask for, not just "a scope".
+      expect(res.body.errors?.[0]?.message, op.name).toMatch(
+        new RegExp(`^This API key \\(scopes read\\) lacks the (write|admin)( or admin)? scope ${op.name} needs`),
+      );
     }
     expect(await snapshots.take(t.keys.tenantId)).toEqual(before);
   });
@@ -157,7 +161,7 @@ describe('scopes', () => {
   });
 
   it('keeps admin operations from write and read keys, not from admin keys', async () => {
-    expect(adminOperations()).toEqual(['Mutation.createApiKey', 'Mutation.forgetSteps', 'Mutation.revokeApiKey', 'Query.apiKeys']);
+    expect(adminOperations()).toEqual(['Mutation.createApiKey', 'Mutation.forgetEpisode', 'Mutation.forgetSteps', 'Mutation.revokeApiKey', 'Query.apiKeys']);
     const before = await snapshots.take(t.keys.tenantId);
     for (const name of adminOperations()) {
       const [root, field] = name.split('.') as [Root, string];

@@ -501,6 +501,14 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
         a.running,
       );
     },
+    forgetEpisode: async () => {
+      notFound(
+        await as(B.admin, `mutation($id: ID!) { forgetEpisode(episodeId: $id, reason: "deletion request") { ${NF} } }`, { id: a.running }),
+        'forgetEpisode',
+        'Episode',
+        a.running,
+      );
+    },
     revokeLease: async () => {
       for (const id of [a.lease, a.childLease])
         notFound(await as(B.write, `mutation($id: ID!) { revokeLease(id: $id) { ${NF} } }`, { id }), 'revokeLease', 'Lease', id);

@@ -88,4 +88,38 @@ describe('FairQueue', () => {
     expect(queue.tryTake('B', 'b')).toBeTypeOf('function');
     expect(queue.tryTake('B', 'b')).toBeNull();
   });
+
+  it('charges a caller the slots it asks for, at most its key share: a heavy key runs one at a time while another tenant runs at once', async () => {
+    const queue = new FairQueue({ ...limits, capacity: 8, perKey: 4 });
+    const first = await queue.take('A', 'a', 500);
+    expect(queue.inUse).toBe(4);
+    let second: Release | undefined;
+    const waiting = queue.take('A', 'a', 500).then((r) => (second = r));
+    const other = await queue.take('B', 'b', 1);
+    expect(queue.inUse).toBe(5);
+    await Promise.resolve();
+    expect(second).toBeUndefined();
+    first();
+    await waiting;
+    expect(queue.inUse).toBe(5);
+    other();
+    second?.();
+    expect(queue.inUse).toBe(0);
+  });
+
+  it('keeps a heavy waiter its turn: freed slots wait for it rather than go to lighter callers behind it', async () => {
+    const queue = new FairQueue({ ...limits, capacity: 4, perKey: 4 });
+    const light = await Promise.all([queue.take('B', 'b'), queue.take('B', 'b'), queue.take('B', 'b')]);
+    const order: string[] = [];
+    const heavy = queue.take('A', 'a', 3).then((r) => (order.push('heavy'), r));
+    await queue.take('C', 'c');
+    const late = queue.take('D', 'd').then((r) => (order.push('late'), r));
+    for (const release of light) release();
+    await heavy;
+    expect(order).toEqual(['heavy']);
+    expect(queue.inUse).toBe(4);
+    (await heavy)();
+    await late;
+    expect(order).toEqual(['heavy', 'late']);
+  });
 });

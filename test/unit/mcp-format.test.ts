@@ -16,7 +16,7 @@ describe('relevant_episodes text', () => {
       episodes: [
         {
           episode: { id: 'e-1', taskDescription: 'Fix\nthe   rounding', outcome: success, reflection: { improvements: ['run the tests first'] } },
-          score: { total: 0.8123 },
+          score: { total: 0.8123, strength: 0.347, strengthWord: 'moderate' },
         },
       ],
       warnings: [{ episode: { id: 'e-2', taskDescription: 'Fix totals', outcome: failure }, failed: true, whatWentWrong: 'tests still fail: AssertionError' }],
@@ -24,12 +24,12 @@ describe('relevant_episodes text', () => {
     expect(text.split('\n')).toEqual([
       'Retrieval r-1: if this helped, pass it to complete_episode in usedRetrievals (credited on success, debited on failure).',
       '1 past run(s) of similar tasks, best first:',
-      '1. SUCCESS: fixed the rounding (score 0.81) episode e-1',
+      '1. SUCCESS: fixed the rounding (moderate match: 35% chance it is useful; ranking score 0.81) episode e-1',
       '   task: Fix the rounding',
       '   files: billing/export.py, tests/test_export.py',
       '   lesson: run the tests first',
       'Similar runs that failed (avoid what they did):',
-      '1. FAILURE: tests still fail: AssertionError in test_totals (score ?) episode e-2',
+      '1. FAILURE: tests still fail: AssertionError in test_totals (unknown match: ? chance it is useful; ranking score ?) episode e-2',
       '   task: Fix totals',
       '   what went wrong: tests still fail: AssertionError',
     ]);

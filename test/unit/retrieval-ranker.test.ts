@@ -14,7 +14,7 @@ import {
   type TrainingQuery,
   validate,
 } from '../../src/retrieval/ranker.ts';
-import { crossValidate } from '../../src/retrieval/ranker-training.ts';
+import { crossValidate, uninformativeFiles } from '../../src/retrieval/ranker-training.ts';
 import { changeTerms, fileModuleTerms, lastDiff, mentionTerms, moduleComponents } from '../../src/retrieval/terms.ts';
 
 const evidence = (e: Partial<CandidateEvidence>): CandidateEvidence => ({
@@ -138,3 +138,19 @@ function must<T>(value: T | null | undefined): T {
   if (value == null) throw new Error('missing');
   return value;
 }
+
+describe("the training labels' files", () => {
+  it('leave out a file most runs of a repository change (a build file), and keep the files of the tasks', () => {
+    const runs = [
+      ...Array.from({ length: 8 }, (_, i) => ({ domain: 'acme/docs', artifacts: ['tox.ini', `docs/part${i}.py`] })),
+      { domain: 'acme/docs', artifacts: ['docs/part0.py', 'tox.ini'] },
+      { domain: 'acme/docs', artifacts: ['docs/other.py'] },
+      // In a large repository the same share of runs is many more runs: a core file changed by 3 of 40 is a label.
+      ...Array.from({ length: 40 }, (_, i) => ({ domain: 'acme/web', artifacts: [i < 3 ? 'web/core.py' : `web/view${i}.py`] })),
+      // Twice is never too common, in the smallest history too.
+      { domain: null, artifacts: ['a.py'] },
+      { domain: null, artifacts: ['a.py'] },
+    ];
+    expect([...uninformativeFiles(runs)].sort()).toEqual(['tox.ini']);
+  });
+});

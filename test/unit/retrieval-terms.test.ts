@@ -94,3 +94,16 @@ describe('stop words', () => {
     expect(fields[0]?.has('test_pickling_works_when_getstate_is_overwritten_in_the_subclass')).toBe(true);
   });
 });
+
+describe('addWords remembers each word’s terms', () => {
+  it('counts the same terms in the same order the first time and after (the words’ terms are not shared mutably)', () => {
+    const text = 'QuerySet.bulk_create() ignores db_default; ModelChoiceField 0xdeadbeef1 __init__ x '.repeat(3) + 'a'.repeat(200) + 'B_c'.repeat(60);
+    const first = [...addWords(new Map(), text).entries()];
+    const again = addWords(new Map(), text);
+    again.set('queryset', 99);
+    expect([...addWords(new Map(), text).entries()]).toEqual(first);
+    expect(first).toContainEqual(['modelchoicefield', 3]);
+    expect(first).toContainEqual(['choice', 3]);
+    expect(first.some(([term]) => term.startsWith('0x') || term === 'deadbeef1')).toBe(false);
+  });
+});

@@ -5,16 +5,13 @@
 // difference with its interval and p-value and the sentence for the one past its minimum sample,
 // the "not enough runs yet" state for the other, follows new runs live, and reads at 360, 800 and
 // 1440 px. The arms the test expects come from the receipts, not from memoryImpact.
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { mkdir } from 'node:fs/promises';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { must } from '../../src/core/must.ts';
 import { controlLabel, percent, points, pValue } from '../../web/src/impact-format.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import { BROWSER_TEST_MS, CHROMIUM, FLAGS } from '../support/browser.ts';
+import { BROWSER_TEST_MS, openSignedIn, type SignedInMonitor } from '../support/browser.ts';
 import type { Json } from '../support/json.ts';
 import { findOverlaps, unnamedControls } from './layout.ts';
 
@@ -38,10 +35,9 @@ const COMPLETE = `mutation($id: ID!, $o: OutcomeInput!, $r: [ID!]) {
   completeEpisode(episodeId: $id, outcome: $o, usedRetrievals: $r, extractPatterns: SYNC) { __typename } }`;
 
 let t: TestApp;
-let context: BrowserContext;
+let monitor: SignedInMonitor | undefined;
 let page: Page;
-let profile: string;
-const pageProblems: string[] = [];
+let pageProblems: string[] = [];
 
 async function api<T = Json>(query: string, variables?: Record<string, unknown>): Promise<T> {
   const res = await t.gql<T>(query, variables);
@@ -120,23 +116,15 @@ async function expectArmsShown(impact: Json) {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: this browser test needs Debian's chromium (apt-get install -y chromium)`);
   t = await startTestApp();
-  profile = await mkdtemp(join(tmpdir(), 'episodic-chromium-'));
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1440, height: 900 } });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('pageerror', (err) => pageProblems.push(err.message));
-  page.on('console', (msg) => msg.type() === 'error' && pageProblems.push(msg.text()));
-  await page.goto(home());
-  await page.getByLabel('API key').fill(t.keys.read);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.locator('.link.live').waitFor({ timeout: LIVE.timeout });
+  monitor = await openSignedIn(home(), t.keys.read, LIVE.timeout);
+  page = monitor.page;
+  pageProblems = monitor.problems;
 });
 
 afterAll(async () => {
-  await context?.close();
+  await monitor?.close();
   await t?.stop();
-  if (profile) await rm(profile, { recursive: true, force: true });
 });
 
 describe('experiments panel', { timeout: BROWSER_TEST_MS }, () => {

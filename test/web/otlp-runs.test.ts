@@ -7,13 +7,9 @@
 // on a waterfall) with each model call's transcript; tokens and cost per model on the run and the
 // dashboard; a span the door refused shown on the dashboard; and every one of these views at 360,
 // 800 and 1440 px without text over text or sideways scrolling.
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { OpenAIInstrumentation } from '@arizeai/openinference-instrumentation-openai';
 import type OpenAI from 'openai';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delay } from '../../src/core/delay.ts';
 import { FIXTURE_ENV } from '../otlp/agents/cases.ts';
@@ -21,7 +17,7 @@ import { type FakeModel, RESPONSE_MODEL, startFakeModel } from '../otlp/agents/f
 import { freshOpenAI, runOpenAIAgent } from '../otlp/agents/openai-agent.ts';
 import { setUpTelemetry, type Telemetry } from '../otlp/agents/telemetry.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import { BROWSER_TEST_MS, CHROMIUM, FLAGS } from '../support/browser.ts';
+import { BROWSER_TEST_MS, openSignedIn, type SignedInMonitor } from '../support/browser.ts';
 import { findOverlaps, unnamedControls } from './layout.ts';
 
 const LIVE = { timeout: 30_000 };
@@ -38,10 +34,9 @@ let t: TestApp;
 let model: FakeModel;
 let telemetry: Telemetry;
 let instrumentation: OpenAIInstrumentation;
-let context: BrowserContext;
+let monitor: SignedInMonitor | undefined;
 let page: Page;
-let profile: string;
-const pageProblems: string[] = [];
+let pageProblems: string[] = [];
 const episodeIds = new Map<string, string>();
 
 const home = () => t.url.replace(/\/graphql$/, '/');
@@ -57,7 +52,6 @@ async function completedEpisodeOf(task: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: this browser test needs Debian's chromium (apt-get install -y chromium)`);
   t = await startTestApp(FIXTURE_ENV);
   model = await startFakeModel();
   telemetry = setUpTelemetry('invoice-agent-monitor');
@@ -87,23 +81,16 @@ beforeAll(async () => {
   });
   expect(((await refused.json()) as { partialSuccess?: { rejectedSpans?: string | number } }).partialSuccess?.rejectedSpans).toBeTruthy();
 
-  profile = await mkdtemp(join(tmpdir(), 'episodic-chromium-'));
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1440, height: 900 } });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('pageerror', (err) => pageProblems.push(err.message));
-  page.on('console', (msg) => msg.type() === 'error' && pageProblems.push(msg.text()));
-  await page.goto(home());
-  await page.getByLabel('API key').fill(t.keys.read);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.locator('.link.live').waitFor(LIVE);
+  monitor = await openSignedIn(home(), t.keys.read, LIVE.timeout);
+  page = monitor.page;
+  pageProblems = monitor.problems;
 }, 300_000);
 
 afterAll(async () => {
   instrumentation?.disable();
-  await context?.close();
+  await monitor?.close();
   await model?.close();
   await t?.stop();
-  if (profile) await rm(profile, { recursive: true, force: true });
 });
 
 describe('the monitor on runs sent over OTLP by the real SDK', { timeout: BROWSER_TEST_MS }, () => {
@@ -152,7 +139,7 @@ describe('the monitor on runs sent over OTLP by the real SDK', { timeout: BROWSE
     expect(await outcome.locator('.outcome-kind').textContent()).toBe('outcome unknown');
     expect(await page.locator('article.episode').textContent()).not.toMatch(/is successful|partial success/);
     const line = page.locator(`table.models tr[data-model="${RESPONSE_MODEL}"] td`);
-    expect(await line.allTextContents()).toEqual([RESPONSE_MODEL, '3', '3,790', '103', '$0.000630']);
+    expect(await line.allTextContents()).toEqual([RESPONSE_MODEL, '3', '3,790', '103', '3,893', '$0.000630']);
 
     // The session link lists the session's runs.
     await page.getByRole('link', { name: SESSION }).click();
@@ -165,8 +152,8 @@ describe('the monitor on runs sent over OTLP by the real SDK', { timeout: BROWSE
     const line = page.locator(`table.models tr[data-model="${RESPONSE_MODEL}"] td`);
     await line.first().waitFor(LIVE);
     const cells = await line.allTextContents();
-    expect(cells.slice(0, 3)).toEqual([RESPONSE_MODEL, '9', String((3790 + 103) * 3).replace(/\B(?=(\d{3})+$)/g, ',')]);
-    expect(cells[3]).toBe('$0.001891'); // 3 runs at gpt-4o-mini's price
+    // The same table as the episode page's: model, calls, input, output, tokens, cost, over 3 runs.
+    expect(cells).toEqual([RESPONSE_MODEL, '9', '11,370', '309', '11,679', '$0.001891']);
     const refused = page.locator('.refusals li[data-kind="unreadable"]');
     await refused.waitFor(LIVE);
     expect(await refused.textContent()).toContain('spanId must be 8 bytes');

@@ -6,10 +6,15 @@ import { Dashboard } from './dashboard.tsx';
 import { EpisodePage } from './episode.tsx';
 import { EpisodeList } from './episodes.tsx';
 import { ExperimentsPage } from './experiments.tsx';
+import { graphql } from './generated/gql.ts';
 import { useLedger } from './ledger.ts';
 import { LedgerPanel } from './ledger-panel.tsx';
 import { PatternsPage } from './patterns.tsx';
 import { RetrievalsPage } from './retrievals.tsx';
+
+const VIEWER = graphql(`
+  query Viewer { viewer { name } }
+`);
 
 interface Session {
   api: Api;
@@ -36,8 +41,8 @@ export function App() {
     setStatus('connecting');
     const api = createApi(key, setStatus);
     try {
-      const { viewer } = await api.query<{ viewer: { name: string } | null }>('{ viewer { name } }');
-      if (!viewer) throw new Error('no tenant for this key');
+      const { viewer } = await api.query(VIEWER);
+      if (!viewer?.name) throw new Error('no tenant for this key');
       storeKey(key);
       setNotice(null);
       setSession({ api, tenant: viewer.name });

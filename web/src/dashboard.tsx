@@ -4,8 +4,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { compact, Lines, RateBars, type Row, StackedBars } from './charts.tsx';
-import { type ModelLine, ModelUsage, REFUSAL_FIELDS, type Refusal, RefusedSpans, USAGE_FIELDS } from './dashboard-usage.tsx';
+import { ModelUsage, type Refusal, RefusedSpans } from './dashboard-usage.tsx';
 import { duration, num } from './format.tsx';
+import { graphql } from './generated/gql.ts';
+import type { DashboardQuery } from './generated/graphql.ts';
 
 const RANGES = [
   { value: '24h', label: 'Last 24 hours', hours: 24 },
@@ -17,31 +19,31 @@ const RANGES = [
 ] as const;
 
 const RELOAD_MS = 1_000;
-const BUCKET_FIELDS =
-  'start runs running blocked completed failed cancelled escalated successes partials failures tokens cost budgetExhaustions patternsLearned retrievalsServed retrievalsCredited steps latencyP50 latencyP95';
-const QUERY = `query Dashboard($filter: DashboardFilter!) { dashboard(filter: $filter) {
-  ... on Dashboard { from bucketSeconds steps latencyP50 latencyP95
-    totals { runs ended successes partials failures successRate tokens cost budgetExhaustions patternsLearned retrievalsServed retrievalsCredited }
-    series { ${BUCKET_FIELDS} }
-    tools { tool calls errors timeouts errorRate }
-    budgetExhaustions { resource count } ${USAGE_FIELDS} }
-  ... on InputLimitError { message } }
-  ${REFUSAL_FIELDS} }`;
+// Checked against schema.graphql by `npm run codegen` (web/src/generated).
+const QUERY = graphql(`
+  query Dashboard($filter: DashboardFilter!) {
+    dashboard(filter: $filter) {
+      __typename
+      ... on Dashboard {
+        from bucketSeconds steps latencyP50 latencyP95
+        totals { runs ended successes partials failures successRate tokens cost budgetExhaustions patternsLearned retrievalsServed retrievalsCredited }
+        series {
+          start runs running blocked completed failed cancelled escalated successes partials failures tokens cost budgetExhaustions
+          patternsLearned retrievalsServed retrievalsCredited steps latencyP50 latencyP95
+        }
+        tools { tool calls errors timeouts errorRate }
+        budgetExhaustions { resource count }
+        usageByModel { ...ModelUsageLine }
+      }
+      ... on InputLimitError { message }
+    }
+    otlpRefusals { kind count lastAt lastTraceId lastSpanId lastReason }
+  }
+`);
 
-type Bucket = Record<string, number | null> & { start: string };
-interface DashboardData {
-  from: string;
-  bucketSeconds: number;
-  steps: number;
-  latencyP50: number | null;
-  latencyP95: number | null;
-  totals: Record<string, number | null>;
-  series: Bucket[];
-  tools: Array<{ tool: string; calls: number; errors: number; timeouts: number; errorRate: number }>;
-  budgetExhaustions: Array<{ resource: string; count: number }>;
-  usageByModel: ModelLine[];
-  message?: string;
-}
+type DashboardData = Extract<DashboardQuery['dashboard'], { __typename: 'Dashboard' }>;
+type Bucket = NonNullable<DashboardData['series']>[number];
+type Totals = NonNullable<DashboardData['totals']>;
 interface Filter {
   range: string;
   taskType: string;
@@ -73,10 +75,10 @@ const OPENING_RANGE = '24h';
 
 const bucketName = (seconds: number) => (seconds >= 7 * 86_400 ? 'week' : seconds >= 86_400 ? 'day' : 'hour');
 
-function toRows(series: Bucket[]): Row[] {
+function toRows(series: readonly Bucket[]): Row[] {
   return series.map(({ start, ...counts }) => {
     const ended = (counts.successes ?? 0) + (counts.partials ?? 0) + (counts.failures ?? 0);
-    const row: Row = { ...counts, t: Date.parse(start), successRate: ended ? (counts.successes ?? 0) / ended : null };
+    const row: Row = { ...counts, t: Date.parse(start ?? ''), successRate: ended ? (counts.successes ?? 0) / ended : null };
     return row;
   });
 }
@@ -92,9 +94,10 @@ function Tile({ label, value, detail }: { label: string; value: string; detail?:
 }
 
 function Charts({ d }: { d: DashboardData }) {
-  const rows = toRows(d.series);
-  const daily = d.bucketSeconds >= 86_400;
-  const per = bucketName(d.bucketSeconds);
+  const rows = toRows(d.series ?? []);
+  const bucketSeconds = d.bucketSeconds ?? 3600;
+  const daily = bucketSeconds >= 86_400;
+  const per = bucketName(bucketSeconds);
   return (
     <div class="charts">
       <StackedBars title={`Runs per ${per} by status`} rows={rows} series={STATUS_SERIES} daily={daily} />
@@ -129,7 +132,11 @@ function Charts({ d }: { d: DashboardData }) {
       />
       <RateBars
         title="Tool error rates"
-        items={d.tools.map((t) => ({ label: t.tool, rate: t.errorRate, detail: `${num(t.errors + t.timeouts)} of ${num(t.calls)} calls` }))}
+        items={(d.tools ?? []).map((t) => ({
+          label: t.tool ?? '',
+          rate: t.errorRate ?? 0,
+          detail: `${num((t.errors ?? 0) + (t.timeouts ?? 0))} of ${num(t.calls)} calls`,
+        }))}
       />
       <StackedBars
         title={`Budget exhaustions per ${per}`}
@@ -156,8 +163,7 @@ function Charts({ d }: { d: DashboardData }) {
   );
 }
 
-function Tiles({ data }: { data: DashboardData }) {
-  const t = data.totals;
+function Tiles({ data, t }: { data: DashboardData; t: Totals }) {
   return (
     <div class="tiles">
       <Tile label="Runs" value={num(t.runs)} detail={`${num(t.ended)} ended`} />
@@ -168,7 +174,7 @@ function Tiles({ data }: { data: DashboardData }) {
       <Tile
         label="Budget exhaustions"
         value={num(t.budgetExhaustions)}
-        detail={data.budgetExhaustions.map((b) => `${b.resource} ${b.count}`).join(' · ') || undefined}
+        detail={(data.budgetExhaustions ?? []).map((b) => `${b.resource} ${b.count}`).join(' · ') || undefined}
       />
       <Tile label="Patterns learned" value={num(t.patternsLearned)} />
       <Tile label="Retrievals" value={`${num(t.retrievalsServed)} served`} detail={`${num(t.retrievalsCredited)} credited`} />
@@ -226,11 +232,11 @@ export function Dashboard({ api, changed }: { api: Api; changed: string | undefi
     const timer = setTimeout(() => {
       lastLoad.current = Date.now();
       api
-        .query<{ dashboard: DashboardData; otlpRefusals: Refusal[] }>(QUERY, variables(filter))
+        .query(QUERY, variables(filter))
         .then(({ dashboard, otlpRefusals }) => {
-          setRefusals(otlpRefusals);
-          if (dashboard.message) return setError(dashboard.message);
-          if (!chosen.current && filter.range === OPENING_RANGE && dashboard.totals.runs === 0) {
+          setRefusals(otlpRefusals ?? []);
+          if (dashboard?.__typename !== 'Dashboard') return setError(dashboard?.message ?? 'no dashboard');
+          if (!chosen.current && filter.range === OPENING_RANGE && dashboard.totals?.runs === 0) {
             setWidened(true);
             return setFilter({ ...filter, range: 'all' });
           }
@@ -258,7 +264,7 @@ export function Dashboard({ api, changed }: { api: Api; changed: string | undefi
   return (
     <section class="dashboard" aria-labelledby="dashboard-title">
       <h2 id="dashboard-title">Dashboard</h2>
-      <FilterForm filter={filter} onApply={apply} status={loadedAt && `updated ${loadedAt}${data ? ` · since ${data.from.slice(0, 10)}` : ''}`} />
+      <FilterForm filter={filter} onApply={apply} status={loadedAt && `updated ${loadedAt}${data?.from ? ` · since ${data.from.slice(0, 10)}` : ''}`} />
       {widened && (
         <p class="muted" data-widened>
           No run started in the last 24 hours: showing all time.
@@ -267,10 +273,10 @@ export function Dashboard({ api, changed }: { api: Api; changed: string | undefi
       {error && <p class="alert">{error}</p>}
       {data && t && (
         <>
-          <Tiles data={data} />
+          <Tiles data={data} t={t} />
           <RefusedSpans refusals={refusals} />
           <Charts d={data} />
-          <ModelUsage lines={data.usageByModel} />
+          <ModelUsage lines={data.usageByModel ?? []} />
         </>
       )}
       {!data && !error && <p class="muted">Loading…</p>}

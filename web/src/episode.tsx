@@ -9,6 +9,7 @@ import { Approval, Goal, OutcomeView, RetrievalsUsed } from './episode-parts.tsx
 import { Bar, duration, label, num, Section, shortId, time, usd, Value, WholeTask } from './format.tsx';
 import { graphql } from './generated/gql.ts';
 import type { EpisodePageFragment, EpisodeQuery } from './generated/graphql.ts';
+import { ModelTable } from './model-table.tsx';
 import { ProofPanel } from './proof-panel.tsx';
 import { SpanTree } from './span-tree-view.tsx';
 import { type StepRow, Timeline } from './steps.tsx';
@@ -20,7 +21,7 @@ import { type StepRow, Timeline } from './steps.tsx';
 graphql(`
   fragment EpisodePage on Episode {
     id taskDescription taskType status mode agent startedAt endedAt timesKnown usedCost goalSpec approvalRequest blockedReason metadata stepCount
-    costKnown usageByModel { model calls inputTokens outputTokens tokens cost }
+    costKnown usageByModel { ...ModelUsageLine }
     retrievalCredits { seq retrievalIds target outcome episodesCredited patternsCredited createdAt }
     context { language framework complexity domain tags }
     budgetUsage { resource used limit fraction }
@@ -48,7 +49,6 @@ const STEPS = graphql(`
 `);
 type Episode = EpisodePageFragment;
 type Budget = NonNullable<Episode['budgetUsage']>[number];
-type ModelLine = NonNullable<Episode['usageByModel']>[number];
 type LearnedPattern = NonNullable<EpisodeQuery['patterns']>['edges'][number]['node'];
 
 const compact = (o: Record<string, unknown> | null) =>
@@ -121,35 +121,6 @@ function Budgets({ usage }: { usage: Budget[] }) {
 }
 
 /** Tokens and cost per model; a cost the price table could not tell is "unknown", never 0. */
-function Models({ lines }: { lines: ModelLine[] }) {
-  return (
-    <div class="table-wrap">
-      <table class="models">
-        <thead>
-          <tr>
-            <th>Model</th>
-            <th>Calls</th>
-            <th>Input</th>
-            <th>Output</th>
-            <th>Cost</th>
-          </tr>
-        </thead>
-        <tbody>
-          {lines.map((m) => (
-            <tr key={m.model ?? ''} data-model={m.model ?? ''}>
-              <td>{m.model ?? 'no model named'}</td>
-              <td>{num(m.calls)}</td>
-              <td>{num(m.inputTokens)}</td>
-              <td>{num(m.outputTokens)}</td>
-              <td>{m.cost === null ? 'unknown' : usd(m.cost)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
 const metaText = (metadata: unknown, key: string): string | null => {
   const v = metadata && typeof metadata === 'object' ? (metadata as Record<string, unknown>)[key] : null;
   return typeof v === 'string' && v ? v : null;
@@ -210,7 +181,7 @@ function Spend({ api, e }: { api: Api; e: Episode }) {
       </Section>
       {(e.usageByModel?.length ?? 0) > 0 && (
         <Section title="Models">
-          <Models lines={e.usageByModel ?? []} />
+          <ModelTable lines={e.usageByModel ?? []} />
         </Section>
       )}
       {traceId && (

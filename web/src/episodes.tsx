@@ -3,38 +3,28 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { num, time, WholeTask } from './format.tsx';
+import { graphql } from './generated/gql.ts';
+import type { EpisodeFilter, EpisodeStatus, EpisodesQuery } from './generated/graphql.ts';
 
-const STATUSES = ['RUNNING', 'BLOCKED', 'COMPLETED', 'FAILED', 'CANCELLED', 'ESCALATED'];
+const STATUSES: EpisodeStatus[] = ['RUNNING', 'BLOCKED', 'COMPLETED', 'FAILED', 'CANCELLED', 'ESCALATED'];
 const PAGE_SIZE = 15;
-const QUERY = `query Episodes($filter: EpisodeFilter, $first: Int, $after: String) {
-  episodes(filter: $filter, first: $first, after: $after) {
-    edges { node { id taskDescription taskType status stepCount usedTokens startedAt context { domain tags } outcome { kind } } }
-    pageInfo { hasNextPage endCursor } } }`;
+// Checked against schema.graphql by `npm run codegen` (web/src/generated).
+const QUERY = graphql(`
+  query Episodes($filter: EpisodeFilter, $first: Int, $after: String) {
+    episodes(filter: $filter, first: $first, after: $after) {
+      edges { node { id taskDescription taskType status stepCount usedTokens startedAt context { domain tags } outcome { kind } } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+`);
 
-interface Row {
-  id: string;
-  taskDescription: string;
-  taskType: string;
-  status: string;
-  stepCount: number;
-  usedTokens: string;
-  startedAt: string;
-  context: { domain: string | null; tags: string[] } | null;
-  outcome: { kind: string } | null;
-}
+type Row = NonNullable<EpisodesQuery['episodes']>['edges'][number]['node'];
 interface Page {
   rows: Row[];
   hasNextPage: boolean;
   endCursor: string | null;
 }
-interface Filter {
-  status?: string[];
-  taskType?: string;
-  domain?: string;
-  tags?: string[];
-  text?: string;
-  sessionId?: string;
-}
+type Filter = EpisodeFilter;
 
 function readFilter(form: HTMLFormElement): Filter {
   const data = new FormData(form);
@@ -43,7 +33,8 @@ function readFilter(form: HTMLFormElement): Filter {
     ?.split(',')
     .map((t) => t.trim())
     .filter(Boolean);
-  const status = data.getAll('status').map(String);
+  const checked = data.getAll('status').map(String);
+  const status = STATUSES.filter((s) => checked.includes(s));
   return {
     status: status.length ? status : undefined,
     taskType: text('taskType'),
@@ -81,7 +72,7 @@ function EpisodeRow({ r }: { r: Row }) {
         <a class="clamp" href={`#/episodes/${r.id}`} title="Open the episode">
           {r.taskDescription}
         </a>
-        <WholeTask text={r.taskDescription} />
+        <WholeTask text={r.taskDescription ?? ''} />
         <div class="tags">
           {[r.context?.domain, ...(r.context?.tags ?? [])].filter(Boolean).map((t) => (
             <span class="tag" key={t}>
@@ -124,12 +115,9 @@ export function EpisodeList({ api, changed, session }: { api: Api; changed: stri
     const timer = setTimeout(
       () => {
         api
-          .query<{ episodes: { edges: Array<{ node: Row }>; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }>(QUERY, {
-            filter,
-            first: PAGE_SIZE,
-            after,
-          })
+          .query(QUERY, { filter, first: PAGE_SIZE, after })
           .then(({ episodes }) => {
+            if (!episodes) return setError('no episodes in the answer');
             setPage({ rows: episodes.edges.map((e) => e.node), ...episodes.pageInfo });
             setError(null);
           })

@@ -3,6 +3,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { ChainVerifier, GENESIS_HASH, hashMatches, type LedgerEvent, type Verdict } from './chain.ts';
+import { graphql } from './generated/gql.ts';
+import type { LedgerEventFieldsFragment } from './generated/graphql.ts';
 
 export interface CheckedEvent extends LedgerEvent {
   verdict: Verdict;
@@ -16,18 +18,43 @@ export interface Anchor {
 
 const BACKLOG = 50;
 const KEEP = 200;
-const FIELDS = 'tenantId seq type episodeId workItemId payload createdAt prevHash hash';
-const HEAD = '{ ledgerHead { seq } }';
-const EVENT_AT = `query EventAt($after: String) { ledgerEvents(after: $after, first: 1) {
-  ... on LedgerEventConnection { edges { node { ${FIELDS} } } } ... on InputLimitError { message } } }`;
-const SUBSCRIBE = `subscription Ledger($afterSeq: BigInt) { ledgerEvents(afterSeq: $afterSeq) { ${FIELDS} } }`;
+// Checked against schema.graphql by `npm run codegen` (web/src/generated).
+graphql(`
+  fragment LedgerEventFields on LedgerEvent { tenantId seq type episodeId workItemId payload createdAt prevHash hash }
+`);
+const HEAD = graphql(`
+  query LedgerHead { ledgerHead { seq } }
+`);
+const EVENT_AT = graphql(`
+  query EventAt($after: String) {
+    ledgerEvents(after: $after, first: 1) {
+      __typename
+      ... on LedgerEventConnection { edges { node { ...LedgerEventFields } } }
+      ... on InputLimitError { message }
+    }
+  }
+`);
+const SUBSCRIBE = graphql(`
+  subscription Ledger($afterSeq: BigInt) { ledgerEvents(afterSeq: $afterSeq) { ...LedgerEventFields } }
+`);
+
+/** The event as the chain verifier reads it: a member the server left out is empty, so its hash cannot match. */
+const toEvent = (e: LedgerEventFieldsFragment): LedgerEvent => ({
+  ...e,
+  tenantId: e.tenantId ?? '',
+  seq: e.seq ?? '0',
+  type: e.type ?? '',
+  createdAt: e.createdAt ?? '',
+  prevHash: e.prevHash ?? '',
+  hash: e.hash ?? '',
+});
 
 async function anchorAt(api: Api, seq: number): Promise<{ anchor: Anchor; hash: string }> {
   if (seq === 0) return { anchor: { seq, ok: true }, hash: GENESIS_HASH };
-  type Page = { ledgerEvents: { edges?: Array<{ node: LedgerEvent }>; message?: string } };
-  const page = await api.query<Page>(EVENT_AT, { after: String(seq - 1) });
-  const event = page.ledgerEvents.edges?.[0]?.node;
-  if (!event) throw new Error(page.ledgerEvents.message ?? `ledger event ${seq} is missing`);
+  const { ledgerEvents: page } = await api.query(EVENT_AT, { after: String(seq - 1) });
+  const node = page?.__typename === 'LedgerEventConnection' ? page.edges?.[0]?.node : null;
+  if (!node) throw new Error((page?.__typename === 'InputLimitError' && page.message) || `ledger event ${seq} is missing`);
+  const event = toEvent(node);
   return { anchor: { seq, ok: hashMatches(event) }, hash: event.hash };
 }
 
@@ -35,13 +62,14 @@ function followLedger(api: Api, onAnchor: (a: Anchor) => void, onEvent: (e: Chec
   let stopped = false;
   let unfollow = () => {};
   void (async () => {
-    const head = Number((await api.query<{ ledgerHead: { seq: string } | null }>(HEAD)).ledgerHead?.seq ?? 0);
+    const head = Number((await api.query(HEAD)).ledgerHead?.seq ?? 0);
     const { anchor, hash } = await anchorAt(api, Math.max(0, head - BACKLOG));
     if (stopped) return;
     onAnchor(anchor);
     const verifier = new ChainVerifier(anchor.seq, hash);
     const variables = { afterSeq: String(anchor.seq) };
-    unfollow = api.follow<{ ledgerEvents: LedgerEvent | null }>(SUBSCRIBE, variables, ({ ledgerEvents: event }) => {
+    unfollow = api.follow(SUBSCRIBE, variables, ({ ledgerEvents: node }) => {
+      const event = node && toEvent(node);
       if (!event || Number(event.seq) <= verifier.lastSeq) return; // replayed after a reconnect
       variables.afterSeq = event.seq;
       onEvent({ ...event, verdict: verifier.check(event) });

@@ -3,21 +3,27 @@
 import { useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { Section } from './format.tsx';
+import { graphql } from './generated/gql.ts';
+import type { ProofQuery } from './generated/graphql.ts';
 import { type Bundle, type BundleVerdict, verifyBundle } from './proof.ts';
 
 /** Events newer than the latest signed checkpoint have no proof yet: wait for the next one, a few times. */
 const CHECKPOINT_WAITS = 5;
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-const QUERY = `query Proof($id: ID!) {
-  episodeProofBundle(episodeId: $id) { ... on EpisodeProofBundle { bundle eventCount } ... on NotFoundError { message }
-    ... on NotCheckpointedError { message retryAfterMs } }
-  ledgerPublicKey { keyId publicKey } }`;
-
-interface Answer {
-  episodeProofBundle: { bundle?: Bundle; eventCount?: number; message?: string; retryAfterMs?: number | null };
-  ledgerPublicKey: { keyId: string; publicKey: string } | null;
-}
+// Checked against schema.graphql by `npm run codegen` (web/src/generated).
+const QUERY = graphql(`
+  query Proof($id: ID!) {
+    episodeProofBundle(episodeId: $id) {
+      __typename
+      ... on EpisodeProofBundle { bundle eventCount }
+      ... on NotFoundError { message }
+      ... on NotCheckpointedError { message retryAfterMs }
+    }
+    ledgerPublicKey { keyId publicKey }
+  }
+`);
+type Answer = ProofQuery;
 
 function save(bundle: Bundle, episodeId: string): void {
   const url = URL.createObjectURL(new Blob([JSON.stringify(bundle, null, 2)], { type: 'application/json' }));
@@ -37,9 +43,10 @@ export function ProofPanel({ api, episodeId }: { api: Api; episodeId: string }) 
   const [waiting, setWaiting] = useState(false);
   const fetchBundle = async (): Promise<Answer> => {
     for (let attempt = 0; ; attempt++) {
-      const answer = await api.query<Answer>(QUERY, { id: episodeId });
-      const wait = answer.episodeProofBundle.retryAfterMs;
-      if (answer.episodeProofBundle.bundle || typeof wait !== 'number' || attempt >= CHECKPOINT_WAITS) return answer;
+      const answer = await api.query(QUERY, { id: episodeId });
+      const found = answer.episodeProofBundle;
+      const wait = found?.__typename === 'NotCheckpointedError' ? found.retryAfterMs : null;
+      if (typeof wait !== 'number' || attempt >= CHECKPOINT_WAITS) return answer;
       setWaiting(true);
       await pause(Math.min(10_000, Math.max(100, wait)));
     }
@@ -49,10 +56,12 @@ export function ProofPanel({ api, episodeId }: { api: Api; episodeId: string }) 
     setError(null);
     try {
       const { episodeProofBundle: answer, ledgerPublicKey: key } = await fetchBundle();
-      if (!answer.bundle) throw new Error(answer.message ?? 'no bundle');
-      if (!key) throw new Error('the server publishes no ledger key');
-      setVerdict({ ...verifyBundle(answer.bundle, key.publicKey), keyId: key.keyId, events: answer.bundle.events.length });
-      save(answer.bundle, episodeId);
+      if (answer?.__typename !== 'EpisodeProofBundle' || !answer.bundle) throw new Error((answer && 'message' in answer && answer.message) || 'no bundle');
+      if (!key?.publicKey) throw new Error('the server publishes no ledger key');
+      // The bundle is JSON as the server wrote it: verifyBundle checks every member it reads.
+      const bundle = answer.bundle as Bundle;
+      setVerdict({ ...verifyBundle(bundle, key.publicKey), keyId: key.keyId ?? '', events: bundle.events.length });
+      save(bundle, episodeId);
     } catch (err) {
       setError((err as Error).message);
     } finally {

@@ -3,7 +3,6 @@
 // result scored, component by component. A receipt keeps ids, not scores: scores are shown for
 // a retrieval run here.
 import { useEffect, useState } from 'preact/hooks';
-import { matchStrength } from '../../src/monitor/match-strength.ts';
 import type { Api } from './api.ts';
 import { Bar, num, shortId, time, Value } from './format.tsx';
 
@@ -12,8 +11,9 @@ const RECEIPTS = `query Receipts($before: DateTime) { retrievalReceipts(first: 2
     episodes { id taskDescription status } warnings { id taskDescription status lastError { stepNumber tool message lastLine } } patterns { id description }
     credits { seq target outcome episodesCredited patternsCredited episode { id taskDescription } } } }
   ... on InputLimitError { message } } }`;
-/** Every signal (src/retrieval/signals.ts; a test checks): the components shown, the raw evidence the absolute strength is computed from (match-strength.ts). */
-const SCORE = 'total contextMatch reward similarity recency feedback feedbackUses feedbackResemblance textRank taskText work change trigramSimilarity';
+/** Every signal (src/retrieval/signals.ts; a test checks): the components shown, and the strength (the server's calibrated chance the run is useful). */
+const SCORE =
+  'strength strengthWord total contextMatch reward similarity recency feedback feedbackUses feedbackResemblance textRank taskText work change trigramSimilarity';
 const RUN = `query Run($task: RetrievalTaskInput!) {
   relevantEpisodes(task: $task, includeFailures: true, limit: 5) { ... on RelevantEpisodes { retrievalId
     episodes { episode { id taskDescription } score { ${SCORE} } }
@@ -151,11 +151,16 @@ function ReceiptCard({ r }: { r: Receipt }) {
   );
 }
 
-function Strength({ score }: { score: Record<string, number> }) {
-  const s = matchStrength({ taskText: score.taskText ?? 0, work: score.work ?? 0, trigramSimilarity: score.trigramSimilarity ?? 0 });
+function Strength({ score }: { score: Record<string, number | string> }) {
+  const word = String(score.strengthWord ?? 'none');
+  const value = Number(score.strength ?? 0);
   return (
-    <td class="num" data-strength={s.word}>
-      <b>{s.word}</b> {s.value.toFixed(2)}
+    <td
+      class="num"
+      data-strength={word}
+      title={`a ${Math.round(value * 100)}% chance that this run is useful to the task (calibrated on this tenant's history)`}
+    >
+      <b>{word}</b> {value.toFixed(2)}
     </td>
   );
 }
@@ -171,7 +176,7 @@ function ScoreTable({ title, rows }: { title: string; rows: Scored[] }) {
         <thead>
           <tr>
             <th>Result</th>
-            {episodes && <th title="How strongly the task text and the work match, the same scale for every query">match</th>}
+            {episodes && <th title="The calibrated chance that the run is useful to the task, the same scale for every query">strength</th>}
             <th>total</th>
             {components.map((c) => (
               <th key={c}>{c}</th>

@@ -4,13 +4,30 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { duration, num } from './format.tsx';
+import { graphql } from './generated/gql.ts';
+import type { EpisodeSpansQuery } from './generated/graphql.ts';
 import { type Message, type SpanNode, type SpanStep, spanTree, transcriptOf } from './span-tree.ts';
 
 /** Spans shown: the first steps of a very long run (the step timeline has them all). */
 const MAX_SPANS = 500;
 
-const QUERY = `query EpisodeSpans($id: ID!, $first: Int) { episode(id: $id) { ... on Episode {
-  steps(first: $first) { edges { node { stepNumber kind tool action startedAt endedAt latencyMs tokens resultKind metadata result } } } } } }`;
+// Checked against schema.graphql by `npm run codegen` (web/src/generated).
+const QUERY = graphql(`
+  query EpisodeSpans($id: ID!, $first: Int) {
+    episode(id: $id) {
+      __typename
+      ... on Episode { steps(first: $first) { edges { node { stepNumber kind tool action startedAt endedAt latencyMs tokens resultKind metadata result } } } }
+    }
+  }
+`);
+type StepNode = NonNullable<Extract<EpisodeSpansQuery['episode'], { __typename: 'Episode' }>['steps']>['edges'][number]['node'];
+
+const record = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
+
+/** A step as the span tree reads it: its JSON metadata and result as objects. */
+function toSpanStep(n: StepNode): SpanStep {
+  return { ...n, stepNumber: n.stepNumber ?? 0, kind: n.kind ?? '', metadata: record(n.metadata), result: record(n.result) as SpanStep['result'] };
+}
 
 interface Run {
   id: string;
@@ -76,8 +93,8 @@ export function SpanTree({ api, run }: { api: Api; run: Run }) {
   useEffect(() => {
     let stopped = false;
     api
-      .query<{ episode: { steps?: { edges: Array<{ node: SpanStep }> } } }>(QUERY, { id: run.id, first: MAX_SPANS })
-      .then(({ episode }) => stopped || setSteps(episode.steps?.edges.map((e) => e.node) ?? []))
+      .query(QUERY, { id: run.id, first: MAX_SPANS })
+      .then(({ episode }) => stopped || setSteps(episode?.__typename === 'Episode' ? (episode.steps?.edges.map((e) => toSpanStep(e.node)) ?? []) : []))
       .catch((err: Error) => stopped || setError(err.message));
     return () => {
       stopped = true;

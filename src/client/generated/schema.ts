@@ -242,6 +242,8 @@ export type Episode = {
   episodeNumber: Maybe<Scalars['Int']['output']>;
   /** Overall retrieval feedback in [-1, 1] over every query. Ranking uses the query-relative credit (RelevanceScore.feedback). */
   feedbackCredit: Maybe<Scalars['Float']['output']>;
+  /** When forgetEpisode (or RUN_RETENTION_DAYS) deleted its texts, outcome, critique, reward, reflection, checkpoints and step content; its episode.forgotten ledger event names each. Null while kept. A forgotten run is no longer listed or retrieved. */
+  forgottenAt: Maybe<Scalars['DateTime']['output']>;
   goalSpec: Maybe<Scalars['JSON']['output']>;
   id: Maybe<Scalars['ID']['output']>;
   /** The last step that ended in an error or a timeout; null when none did. A warning about a failed run shows it. */
@@ -418,6 +420,19 @@ export type FinishEpisodePayload = {
   leaseCharge: Maybe<LeaseCharge>;
   /** The work item loop's stop condition after this episode (in priority order: budget > the holon's stop > max episodes); null: the loop may go on, or the episode has no work item. */
   stopCondition: Maybe<StopReason>;
+};
+
+export type ForgetEpisodePayload = {
+  __typename?: 'ForgetEpisodePayload';
+  /** Blobs deleted because no kept step references them any more. */
+  blobsDeleted: Maybe<Scalars['Int']['output']>;
+  episodeId: Maybe<Scalars['ID']['output']>;
+  /** False when the episode had been forgotten before: nothing was done, no event written. */
+  forgotten: Maybe<Scalars['Boolean']['output']>;
+  /** Hashed values deleted (the record, outcome, critique, reward, reflection, checkpoint states), each named in the episode.forgotten event. */
+  rowsForgotten: Maybe<Scalars['Int']['output']>;
+  /** Step numbers whose content this call forgot. */
+  stepsForgotten: Maybe<Array<Scalars['Int']['output']>>;
 };
 
 export type ForgetStepsPayload = {
@@ -699,6 +714,8 @@ export type LedgerVerification = {
   reason: Maybe<Scalars['String']['output']>;
   /** Other hashed rows (checkpoint states, critiques, outcomes, rewards, reflections, retrievals, input hashes) compared with their events. */
   rowsChecked: Maybe<Scalars['Int']['output']>;
+  /** Hashed rows (an episode record, outcome, critique, reward, reflection, checkpoint state) an episode.forgotten event names with their claimed hash: checked to hold no value any more (docs/LEDGER.md §3.4). */
+  rowsForgotten: Maybe<Scalars['Int']['output']>;
   /** Step rows recomputed (and their content_hash column compared) against the hashes their events carry. */
   stepsChecked: Maybe<Scalars['Int']['output']>;
   /** Of the steps checked, those whose content was forgotten (forgetSteps): a steps.forgotten event names each with its logged hash (docs/LEDGER.md §3.4). */
@@ -798,6 +815,8 @@ export type Mutation = {
   /** Runs pattern extraction for an ended episode now (for example one whose queued extraction was skipped). */
   extractEpisodePatterns: Maybe<MutationExtractEpisodePatternsResult>;
   failEpisode: Maybe<MutationFailEpisodeResult>;
+  /** Forgets an ended episode: its task, goal, context and metadata, outcome, critique, reward, reflection, checkpoint states, step content and unreferenced blobs, its retrieval index entries and the patterns only it showed. A steps.forgotten and an episode.forgotten ledger event, committed with it, name what was deleted with its hashes and the admin key that asked; the chain, proofs and bundles still verify, reporting it forgotten (docs/LEDGER.md §3.4). A forgotten run is never retrieved or listed again. */
+  forgetEpisode: Maybe<MutationForgetEpisodeResult>;
   /** Deletes the content of an episode's steps (all, or those numbered) and their unreferenced blobs; a steps.forgotten ledger event, committed with it, names each step and its logged hash and the admin key that asked. The chain, proofs and bundles still verify, reporting these steps as forgotten (docs/LEDGER.md §3.4). */
   forgetSteps: Maybe<MutationForgetStepsResult>;
   /** Imports a past run whole, in one transaction: startEpisode (input.importSource required), logSteps and completeEpisode, with the same rows, the same ledger events and the same limits. Sent again, it finds the run by its dedupeKey. */
@@ -879,6 +898,12 @@ export type MutationFailEpisodeArgs = {
   episodeId: Scalars['ID']['input'];
   reason: Scalars['String']['input'];
   recoverable?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
+export type MutationForgetEpisodeArgs = {
+  episodeId: Scalars['ID']['input'];
+  reason: Scalars['String']['input'];
 };
 
 
@@ -1004,6 +1029,8 @@ export type MutationEscalateEpisodeResult = FinishEpisodePayload | IllegalTransi
 export type MutationExtractEpisodePatternsResult = ExtractEpisodePatternsPayload | InputLimitError | NotFoundError;
 
 export type MutationFailEpisodeResult = FinishEpisodePayload | IllegalTransitionError | InputLimitError | NotFoundError;
+
+export type MutationForgetEpisodeResult = ForgetEpisodePayload | IllegalTransitionError | InputLimitError | NotFoundError;
 
 export type MutationForgetStepsResult = ForgetStepsPayload | InputLimitError | NotFoundError;
 
@@ -1535,10 +1562,15 @@ export type RelevanceScore = {
   reward: Maybe<Scalars['Float']['output']>;
   /** max(textRank, trigramSimilarity) */
   similarity: Maybe<Scalars['Float']['output']>;
+  /** The calibrated chance, in [0, 1], that this run is useful to the task (that it changed a file the task's run will change), fitted on the tenant's own history; the same scale for every query, and never higher below in the list (docs/LEARNING.md). */
+  strength: Maybe<Scalars['Float']['output']>;
+  /** The strength in a word: strong (>= 0.5), moderate (>= 0.25), weak (>= 0.1), none. */
+  strengthWord: Maybe<Scalars['String']['output']>;
   /** BM25 (k1 1.2, b 0.75) of the query against the task description. */
   taskText: Maybe<Scalars['Float']['output']>;
   /** (taskText + work + change) / the best candidate's, in [0, 1]. */
   textRank: Maybe<Scalars['Float']['output']>;
+  /** The ranking total, relative to the best candidate (the top hit is always near 1): see strength for how good a match it is. */
   total: Maybe<Scalars['Float']['output']>;
   trigramSimilarity: Maybe<Scalars['Float']['output']>;
   /** 0.5 × BM25 (b 1) of the query against what the episode did: files and symbols it changed, its commands, errors and tools. */

@@ -45,3 +45,28 @@ export function episodeRecordOfInsert(columns: Record<string, unknown>): Record<
     import_source: json(columns.import_source),
   });
 }
+
+/**
+ * What forgetting an episode leaves of its record (docs/LEDGER.md §3.4): no text the client sent.
+ * complexity (one of four labels), the parent's id and the columns that are not in the record stay. As SQL assignments, and the check verifyLedger makes of a forgotten record.
+ */
+export const FORGOTTEN_RECORD_SET =
+  "task_description = '', task_type = '', agent = NULL, language = NULL, framework = NULL, domain = NULL, tags = '{}', goal_spec = NULL, metadata = '{}', import_source = NULL";
+
+export function isForgottenRecord(c: EpisodeRecordColumns): boolean {
+  const metadata = c.metadata ?? {};
+  return (
+    c.task_description === '' &&
+    c.task_type === '' &&
+    c.agent === null &&
+    c.language === null &&
+    c.framework === null &&
+    c.domain === null &&
+    c.tags.length === 0 &&
+    (c.goal_spec ?? null) === null &&
+    (c.import_source ?? null) === null &&
+    typeof metadata === 'object' &&
+    metadata !== null &&
+    Object.keys(metadata).length === 0
+  );
+}

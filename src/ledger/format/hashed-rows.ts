@@ -2,6 +2,7 @@
 // so that a verifier with no database recomputes them: each row is {kind, id, value} and must hash
 // (contentHash) to the latest claim its events make. inputHash and queryHash are hashes of inputs
 // the server does not keep, so they have no row. Pure: the CLI and the verifier share it.
+import { isRowForgotten } from './forgotten.ts';
 import { contentHash, type StoredLedgerEvent } from './hash.ts';
 import { RowClaims } from './row-claims.ts';
 
@@ -37,15 +38,31 @@ const EPISODE_CLAIMS = [
   ['reflectionHash', 'episode.reflection'],
 ] as const;
 
-/** The latest claim of each row the events make (the rules of §7.5: re-scored experiences drop theirs). */
+/**
+ * The latest claim of each row the events make (the rules of §7.5: re-scored experiences drop
+ * theirs), without those an episode.forgotten event forgot (§3.4): `forgotten` lists them.
+ */
 export function rowClaimsOf(events: Iterable<StoredLedgerEvent>): RowClaim[] {
-  const claims = new RowClaims();
-  for (const e of events) claims.add(e);
-  return claimList(claims);
+  return claimList(collectClaims(events));
 }
 
-/** The claims collected so far, lowest seq first. */
+export function collectClaims(events: Iterable<StoredLedgerEvent>): RowClaims {
+  const claims = new RowClaims();
+  for (const e of events) claims.add(e);
+  return claims;
+}
+
+/** The claims collected so far whose values are kept (not forgotten), lowest seq first. */
 export function claimList(claims: RowClaims): RowClaim[] {
+  return allClaims(claims).filter((c) => !isRowForgotten(claims.forgottenRows, c));
+}
+
+/** The claims an episode.forgotten event names with their hash: their values are gone, a file carries no row for them. */
+export function forgottenClaimList(claims: RowClaims): RowClaim[] {
+  return allClaims(claims).filter((c) => isRowForgotten(claims.forgottenRows, c));
+}
+
+function allClaims(claims: RowClaims): RowClaim[] {
   const out: RowClaim[] = [];
   for (const [id, c] of claims.episodes) {
     for (const [member, kind] of EPISODE_CLAIMS) {

@@ -2,6 +2,7 @@
 // latest hash of each value, and every checkpoint state and retrieval hashed. Pure, so the client
 // package (verifyProofBundle, through hashed-rows.ts) can use it without the database driver;
 // row-checks.ts compares the claims with the rows in PostgreSQL.
+import { addForgottenRows, type ForgottenRows } from './forgotten.ts';
 import type { StoredLedgerEvent } from './hash.ts';
 
 export interface Claim {
@@ -26,8 +27,11 @@ export class RowClaims {
   readonly episodes = new Map<string, EpisodeClaims>();
   readonly states: Array<Claim & { id: string }> = [];
   readonly retrievals: Array<{ seq: number; id: string; queryHash: string; resultsHash: string }> = [];
+  /** Rows episode.forgotten events name (§3.4): a claim with exactly the named hash is forgotten, not checked. */
+  readonly forgottenRows: ForgottenRows = new Map();
 
   add(e: StoredLedgerEvent): void {
+    addForgottenRows(this.forgottenRows, e);
     const p = (typeof e.payload === 'object' && e.payload !== null ? e.payload : {}) as Payload;
     const episode = e.episodeId ? this.claimsOf(e.episodeId) : undefined;
     const claim = (hash: unknown): Claim | undefined => (typeof hash === 'string' ? { seq: e.seq, hash } : undefined);

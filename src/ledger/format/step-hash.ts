@@ -78,6 +78,19 @@ export function stepHashedMembers(row: Record<string, unknown>): Record<string, 
   return hashed;
 }
 
+/**
+ * The members a forgotten step keeps (§3.4): which episode, what kind of step, how it ended, what
+ * it cost and when it ran. Its steps.forgotten entry carries `keptHash`, contentHash of these as
+ * they are hashed here (optional ones only when set), so they stay covered once the salt is gone.
+ */
+export const STEP_KEPT_FIELDS: readonly string[] = ['episodeId', 'kind', 'resultKind', 'latencyMs', 'tokens', 'cost', 'sideEffectKey', 'startedAt', 'endedAt'];
+
+/** The kept members of a step row (§3.4), as hashed. */
+export function stepKeptMembers(row: Record<string, unknown>): Record<string, unknown> {
+  const hashed = stepHashedMembers(row);
+  return Object.fromEntries(STEP_KEPT_FIELDS.filter((f) => f in hashed).map((f) => [f, hashed[f]]));
+}
+
 /** Every hashed member (required and optional) in RFC 8785 order, with whether it is optional. */
 export const STEP_CANONICAL_FIELDS: ReadonlyArray<{ field: string; optional: boolean }> = [
   ...STEP_HASH_FIELDS.map((field) => ({ field, optional: false })),

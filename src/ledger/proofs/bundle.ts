@@ -1,18 +1,25 @@
 // Episode proof bundles (docs/LEDGER.md §6): an episode's events with inclusion proofs against a
 // signed tree head, and its step rows, checkable offline with a public key the caller trusts.
 // Verification never throws on bad data: a bundle is untrusted input.
-import { type ForgottenStepRow, forgottenStepsOf, isForgotten, isForgottenStepRow } from '../format/forgotten.ts';
-import { fromHex, isHashHex, type StoredLedgerEvent, toHex } from '../format/hash.ts';
-import { checkHashedRows, type HashedRow, isHashedRow, rowClaimsOf } from '../format/hashed-rows.ts';
+import { type ForgottenStepRow, type ForgottenSteps, forgottenStepsOf, isForgottenStepRow } from '../format/forgotten.ts';
+import { contentHash, fromHex, isHashHex, type StoredLedgerEvent, toHex } from '../format/hash.ts';
+import { checkHashedRows, claimList, collectClaims, forgottenClaimList, type HashedRow, isHashedRow } from '../format/hashed-rows.ts';
 import { eventLeafHash, type MerkleTree, verifyInclusion } from '../format/merkle.ts';
 import { hasExactly, hasOnly, isUuid } from '../format/shape.ts';
 import { isSignedTreeHead, type SignedTreeHead, type TreeHead, verifyTreeHead } from '../format/signed-head.ts';
 import { STEP_HASH_FIELDS, STEP_OPTIONAL_FIELDS, type StepRow, stepRowHash } from '../format/step-hash.ts';
+import { type BundleBlob, blobFailures, isBundleBlob } from './bundle-blobs.ts';
 import { contentFailure, eventShapeFailure, type Failure, type LedgerProblem } from './verify.ts';
 
-/** v2 adds `rows`, the values the events hash (§6.1); v1 bundles still verify (no rows to check). */
-const BUNDLE_FORMAT = 'episodic.bundle.v2';
+/**
+ * v3 adds what forgetting brought (§3.4, §9): the step member `salt` and forgotten step rows (v1
+ * and v2 files have neither: there they are malformed). v2 added `rows`, the values the events
+ * hash (§6.1); v1 and v2 bundles still verify (v1: no rows to check).
+ */
+const BUNDLE_FORMAT = 'episodic.bundle.v3';
+const BUNDLE_V2 = 'episodic.bundle.v2';
 const BUNDLE_V1 = 'episodic.bundle.v1';
+const BUNDLE_FORMATS: readonly unknown[] = [BUNDLE_FORMAT, BUNDLE_V2, BUNDLE_V1];
 
 /** Inclusion proof of one event, as carried in a bundle. */
 export interface EventInclusionProof {
@@ -23,7 +30,7 @@ export interface EventInclusionProof {
 
 /** Everything an auditor needs to check one episode's events and steps offline. */
 export interface ProofBundle {
-  format: typeof BUNDLE_FORMAT | typeof BUNDLE_V1;
+  format: typeof BUNDLE_FORMAT | typeof BUNDLE_V2 | typeof BUNDLE_V1;
   tenantId: string;
   episodeId: string;
   /** The key the server signs with, for information: verifiers never trust it (§6). */
@@ -35,10 +42,13 @@ export interface ProofBundle {
   treeHead: SignedTreeHead;
   /** v2: the stored values the events hash (§3.3). */
   rows?: HashedRow[];
+  /** v3: the bytes of the blobs the kept step rows reference (§3.3). */
+  blobs?: BundleBlob[];
 }
 
 const BUNDLE_V1_MEMBERS = ['format', 'tenantId', 'episodeId', 'publicKey', 'events', 'steps', 'proofs', 'treeHead'];
-const BUNDLE_MEMBERS = [...BUNDLE_V1_MEMBERS, 'rows'];
+const BUNDLE_V2_MEMBERS = [...BUNDLE_V1_MEMBERS, 'rows'];
+const BUNDLE_MEMBERS = [...BUNDLE_V2_MEMBERS, 'blobs'];
 const PROOF_MEMBERS = ['seq', 'leafIndex', 'auditPath'];
 const STEP_MEMBERS = ['stepNumber', ...STEP_HASH_FIELDS];
 
@@ -60,12 +70,21 @@ export interface BundleReport {
   stepsForgotten: number;
   /** Hashed values (outcome, critique, ...) recomputed from the bundle's rows (v2). */
   rowsChecked: number;
+  /** Hashed values an episode.forgotten event of the bundle names with their claimed hash: deleted, not checked (§3.4). */
+  rowsForgotten: number;
   problems: BundleProblem[];
 }
 
 /** Assembles a bundle for events already covered by `treeHead` (producer side; throws on misuse). */
 export function buildProofBundle(
-  parts: { episodeId: string; publicKey: string; events: StoredLedgerEvent[]; steps: Array<StepRow | ForgottenStepRow>; rows: HashedRow[] },
+  parts: {
+    episodeId: string;
+    publicKey: string;
+    events: StoredLedgerEvent[];
+    steps: Array<StepRow | ForgottenStepRow>;
+    rows: HashedRow[];
+    blobs?: BundleBlob[];
+  },
   tree: MerkleTree,
   treeHead: SignedTreeHead,
 ): ProofBundle {
@@ -84,6 +103,7 @@ export function buildProofBundle(
     proofs,
     treeHead,
     rows: parts.rows,
+    blobs: parts.blobs ?? [],
   };
 }
 
@@ -95,6 +115,15 @@ function isProof(value: unknown): value is EventInclusionProof {
 
 function isStepRow(value: unknown): value is StepRow | ForgottenStepRow {
   if (isForgottenStepRow(value)) return true;
+  return isKeptStepRow(value);
+}
+
+/** A step row of a v1 or v2 bundle: written before forgetting, so never forgotten and without a salt (§9). */
+function isEarlyStepRow(value: unknown): value is StepRow {
+  return isKeptStepRow(value) && !('salt' in (value as object));
+}
+
+function isKeptStepRow(value: unknown): value is StepRow {
   if (typeof value !== 'object' || value === null || !hasOnly(value, STEP_MEMBERS, STEP_OPTIONAL_FIELDS)) return false;
   const s = value as Record<string, unknown>;
   if (STEP_OPTIONAL_FIELDS.some((f) => f in s && s[f] === null)) return false; // present only when set
@@ -105,15 +134,17 @@ function isStepRow(value: unknown): value is StepRow | ForgottenStepRow {
 function envelopeFailure(value: unknown): Failure | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problem: 'malformed', reason: 'a bundle is a JSON object' };
   const b = value as Record<string, unknown>;
-  if (b.format !== BUNDLE_FORMAT && b.format !== BUNDLE_V1) {
+  if (!BUNDLE_FORMATS.includes(b.format)) {
     return typeof b.format === 'string'
-      ? { problem: 'unsupported-version', reason: `format "${b.format}" is not ${BUNDLE_FORMAT} (or ${BUNDLE_V1})` }
+      ? { problem: 'unsupported-version', reason: `format "${b.format}" is not ${BUNDLE_FORMAT} (or ${BUNDLE_V2}, ${BUNDLE_V1})` }
       : { problem: 'malformed', reason: `format must be "${BUNDLE_FORMAT}"` };
   }
-  const members = b.format === BUNDLE_V1 ? BUNDLE_V1_MEMBERS : BUNDLE_MEMBERS;
+  const members = b.format === BUNDLE_V1 ? BUNDLE_V1_MEMBERS : b.format === BUNDLE_V2 ? BUNDLE_V2_MEMBERS : BUNDLE_MEMBERS;
   if (!hasExactly(b, members)) return { problem: 'malformed', reason: `a bundle has exactly the members ${members.join(', ')}` };
-  if (b.format === BUNDLE_FORMAT && (!Array.isArray(b.rows) || !b.rows.every(isHashedRow)))
+  if (b.format !== BUNDLE_V1 && (!Array.isArray(b.rows) || !b.rows.every(isHashedRow)))
     return { problem: 'malformed', reason: 'rows must be {kind, id, value} of known kinds' };
+  if (b.format === BUNDLE_FORMAT && (!Array.isArray(b.blobs) || !b.blobs.every(isBundleBlob)))
+    return { problem: 'malformed', reason: 'blobs must be {hash, content} with a lowercase hex hash' };
   if (!isUuid(b.tenantId) || !isUuid(b.episodeId)) return { problem: 'malformed', reason: 'tenantId and episodeId must be lowercase uuids' };
   if (!isHashHex(b.publicKey)) return { problem: 'malformed', reason: 'publicKey must be 64 lowercase hex digits' };
   if (!Array.isArray(b.events) || !Array.isArray(b.steps) || !Array.isArray(b.proofs))
@@ -197,11 +228,15 @@ function indexBy<T>(items: unknown[], isItem: (v: unknown) => v is T, key: (item
  * forgotten row stands for its entry only where a steps.forgotten event of the bundle names it
  * with the logged hash (§3.4).
  */
-function checkSteps(bundle: ProofBundle, events: StoredLedgerEvent[], problems: BundleProblem[]): { checked: number; forgotten: number } {
-  const rows = indexBy(bundle.steps, isStepRow, (s) => s.stepNumber, 'step', problems);
+function checkSteps(
+  bundle: ProofBundle,
+  events: StoredLedgerEvent[],
+  problems: BundleProblem[],
+): { checked: number; forgotten: number; logged: Array<[number, unknown, number]> } {
+  const rows = indexBy(bundle.steps, bundle.format === BUNDLE_FORMAT ? isStepRow : isEarlyStepRow, (s) => s.stepNumber, 'step', problems);
   const forgottenSteps = forgottenStepsOf(events);
   const covered = new Set<number>();
-  const counts = { checked: 0, forgotten: 0 };
+  const counts = { checked: 0, forgotten: 0, logged: [] as Array<[number, unknown, number]> };
   for (const e of events) {
     if (e.type !== 'steps.logged') continue;
     const entries = (e.payload as { steps?: unknown }).steps;
@@ -213,16 +248,12 @@ function checkSteps(bundle: ProofBundle, events: StoredLedgerEvent[], problems: 
       }
       covered.add(n);
       const row = rows.get(n);
+      if (row) counts.logged.push([n, row, e.seq]);
       if (!row) problems.push({ seq: e.seq, stepNumber: n, problem: 'step-missing', reason: `step ${n} logged by seq ${e.seq} is not in the bundle` });
       else if (isForgottenStepRow(row)) {
-        if (isForgotten(forgottenSteps, bundle.episodeId, n, hash)) counts.forgotten++;
-        else
-          problems.push({
-            seq: e.seq,
-            stepNumber: n,
-            problem: 'step-mismatch',
-            reason: `step ${n} is marked forgotten but no steps.forgotten event of the bundle names it with the hash seq ${e.seq} logged`,
-          });
+        const reason = forgottenRowFailure(row, forgottenSteps, bundle.episodeId, hash);
+        if (!reason) counts.forgotten++;
+        else problems.push({ seq: e.seq, stepNumber: n, problem: 'step-mismatch', reason: `step ${n} ${reason} (seq ${e.seq} logged it)` });
       } else if (row.episodeId !== bundle.episodeId || stepRowHash(row) !== hash)
         problems.push({ seq: e.seq, stepNumber: n, problem: 'step-mismatch', reason: `step ${n} does not hash to what seq ${e.seq} logged` });
       else counts.checked++;
@@ -235,13 +266,28 @@ function checkSteps(bundle: ProofBundle, events: StoredLedgerEvent[], problems: 
 }
 
 /**
+ * Why a forgotten row does not stand for its entry (§3.4), or undefined: a steps.forgotten event
+ * must name it with the logged hash and, where that event hashed what the step keeps (keptHash),
+ * the row's `kept` members must hash to it.
+ */
+function forgottenRowFailure(row: ForgottenStepRow, forgotten: ForgottenSteps, episodeId: string, hash: string): string | undefined {
+  const named = forgotten.get(episodeId)?.get(row.stepNumber);
+  if (!named || named.hash !== hash) return 'is marked forgotten but no steps.forgotten event of the bundle names it with its logged hash';
+  if (named.keptHash === undefined) return undefined;
+  if (!row.kept || row.kept.episodeId !== episodeId || contentHash(row.kept) !== named.keptHash)
+    return 'keeps members (kind, result kind, latency, tokens, cost, side-effect key, times) that do not hash to the keptHash of its steps.forgotten event';
+  return undefined;
+}
+
+/**
  * Verifies an episode proof bundle against `publicKey`, a key the caller trusts (never the
  * bundle's own): the head's signature, each event's hash, inclusion in the signed root and links
  * between adjacent events, and every step row against its steps.logged entry.
  */
 export function verifyProofBundle(value: unknown, publicKey: Uint8Array): BundleReport {
   const envelope = envelopeFailure(value);
-  if (envelope) return { ok: false, signatureValid: false, eventsChecked: 0, stepsChecked: 0, stepsForgotten: 0, rowsChecked: 0, problems: [envelope] };
+  if (envelope)
+    return { ok: false, signatureValid: false, eventsChecked: 0, stepsChecked: 0, stepsForgotten: 0, rowsChecked: 0, rowsForgotten: 0, problems: [envelope] };
   const bundle = value as ProofBundle;
   const problems: BundleProblem[] = [];
   const signatureValid = verifyTreeHead(bundle.treeHead, publicKey);
@@ -261,7 +307,9 @@ export function verifyProofBundle(value: unknown, publicKey: Uint8Array): Bundle
     if (!eventsBySeq.has(seq)) problems.push({ seq, problem: 'malformed', reason: `proof for seq ${seq} has no event` });
   }
   const steps = checkSteps(bundle, [...eventsBySeq.values()], problems);
-  const rows = bundle.rows ? checkHashedRows(rowClaimsOf(eventsBySeq.values()), bundle.rows) : { checked: 0 };
+  if (bundle.format === BUNDLE_FORMAT) problems.push(...blobFailures(steps.logged, bundle.blobs ?? []));
+  const claims = collectClaims(eventsBySeq.values());
+  const rows = bundle.rows ? checkHashedRows(claimList(claims), bundle.rows) : { checked: 0 };
   if (rows.failure) problems.push(rows.failure);
   return {
     ok: problems.length === 0,
@@ -270,6 +318,7 @@ export function verifyProofBundle(value: unknown, publicKey: Uint8Array): Bundle
     stepsChecked: steps.checked,
     stepsForgotten: steps.forgotten,
     rowsChecked: rows.checked,
+    rowsForgotten: forgottenClaimList(claims).length,
     problems,
   };
 }

@@ -6,7 +6,7 @@
 import { EXPORT_FORMAT, EXPORT_FORMATS } from '../format/export-format.ts';
 import { forgottenStepsOf } from '../format/forgotten.ts';
 import { fromHex, GENESIS_HASH, isHashHex, type StoredLedgerEvent, toHex } from '../format/hash.ts';
-import { checkHashedRows, type HashedRow, isHashedRow, rowClaimsOf } from '../format/hashed-rows.ts';
+import { checkHashedRows, collectClaims, forgottenClaimList, type HashedRow, isHashedRow, rowClaimsOf } from '../format/hashed-rows.ts';
 import { eventLeafHash, MerkleAccumulator, verifyConsistency } from '../format/merkle.ts';
 import { hasExactly, hasOnly, isUuid } from '../format/shape.ts';
 import { isSignedTreeHead, type SignedTreeHead, verifyTreeHead } from '../format/signed-head.ts';
@@ -31,6 +31,8 @@ export interface ExportReport {
   rowsChecked: number;
   /** Steps the file's verified steps.forgotten events name: their content is gone from the server (§3.4). */
   stepsForgotten: number;
+  /** Hashed values the file's episode.forgotten events name with their latest claim's hash: gone from the server, no row line (§3.4). */
+  rowsForgotten: number;
   /** The newest checkpoint that verified: compare it with a fresh one from the server (§7.3). */
   latestCheckpoint: { treeSize: number; issuedAt: string } | null;
   /** What a later incremental check starts from (§7.3.1): set when the newest checkpoint's root was verified. */
@@ -183,7 +185,15 @@ const stateOf = (head: SignedTreeHead): VerifierState => ({
  * reach, through the consistency proof the file carries from the state's tree to it.
  */
 export function verifyExport(lines: unknown[], publicKey: Uint8Array, state?: VerifierState): ExportReport {
-  const report: ExportReport = { ok: false, eventsChecked: 0, checkpointsChecked: 0, rowsChecked: 0, stepsForgotten: 0, latestCheckpoint: null };
+  const report: ExportReport = {
+    ok: false,
+    eventsChecked: 0,
+    checkpointsChecked: 0,
+    rowsChecked: 0,
+    stepsForgotten: 0,
+    rowsForgotten: 0,
+    latestCheckpoint: null,
+  };
   const fail: Fail = (problem, reason, firstBadSeq) => ({
     ...report,
     ok: false,
@@ -221,6 +231,7 @@ export function verifyExport(lines: unknown[], publicKey: Uint8Array, state?: Ve
   if (!chain.ok) return fail(chain.problem ?? 'malformed', chain.reason ?? '', chain.firstBadSeq);
   const stored = events as StoredLedgerEvent[];
   for (const steps of forgottenStepsOf(stored).values()) report.stepsForgotten += steps.size;
+  report.rowsForgotten = forgottenClaimList(collectClaims(stored)).length;
   const lastSeq = header.afterSeq + stored.length;
   if (header.toSeq !== null && lastSeq < header.toSeq)
     return fail('missing-tail', `the header says events up to ${header.toSeq}, the file ends at ${lastSeq}`, lastSeq + 1);

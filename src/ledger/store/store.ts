@@ -112,7 +112,7 @@ export async function appendInOneStatement(
   pool: pg.Pool,
   tenantId: string,
   events: NewLedgerEvent[],
-  rows: RowsStatement,
+  rows: RowsStatement | readonly RowsStatement[],
 ): Promise<StoredLedgerEvent[] | null> {
   const expected = tails.get(tenantId);
   if (!expected || !events.length) return null;
@@ -125,14 +125,14 @@ export async function appendInOneStatement(
 
 /**
  * Inserts the events and moves the head, in one statement, if the head is `from`; false if it was
- * not. `rows`, when given, is written by the same statement under the same condition.
+ * not. `rows`, when given (one statement or several), is written by the same statement under the same condition.
  */
 async function insertChained(
   client: pg.PoolClient | pg.Pool,
   tenantId: string,
   from: ChainTail,
   stored: StoredLedgerEvent[],
-  rows?: RowsStatement,
+  rows: RowsStatement | readonly RowsStatement[] = [],
   leading?: LeadingWrite,
 ): Promise<boolean> {
   const last = must(stored[stored.length - 1]);
@@ -151,7 +151,7 @@ async function insertChained(
     created_at: [stored.map((e) => e.createdAt), 'timestamptz'],
   });
   const [leadingCtes, afterLeading] = first ? [`${first.ctes},\n     `, ` AND ${first.done}`] : ['', ''];
-  const alongside = rows ? `,\n     rows AS (${rows(p, '(SELECT moved FROM head)')})` : '';
+  const alongside = (typeof rows === 'function' ? [rows] : rows).map((r, i) => `,\n     rows${i} AS (${r(p, '(SELECT moved FROM head)')})`).join('');
   // The row is matched on the tenant alone, so an append queued behind an uncommitted one waits
   // for its row lock and then sees the head that one committed (READ COMMITTED re-reads a row
   // updated under it); the CASE moves it only from the expected tail. A condition on seq in the

@@ -5,7 +5,8 @@
 import type pg from 'pg';
 import type { CheckpointsRow, EpisodesRow, RetrievalsRow } from '../../db/rows.ts';
 import { Params, queryRows } from '../../db/sql.ts';
-import { EPISODE_RECORD_COLUMNS, type EpisodeRecordColumns, episodeRecord } from '../format/episode-record.ts';
+import { EPISODE_RECORD_COLUMNS, type EpisodeRecordColumns, episodeRecord, isForgottenRecord } from '../format/episode-record.ts';
+import { type ForgottenRows, isRowForgotten } from '../format/forgotten.ts';
 import { contentHash } from '../format/hash.ts';
 import type { Claim, EpisodeClaims, RowClaims } from '../format/row-claims.ts';
 
@@ -30,6 +31,8 @@ function compare(claim: Claim | undefined, actual: string | null, what: string, 
 
 interface Checked {
   checked: number;
+  /** Claims an episode.forgotten event names with their hash (§3.4): their values must be gone. */
+  forgotten: number;
   failures: RowFailure[];
 }
 
@@ -54,7 +57,13 @@ function compareScore(claim: Claim | undefined, row: EpisodeColumns | undefined,
 }
 
 /** The episodes' claims compared with their rows (one query), by episode. */
-async function checkEpisodes(pool: pg.Pool, tenantId: string, ids: string[], claimsOf: (id: string) => EpisodeClaims): Promise<Map<string, Checked>> {
+async function checkEpisodes(
+  pool: pg.Pool,
+  tenantId: string,
+  ids: string[],
+  claimsOf: (id: string) => EpisodeClaims,
+  forgotten: ForgottenRows,
+): Promise<Map<string, Checked>> {
   const p = new Params();
   const rows = await queryRows<EpisodeColumns>(
     pool,
@@ -63,41 +72,59 @@ async function checkEpisodes(pool: pg.Pool, tenantId: string, ids: string[], cla
     p,
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
-  return new Map(
-    ids.map((id) => {
-      const failures: RowFailure[] = [];
-      const c = claimsOf(id);
-      const row = byId.get(id);
-      const hashOf = (v: unknown) => (row && v != null ? contentHash(v) : null);
-      const checked =
-        compare(c.inputHash, row?.input_hash ?? null, `episode ${id} input_hash`, failures) +
-        compare(c.recordHash, row ? contentHash(episodeRecord(row)) : null, `episode ${id} task, context, goal and metadata`, failures) +
-        compare(c.outcomeHash, hashOf(row?.outcome), `episode ${id} outcome`, failures) +
-        compare(c.critiqueHash, hashOf(row?.critique), `episode ${id} critique`, failures) +
-        compare(c.rewardHash, hashOf(row?.reward), `episode ${id} reward`, failures) +
-        compare(c.reflectionHash, hashOf(row?.reflection), `episode ${id} reflection`, failures);
-      // Columns that repeat what an event or a hashed row says: checked, not counted as rows.
-      compare(
-        c.contextPack,
-        row ? `${row.context_pack_hash ?? ''}:${row.manifest_hash ?? ''}` : null,
-        `episode ${id} context_pack_hash, manifest_hash`,
-        failures,
-      );
-      compareScore(c.rewardHash, row, failures);
-      return [id, { checked, failures: failures.sort((a, b) => a.seq - b.seq) }];
-    }),
-  );
+  return new Map(ids.map((id) => [id, checkEpisode(id, claimsOf(id), byId.get(id), forgotten)]));
 }
 
-async function checkStates(pool: pg.Pool, tenantId: string, part: RowClaims['states']): Promise<Checked> {
+/** The hashed values of an episode's row, with the claim member and row kind that name each. */
+const EPISODE_VALUES = [
+  ['recordHash', 'episode.record', 'task, context, goal and metadata'],
+  ['outcomeHash', 'episode.outcome', 'outcome'],
+  ['critiqueHash', 'episode.critique', 'critique'],
+  ['rewardHash', 'episode.reward', 'reward'],
+  ['reflectionHash', 'episode.reflection', 'reflection'],
+] as const;
+
+/** A value's hash as stored now (null: none stored), and whether anything of a forgotten value is left. */
+function storedValue(row: EpisodeColumns, member: (typeof EPISODE_VALUES)[number][0]): { hash: string | null; left: boolean } {
+  if (member === 'recordHash') return { hash: contentHash(episodeRecord(row)), left: !isForgottenRecord(row) };
+  const value = { outcomeHash: row.outcome, critiqueHash: row.critique, rewardHash: row.reward, reflectionHash: row.reflection }[member];
+  const left = value != null || (member === 'rewardHash' && row.reward_score !== null);
+  return { hash: value != null ? contentHash(value) : null, left };
+}
+
+function checkEpisode(id: string, c: EpisodeClaims, row: EpisodeColumns | undefined, forgotten: ForgottenRows): Checked {
+  const failures: RowFailure[] = [];
+  let checked = compare(c.inputHash, row?.input_hash ?? null, `episode ${id} input_hash`, failures);
+  let gone = 0;
+  for (const [member, kind, what] of EPISODE_VALUES) {
+    const claim = c[member];
+    if (!claim) continue;
+    const stored = row ? storedValue(row, member) : { hash: null, left: false };
+    if (!isRowForgotten(forgotten, { kind, id, hash: claim.hash })) checked += compare(claim, stored.hash, `episode ${id} ${what}`, failures);
+    else if (stored.left) failures.push({ seq: claim.seq, reason: `episode ${id} ${what} was forgotten (§3.4) but the stored row holds a value again` });
+    else gone++;
+  }
+  // Columns that repeat what an event or a hashed row says: checked, not counted as rows.
+  compare(c.contextPack, row ? `${row.context_pack_hash ?? ''}:${row.manifest_hash ?? ''}` : null, `episode ${id} context_pack_hash, manifest_hash`, failures);
+  if (!c.rewardHash || !isRowForgotten(forgotten, { kind: 'episode.reward', id, hash: c.rewardHash.hash })) compareScore(c.rewardHash, row, failures);
+  return { checked, forgotten: gone, failures: failures.sort((a, b) => a.seq - b.seq) };
+}
+
+async function checkStates(pool: pg.Pool, tenantId: string, part: RowClaims['states'], forgotten: ForgottenRows): Promise<Checked> {
   const failures: RowFailure[] = [];
   let checked = 0;
+  let gone = 0;
   const p = new Params();
   const sql = `SELECT id, state FROM checkpoints WHERE tenant_id = ${p.add(tenantId)} AND id = ANY(${p.add(part.map((s) => s.id))}::uuid[])`;
   const rows = await queryRows<Pick<CheckpointsRow, 'id' | 'state'>>(pool, sql, p);
   const byId = new Map(rows.map((r) => [r.id, r.state]));
-  for (const s of part) checked += compare(s, byId.has(s.id) ? contentHash(byId.get(s.id)) : null, `checkpoint ${s.id} state`, failures);
-  return { checked, failures };
+  for (const s of part) {
+    if (!isRowForgotten(forgotten, { kind: 'checkpoint.state', id: s.id, hash: s.hash }))
+      checked += compare(s, byId.has(s.id) ? contentHash(byId.get(s.id)) : null, `checkpoint ${s.id} state`, failures);
+    else if (byId.has(s.id)) failures.push({ seq: s.seq, reason: `checkpoint ${s.id} state was forgotten (§3.4) but its row is stored again` });
+    else gone++;
+  }
+  return { checked, forgotten: gone, failures };
 }
 
 async function checkRetrievals(pool: pg.Pool, tenantId: string, part: RowClaims['retrievals']): Promise<Checked> {
@@ -119,7 +146,7 @@ async function checkRetrievals(pool: pg.Pool, tenantId: string, part: RowClaims[
     // results_hash is the served ids' hash, kept with them: it must say what the event says.
     compare({ seq: r.seq, hash: r.resultsHash }, row?.results_hash ?? null, `retrieval ${r.id} results_hash`, failures);
   }
-  return { checked, failures };
+  return { checked, forgotten: 0, failures };
 }
 
 const CLAIM_KEYS = ['inputHash', 'recordHash', 'outcomeHash', 'critiqueHash', 'rewardHash', 'reflectionHash', 'contextPack'] as const;
@@ -145,6 +172,8 @@ export class RowCheck {
     private readonly tenantId: string,
     private readonly claims: RowClaims,
     private readonly query: Query,
+    /** The rows the tenant's episode.forgotten events name (read before the walk, as forgotten steps). */
+    private readonly forgotten: ForgottenRows,
     /** Episodes per check ahead, and the newest it leaves (smaller in tests). */
     private readonly limits = { chunk: CHUNK, newestLeft: NEWEST_LEFT },
   ) {}
@@ -171,28 +200,31 @@ export class RowCheck {
    * rows as they are now; checkedAhead: the episodes and chunks of states whose check ahead held.
    */
   async finish(): Promise<Checked & { checkedAhead: number }> {
+    const f = this.forgotten;
     await this.running;
     const again = [...this.claims.episodes].filter(([id, c]) => !(this.ahead.has(id) && sameClaims(this.ahead.get(id)?.claims ?? {}, c))).map(([id]) => id);
     const parts: Checked[] = [...this.results];
     for (const [id, { claims, result }] of this.ahead) if (sameClaims(claims, this.claims.episodes.get(id) ?? {})) parts.push(result);
     const checkedAhead = parts.length;
-    for (const ids of chunks(again)) parts.push(...(await checkEpisodes(this.pool, this.tenantId, ids, (id) => this.claims.episodes.get(id) ?? {})).values());
-    for (const part of chunks(this.claims.states.slice(this.states))) parts.push(await checkStates(this.pool, this.tenantId, part));
+    for (const ids of chunks(again))
+      parts.push(...(await checkEpisodes(this.pool, this.tenantId, ids, (id) => this.claims.episodes.get(id) ?? {}, f)).values());
+    for (const part of chunks(this.claims.states.slice(this.states))) parts.push(await checkStates(this.pool, this.tenantId, part, f));
     for (const part of chunks(this.claims.retrievals)) parts.push(await checkRetrievals(this.pool, this.tenantId, part));
     const failures = parts.flatMap((p) => p.failures).sort((a, b) => a.seq - b.seq);
-    return { checked: parts.reduce((n, p) => n + p.checked, 0), failures, checkedAhead };
+    const sum = (key: 'checked' | 'forgotten') => parts.reduce((n, p) => n + p[key], 0);
+    return { checked: sum('checked'), forgotten: sum('forgotten'), failures, checkedAhead };
   }
 
   private async checkChunk(ids: string[], states: boolean): Promise<void> {
     if (ids.length >= this.limits.chunk) {
       const snapshot = new Map(ids.map((id) => [id, { ...this.claims.episodes.get(id) }]));
-      const results = await this.query(() => checkEpisodes(this.pool, this.tenantId, ids, (id) => snapshot.get(id) ?? {}));
+      const results = await this.query(() => checkEpisodes(this.pool, this.tenantId, ids, (id) => snapshot.get(id) ?? {}, this.forgotten));
       if (!results) return;
       for (const [id, result] of results) this.ahead.set(id, { claims: snapshot.get(id) ?? {}, result });
     }
     if (states) {
       const part = this.claims.states.slice(this.states, this.states + this.limits.chunk);
-      const result = await this.query(() => checkStates(this.pool, this.tenantId, part));
+      const result = await this.query(() => checkStates(this.pool, this.tenantId, part, this.forgotten));
       if (!result) return;
       this.results.push(result);
       this.states += part.length;

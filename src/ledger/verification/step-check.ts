@@ -11,7 +11,7 @@ import { isUtf8 } from 'node:buffer';
 import { FORGOTTEN_MEMBERS } from '../format/forgotten.ts';
 import { canonicalJson, canonicalString, HASH_BYTES, hashBytes, hexMatches } from '../format/hash.ts';
 import { JsonBytesCanonicaliser } from '../format/json-text.ts';
-import { STEP_CANONICAL_FIELDS } from '../format/step-hash.ts';
+import { STEP_CANONICAL_FIELDS, STEP_KEPT_FIELDS } from '../format/step-hash.ts';
 import { FieldReader, sameBytes } from './copy-fields.ts';
 
 /** How each canonical member's column is sent (verify-read.ts selects it so). */
@@ -46,6 +46,8 @@ export interface StepBatch {
   ends: Int32Array;
   hashes: Uint8Array;
   logged: Uint8Array;
+  /** Entry k's keptHash at [32k, 32k+32) where logged[k] is FORGOTTEN_KEPT (§3.4). */
+  kept?: Uint8Array;
 }
 
 /**
@@ -53,9 +55,12 @@ export interface StepBatch {
  * hold none of the forgotten members and keep the logged hash in its content_hash column.
  */
 export const FORGOTTEN = 2;
+/** A forgotten entry whose steps.forgotten event hashed the members the row keeps (batch.kept): they must hash to it. */
+export const FORGOTTEN_KEPT = 3;
 const IS_FORGOTTEN_MEMBER = STEP_CANONICAL_FIELDS.map(({ field }) => FORGOTTEN_MEMBERS.includes(field));
+const IS_KEPT_MEMBER = STEP_CANONICAL_FIELDS.map(({ field }) => STEP_KEPT_FIELDS.includes(field));
 
-export type StepProblem = 'step-missing' | 'content-differs' | 'column-differs';
+export type StepProblem = 'step-missing' | 'content-differs' | 'column-differs' | 'kept-differs';
 
 /** Entries that verified before the first bad one (`bad`: its index in the batch and what was wrong). */
 export interface StepVerdict {
@@ -113,18 +118,32 @@ function checkEntry(batch: StepBatch, k: number): StepProblem | undefined {
   return columnIs ? undefined : 'column-differs';
 }
 
-/** A forgotten entry's row: none of the forgotten members set, its content_hash column the logged hash. */
+/**
+ * A forgotten entry's row: none of the forgotten members set, its content_hash column the logged
+ * hash, and (FORGOTTEN_KEPT) the members it keeps hashing to its event's keptHash.
+ */
 function checkForgotten(batch: StepBatch, k: number): StepProblem | undefined {
   const bytes = batch.bytes;
+  const checkKept = batch.logged[k] === FORGOTTEN_KEPT;
   fields.begin(bytes, batch.starts[k] as number, batch.ends[k] as number);
   fields.next(); // run
   fields.next(); // step_number
   fields.next();
   const columnIs = hexMatches(bytes, fields.at, fields.length, batch.hashes, k * HASH_BYTES);
+  writer.clear();
+  writer.ascii('{');
   for (let i = 0; i < KEYS.length; i++) {
     fields.next();
-    if (IS_FORGOTTEN_MEMBER[i] && fields.length >= 0) return 'content-differs';
+    const isNull = fields.length < 0;
+    if (IS_FORGOTTEN_MEMBER[i] && !isNull) return 'content-differs';
+    if (!checkKept || !IS_KEPT_MEMBER[i] || (isNull && IS_OPTIONAL[i])) continue;
+    if (writer.length > 1) writer.ascii(',');
+    writer.bytes(KEYS[i] as Uint8Array);
+    if (isNull) writer.ascii('null');
+    else writeValue(bytes, STEP_COLUMN_KINDS[i] as StepColumnKind);
   }
+  writer.ascii('}');
+  if (checkKept && !sameBytes(hashBytes(writer.written()), 0, batch.kept as Uint8Array, k * HASH_BYTES, HASH_BYTES)) return 'kept-differs';
   return columnIs ? undefined : 'column-differs';
 }
 
@@ -135,7 +154,7 @@ function checkForgotten(batch: StepBatch, k: number): StepProblem | undefined {
 export function checkStepBatch(batch: StepBatch, from = 0, to = batch.logged.length): StepVerdict {
   for (let k = from; k < to; k++) {
     const absent = (batch.starts[k] as number) < 0;
-    const forgotten = batch.logged[k] === FORGOTTEN;
+    const forgotten = batch.logged[k] === FORGOTTEN || batch.logged[k] === FORGOTTEN_KEPT;
     const problem = absent ? (forgotten ? undefined : 'step-missing') : forgotten ? checkForgotten(batch, k) : checkEntry(batch, k);
     if (problem) return { checked: k - from, bad: { entry: k, problem } };
   }

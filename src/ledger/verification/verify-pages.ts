@@ -5,13 +5,13 @@
 // (verify-workers.ts). This thread only reads and hands over. Reads run one at a time
 // (one-query.ts).
 import type pg from 'pg';
-import { type ForgottenSteps, isForgotten } from '../format/forgotten.ts';
-import { toHex } from '../format/hash.ts';
+import type { ForgottenSteps } from '../format/forgotten.ts';
+import { fromHex, toHex } from '../format/hash.ts';
 import type { LedgerProblem } from '../proofs/verify.ts';
 import { type FieldRows, releaseBytes, rowCount } from './copy-rows.ts';
 import type { EventFacts } from './event-facts.ts';
 import type { OneQueryAtATime } from './one-query.ts';
-import { FORGOTTEN, type StepBatch, type StepProblem } from './step-check.ts';
+import { FORGOTTEN, FORGOTTEN_KEPT, type StepBatch, type StepProblem } from './step-check.ts';
 import { type StoredSteps, stepRowOf } from './step-runs.ts';
 import type { PageChain } from './verify-chain.ts';
 import { readEventPage, readStepRows, seqAt } from './verify-read.ts';
@@ -61,29 +61,37 @@ export interface Range {
   forgotten: ForgottenSteps;
 }
 
-/** The entries of forgotten steps marked FORGOTTEN in a copy of `logged` (the facts' own stays as logged); how many. */
-function markForgotten(facts: EventFacts, forgotten: ForgottenSteps): { logged: Uint8Array; count: number } {
+/**
+ * The entries of forgotten steps marked FORGOTTEN (FORGOTTEN_KEPT with their keptHash in `kept`,
+ * where their event hashed what the row keeps) in a copy of `logged` (the facts' own stays as
+ * logged); how many.
+ */
+function markForgotten(facts: EventFacts, forgotten: ForgottenSteps): { logged: Uint8Array; kept?: Uint8Array; count: number } {
   if (forgotten.size === 0) return { logged: facts.logged, count: 0 };
   const logged = facts.logged.slice();
+  const kept = new Uint8Array(facts.count * 32);
   let count = 0;
   for (let k = 0; k < facts.count; k++) {
     const episode = facts.episodes[facts.episodeOf[k] as number] as string;
     if (logged[k] !== 1 || !forgotten.has(episode)) continue;
-    if (!isForgotten(forgotten, episode, facts.ns[k] as number, toHex(facts.hashes.subarray(k * 32, k * 32 + 32)))) continue;
-    logged[k] = FORGOTTEN;
+    const named = forgotten.get(episode)?.get(facts.ns[k] as number);
+    if (named?.hash !== toHex(facts.hashes.subarray(k * 32, k * 32 + 32))) continue;
+    logged[k] = named.keptHash === undefined ? FORGOTTEN : FORGOTTEN_KEPT;
+    if (named.keptHash !== undefined) kept.set(fromHex(named.keptHash), k * 32);
     count++;
   }
-  return { logged, count };
+  return { logged, kept, count };
 }
 
 /** The page's step entries in logged order with where each one's row lies (step-check.ts). */
-function stepBatch(facts: EventFacts, steps: StoredSteps, logged: Uint8Array): StepBatch {
+function stepBatch(facts: EventFacts, steps: StoredSteps, marked: { logged: Uint8Array; kept?: Uint8Array }): StepBatch {
   const batch: StepBatch = {
     bytes: steps.bytes,
     starts: new Int32Array(facts.count),
     ends: new Int32Array(facts.count),
     hashes: facts.hashes,
-    logged,
+    logged: marked.logged,
+    ...(marked.kept ? { kept: marked.kept } : {}),
   };
   for (let k = 0; k < facts.count; k++) {
     const row = stepRowOf(steps, k, facts.ns[k] as number);
@@ -97,6 +105,10 @@ const STEP_REASONS: Record<StepProblem, (step: string) => [LedgerProblem, string
   'step-missing': (step) => ['step-missing', `${step} is missing`],
   'content-differs': (step) => ['step-mismatch', `${step} differs from what was logged`],
   'column-differs': (step) => ['step-mismatch', `${step}: its content_hash column differs from the logged hash`],
+  'kept-differs': (step) => [
+    'step-mismatch',
+    `${step} was forgotten, but what it keeps (kind, result kind, latency, tokens, cost, side-effect key, times) differs from its steps.forgotten event's keptHash`,
+  ],
 };
 
 /**
@@ -104,14 +116,15 @@ const STEP_REASONS: Record<StepProblem, (step: string) => [LedgerProblem, string
  * entry. Checked off this thread when it can be (verify-workers.ts).
  */
 async function checkPageSteps(facts: EventFacts, steps: StoredSteps, firstSeq: number, forgottenSteps: ForgottenSteps): Promise<StepsVerdict> {
-  const { logged, count } = markForgotten(facts, forgottenSteps);
-  const batch = stepBatch(facts, steps, logged);
+  const marked = markForgotten(facts, forgottenSteps);
+  const { logged, count } = marked;
+  const batch = stepBatch(facts, steps, marked);
   const { checked, bad } = await checkSteps(batch);
   releaseBytes(batch.bytes);
   if (!bad) return { checked, forgotten: count };
   const k = bad.entry;
   let forgotten = 0;
-  for (let i = 0; i < k; i++) if (logged[i] === FORGOTTEN) forgotten++;
+  for (let i = 0; i < k; i++) if (logged[i] === FORGOTTEN || logged[i] === FORGOTTEN_KEPT) forgotten++;
   const [problem, reason] = STEP_REASONS[bad.problem](`step ${facts.ns[k]} of episode ${facts.episodes[facts.episodeOf[k] as number]}`);
   return { checked, forgotten, bad: { seq: firstSeq + (facts.events[k] as number), problem, reason } };
 }

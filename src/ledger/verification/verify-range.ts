@@ -9,7 +9,7 @@
 import type pg from 'pg';
 import type { LedgerEventsRow } from '../../db/rows.ts';
 import { Params, queryRows } from '../../db/sql.ts';
-import { type ForgottenSteps, forgottenStepsOf, STEPS_FORGOTTEN } from '../format/forgotten.ts';
+import { EPISODE_FORGOTTEN, type ForgottenRows, type ForgottenSteps, forgottenRowsOf, forgottenStepsOf, STEPS_FORGOTTEN } from '../format/forgotten.ts';
 import { chainHashIs, fromHex, GENESIS_HASH, HASH_BYTES, hasherReady, toHex } from '../format/hash.ts';
 import { hashLeaf, MerkleAccumulator } from '../format/merkle.ts';
 import { RowClaims } from '../format/row-claims.ts';
@@ -30,6 +30,8 @@ export interface RangeReport extends ChainReport {
   /** Of the steps checked, those whose content a steps.forgotten event names as forgotten (§3.4). */
   stepsForgotten: number;
   rowsChecked: number;
+  /** Hashed values an episode.forgotten event names with their claimed hash: gone, checked to be empty (§3.4). */
+  rowsForgotten: number;
   checkpointsChecked: number;
   /** The latest signed checkpoint's size (null when none). */
   checkpointTreeSize: number | null;
@@ -44,15 +46,18 @@ async function prevHashBefore(pool: pg.Pool, tenantId: string, fromSeq: number):
 }
 
 /**
- * The tenant's forgotten steps, from its steps.forgotten events (a partial index finds them). Each
- * event's own hash is recomputed; its place in the chain is checked with the rest of the range,
- * so one outside the range is trusted as far as its own hash goes (§7.5).
+ * The tenant's forgotten steps and rows, from its steps.forgotten and episode.forgotten events
+ * (partial indexes find them). Each event's own hash is recomputed; its place in the chain is
+ * checked with the rest of the range, so one outside the range is trusted as far as its own hash
+ * goes (§7.5).
  */
-async function forgottenSteps(pool: pg.Pool, tenantId: string): Promise<ForgottenSteps> {
+async function forgottenOf(pool: pg.Pool, tenantId: string): Promise<{ steps: ForgottenSteps; rows: ForgottenRows }> {
   const p = new Params();
-  const sql = `SELECT ${EVENT_COLUMNS} FROM ledger_events WHERE tenant_id = ${p.add(tenantId)} AND type = ${p.add(STEPS_FORGOTTEN)} ORDER BY seq`;
-  const events = (await queryRows<LedgerEventSqlRow>(pool, sql, p)).map(toEvent);
-  return forgottenStepsOf(events.filter((e) => chainHashIs(e.prevHash, e, e.hash)));
+  const tenant = p.add(tenantId);
+  const sql = `SELECT ${EVENT_COLUMNS} FROM ledger_events WHERE tenant_id = ${tenant} AND type = ${p.add(STEPS_FORGOTTEN)}
+               UNION ALL SELECT ${EVENT_COLUMNS} FROM ledger_events WHERE tenant_id = ${tenant} AND type = ${p.add(EPISODE_FORGOTTEN)} ORDER BY seq`;
+  const events = (await queryRows<LedgerEventSqlRow>(pool, sql, p)).map(toEvent).filter((e) => chainHashIs(e.prevHash, e, e.hash));
+  return { steps: forgottenStepsOf(events), rows: forgottenRowsOf(events) };
 }
 
 /** Pages whose step verdicts may still be out while the next page's chain is checked. */
@@ -226,8 +231,8 @@ async function verifyThrough(
   const reach = await reachOf(pool, tenantId);
   const heads = await allCheckpoints(pool, tenantId);
   const latest = heads.at(-1) ?? null;
-  const counts = { checked: 0, stepsChecked: 0, stepsForgotten: 0, rowsChecked: 0, checkpointsChecked: 0 };
-  const forgotten = await forgottenSteps(pool, tenantId);
+  const counts = { checked: 0, stepsChecked: 0, stepsForgotten: 0, rowsChecked: 0, rowsForgotten: 0, checkpointsChecked: 0 };
+  const { steps: forgotten, rows: forgottenRows } = await forgottenOf(pool, tenantId);
   const walk = new CheckpointWalk(heads, fromHex(publicKeyHex, 32), fromSeq === 1, fromSeq);
   // §7.5: `checked` counts the events verified before the first failing one, whichever check failed.
   const report = (failure?: Failure): RangeReport => ({
@@ -239,7 +244,7 @@ async function verifyThrough(
   });
   const tree = new MerkleAccumulator();
   const claims = new RowClaims();
-  const rowCheck = new RowCheck(pool, tenantId, claims, (query) => queries.run(query));
+  const rowCheck = new RowCheck(pool, tenantId, claims, (query) => queries.run(query), forgottenRows);
   const pending = new PendingVerdicts(counts);
   let expectedPrevHash = await prevHashBefore(pool, tenantId, fromSeq);
   let expectedFirstSeq = fromSeq;
@@ -274,6 +279,7 @@ async function verifyThrough(
   if (toSeq === null) {
     const rows = await rowCheck.finish();
     counts.rowsChecked = rows.checked;
+    counts.rowsForgotten = rows.forgotten;
     const [bad] = rows.failures;
     if (bad) return report({ seq: bad.seq, problem: 'row-mismatch', reason: bad.reason });
   }

@@ -15,6 +15,34 @@ export type ControlRanking =
   | 'FIXED_FORMULA'
   | 'NOTHING';
 
+export type DashboardFilter = {
+  domain?: string | null | undefined;
+  /** Omitted: all time, from the hour of the tenant's first run. */
+  from?: string | null | undefined;
+  taskType?: string | null | undefined;
+  /** Exclusive; at most 3653 days after from. Omitted: the end of the current hour, or for all time (from omitted too) the end of the hour of the tenant's latest run. */
+  to?: string | null | undefined;
+};
+
+export type EpisodeFilter = {
+  agent?: string | null | undefined;
+  domain?: string | null | undefined;
+  language?: string | null | undefined;
+  outcome?: OutcomeKind | null | undefined;
+  /** The runs of one session: the episode's metadata.sessionId (OTLP: session.id, else gen_ai.conversation.id; docs/OTLP.md). */
+  sessionId?: string | null | undefined;
+  startedAfter?: string | null | undefined;
+  startedBefore?: string | null | undefined;
+  /** Any of these statuses. */
+  status?: Array<EpisodeStatus> | null | undefined;
+  /** Episodes carrying all of these tags. */
+  tags?: Array<string> | null | undefined;
+  taskType?: string | null | undefined;
+  /** Case-insensitive match in the task description. */
+  text?: string | null | undefined;
+  workItemId?: string | null | undefined;
+};
+
 export type EpisodeMode =
   | 'DRY_RUN'
   | 'LIVE';
@@ -57,7 +85,22 @@ export type PatternKind =
   | 'TASK_OUTCOME'
   | 'TOOL_OUTCOME';
 
-export type EpisodePageFragment = { id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, metadata: unknown, stepCount: number | null, costKnown: boolean | null, usageByModel: Array<{ model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null }> | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null };
+export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ViewerQuery = { viewer: { name: string | null } | null };
+
+export type DashboardQueryVariables = Exact<{
+  filter: DashboardFilter;
+}>;
+
+
+export type DashboardQuery = { dashboard:
+    | { __typename: 'Dashboard', from: string | null, bucketSeconds: number | null, steps: number | null, latencyP50: number | null, latencyP95: number | null, totals: { runs: number | null, ended: number | null, successes: number | null, partials: number | null, failures: number | null, successRate: number | null, tokens: number | null, cost: number | null, budgetExhaustions: number | null, patternsLearned: number | null, retrievalsServed: number | null, retrievalsCredited: number | null } | null, series: Array<{ start: string | null, runs: number | null, running: number | null, blocked: number | null, completed: number | null, failed: number | null, cancelled: number | null, escalated: number | null, successes: number | null, partials: number | null, failures: number | null, tokens: number | null, cost: number | null, budgetExhaustions: number | null, patternsLearned: number | null, retrievalsServed: number | null, retrievalsCredited: number | null, steps: number | null, latencyP50: number | null, latencyP95: number | null }> | null, tools: Array<{ tool: string | null, calls: number | null, errors: number | null, timeouts: number | null, errorRate: number | null }> | null, budgetExhaustions: Array<{ resource: string | null, count: number | null }> | null, usageByModel: Array<{ model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null, knownCost: number | null }> | null }
+    | { __typename: 'InputLimitError', message: string | null }
+   | null, otlpRefusals: Array<{ kind: string | null, count: number | null, lastAt: string | null, lastTraceId: string | null, lastSpanId: string | null, lastReason: string | null }> | null };
+
+export type EpisodePageFragment = { id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, metadata: unknown, stepCount: number | null, costKnown: boolean | null, usageByModel: Array<{ model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null, knownCost: number | null }> | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null };
 
 export type EpisodeQueryVariables = Exact<{
   id: string;
@@ -65,7 +108,7 @@ export type EpisodeQueryVariables = Exact<{
 
 
 export type EpisodeQuery = { episode:
-    | { __typename: 'Episode', id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, metadata: unknown, stepCount: number | null, costKnown: boolean | null, usageByModel: Array<{ model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null }> | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null }
+    | { __typename: 'Episode', id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, metadata: unknown, stepCount: number | null, costKnown: boolean | null, usageByModel: Array<{ model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null, knownCost: number | null }> | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null }
     | { __typename: 'NotFoundError', message: string | null }
    | null, patterns: { edges: Array<{ node: { id: string | null, kind: PatternKind | null, summary: string | null, lift: number | null, successRate: number | null, occurrences: number | null } }> } | null };
 
@@ -74,7 +117,7 @@ export type EpisodeUpdatedSubscriptionVariables = Exact<{
 }>;
 
 
-export type EpisodeUpdatedSubscription = { episodeUpdated: { id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, metadata: unknown, stepCount: number | null, costKnown: boolean | null, usageByModel: Array<{ model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null }> | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null } | null };
+export type EpisodeUpdatedSubscription = { episodeUpdated: { id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, mode: EpisodeMode | null, agent: string | null, startedAt: string | null, endedAt: string | null, timesKnown: boolean | null, usedCost: number | null, goalSpec: unknown, approvalRequest: unknown, blockedReason: string | null, metadata: unknown, stepCount: number | null, costKnown: boolean | null, usageByModel: Array<{ model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null, knownCost: number | null }> | null, retrievalCredits: Array<{ seq: string | null, retrievalIds: Array<string> | null, target: number | null, outcome: string | null, episodesCredited: number | null, patternsCredited: number | null, createdAt: string | null }> | null, context: { language: string | null, framework: string | null, complexity: Complexity | null, domain: string | null, tags: Array<string> | null } | null, budgetUsage: Array<{ resource: string | null, used: number | null, limit: number | null, fraction: number | null }> | null, stopReason: { kind: string | null, reason: string | null, resource: string | null, recoverable: boolean | null, isSuccessful: boolean | null, canContinue: boolean | null } | null, outcome: { kind: OutcomeKind | null, verdict: string | null, artifacts: Array<string> | null, completed: Array<string> | null, failed: Array<string> | null, reason: string | null, details: string | null } | null, critique: { verdict: string | null, score: number | null, feedback: string | null, virtueScores: Array<{ name: string | null, score: number | null }> | null } | null, checkpoints: Array<{ id: string | null, label: string | null, stepNumber: number | null, createdAt: string | null, state: unknown }> | null, reward: { total: number | null, normalized: number | null, base: number | null, efficiency: number | null, qualityMultiplier: number | null, complexityBonus: number | null, learningBonus: number | null } | null, reflection: { successes: Array<string> | null, improvements: Array<string> | null, insights: Array<string> | null } | null } | null };
 
 export type StepsSubscriptionVariables = Exact<{
   episodeId: string;
@@ -83,6 +126,15 @@ export type StepsSubscriptionVariables = Exact<{
 
 
 export type StepsSubscription = { stepsLogged: { seq: string | null, steps: Array<{ stepNumber: number | null, kind: string | null, tool: string | null, action: string | null, resultKind: string | null, latencyMs: number | null, tokens: number | null, observation: string | null }> | null } | null };
+
+export type EpisodesQueryVariables = Exact<{
+  filter?: EpisodeFilter | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type EpisodesQuery = { episodes: { edges: Array<{ node: { id: string | null, taskDescription: string | null, taskType: string | null, status: EpisodeStatus | null, stepCount: number | null, usedTokens: string | null, startedAt: string | null, context: { domain: string | null, tags: Array<string> | null } | null, outcome: { kind: OutcomeKind | null } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
 
 export type ExperimentsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -100,6 +152,54 @@ export type MemoryImpactQuery = { memoryImpact:
    | null };
 
 export type ArmRowFragment = { arm: string | null, assigned: number | null, ended: number | null, successes: number | null, successRate: number | null, meanReward: number | null, meanSteps: number | null, meanTokens: number | null, meanCost: number | null, meanWallMs: number | null };
+
+export type LedgerEventFieldsFragment = { tenantId: string | null, seq: string | null, type: string | null, episodeId: string | null, workItemId: string | null, payload: unknown, createdAt: string | null, prevHash: string | null, hash: string | null };
+
+export type LedgerHeadQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type LedgerHeadQuery = { ledgerHead: { seq: string | null } | null };
+
+export type EventAtQueryVariables = Exact<{
+  after?: string | null | undefined;
+}>;
+
+
+export type EventAtQuery = { ledgerEvents:
+    | { __typename: 'InputLimitError', message: string | null }
+    | { __typename: 'LedgerEventConnection', edges: Array<{ node: { tenantId: string | null, seq: string | null, type: string | null, episodeId: string | null, workItemId: string | null, payload: unknown, createdAt: string | null, prevHash: string | null, hash: string | null } | null }> | null }
+   | null };
+
+export type LedgerSubscriptionVariables = Exact<{
+  afterSeq?: string | null | undefined;
+}>;
+
+
+export type LedgerSubscription = { ledgerEvents: { tenantId: string | null, seq: string | null, type: string | null, episodeId: string | null, workItemId: string | null, payload: unknown, createdAt: string | null, prevHash: string | null, hash: string | null } | null };
+
+export type ModelUsageLineFragment = { model: string | null, calls: number | null, inputTokens: number | null, outputTokens: number | null, tokens: number | null, cost: number | null, knownCost: number | null };
+
+export type ProofQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type ProofQuery = { episodeProofBundle:
+    | { __typename: 'EpisodeProofBundle', bundle: unknown, eventCount: number | null }
+    | { __typename: 'NotCheckpointedError', message: string | null, retryAfterMs: number | null }
+    | { __typename: 'NotFoundError', message: string | null }
+   | null, ledgerPublicKey: { keyId: string | null, publicKey: string | null } | null };
+
+export type EpisodeSpansQueryVariables = Exact<{
+  id: string;
+  first?: number | null | undefined;
+}>;
+
+
+export type EpisodeSpansQuery = { episode:
+    | { __typename: 'Episode', steps: { edges: Array<{ node: { stepNumber: number | null, kind: string | null, tool: string | null, action: string | null, startedAt: string | null, endedAt: string | null, latencyMs: number | null, tokens: number | null, resultKind: string | null, metadata: unknown, result: unknown } }> } | null }
+    | { __typename: 'NotFoundError' }
+   | null };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -119,6 +219,17 @@ export class TypedDocumentString<TResult, TVariables>
     return this.value;
   }
 }
+export const ModelUsageLineFragmentDoc = new TypedDocumentString(`
+    fragment ModelUsageLine on ModelUsage {
+  model
+  calls
+  inputTokens
+  outputTokens
+  tokens
+  cost
+  knownCost
+}
+    `, {"fragmentName":"ModelUsageLine"}) as unknown as TypedDocumentString<ModelUsageLineFragment, unknown>;
 export const EpisodePageFragmentDoc = new TypedDocumentString(`
     fragment EpisodePage on Episode {
   id
@@ -138,12 +249,7 @@ export const EpisodePageFragmentDoc = new TypedDocumentString(`
   stepCount
   costKnown
   usageByModel {
-    model
-    calls
-    inputTokens
-    outputTokens
-    tokens
-    cost
+    ...ModelUsageLine
   }
   retrievalCredits {
     seq
@@ -215,7 +321,15 @@ export const EpisodePageFragmentDoc = new TypedDocumentString(`
     insights
   }
 }
-    `, {"fragmentName":"EpisodePage"}) as unknown as TypedDocumentString<EpisodePageFragment, unknown>;
+    fragment ModelUsageLine on ModelUsage {
+  model
+  calls
+  inputTokens
+  outputTokens
+  tokens
+  cost
+  knownCost
+}`, {"fragmentName":"EpisodePage"}) as unknown as TypedDocumentString<EpisodePageFragment, unknown>;
 export const ArmRowFragmentDoc = new TypedDocumentString(`
     fragment ArmRow on ArmMeasures {
   arm
@@ -230,6 +344,109 @@ export const ArmRowFragmentDoc = new TypedDocumentString(`
   meanWallMs
 }
     `, {"fragmentName":"ArmRow"}) as unknown as TypedDocumentString<ArmRowFragment, unknown>;
+export const LedgerEventFieldsFragmentDoc = new TypedDocumentString(`
+    fragment LedgerEventFields on LedgerEvent {
+  tenantId
+  seq
+  type
+  episodeId
+  workItemId
+  payload
+  createdAt
+  prevHash
+  hash
+}
+    `, {"fragmentName":"LedgerEventFields"}) as unknown as TypedDocumentString<LedgerEventFieldsFragment, unknown>;
+export const ViewerDocument = new TypedDocumentString(`
+    query Viewer {
+  viewer {
+    name
+  }
+}
+    `) as unknown as TypedDocumentString<ViewerQuery, ViewerQueryVariables>;
+export const DashboardDocument = new TypedDocumentString(`
+    query Dashboard($filter: DashboardFilter!) {
+  dashboard(filter: $filter) {
+    __typename
+    ... on Dashboard {
+      from
+      bucketSeconds
+      steps
+      latencyP50
+      latencyP95
+      totals {
+        runs
+        ended
+        successes
+        partials
+        failures
+        successRate
+        tokens
+        cost
+        budgetExhaustions
+        patternsLearned
+        retrievalsServed
+        retrievalsCredited
+      }
+      series {
+        start
+        runs
+        running
+        blocked
+        completed
+        failed
+        cancelled
+        escalated
+        successes
+        partials
+        failures
+        tokens
+        cost
+        budgetExhaustions
+        patternsLearned
+        retrievalsServed
+        retrievalsCredited
+        steps
+        latencyP50
+        latencyP95
+      }
+      tools {
+        tool
+        calls
+        errors
+        timeouts
+        errorRate
+      }
+      budgetExhaustions {
+        resource
+        count
+      }
+      usageByModel {
+        ...ModelUsageLine
+      }
+    }
+    ... on InputLimitError {
+      message
+    }
+  }
+  otlpRefusals {
+    kind
+    count
+    lastAt
+    lastTraceId
+    lastSpanId
+    lastReason
+  }
+}
+    fragment ModelUsageLine on ModelUsage {
+  model
+  calls
+  inputTokens
+  outputTokens
+  tokens
+  cost
+  knownCost
+}`) as unknown as TypedDocumentString<DashboardQuery, DashboardQueryVariables>;
 export const EpisodeDocument = new TypedDocumentString(`
     query Episode($id: ID!) {
   episode(id: $id) {
@@ -272,12 +489,7 @@ export const EpisodeDocument = new TypedDocumentString(`
   stepCount
   costKnown
   usageByModel {
-    model
-    calls
-    inputTokens
-    outputTokens
-    tokens
-    cost
+    ...ModelUsageLine
   }
   retrievalCredits {
     seq
@@ -348,6 +560,15 @@ export const EpisodeDocument = new TypedDocumentString(`
     improvements
     insights
   }
+}
+fragment ModelUsageLine on ModelUsage {
+  model
+  calls
+  inputTokens
+  outputTokens
+  tokens
+  cost
+  knownCost
 }`) as unknown as TypedDocumentString<EpisodeQuery, EpisodeQueryVariables>;
 export const EpisodeUpdatedDocument = new TypedDocumentString(`
     subscription EpisodeUpdated($id: ID!) {
@@ -373,12 +594,7 @@ export const EpisodeUpdatedDocument = new TypedDocumentString(`
   stepCount
   costKnown
   usageByModel {
-    model
-    calls
-    inputTokens
-    outputTokens
-    tokens
-    cost
+    ...ModelUsageLine
   }
   retrievalCredits {
     seq
@@ -449,6 +665,15 @@ export const EpisodeUpdatedDocument = new TypedDocumentString(`
     improvements
     insights
   }
+}
+fragment ModelUsageLine on ModelUsage {
+  model
+  calls
+  inputTokens
+  outputTokens
+  tokens
+  cost
+  knownCost
 }`) as unknown as TypedDocumentString<EpisodeUpdatedSubscription, EpisodeUpdatedSubscriptionVariables>;
 export const StepsDocument = new TypedDocumentString(`
     subscription Steps($episodeId: ID!, $afterSeq: BigInt) {
@@ -467,6 +692,34 @@ export const StepsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<StepsSubscription, StepsSubscriptionVariables>;
+export const EpisodesDocument = new TypedDocumentString(`
+    query Episodes($filter: EpisodeFilter, $first: Int, $after: String) {
+  episodes(filter: $filter, first: $first, after: $after) {
+    edges {
+      node {
+        id
+        taskDescription
+        taskType
+        status
+        stepCount
+        usedTokens
+        startedAt
+        context {
+          domain
+          tags
+        }
+        outcome {
+          kind
+        }
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<EpisodesQuery, EpisodesQueryVariables>;
 export const ExperimentsDocument = new TypedDocumentString(`
     query Experiments {
   experiments {
@@ -530,3 +783,102 @@ export const MemoryImpactDocument = new TypedDocumentString(`
   meanCost
   meanWallMs
 }`) as unknown as TypedDocumentString<MemoryImpactQuery, MemoryImpactQueryVariables>;
+export const LedgerHeadDocument = new TypedDocumentString(`
+    query LedgerHead {
+  ledgerHead {
+    seq
+  }
+}
+    `) as unknown as TypedDocumentString<LedgerHeadQuery, LedgerHeadQueryVariables>;
+export const EventAtDocument = new TypedDocumentString(`
+    query EventAt($after: String) {
+  ledgerEvents(after: $after, first: 1) {
+    __typename
+    ... on LedgerEventConnection {
+      edges {
+        node {
+          ...LedgerEventFields
+        }
+      }
+    }
+    ... on InputLimitError {
+      message
+    }
+  }
+}
+    fragment LedgerEventFields on LedgerEvent {
+  tenantId
+  seq
+  type
+  episodeId
+  workItemId
+  payload
+  createdAt
+  prevHash
+  hash
+}`) as unknown as TypedDocumentString<EventAtQuery, EventAtQueryVariables>;
+export const LedgerDocument = new TypedDocumentString(`
+    subscription Ledger($afterSeq: BigInt) {
+  ledgerEvents(afterSeq: $afterSeq) {
+    ...LedgerEventFields
+  }
+}
+    fragment LedgerEventFields on LedgerEvent {
+  tenantId
+  seq
+  type
+  episodeId
+  workItemId
+  payload
+  createdAt
+  prevHash
+  hash
+}`) as unknown as TypedDocumentString<LedgerSubscription, LedgerSubscriptionVariables>;
+export const ProofDocument = new TypedDocumentString(`
+    query Proof($id: ID!) {
+  episodeProofBundle(episodeId: $id) {
+    __typename
+    ... on EpisodeProofBundle {
+      bundle
+      eventCount
+    }
+    ... on NotFoundError {
+      message
+    }
+    ... on NotCheckpointedError {
+      message
+      retryAfterMs
+    }
+  }
+  ledgerPublicKey {
+    keyId
+    publicKey
+  }
+}
+    `) as unknown as TypedDocumentString<ProofQuery, ProofQueryVariables>;
+export const EpisodeSpansDocument = new TypedDocumentString(`
+    query EpisodeSpans($id: ID!, $first: Int) {
+  episode(id: $id) {
+    __typename
+    ... on Episode {
+      steps(first: $first) {
+        edges {
+          node {
+            stepNumber
+            kind
+            tool
+            action
+            startedAt
+            endedAt
+            latencyMs
+            tokens
+            resultKind
+            metadata
+            result
+          }
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<EpisodeSpansQuery, EpisodeSpansQueryVariables>;
