@@ -7,6 +7,13 @@ import type { Database } from '../src/db/client.ts';
 import { chainHash, GENESIS_HASH } from '../src/ledger/format/hash.ts';
 import type { StepBatchOutcome, StepBatchRequest } from '../src/steps/apply.ts';
 
+/**
+ * Prisma's defaults (2 s to get a connection, 5 s per transaction) failed E's calls with "Unable to
+ * start a transaction in the given time" on the loaded machine, 32 clients queueing on the chain
+ * head, and the whole run with them: the baseline waits as long as it takes instead.
+ */
+const NO_SHEDDING = { maxWait: 120_000, timeout: 120_000 };
+
 export function createNaiveIngest(db: Database) {
   return {
     async drain() {},
@@ -60,7 +67,7 @@ export function createNaiveIngest(db: Database) {
           items.push({ status: 'accepted' as const, stepId: created.id, stepNumber: n });
         }
         return { ok: true as const, episodeId: request.episodeId, items, exhausted: null };
-      });
+      }, NO_SHEDDING);
     },
   };
 }

@@ -194,20 +194,40 @@ export function runLoad(job: LoadJob): Promise<{ seconds: number; p50: number; p
   });
 }
 
-/** CPU seconds of every local PostgreSQL process, exited backends included; null where /proc cannot tell. */
-function postgresCpuSeconds(): number | null {
+/** The fields of /proc/<pid>/stat after the command (state is the first, ppid the second); null once it exited. */
+function procStat(pid: string): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The postmaster of the server at `databaseUrl` (the parent of one of its backends), null where
+ * /proc cannot tell. On a shared machine every helper runs its own PostgreSQL: counting every
+ * process named postgres counted theirs too (F, which writes nothing, showed 43 us per step).
+ */
+async function postmasterPid(databaseUrl: string): Promise<string | null> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    return procStat(String(must(rows[0]).pid))?.[1] ?? null;
+  } finally {
+    await client.end();
+  }
+}
+
+/** CPU seconds of one PostgreSQL server: its postmaster and its children, exited backends included. */
+function postgresCpuSeconds(postmaster: string): number | null {
   let ticks = 0;
   try {
     for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-      let stat: string;
-      try {
-        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      } catch {
-        continue; // exited meanwhile
-      }
-      if (!stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith('postgres')) continue;
-      // utime, stime, cutime, cstime (fields 14-17); cutime/cstime hold the backends that exited.
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const f = procStat(pid);
+      if (!f || (pid !== postmaster && f[1] !== postmaster)) continue;
+      // utime, stime, cutime, cstime (fields 14-17); the postmaster's cutime/cstime hold the backends that exited.
       ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
     }
   } catch {
@@ -219,7 +239,7 @@ function postgresCpuSeconds(): number | null {
 export interface CpuUse {
   /** This process (server, load-client thread and all): CPU microseconds per unit of work. */
   nodeUs: number;
-  /** Local PostgreSQL processes, CPU microseconds per unit; null when the database is not local. */
+  /** The bench's PostgreSQL server (its postmaster and backends), CPU microseconds per unit; null when it is not local. */
   postgresUs: number | null;
   /** Cores busy on average over the run (both together). */
   cores: number | null;
@@ -228,13 +248,14 @@ export interface CpuUse {
 /** Runs `work` and reports the CPU it cost per unit (`units` steps, say), in this process and in PostgreSQL. */
 export async function measureCpu<T>(databaseUrl: string, units: number, work: () => Promise<T>): Promise<T & { cpu: CpuUse }> {
   const local = ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(databaseUrl).hostname);
+  const postmaster = local ? await postmasterPid(databaseUrl) : null;
   const node0 = process.cpuUsage();
-  const pg0 = local ? postgresCpuSeconds() : null;
+  const pg0 = postmaster === null ? null : postgresCpuSeconds(postmaster);
   const started = performance.now();
   const result = await work();
   const seconds = (performance.now() - started) / 1000;
   const node = process.cpuUsage(node0);
-  const pg1 = pg0 === null ? null : postgresCpuSeconds();
+  const pg1 = pg0 === null || postmaster === null ? null : postgresCpuSeconds(postmaster);
   const nodeSeconds = (node.user + node.system) / 1e6;
   const pgSeconds = pg0 === null || pg1 === null ? null : pg1 - pg0;
   return {

@@ -97,6 +97,23 @@ export async function lockEpisodes(client: pg.PoolClient, tenantId: string, ids:
   return new Map(rows.map((r) => [r.id, toEpisodeRow(r)]));
 }
 
+/**
+ * BEGIN and lockEpisodes in one round trip: a group commit's first statement (a round trip of 5
+ * per batch, each waiting its turn of a busy event loop). One query of the simple protocol, which
+ * carries no parameters, so the ids are written into its text, and only as checked UUIDs (what
+ * isUuid refuses, lockEpisodes leaves out too). The query is sent even without an id: it opens
+ * the transaction.
+ */
+export async function beginAndLockEpisodes(client: pg.PoolClient, tenantId: string, ids: string[]): Promise<Map<string, EpisodeRow>> {
+  if (!isUuid(tenantId)) throw new Error(`tenant id ${JSON.stringify(tenantId)} is not a uuid`);
+  const valid = [...new Set(ids.filter(isUuid))].sort();
+  const list = valid.length ? valid.map((id) => `'${id}'`).join(', ') : 'NULL';
+  const sql = `BEGIN; SELECT ${COLUMNS} FROM episodes WHERE tenant_id = '${tenantId}' AND id IN (${list}) ORDER BY id FOR UPDATE`;
+  // Two statements answer two results; the second holds the rows.
+  const [, locked] = (await client.query<EpisodeSqlRow>(sql)) as unknown as [pg.QueryResult, pg.QueryResult<EpisodeSqlRow>];
+  return new Map(locked.rows.map((r) => [r.id, toEpisodeRow(r)]));
+}
+
 export async function lockEpisode(client: pg.PoolClient, tenantId: string, id: string): Promise<EpisodeRow> {
   const row = (await lockEpisodes(client, tenantId, [id])).get(id);
   if (!row) throw new NotFoundError('Episode', id);

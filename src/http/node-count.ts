@@ -3,6 +3,7 @@
 // the page sizes of every paged field above it; the operation may return the sum over all of them.
 // Pure: a document, the schema and the variables in, a count and its biggest contributor out.
 import {
+  type ArgumentNode,
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
@@ -22,6 +23,8 @@ import {
   isObjectType,
   Kind,
   type SelectionSetNode,
+  type ValueNode,
+  type VariableDefinitionNode,
 } from 'graphql';
 import { type PageSize, pageSizeOf } from '../graphql/page-size.ts';
 
@@ -53,7 +56,7 @@ type Variables = Record<string, unknown>;
 interface Walk {
   schema: GraphQLSchema;
   fragments: ReadonlyMap<string, FragmentDefinitionNode>;
-  variables: Variables;
+  variables: LazyVariables;
   /** A number for each selection set, the memo's key. */
   ids: Map<SelectionSetNode, number>;
   /** Counts of a selection under one parent node, memoized: a fragment spread many times is counted once. */
@@ -63,8 +66,9 @@ interface Walk {
 const NOTHING: NodeCount = { total: 0, worst: null };
 
 /**
- * The most nodes the operation may return. Variables are coerced as execution coerces them; when
- * they do not coerce (execution will refuse them) or no operation is chosen, the count is 0.
+ * The most nodes the operation may return. The variables it reads are coerced as execution coerces
+ * them; a page whose size does not coerce (execution will refuse it) counts 0, as does an operation
+ * when none is chosen.
  * @skip and @include are honoured; fragments of every type condition are counted (an upper bound).
  */
 export function countNodes(schema: GraphQLSchema, request: NodeCountRequest): NodeCount {
@@ -72,13 +76,56 @@ export function countNodes(schema: GraphQLSchema, request: NodeCountRequest): No
   if (!operation) return NOTHING;
   const root = schema.getRootType(operation.operation);
   if (!root) return NOTHING;
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], { ...(request.variables ?? {}) }, { maxErrors: 1 });
-  if (coerced.errors) return NOTHING;
+  const variables = new LazyVariables(schema, operation.variableDefinitions ?? [], request.variables ?? {});
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of request.document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   }
-  return countSelections({ schema, fragments, variables: coerced.coerced, ids: new Map(), memo: new Map() }, root, [operation.selectionSet]);
+  return countSelections({ schema, fragments, variables, ids: new Map(), memo: new Map() }, root, [operation.selectionSet]);
+}
+
+/**
+ * The operation's variables, each coerced as execution coerces it when a count first reads it (a
+ * page size, @skip or @include). Coercing them all up front read and checked every StepInput of a
+ * logSteps call, 3 % of its CPU (bench/ingest.ts), for a count that reads none of them.
+ */
+class LazyVariables {
+  private readonly definitions = new Map<string, VariableDefinitionNode>();
+  private readonly coerced: Variables = {};
+  /** Variables that do not coerce: execution refuses the operation, so what they would count does not matter. */
+  private readonly refused = new Set<string>();
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    definitions: readonly VariableDefinitionNode[],
+    private readonly raw: Readonly<Variables>,
+  ) {
+    for (const d of definitions) this.definitions.set(d.variable.name.value, d);
+  }
+
+  /** The coerced values of the variables these argument (or directive argument) nodes reference; null when one does not coerce. */
+  of(args: readonly ArgumentNode[] | undefined): Variables | null {
+    const names = new Set<string>();
+    for (const arg of args ?? []) variableNames(arg.value, names);
+    for (const name of names) {
+      if (this.refused.has(name)) return null;
+      const definition = this.definitions.get(name);
+      if (!definition || name in this.coerced) continue;
+      const result = getVariableValues(this.schema, [definition], name in this.raw ? { [name]: this.raw[name] } : {}, { maxErrors: 1 });
+      if (result.errors) {
+        this.refused.add(name);
+        return null;
+      }
+      if (name in result.coerced) this.coerced[name] = result.coerced[name];
+    }
+    return this.coerced;
+  }
+}
+
+function variableNames(value: ValueNode, into: Set<string>): void {
+  if (value.kind === Kind.VARIABLE) into.add(value.name.value);
+  else if (value.kind === Kind.LIST) for (const item of value.values) variableNames(item, into);
+  else if (value.kind === Kind.OBJECT) for (const field of value.fields) variableNames(field.value, into);
 }
 
 /** The count under one node of parentType whose selections are selectionSets (merged, as execution merges them). */
@@ -117,10 +164,12 @@ function countSelections(walk: Walk, parentType: GraphQLNamedType, selectionSets
 }
 
 /** The rows a page may hold: the first size argument given, else the default, at most the maximum. */
-function pageSizeRequested(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: Variables, page: PageSize): number {
+function pageSizeRequested(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: LazyVariables, page: PageSize): number {
+  const coerced = variables.of(node.arguments);
+  if (!coerced) return 0; // a variable that does not coerce: execution refuses the operation
   let args: Record<string, unknown>;
   try {
-    args = getArgumentValues(field, node, variables);
+    args = getArgumentValues(field, node, coerced);
   } catch {
     // An argument that does not coerce: execution refuses the field before it reads anything.
     return 0;
@@ -171,11 +220,14 @@ function narrowed(schema: GraphQLSchema, parentType: GraphQLNamedType, condition
   return schema.getType(condition) ?? parentType;
 }
 
-function included(node: { directives?: FieldNode['directives'] }, variables: Variables): boolean {
+function included(node: { directives?: FieldNode['directives'] }, variables: LazyVariables): boolean {
   if (!node.directives?.length) return true;
-  const skip = getDirectiveValues(GraphQLSkipDirective, node, variables);
+  const coerced = variables.of(node.directives.flatMap((d) => d.arguments ?? []));
+  // A variable that does not coerce: execution refuses the operation; counting the field is the upper bound.
+  if (!coerced) return true;
+  const skip = getDirectiveValues(GraphQLSkipDirective, node, coerced);
   if (skip?.if === true) return false;
-  const include = getDirectiveValues(GraphQLIncludeDirective, node, variables);
+  const include = getDirectiveValues(GraphQLIncludeDirective, node, coerced);
   return include?.if !== false;
 }
 

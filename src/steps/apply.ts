@@ -7,12 +7,13 @@ import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
 import { exhaustedResource, statusAfterBudgetStop } from '../episodes/budget.ts';
 import { EPISODE_LIMITS } from '../episodes/limits.ts';
-import { type EpisodeRow, lockEpisodes } from '../episodes/row.ts';
+import { beginAndLockEpisodes, type EpisodeRow, lockEpisodes } from '../episodes/row.ts';
 import { checkTransition } from '../episodes/status.ts';
+import type { LeadingWrite } from '../ledger/store/store.ts';
 import type { BudgetResource } from '../stops/resources.ts';
 import type { BlobToStore } from './large-content.ts';
 import type { HashedStep } from './prepare.ts';
-import { blobStateForUpdate, type EpisodeUsage, findKeyedSteps, insertBlobs, insertSteps, type StepRowToInsert } from './store.ts';
+import { blobStateForUpdate, type EpisodeUsage, findKeyedSteps, insertBlobs, newStepIds, runStepsWrite, type StepRowToInsert, stepsWrite } from './store.ts';
 
 export interface StepBatchRequest {
   episodeId: string;
@@ -140,6 +141,18 @@ function validateRequest(request: StepBatchRequest, ep: EpisodeRow | undefined):
  */
 export type StopForBudget = (client: pg.PoolClient, ep: EpisodeRow, resource: BudgetResource, now: Date, events: NewLedgerEvent[]) => Promise<void>;
 
+/** How a group commit runs applyStepBatch: two round trips fewer per batch. */
+export interface BatchRoundTrips {
+  /** The batch's first statement opens its transaction: BEGIN goes with the episodes' lock (beginAndLockEpisodes). */
+  begin: boolean;
+  /**
+   * Takes the step insert when no episode stops in the batch, for the caller to write with its
+   * ledger append (appendEvents' `leading`). When an episode stops (ending it reads its steps), the
+   * steps are written here.
+   */
+  defer: (write: LeadingWrite) => void;
+}
+
 export async function applyStepBatch(
   client: pg.PoolClient,
   tenantId: string,
@@ -147,8 +160,9 @@ export async function applyStepBatch(
   now: Date,
   events: NewLedgerEvent[],
   stopForBudget: StopForBudget,
+  trips?: BatchRoundTrips,
 ): Promise<StepBatchOutcome[]> {
-  const episodes = await lockEpisodes(
+  const episodes = await (trips?.begin ? beginAndLockEpisodes : lockEpisodes)(
     client,
     tenantId,
     requests.map((r) => r.episodeId),
@@ -177,8 +191,7 @@ export async function applyStepBatch(
     tenantId,
     plans.flatMap((p) => ('blobs' in p ? p.blobs : [])),
   );
-  // Nothing inserted leaves every usage as it was: the row objects change only with an accepted step.
-  const ids = await insertSteps(client, toInsert, usageOf(plans.filter((p): p is Planned => 'items' in p)));
+  const ids = newStepIds(toInsert.length);
   const idByNumber = new Map(toInsert.map((r, i) => [`${r.episodeId}:${r.stepNumber}`, must(ids[i])]));
   const firstByKey = new Map(toInsert.filter((r) => r.step.sideEffectKey).map((r) => [keyOf(r.episodeId, must(r.step.sideEffectKey)), r]));
 
@@ -205,6 +218,12 @@ export async function applyStepBatch(
     }
     if (plan.exhausted && !isLate(plan.request) && !stops.has(plan.ep.id)) stops.set(plan.ep.id, { ...plan, exhausted: plan.exhausted });
     outcomes.push({ ok: true, episodeId: plan.ep.id, items, exhausted: plan.exhausted });
+  }
+  if (toInsert.length) {
+    // Nothing inserted leaves every usage as it was: the row objects change only with an accepted step.
+    const write = stepsWrite(toInsert, usageOf(plans.filter((p): p is Planned => 'items' in p)), ids);
+    if (trips && !stops.size) trips.defer(write);
+    else await runStepsWrite(client, write);
   }
   // Ending an episode locks its work item (then its leases): two batches doing that in opposite
   // orders could deadlock, so every batch ends its episodes in work-item order.

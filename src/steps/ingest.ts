@@ -1,11 +1,12 @@
 // Group commit for step writes: concurrent logStep/logSteps calls of a tenant wait a short window,
-// then share one transaction (one multi-row insert, one chain-head lock). Each caller is answered
-// only after that commit. While a batch commits, the next one gathers.
+// then share one transaction (one multi-row insert, one chain-head lock; the insert and the ledger
+// append are one statement). Each caller is answered only after that commit. While a batch
+// commits, the next one gathers.
 import type pg from 'pg';
 import { must } from '../core/must.ts';
 import type { NewLedgerEvent } from '../core/write-context.ts';
 import { withTransaction } from '../db/tx.ts';
-import { appendEvents } from '../ledger/store/store.ts';
+import { appendEvents, type LeadingWrite } from '../ledger/store/store.ts';
 import type { Writer } from '../write.ts';
 import { applyStepBatch, type StepBatchOutcome, type StepBatchRequest, type StopForBudget } from './apply.ts';
 
@@ -160,11 +161,18 @@ export class StepIngestor {
   private async commit(tenantId: string, requests: StepBatchRequest[]): Promise<StepBatchOutcome[]> {
     const events: NewLedgerEvent[] = [];
     let stored: Awaited<ReturnType<typeof appendEvents>> = [];
-    const outcomes = await withTransaction(this.pool, async (client) => {
-      const result = await applyStepBatch(client, tenantId, requests, new Date(), events, this.stopForBudget);
-      stored = await appendEvents(client, tenantId, events);
-      return result;
-    });
+    // Three round trips a batch: BEGIN with the episodes' lock, the steps with the ledger append, COMMIT.
+    const outcomes = await withTransaction(
+      this.pool,
+      async (client) => {
+        let steps: LeadingWrite | undefined;
+        const trips = { begin: true, defer: (write: LeadingWrite) => void (steps = write) };
+        const result = await applyStepBatch(client, tenantId, requests, new Date(), events, this.stopForBudget, trips);
+        stored = await appendEvents(client, tenantId, events, steps);
+        return result;
+      },
+      true,
+    );
     this.writer.committed(tenantId, stored);
     return outcomes;
   }

@@ -69,9 +69,26 @@ export function prepareStep(step: StepInput, redactKeys: readonly string[], cont
   };
 }
 
+const SALT_BYTES = 16;
+
 /** A fresh salt: 128 random bits as lowercase hex, enough that no guess of the content can be checked without it. */
 export function newStepSalt(): string {
-  return randomBytes(16).toString('hex');
+  return randomBytes(SALT_BYTES).toString('hex');
+}
+
+/**
+ * Fresh salts for `count` steps, drawn from the CSPRNG in one call: one randomBytes per step was 3 %
+ * of the server's CPU in logSteps (bench/ingest.ts). Each salt is its own 16 bytes, never shared.
+ */
+function stepSalts(count: number): () => string {
+  const hex = randomBytes(SALT_BYTES * count).toString('hex');
+  let next = 0;
+  return () => {
+    if (next >= count) return newStepSalt();
+    const salt = hex.slice(next * SALT_BYTES * 2, (next + 1) * SALT_BYTES * 2);
+    next += 1;
+    return salt;
+  };
 }
 
 /** A prepared step with its content hash, and the blobs it references that are to be stored with it. */
@@ -93,7 +110,7 @@ export function prepareSteps(
   episodeId: string,
   steps: readonly (StepInput | StepToPrepare)[],
   redactKeys: readonly string[],
-  salt: () => string = newStepSalt,
+  salt: () => string = stepSalts(steps.length),
 ): HashedStep[] {
   const id = canonicalId(episodeId); // hashed as the uuid column holds it
   return steps.map((s) => {

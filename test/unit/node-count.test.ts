@@ -44,6 +44,12 @@ describe('countNodes', () => {
     expect(count('query($n: Int) { episodes(first: $n) { edges { node { id } } } }', { n: 'many' }).total).toBe(0);
   });
 
+  it('coerces only the variables a count reads: another that does not coerce leaves the pages counted', () => {
+    // logSteps' 100 StepInputs are never read by the count; execution refuses $other on its own.
+    const query = 'query($n: Int, $other: Int) { episodes(first: $n) { edges { node { id } } } }';
+    expect(count(query, { n: 30, other: 'many' }).total).toBe(30);
+  });
+
   it('counts fragment spreads and inline fragments, including through the result unions', () => {
     const spread = `{ episodes(first: 100) { edges { node { ...Steps } } } }
       fragment Steps on Episode { steps(first: 100) { edges { node { id } } } }`;
