@@ -1,5 +1,6 @@
 // The limits of starting an experiment, checked on the request as the API receives it. Pure.
 import type { LimitViolation } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import { EPISODE_LIMITS } from '../episodes/limits.ts';
 import { finiteNumberViolations, identifierRule, integerViolations, textViolations } from '../validation/violations.ts';
 import type { ControlRanking, ExperimentKind } from './arms.ts';
@@ -35,6 +36,19 @@ export interface ExperimentRequest {
   scope: ExperimentScope;
 }
 
+/** A scope's work item is named by its id, a UUID (the column is one): anything else is refused, never sent to PostgreSQL. */
+function workItemViolations(workItemId: string | null): LimitViolation[] {
+  if (workItemId === null || isUuid(workItemId)) return [];
+  return [
+    {
+      field: 'input.scope.workItemId',
+      limit: 'a UUID',
+      actual: `${[...workItemId].length} characters`,
+      message: `input.scope.workItemId must be a work item's id (a UUID), got "${[...workItemId].slice(0, 64).join('')}"`,
+    },
+  ];
+}
+
 export function experimentViolations(request: ExperimentRequest): LimitViolation[] {
   const L = EXPERIMENT_LIMITS;
   const violations = [
@@ -43,6 +57,7 @@ export function experimentViolations(request: ExperimentRequest): LimitViolation
     ...integerViolations('input.minSample', request.minSample, L.minSampleFloor, L.minSampleCeiling),
     ...textViolations('input.scope.agent', request.scope.agent, identifierRule(EPISODE_LIMITS.agentChars)),
     ...textViolations('input.scope.taskType', request.scope.taskType, identifierRule(EPISODE_LIMITS.taskTypeChars)),
+    ...workItemViolations(request.scope.workItemId),
   ];
   if (request.kind === 'holdout') violations.push(...finiteNumberViolations('input.controlShare', request.controlShare, L.minControlShare, L.maxControlShare));
   if (request.kind === 'interleave' && request.control === 'nothing') {
