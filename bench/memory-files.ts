@@ -21,6 +21,7 @@ import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { createEpisodicClient, type EpisodicClient } from '../src/client/index.ts';
 import { importRuns } from '../src/import/index.ts';
 import { diffFiles } from '../src/retrieval/files.ts';
+import { trainRankingModel } from '../src/retrieval/ranker-training.ts';
 import { type DevRun, loadDevRuns } from './memory-data.ts';
 import { Bm25Baseline } from './memory-metrics.ts';
 import { splitByRepository } from './memory-split.ts';
@@ -163,6 +164,10 @@ export async function reportFiles(input: FilesBenchInput): Promise<string[]> {
   const bm25 = new Bm25Baseline(input.pool.map((r) => ({ ...r, description: everything(r) })));
   const { client, agent, tenantId } = await importPool(input);
   await finishLearning(input.database, client, tenantId);
+  // The tenant's ranker, fitted on the pool as the learning queue fits it after an import (and as
+  // bench/memory.ts fits the main tenant's): asked before that fit, which starts 30 s after the
+  // import's last batch, relevantFiles answered with the fixed formula's ranking.
+  await trainRankingModel(input.database.db.pool, tenantId);
   const measured = input.heldOut.filter((r) => r.files.length > 0);
   const poolFiles = new Map(input.pool.map((r) => [r.id, r.files]));
   const known = new Set(input.pool.flatMap((r) => r.files));

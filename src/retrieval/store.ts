@@ -25,6 +25,7 @@ import { BM25, chooseQueryTerms, type TermStat, weightedTerms } from './bm25.ts'
 import { calibratedStrength, DEFAULT_CALIBRATION, type StrengthCalibration, type StrengthInputs } from './calibration.ts';
 import { changedFileSignals, queryMentions } from './changed-files.ts';
 import { EPISODE_FEEDBACK, type FeedbackUse, queryFeedback, type WeightedTerms } from './feedback.ts';
+import { inferredDomain } from './inferred-domain.ts';
 import { type CandidateEvidence, contributionSum, contributions, type FeatureVector, features, fieldMaxima, type RankingModel } from './ranker.ts';
 import { loadTenantRanking, rankingModelSql, type TenantRanking, toTenantRanking } from './ranker-store.ts';
 import { type ContextSide, contextMatch, RECENCY_HALF_LIFE_DAYS, type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
@@ -155,7 +156,11 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
     queryMentions(r.query.description, { words: counts, modules: mentioned }),
     rows.map((row, i) => ({ files: row.files ?? [], total: must(fixed[i]).total, key: keyOf(row.id) })),
   );
-  const evidence = rows.map((row, i) => ({ ...evidenceOf(r, row), ...must(fileSignals[i]) }));
+  const domain = inferredDomain(
+    r.query.context.domain,
+    rows.map((row, i) => ({ domain: row.domain, total: must(fixed[i]).total, key: keyOf(row.id) })),
+  );
+  const evidence = rows.map((row, i) => ({ ...evidenceOf(domain, row), ...must(fileSignals[i]) }));
   const maxima = fieldMaxima(evidence);
   // Each candidate's features and the model's contributions, once: the best score scales them all.
   const learned = rows.map((row, i) => {
@@ -221,8 +226,7 @@ async function readTieKeys(pool: pg.Pool, tenantId: string, ids: readonly string
 }
 
 /** A candidate's evidence for the learned model's features, without the changed files' signals and the context match. */
-function evidenceOf(r: EpisodeRetrieval, row: CandidateRow): Omit<CandidateEvidence, 'namesChangedModule' | 'namesChangedFile' | 'fileVote'> {
-  const domain = r.query.context.domain;
+function evidenceOf(domain: string | null, row: CandidateRow): Omit<CandidateEvidence, 'namesChangedModule' | 'namesChangedFile' | 'fileVote'> {
   return {
     task: row.task,
     work: row.work,
