@@ -107,6 +107,7 @@ it('restarts a SIGKILLed embedded PostgreSQL: ready again, every acknowledged wr
   const after = await gqlServed(START, { d: 'after the restart' });
   expect(after.data?.startEpisode?.episode?.id, JSON.stringify(after)).toBeTypeOf('string');
   const lost: string[] = [];
-  for (const id of acked) if ((await gqlServed('query($id: ID!) { episode(id: $id) { ... on Episode { id } } }', { id })).data?.episode?.id !== id) lost.push(id);
+  for (const id of acked)
+    if ((await gqlServed('query($id: ID!) { episode(id: $id) { ... on Episode { id } } }', { id })).data?.episode?.id !== id) lost.push(id);
   expect(lost).toEqual([]);
 }, 120_000);

@@ -1,10 +1,13 @@
 // Every door that answers stored text charges it to MAX_RESPONSE_BYTES before reading it, not only
 // blob(hash) and Episode.steps (response-budget.test.ts): one step (episodeStep), the steps of a
-// logSteps answer, an episode's texts (episode, episodes, a mutation's episode) and its checkpoint
-// states. A small budget (64 KiB) keeps the stored values small. Real server, real PostgreSQL.
-import { expect, it } from 'vitest';
+// logSteps answer, each stepsLogged event, an episode's texts (episode, episodes, a mutation's
+// episode) and its checkpoint states. A small budget (64 KiB) keeps the stored values small. Real server, real PostgreSQL.
+import pg from 'pg';
+import { expect, it, vi } from 'vitest';
 import { unwrap } from '../../src/client/index.ts';
+import { requestScope } from '../../src/log.ts';
 import { clientFor } from '../client/support.ts';
+import { waitUntil, watch } from '../ledger-live/support.ts';
 import { type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
 
@@ -21,6 +24,23 @@ const mutations = (count: number, body: string) => `mutation ${aliased(count, bo
 function expectRefusals(errors: readonly { extensions?: Record<string, unknown> }[] | undefined, count: number): void {
   expect(errors).toHaveLength(count);
   for (const e of errors ?? []) expect(e.extensions).toMatchObject({ code: 'RESPONSE_TOO_LARGE', budget: 'MAX_RESPONSE_BYTES', limit: BUDGET });
+}
+
+/** The SQL statements requests sent while `run` ran (Prisma's and raw SQL share pg; the server's own jobs left out). */
+async function statementsDuring(run: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  const original = pg.Client.prototype.query;
+  const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: Parameters<typeof original>) {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
+    if (requestScope.getStore() && typeof text === 'string') sent.push(text);
+    return Reflect.apply(original, this, args);
+  } as typeof original);
+  try {
+    await run();
+  } finally {
+    spy.mockRestore();
+  }
+  return sent;
 }
 
 async function episodeWithStep(output: string): Promise<string> {
@@ -42,6 +62,18 @@ it('charges episodeStep at its stored size before reading it: the second alias i
   expect(refused).toMatchObject({ budget: 'MAX_RESPONSE_BYTES', limit: BUDGET, requested: expect.any(Number) });
   expect(refused.requested).toBeGreaterThan(LARGE);
   expect(refused.message).toContain('MAX_RESPONSE_BYTES');
+  // One step past the budget by itself: refused, and no statement read its content.
+  const past = await episodeWithStep('p'.repeat(BUDGET + 1));
+  const sent = await statementsDuring(async () => {
+    const one = await t.gql(`{ episodeStep(episodeId: "${past}", stepNumber: 1) { __typename ... on Step { result } } }`, {}, t.keys.read);
+    expect((one.data as Json).episodeStep.__typename).toBe('ResponseBudgetError');
+  });
+  expect(sent.some((q) => /size_bytes/.test(q))).toBe(true);
+  const readsResult = (q: string) => /"result"|\bresult\b/.test(q);
+  expect(sent.filter(readsResult)).toEqual([]);
+  // The same filter sees the read of a step within the budget.
+  const served = await statementsDuring(() => t.gql(`{ episodeStep(episodeId: "${id}", stepNumber: 1) { ... on Step { result } } }`, {}, t.keys.read));
+  expect(served.some(readsResult)).toBe(true);
   // Without a content field nothing is charged.
   const numbers = await t.gql(aliased(5, `episodeStep(episodeId: "${id}", stepNumber: 1) { ... on Step { stepNumber tool } }`), {}, t.keys.read);
   expect(numbers.errors).toBeUndefined();
@@ -74,9 +106,16 @@ it("charges an episode's texts before reading them: episode, a page of episodes,
   const one = await t.gql(aliased(2, `episode(id: "${ids[0]}") { ... on Episode { taskDescription } }`), {}, tenant.read);
   expectRefusals(one.errors, 1);
   expect(Object.values(one.data as Record<string, Json>).filter((e) => e?.taskDescription === description)).toHaveLength(1);
-  const page = await t.gql('{ episodes(first: 10) { edges { node { id taskDescription } } } }', {}, tenant.read);
-  expectRefusals(page.errors, 1);
-  expect((page.data as Json | null)?.episodes ?? null).toBeNull();
+  let page: Awaited<ReturnType<TestApp['gql']>> | undefined;
+  const sent = await statementsDuring(async () => {
+    page = await t.gql('{ episodes(first: 10) { edges { node { id taskDescription } } } }', {}, tenant.read);
+  });
+  expectRefusals(page?.errors, 1);
+  const readsText = (q: string) => /"task_description"|e\.task_description\b(?!\))/.test(q);
+  expect(sent.filter(readsText)).toEqual([]);
+  const served = await statementsDuring(() => t.gql(`{ episode(id: "${ids[0]}") { ... on Episode { taskDescription } } }`, {}, tenant.read));
+  expect(served.some(readsText)).toBe(true);
+  expect((page?.data as Json | null)?.episodes ?? null).toBeNull();
   const idsOnly = await t.gql('{ episodes(first: 10) { edges { node { id taskType } } } }', {}, tenant.read);
   expect(idsOnly.errors).toBeUndefined();
   expect((idsOnly.data as Json).episodes.edges).toHaveLength(2);
@@ -102,4 +141,18 @@ it("charges an episode's checkpoint states before reading them", async () => {
   const labels = await t.gql(`{ episode(id: "${episode.id}") { ... on Episode { checkpoints { label } } } }`, {}, t.keys.read);
   expect(labels.errors).toBeUndefined();
   expect((labels.data as Json).episode.checkpoints.map((c: Json) => c.label)).toEqual(['a', 'b']);
+});
+
+it('charges each stepsLogged event on a budget of its own', async () => {
+  const api = clientFor(t, t.keys.write);
+  const episode = unwrap(await api.startEpisode({ taskDescription: 'watched', taskType: 'budget' })).episode;
+  const step = (c: string) => ({ tool: 'sh', result: { kind: 'SUCCESS' as const, output: c.repeat(LARGE) } });
+  // Two events of one large step each (the second fits only on a budget of its own), then one of two.
+  for (const batch of [[step('p')], [step('q')], [step('r'), step('s')]]) expect(unwrap(await api.logSteps(episode.id, batch)).accepted).toBe(batch.length);
+  const w = watch(t.wsClient(t.keys.read), 'subscription($id: ID!) { stepsLogged(episodeId: $id, afterSeq: 0) { seq steps { result } } }', { id: episode.id });
+  await waitUntil(() => w.results.length === 3, 'the three replayed events');
+  w.stop();
+  const outputs = w.results.slice(0, 2).map((r) => r.data?.stepsLogged.steps.map((s: Json) => s.result.output[0]));
+  expect(outputs).toEqual([['p'], ['q']]);
+  expectRefusals(w.results[2]?.errors, 1);
 });
