@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { Params, queryRows } from '../db/sql.ts';
 
 /** Per GraphQL field of Episode, the SQL of its stored size in bytes (alias e: the episodes row). */
-export const EPISODE_TEXT_SIZES = {
+const EPISODE_TEXT_SIZES = {
   taskDescription: 'octet_length(e.task_description)',
   goalSpec: 'octet_length(e.goal_spec::text)',
   metadata: 'octet_length(e.metadata::text)',
