@@ -9,7 +9,8 @@
 //   otlp16          16 OTLP exporters of one key, 500-span requests
 //   mcp8            8 MCP POSTs, each a JSON-RPC batch of 100 relevant_episodes calls
 // Prints, for scripts: `fairness attack=<name> victim_p99_ms=<n> baseline_p99_ms=<n> ratio=<r>` per
-// attack, and `fairness rss idle_mib=<n> peak_mib=<n> ratio=<r>` for the server's RSS.
+// attack, `fairness rss idle_mib=<n> peak_mib=<n> ratio=<r>` for the server's RSS, and
+// `fairness verdict max_ratio=<r> rss_ratio=<r> met=<true|false>` against issue 50's bounds (2, 1.5).
 //   npm run bench:fairness    (BENCH_PHASE_MS per phase, default 8000; BENCH_DATABASE_URL to use a server)
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -22,6 +23,9 @@ const PHASE_MS = Number(process.env.BENCH_PHASE_MS ?? 8_000);
 const INLINE_STEPS = 333;
 const INLINE_OUTPUT_CHARS = 29_700; // 333 x 29,700 = 9.9 MB
 const BLOB_CHARS = 7.9 * 1024 * 1024;
+/** Issue 50's bounds: each victim p99 within 2x of its baseline, the server's RSS within 1.5x of idle. */
+const MAX_VICTIM_RATIO = 2;
+const MAX_RSS_RATIO = 1.5;
 
 async function post(url: string, token: string, query: string, variables: Record<string, unknown> = {}): Promise<Json> {
   const res = await fetch(url, {
@@ -126,7 +130,7 @@ async function main() {
       ['otlp16', attacker.token, {}],
       ['mcp8', reader, {}],
     ];
-    const lines: string[] = [];
+    const ratios: number[] = [];
     for (const [name, token, args] of attacks) {
       const baseline = await probe(server.url, victim.token);
       const running = attack(name, base, token, args);
@@ -141,11 +145,13 @@ async function main() {
       console.error(
         `  victim n=${during.n} failed=${during.failed}; baseline n=${baseline.n} failed=${baseline.failed}; attacker answers ${answers}; load ${load}`,
       );
-      lines.push(line);
+      ratios.push(during.p99 / baseline.p99);
       await new Promise((r) => setTimeout(r, 1_000)); // let the last attack's work drain
     }
     const peak = sampler.stop();
     console.log(`fairness rss idle_mib=${fmt(idle)} peak_mib=${fmt(peak)} ratio=${fmt(peak / idle, 2)}`);
+    const met = ratios.every((r) => r <= MAX_VICTIM_RATIO) && peak / idle <= MAX_RSS_RATIO;
+    console.log(`fairness verdict max_ratio=${fmt(Math.max(...ratios), 2)} rss_ratio=${fmt(peak / idle, 2)} met=${met}`);
     console.error(`  ${PHASE_MS / 1000} s per phase`);
   } finally {
     await server.stop();

@@ -34,6 +34,9 @@ export interface App {
   fetch(url: string, init?: RequestInit): Promise<Response>;
 }
 
+/** How long an idle keep-alive connection stays open. */
+const KEEP_ALIVE_MS = 65_000;
+
 export function createApp(services: Services): App {
   const { config, log } = services;
   // Declared before yoga so the sockets gauge can read it; assigned once the HTTP server exists.
@@ -60,6 +63,11 @@ export function createApp(services: Services): App {
     },
     requestListener(route, unfinished, () => stopping, log),
   );
+  // Node's 5 s keep-alive lost a call at load 20 ("fetch failed", 1 of 1,550 shed calls): a client
+  // reuses an idle connection until the hinted timeout less a margin (undici: 2 s), and a loaded
+  // client's timer runs late, so it sent a call as the server closed the socket. With a minute the
+  // race needs a connection idle that long; nginx keeps 75 s.
+  httpServer.keepAliveTimeout = KEEP_ALIVE_MS;
 
   // A graphql-ws message is held whole in memory like an HTTP body, so it gets the same limit
   // (a larger one closes the socket with 1009, Message Too Big).

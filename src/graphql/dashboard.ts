@@ -17,10 +17,12 @@ import {
   type RetrievalCredit,
 } from '../monitor/receipts.ts';
 import { type BudgetExhaustion, type Dashboard, loadDashboard, runSpan } from '../monitor/store.ts';
+import { ResponseBudgetError } from '../steps/read-budget.ts';
 import { builder } from './builder.ts';
 import type { Context } from './context.ts';
 import { ModelUsageRef } from './model-usage.ts';
 import { listSize } from './page-size.ts';
+import { chargeStepRows, selectsOwnStepContent } from './step-page.ts';
 
 /** Receipts of a page unless first says otherwise. */
 const DEFAULT_RECEIPTS_PAGE = 20;
@@ -218,12 +220,15 @@ builder.queryFields((t) => ({
   }),
   episodeStep: t.prismaField({
     type: 'Step',
-    description: 'One step in full (parameters, result, observation, world state), for a row the monitor expands.',
-    errors: { types: [NotFoundError] },
+    description:
+      "One step in full (parameters, result, observation, world state), for a row the monitor expands. Its content counts against the request's MAX_RESPONSE_BYTES at its stored size before it is read.",
+    errors: { types: [NotFoundError, ResponseBudgetError] },
     args: { episodeId: t.arg.id({ required: true }), stepNumber: t.arg.int({ required: true }) },
-    resolve: async (query, _root, { episodeId, stepNumber }, ctx) => {
+    resolve: async (query, _root, { episodeId, stepNumber }, ctx, info) => {
       const id = canonicalId(episodeId);
-      const step = isUuid(id) ? await ctx.db.step.findFirst({ ...query, where: { episodeId: id, stepNumber, tenantId: tenantOf(ctx) } }) : null;
+      const where = { episodeId: id, stepNumber, tenantId: tenantOf(ctx) };
+      if (isUuid(id) && selectsOwnStepContent(info)) await chargeStepRows(ctx, { where }, () => `Step ${stepNumber} of episode ${id}`);
+      const step = isUuid(id) ? await ctx.db.step.findFirst({ ...query, where }) : null;
       if (!step) throw new NotFoundError('Step', `${id}#${stepNumber}`);
       return step;
     },

@@ -1,6 +1,7 @@
 // What the episode mutations answer: the episode they changed (ending one answers
 // FinishEpisodePayload, graphql/finish-payloads.ts).
 import { builder } from './builder.ts';
+import { chargeEpisodeTexts, selectedEpisodeTexts } from './episode-budget.ts';
 
 /** The builder's own types, for helpers that take a field builder. */
 export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
@@ -9,7 +10,10 @@ export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer
 export function episodeField<Parent extends { episodeId: string }>(t: PothosSchemaTypes.ObjectFieldBuilder<Types, Parent>) {
   return t.prismaField({
     type: 'Episode',
-    resolve: (query, parent, _args, ctx) => ctx.db.episode.findUniqueOrThrow({ ...query, where: { id: parent.episodeId } }),
+    resolve: async (query, parent, _args, ctx, info) => {
+      await chargeEpisodeTexts(ctx, [parent.episodeId], selectedEpisodeTexts(info));
+      return ctx.db.episode.findUniqueOrThrow({ ...query, where: { id: parent.episodeId } });
+    },
   });
 }
 

@@ -8,9 +8,11 @@ import { liveSource, StreamEnd } from '../ledger/fanout/live-stream.ts';
 import { cursorAfter, type LedgerCursor, tailLedger } from '../ledger/fanout/tail.ts';
 import type { StoredLedgerEvent } from '../ledger/format/hash.ts';
 import type { LedgerFilter } from '../ledger/store/read.ts';
+import { ResponseBudget } from '../steps/read-budget.ts';
 import { builder } from './builder.ts';
 import type { AuthedContext } from './context.ts';
 import { LedgerEventRef, LedgerFilterInput } from './ledger.ts';
+import { chargeStepRowsOrThrow, selectsOwnStepContent } from './step-page.ts';
 
 builder.subscriptionType({
   authScopes: { read: true },
@@ -82,12 +84,17 @@ const StepsLoggedRef = builder.objectRef<StoredLedgerEvent>('StepsLoggedEvent').
     episodeId: t.id({ resolve: (e) => must(e.episodeId) }),
     steps: t.prismaField({
       type: ['Step'],
-      resolve: (query, e, _args, ctx) =>
-        ctx.db.step.findMany({
-          ...query,
+      description:
+        "Their content counts against MAX_RESPONSE_BYTES before it is read, each event on a budget of its own (a subscription's events are answers of their own).",
+      resolve: async (query, e, _args, ctx, info) => {
+        const rows = {
           where: { tenantId: e.tenantId, episodeId: must(e.episodeId), stepNumber: { in: stepNumbers(e) } },
-          orderBy: { stepNumber: 'asc' },
-        }),
+          orderBy: { stepNumber: 'asc' as const },
+        };
+        const budget = new ResponseBudget(ctx.budget.limit);
+        if (selectsOwnStepContent(info)) await chargeStepRowsOrThrow(ctx, rows, (n) => `The ${n} steps of event ${e.seq}`, budget);
+        return ctx.db.step.findMany({ ...query, ...rows });
+      },
     }),
   }),
 });

@@ -1,11 +1,12 @@
-// Episode.steps, a page of an episode's steps, with its inline content charged to the request's
-// byte budget (MAX_RESPONSE_BYTES) before it is read: when the page selects a content field, the
-// page's stored sizes (steps.size_bytes, read without the content columns) are charged first, and a
-// page that would pass the budget is refused (RESPONSE_TOO_LARGE) with none of its rows read. 30
+// Step content charged to the request's byte budget (MAX_RESPONSE_BYTES) before it is read, on
+// every door that answers steps: a page (Episode.steps), one step (episodeStep), the steps of a
+// logSteps answer and of a stepsLogged event. When the selection names a content field, the rows'
+// stored sizes (steps.size_bytes, read without the content columns) are charged first, and a read
+// that would pass the budget is refused (RESPONSE_TOO_LARGE) with none of its rows read. 30
 // aliased pages of one 9.9 MB episode took a 297 MB answer and 1.4 GB of server memory before.
 import type { FieldNode, FragmentDefinitionNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 import type { Prisma } from '../generated/prisma/client.ts';
-import { ResponseBudgetError } from '../steps/read-budget.ts';
+import { type ResponseBudget, ResponseBudgetError } from '../steps/read-budget.ts';
 import type { Context } from './context.ts';
 import { budgetGraphQLError } from './step-blobs.ts';
 
@@ -13,9 +14,10 @@ import { budgetGraphQLError } from './step-blobs.ts';
 const CONTENT_FIELDS: ReadonlySet<string> = new Set(['parameters', 'result', 'observation', 'worldBefore', 'worldAfter', 'metadata', 'hashedContent']);
 
 type Fragments = Record<string, FragmentDefinitionNode>;
+type Selection = Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>;
 
 /** The fields of a selection set, through its fragment spreads and inline fragments. */
-function fieldsOf(set: SelectionSetNode | undefined, fragments: Fragments): FieldNode[] {
+export function fieldsOf(set: SelectionSetNode | undefined, fragments: Fragments): FieldNode[] {
   const fields: FieldNode[] = [];
   for (const selection of set?.selections ?? []) {
     if (selection.kind === 'Field') fields.push(selection);
@@ -30,29 +32,46 @@ function children(fields: readonly FieldNode[], name: string, fragments: Fragmen
   return fields.flatMap((f) => fieldsOf(f.selectionSet, fragments)).filter((f) => f.name.value === name);
 }
 
-/** True when this steps page selects a content field of its nodes (edges.node.result, ...). */
-export function selectsStepContent(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>): boolean {
-  const nodes = children(children(info.fieldNodes, 'edges', info.fragments), 'node', info.fragments);
-  return nodes.some((node) => fieldsOf(node.selectionSet, info.fragments).some((f) => CONTENT_FIELDS.has(f.name.value)));
+function namesContent(steps: readonly FieldNode[], fragments: Fragments): boolean {
+  return steps.some((step) => fieldsOf(step.selectionSet, fragments).some((f) => CONTENT_FIELDS.has(f.name.value)));
 }
 
-/** The paging Pothos derives from first/last/after/before: the rows the page will read. */
-type PageQuery = Pick<Prisma.StepFindManyArgs, 'take' | 'skip' | 'cursor'>;
+/** True when this steps page selects a content field of its nodes (edges.node.result, ...). */
+export function selectsStepContent(info: Selection): boolean {
+  return namesContent(children(children(info.fieldNodes, 'edges', info.fragments), 'node', info.fragments), info.fragments);
+}
 
-/** Charges the page's stored size before its rows are read; throws RESPONSE_TOO_LARGE (nothing read) past the budget. */
-export async function chargeStepPage(ctx: Context, episodeId: string, page: PageQuery): Promise<void> {
-  const sizes = await ctx.db.step.findMany({
-    where: { episodeId },
-    orderBy: { stepNumber: 'asc' },
-    take: page.take,
-    skip: page.skip,
-    cursor: page.cursor,
-    select: { sizeBytes: true },
-  });
-  const bytes = sizes.reduce((sum, s) => sum + s.sizeBytes, 0);
+/** True when this field, which answers a Step (or a list of them), selects one of its content fields. */
+export function selectsOwnStepContent(info: Selection): boolean {
+  return namesContent(info.fieldNodes, info.fragments);
+}
+
+/** The rows a read will answer: its filter, order and the paging Pothos derives from first/last/after/before. */
+type StepRows = Pick<Prisma.StepFindManyArgs, 'where' | 'orderBy' | 'take' | 'skip' | 'cursor'>;
+
+/** What the refusal names, given how many steps the read would answer. */
+type Described = (steps: number) => string;
+
+/** Charges the stored size of the rows before they are read; throws ResponseBudgetError (nothing granted) past the budget. */
+export async function chargeStepRows(ctx: Context, rows: StepRows, what: Described, budget: ResponseBudget = ctx.budget): Promise<void> {
+  const sizes = await ctx.db.step.findMany({ ...rows, select: { sizeBytes: true } });
+  budget.charge(
+    sizes.reduce((sum, s) => sum + s.sizeBytes, 0),
+    what(sizes.length),
+  );
+}
+
+/** chargeStepRows for a field that cannot answer an error type: the refusal is a coded GraphQL error. */
+export async function chargeStepRowsOrThrow(ctx: Context, rows: StepRows, what: Described, budget?: ResponseBudget): Promise<void> {
   try {
-    ctx.budget.charge(bytes, `This page of ${sizes.length} steps of episode ${episodeId}`);
+    await chargeStepRows(ctx, rows, what, budget);
   } catch (err) {
     throw err instanceof ResponseBudgetError ? budgetGraphQLError(err) : err;
   }
+}
+
+/** Charges a page of an episode's steps before its rows are read. */
+export function chargeStepPage(ctx: Context, episodeId: string, page: Pick<StepRows, 'take' | 'skip' | 'cursor'>): Promise<void> {
+  const rows = { where: { episodeId }, orderBy: { stepNumber: 'asc' as const }, ...page };
+  return chargeStepRowsOrThrow(ctx, rows, (n) => `This page of ${n} steps of episode ${episodeId}`);
 }

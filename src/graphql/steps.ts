@@ -17,6 +17,7 @@ import { enumValue } from './enum-value.ts';
 import { episodeField } from './episode-payloads.ts';
 import { contentRefList, StepContentRef } from './step-blobs.ts';
 import { LogStepsOptionsInput, StepInputRef, toLogOptions, toStepInput } from './step-inputs.ts';
+import { chargeStepRowsOrThrow, selectsOwnStepContent } from './step-page.ts';
 
 /** Every column hashedContent reads: the hashed members, the step number, and whether the content is forgotten. */
 const HASHED_COLUMNS = Object.fromEntries([...STEP_HASH_FIELDS, ...STEP_OPTIONAL_FIELDS, 'stepNumber', 'forgottenAt'].map((f) => [f, true]));
@@ -87,7 +88,13 @@ const StepItemResultRef = builder.objectRef<ItemResult>('StepItemResult').implem
     step: t.prismaField({
       type: 'Step',
       nullable: true,
-      resolve: (query, r, _args, ctx) => ('stepId' in r.item ? ctx.db.step.findUnique({ ...query, where: { id: r.item.stepId } }) : null),
+      description: "The step as stored (a duplicate's is the original): its content counts against the request's MAX_RESPONSE_BYTES before it is read.",
+      resolve: async (query, r, _args, ctx, info) => {
+        if (!('stepId' in r.item)) return null;
+        const where = { id: r.item.stepId };
+        if (selectsOwnStepContent(info)) await chargeStepRowsOrThrow(ctx, { where }, () => `Step ${r.index} of this answer`);
+        return ctx.db.step.findUnique({ ...query, where });
+      },
     }),
     reason: t.string({
       nullable: true,

@@ -858,7 +858,9 @@ export async function overload(o: OverloadOptions): Promise<OverloadReport> {
           }
         } catch (err) {
           unanswered += 1;
-          unansweredWhy.add((err as Error).message);
+          // fetch's own message is "fetch failed"; the socket's reason is its cause.
+          const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
+          unansweredWhy.add([(err as Error).message, cause?.code, cause?.message].filter(Boolean).join(': '));
         }
       }
     };

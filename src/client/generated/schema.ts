@@ -1282,7 +1282,7 @@ export type Query = {
   episode: Maybe<QueryEpisodeResult>;
   /** The episode's events (with its lease.charged) and step rows, with inclusion proofs against the latest signed checkpoint (docs/LEDGER.md §6). */
   episodeProofBundle: Maybe<QueryEpisodeProofBundleResult>;
-  /** One step in full (parameters, result, observation, world state), for a row the monitor expands. */
+  /** One step in full (parameters, result, observation, world state), for a row the monitor expands. Its content counts against the request's MAX_RESPONSE_BYTES at its stored size before it is read. */
   episodeStep: Maybe<QueryEpisodeStepResult>;
   episodes: Maybe<QueryEpisodesConnection>;
   /** The tenant's experiments, newest first (at most 100). */
@@ -1465,7 +1465,7 @@ export type QueryEpisodeProofBundleResult = EpisodeProofBundle | NotCheckpointed
 
 export type QueryEpisodeResult = Episode | NotFoundError;
 
-export type QueryEpisodeStepResult = NotFoundError | Step;
+export type QueryEpisodeStepResult = NotFoundError | ResponseBudgetError | Step;
 
 export type QueryEpisodesConnection = {
   __typename?: 'QueryEpisodesConnection';
@@ -1883,6 +1883,7 @@ export type StepItemResult = {
   /** budget_exhausted, step_limit, episode_size_limit, blob_cap, time_order, or invalid (onInvalidStep REJECT_STEP: see violations) */
   reason: Maybe<Scalars['String']['output']>;
   status: Maybe<StepItemStatus>;
+  /** The step as stored (a duplicate's is the original): its content counts against the request's MAX_RESPONSE_BYTES before it is read. */
   step: Maybe<Step>;
   stepNumber: Maybe<Scalars['Int']['output']>;
   /** Why an invalid step was rejected: each field and its limit. */
@@ -1915,6 +1916,7 @@ export type StepsLoggedEvent = {
   __typename?: 'StepsLoggedEvent';
   episodeId: Maybe<Scalars['ID']['output']>;
   seq: Maybe<Scalars['BigInt']['output']>;
+  /** Their content counts against MAX_RESPONSE_BYTES before it is read, each event on a budget of its own (a subscription's events are answers of their own). */
   steps: Maybe<Array<Step>>;
 };
 
