@@ -1,10 +1,10 @@
 // CPU per request of two source trees, alternating in one run (issue 55): on a shared machine
 // req/s moves with other work, the CPU a request costs does not. Each tree's bench/http-server.ts
 // serves one database (the development set imported once through the CLI); for each case and tree
-// in turn, 32 clients for BENCH_HTTP_SECONDS, and the CPU that load cost the server's process and
+// in turn, BENCH_CLIENTS clients for BENCH_HTTP_SECONDS, and the CPU that load cost the server's process and
 // this database's PostgreSQL backends (/proc), per answered request.
 // Run: node --import tsx bench/http-cpu.ts <tree A> <tree B> [archive]  (BENCH_DATABASE_URL required)
-//   BENCH_HTTP_SECONDS (default 5), BENCH_HTTP_ROUNDS (default 3), BENCH_CASES (default viewer,relevant),
+//   BENCH_HTTP_SECONDS (default 5), BENCH_HTTP_ROUNDS (default 3), BENCH_CASES (default viewer,relevant), BENCH_CLIENTS (default 32),
 //   BENCH_KEEP=1 (keep the imported database for the next run), BENCH_CPU_PROF=<dir> (tree B's server with --cpu-prof).
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -22,6 +22,7 @@ const [treeA, treeB, archive] = process.argv.slice(2).map((a) => resolve(a));
 const SOURCE = archive ?? resolve(import.meta.dirname, '../../../shared/data/swebench-verified-mini-swe-agent.tar.gz');
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const CASES = (process.env.BENCH_CASES ?? 'viewer,relevant').split(',');
 const RELEVANT = `query($t: RetrievalTaskInput!) { relevantEpisodes(task: $t, limit: 5) { __typename ... on RelevantEpisodes { retrievalId episodes { episode { id taskDescription } } } } }`;
 const BODIES: Record<string, string[]> = {
@@ -66,7 +67,7 @@ function load(url: string, token: string, bodies: string[]): Promise<{ count: nu
       if (r.error) fail(new Error(r.error));
       else done(r);
     });
-    child.send({ url, token, bodies, clients: 32, seconds: SECONDS });
+    child.send({ url, token, bodies, clients: CLIENTS, seconds: SECONDS });
   });
 }
 
