@@ -16,8 +16,16 @@ import { createServices, stopServices } from '../src/services.ts';
 import { freePort } from '../test/support/ports.ts';
 
 const mode = process.argv[2];
-const databaseUrl = process.env.BENCH_DATABASE ?? '';
+/** Named by the mode, so bench:http can tell this server's PostgreSQL backends (pg_stat_activity) from the others'. */
+const databaseUrl = withApplicationName(process.env.BENCH_DATABASE ?? '', `bench-http-${mode}`);
 const tenantId = process.env.BENCH_TENANT ?? '';
+
+function withApplicationName(url: string, name: string): string {
+  if (!url) return url;
+  const u = new URL(url);
+  u.searchParams.set('application_name', name);
+  return u.toString();
+}
 
 async function startEpisodic(): Promise<{ url: string; stop(): Promise<void> }> {
   const config = loadConfig({

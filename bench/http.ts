@@ -8,8 +8,9 @@
 // development set's 350 runs imported through the CLI first. Ends with two lines a script reads:
 //   http read_ratio=<viewer req/s over yoga+pg req/s> relevant_p95_ms=<one client at a time>
 //   http relevant_concurrent_rps=<req/s> relevant_concurrent_p95_ms=<p95>  (32 clients, the mix, median round)
-// Each load also prints the server's CPU per answered request (from /proc), which the other work
-// on a shared machine does not move as it moves req/s.
+// Each load also prints the server's CPU per answered request (from /proc), and its PostgreSQL
+// backends' (named by application_name), which the other work on a shared machine does not move
+// as it moves req/s.
 // Run: npm run bench:http [-- <archive.tar.gz or folder of runs>]
 //   BENCH_HTTP_SECONDS (per measurement, default 5), BENCH_HTTP_ROUNDS (default 3),
 //   BENCH_CPU_PROF=<dir>: the Episodic server runs with --cpu-prof into that folder.
@@ -18,6 +19,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type pg from 'pg';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { must } from '../src/core/must.ts';
 import { RANKER_JOB } from '../src/retrieval/ranker-jobs.ts';
@@ -35,6 +37,8 @@ interface Server {
   url: string;
   /** CPU time (user + system) the server's process has used so far, in ms (Linux /proc). */
   cpuMs(): number;
+  /** CPU time of each of its PostgreSQL backends so far, by pid (when the database runs on this machine). */
+  pgCpuMs(): Promise<Map<number, number>>;
   stop(): Promise<void>;
 }
 
@@ -45,14 +49,20 @@ function processCpuMs(pid: number | undefined): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-function startServer(mode: 'episodic' | 'yoga' | 'yoga-pg', env: Record<string, string>): Promise<Server> {
+/** The CPU so far of each backend the server of `mode` holds (its pool's connections name it: bench/http-server.ts). */
+async function backendsCpuMs(admin: pg.Pool, mode: string): Promise<Map<number, number>> {
+  const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [`bench-http-${mode}`]);
+  return new Map(rows.map((r) => [r.pid, processCpuMs(r.pid)]));
+}
+
+function startServer(mode: 'episodic' | 'yoga' | 'yoga-pg', env: Record<string, string>, admin: pg.Pool): Promise<Server> {
   const execArgv = ['--import', 'tsx', ...(mode === 'episodic' && CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [])];
   const child = fork(join(REPO, 'bench/http-server.ts'), [mode], { execArgv, env: { ...process.env, ...env, NODE_ENV: 'production' } });
   return new Promise((done, fail) => {
     child.once('exit', (code) => fail(new Error(`${mode} server exited ${code}`)));
     child.once('message', (m) => {
       child.removeAllListeners('exit');
-      done({ url: (m as { url: string }).url, cpuMs: () => processCpuMs(child.pid), stop: () => stopChild(child) });
+      done({ url: (m as { url: string }).url, cpuMs: () => processCpuMs(child.pid), pgCpuMs: () => backendsCpuMs(admin, mode), stop: () => stopChild(child) });
     });
   });
 }
@@ -74,23 +84,35 @@ interface Load {
   latencies: number[];
   /** The server's CPU per answered request, in µs: what the load cost it, whatever else ran on the machine. */
   cpuUs: number;
+  /** Its PostgreSQL backends' CPU per answered request, in µs (NaN when the database's processes are not visible here). */
+  pgCpuUs: number;
+}
+
+/** The CPU the backends used between two readings (a backend opened during the load counts from 0). */
+function backendsDeltaMs(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, cpu] of after) ms += cpu - (before.get(pid) ?? 0);
+  return ms;
 }
 
 /** One measurement: the load process runs `clients` connections for `seconds` against the url. */
-function load(server: Server, token: string, bodies: string[], clients = CLIENTS, seconds = SECONDS): Promise<Load> {
-  const child = fork(join(REPO, 'bench/http-load.mjs'), [], { execArgv: [] });
+async function load(server: Server, token: string, bodies: string[], clients = CLIENTS, seconds = SECONDS): Promise<Load> {
+  const pgBefore = await server.pgCpuMs();
   const cpuBefore = server.cpuMs();
-  return new Promise((done, fail) => {
+  const child = fork(join(REPO, 'bench/http-load.mjs'), [], { execArgv: [] });
+  const r = await new Promise<{ count: number; seconds: number; latencies: number[] }>((done, fail) => {
     child.once('message', (m) => {
-      const r = m as { error?: string; count: number; seconds: number; latencies: number[] };
-      if (r.error) return fail(new Error(r.error));
-      const sorted = [...r.latencies].sort((a, b) => a - b);
-      const [p50, p95, p99] = [50, 95, 99].map((p) => percentile(sorted, p));
-      const cpuUs = ((server.cpuMs() - cpuBefore) * 1000) / Math.max(1, r.count);
-      done({ rps: r.count / r.seconds, p50: must(p50, 'p50'), p95: must(p95, 'p95'), p99: must(p99, 'p99'), n: r.count, latencies: r.latencies, cpuUs });
+      const answer = m as { error?: string; count: number; seconds: number; latencies: number[] };
+      if (answer.error) fail(new Error(answer.error));
+      else done(answer);
     });
     child.send({ url: server.url, token, bodies, clients, seconds });
   });
+  const cpuUs = ((server.cpuMs() - cpuBefore) * 1000) / Math.max(1, r.count);
+  const pgCpuUs = (backendsDeltaMs(pgBefore, await server.pgCpuMs()) * 1000) / Math.max(1, r.count);
+  const sorted = [...r.latencies].sort((a, b) => a - b);
+  const [p50, p95, p99] = [50, 95, 99].map((p) => percentile(sorted, p));
+  return { rps: r.count / r.seconds, p50: must(p50, 'p50'), p95: must(p95, 'p95'), p99: must(p99, 'p99'), n: r.count, latencies: r.latencies, cpuUs, pgCpuUs };
 }
 
 const body = (query: string, variables: Record<string, unknown> = {}) => JSON.stringify({ query, variables });
@@ -175,9 +197,9 @@ async function main() {
   const tenant = await createTenant(database.db.prisma, 'bench-http');
   const { token } = await createApiKey(database.db.prisma, { tenantId: tenant.id, name: 'bench', scopes: ['write'] });
   const env = { BENCH_DATABASE: database.url, BENCH_TENANT: tenant.id };
-  const episodic = await startServer('episodic', env);
-  const yoga = await startServer('yoga', env);
-  const yogaPg = await startServer('yoga-pg', env);
+  const episodic = await startServer('episodic', env, database.db.pool);
+  const yoga = await startServer('yoga', env, database.db.pool);
+  const yogaPg = await startServer('yoga-pg', env, database.db.pool);
   try {
     console.log(`importing ${SOURCE} through the CLI ...`);
     await importRuns(episodic.url, token, folder.dir);
@@ -219,12 +241,16 @@ async function main() {
     console.log(line('{viewer{name}} (one row)', medianLoad(results.viewer)));
     console.log(`   ratio to bare yoga + pg ${fmt(median(ratios), 2)} (per round: ${ratios.map((r) => fmt(r, 2)).join(', ')})`);
     const cpu = (name: keyof typeof results) => median(results[name].map((l) => l.cpuUs));
+    const pgCpu = (name: keyof typeof results) => median(results[name].map((l) => l.pgCpuUs));
     console.log(
       `   server CPU per request (median of rounds): bare yoga ${fmt(cpu('yoga'))} µs, {__typename} ${fmt(cpu('typename'))} µs, bare yoga + pg ${fmt(cpu('yogaPg'))} µs, {viewer{name}} ${fmt(cpu('viewer'))} µs: ratio ${fmt(cpu('yogaPg') / cpu('viewer'), 2)}`,
     );
+    console.log(
+      `   PostgreSQL CPU per request (its backends, median of rounds): bare yoga + pg ${fmt(pgCpu('yogaPg'))} µs, {viewer{name}} ${fmt(pgCpu('viewer'))} µs`,
+    );
     console.log(line('episode with 20 steps', medianLoad(results.episode)));
     console.log(line('relevantEpisodes (mix)', medianLoad(results.relevant)));
-    console.log(`   server CPU per request (median of rounds): ${fmt(cpu('relevant'))} µs, receipts written`);
+    console.log(`   server CPU per request (median of rounds): ${fmt(cpu('relevant'))} µs, PostgreSQL ${fmt(pgCpu('relevant'))} µs, receipts written`);
     console.log(`\nrelevantEpisodes one client at a time on the development set, receipt written, the mix cycled:`);
     QUERY_MIX.forEach((q, i) => {
       const own = single.latencies.filter((_, j) => j % QUERY_MIX.length === i).sort((a, b) => a - b);

@@ -76,12 +76,33 @@ export function countNodes(schema: GraphQLSchema, request: NodeCountRequest): No
   if (!operation) return NOTHING;
   const root = schema.getRootType(operation.operation);
   if (!root) return NOTHING;
+  const known = countsOf(schema, request.document);
+  const name = operation.name?.value ?? '';
+  const counted = known.get(name);
+  if (counted) return counted;
   const variables = new LazyVariables(schema, operation.variableDefinitions ?? [], request.variables ?? {});
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of request.document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   }
-  return countSelections({ schema, fragments, variables, ids: new Map(), memo: new Map() }, root, [operation.selectionSet]);
+  const count = countSelections({ schema, fragments, variables, ids: new Map(), memo: new Map() }, root, [operation.selectionSet]);
+  if (!variables.read) known.set(name, count);
+  return count;
+}
+
+/**
+ * Counts that read no variable, per parsed document (yoga hands the same object for the same text)
+ * and operation: they hold for any variables. Counting relevantEpisodes' document again on every
+ * call was 1 % of a retrieval's CPU.
+ */
+const countsByDocument = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, NodeCount>>>();
+
+function countsOf(schema: GraphQLSchema, document: DocumentNode): Map<string, NodeCount> {
+  let documents = countsByDocument.get(schema);
+  if (!documents) countsByDocument.set(schema, (documents = new WeakMap()));
+  let counts = documents.get(document);
+  if (!counts) documents.set(document, (counts = new Map()));
+  return counts;
 }
 
 /**
@@ -94,6 +115,8 @@ class LazyVariables {
   private readonly coerced: Variables = {};
   /** Variables that do not coerce: execution refuses the operation, so what they would count does not matter. */
   private readonly refused = new Set<string>();
+  /** Whether a count read any variable (else it holds for every set of variables). */
+  read = false;
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -107,6 +130,7 @@ class LazyVariables {
   of(args: readonly ArgumentNode[] | undefined): Variables | null {
     const names = new Set<string>();
     for (const arg of args ?? []) variableNames(arg.value, names);
+    if (names.size > 0) this.read = true;
     for (const name of names) {
       if (this.refused.has(name)) return null;
       const definition = this.definitions.get(name);
@@ -165,11 +189,12 @@ function countSelections(walk: Walk, parentType: GraphQLNamedType, selectionSets
 
 /** The rows a page may hold: the first size argument given, else the default, at most the maximum. */
 function pageSizeRequested(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: LazyVariables, page: PageSize): number {
-  const coerced = variables.of(node.arguments);
+  // The size arguments only: relevantEpisodes' task (a 10 KB description) is no page size.
+  const coerced = variables.of(node.arguments?.filter((a) => page.args.includes(a.name.value)));
   if (!coerced) return 0; // a variable that does not coerce: execution refuses the operation
   let args: Record<string, unknown>;
   try {
-    args = getArgumentValues(field, node, coerced);
+    args = getArgumentValues({ ...field, args: field.args.filter((a) => page.args.includes(a.name)) }, node, coerced);
   } catch {
     // An argument that does not coerce: execution refuses the field before it reads anything.
     return 0;

@@ -101,6 +101,26 @@ describe('countNodes', () => {
     expect(count(doc).total).toBe(0);
   });
 
+  it('counts one parsed document again for other variables when its pages read them', () => {
+    const document = parse('query($n: Int) { episodes(first: $n) { edges { node { id } } } }');
+    expect(countNodes(schema, { document, variables: { n: 3 } }).total).toBe(3);
+    expect(countNodes(schema, { document, variables: { n: 70 } }).total).toBe(70);
+    expect(countNodes(schema, { document, variables: { n: 'many' } }).total).toBe(0);
+  });
+
+  it('counts one parsed document the same every time, and per operation, when no page reads a variable', () => {
+    const document = parse('query A { episodes(first: 4) { edges { node { id } } } } query B { episodes(first: 9) { edges { node { id } } } }');
+    expect(countNodes(schema, { document, operationName: 'A' }).total).toBe(4);
+    expect(countNodes(schema, { document, operationName: 'B' }).total).toBe(9);
+    expect(countNodes(schema, { document, operationName: 'A' }).total).toBe(4);
+  });
+
+  it('reads only the size arguments of a page: a task that does not coerce leaves relevantEpisodes counted', () => {
+    const document = parse('query($t: RetrievalTaskInput!) { relevantEpisodes(task: $t, limit: 7) { __typename } }');
+    expect(countNodes(schema, { document, variables: { t: { description: 'fix' } } }).total).toBe(7);
+    expect(countNodes(schema, { document, variables: { t: 'not a task' } }).total).toBe(7);
+  });
+
   it('counts nothing for operations without paged fields', () => {
     expect(count('{ viewer { id } }')).toEqual({ total: 0, worst: null });
     expect(count('{ __schema { types { name } } }').total).toBe(0);
