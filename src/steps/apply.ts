@@ -169,7 +169,11 @@ export async function applyStepBatch(
   );
   const blobHashes = requests.flatMap((r) => r.steps.flatMap((s) => s.blobs.map((b) => b.hash)));
   const blobs: BlobLedger = blobHashes.length ? await blobStateForUpdate(client, tenantId, blobHashes) : { bytes: 0, present: new Set() };
-  const pairs = requests.flatMap((r) => r.steps.filter((s) => s.sideEffectKey).map((s) => ({ episodeId: r.episodeId, key: must(s.sideEffectKey) })));
+  // Steps are stored only with their episode's step count (store.ts stepsWrite), read here under the
+  // row lock: an episode without steps (a run just started or imported) has no keys to look up.
+  const pairs = requests
+    .filter((r) => (episodes.get(r.episodeId)?.stepCount ?? 0) > 0)
+    .flatMap((r) => r.steps.filter((s) => s.sideEffectKey).map((s) => ({ episodeId: r.episodeId, key: must(s.sideEffectKey) })));
   const keyed = new Map<string, { id: string; stepNumber: number } | 'pending'>(
     (await findKeyedSteps(client, pairs)).map((s) => [keyOf(s.episodeId, s.sideEffectKey), { id: s.id, stepNumber: s.stepNumber }]),
   );
