@@ -109,7 +109,12 @@ export async function extractPatternBatch(
  * Each episode's observations, experience and `patterns.extracted` event, in the order given: the
  * observations and the experiences of the batch are written in one statement each.
  */
-async function finishEpisodes(ctx: WriteContext, pending: readonly Pending[], judged: ReadonlyMap<string, Judgement>, mode: ExtractionMode): Promise<ExtractionReport[]> {
+async function finishEpisodes(
+  ctx: WriteContext,
+  pending: readonly Pending[],
+  judged: ReadonlyMap<string, Judgement>,
+  mode: ExtractionMode,
+): Promise<ExtractionReport[]> {
   const judgedEpisodes = pending.map((p) => judgeEpisode(p, judged, mode));
   await recordObservations(
     ctx.client,

@@ -78,7 +78,11 @@ export async function indexOwnRows(client: pg.PoolClient, tenantId: string, epis
   if (episodeIds.length === 0) return { fields: [] };
   const { documents, files } = await episodeDocuments(client, episodeIds, false);
   const perEpisode = documents.map((d) => d.fields.map((f) => ({ ...f, length: documentLength(f.counts), terms: [...f.counts.keys()].sort() })));
-  await addPostings(client, tenantId, documents.flatMap((d, k) => (perEpisode[k] ?? []).flatMap((f) => episodePostings(d.episodeId, f))));
+  await addPostings(
+    client,
+    tenantId,
+    documents.flatMap((d, k) => (perEpisode[k] ?? []).flatMap((f) => episodePostings(d.episodeId, f))),
+  );
   await addFiles(client, tenantId, files);
   return { fields: perEpisode.flat() };
 }
