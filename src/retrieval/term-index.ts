@@ -52,15 +52,7 @@ interface StepSource {
 
 /** Indexes an ended episode (idempotent: an episode already indexed is left alone). */
 export async function indexEpisodeTerms(client: pg.PoolClient, tenantId: string, episodeId: string): Promise<void> {
-  await indexEpisodesTerms(client, tenantId, [episodeId]);
-}
-
-/**
- * Indexes several ended episodes of a tenant at once (runs imported in one transaction): the
- * shared rows are written once for all of them, not once per episode.
- */
-export async function indexEpisodesTerms(client: pg.PoolClient, tenantId: string, episodeIds: readonly string[]): Promise<void> {
-  await addIndexShares(client, tenantId, await indexOwnRows(client, tenantId, episodeIds));
+  await addIndexShares(client, tenantId, await indexOwnRows(client, tenantId, [episodeId]));
 }
 
 /** What indexed episodes add to the tenant's shared rows: each field's terms and length, per document. */
@@ -69,8 +61,9 @@ export interface IndexShares {
 }
 
 /**
- * The first half of indexEpisodesTerms: the episodes' own rows (postings, changed files), which
- * lock nothing another ending takes. An import batch writes them before it takes the tenant's
+ * Indexes several ended episodes of a tenant at once (runs imported in one transaction), first their
+ * own rows (postings, changed files), which lock nothing another ending takes; the shared rows are
+ * then written once for all of them (addIndexShares), not once per episode. An import batch writes them before it takes the tenant's
  * learning lock, so the next batch's extraction does not wait through them; addIndexShares writes
  * the rest, last.
  */
