@@ -12,7 +12,7 @@ import type { NewLedgerEvent, WriteContext } from '../core/write-context.ts';
 import { lockLearning } from './lock.ts';
 import { countObservations, type Judgement, recordObservations, refreshScope } from './pattern-store.ts';
 import { type EpisodeObservation, observeEpisode, type RejectionReason } from './patterns.ts';
-import { type EpisodeFacts, loadEpisodeFacts, patternEpisodeOf, refreshExperience, rewardOf } from './store.ts';
+import { type EpisodeFacts, loadEpisodeFacts, patternEpisodeOf, refreshExperiences, rewardOf } from './store.ts';
 
 export type ExtractionMode = 'sync' | 'async';
 
@@ -102,12 +102,48 @@ export async function extractPatternBatch(
   for (const scope of [...new Set(pending.map((p) => p.obs.scope))].sort()) {
     for (const [id, judgement] of await refreshScope(ctx.client, ctx.tenantId, scope, ctx.now)) judged.set(id, judgement);
   }
-  const reports: ExtractionReport[] = [];
-  for (const p of pending) reports.push(await finishEpisode(ctx, p, judged, mode));
-  return reports;
+  return finishEpisodes(ctx, pending, judged, mode);
 }
 
-async function finishEpisode(ctx: WriteContext, p: Pending, judged: ReadonlyMap<string, Judgement>, mode: ExtractionMode): Promise<ExtractionReport> {
+/**
+ * Each episode's observations, experience and `patterns.extracted` event, in the order given: the
+ * observations and the experiences of the batch are written in one statement each.
+ */
+async function finishEpisodes(
+  ctx: WriteContext,
+  pending: readonly Pending[],
+  judged: ReadonlyMap<string, Judgement>,
+  mode: ExtractionMode,
+): Promise<ExtractionReport[]> {
+  const judgedEpisodes = pending.map((p) => judgeEpisode(p, judged, mode));
+  await recordObservations(
+    ctx.client,
+    ctx.tenantId,
+    judgedEpisodes.map(({ pending: p, observed }) => ({ episodeId: p.facts.id, success: p.obs.success, reward: p.obs.reward, patterns: observed })),
+    ctx.now,
+  );
+  // The episode's only observations are these (extraction runs once, under the episode's lock).
+  const experiences = await refreshExperiences(
+    ctx.client,
+    judgedEpisodes.map(({ pending: p, observed }) => ({
+      facts: p.facts,
+      learningState: 'done' as const,
+      patternsDiscovered: new Set(observed.filter((o) => o.kept).map((o) => o.id)).size,
+    })),
+  );
+  const summaries = new Map(experiences.map((e) => [e.facts.id, e.summary]));
+  return judgedEpisodes.map(({ pending: p, report }) => {
+    const summary = summaries.get(p.facts.id);
+    report.reward.after = summary?.reward ?? p.rewardBefore;
+    // The re-scored reward and reflection are claimed by their hashes, as an ending claims them (docs/LEDGER.md §3.3).
+    const claims = summary ? { experience: { reward: summary.reward, rewardHash: summary.rewardHash, reflectionHash: summary.reflectionHash } } : {};
+    ctx.events.push({ type: 'patterns.extracted', episodeId: p.facts.id, workItemId: p.facts.workItemId, payload: { ...report, ...claims } });
+    return report;
+  });
+}
+
+/** An episode's report and observations from the judgements of its scope (pure). */
+function judgeEpisode(p: Pending, judged: ReadonlyMap<string, Judgement>, mode: ExtractionMode) {
   const report: ExtractionReport = {
     episodeId: p.facts.id,
     mode,
@@ -127,16 +163,7 @@ async function finishEpisode(ctx: WriteContext, p: Pending, judged: ReadonlyMap<
     tally(report, id, judgement);
     return { id, kept: judgement.to === 'active' };
   });
-  await recordObservations(ctx.client, ctx.tenantId, p.facts.id, { success: p.obs.success, reward: p.obs.reward }, observed, ctx.now);
-  // The episode's only observations are these (extraction runs once, under the episode's lock).
-  const patternsDiscovered = new Set(observed.filter((o) => o.kept).map((o) => o.id)).size;
-  const experience = await refreshExperience(ctx.client, ctx.tenantId, p.facts.id, { learningState: 'done', facts: p.facts, patternsDiscovered });
-  report.reward.after = experience?.summary.reward ?? p.rewardBefore;
-  // The re-scored reward and reflection are claimed by their hashes, as an ending claims them (docs/LEDGER.md §3.3).
-  const { summary } = experience ?? {};
-  const claims = summary ? { experience: { reward: summary.reward, rewardHash: summary.rewardHash, reflectionHash: summary.reflectionHash } } : {};
-  ctx.events.push({ type: 'patterns.extracted', episodeId: p.facts.id, workItemId: p.facts.workItemId, payload: { ...report, ...claims } });
-  return report;
+  return { pending: p, report, observed };
 }
 
 function tally(report: ExtractionReport, id: string, judgement: Judgement): void {

@@ -341,17 +341,22 @@ export async function refreshScope(client: pg.PoolClient, tenantId: string, scop
 export async function recordObservations(
   client: pg.PoolClient,
   tenantId: string,
-  episodeId: string,
-  observation: { success: boolean; reward: number },
-  patterns: ReadonlyArray<{ id: string; kept: boolean }>,
+  episodes: ReadonlyArray<{ episodeId: string; success: boolean; reward: number; patterns: ReadonlyArray<{ id: string; kept: boolean }> }>,
   now: Date,
 ): Promise<void> {
-  if (patterns.length === 0) return;
+  const rows = episodes.flatMap((e) => e.patterns.map((x) => ({ ...x, episode: e })));
+  if (rows.length === 0) return;
   const p = new Params();
-  const rows = unnestAs(p, 'u', { id: [patterns.map((x) => x.id), 'uuid'], kept: [patterns.map((x) => x.kept), 'bool'] });
+  const u = unnestAs(p, 'u', {
+    id: [rows.map((r) => r.id), 'uuid'],
+    episode: [rows.map((r) => r.episode.episodeId), 'uuid'],
+    success: [rows.map((r) => r.episode.success), 'bool'],
+    reward: [rows.map((r) => r.episode.reward), 'float8'],
+    kept: [rows.map((r) => r.kept), 'bool'],
+  });
   await client.query(
     `INSERT INTO pattern_episodes (pattern_id, episode_id, tenant_id, success, reward, kept, observed_at)
-     SELECT u.id, ${p.add(episodeId)}, ${p.add(tenantId)}, ${p.add(observation.success)}, ${p.add(observation.reward)}, u.kept, ${p.add(now)} FROM ${rows}
+     SELECT u.id, u.episode, ${p.add(tenantId)}, u.success, u.reward, u.kept, ${p.add(now)} FROM ${u}
      ON CONFLICT (pattern_id, episode_id) DO NOTHING`,
     p.values,
   );

@@ -3,7 +3,7 @@
 // every ending that has an outcome: complete, fail, converge, budget and deadline stops).
 import type pg from 'pg';
 import type { EpisodesRow } from '../db/rows.ts';
-import { Params, queryRows } from '../db/sql.ts';
+import { Params, queryRows, unnestAs } from '../db/sql.ts';
 import type { Complexity } from '../episodes/limits.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import { contentHash } from '../ledger/format/hash.ts';
@@ -190,31 +190,57 @@ export async function refreshExperience(
   episodeId: string,
   options: ExperienceRefresh = {},
 ): Promise<RefreshedExperience | null> {
-  const { learningState } = options;
   const facts = options.facts ?? (await loadEpisodeFacts(client, tenantId, episodeId));
   if (!facts?.outcome) return null;
-  const reward = rewardOf(facts, facts.outcome, options.patternsDiscovered ?? (await patternsDiscovered(client, episodeId)));
+  const discovered = options.patternsDiscovered ?? (await patternsDiscovered(client, episodeId));
+  const [experience] = await refreshExperiences(client, [{ facts, learningState: options.learningState, patternsDiscovered: discovered }]);
+  return experience ?? null;
+}
+
+/**
+ * refreshExperience for several episodes whose facts and discovered patterns the caller holds (a
+ * batch's extraction): one update for all of them. Their rows are the caller's, locked in this
+ * transaction, so the update takes no lock in another order. Episodes without an outcome are skipped.
+ */
+export async function refreshExperiences(
+  client: pg.PoolClient,
+  episodes: ReadonlyArray<{ facts: EpisodeFacts; learningState?: LearningState | 'decide' | undefined; patternsDiscovered: number }>,
+): Promise<RefreshedExperience[]> {
+  const computed = episodes.flatMap((e) => (e.facts.outcome ? [experienceOf(e.facts, e.facts.outcome, e.learningState, e.patternsDiscovered)] : []));
+  if (computed.length === 0) return [];
+  const p = new Params();
+  const rows = unnestAs(p, 'u', {
+    id: [computed.map((c) => c.facts.id), 'uuid'],
+    reward: [computed.map((c) => JSON.stringify(c.reward)), 'jsonb'],
+    score: [computed.map((c) => c.reward.normalized), 'float8'],
+    reflection: [computed.map((c) => JSON.stringify(c.reflection)), 'jsonb'],
+    state: [computed.map((c) => c.summary.extraction), 'text'],
+  });
+  await client.query(
+    `UPDATE episodes e SET reward = u.reward, reward_score = u.score, reflection = u.reflection, learning_state = u.state FROM ${rows} WHERE e.id = u.id`,
+    p.values,
+  );
+  return computed.map(({ summary, facts }) => ({ summary, facts }));
+}
+
+/** The reward, reflection and learning state an episode's facts give (pure). */
+function experienceOf(facts: EpisodeFacts, outcome: Outcome, learningState: ExperienceRefresh['learningState'], discovered: number) {
+  const reward = rewardOf(facts, outcome, discovered);
   const reflection: Reflection = generateReflection({
-    outcome: facts.outcome,
+    outcome,
     steps: facts.steps,
     durationMs: facts.durationMs,
     critique: facts.critique,
     stopReason: facts.stopReason,
   });
-  const candidates = observeEpisode(patternEpisodeOf(facts, facts.outcome, reward.normalized)).candidates.length;
+  const candidates = observeEpisode(patternEpisodeOf(facts, outcome, reward.normalized)).candidates.length;
   const state = learningState === 'decide' ? (candidates > 0 ? 'pending' : 'none') : (learningState ?? facts.learningState);
-  const p = new Params();
-  await client.query(
-    `UPDATE episodes SET reward = ${p.add(JSON.stringify(reward))}, reward_score = ${p.add(reward.normalized)}, reflection = ${p.add(JSON.stringify(reflection))},
-            learning_state = ${p.add(state)} WHERE id = ${p.add(episodeId)}`,
-    p.values,
-  );
-  const summary = {
+  const summary: ExperienceSummary = {
     reward: reward.normalized,
     rewardHash: contentHash(reward),
     reflectionHash: contentHash(reflection),
     patternCandidates: candidates,
     extraction: state,
   };
-  return { summary, facts: { ...facts, rewardNormalized: reward.normalized, learningState: state } };
+  return { reward, reflection, summary, facts: { ...facts, rewardNormalized: reward.normalized, learningState: state } };
 }

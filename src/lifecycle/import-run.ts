@@ -11,7 +11,7 @@ import type { Outcome } from '../episodes/outcome.ts';
 import { lockEpisode } from '../episodes/row.ts';
 import { type StartInput, startEpisode } from '../episodes/store.ts';
 import { extractPatternBatch, pendingExtractions } from '../learning/extract.ts';
-import { indexEpisodesTerms } from '../retrieval/term-index.ts';
+import { addIndexShares, indexOwnRows } from '../retrieval/term-index.ts';
 import { applyStepBatch, type StepBatchRequest, type StepItemResult } from '../steps/apply.ts';
 import type { HashedStep } from '../steps/prepare.ts';
 import { stopForBudget } from './budget-stop.ts';
@@ -45,8 +45,8 @@ const budgetRefusal: StepItemResult = {
 };
 
 /**
- * Imports runs in the caller's transaction, one after the other, extracts the patterns of those
- * that ended with candidates, then indexes the terms of those that completed together: the term
+ * Imports runs in the caller's transaction, one after the other, indexes the terms of those that
+ * completed together, then extracts the patterns of those that ended with candidates: the term
  * index's shared rows (frequencies, totals) are written once for the batch, where each ending would
  * take and write them in turn, and last, since they stay locked until commit (term-index.ts).
  */
@@ -54,13 +54,16 @@ export async function importRuns(ctx: WriteContext, runs: readonly RunToImport[]
   const completed: string[] = [];
   const results: ImportRunResult[] = [];
   for (const run of runs) results.push(await importRun(ctx, run, completed));
+  // The runs' own index rows before the learning lock (extraction takes it until commit): the next
+  // batch's extraction waits for this one's learning and shared index rows only.
+  const shares = await indexOwnRows(ctx.client, ctx.tenantId, completed);
   const facts = new Map(results.flatMap((r) => (r.completion?.facts ? [[r.episodeId, r.completion.facts] as const] : [])));
   const reports = await extractPatternBatch(ctx, pendingExtractions(ctx.events), 'sync', { missing: 'throw', facts });
   for (const report of reports) {
     const result = results.find((r) => r.episodeId === report.episodeId);
     if (result?.completion) result.completion.extraction = report;
   }
-  await indexEpisodesTerms(ctx.client, ctx.tenantId, completed);
+  await addIndexShares(ctx.client, ctx.tenantId, shares);
   return results;
 }
 

@@ -52,18 +52,50 @@ interface StepSource {
 
 /** Indexes an ended episode (idempotent: an episode already indexed is left alone). */
 export async function indexEpisodeTerms(client: pg.PoolClient, tenantId: string, episodeId: string): Promise<void> {
-  await indexEpisodesTerms(client, tenantId, [episodeId]);
+  await addIndexShares(client, tenantId, await indexOwnRows(client, tenantId, [episodeId]));
+}
+
+/** What indexed episodes add to the tenant's shared rows: each field's terms and length, per document. */
+export interface IndexShares {
+  fields: ReadonlyArray<{ field: number; length: number; terms: string[] }>;
 }
 
 /**
- * Indexes several ended episodes of a tenant at once (runs imported in one transaction): the
- * shared rows are written once for all of them, not once per episode.
+ * Indexes several ended episodes of a tenant at once (runs imported in one transaction), first their
+ * own rows (postings, changed files), which lock nothing another ending takes; the shared rows are
+ * then written once for all of them (addIndexShares), not once per episode. An import batch writes them before it takes the tenant's
+ * learning lock, so the next batch's extraction does not wait through them; addIndexShares writes
+ * the rest, last.
  */
-export async function indexEpisodesTerms(client: pg.PoolClient, tenantId: string, episodeIds: readonly string[]): Promise<void> {
-  if (episodeIds.length === 0) return;
+export async function indexOwnRows(client: pg.PoolClient, tenantId: string, episodeIds: readonly string[]): Promise<IndexShares> {
+  if (episodeIds.length === 0) return { fields: [] };
   const { documents, files } = await episodeDocuments(client, episodeIds, false);
-  if (documents.length) await writeFields(client, tenantId, documents);
+  const perEpisode = documents.map((d) => d.fields.map((f) => ({ ...f, length: documentLength(f.counts), terms: [...f.counts.keys()].sort() })));
+  await addPostings(
+    client,
+    tenantId,
+    documents.flatMap((d, k) => (perEpisode[k] ?? []).flatMap((f) => episodePostings(d.episodeId, f))),
+  );
   await addFiles(client, tenantId, files);
+  return { fields: perEpisode.flat() };
+}
+
+/**
+ * The frequencies and the totals of the documents indexOwnRows wrote, last: these rows are shared
+ * by every ending of the tenant and stay locked until commit, so nothing else runs between taking
+ * them and the commit.
+ */
+export async function addIndexShares(client: pg.PoolClient, tenantId: string, shares: IndexShares): Promise<void> {
+  if (shares.fields.length === 0) return;
+  const counts = documentCounts(shares.fields.filter((f) => f.terms.length > 0));
+  if (counts.length) await addDocumentFrequencies(client, tenantId, counts);
+  await addTotals(client, tenantId, shares.fields);
+}
+
+/** One field's postings of one episode (none for a field without terms). */
+function episodePostings(episodeId: string, field: FieldTerms & { length: number; terms: string[] }): Posting[] {
+  if (field.terms.length === 0) return [];
+  return fieldPostings(field).map((p) => ({ ...p, episodeId }));
 }
 
 type IndexedFile = DiffFile & { episodeId: string; domain: string };
@@ -217,23 +249,6 @@ interface FieldTerms {
 interface EpisodeFields {
   episodeId: string;
   fields: FieldTerms[];
-}
-
-/**
- * Writes the postings, then the frequencies and the totals last. The frequency and totals rows are
- * shared by every ending of the tenant and stay locked until commit, so nothing else runs between
- * taking them and the commit.
- */
-async function writeFields(client: pg.PoolClient, tenantId: string, documents: readonly EpisodeFields[]): Promise<void> {
-  const perEpisode = documents.map((d) => d.fields.map((f) => ({ ...f, length: documentLength(f.counts), terms: [...f.counts.keys()].sort() })));
-  const withTerms = perEpisode.map((fields) => fields.filter((f) => f.terms.length > 0));
-  const counts = documentCounts(withTerms.flat());
-  const postings = documents.flatMap((d, k) => (withTerms[k] ?? []).flatMap((f) => fieldPostings(f).map((p) => ({ ...p, episodeId: d.episodeId }))));
-  // The postings are these episodes' own rows: written before the shared rows are locked, so the
-  // other endings wait for this one only through its last two statements and its commit.
-  await addPostings(client, tenantId, postings);
-  if (counts.length) await addDocumentFrequencies(client, tenantId, counts);
-  await addTotals(client, tenantId, perEpisode.flat());
 }
 
 /** How many of the documents hold each (field, term), in (field, term) order. */

@@ -169,10 +169,7 @@ export async function applyStepBatch(
   );
   const blobHashes = requests.flatMap((r) => r.steps.flatMap((s) => s.blobs.map((b) => b.hash)));
   const blobs: BlobLedger = blobHashes.length ? await blobStateForUpdate(client, tenantId, blobHashes) : { bytes: 0, present: new Set() };
-  const pairs = requests.flatMap((r) => r.steps.filter((s) => s.sideEffectKey).map((s) => ({ episodeId: r.episodeId, key: must(s.sideEffectKey) })));
-  const keyed = new Map<string, { id: string; stepNumber: number } | 'pending'>(
-    (await findKeyedSteps(client, pairs)).map((s) => [keyOf(s.episodeId, s.sideEffectKey), { id: s.id, stepNumber: s.stepNumber }]),
-  );
+  const keyed = await storedKeys(client, requests, episodes);
   const plans: Array<Planned | { error: NotFoundError | IllegalTransitionError }> = requests.map((request) => {
     const ep = episodes.get(request.episodeId);
     const error = validateRequest(request, ep);
@@ -229,6 +226,20 @@ export async function applyStepBatch(
   // orders could deadlock, so every batch ends its episodes in work-item order.
   for (const plan of [...stops.values()].sort(byWorkItemThenId)) await stopForBudget(client, plan.ep, plan.exhausted, now, events);
   return outcomes;
+}
+
+/**
+ * The stored steps of the requests' side-effect keys. Steps are stored only with their episode's
+ * step count (store.ts stepsWrite), read under the row lock: an episode without steps (a run just
+ * started or imported) has no keys to look up.
+ */
+async function storedKeys(client: pg.PoolClient, requests: readonly StepBatchRequest[], episodes: ReadonlyMap<string, EpisodeRow>) {
+  const pairs = requests
+    .filter((r) => (episodes.get(r.episodeId)?.stepCount ?? 0) > 0)
+    .flatMap((r) => r.steps.filter((s) => s.sideEffectKey).map((s) => ({ episodeId: r.episodeId, key: must(s.sideEffectKey) })));
+  return new Map<string, { id: string; stepNumber: number } | 'pending'>(
+    (await findKeyedSteps(client, pairs)).map((s) => [keyOf(s.episodeId, s.sideEffectKey), { id: s.id, stepNumber: s.stepNumber }]),
+  );
 }
 
 const isLate = (request: StepBatchRequest) => request.action === 'appendLateTelemetry';
