@@ -54,8 +54,9 @@ describe('an export carries the values its events hash', () => {
   it('verifies them offline', async () => {
     const ok = await exportAndVerify('intact');
     expect(ok.code, ok.err).toBe(0);
-    // record, outcome, critique, reward, reflection, the checkpoint state and the retrieval's results
-    expect(JSON.parse(ok.out)).toMatchObject({ ok: true, rowsChecked: 7 });
+    // record, outcome, critique, reward, reflection, the checkpoint state and the retrieval's results; the served
+    // copies (§3.3): reward_score, the context pack, the retrieval's results_hash
+    expect(JSON.parse(ok.out)).toMatchObject({ ok: true, rowsChecked: 10 });
   });
 
   const edits = [

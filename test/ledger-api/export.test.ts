@@ -41,7 +41,7 @@ describe('episodic export | verify', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(lines[0]).toEqual({ format: 'episodic.export.v3', tenantId: t.keys.tenantId, afterSeq: 0, toSeq: null });
+    expect(lines[0]).toEqual({ format: 'episodic.export.v4', tenantId: t.keys.tenantId, afterSeq: 0, toSeq: null });
     expect(lines.filter((l) => l.checkpoint).map((l) => l.checkpoint.treeSize)).toEqual([5]);
 
     const ok = await cli(['verify', '--public-key', key, '--json', file]);

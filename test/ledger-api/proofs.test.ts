@@ -241,7 +241,7 @@ describe('episode proof bundles verify offline', () => {
     const res = await t.gql(query, { e: id });
     const bundle = res.data.episodeProofBundle.bundle;
     expect(res.data.episodeProofBundle).toMatchObject({ eventCount: 3, stepCount: 4 });
-    expect(bundle.format).toBe('episodic.bundle.v3');
+    expect(bundle.format).toBe('episodic.bundle.v4');
     expect(bundle.events.map((e: Json) => e.type)).toEqual(['episode.started', 'steps.logged', 'episode.completed']);
     const serverKey = (await t.gql('{ ledgerPublicKey { publicKey } }')).data.ledgerPublicKey.publicKey;
     const report = verifyProofBundle(bundle, fromHex(serverKey, 32));
