@@ -1,6 +1,6 @@
 // A tenant's retention periods (docs/LEDGER.md §3.4): each tenant may set its own, in days after a
 // run ended, for step content and for whole runs; null keeps the server's default
-// (STEP_RETENTION_DAYS, RUN_RETENTION_DAYS). Set by an admin key (or the operator), and recorded by a
+// (STEP_RETENTION_DAYS, RUN_RETENTION_DAYS). Set by an admin key, and recorded by a
 // tenant.retention_set event naming who set them, committed with the change.
 import type pg from 'pg';
 import { InputLimitError, type LimitViolation } from '../core/errors.ts';
@@ -27,8 +27,10 @@ export interface TenantRetention extends TenantRetentionInput {
   effectiveRunDays: number | null;
 }
 
-/** Who set them: an admin key, or the operator's CLI on the database. */
-export type RetentionActor = { keyId: string } | { operator: string };
+/** Who set them: the admin key of the request. */
+export interface RetentionActor {
+  keyId: string;
+}
 
 export interface RetentionDefaults {
   days: number | null;
@@ -67,7 +69,6 @@ export async function setTenantRetentionRecorded(
     `UPDATE tenants SET step_retention_days = ${p.add(input.stepDays)}, run_retention_days = ${p.add(input.runDays)} WHERE id = ${p.add(w.tenantId)}`,
     p.values,
   );
-  const by = 'keyId' in actor ? { byKeyId: actor.keyId } : { byOperator: actor.operator };
-  w.events.push({ type: TENANT_RETENTION_SET, payload: { stepDays: input.stepDays, runDays: input.runDays, ...by } });
+  w.events.push({ type: TENANT_RETENTION_SET, payload: { stepDays: input.stepDays, runDays: input.runDays, byKeyId: actor.keyId } });
   return withDefaults(input, defaults);
 }
