@@ -12,7 +12,7 @@ import { integerViolations } from '../validation/violations.ts';
 /** The longest period a tenant may set: 100 years, as the server-wide settings. */
 export const RETENTION_MAX_DAYS = 36_500;
 
-export const TENANT_RETENTION_SET = 'tenant.retention_set';
+const TENANT_RETENTION_SET = 'tenant.retention_set';
 
 export interface TenantRetentionInput {
   /** Days after its end a run's step content is forgotten; null: the server's default. */

@@ -81,7 +81,7 @@ export class RowClaims {
 }
 
 /** The `episode.context_pack` value episode.started claims: its pack's two hashes, null without a pack (§3.3). */
-export function contextPackCopy(pack: unknown): { packHash: string | null; manifestHash: string | null } {
+function contextPackCopy(pack: unknown): { packHash: string | null; manifestHash: string | null } {
   const x = (typeof pack === 'object' && pack !== null ? pack : {}) as Payload;
   return { packHash: str(x.packHash) ?? null, manifestHash: str(x.manifestHash) ?? null };
 }
