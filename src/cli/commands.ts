@@ -9,6 +9,7 @@ import { exportCommand, tailCommand } from './ledger-commands.ts';
 import { logCommand } from './log.ts';
 import { relevantCommand } from './relevant.ts';
 import type { RemoteCommand } from './remote.ts';
+import { retentionCommand } from './retention.ts';
 import { showCommand } from './show.ts';
 
 export const REMOTE_COMMANDS: Record<string, RemoteCommand> = Object.fromEntries(
@@ -23,6 +24,7 @@ export const REMOTE_COMMANDS: Record<string, RemoteCommand> = Object.fromEntries
     tailCommand,
     exportCommand,
     keysCommand,
+    retentionCommand,
     experimentCommand,
     impactCommand,
   ].map((c) => [c.name, c]),

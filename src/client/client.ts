@@ -157,6 +157,9 @@ export function createEpisodicClient(options: EpisodicClientOptions) {
     forgetSteps: (episodeId: string, reason: string, stepNumbers?: number[]) =>
       request<T.ForgetStepsResult>(DOCUMENTS.forgetSteps, { episodeId, reason, stepNumbers: stepNumbers ?? null }),
     viewer: () => request<{ id: string; name: string }>(DOCUMENTS.viewer),
+    retention: () => request<T.TenantRetention>(DOCUMENTS.retention),
+    /** Admin: sets both retention periods of the tenant (null: the server's default), recorded by a tenant.retention_set ledger event. */
+    setRetention: (periods: { stepDays: number | null; runDays: number | null }) => request<T.SetRetentionResult>(DOCUMENTS.setRetention, periods),
 
     /** Live ledger events over graphql-ws: resumed after reconnects, verified, exactly once. */
     subscribeLedger: (opts: SubscribeLedgerOptions): LedgerSubscription => subscribeLedger(request, connection, opts),

@@ -50,6 +50,8 @@ const SCORED_EPISODE = `episode { ${EPISODE_FIELDS} } score { total similarity t
 const EPISODE_PAYLOAD = `${TRANSITION} ... on EpisodePayload { episode { ${EPISODE_FIELDS} } }`;
 const FINISH_PAYLOAD = `${TRANSITION} ... on FinishEpisodePayload { episode { ${EPISODE_FIELDS} } leaseCharge { ${LEASE_CHARGE_FIELDS} } stopCondition { ${STOP_FIELDS} } }`;
 
+const RETENTION_FIELDS = 'stepDays runDays effectiveStepDays effectiveRunDays';
+
 export const DOCUMENTS = {
   startEpisode: `mutation StartEpisode($input: StartEpisodeInput!) { result: startEpisode(input: $input) {
     ${errors('IdempotencyConflictError', 'InputLimitError', 'LeaseError', 'LoopStoppedError', 'NotFoundError')}
@@ -87,6 +89,8 @@ export const DOCUMENTS = {
   forgetEpisode: `mutation ForgetEpisode($episodeId: ID!, $reason: String!) { result: forgetEpisode(episodeId: $episodeId, reason: $reason) { ${errors('InputLimitError', 'NotFoundError', 'IllegalTransitionError')} ... on ForgetEpisodePayload { episodeId forgotten stepsForgotten blobsDeleted rowsForgotten } } }`,
   forgetSteps: `mutation ForgetSteps($episodeId: ID!, $stepNumbers: [Int!], $reason: String!) { result: forgetSteps(episodeId: $episodeId, stepNumbers: $stepNumbers, reason: $reason) { ${errors('InputLimitError', 'NotFoundError')} ... on ForgetStepsPayload { episodeId forgotten blobsDeleted } } }`,
   apiKeys: `query ApiKeys { result: apiKeys { ${API_KEY_FIELDS} } }`,
+  retention: `query Retention { result: retention { ${RETENTION_FIELDS} } }`,
+  setRetention: `mutation SetRetention($stepDays: Int, $runDays: Int) { result: setRetention(stepDays: $stepDays, runDays: $runDays) { ${errors('InputLimitError')} ... on TenantRetention { ${RETENTION_FIELDS} } } }`,
   episode: `query Episode($id: ID!) { result: episode(id: $id) { ${errors('NotFoundError')} ... on Episode { ${EPISODE_FIELDS} } } }`,
   episodeSteps: `query EpisodeSteps($id: ID!, $first: Int, $after: String) { result: episode(id: $id) { ${errors('NotFoundError')}
     ... on Episode { steps(first: $first, after: $after) { edges { cursor node { ${STEP_FIELDS} } } pageInfo { hasNextPage endCursor } } } } }`,

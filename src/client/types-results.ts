@@ -167,6 +167,15 @@ export type ForgetEpisodeResult =
   | InputLimitError
   | NotFoundError
   | IllegalTransitionError;
+/** A tenant's retention periods in days (docs/LEDGER.md §3.4): its own (null: the server's) and what applies (null: kept). */
+export interface TenantRetention {
+  stepDays: number | null;
+  runDays: number | null;
+  effectiveStepDays: number | null;
+  effectiveRunDays: number | null;
+}
+/** setRetention (admin): the periods now, recorded by a tenant.retention_set ledger event. */
+export type SetRetentionResult = ({ __typename: 'TenantRetention' } & TenantRetention) | InputLimitError;
 export type EpisodeQueryResult = ({ __typename: 'Episode' } & Episode) | NotFoundError;
 export type LeaseQueryResult = ({ __typename: 'Lease' } & Lease) | NotFoundError;
 export type WorkItemQueryResult = ({ __typename: 'WorkItem' } & WorkItem) | NotFoundError;

@@ -7,6 +7,10 @@ export type TenantsRow = {
   id: string;
   name: string;
   created_at: Date;
+  /** Days after its end a run's step content is forgotten (tenant.retention_set); null: the server's STEP_RETENTION_DAYS. */
+  step_retention_days: number | null;
+  /** Days after its end a run is forgotten whole (tenant.retention_set); null: the server's RUN_RETENTION_DAYS. */
+  run_retention_days: number | null;
 };
 
 /** The `api_keys` table. */

@@ -7,6 +7,7 @@ import './episodes.ts';
 import './episode-queries.ts';
 import './steps.ts';
 import './step-forget.ts';
+import './tenant-retention.ts';
 import './leases.ts';
 import './ledger.ts';
 import './ledger-queries.ts';

@@ -1,6 +1,7 @@
-// Retention (docs/LEDGER.md §3.4). With STEP_RETENTION_DAYS, every sweep forgets the content of the
-// steps of runs that ended more than that many days ago; with RUN_RETENTION_DAYS, it forgets those
-// whole runs (forget.ts: texts, outcome, critique, reward, reflection, checkpoints, steps, index,
+// Retention (docs/LEDGER.md §3.4). Every sweep forgets the content of the steps of runs that ended
+// more than their tenant's step period ago, and those whole runs past its run period; a tenant's
+// period is its own (tenant-retention.ts) or else the server's STEP_RETENTION_DAYS / RUN_RETENTION_DAYS
+// (forget.ts: texts, outcome, critique, reward, reflection, checkpoints, steps, index,
 // patterns). A run at a time, each in its own transaction with its events (byRetention names the
 // setting). A run still going is never touched. Several processes may sweep at once: each run's
 // episode is locked and only what is not forgotten yet is named, so nothing is forgotten twice.
@@ -11,7 +12,6 @@ import { forgetStepsRecorded } from '../steps/forget.ts';
 import type { Writer } from '../write.ts';
 import { forgetEpisodeRecorded } from './forget.ts';
 
-const DAY_MS = 86_400_000;
 /** Runs forgotten per sweep at most: a first sweep over a large history continues at the next. */
 const RUNS_PER_SWEEP = 500;
 
@@ -24,14 +24,19 @@ export interface RetentionSweep {
 }
 
 export interface RetentionSettings {
-  /** STEP_RETENTION_DAYS: null keeps step content. */
+  /** STEP_RETENTION_DAYS, the default of tenants without their own: null keeps step content. */
   days: number | null;
-  /** RUN_RETENTION_DAYS: null keeps runs. */
+  /** RUN_RETENTION_DAYS, the default of tenants without their own: null keeps runs. */
   runDays: number | null;
   sweepMs: number;
 }
 
-const before = (now: Date, days: number) => new Date(now.getTime() - days * DAY_MS);
+/** A run due, with the period its tenant applies (its own, or the server's). */
+interface DueRun {
+  tenant_id: string;
+  id: string;
+  days: number;
+}
 
 export class Retention {
   private timer: NodeJS.Timeout | undefined;
@@ -44,8 +49,8 @@ export class Retention {
     readonly opts: RetentionSettings,
   ) {}
 
+  /** Always: a tenant may set its own periods at any time, whatever the server's. */
   start(): void {
-    if (this.opts.days === null && this.opts.runDays === null) return;
     this.timer = setInterval(() => {
       this.sweep().catch((err: unknown) => this.log.warn({ err }, 'retention sweep failed; the next one retries'));
     }, this.opts.sweepMs);
@@ -67,42 +72,53 @@ export class Retention {
 
   private async sweepOnce(now: Date): Promise<RetentionSweep> {
     // Whole runs first: a run past both periods is forgotten once, with both events.
-    const episodes = this.opts.runDays === null ? 0 : await this.forgetRuns(now, this.opts.runDays);
-    const { runs, steps } = this.opts.days === null ? { runs: 0, steps: 0 } : await this.forgetStepContent(now, this.opts.days);
+    const episodes = await this.forgetRuns(now);
+    const { runs, steps } = await this.forgetStepContent(now);
     return { runs, steps, episodes };
   }
 
-  private async due(where: string, p: Params): Promise<Array<{ tenant_id: string; id: string }>> {
-    return queryRows(this.pool, `SELECT e.tenant_id, e.id FROM episodes e WHERE ${where} ORDER BY e.ended_at LIMIT ${p.add(RUNS_PER_SWEEP)}`, p);
+  /** Ended runs past the period of their tenant (`column`, else the server's `fallback`) that `where` also selects. */
+  private async due(now: Date, column: 'run_retention_days' | 'step_retention_days', fallback: number | null, where: string): Promise<DueRun[]> {
+    const p = new Params();
+    return queryRows<DueRun>(
+      this.pool,
+      `SELECT e.tenant_id, e.id, r.days FROM tenants t
+         CROSS JOIN LATERAL (SELECT COALESCE(t.${column}, ${p.add(fallback)}::int) AS days) r
+         JOIN episodes e ON e.tenant_id = t.id
+        WHERE r.days IS NOT NULL AND e.ended_at < ${p.add(now)}::timestamptz - make_interval(days => r.days) AND ${where}
+        ORDER BY e.ended_at LIMIT ${p.add(RUNS_PER_SWEEP)}`,
+      p,
+    );
   }
 
-  private async forgetRuns(now: Date, days: number): Promise<number> {
-    const p = new Params();
-    const due = await this.due(`e.ended_at < ${p.add(before(now, days))} AND e.forgotten_at IS NULL`, p);
-    const reason = `retention: the run ended more than ${days} days ago`;
+  private async forgetRuns(now: Date): Promise<number> {
+    const due = await this.due(now, 'run_retention_days', this.opts.runDays, 'e.forgotten_at IS NULL');
     for (const run of due) {
-      await this.writer.run(run.tenant_id, (w) => forgetEpisodeRecorded(w, { episodeId: run.id, reason }, { retentionDays: days }));
+      const reason = reasonOf(run.days);
+      await this.writer.run(run.tenant_id, (w) => forgetEpisodeRecorded(w, { episodeId: run.id, reason }, { retentionDays: run.days }));
     }
-    if (due.length) this.log.info({ runs: due.length, days }, 'runs past their retention forgotten');
+    if (due.length) this.log.info({ runs: due.length }, 'runs past their retention forgotten');
     return due.length;
   }
 
-  private async forgetStepContent(now: Date, days: number): Promise<{ runs: number; steps: number }> {
-    const p = new Params();
+  private async forgetStepContent(now: Date): Promise<{ runs: number; steps: number }> {
     const due = await this.due(
-      `e.ended_at < ${p.add(before(now, days))}
-       AND EXISTS (SELECT 1 FROM steps s WHERE s.tenant_id = e.tenant_id AND s.episode_id = e.id AND s.forgotten_at IS NULL)`,
-      p,
+      now,
+      'step_retention_days',
+      this.opts.days,
+      'EXISTS (SELECT 1 FROM steps s WHERE s.tenant_id = e.tenant_id AND s.episode_id = e.id AND s.forgotten_at IS NULL)',
     );
     let steps = 0;
-    const reason = `retention: the run ended more than ${days} days ago`;
     for (const run of due) {
+      const reason = reasonOf(run.days);
       const result = await this.writer.run(run.tenant_id, (w) =>
-        forgetStepsRecorded(w, { episodeId: run.id, stepNumbers: null, reason }, { retentionDays: days }),
+        forgetStepsRecorded(w, { episodeId: run.id, stepNumbers: null, reason }, { retentionDays: run.days }),
       );
       steps += result.forgotten.length;
     }
-    if (due.length) this.log.info({ runs: due.length, steps, days }, 'step content past its retention forgotten');
+    if (due.length) this.log.info({ runs: due.length, steps }, 'step content past its retention forgotten');
     return { runs: due.length, steps };
   }
 }
+
+const reasonOf = (days: number) => `retention: the run ended more than ${days} days ago`;

@@ -73,8 +73,9 @@ describe('stored step rows', () => {
 describe('verifyLedger covers every hashed row', () => {
   it('verifies the untouched ledger and says what it checked', async () => {
     expect(await verify()).toMatchObject({ ok: true, checked: await head(), stepsChecked: 3, checkpointsChecked: 1 });
-    // input, record, outcome, critique, reward, reflection of the episode; the checkpoint state; query and results of the retrieval
-    expect((await verify()).rowsChecked).toBe(9);
+    // input, record, outcome, critique, reward, reflection of the episode; the checkpoint state; query and results of the
+    // retrieval; the served copies (§3.3): the episode's reward_score and context pack, the retrieval's results_hash
+    expect((await verify()).rowsChecked).toBe(12);
   });
 
   it('an edited steps.content_hash column (what the API serves) is a step-mismatch; checked counts the events before it (§7.5)', async () => {

@@ -146,7 +146,8 @@ describe('an export whose row lines were stripped', () => {
     await t.services.checkpoints.publish(tenant.tenantId);
     const { file, verified } = await exportAndVerify(tenant, 'stripped');
     expect(verified.code, verified.err).toBe(0);
-    expect(JSON.parse(verified.out)).toMatchObject({ ok: true, rowsChecked: 4 }); // record, outcome, reward, reflection
+    // record, outcome, reward, reflection; the served copies reward_score and context pack (§3.3)
+    expect(JSON.parse(verified.out)).toMatchObject({ ok: true, rowsChecked: 6 });
     const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
     await writeFile(file, `${lines.filter((l) => !l.startsWith('{"row":')).join('\n')}\n`);
     const stripped = await cli(['verify', '--public-key', key, '--json', file]);

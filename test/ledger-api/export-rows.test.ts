@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 const run = promisify(execFile);
+/** A CLI command's share of a test's budget: a Node process started, then an export or a verify, on a loaded 2-core machine. */
+const COMMAND_BUDGET_MS = 20_000;
 let t: TestApp;
 let episodeId: string;
 let key: string;
@@ -51,11 +53,12 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 describe('an export carries the values its events hash', () => {
-  it('verifies them offline', async () => {
+  it('verifies them offline', { timeout: 2 * COMMAND_BUDGET_MS }, async () => {
     const ok = await exportAndVerify('intact');
     expect(ok.code, ok.err).toBe(0);
-    // record, outcome, critique, reward, reflection, the checkpoint state and the retrieval's results
-    expect(JSON.parse(ok.out)).toMatchObject({ ok: true, rowsChecked: 7 });
+    // record, outcome, critique, reward, reflection, the checkpoint state and the retrieval's results; the served
+    // copies (§3.3): reward_score, the context pack, the retrieval's results_hash
+    expect(JSON.parse(ok.out)).toMatchObject({ ok: true, rowsChecked: 10 });
   });
 
   const edits = [
@@ -68,7 +71,7 @@ describe('an export carries the values its events hash', () => {
   ] as const;
 
   for (const [what, edit, type] of edits) {
-    it(`fails on an edited ${what}, at the event that hashed it`, async () => {
+    it(`fails on an edited ${what}, at the event that hashed it`, { timeout: 2 * COMMAND_BUDGET_MS }, async () => {
       const pool = t.services.db.pool;
       const episode = (await pool.query('SELECT outcome, critique, reward, reflection FROM episodes WHERE id = $1', [episodeId])).rows[0];
       const state = (await pool.query('SELECT state FROM checkpoints WHERE episode_id = $1', [episodeId])).rows[0].state;

@@ -11,6 +11,8 @@ import { readEvents } from '../../src/ledger/store/read.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 const run = promisify(execFile);
+/** A CLI command's share of a test's budget: a Node process started, then an export or a verify, on a loaded 2-core machine (60 s for six were not enough). */
+const COMMAND_BUDGET_MS = 20_000;
 let t: TestApp;
 
 beforeAll(async () => {
@@ -25,7 +27,7 @@ const cli = (args: string[]) =>
   );
 
 describe('episodic export | verify', () => {
-  it('verifies an export with the trusted key, refuses without one, and reports a cut-off tail', async () => {
+  it('verifies an export with the trusted key, refuses without one, and reports a cut-off tail', { timeout: 4 * COMMAND_BUDGET_MS }, async () => {
     const started = await t.gql(
       'mutation { startEpisode(input: { taskDescription: "export me", taskType: "audit" }) { ... on StartEpisodePayload { episode { id } } } }',
     );
@@ -41,7 +43,7 @@ describe('episodic export | verify', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(lines[0]).toEqual({ format: 'episodic.export.v3', tenantId: t.keys.tenantId, afterSeq: 0, toSeq: null });
+    expect(lines[0]).toEqual({ format: 'episodic.export.v4', tenantId: t.keys.tenantId, afterSeq: 0, toSeq: null });
     expect(lines.filter((l) => l.checkpoint).map((l) => l.checkpoint.treeSize)).toEqual([5]);
 
     const ok = await cli(['verify', '--public-key', key, '--json', file]);
@@ -52,10 +54,12 @@ describe('episodic export | verify', () => {
     expect(keyless.out).not.toMatch(/ok/);
 
     const cut = join(dir, 'cut.jsonl');
+    // The last event cut off, with the row lines after it.
     await writeFile(
       cut,
       lines
-        .slice(0, -2)
+        .filter((l) => !l.row)
+        .slice(0, -1)
         .map((l) => JSON.stringify(l))
         .join('\n'),
     );
@@ -65,7 +69,7 @@ describe('episodic export | verify', () => {
     expect(failed.err).toMatch(/seq 5: missing-tail/);
   });
 
-  it('checks only what is new with --state, and catches an event rewritten before the kept checkpoint', async () => {
+  it('checks only what is new with --state, and catches an event rewritten before the kept checkpoint', { timeout: 6 * COMMAND_BUDGET_MS }, async () => {
     const key = (await t.gql('{ ledgerPublicKey { publicKey } }')).data.ledgerPublicKey.publicKey;
     const dir = await mkdtemp(join(tmpdir(), 'episodic-state-'));
     const [whole, state] = [join(dir, 'whole.jsonl'), join(dir, 'state.json')];

@@ -182,7 +182,8 @@ describe('forgetEpisode', () => {
     expect(await verifyLedger()).toMatchObject({ ok: true, stepsForgotten: 2, rowsForgotten: 6 });
     const bundle = await verifyOffline(await exportFile('forgotten', forgotten));
     expect(bundle.code, bundle.err).toBe(0);
-    expect(JSON.parse(bundle.out)).toMatchObject({ ok: true, kind: 'bundle', signatureValid: true, stepsForgotten: 2, rowsForgotten: 6, rowsChecked: 0 });
+    // The context pack's hashes are not forgotten (§3.4): its row, the one checked.
+    expect(JSON.parse(bundle.out)).toMatchObject({ ok: true, kind: 'bundle', signatureValid: true, stepsForgotten: 2, rowsForgotten: 6, rowsChecked: 1 });
     const exported = await verifyOffline(await exportFile('ledger'));
     expect(exported.code, exported.err).toBe(0);
     expect(JSON.parse(exported.out)).toMatchObject({ ok: true, kind: 'export', stepsForgotten: 2, rowsForgotten: 6 });

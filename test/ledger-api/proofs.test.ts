@@ -13,6 +13,8 @@ import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
 
 const run = promisify(execFile);
+/** A CLI command's share of a test's budget: a Node process started, then an export or a verify, on a loaded 2-core machine. */
+const COMMAND_BUDGET_MS = 20_000;
 let t: TestApp;
 
 beforeAll(async () => {
@@ -232,7 +234,9 @@ describe('proofs and signed checkpoints', () => {
 });
 
 describe('episode proof bundles verify offline', () => {
-  it("carries the episode's events and step rows; verifies with the library and the CLI (with a trusted key only), and fails once tampered", async () => {
+  it("carries the episode's events and step rows; verifies with the library and the CLI (with a trusted key only), and fails once tampered", {
+    timeout: 5 * COMMAND_BUDGET_MS,
+  }, async () => {
     const id = await episodeWithSteps(4);
     const query =
       'query($e: ID!) { episodeProofBundle(episodeId: $e) { __typename ... on EpisodeProofBundle { bundle eventCount stepCount } ... on NotCheckpointedError { seq retryAfterMs } } }';
@@ -241,7 +245,7 @@ describe('episode proof bundles verify offline', () => {
     const res = await t.gql(query, { e: id });
     const bundle = res.data.episodeProofBundle.bundle;
     expect(res.data.episodeProofBundle).toMatchObject({ eventCount: 3, stepCount: 4 });
-    expect(bundle.format).toBe('episodic.bundle.v3');
+    expect(bundle.format).toBe('episodic.bundle.v4');
     expect(bundle.events.map((e: Json) => e.type)).toEqual(['episode.started', 'steps.logged', 'episode.completed']);
     const serverKey = (await t.gql('{ ledgerPublicKey { publicKey } }')).data.ledgerPublicKey.publicKey;
     const report = verifyProofBundle(bundle, fromHex(serverKey, 32));

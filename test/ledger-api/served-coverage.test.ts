@@ -1,8 +1,9 @@
 // Values the API serves that no hash covered before (issue 52), each edited in PostgreSQL and named
 // at its event: the episode's stored task, context, goal and metadata (episode.started recordHash),
 // reward_score (derived from the hashed reward), context_pack_hash and manifest_hash, a retrieval's
-// results_hash, and a blob's bytes. verifyLedger names each; a fresh export's `episodic verify`
-// names those it carries (the record row).
+// results_hash, and a blob's bytes. verifyLedger names each, and so does `episodic verify` on a
+// fresh export (its row lines: the record, and the served copies of §3.3) or on the bundle (blobs,
+// and the episode's served copies).
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,8 @@ import { startTestApp, type TestApp } from '../support/app.ts';
 const RECORD_BUDGET_MS = 9 * 10_000;
 /** The blob test's: four CLI commands (two bundles exported and verified), up to 10 s each. */
 const BLOB_BUDGET_MS = 4 * 10_000;
+/** A served copy's: an export and a bundle, each made and verified, up to 10 s per command. */
+const COPY_BUDGET_MS = 5 * 10_000;
 let t: TestApp;
 let key: string;
 let dir: string;
@@ -45,17 +48,20 @@ async function bundleVerified(name: string) {
   return cli(['verify', '--public-key', key, '--json', file]);
 }
 
-/** Applies the edit, expects each verifier's verdict, and restores the rows. */
-async function caught(edit: string, restore: string, expected: { type: string; problem: string; offline: boolean | 'bundle' }) {
+type Offline = 'export' | 'bundle';
+
+/** Applies the edit, expects each verifier's verdict (verifyLedger, and `episodic verify` on each file named), and restores the rows. */
+async function caught(edit: string, restore: string, expected: { type: string; problem: string; offline: Offline[] }) {
   await sql(edit, [episodeId]);
   try {
     const seq = await seqOf(expected.type);
     expect(await verifyLedger()).toMatchObject({ ok: false, problem: expected.problem, firstBadSeq: String(seq) });
-    if (expected.offline === 'bundle') {
+    if (expected.offline.includes('bundle')) {
       const offline = await bundleVerified(expected.type);
       expect(offline.code).toBe(3);
       expect(JSON.parse(offline.out).problems).toEqual([expect.objectContaining({ seq, problem: expected.problem })]);
-    } else if (expected.offline) {
+    }
+    if (expected.offline.includes('export')) {
       const offline = await exportAndVerify(expected.type);
       expect(offline.code).toBe(3);
       expect(offline.err).toMatch(new RegExp(`seq ${seq}: ${expected.problem}`));
@@ -94,41 +100,43 @@ describe('a served value edited in PostgreSQL', () => {
   }, async () => {
     const intact = await exportAndVerify('intact');
     expect(intact.code, intact.err).toBe(0);
-    expect(JSON.parse(intact.out)).toMatchObject({ ok: true, rowsChecked: 5 }); // record, outcome, reward, reflection, the retrieval results
+    // record, outcome, reward, reflection, the retrieval results; the copies reward_score, context pack, results_hash
+    expect(JSON.parse(intact.out)).toMatchObject({ ok: true, rowsChecked: 8 });
     for (const [edit, restore] of [
       [`UPDATE episodes SET task_description = 'forged task' WHERE id = $1`, `UPDATE episodes SET task_description = 'the real task' WHERE id = $1`],
       [`UPDATE episodes SET metadata = '{"team": "other"}' WHERE id = $1`, `UPDATE episodes SET metadata = '{"team": "core"}' WHERE id = $1`],
       [`UPDATE episodes SET tags = '{b}' WHERE id = $1`, `UPDATE episodes SET tags = '{a}' WHERE id = $1`],
     ] as const)
-      await caught(edit, restore, { type: 'episode.started', problem: 'row-mismatch', offline: true });
+      await caught(edit, restore, { type: 'episode.started', problem: 'row-mismatch', offline: ['export'] });
   });
 
-  it('reward_score (derived from the hashed reward): row-mismatch at the ending', async () => {
+  it("reward_score (a served copy of the ending's experience.reward): row-mismatch at the ending, in the export and the bundle", {
+    timeout: COPY_BUDGET_MS,
+  }, async () => {
     await caught('UPDATE episodes SET reward_score = 0.999 WHERE id = $1', `UPDATE episodes SET reward_score = (reward->>'normalized')::float8 WHERE id = $1`, {
       type: 'episode.completed',
       problem: 'row-mismatch',
-      offline: false,
+      offline: ['export', 'bundle'],
     });
   });
 
-  it('context_pack_hash: row-mismatch at episode.started', async () => {
-    await caught(
-      `UPDATE episodes SET context_pack_hash = '${'c'.repeat(64)}' WHERE id = $1`,
-      `UPDATE episodes SET context_pack_hash = '${'a'.repeat(64)}' WHERE id = $1`,
-      {
+  it('context_pack_hash or manifest_hash: row-mismatch at episode.started, in the export and the bundle', { timeout: 2 * COPY_BUDGET_MS }, async () => {
+    for (const column of ['context_pack_hash', 'manifest_hash']) {
+      const [row] = (await sql(`SELECT ${column} AS v FROM episodes WHERE id = $1`, [episodeId])).rows;
+      await caught(`UPDATE episodes SET ${column} = '${'c'.repeat(64)}' WHERE id = $1`, `UPDATE episodes SET ${column} = '${row.v}' WHERE id = $1`, {
         type: 'episode.started',
         problem: 'row-mismatch',
-        offline: false,
-      },
-    );
+        offline: ['export', 'bundle'],
+      });
+    }
   });
 
-  it("a retrieval's results_hash: row-mismatch at retrieval.served", async () => {
+  it("a retrieval's results_hash: row-mismatch at retrieval.served, in the export", { timeout: COPY_BUDGET_MS }, async () => {
     const [served] = (await sql('SELECT id, results_hash FROM retrievals WHERE tenant_id = $1', [t.keys.tenantId])).rows;
     await caught(
       `UPDATE retrievals SET results_hash = '${'d'.repeat(64)}' WHERE id = '${served.id}' AND $1::uuid IS NOT NULL`,
       `UPDATE retrievals SET results_hash = '${served.results_hash}' WHERE id = '${served.id}' AND $1::uuid IS NOT NULL`,
-      { type: 'retrieval.served', problem: 'row-mismatch', offline: false },
+      { type: 'retrieval.served', problem: 'row-mismatch', offline: ['export'] },
     );
   });
 
@@ -140,7 +148,7 @@ describe('a served value edited in PostgreSQL', () => {
     await caught(
       `UPDATE blobs SET content = 'forged' || content WHERE tenant_id = (SELECT tenant_id FROM episodes WHERE id = $1)`,
       `UPDATE blobs SET content = substr(content, 7) WHERE tenant_id = (SELECT tenant_id FROM episodes WHERE id = $1)`,
-      { type: 'steps.logged', problem: 'step-mismatch', offline: 'bundle' },
+      { type: 'steps.logged', problem: 'step-mismatch', offline: ['bundle'] },
     );
   });
 });

@@ -13,7 +13,7 @@ import {
   type StoredLedgerEvent,
   toHex,
 } from '../../src/ledger/format/hash.ts';
-import type { HashedRow } from '../../src/ledger/format/hashed-rows.ts';
+import { type HashedRow, SERVED_COPY_KINDS } from '../../src/ledger/format/hashed-rows.ts';
 import { EMPTY_TREE_ROOT, MerkleTree } from '../../src/ledger/format/merkle.ts';
 import { publicKeyFromPrivate, type SignedTreeHead, signTreeHead, treeHeadMessage } from '../../src/ledger/format/signed-head.ts';
 import { stepKeptMembers, stepRowHash } from '../../src/ledger/format/step-hash.ts';
@@ -185,7 +185,7 @@ function bundleVectors(x: ReturnType<typeof exampleLedger>) {
       expected: { ok: false, problems: ['malformed', 'step-missing'] },
     },
     {
-      name: 'a v3 bundle without rows',
+      name: 'a v4 bundle without rows',
       bundle: { ...b, rows: undefined },
       publicKey: key,
       expected: { ok: false, problems: ['malformed'] },
@@ -345,12 +345,13 @@ function episodeWithRows() {
       import_source: null,
     }),
   };
-  const experience = { rewardHash: contentHash(values.reward), reflectionHash: contentHash(values.reflection) };
+  const experience = { reward: values.reward.normalized, rewardHash: contentHash(values.reward), reflectionHash: contentHash(values.reflection) };
+  const contextPack = { packHash: 'a'.repeat(64), manifestHash: 'b'.repeat(64) };
   const events = link([
     entry(
       1,
       'episode.started',
-      { inputHash: contentHash({ taskDescription: 'fix it', taskType: 'coding' }), recordHash: contentHash(values.record) },
+      { inputHash: contentHash({ taskDescription: 'fix it', taskType: 'coding' }), recordHash: contentHash(values.record), contextPack },
       ROWS_EPISODE,
     ),
     entry(2, 'checkpoint.saved', { checkpointId: ROWS_CHECKPOINT, stateHash: contentHash(values.state) }, ROWS_EPISODE),
@@ -377,6 +378,10 @@ function episodeWithRows() {
     { kind: 'episode.outcome', id: ROWS_EPISODE, value: values.outcome },
     { kind: 'retrieval.results', id: ROWS_RETRIEVAL, value: values.results },
     { kind: 'episode.record', id: ROWS_EPISODE, value: values.record },
+    // Served copies (§3.3, v4): the stored columns that repeat what an event says.
+    { kind: 'episode.reward_score', id: ROWS_EPISODE, value: values.reward.normalized },
+    { kind: 'episode.context_pack', id: ROWS_EPISODE, value: contextPack },
+    { kind: 'retrieval.results_hash', id: ROWS_RETRIEVAL, value: contentHash(values.results) },
   ];
   const tree = MerkleTree.fromEventHashes(events.map((e) => e.hash));
   const head = signTreeHead(
@@ -391,7 +396,7 @@ function rowVectors() {
   const { events, rows: allRows, tree, head } = episodeWithRows();
   const publicKey = toHex(publicKeyFromPrivate(EXAMPLE_SECRET_KEY));
   // A bundle holds the episode's events and the rows they claim: not the retrieval's.
-  const rows = allRows.filter((r) => r.kind !== 'retrieval.results');
+  const rows = allRows.filter((r) => !r.kind.startsWith('retrieval.'));
   const episodeEvents = events.filter((e) => e.episodeId === ROWS_EPISODE);
   const bundle = buildProofBundle({ episodeId: ROWS_EPISODE, publicKey, events: episodeEvents, steps: [], rows }, tree, head);
   const edit = (list: HashedRow[], i: number) => list.map((r, j) => (j === i ? { ...r, value: { ...(r.value as object), forged: true } } : r));
@@ -404,7 +409,11 @@ function rowVectors() {
     'episode.reflection': 4,
     'episode.outcome': 4,
     'retrieval.results': 5,
+    'episode.reward_score': 4,
+    'episode.context_pack': 1,
+    'retrieval.results_hash': 5,
   };
+  const original = (list: HashedRow[]) => list.filter((r) => !SERVED_COPY_KINDS.has(r.kind));
   const stray = { kind: 'checkpoint.state', id: '00000000-0000-4000-8000-000000000001', value: { cursor: 0 } };
   const bundles = [
     { name: 'with rows: intact', bundle, publicKey, expected: { ok: true, problems: [] } },
@@ -421,6 +430,25 @@ function rowVectors() {
       expected: { ok: false, problems: ['row-mismatch'] },
     },
     { name: 'with rows: a row no event claims', bundle: { ...bundle, rows: [...rows, stray] }, publicKey, expected: { ok: false, problems: ['malformed'] } },
+    {
+      name: 'with rows: the served copies left out',
+      bundle: { ...bundle, rows: original(rows) },
+      publicKey,
+      expected: { ok: false, problems: ['row-mismatch'] },
+    },
+    // §9: a v3 bundle predates served copies: it carries none and is not asked for them.
+    {
+      name: 'with rows: a v3 bundle without served copies',
+      bundle: { ...bundle, format: 'episodic.bundle.v3', rows: original(rows) },
+      publicKey,
+      expected: { ok: true, problems: [] },
+    },
+    {
+      name: 'with rows: a v3 bundle carrying a served copy',
+      bundle: { ...bundle, format: 'episodic.bundle.v3' },
+      publicKey,
+      expected: { ok: false, problems: ['malformed'] },
+    },
   ];
   const header = { format: EXPORT_FORMAT, tenantId: TENANT, afterSeq: 0, toSeq: null };
   const lines = (withRows: unknown[]) => [header, { checkpoint: head }, ...events, ...withRows.map((row) => ({ row }))];
@@ -435,6 +463,18 @@ function rowVectors() {
     { name: 'with rows: the state row missing', lines: lines(allRows.slice(1)), publicKey, expected: { ok: false, problem: 'row-mismatch', firstBadSeq: 2 } },
     // §6.2: a v2 export to the head carries its rows; stripping them is no "0 rows checked".
     { name: 'with rows: every row line stripped', lines: lines([]), publicKey, expected: { ok: false, problem: 'row-mismatch', firstBadSeq: 1 } },
+    {
+      name: 'with rows: the served copies stripped',
+      lines: lines(original(allRows)),
+      publicKey,
+      expected: { ok: false, problem: 'row-mismatch', firstBadSeq: 1 },
+    },
+    {
+      name: 'with rows: a v3 export without served copies',
+      lines: [{ ...header, format: 'episodic.export.v3' }, ...lines(original(allRows)).slice(1)],
+      publicKey,
+      expected: { ok: true },
+    },
   ];
   return { bundles, exports };
 }
@@ -578,7 +618,11 @@ function forgottenVectors(x: ReturnType<typeof exampleLedger>) {
  */
 function forgottenEpisodeVectors() {
   const { events: kept, rows } = episodeWithRows();
-  const named = rows.filter((r) => r.kind !== 'retrieval.results').map((r) => ({ kind: r.kind, id: r.id, hash: contentHash(r.value) }));
+  const named = rows
+    .filter((r) => !r.kind.startsWith('retrieval.') && !SERVED_COPY_KINDS.has(r.kind))
+    .map((r) => ({ kind: r.kind, id: r.id, hash: contentHash(r.value) }));
+  // The context pack's hashes are not forgotten (§3.4): its row stays; reward_score goes with the reward.
+  const pack = rows.filter((r) => r.kind === 'episode.context_pack');
   const build = (names: typeof named) => {
     const forgotten = entry(6, 'episode.forgotten', { rows: names, reason: 'customer deletion request', byKeyId: FORGETTER_KEY }, ROWS_EPISODE);
     const events = link([...kept.map(({ prevHash: _p, hash: _h, ...e }) => e), forgotten]);
@@ -600,30 +644,30 @@ function forgottenEpisodeVectors() {
   const bundles = [
     {
       name: 'forgotten episode: every value named, no row carried',
-      bundle: bundleOf(named, []),
+      bundle: bundleOf(named, pack),
       publicKey,
       expected: { ok: true, problems: [], rowsForgotten: 6 },
     },
     {
       name: 'forgotten episode: a forgotten value still carried as a row',
-      bundle: bundleOf(named, [critique]),
+      bundle: bundleOf(named, [...pack, critique]),
       publicKey,
       expected: { ok: false, problems: ['malformed'], rowsForgotten: 6 },
     },
     {
       name: 'forgotten episode: the event names another hash for the critique (the critique is missing)',
-      bundle: bundleOf(otherHash, []),
+      bundle: bundleOf(otherHash, pack),
       publicKey,
       expected: { ok: false, problems: ['row-mismatch'], rowsForgotten: 5 },
     },
   ];
   const { events, head } = build(named);
   const header = { format: EXPORT_FORMAT, tenantId: TENANT, afterSeq: 0, toSeq: null };
-  const results = rows.filter((r) => r.kind === 'retrieval.results');
+  const results = rows.filter((r) => r.kind.startsWith('retrieval.') || r.kind === 'episode.context_pack');
   const lines = (withRows: HashedRow[], evs = events, h = head) => [header, { checkpoint: h }, ...evs, ...withRows.map((row) => ({ row }))];
   const other = build(otherHash);
   const exports = [
-    { name: 'forgotten episode: the retrieval row alone', lines: lines(results), publicKey, expected: { ok: true, rowsForgotten: 6 } },
+    { name: 'forgotten episode: the retrieval rows and the context pack alone', lines: lines(results), publicKey, expected: { ok: true, rowsForgotten: 6 } },
     {
       name: 'forgotten episode: a forgotten value still carried as a row line',
       lines: lines([...results, critique]),

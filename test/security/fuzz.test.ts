@@ -62,6 +62,7 @@ const ORDER = [
   'revokeLease',
   'forgetSteps',
   'forgetEpisode',
+  'setRetention',
   'completeEpisode',
   'extractEpisodePatterns',
   'failEpisode',

@@ -161,7 +161,14 @@ describe('scopes', () => {
   });
 
   it('keeps admin operations from write and read keys, not from admin keys', async () => {
-    expect(adminOperations()).toEqual(['Mutation.createApiKey', 'Mutation.forgetEpisode', 'Mutation.forgetSteps', 'Mutation.revokeApiKey', 'Query.apiKeys']);
+    expect(adminOperations()).toEqual([
+      'Mutation.createApiKey',
+      'Mutation.forgetEpisode',
+      'Mutation.forgetSteps',
+      'Mutation.revokeApiKey',
+      'Mutation.setRetention',
+      'Query.apiKeys',
+    ]);
     const before = await snapshots.take(t.keys.tenantId);
     for (const name of adminOperations()) {
       const [root, field] = name.split('.') as [Root, string];

@@ -128,6 +128,7 @@ beforeAll(async () => {
   a.retrieval = retrieval.relevantEpisodes.retrievalId;
   expect(retrieval.relevantEpisodes.episodes.length).toBeGreaterThan(0);
   a.apiKeys = (await ok(A.admin, '{ apiKeys { id } }')).apiKeys.map((k: Json) => k.id);
+  await ok(A.admin, 'mutation { setRetention(runDays: 45) { __typename } }'); // B's retention must not read or change it
   a.experiment = (await ok(A.write, 'mutation { startExperiment(input: { name: "billing holdout" }) { ... on Experiment { id } } }')).startExperiment.id;
   const proof = await ok(A.read, '{ consistencyProof(fromSize: 1, toSize: 1) { ... on ConsistencyProof { fromRoot } } }');
   a.rootOfOne = proof.consistencyProof.fromRoot;
@@ -194,6 +195,10 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
     },
     blob: async () => {
       notFound(await as(B.read, `query($h: String!) { blob(hash: $h) { ${NF} } }`, { h: a.blobHash }), 'blob', 'Blob');
+    },
+    retention: async () => {
+      const data = await ok(B.read, '{ retention { stepDays runDays } }');
+      expect(data.retention).toEqual({ stepDays: null, runDays: null });
     },
     consistencyProof: async () => {
       const beyond = await as(B.read, 'query($to: BigInt) { consistencyProof(fromSize: 1, toSize: $to) { __typename } }', { to: String(a.headSeq) });
@@ -492,6 +497,15 @@ const CASES: Record<Root, Record<string, () => Promise<void>>> = {
     },
     revokeApiKey: async () => {
       for (const id of a.apiKeys) notFound(await as(B.admin, `mutation($id: ID!) { revokeApiKey(id: $id) { ${NF} } }`, { id }), 'revokeApiKey', 'ApiKey', id);
+    },
+    setRetention: async () => {
+      const before = (await t.services.db.pool.query('SELECT run_retention_days, step_retention_days FROM tenants WHERE id = $1', [A.tenantId])).rows[0];
+      const data = await ok(B.admin, 'mutation { setRetention(stepDays: 7) { ... on TenantRetention { stepDays runDays } } }');
+      expect(data.setRetention).toEqual({ stepDays: 7, runDays: null });
+      const after = (await t.services.db.pool.query('SELECT run_retention_days, step_retention_days FROM tenants WHERE id = $1', [A.tenantId])).rows[0];
+      expect(after).toEqual(before);
+      const events = await t.services.db.pool.query(`SELECT tenant_id FROM ledger_events WHERE type = 'tenant.retention_set' AND payload->>'stepDays' = '7'`);
+      expect(events.rows.map((r) => r.tenant_id)).toEqual([B.tenantId]);
     },
     forgetSteps: async () => {
       notFound(

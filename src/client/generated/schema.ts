@@ -449,7 +449,7 @@ export type HashedRow = {
   __typename?: 'HashedRow';
   /** The episode, checkpoint or retrieval it belongs to. */
   id: Maybe<Scalars['String']['output']>;
-  /** episode.record, episode.outcome, episode.critique, episode.reward, episode.reflection, checkpoint.state, retrieval.results */
+  /** episode.record, episode.outcome, episode.critique, episode.reward, episode.reflection, checkpoint.state, retrieval.results, episode.reward_score, episode.context_pack, retrieval.results_hash */
   kind: Maybe<Scalars['String']['output']>;
   value: Maybe<Scalars['JSON']['output']>;
 };
@@ -840,6 +840,8 @@ export type Mutation = {
   /** Revokes a lease and every lease derived from it. */
   revokeLease: Maybe<MutationRevokeLeaseResult>;
   saveCheckpoint: Maybe<MutationSaveCheckpointResult>;
+  /** Sets the tenant's retention periods (both: an omitted one returns to the server's default). A tenant.retention_set ledger event, committed with it, records them and the admin key that set them. Each from 1 to 36500 days. */
+  setRetention: Maybe<MutationSetRetentionResult>;
   startEpisode: Maybe<MutationStartEpisodeResult>;
   /** Starts an experiment (an experiment.started ledger event): from now on, episodes in its scope that ask relevantEpisodes(episodeId) are assigned an arm. */
   startExperiment: Maybe<MutationStartExperimentResult>;
@@ -1005,6 +1007,12 @@ export type MutationSaveCheckpointArgs = {
 };
 
 
+export type MutationSetRetentionArgs = {
+  runDays?: InputMaybe<Scalars['Int']['input']>;
+  stepDays?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
 export type MutationStartEpisodeArgs = {
   input: StartEpisodeInput;
 };
@@ -1059,6 +1067,8 @@ export type MutationRevokeApiKeyResult = ApiKey | NotFoundError;
 export type MutationRevokeLeaseResult = LeasePayload | NotFoundError;
 
 export type MutationSaveCheckpointResult = EpisodePayload | IllegalTransitionError | InputLimitError | NotFoundError;
+
+export type MutationSetRetentionResult = InputLimitError | TenantRetention;
 
 export type MutationStartEpisodeResult = IdempotencyConflictError | InputLimitError | LeaseError | LoopStoppedError | NotFoundError | StartEpisodePayload;
 
@@ -1310,6 +1320,8 @@ export type Query = {
   relevantFiles: Maybe<QueryRelevantFilesResult>;
   /** Active patterns relevant to the task (it mentions their term; its domain or language is their scope), ranked by relevance and lift, with a relevance floor. Records a receipt (retrieval.served). */
   relevantPatterns: Maybe<QueryRelevantPatternsResult>;
+  /** The tenant's retention periods (docs/LEDGER.md §3.4). */
+  retention: Maybe<TenantRetention>;
   retrievalReceipt: Maybe<QueryRetrievalReceiptResult>;
   /** Retrieval receipts, newest first; pass the createdAt of the last one as before for the next page. */
   retrievalReceipts: Maybe<QueryRetrievalReceiptsResult>;
@@ -1985,6 +1997,19 @@ export type Tenant = {
   createdAt: Maybe<Scalars['DateTime']['output']>;
   id: Maybe<Scalars['ID']['output']>;
   name: Maybe<Scalars['String']['output']>;
+};
+
+/** The tenant's retention periods, in days after a run ended: its own (null: the server's STEP_RETENTION_DAYS / RUN_RETENTION_DAYS) and what applies. A sweep forgets what is past them, recorded in the ledger (docs/LEDGER.md §3.4). */
+export type TenantRetention = {
+  __typename?: 'TenantRetention';
+  /** The period applied to whole runs; null: kept. */
+  effectiveRunDays: Maybe<Scalars['Int']['output']>;
+  /** The period applied to step content; null: kept. */
+  effectiveStepDays: Maybe<Scalars['Int']['output']>;
+  /** The tenant's own period for whole runs; null: the server's. */
+  runDays: Maybe<Scalars['Int']['output']>;
+  /** The tenant's own period for step content; null: the server's. */
+  stepDays: Maybe<Scalars['Int']['output']>;
 };
 
 export type ToolStats = {

@@ -14,8 +14,19 @@ export const HASHED_ROW_KINDS = [
   'episode.reflection',
   'checkpoint.state',
   'retrieval.results',
+  'episode.reward_score',
+  'episode.context_pack',
+  'retrieval.results_hash',
 ] as const;
 export type HashedRowKind = (typeof HASHED_ROW_KINDS)[number];
+
+/**
+ * Served copies (§3.3): columns the API serves or ranks by that repeat what an event states
+ * (reward_score its `experience.reward`, context_pack_hash and manifest_hash its `contextPack`,
+ * results_hash its `resultsHash`); the claim is the hash of the event's value. New in v4 files,
+ * so a v3 or older file carries none and is not asked for them.
+ */
+export const SERVED_COPY_KINDS: ReadonlySet<string> = new Set(['episode.reward_score', 'episode.context_pack', 'retrieval.results_hash']);
 
 export interface HashedRow {
   kind: HashedRowKind;
@@ -28,6 +39,8 @@ export interface RowClaim {
   id: string;
   seq: number;
   hash: string;
+  /** A copy is forgotten with the value it copies (reward_score with the reward, §3.4). */
+  copyOf?: { kind: HashedRowKind; hash: string };
 }
 
 const EPISODE_CLAIMS = [
@@ -42,8 +55,8 @@ const EPISODE_CLAIMS = [
  * The latest claim of each row the events make (the rules of §7.5: re-scored experiences drop
  * theirs), without those an episode.forgotten event forgot (§3.4): `forgotten` lists them.
  */
-export function rowClaimsOf(events: Iterable<StoredLedgerEvent>): RowClaim[] {
-  return claimList(collectClaims(events));
+export function rowClaimsOf(events: Iterable<StoredLedgerEvent>, copies = true): RowClaim[] {
+  return claimList(collectClaims(events), copies);
 }
 
 export function collectClaims(events: Iterable<StoredLedgerEvent>): RowClaims {
@@ -52,14 +65,18 @@ export function collectClaims(events: Iterable<StoredLedgerEvent>): RowClaims {
   return claims;
 }
 
-/** The claims collected so far whose values are kept (not forgotten), lowest seq first. */
-export function claimList(claims: RowClaims): RowClaim[] {
-  return allClaims(claims).filter((c) => !isRowForgotten(claims.forgottenRows, c));
+/** The claims collected so far whose values are kept (not forgotten), lowest seq first; `copies` false: without served copies (files before v4). */
+export function claimList(claims: RowClaims, copies = true): RowClaim[] {
+  return allClaims(claims).filter((c) => !isClaimForgotten(claims, c) && (copies || !SERVED_COPY_KINDS.has(c.kind)));
 }
 
-/** The claims an episode.forgotten event names with their hash: their values are gone, a file carries no row for them. */
+/** The claims an episode.forgotten event names with their hash: their values are gone, a file carries no row for them (copies not counted). */
 export function forgottenClaimList(claims: RowClaims): RowClaim[] {
-  return allClaims(claims).filter((c) => isRowForgotten(claims.forgottenRows, c));
+  return allClaims(claims).filter((c) => !SERVED_COPY_KINDS.has(c.kind) && isClaimForgotten(claims, c));
+}
+
+function isClaimForgotten(claims: RowClaims, c: RowClaim): boolean {
+  return isRowForgotten(claims.forgottenRows, c.copyOf ? { kind: c.copyOf.kind, id: c.id, hash: c.copyOf.hash } : c);
 }
 
 function allClaims(claims: RowClaims): RowClaim[] {
@@ -69,9 +86,21 @@ function allClaims(claims: RowClaims): RowClaim[] {
       const claim = c[member];
       if (claim) out.push({ kind, id, seq: claim.seq, hash: claim.hash });
     }
+    if (c.contextPack) out.push({ kind: 'episode.context_pack', id, seq: c.contextPack.seq, hash: c.contextPack.hash });
+    if (c.rewardScore && c.rewardHash)
+      out.push({
+        kind: 'episode.reward_score',
+        id,
+        seq: c.rewardScore.seq,
+        hash: c.rewardScore.hash,
+        copyOf: { kind: 'episode.reward', hash: c.rewardHash.hash },
+      });
   }
   for (const s of claims.states) out.push({ kind: 'checkpoint.state', id: s.id, seq: s.seq, hash: s.hash });
-  for (const r of claims.retrievals) out.push({ kind: 'retrieval.results', id: r.id, seq: r.seq, hash: r.resultsHash });
+  for (const r of claims.retrievals) {
+    out.push({ kind: 'retrieval.results', id: r.id, seq: r.seq, hash: r.resultsHash });
+    out.push({ kind: 'retrieval.results_hash', id: r.id, seq: r.seq, hash: contentHash(r.resultsHash) });
+  }
   return out.sort((a, b) => a.seq - b.seq);
 }
 

@@ -3,15 +3,19 @@
 // package (verifyProofBundle, through hashed-rows.ts) can use it without the database driver;
 // row-checks.ts compares the claims with the rows in PostgreSQL.
 import { addForgottenRows, type ForgottenRows } from './forgotten.ts';
-import type { StoredLedgerEvent } from './hash.ts';
+import { contentHash, type StoredLedgerEvent } from './hash.ts';
 
 export interface Claim {
   seq: number;
   hash: string;
 }
 
+/**
+ * rewardScore and contextPack claim stored copies of what an event says (§3.3, served copies): the
+ * hash of the claiming event's `experience.reward` and of episode.started's `{packHash, manifestHash}`.
+ */
 export type EpisodeClaims = Partial<
-  Record<'inputHash' | 'recordHash' | 'outcomeHash' | 'critiqueHash' | 'rewardHash' | 'reflectionHash' | 'contextPack', Claim>
+  Record<'inputHash' | 'recordHash' | 'outcomeHash' | 'critiqueHash' | 'rewardHash' | 'reflectionHash' | 'rewardScore' | 'contextPack', Claim>
 >;
 
 const ENDINGS = new Set(['episode.completed', 'episode.failed', 'episode.cancelled', 'episode.escalated']);
@@ -39,10 +43,11 @@ export class RowClaims {
     if (e.type === 'episode.started' && episode) episode.recordHash = claim(p.recordHash);
     if (ENDINGS.has(e.type) && episode && p.outcomeHash !== null) episode.outcomeHash = claim(p.outcomeHash);
     if (e.type === 'critique.recorded' && episode) episode.critiqueHash = claim(p.critiqueHash);
-    if (e.type === 'episode.started' && episode) this.contextPack(episode, e.seq, p.contextPack);
+    // Events written before contextPack was a member (null without a pack) claim no copy.
+    if (e.type === 'episode.started' && episode && 'contextPack' in p) this.contextPack(episode, e.seq, p.contextPack);
     // Extraction re-scores the experience: its event claims the new hashes (one written before it
     // carried them claims none, and the earlier claims no longer hold).
-    if (e.type === 'patterns.extracted' && episode) delete episode.rewardHash, delete episode.reflectionHash;
+    if (e.type === 'patterns.extracted' && episode) delete episode.rewardHash, delete episode.reflectionHash, delete episode.rewardScore;
     if (episode && (ENDINGS.has(e.type) || RESCORINGS.has(e.type))) this.experience(episode, e.seq, p.experience);
     if (e.type === 'checkpoint.saved' && str(p.checkpointId) && str(p.stateHash))
       this.states.push({ seq: e.seq, id: p.checkpointId as string, hash: p.stateHash as string });
@@ -61,8 +66,7 @@ export class RowClaims {
 
   /** episode.started's context pack: the hashes stored as sent in context_pack_hash and manifest_hash (null without a pack). */
   private contextPack(episode: EpisodeClaims, seq: number, pack: unknown): void {
-    const x = (typeof pack === 'object' && pack !== null ? pack : {}) as Payload;
-    episode.contextPack = { seq, hash: `${str(x.packHash) ?? ''}:${str(x.manifestHash) ?? ''}` };
+    episode.contextPack = { seq, hash: contentHash(contextPackCopy(pack)) };
   }
 
   private experience(episode: EpisodeClaims, seq: number, experience: unknown): void {
@@ -70,5 +74,14 @@ export class RowClaims {
     const x = experience as Payload;
     if (typeof x.rewardHash === 'string') episode.rewardHash = { seq, hash: x.rewardHash };
     if (typeof x.reflectionHash === 'string') episode.reflectionHash = { seq, hash: x.reflectionHash };
+    // reward_score is the reward's normalized, which the event carries as `reward` (a claim without it claims no score).
+    if (typeof x.rewardHash === 'string' && typeof x.reward === 'number') episode.rewardScore = { seq, hash: contentHash(x.reward) };
+    else if (typeof x.rewardHash === 'string') delete episode.rewardScore;
   }
+}
+
+/** The `episode.context_pack` value episode.started claims: its pack's two hashes, null without a pack (§3.3). */
+function contextPackCopy(pack: unknown): { packHash: string | null; manifestHash: string | null } {
+  const x = (typeof pack === 'object' && pack !== null ? pack : {}) as Payload;
+  return { packHash: str(x.packHash) ?? null, manifestHash: str(x.manifestHash) ?? null };
 }

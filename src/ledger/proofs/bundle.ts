@@ -12,14 +12,18 @@ import { type BundleBlob, blobFailures, isBundleBlob } from './bundle-blobs.ts';
 import { contentFailure, eventShapeFailure, type Failure, type LedgerProblem } from './verify.ts';
 
 /**
- * v3 adds what forgetting brought (§3.4, §9): the step member `salt` and forgotten step rows (v1
+ * v4 adds the rows of served copies (§3.3: reward_score, the context pack hashes, results_hash).
+ * v3 added what forgetting brought (§3.4, §9): the step member `salt` and forgotten step rows (v1
  * and v2 files have neither: there they are malformed). v2 added `rows`, the values the events
- * hash (§6.1); v1 and v2 bundles still verify (v1: no rows to check).
+ * hash (§6.1); v1 to v3 bundles still verify (v1: no rows to check).
  */
-const BUNDLE_FORMAT = 'episodic.bundle.v3';
+const BUNDLE_FORMAT = 'episodic.bundle.v4';
+const BUNDLE_V3 = 'episodic.bundle.v3';
 const BUNDLE_V2 = 'episodic.bundle.v2';
 const BUNDLE_V1 = 'episodic.bundle.v1';
-const BUNDLE_FORMATS: readonly unknown[] = [BUNDLE_FORMAT, BUNDLE_V2, BUNDLE_V1];
+const BUNDLE_FORMATS: readonly unknown[] = [BUNDLE_FORMAT, BUNDLE_V3, BUNDLE_V2, BUNDLE_V1];
+/** Formats with forgetting (salts, forgotten rows) and blobs. */
+const isV3OrLater = (format: unknown) => format === BUNDLE_FORMAT || format === BUNDLE_V3;
 
 /** Inclusion proof of one event, as carried in a bundle. */
 export interface EventInclusionProof {
@@ -30,7 +34,7 @@ export interface EventInclusionProof {
 
 /** Everything an auditor needs to check one episode's events and steps offline. */
 export interface ProofBundle {
-  format: typeof BUNDLE_FORMAT | typeof BUNDLE_V2 | typeof BUNDLE_V1;
+  format: typeof BUNDLE_FORMAT | typeof BUNDLE_V3 | typeof BUNDLE_V2 | typeof BUNDLE_V1;
   tenantId: string;
   episodeId: string;
   /** The key the server signs with, for information: verifiers never trust it (§6). */
@@ -136,14 +140,14 @@ function envelopeFailure(value: unknown): Failure | undefined {
   const b = value as Record<string, unknown>;
   if (!BUNDLE_FORMATS.includes(b.format)) {
     return typeof b.format === 'string'
-      ? { problem: 'unsupported-version', reason: `format "${b.format}" is not ${BUNDLE_FORMAT} (or ${BUNDLE_V2}, ${BUNDLE_V1})` }
+      ? { problem: 'unsupported-version', reason: `format "${b.format}" is not ${BUNDLE_FORMAT} (or ${BUNDLE_V3}, ${BUNDLE_V2}, ${BUNDLE_V1})` }
       : { problem: 'malformed', reason: `format must be "${BUNDLE_FORMAT}"` };
   }
   const members = b.format === BUNDLE_V1 ? BUNDLE_V1_MEMBERS : b.format === BUNDLE_V2 ? BUNDLE_V2_MEMBERS : BUNDLE_MEMBERS;
   if (!hasExactly(b, members)) return { problem: 'malformed', reason: `a bundle has exactly the members ${members.join(', ')}` };
   if (b.format !== BUNDLE_V1 && (!Array.isArray(b.rows) || !b.rows.every(isHashedRow)))
     return { problem: 'malformed', reason: 'rows must be {kind, id, value} of known kinds' };
-  if (b.format === BUNDLE_FORMAT && (!Array.isArray(b.blobs) || !b.blobs.every(isBundleBlob)))
+  if (isV3OrLater(b.format) && (!Array.isArray(b.blobs) || !b.blobs.every(isBundleBlob)))
     return { problem: 'malformed', reason: 'blobs must be {hash, content} with a lowercase hex hash' };
   if (!isUuid(b.tenantId) || !isUuid(b.episodeId)) return { problem: 'malformed', reason: 'tenantId and episodeId must be lowercase uuids' };
   if (!isHashHex(b.publicKey)) return { problem: 'malformed', reason: 'publicKey must be 64 lowercase hex digits' };
@@ -233,7 +237,7 @@ function checkSteps(
   events: StoredLedgerEvent[],
   problems: BundleProblem[],
 ): { checked: number; forgotten: number; logged: Array<[number, unknown, number]> } {
-  const rows = indexBy(bundle.steps, bundle.format === BUNDLE_FORMAT ? isStepRow : isEarlyStepRow, (s) => s.stepNumber, 'step', problems);
+  const rows = indexBy(bundle.steps, isV3OrLater(bundle.format) ? isStepRow : isEarlyStepRow, (s) => s.stepNumber, 'step', problems);
   const forgottenSteps = forgottenStepsOf(events);
   const covered = new Set<number>();
   const counts = { checked: 0, forgotten: 0, logged: [] as Array<[number, unknown, number]> };
@@ -307,9 +311,9 @@ export function verifyProofBundle(value: unknown, publicKey: Uint8Array): Bundle
     if (!eventsBySeq.has(seq)) problems.push({ seq, problem: 'malformed', reason: `proof for seq ${seq} has no event` });
   }
   const steps = checkSteps(bundle, [...eventsBySeq.values()], problems);
-  if (bundle.format === BUNDLE_FORMAT) problems.push(...blobFailures(steps.logged, bundle.blobs ?? []));
+  if (isV3OrLater(bundle.format)) problems.push(...blobFailures(steps.logged, bundle.blobs ?? []));
   const claims = collectClaims(eventsBySeq.values());
-  const rows = bundle.rows ? checkHashedRows(claimList(claims), bundle.rows) : { checked: 0 };
+  const rows = bundle.rows ? checkHashedRows(claimList(claims, bundle.format === BUNDLE_FORMAT), bundle.rows) : { checked: 0 };
   if (rows.failure) problems.push(rows.failure);
   return {
     ok: problems.length === 0,

@@ -113,7 +113,7 @@ function split(lines: unknown[]): { checkpoints: unknown[]; consistency: unknown
 }
 
 /**
- * §6.2: a v2 export to the head carries every value its events hash, each hashing to the latest
+ * §6.2: a v2 or later export to the head carries every value its events hash (v4: with the served copies), each hashing to the latest
  * claim; a file whose row lines were stripped fails at the first claim it lacks, never as "0 checked".
  */
 function rowsFailure(rows: unknown[], events: StoredLedgerEvent[], header: ExportHeader, report: ExportReport, fail: Fail): ExportReport | undefined {
@@ -122,7 +122,7 @@ function rowsFailure(rows: unknown[], events: StoredLedgerEvent[], header: Expor
   if (!carriesRows) return fail('malformed', 'only a v2 export to the head (toSeq null) carries row lines');
   const bad = rows.findIndex((r) => !isHashedRow(r));
   if (bad >= 0) return fail('malformed', `row ${bad + 1} is not {kind, id, value} of a known kind`);
-  const check = checkHashedRows(rowClaimsOf(events), rows as HashedRow[]);
+  const check = checkHashedRows(rowClaimsOf(events, header.format === EXPORT_FORMAT), rows as HashedRow[]);
   report.rowsChecked = check.checked;
   return check.failure ? fail(check.failure.problem, check.failure.reason, check.failure.seq) : undefined;
 }

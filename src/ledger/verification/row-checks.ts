@@ -45,15 +45,18 @@ type EpisodeColumns = Pick<
   EpisodeRecordColumns;
 
 /**
- * reward_score is derived: the hashed reward's `normalized`, kept as a column to rank by. Checked
- * against the reward its claim covers, at that claim's event.
+ * Served copies (§3.3): reward_score is its claim's `experience.reward` (the hashed reward's
+ * normalized), context_pack_hash and manifest_hash are episode.started's `contextPack`; each
+ * compared by contentHash at its claim's event, as an offline verifier compares the file's row.
  */
-function compareScore(claim: Claim | undefined, row: EpisodeColumns | undefined, failures: RowFailure[]): void {
-  // A null score ranks nothing (rows written without one, as the benchmark's): only a score set is compared.
-  if (!claim || !row || row.reward_score === null) return;
-  const normalized = (row.reward as { normalized?: unknown } | null)?.normalized ?? null;
-  if (row.reward_score !== normalized)
-    failures.push({ seq: claim.seq, reason: `episode ${row.id} reward_score ${row.reward_score} is not its hashed reward's normalized ${normalized}` });
+function checkCopies(id: string, c: EpisodeClaims, row: EpisodeColumns | undefined, forgotten: ForgottenRows, failures: RowFailure[]): number {
+  const pack = row ? contentHash({ packHash: row.context_pack_hash, manifestHash: row.manifest_hash }) : null;
+  let checked = compare(c.contextPack, pack, `episode ${id} context_pack_hash, manifest_hash`, failures);
+  // A forgotten reward takes its score with it (storedValue requires the score gone).
+  if (c.rewardHash && isRowForgotten(forgotten, { kind: 'episode.reward', id, hash: c.rewardHash.hash })) return checked;
+  const score = row?.reward_score == null ? null : contentHash(row.reward_score);
+  if (c.rewardHash) checked += compare(c.rewardScore, score, `episode ${id} reward_score`, failures);
+  return checked;
 }
 
 /** The episodes' claims compared with their rows (one query), by episode. */
@@ -104,9 +107,7 @@ function checkEpisode(id: string, c: EpisodeClaims, row: EpisodeColumns | undefi
     else if (stored.left) failures.push({ seq: claim.seq, reason: `episode ${id} ${what} was forgotten (§3.4) but the stored row holds a value again` });
     else gone++;
   }
-  // Columns that repeat what an event or a hashed row says: checked, not counted as rows.
-  compare(c.contextPack, row ? `${row.context_pack_hash ?? ''}:${row.manifest_hash ?? ''}` : null, `episode ${id} context_pack_hash, manifest_hash`, failures);
-  if (!c.rewardHash || !isRowForgotten(forgotten, { kind: 'episode.reward', id, hash: c.rewardHash.hash })) compareScore(c.rewardHash, row, failures);
+  checked += checkCopies(id, c, row, forgotten, failures);
   return { checked, forgotten: gone, failures: failures.sort((a, b) => a.seq - b.seq) };
 }
 
@@ -143,13 +144,13 @@ async function checkRetrievals(pool: pg.Pool, tenantId: string, part: RowClaims[
     checked += compare({ seq: r.seq, hash: r.queryHash }, row?.query_hash ?? null, `retrieval ${r.id} query_hash`, failures);
     const results = row ? contentHash({ episodes: row.episode_ids, warnings: row.warning_ids, patterns: row.pattern_ids }) : null;
     checked += compare({ seq: r.seq, hash: r.resultsHash }, results, `retrieval ${r.id} results`, failures);
-    // results_hash is the served ids' hash, kept with them: it must say what the event says.
-    compare({ seq: r.seq, hash: r.resultsHash }, row?.results_hash ?? null, `retrieval ${r.id} results_hash`, failures);
+    // results_hash is a served copy of the event's resultsHash (§3.3).
+    checked += compare({ seq: r.seq, hash: r.resultsHash }, row?.results_hash ?? null, `retrieval ${r.id} results_hash`, failures);
   }
   return { checked, forgotten: 0, failures };
 }
 
-const CLAIM_KEYS = ['inputHash', 'recordHash', 'outcomeHash', 'critiqueHash', 'rewardHash', 'reflectionHash', 'contextPack'] as const;
+const CLAIM_KEYS = ['inputHash', 'recordHash', 'outcomeHash', 'critiqueHash', 'rewardHash', 'reflectionHash', 'rewardScore', 'contextPack'] as const;
 const sameClaims = (a: EpisodeClaims, b: EpisodeClaims): boolean => CLAIM_KEYS.every((k) => a[k] === b[k]);
 /** The newest episodes a check ahead leaves alone: their events may still be coming. */
 const NEWEST_LEFT = 200;
