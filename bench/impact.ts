@@ -52,7 +52,7 @@ async function inBatches(count: number, run: (k: number) => Promise<ExperimentRe
   return results;
 }
 
-/** The least number of n 95 % intervals that cover the truth but with probability 1 % or less. */
+/** The most covering intervals k of n such that fewer than k cover the truth with probability 1 % or less under 95 % coverage. */
 function leastCoverage(n: number): number {
   let below = 0;
   for (let k = 0; k <= n; k += 1) {

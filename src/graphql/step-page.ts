@@ -70,6 +70,17 @@ export async function chargeStepRowsOrThrow(ctx: Context, rows: StepRows, what: 
   }
 }
 
+/** Charges one step's stored size before it is read: a findUnique, which Prisma batches with the other
+ * steps of the same tick, so a 1,000-step logSteps answer costs one statement, not a thousand. */
+export async function chargeStepOrThrow(ctx: Context, id: string, what: string): Promise<void> {
+  const row = await ctx.db.step.findUnique({ where: { id }, select: { sizeBytes: true } });
+  try {
+    ctx.budget.charge(row?.sizeBytes ?? 0, what);
+  } catch (err) {
+    throw err instanceof ResponseBudgetError ? budgetGraphQLError(err) : err;
+  }
+}
+
 /** Charges a page of an episode's steps before its rows are read. */
 export function chargeStepPage(ctx: Context, episodeId: string, page: Pick<StepRows, 'take' | 'skip' | 'cursor'>): Promise<void> {
   const rows = { where: { episodeId }, orderBy: { stepNumber: 'asc' as const }, ...page };
