@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcess } from '../client/cli-run.ts';
 import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
+import { cli, sqlOn } from '../support/ledger-cli.ts';
 
 /** Each test's budget from its work: a CLI command (an export or a verify of a small ledger) takes up to 10 s on a loaded 2-core machine. */
 const CLI_RUN_MS = 10_000;
@@ -19,14 +19,10 @@ let dir: string;
 const logged: string[] = [];
 
 /** `episodic` in this process (the binary's own code, runCli, without a Node start per command). */
-const cli = async (args: string[]) => {
-  const r = await startInProcess(args, { env: {} }).exited;
-  return { code: r.code, out: r.stdout, err: r.stderr };
-};
 
 const VERIFY = '{ verifyLedger { ... on LedgerVerification { ok checked firstBadSeq problem reason } } }';
 const verifyLedger = async (tenant: TenantKeys) => (await t.gql(VERIFY, {}, tenant.read)).data.verifyLedger;
-const sql = (text: string, values: unknown[] = []) => t.services.db.pool.query(text, values);
+const sql = sqlOn(() => t);
 const headOf = async (tenant: TenantKeys) => Number((await sql('SELECT seq FROM ledger_heads WHERE tenant_id = $1', [tenant.tenantId])).rows[0].seq);
 const checkpointSizes = async (tenant: TenantKeys) =>
   (await sql('SELECT tree_size::int AS n FROM ledger_checkpoints WHERE tenant_id = $1 ORDER BY 1', [tenant.tenantId])).rows.map((r) => r.n as number);

@@ -10,8 +10,8 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcess } from '../client/cli-run.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { cli, sqlOn } from '../support/ledger-cli.ts';
 
 /** Budget from the work: up to ten CLI commands (exports and verifies), up to 10 s each on a loaded 2-core machine. */
 const CLI_BUDGET_MS = 10 * 10_000;
@@ -20,11 +20,7 @@ let t: TestApp;
 let key: string;
 let dir: string;
 
-const cli = async (args: string[]) => {
-  const r = await startInProcess(args, { env: {} }).exited;
-  return { code: r.code, out: r.stdout, err: r.stderr };
-};
-const sql = (text: string, values: unknown[] = []) => t.services.db.pool.query(text, values);
+const sql = sqlOn(() => t);
 const VERIFY = '{ verifyLedger { ... on LedgerVerification { ok checked stepsChecked stepsForgotten rowsChecked rowsForgotten firstBadSeq problem reason } } }';
 const verifyLedger = async () => (await t.gql(VERIFY)).data.verifyLedger;
 const FORGET = `mutation($e: ID!, $r: String!) { forgetEpisode(episodeId: $e, reason: $r) {

@@ -8,8 +8,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcess } from '../client/cli-run.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { cli, sqlOn } from '../support/ledger-cli.ts';
 
 /** The record test's budget from its work: eight CLI commands (the intact pair, three edits each exported and verified), up to 10 s each on a loaded 2-core machine. */
 const RECORD_BUDGET_MS = 9 * 10_000;
@@ -23,11 +23,7 @@ let dir: string;
 let episodeId: string;
 
 /** `episodic` in this process (the binary's own code, runCli, without a Node start per command). */
-const cli = async (args: string[]) => {
-  const r = await startInProcess(args, { env: {} }).exited;
-  return { code: r.code, out: r.stdout, err: r.stderr };
-};
-const sql = (text: string, values: unknown[] = []) => t.services.db.pool.query(text, values);
+const sql = sqlOn(() => t);
 const VERIFY = '{ verifyLedger { ... on LedgerVerification { ok firstBadSeq problem reason } } }';
 const verifyLedger = async () => (await t.gql(VERIFY)).data.verifyLedger;
 const seqOf = async (type: string) =>

@@ -8,8 +8,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcess } from '../client/cli-run.ts';
 import { startTestApp, type TenantKeys, type TestApp } from '../support/app.ts';
+import { cli, sqlOn } from '../support/ledger-cli.ts';
 
 /** Budget from the work: six CLI commands (the retention set and show, a bundle and an export each made and verified), up to 10 s each on a loaded 2-core machine. */
 const CLI_BUDGET_MS = 6 * 10_000;
@@ -18,11 +18,7 @@ let other: TenantKeys;
 let key: string;
 let dir: string;
 
-const cli = async (args: string[]) => {
-  const r = await startInProcess(args, { env: {} }).exited;
-  return { code: r.code, out: r.stdout, err: r.stderr };
-};
-const sql = (text: string, values: unknown[] = []) => t.services.db.pool.query(text, values);
+const sql = sqlOn(() => t);
 const RETENTION = 'stepDays runDays effectiveStepDays effectiveRunDays';
 const SET = `mutation($s: Int, $r: Int) { setRetention(stepDays: $s, runDays: $r) { __typename ... on TenantRetention { ${RETENTION} }
   ... on InputLimitError { message violations { field limit } } } }`;
