@@ -1,13 +1,7 @@
 // The error members of the API's result unions, as the client's documents select them.
 
-import type { EpisodeStopReason } from './types-objects.ts';
+import type { EpisodeStopReason, LimitViolation } from './types-objects.ts';
 
-export interface LimitViolation {
-  field: string | null;
-  limit: string | null;
-  actual: string | null;
-  message: string | null;
-}
 /** `notFoundId` is the id that was looked up (aliased: it would clash with Episode.id in a union selection). */
 export interface NotFoundError {
   __typename: 'NotFoundError';

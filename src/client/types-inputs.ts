@@ -1,6 +1,6 @@
 // The API's input shapes, as the client sends them.
 
-import type { Complexity, DateTimeString, EpisodeStatus, Json, OutcomeKind } from './types.ts';
+import type { Complexity, DateTimeString, EpisodeStatus, Json, OutcomeKind } from './types-scalars.ts';
 
 export interface TaskContextInput {
   language?: string;

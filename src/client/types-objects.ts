@@ -2,9 +2,14 @@
 
 import type { StoredLedgerEvent } from '../ledger/format/hash.ts';
 import type { StopReasonKind } from '../stops/stop-reason.ts';
-import type { BigIntString, Complexity, DateTimeString, EpisodeStatus, Json, OutcomeKind, StepItemStatus } from './types.ts';
-import type { LimitViolation } from './types-errors.ts';
+import type { BigIntString, Complexity, DateTimeString, EpisodeStatus, Json, OutcomeKind, StepItemStatus } from './types-scalars.ts';
 
+export interface LimitViolation {
+  field: string | null;
+  limit: string | null;
+  actual: string | null;
+  message: string | null;
+}
 export interface EpisodeStopReason {
   kind: StopReasonKind;
   reason: string | null;

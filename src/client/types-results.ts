@@ -1,6 +1,5 @@
 // The API's mutation payloads and result unions: a payload or one of its typed errors.
 
-import type { Json } from './types.ts';
 import type { IdempotencyConflictError, IllegalTransitionError, InputLimitError, LeaseError, LoopStoppedError, NotFoundError } from './types-errors.ts';
 import type {
   ApiKey,
@@ -19,6 +18,7 @@ import type {
   StepItemResult,
   WorkItem,
 } from './types-objects.ts';
+import type { Json } from './types-scalars.ts';
 
 export interface StartEpisodePayload {
   __typename: 'StartEpisodePayload';

@@ -1,9 +1,41 @@
-// The parts both fan-out transports share: this process's subscribers by tenant, the coalescing
+// What both fan-out transports share: the bus interface, this process's subscribers by tenant, the coalescing
 // outbox, and the notification payload. A notification only says "tenant T has a head at seq S";
 // subscribers always read the events themselves from the ledger.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { BusOptions } from './bus.ts';
+
+export interface LedgerBus {
+  /** Call after the commit that made `seq` the tenant's head. Coalesced; never blocks the writer. */
+  publish(tenantId: string, seq: number): void;
+  /** Also called once for everyone after a reconnect and on every safety tick. Returns unsubscribe. */
+  subscribe(tenantId: string, listener: (headSeq: number) => void): () => void;
+  /**
+   * Call after the commit that revoked `keyId`: every process (this one at once) tells its
+   * revocation listeners, which end that key's streams. Not coalesced: revocations are rare.
+   */
+  announceRevoked(keyId: string): void;
+  /** Called with each revoked key id, in every process. Returns unsubscribe. */
+  onRevoked(listener: (keyId: string) => void): () => void;
+  start(): Promise<void>;
+  /** Sends what is still pending, then disconnects. */
+  stop(): Promise<void>;
+  /** False while the transport is reconnecting (subscribers then rely on safety re-reads). */
+  readonly healthy: boolean;
+  /** Subscribers in this process. */
+  readonly subscribers: number;
+}
+
+/** The fan-out transport could not be reached at start-up (a configuration problem, not a bug). */
+export class FanOutUnavailableError extends Error {
+  override name = 'FanOutUnavailableError';
+}
+
+export interface BusOptions {
+  /** Publishes per tenant are merged into one notification per this window. */
+  coalesceMs: number;
+  /** Every subscriber re-reads this often even without a notification. */
+  safetyReadMs: number;
+}
 
 export type HeadListener = (headSeq: number) => void;
 

@@ -5,8 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { Params } from '../../db/sql.ts';
-import { type BusOptions, FanOutUnavailableError, type LedgerBus } from './bus.ts';
-import { decodeHeads, encodeHeads, FanOutBase } from './bus-core.ts';
+import { type BusOptions, decodeHeads, encodeHeads, FanOutBase, FanOutUnavailableError, type LedgerBus } from './bus-core.ts';
 
 const CHANNEL = 'episodic_ledger';
 /** Revoked key ids, one per notification. */

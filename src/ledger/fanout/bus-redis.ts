@@ -4,8 +4,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { redactUrl } from '../../config.ts';
-import { type BusOptions, FanOutUnavailableError, type LedgerBus } from './bus.ts';
-import { decodeHeads, encodeHeads, FanOutBase } from './bus-core.ts';
+import { type BusOptions, decodeHeads, encodeHeads, FanOutBase, FanOutUnavailableError, type LedgerBus } from './bus-core.ts';
 
 const CHANNEL = 'episodic:ledger';
 /** Revoked key ids, one per message. */
