@@ -14,6 +14,7 @@
 //   npm run bench:fairness    (BENCH_PHASE_MS per phase, default 8000; BENCH_DATABASE_URL to use a server)
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { blobHash } from '../src/steps/large-content.ts';
 import type { Json } from '../test/support/json.ts';
@@ -135,7 +136,11 @@ async function main() {
       const baseline = await probe(server.url, victim.token);
       const running = attack(name, base, token, args);
       await new Promise((r) => setTimeout(r, 500)); // the attack is under way
+      // Where the victim's time goes: the server's event-loop delay during the attack (it runs in this process).
+      const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+      loopDelay.enable();
       const during = await probe(server.url, victim.token);
+      loopDelay.disable();
       const answers = await running;
       const line = `fairness attack=${name} victim_p99_ms=${fmt(during.p99, 1)} baseline_p99_ms=${fmt(baseline.p99, 1)} ratio=${fmt(during.p99 / baseline.p99, 2)}`;
       console.log(line);
@@ -143,7 +148,7 @@ async function main() {
         .map((l) => l.toFixed(1))
         .join(' ');
       console.error(
-        `  victim n=${during.n} failed=${during.failed}; baseline n=${baseline.n} failed=${baseline.failed}; attacker answers ${answers}; load ${load}`,
+        `  victim n=${during.n} failed=${during.failed}; baseline n=${baseline.n} failed=${baseline.failed}; attacker answers ${answers}; load ${load}; event-loop delay p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms max ${fmt(loopDelay.max / 1e6, 1)} ms`,
       );
       ratios.push(during.p99 / baseline.p99);
       await new Promise((r) => setTimeout(r, 1_000)); // let the last attack's work drain
