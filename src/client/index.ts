@@ -10,3 +10,6 @@ export { LedgerStreamVerifier, type StreamCheck, type StreamVerifierOptions } fr
 export type { FetchLike } from './transport.ts';
 export * from './types.ts';
 export type { StepsLogged, Watch } from './watch.ts';
+
+// The compiler checks the shapes above against the types generated from schema.graphql.
+import type {} from './schema-check.ts';

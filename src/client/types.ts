@@ -8,5 +8,3 @@ export type * from './types-inputs.ts';
 export type * from './types-objects.ts';
 export type * from './types-results.ts';
 export type * from './types-scalars.ts';
-// src/client/schema-check.ts checks these shapes against the types generated from schema.graphql
-// (tsc compiles it with the rest of src).
