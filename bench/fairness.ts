@@ -11,7 +11,8 @@
 // Prints, for scripts: `fairness attack=<name> victim_p99_ms=<n> baseline_p99_ms=<n> ratio=<r>` per
 // attack, `fairness rss idle_mib=<n> peak_mib=<n> ratio=<r>` for the server's RSS, and
 // `fairness verdict max_ratio=<r> rss_ratio=<r> met=<true|false>` against issue 50's bounds (2, 1.5).
-//   npm run bench:fairness    (BENCH_PHASE_MS per phase, default 8000; BENCH_DATABASE_URL to use a server)
+//   npm run bench:fairness    (BENCH_PHASE_MS per phase, default 8000; BENCH_DATABASE_URL to use a server;
+//   BENCH_ATTACKS=clients600,blob64 runs only those; BENCH_SERVER_ENV='{"MAX_REQUESTS_PER_KEY":"8"}' sets server config)
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -21,6 +22,8 @@ import type { Json } from '../test/support/json.ts';
 import { fmt, openBenchDatabase, startBenchServer, summarize } from './support.ts';
 
 const PHASE_MS = Number(process.env.BENCH_PHASE_MS ?? 8_000);
+const ONLY_ATTACKS = process.env.BENCH_ATTACKS?.split(',').filter(Boolean);
+const SERVER_ENV = JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}') as Record<string, string>;
 const INLINE_STEPS = 333;
 const INLINE_OUTPUT_CHARS = 29_700; // 333 x 29,700 = 9.9 MB
 const BLOB_CHARS = 7.9 * 1024 * 1024;
@@ -114,7 +117,7 @@ async function tenantKey(db: Awaited<ReturnType<typeof openBenchDatabase>>, name
 
 async function main() {
   const database = await openBenchDatabase();
-  const server = await startBenchServer(database.url, { LOG_LEVEL: 'error' });
+  const server = await startBenchServer(database.url, { LOG_LEVEL: 'error', ...SERVER_ENV });
   const base = server.url.replace(/\/graphql$/, '');
   try {
     const victim = await tenantKey(database, 'victim', ['read']);
@@ -132,7 +135,7 @@ async function main() {
       ['mcp8', reader, {}],
     ];
     const ratios: number[] = [];
-    for (const [name, token, args] of attacks) {
+    for (const [name, token, args] of attacks.filter(([name]) => !ONLY_ATTACKS || ONLY_ATTACKS.includes(name))) {
       const baseline = await probe(server.url, victim.token);
       const running = attack(name, base, token, args);
       await new Promise((r) => setTimeout(r, 500)); // the attack is under way
