@@ -10,6 +10,9 @@
 // - Served file patterns: relevantPatterns for each held-out task (task + context); a task is served
 //   when a pattern naming a file comes back, and the pattern is right when one of the files served
 //   is a file the task changed.
+// - Served procedures: the PROCEDURE patterns of the same answers; one is right when the task's own
+//   run ran it successfully (a step whose command normalises to it, src/learning/procedures.ts, exited
+//   0); coverage is the share of held-out tasks served at least one.
 //
 // reportFiles({ database, url, pool, heldOut }) is called at the end of `npm run bench:memory` on a
 // tenant of its own (the main benchmark's tenant holds feedback runs of held-out tasks by then);
@@ -20,6 +23,7 @@ import { pathToFileURL } from 'node:url';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { createEpisodicClient, type EpisodicClient } from '../src/client/index.ts';
 import { importRuns } from '../src/import/index.ts';
+import { filesWritten, proceduresOf } from '../src/learning/procedures.ts';
 import { diffFiles } from '../src/retrieval/files.ts';
 import { trainRankingModel } from '../src/retrieval/ranker-training.ts';
 import { type DevRun, loadDevRuns } from './memory-data.ts';
@@ -35,7 +39,7 @@ const OUTPUT_CHARS = 4000;
 const FILES = `query($task: RetrievalTaskInput!, $filter: RelevantEpisodeFilter) {
   result: relevantFiles(task: $task, limit: ${K}, filter: $filter) { __typename ... on RelevantFiles { files { path runs } } } }`;
 const PATTERNS = `query($task: RetrievalTaskInput!) { result: relevantPatterns(task: $task, limit: 50) {
-  __typename ... on RelevantPatterns { patterns { pattern { kind changedFile } } } } }`;
+  __typename ... on RelevantPatterns { patterns { pattern { kind changedFile cue } } } } }`;
 const EXTRACT = `mutation($id: ID!) { result: extractEpisodePatterns(episodeId: $id) { __typename } }`;
 
 export interface FilesBenchInput {
@@ -99,12 +103,38 @@ async function askFiles(client: EpisodicClient, agent: string, run: DevRun): Pro
   return result.files.map((f) => f.path);
 }
 
-async function servedFiles(client: EpisodicClient, run: DevRun): Promise<string[]> {
-  const result: { __typename: string; patterns?: Array<{ pattern: { kind: string; changedFile: string | null } }> } = await client.request(PATTERNS, {
-    task: task(run),
-  });
+type ServedPattern = { kind: string; changedFile: string | null; cue: string };
+
+async function servedPatterns(client: EpisodicClient, run: DevRun): Promise<ServedPattern[]> {
+  const result: { __typename: string; patterns?: Array<{ pattern: ServedPattern }> } = await client.request(PATTERNS, { task: task(run) });
   if (!result.patterns) throw new Error(`relevantPatterns refused the task of ${run.id}: ${result.__typename}`);
-  return [...new Set(result.patterns.flatMap((p) => (p.pattern.changedFile ? [p.pattern.changedFile] : [])))];
+  return result.patterns.map((p) => p.pattern);
+}
+
+async function servedFiles(client: EpisodicClient, run: DevRun): Promise<string[]> {
+  const patterns = await servedPatterns(client, run);
+  return [...new Set(patterns.flatMap((p) => (p.changedFile ? [p.changedFile] : [])))];
+}
+
+/** The procedures a run ran successfully, normalised as the server learns them (its own scripts left out). */
+function proceduresWorked(run: DevRun): Set<string> {
+  const scratch = new Set(run.steps.flatMap((s) => filesWritten(s.command)));
+  return new Set(run.steps.filter((s) => s.returnCode === 0).flatMap((s) => proceduresOf(s.command, scratch)));
+}
+
+/** Served procedures: how many, how many the task's own run ran successfully, and the share of tasks served one. */
+async function servedProcedures(client: EpisodicClient, heldOut: readonly DevRun[]): Promise<{ served: number; right: number; coverage: number }> {
+  let served = 0;
+  let right = 0;
+  let covered = 0;
+  for (const run of heldOut) {
+    const procedures = (await servedPatterns(client, run)).filter((p) => p.kind === 'PROCEDURE').map((p) => p.cue);
+    const worked = proceduresWorked(run);
+    served += procedures.length;
+    right += procedures.filter((p) => worked.has(p)).length;
+    covered += procedures.length > 0 ? 1 : 0;
+  }
+  return { served, right, coverage: heldOut.length ? covered / heldOut.length : 0 };
 }
 
 /**
@@ -194,6 +224,7 @@ export async function reportFiles(input: FilesBenchInput): Promise<string[]> {
     ceiling += run.files.filter((f) => known.has(f)).length / run.files.length;
   }
   const { served, right, prior } = await patternsAgainstPrior(client, input);
+  const procedures = await servedProcedures(client, input.heldOut);
   const n = Math.max(1, measured.length);
   const { rows: kinds } = await input.database.db.pool.query<{ kind: string; n: number }>(
     "SELECT kind, count(*)::int AS n FROM patterns WHERE tenant_id = $1 AND status = 'active' GROUP BY kind ORDER BY kind",
@@ -205,6 +236,7 @@ export async function reportFiles(input: FilesBenchInput): Promise<string[]> {
     `patterns: served a file pattern to ${served} of ${input.heldOut.length} held-out tasks, right for ${right}; the repository's most often changed files in their place (as many) right for ${prior}`,
     `memory files Recall@5 episodic=${(episodic / n).toFixed(3)} bm25vote=${(vote / n).toFixed(3)} scratch=${scratch} foreign=${foreign}`,
     `memory patterns served=${served} right=${(served ? right / served : 0).toFixed(3)} prior=${(served ? prior / served : 0).toFixed(3)}`,
+    `memory procedures served=${procedures.served} right=${(procedures.served ? procedures.right / procedures.served : 0).toFixed(3)} coverage=${procedures.coverage.toFixed(3)}`,
   ];
 }
 

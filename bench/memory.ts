@@ -474,10 +474,10 @@ async function main() {
     );
     summary.unshift(...modeLines);
     if (!RANKER_ONLY) {
-      // relevantFiles and served file patterns (bench/memory-files.ts), on a tenant of its own: its last two lines close the summary.
+      // relevantFiles, served file patterns and procedures (bench/memory-files.ts), on a tenant of its own: its `memory ...` lines close the summary.
       const files = await reportFiles({ database, url: server.url, pool, heldOut });
-      console.log(files.slice(0, -2).join('\n'));
-      summary.push(...files.slice(-2));
+      console.log(files.filter((line) => !line.startsWith('memory ')).join('\n'));
+      summary.push(...files.filter((line) => line.startsWith('memory ')));
     }
   } finally {
     await server.stop();

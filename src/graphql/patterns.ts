@@ -15,13 +15,20 @@ import { enumValue } from './enum-value.ts';
 import { episodeField } from './episode-payloads.ts';
 import { connectionSize } from './page-size.ts';
 
-const PATTERN_KIND_VALUES = ['FILE_CHANGE', 'TASK_OUTCOME', 'TOOL_OUTCOME', 'ERROR_OUTCOME', 'ERROR_FIX'] as const satisfies readonly Uppercase<PatternKind>[];
+const PATTERN_KIND_VALUES = [
+  'FILE_CHANGE',
+  'TASK_OUTCOME',
+  'TOOL_OUTCOME',
+  'ERROR_OUTCOME',
+  'ERROR_FIX',
+  'PROCEDURE',
+] as const satisfies readonly Uppercase<PatternKind>[];
 const PATTERN_STATUSES = ['CANDIDATE', 'ACTIVE', 'SUPERSEDED'] as const;
 const LEARNING_STATES = ['NONE', 'PENDING', 'QUEUED', 'DONE', 'SKIPPED'] as const;
 
 const PatternKindEnum = builder.enumType('PatternKind', {
   description:
-    'FILE_CHANGE: tasks mentioning a term change a file; TASK_OUTCOME: tasks mentioning a term succeed more or less often; TOOL_OUTCOME: runs using a tool; ERROR_OUTCOME: runs hitting an error class or name; ERROR_FIX: runs whose failed steps showed an error name changed a file (served to tasks mentioning the error).',
+    'FILE_CHANGE: tasks mentioning a term change a file; TASK_OUTCOME: tasks mentioning a term succeed more or less often; TOOL_OUTCOME: runs using a tool; ERROR_OUTCOME: runs hitting an error class or name; ERROR_FIX: runs whose failed steps showed an error name changed a file (served to tasks mentioning the error); PROCEDURE: a command that worked in most runs of a repository that ran it, normalised (`python tests/runtests.py`, `npm test`): how to run its tests or build it (served to tasks of that domain).',
   values: PATTERN_KIND_VALUES,
 });
 const PatternStatusEnum = builder.enumType('PatternStatus', {
@@ -140,18 +147,23 @@ builder.prismaObject('Pattern', {
     kind: t.field({ type: PatternKindEnum, select: { kind: true }, resolve: (p) => enumValue(PATTERN_KIND_VALUES, p.kind) }),
     signature: t.exposeStringList('signature'),
     description: t.exposeString('description'),
-    occurrences: t.exposeInt('occurrences', { description: 'Episodes of the scope with the antecedent (the term, tool or error class).' }),
+    occurrences: t.exposeInt('occurrences', {
+      description: 'Episodes of the scope with the antecedent (the term, tool or error class; for PROCEDURE, the runs that ran it).',
+    }),
     successes: t.exposeInt('successes', {
-      description: 'Of the occurrences, those where the consequent held (the run succeeded; for FILE_CHANGE, the file changed).',
+      description:
+        'Of the occurrences, those where the consequent held (the run succeeded; for FILE_CHANGE, the file changed; for PROCEDURE, it worked: a step running it succeeded).',
     }),
     successRate: t.exposeFloat('successRate', { description: 'successes / occurrences.' }),
     meanReward: t.exposeFloat('meanReward'),
-    effectiveness: t.exposeFloat('effectiveness', { description: '|lift|, in [0, 1].' }),
+    effectiveness: t.exposeFloat('effectiveness', {
+      description: '|lift|, in [0, 1]; for PROCEDURE, the share of the scope’s runs it worked in.',
+    }),
     status: t.field({ type: PatternStatusEnum, select: { status: true }, resolve: (p) => enumValue(PATTERN_STATUSES, p.status) }),
     supersededAt: t.expose('supersededAt', { type: 'DateTime', nullable: true }),
     feedbackCredit: t.exposeFloat('feedbackCredit'),
     scope: t.exposeString('scope', { description: 'Where it was learnt: the domain, else language:<language>, else *.' }),
-    cue: t.exposeString('cue', { description: 'The term (or tool, error class) a task or run is matched by.' }),
+    cue: t.exposeString('cue', { description: 'The term (or tool, error class) a task or run is matched by; for PROCEDURE, the command.' }),
     changedFile: t.string({
       nullable: true,
       select: { target: true },
@@ -160,13 +172,13 @@ builder.prismaObject('Pattern', {
     }),
     lift: t.exposeFloat('lift', {
       nullable: true,
-      description: 'successRate (shrunk) minus baselineRate, stratified by harness; null without comparable episodes.',
+      description: 'successRate (shrunk) minus baselineRate, stratified by harness; null without comparable episodes, and for PROCEDURE (not compared).',
     }),
     baselineRate: t.exposeFloat('baselineRate', {
       description: 'How often the consequent holds in comparable episodes (same scope and harness) without the antecedent.',
     }),
     summary: t.string({
-      select: { kind: true, scope: true, cue: true, target: true, occurrences: true, successes: true, baselineRate: true, lift: true },
+      select: { kind: true, scope: true, cue: true, target: true, occurrences: true, successes: true, baselineRate: true, lift: true, effectiveness: true },
       description: 'The pattern and its numbers in one sentence.',
       resolve: (p) => patternSummary({ ...p, kind: p.kind as PatternKind }),
     }),

@@ -23,6 +23,8 @@ export interface StepFacts {
   errorClass?: string | null;
   /** Error and exception names a failed step's output shows (`TypeError`, `IntegrityError`): errorNames(). */
   errorNames?: string[];
+  /** The shell command the step ran (its parameters' `command`), when it ran one: procedures are learnt from it. */
+  command?: string | null;
 }
 
 const ERROR_NAME = /\b[A-Z][A-Za-z0-9_]*(?:Error|Exception)\b/g;

@@ -56,7 +56,7 @@ export async function countObservations(client: pg.PoolClient, tenantId: string,
       const key = `${id}\u0000${obs.stratum}`;
       const row = strata.get(key) ?? { id, stratum: obs.stratum, file, support: 0, hits: 0, reward: 0 };
       row.support += file ? 0 : 1;
-      row.hits += file || obs.success ? 1 : 0;
+      row.hits += (c.worked ?? (file || obs.success)) ? 1 : 0;
       row.reward += obs.reward;
       strata.set(key, row);
     }
@@ -213,6 +213,7 @@ interface JudgedRow {
   stored_hits: number;
   stored_lift: number | null;
   stored_baseline: number;
+  stored_effectiveness: number;
   stratum: string;
   support: number;
   hits: number;
@@ -234,7 +235,7 @@ async function judgedRows(client: pg.PoolClient, tenantId: string, scope: string
   const strata = await queryRows<Omit<JudgedRow, 'episodes' | 'base_hits'> & { cue: string; target: string }>(
     client,
     `SELECT p.id, p.kind, p.status, p.cue, p.target, p.occurrences AS stored_support, p.successes AS stored_hits, p.lift AS stored_lift,
-            p.baseline_rate AS stored_baseline, s.stratum, s.support, s.hits, s.reward_sum
+            p.baseline_rate AS stored_baseline, p.effectiveness AS stored_effectiveness, s.stratum, s.support, s.hits, s.reward_sum
        FROM patterns p JOIN pattern_strata s ON s.pattern_id = p.id
       WHERE p.tenant_id = ${p.add(tenantId)} AND p.scope = ${p.add(scope)}
         AND ((p.kind <> ALL(${fileKinds}::text[]) AND p.occurrences >= ${p.add(Math.min(...Object.values(PATTERN_RULES.minSupport)))})
@@ -289,6 +290,7 @@ export async function refreshScope(client: pg.PoolClient, tenantId: string, scop
     meanReward: number;
     lift: number | null;
     baseline: number;
+    effectiveness: number;
   }> = [];
   const judged = new Map<string, Judgement>();
   for (const [id, strata] of byPattern) {
@@ -303,14 +305,17 @@ export async function refreshScope(client: pg.PoolClient, tenantId: string, scop
     const meanReward = observed > 0 ? Math.min(1, rewardSum / observed) : 0;
     const lift = strength.lift === null ? null : round(strength.lift);
     const baseline = round(strength.baselineRate);
+    const effectiveness = round(strength.effectiveness);
     // Rows whose stored values are already these are left alone: most of a scope, most of the time.
     const unchanged =
       status === first.status &&
       strength.support === first.stored_support &&
       strength.hits === first.stored_hits &&
       lift === first.stored_lift &&
-      baseline === first.stored_baseline;
-    if (!unchanged) updates.push({ id, status, support: strength.support, hits: strength.hits, rate: strength.rate, meanReward, lift, baseline });
+      baseline === first.stored_baseline &&
+      effectiveness === first.stored_effectiveness;
+    if (!unchanged)
+      updates.push({ id, status, support: strength.support, hits: strength.hits, rate: strength.rate, meanReward, lift, baseline, effectiveness });
   }
   if (updates.length) {
     const p = new Params();
@@ -324,10 +329,11 @@ export async function refreshScope(client: pg.PoolClient, tenantId: string, scop
       mean_reward: [updates.map((u) => u.meanReward), 'float8'],
       lift: [updates.map((u) => u.lift), 'float8'],
       baseline: [updates.map((u) => u.baseline), 'float8'],
+      effectiveness: [updates.map((u) => u.effectiveness), 'float8'],
     });
     await client.query(
       `UPDATE patterns p SET status = u.status, occurrences = u.support, successes = u.hits, success_rate = u.rate, mean_reward = u.mean_reward,
-              lift = u.lift, baseline_rate = u.baseline, effectiveness = LEAST(1, abs(COALESCE(u.lift, 0))),
+              lift = u.lift, baseline_rate = u.baseline, effectiveness = u.effectiveness,
               superseded_at = CASE WHEN u.status = 'superseded' THEN COALESCE(p.superseded_at, ${at}) WHEN u.status = 'active' THEN NULL ELSE p.superseded_at END
          FROM ${rows}
         WHERE p.id = u.id`,

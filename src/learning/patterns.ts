@@ -9,7 +9,11 @@
  * - error_outcome [scope, error]: the run hit `error`, its step's error class or an error name its
  *   failed steps' output shows (consequent: success);
  * - error_fix [scope, error, path]: the run's failed steps showed the error name `error` and the run
- *   changed `path`: the file that fixed that error (served to a task that mentions the error).
+ *   changed `path`: the file that fixed that error (served to a task that mentions the error);
+ * - procedure [scope, procedure]: the run ran `procedure` (procedures.ts: `python tests/runtests.py`,
+ *   `npm test`); its hits are the runs it worked in (a step running it succeeded), and its strength is
+ *   the share of the scope's runs it worked in, not a lift: how to work in a repository is what most
+ *   of its runs did successfully.
  * The scope is the episode's domain (else its language, else `*`), so one fact is one pattern, not
  * one per context field. A pattern's strength is a comparison inside its scope and harness stratum
  * (the episode's agent): how often the consequent holds with the antecedent against how often it
@@ -18,9 +22,10 @@
  */
 import type { Outcome } from '../episodes/outcome.ts';
 import { type ContextFacts, clamp, episodeSucceeded, type StepFacts } from './facts.ts';
+import { filesWritten, PROCEDURE_RULES, proceduresOf } from './procedures.ts';
 import { taskTerms } from './task-terms.ts';
 
-const PATTERN_KINDS = ['file_change', 'task_outcome', 'tool_outcome', 'error_outcome', 'error_fix'] as const;
+const PATTERN_KINDS = ['file_change', 'task_outcome', 'tool_outcome', 'error_outcome', 'error_fix', 'procedure'] as const;
 export type PatternKind = (typeof PATTERN_KINDS)[number];
 
 /** Kinds whose consequent is a changed file (`file:<path>`); their support is their antecedent's (FILE_ANTECEDENT). */
@@ -32,7 +37,7 @@ const CUED_KINDS: ReadonlySet<PatternKind> = new Set(['file_change', 'task_outco
 
 export const PATTERN_RULES = {
   /** Episodes with the antecedent a pattern needs, by kind. */
-  minSupport: { file_change: 3, task_outcome: 5, tool_outcome: 5, error_outcome: 5, error_fix: 3 },
+  minSupport: { file_change: 3, task_outcome: 5, tool_outcome: 5, error_outcome: 5, error_fix: 3, procedure: 3 },
   /** Episodes with both antecedent and consequent a file pattern needs: a file two runs changed may be chance. */
   minFileHits: 3,
   /**
@@ -44,7 +49,14 @@ export const PATTERN_RULES = {
   /** Comparable episodes (same scope and stratum) without the antecedent. */
   minComparable: 5,
   /** |lift| a pattern needs: file patterns must predict a change (positive lift); outcome patterns may warn. */
-  minLift: { file_change: 0.15, task_outcome: 0.1, tool_outcome: 0.1, error_outcome: 0.1, error_fix: 0.15 },
+  minLift: { file_change: 0.15, task_outcome: 0.1, tool_outcome: 0.1, error_outcome: 0.1, error_fix: 0.15, procedure: 0 },
+  /**
+   * A procedure is kept when it worked in at least minSupport runs, in at least this share of the
+   * scope's runs (a way of working, not one run's habit), and in most runs that tried it (a command
+   * that usually fails there is not how to work there).
+   */
+  procedureShare: 0.3,
+  procedureWorkedRate: 0.5,
   /** Pseudo-observations at the comparable rate added to the rate with the antecedent (shrinks small samples). */
   priorWeight: 2,
   /** |lift| / its standard error a pattern needs (about 95% two-sided): small samples need a larger lift. */
@@ -78,6 +90,8 @@ export interface PatternCandidate {
   cue: string;
   /** SUCCESS_TARGET or `file:<path>`. */
   target: string;
+  /** A procedure's consequent: it worked in this run. The other kinds' is the run's success (or the file). */
+  worked?: boolean;
 }
 
 /** What one episode adds to the counts of its scope and stratum. */
@@ -99,6 +113,7 @@ export function observeEpisode(episode: TaskEpisode): EpisodeObservation {
   const failed = episode.steps.filter((s) => s.resultKind === 'error' || s.resultKind === 'timeout');
   const named = distinctNames(failed.flatMap((s) => s.errorNames ?? [])).slice(0, PATTERN_RULES.errorsPerEpisode);
   const errors = [...new Set([...distinctNames(failed.map((s) => s.errorClass)), ...named])].slice(0, 2 * PATTERN_RULES.errorsPerEpisode);
+  const procedures = [...proceduresRun(episode.steps)].slice(0, PROCEDURE_RULES.perEpisode);
   const candidates: PatternCandidate[] = [
     ...terms.flatMap((term) =>
       files.map((path) => candidate('file_change', [scope, term, path], term, `file:${path}`, `in ${scope}, tasks mentioning "${term}" change ${path}`)),
@@ -109,6 +124,10 @@ export function observeEpisode(episode: TaskEpisode): EpisodeObservation {
     ...named.flatMap((error) =>
       files.map((path) => candidate('error_fix', [scope, error, path], error, `file:${path}`, `in ${scope}, runs that hit ${error} changed ${path}`)),
     ),
+    ...procedures.map(([procedure, worked]) => ({
+      ...candidate('procedure', [scope, procedure], procedure, SUCCESS_TARGET, `in ${scope}, runs ran \`${procedure}\``),
+      worked,
+    })),
   ];
   return {
     scope,
@@ -118,6 +137,19 @@ export function observeEpisode(episode: TaskEpisode): EpisodeObservation {
     fileTargets: files.map((path) => `file:${path}`),
     candidates,
   };
+}
+
+/** Each procedure the steps ran, in first-run order, and whether a step running it succeeded; the run's own scripts are not procedures. */
+function proceduresRun(steps: readonly StepFacts[]): Map<string, boolean> {
+  const commands = steps.filter((s) => s.command && s.resultKind !== null);
+  const scratch = new Set(commands.flatMap((s) => filesWritten(s.command as string)));
+  const worked = new Map<string, boolean>();
+  for (const step of commands) {
+    for (const procedure of proceduresOf(step.command as string, scratch)) {
+      worked.set(procedure, (worked.get(procedure) ?? false) || step.resultKind === 'success');
+    }
+  }
+  return worked;
 }
 
 function patternKey(kind: PatternKind, signature: readonly string[]): string {
@@ -180,6 +212,8 @@ export interface PatternStrength {
   comparable: number;
   /** null: the pattern meets the bar. */
   failure: RejectionReason | null;
+  /** What a reader ranks it by, in [0, 1]: min(1, |lift|); a procedure's share of the scope's runs it worked in. */
+  effectiveness: number;
 }
 
 /**
@@ -190,6 +224,7 @@ export interface PatternStrength {
  * often overall does not make its own tools look effective.
  */
 export function patternStrength(kind: PatternKind, strata: readonly StratumCounts[]): PatternStrength {
+  if (kind === 'procedure') return procedureStrength(strata);
   let support = 0,
     hits = 0,
     comparable = 0,
@@ -217,7 +252,26 @@ export function patternStrength(kind: PatternKind, strata: readonly StratumCount
   const baselineRate = weight > 0 ? weightedWithout / weight : 0;
   const lift = weight > 0 ? (weightedWith - weightedWithout) / weight : null;
   const z = lift === null ? 0 : liftZ(lift, episodes > 0 ? baseHits / episodes : 0, support, comparable);
-  return { support, hits, rate, baselineRate, lift, z, comparable, failure: barFailure(kind, { support, hits, episodes, comparable }, lift, z) };
+  const failure = barFailure(kind, { support, hits, episodes, comparable }, lift, z);
+  return { support, hits, rate, baselineRate, lift, z, comparable, failure, effectiveness: Math.min(1, Math.abs(lift ?? 0)) };
+}
+
+/**
+ * A procedure's support is the runs that ran it, its hits the runs it worked in; its strength the
+ * share of the scope's runs it worked in. It has no lift: it is not compared with runs without it.
+ */
+function procedureStrength(strata: readonly StratumCounts[]): PatternStrength {
+  const sum = (pick: (s: StratumCounts) => number) => strata.reduce((total, s) => total + pick(s), 0);
+  const [support, hits, episodes] = [sum((s) => s.support), sum((s) => s.hits), sum((s) => s.episodes)];
+  const share = episodes > 0 ? Math.min(1, hits / episodes) : 0;
+  const rate = support > 0 ? hits / support : 0;
+  const failure: RejectionReason | null =
+    hits < PATTERN_RULES.minSupport.procedure || share < PATTERN_RULES.procedureShare
+      ? 'too_few_occurrences'
+      : rate < PATTERN_RULES.procedureWorkedRate
+        ? 'low_lift'
+        : null;
+  return { support, hits, rate, baselineRate: 0, lift: null, z: 0, comparable: Math.max(0, episodes - support), failure, effectiveness: share };
 }
 
 /**
@@ -268,6 +322,8 @@ export function patternSummary(p: {
   successes: number;
   baselineRate: number;
   lift: number | null;
+  /** A procedure's share of the scope's runs it worked in. */
+  effectiveness?: number;
 }): string {
   const percent = (x: number) => `${Math.round(x * 100)}%`;
   const compared = `comparable runs without it: ${percent(p.baselineRate)}; lift ${p.lift === null ? 'n/a' : (p.lift >= 0 ? '+' : '') + p.lift.toFixed(2)}`;
@@ -283,5 +339,7 @@ export function patternSummary(p: {
       return `In ${p.scope}, runs that hit ${p.cue} succeeded in ${counts} (${compared}).`;
     case 'error_fix':
       return `In ${p.scope}, runs that hit ${p.cue} changed ${p.target.replace(/^file:/, '')} in ${counts} (${compared}).`;
+    case 'procedure':
+      return `In ${p.scope}, \`${p.cue}\` worked in ${p.successes} of the ${p.occurrences} runs that ran it: ${percent(p.effectiveness ?? 0)} of the runs in ${p.scope}.`;
   }
 }

@@ -7,6 +7,7 @@ import { Params, queryRows, unnestAs } from '../db/sql.ts';
 import type { Complexity } from '../episodes/limits.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import { contentHash } from '../ledger/format/hash.ts';
+import { shellCommandOf } from '../steps/command.ts';
 import type { StopReason } from '../stops/stop-reason.ts';
 import { type ContextFacts, type Critique, errorNames, type StepFacts, type StepResultKind } from './facts.ts';
 import { observeEpisode, type TaskEpisode } from './patterns.ts';
@@ -38,6 +39,8 @@ export interface EpisodeFacts {
 
 /** Characters of a failed step's message and output read for the error names it shows. */
 const ERROR_TEXT_CHARS = 4000;
+/** Parameters larger than this are a file tool's content, not a command: procedures do not read them. */
+const COMMAND_PARAMETER_BYTES = 16_384;
 
 const EPISODE_COLUMNS = `id, tenant_id, work_item_id, status, agent, task_description, outcome, stop_reason, complexity, domain, language, framework, tags,
   critique, metadata, started_at, ended_at, reward_score, learning_state, times_known`;
@@ -77,6 +80,7 @@ export async function loadEpisodeFacts(client: pg.PoolClient, tenantId: string, 
   const steps = await queryRows<StepFactsSqlRow>(
     client,
     `SELECT step_number, kind, tool, result_kind, latency_ms, tokens, result->>'errorClass' AS error_class,
+            CASE WHEN octet_length(parameters::text) <= ${COMMAND_PARAMETER_BYTES} THEN parameters END AS parameters,
             CASE WHEN result_kind IN ('error', 'timeout') THEN left(concat_ws(' ', result->>'message', result->>'output', observation), ${ERROR_TEXT_CHARS}) END AS error_text
        FROM steps WHERE episode_id = ${s.add(episodeId)} ORDER BY step_number`,
     s,
@@ -117,6 +121,7 @@ interface StepFactsSqlRow {
   tokens: number | null;
   error_class: string | null;
   error_text: string | null;
+  parameters: unknown;
 }
 
 function toStepFacts(r: StepFactsSqlRow): StepFacts {
@@ -129,6 +134,7 @@ function toStepFacts(r: StepFactsSqlRow): StepFacts {
     tokens: r.tokens,
     errorClass: r.error_class,
     errorNames: errorNames(r.error_text),
+    command: shellCommandOf(r.parameters),
   };
 }
 

@@ -41,6 +41,8 @@ export interface ScoredPattern {
   pattern: {
     id: string;
     kind?: string | null;
+    /** The pattern and its numbers in one sentence, as the monitor shows it (Pattern.summary). */
+    summary?: string | null;
     description?: string | null;
     changedFile?: string | null;
     occurrences?: number | null;
@@ -127,12 +129,18 @@ export function relevantPatternsText(r: { retrievalId?: string | null; patterns?
   const patterns = r.patterns ?? [];
   if (!patterns.length) return 'No learnt pattern applies to this task yet.';
   const lines = patterns.map(({ pattern: p, score: s }, i) => {
+    // The summary names each number with what it counts (a procedure's runs, a file pattern's lift over comparable runs).
+    if (p.summary) return `${i + 1}. ${p.kind ?? 'PATTERN'}: ${oneLine(p.summary, 300)} (score ${score(s?.total)})`;
     const rate = p.successRate == null ? '' : `, success rate ${Math.round(p.successRate * 100)}%`;
     const lift = p.lift == null ? '' : `, lift ${p.lift >= 0 ? '+' : ''}${p.lift.toFixed(2)}`;
     const file = p.changedFile ? ` [file ${p.changedFile}]` : '';
     return `${i + 1}. ${p.kind ?? 'PATTERN'}: ${oneLine(p.description, 300)}${file} (${p.occurrences ?? 0} run(s)${rate}${lift}; score ${score(s?.total)})`;
   });
-  return [creditLine(r.retrievalId), 'Patterns learnt from past runs (a negative lift is a warning):', ...lines].join('\n');
+  return [
+    creditLine(r.retrievalId),
+    'Patterns learnt from past runs (a PROCEDURE is how runs of the repository worked; a negative lift is a warning):',
+    ...lines,
+  ].join('\n');
 }
 
 /** Each refused field with its limit, once: the API's messages often name both already. */

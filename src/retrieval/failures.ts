@@ -4,6 +4,7 @@
 // failed, not how, so it is the text only when no step failed.
 import type pg from 'pg';
 import { Params, queryRows } from '../db/sql.ts';
+import { commandOf } from '../steps/command.ts';
 
 const FAILURE_TEXT = { commandChars: 160, files: 3, lastLineChars: 200 } as const;
 
@@ -39,16 +40,6 @@ export function describeFailedWork(work: FailedWork): string | null {
   const what = work.command ? `\`${clip(work.command, FAILURE_TEXT.commandChars)}\`` : (work.error.tool ?? 'a step');
   const last = work.error.lastLine && work.error.lastLine !== work.error.message ? `last output: ${work.error.lastLine}` : null;
   return [`${what} failed (step ${work.error.stepNumber}): ${work.error.message}`, last, changing].filter(Boolean).join('; ');
-}
-
-/** The command a step ran, from its parameters (`command`, `cmd`, or the only string). */
-export function commandOf(parameters: unknown): string | null {
-  if (typeof parameters === 'string') return parameters || null;
-  if (!parameters || typeof parameters !== 'object') return null;
-  const record = parameters as Record<string, unknown>;
-  for (const key of ['command', 'cmd', 'script']) if (typeof record[key] === 'string' && record[key]) return record[key] as string;
-  const strings = Object.values(record).filter((v): v is string => typeof v === 'string' && v !== '');
-  return strings.length === 1 ? (strings[0] ?? null) : null;
 }
 
 /** The step's error as it reported it ("TypeError: ..."), and its output's last non-empty line. */

@@ -6,7 +6,10 @@
  *   total     = relevance × (0.5 + 0.5 × strength) + 0.1 × feedback,   strength = min(1, |lift| / 0.5)
  *
  * cue: 1 when the task mentions the pattern's term or error (file, task-outcome and error-fix patterns); tool and error
- * patterns are about runs of a scope, not about words of a task, so their cue is 0.
+ * patterns are about runs of a scope, not about words of a task, so their cue is 0. A procedure (how to
+ * run the tests or build the project) is about every task of its repository: the task's domain is its
+ * cue, it is served only to a task of that domain, and its strength is the share of the domain's runs
+ * it worked in (effectiveness), not a lift.
  * scope: 1 when the task's domain is the pattern's scope, 0.5 when the task names no domain and its
  * language is the pattern's, 0 when the task gives neither. A task of another domain (or, naming no
  * domain, of another language) is about another project: the pattern is not relevant at all (a Java
@@ -24,6 +27,8 @@ export interface RankedPattern {
   /** Language of the episode that first produced the pattern. */
   language: string | null;
   lift: number | null;
+  /** min(1, |lift|); a procedure's share of its scope's runs it worked in. */
+  effectiveness: number;
   /** Retrieval-feedback credit in [-1, 1]; 0 when none. */
   feedbackCredit: number;
 }
@@ -46,6 +51,7 @@ export interface PatternRelevance {
 export function patternRelevance(query: PatternQuery, pattern: RankedPattern): PatternRelevance | null {
   const scope = scopeFit(query.context, pattern);
   if (scope === null) return null;
+  if (pattern.kind === 'procedure') return procedureRelevance(scope, pattern);
   const cued = pattern.kind === 'file_change' || pattern.kind === 'task_outcome' || pattern.kind === 'error_fix';
   const cue = cued && query.terms.has(pattern.cue) ? 1 : 0;
   if (cued && cue === 0) return null;
@@ -55,6 +61,14 @@ export function patternRelevance(query: PatternQuery, pattern: RankedPattern): P
   const strength = clamp(Math.abs(lift) / PATTERN_RELEVANCE.fullStrengthLift, 0, 1);
   const feedback = clamp(pattern.feedbackCredit, -1, 1);
   return { relevance, strength, lift, feedback, total: relevance * (0.5 + 0.5 * strength) + PATTERN_RELEVANCE.feedback * feedback };
+}
+
+/** A procedure of the task's own domain (scope fit 1): full relevance, its share of the domain's runs as its strength. */
+function procedureRelevance(scope: number, pattern: RankedPattern): PatternRelevance | null {
+  if (scope < 1) return null;
+  const strength = clamp(pattern.effectiveness, 0, 1);
+  const feedback = clamp(pattern.feedbackCredit, -1, 1);
+  return { relevance: 1, strength, lift: 0, feedback, total: 0.5 + 0.5 * strength + PATTERN_RELEVANCE.feedback * feedback };
 }
 
 /**

@@ -1,4 +1,4 @@
-// relevantPatterns in SQL: the active patterns whose cue the task mentions, plus the active tool and
+// relevantPatterns in SQL: the active patterns whose cue the task mentions, plus the active tool, error and procedure
 // error patterns of the task's domain, capped; then patternRelevance (pattern-score.ts) over just
 // those candidates, with its floor.
 import type pg from 'pg';
@@ -30,11 +30,15 @@ export async function rankPatterns(pool: pg.Pool, tenantId: string, task: Patter
        (SELECT id FROM patterns WHERE tenant_id = ${tenant} AND cue = ANY(${p.add(terms)}::text[]) AND status = 'active' AND kind IN ('file_change', 'task_outcome', 'error_fix')
          ORDER BY effectiveness DESC, id LIMIT ${PATTERN_CANDIDATE_CAPS.cued})
        UNION
-       (SELECT id FROM patterns WHERE tenant_id = ${tenant} AND scope = ${p.add(domain)} AND status = 'active' AND kind IN ('tool_outcome', 'error_outcome')
+       (SELECT id FROM patterns WHERE tenant_id = ${tenant} AND scope = ${p.add(domain)} AND status = 'active' AND kind IN ('tool_outcome', 'error_outcome', 'procedure')
          ORDER BY effectiveness DESC, id LIMIT ${PATTERN_CANDIDATE_CAPS.scope})
      )
-     SELECT p.id, p.key, p.kind, p.scope, p.cue, p.language, p.lift, p.feedback_credit FROM patterns p JOIN c USING (id)`;
-  const rows = await queryRows<Pick<PatternsRow, 'id' | 'key' | 'kind' | 'scope' | 'cue' | 'language' | 'lift' | 'feedback_credit'>>(pool, sql, p);
+     SELECT p.id, p.key, p.kind, p.scope, p.cue, p.language, p.lift, p.effectiveness, p.feedback_credit FROM patterns p JOIN c USING (id)`;
+  const rows = await queryRows<Pick<PatternsRow, 'id' | 'key' | 'kind' | 'scope' | 'cue' | 'language' | 'lift' | 'effectiveness' | 'feedback_credit'>>(
+    pool,
+    sql,
+    p,
+  );
   const query = { terms: new Set(terms), context: task.context };
   const scored: Array<ScoredPattern & { key: string }> = [];
   for (const row of rows) {
@@ -44,6 +48,7 @@ export async function rankPatterns(pool: pg.Pool, tenantId: string, task: Patter
       cue: row.cue,
       language: row.language,
       lift: row.lift,
+      effectiveness: row.effectiveness,
       feedbackCredit: row.feedback_credit,
     });
     if (score) scored.push({ id: row.id, key: row.key, score });

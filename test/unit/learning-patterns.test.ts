@@ -194,3 +194,46 @@ describe('patternSummary', () => {
     );
   });
 });
+
+describe('procedure patterns', () => {
+  const ran = (stepNumber: number, command: string, resultKind: StepFacts['resultKind']): StepFacts => ({ ...step(stepNumber, 'bash', resultKind), command });
+
+  it('observes each procedure a run ran, worked when a step running it succeeded, leaving out the scripts it wrote', () => {
+    const steps = [
+      ran(1, 'python -m pytest tests/queries', 'error'),
+      ran(2, "cat <<'EOF' > reproduce.py\nprint(1)\nEOF", 'success'),
+      ran(3, 'python reproduce.py', 'success'),
+      ran(4, 'cd /testbed && python tests/runtests.py queries -v 2', 'error'),
+      ran(5, './tests/runtests.py queries', 'success'),
+    ];
+    const procedures = observeEpisode(episode({ steps })).candidates.filter((c) => c.kind === 'procedure');
+    expect(procedures.map((c) => [c.cue, c.worked])).toEqual([
+      ['python -m pytest', false],
+      ['python tests/runtests.py', true],
+    ]);
+    expect(procedures[1]?.signature).toEqual(['django/django', 'python tests/runtests.py']);
+  });
+
+  it('is kept when it worked in enough of the scope runs and in most runs that tried it; its strength is that share', () => {
+    const kept = patternStrength('procedure', [{ support: 80, hits: 76, episodes: 100, baseHits: 40 }]);
+    expect(kept).toMatchObject({ failure: null, lift: null, effectiveness: 0.76, rate: 0.95 });
+    expect(patternStrength('procedure', [{ support: 20, hits: 20, episodes: 100, baseHits: 40 }]).failure).toBe('too_few_occurrences');
+    expect(patternStrength('procedure', [{ support: 60, hits: 2, episodes: 6, baseHits: 3 }]).failure).toBe('too_few_occurrences');
+    expect(patternStrength('procedure', [{ support: 90, hits: 40, episodes: 100, baseHits: 40 }]).failure).toBe('low_lift');
+  });
+
+  it('says what its counts are', () => {
+    const summary = patternSummary({
+      kind: 'procedure',
+      scope: 'sympy/sympy',
+      cue: 'bin/test',
+      target: '',
+      occurrences: 60,
+      successes: 56,
+      baselineRate: 0,
+      lift: null,
+      effectiveness: 0.75,
+    });
+    expect(summary).toBe('In sympy/sympy, `bin/test` worked in 56 of the 60 runs that ran it: 75% of the runs in sympy/sympy.');
+  });
+});

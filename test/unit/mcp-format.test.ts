@@ -65,6 +65,12 @@ describe('relevant_files and relevant_patterns text', () => {
     });
     expect(text).toContain('1. ERROR_RECOVERY: after TimeoutError, retry (4 run(s), success rate 75%, lift -0.20; score 0.40)');
   });
+
+  it('shows a pattern by its summary when the answer has one (a procedure and its counts)', () => {
+    const summary = 'In django/django, `python tests/runtests.py` worked in 176 of the 178 runs that ran it: 76% of the runs in django/django.';
+    const text = relevantPatternsText({ retrievalId: 'r-4', patterns: [{ pattern: { id: 'p', kind: 'PROCEDURE', summary }, score: { total: 0.88 } }] });
+    expect(text).toContain(`1. PROCEDURE: ${summary} (score 0.88)`);
+  });
 });
 
 describe('episode text', () => {

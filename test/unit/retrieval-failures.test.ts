@@ -1,9 +1,10 @@
 // What a warning says went wrong: the work (the last failing command and its error, the files it
 // was changing), the harness's verdict only when no step failed.
 import { describe, expect, it } from 'vitest';
-import { commandOf, describeFailedWork } from '../../src/retrieval/failures.ts';
+import { describeFailedWork } from '../../src/retrieval/failures.ts';
 import { warningsOf } from '../../src/retrieval/retrieve.ts';
 import type { ScoredEpisode } from '../../src/retrieval/store.ts';
+import { commandOf } from '../../src/steps/command.ts';
 
 const error = { stepNumber: 12, tool: 'bash', kind: 'error', message: 'TypeError: unhashable type', lastLine: 'TypeError: unhashable type' };
 

@@ -9,6 +9,7 @@ const pattern = (overrides: Partial<RankedPattern> = {}): RankedPattern => ({
   cue: 'queryset',
   language: 'python',
   lift: 0.25,
+  effectiveness: 0.25,
   feedbackCredit: 0,
   ...overrides,
 });
@@ -51,5 +52,19 @@ describe('scopeFit', () => {
     expect(scopeFit({ ...DJANGO, domain: null }, { scope: 'sympy/sympy', language: 'python' })).toBe(0.5);
     expect(scopeFit({ ...DJANGO, domain: null }, { scope: 'language:python', language: null })).toBe(0.5);
     expect(scopeFit({ ...DJANGO, domain: null, language: 'java' }, { scope: 'sympy/sympy', language: 'python' })).toBeNull();
+  });
+});
+
+describe('procedure relevance', () => {
+  const procedure = (share: number) => pattern({ kind: 'procedure', cue: 'python tests/runtests.py', lift: null, effectiveness: share });
+
+  it('serves a procedure to any task of its domain, its strength the share of runs it worked in', () => {
+    expect(patternRelevance(query([]), procedure(0.76))).toMatchObject({ relevance: 1, strength: 0.76 });
+    expect(patternRelevance(query([]), procedure(0.9))?.total).toBeGreaterThan(patternRelevance(query([]), procedure(0.4))?.total ?? 1);
+  });
+
+  it('never serves a procedure to another domain or to a task that names only a language', () => {
+    expect(patternRelevance(query([], { ...DJANGO, domain: 'sympy/sympy' }), procedure(0.9))).toBeNull();
+    expect(patternRelevance(query([], { ...DJANGO, domain: null }), procedure(0.9))).toBeNull();
   });
 });

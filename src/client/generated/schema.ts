@@ -1148,10 +1148,10 @@ export type Pattern = {
   changedFile: Maybe<Scalars['String']['output']>;
   context: Maybe<PatternContext>;
   createdAt: Maybe<Scalars['DateTime']['output']>;
-  /** The term (or tool, error class) a task or run is matched by. */
+  /** The term (or tool, error class) a task or run is matched by; for PROCEDURE, the command. */
   cue: Maybe<Scalars['String']['output']>;
   description: Maybe<Scalars['String']['output']>;
-  /** |lift|, in [0, 1]. */
+  /** |lift|, in [0, 1]; for PROCEDURE, the share of the scope’s runs it worked in. */
   effectiveness: Maybe<Scalars['Float']['output']>;
   /** The episodes the pattern was observed in, oldest first. */
   episodes: Maybe<PatternEpisodesConnection>;
@@ -1159,10 +1159,10 @@ export type Pattern = {
   id: Maybe<Scalars['ID']['output']>;
   key: Maybe<Scalars['String']['output']>;
   kind: Maybe<PatternKind>;
-  /** successRate (shrunk) minus baselineRate, stratified by harness; null without comparable episodes. */
+  /** successRate (shrunk) minus baselineRate, stratified by harness; null without comparable episodes, and for PROCEDURE (not compared). */
   lift: Maybe<Scalars['Float']['output']>;
   meanReward: Maybe<Scalars['Float']['output']>;
-  /** Episodes of the scope with the antecedent (the term, tool or error class). */
+  /** Episodes of the scope with the antecedent (the term, tool or error class; for PROCEDURE, the runs that ran it). */
   occurrences: Maybe<Scalars['Int']['output']>;
   /** Where it was learnt: the domain, else language:<language>, else *. */
   scope: Maybe<Scalars['String']['output']>;
@@ -1170,7 +1170,7 @@ export type Pattern = {
   status: Maybe<PatternStatus>;
   /** successes / occurrences. */
   successRate: Maybe<Scalars['Float']['output']>;
-  /** Of the occurrences, those where the consequent held (the run succeeded; for FILE_CHANGE, the file changed). */
+  /** Of the occurrences, those where the consequent held (the run succeeded; for FILE_CHANGE, the file changed; for PROCEDURE, it worked: a step running it succeeded). */
   successes: Maybe<Scalars['Int']['output']>;
   /** The pattern and its numbers in one sentence. */
   summary: Maybe<Scalars['String']['output']>;
@@ -1242,11 +1242,12 @@ export type PatternFilter = {
   status?: InputMaybe<Array<PatternStatus>>;
 };
 
-/** FILE_CHANGE: tasks mentioning a term change a file; TASK_OUTCOME: tasks mentioning a term succeed more or less often; TOOL_OUTCOME: runs using a tool; ERROR_OUTCOME: runs hitting an error class or name; ERROR_FIX: runs whose failed steps showed an error name changed a file (served to tasks mentioning the error). */
+/** FILE_CHANGE: tasks mentioning a term change a file; TASK_OUTCOME: tasks mentioning a term succeed more or less often; TOOL_OUTCOME: runs using a tool; ERROR_OUTCOME: runs hitting an error class or name; ERROR_FIX: runs whose failed steps showed an error name changed a file (served to tasks mentioning the error); PROCEDURE: a command that worked in most runs of a repository that ran it, normalised (`python tests/runtests.py`, `npm test`): how to run its tests or build it (served to tasks of that domain). */
 export type PatternKind =
   | 'ERROR_FIX'
   | 'ERROR_OUTCOME'
   | 'FILE_CHANGE'
+  | 'PROCEDURE'
   | 'TASK_OUTCOME'
   | 'TOOL_OUTCOME';
 

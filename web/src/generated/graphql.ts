@@ -77,11 +77,12 @@ export type OutcomeKind =
   | 'SUCCESS'
   | 'UNKNOWN';
 
-/** FILE_CHANGE: tasks mentioning a term change a file; TASK_OUTCOME: tasks mentioning a term succeed more or less often; TOOL_OUTCOME: runs using a tool; ERROR_OUTCOME: runs hitting an error class or name; ERROR_FIX: runs whose failed steps showed an error name changed a file (served to tasks mentioning the error). */
+/** FILE_CHANGE: tasks mentioning a term change a file; TASK_OUTCOME: tasks mentioning a term succeed more or less often; TOOL_OUTCOME: runs using a tool; ERROR_OUTCOME: runs hitting an error class or name; ERROR_FIX: runs whose failed steps showed an error name changed a file (served to tasks mentioning the error); PROCEDURE: a command that worked in most runs of a repository that ran it, normalised (`python tests/runtests.py`, `npm test`): how to run its tests or build it (served to tasks of that domain). */
 export type PatternKind =
   | 'ERROR_FIX'
   | 'ERROR_OUTCOME'
   | 'FILE_CHANGE'
+  | 'PROCEDURE'
   | 'TASK_OUTCOME'
   | 'TOOL_OUTCOME';
 
