@@ -7,9 +7,10 @@ import { canonicalId, isUuid } from '../core/ids.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { type ExtractionReport, extractEpisodePatterns } from '../learning/extract.ts';
-import { type PatternKind, patternSummary } from '../learning/patterns.ts';
+import { failedProcedureSummary, type PatternKind, patternSummary } from '../learning/patterns.ts';
 import type { Reflection } from '../learning/reflection.ts';
 import type { Reward } from '../learning/reward.ts';
+import { failedProcedures } from '../retrieval/pattern-store.ts';
 import { builder } from './builder.ts';
 import { enumValue } from './enum-value.ts';
 import { episodeField } from './episode-payloads.ts';
@@ -181,6 +182,13 @@ builder.prismaObject('Pattern', {
       select: { kind: true, scope: true, cue: true, target: true, occurrences: true, successes: true, baselineRate: true, lift: true, effectiveness: true },
       description: 'The pattern and its numbers in one sentence.',
       resolve: (p) => patternSummary({ ...p, kind: p.kind as PatternKind }),
+    }),
+    failedInstead: t.stringList({
+      select: { kind: true, scope: true, tenantId: true },
+      description:
+        'PROCEDURE: the commands runs of its scope tried that usually failed there (worked in fewer than half the runs that ran them), with their counts, most often tried first: what not to run instead. Empty for the other kinds.',
+      resolve: async (p, _args, ctx) =>
+        p.kind === 'procedure' ? (await failedProcedures(ctx.services.db.pool, p.tenantId, p.scope)).map(failedProcedureSummary) : [],
     }),
     context: t.field({
       type: PatternContext,

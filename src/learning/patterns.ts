@@ -312,6 +312,16 @@ export function nextStatus(current: PatternStatus, meetsBar: boolean): PatternSt
   return current === 'candidate' ? 'candidate' : 'superseded';
 }
 
+/** A procedure that usually failed in its scope (tried in minSupport runs or more, worked in fewer than half): what not to run instead. */
+export function usuallyFails(p: { occurrences: number; successes: number }): boolean {
+  return p.occurrences >= PATTERN_RULES.minSupport.procedure && p.successes < PATTERN_RULES.procedureWorkedRate * p.occurrences;
+}
+
+/** How a procedure that usually fails is told: "`python -m pytest` worked in 1 of the 56 runs that ran it". */
+export function failedProcedureSummary(p: { cue: string; occurrences: number; successes: number }): string {
+  return `\`${p.cue}\` worked in ${p.successes} of the ${p.occurrences} runs that ran it`;
+}
+
 /** One sentence an agent can read: the fact, its counts, and the comparison it is measured against. */
 export function patternSummary(p: {
   kind: PatternKind;

@@ -43,6 +43,8 @@ export interface ScoredPattern {
     kind?: string | null;
     /** The pattern and its numbers in one sentence, as the monitor shows it (Pattern.summary). */
     summary?: string | null;
+    /** PROCEDURE: commands that usually failed in its repository, with their counts. */
+    failedInstead?: string[] | null;
     description?: string | null;
     changedFile?: string | null;
     occurrences?: number | null;
@@ -130,7 +132,8 @@ export function relevantPatternsText(r: { retrievalId?: string | null; patterns?
   if (!patterns.length) return 'No learnt pattern applies to this task yet.';
   const lines = patterns.map(({ pattern: p, score: s }, i) => {
     // The summary names each number with what it counts (a procedure's runs, a file pattern's lift over comparable runs).
-    if (p.summary) return `${i + 1}. ${p.kind ?? 'PATTERN'}: ${oneLine(p.summary, 300)} (score ${score(s?.total)})`;
+    const instead = p.failedInstead?.length ? `\n   usually failed there: ${p.failedInstead.join('; ')}` : '';
+    if (p.summary) return `${i + 1}. ${p.kind ?? 'PATTERN'}: ${oneLine(p.summary, 300)} (score ${score(s?.total)})${instead}`;
     const rate = p.successRate == null ? '' : `, success rate ${Math.round(p.successRate * 100)}%`;
     const lift = p.lift == null ? '' : `, lift ${p.lift >= 0 ? '+' : ''}${p.lift.toFixed(2)}`;
     const file = p.changedFile ? ` [file ${p.changedFile}]` : '';

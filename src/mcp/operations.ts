@@ -19,7 +19,7 @@ export const OPERATIONS = {
       ... on RelevantFiles { retrievalId files { path score runs resolved failed evidence { id taskDescription ${OUTCOME} } } } } }`,
   relevantPatterns: `query RelevantPatterns($task: RetrievalTaskInput!, $limit: Int) {
     result: relevantPatterns(task: $task, limit: $limit) { ${errors('InputLimitError')}
-      ... on RelevantPatterns { retrievalId patterns { pattern { id kind summary description cue changedFile occurrences successRate lift } score { total } } } } }`,
+      ... on RelevantPatterns { retrievalId patterns { pattern { id kind summary failedInstead description cue changedFile occurrences successRate lift } score { total } } } } }`,
   episode: `query Episode($id: ID!, $steps: Int) { result: episode(id: $id) { ${errors('NotFoundError')}
     ... on Episode { ${BRIEF_EPISODE} stopReason { kind reason resource } reflection { successes improvements insights }
       steps(first: $steps) { edges { node { ${STEP} } } pageInfo { hasNextPage } } } } }`,

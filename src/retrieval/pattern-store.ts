@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { PatternsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { type ContextFacts, compareText } from '../learning/facts.ts';
-import type { PatternKind } from '../learning/patterns.ts';
+import { PATTERN_RULES, type PatternKind, usuallyFails } from '../learning/patterns.ts';
 import { TASK_TERM_RULES, taskTerms } from '../learning/task-terms.ts';
 import { type PatternRelevance, patternRelevance } from './pattern-score.ts';
 
@@ -58,4 +58,27 @@ export async function rankPatterns(pool: pg.Pool, tenantId: string, task: Patter
     .sort((a, b) => b.score.total - a.score.total || compareText(a.key, b.key))
     .slice(0, limit)
     .map(({ id, score }) => ({ id, score }));
+}
+
+/** Per procedure cue shown, at most this many commands that usually failed in its scope. */
+const FAILED_INSTEAD = 3;
+
+/**
+ * The procedures that usually failed in a scope (usuallyFails), most often tried first: what runs of
+ * the repository tried before what worked, so an agent does not try them again.
+ */
+export async function failedProcedures(
+  pool: pg.Pool,
+  tenantId: string,
+  scope: string,
+): Promise<Array<{ cue: string; occurrences: number; successes: number }>> {
+  const p = new Params();
+  const rows = await queryRows<Pick<PatternsRow, 'cue' | 'occurrences' | 'successes'>>(
+    pool,
+    `SELECT cue, occurrences, successes FROM patterns
+      WHERE tenant_id = ${p.add(tenantId)} AND scope = ${p.add(scope)} AND kind = 'procedure' AND occurrences >= ${p.add(PATTERN_RULES.minSupport.procedure)}
+      ORDER BY occurrences DESC, cue COLLATE "C"`,
+    p,
+  );
+  return rows.filter(usuallyFails).slice(0, FAILED_INSTEAD);
 }

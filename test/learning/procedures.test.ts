@@ -49,6 +49,8 @@ describe('procedure patterns', () => {
     expect(pytest).toMatchObject({ scope: 'acme/api', occurrences: 5, successes: 5, lift: null });
     expect(pytest.effectiveness).toBeCloseTo(5 / 6, 2);
     expect(pytest.summary).toBe('In acme/api, `python -m pytest` worked in 5 of the 5 runs that ran it: 83% of the runs in acme/api.');
+    // What failed there instead, with its counts: every run tried `make test` first.
+    expect(pytest.failedInstead).toEqual(['`make test` worked in 0 of the 6 runs that ran it']);
 
     const served = await l.relevantPatterns({ description: 'The health endpoint times out', context: API }, 10);
     expect(served.patterns.filter((p: Json) => p.pattern.kind === 'PROCEDURE').map((p: Json) => p.pattern.cue)).toEqual(['python -m pytest']);

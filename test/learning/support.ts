@@ -7,7 +7,7 @@ import type { TenantKeys, TestApp } from '../support/app.ts';
 export const REWARD = 'reward { total normalized base efficiency complexityBonus qualityMultiplier learningBonus }';
 export const REFLECTION = 'reflection { successes improvements insights }';
 const PATTERN_FIELDS =
-  'id key kind signature description scope cue changedFile occurrences successes successRate baselineRate lift summary meanReward effectiveness status supersededAt feedbackCredit context { domain language framework tags }';
+  'id key kind signature description scope cue changedFile occurrences successes successRate baselineRate lift summary failedInstead meanReward effectiveness status supersededAt feedbackCredit context { domain language framework tags }';
 const EXTRACTION = `extraction { mode candidates kept rejected { tooFewOccurrences noComparableEpisodes lowLift } activated confirmed revived superseded patterns { id key } }`;
 
 export const COMPLETE = `mutation($id: ID!, $outcome: OutcomeInput!, $mode: ExtractPatternsMode, $used: [ID!]) {

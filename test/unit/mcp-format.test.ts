@@ -68,8 +68,12 @@ describe('relevant_files and relevant_patterns text', () => {
 
   it('shows a pattern by its summary when the answer has one (a procedure and its counts)', () => {
     const summary = 'In django/django, `python tests/runtests.py` worked in 176 of the 178 runs that ran it: 76% of the runs in django/django.';
-    const text = relevantPatternsText({ retrievalId: 'r-4', patterns: [{ pattern: { id: 'p', kind: 'PROCEDURE', summary }, score: { total: 0.88 } }] });
-    expect(text).toContain(`1. PROCEDURE: ${summary} (score 0.88)`);
+    const failedInstead = ['`python -m pytest` worked in 1 of the 56 runs that ran it'];
+    const text = relevantPatternsText({
+      retrievalId: 'r-4',
+      patterns: [{ pattern: { id: 'p', kind: 'PROCEDURE', summary, failedInstead }, score: { total: 0.88 } }],
+    });
+    expect(text).toContain(`1. PROCEDURE: ${summary} (score 0.88)\n   usually failed there: ${failedInstead[0]}`);
   });
 });
 

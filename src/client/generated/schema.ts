@@ -1155,6 +1155,8 @@ export type Pattern = {
   effectiveness: Maybe<Scalars['Float']['output']>;
   /** The episodes the pattern was observed in, oldest first. */
   episodes: Maybe<PatternEpisodesConnection>;
+  /** PROCEDURE: the commands runs of its scope tried that usually failed there (worked in fewer than half the runs that ran them), with their counts, most often tried first: what not to run instead. Empty for the other kinds. */
+  failedInstead: Maybe<Array<Scalars['String']['output']>>;
   feedbackCredit: Maybe<Scalars['Float']['output']>;
   id: Maybe<Scalars['ID']['output']>;
   key: Maybe<Scalars['String']['output']>;
