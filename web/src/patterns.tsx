@@ -12,7 +12,7 @@ const QUERY = graphql(`
     patterns(first: $first) {
       edges {
         node {
-          id kind description signature occurrences successes successRate effectiveness meanReward lift feedbackCredit createdAt
+          id kind description summary failedInstead signature occurrences successes successRate effectiveness meanReward lift feedbackCredit createdAt
           context { domain language }
         }
       }
@@ -62,24 +62,27 @@ function BackingEpisodes({ api, id }: { api: Api; id: string }) {
 
 function PatternCard({ api, p }: { api: Api; p: Pattern }) {
   const [open, setOpen] = useState(false);
+  // A procedure's numbers are how often it worked, not a run's success against comparable runs: its labels say so.
+  const procedure = p.kind === 'PROCEDURE';
   return (
     <li class="card pattern" data-pattern={p.id}>
       <p class="pattern-head">
-        <span class="tag">{(p.kind ?? '').toLowerCase().replace(/_/g, ' ')}</span> <b>{p.description}</b>
+        <span class="tag">{(p.kind ?? '').toLowerCase().replace(/_/g, ' ')}</span> <b>{p.summary ?? p.description}</b>
       </p>
+      {(p.failedInstead?.length ?? 0) > 0 && <p class="muted">usually failed there: {p.failedInstead?.join('; ')}</p>}
       <dl class="kv">
         <dt>lift</dt>
         <dd class="num" data-lift>
           {p.lift === null ? '–' : `${p.lift >= 0 ? '+' : ''}${num(p.lift)}`}
         </dd>
-        <dt>success rate</dt>
+        <dt>{procedure ? 'worked in the runs that ran it' : 'success rate'}</dt>
         <dd>
           {num(p.successRate)} <Bar fraction={p.successRate ?? 0} />{' '}
           <span class="muted">
             {p.successes} of {p.occurrences}
           </span>
         </dd>
-        <dt>effectiveness</dt>
+        <dt>{procedure ? "share of the repository's runs it worked in" : 'effectiveness (|lift|)'}</dt>
         <dd>
           {num(p.effectiveness)} <Bar fraction={p.effectiveness ?? 0} />
         </dd>

@@ -185,7 +185,7 @@ export type PatternsQueryVariables = Exact<{
 }>;
 
 
-export type PatternsQuery = { patterns: { edges: Array<{ node: { id: string | null, kind: PatternKind | null, description: string | null, signature: Array<string> | null, occurrences: number | null, successes: number | null, successRate: number | null, effectiveness: number | null, meanReward: number | null, lift: number | null, feedbackCredit: number | null, createdAt: string | null, context: { domain: string | null, language: string | null } | null } }> } | null };
+export type PatternsQuery = { patterns: { edges: Array<{ node: { id: string | null, kind: PatternKind | null, description: string | null, summary: string | null, failedInstead: Array<string> | null, signature: Array<string> | null, occurrences: number | null, successes: number | null, successRate: number | null, effectiveness: number | null, meanReward: number | null, lift: number | null, feedbackCredit: number | null, createdAt: string | null, context: { domain: string | null, language: string | null } | null } }> } | null };
 
 export type PatternEpisodesQueryVariables = Exact<{
   id: string;
@@ -860,6 +860,8 @@ export const PatternsDocument = new TypedDocumentString(`
         id
         kind
         description
+        summary
+        failedInstead
         signature
         occurrences
         successes
