@@ -98,6 +98,9 @@ export interface ScoredEpisode {
   strengthInputs: StrengthInputs;
 }
 
+/** Fixed-point units per unit of BM25 score in the summed postings (lexicalCandidates). */
+const SUM_UNITS = 1e9;
+
 /** The largest number of distinct query terms looked up (a 10 KB description holds fewer words). */
 const LOOKUP_TERMS = 4000;
 
@@ -422,12 +425,14 @@ async function lexicalCandidates(
          SELECT t.episode_id, t.impact FROM episode_terms t
           WHERE t.tenant_id = ${tenant} AND t.field = q.field AND t.term = q.term
           ORDER BY t.impact DESC FETCH FIRST ${BM25.POSTINGS_PER_TERM} ROWS WITH TIES) p),
+     -- Summed in fixed point (units of 1e-9): integer sums are exact in any order, so the same postings give
+     -- the same totals however the index returns them, without an ordered aggregate's sort per episode and field.
      summed AS (
-       SELECT episode_id, coalesce(sum(s ORDER BY term) FILTER (WHERE field = 0), 0)::float8 AS task,
-              coalesce(sum(s ORDER BY term) FILTER (WHERE field = 1), 0)::float8 AS work,
-              coalesce(sum(s ORDER BY term) FILTER (WHERE field = 2), 0)::float8 AS change,
-              coalesce(sum(s ORDER BY term) FILTER (WHERE field = ${BM25.TRACE_FIELD}), 0)::float8 AS trace
-         FROM hits GROUP BY episode_id),
+       SELECT episode_id, coalesce(sum(s) FILTER (WHERE field = 0), 0) / ${SUM_UNITS}::float8 AS task,
+              coalesce(sum(s) FILTER (WHERE field = 1), 0) / ${SUM_UNITS}::float8 AS work,
+              coalesce(sum(s) FILTER (WHERE field = 2), 0) / ${SUM_UNITS}::float8 AS change,
+              coalesce(sum(s) FILTER (WHERE field = ${BM25.TRACE_FIELD}), 0) / ${SUM_UNITS}::float8 AS trace
+         FROM (SELECT episode_id, field, round(s * ${SUM_UNITS})::bigint AS s FROM hits) h GROUP BY episode_id),
      best AS (SELECT * FROM summed WHERE task + work + change > 0 ORDER BY task + work + change DESC FETCH FIRST ${JOINED_CANDIDATES} ROWS WITH TIES),
      -- Each best one's row by its key, then the filters (OFFSET 0 keeps them out of the probe). With the episodes
      -- not analyzed yet (a tenant's first runs), a join rescanned best once per episode of the tenant (263 x 126
