@@ -9,7 +9,7 @@ import { loadInBatch } from '../retrieval/episode-loader.ts';
 import { patternTaskViolations, RETRIEVAL_LIMITS, validateRetrieval } from '../retrieval/inputs.ts';
 import type { ScoredPattern } from '../retrieval/pattern-store.ts';
 import { type EpisodeRetrievalResult, type PatternRetrievalResult, type RetrievalDeps, retrievePatterns } from '../retrieval/retrieve.ts';
-import { RETRIEVAL_SIGNALS, type RetrievalSignal, scoreFormula, signalValue } from '../retrieval/signals.ts';
+import { RETRIEVAL_SIGNALS, type RetrievalSignal, type Signal, scoreFormula } from '../retrieval/signals.ts';
 import type { ScoredEpisode } from '../retrieval/store.ts';
 import { builder } from './builder.ts';
 import type { Context } from './context.ts';
@@ -70,7 +70,7 @@ const RelevanceScoreRef = builder.objectRef<ScoredEpisode>('RelevanceScore').imp
         Object.entries(s.features).map(([name, value]) => ({ name, value, contribution: s.contributions?.[name as keyof typeof s.features] ?? 0 })),
       description: 'Each feature of the learned ranker with its contribution (0 for every feature when the fixed formula ranked).',
     }),
-    // One field per declared signal (signals.ts).
+    // One field per declared signal (signals.ts): a weighted signal's value is in the breakdown, a measure's beside it.
     ...Object.fromEntries(
       RETRIEVAL_SIGNALS.map((signal) => {
         const { name, type, description }: RetrievalSignal = signal;
@@ -182,3 +182,7 @@ builder.queryFields((t) => ({
     },
   }),
 }));
+
+function signalValue(s: ScoredEpisode, signal: Signal): number {
+  return signal.role === 'measure' ? s[signal.name] : s.score[signal.name];
+}

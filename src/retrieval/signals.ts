@@ -6,7 +6,6 @@
 // formula (graphql.ts). test/unit/retrieval-signals.test.ts fails when a signal is missing from
 // the client's selection (src/client/documents.ts) or its type (src/client/types-results.ts), the
 // monitor's query (web/src/retrievals.tsx) or docs/LEARNING.md.
-import type { ScoredEpisode } from './store.ts';
 
 /**
  * evidence: weighed in the fixed formula's task evidence; prior: scales the evidence
@@ -95,7 +94,7 @@ export const RETRIEVAL_SIGNALS = [
   { name: 'trigramSimilarity', role: 'measure', weight: 0, type: 'Float' },
 ] as const satisfies readonly RetrievalSignal[];
 
-type Signal = (typeof RETRIEVAL_SIGNALS)[number];
+export type Signal = (typeof RETRIEVAL_SIGNALS)[number];
 type EvidenceEntry = Extract<Signal, { role: 'evidence' }>;
 type PriorEntry = Extract<Signal, { role: 'prior' }>;
 export type EvidenceSignal = EvidenceEntry['name'];
@@ -111,11 +110,6 @@ export const PRIOR_SIGNALS: readonly PriorEntry[] = RETRIEVAL_SIGNALS.filter((s)
 export function signalWeights(): Record<WeightedSignal, number> {
   const weighted = [...EVIDENCE_SIGNALS, ...PRIOR_SIGNALS];
   return Object.fromEntries(weighted.map((s) => [s.name, s.weight])) as Record<WeightedSignal, number>;
-}
-
-/** A signal's value for a scored episode: a weighted signal's in the breakdown, a measure's beside it. */
-export function signalValue(s: ScoredEpisode, signal: Signal): number {
-  return signal.role === 'measure' ? s[signal.name] : s.score[signal.name];
 }
 
 const weightOf = (s: RetrievalSignal) => s.weight.toFixed(2);
