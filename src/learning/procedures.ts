@@ -269,7 +269,10 @@ function withoutRedirections(words: string[]): string[] {
   return kept;
 }
 
-/** The command line without the bodies of its heredocs (`cat <<'EOF' > x.py` ... `EOF`): code, not commands. */
+/**
+ * The command line without the bodies of its heredocs (`cat <<'EOF' > x.py` ... `EOF`) and of
+ * SWE-agent's edit command (`edit 10:12` ... `end_of_edit`): code, not commands.
+ */
 function stripHeredocBodies(command: string): string {
   const lines = command.split('\n');
   const kept: string[] = [];
@@ -277,6 +280,10 @@ function stripHeredocBodies(command: string): string {
   for (const line of lines) {
     if (end !== null) {
       if (line.trim() === end) end = null;
+      continue;
+    }
+    if (/^edit\s+\d+:\d+\s*$/.test(line.trim())) {
+      end = 'end_of_edit';
       continue;
     }
     kept.push(line);

@@ -16,8 +16,19 @@ export function shellCommandOf(parameters: unknown): string | null {
   if (typeof parameters === 'string') return parameters || null;
   if (!parameters || typeof parameters !== 'object') return null;
   const record = parameters as Record<string, unknown>;
-  for (const key of COMMAND_KEYS) if (typeof record[key] === 'string' && record[key]) return record[key] as string;
+  for (const key of COMMAND_KEYS) {
+    const value = record[key];
+    if (typeof value === 'string' && value) return value;
+    if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')) return argvCommand(value as string[]);
+  }
   return null;
+}
+
+/** An argv command (Codex's shell tool: `["bash", "-lc", "pytest -q"]`): the script a shell runs, else the words joined. */
+function argvCommand(argv: string[]): string {
+  const [program, flag, script] = argv;
+  const shell = /(?:^|\/)(?:ba|z|da)?sh$/.test(program ?? '');
+  return shell && /^-\w*c$/.test(flag ?? '') && script !== undefined ? script : argv.join(' ');
 }
 
 function onlyString(parameters: unknown): string | null {

@@ -2,6 +2,7 @@
 // normalised, with exploration, inline code and the runs' own scratch scripts left out.
 import { describe, expect, it } from 'vitest';
 import { filesWritten, proceduresOf, simpleCommands } from '../../src/learning/procedures.ts';
+import { shellCommandOf } from '../../src/steps/command.ts';
 
 describe('proceduresOf', () => {
   it('normalises a test runner call to its program and script, dropping arguments and the cd before it', () => {
@@ -37,6 +38,16 @@ describe('proceduresOf', () => {
   it('reads the files a command writes by redirection, tee and touch', () => {
     expect(filesWritten('echo hi > out.txt; python x.py 2>&1 | tee log.txt; touch a/b.py')).toEqual(['out.txt', 'log.txt', 'a/b.py']);
     expect(filesWritten('make 2>&1 > /dev/null')).toEqual([]);
+  });
+});
+
+describe('commands of other harnesses', () => {
+  it("reads Codex's argv commands and leaves SWE-agent's edit blocks out", () => {
+    expect(shellCommandOf({ command: ['bash', '-lc', 'cd repo && cargo test -q'] })).toBe('cd repo && cargo test -q');
+    expect(shellCommandOf({ command: ['pytest', '-q', 'tests'] })).toBe('pytest -q tests');
+    expect(shellCommandOf({ file_path: 'src/app.py' })).toBeNull();
+    expect(proceduresOf('edit 10:12\n    npm test\n    make check\nend_of_edit')).toEqual([]);
+    expect(proceduresOf('python -m pytest tests/test_x.py')).toEqual(['python -m pytest']);
   });
 });
 
