@@ -17,6 +17,7 @@ import { isHashHex } from '../ledger/format/hash.ts';
 import { stepPagesBytes } from '../steps/page-sizes.ts';
 import { chargeOperation, markCaller } from './admission.ts';
 import { perDocument } from './per-document.ts';
+import { LARGE_READ_BYTES, markLargeRead } from './sliced-answers.ts';
 import { stepPagesIn } from './step-page-reads.ts';
 
 /** The hash argument of every `blob` field in the document (literal or variable), one entry per occurrence. */
@@ -70,7 +71,10 @@ export function useResponseBudget(pool: pg.Pool, limit: number): Plugin {
       const sizes = await Promise.all([blobBytes(pool, viewer, hashes), stepPagesBytes(pool, viewer.tenantId, pages)]);
       const requested = sizes[0] + sizes[1];
       if (requested > limit) setResultAndStopExecution({ errors: [responseTooLargeError(limit, requested)] });
-      else chargeOperation(args.contextValue as object, 1 + Math.floor(requested / BYTES_PER_SLOT));
+      else {
+        chargeOperation(args.contextValue as object, 1 + Math.floor(requested / BYTES_PER_SLOT));
+        if (requested >= LARGE_READ_BYTES) markLargeRead(args.contextValue as object);
+      }
     },
   };
 }

@@ -27,6 +27,7 @@ import { enforceRateLimit, hardeningPlugins, useRateLimit, withoutSuggestions, w
 import { useCompiledStepJournal } from './jit.ts';
 import type { createMetrics } from './metrics.ts';
 import { useResponseBudget } from './response-budget.ts';
+import { useLargeAnswers } from './sliced-answers.ts';
 import { useStreamGuard } from './streams.ts';
 import { useWritesBeforeAnswer } from './writes-before-answer.ts';
 import { yogaLogging } from './yoga-log.ts';
@@ -88,6 +89,8 @@ export function createGraphQLHandler(services: Services, { admission, limiter, k
       // Before admission: a document over the byte budget is refused without a slot, one within it takes slots by its bytes.
       useResponseBudget(services.db.pool, config.maxResponseBytes),
       useAdmission(admission),
+      // After admission: one large read per key at a time, its answer sent in slices, so it does not hold the event loop for other keys.
+      useLargeAnswers(),
       useExpensiveFieldLimits(config.admission.verifyLedgerConcurrency, config.admission.verifyLedgerTotalConcurrency),
       useStreamGuard(keyWatch, config.admission.maxStreamsPerKey),
       metricsPlugin,
