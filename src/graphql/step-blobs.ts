@@ -1,9 +1,11 @@
 // Blobs through the API: each step lists the fields it keeps as blobs (or truncated), and a blob's
 // content is read by its hash, only within the viewer's tenant. Every read of stored content is
-// charged to the request's byte budget at its stored size (from the row) before its bytes are read.
+// charged to the request's byte budget at its stored size (from the row) before its bytes are read,
+// which are read in slices (src/steps/blob-text.ts).
 import { GraphQLError } from 'graphql';
 import { NotFoundError } from '../core/errors.ts';
 import { isHashHex } from '../ledger/format/hash.ts';
+import { blobText } from '../steps/blob-text.ts';
 import type { ContentRef, ContentRefs } from '../steps/large-content.ts';
 import { ResponseBudgetError } from '../steps/read-budget.ts';
 import { ErrorInterface } from './base.ts';
@@ -39,8 +41,7 @@ async function refContent(ctx: Context, ref: RefRow): Promise<string | null> {
   } catch (err) {
     throw err instanceof ResponseBudgetError ? budgetGraphQLError(err) : err;
   }
-  const blob = await ctx.db.blob.findUnique({ where: { tenantId_hash: { tenantId: viewerOf(ctx).tenantId, hash: ref.hash } }, select: { content: true } });
-  return blob?.content ?? null;
+  return blobText(ctx.services.db.pool, viewerOf(ctx).tenantId, ref.hash);
 }
 
 export const StepContentRef = builder.objectRef<RefRow>('StepContentRef').implement({
@@ -89,9 +90,9 @@ builder.queryFields((t) => ({
       const found = isHashHex(hash) ? await ctx.db.blob.findUnique({ where, select: { sizeBytes: true } }) : null;
       if (!found) throw new NotFoundError('Blob', hash);
       ctx.budget.charge(found.sizeBytes, `Blob ${hash}`);
-      const blob = await ctx.db.blob.findUnique({ where, select: { hash: true, sizeBytes: true, content: true } });
-      if (!blob) throw new NotFoundError('Blob', hash);
-      return blob;
+      const content = await blobText(ctx.services.db.pool, ctx.viewer.tenantId, hash);
+      if (content === null) throw new NotFoundError('Blob', hash);
+      return { hash, sizeBytes: found.sizeBytes, content };
     },
   }),
 }));

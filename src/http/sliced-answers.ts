@@ -26,11 +26,11 @@ const LARGE_READS_TOTAL = 4;
 const SLICE_CHARS = 256 * 1024;
 
 /**
- * The JSON text of `value` in pieces: the small parts at once, each string of SLICE_CHARS or more
- * escaped a slice per turn. A slice may end inside a surrogate pair: JSON.stringify escapes each
- * half (\ud83d, \ude00), and the two escapes parse back to the one character.
+ * The JSON text of `value` in UTF-8 pieces: the small parts at once, each string of SLICE_CHARS or
+ * more escaped a slice per turn. A slice may end inside a surrogate pair: JSON.stringify escapes
+ * each half (\ud83d, \ude00), and the two escapes parse back to the one character.
  */
-export async function* jsonSlices(value: unknown): AsyncGenerator<string> {
+export async function* jsonSlices(value: unknown): AsyncGenerator<Buffer> {
   const marker = `\u0001sliced-${randomUUID()}-`;
   const long: string[] = [];
   const text = JSON.stringify(value, (_key, v: unknown) => {
@@ -42,16 +42,16 @@ export async function* jsonSlices(value: unknown): AsyncGenerator<string> {
   const parts = text.split(new RegExp(`"${JSON.stringify(marker).slice(1, -1).replaceAll('\\', '\\\\')}(\\d+)"`));
   for (let i = 0; i < parts.length; i++) {
     if (i % 2 === 0) {
-      yield parts[i] as string;
+      yield Buffer.from(parts[i] as string);
       continue;
     }
     const s = long[Number(parts[i])] as string;
-    yield '"';
     for (let at = 0; at < s.length; at += SLICE_CHARS) {
       await nextTurn();
-      yield JSON.stringify(s.slice(at, at + SLICE_CHARS)).slice(1, -1);
+      const escaped = JSON.stringify(s.slice(at, at + SLICE_CHARS));
+      // The opening quote with the first slice, the closing one with the last.
+      yield Buffer.from(escaped.slice(at === 0 ? 0 : 1, at + SLICE_CHARS >= s.length ? undefined : -1));
     }
-    yield '"';
   }
 }
 
