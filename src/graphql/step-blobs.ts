@@ -27,20 +27,22 @@ builder.objectType(ResponseBudgetError, {
   }),
 });
 
-/** The same refusal where a field cannot return an error type (a nullable String): a coded GraphQL error. */
-export function budgetGraphQLError(err: ResponseBudgetError): GraphQLError {
+/**
+ * The same refusal where a field cannot return an error type (a nullable String, a page): a coded
+ * GraphQL error at the field's place. The error masker (src/http/yoga.ts) makes it of every
+ * ResponseBudgetError a resolver throws, so resolvers charge without translating.
+ */
+export function budgetGraphQLError(err: ResponseBudgetError, at?: Pick<GraphQLError, 'nodes' | 'path'>): GraphQLError {
   return new GraphQLError(err.message, {
+    nodes: at?.nodes,
+    path: at?.path,
     extensions: { code: 'RESPONSE_TOO_LARGE', budget: 'MAX_RESPONSE_BYTES', limit: err.limit, requested: err.requested },
   });
 }
 
 async function refContent(ctx: Context, ref: RefRow): Promise<string | null> {
   if (!ref.stored || !isHashHex(ref.hash)) return null;
-  try {
-    ctx.budget.charge(ref.sizeBytes, `The blob of ${ref.field} (${ref.hash})`);
-  } catch (err) {
-    throw err instanceof ResponseBudgetError ? budgetGraphQLError(err) : err;
-  }
+  ctx.budget.charge(ref.sizeBytes, `The blob of ${ref.field} (${ref.hash})`);
   return blobText(ctx.services.db.pool, viewerOf(ctx).tenantId, ref.hash);
 }
 

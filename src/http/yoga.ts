@@ -15,10 +15,11 @@ import { databaseTrouble } from '../db/errors.ts';
 import { ScopedClients } from '../db/tenant-scope.ts';
 import type { Context } from '../graphql/context.ts';
 import { schema } from '../graphql/schema.ts';
+import { budgetGraphQLError } from '../graphql/step-blobs.ts';
 import { inexactNumberMessage } from '../ledger/format/json-numbers.ts';
 import { requestScope } from '../log.ts';
 import type { Services } from '../services.ts';
-import { ResponseBudget } from '../steps/read-budget.ts';
+import { ResponseBudget, ResponseBudgetError } from '../steps/read-budget.ts';
 import { type Admission, overloadedError, useAdmission, useOneErrorPerRefusal } from './admission.ts';
 import { useDocumentAuthorization } from './document-auth.ts';
 import { useExpensiveFieldLimits } from './expensive.ts';
@@ -129,6 +130,8 @@ function errorMasker(services: Services) {
       log.warn({ requestId, err: original }, 'database unavailable');
       return databaseUnavailableError(requestId);
     }
+    // A read past the byte budget in a field without an error union: its coded refusal, not a bug.
+    if (original instanceof ResponseBudgetError) return budgetGraphQLError(original, error as GraphQLError);
     // Pothos refuses a malformed page cursor before the resolver runs: bad input, not a bug.
     if (original instanceof PothosValidationError) {
       return new GraphQLError(original.message, {
