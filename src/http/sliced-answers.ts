@@ -22,6 +22,8 @@ export const LARGE_READ_BYTES = 1024 * 1024;
 /** Large reads at once per API key, and in the process (each holds up to ~3x MAX_RESPONSE_BYTES in memory while it is sent). */
 const LARGE_READS_PER_KEY = 1;
 const LARGE_READS_TOTAL = 4;
+/** How long an answer being sent keeps its permit at most (a 7.9 MB answer leaves in ~0.1 s). */
+const LARGE_READ_HOLD_MS = 10_000;
 /** Characters of a long string escaped per turn of the event loop (~1 ms). */
 const SLICE_CHARS = 256 * 1024;
 
@@ -73,9 +75,15 @@ export function useLargeAnswers(): Plugin {
       if (ctx.request) budgets.set(ctx.request, ctx.budget);
       if (!largeReads.has(ctx) || !ctx.viewer) return undefined;
       const release = await permits.take(ctx.viewer.keyId);
-      // Over HTTP the permit is held until the answer has left (or the client went away); otherwise until the result.
-      if (ctx.res && !ctx.res.closed) ctx.res.once('close', release);
-      else return { onExecuteDone: release };
+      if (!ctx.res || ctx.res.closed) return { onExecuteDone: release };
+      // Over HTTP the permit is held until the answer has left (or the client went away), for at
+      // most LARGE_READ_HOLD_MS: a client that reads its answer slowly does not keep the permit.
+      const timer = setTimeout(release, LARGE_READ_HOLD_MS);
+      timer.unref();
+      ctx.res.once('close', () => {
+        clearTimeout(timer);
+        release();
+      });
       return undefined;
     },
     onResultProcess({ request, result, setResult }) {
