@@ -13,18 +13,21 @@ let t: TestApp;
 useApp((app) => (t = app));
 
 it('answers a multi-byte blob whole through every slice boundary, to concurrent reads of one key', async () => {
-  // 1, 2, 3 and 4-byte characters: slice boundaries (every 524,288 bytes) fall inside some of them.
-  const text = `${'aé€😀'.repeat(160_000)}end`;
+  // 1, 2, 3 and 4-byte characters (10 bytes a round): the slice boundaries (every 524,288 bytes)
+  // fall on a character's start, or 1, 2 or 3 bytes into one, as the prefix shifts them.
+  const texts = ['', 'x', 'xxx', 'xxxxx'].map((prefix) => `${prefix}${'aé€😀'.repeat(160_000)}end`);
   const api = clientFor(t, t.keys.write);
-  const episode = unwrap(await api.startEpisode({ taskDescription: 'multi-byte blob', taskType: 'budget' })).episode;
-  unwrap(await api.logSteps(episode.id, [{ tool: 'sh', result: { kind: 'SUCCESS', output: text } }], { largeContent: 'BLOB' }));
-  const query = `{ blob(hash: "${blobHash(text)}") { __typename ... on Blob { sizeBytes content } } }`;
+  const episode = unwrap(await api.startEpisode({ taskDescription: 'multi-byte blobs', taskType: 'budget' })).episode;
+  const steps = texts.map((output) => ({ tool: 'sh', result: { kind: 'SUCCESS' as const, output } }));
+  unwrap(await api.logSteps(episode.id, steps, { largeContent: 'BLOB' }));
+  const query = (text: string) => `{ blob(hash: "${blobHash(text)}") { __typename ... on Blob { sizeBytes content } } }`;
   const other = await t.addTenant('blob-slices-bystander');
+  const first = texts[0] as string;
   const [reads, bystander] = await Promise.all([
-    Promise.all(Array.from({ length: 3 }, () => t.gql(query, {}, t.keys.read))),
+    Promise.all([first, first, ...texts].map((text) => t.gql(query(text), {}, t.keys.read).then((answer) => ({ text, answer })))),
     t.gql('{ viewer { id } }', {}, other.read),
   ]);
-  for (const answer of reads) {
+  for (const { text, answer } of reads) {
     expect(answer.errors).toBeUndefined();
     const blob = (answer.data as Json).blob;
     expect(blob.sizeBytes).toBe(Buffer.byteLength(text));
