@@ -4,9 +4,7 @@
 // (RESPONSE_TOO_LARGE) with none of its rows read.
 import type { FieldNode, GraphQLResolveInfo } from 'graphql';
 import { type EpisodeTextField, episodeTextBytes, isEpisodeTextField } from '../episodes/text-sizes.ts';
-import { ResponseBudgetError } from '../steps/read-budget.ts';
 import { type Context, viewerOf } from './context.ts';
-import { budgetGraphQLError } from './step-blobs.ts';
 import { fieldsOf } from './step-page.ts';
 
 type Selection = Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>;
@@ -28,9 +26,5 @@ export function selectedEpisodeTexts(info: Selection, page = false): EpisodeText
 export async function chargeEpisodeTexts(ctx: Context, ids: readonly string[], fields: readonly EpisodeTextField[]) {
   if (!fields.length) return;
   const bytes = await episodeTextBytes(ctx.services.db.pool, viewerOf(ctx).tenantId, ids, fields);
-  try {
-    ctx.budget.charge(bytes, `The ${fields.join(', ')} of ${ids.length} episode(s)`);
-  } catch (err) {
-    throw err instanceof ResponseBudgetError ? budgetGraphQLError(err) : err;
-  }
+  ctx.budget.charge(bytes, `The ${fields.join(', ')} of ${ids.length} episode(s)`);
 }

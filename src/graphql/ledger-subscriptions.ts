@@ -12,7 +12,7 @@ import { ResponseBudget } from '../steps/read-budget.ts';
 import { builder } from './builder.ts';
 import type { AuthedContext } from './context.ts';
 import { LedgerEventRef, LedgerFilterInput } from './ledger.ts';
-import { chargeStepRowsOrThrow, selectsOwnStepContent } from './step-page.ts';
+import { chargeStepRows, selectsOwnStepContent } from './step-page.ts';
 
 builder.subscriptionType({
   authScopes: { read: true },
@@ -92,7 +92,7 @@ const StepsLoggedRef = builder.objectRef<StoredLedgerEvent>('StepsLoggedEvent').
           orderBy: { stepNumber: 'asc' as const },
         };
         const budget = new ResponseBudget(ctx.budget.limit);
-        if (selectsOwnStepContent(info)) await chargeStepRowsOrThrow(ctx, rows, (n) => `The ${n} steps of event ${e.seq}`, budget);
+        if (selectsOwnStepContent(info)) await chargeStepRows(ctx, rows, (n) => `The ${n} steps of event ${e.seq}`, budget);
         return ctx.db.step.findMany({ ...query, ...rows });
       },
     }),

@@ -1,9 +1,11 @@
 // Blobs through the API: each step lists the fields it keeps as blobs (or truncated), and a blob's
 // content is read by its hash, only within the viewer's tenant. Every read of stored content is
-// charged to the request's byte budget at its stored size (from the row) before its bytes are read.
+// charged to the request's byte budget at its stored size (from the row) before its bytes are read,
+// which are read in slices (src/steps/blob-text.ts).
 import { GraphQLError } from 'graphql';
 import { NotFoundError } from '../core/errors.ts';
 import { isHashHex } from '../ledger/format/hash.ts';
+import { blobText } from '../steps/blob-text.ts';
 import type { ContentRef, ContentRefs } from '../steps/large-content.ts';
 import { ResponseBudgetError } from '../steps/read-budget.ts';
 import { ErrorInterface } from './base.ts';
@@ -25,22 +27,23 @@ builder.objectType(ResponseBudgetError, {
   }),
 });
 
-/** The same refusal where a field cannot return an error type (a nullable String): a coded GraphQL error. */
-export function budgetGraphQLError(err: ResponseBudgetError): GraphQLError {
+/**
+ * The same refusal where a field cannot return an error type (a nullable String, a page): a coded
+ * GraphQL error at the field's place. The error masker (src/http/yoga.ts) makes it of every
+ * ResponseBudgetError a resolver throws, so resolvers charge without translating.
+ */
+export function budgetGraphQLError(err: ResponseBudgetError, at?: Pick<GraphQLError, 'nodes' | 'path'>): GraphQLError {
   return new GraphQLError(err.message, {
+    nodes: at?.nodes,
+    path: at?.path,
     extensions: { code: 'RESPONSE_TOO_LARGE', budget: 'MAX_RESPONSE_BYTES', limit: err.limit, requested: err.requested },
   });
 }
 
 async function refContent(ctx: Context, ref: RefRow): Promise<string | null> {
   if (!ref.stored || !isHashHex(ref.hash)) return null;
-  try {
-    ctx.budget.charge(ref.sizeBytes, `The blob of ${ref.field} (${ref.hash})`);
-  } catch (err) {
-    throw err instanceof ResponseBudgetError ? budgetGraphQLError(err) : err;
-  }
-  const blob = await ctx.db.blob.findUnique({ where: { tenantId_hash: { tenantId: viewerOf(ctx).tenantId, hash: ref.hash } }, select: { content: true } });
-  return blob?.content ?? null;
+  ctx.budget.charge(ref.sizeBytes, `The blob of ${ref.field} (${ref.hash})`);
+  return blobText(ctx.services.db.pool, viewerOf(ctx).tenantId, ref.hash);
 }
 
 export const StepContentRef = builder.objectRef<RefRow>('StepContentRef').implement({
@@ -89,9 +92,9 @@ builder.queryFields((t) => ({
       const found = isHashHex(hash) ? await ctx.db.blob.findUnique({ where, select: { sizeBytes: true } }) : null;
       if (!found) throw new NotFoundError('Blob', hash);
       ctx.budget.charge(found.sizeBytes, `Blob ${hash}`);
-      const blob = await ctx.db.blob.findUnique({ where, select: { hash: true, sizeBytes: true, content: true } });
-      if (!blob) throw new NotFoundError('Blob', hash);
-      return blob;
+      const content = await blobText(ctx.services.db.pool, ctx.viewer.tenantId, hash);
+      if (content === null) throw new NotFoundError('Blob', hash);
+      return { hash, sizeBytes: found.sizeBytes, content };
     },
   }),
 }));

@@ -6,9 +6,8 @@
 // aliased pages of one 9.9 MB episode took a 297 MB answer and 1.4 GB of server memory before.
 import type { FieldNode, FragmentDefinitionNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 import type { Prisma } from '../generated/prisma/client.ts';
-import { type ResponseBudget, ResponseBudgetError } from '../steps/read-budget.ts';
+import type { ResponseBudget } from '../steps/read-budget.ts';
 import type { Context } from './context.ts';
-import { budgetGraphQLError } from './step-blobs.ts';
 
 /** Step fields whose values are the step's inline content (what size_bytes measures), not its few fixed-size columns. */
 const CONTENT_FIELDS: ReadonlySet<string> = new Set(['parameters', 'result', 'observation', 'worldBefore', 'worldAfter', 'metadata', 'hashedContent']);
@@ -61,28 +60,15 @@ export async function chargeStepRows(ctx: Context, rows: StepRows, what: Describ
   );
 }
 
-/** chargeStepRows for a field that cannot answer an error type: the refusal is a coded GraphQL error. */
-export async function chargeStepRowsOrThrow(ctx: Context, rows: StepRows, what: Described, budget?: ResponseBudget): Promise<void> {
-  try {
-    await chargeStepRows(ctx, rows, what, budget);
-  } catch (err) {
-    throw err instanceof ResponseBudgetError ? budgetGraphQLError(err) : err;
-  }
-}
-
 /** Charges one step's stored size before it is read: a findUnique, which Prisma batches with the other
  * steps of the same tick, so a 1,000-step logSteps answer costs one statement, not a thousand. */
-export async function chargeStepOrThrow(ctx: Context, id: string, what: string): Promise<void> {
+export async function chargeStep(ctx: Context, id: string, what: string): Promise<void> {
   const row = await ctx.db.step.findUnique({ where: { id }, select: { sizeBytes: true } });
-  try {
-    ctx.budget.charge(row?.sizeBytes ?? 0, what);
-  } catch (err) {
-    throw err instanceof ResponseBudgetError ? budgetGraphQLError(err) : err;
-  }
+  ctx.budget.charge(row?.sizeBytes ?? 0, what);
 }
 
 /** Charges a page of an episode's steps before its rows are read. */
 export function chargeStepPage(ctx: Context, episodeId: string, page: Pick<StepRows, 'take' | 'skip' | 'cursor'>): Promise<void> {
   const rows = { where: { episodeId }, orderBy: { stepNumber: 'asc' as const }, ...page };
-  return chargeStepRowsOrThrow(ctx, rows, (n) => `This page of ${n} steps of episode ${episodeId}`);
+  return chargeStepRows(ctx, rows, (n) => `This page of ${n} steps of episode ${episodeId}`);
 }

@@ -17,7 +17,7 @@ import { enumValue } from './enum-value.ts';
 import { episodeField } from './episode-payloads.ts';
 import { contentRefList, StepContentRef } from './step-blobs.ts';
 import { LogStepsOptionsInput, StepInputRef, toLogOptions, toStepInput } from './step-inputs.ts';
-import { chargeStepOrThrow, selectsOwnStepContent } from './step-page.ts';
+import { chargeStep, selectsOwnStepContent } from './step-page.ts';
 
 /** Every column hashedContent reads: the hashed members, the step number, and whether the content is forgotten. */
 const HASHED_COLUMNS = Object.fromEntries([...STEP_HASH_FIELDS, ...STEP_OPTIONAL_FIELDS, 'stepNumber', 'forgottenAt'].map((f) => [f, true]));
@@ -92,7 +92,7 @@ const StepItemResultRef = builder.objectRef<ItemResult>('StepItemResult').implem
       resolve: async (query, r, _args, ctx, info) => {
         if (!('stepId' in r.item)) return null;
         const where = { id: r.item.stepId };
-        if (selectsOwnStepContent(info)) await chargeStepOrThrow(ctx, where.id, `Step ${r.index} of this answer`);
+        if (selectsOwnStepContent(info)) await chargeStep(ctx, where.id, `Step ${r.index} of this answer`);
         return ctx.db.step.findUnique({ ...query, where });
       },
     }),

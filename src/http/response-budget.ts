@@ -1,10 +1,12 @@
 // The whole-request side of the byte budget (MAX_RESPONSE_BYTES): before a document that selects
-// `blob(hash:)` runs, the stored sizes of every blob it names (each alias counted) are read from
-// their rows in one query, and a document whose blobs together pass the budget is refused before
-// any of them is read. Each read is charged again as it resolves (src/steps/read-budget.ts), which
-// also covers content reached through steps (Step.contentRefs { content }). A document within the
-// budget is charged by its bytes at admission too, one slot per 128 KiB it reads (it runs before
-// useAdmission): 64 concurrent reads of a 7.9 MB blob by one key run one at a time, not 64.
+// `blob(hash:)` or pages of an episode's step content (`episode(id:) { steps { edges { node { result } } } }`,
+// src/http/step-page-reads.ts) runs, the stored sizes of every blob and page it names (each alias
+// counted) are summed by PostgreSQL, and a document whose reads together pass the budget is refused
+// before any of them is read, with one error. Each read is charged again as it resolves
+// (src/steps/read-budget.ts), which also covers content reached otherwise (Step.contentRefs { content },
+// episodes lists). A document within the budget is charged by its bytes at admission too, one slot
+// per 128 KiB it reads (it runs before useAdmission): 64 concurrent reads of a 7.9 MB blob by one
+// key run one at a time, not 64.
 import { type DocumentNode, GraphQLError, Kind, type ValueNode, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type pg from 'pg';
@@ -12,8 +14,11 @@ import type { Viewer } from '../auth/store.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import type { Context } from '../graphql/context.ts';
 import { isHashHex } from '../ledger/format/hash.ts';
+import { stepPagesBytes } from '../steps/page-sizes.ts';
 import { chargeOperation, markCaller } from './admission.ts';
 import { perDocument } from './per-document.ts';
+import { LARGE_READ_BYTES, markLargeRead } from './sliced-answers.ts';
+import { stepPagesIn } from './step-page-reads.ts';
 
 /** The hash argument of every `blob` field in the document (literal or variable), one entry per occurrence. */
 export function blobHashesIn(document: DocumentNode, variables: Record<string, unknown> | null | undefined): string[] {
@@ -38,7 +43,7 @@ const blobHashArguments = perDocument((document: DocumentNode): readonly (ValueN
 
 function responseTooLargeError(limit: number, requested: number): GraphQLError {
   return new GraphQLError(
-    `The blobs this request reads hold ${requested} bytes, more than MAX_RESPONSE_BYTES (${limit} bytes per request); nothing was read. Download large content with GET /blobs/<hash> (Range supported), or split the request.`,
+    `The blobs and step pages this request reads hold ${requested} bytes, more than MAX_RESPONSE_BYTES (${limit} bytes per request); nothing was read. Download large content with GET /blobs/<hash> (Range supported), page steps with fewer rows, or split the request.`,
     { extensions: { code: 'RESPONSE_TOO_LARGE', budget: 'MAX_RESPONSE_BYTES', limit, requested } },
   );
 }
@@ -46,8 +51,8 @@ function responseTooLargeError(limit: number, requested: number): GraphQLError {
 /** Bytes of stored content that cost one admission slot: a read of the whole default budget (8 MiB) costs 64, a key's whole share. */
 const BYTES_PER_SLOT = 128 * 1024;
 
-async function requestedBytes(pool: pg.Pool, viewer: Viewer, hashes: string[]): Promise<number> {
-  markCaller(viewer);
+async function blobBytes(pool: pg.Pool, viewer: Viewer, hashes: string[]): Promise<number> {
+  if (!hashes.length) return 0;
   const p = new Params();
   const sql = `SELECT sum(b.size_bytes) AS requested FROM unnest(${p.add(hashes)}::text[]) AS h(hash) JOIN blobs b ON b.tenant_id = ${p.add(viewer.tenantId)} AND b.hash = h.hash`;
   return Number((await queryRows<{ requested: string | null }>(pool, sql, p))[0]?.requested ?? 0);
@@ -58,11 +63,18 @@ export function useResponseBudget(pool: pg.Pool, limit: number): Plugin {
     async onExecute({ args, setResultAndStopExecution }) {
       const viewer = (args.contextValue as unknown as Context).viewer;
       if (!viewer) return;
-      const hashes = blobHashesIn(args.document, args.variableValues);
-      if (!hashes.length) return;
-      const requested = await requestedBytes(pool, viewer, hashes);
+      const variables = args.variableValues ?? {};
+      const hashes = blobHashesIn(args.document, variables);
+      const pages = stepPagesIn(args.schema, args.document, args.operationName, variables);
+      if (!hashes.length && !pages.length) return;
+      markCaller(viewer);
+      const sizes = await Promise.all([blobBytes(pool, viewer, hashes), stepPagesBytes(pool, viewer.tenantId, pages)]);
+      const requested = sizes[0] + sizes[1];
       if (requested > limit) setResultAndStopExecution({ errors: [responseTooLargeError(limit, requested)] });
-      else chargeOperation(args.contextValue as object, 1 + Math.floor(requested / BYTES_PER_SLOT));
+      else {
+        chargeOperation(args.contextValue as object, 1 + Math.floor(requested / BYTES_PER_SLOT));
+        if (requested >= LARGE_READ_BYTES) markLargeRead(args.contextValue as object);
+      }
     },
   };
 }

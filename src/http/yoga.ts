@@ -15,10 +15,11 @@ import { databaseTrouble } from '../db/errors.ts';
 import { ScopedClients } from '../db/tenant-scope.ts';
 import type { Context } from '../graphql/context.ts';
 import { schema } from '../graphql/schema.ts';
+import { budgetGraphQLError } from '../graphql/step-blobs.ts';
 import { inexactNumberMessage } from '../ledger/format/json-numbers.ts';
 import { requestScope } from '../log.ts';
 import type { Services } from '../services.ts';
-import { ResponseBudget } from '../steps/read-budget.ts';
+import { ResponseBudget, ResponseBudgetError } from '../steps/read-budget.ts';
 import { type Admission, overloadedError, useAdmission, useOneErrorPerRefusal } from './admission.ts';
 import { useDocumentAuthorization } from './document-auth.ts';
 import { useExpensiveFieldLimits } from './expensive.ts';
@@ -27,6 +28,7 @@ import { enforceRateLimit, hardeningPlugins, useRateLimit, withoutSuggestions, w
 import { useCompiledStepJournal } from './jit.ts';
 import type { createMetrics } from './metrics.ts';
 import { useResponseBudget } from './response-budget.ts';
+import { useLargeAnswers } from './sliced-answers.ts';
 import { useStreamGuard } from './streams.ts';
 import { useWritesBeforeAnswer } from './writes-before-answer.ts';
 import { yogaLogging } from './yoga-log.ts';
@@ -88,6 +90,8 @@ export function createGraphQLHandler(services: Services, { admission, limiter, k
       // Before admission: a document over the byte budget is refused without a slot, one within it takes slots by its bytes.
       useResponseBudget(services.db.pool, config.maxResponseBytes),
       useAdmission(admission),
+      // After admission: one large read per key at a time, its answer sent in slices, so it does not hold the event loop for other keys.
+      useLargeAnswers(),
       useExpensiveFieldLimits(config.admission.verifyLedgerConcurrency, config.admission.verifyLedgerTotalConcurrency),
       useStreamGuard(keyWatch, config.admission.maxStreamsPerKey),
       metricsPlugin,
@@ -126,6 +130,8 @@ function errorMasker(services: Services) {
       log.warn({ requestId, err: original }, 'database unavailable');
       return databaseUnavailableError(requestId);
     }
+    // A read past the byte budget in a field without an error union: its coded refusal, not a bug.
+    if (original instanceof ResponseBudgetError) return budgetGraphQLError(original, error as GraphQLError);
     // Pothos refuses a malformed page cursor before the resolver runs: bad input, not a bug.
     if (original instanceof PothosValidationError) {
       return new GraphQLError(original.message, {

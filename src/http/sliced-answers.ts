@@ -1,0 +1,103 @@
+// Large answers (issue 50): 64 concurrent blob(hash) reads of a 7.9 MB blob by one key held the
+// event loop ~45 ms per answer (one JSON.stringify ~32 ms, its UTF-8 copy ~10 ms), and another
+// tenant's one-row read waited behind each. Now:
+// - a request the byte budget measured as large before it ran (useResponseBudget: its blobs and
+//   step pages hold LARGE_READ_BYTES or more) runs only with a large-read permit, one per key and
+//   a few per process (FairPermits, round-robin between keys), held until its answer is sent, so one
+//   key's large reads queue behind each other and the server holds a few large answers at a time;
+// - an answer that carries large content (LARGE_READ_BYTES or more charged to the budget) is
+//   serialised and sent in slices, with the event loop free between them. The JSON is the same
+//   text a client parses; only its long strings are escaped a slice at a time.
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { setTimeout as pause } from 'node:timers/promises';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { Context } from '../graphql/context.ts';
+import type { ResponseBudget } from '../steps/read-budget.ts';
+import { FairPermits } from './fair-permits.ts';
+
+/** Bytes of stored content from which a read is large: it takes a permit, and its answer is sent in slices. */
+export const LARGE_READ_BYTES = 1024 * 1024;
+/** Large reads at once per API key, and in the process (each holds up to ~3x MAX_RESPONSE_BYTES in memory while it is sent). */
+const LARGE_READS_PER_KEY = 1;
+const LARGE_READS_TOTAL = 4;
+/** How long an answer being sent keeps its permit at most (a 7.9 MB answer leaves in ~0.1 s). */
+const LARGE_READ_HOLD_MS = 10_000;
+/** Characters of a long string escaped per turn of the event loop (~1 ms). */
+const SLICE_CHARS = 256 * 1024;
+/** What JSON.stringify escapes in a string: a quote, a backslash, a control character, a surrogate (a lone one is escaped; a pair is left to it). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+/** The pause before each slice: a large answer takes at most about half of the loop, however fast its client reads. */
+const SLICE_PAUSE_MS = 1;
+
+/**
+ * The JSON text of `value` in UTF-8 pieces: the small parts at once, each string of SLICE_CHARS or
+ * more escaped a slice per turn. A slice may end inside a surrogate pair: JSON.stringify escapes
+ * each half (\ud83d, \ude00), and the two escapes parse back to the one character.
+ */
+export async function* jsonSlices(value: unknown): AsyncGenerator<Buffer> {
+  const marker = `\u0001sliced-${randomUUID()}-`;
+  const long: string[] = [];
+  const text = JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v !== 'string' || v.length < SLICE_CHARS) return v;
+    long.push(v);
+    return `${marker}${long.length - 1}`;
+  });
+  // JSON.stringify writes the marker's \u0001 as the six characters \u0001.
+  const parts = text.split(new RegExp(`"${JSON.stringify(marker).slice(1, -1).replaceAll('\\', '\\\\')}(\\d+)"`));
+  for (let i = 0; i < parts.length; i++) {
+    if (i % 2 === 0) {
+      yield Buffer.from(parts[i] as string);
+      continue;
+    }
+    const s = long[Number(parts[i])] as string;
+    for (let at = 0; at < s.length; at += SLICE_CHARS) {
+      await pause(SLICE_PAUSE_MS);
+      const slice = s.slice(at, at + SLICE_CHARS);
+      // Most content needs no escape: written as it is, without a second copy of the slice.
+      const escaped = NEEDS_ESCAPE.test(slice) ? JSON.stringify(slice).slice(1, -1) : slice;
+      // The opening quote with the first slice, the closing one with the last.
+      yield Buffer.from(`${at === 0 ? '"' : ''}${escaped}${at + SLICE_CHARS >= s.length ? '"' : ''}`);
+    }
+  }
+}
+
+/** Requests (their GraphQL context) the byte budget measured as large before they ran. */
+const largeReads = new WeakSet<object>();
+
+/** Marks the operation of `context` as a large read (useResponseBudget, before admission). */
+export function markLargeRead(context: object): void {
+  largeReads.add(context);
+}
+
+/** After admission: a large read waits for its permit, held until the answer is sent; a large answer leaves in slices. */
+export function useLargeAnswers(): Plugin {
+  const permits = new FairPermits(LARGE_READS_PER_KEY, LARGE_READS_TOTAL);
+  const budgets = new WeakMap<Request, ResponseBudget>();
+  return {
+    async onExecute({ args }) {
+      const ctx = args.contextValue as unknown as Context & { request?: Request; res?: ServerResponse };
+      if (ctx.request) budgets.set(ctx.request, ctx.budget);
+      if (!largeReads.has(ctx) || !ctx.viewer) return undefined;
+      const release = await permits.take(ctx.viewer.keyId);
+      if (!ctx.res || ctx.res.closed) return { onExecuteDone: release };
+      // Over HTTP the permit is held until the answer has left (or the client went away), for at
+      // most LARGE_READ_HOLD_MS: a client that reads its answer slowly does not keep the permit.
+      const timer = setTimeout(release, LARGE_READ_HOLD_MS);
+      timer.unref();
+      ctx.res.once('close', () => {
+        clearTimeout(timer);
+        release();
+      });
+      return undefined;
+    },
+    onResultProcess({ request, result, setResult }) {
+      if (Array.isArray(result) || isAsyncIterable(result) || (budgets.get(request)?.used ?? 0) < LARGE_READ_BYTES) return;
+      // processRegularResult hands the stringifier the result without internal error fields and
+      // makes the Response of what it returns: a Readable is streamed with backpressure.
+      const stringify = (sanitized: unknown) => Readable.from(jsonSlices(sanitized)) as unknown as string;
+      setResult({ ...result, stringify } as typeof result);
+    },
+  };
+}
