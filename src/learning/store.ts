@@ -42,11 +42,11 @@ const ERROR_TEXT_CHARS = 4000;
 /** Parameters larger than this are a file tool's content, not a command: procedures do not read them. */
 const COMMAND_PARAMETER_BYTES = 16_384;
 
-const EPISODE_COLUMNS = `id, tenant_id, work_item_id, status, agent, task_description, outcome, stop_reason, complexity, domain, language, framework, tags,
+export const EPISODE_FACT_COLUMNS = `id, tenant_id, work_item_id, status, agent, task_description, outcome, stop_reason, complexity, domain, language, framework, tags,
   critique, metadata, started_at, ended_at, reward_score, learning_state, times_known`;
 
-/** The columns of EPISODE_COLUMNS. */
-type EpisodeFactsSqlRow = Pick<
+/** The columns of EPISODE_FACT_COLUMNS. */
+export type EpisodeFactsSqlRow = Pick<
   EpisodesRow,
   | 'id'
   | 'tenant_id'
@@ -73,9 +73,17 @@ type EpisodeFactsSqlRow = Pick<
 /** The episode and its steps as the learning rules see them; lock: hold the row until commit. */
 export async function loadEpisodeFacts(client: pg.PoolClient, tenantId: string, episodeId: string, lock = false): Promise<EpisodeFacts | null> {
   const p = new Params();
-  const sql = `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND id = ${p.add(episodeId)}${lock ? ' FOR UPDATE' : ''}`;
+  const sql = `SELECT ${EPISODE_FACT_COLUMNS} FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND id = ${p.add(episodeId)}${lock ? ' FOR UPDATE' : ''}`;
   const [r] = await queryRows<EpisodeFactsSqlRow>(client, sql, p);
-  if (!r) return null;
+  return r ? episodeFactsOf(client, r) : null;
+}
+
+/**
+ * The facts of an episode whose row the caller read in this transaction (an ending's update
+ * returns it, so the row is not read again): its steps are read.
+ */
+export async function episodeFactsOf(client: pg.PoolClient, r: EpisodeFactsSqlRow): Promise<EpisodeFacts> {
+  const episodeId = r.id;
   const s = new Params();
   const steps = await queryRows<StepFactsSqlRow>(
     client,

@@ -4,6 +4,7 @@
 
 import type { WriteContext } from '../core/write-context.ts';
 import type { Outcome } from '../episodes/outcome.ts';
+import type { EpisodeRow } from '../episodes/row.ts';
 import { type ExtractionMode, type ExtractionReport, extractEpisodePatterns } from '../learning/extract.ts';
 import type { EpisodeFacts } from '../learning/store.ts';
 import type { EpisodeLeaseCharge } from '../leases/charge.ts';
@@ -18,6 +19,8 @@ export interface LearningOptions {
   endedAt?: Date | null;
   /** Set: the episode's terms are indexed by the caller, with these episodes' (finish.ts). */
   indexWith?: string[];
+  /** The episode's row as the caller locked it in this transaction (an import's step batch): not locked and read again. */
+  locked?: EpisodeRow;
 }
 
 export interface CompletionResult {
@@ -31,7 +34,7 @@ export interface CompletionResult {
 }
 
 export async function completeAndLearn(ctx: WriteContext, episodeId: string, outcome: Outcome, options: LearningOptions): Promise<CompletionResult> {
-  const { leaseCharge, stopCondition, facts } = await completeEpisode(ctx, episodeId, outcome, options.endedAt ?? null, options.indexWith);
+  const { leaseCharge, stopCondition, facts } = await completeEpisode(ctx, episodeId, outcome, options.endedAt ?? null, options.indexWith, options.locked);
   const feedback = await creditRetrievals(ctx, episodeId, options.usedRetrievals, outcome);
   const extraction = options.extractPatterns === 'sync' ? await extractEpisodePatterns(ctx, episodeId, 'sync') : null;
   return { leaseCharge, stopCondition, extraction, feedback, facts };

@@ -47,9 +47,10 @@ export async function completeEpisode(
   outcome: Outcome,
   endedAt: Date | null = null,
   indexWith?: string[],
+  locked?: EpisodeRow,
 ): Promise<FinishResult> {
   throwIfViolations(validateOutcome(outcome));
-  const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
+  const ep = locked ?? (await lockEpisode(ctx.client, ctx.tenantId, episodeId));
   requireTransition(ep, 'complete');
   throwIfViolations(checkEpisodeSize(ep.sizeBytes, jsonBytes(outcome), 'input.outcome'));
   const ended = await endTime(ctx, ep, endedAt);

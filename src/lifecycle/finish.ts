@@ -9,7 +9,7 @@ import type { Outcome } from '../episodes/outcome.ts';
 import { buildRunReceipt } from '../episodes/receipts.ts';
 import type { EpisodeRow } from '../episodes/row.ts';
 import type { EpisodeStatus } from '../episodes/status.ts';
-import { type EpisodeFacts, refreshExperience } from '../learning/store.ts';
+import { EPISODE_FACT_COLUMNS, type EpisodeFacts, type EpisodeFactsSqlRow, episodeFactsOf, refreshExperience } from '../learning/store.ts';
 import { chargeEpisodeToLease, type EpisodeLeaseCharge } from '../leases/charge.ts';
 import { decideLoopStop } from '../leases/loop.ts';
 import { lockWorkItem } from '../leases/work-items.ts';
@@ -48,16 +48,22 @@ export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, endin
   const p = new Params();
   const at = p.add(ended);
   const outcome = ending.outcome ? JSON.stringify(ending.outcome) : null;
-  await client.query(
+  // The row as updated is what the experience is computed from: returned, it needs no second read.
+  const [row] = await queryRows<EpisodeFactsSqlRow>(
+    client,
     `UPDATE episodes SET status = ${p.add(ending.status)}, stop_reason = ${p.add(JSON.stringify(ending.stopReason))}, outcome = ${p.add(outcome)},
-            outcome_kind = ${p.add(ending.outcome?.kind ?? null)}, ended_at = ${at}, updated_at = ${at}, blocked_reason = NULL WHERE id = ${p.add(ep.id)}`,
-    p.values,
+            outcome_kind = ${p.add(ending.outcome?.kind ?? null)}, ended_at = ${at}, updated_at = ${at}, blocked_reason = NULL WHERE id = ${p.add(ep.id)}
+     RETURNING ${EPISODE_FACT_COLUMNS}`,
+    p,
   );
   // An imported run without times has no wall time: null, never the time its import took.
   const wallMs = ep.timesKnown ? ended.getTime() - ep.startedAt.getTime() : null;
   const usage = { steps: ep.stepCount, tokens: ep.usedTokens, toolCalls: ep.usedToolCalls, wallMs };
   // An ending precedes its extraction, so no pattern has counted it yet.
-  const experience = ending.outcome ? await refreshExperience(client, ep.tenantId, ep.id, { learningState: 'decide', patternsDiscovered: 0 }) : null;
+  const experience =
+    ending.outcome && row
+      ? await refreshExperience(client, ep.tenantId, ep.id, { learningState: 'decide', patternsDiscovered: 0, facts: await episodeFactsOf(client, row) })
+      : null;
   events.push({
     type: ending.eventType,
     episodeId: ep.id,

@@ -8,7 +8,7 @@
 // scope per batch, no job to queue, fetch and complete per run.
 import type { WriteContext } from '../core/write-context.ts';
 import type { Outcome } from '../episodes/outcome.ts';
-import { lockEpisode } from '../episodes/row.ts';
+import { type EpisodeRow, lockEpisode } from '../episodes/row.ts';
 import { type StartInput, startEpisode } from '../episodes/store.ts';
 import { extractPatternBatch, pendingExtractions } from '../learning/extract.ts';
 import { addIndexShares, indexOwnRows } from '../retrieval/term-index.ts';
@@ -77,16 +77,24 @@ async function importRun(ctx: WriteContext, run: RunToImport, indexWith: string[
   const outcomes = requests.length ? await applyStepBatch(ctx.client, ctx.tenantId, requests, ctx.now, ctx.events, stopForBudget) : [];
   const items: StepItemResult[] = [];
   let exhausted: string | null = null;
+  let locked: EpisodeRow | undefined;
   for (const [k, outcome] of outcomes.entries()) {
     // Requests after the one that exhausted the budget find the episode stopped; the client
     // would not have sent them: their steps are refused for the budget.
     if (exhausted) items.push(...(requests[k]?.steps ?? []).map(() => budgetRefusal));
     else if (!outcome.ok) throw outcome.error;
-    else items.push(...outcome.items), (exhausted = outcome.exhausted);
+    else items.push(...outcome.items), (exhausted = outcome.exhausted), (locked = outcome.episode);
   }
   const logged = { items, exhausted };
   // A budget that ran out stopped the episode in the step batch: there is nothing left to complete.
   if (exhausted) return { episodeId, deduplicated, logged, completion: null };
-  const completion = await completeAndLearn(ctx, episodeId, run.outcome, { extractPatterns: 'async', usedRetrievals: [], endedAt: run.endedAt, indexWith });
+  const completion = await completeAndLearn(ctx, episodeId, run.outcome, {
+    extractPatterns: 'async',
+    usedRetrievals: [],
+    endedAt: run.endedAt,
+    indexWith,
+    // The step batch locked the row and left it as written: the ending needs no second lock.
+    ...(locked ? { locked } : {}),
+  });
   return { episodeId, deduplicated, logged, completion };
 }
