@@ -129,6 +129,7 @@ async function finishEpisodes(
       facts: p.facts,
       learningState: 'done' as const,
       patternsDiscovered: new Set(observed.filter((o) => o.kept).map((o) => o.id)).size,
+      candidates: p.obs.candidates.length,
     })),
   );
   const summaries = new Map(experiences.map((e) => [e.facts.id, e.summary]));

@@ -218,9 +218,17 @@ export async function refreshExperience(
  */
 export async function refreshExperiences(
   client: pg.PoolClient,
-  episodes: ReadonlyArray<{ facts: EpisodeFacts; learningState?: LearningState | 'decide' | undefined; patternsDiscovered: number }>,
+  episodes: ReadonlyArray<{
+    facts: EpisodeFacts;
+    learningState?: LearningState | 'decide' | undefined;
+    patternsDiscovered: number;
+    /** The episode's pattern candidates, when the caller observed it (extraction): not observed again (they do not depend on the reward). */
+    candidates?: number;
+  }>,
 ): Promise<RefreshedExperience[]> {
-  const computed = episodes.flatMap((e) => (e.facts.outcome ? [experienceOf(e.facts, e.facts.outcome, e.learningState, e.patternsDiscovered)] : []));
+  const computed = episodes.flatMap((e) =>
+    e.facts.outcome ? [experienceOf(e.facts, e.facts.outcome, e.learningState, e.patternsDiscovered, e.candidates)] : [],
+  );
   if (computed.length === 0) return [];
   const p = new Params();
   const rows = unnestAs(p, 'u', {
@@ -238,7 +246,13 @@ export async function refreshExperiences(
 }
 
 /** The reward, reflection and learning state an episode's facts give (pure). */
-function experienceOf(facts: EpisodeFacts, outcome: Outcome, learningState: ExperienceRefresh['learningState'], discovered: number) {
+function experienceOf(
+  facts: EpisodeFacts,
+  outcome: Outcome,
+  learningState: ExperienceRefresh['learningState'],
+  discovered: number,
+  observed: number | undefined,
+) {
   const reward = rewardOf(facts, outcome, discovered);
   const reflection: Reflection = generateReflection({
     outcome,
@@ -247,7 +261,7 @@ function experienceOf(facts: EpisodeFacts, outcome: Outcome, learningState: Expe
     critique: facts.critique,
     stopReason: facts.stopReason,
   });
-  const candidates = observeEpisode(patternEpisodeOf(facts, outcome, reward.normalized)).candidates.length;
+  const candidates = observed ?? observeEpisode(patternEpisodeOf(facts, outcome, reward.normalized)).candidates.length;
   const state = learningState === 'decide' ? (candidates > 0 ? 'pending' : 'none') : (learningState ?? facts.learningState);
   const summary: ExperienceSummary = {
     reward: reward.normalized,
