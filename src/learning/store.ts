@@ -185,7 +185,12 @@ export interface ExperienceRefresh {
   facts?: EpisodeFacts;
   /** Known to the caller: an ending has none, since extraction runs only after it. Absent: counted. */
   patternsDiscovered?: number;
+  /** Set: the experience is computed and joins this list, which the caller stores (storeExperiences) before commit; unset: stored here. */
+  storeWith?: PendingExperience[];
 }
+
+/** An experience computed and not stored yet (refreshExperience's storeWith). */
+export type PendingExperience = ReturnType<typeof experienceOf>;
 
 export interface RefreshedExperience {
   summary: ExperienceSummary;
@@ -207,7 +212,7 @@ export async function refreshExperience(
   const facts = options.facts ?? (await loadEpisodeFacts(client, tenantId, episodeId));
   if (!facts?.outcome) return null;
   const discovered = options.patternsDiscovered ?? (await patternsDiscovered(client, episodeId));
-  const [experience] = await refreshExperiences(client, [{ facts, learningState: options.learningState, patternsDiscovered: discovered }]);
+  const [experience] = await refreshExperiences(client, [{ facts, learningState: options.learningState, patternsDiscovered: discovered }], options.storeWith);
   return experience ?? null;
 }
 
@@ -225,11 +230,19 @@ export async function refreshExperiences(
     /** The episode's pattern candidates, when the caller observed it (extraction): not observed again (they do not depend on the reward). */
     candidates?: number;
   }>,
+  storeWith?: PendingExperience[],
 ): Promise<RefreshedExperience[]> {
   const computed = episodes.flatMap((e) =>
     e.facts.outcome ? [experienceOf(e.facts, e.facts.outcome, e.learningState, e.patternsDiscovered, e.candidates)] : [],
   );
-  if (computed.length === 0) return [];
+  if (storeWith) storeWith.push(...computed);
+  else await storeExperiences(client, computed);
+  return computed.map(({ summary, facts }) => ({ summary, facts }));
+}
+
+/** Stores computed experiences in one statement; their rows are the caller's, locked in this transaction. */
+export async function storeExperiences(client: pg.PoolClient, computed: readonly PendingExperience[]): Promise<void> {
+  if (computed.length === 0) return;
   const p = new Params();
   const rows = unnestAs(p, 'u', {
     id: [computed.map((c) => c.facts.id), 'uuid'],
@@ -242,7 +255,6 @@ export async function refreshExperiences(
     `UPDATE episodes e SET reward = u.reward, reward_score = u.score, reflection = u.reflection, learning_state = u.state FROM ${rows} WHERE e.id = u.id`,
     p.values,
   );
-  return computed.map(({ summary, facts }) => ({ summary, facts }));
 }
 
 /** The reward, reflection and learning state an episode's facts give (pure). */

@@ -11,14 +11,15 @@ import type { EpisodeLeaseCharge } from '../leases/charge.ts';
 import { creditRetrievals, type FeedbackReport } from '../retrieval/receipts.ts';
 import type { StopReason } from '../stops/stop-reason.ts';
 import { completeEpisode } from './end.ts';
+import type { BatchedEnding } from './finish.ts';
 
 export interface LearningOptions {
   extractPatterns: ExtractionMode;
   usedRetrievals: readonly string[];
   /** A past run's real end (importing it); null: now. */
   endedAt?: Date | null;
-  /** Set: the episode's terms are indexed by the caller, with these episodes' (finish.ts). */
-  indexWith?: string[];
+  /** Set: an import batch's ending, whose index rows and experience the batch writes with its other runs' (finish.ts). */
+  batch?: BatchedEnding;
   /** The episode's row as the caller locked it in this transaction (an import's step batch): not locked and read again. */
   locked?: EpisodeRow;
 }
@@ -34,7 +35,7 @@ export interface CompletionResult {
 }
 
 export async function completeAndLearn(ctx: WriteContext, episodeId: string, outcome: Outcome, options: LearningOptions): Promise<CompletionResult> {
-  const { leaseCharge, stopCondition, facts } = await completeEpisode(ctx, episodeId, outcome, options.endedAt ?? null, options.indexWith, options.locked);
+  const { leaseCharge, stopCondition, facts } = await completeEpisode(ctx, episodeId, outcome, options.endedAt ?? null, options.batch, options.locked);
   const feedback = await creditRetrievals(ctx, episodeId, options.usedRetrievals, outcome);
   const extraction = options.extractPatterns === 'sync' ? await extractEpisodePatterns(ctx, episodeId, 'sync') : null;
   return { leaseCharge, stopCondition, extraction, feedback, facts };

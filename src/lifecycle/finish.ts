@@ -9,7 +9,14 @@ import type { Outcome } from '../episodes/outcome.ts';
 import { buildRunReceipt } from '../episodes/receipts.ts';
 import type { EpisodeRow } from '../episodes/row.ts';
 import type { EpisodeStatus } from '../episodes/status.ts';
-import { EPISODE_FACT_COLUMNS, type EpisodeFacts, type EpisodeFactsSqlRow, episodeFactsOf, refreshExperience } from '../learning/store.ts';
+import {
+  EPISODE_FACT_COLUMNS,
+  type EpisodeFacts,
+  type EpisodeFactsSqlRow,
+  episodeFactsOf,
+  type PendingExperience,
+  refreshExperience,
+} from '../learning/store.ts';
 import { chargeEpisodeToLease, type EpisodeLeaseCharge } from '../leases/charge.ts';
 import { decideLoopStop } from '../leases/loop.ts';
 import { lockWorkItem } from '../leases/work-items.ts';
@@ -29,8 +36,16 @@ export interface EpisodeEnding {
   holonStop?: StopReason | null;
   /** A past run's real end (imported); unset: now. */
   endedAt?: Date;
-  /** Set: the episode joins this list, whose episodes the caller indexes together before commit (import-run.ts); unset: indexed here. */
-  indexWith?: string[];
+  /** Set: the ending is one of an import batch's (import-run.ts), which does some of its writes for all its runs at once; unset: done here. */
+  batch?: BatchedEnding;
+}
+
+/** What an import batch writes for all its endings at once, before commit (import-run.ts). */
+export interface BatchedEnding {
+  /** The episodes the batch indexes together. */
+  indexWith: string[];
+  /** The experiences the batch stores in one statement, before its extraction. */
+  experiencesWith: PendingExperience[];
 }
 
 export interface FinishResult {
@@ -62,7 +77,12 @@ export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, endin
   // An ending precedes its extraction, so no pattern has counted it yet.
   const experience =
     ending.outcome && row
-      ? await refreshExperience(client, ep.tenantId, ep.id, { learningState: 'decide', patternsDiscovered: 0, facts: await episodeFactsOf(client, row) })
+      ? await refreshExperience(client, ep.tenantId, ep.id, {
+          learningState: 'decide',
+          patternsDiscovered: 0,
+          facts: await episodeFactsOf(client, row),
+          ...(ending.batch ? { storeWith: ending.batch.experiencesWith } : {}),
+        })
       : null;
   events.push({
     type: ending.eventType,
@@ -82,7 +102,7 @@ export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, endin
     ? await decideLoopStop(client, item, { id: ep.id, leaseId: ep.leaseId, holonStop: ending.holonStop ?? null }, leaseCharge, now, events)
     : null;
   // Last: the index's shared rows stay locked until commit (term-index.ts).
-  if (ending.outcome && ending.indexWith) ending.indexWith.push(ep.id);
+  if (ending.outcome && ending.batch) ending.batch.indexWith.push(ep.id);
   else if (ending.outcome) await indexEpisodeTerms(client, ep.tenantId, ep.id);
   return { leaseCharge, stopCondition, facts: experience?.facts ?? null };
 }

@@ -11,11 +11,13 @@ import type { Outcome } from '../episodes/outcome.ts';
 import { type EpisodeRow, lockEpisode } from '../episodes/row.ts';
 import { type StartInput, startEpisode } from '../episodes/store.ts';
 import { extractPatternBatch, pendingExtractions } from '../learning/extract.ts';
+import { storeExperiences } from '../learning/store.ts';
 import { addIndexShares, indexOwnRows } from '../retrieval/term-index.ts';
 import { applyStepBatch, type StepBatchRequest, type StepItemResult } from '../steps/apply.ts';
 import type { HashedStep } from '../steps/prepare.ts';
 import { stopForBudget } from './budget-stop.ts';
 import { type CompletionResult, completeAndLearn } from './complete.ts';
+import type { BatchedEnding } from './finish.ts';
 
 /** Steps per logSteps request of the client (its MAX_BATCH): one steps.logged event each. */
 export const LOG_REQUEST_STEPS = 500;
@@ -51,12 +53,14 @@ const budgetRefusal: StepItemResult = {
  * take and write them in turn, and last, since they stay locked until commit (term-index.ts).
  */
 export async function importRuns(ctx: WriteContext, runs: readonly RunToImport[]): Promise<ImportRunResult[]> {
-  const completed: string[] = [];
+  const batch: BatchedEnding = { indexWith: [], experiencesWith: [] };
   const results: ImportRunResult[] = [];
-  for (const run of runs) results.push(await importRun(ctx, run, completed));
+  for (const run of runs) results.push(await importRun(ctx, run, batch));
+  // The endings' experiences in one statement, before extraction re-scores those it learns from.
+  await storeExperiences(ctx.client, batch.experiencesWith);
   // The runs' own index rows before the learning lock (extraction takes it until commit): the next
   // batch's extraction waits for this one's learning and shared index rows only.
-  const shares = await indexOwnRows(ctx.client, ctx.tenantId, completed);
+  const shares = await indexOwnRows(ctx.client, ctx.tenantId, batch.indexWith);
   const facts = new Map(results.flatMap((r) => (r.completion?.facts ? [[r.episodeId, r.completion.facts] as const] : [])));
   const reports = await extractPatternBatch(ctx, pendingExtractions(ctx.events), 'sync', { missing: 'throw', facts });
   for (const report of reports) {
@@ -67,7 +71,7 @@ export async function importRuns(ctx: WriteContext, runs: readonly RunToImport[]
   return results;
 }
 
-async function importRun(ctx: WriteContext, run: RunToImport, indexWith: string[]): Promise<ImportRunResult> {
+async function importRun(ctx: WriteContext, run: RunToImport, batch: BatchedEnding): Promise<ImportRunResult> {
   const { episodeId, deduplicated } = await startEpisode(ctx, run.start);
   // A repeat finds the run as the first import left it: ended (nothing to do) or still running
   // (an import cut short: its steps are found by their side-effect keys, the rest logged).
@@ -92,7 +96,7 @@ async function importRun(ctx: WriteContext, run: RunToImport, indexWith: string[
     extractPatterns: 'async',
     usedRetrievals: [],
     endedAt: run.endedAt,
-    indexWith,
+    batch,
     // The step batch locked the row and left it as written: the ending needs no second lock.
     ...(locked ? { locked } : {}),
   });
