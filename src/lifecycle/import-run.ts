@@ -9,7 +9,7 @@
 import type { WriteContext } from '../core/write-context.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import { type EpisodeRow, lockEpisode } from '../episodes/row.ts';
-import { type StartInput, startEpisode } from '../episodes/store.ts';
+import { type DedupeLookup, lockDedupeKeys, type StartInput, startEpisode } from '../episodes/store.ts';
 import { extractPatternBatch, pendingExtractions } from '../learning/extract.ts';
 import { storeExperiences } from '../learning/store.ts';
 import { addIndexShares, indexOwnRows } from '../retrieval/term-index.ts';
@@ -55,7 +55,12 @@ const budgetRefusal: StepItemResult = {
 export async function importRuns(ctx: WriteContext, runs: readonly RunToImport[]): Promise<ImportRunResult[]> {
   const batch: BatchedEnding = { indexWith: [], experiencesWith: [] };
   const results: ImportRunResult[] = [];
-  for (const run of runs) results.push(await importRun(ctx, run, batch));
+  const dedupe = await lockDedupeKeys(
+    ctx.client,
+    ctx.tenantId,
+    runs.flatMap((r) => (r.start.dedupeKey ? [r.start.dedupeKey] : [])),
+  );
+  for (const run of runs) results.push(await importRun(ctx, run, batch, dedupe));
   // The endings' experiences in one statement, before extraction re-scores those it learns from.
   await storeExperiences(ctx.client, batch.experiencesWith);
   // The runs' own index rows before the learning lock (extraction takes it until commit): the next
@@ -71,8 +76,8 @@ export async function importRuns(ctx: WriteContext, runs: readonly RunToImport[]
   return results;
 }
 
-async function importRun(ctx: WriteContext, run: RunToImport, batch: BatchedEnding): Promise<ImportRunResult> {
-  const { episodeId, deduplicated } = await startEpisode(ctx, run.start);
+async function importRun(ctx: WriteContext, run: RunToImport, batch: BatchedEnding, dedupe: DedupeLookup): Promise<ImportRunResult> {
+  const { episodeId, deduplicated } = await startEpisode(ctx, run.start, dedupe);
   // A repeat finds the run as the first import left it: ended (nothing to do) or still running
   // (an import cut short: its steps are found by their side-effect keys, the rest logged).
   if (deduplicated && (await lockEpisode(ctx.client, ctx.tenantId, episodeId)).status !== 'running')
