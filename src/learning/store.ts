@@ -10,7 +10,7 @@ import { contentHash } from '../ledger/format/hash.ts';
 import { shellCommandOf } from '../steps/command.ts';
 import type { StopReason } from '../stops/stop-reason.ts';
 import { type ContextFacts, type Critique, errorNames, type StepFacts, type StepResultKind } from './facts.ts';
-import { observeEpisode, type TaskEpisode } from './patterns.ts';
+import { type EpisodeObservation, observeEpisode, type TaskEpisode } from './patterns.ts';
 import { generateReflection, type Reflection } from './reflection.ts';
 import { computeReward, type Reward } from './reward.ts';
 
@@ -196,6 +196,8 @@ export interface RefreshedExperience {
   summary: ExperienceSummary;
   /** The facts it was computed from, with the reward and learning state it stored. */
   facts: EpisodeFacts;
+  /** The observation its candidate count came from: the caller's, or made here with the reward it stored. */
+  observation: EpisodeObservation;
 }
 
 /**
@@ -227,17 +229,17 @@ export async function refreshExperiences(
     facts: EpisodeFacts;
     learningState?: LearningState | 'decide' | undefined;
     patternsDiscovered: number;
-    /** The episode's pattern candidates, when the caller observed it (extraction): not observed again (they do not depend on the reward). */
-    candidates?: number;
+    /** The caller's observation of the episode (extraction's): its candidates are counted, not observed again (they do not depend on the reward). */
+    observation?: EpisodeObservation;
   }>,
   storeWith?: PendingExperience[],
 ): Promise<RefreshedExperience[]> {
   const computed = episodes.flatMap((e) =>
-    e.facts.outcome ? [experienceOf(e.facts, e.facts.outcome, e.learningState, e.patternsDiscovered, e.candidates)] : [],
+    e.facts.outcome ? [experienceOf(e.facts, e.facts.outcome, e.learningState, e.patternsDiscovered, e.observation)] : [],
   );
   if (storeWith) storeWith.push(...computed);
   else await storeExperiences(client, computed);
-  return computed.map(({ summary, facts }) => ({ summary, facts }));
+  return computed.map(({ summary, facts, observation }) => ({ summary, facts, observation }));
 }
 
 /** Stores computed experiences in one statement; their rows are the caller's, locked in this transaction. */
@@ -263,7 +265,7 @@ function experienceOf(
   outcome: Outcome,
   learningState: ExperienceRefresh['learningState'],
   discovered: number,
-  observed: number | undefined,
+  observed: EpisodeObservation | undefined,
 ) {
   const reward = rewardOf(facts, outcome, discovered);
   const reflection: Reflection = generateReflection({
@@ -273,7 +275,8 @@ function experienceOf(
     critique: facts.critique,
     stopReason: facts.stopReason,
   });
-  const candidates = observed ?? observeEpisode(patternEpisodeOf(facts, outcome, reward.normalized)).candidates.length;
+  const observation = observed ?? observeEpisode(patternEpisodeOf(facts, outcome, reward.normalized));
+  const candidates = observation.candidates.length;
   const state = learningState === 'decide' ? (candidates > 0 ? 'pending' : 'none') : (learningState ?? facts.learningState);
   const summary: ExperienceSummary = {
     reward: reward.normalized,
@@ -282,5 +285,5 @@ function experienceOf(
     patternCandidates: candidates,
     extraction: state,
   };
-  return { reward, reflection, summary, facts: { ...facts, rewardNormalized: reward.normalized, learningState: state } };
+  return { reward, reflection, summary, observation, facts: { ...facts, rewardNormalized: reward.normalized, learningState: state } };
 }

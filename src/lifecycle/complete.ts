@@ -6,6 +6,7 @@ import type { WriteContext } from '../core/write-context.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import type { EpisodeRow } from '../episodes/row.ts';
 import { type ExtractionMode, type ExtractionReport, extractEpisodePatterns } from '../learning/extract.ts';
+import type { EpisodeObservation } from '../learning/patterns.ts';
 import type { EpisodeFacts } from '../learning/store.ts';
 import type { EpisodeLeaseCharge } from '../leases/charge.ts';
 import { creditRetrievals, type FeedbackReport } from '../retrieval/receipts.ts';
@@ -32,11 +33,20 @@ export interface CompletionResult {
   feedback: FeedbackReport | null;
   /** What the experience was computed from, as stored (finish.ts). */
   facts: EpisodeFacts | null;
+  /** The ending's observation of the episode (finish.ts). */
+  observation: EpisodeObservation | null;
 }
 
 export async function completeAndLearn(ctx: WriteContext, episodeId: string, outcome: Outcome, options: LearningOptions): Promise<CompletionResult> {
-  const { leaseCharge, stopCondition, facts } = await completeEpisode(ctx, episodeId, outcome, options.endedAt ?? null, options.batch, options.locked);
+  const { leaseCharge, stopCondition, facts, observation } = await completeEpisode(
+    ctx,
+    episodeId,
+    outcome,
+    options.endedAt ?? null,
+    options.batch,
+    options.locked,
+  );
   const feedback = await creditRetrievals(ctx, episodeId, options.usedRetrievals, outcome);
   const extraction = options.extractPatterns === 'sync' ? await extractEpisodePatterns(ctx, episodeId, 'sync') : null;
-  return { leaseCharge, stopCondition, extraction, feedback, facts };
+  return { leaseCharge, stopCondition, extraction, feedback, facts, observation };
 }

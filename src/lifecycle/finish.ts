@@ -9,6 +9,7 @@ import type { Outcome } from '../episodes/outcome.ts';
 import { buildRunReceipt } from '../episodes/receipts.ts';
 import type { EpisodeRow } from '../episodes/row.ts';
 import type { EpisodeStatus } from '../episodes/status.ts';
+import type { EpisodeObservation } from '../learning/patterns.ts';
 import {
   EPISODE_FACT_COLUMNS,
   type EpisodeFacts,
@@ -54,6 +55,8 @@ export interface FinishResult {
   stopCondition: StopReason | null;
   /** What the experience was computed from, as stored (null without an outcome): extraction later in the transaction starts from it. */
   facts: EpisodeFacts | null;
+  /** The ending's observation of the episode (null without an outcome), which extraction later in the transaction reuses. */
+  observation: EpisodeObservation | null;
 }
 
 export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, ending: EpisodeEnding, now: Date, events: NewLedgerEvent[]): Promise<FinishResult> {
@@ -104,7 +107,7 @@ export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, endin
   // Last: the index's shared rows stay locked until commit (term-index.ts).
   if (ending.outcome && ending.batch) ending.batch.indexWith.push(ep.id);
   else if (ending.outcome) await indexEpisodeTerms(client, ep.tenantId, ep.id);
-  return { leaseCharge, stopCondition, facts: experience?.facts ?? null };
+  return { leaseCharge, stopCondition, facts: experience?.facts ?? null, observation: experience?.observation ?? null };
 }
 
 async function appendRunReceipt(

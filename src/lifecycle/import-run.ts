@@ -10,7 +10,7 @@ import type { WriteContext } from '../core/write-context.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import { type EpisodeRow, lockEpisode } from '../episodes/row.ts';
 import { type DedupeLookup, lockDedupeKeys, type StartInput, startEpisode } from '../episodes/store.ts';
-import { extractPatternBatch, pendingExtractions } from '../learning/extract.ts';
+import { extractPatternBatch, type KnownEpisode, pendingExtractions } from '../learning/extract.ts';
 import { storeExperiences } from '../learning/store.ts';
 import { addIndexShares, indexOwnRows } from '../retrieval/term-index.ts';
 import { applyStepBatch, type StepBatchRequest, type StepItemResult } from '../steps/apply.ts';
@@ -66,8 +66,10 @@ export async function importRuns(ctx: WriteContext, runs: readonly RunToImport[]
   // The runs' own index rows before the learning lock (extraction takes it until commit): the next
   // batch's extraction waits for this one's learning and shared index rows only.
   const shares = await indexOwnRows(ctx.client, ctx.tenantId, batch.indexWith);
-  const facts = new Map(results.flatMap((r) => (r.completion?.facts ? [[r.episodeId, r.completion.facts] as const] : [])));
-  const reports = await extractPatternBatch(ctx, pendingExtractions(ctx.events), 'sync', { missing: 'throw', facts });
+  const known = new Map<string, KnownEpisode>();
+  for (const { episodeId, completion } of results)
+    if (completion?.facts && completion.observation) known.set(episodeId, { facts: completion.facts, observation: completion.observation });
+  const reports = await extractPatternBatch(ctx, pendingExtractions(ctx.events), 'sync', { missing: 'throw', known });
   for (const report of reports) {
     const result = results.find((r) => r.episodeId === report.episodeId);
     if (result?.completion) result.completion.extraction = report;
