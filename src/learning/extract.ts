@@ -33,6 +33,12 @@ export interface ExtractionReport {
   reward: { before: number; after: number };
 }
 
+/** An episode whose ending ran earlier in this transaction: its facts as stored, and the ending's observation of it. */
+export interface KnownEpisode {
+  facts: EpisodeFacts;
+  observation: EpisodeObservation;
+}
+
 interface Pending {
   facts: EpisodeFacts;
   obs: EpisodeObservation;
@@ -69,14 +75,14 @@ export async function extractPatternBatch(
   ctx: WriteContext,
   episodeIds: readonly string[],
   mode: ExtractionMode,
-  options: { missing: 'throw' | 'skip'; facts?: ReadonlyMap<string, EpisodeFacts> } = { missing: 'skip' },
+  options: { missing: 'throw' | 'skip'; known?: ReadonlyMap<string, KnownEpisode> } = { missing: 'skip' },
 ): Promise<ExtractionReport[]> {
   // The lock order of lock.ts: the tenant's learning lock, then the episode rows in id order.
   await lockLearning(ctx.client, ctx.tenantId);
   const loaded = new Map<string, EpisodeFacts | null>();
   for (const episodeId of [...new Set(episodeIds)].sort()) {
     // Facts the caller read in this transaction, the row locked since (an import's endings), need no second read.
-    loaded.set(episodeId, options.facts?.get(episodeId) ?? (await loadEpisodeFacts(ctx.client, ctx.tenantId, episodeId, true)));
+    loaded.set(episodeId, options.known?.get(episodeId)?.facts ?? (await loadEpisodeFacts(ctx.client, ctx.tenantId, episodeId, true)));
   }
   const pending: Pending[] = [];
   for (const episodeId of new Set(episodeIds)) {
@@ -88,7 +94,9 @@ export async function extractPatternBatch(
     // An unknown outcome is no evidence for or against a pattern: such a run is not observed.
     if (!facts.outcome || facts.outcome.kind === 'unknown' || facts.learningState === 'done') continue;
     const rewardBefore = facts.rewardNormalized ?? rewardOf(facts, facts.outcome, 0).normalized;
-    pending.push({ facts, obs: observeEpisode(patternEpisodeOf(facts, facts.outcome, rewardBefore)), rewardBefore, ids: new Map() });
+    // The ending's observation was made with the reward it stored, which is rewardBefore here.
+    const obs = options.known?.get(episodeId)?.observation ?? observeEpisode(patternEpisodeOf(facts, facts.outcome, rewardBefore));
+    pending.push({ facts, obs, rewardBefore, ids: new Map() });
   }
   if (pending.length === 0) return [];
   const ids = await countObservations(
@@ -129,6 +137,7 @@ async function finishEpisodes(
       facts: p.facts,
       learningState: 'done' as const,
       patternsDiscovered: new Set(observed.filter((o) => o.kept).map((o) => o.id)).size,
+      observation: p.obs,
     })),
   );
   const summaries = new Map(experiences.map((e) => [e.facts.id, e.summary]));

@@ -10,7 +10,7 @@ import { contentHash } from '../ledger/format/hash.ts';
 import { shellCommandOf } from '../steps/command.ts';
 import type { StopReason } from '../stops/stop-reason.ts';
 import { type ContextFacts, type Critique, errorNames, type StepFacts, type StepResultKind } from './facts.ts';
-import { observeEpisode, type TaskEpisode } from './patterns.ts';
+import { type EpisodeObservation, observeEpisode, type TaskEpisode } from './patterns.ts';
 import { generateReflection, type Reflection } from './reflection.ts';
 import { computeReward, type Reward } from './reward.ts';
 
@@ -42,11 +42,11 @@ const ERROR_TEXT_CHARS = 4000;
 /** Parameters larger than this are a file tool's content, not a command: procedures do not read them. */
 const COMMAND_PARAMETER_BYTES = 16_384;
 
-const EPISODE_COLUMNS = `id, tenant_id, work_item_id, status, agent, task_description, outcome, stop_reason, complexity, domain, language, framework, tags,
+export const EPISODE_FACT_COLUMNS = `id, tenant_id, work_item_id, status, agent, task_description, outcome, stop_reason, complexity, domain, language, framework, tags,
   critique, metadata, started_at, ended_at, reward_score, learning_state, times_known`;
 
-/** The columns of EPISODE_COLUMNS. */
-type EpisodeFactsSqlRow = Pick<
+/** The columns of EPISODE_FACT_COLUMNS. */
+export type EpisodeFactsSqlRow = Pick<
   EpisodesRow,
   | 'id'
   | 'tenant_id'
@@ -73,9 +73,17 @@ type EpisodeFactsSqlRow = Pick<
 /** The episode and its steps as the learning rules see them; lock: hold the row until commit. */
 export async function loadEpisodeFacts(client: pg.PoolClient, tenantId: string, episodeId: string, lock = false): Promise<EpisodeFacts | null> {
   const p = new Params();
-  const sql = `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND id = ${p.add(episodeId)}${lock ? ' FOR UPDATE' : ''}`;
+  const sql = `SELECT ${EPISODE_FACT_COLUMNS} FROM episodes WHERE tenant_id = ${p.add(tenantId)} AND id = ${p.add(episodeId)}${lock ? ' FOR UPDATE' : ''}`;
   const [r] = await queryRows<EpisodeFactsSqlRow>(client, sql, p);
-  if (!r) return null;
+  return r ? episodeFactsOf(client, r) : null;
+}
+
+/**
+ * The facts of an episode whose row the caller read in this transaction (an ending's update
+ * returns it, so the row is not read again): its steps are read.
+ */
+export async function episodeFactsOf(client: pg.PoolClient, r: EpisodeFactsSqlRow): Promise<EpisodeFacts> {
+  const episodeId = r.id;
   const s = new Params();
   const steps = await queryRows<StepFactsSqlRow>(
     client,
@@ -177,12 +185,19 @@ export interface ExperienceRefresh {
   facts?: EpisodeFacts;
   /** Known to the caller: an ending has none, since extraction runs only after it. Absent: counted. */
   patternsDiscovered?: number;
+  /** Set: the experience is computed and joins this list, which the caller stores (storeExperiences) before commit; unset: stored here. */
+  storeWith?: PendingExperience[];
 }
+
+/** An experience computed and not stored yet (refreshExperience's storeWith). */
+export type PendingExperience = ReturnType<typeof experienceOf>;
 
 export interface RefreshedExperience {
   summary: ExperienceSummary;
   /** The facts it was computed from, with the reward and learning state it stored. */
   facts: EpisodeFacts;
+  /** The observation its candidate count came from: the caller's, or made here with the reward it stored. */
+  observation: EpisodeObservation;
 }
 
 /**
@@ -199,7 +214,7 @@ export async function refreshExperience(
   const facts = options.facts ?? (await loadEpisodeFacts(client, tenantId, episodeId));
   if (!facts?.outcome) return null;
   const discovered = options.patternsDiscovered ?? (await patternsDiscovered(client, episodeId));
-  const [experience] = await refreshExperiences(client, [{ facts, learningState: options.learningState, patternsDiscovered: discovered }]);
+  const [experience] = await refreshExperiences(client, [{ facts, learningState: options.learningState, patternsDiscovered: discovered }], options.storeWith);
   return experience ?? null;
 }
 
@@ -210,10 +225,26 @@ export async function refreshExperience(
  */
 export async function refreshExperiences(
   client: pg.PoolClient,
-  episodes: ReadonlyArray<{ facts: EpisodeFacts; learningState?: LearningState | 'decide' | undefined; patternsDiscovered: number }>,
+  episodes: ReadonlyArray<{
+    facts: EpisodeFacts;
+    learningState?: LearningState | 'decide' | undefined;
+    patternsDiscovered: number;
+    /** The caller's observation of the episode (extraction's): its candidates are counted, not observed again (they do not depend on the reward). */
+    observation?: EpisodeObservation;
+  }>,
+  storeWith?: PendingExperience[],
 ): Promise<RefreshedExperience[]> {
-  const computed = episodes.flatMap((e) => (e.facts.outcome ? [experienceOf(e.facts, e.facts.outcome, e.learningState, e.patternsDiscovered)] : []));
-  if (computed.length === 0) return [];
+  const computed = episodes.flatMap((e) =>
+    e.facts.outcome ? [experienceOf(e.facts, e.facts.outcome, e.learningState, e.patternsDiscovered, e.observation)] : [],
+  );
+  if (storeWith) storeWith.push(...computed);
+  else await storeExperiences(client, computed);
+  return computed.map(({ summary, facts, observation }) => ({ summary, facts, observation }));
+}
+
+/** Stores computed experiences in one statement; their rows are the caller's, locked in this transaction. */
+export async function storeExperiences(client: pg.PoolClient, computed: readonly PendingExperience[]): Promise<void> {
+  if (computed.length === 0) return;
   const p = new Params();
   const rows = unnestAs(p, 'u', {
     id: [computed.map((c) => c.facts.id), 'uuid'],
@@ -226,11 +257,16 @@ export async function refreshExperiences(
     `UPDATE episodes e SET reward = u.reward, reward_score = u.score, reflection = u.reflection, learning_state = u.state FROM ${rows} WHERE e.id = u.id`,
     p.values,
   );
-  return computed.map(({ summary, facts }) => ({ summary, facts }));
 }
 
 /** The reward, reflection and learning state an episode's facts give (pure). */
-function experienceOf(facts: EpisodeFacts, outcome: Outcome, learningState: ExperienceRefresh['learningState'], discovered: number) {
+function experienceOf(
+  facts: EpisodeFacts,
+  outcome: Outcome,
+  learningState: ExperienceRefresh['learningState'],
+  discovered: number,
+  observed: EpisodeObservation | undefined,
+) {
   const reward = rewardOf(facts, outcome, discovered);
   const reflection: Reflection = generateReflection({
     outcome,
@@ -239,7 +275,8 @@ function experienceOf(facts: EpisodeFacts, outcome: Outcome, learningState: Expe
     critique: facts.critique,
     stopReason: facts.stopReason,
   });
-  const candidates = observeEpisode(patternEpisodeOf(facts, outcome, reward.normalized)).candidates.length;
+  const observation = observed ?? observeEpisode(patternEpisodeOf(facts, outcome, reward.normalized));
+  const candidates = observation.candidates.length;
   const state = learningState === 'decide' ? (candidates > 0 ? 'pending' : 'none') : (learningState ?? facts.learningState);
   const summary: ExperienceSummary = {
     reward: reward.normalized,
@@ -248,5 +285,5 @@ function experienceOf(facts: EpisodeFacts, outcome: Outcome, learningState: Expe
     patternCandidates: candidates,
     extraction: state,
   };
-  return { reward, reflection, summary, facts: { ...facts, rewardNormalized: reward.normalized, learningState: state } };
+  return { reward, reflection, summary, observation, facts: { ...facts, rewardNormalized: reward.normalized, learningState: state } };
 }

@@ -11,7 +11,7 @@ import { type EpisodeRow, lockEpisode } from '../episodes/row.ts';
 import { requireTransition } from '../episodes/status.ts';
 import type { StopReason } from '../stops/stop-reason.ts';
 import { jsonBytes } from '../validation/json.ts';
-import { type FinishResult, finishEpisode } from './finish.ts';
+import { type BatchedEnding, type FinishResult, finishEpisode } from './finish.ts';
 
 /**
  * When the episode ended: the given time (not before it started), else for an imported run the
@@ -46,10 +46,11 @@ export async function completeEpisode(
   episodeId: string,
   outcome: Outcome,
   endedAt: Date | null = null,
-  indexWith?: string[],
+  batch?: BatchedEnding,
+  locked?: EpisodeRow,
 ): Promise<FinishResult> {
   throwIfViolations(validateOutcome(outcome));
-  const ep = await lockEpisode(ctx.client, ctx.tenantId, episodeId);
+  const ep = locked ?? (await lockEpisode(ctx.client, ctx.tenantId, episodeId));
   requireTransition(ep, 'complete');
   throwIfViolations(checkEpisodeSize(ep.sizeBytes, jsonBytes(outcome), 'input.outcome'));
   const ended = await endTime(ctx, ep, endedAt);
@@ -64,7 +65,7 @@ export async function completeEpisode(
       eventType: failed ? 'episode.failed' : 'episode.completed',
       holonStop: holonStopForOutcome(outcome),
       endedAt: ended,
-      ...(indexWith ? { indexWith } : {}),
+      ...(batch ? { batch } : {}),
     },
     ctx.now,
     ctx.events,

@@ -9,7 +9,15 @@ import type { Outcome } from '../episodes/outcome.ts';
 import { buildRunReceipt } from '../episodes/receipts.ts';
 import type { EpisodeRow } from '../episodes/row.ts';
 import type { EpisodeStatus } from '../episodes/status.ts';
-import { type EpisodeFacts, refreshExperience } from '../learning/store.ts';
+import type { EpisodeObservation } from '../learning/patterns.ts';
+import {
+  EPISODE_FACT_COLUMNS,
+  type EpisodeFacts,
+  type EpisodeFactsSqlRow,
+  episodeFactsOf,
+  type PendingExperience,
+  refreshExperience,
+} from '../learning/store.ts';
 import { chargeEpisodeToLease, type EpisodeLeaseCharge } from '../leases/charge.ts';
 import { decideLoopStop } from '../leases/loop.ts';
 import { lockWorkItem } from '../leases/work-items.ts';
@@ -29,8 +37,16 @@ export interface EpisodeEnding {
   holonStop?: StopReason | null;
   /** A past run's real end (imported); unset: now. */
   endedAt?: Date;
-  /** Set: the episode joins this list, whose episodes the caller indexes together before commit (import-run.ts); unset: indexed here. */
-  indexWith?: string[];
+  /** Set: the ending is one of an import batch's (import-run.ts), which does some of its writes for all its runs at once; unset: done here. */
+  batch?: BatchedEnding;
+}
+
+/** What an import batch writes for all its endings at once, before commit (import-run.ts). */
+export interface BatchedEnding {
+  /** The episodes the batch indexes together. */
+  indexWith: string[];
+  /** The experiences the batch stores in one statement, before its extraction. */
+  experiencesWith: PendingExperience[];
 }
 
 export interface FinishResult {
@@ -39,6 +55,8 @@ export interface FinishResult {
   stopCondition: StopReason | null;
   /** What the experience was computed from, as stored (null without an outcome): extraction later in the transaction starts from it. */
   facts: EpisodeFacts | null;
+  /** The ending's observation of the episode (null without an outcome), which extraction later in the transaction reuses. */
+  observation: EpisodeObservation | null;
 }
 
 export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, ending: EpisodeEnding, now: Date, events: NewLedgerEvent[]): Promise<FinishResult> {
@@ -48,16 +66,27 @@ export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, endin
   const p = new Params();
   const at = p.add(ended);
   const outcome = ending.outcome ? JSON.stringify(ending.outcome) : null;
-  await client.query(
+  // The row as updated is what the experience is computed from: returned, it needs no second read.
+  const [row] = await queryRows<EpisodeFactsSqlRow>(
+    client,
     `UPDATE episodes SET status = ${p.add(ending.status)}, stop_reason = ${p.add(JSON.stringify(ending.stopReason))}, outcome = ${p.add(outcome)},
-            outcome_kind = ${p.add(ending.outcome?.kind ?? null)}, ended_at = ${at}, updated_at = ${at}, blocked_reason = NULL WHERE id = ${p.add(ep.id)}`,
-    p.values,
+            outcome_kind = ${p.add(ending.outcome?.kind ?? null)}, ended_at = ${at}, updated_at = ${at}, blocked_reason = NULL WHERE id = ${p.add(ep.id)}
+     RETURNING ${EPISODE_FACT_COLUMNS}`,
+    p,
   );
   // An imported run without times has no wall time: null, never the time its import took.
   const wallMs = ep.timesKnown ? ended.getTime() - ep.startedAt.getTime() : null;
   const usage = { steps: ep.stepCount, tokens: ep.usedTokens, toolCalls: ep.usedToolCalls, wallMs };
   // An ending precedes its extraction, so no pattern has counted it yet.
-  const experience = ending.outcome ? await refreshExperience(client, ep.tenantId, ep.id, { learningState: 'decide', patternsDiscovered: 0 }) : null;
+  const experience =
+    ending.outcome && row
+      ? await refreshExperience(client, ep.tenantId, ep.id, {
+          learningState: 'decide',
+          patternsDiscovered: 0,
+          facts: await episodeFactsOf(client, row),
+          ...(ending.batch ? { storeWith: ending.batch.experiencesWith } : {}),
+        })
+      : null;
   events.push({
     type: ending.eventType,
     episodeId: ep.id,
@@ -76,9 +105,9 @@ export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, endin
     ? await decideLoopStop(client, item, { id: ep.id, leaseId: ep.leaseId, holonStop: ending.holonStop ?? null }, leaseCharge, now, events)
     : null;
   // Last: the index's shared rows stay locked until commit (term-index.ts).
-  if (ending.outcome && ending.indexWith) ending.indexWith.push(ep.id);
+  if (ending.outcome && ending.batch) ending.batch.indexWith.push(ep.id);
   else if (ending.outcome) await indexEpisodeTerms(client, ep.tenantId, ep.id);
-  return { leaseCharge, stopCondition, facts: experience?.facts ?? null };
+  return { leaseCharge, stopCondition, facts: experience?.facts ?? null, observation: experience?.observation ?? null };
 }
 
 async function appendRunReceipt(

@@ -8,14 +8,16 @@
 // scope per batch, no job to queue, fetch and complete per run.
 import type { WriteContext } from '../core/write-context.ts';
 import type { Outcome } from '../episodes/outcome.ts';
-import { lockEpisode } from '../episodes/row.ts';
-import { type StartInput, startEpisode } from '../episodes/store.ts';
-import { extractPatternBatch, pendingExtractions } from '../learning/extract.ts';
+import { type EpisodeRow, lockEpisode } from '../episodes/row.ts';
+import { type DedupeLookup, lockDedupeKeys, type StartInput, startEpisode } from '../episodes/store.ts';
+import { extractPatternBatch, type KnownEpisode, pendingExtractions } from '../learning/extract.ts';
+import { storeExperiences } from '../learning/store.ts';
 import { addIndexShares, indexOwnRows } from '../retrieval/term-index.ts';
 import { applyStepBatch, type StepBatchRequest, type StepItemResult } from '../steps/apply.ts';
 import type { HashedStep } from '../steps/prepare.ts';
 import { stopForBudget } from './budget-stop.ts';
 import { type CompletionResult, completeAndLearn } from './complete.ts';
+import type { BatchedEnding } from './finish.ts';
 
 /** Steps per logSteps request of the client (its MAX_BATCH): one steps.logged event each. */
 export const LOG_REQUEST_STEPS = 500;
@@ -51,14 +53,23 @@ const budgetRefusal: StepItemResult = {
  * take and write them in turn, and last, since they stay locked until commit (term-index.ts).
  */
 export async function importRuns(ctx: WriteContext, runs: readonly RunToImport[]): Promise<ImportRunResult[]> {
-  const completed: string[] = [];
+  const batch: BatchedEnding = { indexWith: [], experiencesWith: [] };
   const results: ImportRunResult[] = [];
-  for (const run of runs) results.push(await importRun(ctx, run, completed));
+  const dedupe = await lockDedupeKeys(
+    ctx.client,
+    ctx.tenantId,
+    runs.flatMap((r) => (r.start.dedupeKey ? [r.start.dedupeKey] : [])),
+  );
+  for (const run of runs) results.push(await importRun(ctx, run, batch, dedupe));
+  // The endings' experiences in one statement, before extraction re-scores those it learns from.
+  await storeExperiences(ctx.client, batch.experiencesWith);
   // The runs' own index rows before the learning lock (extraction takes it until commit): the next
   // batch's extraction waits for this one's learning and shared index rows only.
-  const shares = await indexOwnRows(ctx.client, ctx.tenantId, completed);
-  const facts = new Map(results.flatMap((r) => (r.completion?.facts ? [[r.episodeId, r.completion.facts] as const] : [])));
-  const reports = await extractPatternBatch(ctx, pendingExtractions(ctx.events), 'sync', { missing: 'throw', facts });
+  const shares = await indexOwnRows(ctx.client, ctx.tenantId, batch.indexWith);
+  const known = new Map<string, KnownEpisode>();
+  for (const { episodeId, completion } of results)
+    if (completion?.facts && completion.observation) known.set(episodeId, { facts: completion.facts, observation: completion.observation });
+  const reports = await extractPatternBatch(ctx, pendingExtractions(ctx.events), 'sync', { missing: 'throw', known });
   for (const report of reports) {
     const result = results.find((r) => r.episodeId === report.episodeId);
     if (result?.completion) result.completion.extraction = report;
@@ -67,8 +78,8 @@ export async function importRuns(ctx: WriteContext, runs: readonly RunToImport[]
   return results;
 }
 
-async function importRun(ctx: WriteContext, run: RunToImport, indexWith: string[]): Promise<ImportRunResult> {
-  const { episodeId, deduplicated } = await startEpisode(ctx, run.start);
+async function importRun(ctx: WriteContext, run: RunToImport, batch: BatchedEnding, dedupe: DedupeLookup): Promise<ImportRunResult> {
+  const { episodeId, deduplicated } = await startEpisode(ctx, run.start, dedupe);
   // A repeat finds the run as the first import left it: ended (nothing to do) or still running
   // (an import cut short: its steps are found by their side-effect keys, the rest logged).
   if (deduplicated && (await lockEpisode(ctx.client, ctx.tenantId, episodeId)).status !== 'running')
@@ -77,16 +88,24 @@ async function importRun(ctx: WriteContext, run: RunToImport, indexWith: string[
   const outcomes = requests.length ? await applyStepBatch(ctx.client, ctx.tenantId, requests, ctx.now, ctx.events, stopForBudget) : [];
   const items: StepItemResult[] = [];
   let exhausted: string | null = null;
+  let locked: EpisodeRow | undefined;
   for (const [k, outcome] of outcomes.entries()) {
     // Requests after the one that exhausted the budget find the episode stopped; the client
     // would not have sent them: their steps are refused for the budget.
     if (exhausted) items.push(...(requests[k]?.steps ?? []).map(() => budgetRefusal));
     else if (!outcome.ok) throw outcome.error;
-    else items.push(...outcome.items), (exhausted = outcome.exhausted);
+    else items.push(...outcome.items), (exhausted = outcome.exhausted), (locked = outcome.episode);
   }
   const logged = { items, exhausted };
   // A budget that ran out stopped the episode in the step batch: there is nothing left to complete.
   if (exhausted) return { episodeId, deduplicated, logged, completion: null };
-  const completion = await completeAndLearn(ctx, episodeId, run.outcome, { extractPatterns: 'async', usedRetrievals: [], endedAt: run.endedAt, indexWith });
+  const completion = await completeAndLearn(ctx, episodeId, run.outcome, {
+    extractPatterns: 'async',
+    usedRetrievals: [],
+    endedAt: run.endedAt,
+    batch,
+    // The step batch locked the row and left it as written: the ending needs no second lock.
+    ...(locked ? { locked } : {}),
+  });
   return { episodeId, deduplicated, logged, completion };
 }

@@ -34,7 +34,14 @@ export type StepItemResult =
   | { status: 'rejected'; reason: RejectReason | 'invalid'; message: string };
 
 export type StepBatchOutcome =
-  | { ok: true; episodeId: string; items: StepItemResult[]; exhausted: BudgetResource | null }
+  | {
+      ok: true;
+      episodeId: string;
+      items: StepItemResult[];
+      exhausted: BudgetResource | null;
+      /** The episode's row, locked in the caller's transaction, with the usage this batch writes (unset by the benchmarks' stand-ins). */
+      episode?: EpisodeRow;
+    }
   | { ok: false; error: NotFoundError | IllegalTransitionError };
 
 interface Planned {
@@ -214,7 +221,7 @@ export async function applyStepBatch(
       events.push({ type: 'steps.logged', episodeId: plan.ep.id, workItemId: plan.ep.workItemId, payload });
     }
     if (plan.exhausted && !isLate(plan.request) && !stops.has(plan.ep.id)) stops.set(plan.ep.id, { ...plan, exhausted: plan.exhausted });
-    outcomes.push({ ok: true, episodeId: plan.ep.id, items, exhausted: plan.exhausted });
+    outcomes.push({ ok: true, episodeId: plan.ep.id, items, exhausted: plan.exhausted, episode: plan.ep });
   }
   if (toInsert.length) {
     // Nothing inserted leaves every usage as it was: the row objects change only with an accepted step.

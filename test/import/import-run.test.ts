@@ -124,6 +124,16 @@ describe('importRun', () => {
     expect(await ledgerOf(whole.tenantId)).toEqual(before);
   });
 
+  it("deletes an episode's postings with it (a trigger, not a foreign key checked per posting)", async () => {
+    const keys = await t.addTenant('import-deleted');
+    const imported = await importWhole(clientFor(t, keys.write), runInput('deleted'));
+    const postings = async () =>
+      (await t.database.db.pool.query('SELECT count(*)::int AS n FROM episode_terms WHERE episode_id = $1', [imported.episode.id])).rows[0].n;
+    expect(await postings()).toBeGreaterThan(0);
+    await t.database.db.pool.query('DELETE FROM tenants WHERE id = $1', [keys.tenantId]);
+    expect(await postings()).toBe(0);
+  });
+
   it('refuses bad input whole, naming the field and its limit, and writes nothing', async () => {
     const api = clientFor(t, whole.write);
     const before = await ledgerOf(whole.tenantId);
