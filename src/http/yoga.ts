@@ -87,7 +87,7 @@ export function createGraphQLHandler(services: Services, { admission, limiter, k
       useRateLimit(limiter),
       // Before admission: a document over the byte budget is refused without a slot, one within it takes slots by its bytes.
       useResponseBudget(services.db.pool, config.maxResponseBytes),
-      useAdmission(admission),
+      useAdmission(admission, config.maxBodyBytes),
       useExpensiveFieldLimits(config.admission.verifyLedgerConcurrency, config.admission.verifyLedgerTotalConcurrency),
       useStreamGuard(keyWatch, config.admission.maxStreamsPerKey),
       metricsPlugin,
