@@ -1,7 +1,10 @@
 // Admission control: at most MAX_CONCURRENT_REQUESTS requests are worked on at once, shared fairly
 // between tenants and keys (src/core/fair-queue.ts). A request takes its slot only after every shape check
-// (parse, depth, aliases, tokens, node limit, scopes), so a bad request is its 400 whatever the load,
-// and half-sent requests hold none (node's headers and request timeouts close them with 408). Every
+// (parse, depth, aliases, tokens, node limit, scopes), so a bad request is its 400 whatever the load
+// (one exception: a POST of a key whose queue is already full is refused before its body is read,
+// src/http/refusal-before-body.ts), and half-sent requests hold none (node's headers and request
+// timeouts close them with 408). A waiting request holds its parsed body: a key's queue is bounded
+// by count and by bytes (MAX_QUEUED_PER_KEY, MAX_QUEUED_BYTES_PER_KEY). Every
 // door takes slots here: GraphQL over HTTP and graphql-ws, each call of an MCP batch, OTLP exports,
 // blob downloads. Subscriptions take no slot: they count against their key's stream cap instead
 // (src/http/streams.ts).

@@ -93,8 +93,9 @@ async function charge(viewer: Viewer, calls: number, door: McpAdmission, res: Se
 
 /**
  * yoga's fetch, at most CALLS_AT_ONCE operations of this POST at a time, each begun on a turn of the
- * event loop of its own: a call's end starts the next one within the same run of promise callbacks,
- * so a batch of 100 ran on for hundreds of milliseconds before another tenant's request was read.
+ * event loop of its own: a call's end would start the next one within the same run of promise
+ * callbacks, ahead of another tenant's request already read (issue 50; at load 8-13 the bench saw
+ * no difference beyond its noise, docs/BENCHMARKS.md).
  */
 function fewAtATime(fetch: FetchLike): FetchLike {
   const permits = new FairPermits(CALLS_AT_ONCE, CALLS_AT_ONCE);
