@@ -36,6 +36,8 @@ async function startEpisodic(): Promise<{ url: string; stop(): Promise<void> }> 
     DB_POOL_MAX: '20',
     RATE_LIMIT_PER_MINUTE: '0',
     LEDGER_SIGNING_KEY: randomBytes(32).toString('hex'),
+    // BENCH_SERVER_ENV='{"MAX_REQUESTS_PER_KEY":"64"}': the Episodic server's config for an experiment (as in bench:fairness).
+    ...(JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}') as Record<string, string>),
   });
   const db = createDatabase(databaseUrl, config.dbPoolMax);
   const services = await createServices(config, db, createLogger(config.logLevel));

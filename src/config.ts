@@ -83,7 +83,7 @@ const EnvSchema = z.object({
   // at their stored size before they are read. 8 MiB: half the largest blob (BLOB_LIMITS.blobBytes,
   // 16 MiB), so a blob that large is served only by the streamed GET /blobs/<hash>; a few MB-sized
   // outputs still fit one query. A request holds up to ~3x its budget in memory (UTF-16 string plus
-  // its JSON), so one key's MAX_REQUESTS_PER_KEY (64) requests hold at most ~1.5 GiB, not 30 GB.
+  // its JSON), so one key's MAX_REQUESTS_PER_KEY (8) requests hold at most ~200 MiB, not 30 GB.
   MAX_RESPONSE_BYTES: z.coerce
     .number()
     .int()
@@ -91,12 +91,23 @@ const EnvSchema = z.object({
     .default(8 * 1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(1000),
-  MAX_CONCURRENT_REQUESTS: z.coerce.number().int().min(1).default(256),
-  MAX_REQUESTS_PER_KEY: z.coerce.number().int().min(1).default(64),
+  // A few requests per core and database connection already keep both busy; more in flight only
+  // queue their callbacks on the one event loop, in front of another tenant's (issue 50: one key's
+  // 64 slots held another key's one-field query at p99 504 ms against 5; with 8, 18 ms).
+  MAX_CONCURRENT_REQUESTS: z.coerce.number().int().min(1).default(64),
+  MAX_REQUESTS_PER_KEY: z.coerce.number().int().min(1).default(8),
   // A key's requests beyond MAX_REQUESTS_PER_KEY (or beyond a full server) wait in the key's own
   // queue, served in fair turns between tenants and keys, for up to ADMISSION_WAIT_MS; past that
-  // queue or that wait they are refused with one OVERLOADED answer.
-  MAX_QUEUED_PER_KEY: z.coerce.number().int().min(0).default(256),
+  // queue (callers, or bytes of the bodies they hold) or that wait they are refused with one
+  // OVERLOADED answer. Deep enough that 600 clients of one key wait their turn: a refused client
+  // retries, and refusing (and re-reading) its retries took the CPU the waiting would not.
+  MAX_QUEUED_PER_KEY: z.coerce.number().int().min(0).default(1024),
+  // 64 MiB: four of the largest bodies (MAX_BODY_BYTES), or a thousand 60 kB ones.
+  MAX_QUEUED_BYTES_PER_KEY: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(64 * 1024 * 1024),
   ADMISSION_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   MAX_STREAMS_PER_KEY: z.coerce.number().int().min(1).default(64),
   HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
@@ -209,6 +220,8 @@ export interface Config {
     maxRequestsPerKey: number;
     /** Requests of one key that may wait for a slot (fair turns between tenants and keys); more are refused with OVERLOADED. */
     maxQueuedPerKey: number;
+    /** Bytes of request bodies one key's waiting requests may hold; more are refused with OVERLOADED. */
+    maxQueuedBytesPerKey: number;
     /** How long a request waits for a slot before it is refused with OVERLOADED. */
     admissionWaitMs: number;
     /** Open subscriptions (SSE and WebSocket) of one API key in this process. */
@@ -321,6 +334,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxConcurrentRequests: e.MAX_CONCURRENT_REQUESTS,
       maxRequestsPerKey: Math.min(e.MAX_REQUESTS_PER_KEY, e.MAX_CONCURRENT_REQUESTS),
       maxQueuedPerKey: e.MAX_QUEUED_PER_KEY,
+      maxQueuedBytesPerKey: e.MAX_QUEUED_BYTES_PER_KEY,
       admissionWaitMs: e.ADMISSION_WAIT_MS,
       maxStreamsPerKey: e.MAX_STREAMS_PER_KEY,
       headersTimeoutMs: e.HEADERS_TIMEOUT_MS,

@@ -12,6 +12,7 @@ import { BLOBS_PATH, serveBlob } from './http/blob-download.ts';
 import { sendJson, sendMetrics, sendReadiness } from './http/health.ts';
 import { inRequestScope, requestListener } from './http/listener.ts';
 import { createMetrics, METRICS_PATH } from './http/metrics.ts';
+import { refusedBeforeBody } from './http/refusal-before-body.ts';
 import { serveGraphQLOverWebSocket } from './http/websocket.ts';
 import { createGraphQLHandler, GRAPHQL_PATH, type GraphQLHandler } from './http/yoga.ts';
 import { createMcpHandler, MCP_PATH } from './mcp/http.ts';
@@ -144,6 +145,7 @@ function createRouter(services: Services, { yoga, metrics, admission, limiter, i
     if (path === MCP_PATH) return serveMcp(req, res);
     if (path?.startsWith(BLOBS_PATH)) return serveBlob(req, res, { services, limiter, admission });
     if (serveWeb(req, res)) return;
+    if (path === GRAPHQL_PATH && (await refusedBeforeBody(req, res, services.keys, admission, services.config.maxBodyBytes))) return;
     return yoga(req, res);
   };
 }

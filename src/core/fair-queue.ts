@@ -5,7 +5,8 @@
 // one key alone may use every idle slot; once callers wait, each freed slot goes to the waiting
 // tenant holding the fewest slots and, within it, to the key holding the fewest (ties round-robin),
 // so a key with many requests waits behind its own requests, never in front of another key's. Each
-// key's queue is bounded and each wait is timed, so a flood is refused (one answer) instead of held.
+// key's queue is bounded (callers, and the bytes of the request bodies they hold while they wait) and
+// each wait is timed, so a flood is refused (one answer) instead of held.
 //
 // Why not a library: p-queue and bottleneck schedule one FIFO (with priorities, or one limiter per
 // group without a shared, fair total); Envoy's and nginx's per-client limits cap a client
@@ -21,6 +22,8 @@ export interface FairQueueLimits {
   perKey: number;
   /** Callers of one key that may wait for a slot; beyond it a caller is refused at once. */
   queuedPerKey: number;
+  /** Bytes (of the request bodies held while waiting) one key's waiting callers may hold; beyond it a caller is refused at once. No bound when absent. */
+  queuedBytesPerKey?: number;
   /** How long a caller waits for a slot before it is refused. */
   waitMs: number;
 }
@@ -35,6 +38,7 @@ export class FairQueueRefusal extends Error {
 
 interface Waiter {
   units: number;
+  bytes: number;
   grant(): void;
   refuse(reason: Refusal): void;
 }
@@ -59,6 +63,8 @@ export class FairQueue {
   private readonly runningByTenant = new Map<string, number>();
   /** Waiters per tenant and key; the maps' orders are the round-robin orders (one served moves to the back). */
   private readonly waiting = new Map<string, Map<string, Waiter[]>>();
+  /** Bytes the waiters of each key hold. */
+  private readonly queuedBytesBy = new Map<string, number>();
 
   constructor(private readonly limits: FairQueueLimits) {}
 
@@ -68,6 +74,11 @@ export class FairQueue {
 
   get full(): boolean {
     return this.running >= this.limits.capacity;
+  }
+
+  /** Some caller waits (a cheap test before refusalNow). */
+  get anyWaiting(): boolean {
+    return this.waiting.size > 0;
   }
 
   /** Callers waiting in all (read by /metrics and tests). */
@@ -85,21 +96,28 @@ export class FairQueue {
   }
 
   /**
-   * `units` slots (1 by default; at most the key's share), waiting for their turn; rejects with
-   * FairQueueRefusal when the key's queue is full or the wait passes waitMs.
+   * Why a caller of `key` holding `bytes` would be refused at once now (it cannot start and its
+   * key's queue is full), else null. Lets a door refuse before it reads and parses a body it would refuse anyway.
    */
-  take(tenant: string, key: string, units = 1): Promise<Release> {
+  refusalNow(tenant: string, key: string, bytes = 0): Refusal | null {
+    const who = { tenant, key, units: 1 };
+    return this.canStartNow(who) || this.roomToWait(who, bytes) ? null : this.refusalOf(who);
+  }
+
+  /**
+   * `units` slots (1 by default; at most the key's share), waiting for their turn while holding
+   * `bytes` (its request's body); rejects with FairQueueRefusal when the key's queue is full or the
+   * wait passes waitMs.
+   */
+  take(tenant: string, key: string, units = 1, bytes = 0): Promise<Release> {
     const who = { tenant, key, units: Math.max(1, Math.min(Math.ceil(units), this.limits.perKey, this.limits.capacity)) };
     if (this.canStartNow(who)) return Promise.resolve(this.start(who));
+    if (!this.roomToWait(who, bytes)) return Promise.reject(new FairQueueRefusal(this.refusalOf(who)));
     const queue = this.queueOf(who);
-    if (queue.length >= this.limits.queuedPerKey) {
-      this.dropIfEmpty(who);
-      const reason: Refusal = (this.runningBy.get(key) ?? 0) + who.units > this.limits.perKey ? 'key-busy' : 'full';
-      return Promise.reject(new FairQueueRefusal(reason));
-    }
     return new Promise<Release>((resolve, reject) => {
       const waiter: Waiter = {
         units: who.units,
+        bytes,
         grant: () => {
           clearTimeout(timer);
           resolve(this.start(who));
@@ -110,11 +128,25 @@ export class FairQueue {
         const at = queue.indexOf(waiter);
         if (at < 0) return;
         queue.splice(at, 1);
+        add(this.queuedBytesBy, key, -waiter.bytes);
         this.dropIfEmpty(who);
         waiter.refuse('timeout');
       }, this.limits.waitMs);
       queue.push(waiter);
+      add(this.queuedBytesBy, key, bytes);
     });
+  }
+
+  private refusalOf(who: Who): Refusal {
+    return (this.runningBy.get(who.key) ?? 0) + who.units > this.limits.perKey ? 'key-busy' : 'full';
+  }
+
+  /** The key's queue has room for one more caller holding `bytes` (one caller always fits an empty byte budget). */
+  private roomToWait(who: Who, bytes: number): boolean {
+    const waiting = this.waiting.get(who.tenant)?.get(who.key)?.length ?? 0;
+    if (waiting >= this.limits.queuedPerKey) return false;
+    const held = this.queuedBytesBy.get(who.key) ?? 0;
+    return waiting === 0 || held + bytes <= (this.limits.queuedBytesPerKey ?? Number.POSITIVE_INFINITY);
   }
 
   private fits(who: Who): boolean {
@@ -202,6 +234,7 @@ export class FairQueue {
   private grantNext(tenant: string, keys: Map<string, Waiter[]>, key: string): void {
     const queue = keys.get(key) ?? [];
     const next = queue.shift();
+    if (next) add(this.queuedBytesBy, key, -next.bytes);
     // Served: the key and the tenant go to the back of their round-robin orders.
     keys.delete(key);
     if (queue.length) keys.set(key, queue);

@@ -1,7 +1,10 @@
 // Admission control: at most MAX_CONCURRENT_REQUESTS requests are worked on at once, shared fairly
 // between tenants and keys (src/core/fair-queue.ts). A request takes its slot only after every shape check
-// (parse, depth, aliases, tokens, node limit, scopes), so a bad request is its 400 whatever the load,
-// and half-sent requests hold none (node's headers and request timeouts close them with 408). Every
+// (parse, depth, aliases, tokens, node limit, scopes), so a bad request is its 400 whatever the load
+// (one exception: a POST of a key whose queue is already full is refused before its body is read,
+// src/http/refusal-before-body.ts), and half-sent requests hold none (node's headers and request
+// timeouts close them with 408). A waiting request holds its parsed body: a key's queue is bounded
+// by count and by bytes (MAX_QUEUED_PER_KEY, MAX_QUEUED_BYTES_PER_KEY). Every
 // door takes slots here: GraphQL over HTTP and graphql-ws, each call of an MCP batch, OTLP exports,
 // blob downloads. Subscriptions take no slot: they count against their key's stream cap instead
 // (src/http/streams.ts).
@@ -16,6 +19,7 @@ export interface AdmissionLimits {
   maxConcurrentRequests: number;
   maxRequestsPerKey: number;
   maxQueuedPerKey: number;
+  maxQueuedBytesPerKey: number;
   admissionWaitMs: number;
 }
 
@@ -39,6 +43,7 @@ export class Admission {
       capacity: limits.maxConcurrentRequests,
       perKey: limits.maxRequestsPerKey,
       queuedPerKey: limits.maxQueuedPerKey,
+      queuedBytesPerKey: limits.maxQueuedBytesPerKey,
       waitMs: limits.admissionWaitMs,
     });
   }
@@ -52,40 +57,49 @@ export class Admission {
     return this.slots.inUse;
   }
 
+  /** Some request waits for a slot: only then can a key's queue be full. */
+  get queuing(): boolean {
+    return this.slots.anyWaiting;
+  }
+
+  /** A call of `caller` with a body of `bytes` would be refused now (its key's queue is full): the refusal it would get, else null. */
+  refusalNow(caller: Caller, bytes = 0): GraphQLError | null {
+    const reason = this.slots.refusalNow(caller.tenantId, caller.keyId, bytes);
+    return reason ? this.refusal(new FairQueueRefusal(reason)) : null;
+  }
+
   /**
    * `units` slots for `caller` (its work's cost: 1 for a GraphQL operation, an OTLP export's spans,
-   * an MCP batch's calls; at most MAX_REQUESTS_PER_KEY), in its fair turn; throws the one
-   * OVERLOADED error a refused call gets.
+   * an MCP batch's calls; at most MAX_REQUESTS_PER_KEY), in its fair turn, while holding `bytes`
+   * (its request's body) if it waits; throws the one OVERLOADED error a refused call gets.
    */
-  async take(caller: Caller, units = 1): Promise<Release> {
+  async take(caller: Caller, units = 1, bytes = 0): Promise<Release> {
     try {
-      return await this.slots.take(caller.tenantId, caller.keyId, units);
+      return await this.slots.take(caller.tenantId, caller.keyId, units, bytes);
     } catch (err) {
       if (err instanceof FairQueueRefusal) throw this.refusal(err);
       throw err;
     }
   }
 
-  /** Slots held until `res` closes (doors outside GraphQL: OTLP, MCP, blob downloads). */
-  async takeFor(caller: Caller, res: ServerResponse, units = 1): Promise<void> {
+  /** Slots held until `res` closes (doors outside GraphQL: OTLP, MCP, blob downloads); `bytes`: the body it holds while it waits. */
+  async takeFor(caller: Caller, res: ServerResponse, units = 1, bytes = 0): Promise<void> {
     markCaller(caller);
-    const release = await this.take(caller, units);
+    const release = await this.take(caller, units, bytes);
     if (res.closed) release();
     else res.once('close', release);
   }
 
   private refusal(err: FairQueueRefusal): GraphQLError {
-    const { maxRequestsPerKey, maxConcurrentRequests, maxQueuedPerKey, admissionWaitMs } = this.limits;
+    const { maxRequestsPerKey, maxConcurrentRequests, maxQueuedPerKey, maxQueuedBytesPerKey, admissionWaitMs } = this.limits;
+    const queueFull = `${maxQueuedPerKey} requests or ${maxQueuedBytesPerKey} bytes of request bodies waiting (MAX_QUEUED_PER_KEY, MAX_QUEUED_BYTES_PER_KEY)`;
     if (err.reason === 'key-busy') {
       return overloadedError(
-        `This API key holds ${maxRequestsPerKey} request slots, the most one key may (MAX_REQUESTS_PER_KEY; an OTLP export takes one per span, an MCP POST one per call), and has ${maxQueuedPerKey} requests waiting (MAX_QUEUED_PER_KEY); retry shortly.`,
+        `This API key holds ${maxRequestsPerKey} request slots, the most one key may (MAX_REQUESTS_PER_KEY; an OTLP export takes one per span, an MCP POST one per call), and has ${queueFull}; retry shortly.`,
         maxRequestsPerKey,
       );
     }
-    const why =
-      err.reason === 'timeout'
-        ? `no slot came free within ${admissionWaitMs} ms (ADMISSION_WAIT_MS)`
-        : `this API key has ${maxQueuedPerKey} requests waiting (MAX_QUEUED_PER_KEY)`;
+    const why = err.reason === 'timeout' ? `no slot came free within ${admissionWaitMs} ms (ADMISSION_WAIT_MS)` : `this API key has ${queueFull}`;
     return overloadedError(
       `The server is working on ${maxConcurrentRequests} requests, the most it takes at once (MAX_CONCURRENT_REQUESTS), and ${why}; retry shortly.`,
       maxConcurrentRequests,
@@ -111,16 +125,17 @@ export function markCaller(caller: Caller): void {
  * Takes the caller's slot at execution, after every shape check (this plugin comes after them), and
  * gives it back when the result is ready. Subscriptions (SSE, graphql-ws) take none.
  */
-export function useAdmission(admission: Admission): Plugin {
+export function useAdmission(admission: Admission, maxBodyBytes: number): Plugin {
   return {
     async onExecute({ args, setResultAndStopExecution }) {
-      const viewer = (args.contextValue as unknown as { viewer: Viewer | null }).viewer;
+      const context = args.contextValue as unknown as { viewer: Viewer | null; request?: Request };
+      const viewer = context.viewer;
       // An operation of an MCP batch: the door holds the batch's slots, one per call.
       if (!viewer || requestScope.getStore()?.admitted) return undefined;
       markCaller(viewer);
       let release: Release;
       try {
-        release = await admission.take(viewer, operationUnits.get(args.contextValue as object) ?? 1);
+        release = await admission.take(viewer, operationUnits.get(args.contextValue as object) ?? 1, bodyBytes(context.request, maxBodyBytes));
       } catch (err) {
         if (!(err instanceof GraphQLError)) throw err;
         setResultAndStopExecution({ errors: [err] });
@@ -129,6 +144,16 @@ export function useAdmission(admission: Admission): Plugin {
       return { onExecuteDone: () => release() };
     },
   };
+}
+
+/**
+ * The bytes a waiting request holds for its body: its declared Content-Length; a POST without one
+ * (chunked) as much as MAX_BODY_BYTES lets it send, since its size is not kept once it is parsed; none for a GET.
+ */
+function bodyBytes(request: Pick<Request, 'method' | 'headers'> | undefined, maxBodyBytes: number): number {
+  if (request?.method !== 'POST') return 0;
+  const declared = request.headers.get('content-length');
+  return declared === null ? maxBodyBytes : Number(declared);
 }
 
 /** Codes of a call shed for load: however many resolvers met it, the client is told once. */

@@ -89,7 +89,7 @@ export function createGraphQLHandler(services: Services, { admission, limiter, k
       useRateLimit(limiter),
       // Before admission: a document over the byte budget is refused without a slot, one within it takes slots by its bytes.
       useResponseBudget(services.db.pool, config.maxResponseBytes),
-      useAdmission(admission),
+      useAdmission(admission, config.maxBodyBytes),
       // After admission: one large read per key at a time, its answer sent in slices, so it does not hold the event loop for other keys.
       useLargeAnswers(),
       useExpensiveFieldLimits(config.admission.verifyLedgerConcurrency, config.admission.verifyLedgerTotalConcurrency),

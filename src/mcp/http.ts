@@ -14,6 +14,7 @@ import { AUTH_FAILURE_MESSAGES, tokenFromHeader } from '../auth/keys.ts';
 import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { Viewer } from '../auth/store.ts';
 import { createTransport, type FetchLike } from '../client/transport.ts';
+import { nextTurn } from '../core/delay.ts';
 import { type Admission, markCaller } from '../http/admission.ts';
 import { FairPermits } from '../http/fair-permits.ts';
 import { requestScope } from '../log.ts';
@@ -73,8 +74,8 @@ async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
 /** The calls a POST carries: each message of a batch, or the one message. */
 const callsIn = (body: unknown): number => (Array.isArray(body) ? body.length : 1);
 
-/** Takes the POST's rate allowance and slots, one per call; marks the scope so its operations take none again. */
-async function charge(viewer: Viewer, calls: number, door: McpAdmission, res: ServerResponse): Promise<void> {
+/** Takes the POST's rate allowance and slots, one per call (holding `bytes` of body while it waits); marks the scope so its operations take none again. */
+async function charge(viewer: Viewer, calls: number, door: McpAdmission, res: ServerResponse, bytes: number): Promise<void> {
   const units = Math.max(1, calls);
   const rate = door.limiter ? await door.limiter.take(viewer.keyId, Date.now(), units) : { ok: true, retryAfterMs: 0 };
   if (door.limiter && !rate.ok) {
@@ -82,7 +83,7 @@ async function charge(viewer: Viewer, calls: number, door: McpAdmission, res: Se
     const why = `Rate limit exceeded for this API key: the limit is ${door.limiter.perMinute} requests a minute (RATE_LIMIT_PER_MINUTE), a POST counting one per JSON-RPC call (this one carries ${units}); retry in ${seconds} s`;
     throw new McpRefusal(429, why, { 'retry-after': seconds });
   }
-  await door.admission.takeFor(viewer, res, units).catch((err: Error) => {
+  await door.admission.takeFor(viewer, res, units, bytes).catch((err: Error) => {
     throw new McpRefusal(503, err.message, { 'retry-after': '1' });
   });
   markCaller(viewer);
@@ -90,12 +91,18 @@ async function charge(viewer: Viewer, calls: number, door: McpAdmission, res: Se
   if (scope) scope.admitted = true;
 }
 
-/** yoga's fetch, at most CALLS_AT_ONCE operations of this POST at a time. */
+/**
+ * yoga's fetch, at most CALLS_AT_ONCE operations of this POST at a time, each begun on a turn of the
+ * event loop of its own: a call's end would start the next one within the same run of promise
+ * callbacks, ahead of another tenant's request already read (issue 50; at load 8-13 the bench saw
+ * no difference beyond its noise, docs/BENCHMARKS.md).
+ */
 function fewAtATime(fetch: FetchLike): FetchLike {
   const permits = new FairPermits(CALLS_AT_ONCE, CALLS_AT_ONCE);
   return async (url, init) => {
     const release = await permits.take('post');
     try {
+      await nextTurn();
       return await fetch(url, init);
     } finally {
       release();
@@ -113,7 +120,8 @@ async function serve(services: Services, graphql: InProcessGraphQL, door: McpAdm
   const auth = await services.keys.authenticate(token);
   if ('failure' in auth) return sendJsonRpcError(res, 401, AUTH_FAILURE_MESSAGES[auth.failure], { 'www-authenticate': 'Bearer' });
   const body = await readJson(req, services.config.maxBodyBytes);
-  await charge(auth.viewer, callsIn(body), door, res);
+  const declared = req.headers['content-length'];
+  await charge(auth.viewer, callsIn(body), door, res, declared === undefined ? services.config.maxBodyBytes : Number(declared));
   const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
     import('./server.ts'),

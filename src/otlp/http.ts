@@ -102,7 +102,7 @@ function otlpEndpoint(services: Services, admission: Admission, limiter: RateLim
         throw new HttpRefusal(415, RPC.invalidArgument, 'Content-Type must be application/x-protobuf or application/json');
       const viewer = await authorize(req);
       const body = inflate(await readBody(req, services.config.maxBodyBytes), req.headers['content-encoding'], services.config.maxBodyBytes);
-      send(res, 200, format, await handle(viewer.tenantId, body, format, (units) => admit(viewer, res, units)));
+      send(res, 200, format, await handle(viewer.tenantId, body, format, (units) => admit(viewer, res, units, body.length)));
     } catch (err) {
       const refusal = asRefusal(err, services);
       send(res, refusal.status, format, encodeStatus(format, refusal.rpcCode, refusal.message), refusal.headers);
@@ -120,8 +120,8 @@ function otlpEndpoint(services: Services, admission: Admission, limiter: RateLim
     return auth.viewer;
   }
 
-  /** The key's rate limit (RATE_LIMIT_PER_MINUTE, one unit per span) and `units` admission slots, held until the answer is sent. */
-  async function admit(viewer: Viewer, res: ServerResponse, units: number): Promise<void> {
+  /** The key's rate limit (RATE_LIMIT_PER_MINUTE, one unit per span) and `units` admission slots, held until the answer is sent; `bytes`: the body held while waiting. */
+  async function admit(viewer: Viewer, res: ServerResponse, units: number, bytes: number): Promise<void> {
     const cost = Math.max(1, units);
     const rate = limiter ? await limiter.take(viewer.keyId, Date.now(), cost) : { ok: true, retryAfterMs: 0 };
     if (limiter && !rate.ok) {
@@ -129,7 +129,7 @@ function otlpEndpoint(services: Services, admission: Admission, limiter: RateLim
       const why = `Rate limit exceeded for this API key: the limit is ${limiter.perMinute} requests a minute (RATE_LIMIT_PER_MINUTE), an export counting one per span (this one ${cost}); retry in ${seconds} s`;
       throw new HttpRefusal(429, RPC.resourceExhausted, why, { 'retry-after': String(seconds) });
     }
-    await admission.takeFor(viewer, res, cost).catch((err: Error) => {
+    await admission.takeFor(viewer, res, cost, bytes).catch((err: Error) => {
       throw retryLater(503, err.message);
     });
   }

@@ -5,6 +5,7 @@
 // completed through the normal lifecycle (reward, reflection, retrieval index, pattern jobs).
 // Every span refused on the way is reported back; none is dropped silently.
 import type pg from 'pg';
+import { nextTurn } from '../core/delay.ts';
 import { DomainError, IllegalTransitionError, InputLimitError, type LimitViolation, NotFoundError } from '../core/errors.ts';
 import { must } from '../core/must.ts';
 import type { PriceTable } from '../costs/prices.ts';
@@ -57,6 +58,12 @@ export interface TraceIngestDeps {
 
 /** Traces of one request settled at once: their step batches meet in the ingestor's group commit. */
 const TRACES_AT_ONCE = 8;
+/**
+ * Spans checked, or journaled as steps, in one turn of the event loop: a 500-span export once held
+ * the loop for up to 160 ms at a time (checking and hashing its steps), and another tenant's
+ * one-field query waited behind it (issue 50). 50 spans take a few milliseconds.
+ */
+const SPANS_PER_TURN = 50;
 
 interface EpisodeRef {
   id: string;
@@ -78,7 +85,7 @@ export class TraceIngest {
    * request's other spans go on.
    */
   async ingest(tenantId: string, sent: readonly OtlpSpan[]): Promise<IngestReport> {
-    const { spans, refused } = screen(sent);
+    const { spans, refused } = await screen(sent);
     const byTrace = groupByTrace(spans);
     const episodes = await this.episodesOf(tenantId, [...byTrace.keys()]);
     const report: IngestReport = { stored: 0, pending: 0, refused };
@@ -233,8 +240,9 @@ export class TraceIngest {
   /** The spans as steps, in order of their start; each refused one is reported with its reason. */
   private async journal(tenantId: string, episodeId: string, spans: OtlpSpan[]): Promise<IngestReport> {
     const report: IngestReport = { stored: 0, pending: 0, refused: [] };
-    for (let i = 0; i < spans.length; i += STEP_LIMITS.stepsPerCall) {
-      const chunk = spans.slice(i, i + STEP_LIMITS.stepsPerCall);
+    for (let i = 0; i < spans.length; i += SPANS_PER_TURN) {
+      if (i > 0) await nextTurn();
+      const chunk = spans.slice(i, i + SPANS_PER_TURN);
       const steps = chunk.map((s) => stepOfSpan(s, this.deps.prices));
       try {
         const logged = await journalSteps(this.deps, tenantId, episodeId, steps, SPAN_STEPS);
@@ -367,15 +375,18 @@ const stepViolations = (span: OtlpSpan): LimitViolation[] => (checkSteps([stepOf
 
 /**
  * The request's spans that fit every limit, and a refusal for each other one: the root the request
- * carries for a trace is checked as its run, any other span as its step. Nothing is written yet.
+ * carries for a trace is checked as its run, any other span as its step, SPANS_PER_TURN in a turn
+ * of the event loop. Nothing is written yet.
  */
-function screen(spans: readonly OtlpSpan[]): { spans: OtlpSpan[]; refused: SpanRefusal[] } {
+async function screen(spans: readonly OtlpSpan[]): Promise<{ spans: OtlpSpan[]; refused: SpanRefusal[] }> {
   const admitted: OtlpSpan[] = [];
   const refused: SpanRefusal[] = [];
+  let screened = 0;
   for (const list of groupByTrace(spans).values()) {
     const root = rootOf(list, null);
     const children = list.filter((s) => s !== root);
     for (const span of list) {
+      if (++screened % SPANS_PER_TURN === 0) await nextTurn();
       const violations = span === root ? runViolations(span, children) : stepViolations(span);
       if (violations.length) refused.push(refusal(span, messagesOf(violations), 'limit'));
       else admitted.push(span);

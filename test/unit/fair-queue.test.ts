@@ -89,6 +89,32 @@ describe('FairQueue', () => {
     expect(queue.tryTake('B', 'b')).toBeNull();
   });
 
+  it("bounds the bytes a key's waiters hold, lets one waiter of any size wait, and says beforehand who would be refused", async () => {
+    const queue = new FairQueue({ capacity: 2, perKey: 1, queuedPerKey: 10, queuedBytesPerKey: 100, waitMs: 60_000 });
+    const release = await queue.take('A', 'a', 1, 1_000);
+    expect(queue.anyWaiting).toBe(false);
+    expect(queue.refusalNow('A', 'a', 1_000)).toBeNull();
+    const big = queue.take('A', 'a', 1, 150);
+    expect(queue.anyWaiting).toBe(true);
+    expect(queue.refusalNow('A', 'a', 1)).toBe('key-busy');
+    await expect(queue.take('A', 'a', 1, 1)).rejects.toMatchObject({ reason: 'key-busy' });
+    // Another key of the tenant, and another tenant, are not held to a's bytes.
+    expect(queue.refusalNow('A', 'x', 1_000)).toBeNull();
+    expect(queue.refusalNow('B', 'b', 1_000)).toBeNull();
+    release();
+    (await big)();
+    // a's waiter was served: its bytes no longer count.
+    const again = await queue.take('A', 'a');
+    const small = [queue.take('A', 'a', 1, 60), queue.take('A', 'a', 1, 40)];
+    expect(queue.queued).toBe(2);
+    expect(queue.refusalNow('A', 'a', 1)).toBe('key-busy');
+    expect(queue.refusalNow('A', 'a', 0)).toBeNull();
+    again();
+    (await small[0])?.();
+    (await small[1])?.();
+    expect(queue.inUse).toBe(0);
+  });
+
   it('charges a caller the slots it asks for, at most its key share: a heavy key runs one at a time while another tenant runs at once', async () => {
     const queue = new FairQueue({ ...limits, capacity: 8, perKey: 4 });
     const first = await queue.take('A', 'a', 500);

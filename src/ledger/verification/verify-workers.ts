@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { nextTurn } from '../../core/delay.ts';
 import type { FieldRows } from './copy-rows.ts';
 import { checkStepBatch, type StepBatch, type StepVerdict } from './step-check.ts';
 import { type ChainResult, chainJob, type Job, type StepsResult, transferOf } from './verify-jobs.ts';
@@ -110,8 +111,6 @@ export async function verifyWorkersReady(): Promise<boolean> {
   const ready = await Promise.all(workers.map((w) => w.started));
   return workers.length === WORKERS && ready.every((ok) => ok);
 }
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Checks the batch inline, yielding every SLICE entries so that reads and other requests proceed. */
 async function checkInline(batch: StepBatch): Promise<StepVerdict> {
