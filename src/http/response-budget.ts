@@ -48,7 +48,7 @@ function responseTooLargeError(limit: number, requested: number): GraphQLError {
   );
 }
 
-/** Bytes of stored content that cost one admission slot: a read of the whole default budget (8 MiB) costs 64, a key's whole share. */
+/** Bytes of stored content that cost one admission slot: a read of 1 MiB or more costs 8, a key's whole default share (MAX_REQUESTS_PER_KEY; the units are capped at the share). */
 const BYTES_PER_SLOT = 128 * 1024;
 
 async function blobBytes(pool: pg.Pool, viewer: Viewer, hashes: string[]): Promise<number> {
