@@ -15,11 +15,21 @@
 
 export type Release = () => void;
 
+/** How long a key that asked for a slot counts as active for sharedPerKey. */
+const ACTIVE_MS = 1000;
+
 export interface FairQueueLimits {
   /** Slots in all. */
   capacity: number;
-  /** Slots one key may hold at once (nginx's limit_conn); at most `capacity`. */
+  /** Slots one key may hold at once while no other key is active (nginx's limit_conn); at most `capacity`. */
   perKey: number;
+  /**
+   * Slots one key may hold while another key is active (holds a slot, waits, or asked within
+   * ACTIVE_MS), and the most one caller takes; at most perKey, which it defaults to. Few requests in
+   * flight already keep the cores and connections busy, and more only queue their callbacks on the
+   * one event loop in front of the other key's; a key alone gets perKey for work that waits on I/O.
+   */
+  sharedPerKey?: number;
   /** Callers of one key that may wait for a slot; beyond it a caller is refused at once. */
   queuedPerKey: number;
   /** Bytes (of the request bodies held while waiting) one key's waiting callers may hold; beyond it a caller is refused at once. No bound when absent. */
@@ -65,8 +75,13 @@ export class FairQueue {
   private readonly waiting = new Map<string, Map<string, Waiter[]>>();
   /** Bytes the waiters of each key hold. */
   private readonly queuedBytesBy = new Map<string, number>();
+  /** When each key last asked for a slot (ms), kept for ACTIVE_MS: a victim asking one request at a time stays active between its requests. */
+  private readonly askedAt = new Map<string, number>();
+  private readonly sharedPerKey: number;
 
-  constructor(private readonly limits: FairQueueLimits) {}
+  constructor(private readonly limits: FairQueueLimits) {
+    this.sharedPerKey = Math.min(limits.sharedPerKey ?? limits.perKey, limits.perKey);
+  }
 
   get inUse(): number {
     return this.running;
@@ -100,6 +115,7 @@ export class FairQueue {
    * key's queue is full), else null. Lets a door refuse before it reads and parses a body it would refuse anyway.
    */
   refusalNow(tenant: string, key: string, bytes = 0): Refusal | null {
+    this.asked(key);
     const who = { tenant, key, units: 1 };
     return this.canStartNow(who) || this.roomToWait(who, bytes) ? null : this.refusalOf(who);
   }
@@ -110,7 +126,8 @@ export class FairQueue {
    * wait passes waitMs.
    */
   take(tenant: string, key: string, units = 1, bytes = 0): Promise<Release> {
-    const who = { tenant, key, units: Math.max(1, Math.min(Math.ceil(units), this.limits.perKey, this.limits.capacity)) };
+    this.asked(key);
+    const who = { tenant, key, units: Math.max(1, Math.min(Math.ceil(units), this.sharedPerKey, this.limits.capacity)) };
     if (this.canStartNow(who)) return Promise.resolve(this.start(who));
     if (!this.roomToWait(who, bytes)) return Promise.reject(new FairQueueRefusal(this.refusalOf(who)));
     const queue = this.queueOf(who);
@@ -138,7 +155,27 @@ export class FairQueue {
   }
 
   private refusalOf(who: Who): Refusal {
-    return (this.runningBy.get(who.key) ?? 0) + who.units > this.limits.perKey ? 'key-busy' : 'full';
+    return (this.runningBy.get(who.key) ?? 0) + who.units > this.shareOf(who.key) ? 'key-busy' : 'full';
+  }
+
+  /** The slots `key` may hold now: sharedPerKey while another key is active, else perKey. */
+  shareOf(key: string): number {
+    return this.sharedPerKey < this.limits.perKey && this.othersActive(key) ? this.sharedPerKey : this.limits.perKey;
+  }
+
+  private asked(key: string): void {
+    if (this.sharedPerKey < this.limits.perKey) this.askedAt.set(key, Date.now());
+  }
+
+  private othersActive(key: string): boolean {
+    for (const other of this.runningBy.keys()) if (other !== key) return true;
+    for (const keys of this.waiting.values()) for (const other of keys.keys()) if (other !== key) return true;
+    const now = Date.now();
+    for (const [other, at] of this.askedAt) {
+      if (now - at > ACTIVE_MS) this.askedAt.delete(other);
+      else if (other !== key) return true;
+    }
+    return false;
   }
 
   /** The key's queue has room for one more caller holding `bytes` (one caller always fits an empty byte budget). */
@@ -150,7 +187,7 @@ export class FairQueue {
   }
 
   private fits(who: Who): boolean {
-    return this.running + who.units <= this.limits.capacity && (this.runningBy.get(who.key) ?? 0) + who.units <= this.limits.perKey;
+    return this.running + who.units <= this.limits.capacity && (this.runningBy.get(who.key) ?? 0) + who.units <= this.shareOf(who.key);
   }
 
   private canStartNow(who: Who): boolean {
@@ -223,7 +260,7 @@ export class FairQueue {
     let bestHeld = Number.POSITIVE_INFINITY;
     for (const [key, queue] of keys) {
       const held = this.runningBy.get(key) ?? 0;
-      if (held + (queue[0]?.units ?? 1) <= this.limits.perKey && held < bestHeld) {
+      if (held + (queue[0]?.units ?? 1) <= this.shareOf(key) && held < bestHeld) {
         best = key;
         bestHeld = held;
       }

@@ -18,6 +18,7 @@ import { requestScope } from '../log.ts';
 export interface AdmissionLimits {
   maxConcurrentRequests: number;
   maxRequestsPerKey: number;
+  maxRequestsPerKeyShared: number;
   maxQueuedPerKey: number;
   maxQueuedBytesPerKey: number;
   admissionWaitMs: number;
@@ -42,6 +43,7 @@ export class Admission {
     this.slots = new FairQueue({
       capacity: limits.maxConcurrentRequests,
       perKey: limits.maxRequestsPerKey,
+      sharedPerKey: limits.maxRequestsPerKeyShared,
       queuedPerKey: limits.maxQueuedPerKey,
       queuedBytesPerKey: limits.maxQueuedBytesPerKey,
       waitMs: limits.admissionWaitMs,
@@ -65,19 +67,19 @@ export class Admission {
   /** A call of `caller` with a body of `bytes` would be refused now (its key's queue is full): the refusal it would get, else null. */
   refusalNow(caller: Caller, bytes = 0): GraphQLError | null {
     const reason = this.slots.refusalNow(caller.tenantId, caller.keyId, bytes);
-    return reason ? this.refusal(new FairQueueRefusal(reason)) : null;
+    return reason ? this.refusal(new FairQueueRefusal(reason), caller.keyId) : null;
   }
 
   /**
    * `units` slots for `caller` (its work's cost: 1 for a GraphQL operation, an OTLP export's spans,
-   * an MCP batch's calls; at most MAX_REQUESTS_PER_KEY), in its fair turn, while holding `bytes`
+   * an MCP batch's calls; at most MAX_REQUESTS_PER_KEY_SHARED), in its fair turn, while holding `bytes`
    * (its request's body) if it waits; throws the one OVERLOADED error a refused call gets.
    */
   async take(caller: Caller, units = 1, bytes = 0): Promise<Release> {
     try {
       return await this.slots.take(caller.tenantId, caller.keyId, units, bytes);
     } catch (err) {
-      if (err instanceof FairQueueRefusal) throw this.refusal(err);
+      if (err instanceof FairQueueRefusal) throw this.refusal(err, caller.keyId);
       throw err;
     }
   }
@@ -90,13 +92,14 @@ export class Admission {
     else res.once('close', release);
   }
 
-  private refusal(err: FairQueueRefusal): GraphQLError {
-    const { maxRequestsPerKey, maxConcurrentRequests, maxQueuedPerKey, maxQueuedBytesPerKey, admissionWaitMs } = this.limits;
+  private refusal(err: FairQueueRefusal, keyId: string): GraphQLError {
+    const { maxRequestsPerKey, maxRequestsPerKeyShared, maxConcurrentRequests, maxQueuedPerKey, maxQueuedBytesPerKey, admissionWaitMs } = this.limits;
     const queueFull = `${maxQueuedPerKey} requests or ${maxQueuedBytesPerKey} bytes of request bodies waiting (MAX_QUEUED_PER_KEY, MAX_QUEUED_BYTES_PER_KEY)`;
     if (err.reason === 'key-busy') {
+      const share = this.slots.shareOf(keyId);
       return overloadedError(
-        `This API key holds ${maxRequestsPerKey} request slots, the most one key may (MAX_REQUESTS_PER_KEY; an OTLP export takes one per span, an MCP POST one per call), and has ${queueFull}; retry shortly.`,
-        maxRequestsPerKey,
+        `This API key holds ${share} request slots, the most one key may now (MAX_REQUESTS_PER_KEY ${maxRequestsPerKey} alone, MAX_REQUESTS_PER_KEY_SHARED ${maxRequestsPerKeyShared} while other keys are active; an OTLP export takes one per span, an MCP POST one per call), and has ${queueFull}; retry shortly.`,
+        share,
       );
     }
     const why = err.reason === 'timeout' ? `no slot came free within ${admissionWaitMs} ms (ADMISSION_WAIT_MS)` : `this API key has ${queueFull}`;

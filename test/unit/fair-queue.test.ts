@@ -149,3 +149,38 @@ describe('FairQueue', () => {
     expect(order).toEqual(['heavy', 'late']);
   });
 });
+
+describe('FairQueue shared share', () => {
+  const shared = { capacity: 10, perKey: 6, sharedPerKey: 2, queuedPerKey: 100, waitMs: 60_000 };
+
+  it('lets a key alone hold perKey slots, and only sharedPerKey once another key is active', async () => {
+    const queue = new FairQueue(shared);
+    const { order, grants, take } = recorder(queue);
+    await Promise.all(['a1', 'a2', 'a3', 'a4'].map((label) => take('A', 'a', label)));
+    expect(queue.inUse).toBe(4);
+    expect(queue.shareOf('a')).toBe(6);
+    // Another tenant's key asks: it starts at once, and the busy key's next callers wait until it holds fewer than 2.
+    await take('B', 'b', 'b1');
+    expect(queue.shareOf('a')).toBe(2);
+    void take('A', 'a', 'a5');
+    await Promise.resolve();
+    expect(order).toEqual(['a1', 'a2', 'a3', 'a4', 'b1']);
+    for (const label of ['a1', 'a2']) (await grants.get(label))?.();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(order).not.toContain('a5'); // it still holds 2
+    (await grants.get('a3'))?.();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(order).toContain('a5');
+  });
+
+  it('caps one caller at sharedPerKey slots, so heavy work always fits the share', async () => {
+    const queue = new FairQueue(shared);
+    const release = await queue.take('A', 'a', 50);
+    expect(queue.inUse).toBe(2);
+    release();
+  });
+
+  it('is perKey when sharedPerKey is absent', () => {
+    expect(new FairQueue({ capacity: 4, perKey: 3, queuedPerKey: 1, waitMs: 10 }).shareOf('a')).toBe(3);
+  });
+});
