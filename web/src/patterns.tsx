@@ -75,14 +75,14 @@ function PatternCard({ api, p }: { api: Api; p: Pattern }) {
         <dd class="num" data-lift>
           {p.lift === null ? '–' : `${p.lift >= 0 ? '+' : ''}${num(p.lift)}`}
         </dd>
-        <dt>{procedure ? 'worked in the runs that ran it' : 'success rate'}</dt>
+        <dt>{procedure ? 'worked when run' : 'success rate'}</dt>
         <dd>
           {num(p.successRate)} <Bar fraction={p.successRate ?? 0} />{' '}
           <span class="muted">
             {p.successes} of {p.occurrences}
           </span>
         </dd>
-        <dt>{procedure ? "share of the repository's runs it worked in" : 'effectiveness (|lift|)'}</dt>
+        <dt>{procedure ? 'share of runs' : 'effectiveness'}</dt>
         <dd>
           {num(p.effectiveness)} <Bar fraction={p.effectiveness ?? 0} />
         </dd>
