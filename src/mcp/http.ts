@@ -21,8 +21,13 @@ import { requestScope } from '../log.ts';
 import type { Services } from '../services.ts';
 import { originRefusal } from './origin.ts';
 
-/** A batch's calls run at most this many at a time: what one client's sequence of calls needs, not the machine. */
-const CALLS_AT_ONCE = 4;
+/**
+ * A batch's calls run one at a time, in order, as one client's sequence of calls would: on 2 cores
+ * four at a time held another tenant's one-field query at p99 3.3-5.6x its baseline in
+ * bench:fairness (mcp8), two at a time 2.1-2.4x, one 1.2-1.5x, for about 30 % fewer of the attacking
+ * batch's answers (docs/BENCHMARKS.md).
+ */
+const CALLS_AT_ONCE = 1;
 
 /** What the door needs to charge a POST: the server's admission and the keys' rate limit. */
 export interface McpAdmission {
@@ -94,8 +99,7 @@ async function charge(viewer: Viewer, calls: number, door: McpAdmission, res: Se
 /**
  * yoga's fetch, at most CALLS_AT_ONCE operations of this POST at a time, each begun on a turn of the
  * event loop of its own: a call's end would start the next one within the same run of promise
- * callbacks, ahead of another tenant's request already read (issue 50; at load 8-13 the bench saw
- * no difference beyond its noise, docs/BENCHMARKS.md).
+ * callbacks, ahead of another tenant's request already read (issue 50).
  */
 function fewAtATime(fetch: FetchLike): FetchLike {
   const permits = new FairPermits(CALLS_AT_ONCE, CALLS_AT_ONCE);
