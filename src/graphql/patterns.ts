@@ -4,14 +4,15 @@
 
 import { InputLimitError, NotFoundError } from '../core/errors.ts';
 import { canonicalId, isUuid } from '../core/ids.ts';
-import { Params, queryRows } from '../db/sql.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import { type ExtractionReport, extractEpisodePatterns } from '../learning/extract.ts';
+import type { ExtractionReport } from '../learning/extract.ts';
+import { extractPatternsNow } from '../learning/extract-now.ts';
 import { failedProcedureSummary, type PatternKind, patternSummary } from '../learning/patterns.ts';
 import type { Reflection } from '../learning/reflection.ts';
 import type { Reward } from '../learning/reward.ts';
 import { failedProcedures } from '../retrieval/pattern-store.ts';
 import { builder } from './builder.ts';
+import type { Context } from './context.ts';
 import { enumValue } from './enum-value.ts';
 import { episodeField } from './episode-payloads.ts';
 import { connectionSize } from './page-size.ts';
@@ -141,6 +142,18 @@ builder.prismaObject('PatternEpisode', {
   }),
 });
 
+// The served procedures of one scope share its failed ones: read once per request and scope, not per pattern.
+const failedByRequest = new WeakMap<Context, Map<string, ReturnType<typeof failedProcedures>>>();
+
+function failedInScope(ctx: Context, tenantId: string, scope: string): ReturnType<typeof failedProcedures> {
+  let scopes = failedByRequest.get(ctx);
+  if (!scopes) failedByRequest.set(ctx, (scopes = new Map()));
+  const key = `${tenantId}\u0000${scope}`;
+  let read = scopes.get(key);
+  if (!read) scopes.set(key, (read = failedProcedures(ctx.services.db.pool, tenantId, scope)));
+  return read;
+}
+
 builder.prismaObject('Pattern', {
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -187,8 +200,7 @@ builder.prismaObject('Pattern', {
       select: { kind: true, scope: true, tenantId: true },
       description:
         'PROCEDURE: the commands runs of its scope tried that usually failed there (worked in fewer than half the runs that ran them), with their counts, most often tried first: what not to run instead. Empty for the other kinds.',
-      resolve: async (p, _args, ctx) =>
-        p.kind === 'procedure' ? (await failedProcedures(ctx.services.db.pool, p.tenantId, p.scope)).map(failedProcedureSummary) : [],
+      resolve: async (p, _args, ctx) => (p.kind === 'procedure' ? (await failedInScope(ctx, p.tenantId, p.scope)).map(failedProcedureSummary) : []),
     }),
     context: t.field({
       type: PatternContext,
@@ -276,23 +288,7 @@ builder.mutationFields((t) => ({
     args: { episodeId: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       const episodeId = canonicalId(args.episodeId);
-      if (!isUuid(episodeId)) throw new NotFoundError('Episode', episodeId);
-      const extraction = await ctx.services.writer.run(ctx.viewer.tenantId, async (w) => {
-        const p = new Params();
-        const sql = `SELECT outcome IS NOT NULL AS ended FROM episodes WHERE tenant_id = ${p.add(w.tenantId)} AND id = ${p.add(episodeId)}`;
-        const [row] = await queryRows<{ ended: boolean }>(w.client, sql, p);
-        if (!row) throw new NotFoundError('Episode', episodeId);
-        if (!row.ended)
-          throw new InputLimitError([
-            {
-              field: 'episodeId',
-              limit: 'an ended episode with an outcome',
-              actual: null,
-              message: 'the episode has no outcome yet; patterns are extracted from ended episodes',
-            },
-          ]);
-        return extractEpisodePatterns(w, episodeId, 'sync');
-      });
+      const extraction = await extractPatternsNow(ctx.services.writer, ctx.viewer.tenantId, episodeId);
       return { episodeId, extraction };
     },
   }),

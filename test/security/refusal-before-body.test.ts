@@ -6,6 +6,7 @@
 import net from 'node:net';
 import { expect, it } from 'vitest';
 import { type TenantKeys, type TestApp, useApp } from '../support/app.ts';
+import { postGraphql } from '../support/http.ts';
 import type { Json } from '../support/json.ts';
 
 let t: TestApp;
@@ -46,14 +47,7 @@ function answerToHalfSent(url: string, token: string, ms: number): Promise<strin
   });
 }
 
-async function post(query: string, variables: Record<string, unknown>, token: string) {
-  const res = await fetch(t.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query, variables }),
-  });
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Json };
-}
+const post = (query: string, variables: Record<string, unknown>, token: string) => postGraphql(t.url, query, variables, token);
 
 it("refuses a key over its queue before reading the body, with one OVERLOADED and Retry-After, while another tenant's shape refusal is its 400", async () => {
   const lock = await t.services.db.pool.connect();

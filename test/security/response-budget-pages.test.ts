@@ -4,16 +4,15 @@
 // before any resolver reads a step. Each page is counted as Pothos reads it (first/last, after/before,
 // the default and largest page size, fragments, @skip, merged fields). Real server, real PostgreSQL.
 import { parse } from 'graphql';
-import pg from 'pg';
-import { expect, it, vi } from 'vitest';
+import { expect, it } from 'vitest';
 import { unwrap } from '../../src/client/index.ts';
 import { schema } from '../../src/graphql/schema.ts';
 import { stepPagesIn } from '../../src/http/step-page-reads.ts';
-import { requestScope } from '../../src/log.ts';
 import { stepPagesBytes } from '../../src/steps/page-sizes.ts';
 import { clientFor } from '../client/support.ts';
 import { type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { statementsDuring } from '../support/statements.ts';
 
 const BUDGET = 64 * 1024;
 let t: TestApp;
@@ -29,23 +28,6 @@ async function episodeOfTenSteps(): Promise<{ id: string; sizes: number[]; curso
   const page = await t.gql(`{ episode(id: "${id}") { ... on Episode { steps { edges { cursor } } } } }`, {}, t.keys.read);
   const cursors = (page.data as Json).episode.steps.edges.map((e: Json) => e.cursor as string);
   return { id, sizes: rows.rows.map((r) => r.size_bytes), cursors };
-}
-
-/** The SQL statements requests sent while `run` ran (the server's own jobs left out). */
-async function statementsDuring(run: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
-  const original = pg.Client.prototype.query;
-  const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: Parameters<typeof original>) {
-    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
-    if (requestScope.getStore() && typeof text === 'string') sent.push(text);
-    return Reflect.apply(original, this, args);
-  } as typeof original);
-  try {
-    await run();
-  } finally {
-    spy.mockRestore();
-  }
-  return sent;
 }
 
 const sum = (sizes: number[], from: number, to: number) => sizes.slice(from - 1, to).reduce((a, b) => a + b, 0);

@@ -2,14 +2,13 @@
 // blob(hash) and Episode.steps (response-budget.test.ts): one step (episodeStep), the steps of a
 // logSteps answer, each stepsLogged event, an episode's texts (episode, episodes, a mutation's
 // episode) and its checkpoint states. A small budget (64 KiB) keeps the stored values small. Real server, real PostgreSQL.
-import pg from 'pg';
-import { expect, it, vi } from 'vitest';
+import { expect, it } from 'vitest';
 import { unwrap } from '../../src/client/index.ts';
-import { requestScope } from '../../src/log.ts';
 import { clientFor } from '../client/support.ts';
 import { waitUntil, watch } from '../ledger-live/support.ts';
 import { type TestApp, useApp } from '../support/app.ts';
 import type { Json } from '../support/json.ts';
+import { statementsDuring } from '../support/statements.ts';
 
 const BUDGET = 64 * 1024;
 let t: TestApp;
@@ -24,23 +23,6 @@ const mutations = (count: number, body: string) => `mutation ${aliased(count, bo
 function expectRefusals(errors: readonly { extensions?: Record<string, unknown> }[] | undefined, count: number): void {
   expect(errors).toHaveLength(count);
   for (const e of errors ?? []) expect(e.extensions).toMatchObject({ code: 'RESPONSE_TOO_LARGE', budget: 'MAX_RESPONSE_BYTES', limit: BUDGET });
-}
-
-/** The SQL statements requests sent while `run` ran (Prisma's and raw SQL share pg; the server's own jobs left out). */
-async function statementsDuring(run: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
-  const original = pg.Client.prototype.query;
-  const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: Parameters<typeof original>) {
-    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
-    if (requestScope.getStore() && typeof text === 'string') sent.push(text);
-    return Reflect.apply(original, this, args);
-  } as typeof original);
-  try {
-    await run();
-  } finally {
-    spy.mockRestore();
-  }
-  return sent;
 }
 
 async function episodeWithStep(output: string): Promise<string> {

@@ -4,19 +4,13 @@
 // server's one slot is held by a start blocked in the database by a table lock, not by timing.
 import { expect, it } from 'vitest';
 import { type TestApp, useApp } from '../support/app.ts';
+import { postGraphql } from '../support/http.ts';
 import type { Json } from '../support/json.ts';
 
 let t: TestApp;
 useApp((app) => (t = app), { MAX_CONCURRENT_REQUESTS: '1', MAX_QUEUED_PER_KEY: '0' });
 
-async function post(query: string, variables: Record<string, unknown>, token: string) {
-  const res = await fetch(t.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query, variables }),
-  });
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Json };
-}
+const post = (query: string, variables: Record<string, unknown>, token: string) => postGraphql(t.url, query, variables, token);
 
 const OVER_NODE_LIMIT = 'query($n: Int, $m: Int) { episodes(first: $n) { edges { node { id steps(first: $m) { edges { node { id } } } } } } }';
 const LOG = 'mutation($e: ID!, $s: [StepInput!]!) { logSteps(episodeId: $e, steps: $s) { ... on LogStepsPayload { accepted } } }';

@@ -35,3 +35,13 @@ export function chunkedPost(url: string, token: string, chunks: Iterable<string>
 export function* piecesOf(text: string, size = 8 * 1024): Generator<string> {
   for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size);
 }
+
+/** A GraphQL POST with a bearer key: its status, Retry-After and JSON body. */
+export async function postGraphql(url: string, query: string, variables: Record<string, unknown>, token: string) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Json };
+}
