@@ -13,7 +13,7 @@ import { readHashedRows } from '../store/hashed-rows-store.ts';
 import { readEvents, readHead } from '../store/read.ts';
 import { retryAfterMs } from '../store/retry-after.ts';
 import { buildProofBundle, type ProofBundle } from './bundle.ts';
-import { episodeExists, episodeRecord } from './episode-record.ts';
+import { episodeExists, episodeRecord } from './bundle-record.ts';
 
 /** What the proofs read: the pool and the checkpoints (their trees, their signer). */
 export interface ProofDeps {
