@@ -1,7 +1,5 @@
-import { checkKeyRequest, pastExpiryViolations } from '../auth/keys.ts';
-import { createApiKeyRecorded, revokeApiKeyRecorded } from '../auth/store.ts';
+import { createKey, revokeKey } from '../auth/key-admin.ts';
 import { InputLimitError, NotFoundError } from '../core/errors.ts';
-import { canonicalId, isUuid } from '../core/ids.ts';
 import { builder } from './builder.ts';
 
 builder.prismaObject('Tenant', {
@@ -62,25 +60,17 @@ builder.mutationFields((t) => ({
       scopes: t.arg.stringList({ required: true }),
       expiresAt: t.arg({ type: 'DateTime' }),
     },
-    resolve: async (_root, args, ctx) => {
-      const { scopes, violations } = checkKeyRequest(args.name, args.scopes);
-      violations.push(...pastExpiryViolations('expiresAt', args.expiresAt, new Date()));
-      if (violations.length) throw new InputLimitError(violations);
-      const { tenantId, keyId } = ctx.viewer;
-      // The key and its api_key.created ledger event commit together.
-      return ctx.services.writer.run(tenantId, (w) => createApiKeyRecorded(w, { name: args.name, scopes, expiresAt: args.expiresAt }, { keyId }));
-    },
+    // The key and its api_key.created ledger event commit together (auth/key-admin.ts).
+    resolve: (_root, args, ctx) => createKey(ctx.services.writer, ctx.viewer.tenantId, args, { keyId: ctx.viewer.keyId }),
   }),
   revokeApiKey: t.withAuth({ admin: true }).prismaField({
     type: 'ApiKey',
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, { id }, ctx) => {
-      const { tenantId, keyId } = ctx.viewer;
-      // The revocation and its api_key.revoked ledger event commit together.
-      const revoked = isUuid(id) ? await ctx.services.writer.run(tenantId, (w) => revokeApiKeyRecorded(w, canonicalId(id), { keyId })) : null;
+      const revoked = await revokeKey(ctx.services.writer, ctx.viewer.tenantId, String(id), { keyId: ctx.viewer.keyId });
       if (!revoked) throw new NotFoundError('ApiKey', String(id));
-      return ctx.db.apiKey.findUniqueOrThrow({ ...query, where: { id: revoked.id } });
+      return ctx.db.apiKey.findUniqueOrThrow({ ...query, where: { id: revoked } });
     },
   }),
 }));

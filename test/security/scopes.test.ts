@@ -445,6 +445,15 @@ describe('API key lifecycle', () => {
     expect(events.every((e) => e.payload.byOperator === 'cli')).toBe(true);
     expect(JSON.stringify(events)).not.toContain(must(parseToken(created.token)).secret);
   });
+
+  it('refuses through the operator CLI what the API refuses (a past expiry, an unknown scope), writing nothing', async () => {
+    const tenant = (await t.services.db.pool.query('SELECT name FROM tenants WHERE id = $1', [t.keys.tenantId])).rows[0].name;
+    const before = await snapshots.take(t.keys.tenantId);
+    const past = keyCreate(t.services, { tenant, name: 'expired', scopes: 'read', expiresAt: '2001-01-01T00:00:00Z' });
+    await expect(past).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('expiresAt must be in the future') });
+    await expect(keyCreate(t.services, { tenant, name: 'x', scopes: 'root' })).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('unknown scopes: root') });
+    expect(await snapshots.take(t.keys.tenantId)).toEqual(before);
+  });
 });
 
 describe('keys kept between requests', () => {
