@@ -17,7 +17,7 @@
 import { spawn } from 'node:child_process';
 import diagnostics from 'node:diagnostics_channel';
 import { loadavg } from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { type EventLoopUtilization, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { blobHash } from '../src/steps/large-content.ts';
 import type { Json } from '../test/support/json.ts';
@@ -195,10 +195,16 @@ async function main() {
       const startAt = Date.now() + VICTIM_START_MS; // the attack is under way
       // Where the victim's time goes: the server's event-loop delay during the attack (it runs in this process).
       const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-      const monitoring = setTimeout(() => loopDelay.enable(), startAt - Date.now());
+      let busyFrom: EventLoopUtilization | undefined;
+      const monitoring = setTimeout(() => {
+        loopDelay.enable();
+        busyFrom = performance.eventLoopUtilization();
+      }, startAt - Date.now());
       const during = await probe(server.url, victim.token, startAt);
       clearTimeout(monitoring);
       loopDelay.disable();
+      // How busy the server's loop was while the victim asked (time running callbacks, not waiting for I/O).
+      const loopBusy = busyFrom ? performance.eventLoopUtilization(busyFrom).utilization : Number.NaN;
       const duringServer = summarize(victimServerTimes.take());
       const answers = await running;
       const line = `fairness attack=${name} victim_p99_ms=${fmt(during.p99, 1)} baseline_p99_ms=${fmt(baseline.p99, 1)} ratio=${fmt(during.p99 / baseline.p99, 2)}`;
@@ -207,7 +213,7 @@ async function main() {
         .map((l) => l.toFixed(1))
         .join(' ');
       console.error(
-        `  victim n=${during.n} failed=${during.failed}; baseline n=${baseline.n} failed=${baseline.failed}; attacker answers ${answers}; load ${load}; event-loop delay p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms max ${fmt(loopDelay.max / 1e6, 1)} ms; RSS peak ${fmt(sampler.sincePhase())} MiB; victim's time in the server p50 / p99 ${fmt(duringServer.p50, 1)} / ${fmt(duringServer.p99, 1)} ms (baseline ${fmt(baselineServer.p50, 1)} / ${fmt(baselineServer.p99, 1)})`,
+        `  victim n=${during.n} failed=${during.failed}; baseline n=${baseline.n} failed=${baseline.failed}; attacker answers ${answers}; load ${load}; event-loop utilization ${fmt(loopBusy, 2)}, delay p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms max ${fmt(loopDelay.max / 1e6, 1)} ms; RSS peak ${fmt(sampler.sincePhase())} MiB; victim's time in the server p50 / p99 ${fmt(duringServer.p50, 1)} / ${fmt(duringServer.p99, 1)} ms (baseline ${fmt(baselineServer.p50, 1)} / ${fmt(baselineServer.p99, 1)})`,
       );
       ratios.push(during.p99 / baseline.p99);
       await new Promise((r) => setTimeout(r, 1_000)); // let the last attack's work drain
