@@ -13,7 +13,8 @@
 // `fairness verdict max_ratio=<r> rss_ratio=<r> met=<true|false>` against issue 50's bounds (2, 1.5).
 //   npm run bench:fairness    (BENCH_PHASE_MS per phase, default 8000; BENCH_DATABASE_URL to use a server;
 //   BENCH_ATTACKS=clients600,blob64 runs only those; BENCH_SERVER_ENV='{"MAX_REQUESTS_PER_KEY":"8"}' sets server config;
-//   the victim's client runs in a process of its own, bench/fairness-victim.ts; BENCH_VICTIM_IN_PROCESS=1 runs it here, as before)
+//   the victim's client runs in a process of its own, bench/fairness-victim.ts; BENCH_VICTIM_IN_PROCESS=1 runs it here, as before;
+//   BENCH_RETRY_MS: how long a refused attacker client waits, 25 by default)
 import { spawn } from 'node:child_process';
 import diagnostics from 'node:diagnostics_channel';
 import { loadavg } from 'node:os';
