@@ -12,10 +12,13 @@
 // attack, `fairness rss idle_mib=<n> peak_mib=<n> ratio=<r>` for the server's RSS, and
 // `fairness verdict max_ratio=<r> rss_ratio=<r> met=<true|false>` against issue 50's bounds (2, 1.5).
 //   npm run bench:fairness    (BENCH_PHASE_MS per phase, default 8000; BENCH_DATABASE_URL to use a server;
-//   BENCH_ATTACKS=clients600,blob64 runs only those; BENCH_SERVER_ENV='{"MAX_REQUESTS_PER_KEY":"8"}' sets server config)
+//   BENCH_ATTACKS=clients600,blob64 runs only those; BENCH_SERVER_ENV='{"MAX_REQUESTS_PER_KEY":"8"}' sets server config;
+//   the victim's client runs in a process of its own, bench/fairness-victim.ts; BENCH_VICTIM_IN_PROCESS=1 runs it here, as before;
+//   BENCH_RETRY_MS: how long a refused attacker client waits, 25 by default)
 import { spawn } from 'node:child_process';
+import diagnostics from 'node:diagnostics_channel';
 import { loadavg } from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { type EventLoopUtilization, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { blobHash } from '../src/steps/large-content.ts';
 import type { Json } from '../test/support/json.ts';
@@ -23,6 +26,10 @@ import { fmt, openBenchDatabase, startBenchServer, summarize } from './support.t
 
 const PHASE_MS = Number(process.env.BENCH_PHASE_MS ?? 8_000);
 const ONLY_ATTACKS = process.env.BENCH_ATTACKS?.split(',').filter(Boolean);
+/** The victim's client in the server's process, as before 2026-12-03 (its figures then counted the loop's delay on both sides). */
+const VICTIM_IN_PROCESS = process.env.BENCH_VICTIM_IN_PROCESS === '1';
+/** When the victim starts after its process is spawned (node with tsx loads in about a second; 500 ms in process, as before). */
+const VICTIM_START_MS = VICTIM_IN_PROCESS ? 500 : 2_000;
 const SERVER_ENV = JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}') as Record<string, string>;
 const INLINE_STEPS = 333;
 const INLINE_OUTPUT_CHARS = 29_700; // 333 x 29,700 = 9.9 MB
@@ -40,10 +47,18 @@ async function post(url: string, token: string, query: string, variables: Record
   return (await res.json()) as Json;
 }
 
-/** The victim's query, one at a time, for PHASE_MS: its p99 and how many failed. */
-async function probe(url: string, token: string): Promise<{ p99: number; n: number; failed: number }> {
+/** The victim's query, one at a time, for PHASE_MS, here (BENCH_VICTIM_IN_PROCESS=1, as before) or from its own process: its p99 and how many failed. */
+async function probe(url: string, token: string, startAt: number): Promise<{ p99: number; n: number; failed: number }> {
   const latencies: number[] = [];
   let failed = 0;
+  if (!VICTIM_IN_PROCESS) {
+    const out = JSON.parse(await child('bench/fairness-victim.ts', [url, token, String(startAt), String(startAt + PHASE_MS)])) as {
+      latencies: number[];
+      failed: number;
+    };
+    return { p99: summarize(out.latencies).p99, n: out.latencies.length, failed: out.failed };
+  }
+  await new Promise((r) => setTimeout(r, startAt - Date.now()));
   for (const until = Date.now() + PHASE_MS; Date.now() < until; ) {
     const started = performance.now();
     const body = await post(url, token, '{ viewer { id } }').catch(() => null);
@@ -54,10 +69,22 @@ async function probe(url: string, token: string): Promise<{ p99: number; n: numb
 }
 
 /** Samples this process's RSS (the server runs in it) every 100 ms: the peak in MiB. */
-function rssPeak(): { stop(): number } {
+function rssPeak(): { stop(): number; sincePhase(): number } {
   let peak = process.memoryUsage().rss;
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
+  let phasePeak = peak;
+  const timer = setInterval(() => {
+    const rss = process.memoryUsage().rss;
+    peak = Math.max(peak, rss);
+    phasePeak = Math.max(phasePeak, rss);
+  }, 100);
   return {
+    /** The peak since the last call (MiB): which attack raised the RSS. */
+    sincePhase() {
+      const rss = process.memoryUsage().rss;
+      const phase = Math.max(phasePeak, rss);
+      phasePeak = rss;
+      return phase / 1024 / 1024;
+    },
     stop() {
       clearInterval(timer);
       return Math.max(peak, process.memoryUsage().rss) / 1024 / 1024;
@@ -65,16 +92,19 @@ function rssPeak(): { stop(): number } {
   };
 }
 
-function attack(name: string, base: string, token: string, args: Record<string, string> = {}): Promise<string> {
+/** Runs `script` with `args` in its own node process: what it printed. */
+function child(script: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/fairness-attack.ts', name, base, token, String(PHASE_MS), JSON.stringify(args)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const proc = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.once('error', reject);
-    child.once('exit', () => resolve(out.trim()));
+    proc.stdout.on('data', (d) => (out += d));
+    proc.once('error', reject);
+    proc.once('exit', () => resolve(out.trim()));
   });
+}
+
+function attack(name: string, base: string, token: string, args: Record<string, string>, ms: number): Promise<string> {
+  return child('bench/fairness-attack.ts', [name, base, token, String(ms), JSON.stringify(args)]);
 }
 
 async function seed(url: string, writer: string): Promise<{ episodeId: string; hash: string }> {
@@ -115,6 +145,28 @@ async function tenantKey(db: Awaited<ReturnType<typeof openBenchDatabase>>, name
   return { tenantId: tenant.id, token: (await createApiKey(db.db.prisma, { tenantId: tenant.id, name, scopes })).token };
 }
 
+/** The server's own time for the victim's requests (request read to response finished), by diagnostics_channel: what of the victim's latency the server spends. */
+function serverTimes(token: string): { take(): number[] } {
+  const started = new WeakMap<object, number>();
+  let times: number[] = [];
+  diagnostics.subscribe('http.server.request.start', (m) => {
+    const { request, response } = m as { request: { headers: Record<string, string> }; response: object };
+    if (request.headers.authorization === `Bearer ${token}`) started.set(response, performance.now());
+  });
+  diagnostics.subscribe('http.server.response.finish', (m) => {
+    const { response } = m as { response: object };
+    const at = started.get(response);
+    if (at !== undefined) times.push(performance.now() - at);
+  });
+  return {
+    take() {
+      const t = times;
+      times = [];
+      return t;
+    },
+  };
+}
+
 async function main() {
   const database = await openBenchDatabase();
   const server = await startBenchServer(database.url, { LOG_LEVEL: 'error', ...SERVER_ENV });
@@ -124,6 +176,7 @@ async function main() {
     const attacker = await tenantKey(database, 'attacker', ['write']);
     const reader = (await createApiKey(database.db.prisma, { tenantId: attacker.tenantId, name: 'attacker reader', scopes: ['read'] })).token;
     const { episodeId, hash } = await seed(server.url, attacker.token);
+    const victimServerTimes = serverTimes(victim.token);
     global.gc?.();
     const idle = process.memoryUsage().rss / 1024 / 1024;
     const sampler = rssPeak();
@@ -136,14 +189,24 @@ async function main() {
     ];
     const ratios: number[] = [];
     for (const [name, token, args] of attacks.filter(([name]) => !ONLY_ATTACKS || ONLY_ATTACKS.includes(name))) {
-      const baseline = await probe(server.url, victim.token);
-      const running = attack(name, base, token, args);
-      await new Promise((r) => setTimeout(r, 500)); // the attack is under way
+      const baseline = await probe(server.url, victim.token, Date.now() + VICTIM_START_MS);
+      const baselineServer = summarize(victimServerTimes.take());
+      // The attack runs from its process's start (about a second after this) until past the victim's last request.
+      const running = attack(name, base, token, args, PHASE_MS + VICTIM_START_MS + 1_000);
+      const startAt = Date.now() + VICTIM_START_MS; // the attack is under way
       // Where the victim's time goes: the server's event-loop delay during the attack (it runs in this process).
       const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-      loopDelay.enable();
-      const during = await probe(server.url, victim.token);
+      let busyFrom: EventLoopUtilization | undefined;
+      const monitoring = setTimeout(() => {
+        loopDelay.enable();
+        busyFrom = performance.eventLoopUtilization();
+      }, startAt - Date.now());
+      const during = await probe(server.url, victim.token, startAt);
+      clearTimeout(monitoring);
       loopDelay.disable();
+      // How busy the server's loop was while the victim asked (time running callbacks, not waiting for I/O).
+      const loopBusy = busyFrom ? performance.eventLoopUtilization(busyFrom).utilization : Number.NaN;
+      const duringServer = summarize(victimServerTimes.take());
       const answers = await running;
       const line = `fairness attack=${name} victim_p99_ms=${fmt(during.p99, 1)} baseline_p99_ms=${fmt(baseline.p99, 1)} ratio=${fmt(during.p99 / baseline.p99, 2)}`;
       console.log(line);
@@ -151,7 +214,7 @@ async function main() {
         .map((l) => l.toFixed(1))
         .join(' ');
       console.error(
-        `  victim n=${during.n} failed=${during.failed}; baseline n=${baseline.n} failed=${baseline.failed}; attacker answers ${answers}; load ${load}; event-loop delay p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms max ${fmt(loopDelay.max / 1e6, 1)} ms`,
+        `  victim n=${during.n} failed=${during.failed}; baseline n=${baseline.n} failed=${baseline.failed}; attacker answers ${answers}; load ${load}; event-loop utilization ${fmt(loopBusy, 2)}, delay p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms max ${fmt(loopDelay.max / 1e6, 1)} ms; RSS peak ${fmt(sampler.sincePhase())} MiB; victim's time in the server p50 / p99 ${fmt(duringServer.p50, 1)} / ${fmt(duringServer.p99, 1)} ms (baseline ${fmt(baselineServer.p50, 1)} / ${fmt(baselineServer.p99, 1)})`,
       );
       ratios.push(during.p99 / baseline.p99);
       await new Promise((r) => setTimeout(r, 1_000)); // let the last attack's work drain
