@@ -29,6 +29,7 @@ import { inferredDomain } from './inferred-domain.ts';
 import { type CandidateEvidence, contributionSum, contributions, type FeatureVector, features, fieldMaxima, type RankingModel } from './ranker.ts';
 import { loadTenantRanking, rankingModelSql, type TenantRanking, toTenantRanking } from './ranker-store.ts';
 import { type ContextSide, contextMatch, RECENCY_HALF_LIFE_DAYS, type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
+import { dropKept, generationSql, type KeptRanking, keptRanking, SUM_UNITS } from './term-cache.ts';
 import { mentionTerms, taskTerms } from './terms.ts';
 
 export const LEXICAL_CANDIDATES = 100;
@@ -97,9 +98,6 @@ export interface ScoredEpisode {
   /** What the strength was computed from (the query's level with the run's total): what a calibration is fitted on. */
   strengthInputs: StrengthInputs;
 }
-
-/** Fixed-point units per unit of BM25 score in the summed postings (lexicalCandidates). */
-const SUM_UNITS = 1e9;
 
 /** The largest number of distinct query terms looked up (a 10 KB description holds fewer words). */
 const LOOKUP_TERMS = 4000;
@@ -393,8 +391,68 @@ async function lexicalCandidates(
   words: string[],
   repeated: string[],
 ): Promise<{ rows: CandidateRow[]; stats: TermStat[]; ranking: TenantRanking | null }> {
+  // A training query (excludeId) corrects the frequencies for its own episode: it reads them fresh.
+  if (r.excludeId === undefined) {
+    for (let attempt = 0; attempt < KEPT_ATTEMPTS; attempt++) {
+      const kept = await keptRanking(pool, r.tenantId, words, repeated, JOINED_CANDIDATES);
+      if (!kept) break;
+      const found = await keptCandidates(pool, r, kept);
+      if (found) return found;
+    }
+  }
+  return rankedCandidates(pool, r, words, repeated);
+}
+
+/** Rankings from the kept index whose statement found the index written since, before the one-statement path. */
+const KEPT_ATTEMPTS = 2;
+
+/** The candidates' rows of a BM25 ranking from the kept index (term-cache.ts); null when the index has moved on since. */
+async function keptCandidates(
+  pool: pg.Pool,
+  r: EpisodeRetrieval,
+  kept: KeptRanking,
+): Promise<{ rows: CandidateRow[]; stats: TermStat[]; ranking: TenantRanking | null } | null> {
   const p = new Params();
   const tenant = p.add(r.tenantId);
+  const { best } = kept;
+  const rows = await queryPrepared<{ candidate: CandidateRow | null; model: Parameters<typeof toTenantRanking>[0]; generation: string | null }>(
+    pool,
+    `WITH best AS (SELECT * FROM unnest(${p.add(best.map((b) => b.id))}::uuid[], ${p.add(best.map((b) => b.task))}::float8[], ${p.add(best.map((b) => b.work))}::float8[],
+                                        ${p.add(best.map((b) => b.change))}::float8[], ${p.add(best.map((b) => b.trace))}::float8[]) AS s(episode_id, task, work, change, trace)),
+     ${candidatesSql(p, r)}
+     SELECT to_jsonb(f) AS candidate, NULL::jsonb AS model, NULL::text AS generation FROM found_rows f
+     ${r.model === undefined ? `UNION ALL SELECT NULL, to_jsonb(m), NULL FROM (${rankingModelSql(p, r.tenantId)}) m` : ''}
+     -- The index's generation in this statement's snapshot: the kept postings are what it holds only if it is theirs.
+     UNION ALL SELECT NULL, NULL, ${generationSql(tenant)}`,
+    p,
+  );
+  const generation = rows.find((row) => row.generation !== null)?.generation;
+  if (generation !== kept.generation) {
+    dropKept(pool, r.tenantId, kept.generation);
+    return null;
+  }
+  return {
+    rows: distinctCandidates(rows),
+    stats: kept.stats,
+    ranking: r.model === undefined ? toTenantRanking(rows.find((row) => row.model !== null)?.model) : null,
+  };
+}
+
+/** Each candidate once (a run of the query's domain among the best by BM25 comes twice). */
+function distinctCandidates(rows: ReadonlyArray<{ candidate: CandidateRow | null }>): CandidateRow[] {
+  const seen = new Set<string>();
+  return rows.flatMap((row) => (row.candidate && !seen.has(row.candidate.id) && seen.add(row.candidate.id) ? [row.candidate] : []));
+}
+
+/**
+ * From `best` (the best sums, episode_id and the four fields' BM25) to `found_rows`: each best one's
+ * row by its key, then the filters (OFFSET 0 keeps them out of the probe). With the episodes not
+ * analyzed yet (a tenant's first runs), a join rescanned best once per episode of the tenant (263 x
+ * 126 rows at 350 runs), and the filters in the probe read it by (tenant, status), every episode per
+ * candidate. Then the best LEXICAL_CANDIDATES and as many of the query's domain, with the columns of
+ * the candidates kept only (not of every one joined), in found's order (OFFSET 0: a nested loop over it).
+ */
+function candidatesSql(p: Params, r: EpisodeRetrieval): string {
   const base = baseWhere(p, r);
   const columns = candidateColumns(p, r, false);
   const domain = r.query.context.domain;
@@ -402,6 +460,29 @@ async function lexicalCandidates(
     domain === null
       ? ''
       : `UNION ALL (SELECT * FROM scored WHERE domain = ${p.add(domain)} ORDER BY task + work + change DESC FETCH FIRST ${CONTEXT_CANDIDATES} ROWS WITH TIES)`;
+  return `scored AS MATERIALIZED (SELECT s.task, s.work, s.change, s.trace, e.id, e.domain FROM best s
+       CROSS JOIN LATERAL (SELECT ${EPISODE_FILTER_COLUMNS} FROM episodes e WHERE e.id = s.episode_id OFFSET 0) e WHERE ${base}),
+     found AS ((SELECT * FROM scored ORDER BY task + work + change DESC FETCH FIRST ${LEXICAL_CANDIDATES} ROWS WITH TIES) ${byDomain}),
+     found_rows AS (SELECT f.task, f.work, f.change, f.trace, c.* FROM found f CROSS JOIN LATERAL (SELECT ${columns} FROM episodes e WHERE e.id = f.id OFFSET 0) c)`;
+}
+
+/**
+ * One statement, one round trip: the query words' document frequencies per field (an index probe
+ * per field and word), the terms chooseQueryTerms (bm25.ts) would choose (the QUERY_TERMS rarest by
+ * their smaller share of documents, ties by term, and the repeated ones), each chosen (field, term)'s
+ * best postings weighted by idf × field weight and summed per episode; then the best
+ * LEXICAL_CANDIDATES and as many of the query's domain, with their columns. Returns the candidates
+ * and the chosen terms' frequencies. What a training query ranks by, and any query when the kept
+ * index (term-cache.ts) could not be used.
+ */
+async function rankedCandidates(
+  pool: pg.Pool,
+  r: EpisodeRetrieval,
+  words: string[],
+  repeated: string[],
+): Promise<{ rows: CandidateRow[]; stats: TermStat[]; ranking: TenantRanking | null }> {
+  const p = new Params();
+  const tenant = p.add(r.tenantId);
   const modelRow = r.model === undefined ? `UNION ALL SELECT NULL, NULL, to_jsonb(m) FROM (${rankingModelSql(p, r.tenantId)}) m` : '';
   const rows = await queryPrepared<{ candidate: CandidateRow | null; terms: TermStat[] | null; model: Parameters<typeof toTenantRanking>[0] }>(
     pool,
@@ -434,23 +515,14 @@ async function lexicalCandidates(
               coalesce(sum(s) FILTER (WHERE field = ${BM25.TRACE_FIELD}), 0) / ${SUM_UNITS}::float8 AS trace
          FROM (SELECT episode_id, field, round(s * ${SUM_UNITS})::bigint AS s FROM hits) h GROUP BY episode_id),
      best AS (SELECT * FROM summed WHERE task + work + change > 0 ORDER BY task + work + change DESC FETCH FIRST ${JOINED_CANDIDATES} ROWS WITH TIES),
-     -- Each best one's row by its key, then the filters (OFFSET 0 keeps them out of the probe). With the episodes
-     -- not analyzed yet (a tenant's first runs), a join rescanned best once per episode of the tenant (263 x 126
-     -- rows at 350 runs), and the filters in the probe read it by (tenant, status), every episode per candidate.
-     scored AS MATERIALIZED (SELECT s.task, s.work, s.change, s.trace, e.id, e.domain FROM best s
-       CROSS JOIN LATERAL (SELECT ${EPISODE_FILTER_COLUMNS} FROM episodes e WHERE e.id = s.episode_id OFFSET 0) e WHERE ${base}),
-     found AS ((SELECT * FROM scored ORDER BY task + work + change DESC FETCH FIRST ${LEXICAL_CANDIDATES} ROWS WITH TIES) ${byDomain})
-     -- The columns of the candidates kept only (not of every one joined), in found's order (OFFSET 0: a nested loop over it).
-     SELECT to_jsonb(f) AS candidate, NULL::jsonb AS terms, NULL::jsonb AS model
-       FROM (SELECT f.task, f.work, f.change, f.trace, c.* FROM found f CROSS JOIN LATERAL (SELECT ${columns} FROM episodes e WHERE e.id = f.id OFFSET 0) c) f
+     ${candidatesSql(p, r)}
+     SELECT to_jsonb(f) AS candidate, NULL::jsonb AS terms, NULL::jsonb AS model FROM found_rows f
      UNION ALL SELECT NULL, coalesce(jsonb_agg(jsonb_build_object('field', field, 'term', term, 'df', df, 'documents', documents)), '[]'), NULL FROM q
      ${modelRow}`,
     p,
   );
-  const seen = new Set<string>();
-  const candidates = rows.flatMap((row) => (row.candidate && !seen.has(row.candidate.id) && seen.add(row.candidate.id) ? [row.candidate] : []));
   return {
-    rows: candidates,
+    rows: distinctCandidates(rows),
     stats: rows.find((row) => row.terms !== null)?.terms ?? [],
     ranking: r.model === undefined ? toTenantRanking(rows.find((row) => row.model !== null)?.model) : null,
   };
