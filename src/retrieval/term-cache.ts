@@ -217,29 +217,44 @@ function rint(x: number): number {
  * best `joined` by task + work + change with their ties.
  */
 function summed(entry: TenantTerms, q: readonly FieldStat[], joined: number): SummedEpisode[] | null {
-  const sums = new Map<number, Float64Array>();
+  // One row of four sums per episode number, and the episodes touched in first-seen order (no Map per posting).
+  const sums = new Float64Array(entry.ids.length * 4);
+  const seen = new Uint8Array(entry.ids.length);
+  const touched: number[] = [];
   for (const s of q) {
     const postings = entry.words.get(s.term)?.postings?.get(s.field);
     if (!postings) continue;
-    for (let k = 0; k < postings.episodes.length; k++) {
-      const episode = postings.episodes[k] as number;
-      let row = sums.get(episode);
-      if (!row) sums.set(episode, (row = new Float64Array(4)));
-      row[s.field] = (row[s.field] as number) + rint(s.weight * (postings.impacts[k] as number) * SUM_UNITS);
+    const { episodes, impacts } = postings;
+    for (let k = 0; k < episodes.length; k++) {
+      const episode = episodes[k] as number;
+      if (seen[episode] === 0) {
+        seen[episode] = 1;
+        touched.push(episode);
+      }
+      const at = episode * 4 + s.field;
+      sums[at] = (sums[at] as number) + rint(s.weight * (impacts[k] as number) * SUM_UNITS);
     }
   }
-  const all: SummedEpisode[] = [];
-  for (const [episode, [task = 0, work = 0, change = 0, trace = 0]] of sums) {
-    if (![task, work, change, trace].every(Number.isSafeInteger)) return null;
-    const row = { id: entry.ids[episode] as string, task: task / SUM_UNITS, work: work / SUM_UNITS, change: change / SUM_UNITS, trace: trace / SUM_UNITS };
-    if (row.task + row.work + row.change > 0) all.push(row);
+  const all: Array<SummedEpisode & { total: number }> = [];
+  for (const episode of touched) {
+    const [task = 0, work = 0, change = 0, trace = 0] = sums.subarray(episode * 4, episode * 4 + 4);
+    if (!(Number.isSafeInteger(task) && Number.isSafeInteger(work) && Number.isSafeInteger(change) && Number.isSafeInteger(trace))) return null;
+    const row = {
+      id: entry.ids[episode] as string,
+      task: task / SUM_UNITS,
+      work: work / SUM_UNITS,
+      change: change / SUM_UNITS,
+      trace: trace / SUM_UNITS,
+      total: 0,
+    };
+    row.total = row.task + row.work + row.change;
+    if (row.total > 0) all.push(row);
   }
-  all.sort((a, b) => b.task + b.work + b.change - (a.task + a.work + a.change));
+  all.sort((a, b) => b.total - a.total);
   const cut = all[joined - 1];
   if (!cut) return all;
-  const floor = cut.task + cut.work + cut.change;
   let end = joined;
-  while (end < all.length && (all[end] as SummedEpisode).task + (all[end] as SummedEpisode).work + (all[end] as SummedEpisode).change === floor) end++;
+  while (end < all.length && (all[end] as SummedEpisode & { total: number }).total === cut.total) end++;
   return all.slice(0, end);
 }
 
