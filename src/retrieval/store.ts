@@ -29,7 +29,7 @@ import { inferredDomain } from './inferred-domain.ts';
 import { type CandidateEvidence, contributionSum, contributions, type FeatureVector, features, fieldMaxima, type RankingModel } from './ranker.ts';
 import { loadTenantRanking, rankingModelSql, type TenantRanking, toTenantRanking } from './ranker-store.ts';
 import { type ContextSide, contextMatch, RECENCY_HALF_LIFE_DAYS, type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
-import { dropKept, generationSql, type KeptRanking, keptRanking, SUM_UNITS } from './term-cache.ts';
+import { dropKept, generationSql, type KeptRanking, keptRanking, SUM_UNITS, type SummedEpisode } from './term-cache.ts';
 import { mentionTerms, taskTerms } from './terms.ts';
 
 export const LEXICAL_CANDIDATES = 100;
@@ -415,16 +415,18 @@ async function keptCandidates(
   const p = new Params();
   const tenant = p.add(r.tenantId);
   const { best } = kept;
-  const rows = await queryPrepared<{ candidate: CandidateRow | null; model: Parameters<typeof toTenantRanking>[0]; generation: string | null }>(
+  const model = r.model === undefined ? `(SELECT to_jsonb(m) FROM (${rankingModelSql(p, r.tenantId)}) m)` : 'NULL::jsonb';
+  type Row = Partial<CandidateRow> & { model: Parameters<typeof toTenantRanking>[0]; generation: string | null };
+  // The candidates as plain columns (to_jsonb of each was a third of the statement's CPU), the first
+  // also carrying the model and the index's generation in this statement's snapshot (the kept postings
+  // are what the index holds only if the generation is theirs); one row of those alone without candidates.
+  const rows = await queryPrepared<Row>(
     pool,
-    `WITH best AS (SELECT * FROM unnest(${p.add(arrayLiteral(best.map((b) => b.id)))}::uuid[], ${p.add(arrayLiteral(best.map((b) => b.task)))}::float8[],
-                         ${p.add(arrayLiteral(best.map((b) => b.work)))}::float8[], ${p.add(arrayLiteral(best.map((b) => b.change)))}::float8[],
-                         ${p.add(arrayLiteral(best.map((b) => b.trace)))}::float8[]) AS s(episode_id, task, work, change, trace)),
-     ${candidatesSql(p, r)}
-     SELECT to_jsonb(f) AS candidate, NULL::jsonb AS model, NULL::text AS generation FROM found_rows f
-     ${r.model === undefined ? `UNION ALL SELECT NULL, to_jsonb(m), NULL FROM (${rankingModelSql(p, r.tenantId)}) m` : ''}
-     -- The index's generation in this statement's snapshot: the kept postings are what it holds only if it is theirs.
-     UNION ALL SELECT NULL, NULL, ${generationSql(tenant)}`,
+    `WITH best AS (SELECT * FROM unnest(${p.add(arrayLiteral(best.map((b) => b.id)))}::uuid[], ${p.add(arrayLiteral(places(best)))}::int[]) AS s(episode_id, rank)),
+     ${candidatesSql(p, r, 'rank')}
+     SELECT x.model, x.generation, f.* FROM (SELECT 1::bigint AS k, ${model} AS model, ${generationSql(tenant)} AS generation) x
+       FULL JOIN (SELECT row_number() OVER () AS k, found_rows.* FROM found_rows) f ON f.k = x.k
+      ORDER BY f.k NULLS FIRST`,
     p,
   );
   const generation = rows.find((row) => row.generation !== null)?.generation;
@@ -432,11 +434,31 @@ async function keptCandidates(
     dropKept(pool, r.tenantId, kept.generation);
     return null;
   }
+  // The sums are the kept ones (the statement read only each candidate's place).
+  const sums = new Map(best.map((b) => [b.id, b]));
+  const candidates = rows.flatMap((row) => {
+    const summed = row.id ? sums.get(row.id) : undefined;
+    return summed
+      ? [{ candidate: Object.assign(row as CandidateRow, { task: summed.task, work: summed.work, change: summed.change, trace: summed.trace }) }]
+      : [];
+  });
   return {
-    rows: distinctCandidates(rows),
+    rows: distinctCandidates(candidates),
     stats: kept.stats,
     ranking: r.model === undefined ? toTenantRanking(rows.find((row) => row.model !== null)?.model) : null,
   };
+}
+
+/** Each of the best (sorted by task + work + change, best first) its place: equal sums share one. */
+function places(best: readonly SummedEpisode[]): number[] {
+  let place = 0;
+  let last = Number.NaN;
+  return best.map((b) => {
+    const total = b.task + b.work + b.change;
+    if (total !== last) place++;
+    last = total;
+    return place;
+  });
 }
 
 /**
@@ -462,18 +484,21 @@ function distinctCandidates(rows: ReadonlyArray<{ candidate: CandidateRow | null
  * candidate. Then the best LEXICAL_CANDIDATES and as many of the query's domain, with the columns of
  * the candidates kept only (not of every one joined), in found's order (OFFSET 0: a nested loop over it).
  */
-function candidatesSql(p: Params, r: EpisodeRetrieval): string {
+function candidatesSql(p: Params, r: EpisodeRetrieval, by: 'sum' | 'rank' = 'sum'): string {
   const base = baseWhere(p, r);
   const columns = candidateColumns(p, r, false);
   const domain = r.query.context.domain;
+  // The kept ranking sends each best one's place by its sum (equal sums, equal places) instead of the sums (term-cache.ts).
+  const order = by === 'sum' ? 'task + work + change DESC' : 'rank';
   const byDomain =
     domain === null
       ? ''
-      : `UNION ALL (SELECT * FROM scored WHERE domain = ${p.add(domain)} ORDER BY task + work + change DESC FETCH FIRST ${CONTEXT_CANDIDATES} ROWS WITH TIES)`;
-  return `scored AS MATERIALIZED (SELECT s.task, s.work, s.change, s.trace, e.id, e.domain FROM best s
+      : `UNION ALL (SELECT * FROM scored WHERE domain = ${p.add(domain)} ORDER BY ${order} FETCH FIRST ${CONTEXT_CANDIDATES} ROWS WITH TIES)`;
+  const sums = by === 'sum' ? 's.task, s.work, s.change, s.trace' : 's.rank';
+  return `scored AS MATERIALIZED (SELECT ${sums}, e.id, e.domain FROM best s
        CROSS JOIN LATERAL (SELECT ${EPISODE_FILTER_COLUMNS} FROM episodes e WHERE e.id = s.episode_id OFFSET 0) e WHERE ${base}),
-     found AS ((SELECT * FROM scored ORDER BY task + work + change DESC FETCH FIRST ${LEXICAL_CANDIDATES} ROWS WITH TIES) ${byDomain}),
-     found_rows AS (SELECT f.task, f.work, f.change, f.trace, c.* FROM found f CROSS JOIN LATERAL (SELECT ${columns} FROM episodes e WHERE e.id = f.id OFFSET 0) c)`;
+     found AS ((SELECT * FROM scored ORDER BY ${order} FETCH FIRST ${LEXICAL_CANDIDATES} ROWS WITH TIES) ${byDomain}),
+     found_rows AS (SELECT ${by === 'sum' ? 'f.task, f.work, f.change, f.trace, ' : ''}c.* FROM found f CROSS JOIN LATERAL (SELECT ${columns} FROM episodes e WHERE e.id = f.id OFFSET 0) c)`;
 }
 
 /**
