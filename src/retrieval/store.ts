@@ -29,7 +29,7 @@ import { inferredDomain } from './inferred-domain.ts';
 import { type CandidateEvidence, contributionSum, contributions, type FeatureVector, features, fieldMaxima, type RankingModel } from './ranker.ts';
 import { loadTenantRanking, rankingModelSql, type TenantRanking, toTenantRanking } from './ranker-store.ts';
 import { type ContextSide, contextMatch, RECENCY_HALF_LIFE_DAYS, type RelevanceBreakdown, type RetrievalQuery, relevanceScore } from './score.ts';
-import { dropKept, generationSql, type KeptRanking, keptRanking, SUM_UNITS, type SummedEpisode } from './term-cache.ts';
+import { dropKept, generationSql, type KeptRanking, keptRanking, keptUsable, SUM_UNITS, type SummedEpisode } from './term-cache.ts';
 import { mentionTerms, taskTerms } from './terms.ts';
 
 export const LEXICAL_CANDIDATES = 100;
@@ -392,19 +392,14 @@ async function lexicalCandidates(
   repeated: string[],
 ): Promise<{ rows: CandidateRow[]; stats: TermStat[]; ranking: TenantRanking | null }> {
   // A training query (excludeId) corrects the frequencies for its own episode: it reads them fresh.
-  if (r.excludeId === undefined) {
-    for (let attempt = 0; attempt < KEPT_ATTEMPTS; attempt++) {
-      const kept = await keptRanking(pool, r.tenantId, words, repeated, JOINED_CANDIDATES);
-      if (!kept) break;
-      const found = await keptCandidates(pool, r, kept);
-      if (found) return found;
-    }
+  // While its index is being written (an import), a tenant's calls read it fresh too (term-cache.ts SETTLE_MS).
+  if (r.excludeId === undefined && keptUsable(pool, r.tenantId)) {
+    const kept = await keptRanking(pool, r.tenantId, words, repeated, JOINED_CANDIDATES);
+    const found = kept && (await keptCandidates(pool, r, kept));
+    if (found) return found;
   }
   return rankedCandidates(pool, r, words, repeated);
 }
-
-/** Rankings from the kept index whose statement found the index written since, before the one-statement path. */
-const KEPT_ATTEMPTS = 2;
 
 /** The candidates' rows of a BM25 ranking from the kept index (term-cache.ts); null when the index has moved on since. */
 async function keptCandidates(

@@ -13,12 +13,21 @@ import type pg from 'pg';
 import { Params, queryPrepared } from '../db/sql.ts';
 import { BM25, chooseQueryTerms, type TermStat } from './bm25.ts';
 
-/** Tenants kept (the least recently used goes), and postings kept per tenant before starting over. */
-const MAX_TENANTS = 16;
+/**
+ * Tenants kept per database (the least recently used goes), and the postings and words kept per
+ * tenant before it starts over: at most about 8 MB a tenant (12 bytes a posting, a few hundred a word).
+ */
+const MAX_TENANTS = 8;
 const MAX_POSTINGS = 400_000;
-const MAX_WORDS = 50_000;
+const MAX_WORDS = 20_000;
 /** Fresh reads before a call gives up on the kept data (the index is being written meanwhile). */
-const ATTEMPTS = 3;
+const ATTEMPTS = 2;
+/**
+ * After the index moved under a call, the tenant's calls take the one-statement path for this long:
+ * while an import writes a batch every few hundred ms, a kept copy would be read and thrown away
+ * on most calls, three statements where one does.
+ */
+const SETTLE_MS = 1000;
 
 /** Fixed-point units per unit of BM25 score in the summed postings (as the ranking statement summed them). */
 export const SUM_UNITS = 1e9;
@@ -84,10 +93,23 @@ function keep(pool: pg.Pool, tenantId: string, entry: TenantTerms): void {
   while (kept.size > MAX_TENANTS) kept.delete(kept.keys().next().value as string);
 }
 
-/** Forgets what is kept of a tenant at this generation (a statement found another). */
+/** When the index last moved under a call of the tenant (per database). */
+const movedByPool = new WeakMap<pg.Pool, Map<string, number>>();
+
+/** Forgets what is kept of a tenant at this generation (a statement found another), and keeps the tenant off the kept path for SETTLE_MS. */
 export function dropKept(pool: pg.Pool, tenantId: string, generation: string): void {
   const kept = keptByPool.get(pool);
   if (kept?.get(tenantId)?.generation === generation) kept.delete(tenantId);
+  let moved = movedByPool.get(pool);
+  if (!moved) movedByPool.set(pool, (moved = new Map()));
+  moved.set(tenantId, Date.now());
+  if (moved.size > MAX_TENANTS * 4) for (const [tenant, at] of moved) if (Date.now() - at > SETTLE_MS) moved.delete(tenant);
+}
+
+/** Whether the tenant's index has been still for SETTLE_MS (as far as this process saw). */
+export function keptUsable(pool: pg.Pool, tenantId: string): boolean {
+  const at = movedByPool.get(pool)?.get(tenantId);
+  return at === undefined || Date.now() - at > SETTLE_MS;
 }
 
 /** The tenant's generation in a statement's snapshot: the sum over its totals rows, -1 without any. */
