@@ -34,7 +34,7 @@ describe('the kept term index', () => {
     const again = await l.relevant(task, { limit: 5 });
     expect(ids(again.episodes)).toEqual(ids(after.episodes));
     expect(bm25(again)).toEqual(bm25(after));
-    const forgotten = await t.gql(FORGET, { e: quetzal.episode.id, r: "test" }, keys.admin);
+    const forgotten = await t.gql(FORGET, { e: quetzal.episode.id, r: 'test' }, keys.admin);
     expect(forgotten.data.forgetEpisode.__typename).toBe('ForgetEpisodePayload');
     await settle();
     const gone = await l.relevant(task, { limit: 5 });
