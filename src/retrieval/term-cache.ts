@@ -259,7 +259,8 @@ function summed(entry: TenantTerms, q: readonly FieldStat[], joined: number): Su
   }
   const all: Array<SummedEpisode & { total: number }> = [];
   for (const episode of touched) {
-    const [task = 0, work = 0, change = 0, trace = 0] = sums.subarray(episode * 4, episode * 4 + 4);
+    const at = episode * 4;
+    const [task, work, change, trace] = [sums[at] as number, sums[at + 1] as number, sums[at + 2] as number, sums[at + 3] as number];
     if (!(Number.isSafeInteger(task) && Number.isSafeInteger(work) && Number.isSafeInteger(change) && Number.isSafeInteger(trace))) return null;
     const row = {
       id: entry.ids[episode] as string,
