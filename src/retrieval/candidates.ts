@@ -10,7 +10,7 @@ import { EPISODE_FEEDBACK, type FeedbackUse } from './feedback.ts';
 import { rankingModelSql, type TenantRanking, toTenantRanking } from './ranker-store.ts';
 import { RECENCY_HALF_LIFE_DAYS } from './score.ts';
 import type { EpisodeRetrieval } from './store.ts';
-import { dropKept, generationSql, type KeptRanking, keptRanking, keptUsable, SUM_UNITS, type SummedEpisode } from './term-cache.ts';
+import { dropKept, generationSql, type KeptRanking, keptFiles, keptRanking, keptUsable, SUM_UNITS, type SummedEpisode } from './term-cache.ts';
 
 export const LEXICAL_CANDIDATES = 100;
 export const CONTEXT_CANDIDATES = 50;
@@ -67,10 +67,12 @@ export interface CandidateRow {
 }
 
 /** What relevanceScore needs of each candidate episode (e), with its BM25 parts. */
-function candidateColumns(p: Params, r: EpisodeRetrieval, trigram: boolean): string {
+function candidateColumns(p: Params, r: EpisodeRetrieval, trigram: boolean, files = true): string {
   const similarity = trigram ? `similarity(left(e.task_description, ${TRIGRAM_CHARS}), ${p.add(r.query.description.slice(0, TRIGRAM_CHARS))})` : '0';
+  // Without files: the kept copy has them (term-cache.ts keptFiles).
+  const paths = files ? `ARRAY(SELECT f.path FROM episode_files f WHERE f.episode_id = e.id ORDER BY f.path COLLATE "C")` : 'NULL::text[]';
   return `e.id, e.task_type, e.domain, e.language, e.framework, e.tags, e.status, e.reward_score,
-          ARRAY(SELECT f.path FROM episode_files f WHERE f.episode_id = e.id ORDER BY f.path COLLATE "C") AS files,
+          ${paths} AS files,
           (SELECT jsonb_agg(jsonb_build_object('terms', u.query_terms, 'weights', u.query_weights, 'target', u.target) ORDER BY u.created_at, u.id)
              FROM (SELECT r.query_terms, r.query_weights, f.target, f.created_at, f.id FROM episode_feedback f JOIN retrievals r ON r.id = f.retrieval_id
                     WHERE f.episode_id = e.id ORDER BY f.created_at DESC, f.id DESC LIMIT ${EPISODE_FEEDBACK.MAX_USES}) u) AS feedback_uses,
@@ -133,13 +135,20 @@ async function keptCandidates(
     dropKept(pool, r.tenantId, kept.generation);
     return null;
   }
-  // The sums are the kept ones (the statement read only each candidate's place).
+  const files = await keptFiles(
+    pool,
+    r.tenantId,
+    kept.generation,
+    rows.flatMap((row) => (row.id ? [row.id] : [])),
+  );
+  if (!files) return null;
+  // The sums and the files are the kept ones (the statement read each candidate's place, not its sums or files).
   const sums = new Map(best.map((b) => [b.id, b]));
   const candidates = rows.flatMap((row) => {
     const summed = row.id ? sums.get(row.id) : undefined;
-    return summed
-      ? [{ candidate: Object.assign(row as CandidateRow, { task: summed.task, work: summed.work, change: summed.change, trace: summed.trace }) }]
-      : [];
+    if (!row.id || !summed) return [];
+    const kept = { task: summed.task, work: summed.work, change: summed.change, trace: summed.trace, files: files.get(row.id) ?? [] };
+    return [{ candidate: Object.assign(row as CandidateRow, kept) }];
   });
   return {
     rows: distinctCandidates(candidates),
@@ -185,7 +194,7 @@ function distinctCandidates(rows: ReadonlyArray<{ candidate: CandidateRow | null
  */
 function candidatesSql(p: Params, r: EpisodeRetrieval, by: 'sum' | 'rank' = 'sum'): string {
   const base = baseWhere(p, r);
-  const columns = candidateColumns(p, r, false);
+  const columns = candidateColumns(p, r, false, by === 'sum');
   const domain = r.query.context.domain;
   // The kept ranking sends each best one's place by its sum (equal sums, equal places) instead of the sums (term-cache.ts).
   const order = by === 'sum' ? 'task + work + change DESC' : 'rank';

@@ -53,6 +53,8 @@ interface WordEntry {
 class TenantTerms {
   readonly words = new Map<string, WordEntry>();
   readonly ids: string[] = [];
+  /** Each candidate's changed files (episode_files: written and deleted with its postings, so of this generation too), sorted. */
+  readonly files = new Map<string, string[]>();
   private readonly numbers = new Map<string, number>();
   postings = 0;
   constructor(readonly generation: string) {}
@@ -67,7 +69,7 @@ class TenantTerms {
   }
 
   full(): boolean {
-    return this.postings > MAX_POSTINGS || this.words.size > MAX_WORDS;
+    return this.postings > MAX_POSTINGS || this.words.size > MAX_WORDS || this.files.size > MAX_WORDS;
   }
 }
 
@@ -326,4 +328,32 @@ async function readPostings(pool: pg.Pool, tenantId: string, terms: readonly Ter
     p,
   );
   return { generation: rows.find((r) => r.generation !== null)?.generation ?? '-1', rows: rows.filter((r) => r.generation === null) };
+}
+
+/**
+ * The changed files of these episodes (of the tenant) from the kept copy at `generation`, reading
+ * those it lacks (one statement); null when the copy is gone or the index has moved on since.
+ */
+export async function keptFiles(pool: pg.Pool, tenantId: string, generation: string, ids: readonly string[]): Promise<Map<string, string[]> | null> {
+  const entry = keptOf(pool, tenantId);
+  if (!entry || entry.generation !== generation) return null;
+  const missing = ids.filter((id) => !entry.files.has(id));
+  if (missing.length > 0) {
+    const p = new Params();
+    const tenant = p.add(tenantId);
+    const rows = await queryPrepared<{ id: string | null; paths: string[] | null; generation: string | null }>(
+      pool,
+      `SELECT f.episode_id::text AS id, array_agg(f.path ORDER BY f.path COLLATE "C") AS paths, NULL AS generation FROM episode_files f
+        WHERE f.tenant_id = ${tenant} AND f.episode_id = ANY(${p.add(missing)}::uuid[]) GROUP BY f.episode_id
+       UNION ALL SELECT NULL, NULL, ${generationSql(tenant)}`,
+      p,
+    );
+    if (rows.find((row) => row.generation !== null)?.generation !== generation) {
+      dropKept(pool, tenantId, generation);
+      return null;
+    }
+    const byId = new Map(rows.flatMap((row) => (row.id ? [[row.id, row.paths ?? []] as const] : [])));
+    for (const id of missing) entry.files.set(id, byId.get(id) ?? []);
+  }
+  return new Map(ids.map((id) => [id, entry.files.get(id) ?? []]));
 }
