@@ -2,7 +2,9 @@
 // relevanceScore (score.ts) over a capped candidate set, with the tenant's learned model as the
 // evidence when it has one (ranker.ts, ranker-store.ts). Never a scan of the tenant's episodes.
 //
-// 1-3 are one statement (one round trip, which also reads the tenant's learned model):
+// 1-3 (candidates.ts) are one statement (one round trip, which also reads the tenant's learned
+// model), or, from the server's kept copy of the index (term-cache.ts), 1-2 in TypeScript and 3 in
+// one statement that also checks the copy is of the index its snapshot holds:
 // 1. The query's terms (terms.ts), their document frequencies (episode_term_df) and the field
 //    totals give each of the QUERY_TERMS rarest terms its idf (the choice of chooseQueryTerms, bm25.ts).
 // 2. Per query term and field, the POSTINGS_PER_TERM best postings by impact, read from the index

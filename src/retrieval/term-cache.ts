@@ -1,9 +1,9 @@
 // What the ranking reads of a tenant's term index, kept in the server between relevantEpisodes
-// calls (issue 55): each word's document frequency per field with its weight, and the best postings
-// of the terms a query chose. They change only when the index is written, and every index write
-// raises the tenant's generation in its own transaction (term-index.ts addTotals/removeTotals), so
-// what is kept is tagged with the generation it was read at, and the ranking statement (store.ts)
-// reads the generation in its own snapshot: a call whose kept data is of another generation is
+// calls (issue 55): each word's document frequency per field with its weight, the best postings of
+// the terms a query chose, and the candidates' changed files. They change only when the index is
+// written, and every index write raises the tenant's generation in its own transaction
+// (term-index.ts addTotals/removeTotals), so what is kept is tagged with the generation it was read
+// at, and the candidates' statement (candidates.ts keptCandidates) reads the generation in its own snapshot: a call whose kept data is of another generation is
 // ranked again from fresh reads, never served. Every read here is of one tenant (tenant_id in each
 // statement) and is kept under that tenant only.
 //
