@@ -5,7 +5,7 @@
 // this database's PostgreSQL backends (/proc), per answered request.
 // Run: node --import tsx bench/http-cpu.ts <tree A> <tree B> [archive]  (BENCH_DATABASE_URL required)
 //   BENCH_HTTP_SECONDS (default 5), BENCH_HTTP_ROUNDS (default 3), BENCH_CASES (default viewer,relevant), BENCH_CLIENTS (default 32),
-//   BENCH_KEEP=1 (keep the imported database for the next run), BENCH_CPU_PROF=<dir> (tree B's server with --cpu-prof).
+//   BENCH_KEEP=1 (keep the imported database for the next run, named BENCH_DB_NAME, default bench_http_cpu), BENCH_CPU_PROF=<dir> (tree B's server with --cpu-prof).
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -92,7 +92,7 @@ async function main() {
   if (!treeA || !treeB) throw new Error('usage: http-cpu.ts <tree A> <tree B> [archive]');
   // Kept between runs (BENCH_KEEP=1): the import and its learning take minutes.
   const keep = process.env.BENCH_KEEP === '1';
-  const database = await openBenchDatabase(keep ? { name: 'bench_http_cpu', reuse: true, keep: true } : {});
+  const database = await openBenchDatabase(keep ? { name: process.env.BENCH_DB_NAME ?? 'bench_http_cpu', reuse: true, keep: true } : {});
   const dbName = new URL(database.url).pathname.slice(1);
   const admin = new pg.Client({ connectionString: must(process.env.BENCH_DATABASE_URL, 'BENCH_DATABASE_URL') });
   await admin.connect();

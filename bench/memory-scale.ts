@@ -254,6 +254,8 @@ async function variantFrequencies(pool: pg.Pool, tenantId: string): Promise<numb
      ON CONFLICT (tenant_id, field, term) DO NOTHING`,
     [tenantId],
   );
+  // An index write outside term-index.ts raises the generation as it does: a server's kept copy (term-cache.ts) is read again.
+  await pool.query('UPDATE episode_term_totals SET generation = generation + 1 WHERE tenant_id = $1', [tenantId]);
   return (performance.now() - t0) / 1000;
 }
 

@@ -372,6 +372,8 @@ export type EpisodeTermTotalsRow = {
   field: number;
   documents: number;
   length: string;
+  /** Raised by 1 with every write of the tenant's term index (term-index.ts): what a kept copy of the index is checked against (term-cache.ts). */
+  generation: string;
 };
 
 /** The `ranking_models` table. */

@@ -176,6 +176,7 @@ async function removeDocumentFrequencies(client: pg.PoolClient, tenantId: string
   );
 }
 
+/** Takes the documents out of their fields' totals and raises their generation (as addTotals does). */
 async function removeTotals(client: pg.PoolClient, tenantId: string, fields: ReadonlyArray<{ field: number; length: number }>) {
   const p = new Params();
   const totals = fieldTotals(fields);
@@ -185,7 +186,8 @@ async function removeTotals(client: pg.PoolClient, tenantId: string, fields: Rea
     length: [totals.map(([, t]) => t.length), 'int8'],
   } as const;
   await client.query(
-    `UPDATE episode_term_totals t SET documents = greatest(0, t.documents - u.documents), length = greatest(0, t.length - u.length)
+    `UPDATE episode_term_totals t SET documents = greatest(0, t.documents - u.documents), length = greatest(0, t.length - u.length),
+            generation = t.generation + 1
        FROM ${unnestAs(p, 'u', rows)} WHERE t.tenant_id = ${p.add(tenantId)} AND t.field = u.field`,
     p.values,
   );
@@ -298,7 +300,11 @@ function fieldTotals(fields: ReadonlyArray<{ field: number; length: number }>): 
   return [...byField.entries()].sort(([a], [b]) => a - b);
 }
 
-/** Adds each document and its length to its fields' totals, in field order. */
+/**
+ * Adds each document and its length to its fields' totals, in field order, and raises their
+ * generation: every transaction that writes postings or frequencies comes here (or to removeTotals),
+ * so a kept copy of the index (term-cache.ts) sees the write as a new generation once it commits.
+ */
 async function addTotals(client: pg.PoolClient, tenantId: string, fields: ReadonlyArray<{ field: number; length: number }>) {
   const totals = fieldTotals(fields);
   const p = new Params();
@@ -308,9 +314,10 @@ async function addTotals(client: pg.PoolClient, tenantId: string, fields: Readon
     length: [totals.map(([, t]) => t.length), 'int8'],
   } as const;
   await client.query(
-    `INSERT INTO episode_term_totals (tenant_id, field, documents, length)
-     SELECT ${p.add(tenantId)}, u.field, u.documents, u.length FROM ${unnestAs(p, 'u', rows)} ORDER BY u.field
-     ON CONFLICT (tenant_id, field) DO UPDATE SET documents = episode_term_totals.documents + EXCLUDED.documents, length = episode_term_totals.length + EXCLUDED.length`,
+    `INSERT INTO episode_term_totals (tenant_id, field, documents, length, generation)
+     SELECT ${p.add(tenantId)}, u.field, u.documents, u.length, 1 FROM ${unnestAs(p, 'u', rows)} ORDER BY u.field
+     ON CONFLICT (tenant_id, field) DO UPDATE SET documents = episode_term_totals.documents + EXCLUDED.documents, length = episode_term_totals.length + EXCLUDED.length,
+       generation = episode_term_totals.generation + 1`,
     p.values,
   );
 }
