@@ -451,7 +451,10 @@ describe('API key lifecycle', () => {
     const before = await snapshots.take(t.keys.tenantId);
     const past = keyCreate(t.services, { tenant, name: 'expired', scopes: 'read', expiresAt: '2001-01-01T00:00:00Z' });
     await expect(past).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('expiresAt must be in the future') });
-    await expect(keyCreate(t.services, { tenant, name: 'x', scopes: 'root' })).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('unknown scopes: root') });
+    await expect(keyCreate(t.services, { tenant, name: 'x', scopes: 'root' })).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringContaining('unknown scopes: root'),
+    });
     expect(await snapshots.take(t.keys.tenantId)).toEqual(before);
   });
 });
