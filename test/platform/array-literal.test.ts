@@ -27,10 +27,10 @@ describe('arrayLiteral', () => {
   it.each(cases)('%s: the same array as pg encodes', async (type, values) => {
     const literal = arrayLiteral(values, type);
     expect(typeof literal).toBe('string');
-    const { rows } = await client.query(`SELECT $1::${type}[]::text AS ours, $2::${type}[]::text AS pgs, $1::${type}[] IS NOT DISTINCT FROM $2::${type}[] AS same`, [
-      literal,
-      values,
-    ]);
+    const { rows } = await client.query(
+      `SELECT $1::${type}[]::text AS ours, $2::${type}[]::text AS pgs, $1::${type}[] IS NOT DISTINCT FROM $2::${type}[] AS same`,
+      [literal, values],
+    );
     expect(rows[0].ours).toBe(rows[0].pgs);
     expect(rows[0].same).toBe(true);
   });
