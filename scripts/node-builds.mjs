@@ -37,7 +37,11 @@ export async function buildServer({ clean }) {
     ...NODE_BUNDLE,
     // Two levels under the root, as src/main.ts is: the paths it finds from import.meta.url
     // (web/dist, prisma/migrations) are the same; the verification worker is found beside the module.
-    entryPoints: [join(root, 'src', 'main.ts'), join(root, 'src', 'ledger', 'verification', 'verify-worker.ts')],
+    entryPoints: [
+      join(root, 'src', 'main.ts'),
+      join(root, 'src', 'ledger', 'verification', 'verify-worker.ts'),
+      join(root, 'src', 'retrieval', 'index-worker.ts'),
+    ],
     entryNames: '[name]',
     outdir: SERVER_DIR,
   });

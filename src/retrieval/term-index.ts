@@ -13,51 +13,27 @@
 // written for the INDEXED_TERMS terms of largest impact per field (bm25.ts topTerms).
 import type pg from 'pg';
 import { Params, queryRows, unnestAs } from '../db/sql.ts';
-import { fieldPostings } from './bm25.ts';
-import { type DiffFile, diffFiles } from './files.ts';
+import { indexDocumentsOffThread } from './index-workers.ts';
 import {
-  changeTerms,
-  DIFF_CHARS,
-  documentLength,
-  lastDiff,
-  STEP_TEXT_CHARS,
-  type TermCounts,
-  taskTerms,
-  traceTerms,
-  type WorkStep,
-  workTerms,
-} from './terms.ts';
+  type DocumentSource,
+  type EpisodeSource,
+  type IndexedFile,
+  type IndexShares,
+  indexDocuments,
+  type PostingColumns,
+  type StepSource,
+  type TermCount,
+} from './term-documents.ts';
+import { DIFF_CHARS, STEP_TEXT_CHARS } from './terms.ts';
 
-export const FIELD = { task: 0, work: 1, change: 2, trace: 3 } as const;
+export type { IndexShares } from './term-documents.ts';
 
 /** Steps read for the work field: the first ones and the last ones (where the change is submitted). */
 const INDEXED_STEPS = 400;
 
-interface EpisodeSource {
-  indexed: boolean;
-  domain: string | null;
-  task_description: string;
-  artifacts: string[] | null;
-  failure: string | null;
-}
-
-interface StepSource {
-  tool: string | null;
-  action: string | null;
-  parameters: string | null;
-  error_class: string | null;
-  error_message: string | null;
-  output: string | null;
-}
-
 /** Indexes an ended episode (idempotent: an episode already indexed is left alone). */
 export async function indexEpisodeTerms(client: pg.PoolClient, tenantId: string, episodeId: string): Promise<void> {
   await addIndexShares(client, tenantId, await indexOwnRows(client, tenantId, [episodeId]));
-}
-
-/** What indexed episodes add to the tenant's shared rows: each field's terms and length, per document. */
-export interface IndexShares {
-  fields: ReadonlyArray<{ field: number; length: number; terms: string[] }>;
 }
 
 /**
@@ -68,16 +44,11 @@ export interface IndexShares {
  * the rest, last.
  */
 export async function indexOwnRows(client: pg.PoolClient, tenantId: string, episodeIds: readonly string[]): Promise<IndexShares> {
-  if (episodeIds.length === 0) return { fields: [] };
-  const { documents, files } = await episodeDocuments(client, episodeIds, false);
-  const perEpisode = documents.map((d) => d.fields.map((f) => ({ ...f, length: documentLength(f.counts), terms: [...f.counts.keys()].sort() })));
-  await addPostings(
-    client,
-    tenantId,
-    documents.flatMap((d, k) => (perEpisode[k] ?? []).flatMap((f) => episodePostings(d.episodeId, f))),
-  );
+  if (episodeIds.length === 0) return { counts: [], fields: [] };
+  const { postings, files, shares } = await indexDocumentsOffThread(await documentSources(client, episodeIds, false));
+  if (postings) await addPostings(client, tenantId, postings);
   await addFiles(client, tenantId, files);
-  return { fields: perEpisode.flat() };
+  return shares;
 }
 
 /**
@@ -87,52 +58,21 @@ export async function indexOwnRows(client: pg.PoolClient, tenantId: string, epis
  */
 export async function addIndexShares(client: pg.PoolClient, tenantId: string, shares: IndexShares): Promise<void> {
   if (shares.fields.length === 0) return;
-  const counts = documentCounts(shares.fields.filter((f) => f.terms.length > 0));
-  if (counts.length) await addDocumentFrequencies(client, tenantId, counts);
+  if (shares.counts.length) await addDocumentFrequencies(client, tenantId, shares.counts);
   await addTotals(client, tenantId, shares.fields);
 }
 
-/** One field's postings of one episode (none for a field without terms). */
-function episodePostings(episodeId: string, field: FieldTerms & { length: number; terms: string[] }): Posting[] {
-  if (field.terms.length === 0) return [];
-  return fieldPostings(field).map((p) => ({ ...p, episodeId }));
-}
-
-type IndexedFile = DiffFile & { episodeId: string; domain: string };
-
 /**
- * The fields and changed files of the episodes whose `indexed` state is as asked, computed from
- * their stored record and steps (two reads for all of them: a batch's cost is per round trip).
+ * The stored record and indexed steps of the episodes whose `indexed` state is as asked, in their
+ * order (two reads for all of them: a batch's cost is per round trip).
  */
-async function episodeDocuments(
-  client: pg.PoolClient,
-  episodeIds: readonly string[],
-  indexed: boolean,
-): Promise<{ documents: EpisodeFields[]; files: IndexedFile[] }> {
+async function documentSources(client: pg.PoolClient, episodeIds: readonly string[], indexed: boolean): Promise<DocumentSource[]> {
   const sources = await episodeSources(client, episodeIds);
   const stepsOf = await indexedSteps(client, episodeIds);
-  const documents: EpisodeFields[] = [];
-  const files: IndexedFile[] = [];
-  for (const episodeId of episodeIds) {
+  return episodeIds.flatMap((episodeId) => {
     const episode = sources.get(episodeId);
-    if (!episode || episode.indexed !== indexed) continue;
-    const steps = stepsOf.get(episodeId) ?? [];
-    const workSteps = steps.map(toWorkStep);
-    const work = workTerms({ artifacts: episode.artifacts ?? [], failure: episode.failure, steps: workSteps });
-    const diff = lastDiff(steps.map((s) => s.output));
-    const change = changeTerms({ artifacts: episode.artifacts ?? [], diff });
-    for (const file of diffFiles(diff ?? '')) files.push({ ...file, episodeId, domain: episode.domain ?? '' });
-    documents.push({
-      episodeId,
-      fields: [
-        { field: FIELD.task, counts: taskTerms(episode.task_description) },
-        { field: FIELD.work, counts: work },
-        { field: FIELD.change, counts: change },
-        { field: FIELD.trace, counts: traceTerms({ description: episode.task_description, steps: workSteps, diff }) },
-      ],
-    });
-  }
-  return { documents, files };
+    return episode && episode.indexed === indexed ? [{ episodeId, episode, steps: stepsOf.get(episodeId) ?? [] }] : [];
+  });
 }
 
 /**
@@ -144,7 +84,7 @@ async function episodeDocuments(
  */
 export async function unindexEpisodesTerms(client: pg.PoolClient, tenantId: string, episodeIds: readonly string[]): Promise<void> {
   if (episodeIds.length === 0) return;
-  const { documents } = await episodeDocuments(client, episodeIds, true);
+  const sources = await documentSources(client, episodeIds, true);
   const p = new Params();
   const ids = p.add(episodeIds);
   await client.query(
@@ -152,11 +92,10 @@ export async function unindexEpisodesTerms(client: pg.PoolClient, tenantId: stri
      DELETE FROM episode_files WHERE episode_id = ANY(${ids}::uuid[])`,
     p.values,
   );
-  if (!documents.length) return;
-  const perEpisode = documents.map((d) => d.fields.map((f) => ({ ...f, length: documentLength(f.counts), terms: [...f.counts.keys()].sort() })));
-  const counts = documentCounts(perEpisode.flat().filter((f) => f.terms.length > 0));
-  if (counts.length) await removeDocumentFrequencies(client, tenantId, counts);
-  await removeTotals(client, tenantId, perEpisode.flat());
+  if (!sources.length) return;
+  const { shares } = indexDocuments(sources);
+  if (shares.counts.length) await removeDocumentFrequencies(client, tenantId, shares.counts);
+  await removeTotals(client, tenantId, shares.fields);
 }
 
 async function removeDocumentFrequencies(client: pg.PoolClient, tenantId: string, counts: readonly TermCount[]) {
@@ -194,7 +133,7 @@ async function removeTotals(client: pg.PoolClient, tenantId: string, fields: Rea
 }
 
 /** The files each episode's last diff changed, and whether it created them (files-store.ts reads them). */
-async function addFiles(client: pg.PoolClient, tenantId: string, files: ReadonlyArray<DiffFile & { episodeId: string; domain: string }>) {
+async function addFiles(client: pg.PoolClient, tenantId: string, files: readonly IndexedFile[]) {
   if (!files.length) return;
   const p = new Params();
   const rows = {
@@ -238,54 +177,13 @@ async function indexedSteps(client: pg.PoolClient, episodeIds: readonly string[]
   return byEpisode;
 }
 
-function toWorkStep(s: StepSource): WorkStep {
-  return { tool: s.tool, action: s.action, parameters: s.parameters, errorClass: s.error_class, errorMessage: s.error_message, output: s.output };
-}
-
-/** One field's terms of one episode, with the document length they make. */
-interface FieldTerms {
-  field: number;
-  counts: TermCounts;
-}
-
-interface EpisodeFields {
-  episodeId: string;
-  fields: FieldTerms[];
-}
-
-/** How many of the documents hold each (field, term), in (field, term) order. */
-function documentCounts(fields: ReadonlyArray<{ field: number; terms: string[] }>): TermCount[] {
-  const byKey = new Map<string, TermCount>();
-  for (const f of fields)
-    for (const term of f.terms) {
-      const key = `${f.field}\u0000${term}`;
-      const entry = byKey.get(key);
-      if (entry) entry.documents += 1;
-      else byKey.set(key, { field: f.field, term, documents: 1 });
-    }
-  return [...byKey.values()].sort((a, b) => a.field - b.field || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
-}
-
-interface TermCount {
-  field: number;
-  term: string;
-  documents: number;
-}
-
-type Posting = { episodeId: string; field: number; term: string; impact: number };
-
-async function addPostings(client: pg.PoolClient, tenantId: string, postings: readonly Posting[]) {
-  if (!postings.length) return;
+async function addPostings(client: pg.PoolClient, tenantId: string, postings: PostingColumns) {
   const k = new Params();
-  const rows = {
-    episode: [postings.map((t) => t.episodeId), 'uuid'],
-    field: [postings.map((t) => t.field), 'int'],
-    term: [postings.map((t) => t.term), 'text'],
-    impact: [postings.map((t) => t.impact), 'float8'],
-  } as const;
   await client.query(
     `INSERT INTO episode_terms (tenant_id, episode_id, field, term, impact)
-     SELECT ${k.add(tenantId)}, t.episode, t.field, t.term, t.impact FROM ${unnestAs(k, 't', rows)}`,
+     SELECT ${k.add(tenantId)}, (${k.add(postings.episodes)}::uuid[])[t.episode], t.field, t.term, t.impact
+       FROM unnest(${k.add(postings.episode)}::int[], ${k.add(postings.field)}::int[], ${k.add(postings.term)}::text[], ${k.add(postings.impact)}::float8[])
+         AS t(episode, field, term, impact)`,
     k.values,
   );
 }

@@ -49,7 +49,8 @@ const ONE_PART = /^(?:[A-Z]?[a-z]+|[A-Z]+|\d+)$/;
 
 /** Adds the terms of a text: each word, and the parts of a snake_case or CamelCase word. */
 export function addWords(counts: TermCounts, text: string, weight = 1): TermCounts {
-  for (const [word] of text.matchAll(WORD)) for (const term of termsOfWord(word)) counts.set(term, (counts.get(term) ?? 0) + weight);
+  // match, not matchAll: the same words in order, as strings, without a match object for each.
+  for (const word of text.match(WORD) ?? []) for (const term of termsOfWord(word)) counts.set(term, (counts.get(term) ?? 0) + weight);
   return counts;
 }
 

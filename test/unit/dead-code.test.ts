@@ -15,6 +15,7 @@ const ENTRY_POINTS: readonly string[] = [
   'src/cli/main.ts', // the episodic command (bin/episodic.mjs runs its build)
   'web/src/main.tsx', // the monitor page (web/index.html)
   'src/ledger/verification/verify-worker.ts', // verifyLedger's worker threads (src/ledger/verification/verify-workers.ts starts them)
+  'src/retrieval/index-worker.ts', // the term index's worker thread (src/retrieval/index-workers.ts starts it)
 ];
 
 /** The package's public API (src/index.ts re-exports these folders whole): a user may need any export. */
