@@ -167,7 +167,8 @@ export class FairQueue {
     if (this.sharedPerKey < this.limits.perKey) this.askedAt.set(key, Date.now());
   }
 
-  private othersActive(key: string): boolean {
+  /** Whether a key other than `key` holds a slot, waits, or asked within ACTIVE_MS (also read by paced heavy work, src/http/paced-work.ts). */
+  othersActive(key: string): boolean {
     for (const other of this.runningBy.keys()) if (other !== key) return true;
     for (const keys of this.waiting.values()) for (const other of keys.keys()) if (other !== key) return true;
     const now = Date.now();

@@ -64,6 +64,11 @@ export class Admission {
     return this.slots.anyWaiting;
   }
 
+  /** Another key than `keyId` is active (holds a slot, waits, or asked within the last second): heavy work of `keyId` is paced (src/http/paced-work.ts). */
+  othersActive(keyId: string): boolean {
+    return this.slots.othersActive(keyId);
+  }
+
   /** A call of `caller` with a body of `bytes` would be refused now (its key's queue is full): the refusal it would get, else null. */
   refusalNow(caller: Caller, bytes = 0): GraphQLError | null {
     const reason = this.slots.refusalNow(caller.tenantId, caller.keyId, bytes);

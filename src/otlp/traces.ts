@@ -54,6 +54,11 @@ export interface TraceIngestDeps {
   lateSpanGraceMs: number;
   /** The model price table: a model call's cost when its span carries none (src/costs/prices.ts). */
   prices: PriceTable;
+  /**
+   * Waits before each turn of spans is journaled, given its spans (the export's
+   * key paced by its cost while other keys are active, src/otlp/http.ts); one turn of the event loop when absent.
+   */
+  turn?: (spans: number) => Promise<void>;
 }
 
 /** Traces of one request settled at once: their step batches meet in the ingestor's group commit. */
@@ -241,8 +246,9 @@ export class TraceIngest {
   private async journal(tenantId: string, episodeId: string, spans: OtlpSpan[]): Promise<IngestReport> {
     const report: IngestReport = { stored: 0, pending: 0, refused: [] };
     for (let i = 0; i < spans.length; i += SPANS_PER_TURN) {
-      if (i > 0) await nextTurn();
       const chunk = spans.slice(i, i + SPANS_PER_TURN);
+      if (this.deps.turn) await this.deps.turn(chunk.length);
+      else if (i > 0) await nextTurn();
       const steps = chunk.map((s) => stepOfSpan(s, this.deps.prices));
       try {
         const logged = await journalSteps(this.deps, tenantId, episodeId, steps, SPAN_STEPS);
