@@ -22,6 +22,7 @@ import { type EventLoopUtilization, monitorEventLoopDelay, performance } from 'n
 import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { blobHash } from '../src/steps/large-content.ts';
 import type { Json } from '../test/support/json.ts';
+import { cpuMeterAt } from './cpu-meter.ts';
 import { fmt, openBenchDatabase, startBenchServer, summarize } from './support.ts';
 
 const PHASE_MS = Number(process.env.BENCH_PHASE_MS ?? 8_000);
@@ -189,7 +190,10 @@ async function main() {
     ];
     const ratios: number[] = [];
     for (const [name, token, args] of attacks.filter(([name]) => !ONLY_ATTACKS || ONLY_ATTACKS.includes(name))) {
-      const baseline = await probe(server.url, victim.token, Date.now() + VICTIM_START_MS);
+      const baselineAt = Date.now() + VICTIM_START_MS;
+      const baselineCpu = cpuMeterAt(database.db.pool, baselineAt);
+      const baseline = await probe(server.url, victim.token, baselineAt);
+      const baselineUsed = await baselineCpu.stop();
       const baselineServer = summarize(victimServerTimes.take());
       // The attack runs from its process's start (about a second after this) until past the victim's last request.
       const running = attack(name, base, token, args, PHASE_MS + VICTIM_START_MS + 1_000);
@@ -201,7 +205,9 @@ async function main() {
         loopDelay.enable();
         busyFrom = performance.eventLoopUtilization();
       }, startAt - Date.now());
+      const cpu = cpuMeterAt(database.db.pool, startAt);
       const during = await probe(server.url, victim.token, startAt);
+      const used = await cpu.stop();
       clearTimeout(monitoring);
       loopDelay.disable();
       // How busy the server's loop was while the victim asked (time running callbacks, not waiting for I/O).
@@ -214,7 +220,7 @@ async function main() {
         .map((l) => l.toFixed(1))
         .join(' ');
       console.error(
-        `  victim n=${during.n} failed=${during.failed}; baseline n=${baseline.n} failed=${baseline.failed}; attacker answers ${answers}; load ${load}; event-loop utilization ${fmt(loopBusy, 2)}, delay p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms max ${fmt(loopDelay.max / 1e6, 1)} ms; RSS peak ${fmt(sampler.sincePhase())} MiB; victim's time in the server p50 / p99 ${fmt(duringServer.p50, 1)} / ${fmt(duringServer.p99, 1)} ms (baseline ${fmt(baselineServer.p50, 1)} / ${fmt(baselineServer.p99, 1)})`,
+        `  victim n=${during.n} failed=${during.failed}; baseline n=${baseline.n} failed=${baseline.failed}; attacker answers ${answers}; load ${load}; event-loop utilization ${fmt(loopBusy, 2)}, delay p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms max ${fmt(loopDelay.max / 1e6, 1)} ms; RSS peak ${fmt(sampler.sincePhase())} MiB; victim's time in the server p50 / p99 ${fmt(duringServer.p50, 1)} / ${fmt(duringServer.p99, 1)} ms (baseline ${fmt(baselineServer.p50, 1)} / ${fmt(baselineServer.p99, 1)}); CPU ms/s server ${fmt(used.server)} postgres ${fmt(used.postgres ?? Number.NaN)} (baseline ${fmt(baselineUsed.server)} / ${fmt(baselineUsed.postgres ?? Number.NaN)})`,
       );
       ratios.push(during.p99 / baseline.p99);
       await new Promise((r) => setTimeout(r, 1_000)); // let the last attack's work drain
