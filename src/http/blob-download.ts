@@ -2,7 +2,8 @@
 // ranges (Range / 206 / Content-Range), so content of any size never passes through a GraphQL
 // response and the server holds one chunk of it at a time, however large the blob or slow the client.
 // The key needs `read`; the request counts against the key's rate limit and takes an admission
-// slot (process-wide and per key) like a GraphQL request.
+// slot (process-wide and per key) like a GraphQL request; while another key is active, a key's
+// chunks are paced by their bytes (PacedWork).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -11,17 +12,42 @@ import type pg from 'pg';
 import parseRange from 'range-parser';
 import { grantsScope, tokenFromHeader } from '../auth/keys.ts';
 import type { RateLimiter } from '../auth/rate-limit.ts';
+import type { Viewer } from '../auth/store.ts';
 import type { BlobsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { isHashHex } from '../ledger/format/hash.ts';
 import type { Services } from '../services.ts';
 import type { Admission } from './admission.ts';
 import { enforceRateLimit } from './hardening.ts';
+import { PacedWork } from './paced-work.ts';
 
 export const BLOBS_PATH = '/blobs/';
 
 /** Bytes read from the database per query: what one download holds in memory (twice, as hex on the wire from pg). */
 const DOWNLOAD_CHUNK_BYTES = 1024 * 1024;
+/**
+ * Bytes one key's downloads read per second while another key is active (PacedWork, as large
+ * GraphQL answers are: src/http/sliced-answers.ts): each chunk's query detoasts the whole blob in
+ * PostgreSQL (~10 ms for 8 MB), so one key's downloads, several at once, kept the cores from
+ * another tenant's requests. A key alone downloads as fast as it reads.
+ */
+const DOWNLOAD_BYTES_PER_SECOND_SHARED = 16 * 1024 * 1024;
+
+/** One schedule of paced chunks per server (its Admission), shared by every download of a key. */
+const pacers = new WeakMap<Admission, PacedWork>();
+
+function pacerOf(admission: Admission): PacedWork {
+  let paced = pacers.get(admission);
+  if (!paced) {
+    paced = new PacedWork(
+      (keyId) => admission.othersActive(keyId),
+      DOWNLOAD_BYTES_PER_SECOND_SHARED,
+      async () => undefined,
+    );
+    pacers.set(admission, paced);
+  }
+  return paced;
+}
 
 interface DownloadParts {
   services: Services;
@@ -41,10 +67,21 @@ async function blobSize(pool: pg.Pool, tenantId: string, hash: string): Promise<
   return (await queryRows<Pick<BlobsRow, 'size_bytes'>>(pool, sql, p))[0]?.size_bytes;
 }
 
-/** The blob's bytes from `start` to `end` (inclusive), one chunk per query, so no connection is held between chunks. */
-async function* blobChunks(pool: pg.Pool, tenantId: string, hash: string, start: number, end: number): AsyncGenerator<Buffer> {
+/**
+ * The blob's bytes from `start` to `end` (inclusive), one chunk per query, so no connection is held
+ * between chunks; each chunk waits for its key's turn (`beforeChunk`, given its bytes).
+ */
+async function* blobChunks(
+  pool: pg.Pool,
+  tenantId: string,
+  hash: string,
+  start: number,
+  end: number,
+  beforeChunk: (bytes: number) => Promise<void>,
+): AsyncGenerator<Buffer> {
   for (let at = start; at <= end; at += DOWNLOAD_CHUNK_BYTES) {
     const length = Math.min(DOWNLOAD_CHUNK_BYTES, end - at + 1);
+    await beforeChunk(length);
     // substring of bytea counts from 1.
     const p = new Params();
     const sql = `SELECT substring(convert_to(content, 'UTF8') FROM ${p.add(at + 1)} FOR ${p.add(length)}) AS chunk FROM blobs
@@ -56,7 +93,7 @@ async function* blobChunks(pool: pg.Pool, tenantId: string, hash: string, start:
 }
 
 /** Who may download: a valid key with `read`, within its rate limit and its share of request slots; else the refusal is sent. */
-async function admit(req: IncomingMessage, res: ServerResponse, { services, limiter, admission }: DownloadParts): Promise<string | null> {
+async function admit(req: IncomingMessage, res: ServerResponse, { services, limiter, admission }: DownloadParts): Promise<Viewer | null> {
   const auth = await services.keys.authenticate(tokenFromHeader(req.headers.authorization));
   if (!('viewer' in auth)) {
     sendError(res, 401, 'UNAUTHENTICATED', `API key ${auth.failure}: send Authorization: Bearer <key>.`, { 'www-authenticate': 'Bearer' });
@@ -80,15 +117,17 @@ async function admit(req: IncomingMessage, res: ServerResponse, { services, limi
     sendError(res, 503, 'OVERLOADED', err.message, { 'retry-after': '1' });
     return null;
   }
-  return auth.viewer.tenantId;
+  return auth.viewer;
 }
 
 export async function serveBlob(req: IncomingMessage, res: ServerResponse, parts: DownloadParts): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'METHOD_NOT_ALLOWED', 'GET or HEAD only.', { allow: 'GET, HEAD' });
   const hash = (req.url ?? '').split('?')[0]?.slice(BLOBS_PATH.length) ?? '';
-  const tenantId = await admit(req, res, parts);
-  if (!tenantId) return;
+  const viewer = await admit(req, res, parts);
+  if (!viewer) return;
+  const { tenantId, keyId } = viewer;
   const pool = parts.services.db.pool;
+  const paced = pacerOf(parts.admission);
   const size = isHashHex(hash) ? await blobSize(pool, tenantId, hash) : undefined;
   // The same answer for a malformed hash, another tenant's blob and one that does not exist.
   if (size === undefined) return sendError(res, 404, 'NOT_FOUND', `Blob ${hash} was not found.`);
@@ -114,7 +153,7 @@ export async function serveBlob(req: IncomingMessage, res: ServerResponse, parts
   headers['content-length'] = String(Math.max(0, end - start + 1));
   res.writeHead(status, headers);
   if (req.method === 'HEAD' || size === 0) return void res.end();
-  await pipeline(Readable.from(blobChunks(pool, tenantId, hash, start, end)), res).catch((err: Error) => {
+  await pipeline(Readable.from(blobChunks(pool, tenantId, hash, start, end, (bytes) => paced.turn(keyId, bytes))), res).catch((err: Error) => {
     // A client that goes away mid-download is not an error of ours.
     if ((err as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') parts.services.log.warn({ err, hash }, 'blob download failed');
     res.destroy();
