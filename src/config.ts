@@ -101,6 +101,17 @@ const EnvSchema = z.object({
   MAX_CONCURRENT_REQUESTS: z.coerce.number().int().min(1).default(64),
   MAX_REQUESTS_PER_KEY: z.coerce.number().int().min(1).default(32),
   MAX_REQUESTS_PER_KEY_SHARED: z.coerce.number().int().min(1).default(8),
+  // While another key is active, one key's heavy work starts no faster than these rates (issue 50,
+  // src/http/paced-work.ts): bytes of large answers and blob downloads together (16 MiB/s: a 7.9 MB
+  // blob in ~0.5 s; one key's stream of them held another tenant's one-row read at 3-4x), and OTLP
+  // spans journaled (500/s; RATE_LIMIT_PER_MINUTE's default allows 200/s over a minute, so this
+  // trims bursts). A key alone is never paced. 0 turns pacing off.
+  PACED_BYTES_PER_SECOND: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(16 * 1024 * 1024),
+  PACED_SPANS_PER_SECOND: z.coerce.number().int().min(0).default(500),
   // A key's requests beyond MAX_REQUESTS_PER_KEY (or beyond a full server) wait in the key's own
   // queue, served in fair turns between tenants and keys, for up to ADMISSION_WAIT_MS; past that
   // queue (callers, or bytes of the bodies they hold) or that wait they are refused with one
@@ -231,6 +242,9 @@ export interface Config {
     maxQueuedBytesPerKey: number;
     /** How long a request waits for a slot before it is refused with OVERLOADED. */
     admissionWaitMs: number;
+    /** While another key is active: bytes of one key's large answers and downloads, and its OTLP spans, per second (0: not paced). */
+    pacedBytesPerSecond: number;
+    pacedSpansPerSecond: number;
     /** Open subscriptions (SSE and WebSocket) of one API key in this process. */
     maxStreamsPerKey: number;
     /** A client must send its headers within headersTimeoutMs and its whole request within bodyTimeoutMs (else 408). */
@@ -344,6 +358,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxQueuedPerKey: e.MAX_QUEUED_PER_KEY,
       maxQueuedBytesPerKey: e.MAX_QUEUED_BYTES_PER_KEY,
       admissionWaitMs: e.ADMISSION_WAIT_MS,
+      pacedBytesPerSecond: e.PACED_BYTES_PER_SECOND,
+      pacedSpansPerSecond: e.PACED_SPANS_PER_SECOND,
       maxStreamsPerKey: e.MAX_STREAMS_PER_KEY,
       headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
       bodyTimeoutMs: Math.max(e.BODY_TIMEOUT_MS, e.HEADERS_TIMEOUT_MS),

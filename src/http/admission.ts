@@ -14,6 +14,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Viewer } from '../auth/store.ts';
 import { FairQueue, FairQueueRefusal, type Release } from '../core/fair-queue.ts';
 import { requestScope } from '../log.ts';
+import { PacedWork } from './paced-work.ts';
 
 export interface AdmissionLimits {
   maxConcurrentRequests: number;
@@ -22,6 +23,9 @@ export interface AdmissionLimits {
   maxQueuedPerKey: number;
   maxQueuedBytesPerKey: number;
   admissionWaitMs: number;
+  /** While another key is active, a key's large answers and downloads (bytes) and OTLP spans per second; 0: not paced. */
+  pacedBytesPerSecond: number;
+  pacedSpansPerSecond: number;
 }
 
 export function overloadedError(message: string, limit: number, code = 'OVERLOADED'): GraphQLError {
@@ -38,8 +42,14 @@ export interface Caller {
 
 export class Admission {
   private readonly slots: FairQueue;
+  /** One key's heavy work by its cost while another key is active: bytes of large answers and downloads (both doors, one schedule), OTLP spans. */
+  readonly pacedBytes: PacedWork;
+  readonly pacedSpans: PacedWork;
 
   constructor(private readonly limits: AdmissionLimits) {
+    const othersActive = (keyId: string) => this.slots.othersActive(keyId);
+    this.pacedBytes = new PacedWork(othersActive, limits.pacedBytesPerSecond);
+    this.pacedSpans = new PacedWork(othersActive, limits.pacedSpansPerSecond);
     this.slots = new FairQueue({
       capacity: limits.maxConcurrentRequests,
       perKey: limits.maxRequestsPerKey,

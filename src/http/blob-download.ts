@@ -3,7 +3,7 @@
 // response and the server holds one chunk of it at a time, however large the blob or slow the client.
 // The key needs `read`; the request counts against the key's rate limit and takes an admission
 // slot (process-wide and per key) like a GraphQL request; while another key is active, a key's
-// chunks are paced by their bytes (PacedWork).
+// chunks are paced by their bytes (Admission.pacedBytes, one schedule with large GraphQL answers).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,35 +19,13 @@ import { isHashHex } from '../ledger/format/hash.ts';
 import type { Services } from '../services.ts';
 import type { Admission } from './admission.ts';
 import { enforceRateLimit } from './hardening.ts';
-import { PacedWork } from './paced-work.ts';
 
 export const BLOBS_PATH = '/blobs/';
 
 /** Bytes read from the database per query: what one download holds in memory (twice, as hex on the wire from pg). */
 const DOWNLOAD_CHUNK_BYTES = 1024 * 1024;
-/**
- * Bytes one key's downloads read per second while another key is active (PacedWork, as large
- * GraphQL answers are: src/http/sliced-answers.ts): each chunk's query detoasts the whole blob in
- * PostgreSQL (~10 ms for 8 MB), so one key's downloads, several at once, kept the cores from
- * another tenant's requests. A key alone downloads as fast as it reads.
- */
-const DOWNLOAD_BYTES_PER_SECOND_SHARED = 16 * 1024 * 1024;
-
-/** One schedule of paced chunks per server (its Admission), shared by every download of a key. */
-const pacers = new WeakMap<Admission, PacedWork>();
-
-function pacerOf(admission: Admission): PacedWork {
-  let paced = pacers.get(admission);
-  if (!paced) {
-    paced = new PacedWork(
-      (keyId) => admission.othersActive(keyId),
-      DOWNLOAD_BYTES_PER_SECOND_SHARED,
-      async () => undefined,
-    );
-    pacers.set(admission, paced);
-  }
-  return paced;
-}
+// A chunk's read is I/O already: a key alone is not held back a turn (Admission.pacedBytes, shared with large answers).
+const noPause = async () => undefined;
 
 interface DownloadParts {
   services: Services;
@@ -127,7 +105,6 @@ export async function serveBlob(req: IncomingMessage, res: ServerResponse, parts
   if (!viewer) return;
   const { tenantId, keyId } = viewer;
   const pool = parts.services.db.pool;
-  const paced = pacerOf(parts.admission);
   const size = isHashHex(hash) ? await blobSize(pool, tenantId, hash) : undefined;
   // The same answer for a malformed hash, another tenant's blob and one that does not exist.
   if (size === undefined) return sendError(res, 404, 'NOT_FOUND', `Blob ${hash} was not found.`);
@@ -153,9 +130,11 @@ export async function serveBlob(req: IncomingMessage, res: ServerResponse, parts
   headers['content-length'] = String(Math.max(0, end - start + 1));
   res.writeHead(status, headers);
   if (req.method === 'HEAD' || size === 0) return void res.end();
-  await pipeline(Readable.from(blobChunks(pool, tenantId, hash, start, end, (bytes) => paced.turn(keyId, bytes))), res).catch((err: Error) => {
-    // A client that goes away mid-download is not an error of ours.
-    if ((err as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') parts.services.log.warn({ err, hash }, 'blob download failed');
-    res.destroy();
-  });
+  await pipeline(Readable.from(blobChunks(pool, tenantId, hash, start, end, (bytes) => parts.admission.pacedBytes.turn(keyId, bytes, noPause))), res).catch(
+    (err: Error) => {
+      // A client that goes away mid-download is not an error of ours.
+      if ((err as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') parts.services.log.warn({ err, hash }, 'blob download failed');
+      res.destroy();
+    },
+  );
 }

@@ -19,24 +19,25 @@ export class PacedWork {
   constructor(
     /** Whether a key other than this one is active now. */
     private readonly othersActive: (keyId: string) => boolean,
-    /** The cost units one key's parts may use per second while another key is active. */
+    /** The cost units one key's parts may use per second while another key is active (0: never paced). */
     private readonly unitsPerSecond: number,
-    /** What a part waits for while its key is alone (and before a part due at once). */
-    private readonly yieldTurn: () => Promise<void> = nextTurn,
   ) {}
 
-  /** Waits until `keyId` may start a part costing `units`; a key alone (or no key) only yields (yieldTurn). */
-  async turn(keyId: string | undefined, units: number): Promise<void> {
-    if (!keyId || !this.othersActive(keyId)) {
+  /**
+   * Waits until `keyId` may start a part costing `units`. A key alone (or no key, or no rate) only
+   * waits for `yieldTurn` (what the door lets other I/O run with: a turn of the event loop by default).
+   */
+  async turn(keyId: string | undefined, units: number, yieldTurn: () => Promise<void> = nextTurn): Promise<void> {
+    if (!keyId || this.unitsPerSecond <= 0 || !this.othersActive(keyId)) {
       if (keyId) this.nextAt.delete(keyId);
-      return this.yieldTurn();
+      return yieldTurn();
     }
     const now = performance.now();
     const at = Math.max(now, this.nextAt.get(keyId) ?? now);
     if (this.nextAt.size >= KEPT_SCHEDULES) for (const [key, due] of this.nextAt) if (due <= now) this.nextAt.delete(key);
     this.nextAt.set(keyId, at + (units / this.unitsPerSecond) * 1000);
     // A part that is due at once still lets the other key's waiting I/O run first.
-    if (at - now < 1) return this.yieldTurn();
+    if (at - now < 1) return yieldTurn();
     await delay(at - now);
   }
 }

@@ -19,7 +19,7 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Context } from '../graphql/context.ts';
 import type { ResponseBudget } from '../steps/read-budget.ts';
 import { FairPermits } from './fair-permits.ts';
-import { PacedWork } from './paced-work.ts';
+import type { PacedWork } from './paced-work.ts';
 
 /** Bytes of stored content from which a read is large: it takes a permit, and its answer is sent in slices. */
 export const LARGE_READ_BYTES = 1024 * 1024;
@@ -34,14 +34,6 @@ const SLICE_CHARS = 256 * 1024;
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 /** The pause before each slice: a large answer takes at most about half of the loop, however fast its client reads. */
 const SLICE_PAUSE_MS = 1;
-/**
- * Bytes of large answers one key is sent per second while another key is active (PacedWork): a
- * 7.9 MB blob then takes ~0.5 s, and the stream of one key's large reads (~60-80 ms of CPU each in
- * node, PostgreSQL and the kernel) leaves the cores to the other key's requests. A key alone is
- * sent as fast as it reads; GET /blobs/<hash> is the door for downloads.
- */
-const LARGE_ANSWER_BYTES_PER_SECOND_SHARED = 16 * 1024 * 1024;
-
 const pauseBeforeSlice = () => pause(SLICE_PAUSE_MS);
 
 /**
@@ -86,11 +78,10 @@ export function markLargeRead(context: object): void {
 
 /**
  * After admission: a large read waits for its permit, held until the answer is sent; a large answer
- * leaves in slices, paced by their bytes while other keys are active (`othersActive`: Admission's).
+ * leaves in slices, paced by their bytes while other keys are active (Admission.pacedBytes, one schedule with downloads).
  */
-export function useLargeAnswers(othersActive: (keyId: string) => boolean): Plugin {
+export function useLargeAnswers(paced: PacedWork): Plugin {
   const permits = new FairPermits(LARGE_READS_PER_KEY, LARGE_READS_TOTAL);
-  const paced = new PacedWork(othersActive, LARGE_ANSWER_BYTES_PER_SECOND_SHARED, pauseBeforeSlice);
   const keys = new WeakMap<Request, string>();
   const budgets = new WeakMap<Request, ResponseBudget>();
   return {
@@ -116,7 +107,8 @@ export function useLargeAnswers(othersActive: (keyId: string) => boolean): Plugi
       // processRegularResult hands the stringifier the result without internal error fields and
       // makes the Response of what it returns: a Readable is streamed with backpressure.
       const keyId = keys.get(request);
-      const stringify = (sanitized: unknown) => Readable.from(jsonSlices(sanitized, (chars) => paced.turn(keyId, chars))) as unknown as string;
+      const stringify = (sanitized: unknown) =>
+        Readable.from(jsonSlices(sanitized, (chars) => paced.turn(keyId, chars, pauseBeforeSlice))) as unknown as string;
       setResult({ ...result, stringify } as typeof result);
     },
   };

@@ -14,7 +14,6 @@ import { priceTable } from '../costs/prices.ts';
 import { isPoolSaturated, isUnavailable } from '../db/errors.ts';
 import type { Admission } from '../http/admission.ts';
 import type { CountSpanRefusals } from '../http/metrics.ts';
-import { PacedWork } from '../http/paced-work.ts';
 import { requestScope } from '../log.ts';
 import { countRefusals as countTenantRefusals } from '../monitor/refusal-counts.ts';
 import type { Services } from '../services.ts';
@@ -28,15 +27,6 @@ import { type SpanRefusal, TraceIngest } from './traces.ts';
 
 export const OTLP_TRACES_PATH = '/v1/traces';
 export const OTLP_LOGS_PATH = '/v1/logs';
-
-/**
- * Spans one key's exports journal per second while another key is active (PacedWork, a turn of 50
- * at a time): one key's exports, one after another, kept both cores busy (node's checks and
- * hashing, PostgreSQL's inserts) and another tenant's one-row read ran ~3x slower beside them. The
- * default RATE_LIMIT_PER_MINUTE (12,000, a span a unit) allows 200 a second over a minute; this
- * trims bursts only. A key alone journals as fast as it can.
- */
-const SPANS_PER_SECOND_SHARED = 500;
 
 /** Refusals named one by one in partialSuccess.errorMessage; the count covers them all. */
 const NAMED_REFUSALS = 10;
@@ -65,7 +55,6 @@ type Charge = (units: number) => Promise<void>;
 type ExportHandler = (tenantId: string, body: Buffer, format: BodyFormat, charge: Charge) => Promise<Buffer>;
 
 export function createOtlpHandler(services: Services, admission: Admission, limiter: RateLimiter | null, countRefusals: CountSpanRefusals) {
-  const paced = new PacedWork((keyId) => admission.othersActive(keyId), SPANS_PER_SECOND_SHARED);
   const traces = new TraceIngest({
     db: services.db,
     writer: services.writer,
@@ -78,7 +67,8 @@ export function createOtlpHandler(services: Services, admission: Admission, limi
     lateSpanGraceMs: services.config.otlpLateSpanGraceMs,
     prices: priceTable(services.config.modelPrices),
     // The export's key, marked on the request scope when it was admitted.
-    turn: (spans) => paced.turn(requestScope.getStore()?.keyId, spans),
+    // One key's exports journal at most PACED_SPANS_PER_SECOND while another key is active (Admission.pacedSpans).
+    turn: (spans) => admission.pacedSpans.turn(requestScope.getStore()?.keyId, spans),
   });
   return otlpEndpoint(services, admission, limiter, async (tenantId, body, format, charge) => {
     const { spans, unreadable } = spansOf(decodeRequest(body, format));

@@ -47,4 +47,16 @@ describe('PacedWork', () => {
     const paced = new PacedWork(() => true, 1);
     expect(await run(paced, '', 3, 1_000)).toBeLessThan(50);
   });
+
+  it('never paces at a rate of 0 (pacing turned off)', async () => {
+    const paced = new PacedWork(() => true, 0);
+    expect(await run(paced, 'A', 20, 1_000)).toBeLessThan(200);
+  });
+
+  it("waits for the door's own yield when a part is due at once", async () => {
+    const paced = new PacedWork(() => false, 100);
+    let yielded = 0;
+    await paced.turn('A', 1, async () => void yielded++);
+    expect(yielded).toBe(1);
+  });
 });
