@@ -1,6 +1,7 @@
 // Multi-row step inserts with parameterised UNNEST: Prisma's createMany measured 0.08x of this here.
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { must } from '../core/must.ts';
 import type { BlobsRow, StepsRow } from '../db/rows.ts';
 import { Params, queryRows, unnestAs } from '../db/sql.ts';
 import { type LiteralColumn, unnestLiteral } from '../db/unnest-literal.ts';
@@ -50,7 +51,7 @@ export function stepsWrite(rows: StepRowToInsert[], usage: EpisodeUsage[], ids: 
     const tenantId = rows[0]?.tenantId;
     if (rows.some((r) => r.tenantId !== tenantId)) throw new Error('a steps write holds the rows of one tenant');
     const tenant = p.add(tenantId);
-    const columns = stepColumns(rows, ids);
+    const columns = withoutNullColumns(stepColumns(rows, ids));
     const names = Object.keys(columns).join(', ');
     return {
       ctes: `usage AS (
@@ -109,6 +110,23 @@ function stepColumns(rows: StepRowToInsert[], ids: readonly string[]): Record<st
     ended_at: [col((r) => r.step.endedAt), 'timestamptz'],
     salt: [col((r) => r.step.salt), 'text'],
   };
+}
+
+/**
+ * Columns a live step seldom sets (imported runs and large content set some): nullable, without a
+ * default. One that is null in every row of the batch is left out of the insert, which stores NULL
+ * all the same, so the statement carries and unnests no array of NULLs for it. Each set of columns
+ * left out is one more statement text (prepared per connection): at most 2^7 of them.
+ */
+const OFTEN_NULL = ['side_effect_key', 'world_before', 'world_after', 'metadata', 'content_refs', 'started_at', 'ended_at'];
+
+function withoutNullColumns(columns: Record<string, LiteralColumn>): Record<string, LiteralColumn> {
+  for (const name of OFTEN_NULL) {
+    const column = must(columns[name]);
+    const values = 'json' in column ? column.json : column[0];
+    if (values.every((v) => v === null || v === undefined)) delete columns[name];
+  }
+  return columns;
 }
 
 export interface ExistingKeyedStep {
