@@ -35,8 +35,30 @@ export function insertWhere(p: Params, table: string, row: Readonly<Record<strin
   return `INSERT INTO ${table} (${columns.join(', ')}) SELECT ${values.join(', ')} WHERE ${when}`;
 }
 
-/** A column of a multi-row statement: one value per row, and their SQL type (`uuid`, `jsonb`, ...). */
-export type UnnestColumn = readonly [values: readonly unknown[], type: string];
+/**
+ * A column of a multi-row statement: one value per row and their SQL type (`uuid`, `jsonb`, ...),
+ * or jsonb values given as the values themselves (JsonValuesColumn).
+ */
+export type UnnestColumn = readonly [values: readonly unknown[], type: string] | JsonValuesColumn;
+
+/**
+ * A jsonb column given as the values themselves (not their JSON texts): sent as one JSON array, its
+ * elements unnested in order. A JSON text per row went through an array literal's escaping of every
+ * quote in it, as costly as the ledger event's chaining for a group commit's events (issue 55).
+ * null and undefined are SQL NULL (a value that is JSON null too), unless `nulls` is 'json': then a
+ * null is stored as jsonb null (a NOT NULL column, as JSON.stringify(null) was).
+ */
+export interface JsonValuesColumn {
+  json: readonly unknown[];
+  nulls?: 'sql' | 'json';
+}
+
+/** The jsonb array of a JsonValuesColumn, in row order. */
+function jsonValues(p: Params, { json: values, nulls = 'sql' }: JsonValuesColumn): string {
+  const doc = p.add(JSON.stringify(values.map((v) => (v === undefined ? null : v))));
+  const value = nulls === 'sql' ? `nullif(e.v, 'null'::jsonb)` : 'e.v';
+  return `ARRAY(SELECT ${value} FROM jsonb_array_elements(${doc}::jsonb) WITH ORDINALITY AS e(v, i) ORDER BY e.i)`;
+}
 
 /**
  * `unnest($1::uuid[], $2::int[], ...) AS alias(column, ...)` from one record of column name to its
@@ -44,7 +66,11 @@ export type UnnestColumn = readonly [values: readonly unknown[], type: string];
  * `ordinality`, a last column of that name numbers the rows from 1.
  */
 export function unnestAs(p: Params, alias: string, columns: Readonly<Record<string, UnnestColumn>>, options: { ordinality?: string } = {}): string {
-  const arrays = Object.values(columns).map(([values, type]) => `${p.add(arrayLiteral(values, type))}::${type}[]`);
+  const arrays = Object.values(columns).map((column) => {
+    if ('json' in column) return jsonValues(p, column);
+    const [values, type] = column;
+    return `${p.add(arrayLiteral(values, type))}::${type}[]`;
+  });
   const names = [...Object.keys(columns), ...(options.ordinality ? [options.ordinality] : [])];
   return `unnest(${arrays.join(', ')})${options.ordinality ? ' WITH ORDINALITY' : ''} AS ${alias}(${names.join(', ')})`;
 }

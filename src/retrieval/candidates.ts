@@ -3,7 +3,7 @@
 // sums) or in one statement from the index itself (a training query, or when the index is moving),
 // and the context and trigram fallbacks when the words found (almost) nothing.
 import type pg from 'pg';
-import { Params, queryPrepared } from '../db/sql.ts';
+import { arrayLiteral, Params, queryPrepared } from '../db/sql.ts';
 import type { ContextFacts } from '../learning/facts.ts';
 import { BM25, type TermStat } from './bm25.ts';
 import { EPISODE_FEEDBACK, type FeedbackUse } from './feedback.ts';
@@ -123,7 +123,12 @@ async function keptCandidates(
   // are what the index holds only if the generation is theirs); one row of those alone without candidates.
   const rows = await queryPrepared<Row>(
     pool,
-    `WITH best AS (SELECT * FROM unnest(${p.add(arrayLiteral(best.map((b) => b.id)))}::uuid[], ${p.add(arrayLiteral(places(best)))}::int[]) AS s(episode_id, rank)),
+    `WITH best AS (SELECT * FROM unnest(${p.add(
+      arrayLiteral(
+        best.map((b) => b.id),
+        'uuid',
+      ),
+    )}::uuid[], ${p.add(arrayLiteral(places(best), 'int'))}::int[]) AS s(episode_id, rank)),
      ${candidatesSql(p, r, 'rank')}
      SELECT x.model, x.generation, f.* FROM (SELECT 1::bigint AS k, ${model} AS model, ${generationSql(tenant)} AS generation) x
        FULL JOIN (SELECT row_number() OVER () AS k, found_rows.* FROM found_rows) f ON f.k = x.k
@@ -167,15 +172,6 @@ function places(best: readonly SummedEpisode[]): number[] {
     last = total;
     return place;
   });
-}
-
-/**
- * An array parameter's text for uuids and finite numbers, which need no quoting: pg's own array
- * serialization escaped each of the 1,000 elements one by one (2 % of the server's CPU under load).
- * String(x) of a number is the shortest text that reads back as the same float8.
- */
-function arrayLiteral(values: ReadonlyArray<string | number>): string {
-  return `{${values.join(',')}}`;
 }
 
 /** Each candidate once (a run of the query's domain among the best by BM25 comes twice). */

@@ -3,8 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { must } from '../core/must.ts';
 import type { BlobsRow, StepsRow } from '../db/rows.ts';
-import { Params, queryRows, unnestAs } from '../db/sql.ts';
-import { type LiteralColumn, unnestLiteral } from '../db/unnest-literal.ts';
+import { Params, queryRows, type UnnestColumn, unnestAs } from '../db/sql.ts';
 import type { StepDigest } from '../episodes/outcome.ts';
 import type { LeadingWrite } from '../ledger/store/store.ts';
 import type { PreparedStep } from './prepare.ts';
@@ -39,7 +38,7 @@ export function newStepIds(count: number): string[] {
  */
 export function stepsWrite(rows: StepRowToInsert[], usage: EpisodeUsage[], ids: readonly string[]): LeadingWrite {
   return (p) => {
-    const used = unnestLiteral(p, 'u', {
+    const used = unnestAs(p, 'u', {
       id: [usage.map((u) => u.id), 'uuid'],
       step_count: [usage.map((u) => u.stepCount), 'int'],
       used_tokens: [usage.map((u) => Math.round(u.usedTokens)), 'int8'],
@@ -60,7 +59,7 @@ export function stepsWrite(rows: StepRowToInsert[], usage: EpisodeUsage[], ids: 
          FROM ${used}
         WHERE e.id = u.id
        RETURNING 1),
-     inserted AS (INSERT INTO steps (tenant_id, ${names}) SELECT ${tenant}::uuid, ${names} FROM ${unnestLiteral(p, 'u', columns)} RETURNING 1)`,
+     inserted AS (INSERT INTO steps (tenant_id, ${names}) SELECT ${tenant}::uuid, ${names} FROM ${unnestAs(p, 'u', columns)} RETURNING 1)`,
       done: '(SELECT count(*) FROM inserted) + (SELECT count(*) FROM usage) >= 0',
     };
   };
@@ -82,7 +81,7 @@ export async function insertSteps(client: pg.PoolClient, rows: StepRowToInsert[]
 }
 
 /** The steps table's columns for the rows to insert (all but the tenant), one array each. */
-function stepColumns(rows: StepRowToInsert[], ids: readonly string[]): Record<string, LiteralColumn> {
+function stepColumns(rows: StepRowToInsert[], ids: readonly string[]): Record<string, UnnestColumn> {
   const col = <T>(f: (r: StepRowToInsert) => T) => rows.map(f);
   return {
     id: [ids, 'uuid'],
@@ -120,7 +119,7 @@ function stepColumns(rows: StepRowToInsert[], ids: readonly string[]): Record<st
  */
 const OFTEN_NULL = ['side_effect_key', 'world_before', 'world_after', 'metadata', 'content_refs', 'started_at', 'ended_at'];
 
-function withoutNullColumns(columns: Record<string, LiteralColumn>): Record<string, LiteralColumn> {
+function withoutNullColumns(columns: Record<string, UnnestColumn>): Record<string, UnnestColumn> {
   for (const name of OFTEN_NULL) {
     const column = must(columns[name]);
     const values = 'json' in column ? column.json : column[0];

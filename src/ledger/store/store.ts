@@ -4,9 +4,8 @@ import type pg from 'pg';
 import { canonicalId } from '../../core/ids.ts';
 import { must } from '../../core/must.ts';
 import type { NewLedgerEvent } from '../../core/write-context.ts';
-import { insertInto, Params, queryRows } from '../../db/sql.ts';
+import { insertInto, Params, queryRows, unnestAs } from '../../db/sql.ts';
 import { preparedStatementNames } from '../../db/statement-names.ts';
-import { unnestLiteral } from '../../db/unnest-literal.ts';
 import { chainHash, GENESIS_HASH, type StoredLedgerEvent } from '../format/hash.ts';
 
 /** Names of the group commit's statements (insertChained with a leading write). */
@@ -146,8 +145,8 @@ async function insertChained(
   const tenant = p.add(tenantId);
   const [toSeq, toHash, fromSeq, fromHash] = [p.add(last.seq), p.add(last.hash), p.add(from.seq), p.add(from.hash)];
   // The payloads as one JSON document: a steps.logged event's 100 hashes, escaped into an array
-  // literal of jsonb texts, cost as much as the event's chaining (unnest-literal.ts).
-  const events = unnestLiteral(p, 'u', {
+  // literal of jsonb texts, cost as much as the event's chaining (db/sql.ts JsonValuesColumn).
+  const events = unnestAs(p, 'u', {
     seq: [stored.map((e) => e.seq), 'bigint'],
     type: [stored.map((e) => e.type), 'text'],
     episode_id: [stored.map((e) => e.episodeId), 'uuid'],
