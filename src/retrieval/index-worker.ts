@@ -5,7 +5,7 @@ import { type DocumentSource, indexDocuments } from './term-documents.ts';
 
 const port = parentPort;
 if (port) {
-  port.on('message', ({ id, sources }: { id: number; sources: DocumentSource[] }) => {
+  port.on('message', ({ id, job: sources }: { id: number; job: DocumentSource[] }) => {
     try {
       port.postMessage({ id, result: indexDocuments(sources) });
     } catch (error) {

@@ -6,11 +6,9 @@
 // a worker to start. If a worker cannot start or dies, jobs go to the other, or run inline when
 // neither runs (the jobs it held fail: the arrays moved to it went with it). Inline step checks
 // yield to the event loop every SLICE entries.
-import { createRequire } from 'node:module';
-import { extname } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+
 import { nextTurn } from '../../core/delay.ts';
+import { JobWorker, workerSource } from '../../core/job-worker.ts';
 import type { FieldRows } from './copy-rows.ts';
 import { checkStepBatch, type StepBatch, type StepVerdict } from './step-check.ts';
 import { type ChainResult, chainJob, type Job, type StepsResult, transferOf } from './verify-jobs.ts';
@@ -20,69 +18,9 @@ const INLINE_BELOW = 2_000;
 /** Entries checked inline between two turns of the event loop. */
 const SLICE = 1_000;
 
-type Reply = { id: number; result?: ChainResult | StepsResult; error?: string };
+type VerifyWorker = JobWorker<Job, ChainResult | StepsResult>;
 
-/** The worker's module, and how to load it: run as TypeScript (tsx), the worker registers tsx first. */
-function workerSource(): string {
-  const ext = extname(new URL(import.meta.url).pathname);
-  const worker = new URL(`./verify-worker${ext}`, import.meta.url).href;
-  if (ext !== '.ts') return `import(${JSON.stringify(worker)})`;
-  const api = new URL('./index.mjs', pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api'))).href;
-  return `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(worker)}); })`;
-}
-
-class VerifyWorker {
-  ready = false;
-  failed = false;
-  /** True once the worker is ready, false if it failed first. */
-  readonly started: Promise<boolean>;
-  private readonly worker: Worker;
-  private onStart: (ok: boolean) => void = () => undefined;
-  private next = 0;
-  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-
-  constructor() {
-    this.started = new Promise((resolve) => void (this.onStart = resolve));
-    this.worker = new Worker(workerSource(), { eval: true });
-    this.worker.unref(); // held only while a job is out (run)
-    this.worker.on('message', (reply: Reply | 'ready') => (reply === 'ready' ? this.start() : this.settle(reply)));
-    this.worker.on('error', (error) => this.fail(error));
-    this.worker.on('exit', () => this.fail(new Error('the verification worker exited')));
-  }
-
-  get jobsOut(): number {
-    return this.waiting.size;
-  }
-
-  /** The job's result from the worker; its arrays are moved there (shared ones shared), not copied. */
-  run<T>(job: Job): Promise<T> {
-    const id = this.next++;
-    if (this.waiting.size === 0) this.worker.ref();
-    const result = new Promise<T>((resolve, reject) => this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject }));
-    this.worker.postMessage({ id, job }, transferOf(job));
-    return result;
-  }
-
-  private start(): void {
-    this.ready = true;
-    this.onStart(true);
-  }
-
-  private settle({ id, result, error }: Reply): void {
-    const waiter = this.waiting.get(id);
-    this.waiting.delete(id);
-    if (this.waiting.size === 0) this.worker.unref();
-    if (result) waiter?.resolve(result);
-    else waiter?.reject(new Error(error));
-  }
-
-  private fail(error: Error): void {
-    this.failed = true;
-    this.onStart(false);
-    for (const waiter of this.waiting.values()) waiter.reject(error);
-    this.waiting.clear();
-  }
-}
+const newWorker = (): VerifyWorker => new JobWorker(workerSource(import.meta.url, 'verify-worker'), 'the verification worker');
 
 /** Two workers: both cores hash while this thread reads. */
 const WORKERS = 2;
@@ -91,7 +29,7 @@ const shared: VerifyWorker[] = [];
 /** The shared workers, started if they are not running (none where worker threads cannot start). */
 function started(): VerifyWorker[] {
   try {
-    while (shared.length < WORKERS) shared.push(new VerifyWorker());
+    while (shared.length < WORKERS) shared.push(newWorker());
   } catch {
     // no worker threads here: inline
   }
@@ -131,7 +69,8 @@ async function checkInline(batch: StepBatch): Promise<StepVerdict> {
 export async function checkSteps(batch: StepBatch): Promise<StepVerdict> {
   const off = batch.logged.length >= INLINE_BELOW ? worker() : undefined;
   if (!off) return checkInline(batch);
-  const { verdict, bytes } = await off.run<StepsResult>({ kind: 'steps', batch });
+  const job: Job = { kind: 'steps', batch };
+  const { verdict, bytes } = (await off.run(job, transferOf(job))) as StepsResult;
   batch.bytes = bytes;
   return verdict;
 }
@@ -139,5 +78,6 @@ export async function checkSteps(batch: StepBatch): Promise<StepVerdict> {
 /** The page's chain and facts (verify-jobs.ts), from a worker when one is ready and the page is large. */
 export async function checkChain(rows: FieldRows, firstSeq: number, tenantId: string): Promise<ChainResult> {
   const off = rows.starts.length >= INLINE_BELOW ? worker() : undefined;
-  return off ? off.run({ kind: 'chain', rows, firstSeq, tenantId }) : chainJob({ kind: 'chain', rows, firstSeq, tenantId });
+  const job: Job = { kind: 'chain', rows, firstSeq, tenantId };
+  return off ? ((await off.run(job, transferOf(job))) as ChainResult) : chainJob(job);
 }
