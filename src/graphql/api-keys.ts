@@ -1,5 +1,6 @@
 import { createKey, revokeKey } from '../auth/key-admin.ts';
 import { InputLimitError, NotFoundError } from '../core/errors.ts';
+import { canonicalId } from '../core/ids.ts';
 import { builder } from './builder.ts';
 
 builder.prismaObject('Tenant', {
@@ -68,7 +69,7 @@ builder.mutationFields((t) => ({
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, { id }, ctx) => {
-      const revoked = await revokeKey(ctx.services.writer, ctx.viewer.tenantId, String(id), { keyId: ctx.viewer.keyId });
+      const revoked = await revokeKey(ctx.services.writer, ctx.viewer.tenantId, canonicalId(id), { keyId: ctx.viewer.keyId });
       if (!revoked) throw new NotFoundError('ApiKey', String(id));
       return ctx.db.apiKey.findUniqueOrThrow({ ...query, where: { id: revoked } });
     },
