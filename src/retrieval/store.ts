@@ -20,6 +20,7 @@
 //    model's evidence (when the tenant has a model), and the feedback of each candidate's reported
 //    uses by queries resembling this one (feedback.ts).
 import type pg from 'pg';
+import { nextTurn } from '../core/delay.ts';
 import { must } from '../core/must.ts';
 import { Params, queryPrepared } from '../db/sql.ts';
 import { compareText } from '../learning/facts.ts';
@@ -129,6 +130,8 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
   const lexical = found.rows;
   const fallback = lexical.length < FALLBACK_BELOW;
   const rows = (fallback ? await withFallback(pool, r, lexical) : lexical).filter((row) => row.id !== r.excludeId);
+  // Scoring the candidates is the other long stretch: on a turn of its own, as the kept sums (term-cache.ts).
+  await nextTurn();
   if (r.stats) Object.assign(r.stats, { candidates: rows.length, fallback });
   const best = Math.max(1e-9, ...rows.map((row) => row.task + row.work + row.change));
   const queryWords = new Set(counts.keys());

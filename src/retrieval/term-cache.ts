@@ -10,6 +10,7 @@
 // The postings summed here are summed as the ranking statement summed them (fixed point, rounded as
 // PostgreSQL's round() rounds, exact integer sums): the same candidates and the same totals, bit for bit.
 import type pg from 'pg';
+import { nextTurn } from '../core/delay.ts';
 import { Params, queryPrepared } from '../db/sql.ts';
 import { BM25, chooseQueryTerms, type TermStat } from './bm25.ts';
 
@@ -194,6 +195,8 @@ async function rankKept(
     }
     addPostings(entry, [...unread], read.rows);
   }
+  // The sums are the call's longest stretch of CPU: begun on a turn of their own, after the I/O that came meanwhile (another tenant's request is read first).
+  await nextTurn();
   const best = summed(entry, q, joined);
   if (!best) return null;
   return { generation: entry.generation, stats: q.map(({ field, term, df, documents }) => ({ field, term, df, documents })), best };
