@@ -95,12 +95,26 @@ export interface RankingModel {
 
 /** Each feature's contribution w_i · z_i; their sum is the model's score. */
 export function contributions(model: RankingModel, x: FeatureVector): FeatureVector {
+  const at = featureIndex(model);
   const out = {} as FeatureVector;
-  for (const name of RANKER_FEATURES) {
-    const at = model.features.indexOf(name);
-    out[name] = at < 0 ? 0 : ((model.weights[at] ?? 0) * (x[name] - (model.means[at] ?? 0))) / (model.scales[at] || 1);
+  for (let i = 0; i < RANKER_FEATURES.length; i++) {
+    const name = RANKER_FEATURES[i] as (typeof RANKER_FEATURES)[number];
+    const j = at[i] as number;
+    out[name] = j < 0 ? 0 : ((model.weights[j] ?? 0) * (x[name] - (model.means[j] ?? 0))) / (model.scales[j] || 1);
   }
   return out;
+}
+
+/** Where each of RANKER_FEATURES is in the model's features (-1: absent), found once per model, not per candidate. */
+const featureIndexes = new WeakMap<RankingModel, Int32Array>();
+
+function featureIndex(model: RankingModel): Int32Array {
+  let at = featureIndexes.get(model);
+  if (!at) {
+    at = Int32Array.from(RANKER_FEATURES, (name) => model.features.indexOf(name));
+    featureIndexes.set(model, at);
+  }
+  return at;
 }
 
 /** The model's score: the sum of the contributions. */

@@ -27,7 +27,7 @@ import { compareText } from '../learning/facts.ts';
 import { BM25, chooseQueryTerms, weightedTerms } from './bm25.ts';
 import { calibratedStrength, DEFAULT_CALIBRATION, type StrengthCalibration, type StrengthInputs } from './calibration.ts';
 import { type CandidateRow, FALLBACK_BELOW, lexicalCandidates, withFallback } from './candidates.ts';
-import { changedFileSignals, queryMentions } from './changed-files.ts';
+import { type ChangedFileSignals, changedFileSignals, queryMentions } from './changed-files.ts';
 import { queryFeedback, type WeightedTerms } from './feedback.ts';
 import { inferredDomain } from './inferred-domain.ts';
 import { type CandidateEvidence, contributionSum, contributions, type FeatureVector, features, fieldMaxima, type RankingModel } from './ranker.ts';
@@ -137,8 +137,10 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
   const queryWords = new Set(counts.keys());
   const query: ContextSide = { taskType: r.query.taskType, context: r.query.context };
   // The fixed formula's totals first: the best of them vote for the files the model's fileVote reads.
+  // Each candidate's side once (relevanceScore and contextMatch read it up to three times).
+  const sides = rows.map(sideOf);
   const feedback = rows.map((row) => queryFeedback(queryWords, row.feedback_uses ?? []));
-  const fixed = rows.map((row, i) => fixedScore(row, query, (row.task + row.work + row.change) / best, must(feedback[i]).credit));
+  const fixed = rows.map((row, i) => fixedScore(row, must(sides[i]), query, (row.task + row.work + row.change) / best, must(feedback[i]).credit));
   const tieKeys = new Map<string, string>();
   const keyOf = (id: string) => tieKeys.get(id) ?? '';
   const readTied = (totals: Array<{ id: string; total: number }>, top: number) => readTieKeys(pool, r.tenantId, tiedIds(totals, top), tieKeys);
@@ -154,11 +156,11 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
     r.query.context.domain,
     rows.map((row, i) => ({ domain: row.domain, total: must(fixed[i]).total, key: keyOf(row.id) })),
   );
-  const evidence = rows.map((row, i) => ({ ...evidenceOf(domain, row), ...must(fileSignals[i]) }));
+  const evidence = rows.map((row, i) => evidenceOf(domain, row, must(fileSignals[i]), contextMatch(query, must(sides[i]))));
   const maxima = fieldMaxima(evidence);
   // Each candidate's features and the model's contributions, once: the best score scales them all.
-  const learned = rows.map((row, i) => {
-    const x = features({ ...must(evidence[i]), contextMatch: contextMatch(query, sideOf(row)) }, maxima);
+  const learned = evidence.map((e) => {
+    const x = features(e, maxima);
     const parts = model ? contributions(model, x) : null;
     return { x, parts, score: parts ? contributionSum(parts) : 0 };
   });
@@ -166,7 +168,7 @@ export async function rankEpisodesWithTerms(pool: pg.Pool, r: EpisodeRetrieval):
   const scored = rows.map((row, i) => {
     const { x, parts, score } = must(learned[i]);
     const ranking = { textRank: (row.task + row.work + row.change) / best, x, parts, score, bestScore };
-    return toScored(row, query, ranking, must(feedback[i]), parts ? null : must(fixed[i]));
+    return toScored(row, must(sides[i]), query, ranking, must(feedback[i]), parts ? null : must(fixed[i]));
   });
   // Equal totals (runs of the query's domain with no text in common) are ordered by their content, not by their random ids.
   await readTied(
@@ -219,22 +221,24 @@ async function readTieKeys(pool: pg.Pool, tenantId: string, ids: readonly string
   for (const row of rows) keys.set(row.id, row.tie_key);
 }
 
-/** A candidate's evidence for the learned model's features, without the changed files' signals and the context match. */
-function evidenceOf(domain: string | null, row: CandidateRow): Omit<CandidateEvidence, 'namesChangedModule' | 'namesChangedFile' | 'fileVote'> {
+/** A candidate's evidence for the learned model's features, each member named (no spreads: this runs per candidate). */
+function evidenceOf(domain: string | null, row: CandidateRow, files: ChangedFileSignals, match: number): CandidateEvidence {
   return {
     task: row.task,
     work: row.work,
     change: row.change,
-    trace: row.trace,
     sameDomain: domain !== null && row.domain === domain ? 1 : 0,
-    contextMatch: 0,
+    contextMatch: match,
     trigram: row.trigram,
+    trace: row.trace,
+    namesChangedModule: files.namesChangedModule,
+    namesChangedFile: files.namesChangedFile,
+    fileVote: files.fileVote,
   };
 }
 
 /** The fixed formula's breakdown of a candidate (relevanceScore without a learned model). */
-function fixedScore(row: CandidateRow, query: ContextSide, textRank: number, feedbackCredit: number): RelevanceBreakdown {
-  const side = sideOf(row);
+function fixedScore(row: CandidateRow, side: ContextSide, query: ContextSide, textRank: number, feedbackCredit: number): RelevanceBreakdown {
   return relevanceScore(query, {
     taskType: side.taskType,
     context: side.context,
@@ -268,12 +272,12 @@ interface Ranking {
  */
 function toScored(
   row: CandidateRow,
+  side: ContextSide,
   query: ContextSide,
   ranking: Ranking,
   feedback: ReturnType<typeof queryFeedback>,
   fixed: RelevanceBreakdown | null,
 ): ScoredEpisode {
-  const side = sideOf(row);
   const { x, parts } = ranking;
   // exp(score − best): 1 for the best candidate, and a model-score gap of g leaves e^−g of its evidence,
   // so the priors (a factor within 0.90 to 1.17) reorder only candidates within 0.26 of each other.
