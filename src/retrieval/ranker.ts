@@ -95,26 +95,49 @@ export interface RankingModel {
 
 /** Each feature's contribution w_i · z_i; their sum is the model's score. */
 export function contributions(model: RankingModel, x: FeatureVector): FeatureVector {
-  const at = featureIndex(model);
-  const out = {} as FeatureVector;
-  for (let i = 0; i < RANKER_FEATURES.length; i++) {
-    const name = RANKER_FEATURES[i] as (typeof RANKER_FEATURES)[number];
-    const j = at[i] as number;
-    out[name] = j < 0 ? 0 : ((model.weights[j] ?? 0) * (x[name] - (model.means[j] ?? 0))) / (model.scales[j] || 1);
-  }
-  return out;
+  const c = coefficients(model);
+  // A literal in RANKER_FEATURES' order (contributionSum adds in this order): one shape, no keyed stores per candidate.
+  return {
+    taskText: part(c, 0, x.taskText),
+    work: part(c, 1, x.work),
+    change: part(c, 2, x.change),
+    taskTextRelative: part(c, 3, x.taskTextRelative),
+    workRelative: part(c, 4, x.workRelative),
+    changeRelative: part(c, 5, x.changeRelative),
+    sameRepository: part(c, 6, x.sameRepository),
+    contextMatch: part(c, 7, x.contextMatch),
+    trigram: part(c, 8, x.trigram),
+    traceRelative: part(c, 9, x.traceRelative),
+    namesChangedModule: part(c, 10, x.namesChangedModule),
+    namesChangedFile: part(c, 11, x.namesChangedFile),
+    fileVote: part(c, 12, x.fileVote),
+  };
 }
 
-/** Where each of RANKER_FEATURES is in the model's features (-1: absent), found once per model, not per candidate. */
-const featureIndexes = new WeakMap<RankingModel, Int32Array>();
+/** w_i · z_i of RANKER_FEATURES[i] (0 when the model has no such feature), as (w · (x − mean)) / scale. */
+function part(c: Float64Array, i: number, value: number): number {
+  const at = i * 4;
+  return c[at] === 0 ? 0 : ((c[at + 1] as number) * (value - (c[at + 2] as number))) / (c[at + 3] as number);
+}
 
-function featureIndex(model: RankingModel): Int32Array {
-  let at = featureIndexes.get(model);
-  if (!at) {
-    at = Int32Array.from(RANKER_FEATURES, (name) => model.features.indexOf(name));
-    featureIndexes.set(model, at);
+/**
+ * Per feature of RANKER_FEATURES, found once per model rather than per candidate: whether the model
+ * has it, its weight, mean and scale (missing entries as contributions always read them: 0, 0, 1).
+ */
+const modelCoefficients = new WeakMap<RankingModel, Float64Array>();
+
+function coefficients(model: RankingModel): Float64Array {
+  let c = modelCoefficients.get(model);
+  if (!c) {
+    c = new Float64Array(RANKER_FEATURES.length * 4);
+    RANKER_FEATURES.forEach((name, i) => {
+      const at = model.features.indexOf(name);
+      if (at < 0) return;
+      (c as Float64Array).set([1, model.weights[at] ?? 0, model.means[at] ?? 0, model.scales[at] || 1], i * 4);
+    });
+    modelCoefficients.set(model, c);
   }
-  return at;
+  return c;
 }
 
 /** The model's score: the sum of the contributions. */
