@@ -44,7 +44,11 @@ export function rng(seed: number): Rng {
   };
 }
 
-const pick = <T>(r: Rng, list: readonly T[]): T => must(list[Math.floor(r() * list.length)]);
+/** An element of a non-empty list (null is a value here: a stack may have no framework). */
+function pick<T>(r: Rng, list: readonly T[]): T {
+  if (list.length === 0) throw new Error('invariant: pick from an empty list');
+  return list[Math.floor(r() * list.length)] as T;
+}
 const int = (r: Rng, min: number, max: number) => min + Math.floor(r() * (max - min + 1));
 
 function sample<T>(r: Rng, list: readonly T[], n: number): T[] {
