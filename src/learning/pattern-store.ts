@@ -44,10 +44,22 @@ export interface CountedEpisode {
  */
 export async function countObservations(client: pg.PoolClient, tenantId: string, episodes: readonly CountedEpisode[], now: Date): Promise<Map<string, string>> {
   await addBaselines(client, tenantId, episodes);
-  const ids = await createPatterns(client, tenantId, episodes, now);
-  // Per pattern and stratum: support, hits and rewards this batch adds. A file pattern's support is
-  // its antecedent's (FILE_ANTECEDENT: the term's task_outcome, the error's error_outcome); its own
-  // row counts co-occurrences as hits.
+  // Per key: the support and hits this batch adds. A file pattern's support is its antecedent's
+  // (FILE_ANTECEDENT: the term's task_outcome, the error's error_outcome); its own row counts
+  // co-occurrences as hits.
+  const counts = new Map<string, { support: number; hits: number }>();
+  for (const { obs } of episodes) {
+    for (const c of obs.candidates) {
+      const file = FILE_KINDS.has(c.kind);
+      const row = counts.get(c.key) ?? { support: 0, hits: 0 };
+      row.support += file ? 0 : 1;
+      row.hits += (c.worked ?? (file || obs.success)) ? 1 : 0;
+      counts.set(c.key, row);
+    }
+  }
+  const counted = await upsertPatterns(client, tenantId, episodes, counts, now);
+  const ids = new Map(counted.map((r) => [r.key, r.id]));
+  // Per pattern and stratum: support, hits and rewards this batch adds.
   const strata = new Map<string, StratumAdded>();
   for (const { obs } of episodes) {
     for (const c of obs.candidates) {
@@ -63,24 +75,6 @@ export async function countObservations(client: pg.PoolClient, tenantId: string,
   }
   const added = [...strata.values()].sort((x, y) => compareText(x.id + x.stratum, y.id + y.stratum));
   await addStrata(client, tenantId, added);
-  const totals = new Map<string, { support: number; hits: number }>();
-  for (const r of added) {
-    const t = totals.get(r.id) ?? { support: 0, hits: 0 };
-    totals.set(r.id, { support: t.support + r.support, hits: t.hits + r.hits });
-  }
-  const pc = new Params();
-  const totalRows = unnestAs(pc, 'u', {
-    id: [[...totals.keys()], 'uuid'],
-    support: [[...totals.values()].map((t) => t.support), 'int'],
-    hits: [[...totals.values()].map((t) => t.hits), 'int'],
-  });
-  const counted = await queryRows<{ scope: string; cue: string; kind: PatternKind; occurrences: number }>(
-    client,
-    `UPDATE patterns p SET occurrences = p.occurrences + u.support, successes = p.successes + u.hits, updated_at = ${pc.add(now)}
-       FROM ${totalRows} WHERE p.id = u.id
-     RETURNING p.scope, p.cue, p.kind, p.occurrences`,
-    pc,
-  );
   // The batch counted each file pattern's antecedent too: the file pattern takes that support.
   const termSupport = new Map(counted.map((r) => [`${r.kind}\u0000${r.scope}\u0000${r.cue}`, r.occurrences]));
   const files = new Map<string, number>();
@@ -153,13 +147,23 @@ function antecedentOf(kind: PatternKind): PatternKind | null {
   return kind === 'file_change' || kind === 'error_fix' ? FILE_ANTECEDENT[kind] : null;
 }
 
-/** Creates the rows of keys not seen before (in key order), then reads every key's id. */
-async function createPatterns(client: pg.PoolClient, tenantId: string, episodes: readonly CountedEpisode[], now: Date): Promise<Map<string, string>> {
+/**
+ * Adds each key's support and hits to its pattern, creating the rows of keys not seen before (in key
+ * order) with them, in one statement: a new row is written once, not inserted and then updated.
+ * Returns every key's row as counted.
+ */
+async function upsertPatterns(
+  client: pg.PoolClient,
+  tenantId: string,
+  episodes: readonly CountedEpisode[],
+  counts: ReadonlyMap<string, { support: number; hits: number }>,
+  now: Date,
+): Promise<Array<Pick<PatternsRow, 'id' | 'key' | 'scope' | 'cue' | 'occurrences'> & { kind: PatternKind }>> {
   const firsts = new Map<string, { candidate: PatternCandidate; scope: string; episode: CountedEpisode }>();
   for (const episode of episodes)
     for (const c of episode.obs.candidates) if (!firsts.has(c.key)) firsts.set(c.key, { candidate: c, scope: episode.obs.scope, episode });
   const sorted = [...firsts.values()].sort((x, y) => compareText(x.candidate.key, y.candidate.key));
-  if (sorted.length === 0) return new Map();
+  if (sorted.length === 0) return [];
   const p = new Params();
   const [tenant, at] = [p.add(tenantId), p.add(now)];
   const candidates = unnestAs(
@@ -178,25 +182,24 @@ async function createPatterns(client: pg.PoolClient, tenantId: string, episodes:
       framework: [sorted.map((f) => f.episode.context.framework), 'text'],
       tags: [sorted.map((f) => JSON.stringify(f.episode.context.tags)), 'jsonb'],
       episode: [sorted.map((f) => f.episode.episodeId), 'uuid'],
+      support: [sorted.map((f) => counts.get(f.candidate.key)?.support ?? 0), 'int'],
+      hits: [sorted.map((f) => counts.get(f.candidate.key)?.hits ?? 0), 'int'],
     },
     { ordinality: 'n' },
   );
-  await client.query(
-    `INSERT INTO patterns (tenant_id, key, kind, signature, description, scope, cue, target, domain, language, framework, tags, first_episode_id, created_at, updated_at)
+  return queryRows(
+    client,
+    `INSERT INTO patterns (tenant_id, key, kind, signature, description, scope, cue, target, domain, language, framework, tags, first_episode_id,
+                           occurrences, successes, created_at, updated_at)
      SELECT ${tenant}, u.key, u.kind, ARRAY(SELECT jsonb_array_elements_text(u.signature)), u.description, u.scope, u.cue, u.target,
-            u.domain, u.language, u.framework, ARRAY(SELECT jsonb_array_elements_text(u.tags)), u.episode, ${at}, ${at}
+            u.domain, u.language, u.framework, ARRAY(SELECT jsonb_array_elements_text(u.tags)), u.episode, u.support, u.hits, ${at}, ${at}
        FROM ${candidates}
       ORDER BY u.n
-     ON CONFLICT (tenant_id, key) DO NOTHING`,
-    p.values,
+     ON CONFLICT (tenant_id, key) DO UPDATE
+       SET occurrences = patterns.occurrences + EXCLUDED.occurrences, successes = patterns.successes + EXCLUDED.successes, updated_at = EXCLUDED.updated_at
+     RETURNING id, key, scope, cue, kind, occurrences`,
+    p,
   );
-  const q = new Params();
-  const rows = await queryRows<Pick<PatternsRow, 'id' | 'key'>>(
-    client,
-    `SELECT id, key FROM patterns WHERE tenant_id = ${q.add(tenantId)} AND key = ANY(${q.add(sorted.map((f) => f.candidate.key))}::text[])`,
-    q,
-  );
-  return new Map(rows.map((r) => [r.key, r.id]));
 }
 
 export interface Judgement {

@@ -61,15 +61,29 @@ export async function importRuns(ctx: WriteContext, runs: readonly RunToImport[]
     runs.flatMap((r) => (r.start.dedupeKey ? [r.start.dedupeKey] : [])),
   );
   for (const run of runs) results.push(await importRun(ctx, run, batch, dedupe));
-  // The endings' experiences in one statement, before extraction re-scores those it learns from.
-  await storeExperiences(ctx.client, batch.experiencesWith);
-  // The runs' own index rows before the learning lock (extraction takes it until commit): the next
-  // batch's extraction waits for this one's learning and shared index rows only.
-  const shares = await indexOwnRows(ctx.client, ctx.tenantId, batch.indexWith);
   const known = new Map<string, KnownEpisode>();
   for (const { episodeId, completion } of results)
     if (completion?.facts && completion.observation) known.set(episodeId, { facts: completion.facts, observation: completion.observation });
-  const reports = await extractPatternBatch(ctx, pendingExtractions(ctx.events), 'sync', { missing: 'throw', known });
+  const pending = pendingExtractions(ctx.events);
+  // The endings' experiences in one statement, before extraction re-scores those it learns from.
+  // Extraction starts from the endings' facts (known) and stores every column the ending's store
+  // would (reward, score, reflection, learning state), so the experiences of the runs it extracts
+  // are stored once, by it; with an episode it would read from its row, every ending's is stored first.
+  const extractsKnown = new Set(pending.every((id) => known.has(id)) ? pending : []);
+  await storeExperiences(
+    ctx.client,
+    batch.experiencesWith.filter((e) => !extractsKnown.has(e.facts.id)),
+  );
+  // The runs' own index rows before the learning lock (extraction takes it until commit): the next
+  // batch's extraction waits for this one's learning and shared index rows only.
+  const shares = await indexOwnRows(ctx.client, ctx.tenantId, batch.indexWith);
+  const reports = await extractPatternBatch(ctx, pending, 'sync', { missing: 'throw', known });
+  // Those extraction found nothing to do for (no outcome to learn from, learned before) keep the ending's.
+  const extracted = new Set(reports.map((r) => r.episodeId));
+  await storeExperiences(
+    ctx.client,
+    batch.experiencesWith.filter((e) => extractsKnown.has(e.facts.id) && !extracted.has(e.facts.id)),
+  );
   for (const report of reports) {
     const result = results.find((r) => r.episodeId === report.episodeId);
     if (result?.completion) result.completion.extraction = report;
