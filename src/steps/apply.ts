@@ -1,6 +1,7 @@
 // Applies a batch of logSteps requests (possibly from many callers) in one transaction:
 // contiguous numbering under the episode row lock, side-effect-key deduplication, the step limit,
 // enforced budgets, one multi-row insert, and one ledger event per request.
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { IllegalTransitionError, NotFoundError } from '../core/errors.ts';
 import { must } from '../core/must.ts';
@@ -13,7 +14,7 @@ import type { LeadingWrite } from '../ledger/store/store.ts';
 import type { BudgetResource } from '../stops/resources.ts';
 import type { BlobToStore } from './large-content.ts';
 import type { HashedStep } from './prepare.ts';
-import { blobStateForUpdate, type EpisodeUsage, findKeyedSteps, insertBlobs, newStepIds, runStepsWrite, type StepRowToInsert, stepsWrite } from './store.ts';
+import { blobStateForUpdate, type EpisodeUsage, findKeyedSteps, insertBlobs, runStepsWrite, type StepRowToInsert, stepsWrite } from './store.ts';
 
 export interface StepBatchRequest {
   episodeId: string;
@@ -44,10 +45,16 @@ export type StepBatchOutcome =
     }
   | { ok: false; error: NotFoundError | IllegalTransitionError };
 
+/** An accepted step's row, with the id it is inserted under (made here: a later duplicate of its key answers it at once). */
+interface PendingRow extends StepRowToInsert {
+  status: 'pending';
+  id: string;
+}
+
 interface Planned {
   request: StepBatchRequest;
   ep: EpisodeRow;
-  items: Array<StepItemResult | { status: 'pending'; row: StepRowToInsert }>;
+  items: Array<StepItemResult | PendingRow>;
   exhausted: BudgetResource | null;
   addedCost: number;
   /** Blobs of the accepted steps. */
@@ -76,7 +83,9 @@ export interface BlobLedger {
 
 /** Bytes of the step's blobs the tenant does not hold yet. */
 function newBlobBytes(step: HashedStep, blobs: BlobLedger): number {
-  return step.blobs.filter((b) => !blobs.present.has(b.hash)).reduce((n, b) => n + b.sizeBytes, 0);
+  let bytes = 0;
+  for (const b of step.blobs) if (!blobs.present.has(b.hash)) bytes += b.sizeBytes;
+  return bytes;
 }
 
 const stepTime = (s: HashedStep) => s.endedAt ?? s.startedAt;
@@ -86,51 +95,62 @@ function planRequest(
   tenantId: string,
   request: StepBatchRequest,
   ep: EpisodeRow,
-  keyed: Map<string, { id: string; stepNumber: number } | 'pending'>,
+  keyed: Map<string, { id: string; stepNumber: number }>,
   now: Date,
   blobs: BlobLedger,
 ): Planned {
   const planned: Planned = { request, ep, items: [], exhausted: null, addedCost: 0, blobs: [] };
   // An imported run's wall time is where its own steps' times have got to, not the import's clock.
-  let clock = ep.historical ? ep.startedAt.getTime() : now.getTime();
-  const usage = () => ({ tokens: ep.usedTokens, steps: ep.stepCount, toolCalls: ep.usedToolCalls, wallMs: clock - ep.startedAt.getTime() });
+  const startedAt = ep.startedAt.getTime();
+  let clock = ep.historical ? startedAt : now.getTime();
+  // One object, brought up to date before each check (not one per step).
+  const usage = { tokens: ep.usedTokens, steps: ep.stepCount, toolCalls: ep.usedToolCalls, wallMs: clock - startedAt };
   // A budget already used up on arrival (wall time that ran out between calls, or steps taken
   // by the approval journal): nothing in this batch crossed the budget, so nothing is admitted.
-  planned.exhausted = exhaustedResource(ep.budget, usage());
+  planned.exhausted = exhaustedResource(ep.budget, usage);
   for (const step of request.steps) {
     const key = step.sideEffectKey ? keyOf(ep.id, step.sideEffectKey) : null;
     const seen = key ? keyed.get(key) : undefined;
-    if (seen && seen !== 'pending') {
-      planned.items.push({ status: 'duplicate', ...seen, stepId: seen.id });
-      continue;
-    }
-    if (seen === 'pending') {
-      // Same key twice in one batch: the second refers to the first, resolved after insert.
-      planned.items.push({ status: 'duplicate', stepId: must(key), stepNumber: -1 });
+    if (seen) {
+      // A stored step's key, or the same key earlier in this batch: the step that has it.
+      planned.items.push({ status: 'duplicate', stepId: seen.id, stepNumber: seen.stepNumber });
       continue;
     }
     const at = stepTime(step);
-    const addedBlobBytes = newBlobBytes(step, blobs);
+    const addedBlobBytes = step.blobs.length ? newBlobBytes(step, blobs) : 0;
     if (planned.exhausted) planned.items.push(rejected('budget_exhausted'));
     else if (ep.stepCount >= EPISODE_LIMITS.maxSteps) planned.items.push(rejected('step_limit'));
     else if (ep.sizeBytes + step.sizeBytes > EPISODE_LIMITS.episodeBytes) planned.items.push(rejected('episode_size_limit'));
     else if (addedBlobBytes && blobs.bytes + addedBlobBytes > request.blobCapBytes) planned.items.push(rejected('blob_cap'));
-    else if ((step.startedAt && Date.parse(step.startedAt) < ep.startedAt.getTime()) || (at && Date.parse(at) < ep.startedAt.getTime()))
-      planned.items.push(rejected('time_order'));
+    else if ((step.startedAt && Date.parse(step.startedAt) < startedAt) || (at && Date.parse(at) < startedAt)) planned.items.push(rejected('time_order'));
     else {
-      blobs.bytes += addedBlobBytes;
-      for (const b of step.blobs) blobs.present.add(b.hash);
-      planned.blobs.push(...step.blobs);
+      if (step.blobs.length) {
+        blobs.bytes += addedBlobBytes;
+        for (const b of step.blobs) blobs.present.add(b.hash);
+        planned.blobs.push(...step.blobs);
+      }
       if (ep.historical && at) clock = Math.max(clock, Date.parse(at));
       ep.stepCount += 1;
       ep.usedTokens += step.tokens;
       ep.usedToolCalls += step.kind === 'tool_call' ? 1 : 0;
       ep.sizeBytes += step.sizeBytes;
       planned.addedCost += step.cost;
-      const row = { tenantId, episodeId: ep.id, stepNumber: ep.stepCount, step, contentHash: step.contentHash };
-      planned.items.push({ status: 'pending', row });
-      if (key) keyed.set(key, 'pending');
-      planned.exhausted = exhaustedResource(ep.budget, usage());
+      const row: PendingRow = {
+        status: 'pending',
+        id: randomUUID(),
+        tenantId,
+        episodeId: ep.id,
+        stepNumber: ep.stepCount,
+        step,
+        contentHash: step.contentHash,
+      };
+      planned.items.push(row);
+      if (key) keyed.set(key, row);
+      usage.tokens = ep.usedTokens;
+      usage.steps = ep.stepCount;
+      usage.toolCalls = ep.usedToolCalls;
+      usage.wallMs = clock - startedAt;
+      planned.exhausted = exhaustedResource(ep.budget, usage);
     }
   }
   return planned;
@@ -174,7 +194,8 @@ export async function applyStepBatch(
     tenantId,
     requests.map((r) => r.episodeId),
   );
-  const blobHashes = requests.flatMap((r) => r.steps.flatMap((s) => s.blobs.map((b) => b.hash)));
+  const blobHashes: string[] = [];
+  for (const r of requests) for (const s of r.steps) for (const b of s.blobs) blobHashes.push(b.hash);
   const blobs: BlobLedger = blobHashes.length ? await blobStateForUpdate(client, tenantId, blobHashes) : { bytes: 0, present: new Set() };
   const keyed = await storedKeys(client, requests, episodes);
   const plans: Array<Planned | { error: NotFoundError | IllegalTransitionError }> = requests.map((request) => {
@@ -189,15 +210,13 @@ export async function applyStepBatch(
     return plan;
   });
 
-  const toInsert = plans.flatMap((p) => ('items' in p ? p.items.flatMap((i) => (i.status === 'pending' ? [i.row] : [])) : []));
+  const toInsert: PendingRow[] = [];
+  for (const p of plans) if ('items' in p) for (const i of p.items) if (i.status === 'pending') toInsert.push(i);
   await insertBlobs(
     client,
     tenantId,
     plans.flatMap((p) => ('blobs' in p ? p.blobs : [])),
   );
-  const ids = newStepIds(toInsert.length);
-  const idByNumber = new Map(toInsert.map((r, i) => [`${r.episodeId}:${r.stepNumber}`, must(ids[i])]));
-  const firstByKey = new Map(toInsert.filter((r) => r.step.sideEffectKey).map((r) => [keyOf(r.episodeId, must(r.step.sideEffectKey)), r]));
 
   const stops = new Map<string, Planned & { exhausted: BudgetResource }>();
   const outcomes: StepBatchOutcome[] = [];
@@ -206,16 +225,16 @@ export async function applyStepBatch(
       outcomes.push({ ok: false, error: plan.error });
       continue;
     }
-    const items = plan.items.map((i): StepItemResult => {
-      if (i.status === 'pending')
-        return { status: 'accepted', stepId: must(idByNumber.get(`${i.row.episodeId}:${i.row.stepNumber}`)), stepNumber: i.row.stepNumber };
-      if (i.status === 'duplicate' && i.stepNumber === -1) {
-        const first = must(firstByKey.get(i.stepId));
-        return { status: 'duplicate', stepId: must(idByNumber.get(`${first.episodeId}:${first.stepNumber}`)), stepNumber: first.stepNumber };
+    const items: StepItemResult[] = new Array(plan.items.length);
+    const accepted: Array<{ n: number; hash: string }> = [];
+    for (let k = 0; k < plan.items.length; k++) {
+      const i = must(plan.items[k]);
+      if (i.status !== 'pending') items[k] = i;
+      else {
+        items[k] = { status: 'accepted', stepId: i.id, stepNumber: i.stepNumber };
+        accepted.push({ n: i.stepNumber, hash: i.contentHash });
       }
-      return i;
-    });
-    const accepted = plan.items.flatMap((i) => (i.status === 'pending' ? [{ n: i.row.stepNumber, hash: i.row.contentHash }] : []));
+    }
     if (accepted.length) {
       const payload = isLate(plan.request) ? { steps: accepted, lateTelemetry: true } : { steps: accepted };
       events.push({ type: 'steps.logged', episodeId: plan.ep.id, workItemId: plan.ep.workItemId, payload });
@@ -225,7 +244,11 @@ export async function applyStepBatch(
   }
   if (toInsert.length) {
     // Nothing inserted leaves every usage as it was: the row objects change only with an accepted step.
-    const write = stepsWrite(toInsert, usageOf(plans.filter((p): p is Planned => 'items' in p)), ids);
+    const write = stepsWrite(
+      toInsert,
+      usageOf(plans.filter((p): p is Planned => 'items' in p)),
+      toInsert.map((r) => r.id),
+    );
     if (trips && !stops.size) trips.defer(write);
     else await runStepsWrite(client, write);
   }
@@ -244,7 +267,7 @@ async function storedKeys(client: pg.PoolClient, requests: readonly StepBatchReq
   const pairs = requests
     .filter((r) => (episodes.get(r.episodeId)?.stepCount ?? 0) > 0)
     .flatMap((r) => r.steps.filter((s) => s.sideEffectKey).map((s) => ({ episodeId: r.episodeId, key: must(s.sideEffectKey) })));
-  return new Map<string, { id: string; stepNumber: number } | 'pending'>(
+  return new Map<string, { id: string; stepNumber: number }>(
     (await findKeyedSteps(client, pairs)).map((s) => [keyOf(s.episodeId, s.sideEffectKey), { id: s.id, stepNumber: s.stepNumber }]),
   );
 }
