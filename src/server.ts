@@ -135,7 +135,7 @@ function createRouter(services: Services, { yoga, metrics, admission, limiter, i
     { url: `http://localhost${GRAPHQL_PATH}`, fetch: async (url, init) => yoga.fetch(url, init) },
     { admission, limiter },
   );
-  return async (req: IncomingMessage, res: ServerResponse) => {
+  return (req: IncomingMessage, res: ServerResponse): unknown => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz') return sendJson(res, 200, { status: 'alive' });
     if (path === '/readyz') return sendReadiness(res, services, admission, isReady());
@@ -145,8 +145,10 @@ function createRouter(services: Services, { yoga, metrics, admission, limiter, i
     if (path === MCP_PATH) return serveMcp(req, res);
     if (path?.startsWith(BLOBS_PATH)) return serveBlob(req, res, { services, limiter, admission });
     if (serveWeb(req, res)) return;
-    if (path === GRAPHQL_PATH && (await refusedBeforeBody(req, res, services.keys, admission, services.config.maxBodyBytes))) return;
-    return yoga(req, res);
+    if (path !== GRAPHQL_PATH) return yoga(req, res);
+    const refused = refusedBeforeBody(req, res, services.keys, admission, services.config.maxBodyBytes);
+    if (refused === false) return yoga(req, res);
+    return refused === true ? undefined : refused.then((r) => (r ? undefined : yoga(req, res)));
   };
 }
 

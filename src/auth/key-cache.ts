@@ -26,18 +26,32 @@ export class KeyCache {
   private readonly byPrefix = new Map<string, { row: KeyRow; loadedAt: number }>();
   /** The reload in flight per prefix: concurrent requests of one key wait for it instead of each reading the row. */
   private readonly reloads = new Map<string, Promise<KeyRow[]>>();
+  /** Bumped by forget: a reload begun before a revocation does not keep the row it read. */
+  private forgotten = 0;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly ttlMs: number,
   ) {}
 
-  async authenticate(token: string | null, now = new Date()): Promise<AuthResult> {
+  /** Synchronous while the key's row is kept (the usual case: no promise); a promise when the row must be read. */
+  authenticate(token: string | null, now = new Date()): AuthResult | Promise<AuthResult> {
     if (!token) return { failure: 'missing' };
     const parsed = parseToken(token);
     if (!parsed) return { failure: 'malformed' };
-    const key = await this.row(parsed.prefix, now.getTime());
-    const failure = checkKey(key, parsed.secret, now);
+    const cached = this.byPrefix.get(parsed.prefix);
+    const age = cached ? now.getTime() - cached.loadedAt : Number.POSITIVE_INFINITY;
+    if (cached && age < this.ttlMs) {
+      // Past half its time the row is read again in the background, so a busy key's requests do
+      // not all wait for the reload once a second; the row they are checked against is still at most ttlMs old.
+      if (age >= this.ttlMs / 2) this.refresh(parsed.prefix, now.getTime());
+      return this.decide(cached.row, parsed.secret, now);
+    }
+    return this.row(parsed.prefix, now.getTime()).then((key) => this.decide(key, parsed.secret, now));
+  }
+
+  private decide(key: KeyRow | null, secret: string, now: Date): AuthResult {
+    const failure = checkKey(key, secret, now);
     if (failure || !key) return { failure: failure ?? 'unknown' };
     if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
       key.lastUsedAt = now;
@@ -52,23 +66,42 @@ export class KeyCache {
 
   /** Drops a key (revoked by this process) so its next request reads the row again. */
   forget(keyId: string): void {
+    this.forgotten += 1;
     for (const [prefix, entry] of this.byPrefix) if (entry.row.id === keyId) this.byPrefix.delete(prefix);
+  }
+
+  /** Reads the row again without anyone waiting for it (a failure leaves the kept row to age out). */
+  private refresh(prefix: string, nowMs: number): void {
+    if (this.reloads.has(prefix)) return;
+    const forgotten = this.forgotten;
+    this.reload(prefix).then(
+      (rows) => {
+        if (forgotten === this.forgotten) this.keep(prefix, rows, nowMs);
+      },
+      () => undefined,
+    );
+  }
+
+  private keep(prefix: string, rows: KeyRow[], nowMs: number): KeyRow | null {
+    const row = rows[0] ?? null;
+    // Unknown prefixes are not kept: a flood of made-up keys must not grow this map.
+    if (row) this.byPrefix.set(prefix, { row, loadedAt: nowMs });
+    else this.byPrefix.delete(prefix);
+    return row;
   }
 
   private async row(prefix: string, nowMs: number): Promise<KeyRow | null> {
     const cached = this.byPrefix.get(prefix);
     if (cached && nowMs - cached.loadedAt < this.ttlMs) return cached.row;
+    const forgotten = this.forgotten;
     const rows = await this.reload(prefix).catch((err: unknown) => {
       const stale = cached && nowMs - cached.loadedAt < STALE_FOR_MS && databaseTrouble(err, true) !== null;
       if (stale) return [cached.row];
       throw err;
     });
     if (cached && rows[0] === cached.row) return cached.row;
-    const row = rows[0] ?? null;
-    // Unknown prefixes are not kept: a flood of made-up keys must not grow this map.
-    if (row) this.byPrefix.set(prefix, { row, loadedAt: nowMs });
-    else this.byPrefix.delete(prefix);
-    return row;
+    // A row read before a revocation of this process forgot its key is used for this request, not kept.
+    return forgotten === this.forgotten ? this.keep(prefix, rows, nowMs) : (rows[0] ?? null);
   }
 
   private reload(prefix: string): Promise<KeyRow[]> {

@@ -120,15 +120,29 @@ export class FairQueue {
     return this.canStartNow(who) || this.roomToWait(who, bytes) ? null : this.refusalOf(who);
   }
 
+  private who(tenant: string, key: string, units: number): Who {
+    return { tenant, key, units: Math.max(1, Math.min(Math.ceil(units), this.sharedPerKey, this.limits.capacity)) };
+  }
+
+  /**
+   * take's turn when it needs no wait (the usual case): the slots at once, counted as take counts
+   * them, or null (take then queues the caller or refuses it). No promise: a hot path's caller goes on synchronously.
+   */
+  takeNow(tenant: string, key: string, units = 1): Release | null {
+    this.asked(key);
+    const who = this.who(tenant, key, units);
+    return this.canStartNow(who) ? this.start(who) : null;
+  }
+
   /**
    * `units` slots (1 by default; at most the key's share), waiting for their turn while holding
    * `bytes` (its request's body); rejects with FairQueueRefusal when the key's queue is full or the
    * wait passes waitMs.
    */
   take(tenant: string, key: string, units = 1, bytes = 0): Promise<Release> {
-    this.asked(key);
-    const who = { tenant, key, units: Math.max(1, Math.min(Math.ceil(units), this.sharedPerKey, this.limits.capacity)) };
-    if (this.canStartNow(who)) return Promise.resolve(this.start(who));
+    const now = this.takeNow(tenant, key, units);
+    if (now) return Promise.resolve(now);
+    const who = this.who(tenant, key, units);
     if (!this.roomToWait(who, bytes)) return Promise.reject(new FairQueueRefusal(this.refusalOf(who)));
     const queue = this.queueOf(who);
     return new Promise<Release>((resolve, reject) => {

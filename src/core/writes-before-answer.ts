@@ -19,6 +19,11 @@ export class WritesBeforeAnswer {
     );
   }
 
+  /** No write was added: the answer need not wait (most requests start none). */
+  get none(): boolean {
+    return this.#pending.length === 0 && !this.#failure;
+  }
+
   /** Resolves when every write added so far (and any added meanwhile) has settled; the first failure, if one failed. */
   async settled(): Promise<{ error: unknown } | undefined> {
     while (this.#pending.length > 0) await Promise.all(this.#pending.splice(0));

@@ -17,6 +17,7 @@ type ConnectCallback = (err: Error | undefined, client?: pg.PoolClient, done?: (
 export function shareConnectionsFairly(pool: pg.Pool, connections: number, waitMs: number): void {
   const turns = new FairQueue({ capacity: connections, perKey: connections, queuedPerKey: Number.MAX_SAFE_INTEGER, waitMs });
   const checkout = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  const checkoutWith = pool.connect.bind(pool) as (callback: ConnectCallback) => void;
   const connectFairly = async (): Promise<pg.PoolClient> => {
     const scope = requestScope.getStore();
     const release = await turns.take(scope?.tenantId ?? SYSTEM, scope?.keyId ?? SYSTEM).catch(() => {
@@ -30,6 +31,22 @@ export function shareConnectionsFairly(pool: pg.Pool, connections: number, waitM
     }
   };
   const connect = (callback?: ConnectCallback) => {
+    // pool.query asks with a callback: when a turn is free now, the checkout goes straight to
+    // pg-pool's own callback form (no promise on a read's way to its connection).
+    const scope = callback ? requestScope.getStore() : undefined;
+    const now = callback ? turns.takeNow(scope?.tenantId ?? SYSTEM, scope?.keyId ?? SYSTEM) : null;
+    if (callback && now) {
+      (checkoutWith as (cb: ConnectCallback) => void)((err, c) => {
+        if (err || !c) {
+          now();
+          callback(err);
+          return;
+        }
+        const client = withTurn(c, now);
+        callback(undefined, client, client.release);
+      });
+      return undefined;
+    }
     const client = connectFairly();
     if (!callback) return client;
     client.then(

@@ -90,6 +90,11 @@ export class Admission {
    * an MCP batch's calls; at most MAX_REQUESTS_PER_KEY_SHARED), in its fair turn, while holding `bytes`
    * (its request's body) if it waits; throws the one OVERLOADED error a refused call gets.
    */
+  /** take's slots when they are free now (nobody of this key waits), else null: no promise on the usual path. */
+  takeNow(caller: Caller, units = 1): Release | null {
+    return this.slots.takeNow(caller.tenantId, caller.keyId, units);
+  }
+
   async take(caller: Caller, units = 1, bytes = 0): Promise<Release> {
     try {
       return await this.slots.take(caller.tenantId, caller.keyId, units, bytes);
@@ -145,21 +150,24 @@ export function markCaller(caller: Caller): void {
  */
 export function useAdmission(admission: Admission, maxBodyBytes: number): Plugin {
   return {
-    async onExecute({ args, setResultAndStopExecution }) {
+    onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue as unknown as { viewer: Viewer | null; request?: Request };
       const viewer = context.viewer;
       // An operation of an MCP batch: the door holds the batch's slots, one per call.
       if (!viewer || requestScope.getStore()?.admitted) return undefined;
       markCaller(viewer);
-      let release: Release;
-      try {
-        release = await admission.take(viewer, operationUnits.get(args.contextValue as object) ?? 1, bodyBytes(context.request, maxBodyBytes));
-      } catch (err) {
-        if (!(err instanceof GraphQLError)) throw err;
-        setResultAndStopExecution({ errors: [err] });
-        return undefined;
-      }
-      return { onExecuteDone: () => release() };
+      const units = operationUnits.get(args.contextValue as object) ?? 1;
+      // A free slot is taken at once (no promise, no turn of the event loop); only a wait goes through take.
+      const now = admission.takeNow(viewer, units);
+      if (now) return { onExecuteDone: () => now() };
+      return admission.take(viewer, units, bodyBytes(context.request, maxBodyBytes)).then(
+        (release) => ({ onExecuteDone: () => release() }),
+        (err: unknown) => {
+          if (!(err instanceof GraphQLError)) throw err;
+          setResultAndStopExecution({ errors: [err] });
+          return undefined;
+        },
+      );
     },
   };
 }

@@ -15,6 +15,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import { AUTH_FAILURE_MESSAGES, grantsScope, type Scope } from '../auth/keys.ts';
 import type { Context } from '../graphql/context.ts';
+import { perOperation } from './per-document.ts';
 
 type ScopeMap = Partial<Record<Scope, boolean>>;
 
@@ -55,14 +56,27 @@ function rootType(schema: GraphQLSchema, operation: 'query' | 'mutation' | 'subs
   return operation === 'query' ? schema.getQueryType() : operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
 }
 
-/** The refusal for the document, or null when the viewer may run every root field of it. */
-function documentRefusal(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, ctx: Context): GraphQLError | null {
+/** The root type and root field names (without `__` fields) an operation of a document runs, or null. */
+function rootFieldsOf(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+): { type: GraphQLObjectType; fields: string[] } | null {
   const operation = getOperationAST(document, operationName);
   const type = operation && rootType(schema, operation.operation);
   if (!operation || !type) return null;
   const fragments = new Map(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
-  const fields = [...new Set(rootFieldNames(operation.selectionSet, fragments))].filter((n) => !n.startsWith('__'));
-  if (!fields.length) return null;
+  return { type, fields: [...new Set(rootFieldNames(operation.selectionSet, fragments))].filter((n) => !n.startsWith('__')) };
+}
+
+/** rootFieldsOf kept per document and operation (yoga's parser cache hands one document to every request of a query text); the scopes are checked on every request. */
+const rootFieldsKept = perOperation(rootFieldsOf);
+
+/** The refusal for the document, or null when the viewer may run every root field of it. */
+function documentRefusal(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, ctx: Context): GraphQLError | null {
+  const root = rootFieldsKept(schema, document, operationName);
+  if (!root?.fields.length) return null;
+  const { type, fields } = root;
   if (!ctx.viewer) {
     const failure = ctx.authFailure ?? 'missing';
     return new GraphQLError(AUTH_FAILURE_MESSAGES[failure], { extensions: { code: 'UNAUTHENTICATED', reason: failure.toUpperCase(), http: { status: 401 } } });

@@ -47,16 +47,21 @@ export function hardeningPlugins(config: Config): Array<Plugin | Plugin<Record<s
 export async function enforceRateLimit(limiter: RateLimiter | null, keyId: string, units = 1): Promise<void> {
   if (!limiter) return;
   const decision = await limiter.take(keyId, Date.now(), units);
-  if (decision.ok) return;
-  throw new GraphQLError(
-    `Rate limit exceeded for this API key: the limit is ${limiter.perMinute} requests a minute (RATE_LIMIT_PER_MINUTE); retry in ${Math.ceil(decision.retryAfterMs / 1000)} s.`,
+  if (!decision.ok) throw rateLimitedError(limiter, decision.retryAfterMs);
+}
+
+/** The refusal of a key over its minute's allowance. */
+function rateLimitedError(limiter: RateLimiter, retryAfterMs: number): GraphQLError {
+  const seconds = Math.ceil(retryAfterMs / 1000);
+  return new GraphQLError(
+    `Rate limit exceeded for this API key: the limit is ${limiter.perMinute} requests a minute (RATE_LIMIT_PER_MINUTE); retry in ${seconds} s.`,
     {
       extensions: {
         code: 'RATE_LIMITED',
         field: 'apiKey',
         limit: `${limiter.perMinute} requests a minute`,
-        retryAfterMs: decision.retryAfterMs,
-        http: { status: 429, headers: { 'retry-after': String(Math.ceil(decision.retryAfterMs / 1000)) } },
+        retryAfterMs,
+        http: { status: 429, headers: { 'retry-after': String(seconds) } },
       },
     },
   );
@@ -68,29 +73,26 @@ export async function enforceRateLimit(limiter: RateLimiter | null, keyId: strin
  * database round trip, whatever the load.
  */
 export function useRateLimit(limiter: RateLimiter | null): Plugin {
-  const check = async (args: ExecutionArgs): Promise<GraphQLError | null> => {
+  /** Decided synchronously when the key's claimed slice of this minute decides it (no promise); a promise only when a slice must be claimed. */
+  const check = (args: ExecutionArgs, stop: (result: { errors: GraphQLError[] }) => void): Promise<void> | undefined => {
+    if (!limiter) return undefined;
     const context = args.contextValue as { viewer?: { keyId: string } | null; wsSocket?: unknown };
     // graphql-ws operations were counted as their context was built (src/http/yoga.ts).
     // An MCP batch's operations were counted at its door, one per call (src/mcp/http.ts).
     const keyId = context.wsSocket || requestScope.getStore()?.admitted ? undefined : context.viewer?.keyId;
-    if (!keyId) return null;
-    try {
-      await enforceRateLimit(limiter, keyId);
-      return null;
-    } catch (err) {
-      if (err instanceof GraphQLError) return err;
-      throw err;
+    if (!keyId) return undefined;
+    const decided = limiter.takeNow(keyId);
+    if (decided) {
+      if (!decided.ok) stop({ errors: [rateLimitedError(limiter, decided.retryAfterMs)] });
+      return undefined;
     }
+    return limiter.take(keyId).then((decision) => {
+      if (!decision.ok) stop({ errors: [rateLimitedError(limiter, decision.retryAfterMs)] });
+    });
   };
   return {
-    async onExecute({ args, setResultAndStopExecution }) {
-      const error = await check(args);
-      if (error) setResultAndStopExecution({ errors: [error] });
-    },
-    async onSubscribe({ args, setResultAndStopExecution }) {
-      const error = await check(args);
-      if (error) setResultAndStopExecution({ errors: [error] });
-    },
+    onExecute: ({ args, setResultAndStopExecution }) => check(args, setResultAndStopExecution),
+    onSubscribe: ({ args, setResultAndStopExecution }) => check(args, setResultAndStopExecution),
   };
 }
 

@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 import { requestScope } from '../log.ts';
 import { requestIdFrom } from './request-id.ts';
 
-export type Route = (req: IncomingMessage, res: ServerResponse) => Promise<unknown>;
+/** A route answers synchronously or with a promise (GraphQL's usual path makes none of its own). */
+export type Route = (req: IncomingMessage, res: ServerResponse) => unknown;
 
 /** Runs `handle` in the scope of one request, named by the client's x-request-id when usable (else a new id). */
 export function inRequestScope<T>(header: string | string[] | undefined, handle: (requestId: string) => T): T {
@@ -25,7 +26,16 @@ export function requestListener(route: Route, unfinished: Set<ServerResponse>, s
       if (stopping()) res.setHeader('connection', 'close');
       unfinished.add(res);
       res.once('close', () => unfinished.delete(res));
-      route(req, res).catch((err: unknown) => answerUnexpected(res, err, requestId, log));
+      let answered: unknown;
+      try {
+        answered = route(req, res);
+      } catch (err) {
+        answerUnexpected(res, err, requestId, log);
+        return;
+      }
+      if (typeof (answered as PromiseLike<unknown> | undefined)?.then === 'function') {
+        Promise.resolve(answered).catch((err: unknown) => answerUnexpected(res, err, requestId, log));
+      }
     });
 }
 

@@ -13,6 +13,7 @@ import { schema } from '../graphql/schema.ts';
 import { EXTRACT_JOB } from '../learning/jobs.ts';
 import { DEADLINE_JOB } from '../lifecycle/deadlines.ts';
 import type { Services } from '../services.ts';
+import { perOperation } from './per-document.ts';
 import { REFUSAL_KINDS, type RefusalKind } from './span-refusals.ts';
 
 export const METRICS_PATH = '/metrics';
@@ -161,9 +162,18 @@ function boundedRequestMetrics(registry: Registry) {
   };
 }
 
-/** The root field an operation selects, if the schema has it; `multiple` or `unknown` otherwise. */
+/** The root field an operation selects, kept per document and operation name (two metrics read it per request). */
+const keptLabel = perOperation((_schema: object, document: DocumentNode, operationName: string | null | undefined) =>
+  rootFieldLabel(document, operationName ?? undefined),
+);
+
 function operationLabel(document: DocumentNode | undefined, operationName: string | undefined): string {
-  const operation = document ? getOperationAST(document, operationName) : null;
+  return document ? keptLabel(schema, document, operationName) : 'unknown';
+}
+
+/** The root field an operation selects, if the schema has it; `multiple` or `unknown` otherwise. */
+function rootFieldLabel(document: DocumentNode, operationName: string | undefined): string {
+  const operation = getOperationAST(document, operationName);
   const root =
     operation &&
     (operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType());

@@ -13,3 +13,26 @@ export function perDocument<T>(compute: (document: DocumentNode) => T): (documen
     return found;
   };
 }
+
+/** Operation names kept per document: a client can send one document with any number of them. */
+const NAMES_KEPT = 16;
+
+/**
+ * `compute` memoised by document identity and operation name, for one schema (a hook's schema does
+ * not change; another one is computed afresh). What it returns is shared, so it must not be changed.
+ */
+export function perOperation<S extends object, T>(
+  compute: (schema: S, document: DocumentNode, operationName: string | null | undefined) => T,
+): (schema: S, document: DocumentNode, operationName: string | null | undefined) => T {
+  const kept = new WeakMap<DocumentNode, Map<string, { schema: S; found: T }>>();
+  return (schema, document, operationName) => {
+    let byName = kept.get(document);
+    if (!byName) kept.set(document, (byName = new Map()));
+    const name = operationName ?? '';
+    const hit = byName.get(name);
+    if (hit?.schema === schema) return hit.found;
+    const found = compute(schema, document, operationName);
+    if (byName.size < NAMES_KEPT) byName.set(name, { schema, found });
+    return found;
+  };
+}

@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GraphQLError } from 'graphql';
 import type { KeyCache } from '../auth/key-cache.ts';
 import { tokenFromHeader } from '../auth/keys.ts';
+import type { AuthResult } from '../auth/store.ts';
 import type { Admission } from './admission.ts';
 
 /** The answers sent, by message (one per refusal reason): built once, sent as they are. */
@@ -30,18 +31,22 @@ function answerOf(refusal: GraphQLError): Buffer {
  * Answers `req` with its key's OVERLOADED refusal (503, Retry-After) without reading its body when
  * its key's queue is full; false (nothing sent) otherwise. node discards the unread body.
  */
-export async function refusedBeforeBody(
+export function refusedBeforeBody(
   req: IncomingMessage,
   res: ServerResponse,
   keys: KeyCache,
   admission: Admission,
   maxBodyBytes: number,
-): Promise<boolean> {
-  // Nobody waits (the usual case): no queue is full, and the request pays nothing more.
+): boolean | Promise<boolean> {
+  // Nobody waits (the usual case): no queue is full, and the request pays nothing more (not even a promise).
   if (req.method !== 'POST' || !admission.queuing) return false;
   const token = tokenFromHeader(req.headers.authorization);
   if (!token) return false;
-  const auth = await keys.authenticate(token);
+  const auth = keys.authenticate(token);
+  return auth instanceof Promise ? auth.then((a) => refused(req, res, a, admission, maxBodyBytes)) : refused(req, res, auth, admission, maxBodyBytes);
+}
+
+function refused(req: IncomingMessage, res: ServerResponse, auth: AuthResult, admission: Admission, maxBodyBytes: number): boolean {
   if (!('viewer' in auth)) return false;
   const declared = req.headers['content-length'];
   const refusal = admission.refusalNow(auth.viewer, declared === undefined ? maxBodyBytes : Number(declared));

@@ -60,21 +60,23 @@ async function blobBytes(pool: pg.Pool, viewer: Viewer, hashes: string[]): Promi
 
 export function useResponseBudget(pool: pg.Pool, limit: number): Plugin {
   return {
-    async onExecute({ args, setResultAndStopExecution }) {
+    onExecute({ args, setResultAndStopExecution }) {
       const viewer = (args.contextValue as unknown as Context).viewer;
-      if (!viewer) return;
+      if (!viewer) return undefined;
       const variables = args.variableValues ?? {};
       const hashes = blobHashesIn(args.document, variables);
       const pages = stepPagesIn(args.schema, args.document, args.operationName, variables);
-      if (!hashes.length && !pages.length) return;
+      // Nothing stored to measure (most documents): decided synchronously, no promise.
+      if (!hashes.length && !pages.length) return undefined;
       markCaller(viewer);
-      const sizes = await Promise.all([blobBytes(pool, viewer, hashes), stepPagesBytes(pool, viewer.tenantId, pages)]);
-      const requested = sizes[0] + sizes[1];
-      if (requested > limit) setResultAndStopExecution({ errors: [responseTooLargeError(limit, requested)] });
-      else {
-        chargeOperation(args.contextValue as object, 1 + Math.floor(requested / BYTES_PER_SLOT));
-        if (requested >= LARGE_READ_BYTES) markLargeRead(args.contextValue as object);
-      }
+      return Promise.all([blobBytes(pool, viewer, hashes), stepPagesBytes(pool, viewer.tenantId, pages)]).then((sizes) => {
+        const requested = sizes[0] + sizes[1];
+        if (requested > limit) setResultAndStopExecution({ errors: [responseTooLargeError(limit, requested)] });
+        else {
+          chargeOperation(args.contextValue as object, 1 + Math.floor(requested / BYTES_PER_SLOT));
+          if (requested >= LARGE_READ_BYTES) markLargeRead(args.contextValue as object);
+        }
+      });
     },
   };
 }

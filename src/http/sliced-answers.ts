@@ -85,22 +85,24 @@ export function useLargeAnswers(paced: PacedWork): Plugin {
   const keys = new WeakMap<Request, string>();
   const budgets = new WeakMap<Request, ResponseBudget>();
   return {
-    async onExecute({ args }) {
+    onExecute({ args }) {
       const ctx = args.contextValue as unknown as Context & { request?: Request; res?: ServerResponse };
       if (ctx.request) budgets.set(ctx.request, ctx.budget);
       if (ctx.request && ctx.viewer) keys.set(ctx.request, ctx.viewer.keyId);
+      // Not a large read (nearly every request): no permit, no promise.
       if (!largeReads.has(ctx) || !ctx.viewer) return undefined;
-      const release = await permits.take(ctx.viewer.keyId);
-      if (!ctx.res || ctx.res.closed) return { onExecuteDone: release };
-      // Over HTTP the permit is held until the answer has left (or the client went away), for at
-      // most LARGE_READ_HOLD_MS: a client that reads its answer slowly does not keep the permit.
-      const timer = setTimeout(release, LARGE_READ_HOLD_MS);
-      timer.unref();
-      ctx.res.once('close', () => {
-        clearTimeout(timer);
-        release();
+      return permits.take(ctx.viewer.keyId).then((release) => {
+        if (!ctx.res || ctx.res.closed) return { onExecuteDone: release };
+        // Over HTTP the permit is held until the answer has left (or the client went away), for at
+        // most LARGE_READ_HOLD_MS: a client that reads its answer slowly does not keep the permit.
+        const timer = setTimeout(release, LARGE_READ_HOLD_MS);
+        timer.unref();
+        ctx.res.once('close', () => {
+          clearTimeout(timer);
+          release();
+        });
+        return undefined;
       });
-      return undefined;
     },
     onResultProcess({ request, result, setResult }) {
       if (Array.isArray(result) || isAsyncIterable(result) || (budgets.get(request)?.used ?? 0) < LARGE_READ_BYTES) return;

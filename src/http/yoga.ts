@@ -43,12 +43,8 @@ const NO_TENANT = '00000000-0000-0000-0000-000000000000';
 
 function contextFactory(services: Services, limiter: RateLimiter | null) {
   const scoped = new ScopedClients(services.db.prisma, services.db.pool);
-  return async (initial: YogaInitialContext & WsInitialContext): Promise<Context> => {
+  const build = (initial: WsInitialContext, auth: AuthResult): Context => {
     const requestId = requestScope.getStore()?.requestId ?? randomUUID();
-    const auth = initial.wsAuth ?? (await services.keys.authenticate(tokenFromHeader(initial.request.headers.get('authorization'))));
-    // A graphql-ws operation is counted here, so a refusal is that operation's error message (its
-    // shape was checked in onSubscribe first); HTTP requests are counted after their shape checks (useRateLimit).
-    if (initial.wsAuth && 'viewer' in auth) await enforceRateLimit(limiter, auth.viewer.keyId);
     return {
       requestId,
       log: services.log.child({ requestId }),
@@ -60,6 +56,15 @@ function contextFactory(services: Services, limiter: RateLimiter | null) {
       writesBeforeAnswer: new WritesBeforeAnswer(),
       wsSocket: initial.wsSocket,
     };
+  };
+  return (initial: YogaInitialContext & WsInitialContext): Context | Promise<Context> => {
+    const { wsAuth } = initial;
+    // A graphql-ws operation is counted here, so a refusal is that operation's error message (its
+    // shape was checked in onSubscribe first); HTTP requests are counted after their shape checks (useRateLimit).
+    if (wsAuth) return 'viewer' in wsAuth ? enforceRateLimit(limiter, wsAuth.viewer.keyId).then(() => build(initial, wsAuth)) : build(initial, wsAuth);
+    // A kept key authenticates synchronously: the context is built without a promise.
+    const auth = services.keys.authenticate(tokenFromHeader(initial.request.headers.get('authorization')));
+    return auth instanceof Promise ? auth.then((a) => build(initial, a)) : build(initial, auth);
   };
 }
 

@@ -183,4 +183,22 @@ describe('FairQueue shared share', () => {
   it('is perKey when sharedPerKey is absent', () => {
     expect(new FairQueue({ capacity: 4, perKey: 3, queuedPerKey: 1, waitMs: 10 }).shareOf('a')).toBe(3);
   });
+
+  it('takeNow grants a free slot synchronously and never overtakes a waiter of the same key', async () => {
+    const queue = new FairQueue({ capacity: 2, perKey: 2, queuedPerKey: 10, waitMs: 60_000 });
+    const first = queue.takeNow('A', 'a');
+    const second = queue.takeNow('A', 'a', 1);
+    expect(first).toBeTypeOf('function');
+    expect(second).toBeTypeOf('function');
+    expect(queue.inUse).toBe(2);
+    expect(queue.takeNow('B', 'b')).toBeNull();
+    const waiting = queue.take('A', 'a');
+    first?.();
+    // The freed slot went to the waiter, not to a later takeNow.
+    const granted = await waiting;
+    expect(queue.takeNow('A', 'a')).toBeNull();
+    second?.();
+    granted();
+    expect(queue.inUse).toBe(0);
+  });
 });
