@@ -18,6 +18,7 @@ import { setTimeout as pause } from 'node:timers/promises';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Context } from '../graphql/context.ts';
 import type { ResponseBudget } from '../steps/read-budget.ts';
+import { allowStreamedText, streamedTexts, type TextSource } from '../steps/streamed-text.ts';
 import { FairPermits } from './fair-permits.ts';
 import type { PacedWork } from './paced-work.ts';
 
@@ -35,18 +36,29 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 /** The pause before each slice: a large answer takes at most about half of the loop, however fast its client reads. */
 const SLICE_PAUSE_MS = 1;
 const pauseBeforeSlice = () => pause(SLICE_PAUSE_MS);
+/** Answers yoga sends as events or parts, not as one JSON text: their content is not streamed. */
+const STREAMED_ELSEWHERE = /text\/event-stream|multipart\/mixed/;
 
 /**
  * The JSON text of `value` in UTF-8 pieces: the small parts at once, each string of SLICE_CHARS or
- * more escaped a slice per turn. A slice may end inside a surrogate pair: JSON.stringify escapes
- * each half (\ud83d, \ude00), and the two escapes parse back to the one character.
+ * more escaped a slice per turn, and each marker of `streamed` replaced by the text its source
+ * yields, read piece by piece as the answer is written (src/steps/streamed-text.ts). A slice may
+ * end inside a surrogate pair: JSON.stringify escapes each half (\ud83d, \ude00), and the two
+ * escapes parse back to the one character.
  */
-export async function* jsonSlices(value: unknown, beforeSlice: (chars: number) => Promise<void> = pauseBeforeSlice): AsyncGenerator<Buffer> {
+export async function* jsonSlices(
+  value: unknown,
+  beforeSlice: (chars: number) => Promise<void> = pauseBeforeSlice,
+  streamed?: ReadonlyMap<string, TextSource>,
+): AsyncGenerator<Buffer> {
   const marker = `\u0001sliced-${randomUUID()}-`;
-  const long: string[] = [];
+  const long: Array<() => AsyncIterable<string> | Iterable<string>> = [];
   const text = JSON.stringify(value, (_key, v: unknown) => {
-    if (typeof v !== 'string' || v.length < SLICE_CHARS) return v;
-    long.push(v);
+    if (typeof v !== 'string') return v;
+    const source = streamed?.get(v);
+    if (source) long.push(source);
+    else if (v.length >= SLICE_CHARS) long.push(() => [v]);
+    else return v;
     return `${marker}${long.length - 1}`;
   });
   // JSON.stringify writes the marker's \u0001 as the six characters \u0001.
@@ -56,15 +68,17 @@ export async function* jsonSlices(value: unknown, beforeSlice: (chars: number) =
       yield Buffer.from(parts[i] as string);
       continue;
     }
-    const s = long[Number(parts[i])] as string;
-    for (let at = 0; at < s.length; at += SLICE_CHARS) {
-      const slice = s.slice(at, at + SLICE_CHARS);
-      await beforeSlice(slice.length);
-      // Most content needs no escape: written as it is, without a second copy of the slice.
-      const escaped = NEEDS_ESCAPE.test(slice) ? JSON.stringify(slice).slice(1, -1) : slice;
-      // The opening quote with the first slice, the closing one with the last.
-      yield Buffer.from(`${at === 0 ? '"' : ''}${escaped}${at + SLICE_CHARS >= s.length ? '"' : ''}`);
+    const pieces = (long[Number(parts[i])] as (typeof long)[number])();
+    yield Buffer.from('"');
+    for await (const piece of pieces) {
+      for (let at = 0; at < piece.length; at += SLICE_CHARS) {
+        const slice = piece.length <= SLICE_CHARS ? piece : piece.slice(at, at + SLICE_CHARS);
+        await beforeSlice(slice.length);
+        // Most content needs no escape: written as it is, without a second copy of the slice.
+        yield Buffer.from(NEEDS_ESCAPE.test(slice) ? JSON.stringify(slice).slice(1, -1) : slice);
+      }
     }
+    yield Buffer.from('"');
   }
 }
 
@@ -84,14 +98,18 @@ export function useLargeAnswers(paced: PacedWork): Plugin {
   const permits = new FairPermits(LARGE_READS_PER_KEY, LARGE_READS_TOTAL);
   const keys = new WeakMap<Request, string>();
   const budgets = new WeakMap<Request, ResponseBudget>();
+  const contexts = new WeakMap<Request, object>();
   return {
     async onExecute({ args }) {
       const ctx = args.contextValue as unknown as Context & { request?: Request; res?: ServerResponse };
       if (ctx.request) budgets.set(ctx.request, ctx.budget);
+      if (ctx.request) contexts.set(ctx.request, ctx);
       if (ctx.request && ctx.viewer) keys.set(ctx.request, ctx.viewer.keyId);
       if (!largeReads.has(ctx) || !ctx.viewer) return undefined;
       const release = await permits.take(ctx.viewer.keyId);
       if (!ctx.res || ctx.res.closed) return { onExecuteDone: release };
+      // The answer will be JSON in slices: its large blobs are read as it is written, not held whole.
+      if (ctx.request && !STREAMED_ELSEWHERE.test(ctx.request.headers.get('accept') ?? '')) allowStreamedText(ctx);
       // Over HTTP the permit is held until the answer has left (or the client went away), for at
       // most LARGE_READ_HOLD_MS: a client that reads its answer slowly does not keep the permit.
       const timer = setTimeout(release, LARGE_READ_HOLD_MS);
@@ -107,8 +125,10 @@ export function useLargeAnswers(paced: PacedWork): Plugin {
       // processRegularResult hands the stringifier the result without internal error fields and
       // makes the Response of what it returns: a Readable is streamed with backpressure.
       const keyId = keys.get(request);
+      const context = contexts.get(request);
+      const streamed = context ? streamedTexts(context) : undefined;
       const stringify = (sanitized: unknown) =>
-        Readable.from(jsonSlices(sanitized, (chars) => paced.turn(keyId, chars, pauseBeforeSlice))) as unknown as string;
+        Readable.from(jsonSlices(sanitized, (chars) => paced.turn(keyId, chars, pauseBeforeSlice), streamed)) as unknown as string;
       setResult({ ...result, stringify } as typeof result);
     },
   };
