@@ -3,8 +3,9 @@
 // tenant's one-row read waited behind each. Now:
 // - a request the byte budget measured as large before it ran (useResponseBudget: its blobs and
 //   step pages hold LARGE_READ_BYTES or more) runs only with a large-read permit, one per key and
-//   a few per process (FairPermits, round-robin between keys), held until its answer is sent, so one
-//   key's large reads queue behind each other and the server holds a few large answers at a time;
+//   as many in the process as LARGE_READS_MEMORY_BYTES holds by the memory each needs (FairPermits,
+//   round-robin between keys), held until its answer is sent, so one key's large reads queue behind
+//   each other and the server's memory for large answers is bounded whatever the concurrency;
 // - an answer that carries large content (LARGE_READ_BYTES or more charged to the budget) is
 //   serialised and sent in slices, with the event loop free between them. The JSON is the same
 //   text a client parses; only its long strings are escaped a slice at a time;
@@ -24,9 +25,10 @@ import type { PacedWork } from './paced-work.ts';
 
 /** Bytes of stored content from which a read is large: it takes a permit, and its answer is sent in slices. */
 export const LARGE_READ_BYTES = 1024 * 1024;
-/** Large reads at once per API key, and in the process (each holds up to ~3x MAX_RESPONSE_BYTES in memory while it is sent). */
+/** Large reads at once per API key (in the process, as many as the memory budget holds). */
 const LARGE_READS_PER_KEY = 1;
-const LARGE_READS_TOTAL = 4;
+/** What a blob streamed into an answer holds at a time: its slice from pg, the slice's UTF-8, the socket's buffer. */
+const STREAMED_BLOB_HELD_BYTES = 2 * 1024 * 1024;
 /** How long an answer being sent keeps its permit at most (a 7.9 MB answer leaves in ~0.1 s). */
 const LARGE_READ_HOLD_MS = 10_000;
 /** Characters of a long string escaped per turn of the event loop (~1 ms). */
@@ -82,20 +84,39 @@ export async function* jsonSlices(
   }
 }
 
+/** What a large read reads, measured from stored sizes before it runs (useResponseBudget). */
+export interface LargeRead {
+  /** Bytes of the blobs it names, and how many. */
+  blobBytes: number;
+  blobs: number;
+  /** Bytes of the step pages' inline content it reads. */
+  pageBytes: number;
+}
+
 /** Requests (their GraphQL context) the byte budget measured as large before they ran. */
-const largeReads = new WeakSet<object>();
+const largeReads = new WeakMap<object, LargeRead>();
 
 /** Marks the operation of `context` as a large read (useResponseBudget, before admission). */
-export function markLargeRead(context: object): void {
-  largeReads.add(context);
+export function markLargeRead(context: object, read: LargeRead): void {
+  largeReads.set(context, read);
+}
+
+/**
+ * The memory a large read holds while it runs and its answer is sent: ~3x the content it holds
+ * whole (the UTF-16 string, then its JSON's UTF-8 pieces), and about a slice per blob whose text
+ * is streamed into the answer.
+ */
+function largeReadHeldBytes(read: LargeRead, streamed: boolean): number {
+  const blobs = streamed ? Math.min(3 * read.blobBytes, read.blobs * STREAMED_BLOB_HELD_BYTES) : 3 * read.blobBytes;
+  return 3 * read.pageBytes + blobs;
 }
 
 /**
  * After admission: a large read waits for its permit, held until the answer is sent; a large answer
  * leaves in slices, paced by their bytes while other keys are active (Admission.pacedBytes, one schedule with downloads).
  */
-export function useLargeAnswers(paced: PacedWork): Plugin {
-  const permits = new FairPermits(LARGE_READS_PER_KEY, LARGE_READS_TOTAL);
+export function useLargeAnswers(paced: PacedWork, memoryBytes: number): Plugin {
+  const permits = new FairPermits(LARGE_READS_PER_KEY, memoryBytes);
   const keys = new WeakMap<Request, string>();
   const budgets = new WeakMap<Request, ResponseBudget>();
   const contexts = new WeakMap<Request, object>();
@@ -105,11 +126,13 @@ export function useLargeAnswers(paced: PacedWork): Plugin {
       if (ctx.request) budgets.set(ctx.request, ctx.budget);
       if (ctx.request) contexts.set(ctx.request, ctx);
       if (ctx.request && ctx.viewer) keys.set(ctx.request, ctx.viewer.keyId);
-      if (!largeReads.has(ctx) || !ctx.viewer) return undefined;
-      const release = await permits.take(ctx.viewer.keyId);
+      const read = largeReads.get(ctx);
+      if (!read || !ctx.viewer) return undefined;
+      // Over HTTP the answer is JSON in slices: its large blobs are read as it is written, not held whole.
+      const streamed = Boolean(ctx.res && ctx.request && !STREAMED_ELSEWHERE.test(ctx.request.headers.get('accept') ?? ''));
+      const release = await permits.take(ctx.viewer.keyId, largeReadHeldBytes(read, streamed));
       if (!ctx.res || ctx.res.closed) return { onExecuteDone: release };
-      // The answer will be JSON in slices: its large blobs are read as it is written, not held whole.
-      if (ctx.request && !STREAMED_ELSEWHERE.test(ctx.request.headers.get('accept') ?? '')) allowStreamedText(ctx);
+      if (streamed) allowStreamedText(ctx);
       // Over HTTP the permit is held until the answer has left (or the client went away), for at
       // most LARGE_READ_HOLD_MS: a client that reads its answer slowly does not keep the permit.
       const timer = setTimeout(release, LARGE_READ_HOLD_MS);
