@@ -93,7 +93,7 @@ const EnvSchema = z.object({
   // Bytes the server's large reads (a request reading LARGE_READ_BYTES, 1 MiB, or more) may hold in
   // memory at once, all keys together: a read counts ~3x the inline content it reads and about a
   // slice per blob whose text it streams into its answer (src/http/sliced-answers.ts); past it, a
-  // read waits for its turn (one per key at a time in any case). 64 concurrent 7.9 MB blob reads
+  // read waits for its turn (one per key and four per server at a time in any case). 64 concurrent 7.9 MB blob reads
   // once raised the RSS from 500 to 900 MiB (issue 50).
   LARGE_READS_MEMORY_BYTES: z.coerce
     .number()

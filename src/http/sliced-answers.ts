@@ -3,7 +3,7 @@
 // tenant's one-row read waited behind each. Now:
 // - a request the byte budget measured as large before it ran (useResponseBudget: its blobs and
 //   step pages hold LARGE_READ_BYTES or more) runs only with a large-read permit, one per key and
-//   as many in the process as LARGE_READS_MEMORY_BYTES holds by the memory each needs (FairPermits,
+//   at most four in the process, fewer when together they would hold more memory than LARGE_READS_MEMORY_BYTES (FairPermits,
 //   round-robin between keys), held until its answer is sent, so one key's large reads queue behind
 //   each other and the server's memory for large answers is bounded whatever the concurrency;
 // - an answer that carries large content (LARGE_READ_BYTES or more charged to the budget) is
@@ -25,8 +25,9 @@ import type { PacedWork } from './paced-work.ts';
 
 /** Bytes of stored content from which a read is large: it takes a permit, and its answer is sent in slices. */
 export const LARGE_READ_BYTES = 1024 * 1024;
-/** Large reads at once per API key (in the process, as many as the memory budget holds). */
+/** Large reads at once per API key, and at most in the process (fewer when the memory budget holds fewer). A streamed read holds a database connection while its answer is sent. */
 const LARGE_READS_PER_KEY = 1;
+const LARGE_READS_AT_MOST = 4;
 /** What a blob streamed into an answer holds at a time: its slice from pg, the slice's UTF-8, the socket's buffer. */
 const STREAMED_BLOB_HELD_BYTES = 2 * 1024 * 1024;
 /** How long an answer being sent keeps its permit at most (a 7.9 MB answer leaves in ~0.1 s). */
@@ -130,7 +131,7 @@ export function useLargeAnswers(paced: PacedWork, memoryBytes: number): Plugin {
       if (!read || !ctx.viewer) return undefined;
       // Over HTTP the answer is JSON in slices: its large blobs are read as it is written, not held whole.
       const streamed = Boolean(ctx.res && ctx.request && !STREAMED_ELSEWHERE.test(ctx.request.headers.get('accept') ?? ''));
-      const release = await permits.take(ctx.viewer.keyId, largeReadHeldBytes(read, streamed));
+      const release = await permits.take(ctx.viewer.keyId, Math.max(largeReadHeldBytes(read, streamed), memoryBytes / LARGE_READS_AT_MOST));
       if (!ctx.res || ctx.res.closed) return { onExecuteDone: release };
       if (streamed) allowStreamedText(ctx);
       // Over HTTP the permit is held until the answer has left (or the client went away), for at
