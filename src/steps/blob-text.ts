@@ -19,20 +19,28 @@ const SLICE_BYTES = 512 * 1024;
  */
 const STREAM_HOLD_MS = 10_000;
 
-/** The statement whose rows are the slices of the blob's text, in order. */
+/**
+ * The statement whose rows are the slices of the blob's text, each with its byte offset `at`. Each
+ * row is cut on its own (no window over the rows, no sort), so a cursor's FETCH computes only the
+ * rows it returns: generate_series yields them in order, and blobTextSlices checks it.
+ */
 function slicesStatement(tenantId: string, hash: string): { sql: string; p: Params } {
   const p = new Params();
-  // A UTF-8 continuation byte is 10xxxxxx: a cut inside a character moves past its 1-3 continuation bytes.
+  const len = 'octet_length(b.bytes)';
+  // A UTF-8 continuation byte is 10xxxxxx: a cut inside a character moves past its 1-3 continuation bytes (never past the end).
   const cutAt = (g: string) => `${g} + CASE WHEN ${g} = 0 THEN 0
-      WHEN get_byte(b.bytes, ${g}) & 192 <> 128 THEN 0 WHEN get_byte(b.bytes, ${g} + 1) & 192 <> 128 THEN 1
-      WHEN get_byte(b.bytes, ${g} + 2) & 192 <> 128 THEN 2 ELSE 3 END`;
+      WHEN get_byte(b.bytes, ${g}) & 192 <> 128 THEN 0
+      WHEN ${g} + 1 >= ${len} OR get_byte(b.bytes, ${g} + 1) & 192 <> 128 THEN 1
+      WHEN ${g} + 2 >= ${len} OR get_byte(b.bytes, ${g} + 2) & 192 <> 128 THEN 2 ELSE 3 END`;
+  const slice = p.add(SLICE_BYTES);
   // OFFSET 0 keeps the one-row subquery apart, so its bytes are converted once and every slice is cut from them.
-  const sql = `SELECT c.at, convert_from(substring(b.bytes FROM c.cut + 1 FOR c.next_cut - c.cut), 'UTF8') AS slice
+  const sql = `SELECT x.at, convert_from(substring(b.bytes FROM x.cut + 1 FOR x.next_cut - x.cut), 'UTF8') AS slice
     FROM (SELECT convert_to(content, 'UTF8') AS bytes FROM blobs WHERE tenant_id = ${p.add(tenantId)} AND hash = ${p.add(hash)} OFFSET 0) b
     CROSS JOIN LATERAL (
-      SELECT x.at, x.cut, coalesce(lead(x.cut) OVER (ORDER BY x.at), octet_length(b.bytes)) AS next_cut
-      FROM (SELECT g AS at, ${cutAt('g')} AS cut FROM generate_series(0, greatest(octet_length(b.bytes) - 1, 0), ${p.add(SLICE_BYTES)}::int) AS g) x
-    ) c`;
+      SELECT g AS at, ${cutAt('g')} AS cut,
+        CASE WHEN g + ${slice}::int >= ${len} THEN ${len} ELSE ${cutAt(`(g + ${slice}::int)`)} END AS next_cut
+      FROM generate_series(0, greatest(${len} - 1, 0), ${slice}::int) AS g
+    ) x`;
   return { sql, p };
 }
 
@@ -66,19 +74,26 @@ export async function* blobTextSlices(pool: pg.Pool, tenantId: string, hash: str
   };
   try {
     await client.query('BEGIN READ ONLY');
-    await client.query(`DECLARE blob_slices NO SCROLL CURSOR FOR ${sql} ORDER BY c.at`, p.values);
+    await client.query(`DECLARE blob_slices NO SCROLL CURSOR FOR ${sql}`, p.values);
     const until = Date.now() + STREAM_HOLD_MS;
-    for (let first = true; ; first = false) {
+    let next = 0;
+    /** The slice of a row, which must be the next one (the statement has no ORDER BY: its rows come in generate_series' order). */
+    const inOrder = (row: { at: number; slice: string }) => {
+      if (row.at !== next) throw new Error(`blob ${hash}: slice at byte ${row.at} came where ${next} was due`);
+      next += SLICE_BYTES;
+      return row.slice;
+    };
+    for (;;) {
       const late = Date.now() > until;
-      const { rows } = await client.query<{ slice: string }>(late ? 'FETCH ALL FROM blob_slices' : 'FETCH 1 FROM blob_slices');
-      if (first && !rows.length) throw new Error(`blob ${hash} is gone`);
+      const { rows } = await client.query<{ at: number; slice: string }>(late ? 'FETCH ALL FROM blob_slices' : 'FETCH 1 FROM blob_slices');
+      if (next === 0 && !rows.length) throw new Error(`blob ${hash} is gone`);
       if (late || !rows.length) {
         await client.query('COMMIT');
         giveBack();
-        for (const row of rows) yield row.slice;
+        for (const row of rows) yield inOrder(row);
         return;
       }
-      yield (rows[0] as { slice: string }).slice;
+      yield inOrder(rows[0] as { at: number; slice: string });
     }
   } catch (err) {
     giveBack(err as Error);
