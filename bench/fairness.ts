@@ -20,6 +20,7 @@ import diagnostics from 'node:diagnostics_channel';
 import { loadavg } from 'node:os';
 import { type EventLoopUtilization, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
+import { type AdmissionPhase, admissionPhases } from '../src/http/admission.ts';
 import { blobHash } from '../src/steps/large-content.ts';
 import type { Json } from '../test/support/json.ts';
 import { cpuMeterAt } from './cpu-meter.ts';
@@ -146,26 +147,60 @@ async function tenantKey(db: Awaited<ReturnType<typeof openBenchDatabase>>, name
   return { tenantId: tenant.id, token: (await createApiKey(db.db.prisma, { tenantId: tenant.id, name, scopes })).token };
 }
 
-/** The server's own time for the victim's requests (request read to response finished), by diagnostics_channel: what of the victim's latency the server spends. */
-function serverTimes(token: string): { take(): number[] } {
+/** The segments of a victim's request in the server, in order (the admission phases, src/http/admission.ts). */
+const SEGMENTS = ['read+parse', 'checks', 'admission', 'execute', 'answer'] as const;
+
+/**
+ * The server's own time for the victim's requests (request read to response finished), by
+ * diagnostics_channel: what of the victim's latency the server spends; and where it went, by the
+ * admission phases the server publishes: from the request's start to its body parsed, to every
+ * check before admission done, to its slot, to its execution's end, to its answer written.
+ */
+function serverTimes(token: string): { take(): { times: number[]; segments: number[][] } } {
   const started = new WeakMap<object, number>();
+  const phases = new Map<string, Partial<Record<AdmissionPhase, number>>>();
   let times: number[] = [];
+  let segments: number[][] = [];
   diagnostics.subscribe('http.server.request.start', (m) => {
-    const { request, response } = m as { request: { headers: Record<string, string> }; response: object };
-    if (request.headers.authorization === `Bearer ${token}`) started.set(response, performance.now());
+    const { request, response } = m as { request: { headers: Record<string, string> }; response: { getHeader(name: string): unknown } };
+    if (request.headers.authorization !== `Bearer ${token}`) return;
+    started.set(response, performance.now());
+    // The listener sets x-request-id right after this event: read it once the request is under way.
+    queueMicrotask(() => phases.set(String(response.getHeader('x-request-id')), {}));
+  });
+  admissionPhases.subscribe((m) => {
+    const { requestId, phase, at } = m as { requestId?: string; phase: AdmissionPhase; at: number };
+    const seen = requestId ? phases.get(requestId) : undefined;
+    if (seen) seen[phase] = at;
   });
   diagnostics.subscribe('http.server.response.finish', (m) => {
-    const { response } = m as { response: object };
+    const { response } = m as { response: { getHeader(name: string): unknown } };
     const at = started.get(response);
-    if (at !== undefined) times.push(performance.now() - at);
+    if (at === undefined) return;
+    const end = performance.now();
+    times.push(end - at);
+    const id = String(response.getHeader('x-request-id'));
+    const p = phases.get(id);
+    phases.delete(id);
+    if (p?.parsed !== undefined && p.asked !== undefined && p.granted !== undefined && p.done !== undefined)
+      segments.push([p.parsed - at, p.asked - p.parsed, p.granted - p.asked, p.done - p.granted, end - p.done]);
   });
   return {
     take() {
-      const t = times;
+      const out = { times, segments };
       times = [];
-      return t;
+      segments = [];
+      return out;
     },
   };
+}
+
+/** The mean of each segment over the slowest tenth of the requests (by their time in the server), in ms. */
+function slowestSplit(segments: number[][]): string {
+  if (!segments.length) return 'no phases';
+  const total = (s: number[]) => s.reduce((a, b) => a + b, 0);
+  const slow = [...segments].sort((a, b) => total(b) - total(a)).slice(0, Math.max(1, Math.ceil(segments.length / 10)));
+  return SEGMENTS.map((name, i) => `${name} ${fmt(slow.reduce((a, s) => a + (s[i] ?? 0), 0) / slow.length, 1)}`).join(', ');
 }
 
 async function main() {
@@ -194,7 +229,8 @@ async function main() {
       const baselineCpu = cpuMeterAt(database.db.pool, baselineAt);
       const baseline = await probe(server.url, victim.token, baselineAt);
       const baselineUsed = await baselineCpu.stop();
-      const baselineServer = summarize(victimServerTimes.take());
+      const baselineTaken = victimServerTimes.take();
+      const baselineServer = summarize(baselineTaken.times);
       // The attack runs from its process's start (about a second after this) until past the victim's last request.
       const running = attack(name, base, token, args, PHASE_MS + VICTIM_START_MS + 1_000);
       const startAt = Date.now() + VICTIM_START_MS; // the attack is under way
@@ -212,7 +248,8 @@ async function main() {
       loopDelay.disable();
       // How busy the server's loop was while the victim asked (time running callbacks, not waiting for I/O).
       const loopBusy = busyFrom ? performance.eventLoopUtilization(busyFrom).utilization : Number.NaN;
-      const duringServer = summarize(victimServerTimes.take());
+      const duringTaken = victimServerTimes.take();
+      const duringServer = summarize(duringTaken.times);
       const answers = await running;
       const line = `fairness attack=${name} victim_p99_ms=${fmt(during.p99, 1)} baseline_p99_ms=${fmt(baseline.p99, 1)} ratio=${fmt(during.p99 / baseline.p99, 2)}`;
       console.log(line);
@@ -220,7 +257,7 @@ async function main() {
         .map((l) => l.toFixed(1))
         .join(' ');
       console.error(
-        `  victim n=${during.n} failed=${during.failed}; baseline n=${baseline.n} failed=${baseline.failed}; attacker answers ${answers}; load ${load}; event-loop utilization ${fmt(loopBusy, 2)}, delay p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms max ${fmt(loopDelay.max / 1e6, 1)} ms; RSS peak ${fmt(sampler.sincePhase())} MiB; victim's time in the server p50 / p99 ${fmt(duringServer.p50, 1)} / ${fmt(duringServer.p99, 1)} ms (baseline ${fmt(baselineServer.p50, 1)} / ${fmt(baselineServer.p99, 1)}); CPU ms/s server ${fmt(used.server)} postgres ${fmt(used.postgres ?? Number.NaN)} (baseline ${fmt(baselineUsed.server)} / ${fmt(baselineUsed.postgres ?? Number.NaN)})`,
+        `  victim n=${during.n} failed=${during.failed}; baseline n=${baseline.n} failed=${baseline.failed}; attacker answers ${answers}; load ${load}; event-loop utilization ${fmt(loopBusy, 2)}, delay p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms max ${fmt(loopDelay.max / 1e6, 1)} ms; RSS peak ${fmt(sampler.sincePhase())} MiB; victim's time in the server p50 / p99 ${fmt(duringServer.p50, 1)} / ${fmt(duringServer.p99, 1)} ms (baseline ${fmt(baselineServer.p50, 1)} / ${fmt(baselineServer.p99, 1)}); the slowest tenth's ms: ${slowestSplit(duringTaken.segments)} (baseline ${slowestSplit(baselineTaken.segments)}); CPU ms/s server ${fmt(used.server)} postgres ${fmt(used.postgres ?? Number.NaN)} (baseline ${fmt(baselineUsed.server)} / ${fmt(baselineUsed.postgres ?? Number.NaN)})`,
       );
       ratios.push(during.p99 / baseline.p99);
       await new Promise((r) => setTimeout(r, 1_000)); // let the last attack's work drain

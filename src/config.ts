@@ -90,6 +90,16 @@ const EnvSchema = z.object({
     .int()
     .min(1024)
     .default(8 * 1024 * 1024),
+  // Bytes the server's large reads (a request reading LARGE_READ_BYTES, 1 MiB, or more) may hold in
+  // memory at once, all keys together: a read counts ~3x the inline content it reads and about a
+  // slice per blob whose text it streams into its answer (src/http/sliced-answers.ts); past it, a
+  // read waits for its turn (one per key and four per server at a time in any case). 64 concurrent 7.9 MB blob reads
+  // once raised the RSS from 500 to 900 MiB (issue 50).
+  LARGE_READS_MEMORY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .default(64 * 1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(1000),
   // A few requests per core and database connection already keep both busy; more in flight only
@@ -210,6 +220,8 @@ export interface Config {
   maxBodyBytes: number;
   /** Bytes of large stored content one request may read (src/steps/read-budget.ts). */
   maxResponseBytes: number;
+  /** Bytes all large reads together may hold in memory at once (src/http/sliced-answers.ts). */
+  largeReadsMemoryBytes: number;
   /** Requests per API key and minute across all processes; 0 turns the limit off. */
   rateLimitPerMinute: number;
   /** How often open WebSockets re-check that their API key is still valid. */
@@ -345,6 +357,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     ledger: { signingKey: e.LEDGER_SIGNING_KEY, intervalMs: e.CHECKPOINT_INTERVAL_MS, everyEvents: e.CHECKPOINT_EVERY_EVENTS },
     maxBodyBytes: e.MAX_BODY_BYTES,
     maxResponseBytes: e.MAX_RESPONSE_BYTES,
+    largeReadsMemoryBytes: e.LARGE_READS_MEMORY_BYTES,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     keyRecheckMs: e.KEY_RECHECK_MS,
     keyCacheMs: e.KEY_CACHE_MS,

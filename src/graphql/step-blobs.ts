@@ -1,13 +1,15 @@
 // Blobs through the API: each step lists the fields it keeps as blobs (or truncated), and a blob's
 // content is read by its hash, only within the viewer's tenant. Every read of stored content is
 // charged to the request's byte budget at its stored size (from the row) before its bytes are read,
-// which are read in slices (src/steps/blob-text.ts).
+// which are read in slices (src/steps/blob-text.ts); a large one is streamed into an answer that is
+// sent in slices, read from the database as the answer is written (src/steps/streamed-text.ts).
 import { GraphQLError } from 'graphql';
 import { NotFoundError } from '../core/errors.ts';
 import { isHashHex } from '../ledger/format/hash.ts';
-import { blobText } from '../steps/blob-text.ts';
+import { blobText, blobTextSlices } from '../steps/blob-text.ts';
 import type { ContentRef, ContentRefs } from '../steps/large-content.ts';
 import { ResponseBudgetError } from '../steps/read-budget.ts';
+import { STREAMED_TEXT_BYTES, streamedText } from '../steps/streamed-text.ts';
 import { ErrorInterface } from './base.ts';
 import { builder } from './builder.ts';
 import { type Context, viewerOf } from './context.ts';
@@ -40,10 +42,17 @@ export function budgetGraphQLError(err: ResponseBudgetError, at?: Pick<GraphQLEr
   });
 }
 
+/** A blob's text (charged already): streamed into the answer when it is large and the answer allows it, else read whole (null: gone). */
+function blobContent(ctx: Context, tenantId: string, hash: string, sizeBytes: number): Promise<string | null> {
+  const pool = ctx.services.db.pool;
+  const streamed = sizeBytes >= STREAMED_TEXT_BYTES ? streamedText(ctx, () => blobTextSlices(pool, tenantId, hash)) : undefined;
+  return streamed === undefined ? blobText(pool, tenantId, hash) : Promise.resolve(streamed);
+}
+
 async function refContent(ctx: Context, ref: RefRow): Promise<string | null> {
   if (!ref.stored || !isHashHex(ref.hash)) return null;
   ctx.budget.charge(ref.sizeBytes, `The blob of ${ref.field} (${ref.hash})`);
-  return blobText(ctx.services.db.pool, viewerOf(ctx).tenantId, ref.hash);
+  return blobContent(ctx, viewerOf(ctx).tenantId, ref.hash, ref.sizeBytes);
 }
 
 export const StepContentRef = builder.objectRef<RefRow>('StepContentRef').implement({
@@ -92,7 +101,7 @@ builder.queryFields((t) => ({
       const found = isHashHex(hash) ? await ctx.db.blob.findUnique({ where, select: { sizeBytes: true } }) : null;
       if (!found) throw new NotFoundError('Blob', hash);
       ctx.budget.charge(found.sizeBytes, `Blob ${hash}`);
-      const content = await blobText(ctx.services.db.pool, ctx.viewer.tenantId, hash);
+      const content = await blobContent(ctx, ctx.viewer.tenantId, hash, found.sizeBytes);
       if (content === null) throw new NotFoundError('Blob', hash);
       return { hash, sizeBytes: found.sizeBytes, content };
     },

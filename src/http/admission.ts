@@ -8,7 +8,9 @@
 // door takes slots here: GraphQL over HTTP and graphql-ws, each call of an MCP batch, OTLP exports,
 // blob downloads. Subscriptions take no slot: they count against their key's stream cap instead
 // (src/http/streams.ts).
+import diagnostics from 'node:diagnostics_channel';
 import type { ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Viewer } from '../auth/store.ts';
@@ -145,11 +147,29 @@ export function markCaller(caller: Caller): void {
 }
 
 /**
+ * Where a GraphQL request's time goes around admission, for whoever subscribes (bench/fairness.ts;
+ * nothing is built when nobody does): `{ requestId, phase, at }` (performance.now() ms) when its
+ * body has been read and parsed ('parsed'), when every check before admission has passed and it
+ * asks for its slots ('asked'), when it has them ('granted', also for a refusal: 'refused'), and
+ * when its execution has ended ('done').
+ */
+export const admissionPhases = diagnostics.channel('episodic:admission-phase');
+
+export type AdmissionPhase = 'parsed' | 'asked' | 'granted' | 'refused' | 'done';
+
+function phase(name: AdmissionPhase): void {
+  if (admissionPhases.hasSubscribers) admissionPhases.publish({ requestId: requestScope.getStore()?.requestId, phase: name, at: performance.now() });
+}
+
+/**
  * Takes the caller's slot at execution, after every shape check (this plugin comes after them), and
  * gives it back when the result is ready. Subscriptions (SSE, graphql-ws) take none.
  */
 export function useAdmission(admission: Admission, maxBodyBytes: number): Plugin {
   return {
+    onRequestParse() {
+      return { onRequestParseDone: () => phase('parsed') };
+    },
     onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue as unknown as { viewer: Viewer | null; request?: Request };
       const viewer = context.viewer;
@@ -157,17 +177,27 @@ export function useAdmission(admission: Admission, maxBodyBytes: number): Plugin
       if (!viewer || requestScope.getStore()?.admitted) return undefined;
       markCaller(viewer);
       const units = operationUnits.get(args.contextValue as object) ?? 1;
+      phase('asked');
       // A free slot is taken at once (no promise, no turn of the event loop); only a wait goes through take.
       const now = admission.takeNow(viewer, units);
-      if (now) return { onExecuteDone: () => now() };
-      return admission.take(viewer, units, bodyBytes(context.request, maxBodyBytes)).then(
-        (release) => ({ onExecuteDone: () => release() }),
-        (err: unknown) => {
-          if (!(err instanceof GraphQLError)) throw err;
-          setResultAndStopExecution({ errors: [err] });
-          return undefined;
-        },
-      );
+      if (now) return granted(now);
+      return admission.take(viewer, units, bodyBytes(context.request, maxBodyBytes)).then(granted, (err: unknown) => {
+        if (!(err instanceof GraphQLError)) throw err;
+        phase('refused');
+        setResultAndStopExecution({ errors: [err] });
+        return undefined;
+      });
+    },
+  };
+}
+
+/** The execution's end gives the slots back: a slot taken at once or after a wait. */
+function granted(release: Release): { onExecuteDone: () => void } {
+  phase('granted');
+  return {
+    onExecuteDone: () => {
+      release();
+      phase('done');
     },
   };
 }

@@ -74,7 +74,7 @@ export function useResponseBudget(pool: pg.Pool, limit: number): Plugin {
         if (requested > limit) setResultAndStopExecution({ errors: [responseTooLargeError(limit, requested)] });
         else {
           chargeOperation(args.contextValue as object, 1 + Math.floor(requested / BYTES_PER_SLOT));
-          if (requested >= LARGE_READ_BYTES) markLargeRead(args.contextValue as object);
+          if (requested >= LARGE_READ_BYTES) markLargeRead(args.contextValue as object, { blobBytes: sizes[0], blobs: hashes.length, pageBytes: sizes[1] });
         }
       });
     },

@@ -96,7 +96,7 @@ export function createGraphQLHandler(services: Services, { admission, limiter, k
       useResponseBudget(services.db.pool, config.maxResponseBytes),
       useAdmission(admission, config.maxBodyBytes),
       // After admission: one large read per key at a time, its answer sent in slices, so it does not hold the event loop for other keys.
-      useLargeAnswers(admission.pacedBytes),
+      useLargeAnswers(admission.pacedBytes, config.largeReadsMemoryBytes),
       useExpensiveFieldLimits(config.admission.verifyLedgerConcurrency, config.admission.verifyLedgerTotalConcurrency),
       useStreamGuard(keyWatch, config.admission.maxStreamsPerKey),
       metricsPlugin,

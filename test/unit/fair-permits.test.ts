@@ -68,4 +68,20 @@ describe('FairPermits', () => {
     await new Promise((r) => setImmediate(r));
     expect(granted).toBe(2);
   });
+
+  it('counts a permit at its units against the total: heavy work waits for room, and the groups behind it wait with it', async () => {
+    const permits = new FairPermits(1, 10);
+    const a = await permits.take('A', 6);
+    const order: string[] = [];
+    void permits.take('B', 6).then(() => order.push('B'));
+    void permits.take('C', 2).then(() => order.push('C'));
+    await new Promise((r) => setImmediate(r));
+    // B's 6 do not fit beside A's 6; C's 2 would, but it is behind B in turn.
+    expect([order, permits.inUse]).toEqual([[], 6]);
+    a();
+    await new Promise((r) => setImmediate(r));
+    expect([order, permits.inUse]).toEqual([['B', 'C'], 8]);
+    // A cost past the total takes the whole total, so it still runs.
+    expect(await Promise.race([permits.take('D', 50).then(() => 'granted'), new Promise((r) => setTimeout(() => r('waits'), 20))])).toBe('waits');
+  });
 });

@@ -29,3 +29,22 @@ it('writes an ASCII answer byte for byte as JSON.stringify does', async () => {
   const value = { data: { a: 'b'.repeat(600_000), b: 'c'.repeat(262_144) } };
   expect((await joined(value)).text).toBe(JSON.stringify(value));
 });
+
+it('writes a streamed text where its marker stands, read piece by piece as the answer is written, escaped as JSON.stringify does', async () => {
+  const pieces = [`"\\\n${'😀'.repeat(140_000)}`, 'x'.repeat(300_000), 'é€ end'];
+  const read: string[] = [];
+  async function* source(): AsyncGenerator<string> {
+    for (const piece of pieces) {
+      read.push(piece);
+      yield piece;
+    }
+  }
+  const marker = '\u0001streamed-test';
+  const value = { data: { blob: { hash: 'h', content: marker, sizeBytes: 3 }, note: marker.slice(1) } };
+  const out: Buffer[] = [];
+  let before = 0;
+  for await (const piece of jsonSlices(value, async () => void (before = read.length), new Map([[marker, source]]))) out.push(piece);
+  // Each slice is paced after its piece was fetched, and only the marker itself was replaced.
+  expect(before).toBe(pieces.length);
+  expect(JSON.parse(Buffer.concat(out).toString('utf8'))).toEqual({ data: { ...value.data, blob: { ...value.data.blob, content: pieces.join('') } } });
+});
