@@ -14,9 +14,9 @@ import { AUTH_FAILURE_MESSAGES, tokenFromHeader } from '../auth/keys.ts';
 import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { Viewer } from '../auth/store.ts';
 import { createTransport, type FetchLike } from '../client/transport.ts';
-import { nextTurn } from '../core/delay.ts';
 import { type Admission, markCaller } from '../http/admission.ts';
 import { FairPermits } from '../http/fair-permits.ts';
+import type { PacedWork } from '../http/paced-work.ts';
 import { requestScope } from '../log.ts';
 import type { Services } from '../services.ts';
 import { originRefusal } from './origin.ts';
@@ -98,15 +98,17 @@ async function charge(viewer: Viewer, calls: number, door: McpAdmission, res: Se
 
 /**
  * yoga's fetch, at most CALLS_AT_ONCE operations of this POST at a time, each begun on a turn of the
- * event loop of its own: a call's end would start the next one within the same run of promise
- * callbacks, ahead of another tenant's request already read (issue 50).
+ * event loop of its own (a call's end would start the next one within the same run of promise
+ * callbacks, ahead of another tenant's request already read), and while another key is active no
+ * faster than PACED_MCP_CALLS_PER_SECOND for the key (one call at a time still kept a core busy
+ * per POST: 8 batches of 100 relevant_episodes held another tenant's read at 2.5x, issue 50).
  */
-function fewAtATime(fetch: FetchLike): FetchLike {
+function fewAtATime(fetch: FetchLike, paced: PacedWork, keyId: string): FetchLike {
   const permits = new FairPermits(CALLS_AT_ONCE, CALLS_AT_ONCE);
   return async (url, init) => {
     const release = await permits.take('post');
     try {
-      await nextTurn();
+      await paced.turn(keyId, 1);
       return await fetch(url, init);
     } finally {
       release();
@@ -130,7 +132,11 @@ async function serve(services: Services, graphql: InProcessGraphQL, door: McpAdm
     import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
     import('./server.ts'),
   ]);
-  const request = createTransport({ url: graphql.url, apiKey: token ?? undefined, fetch: fewAtATime(graphql.fetch) });
+  const request = createTransport({
+    url: graphql.url,
+    apiKey: token ?? undefined,
+    fetch: fewAtATime(graphql.fetch, door.admission.pacedMcpCalls, auth.viewer.keyId),
+  });
   const server = createMcpServer(request, auth.viewer.scopes);
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
