@@ -27,7 +27,7 @@ export interface EpisodeUsage {
 }
 
 /** Ids for the rows of a batch, made here so that the insert returns nothing and can join another statement. */
-export function newStepIds(count: number): string[] {
+function newStepIds(count: number): string[] {
   return Array.from({ length: count }, () => randomUUID());
 }
 
