@@ -147,13 +147,28 @@ function errorMasker(services: Services) {
     }
     // Refusals before any resolver ran (bad variables, query limits) get the code they lack.
     const coded = withRequestErrorCode(error, 'BAD_REQUEST');
-    const shown = coded !== error ? (coded as GraphQLError) : maskError(error, message, false);
+    const shown = coded !== error ? asRequestError(coded as GraphQLError) : maskError(error, message, false);
     if (shown !== error && coded === error) {
       log.error({ requestId, err: original }, 'unexpected error (masked for the client)');
       return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR', requestId } });
     }
     return config.isProduction && shown instanceof GraphQLError ? withoutSuggestions(shown) : shown;
   };
+}
+
+/**
+ * A refusal of the request itself answers as yoga answers its own validation errors (GraphQL over
+ * HTTP): 400 under `application/graphql-response+json`, 200 under `application/json`. graphql-armor's
+ * refusals lacked the mark and answered 200 under both. A refusal with its own status (CSRF's 403) keeps it.
+ */
+function asRequestError(error: GraphQLError): GraphQLError {
+  if (error.extensions.http) return error;
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    extensions: { ...error.extensions, http: { spec: true, status: 400 } },
+  });
 }
 
 function poolSaturatedError(requestId: string | undefined, poolMax: number): GraphQLError {

@@ -69,6 +69,29 @@ describe('hardening', () => {
     expect(res.body.errors[0].message).toMatch(/alias/i);
   });
 
+  it('answers every query-limit refusal as a validation error: 400 under application/graphql-response+json, 200 under application/json', async () => {
+    const aliases = Array.from({ length: 40 }, (_, i) => `a${i}: viewer { id }`).join(' ');
+    let deep = 'id';
+    for (let i = 0; i < 14; i++) deep = `parentEpisode { ${deep} }`;
+    const refused = [
+      `{ ${aliases} }`,
+      `{ episodes(first: 1) { edges { node { ${deep} } } } }`,
+      `{ viewer { id ${'@include(if: true) '.repeat(60)} } }`,
+      '{ episodes(first: 100) { edges { node { steps(first: 1000) { edges { node { id } } } workItem { episodes(first: 100) { edges { node { steps(first: 1000) { edges { node { id } } } } } } } } } } }',
+      '{ viewer { idx } }',
+    ];
+    for (const query of refused) {
+      const body = JSON.stringify({ query });
+      const spec = await post(body, t.keys.admin, { accept: 'application/graphql-response+json' });
+      expect(spec.status, `${query.slice(0, 40)}: ${JSON.stringify(spec.body)}`).toBe(400);
+      expect(spec.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+      expect(spec.body.errors[0].extensions.http).toBeUndefined();
+      const legacy = await post(body, t.keys.admin, { accept: 'application/json' });
+      expect(legacy.status).toBe(200);
+      expect(legacy.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    }
+  });
+
   it('refuses batched operations', async () => {
     const res = await post(JSON.stringify([{ query: '{ viewer { id } }' }, { query: '{ viewer { id } }' }]), t.keys.admin);
     expect(res.status).toBeGreaterThanOrEqual(400);
