@@ -83,7 +83,6 @@ export function createApp(services: Services): App {
 
   return {
     async start() {
-      // Traces held for their log events are settled by this process's OTLP door once their wait is over.
       await startHeldTraceJobs(services, traces, metrics.countSpanRefusals);
       await new Promise<void>((resolve, reject) => {
         httpServer.once('error', reject);
