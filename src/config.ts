@@ -187,6 +187,10 @@ const EnvSchema = z.object({
   // A span that ends after its root completed the episode (a streamed call, a fire-and-forget tool)
   // is still the run's step within this long after the root's end (src/otlp/traces.ts).
   OTLP_LATE_SPAN_GRACE_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
+  // A trace whose model calls carry no messages waits this long for their log events (/v1/logs)
+  // before its episode is made: steps are immutable, so a step journaled before its messages came
+  // would never have them (src/otlp/traces.ts). 0: never waits.
+  OTLP_LOG_EVENTS_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
 
   // Retention (docs/LEDGER.md §3.4): the content of the steps of runs that ended more than this many
   // days ago is forgotten, with a steps.forgotten event per run; unset keeps everything.
@@ -302,6 +306,8 @@ export interface Config {
   otlpRuns: { idleMs: number; attribute: string };
   /** How long after its root span's end a late child span is still added to the completed episode. */
   otlpLateSpanGraceMs: number;
+  /** How long a trace whose model calls carry no messages waits for their log events before it is settled (0: never). */
+  otlpLogEventsWaitMs: number;
   /** Step content of runs ended more than `days` ago is forgotten (null: kept), checked every `sweepMs`. */
   retention: { days: number | null; runDays: number | null; sweepMs: number };
   /** MODEL_PRICES: entries over the default price table (src/costs/prices.ts), USD per 1M tokens. */
@@ -400,6 +406,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
 
     otlpRuns: { idleMs: e.OTLP_RUN_IDLE_MS, attribute: e.OTLP_RUN_ATTRIBUTE },
     otlpLateSpanGraceMs: e.OTLP_LATE_SPAN_GRACE_MS,
+    otlpLogEventsWaitMs: e.OTLP_LOG_EVENTS_WAIT_MS,
     retention: { days: e.STEP_RETENTION_DAYS ?? null, runDays: e.RUN_RETENTION_DAYS ?? null, sweepMs: e.RETENTION_SWEEP_MS },
     modelPrices: e.MODEL_PRICES ?? {},
   });

@@ -16,7 +16,8 @@ import { refusedBeforeBody } from './http/refusal-before-body.ts';
 import { serveGraphQLOverWebSocket } from './http/websocket.ts';
 import { createGraphQLHandler, GRAPHQL_PATH, type GraphQLHandler } from './http/yoga.ts';
 import { createMcpHandler, MCP_PATH } from './mcp/http.ts';
-import { createOtlpHandler, createOtlpLogsHandler, OTLP_LOGS_PATH, OTLP_TRACES_PATH } from './otlp/http.ts';
+import { createOtlpHandler, createOtlpLogsHandler, createTraceIngest, OTLP_LOGS_PATH, OTLP_TRACES_PATH, startHeldTraceJobs } from './otlp/http.ts';
+import type { TraceIngest } from './otlp/traces.ts';
 import type { Services } from './services.ts';
 import { createStaticHandler } from './web/static.ts';
 
@@ -50,7 +51,8 @@ export function createApp(services: Services): App {
   const yoga = createGraphQLHandler(services, { admission, limiter, keyWatch, metricsPlugin: metrics.plugin });
   let ready = false;
   let stopping = false;
-  const route = createRouter(services, { yoga, metrics, admission, limiter, isReady: () => ready });
+  const traces = createTraceIngest(services, admission);
+  const route = createRouter(services, { yoga, metrics, admission, limiter, traces, isReady: () => ready });
   /** Responses not finished yet: at shutdown each one tells its client to close the connection. */
   const unfinished = new Set<ServerResponse>();
 
@@ -81,6 +83,7 @@ export function createApp(services: Services): App {
 
   return {
     async start() {
+      await startHeldTraceJobs(services, traces, metrics.countSpanRefusals);
       await new Promise<void>((resolve, reject) => {
         httpServer.once('error', reject);
         httpServer.listen(config.port, config.host, () => resolve());
@@ -122,14 +125,15 @@ interface Routes {
   metrics: ReturnType<typeof createMetrics>;
   admission: Admission;
   limiter: RateLimiter | null;
+  traces: TraceIngest;
   isReady: () => boolean;
 }
 
 /** Every path the server answers; /graphql (and anything unmatched) goes to yoga. */
-function createRouter(services: Services, { yoga, metrics, admission, limiter, isReady }: Routes) {
+function createRouter(services: Services, { yoga, metrics, admission, limiter, traces, isReady }: Routes) {
   const serveWeb = createStaticHandler();
-  const otlpTraces = createOtlpHandler(services, admission, limiter, metrics.countSpanRefusals);
-  const otlpLogs = createOtlpLogsHandler(services, admission, limiter);
+  const otlpTraces = createOtlpHandler(services, traces, admission, limiter, metrics.countSpanRefusals);
+  const otlpLogs = createOtlpLogsHandler(services, traces, admission, limiter, metrics.countSpanRefusals);
   const serveMcp = createMcpHandler(
     services,
     { url: `http://localhost${GRAPHQL_PATH}`, fetch: async (url, init) => yoga.fetch(url, init) },

@@ -2,7 +2,7 @@
 // tokens, model, tool call. The current (Development status) names come first, then the older
 // names instrumentations still emit (OpenLLMetry's indexed gen_ai.prompt.N.*, gen_ai.usage.prompt_tokens,
 // OpenInference's llm.* and input.value/output.value). Pure.
-import { inputMessages, parsed } from './messages.ts';
+import { inputMessages, outputMessages, parsed } from './messages.ts';
 import type { Attributes, AttrValue, OtlpSpan } from './spans.ts';
 
 export type Operation = 'invoke_agent' | 'execute_tool' | 'model_call' | 'other';
@@ -13,6 +13,12 @@ const MODEL_OPERATIONS = new Set(['chat', 'text_completion', 'generate_content',
 /** Attributes of the span and of its events (older instrumentations put prompts in events). */
 export function allAttributes(span: OtlpSpan): Attributes {
   return Object.assign({}, ...span.events.map((e) => e.attributes), span.attributes);
+}
+
+/** Whether a span says what its model was asked or answered, in its attributes or its events (the GenAI log events logs.ts adds). */
+export function carriesMessages(span: OtlpSpan): boolean {
+  const a = allAttributes(span);
+  return inputMessages(span, a).length > 0 || outputMessages(span, a).length > 0;
 }
 
 /** AI SDK span operations (ai.operationId): the call of generateText/streamText is the agent run, its doGenerate/doStream a model call. */

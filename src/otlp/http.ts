@@ -20,6 +20,7 @@ import type { Services } from '../services.ts';
 import { OverloadedError } from '../steps/ingest.ts';
 import { STEP_LIMITS } from '../steps/limits.ts';
 import { type BodyFormat, CONTENT_TYPES, decodeRequest, encodeResponse, encodeStatus, formatOf, inflate, type PartialSuccess } from './codec.ts';
+import { startHeldTraceSettlers } from './held.ts';
 import { keepSpanEvents, spanEventsOf } from './logs.ts';
 import { decodeLogsRequest, encodeLogsResponse } from './logs-codec.ts';
 import { MalformedRequestError, spansOf, type UnreadableSpan } from './spans.ts';
@@ -54,8 +55,12 @@ type Charge = (units: number) => Promise<void>;
 /** What an OTLP/HTTP endpoint does with a read body: decode it, charge its cost, and answer. */
 type ExportHandler = (tenantId: string, body: Buffer, format: BodyFormat, charge: Charge) => Promise<Buffer>;
 
-export function createOtlpHandler(services: Services, admission: Admission, limiter: RateLimiter | null, countRefusals: CountSpanRefusals) {
-  const traces = new TraceIngest({
+/**
+ * The door's use case, one per server: its exports, its logs requests and its jobs settling held
+ * traces share it (it chains a run's calls, and the settling of a held trace, in this process).
+ */
+export function createTraceIngest(services: Services, admission: Admission): TraceIngest {
+  return new TraceIngest({
     db: services.db,
     writer: services.writer,
     jobs: services.jobs,
@@ -65,11 +70,45 @@ export function createOtlpHandler(services: Services, admission: Admission, limi
     pending: services.config.otlpPending,
     runs: services.config.otlpRuns,
     lateSpanGraceMs: services.config.otlpLateSpanGraceMs,
+    logEventsWaitMs: services.config.otlpLogEventsWaitMs,
     prices: priceTable(services.config.modelPrices),
     // The export's key, marked on the request scope when it was admitted.
     // One key's exports journal at most PACED_SPANS_PER_SECOND while another key is active (Admission.pacedSpans).
     turn: (spans) => admission.pacedSpans.turn(requestScope.getStore()?.keyId, spans),
   });
+}
+
+/** Refused spans counted in /metrics and in the tenant's counts (the monitor's "Refused spans"). */
+async function recordRefusals(
+  services: Services,
+  countRefusals: CountSpanRefusals,
+  tenantId: string,
+  refused: SpanRefusal[],
+  unreadable: UnreadableSpan[] = [],
+) {
+  if (unreadable.length) countRefusals('unreadable', unreadable.length);
+  for (const r of refused) countRefusals(r.kind, 1);
+  await countTenantRefusals(services.db.pool, tenantId, [
+    ...unreadable.map((u) => ({ kind: 'unreadable' as const, traceId: '', spanId: '', reason: `span #${u.index} of the request: ${u.reason}` })),
+    ...refused,
+  ]);
+}
+
+/** The job settling traces held for their log events once the wait is over (held.ts); their refusals are counted, as no answer names them. */
+export function startHeldTraceJobs(services: Services, traces: TraceIngest, countRefusals: CountSpanRefusals): Promise<void> {
+  return startHeldTraceSettlers(services.jobs, services.db.pool, services.log, services.config.jobPollSeconds, async (tenantId, traceIds) => {
+    const report = await traces.settleHeld(tenantId, traceIds, true);
+    await recordRefusals(services, countRefusals, tenantId, report.refused);
+  });
+}
+
+export function createOtlpHandler(
+  services: Services,
+  traces: TraceIngest,
+  admission: Admission,
+  limiter: RateLimiter | null,
+  countRefusals: CountSpanRefusals,
+) {
   return otlpEndpoint(services, admission, limiter, async (tenantId, body, format, charge) => {
     const { spans, unreadable } = spansOf(decodeRequest(body, format));
     await charge(spans.length + unreadable.length);
@@ -77,22 +116,33 @@ export function createOtlpHandler(services: Services, admission: Admission, limi
     services.ingest.assertRoom(Math.min(spans.length, STEP_LIMITS.stepsPerCall));
     const report = await traces.ingest(tenantId, spans);
     services.log.debug({ spans: spans.length, stored: report.stored, pending: report.pending, refused: report.refused.length }, 'OTLP traces exported');
-    if (unreadable.length) countRefusals('unreadable', unreadable.length);
-    for (const r of report.refused) countRefusals(r.kind, 1);
-    await countTenantRefusals(services.db.pool, tenantId, [
-      ...unreadable.map((u) => ({ kind: 'unreadable' as const, traceId: '', spanId: '', reason: `span #${u.index} of the request: ${u.reason}` })),
-      ...report.refused,
-    ]);
+    await recordRefusals(services, countRefusals, tenantId, report.refused, unreadable);
     return encodeResponse(format, partialSuccess(unreadable, report.refused));
   });
 }
 
-/** POST /v1/logs: the GenAI log events of model calls are kept for their spans; other records are accepted and dropped. */
-export function createOtlpLogsHandler(services: Services, admission: Admission, limiter: RateLimiter | null) {
+/**
+ * POST /v1/logs: the GenAI log events of model calls are kept for their spans; other records are
+ * accepted and dropped. A trace held for these events is settled now (its refusals counted: the
+ * logs answer names log records, not spans).
+ */
+export function createOtlpLogsHandler(
+  services: Services,
+  traces: TraceIngest,
+  admission: Admission,
+  limiter: RateLimiter | null,
+  countRefusals: CountSpanRefusals,
+) {
   return otlpEndpoint(services, admission, limiter, async (tenantId, body, format, charge) => {
     const { events } = spanEventsOf(decodeLogsRequest(body, format));
     await charge(events.length);
     await keepSpanEvents(services.db.pool, tenantId, events);
+    const settled = await traces.settleHeld(
+      tenantId,
+      events.map((e) => e.traceId),
+      false,
+    );
+    await recordRefusals(services, countRefusals, tenantId, settled.refused);
     return encodeLogsResponse(format, null);
   });
 }

@@ -72,6 +72,23 @@ export async function pendingOf(pool: pg.Pool, tenantId: string, traceIds: reado
   return rows.map((r) => r.span);
 }
 
+/**
+ * Of these traces, those whose root span is kept (held for its model calls' log events: a root
+ * waits nowhere else), in the order their roots started.
+ */
+export async function heldTracesOf(pool: pg.Pool, tenantId: string, traceIds: readonly string[]): Promise<string[]> {
+  if (!traceIds.length) return [];
+  const p = new Params();
+  const rows = await queryRows<{ trace_id: string }>(
+    pool,
+    `SELECT trace_id FROM otlp_pending_spans
+      WHERE tenant_id = ${p.add(tenantId)} AND trace_id = ANY(${p.add(traceIds)}::text[]) AND span->>'parentSpanId' IS NULL
+      GROUP BY trace_id ORDER BY min((span->>'startMs')::float8), trace_id`,
+    p,
+  );
+  return rows.map((r) => r.trace_id);
+}
+
 /** Forgets kept spans once their trace's episode holds them (or has refused them, in an answer). */
 export async function forgetPending(pool: pg.Pool, tenantId: string, traceId: string, spanIds: readonly string[]): Promise<void> {
   if (!spanIds.length) return;

@@ -3,7 +3,9 @@
 // historical one, deduplicated by the trace id), every known span below it is journaled as a step
 // through the step ingestor's group commit (deduplicated by the span id), and the episode is
 // completed through the normal lifecycle (reward, reflection, retrieval index, pattern jobs).
-// Every span refused on the way is reported back; none is dropped silently.
+// A trace whose model calls carry no messages yet is held first (held.ts): its messages may still
+// come as log events, and a journaled step never changes. Every span refused on the way is reported
+// back; none is dropped silently.
 import type pg from 'pg';
 import { nextTurn } from '../core/delay.ts';
 import { DomainError, IllegalTransitionError, InputLimitError, type LimitViolation, NotFoundError } from '../core/errors.ts';
@@ -20,11 +22,12 @@ import type { StepIngestor } from '../steps/ingest.ts';
 import { checkSteps, type ItemResult, journalSteps, type LogOptions } from '../steps/journal.ts';
 import { STEP_LIMITS } from '../steps/limits.ts';
 import type { Writer } from '../write.ts';
-import { operationOf } from './genai.ts';
+import { carriesMessages, operationOf } from './genai.ts';
+import { settleLater } from './held.ts';
 import { withLogEvents } from './logs.ts';
 import { dedupeKeyOfTrace, episodeOfRoot, outcomeOfRoot, sideEffectKeyOfSpan, stepOfSpan } from './mapping.ts';
 import { inStartOrder } from './order.ts';
-import { expirePending, forgetPending, keepPending, pendingHeld, pendingJson, pendingOf } from './pending.ts';
+import { expirePending, forgetPending, heldTracesOf, keepPending, pendingHeld, pendingJson, pendingOf } from './pending.ts';
 import { admitPending, expiredBefore, MAX_PENDING_SPANS_PER_TENANT, type PendingLimits } from './pending-limits.ts';
 import { closeRun, openRunOf, type RunKey, runKeyOf, touchRun } from './runs.ts';
 import { earliestStartUs, type OtlpSpan } from './spans.ts';
@@ -52,6 +55,8 @@ export interface TraceIngestDeps {
   runs: { idleMs: number; attribute: string };
   /** OTLP_LATE_SPAN_GRACE_MS: how long after its root's end a child is still added to the completed episode. */
   lateSpanGraceMs: number;
+  /** OTLP_LOG_EVENTS_WAIT_MS: how long a trace whose model calls carry no messages waits for their log events (0: never). */
+  logEventsWaitMs: number;
   /** The model price table: a model call's cost when its span carries none (src/costs/prices.ts). */
   prices: PriceTable;
   /**
@@ -70,6 +75,16 @@ const TRACES_AT_ONCE = 8;
  */
 const SPANS_PER_TURN = 50;
 
+/**
+ * When a trace without an episode whose model calls carry no messages (they may still come as log
+ * events) is settled: `hold` (an export brought it) keeps it waiting and queues its settling for
+ * after the wait; `if_messages` (log events came) only once each model call has its messages;
+ * `now` (the wait is over) with what there is.
+ */
+type Settling = 'hold' | 'if_messages' | 'now';
+
+const emptyReport = (): IngestReport => ({ stored: 0, pending: 0, refused: [] });
+
 interface EpisodeRef {
   id: string;
   /** The span that started the episode. */
@@ -79,8 +94,8 @@ interface EpisodeRef {
 }
 
 export class TraceIngest {
-  /** Per run key, the work on it in this process: a run's calls join it one after another. */
-  private readonly runChains = new Map<string, Promise<unknown>>();
+  /** Per run key (a run's calls join it one after another) or held trace, the work on it in this process. */
+  private readonly chains = new Map<string, Promise<unknown>>();
 
   constructor(private readonly deps: TraceIngestDeps) {}
 
@@ -150,11 +165,33 @@ export class TraceIngest {
     return new Map(rows.map((r) => [r.dedupe_key.slice('otlp:'.length), { id: r.id, rootSpanId: r.root, run: r.run }]));
   }
 
-  /** A trace whose root is known (in this request or stored as its episode): start, journal, complete. */
-  private async settle(tenantId: string, traceId: string, spans: OtlpSpan[], known: EpisodeRef | null): Promise<IngestReport> {
+  /**
+   * The traces among these held for their log events (their roots wait with their spans), settled:
+   * `waited`, the wait is over, with the events that came; else those whose model calls all have
+   * their messages now. A trace settled already (by the other one, a job or a logs request) is
+   * settled again as a duplicate, storing nothing twice.
+   */
+  async settleHeld(tenantId: string, traceIds: readonly string[], waited: boolean): Promise<IngestReport> {
+    const report = emptyReport();
+    // In their roots' start order, one after another: a run's calls join it in the order they started.
+    for (const traceId of await heldTracesOf(this.deps.db.pool, tenantId, [...new Set(traceIds)])) {
+      const settled = await this.inTurn(`trace:${tenantId}:${traceId}`, async () => {
+        const known = (await this.episodesOf(tenantId, [traceId])).get(traceId) ?? null;
+        return this.settle(tenantId, traceId, [], known, waited ? 'now' : 'if_messages');
+      });
+      merge(report, settled);
+    }
+    return report;
+  }
+
+  /** A trace whose root is known (in this request, held, or stored as its episode): start, journal, complete. */
+  private async settle(tenantId: string, traceId: string, spans: OtlpSpan[], known: EpisodeRef | null, settling: Settling = 'hold'): Promise<IngestReport> {
     const kept = await pendingOf(this.deps.db.pool, tenantId, [traceId]);
     const all = await withLogEvents(this.deps.db.pool, tenantId, [traceId], groupByTrace([...spans, ...kept]).get(traceId) ?? []);
     const root = rootOf(all, known);
+    // A held trace settled meanwhile (its spans are no longer kept) has nothing left to do.
+    if (!all.length || (!known && !root)) return emptyReport();
+    if (!known && settling !== 'now' && this.awaitsLogEvents(all)) return settling === 'hold' ? this.hold(tenantId, traceId, spans) : emptyReport();
     if (known?.run || (!known && root && operationOf(root) === 'model_call')) return this.joinRun(tenantId, traceId, all, kept, known);
     const children = inStartOrder(all.filter((s) => s !== root));
     const report: IngestReport = { stored: 0, pending: 0, refused: [] };
@@ -164,6 +201,8 @@ export class TraceIngest {
       if ('refused' in started) {
         // The root alone is refused; the request's other spans of its trace wait for a root, as if it had not come.
         report.refused.push(refusal(must(root), started.refused, 'root'));
+        // A held root is forgotten with its refusal: it is held no more.
+        await forgetPending(this.deps.db.pool, tenantId, traceId, [must(root).spanId]);
         await this.keep(
           tenantId,
           spans.filter((s) => s !== root),
@@ -184,6 +223,19 @@ export class TraceIngest {
     return report;
   }
 
+  /** Whether a trace's messages may still come as log events: one of its model calls has none yet (and waiting is on). */
+  private awaitsLogEvents(spans: readonly OtlpSpan[]): boolean {
+    return this.deps.logEventsWaitMs > 0 && spans.some((s) => operationOf(s) === 'model_call' && !carriesMessages(s));
+  }
+
+  /** The trace's spans wait with its root (counted as kept), and its settling is queued for after the wait. */
+  private async hold(tenantId: string, traceId: string, spans: OtlpSpan[]): Promise<IngestReport> {
+    const report = emptyReport();
+    await this.keep(tenantId, spans, report);
+    await settleLater(this.deps.jobs, tenantId, traceId, this.deps.logEventsWaitMs);
+    return report;
+  }
+
   /**
    * A trace whose root is a model call (no agent or user span around it): one call of a run. It
    * joins the run's open episode, or starts one; the run ends after the idle gap (runs.ts).
@@ -191,12 +243,16 @@ export class TraceIngest {
   private joinRun(tenantId: string, traceId: string, spans: OtlpSpan[], kept: OtlpSpan[], known: EpisodeRef | null): Promise<IngestReport> {
     const root = must(rootOf(spans, null) ?? spans[0]);
     const { key, byService } = known?.run ? { key: known.run, byService: false } : runKeyOf(root, this.deps.runs.attribute);
-    const chainKey = `${tenantId}:${key}`;
-    const work = (this.runChains.get(chainKey) ?? Promise.resolve()).then(() => this.journalRun(tenantId, traceId, spans, kept, known, { key, byService }));
-    const settled = work.catch(() => undefined);
-    this.runChains.set(chainKey, settled);
-    void settled.then(() => this.runChains.get(chainKey) === settled && this.runChains.delete(chainKey));
-    return work;
+    return this.inTurn(`run:${tenantId}:${key}`, () => this.journalRun(tenantId, traceId, spans, kept, known, { key, byService }));
+  }
+
+  /** The work after the work already chained on `key` in this process. */
+  private inTurn<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const done = (this.chains.get(key) ?? Promise.resolve()).then(work);
+    const settled = done.catch(() => undefined);
+    this.chains.set(key, settled);
+    void settled.then(() => this.chains.get(key) === settled && this.chains.delete(key));
+    return done;
   }
 
   private async journalRun(tenantId: string, traceId: string, spans: OtlpSpan[], kept: OtlpSpan[], known: EpisodeRef | null, run: RunKey) {
@@ -213,7 +269,16 @@ export class TraceIngest {
     }
     if (!open) {
       const started = await this.start(tenantId, must(ordered[0]), ordered, run.key);
-      if ('refused' in started) return { stored: 0, pending: 0, refused: spans.map((s) => refusal(s, started.refused, 'root')) };
+      if ('refused' in started) {
+        // Refused in this answer (or, held, in the tenant's counts): the kept ones are forgotten.
+        await forgetPending(
+          pool,
+          tenantId,
+          traceId,
+          kept.map((s) => s.spanId),
+        );
+        return { stored: 0, pending: 0, refused: spans.map((s) => refusal(s, started.refused, 'root')) };
+      }
       open = { episodeId: started.id, lastSpanEndMs: endMs };
     }
     const report = await this.journal(tenantId, open.episodeId, ordered);

@@ -62,7 +62,14 @@ export function recordRuns(service: string, runs: AgentRun[], baseTime = Date.no
         { startTime: at(), attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-test' } },
         ctx,
       );
-      chat.setAttributes({ 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.output_tokens': 20, 'gen_ai.response.model': 'gpt-test-1' });
+      // The answer on the span, as the GenAI conventions' current attributes carry it (a call without
+      // any message would be held for its log events: log-events.test.ts).
+      chat.setAttributes({
+        'gen_ai.usage.input_tokens': 100,
+        'gen_ai.usage.output_tokens': 20,
+        'gen_ai.response.model': 'gpt-test-1',
+        'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: `Step ${c + 1} of ${run.task}` }] }]),
+      });
       chat.end(at());
     }
     for (const tool of run.tools) {

@@ -25,7 +25,7 @@ export interface InstrumentedLibrary {
   disable(): void;
 }
 
-interface EpisodeRow {
+export interface EpisodeRow {
   id: string;
   status: string;
   outcome_kind: string | null;
@@ -34,7 +34,7 @@ interface EpisodeRow {
   step_count: number;
 }
 
-interface StepRow {
+export interface StepRow {
   kind: string;
   tool: string | null;
   action: string;
@@ -52,7 +52,7 @@ async function episodesWithTask(t: TestApp, task: string): Promise<EpisodeRow[]>
 }
 
 /** The run's episode once completed (a run without a root ends after the idle gap). */
-async function completedEpisode(t: TestApp, task: string): Promise<EpisodeRow[]> {
+export async function completedEpisode(t: TestApp, task: string): Promise<EpisodeRow[]> {
   for (let i = 0; i < 100; i += 1) {
     const rows = await episodesWithTask(t, task);
     if (rows.length && rows.every((r) => r.status !== 'running')) return rows;
@@ -61,7 +61,7 @@ async function completedEpisode(t: TestApp, task: string): Promise<EpisodeRow[]>
   return episodesWithTask(t, task);
 }
 
-async function stepsOf(t: TestApp, episodeId: string): Promise<StepRow[]> {
+export async function stepsOf(t: TestApp, episodeId: string): Promise<StepRow[]> {
   const { rows } = await t.services.db.pool.query(
     'SELECT kind, tool, action, observation, result, metadata FROM steps WHERE episode_id = $1 ORDER BY step_number',
     [episodeId],

@@ -7,16 +7,48 @@ import { logs } from '@opentelemetry/api-logs';
 import { OTLPLogExporter as JsonLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPLogExporter as ProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { InMemoryLogRecordExporter, LoggerProvider, type ReadableLogRecord, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
+import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { type Encoding, type ExportResult, exporterFor, exportSpans } from '../support.ts';
+
+/** The spans and log records of runs, not sent yet. */
+export interface Recorded {
+  spans: ReadableSpan[];
+  records: ReadableLogRecord[];
+}
+
+export interface Sent {
+  spans: ExportResult;
+  logs: ExportResult | null;
+  traceIds: string[];
+}
+
+/** Log records before spans (a logger provider flushed first), or after them (the tracer provider flushed first). */
+export type SendOrder = 'logs_first' | 'spans_first';
 
 export interface Telemetry {
   tracerProvider: NodeTracerProvider;
   loggerProvider: LoggerProvider;
   /** Sends what was recorded since the last call: log records first, then spans. */
-  flush(base: string, token: string, encoding: Encoding): Promise<{ spans: ExportResult; logs: ExportResult | null; traceIds: string[] }>;
+  flush(base: string, token: string, encoding: Encoding): Promise<Sent>;
+  /** What was recorded since the last call (of this or flush). */
+  take(): Recorded;
+}
+
+/** Sends recorded runs with the real OTLP/HTTP exporters, in `order` (again for a retry). */
+export async function send(base: string, token: string, encoding: Encoding, recorded: Recorded, order: SendOrder = 'logs_first'): Promise<Sent> {
+  const logOptions = { url: `${base}/v1/logs`, headers: { Authorization: `Bearer ${token}` } };
+  const logExporter = encoding === 'json' ? new JsonLogExporter(logOptions) : new ProtoLogExporter(logOptions);
+  const sendLogs = async () => (recorded.records.length ? await new Promise<ExportResult>((resolve) => logExporter.export(recorded.records, resolve)) : null);
+  const sendSpans = () => exportSpans(exporterFor(base, token, encoding), recorded.spans);
+  const traceIds = [...new Set(recorded.spans.map((s) => s.spanContext().traceId))];
+  if (order === 'logs_first') {
+    const logs = await sendLogs();
+    return { logs, spans: await sendSpans(), traceIds };
+  }
+  const spans = await sendSpans();
+  return { spans, logs: await sendLogs(), traceIds };
 }
 
 export function setUpTelemetry(service: string): Telemetry {
@@ -33,21 +65,13 @@ export function setUpTelemetry(service: string): Telemetry {
   const loggerProvider = new LoggerProvider({ resource, processors: [new SimpleLogRecordProcessor({ exporter: records })] });
   logs.disable();
   logs.setGlobalLoggerProvider(loggerProvider);
-  return {
-    tracerProvider,
-    loggerProvider,
-    async flush(base, token, encoding) {
-      const finished = spans.getFinishedSpans();
-      const logged = records.getFinishedLogRecords();
-      spans.reset();
-      records.reset();
-      const logOptions = { url: `${base}/v1/logs`, headers: { Authorization: `Bearer ${token}` } };
-      const logExporter = encoding === 'json' ? new JsonLogExporter(logOptions) : new ProtoLogExporter(logOptions);
-      const logResult = logged.length ? await new Promise<ExportResult>((resolve) => logExporter.export(logged, resolve)) : null;
-      const spanResult = await exportSpans(exporterFor(base, token, encoding), finished);
-      return { spans: spanResult, logs: logResult, traceIds: [...new Set(finished.map((s) => s.spanContext().traceId))] };
-    },
+  const take = (): Recorded => {
+    const taken = { spans: spans.getFinishedSpans(), records: records.getFinishedLogRecords() };
+    spans.reset();
+    records.reset();
+    return taken;
   };
+  return { tracerProvider, loggerProvider, take, flush: (base, token, encoding) => send(base, token, encoding, take()) };
 }
 
 const tracer = () => trace.getTracer('agent-of-the-user');
