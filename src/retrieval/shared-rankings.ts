@@ -1,0 +1,45 @@
+// Identical read-only rankings of one tenant, asked while one of them is running, are answered by
+// one next ranking instead of one each (a group commit for reads, issue 55). A ranking in flight
+// is never joined: its statements may have read the database before the joiner arrived, and a
+// write the joiner saw commit would be missing from its answer. The calls that arrive meanwhile
+// wait for it to end and share the next one, which starts (its clock and every statement) after
+// each of them arrived: the answer each gets is the one it would have computed alone, started a
+// little later. Without a ranking of the same key running, a call starts at once.
+
+interface Slot {
+  running: Promise<unknown>;
+  /** The ranking the calls that arrived while `running` ran share (it starts when `running` ends). */
+  next?: Promise<unknown>;
+}
+
+/** Per scope (a database's pool: two databases may hold one tenant id), per key. */
+const slotsByScope = new WeakMap<object, Map<string, Slot>>();
+
+const ignore = () => undefined;
+
+/**
+ * `run`'s answer for this key: started now when no call of the key is running, else the next run,
+ * shared by every call that arrived while this one ran. `key` must name everything the answer
+ * depends on (the tenant, the question, the options); the answer is shared, so nobody mutates it.
+ */
+export function sharedRun<T>(scope: object, key: string, run: () => Promise<T>): Promise<T> {
+  let slots = slotsByScope.get(scope);
+  if (!slots) slotsByScope.set(scope, (slots = new Map()));
+  const slot = slots.get(key);
+  if (!slot) return begin(slots, key, run);
+  const sharing = slots;
+  slot.next ??= slot.running.then(ignore, ignore).then(() => begin(sharing, key, run));
+  return slot.next as Promise<T>;
+}
+
+function begin<T>(slots: Map<string, Slot>, key: string, run: () => Promise<T>): Promise<T> {
+  const running = Promise.resolve().then(run);
+  const slot: Slot = { running };
+  slots.set(key, slot);
+  // Ended with nobody waiting: the key is free (a `next` replaces the slot when it begins).
+  const end = () => {
+    if (slots.get(key) === slot && slot.next === undefined) slots.delete(key);
+  };
+  running.then(end, end);
+  return running;
+}
