@@ -4,10 +4,14 @@
 // write the joiner saw commit would be missing from its answer. The calls that arrive meanwhile
 // wait for it to end and share the next one, which starts (its clock and every statement) after
 // each of them arrived: the answer each gets is the one it would have computed alone, started a
-// little later. Without a ranking of the same key running, a call starts at once.
+// little later. A run begins on the event loop's next turn, and the calls of its key read in the
+// same turn (requests that arrived together) join it before it has begun.
+import { nextTurn } from '../core/delay.ts';
 
 interface Slot {
   running: Promise<unknown>;
+  /** Not begun yet: a call joins it (its clock and statements come after). */
+  open: boolean;
   /** The ranking the calls that arrived while `running` ran share (it starts when `running` ends). */
   next?: Promise<unknown>;
 }
@@ -18,7 +22,7 @@ const slotsByScope = new WeakMap<object, Map<string, Slot>>();
 const ignore = () => undefined;
 
 /**
- * `run`'s answer for this key: started now when no call of the key is running, else the next run,
+ * `run`'s answer for this key: the run of the key about to begin, else (one is running) the next,
  * shared by every call that arrived while this one ran. `key` must name everything the answer
  * depends on (the tenant, the question, the options); the answer is shared, so nobody mutates it.
  */
@@ -27,14 +31,19 @@ export function sharedRun<T>(scope: object, key: string, run: () => Promise<T>):
   if (!slots) slotsByScope.set(scope, (slots = new Map()));
   const slot = slots.get(key);
   if (!slot) return begin(slots, key, run);
+  if (slot.open) return slot.running as Promise<T>;
   const sharing = slots;
   slot.next ??= slot.running.then(ignore, ignore).then(() => begin(sharing, key, run));
   return slot.next as Promise<T>;
 }
 
 function begin<T>(slots: Map<string, Slot>, key: string, run: () => Promise<T>): Promise<T> {
-  const running = Promise.resolve().then(run);
-  const slot: Slot = { running };
+  const slot: Slot = { running: Promise.resolve(), open: true };
+  const running = nextTurn().then(() => {
+    slot.open = false;
+    return run();
+  });
+  slot.running = running;
   slots.set(key, slot);
   // Ended with nobody waiting: the key is free (a `next` replaces the slot when it begins).
   const end = () => {

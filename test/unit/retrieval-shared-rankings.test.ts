@@ -17,7 +17,8 @@ function gatedRuns() {
     asked++;
     return sharedRun(scope, key, run);
   };
-  const settle = () => new Promise((r) => setImmediate(r));
+  // Two turns: a run begins on the turn after it was asked for.
+  const settle = () => new Promise((r) => setImmediate(() => setImmediate(r)));
   return { began, gates, call, settle };
 }
 
@@ -46,6 +47,16 @@ describe('sharedRun: identical calls while one runs share the next run', () => {
     expect(began).toEqual([1, 3, 4]);
     gates[2]?.();
     expect(await fourth).toBe(3);
+  });
+
+  it('lets the calls asked in the same turn, before the run began, share it', async () => {
+    const { began, gates, call, settle } = gatedRuns();
+    const scope = {};
+    const answers = [call(scope, 'k'), call(scope, 'k')];
+    await settle();
+    expect(began).toEqual([2]);
+    gates[0]?.();
+    expect(await Promise.all(answers)).toEqual([1, 1]);
   });
 
   it('never shares between keys or scopes (databases)', async () => {
