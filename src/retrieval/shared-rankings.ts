@@ -4,8 +4,9 @@
 // write the joiner saw commit would be missing from its answer. The calls that arrive meanwhile
 // wait for it to end and share the next one, which starts (its clock and every statement) after
 // each of them arrived: the answer each gets is the one it would have computed alone, started a
-// little later. A run begins on the event loop's next turn, and the calls of its key read in the
-// same turn (requests that arrived together) join it before it has begun.
+// little later. While other runs are under way, a run begins on the event loop's next turn, and
+// the calls of its key read in the same turn (requests that arrived together) join it before it
+// has begun; with none (a quiet server, one client) it begins at once, costing no turn.
 import { nextTurn } from '../core/delay.ts';
 
 interface Slot {
@@ -16,8 +17,14 @@ interface Slot {
   next?: Promise<unknown>;
 }
 
+interface Scope {
+  slots: Map<string, Slot>;
+  /** Runs begun and not ended, of every key. */
+  running: number;
+}
+
 /** Per scope (a database's pool: two databases may hold one tenant id), per key. */
-const slotsByScope = new WeakMap<object, Map<string, Slot>>();
+const scopes = new WeakMap<object, Scope>();
 
 const ignore = () => undefined;
 
@@ -27,19 +34,21 @@ const ignore = () => undefined;
  * depends on (the tenant, the question, the options); the answer is shared, so nobody mutates it.
  */
 export function sharedRun<T>(scope: object, key: string, run: () => Promise<T>): Promise<T> {
-  let slots = slotsByScope.get(scope);
-  if (!slots) slotsByScope.set(scope, (slots = new Map()));
-  const slot = slots.get(key);
-  if (!slot) return begin(slots, key, run);
+  let shared = scopes.get(scope);
+  if (!shared) scopes.set(scope, (shared = { slots: new Map(), running: 0 }));
+  const slot = shared.slots.get(key);
+  if (!slot) return begin(shared, key, run);
   if (slot.open) return slot.running as Promise<T>;
-  const sharing = slots;
+  const sharing = shared;
   slot.next ??= slot.running.then(ignore, ignore).then(() => begin(sharing, key, run));
   return slot.next as Promise<T>;
 }
 
-function begin<T>(slots: Map<string, Slot>, key: string, run: () => Promise<T>): Promise<T> {
-  const slot: Slot = { running: Promise.resolve(), open: true };
-  const running = nextTurn().then(() => {
+function begin<T>(scope: Scope, key: string, run: () => Promise<T>): Promise<T> {
+  const { slots } = scope;
+  const slot: Slot = { running: Promise.resolve(), open: scope.running > 0 };
+  scope.running++;
+  const running = (slot.open ? nextTurn() : Promise.resolve()).then(() => {
     slot.open = false;
     return run();
   });
@@ -47,6 +56,7 @@ function begin<T>(slots: Map<string, Slot>, key: string, run: () => Promise<T>):
   slots.set(key, slot);
   // Ended with nobody waiting: the key is free (a `next` replaces the slot when it begins).
   const end = () => {
+    scope.running--;
     if (slots.get(key) === slot && slot.next === undefined) slots.delete(key);
   };
   running.then(end, end);
