@@ -5,14 +5,14 @@ import { InputLimitError, NotFoundError, throwIfViolations } from '../core/error
 import { canonicalId } from '../core/ids.ts';
 import { retrieveForEpisode } from '../experiments/serve.ts';
 import { strengthWord } from '../retrieval/calibration.ts';
-import { loadInBatch } from '../retrieval/episode-loader.ts';
+import { loadInBatch, sharedRows } from '../retrieval/episode-loader.ts';
 import { patternTaskViolations, RETRIEVAL_LIMITS, validateRetrieval } from '../retrieval/inputs.ts';
 import type { ScoredPattern } from '../retrieval/pattern-store.ts';
 import { type EpisodeRetrievalResult, type PatternRetrievalResult, type RetrievalDeps, retrievePatterns } from '../retrieval/retrieve.ts';
 import { RETRIEVAL_SIGNALS, type RetrievalSignal, type Signal, scoreFormula } from '../retrieval/signals.ts';
 import type { ScoredEpisode } from '../retrieval/store.ts';
 import { builder } from './builder.ts';
-import type { Context } from './context.ts';
+import { type Context, viewerOf } from './context.ts';
 import { listSize } from './page-size.ts';
 import { RelevantEpisodeFilter, RetrievalContextInput, RetrievalTaskInput, toContextFacts, toRetrievalQuery } from './retrieval-inputs.ts';
 
@@ -86,7 +86,13 @@ const ScoredEpisodeRef = builder.objectRef<ScoredEpisode>('ScoredEpisode').imple
     episode: t.prismaField({
       type: 'Episode',
       // One read for every episode of the answer (up to 2 × limit with warnings), not one each.
-      resolve: (query, s, _args, ctx) => loadInBatch(ctx, query, s.id, (args) => ctx.db.episode.findMany(args)),
+      resolve: (query, s, _args, ctx) =>
+        loadInBatch(
+          ctx,
+          query,
+          s.id,
+          sharedRows(ctx.services.db.pool, viewerOf(ctx).tenantId, (args) => ctx.db.episode.findMany(args)),
+        ),
     }),
     score: t.field({ type: RelevanceScoreRef, resolve: (s) => s }),
     failed: t.exposeBoolean('failed', { description: 'A failed episode: evidence of what did not work.' }),

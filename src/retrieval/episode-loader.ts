@@ -1,7 +1,9 @@
 // The episodes of one retrieval answer, read with one query instead of one per scored episode.
 // graphql-js resolves the items of a list one after another in the same tick, all with the same
 // selection, so the ids asked for before the next microtask are read together (through the
-// request's tenant-scoped client, like the single read they replace).
+// request's tenant-scoped client, like the single read they replace). Concurrent answers of one
+// tenant that read the same rows share the read (sharedRun: one that starts after each asked).
+import { sharedRun } from './shared-rankings.ts';
 
 type FindMany<Row> = (args: { where: { id: { in: string[] } } }) => Promise<Row[]>;
 
@@ -37,4 +39,9 @@ export async function loadInBatch<Row>(request: object, query: object, id: strin
   const row = (await batch.rows).get(id);
   if (!row) throw new Error(`episode ${id} not found`);
   return row;
+}
+
+/** `findMany` shared by the concurrent reads of the same rows of one tenant (of one database: `scope`). */
+export function sharedRows<Row>(scope: object, tenantId: string, findMany: FindMany<Row>): FindMany<Row> {
+  return (args) => sharedRun(scope, JSON.stringify(['rows', tenantId, args]), () => findMany(args));
 }

@@ -8,6 +8,7 @@ import type { WeightedTerms } from './feedback.ts';
 import { type PatternTask, rankPatterns, type ScoredPattern } from './pattern-store.ts';
 import { type Receipt, type ReceiptArm, recordRetrieval } from './receipts.ts';
 import type { RetrievalQuery } from './score.ts';
+import { sharedRun } from './shared-rankings.ts';
 import { CONTEXT_CANDIDATES, type EpisodeRetrievalFilter, LEXICAL_CANDIDATES, rankEpisodesWithTerms, type ScoredEpisode } from './store.ts';
 
 /** What a retrieval reads with (the pool, read-only) and records through (the one write path). */
@@ -61,12 +62,34 @@ export async function retrieveEpisodes(deps: RetrievalDeps, tenantId: string, re
 }
 
 /** The ranking of a retrieval (read-only): the served list and the warnings. */
-export async function rankEpisodeRetrieval(
+export function rankEpisodeRetrieval(
   deps: RetrievalDeps,
   tenantId: string,
   request: EpisodeRetrievalRequest,
   options: RankingOptions = {},
 ): Promise<RankedEpisodes> {
+  // Concurrent identical questions of a tenant share a ranking that starts after each arrived (shared-rankings.ts).
+  return sharedRun(deps.pool, rankingKey(tenantId, request, options), () => rankNow(deps, tenantId, request, options));
+}
+
+/** Everything a ranking's answer depends on (not `record`: whether a receipt is written is the caller's). */
+function rankingKey(tenantId: string, request: EpisodeRetrievalRequest, options: RankingOptions): string {
+  const { query, filter } = request;
+  const { domain, language, framework, tags } = query.context;
+  return JSON.stringify([
+    tenantId,
+    query.description,
+    query.taskType,
+    [domain, language, framework, tags],
+    request.limit,
+    request.includeFailures,
+    [filter.minReward ?? null, filter.endedAfter?.toISOString() ?? null, filter.agent ?? null],
+    options.model === null,
+    options.allCandidates === true,
+  ]);
+}
+
+async function rankNow(deps: RetrievalDeps, tenantId: string, request: EpisodeRetrievalRequest, options: RankingOptions): Promise<RankedEpisodes> {
   const now = new Date();
   const common = { tenantId, query: request.query, filter: request.filter, now, ...(options.model === null ? { model: null } : {}) };
   const ranked = options.allCandidates || request.includeFailures ? RANKED_FOR_WARNINGS : request.limit;
