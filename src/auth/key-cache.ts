@@ -47,7 +47,7 @@ export class KeyCache {
       if (age >= this.ttlMs / 2) this.refresh(parsed.prefix, now.getTime());
       return this.decide(cached.row, parsed.secret, now);
     }
-    return this.row(parsed.prefix, now.getTime()).then((key) => this.decide(key, parsed.secret, now));
+    return this.row(parsed.prefix, now.getTime(), cached).then((key) => this.decide(key, parsed.secret, now));
   }
 
   private decide(key: KeyRow | null, secret: string, now: Date): AuthResult {
@@ -90,9 +90,8 @@ export class KeyCache {
     return row;
   }
 
-  private async row(prefix: string, nowMs: number): Promise<KeyRow | null> {
-    const cached = this.byPrefix.get(prefix);
-    if (cached && nowMs - cached.loadedAt < this.ttlMs) return cached.row;
+  /** The row read again (authenticate found it missing or past ttlMs; `cached`, if any, may still answer while the database cannot). */
+  private async row(prefix: string, nowMs: number, cached: { row: KeyRow; loadedAt: number } | undefined): Promise<KeyRow | null> {
     const forgotten = this.forgotten;
     const rows = await this.reload(prefix).catch((err: unknown) => {
       const stale = cached && nowMs - cached.loadedAt < STALE_FOR_MS && databaseTrouble(err, true) !== null;

@@ -38,10 +38,16 @@ export class RateLimiter {
 
   /**
    * Takes `units` of the key's allowance this minute (a GraphQL operation is 1, an OTLP export one
-   * per span, an MCP batch one per call), or refuses without taking any.
+   * per span, an MCP batch one per call), or refuses without taking any: decided at once when this
+   * minute's claimed slice decides it (the usual case: no promise, no statement), else a promise
+   * decided once a slice has been claimed.
    */
-  /** take's decision when this minute's claimed slice already decides it (the usual case), else null: no promise, no statement. */
-  takeNow(keyId: string, now = Date.now(), units = 1): RateDecision | null {
+  take(keyId: string, now = Date.now(), units = 1): RateDecision | Promise<RateDecision> {
+    return this.decided(keyId, now, units) ?? this.takeAfterClaims(keyId, now, units);
+  }
+
+  /** The decision this minute's slice makes, or null when a slice must be claimed first. */
+  private decided(keyId: string, now: number, units: number): RateDecision | null {
     const window = Math.floor(now / WINDOW_MS);
     const slice = this.slices.get(keyId);
     if (slice?.window !== window) return null;
@@ -52,23 +58,15 @@ export class RateLimiter {
     return slice.exhausted ? { ok: false, retryAfterMs: (window + 1) * WINDOW_MS - now } : null;
   }
 
-  async take(keyId: string, now = Date.now(), units = 1): Promise<RateDecision> {
+  private async takeAfterClaims(keyId: string, now: number, units: number): Promise<RateDecision> {
     const window = Math.floor(now / WINDOW_MS);
-    const retryAfterMs = (window + 1) * WINDOW_MS - now;
     for (;;) {
-      const slice = this.slices.get(keyId);
-      if (slice?.window === window) {
-        if (slice.remaining >= units) {
-          slice.remaining -= units;
-          return { ok: true, retryAfterMs: 0 };
-        }
-        if (slice.exhausted) return { ok: false, retryAfterMs };
-      }
       // One claim per key at a time. Were every request of a burst to claim its own slice, 100
       // concurrent requests would reserve 100 slices (the whole minute's allowance) and the key
       // would be refused for the rest of the minute, having used a hundredth of it.
       let claim = this.claims.get(keyId);
       if (!claim) {
+        const slice = this.slices.get(keyId);
         const size = Math.max(this.sliceSize, units - (slice?.window === window ? slice.remaining : 0));
         claim = this.claim(keyId, window, size)
           .then((granted) => {
@@ -80,6 +78,8 @@ export class RateLimiter {
         this.claims.set(keyId, claim);
       }
       await claim;
+      const decision = this.decided(keyId, now, units);
+      if (decision) return decision;
     }
   }
 

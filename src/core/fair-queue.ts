@@ -6,7 +6,9 @@
 // tenant holding the fewest slots and, within it, to the key holding the fewest (ties round-robin),
 // so a key with many requests waits behind its own requests, never in front of another key's. Each
 // key's queue is bounded (callers, and the bytes of the request bodies they hold while they wait) and
-// each wait is timed, so a flood is refused (one answer) instead of held.
+// each wait is timed (and given up when its caller aborts it), so a flood is refused (one answer)
+// instead of held. One call, claim, answers a free slot synchronously (no promise on the hot path)
+// or a wait.
 //
 // Why not a library: p-queue and bottleneck schedule one FIFO (with priorities, or one limiter per
 // group without a shared, fair total); Envoy's and nginx's per-client limits cap a client
@@ -38,7 +40,8 @@ export interface FairQueueLimits {
   waitMs: number;
 }
 
-export type Refusal = 'key-busy' | 'full' | 'timeout';
+/** Why a caller got no slot; 'aborted': it gave up its wait (its client went away). */
+export type Refusal = 'key-busy' | 'full' | 'timeout' | 'aborted';
 
 export class FairQueueRefusal extends Error {
   constructor(readonly reason: Refusal) {
@@ -103,13 +106,6 @@ export class FairQueue {
     return n;
   }
 
-  /** A slot at once, or null (nothing is queued). */
-  tryTake(tenant: string, key: string): Release | null {
-    const who = { tenant, key, units: 1 };
-    if (!this.canStartNow(who)) return null;
-    return this.start(who);
-  }
-
   /**
    * Why a caller of `key` holding `bytes` would be refused at once now (it cannot start and its
    * key's queue is full), else null. Lets a door refuse before it reads and parses a body it would refuse anyway.
@@ -125,46 +121,52 @@ export class FairQueue {
   }
 
   /**
-   * take's turn when it needs no wait (the usual case): the slots at once, counted as take counts
-   * them, or null (take then queues the caller or refuses it). No promise: a hot path's caller goes on synchronously.
+   * `units` slots (1 by default; at most the key's share) for a caller holding `bytes` (its
+   * request's body) while it waits: the release at once when they are free and nobody of the key
+   * waits (no promise: a hot path's caller goes on synchronously), else a promise of it in the
+   * caller's fair turn. The promise rejects with FairQueueRefusal when the key's queue is full, the
+   * wait passes waitMs, or `signal` aborts while the caller waits (its place is given up).
    */
-  takeNow(tenant: string, key: string, units = 1): Release | null {
+  claim(tenant: string, key: string, units = 1, bytes = 0, signal?: AbortSignal): Release | Promise<Release> {
     this.asked(key);
     const who = this.who(tenant, key, units);
-    return this.canStartNow(who) ? this.start(who) : null;
+    if (this.canStartNow(who)) return this.start(who);
+    if (!this.roomToWait(who, bytes)) return Promise.reject(new FairQueueRefusal(this.refusalOf(who)));
+    if (signal?.aborted) return Promise.reject(new FairQueueRefusal('aborted'));
+    return this.wait(who, bytes, signal);
   }
 
-  /**
-   * `units` slots (1 by default; at most the key's share), waiting for their turn while holding
-   * `bytes` (its request's body); rejects with FairQueueRefusal when the key's queue is full or the
-   * wait passes waitMs.
-   */
-  take(tenant: string, key: string, units = 1, bytes = 0): Promise<Release> {
-    const now = this.takeNow(tenant, key, units);
-    if (now) return Promise.resolve(now);
-    const who = this.who(tenant, key, units);
-    if (!this.roomToWait(who, bytes)) return Promise.reject(new FairQueueRefusal(this.refusalOf(who)));
+  private wait(who: Who, bytes: number, signal: AbortSignal | undefined): Promise<Release> {
     const queue = this.queueOf(who);
     return new Promise<Release>((resolve, reject) => {
+      const leave = () => signal?.removeEventListener('abort', onAbort);
       const waiter: Waiter = {
         units: who.units,
         bytes,
         grant: () => {
           clearTimeout(timer);
+          leave();
           resolve(this.start(who));
         },
         refuse: (reason) => reject(new FairQueueRefusal(reason)),
       };
-      const timer = setTimeout(() => {
+      /** Out of the queue without a slot; the callers behind a heavy one may fit now. */
+      const giveUp = (reason: Refusal) => {
         const at = queue.indexOf(waiter);
         if (at < 0) return;
+        clearTimeout(timer);
+        leave();
         queue.splice(at, 1);
-        add(this.queuedBytesBy, key, -waiter.bytes);
+        add(this.queuedBytesBy, who.key, -waiter.bytes);
         this.dropIfEmpty(who);
-        waiter.refuse('timeout');
-      }, this.limits.waitMs);
+        waiter.refuse(reason);
+        this.dispatch();
+      };
+      const onAbort = () => giveUp('aborted');
+      const timer = setTimeout(() => giveUp('timeout'), this.limits.waitMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
       queue.push(waiter);
-      add(this.queuedBytesBy, key, bytes);
+      add(this.queuedBytesBy, who.key, bytes);
     });
   }
 

@@ -18,9 +18,9 @@ export function shareConnectionsFairly(pool: pg.Pool, connections: number, waitM
   const turns = new FairQueue({ capacity: connections, perKey: connections, queuedPerKey: Number.MAX_SAFE_INTEGER, waitMs });
   const checkout = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
   const checkoutWith = pool.connect.bind(pool) as (callback: ConnectCallback) => void;
-  const connectFairly = async (): Promise<pg.PoolClient> => {
-    const scope = requestScope.getStore();
-    const release = await turns.take(scope?.tenantId ?? SYSTEM, scope?.keyId ?? SYSTEM).catch(() => {
+  /** A checkout after the caller's turn came (a wait; a refusal reads as pg-pool's own timeout). */
+  const connectAfter = async (turn: Promise<Release>): Promise<pg.PoolClient> => {
+    const release = await turn.catch(() => {
       throw new Error(POOL_WAIT_TIMEOUT);
     });
     try {
@@ -31,23 +31,23 @@ export function shareConnectionsFairly(pool: pg.Pool, connections: number, waitM
     }
   };
   const connect = (callback?: ConnectCallback) => {
+    const scope = requestScope.getStore();
+    const turn = turns.claim(scope?.tenantId ?? SYSTEM, scope?.keyId ?? SYSTEM);
     // pool.query asks with a callback: when a turn is free now, the checkout goes straight to
     // pg-pool's own callback form (no promise on a read's way to its connection).
-    const scope = callback ? requestScope.getStore() : undefined;
-    const now = callback ? turns.takeNow(scope?.tenantId ?? SYSTEM, scope?.keyId ?? SYSTEM) : null;
-    if (callback && now) {
-      (checkoutWith as (cb: ConnectCallback) => void)((err, c) => {
+    if (callback && !(turn instanceof Promise)) {
+      checkoutWith((err, c) => {
         if (err || !c) {
-          now();
+          turn();
           callback(err);
           return;
         }
-        const client = withTurn(c, now);
+        const client = withTurn(c, turn);
         callback(undefined, client, client.release);
       });
       return undefined;
     }
-    const client = connectFairly();
+    const client = connectAfter(Promise.resolve(turn));
     if (!callback) return client;
     client.then(
       (c) => callback(undefined, c, c.release),

@@ -94,26 +94,30 @@ export class Admission {
   /**
    * `units` slots for `caller` (its work's cost: 1 for a GraphQL operation, an OTLP export's spans,
    * an MCP batch's calls; at most MAX_REQUESTS_PER_KEY_SHARED), in its fair turn, while holding `bytes`
-   * (its request's body) if it waits; throws the one OVERLOADED error a refused call gets.
+   * (its request's body) if it waits: the release at once when the slots are free (no promise on the
+   * usual path), else a promise of it that rejects with the one OVERLOADED error a refused call gets.
+   * `signal` aborting (the client went away) gives up the wait.
    */
-  /** take's slots when they are free now (nobody of this key waits), else null: no promise on the usual path. */
-  takeNow(caller: Caller, units = 1): Release | null {
-    return this.slots.takeNow(caller.tenantId, caller.keyId, units);
+  claim(caller: Caller, units = 1, bytes = 0, signal?: AbortSignal): Release | Promise<Release> {
+    const slots = this.slots.claim(caller.tenantId, caller.keyId, units, bytes, signal);
+    if (!(slots instanceof Promise)) return slots;
+    return slots.catch((err: unknown) => {
+      throw err instanceof FairQueueRefusal ? this.refusal(err, caller.keyId) : err;
+    });
   }
 
-  async take(caller: Caller, units = 1, bytes = 0): Promise<Release> {
-    try {
-      return await this.slots.take(caller.tenantId, caller.keyId, units, bytes);
-    } catch (err) {
-      if (err instanceof FairQueueRefusal) throw this.refusal(err, caller.keyId);
-      throw err;
-    }
-  }
-
-  /** Slots held until `res` closes (doors outside GraphQL: OTLP, MCP, blob downloads); `bytes`: the body it holds while it waits. */
+  /** Slots held until `res` closes (doors outside GraphQL: OTLP, MCP, blob downloads); `bytes`: the body it holds while it waits, given up when `res` closes first. */
   async takeFor(caller: Caller, res: ServerResponse, units = 1, bytes = 0): Promise<void> {
     markCaller(caller);
-    const release = await this.take(caller, units, bytes);
+    const gone = new AbortController();
+    const abort = () => gone.abort();
+    res.once('close', abort);
+    let release: Release;
+    try {
+      release = await this.claim(caller, units, bytes, gone.signal);
+    } finally {
+      res.off('close', abort);
+    }
     if (res.closed) release();
     else res.once('close', release);
   }
@@ -128,7 +132,11 @@ export class Admission {
         share,
       );
     }
-    const why = err.reason === 'timeout' ? `no slot came free within ${admissionWaitMs} ms (ADMISSION_WAIT_MS)` : `this API key has ${queueFull}`;
+    const why = {
+      timeout: `no slot came free within ${admissionWaitMs} ms (ADMISSION_WAIT_MS)`,
+      full: `this API key has ${queueFull}`,
+      aborted: 'the request was given up while it waited',
+    }[err.reason];
     return overloadedError(
       `The server is working on ${maxConcurrentRequests} requests, the most it takes at once (MAX_CONCURRENT_REQUESTS), and ${why}; retry shortly.`,
       maxConcurrentRequests,
@@ -182,10 +190,10 @@ export function useAdmission(admission: Admission, maxBodyBytes: number): Plugin
       markCaller(viewer);
       const units = operationUnits.get(args.contextValue as object) ?? 1;
       phase('asked');
-      // A free slot is taken at once (no promise, no turn of the event loop); only a wait goes through take.
-      const now = admission.takeNow(viewer, units);
-      if (now) return granted(now);
-      return admission.take(viewer, units, bodyBytes(context.request, maxBodyBytes)).then(granted, (err: unknown) => {
+      // A free slot is taken at once (no promise, no turn of the event loop); only a wait is a promise.
+      const slots = admission.claim(viewer, units, bodyBytes(context.request, maxBodyBytes), context.request?.signal);
+      if (!(slots instanceof Promise)) return granted(slots);
+      return slots.then(granted, (err: unknown) => {
         if (!(err instanceof GraphQLError)) throw err;
         phase('refused');
         setResultAndStopExecution({ errors: [err] });

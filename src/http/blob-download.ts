@@ -1,9 +1,10 @@
-// GET /blobs/<hash>: a blob of the key's tenant, streamed in chunks read from PostgreSQL, with byte
-// ranges (Range / 206 / Content-Range), so content of any size never passes through a GraphQL
-// response and the server holds one chunk of it at a time, however large the blob or slow the client.
+// GET /blobs/<hash>: a blob of the key's tenant, streamed in slices read from PostgreSQL one
+// statement each (src/steps/blob-text.ts), with byte ranges (Range / 206 / Content-Range), so content
+// of any size never passes through a GraphQL response, the server holds one slice of it at a time
+// and no database connection, however large the blob or slow the client.
 // The key needs `read`; the request counts against the key's rate limit and takes an admission
 // slot (process-wide and per key) like a GraphQL request; while another key is active, a key's
-// chunks are paced by their bytes (Admission.pacedBytes, one schedule with large GraphQL answers).
+// slices are paced by their bytes (Admission.pacedBytes, one schedule with large GraphQL answers).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -17,14 +18,13 @@ import type { BlobsRow } from '../db/rows.ts';
 import { Params, queryRows } from '../db/sql.ts';
 import { isHashHex } from '../ledger/format/hash.ts';
 import type { Services } from '../services.ts';
+import { blobBytes } from '../steps/blob-text.ts';
 import type { Admission } from './admission.ts';
 import { enforceRateLimit } from './hardening.ts';
 
 export const BLOBS_PATH = '/blobs/';
 
-/** Bytes read from the database per query: what one download holds in memory (twice, as hex on the wire from pg). */
-const DOWNLOAD_CHUNK_BYTES = 1024 * 1024;
-// A chunk's read is I/O already: a key alone is not held back a turn (Admission.pacedBytes, shared with large answers).
+// A slice's read is I/O already: a key alone is not held back a turn (Admission.pacedBytes, shared with large answers).
 const noPause = async () => undefined;
 
 interface DownloadParts {
@@ -43,31 +43,6 @@ async function blobSize(pool: pg.Pool, tenantId: string, hash: string): Promise<
   const p = new Params();
   const sql = `SELECT size_bytes FROM blobs WHERE tenant_id = ${p.add(tenantId)} AND hash = ${p.add(hash)}`;
   return (await queryRows<Pick<BlobsRow, 'size_bytes'>>(pool, sql, p))[0]?.size_bytes;
-}
-
-/**
- * The blob's bytes from `start` to `end` (inclusive), one chunk per query, so no connection is held
- * between chunks; each chunk waits for its key's turn (`beforeChunk`, given its bytes).
- */
-async function* blobChunks(
-  pool: pg.Pool,
-  tenantId: string,
-  hash: string,
-  start: number,
-  end: number,
-  beforeChunk: (bytes: number) => Promise<void>,
-): AsyncGenerator<Buffer> {
-  for (let at = start; at <= end; at += DOWNLOAD_CHUNK_BYTES) {
-    const length = Math.min(DOWNLOAD_CHUNK_BYTES, end - at + 1);
-    await beforeChunk(length);
-    // substring of bytea counts from 1.
-    const p = new Params();
-    const sql = `SELECT substring(convert_to(content, 'UTF8') FROM ${p.add(at + 1)} FOR ${p.add(length)}) AS chunk FROM blobs
-      WHERE tenant_id = ${p.add(tenantId)} AND hash = ${p.add(hash)}`;
-    const chunk = (await queryRows<{ chunk: Buffer | null }>(pool, sql, p))[0]?.chunk;
-    if (!chunk) return;
-    yield chunk;
-  }
 }
 
 /** Who may download: a valid key with `read`, within its rate limit and its share of request slots; else the refusal is sent. */
@@ -130,7 +105,7 @@ export async function serveBlob(req: IncomingMessage, res: ServerResponse, parts
   headers['content-length'] = String(Math.max(0, end - start + 1));
   res.writeHead(status, headers);
   if (req.method === 'HEAD' || size === 0) return void res.end();
-  await pipeline(Readable.from(blobChunks(pool, tenantId, hash, start, end, (bytes) => parts.admission.pacedBytes.turn(keyId, bytes, noPause))), res).catch(
+  await pipeline(Readable.from(blobBytes(pool, tenantId, hash, start, end, (bytes) => parts.admission.pacedBytes.turn(keyId, bytes, noPause))), res).catch(
     (err: Error) => {
       // A client that goes away mid-download is not an error of ours.
       if ((err as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') parts.services.log.warn({ err, hash }, 'blob download failed');

@@ -5,7 +5,7 @@ import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { type DocumentNode, type ExecutionArgs, GraphQLError, getOperationAST, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { RateLimiter } from '../auth/rate-limit.ts';
+import type { RateDecision, RateLimiter } from '../auth/rate-limit.ts';
 import type { Config } from '../config.ts';
 import { usePageCursors } from '../graphql/page-arguments.ts';
 import { requestScope } from '../log.ts';
@@ -81,14 +81,13 @@ export function useRateLimit(limiter: RateLimiter | null): Plugin {
     // An MCP batch's operations were counted at its door, one per call (src/mcp/http.ts).
     const keyId = context.wsSocket || requestScope.getStore()?.admitted ? undefined : context.viewer?.keyId;
     if (!keyId) return undefined;
-    const decided = limiter.takeNow(keyId);
-    if (decided) {
-      if (!decided.ok) stop({ errors: [rateLimitedError(limiter, decided.retryAfterMs)] });
-      return undefined;
-    }
-    return limiter.take(keyId).then((decision) => {
+    const refuse = (decision: RateDecision) => {
       if (!decision.ok) stop({ errors: [rateLimitedError(limiter, decision.retryAfterMs)] });
-    });
+    };
+    const decision = limiter.take(keyId);
+    if (decision instanceof Promise) return decision.then(refuse);
+    refuse(decision);
+    return undefined;
   };
   return {
     onExecute: ({ args, setResultAndStopExecution }) => check(args, setResultAndStopExecution),

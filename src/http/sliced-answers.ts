@@ -25,11 +25,11 @@ import type { PacedWork } from './paced-work.ts';
 
 /** Bytes of stored content from which a read is large: it takes a permit, and its answer is sent in slices. */
 export const LARGE_READ_BYTES = 1024 * 1024;
-/** Large reads at once per API key, and at most in the process (fewer when the memory budget holds fewer). A streamed read holds a database connection while its answer is sent. */
+/** Large reads at once per API key, and at most in the process (fewer when the memory budget holds fewer). */
 const LARGE_READS_PER_KEY = 1;
 const LARGE_READS_AT_MOST = 4;
-/** What a blob streamed into an answer holds at a time: its slice from pg, the slice's UTF-8, the socket's buffer. */
-const STREAMED_BLOB_HELD_BYTES = 2 * 1024 * 1024;
+/** What a blob streamed into an answer holds at a time: its ~1 MiB slice from pg (src/steps/blob-text.ts), the slice's string and UTF-8, the socket's buffer. */
+const STREAMED_BLOB_HELD_BYTES = 4 * 1024 * 1024;
 /** How long an answer being sent keeps its permit at most (a 7.9 MB answer leaves in ~0.1 s). */
 const LARGE_READ_HOLD_MS = 10_000;
 /** Characters of a long string escaped per turn of the event loop (~1 ms). */

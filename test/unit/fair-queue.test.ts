@@ -6,12 +6,15 @@ import { FairQueue, FairQueueRefusal, type Release } from '../../src/core/fair-q
 
 const limits = { capacity: 2, perKey: 2, queuedPerKey: 100, waitMs: 60_000 };
 
+/** claim's slots as a promise, whether they came at once or after a wait. */
+const claimed = (queue: FairQueue, ...args: Parameters<FairQueue['claim']>) => Promise.resolve(queue.claim(...args));
+
 /** Starts `take` calls in order and records the order in which they are granted. */
 function recorder(queue: FairQueue) {
   const order: string[] = [];
   const grants = new Map<string, Promise<Release>>();
   const take = (tenant: string, key: string, label: string) => {
-    const grant = queue.take(tenant, key).then((release) => {
+    const grant = claimed(queue, tenant, key).then((release) => {
       order.push(label);
       return release;
     });
@@ -76,36 +79,36 @@ describe('FairQueue', () => {
 
   it("refuses a caller past its key's queue, and one whose wait runs out; a release twice frees one slot", async () => {
     const queue = new FairQueue({ capacity: 1, perKey: 1, queuedPerKey: 1, waitMs: 20 });
-    const release = await queue.take('A', 'a');
-    const waiting = queue.take('A', 'a');
-    await expect(queue.take('A', 'a')).rejects.toMatchObject({ reason: 'key-busy' });
+    const release = await claimed(queue, 'A', 'a');
+    const waiting = claimed(queue, 'A', 'a');
+    await expect(claimed(queue, 'A', 'a')).rejects.toMatchObject({ reason: 'key-busy' });
     await expect(waiting).rejects.toBeInstanceOf(FairQueueRefusal);
     await expect(waiting).rejects.toMatchObject({ reason: 'timeout' });
     expect(queue.queued).toBe(0);
     release();
     release();
     expect(queue.inUse).toBe(0);
-    expect(queue.tryTake('B', 'b')).toBeTypeOf('function');
-    expect(queue.tryTake('B', 'b')).toBeNull();
+    expect(queue.claim('B', 'b')).toBeTypeOf('function');
+    await expect(claimed(queue, 'B', 'b')).rejects.toMatchObject({ reason: 'timeout' });
   });
 
   it("bounds the bytes a key's waiters hold, lets one waiter of any size wait, and says beforehand who would be refused", async () => {
     const queue = new FairQueue({ capacity: 2, perKey: 1, queuedPerKey: 10, queuedBytesPerKey: 100, waitMs: 60_000 });
-    const release = await queue.take('A', 'a', 1, 1_000);
+    const release = await claimed(queue, 'A', 'a', 1, 1_000);
     expect(queue.anyWaiting).toBe(false);
     expect(queue.refusalNow('A', 'a', 1_000)).toBeNull();
-    const big = queue.take('A', 'a', 1, 150);
+    const big = claimed(queue, 'A', 'a', 1, 150);
     expect(queue.anyWaiting).toBe(true);
     expect(queue.refusalNow('A', 'a', 1)).toBe('key-busy');
-    await expect(queue.take('A', 'a', 1, 1)).rejects.toMatchObject({ reason: 'key-busy' });
+    await expect(claimed(queue, 'A', 'a', 1, 1)).rejects.toMatchObject({ reason: 'key-busy' });
     // Another key of the tenant, and another tenant, are not held to a's bytes.
     expect(queue.refusalNow('A', 'x', 1_000)).toBeNull();
     expect(queue.refusalNow('B', 'b', 1_000)).toBeNull();
     release();
     (await big)();
     // a's waiter was served: its bytes no longer count.
-    const again = await queue.take('A', 'a');
-    const small = [queue.take('A', 'a', 1, 60), queue.take('A', 'a', 1, 40)];
+    const again = await claimed(queue, 'A', 'a');
+    const small = [claimed(queue, 'A', 'a', 1, 60), claimed(queue, 'A', 'a', 1, 40)];
     expect(queue.queued).toBe(2);
     expect(queue.refusalNow('A', 'a', 1)).toBe('key-busy');
     expect(queue.refusalNow('A', 'a', 0)).toBeNull();
@@ -117,11 +120,11 @@ describe('FairQueue', () => {
 
   it('charges a caller the slots it asks for, at most its key share: a heavy key runs one at a time while another tenant runs at once', async () => {
     const queue = new FairQueue({ ...limits, capacity: 8, perKey: 4 });
-    const first = await queue.take('A', 'a', 500);
+    const first = await claimed(queue, 'A', 'a', 500);
     expect(queue.inUse).toBe(4);
     let second: Release | undefined;
-    const waiting = queue.take('A', 'a', 500).then((r) => (second = r));
-    const other = await queue.take('B', 'b', 1);
+    const waiting = claimed(queue, 'A', 'a', 500).then((r) => (second = r));
+    const other = await claimed(queue, 'B', 'b', 1);
     expect(queue.inUse).toBe(5);
     await Promise.resolve();
     expect(second).toBeUndefined();
@@ -135,11 +138,11 @@ describe('FairQueue', () => {
 
   it('keeps a heavy waiter its turn: freed slots wait for it rather than go to lighter callers behind it', async () => {
     const queue = new FairQueue({ ...limits, capacity: 4, perKey: 4 });
-    const light = await Promise.all([queue.take('B', 'b'), queue.take('B', 'b'), queue.take('B', 'b')]);
+    const light = await Promise.all([claimed(queue, 'B', 'b'), claimed(queue, 'B', 'b'), claimed(queue, 'B', 'b')]);
     const order: string[] = [];
-    const heavy = queue.take('A', 'a', 3).then((r) => (order.push('heavy'), r));
-    await queue.take('C', 'c');
-    const late = queue.take('D', 'd').then((r) => (order.push('late'), r));
+    const heavy = claimed(queue, 'A', 'a', 3).then((r) => (order.push('heavy'), r));
+    await claimed(queue, 'C', 'c');
+    const late = claimed(queue, 'D', 'd').then((r) => (order.push('late'), r));
     for (const release of light) release();
     await heavy;
     expect(order).toEqual(['heavy']);
@@ -175,7 +178,7 @@ describe('FairQueue shared share', () => {
 
   it('caps one caller at sharedPerKey slots, so heavy work always fits the share', async () => {
     const queue = new FairQueue(shared);
-    const release = await queue.take('A', 'a', 50);
+    const release = await claimed(queue, 'A', 'a', 50);
     expect(queue.inUse).toBe(2);
     release();
   });
@@ -184,21 +187,77 @@ describe('FairQueue shared share', () => {
     expect(new FairQueue({ capacity: 4, perKey: 3, queuedPerKey: 1, waitMs: 10 }).shareOf('a')).toBe(3);
   });
 
-  it('takeNow grants a free slot synchronously and never overtakes a waiter of the same key', async () => {
+  it('claim returns a free slot synchronously, and a wait (a promise) once the slots are taken, never overtaking a waiter of the same key', async () => {
     const queue = new FairQueue({ capacity: 2, perKey: 2, queuedPerKey: 10, waitMs: 60_000 });
-    const first = queue.takeNow('A', 'a');
-    const second = queue.takeNow('A', 'a', 1);
+    const first = queue.claim('A', 'a');
+    const second = queue.claim('A', 'a', 1);
     expect(first).toBeTypeOf('function');
     expect(second).toBeTypeOf('function');
     expect(queue.inUse).toBe(2);
-    expect(queue.takeNow('B', 'b')).toBeNull();
-    const waiting = queue.take('A', 'a');
-    first?.();
-    // The freed slot went to the waiter, not to a later takeNow.
+    const waiting = queue.claim('A', 'a');
+    expect(waiting).toBeInstanceOf(Promise);
+    (first as Release)();
+    // The freed slot went to the waiter, not to a later claim.
     const granted = await waiting;
-    expect(queue.takeNow('A', 'a')).toBeNull();
-    second?.();
+    const third = queue.claim('A', 'a');
+    expect(third).toBeInstanceOf(Promise);
+    (second as Release)();
     granted();
+    (await third)();
+    expect(queue.inUse).toBe(0);
+  });
+
+  it('resolves the waits of a full queue round-robin by tenant, then key, whatever order they came in', async () => {
+    const queue = new FairQueue({ capacity: 1, perKey: 1, queuedPerKey: 10, waitMs: 60_000 });
+    const held = queue.claim('A', 'a') as Release;
+    const order: string[] = [];
+    const labels = ['A/a 1', 'A/a 2', 'A/x 1', 'B/b 1', 'B/b 2'];
+    const waits = labels.map((label) => {
+      const [tenant, key] = label.split(/[/ ]/) as [string, string];
+      const wait = queue.claim(tenant, key);
+      expect(wait).toBeInstanceOf(Promise);
+      return (wait as Promise<Release>).then((release) => {
+        order.push(label);
+        return release;
+      });
+    });
+    let release = held;
+    for (const expected of ['A/a 1', 'B/b 1', 'A/x 1', 'B/b 2', 'A/a 2']) {
+      release();
+      release = await (waits[labels.indexOf(expected)] as Promise<Release>);
+      expect(order.at(-1)).toBe(expected);
+    }
+    release();
+    expect(queue.inUse).toBe(0);
+  });
+
+  it('gives up an aborted waiter: refused as aborted, its place and bytes freed, the next waiter served', async () => {
+    const queue = new FairQueue({ capacity: 1, perKey: 1, queuedPerKey: 2, queuedBytesPerKey: 100, waitMs: 60_000 });
+    const held = queue.claim('A', 'a') as Release;
+    const gone = new AbortController();
+    const aborted = queue.claim('B', 'b', 1, 80, gone.signal);
+    const next = queue.claim('B', 'b', 1, 20);
+    expect(queue.queued).toBe(2);
+    gone.abort();
+    await expect(aborted).rejects.toMatchObject({ reason: 'aborted' });
+    expect(queue.queued).toBe(1);
+    // b's waiters hold 20 bytes now: one of 80 fits again.
+    expect(queue.refusalNow('B', 'b', 80)).toBeNull();
+    held();
+    (await next)();
+    expect(queue.inUse).toBe(0);
+    // A signal aborted before the claim waits for nothing; one aborted after its grant changes nothing.
+    const blocker = queue.claim('A', 'a') as Release;
+    const late = new AbortController();
+    late.abort();
+    await expect(claimed(queue, 'B', 'b', 1, 0, late.signal)).rejects.toMatchObject({ reason: 'aborted' });
+    const kept = new AbortController();
+    const wait = queue.claim('B', 'b', 1, 0, kept.signal);
+    blocker();
+    const release = await wait;
+    kept.abort();
+    expect(queue.inUse).toBe(1);
+    release();
     expect(queue.inUse).toBe(0);
   });
 });

@@ -1,10 +1,7 @@
 // The monitor's link to the service: GraphQL over HTTP for queries, one graphql-ws socket for
 // every subscription. The API key lives in sessionStorage only (gone when the tab closes).
 import { type Client, createClient } from 'graphql-ws/client';
-import type { TypedDocumentString } from './generated/graphql.ts';
-
-/** A document: generated from schema.graphql (typed result and variables), or a plain string. */
-type Doc<R, V> = TypedDocumentString<R, V> | string;
+import { backoff, type Doc, graphqlQuery, pause } from './query.ts';
 
 const KEY = 'episodic.apiKey';
 export const storedKey = () => sessionStorage.getItem(KEY);
@@ -25,16 +22,6 @@ export interface Api {
 }
 
 const FORBIDDEN = 4403;
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-const backoff = (retries: number) => Math.min(10_000, 500 * 2 ** retries);
-
-/** A query shed for load (a busy server, its database, the key's minute) is asked again after its Retry-After, a few times, instead of the page showing the refusal for good. */
-const SHED_CODES: ReadonlySet<unknown> = new Set(['OVERLOADED', 'DATABASE_UNAVAILABLE', 'RATE_LIMITED']);
-const SHED_RETRIES = 5;
-const retryAfterMs = (res: Response, attempt: number) => {
-  const seconds = Number(res.headers.get('retry-after'));
-  return seconds > 0 ? Math.min(10_000, seconds * 1000) : backoff(attempt);
-};
 
 export function createApi(apiKey: string, onStatus: (status: LinkStatus) => void): Api {
   const authorization = `Bearer ${apiKey}`;
@@ -52,24 +39,7 @@ export function createApi(apiKey: string, onStatus: (status: LinkStatus) => void
   });
 
   return {
-    async query<R, V>(doc: Doc<R, V>, variables?: V): Promise<R> {
-      const query = String(doc);
-      for (let attempt = 0; ; attempt++) {
-        const res = await fetch('/graphql', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization },
-          body: JSON.stringify({ query, variables }),
-        });
-        const body = (await res.json()) as { data?: R; errors?: Array<{ message: string; extensions?: { code?: unknown } }> };
-        if (attempt < SHED_RETRIES && body.errors?.some((e) => SHED_CODES.has(e.extensions?.code))) {
-          await pause(retryAfterMs(res, attempt));
-          continue;
-        }
-        if (body.errors?.length) throw new Error(body.errors.map((e) => e.message).join('; '));
-        if (!body.data) throw new Error(`HTTP ${res.status}`);
-        return body.data;
-      }
-    },
+    query: graphqlQuery('/graphql', authorization),
     follow<R, V extends Record<string, unknown>>(doc: Doc<R, V>, variables: V, onData: (data: R) => void) {
       const query = String(doc);
       let stopped = false;
