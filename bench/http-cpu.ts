@@ -1,12 +1,13 @@
 // CPU per request of two source trees, alternating in one run (issue 55): on a shared machine
-// req/s moves with other work, the CPU a request costs does not. Each tree's bench/http-server.ts
-// serves one database (the development set imported once through the CLI); for each case and tree
+// req/s moves with other work, the CPU a request costs does not. Each tree's compiled server
+// (dist/server, built when stale: bench/episodic-server.ts) serves one database (the development set imported once through the CLI); for each case and tree
 // in turn, BENCH_CLIENTS clients for BENCH_HTTP_SECONDS, and the CPU that load cost the server's process and
 // this database's PostgreSQL backends (/proc), per answered request.
 // Run: node --import tsx bench/http-cpu.ts <tree A> <tree B> [archive]  (BENCH_DATABASE_URL required)
 //   BENCH_HTTP_SECONDS (default 5), BENCH_HTTP_ROUNDS (default 3), BENCH_CASES (default viewer,relevant), BENCH_CLIENTS (default 32),
-//   BENCH_KEEP=1 (keep the imported database for the next run, named BENCH_DB_NAME, default bench_http_cpu), BENCH_CPU_PROF=<dir> (tree B's server with --cpu-prof).
-import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
+//   BENCH_KEEP=1 (keep the imported database for the next run, named BENCH_DB_NAME, default bench_http_cpu), BENCH_CPU_PROF=<dir> (tree B's server with --cpu-prof),
+//   BENCH_SERVER_ENV='{"NAME":"value"}' (more settings of both servers).
+import { execFileSync, fork, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import pg from 'pg';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { must } from '../src/core/must.ts';
 import { RANKER_JOB } from '../src/retrieval/ranker-jobs.ts';
+import { type CompiledServer, startCompiledServer } from './episodic-server.ts';
 import { QUERY_MIX } from './query-mix.ts';
 import { fmt, openBenchDatabase, percentile } from './support.ts';
 
@@ -42,22 +44,11 @@ async function backendsCpu(admin: pg.Client, database: string): Promise<Map<numb
   return new Map(rows.map((r) => [r.pid, cpuMs(r.pid)]));
 }
 
-function startServer(tree: string, env: Record<string, string>, profile?: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = fork(join(tree, 'bench/http-server.ts'), ['episodic'], {
-    cwd: tree,
-    execArgv: ['--import', 'tsx', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
-    env: { ...process.env, ...env, NODE_ENV: 'production' },
-  });
-  return new Promise((done, fail) => {
-    child.once('exit', (code) => fail(new Error(`${tree} server exited ${code}`)));
-    child.once('message', (m) => {
-      child.removeAllListeners('exit');
-      done({ url: (m as { url: string }).url, child });
-    });
-  });
+/** A tree's compiled server (bench/episodic-server.ts), as `npm start` runs it. */
+function startServer(tree: string, databaseUrl: string, profile?: string): Promise<CompiledServer> {
+  const settings = JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}') as Record<string, string>;
+  return startCompiledServer(tree, { databaseUrl, applicationName: 'bench-http-episodic', settings, cpuProfDir: profile });
 }
-
-const stop = (child: ChildProcess) => new Promise<void>((done) => (child.once('exit', () => done()), child.send('stop')));
 
 function load(url: string, token: string, bodies: string[]): Promise<{ count: number; seconds: number; latencies: number[] }> {
   const child = fork(join(import.meta.dirname, 'http-load.mjs'), [], { execArgv: [] });
@@ -100,8 +91,7 @@ async function main() {
     ? must(await database.db.prisma.tenant.findFirst({ where: { name: 'bench-http-cpu' } }), 'tenant')
     : await createTenant(database.db.prisma, 'bench-http-cpu');
   const { token } = await createApiKey(database.db.prisma, { tenantId: tenant.id, name: 'bench', scopes: ['write'] });
-  const env = { BENCH_DATABASE: database.url, BENCH_TENANT: tenant.id };
-  const servers = { A: await startServer(treeA, env), B: await startServer(treeB, env, process.env.BENCH_CPU_PROF) };
+  const servers = { A: await startServer(treeA, database.url), B: await startServer(treeB, database.url, process.env.BENCH_CPU_PROF) };
   const dir = await mkdtemp(join(tmpdir(), 'episodic-http-cpu-'));
   try {
     if (!database.reused) await importRuns(servers.A.url, token, dir);
@@ -115,7 +105,7 @@ async function main() {
     for (let round = -1; round < ROUNDS; round++) {
       for (const name of CASES) {
         for (const [label, s] of Object.entries(round % 2 === 0 ? servers : { B: servers.B, A: servers.A })) {
-          const pid = must(s.child.pid, 'pid');
+          const pid = s.pid;
           const server0 = cpuMs(pid);
           const pg0 = await backendsCpu(admin, dbName);
           const r = await load(s.url, token, must(BODIES[name], name));
@@ -138,7 +128,7 @@ async function main() {
       );
     }
   } finally {
-    await Promise.all([stop(servers.A.child), stop(servers.B.child)]);
+    await Promise.all([servers.A.stop(), servers.B.stop()]);
     await rm(dir, { recursive: true, force: true });
     await admin.end();
     await database.close();

@@ -1,19 +1,13 @@
-// One server of bench:http, in its own process (bench/http.ts forks it): `episodic` the real
-// service, `yoga` bare graphql-yoga answering `{hello}`, `yoga-pg` bare yoga reading one tenant's
-// row with `pg` and a prepared statement (`{tenant{name}}`, the same row `{viewer{name}}` reads). Sends `{ url }` over IPC
-// when listening; stops and exits on the message 'stop' (so a --cpu-prof profile is written).
+// A baseline server of bench:http, in its own process (bench/http.ts forks it): `yoga` bare
+// graphql-yoga answering `{hello}`, `yoga-pg` bare yoga reading one tenant's row with `pg` and a
+// prepared statement (`{tenant{name}}`, the same row `{viewer{name}}` reads). The Episodic server
+// is the compiled one (bench/episodic-server.ts). Sends `{ url }` over IPC when listening; stops
+// and exits on the message 'stop' (so a --cpu-prof profile is written).
 //   argv: <mode>; env: BENCH_DATABASE (url), BENCH_TENANT (id, yoga-pg)
-import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSchema, createYoga } from 'graphql-yoga';
 import pg from 'pg';
-import { loadConfig } from '../src/config.ts';
-import { createDatabase } from '../src/db/client.ts';
-import { createLogger } from '../src/log.ts';
-import { createApp } from '../src/server.ts';
-import { createServices, stopServices } from '../src/services.ts';
-import { freePort } from '../test/support/ports.ts';
 
 const mode = process.argv[2];
 /** Named by the mode, so bench:http can tell this server's PostgreSQL backends (pg_stat_activity) from the others'. */
@@ -25,32 +19,6 @@ function withApplicationName(url: string, name: string): string {
   const u = new URL(url);
   u.searchParams.set('application_name', name);
   return u.toString();
-}
-
-async function startEpisodic(): Promise<{ url: string; stop(): Promise<void> }> {
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    PORT: String(await freePort()),
-    DATABASE_URL: databaseUrl,
-    LOG_LEVEL: 'error',
-    DB_POOL_MAX: '20',
-    RATE_LIMIT_PER_MINUTE: '0',
-    LEDGER_SIGNING_KEY: randomBytes(32).toString('hex'),
-    // BENCH_SERVER_ENV='{"MAX_REQUESTS_PER_KEY":"64"}': the Episodic server's config for an experiment (as in bench:fairness).
-    ...(JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}') as Record<string, string>),
-  });
-  const db = createDatabase(databaseUrl, config.dbPoolMax);
-  const services = await createServices(config, db, createLogger(config.logLevel));
-  const app = createApp(services);
-  await app.start();
-  return {
-    url: app.url(),
-    async stop() {
-      await app.stop();
-      await stopServices(services);
-      await db.close();
-    },
-  };
 }
 
 async function startBare(withPg: boolean): Promise<{ url: string; stop(): Promise<void> }> {
@@ -79,7 +47,8 @@ async function startBare(withPg: boolean): Promise<{ url: string; stop(): Promis
   };
 }
 
-const running = mode === 'episodic' ? await startEpisodic() : await startBare(mode === 'yoga-pg');
+if (mode !== 'yoga' && mode !== 'yoga-pg') throw new Error(`unknown mode ${mode}: yoga or yoga-pg`);
+const running = await startBare(mode === 'yoga-pg');
 process.on('message', async (message) => {
   if (message !== 'stop') return;
   await running.stop();

@@ -1,5 +1,5 @@
-// HTTP throughput and latency where users feel them (issue 31). Every server in its own process
-// (bench/http-server.ts), the load generator in another (bench/http-load.mjs, 32 keep-alive
+// HTTP throughput and latency where users feel them (issue 31). Every server in its own process,
+// the load generator in another (bench/http-load.mjs, 32 keep-alive
 // clients); the pairs alternate ROUNDS times and each figure is the median of its rounds:
 //   {__typename} with a key            against bare graphql-yoga answering {hello}
 //   {viewer{name}} (one row)           against bare yoga + pg reading the same row
@@ -11,8 +11,12 @@
 // Each load also prints the server's CPU per answered request (from /proc), and its PostgreSQL
 // backends' (named by application_name), which the other work on a shared machine does not move
 // as it moves req/s.
+// The Episodic server is the compiled one `npm start` runs (bench/episodic-server.ts builds it when
+// stale); the bare servers run bench/http-server.ts. read_ratio is the median of READ_PAIRS pairs
+// of measurements, the order swapped every pair.
 // Run: npm run bench:http [-- <archive.tar.gz or folder of runs>]
-//   BENCH_HTTP_SECONDS (per measurement, default 5), BENCH_HTTP_ROUNDS (default 3),
+//   BENCH_HTTP_SECONDS (per measurement, default 5), BENCH_HTTP_ROUNDS (default 3), BENCH_READ_PAIRS (default 9),
+//   BENCH_SERVER_ENV='{"NAME":"value"}' (more of the Episodic server's settings),
 //   BENCH_CPU_PROF=<dir>: the Episodic server runs with --cpu-prof into that folder.
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -23,6 +27,7 @@ import type pg from 'pg';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { must } from '../src/core/must.ts';
 import { RANKER_JOB } from '../src/retrieval/ranker-jobs.ts';
+import { startCompiledServer } from './episodic-server.ts';
 import { QUERY_MIX } from './query-mix.ts';
 import { type BenchDatabase, fmt, openBenchDatabase, percentile } from './support.ts';
 
@@ -30,6 +35,7 @@ const REPO = resolve(import.meta.dirname, '..');
 const SOURCE = resolve(REPO, process.argv[2] ?? '../shared/data/swebench-verified-mini-swe-agent.tar.gz');
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
+const READ_PAIRS = Number(process.env.BENCH_READ_PAIRS ?? 9);
 const CLIENTS = 32;
 const CPU_PROF = process.env.BENCH_CPU_PROF;
 
@@ -49,15 +55,23 @@ function processCpuMs(pid: number | undefined): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** The CPU so far of each backend the server of `mode` holds (its pool's connections name it: bench/http-server.ts). */
-async function backendsCpuMs(admin: pg.Pool, mode: string): Promise<Map<number, number>> {
-  const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [`bench-http-${mode}`]);
+/** The bench's database: its pool, and its name (other runs on the same PostgreSQL name their servers' connections alike). */
+interface Admin {
+  pool: pg.Pool;
+  database: string;
+}
+
+/** The CPU so far of each backend the server of `mode` holds in this run's database (its pool's connections name it). */
+async function backendsCpuMs(admin: Admin, mode: string): Promise<Map<number, number>> {
+  const { rows } = await admin.pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = $2', [
+    `bench-http-${mode}`,
+    admin.database,
+  ]);
   return new Map(rows.map((r) => [r.pid, processCpuMs(r.pid)]));
 }
 
-function startServer(mode: 'episodic' | 'yoga' | 'yoga-pg', env: Record<string, string>, admin: pg.Pool): Promise<Server> {
-  const execArgv = ['--import', 'tsx', ...(mode === 'episodic' && CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [])];
-  const child = fork(join(REPO, 'bench/http-server.ts'), [mode], { execArgv, env: { ...process.env, ...env, NODE_ENV: 'production' } });
+function startServer(mode: 'yoga' | 'yoga-pg', env: Record<string, string>, admin: Admin): Promise<Server> {
+  const child = fork(join(REPO, 'bench/http-server.ts'), [mode], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env, NODE_ENV: 'production' } });
   return new Promise((done, fail) => {
     child.once('exit', (code) => fail(new Error(`${mode} server exited ${code}`)));
     child.once('message', (m) => {
@@ -65,6 +79,13 @@ function startServer(mode: 'episodic' | 'yoga' | 'yoga-pg', env: Record<string, 
       done({ url: (m as { url: string }).url, cpuMs: () => processCpuMs(child.pid), pgCpuMs: () => backendsCpuMs(admin, mode), stop: () => stopChild(child) });
     });
   });
+}
+
+/** This tree's Episodic server as `npm start` runs it (bench/episodic-server.ts). */
+async function startEpisodic(databaseUrl: string, admin: Admin): Promise<Server> {
+  const settings = JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}') as Record<string, string>;
+  const server = await startCompiledServer(REPO, { databaseUrl, applicationName: 'bench-http-episodic', settings, cpuProfDir: CPU_PROF });
+  return { url: server.url, cpuMs: () => processCpuMs(server.pid), pgCpuMs: () => backendsCpuMs(admin, 'episodic'), stop: server.stop };
 }
 
 function stopChild(child: ChildProcess): Promise<void> {
@@ -197,9 +218,10 @@ async function main() {
   const tenant = await createTenant(database.db.prisma, 'bench-http');
   const { token } = await createApiKey(database.db.prisma, { tenantId: tenant.id, name: 'bench', scopes: ['write'] });
   const env = { BENCH_DATABASE: database.url, BENCH_TENANT: tenant.id };
-  const episodic = await startServer('episodic', env, database.db.pool);
-  const yoga = await startServer('yoga', env, database.db.pool);
-  const yogaPg = await startServer('yoga-pg', env, database.db.pool);
+  const admin = { pool: database.db.pool, database: new URL(database.url).pathname.slice(1) };
+  const episodic = await startEpisodic(database.url, admin);
+  const yoga = await startServer('yoga', env, admin);
+  const yogaPg = await startServer('yoga-pg', env, admin);
   try {
     console.log(`importing ${SOURCE} through the CLI ...`);
     await importRuns(episodic.url, token, folder.dir);
@@ -208,8 +230,6 @@ async function main() {
     const cases = {
       yoga: () => load(yoga, '', [body('{ hello }')]),
       typename: () => load(episodic, token, [body('{ __typename }')]),
-      yogaPg: () => load(yogaPg, '', [body('{ tenant { name } }')]),
-      viewer: () => load(episodic, token, [body('{ viewer { name } }')]),
       episode: () => load(episodic, token, [body(EPISODE, { id: episodeId })]),
       relevant: () =>
         load(
@@ -218,12 +238,21 @@ async function main() {
           QUERY_MIX.map((d) => body(RELEVANT, { t: { description: d } })),
         ),
     };
-    const results: Record<keyof typeof cases, Load[]> = { yoga: [], typename: [], yogaPg: [], viewer: [], episode: [], relevant: [] };
+    const plainRead = { yogaPg: () => load(yogaPg, '', [body('{ tenant { name } }')]), viewer: () => load(episodic, token, [body('{ viewer { name } }')]) };
+    const results: Record<keyof typeof cases | keyof typeof plainRead, Load[]> = { yoga: [], typename: [], yogaPg: [], viewer: [], episode: [], relevant: [] };
     // Warm-up: every case once, a full measurement each, so each server's hot paths are compiled
     // before the rounds (a one-second warm-up left the larger server's first round measuring its JIT).
-    for (const measure of Object.values(cases)) await measure().catch(() => undefined);
+    for (const measure of [...Object.values(cases), ...Object.values(plainRead)]) await measure().catch(() => undefined);
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, measure] of Object.entries(cases)) results[name as keyof typeof cases].push(await measure());
+    }
+    // The plain read against its baseline: READ_PAIRS pairs, each a measurement of both one after
+    // the other, the order swapped every pair (whichever goes second shares the minute's other work
+    // differently); read_ratio is the median of the pairs' ratios. Three rounds gave 0.89, 0.70 and
+    // 0.76 on a quiet machine: one pair moves with whatever else ran in its seconds.
+    for (let pair = 0; pair < READ_PAIRS; pair++) {
+      const order = pair % 2 === 0 ? (['yogaPg', 'viewer'] as const) : (['viewer', 'yogaPg'] as const);
+      for (const name of order) results[name].push(await plainRead[name]());
     }
     const single = await load(
       episodic,
@@ -233,13 +262,13 @@ async function main() {
       SECONDS * 2,
     );
     const ratios = results.viewer.map((v, i) => v.rps / must(results.yogaPg[i], 'pair').rps);
-    console.log(`\nmedian of ${ROUNDS} rounds, ${CLIENTS} concurrent clients`);
+    console.log(`\nmedian of ${ROUNDS} rounds (the plain read and its baseline: of ${READ_PAIRS} pairs), ${CLIENTS} concurrent clients`);
     console.log(line('bare yoga {hello}', medianLoad(results.yoga)));
     console.log(line('{__typename} with a key', medianLoad(results.typename)));
     console.log(`   ratio to bare yoga ${fmt(medianLoad(results.typename).rps / medianLoad(results.yoga).rps, 2)}`);
     console.log(line('bare yoga + pg, one row', medianLoad(results.yogaPg)));
     console.log(line('{viewer{name}} (one row)', medianLoad(results.viewer)));
-    console.log(`   ratio to bare yoga + pg ${fmt(median(ratios), 2)} (per round: ${ratios.map((r) => fmt(r, 2)).join(', ')})`);
+    console.log(`   ratio to bare yoga + pg ${fmt(median(ratios), 2)} (per pair: ${ratios.map((r) => fmt(r, 2)).join(', ')})`);
     const cpu = (name: keyof typeof results) => median(results[name].map((l) => l.cpuUs));
     const pgCpu = (name: keyof typeof results) => median(results[name].map((l) => l.pgCpuUs));
     console.log(

@@ -32,7 +32,7 @@ const LARGE_READS_AT_MOST = 4;
 const STREAMED_BLOB_HELD_BYTES = 4 * 1024 * 1024;
 /** How long an answer being sent keeps its permit at most (a 7.9 MB answer leaves in ~0.1 s). */
 const LARGE_READ_HOLD_MS = 10_000;
-/** Characters of a long string escaped per turn of the event loop (~1 ms). */
+/** Characters of a long string escaped per turn of the event loop (~1 ms); bytes of a streamed text written per turn. */
 const SLICE_CHARS = 256 * 1024;
 /** What JSON.stringify escapes in a string: a quote, a backslash, a control character, a surrogate (a lone one is escaped; a pair is left to it). */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
@@ -45,7 +45,8 @@ const STREAMED_ELSEWHERE = /text\/event-stream|multipart\/mixed/;
 /**
  * The JSON text of `value` in UTF-8 pieces: the small parts at once, each string of SLICE_CHARS or
  * more escaped a slice per turn, and each marker of `streamed` replaced by the text its source
- * yields, read piece by piece as the answer is written (src/steps/streamed-text.ts). A slice may
+ * yields, read piece by piece as the answer is written (src/steps/streamed-text.ts), each piece
+ * escaped and encoded as it arrives. A slice may
  * end inside a surrogate pair: JSON.stringify escapes each half (\ud83d, \ude00), and the two
  * escapes parse back to the one character.
  */
@@ -55,12 +56,12 @@ export async function* jsonSlices(
   streamed?: ReadonlyMap<string, TextSource>,
 ): AsyncGenerator<Buffer> {
   const marker = `\u0001sliced-${randomUUID()}-`;
-  const long: Array<() => AsyncIterable<string> | Iterable<string>> = [];
+  const long: Array<{ pieces: () => AsyncIterable<string> | Iterable<string>; streamed: boolean }> = [];
   const text = JSON.stringify(value, (_key, v: unknown) => {
     if (typeof v !== 'string') return v;
     const source = streamed?.get(v);
-    if (source) long.push(source);
-    else if (v.length >= SLICE_CHARS) long.push(() => [v]);
+    if (source) long.push({ pieces: source, streamed: true });
+    else if (v.length >= SLICE_CHARS) long.push({ pieces: () => [v], streamed: false });
     else return v;
     return `${marker}${long.length - 1}`;
   });
@@ -71,17 +72,43 @@ export async function* jsonSlices(
       yield Buffer.from(parts[i] as string);
       continue;
     }
-    const pieces = (long[Number(parts[i])] as (typeof long)[number])();
+    const string = long[Number(parts[i])] as (typeof long)[number];
     yield Buffer.from('"');
-    for await (const piece of pieces) {
-      for (let at = 0; at < piece.length; at += SLICE_CHARS) {
-        const slice = piece.length <= SLICE_CHARS ? piece : piece.slice(at, at + SLICE_CHARS);
-        await beforeSlice(slice.length);
-        // Most content needs no escape: written as it is, without a second copy of the slice.
-        yield Buffer.from(NEEDS_ESCAPE.test(slice) ? JSON.stringify(slice).slice(1, -1) : slice);
-      }
+    for await (const piece of string.pieces()) {
+      if (string.streamed) yield* pacedBytes(escapedUtf8(piece), beforeSlice);
+      else yield* pacedSlices(piece, beforeSlice);
     }
     yield Buffer.from('"');
+  }
+}
+
+/** A string's text inside a JSON string, in UTF-8. Most content needs no escape: encoded as it is, without a second copy. */
+function escapedUtf8(text: string): Buffer {
+  return Buffer.from(NEEDS_ESCAPE.test(text) ? JSON.stringify(text).slice(1, -1) : text);
+}
+
+/** A string the answer holds anyway (a value of the result), escaped and encoded a slice of SLICE_CHARS per turn. */
+async function* pacedSlices(text: string, beforeSlice: (chars: number) => Promise<void>): AsyncGenerator<Buffer> {
+  for (let at = 0; at < text.length; at += SLICE_CHARS) {
+    const slice = text.length <= SLICE_CHARS ? text : text.slice(at, at + SLICE_CHARS);
+    await beforeSlice(slice.length);
+    yield escapedUtf8(slice);
+  }
+}
+
+/**
+ * A streamed text's piece, already escaped and encoded as it arrived, written SLICE_CHARS bytes per
+ * turn. Encoded at once, the piece's string is garbage while still young, and a scavenge frees it:
+ * held across the slices' turns (as pacedSlices holds its text), 64 concurrent blob reads' ~512 KiB
+ * strings were promoted, and the heap grew by hundreds of MB of them between two full collections
+ * (the RSS peak of bench:fairness blob64, issue 50). A Buffer's bytes are outside the heap, and V8
+ * collects early when they grow.
+ */
+async function* pacedBytes(bytes: Buffer, beforeSlice: (bytes: number) => Promise<void>): AsyncGenerator<Buffer> {
+  for (let at = 0; at < bytes.length; at += SLICE_CHARS) {
+    const slice = bytes.subarray(at, at + SLICE_CHARS);
+    await beforeSlice(slice.length);
+    yield slice;
   }
 }
 

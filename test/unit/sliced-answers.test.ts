@@ -31,7 +31,8 @@ it('writes an ASCII answer byte for byte as JSON.stringify does', async () => {
 });
 
 it('writes a streamed text where its marker stands, read piece by piece as the answer is written, escaped as JSON.stringify does', async () => {
-  const pieces = [`"\\\n${'😀'.repeat(140_000)}`, 'x'.repeat(300_000), 'é€ end'];
+  // The last two pieces cut a surrogate pair: each piece is escaped as it arrives, each half as JSON.stringify escapes it.
+  const pieces = [`"\\\n${'😀'.repeat(140_000)}`, 'x'.repeat(300_000), 'é€ end \ud83d', '\ude00'];
   const read: string[] = [];
   async function* source(): AsyncGenerator<string> {
     for (const piece of pieces) {
