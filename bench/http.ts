@@ -23,6 +23,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
 import type pg from 'pg';
 import { createApiKey, createTenant } from '../src/auth/store.ts';
 import { must } from '../src/core/must.ts';
@@ -70,8 +71,28 @@ async function backendsCpuMs(admin: Admin, mode: string): Promise<Map<number, nu
   return new Map(rows.map((r) => [r.pid, processCpuMs(r.pid)]));
 }
 
-function startServer(mode: 'yoga' | 'yoga-pg', env: Record<string, string>, admin: Admin): Promise<Server> {
-  const child = fork(join(REPO, 'bench/http-server.ts'), [mode], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env, NODE_ENV: 'production' } });
+/**
+ * The baselines compiled as the Episodic server is (esbuild, dependencies from node_modules), run by
+ * plain node: neither side pays tsx's transforms, so the baseline stays the strongest.
+ */
+async function compiledBaseline(): Promise<string> {
+  const outfile = join(REPO, '.scratch', 'bench-http-server.mjs');
+  await build({
+    entryPoints: [join(REPO, 'bench/http-server.ts')],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+  return outfile;
+}
+
+async function startServer(mode: 'yoga' | 'yoga-pg', env: Record<string, string>, admin: Admin): Promise<Server> {
+  const child = fork(await compiledBaseline(), [mode], { execArgv: ['--enable-source-maps'], env: { ...process.env, ...env, NODE_ENV: 'production' } });
   return new Promise((done, fail) => {
     child.once('exit', (code) => fail(new Error(`${mode} server exited ${code}`)));
     child.once('message', (m) => {
