@@ -12,7 +12,7 @@ import type { Outcome } from '../episodes/outcome.ts';
 import { type EpisodeRow, lockEpisode } from '../episodes/row.ts';
 import { lockDedupeKeys, type StartInput, startEpisode } from '../episodes/store.ts';
 import { extractPatternBatch, type KnownEpisode, pendingExtractions } from '../learning/extract.ts';
-import { storeExperiences } from '../learning/store.ts';
+import { readStepFacts, storeExperiences } from '../learning/store.ts';
 import { addIndexShares, indexOwnRows } from '../retrieval/term-index.ts';
 import { applyStepBatch, type StepBatchOutcome, type StepBatchRequest, type StepItemResult } from '../steps/apply.ts';
 import type { HashedStep } from '../steps/prepare.ts';
@@ -68,8 +68,16 @@ export async function importRuns(ctx: WriteContext, runs: readonly RunToImport[]
   // in a later transaction: a repeat within the batch then finds its first import ended.
   const fresh = runs.flatMap((run, i) => (must(started[i]).deduplicated ? [] : [{ run, i, episodeId: must(started[i]).episodeId }]));
   const logged = await logRuns(ctx, fresh);
+  // Their endings' step facts in one read, not one per run (the steps are all written by now).
+  if (fresh.length)
+    batch.stepFacts = await readStepFacts(
+      ctx.client,
+      fresh.map((f) => f.episodeId),
+    );
   const results: ImportRunResult[] = new Array(runs.length);
   for (const [k, { run, i, episodeId }] of fresh.entries()) results[i] = await endRun(ctx, run, episodeId, false, must(logged[k]), batch);
+  // A run resumed below logs steps after that read: its ending reads its own.
+  delete batch.stepFacts;
   for (const [i, run] of runs.entries()) if (!results[i]) results[i] = await resumeRun(ctx, run, must(started[i]).episodeId, batch);
   const known = new Map<string, KnownEpisode>();
   for (const { episodeId, completion } of results)
