@@ -39,7 +39,7 @@ export interface CountedEpisode {
 
 /**
  * Adds the observations of a batch of episodes to the counts, summed per row first (one statement
- * per table for the whole batch); returns the pattern id of every candidate key. A new pattern
+ * per table for the whole batch, the file patterns' apart); returns the pattern id of every candidate key. A new pattern
  * keeps the context of the first episode of the batch that has it (display only).
  */
 export async function countObservations(client: pg.PoolClient, tenantId: string, episodes: readonly CountedEpisode[], now: Date): Promise<Map<string, string>> {
@@ -57,7 +57,20 @@ export async function countObservations(client: pg.PoolClient, tenantId: string,
       counts.set(c.key, row);
     }
   }
-  const counted = await upsertPatterns(client, tenantId, episodes, counts, now);
+  // The other patterns first: a file pattern's support is its antecedent's count after this batch
+  // (FILE_ANTECEDENT), written with its row instead of by an update of it after.
+  const counted = await upsertPatterns(client, tenantId, episodes, counts, now, (c) => !antecedentOf(c.kind));
+  const termSupport = new Map(counted.map((r) => [`${r.kind}\u0000${r.scope}\u0000${r.cue}`, r.occurrences]));
+  const fileSupport = new Map<string, number>();
+  for (const { obs } of episodes) {
+    for (const c of obs.candidates) {
+      const antecedent = antecedentOf(c.kind);
+      const support = antecedent && termSupport.get(`${antecedent}\u0000${obs.scope}\u0000${c.cue}`);
+      if (support !== undefined && support !== null) fileSupport.set(c.key, support);
+    }
+  }
+  counted.push(...(await upsertPatterns(client, tenantId, episodes, counts, now, (c) => fileSupport.has(c.key), fileSupport)));
+  counted.push(...(await upsertPatterns(client, tenantId, episodes, counts, now, (c) => Boolean(antecedentOf(c.kind)) && !fileSupport.has(c.key))));
   const ids = new Map(counted.map((r) => [r.key, r.id]));
   // Per pattern and stratum: support, hits and rewards this batch adds.
   const strata = new Map<string, StratumAdded>();
@@ -75,21 +88,6 @@ export async function countObservations(client: pg.PoolClient, tenantId: string,
   }
   const added = [...strata.values()].sort((x, y) => compareText(x.id + x.stratum, y.id + y.stratum));
   await addStrata(client, tenantId, added);
-  // The batch counted each file pattern's antecedent too: the file pattern takes that support.
-  const termSupport = new Map(counted.map((r) => [`${r.kind}\u0000${r.scope}\u0000${r.cue}`, r.occurrences]));
-  const files = new Map<string, number>();
-  for (const { obs } of episodes) {
-    for (const c of obs.candidates) {
-      const antecedent = antecedentOf(c.kind);
-      const support = antecedent && termSupport.get(`${antecedent}\u0000${obs.scope}\u0000${c.cue}`);
-      if (support !== undefined && support !== null) files.set(ids.get(c.key) as string, support);
-    }
-  }
-  if (files.size) {
-    const p = new Params();
-    const u = unnestAs(p, 'u', { id: [[...files.keys()], 'uuid'], occurrences: [[...files.values()], 'int'] });
-    await client.query(`UPDATE patterns p SET occurrences = u.occurrences FROM ${u} WHERE p.id = u.id`, p.values);
-  }
   return ids;
 }
 
@@ -158,10 +156,13 @@ async function upsertPatterns(
   episodes: readonly CountedEpisode[],
   counts: ReadonlyMap<string, { support: number; hits: number }>,
   now: Date,
+  which: (c: PatternCandidate) => boolean,
+  /** Given: each row's support is set to its key's (a file pattern's antecedent's), not added to. */
+  supportOf?: ReadonlyMap<string, number>,
 ): Promise<Array<Pick<PatternsRow, 'id' | 'key' | 'scope' | 'cue' | 'occurrences'> & { kind: PatternKind }>> {
   const firsts = new Map<string, { candidate: PatternCandidate; scope: string; episode: CountedEpisode }>();
   for (const episode of episodes)
-    for (const c of episode.obs.candidates) if (!firsts.has(c.key)) firsts.set(c.key, { candidate: c, scope: episode.obs.scope, episode });
+    for (const c of episode.obs.candidates) if (!firsts.has(c.key) && which(c)) firsts.set(c.key, { candidate: c, scope: episode.obs.scope, episode });
   const sorted = [...firsts.values()].sort((x, y) => compareText(x.candidate.key, y.candidate.key));
   if (sorted.length === 0) return [];
   const p = new Params();
@@ -182,7 +183,7 @@ async function upsertPatterns(
       framework: [sorted.map((f) => f.episode.context.framework), 'text'],
       tags: [sorted.map((f) => JSON.stringify(f.episode.context.tags)), 'jsonb'],
       episode: [sorted.map((f) => f.episode.episodeId), 'uuid'],
-      support: [sorted.map((f) => counts.get(f.candidate.key)?.support ?? 0), 'int'],
+      support: [sorted.map((f) => (supportOf ? supportOf.get(f.candidate.key) : counts.get(f.candidate.key)?.support) ?? 0), 'int'],
       hits: [sorted.map((f) => counts.get(f.candidate.key)?.hits ?? 0), 'int'],
     },
     { ordinality: 'n' },
@@ -196,7 +197,7 @@ async function upsertPatterns(
        FROM ${candidates}
       ORDER BY u.n
      ON CONFLICT (tenant_id, key) DO UPDATE
-       SET occurrences = patterns.occurrences + EXCLUDED.occurrences, successes = patterns.successes + EXCLUDED.successes, updated_at = EXCLUDED.updated_at
+       SET occurrences = ${supportOf ? 'EXCLUDED.occurrences' : 'patterns.occurrences + EXCLUDED.occurrences'}, successes = patterns.successes + EXCLUDED.successes, updated_at = EXCLUDED.updated_at
      RETURNING id, key, scope, cue, kind, occurrences`,
     p,
   );

@@ -80,19 +80,11 @@ export async function loadEpisodeFacts(client: pg.PoolClient, tenantId: string, 
 
 /**
  * The facts of an episode whose row the caller read in this transaction (an ending's update
- * returns it, so the row is not read again): its steps are read.
+ * returns it, so the row is not read again): its steps are read, unless the caller read them
+ * already (readStepFacts, for a batch of endings).
  */
-export async function episodeFactsOf(client: pg.PoolClient, r: EpisodeFactsSqlRow): Promise<EpisodeFacts> {
-  const episodeId = r.id;
-  const s = new Params();
-  const steps = await queryRows<StepFactsSqlRow>(
-    client,
-    `SELECT step_number, kind, tool, result_kind, latency_ms, tokens, result->>'errorClass' AS error_class,
-            CASE WHEN octet_length(parameters::text) <= ${COMMAND_PARAMETER_BYTES} THEN parameters END AS parameters,
-            CASE WHEN result_kind IN ('error', 'timeout') THEN left(concat_ws(' ', result->>'message', result->>'output', observation), ${ERROR_TEXT_CHARS}) END AS error_text
-       FROM steps WHERE episode_id = ${s.add(episodeId)} ORDER BY step_number`,
-    s,
-  );
+export async function episodeFactsOf(client: pg.PoolClient, r: EpisodeFactsSqlRow, stepRows?: readonly StepFactsSqlRow[]): Promise<EpisodeFacts> {
+  const steps = stepRows ?? (await readStepFacts(client, [r.id])).get(r.id) ?? [];
   const ended = r.ended_at ?? new Date();
   const critique = r.critique as Critique | null;
   return {
@@ -119,8 +111,24 @@ function contextOf(r: { domain: string | null; language: string | null; framewor
   return { domain: r.domain, language: r.language, framework: r.framework, tags: r.tags ?? [] };
 }
 
-/** A step row of loadEpisodeFacts' query. */
-interface StepFactsSqlRow {
+/** The steps the learning rules read of these episodes, in step order (one statement for all of them). */
+export async function readStepFacts(client: pg.PoolClient, episodeIds: readonly string[]): Promise<Map<string, StepFactsSqlRow[]>> {
+  const s = new Params();
+  const rows = await queryRows<StepFactsSqlRow & { episode_id: string }>(
+    client,
+    `SELECT episode_id, step_number, kind, tool, result_kind, latency_ms, tokens, result->>'errorClass' AS error_class,
+            CASE WHEN octet_length(parameters::text) <= ${COMMAND_PARAMETER_BYTES} THEN parameters END AS parameters,
+            CASE WHEN result_kind IN ('error', 'timeout') THEN left(concat_ws(' ', result->>'message', result->>'output', observation), ${ERROR_TEXT_CHARS}) END AS error_text
+       FROM steps WHERE episode_id = ANY(${s.add(episodeIds)}::uuid[]) ORDER BY episode_id, step_number`,
+    s,
+  );
+  const byEpisode = new Map<string, StepFactsSqlRow[]>(episodeIds.map((id) => [id, []]));
+  for (const row of rows) byEpisode.get(row.episode_id)?.push(row);
+  return byEpisode;
+}
+
+/** A step row of readStepFacts' query. */
+export interface StepFactsSqlRow {
   step_number: number;
   kind: string;
   tool: string | null;

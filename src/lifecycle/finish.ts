@@ -17,6 +17,7 @@ import {
   episodeFactsOf,
   type PendingExperience,
   refreshExperience,
+  type StepFactsSqlRow,
 } from '../learning/store.ts';
 import { chargeEpisodeToLease, type EpisodeLeaseCharge } from '../leases/charge.ts';
 import { decideLoopStop } from '../leases/loop.ts';
@@ -47,6 +48,8 @@ export interface BatchedEnding {
   indexWith: string[];
   /** The experiences the batch stores in one statement, before its extraction. */
   experiencesWith: PendingExperience[];
+  /** The steps of the batch's episodes as the learning rules read them, read once for all of them. */
+  stepFacts?: ReadonlyMap<string, readonly StepFactsSqlRow[]>;
 }
 
 export interface FinishResult {
@@ -83,7 +86,7 @@ export async function finishEpisode(client: pg.PoolClient, ep: EpisodeRow, endin
       ? await refreshExperience(client, ep.tenantId, ep.id, {
           learningState: 'decide',
           patternsDiscovered: 0,
-          facts: await episodeFactsOf(client, row),
+          facts: await episodeFactsOf(client, row, ending.batch?.stepFacts?.get(ep.id)),
           ...(ending.batch ? { storeWith: ending.batch.experiencesWith } : {}),
         })
       : null;

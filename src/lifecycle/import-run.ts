@@ -6,14 +6,15 @@
 // extraction runs in the same transaction, for the batch at once (as completeEpisode's
 // extractPatterns: SYNC does for one), not through the queue: one learning lock and one refresh per
 // scope per batch, no job to queue, fetch and complete per run.
+import { must } from '../core/must.ts';
 import type { WriteContext } from '../core/write-context.ts';
 import type { Outcome } from '../episodes/outcome.ts';
 import { type EpisodeRow, lockEpisode } from '../episodes/row.ts';
-import { type DedupeLookup, lockDedupeKeys, type StartInput, startEpisode } from '../episodes/store.ts';
+import { lockDedupeKeys, type StartInput, startEpisode } from '../episodes/store.ts';
 import { extractPatternBatch, type KnownEpisode, pendingExtractions } from '../learning/extract.ts';
-import { storeExperiences } from '../learning/store.ts';
+import { readStepFacts, storeExperiences } from '../learning/store.ts';
 import { addIndexShares, indexOwnRows } from '../retrieval/term-index.ts';
-import { applyStepBatch, type StepBatchRequest, type StepItemResult } from '../steps/apply.ts';
+import { applyStepBatch, type StepBatchOutcome, type StepBatchRequest, type StepItemResult } from '../steps/apply.ts';
 import type { HashedStep } from '../steps/prepare.ts';
 import { stopForBudget } from './budget-stop.ts';
 import { type CompletionResult, completeAndLearn } from './complete.ts';
@@ -47,20 +48,37 @@ const budgetRefusal: StepItemResult = {
 };
 
 /**
- * Imports runs in the caller's transaction, one after the other, indexes the terms of those that
+ * Imports runs in the caller's transaction: their starts, the new runs' steps as one step batch,
+ * their completions in order (then the runs started before), indexes the terms of those that
  * completed together, then extracts the patterns of those that ended with candidates: the term
  * index's shared rows (frequencies, totals) are written once for the batch, where each ending would
  * take and write them in turn, and last, since they stay locked until commit (term-index.ts).
  */
 export async function importRuns(ctx: WriteContext, runs: readonly RunToImport[]): Promise<ImportRunResult[]> {
   const batch: BatchedEnding = { indexWith: [], experiencesWith: [] };
-  const results: ImportRunResult[] = [];
   const dedupe = await lockDedupeKeys(
     ctx.client,
     ctx.tenantId,
     runs.flatMap((r) => (r.start.dedupeKey ? [r.start.dedupeKey] : [])),
   );
-  for (const run of runs) results.push(await importRun(ctx, run, batch, dedupe));
+  const started: Array<{ episodeId: string; deduplicated: boolean }> = [];
+  for (const run of runs) started.push(await startEpisode(ctx, run.start, dedupe));
+  // The new runs' steps in one step batch (two statements for the batch, not two per run); a run
+  // found started before (a repeat, or a run cut short) is looked at after them, as it would be
+  // in a later transaction: a repeat within the batch then finds its first import ended.
+  const fresh = runs.flatMap((run, i) => (must(started[i]).deduplicated ? [] : [{ run, i, episodeId: must(started[i]).episodeId }]));
+  const logged = await logRuns(ctx, fresh);
+  // Their endings' step facts in one read, not one per run (the steps are all written by now).
+  if (fresh.length)
+    batch.stepFacts = await readStepFacts(
+      ctx.client,
+      fresh.map((f) => f.episodeId),
+    );
+  const results: ImportRunResult[] = new Array(runs.length);
+  for (const [k, { run, i, episodeId }] of fresh.entries()) results[i] = await endRun(ctx, run, episodeId, false, must(logged[k]), batch);
+  // A run resumed below logs steps after that read: its ending reads its own.
+  delete batch.stepFacts;
+  for (const [i, run] of runs.entries()) if (!results[i]) results[i] = await resumeRun(ctx, run, must(started[i]).episodeId, batch);
   const known = new Map<string, KnownEpisode>();
   for (const { episodeId, completion } of results)
     if (completion?.facts && completion.observation) known.set(episodeId, { facts: completion.facts, observation: completion.observation });
@@ -92,14 +110,36 @@ export async function importRuns(ctx: WriteContext, runs: readonly RunToImport[]
   return results;
 }
 
-async function importRun(ctx: WriteContext, run: RunToImport, batch: BatchedEnding, dedupe: DedupeLookup): Promise<ImportRunResult> {
-  const { episodeId, deduplicated } = await startEpisode(ctx, run.start, dedupe);
-  // A repeat finds the run as the first import left it: ended (nothing to do) or still running
-  // (an import cut short: its steps are found by their side-effect keys, the rest logged).
-  if (deduplicated && (await lockEpisode(ctx.client, ctx.tenantId, episodeId)).status !== 'running')
-    return { episodeId, deduplicated, logged: null, completion: null };
-  const requests: StepBatchRequest[] = run.steps(episodeId).map((steps) => ({ episodeId, steps, blobCapBytes: run.blobCapBytes }));
-  const outcomes = requests.length ? await applyStepBatch(ctx.client, ctx.tenantId, requests, ctx.now, ctx.events, stopForBudget) : [];
+interface RunSteps {
+  requests: StepBatchRequest[];
+  outcomes: StepBatchOutcome[];
+}
+
+/** The runs' steps applied as one step batch; each run's requests and their outcomes, in the runs' order. */
+async function logRuns(ctx: WriteContext, runs: ReadonlyArray<{ run: RunToImport; episodeId: string }>): Promise<RunSteps[]> {
+  const requestsOf = runs.map(({ run, episodeId }) => run.steps(episodeId).map((steps) => ({ episodeId, steps, blobCapBytes: run.blobCapBytes })));
+  const all = requestsOf.flat();
+  const outcomes = all.length ? await applyStepBatch(ctx.client, ctx.tenantId, all, ctx.now, ctx.events, stopForBudget) : [];
+  let at = 0;
+  return requestsOf.map((requests) => ({ requests, outcomes: outcomes.slice(at, (at += requests.length)) }));
+}
+
+/** A run whose episode was started before: ended (nothing to do), or still running (an import cut short: its steps are found by their side-effect keys, the rest logged). */
+async function resumeRun(ctx: WriteContext, run: RunToImport, episodeId: string, batch: BatchedEnding): Promise<ImportRunResult> {
+  if ((await lockEpisode(ctx.client, ctx.tenantId, episodeId)).status !== 'running') return { episodeId, deduplicated: true, logged: null, completion: null };
+  const [steps] = await logRuns(ctx, [{ run, episodeId }]);
+  return endRun(ctx, run, episodeId, true, must(steps), batch);
+}
+
+/** The run's step results, then its completion (unless a budget stopped it during its steps). */
+async function endRun(
+  ctx: WriteContext,
+  run: RunToImport,
+  episodeId: string,
+  deduplicated: boolean,
+  { requests, outcomes }: RunSteps,
+  batch: BatchedEnding,
+): Promise<ImportRunResult> {
   const items: StepItemResult[] = [];
   let exhausted: string | null = null;
   let locked: EpisodeRow | undefined;
