@@ -8,6 +8,7 @@
 //   blob64          64 concurrent blob(hash) reads of a ~7.9 MB blob by one read key
 //   otlp16          16 OTLP exporters of one key, 500-span requests
 //   mcp8            8 MCP POSTs, each a JSON-RPC batch of 100 relevant_episodes calls
+//   aliased_relevant8  the same over GraphQL: 8 clients, each request 30 aliased relevantEpisodes (MAX_ALIASES)
 // Prints, for scripts: `fairness attack=<name> victim_p99_ms=<n> baseline_p99_ms=<n> ratio=<r>` per
 // attack, `fairness rss idle_mib=<n> peak_mib=<n> ratio=<r>` for the server's RSS, and
 // `fairness verdict max_ratio=<r> rss_ratio=<r> met=<true|false>` against issue 50's bounds (2, 1.5).
@@ -224,6 +225,7 @@ async function main() {
       ['blob64', reader, { hash }],
       ['otlp16', attacker.token, {}],
       ['mcp8', reader, {}],
+      ['aliased_relevant8', reader, {}],
     ];
     const ratios: number[] = [];
     for (const [name, token, args] of attacks.filter(([name]) => !ONLY_ATTACKS || ONLY_ATTACKS.includes(name))) {
