@@ -97,6 +97,10 @@ async function main(): Promise<void> {
     await loops(64, () => post('/graphql', { query }));
   } else if (name === 'otlp16') {
     await loops(16, () => post('/v1/traces', otlpBody(500)));
+  } else if (name === 'aliased_relevant8') {
+    // The same retrievals as mcp8 over GraphQL: 8 clients, each request 30 aliased relevantEpisodes (MAX_ALIASES).
+    const query = `{ ${Array.from({ length: 30 }, (_, i) => `r${i}: relevantEpisodes(task: { description: "fix the failing parser test ${i}" }) { ... on RelevantEpisodes { episodes { failed } } }`).join(' ')} }`;
+    await loops(8, () => post('/graphql', { query }));
   } else if (name === 'mcp8') {
     const batch = Array.from({ length: 100 }, (_, i) => ({
       jsonrpc: '2.0',

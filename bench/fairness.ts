@@ -8,13 +8,15 @@
 //   blob64          64 concurrent blob(hash) reads of a ~7.9 MB blob by one read key
 //   otlp16          16 OTLP exporters of one key, 500-span requests
 //   mcp8            8 MCP POSTs, each a JSON-RPC batch of 100 relevant_episodes calls
+//   aliased_relevant8  the same over GraphQL: 8 clients, each request 30 aliased relevantEpisodes (MAX_ALIASES)
 // Prints, for scripts: `fairness attack=<name> victim_p99_ms=<n> baseline_p99_ms=<n> ratio=<r>` per
 // attack, `fairness rss idle_mib=<n> peak_mib=<n> ratio=<r>` for the server's RSS, and
 // `fairness verdict max_ratio=<r> rss_ratio=<r> met=<true|false>` against issue 50's bounds (2, 1.5).
 //   npm run bench:fairness    (BENCH_PHASE_MS per phase, default 8000; BENCH_DATABASE_URL to use a server;
 //   BENCH_ATTACKS=clients600,blob64 runs only those; BENCH_SERVER_ENV='{"MAX_REQUESTS_PER_KEY":"8"}' sets server config;
 //   the victim's client runs in a process of its own, bench/fairness-victim.ts; BENCH_VICTIM_IN_PROCESS=1 runs it here, as before;
-//   BENCH_RETRY_MS: how long a refused attacker client waits, 25 by default)
+//   BENCH_RETRY_MS: how long a refused attacker client waits, 25 by default; BENCH_ALONE=1 first runs each
+//   attack for a phase with no victim and prints its answers: what one key gets of an idle server)
 import { spawn } from 'node:child_process';
 import diagnostics from 'node:diagnostics_channel';
 import { loadavg } from 'node:os';
@@ -32,6 +34,7 @@ const ONLY_ATTACKS = process.env.BENCH_ATTACKS?.split(',').filter(Boolean);
 const VICTIM_IN_PROCESS = process.env.BENCH_VICTIM_IN_PROCESS === '1';
 /** When the victim starts after its process is spawned (node with tsx loads in about a second; 500 ms in process, as before). */
 const VICTIM_START_MS = VICTIM_IN_PROCESS ? 500 : 2_000;
+const ALONE = process.env.BENCH_ALONE === '1';
 const SERVER_ENV = JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}') as Record<string, string>;
 const INLINE_STEPS = 333;
 const INLINE_OUTPUT_CHARS = 29_700; // 333 x 29,700 = 9.9 MB
@@ -222,9 +225,14 @@ async function main() {
       ['blob64', reader, { hash }],
       ['otlp16', attacker.token, {}],
       ['mcp8', reader, {}],
+      ['aliased_relevant8', reader, {}],
     ];
     const ratios: number[] = [];
     for (const [name, token, args] of attacks.filter(([name]) => !ONLY_ATTACKS || ONLY_ATTACKS.includes(name))) {
+      if (ALONE) {
+        console.error(`  ${name} alone (no victim, ${PHASE_MS / 1000} s): attacker answers ${await attack(name, base, token, args, PHASE_MS)}`);
+        await new Promise((r) => setTimeout(r, 2_000)); // its work drained, and the key no longer counts as active
+      }
       const baselineAt = Date.now() + VICTIM_START_MS;
       const baselineCpu = cpuMeterAt(database.db.pool, baselineAt);
       const baseline = await probe(server.url, victim.token, baselineAt);

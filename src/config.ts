@@ -122,9 +122,10 @@ const EnvSchema = z.object({
     .min(0)
     .default(16 * 1024 * 1024),
   PACED_SPANS_PER_SECOND: z.coerce.number().int().min(0).default(500),
-  // And the JSON-RPC calls of its MCP POSTs (40/s: a relevant_episodes call costs about 8 ms of
-  // CPU, so a third of one core; 8 batches of 100 held another tenant's one-field read at 2.5x).
-  PACED_MCP_CALLS_PER_SECOND: z.coerce.number().int().min(0).default(40),
+  // And its retrievals, whatever door and shape they come in (aliases of one GraphQL request, calls
+  // of an MCP batch): 40/s, as a retrieval costs about 8 ms of CPU, so a third of one core; 8 MCP
+  // batches of 100 relevant_episodes held another tenant's one-field read at 2.5x unpaced.
+  PACED_RETRIEVALS_PER_SECOND: z.coerce.number().int().min(0).default(40),
   // A key's requests beyond MAX_REQUESTS_PER_KEY (or beyond a full server) wait in the key's own
   // queue, served in fair turns between tenants and keys, for up to ADMISSION_WAIT_MS; past that
   // queue (callers, or bytes of the bodies they hold) or that wait they are refused with one
@@ -265,7 +266,7 @@ export interface Config {
     pacedBytesPerSecond: number;
     pacedSpansPerSecond: number;
     /** While another key is active: the JSON-RPC calls of one key's MCP POSTs per second (0: not paced). */
-    pacedMcpCallsPerSecond: number;
+    pacedRetrievalsPerSecond: number;
     /** Open subscriptions (SSE and WebSocket) of one API key in this process. */
     maxStreamsPerKey: number;
     /** A client must send its headers within headersTimeoutMs and its whole request within bodyTimeoutMs (else 408). */
@@ -384,7 +385,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       admissionWaitMs: e.ADMISSION_WAIT_MS,
       pacedBytesPerSecond: e.PACED_BYTES_PER_SECOND,
       pacedSpansPerSecond: e.PACED_SPANS_PER_SECOND,
-      pacedMcpCallsPerSecond: e.PACED_MCP_CALLS_PER_SECOND,
+      pacedRetrievalsPerSecond: e.PACED_RETRIEVALS_PER_SECOND,
       maxStreamsPerKey: e.MAX_STREAMS_PER_KEY,
       headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
       bodyTimeoutMs: Math.max(e.BODY_TIMEOUT_MS, e.HEADERS_TIMEOUT_MS),

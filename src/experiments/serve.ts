@@ -25,6 +25,8 @@ export async function retrieveForEpisode(
   request: EpisodeRetrievalRequest,
   episodeId: string | null,
 ): Promise<EpisodeRetrievalResult> {
+  // Every relevantEpisodes passes here: its paced turn (one retrieval) is charged once, whatever the arm ranks.
+  await deps.turn();
   // A read-only key records nothing, so it cannot be assigned either: it is served the memory.
   if (episodeId === null || !request.record) return retrieveEpisodes(deps, tenantId, request);
   const found = isUuid(episodeId) ? await experimentForEpisode(deps.pool, tenantId, episodeId) : null;

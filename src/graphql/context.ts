@@ -5,6 +5,7 @@ import type { AuthFailure } from '../auth/keys.ts';
 import type { Viewer } from '../auth/store.ts';
 import type { WritesBeforeAnswer } from '../core/writes-before-answer.ts';
 import type { ScopedPrisma } from '../db/tenant-scope.ts';
+import type { PacedWork } from '../http/paced-work.ts';
 import type { Services } from '../services.ts';
 import type { ResponseBudget } from '../steps/read-budget.ts';
 
@@ -20,6 +21,8 @@ export interface Context {
   budget: ResponseBudget;
   /** Writes a resolver started and did not await: the answer leaves once they have committed. */
   writesBeforeAnswer: WritesBeforeAnswer;
+  /** The server's schedule of retrievals per key while other keys are active (PACED_RETRIEVALS_PER_SECOND). */
+  pacedRetrievals: PacedWork;
   /** The graphql-ws socket an operation runs on (absent over HTTP and SSE): its send buffer shows a slow consumer. */
   wsSocket?: { readonly bufferedAmount: number };
 }

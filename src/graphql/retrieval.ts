@@ -24,6 +24,7 @@ export const retrievalDeps = (ctx: Context): RetrievalDeps => ({
   pool: ctx.services.db.pool,
   writer: ctx.services.writer,
   beforeAnswer: (write) => ctx.writesBeforeAnswer.add(write),
+  turn: () => ctx.pacedRetrievals.turn(ctx.viewer?.keyId, 1),
 });
 
 interface FeatureContribution {

@@ -28,7 +28,8 @@ export interface AdmissionLimits {
   /** While another key is active, a key's large answers and downloads (bytes) and OTLP spans per second; 0: not paced. */
   pacedBytesPerSecond: number;
   pacedSpansPerSecond: number;
-  pacedMcpCallsPerSecond: number;
+  /** While another key is active, a key's retrievals (relevantEpisodes, relevantPatterns, relevantFiles) per second, over every door; 0: not paced. */
+  pacedRetrievalsPerSecond: number;
 }
 
 export function overloadedError(message: string, limit: number, code = 'OVERLOADED'): GraphQLError {
@@ -48,14 +49,14 @@ export class Admission {
   /** One key's heavy work by its cost while another key is active: bytes of large answers and downloads (both doors, one schedule), OTLP spans. */
   readonly pacedBytes: PacedWork;
   readonly pacedSpans: PacedWork;
-  /** The JSON-RPC calls of one key's MCP POSTs, while another key is active. */
-  readonly pacedMcpCalls: PacedWork;
+  /** One key's retrievals while another key is active: each is a ranking (~5 ms of CPU here, ~4 in PostgreSQL), whether an alias of a request or a call of an MCP batch. */
+  readonly pacedRetrievals: PacedWork;
 
   constructor(private readonly limits: AdmissionLimits) {
     const othersActive = (keyId: string) => this.slots.othersActive(keyId);
     this.pacedBytes = new PacedWork(othersActive, limits.pacedBytesPerSecond);
     this.pacedSpans = new PacedWork(othersActive, limits.pacedSpansPerSecond);
-    this.pacedMcpCalls = new PacedWork(othersActive, limits.pacedMcpCallsPerSecond);
+    this.pacedRetrievals = new PacedWork(othersActive, limits.pacedRetrievalsPerSecond);
     this.slots = new FairQueue({
       capacity: limits.maxConcurrentRequests,
       perKey: limits.maxRequestsPerKey,

@@ -41,7 +41,7 @@ export type WsInitialContext = { wsAuth?: AuthResult; wsSocket?: WebSocket; res?
 /** No tenant has this id: a request without a viewer sees nothing even if a resolver forgot its scope. */
 const NO_TENANT = '00000000-0000-0000-0000-000000000000';
 
-function contextFactory(services: Services, limiter: RateLimiter | null) {
+function contextFactory(services: Services, limiter: RateLimiter | null, admission: Admission) {
   const scoped = new ScopedClients(services.db.prisma, services.db.pool);
   const build = (initial: WsInitialContext, auth: AuthResult): Context => {
     const requestId = requestScope.getStore()?.requestId ?? randomUUID();
@@ -54,6 +54,7 @@ function contextFactory(services: Services, limiter: RateLimiter | null) {
       db: scoped.for('viewer' in auth ? auth.viewer.tenantId : NO_TENANT),
       budget: new ResponseBudget(services.config.maxResponseBytes),
       writesBeforeAnswer: new WritesBeforeAnswer(),
+      pacedRetrievals: admission.pacedRetrievals,
       wsSocket: initial.wsSocket,
     };
   };
@@ -107,7 +108,7 @@ export function createGraphQLHandler(services: Services, { admission, limiter, k
     graphiql: config.graphiql ? graphiqlOptions() : false,
     renderGraphiQL,
     landingPage: false,
-    context: contextFactory(services, limiter),
+    context: contextFactory(services, limiter, admission),
     logging: yogaLogging(log),
     maskedErrors: { isDev: false, maskError: errorMasker(services) },
   });

@@ -14,9 +14,9 @@ import { AUTH_FAILURE_MESSAGES, tokenFromHeader } from '../auth/keys.ts';
 import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { Viewer } from '../auth/store.ts';
 import { createTransport, type FetchLike } from '../client/transport.ts';
+import { nextTurn } from '../core/delay.ts';
 import { type Admission, markCaller } from '../http/admission.ts';
 import { FairPermits } from '../http/fair-permits.ts';
-import type { PacedWork } from '../http/paced-work.ts';
 import { requestScope } from '../log.ts';
 import type { Services } from '../services.ts';
 import { originRefusal } from './origin.ts';
@@ -99,16 +99,16 @@ async function charge(viewer: Viewer, calls: number, door: McpAdmission, res: Se
 /**
  * yoga's fetch, at most CALLS_AT_ONCE operations of this POST at a time, each begun on a turn of the
  * event loop of its own (a call's end would start the next one within the same run of promise
- * callbacks, ahead of another tenant's request already read), and while another key is active no
- * faster than PACED_MCP_CALLS_PER_SECOND for the key (one call at a time still kept a core busy
- * per POST: 8 batches of 100 relevant_episodes held another tenant's read at 2.5x, issue 50).
+ * callbacks, ahead of another tenant's request already read). The calls' work is paced where every
+ * door passes, not here: a retrieval waits for its key's turn in its use case (PACED_RETRIEVALS_PER_SECOND),
+ * so a batch of 100 relevant_episodes costs what 100 aliases of one GraphQL request cost.
  */
-function fewAtATime(fetch: FetchLike, paced: PacedWork, keyId: string): FetchLike {
+function fewAtATime(fetch: FetchLike): FetchLike {
   const permits = new FairPermits(CALLS_AT_ONCE, CALLS_AT_ONCE);
   return async (url, init) => {
     const release = await permits.take('post');
     try {
-      await paced.turn(keyId, 1);
+      await nextTurn();
       return await fetch(url, init);
     } finally {
       release();
@@ -135,7 +135,7 @@ async function serve(services: Services, graphql: InProcessGraphQL, door: McpAdm
   const request = createTransport({
     url: graphql.url,
     apiKey: token ?? undefined,
-    fetch: fewAtATime(graphql.fetch, door.admission.pacedMcpCalls, auth.viewer.keyId),
+    fetch: fewAtATime(graphql.fetch),
   });
   const server = createMcpServer(request, auth.viewer.scopes);
   const transport = new StreamableHTTPServerTransport({

@@ -20,6 +20,7 @@ export async function retrieveFiles(
   tenantId: string,
   request: { query: RetrievalQuery; limit: number; filter: EpisodeRetrievalFilter; record: boolean },
 ): Promise<FileRetrievalResult> {
+  await deps.turn();
   const { episodes, terms } = await rankEpisodesWithTerms(deps.pool, {
     tenantId,
     query: request.query,

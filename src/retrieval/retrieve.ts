@@ -17,6 +17,12 @@ export interface RetrievalDeps {
   writer: Writer;
   /** Holds the answer until the receipt's write has settled (Context.writesBeforeAnswer). */
   beforeAnswer(write: Promise<void>): void;
+  /**
+   * Waits for the caller's turn to rank: while another key is active, one key's retrievals start no
+   * faster than PACED_RETRIEVALS_PER_SECOND, however they come (100 aliases of one request cost
+   * what 100 calls of an MCP batch cost); a key alone only yields a turn of the event loop.
+   */
+  turn(): Promise<void>;
 }
 
 /** Records the receipt without waiting for its commit, which the answer waits for instead; its id. */
@@ -163,6 +169,7 @@ export async function retrievePatterns(
   limit: number,
   record: boolean,
 ): Promise<PatternRetrievalResult> {
+  await deps.turn();
   const patterns = await rankPatterns(deps.pool, tenantId, task, limit);
   if (!record) return { retrievalId: null, patterns };
   const retrievalId = startReceipt(deps, tenantId, { kind: 'patterns', query: { task, limit }, patternIds: patterns.map((p) => p.id) });
