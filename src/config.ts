@@ -112,7 +112,7 @@ const EnvSchema = z.object({
   MAX_REQUESTS_PER_KEY: z.coerce.number().int().min(1).default(32),
   MAX_REQUESTS_PER_KEY_SHARED: z.coerce.number().int().min(1).default(8),
   // While another key is active, one key's heavy work starts no faster than these rates (issue 50,
-  // src/http/paced-work.ts): bytes of large answers and blob downloads together (16 MiB/s: a 7.9 MB
+  // src/core/paced-work.ts): bytes of large answers and blob downloads together (16 MiB/s: a 7.9 MB
   // blob in ~0.5 s; one key's stream of them held another tenant's one-row read at 3-4x), and OTLP
   // spans journaled (500/s; RATE_LIMIT_PER_MINUTE's default allows 200/s over a minute, so this
   // trims bursts). A key alone is never paced. 0 turns pacing off.

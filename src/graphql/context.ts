@@ -3,9 +3,9 @@ import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
 import type { AuthFailure } from '../auth/keys.ts';
 import type { Viewer } from '../auth/store.ts';
+import type { PacedWork } from '../core/paced-work.ts';
 import type { WritesBeforeAnswer } from '../core/writes-before-answer.ts';
 import type { ScopedPrisma } from '../db/tenant-scope.ts';
-import type { PacedWork } from '../http/paced-work.ts';
 import type { Services } from '../services.ts';
 import type { ResponseBudget } from '../steps/read-budget.ts';
 

@@ -15,8 +15,8 @@ import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Viewer } from '../auth/store.ts';
 import { FairQueue, FairQueueRefusal, type Release } from '../core/fair-queue.ts';
+import { PacedWork } from '../core/paced-work.ts';
 import { requestScope } from '../log.ts';
-import { PacedWork } from './paced-work.ts';
 
 export interface AdmissionLimits {
   maxConcurrentRequests: number;

@@ -17,11 +17,11 @@ import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { setTimeout as pause } from 'node:timers/promises';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { PacedWork } from '../core/paced-work.ts';
 import type { Context } from '../graphql/context.ts';
 import type { ResponseBudget } from '../steps/read-budget.ts';
 import { allowStreamedText, streamedTexts, type TextSource } from '../steps/streamed-text.ts';
 import { FairPermits } from './fair-permits.ts';
-import type { PacedWork } from './paced-work.ts';
 
 /** Bytes of stored content from which a read is large: it takes a permit, and its answer is sent in slices. */
 export const LARGE_READ_BYTES = 1024 * 1024;

@@ -1,4 +1,4 @@
-// Heavy reads paced by their bytes while another key is active (issue 50, src/http/paced-work.ts):
+// Heavy reads paced by their bytes while another key is active (issue 50, src/core/paced-work.ts):
 // one key's large answers and blob downloads leave at most ~16 MiB/s while another tenant's key is
 // at work, so that key's requests find the cores free. The bounds here are lower bounds only (the
 // pacing's waits), which load cannot break; on a busy machine an unpaced read may be as slow (at

@@ -1,10 +1,10 @@
 // Retrievals paced by their count at every door (issue 50): while another key is active, one key's
 // relevantEpisodes start no faster than PACED_RETRIEVALS_PER_SECOND, whether they are aliases of one
 // GraphQL request or calls of an MCP batch (the charge is in the use case both doors call); a key
-// alone is not paced. The assertions read the schedule each turn was given (src/http/paced-work.ts
+// alone is not paced. The assertions read the schedule each turn was given (src/core/paced-work.ts
 // publishes it), not the wall time, so load cannot change them. Real server, real PostgreSQL.
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { pacedTurns } from '../../src/http/paced-work.ts';
+import { pacedTurns } from '../../src/core/paced-work.ts';
 import { type TenantKeys, type TestApp, useApp } from '../support/app.ts';
 
 let t: TestApp;

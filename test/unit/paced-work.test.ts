@@ -1,7 +1,7 @@
-// Heavy work paced by its cost while other keys are active (src/http/paced-work.ts): a key alone
+// Heavy work paced by its cost while other keys are active (src/core/paced-work.ts): a key alone
 // only yields; beside another key its parts start no faster than the rate allows, per key.
 import { describe, expect, it } from 'vitest';
-import { PacedWork } from '../../src/http/paced-work.ts';
+import { PacedWork } from '../../src/core/paced-work.ts';
 
 /** Runs `parts` parts of `units` each for `key` one after another: the milliseconds they took. */
 async function run(paced: PacedWork, key: string, parts: number, units: number): Promise<number> {

@@ -8,7 +8,7 @@
 // other key's requests find the cores free; a key alone only yields a turn of the event loop.
 // Pure scheduling: no I/O.
 import diagnostics from 'node:diagnostics_channel';
-import { delay, nextTurn } from '../core/delay.ts';
+import { delay, nextTurn } from './delay.ts';
 
 /**
  * Each turn of a key's work, for whoever subscribes (tests; nothing is built without a subscriber):
