@@ -183,6 +183,13 @@ async function episodeWithSteps(url: string, token: string): Promise<string> {
   return id;
 }
 
+/** More distinct asks than clients: consecutive bodies go to the clients in turn, so no two in flight are alike. */
+const DISTINCT_ASKS = CLIENTS * QUERY_MIX.length;
+
+function distinctAsks(): string[] {
+  return Array.from({ length: DISTINCT_ASKS }, (_, i) => body(RELEVANT, { t: { description: `${QUERY_MIX[i % QUERY_MIX.length]} ask${i}` } }));
+}
+
 const RELEVANT = `query($t: RetrievalTaskInput!) { relevantEpisodes(task: $t, limit: 5) { __typename ... on RelevantEpisodes { retrievalId episodes { episode { id taskDescription } } } } }`;
 const EPISODE = `query($id: ID!) { episode(id: $id) { __typename ... on Episode { id status steps(first: 20) { edges { node { id kind action observation } } } } } }`;
 
@@ -258,9 +265,20 @@ async function main() {
           token,
           QUERY_MIX.map((d) => body(RELEVANT, { t: { description: d } })),
         ),
+      // The mix with a word of its own per ask (DISTINCT_ASKS of them cycled): no two questions in
+      // flight are alike, so concurrent identical questions share nothing (src/retrieval/shared-rankings.ts).
+      relevantDistinct: () => load(episodic, token, distinctAsks()),
     };
     const plainRead = { yogaPg: () => load(yogaPg, '', [body('{ tenant { name } }')]), viewer: () => load(episodic, token, [body('{ viewer { name } }')]) };
-    const results: Record<keyof typeof cases | keyof typeof plainRead, Load[]> = { yoga: [], typename: [], yogaPg: [], viewer: [], episode: [], relevant: [] };
+    const results: Record<keyof typeof cases | keyof typeof plainRead, Load[]> = {
+      yoga: [],
+      typename: [],
+      yogaPg: [],
+      viewer: [],
+      episode: [],
+      relevant: [],
+      relevantDistinct: [],
+    };
     // Warm-up: every case once, a full measurement each, so each server's hot paths are compiled
     // before the rounds (a one-second warm-up left the larger server's first round measuring its JIT).
     for (const measure of [...Object.values(cases), ...Object.values(plainRead)]) await measure().catch(() => undefined);
@@ -301,6 +319,10 @@ async function main() {
     console.log(line('episode with 20 steps', medianLoad(results.episode)));
     console.log(line('relevantEpisodes (mix)', medianLoad(results.relevant)));
     console.log(`   server CPU per request (median of rounds): ${fmt(cpu('relevant'))} µs, PostgreSQL ${fmt(pgCpu('relevant'))} µs, receipts written`);
+    console.log(line('relevantEpisodes (mix, no two asks alike)', medianLoad(results.relevantDistinct)));
+    console.log(
+      `   server CPU per request (median of rounds): ${fmt(cpu('relevantDistinct'))} µs, PostgreSQL ${fmt(pgCpu('relevantDistinct'))} µs, receipts written`,
+    );
     console.log(`\nrelevantEpisodes one client at a time on the development set, receipt written, the mix cycled:`);
     QUERY_MIX.forEach((q, i) => {
       const own = single.latencies.filter((_, j) => j % QUERY_MIX.length === i).sort((a, b) => a - b);
